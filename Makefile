@@ -1,0 +1,55 @@
+# Cloudwright. `make help` lists the targets.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+# Every script runs on the project's Node 24 (.tools/bin/node), never on the machine's Node.
+export PATH := $(CURDIR)/.tools/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+# The machine-wide npm config names an option npm no longer knows; keep its warning out of every command.
+export npm_config_loglevel := error
+
+VITEST_ARGS ?=
+
+.PHONY: help
+help: ## List the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: setup
+setup: .tools/bin/node node_modules/.installed tools ## Install everything the platform and its tests need (idempotent)
+
+.tools/bin/node: .node-version scripts/setup/node.sh
+	@scripts/setup/node.sh
+
+node_modules/.installed: package-lock.json .tools/bin/node
+	@npm ci --no-audit --no-fund
+	@touch $@
+
+.PHONY: tools
+tools: .tools/bin/node
+	@scripts/setup/system.sh
+	@scripts/setup/python.sh
+	@scripts/setup/go-tools.sh all
+
+.PHONY: dev
+dev: setup ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
+	@node scripts/dev.ts
+
+.PHONY: test
+test: setup typecheck ## Run every test: typecheck, unit, integration and end-to-end
+	@vitest run $(VITEST_ARGS)
+
+.PHONY: test-unit
+test-unit: setup ## Run only the unit tests (no servers)
+	@vitest run --project unit $(VITEST_ARGS)
+
+.PHONY: typecheck
+typecheck: setup ## Type-check every TypeScript file (strict)
+	@tsc --noEmit -p tsconfig.json
+
+.PHONY: crds
+crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis
+	@node scripts/emit-crds.ts
+
+.PHONY: clean
+clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays
+	rm -rf .dev .tools node_modules

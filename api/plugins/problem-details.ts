@@ -1,0 +1,41 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import { PublicError } from '../../src/errors.ts';
+
+/** RFC 9457 problem details: the only error body this API sends. */
+export interface ProblemDetails {
+  type?: string;
+  title: string;
+  status: number;
+  detail: string;
+}
+
+export function sendProblem(reply: FastifyReply, status: number, detail: string, headers: Record<string, string> = {}): FastifyReply {
+  const body: ProblemDetails = { title: STATUS_CODES[status] ?? 'Error', status, detail };
+  return reply.code(status).headers(headers).type('application/problem+json').send(body);
+}
+
+/**
+ * The single translation point from thrown errors to HTTP responses. Only `PublicError` messages and
+ * Fastify's own client errors (validation, body size, content type) reach the caller; anything else is a
+ * 500 with a fixed message, logged with its request id so an operator can find it.
+ */
+export function problemDetails(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof PublicError) return sendProblem(reply, error.status, error.message, error.headers);
+    if (error.validation) return sendProblem(reply, 400, validationDetail(error));
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendProblem(reply, status, error.message);
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}.`));
+}
+
+function validationDetail(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const context = error.validationContext ?? 'request';
+  const field = first.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
+  return `${field} ${first.message ?? 'is invalid'}`;
+}

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppDependencies } from './app.ts';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
+  shutdownGraceMs: number;
+}
+
+/** Owns listening and shutdown; `app.ts` owns everything the server does. */
+export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
+  const app = await buildApp(deps, {
+    logger: { level: process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] },
+    requestIdHeader: 'x-request-id',
+    genReqId: () => crypto.randomUUID(),
+  });
+  await app.listen({ host: options.host, port: options.port });
+  const shutdown = (signal: string) => {
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), options.shutdownGraceMs);
+    force.unref();
+    app.close().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return app;
+}

@@ -1,0 +1,106 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A child process started by the harness, with its output going to a log file. */
+export interface Service {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly logPath: string;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  name: string;
+  command: string;
+  args: string[];
+  logPath: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Starts a child whose stdout and stderr go to `logPath`. */
+export function startService(opts: StartOptions): Service {
+  const log = createWriteStream(opts.logPath, { flags: 'a' });
+  const child = spawn(opts.command, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env ?? process.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.pipe(log, { end: false });
+  child.stderr?.pipe(log, { end: false });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.once('error', (err) => log.write(`spawn error: ${err.message}\n`));
+  return {
+    name: opts.name,
+    child,
+    logPath: opts.logPath,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killed = sleep(graceMs).then(() => child.kill('SIGKILL'));
+        await Promise.race([exited, killed]);
+        await exited;
+      }
+      log.end();
+    },
+  };
+}
+
+/** Resolves with the first stdout line matching `pattern`; rejects if the child exits first or time runs out. */
+export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const timer = setTimeout(() => finish(new Error(`${service.name}: not ready within ${timeoutMs} ms (log: ${service.logPath})`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        const match = line.match(pattern);
+        if (match) return finish(undefined, match);
+      }
+    };
+    const onExit = (code: number | null) => finish(new Error(`${service.name} exited with ${code} before it was ready (log: ${service.logPath})`));
+    function finish(err?: Error, match?: RegExpMatchArray) {
+      clearTimeout(timer);
+      service.child.stdout?.off('data', onData);
+      service.child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(match as RegExpMatchArray);
+    }
+    service.child.stdout?.on('data', onData);
+    service.child.once('exit', onExit);
+  });
+}
+
+/** Polls `url` until it answers with a status below 500, or throws naming the service. */
+export async function waitForHttp(service: Service, url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (service.child.exitCode !== null) throw new Error(`${service.name} exited with ${service.child.exitCode} (log: ${service.logPath})`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      await res.body?.cancel();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${service.name}: ${url} not answering within ${timeoutMs} ms (log: ${service.logPath})`);
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Provisions Node 24 from the npm `node` package (it carries the Node binary) into the cache.
+source "$(dirname "$0")/lib.sh"
+NODE_VERSION=$(cat "$ROOT/.node-version")
+dir=$CACHE/node-$NODE_VERSION
+if [[ ! -x $dir/node_modules/.bin/node ]]; then
+  log "installing Node $NODE_VERSION from the npm registry"
+  tmp=$(mktemp -d "$CACHE/.node.XXXXXX")
+  echo '{"private":true}' > "$tmp/package.json"
+  (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error --allow-scripts=node "node@$NODE_VERSION" >&2)
+  "$tmp/node_modules/.bin/node" --version >/dev/null || die "the node@$NODE_VERSION package did not install a working binary"
+  publish "$tmp" "$dir"
+fi
+link node "$dir/node_modules/.bin/node"

@@ -1,0 +1,69 @@
+import { Type, type Static } from 'typebox';
+import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
+import { Conditions, ObservedGeneration } from './conditions.ts';
+import { CATEGORY } from './group-version.ts';
+import { DisplayName, DnsLabel, DnsSubdomain } from './strings.ts';
+
+/** A member's role: owners may manage membership, members use the project's resources. */
+export const ProjectRole = Type.Union([Type.Literal('owner'), Type.Literal('member')], {
+  description: 'owner (may manage members) or member.',
+});
+export type ProjectRole = Static<typeof ProjectRole>;
+
+export const ProjectMember = Type.Object({
+  user: DnsSubdomain({ description: 'Name of the User.' }),
+  role: ProjectRole,
+});
+export type ProjectMember = Static<typeof ProjectMember>;
+
+export const ProjectSpec = Type.Object({
+  displayName: DisplayName({ description: 'Human-readable name of the project.' }),
+  members: Type.Optional(
+    Type.Array(ProjectMember, {
+      maxItems: 256,
+      // Keyed by user: a user holds one role, and server-side apply merges members by user.
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['user'],
+      description: 'Users with access to the project, one entry per user.',
+    }),
+  ),
+});
+export type ProjectSpec = Static<typeof ProjectSpec>;
+
+export const ProjectStatus = Type.Object({
+  namespace: Type.Optional(DnsLabel({ description: 'The namespace the project owns; its resources live there.' })),
+  conditions: Type.Optional(Conditions),
+  observedGeneration: Type.Optional(ObservedGeneration),
+});
+export type ProjectStatus = Static<typeof ProjectStatus>;
+
+/** Condition types of a Project. */
+export const ProjectConditions = {
+  Ready: 'Ready',
+  /** The namespace exists and is owned by this project (False: NamespaceConflict). */
+  NamespaceReady: 'NamespaceReady',
+} as const;
+
+export type Project = CustomResource<'Project', ProjectSpec, ProjectStatus>;
+
+/**
+ * A tenant of the platform. Cluster-scoped: each project owns one namespace (reported in
+ * `status.namespace`) holding its apps, databases, domains and repositories. The name is a DNS label
+ * so it can be used as that namespace's name and inside host names.
+ */
+export const ProjectKind: KindDescriptor<'Project', typeof ProjectSpec, typeof ProjectStatus> = {
+  kind: 'Project',
+  plural: 'projects',
+  singular: 'project',
+  shortNames: ['cwproj'],
+  scope: 'Cluster',
+  categories: [CATEGORY],
+  description: 'A Cloudwright project: a tenant that owns one namespace and the resources in it.',
+  name: DnsLabel({ description: 'Project id.' }),
+  spec: ProjectSpec,
+  status: ProjectStatus,
+  printerColumns: [
+    { name: 'Display Name', type: 'string', jsonPath: '.spec.displayName', description: 'Human-readable name.' },
+    { name: 'Namespace', type: 'string', jsonPath: '.status.namespace', description: 'Namespace owned by the project.' },
+  ],
+};

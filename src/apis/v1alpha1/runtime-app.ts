@@ -1,0 +1,107 @@
+import { Type, type Static, type TString } from 'typebox';
+import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
+import { Conditions, ObservedGeneration } from './conditions.ts';
+import { CATEGORY } from './group-version.ts';
+import { MapOf } from './map-of.ts';
+import { DisplayName, DnsLabel, Hostname } from './strings.ts';
+
+/** A build id: a DNS label, assigned by the API server when an artifact is uploaded. */
+export function BuildId(description: string): TString {
+  return DnsLabel({ description });
+}
+
+/**
+ * An environment variable name. CRDs cannot constrain map keys, so writers of
+ * `spec.environment` (the API server) validate keys with this schema.
+ */
+export const EnvironmentKey = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+  description: 'Environment variable name.',
+});
+
+export const RuntimeAppSpec = Type.Object({
+  displayName: DisplayName({ description: 'The name the app was created with.' }),
+  activeBuildId: Type.Optional(
+    BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.'),
+  ),
+  environment: Type.Optional(
+    MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
+      maxProperties: 128,
+      description:
+        'Plain environment of the app (no secret store exists). Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (at most 128 characters).',
+    }),
+  ),
+  hostnames: Type.Optional(
+    Type.Array(Hostname({ description: 'Host name.' }), {
+      maxItems: 32,
+      uniqueItems: true,
+      description:
+        'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
+    }),
+  ),
+  maxConcurrentRequests: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10000,
+      format: 'int32',
+      description: 'Requests served at once before new ones queue; absent: the runtime default.',
+    }),
+  ),
+});
+export type RuntimeAppSpec = Static<typeof RuntimeAppSpec>;
+
+export const RuntimeAppStatus = Type.Object({
+  conditions: Type.Optional(Conditions),
+  observedGeneration: Type.Optional(ObservedGeneration),
+  servingBuildId: Type.Optional(BuildId('The build the runtime serves now.')),
+  url: Type.Optional(
+    Type.String({ format: 'uri', maxLength: 2048, description: 'URL of the default host, for example https://app.example.' }),
+  ),
+  hosts: Type.Optional(
+    Type.Array(Hostname({ description: 'Host name.' }), {
+      maxItems: 64,
+      description: 'Every host name the runtime routes to the app, the default host first.',
+    }),
+  ),
+});
+export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
+
+/** Condition types of a RuntimeApp. */
+export const RuntimeAppConditions = {
+  Ready: 'Ready',
+  /** The runtime serves spec.activeBuildId (False while rolling out or when the build cannot load). */
+  Deployed: 'Deployed',
+} as const;
+
+export type RuntimeApp = CustomResource<'RuntimeApp', RuntimeAppSpec, RuntimeAppStatus>;
+
+/**
+ * A deployable V8-isolate app (Next.js among them) in a project's namespace. The name is the app id
+ * (a DNS label, used in its default host). Build history is kept with the build artifacts, not in the
+ * spec: the spec only points at the build to serve.
+ */
+export const RuntimeAppKind: KindDescriptor<'RuntimeApp', typeof RuntimeAppSpec, typeof RuntimeAppStatus> = {
+  kind: 'RuntimeApp',
+  plural: 'runtimeapps',
+  singular: 'runtimeapp',
+  shortNames: ['cwapp'],
+  scope: 'Namespaced',
+  categories: [CATEGORY],
+  description: 'A Cloudwright runtime app: builds served by the V8-isolate runtime.',
+  name: DnsLabel({ description: 'App id.' }),
+  spec: RuntimeAppSpec,
+  status: RuntimeAppStatus,
+  printerColumns: [
+    { name: 'Build', type: 'string', jsonPath: '.status.servingBuildId', description: 'Build being served.' },
+    { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'URL of the default host.' },
+    {
+      name: 'Active Build',
+      type: 'string',
+      jsonPath: '.spec.activeBuildId',
+      description: 'Build requested by the spec.',
+      priority: 1,
+    },
+  ],
+};

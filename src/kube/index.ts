@@ -1,0 +1,17 @@
+// The one module that imports @kubernetes/client-node: everything else goes through these wrappers.
+export { KubeApiError, isAlreadyExists, isConflict, isGone, isNotFound, statusCodeOf } from './api-error.ts';
+export { eventWriter, type EventWriter, type InvolvedObject, type NewEvent } from './event-writer.ts';
+export { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
+export { createInformerFactory, type InformerFactory } from './informer-factory.ts';
+export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
+export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
+export {
+  customObjects,
+  objectClient,
+  type ApplyOptions,
+  type ListOptions,
+  type ObjectClient,
+  type PatchType,
+} from './object-client.ts';
+export * from './resource.ts';
+export * from './types.ts';

@@ -1,0 +1,54 @@
+import { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
+import type { KubeConnection } from './kube-config.ts';
+import type { ResourceRef } from './resource.ts';
+import type { KubeObject } from './types.ts';
+
+type Scope = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelector'>;
+
+/**
+ * Hands out one shared informer per (resource, namespace, selectors), like controller-runtime's cache, so two
+ * controllers watching ConfigMaps open one watch. Informers made before {@link start} start with it; later
+ * ones start at once.
+ */
+export interface InformerFactory {
+  informer<T extends KubeObject>(resource: ResourceRef, scope?: Scope): Informer<T>;
+  start(): void;
+  stop(): void;
+  /** Resolves once every informer handed out so far has synced. */
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+export function createInformerFactory(
+  conn: KubeConnection,
+  options: { onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void } = {},
+): InformerFactory {
+  const informers = new Map<string, Informer<KubeObject>>();
+  let started = false;
+  return {
+    informer<T extends KubeObject>(resource: ResourceRef, scope: Scope = {}): Informer<T> {
+      const id = JSON.stringify([resource.group, resource.version, resource.plural, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '']);
+      let informer = informers.get(id);
+      if (!informer) {
+        const { onError } = options;
+        informer = createInformer<KubeObject>(conn, resource, {
+          ...scope,
+          ...(onError ? { onError: (err, info) => onError(resource, err, info) } : {}),
+        });
+        informers.set(id, informer);
+        if (started) informer.start();
+      }
+      return informer as Informer<T>;
+    },
+    start() {
+      started = true;
+      for (const informer of informers.values()) informer.start();
+    },
+    stop() {
+      started = false;
+      for (const informer of informers.values()) informer.stop();
+    },
+    async waitForSync(signal) {
+      await Promise.all([...informers.values()].map((informer) => informer.waitForSync(signal)));
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
+import type { KubeConnection } from './kube-config.ts';
+import { apiVersionOf, resourcePath, type ResourceRef } from './resource.ts';
+import { StoppableWatch } from './stoppable-watch.ts';
+import { splitKey, type KubeList, type KubeObject } from './types.ts';
+
+/** Reports a failure the informer recovered from; `retryInMs` is set when it restarts list+watch. */
+export type InformerErrorHandler = (err: unknown, info: { phase: 'list-watch' | 'handler'; retryInMs?: number }) => void;
+
+export interface InformerOptions {
+  /** Watch one namespace; all namespaces when omitted. */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  onError?: InformerErrorHandler;
+  /** Restart backoff after a failed list or watch: doubles from `initialMs` up to `maxMs` (default 1 s → 30 s). */
+  backoff?: { initialMs: number; maxMs: number };
+}
+
+/**
+ * A list+watch cache of one resource type. Handlers get the object on every add, update and delete; they are
+ * not told which (controllers reconcile by key and re-read the cache). Reads are by `namespace/name` key.
+ */
+export interface Informer<T extends KubeObject> {
+  readonly resource: ResourceRef;
+  onChange(handler: (obj: T) => void): void;
+  get(key: string): T | undefined;
+  list(): readonly T[];
+  /** True once the first list has been applied; stays true across relists. */
+  hasSynced(): boolean;
+  waitForSync(signal?: AbortSignal): Promise<void>;
+  /** Starts list+watch in the background; it retries forever until {@link stop}. */
+  start(): void;
+  stop(): void;
+}
+
+/**
+ * An informer on client-node's `ListWatch`, which relists by itself after a 410 Gone (as an HTTP status or as a
+ * watch `ERROR` event) and reconnects after a clean close or its inactivity timeout, but on any other failure
+ * (list error, connection refused or reset, 5xx, 403) emits `error` and stops for good. This wrapper restarts
+ * it with exponential backoff, from the last resourceVersion, so a watch error never stops the informer.
+ */
+export function createInformer<T extends KubeObject>(
+  conn: KubeConnection,
+  resource: ResourceRef,
+  options: InformerOptions = {},
+): Informer<T> {
+  const { labelSelector, fieldSelector, onError = () => {} } = options;
+  const { initialMs, maxMs } = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
+  const path = resourcePath(resource, options.namespace);
+  const handlers: Array<(obj: T) => void> = [];
+  const syncWaiters = new Set<() => void>();
+  const delays = new Set<NodeJS.Timeout>();
+  const watch = new StoppableWatch(conn.config);
+  let running = false;
+  let synced = false;
+  let listed = false;
+  let failures = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+
+  const list = async (): Promise<KubeList<T>> => {
+    const result = await conn.api.request<KubeList<T>>('GET', path, { query: { labelSelector, fieldSelector } });
+    // List items come without apiVersion/kind, watch events with them; make the cache uniform.
+    const typeMeta = { apiVersion: apiVersionOf(resource), kind: resource.kind };
+    result.items = result.items.map((item) => ({ ...item, ...typeMeta }));
+    listed = true;
+    failures = 0;
+    return result;
+  };
+
+  // A pending ListWatch reconnect delay is dropped (never resolves) on stop, so no watch is opened afterwards.
+  const delayFn = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (!running) return;
+      const timer = setTimeout(() => {
+        delays.delete(timer);
+        resolve();
+      }, ms);
+      delays.add(timer);
+    });
+
+  // client-node's object types carry Date fields; ours are the JSON it actually stores. Cast at this one seam.
+  const lw = new ListWatch<KubernetesObject>(path, watch as Watch, list as unknown as ListPromise<KubernetesObject>, false, labelSelector, fieldSelector, { delayFn });
+
+  const report: InformerErrorHandler = (err, info) => {
+    try {
+      onError(err, info);
+    } catch {
+      // A broken error reporter must not stop the informer.
+    }
+  };
+  const emit = (obj: KubernetesObject) => {
+    for (const handler of handlers) {
+      // ListWatch runs handlers inside an async callback: a throw would be an unhandled rejection.
+      try {
+        handler(obj as T);
+      } catch (err) {
+        report(err, { phase: 'handler' });
+      }
+    }
+  };
+  lw.on('add', emit);
+  lw.on('update', emit);
+  lw.on('delete', emit);
+  const restart = (err: unknown) => {
+    // Stopping aborts the watch, which ListWatch reports as an error too.
+    if (!running || restartTimer) return;
+    const retryInMs = Math.round(Math.min(maxMs, initialMs * 2 ** failures) * (0.8 + Math.random() * 0.4));
+    failures++;
+    report(err, { phase: 'list-watch', retryInMs });
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      if (running) lw.start().catch(restart);
+    }, retryInMs);
+  };
+  lw.on('error', restart);
+
+  watch.onActivity = () => {
+    failures = 0;
+  };
+  watch.onOpen = () => {
+    if (!listed || synced) return;
+    synced = true;
+    for (const wake of syncWaiters) wake();
+    syncWaiters.clear();
+  };
+
+  return {
+    resource,
+    onChange: (handler) => void handlers.push(handler),
+    get(key) {
+      const { namespace, name } = splitKey(key);
+      return lw.get(name, namespace || undefined) as T | undefined;
+    },
+    list: () => lw.list() as readonly KubeObject[] as readonly T[],
+    hasSynced: () => synced,
+    waitForSync(signal) {
+      if (synced) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const wake = () => resolve();
+        syncWaiters.add(wake);
+        signal?.addEventListener('abort', () => {
+          syncWaiters.delete(wake);
+          reject(signal.reason);
+        }, { once: true });
+      });
+    },
+    start() {
+      if (running) return;
+      running = true;
+      watch.stopped = false; // ListWatch keeps its Watch for life: re-arm it after a stop.
+      lw.start().catch(restart);
+    },
+    stop() {
+      running = false;
+      clearTimeout(restartTimer);
+      restartTimer = undefined;
+      for (const timer of delays) clearTimeout(timer);
+      delays.clear();
+      watch.stop();
+      void lw.stop();
+    },
+  };
+}

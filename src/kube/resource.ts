@@ -1,0 +1,54 @@
+/** Our API group and version for custom resources. */
+export const GROUP = 'cloudwright.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+/**
+ * Names one resource type on the apiserver. `group` is `''` for the core group (`/api/v1`). Paths are built
+ * from these fields rather than discovered, so a watch never waits on a discovery round trip.
+ */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  /** Lower-case plural used in URLs, e.g. `runtimeapps`. */
+  plural: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+/** A {@link ResourceRef} for one of our custom resources (`cloudwright.dev/v1alpha1`, namespaced by default). */
+export function customResource(kind: string, plural: string, namespaced = true): ResourceRef {
+  return { group: GROUP, version: VERSION, plural, kind, namespaced };
+}
+
+/** Core and coordination resources the runtime itself uses. */
+export const CONFIG_MAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
+export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
+export const LEASES: ResourceRef = {
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+  kind: 'Lease',
+  namespaced: true,
+};
+
+/** `apiVersion` as written in objects: `v1` for core, `group/version` otherwise. */
+export function apiVersionOf(ref: ResourceRef): string {
+  return ref.group ? `${ref.group}/${ref.version}` : ref.version;
+}
+
+/**
+ * The URL path of a collection (no `name`) or of one object, optionally of a subresource such as `status`.
+ * An empty `namespace` on a namespaced resource means "all namespaces" (collections only).
+ */
+export function resourcePath(ref: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
+  const root = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+  if (ref.namespaced && !namespace && name !== undefined) {
+    throw new Error(`${ref.kind} is namespaced: a namespace is required to address ${name}`);
+  }
+  const scope = ref.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  let path = `${root}${scope}/${ref.plural}`;
+  if (name !== undefined) path += `/${encodeURIComponent(name)}`;
+  if (subresource !== undefined) path += `/${subresource}`;
+  return path;
+}

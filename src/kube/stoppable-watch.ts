@@ -1,0 +1,47 @@
+import { Watch } from '@kubernetes/client-node';
+
+type WatchArgs = Parameters<Watch['watch']>;
+
+/**
+ * client-node's `Watch`, hardened for use under `ListWatch`:
+ *
+ * - a failure before the request is sent (auth plugin, no cluster) is reported through `done` instead of
+ *   rejecting, because `ListWatch` calls `watch()` from a callback where a rejection is unhandled and would
+ *   kill the process;
+ * - once stopped it opens no new watch and aborts one that was still connecting, because `ListWatch.stop()`
+ *   only aborts a request it already holds;
+ * - it asks for bookmarks, so the resourceVersion advances on quiet resources and a reconnect after the
+ *   client's 30 s inactivity timeout seldom lands on an expired version (410).
+ */
+export class StoppableWatch extends Watch {
+  stopped = false;
+  /** Called for every event received, so the owner can reset its backoff. */
+  onActivity: () => void = () => {};
+  /** Called when a watch is about to be opened: `ListWatch` has applied any list to its cache by then. */
+  onOpen: () => void = () => {};
+  #active: AbortController | undefined;
+
+  override async watch(path: WatchArgs[0], query: WatchArgs[1], callback: WatchArgs[2], done: WatchArgs[3]): Promise<AbortController> {
+    if (this.stopped) return new AbortController();
+    this.onOpen();
+    const onEvent: WatchArgs[2] = (phase, obj, raw) => {
+      this.onActivity();
+      callback(phase, obj, raw);
+    };
+    try {
+      const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, onEvent, done);
+      if (this.stopped) controller.abort();
+      this.#active = controller;
+      return controller;
+    } catch (err) {
+      done(err);
+      return new AbortController();
+    }
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.#active?.abort();
+    this.#active = undefined;
+  }
+}
