@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // e2e/harness/global-setup.ts.
 export default defineConfig({
   test: {
+    reporters: ['default', './e2e/harness/summary-reporter.ts'],
     projects: [
       {
         test: {

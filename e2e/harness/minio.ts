@@ -13,11 +13,12 @@ export interface MinioServer {
 }
 
 /** Starts MinIO on a free loopback port with a fresh data directory and generated root credentials. */
-export async function startMinio(stateDir: string): Promise<MinioServer> {
+export async function startMinio(stateDir: string, saved?: { accessKeyId: string; secretAccessKey: string }): Promise<MinioServer> {
   const dataDir = join(stateDir, 'minio');
   mkdirSync(dataDir, { recursive: true });
   const [port, consolePort] = [await freePort(), await freePort()];
-  const credentials = { accessKeyId: 'cw-' + randomBytes(6).toString('hex'), secretAccessKey: randomBytes(24).toString('hex') };
+  // MinIO keeps its IAM data encrypted with the root credentials, so a kept data directory needs the same ones.
+  const credentials = saved ?? { accessKeyId: 'cw-' + randomBytes(6).toString('hex'), secretAccessKey: randomBytes(24).toString('hex') };
   const service = startService({
     name: 'minio',
     command: toolPath('minio'),

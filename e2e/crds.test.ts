@@ -1,0 +1,58 @@
+import { describe, expect, inject, it } from 'vitest';
+import { customResource, loadKubeConnection, objectClient, statusCodeOf, type KubeObject } from '../src/kube/index.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { allKinds } from '../src/apis/v1alpha1/index.ts';
+import { createTestNamespace, NAMESPACES } from './harness/namespace.ts';
+
+const conn = loadKubeConnection(inject('kubeconfig'));
+const crds = objectClient<KubeObject & { spec?: { names?: { kind?: string } } }>(conn, {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+});
+const runtimeApps = objectClient<RuntimeApp>(conn, customResource('RuntimeApp', 'runtimeapps'));
+
+describe('CRDs on a real kube-apiserver', () => {
+  it('are installed for every kind', async () => {
+    const installed = (await crds.list('')).items.map((crd) => crd.spec?.names?.kind);
+    for (const kind of allKinds) expect(installed).toContain(kind.kind);
+  });
+
+  it('round-trip a RuntimeApp, with status written only through the status subresource', async () => {
+    const namespace = await createTestNamespace(conn);
+    const created = await runtimeApps.create({
+      metadata: { name: 'hello', namespace },
+      spec: { displayName: 'hello', environment: { GREETING: 'hi' }, maxConcurrentRequests: 50 },
+    });
+    expect(created.metadata?.generation).toBe(1);
+
+    const status = {
+      observedGeneration: 1,
+      conditions: [{ type: 'Ready', status: 'False' as const, reason: 'NoBuild', message: 'No build deployed yet.', observedGeneration: 1, lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    };
+    // Status sent with the main resource is ignored: only the subresource writes it.
+    await runtimeApps.replace({ ...created, status });
+    expect((await runtimeApps.get(namespace, 'hello'))?.status).toBeUndefined();
+
+    await runtimeApps.patchStatus(namespace, 'hello', { status });
+    const read = await runtimeApps.get(namespace, 'hello');
+    expect(read?.status).toEqual(status);
+    expect(read?.spec).toEqual(created.spec);
+    expect(read?.metadata?.generation).toBe(1);
+
+    await objectClient(conn, NAMESPACES).delete('', namespace);
+  });
+
+  it('reject a spec the schema forbids, naming the field', async () => {
+    const namespace = await createTestNamespace(conn);
+    const err = await runtimeApps
+      .create({ metadata: { name: 'bad', namespace }, spec: { displayName: 'bad', maxConcurrentRequests: 0 } })
+      .catch((e: unknown) => e);
+    expect(statusCodeOf(err)).toBe(422);
+    expect(String((err as Error).message)).toContain('maxConcurrentRequests');
+    expect(await runtimeApps.get(namespace, 'bad')).toBeUndefined();
+    await objectClient(conn, NAMESPACES).delete('', namespace);
+  });
+});

@@ -1,0 +1,115 @@
+// `make dev`: the whole platform on this machine, in the foreground. Ctrl-C (or SIGTERM) stops everything
+// it started. State (the cluster's etcd, MinIO's data) is kept in .dev/state between runs.
+import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startControlPlane } from '../e2e/harness/control-plane.ts';
+import { startMinio } from '../e2e/harness/minio.ts';
+import { startMoto } from '../e2e/harness/moto.ts';
+import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
+import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
+import { installCrds } from '../e2e/harness/install-crds.ts';
+import { ensureBucket } from '../src/object-store/s3-buckets.ts';
+
+const devDir = join(repoRoot, '.dev');
+const stateDir = join(devDir, 'state');
+const envFile = join(devDir, 'env');
+const started: { stop(): Promise<void> }[] = [];
+const t0 = Date.now();
+
+function say(message: string): void {
+  process.stdout.write(`dev: ${message}\n`);
+}
+
+async function main(): Promise<void> {
+  mkdirSync(stateDir, { recursive: true });
+  rmSync(envFile, { force: true });
+
+  say('starting the control plane, MinIO and moto');
+  const [cluster, minio, moto] = await Promise.all([
+    startControlPlane({ stateDir, throwaway: false }).then(track),
+    startMinio(stateDir, savedMinioCredentials()).then((m) => track(m.service) && m),
+    startMoto(stateDir).then((m) => track(m.service) && m),
+  ]);
+  writeFileSync(join(stateDir, 'minio-credentials.json'), JSON.stringify(minio.s3.credentials), { mode: 0o600 });
+  const bucket = 'cloudwright-dev';
+  await ensureBucket(minio.s3, bucket);
+  const crds = await installCrds(cluster.kubeconfig);
+  say(`control plane ready (${cluster.mode}); ${crds} CRDs installed`);
+
+  const node = toolPath('node');
+  const baseEnv = { ...process.env, KUBECONFIG: cluster.kubeconfig };
+  const operatorPort = await freePort();
+  const operator = track(
+    startService({
+      name: 'cw-operator',
+      command: node,
+      args: [join(repoRoot, 'bin/cw-operator.ts')],
+      logPath: join(stateDir, 'cw-operator.log'),
+      env: { ...baseEnv, CW_OPERATOR_PORT: String(operatorPort) },
+    }),
+  );
+  const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
+  const api = track(
+    startService({
+      name: 'cw-api',
+      command: node,
+      args: [join(repoRoot, 'bin/cw-api.ts')],
+      logPath: join(stateDir, 'cw-api.log'),
+      env: { ...baseEnv, CW_API_PORT: String(apiPort) },
+    }),
+  );
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await Promise.all([waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000), waitForHttp(api, `${apiUrl}/healthz`, 60_000)]);
+
+  const env: Record<string, string> = {
+    KUBECONFIG: cluster.kubeconfig,
+    CW_API_URL: apiUrl,
+    CW_S3_ENDPOINT: minio.endpoint,
+    CW_S3_BUCKET: bucket,
+    CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
+    CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+    CW_ROUTE53_ENDPOINT: moto.endpoint,
+    CW_OPERATOR_METRICS_URL: `http://127.0.0.1:${operatorPort}/metrics`,
+  };
+  writeFileSync(envFile, Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
+  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; environment in .dev/env; logs in .dev/state/*.log`);
+  say('try: source .dev/env && kubectl get crd && curl $CW_API_URL/readyz');
+  say('Ctrl-C stops everything');
+}
+
+function track<T extends { stop(): Promise<void> }>(thing: T): T {
+  started.push(thing);
+  return thing;
+}
+
+function savedMinioCredentials() {
+  const path = join(stateDir, 'minio-credentials.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { accessKeyId: string; secretAccessKey: string }) : undefined;
+}
+
+let stopping = false;
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    say('stopping');
+    rmSync(envFile, { force: true });
+    for (const thing of started.reverse()) await thing.stop().catch(() => {});
+  }
+  process.exit(code);
+}
+
+process.once('SIGINT', () => void stopAll(0));
+process.once('SIGTERM', () => void stopAll(0));
+main().catch(async (err: Error) => {
+  process.stderr.write(`dev: ${err.message}\n`);
+  await stopAll(1);
+});
+// Keep the process alive until a signal arrives.
+setInterval(() => {
+  for (const service of started as Partial<Service>[]) {
+    if (service.child && service.child.exitCode !== null && !stopping) {
+      process.stderr.write(`dev: ${service.name} exited with ${service.child.exitCode}; see ${service.logPath}\n`);
+      void stopAll(1);
+    }
+  }
+}, 1000);
