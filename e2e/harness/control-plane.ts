@@ -46,7 +46,7 @@ async function startLocal(opts: ControlPlaneOptions): Promise<ControlPlane> {
     await service.stop();
     throw err;
   });
-  return { kubeconfig: kubeconfig as string, mode: 'local', stop: () => service.stop(30_000) };
+  return { kubeconfig: kubeconfig as string, mode: 'local', stop: () => service.stop(opts.throwaway ? 5_000 : 30_000) };
 }
 
 function useExisting(): ControlPlane {

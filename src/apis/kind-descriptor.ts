@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import type { KubeObject } from '../kube/types.ts';
 
 /**
  * One `additionalPrinterColumns` entry of a kind, beyond the standard ones the CRD emitter adds
@@ -50,26 +51,12 @@ export interface KindDescriptor<
 }
 
 /**
- * The subset of `metav1.ObjectMeta` that code in `src/` relies on. It is structural, so objects
- * returned by the Kubernetes client can be assigned to it; the kube client wrapper owns the full type.
+ * A typed custom resource object as read from or written to the API server. It is a {@link KubeObject},
+ * so the kube client wrapper reads, writes and caches it; `apiVersion` and `kind` may be omitted on
+ * writes because the client fills them in from the resource.
  */
-export interface ObjectMeta {
-  name?: string;
-  namespace?: string;
-  uid?: string;
-  generation?: number;
-  resourceVersion?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  [field: string]: unknown;
-}
-
-/** A typed custom resource object as read from or written to the API server. */
-export interface CustomResource<Kind extends string, Spec, Status = never> {
-  apiVersion: string;
-  kind: Kind;
-  metadata: ObjectMeta;
+export interface CustomResource<Kind extends string, Spec, Status = never> extends KubeObject {
+  kind?: Kind;
   spec: Spec;
   status?: Status;
 }

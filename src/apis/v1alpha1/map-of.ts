@@ -1,16 +1,24 @@
-import { Type, type Static, type TSchema, type TUnsafe } from 'typebox';
+import { Type, type Static, type TSchema, type TString, type TUnsafe } from 'typebox';
+
+/** Options of {@link MapOf}. */
+export interface MapOptions {
+  readonly description: string;
+  readonly maxProperties: number;
+  /** Key syntax (length and pattern only); the CRD emitter turns it into a CEL rule over the keys. */
+  readonly keys?: TString;
+}
 
 /**
  * A string-keyed map (`additionalProperties: <value>`), the only map shape a structural CRD schema
- * accepts.
- *
- * `Type.Record` is not used on purpose: TypeBox 1 renders it as `patternProperties`, which CRDs reject.
- * Key syntax cannot be expressed here (CRDs have no `propertyNames`); validate keys where the map is
- * written and document the rule in `description`.
+ * accepts. `Type.Record` is not used on purpose: TypeBox 1 renders it as `patternProperties`, which
+ * CRDs reject.
  */
-export function MapOf<V extends TSchema>(
-  value: V,
-  options: { readonly description: string; readonly maxProperties: number },
-): TUnsafe<Record<string, Static<V>>> {
-  return Type.Unsafe<Record<string, Static<V>>>({ type: 'object', additionalProperties: value, ...options });
+export function MapOf<V extends TSchema>(value: V, options: MapOptions): TUnsafe<Record<string, Static<V>>> {
+  const { keys, ...rest } = options;
+  return Type.Unsafe<Record<string, Static<V>>>({
+    type: 'object',
+    additionalProperties: value,
+    ...(keys === undefined ? {} : { propertyNames: keys }),
+    ...rest,
+  });
 }

@@ -64,6 +64,6 @@ export const ProjectKind: KindDescriptor<'Project', typeof ProjectSpec, typeof P
   status: ProjectStatus,
   printerColumns: [
     { name: 'Display Name', type: 'string', jsonPath: '.spec.displayName', description: 'Human-readable name.' },
-    { name: 'Namespace', type: 'string', jsonPath: '.status.namespace', description: 'Namespace owned by the project.' },
+    { name: 'Owned Namespace', type: 'string', jsonPath: '.status.namespace', description: 'Namespace owned by the project.' },
   ],
 };

@@ -10,10 +10,7 @@ export function BuildId(description: string): TString {
   return DnsLabel({ description });
 }
 
-/**
- * An environment variable name. CRDs cannot constrain map keys, so writers of
- * `spec.environment` (the API server) validate keys with this schema.
- */
+/** An environment variable name. */
 export const EnvironmentKey = Type.String({
   minLength: 1,
   maxLength: 128,
@@ -29,8 +26,8 @@ export const RuntimeAppSpec = Type.Object({
   environment: Type.Optional(
     MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
       maxProperties: 128,
-      description:
-        'Plain environment of the app (no secret store exists). Keys match ^[A-Za-z_][A-Za-z0-9_]*$ (at most 128 characters).',
+      keys: EnvironmentKey,
+      description: 'Plain environment of the app (no secret store exists), by variable name.',
     }),
   ),
   hostnames: Type.Optional(

@@ -1,0 +1,76 @@
+import { Type, type Static } from 'typebox';
+import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
+import { Conditions, ObservedGeneration } from './conditions.ts';
+import { CATEGORY } from './group-version.ts';
+import { DnsLabel, DnsSubdomain, Hostname, immutable } from './strings.ts';
+
+/** Who publishes the DNS records of a hostname. */
+export const HostnameDnsMode = Type.Union([Type.Literal('external_records'), Type.Literal('managed_project_domain')], {
+  default: 'external_records',
+  description:
+    'external_records: the owner publishes status.dnsRecords at their DNS provider. managed_project_domain: the platform writes them into the managed ProjectDomain containing the hostname.',
+});
+export type HostnameDnsMode = Static<typeof HostnameDnsMode>;
+
+/** A DNS record the hostname needs, as the REST attach result returns it. */
+export const RequiredDnsRecord = Type.Object({
+  recordType: Type.String({ minLength: 1, maxLength: 16, pattern: '^[A-Z0-9]+$', description: 'For example CNAME or TXT.' }),
+  name: Type.String({ minLength: 1, maxLength: 253, description: 'Fully qualified record name.' }),
+  value: Type.String({ minLength: 1, maxLength: 4000, description: 'Record value, published exactly as given.' }),
+});
+export type RequiredDnsRecord = Static<typeof RequiredDnsRecord>;
+
+export const AppHostnameSpec = Type.Object({
+  appRef: Type.Object(
+    { name: DnsLabel({ description: 'Name of the RuntimeApp in this namespace.' }) },
+    { description: 'The app to serve on the hostname.' },
+  ),
+  hostname: Hostname({ description: 'Host name to attach.', ...immutable('hostname') }),
+  dnsMode: Type.Optional(HostnameDnsMode),
+});
+export type AppHostnameSpec = Static<typeof AppHostnameSpec>;
+
+export const AppHostnameStatus = Type.Object({
+  conditions: Type.Optional(Conditions),
+  observedGeneration: Type.Optional(ObservedGeneration),
+  dnsRecords: Type.Optional(
+    Type.Array(RequiredDnsRecord, {
+      maxItems: 16,
+      description: 'Records that must exist: the CNAME to the runtime plus any certificate validation records.',
+    }),
+  ),
+  projectDomain: Type.Optional(
+    DnsSubdomain({ description: 'managed_project_domain: the ProjectDomain the records are written to.' }),
+  ),
+});
+export type AppHostnameStatus = Static<typeof AppHostnameStatus>;
+
+/** Condition types of an AppHostname. */
+export const AppHostnameConditions = {
+  /** The app is served on the hostname. */
+  Ready: 'Ready',
+  /** The runtime accepted the hostname for the app. */
+  RuntimeAttached: 'RuntimeAttached',
+  /** The records in status.dnsRecords exist (managed mode: written; False with a reason when writing failed). */
+  DnsReady: 'DnsReady',
+} as const;
+
+export type AppHostname = CustomResource<'AppHostname', AppHostnameSpec, AppHostnameStatus>;
+
+/** A custom host name attached to a RuntimeApp, in the app's namespace. */
+export const AppHostnameKind: KindDescriptor<'AppHostname', typeof AppHostnameSpec, typeof AppHostnameStatus> = {
+  kind: 'AppHostname',
+  plural: 'apphostnames',
+  singular: 'apphostname',
+  shortNames: ['cwhost'],
+  scope: 'Namespaced',
+  categories: [CATEGORY],
+  description: 'A custom host name attached to a Cloudwright runtime app.',
+  spec: AppHostnameSpec,
+  status: AppHostnameStatus,
+  printerColumns: [
+    { name: 'Hostname', type: 'string', jsonPath: '.spec.hostname', description: 'Attached host name.' },
+    { name: 'App', type: 'string', jsonPath: '.spec.appRef.name', description: 'RuntimeApp served.' },
+    { name: 'DNS Mode', type: 'string', jsonPath: '.spec.dnsMode', description: 'Who publishes the records.' },
+  ],
+};

@@ -1,0 +1,41 @@
+import type { KindDescriptor } from '../kind-descriptor.ts';
+import { AccessTokenKind } from './access-token.ts';
+import { AppHostnameKind } from './app-hostname.ts';
+import { DatabaseKind } from './database.ts';
+import { DnsRecordKind } from './dns-record.ts';
+import { ProjectDomainKind } from './project-domain.ts';
+import { ProjectKind } from './project.ts';
+import { RepositoryKind } from './repository.ts';
+import { RuntimeAppKind } from './runtime-app.ts';
+import { UserKind } from './user.ts';
+
+export * from './group-version.ts';
+export * from './conditions.ts';
+export * from './strings.ts';
+export * from './map-of.ts';
+export * from './project.ts';
+export * from './user.ts';
+export * from './access-token.ts';
+export * from './runtime-app.ts';
+export * from './app-hostname.ts';
+export * from './project-domain.ts';
+export * from './dns-record.ts';
+export * from './database.ts';
+export * from './repository.ts';
+export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
+
+/**
+ * Every kind of `cloudwright.dev/v1alpha1`, in a stable order: the CRD emitter writes one file per
+ * entry, the operator starts one controller per reconciled entry, the API server serves them.
+ */
+export const allKinds: readonly KindDescriptor[] = [
+  ProjectKind,
+  UserKind,
+  AccessTokenKind,
+  RuntimeAppKind,
+  AppHostnameKind,
+  ProjectDomainKind,
+  DnsRecordKind,
+  DatabaseKind,
+  RepositoryKind,
+];

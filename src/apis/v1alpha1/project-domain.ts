@@ -1,0 +1,78 @@
+import { Type, type Static } from 'typebox';
+import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
+import { Conditions, ObservedGeneration } from './conditions.ts';
+import { CATEGORY } from './group-version.ts';
+import { Hostname, immutable, Timestamp } from './strings.ts';
+
+/** The only mode of a project domain: the platform hosts the zone, the owner delegates to it. */
+export const ProjectDomainDnsMode = Type.Literal('zone_delegated', {
+  default: 'zone_delegated',
+  description: 'zone_delegated: the platform hosts a DNS zone and the owner delegates the domain to its nameservers.',
+});
+
+/** Where delegation stands; mirrors the REST `status` field. */
+export const ProjectDomainState = Type.Union([Type.Literal('pending_delegation'), Type.Literal('managed')], {
+  description: 'pending_delegation until the domain delegates to the zone, then managed (records unlocked).',
+});
+export type ProjectDomainState = Static<typeof ProjectDomainState>;
+
+export const ProjectDomainSpec = Type.Object({
+  domain: Hostname({ description: 'The domain (apex) whose DNS the platform hosts.', ...immutable('domain') }),
+  dnsMode: Type.Optional(ProjectDomainDnsMode),
+});
+export type ProjectDomainSpec = Static<typeof ProjectDomainSpec>;
+
+export const ProjectDomainStatus = Type.Object({
+  conditions: Type.Optional(Conditions),
+  observedGeneration: Type.Optional(ObservedGeneration),
+  hostedZoneId: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9/_.-]+$', description: 'Hosted zone id at the DNS provider.' }),
+  ),
+  nameservers: Type.Optional(
+    Type.Array(Hostname({ description: 'Nameserver host name.' }), {
+      maxItems: 16,
+      description: 'Nameservers of the zone: the owner sets these at the registrar.',
+    }),
+  ),
+  state: Type.Optional(ProjectDomainState),
+  lastCheckedAt: Type.Optional(Timestamp({ description: 'When delegation was last checked.' })),
+});
+export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
+
+/** Condition types of a ProjectDomain. */
+export const ProjectDomainConditions = {
+  /** The hosted zone exists and status.nameservers are its nameservers. */
+  ZoneReady: 'ZoneReady',
+  /** The parent zone's authoritative servers delegate the domain to exactly those nameservers. */
+  Delegated: 'Delegated',
+  /** ZoneReady and Delegated: state is managed. */
+  Ready: 'Ready',
+} as const;
+
+export type ProjectDomain = CustomResource<'ProjectDomain', ProjectDomainSpec, ProjectDomainStatus>;
+
+/** A domain whose DNS zone the platform hosts for a project, in the project's namespace. */
+export const ProjectDomainKind: KindDescriptor<'ProjectDomain', typeof ProjectDomainSpec, typeof ProjectDomainStatus> =
+  {
+    kind: 'ProjectDomain',
+    plural: 'projectdomains',
+    singular: 'projectdomain',
+    shortNames: ['cwdomain'],
+    scope: 'Namespaced',
+    categories: [CATEGORY],
+    description: 'A Cloudwright project domain: a DNS zone hosted by the platform and delegated by its owner.',
+    spec: ProjectDomainSpec,
+    status: ProjectDomainStatus,
+    printerColumns: [
+      { name: 'Domain', type: 'string', jsonPath: '.spec.domain', description: 'The domain.' },
+      { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending_delegation or managed.' },
+      { name: 'Zone', type: 'string', jsonPath: '.status.hostedZoneId', description: 'Hosted zone id.', priority: 1 },
+      {
+        name: 'Last Checked',
+        type: 'date',
+        jsonPath: '.status.lastCheckedAt',
+        description: 'Last delegation check.',
+        priority: 1,
+      },
+    ],
+  };

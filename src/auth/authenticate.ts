@@ -1,0 +1,116 @@
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
+import type { TokenStore } from './ports.ts';
+import { hasScope, knownScopes, type Scope } from './scopes.ts';
+import { hashToken, parseToken, tokenHashesEqual, type TokenRejection } from './token.ts';
+
+/** Who is calling, as established by {@link authenticate}. */
+export interface Principal {
+  readonly userId: string;
+  /** For audit logs and for "this token" operations; never the token itself. */
+  readonly tokenId: string;
+  /** The token's effective scopes: catalog names only, `admin` only for administrators. */
+  readonly scopes: readonly Scope[];
+  /** The user is a platform administrator and the token carries the `admin` scope. */
+  readonly admin: boolean;
+}
+
+const REJECTION_DETAIL: Record<TokenRejection, string> = {
+  prefix: 'The bearer token is not a Cloudwright access token; those start with cwt_.',
+  format: 'The access token is malformed: expected cwt_ followed by 40 letters and digits.',
+  checksum: 'The access token is invalid: its checksum does not match, so it was probably mistyped or cut short.',
+};
+
+/**
+ * Turns an `Authorization` header into a {@link Principal}.
+ *
+ * Every failure is a 401 whose `detail` never contains the presented credential. Expired, revoked and
+ * unknown tokens get distinct details: only someone holding the exact secret can see them, and telling a
+ * user "revoked" instead of "invalid" saves a support round-trip.
+ *
+ * @throws UnauthorizedError when the header is missing, not `Bearer`, or the token is malformed, fails its
+ *   checksum, is unknown, expired or revoked, or belongs to a user that no longer exists.
+ */
+export async function authenticate(
+  authorizationHeader: string | undefined,
+  store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
+  now: Date,
+): Promise<Principal> {
+  const header = authorizationHeader?.trim() ?? '';
+  const absent = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: false });
+  if (header === '') throw absent('This route needs an access token: send "Authorization: Bearer cwt_…".');
+  const [scheme = '', ...rest] = header.split(/\s+/);
+  // RFC 9110 §11.1: the scheme name is case-insensitive.
+  if (scheme.toLowerCase() !== 'bearer') {
+    throw absent('The Authorization header must use the Bearer scheme: "Authorization: Bearer cwt_…".');
+  }
+  if (rest.length === 0) throw absent('The Authorization header names the Bearer scheme but carries no token.');
+  const presented = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: true });
+  if (rest.length > 1) throw presented(REJECTION_DETAIL.format);
+
+  const parsed = parseToken(rest[0] ?? '');
+  if (!parsed.ok) throw presented(REJECTION_DETAIL[parsed.reason]);
+
+  const tokenHash = hashToken(parsed.token);
+  const record = await store.findTokenByHash(tokenHash);
+  // Re-checked here so a store that matched loosely (a prefix, another case) cannot let a token through.
+  if (!record || !tokenHashesEqual(record.tokenHash, tokenHash)) throw presented('The access token is not recognised.');
+  if (record.revoked) throw presented('The access token has been revoked.');
+  // Expired from the instant `expiresAt` on, like a JWT `exp` (RFC 7519 §4.1.4).
+  if (record.expiresAt && now.getTime() >= record.expiresAt.getTime()) throw presented('The access token has expired.');
+
+  const user = await store.getUser(record.userId);
+  if (!user) throw presented("The access token's user no longer exists.");
+
+  // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
+  // user who lost administrator rights keeps no `admin` power through tokens minted before.
+  const stored = knownScopes(record.scopes);
+  const scopes = user.admin ? stored : stored.filter((scope) => scope !== 'admin');
+  return { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin') };
+}
+
+/** What an operation needs: a scope, and for project routes the project. */
+export interface AccessRequirement {
+  readonly scope: Scope;
+  readonly projectId?: string | undefined;
+}
+
+/**
+ * Checks that the principal may perform an operation; resolves when it may.
+ *
+ * The scope is checked first: it needs no lookup and its answer says nothing about the project. A project
+ * the user is not a member of and a project that does not exist answer the same 403, so a token cannot be
+ * used to probe which project ids exist. Administrators (see {@link Principal.admin}) pass the membership
+ * check for every project id; for one that does not exist the route then answers 404, which tells an
+ * administrator nothing they could not list anyway.
+ *
+ * @throws ForbiddenError naming the missing scope, or refusing the project.
+ */
+export async function authorize(
+  principal: Principal,
+  requirement: AccessRequirement,
+  store: Pick<TokenStore, 'getMembership'>,
+): Promise<void> {
+  const { scope, projectId } = requirement;
+  requireScope(principal, scope);
+  if (projectId === undefined || principal.admin) return;
+  const role = await store.getMembership(projectId, principal.userId);
+  if (role === undefined) {
+    throw new ForbiddenError(`The project ${quoteId(projectId)} does not exist or you are not a member of it.`);
+  }
+}
+
+/**
+ * The scope half of {@link authorize}, for operations outside any project (token management, admin routes).
+ * `admin` is held only by administrators (see {@link Principal.admin}).
+ *
+ * @throws ForbiddenError naming the missing scope.
+ */
+export function requireScope(principal: Principal, scope: Scope): void {
+  const held = scope === 'admin' ? principal.admin : hasScope(principal.scopes, scope);
+  if (!held) throw new ForbiddenError(`This token lacks the scope ${scope}.`, { missingScope: scope });
+}
+
+// The id comes from the request path; bound what we echo.
+function quoteId(id: string): string {
+  return JSON.stringify(id.length > 63 ? `${id.slice(0, 63)}…` : id);
+}

@@ -1,0 +1,183 @@
+import type { Principal } from './authenticate.ts';
+import {
+  formatUserCode,
+  generateDeviceCode,
+  generateUserCode,
+  hashDeviceCode,
+  normalizeUserCode,
+} from './device-code.ts';
+import { isExpired, pollDeviceToken } from './device-token-poll.ts';
+import { BadRequestError, ConflictError } from './errors.ts';
+import { assertCanGrant } from './issue-token.ts';
+import type { DeviceTokenResponse } from './oauth-error.ts';
+import type { DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
+import { knownScopes, parseScopes, type Scope } from './scopes.ts';
+
+/** How long a device authorization can be approved and redeemed (RFC 8628 `expires_in`). */
+export const DEVICE_CODE_LIFETIME_SECONDS = 900;
+/** The polling interval handed out at the start (RFC 8628 `interval`; also its default). */
+export const INITIAL_POLL_INTERVAL_SECONDS = 5;
+// A compare-and-swap loses only to a concurrent poll or a second decision; a few rounds settle it.
+const MAX_ATTEMPTS = 3;
+
+/** The device authorization response (RFC 8628 §3.2). */
+export interface DeviceAuthorizationResponse {
+  readonly device_code: string;
+  /** `XXXX-XXXX`. */
+  readonly user_code: string;
+  readonly verification_uri: string;
+  /** The verification URI with the user code filled in, for a link or a QR code. */
+  readonly verification_uri_complete: string;
+  readonly expires_in: number;
+  readonly interval: number;
+}
+
+/** What the approval page shows before the user decides. */
+export interface DeviceAuthorizationRequest {
+  /** `XXXX-XXXX`. */
+  readonly userCode: string;
+  readonly scopes: readonly Scope[];
+  readonly expiresAt: Date;
+}
+
+/** Collaborators of the device flow. */
+export interface DeviceFlowOptions {
+  readonly grants: DeviceGrantStore;
+  readonly tokens: Pick<TokenStore, 'createToken'>;
+  /** The page where users enter the code, e.g. `https://console.example.com/device`. */
+  readonly verificationUri: string;
+  /** Lifetime of tokens minted by the flow; absent: they do not expire, like personal access tokens. */
+  readonly tokenLifetimeSeconds?: number | undefined;
+}
+
+/** The OAuth 2.0 device authorization grant (RFC 8628), e.g. for `cw login`. */
+export interface DeviceFlow {
+  /**
+   * Starts an authorization for `scopes` (a list or a space-separated OAuth `scope` parameter).
+   * @throws BadRequestError for unknown or missing scopes (problem details, like every non-poll route).
+   */
+  start(scopes: string | readonly string[], now: Date): Promise<DeviceAuthorizationResponse>;
+  /**
+   * The pending request behind a user code, for the approval page.
+   * @throws BadRequestError for an unknown or expired code; ConflictError when it was already answered.
+   */
+  inspect(userCode: string, now: Date): Promise<DeviceAuthorizationRequest>;
+  /**
+   * The signed-in user approves; the token minted on the next poll acts as this user with the requested
+   * scopes. Repeating one's own approval is a no-op.
+   * @throws BadRequestError for an unknown or expired code; ForbiddenError when the principal lacks
+   *   `tokens:write` or a requested scope; ConflictError when it was answered otherwise already.
+   */
+  approve(userCode: string, principal: Principal, now: Date): Promise<void>;
+  /**
+   * The signed-in user denies; any signed-in user may refuse a request they did not start.
+   * @throws BadRequestError for an unknown or expired code; ConflictError when it was answered otherwise.
+   */
+  deny(userCode: string, principal: Principal, now: Date): Promise<void>;
+  /**
+   * The device's token request. Returns, never throws for protocol outcomes: the token (exactly once) or
+   * an OAuth error — `authorization_pending`, `slow_down`, `access_denied`, `expired_token`, or
+   * `invalid_grant` for unknown device codes and for every poll after the one that got the token.
+   * `invalid_grant` rather than `expired_token` there because the grant was used up, not timed out: RFC
+   * 6749 §4.1.2/§5.2 treat a reused one-time grant as invalid, and `expired_token` would wrongly suggest
+   * the device could simply start over and get a second token for the same sign-in.
+   */
+  poll(deviceCode: string, now: Date): Promise<DeviceTokenResponse>;
+}
+
+/**
+ * The device flow over the given stores.
+ * @throws TypeError at once for a verification URI that is not an absolute http(s) URL, rather than on
+ *   every start.
+ */
+export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
+  if (!URL.canParse(options.verificationUri) || !/^https?:$/.test(new URL(options.verificationUri).protocol)) {
+    const shown = JSON.stringify(options.verificationUri);
+    throw new TypeError(`the device verification URI must be an absolute http(s) URL, not ${shown}`);
+  }
+  return {
+    start: (scopes, now) => start(options, scopes, now),
+    inspect: async (userCode, now) => {
+      const { grant } = await findDecidable(options.grants, userCode, now);
+      if (grant.state.kind !== 'pending') throw answeredAlready();
+      const { userCode: code, scopes, expiresAt } = grant;
+      return { userCode: formatUserCode(code), scopes: knownScopes(scopes), expiresAt };
+    },
+    approve: (userCode, principal, now) => decide(options.grants, userCode, principal, 'approved', now),
+    deny: (userCode, principal, now) => decide(options.grants, userCode, principal, 'denied', now),
+    poll: (deviceCode, now) => pollDeviceToken(options, deviceCode, now),
+  };
+}
+
+async function start(
+  options: DeviceFlowOptions,
+  requested: string | readonly string[],
+  now: Date,
+): Promise<DeviceAuthorizationResponse> {
+  const scopes = parseScopes(requested);
+  // With n live grants a new user code collides with probability n / 20⁸; retrying beats a longer code.
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const deviceCode = generateDeviceCode();
+    const userCode = generateUserCode();
+    const created = await options.grants.create({
+      deviceCodeHash: hashDeviceCode(deviceCode),
+      userCode,
+      scopes,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + DEVICE_CODE_LIFETIME_SECONDS * 1000),
+      intervalSeconds: INITIAL_POLL_INTERVAL_SECONDS,
+      state: { kind: 'pending' },
+    });
+    if (!created) continue;
+    const complete = new URL(options.verificationUri);
+    complete.searchParams.set('user_code', formatUserCode(userCode));
+    return {
+      device_code: deviceCode,
+      user_code: formatUserCode(userCode),
+      verification_uri: options.verificationUri,
+      verification_uri_complete: complete.toString(),
+      expires_in: DEVICE_CODE_LIFETIME_SECONDS,
+      interval: INITIAL_POLL_INTERVAL_SECONDS,
+    };
+  }
+  throw new Error('could not allocate an unused device user code');
+}
+
+async function decide(
+  grants: DeviceGrantStore,
+  userCode: string,
+  principal: Principal,
+  decision: 'approved' | 'denied',
+  now: Date,
+): Promise<void> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    const { grant, revision } = await findDecidable(grants, userCode, now);
+    const { state } = grant;
+    if (state.kind !== 'pending') {
+      // A double-click or a retried request must not fail; a different answer must not overwrite the first.
+      const repeated =
+        state.userId === principal.userId &&
+        (decision === 'approved' ? state.kind === 'approved' || state.kind === 'redeemed' : state.kind === 'denied');
+      if (repeated) return;
+      throw answeredAlready();
+    }
+    if (decision === 'approved') assertCanGrant(principal, knownScopes(grant.scopes));
+    if (await grants.update({ ...grant, state: { kind: decision, userId: principal.userId } }, revision)) return;
+  }
+  throw new ConflictError('This sign-in request changed while it was being answered; try again.');
+}
+
+/** The grant behind a user code a person typed, if it can still be answered. */
+async function findDecidable(grants: DeviceGrantStore, userCode: string, now: Date): Promise<StoredDeviceGrant> {
+  const code = normalizeUserCode(userCode);
+  const stored = code === undefined ? undefined : await grants.findByUserCode(code);
+  // Unknown and expired read the same: the person's next step is the same, to start over on the device.
+  if (!stored || isExpired(stored.grant, now)) {
+    throw new BadRequestError('This code is not valid or has expired. Start the sign-in on your device again.');
+  }
+  return stored;
+}
+
+function answeredAlready(): ConflictError {
+  return new ConflictError('This sign-in request has already been answered.');
+}

@@ -1,0 +1,50 @@
+// The authentication and authorisation domain of the platform API: no HTTP, no Kubernetes. Test helpers
+// (in-memory stores, contract suites) are imported from their own files, not from here.
+
+export { authenticate, authorize, requireScope, type AccessRequirement, type Principal } from './authenticate.ts';
+export {
+  createDeviceFlow,
+  DEVICE_CODE_LIFETIME_SECONDS,
+  INITIAL_POLL_INTERVAL_SECONDS,
+  type DeviceAuthorizationRequest,
+  type DeviceAuthorizationResponse,
+  type DeviceFlow,
+  type DeviceFlowOptions,
+} from './device-flow.ts';
+export { POLL_LEEWAY_MS, SLOW_DOWN_STEP_SECONDS } from './device-token-poll.ts';
+export { BadRequestError, ConflictError, ForbiddenError, NotFoundError, REALM, UnauthorizedError } from './errors.ts';
+export { assertCanGrant, issueToken, mintToken, type IssuedToken, type TokenRequest } from './issue-token.ts';
+export type { DeviceTokenErrorCode, DeviceTokenResponse, OAuthErrorBody, OAuthTokenBody } from './oauth-error.ts';
+export {
+  createPersonalToken,
+  listPersonalTokens,
+  revokePersonalToken,
+  summarize,
+  type PersonalTokenRequest,
+  type TokenSummary,
+} from './personal-tokens.ts';
+export type {
+  DeviceGrant,
+  DeviceGrantState,
+  DeviceGrantStore,
+  ProjectRole,
+  StoredDeviceGrant,
+  TokenRecord,
+  TokenStore,
+  UserRecord,
+} from './ports.ts';
+export { hasScope, isScope, knownScopes, parseScopes, SCOPE_NAMES, SCOPES, type Scope } from './scopes.ts';
+export {
+  generateToken,
+  hashToken,
+  isTokenId,
+  newTokenId,
+  parseToken,
+  redactToken,
+  TOKEN_ID_PATTERN,
+  TOKEN_PREFIX,
+  tokenHashesEqual,
+  type ParsedToken,
+  type PlaintextToken,
+  type TokenRejection,
+} from './token.ts';

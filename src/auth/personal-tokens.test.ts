@@ -1,0 +1,87 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { authenticate, type Principal } from './authenticate.ts';
+import { BadRequestError, ForbiddenError, NotFoundError } from './errors.ts';
+import { issueToken } from './issue-token.ts';
+import { MemoryTokenStore } from './memory-token-store.ts';
+import { createPersonalToken, listPersonalTokens, revokePersonalToken } from './personal-tokens.ts';
+import type { Scope } from './scopes.ts';
+
+const NOW = new Date('2030-06-01T12:00:00Z');
+const later = (ms: number): Date => new Date(NOW.getTime() + ms);
+
+let store: MemoryTokenStore;
+beforeEach(() => {
+  store = new MemoryTokenStore({ users: [{ id: 'alice', admin: false }, { id: 'bob', admin: false }, { id: 'root', admin: true }] });
+});
+
+const as = (userId: string, scopes: Scope[], admin = false): Principal => ({ userId, tokenId: 'tok-0000000000000000', scopes, admin });
+
+describe('createPersonalToken', () => {
+  it('creates a working token for the caller with the requested scopes', async () => {
+    const { token, record } = await createPersonalToken(as('alice', ['tokens:write', 'apps:write']), { scopes: 'apps:read', description: 'ci' }, store, NOW);
+    expect(record.userId).toBe('alice');
+    await expect(authenticate(`Bearer ${token}`, store, NOW)).resolves.toMatchObject({ userId: 'alice', scopes: ['apps:read'] });
+  });
+
+  it.each([
+    { name: 'unknown scopes', scopes: ['apps:read', 'nope'], error: BadRequestError },
+    { name: 'no scopes', scopes: [], error: BadRequestError },
+    { name: 'a scope the caller lacks', scopes: ['env:write'], error: ForbiddenError },
+  ])('refuses $name', async ({ scopes, error }) => {
+    await expect(createPersonalToken(as('alice', ['tokens:write', 'apps:read']), { scopes, description: 'x' }, store, NOW)).rejects.toThrow(error);
+    expect(await store.listTokens('alice')).toEqual([]);
+  });
+});
+
+describe('listPersonalTokens', () => {
+  it('lists the caller’s tokens newest first with their state, without hashes', async () => {
+    const old = await issueToken('alice', { scopes: ['apps:read'], description: 'old' }, store, NOW);
+    const expiring = await issueToken('alice', { scopes: ['apps:read'], description: 'expiring', expiresAt: later(2_000) }, store, later(1_000));
+    const revoked = await issueToken('alice', { scopes: ['env:read', 'legacy:x'] as Scope[], description: 'revoked' }, store, later(1_500));
+    await issueToken('bob', { scopes: ['apps:read'], description: 'not mine' }, store, NOW);
+    await store.revokeToken(revoked.record.id);
+
+    const listed = await listPersonalTokens(as('alice', ['tokens:read']), store, later(2_000));
+    expect(listed.map(({ description, state }) => [description, state])).toEqual([
+      ['revoked', 'revoked'],
+      ['expiring', 'expired'],
+      ['old', 'active'],
+    ]);
+    expect(listed[0]?.scopes).toEqual(['env:read']);
+    expect(JSON.stringify(listed)).not.toContain(old.record.tokenHash);
+    expect(listed[1]?.id).toBe(expiring.record.id);
+  });
+
+  it('needs tokens:read (tokens:write implies it)', async () => {
+    await expect(listPersonalTokens(as('alice', ['apps:read']), store, NOW)).rejects.toThrow('This token lacks the scope tokens:read.');
+    await expect(listPersonalTokens(as('alice', ['tokens:write']), store, NOW)).resolves.toEqual([]);
+  });
+});
+
+describe('revokePersonalToken', () => {
+  it('revokes the caller’s token, idempotently, and the token stops working', async () => {
+    const { token, record } = await issueToken('alice', { scopes: ['apps:read'], description: 'x' }, store, NOW);
+    await revokePersonalToken(as('alice', ['tokens:write']), record.id, store);
+    await revokePersonalToken(as('alice', ['tokens:write']), record.id, store);
+    await expect(authenticate(`Bearer ${token}`, store, NOW)).rejects.toThrow('The access token has been revoked.');
+  });
+
+  it('answers 404 for another user’s token and for a missing one alike', async () => {
+    const { record } = await issueToken('bob', { scopes: ['apps:read'], description: 'x' }, store, NOW);
+    const foreign = await revokePersonalToken(as('alice', ['tokens:write']), record.id, store).catch((e: unknown) => e);
+    const missing = await revokePersonalToken(as('alice', ['tokens:write']), 'tok-ffffffffffffffff', store).catch((e: unknown) => e);
+    expect(foreign).toBeInstanceOf(NotFoundError);
+    expect(foreign).toEqual(missing);
+    expect((await store.getToken(record.id))?.revoked).toBe(false);
+  });
+
+  it('lets an administrator revoke anyone’s token', async () => {
+    const { record } = await issueToken('bob', { scopes: ['apps:read'], description: 'x' }, store, NOW);
+    await revokePersonalToken(as('root', ['tokens:write', 'admin'], true), record.id, store);
+    expect((await store.getToken(record.id))?.revoked).toBe(true);
+  });
+
+  it('needs tokens:write', async () => {
+    await expect(revokePersonalToken(as('alice', ['tokens:read']), 'tok-ffffffffffffffff', store)).rejects.toThrow(ForbiddenError);
+  });
+});

@@ -1,0 +1,86 @@
+import { requireScope, type Principal } from './authenticate.ts';
+import { NotFoundError } from './errors.ts';
+import { assertCanGrant, issueToken, type IssuedToken } from './issue-token.ts';
+import type { TokenRecord, TokenStore } from './ports.ts';
+import { knownScopes, parseScopes, type Scope } from './scopes.ts';
+
+// The use cases behind the token routes: a user manages their own tokens. No project is involved.
+
+/** A token as listings show it: never the plaintext, never the hash. */
+export interface TokenSummary {
+  readonly id: string;
+  readonly description: string;
+  readonly scopes: readonly Scope[];
+  readonly createdAt: Date;
+  readonly expiresAt?: Date | undefined;
+  readonly state: 'active' | 'expired' | 'revoked';
+}
+
+/** A request to create a personal access token, as the route receives it. */
+export interface PersonalTokenRequest {
+  readonly scopes: string | readonly string[];
+  readonly description: string;
+  readonly expiresAt?: Date | undefined;
+}
+
+/**
+ * Creates a token for the caller's own user with at most the caller's scopes.
+ *
+ * @throws BadRequestError for unknown or missing scopes or a bad description or expiry.
+ * @throws ForbiddenError without `tokens:write` or when asking for a scope the caller lacks.
+ */
+export async function createPersonalToken(
+  principal: Principal,
+  request: PersonalTokenRequest,
+  store: Pick<TokenStore, 'createToken'>,
+  now: Date,
+): Promise<IssuedToken> {
+  const scopes = parseScopes(request.scopes);
+  assertCanGrant(principal, scopes);
+  const { description, expiresAt } = request;
+  return issueToken(principal.userId, { scopes, description, expiresAt }, store, now);
+}
+
+/** The caller's tokens, newest first, revoked and expired ones included so the owner can see what happened. */
+export async function listPersonalTokens(
+  principal: Principal,
+  store: Pick<TokenStore, 'listTokens'>,
+  now: Date,
+): Promise<TokenSummary[]> {
+  requireScope(principal, 'tokens:read');
+  const tokens = await store.listTokens(principal.userId);
+  return tokens.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((token) => summarize(token, now));
+}
+
+/**
+ * Revokes one of the caller's tokens (an administrator may revoke anyone's, for incident response).
+ * Idempotent. Another user's token answers 404 like a missing one, so token ids cannot be probed.
+ *
+ * @throws ForbiddenError without `tokens:write`.
+ * @throws NotFoundError when the caller has no token with that id.
+ */
+export async function revokePersonalToken(
+  principal: Principal,
+  tokenId: string,
+  store: Pick<TokenStore, 'getToken' | 'revokeToken'>,
+): Promise<void> {
+  requireScope(principal, 'tokens:write');
+  const token = await store.getToken(tokenId);
+  const visible = token !== undefined && (token.userId === principal.userId || principal.admin);
+  if (!visible || !(await store.revokeToken(tokenId))) {
+    throw new NotFoundError('You have no access token with this id.');
+  }
+}
+
+/** The listing view of a stored token at `now`. */
+export function summarize(token: TokenRecord, now: Date): TokenSummary {
+  const expired = token.expiresAt !== undefined && now.getTime() >= token.expiresAt.getTime();
+  return {
+    id: token.id,
+    description: token.description,
+    scopes: knownScopes(token.scopes),
+    createdAt: token.createdAt,
+    expiresAt: token.expiresAt,
+    state: token.revoked ? 'revoked' : expired ? 'expired' : 'active',
+  };
+}

@@ -1,0 +1,82 @@
+import { BadRequestError } from './errors.ts';
+
+/**
+ * Every scope a token can carry, with the description the OpenAPI security scheme shows. `domain:*` are
+ * the spec's names; the others follow the same `resource:read|write` pattern. Order is the display order.
+ */
+export const SCOPES = {
+  'projects:read': 'List the projects you belong to and read them.',
+  'projects:write': 'Change the settings of projects you belong to.',
+  'apps:read': 'List and read runtime apps, their builds and hostnames.',
+  'apps:write': 'Create, change and delete runtime apps and attach or detach their hostnames.',
+  'deploys:write': 'Upload builds, deploy them and roll runtime apps back.',
+  'env:read': 'Read app environment variables.',
+  'env:write': 'Set and delete app environment variables.',
+  'databases:read': 'List and read databases.',
+  'databases:write': 'Create and delete databases and rotate their connection tokens.',
+  'domain:read': 'List and read project domains and their DNS records.',
+  'domain:write': 'Add, check and delete project domains; create, update and delete DNS records.',
+  'tokens:read': 'List your access tokens (never their values).',
+  'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
+  admin:
+    'Administration: manage users and memberships, create and delete projects, reach every project. ' +
+    'Only effective on tokens of platform administrators.',
+} as const satisfies Record<string, string>;
+
+/** A scope name from {@link SCOPES}. */
+export type Scope = keyof typeof SCOPES;
+
+/** All scope names in catalog order. */
+export const SCOPE_NAMES: readonly Scope[] = Object.keys(SCOPES) as Scope[];
+
+/** Whether `name` is a scope of the catalog. */
+export function isScope(name: string): name is Scope {
+  return Object.hasOwn(SCOPES, name);
+}
+
+/**
+ * Validates scopes a caller asks for (a token to be created, a device authorization): every name must be in
+ * the catalog and at least one must be given. Accepts a list or an OAuth `scope` parameter (names separated
+ * by spaces, RFC 6749 §3.3). Returns them de-duplicated in catalog order.
+ *
+ * @throws BadRequestError naming the unknown scopes, or saying that none was given.
+ */
+export function parseScopes(requested: string | readonly string[]): Scope[] {
+  const names = typeof requested === 'string' ? requested.split(/\s+/).filter((name) => name !== '') : requested;
+  const unknown = [...new Set(names.filter((name) => !isScope(name)))];
+  if (unknown.length > 0) {
+    const listed = unknown.slice(0, 5).map(quoteName).join(', ');
+    const noun = unknown.length > 1 ? 'scopes' : 'scope';
+    throw new BadRequestError(`Unknown ${noun} ${listed}. Valid scopes: ${SCOPE_NAMES.join(', ')}.`);
+  }
+  if (names.length === 0) throw new BadRequestError('At least one scope is required.');
+  return SCOPE_NAMES.filter((scope) => names.includes(scope));
+}
+
+/**
+ * The catalog scopes among `stored`, dropping names the catalog does not know. A token applied with
+ * `kubectl` may carry any name the CRD pattern admits; an unknown name grants nothing rather than failing
+ * authentication, so a scope retired from the catalog does not lock its holders out.
+ */
+export function knownScopes(stored: readonly string[]): Scope[] {
+  return SCOPE_NAMES.filter((scope) => stored.includes(scope));
+}
+
+/**
+ * Whether `granted` allows an operation needing `needed`. `x:write` implies `x:read`: a client that may
+ * change a resource has to read it to do so (GitHub's fine-grained permissions work the same way). Nothing
+ * else is implied; in particular `admin` does not imply the resource scopes, so an administrator's token
+ * still says what it may do inside a project.
+ */
+export function hasScope(granted: Iterable<Scope>, needed: Scope): boolean {
+  const readOf = needed.endsWith(':read') ? `${needed.slice(0, -':read'.length)}:write` : undefined;
+  for (const scope of granted) {
+    if (scope === needed || scope === readOf) return true;
+  }
+  return false;
+}
+
+// Names come from the request; keep a hostile one from flooding the response or breaking its layout.
+function quoteName(name: string): string {
+  return JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+}
