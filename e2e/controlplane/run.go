@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -58,11 +59,31 @@ func run(dir string, port int, noFsync bool) error {
 	}
 	fmt.Printf("cw-controlplane ready %s\n", kubeconfig)
 
-	// The apiserver command owns the SIGTERM/SIGINT handler; Execute returns once it has shut down.
-	err = <-apiDone
-	_ = kcm.Process.Signal(syscall.SIGTERM)
-	_, _ = kcm.Process.Wait()
-	return err
+	// The apiserver command owns the SIGTERM/SIGINT handler and drains on its own; we only watch the same
+	// signals to stop the controller manager first, so it does not hold watches open on a draining server.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
+	kcmDone := make(chan struct{})
+	go func() { _, _ = kcm.Process.Wait(); close(kcmDone) }()
+	select {
+	case <-signals:
+	case err = <-apiDone:
+		apiDone <- err
+	}
+	stopChild(kcm, kcmDone)
+	return <-apiDone
+}
+
+// stopChild asks the controller manager to stop and kills it if it has not within a few seconds: it holds
+// no state of its own, so nothing is lost.
+func stopChild(cmd *exec.Cmd, done <-chan struct{}) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 func apiserverArgs(port int, etcdURL string, p *pki) []string {

@@ -43,6 +43,7 @@ interface EventObject extends KubeObject {
 /** core/v1 Event timestamps are `Time`: RFC 3339 with whole seconds. */
 const formatTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
+/** An {@link EventWriter} on the apiserver (core/v1 Events, which `kubectl describe` shows). */
 export function eventWriter(conn: KubeConnection): EventWriter {
   const events = objectClient<EventObject>(conn, EVENTS);
   return {

@@ -15,3 +15,4 @@ export {
 } from './object-client.ts';
 export * from './resource.ts';
 export * from './types.ts';
+export { pingApiServer } from './ping.ts';

@@ -18,6 +18,7 @@ export interface InformerFactory {
   waitForSync(signal?: AbortSignal): Promise<void>;
 }
 
+/** An {@link InformerFactory} on `conn`; `onError` hears every informer's recovered failures. */
 export function createInformerFactory(
   conn: KubeConnection,
   options: { onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void } = {},

@@ -20,6 +20,7 @@ export interface InformerOptions {
 /**
  * A list+watch cache of one resource type. Handlers get the object on every add, update and delete; they are
  * not told which (controllers reconcile by key and re-read the cache). Reads are by `namespace/name` key.
+ * Cached objects are shared with every reader: never mutate them (copy with `structuredClone` first).
  */
 export interface Informer<T extends KubeObject> {
   readonly resource: ResourceRef;

@@ -74,6 +74,7 @@ function toObject(namespace: string, name: string, record: LeaseRecord, resource
   };
 }
 
+/** A {@link LeaseClient} on the apiserver (`coordination.k8s.io/v1`). */
 export function leaseClient(conn: KubeConnection): LeaseClient {
   const leases = objectClient<LeaseObject>(conn, LEASES);
   return {

@@ -1,4 +1,4 @@
-import { ApiException, HttpMethod, KubernetesObjectApi } from '@kubernetes/client-node';
+import { HttpMethod, KubernetesObjectApi, type KubernetesObject, type ResponseContext } from '@kubernetes/client-node';
 import { KubeApiError } from './api-error.ts';
 
 /** What one apiserver request carries besides its method and path. */
@@ -9,12 +9,15 @@ export interface RawRequest {
   contentType?: string;
 }
 
+const RAW = 'raw-json';
+
 /**
  * A JSON request to any apiserver path, reusing client-node's configured transport, TLS and authentication.
  *
- * client-node's typed APIs deserialize responses into model classes (dates become `Date`), while its watch
- * stream yields plain JSON; going through this one door keeps every object plain JSON. It extends
- * `KubernetesObjectApi` only to reach the protected request pipeline that class exposes to subclasses.
+ * client-node's APIs deserialize responses into model classes (even its generic serializer turns
+ * `metadata` timestamps into `Date`), while its watch stream yields plain JSON. Going through this one door,
+ * which parses responses itself, keeps every object plain JSON. It extends `KubernetesObjectApi` only to
+ * reach the protected request pipeline (auth, TLS, middleware) that class exposes to subclasses.
  */
 export class RawApi extends KubernetesObjectApi {
   async request<T>(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, req: RawRequest = {}): Promise<T> {
@@ -27,12 +30,15 @@ export class RawApi extends KubernetesObjectApi {
       ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
       ctx.setBody(JSON.stringify(req.body));
     }
-    try {
-      // 'any' makes client-node's serializer hand back the parsed JSON untouched.
-      return (await this.requestPromise(ctx, 'any')) as T;
-    } catch (err) {
-      if (err instanceof ApiException) throw KubeApiError.fromResponse(err.code, err.body);
-      throw err;
+    return (await this.requestPromise(ctx, RAW)) as T;
+  }
+
+  protected override async processResponse<T extends KubernetesObject>(response: ResponseContext, type?: string): Promise<T> {
+    if (type !== RAW) return super.processResponse<T>(response, type);
+    const text = await response.body.text();
+    if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
+      throw KubeApiError.fromResponse(response.httpStatusCode, text);
     }
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 }

@@ -1,0 +1,101 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { ForbiddenError, NotFoundError, type Principal, type TokenStore } from '../../src/auth/index.ts';
+import type { ProjectDirectory } from '../../src/platform/projects.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/problem.ts';
+import { Member, MemberBody, MemberParams, Project, ProjectBody, ProjectParams } from '../schemas/project.ts';
+
+const tags = ['projects'];
+
+/** Owners manage a project; administrators manage every project. */
+async function requireOwner(tokens: TokenStore, principal: Principal, projectId: string): Promise<void> {
+  if (principal.admin) return;
+  if ((await tokens.getMembership(projectId, principal.userId)) !== 'owner') {
+    throw new ForbiddenError(`Only an owner of ${projectId} may do this.`);
+  }
+}
+
+export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, tokens: TokenStore): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects', {
+    config: { auth: { scope: 'projects:read' } },
+    schema: { tags, summary: 'List the caller’s projects', response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(500) } },
+    handler: async (request) => ({ projects: projects.listFor(principalOf(request)) }),
+  });
+
+  r.post('/v1/projects', {
+    config: { auth: { scope: 'projects:write' } },
+    schema: {
+      tags,
+      summary: 'Create a project; the caller (or `owner`, for administrators) becomes its owner',
+      body: ProjectBody,
+      response: { 201: Type.Object({ project: Project }), ...errorResponses(400, 409, 415, 500) },
+    },
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const owner = request.body.owner ?? principal.userId;
+      if (owner !== principal.userId && !principal.admin) throw new ForbiddenError('Only an administrator may create a project for another user.');
+      const project = await projects.create({ projectId: request.body.project_id, name: request.body.name, owner });
+      return reply.code(201).send({ project });
+    },
+  });
+
+  r.get('/v1/projects/:projectId', {
+    config: { auth: { scope: 'projects:read', project: true } },
+    schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Object({ project: Project }), ...errorResponses(404, 500) } },
+    handler: async (request) => ({ project: projects.get(request.params.projectId, principalOf(request)) }),
+  });
+
+  r.delete('/v1/projects/:projectId', {
+    config: { auth: { scope: 'projects:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Delete an empty project (409 while it still holds apps, databases, domains or repositories)',
+      params: ProjectParams,
+      response: { 204: Type.Null({ description: 'Deleted; the operator removes its namespace.' }), ...errorResponses(404, 409, 500) },
+    },
+    handler: async (request, reply) => {
+      await requireOwner(tokens, principalOf(request), request.params.projectId);
+      await projects.delete(request.params.projectId);
+      return reply.code(204).send(null);
+    },
+  });
+
+  r.get('/v1/projects/:projectId/members', {
+    config: { auth: { scope: 'projects:read', project: true } },
+    schema: { tags, summary: 'List members', params: ProjectParams, response: { 200: Type.Object({ members: Type.Array(Member) }), ...errorResponses(404, 500) } },
+    handler: async (request) => ({ members: projects.members(request.params.projectId).map((m) => ({ user_id: m.user, role: m.role })) }),
+  });
+
+  r.put('/v1/projects/:projectId/members/:userId', {
+    config: { auth: { scope: 'projects:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Add a member or change their role (owners and administrators)',
+      params: MemberParams,
+      body: MemberBody,
+      response: { 200: Type.Object({ member: Member }), ...errorResponses(400, 404, 409, 415, 500) },
+    },
+    handler: async (request) => {
+      const { projectId, userId } = request.params;
+      await requireOwner(tokens, principalOf(request), projectId);
+      if (!(await tokens.getUser(userId))) throw new NotFoundError(`No user ${userId} exists.`);
+      await projects.setMember(projectId, { user: userId, role: request.body.role });
+      return { member: { user_id: userId, role: request.body.role } };
+    },
+  });
+
+  r.delete('/v1/projects/:projectId/members/:userId', {
+    config: { auth: { scope: 'projects:write', project: true } },
+    schema: { tags, summary: 'Remove a member (owners and administrators)', params: MemberParams, response: { 204: Type.Null(), ...errorResponses(404, 409, 500) } },
+    handler: async (request, reply) => {
+      const { projectId, userId } = request.params;
+      await requireOwner(tokens, principalOf(request), projectId);
+      await projects.removeMember(projectId, userId);
+      return reply.code(204).send(null);
+    },
+  });
+}

@@ -1,0 +1,41 @@
+import { Type } from 'typebox';
+
+/** RFC 9457 problem details, the body of every error response. */
+export const Problem = Type.Object(
+  {
+    title: Type.String({ description: 'Short summary of the status code, e.g. Not Found.' }),
+    status: Type.Integer({ description: 'The HTTP status code, repeated.' }),
+    detail: Type.String({ description: 'What went wrong with this request, in words a person can act on.' }),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details (application/problem+json).' },
+);
+
+const descriptions: Record<number, string> = {
+  400: 'The request is invalid; `detail` names the offending field.',
+  401: 'Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`).',
+  403: 'The token lacks the scope this route needs, or the project is not one of the caller’s.',
+  404: 'No such resource.',
+  409: 'Conflicts with the current state; `detail` says with what.',
+  413: 'The body is larger than this route accepts; `detail` gives the limit.',
+  415: 'The body’s content type is not one this route accepts.',
+  429: 'Too many requests; retry after `Retry-After` seconds.',
+  500: 'The server failed; nothing internal is disclosed.',
+  503: 'A dependency is unavailable; retry after `Retry-After` seconds.',
+};
+
+const problemRef = Type.Unsafe<{ title: string; status: number; detail: string }>({
+  $ref: 'Problem#',
+  description: '',
+});
+
+/** Response schemas for the given error statuses, for a route's `schema.response`. */
+export function errorResponses(...statuses: number[]): Record<number, unknown> {
+  const responses: Record<number, unknown> = {};
+  for (const status of statuses) {
+    responses[status] = { ...problemRef, description: descriptions[status] ?? 'Error.' };
+  }
+  return responses;
+}
+
+/** Errors any authenticated route can answer with. */
+export const authenticatedErrors = [400, 401, 403, 429, 500] as const;

@@ -1,0 +1,42 @@
+import { Type } from 'typebox';
+
+export const ProjectId = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  description: 'Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace.',
+});
+
+export const ProjectParams = Type.Object({ projectId: ProjectId }, { additionalProperties: false });
+
+export const ProjectBody = Type.Object(
+  {
+    project_id: ProjectId,
+    name: Type.String({ minLength: 1, maxLength: 128, description: 'Display name.' }),
+    owner: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'User id of the first owner; defaults to the caller.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Project = Type.Object(
+  {
+    project_id: ProjectId,
+    name: Type.String({ description: 'Display name.' }),
+    namespace: Type.Union([Type.String(), Type.Null()], { description: 'Namespace holding the project’s resources; null until the operator has created it.' }),
+    ready: Type.Boolean({ description: 'The operator has set the project up.' }),
+    created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
+    role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('member')], { description: 'The caller’s role; absent for an administrator who is not a member.' })),
+  },
+  { description: 'A project: a tenant owning apps, databases and domains.' },
+);
+
+export const Member = Type.Object(
+  {
+    user_id: Type.String({ description: 'User id.' }),
+    role: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+  },
+  { description: 'A member of a project.' },
+);
+
+export const MemberParams = Type.Object({ projectId: ProjectId, userId: Type.String({ minLength: 1, maxLength: 253 }) }, { additionalProperties: false });
+export const MemberBody = Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }, { additionalProperties: false });

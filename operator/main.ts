@@ -1,0 +1,37 @@
+import type { Project } from '../src/apis/v1alpha1/project.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { eventWriter, loadKubeConnection, type KubeObject } from '../src/kube/index.ts';
+import { NAMESPACES, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { projectController } from './controllers/project/controller.ts';
+import { runtimeAppController } from './controllers/runtime-app/controller.ts';
+import { EventRecorder } from './runtime/events.ts';
+import { Manager, runManager } from './runtime/manager.ts';
+
+/**
+ * `cw-operator`: every Cloudwright controller in one process. Configuration comes from the environment:
+ * KUBECONFIG (else in-cluster), CW_OPERATOR_PORT (metrics and probes, default 8080), POD_NAMESPACE (where
+ * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease.
+ */
+export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const kube = loadKubeConnection(env.KUBECONFIG || undefined);
+  const manager = new Manager({
+    kube,
+    port: Number(env.CW_OPERATOR_PORT ?? 8080),
+    leaderElection: env.CW_LEADER_ELECTION === 'false' ? false : { namespace: env.POD_NAMESPACE ?? 'default', name: 'cloudwright-operator' },
+  });
+  const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', log: manager.log });
+  const common = { kube, registry: manager.registry, events };
+
+  manager.add(
+    runtimeAppController({ ...common, apps: manager.informer<RuntimeApp>(RUNTIME_APPS), log: manager.log.child({ controller: 'runtimeapp' }) }),
+  );
+  manager.add(
+    projectController({
+      ...common,
+      projects: manager.informer<Project>(PROJECTS),
+      namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: 'cloudwright.dev/project' }),
+      log: manager.log.child({ controller: 'project' }),
+    }),
+  );
+  await runManager(manager);
+}

@@ -1,0 +1,125 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { LeaseClient } from '../../src/kube/lease-client.ts';
+import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
+import { MemoryLeases } from './testing/memory-leases.ts';
+
+/** A client whose calls can be made to fail, to play a partitioned leader. */
+function breakable(inner: LeaseClient) {
+  const state = { broken: false };
+  const guard = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) =>
+    state.broken ? Promise.reject(new Error('connect ECONNREFUSED')) : fn(...a);
+  const client: LeaseClient = {
+    get: guard(inner.get.bind(inner)),
+    create: guard(inner.create.bind(inner)),
+    update: guard(inner.update.bind(inner)),
+  };
+  return { client, state };
+}
+
+const fast = { leaseDurationMs: 400, renewDeadlineMs: 250, retryPeriodMs: 40 };
+const electors: LeaderElector[] = [];
+
+function elector(leases: LeaseClient, identity: string, extra: Partial<LeaderElectionOptions> = {}) {
+  const events: string[] = [];
+  const e = new LeaderElector({
+    leases,
+    namespace: 'cw-system',
+    name: 'operator',
+    identity,
+    ...fast,
+    onStartedLeading: () => events.push('started'),
+    onStoppedLeading: () => events.push('stopped'),
+    ...extra,
+  });
+  electors.push(e);
+  return { e, events, running: e.run() };
+}
+
+afterEach(async () => {
+  await Promise.all(electors.splice(0).map((e) => e.stop()));
+});
+
+describe('LeaderElector', () => {
+  it('rejects timings where a standby could take over before the leader gives up', () => {
+    const leases = new MemoryLeases();
+    expect(() => new LeaderElector({ leases, namespace: 'n', name: 'l', identity: 'a', leaseDurationMs: 10_000, renewDeadlineMs: 10_000 })).toThrow();
+  });
+
+  it('creates a missing lease, renews it, and releases it on stop', async () => {
+    const leases = new MemoryLeases();
+    const a = elector(leases, 'a');
+    await vi.waitFor(() => expect(a.events).toEqual(['started']));
+    expect(a.e.isLeader()).toBe(true);
+    expect(leases.lease?.record).toMatchObject({ holderIdentity: 'a', leaseDurationSeconds: 1, leaseTransitions: 0 });
+    const firstRenew = leases.lease?.record.renewTime ?? 0;
+    const acquired = leases.lease?.record.acquireTime;
+    await vi.waitFor(() => expect(leases.lease?.record.renewTime).toBeGreaterThan(firstRenew));
+    expect(leases.lease?.record.acquireTime).toBe(acquired);
+    await a.e.stop();
+    await a.running;
+    expect(leases.lease?.record.holderIdentity).toBe('');
+    expect(a.events).toEqual(['started']); // stop() is not a loss
+  });
+
+  it('lets exactly one of two candidates lead, and hands over at once on release', async () => {
+    const leases = new MemoryLeases();
+    const a = elector(leases, 'a');
+    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    const b = elector(leases, 'b');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(b.events).toEqual([]);
+    expect(leases.lease?.record.holderIdentity).toBe('a');
+
+    const released = Date.now();
+    await a.e.stop();
+    await vi.waitFor(() => expect(b.events).toEqual(['started']));
+    expect(Date.now() - released).toBeLessThan(fast.leaseDurationMs); // did not wait out the lease
+    expect(leases.lease?.record).toMatchObject({ holderIdentity: 'b', leaseTransitions: 1 });
+  });
+
+  it('takes over an abandoned lease after it expires, and the cut-off leader steps down', async () => {
+    const leases = new MemoryLeases();
+    const partitioned = breakable(leases);
+    const a = elector(partitioned.client, 'a');
+    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    const b = elector(leases, 'b');
+    partitioned.state.broken = true;
+    const cut = Date.now();
+    await vi.waitFor(() => expect(a.events).toEqual(['started', 'stopped']));
+    expect(Date.now() - cut).toBeGreaterThanOrEqual(fast.renewDeadlineMs - fast.retryPeriodMs);
+    await vi.waitFor(() => expect(b.events).toEqual(['started']));
+    // The standby waited out the lease duration, and only after the old leader had given up.
+    expect(Date.now() - cut).toBeGreaterThanOrEqual(fast.leaseDurationMs - fast.retryPeriodMs);
+    await a.running;
+  });
+
+  it('times a foreign lease on its own clock, ignoring the holder’s timestamps', async () => {
+    const leases = new MemoryLeases();
+    // Written by a leader whose clock is an hour behind: by its timestamps the lease expired long ago.
+    await leases.create('', '', { holderIdentity: 'skewed', leaseDurationSeconds: 1, acquireTime: 0, renewTime: Date.now() - 3_600_000, leaseTransitions: 3 });
+    const b = elector(leases, 'b');
+    const start = Date.now();
+    await vi.waitFor(() => expect(b.events).toEqual(['started']), { timeout: 3000 });
+    expect(Date.now() - start).toBeGreaterThanOrEqual(950);
+    expect(leases.lease?.record.leaseTransitions).toBe(4);
+  });
+
+  it('loses a round to a concurrent writer instead of overwriting it', async () => {
+    const leases = new MemoryLeases();
+    await leases.create('', '', { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: 0, renewTime: 0, leaseTransitions: 0 });
+    const racing: LeaseClient = {
+      get: () => leases.get(),
+      create: (...a) => leases.create(...a),
+      // Someone else writes between our read and our write, once.
+      update: async (...a) => {
+        racing.update = (...b) => leases.update(...b);
+        await leases.update('', '', { holderIdentity: 'c', leaseDurationSeconds: 1, acquireTime: 1, renewTime: 1, leaseTransitions: 1 }, leases.lease?.resourceVersion ?? '');
+        return leases.update(...a);
+      },
+    };
+    const b = elector(racing, 'b');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(b.events).toEqual([]);
+    expect(leases.lease?.record.holderIdentity).toBe('c');
+  });
+});

@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WorkQueue, type QueueMetrics } from './work-queue.ts';
+
+describe('WorkQueue', () => {
+  it('hands out a key added several times once', async () => {
+    const queue = new WorkQueue<string>();
+    queue.add('a');
+    queue.add('b');
+    queue.add('a');
+    queue.add('a');
+    expect(queue.len()).toBe(2);
+    expect(await queue.get()).toBe('a');
+    expect(await queue.get()).toBe('b');
+    expect(queue.len()).toBe(0);
+  });
+
+  it('never hands a key to a second worker while it is processing', async () => {
+    const queue = new WorkQueue<string>();
+    queue.add('a');
+    const first = await queue.get();
+    let second: string | undefined;
+    const secondWorker = queue.get().then((key) => (second = key));
+    queue.add('a'); // events arrive while a worker runs 'a'
+    queue.add('a');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(second).toBeUndefined();
+    expect(queue.len()).toBe(0);
+    queue.done(first as string);
+    await secondWorker;
+    expect(second).toBe('a'); // re-queued exactly once, after the first run finished
+    queue.done('a');
+    expect(queue.len()).toBe(0);
+  });
+
+  it('runs distinct keys concurrently with concurrent workers, and one key serially', async () => {
+    const queue = new WorkQueue<string>();
+    const running = new Set<string>();
+    const overlaps: string[] = [];
+    let runs = 0;
+    const worker = async () => {
+      for (;;) {
+        const key = await queue.get();
+        if (key === undefined) return;
+        if (running.has(key)) overlaps.push(key);
+        running.add(key);
+        runs++;
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        running.delete(key);
+        queue.done(key);
+      }
+    };
+    const workers = Array.from({ length: 4 }, worker);
+    for (let i = 0; i < 200; i++) {
+      queue.add(`k${i % 3}`);
+      if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await vi.waitFor(() => expect(queue.len() + queue.processing()).toBe(0));
+    await queue.shutDown();
+    await Promise.all(workers);
+    expect(overlaps).toEqual([]);
+    expect(runs).toBeGreaterThanOrEqual(3);
+    expect(runs).toBeLessThan(200); // de-duplicated
+  });
+
+  it('wakes a waiting getter when a key arrives', async () => {
+    const queue = new WorkQueue<string>();
+    const pending = queue.get();
+    queue.add('a');
+    expect(await pending).toBe('a');
+  });
+
+  it('reports adds and depth to metrics', async () => {
+    const calls = { added: 0, retried: 0, depth: [] as number[] };
+    const metrics: QueueMetrics = {
+      added: () => void calls.added++,
+      retried: () => void calls.retried++,
+      depth: (n) => void calls.depth.push(n),
+    };
+    const queue = new WorkQueue<string>({ metrics });
+    queue.add('a');
+    queue.add('a');
+    queue.add('b');
+    await queue.get();
+    expect(calls.added).toBe(2);
+    expect(calls.depth).toEqual([1, 2, 1]);
+  });
+
+  describe('with fake timers', () => {
+    beforeEach(() => void vi.useFakeTimers());
+    afterEach(() => void vi.useRealTimers());
+
+    it('addAfter delays a key and keeps the earliest deadline', async () => {
+      const queue = new WorkQueue<string>();
+      queue.addAfter('a', 1000);
+      queue.addAfter('a', 5000); // later: ignored
+      queue.addAfter('b', 300);
+      queue.addAfter('b', 100); // earlier: replaces
+      vi.advanceTimersByTime(99);
+      expect(queue.len()).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(queue.len()).toBe(1);
+      expect(await queue.get()).toBe('b');
+      vi.advanceTimersByTime(900);
+      expect(await queue.get()).toBe('a');
+      queue.done('a');
+      vi.advanceTimersByTime(10_000);
+      expect(queue.len()).toBe(0); // the 5 s request was merged into the 1 s one
+    });
+
+    it('addAfter with no delay adds at once', () => {
+      const queue = new WorkQueue<string>();
+      queue.addAfter('a', 0);
+      expect(queue.len()).toBe(1);
+    });
+
+    it('addRateLimited backs off exponentially per key and forget resets it', async () => {
+      const retried: number[] = [];
+      const queue = new WorkQueue<string>({ metrics: { added() {}, depth() {}, retried: () => void retried.push(1) } });
+      const delayOf = async () => {
+        queue.addRateLimited('a');
+        let ms = 0;
+        while (queue.len() === 0 && ms < 10_000) {
+          vi.advanceTimersByTime(1);
+          ms++;
+        }
+        queue.done((await queue.get()) as string);
+        return ms;
+      };
+      expect([await delayOf(), await delayOf(), await delayOf(), await delayOf()]).toEqual([5, 10, 20, 40]);
+      expect(queue.numRequeues('a')).toBe(4);
+      queue.forget('a');
+      expect(queue.numRequeues('a')).toBe(0);
+      expect(await delayOf()).toBe(5);
+      expect(retried).toHaveLength(5);
+    });
+  });
+
+  describe('shutDown', () => {
+    it('lets in-flight keys finish, drops queued ones, and stops waiting getters', async () => {
+      const queue = new WorkQueue<string>();
+      queue.add('a');
+      queue.add('b');
+      const inFlight = await queue.get();
+      const idle = new WorkQueue<string>();
+      const waiting = idle.get();
+      void idle.shutDown();
+      expect(await waiting).toBeUndefined();
+
+      let drained = false;
+      const shutdown = queue.shutDown().then(() => void (drained = true));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(drained).toBe(false); // 'a' is still running
+      expect(await queue.get()).toBeUndefined(); // 'b' is not handed out any more
+      queue.add('c');
+      queue.addAfter('d', 1);
+      queue.addRateLimited('e');
+      expect(queue.len()).toBe(0);
+      queue.done(inFlight as string);
+      await shutdown;
+      expect(drained).toBe(true);
+    });
+
+    it('resolves at once when nothing is in flight', async () => {
+      const queue = new WorkQueue<string>();
+      queue.add('a');
+      await queue.shutDown();
+      expect(queue.isShuttingDown()).toBe(true);
+    });
+
+    it('does not re-queue a key re-added during processing', async () => {
+      const queue = new WorkQueue<string>();
+      queue.add('a');
+      await queue.get();
+      queue.add('a');
+      const shutdown = queue.shutDown();
+      queue.done('a');
+      await shutdown;
+      expect(queue.len()).toBe(0);
+    });
+
+    it('cancels delayed keys', async () => {
+      vi.useFakeTimers();
+      try {
+        const queue = new WorkQueue<string>();
+        queue.addAfter('a', 10);
+        await queue.shutDown();
+        vi.advanceTimersByTime(100);
+        expect(queue.len()).toBe(0);
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  });
+});

@@ -1,0 +1,18 @@
+import type { KubeConnection } from './kube-config.ts';
+
+/**
+ * Asks the apiserver whether it is ready (`GET /readyz`); throws when it is not reachable or not ready.
+ * Used by readiness probes, so it reads nothing and costs the apiserver almost nothing.
+ */
+export async function pingApiServer(conn: KubeConnection, signal?: AbortSignal): Promise<void> {
+  const request = conn.api.request<unknown>('GET', '/readyz');
+  if (!signal) {
+    await request;
+    return;
+  }
+  signal.throwIfAborted();
+  await Promise.race([
+    request,
+    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+  ]);
+}

@@ -1,0 +1,109 @@
+import type { Project, ProjectMember } from '../apis/v1alpha1/project.ts';
+import type { Principal } from '../auth/index.ts';
+import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts';
+import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject } from '../kube/index.ts';
+import { projectView, type ProjectView } from './project-view.ts';
+import { PROJECT_CONTENTS, PROJECTS } from './resources.ts';
+
+/** Namespaces a project may not take: its namespace carries the project's id. */
+const RESERVED = /^(default|kube-.*|cloudwright-.*|openshift.*)$/;
+
+/**
+ * Projects, read from an informer cache and written to the apiserver. Each write is conditional on the
+ * resourceVersion it read, and retried on a conflict, so concurrent member changes never lose one another.
+ */
+export class ProjectDirectory {
+  readonly #conn: KubeConnection;
+  readonly #cache: Informer<Project>;
+
+  constructor(conn: KubeConnection, cache: Informer<Project>) {
+    this.#conn = conn;
+    this.#cache = cache;
+  }
+
+  /** The caller's projects; administrators see every project. Sorted by id. */
+  listFor(principal: Principal): ProjectView[] {
+    return this.#cache
+      .list()
+      .filter((p) => principal.admin || p.spec.members?.some((m) => m.user === principal.userId))
+      .map((p) => projectView(p, principal.userId))
+      .sort((a, b) => a.project_id.localeCompare(b.project_id));
+  }
+
+  /** Only called after authorisation has established the caller may see it. */
+  get(projectId: string, principal: Principal): ProjectView {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    return projectView(project, principal.userId);
+  }
+
+  async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
+    if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    try {
+      const created = await this.#projects().create({
+        metadata: { name: input.projectId },
+        spec: { displayName: input.name, members: [{ user: input.owner, role: 'owner' }] },
+      });
+      return projectView(created, input.owner);
+    } catch (err) {
+      if (isAlreadyExists(err)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes an empty project; the operator then deletes its namespace. A project that still holds apps,
+   * databases, domains or repositories is refused with 409 listing them: deleting those is a decision the
+   * caller makes one by one, not a side effect of removing a container.
+   */
+  async delete(projectId: string): Promise<void> {
+    const project = this.#cache.get(projectId) ?? (await this.#projects().get('', projectId));
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    const namespace = project.status?.namespace;
+    if (namespace) {
+      const live: string[] = [];
+      for (const resource of PROJECT_CONTENTS) {
+        const { items } = await objectClient<KubeObject>(this.#conn, resource).list(namespace);
+        if (items.length > 0) live.push(`${items.length} ${resource.plural}`);
+      }
+      if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
+    }
+    await this.#projects().delete('', projectId);
+  }
+
+  members(projectId: string): ProjectMember[] {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    return [...(project.spec.members ?? [])];
+  }
+
+  async setMember(projectId: string, member: ProjectMember): Promise<ProjectMember[]> {
+    return this.#updateMembers(projectId, (members) => [...members.filter((m) => m.user !== member.user), member]);
+  }
+
+  async removeMember(projectId: string, userId: string): Promise<ProjectMember[]> {
+    return this.#updateMembers(projectId, (members) => {
+      if (!members.some((m) => m.user === userId)) throw new NotFoundError(`${userId} is not a member of ${projectId}.`);
+      return members.filter((m) => m.user !== userId);
+    });
+  }
+
+  async #updateMembers(projectId: string, change: (members: ProjectMember[]) => ProjectMember[]): Promise<ProjectMember[]> {
+    for (let attempt = 0; ; attempt++) {
+      const project = await this.#projects().get('', projectId);
+      if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+      const members = change(project.spec.members ?? []);
+      if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
+      try {
+        const updated = await this.#projects().replace({ ...project, spec: { ...project.spec, members } });
+        return updated.spec.members ?? [];
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 4) throw err;
+      }
+    }
+  }
+
+  #projects() {
+    return objectClient<Project>(this.#conn, PROJECTS);
+  }
+}

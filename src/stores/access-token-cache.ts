@@ -1,0 +1,124 @@
+import type { AccessToken } from '../apis/v1alpha1/index.ts';
+import type { Informer, KubeObject } from '../kube/index.ts';
+
+/**
+ * The AccessTokens this process reads without an apiserver round trip: the informer's cache, indexed by
+ * `spec.tokenHash`, overlaid with the responses of this process's own writes until the informer catches up.
+ *
+ * An overlay rather than waiting for the watch: a write's response is authoritative, so reads reflect it at
+ * once even while the watch lags or reconnects, and a write never hangs on a broken watch.
+ *
+ * "Caught up" cannot be decided by ordering resourceVersions (Kubernetes promises only equality), so it
+ * rests on what AccessTokens guarantee instead: identity fields are immutable and revocation is one-way.
+ * The informer covers a write once it holds the same object (uid), revoked if the write revoked it, or once
+ * it has seen that object deleted. Until then reads merge the two and keep `revoked` if either has it, so
+ * a lagging cache can never un-revoke a token.
+ */
+export class AccessTokenCache {
+  readonly #informer: Informer<AccessToken>;
+  readonly #now: () => number;
+  readonly #written = new Map<string, { readonly object: AccessToken; readonly at: number }>();
+  readonly #namesByHash = new Map<string, Set<string>>();
+  readonly #hashByName = new Map<string, string>();
+
+  constructor(informer: Informer<AccessToken>, now: () => number = Date.now) {
+    this.#informer = informer;
+    this.#now = now;
+    informer.onChange((object) => this.#observe(object));
+    // A shared informer may already hold objects when we subscribe.
+    for (const object of informer.list()) this.#reindex(nameOf(object));
+  }
+
+  /** Records what the apiserver answered to one of our writes, so reads reflect it from now on. */
+  record(object: AccessToken): void {
+    const name = nameOf(object);
+    // The watch may have delivered this very write before its response arrived.
+    if (covers(this.#informer.get(name), object)) this.#written.delete(name);
+    else this.#written.set(name, { object, at: this.#now() });
+  }
+
+  /** The token named `name`, as this process last saw it. */
+  get(name: string): AccessToken | undefined {
+    const cached = this.#informer.get(name);
+    const written = this.#written.get(name)?.object;
+    if (!written) return cached;
+    if (uidOf(cached) !== uidOf(written)) return written;
+    return written.spec.revoked && !cached?.spec.revoked ? withRevoked(cached ?? written) : cached;
+  }
+
+  /** Every token whose hash is exactly `tokenHash` (normally at most one). */
+  findByHash(tokenHash: string): AccessToken[] {
+    const names = new Set(this.#namesByHash.get(tokenHash));
+    for (const [name, { object }] of this.#written) if (object.spec.tokenHash === tokenHash) names.add(name);
+    return this.#resolve(names).filter((object) => object.spec.tokenHash === tokenHash);
+  }
+
+  list(): AccessToken[] {
+    return this.#resolve(new Set([...this.#informer.list().map(nameOf), ...this.#written.keys()]));
+  }
+
+  /** Our writes the informer has not covered within `ageMs`: worth checking against the apiserver. */
+  lingering(ageMs: number): AccessToken[] {
+    const before = this.#now() - ageMs;
+    return [...this.#written.values()].filter(({ at }) => at <= before).map(({ object }) => object);
+  }
+
+  /**
+   * Drops our write of `object` (matched by uid) because the apiserver no longer holds it. Needed when a
+   * relist skipped both its creation and its deletion, so no event will ever cover it.
+   */
+  forget(object: AccessToken): void {
+    const name = nameOf(object);
+    if (uidOf(this.#written.get(name)?.object) === uidOf(object)) this.#written.delete(name);
+  }
+
+  /** How many writes still wait for the informer (for tests and metrics). */
+  get pendingWrites(): number {
+    return this.#written.size;
+  }
+
+  #resolve(names: Set<string>): AccessToken[] {
+    return [...names].map((name) => this.get(name)).filter((object) => object !== undefined);
+  }
+
+  #observe(object: AccessToken): void {
+    const name = nameOf(object);
+    this.#reindex(name);
+    const written = this.#written.get(name)?.object;
+    if (!written) return;
+    const cached = this.#informer.get(name);
+    // An event about our object after which the cache no longer holds it: the informer saw it deleted.
+    const deleted = uidOf(object) === uidOf(written) && uidOf(cached) !== uidOf(written);
+    if (deleted || covers(cached, written)) this.#written.delete(name);
+  }
+
+  #reindex(name: string): void {
+    const before = this.#hashByName.get(name);
+    const after = this.#informer.get(name)?.spec.tokenHash;
+    if (before === after) return;
+    if (before !== undefined) {
+      const names = this.#namesByHash.get(before);
+      names?.delete(name);
+      if (names?.size === 0) this.#namesByHash.delete(before);
+    }
+    if (after === undefined) {
+      this.#hashByName.delete(name);
+      return;
+    }
+    this.#hashByName.set(name, after);
+    const names = this.#namesByHash.get(after) ?? new Set<string>();
+    this.#namesByHash.set(after, names.add(name));
+  }
+}
+
+/** The cached object carries everything the write did: same object, and revoked if the write revoked it. */
+function covers(cached: AccessToken | undefined, written: AccessToken): boolean {
+  return cached !== undefined && uidOf(cached) === uidOf(written) && (!written.spec.revoked || cached.spec.revoked === true);
+}
+
+function withRevoked(object: AccessToken): AccessToken {
+  return { ...object, spec: { ...object.spec, revoked: true } };
+}
+
+const nameOf = (object: KubeObject): string => object.metadata?.name ?? '';
+const uidOf = (object: KubeObject | undefined): string | undefined => object?.metadata?.uid;
