@@ -1,16 +1,49 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
+import type { ProjectDirectory } from '../src/platform/projects.ts';
+import { auth } from './plugins/auth.ts';
+import { openapi } from './plugins/openapi.ts';
 import { problemDetails } from './plugins/problem-details.ts';
+import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { projectRoutes } from './routes/projects.ts';
 
+/** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
   readiness: ReadinessCheck[];
+  platform?: PlatformDependencies;
+  now?: () => Date;
 }
+
+export interface PlatformDependencies {
+  tokens: TokenStore;
+  projects: ProjectDirectory;
+  deviceFlow: DeviceFlow;
+}
+
+export const API_VERSION = '0.1.0';
+/** JSON bodies are small; the deploy route sets its own, larger limit. */
+const JSON_BODY_LIMIT = 256 * 1024;
 
 /** Builds the API: plugins first, then every route, registered explicitly. `server.ts` owns listening. */
 export async function buildApp(deps: AppDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify({ bodyLimit: 1024 * 1024, ...options });
+  const app = Fastify({
+    bodyLimit: JSON_BODY_LIMIT,
+    ...requestIdOptions,
+    // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    ...options,
+  });
+  const now = deps.now ?? (() => new Date());
+  requestId(app);
   problemDetails(app);
+  await openapi(app, API_VERSION);
+  if (deps.platform) auth(app, deps.platform.tokens, now);
+
   healthRoutes(app, deps.readiness);
+  if (deps.platform) {
+    projectRoutes(app, deps.platform.projects, deps.platform.tokens);
+  }
   await app.ready();
   return app;
 }

@@ -36,5 +36,5 @@ export async function openapi(app: FastifyInstance, version: string): Promise<vo
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { config: { auth: false }, schema: { hide: true } }, async () => app.swagger());
 }

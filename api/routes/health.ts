@@ -11,8 +11,8 @@ const checkTimeoutMs = 2_000;
 
 /** `/healthz`: the process serves. `/readyz`: every dependency answers, else 503 naming the ones that do not. */
 export function healthRoutes(app: FastifyInstance, checks: ReadinessCheck[]): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', { config: { auth: false }, schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { config: { auth: false }, schema: { hide: true } }, async (_request, reply) => {
     const results = await Promise.all(
       checks.map(async ({ name, check }) => {
         try {
