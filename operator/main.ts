@@ -10,7 +10,8 @@ import { Manager, runManager } from './runtime/manager.ts';
 /**
  * `cw-operator`: every Cloudwright controller in one process. Configuration comes from the environment:
  * KUBECONFIG (else in-cluster), CW_OPERATOR_PORT (metrics and probes, default 8080), POD_NAMESPACE (where
- * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease.
+ * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease,
+ * CW_WATCH_NAMESPACE to reconcile one namespace only.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kube = loadKubeConnection(env.KUBECONFIG || undefined);
@@ -22,10 +23,13 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', log: manager.log });
   const common = { kube, registry: manager.registry, events };
 
+  // CW_WATCH_NAMESPACE confines the operator to one namespace (and leaves cluster-scoped kinds alone).
+  const watchNamespace = env.CW_WATCH_NAMESPACE || undefined;
+  const scope = watchNamespace ? { namespace: watchNamespace } : {};
   manager.add(
-    runtimeAppController({ ...common, apps: manager.informer<RuntimeApp>(RUNTIME_APPS), log: manager.log.child({ controller: 'runtimeapp' }) }),
+    runtimeAppController({ ...common, apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope), log: manager.log.child({ controller: 'runtimeapp' }) }),
   );
-  manager.add(
+  if (!watchNamespace) manager.add(
     projectController({
       ...common,
       projects: manager.informer<Project>(PROJECTS),

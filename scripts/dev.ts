@@ -9,6 +9,7 @@ import { freePort, startService, waitForHttp, type Service } from '../e2e/harnes
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
+import { bootstrapAccounts } from './dev-bootstrap.ts';
 
 const devDir = join(repoRoot, '.dev');
 const stateDir = join(devDir, 'state');
@@ -27,8 +28,8 @@ async function main(): Promise<void> {
   say('starting the control plane, MinIO and moto');
   const [cluster, minio, moto] = await Promise.all([
     startControlPlane({ stateDir, throwaway: false }).then(track),
-    startMinio(stateDir, savedMinioCredentials()).then((m) => track(m.service) && m),
-    startMoto(stateDir).then((m) => track(m.service) && m),
+    startMinio(stateDir, savedMinioCredentials()).then((m) => (track(m.service), m)),
+    startMoto(stateDir).then((m) => (track(m.service), m)),
   ]);
   writeFileSync(join(stateDir, 'minio-credentials.json'), JSON.stringify(minio.s3.credentials), { mode: 0o600 });
   const bucket = 'cloudwright-dev';
@@ -61,9 +62,13 @@ async function main(): Promise<void> {
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000), waitForHttp(api, `${apiUrl}/healthz`, 60_000)]);
 
+  const accounts = await bootstrapAccounts(cluster.kubeconfig);
   const env: Record<string, string> = {
     KUBECONFIG: cluster.kubeconfig,
     CW_API_URL: apiUrl,
+    CW_PROJECT: accounts.project,
+    CW_TOKEN: accounts.memberToken,
+    CW_ADMIN_TOKEN: accounts.adminToken,
     CW_S3_ENDPOINT: minio.endpoint,
     CW_S3_BUCKET: bucket,
     CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
@@ -73,7 +78,7 @@ async function main(): Promise<void> {
   };
   writeFileSync(envFile, Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
   say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; environment in .dev/env; logs in .dev/state/*.log`);
-  say('try: source .dev/env && kubectl get crd && curl $CW_API_URL/readyz');
+  say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('Ctrl-C stops everything');
 }
 
@@ -87,13 +92,21 @@ function savedMinioCredentials() {
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { accessKeyId: string; secretAccessKey: string }) : undefined;
 }
 
+function isPlatform(thing: { stop(): Promise<void> }): boolean {
+  const name = (thing as Partial<Service>).name;
+  return name === 'cw-api' || name === 'cw-operator';
+}
+
 let stopping = false;
 async function stopAll(code: number): Promise<never> {
   if (!stopping) {
     stopping = true;
     say('stopping');
     rmSync(envFile, { force: true });
-    for (const thing of started.reverse()) await thing.stop().catch(() => {});
+    // Our own processes first (they talk to the rest), then the infrastructure, in parallel.
+    const [platform, infrastructure] = [started.filter(isPlatform), started.filter((s) => !isPlatform(s))];
+    await Promise.all(platform.map((s) => s.stop().catch(() => {})));
+    await Promise.all(infrastructure.map((s) => s.stop().catch(() => {})));
   }
   process.exit(code);
 }

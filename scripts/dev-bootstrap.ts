@@ -1,0 +1,46 @@
+// The accounts `make dev` hands to its user: an ordinary member of one project (CW_TOKEN, all scopes but
+// `admin`, so other projects answer 403) and an administrator (CW_ADMIN_TOKEN). Tokens are minted afresh on
+// every start; the previous run's are revoked, so a stale .dev/env never keeps working.
+import { issueToken, SCOPE_NAMES, type Scope } from '../src/auth/index.ts';
+import type { Project } from '../src/apis/v1alpha1/project.ts';
+import type { User } from '../src/apis/v1alpha1/user.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { PROJECTS, USERS } from '../src/platform/resources.ts';
+import { KubeTokenStore } from '../src/stores/index.ts';
+
+const DESCRIPTION = 'make dev bootstrap';
+export const DEV_PROJECT = 'dev';
+
+export interface DevAccounts {
+  project: string;
+  memberToken: string;
+  adminToken: string;
+}
+
+export async function bootstrapAccounts(kubeconfig: string): Promise<DevAccounts> {
+  const kube = loadKubeConnection(kubeconfig);
+  const apply = { fieldManager: 'cloudwright-dev', force: true };
+  await objectClient<User>(kube, USERS).apply({ metadata: { name: 'developer' }, spec: { displayName: 'Developer', admin: false } }, apply);
+  await objectClient<User>(kube, USERS).apply({ metadata: { name: 'admin' }, spec: { displayName: 'Administrator', admin: true } }, apply);
+  await objectClient<Project>(kube, PROJECTS).apply(
+    { metadata: { name: DEV_PROJECT }, spec: { displayName: 'Development', members: [{ user: 'developer', role: 'owner' }] } },
+    apply,
+  );
+
+  const store = new KubeTokenStore(kube);
+  await store.start(AbortSignal.timeout(30_000));
+  try {
+    for (const user of ['developer', 'admin']) {
+      for (const token of await store.listTokens(user)) {
+        if (token.description === DESCRIPTION && !token.revoked) await store.revokeToken(token.id);
+      }
+    }
+    const now = new Date();
+    const everyScope = SCOPE_NAMES.filter((s): s is Scope => s !== 'admin');
+    const member = await issueToken('developer', { scopes: everyScope, description: DESCRIPTION }, store, now);
+    const admin = await issueToken('admin', { scopes: [...SCOPE_NAMES], description: DESCRIPTION }, store, now);
+    return { project: DEV_PROJECT, memberToken: member.token, adminToken: admin.token };
+  } finally {
+    store.stop();
+  }
+}
