@@ -3,7 +3,9 @@ import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import { auth } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
+import { notFound } from './plugins/not-found.ts';
 import { problemDetails } from './plugins/problem-details.ts';
+import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -13,6 +15,8 @@ export interface AppDependencies {
   readiness: ReadinessCheck[];
   platform?: PlatformDependencies;
   now?: () => Date;
+  /** Per-caller request rate; default 50/s with bursts of 200. */
+  rateLimit?: RateLimitOptions;
 }
 
 export interface PlatformDependencies {
@@ -37,6 +41,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const now = deps.now ?? (() => new Date());
   requestId(app);
   problemDetails(app);
+  notFound(app);
+  rateLimit(app, deps.rateLimit ?? { perSecond: 50, burst: 200 });
   await openapi(app, API_VERSION);
   if (deps.platform) auth(app, deps.platform.tokens, now);
 

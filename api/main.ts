@@ -10,7 +10,8 @@ import { startServer } from './server.ts';
  * `cw-api`: the platform API server. Configuration from the environment: KUBECONFIG (else in-cluster),
  * CW_API_HOST (default 127.0.0.1), CW_API_PORT (default 8080), CW_API_PUBLIC_URL (how users reach it, for
  * links such as the device verification page; default http://CW_API_HOST:CW_API_PORT),
- * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system).
+ * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
+ * (requests per second and burst per caller, default 50 and 200).
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kube = loadKubeConnection(env.KUBECONFIG || undefined);
@@ -32,6 +33,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   await startServer(
     {
       readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }],
+      rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
       platform: { tokens, projects, deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }) },
     },
     { host, port, shutdownGraceMs: 10_000 },

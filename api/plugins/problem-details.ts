@@ -29,7 +29,6 @@ export function problemDetails(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
   });
-  app.setNotFoundHandler((request, reply) => sendProblem(reply, 404, `No route ${request.method} ${request.url.split('?')[0]}.`));
 }
 
 function validationDetail(error: FastifyError): string {

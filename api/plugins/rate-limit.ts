@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { sendProblem } from './problem-details.ts';
+
+export interface RateLimitOptions {
+  /** Sustained requests per second per caller. */
+  perSecond: number;
+  /** Requests a caller may send at once after being idle. */
+  burst: number;
+  /** Callers remembered at most; the least recently seen are forgotten first (memory stays bounded). */
+  maxCallers?: number;
+}
+
+interface Bucket {
+  tokens: number;
+  updatedMs: number;
+}
+
+/**
+ * A token bucket per caller: per token when one is presented (hashed, so the map never holds a
+ * credential), else per client address. Past the limit: 429 with `Retry-After`. Health and discovery
+ * routes are exempt so probes never starve.
+ */
+export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
+  const buckets = new Map<string, Bucket>();
+  const maxCallers = options.maxCallers ?? 100_000;
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config?.auth === false) return;
+    const auth = request.headers.authorization;
+    const key = auth ? `t:${createHash('sha256').update(auth).digest('base64url').slice(0, 22)}` : `a:${request.ip}`;
+    const now = nowMs();
+    const bucket = buckets.get(key) ?? { tokens: options.burst, updatedMs: now };
+    bucket.tokens = Math.min(options.burst, bucket.tokens + ((now - bucket.updatedMs) / 1000) * options.perSecond);
+    bucket.updatedMs = now;
+    buckets.delete(key); // re-insert: Map order is recency order
+    buckets.set(key, bucket);
+    if (buckets.size > maxCallers) buckets.delete(buckets.keys().next().value as string);
+    reply.header('x-ratelimit-limit', String(options.perSecond));
+    if (bucket.tokens < 1) {
+      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
+      return sendProblem(reply, 429, `Rate limit of ${options.perSecond} requests per second exceeded; retry in ${retryAfter} s.`, {
+        'retry-after': String(retryAfter),
+      });
+    }
+    bucket.tokens -= 1;
+    reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
+  });
+}

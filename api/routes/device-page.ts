@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { DEVICE_CODE_LIFETIME_SECONDS } from '../../src/auth/index.ts';
+
+// The verification page of the device flow (`verification_uri`): one self-contained HTML document, no
+// external assets. The user pastes an access token with `tokens:write`; the inline script sends it as a
+// bearer header (never as a form field or a cookie) to the approve or deny route.
+
+const STYLE = `
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
+label { display: block; margin-top: 1rem; font-weight: 600; }
+input { width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
+#user_code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
+button { margin: 1rem .5rem 0 0; padding: .5rem 1.25rem; font: inherit; cursor: pointer; }
+pre { background: #f3f3f3; padding: .75rem; overflow-x: auto; font-size: 14px; }
+#out { min-height: 1.5em; font-weight: 600; }
+`;
+
+const SCRIPT = `
+const form = document.getElementById('f');
+const out = document.getElementById('out');
+for (const el of document.querySelectorAll('[data-origin]')) el.textContent = new URL('.', location.href).href.replace(/\\/$/, '');
+form.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const decision = event.submitter && event.submitter.value === 'deny' ? 'deny' : 'approve';
+  out.textContent = 'Sending…';
+  try {
+    const res = await fetch('v1/device/' + decision, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
+      body: JSON.stringify({ user_code: form.user_code.value }),
+    });
+    if (res.status === 204) {
+      form.token.value = '';
+      out.textContent = decision === 'approve'
+        ? 'Approved. Return to your device: it signs in within a few seconds.'
+        : 'Denied. The device will not get a token.';
+      return;
+    }
+    const problem = await res.json().catch(() => ({}));
+    out.textContent = problem.detail || 'The server answered ' + res.status + '.';
+  } catch {
+    out.textContent = 'Could not reach the server; try again.';
+  }
+});
+`;
+
+const hashOf = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+
+/** Response headers of the page: only its own inline script and style run; it cannot be framed (clickjacking). */
+export const DEVICE_PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'none'",
+    `script-src ${hashOf(SCRIPT)}`,
+    `style-src ${hashOf(STYLE)}`,
+    "connect-src 'self'",
+    "form-action 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+/** The page, with `userCode` (from `verification_uri_complete`) filled in. */
+export function devicePage(userCode: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Approve a device sign-in · Cloudwright</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Approve a device sign-in</h1>
+<p>A device or command-line tool (for example <code>cw login</code>) is showing you a code. Approving it gives
+that device an access token that acts as you, with the scopes it asked for; it can never get a scope the token
+you paste below does not hold. <strong>If you did not start this sign-in yourself, deny it.</strong></p>
+<form id="f" autocomplete="off">
+<label for="user_code">Code shown on the device</label>
+<input id="user_code" name="user_code" value="${escapeHtml(userCode)}" placeholder="XXXX-XXXX" maxlength="32" required>
+<label for="token">Your access token (<code>cwt_…</code> with the <code>tokens:write</code> scope)</label>
+<input id="token" name="token" type="password" placeholder="cwt_…" required>
+<button type="submit" value="approve">Approve</button>
+<button type="submit" value="deny">Deny</button>
+</form>
+<p id="out" role="status"></p>
+<h2>From a terminal</h2>
+<pre>curl -X POST <span data-origin>$CW_API_URL</span>/v1/device/approve \\
+  -H "Authorization: Bearer $CW_TOKEN" -H 'content-type: application/json' \\
+  -d '{"user_code": "XXXX-XXXX"}'</pre>
+<p>Use <code>/v1/device/deny</code> to refuse. The code expires ${DEVICE_CODE_LIFETIME_SECONDS / 60} minutes after the device asked for it.</p>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

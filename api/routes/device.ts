@@ -1,0 +1,145 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DeviceFlow } from '../../src/auth/index.ts';
+import { PublicError } from '../../src/errors.ts';
+import { principalOf } from '../plugins/auth.ts';
+import {
+  DEVICE_CODE_GRANT_TYPE,
+  DeviceAuthorization,
+  DeviceCodeBody,
+  DevicePageQuery,
+  DeviceToken,
+  DeviceTokenBody,
+  OAuthError,
+  UserCodeBody,
+} from '../schemas/device.ts';
+import { errorResponses } from '../schemas/problem.ts';
+import { devicePage, DEVICE_PAGE_HEADERS } from './device-page.ts';
+
+const tags = ['device'];
+const FORM = 'application/x-www-form-urlencoded';
+const consumes = ['application/json', FORM];
+// Both answers carry secrets (a device code, a token): no cache may keep them (RFC 6749 §5.1).
+const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/**
+ * The OAuth 2.0 device authorization grant (RFC 8628), e.g. for `cw login`: the device asks for a code,
+ * the user approves it with a token they already hold, the device polls for its own token. The rules live
+ * in src/auth/device-flow.ts; these handlers only translate.
+ */
+export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date): void {
+  // The two routes OAuth clients call accept form bodies too; an encapsulated scope keeps that parser off
+  // every other route.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
+    oauthRoutes(scope, flow, now);
+  });
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  for (const decision of ['approve', 'deny'] as const) {
+    r.post(`/v1/device/${decision}`, {
+      config: { auth: { scope: 'tokens:write' } },
+      schema: {
+        tags,
+        summary:
+          decision === 'approve'
+            ? 'Approve a device sign-in: the device gets a token acting as you, with the scopes it asked for'
+            : 'Deny a device sign-in',
+        description:
+          decision === 'approve'
+            ? 'Every scope the device asked for must be one your token holds (else 403). Approving twice is a no-op.'
+            : 'Any signed-in user may refuse a request; the device then gets `access_denied`.',
+        body: UserCodeBody,
+        response: {
+          204: Type.Null({ description: decision === 'approve' ? 'Approved.' : 'Denied.' }),
+          ...errorResponses(400, 409, 413, 415, 500),
+        },
+      },
+      handler: async (request, reply) => {
+        await flow[decision](request.body.user_code, principalOf(request), now());
+        return reply.code(204).send(null);
+      },
+    });
+  }
+
+  r.get('/device', {
+    config: { auth: false },
+    schema: { hide: true, querystring: DevicePageQuery },
+    handler: async (request, reply) =>
+      reply.headers(DEVICE_PAGE_HEADERS).type('text/html; charset=utf-8').send(devicePage(request.query.user_code ?? '')),
+  });
+}
+
+function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post('/v1/device/code', {
+    config: { auth: false },
+    schema: {
+      tags,
+      summary: 'Start a device sign-in (RFC 8628 device authorization request)',
+      description:
+        'Public. Send `scope` (space-separated scope names) as JSON or as a form body. Show the user `user_code` and ' +
+        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details.',
+      consumes,
+      body: DeviceCodeBody,
+      response: { 200: DeviceAuthorization, ...errorResponses(400, 413, 415, 500) },
+    },
+    handler: async (request, reply) => reply.headers(NO_STORE).send(await flow.start(request.body.scope, now())),
+  });
+
+  r.post('/v1/device/token', {
+    config: { auth: false },
+    attachValidation: true,
+    errorHandler: oauthClientErrors,
+    schema: {
+      tags,
+      summary: 'Poll for the token of a device sign-in (RFC 8628 device access token request)',
+      description:
+        'Public. Form or JSON body with `grant_type=urn:ietf:params:oauth:grant-type:device_code` and `device_code`. ' +
+        'Until the user answers, 400 with `error` `authorization_pending` (or `slow_down`: polled too fast). ' +
+        'Unlike every other route, 400 answers carry an OAuth error body `{error, error_description}` instead of a ' +
+        'problem detail (RFC 8628 §3.5), because OAuth clients branch on `error`.',
+      consumes,
+      body: DeviceTokenBody,
+      response: { 200: DeviceToken, 400: OAuthError, ...errorResponses(413, 415, 500) },
+    },
+    handler: async (request, reply) => {
+      reply.headers(NO_STORE);
+      if (request.validationError) return reply.code(400).send(invalidTokenRequest(request));
+      const result = await flow.poll(request.body.device_code, now());
+      if (result.status === 200) request.log.info({ token_id: result.tokenId }, 'device sign-in redeemed');
+      return reply.code(result.status).send(result.body);
+    },
+  });
+}
+
+/** A token request the schema refused, as an OAuth error (RFC 6749 §5.2). */
+function invalidTokenRequest(request: FastifyRequest) {
+  const grantType = (request.body as { grant_type?: unknown } | undefined)?.grant_type;
+  if (typeof grantType === 'string' && grantType !== DEVICE_CODE_GRANT_TYPE) {
+    return { error: 'unsupported_grant_type', error_description: `Only grant_type=${DEVICE_CODE_GRANT_TYPE} is supported here.` };
+  }
+  return { error: 'invalid_request', error_description: `Invalid token request: ${request.validationError?.message ?? 'bad body'}.` };
+}
+
+/**
+ * Bodies that cannot be parsed at all (bad JSON, empty) are 400s from Fastify itself: answer them in OAuth
+ * form too, so this endpoint's 400s always carry `error`. Everything else goes on to problem details.
+ */
+function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  if (error.statusCode !== 400 || error instanceof PublicError) throw error;
+  return reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
+}
+
+/**
+ * `application/x-www-form-urlencoded` to an object. A repeated parameter becomes an array, so the schema
+ * refuses it (RFC 6749 §3.1: parameters must not repeat). `Object.fromEntries` defines own properties, so
+ * a parameter named `__proto__` is just an unknown field.
+ */
+export function parseForm(body: string): Record<string, string | string[]> {
+  const fields = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(body)) fields.set(key, [...(fields.get(key) ?? []), value]);
+  return Object.fromEntries([...fields].map(([key, values]) => [key, values.length === 1 ? (values[0] ?? '') : values]));
+}

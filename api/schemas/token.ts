@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { SCOPE_NAMES } from '../../src/auth/index.ts';
+
+const scopeList = SCOPE_NAMES.map((name) => `\`${name}\``).join(', ');
+
+/**
+ * A scope name in a request. Deliberately a plain bounded string, not an enum: the domain check
+ * (`parseScopes`) answers an unknown name with a 400 that lists the valid ones, which a schema enum cannot.
+ */
+export const ScopeName = Type.String({ minLength: 1, maxLength: 64, description: `One of ${scopeList}.` });
+
+/** A token id in a path: `tok-…` for tokens made here, any resource name for tokens applied with kubectl. */
+export const TokenParams = Type.Object(
+  {
+    tokenId: Type.String({
+      minLength: 1,
+      maxLength: 253,
+      pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+      description: 'The token id (`tok-…`), as listed by `GET /v1/tokens`.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenBody = Type.Object(
+  {
+    description: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      pattern: '^[^\\x00-\\x1F\\x7F]*$',
+      description: 'What the token is for, shown in listings (no control characters).',
+    }),
+    scopes: Type.Array(ScopeName, {
+      minItems: 1,
+      maxItems: 32,
+      description: 'Scopes to grant; each must be one the calling token holds itself (`admin` only for administrators).',
+    }),
+    expires_in_days: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime in days; omit for a token that does not expire.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Token = Type.Object(
+  {
+    token_id: Type.String({ description: 'Stable id of the token (never the token itself); use it to revoke.' }),
+    description: Type.String(),
+    scopes: Type.Array(Type.String(), { description: 'Scopes the token carries.' }),
+    created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
+    expires_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'From this instant on the token is refused; null: it does not expire.',
+    }),
+    state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
+  },
+  { description: 'An access token as listings show it: never its value, never its hash.' },
+);
+
+export const CreatedToken = Type.Object({
+  token: Token,
+  access_token: Type.String({
+    description: 'The token itself (`cwt_…`). Returned only in this response; store it now, it cannot be shown again.',
+  }),
+});
