@@ -22,6 +22,9 @@ setup: .tools/bin/node node_modules/.installed tools ## Install everything the p
 
 node_modules/.installed: package-lock.json .tools/bin/node
 	@npm ci --no-audit --no-fund
+	@# workerd's binary ships in its platform package (the wrapper package's other platforms are not all on
+	@# every registry mirror, which breaks `npm ci`); expose it like the other tools.
+	@ln -sfn ../../node_modules/@cloudflare/workerd-linux-64/bin/workerd .tools/bin/workerd
 	@touch $@
 
 .PHONY: tools
@@ -49,6 +52,14 @@ typecheck: setup ## Type-check every TypeScript file (strict)
 .PHONY: crds
 crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis
 	@node scripts/emit-crds.ts
+
+.PHONY: openapi
+openapi: setup ## Regenerate docs/openapi.json from the API's route schemas
+	@node scripts/update-openapi.ts
+
+.PHONY: bench
+bench: setup ## Benchmark GET /v1/projects against bare Fastify (not part of `make test`; see bench/README.md)
+	@node bench/api-projects.ts
 
 .PHONY: clean
 clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays
