@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
+import type { UserDirectory } from '../src/platform/users.ts';
 import { auth } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
@@ -9,6 +10,9 @@ import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
+import { deviceRoutes } from './routes/device.ts';
+import { tokenRoutes } from './routes/tokens.ts';
+import { userRoutes } from './routes/users.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
@@ -23,6 +27,7 @@ export interface PlatformDependencies {
   tokens: TokenStore;
   projects: ProjectDirectory;
   deviceFlow: DeviceFlow;
+  users: UserDirectory;
 }
 
 export const API_VERSION = '0.1.0';
@@ -49,6 +54,9 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   healthRoutes(app, deps.readiness);
   if (deps.platform) {
     projectRoutes(app, deps.platform.projects, deps.platform.tokens);
+    tokenRoutes(app, deps.platform.tokens, now);
+    deviceRoutes(app, deps.platform.deviceFlow, now);
+    userRoutes(app, deps.platform.users);
   }
   await app.ready();
   return app;

@@ -1,8 +1,10 @@
 import { createDeviceFlow } from '../src/auth/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
+import type { User } from '../src/apis/v1alpha1/user.ts';
 import { createInformerFactory, loadKubeConnection, pingApiServer } from '../src/kube/index.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
-import { PROJECTS } from '../src/platform/resources.ts';
+import { PROJECTS, USERS } from '../src/platform/resources.ts';
+import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
 import { startServer } from './server.ts';
 
@@ -25,6 +27,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   });
   const tokens = new KubeTokenStore(kube, { informers });
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
+  const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
   const grants = new KubeDeviceGrantStore(kube, { namespace: env.CW_SYSTEM_NAMESPACE ?? 'cloudwright-system' });
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
@@ -34,7 +37,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     {
       readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }],
       rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
-      platform: { tokens, projects, deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }) },
+      platform: { tokens, projects, users, deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }) },
     },
     { host, port, shutdownGraceMs: 10_000 },
   );

@@ -12,8 +12,6 @@ export interface ServerOptions {
 export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
   const app = await buildApp(deps, {
     logger: { level: process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] },
-    requestIdHeader: 'x-request-id',
-    genReqId: () => crypto.randomUUID(),
   });
   await app.listen({ host: options.host, port: options.port });
   const shutdown = (signal: string) => {

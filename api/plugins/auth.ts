@@ -40,7 +40,8 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date):
     };
   });
   app.decorateRequest('principal', undefined);
-  app.addHook('preHandler', async (request) => {
+  // onRequest: before the body is read or validated, so an unauthenticated caller learns nothing from a 400.
+  app.addHook('onRequest', async (request) => {
     const requirement = request.routeOptions.config.auth;
     if (!requirement) return;
     const principal = await authenticate(request.headers.authorization, tokens, now());

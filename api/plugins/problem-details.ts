@@ -36,5 +36,7 @@ function validationDetail(error: FastifyError): string {
   if (!first) return error.message;
   const context = error.validationContext ?? 'request';
   const field = first.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
+  const extra = (first.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
+  if (typeof extra === 'string') return `${field} has an unknown property "${extra}"`;
   return `${field} ${first.message ?? 'is invalid'}`;
 }

@@ -11,6 +11,12 @@ export interface RateLimitOptions {
   maxCallers?: number;
 }
 
+const EXEMPT = new Set(['/healthz', '/readyz', '/openapi.json']);
+
+function isProbeOrDiscovery(url: string | undefined): boolean {
+  return url !== undefined && (EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/'));
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
@@ -18,14 +24,15 @@ interface Bucket {
 
 /**
  * A token bucket per caller: per token when one is presented (hashed, so the map never holds a
- * credential), else per client address. Past the limit: 429 with `Retry-After`. Health and discovery
- * routes are exempt so probes never starve.
+ * credential), else per client address. Past the limit: 429 with `Retry-After`. Only health and discovery
+ * routes are exempt (probes must never starve); public routes that do work, such as starting a device
+ * sign-in, are limited like any other.
  */
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
   const buckets = new Map<string, Bucket>();
   const maxCallers = options.maxCallers ?? 100_000;
   app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config?.auth === false) return;
+    if (isProbeOrDiscovery(request.routeOptions.url)) return;
     const auth = request.headers.authorization;
     const key = auth ? `t:${createHash('sha256').update(auth).digest('base64url').slice(0, 22)}` : `a:${request.ip}`;
     const now = nowMs();

@@ -49,7 +49,7 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
         description:
           decision === 'approve'
             ? 'Every scope the device asked for must be one your token holds (else 403). Approving twice is a no-op.'
-            : 'Any signed-in user may refuse a request; the device then gets `access_denied`.',
+            : 'Any user may refuse a request (a token with `tokens:write`); the device then gets `access_denied`.',
         body: UserCodeBody,
         response: {
           204: Type.Null({ description: decision === 'approve' ? 'Approved.' : 'Denied.' }),
@@ -119,9 +119,9 @@ function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date): v
 function invalidTokenRequest(request: FastifyRequest) {
   const grantType = (request.body as { grant_type?: unknown } | undefined)?.grant_type;
   if (typeof grantType === 'string' && grantType !== DEVICE_CODE_GRANT_TYPE) {
-    return { error: 'unsupported_grant_type', error_description: `Only grant_type=${DEVICE_CODE_GRANT_TYPE} is supported here.` };
+    return { error: 'unsupported_grant_type', error_description: `Only grant_type=${DEVICE_CODE_GRANT_TYPE} is supported here.` } as const;
   }
-  return { error: 'invalid_request', error_description: `Invalid token request: ${request.validationError?.message ?? 'bad body'}.` };
+  return { error: 'invalid_request', error_description: `Invalid token request: ${request.validationError?.message ?? 'bad body'}.` } as const;
 }
 
 /**

@@ -38,6 +38,7 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
       const principal = principalOf(request);
       const owner = request.body.owner ?? principal.userId;
       if (owner !== principal.userId && !principal.admin) throw new ForbiddenError('Only an administrator may create a project for another user.');
+      if (!(await tokens.getUser(owner))) throw new NotFoundError(`No user ${owner} exists.`);
       const project = await projects.create({ projectId: request.body.project_id, name: request.body.name, owner });
       return reply.code(201).send({ project });
     },

@@ -44,7 +44,8 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
       response: { 201: CreatedToken, ...errorResponses(400, 413, 415, 500) },
     },
     handler: async (request, reply) => {
-      const at = now();
+      // Whole seconds, as the store keeps them (Kubernetes timestamps), so this answer and later listings agree.
+      const at = new Date(Math.floor(now().getTime() / 1000) * 1000);
       const days = request.body.expires_in_days;
       const issued = await createPersonalToken(
         principalOf(request),

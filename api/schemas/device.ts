@@ -89,7 +89,5 @@ export const UserCodeBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const DevicePageQuery = Type.Object(
-  { user_code: Type.Optional(Type.String({ maxLength: 32 })) },
-  { additionalProperties: false },
-);
+/** The verification page's query: lenient (a browser page), so unknown parameters are ignored. */
+export const DevicePageQuery = Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 32 })) });

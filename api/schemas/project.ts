@@ -7,13 +7,23 @@ export const ProjectId = Type.String({
   description: 'Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace.',
 });
 
+export const userIdSchema = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$',
+    description,
+  });
+
+export const UserId = userIdSchema('User id (a DNS subdomain: lowercase letters, digits, dashes and dots).');
+
 export const ProjectParams = Type.Object({ projectId: ProjectId }, { additionalProperties: false });
 
 export const ProjectBody = Type.Object(
   {
     project_id: ProjectId,
     name: Type.String({ minLength: 1, maxLength: 128, description: 'Display name.' }),
-    owner: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'User id of the first owner; defaults to the caller.' })),
+    owner: Type.Optional(userIdSchema('User id of the first owner; defaults to the caller (administrators only).')),
   },
   { additionalProperties: false },
 );
@@ -38,5 +48,6 @@ export const Member = Type.Object(
   { description: 'A member of a project.' },
 );
 
-export const MemberParams = Type.Object({ projectId: ProjectId, userId: Type.String({ minLength: 1, maxLength: 253 }) }, { additionalProperties: false });
+
+export const MemberParams = Type.Object({ projectId: ProjectId, userId: UserId }, { additionalProperties: false });
 export const MemberBody = Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }, { additionalProperties: false });

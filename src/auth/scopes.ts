@@ -19,7 +19,7 @@ export const SCOPES = {
   'tokens:read': 'List your access tokens (never their values).',
   'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
   admin:
-    'Administration: manage users and memberships, create and delete projects, reach every project. ' +
+    'Administration: manage users, manage the members of and delete any project, reach every project. ' +
     'Only effective on tokens of platform administrators.',
 } as const satisfies Record<string, string>;
 

@@ -6,18 +6,21 @@ export class KubeApiError extends Error {
   override readonly name = 'KubeApiError';
   readonly code: number;
   readonly reason: string | undefined;
+  /** The `Retry-After` the apiserver sent, in seconds. */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: number, message: string, reason?: string) {
+  constructor(code: number, message: string, reason?: string, retryAfterSeconds?: number) {
     super(message);
     this.code = code;
     this.reason = reason;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /** Builds the error from a response body, which is a `Status` object when the apiserver produced it. */
-  static fromResponse(code: number, body: unknown): KubeApiError {
+  static fromResponse(code: number, body: unknown, retryAfterSeconds?: number): KubeApiError {
     const status = parseStatus(body);
     const message = status?.message ?? `apiserver answered HTTP ${code}`;
-    return new KubeApiError(code, message, status?.reason);
+    return new KubeApiError(code, message, status?.reason, retryAfterSeconds);
   }
 }
 

@@ -10,6 +10,7 @@ export interface RawRequest {
 }
 
 const RAW = 'raw-json';
+const MAX_429_ATTEMPTS = 10;
 
 /**
  * A JSON request to any apiserver path, reusing client-node's configured transport, TLS and authentication.
@@ -30,14 +31,24 @@ export class RawApi extends KubernetesObjectApi {
       ctx.setHeaderParam('Content-Type', req.contentType ?? 'application/json');
       ctx.setBody(JSON.stringify(req.body));
     }
-    return (await this.requestPromise(ctx, RAW)) as T;
+    // Like client-go: a 429 means the apiserver did not process the request (a watch cache still
+    // initializing, priority and fairness shedding load), so it is retried after the delay it asks for.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.requestPromise(ctx, RAW)) as T;
+      } catch (err) {
+        if (!(err instanceof KubeApiError) || err.code !== 429 || attempt >= MAX_429_ATTEMPTS) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds ?? 1, 2) * 1000));
+      }
+    }
   }
 
   protected override async processResponse<T extends KubernetesObject>(response: ResponseContext, type?: string): Promise<T> {
     if (type !== RAW) return super.processResponse<T>(response, type);
     const text = await response.body.text();
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
-      throw KubeApiError.fromResponse(response.httpStatusCode, text);
+      const retryAfter = Number(response.headers['retry-after']);
+      throw KubeApiError.fromResponse(response.httpStatusCode, text, Number.isFinite(retryAfter) ? retryAfter : undefined);
     }
     return (text ? JSON.parse(text) : undefined) as T;
   }

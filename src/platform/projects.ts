@@ -44,6 +44,7 @@ export class ProjectDirectory {
         metadata: { name: input.projectId },
         spec: { displayName: input.name, members: [{ user: input.owner, role: 'owner' }] },
       });
+      await this.#cacheCaughtUp(created);
       return projectView(created, input.owner);
     } catch (err) {
       if (isAlreadyExists(err)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
@@ -59,8 +60,9 @@ export class ProjectDirectory {
   async delete(projectId: string): Promise<void> {
     const project = this.#cache.get(projectId) ?? (await this.#projects().get('', projectId));
     if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
-    const namespace = project.status?.namespace;
-    if (namespace) {
+    // The namespace is named after the project; look there even before the operator has reported it.
+    const namespace = project.status?.namespace ?? projectId;
+    {
       const live: string[] = [];
       for (const resource of PROJECT_CONTENTS) {
         const { items } = await objectClient<KubeObject>(this.#conn, resource).list(namespace);
@@ -96,10 +98,27 @@ export class ProjectDirectory {
       if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
       try {
         const updated = await this.#projects().replace({ ...project, spec: { ...project.spec, members } });
+        await this.#cacheCaughtUp(updated);
         return updated.spec.members ?? [];
       } catch (err) {
         if (!isConflict(err) || attempt >= 4) throw err;
       }
+    }
+  }
+
+  /**
+   * Read-your-writes for this process: authorisation reads memberships from the cache, so a write is
+   * answered only once the cache holds it (or a newer version), bounded so a stalled watch cannot hang the
+   * request; the write itself is durable either way.
+   */
+  async #cacheCaughtUp(written: Project): Promise<void> {
+    const name = written.metadata?.name ?? '';
+    const wanted = written.metadata?.generation ?? 0;
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline) {
+      const cached = this.#cache.get(name);
+      if (cached && cached.metadata?.uid === written.metadata?.uid && (cached.metadata?.generation ?? 0) >= wanted) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }
 

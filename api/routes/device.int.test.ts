@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { parseForm } from './device.ts';
+
+const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+let p: PlatformApp;
+let alice: string;
+let aliceToken: string;
+
+beforeAll(async () => {
+  p = await platformApp();
+  alice = await p.createUser();
+  await p.createProject(alice);
+  aliceToken = await p.tokenFor(alice, 'projects:read tokens:write apps:read');
+});
+afterAll(() => p?.close());
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+async function startSignIn(scope = 'projects:read tokens:read') {
+  const res = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope, client_id: 'cw' } });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { device_code: string; user_code: string; verification_uri_complete: string };
+}
+
+/** A poll as RFC 8628 clients send it: a form body. */
+function poll(deviceCode: string) {
+  return p.app.inject({
+    method: 'POST',
+    url: '/v1/device/token',
+    headers: FORM,
+    payload: new URLSearchParams({ grant_type: GRANT_TYPE, device_code: deviceCode, client_id: 'cw' }).toString(),
+  });
+}
+
+function decide(decision: 'approve' | 'deny', userCode: string, token = aliceToken) {
+  return p.app.inject({ method: 'POST', url: `/v1/device/${decision}`, headers: bearer(token), payload: { user_code: userCode } });
+}
+
+describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores', () => {
+  it('runs end to end: pending, slow_down, approve, token once, then invalid_grant', async () => {
+    const started = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: FORM, payload: 'scope=projects%3Aread+tokens%3Aread&client_id=cw' });
+    expect(started.statusCode).toBe(200);
+    expect(started.headers['cache-control']).toBe('no-store');
+    const code = started.json();
+    expect(code).toEqual({
+      device_code: expect.stringMatching(/^[0-9A-Za-z]{43}$/),
+      user_code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/),
+      verification_uri: 'http://cw.test/device',
+      verification_uri_complete: `http://cw.test/device?user_code=${code.user_code}`,
+      expires_in: 900,
+      interval: 5,
+    });
+
+    const pending = await poll(code.device_code);
+    expect(pending.statusCode).toBe(400);
+    expect(pending.headers['content-type']).toMatch(/^application\/json/);
+    expect(pending.headers['cache-control']).toBe('no-store');
+    expect(pending.json()).toEqual({ error: 'authorization_pending', error_description: expect.any(String) });
+
+    const tooFast = await poll(code.device_code);
+    expect(tooFast.statusCode).toBe(400);
+    expect(tooFast.json().error).toBe('slow_down');
+
+    // People type codes loosely: lower case, no dash.
+    const approved = await decide('approve', code.user_code.replace('-', '').toLowerCase());
+    expect(approved.statusCode).toBe(204);
+    expect((await decide('approve', code.user_code)).statusCode).toBe(204);
+
+    const granted = await poll(code.device_code);
+    expect(granted.statusCode).toBe(200);
+    expect(granted.headers['cache-control']).toBe('no-store');
+    const body = granted.json();
+    expect(body).toEqual({ access_token: expect.stringMatching(/^cwt_/), token_type: 'Bearer', scope: 'projects:read tokens:read' });
+
+    const projects = await p.app.inject({ method: 'GET', url: '/v1/projects', headers: bearer(body.access_token) });
+    expect(projects.statusCode).toBe(200);
+    expect(projects.json().projects).toHaveLength(1);
+    const me = await p.app.inject({ method: 'GET', url: '/v1/user', headers: bearer(body.access_token) });
+    expect(me.json().user.user_id).toBe(alice);
+    const listed = await p.app.inject({ method: 'GET', url: '/v1/tokens', headers: bearer(body.access_token) });
+    expect(listed.json().tokens).toContainEqual(
+      expect.objectContaining({ description: expect.stringMatching(/^Device sign-in on /), scopes: ['projects:read', 'tokens:read'] }),
+    );
+
+    const reused = await poll(code.device_code);
+    expect(reused.statusCode).toBe(400);
+    expect(reused.json().error).toBe('invalid_grant');
+  });
+
+  it('answers access_denied after a denial, and 409 to a later approval', async () => {
+    const code = await startSignIn();
+    const bob = await p.createUser();
+    expect((await decide('deny', code.user_code, await p.tokenFor(bob, ['tokens:write']))).statusCode).toBe(204);
+    const denied = await poll(code.device_code);
+    expect(denied.statusCode).toBe(400);
+    expect(denied.json().error).toBe('access_denied');
+    const late = await decide('approve', code.user_code);
+    expect(late.statusCode).toBe(409);
+    expect(late.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('refuses to approve scopes the approving token does not hold (403), and unknown codes (400)', async () => {
+    const code = await startSignIn('projects:read databases:write');
+    const res = await decide('approve', code.user_code);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().detail).toContain('databases:write');
+    expect((await poll(code.device_code)).json().error).toBe('authorization_pending');
+
+    const unknown = await decide('approve', 'BBBB-BBBB');
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json()).toMatchObject({ title: 'Bad Request', status: 400, detail: expect.stringContaining('not valid or has expired') });
+  });
+
+  it('needs a bearer token with tokens:write to approve or deny', async () => {
+    const code = await startSignIn();
+    const anonymous = await p.app.inject({ method: 'POST', url: '/v1/device/approve', payload: { user_code: code.user_code } });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="cloudwright"');
+    const readOnly = await p.tokenFor(alice, ['projects:read']);
+    const res = await decide('deny', code.user_code, readOnly);
+    expect(res.statusCode).toBe(403);
+    expect(res.json().detail).toBe('This token lacks the scope tokens:write.');
+  });
+
+  it('answers problem details for a bad device authorization request', async () => {
+    const unknown = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope: 'projects:read nope' } });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(unknown.json().detail).toMatch(/Unknown scope "nope"/);
+    const list = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scopes: ['projects:read'] } });
+    expect(list.statusCode).toBe(400);
+    expect(list.json().detail).toMatch(/additional properties|required property 'scope'/);
+  });
+
+  it.each([
+    ['an unknown device code', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=nope`, FORM, 'invalid_grant'],
+    ['another grant type', 'grant_type=client_credentials&device_code=x', FORM, 'unsupported_grant_type'],
+    ['a missing device code', `grant_type=${encodeURIComponent(GRANT_TYPE)}`, FORM, 'invalid_request'],
+    ['a repeated parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&device_code=b`, FORM, 'invalid_request'],
+    ['an unknown parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&__proto__=x`, FORM, 'invalid_request'],
+    ['malformed JSON', '{"grant_type":', { 'content-type': 'application/json' }, 'invalid_request'],
+    ['JSON', JSON.stringify({ grant_type: GRANT_TYPE, device_code: 'nope' }), { 'content-type': 'application/json' }, 'invalid_grant'],
+  ])('answers %s with an OAuth error body', async (_name, payload, headers, error) => {
+    const res = await p.app.inject({ method: 'POST', url: '/v1/device/token', headers, payload });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error, error_description: expect.any(String) });
+  });
+
+  it('accepts form bodies only on the OAuth routes', async () => {
+    const res = await p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...FORM, ...bearer(aliceToken) }, payload: 'description=x&scopes=apps%3Aread' });
+    expect(res.statusCode).toBe(415);
+    const approve = await p.app.inject({ method: 'POST', url: '/v1/device/approve', headers: { ...FORM, ...bearer(aliceToken) }, payload: 'user_code=BBBB-BBBB' });
+    expect(approve.statusCode).toBe(415);
+  });
+
+  it('serves a self-contained verification page with the code filled in and escaped', async () => {
+    const code = await startSignIn();
+    const page = await p.app.inject({ method: 'GET', url: new URL(code.verification_uri_complete).pathname + new URL(code.verification_uri_complete).search });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
+    expect(page.headers['x-frame-options']).toBe('DENY');
+    expect(page.body).toContain(`value="${code.user_code}"`);
+    expect(page.body).not.toMatch(/(src|href)="?https?:/);
+    const hostile = await p.app.inject({ method: 'GET', url: '/device?user_code=%22%3E%3Cscript%3E' });
+    expect(hostile.body).toContain('value="&#34;&#62;&#60;script&#62;"');
+  });
+});
+
+describe('parseForm', () => {
+  it('keeps single values as strings, repeated ones as arrays, and __proto__ as a plain field', () => {
+    const parsed = parseForm('a=1&b=2&b=3&__proto__=x&scope=a+b');
+    expect(parsed).toEqual({ a: '1', b: ['2', '3'], ['__proto__']: 'x', scope: 'a b' });
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.keys(parsed)).toContain('__proto__');
+  });
+});

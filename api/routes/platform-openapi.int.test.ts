@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+interface Operation {
+  summary?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, { description?: string; content?: Record<string, { schema: unknown }> }>;
+}
+
+let p: PlatformApp;
+let paths: Record<string, Record<string, Operation>>;
+
+beforeAll(async () => {
+  p = await platformApp();
+  const res = await p.app.inject({ method: 'GET', url: '/openapi.json' });
+  expect(res.statusCode).toBe(200);
+  paths = res.json().paths;
+});
+afterAll(() => p?.close());
+
+// Every route of the platform API core, with the scope it needs (null: public).
+const ROUTES: [string, string, string | null][] = [
+  ['get', '/v1/projects', 'projects:read'],
+  ['post', '/v1/projects', 'projects:write'],
+  ['get', '/v1/projects/{projectId}', 'projects:read'],
+  ['delete', '/v1/projects/{projectId}', 'projects:write'],
+  ['get', '/v1/projects/{projectId}/members', 'projects:read'],
+  ['put', '/v1/projects/{projectId}/members/{userId}', 'projects:write'],
+  ['delete', '/v1/projects/{projectId}/members/{userId}', 'projects:write'],
+  ['post', '/v1/tokens', 'tokens:write'],
+  ['get', '/v1/tokens', 'tokens:read'],
+  ['delete', '/v1/tokens/{tokenId}', 'tokens:write'],
+  ['post', '/v1/device/code', null],
+  ['post', '/v1/device/token', null],
+  ['post', '/v1/device/approve', 'tokens:write'],
+  ['post', '/v1/device/deny', 'tokens:write'],
+  ['get', '/v1/user', 'projects:read'],
+  ['get', '/v1/users', 'admin'],
+  ['post', '/v1/users', 'admin'],
+  ['get', '/v1/users/{userId}', 'admin'],
+  ['delete', '/v1/users/{userId}', 'admin'],
+];
+
+describe('the OpenAPI description of the platform API core', () => {
+  it.each(ROUTES)('lists %s %s with its security requirement, summary, tags and error responses', (method, path, scope) => {
+    const operation = paths[path]?.[method];
+    expect(operation, `${method} ${path}`).toBeDefined();
+    if (!operation) return;
+    expect(operation.summary).toBeTruthy();
+    expect(operation.tags?.length).toBeGreaterThan(0);
+    expect(operation.responses['500']).toBeDefined();
+    if (scope === null) {
+      expect(operation.security).toBeUndefined();
+    } else {
+      expect(operation.security).toEqual([{ bearer: [scope] }]);
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
+    }
+  });
+
+  it('documents nothing else under /v1 and hides the verification page', () => {
+    const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
+    expect(documented.filter((route) => route.includes(' /v1/')).sort()).toEqual(ROUTES.map(([m, path]) => `${m} ${path}`).sort());
+    expect(paths['/device']).toBeUndefined();
+  });
+
+  it('documents the OAuth error body of the device token endpoint and its form bodies', () => {
+    const token = paths['/v1/device/token']?.post;
+    expect(Object.keys(token?.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+    const bad = JSON.stringify(token?.responses['400']);
+    expect(bad).toContain('error_description');
+    expect(bad).toContain('exception to problem details');
+    expect(bad).not.toContain('Problem');
+    expect(JSON.stringify(paths['/v1/device/code']?.post?.responses['400'])).toContain('Problem');
+  });
+});

@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.ts';
+import { testConnection } from '../../src/kube/testing/test-kube.ts';
+import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
+
+let platform: PlatformApp;
+let owner: string;
+let other: string;
+let ownerToken: string;
+let otherToken: string;
+
+beforeAll(async () => {
+  platform = await platformApp();
+  owner = await platform.createUser();
+  other = await platform.createUser();
+  ownerToken = await platform.tokenFor(owner, 'projects:write');
+  otherToken = await platform.tokenFor(other, 'projects:write');
+});
+afterAll(() => platform.close());
+
+const as = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('projects', () => {
+  it('creates a project the caller owns, visible at once, listed only for its members', async () => {
+    const id = unique('web');
+    const created = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload: { project_id: id, name: 'Web' } });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().project).toMatchObject({ project_id: id, name: 'Web', role: 'owner' });
+
+    const read = await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(read.statusCode).toBe(200);
+    const mine = (await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(ownerToken) })).json().projects;
+    expect(mine.map((p: { project_id: string }) => p.project_id)).toContain(id);
+    const theirs = (await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(otherToken) })).json().projects;
+    expect(theirs.map((p: { project_id: string }) => p.project_id)).not.toContain(id);
+    expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(otherToken) })).statusCode).toBe(403);
+
+    const again = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(otherToken), payload: { project_id: id, name: 'Mine now' } });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toContain(id);
+  });
+
+  it.each([
+    [{ project_id: 'kube-system', name: 'x' }, 'reserved'],
+    [{ project_id: 'Not_A_Label', name: 'x' }, 'body.project_id'],
+    [{ project_id: unique('p'), name: '' }, 'body.name'],
+    [{ project_id: unique('p'), name: 'x', extra: true }, 'extra'],
+    [{ project_id: unique('p'), name: 'x', owner: 'someone-else' }, 'administrator'],
+  ])('refuses %j, naming %s', async (payload, mention) => {
+    const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload });
+    expect([400, 403]).toContain(res.statusCode);
+    expect(res.json().detail).toContain(mention);
+  });
+
+  it('manages members: owners only, and a project keeps an owner', async () => {
+    const id = await platform.createProject(owner);
+    const add = await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken), payload: { role: 'member' } });
+    expect(add.statusCode).toBe(200);
+    expect(add.json()).toEqual({ member: { user_id: other, role: 'member' } });
+    // Visible to the new member at once.
+    expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(otherToken) })).statusCode).toBe(200);
+    // A member is not an owner.
+    const promote = await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(otherToken), payload: { role: 'owner' } });
+    expect(promote.statusCode).toBe(403);
+    const unknown = await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${unique('ghost')}`, headers: as(ownerToken), payload: { role: 'member' } });
+    expect(unknown.statusCode).toBe(404);
+    const lastOwner = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}/members/${owner}`, headers: as(ownerToken) });
+    expect(lastOwner.statusCode).toBe(409);
+    const members = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}/members`, headers: as(ownerToken) })).json().members;
+    expect(members).toEqual(expect.arrayContaining([{ user_id: owner, role: 'owner' }, { user_id: other, role: 'member' }]));
+    expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken) })).statusCode).toBe(204);
+    expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(otherToken) })).statusCode).toBe(403);
+  });
+
+  it('refuses to delete a project that still holds an app (409 naming it), then deletes it once empty', async () => {
+    const id = await platform.createProject(owner);
+    const conn = testConnection();
+    await objectClient<KubeObject>(conn, NAMESPACES).create({ metadata: { name: id } });
+    const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    await apps.create({ metadata: { name: 'site', namespace: id }, spec: { displayName: 'site' } });
+
+    const refused = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().detail).toContain('1 runtimeapps');
+
+    await apps.delete(id, 'site');
+    const deleted = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(deleted.statusCode).toBe(204);
+    const gone = await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(gone.statusCode).toBe(403);
+    await objectClient<KubeObject>(conn, NAMESPACES).delete('', id);
+  });
+});

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import type { Project } from '../../src/apis/v1alpha1/project.ts';
+import type { User } from '../../src/apis/v1alpha1/user.ts';
+import { issueToken, SCOPE_NAMES, type Scope } from '../../src/auth/index.ts';
+import { loadKubeConnection, objectClient } from '../../src/kube/index.ts';
+import { PROJECTS, USERS } from '../../src/platform/resources.ts';
+import { KubeTokenStore } from '../../src/stores/index.ts';
+
+/** An ordinary user who owns one project, with a token carrying every scope but `admin`. */
+export interface MemberAccount {
+  user: string;
+  project: string;
+  token: string;
+  /** The token's id (`tok-…`), as `GET /v1/tokens` lists it. */
+  tokenId: string;
+}
+
+/** Every scope an ordinary member may hold. */
+export const MEMBER_SCOPES: readonly Scope[] = SCOPE_NAMES.filter((s): s is Scope => s !== 'admin');
+
+const APPLY = { fieldManager: 'cloudwright-test', force: true };
+
+/**
+ * Creates a user and a project they own under fresh names, and mints them a token, the way
+ * scripts/dev-bootstrap.ts sets up `make dev`'s member (CW_TOKEN): other projects answer 403 for it.
+ * Fresh names let several tests share one control plane.
+ */
+export async function createMemberAccount(kubeconfig: string, prefix = 'member'): Promise<MemberAccount> {
+  const suffix = randomBytes(4).toString('hex');
+  const user = `${prefix}-user-${suffix}`;
+  const kube = loadKubeConnection(kubeconfig);
+  await objectClient<User>(kube, USERS).apply({ metadata: { name: user }, spec: { displayName: `Test ${prefix}`, admin: false } }, APPLY);
+  const project = await createOwnedProject(kubeconfig, user, `${prefix}-project`);
+  const { token, tokenId } = await mintTestToken(kubeconfig, user, MEMBER_SCOPES, `test ${prefix}`);
+  return { user, project, token, tokenId };
+}
+
+/** Creates a project named `<prefix>-<random>` owned by `user`; returns its id. */
+export async function createOwnedProject(kubeconfig: string, user: string, prefix: string): Promise<string> {
+  const project = `${prefix}-${randomBytes(4).toString('hex')}`;
+  await objectClient<Project>(loadKubeConnection(kubeconfig), PROJECTS).apply(
+    { metadata: { name: project }, spec: { displayName: `Test ${prefix}`, members: [{ user, role: 'owner' }] } },
+    APPLY,
+  );
+  return project;
+}
+
+/** Mints a token for `user` straight into the cluster (no API involved). */
+export async function mintTestToken(
+  kubeconfig: string,
+  user: string,
+  scopes: readonly Scope[],
+  description: string,
+): Promise<{ token: string; tokenId: string }> {
+  const store = new KubeTokenStore(loadKubeConnection(kubeconfig));
+  await store.start(AbortSignal.timeout(30_000));
+  try {
+    const issued = await issueToken(user, { scopes: [...scopes], description }, store, new Date());
+    return { token: issued.token, tokenId: issued.record.id };
+  } finally {
+    store.stop();
+  }
+}
+
+/** Deletes every project `user` is a member of (what a test made through the API included); returns how many. */
+export async function deleteProjectsOf(kubeconfig: string, user: string): Promise<number> {
+  const projects = objectClient<Project>(loadKubeConnection(kubeconfig), PROJECTS);
+  const { items } = await projects.list('');
+  const theirs = items.filter((p) => p.spec.members?.some((m) => m.user === user));
+  for (const project of theirs) await projects.delete('', project.metadata?.name ?? '');
+  return theirs.length;
+}

@@ -1,0 +1,41 @@
+import { join } from 'node:path';
+import { freePort, startService, waitForHttp, type Service } from './process.ts';
+import { repoRoot, toolPath } from './tools.ts';
+
+export interface ApiServer {
+  service: Service;
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface ApiServerOptions {
+  kubeconfig: string;
+  /** Where the log goes (`cw-api-<port>.log`). */
+  stateDir: string;
+  /** Extra environment, e.g. CW_LOG_LEVEL. */
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Starts a real `cw-api` (`node bin/cw-api.ts`) in a child process against the given control plane, on a
+ * free loopback port, and resolves once it serves: cw-api listens only after its caches have synced.
+ */
+export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
+  const port = await freePort();
+  const service = startService({
+    name: 'cw-api',
+    command: toolPath('node'),
+    args: [join(repoRoot, 'bin/cw-api.ts')],
+    logPath: join(opts.stateDir, `cw-api-${port}.log`),
+    env: { ...process.env, ...opts.env, KUBECONFIG: opts.kubeconfig, CW_API_HOST: '127.0.0.1', CW_API_PORT: String(port) },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(service, `${url}/healthz`, 60_000);
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return { service, url, stop: () => service.stop() };
+}
