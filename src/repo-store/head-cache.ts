@@ -1,0 +1,80 @@
+// The manifest as this process last saw it, revalidated with a conditional GET: an unchanged head costs one
+// request answered 304 and no body; a changed one costs the same request with the new manifest in it.
+import type { ETag, ObjectStore } from '../object-store/object-store.ts';
+import { CorruptObjectError, RepoNotFoundError } from './errors.ts';
+import { manifestKey } from './layout.ts';
+import { decodeManifest, type Manifest } from './manifest.ts';
+import type { RepoPath } from './repo-path.ts';
+
+/** A manifest with the etag it was read or written with: what a compare-and-swap is conditional on. */
+export type RepoHead = Manifest & { readonly etag: ETag };
+
+interface Cached {
+  head: RepoHead;
+  checkedAt: number;
+}
+
+export class HeadCache {
+  readonly #store: ObjectStore;
+  readonly #ttlMs: number;
+  readonly #clock: () => number;
+  readonly #cache = new Map<string, Cached>();
+  readonly #inflight = new Map<string, Promise<RepoHead>>();
+
+  constructor(store: ObjectStore, options: { ttlMs: number; clock: () => number }) {
+    this.#store = store;
+    this.#ttlMs = options.ttlMs;
+    this.#clock = options.clock;
+  }
+
+  /**
+   * The head. `fresh` always asks the store (one request); otherwise a head checked less than the TTL ago is
+   * answered from memory, and concurrent callers share one revalidation. Throws `RepoNotFoundError`.
+   */
+  async read(repo: RepoPath, fresh = false): Promise<RepoHead> {
+    const cached = this.#cache.get(repo.full);
+    if (!fresh) {
+      if (cached && this.#clock() - cached.checkedAt < this.#ttlMs) return cached.head;
+      const pending = this.#inflight.get(repo.full);
+      if (pending) return pending;
+    }
+    const request = this.#revalidate(repo, cached?.head);
+    if (fresh) return request;
+    this.#inflight.set(repo.full, request);
+    try {
+      return await request;
+    } finally {
+      if (this.#inflight.get(repo.full) === request) this.#inflight.delete(repo.full);
+    }
+  }
+
+  /** Records a head this process wrote (the CAS answered its etag): the next read revalidates against it. */
+  remember(repo: RepoPath, head: RepoHead): void {
+    const current = this.#cache.get(repo.full)?.head;
+    // An answer that left the store before ours must not move the cache back.
+    if (current && current.repoId === head.repoId && current.seq > head.seq) return;
+    this.#cache.set(repo.full, { head, checkedAt: this.#clock() });
+  }
+
+  forget(repo: RepoPath): void {
+    this.#cache.delete(repo.full);
+  }
+
+  async #revalidate(repo: RepoPath, known: RepoHead | undefined): Promise<RepoHead> {
+    const key = manifestKey(repo);
+    const got = await this.#store.get(key, known ? { ifNoneMatch: known.etag } : {});
+    if (!got) {
+      this.forget(repo);
+      throw new RepoNotFoundError(repo.full);
+    }
+    if (got.kind === 'not-modified' && known) {
+      this.#cache.set(repo.full, { head: known, checkedAt: this.#clock() });
+      return known;
+    }
+    if (got.kind === 'not-modified') throw new Error(`${key}: not-modified without a cached etag`);
+    const head: RepoHead = Object.freeze({ ...decodeManifest(key, got.body), etag: got.etag });
+    if (head.repo !== repo.full) throw new CorruptObjectError(key, `describes ${head.repo}`);
+    this.remember(repo, head);
+    return head;
+  }
+}

@@ -1,0 +1,51 @@
+// Where a repository's state lives in the bucket (docs/repository-storage.md has the whole layout).
+import type { RepoPath } from './repo-path.ts';
+import { seqKey } from './seq.ts';
+
+/** `repos/<owner>/<repo>/`: everything of one repository, and nothing else, is under it. */
+export function repoPrefix(repo: RepoPath): string {
+  return `repos/${repo.owner}/${repo.name}/`;
+}
+
+/** The one mutable object: the head, rewritten only by compare-and-swap. */
+export function manifestKey(repo: RepoPath): string {
+  return `${repoPrefix(repo)}manifest.json`;
+}
+
+/** An immutable log entry. */
+export function logKey(repo: RepoPath, seq: number): string {
+  return `${repoPrefix(repo)}log/${seqKey(seq)}.json`;
+}
+
+/** A pack, addressed by the SHA-256 of its bytes. */
+export function packKey(repo: RepoPath, sha256: string): string {
+  return `${repoPrefix(repo)}packs/${sha256}.pack`;
+}
+
+/** The pack's `git index-pack` index, published with it so readers need not index it again. */
+export function packIndexKey(repo: RepoPath, sha256: string): string {
+  return `${repoPrefix(repo)}packs/${sha256}.idx`;
+}
+
+/** A folded state (refs and live packs) at `seq`, written by maintenance. */
+export function checkpointKey(repo: RepoPath, seq: number): string {
+  return `${repoPrefix(repo)}checkpoints/${seqKey(seq)}.json`;
+}
+
+/** An LFS object, addressed by its SHA-256 oid. */
+export function lfsObjectKey(repo: RepoPath, oid: string): string {
+  return `${repoPrefix(repo)}lfs/${oid}`;
+}
+
+/** The events bridge's durable cursor: the last seq a webhook acknowledged. */
+export function eventsCursorKey(repo: RepoPath): string {
+  return `${repoPrefix(repo)}events/cursor.json`;
+}
+
+/** Bucket-wide prefix of maintenance markers, so one LIST finds every repository with work due. */
+export const PENDING_PREFIX = 'pending/';
+
+/** The maintenance marker of one repository. */
+export function pendingKey(repo: RepoPath): string {
+  return `${PENDING_PREFIX}${repo.owner}/${repo.name}.json`;
+}

@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { decodeCheckpoint, encodeCheckpoint } from './checkpoint.ts';
+import { CorruptObjectError, UnsupportedSchemaError } from './errors.ts';
+import { decodeLogEntry, encodeLogEntry, type LogEntry } from './log-entry.ts';
+import { decodeManifest, encodeManifest, manifestAt, pristineManifest, type Manifest } from './manifest.ts';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const PACK = 'f'.repeat(64);
+const now = new Date('2030-01-02T03:04:05.678Z');
+
+const manifest: Manifest = {
+  ...pristineManifest({ repo: 'acme/app', repoId: 'id-1', objectFormat: 'sha1', headRef: 'refs/heads/main', now }),
+  seq: 7,
+  refs: new Map([
+    ['refs/tags/v1', B],
+    ['refs/heads/main', A],
+  ]),
+  packs: [{ sha256: PACK, size: 1234, idxSize: 56, seq: 3 }],
+  checkpoint: { seq: 5 },
+};
+
+const json = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
+const bytes = (value: unknown) => Buffer.from(JSON.stringify(value));
+
+describe('manifest codec', () => {
+  it('round-trips, with seqs as decimal strings and refs in git order', () => {
+    const encoded = encodeManifest(manifest);
+    const wire = json(encoded);
+    expect(wire).toMatchObject({ schema: 1, seq: '7', logStart: '1', checkpoint: { seq: '5' }, packs: [{ sha256: PACK, size: 1234, idxSize: 56, seq: '3' }] });
+    expect(Object.keys(wire.refs as object)).toEqual(['refs/heads/main', 'refs/tags/v1']);
+    const decoded = decodeManifest('m', encoded);
+    expect(decoded).toEqual({ ...manifest, refs: new Map([['refs/heads/main', A], ['refs/tags/v1', B]]) });
+    expect(encodeManifest(decoded)).toEqual(encoded);
+  });
+
+  it('refuses anything malformed, naming the field', () => {
+    const wire = json(encodeManifest(manifest));
+    const bad = (patch: Record<string, unknown>) => () => decodeManifest('repos/acme/app/manifest.json', bytes({ ...wire, ...patch }));
+    expect(() => decodeManifest('m', Buffer.from('{'))).toThrow(CorruptObjectError);
+    expect(bad({ seq: 7 })).toThrow(/seq is not a seq as a decimal string/);
+    expect(bad({ seq: '07' })).toThrow(CorruptObjectError);
+    expect(bad({ logStart: '0' })).toThrow(/logStart/);
+    expect(bad({ logStart: '9' })).toThrow(/logStart/);
+    expect(bad({ checkpoint: { seq: '8' } })).toThrow(/checkpoint.seq/);
+    expect(bad({ refs: { 'refs/heads/main': 'A'.repeat(40) } })).toThrow(/refs.refs\/heads\/main/);
+    expect(bad({ refs: { main: A } })).toThrow(CorruptObjectError);
+    expect(bad({ objectFormat: 'md5' })).toThrow(/objectFormat/);
+    expect(bad({ repo: '../x' })).toThrow(/repo/);
+    expect(bad({ packs: [{ sha256: PACK, size: -1, idxSize: null, seq: '1' }] })).toThrow(/packs\[0\].size/);
+    expect(bad({ packs: [{ sha256: PACK, size: 1, idxSize: null, seq: '8' }] })).toThrow(/packs/);
+    expect(bad({ schema: 0 })).toThrow(CorruptObjectError);
+  });
+
+  it('refuses a schema from a newer build with its own error', () => {
+    const wire = json(encodeManifest(manifest));
+    expect(() => decodeManifest('m', bytes({ ...wire, schema: 2 }))).toThrow(UnsupportedSchemaError);
+  });
+
+  it('moves to a new state keeping identity, and dropping nothing else', () => {
+    const later = new Date('2030-01-03T00:00:00Z');
+    const next = manifestAt({ ...manifest, etag: '"x"' } as Manifest, { seq: 8, refs: new Map(), packs: [] }, later);
+    expect(next).toEqual({ ...manifest, seq: 8, refs: new Map(), packs: [], updatedAt: later.toISOString() });
+    expect('etag' in next).toBe(false);
+  });
+});
+
+describe('log entry codec', () => {
+  const entry: LogEntry = {
+    repoId: 'id-1',
+    seq: 8,
+    kind: 'push',
+    at: now.toISOString(),
+    pusher: 'alice',
+    requestId: 'req-1',
+    nonce: 'n0nce',
+    refUpdates: [{ ref: 'refs/heads/main', old: A, new: B }],
+    pack: { sha256: PACK, size: 10, idxSize: null },
+  };
+
+  it('round-trips', () => {
+    const encoded = encodeLogEntry(entry);
+    expect(json(encoded)).toMatchObject({ schema: 1, seq: '8', kind: 'push', pack: { idxSize: null } });
+    expect(decodeLogEntry('l', encoded)).toEqual(entry);
+    expect(decodeLogEntry('l', encodeLogEntry({ ...entry, kind: 'ref_update', pack: null }))).toEqual({ ...entry, kind: 'ref_update', pack: null });
+  });
+
+  it('refuses unknown kinds, bad refs and newer schemas', () => {
+    const wire = json(encodeLogEntry(entry));
+    expect(() => decodeLogEntry('l', bytes({ ...wire, kind: 'compact' }))).toThrow(/kind/);
+    expect(() => decodeLogEntry('l', bytes({ ...wire, refUpdates: [{ ref: 'HEAD', old: A, new: B }] }))).toThrow(/refUpdates\[0\].ref/);
+    expect(() => decodeLogEntry('l', bytes({ ...wire, schema: 3 }))).toThrow(UnsupportedSchemaError);
+  });
+});
+
+describe('checkpoint codec', () => {
+  it('round-trips a state and checks incarnation and seq', () => {
+    const state = { seq: 5, refs: new Map([['refs/heads/main', A]]), packs: [{ sha256: PACK, size: 1, idxSize: 2, seq: 3 }] };
+    const encoded = encodeCheckpoint('id-1', state);
+    expect(decodeCheckpoint('c', encoded, { repoId: 'id-1', seq: 5, objectFormat: 'sha1' })).toEqual(state);
+    expect(() => decodeCheckpoint('c', encoded, { repoId: 'id-2', seq: 5, objectFormat: 'sha1' })).toThrow(/incarnation/);
+    expect(() => decodeCheckpoint('c', encoded, { repoId: 'id-1', seq: 6, objectFormat: 'sha1' })).toThrow(/holds seq 5/);
+  });
+});

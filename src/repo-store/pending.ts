@@ -1,0 +1,68 @@
+// Maintenance markers: `pending/<owner>/<repo>.json`, put by a writer whose publish made maintenance due
+// (a checkpoint every CHECKPOINT_EVERY entries, a compaction every COMPACT_EVERY live packs). Hints only:
+// a lost marker delays maintenance until the next one or the maintainer's own sweep. Rate: one PUT per
+// CHECKPOINT_EVERY publishes at most, plus one per COMPACT_EVERY packs.
+import { Counter, type Registry } from 'prom-client';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { listAll } from '../object-store/list-all.ts';
+import { encodeJson, SCHEMA_VERSION } from './json-fields.ts';
+import { PENDING_PREFIX, pendingKey } from './layout.ts';
+import type { Manifest } from './manifest.ts';
+import type { RepoPath } from './repo-path.ts';
+import { seqToString } from './seq.ts';
+
+export const CHECKPOINT_EVERY = 64;
+export const COMPACT_EVERY = 16;
+
+export type MaintenanceReason = 'checkpoint' | 'compaction';
+
+/** The maintenance that moving from `before` to `after` made due (each threshold is crossed once). */
+export function maintenanceDue(before: Manifest, after: Manifest): MaintenanceReason[] {
+  const tail = (m: Manifest) => m.seq - (m.checkpoint?.seq ?? 0);
+  const reasons: MaintenanceReason[] = [];
+  if (Math.floor(tail(after) / CHECKPOINT_EVERY) > Math.floor(tail(before) / CHECKPOINT_EVERY)) reasons.push('checkpoint');
+  if (Math.floor(after.packs.length / COMPACT_EVERY) > Math.floor(before.packs.length / COMPACT_EVERY)) reasons.push('compaction');
+  return reasons;
+}
+
+export interface PendingMarker {
+  readonly repo: string;
+  readonly key: string;
+}
+
+const failuresByRegistry = new WeakMap<Registry, Counter>();
+
+function failureCounter(registry: Registry): Counter {
+  let counter = failuresByRegistry.get(registry);
+  if (!counter) {
+    counter = new Counter({
+      name: 'service_pending_marker_put_failures_total',
+      help: 'Maintenance markers a writer failed to put (maintenance then waits for its sweep)',
+      registers: [registry],
+    });
+    failuresByRegistry.set(registry, counter);
+  }
+  return counter;
+}
+
+/** Puts the marker if `after` made maintenance due. Never throws: a failure is counted and dropped. */
+export async function markPending(store: ObjectStore, registry: Registry, repo: RepoPath, before: Manifest, after: Manifest, now: Date): Promise<void> {
+  const reasons = maintenanceDue(before, after);
+  if (reasons.length === 0) return;
+  try {
+    const body = encodeJson({ schema: SCHEMA_VERSION, repo: repo.full, seq: seqToString(after.seq), reasons, at: now.toISOString() });
+    await store.put(pendingKey(repo), body, { contentType: 'application/json' });
+  } catch {
+    failureCounter(registry).inc();
+  }
+}
+
+/** Every marker (for `cw-git wal pending` and the maintainer). A LIST: not for a hot path. */
+export async function listPending(store: ObjectStore): Promise<PendingMarker[]> {
+  const markers: PendingMarker[] = [];
+  for await (const item of listAll(store, PENDING_PREFIX)) {
+    const repo = item.key.slice(PENDING_PREFIX.length).replace(/\.json$/, '');
+    markers.push({ repo, key: item.key });
+  }
+  return markers;
+}

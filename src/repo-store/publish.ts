@@ -1,0 +1,191 @@
+// Publishing a ref transaction to the log: upload the pack, claim log slot head+1 by conditional create,
+// then compare-and-swap the manifest. docs/repository-storage.md explains the protocol and its crash cases;
+// the short form is:
+//
+// * A log object at seq s is written only by a writer that knew the state at s-1 and validated its old
+//   values against it, and it is never overwritten (except a leftover of a deleted incarnation). So the
+//   objects past the head form a run head+1, head+2, ... of *prepared* transitions, each valid on the last.
+// * A writer that finds its slot taken reads the entry there, applies it, re-validates its own updates and
+//   tries the next slot. Its CAS then commits the prepared entries before its own ("roll forward"): an
+//   entry whose writer died before its CAS becomes visible with the next publish, and nobody is blocked.
+// * A writer whose CAS fails re-reads the manifest: a head at or past its seq means someone committed its
+//   entry for it (or its own CAS landed and the answer was lost); otherwise it swaps again.
+import { randomBytes } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import type { ObjectStore, PutBody } from '../object-store/object-store.ts';
+import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
+import { InvalidPublishError, PublishContentionError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
+import type { HeadCache, RepoHead } from './head-cache.ts';
+import type { KeyedMutex } from './keyed-mutex.ts';
+import { logKey, manifestKey, packIndexKey, packKey } from './layout.ts';
+import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
+import type { LogReader } from './log-reader.ts';
+import { encodeManifest, manifestAt } from './manifest.ts';
+import { markPending } from './pending.ts';
+import { checkRefUpdates, validateRefUpdates, type RefResult, type RefUpdate } from './refs.ts';
+import type { RepoPath } from './repo-path.ts';
+import { applyEntries } from './state.ts';
+
+export interface PackUpload {
+  /** The pack as `git index-pack` accepted it. */
+  readonly body: PutBody;
+  /** Hex SHA-256 of `body`, if the caller hashed it while spooling; the store verifies it either way. */
+  readonly sha256?: string;
+  /** The pack's `.idx`, so readers need not index the pack again. */
+  readonly idx?: PutBody;
+}
+
+export interface PublishRequest {
+  readonly kind: EntryKind;
+  /** At least one; each names a distinct ref. A create has the zero oid as `old`, a delete as `new`. */
+  readonly refUpdates: readonly RefUpdate[];
+  readonly pack?: PackUpload;
+  readonly pusher: string;
+  readonly requestId: string;
+  /** All updates or none (git's `atomic` capability); otherwise each stale update is rejected alone. */
+  readonly atomic: boolean;
+}
+
+export type PublishResult =
+  /** A log entry at `seq` is committed; `head` is at `seq` or later. Stale updates are rejected in `refs`. */
+  | { readonly outcome: 'published'; readonly seq: number; readonly head: RepoHead; readonly refs: readonly RefResult[] }
+  /** Nothing was written: every update was rejected (or, atomic, one was). */
+  | { readonly outcome: 'rejected'; readonly head: RepoHead; readonly refs: readonly RefResult[] }
+  /** Nothing was written: every update was a no-op (old = new = current). */
+  | { readonly outcome: 'unchanged'; readonly head: RepoHead; readonly refs: readonly RefResult[] };
+
+export interface PublishContext {
+  readonly store: ObjectStore;
+  readonly heads: HeadCache;
+  readonly log: LogReader;
+  readonly lock: KeyedMutex;
+  readonly now: () => Date;
+  readonly registry: Registry;
+  /** Claim or CAS rounds before giving up with `PublishContentionError`. */
+  readonly maxRounds: number;
+}
+
+const JSON_TYPE = 'application/json';
+const SHA256 = /^[0-9a-f]{64}$/;
+// After every this many lost slots, re-read the manifest instead of reading entries one by one.
+const REBASE_AFTER = 4;
+
+/** Publishes `request` to `repo`'s log. See the file comment; docs/repository-storage.md has the details. */
+export async function publish(ctx: PublishContext, repo: RepoPath, request: PublishRequest): Promise<PublishResult> {
+  if (request.refUpdates.length === 0) throw new InvalidPublishError('a publish needs at least one ref update');
+  checkRefUpdates(request.refUpdates); // before the upload; the oid length once the head tells the format
+  // The pack does not depend on the head: its upload overlaps the manifest read (and any wait for the lock).
+  const upload = request.pack ? uploadPack(ctx.store, repo, request.pack) : Promise.resolve(null);
+  upload.catch(() => {}); // observed below; a rejected publish only waits for it to settle
+
+  return ctx.lock.run(repo.full, async () => {
+    const start = await ctx.heads.read(repo, true);
+    checkRefUpdates(request.refUpdates, start.objectFormat);
+    const nonce = randomBytes(16).toString('hex');
+    let base = start;
+    let prepared: LogEntry[] = []; // entries past base.seq that others wrote and nobody committed yet
+    let lost = 0;
+
+    for (let round = 0; round < ctx.maxRounds; round++) {
+      const state = applyEntries(base, prepared);
+      const verdict = validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
+      if (verdict.accepted.length === 0) {
+        await upload.then(
+          () => {},
+          () => {},
+        );
+        // A rejection seen against prepared entries must be visible to the client's next fetch: commit them.
+        const head = prepared.length > 0 ? await commit(ctx, repo, base, prepared) : base;
+        return { outcome: verdict.rejected ? 'rejected' : 'unchanged', head, refs: verdict.results };
+      }
+      const entry: LogEntry = {
+        repoId: base.repoId,
+        seq: state.seq + 1,
+        kind: request.kind,
+        at: ctx.now().toISOString(),
+        pusher: request.pusher,
+        requestId: request.requestId,
+        nonce,
+        refUpdates: verdict.accepted,
+        pack: await upload,
+      };
+      const claim = await claimSlot(ctx, repo, entry);
+      if (claim.kind === 'claimed') {
+        const head = await commit(ctx, repo, base, [...prepared, claim.entry]);
+        await markPending(ctx.store, ctx.registry, repo, start, head, ctx.now());
+        return { outcome: 'published', seq: claim.entry.seq, head, refs: verdict.results };
+      }
+      if (claim.kind === 'taken') prepared.push(claim.entry);
+      if (++lost % REBASE_AFTER === 0) {
+        const fresh = await ctx.heads.read(repo, true);
+        if (fresh.repoId !== base.repoId) throw new RepoNotFoundError(repo.full);
+        prepared = prepared.filter((e) => e.seq > fresh.seq);
+        base = fresh;
+      }
+    }
+    throw new PublishContentionError(repo.full);
+  });
+}
+
+type Claim = { kind: 'claimed'; entry: LogEntry } | { kind: 'taken'; entry: LogEntry } | { kind: 'retry' };
+
+/** Creates log slot `entry.seq`, or reports what holds it. */
+async function claimSlot(ctx: PublishContext, repo: RepoPath, entry: LogEntry): Promise<Claim> {
+  const key = logKey(repo, entry.seq);
+  const body = encodeLogEntry(entry);
+  if ((await ctx.store.put(key, body, { ifNoneMatch: '*', contentType: JSON_TYPE })).kind === 'written') return { kind: 'claimed', entry };
+  const slot = await ctx.log.slot(repo, entry.repoId, entry.seq);
+  if (!slot) return { kind: 'retry' };
+  if (slot.kind === 'foreign') {
+    // A leftover of a deleted incarnation: no manifest of this one can commit it, so it may be replaced.
+    const replaced = await ctx.store.put(key, body, { ifMatch: slot.etag, contentType: JSON_TYPE });
+    return replaced.kind === 'written' ? { kind: 'claimed', entry } : { kind: 'retry' };
+  }
+  // Our own write whose answer was lost (the store's retry met it): the slot is ours.
+  if (slot.entry.nonce === entry.nonce) return { kind: 'claimed', entry: slot.entry };
+  return { kind: 'taken', entry: slot.entry };
+}
+
+/** Moves the manifest from `base` past `entries` (contiguous from base.seq+1); answers the head it saw last. */
+async function commit(ctx: PublishContext, repo: RepoPath, base: RepoHead, entries: readonly LogEntry[]): Promise<RepoHead> {
+  const target = (entries.at(-1) as LogEntry).seq;
+  for (let round = 0; round < ctx.maxRounds; round++) {
+    const next = manifestAt(base, applyEntries(base, entries), ctx.now());
+    const cas = await ctx.store.put(manifestKey(repo), encodeManifest(next), { ifMatch: base.etag, contentType: JSON_TYPE });
+    if (cas.kind === 'written') {
+      const head: RepoHead = Object.freeze({ ...next, etag: cas.etag });
+      ctx.heads.remember(repo, head);
+      return head;
+    }
+    const fresh = await ctx.heads.read(repo, true);
+    if (fresh.repoId !== base.repoId) throw new RepoNotFoundError(repo.full);
+    if (fresh.seq >= target) {
+      // Committed by another writer's roll-forward, or by our own CAS whose answer was lost. Unless retention
+      // has since folded the seq away, in which case we cannot tell whose entry the slot held.
+      if (target < fresh.logStart) throw new PublishOutcomeUnknownError(repo.full, target);
+      return fresh;
+    }
+    entries = entries.filter((e) => e.seq > fresh.seq);
+    base = fresh;
+  }
+  throw new PublishContentionError(repo.full);
+}
+
+/** Uploads the pack and its index, content-addressed: an object already there has these very bytes. */
+async function uploadPack(store: ObjectStore, repo: RepoPath, pack: PackUpload): Promise<PackRef> {
+  const sha256 = pack.sha256 ?? (await bodySha256(pack.body));
+  if (!SHA256.test(sha256)) throw new InvalidPublishError('the pack sha256 must be 64 lowercase hex digits');
+  const idx = pack.idx;
+  const [, idxSize] = await Promise.all([
+    store.put(packKey(repo, sha256), pack.body, { ifNoneMatch: '*', sha256, contentType: 'application/x-git-packed-objects' }),
+    idx === undefined ? null : uploadIndex(store, packIndexKey(repo, sha256), idx),
+  ]);
+  return { sha256, size: bodyLength(pack.body), idxSize };
+}
+
+async function uploadIndex(store: ObjectStore, key: string, idx: PutBody): Promise<number> {
+  const put = await store.put(key, idx, { ifNoneMatch: '*', contentType: 'application/octet-stream' });
+  if (put.kind === 'written') return bodyLength(idx);
+  // An index of the same pack is there already (maybe from another git version): record its size, not ours.
+  return (await store.head(key))?.size ?? bodyLength(idx);
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidPublishError } from './errors.ts';
+import { checkRefUpdates, compareRefNames, isValidRefName, validateRefUpdates, zeroOid } from './refs.ts';
+
+const A = 'a'.repeat(40);
+const B = 'b'.repeat(40);
+const C = 'c'.repeat(40);
+const Z = zeroOid('sha1');
+
+describe('ref names', () => {
+  it('accepts what git check-ref-format accepts under refs/', () => {
+    for (const ok of ['refs/heads/main', 'refs/tags/v1.0.0', 'refs/heads/feature/x-y_z', 'refs/heads/ünïcode', 'refs/notes/commits']) {
+      expect(isValidRefName(ok), ok).toBe(true);
+    }
+  });
+
+  it('refuses what git refuses, and anything outside refs/', () => {
+    for (const bad of [
+      'HEAD', 'main', 'refs/heads', 'refs/heads/', 'refs//heads/x', 'refs/heads/a..b', 'refs/heads/.hidden', 'refs/heads/x.lock',
+      'refs/heads/x.', 'refs/heads/a b', 'refs/heads/a~1', 'refs/heads/a^', 'refs/heads/a:b', 'refs/heads/a?', 'refs/heads/a*',
+      'refs/heads/a[', 'refs/heads/a\\b', 'refs/heads/a@{1}', 'refs/heads/\u0001', 'refs/heads/a\u007f',
+    ]) {
+      expect(isValidRefName(bad), bad).toBe(false);
+    }
+  });
+
+  it('orders names by code point, as git orders bytes', () => {
+    const names = ['refs/heads/b', 'refs/heads/a/b', 'refs/heads/a', 'refs/heads/\u{1F600}', 'refs/heads/\uFFFD', 'refs/heads/B'];
+    expect([...names].sort(compareRefNames)).toEqual([...names].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y))));
+  });
+});
+
+describe('checkRefUpdates', () => {
+  it('refuses malformed requests outright', () => {
+    expect(() => checkRefUpdates([{ ref: 'refs/heads/main', old: Z, new: A }], 'sha1')).not.toThrow();
+    expect(() => checkRefUpdates([{ ref: 'main', old: Z, new: A }], 'sha1')).toThrow(InvalidPublishError);
+    expect(() => checkRefUpdates([{ ref: 'refs/heads/x', old: Z, new: 'A'.repeat(40) }], 'sha1')).toThrow(/not a sha1 object id/);
+    expect(() => checkRefUpdates([{ ref: 'refs/heads/x', old: Z, new: 'a'.repeat(64) }], 'sha1')).toThrow(InvalidPublishError);
+    expect(() => checkRefUpdates([{ ref: 'refs/heads/x', old: Z, new: Z }], 'sha1')).toThrow(/both the zero oid/);
+    const twice = [
+      { ref: 'refs/heads/x', old: Z, new: A },
+      { ref: 'refs/heads/x', old: A, new: B },
+    ];
+    expect(() => checkRefUpdates(twice, 'sha1')).toThrow(/twice/);
+  });
+});
+
+describe('validateRefUpdates', () => {
+  const refs = new Map([
+    ['refs/heads/main', A],
+    ['refs/tags/v1', B],
+  ]);
+
+  it('accepts updates whose old value holds: create, update, delete', () => {
+    const updates = [
+      { ref: 'refs/heads/new', old: Z, new: C },
+      { ref: 'refs/heads/main', old: A, new: C },
+      { ref: 'refs/tags/v1', old: B, new: Z },
+    ];
+    const verdict = validateRefUpdates(refs, updates, true, 'sha1');
+    expect(verdict.accepted).toEqual(updates);
+    expect(verdict.rejected).toBe(false);
+    expect(verdict.results.every((r) => r.status === 'ok')).toBe(true);
+  });
+
+  it('rejects a stale old value alone, or every update when atomic', () => {
+    const updates = [
+      { ref: 'refs/heads/main', old: B, new: C }, // stale: main is at A
+      { ref: 'refs/heads/other', old: A, new: C }, // stale: other does not exist
+      { ref: 'refs/heads/new', old: Z, new: C },
+    ];
+    const loose = validateRefUpdates(refs, updates, false, 'sha1');
+    expect(loose.accepted).toEqual([updates[2]]);
+    expect(loose.results).toEqual([
+      { ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' },
+      { ref: 'refs/heads/other', status: 'rejected', reason: 'stale old value' },
+      { ref: 'refs/heads/new', status: 'ok' },
+    ]);
+    const atomic = validateRefUpdates(refs, updates, true, 'sha1');
+    expect(atomic.accepted).toEqual([]);
+    expect(atomic.results[2]).toEqual({ ref: 'refs/heads/new', status: 'rejected', reason: 'atomic push failure' });
+  });
+
+  it('treats a create of an existing ref as stale, and an update to the current value as a no-op', () => {
+    const verdict = validateRefUpdates(refs, [{ ref: 'refs/heads/main', old: Z, new: C }], false, 'sha1');
+    expect(verdict.results).toEqual([{ ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' }]);
+    const noop = validateRefUpdates(refs, [{ ref: 'refs/heads/main', old: A, new: A }], false, 'sha1');
+    expect(noop).toEqual({ accepted: [], results: [{ ref: 'refs/heads/main', status: 'ok' }], rejected: false });
+  });
+});

@@ -1,0 +1,112 @@
+// Ref names, object ids and the old-value check of a ref transaction: the part of a publish that decides,
+// against one state of the refs, which updates may be written.
+import { InvalidPublishError } from './errors.ts';
+
+export type ObjectFormat = 'sha1' | 'sha256';
+
+/** One ref change: `old` is what the writer saw, `new` what it wants; the zero oid means "absent". */
+export interface RefUpdate {
+  readonly ref: string;
+  readonly old: string;
+  readonly new: string;
+}
+
+/** Why a ref update was not applied. */
+export type RefRejection =
+  /** The ref is not at `old` (any more): git says "fetch first" or non-fast-forward; we report the fact. */
+  | 'stale old value'
+  /** The update was fine, but an atomic publish applies all or nothing and another ref was stale. */
+  | 'atomic push failure';
+
+export type RefResult = { readonly ref: string; readonly status: 'ok' } | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection };
+
+export const OID_LENGTH: Record<ObjectFormat, number> = { sha1: 40, sha256: 64 };
+
+/** The all-zero oid of the format: the "old" of a create and the "new" of a delete. */
+export function zeroOid(format: ObjectFormat): string {
+  return '0'.repeat(OID_LENGTH[format]);
+}
+
+export function isOid(value: string, format: ObjectFormat): boolean {
+  return value.length === OID_LENGTH[format] && /^[0-9a-f]+$/.test(value);
+}
+
+/**
+ * git's check-ref-format rules, for a full name under `refs/` with at least two components: no component
+ * starting with `.` or ending with `.lock`; no `..`, `@{`, `//`, control characters, space, `~ ^ : ? * [ \`;
+ * no trailing `/` or `.`.
+ */
+export function isValidRefName(name: string): boolean {
+  if (!name.startsWith('refs/') || name.length > 1024) return false;
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name) || name.includes('..') || name.includes('@{') || name.endsWith('.')) return false;
+  const parts = name.split('/');
+  if (parts.length < 3) return false;
+  return parts.every((part) => part !== '' && !part.startsWith('.') && !part.endsWith('.lock'));
+}
+
+/**
+ * Throws `InvalidPublishError` unless every update is well-formed and names a distinct ref. Without `format`
+ * an oid of either format passes (the check before the repository's format is known).
+ */
+export function checkRefUpdates(updates: readonly RefUpdate[], format?: ObjectFormat): void {
+  const seen = new Set<string>();
+  const formats: readonly ObjectFormat[] = format ? [format] : ['sha1', 'sha256'];
+  for (const u of updates) {
+    if (!isValidRefName(u.ref)) throw new InvalidPublishError(`"${u.ref}" is not a valid ref name`);
+    if (seen.has(u.ref)) throw new InvalidPublishError(`${u.ref} is updated twice`);
+    seen.add(u.ref);
+    for (const oid of [u.old, u.new]) {
+      if (!formats.some((f) => isOid(oid, f))) throw new InvalidPublishError(`${u.ref}: "${oid}" is not a ${formats.join(' or ')} object id`);
+    }
+    if (/^0+$/.test(u.old) && /^0+$/.test(u.new)) throw new InvalidPublishError(`${u.ref}: old and new are both the zero oid`);
+  }
+}
+
+export interface RefVerdict {
+  /** The updates to write, in request order (no-ops left out). */
+  readonly accepted: readonly RefUpdate[];
+  /** One result per requested update, in request order. */
+  readonly results: readonly RefResult[];
+  /** Whether any update was rejected. */
+  readonly rejected: boolean;
+}
+
+/**
+ * Checks each update's old value against `refs` (a missing ref reads as the zero oid). A stale update is
+ * rejected with `stale old value`; with `atomic`, one stale update rejects all the others with `atomic push
+ * failure`. An update whose old equals its new and the ref already has it is a no-op: `ok`, not written.
+ */
+export function validateRefUpdates(
+  refs: ReadonlyMap<string, string>,
+  updates: readonly RefUpdate[],
+  atomic: boolean,
+  format: ObjectFormat,
+): RefVerdict {
+  const zero = zeroOid(format);
+  const stale = updates.filter((u) => (refs.get(u.ref) ?? zero) !== u.old);
+  if (stale.length > 0 && atomic) {
+    const staleRefs = new Set(stale.map((u) => u.ref));
+    const results = updates.map((u): RefResult => ({ ref: u.ref, status: 'rejected', reason: staleRefs.has(u.ref) ? 'stale old value' : 'atomic push failure' }));
+    return { accepted: [], results, rejected: true };
+  }
+  const accepted: RefUpdate[] = [];
+  const results = updates.map((u): RefResult => {
+    if (stale.includes(u)) return { ref: u.ref, status: 'rejected', reason: 'stale old value' };
+    if (u.old !== u.new) accepted.push(u);
+    return { ref: u.ref, status: 'ok' };
+  });
+  return { accepted, results, rejected: stale.length > 0 };
+}
+
+/** Orders ref names as git does (byte order of UTF-8, which is code point order). */
+export function compareRefNames(a: string, b: string): number {
+  if (a === b) return 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const ca = a.codePointAt(i) as number;
+    const cb = b.codePointAt(j) as number;
+    if (ca !== cb) return ca - cb;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  return a.length - b.length;
+}

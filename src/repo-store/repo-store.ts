@@ -1,0 +1,203 @@
+// The repository store: every repository's state in one bucket, behind a write-ahead log whose commit point
+// is a compare-and-swap of the repository's manifest. The git protocol, LFS and the JSON API sit on this.
+import { randomUUID } from 'node:crypto';
+import { register as defaultRegistry, type Registry } from 'prom-client';
+import { PublicError } from '../errors.ts';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { listAll } from '../object-store/list-all.ts';
+import { decodeCheckpoint } from './checkpoint.ts';
+import { HistoryUnavailableError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
+import { HeadCache, type RepoHead } from './head-cache.ts';
+import { KeyedMutex } from './keyed-mutex.ts';
+import { checkpointKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
+import type { LogEntry } from './log-entry.ts';
+import { LogReader } from './log-reader.ts';
+import { encodeManifest, pristineManifest } from './manifest.ts';
+import { listPending, type PendingMarker } from './pending.ts';
+import { publish, type PublishRequest, type PublishResult } from './publish.ts';
+import { isValidRefName, type ObjectFormat } from './refs.ts';
+import { parseRepoPath, type RepoPath } from './repo-path.ts';
+import { isSeq } from './seq.ts';
+import { applyEntries, EMPTY_STATE, undoEntries, type RepoState } from './state.ts';
+
+export interface RepoStoreOptions {
+  store: ObjectStore;
+  /**
+   * `wal.freshness_ttl`: a read may answer from a head this process checked less than this long ago, with no
+   * request. 0 (the default): every read revalidates, so a publish acknowledged anywhere is seen at once.
+   */
+  freshnessTtlMs?: number;
+  /** Where `service_pending_marker_put_failures_total` goes; prom-client's default registry when absent. */
+  registry?: Registry;
+  now?: () => Date;
+  /** Decoded log entries kept in memory (they never change). Default 4096. */
+  entryCacheSize?: number;
+  /** Lost claim or CAS rounds before a publish gives up with `PublishContentionError`. Default 200. */
+  maxPublishRounds?: number;
+}
+
+export interface CreateRepoOptions {
+  objectFormat?: ObjectFormat;
+  /** The target of HEAD. Default `refs/heads/main`. */
+  headRef?: string;
+}
+
+/** One page of the log. `entries` start at `max(fromSeq, logStart)`: a later first seq than asked is a gap. */
+export interface LogPage {
+  readonly entries: readonly LogEntry[];
+  readonly headSeq: number;
+  readonly logStart: number;
+  /** The `fromSeq` of the next page, when the head is further. */
+  readonly next?: number;
+}
+
+const JSON_TYPE = 'application/json';
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * Repositories in a bucket. Any number of instances (processes) may share one bucket; each keeps a cache of
+ * the heads it has seen and revalidates it on every read (one conditional GET, usually a 304). Repository
+ * names are `owner/repo` (`InvalidRepoNameError` otherwise); a missing repository is `RepoNotFoundError`.
+ */
+export class RepoStore {
+  readonly #store: ObjectStore;
+  readonly #heads: HeadCache;
+  readonly #log: LogReader;
+  readonly #lock = new KeyedMutex();
+  readonly #now: () => Date;
+  readonly #registry: Registry;
+  readonly #maxRounds: number;
+
+  constructor(options: RepoStoreOptions) {
+    this.#store = options.store;
+    this.#now = options.now ?? (() => new Date());
+    this.#heads = new HeadCache(options.store, { ttlMs: options.freshnessTtlMs ?? 0, clock: () => this.#now().getTime() });
+    this.#log = new LogReader(options.store, options.entryCacheSize ?? 4096);
+    this.#registry = options.registry ?? defaultRegistry;
+    this.#maxRounds = options.maxPublishRounds ?? 200;
+  }
+
+  /** Creates a pristine repository (seq 0, no refs, no packs); `RepoExistsError` if the name is taken. */
+  async createRepo(repo: string, options: CreateRepoOptions = {}): Promise<RepoHead> {
+    const path = parseRepoPath(repo);
+    const headRef = options.headRef ?? 'refs/heads/main';
+    if (!isValidRefName(headRef)) throw new PublicError(400, `"${headRef}" is not a valid ref name`);
+    const manifest = pristineManifest({ repo: path.full, repoId: randomUUID(), objectFormat: options.objectFormat ?? 'sha1', headRef, now: this.#now() });
+    const put = await this.#store.put(manifestKey(path), encodeManifest(manifest), { ifNoneMatch: '*', contentType: JSON_TYPE });
+    if (put.kind !== 'written') throw new RepoExistsError(path.full);
+    const head: RepoHead = Object.freeze({ ...manifest, etag: put.etag });
+    this.#heads.remember(path, head);
+    return head;
+  }
+
+  /**
+   * Deletes the repository: the manifest first (from then on it does not exist, and no CAS can succeed on
+   * it), then every object under its prefix, then its maintenance marker. Deleting a missing repository
+   * succeeds. A publish racing the delete can leave objects behind; they belong to no incarnation a later
+   * `createRepo` makes, and the next delete sweeps them.
+   */
+  async deleteRepo(repo: string): Promise<void> {
+    const path = parseRepoPath(repo);
+    await this.#store.delete(manifestKey(path));
+    this.#heads.forget(path);
+    const batch: Promise<void>[] = [];
+    for await (const item of listAll(this.#store, repoPrefix(path))) {
+      batch.push(this.#store.delete(item.key));
+      if (batch.length >= 16) await Promise.all(batch.splice(0));
+    }
+    await Promise.all(batch);
+    await this.#store.delete(pendingKey(path));
+  }
+
+  /** The head: refs, live packs, seq. One request (a conditional GET) unless `freshnessTtlMs` allows none. */
+  async readHead(repo: string): Promise<RepoHead> {
+    return this.#heads.read(parseRepoPath(repo));
+  }
+
+  /**
+   * Publishes a ref transaction (and the pack carrying its objects) as log entry head+1. Resolves only once
+   * the manifest covers the entry: a `published` result is durable. Stale old values are rejected per ref
+   * (`stale old value`); deciding fast-forward and connectivity is the caller's job, done before.
+   */
+  async publish(repo: string, request: PublishRequest): Promise<PublishResult> {
+    const ctx = { store: this.#store, heads: this.#heads, log: this.#log, lock: this.#lock, now: this.#now, registry: this.#registry, maxRounds: this.#maxRounds };
+    return publish(ctx, parseRepoPath(repo), request);
+  }
+
+  /** Committed entries from `fromSeq` (at most `limit`, default 100). Never LISTs: the head bounds the log. */
+  async listLog(repo: string, fromSeq: number, options: { limit?: number } = {}): Promise<LogPage> {
+    const path = parseRepoPath(repo);
+    const head = await this.#heads.read(path);
+    const from = Math.max(fromSeq, head.logStart, 1);
+    const to = Math.min(head.seq, from + (options.limit ?? 100) - 1);
+    const entries = await this.#log.range(path, head.repoId, from, to);
+    return { entries, headSeq: head.seq, logStart: head.logStart, ...(to < head.seq ? { next: to + 1 } : {}) };
+  }
+
+  /** The committed entry at `seq`, or `undefined` past the head or before the kept log. */
+  async readEntry(repo: string, seq: number): Promise<LogEntry | undefined> {
+    const path = parseRepoPath(repo);
+    const head = await this.#heads.read(path);
+    if (!isSeq(seq) || seq < head.logStart || seq > head.seq) return undefined;
+    return this.#log.committed(path, head.repoId, seq);
+  }
+
+  /**
+   * Refs and live packs as of `seq` (for `wal materialize` and reads pinned to a seq): the head itself, or
+   * the cheapest of undoing entries back from the head, replaying from the checkpoint, or replaying from 0.
+   */
+  async stateAt(repo: string, seq: number): Promise<RepoState> {
+    const path = parseRepoPath(repo);
+    const head = await this.#heads.read(path);
+    if (!isSeq(seq) || seq > head.seq) throw new SeqOutOfRangeError(path.full, seq, head.seq);
+    if (seq === head.seq) return head;
+    const cp = head.checkpoint;
+    const plans: { cost: number; run: () => Promise<RepoState> }[] = [];
+    if (seq + 1 >= head.logStart) {
+      plans.push({ cost: head.seq - seq, run: async () => undoEntries(head, (await this.#log.range(path, head.repoId, seq + 1, head.seq)).reverse()) });
+    }
+    if (cp && cp.seq <= seq && cp.seq + 1 >= head.logStart) {
+      plans.push({ cost: seq - cp.seq + 1, run: async () => this.#replay(path, head, await this.#readCheckpoint(path, head, cp.seq), seq) });
+    }
+    if (head.logStart === 1) plans.push({ cost: seq, run: () => this.#replay(path, head, EMPTY_STATE, seq) });
+    const best = plans.sort((a, b) => a.cost - b.cost)[0];
+    if (!best) throw new HistoryUnavailableError(path.full, seq);
+    return best.run();
+  }
+
+  /** The refs as of `seq` (see `stateAt`). */
+  async refsAt(repo: string, seq: number): Promise<ReadonlyMap<string, string>> {
+    return (await this.stateAt(repo, seq)).refs;
+  }
+
+  /** A pack's bytes, or `undefined`. */
+  async readPack(repo: string, sha256: string): Promise<Uint8Array | undefined> {
+    return this.#readImmutable(SHA256.test(sha256) ? packKey(parseRepoPath(repo), sha256) : undefined);
+  }
+
+  /** A pack's index, or `undefined` when none was published. */
+  async readPackIndex(repo: string, sha256: string): Promise<Uint8Array | undefined> {
+    return this.#readImmutable(SHA256.test(sha256) ? packIndexKey(parseRepoPath(repo), sha256) : undefined);
+  }
+
+  /** The maintenance markers of the bucket (`cw-git wal pending`). */
+  async listPending(): Promise<PendingMarker[]> {
+    return listPending(this.#store);
+  }
+
+  async #readImmutable(key: string | undefined): Promise<Uint8Array | undefined> {
+    const got = key === undefined ? undefined : await this.#store.get(key);
+    return got?.kind === 'object' ? got.body : undefined;
+  }
+
+  async #replay(path: RepoPath, head: RepoHead, from: RepoState, to: number): Promise<RepoState> {
+    return applyEntries(from, await this.#log.range(path, head.repoId, from.seq + 1, to));
+  }
+
+  async #readCheckpoint(path: RepoPath, head: RepoHead, seq: number): Promise<RepoState> {
+    const key = checkpointKey(path, seq);
+    const got = await this.#store.get(key);
+    if (got?.kind !== 'object') throw new HistoryUnavailableError(path.full, seq);
+    return decodeCheckpoint(key, got.body, { repoId: head.repoId, seq, objectFormat: head.objectFormat });
+  }
+}

@@ -1,0 +1,331 @@
+// The RepoStore scenarios, run on MemoryObjectStore (unit) and on MinIO (integration): concurrency through
+// several instances, racing writers, crashes between the protocol's steps, lost responses, and the request
+// budget of each operation.
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { ObjectStore } from '../../object-store/object-store.ts';
+import { listAll } from '../../object-store/list-all.ts';
+import { CountingObjectStore } from '../../object-store/testing/counting-object-store.ts';
+import { FaultObjectStore, SimulatedCrash } from '../../object-store/testing/fault-object-store.ts';
+import { RepoExistsError, RepoNotFoundError } from '../errors.ts';
+import { logKey, manifestKey, repoPrefix } from '../layout.ts';
+import { encodeLogEntry } from '../log-entry.ts';
+import type { PublishRequest, PublishResult } from '../publish.ts';
+import { zeroOid, type RefUpdate } from '../refs.ts';
+import { parseRepoPath } from '../repo-path.ts';
+import { RepoStore } from '../repo-store.ts';
+
+export interface ScenarioSubject {
+  /** A new client of the shared bucket: what a second cw-git process would have. */
+  connect(): ObjectStore;
+}
+
+export const Z = zeroOid('sha1');
+
+/** A sha1-shaped oid named by `label`. */
+export function oid(label: string): string {
+  return createHash('sha1').update(label).digest('hex');
+}
+
+export function newRepoName(): string {
+  return `t${randomBytes(5).toString('hex')}/repo`;
+}
+
+export function update(updates: RefUpdate[], extra: Partial<PublishRequest> = {}): PublishRequest {
+  return { kind: 'ref_update', refUpdates: updates, pusher: 'alice', requestId: `req-${randomBytes(4).toString('hex')}`, atomic: true, ...extra };
+}
+
+export function smallPack(): NonNullable<PublishRequest['pack']> {
+  return { body: randomBytes(200), idx: randomBytes(64) };
+}
+
+function published(result: PublishResult): number {
+  if (result.outcome !== 'published') throw new Error(`expected published, got ${result.outcome}: ${JSON.stringify(result.refs)}`);
+  return result.seq;
+}
+
+/** Registers the scenarios; `subject` is called inside each test. */
+export function describeRepoStoreScenarios(name: string, subject: () => ScenarioSubject): void {
+  describe(`RepoStore scenarios: ${name}`, () => {
+    it('creates a pristine repository once, visible to every instance', async () => {
+      const s = subject();
+      const [a, b] = [new RepoStore({ store: s.connect() }), new RepoStore({ store: s.connect() })];
+      const repo = newRepoName();
+      const created = await a.createRepo(repo, { headRef: 'refs/heads/trunk' });
+      expect(created).toMatchObject({ repo, seq: 0, logStart: 1, headRef: 'refs/heads/trunk', objectFormat: 'sha1', packs: [], checkpoint: null });
+      await expect(b.createRepo(repo)).rejects.toBeInstanceOf(RepoExistsError);
+      expect((await b.readHead(repo)).repoId).toBe(created.repoId);
+      await expect(b.readHead(newRepoName())).rejects.toBeInstanceOf(RepoNotFoundError);
+      await expect(b.publish(newRepoName(), update([{ ref: 'refs/heads/main', old: Z, new: oid('x') }]))).rejects.toBeInstanceOf(RepoNotFoundError);
+    });
+
+    it('publishes pushes and ref updates, and reads them back by head, log, seq and pack', async () => {
+      const s = subject();
+      const [a, b] = [new RepoStore({ store: s.connect() }), new RepoStore({ store: s.connect() })];
+      const repo = newRepoName();
+      await a.createRepo(repo);
+      const pack = smallPack();
+      const first = await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('c1') }], { kind: 'push', pack, requestId: 'r1', pusher: 'alice' }));
+      expect(published(first)).toBe(1);
+      const second = await b.publish(repo, update([{ ref: 'refs/heads/main', old: oid('c1'), new: oid('c2') }, { ref: 'refs/tags/v1', old: Z, new: oid('c1') }]));
+      expect(published(second)).toBe(2);
+      const third = await a.publish(repo, update([{ ref: 'refs/tags/v1', old: oid('c1'), new: Z }]));
+      expect(published(third)).toBe(3);
+
+      const head = await a.readHead(repo);
+      expect(head.seq).toBe(3);
+      expect([...head.refs]).toEqual([['refs/heads/main', oid('c2')]]);
+      expect(head.packs).toEqual([{ sha256: createHash('sha256').update(pack.body as Uint8Array).digest('hex'), size: 200, idxSize: 64, seq: 1 }]);
+      const sha = head.packs[0]!.sha256;
+      expect(Buffer.from((await b.readPack(repo, sha))!).equals(pack.body as Uint8Array)).toBe(true);
+      expect(Buffer.from((await b.readPackIndex(repo, sha))!).equals(pack.idx as Uint8Array)).toBe(true);
+
+      const page = await b.listLog(repo, 1);
+      expect(page).toMatchObject({ headSeq: 3, logStart: 1 });
+      expect(page.entries.map((e) => [e.seq, e.kind, e.refUpdates.length, e.pack !== null])).toEqual([
+        [1, 'push', 1, true],
+        [2, 'ref_update', 2, false],
+        [3, 'ref_update', 1, false],
+      ]);
+      expect(page.entries[0]).toMatchObject({ pusher: 'alice', requestId: 'r1', repoId: head.repoId });
+      const paged = await b.listLog(repo, 2, { limit: 1 });
+      expect(paged.entries.map((e) => e.seq)).toEqual([2]);
+      expect(paged.next).toBe(3);
+      expect(await b.readEntry(repo, 2)).toEqual(page.entries[1]);
+      expect(await b.readEntry(repo, 4)).toBeUndefined();
+
+      expect([...(await b.refsAt(repo, 0))]).toEqual([]);
+      expect([...(await b.refsAt(repo, 1))]).toEqual([['refs/heads/main', oid('c1')]]);
+      expect([...(await a.refsAt(repo, 2))]).toEqual([
+        ['refs/heads/main', oid('c2')],
+        ['refs/tags/v1', oid('c1')],
+      ]);
+      expect((await a.stateAt(repo, 0)).packs).toEqual([]);
+      expect((await a.stateAt(repo, 1)).packs).toHaveLength(1);
+    });
+
+    it('rejects a stale old value: that ref alone, or the whole publish when atomic, writing nothing', async () => {
+      const s = subject();
+      const a = new RepoStore({ store: s.connect() });
+      const raw = s.connect();
+      const repo = newRepoName();
+      await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('m1') }])));
+      const stale = { ref: 'refs/heads/main', old: oid('elsewhere'), new: oid('m2') };
+      const fresh = { ref: 'refs/heads/topic', old: Z, new: oid('t1') };
+
+      const atomic = await a.publish(repo, update([stale, fresh], { atomic: true }));
+      expect(atomic).toMatchObject({
+        outcome: 'rejected',
+        refs: [
+          { ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' },
+          { ref: 'refs/heads/topic', status: 'rejected', reason: 'atomic push failure' },
+        ],
+      });
+      expect(atomic.head.seq).toBe(1);
+      expect(await raw.head(logKey(parseRepoPath(repo), 2))).toBeUndefined();
+
+      const loose = await a.publish(repo, update([stale, fresh], { atomic: false }));
+      expect(published(loose)).toBe(2);
+      expect(loose.refs).toEqual([
+        { ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' },
+        { ref: 'refs/heads/topic', status: 'ok' },
+      ]);
+      expect((await a.readEntry(repo, 2))?.refUpdates).toEqual([fresh]);
+
+      const noop = await a.publish(repo, update([{ ref: 'refs/heads/main', old: oid('m1'), new: oid('m1') }]));
+      expect(noop.outcome).toBe('unchanged');
+      expect((await a.readHead(repo)).seq).toBe(2);
+    });
+
+    it('8 writers × 25 publishes through two instances: every acknowledged publish is there, seq gapless', async () => {
+      const s = subject();
+      const instances = [new RepoStore({ store: s.connect() }), new RepoStore({ store: s.connect() })];
+      const repo = newRepoName();
+      await instances[0]!.createRepo(repo);
+      const acked: { writer: number; i: number; seq: number; requestId: string }[] = [];
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, writer) => {
+          const store = instances[writer % 2]!;
+          const ref = `refs/heads/writer-${writer}`;
+          let old = Z;
+          for (let i = 0; i < 25; i++) {
+            const next = oid(`${writer}/${i}`);
+            const requestId = `w${writer}-${i}`;
+            const result = await store.publish(repo, update([{ ref, old, new: next }], { requestId, kind: 'push', ...(i % 5 === 0 ? { pack: smallPack() } : {}) }));
+            acked.push({ writer, i, seq: published(result), requestId });
+            old = next;
+          }
+        }),
+      );
+      expect(acked).toHaveLength(200);
+      expect(acked.map((a) => a.seq).sort((x, y) => x - y)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+
+      const head = await instances[1]!.readHead(repo);
+      expect(head.seq).toBe(200);
+      expect(head.refs.size).toBe(8);
+      for (let writer = 0; writer < 8; writer++) expect(head.refs.get(`refs/heads/writer-${writer}`)).toBe(oid(`${writer}/24`));
+      expect(head.packs).toHaveLength(40);
+
+      const entries = [];
+      for (let from: number | undefined = 1; from !== undefined; ) {
+        const page = await instances[0]!.listLog(repo, from, { limit: 64 });
+        entries.push(...page.entries);
+        from = page.next;
+      }
+      expect(entries.map((e) => e.seq)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+      const bySeq = new Map(entries.map((e) => [e.seq, e]));
+      for (const a of acked) expect(bySeq.get(a.seq)?.requestId, `publish ${a.requestId}`).toBe(a.requestId);
+      // Each writer's chain of old → new values is unbroken in log order.
+      for (let writer = 0; writer < 8; writer++) {
+        const chain = entries.flatMap((e) => e.refUpdates.filter((u) => u.ref === `refs/heads/writer-${writer}`));
+        expect(chain.map((u) => u.new)).toEqual(Array.from({ length: 25 }, (_, i) => oid(`${writer}/${i}`)));
+      }
+      expect([...(await instances[1]!.refsAt(repo, 100))].length).toBeGreaterThan(0);
+    }, 120_000);
+
+    it('racing writers on the same ref with the same old value: exactly one wins, the others are stale', async () => {
+      const s = subject();
+      const instances = Array.from({ length: 4 }, () => new RepoStore({ store: s.connect() }));
+      const repo = newRepoName();
+      await instances[0]!.createRepo(repo);
+      let old = Z;
+      for (let round = 0; round < 5; round++) {
+        const results = await Promise.all(
+          Array.from({ length: 6 }, (_, racer) =>
+            instances[racer % 4]!.publish(repo, update([{ ref: 'refs/heads/main', old, new: oid(`${round}/${racer}`) }], { requestId: `r${round}-${racer}` })),
+          ),
+        );
+        const winners = results.flatMap((r, racer) => (r.outcome === 'published' ? [racer] : []));
+        expect(winners, `round ${round}`).toHaveLength(1);
+        for (const r of results.filter((r) => r.outcome !== 'published')) {
+          expect(r).toMatchObject({ outcome: 'rejected', refs: [{ ref: 'refs/heads/main', status: 'rejected', reason: 'stale old value' }] });
+          // A rejection is never ahead of what readers see: the winner's entry is visible when the loser is told.
+          expect(r.head.seq).toBe(round + 1);
+        }
+        old = oid(`${round}/${winners[0]}`);
+        expect((await instances[3]!.readHead(repo)).refs.get('refs/heads/main')).toBe(old);
+      }
+      expect((await instances[0]!.readHead(repo)).seq).toBe(5);
+    });
+
+    it('a crash after the log entry and before the CAS: the head stays, the next publish succeeds and rolls it forward', async () => {
+      const s = subject();
+      const repo = newRepoName();
+      const path = parseRepoPath(repo);
+      const healthy = new RepoStore({ store: s.connect() });
+      await healthy.createRepo(repo);
+      published(await healthy.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('base') }])));
+
+      const faulty = new FaultObjectStore(s.connect()).inject({ match: (key) => key === manifestKey(path), fault: 'crash-before' });
+      const dying = new RepoStore({ store: faulty });
+      const crashed = update([{ ref: 'refs/heads/feature', old: Z, new: oid('crashed') }], { kind: 'push', pack: smallPack(), requestId: 'crashed' });
+      await expect(dying.publish(repo, crashed)).rejects.toBeInstanceOf(SimulatedCrash);
+
+      const observer = new RepoStore({ store: s.connect() });
+      const after = await observer.readHead(repo);
+      expect(after.seq).toBe(1);
+      expect(after.refs.has('refs/heads/feature')).toBe(false);
+      expect(await observer.readEntry(repo, 2)).toBeUndefined();
+      expect(await s.connect().head(logKey(path, 2))).toBeDefined(); // the orphan
+
+      const next = await healthy.publish(repo, update([{ ref: 'refs/heads/main', old: oid('base'), new: oid('next') }], { requestId: 'next' }));
+      expect(published(next)).toBe(3);
+      const head = await observer.readHead(repo);
+      expect(head.seq).toBe(3);
+      expect(head.refs.get('refs/heads/main')).toBe(oid('next'));
+      expect(head.refs.get('refs/heads/feature')).toBe(oid('crashed'));
+      expect(head.packs).toHaveLength(1);
+      expect((await observer.listLog(repo, 1)).entries.map((e) => e.requestId)).toEqual([expect.any(String), 'crashed', 'next']);
+    });
+
+    it('a crash after the pack upload and before the log entry leaves nothing visible', async () => {
+      const s = subject();
+      const repo = newRepoName();
+      const path = parseRepoPath(repo);
+      const healthy = new RepoStore({ store: s.connect() });
+      await healthy.createRepo(repo);
+      const faulty = new FaultObjectStore(s.connect()).inject({ match: (key) => key.startsWith(`${repoPrefix(path)}log/`), fault: 'crash-before' });
+      await expect(new RepoStore({ store: faulty }).publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('lost') }], { pack: smallPack() }))).rejects.toBeInstanceOf(SimulatedCrash);
+      expect((await healthy.readHead(repo)).seq).toBe(0);
+      expect(published(await healthy.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('kept') }])))).toBe(1);
+      expect((await healthy.readHead(repo)).packs).toEqual([]);
+    });
+
+    it('a lost answer to the log write or to the CAS resolves to the publish it was', async () => {
+      const s = subject();
+      const repo = newRepoName();
+      const path = parseRepoPath(repo);
+      const faulty = new FaultObjectStore(s.connect())
+        .inject({ match: (key) => key === logKey(path, 1), fault: 'lost-response' })
+        .inject({ match: (key) => key === manifestKey(path), fault: 'lost-response' });
+      const store = new RepoStore({ store: faulty });
+      // createRepo's If-None-Match write is also a manifest PUT: do it through a healthy client.
+      await new RepoStore({ store: s.connect() }).createRepo(repo);
+      const result = await store.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('one') }]));
+      expect(published(result)).toBe(1);
+      expect(result.head.seq).toBe(1);
+      const head = await new RepoStore({ store: s.connect() }).readHead(repo);
+      expect(head.seq).toBe(1);
+      expect(head.refs.get('refs/heads/main')).toBe(oid('one'));
+      expect(await s.connect().head(logKey(path, 2))).toBeUndefined();
+    });
+
+    it('deleteRepo removes every object, and a new incarnation replaces what a torn delete left', async () => {
+      const s = subject();
+      const raw = s.connect();
+      const a = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      const path = parseRepoPath(repo);
+      const first = await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('old') }], { pack: smallPack() })));
+      await a.deleteRepo(repo);
+      const left = [];
+      for await (const item of listAll(raw, repoPrefix(path))) left.push(item.key);
+      expect(left).toEqual([]);
+      await expect(a.readHead(repo)).rejects.toBeInstanceOf(RepoNotFoundError);
+      await a.deleteRepo(repo); // idempotent
+
+      // A delete that died after the manifest: the old incarnation's log entry 1 is still there.
+      const second = await a.createRepo(repo);
+      expect(second.repoId).not.toBe(first.repoId);
+      const leftover = { repoId: first.repoId, seq: 1, kind: 'push' as const, at: '', pusher: 'x', requestId: 'x', nonce: 'x', refUpdates: [{ ref: 'refs/heads/ghost', old: Z, new: oid('ghost') }], pack: null };
+      await raw.put(logKey(path, 1), encodeLogEntry(leftover));
+      expect(published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('new') }])))).toBe(1);
+      const head = await new RepoStore({ store: s.connect() }).readHead(repo);
+      expect([...head.refs]).toEqual([['refs/heads/main', oid('new')]]);
+      expect((await a.readEntry(repo, 1))?.repoId).toBe(second.repoId);
+    });
+
+    it('stays within its request budget: ≤ 5 per small push, 1 per warm read', async () => {
+      const s = subject();
+      const counted = new CountingObjectStore(s.connect());
+      const store = new RepoStore({ store: counted });
+      const other = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      await store.createRepo(repo);
+
+      counted.reset();
+      published(await store.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('p1') }], { kind: 'push', pack: smallPack() })));
+      expect(counted.calls.map((c) => c.op)).toEqual(['put', 'put', 'get', 'put', 'put']); // pack ∥ idx ∥ head, log, CAS
+      expect(counted.total).toBeLessThanOrEqual(5);
+
+      counted.reset();
+      published(await store.publish(repo, update([{ ref: 'refs/heads/main', old: oid('p1'), new: oid('p2') }])));
+      expect(counted.total).toBe(3); // head, log, CAS
+
+      counted.reset();
+      await store.readHead(repo);
+      expect(counted.total).toBe(1); // 304
+
+      published(await other.publish(repo, update([{ ref: 'refs/heads/main', old: oid('p2'), new: oid('p3') }])));
+      counted.reset();
+      expect((await store.readHead(repo)).refs.get('refs/heads/main')).toBe(oid('p3'));
+      expect(counted.total).toBe(1); // 200 with the new manifest, refs inline
+
+      const cold = new CountingObjectStore(s.connect());
+      await new RepoStore({ store: cold }).readHead(repo);
+      expect(cold.total).toBe(1);
+    });
+  });
+}
