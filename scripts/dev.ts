@@ -37,28 +37,21 @@ async function main(): Promise<void> {
   const crds = await installCrds(cluster.kubeconfig);
   say(`control plane ready (${cluster.mode}); ${crds} CRDs installed`);
 
-  const node = toolPath('node');
-  const baseEnv = { ...process.env, KUBECONFIG: cluster.kubeconfig };
+  // Our binaries, run from source on the project's Node.
+  const startBinary = (name: 'cw-operator' | 'cw-api', env: Record<string, string>) =>
+    track(
+      startService({
+        name,
+        command: toolPath('node'),
+        args: [join(repoRoot, `bin/${name}.ts`)],
+        logPath: join(stateDir, `${name}.log`),
+        env: { ...process.env, KUBECONFIG: cluster.kubeconfig, ...env },
+      }),
+    );
   const operatorPort = await freePort();
-  const operator = track(
-    startService({
-      name: 'cw-operator',
-      command: node,
-      args: [join(repoRoot, 'bin/cw-operator.ts')],
-      logPath: join(stateDir, 'cw-operator.log'),
-      env: { ...baseEnv, CW_OPERATOR_PORT: String(operatorPort) },
-    }),
-  );
+  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort) });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = track(
-    startService({
-      name: 'cw-api',
-      command: node,
-      args: [join(repoRoot, 'bin/cw-api.ts')],
-      logPath: join(stateDir, 'cw-api.log'),
-      env: { ...baseEnv, CW_API_PORT: String(apiPort) },
-    }),
-  );
+  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort) });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000), waitForHttp(api, `${apiUrl}/healthz`, 60_000)]);
 
