@@ -5,8 +5,9 @@ import type { UserDirectory } from '../src/platform/users.ts';
 import { auth } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
-import { problemDetails } from './plugins/problem-details.ts';
+import { problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { accessLog } from './plugins/access-log.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -41,15 +42,20 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     ...requestIdOptions,
     // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Room for the longest id we accept (a 253-character user id, percent-encoded); longer is a 414.
+    routerOptions: { maxParamLength: 1024 },
+    // Errors the router raises before any route runs (bad URL encoding, an over-long parameter).
+    frameworkErrors: (error, _request, reply) => sendProblem(reply, error.statusCode ?? 400, error.message),
     ...options,
   });
   const now = deps.now ?? (() => new Date());
   requestId(app);
   problemDetails(app);
   notFound(app);
-  rateLimit(app, deps.rateLimit ?? { perSecond: 50, burst: 200 });
   await openapi(app, API_VERSION);
   if (deps.platform) auth(app, deps.platform.tokens, now);
+  rateLimit(app, deps.rateLimit ?? { perSecond: 50, burst: 200 });
+  accessLog(app);
 
   healthRoutes(app, deps.readiness);
   if (deps.platform) {

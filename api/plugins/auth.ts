@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { authenticate, authorize, requireScope, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
-import { errorResponses } from '../schemas/problem.ts';
+import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
 
 /** What a route needs from its caller; `false` marks a public route. */
 export type RouteAuth = false | { scope: Scope; project?: boolean };
@@ -23,7 +23,7 @@ export function principalOf(request: FastifyRequest): Principal {
 /**
  * Bearer authentication and scope/project authorisation, driven by each route's `config.auth`. Routes
  * must declare it: one without is refused at registration, so no route is public by accident. The same
- * declaration adds the route's security requirement and its 401/403 responses to OpenAPI.
+ * declaration adds the route's security requirement and its implicit error responses to OpenAPI.
  */
 export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date): void {
   app.addHook('onRoute', (route) => {
@@ -32,11 +32,18 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date):
       if (route.url.startsWith('/docs') || route.schema?.hide) return;
       throw new Error(`route ${route.method} ${route.url} declares no config.auth`);
     }
-    if (requirement === false) return;
+    const schema = route.schema ?? {};
+    const hasBody = schema.body !== undefined;
+    const statuses = implicitErrorStatuses({
+      authenticated: requirement !== false,
+      hasInput: hasBody || schema.params !== undefined || schema.querystring !== undefined,
+      hasBody,
+    });
     route.schema = {
-      ...route.schema,
-      security: [{ bearer: [requirement.scope] }],
-      response: { ...errorResponses(401, 403), ...(route.schema?.response as object) },
+      ...schema,
+      ...(requirement === false ? {} : { security: [{ bearer: [requirement.scope] }] }),
+      // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
+      response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
   });
   app.decorateRequest('principal', undefined);

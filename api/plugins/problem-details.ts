@@ -1,6 +1,7 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { PublicError } from '../../src/errors.ts';
+import { KubeApiError } from '../../src/kube/index.ts';
 
 /** RFC 9457 problem details: the only error body this API sends. */
 export interface ProblemDetails {
@@ -23,12 +24,26 @@ export function sendProblem(reply: FastifyReply, status: number, detail: string,
 export function problemDetails(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof PublicError) return sendProblem(reply, error.status, error.message, error.headers);
+    if (error instanceof KubeApiError) return kubeProblem(error, request.log, reply);
     if (error.validation) return sendProblem(reply, 400, validationDetail(error));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(reply, status, error.message);
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
   });
+}
+
+/**
+ * The apiserver refused or could not take a write. Its validation messages (422) describe the caller's
+ * input and are passed on; overload and unavailability become a retryable 503; anything else is ours.
+ */
+function kubeProblem(error: KubeApiError, log: FastifyBaseLogger, reply: FastifyReply): FastifyReply {
+  if (error.code === 422) return sendProblem(reply, 400, `The request was refused: ${error.message}`);
+  if (error.code === 429 || error.code === 503 || error.code === 504) {
+    return sendProblem(reply, 503, 'The control plane is busy; retry shortly.', { 'retry-after': String(error.retryAfterSeconds ?? 5) });
+  }
+  log.error({ err: error }, 'kube-apiserver error');
+  return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
 }
 
 function validationDetail(error: FastifyError): string {

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { createHash } from 'node:crypto';
 import { sendProblem } from './problem-details.ts';
 
 export interface RateLimitOptions {
@@ -23,8 +22,8 @@ interface Bucket {
 }
 
 /**
- * A token bucket per caller: per token when one is presented (hashed, so the map never holds a
- * credential), else per client address. Past the limit: 429 with `Retry-After`. Only health and discovery
+ * A token bucket per caller: per token once authenticated, else per client address. Register it after
+ * the auth plugin. Past the limit: 429 with `Retry-After`. Only health and discovery
  * routes are exempt (probes must never starve); public routes that do work, such as starting a device
  * sign-in, are limited like any other.
  */
@@ -33,8 +32,9 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs
   const maxCallers = options.maxCallers ?? 100_000;
   app.addHook('onRequest', async (request, reply) => {
     if (isProbeOrDiscovery(request.routeOptions.url)) return;
-    const auth = request.headers.authorization;
-    const key = auth ? `t:${createHash('sha256').update(auth).digest('base64url').slice(0, 22)}` : `a:${request.ip}`;
+    // Runs after authentication: a caller with a token is limited by its token id (no secret in the map),
+    // anyone else by address.
+    const key = request.principal ? `t:${request.principal.tokenId}` : `a:${request.ip}`;
     const now = nowMs();
     const bucket = buckets.get(key) ?? { tokens: options.burst, updatedMs: now };
     bucket.tokens = Math.min(options.burst, bucket.tokens + ((now - bucket.updatedMs) / 1000) * options.perSecond);

@@ -120,7 +120,7 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     [{ description: 'x', scopes: ['apps:read'], expires_in_days: 0 }, /body\.expires_in_days must be >= 1/],
     [{ description: 'x', scopes: ['apps:read'], expires_in_days: 366 }, /body\.expires_in_days must be <= 365/],
     [{ description: 'x', scopes: ['apps:read'], expires_in_days: '7' }, /body\.expires_in_days must be integer/],
-    [{ description: 'x', scopes: ['apps:read'], owner: 'someone' }, /must NOT have additional properties/],
+    [{ description: 'x', scopes: ['apps:read'], owner: 'someone' }, /has an unknown property "owner"/],
     [{ scopes: ['apps:read'] }, /must have required property 'description'/],
   ])('refuses the invalid body %j with a 400 problem detail', async (body, detail) => {
     const res = await createToken(body);

@@ -23,18 +23,30 @@ const descriptions: Record<number, string> = {
   503: 'A dependency is unavailable; retry after `Retry-After` seconds.',
 };
 
-const problemRef = Type.Unsafe<{ title: string; status: number; detail: string }>({
-  $ref: 'Problem#',
-  description: '',
-});
-
-/** Response schemas for the given error statuses, for a route's `schema.response`. */
+/** Response schemas for the given error statuses, for a route's `schema.response`, as problem+json. */
 export function errorResponses(...statuses: number[]): Record<number, unknown> {
   const responses: Record<number, unknown> = {};
   for (const status of statuses) {
-    responses[status] = { ...problemRef, description: descriptions[status] ?? 'Error.' };
+    responses[status] = {
+      description: descriptions[status] ?? 'Error.',
+      content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+    };
   }
   return responses;
+}
+
+/**
+ * The errors a route can answer with, derived from its shape so no route forgets one: every route can
+ * fail (500); authenticated ones answer 401, 403 and 429; anything with parameters or a body can be invalid
+ * (400); a body can be too large (413) or of the wrong type (415).
+ */
+export function implicitErrorStatuses(route: { authenticated: boolean; hasInput: boolean; hasBody: boolean }): number[] {
+  return [
+    ...(route.hasInput ? [400] : []),
+    ...(route.authenticated ? [401, 403, 429] : []),
+    ...(route.hasBody ? [413, 415] : []),
+    500,
+  ];
 }
 
 /** Errors any authenticated route can answer with. */

@@ -22,7 +22,7 @@ export const ProjectParams = Type.Object({ projectId: ProjectId }, { additionalP
 export const ProjectBody = Type.Object(
   {
     project_id: ProjectId,
-    name: Type.String({ minLength: 1, maxLength: 128, description: 'Display name.' }),
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\x00-\\x1F\\x7F]*$', description: 'Display name (no control characters).' }),
     owner: Type.Optional(userIdSchema('User id of the first owner; defaults to the caller (administrators only).')),
   },
   { additionalProperties: false },
