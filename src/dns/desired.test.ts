@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { DnsRecord, DnsRecordSpec } from '../apis/v1alpha1/dns-record.ts';
+import { desiredRecords } from './desired.ts';
+
+const domain = 'example.com';
+function record(name: string, spec: Omit<DnsRecordSpec, 'domainRef'>, created = '2026-01-01T00:00:00Z', deleting = false): DnsRecord {
+  return {
+    metadata: { name, namespace: 'p', creationTimestamp: created, ...(deleting ? { deletionTimestamp: '2026-02-01T00:00:00Z' } : {}) },
+    spec: { domainRef: { name: 'example-com' }, ...spec },
+  } as DnsRecord;
+}
+const web = { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' } as const;
+
+describe('desiredRecords', () => {
+  it('turns DnsRecords into canonical record sets, oldest first', () => {
+    const got = desiredRecords(domain, [
+      record('rec-b', { name: 'www', type: 'CNAME', values: ['App.Example.NET.'] }, '2026-01-02T00:00:00Z'),
+      record('rec-a', { name: '@', type: 'TXT', values: ['"v=spf1 -all"'], ttl: 3600 }, '2026-01-01T00:00:00Z'),
+    ]);
+    expect(got).toEqual({
+      desired: [
+        { id: 'rec-a', name: 'example.com', type: 'TXT', ttl: 3600, values: ['v=spf1 -all'] },
+        { id: 'rec-b', name: 'www.example.com', type: 'CNAME', ttl: 300, values: ['app.example.net'] },
+      ],
+      rejected: [],
+    });
+  });
+
+  it('leaves out records being deleted, so the plan removes them', () => {
+    const got = desiredRecords(domain, [record('rec-a', { name: 'www', type: 'A', values: ['192.0.2.1'] }, undefined, true)]);
+    expect(got.desired).toEqual([]);
+  });
+
+  it('rejects invalid records with every problem', () => {
+    const got = desiredRecords(domain, [record('bad', { name: '@', type: 'CNAME', values: ['x.example.net'], ttl: 5 })]);
+    expect(got.rejected).toEqual([
+      {
+        id: 'bad',
+        reason: 'Invalid',
+        errors: [expect.objectContaining({ field: 'ttl' }), expect.objectContaining({ field: 'type' })],
+        message: expect.stringContaining('ttl must be a whole number'),
+      },
+    ]);
+  });
+
+  it('keeps a platform-owned record over an older hand-written one at the same name', () => {
+    const got = desiredRecords(domain, [
+      record('by-hand', { name: 'app', type: 'A', values: ['192.0.2.1'] }, '2026-01-01T00:00:00Z'),
+      record('app-web', { name: 'app', type: 'CNAME', values: ['web.runtime.example.net'], owner: web }, '2026-03-01T00:00:00Z'),
+    ]);
+    expect(got.desired.map((d) => d.id)).toEqual(['app-web']);
+    expect(got.rejected).toEqual([
+      {
+        id: 'by-hand',
+        reason: 'Conflict',
+        errors: [expect.objectContaining({ field: 'name' })],
+        message: 'a CNAME record must be the only record at its name, and app already has a CNAME record (app-web, written by the platform for app web)',
+      },
+    ]);
+  });
+
+  it('of two hand-written records with one name and type, the older one wins', () => {
+    const got = desiredRecords(domain, [
+      record('newer', { name: 'www', type: 'A', values: ['192.0.2.2'] }, '2026-01-02T00:00:00Z'),
+      record('older', { name: 'www', type: 'A', values: ['192.0.2.1'] }, '2026-01-01T00:00:00Z'),
+    ]);
+    expect(got.desired.map((d) => d.id)).toEqual(['older']);
+    expect(got.rejected.map((r) => [r.id, r.reason])).toEqual([['newer', 'Conflict']]);
+  });
+});
