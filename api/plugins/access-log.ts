@@ -6,10 +6,11 @@ import type { FastifyInstance } from 'fastify';
  * reaches the log.
  */
 export function accessLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
+    done();
   });
 }

@@ -30,8 +30,9 @@ interface Bucket {
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
   const buckets = new Map<string, Bucket>();
   const maxCallers = options.maxCallers ?? 100_000;
-  app.addHook('onRequest', async (request, reply) => {
-    if (isProbeOrDiscovery(request.routeOptions.url)) return;
+  // Callback style: an async hook costs a promise per request on the hottest path.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isProbeOrDiscovery(request.routeOptions.url)) return done();
     // Runs after authentication: a caller with a token is limited by its token id (no secret in the map),
     // anyone else by address.
     const key = request.principal ? `t:${request.principal.tokenId}` : `a:${request.ip}`;
@@ -45,11 +46,13 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs
     reply.header('x-ratelimit-limit', String(options.perSecond));
     if (bucket.tokens < 1) {
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
-      return sendProblem(reply, 429, `Rate limit of ${options.perSecond} requests per second exceeded; retry in ${retryAfter} s.`, {
+      sendProblem(reply, 429, `Rate limit of ${options.perSecond} requests per second exceeded; retry in ${retryAfter} s.`, {
         'retry-after': String(retryAfter),
       });
+      return; // the reply is sent: Fastify stops the chain without `done`
     }
     bucket.tokens -= 1;
     reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
+    done();
   });
 }

@@ -1,5 +1,10 @@
 import { Type } from 'typebox';
 
+// Response schemas avoid `anyOf` where a type list or an enum says the same: fast-json-stringify serialises
+// those directly, while an `anyOf` costs a validation per value to pick the branch (measured: make bench).
+const nullableString = (description: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], description });
+const roleSchema = (description: string) => Type.Unsafe<'owner' | 'member'>({ type: 'string', enum: ['owner', 'member'], description });
+
 export const ProjectId = Type.String({
   minLength: 1,
   maxLength: 63,
@@ -32,10 +37,10 @@ export const Project = Type.Object(
   {
     project_id: ProjectId,
     name: Type.String({ description: 'Display name.' }),
-    namespace: Type.Union([Type.String(), Type.Null()], { description: 'Namespace holding the project’s resources; null until the operator has created it.' }),
+    namespace: nullableString('Namespace holding the project’s resources; null until the operator has created it.'),
     ready: Type.Boolean({ description: 'The operator has set the project up.' }),
     created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
-    role: Type.Optional(Type.Union([Type.Literal('owner'), Type.Literal('member')], { description: 'The caller’s role; absent for an administrator who is not a member.' })),
+    role: Type.Optional(roleSchema('The caller’s role; absent for an administrator who is not a member.')),
   },
   { description: 'A project: a tenant owning apps, databases and domains.' },
 );
@@ -43,7 +48,7 @@ export const Project = Type.Object(
 export const Member = Type.Object(
   {
     user_id: Type.String({ description: 'User id.' }),
-    role: Type.Union([Type.Literal('owner'), Type.Literal('member')]),
+    role: roleSchema('The member’s role: owners manage members.'),
   },
   { description: 'A member of a project.' },
 );
