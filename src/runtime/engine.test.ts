@@ -1,0 +1,283 @@
+// The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeEngine } from './engine.ts';
+import { ArtifactError, BuildLoadError } from './errors.ts';
+import { artifactFromFiles } from './testing/artifact-builder.ts';
+import { send } from './testing/http.ts';
+import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
+
+/** A worker that says which version it is; `/slow` answers after a second. */
+function worker(version: string): string {
+  return `export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    if (url.pathname === '/slow') await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (url.pathname === '/echo') return new Response(request.body, { headers: { 'x-method': request.method } });
+    return Response.json({ version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for') });
+  },
+};
+`;
+}
+
+const artifacts = new MemoryArtifactSource()
+  .put('v1', artifactFromFiles({ 'worker.js': worker('v1') }))
+  .put('v2', artifactFromFiles({ 'worker.js': worker('v2') }))
+  .put('other', artifactFromFiles({ 'worker.js': worker('other') }))
+  .put('broken', artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' }))
+  .put('throws', artifactFromFiles({ 'worker.js': 'throw new Error("no database configured");\nexport default {};' }))
+  .put('bad-flag', artifactFromFiles({ 'worker.js': worker('x'), 'cloudwright.json': '{"compatibility_flags":["no_such_flag_exists"]}' }))
+  .put('not-an-artifact', new Uint8Array([1, 2, 3]))
+  .put(
+    'next-like',
+    artifactFromFiles({
+      'worker.js': `import { handler } from './server/handler.mjs';
+export default { fetch: (request, env) => handler(request, env) };`,
+      'server/handler.mjs': `export async function handler(request, env) {
+  const url = new URL(request.url);
+  if (url.pathname === '/favicon-via-binding') return new Response((await env.ASSETS.fetch(new URL('/favicon.ico', request.url))).body);
+  return new Response('ssr ' + url.pathname + ' ' + process.env.GREETING);
+}`,
+      'assets/favicon.ico': 'icon',
+      'assets/_next/static/chunk.js': 'console.log("chunk")',
+      'cloudwright.json': '{"compatibility_date":"2025-09-01","compatibility_flags":["nodejs_compat"]}',
+    }),
+  )
+  .put(
+    'assets-config',
+    artifactFromFiles({
+      'worker.js': 'export default { fetch(request) { return new Response("worker " + new URL(request.url).pathname); } };',
+      'assets/api/x': 'static api',
+      'assets/api/docs/y': 'static docs',
+      'assets/page.html': 'page',
+      'assets/_headers': '/page\n  X-From-Headers: yes\n',
+      'assets/_redirects': '/old /page 301\n',
+      'cloudwright.json': JSON.stringify({ assets: { run_worker_first: ['/api/*', '!/api/docs/*'] } }),
+    }),
+  )
+  .put(
+    'websocket',
+    artifactFromFiles({
+      'worker.js': `export default { fetch(request) {
+  if (request.headers.get('upgrade') !== 'websocket') return new Response('want a websocket', { status: 426 });
+  const [client, server] = Object.values(new WebSocketPair());
+  server.accept();
+  server.addEventListener('message', (event) => server.send('echo:' + event.data));
+  return new Response(null, { status: 101, webSocket: client });
+} };`,
+    }),
+  );
+
+describe('RuntimeEngine before start', () => {
+  it('refuses deploys', async () => {
+    const engine = new RuntimeEngine({ artifacts, dataDir: join(tmpdir(), 'never-used'), baseDomain: 'apps.test' });
+    await expect(engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v1', env: {}, hostnames: [] })).rejects.toThrow('not running');
+  });
+});
+
+describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cw-rt-'));
+  const engine = new RuntimeEngine({
+    artifacts,
+    dataDir,
+    baseDomain: 'apps.test',
+    publicScheme: 'http',
+    healthCheck: { intervalMs: 300, timeoutMs: 1000, failures: 2 },
+    restartBackoff: { initialMs: 100, maxMs: 1000 },
+    drainTimeoutMs: 10_000,
+    queue: { depthFactor: 0 },
+  });
+  let port = 0;
+
+  beforeAll(async () => {
+    await engine.start();
+    port = (await engine.router.listen(0)).port;
+  }, 60_000);
+  afterAll(async () => {
+    await engine.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves two apps by Host, each with its environment; unknown hosts get a 404 problem', async () => {
+    const hello = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v1', env: { GREETING: 'hi "there"\nfriend' }, hostnames: ['www.hello.example'] });
+    const other = await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: { GREETING: 'yo' }, hostnames: [] });
+    expect(hello).toEqual({
+      project: 'demo',
+      appId: 'hello',
+      buildId: 'v1',
+      hosts: ['hello.demo.apps.test', 'www.hello.example'],
+      url: 'http://hello.demo.apps.test',
+      maxConcurrentRequests: 100,
+    });
+    expect(other.hosts).toEqual(['other.demo.apps.test']);
+
+    const a = await send(port, 'hello.demo.apps.test:8080', '/path?q=1');
+    expect(a.status).toBe(200);
+    expect(JSON.parse(a.body)).toEqual({ version: 'v1', greeting: 'hi "there"\nfriend', url: 'http://hello.demo.apps.test:8080/path?q=1', xff: '127.0.0.1' });
+    expect(JSON.parse((await send(port, 'WWW.Hello.Example')).body)).toMatchObject({ version: 'v1' });
+    expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other', greeting: 'yo' });
+
+    const missing = await send(port, 'nope.apps.test');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(missing.body)).toEqual({ title: 'Not Found', status: 404, detail: 'No app is served at host "nope.apps.test".' });
+  });
+
+  it('coalesces concurrent deploys into few workerd restarts', async () => {
+    const { workerdStarts } = engine.status();
+    const served = await Promise.all(
+      ['c1', 'c2', 'c3', 'c4', 'c5'].map((appId) => engine.deploy({ project: 'burst', appId, buildId: 'v1', env: { GREETING: appId }, hostnames: [] })),
+    );
+    expect(served.map((s) => s.appId)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(engine.status().workerdStarts - workerdStarts).toBeLessThanOrEqual(2);
+    expect(JSON.parse((await send(port, 'c4.burst.apps.test')).body)).toMatchObject({ greeting: 'c4' });
+    await Promise.all(['c1', 'c2', 'c3', 'c4', 'c5'].map((appId) => engine.remove('burst', appId)));
+  });
+
+  it('streams request bodies to the app and forwards method and status', async () => {
+    const body = 'x'.repeat(200_000);
+    const res = await send(port, 'hello.demo.apps.test', '/echo', { method: 'PUT', body, headers: { 'transfer-encoding': 'chunked' } });
+    expect(res.status).toBe(200);
+    expect(res.headers['x-method']).toBe('PUT');
+    expect(res.body).toBe(body);
+  });
+
+  it('rolls out v2 while a slow v1 request is in flight: it completes with v1, later requests get v2', async () => {
+    const before = engine.status();
+    const slow = send(port, 'hello.demo.apps.test', '/slow');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const served = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['www.hello.example'] });
+    expect(served.buildId).toBe('v2');
+    expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v2', greeting: 'hi' });
+    const slowResult = await slow;
+    expect(slowResult.status).toBe(200);
+    expect(JSON.parse(slowResult.body)).toMatchObject({ version: 'v1' });
+    const after = engine.status();
+    expect(after.generation).toBeGreaterThan(before.generation);
+    expect(after.pid).not.toBe(before.pid);
+    await expect.poll(() => processAlive(before.pid), { timeout: 5000 }).toBe(false);
+  });
+
+  it('changes host names and limits without restarting workerd; deploying the same thing again is a no-op', async () => {
+    const { pid } = engine.status();
+    const served = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['hello.example'], maxConcurrentRequests: 50 });
+    expect(served.hosts).toEqual(['hello.demo.apps.test', 'hello.example']);
+    expect(served.maxConcurrentRequests).toBe(50);
+    expect((await send(port, 'www.hello.example')).status).toBe(404);
+    expect((await send(port, 'hello.example')).status).toBe(200);
+    await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['hello.example'], maxConcurrentRequests: 50 });
+    expect(engine.status().pid).toBe(pid);
+  });
+
+  it('answers 503 with Retry-After past maxConcurrentRequests', async () => {
+    await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: {}, hostnames: [], maxConcurrentRequests: 1 });
+    const slow = send(port, 'other.demo.apps.test', '/slow');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const rejected = await send(port, 'other.demo.apps.test');
+    expect(rejected.status).toBe(503);
+    expect(rejected.headers['retry-after']).toBe('1');
+    expect(JSON.parse(rejected.body)).toMatchObject({ title: 'Service Unavailable', status: 503 });
+    expect((await send(port, 'hello.demo.apps.test')).status).toBe(200); // other apps are not limited by it
+    expect((await slow).status).toBe(200);
+    expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
+  });
+
+  it.each([
+    ['a syntax error', 'broken', /SyntaxError/],
+    ['a throw at module top level', 'throws', /no database configured/],
+    ['an unknown compatibility flag', 'bad-flag', /no_such_flag_exists/],
+  ])('refuses a build with %s and keeps serving the previous one', async (_name, buildId, detail) => {
+    const error = await engine.deploy({ project: 'demo', appId: 'hello', buildId, env: {}, hostnames: [] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BuildLoadError);
+    expect((error as BuildLoadError).detail).toMatch(detail);
+    expect((error as BuildLoadError).detail).not.toContain('worker:demo/hello');
+    expect(engine.served('demo', 'hello')?.buildId).toBe('v2');
+    expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v2' });
+    expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
+    // The refusal is remembered: asking again answers at once, and other deploys do not retry the build.
+    const { workerdStarts } = engine.status();
+    await expect(engine.deploy({ project: 'demo', appId: 'hello', buildId, env: {}, hostnames: [] })).rejects.toBeInstanceOf(BuildLoadError);
+    expect(engine.status().workerdStarts).toBe(workerdStarts);
+    await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: { N: buildId }, hostnames: [], maxConcurrentRequests: 1 });
+    expect(engine.status().workerdStarts).toBe(workerdStarts + 1);
+  });
+
+  it('refuses an invalid artifact and a new app whose build cannot load is not served', async () => {
+    await expect(engine.deploy({ project: 'demo', appId: 'junk', buildId: 'not-an-artifact', env: {}, hostnames: [] })).rejects.toBeInstanceOf(ArtifactError);
+    await expect(engine.deploy({ project: 'demo', appId: 'fresh', buildId: 'broken', env: {}, hostnames: [] })).rejects.toBeInstanceOf(BuildLoadError);
+    expect(engine.served('demo', 'fresh')).toBeUndefined();
+    expect((await send(port, 'fresh.demo.apps.test')).status).toBe(404);
+  });
+
+  it('serves a Next-style build: static assets first, the rest by the worker with process.env and env.ASSETS', async () => {
+    await engine.deploy({ project: 'demo', appId: 'site', buildId: 'next-like', env: { GREETING: 'from env' }, hostnames: [] });
+    const asset = await send(port, 'site.demo.apps.test', '/_next/static/chunk.js');
+    expect(asset.status).toBe(200);
+    expect(asset.body).toBe('console.log("chunk")');
+    expect(asset.headers['content-type']).toMatch(/javascript/);
+    expect(asset.headers.etag).toBeDefined();
+    expect((await send(port, 'site.demo.apps.test', '/blog/post')).body).toBe('ssr /blog/post from env');
+    expect((await send(port, 'site.demo.apps.test', '/favicon-via-binding')).body).toBe('icon');
+  });
+
+  it.each([
+    ['/api/x', 200, 'worker /api/x', {}],
+    ['/api/docs/y', 200, 'static docs', {}],
+    ['/page', 200, 'page', { 'x-from-headers': 'yes' }],
+    ['/old', 301, '', { location: '/page' }],
+    ['/_headers', 200, 'worker /_headers', {}],
+  ])('asset serving honours run_worker_first, _headers and _redirects: %s', async (path, status, body, headers) => {
+    await engine.deploy({ project: 'demo', appId: 'assets', buildId: 'assets-config', env: {}, hostnames: [] });
+    const res = await send(port, 'assets.demo.apps.test', path);
+    expect(res).toMatchObject({ status, body });
+    expect(res.headers).toMatchObject(headers);
+  });
+
+  it('relays WebSockets', async () => {
+    // The WebSocket client cannot set Host, so the app claims the address it connects to.
+    await engine.deploy({ project: 'demo', appId: 'ws', buildId: 'websocket', env: {}, hostnames: ['127.0.0.1'] });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
+    const reply = await new Promise<string>((resolve, reject) => {
+      ws.addEventListener('open', () => ws.send('ping'));
+      ws.addEventListener('message', (event) => resolve(String(event.data)));
+      ws.addEventListener('error', () => reject(new Error('websocket error')));
+    });
+    ws.close();
+    expect(reply).toBe('echo:ping');
+  });
+
+  it('restarts workerd after kill -9 and serves again within seconds', async () => {
+    const { pid, restarts } = engine.status();
+    process.kill(pid, 'SIGKILL');
+    const killedAt = Date.now();
+    const during = await send(port, 'hello.demo.apps.test');
+    if (during.status !== 200) {
+      expect(during.status).toBe(503);
+      expect(during.headers['retry-after']).toBe('1');
+    }
+    await expect.poll(async () => (await send(port, 'hello.demo.apps.test')).status, { timeout: 5000, interval: 50 }).toBe(200);
+    const recoveredInMs = Date.now() - killedAt;
+    expect(recoveredInMs).toBeLessThan(5000);
+    expect(engine.status()).toMatchObject({ ready: true, restarts: restarts + 1 });
+    expect(engine.status().pid).not.toBe(pid);
+    expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other' });
+  });
+
+  it('removes an app: its hosts answer 404', async () => {
+    await engine.remove('demo', 'other');
+    await engine.remove('demo', 'other'); // idempotent
+    expect((await send(port, 'other.demo.apps.test')).status).toBe(404);
+    expect(engine.list().map((a) => a.appId)).toEqual(['assets', 'hello', 'site', 'ws']);
+  });
+});
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

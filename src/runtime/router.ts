@@ -1,0 +1,310 @@
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { normalizeHost } from './hosts.ts';
+import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
+import type { ConcurrencyLimiter } from './concurrency-limiter.ts';
+import type { Route } from './upstream.ts';
+import type { BodyFraming, Exchange } from './upstream-client.ts';
+
+// Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
+// is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'expect',
+]);
+
+export interface RouterOptions {
+  /**
+   * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`): set it when the router sits
+   * behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client cannot
+   * pretend to have come over HTTPS or from another address.
+   */
+  readonly trustForwardedHeaders?: boolean;
+  /** `Retry-After` seconds on 503 answers. */
+  readonly retryAfterSeconds?: number;
+  readonly log?: RuntimeLogger;
+}
+
+/**
+ * The runtime's single HTTP entry point. It routes by `Host` to the workerd socket serving the app,
+ * bounded by the app's concurrency limiter, streaming bodies both ways over keep-alive connections.
+ * Unknown hosts get a 404 problem document; an app at its limit (queue full) gets 503 + `Retry-After`.
+ */
+export class RuntimeRouter {
+  readonly server: Server;
+  readonly #trust: boolean;
+  readonly #retryAfter: string;
+  readonly #log: RuntimeLogger;
+  #routes: ReadonlyMap<string, Route> = new Map();
+
+  constructor(options: RouterOptions = {}) {
+    this.#trust = options.trustForwardedHeaders ?? false;
+    this.#retryAfter = String(options.retryAfterSeconds ?? 1);
+    this.#log = options.log ?? silentRuntimeLogger;
+    // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the router
+    // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
+    this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
+    this.server.on('upgrade', this.#upgrade);
+  }
+
+  /** Replaces the routing table (host → route). Requests already accepted finish where they started. */
+  setRoutes(routes: ReadonlyMap<string, Route>): void {
+    this.#routes = routes;
+  }
+
+  route(host: string): Route | undefined {
+    return this.#routes.get(host);
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return this.server.address() as AddressInfo;
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await closed;
+  }
+
+  /** The request listener (usable on another `http.Server`). */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const host = normalizeHost(req.headers.host);
+    const route = host === undefined ? undefined : this.#routes.get(host);
+    if (!route || host === undefined) {
+      problem(res, 404, 'Not Found', host === undefined ? 'The request names no host.' : `No app is served at host ${JSON.stringify(host)}.`);
+      return;
+    }
+    const limiter = route.limiter;
+    if (limiter.tryAcquire()) {
+      this.#forward(req, res, route, limiter);
+      return;
+    }
+    const abort = new AbortController();
+    res.once('close', () => abort.abort());
+    void limiter.wait(abort.signal).then((granted) => {
+      if (res.destroyed) {
+        if (granted) limiter.release();
+        return;
+      }
+      if (!granted) {
+        problem(res, 503, 'Service Unavailable', `The app is serving its maximum of ${limiter.limit} concurrent requests; retry later.`, {
+          'retry-after': this.#retryAfter,
+        });
+        return;
+      }
+      const current = this.#routes.get(host); // the app may have moved to a new generation meanwhile
+      if (!current) {
+        limiter.release();
+        problem(res, 404, 'Not Found', `No app is served at host ${JSON.stringify(host)}.`);
+        return;
+      }
+      this.#forward(req, res, current, limiter);
+    });
+  };
+
+  #forward(req: IncomingMessage, res: ServerResponse, route: Route, limiter: ConcurrencyLimiter): void {
+    const { client, pool } = route.upstream;
+    pool.enter();
+    let finished = false;
+    const done = () => {
+      if (finished) return;
+      finished = true;
+      limiter.release();
+      pool.leave();
+    };
+    const framing: BodyFraming =
+      req.headers['transfer-encoding'] !== undefined ? 'chunked' : req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' ? 'length' : 'none';
+    const head = requestHead(req.method ?? 'GET', req.url ?? '/', this.#requestHeaders(req, false), framing === 'chunked');
+    let complete = false;
+    const start = (fresh: boolean): Exchange =>
+      client.exchange(head, framing, req.method === 'HEAD', {
+        head: (status, message, headers) => {
+          try {
+            res.writeHead(status, message, responseHeaders(headers));
+          } catch {
+            exchange.abort();
+            problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
+          }
+        },
+        data: (chunk) => res.write(chunk),
+        end: () => {
+          complete = true;
+          res.end();
+        },
+        error: (err, responded) => {
+          if (res.destroyed) return;
+          if (responded) {
+            res.destroy(); // the response broke mid-body: the client must not see a clean end
+            return;
+          }
+          if (exchange.reused && framing === 'none' && !fresh) {
+            exchange = start(true); // the idle connection had been closed by workerd: once more on a new one
+            return;
+          }
+          if (!pool.reportedUnreachable) {
+            pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
+            this.#log.warn('runtime upstream unreachable', { app: route.key, error: err.message });
+          }
+          problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
+        },
+      }, fresh);
+    let exchange = start(false);
+    res.on('drain', () => exchange.resume());
+    res.once('close', () => {
+      if (!complete) exchange.abort();
+      done();
+    });
+    if (framing === 'none') return;
+    req.on('data', (chunk: Buffer) => {
+      if (!exchange.write(chunk)) {
+        req.pause();
+        exchange.socket.once('drain', () => req.resume());
+      }
+    });
+    req.once('end', () => exchange.finish());
+  }
+
+  /** The client's headers minus hop-by-hop ones, plus `X-Forwarded-*`. `Host` is kept: workerd builds `request.url` from it. */
+  #requestHeaders(req: IncomingMessage, upgrade: boolean): string[] {
+    const raw = req.rawHeaders;
+    const out: string[] = [];
+    const named = connectionTokens(req.headers.connection);
+    let forwardedFor: string | undefined;
+    let forwardedProto: string | undefined;
+    let forwardedHost: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] ?? '';
+      const value = raw[i + 1] ?? '';
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower) || named?.has(lower)) continue;
+      if (lower === 'x-forwarded-for') {
+        if (this.#trust) forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
+      } else if (lower === 'x-forwarded-proto') {
+        if (this.#trust) forwardedProto = value;
+      } else if (lower === 'x-forwarded-host') {
+        if (this.#trust) forwardedHost = value;
+      } else {
+        out.push(name, value);
+      }
+    }
+    const client = req.socket.remoteAddress ?? '';
+    out.push(
+      'x-forwarded-for',
+      forwardedFor === undefined ? client : `${forwardedFor}, ${client}`,
+      'x-forwarded-proto',
+      forwardedProto ?? ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'),
+      'x-forwarded-host',
+      forwardedHost ?? req.headers.host ?? '',
+    );
+    if (upgrade) out.push('connection', 'upgrade', 'upgrade', req.headers.upgrade ?? '');
+    return out;
+  }
+
+  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. Not bounded by the limiter. */
+  readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const host = normalizeHost(req.headers.host);
+    const route = host === undefined ? undefined : this.#routes.get(host);
+    if (!route) {
+      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+      return;
+    }
+    const { client, pool } = route.upstream;
+    const socketPath = client.socketPath;
+    pool.enter();
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      pool.leave();
+    };
+    socket.on('error', () => socket.destroy());
+    const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
+    upstream.on('upgrade', (up, upSocket, upHead) => {
+      socket.write(rawHead(up, false));
+      if (upHead.length > 0) socket.write(upHead);
+      if (head.length > 0) upSocket.write(head);
+      const close = () => {
+        upSocket.destroy();
+        socket.destroy();
+        leave();
+      };
+      upSocket.on('error', close).on('close', close);
+      socket.on('close', close);
+      upSocket.pipe(socket).pipe(upSocket);
+    });
+    upstream.on('response', (up) => {
+      socket.write(rawHead(up, true));
+      up.pipe(socket);
+      up.once('close', () => {
+        socket.end();
+        leave();
+      });
+    });
+    upstream.on('error', () => {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
+      leave();
+    });
+    socket.once('close', () => {
+      upstream.destroy();
+      leave();
+    });
+    upstream.end();
+  };
+}
+
+/** The request line and headers as workerd reads them. Node's parser already refused CR/LF in every part. */
+function requestHead(method: string, path: string, headers: string[], chunked: boolean): string {
+  let head = `${method} ${path} HTTP/1.1\r\n`;
+  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
+  return `${head}${chunked ? 'transfer-encoding: chunked\r\n' : ''}\r\n`;
+}
+
+function connectionTokens(connection: string | undefined): Set<string> | undefined {
+  if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
+}
+
+function responseHeaders(raw: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, raw[i + 1] ?? '');
+  }
+  return out;
+}
+
+/** A response head for a raw socket; a relayed non-101 body is delimited by closing the connection. */
+function rawHead(res: IncomingMessage, closeDelimited: boolean): string {
+  const lines = [`HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}`];
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (closeDelimited && HOP_BY_HOP.has(name.toLowerCase())) continue;
+    lines.push(`${name}: ${raw[i + 1] ?? ''}`);
+  }
+  if (closeDelimited) lines.push('connection: close');
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** An RFC 9457 problem document (the same shape the API answers with). */
+function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ title, status, detail });
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}

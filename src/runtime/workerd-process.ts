@@ -1,0 +1,160 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
+import type { RuntimeLogger } from './log.ts';
+
+const PLATFORM_PACKAGES: Record<string, string> = {
+  'linux-x64': '@cloudflare/workerd-linux-64',
+  'linux-arm64': '@cloudflare/workerd-linux-arm64',
+  'darwin-x64': '@cloudflare/workerd-darwin-64',
+  'darwin-arm64': '@cloudflare/workerd-darwin-arm64',
+};
+
+/**
+ * The workerd binary: `CW_WORKERD_BIN` when set, else the one in the installed platform package
+ * (`@cloudflare/workerd-linux-64` here; the `workerd` wrapper package is not used, see the Makefile).
+ */
+export function resolveWorkerdBinary(): string {
+  const fromEnv = process.env.CW_WORKERD_BIN;
+  if (fromEnv) return fromEnv;
+  const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
+  if (!pkg) throw new Error(`workerd has no build for ${process.platform}-${process.arch}`);
+  return createRequire(import.meta.url).resolve(`${pkg}/bin/workerd`);
+}
+
+/** The newest compatibility date `binary` supports: `workerd --version` prints `workerd 2026-11-17`. */
+export async function workerdCompatibilityDate(binary: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(binary, ['--version']);
+  const date = /\b(\d{4}-\d{2}-\d{2})\b/.exec(stdout)?.[1];
+  if (!date) throw new Error(`cannot read the version of ${binary}: ${stdout.trim()}`);
+  return date;
+}
+
+export interface StartWorkerdOptions {
+  readonly binary: string;
+  readonly configPath: string;
+  readonly experimental: boolean;
+  /** Socket names that must all be listening before the process counts as started. */
+  readonly sockets: Iterable<string>;
+  readonly startTimeoutMs: number;
+  readonly log: RuntimeLogger;
+}
+
+/** workerd exited or timed out before listening; `output` is the tail of what it printed. */
+export class WorkerdStartError extends Error {
+  override readonly name = 'WorkerdStartError';
+  readonly output: string;
+  constructor(message: string, output: string) {
+    super(output ? `${message}: ${output}` : message);
+    this.output = output;
+  }
+}
+
+const OUTPUT_TAIL = 16 * 1024;
+
+// workerd does not notice its parent dying; kill what is still running when this process exits.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** One `workerd serve` process. */
+export class WorkerdProcess {
+  readonly pid: number;
+  /** Settles when the process has exited, for whatever reason. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  #child: ChildProcess;
+  #tail = '';
+  #hasExited = false;
+
+  private constructor(child: ChildProcess, log: RuntimeLogger) {
+    this.#child = child;
+    this.pid = child.pid ?? -1;
+    running.add(child);
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        running.delete(child);
+        this.#hasExited = true;
+        resolve({ code, signal });
+      });
+    });
+    const forward = (stream: NodeJS.ReadableStream | null, level: 'info' | 'warn') => {
+      if (!stream) return;
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        this.#tail = (this.#tail + line + '\n').slice(-OUTPUT_TAIL);
+        log[level](line, { source: 'workerd', pid: this.pid });
+      });
+    };
+    forward(child.stdout, 'info');
+    forward(child.stderr, 'warn');
+  }
+
+  /**
+   * Starts workerd and resolves once every socket in `options.sockets` listens (workerd reports each on
+   * its `--control-fd`, after loading every worker). Rejects with `WorkerdStartError` if workerd exits
+   * first (a worker failed to load) or takes longer than `startTimeoutMs`; the process is then killed.
+   */
+  static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
+    const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
+    const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const proc = new WorkerdProcess(child, options.log);
+    const pending = new Set(options.sockets);
+    const control = child.stdio[3];
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        if (!control) return reject(new WorkerdStartError('workerd has no control pipe', ''));
+        createInterface({ input: control as NodeJS.ReadableStream }).on('line', (line) => {
+          const event = parseControl(line);
+          if (event?.event === 'listen' && typeof event.socket === 'string') pending.delete(event.socket);
+          if (pending.size === 0) resolve();
+        });
+        if (pending.size === 0) resolve();
+        child.once('error', (err) => reject(new WorkerdStartError(`cannot run workerd: ${err.message}`, '')));
+        void proc.exited.then(({ code, signal }) => {
+          // Let the output streams drain so the error carries workerd's explanation.
+          setTimeout(() => reject(new WorkerdStartError(`workerd exited (${signal ?? `code ${code}`}) while starting`, proc.output().trim())), 20);
+        });
+        timer = setTimeout(() => reject(new WorkerdStartError(`workerd did not listen within ${options.startTimeoutMs} ms`, proc.output().trim())), options.startTimeoutMs);
+      });
+    } catch (err) {
+      proc.kill();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return proc;
+  }
+
+  get running(): boolean {
+    return !this.#hasExited;
+  }
+
+  /** The last lines workerd printed (stdout and stderr). */
+  output(): string {
+    return this.#tail;
+  }
+
+  /** SIGKILL now. */
+  kill(): void {
+    if (!this.#hasExited) this.#child.kill('SIGKILL');
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.#hasExited) return;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.kill(), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function parseControl(line: string): { event?: unknown; socket?: unknown } | undefined {
+  try {
+    return JSON.parse(line) as { event?: unknown; socket?: unknown };
+  } catch {
+    return undefined;
+  }
+}
