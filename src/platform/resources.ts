@@ -5,6 +5,7 @@ export const PROJECTS: ResourceRef = customResource('Project', 'projects', false
 export const USERS: ResourceRef = customResource('User', 'users', false);
 export const ACCESS_TOKENS: ResourceRef = customResource('AccessToken', 'accesstokens', false);
 export const RUNTIME_APPS: ResourceRef = customResource('RuntimeApp', 'runtimeapps');
+export const BUILDS: ResourceRef = customResource('Build', 'builds');
 export const APP_HOSTNAMES: ResourceRef = customResource('AppHostname', 'apphostnames');
 export const PROJECT_DOMAINS: ResourceRef = customResource('ProjectDomain', 'projectdomains');
 export const DNS_RECORDS: ResourceRef = customResource('DnsRecord', 'dnsrecords');

@@ -1,6 +1,7 @@
 import type { KindDescriptor } from '../kind-descriptor.ts';
 import { AccessTokenKind } from './access-token.ts';
 import { AppHostnameKind } from './app-hostname.ts';
+import { BuildKind } from './build.ts';
 import { DatabaseKind } from './database.ts';
 import { DnsRecordKind } from './dns-record.ts';
 import { ProjectDomainKind } from './project-domain.ts';
@@ -17,6 +18,7 @@ export * from './project.ts';
 export * from './user.ts';
 export * from './access-token.ts';
 export * from './runtime-app.ts';
+export * from './build.ts';
 export * from './app-hostname.ts';
 export * from './project-domain.ts';
 export * from './dns-record.ts';
@@ -33,6 +35,7 @@ export const allKinds: readonly KindDescriptor[] = [
   UserKind,
   AccessTokenKind,
   RuntimeAppKind,
+  BuildKind,
   AppHostnameKind,
   ProjectDomainKind,
   DnsRecordKind,
