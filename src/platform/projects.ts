@@ -71,6 +71,7 @@ export class ProjectDirectory {
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
     await this.#projects().delete('', projectId);
+    await this.#waitForCache(() => this.#cache.get(projectId)?.metadata?.uid !== project.metadata?.uid);
   }
 
   members(projectId: string): ProjectMember[] {
@@ -114,12 +115,15 @@ export class ProjectDirectory {
   async #cacheCaughtUp(written: Project): Promise<void> {
     const name = written.metadata?.name ?? '';
     const wanted = written.metadata?.generation ?? 0;
-    const deadline = Date.now() + 5_000;
-    while (Date.now() < deadline) {
+    await this.#waitForCache(() => {
       const cached = this.#cache.get(name);
-      if (cached && cached.metadata?.uid === written.metadata?.uid && (cached.metadata?.generation ?? 0) >= wanted) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+      return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= wanted;
+    });
+  }
+
+  async #waitForCache(caughtUp: () => boolean): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (!caughtUp() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   #projects() {
