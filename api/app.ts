@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
+import type { AppEnvironment } from '../src/platform/app-environment.ts';
+import type { AppDirectory } from '../src/platform/apps.ts';
+import type { BuildCatalog } from '../src/platform/builds.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
 import { auth } from './plugins/auth.ts';
@@ -14,6 +17,9 @@ import { projectRoutes } from './routes/projects.ts';
 import { deviceRoutes } from './routes/device.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
+import { appRoutes } from './routes/apps.ts';
+import { deploymentRoutes } from './routes/deployments.ts';
+import { environmentRoutes } from './routes/environment.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
@@ -29,6 +35,12 @@ export interface PlatformDependencies {
   projects: ProjectDirectory;
   deviceFlow: DeviceFlow;
   users: UserDirectory;
+  /** Runtime apps (RuntimeApp resources) of projects. */
+  apps: AppDirectory;
+  /** Deploys, rollbacks and build listings. */
+  builds: BuildCatalog;
+  /** App environment variables. */
+  environment: AppEnvironment;
 }
 
 export const API_VERSION = '0.1.0';
@@ -63,6 +75,9 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     tokenRoutes(app, deps.platform.tokens, now);
     deviceRoutes(app, deps.platform.deviceFlow, now);
     userRoutes(app, deps.platform.users);
+    appRoutes(app, deps.platform.apps);
+    deploymentRoutes(app, deps.platform.builds);
+    environmentRoutes(app, deps.platform.environment);
   }
   await app.ready();
   return app;

@@ -2,10 +2,15 @@ import { createDeviceFlow } from '../src/auth/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
 import { createInformerFactory, loadKubeConnection, pingApiServer } from '../src/kube/index.ts';
+import type { ObjectStore } from '../src/object-store/object-store.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { createAppServices } from '../src/platform/app-services.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
+import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/runtime/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
+import type { ReadinessCheck } from './routes/health.ts';
 import { startServer } from './server.ts';
 
 /**
@@ -14,6 +19,12 @@ import { startServer } from './server.ts';
  * links such as the device verification page; default http://CW_API_HOST:CW_API_PORT),
  * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
  * (requests per second and burst per caller, default 50 and 200).
+ *
+ * Build artifacts go to an S3 bucket: CW_S3_BUCKET, CW_S3_ENDPOINT (absent: AWS), CW_S3_REGION (default
+ * us-east-1), CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY (absent: the SDK's default credential chain),
+ * path-style addressing. Without CW_S3_BUCKET every route is still served and deploys, rollbacks and app
+ * deletion answer 503. CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an
+ * app's default host is `<appId>.<project>.<base domain>`.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kube = loadKubeConnection(env.KUBECONFIG || undefined);
@@ -28,6 +39,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const tokens = new KubeTokenStore(kube, { informers });
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
+  const artifacts = objectStoreFromEnv(env);
+  const appServices = createAppServices(kube, informers, {
+    artifacts,
+    baseDomain: env.CW_RUNTIME_BASE_DOMAIN || undefined,
+    maxCompatibilityDate: await newestCompatibilityDate(),
+  });
   const grants = new KubeDeviceGrantStore(kube, { namespace: env.CW_SYSTEM_NAMESPACE ?? 'cloudwright-system' });
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
@@ -35,10 +52,64 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
 
   await startServer(
     {
-      readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }],
+      readiness: [
+        { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
+        ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
+      ],
       rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
-      platform: { tokens, projects, users, deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }) },
+      platform: {
+        tokens,
+        projects,
+        users,
+        deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }),
+        ...appServices,
+      },
     },
     { host, port, shutdownGraceMs: 10_000 },
   );
+}
+
+/** The bucket build artifacts go to, from CW_S3_*; `undefined` when CW_S3_BUCKET is not set. */
+function objectStoreFromEnv(env: NodeJS.ProcessEnv): ObjectStore | undefined {
+  const bucket = env.CW_S3_BUCKET;
+  if (!bucket) {
+    process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
+    return undefined;
+  }
+  const accessKeyId = env.CW_S3_ACCESS_KEY_ID;
+  const secretAccessKey = env.CW_S3_SECRET_ACCESS_KEY;
+  return new S3ObjectStore({
+    bucket,
+    config: {
+      region: env.CW_S3_REGION || 'us-east-1',
+      forcePathStyle: true,
+      ...(env.CW_S3_ENDPOINT ? { endpoint: env.CW_S3_ENDPOINT } : {}),
+      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+    },
+  });
+}
+
+/** `/readyz` lists one key of the bucket: deploys need it. */
+function objectStoreReadiness(store: ObjectStore): ReadinessCheck {
+  return {
+    name: 'object-store',
+    check: (signal) =>
+      Promise.race([
+        store.list('apps/', { limit: 1 }).then(() => undefined),
+        new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true })),
+      ]),
+  };
+}
+
+/**
+ * The newest compatibility date the installed workerd supports, so a deploy naming a later one is refused
+ * at upload rather than when the runtime loads it. Best effort: without workerd the runtime still checks.
+ */
+async function newestCompatibilityDate(): Promise<string | undefined> {
+  try {
+    return await workerdCompatibilityDate(resolveWorkerdBinary());
+  } catch (err) {
+    process.stderr.write(`cw-api: cannot ask workerd for its compatibility date (${err instanceof Error ? err.message : String(err)}); deploys are checked by the runtime only\n`);
+    return undefined;
+  }
 }

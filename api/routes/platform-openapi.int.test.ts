@@ -41,6 +41,16 @@ const ROUTES: [string, string, string | null][] = [
   ['post', '/v1/users', 'admin'],
   ['get', '/v1/users/{userId}', 'admin'],
   ['delete', '/v1/users/{userId}', 'admin'],
+  ['get', '/v1/projects/{projectId}/apps', 'apps:read'],
+  ['post', '/v1/projects/{projectId}/apps', 'apps:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}', 'apps:read'],
+  ['delete', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
+  ['post', '/v1/projects/{projectId}/apps/{appId}/deployments', 'deploys:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/builds', 'apps:read'],
+  ['post', '/v1/projects/{projectId}/apps/{appId}/rollbacks', 'deploys:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/environment', 'env:read'],
+  ['put', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
+  ['delete', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
 ];
 
 describe('the OpenAPI description of the platform API core', () => {
@@ -63,6 +73,14 @@ describe('the OpenAPI description of the platform API core', () => {
     const documented = Object.entries(paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`));
     expect(documented.filter((route) => route.includes(' /v1/')).sort()).toEqual(ROUTES.map(([m, path]) => `${m} ${path}`).sort());
     expect(paths['/device']).toBeUndefined();
+  });
+
+  it('documents the deploy upload as raw bytes with its options and limits', () => {
+    const deploy = paths['/v1/projects/{projectId}/apps/{appId}/deployments']?.post as Operation & { parameters: { in: string; name: string }[] };
+    expect(Object.keys(deploy.requestBody?.content ?? {})).toEqual(['application/octet-stream']);
+    expect(JSON.stringify(deploy.requestBody)).toContain('64 MiB');
+    expect(deploy.parameters.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['environment', 'hostnames', 'max_concurrent_requests']);
+    expect(Object.keys(deploy.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '413', '415', '503']));
   });
 
   it('documents the OAuth error body of the device token endpoint and its form bodies', () => {

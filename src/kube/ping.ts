@@ -5,7 +5,7 @@ import type { KubeConnection } from './kube-config.ts';
  * Used by readiness probes, so it reads nothing and costs the apiserver almost nothing.
  */
 export async function pingApiServer(conn: KubeConnection, signal?: AbortSignal): Promise<void> {
-  const request = conn.api.request<unknown>('GET', '/readyz');
+  const request = conn.api.request<string>('GET', '/readyz', { text: true });
   if (!signal) {
     await request;
     return;

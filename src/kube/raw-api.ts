@@ -7,9 +7,12 @@ export interface RawRequest {
   body?: unknown;
   /** Defaults to `application/json`; patches pass their patch type here. */
   contentType?: string;
+  /** The response is plain text (health endpoints such as `/readyz`), returned as a string. */
+  text?: boolean;
 }
 
 const RAW = 'raw-json';
+const RAW_TEXT = 'raw-text';
 const MAX_429_ATTEMPTS = 10;
 
 /**
@@ -35,7 +38,7 @@ export class RawApi extends KubernetesObjectApi {
     // initializing, priority and fairness shedding load), so it is retried after the delay it asks for.
     for (let attempt = 1; ; attempt++) {
       try {
-        return (await this.requestPromise(ctx, RAW)) as T;
+        return (await this.requestPromise(ctx, req.text ? RAW_TEXT : RAW)) as T;
       } catch (err) {
         if (!(err instanceof KubeApiError) || err.code !== 429 || attempt >= MAX_429_ATTEMPTS) throw err;
         await new Promise((resolve) => setTimeout(resolve, Math.min(err.retryAfterSeconds ?? 1, 2) * 1000));
@@ -44,12 +47,13 @@ export class RawApi extends KubernetesObjectApi {
   }
 
   protected override async processResponse<T extends KubernetesObject>(response: ResponseContext, type?: string): Promise<T> {
-    if (type !== RAW) return super.processResponse<T>(response, type);
+    if (type !== RAW && type !== RAW_TEXT) return super.processResponse<T>(response, type);
     const text = await response.body.text();
     if (response.httpStatusCode < 200 || response.httpStatusCode > 299) {
       const retryAfter = Number(response.headers['retry-after']);
       throw KubeApiError.fromResponse(response.httpStatusCode, text, Number.isFinite(retryAfter) ? retryAfter : undefined);
     }
+    if (type === RAW_TEXT) return text as unknown as T;
     return (text ? JSON.parse(text) : undefined) as T;
   }
 }

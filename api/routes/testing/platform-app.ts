@@ -2,14 +2,17 @@
 // wires them) against the integration project's control plane, with fixtures written through those stores.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
 import type { AccessToken } from '../../../src/apis/v1alpha1/access-token.ts';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
-import { createInformerFactory, NAMESPACES, objectClient } from '../../../src/kube/index.ts';
+import { createInformerFactory, NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
+import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
+import { createAppServices } from '../../../src/platform/app-services.ts';
 import { ProjectDirectory } from '../../../src/platform/projects.ts';
-import { ACCESS_TOKENS, PROJECTS, USERS } from '../../../src/platform/resources.ts';
+import { ACCESS_TOKENS, PROJECT_LABEL, PROJECTS, USERS } from '../../../src/platform/resources.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
 import { buildApp } from '../../app.ts';
@@ -21,12 +24,19 @@ export interface PlatformApp {
   readonly tokens: KubeTokenStore;
   readonly users: UserDirectory;
   readonly projects: ProjectDirectory;
+  /** The control plane the stores write to. */
+  readonly conn: KubeConnection;
+  /** The run's MinIO bucket, where build artifacts go. */
+  readonly artifacts: S3ObjectStore;
   /** The app's clock runs this far ahead of the real one (for expiry tests). */
   clockOffsetMs: number;
   /** A user created through the user directory (remembered for clean-up). */
   createUser(options?: { admin?: boolean; prefix?: string }): Promise<string>;
-  /** A project created through the project directory, owned by `owner`. */
-  createProject(owner: string): Promise<string>;
+  /**
+   * A project created through the project directory, owned by `owner`. With `namespace`, its namespace is
+   * created too, as the operator (not running in route tests) would.
+   */
+  createProject(owner: string, options?: { namespace?: boolean }): Promise<string>;
   /** A token issued through the token store (only its hash is stored); returns the plaintext. */
   tokenFor(userId: string, scopes: readonly Scope[] | string): Promise<string>;
   /** Stops the app and its watches and deletes everything this fixture made. */
@@ -36,6 +46,8 @@ export interface PlatformApp {
 export async function platformApp(): Promise<PlatformApp> {
   const conn = testConnection();
   const informers = createInformerFactory(conn);
+  const artifacts = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
+  const appServices = createAppServices(conn, informers, { artifacts });
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
@@ -46,12 +58,14 @@ export async function platformApp(): Promise<PlatformApp> {
   await tokens.start(AbortSignal.timeout(30_000));
   await informers.waitForSync(AbortSignal.timeout(30_000));
 
-  const made = { users: new Set<string>(), projects: new Set<string>() };
+  const made = { users: new Set<string>(), projects: new Set<string>(), namespaces: new Set<string>() };
   const fixture: PlatformApp = {
     app: undefined as unknown as FastifyInstance,
     tokens,
     users,
     projects,
+    conn,
+    artifacts,
     clockOffsetMs: 0,
     async createUser({ admin = false, prefix = admin ? 'admin' : 'user' } = {}) {
       const id = unique(prefix);
@@ -59,10 +73,14 @@ export async function platformApp(): Promise<PlatformApp> {
       await users.create({ userId: id, admin });
       return id;
     },
-    async createProject(owner) {
+    async createProject(owner, { namespace = false } = {}) {
       const id = unique('proj');
       made.projects.add(id);
-      await projects.create({ projectId: id, name: id, owner });
+      const project = await projects.create({ projectId: id, name: id, owner });
+      if (namespace) {
+        made.namespaces.add(id);
+        await objectClient<KubeObject>(conn, NAMESPACES).create({ metadata: { name: project.project_id, labels: { [PROJECT_LABEL]: id } } });
+      }
       // The project cache fills through its watch; authorisation reads it.
       for (let i = 0; i < 500 && (await tokens.getMembership(id, owner)) !== 'owner'; i++) await new Promise((r) => setTimeout(r, 20));
       return id;
@@ -82,6 +100,7 @@ export async function platformApp(): Promise<PlatformApp> {
         ...[...made.users].map((name) => objectClient(conn, USERS).delete('', name)),
         ...[...made.projects].map((name) => objectClient(conn, PROJECTS).delete('', name)),
         objectClient(conn, NAMESPACES).delete('', grantNamespace),
+        ...[...made.namespaces].map((name) => objectClient(conn, NAMESPACES).delete('', name)),
       ]);
     },
   };
@@ -93,6 +112,7 @@ export async function platformApp(): Promise<PlatformApp> {
       projects,
       users,
       deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: 'http://cw.test/device' }),
+      ...appServices,
     },
   });
   return fixture;

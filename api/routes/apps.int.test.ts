@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { Build } from '../../src/apis/v1alpha1/build.ts';
+import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import { listAll } from '../../src/object-store/list-all.ts';
+import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
+import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { artifactFromFiles } from '../../src/runtime/testing/artifact-builder.ts';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+let platform: PlatformApp;
+let owner: string;
+let project: string;
+let token: string;
+
+beforeAll(async () => {
+  platform = await platformApp();
+  owner = await platform.createUser();
+  project = await platform.createProject(owner, { namespace: true });
+  token = await platform.tokenFor(owner, ['apps:write', 'deploys:write', 'env:write']);
+});
+afterAll(() => platform.close());
+
+const headers = () => ({ authorization: `Bearer ${token}` });
+const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
+  platform.app.inject({ method, url: `/v1/projects/${project}${path}`, headers: headers(), ...(payload ? { payload } : {}) });
+
+async function storedKeys(appId: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const item of listAll(platform.artifacts, appArtifactPrefix(project, appId))) keys.push(item.key);
+  return keys;
+}
+
+describe('apps', () => {
+  it('lists none for a project without apps', async () => {
+    const empty = await platform.createProject(owner);
+    const res = await platform.app.inject({ method: 'GET', url: `/v1/projects/${empty}/apps`, headers: headers() });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toStrictEqual({ apps: [] });
+  });
+
+  it('registers an app without deploying it, readable and listed at once', async () => {
+    const created = await call('POST', '/apps', { name: 'web' });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().app).toStrictEqual({
+      app_id: 'web',
+      name: 'web',
+      active_build_id: '',
+      builds: [],
+      hosts: [`web.${project}.apps.localhost`],
+      ready: false,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    const cr = await apps().get(project, 'web');
+    expect(cr?.spec).toStrictEqual({ displayName: 'web' });
+
+    expect((await call('GET', '/apps/web')).json().app).toMatchObject({ app_id: 'web', name: 'web' });
+    const listed = (await call('GET', '/apps')).json().apps as { app_id: string }[];
+    expect(listed.map((a) => a.app_id)).toContain('web');
+  });
+
+  it('derives an id from a name that is not a DNS label, and refuses a second app of the same name', async () => {
+    const created = await call('POST', '/apps', { name: 'My Shop' });
+    expect(created.statusCode).toBe(201);
+    const { app_id: appId, name } = created.json().app;
+    expect(appId).toMatch(/^my-shop-[0-9a-f]{6}$/);
+    expect(name).toBe('My Shop');
+
+    const again = await call('POST', '/apps', { name: 'My Shop' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json().detail).toContain(appId);
+  });
+
+  it.each([[{}], [{ name: '' }], [{ name: 'a\u0007b' }], [{ name: 'x', extra: 1 }], [{ name: 'x'.repeat(129) }]])('refuses the body %j', async (body) => {
+    expect((await call('POST', '/apps', body)).statusCode).toBe(400);
+  });
+
+  it('answers 409 while the project has no namespace yet', async () => {
+    const bare = await platform.createProject(owner);
+    const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${bare}/apps`, headers: headers(), payload: { name: 'early' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toContain('not set up yet');
+  });
+
+  it('answers 404 for an app that does not exist', async () => {
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await call(method, '/apps/nope');
+      expect(res.statusCode).toBe(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+});
+
+describe('deleting an app', () => {
+  it('removes what it owns and reports it, including DNS left at the owner’s provider', async () => {
+    const appId = (await call('POST', '/apps', { name: 'doomed' })).json().app.app_id as string;
+    const deploy = (body: Uint8Array, query = '') =>
+      platform.app.inject({
+        method: 'POST',
+        url: `/v1/projects/${project}/apps/${appId}/deployments${query}`,
+        headers: { ...headers(), 'content-type': 'application/octet-stream' },
+        payload: body,
+      });
+    expect((await deploy(artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("1"); } };' }))).statusCode).toBe(200);
+    expect((await deploy(artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("2"); } };' }), '?hostnames=doomed.example.com')).statusCode).toBe(200);
+    for (const key of ['A', 'B']) expect((await call('PUT', `/apps/${appId}/environment/${key}`, { value: key })).statusCode).toBe(200);
+
+    // A custom domain attached in external mode (its records published by the owner) and one in managed mode.
+    const hostnames = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
+    await hostnames.create({ metadata: { name: 'custom', namespace: project }, spec: { appRef: { name: appId }, hostname: 'www.custom.example' } });
+    await hostnames.patchStatus(project, 'custom', { status: { dnsRecords: [{ recordType: 'CNAME', name: 'www.custom.example', value: `${appId}.${project}.apps.localhost` }] } });
+    await hostnames.create({
+      metadata: { name: 'managed', namespace: project },
+      spec: { appRef: { name: appId }, hostname: 'app.managed.example', dnsMode: 'managed_project_domain' },
+    });
+    const records = objectClient<DnsRecord>(platform.conn, DNS_RECORDS);
+    await records.create({
+      metadata: { name: 'app-managed', namespace: project },
+      spec: { domainRef: { name: 'managed.example' }, name: 'app', type: 'CNAME', values: ['x.example'], owner: { kind: 'platform_app', resourceType: 'runtime_app', resourceId: appId } },
+    });
+    await records.create({ metadata: { name: 'users-own', namespace: project }, spec: { domainRef: { name: 'managed.example' }, name: 'www', type: 'CNAME', values: ['x.example'] } });
+    expect(await storedKeys(appId)).toHaveLength(2);
+
+    const res = await call('DELETE', `/apps/${appId}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toStrictEqual({
+      app_id: appId,
+      deleted: {
+        routing_pointer: true,
+        runtime_resources: 5, // the app, 2 builds, 2 hostname bindings
+        build_artifacts: 2,
+        environment_keys: 2,
+        dns_records: 1,
+        hostnames: ['app.managed.example', 'doomed.example.com', 'www.custom.example'],
+      },
+      dns_cleanup_pending: [
+        { hostname: 'doomed.example.com', records: [] },
+        { hostname: 'www.custom.example', records: [{ record_type: 'CNAME', name: 'www.custom.example', value: `${appId}.${project}.apps.localhost` }] },
+      ],
+    });
+
+    // True at once: the world holds none of it.
+    const left = await apps().get(project, appId);
+    expect(left === undefined || left.metadata?.deletionTimestamp !== undefined).toBe(true);
+    expect((await objectClient<Build>(platform.conn, BUILDS).list(project)).items.filter((b) => b.spec.app === appId)).toEqual([]);
+    expect((await hostnames.list(project)).items).toEqual([]);
+    expect((await records.list(project)).items.map((r) => r.metadata?.name)).toEqual(['users-own']);
+    expect(await storedKeys(appId)).toEqual([]);
+    expect((await call('GET', `/apps/${appId}`)).statusCode).toBe(404);
+    expect((await call('GET', '/apps')).json().apps.map((a: { app_id: string }) => a.app_id)).not.toContain(appId);
+    expect((await call('DELETE', `/apps/${appId}`)).statusCode).toBe(404);
+    await records.delete(project, 'users-own');
+  });
+
+  it('reports an app that was never deployed', async () => {
+    const appId = (await call('POST', '/apps', { name: 'idle' })).json().app.app_id as string;
+    const res = await call('DELETE', `/apps/${appId}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toStrictEqual({
+      app_id: appId,
+      deleted: { routing_pointer: false, runtime_resources: 1, build_artifacts: 0, environment_keys: 0, dns_records: 0, hostnames: [] },
+      dns_cleanup_pending: [],
+    });
+    // The id is free again.
+    expect((await call('POST', '/apps', { name: 'idle' })).statusCode).toBe(201);
+  });
+});

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { AppDirectory } from '../../src/platform/apps.ts';
+import { App, AppBody, AppDeletion, AppParams } from '../schemas/app.ts';
+import { errorResponses } from '../schemas/problem.ts';
+import { ProjectParams } from '../schemas/project.ts';
+
+const tags = ['apps'];
+
+export function appRoutes(app: FastifyInstance, apps: AppDirectory): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/apps', {
+    config: { auth: { scope: 'apps:read', project: true } },
+    schema: {
+      tags,
+      summary: 'List the project’s apps (an empty list when there are none)',
+      params: ProjectParams,
+      response: { 200: Type.Object({ apps: Type.Array(App) }) },
+    },
+    handler: async (request) => ({ apps: apps.list(request.params.projectId) }),
+  });
+
+  r.post('/v1/projects/:projectId/apps', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Register an app (nothing is deployed); 409 when the project already has an app of that name',
+      params: ProjectParams,
+      body: AppBody,
+      response: { 201: Type.Object({ app: App }), ...errorResponses(409) },
+    },
+    handler: async (request, reply) => reply.code(201).send({ app: await apps.create(request.params.projectId, request.body.name) }),
+  });
+
+  r.get('/v1/projects/:projectId/apps/:appId', {
+    config: { auth: { scope: 'apps:read', project: true } },
+    schema: { tags, summary: 'Get an app', params: AppParams, response: { 200: Type.Object({ app: App }), ...errorResponses(404) } },
+    handler: async (request) => ({ app: apps.get(request.params.projectId, request.params.appId) }),
+  });
+
+  r.delete('/v1/projects/:projectId/apps/:appId', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up',
+      params: AppParams,
+      response: { 200: AppDeletion, ...errorResponses(404, 503) },
+    },
+    handler: async (request) => apps.delete(request.params.projectId, request.params.appId),
+  });
+}

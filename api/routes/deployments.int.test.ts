@@ -1,0 +1,225 @@
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Build } from '../../src/apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import { listAll } from '../../src/object-store/list-all.ts';
+import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
+import { BUILDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/runtime/artifact.ts';
+import { artifactFromFiles, artifactOf } from '../../src/runtime/testing/artifact-builder.ts';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+let platform: PlatformApp;
+let project: string;
+let token: string;
+
+beforeAll(async () => {
+  platform = await platformApp();
+  const owner = await platform.createUser();
+  project = await platform.createProject(owner, { namespace: true });
+  token = await platform.tokenFor(owner, ['apps:write', 'deploys:write']);
+});
+afterAll(() => platform.close());
+
+const headers = () => ({ authorization: `Bearer ${token}` });
+const worker = (text: string) => artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };` });
+const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
+const builds = () => objectClient<Build>(platform.conn, BUILDS);
+
+async function createApp(name: string): Promise<string> {
+  const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps`, headers: headers(), payload: { name } });
+  expect(res.statusCode).toBe(201);
+  return res.json().app.app_id as string;
+}
+
+function deploy(appId: string, body: Uint8Array | Readable | string, query = '', contentType = 'application/octet-stream') {
+  return platform.app.inject({
+    method: 'POST',
+    url: `/v1/projects/${project}/apps/${appId}/deployments${query}`,
+    headers: { ...headers(), 'content-type': contentType },
+    payload: body,
+  });
+}
+
+async function storedKeys(appId: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const item of listAll(platform.artifacts, appArtifactPrefix(project, appId))) keys.push(item.key);
+  return keys;
+}
+
+async function appBuilds(appId: string): Promise<Build[]> {
+  return (await builds().list(project)).items.filter((b) => b.spec.app === appId);
+}
+
+describe('deploy', () => {
+  it('stores the artifact at its content address, records the Build, then activates it', async () => {
+    const appId = await createApp('hello');
+    const artifact = worker('hello');
+    const res = await deploy(appId, artifact);
+    expect(res.statusCode).toBe(200);
+    const digest = digestOf(artifact);
+    const buildId = buildIdFor(digest);
+    expect(res.json()).toStrictEqual({ app_id: appId, build_id: buildId, hosts: [`${appId}.${project}.apps.localhost`], uploaded: true });
+
+    const stored = await platform.artifacts.get(artifactKey(project, appId, buildId));
+    expect(stored?.kind === 'object' && Buffer.from(stored.body).equals(Buffer.from(artifact))).toBe(true);
+
+    const app = await apps().get(project, appId);
+    expect(app?.spec.activeBuildId).toBe(buildId);
+    const build = await builds().get(project, buildResourceName(appId, buildId));
+    expect(build?.spec).toStrictEqual({ app: appId, buildId, digest, size: artifact.length, objectKey: artifactKey(project, appId, buildId) });
+    expect(build?.metadata?.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'RuntimeApp', name: appId, uid: app?.metadata?.uid, blockOwnerDeletion: true, controller: true }),
+    ]);
+
+    // Read-your-writes: the app and its builds show the deploy at once.
+    const read = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}`, headers: headers() })).json().app;
+    expect(read).toMatchObject({ active_build_id: buildId, builds: [{ build_id: buildId }] });
+    const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: headers() })).json();
+    expect(listed.builds).toEqual([{ build_id: buildId, created_at: expect.any(String), size: artifact.length, digest: `sha256:${digest}`, active: true }]);
+  });
+
+  it('applies the options: host names (normalised), the concurrency bound, the one environment', async () => {
+    const appId = await createApp('options');
+    const res = await deploy(appId, worker('options'), '?hostnames=Shop.Example.com.,%20www.example.com,shop.example.com&max_concurrent_requests=50&environment=production');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().hosts).toEqual([`${appId}.${project}.apps.localhost`, 'shop.example.com', 'www.example.com']);
+    const app = await apps().get(project, appId);
+    expect(app?.spec).toMatchObject({ hostnames: ['shop.example.com', 'www.example.com'], maxConcurrentRequests: 50 });
+
+    // Absent options keep what the app has; an empty host name list removes them.
+    expect((await deploy(appId, worker('options 2'))).json().hosts).toHaveLength(3);
+    expect((await deploy(appId, worker('options 3'), '?hostnames=')).json().hosts).toEqual([`${appId}.${project}.apps.localhost`]);
+    expect((await apps().get(project, appId))?.spec).toMatchObject({ maxConcurrentRequests: 50 });
+    expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+  });
+
+  it.each([
+    ['?hostnames=not_a_host', 400, 'not_a_host'],
+    ['?hostnames=' + Array.from({ length: 33 }, (_, i) => `h${i}.example.com`).join(','), 400, 'at most 32'],
+    ['?hostnames=x.other-project.apps.localhost', 400, 'apps.localhost'],
+    ['?max_concurrent_requests=0', 400, 'max_concurrent_requests'],
+    ['?max_concurrent_requests=10001', 400, 'max_concurrent_requests'],
+    ['?max_concurrent_requests=lots', 400, 'max_concurrent_requests'],
+    ['?environment=staging', 400, 'environment'],
+    ['?unknown=1', 400, 'unknown'],
+  ])('refuses the options %s before reading the body', async (query, status, mention) => {
+    const appId = await createApp(`bad-options-${status}-${Math.random().toString(36).slice(2, 8)}`);
+    const res = await deploy(appId, worker('x'), query);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().detail).toContain(mention);
+    expect(await storedKeys(appId)).toEqual([]);
+  });
+
+  it('refuses a host name another app is bound to, or another app’s default host', async () => {
+    const first = await createApp('host-owner');
+    expect((await deploy(first, worker('first'), '?hostnames=claimed.example.com')).statusCode).toBe(200);
+    const second = await createApp('host-thief');
+    for (const name of ['claimed.example.com', `${first}.${project}.apps.localhost`]) {
+      const res = await deploy(second, worker('second'), `?hostnames=${name}`);
+      expect(res.statusCode).toBe(409);
+      expect(res.json().detail).toContain(name);
+    }
+    // Its own default host is always served; naming it binds nothing extra.
+    expect((await deploy(second, worker('second'), `?hostnames=${second}.${project}.apps.localhost`)).json().hosts).toEqual([`${second}.${project}.apps.localhost`]);
+  });
+
+  it.each([
+    ['random bytes', new Uint8Array([1, 2, 3, 4, 5]), 'zstd'],
+    ['gzip', gzipSync(Buffer.from('worker.js')), 'gzip'],
+    ['corrupt zstd', Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.alloc(32, 7)]), 'zstd'],
+    ['zstd that is not tar', zstdCompressSync(Buffer.alloc(1024, 'x')), 'tar'],
+    ['path traversal', artifactOf([{ name: 'worker.js', content: 'export default {}' }, { name: '../evil.js', content: 'x' }]), '..'],
+    ['a symbolic link', artifactOf([{ name: 'worker.js', type: '2', linkname: '/etc/passwd' }]), 'link'],
+    ['no worker.js', artifactFromFiles({ 'lib.js': 'export const x = 1;' }), 'worker.js'],
+    ['an empty body', new Uint8Array(0), 'zstd'],
+  ])('refuses %s with 400, storing and changing nothing', async (_what, body, mention) => {
+    const appId = await createApp(`invalid-${Math.random().toString(36).slice(2, 8)}`);
+    const before = await apps().get(project, appId);
+    const res = await deploy(appId, body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ title: 'Bad Request', status: 400 });
+    expect(res.json().detail).toContain(mention);
+    expect(await storedKeys(appId)).toEqual([]);
+    expect(await appBuilds(appId)).toEqual([]);
+    expect((await apps().get(project, appId))?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+  });
+
+  it('refuses an upload over the limit with 413 naming it, declared or streamed', async () => {
+    const appId = await createApp('too-large');
+    const limit = DEFAULT_ARTIFACT_LIMITS.maxCompressedBytes;
+    const declared = await deploy(appId, Buffer.alloc(limit + 1));
+    expect(declared.statusCode).toBe(413);
+    expect(declared.json().detail).toContain(String(limit));
+
+    // No Content-Length: read until the limit is passed, then refused.
+    const chunk = Buffer.alloc(1024 * 1024);
+    const streamed = await deploy(appId, Readable.from((function* () { for (let i = 0; i <= limit / chunk.length; i++) yield chunk; })()));
+    expect(streamed.statusCode).toBe(413);
+    expect(streamed.json().detail).toContain(String(limit));
+    expect(await storedKeys(appId)).toEqual([]);
+    expect((await apps().get(project, appId))?.spec.activeBuildId).toBeUndefined();
+  });
+
+  it('answers 415 for a JSON body, 400 for no body, 404 for an unknown app', async () => {
+    const appId = await createApp('content-types');
+    expect((await deploy(appId, '{}', '', 'application/json')).statusCode).toBe(415);
+    const none = await platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/deployments`, headers: headers() });
+    expect(none.statusCode).toBe(400);
+    expect(none.json().detail).toContain('application/octet-stream');
+    const missing = await deploy('no-such-app', worker('x'));
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().detail).toContain('no-such-app');
+  });
+
+  it('is idempotent: the same artifact twice is the same build, stored once', async () => {
+    const appId = await createApp('twice');
+    const artifact = worker('twice');
+    const first = await deploy(appId, artifact);
+    const second = await deploy(appId, artifact);
+    expect(second.statusCode).toBe(200);
+    expect(second.json()).toStrictEqual(first.json());
+    expect(await storedKeys(appId)).toHaveLength(1);
+    expect(await appBuilds(appId)).toHaveLength(1);
+  });
+});
+
+describe('builds and rollbacks', () => {
+  it('lists builds newest first and rolls back to an earlier one without an upload', async () => {
+    const appId = await createApp('rollback');
+    const a = (await deploy(appId, worker('a'))).json().build_id as string;
+    const b = (await deploy(appId, worker('b'))).json().build_id as string;
+    expect((await apps().get(project, appId))?.spec.activeBuildId).toBe(b);
+    const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: headers() })).json().builds;
+    expect(listed.map((x: { build_id: string; active: boolean }) => [x.build_id, x.active])).toEqual([[b, true], [a, false]]);
+
+    const rollback = (build_id: string) =>
+      platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/rollbacks`, headers: headers(), payload: { build_id } });
+    const unknown = await rollback('b-0000000000000000');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().detail).toContain('b-0000000000000000');
+    expect((await apps().get(project, appId))?.spec.activeBuildId).toBe(b);
+
+    const back = await rollback(a);
+    expect(back.statusCode).toBe(200);
+    expect(back.json()).toStrictEqual({ app_id: appId, build_id: a, hosts: [`${appId}.${project}.apps.localhost`], uploaded: false });
+    expect((await apps().get(project, appId))?.spec.activeBuildId).toBe(a);
+    const after = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}`, headers: headers() })).json().app;
+    expect(after.active_build_id).toBe(a);
+    expect(await storedKeys(appId)).toHaveLength(2);
+  });
+
+  it('does not roll back to a build of another app, and validates the body', async () => {
+    const mine = await createApp('rollback-mine');
+    const theirs = await createApp('rollback-theirs');
+    const foreign = (await deploy(theirs, worker('theirs'))).json().build_id as string;
+    const url = `/v1/projects/${project}/apps/${mine}/rollbacks`;
+    expect((await platform.app.inject({ method: 'POST', url, headers: headers(), payload: { build_id: foreign } })).statusCode).toBe(404);
+    expect((await platform.app.inject({ method: 'POST', url, headers: headers(), payload: {} })).statusCode).toBe(400);
+    expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/nope/builds`, headers: headers() })).statusCode).toBe(404);
+  });
+});

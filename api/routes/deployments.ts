@@ -1,0 +1,100 @@
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { BadRequestError } from '../../src/auth/index.ts';
+import type { BuildCatalog } from '../../src/platform/builds.ts';
+import { parseDeployHostnames } from '../../src/platform/deploy-hostnames.ts';
+import { ArtifactTooLargeError } from '../../src/runtime/errors.ts';
+import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
+import { errorResponses } from '../schemas/problem.ts';
+
+const tags = ['apps'];
+const ARTIFACT_TYPE = 'application/octet-stream';
+
+/**
+ * Query values arrive as text and the API does not coerce types (bodies must be typed JSON), so the
+ * integer options are converted here, before validation; anything but digits stays text and fails it.
+ */
+function integerQuery(...names: string[]): preValidationHookHandler {
+  return (request, _reply, done) => {
+    const query = request.query as Record<string, unknown>;
+    for (const name of names) {
+      const value = query[name];
+      if (typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) query[name] = Number(value);
+    }
+    done();
+  };
+}
+
+function contentLength(request: FastifyRequest): number | undefined {
+  const header = request.headers['content-length'];
+  return header === undefined || !/^[0-9]+$/.test(header) ? undefined : Number(header);
+}
+
+export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog): void {
+  // The upload's own content type lives in a context of its own: only this route reads raw bytes, and it
+  // reads nothing else (a JSON body is a 415).
+  app.register(async (upload) => {
+    upload.removeAllContentTypeParsers();
+    // The body stays a stream: the handler checks the app first and reads at most the artifact limit.
+    upload.addContentTypeParser(ARTIFACT_TYPE, (_request, payload, done) => done(null, payload));
+    upload.withTypeProvider<TypeBoxTypeProvider>().post('/v1/projects/:projectId/apps/:appId/deployments', {
+      config: { auth: { scope: 'deploys:write', project: true } },
+      preValidation: integerQuery('max_concurrent_requests'),
+      schema: {
+        tags,
+        summary: 'Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build',
+        description:
+          'The body is validated in full before anything is stored (400 names the problem; 413 names the limit). The artifact is ' +
+          'stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored.',
+        consumes: [ARTIFACT_TYPE],
+        params: AppParams,
+        querystring: DeployQuery,
+        body: ArtifactBody,
+        response: { 200: DeployResult, ...errorResponses(404, 409, 503) },
+      },
+      handler: async (request, reply) => {
+        const { projectId, appId } = request.params;
+        const { hostnames, max_concurrent_requests: maxConcurrentRequests } = request.query;
+        const body = request.body;
+        if (!body) throw new BadRequestError(`The body must be the build artifact (.tar.zst), sent as ${ARTIFACT_TYPE}.`);
+        try {
+          return await builds.deploy(projectId, appId, body, contentLength(request), {
+            hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
+            maxConcurrentRequests,
+          });
+        } catch (err) {
+          // The rest of an oversized upload is not worth reading: close the connection after the answer.
+          if (err instanceof ArtifactTooLargeError && err.limit === 'compressedBytes') reply.header('connection', 'close');
+          throw err;
+        }
+      },
+    });
+  });
+
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/apps/:appId/builds', {
+    config: { auth: { scope: 'apps:read', project: true } },
+    schema: {
+      tags,
+      summary: 'List the app’s builds, newest first',
+      params: AppParams,
+      response: { 200: Type.Object({ builds: Type.Array(Build) }), ...errorResponses(404) },
+    },
+    handler: async (request) => ({ builds: builds.list(request.params.projectId, request.params.appId) }),
+  });
+
+  r.post('/v1/projects/:projectId/apps/:appId/rollbacks', {
+    config: { auth: { scope: 'deploys:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Roll back: make a stored build of the app active again, without an upload',
+      description: 'Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.',
+      params: AppParams,
+      body: RollbackBody,
+      response: { 200: DeployResult, ...errorResponses(404, 409, 503) },
+    },
+    handler: async (request) => builds.rollback(request.params.projectId, request.params.appId, request.body.build_id),
+  });
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+let platform: PlatformApp;
+let project: string;
+let token: string;
+
+beforeAll(async () => {
+  platform = await platformApp();
+  const owner = await platform.createUser();
+  project = await platform.createProject(owner, { namespace: true });
+  token = await platform.tokenFor(owner, ['apps:write', 'env:write']);
+});
+afterAll(() => platform.close());
+
+const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
+const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
+  platform.app.inject({ method, url: `/v1/projects/${project}${path}`, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
+
+async function createApp(name: string): Promise<string> {
+  const res = await call('POST', '/apps', { name });
+  expect(res.statusCode).toBe(201);
+  return res.json().app.app_id as string;
+}
+
+describe('environment', () => {
+  it('sets, reads and removes plain variables', async () => {
+    const appId = await createApp('env-basic');
+    expect((await call('GET', `/apps/${appId}/environment`)).json()).toStrictEqual({ environment: {} });
+
+    const put = await call('PUT', `/apps/${appId}/environment/GREETING`, { value: 'hello', secret: false });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toStrictEqual({ variable: { key: 'GREETING', value: 'hello', secret: false } });
+    expect((await call('PUT', `/apps/${appId}/environment/_EMPTY`, { value: '' })).statusCode).toBe(200); // secret defaults to false
+    expect((await call('PUT', `/apps/${appId}/environment/GREETING`, { value: 'hi' })).statusCode).toBe(200); // replaces
+
+    expect((await call('GET', `/apps/${appId}/environment`)).json()).toStrictEqual({
+      environment: { GREETING: { value: 'hi', secret: false }, _EMPTY: { value: '', secret: false } },
+    });
+    expect((await apps().get(project, appId))?.spec.environment).toStrictEqual({ GREETING: 'hi', _EMPTY: '' });
+
+    expect((await call('DELETE', `/apps/${appId}/environment/GREETING`)).statusCode).toBe(204);
+    const again = await call('DELETE', `/apps/${appId}/environment/GREETING`);
+    expect(again.statusCode).toBe(404);
+    expect(again.json().detail).toContain('GREETING');
+    expect((await call('GET', `/apps/${appId}/environment`)).json()).toStrictEqual({ environment: { _EMPTY: { value: '', secret: false } } });
+  });
+
+  it('refuses secret values with the spec’s 400, storing nothing', async () => {
+    const appId = await createApp('env-secret');
+    const res = await call('PUT', `/apps/${appId}/environment/TOKEN`, { value: 's3cr3t', secret: true });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const body = res.json();
+    expect(body).toMatchObject({ title: 'Bad Request', status: 400 });
+    expect(body.detail).toMatch(/secret app environment values are not enabled/i);
+    expect(body.detail).toMatch(/only plain values are stored/);
+    expect(body.detail).not.toContain('s3cr3t');
+    expect((await apps().get(project, appId))?.spec.environment).toBeUndefined();
+  });
+
+  it.each([
+    ['1BAD', { value: 'x' }],
+    ['BAD-KEY', { value: 'x' }],
+    ['K'.repeat(129), { value: 'x' }],
+    ['OK', { value: 'x'.repeat(4097) }],
+    ['OK', { value: 1 }],
+    ['OK', {}],
+    ['OK', { value: 'x', secret: 'no' }],
+    ['OK', { value: 'x', other: true }],
+  ])('refuses key %s with body %j', async (key, body) => {
+    const appId = await createApp(`env-invalid-${Math.random().toString(36).slice(2, 8)}`);
+    expect((await call('PUT', `/apps/${appId}/environment/${key}`, body)).statusCode).toBe(400);
+  });
+
+  it('answers 404 for an app that does not exist', async () => {
+    expect((await call('GET', '/apps/nope/environment')).statusCode).toBe(404);
+    expect((await call('PUT', '/apps/nope/environment/A', { value: 'x' })).statusCode).toBe(404);
+    expect((await call('DELETE', '/apps/nope/environment/A')).statusCode).toBe(404);
+  });
+
+  it('keeps every one of concurrent writes, and at most 128 variables', async () => {
+    const appId = await createApp('env-many');
+    const keys = Array.from({ length: 12 }, (_, i) => `KEY_${i}`);
+    const results = await Promise.all(keys.map((key) => call('PUT', `/apps/${appId}/environment/${key}`, { value: key.toLowerCase() })));
+    expect(results.map((r) => r.statusCode)).toEqual(keys.map(() => 200));
+    expect(Object.keys((await call('GET', `/apps/${appId}/environment`)).json().environment).sort()).toEqual([...keys].sort());
+
+    const app = await apps().get(project, appId);
+    const full = Object.fromEntries(Array.from({ length: 128 }, (_, i) => [`V${i}`, 'x']));
+    await apps().replace({ ...(app as RuntimeApp), spec: { ...(app as RuntimeApp).spec, environment: full } });
+    const over = await call('PUT', `/apps/${appId}/environment/ONE_MORE`, { value: 'x' });
+    expect(over.statusCode).toBe(409);
+    expect(over.json().detail).toContain('128');
+    expect((await call('PUT', `/apps/${appId}/environment/V0`, { value: 'changed' })).statusCode).toBe(200);
+  });
+});

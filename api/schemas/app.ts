@@ -1,0 +1,179 @@
+import { Type, type Static } from 'typebox';
+import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
+import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
+import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/runtime/artifact.ts';
+import { ProjectId } from './project.ts';
+
+// Response schemas avoid `anyOf` (see project.ts): optional fields are simply absent.
+
+const dnsLabel = (description: string) => Type.String({ minLength: 1, maxLength: 63, pattern: DNS_LABEL_PATTERN, description });
+
+export const AppId = dnsLabel('App id, as `POST …/apps` assigned it (a DNS label).');
+export const BuildId = dnsLabel('Build id: `b-` and the first 16 hex digits of the artifact’s SHA-256.');
+export const EnvironmentKey = Type.String({
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+  description: 'Variable name: letters, digits and `_`, not starting with a digit.',
+});
+
+export const AppParams = Type.Object({ projectId: ProjectId, appId: AppId }, { additionalProperties: false });
+export const VariableParams = Type.Object({ projectId: ProjectId, appId: AppId, key: EnvironmentKey }, { additionalProperties: false });
+
+export const AppBody = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 128,
+      pattern: '^[^\\x00-\\x1F\\x7F]*$',
+      description:
+        'The app’s name (no control characters), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
+        'any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-5a1f3c`).',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const App = Type.Object(
+  {
+    app_id: Type.String({ description: 'Identifier, unique within the project; part of the default host.' }),
+    name: Type.String({ description: 'Name chosen at creation.' }),
+    active_build_id: Type.String({ description: 'Build currently selected for serving; empty until the first deploy.' }),
+    builds: Type.Array(Type.Object({ build_id: Type.String() }), { description: 'Builds uploaded for the app, newest first.' }),
+    hosts: Type.Array(Type.String(), {
+      description: 'Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names.',
+    }),
+    url: Type.Optional(Type.String({ description: 'URL of the default host, once the runtime reports serving it.' })),
+    ready: Type.Boolean({ description: 'The runtime serves the active build.' }),
+    status_message: Type.Optional(Type.String({ description: 'Why the app is or is not ready, as the runtime reports it.' })),
+    created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
+  },
+  { description: 'A runtime app.' },
+);
+
+export const Build = Type.Object(
+  {
+    build_id: Type.String(),
+    created_at: Type.String({ format: 'date-time', description: 'When it was uploaded (ISO 8601 UTC).' }),
+    size: Type.Integer({ description: 'Size of the uploaded `.tar.zst` in bytes.' }),
+    digest: Type.String({ description: '`sha256:` and the hex SHA-256 of the uploaded `.tar.zst`.' }),
+    active: Type.Boolean({ description: 'It is the app’s `active_build_id`.' }),
+  },
+  { description: 'An uploaded, durably stored build of an app.' },
+);
+
+export const DeployResult = Type.Object(
+  {
+    app_id: Type.String({ description: 'App deployed to.' }),
+    build_id: Type.String({ description: 'The build; it is now the app’s `active_build_id`.' }),
+    hosts: Type.Array(Type.String(), { description: 'Host names bound by this deploy: the default host first, then the deploy’s host names.' }),
+    uploaded: Type.Boolean({ description: 'True when this request uploaded the artifact; false for a rollback.' }),
+  },
+  { description: 'The deploy result.' },
+);
+
+const MIB = 1024 * 1024;
+
+/**
+ * The raw artifact. Validation of the body is `parseArtifact`'s (400/413 with the reason), not the schema's:
+ * this schema only documents the bytes.
+ */
+export const ArtifactBody = Type.Unsafe<AsyncIterable<Uint8Array> | undefined>({
+  contentMediaType: 'application/zstd',
+  description:
+    `The build artifact: a zstd-compressed tar archive (\`.tar.zst\`), sent raw as \`application/octet-stream\`, at most ` +
+    `${DEFAULT_ARTIFACT_LIMITS.maxCompressedBytes / MIB} MiB (${DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes / MIB} MiB unpacked, ` +
+    `${DEFAULT_ARTIFACT_LIMITS.maxFileBytes / MIB} MiB per file, ${DEFAULT_ARTIFACT_LIMITS.maxFiles} files). Layout: see docs/runtime.md.`,
+});
+
+export const DeployQuery = Type.Object(
+  {
+    hostnames: Type.Optional(
+      Type.String({
+        maxLength: 8192,
+        description:
+          `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}); they replace the ` +
+          'app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the ' +
+          'runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409.',
+      }),
+    ),
+    environment: Type.Optional(
+      Type.Literal('production', {
+        description:
+          'The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is ' +
+          'the only value; it is accepted so that clients may name it.',
+      }),
+    ),
+    max_concurrent_requests: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10000,
+        description: 'Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const RollbackBody = Type.Object({ build_id: BuildId }, { additionalProperties: false });
+
+export const VariableBody = Type.Object(
+  {
+    value: Type.String({ maxLength: 4096, description: 'Plain configuration value.' }),
+    secret: Type.Optional(
+      Type.Boolean({ description: 'Must be `false` (the default): `true` is refused with 400, as no secret store exists.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const VariableValue = Type.Object({
+  value: Type.String(),
+  secret: Type.Boolean({ description: 'Always false.' }),
+});
+
+export const Environment = Type.Unsafe<Record<string, Static<typeof VariableValue>>>({
+  type: 'object',
+  additionalProperties: VariableValue,
+  description: `The app’s variables by name (at most ${MAX_ENVIRONMENT_KEYS}).`,
+});
+
+export const Variable = Type.Object(
+  { key: Type.String(), value: Type.String(), secret: Type.Boolean({ description: 'Always false.' }) },
+  { description: 'A stored environment variable.' },
+);
+
+const PendingRecord = Type.Object({ record_type: Type.String(), name: Type.String(), value: Type.String() });
+
+export const AppDeletion = Type.Object(
+  {
+    app_id: Type.String(),
+    deleted: Type.Object(
+      {
+        routing_pointer: Type.Boolean({
+          description: 'The app had an active build and the pointer to it is gone: the runtime no longer routes to it.',
+        }),
+        runtime_resources: Type.Integer({ description: 'Control-plane objects removed: the app itself, its build records and its hostname bindings.' }),
+        build_artifacts: Type.Integer({ description: 'Stored build artifacts removed.' }),
+        environment_keys: Type.Integer({ description: 'Environment variables removed.' }),
+        dns_records: Type.Integer({ description: 'Platform-owned DNS records of the app’s host names removed from managed project domains.' }),
+        hostnames: Type.Array(Type.String(), { description: 'Host names the app was bound to, now unbound.' }),
+      },
+      { description: 'What was cleaned up.' },
+    ),
+    dns_cleanup_pending: Type.Array(
+      Type.Object({
+        hostname: Type.String(),
+        records: Type.Array(PendingRecord, {
+          description: 'The records published for it, as the attach returned them; empty when the platform never listed any (deploy host names).',
+        }),
+      }),
+      {
+        description:
+          'Host names whose DNS lives at the owner’s DNS provider and still points at the runtime: remove those records there, or another app could later claim the name.',
+      },
+    ),
+  },
+  { description: 'Report of an app deletion.' },
+);

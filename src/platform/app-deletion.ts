@@ -1,0 +1,136 @@
+import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
+import { listAll } from '../object-store/list-all.ts';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { appArtifactPrefix } from './artifact-keys.ts';
+import type { AppStore } from './app-store.ts';
+import { requireArtifactStore } from './artifact-store.ts';
+import { APP_HOSTNAMES, DNS_RECORDS } from './resources.ts';
+
+/** A record the owner published at their own DNS provider for a host name of the deleted app. */
+export interface PendingDnsRecord {
+  record_type: string;
+  name: string;
+  value: string;
+}
+
+/** What deleting an app removed, and what is left for its owner to remove. */
+export interface AppDeletionReport {
+  app_id: string;
+  deleted: {
+    /** The app had an active build, and the pointer to it was removed: the runtime stopped routing to it. */
+    routing_pointer: boolean;
+    /** Kubernetes objects removed: the RuntimeApp, its Builds and its AppHostnames. */
+    runtime_resources: number;
+    /** Stored `.tar.zst` artifacts removed from the object store. */
+    build_artifacts: number;
+    environment_keys: number;
+    /** Platform-owned records of the app's host names removed from managed project domains. */
+    dns_records: number;
+    /** Host names the app was bound to (deploy host names and attached custom domains), now unbound. */
+    hostnames: string[];
+  };
+  /** Host names whose DNS the owner publishes themselves and which still point at the runtime. */
+  dns_cleanup_pending: { hostname: string; records: PendingDnsRecord[] }[];
+}
+
+export interface AppDeletionDeps {
+  readonly conn: KubeConnection;
+  readonly store: AppStore;
+  readonly artifacts: ObjectStore | undefined;
+}
+
+const PARALLEL = 8;
+
+/**
+ * Deletes an app and everything it owns, in an order that keeps every intermediate state valid: first the
+ * routing pointer (the active build and deploy host names) is cleared, so the runtime stops serving the app
+ * before anything it serves disappears; then its host names, platform-owned DNS records, Builds and stored
+ * artifacts go; the RuntimeApp itself (with its environment) goes last. A failure on the way leaves an app
+ * that is no longer served and answers the next DELETE, which finishes the job (its report then counts
+ * only what that call removed). The artifact prefix is swept once more at the end for a deploy that raced.
+ */
+export async function deleteApp(deps: AppDeletionDeps, project: string, appId: string): Promise<AppDeletionReport> {
+  const { conn, store } = deps;
+  const app = await store.live(project, appId);
+  const artifacts = requireArtifactStore(deps.artifacts);
+  const hostnameClient = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+  const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+  const prefix = appArtifactPrefix(project, appId);
+  const [keys, builds, attached, records] = await Promise.all([
+    artifactKeys(artifacts, prefix),
+    store.builds.list(project).then((l) => l.items.filter((b) => b.spec.app === appId)),
+    hostnameClient.list(project).then((l) => l.items.filter((h) => h.spec.appRef.name === appId)),
+    recordClient.list(project).then((l) => l.items.filter((r) => r.spec.owner?.kind === 'platform_app' && r.spec.owner.resourceId === appId)),
+  ]);
+
+  const routed = app.spec.activeBuildId !== undefined;
+  await store.update(
+    project,
+    appId,
+    ({ spec }) => {
+      if (spec.activeBuildId === undefined && spec.hostnames === undefined) return undefined;
+      const { activeBuildId: _build, hostnames: _hosts, ...rest } = spec;
+      return rest;
+    },
+    { uid: app.metadata?.uid },
+  );
+
+  const removedHostnames = await deleteAll(hostnameClient, project, attached);
+  const removedRecords = await deleteAll(recordClient, project, records);
+  const removedBuilds = await deleteAll(store.builds, project, builds);
+  await inParallel(keys, (key) => artifacts.delete(key));
+  const removedApp = await store.apps.delete(project, appId);
+  const late = await artifactKeys(artifacts, prefix);
+  await inParallel(late, (key) => artifacts.delete(key));
+  await store.settleAppGone(app);
+  await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
+
+  return {
+    app_id: appId,
+    deleted: {
+      routing_pointer: routed,
+      runtime_resources: (removedApp ? 1 : 0) + removedBuilds + removedHostnames,
+      build_artifacts: keys.length + late.length,
+      environment_keys: Object.keys(app.spec.environment ?? {}).length,
+      dns_records: removedRecords,
+      hostnames: [...new Set([...(app.spec.hostnames ?? []), ...attached.map((h) => h.spec.hostname)])].sort(),
+    },
+    dns_cleanup_pending: pendingDns(app, attached),
+  };
+}
+
+/**
+ * Deploy host names and custom domains in `external_records` mode point at the runtime from the owner's
+ * own DNS: those records must go too, or another app could later claim the name.
+ */
+function pendingDns(app: RuntimeApp, attached: readonly AppHostname[]): AppDeletionReport['dns_cleanup_pending'] {
+  const pending = new Map<string, PendingDnsRecord[]>();
+  for (const hostname of app.spec.hostnames ?? []) pending.set(hostname, []);
+  for (const h of attached) {
+    if (h.spec.dnsMode === 'managed_project_domain') continue; // platform-owned records: deleted above
+    const records = (h.status?.dnsRecords ?? []).map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
+    pending.set(h.spec.hostname, [...(pending.get(h.spec.hostname) ?? []), ...records]);
+  }
+  return [...pending].sort(([a], [b]) => a.localeCompare(b)).map(([hostname, records]) => ({ hostname, records }));
+}
+
+async function artifactKeys(artifacts: ObjectStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const item of listAll(artifacts, prefix)) keys.push(item.key);
+  return keys;
+}
+
+/** Deletes the objects; answers how many existed (one already gone is not counted). */
+async function deleteAll(client: Pick<ObjectClient<KubeObject>, 'delete'>, namespace: string, items: readonly KubeObject[]): Promise<number> {
+  const results = await inParallel(items, (item) => client.delete(namespace, item.metadata?.name ?? ''));
+  return results.filter(Boolean).length;
+}
+
+async function inParallel<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (let i = 0; i < items.length; i += PARALLEL) results.push(...(await Promise.all(items.slice(i, i + PARALLEL).map(fn))));
+  return results;
+}

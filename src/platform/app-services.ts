@@ -1,0 +1,48 @@
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import type { InformerFactory, KubeConnection } from '../kube/index.ts';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import type { ArtifactLimits } from '../runtime/artifact.ts';
+import { AppEnvironment } from './app-environment.ts';
+import { AppStore } from './app-store.ts';
+import { AppDirectory } from './apps.ts';
+import { BuildCatalog } from './builds.ts';
+import { BUILDS, RUNTIME_APPS } from './resources.ts';
+
+/** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
+export const DEFAULT_RUNTIME_BASE_DOMAIN = 'apps.localhost';
+
+export interface AppServicesOptions {
+  /** Where build artifacts are stored (CW_S3_*); without one the routes that need it answer 503. */
+  readonly artifacts: ObjectStore | undefined;
+  /** The runtime's base domain: default hosts are `<appId>.<project>.<baseDomain>`. */
+  readonly baseDomain?: string;
+  readonly limits?: Partial<ArtifactLimits>;
+  readonly maxCompatibilityDate?: string | undefined;
+}
+
+export interface AppServices {
+  apps: AppDirectory;
+  builds: BuildCatalog;
+  environment: AppEnvironment;
+}
+
+/**
+ * The app, build and environment services on shared RuntimeApp and Build caches. Call before
+ * `informers.start()` so the caches start (and are waited for) with the others.
+ */
+export function createAppServices(conn: KubeConnection, informers: InformerFactory, options: AppServicesOptions): AppServices {
+  const store = new AppStore(conn, informers.informer<RuntimeApp>(RUNTIME_APPS), informers.informer<Build>(BUILDS));
+  // Host names are compared in lowercase, as the runtime routes them.
+  const baseDomain = (options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN).toLowerCase();
+  return {
+    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts }),
+    builds: new BuildCatalog(store, {
+      baseDomain,
+      artifacts: options.artifacts,
+      ...(options.limits ? { limits: options.limits } : {}),
+      maxCompatibilityDate: options.maxCompatibilityDate,
+    }),
+    environment: new AppEnvironment(store),
+  };
+}

@@ -1,0 +1,143 @@
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { ConflictError, NotFoundError } from '../auth/index.ts';
+import { isConflict, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { BUILDS, RUNTIME_APPS } from './resources.ts';
+
+/**
+ * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
+ * so this many concurrent writers of one app (a script setting variables in parallel) all get through.
+ */
+const MAX_ATTEMPTS = 25;
+
+export interface AppStoreOptions {
+  /** How long a write waits for the caches to reflect it (default 5 s); see {@link AppStore}. */
+  readonly cacheWaitMs?: number;
+}
+
+/**
+ * RuntimeApps and their Builds for the REST routes: a project is the namespace of the same name, an app the
+ * RuntimeApp named by its app id. Reads come from informer caches; writes go to the apiserver conditional on
+ * the resourceVersion they read, retried on a conflict, and resolve once the caches show them (bounded), so
+ * a caller reads its own writes. An app whose deletion has begun counts as gone.
+ */
+export class AppStore {
+  readonly apps: ObjectClient<RuntimeApp>;
+  readonly builds: ObjectClient<Build>;
+  readonly #appCache: Informer<RuntimeApp>;
+  readonly #buildCache: Informer<Build>;
+  readonly #cacheWaitMs: number;
+
+  constructor(conn: KubeConnection, appCache: Informer<RuntimeApp>, buildCache: Informer<Build>, options: AppStoreOptions = {}) {
+    this.apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    this.builds = objectClient<Build>(conn, BUILDS);
+    this.#appCache = appCache;
+    this.#buildCache = buildCache;
+    this.#cacheWaitMs = options.cacheWaitMs ?? 5_000;
+  }
+
+  /** The project's apps (cache). */
+  list(project: string): RuntimeApp[] {
+    return this.#appCache.list().filter((a) => a.metadata?.namespace === project && !a.metadata.deletionTimestamp);
+  }
+
+  /** Every app of every project (cache), for host name conflicts. */
+  all(): readonly RuntimeApp[] {
+    return this.#appCache.list().filter((a) => !a.metadata?.deletionTimestamp);
+  }
+
+  /** @throws NotFoundError */
+  cached(project: string, appId: string): RuntimeApp {
+    const app = this.#appCache.get(`${project}/${appId}`);
+    if (!app || app.metadata?.deletionTimestamp) throw missingApp(project, appId);
+    return app;
+  }
+
+  /** The app as the apiserver has it now, for a write to build on. @throws NotFoundError */
+  async live(project: string, appId: string): Promise<RuntimeApp> {
+    const app = await this.apps.get(project, appId);
+    if (!app || app.metadata?.deletionTimestamp) throw missingApp(project, appId);
+    return app;
+  }
+
+  /** The app's builds (cache), in no particular order. */
+  buildsOf(project: string, appId: string): Build[] {
+    return this.#buildCache.list().filter((b) => b.metadata?.namespace === project && b.spec.app === appId);
+  }
+
+  /** Every build of the project (cache), keyed by app id. */
+  buildsByApp(project: string): Map<string, Build[]> {
+    const byApp = new Map<string, Build[]>();
+    for (const build of this.#buildCache.list()) {
+      if (build.metadata?.namespace !== project) continue;
+      byApp.set(build.spec.app, [...(byApp.get(build.spec.app) ?? []), build]);
+    }
+    return byApp;
+  }
+
+  /**
+   * Applies `change` to the live app and writes it conditionally, re-reading and re-applying after a
+   * conflict. `change` returns the new spec, or `undefined` to write nothing; it may throw to refuse.
+   * With `uid`, only that incarnation of the app is changed: one deleted and created again counts as gone.
+   * @throws NotFoundError when the app does not exist (or is being deleted)
+   */
+  async update(
+    project: string,
+    appId: string,
+    change: (app: RuntimeApp) => RuntimeApp['spec'] | undefined,
+    options: { uid?: string | undefined } = {},
+  ): Promise<RuntimeApp> {
+    for (let attempt = 1; ; attempt++) {
+      const app = await this.live(project, appId);
+      if (options.uid !== undefined && app.metadata?.uid !== options.uid) throw missingApp(project, appId);
+      const spec = change(app);
+      if (spec === undefined) return app;
+      try {
+        // Conditional on the resourceVersion just read (and so on the uid): a lost race is a 409, retried.
+        const written = await this.apps.replace({ ...app, spec });
+        await this.settleApp(written);
+        return written;
+      } catch (err) {
+        if (isNotFound(err)) throw missingApp(project, appId);
+        if (!isConflict(err)) throw err;
+        if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`App ${appId} is being changed by many requests at once; retry.`);
+        // Jitter, so the writers that lost this race do not meet again in the next one.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
+      }
+    }
+  }
+
+  /** Resolves once the app cache holds `written` or a later version of it (bounded). */
+  settleApp(written: RuntimeApp): Promise<void> {
+    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
+    const generation = written.metadata?.generation ?? 0;
+    return this.#settle(() => {
+      const cached = this.#appCache.get(key);
+      return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= generation;
+    });
+  }
+
+  /** Resolves once the app cache no longer holds this incarnation of the app (bounded). */
+  settleAppGone(app: RuntimeApp): Promise<void> {
+    const key = `${app.metadata?.namespace}/${app.metadata?.name}`;
+    return this.#settle(() => {
+      const cached = this.#appCache.get(key);
+      return cached?.metadata?.uid !== app.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
+    });
+  }
+
+  /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */
+  settleBuild(namespace: string, name: string, present: boolean): Promise<void> {
+    return this.#settle(() => (this.#buildCache.get(`${namespace}/${name}`) !== undefined) === present);
+  }
+
+  /** Not seeing the write in time is no failure: the write itself succeeded. */
+  async #settle(done: () => boolean): Promise<void> {
+    const deadline = Date.now() + this.#cacheWaitMs;
+    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+export function missingApp(project: string, appId: string): NotFoundError {
+  return new NotFoundError(`Project ${project} has no app ${appId}.`);
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { appView, buildView, newestFirst, UPLOADED_AT_ANNOTATION } from './app-view.ts';
+
+function build(buildId: string, uploadedAt?: string, created = '2026-01-01T00:00:00Z'): Build {
+  return {
+    metadata: { name: `web-${buildId}`, namespace: 'p1', creationTimestamp: created, ...(uploadedAt ? { annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } : {}) },
+    spec: { app: 'web', buildId, digest: 'ab'.repeat(32), size: 42, objectKey: `apps/p1/web/builds/${buildId}.tar.zst` },
+  };
+}
+
+const app: RuntimeApp = {
+  metadata: { name: 'web', namespace: 'p1', creationTimestamp: '2026-01-01T00:00:00Z' },
+  spec: { displayName: 'Web', activeBuildId: 'b-2', hostnames: ['shop.example.com'] },
+};
+
+describe('app views', () => {
+  it('orders builds by upload time to the millisecond, newest first, then by id', () => {
+    const builds = [build('b-1', '2026-01-01T00:00:00.100Z'), build('b-3', '2026-01-01T00:00:00.900Z'), build('b-2', '2026-01-01T00:00:00.900Z'), build('b-0')];
+    expect(newestFirst(builds).map((b) => b.spec.buildId)).toEqual(['b-2', 'b-3', 'b-1', 'b-0']);
+  });
+
+  it('shows an app: default host first, no status until the runtime reports one', () => {
+    expect(appView(app, [build('b-1', '2026-01-01T00:00:01Z'), build('b-2', '2026-01-01T00:00:02Z')], 'apps.localhost')).toStrictEqual({
+      app_id: 'web',
+      name: 'Web',
+      active_build_id: 'b-2',
+      builds: [{ build_id: 'b-2' }, { build_id: 'b-1' }],
+      hosts: ['web.p1.apps.localhost', 'shop.example.com'],
+      ready: false,
+      created_at: '2026-01-01T00:00:00Z',
+    });
+  });
+
+  it('shows what the runtime reports', () => {
+    const served: RuntimeApp = {
+      ...app,
+      status: {
+        url: 'http://web.p1.apps.localhost',
+        conditions: [{ type: 'Ready', status: 'True', reason: 'Serving', message: 'Serving b-2.', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+      },
+    };
+    expect(appView(served, [], 'apps.localhost')).toMatchObject({ url: 'http://web.p1.apps.localhost', ready: true, status_message: 'Serving b-2.' });
+  });
+
+  it('shows a build with its digest and whether it is active', () => {
+    expect(buildView(build('b-2', '2026-01-01T00:00:02.5Z'), 'b-2')).toStrictEqual({
+      build_id: 'b-2',
+      created_at: '2026-01-01T00:00:02.5Z',
+      size: 42,
+      digest: `sha256:${'ab'.repeat(32)}`,
+      active: true,
+    });
+    expect(buildView(build('b-1'), 'b-2')).toMatchObject({ created_at: '2026-01-01T00:00:00Z', active: false });
+  });
+});

@@ -1,0 +1,80 @@
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { findCondition } from '../conditions/index.ts';
+import { defaultHost } from '../runtime/hosts.ts';
+
+/** Annotation on a Build: when it was uploaded, to the millisecond (creationTimestamp has whole seconds). */
+export const UPLOADED_AT_ANNOTATION = 'cloudwright.dev/uploaded-at';
+/** Label on a Build naming its app, so an app's builds can be listed by selector. */
+export const APP_LABEL = 'cloudwright.dev/app';
+
+/** A build as the REST API shows it. */
+export interface BuildView {
+  build_id: string;
+  created_at: string;
+  size: number;
+  /** `sha256:<hex>` of the uploaded `.tar.zst`. */
+  digest: string;
+  active: boolean;
+}
+
+/** An app as the REST API shows it. */
+export interface AppView {
+  app_id: string;
+  name: string;
+  /** `''` until the first deploy. */
+  active_build_id: string;
+  /** Newest first. */
+  builds: { build_id: string }[];
+  /** The default host first, then the deploy's host names. */
+  hosts: string[];
+  /** The default host's URL, once the runtime reports serving it. */
+  url?: string;
+  ready: boolean;
+  /** The runtime's account of `ready` (the Ready condition's message), once it reported one. */
+  status_message?: string;
+  created_at: string;
+}
+
+export function hostsOf(app: RuntimeApp, baseDomain: string): string[] {
+  const appId = app.metadata?.name ?? '';
+  const first = defaultHost(app.metadata?.namespace ?? '', appId, baseDomain);
+  return [first, ...(app.spec.hostnames ?? []).filter((h) => h !== first)];
+}
+
+export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string): AppView {
+  const ready = findCondition(app.status?.conditions, 'Ready');
+  return {
+    app_id: app.metadata?.name ?? '',
+    name: app.spec.displayName,
+    active_build_id: app.spec.activeBuildId ?? '',
+    builds: newestFirst(builds).map((b) => ({ build_id: b.spec.buildId })),
+    hosts: hostsOf(app, baseDomain),
+    ...(app.status?.url ? { url: app.status.url } : {}),
+    ready: ready?.status === 'True',
+    ...(ready?.message ? { status_message: ready.message } : {}),
+    created_at: app.metadata?.creationTimestamp ?? '',
+  };
+}
+
+export function buildView(build: Build, activeBuildId: string | undefined): BuildView {
+  return {
+    build_id: build.spec.buildId,
+    created_at: uploadedAt(build),
+    size: build.spec.size,
+    digest: `sha256:${build.spec.digest}`,
+    active: build.spec.buildId === activeBuildId,
+  };
+}
+
+/** Newest upload first; builds of the same instant by id, so the order is stable. */
+export function newestFirst(builds: readonly Build[]): Build[] {
+  return [...builds].sort((a, b) => {
+    const [ta, tb] = [Date.parse(uploadedAt(a)) || 0, Date.parse(uploadedAt(b)) || 0];
+    return tb - ta || a.spec.buildId.localeCompare(b.spec.buildId);
+  });
+}
+
+function uploadedAt(build: Build): string {
+  return build.metadata?.annotations?.[UPLOADED_AT_ANNOTATION] ?? build.metadata?.creationTimestamp ?? '';
+}

@@ -1,0 +1,84 @@
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { ConflictError } from '../auth/index.ts';
+import { isAlreadyExists, isNotFound, type KubeConnection } from '../kube/index.ts';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
+import { appIdFor } from './app-id.ts';
+import type { AppStore } from './app-store.ts';
+import { appView, type AppView } from './app-view.ts';
+import { PROJECT_LABEL } from './resources.ts';
+
+export interface AppDirectoryOptions {
+  /** The runtime's base domain: an app's default host is `<appId>.<project>.<baseDomain>`. */
+  readonly baseDomain: string;
+  /** Where build artifacts are stored; without one, deleting an app answers 503. */
+  readonly artifacts: ObjectStore | undefined;
+}
+
+/**
+ * Runtime apps of a project: registering one creates its RuntimeApp (nothing is deployed); deleting one
+ * removes everything it owns and reports what that was (see {@link deleteApp}).
+ */
+export class AppDirectory {
+  readonly #store: AppStore;
+  readonly #conn: KubeConnection;
+  readonly #options: AppDirectoryOptions;
+
+  constructor(conn: KubeConnection, store: AppStore, options: AppDirectoryOptions) {
+    this.#conn = conn;
+    this.#store = store;
+    this.#options = options;
+  }
+
+  /** The project's apps, by app id. */
+  list(project: string): AppView[] {
+    const builds = this.#store.buildsByApp(project);
+    return this.#store
+      .list(project)
+      .map((app) => appView(app, builds.get(app.metadata?.name ?? '') ?? [], this.#options.baseDomain))
+      .sort((a, b) => a.app_id.localeCompare(b.app_id));
+  }
+
+  /** @throws NotFoundError */
+  get(project: string, appId: string): AppView {
+    const app = this.#store.cached(project, appId);
+    return appView(app, this.#store.buildsOf(project, appId), this.#options.baseDomain);
+  }
+
+  /**
+   * Registers an app named `name` under the id {@link appIdFor} derives from it. Names are therefore unique
+   * within a project: a second app of the same name is a 409 naming the first.
+   * @throws ConflictError when the id is taken or the project's namespace does not exist yet
+   */
+  async create(project: string, name: string): Promise<AppView> {
+    const appId = appIdFor(name);
+    let created: RuntimeApp;
+    try {
+      created = await this.#store.apps.create({
+        metadata: { name: appId, namespace: project, labels: { [PROJECT_LABEL]: project } },
+        spec: { displayName: name },
+      });
+    } catch (err) {
+      if (isAlreadyExists(err)) throw await this.#taken(project, appId, name);
+      // The apiserver refuses objects in a namespace that does not exist: the operator has not set the project up yet.
+      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      throw err;
+    }
+    await this.#store.settleApp(created);
+    return appView(created, [], this.#options.baseDomain);
+  }
+
+  /** @throws NotFoundError */
+  delete(project: string, appId: string): Promise<AppDeletionReport> {
+    return deleteApp({ conn: this.#conn, store: this.#store, artifacts: this.#options.artifacts }, project, appId);
+  }
+
+  async #taken(project: string, appId: string, name: string): Promise<ConflictError> {
+    const existing = await this.#store.apps.get(project, appId);
+    if (existing?.metadata?.deletionTimestamp) return new ConflictError(`App ${appId} is still being deleted; retry in a few seconds.`);
+    if (!existing || existing.spec.displayName === name) {
+      return new ConflictError(`Project ${project} already has an app named ${JSON.stringify(name)} (app id ${appId}).`);
+    }
+    return new ConflictError(`The app id ${appId} for the name ${JSON.stringify(name)} is taken by another app; choose another name.`);
+  }
+}

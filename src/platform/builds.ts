@@ -1,0 +1,213 @@
+import type { Build } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../auth/index.ts';
+import { isAlreadyExists } from '../kube/index.ts';
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../runtime/artifact.ts';
+import { ArtifactTooLargeError } from '../runtime/errors.ts';
+import { defaultHost } from '../runtime/hosts.ts';
+import type { AppStore } from './app-store.ts';
+import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
+import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
+import { requireArtifactStore } from './artifact-store.ts';
+import { foreignBaseDomainHost } from './deploy-hostnames.ts';
+import { PROJECT_LABEL } from './resources.ts';
+
+/** The deploy options (query parameters of the deploy route), already parsed. */
+export interface DeployOptions {
+  /** Replaces the app's deploy host names; `[]` removes them; absent keeps them. */
+  readonly hostnames?: readonly string[] | undefined;
+  /** Replaces the app's concurrency bound; absent keeps it. */
+  readonly maxConcurrentRequests?: number | undefined;
+}
+
+/** The spec's deploy result; a rollback answers the same shape with `uploaded: false`. */
+export interface DeployResult {
+  app_id: string;
+  build_id: string;
+  /** The app's hosts after the deploy: its default host first, then its deploy host names. */
+  hosts: string[];
+  uploaded: boolean;
+}
+
+export interface BuildCatalogOptions {
+  readonly baseDomain: string;
+  /** Where artifacts are stored; without one, deploys and rollbacks answer 503. */
+  readonly artifacts: ObjectStore | undefined;
+  readonly limits?: Partial<ArtifactLimits>;
+  /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
+  readonly maxCompatibilityDate?: string | undefined;
+  readonly now?: () => Date;
+}
+
+/**
+ * Builds of runtime apps: uploads (validated, stored content-addressed, recorded as a Build, then made
+ * active), rollbacks to a stored build, and listings.
+ */
+export class BuildCatalog {
+  readonly #store: AppStore;
+  readonly #options: BuildCatalogOptions;
+  readonly #limits: ArtifactLimits;
+
+  constructor(store: AppStore, options: BuildCatalogOptions) {
+    this.#store = store;
+    this.#options = options;
+    this.#limits = { ...DEFAULT_ARTIFACT_LIMITS, ...options.limits };
+  }
+
+  /** The app's builds, newest first. @throws NotFoundError */
+  list(project: string, appId: string): BuildView[] {
+    const app = this.#store.cached(project, appId);
+    return newestFirst(this.#store.buildsOf(project, appId)).map((b) => buildView(b, app.spec.activeBuildId));
+  }
+
+  /**
+   * Deploys the artifact read from `body`. Each step starts only once the one before is durable: the bytes
+   * are read (at most the upload limit) and validated in full before anything is written; the artifact is
+   * stored under its content address (a conditional create: one already there has the same digest, so the
+   * same bytes); then the Build is recorded, owned by the app; only then does the app's `activeBuildId`
+   * point at it. A failure part way leaves at most a stored artifact or a Build that nothing points at,
+   * which the same upload reuses and which deleting the app removes; the app keeps serving what it served.
+   *
+   * @param declaredLength the request's Content-Length, so an oversized upload is refused before it is read
+   * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), BadRequestError, ConflictError
+   */
+  async deploy(
+    project: string,
+    appId: string,
+    body: AsyncIterable<Uint8Array>,
+    declaredLength: number | undefined,
+    options: DeployOptions,
+  ): Promise<DeployResult> {
+    const app = await this.#store.live(project, appId);
+    const artifacts = requireArtifactStore(this.#options.artifacts);
+    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames);
+    const max = this.#limits.maxCompressedBytes;
+    if (declaredLength !== undefined && declaredLength > max) {
+      throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
+    }
+    const bytes = await readArtifactBody(body, this.#limits);
+    const artifact = await parseArtifact(bytes, {
+      limits: this.#limits,
+      ...(this.#options.maxCompatibilityDate ? { maxCompatibilityDate: this.#options.maxCompatibilityDate } : {}),
+    });
+    const digest = artifact.digest.slice('sha256:'.length);
+    const buildId = buildIdFor(digest);
+    const key = artifactKey(project, appId, buildId);
+
+    const put = await artifacts.put(key, bytes, { ifNoneMatch: '*', sha256: digest, contentType: 'application/zstd' });
+    const wrote = put.kind === 'written';
+    if (!wrote) {
+      const stored = await artifacts.head(key);
+      if (!stored) throw new ConflictError(`The app's stored builds changed during the upload (was it deleted?); retry the deploy.`);
+      if (stored.size !== bytes.length) {
+        throw new ConflictError(`Build ${buildId} is already stored with different content (a digest prefix collision); change the artifact and deploy again.`);
+      }
+    }
+    let recorded = false;
+    try {
+      recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
+      const updated = await this.#store.update(project, appId, ({ spec }) => {
+        const { hostnames: _old, ...rest } = spec;
+        const nextHostnames = hostnames === undefined ? spec.hostnames : hostnames;
+        return {
+          ...rest,
+          activeBuildId: buildId,
+          ...(nextHostnames && nextHostnames.length > 0 ? { hostnames: [...nextHostnames] } : {}),
+          ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
+        };
+      }, { uid: app.metadata?.uid });
+      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: true };
+    } catch (err) {
+      // The app was deleted meanwhile: nothing can point at what this upload wrote, so it goes too.
+      if (err instanceof NotFoundError) {
+        if (recorded) await this.#store.builds.delete(project, buildResourceName(appId, buildId)).catch(() => {});
+        if (wrote) await artifacts.delete(key).catch(() => {});
+      }
+      throw err;
+    }
+  }
+
+  /** Makes a stored build of the app active again, without an upload. @throws NotFoundError, ConflictError */
+  async rollback(project: string, appId: string, buildId: string): Promise<DeployResult> {
+    const app = await this.#store.live(project, appId);
+    const artifacts = requireArtifactStore(this.#options.artifacts);
+    const build = await this.#store.builds.get(project, buildResourceName(appId, buildId));
+    if (!build || build.spec.app !== appId || build.spec.buildId !== buildId) {
+      throw new NotFoundError(`App ${appId} has no build ${buildId}; GET …/apps/${appId}/builds lists its builds.`);
+    }
+    if (!(await artifacts.head(build.spec.objectKey))) {
+      throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
+    }
+    const updated = await this.#store.update(
+      project,
+      appId,
+      ({ spec }) => (spec.activeBuildId === buildId ? undefined : { ...spec, activeBuildId: buildId }),
+      { uid: app.metadata?.uid },
+    );
+    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: false };
+  }
+
+  /**
+   * Records the Build, owned by the app (the garbage collector deletes it with the app). One that exists
+   * already is the same build uploaded before. Answers whether this call created it.
+   */
+  async #record(app: RuntimeApp, spec: Omit<Build['spec'], 'app'>): Promise<boolean> {
+    const namespace = app.metadata?.namespace ?? '';
+    const appId = app.metadata?.name ?? '';
+    const name = buildResourceName(appId, spec.buildId);
+    const owner = {
+      apiVersion: app.apiVersion ?? 'cloudwright.dev/v1alpha1',
+      kind: 'RuntimeApp',
+      name: appId,
+      uid: app.metadata?.uid ?? '',
+      controller: true,
+      blockOwnerDeletion: true,
+    };
+    try {
+      await this.#store.builds.create({
+        metadata: {
+          name,
+          namespace,
+          labels: { [PROJECT_LABEL]: namespace, [APP_LABEL]: appId },
+          annotations: { [UPLOADED_AT_ANNOTATION]: (this.#options.now?.() ?? new Date()).toISOString() },
+          ownerReferences: [owner],
+        },
+        spec: { app: appId, ...spec },
+      });
+      await this.#store.settleBuild(namespace, name, true);
+      return true;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    const existing = await this.#store.builds.get(namespace, name);
+    if (existing && existing.spec.digest !== spec.digest) {
+      throw new ConflictError(`Build ${spec.buildId} is already recorded with a different digest; change the artifact and deploy again.`);
+    }
+    // Left over from an earlier app of the same id: adopt it, or the garbage collector would delete it.
+    if (existing && !existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) {
+      await this.#store.builds.patch(namespace, name, { metadata: { ownerReferences: [owner] } });
+    }
+    return false;
+  }
+
+  /**
+   * The requested host names, minus the app's own default host. Names under the runtime's base domain must
+   * be the project's (else 400); a name another app is bound to, or another app's default host, is a 409.
+   */
+  #checkHostnames(project: string, appId: string, hostnames: readonly string[]): string[] {
+    const { baseDomain } = this.#options;
+    const own = defaultHost(project, appId, baseDomain);
+    const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
+    const taken = new Set(others.flatMap((a) => [defaultHost(a.metadata?.namespace ?? '', a.metadata?.name ?? '', baseDomain), ...(a.spec.hostnames ?? [])]));
+    const kept: string[] = [];
+    for (const hostname of hostnames) {
+      if (hostname === own) continue;
+      const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
+      if (foreign) throw new BadRequestError(foreign);
+      if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
+      kept.push(hostname);
+    }
+    return kept;
+  }
+}

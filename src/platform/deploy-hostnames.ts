@@ -1,0 +1,38 @@
+import { HOSTNAME_PATTERN } from '../apis/v1alpha1/strings.ts';
+import { BadRequestError } from '../auth/index.ts';
+
+/** Host names a deploy may bind besides the default host (the RuntimeApp schema's bound). */
+export const MAX_DEPLOY_HOSTNAMES = 32;
+
+const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
+
+/**
+ * The `hostnames` deploy option: a comma-separated list (spaces around names ignored). Case and a trailing
+ * dot do not matter (`WWW.Example.com.` is `www.example.com`); duplicates collapse. An empty value binds
+ * none. Throws `BadRequestError` naming the first name that is not a host name.
+ */
+export function parseDeployHostnames(raw: string): string[] {
+  const names = raw
+    .split(',')
+    .map((name) => name.trim().toLowerCase().replace(/\.$/, ''))
+    .filter((name) => name !== '');
+  const unique = [...new Set(names)];
+  if (unique.length > MAX_DEPLOY_HOSTNAMES) {
+    throw new BadRequestError(`hostnames lists ${unique.length} host names; at most ${MAX_DEPLOY_HOSTNAMES} are allowed.`);
+  }
+  for (const name of unique) {
+    if (name.length > 253 || !HOSTNAME.test(name)) {
+      const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+      throw new BadRequestError(`hostnames: ${shown} is not a host name (lowercase labels separated by dots, such as www.example.com).`);
+    }
+  }
+  return unique;
+}
+
+/** Where a deploy host name may not go, given the runtime's base domain; `undefined` when it may. */
+export function foreignBaseDomainHost(hostname: string, project: string, baseDomain: string): string | undefined {
+  const base = `.${baseDomain}`;
+  if (!hostname.endsWith(base) && hostname !== baseDomain) return undefined;
+  if (hostname.endsWith(`.${project}${base}`)) return undefined;
+  return `hostnames: ${hostname} is under the runtime's domain ${baseDomain}, where project ${project} may only use names ending in .${project}.${baseDomain}.`;
+}
