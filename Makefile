@@ -58,8 +58,13 @@ openapi: setup ## Regenerate docs/openapi.json from the API's route schemas
 	@node scripts/update-openapi.ts
 
 .PHONY: bench
-bench: setup ## Benchmark GET /v1/projects against bare Fastify (not part of `make test`; see bench/README.md)
+bench: setup ## Benchmarks (not part of `make test`): the API against bare Fastify, then the runtime
 	@node bench/api-projects.ts
+	@node bench/runtime.ts
+
+.PHONY: bench-runtime
+bench-runtime: setup ## Benchmark the runtime: deploy and rollback latency, entry point vs direct workerd (docs/runtime.md)
+	@node bench/runtime.ts
 
 .PHONY: clean
 clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays

@@ -14,6 +14,8 @@ import { bootstrapAccounts } from './dev-bootstrap.ts';
 const devDir = join(repoRoot, '.dev');
 const stateDir = join(devDir, 'state');
 const envFile = join(devDir, 'env');
+// `*.localhost` resolves to this machine in browsers and curl, so app URLs work with no DNS set-up.
+const RUNTIME_BASE_DOMAIN = 'apps.localhost';
 const started: { stop(): Promise<void> }[] = [];
 const t0 = Date.now();
 
@@ -38,7 +40,7 @@ async function main(): Promise<void> {
   say(`control plane ready (${cluster.mode}); ${crds} CRDs installed`);
 
   // Our binaries, run from source on the project's Node.
-  const startBinary = (name: 'cw-operator' | 'cw-api', env: Record<string, string>) =>
+  const startBinary = (name: 'cw-operator' | 'cw-api' | 'cw-runtime', env: Record<string, string>) =>
     track(
       startService({
         name,
@@ -48,12 +50,41 @@ async function main(): Promise<void> {
         env: { ...process.env, KUBECONFIG: cluster.kubeconfig, ...env },
       }),
     );
+  // The bucket build artifacts live in: cw-api stores uploads there, cw-runtime fetches them.
+  const s3Env = {
+    CW_S3_ENDPOINT: minio.endpoint,
+    CW_S3_BUCKET: bucket,
+    CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
+    CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+    CW_S3_REGION: minio.s3.region,
+  };
+  const runtimePort = Number(process.env.CW_RUNTIME_PORT ?? (await freePort()));
+  const runtimeStatusPort = await freePort();
+  const runtimeUrl = `http://127.0.0.1:${runtimePort}`;
+  const runtimeStatusUrl = `http://127.0.0.1:${runtimeStatusPort}`;
+  const runtimeEnv = { CW_RUNTIME_BASE_DOMAIN: RUNTIME_BASE_DOMAIN, CW_RUNTIME_STATUS_URL: runtimeStatusUrl };
+  const runtime = startBinary('cw-runtime', {
+    ...s3Env,
+    CW_RUNTIME_HOST: '127.0.0.1',
+    CW_RUNTIME_PORT: String(runtimePort),
+    CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+    CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
+    CW_RUNTIME_BASE_DOMAIN: RUNTIME_BASE_DOMAIN,
+    // Apps' URLs as a browser on this machine reaches them: http://<app>.<project>.apps.localhost:<port>.
+    CW_RUNTIME_PUBLIC_SCHEME: 'http',
+    CW_RUNTIME_PUBLIC_PORT: String(runtimePort),
+    ...runtimeDataDir(),
+  });
   const operatorPort = await freePort();
-  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort) });
+  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), CW_RUNTIME_STATUS_URL: runtimeStatusUrl });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort) });
+  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await Promise.all([waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000), waitForHttp(api, `${apiUrl}/healthz`, 60_000)]);
+  await Promise.all([
+    waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
+    waitForHttp(api, `${apiUrl}/healthz`, 60_000),
+    waitForHttp(runtime, `${runtimeStatusUrl}/readyz`, 60_000),
+  ]);
 
   const accounts = await bootstrapAccounts(cluster.kubeconfig);
   const env: Record<string, string> = {
@@ -62,15 +93,14 @@ async function main(): Promise<void> {
     CW_PROJECT: accounts.project,
     CW_TOKEN: accounts.memberToken,
     CW_ADMIN_TOKEN: accounts.adminToken,
-    CW_S3_ENDPOINT: minio.endpoint,
-    CW_S3_BUCKET: bucket,
-    CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
-    CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+    CW_RUNTIME_URL: runtimeUrl,
+    ...runtimeEnv,
+    ...s3Env,
     CW_ROUTE53_ENDPOINT: moto.endpoint,
     CW_OPERATOR_METRICS_URL: `http://127.0.0.1:${operatorPort}/metrics`,
   };
   writeFileSync(envFile, Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
-  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; environment in .dev/env; logs in .dev/state/*.log`);
+  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); environment in .dev/env; logs in .dev/state/*.log`);
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('Ctrl-C stops everything');
 }
@@ -80,6 +110,16 @@ function track<T extends { stop(): Promise<void> }>(thing: T): T {
   return thing;
 }
 
+/**
+ * Where cw-runtime unpacks builds: kept in .dev/state so a restart after a crash finds (and kills) the
+ * workerd it left behind, unless the checkout's path is too long for Unix socket paths (then a temporary
+ * directory of its own).
+ */
+function runtimeDataDir(): { CW_RUNTIME_DATA_DIR?: string } {
+  const dir = join(stateDir, 'runtime');
+  return join(dir, 'run').length <= 90 ? { CW_RUNTIME_DATA_DIR: dir } : {}; // the engine's own limit
+}
+
 function savedMinioCredentials() {
   const path = join(stateDir, 'minio-credentials.json');
   return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as { accessKeyId: string; secretAccessKey: string }) : undefined;
@@ -87,7 +127,7 @@ function savedMinioCredentials() {
 
 function isPlatform(thing: { stop(): Promise<void> }): boolean {
   const name = (thing as Partial<Service>).name;
-  return name === 'cw-api' || name === 'cw-operator';
+  return name === 'cw-api' || name === 'cw-operator' || name === 'cw-runtime';
 }
 
 let stopping = false;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { desiredStatus } from './desired-status.ts';
+import { desiredStatus, followUp, ROLLOUT_POLL_MS, type RuntimeObservation } from './desired-status.ts';
+import type { RuntimeAppReport } from './runtime-status.ts';
 
 const t1 = new Date('2026-01-01T00:00:00Z');
 const t2 = new Date('2026-01-01T01:00:00Z');
@@ -32,5 +33,78 @@ describe('desiredStatus', () => {
   it('is stable: the same input gives an equal status, so nothing is written twice', () => {
     const first = desiredStatus(app(), t1);
     expect(desiredStatus(app({}, 1, first), t2)).toEqual(first);
+  });
+});
+
+describe('desiredStatus with a runtime', () => {
+  const served = (over: Partial<RuntimeAppReport> = {}): RuntimeAppReport => ({
+    namespace: 'p',
+    app: 'hello',
+    servingBuildId: 'b2',
+    hosts: ['hello.p.apps.localhost', 'www.example.com'],
+    url: 'https://hello.p.apps.localhost',
+    servedGeneration: 2,
+    observedGeneration: 2,
+    ...over,
+  });
+  const observed = (replicas: Array<RuntimeAppReport | undefined>, buildExists = true): RuntimeObservation => ({ kind: 'observed', replicas, buildExists });
+  const old = served({ servingBuildId: 'b1', servedGeneration: 1 });
+
+  it.each<[string, RuntimeObservation, string, string, Partial<RuntimeApp['status']>]>([
+    ['every replica serves the spec', observed([served(), served({ servedGeneration: 3 })]), 'True', 'Serving', { servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', hosts: ['hello.p.apps.localhost', 'www.example.com'] }],
+    ['a replica has not acted on the app', observed([served(), undefined]), 'False', 'RollingOut', {}],
+    ['a replica still serves the previous build', observed([old, served()]), 'False', 'RollingOut', { servingBuildId: 'b1' }],
+    ['the build is served with an older spec (environment change)', observed([served({ servedGeneration: 1 })]), 'False', 'RollingOut', { servingBuildId: 'b2' }],
+    ['workerd refuses the build', observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]), 'False', 'BuildFailed', { servingBuildId: 'b1' }],
+    ['the artifact is missing', observed([{ namespace: 'p', app: 'hello', hosts: [], observedGeneration: 2, failure: { reason: 'BuildNotFound', buildId: 'b2', message: 'x' } }]), 'False', 'BuildNotFound', {}],
+    ['a transient failure', observed([{ ...old, observedGeneration: 2, failure: { reason: 'Retrying', buildId: 'b2', message: 'ECONNREFUSED' } }]), 'False', 'RollingOut', { servingBuildId: 'b1' }],
+    ['a failure of an older generation', observed([{ ...old, observedGeneration: 1, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]), 'False', 'RollingOut', {}],
+    ['the Build resource is missing', observed([undefined], false), 'False', 'BuildNotFound', {}],
+    ['the Build resource is missing but the runtime serves it anyway', observed([served()], false), 'True', 'Serving', {}],
+    ['the worst replica decides', observed([served(), { ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }, undefined]), 'False', 'BuildFailed', {}],
+  ])('%s → Deployed=%s %s', (_name, observation, deployed, reason, fields) => {
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observation);
+    expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: deployed, reason, observedGeneration: 2 });
+    expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: deployed, reason });
+    expect(status).toMatchObject({ observedGeneration: 2, ...fields });
+  });
+
+  it('says why a build failed and what is still served', () => {
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'Uncaught SyntaxError' } }]));
+    expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 cannot be served: Uncaught SyntaxError The app keeps serving build b1.');
+    expect(followUp(status)).toBeUndefined();
+  });
+
+  it('names the missing Build resource', () => {
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined], false));
+    expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 does not exist: there is no Build hello-b2 in namespace p.');
+    expect(followUp(status)).toEqual({ requeue: true });
+  });
+
+  it('polls soon while rolling out and stops once served', () => {
+    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined])))).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
+    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()])))).toBeUndefined();
+  });
+
+  it('keeps what is served while the runtime cannot be asked, and retries with backoff', () => {
+    const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, { kind: 'unavailable' });
+    expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: 'Unknown', reason: 'RuntimeUnavailable' });
+    expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RuntimeUnavailable', lastTransitionTime: '2026-01-01T01:00:00Z' });
+    expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost' });
+    expect(followUp(status)).toEqual({ requeue: true });
+  });
+
+  it('forgets what was served once the app has no build', () => {
+    const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    const status = desiredStatus(app({}, 3, before), t2, observed([]));
+    expect(status.servingBuildId).toBeUndefined();
+    expect(status.url).toBeUndefined();
+    expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'NoBuild' });
+  });
+
+  it('is stable once served: nothing to write on the next reconcile', () => {
+    const first = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    expect(desiredStatus(app({ activeBuildId: 'b2' }, 2, first), t2, observed([served()]))).toEqual(first);
   });
 });

@@ -1,45 +1,147 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { setCondition, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { findCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
+import type { RuntimeAppReport } from './runtime-status.ts';
 
 /** Reasons a RuntimeApp's conditions carry (CamelCase, stable: dashboards and alerts key on them). */
 export const Reasons = {
+  /** No `spec.activeBuildId` yet. */
   NoBuild: 'NoBuild',
+  /** The operator has no runtime to ask (`CW_RUNTIME_STATUS_URL` unset). */
   RuntimeNotConfigured: 'RuntimeNotConfigured',
+  /** Every runtime replica serves the whole spec. */
+  Serving: 'Serving',
+  /** The runtime has not served this spec yet (or retries a transient failure). */
+  RollingOut: 'RollingOut',
+  /** No Build resource, or no artifact in the object store, for the active build. */
+  BuildNotFound: 'BuildNotFound',
+  /** The artifact is invalid or workerd refuses to load it; the message says why. */
+  BuildFailed: 'BuildFailed',
+  /** The runtime's status endpoint cannot be reached. */
+  RuntimeUnavailable: 'RuntimeUnavailable',
 } as const;
+export type Reason = (typeof Reasons)[keyof typeof Reasons];
+
+/** What the controller learned about the runtime before computing the status. */
+export type RuntimeObservation =
+  | { readonly kind: 'not-configured' }
+  | { readonly kind: 'unavailable' }
+  | {
+      readonly kind: 'observed';
+      /** One per runtime replica; `undefined` for a replica that has not acted on the app. */
+      readonly replicas: ReadonlyArray<RuntimeAppReport | undefined>;
+      /** Whether the Build resource of `spec.activeBuildId` exists. */
+      readonly buildExists: boolean;
+    };
+
+const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
+
+/** What one replica's report means for the app's current generation. */
+interface Assessment {
+  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed;
+  readonly message: string;
+  readonly report: RuntimeAppReport | undefined;
+}
+
+// Lower is worse: with several replicas the app is as deployed as its least deployed replica.
+const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
+
+function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
+  if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
+    return { reason: Reasons.Serving, message: `Build ${buildId} is served.`, report };
+  }
+  const keeps = report?.servingBuildId ? ` The app keeps serving build ${report.servingBuildId}.` : '';
+  const failure = report && (report.observedGeneration ?? -1) >= generation && report.failure?.buildId === buildId ? report.failure : undefined;
+  if (failure?.reason === 'BuildFailed') return { reason: Reasons.BuildFailed, message: `Build ${buildId} cannot be served: ${failure.message}${keeps}`, report };
+  if (failure?.reason === 'BuildNotFound') return { reason: Reasons.BuildNotFound, message: `The artifact of build ${buildId} is not in the object store.${keeps}`, report };
+  if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
+  return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
+}
+
+/** The status fields that describe what is served, taken from one replica's report (none: nothing served). */
+function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> {
+  if (!report?.servingBuildId) return {};
+  return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
+}
+
+function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string): ConditionUpdate[] {
+  return [
+    { type: 'Deployed', ...deployed },
+    { type: 'Ready', status: deployed.status === 'True' ? 'True' : 'False', reason: deployed.reason, message: ready },
+  ];
+}
 
 /**
- * What the conditions of `app` should say, given what the controller knows of the runtime. Pure, so the
+ * What the status of `app` should say, given what the controller observed of the runtime. Pure, so the
  * table of cases is tested without a cluster; the reconciler only diffs and writes.
  *
- * Until the runtime engine is wired in, a build can be named but not served: the app then reports that
- * honestly instead of pretending to be Ready.
+ * `Deployed` is True when every runtime replica serves the whole current spec (its build with its
+ * environment, host names and limit: the replica reports the generation it serves). `Ready` summarises it.
+ * `servingBuildId`, `hosts` and `url` say what the least converged replica serves; they are kept as they
+ * were while the runtime cannot be asked.
  */
-export function desiredStatus(app: RuntimeApp, now: Date): RuntimeAppStatus {
+export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeObservation = NOT_CONFIGURED): RuntimeAppStatus {
   const generation = app.metadata?.generation;
-  const updates: ConditionUpdate[] = app.spec.activeBuildId
-    ? [
-        {
-          type: 'Deployed',
-          status: 'False',
-          reason: Reasons.RuntimeNotConfigured,
-          message: `Build ${app.spec.activeBuildId} is selected, but no runtime engine is configured to serve it.`,
-        },
-        { type: 'Ready', status: 'False', reason: Reasons.RuntimeNotConfigured, message: 'The app is not served: no runtime engine is configured.' },
-      ]
-    : [
-        { type: 'Deployed', status: 'False', reason: Reasons.NoBuild, message: 'No build has been deployed yet.' },
-        {
-          type: 'Ready',
-          status: 'False',
-          reason: Reasons.NoBuild,
-          message: 'No build has been deployed yet: upload one with POST /v1/projects/{projectId}/apps/{appId}/deployments.',
-        },
-      ];
-  let conditions = app.status?.conditions ?? [];
-  for (const update of updates) conditions = setCondition(conditions, update, generation, now).conditions;
+  const buildId = app.spec.activeBuildId;
+  const { servingBuildId, hosts, url, ...rest } = app.status ?? {};
+  const unchanged = { servingBuildId, hosts, url };
+  let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> = {};
+  let updates: ConditionUpdate[];
+  if (!buildId) {
+    updates = conditions(
+      { status: 'False', reason: Reasons.NoBuild, message: 'No build has been deployed yet.' },
+      'No build has been deployed yet: upload one with POST /v1/projects/{projectId}/apps/{appId}/deployments.',
+    );
+  } else if (observation.kind === 'not-configured') {
+    fields = unchanged;
+    updates = conditions(
+      { status: 'False', reason: Reasons.RuntimeNotConfigured, message: `Build ${buildId} is selected, but no runtime engine is configured to serve it.` },
+      'The app is not served: no runtime engine is configured.',
+    );
+  } else if (observation.kind === 'unavailable') {
+    fields = unchanged;
+    updates = [
+      { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: the runtime cannot be reached.` },
+      { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'The runtime cannot be reached.' },
+    ];
+  } else {
+    const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
+    let worst = assess(buildId, generation ?? 0, replicas[0]);
+    for (const report of replicas.slice(1)) {
+      const next = assess(buildId, generation ?? 0, report);
+      if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
+    }
+    if (worst.reason !== Reasons.Serving && !observation.buildExists) {
+      const keeps = worst.report?.servingBuildId ? ` The app keeps serving build ${worst.report.servingBuildId}.` : '';
+      const name = buildResourceName(app.metadata?.name ?? '', buildId);
+      worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
+    }
+    fields = servingFields(worst.report);
+    const ready = worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message;
+    updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
+  }
+  let list = app.status?.conditions ?? [];
+  for (const update of updates) list = setCondition(list, update, generation, now).conditions;
   return {
-    ...app.status,
-    conditions,
+    ...rest,
+    ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)),
+    conditions: list,
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
 }
+
+/** When to look again (controller-runtime `Result`): soon while rolling out, with backoff while waiting on something that may appear. */
+export function followUp(status: RuntimeAppStatus): { requeueAfter: number } | { requeue: true } | undefined {
+  switch (findCondition(status.conditions, 'Deployed')?.reason) {
+    case Reasons.RollingOut:
+      return { requeueAfter: ROLLOUT_POLL_MS };
+    case Reasons.BuildNotFound:
+    case Reasons.RuntimeUnavailable:
+      return { requeue: true };
+    default:
+      return undefined;
+  }
+}
+
+/** How often a rollout in progress is checked: deploys take well under a second. */
+export const ROLLOUT_POLL_MS = 500;

@@ -1,0 +1,256 @@
+// Runtime apps on the real stack, driven the way a GitOps user drives them (no REST API): the artifact is
+// written to the bucket at its key, the Build and the RuntimeApp are created and patched with the
+// Kubernetes API. Two cw-runtime replicas serve every namespace; cw-operator reports their state in the
+// RuntimeApp's conditions.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Build } from '../src/apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
+import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { artifactFromFiles } from '../src/runtime/testing/artifact-builder.ts';
+import { send } from '../src/runtime/testing/http.ts';
+import { createTestNamespace } from './harness/namespace.ts';
+import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
+import { repoRoot, toolPath } from './harness/tools.ts';
+
+const conn = loadKubeConnection(inject('kubeconfig'));
+const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+const builds = objectClient<Build>(conn, BUILDS);
+const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
+const running: Service[] = [];
+afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
+
+/** What clients are told the entry point is (as if behind a load balancer), the same for every replica. */
+const PUBLIC_PORT = 8080;
+const BASE_DOMAIN = 'apps.localhost';
+
+interface Runtime {
+  service: Service;
+  port: number;
+  statusUrl: string;
+}
+
+async function startRuntime(name: string): Promise<Runtime> {
+  const [port, statusPort] = [await freePort(), await freePort()];
+  const s3 = inject('s3');
+  const service = startService({
+    name,
+    command: toolPath('node'),
+    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    logPath: join(inject('stateDir'), `${name}.log`),
+    env: {
+      ...process.env,
+      KUBECONFIG: inject('kubeconfig'),
+      CW_S3_ENDPOINT: s3.endpoint ?? '',
+      CW_S3_REGION: s3.region,
+      CW_S3_BUCKET: inject('bucket'),
+      CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '',
+      CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '',
+      CW_RUNTIME_HOST: '127.0.0.1',
+      CW_RUNTIME_PORT: String(port),
+      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+      CW_RUNTIME_STATUS_PORT: String(statusPort),
+      CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
+      CW_RUNTIME_PUBLIC_SCHEME: 'http',
+      CW_RUNTIME_PUBLIC_PORT: String(PUBLIC_PORT),
+    },
+  });
+  running.push(service);
+  const statusUrl = `http://127.0.0.1:${statusPort}`;
+  await waitForHttp(service, `${statusUrl}/readyz`, 60_000);
+  return { service, port, statusUrl };
+}
+
+async function startOperator(namespace: string, runtimes: Runtime[]): Promise<void> {
+  const port = await freePort();
+  const service = startService({
+    name: `operator-${namespace}`,
+    command: toolPath('node'),
+    args: [join(repoRoot, 'bin/cw-operator.ts')],
+    logPath: join(inject('stateDir'), `operator-${namespace}.log`),
+    env: {
+      ...process.env,
+      KUBECONFIG: inject('kubeconfig'),
+      CW_OPERATOR_PORT: String(port),
+      POD_NAMESPACE: namespace,
+      CW_WATCH_NAMESPACE: namespace,
+      CW_RUNTIME_STATUS_URL: runtimes.map((r) => r.statusUrl).join(','),
+    },
+  });
+  running.push(service);
+  await waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000);
+}
+
+/** A hello worker whose answer names its version and reads GREETING from the environment. */
+function worker(version: string): Uint8Array {
+  return artifactFromFiles({
+    'worker.js': `export default { fetch(request, env) { return new Response(\`\${env.GREETING ?? 'Hello'} from ${version}\`); } };\n`,
+  });
+}
+
+/** What the API's deploy route does before it sets activeBuildId: store the artifact, record the Build. */
+async function upload(namespace: string, app: RuntimeApp, artifact: Uint8Array, options: { build?: boolean; artifact?: boolean } = {}): Promise<string> {
+  const digest = createHash('sha256').update(artifact).digest('hex');
+  const buildId = buildIdFor(digest);
+  const appName = app.metadata?.name ?? '';
+  const key = artifactKey(namespace, appName, buildId);
+  if (options.artifact !== false) await bucket.put(key, artifact);
+  if (options.build !== false) {
+    await builds.create({
+      metadata: {
+        name: buildResourceName(appName, buildId),
+        namespace,
+        ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'RuntimeApp', name: appName, uid: app.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      },
+      spec: { app: appName, buildId, digest, size: artifact.length, objectKey: key },
+    });
+  }
+  return buildId;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  let error: unknown;
+  while (Date.now() < deadline) {
+    try {
+      last = await probe();
+      error = undefined;
+      if (ok(last)) return last;
+    } catch (err) {
+      error = err;
+    }
+    await sleep(50);
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms; last ${error ? `error ${String(error)}` : JSON.stringify(last)}`);
+}
+
+/** Waits until every runtime answers `host` with `body` (status 200). */
+async function servedEverywhere(runtimes: Runtime[], host: string, body: string): Promise<void> {
+  for (const runtime of runtimes) {
+    await eventually(`${host} → ${body} on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 200 && r.body === body);
+  }
+}
+
+async function notServedAnywhere(runtimes: Runtime[], host: string): Promise<void> {
+  for (const runtime of runtimes) await eventually(`${host} → 404 on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 404);
+}
+
+function condition(app: RuntimeApp | undefined, type: string) {
+  return app?.status?.conditions?.find((c) => c.type === type);
+}
+
+/** Waits until the operator reports `reason` on Ready for the app's current generation. */
+function readyReason(namespace: string, name: string, reason: string): Promise<RuntimeApp | undefined> {
+  return eventually(
+    `${name} Ready reason ${reason}`,
+    () => apps.get(namespace, name),
+    (app) => app?.status?.observedGeneration === app?.metadata?.generation && condition(app, 'Ready')?.reason === reason,
+  );
+}
+
+let runtimes: Runtime[] = [];
+let namespace = '';
+
+beforeAll(async () => {
+  namespace = await createTestNamespace(conn, 'runtime');
+  runtimes = await Promise.all([startRuntime('cw-runtime-a'), startRuntime('cw-runtime-b')]);
+  await startOperator(namespace, runtimes);
+}, 120_000);
+
+describe('runtime apps applied as custom resources', () => {
+  it('serves the active build with its environment and host names, follows the build pointer, and stops on delete', { timeout: 180_000 }, async () => {
+    const host = `hello.${namespace}.${BASE_DOMAIN}`;
+    let app = await apps.create({ metadata: { name: 'hello', namespace }, spec: { displayName: 'Hello', environment: { GREETING: 'Hello' }, hostnames: ['hello.example.test'] } });
+    await readyReason(namespace, 'hello', 'NoBuild');
+    await notServedAnywhere(runtimes, host);
+
+    const v1 = await upload(namespace, app, worker('v1'));
+    app = await apps.patch(namespace, 'hello', { spec: { activeBuildId: v1 } });
+    await servedEverywhere(runtimes, host, 'Hello from v1');
+    await servedEverywhere(runtimes, 'hello.example.test', 'Hello from v1');
+    await servedEverywhere(runtimes, 'HELLO.example.test.:443', 'Hello from v1');
+
+    const ready = await readyReason(namespace, 'hello', 'Serving');
+    expect(condition(ready, 'Ready')).toMatchObject({ status: 'True', observedGeneration: ready?.metadata?.generation });
+    expect(condition(ready, 'Deployed')).toMatchObject({ status: 'True', reason: 'Serving', message: `Build ${v1} is served.` });
+    expect(ready?.status).toMatchObject({ servingBuildId: v1, hosts: [host, 'hello.example.test'], url: `http://${host}:${PUBLIC_PORT}` });
+    for (const runtime of runtimes) {
+      const res = await fetch(`${runtime.statusUrl}/apps/${namespace}/hello`);
+      expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host, 'hello.example.test'], servedGeneration: ready?.metadata?.generation });
+    }
+
+    await apps.patch(namespace, 'hello', { spec: { environment: { GREETING: 'Howdy' } } });
+    await servedEverywhere(runtimes, host, 'Howdy from v1');
+    await readyReason(namespace, 'hello', 'Serving');
+
+    const v2 = await upload(namespace, app, worker('v2'));
+    await apps.patch(namespace, 'hello', { spec: { activeBuildId: v2 } });
+    await servedEverywhere(runtimes, host, 'Howdy from v2');
+    expect((await readyReason(namespace, 'hello', 'Serving'))?.status?.servingBuildId).toBe(v2);
+
+    // A rollback: the pointer goes back to a build that was served before, with no upload.
+    await apps.patch(namespace, 'hello', { spec: { activeBuildId: v1 } });
+    await servedEverywhere(runtimes, host, 'Howdy from v1');
+    await servedEverywhere(runtimes, 'hello.example.test', 'Howdy from v1');
+    expect((await readyReason(namespace, 'hello', 'Serving'))?.status?.servingBuildId).toBe(v1);
+
+    await apps.delete(namespace, 'hello');
+    await notServedAnywhere(runtimes, host);
+    await notServedAnywhere(runtimes, 'hello.example.test');
+    for (const runtime of runtimes) {
+      await eventually('status 404', () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`).then((r) => r.status), (s) => s === 404);
+    }
+  });
+
+  it('reports builds it cannot serve while the previous build keeps serving', { timeout: 180_000 }, async () => {
+    const host = `shaky.${namespace}.${BASE_DOMAIN}`;
+    const app = await apps.create({ metadata: { name: 'shaky', namespace }, spec: { displayName: 'Shaky' } });
+    const good = await upload(namespace, app, worker('good'));
+    await apps.patch(namespace, 'shaky', { spec: { activeBuildId: good } });
+    await servedEverywhere(runtimes, host, 'Hello from good');
+    await readyReason(namespace, 'shaky', 'Serving');
+
+    // workerd refuses it: the condition carries workerd's message, and the good build keeps serving.
+    const broken = await upload(namespace, app, artifactFromFiles({ 'worker.js': 'export default { fetch( {\n' }));
+    await apps.patch(namespace, 'shaky', { spec: { activeBuildId: broken } });
+    const failed = await readyReason(namespace, 'shaky', 'BuildFailed');
+    expect(condition(failed, 'Deployed')).toMatchObject({ status: 'False', reason: 'BuildFailed' });
+    expect(condition(failed, 'Deployed')?.message).toMatch(new RegExp(`^Build ${broken} cannot be served: .*SyntaxError.* The app keeps serving build ${good}\\.$`, 's'));
+    expect(failed?.status?.servingBuildId).toBe(good);
+    await servedEverywhere(runtimes, host, 'Hello from good');
+
+    // A Build with no artifact in the bucket.
+    const lost = await upload(namespace, app, worker('lost'), { artifact: false });
+    await apps.patch(namespace, 'shaky', { spec: { activeBuildId: lost } });
+    const missing = await readyReason(namespace, 'shaky', 'BuildNotFound');
+    expect(condition(missing, 'Deployed')?.message).toBe(`The artifact of build ${lost} is not in the object store. The app keeps serving build ${good}.`);
+
+    // No Build resource either; then both appear (out of order, as a GitOps sync may apply them), and it is served.
+    const late = worker('late');
+    const lateId = buildIdFor(createHash('sha256').update(late).digest('hex'));
+    await apps.patch(namespace, 'shaky', { spec: { activeBuildId: lateId } });
+    const unknown = await readyReason(namespace, 'shaky', 'BuildNotFound');
+    expect(condition(unknown, 'Deployed')?.message).toBe(`Build ${lateId} does not exist: there is no Build ${buildResourceName('shaky', lateId)} in namespace ${namespace}. The app keeps serving build ${good}.`);
+    await upload(namespace, app, late);
+    await servedEverywhere(runtimes, host, 'Hello from late');
+    expect((await readyReason(namespace, 'shaky', 'Serving'))?.status?.servingBuildId).toBe(lateId);
+  });
+
+  it('a replica started later becomes ready only once it serves the existing apps', { timeout: 120_000 }, async () => {
+    const app = await apps.create({ metadata: { name: 'early', namespace }, spec: { displayName: 'Early' } });
+    const id = await upload(namespace, app, worker('early'));
+    await apps.patch(namespace, 'early', { spec: { activeBuildId: id } });
+    await servedEverywhere(runtimes, `early.${namespace}.${BASE_DOMAIN}`, 'Hello from early');
+
+    const late = await startRuntime('cw-runtime-c'); // returns once /readyz answers 200
+    const res = await send(late.port, `early.${namespace}.${BASE_DOMAIN}`);
+    expect([res.status, res.body]).toEqual([200, 'Hello from early']);
+    await late.service.stop();
+  });
+});

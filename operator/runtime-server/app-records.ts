@@ -1,0 +1,47 @@
+import type { AppRecord, DeployFailure } from './report.ts';
+
+/**
+ * Per app key (`namespace/name`), what this replica last did: which generation it deployed, which one is
+ * served, and why the last one failed. Only the reconciler of that key writes its record (the work queue
+ * never runs one key twice at once), so there are no races between writers.
+ */
+export class AppRecords {
+  readonly #records = new Map<string, AppRecord>();
+
+  get(key: string): AppRecord | undefined {
+    return this.#records.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.#records.has(key);
+  }
+
+  /** A deploy of `generation` starts; an earlier failure no longer describes it. */
+  attempt(key: string, generation: number, buildId: string): void {
+    const previous = this.#records.get(key);
+    this.#records.set(key, { generation, buildId, ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}) });
+  }
+
+  served(key: string, generation: number): void {
+    const record = this.#records.get(key);
+    if (record) this.#records.set(key, { generation: record.generation, buildId: record.buildId, servedGeneration: generation });
+  }
+
+  failed(key: string, failure: DeployFailure): void {
+    const record = this.#records.get(key);
+    if (record) this.#records.set(key, { ...record, failure });
+  }
+
+  delete(key: string): void {
+    this.#records.delete(key);
+  }
+
+  /** How many apps have a failed deploy, by reason (for metrics). */
+  failureCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const record of this.#records.values()) {
+      if (record.failure) counts.set(record.failure.reason, (counts.get(record.failure.reason) ?? 0) + 1);
+    }
+    return counts;
+  }
+}

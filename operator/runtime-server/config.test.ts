@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { runtimeServerConfig } from './config.ts';
+
+describe('runtimeServerConfig', () => {
+  it('has defaults for everything but the bucket', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' })).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      statusPort: 8081,
+      statusHost: '0.0.0.0',
+      baseDomain: 'apps.localhost',
+      publicScheme: 'https',
+      s3: { region: 'us-east-1', forcePathStyle: false },
+      bucket: 'artifacts',
+      workers: 64,
+      trustForwardedHeaders: false,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads the S3 settings the API server reads too', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      CW_S3_ACCESS_KEY_ID: 'id',
+      CW_S3_SECRET_ACCESS_KEY: 'secret',
+      CW_S3_REGION: 'eu-west-1',
+    });
+    expect(config.s3).toEqual({ endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } });
+  });
+
+  it('reads ports, the public URL and the namespace', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      KUBECONFIG: '/k',
+      CW_WATCH_NAMESPACE: 'ns',
+      CW_RUNTIME_PORT: '0',
+      CW_RUNTIME_STATUS_PORT: '9001',
+      CW_RUNTIME_BASE_DOMAIN: 'Apps.Example.com',
+      CW_RUNTIME_PUBLIC_SCHEME: 'http',
+      CW_RUNTIME_PUBLIC_PORT: '8080',
+      CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'true',
+    });
+    expect(config).toMatchObject({ kubeconfig: '/k', watchNamespace: 'ns', port: 0, statusPort: 9001, baseDomain: 'apps.example.com', publicScheme: 'http', publicPort: 8080, trustForwardedHeaders: true });
+  });
+
+  it("leaves the scheme's own port out of app URLs", () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_PORT: '443' }).publicPort).toBeUndefined();
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '80' }).publicPort).toBeUndefined();
+  });
+
+  it('names every problem at once', () => {
+    const error = (() => {
+      try {
+        runtimeServerConfig({ CW_RUNTIME_PORT: 'x', CW_RUNTIME_BASE_DOMAIN: 'not a domain', CW_S3_ACCESS_KEY_ID: 'id' });
+      } catch (err) {
+        return (err as Error).message;
+      }
+      return '';
+    })();
+    for (const name of ['CW_RUNTIME_PORT', 'CW_RUNTIME_BASE_DOMAIN', 'CW_S3_BUCKET', 'CW_S3_SECRET_ACCESS_KEY']) expect(error).toContain(name);
+  });
+});

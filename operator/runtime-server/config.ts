@@ -1,0 +1,95 @@
+import { HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
+import type { S3Config } from '../../src/object-store/s3-config.ts';
+import type { LogLevel } from '../runtime/log.ts';
+
+/** cw-runtime's settings, all from the environment (see `docs/runtime.md`, "Running the runtime"). */
+export interface RuntimeServerConfig {
+  /** Path of a kubeconfig; absent: client-node's default chain (in-cluster service account). */
+  readonly kubeconfig?: string;
+  /** Serve one namespace's apps only (tests); absent: every namespace. */
+  readonly watchNamespace?: string;
+  /** The entry point (apps by `Host`). */
+  readonly port: number;
+  readonly host: string;
+  /** Probes, metrics and `/apps/{namespace}/{app}`. */
+  readonly statusPort: number;
+  readonly statusHost: string;
+  /** Default hosts are `<app>.<project>.<baseDomain>`. */
+  readonly baseDomain: string;
+  /** How clients reach the entry point: the scheme and port of each app's `url`. */
+  readonly publicScheme: 'http' | 'https';
+  readonly publicPort?: number;
+  /** Where builds are unpacked and workerd's sockets live; absent: a fresh temporary directory. */
+  readonly dataDir?: string;
+  readonly s3: S3Config;
+  readonly bucket: string;
+  readonly workers: number;
+  readonly trustForwardedHeaders: boolean;
+  readonly logLevel: LogLevel;
+}
+
+const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
+
+/** Reads the configuration; throws one error naming every problem. */
+export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig {
+  const problems: string[] = [];
+  const port = (name: string, fallback: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0 || value > 65535) problems.push(`${name} must be a port number, not ${JSON.stringify(raw)}`);
+    return value;
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false, not ${JSON.stringify(raw)}`);
+    return raw === 'true';
+  };
+
+  const baseDomain = (env.CW_RUNTIME_BASE_DOMAIN || 'apps.localhost').toLowerCase();
+  if (!new RegExp(HOSTNAME_PATTERN).test(baseDomain)) problems.push(`CW_RUNTIME_BASE_DOMAIN must be a host name, not ${JSON.stringify(baseDomain)}`);
+  const publicScheme = env.CW_RUNTIME_PUBLIC_SCHEME || 'https';
+  if (publicScheme !== 'http' && publicScheme !== 'https') problems.push(`CW_RUNTIME_PUBLIC_SCHEME must be http or https, not ${JSON.stringify(publicScheme)}`);
+  const givenPublicPort = env.CW_RUNTIME_PUBLIC_PORT ? port('CW_RUNTIME_PUBLIC_PORT', 0) : undefined;
+  // The scheme's own port is left out of URLs, as browsers do.
+  const publicPort = givenPublicPort === (publicScheme === 'http' ? 80 : 443) ? undefined : givenPublicPort;
+  const workers = Number(env.CW_RUNTIME_WORKERS || 64);
+  if (!Number.isInteger(workers) || workers < 1) problems.push(`CW_RUNTIME_WORKERS must be a positive integer, not ${JSON.stringify(env.CW_RUNTIME_WORKERS)}`);
+  const logLevel = env.CW_LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) problems.push(`CW_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const bucket = env.CW_S3_BUCKET ?? '';
+  if (!bucket) problems.push('CW_S3_BUCKET is required (the bucket the API server stores build artifacts in)');
+  const endpoint = env.CW_S3_ENDPOINT || undefined;
+  const accessKeyId = env.CW_S3_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.CW_S3_SECRET_ACCESS_KEY || undefined;
+  if (!accessKeyId !== !secretAccessKey) problems.push('CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)');
+  const s3: S3Config = {
+    ...(endpoint ? { endpoint } : {}),
+    region: env.CW_S3_REGION || 'us-east-1',
+    // MinIO and most S3-compatible stores want path-style addressing; AWS itself does not need it.
+    forcePathStyle: bool('CW_S3_FORCE_PATH_STYLE', endpoint !== undefined),
+    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+  };
+
+  const config: RuntimeServerConfig = {
+    ...(env.KUBECONFIG ? { kubeconfig: env.KUBECONFIG } : {}),
+    ...(env.CW_WATCH_NAMESPACE ? { watchNamespace: env.CW_WATCH_NAMESPACE } : {}),
+    port: port('CW_RUNTIME_PORT', 8080),
+    host: env.CW_RUNTIME_HOST || '0.0.0.0',
+    statusPort: port('CW_RUNTIME_STATUS_PORT', 8081),
+    statusHost: env.CW_RUNTIME_STATUS_HOST || '0.0.0.0',
+    baseDomain,
+    publicScheme: publicScheme === 'http' ? 'http' : 'https',
+    ...(publicPort !== undefined ? { publicPort } : {}),
+    ...(env.CW_RUNTIME_DATA_DIR ? { dataDir: env.CW_RUNTIME_DATA_DIR } : {}),
+    s3,
+    bucket,
+    workers,
+    trustForwardedHeaders: bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
+    logLevel: logLevel as LogLevel,
+  };
+  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  return config;
+}

@@ -1,0 +1,95 @@
+import type { Registry } from 'prom-client';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import type { RuntimeEngine } from '../../src/runtime/index.ts';
+import { Controller } from '../runtime/controller.ts';
+import type { Logger } from '../runtime/log.ts';
+import { ItemExponentialRateLimiter } from '../runtime/rate-limiter.ts';
+import type { Source } from '../runtime/source.ts';
+import type { AppRecords } from './app-records.ts';
+import { deploymentOf } from './desired.ts';
+import { classifyDeployError } from './failures.ts';
+import type { ServingMetrics } from './metrics.ts';
+
+/** The engine calls the reconciler makes (a fake in unit tests). */
+export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served'>;
+
+export interface ServingControllerDeps {
+  apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
+  engine: ServingEngine;
+  records: AppRecords;
+  metrics: ServingMetrics;
+  registry: Registry;
+  log: Logger;
+  /**
+   * Concurrent reconciles. Deploys wait for the engine's convergence pass and the engine coalesces what
+   * arrives during a rollout, so many workers mean fewer rollouts when many apps change at once (startup).
+   */
+  workers?: number;
+  /** Called after each reconcile of `key`, whatever its outcome (readiness tracks the first pass). */
+  onReconciled?: (key: string) => void;
+}
+
+/**
+ * Makes this replica's router serve what every RuntimeApp asks for: its active build with its environment,
+ * host names and concurrency limit; an app without a build, or deleted, is not served. Level-based: each
+ * reconcile derives the deployment from the cached app and hands it to the engine, which converges (a
+ * deploy of what is already served resolves at once). Side effects are in memory only, so any number of
+ * replicas run it side by side, with no leader and no finalizer: a replica that starts rebuilds everything
+ * from the informer's first list.
+ */
+export function servingController(deps: ServingControllerDeps): Controller<RuntimeApp> {
+  const { engine, records, metrics } = deps;
+  return new Controller<RuntimeApp>({
+    name: 'runtime',
+    kind: 'RuntimeApp',
+    source: deps.apps,
+    registry: deps.registry,
+    log: deps.log,
+    workers: deps.workers ?? 64,
+    // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
+    rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
+    reconcile: async (key, { namespace, name, log }) => {
+      try {
+        const app = deps.apps.get(key);
+        const deployment = deploymentOf(app);
+        if (!deployment) {
+          if (records.has(key) || engine.served(namespace, name)) {
+            await engine.remove(namespace, name);
+            log.info('app no longer served');
+          }
+          records.delete(key);
+          return;
+        }
+        const generation = app?.metadata?.generation ?? 0;
+        const record = records.get(key);
+        const same = record?.generation === generation && record.buildId === deployment.buildId;
+        // The engine changes only through these calls, so a converged app costs nothing on a resync or when
+        // its status is written; nor does a refused build, which the engine would refuse again at once.
+        if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return;
+        if (same && record.failure?.reason === 'BuildFailed') return;
+
+        records.attempt(key, generation, deployment.buildId);
+        const stopTimer = metrics.deploySeconds.startTimer();
+        try {
+          const served = await engine.deploy(deployment);
+          records.served(key, generation);
+          stopTimer({ result: 'Served' });
+          log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts });
+          return;
+        } catch (err) {
+          const { failure, terminal } = classifyDeployError(err, deployment.buildId);
+          records.failed(key, failure);
+          stopTimer({ result: failure.reason });
+          if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
+          if (!same || record.failure?.reason !== failure.reason) {
+            log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', { buildId: deployment.buildId, generation, reason: failure.reason, detail: failure.message });
+          }
+          // A missing artifact is a state, not an error: look again with backoff (it may be uploaded yet).
+          return terminal ? undefined : { requeue: true };
+        }
+      } finally {
+        deps.onReconciled?.(key);
+      }
+    },
+  });
+}

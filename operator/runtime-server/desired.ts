@@ -1,0 +1,22 @@
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import type { AppDeployment } from '../../src/runtime/index.ts';
+
+/**
+ * What the runtime should serve for `app`: its active build with its environment, host names and limit,
+ * or nothing (an app being deleted, or one without a build). Pure: the reconciler hands the answer to the
+ * engine, which converges on it. The project is the namespace; the app id is the name.
+ */
+export function deploymentOf(app: RuntimeApp | undefined): AppDeployment | undefined {
+  const project = app?.metadata?.namespace;
+  const appId = app?.metadata?.name;
+  const buildId = app?.spec.activeBuildId;
+  if (!app || !project || !appId || !buildId || app.metadata?.deletionTimestamp) return undefined;
+  return {
+    project,
+    appId,
+    buildId,
+    env: { ...app.spec.environment },
+    hostnames: [...(app.spec.hostnames ?? [])],
+    ...(app.spec.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: app.spec.maxConcurrentRequests } : {}),
+  };
+}

@@ -1,0 +1,79 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { RuntimeEngine } from '../../src/runtime/index.ts';
+import type { AppRecords } from './app-records.ts';
+
+export interface ServingMetrics {
+  /** Time from a reconcile handing a spec to the engine until it is served or refused. */
+  readonly deploySeconds: Histogram<'result'>;
+}
+
+const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
+
+/**
+ * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
+ * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
+ */
+export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status'>, records: AppRecords): ServingMetrics {
+  const registers = [registry];
+  new Gauge({
+    name: 'cloudwright_runtime_ready',
+    help: '1 when workerd runs and answered its last health check',
+    registers,
+    collect() {
+      this.set(engine.status().ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_served',
+    help: 'Apps the router serves',
+    registers,
+    collect() {
+      this.set(engine.status().apps);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_generation',
+    help: 'Sequence number of the workerd generation serving now',
+    registers,
+    collect() {
+      this.set(engine.status().generation);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_workerd_restarts_total',
+    help: 'Restarts of a crashed or unresponsive workerd',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.status().restarts);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_workerd_starts_total',
+    help: 'workerd processes launched: generations, failed attempts and single-app load checks',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.status().workerdStarts);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_failed',
+    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, Retrying)',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const reason of ['BuildFailed', 'BuildNotFound', 'Retrying']) this.set({ reason }, records.failureCounts().get(reason) ?? 0);
+    },
+  });
+  return {
+    deploySeconds: new Histogram({
+      name: 'cloudwright_runtime_deploy_duration_seconds',
+      help: 'Time until a spec handed to the engine is served or refused, by result (Served, BuildFailed, BuildNotFound, Retrying)',
+      labelNames: ['result'],
+      buckets: deployBuckets,
+      registers,
+    }),
+  };
+}

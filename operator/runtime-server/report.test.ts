@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import type { ServedApp } from '../../src/runtime/index.ts';
+import { reportFor } from './report.ts';
+
+const served: ServedApp = {
+  project: 'p',
+  appId: 'a',
+  buildId: 'b-1',
+  hosts: ['a.p.apps.localhost', 'www.example.com'],
+  url: 'https://a.p.apps.localhost',
+  maxConcurrentRequests: 100,
+};
+
+describe('reportFor', () => {
+  it('is 404 for an app the replica neither serves nor has acted on', () => {
+    expect(reportFor('p', 'a', undefined, undefined)).toBeUndefined();
+  });
+
+  it('reports what is served and for which generation', () => {
+    expect(reportFor('p', 'a', { generation: 2, buildId: 'b-1', servedGeneration: 2 }, served)).toEqual({
+      namespace: 'p',
+      app: 'a',
+      servingBuildId: 'b-1',
+      url: 'https://a.p.apps.localhost',
+      hosts: ['a.p.apps.localhost', 'www.example.com'],
+      servedGeneration: 2,
+      observedGeneration: 2,
+    });
+  });
+
+  it('reports a refused build beside the build still served', () => {
+    const failure = { reason: 'BuildFailed' as const, buildId: 'b-2', message: 'SyntaxError' };
+    expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 2, failure }, served)).toMatchObject({
+      servingBuildId: 'b-1',
+      servedGeneration: 2,
+      observedGeneration: 3,
+      failure,
+    });
+  });
+
+  it('reports a first deploy in progress: nothing served yet', () => {
+    expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined)).toEqual({ namespace: 'p', app: 'a', hosts: [], observedGeneration: 1 });
+  });
+});

@@ -1,0 +1,156 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
+import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
+import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { RuntimeEngine } from '../../src/runtime/index.ts';
+import type { Controller } from '../runtime/controller.ts';
+import type { Logger } from '../runtime/log.ts';
+import { AppRecords } from './app-records.ts';
+import type { RuntimeServerConfig } from './config.ts';
+import { servingController } from './controller.ts';
+import { servingMetrics } from './metrics.ts';
+import { reportFor, type RuntimeAppReport } from './report.ts';
+import { S3ArtifactSource } from './s3-artifact-source.ts';
+import { startStatusServer, type StatusServer } from './status-server.ts';
+
+/** How long stopping waits for requests in flight through the entry point before stopping workerd. */
+const ROUTER_DRAIN_MS = 10_000;
+
+/**
+ * `cw-runtime`, assembled: a RuntimeApp informer (every namespace) feeding the serving controller, the
+ * runtime engine (workerd behind the Host router), and the status server. Stateless: the data directory is
+ * a cache, so replicas need no coordination and a restart rebuilds everything from the informer.
+ */
+export class RuntimeServer {
+  readonly registry = new Registry();
+  readonly #config: RuntimeServerConfig;
+  readonly #log: Logger;
+  readonly #records = new AppRecords();
+  readonly #abort = new AbortController();
+  #engine: RuntimeEngine | undefined;
+  #informer: Informer<RuntimeApp> | undefined;
+  #controller: Controller<RuntimeApp> | undefined;
+  #status: StatusServer | undefined;
+  #routerPort: number | undefined;
+  #ownDataDir: string | undefined;
+  /** Keys of the first list not reconciled yet; `undefined` until the informer has synced. */
+  #firstPass: Set<string> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(config: RuntimeServerConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+  }
+
+  get routerPort(): number | undefined {
+    return this.#routerPort;
+  }
+
+  get statusPort(): number | undefined {
+    return this.#status?.port;
+  }
+
+  /**
+   * Ready to take traffic: workerd answers, the router listens, and every app of the informer's first list
+   * has been through one reconcile (served, or refused), so a new replica behind a load balancer never
+   * answers 404 for apps it has not loaded yet.
+   */
+  ready(): boolean {
+    return !this.#stopping && this.#routerPort !== undefined && this.#firstPass?.size === 0 && !!this.#engine?.status().ready;
+  }
+
+  report(namespace: string, app: string): RuntimeAppReport | undefined {
+    return reportFor(namespace, app, this.#records.get(`${namespace}/${app}`), this.#engine?.served(namespace, app));
+  }
+
+  reports(): RuntimeAppReport[] {
+    const keys = new Set<string>([...(this.#engine?.list() ?? []).map((s) => `${s.project}/${s.appId}`)]);
+    for (const app of this.#informer?.list() ?? []) {
+      const key = objectKey(app);
+      if (this.#records.has(key)) keys.add(key);
+    }
+    return [...keys].sort().flatMap((key) => {
+      const [namespace = '', app = ''] = key.split('/');
+      return this.report(namespace, app) ?? [];
+    });
+  }
+
+  async start(): Promise<void> {
+    const config = this.#config;
+    this.#status = await startStatusServer({
+      port: config.statusPort,
+      host: config.statusHost,
+      registry: this.registry,
+      healthy: () => !this.#stopping,
+      ready: () => this.ready(),
+      report: (namespace, app) => this.report(namespace, app),
+      reports: () => this.reports(),
+    });
+    this.#log.info('serving status, probes and metrics', { port: this.#status.port });
+
+    const dataDir = config.dataDir ?? (this.#ownDataDir = await mkdtemp(join(tmpdir(), 'cw-runtime-')));
+    const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: this.registry });
+    const engine = (this.#engine = new RuntimeEngine({
+      artifacts: new S3ArtifactSource(store),
+      dataDir,
+      baseDomain: config.baseDomain,
+      publicScheme: config.publicScheme,
+      ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
+      router: { trustForwardedHeaders: config.trustForwardedHeaders },
+      log: this.#log.child({ component: 'engine' }),
+    }));
+    await engine.start();
+    this.#routerPort = (await engine.router.listen(config.port, config.host)).port;
+    this.#log.info('serving apps', { port: this.#routerPort, baseDomain: config.baseDomain, dataDir });
+
+    const kube = loadKubeConnection(config.kubeconfig);
+    const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'runtimeapps', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const records = this.#records;
+    this.#controller = servingController({
+      apps: informer,
+      engine,
+      records,
+      metrics: servingMetrics(this.registry, engine, records),
+      registry: this.registry,
+      log: this.#log,
+      workers: config.workers,
+      onReconciled: (key) => this.#firstPass?.delete(key),
+    });
+    informer.start();
+    await informer.waitForSync(this.#abort.signal);
+    // Before the controller's workers start, so no reconcile can finish before its key is counted.
+    this.#firstPass = new Set(informer.list().map(objectKey));
+    this.#log.info('informer synced', { apps: this.#firstPass.size });
+    await this.#controller.start(this.#abort.signal);
+  }
+
+  /** Stops reconciling, lets requests in flight finish (bounded), then stops workerd. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#abort.abort();
+    await this.#controller?.stop();
+    this.#informer?.stop();
+    const router = this.#engine?.router;
+    if (router?.server.listening) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([router.close(), new Promise((resolve) => (timer = setTimeout(resolve, ROUTER_DRAIN_MS)))]);
+      clearTimeout(timer);
+      router.server.closeAllConnections();
+    }
+    await this.#engine?.stop();
+    await this.#status?.close();
+    if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });
+    this.#log.info('stopped');
+  }
+}

@@ -1,0 +1,70 @@
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { RuntimeAppReport } from './report.ts';
+
+export interface StatusServerOptions {
+  port: number;
+  host?: string;
+  registry: Registry;
+  healthy: () => boolean;
+  ready: () => boolean;
+  /** The report of one app, or `undefined` (404). */
+  report: (namespace: string, app: string) => RuntimeAppReport | undefined;
+  /** Every app this replica serves or has acted on. */
+  reports: () => RuntimeAppReport[];
+}
+
+export interface StatusServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+const APP_PATH = /^\/apps\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$/;
+
+function json(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(JSON.stringify(body));
+}
+
+/**
+ * cw-runtime's internal HTTP port, apart from the entry point so apps can never shadow it: probes,
+ * `/metrics`, and what this replica serves (`GET /apps/{namespace}/{app}`, read by the RuntimeApp
+ * controller; `GET /apps` lists every app, for people). Not for the public: keep it off the ingress.
+ */
+export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+      return;
+    }
+    if (path === '/healthz' || path === '/readyz') {
+      const ok = path === '/healthz' ? options.healthy() : options.ready();
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'not ok');
+    } else if (path === '/metrics') {
+      options.registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(body),
+        () => res.writeHead(500).end(),
+      );
+    } else if (path === '/apps') {
+      json(res, 200, { apps: options.reports() });
+    } else {
+      const match = APP_PATH.exec(path);
+      const report = match ? options.report(match[1] ?? '', match[3] ?? '') : undefined;
+      if (report) json(res, 200, report);
+      else json(res, 404, { title: 'Not Found', status: 404, detail: 'This runtime neither serves nor knows that app.' }, 'application/problem+json');
+    }
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
