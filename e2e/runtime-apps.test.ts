@@ -3,8 +3,6 @@
 // Kubernetes API. Two cw-runtime replicas serve every namespace; cw-operator reports their state in the
 // RuntimeApp's conditions.
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -15,8 +13,8 @@ import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { artifactFromFiles } from '../src/runtime/testing/artifact-builder.ts';
 import { send } from '../src/runtime/testing/http.ts';
 import { createTestNamespace } from './harness/namespace.ts';
-import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
-import { repoRoot, toolPath } from './harness/tools.ts';
+import type { Service } from './harness/process.ts';
+import { BASE_DOMAIN, PUBLIC_PORT, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
@@ -24,67 +22,6 @@ const builds = objectClient<Build>(conn, BUILDS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 const running: Service[] = [];
 afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
-
-/** What clients are told the entry point is (as if behind a load balancer), the same for every replica. */
-const PUBLIC_PORT = 8080;
-const BASE_DOMAIN = 'apps.localhost';
-
-interface Runtime {
-  service: Service;
-  port: number;
-  statusUrl: string;
-}
-
-async function startRuntime(name: string): Promise<Runtime> {
-  const [port, statusPort] = [await freePort(), await freePort()];
-  const s3 = inject('s3');
-  const service = startService({
-    name,
-    command: toolPath('node'),
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
-    logPath: join(inject('stateDir'), `${name}.log`),
-    env: {
-      ...process.env,
-      KUBECONFIG: inject('kubeconfig'),
-      CW_S3_ENDPOINT: s3.endpoint ?? '',
-      CW_S3_REGION: s3.region,
-      CW_S3_BUCKET: inject('bucket'),
-      CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '',
-      CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '',
-      CW_RUNTIME_HOST: '127.0.0.1',
-      CW_RUNTIME_PORT: String(port),
-      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
-      CW_RUNTIME_STATUS_PORT: String(statusPort),
-      CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
-      CW_RUNTIME_PUBLIC_SCHEME: 'http',
-      CW_RUNTIME_PUBLIC_PORT: String(PUBLIC_PORT),
-    },
-  });
-  running.push(service);
-  const statusUrl = `http://127.0.0.1:${statusPort}`;
-  await waitForHttp(service, `${statusUrl}/readyz`, 60_000);
-  return { service, port, statusUrl };
-}
-
-async function startOperator(namespace: string, runtimes: Runtime[]): Promise<void> {
-  const port = await freePort();
-  const service = startService({
-    name: `operator-${namespace}`,
-    command: toolPath('node'),
-    args: [join(repoRoot, 'bin/cw-operator.ts')],
-    logPath: join(inject('stateDir'), `operator-${namespace}.log`),
-    env: {
-      ...process.env,
-      KUBECONFIG: inject('kubeconfig'),
-      CW_OPERATOR_PORT: String(port),
-      POD_NAMESPACE: namespace,
-      CW_WATCH_NAMESPACE: namespace,
-      CW_RUNTIME_STATUS_URL: runtimes.map((r) => r.statusUrl).join(','),
-    },
-  });
-  running.push(service);
-  await waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000);
-}
 
 /** A hello worker whose answer names its version and reads GREETING from the environment. */
 function worker(version: string): Uint8Array {
@@ -113,34 +50,6 @@ async function upload(namespace: string, app: RuntimeApp, artifact: Uint8Array, 
   return buildId;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let error: unknown;
-  while (Date.now() < deadline) {
-    try {
-      last = await probe();
-      error = undefined;
-      if (ok(last)) return last;
-    } catch (err) {
-      error = err;
-    }
-    await sleep(50);
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms; last ${error ? `error ${String(error)}` : JSON.stringify(last)}`);
-}
-
-/** Waits until every runtime answers `host` with `body` (status 200). */
-async function servedEverywhere(runtimes: Runtime[], host: string, body: string): Promise<void> {
-  for (const runtime of runtimes) {
-    await eventually(`${host} → ${body} on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 200 && r.body === body);
-  }
-}
-
-async function notServedAnywhere(runtimes: Runtime[], host: string): Promise<void> {
-  for (const runtime of runtimes) await eventually(`${host} → 404 on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 404);
-}
-
 function condition(app: RuntimeApp | undefined, type: string) {
   return app?.status?.conditions?.find((c) => c.type === type);
 }
@@ -159,8 +68,8 @@ let namespace = '';
 
 beforeAll(async () => {
   namespace = await createTestNamespace(conn, 'runtime');
-  runtimes = await Promise.all([startRuntime('cw-runtime-a'), startRuntime('cw-runtime-b')]);
-  await startOperator(namespace, runtimes);
+  runtimes = await Promise.all([startRuntime('cw-runtime-a', running), startRuntime('cw-runtime-b', running)]);
+  await startOperator(namespace, runtimes, running);
 }, 120_000);
 
 describe('runtime apps applied as custom resources', () => {
@@ -248,7 +157,7 @@ describe('runtime apps applied as custom resources', () => {
     await apps.patch(namespace, 'early', { spec: { activeBuildId: id } });
     await servedEverywhere(runtimes, `early.${namespace}.${BASE_DOMAIN}`, 'Hello from early');
 
-    const late = await startRuntime('cw-runtime-c'); // returns once /readyz answers 200
+    const late = await startRuntime('cw-runtime-c', running); // returns once /readyz answers 200
     const res = await send(late.port, `early.${namespace}.${BASE_DOMAIN}`);
     expect([res.status, res.body]).toEqual([200, 'Hello from early']);
     await late.service.stop();
