@@ -38,8 +38,12 @@ dev: setup ## Run the whole platform locally (foreground; Ctrl-C stops everythin
 	@node scripts/dev.ts
 
 .PHONY: test
-test: setup typecheck ## Run every test: typecheck, unit, integration and end-to-end
+test: setup typecheck example-nextjs ## Run every test: typecheck, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
+
+.PHONY: example-nextjs
+example-nextjs: setup ## Build the Next.js example (OpenNext) into a runtime artifact, cached by its sources
+	@scripts/setup/nextjs-example.sh
 
 .PHONY: test-unit
 test-unit: setup ## Run only the unit tests (no servers)
