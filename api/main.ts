@@ -55,6 +55,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       readiness: [
         { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
         ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
+        ...runtimeReadiness(env.CW_RUNTIME_STATUS_URL),
       ],
       rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
       platform: {
@@ -90,6 +91,27 @@ function objectStoreFromEnv(env: NodeJS.ProcessEnv): ObjectStore | undefined {
 }
 
 /** `/readyz` lists one key of the bucket: deploys need it. */
+/**
+ * The runtime engine (`cw-runtime`'s status endpoints, CW_RUNTIME_STATUS_URL, comma-separated): deploys
+ * are only useful when something serves them, so the API is ready when every runtime replica is.
+ */
+function runtimeReadiness(urls: string | undefined): ReadinessCheck[] {
+  const list = (urls ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  if (list.length === 0) return [];
+  return [
+    {
+      name: 'runtime engine',
+      check: async (signal) => {
+        for (const url of list) {
+          const res = await fetch(`${url.replace(/\/$/, '')}/readyz`, { signal });
+          await res.body?.cancel();
+          if (!res.ok) throw new Error(`runtime at ${url} answered ${res.status}`);
+        }
+      },
+    },
+  ];
+}
+
 function objectStoreReadiness(store: ObjectStore): ReadinessCheck {
   return {
     name: 'object-store',
