@@ -3,8 +3,8 @@
 // other. Starts what it needs (a local control plane, no MinIO or moto), every server and every load run in
 // a child process of its own. Prints PASS/MISS against the targets; exits non-zero only when the run itself
 // failed (a server did not start, a request failed, a response was not 2xx). See bench/README.md.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { benchRun, runBench } from './run.ts';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMemberAccount } from '../e2e/harness/accounts.ts';
@@ -35,8 +35,8 @@ interface Target {
   token?: string;
 }
 
-const stops: (() => Promise<void>)[] = [];
-const stateDir = mkdtempSync(join(tmpdir(), 'cw-bench-'));
+const run = benchRun();
+const { stateDir, stops } = run;
 const node = toolPath('node');
 
 function say(message: string): void {
@@ -126,19 +126,4 @@ function report(runs: [string, LoadResult][], baseline: LoadResult): void {
   process.stdout.write(lines.join('\n'));
 }
 
-async function stopAll(): Promise<void> {
-  for (const stop of stops.reverse()) await stop().catch(() => {});
-  stops.length = 0;
-  if (!process.env.CW_KEEP_BENCH_STATE) rmSync(stateDir, { recursive: true, force: true });
-}
-
-process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
-try {
-  await main();
-  await stopAll();
-} catch (err) {
-  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)} (logs: ${stateDir}, kept)\n`);
-  process.env.CW_KEEP_BENCH_STATE = '1';
-  await stopAll();
-  process.exit(1);
-}
+await runBench(run, main);

@@ -11,9 +11,10 @@
 // Prints PASS/MISS against the targets; exits non-zero only when the run itself failed. See
 // docs/runtime.md ("Measurements").
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { benchRun, runBench } from './run.ts';
 import { Agent, request } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -56,8 +57,8 @@ const durationSeconds = Number(flags.duration);
 const warmupSeconds = Number(flags.warmup);
 const rounds = Number(flags.rounds);
 
-const stops: (() => Promise<void>)[] = [];
-const stateDir = mkdtempSync(join(tmpdir(), 'cw-bench-'));
+const run = benchRun();
+const { stateDir, stops } = run;
 const node = toolPath('node');
 const helloSource = readFileSync(join(repoRoot, 'docs/examples/hello-worker/worker.js'), 'utf8');
 
@@ -326,20 +327,5 @@ function readWorkerdVersion(): string {
   return pkg.version;
 }
 
-async function stopAll(): Promise<void> {
-  agent.destroy();
-  for (const stop of stops.reverse()) await stop().catch(() => {});
-  stops.length = 0;
-  if (!process.env.CW_KEEP_BENCH_STATE) rmSync(stateDir, { recursive: true, force: true });
-}
-
-process.once('SIGINT', () => void stopAll().then(() => process.exit(130)));
-try {
-  await main();
-  await stopAll();
-} catch (err) {
-  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)} (logs: ${stateDir}, kept)\n`);
-  process.env.CW_KEEP_BENCH_STATE = '1';
-  await stopAll();
-  process.exit(1);
-}
+stops.unshift(async () => agent.destroy());
+await runBench(run, main);

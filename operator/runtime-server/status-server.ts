@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen, type ListeningServer } from '../runtime/listen.ts';
 import type { Registry } from 'prom-client';
 import type { RuntimeAppReport } from './report.ts';
 
@@ -15,10 +15,7 @@ export interface StatusServerOptions {
   reports: () => RuntimeAppReport[];
 }
 
-export interface StatusServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
+export type StatusServer = ListeningServer;
 
 const APP_PATH = /^\/apps\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$/;
 
@@ -55,16 +52,5 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       else json(res, 404, { title: 'Not Found', status: 404, detail: 'This runtime neither serves nor knows that app.' }, 'application/problem+json');
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, options.port, options.host);
 }

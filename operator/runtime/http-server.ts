@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen, type ListeningServer } from './listen.ts';
 import type { Registry } from 'prom-client';
 
 export interface ProbeServerOptions {
@@ -12,11 +12,8 @@ export interface ProbeServerOptions {
   ready: () => boolean;
 }
 
-export interface ProbeServer {
-  /** The bound port (useful with `port: 0`). */
-  readonly port: number;
-  close(): Promise<void>;
-}
+/** The bound port (useful with `port: 0`) and how to close it. */
+export type ProbeServer = ListeningServer;
 
 /** Serves `/metrics`, `/healthz` and `/readyz`. Plain node:http: three fixed routes need no framework. */
 export async function startProbeServer(options: ProbeServerOptions): Promise<ProbeServer> {
@@ -40,17 +37,5 @@ export async function startProbeServer(options: ProbeServerOptions): Promise<Pro
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port, options.host ?? '0.0.0.0', () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Prometheus keeps scrape connections alive; do not let them hold up shutdown.
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, options.port, options.host);
 }
