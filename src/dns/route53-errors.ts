@@ -1,6 +1,7 @@
 // What an error thrown by the Route 53 client means for the DNS provider port. Pure (reads the error's
 // fields, never its message), so the rules are unit-tested without the SDK.
 import { DnsProviderError, type DnsProviderErrorCode } from './provider.ts';
+import { isNetworkError } from '../network-errors.ts';
 
 interface ErrorShape {
   name?: unknown;
@@ -45,21 +46,6 @@ const BY_NAME: Readonly<Record<string, DnsProviderErrorCode>> = {
 /** Answers that are refusals now but may succeed later, without anything changing on our side. */
 const RETRYABLE_REJECTIONS = new Set(['HostedZoneNotEmpty']);
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'ERR_STREAM_PREMATURE_CLOSE',
-]);
-
 /** The Route 53 error code (`InvalidChangeBatch`) of an SDK error, or `undefined` for a transport failure. */
 export function route53ErrorName(err: unknown): string | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
@@ -83,11 +69,7 @@ export function classifyRoute53Error(err: unknown): DnsProviderErrorCode {
     return 'invalid';
   }
   // No HTTP answer at all: a transport failure is retryable, anything else (a bug of ours) is not.
-  for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
-    const code = (cause as ErrorShape).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'unavailable';
-    cause = (cause as ErrorShape).cause;
-  }
+  if (isNetworkError(err)) return 'unavailable';
   return e.$retryable !== undefined ? 'unavailable' : 'invalid';
 }
 

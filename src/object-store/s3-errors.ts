@@ -1,3 +1,4 @@
+import { isNetworkError } from '../network-errors.ts';
 // What an error thrown by the S3 client means for the store port. Pure (reads the error's fields only), so the
 // rules are unit-tested without the SDK.
 
@@ -30,20 +31,6 @@ const RETRYABLE_CODES = new Set([
   'AbortError',
 ]);
 
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_SOCKET',
-  'ERR_STREAM_PREMATURE_CLOSE',
-]);
-
 const CHECKSUM_CODES = new Set(['BadDigest', 'XAmzContentSHA256Mismatch', 'XAmzContentChecksumMismatch', 'InvalidDigest']);
 
 /** Classifies an error from the S3 client (an HTTP answer with `$metadata`, or a transport error). */
@@ -59,10 +46,6 @@ export function classifyS3Error(err: unknown): S3ErrorClass {
   if (RETRYABLE_CODES.has(name) || e.$retryable !== undefined) return 'retryable';
   if (status !== undefined) return status === 409 || status === 429 || status >= 500 ? 'retryable' : 'fatal';
   // No HTTP answer at all: a transport failure is retryable, anything else (a bug of ours) is not.
-  for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
-    const code = (cause as ErrorShape).code;
-    if (typeof code === 'string' && NETWORK_CODES.has(code)) return 'retryable';
-    cause = (cause as ErrorShape).cause;
-  }
+  if (isNetworkError(err)) return 'retryable';
   return 'fatal';
 }

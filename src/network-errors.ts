@@ -1,0 +1,28 @@
+/** Transport failures (Node and undici codes): the request never got an answer, so trying again may work. */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'ERR_STREAM_PREMATURE_CLOSE',
+]);
+
+/**
+ * Whether `err`, or one of its first few `cause`s (SDKs wrap the socket error), carries a transport
+ * failure code. Shared by the AWS adapters so S3 and Route 53 agree on what "unreachable" means.
+ */
+export function isNetworkError(err: unknown): boolean {
+  for (let cause: unknown = err, depth = 0; cause && depth < 4; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
