@@ -1,8 +1,9 @@
 // Crash and pause cases of the publish protocol, on the memory store (exact, fast, deterministic).
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../object-store/memory-object-store.ts';
-import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from '../object-store/object-store.ts';
+import type { ObjectStore, PutBody, PutOptions } from '../object-store/object-store.ts';
 import { FaultObjectStore, SimulatedCrash } from '../object-store/testing/fault-object-store.ts';
+import { ForwardingObjectStore } from '../object-store/testing/forwarding-object-store.ts';
 import { InvalidPublishError, PublishOutcomeUnknownError, UnsupportedSchemaError } from './errors.ts';
 import { logKey, manifestKey } from './layout.ts';
 import { encodeLogEntry } from './log-entry.ts';
@@ -12,8 +13,7 @@ import { RepoStore } from './repo-store.ts';
 import { newRepoName, oid, smallPack, update, Z } from './testing/repo-store-scenarios.ts';
 
 /** Holds the first put matching `match` until `release()`; `reached` resolves when it arrives. */
-class GateStore implements ObjectStore {
-  readonly #inner: ObjectStore;
+class GateStore extends ForwardingObjectStore {
   readonly #match: (key: string) => boolean;
   #armed = true;
   #release!: () => void;
@@ -22,7 +22,7 @@ class GateStore implements ObjectStore {
   readonly reached = new Promise<void>((resolve) => (this.#arrive = resolve));
 
   constructor(inner: ObjectStore, match: (key: string) => boolean) {
-    this.#inner = inner;
+    super(inner);
     this.#match = match;
   }
 
@@ -30,25 +30,13 @@ class GateStore implements ObjectStore {
     this.#release();
   }
 
-  async put(key: string, body: PutBody, options?: PutOptions) {
+  override async put(key: string, body: PutBody, options?: PutOptions) {
     if (this.#armed && this.#match(key)) {
       this.#armed = false;
       this.#arrive();
       await this.#opened;
     }
-    return this.#inner.put(key, body, options);
-  }
-  get(key: string, options?: GetOptions) {
-    return this.#inner.get(key, options);
-  }
-  head(key: string) {
-    return this.#inner.head(key);
-  }
-  delete(key: string) {
-    return this.#inner.delete(key);
-  }
-  list(prefix: string, options?: ListOptions) {
-    return this.#inner.list(prefix, options);
+    return super.put(key, body, options);
   }
 }
 

@@ -1,5 +1,6 @@
 // Test helper: an ObjectStore wrapper that counts the calls made through it, by operation and key.
-import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from '../object-store.ts';
+import type { GetOptions, ListOptions, PutBody, PutOptions } from '../object-store.ts';
+import { ForwardingObjectStore } from './forwarding-object-store.ts';
 
 export type CountedOp = 'get' | 'head' | 'put' | 'delete' | 'list';
 
@@ -9,13 +10,8 @@ export interface CountedCall {
 }
 
 /** Forwards every call to `inner` and records it; `reset()` starts a new measurement. */
-export class CountingObjectStore implements ObjectStore {
+export class CountingObjectStore extends ForwardingObjectStore {
   readonly calls: CountedCall[] = [];
-  readonly #inner: ObjectStore;
-
-  constructor(inner: ObjectStore) {
-    this.#inner = inner;
-  }
 
   get total(): number {
     return this.calls.length;
@@ -29,28 +25,28 @@ export class CountingObjectStore implements ObjectStore {
     this.calls.length = 0;
   }
 
-  get(key: string, options?: GetOptions) {
+  override get(key: string, options?: GetOptions) {
     this.calls.push({ op: 'get', key });
-    return this.#inner.get(key, options);
+    return super.get(key, options);
   }
 
-  head(key: string) {
+  override head(key: string) {
     this.calls.push({ op: 'head', key });
-    return this.#inner.head(key);
+    return super.head(key);
   }
 
-  put(key: string, body: PutBody, options?: PutOptions) {
+  override put(key: string, body: PutBody, options?: PutOptions) {
     this.calls.push({ op: 'put', key });
-    return this.#inner.put(key, body, options);
+    return super.put(key, body, options);
   }
 
-  delete(key: string) {
+  override delete(key: string) {
     this.calls.push({ op: 'delete', key });
-    return this.#inner.delete(key);
+    return super.delete(key);
   }
 
-  list(prefix: string, options?: ListOptions) {
+  override list(prefix: string, options?: ListOptions) {
     this.calls.push({ op: 'list', key: prefix });
-    return this.#inner.list(prefix, options);
+    return super.list(prefix, options);
   }
 }

@@ -1,6 +1,7 @@
 // Test helper: an ObjectStore wrapper that injects faults into chosen writes, to simulate a process dying
 // between two steps of a protocol, or a response lost after the store applied the write.
-import { PRECONDITION_FAILED, type GetOptions, type ListOptions, type ObjectStore, type PutBody, type PutOptions, type PutResult } from '../object-store.ts';
+import { PRECONDITION_FAILED, type PutBody, type PutOptions, type PutResult } from '../object-store.ts';
+import { ForwardingObjectStore } from './forwarding-object-store.ts';
 
 /** What happens to a matching `put`. */
 export type PutFault =
@@ -22,41 +23,20 @@ export interface FaultRule {
 }
 
 /** Forwards to `inner`, applying the first unspent matching rule to each `put`. */
-export class FaultObjectStore implements ObjectStore {
-  readonly #inner: ObjectStore;
+export class FaultObjectStore extends ForwardingObjectStore {
   readonly #rules: { rule: FaultRule; left: number }[] = [];
-
-  constructor(inner: ObjectStore) {
-    this.#inner = inner;
-  }
 
   inject(rule: FaultRule): this {
     this.#rules.push({ rule, left: rule.times ?? 1 });
     return this;
   }
 
-  async put(key: string, body: PutBody, options: PutOptions = {}): Promise<PutResult> {
+  override async put(key: string, body: PutBody, options: PutOptions = {}): Promise<PutResult> {
     const hit = this.#rules.find((r) => r.left > 0 && r.rule.match(key, options));
-    if (!hit) return this.#inner.put(key, body, options);
+    if (!hit) return super.put(key, body, options);
     hit.left--;
     if (hit.rule.fault === 'crash-before') throw new SimulatedCrash(`simulated crash before PUT ${key}`);
-    await this.#inner.put(key, body, options);
+    await super.put(key, body, options);
     return PRECONDITION_FAILED;
-  }
-
-  get(key: string, options?: GetOptions) {
-    return this.#inner.get(key, options);
-  }
-
-  head(key: string) {
-    return this.#inner.head(key);
-  }
-
-  delete(key: string) {
-    return this.#inner.delete(key);
-  }
-
-  list(prefix: string, options?: ListOptions) {
-    return this.#inner.list(prefix, options);
   }
 }
