@@ -1,4 +1,5 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
+import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { ConflictError, NotFoundError } from '../auth/index.ts';
 import { isConflict, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
@@ -33,7 +34,7 @@ export class AppStore {
     this.builds = objectClient<Build>(conn, BUILDS);
     this.#appCache = appCache;
     this.#buildCache = buildCache;
-    this.#cacheWaitMs = options.cacheWaitMs ?? 5_000;
+    this.#cacheWaitMs = options.cacheWaitMs ?? DEFAULT_CACHE_WAIT_MS;
   }
 
   /** The project's apps (cache). */
@@ -131,10 +132,8 @@ export class AppStore {
     return this.#settle(() => (this.#buildCache.get(`${namespace}/${name}`) !== undefined) === present);
   }
 
-  /** Not seeing the write in time is no failure: the write itself succeeded. */
-  async #settle(done: () => boolean): Promise<void> {
-    const deadline = Date.now() + this.#cacheWaitMs;
-    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  #settle(done: () => boolean): Promise<void> {
+    return settle(done, this.#cacheWaitMs);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Project, ProjectMember } from '../apis/v1alpha1/project.ts';
+import { settle } from './settle.ts';
 import type { Principal } from '../auth/index.ts';
 import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts';
 import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject } from '../kube/index.ts';
@@ -71,7 +72,7 @@ export class ProjectDirectory {
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
     await this.#projects().delete('', projectId);
-    await this.#waitForCache(() => this.#cache.get(projectId)?.metadata?.uid !== project.metadata?.uid);
+    await settle(() => this.#cache.get(projectId)?.metadata?.uid !== project.metadata?.uid);
   }
 
   members(projectId: string): ProjectMember[] {
@@ -115,15 +116,10 @@ export class ProjectDirectory {
   async #cacheCaughtUp(written: Project): Promise<void> {
     const name = written.metadata?.name ?? '';
     const wanted = written.metadata?.generation ?? 0;
-    await this.#waitForCache(() => {
+    await settle(() => {
       const cached = this.#cache.get(name);
       return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= wanted;
     });
-  }
-
-  async #waitForCache(caughtUp: () => boolean): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    while (!caughtUp() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
   }
 
   #projects() {

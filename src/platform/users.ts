@@ -1,4 +1,5 @@
 import type { Project } from '../apis/v1alpha1/project.ts';
+import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { User } from '../apis/v1alpha1/user.ts';
 import { ConflictError, NotFoundError, type ProjectRole, type TokenStore } from '../auth/index.ts';
 import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
@@ -53,7 +54,7 @@ export class UserDirectory {
     this.#tokens = tokens;
     this.#userClient = objectClient<User>(conn, USERS);
     this.#projectClient = objectClient<Project>(conn, PROJECTS);
-    this.#cacheWaitMs = options.cacheWaitMs ?? 5_000;
+    this.#cacheWaitMs = options.cacheWaitMs ?? DEFAULT_CACHE_WAIT_MS;
   }
 
   /** Every user, sorted by id. */
@@ -118,10 +119,8 @@ export class UserDirectory {
     await this.#settle(() => this.#users.get(userId)?.metadata?.uid !== user.metadata?.uid);
   }
 
-  /** Waits until the cache shows our write. Not seeing it in time is no failure: the write itself succeeded. */
-  async #settle(done: () => boolean): Promise<void> {
-    const deadline = Date.now() + this.#cacheWaitMs;
-    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  #settle(done: () => boolean): Promise<void> {
+    return settle(done, this.#cacheWaitMs);
   }
 }
 
