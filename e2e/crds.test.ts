@@ -1,17 +1,11 @@
 import { describe, expect, inject, it } from 'vitest';
-import { customResource, loadKubeConnection, objectClient, statusCodeOf, type KubeObject } from '../src/kube/index.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, customResource, loadKubeConnection, objectClient, statusCodeOf, type KubeObject } from '../src/kube/index.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { allKinds } from '../src/apis/v1alpha1/index.ts';
 import { createTestNamespace, NAMESPACES } from './harness/namespace.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
-const crds = objectClient<KubeObject & { spec?: { names?: { kind?: string } } }>(conn, {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-});
+const crds = objectClient<KubeObject & { spec?: { names?: { kind?: string } } }>(conn, CUSTOM_RESOURCE_DEFINITIONS);
 const runtimeApps = objectClient<RuntimeApp>(conn, customResource('RuntimeApp', 'runtimeapps'));
 
 describe('CRDs on a real kube-apiserver', () => {

@@ -2,16 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
-import { loadKubeConnection, objectClient, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { repoRoot } from './tools.ts';
 
-const CRDS: ResourceRef = {
-  group: 'apiextensions.k8s.io',
-  version: 'v1',
-  plural: 'customresourcedefinitions',
-  kind: 'CustomResourceDefinition',
-  namespaced: false,
-};
 
 interface Crd extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
@@ -19,7 +12,7 @@ interface Crd extends KubeObject {
 
 /** Server-side applies every CRD in crds/ and waits until each is Established; returns how many. */
 export async function installCrds(kubeconfig: string): Promise<number> {
-  const client = objectClient<Crd>(loadKubeConnection(kubeconfig), CRDS);
+  const client = objectClient<Crd>(loadKubeConnection(kubeconfig), CUSTOM_RESOURCE_DEFINITIONS);
   const dir = join(repoRoot, 'crds');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   const names: string[] = [];

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { objectClient, type KubeConnection, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
+import { NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../src/kube/index.ts';
 
-export const NAMESPACES: ResourceRef = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+export { NAMESPACES };
 
 /** A namespace of the test's own, so tests sharing one control plane never see each other's objects. */
 export async function createTestNamespace(conn: KubeConnection, prefix = 'test'): Promise<string> {

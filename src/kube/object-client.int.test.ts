@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isConflict, isNotFound, KubeApiError } from './api-error.ts';
 import type { KubeConnection } from './kube-config.ts';
 import { objectClient, type ObjectClient } from './object-client.ts';
-import type { ResourceRef } from './resource.ts';
+import { CUSTOM_RESOURCE_DEFINITIONS, type ResourceRef } from './resource.ts';
 import { testConnection, testNamespace } from './testing/test-kube.ts';
 import type { KubeObject } from './types.ts';
 
 // A throwaway CRD (its own group, so it can never clash with the product's CRDs) with a status subresource.
-const CRDS: ResourceRef = { group: 'apiextensions.k8s.io', version: 'v1', plural: 'customresourcedefinitions', kind: 'CustomResourceDefinition', namespaced: false };
+const CRDS = CUSTOM_RESOURCE_DEFINITIONS;
 const WIDGETS: ResourceRef = { group: 'test.cloudwright.dev', version: 'v1', plural: 'widgets', kind: 'Widget', namespaced: true };
 
 interface Widget extends KubeObject {

@@ -24,6 +24,13 @@ export function customResource(kind: string, plural: string, namespaced = true):
 /** Core and coordination resources the runtime itself uses. */
 export const CONFIG_MAPS: ResourceRef = { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true };
 export const SECRETS: ResourceRef = { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true };
+export const CUSTOM_RESOURCE_DEFINITIONS: ResourceRef = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  plural: 'customresourcedefinitions',
+  kind: 'CustomResourceDefinition',
+  namespaced: false,
+};
 export const NAMESPACES: ResourceRef = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
 export const EVENTS: ResourceRef = { group: '', version: 'v1', plural: 'events', kind: 'Event', namespaced: true };
 export const LEASES: ResourceRef = {

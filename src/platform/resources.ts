@@ -11,7 +11,7 @@ export const PROJECT_DOMAINS: ResourceRef = customResource('ProjectDomain', 'pro
 export const DNS_RECORDS: ResourceRef = customResource('DnsRecord', 'dnsrecords');
 export const DATABASES: ResourceRef = customResource('Database', 'databases');
 export const REPOSITORIES: ResourceRef = customResource('Repository', 'repositories');
-export const NAMESPACES: ResourceRef = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */
 export const PROJECT_CONTENTS: readonly ResourceRef[] = [RUNTIME_APPS, DATABASES, PROJECT_DOMAINS, REPOSITORIES];
