@@ -1,7 +1,7 @@
-/** Our API group and version for custom resources. */
-export const GROUP = 'cloudwright.dev';
-export const VERSION = 'v1alpha1';
-export const API_VERSION = `${GROUP}/${VERSION}`;
+import { GROUP, VERSION } from '../apis/v1alpha1/group-version.ts';
+
+/** Our API group and version for custom resources, defined once with the schemas. */
+export { API_VERSION, GROUP, VERSION } from '../apis/v1alpha1/group-version.ts';
 
 /**
  * Names one resource type on the apiserver. `group` is `''` for the core group (`/api/v1`). Paths are built

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { API_VERSION, objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/log.ts';
@@ -43,7 +43,7 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
             metadata: {
               name,
               labels: { [PROJECT_LABEL]: name },
-              ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+              ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
             },
           },
           { fieldManager: 'cloudwright-operator' },
