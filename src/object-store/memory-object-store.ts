@@ -1,6 +1,7 @@
 // An in-process ObjectStore with S3's conditional semantics, for unit tests and for simulations that need
 // exact request counts without a server.
 import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
 import {
   ChecksumMismatchError,
   PRECONDITION_FAILED,
@@ -11,6 +12,7 @@ import {
   type ListPage,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   type PutBody,
   type PutOptions,
   type PutResult,
@@ -23,6 +25,7 @@ interface Stored {
 }
 
 const MAX_PAGE = 1000;
+const CHUNK = 64 * 1024;
 
 /**
  * Objects in a Map. Like S3 the etag is the quoted MD5 of the body, so rewriting identical bytes gives the same
@@ -39,6 +42,16 @@ export class MemoryObjectStore implements ObjectStore {
     if (!found) return undefined;
     if (options.ifNoneMatch !== undefined && options.ifNoneMatch === found.etag) return { kind: 'not-modified', etag: found.etag };
     return { kind: 'object', body: new Uint8Array(found.body), etag: found.etag };
+  }
+
+  async getStream(key: string): Promise<ObjectStream | undefined> {
+    await tick();
+    const found = this.#objects.get(key);
+    if (!found) return undefined;
+    // Chunks of 64 KiB, so readers meet a stream of several chunks as they would from a server.
+    const { body, etag } = found;
+    const chunks = Array.from({ length: Math.ceil(body.byteLength / CHUNK) }, (_, i) => Buffer.from(body.slice(i * CHUNK, (i + 1) * CHUNK)));
+    return { body: Readable.from(chunks), size: body.byteLength, etag };
   }
 
   async head(key: string): Promise<ObjectInfo | undefined> {

@@ -40,6 +40,14 @@ export interface ListOptions {
   limit?: number;
 }
 
+/** An object's bytes as a stream, for bodies too big to hold in memory (LFS objects). */
+export interface ObjectStream {
+  /** The bytes; the reader must consume or destroy it. A failure after the headers surfaces here, not as a retry. */
+  readonly body: Readable;
+  readonly size: number;
+  readonly etag: ETag;
+}
+
 export type GetResult =
   | { readonly kind: 'object'; readonly body: Uint8Array; readonly etag: ETag }
   | { readonly kind: 'not-modified'; readonly etag: ETag };
@@ -73,6 +81,11 @@ export interface ListPage {
 export interface ObjectStore {
   /** The object, `not-modified` when `ifNoneMatch` still matches, or `undefined` when there is none. */
   get(key: string, options?: GetOptions): Promise<GetResult | undefined>;
+  /**
+   * The object as a stream, or `undefined` when there is none. Retries cover the request up to the answer's
+   * headers; once the body flows, an interruption is an error on `body` (the caller answers or aborts).
+   */
+  getStream(key: string): Promise<ObjectStream | undefined>;
   /** The object's etag and size, or `undefined` when there is none. */
   head(key: string): Promise<ObjectInfo | undefined>;
   /** Writes the object, unconditionally or under `ifMatch` / `ifNoneMatch`; answers its new etag. */

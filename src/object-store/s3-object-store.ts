@@ -8,6 +8,7 @@ import {
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
 import { register as defaultRegistry, type Registry } from 'prom-client';
 import {
   ChecksumMismatchError,
@@ -19,6 +20,7 @@ import {
   type ListPage,
   type ObjectInfo,
   type ObjectStore,
+  type ObjectStream,
   type PutBody,
   type PutOptions,
   type PutResult,
@@ -90,6 +92,20 @@ export class S3ObjectStore implements ObjectStore {
         const cls = classifyS3Error(err);
         if (cls === 'not_modified') return ['ok', { kind: 'not-modified', etag: options.ifNoneMatch ?? '' }];
         if (cls === 'not_found') return ['not_found', undefined];
+        throw err;
+      }
+    });
+  }
+
+  async getStream(key: string): Promise<ObjectStream | undefined> {
+    return this.#request<ObjectStream | undefined>('get', 0, async (abortSignal) => {
+      try {
+        const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }), { abortSignal });
+        // In Node the SDK's body is the response's IncomingMessage: hand it on without buffering.
+        if (!(res.Body instanceof Readable)) throw new Error(`GET ${key}: the S3 client returned no readable body`);
+        return ['ok', { body: res.Body, size: res.ContentLength ?? 0, etag: res.ETag ?? '' }];
+      } catch (err) {
+        if (classifyS3Error(err) === 'not_found') return ['not_found', undefined];
         throw err;
       }
     });

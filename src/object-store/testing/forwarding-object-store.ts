@@ -13,6 +13,10 @@ export class ForwardingObjectStore implements ObjectStore {
     return this.inner.get(key, options);
   }
 
+  getStream(key: string) {
+    return this.inner.getStream(key);
+  }
+
   head(key: string) {
     return this.inner.head(key);
   }

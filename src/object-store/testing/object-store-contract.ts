@@ -50,6 +50,26 @@ export function describeObjectStoreContract(name: string, subject: () => Contrac
       expect(got?.kind === 'object' && Buffer.from(got.body).equals(bytes)).toBe(true);
     });
 
+    it('streams an object with its size and etag, and answers undefined for a missing one', async () => {
+      const { store, prefix } = subject();
+      const key = `${prefix()}lfs/big`;
+      expect(await store.getStream(key)).toBeUndefined();
+      const bytes = randomBytes(200_000);
+      const etag = etagOf(await store.put(key, bytes));
+      const got = await store.getStream(key);
+      expect(got && { size: got.size, etag: got.etag }).toEqual({ size: bytes.length, etag });
+      const chunks: Buffer[] = [];
+      for await (const chunk of got?.body ?? []) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+      const empty = `${prefix()}lfs/empty`;
+      await store.put(empty, new Uint8Array());
+      const none = await store.getStream(empty);
+      expect(none?.size).toBe(0);
+      let length = 0;
+      for await (const chunk of none?.body ?? []) length += (chunk as Buffer).length;
+      expect(length).toBe(0);
+    });
+
     it('creates with If-None-Match: * only when the key is free', async () => {
       const { store, prefix } = subject();
       const key = `${prefix()}log/1.json`;

@@ -1,0 +1,102 @@
+// A cw-git process killed with SIGKILL in the middle of a push leaves the repository either before or after
+// that push, never between: every ref of an atomic push moved or none did, the log stays gapless, and the
+// next push through another instance succeeds (rolling forward whatever the dead one had prepared).
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { mintToken } from '../git-server/auth/index.ts';
+import type { RunningService } from '../git-server/serve.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { RepoStore } from '../src/repo-store/index.ts';
+import { GitClient } from './harness/git-client.ts';
+import { newTokenSecret, spawnGitService, startGitService } from './harness/git-service.ts';
+
+const s3 = inject('s3');
+const bucket = inject('bucket');
+const tokenSecret = newTokenSecret();
+const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, tokenSecret);
+let survivor: RunningService;
+let git: GitClient;
+
+beforeAll(async () => {
+  [survivor, git] = await Promise.all([startGitService({ s3, bucket, tokenSecret }), GitClient.create()]);
+});
+afterAll(async () => {
+  await survivor?.stop();
+});
+
+const remote = (url: string, repo: string) => `${url.replace('http://', `http://git:${token}@`)}/${repo}`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function remoteRefs(repo: string): Promise<Map<string, string>> {
+  const out = await git.out(['ls-remote', remote(survivor.url, repo)]);
+  return new Map(out.split('\n').filter(Boolean).map((line) => line.split('\t').reverse() as [string, string]));
+}
+
+describe('SIGKILL during a push', () => {
+  it('leaves the repository before or after the push, never between, at any moment of the kill', { timeout: 240_000 }, async () => {
+    const repo = `e2e/crash-${randomBytes(4).toString('hex')}`;
+    const created = await fetch(`${survivor.url}/${repo}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
+    expect(created.status).toBe(201);
+    const work = await git.workdir(`crash-${randomBytes(3).toString('hex')}`);
+    await git.run(['init', '-q'], { cwd: work });
+    await git.commit(work, 'base', { 'base.txt': 'base\n' });
+    await git.run(['branch', 'side'], { cwd: work });
+    await git.run(['push', '-q', '--atomic', remote(survivor.url, repo), 'main', 'side'], { cwd: work });
+
+    const outcomes: string[] = [];
+    const prepare = async (label: string) => {
+      await git.run(['fetch', '-q', remote(survivor.url, repo), '+main:refs/remotes/s/main', '+side:refs/remotes/s/side'], { cwd: work });
+      await git.run(['reset', '-q', '--hard', 'refs/remotes/s/main'], { cwd: work });
+      // Incompressible content, so the push takes long enough for a kill to land inside it.
+      await writeFile(join(work, 'blob.bin'), randomBytes(4 * 1024 * 1024));
+      const main = await git.commit(work, label, { 'n.txt': `${label}\n` });
+      await git.run(['branch', '-f', 'side', 'main'], { cwd: work });
+      return main;
+    };
+
+    // How long one such push takes here, unkilled: the kill points are fractions of it.
+    await prepare('timing');
+    const timing = await spawnGitService({ s3, bucket, tokenSecret });
+    const started = performance.now();
+    await git.run(['push', '-q', '--atomic', remote(timing.url, repo), 'main', 'side'], { cwd: work });
+    const pushMs = performance.now() - started;
+    await timing.service.stop();
+
+    // From "while the pack streams in" through "around the publish" to "after the answer".
+    for (const fraction of [0.2, 0.5, 0.7, 0.85, 0.95, 1.05, 1.3]) {
+      const killAfterMs = Math.round(pushMs * fraction);
+      const before = await remoteRefs(repo);
+      const main = await prepare(`kill at ${killAfterMs}`);
+      const victim = await spawnGitService({ s3, bucket, tokenSecret });
+      const push = git.run(['push', '--atomic', remote(victim.url, repo), 'main', 'side'], { cwd: work, okCodes: [0, 1, 128] });
+      await sleep(killAfterMs);
+      victim.service.child.kill('SIGKILL');
+      const result = await push;
+
+      const after = await remoteRefs(repo);
+      const moved = after.get('refs/heads/main') === main;
+      expect(after.get('refs/heads/side'), 'both refs of the atomic push move together').toBe(moved ? main : before.get('refs/heads/side'));
+      if (!moved) expect(after.get('refs/heads/main')).toBe(before.get('refs/heads/main'));
+      if (result.code === 0) expect(moved, 'an acknowledged push is never lost').toBe(true);
+      outcomes.push(`${killAfterMs}ms: ${result.code === 0 ? 'acknowledged' : 'failed'}, ${moved ? 'after' : 'before'}`);
+    }
+
+    // The next push through the surviving instance succeeds and commits anything the dead ones prepared.
+    await git.run(['fetch', '-q', remote(survivor.url, repo), '+main:refs/remotes/s/main'], { cwd: work });
+    await git.run(['reset', '-q', '--hard', 'refs/remotes/s/main'], { cwd: work });
+    const last = await git.commit(work, 'after the crashes', { 'after.txt': 'ok\n' });
+    await git.run(['push', '-q', remote(survivor.url, repo), 'main'], { cwd: work });
+    expect((await remoteRefs(repo)).get('refs/heads/main')).toBe(last);
+
+    const store = new RepoStore({ store: new S3ObjectStore({ config: s3, bucket }) });
+    const head = await store.readHead(repo);
+    const page = await store.listLog(repo, 1, { limit: 1000 });
+    expect(page.entries.map((e) => e.seq)).toEqual(Array.from({ length: head.seq }, (_, i) => i + 1));
+    const clone = join(git.home, `verify-${randomBytes(3).toString('hex')}`);
+    await git.run(['clone', '-q', '--mirror', remote(survivor.url, repo), clone]);
+    await git.run(['fsck', '--full'], { cwd: clone });
+    console.log(`push ${Math.round(pushMs)} ms; kill outcomes: ${outcomes.join('; ')}`);
+  });
+});

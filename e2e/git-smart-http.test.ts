@@ -1,0 +1,150 @@
+// Stock git against two cw-git instances sharing one MinIO bucket: what a user sees when pushing through one
+// instance and fetching through another.
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { mintToken } from '../git-server/auth/index.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { RepoStore } from '../src/repo-store/index.ts';
+import { useGitTestbed } from './harness/git-testbed.ts';
+
+const bed = useGitTestbed();
+const readToken = mintToken({ sub: 'reader', scopes: ['read'] }, bed.setup.tokenSecret);
+const { remote, createRepo } = bed;
+
+/** `ref oid` lines of a remote, sorted: what two instances must agree on. */
+async function lsRemote(url: string): Promise<string> {
+  return bed.git.out(['ls-remote', url]);
+}
+
+describe('git smart HTTP through two instances', () => {
+  const git = () => bed.git;
+  it('pushes through one instance and clones through the other, with protocol v0 and v2', async () => {
+    const repo = await createRepo();
+    const work = await git().workdir(`src-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    await git().commit(work, 'first', { 'README.md': '# app\n', 'src/main.ts': 'console.log(1);\n' });
+    await git().run(['tag', 'v1'], { cwd: work });
+    await git().commit(work, 'second', { 'src/main.ts': 'console.log(2);\n' });
+    await git().run(['tag', '-a', 'v2', '-m', 'release 2'], { cwd: work });
+    await git().run(['branch', 'feature'], { cwd: work });
+    await git().run(['push', '-q', remote(bed.a, repo), 'main', 'feature', '--tags'], { cwd: work });
+
+    const local = await git().out(['show-ref', '--head', '--dereference'], work);
+    const throughB = await lsRemote(remote(bed.b, repo));
+    expect(throughB.split('\n').sort()).toEqual(expect.arrayContaining(local.split('\n').filter((l) => !l.includes(' HEAD')).map((l) => l.replace(' ', '\t'))));
+    expect(throughB).toContain('refs/tags/v2^{}');
+
+    for (const version of ['0', '2']) {
+      const trace = await git().run(['-c', `protocol.version=${version}`, 'ls-remote', remote(bed.b, repo)], { env: { GIT_TRACE_PACKET: '1' } });
+      expect(trace.stderr.includes('< version 2')).toBe(version === '2');
+      const clone = join(git().home, `clone-v${version}-${randomBytes(3).toString('hex')}`);
+      await git().run(['-c', `protocol.version=${version}`, 'clone', '-q', remote(bed.b, repo), clone]);
+      expect(await readFile(join(clone, 'src/main.ts'), 'utf8')).toBe('console.log(2);\n');
+      expect(await git().out(['rev-parse', 'HEAD', 'v1', 'v2^{}', 'origin/feature'], clone)).toBe(await git().out(['rev-parse', 'HEAD', 'v1', 'v2^{}', 'feature'], work));
+      await git().run(['fsck', '--full', '--strict'], { cwd: clone });
+    }
+  });
+
+  it('serves shallow clones, deepen, and blob-less partial clones', async () => {
+    const repo = await createRepo();
+    const work = await git().workdir(`hist-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    for (let i = 1; i <= 5; i++) await git().commit(work, `commit ${i}`, { 'file.txt': `version ${i}\n`, [`dir/f${i}.txt`]: `${i}\n` });
+    await git().run(['push', '-q', remote(bed.a, repo), 'main'], { cwd: work });
+
+    const shallow = join(git().home, `shallow-${randomBytes(3).toString('hex')}`);
+    await git().run(['clone', '-q', '--depth', '1', remote(bed.b, repo), shallow]);
+    expect(await git().out(['rev-list', '--count', 'HEAD'], shallow)).toBe('1');
+    await git().run(['fetch', '-q', '--deepen', '2'], { cwd: shallow });
+    expect(await git().out(['rev-list', '--count', 'HEAD'], shallow)).toBe('3');
+
+    const partial = join(git().home, `partial-${randomBytes(3).toString('hex')}`);
+    await git().run(['clone', '-q', '--filter=blob:none', '--no-checkout', remote(bed.b, repo), partial]);
+    const missing = await git().out(['rev-list', '--objects', '--all', '--missing=print'], partial);
+    expect(missing.split('\n').filter((l) => l.startsWith('?')).length).toBeGreaterThan(0);
+    await git().run(['checkout', '-q', 'main'], { cwd: partial });
+    expect(await readFile(join(partial, 'file.txt'), 'utf8')).toBe('version 5\n');
+  });
+
+  it('pushes atomically, deletes branches, and rejects a non-fast-forward as git does', async () => {
+    const repo = await createRepo();
+    const work = await git().workdir(`atomic-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    await git().commit(work, 'base', { 'a.txt': 'a\n' });
+    await git().run(['branch', 'topic'], { cwd: work });
+    await git().run(['push', '-q', '--atomic', remote(bed.a, repo), 'main', 'topic'], { cwd: work });
+    expect(await lsRemote(remote(bed.b, repo))).toMatch(/refs\/heads\/topic/);
+
+    await git().run(['push', '-q', remote(bed.b, repo), ':topic'], { cwd: work });
+    expect(await lsRemote(remote(bed.a, repo))).not.toMatch(/refs\/heads\/topic/);
+
+    // Someone else moves main; our push of a diverged main is refused, and the remote keeps theirs.
+    const other = join(git().home, `other-${randomBytes(3).toString('hex')}`);
+    await git().run(['clone', '-q', remote(bed.b, repo), other]);
+    const theirs = await git().commit(other, 'theirs', { 'b.txt': 'theirs\n' });
+    await git().run(['push', '-q', 'origin', 'main'], { cwd: other });
+    await git().commit(work, 'ours', { 'b.txt': 'ours\n' });
+    const refused = await git().run(['push', remote(bed.a, repo), 'main'], { cwd: work, okCodes: [1] });
+    expect(refused.stderr).toMatch(/\[rejected\].*main -> main \(fetch first\)/);
+    expect(await lsRemote(remote(bed.a, repo))).toContain(`${theirs}\trefs/heads/main`);
+
+    const forced = await git().commit(work, 'forced', { 'c.txt': 'c\n' });
+    await git().run(['push', '-q', '--force', remote(bed.a, repo), 'main'], { cwd: work });
+    expect(await lsRemote(remote(bed.b, repo))).toContain(`${forced}\trefs/heads/main`);
+  });
+
+  it('answers 404 for an unknown repository and refuses a push with a read-only token', async () => {
+    const missing = await git().run(['ls-remote', remote(bed.a, 'e2e/does-not-exist')], { okCodes: [128] });
+    expect(missing.stderr).toMatch(/not found/i);
+
+    const repo = await createRepo();
+    const work = await git().workdir(`ro-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    await git().commit(work, 'x', { 'x.txt': 'x\n' });
+    const refused = await git().run(['push', remote(bed.a, repo, readToken), 'main'], { cwd: work, okCodes: [128] });
+    expect(refused.stderr).toMatch(/403/);
+    const unauthenticated = await git().run(['ls-remote', `${bed.a.url}/${repo}`], { okCodes: [128] });
+    expect(unauthenticated.stderr).toMatch(/Authentication failed|could not read Username/i);
+  });
+
+  it('keeps every acknowledged push of 8 concurrent pushers through both instances, with a gapless log', async () => {
+    const repo = await createRepo();
+    const pushers = 8;
+    const rounds = 25;
+    const seed = await git().workdir(`seed-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: seed });
+    await git().commit(seed, 'seed', { 'seed.txt': 'seed\n' });
+    await git().run(['push', '-q', remote(bed.a, repo), 'main'], { cwd: seed });
+
+    const finals = await Promise.all(
+      Array.from({ length: pushers }, async (_, p) => {
+        const dir = join(git().home, `pusher-${p}-${randomBytes(3).toString('hex')}`);
+        await git().run(['clone', '-q', remote(bed.a, repo), dir]);
+        await git().run(['checkout', '-q', '-b', `p${p}`], { cwd: dir });
+        let last = '';
+        for (let round = 0; round < rounds; round++) {
+          last = await git().commit(dir, `p${p} r${round}`, { [`p${p}.txt`]: `${round}\n` });
+          const via = (p + round) % 2 === 0 ? bed.a : bed.b;
+          await git().run(['push', '-q', remote(via, repo), `p${p}`], { cwd: dir });
+        }
+        return [`refs/heads/p${p}`, last] as const;
+      }),
+    );
+
+    const refs = await lsRemote(remote(bed.b, repo));
+    for (const [ref, oid] of finals) expect(refs).toContain(`${oid}\t${ref}`);
+    const store = new RepoStore({ store: new S3ObjectStore({ config: bed.setup.s3, bucket: bed.setup.bucket }) });
+    const head = await store.readHead(repo);
+    expect(head.seq).toBe(1 + pushers * rounds);
+    const seqs: number[] = [];
+    for (let from = 1; ; ) {
+      const page = await store.listLog(repo, from, { limit: 100 });
+      seqs.push(...page.entries.map((e) => e.seq));
+      if (page.next === undefined) break;
+      from = page.next;
+    }
+    expect(seqs).toEqual(Array.from({ length: head.seq }, (_, i) => i + 1));
+  });
+});

@@ -1,0 +1,62 @@
+// cw-git instances for end-to-end tests: in-process (`startGitService`) for most tests, or as a real child
+// process of `bin/cw-git.ts serve` (`spawnGitService`) where the test must kill it.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { S3Config } from '../../src/object-store/s3-config.ts';
+import { parseConfig } from '../../git-server/config/index.ts';
+import { startService as startGitServer, type RunningService } from '../../git-server/serve.ts';
+import { freePort, startService, waitForHttp, type Service } from './process.ts';
+
+export interface GitServiceSetup {
+  readonly s3: S3Config;
+  readonly bucket: string;
+  /** Shared by instances that should accept each other's tokens. */
+  readonly tokenSecret: string;
+  readonly drainTimeout?: string;
+  readonly namespace?: string;
+}
+
+export const newTokenSecret = (): string => randomBytes(32).toString('hex');
+
+/** The configuration file of one instance (its own cache directory and port) and the environment it needs. */
+export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promise<{ path: string; text: string; env: Record<string, string>; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'cw-git-instance-'));
+  const config = {
+    store: { bucket: setup.bucket, s3: { endpoint: setup.s3.endpoint, region: setup.s3.region, force_path_style: true, credentials: 'env' } },
+    server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s' },
+    auth: { token_secret: setup.tokenSecret },
+    cache: { dir: join(dir, 'cache') },
+    ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),
+  };
+  const text = stringify(config);
+  const path = join(dir, 'cw-git.yaml');
+  await writeFile(path, text);
+  const env = { AWS_ACCESS_KEY_ID: setup.s3.credentials?.accessKeyId ?? '', AWS_SECRET_ACCESS_KEY: setup.s3.credentials?.secretAccessKey ?? '' };
+  return { path, text, env, dir };
+}
+
+/** One cw-git instance in this process, on a free port. */
+export async function startGitService(setup: GitServiceSetup): Promise<RunningService> {
+  const { text, env, dir } = await gitServiceConfig(setup);
+  const config = parseConfig(text, env, { source: 'test config', baseDir: dir });
+  return startGitServer(config, { logLevel: 'warn' });
+}
+
+/** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`). */
+export async function spawnGitService(setup: GitServiceSetup): Promise<{ service: Service; url: string; dir: string }> {
+  const port = await freePort();
+  const { path, env, dir } = await gitServiceConfig(setup, port);
+  const service = startService({
+    name: 'cw-git',
+    command: process.execPath,
+    args: ['bin/cw-git.ts', 'serve', '--config', path],
+    logPath: join(dir, 'cw-git.log'),
+    env: { ...process.env, ...env, CW_LOG_LEVEL: 'warn' },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(service, `${url}/healthz`, 30_000);
+  return { service, url, dir };
+}

@@ -1,0 +1,74 @@
+// The `cw-git` HTTP surface: plugins first, then every route, registered explicitly. `serve.ts` builds the
+// dependencies from the configuration and owns listening and drain.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { requestId, requestIdOptions } from '../api/plugins/request-id.ts';
+import type { ObjectStore } from '../src/object-store/object-store.ts';
+import type { RepoCache } from '../src/git/repo-cache.ts';
+import type { RepoStore } from '../src/repo-store/index.ts';
+import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
+import { gitAuth, type GitAuthOptions } from './auth/index.ts';
+import { drainGate, type DrainState } from './drain.ts';
+import { errorHandler } from './errors.ts';
+import { lfsRoutes } from './lfs/index.ts';
+import { inflightGauge, type ServiceMetrics } from './metrics.ts';
+import { gitHttpRoutes } from './routes/git-http.ts';
+import { healthRoutes } from './routes/health.ts';
+import { repositoryRoutes } from './routes/repositories.ts';
+
+export interface GitServerDependencies {
+  readonly repos: RepoStore;
+  readonly objects: ObjectStore;
+  readonly cache: RepoCache;
+  readonly directory: RepositoryDirectory;
+  readonly auth: GitAuthOptions;
+  readonly metrics: ServiceMetrics;
+  readonly drain: DrainState;
+  /** Base URL of this service for LFS action links; default from the request's Host. */
+  readonly publicUrl?: string;
+  readonly limits?: Partial<GitServerLimits>;
+}
+
+export interface GitServerLimits {
+  /** The largest pack one push may send. Default 2 GiB. */
+  maxPackBytes: number;
+  /** The largest fetch negotiation request. Default 64 MiB. */
+  maxFetchRequestBytes: number;
+  /** The largest LFS object. Default 5 GiB. */
+  maxLfsObjectBytes: number;
+}
+
+const DEFAULT_LIMITS: GitServerLimits = { maxPackBytes: 2 * 1024 ** 3, maxFetchRequestBytes: 64 * 1024 ** 2, maxLfsObjectBytes: 5 * 1024 ** 3 };
+
+export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const app = Fastify({
+    bodyLimit: 64 * 1024,
+    ...requestIdOptions,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    ...options,
+  });
+  requestId(app);
+  errorHandler(app);
+  inflightGauge(app, deps.metrics);
+  gitAuth(app, deps.auth);
+  drainGate(app, deps.drain, (url) => {
+    if (url.split('?')[0]?.endsWith('/git-receive-pack')) deps.metrics.pushRefused.inc({ reason: 'draining' });
+  });
+
+  healthRoutes(app, deps.drain, deps.metrics);
+  repositoryRoutes(app, deps);
+  gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes });
+  lfsRoutes(app, {
+    objects: deps.objects,
+    repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },
+    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    maxObjectBytes: limits.maxLfsObjectBytes,
+    spoolDir: deps.cache.tmpDir,
+  });
+  return app;
+}
+
+function notFoundAsFalse(error: unknown): false {
+  if (error instanceof Error && error.name === 'RepoNotFoundError') return false;
+  throw error;
+}

@@ -1,0 +1,115 @@
+// Authentication and scope checks for every cw-git route, driven by the route's config: `{ scope: 'read' }`
+// or `{ scope: 'write' }` names what it needs; `{ public: true }` (health and readiness probes only) skips it.
+// A route that declares neither still requires a valid token: nothing is public by accident.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { PublicError } from '../../src/errors.ts';
+import { tokenFromAuthorization } from './credentials.ts';
+import { ForbiddenError } from './errors.ts';
+import { verifyToken, type GitScope } from './token.ts';
+import { trustedPeers } from './trusted-proxies.ts';
+
+/** What the plugin needs; `GitServiceConfig['auth']` is one. */
+export interface GitAuthOptions {
+  /** The HS256 key tokens are signed with. */
+  readonly tokenSecret: string | Uint8Array;
+  /** IPs and CIDR ranges whose principal header is believed. Default: none. */
+  readonly trustedProxies?: readonly string[];
+  /** The header carrying the end user from a trusted proxy. Default `x-forwarded-user`. */
+  readonly principalHeader?: string;
+  /** The clock, in ms since the epoch (tests). */
+  readonly now?: () => number;
+}
+
+/** The authenticated caller of a request. */
+export interface GitPrincipal {
+  /** Who acts, as events report it (`pusher`): the token's `sub`, or the end user a trusted proxy named. */
+  readonly name: string;
+  /** What the presented token allows (a proxy's token: the proxy's scopes). */
+  readonly scopes: ReadonlySet<GitScope>;
+  /** The `sub` of the presented token: the proxy's own identity when `forwarded`. */
+  readonly tokenSubject: string;
+  /** Whether `name` came from a trusted proxy's header. */
+  readonly forwarded: boolean;
+  /** When the token stops working (ms since the epoch), if it expires. */
+  readonly expiresAt?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The scope a route needs; `write` implies `read`. */
+    scope?: GitScope;
+    /** Serve without authentication (probes only). */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    /** Set by `gitAuth` on every non-public route. (`principal` is the platform API's, of another type.) */
+    gitPrincipal?: GitPrincipal;
+  }
+}
+
+const MAX_PRINCIPAL_LENGTH = 256;
+
+/** A trusted proxy sent a principal header that cannot be a principal. */
+class InvalidForwardedPrincipalError extends PublicError {
+  override readonly name = 'InvalidForwardedPrincipalError';
+  readonly code = 'invalid_request';
+  constructor(header: string) {
+    super(400, `The ${header} header must be one value of 1-${MAX_PRINCIPAL_LENGTH} printable characters.`);
+  }
+}
+
+/**
+ * Registers authentication on `app` (call it before the routes, on the root instance, not inside a
+ * `register`, so it covers every route). Each non-public request must carry a valid token (else 401 with a
+ * Basic challenge) holding the route's scope (else 403); `request.gitPrincipal` is then set. A request from a
+ * trusted proxy acts as the user its principal header names, with the proxy's token's scopes.
+ */
+export function gitAuth(app: FastifyInstance, options: GitAuthOptions): void {
+  const isTrusted = trustedPeers(options.trustedProxies ?? []);
+  const header = (options.principalHeader ?? 'x-forwarded-user').toLowerCase();
+  const now = options.now ?? Date.now;
+  app.decorateRequest('gitPrincipal', undefined);
+  // onRequest: before the body is read, so an unauthenticated caller cannot make us read (or spool) anything.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const config = request.routeOptions.config;
+    if (config.public === true) return done();
+    try {
+      const claims = verifyToken(tokenFromAuthorization(request.headers.authorization), options.tokenSecret, now());
+      const forwardedName = isTrusted(request.socket.remoteAddress) ? forwardedPrincipal(request, header) : undefined;
+      request.gitPrincipal = {
+        name: forwardedName ?? claims.sub,
+        scopes: claims.scopes,
+        tokenSubject: claims.sub,
+        forwarded: forwardedName !== undefined,
+        ...(claims.exp === undefined ? {} : { expiresAt: claims.exp * 1000 }),
+      };
+      if (config.scope) requireScope(request, config.scope);
+      done();
+    } catch (err) {
+      done(err as Error);
+    }
+  });
+}
+
+function forwardedPrincipal(request: FastifyRequest, header: string): string | undefined {
+  const value = request.headers[header];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PRINCIPAL_LENGTH || /\p{Cc}/u.test(value)) {
+    throw new InvalidForwardedPrincipalError(header);
+  }
+  return value;
+}
+
+/** The caller of a request that went through `gitAuth`; throws for a public route (a programming error). */
+export function principalOf(request: FastifyRequest): GitPrincipal {
+  if (!request.gitPrincipal) throw new Error(`route ${request.routeOptions.url ?? request.url} is public: it has no principal`);
+  return request.gitPrincipal;
+}
+
+/** Throws `ForbiddenError` (403) unless the caller's token holds `scope`: for routes whose need depends on the request. */
+export function requireScope(request: FastifyRequest, scope: GitScope): void {
+  const principal = principalOf(request);
+  if (principal.scopes.has(scope)) return;
+  const held = [...principal.scopes].join(', ') || 'none';
+  throw new ForbiddenError(`This needs the "${scope}" scope; the access token has: ${held}.`);
+}

@@ -1,0 +1,116 @@
+// What the admin commands print: one line per log entry, the repository summary, and their JSON forms. Pure.
+import type { LogEntry, RefUpdate } from '../../src/repo-store/index.ts';
+import { printable } from './args.ts';
+
+/** The summary `cw-git repo info` prints. */
+export interface RepoInfo {
+  readonly repo: string;
+  readonly objectFormat: string;
+  readonly headSeq: number;
+  readonly headRef: string;
+  readonly logStart: number;
+  readonly checkpointSeq: number | null;
+  /** Created and never published to. */
+  readonly pristine: boolean;
+  readonly refs: { readonly total: number; readonly branches: number; readonly tags: number; readonly other: number };
+  readonly packs: { readonly count: number; readonly bytes: number };
+  /** Objects in the synced bare repository (`git count-objects -v`: in-pack + loose). */
+  readonly objects: number;
+  readonly cacheDir: string;
+}
+
+/** `1234567` → `1.2 MiB`. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+const isZero = (oid: string) => /^0+$/.test(oid);
+const short = (oid: string) => oid.slice(0, 10);
+
+/** `refs/heads/main 1a2b3c4d5e..6f7a8b9c0d`, `refs/tags/v1 created 1a2b…`, `refs/heads/x deleted (was 1a2b…)`. */
+export function formatRefUpdate(u: RefUpdate): string {
+  if (isZero(u.old)) return `${u.ref} created ${short(u.new)}`;
+  if (isZero(u.new)) return `${u.ref} deleted (was ${short(u.old)})`;
+  return `${u.ref} ${short(u.old)}..${short(u.new)}`;
+}
+
+/** The header of `wal ls`, aligned with `formatEntryLine`. */
+export const ENTRY_HEADER = `${'SEQ'.padStart(8)}  ${'KIND'.padEnd(10)}  ${'TIME'.padEnd(24)}  ${'PUSHER'.padEnd(16)}  REF UPDATES`;
+
+/** One line of `wal ls`: seq, kind, time, pusher, ref updates. Control characters are escaped. */
+export function formatEntryLine(entry: LogEntry): string {
+  const refs = entry.refUpdates.map(formatRefUpdate).join(', ');
+  return printable(`${String(entry.seq).padStart(8)}  ${entry.kind.padEnd(10)}  ${entry.at.padEnd(24)}  ${entry.pusher.padEnd(16)}  ${refs}`);
+}
+
+/** An entry as `wal show` and `wal ls --json` print it: the log's own JSON shape (seqs as decimal strings). */
+export function entryJson(repo: string, entry: LogEntry): Record<string, unknown> {
+  return {
+    repo,
+    seq: String(entry.seq),
+    kind: entry.kind,
+    at: entry.at,
+    pusher: entry.pusher,
+    requestId: entry.requestId,
+    repoId: entry.repoId,
+    nonce: entry.nonce,
+    refUpdates: entry.refUpdates.map((u) => ({ ref: u.ref, old: u.old, new: u.new })),
+    pack: entry.pack && { sha256: entry.pack.sha256, size: entry.pack.size, idxSize: entry.pack.idxSize },
+  };
+}
+
+/** Counts refs by kind. */
+export function countRefs(names: Iterable<string>): RepoInfo['refs'] {
+  let total = 0;
+  let branches = 0;
+  let tags = 0;
+  for (const name of names) {
+    total++;
+    if (name.startsWith('refs/heads/')) branches++;
+    else if (name.startsWith('refs/tags/')) tags++;
+  }
+  return { total, branches, tags, other: total - branches - tags };
+}
+
+/** The fields of `git count-objects -v` (`count`, `in-pack`, `size-pack`, ...) as numbers. */
+export function parseCountObjects(text: string): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    const match = /^([a-z-]+): (\d+)$/.exec(line.trim());
+    if (match) fields[match[1] as string] = Number(match[2]);
+  }
+  return fields;
+}
+
+export function formatRepoInfo(info: RepoInfo): string {
+  const { refs, packs } = info;
+  const rows: [string, string][] = [
+    ['repository', info.repo],
+    ['object format', info.objectFormat],
+    ['head seq', `${info.headSeq} (log kept from ${info.logStart}, checkpoint ${info.checkpointSeq ?? 'none'})`],
+    ['head ref', info.headRef],
+    ['pristine', info.pristine ? 'yes' : 'no'],
+    ['refs', `${refs.total} (${refs.branches} branches, ${refs.tags} tags${refs.other ? `, ${refs.other} other` : ''})`],
+    ['live packs', `${packs.count}, ${formatBytes(packs.bytes)}${packs.bytes >= 1024 ? ` (${packs.bytes} bytes)` : ''}`],
+    ['objects', String(info.objects)],
+    ['synced into', info.cacheDir],
+  ];
+  return rows.map(([k, v]) => `${k.padEnd(14)}${printable(v)}`).join('\n') + '\n';
+}
+
+/** `repo info --json`: the summary with seqs as decimal strings, as everywhere in the service's JSON. */
+export function repoInfoJson(info: RepoInfo): Record<string, unknown> {
+  return {
+    ...info,
+    headSeq: String(info.headSeq),
+    logStart: String(info.logStart),
+    checkpointSeq: info.checkpointSeq === null ? null : String(info.checkpointSeq),
+  };
+}

@@ -1,0 +1,56 @@
+import type { S3Config } from '../../src/object-store/s3-config.ts';
+import type { ListenAddress } from './fields.ts';
+import type { Role } from './schema.ts';
+
+/**
+ * The configuration of one `cw-git` instance, as `loadConfig` answers it: every key of the file camelCased,
+ * defaults applied, durations in milliseconds. Holds secrets (`auth.tokenSecret`, `events.webhookSecret`,
+ * the S3 keys): never log it whole.
+ */
+export interface GitServiceConfig {
+  store: {
+    bucket: string;
+    /** Where the bucket is and the credentials to reach it (`credentials` absent: the SDK's refreshing chain). */
+    s3: S3Config;
+    /** `store.s3.credentials`: `env` (keys read from the environment at startup) or `default` (the SDK's chain). */
+    credentialSource: 'env' | 'default';
+  };
+  server: {
+    listen: ListenAddress;
+    /** Base URL clients reach this service at (no trailing slash); absent: derived from each request's Host. */
+    publicUrl?: string;
+    /** The roles to run; never empty (an empty list in the file means all of them). */
+    roles: Role[];
+    corsOrigins: string[];
+    drainTimeoutMs: number;
+  };
+  auth: {
+    /** The HS256 key of access tokens (at least 32 bytes). */
+    tokenSecret: string;
+    /** Addresses and CIDR ranges whose forwarded principal header is believed. */
+    trustedProxies: string[];
+    /** The header (lower case) carrying the end user's principal from a trusted proxy. */
+    principalHeader: string;
+  };
+  events: {
+    webhookUrl?: string;
+    webhookSecret?: string;
+    sweepIntervalMs: number;
+  };
+  wal: {
+    freshnessTtlMs: number;
+  };
+  cache: {
+    /** Absolute path of this instance's cache directory. */
+    dir: string;
+    diskHighWatermark: number;
+    evictIntervalMs: number;
+  };
+  maintenance: {
+    intervalMs: number;
+  };
+  kubernetes: {
+    /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */
+    namespace?: string;
+  };
+}

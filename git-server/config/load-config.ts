@@ -1,0 +1,154 @@
+// Reading the `cw-git` configuration: a YAML (or JSON) file, then `SERVICE__…` environment overrides, each
+// value checked against the schema. The first problem stops the load with one line naming the key.
+import { readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { ConfigError, FieldError } from './config-error.ts';
+import type { GitServiceConfig } from './git-service-config.ts';
+import { FIELDS, ROLES, isConfigKey, isSection, type ConfigKey, type ConfigValues } from './schema.ts';
+
+/** Environment variables starting with this override a key: `SERVICE__EVENTS__WEBHOOK_SECRET` → `events.webhook_secret`. */
+export const ENV_PREFIX = 'SERVICE__';
+
+const MAX_FILE_BYTES = 1024 * 1024;
+
+/** Where a value came from, for the error line. */
+type Origin = { kind: 'file' } | { kind: 'env'; name: string };
+
+interface Raw {
+  value: unknown;
+  origin: Origin;
+}
+
+/**
+ * Loads the configuration file at `path` with overrides from `env`. Throws `ConfigError` (one line, naming
+ * the file or variable and the key; never a secret's value) for a missing or unreadable file, invalid YAML,
+ * an unknown key, a value of the wrong kind, or a missing required key. Relative paths in the file
+ * (`cache.dir`) are taken from the file's directory.
+ */
+export function loadConfig(path: string, env: NodeJS.ProcessEnv): GitServiceConfig {
+  const file = resolve(path);
+  let text: string;
+  try {
+    if (statSync(file).size > MAX_FILE_BYTES) throw new ConfigError(`config ${file}: larger than 1 MiB; is this the right file?`);
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(`config ${file}: ${code === 'ENOENT' ? 'no such file' : `cannot read it (${code ?? String(err)})`}`);
+  }
+  return parseConfig(text, env, { source: file, baseDir: dirname(file) });
+}
+
+/** As `loadConfig`, from the file's text; `source` names it in errors, `baseDir` anchors relative paths. */
+export function parseConfig(text: string, env: NodeJS.ProcessEnv, where: { source: string; baseDir: string }): GitServiceConfig {
+  const raw = new Map<ConfigKey, Raw>();
+  collect(parseYaml(text, where.source), '', where.source, raw);
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith(ENV_PREFIX) || value === undefined) continue;
+    const key = name.slice(ENV_PREFIX.length).split('__').map((part) => part.toLowerCase()).join('.');
+    if (!isConfigKey(key)) throw new ConfigError(`environment ${name}: ${key} is not a configuration key`);
+    raw.set(key, { value, origin: { kind: 'env', name } });
+  }
+  const values = Object.fromEntries(
+    (Object.keys(FIELDS) as ConfigKey[]).map((key) => [key, readValue(key, raw.get(key), where.source)]),
+  ) as ConfigValues;
+  return shape(values, env, where.baseDir);
+}
+
+function parseYaml(text: string, source: string): unknown {
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  const error = doc.errors[0];
+  if (error) {
+    // The parser's message may quote the offending line, which can hold a secret: report only its position.
+    const at = error.linePos?.[0];
+    throw new ConfigError(`config ${source}: invalid YAML${at ? ` at line ${at.line}, column ${at.col}` : ''} (${error.code})`);
+  }
+  return doc.toJS({ maxAliasCount: 100 }) ?? {};
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+// Walks the parsed file along the schema: every leaf must be a key, every mapping a section.
+function collect(node: unknown, prefix: string, source: string, out: Map<ConfigKey, Raw>): void {
+  if (!isMapping(node)) throw new ConfigError(`config ${source}: ${prefix || 'the top level'} must be a mapping of keys`);
+  for (const [name, value] of Object.entries(node)) {
+    const path = prefix ? `${prefix}.${name}` : name;
+    if (isConfigKey(path)) {
+      if (value !== null) out.set(path, { value, origin: { kind: 'file' } });
+    } else if (isSection(path)) {
+      if (value !== null) collect(value, path, source, out);
+    } else {
+      throw new ConfigError(`config ${source}: unknown key ${path}`);
+    }
+  }
+}
+
+function readValue(key: ConfigKey, raw: Raw | undefined, source: string): unknown {
+  const field = FIELDS[key];
+  try {
+    if (raw === undefined) return field.absent();
+    return raw.origin.kind === 'env' ? field.fromEnv(raw.value as string) : field.fromYaml(raw.value);
+  } catch (err) {
+    if (!(err instanceof FieldError)) throw err;
+    const where = raw?.origin.kind === 'env' ? `environment ${raw.origin.name}` : `config ${source}`;
+    throw new ConfigError(`${where}: ${key} ${err.message}`);
+  }
+}
+
+function shape(v: ConfigValues, env: NodeJS.ProcessEnv, baseDir: string): GitServiceConfig {
+  const listen = v['server.listen'];
+  return {
+    store: {
+      bucket: v['store.bucket'],
+      s3: {
+        region: v['store.s3.region'],
+        forcePathStyle: v['store.s3.force_path_style'],
+        ...(v['store.s3.endpoint'] ? { endpoint: v['store.s3.endpoint'] } : {}),
+        ...(v['store.s3.credentials'] === 'env' ? { credentials: keysFromEnv(env) } : {}),
+      },
+      credentialSource: v['store.s3.credentials'],
+    },
+    server: {
+      listen,
+      publicUrl: v['server.public_url'],
+      roles: v['server.roles'].length === 0 ? [...ROLES] : ROLES.filter((role) => v['server.roles'].includes(role)),
+      corsOrigins: v['server.cors_origins'],
+      drainTimeoutMs: v['server.drain_timeout'],
+    },
+    auth: {
+      tokenSecret: v['auth.token_secret'],
+      trustedProxies: v['auth.trusted_proxies'],
+      principalHeader: v['auth.principal_header'],
+    },
+    events: {
+      webhookUrl: v['events.webhook_url'],
+      webhookSecret: v['events.webhook_secret'],
+      sweepIntervalMs: v['events.sweep_interval'],
+    },
+    wal: { freshnessTtlMs: v['wal.freshness_ttl'] },
+    cache: {
+      // The default is per bucket and port, so two instances on one machine never share a cache.
+      dir: resolve(baseDir, v['cache.dir'] ?? join(tmpdir(), 'cw-git', v['store.bucket'], String(listen.port))),
+      diskHighWatermark: v['cache.disk_high_watermark'],
+      evictIntervalMs: v['cache.evict_interval'],
+    },
+    maintenance: { intervalMs: v['maintenance.interval'] },
+    kubernetes: { namespace: v['kubernetes.namespace'] },
+  };
+}
+
+// `credentials: env` (the default): static keys read once, at startup, as the spec says.
+function keysFromEnv(env: NodeJS.ProcessEnv): { accessKeyId: string; secretAccessKey: string } {
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  if (!accessKeyId || !secretAccessKey) {
+    throw new ConfigError(
+      'store.s3.credentials is "env" (the default) but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set; set them, or set store.s3.credentials: default to use the SDK credential chain',
+    );
+  }
+  return { accessKeyId, secretAccessKey };
+}

@@ -1,0 +1,51 @@
+// One translation point from errors to cw-git's JSON error body: `{"error": <code>, "message", "retryable"}`.
+// The spec fixes this shape for `store_unavailable`; every other error uses it too, so clients parse one shape.
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { PublicError } from '../src/errors.ts';
+
+export interface ErrorBody {
+  readonly error: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/** Stable codes for the errors clients act on; others get one from their status. */
+const CODES: Readonly<Record<string, string>> = {
+  RepoNotFoundError: 'repository_not_found',
+  RepoExistsError: 'repository_exists',
+  InvalidRepoNameError: 'invalid_repository_name',
+  InvalidPublishError: 'invalid_request',
+  PublishContentionError: 'contention',
+  SeqOutOfRangeError: 'seq_out_of_range',
+  HistoryUnavailableError: 'history_unavailable',
+  PktLineError: 'invalid_git_request',
+};
+
+const BY_STATUS: Readonly<Record<number, string>> = {
+  400: 'invalid_request', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
+  409: 'conflict', 413: 'too_large', 415: 'unsupported_media_type', 422: 'unprocessable', 429: 'rate_limited',
+  503: 'unavailable',
+};
+
+export function sendError(reply: FastifyReply, status: number, error: string, message: string, headers: Record<string, string> = {}): FastifyReply {
+  const body: ErrorBody = { error, message, retryable: status === 503 || status === 429 };
+  return reply.code(status).headers(headers).type('application/json').send(body);
+}
+
+export function errorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError & { code?: unknown }, request, reply) => {
+    if (error instanceof PublicError) {
+      const code = typeof error.code === 'string' && /^[a-z_]+$/.test(error.code) ? error.code : (CODES[error.name] ?? BY_STATUS[error.status] ?? 'error');
+      return sendError(reply, error.status, code, error.message, error.headers);
+    }
+    if (error.name === 'PktLineError') return sendError(reply, 400, 'invalid_git_request', error.message);
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      // Fastify's own (validation, body too large, unsupported media type): their messages are about the input.
+      return sendError(reply, status, error.validation ? 'invalid_request' : (BY_STATUS[status] ?? 'invalid_request'), error.message);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return sendError(reply, 500, 'internal', 'The server failed to handle the request; it has been logged.');
+  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+}

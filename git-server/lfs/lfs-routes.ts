@@ -1,0 +1,163 @@
+// Git LFS under `/{owner}/{repo}/info/lfs/`: the batch API and the basic transfer (git-lfs docs/api), objects
+// stored in the bucket at `lfsObjectKey`. Downloads stream from the store and uploads through a spool file,
+// so no object is ever held in memory whole.
+import { Type } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { tmpdir } from 'node:os';
+import { Readable } from 'node:stream';
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import { lfsObjectKey, parseRepoPath, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
+import { requireScope } from '../auth/index.ts';
+import { answerBatch, BatchRequest } from './batch.ts';
+import { LfsError, invalidOid, objectNotFound, tooLarge } from './lfs-errors.ts';
+import { actionLinks } from './links.ts';
+import { isOid } from './oid.ts';
+import { receiveObject } from './receive-object.ts';
+
+/** What the LFS routes need. */
+export interface LfsDependencies {
+  readonly objects: ObjectStore;
+  readonly repos: { exists(repo: RepoPath): Promise<boolean> };
+  /** Base URL of the service for action links; absent: the request's scheme and Host. */
+  readonly publicUrl?: string;
+  /** The largest object accepted. Default 5 GiB. */
+  readonly maxObjectBytes?: number;
+  /** Where uploads are spooled while they are checked. Default the OS temporary directory. */
+  readonly spoolDir?: string;
+}
+
+/** The media type of LFS API requests and answers. */
+export const LFS_MEDIA_TYPE = 'application/vnd.git-lfs+json';
+const DEFAULT_MAX_OBJECT_BYTES = 5 * 1024 ** 3;
+const MAX_JSON_BYTES = 1024 * 1024;
+
+interface RepoParams {
+  owner: string;
+  repo: string;
+}
+interface ObjectParams extends RepoParams {
+  oid: string;
+}
+
+const VerifyRequest = Type.Object({ oid: Type.String({ maxLength: 200 }), size: Type.Integer({ minimum: 0 }) });
+
+/**
+ * Registers the LFS routes in their own encapsulated context (their body parsers stay theirs). Call after
+ * `gitAuth`. Scopes: batch download, GET and HEAD need `read`; batch upload, PUT and verify need `write`.
+ * An unknown repository is a 404; an unavailable store propagates as `StoreUnavailableError` (503).
+ */
+export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
+  const maxObjectBytes = deps.maxObjectBytes ?? DEFAULT_MAX_OBJECT_BYTES;
+  const spoolDir = deps.spoolDir ?? tmpdir();
+
+  const repoOf = async (params: RepoParams): Promise<RepoPath> => {
+    const repo = parseRepoPath(`${params.owner}/${params.repo.replace(/\.git$/, '')}`);
+    if (!(await deps.repos.exists(repo))) throw new RepoNotFoundError(repo.full);
+    return repo;
+  };
+  const objectOf = async (params: ObjectParams): Promise<{ repo: RepoPath; key: string }> => {
+    if (!isOid(params.oid)) throw invalidOid(params.oid);
+    const repo = await repoOf(params);
+    return { repo, key: lfsObjectKey(repo, params.oid) };
+  };
+
+  app.register(async (lfs) => {
+    lfs.addContentTypeParser(LFS_MEDIA_TYPE, { parseAs: 'string', bodyLimit: MAX_JSON_BYTES }, lfs.getDefaultJsonParser('error', 'error'));
+
+    lfs.post<{ Params: RepoParams; Body: BatchRequest }>(
+      '/:owner/:repo/info/lfs/objects/batch',
+      { config: { scope: 'read', drains: true }, bodyLimit: MAX_JSON_BYTES, schema: { body: BatchRequest }, attachValidation: true },
+      async (request, reply) => {
+        validated(request);
+        const body = request.body;
+        if (body.operation === 'upload') requireScope(request, 'write');
+        if (body.hash_algo !== undefined && body.hash_algo !== 'sha256') {
+          throw new LfsError(409, 'unsupported_hash_algo', `Only sha256 objects are stored here, not ${body.hash_algo.slice(0, 50)}.`);
+        }
+        if (body.transfers !== undefined && !body.transfers.includes('basic')) {
+          throw new LfsError(422, 'unsupported_transfer', 'Only the "basic" transfer adapter is supported.');
+        }
+        const repo = await repoOf(request.params);
+        const answer = await answerBatch(body, { objects: deps.objects, repo, links: actionLinks(request, repo, deps.publicUrl), maxObjectBytes });
+        return lfsJson(reply).send(answer);
+      },
+    );
+
+    lfs.post<{ Params: RepoParams; Body: { oid: string; size: number } }>(
+      '/:owner/:repo/info/lfs/verify',
+      { config: { scope: 'write', drains: true }, bodyLimit: MAX_JSON_BYTES, schema: { body: VerifyRequest }, attachValidation: true },
+      async (request, reply) => {
+        validated(request);
+        const { oid, size } = request.body;
+        const { key } = await objectOf({ ...request.params, oid });
+        const stored = await deps.objects.head(key);
+        if (!stored) throw objectNotFound(oid);
+        if (stored.size !== size) throw new LfsError(422, 'size_mismatch', `LFS object ${oid} has ${stored.size} bytes, not ${size}.`);
+        return lfsJson(reply).send({ oid, size });
+      },
+    );
+
+    lfs.get<{ Params: ObjectParams }>(
+      '/:owner/:repo/info/lfs/objects/:oid',
+      { config: { scope: 'read', drains: true }, exposeHeadRoute: false },
+      async (request, reply) => {
+        const { key } = await objectOf(request.params);
+        const found = await deps.objects.getStream(key);
+        if (!found) throw objectNotFound(request.params.oid);
+        // A client gone mid-download must not leave the store's response open.
+        reply.raw.once('close', () => found.body.destroy());
+        return objectHeaders(reply, found.size).send(found.body);
+      },
+    );
+
+    lfs.head<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true } }, async (request, reply) => {
+      const { key } = await objectOf(request.params);
+      const found = await deps.objects.head(key);
+      if (!found) throw objectNotFound(request.params.oid);
+      return objectHeaders(reply, found.size).send();
+    });
+
+    // Uploads in a context of their own with no body parser but a pass-through: whatever the content type,
+    // the handler gets the raw stream (a JSON parser would buffer it against the body limit).
+    lfs.register(async (uploads) => {
+      uploads.removeAllContentTypeParsers();
+      uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+      uploads.put<{ Params: ObjectParams; Querystring: { size?: string } }>(
+        '/:owner/:repo/info/lfs/objects/:oid',
+        { config: { scope: 'write', drains: true } },
+        async (request, reply) => {
+          const { repo } = await objectOf(request.params);
+          const declared = Number(request.headers['content-length'] ?? 0);
+          if (declared > maxObjectBytes) throw tooLarge(maxObjectBytes);
+          const size = request.query.size;
+          if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
+          const body = request.body instanceof Readable ? request.body : Readable.from([]);
+          await receiveObject(deps.objects, {
+            repo,
+            oid: request.params.oid,
+            body,
+            maxBytes: maxObjectBytes,
+            spoolDir,
+            ...(size === undefined ? {} : { expectedSize: Number(size) }),
+          });
+          return reply.code(200).send();
+        },
+      );
+    });
+  });
+}
+
+function validated(request: FastifyRequest): void {
+  // LFS clients treat 422 as "your request is invalid" (git-lfs docs/api/batch.md); Fastify's default is 400.
+  const error = request.validationError;
+  if (error) throw new LfsError(422, 'invalid_request', `The request body is invalid: ${error.message}`);
+}
+
+function lfsJson(reply: FastifyReply): FastifyReply {
+  return reply.code(200).type(LFS_MEDIA_TYPE);
+}
+
+function objectHeaders(reply: FastifyReply, size: number): FastifyReply {
+  return reply.type('application/octet-stream').header('content-length', String(size)).header('cache-control', 'private, max-age=0');
+}
+

@@ -1,0 +1,141 @@
+// Git smart HTTP under `/{owner}/{repo}` (gitprotocol-http): the ref advertisement, upload-pack (clone and
+// fetch, protocol v0 and v2) and receive-pack (push). A `.git` suffix on the repository segment is accepted,
+// as every git host does.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { PassThrough, pipeline, Readable, Transform } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { RepoStore } from '../../src/repo-store/index.ts';
+import { parseRepoPath } from '../../src/repo-store/index.ts';
+import { receivePackAdvertisement } from '../../src/git/receive-pack/advertisement.ts';
+import { receivePack } from '../../src/git/receive-pack/receive-pack.ts';
+import type { RepoCache } from '../../src/git/repo-cache.ts';
+import { gitProtocol, uploadPack, uploadPackAdvertisement } from '../../src/git/upload-pack.ts';
+import { sendError } from '../errors.ts';
+import type { ServiceMetrics } from '../metrics.ts';
+import { principalOf, requireScope } from '../auth/index.ts';
+
+export interface GitHttpDependencies {
+  readonly repos: RepoStore;
+  readonly cache: RepoCache;
+  readonly metrics: ServiceMetrics;
+  /** The largest pack one push may send. */
+  readonly maxPackBytes: number;
+  /** The largest (decompressed) upload-pack request: wants, haves and ref prefixes. */
+  readonly maxFetchRequestBytes: number;
+}
+
+interface RepoParams {
+  owner: string;
+  repo: string;
+}
+
+const GIT_REQUEST_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
+
+export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): void {
+  app.register(async (scope) => {
+    // git bodies are streams (a push's pack can be large): handed to the handler unread.
+    scope.addContentTypeParser(GIT_REQUEST_TYPES, (_request, payload, done) => done(null, payload));
+
+    scope.get<{ Params: RepoParams; Querystring: { service?: string } }>(
+      '/:owner/:repo/info/refs',
+      { config: { scope: 'read', drains: true } },
+      async (request, reply) => {
+        const repo = repoOf(request.params);
+        const service = request.query.service;
+        noCache(reply);
+        if (service === 'git-receive-pack') {
+          requireScope(request, 'write');
+          const head = await deps.repos.readHead(repo);
+          return reply.type('application/x-git-receive-pack-advertisement').send(receivePackAdvertisement(head.refs, head.objectFormat));
+        }
+        if (service !== 'git-upload-pack') {
+          return sendError(reply, 403, 'smart_http_required', 'Only the smart HTTP protocol is served: use git 1.6.6 or later.');
+        }
+        const { dir } = await deps.cache.sync(repo);
+        const body = await uploadPackAdvertisement(dir, gitProtocol(request.headers['git-protocol']));
+        return reply.type('application/x-git-upload-pack-advertisement').send(body);
+      },
+    );
+
+    scope.post<{ Params: RepoParams }>(
+      '/:owner/:repo/git-upload-pack',
+      { config: { scope: 'read', drains: true } },
+      async (request, reply) => {
+        const repo = repoOf(request.params);
+        const { dir } = await deps.cache.sync(repo);
+        const body = requestBody(request, deps.maxFetchRequestBytes);
+        const out = new PassThrough();
+        const abort = abortOnClose(request, reply);
+        noCache(reply);
+        reply.type('application/x-git-upload-pack-result').send(out);
+        uploadPack(dir, gitProtocol(request.headers['git-protocol']), body, out, abort.signal).then(
+          () => out.end(),
+          (error: unknown) => {
+            if (!abort.signal.aborted) request.log.warn({ err: error, repo }, 'upload-pack failed');
+            out.destroy(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+        return reply;
+      },
+    );
+
+    scope.post<{ Params: RepoParams }>(
+      '/:owner/:repo/git-receive-pack',
+      { config: { scope: 'write', drains: true } },
+      async (request, reply) => {
+        const repo = repoOf(request.params);
+        const abort = abortOnClose(request, reply);
+        const outcome = await receivePack(
+          { repo, body: requestBody(request, Number.POSITIVE_INFINITY), pusher: principalOf(request).name, requestId: request.id, signal: abort.signal },
+          { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
+        );
+        if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
+        noCache(reply);
+        return reply.type('application/x-git-receive-pack-result').send(outcome.body);
+      },
+    );
+  });
+}
+
+/** `owner/repo` from the path, without a `.git` suffix; an invalid name is a 400 naming the rule. */
+export function repoOf(params: RepoParams): string {
+  const name = params.repo.endsWith('.git') ? params.repo.slice(0, -4) : params.repo;
+  const path = parseRepoPath(`${params.owner}/${name}`);
+  return `${path.owner}/${path.name}`;
+}
+
+function noCache(reply: FastifyReply): void {
+  reply.header('cache-control', 'no-cache, max-age=0, must-revalidate');
+}
+
+/** The request body, gunzipped when the client compressed it (git does for large fetch negotiations). */
+function requestBody(request: FastifyRequest, maxBytes: number): Readable {
+  const raw = request.body instanceof Readable ? request.body : Readable.from(request.body === undefined ? [] : [Buffer.from(String(request.body))]);
+  const stages: NodeJS.ReadWriteStream[] = [];
+  const encoding = request.headers['content-encoding'];
+  if (encoding === 'gzip' || encoding === 'x-gzip') stages.push(createGunzip());
+  if (Number.isFinite(maxBytes)) {
+    let seen = 0;
+    stages.push(
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          seen += chunk.length;
+          done(seen > maxBytes ? new Error(`the request body is larger than ${maxBytes} bytes`) : null, chunk);
+        },
+      }),
+    );
+  }
+  if (stages.length === 0) return raw;
+  // pipeline, not pipe: a corrupt gzip stream or an over-long body must fail the consumer, not stall it.
+  return pipeline([raw, ...stages], () => {}) as unknown as Readable;
+}
+
+/** Stops the git process when the client goes away mid-request. */
+function abortOnClose(request: FastifyRequest, reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  request.raw.once('aborted', () => controller.abort());
+  return controller;
+}

@@ -1,0 +1,92 @@
+// `cw-git serve`: builds the service from its configuration, listens, and drains on SIGTERM as the spec's
+// "States and transitions" says: `/readyz` turns 503, new git and LFS work is refused, in-flight requests get
+// `server.drain_timeout` and 2 s more for the load balancer, then the process exits.
+import type { FastifyInstance } from 'fastify';
+import { mkdir } from 'node:fs/promises';
+import { Registry } from 'prom-client';
+import { RepoCache } from '../src/git/repo-cache.ts';
+import { RepoStore } from '../src/repo-store/index.ts';
+// Direct imports, not the index: that one also loads the Kubernetes client.
+import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
+import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
+import { buildGitServer } from './app.ts';
+import { createObjectStore, type GitServiceConfig } from './config/index.ts';
+import { DrainState } from './drain.ts';
+import { ServiceMetrics } from './metrics.ts';
+
+/** After the drain timeout, this long more so the load balancer has surely stopped sending. */
+const LOAD_BALANCER_GRACE_MS = 2000;
+
+export interface RunningService {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  /** Drains and closes (what SIGTERM does), without exiting the process. */
+  stop(): Promise<void>;
+}
+
+export async function startService(config: GitServiceConfig, options: { logLevel?: string } = {}): Promise<RunningService> {
+  const registry = new Registry();
+  const objects = createObjectStore(config, { registry });
+  const repos = new RepoStore({ store: objects, registry, freshnessTtlMs: config.wal.freshnessTtlMs });
+  await mkdir(config.cache.dir, { recursive: true });
+  const cache = new RepoCache({ repos, dir: config.cache.dir });
+  await mkdir(cache.tmpDir, { recursive: true });
+  const drain = new DrainState();
+  const app = await buildGitServer(
+    {
+      repos,
+      objects,
+      cache,
+      directory: await repositoryDirectory(config, repos),
+      auth: config.auth,
+      metrics: new ServiceMetrics(registry),
+      drain,
+      ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
+    },
+    { logger: { level: options.logLevel ?? process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] } },
+  );
+  await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.listen.port;
+  const url = `http://${config.server.listen.host.includes(':') ? `[${config.server.listen.host}]` : config.server.listen.host}:${port}`;
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Still listening: /readyz answers 503 so the load balancer stops routing here, new git and LFS work
+      // is refused with Retry-After, and what is in flight gets the drain timeout to finish.
+      drain.start();
+      app.log.info({ drainTimeoutMs: config.server.drainTimeoutMs, inFlight: drain.active }, 'draining');
+      await Promise.race([drain.idle(), sleep(config.server.drainTimeoutMs)]);
+      await sleep(LOAD_BALANCER_GRACE_MS);
+      const closed = app.close();
+      app.server.closeAllConnections();
+      await closed;
+    })());
+  return { app, url, stop };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Runs the service until SIGTERM or SIGINT, then drains and exits. */
+export async function serve(config: GitServiceConfig): Promise<void> {
+  const service = await startService(config);
+  service.app.log.info({ url: service.url }, 'cw-git serving');
+  const shutdown = (signal: string) => {
+    service.app.log.info({ signal }, 'shutting down');
+    service.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): Promise<RepositoryDirectory> {
+  if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos);
+  // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
+  const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([
+    import('../src/repositories/kube-repository-directory.ts'),
+    import('../src/kube/index.ts'),
+  ]);
+  return new KubeRepositoryDirectory({ kube: loadKubeConnection(process.env.KUBECONFIG || undefined), namespace: config.kubernetes.namespace });
+}

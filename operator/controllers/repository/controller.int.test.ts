@@ -1,0 +1,201 @@
+// The Repository controller in this process against the real apiserver and MinIO, with a switch that makes
+// the object store unreachable: creation, refresh, name conflicts, adoption rules, lost repositories, and
+// deletion (also while the store is down).
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { Registry } from 'prom-client';
+import { ADOPT_REPO_ID_ANNOTATION, REPOSITORY_FINALIZER, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
+import { findCondition } from '../../../src/conditions/index.ts';
+import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
+import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
+import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
+import { REPOSITORIES } from '../../../src/platform/resources.ts';
+import { RepoNotFoundError, RepoStore, parseRepoPath } from '../../../src/repo-store/index.ts';
+import { Z, newRepoName, oid, update } from '../../../src/repo-store/testing/repo-store-scenarios.ts';
+import type { Controller } from '../../runtime/controller.ts';
+import { EventRecorder } from '../../runtime/events.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { objectKeys } from '../../../src/repositories/testing/repository-directory-contract.ts';
+import { repositoryController } from './controller.ts';
+
+/** Forwards to the bucket, or fails every call as an unreachable store does, while `down`. */
+class SwitchableStore extends ForwardingObjectStore {
+  down = false;
+  override get(...args: Parameters<ObjectStore['get']>) {
+    return this.down ? Promise.reject(new StoreUnavailableError('get', undefined)) : super.get(...args);
+  }
+  override put(...args: Parameters<ObjectStore['put']>) {
+    return this.down ? Promise.reject(new StoreUnavailableError('put', undefined)) : super.put(...args);
+  }
+  override delete(key: string) {
+    return this.down ? Promise.reject(new StoreUnavailableError('delete', undefined)) : super.delete(key);
+  }
+  override list(...args: Parameters<ObjectStore['list']>) {
+    return this.down ? Promise.reject(new StoreUnavailableError('list', undefined)) : super.list(...args);
+  }
+}
+
+const conn = testConnection();
+const client = objectClient<Repository>(conn, REPOSITORIES);
+const objects = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
+const switchable = new SwitchableStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }));
+const repos = new RepoStore({ store: objects }); // the test's own view of the bucket
+let ns: { name: string; remove: () => Promise<void> };
+let informer: Informer<Repository>;
+let controller: Controller<Repository>;
+
+beforeAll(async () => {
+  ns = await testNamespace(conn, 'repoctl');
+  informer = createInformer<Repository>(conn, REPOSITORIES, { namespace: ns.name });
+  const registry = new Registry();
+  controller = repositoryController({
+    kube: conn,
+    repositories: informer,
+    store: new RepoStore({ store: switchable, registry }),
+    events: new EventRecorder({ writer: eventWriter(conn), component: 'repository-test' }),
+    registry,
+    log: silentLogger,
+    refreshMs: 300,
+  });
+  informer.start();
+  await controller.start();
+});
+
+afterAll(async () => {
+  switchable.down = false;
+  // Let the controller run the finalizers of what is left, then stop it.
+  for (const r of (await client.list(ns.name)).items) await client.delete(ns.name, r.metadata?.name ?? '');
+  await vi.waitFor(async () => expect((await client.list(ns.name)).items).toEqual([]), { timeout: 15_000 }).catch(() => {});
+  await controller?.stop();
+  informer?.stop();
+  await ns?.remove();
+});
+
+function resource(name: string, full: string, extra: Partial<Repository['metadata']> = {}, defaultBranch?: string): Repository {
+  const { owner, name: repo } = parseRepoPath(full);
+  return { metadata: { name, namespace: ns.name, ...extra }, spec: { owner, name: repo, ...(defaultBranch ? { defaultBranch } : {}) } };
+}
+
+/** Waits until the resource's Ready condition has `reason` for its current generation; returns the resource. */
+async function readyReason(name: string, reason: string, timeout = 15_000): Promise<Repository> {
+  return vi.waitFor(
+    async () => {
+      const r = await client.get(ns.name, name);
+      const ready = findCondition(r?.status?.conditions, 'Ready');
+      expect({ reason: ready?.reason, generation: ready?.observedGeneration }).toEqual({ reason, generation: r?.metadata?.generation });
+      return r as Repository;
+    },
+    { timeout, interval: 50 },
+  );
+}
+
+async function gone(name: string): Promise<void> {
+  await vi.waitFor(async () => expect(await client.get(ns.name, name)).toBeUndefined(), { timeout: 15_000, interval: 50 });
+}
+
+
+describe('Repository controller', { timeout: 60_000 }, () => {
+  it('creates the repository in the bucket, reports it Ready and pristine, and follows pushes', async () => {
+    const full = newRepoName();
+    await client.create(resource('created', full, {}, 'trunk'));
+    const ready = await readyReason('created', 'Available');
+    const head = await repos.readHead(full);
+    expect(head).toMatchObject({ seq: 0, headRef: 'refs/heads/trunk' });
+    expect(ready.status).toMatchObject({ repoId: head.repoId, headSeq: '0', pristine: true });
+    expect(ready.metadata?.finalizers).toContain(REPOSITORY_FINALIZER);
+    expect(findCondition(ready.status?.conditions, 'Ready')).toMatchObject({ status: 'True', message: `Repository ${full} is in the bucket and served at /${full}.` });
+
+    await repos.publish(full, update([{ ref: 'refs/heads/trunk', old: Z, new: oid('c1') }]));
+    await vi.waitFor(async () => expect((await client.get(ns.name, 'created'))?.status).toMatchObject({ headSeq: '1', pristine: false }), { timeout: 10_000 });
+    // The refresh writes nothing while nothing changes.
+    const settled = await client.get(ns.name, 'created');
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await client.get(ns.name, 'created'))?.metadata?.resourceVersion).toBe(settled?.metadata?.resourceVersion);
+  });
+
+  it('lets one resource hold a name; the other reports NameConflict and takes over once the holder is deleted', async () => {
+    const full = newRepoName();
+    await client.create(resource('holder', full));
+    const holder = await readyReason('holder', 'Available');
+    await client.create(resource('second', full));
+    const second = await readyReason('second', 'NameConflict');
+    expect(findCondition(second.status?.conditions, 'Ready')).toMatchObject({ status: 'False', message: expect.stringContaining(`${ns.name}/holder`) });
+    expect(second.status?.repoId).toBeUndefined();
+    expect(second.metadata?.finalizers ?? []).not.toContain(REPOSITORY_FINALIZER);
+    expect((await repos.readHead(full)).repoId).toBe(holder.status?.repoId);
+
+    await repos.publish(full, update([{ ref: 'refs/heads/main', old: Z, new: oid('h1') }]));
+    await client.delete(ns.name, 'holder');
+    await gone('holder');
+    const taken = await readyReason('second', 'Available');
+    const head = await repos.readHead(full);
+    expect(taken.status).toMatchObject({ repoId: head.repoId, pristine: true });
+    expect(head.repoId).not.toBe(holder.status?.repoId); // a new, empty incarnation: the holder's data went with it
+    expect(head.seq).toBe(0);
+  });
+
+  it('adopts a pristine repository nobody claimed, but not one with data unless the annotation names it', async () => {
+    const pristine = newRepoName();
+    const created = await repos.createRepo(pristine);
+    await client.create(resource('pristine', pristine));
+    expect((await readyReason('pristine', 'Available')).status?.repoId).toBe(created.repoId);
+
+    const used = newRepoName();
+    const existing = await repos.createRepo(used);
+    await repos.publish(used, update([{ ref: 'refs/heads/main', old: Z, new: oid('u1') }]));
+    await client.create(resource('used', used));
+    const refused = await readyReason('used', 'RepositoryExists');
+    expect(findCondition(refused.status?.conditions, 'Ready')?.message).toContain(`${ADOPT_REPO_ID_ANNOTATION}=${existing.repoId}`);
+    // Deleting a resource that claimed nothing deletes nothing.
+    await client.delete(ns.name, 'used');
+    await gone('used');
+    expect((await repos.readHead(used)).seq).toBe(1);
+
+    await client.create(resource('adopter', used, { annotations: { [ADOPT_REPO_ID_ANNOTATION]: existing.repoId } }));
+    expect((await readyReason('adopter', 'Available')).status).toMatchObject({ repoId: existing.repoId, headSeq: '1', pristine: false });
+    await client.delete(ns.name, 'adopter');
+    await gone('adopter');
+    await expect(repos.readHead(used)).rejects.toBeInstanceOf(RepoNotFoundError);
+    expect(await objectKeys(objects, used)).toEqual([]);
+  });
+
+  it('reports a repository deleted behind its back as lost instead of recreating it, and cleans up on delete', async () => {
+    const full = newRepoName();
+    await client.create(resource('lost', full));
+    const held = await readyReason('lost', 'Available');
+    await repos.deleteRepo(full);
+    const lost = await readyReason('lost', 'RepositoryLost');
+    expect(lost.status?.repoId).toBe(held.status?.repoId);
+    await expect(repos.readHead(full)).rejects.toBeInstanceOf(RepoNotFoundError);
+    await client.delete(ns.name, 'lost');
+    await gone('lost');
+  });
+
+  it('reports an unreachable store, retries, and deletes the data only once the store answers again', async () => {
+    const full = newRepoName();
+    switchable.down = true;
+    try {
+      await client.create(resource('flaky', full));
+      const waiting = await readyReason('flaky', 'StoreUnavailable');
+      expect(findCondition(waiting.status?.conditions, 'Ready')).toMatchObject({ status: 'Unknown', message: 'The object store cannot be reached; retrying.' });
+    } finally {
+      switchable.down = false;
+    }
+    await readyReason('flaky', 'Available');
+    await repos.publish(full, update([{ ref: 'refs/heads/main', old: Z, new: oid('f1') }]));
+
+    switchable.down = true;
+    try {
+      await client.delete(ns.name, 'flaky');
+      const stuck = await readyReason('flaky', 'StoreUnavailable');
+      expect(stuck.metadata?.deletionTimestamp).toBeDefined();
+      expect(findCondition(stuck.status?.conditions, 'Ready')?.message).toMatch(/^Deleting the bucket data of .* failed: the object store cannot be reached; retrying\.$/);
+      expect((await repos.readHead(full)).seq).toBe(1);
+    } finally {
+      switchable.down = false;
+    }
+    await gone('flaky');
+    expect(await objectKeys(objects, full)).toEqual([]);
+  });
+});

@@ -1,0 +1,175 @@
+import type { Registry } from 'prom-client';
+import { ADOPT_REPO_ID_ANNOTATION, REPOSITORY_FINALIZER, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
+import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
+import { objectClient, objectKey, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import { StoreUnavailableError } from '../../../src/object-store/object-store.ts';
+import { REPOSITORIES } from '../../../src/platform/resources.ts';
+import { settle } from '../../../src/platform/settle.ts';
+import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, parseRepoPath, type RepoPath, type RepoStore } from '../../../src/repo-store/index.ts';
+import { KeyedMutex } from '../../../src/repo-store/keyed-mutex.ts';
+import { Controller, type Result } from '../../runtime/controller.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.ts';
+import type { Logger } from '../../runtime/log.ts';
+import { ItemExponentialRateLimiter } from '../../runtime/rate-limiter.ts';
+import { desiredStatus, type Observation } from './desired-status.ts';
+import { nameHolder } from './holder.ts';
+import { RepositoryPathIndex, repositoryPath } from './path-index.ts';
+import { cleanupAction, decide, type BucketState } from './plan.ts';
+
+export interface RepositoryControllerDeps {
+  kube: KubeConnection;
+  repositories: Informer<Repository>;
+  /** The repositories' bucket (cw-git's `store.bucket`). */
+  store: RepoStore;
+  events: EventRecorder;
+  registry: Registry;
+  log: Logger;
+  /** How often a held repository's `headSeq` and `pristine` are refreshed from the bucket. Default 45 s. */
+  refreshMs?: number;
+  now?: () => Date;
+}
+
+/** The Ready reason recorded as a Normal Event; every other one needs attention (Warning). */
+const NORMAL: ReadonlySet<string> = new Set(['Available']);
+
+/**
+ * Keeps each Repository resource's repository in the bucket. The resource holding `{owner}/{name}` (see
+ * holder.ts; the others report NameConflict) gets a finalizer, then its repository is created or found
+ * (plan.ts decides what may be adopted) and its incarnation recorded in `status.repoId`; `headSeq` and
+ * `pristine` are refreshed every `refreshMs`, written only when they changed. Deleting the resource deletes
+ * the bucket data of its incarnation, then drops the finalizer. A store failure becomes a condition and a
+ * retry with backoff. Reconciles of one `{owner}/{name}` run one at a time, and a new claim is awaited in
+ * the cache before the next, so two resources of one name never both decide they hold it.
+ */
+export function repositoryController(deps: RepositoryControllerDeps): Controller<Repository> {
+  const client = objectClient<Repository>(deps.kube, REPOSITORIES);
+  const index = new RepositoryPathIndex(deps.repositories); // subscribed before the controller: see its doc
+  const byPath = new KeyedMutex();
+  const now = deps.now ?? (() => new Date());
+  const refreshMs = deps.refreshMs ?? 45_000;
+
+  const readBucket = async (path: RepoPath): Promise<BucketState> => {
+    try {
+      const head = await deps.store.readHead(path.full);
+      return { kind: 'present', repoId: head.repoId, seq: head.seq };
+    } catch (err) {
+      if (err instanceof RepoNotFoundError) return { kind: 'missing' };
+      throw err;
+    }
+  };
+
+  /** Brings the bucket in line for the holder of the name; what it did becomes the observation. */
+  const converge = async (repo: Repository, path: RepoPath): Promise<Observation> => {
+    const claim = repo.status?.repoId;
+    const adopt = repo.metadata?.annotations?.[ADOPT_REPO_ID_ANNOTATION];
+    let decision = decide(claim, adopt, await readBucket(path));
+    if (decision.kind === 'create') {
+      try {
+        const head = await deps.store.createRepo(path.full, { headRef: `refs/heads/${repo.spec.defaultBranch ?? 'main'}` });
+        return { kind: 'hold', repoId: head.repoId, seq: head.seq };
+      } catch (err) {
+        if (!(err instanceof RepoExistsError)) throw err;
+        // Created by someone else since we looked: decide again on what is there now.
+        decision = decide(claim, adopt, await readBucket(path));
+        if (decision.kind === 'create') throw new Error(`${path.full} was created and deleted meanwhile; retrying`);
+      }
+    }
+    return decision;
+  };
+
+  /** A failed step against the bucket, as what the status says about it (the log gets the error itself). */
+  const failure = (err: unknown, deleting: boolean, log: Logger): Observation => {
+    if (err instanceof InvalidRepoNameError) return { kind: 'invalid-name', detail: err.message };
+    log.warn(deleting ? 'deleting the repository from the bucket failed' : 'the bucket cannot be read', { err });
+    if (err instanceof StoreUnavailableError) return { kind: 'store-unavailable', deleting };
+    return { kind: 'store-error', errorName: err instanceof Error ? err.name : 'Error', deleting };
+  };
+
+  const writeStatus = async (repo: Repository, observation: Observation): Promise<void> => {
+    const status = desiredStatus(repo, observation, now());
+    if (!statusChanged(repo.status, status)) return;
+    const { namespace = '', name = '', resourceVersion } = repo.metadata ?? {};
+    const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });
+    if (status.repoId !== repo.status?.repoId) {
+      // A new claim changes who holds the name: the next reconcile of this name must see it (holder.ts).
+      await settle(() => deps.repositories.get(objectKey(repo))?.metadata?.resourceVersion !== resourceVersion);
+    }
+    const [before, after] = [findCondition(repo.status?.conditions, 'Ready'), findCondition(written.status?.conditions, 'Ready')];
+    if (after && (before?.status !== after.status || before.reason !== after.reason)) {
+      await deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
+    }
+  };
+
+  const reconcile = async (key: string, log: Logger): Promise<Result> => {
+    let repo = deps.repositories.get(key);
+    if (!repo) return;
+    const path = (() => {
+      try {
+        return parseRepoPath(repositoryPath(repo));
+      } catch (err) {
+        return err as InvalidRepoNameError;
+      }
+    })();
+
+    if (repo.metadata?.deletionTimestamp) {
+      if (!hasFinalizer(repo, REPOSITORY_FINALIZER)) return;
+      if (!(path instanceof InvalidRepoNameError)) {
+        const claim = repo.status?.repoId;
+        try {
+          if (cleanupAction(claim, await readBucket(path)) === 'delete') await deps.store.deleteRepo(path.full);
+        } catch (err) {
+          await writeStatus(repo, failure(err, true, log));
+          return { requeue: true };
+        }
+        log.info(claim ? 'repository deleted from the bucket' : 'nothing of this resource in the bucket', { repo: path.full });
+      }
+      await removeFinalizer(client, repo, REPOSITORY_FINALIZER);
+      return;
+    }
+
+    if (path instanceof InvalidRepoNameError) {
+      await writeStatus(repo, { kind: 'invalid-name', detail: path.message });
+      return;
+    }
+    const holder = nameHolder(index.resources(path.full));
+    if (holder && objectKey(holder) !== key) {
+      await writeStatus(repo, { kind: 'conflict', holder: objectKey(holder) });
+      return { requeueAfter: refreshMs }; // the holder's own changes re-check this one sooner (owns)
+    }
+    // Before anything exists in the bucket, so a delete from now on always goes through the cleanup.
+    repo = await addFinalizer(client, repo, REPOSITORY_FINALIZER);
+    let observation: Observation;
+    try {
+      observation = await converge(repo, path);
+    } catch (err) {
+      observation = failure(err, false, log);
+    }
+    await writeStatus(repo, observation);
+    if (observation.kind === 'store-unavailable' || observation.kind === 'store-error') return { requeue: true };
+    return { requeueAfter: refreshMs };
+  };
+
+  return new Controller<Repository>({
+    name: 'repository',
+    kind: 'Repository',
+    source: deps.repositories,
+    // Any change to one resource of a name re-checks the others: the holder going away hands the name on.
+    owns: [
+      {
+        kind: 'Repository',
+        source: deps.repositories,
+        mapToOwner: (obj) => index.resources(repositoryPath(obj as Repository)).map(objectKey).filter((k) => k !== objectKey(obj)),
+      },
+    ],
+    registry: deps.registry,
+    log: deps.log,
+    workers: 4,
+    // While the store is unreachable, retry with client-go's default backoff, capped at a minute.
+    rateLimiter: new ItemExponentialRateLimiter<string>(5, 60_000),
+    reconcile: async (key, { log }) => {
+      const repo = deps.repositories.get(key);
+      return byPath.run(repo ? repositoryPath(repo) : key, () => reconcile(key, log));
+    },
+  });
+}

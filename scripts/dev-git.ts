@@ -1,0 +1,86 @@
+// The repository service in `make dev`: two cw-git instances on one MinIO bucket (so a push through one and a
+// fetch through the other shows the shared-bucket design at work), repositories created as `Repository`
+// resources the operator reconciles, and a read+write token for the developer.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { mintToken } from '../git-server/auth/index.ts';
+import { loadConfig } from '../git-server/config/index.ts';
+import type { MinioServer } from '../e2e/harness/minio.ts';
+import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
+import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
+import { ensureBucket } from '../src/object-store/s3-buckets.ts';
+import { isAlreadyExists, loadKubeConnection, objectClient, NAMESPACES, type KubeObject } from '../src/kube/index.ts';
+
+export const DEV_GIT_BUCKET = 'cloudwright-git';
+/** Where `PUT /{owner}/{repo}` creates `Repository` resources in make dev. */
+export const DEV_GIT_NAMESPACE = 'cloudwright-git';
+const DEV_PRINCIPAL = 'developer';
+
+export interface DevGit {
+  readonly services: Service[];
+  /** What .dev/env gets: CW_GIT_URL, CW_GIT_URL_2, CW_GIT_TOKEN, CW_GIT_CONFIG, and the bucket's keys. */
+  readonly env: Record<string, string>;
+  /** What the operator needs to reconcile Repository resources against the same bucket. */
+  readonly operatorEnv: Record<string, string>;
+}
+
+export async function startDevGit(options: { minio: MinioServer; stateDir: string; kubeconfig: string }): Promise<DevGit> {
+  const { minio, stateDir, kubeconfig } = options;
+  await ensureBucket(minio.s3, DEV_GIT_BUCKET);
+  await ensureNamespace(kubeconfig);
+  const ports = [await freePort(), await freePort()];
+  const configPath = join(stateDir, 'cw-git.yaml');
+  // Both instances read one file; each gets its own port and cache directory through SERVICE__ overrides,
+  // the same way a deployment would vary them per replica.
+  writeFileSync(configPath, stringify(devConfig(stateDir, minio.endpoint)), { mode: 0o600 });
+  const credentials = {
+    AWS_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
+    AWS_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+  };
+  const services = ports.map((port, i) =>
+    startService({
+      name: `cw-git-${i + 1}`,
+      command: toolPath('node'),
+      args: [join(repoRoot, 'bin/cw-git.ts'), 'serve', '--config', configPath],
+      logPath: join(stateDir, `cw-git-${i + 1}.log`),
+      env: {
+        ...process.env,
+        ...credentials,
+        KUBECONFIG: kubeconfig,
+        SERVICE__SERVER__LISTEN: `127.0.0.1:${port}`,
+        SERVICE__CACHE__DIR: join(stateDir, `cw-git-${i + 1}-cache`),
+      },
+    }),
+  );
+  const urls = ports.map((port) => `http://127.0.0.1:${port}`);
+  await Promise.all(services.map((service, i) => waitForHttp(service, `${urls[i]}/healthz`, 60_000)));
+  const config = loadConfig(configPath, credentials);
+  const token = mintToken({ sub: DEV_PRINCIPAL, scopes: ['read', 'write'] }, config.auth.tokenSecret);
+  return {
+    services,
+    env: { CW_GIT_URL: urls[0]!, CW_GIT_URL_2: urls[1]!, CW_GIT_TOKEN: token, CW_GIT_CONFIG: configPath, ...credentials },
+    operatorEnv: { CW_GIT_BUCKET: DEV_GIT_BUCKET },
+  };
+}
+
+/** The shared configuration; the token secret survives restarts so a developer's git remotes keep working. */
+function devConfig(stateDir: string, endpoint: string) {
+  const secretPath = join(stateDir, 'cw-git-token-secret');
+  if (!existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return {
+    store: { bucket: DEV_GIT_BUCKET, s3: { endpoint, region: 'us-east-1', force_path_style: true, credentials: 'env' } },
+    server: { listen: '127.0.0.1:8090', drain_timeout: '5s' },
+    auth: { token_secret: readFileSync(secretPath, 'utf8').trim() },
+    cache: { dir: join(stateDir, 'cw-git-cache') },
+    kubernetes: { namespace: DEV_GIT_NAMESPACE },
+  };
+}
+
+async function ensureNamespace(kubeconfig: string): Promise<void> {
+  const namespaces = objectClient<KubeObject>(loadKubeConnection(kubeconfig), NAMESPACES);
+  await namespaces.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: DEV_GIT_NAMESPACE } }).catch((error: unknown) => {
+    if (!isAlreadyExists(error)) throw error;
+  });
+}

@@ -1,0 +1,144 @@
+// A push, end to end: read the commands, index the pack into a quarantine, check it the way git's own
+// receive-pack does, publish pack and ref updates to the write-ahead log, and only then report `ok`.
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { RefResult, RefUpdate, RepoStore } from '../../repo-store/index.ts';
+import { isValidRefName, zeroOid } from '../../repo-store/index.ts';
+import { isOid } from '../../repo-store/refs.ts';
+import { PktReader } from '../pkt-line.ts';
+import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
+import type { RepoCache } from '../repo-cache.ts';
+import { isConnected, objectTypes } from './connectivity.ts';
+import { reportBody, type CommandStatus } from './report.ts';
+import { readReceivePackRequest, type RefCommand } from './request.ts';
+
+/** Why a push (or part of one) was refused: the `reason` label of `service_push_refused_total`. */
+export type RefusalReason = 'body' | 'unpack' | 'connectivity' | 'invalid' | 'stale';
+
+export interface ReceivePackOptions {
+  readonly repos: RepoStore;
+  readonly cache: RepoCache;
+  /** The largest pack a push may send. */
+  readonly maxPackBytes: number;
+  readonly onRefused?: (reason: RefusalReason) => void;
+}
+
+export interface PushInput {
+  readonly repo: string;
+  readonly body: AsyncIterable<Uint8Array>;
+  readonly pusher: string;
+  readonly requestId: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface PushOutcome {
+  /** The `application/x-git-receive-pack-result` body. */
+  readonly body: Buffer;
+  /** The log entry that published the push, if anything was published. */
+  readonly seq?: number;
+}
+
+export async function receivePack(input: PushInput, options: ReceivePackOptions): Promise<PushOutcome> {
+  const reader = new PktReader(input.body);
+  const request = await readReceivePackRequest(reader);
+  if (!request) return { body: Buffer.alloc(0) };
+  const { dir, head } = await options.cache.sync(input.repo);
+  const sideband = request.capabilities.has('side-band-64k');
+  const atomic = request.capabilities.has('atomic');
+  const zero = zeroOid(head.objectFormat);
+  const verdicts = new Map<string, CommandStatus>();
+  const refuse = (ref: string, reason: string, label: RefusalReason) => {
+    if (!verdicts.has(ref)) options.onRefused?.(label);
+    verdicts.set(ref, { ref, ok: false, reason });
+  };
+  const report = (unpack: string, progress: string[] = []) =>
+    reportBody({ unpack, commands: request.commands.map((c) => verdicts.get(c.ref) ?? { ref: c.ref, ok: true }) }, sideband, progress);
+
+  const seen = new Set<string>();
+  for (const command of request.commands) {
+    const problem = commandProblem(command, head.objectFormat, seen);
+    if (problem) refuse(command.ref, problem, 'invalid');
+    seen.add(command.ref);
+  }
+
+  let quarantine: Quarantine | undefined;
+  try {
+    let pack: IndexedPack | undefined;
+    if (request.commands.some((c) => c.new !== zero)) {
+      quarantine = await Quarantine.create(options.cache.tmpDir, dir);
+      try {
+        pack = await quarantine.indexPack(Readable.from(reader.rest()), options.maxPackBytes, input.signal);
+      } catch (error) {
+        const label = error instanceof PackTooLargeError ? 'body' : 'unpack';
+        const message = error instanceof PackTooLargeError ? error.message : 'index-pack failed';
+        for (const command of request.commands) refuse(command.ref, 'unpacker error', label);
+        return { body: report(message) };
+      }
+    }
+    const env = quarantine?.env ?? { GIT_DIR: dir };
+    await checkObjects(request.commands.filter((c) => !verdicts.has(c.ref) && c.new !== zero), env, refuse);
+    if (atomic && verdicts.size > 0) {
+      for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
+    }
+
+    const updates: RefUpdate[] = request.commands.filter((c) => !verdicts.has(c.ref)).map((c) => ({ ref: c.ref, old: c.old, new: c.new }));
+    if (updates.length === 0) return { body: report('ok') };
+    const result = await options.repos.publish(input.repo, {
+      kind: 'push',
+      refUpdates: updates,
+      pack: pack && pack.objects > 0 ? packUpload(pack) : undefined,
+      pusher: input.pusher,
+      requestId: input.requestId,
+      atomic,
+    });
+    for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
+    if (result.outcome !== 'published') return { body: report('ok') };
+    if (pack && quarantine) {
+      const accepted = pack;
+      const held = quarantine;
+      // Saves downloading our own pack again on the next sync; losing it (a crash now) costs only that.
+      await options.cache.exclusive(input.repo, () => held.adopt(accepted)).catch(() => {});
+    }
+    const progress = request.capabilities.has('quiet') ? [] : [`cloudwright: published as seq ${result.seq}`];
+    return { body: report('ok', progress), seq: result.seq };
+  } finally {
+    await quarantine?.dispose();
+  }
+}
+
+function commandProblem(command: RefCommand, format: 'sha1' | 'sha256', seen: ReadonlySet<string>): string | undefined {
+  if (!isValidRefName(command.ref)) return 'funny refname';
+  if (!isOid(command.old, format) || !isOid(command.new, format)) return `object ids are not ${format}`;
+  if (seen.has(command.ref)) return 'updated twice in one push';
+  return undefined;
+}
+
+/** git's checks of new tips: present, a commit for a branch, and their history complete. */
+async function checkObjects(
+  commands: readonly RefCommand[],
+  env: Record<string, string>,
+  refuse: (ref: string, reason: string, label: RefusalReason) => void,
+): Promise<void> {
+  const types = await objectTypes([...new Set(commands.map((c) => c.new))], env);
+  const candidates: RefCommand[] = [];
+  for (const command of commands) {
+    const type = types.get(command.new);
+    if (type === undefined || type === 'missing') refuse(command.ref, 'missing necessary objects', 'connectivity');
+    else if (command.ref.startsWith('refs/heads/') && type !== 'commit') refuse(command.ref, `a branch must point to a commit, not a ${type}`, 'invalid');
+    else candidates.push(command);
+  }
+  if (await isConnected([...new Set(candidates.map((c) => c.new))], env)) return;
+  for (const command of candidates) refuse(command.ref, 'missing necessary objects', 'connectivity');
+}
+
+function packUpload(pack: IndexedPack) {
+  return {
+    body: { length: pack.packBytes, open: () => createReadStream(pack.packPath) },
+    idx: { length: pack.idxBytes, open: () => createReadStream(pack.idxPath) },
+  };
+}
+
+function rejection(result: Extract<RefResult, { status: 'rejected' }>): string {
+  // git's words for a ref that moved since the client looked: it must fetch and merge first.
+  return result.reason === 'stale old value' ? 'fetch first' : result.reason;
+}

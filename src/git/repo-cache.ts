@@ -1,0 +1,82 @@
+// Each instance keeps a bare copy of the repositories it serves under `cache.dir`: git's own upload-pack,
+// index-pack and rev-list run over it. The bucket is the repository; this copy is only ever brought up to the
+// bucket's head (never ahead of it), and can be deleted at any time.
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { RepoHead, RepoStore } from '../repo-store/index.ts';
+import { parseRepoPath } from '../repo-store/index.ts';
+import { KeyedMutex } from '../repo-store/keyed-mutex.ts';
+import { syncBareRepo } from './bare-repo.ts';
+
+export interface SyncedRepo {
+  /** The bare repository directory, holding exactly `head`'s refs and packs. */
+  readonly dir: string;
+  readonly head: RepoHead;
+}
+
+/** Marks which incarnation of a repository a cached copy belongs to (a deleted and re-created one differs). */
+const INCARNATION_FILE = 'cloudwright-repo-id';
+
+export class RepoCache {
+  readonly root: string;
+  readonly #repos: RepoStore;
+  readonly #lock = new KeyedMutex();
+  /** What each cached copy was last brought to: `repoId@seq`. */
+  readonly #synced = new Map<string, string>();
+
+  constructor(options: { repos: RepoStore; dir: string }) {
+    this.#repos = options.repos;
+    this.root = options.dir;
+  }
+
+  /** Where `owner/name` is cached. */
+  dirOf(repo: string): string {
+    const path = parseRepoPath(repo);
+    return join(this.root, 'repos', path.owner, `${path.name}.git`);
+  }
+
+  /** Where pushes quarantine their objects: on the cache's file system, so accepted packs move by rename. */
+  get tmpDir(): string {
+    return join(this.root, 'tmp');
+  }
+
+  /**
+   * Revalidates the head against the bucket (one conditional GET, usually 304) and brings the cached copy up
+   * to it. Throws `RepoNotFoundError` for a repository the bucket does not have.
+   */
+  async sync(repo: string): Promise<SyncedRepo> {
+    const head = await this.#repos.readHead(repo);
+    const dir = this.dirOf(repo);
+    const version = `${head.repoId}@${head.seq}`;
+    if (this.#synced.get(repo) === version) return { dir, head };
+    return this.#lock.run(repo, async () => {
+      // Another request may have brought it here, or past here, while this one waited.
+      const current = await this.#repos.readHead(repo);
+      const currentVersion = `${current.repoId}@${current.seq}`;
+      if (this.#synced.get(repo) === currentVersion) return { dir, head: current };
+      const marker = join(dir, INCARNATION_FILE);
+      const cachedIncarnation = await readFile(marker, 'utf8').catch(() => undefined);
+      if (cachedIncarnation !== current.repoId) await rm(dir, { recursive: true, force: true });
+      await syncBareRepo({ repos: this.#repos, repo, head: current, state: current, dir });
+      if (cachedIncarnation !== current.repoId) await writeFile(marker, current.repoId);
+      this.#synced.set(repo, currentVersion);
+      // Eviction picks the least recently used copies by this file's time.
+      const now = new Date();
+      await utimes(join(dir, INCARNATION_FILE), now, now).catch(() => {});
+      return { dir, head: current };
+    });
+  }
+
+  /** Drops the cached copy (the repository was deleted, or eviction). */
+  async evict(repo: string): Promise<void> {
+    await this.#lock.run(repo, async () => {
+      this.#synced.delete(repo);
+      await rm(this.dirOf(repo), { recursive: true, force: true });
+    });
+  }
+
+  /** Runs `task` while no sync of `repo` runs (a push moving its accepted pack into the copy). */
+  exclusive<T>(repo: string, task: () => Promise<T>): Promise<T> {
+    return this.#lock.run(repo, task);
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GitCommandError, gitSubcommand, runGit, stderrSummary } from './run-git.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cw-run-git-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('runGit', () => {
+  it('collects stdout and feeds stdin', async () => {
+    const result = await runGit(['hash-object', '--stdin'], { stdin: 'hello\n' });
+    expect(result.code).toBe(0);
+    expect(result.stdout.toString().trim()).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+    const streamed = await runGit(['hash-object', '--stdin'], { stdin: Readable.from([Buffer.from('hel'), Buffer.from('lo\n')]) });
+    expect(streamed.stdout.toString().trim()).toBe('ce013625030ba8dba906f756967f9e9ca394464a');
+  });
+
+  it('names the command, the exit code and the last line of stderr when git fails', async () => {
+    const failure = await runGit(['-C', dir, 'rev-parse', '--verify', 'no-such-rev']).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(GitCommandError);
+    const e = failure as GitCommandError;
+    expect(e.command).toBe('git rev-parse');
+    expect(e.code).toBe(128);
+    expect(e.message).toMatch(/^git rev-parse exited with code 128: fatal: not a git repository/);
+  });
+
+  it('accepts other exit codes when asked', async () => {
+    const result = await runGit(['-C', dir, 'rev-parse', '--verify', 'x'], { okCodes: [0, 128] });
+    expect(result.code).toBe(128);
+    expect(result.stderr).toMatch(/not a git repository/);
+  });
+
+  it('kills a process whose output passes the bound', async () => {
+    const big = Buffer.alloc(200_000, 'a');
+    const failure = await runGit(['cat-file', '--batch'], { stdin: big, maxStdoutBytes: 10 }).catch((e: unknown) => e);
+    // cat-file echoes "<input> missing" for the bogus object name: far more than 10 bytes.
+    expect(failure).toBeInstanceOf(GitCommandError);
+    expect((failure as Error).message).toBe('git cat-file wrote more than 10 bytes of output');
+  });
+
+  it('streams stdout to a writable without ending it', async () => {
+    const sink = new PassThrough();
+    const chunks: Buffer[] = [];
+    sink.on('data', (c: Buffer) => chunks.push(c));
+    const result = await runGit(['version'], { stdout: sink });
+    expect(result.stdout.byteLength).toBe(0);
+    expect(Buffer.concat(chunks).toString()).toMatch(/^git version /);
+    expect(sink.writableEnded).toBe(false);
+  });
+
+  it('rejects when aborted, and when the binary does not exist', async () => {
+    const controller = new AbortController();
+    const running = runGit(['cat-file', '--batch'], { stdin: Readable.from((async function* () { await new Promise(() => {}); })()), signal: controller.signal });
+    controller.abort();
+    await expect(running).rejects.toThrow('git cat-file was aborted');
+    await expect(runGit(['version'], { git: join(dir, 'no-git') })).rejects.toThrow(/^git version could not run: spawn .*ENOENT/);
+  });
+});
+
+describe('gitSubcommand and stderrSummary', () => {
+  it('skips global options', () => {
+    expect(gitSubcommand(['-C', '/x', '-c', 'a=b', '--no-replace-objects', 'upload-pack', '--stateless-rpc', '.'])).toBe('upload-pack');
+    expect(gitSubcommand(['--version'])).toBe('');
+  });
+  it('quotes the last non-empty line, bounded', () => {
+    expect(stderrSummary('hint: x\nfatal: bad\n\n')).toBe('fatal: bad');
+    expect(stderrSummary(`fatal: ${'x'.repeat(400)}`)).toHaveLength(301);
+    expect(stderrSummary('')).toBe('');
+  });
+});
