@@ -48,6 +48,12 @@ export class HeadCache {
     }
   }
 
+  /** The head as last read or written, if that was at most `maxAgeMs` ago; no request. */
+  cachedWithin(repo: RepoPath, maxAgeMs: number): RepoHead | undefined {
+    const cached = this.#cache.get(repo.full);
+    return cached && this.#clock() - cached.checkedAt <= maxAgeMs ? cached.head : undefined;
+  }
+
   /** Records a head this process wrote (the CAS answered its etag): the next read revalidates against it. */
   remember(repo: RepoPath, head: RepoHead): void {
     const current = this.#cache.get(repo.full)?.head;

@@ -44,6 +44,13 @@ export interface PublishRequest {
   readonly requestId: string;
   /** All updates or none (git's `atomic` capability); otherwise each stale update is rejected alone. */
   readonly atomic: boolean;
+  /**
+   * Start from a head this process read at most this long ago instead of asking the store again (a push
+   * revalidated it when its request began). Safe at any age: a stale start only costs a lost log slot, and a
+   * rejection is confirmed against a fresh read before it is answered. Keep it far below log retention's
+   * grace period: a slot below `logStart` must never be claimed again.
+   */
+  readonly headMaxAgeMs?: number;
 }
 
 export type PublishResult =
@@ -79,7 +86,10 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
   upload.catch(() => {}); // observed below; a rejected publish only waits for it to settle
 
   return ctx.lock.run(repo.full, async () => {
-    const start = await ctx.heads.read(repo, true);
+    const recent = request.headMaxAgeMs === undefined ? undefined : ctx.heads.cachedWithin(repo, request.headMaxAgeMs);
+    const start = recent ?? (await ctx.heads.read(repo, true));
+    // Whether `base` came from the store within this publish: only then may a rejection be answered.
+    let confirmed = recent === undefined;
     checkRefUpdates(request.refUpdates, start.objectFormat);
     const nonce = randomBytes(16).toString('hex');
     let base = start;
@@ -89,6 +99,13 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
     for (let round = 0; round < ctx.maxRounds; round++) {
       const state = applyEntries(base, prepared);
       const verdict = validateRefUpdates(state.refs, request.refUpdates, request.atomic, base.objectFormat);
+      if (verdict.rejected && !confirmed) {
+        // The remembered head may be behind the store: an old value that looks stale may be current.
+        base = await readFresh(ctx, repo, base);
+        prepared = [];
+        confirmed = true;
+        continue;
+      }
       if (verdict.accepted.length === 0) {
         await upload.then(
           () => {},
@@ -117,14 +134,21 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
       }
       if (claim.kind === 'taken') prepared.push(claim.entry);
       if (++lost % REBASE_AFTER === 0) {
-        const fresh = await ctx.heads.read(repo, true);
-        if (fresh.repoId !== base.repoId) throw new RepoNotFoundError(repo.full);
+        const fresh = await readFresh(ctx, repo, base);
         prepared = prepared.filter((e) => e.seq > fresh.seq);
         base = fresh;
+        confirmed = true;
       }
     }
     throw new PublishContentionError(repo.full);
   });
+}
+
+/** The head as the store has it now, of the same incarnation as `base`. */
+async function readFresh(ctx: PublishContext, repo: RepoPath, base: RepoHead): Promise<RepoHead> {
+  const fresh = await ctx.heads.read(repo, true);
+  if (fresh.repoId !== base.repoId) throw new RepoNotFoundError(repo.full);
+  return fresh;
 }
 
 type Claim = { kind: 'claimed'; entry: LogEntry } | { kind: 'taken'; entry: LogEntry } | { kind: 'retry' };

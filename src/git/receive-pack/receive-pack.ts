@@ -12,6 +12,9 @@ import { isConnected, objectTypes } from './connectivity.ts';
 import { reportBody, type CommandStatus } from './report.ts';
 import { readReceivePackRequest, type RefCommand } from './request.ts';
 
+/** How old a head a push may start its publish from (far below log retention's grace period). */
+const HEAD_MAX_AGE_MS = 30_000;
+
 /** Why a push (or part of one) was refused: the `reason` label of `service_push_refused_total`. */
 export type RefusalReason = 'body' | 'unpack' | 'connectivity' | 'invalid' | 'stale';
 
@@ -90,6 +93,8 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       pusher: input.pusher,
       requestId: input.requestId,
       atomic,
+      // cache.sync read the head when this request began: publishing from it saves a request per push.
+      headMaxAgeMs: HEAD_MAX_AGE_MS,
     });
     for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
     if (result.outcome !== 'published') return { body: report('ok') };

@@ -327,5 +327,34 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       await new RepoStore({ store: cold }).readHead(repo);
       expect(cold.total).toBe(1);
     });
+
+    it('a push that just read the head skips re-reading it; a stale remembered head never loses or wrongly rejects', async () => {
+      const s = subject();
+      const counted = new CountingObjectStore(s.connect());
+      const store = new RepoStore({ store: counted });
+      const other = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      await store.createRepo(repo);
+      published(await store.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('h1') }])));
+
+      // Warm: the request read the head a moment ago, so the publish is pack ∥ idx, log, CAS.
+      await store.readHead(repo);
+      counted.reset();
+      const warm = { kind: 'push' as const, pack: smallPack(), headMaxAgeMs: 10_000 };
+      published(await store.publish(repo, update([{ ref: 'refs/heads/main', old: oid('h1'), new: oid('h2') }], warm)));
+      expect(counted.calls.map((c) => c.op)).toEqual(['put', 'put', 'put', 'put']);
+
+      // Another instance moves main and adds a branch behind our back: our remembered head is stale.
+      published(await other.publish(repo, update([{ ref: 'refs/heads/main', old: oid('h2'), new: oid('h3') }])));
+      published(await other.publish(repo, update([{ ref: 'refs/heads/b', old: Z, new: oid('b1') }])));
+      // An update whose old value is current in the store but not in our memory is not rejected.
+      const current = await store.publish(repo, update([{ ref: 'refs/heads/main', old: oid('h3'), new: oid('h4') }], { headMaxAgeMs: 10_000 }));
+      expect(published(current)).toBe(5);
+      // One made against our stale view is rejected, and only after a fresh read confirmed it.
+      const stale = await store.publish(repo, update([{ ref: 'refs/heads/b', old: Z, new: oid('b2') }], { headMaxAgeMs: 10_000 }));
+      expect(stale).toMatchObject({ outcome: 'rejected', refs: [{ ref: 'refs/heads/b', status: 'rejected', reason: 'stale old value' }] });
+      const head = await other.readHead(repo);
+      expect([head.seq, head.refs.get('refs/heads/main'), head.refs.get('refs/heads/b')]).toEqual([5, oid('h4'), oid('b1')]);
+    });
   });
 }
