@@ -10,6 +10,7 @@ import { RepoStore } from '../src/repo-store/index.ts';
 import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
 import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
 import { buildGitServer } from './app.ts';
+import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
 import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
@@ -45,6 +46,14 @@ export async function startService(config: GitServiceConfig, options: { logLevel
     },
     { logger: { level: options.logLevel ?? process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] } },
   );
+  const evictor = new CacheEvictor({
+    cache,
+    highWatermark: config.cache.diskHighWatermark,
+    intervalMs: config.cache.evictIntervalMs,
+    registry,
+    log: app.log,
+  });
+  evictor.start();
   await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.listen.port;
@@ -55,6 +64,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       // Still listening: /readyz answers 503 so the load balancer stops routing here, new git and LFS work
       // is refused with Retry-After, and what is in flight gets the drain timeout to finish.
       drain.start();
+      evictor.stop();
       app.log.info({ drainTimeoutMs: config.server.drainTimeoutMs, inFlight: drain.active }, 'draining');
       await Promise.race([drain.idle(), sleep(config.server.drainTimeoutMs)]);
       await sleep(LOAD_BALANCER_GRACE_MS);

@@ -1,7 +1,7 @@
 // Each instance keeps a bare copy of the repositories it serves under `cache.dir`: git's own upload-pack,
 // index-pack and rev-list run over it. The bucket is the repository; this copy is only ever brought up to the
 // bucket's head (never ahead of it), and can be deleted at any time.
-import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RepoHead, RepoStore } from '../repo-store/index.ts';
 import { parseRepoPath } from '../repo-store/index.ts';
@@ -23,6 +23,8 @@ export class RepoCache {
   readonly #lock = new KeyedMutex();
   /** What each cached copy was last brought to: `repoId@seq`. */
   readonly #synced = new Map<string, string>();
+  /** When each repository was last served from here (ms since the epoch), for eviction. */
+  readonly #lastUsed = new Map<string, number>();
 
   constructor(options: { repos: RepoStore; dir: string }) {
     this.#repos = options.repos;
@@ -47,6 +49,7 @@ export class RepoCache {
   async sync(repo: string): Promise<SyncedRepo> {
     const head = await this.#repos.readHead(repo);
     const dir = this.dirOf(repo);
+    this.#lastUsed.set(repo, Date.now());
     const version = `${head.repoId}@${head.seq}`;
     if (this.#synced.get(repo) === version) return { dir, head };
     return this.#lock.run(repo, async () => {
@@ -67,10 +70,28 @@ export class RepoCache {
     });
   }
 
+  /** Every cached copy on disk with when it was last used (this process's memory, else the copy's mtime). */
+  async cached(): Promise<{ repo: string; lastUsedMs: number }[]> {
+    const root = join(this.root, 'repos');
+    const owners = await readdir(root).catch(() => [] as string[]);
+    const found: { repo: string; lastUsedMs: number }[] = [];
+    for (const owner of owners) {
+      for (const entry of await readdir(join(root, owner)).catch(() => [] as string[])) {
+        if (!entry.endsWith('.git')) continue;
+        const repo = `${owner}/${entry.slice(0, -4)}`;
+        const remembered = this.#lastUsed.get(repo);
+        const lastUsedMs = remembered ?? (await stat(join(root, owner, entry, INCARNATION_FILE)).then((s) => s.mtimeMs, () => 0));
+        found.push({ repo, lastUsedMs });
+      }
+    }
+    return found;
+  }
+
   /** Drops the cached copy (the repository was deleted, or eviction). */
   async evict(repo: string): Promise<void> {
     await this.#lock.run(repo, async () => {
       this.#synced.delete(repo);
+      this.#lastUsed.delete(repo);
       await rm(this.dirOf(repo), { recursive: true, force: true });
     });
   }

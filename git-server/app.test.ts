@@ -1,0 +1,121 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
+import { StoreUnavailableError, type GetOptions } from '../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
+import { RepoCache } from '../src/git/repo-cache.ts';
+import { RepoStore } from '../src/repo-store/index.ts';
+import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
+import { buildGitServer } from './app.ts';
+import { mintToken } from './auth/index.ts';
+import { DrainState } from './drain.ts';
+import { ServiceMetrics } from './metrics.ts';
+
+const SECRET = 'app-test-secret-of-at-least-32-bytes!';
+const write = { authorization: `Bearer ${mintToken({ sub: 'ada', scopes: ['read', 'write'] }, SECRET)}` };
+const read = { authorization: `Bearer ${mintToken({ sub: 'rex', scopes: ['read'] }, SECRET)}` };
+
+/** The bucket, switchable to "unreachable" the way S3ObjectStore reports a spent retry budget. */
+class SwitchableStore extends ForwardingObjectStore {
+  down = false;
+  override get(key: string, options?: GetOptions) {
+    if (this.down) return Promise.reject(new StoreUnavailableError('get', new Error('connect ECONNREFUSED')));
+    return super.get(key, options);
+  }
+}
+
+async function setup() {
+  const objects = new SwitchableStore(new MemoryObjectStore());
+  const repos = new RepoStore({ store: objects });
+  const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-app-')) });
+  const drain = new DrainState();
+  const app = await buildGitServer({
+    repos,
+    objects,
+    cache,
+    directory: new BucketRepositoryDirectory(repos),
+    auth: { tokenSecret: SECRET },
+    metrics: new ServiceMetrics(new Registry()),
+    drain,
+  });
+  return { app, objects, drain };
+}
+
+let t: Awaited<ReturnType<typeof setup>>;
+beforeEach(async () => {
+  t = await setup();
+});
+
+describe('cw-git HTTP surface', () => {
+  it('creates a repository once, and deletes it once', async () => {
+    const created = await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ repository: { full_name: 'acme/site', default_branch: 'main', seq: '0', pristine: true } });
+    const again = await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write, payload: { default_branch: 'trunk' } });
+    expect([again.statusCode, again.json().error]).toEqual([409, 'repository_exists']);
+    expect((await t.app.inject({ method: 'DELETE', url: '/acme/site', headers: write })).statusCode).toBe(204);
+    const gone = await t.app.inject({ method: 'DELETE', url: '/acme/site', headers: write });
+    expect([gone.statusCode, gone.json().error]).toEqual([404, 'repository_not_found']);
+  });
+
+  it('refuses bad names, bad bodies, missing tokens and missing scopes with a JSON error', async () => {
+    const badName = await t.app.inject({ method: 'PUT', url: '/acme/site.git', headers: write });
+    expect([badName.statusCode, badName.json().error]).toEqual([400, 'invalid_repository_name']);
+    const badBody = await t.app.inject({ method: 'PUT', url: '/acme/x', headers: write, payload: { default_branch: '../x' } });
+    expect(badBody.statusCode).toBe(400);
+    const anonymous = await t.app.inject({ method: 'PUT', url: '/acme/x' });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toMatch(/^Basic realm="cw-git"/);
+    const readOnly = await t.app.inject({ method: 'PUT', url: '/acme/x', headers: read });
+    expect([readOnly.statusCode, readOnly.json().error]).toEqual([403, 'forbidden']);
+    const pushAdvert = await t.app.inject({ method: 'GET', url: '/acme/x/info/refs?service=git-receive-pack', headers: read });
+    expect(pushAdvert.statusCode).toBe(403);
+  });
+
+  it('answers store_unavailable (503, retryable) while the bucket is unreachable; health and readiness stay up', async () => {
+    await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    t.objects.down = true;
+    const refs = await t.app.inject({ method: 'GET', url: '/acme/site/info/refs?service=git-upload-pack', headers: read });
+    expect(refs.statusCode).toBe(503);
+    expect(refs.json()).toMatchObject({ error: 'store_unavailable', retryable: true });
+    expect(refs.headers['retry-after']).toBe('5');
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+  });
+
+  it('serves only smart HTTP, with a .git suffix accepted, and 404 for an unknown repository', async () => {
+    await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    const advert = await t.app.inject({ method: 'GET', url: '/acme/site.git/info/refs?service=git-receive-pack', headers: write });
+    expect(advert.statusCode).toBe(200);
+    expect(advert.headers['content-type']).toBe('application/x-git-receive-pack-advertisement');
+    expect(advert.body).toContain('# service=git-receive-pack');
+    expect(advert.body).toContain('capabilities^{}\0report-status report-status-v2');
+    const dumb = await t.app.inject({ method: 'GET', url: '/acme/site/info/refs', headers: read });
+    expect([dumb.statusCode, dumb.json().error]).toEqual([403, 'smart_http_required']);
+    const unknown = await t.app.inject({ method: 'GET', url: '/acme/nope/info/refs?service=git-upload-pack', headers: read });
+    expect([unknown.statusCode, unknown.json().error]).toEqual([404, 'repository_not_found']);
+  });
+
+  it('drains: readiness and new git work answer 503 with Retry-After 15, liveness stays 200', async () => {
+    await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    t.drain.start();
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    expect([ready.statusCode, ready.headers['retry-after']]).toEqual([503, '15']);
+    const fetch = await t.app.inject({ method: 'GET', url: '/acme/site/info/refs?service=git-upload-pack', headers: read });
+    expect([fetch.statusCode, fetch.headers['retry-after'], fetch.json().error]).toEqual([503, '15', 'draining']);
+    const lfs = await t.app.inject({ method: 'POST', url: '/acme/site/info/lfs/objects/batch', headers: { ...read, 'content-type': 'application/vnd.git-lfs+json' }, payload: { operation: 'download', objects: [] } });
+    expect(lfs.statusCode).toBe(503);
+    expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+  });
+
+  it('exposes metrics to a token holder only', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(401);
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics', headers: read });
+    expect(metrics.statusCode).toBe(200);
+    expect(metrics.body).toContain('service_http_inflight');
+    expect(metrics.body).toContain('service_push_refused_total');
+  });
+});

@@ -1,0 +1,48 @@
+import { mkdir, mkdtemp, readdir, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
+import { RepoCache } from '../src/git/repo-cache.ts';
+import { RepoStore } from '../src/repo-store/index.ts';
+import { CacheEvictor } from './cache-evictor.ts';
+
+const silent = { info() {}, warn() {} };
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+
+/** A cached copy on disk, last used `ageMs` before NOW. */
+async function copy(root: string, repo: string, ageMs: number): Promise<void> {
+  const dir = join(root, 'repos', `${repo}.git`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, 'cloudwright-repo-id'), 'x');
+  const when = new Date(NOW - ageMs);
+  await utimes(join(dir, 'cloudwright-repo-id'), when, when);
+}
+
+describe('CacheEvictor', () => {
+  it('above the watermark, deletes least recently used copies until below it, sparing recent ones', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cw-evict-'));
+    const cache = new RepoCache({ repos: new RepoStore({ store: new MemoryObjectStore() }), dir: root });
+    await copy(root, 'a/old', 3_600_000);
+    await copy(root, 'a/older', 7_200_000);
+    await copy(root, 'b/recent', 10_000);
+    await copy(root, 'b/middle', 600_000);
+    const readings = [0.95, 0.92, 0.85];
+    const registry = new Registry();
+    const evictor = new CacheEvictor({ cache, highWatermark: 0.9, intervalMs: 60_000, registry, log: silent, usedFraction: async () => readings.shift() ?? 0.5, now: () => NOW });
+
+    expect(await evictor.runOnce()).toEqual(['a/older', 'a/old']);
+    expect((await readdir(join(root, 'repos', 'b'))).sort()).toEqual(['middle.git', 'recent.git']);
+    expect(await registry.getSingleMetricAsString('service_cache_disk_used_fraction')).toContain('0.85');
+  });
+
+  it('below the watermark, deletes nothing', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cw-evict-'));
+    const cache = new RepoCache({ repos: new RepoStore({ store: new MemoryObjectStore() }), dir: root });
+    await copy(root, 'a/old', 3_600_000);
+    const evictor = new CacheEvictor({ cache, highWatermark: 0.9, intervalMs: 60_000, registry: new Registry(), log: silent, usedFraction: async () => 0.4, now: () => NOW });
+    expect(await evictor.runOnce()).toEqual([]);
+    expect(await readdir(join(root, 'repos', 'a'))).toEqual(['old.git']);
+  });
+});
