@@ -18,12 +18,14 @@ const tokenSecret = newTokenSecret();
 const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, tokenSecret);
 let survivor: RunningService;
 let git: GitClient;
+/** Every child started, so a failing test leaves no process behind. */
+const children: { stop(): Promise<void> }[] = [];
 
 beforeAll(async () => {
   [survivor, git] = await Promise.all([startGitService({ s3, bucket, tokenSecret }), GitClient.create()]);
 });
 afterAll(async () => {
-  await survivor?.stop();
+  await Promise.all([survivor?.stop(), ...children.map((c) => c.stop())]);
 });
 
 const remote = (url: string, repo: string) => `${url.replace('http://', `http://git:${token}@`)}/${repo}`;
@@ -59,6 +61,7 @@ describe('SIGKILL during a push', () => {
     // How long one such push takes here, unkilled: the kill points are fractions of it.
     await prepare('timing');
     const timing = await spawnGitService({ s3, bucket, tokenSecret });
+    children.push(timing.service);
     const started = performance.now();
     await git.run(['push', '-q', '--atomic', remote(timing.url, repo), 'main', 'side'], { cwd: work });
     const pushMs = performance.now() - started;
@@ -70,6 +73,7 @@ describe('SIGKILL during a push', () => {
       const before = await remoteRefs(repo);
       const main = await prepare(`kill at ${killAfterMs}`);
       const victim = await spawnGitService({ s3, bucket, tokenSecret });
+      children.push(victim.service);
       const push = git.run(['push', '--atomic', remote(victim.url, repo), 'main', 'side'], { cwd: work, okCodes: [0, 1, 128] });
       await sleep(killAfterMs);
       victim.service.child.kill('SIGKILL');
