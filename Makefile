@@ -37,6 +37,18 @@ tools: .tools/bin/node
 dev: setup ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
 	@node scripts/dev.ts
 
+.PHONY: delegate
+delegate: ## With make dev running: delegate DOMAIN (under test.) to its hosted zone's nameservers in the local parent zone
+	@node scripts/dev-dns.ts delegate "$(DOMAIN)"
+
+.PHONY: undelegate
+undelegate: ## With make dev running: remove DOMAIN's delegation from the local parent zone
+	@node scripts/dev-dns.ts undelegate "$(DOMAIN)"
+
+.PHONY: dns-publish
+dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local parent zone (an external hostname's records)
+	@node scripts/dev-dns.ts publish "$(NAME)" "$(TYPE)" "$(VALUE)"
+
 .PHONY: test
 test: setup typecheck example-nextjs ## Run every test: typecheck, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
@@ -62,13 +74,18 @@ openapi: setup ## Regenerate docs/openapi.json from the API's route schemas
 	@node scripts/update-openapi.ts
 
 .PHONY: bench
-bench: setup ## Benchmarks (not part of `make test`): the API against bare Fastify, then the runtime
+bench: setup ## Benchmarks (not part of `make test`): the API against bare Fastify, the runtime, then git (cw-git)
 	@node bench/api-projects.ts
 	@node bench/runtime.ts
+	@node bench/git.ts
 
 .PHONY: bench-runtime
 bench-runtime: setup ## Benchmark the runtime: deploy and rollback latency, entry point vs direct workerd (docs/runtime.md)
 	@node bench/runtime.ts
+
+.PHONY: bench-git
+bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests (BENCH_ARGS="--repo PATH")
+	@node bench/git.ts $(BENCH_ARGS)
 
 .PHONY: clean
 clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays

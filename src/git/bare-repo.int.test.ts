@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -137,6 +137,33 @@ describe('syncBareRepo', () => {
     // Every observation is one whole ref set: all 40 branches at one commit.
     expect([...seen].every((s) => s === first || s === second)).toBe(true);
     expect(seen.size).toBeGreaterThan(0);
+  });
+
+  it('recognises a live pack already moved into objects/pack (by a push) instead of fetching it', async () => {
+    const { repos, counting } = connect();
+    const repo = repoName();
+    await repos.createRepo(repo);
+    const work = await scratch();
+    const a = await work.commit('main', { f: 'one\n' });
+    await push(repos, repo, [{ ref: 'refs/heads/main', old: zeroOid('sha1'), new: a }], await work.pack([a]));
+    const dir = await tempDir();
+    await sync(repos, repo, dir);
+
+    // What receive-pack does after publishing: the pack and its index renamed in under git's name.
+    const b = await work.commit('main', { f: 'two\n' });
+    const built = await work.pack([b], [a]);
+    await push(repos, repo, [{ ref: 'refs/heads/main', old: a, new: b }], built);
+    const name = `pack-${built.pack.subarray(-20).toString('hex')}`;
+    await writeFile(join(dir, 'objects', 'pack', `${name}.pack`), built.pack);
+    await writeFile(join(dir, 'objects', 'pack', `${name}.idx`), built.idx);
+    counting.reset();
+    await sync(repos, repo, dir);
+    expect(counting.calls.filter((call) => call.key.includes('/packs/'))).toEqual([]);
+    expect(await refsOf(dir)).toEqual([`refs/heads/main ${b}`]);
+    await git(dir, 'fsck', '--full', '--strict');
+    // Recognised packs are tracked like fetched ones: going back to seq 1 removes it.
+    await sync(repos, repo, dir, 1);
+    expect((await readdir(join(dir, 'objects', 'pack'))).some((f) => f.startsWith(name))).toBe(false);
   });
 
   it('materialises a sha256 repository, and a pristine one', async () => {

@@ -6,6 +6,7 @@
 // (git names a pack by its trailing checksum, which is not known before the bytes are), so a sync fetches
 // only packs it has not placed yet; `cloudwright/tmp/` holds downloads until they are renamed into place.
 import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RepoHead, RepoState, LivePack, ObjectFormat } from '../repo-store/index.ts';
@@ -28,13 +29,13 @@ export class PackUnavailableError extends Error {
 
 /** The directory inside the bare repository where the sync keeps its bookkeeping (removable: a sync rebuilds it). */
 export const SYNC_STATE_DIR = 'cloudwright';
-const OWN_DIR = SYNC_STATE_DIR;
 const CHECKSUM_BYTES: Record<ObjectFormat, number> = { sha1: 20, sha256: 32 };
 const PACK_FILE = /^(pack-[0-9a-f]+)\.(pack|idx|rev|bitmap|keep|promisor|mtimes)$/;
 // Packs fetched at once: enough to hide the store's latency, few enough to bound memory (each is held whole).
 const DOWNLOADS_AT_ONCE = 4;
-// Config a cache needs: git must never repack or prune it behind our back (that would rename packs we
-// track), and the files ref backend is what we write.
+// Config a cache needs: git must never repack or prune it behind our back (that would rename the packs we
+// track), nor keep reflogs of refs we replace wholesale. (`init.defaultRefFormat=files` at init: we write
+// `packed-refs` ourselves, whatever a user's git config prefers.)
 const CACHE_CONFIG = '[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n[core]\n\tlogAllRefUpdates = false\n';
 
 /**
@@ -43,14 +44,16 @@ const CACHE_CONFIG = '[gc]\n\tauto = 0\n[receive]\n\tautogc = false\n[core]\n\tl
  *
  * Safe for a concurrent `git upload-pack` on `dir`: packs are placed (`.pack` renamed before `.idx`) before
  * the refs that need them, and the refs change by one rename, so a reader sees the old or the new ref set,
- * never a mix, and every object either names. Packs this function placed and the state no longer lists are
- * removed after the refs moved; files it did not place (a receive-pack's) are left alone. Callers serialise
+ * never a mix, and every object either names. A live pack already in `objects/pack/` (a push moved it there
+ * after publishing it) is recognised by its digest and not fetched. Packs this function placed or recognised
+ * that the state no longer lists are removed after the refs moved; other files are left alone. Callers serialise
  * calls per `dir`. Throws `PackUnavailableError` when a live pack cannot be fetched or does not verify.
  */
 export async function syncBareRepo(options: SyncBareRepoOptions): Promise<void> {
   const { dir, head, state } = options;
   await ensureBareRepo(dir, head.objectFormat);
   const placed = await placedPacks(dir);
+  await recognisePacks(dir, state.packs.filter((p) => !placed.has(p.sha256)), placed);
   const missing = state.packs.filter((p) => !placed.has(p.sha256));
   for (let i = 0; i < missing.length; i += DOWNLOADS_AT_ONCE) {
     await Promise.all(missing.slice(i, i + DOWNLOADS_AT_ONCE).map(async (p) => placed.set(p.sha256, await placePack(options, p))));
@@ -84,7 +87,7 @@ export function indexMatchesPack(idx: Uint8Array, name: string, format: ObjectFo
 }
 
 async function ensureBareRepo(dir: string, format: ObjectFormat): Promise<void> {
-  const formatFile = join(dir, OWN_DIR, 'object-format');
+  const formatFile = join(dir, SYNC_STATE_DIR, 'object-format');
   const known = await readFile(formatFile, 'utf8').catch(() => undefined);
   if (known === undefined) {
     if (!(await exists(join(dir, 'HEAD')))) {
@@ -93,7 +96,7 @@ async function ensureBareRepo(dir: string, format: ObjectFormat): Promise<void> 
       await writeFile(join(dir, 'config'), CACHE_CONFIG, { flag: 'a' });
     }
     const found = (await runGit(['-C', dir, 'rev-parse', '--show-object-format'])).stdout.toString().trim();
-    await mkdir(join(dir, OWN_DIR, 'packs'), { recursive: true });
+    await mkdir(join(dir, SYNC_STATE_DIR, 'packs'), { recursive: true });
     await writeFile(formatFile, found);
     return checkFormat(dir, found, format);
   }
@@ -106,7 +109,7 @@ function checkFormat(dir: string, found: string, wanted: ObjectFormat): void {
 
 /** sha256 of a bucket pack → git's name for it, for every pack placed here and still present. */
 async function placedPacks(dir: string): Promise<Map<string, string>> {
-  const markers = join(dir, OWN_DIR, 'packs');
+  const markers = join(dir, SYNC_STATE_DIR, 'packs');
   const placed = new Map<string, string>();
   const present = new Set(await readdir(join(dir, 'objects', 'pack')));
   for (const sha256 of await readdir(markers)) {
@@ -117,6 +120,35 @@ async function placedPacks(dir: string): Promise<Map<string, string>> {
   return placed;
 }
 
+/**
+ * Finds live packs that are in `objects/pack/` without a marker (moved in by a push that published them, or
+ * placed by a sync that died before its marker) by size and then digest, and records them: not fetched again.
+ */
+async function recognisePacks(dir: string, unplaced: readonly LivePack[], placed: Map<string, string>): Promise<void> {
+  if (unplaced.length === 0) return;
+  const packDir = join(dir, 'objects', 'pack');
+  const known = new Set(placed.values());
+  const files = new Set(await readdir(packDir));
+  for (const file of files) {
+    const name = PACK_FILE.exec(file)?.[1];
+    if (!name || !file.endsWith('.pack') || known.has(name) || !files.has(`${name}.idx`)) continue;
+    const size = (await stat(join(packDir, file))).size;
+    const candidates = unplaced.filter((p) => p.size === size && !placed.has(p.sha256));
+    if (candidates.length === 0) continue;
+    const digest = await fileSha256(join(packDir, file));
+    const match = candidates.find((p) => p.sha256 === digest);
+    if (!match) continue;
+    await writeFile(join(dir, SYNC_STATE_DIR, 'packs', match.sha256), `${name}\n`);
+    placed.set(match.sha256, name);
+  }
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
 /** Fetches a live pack (and its index, or builds one) and renames both into `objects/pack/`. */
 async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<string> {
   const { repos, repo, dir, head } = options;
@@ -124,7 +156,7 @@ async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<
   if (!bytes) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} is not in the bucket`);
   if (createHash('sha256').update(bytes).digest('hex') !== pack.sha256) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} does not match its digest`);
   const name = gitPackName(bytes, head.objectFormat);
-  const tmp = join(dir, OWN_DIR, 'tmp');
+  const tmp = join(dir, SYNC_STATE_DIR, 'tmp');
   await mkdir(tmp, { recursive: true });
   const base = join(tmp, `${randomBytes(8).toString('hex')}`);
   try {
@@ -139,7 +171,7 @@ async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<
     // The pack first: git looks for packs by their .idx, so it never finds an index without its pack.
     await rename(`${base}.pack`, `${target}.pack`);
     await rename(`${base}.idx`, `${target}.idx`);
-    await writeFile(join(dir, OWN_DIR, 'packs', pack.sha256), `${name}\n`);
+    await writeFile(join(dir, SYNC_STATE_DIR, 'packs', pack.sha256), `${name}\n`);
     return name;
   } finally {
     await rm(`${base}.pack`, { force: true });
@@ -152,7 +184,7 @@ async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<
 async function replaceIfChanged(dir: string, file: string, content: string): Promise<void> {
   const path = join(dir, file);
   if ((await readFile(path, 'utf8').catch(() => undefined)) === content) return;
-  const tmp = join(dir, OWN_DIR, `${file}.${randomBytes(6).toString('hex')}.tmp`);
+  const tmp = join(dir, SYNC_STATE_DIR, `${file}.${randomBytes(6).toString('hex')}.tmp`);
   await writeFile(tmp, content);
   await rename(tmp, path);
 }
@@ -170,7 +202,7 @@ async function removeDeadPacks(dir: string, placed: ReadonlyMap<string, string>,
   for (const [sha256, name] of placed) {
     if (live.has(sha256)) continue;
     dead.add(name);
-    await unlink(join(dir, OWN_DIR, 'packs', sha256));
+    await unlink(join(dir, SYNC_STATE_DIR, 'packs', sha256));
   }
   if (dead.size === 0) return;
   const packDir = join(dir, 'objects', 'pack');

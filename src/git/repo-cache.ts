@@ -53,20 +53,20 @@ export class RepoCache {
     const version = `${head.repoId}@${head.seq}`;
     if (this.#synced.get(repo) === version) return { dir, head };
     return this.#lock.run(repo, async () => {
-      // Another request may have brought it here, or past here, while this one waited.
-      const current = await this.#repos.readHead(repo);
-      const currentVersion = `${current.repoId}@${current.seq}`;
-      if (this.#synced.get(repo) === currentVersion) return { dir, head: current };
+      // Another request may have brought the copy here, or past here, while this one waited: never move it
+      // back (and never pay a second read of the head to find out).
+      const synced = this.#synced.get(repo);
+      if (synced && sameIncarnationAtOrPast(synced, head.repoId, head.seq)) return { dir, head };
       const marker = join(dir, INCARNATION_FILE);
       const cachedIncarnation = await readFile(marker, 'utf8').catch(() => undefined);
-      if (cachedIncarnation !== current.repoId) await rm(dir, { recursive: true, force: true });
-      await syncBareRepo({ repos: this.#repos, repo, head: current, state: current, dir });
-      if (cachedIncarnation !== current.repoId) await writeFile(marker, current.repoId);
-      this.#synced.set(repo, currentVersion);
-      // Eviction picks the least recently used copies by this file's time.
+      if (cachedIncarnation !== head.repoId) await rm(dir, { recursive: true, force: true });
+      await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
+      if (cachedIncarnation !== head.repoId) await writeFile(marker, head.repoId);
+      this.#synced.set(repo, version);
+      // Eviction after a restart picks the least recently used copies by this file's time.
       const now = new Date();
-      await utimes(join(dir, INCARNATION_FILE), now, now).catch(() => {});
-      return { dir, head: current };
+      await utimes(marker, now, now).catch(() => {});
+      return { dir, head };
     });
   }
 
@@ -100,4 +100,10 @@ export class RepoCache {
   exclusive<T>(repo: string, task: () => Promise<T>): Promise<T> {
     return this.#lock.run(repo, task);
   }
+}
+
+/** Whether `version` (`repoId@seq`) is of incarnation `repoId` at `seq` or later. */
+function sameIncarnationAtOrPast(version: string, repoId: string, seq: number): boolean {
+  const at = version.lastIndexOf('@');
+  return version.slice(0, at) === repoId && Number(version.slice(at + 1)) >= seq;
 }
