@@ -118,22 +118,20 @@ function commandProblem(command: RefCommand, format: 'sha1' | 'sha256', seen: Re
   return undefined;
 }
 
-/** git's checks of new tips: present, a commit for a branch, and their history complete. */
+/** git's checks of new tips: present, a commit for a branch, and their history complete (run side by side). */
 async function checkObjects(
   commands: readonly RefCommand[],
   env: Record<string, string>,
   refuse: (ref: string, reason: string, label: RefusalReason) => void,
 ): Promise<void> {
-  const types = await objectTypes([...new Set(commands.map((c) => c.new))], env);
-  const candidates: RefCommand[] = [];
+  const tips = [...new Set(commands.map((c) => c.new))];
+  const [types, connected] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
   for (const command of commands) {
     const type = types.get(command.new);
     if (type === undefined || type === 'missing') refuse(command.ref, 'missing necessary objects', 'connectivity');
     else if (command.ref.startsWith('refs/heads/') && type !== 'commit') refuse(command.ref, `a branch must point to a commit, not a ${type}`, 'invalid');
-    else candidates.push(command);
+    else if (!connected) refuse(command.ref, 'missing necessary objects', 'connectivity');
   }
-  if (await isConnected([...new Set(candidates.map((c) => c.new))], env)) return;
-  for (const command of candidates) refuse(command.ref, 'missing necessary objects', 'connectivity');
 }
 
 function packUpload(pack: IndexedPack) {
