@@ -3,10 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { mintToken } from '../git-server/auth/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
+import { FLUSH, pktLine } from '../src/git/pkt-line.ts';
 import { useGitTestbed } from './harness/git-testbed.ts';
 
 const bed = useGitTestbed();
@@ -45,6 +47,20 @@ describe('git smart HTTP through two instances', () => {
       expect(await git().out(['rev-parse', 'HEAD', 'v1', 'v2^{}', 'origin/feature'], clone)).toBe(await git().out(['rev-parse', 'HEAD', 'v1', 'v2^{}', 'feature'], work));
       await git().run(['fsck', '--full', '--strict'], { cwd: clone });
     }
+
+    // A gzip-compressed request body (git compresses large negotiations) is read like a plain one.
+    const lsRefs = Buffer.concat([pktLine('command=ls-refs\n'), pktLine('agent=e2e\n'), Buffer.from('0001'), pktLine('ref-prefix refs/tags/\n'), FLUSH]);
+    for (const [encoding, payload] of [['identity', lsRefs], ['gzip', gzipSync(lsRefs)]] as const) {
+      const response = await fetch(`${bed.b.url}/${repo}/git-upload-pack`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bed.token}`, 'git-protocol': 'version=2', 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': encoding },
+        body: payload,
+      });
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expect(text).toContain('refs/tags/v1');
+      expect(text).not.toContain('refs/heads/');
+    }
   });
 
   it('serves shallow clones, deepen, and blob-less partial clones', async () => {
@@ -59,6 +75,12 @@ describe('git smart HTTP through two instances', () => {
     expect(await git().out(['rev-list', '--count', 'HEAD'], shallow)).toBe('1');
     await git().run(['fetch', '-q', '--deepen', '2'], { cwd: shallow });
     expect(await git().out(['rev-list', '--count', 'HEAD'], shallow)).toBe('3');
+
+    // side-band-all, which git clients use when asked to (GIT_TEST_SIDEBAND_ALL).
+    const sidebandAll = join(git().home, `sba-${randomBytes(3).toString('hex')}`);
+    const traced = await git().run(['clone', '-q', remote(bed.b, repo), sidebandAll], { env: { GIT_TEST_SIDEBAND_ALL: '1', GIT_TRACE_PACKET: '1' } });
+    expect(traced.stderr).toContain('sideband-all');
+    expect(await readFile(join(sidebandAll, 'file.txt'), 'utf8')).toBe('version 5\n');
 
     const partial = join(git().home, `partial-${randomBytes(3).toString('hex')}`);
     await git().run(['clone', '-q', '--filter=blob:none', '--no-checkout', remote(bed.b, repo), partial]);
@@ -78,6 +100,9 @@ describe('git smart HTTP through two instances', () => {
     expect(await lsRemote(remote(bed.b, repo))).toMatch(/refs\/heads\/topic/);
 
     await git().run(['push', '-q', remote(bed.b, repo), ':topic'], { cwd: work });
+    // Push options are accepted (and a push that only deletes sends no pack).
+    await git().commit(work, 'with options', { 'o.txt': 'o\n' });
+    await git().run(['push', '-q', '-o', 'ci.skip', '-o', 'reviewer=ada', remote(bed.a, repo), 'main'], { cwd: work });
     expect(await lsRemote(remote(bed.a, repo))).not.toMatch(/refs\/heads\/topic/);
 
     // Someone else moves main; our push of a diverged main is refused, and the remote keeps theirs.
