@@ -3,6 +3,7 @@ import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
 import type { AppEnvironment } from '../src/platform/app-environment.ts';
 import type { AppDirectory } from '../src/platform/apps.ts';
 import type { BuildCatalog } from '../src/platform/builds.ts';
+import type { DomainServices } from '../src/platform/domains/domain-services.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
 import { auth } from './plugins/auth.ts';
@@ -20,6 +21,9 @@ import { userRoutes } from './routes/users.ts';
 import { appRoutes } from './routes/apps.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import { environmentRoutes } from './routes/environment.ts';
+import { domainRoutes } from './routes/domains.ts';
+import { dnsRecordRoutes } from './routes/dns-records.ts';
+import { appDomainRoutes } from './routes/app-domains.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
@@ -41,6 +45,8 @@ export interface PlatformDependencies {
   builds: BuildCatalog;
   /** App environment variables. */
   environment: AppEnvironment;
+  /** Project domains, their DNS records and app hostnames; without them those routes are not served. */
+  dns?: DomainServices;
 }
 
 export const API_VERSION = '0.1.0';
@@ -78,6 +84,11 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     appRoutes(app, deps.platform.apps);
     deploymentRoutes(app, deps.platform.builds);
     environmentRoutes(app, deps.platform.environment);
+    if (deps.platform.dns) {
+      domainRoutes(app, deps.platform.dns);
+      dnsRecordRoutes(app, deps.platform.dns);
+      appDomainRoutes(app, deps.platform.dns);
+    }
   }
   await app.ready();
   return app;

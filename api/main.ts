@@ -4,7 +4,9 @@ import type { User } from '../src/apis/v1alpha1/user.ts';
 import { createInformerFactory, loadKubeConnection, pingApiServer } from '../src/kube/index.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { createAppServices } from '../src/platform/app-services.ts';
+import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
+import { createDomainServices } from '../src/platform/domains/domain-services.ts';
+import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/runtime/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
@@ -25,6 +27,9 @@ import { startServer } from './server.ts';
  * path-style addressing. Without CW_S3_BUCKET every route is still served and deploys, rollbacks and app
  * deletion answer 503. CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an
  * app's default host is `<appId>.<project>.<base domain>`.
+ *
+ * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
+ * CW_RUNTIME_DNS_*; docs/dns.md).
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kube = loadKubeConnection(env.KUBECONFIG || undefined);
@@ -45,6 +50,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     baseDomain: env.CW_RUNTIME_BASE_DOMAIN || undefined,
     maxCompatibilityDate: await newestCompatibilityDate(),
   });
+  const baseDomain = env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN;
+  const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(env, baseDomain), baseDomain });
   const grants = new KubeDeviceGrantStore(kube, { namespace: env.CW_SYSTEM_NAMESPACE ?? 'cloudwright-system' });
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
@@ -64,6 +71,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
         users,
         deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }),
         ...appServices,
+        dns,
       },
     },
     { host, port, shutdownGraceMs: 10_000 },

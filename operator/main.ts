@@ -1,9 +1,19 @@
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
+import type { Repository } from '../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { eventWriter, loadKubeConnection, type KubeObject } from '../src/kube/index.ts';
-import { BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
+import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
+import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
+import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { appHostnameController } from './controllers/app-hostname/controller.ts';
+import { projectDomainController } from './controllers/project-domain/controller.ts';
 import { projectController } from './controllers/project/controller.ts';
+import { repositoryController } from './controllers/repository/controller.ts';
+import { repositoryStoreFromEnv } from './controllers/repository/from-env.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
 import { HttpRuntimeStatus } from './controllers/runtime-app/runtime-status.ts';
 import { EventRecorder } from './runtime/events.ts';
@@ -14,7 +24,10 @@ import { Manager, runManager } from './runtime/manager.ts';
  * KUBECONFIG (else in-cluster), CW_OPERATOR_PORT (metrics and probes, default 8080), POD_NAMESPACE (where
  * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease,
  * CW_WATCH_NAMESPACE to reconcile one namespace only, CW_RUNTIME_STATUS_URL (cw-runtime's status endpoint;
- * one URL per replica, separated by commas) to report whether apps are served.
+ * one URL per replica, separated by commas) to report whether apps are served, CW_GIT_BUCKET with the
+ * CW_S3_* settings (see controllers/repository/from-env.ts) for the repositories' bucket. Project domains and
+ * app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
+ * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
  */
 export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const kube = loadKubeConnection(env.KUBECONFIG || undefined);
@@ -39,12 +52,40 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
+  const dns = dnsSettingsFromEnv(env, env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN);
+  const dnsInformers = {
+    domains: manager.informer<ProjectDomain>(PROJECT_DOMAINS, scope),
+    records: manager.informer<DnsRecord>(DNS_RECORDS, scope),
+    hostnames: manager.informer<AppHostname>(APP_HOSTNAMES, scope),
+  };
+  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, log: manager.log.child({ controller: 'projectdomain' }) }));
+  manager.add(
+    appHostnameController({
+      ...common,
+      ...dnsInformers,
+      apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
+      builds: manager.informer<Build>(BUILDS, scope),
+      settings: dns,
+      log: manager.log.child({ controller: 'apphostname' }),
+    }),
+  );
   if (!watchNamespace) manager.add(
     projectController({
       ...common,
       projects: manager.informer<Project>(PROJECTS),
       namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: 'cloudwright.dev/project' }),
       log: manager.log.child({ controller: 'project' }),
+    }),
+  );
+  // Repositories live in cw-git's bucket; without one the controller is not started, and the log says why.
+  const git = repositoryStoreFromEnv(env, manager.registry);
+  if ('disabled' in git) manager.log.info(`repository controller not started: ${git.disabled}`);
+  else manager.add(
+    repositoryController({
+      ...common,
+      store: git.store,
+      repositories: manager.informer<Repository>(REPOSITORIES, scope),
+      log: manager.log.child({ controller: 'repository' }),
     }),
   );
   await runManager(manager);

@@ -10,6 +10,8 @@ import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { bootstrapAccounts } from './dev-bootstrap.ts';
+import { startDevGit } from './dev-git.ts';
+import { startDevDns } from './dev-dns-zone.ts';
 
 const devDir = join(repoRoot, '.dev');
 const stateDir = join(devDir, 'state');
@@ -76,9 +78,15 @@ async function main(): Promise<void> {
     ...runtimeDataDir(),
   });
   const operatorPort = await freePort();
-  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), CW_RUNTIME_STATUS_URL: runtimeStatusUrl });
+  // DNS: project zones in moto's Route 53, delegation checks against a local parent zone for `test.`.
+  const dns = await startDevDns(moto.endpoint);
+  track(dns);
+  // Git: two cw-git instances on one bucket; the operator reconciles their Repository resources.
+  const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig });
+  git.services.forEach(track);
+  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv });
+  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv, ...dns.env });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([
     waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
@@ -97,10 +105,13 @@ async function main(): Promise<void> {
     ...runtimeEnv,
     ...s3Env,
     CW_ROUTE53_ENDPOINT: moto.endpoint,
+    CW_DNS_PARENT_SERVER: dns.env.CW_DNS_PARENT_SERVER,
+    CW_DEV_DNS_CONTROL_URL: dns.controlUrl,
     CW_OPERATOR_METRICS_URL: `http://127.0.0.1:${operatorPort}/metrics`,
+    ...git.env,
   };
   writeFileSync(envFile, Object.entries(env).map(([k, v]) => `${k}=${v}`).join('\n') + '\n', { mode: 0o600 });
-  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); environment in .dev/env; logs in .dev/state/*.log`);
+  say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; environment in .dev/env; logs in .dev/state/*.log`);
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('Ctrl-C stops everything');
 }

@@ -61,7 +61,7 @@ export async function startRuntime(name: string, running: Service[]): Promise<Ru
  * Starts a cw-operator that reconciles `namespace` only (so tests sharing the control plane never fight over
  * each other's objects; cluster-scoped kinds such as Projects are left alone) and asks `runtimes` what they serve.
  */
-export async function startOperator(namespace: string, runtimes: Runtime[], running: Service[]): Promise<void> {
+export async function startOperator(namespace: string, runtimes: Runtime[], running: Service[], env: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
   const service = startService({
     name: `operator-${namespace}`,
@@ -75,6 +75,7 @@ export async function startOperator(namespace: string, runtimes: Runtime[], runn
       POD_NAMESPACE: namespace,
       CW_WATCH_NAMESPACE: namespace,
       CW_RUNTIME_STATUS_URL: runtimes.map((r) => r.statusUrl).join(','),
+      ...env,
     },
   });
   running.push(service);

@@ -110,7 +110,10 @@ function pendingDns(app: RuntimeApp, attached: readonly AppHostname[]): AppDelet
   const pending = new Map<string, PendingDnsRecord[]>();
   for (const hostname of app.spec.hostnames ?? []) pending.set(hostname, []);
   for (const h of attached) {
-    if (h.spec.dnsMode === 'managed_project_domain') continue; // platform-owned records: deleted above
+    if (h.spec.dnsMode === 'managed_project_domain') {
+      pending.delete(h.spec.hostname); // platform-owned records: deleted above (finalize put it in spec.hostnames)
+      continue;
+    }
     const records = (h.status?.dnsRecords ?? []).map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
     pending.set(h.spec.hostname, [...(pending.get(h.spec.hostname) ?? []), ...records]);
   }

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
-import { DnsLabel, DnsSubdomain, Hostname, immutable } from './strings.ts';
+import { DnsLabel, DnsSubdomain, Hostname, immutable, Timestamp } from './strings.ts';
 
 /** Who publishes the DNS records of a hostname. */
 export const HostnameDnsMode = Type.Union([Type.Literal('external_records'), Type.Literal('managed_project_domain')], {
@@ -42,6 +42,20 @@ export const AppHostnameStatus = Type.Object({
   projectDomain: Type.Optional(
     DnsSubdomain({ description: 'managed_project_domain: the ProjectDomain the records are written to.' }),
   ),
+  verificationToken: Type.Optional(
+    Type.String({
+      minLength: 16,
+      maxLength: 64,
+      pattern: '^[a-z0-9]+$',
+      description: 'external_records: the ownership challenge published as TXT at _cloudwright.<hostname> (not a secret).',
+    }),
+  ),
+  activatedAt: Type.Optional(Timestamp({ description: 'When finalize activated the hostname: from then on the app is served on it.' })),
+  state: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('active')], {
+      description: 'pending until finalize has verified the DNS records, then active (served).',
+    }),
+  ),
 });
 export type AppHostnameStatus = Static<typeof AppHostnameStatus>;
 
@@ -72,5 +86,7 @@ export const AppHostnameKind: KindDescriptor<'AppHostname', typeof AppHostnameSp
     { name: 'Hostname', type: 'string', jsonPath: '.spec.hostname', description: 'Attached host name.' },
     { name: 'App', type: 'string', jsonPath: '.spec.appRef.name', description: 'RuntimeApp served.' },
     { name: 'DNS Mode', type: 'string', jsonPath: '.spec.dnsMode', description: 'Who publishes the records.' },
+    { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending or active.' },
+    { name: 'Domain', type: 'string', jsonPath: '.status.projectDomain', description: 'ProjectDomain holding the records.', priority: 1 },
   ],
 };

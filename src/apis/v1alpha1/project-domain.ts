@@ -11,14 +11,22 @@ export const ProjectDomainDnsMode = Type.Literal('zone_delegated', {
 });
 
 /** Where delegation stands; mirrors the REST `status` field. */
-export const ProjectDomainState = Type.Union([Type.Literal('pending_delegation'), Type.Literal('managed')], {
-  description: 'pending_delegation until the domain delegates to the zone, then managed (records unlocked).',
+export const ProjectDomainState = Type.Union([Type.Literal('pending_delegation'), Type.Literal('managed'), Type.Literal('deleted')], {
+  description:
+    'pending_delegation until the domain delegates to the zone, then managed (records unlocked); deleted once soft-deleted (zone and records gone, the object kept as history).',
 });
 export type ProjectDomainState = Static<typeof ProjectDomainState>;
 
 export const ProjectDomainSpec = Type.Object({
   domain: Hostname({ description: 'The domain (apex) whose DNS the platform hosts.', ...immutable('domain') }),
   dnsMode: Type.Optional(ProjectDomainDnsMode),
+  deleted: Type.Optional(
+    Type.Boolean({
+      description:
+        'Soft delete: true removes the hosted zone and every record of the domain but keeps this object (its conditions and history) for audit. The same domain can then be added again as a new object. Cannot be set back to false.',
+      'x-kubernetes-validations': [{ rule: 'self || !oldSelf', message: 'a deleted domain cannot be restored; add the domain again' }],
+    }),
+  ),
 });
 export type ProjectDomainSpec = Static<typeof ProjectDomainSpec>;
 
@@ -36,6 +44,14 @@ export const ProjectDomainStatus = Type.Object({
   ),
   state: Type.Optional(ProjectDomainState),
   lastCheckedAt: Type.Optional(Timestamp({ description: 'When delegation was last checked.' })),
+  delegatedNameservers: Type.Optional(
+    Type.Array(Hostname({ description: 'Nameserver host name.' }), {
+      maxItems: 16,
+      description: 'The nameservers the parent zone listed for the domain at the last check.',
+    }),
+  ),
+  records: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'DnsRecords of the domain in the zone as specified.' })),
+  deletedAt: Type.Optional(Timestamp({ description: 'When the domain was soft-deleted.' })),
 });
 export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
 
@@ -45,7 +61,9 @@ export const ProjectDomainConditions = {
   ZoneReady: 'ZoneReady',
   /** The parent zone's authoritative servers delegate the domain to exactly those nameservers. */
   Delegated: 'Delegated',
-  /** ZoneReady and Delegated: state is managed. */
+  /** The DnsRecords of the domain are in the zone (False: held while not delegated, conflicts, provider errors). */
+  RecordsApplied: 'RecordsApplied',
+  /** ZoneReady, Delegated and RecordsApplied: state is managed and the zone holds what was asked. */
   Ready: 'Ready',
 } as const;
 
@@ -65,7 +83,8 @@ export const ProjectDomainKind: KindDescriptor<'ProjectDomain', typeof ProjectDo
     status: ProjectDomainStatus,
     printerColumns: [
       { name: 'Domain', type: 'string', jsonPath: '.spec.domain', description: 'The domain.' },
-      { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending_delegation or managed.' },
+      { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending_delegation, managed or deleted.' },
+      { name: 'Records', type: 'integer', jsonPath: '.status.records', description: 'Records applied in the zone.' },
       { name: 'Zone', type: 'string', jsonPath: '.status.hostedZoneId', description: 'Hosted zone id.', priority: 1 },
       {
         name: 'Last Checked',

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DomainServices } from '../../src/platform/domains/domain-services.ts';
+import { AppParams } from '../schemas/app.ts';
+import { Hostname, HostnameBody, HostnameParams } from '../schemas/domain.ts';
+import { errorResponses } from '../schemas/problem.ts';
+
+const tags = ['apps'];
+
+export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void {
+  // Read lazily: building the OpenAPI document registers routes against stand-ins that must not be touched.
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/apps/:appId/domains', {
+    config: { auth: { scope: 'apps:read', project: true } },
+    schema: { tags, summary: 'List the hostnames attached to the app, with their state', params: AppParams, response: { 200: Type.Object({ domains: Type.Array(Hostname) }), ...errorResponses(404) } },
+    handler: async (request) => ({ domains: dns.hostnames.list(request.params.projectId, request.params.appId) }),
+  });
+
+  r.post('/v1/projects/:projectId/apps/:appId/domains', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). Idempotent',
+      params: AppParams,
+      body: HostnameBody,
+      response: { 200: Hostname, 202: Hostname, ...errorResponses(404, 409) },
+    },
+    handler: async (request, reply) => {
+      const result = await dns.hostnames.attach(request.params.projectId, request.params.appId, request.body);
+      return reply.code(result.statusCode).send(result.view);
+    },
+  });
+
+  r.post('/v1/projects/:projectId/apps/:appId/domains/:domain/finalize', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Finalize: checks that the records are live (external: through the platform’s resolver; managed: applied), then the app is served on the hostname. 409 saying what is missing; repeatable',
+      params: HostnameParams,
+      response: { 200: Hostname, ...errorResponses(404, 409) },
+    },
+    handler: async (request) => dns.hostnames.finalize(request.params.projectId, request.params.appId, request.params.domain),
+  });
+}

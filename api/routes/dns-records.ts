@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DomainServices } from '../../src/platform/domains/domain-services.ts';
+import { DnsRecord, DomainParams, RecordBody, RecordParams } from '../schemas/domain.ts';
+import { errorResponses } from '../schemas/problem.ts';
+
+const tags = ['domains'];
+const one = Type.Object({ record: DnsRecord });
+
+export function dnsRecordRoutes(app: FastifyInstance, dns: DomainServices): void {
+  // Read lazily: building the OpenAPI document registers routes against stand-ins that must not be touched.
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/domains/:domain/records', {
+    config: { auth: { scope: 'domain:read', project: true } },
+    schema: { tags, summary: 'List the domain’s records, platform-owned ones included', params: DomainParams, response: { 200: Type.Object({ records: Type.Array(DnsRecord) }), ...errorResponses(404) } },
+    handler: async (request) => ({ records: dns.records.list(request.params.projectId, request.params.domain) }),
+  });
+
+  r.post('/v1/projects/:projectId/domains/:domain/records', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Create a record (name, type, values, ttl) and write it to the zone. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name)',
+      params: DomainParams,
+      body: RecordBody,
+      response: { 201: one, ...errorResponses(404, 409) },
+    },
+    handler: async (request, reply) => reply.code(201).send({ record: await dns.records.create(request.params.projectId, request.params.domain, request.body) }),
+  });
+
+  r.put('/v1/projects/:projectId/domains/:domain/records/:recordId', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Update a record: omitted name, type and ttl keep the stored ones; values replace the stored values. 409 for platform-owned records and while the domain is not managed',
+      params: RecordParams,
+      body: RecordBody,
+      response: { 200: one, ...errorResponses(404, 409) },
+    },
+    handler: async (request) => ({ record: await dns.records.update(request.params.projectId, request.params.domain, request.params.recordId, request.body) }),
+  });
+
+  r.delete('/v1/projects/:projectId/domains/:domain/records/:recordId', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Delete a record (in every domain state); 409 for platform-owned records. Answers the record as it was',
+      params: RecordParams,
+      response: { 200: one, ...errorResponses(404, 409) },
+    },
+    handler: async (request) => ({ record: await dns.records.delete(request.params.projectId, request.params.domain, request.params.recordId) }),
+  });
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { DomainServices } from '../../src/platform/domains/domain-services.ts';
+import { Domain, DomainBody, DomainParams } from '../schemas/domain.ts';
+import { errorResponses } from '../schemas/problem.ts';
+import { ProjectParams } from '../schemas/project.ts';
+
+const tags = ['domains'];
+const one = Type.Object({ domain: Domain });
+
+export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
+  // Read lazily: building the OpenAPI document registers routes against stand-ins that must not be touched.
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/domains', {
+    config: { auth: { scope: 'domain:read', project: true } },
+    schema: { tags, summary: 'List the project’s domains (an empty list when there are none)', params: ProjectParams, response: { 200: Type.Object({ domains: Type.Array(Domain) }) } },
+    handler: async (request) => ({ domains: dns.domains.list(request.params.projectId) }),
+  });
+
+  r.post('/v1/projects/:projectId/domains', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
+      params: ProjectParams,
+      body: DomainBody,
+      response: { 201: one, ...errorResponses(409, 502, 503) },
+    },
+    handler: async (request, reply) => reply.code(201).send({ domain: await dns.domains.create(request.params.projectId, request.body.domain) }),
+  });
+
+  r.get('/v1/projects/:projectId/domains/:domain', {
+    config: { auth: { scope: 'domain:read', project: true } },
+    schema: { tags, summary: 'Get a domain', params: DomainParams, response: { 200: one, ...errorResponses(404) } },
+    handler: async (request) => ({ domain: dns.domains.get(request.params.projectId, request.params.domain) }),
+  });
+
+  r.delete('/v1/projects/:projectId/domains/:domain', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted; its history is kept and the domain can be added again',
+      params: DomainParams,
+      response: { 200: one, ...errorResponses(404, 502, 503) },
+    },
+    handler: async (request) => ({ domain: await dns.domains.delete(request.params.projectId, request.params.domain) }),
+  });
+
+  r.post('/v1/projects/:projectId/domains/:domain/delegation-check', {
+    config: { auth: { scope: 'domain:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). Repeatable',
+      params: DomainParams,
+      response: { 200: one, ...errorResponses(404, 502, 503) },
+    },
+    handler: async (request) => ({ domain: await dns.domains.checkDelegation(request.params.projectId, request.params.domain) }),
+  });
+}

@@ -1,0 +1,96 @@
+import type { Registry } from 'prom-client';
+import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { findCondition } from '../../../src/conditions/index.ts';
+import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
+import { apiZoneGraceLeft, DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
+import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
+import { Controller, type Result } from '../../runtime/controller.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import { addFinalizer, runFinalizer } from '../../runtime/finalizers.ts';
+import type { Logger } from '../../runtime/log.ts';
+import { ItemExponentialRateLimiter } from '../../runtime/rate-limiter.ts';
+import { nextCheckIn } from './recheck.ts';
+
+export interface ProjectDomainControllerDeps {
+  kube: KubeConnection;
+  domains: Informer<ProjectDomain>;
+  records: Informer<DnsRecord>;
+  hostnames: Informer<AppHostname>;
+  settings: DnsSettings;
+  events: EventRecorder;
+  registry: Registry;
+  log: Logger;
+  now?: () => Date;
+}
+
+/** Ready reasons that are good news; every other change of Ready is a Warning. */
+const NORMAL: ReadonlySet<string> = new Set(['Managed', 'PendingDelegation', 'Deleted', 'DelegationPending']);
+
+/** A provider error that retrying will not fix (credentials, limits, a foreign zone) is looked at again this late. */
+const STUCK_RETRY_MS = 5 * 60 * 1000;
+
+/**
+ * Reconciles ProjectDomains: creates the hosted zone (idempotent by the object's uid as caller reference),
+ * writes the domain's DnsRecords into it (held while not delegated, deletes always), re-checks the delegation
+ * of managed domains every `settings.recheckIntervalMs` (back to pending_delegation when the parent zone no
+ * longer delegates to the zone), and on soft delete or `kubectl delete` removes records and zone. A DnsRecord
+ * change reconciles its domain: the zone is the unit a change is applied to, so this controller also writes
+ * each DnsRecord's Ready condition.
+ */
+export function projectDomainController(deps: ProjectDomainControllerDeps): Controller<ProjectDomain> {
+  const now = deps.now ?? (() => new Date());
+  const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
+  const reconciler = new DomainReconciler(store, deps.settings, now);
+  const interval = deps.settings.recheckIntervalMs;
+
+  return new Controller<ProjectDomain>({
+    name: 'projectdomain',
+    kind: 'ProjectDomain',
+    source: deps.domains,
+    owns: [{ kind: 'DnsRecord', source: deps.records, mapToOwner: (r) => recordDomainKeys(r as DnsRecord) }],
+    registry: deps.registry,
+    log: deps.log,
+    workers: 2,
+    rateLimiter: new ItemExponentialRateLimiter<string>(500, 60_000),
+    reconcile: async (key, { log }): Promise<Result> => {
+      let domain = deps.domains.get(key);
+      if (!domain) return;
+      if (await runFinalizer(store.domainClient, domain, ZONE_FINALIZER, (d) => reconciler.retire(d).then(() => undefined))) return;
+      if (domain.spec.deleted) {
+        if (domain.status?.state !== 'deleted' || domain.metadata?.finalizers?.includes(ZONE_FINALIZER)) await report(domain, await reconciler.retire(domain));
+        return;
+      }
+      domain = await addFinalizer(store.domainClient, domain, ZONE_FINALIZER);
+      const grace = apiZoneGraceLeft(domain, now());
+      if (grace > 0) return { requeueAfter: grace };
+      const due = domain.status?.state === 'managed' && nextCheckIn(domain.status.lastCheckedAt, interval, now()) === 0;
+      const pass = await reconciler.reconcile(domain, { checkDelegation: due });
+      await report(domain, pass.domain);
+      if (pass.failure) {
+        log.warn('DNS provider failed', { code: pass.failure.code, op: pass.failure.op, providerCode: pass.failure.providerCode });
+        if (pass.failure.retryable) throw pass.failure;
+        return { requeueAfter: STUCK_RETRY_MS };
+      }
+      if (pass.domain.status?.state === 'managed') return { requeueAfter: Math.max(1000, nextCheckIn(pass.domain.status.lastCheckedAt, interval, now())) };
+      return;
+    },
+  });
+
+  /** An Event when Ready changes (after the status write, so a restart that writes nothing records nothing). */
+  async function report(before: ProjectDomain, after: ProjectDomain): Promise<void> {
+    const was = findCondition(before.status?.conditions, 'Ready');
+    const is = findCondition(after.status?.conditions, 'Ready');
+    if (!is || (was?.status === is.status && was.reason === is.reason)) return;
+    await deps.events.event(after, NORMAL.has(is.reason) ? 'Normal' : 'Warning', is.reason, is.message);
+  }
+}
+
+/** A DnsRecord reconciles the ProjectDomain it names. */
+function recordDomainKeys(record: DnsRecord | KubeObject): string[] {
+  const namespace = record.metadata?.namespace;
+  const name = (record as DnsRecord).spec?.domainRef?.name;
+  return namespace && name ? [`${namespace}/${name}`] : [];
+}

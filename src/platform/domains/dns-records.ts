@@ -1,0 +1,152 @@
+import { randomBytes } from 'node:crypto';
+import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
+import { checkExclusivity, parseRecord, validateRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
+import { isConflict } from '../../kube/index.ts';
+import { PROJECT_LABEL } from '../resources.ts';
+import type { DomainReconciler } from './domain-reconciler.ts';
+import type { DomainStore } from './domain-store.ts';
+import { recordView, type RecordView } from './views.ts';
+
+/** A record as a request states it; `value` is shorthand for a one-element `values`. */
+export interface RecordInput {
+  readonly name?: string | undefined;
+  readonly type?: string | undefined;
+  readonly values?: readonly string[] | undefined;
+  readonly value?: string | undefined;
+  readonly ttl?: number | undefined;
+}
+
+/** Owner reference making a DnsRecord a child of its ProjectDomain (deleting the domain object deletes it). */
+export function domainOwnerReference(domain: ProjectDomain) {
+  return { apiVersion: API_VERSION, kind: 'ProjectDomain', name: domain.metadata?.name ?? '', uid: domain.metadata?.uid ?? '' };
+}
+
+/** The records of `domain` other than `except`, validated, for the exclusivity check. */
+export function existingRecords(records: readonly DnsRecord[], domain: string, except?: string): ExistingRecord[] {
+  return records.flatMap((r) => {
+    const id = r.metadata?.name;
+    if (id === except) return [];
+    const check = validateRecord(r.spec, domain);
+    return check.ok ? [{ fqdn: check.record.fqdn, type: check.record.type, id, ownerApp: r.spec.owner?.resourceId }] : [];
+  });
+}
+
+/**
+ * DNS records of a project domain for the REST routes. Create and update need the domain to be `managed`
+ * (409 otherwise: until the parent zone delegates to the hosted zone nobody would see them); delete works
+ * in every state. Platform-owned records (written for an app hostname) are refused to manual edits (409).
+ * Each write is applied to the zone before answering; the record's `status` says how that went.
+ */
+export class DnsRecords {
+  readonly #store: DomainStore;
+  readonly #reconciler: DomainReconciler;
+
+  constructor(store: DomainStore, reconciler: DomainReconciler) {
+    this.#store = store;
+    this.#reconciler = reconciler;
+  }
+
+  /** @throws NotFoundError for a missing domain */
+  list(project: string, domain: string): RecordView[] {
+    const d = this.#store.domain(project, domain);
+    return this.#store
+      .recordsOf(d)
+      .map((r) => recordView(r, d.spec.domain))
+      .sort((a, b) => a.fqdn.localeCompare(b.fqdn) || a.type.localeCompare(b.type) || a.record_id.localeCompare(b.record_id));
+  }
+
+  async create(project: string, domain: string, input: RecordInput): Promise<RecordView> {
+    const d = this.#store.domain(project, domain);
+    this.#requireManaged(d, 'created');
+    if (input.name === undefined || input.type === undefined) throw new BadRequestError('name and type are required.');
+    const record = parseRecord({ name: input.name, type: input.type, values: valuesOf(input) ?? [], ttl: input.ttl }, d.spec.domain);
+    this.#checkExclusive(d, record);
+    const created = await this.#store.recordClient.create({
+      metadata: {
+        name: `r-${randomBytes(5).toString('hex')}`,
+        namespace: project,
+        labels: { [PROJECT_LABEL]: project },
+        ownerReferences: [domainOwnerReference(d)],
+      },
+      spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+    });
+    return this.#applied(d, created);
+  }
+
+  /** Omitted name, type and ttl keep the stored ones; `values` (or `value`) replace the stored values. */
+  async update(project: string, domain: string, recordId: string, input: RecordInput): Promise<RecordView> {
+    const d = this.#store.domain(project, domain);
+    const stored = this.#record(d, recordId);
+    this.#refuseOwned(stored, 'changed');
+    this.#requireManaged(d, 'updated');
+    const record = parseRecord(
+      { name: input.name ?? stored.spec.name, type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
+      d.spec.domain,
+    );
+    this.#checkExclusive(d, record, recordId);
+    let written: DnsRecord;
+    try {
+      written = await this.#store.recordClient.replace({
+        ...stored,
+        spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+      });
+    } catch (err) {
+      if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
+      throw err;
+    }
+    return this.#applied(d, written);
+  }
+
+  /** Removes the record from the zone (also while the domain is pending delegation). */
+  async delete(project: string, domain: string, recordId: string): Promise<RecordView> {
+    const d = this.#store.domain(project, domain);
+    const stored = this.#record(d, recordId);
+    this.#refuseOwned(stored, 'deleted');
+    await this.#store.recordClient.delete(project, recordId);
+    await this.#store.settleGone(this.#store.caches.records, stored);
+    await this.#reconciler.reconcile(this.#store.domain(project, domain));
+    return recordView(stored, d.spec.domain);
+  }
+
+  async #applied(d: ProjectDomain, written: DnsRecord): Promise<RecordView> {
+    await this.#store.settleObject(this.#store.caches.records, written);
+    await this.#reconciler.reconcile(d);
+    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
+    return recordView(this.#store.caches.records.get(key) ?? written, d.spec.domain);
+  }
+
+  #record(d: ProjectDomain, recordId: string): DnsRecord {
+    const found = this.#store.recordsOf(d).find((r) => r.metadata?.name === recordId);
+    if (!found) throw new NotFoundError(`Domain ${d.spec.domain} has no record ${recordId}.`);
+    return found;
+  }
+
+  #requireManaged(d: ProjectDomain, verb: string): void {
+    if (d.status?.state === 'managed') return;
+    const ns = d.status?.nameservers?.length ? d.status.nameservers.join(', ') : 'the nameservers shown for the domain';
+    throw new ConflictError(
+      `Records cannot be ${verb} while ${d.spec.domain} is pending_delegation: nobody would resolve them. Set the domain's nameservers at your registrar to ${ns}, then run the delegation check (POST …/domains/${d.spec.domain}/delegation-check). Records can still be deleted.`,
+    );
+  }
+
+  #refuseOwned(r: DnsRecord, verb: string): void {
+    const owner = r.spec.owner;
+    if (!owner) return;
+    throw new ConflictError(
+      `Record ${r.metadata?.name} is owned by the platform (owner ${owner.kind}, ${owner.resourceType} ${owner.resourceId}): it serves a hostname of app ${owner.resourceId} and cannot be ${verb} by hand. It goes when the app or its hostname does.`,
+    );
+  }
+
+  #checkExclusive(d: ProjectDomain, record: ValidRecord, except?: string): void {
+    const clash = checkExclusivity(record, existingRecords(this.#store.recordsOf(d), d.spec.domain, except), d.spec.domain);
+    if (clash) throw new ConflictError(clash.message);
+  }
+}
+
+function valuesOf(input: RecordInput): readonly string[] | undefined {
+  if (input.values !== undefined && input.value !== undefined) throw new BadRequestError('Give either value or values, not both.');
+  return input.value !== undefined ? [input.value] : input.values;
+}

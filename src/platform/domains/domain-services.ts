@@ -1,0 +1,40 @@
+import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
+import type { Build } from '../../apis/v1alpha1/build.ts';
+import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import type { RuntimeApp } from '../../apis/v1alpha1/runtime-app.ts';
+import type { InformerFactory, KubeConnection } from '../../kube/index.ts';
+import { AppStore } from '../app-store.ts';
+import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../resources.ts';
+import { AppHostnames } from './app-hostnames.ts';
+import type { DnsSettings } from './dns-settings.ts';
+import { DnsRecords } from './dns-records.ts';
+import { DomainReconciler } from './domain-reconciler.ts';
+import { DomainStore } from './domain-store.ts';
+import { ProjectDomains } from './project-domains.ts';
+
+export interface DomainServices {
+  domains: ProjectDomains;
+  records: DnsRecords;
+  hostnames: AppHostnames;
+}
+
+/**
+ * Project domains, their records and app hostnames on shared caches (the informer factory hands out one
+ * informer per kind, so the app services' caches are reused). Call before `informers.start()`.
+ */
+export function createDomainServices(conn: KubeConnection, informers: InformerFactory, options: { settings: DnsSettings; baseDomain: string }): DomainServices {
+  const store = new DomainStore(conn, {
+    domains: informers.informer<ProjectDomain>(PROJECT_DOMAINS),
+    records: informers.informer<DnsRecord>(DNS_RECORDS),
+    hostnames: informers.informer<AppHostname>(APP_HOSTNAMES),
+  });
+  const apps = new AppStore(conn, informers.informer<RuntimeApp>(RUNTIME_APPS), informers.informer<Build>(BUILDS));
+  const reconciler = new DomainReconciler(store, options.settings);
+  const baseDomain = options.baseDomain.toLowerCase();
+  return {
+    domains: new ProjectDomains({ store, reconciler, baseDomain }),
+    records: new DnsRecords(store, reconciler),
+    hostnames: new AppHostnames({ store, apps, reconciler, settings: options.settings, baseDomain }),
+  };
+}

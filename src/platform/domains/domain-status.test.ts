@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { compareDelegation } from '../../dns/delegation.ts';
+import { domainStatus, providerReason } from './domain-status.ts';
+
+const now = new Date('2026-01-01T12:00:00Z');
+const later = new Date('2026-01-01T12:05:00Z');
+const zone = { zoneId: 'Z123', nameservers: ['ns-1.example.net', 'ns-2.example.org'] };
+const fresh: ProjectDomain = { metadata: { name: 'shop-test-abc', namespace: 'p', generation: 1 }, spec: { domain: 'shop.test' } };
+const cond = (d: { conditions?: { type: string; status: string; reason: string; message: string }[] }, type: string) => d.conditions?.find((c) => c.type === type);
+const withStatus = (status: ProjectDomain['status']): ProjectDomain => ({ ...fresh, status });
+
+describe('domainStatus', () => {
+  it('a new zone: pending_delegation, with the nameservers to set and the check to run', () => {
+    const s = domainStatus(fresh, { zone, records: { applied: 0, held: 0, rejected: [] } }, now);
+    expect(s).toMatchObject({ state: 'pending_delegation', hostedZoneId: 'Z123', nameservers: zone.nameservers, observedGeneration: 1 });
+    expect(cond(s, 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
+    expect(cond(s, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotChecked' });
+    expect(cond(s, 'Delegated')?.message).toContain('ns-1.example.net, ns-2.example.org');
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
+  });
+
+  it('a conclusive check moves the state; an inconclusive one keeps it and says why', () => {
+    const pending = withStatus(domainStatus(fresh, { zone }, now));
+    const managed = domainStatus(pending, { zone, delegation: compareDelegation('shop.test', zone.nameservers, zone.nameservers), records: { applied: 2, held: 0, rejected: [] } }, later);
+    expect(managed).toMatchObject({ state: 'managed', lastCheckedAt: '2026-01-01T12:05:00Z', records: 2, delegatedNameservers: zone.nameservers });
+    expect(cond(managed, 'Ready')).toMatchObject({ status: 'True', reason: 'Managed' });
+    const timeout = { delegated: false, found: [], expected: zone.nameservers, reason: 'Timeout' as const, message: 'did not answer; the check can be repeated later.' };
+    const still = domainStatus(withStatus(managed), { zone, delegation: timeout }, later);
+    expect(still.state).toBe('managed');
+    expect(cond(still, 'Delegated')).toMatchObject({ status: 'Unknown', reason: 'Timeout' });
+    const gone = domainStatus(withStatus(managed), { zone, delegation: compareDelegation('shop.test', [], zone.nameservers) }, later);
+    expect(gone.state).toBe('pending_delegation');
+    expect(cond(gone, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated' });
+    expect(cond(gone, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
+  });
+
+  it('records held, refused or failing keep Ready false with the reason', () => {
+    const managed = withStatus({ ...domainStatus(fresh, { zone }, now), state: 'managed' });
+    const conflicts = domainStatus(managed, { zone, records: { applied: 1, held: 0, rejected: ['r-1: www CNAME conflicts'] } }, now);
+    expect(cond(conflicts, 'RecordsApplied')).toMatchObject({ status: 'False', reason: 'RecordConflicts' });
+    expect(cond(conflicts, 'Ready')?.message).toContain('r-1: www CNAME conflicts');
+    const failing = domainStatus(managed, { zone, records: { failure: 'throttled', message: 'busy.' } }, now);
+    expect(cond(failing, 'RecordsApplied')).toMatchObject({ status: 'False', reason: 'ProviderThrottled' });
+    const held = domainStatus(fresh, { zone, records: { applied: 0, held: 3, rejected: [] } }, now);
+    expect(cond(held, 'RecordsApplied')).toMatchObject({ status: 'False', reason: 'DelegationPending' });
+  });
+
+  it('zone failures, invalid names, taken domains and deletion each say so', () => {
+    const failed = domainStatus(fresh, { zone: { failure: 'access_denied', message: 'denied.' } }, now);
+    expect(cond(failed, 'ZoneReady')).toMatchObject({ status: 'False', reason: 'ProviderAccessDenied' });
+    expect(cond(failed, 'Ready')?.reason).toBe('ProviderAccessDenied');
+    expect(cond(domainStatus(fresh, { takenBy: 'other' }, now), 'Ready')).toMatchObject({ reason: 'DomainTaken' });
+    expect(cond(domainStatus(fresh, { invalid: { message: 'bad' } }, now), 'Ready')).toMatchObject({ reason: 'InvalidDomain', message: 'bad' });
+    const deleted = domainStatus(withStatus(domainStatus(fresh, { zone }, now)), { deleted: true }, later);
+    expect(deleted).toMatchObject({ state: 'deleted', deletedAt: '2026-01-01T12:05:00Z', records: 0 });
+    expect(deleted.hostedZoneId).toBeUndefined();
+    expect(cond(deleted, 'Ready')).toMatchObject({ status: 'False', reason: 'Deleted' });
+  });
+
+  it('keeps lastTransitionTime when nothing flips', () => {
+    const first = domainStatus(fresh, { zone }, now);
+    const again = domainStatus(withStatus(first), { zone }, later);
+    expect(again).toEqual(first);
+  });
+
+  it('names provider reasons in CamelCase', () => {
+    expect(providerReason('zone_not_found')).toBe('ProviderZoneNotFound');
+    expect(providerReason('unavailable')).toBe('ProviderUnavailable');
+  });
+});

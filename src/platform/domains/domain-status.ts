@@ -1,0 +1,133 @@
+// The status of a ProjectDomain from what was just observed: the zone, the delegation and the records. Pure,
+// shared by the API (which acts on a request) and the operator (which converges), so both write the same
+// conditions for the same world, and a status is written only when it changed.
+import type { ProjectDomain, ProjectDomainState, ProjectDomainStatus } from '../../apis/v1alpha1/project-domain.ts';
+import { formatTime, setCondition, type ConditionUpdate } from '../../conditions/index.ts';
+import type { DelegationResult } from '../../dns/delegation.ts';
+import type { DnsProviderErrorCode } from '../../dns/provider.ts';
+
+/** What a reconciliation saw; an absent part was not looked at this time and keeps its previous status. */
+export interface DomainObservation {
+  /** The domain name itself was refused (a GitOps object): no zone is created. */
+  readonly invalid?: { readonly message: string };
+  /** Another project holds the domain (it was added there first): no zone is created. */
+  readonly takenBy?: string;
+  readonly zone?: { readonly zoneId: string; readonly nameservers: readonly string[] } | ProviderFailure;
+  readonly delegation?: DelegationResult;
+  readonly records?: RecordsOutcome | ProviderFailure;
+  /** Soft-deleted and cleaned up: zone and records are gone. */
+  readonly deleted?: boolean;
+}
+
+export interface ProviderFailure {
+  readonly failure: DnsProviderErrorCode;
+  readonly message: string;
+}
+
+/** How the domain's DnsRecords fared in the zone. */
+export interface RecordsOutcome {
+  readonly applied: number;
+  /** Waiting for the delegation (creates and updates are held while pending). */
+  readonly held: number;
+  /** Refused (invalid or conflicting), with one line each. */
+  readonly rejected: readonly string[];
+}
+
+const isFailure = (x: object | undefined): x is ProviderFailure => x !== undefined && 'failure' in x;
+
+/** `unavailable` → `ProviderUnavailable`: a condition reason for a provider error code. */
+export function providerReason(code: DnsProviderErrorCode): string {
+  return `Provider${code.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
+}
+
+/** Delegation outcomes that say nothing about the delegation itself: the previous state stands. */
+const INCONCLUSIVE: ReadonlySet<string> = new Set(['Timeout', 'Unreachable', 'ServerFailure', 'ParentNotFound']);
+
+/** The next status of `domain` given `seen`; compare with `statusChanged` before writing. */
+export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now: Date): ProjectDomainStatus {
+  const prev = domain.status ?? {};
+  const name = domain.spec.domain;
+  const generation = domain.metadata?.generation;
+  const status: ProjectDomainStatus = { ...prev, observedGeneration: generation };
+  let conditions = prev.conditions ?? [];
+  const set = (update: ConditionUpdate) => (conditions = setCondition(conditions, update, generation, now).conditions);
+
+  if (seen.deleted) {
+    const { hostedZoneId: _z, nameservers: _n, delegatedNameservers: _d, ...rest } = status;
+    set({ type: 'ZoneReady', status: 'False', reason: 'Deleted', message: `The hosted zone of ${name} was deleted with the domain.` });
+    set({ type: 'RecordsApplied', status: 'False', reason: 'Deleted', message: 'The records were deleted with the domain.' });
+    set({ type: 'Ready', status: 'False', reason: 'Deleted', message: `${name} was deleted; this object is kept as history. Add the domain again to host it anew.` });
+    return { ...rest, state: 'deleted', records: 0, deletedAt: prev.deletedAt ?? formatTime(now), conditions };
+  }
+  if (seen.invalid || seen.takenBy) {
+    const reason = seen.invalid ? 'InvalidDomain' : 'DomainTaken';
+    const message = seen.invalid?.message ?? `${name} is already a domain of project ${seen.takenBy}; a domain can belong to one project only. Delete it there first.`;
+    set({ type: 'ZoneReady', status: 'False', reason, message });
+    set({ type: 'Ready', status: 'False', reason, message });
+    return { ...status, state: 'pending_delegation', conditions };
+  }
+
+  if (isFailure(seen.zone)) {
+    set({ type: 'ZoneReady', status: 'False', reason: providerReason(seen.zone.failure), message: `The hosted zone could not be created: ${seen.zone.message} The platform keeps retrying.` });
+  } else if (seen.zone) {
+    status.hostedZoneId = seen.zone.zoneId;
+    status.nameservers = [...seen.zone.nameservers];
+    set({ type: 'ZoneReady', status: 'True', reason: 'ZoneCreated', message: `Hosted zone ${seen.zone.zoneId} serves ${name}; its nameservers are ${seen.zone.nameservers.join(', ')}.` });
+  }
+
+  let state: ProjectDomainState = prev.state === 'managed' ? 'managed' : 'pending_delegation';
+  const d = seen.delegation;
+  if (d) {
+    status.lastCheckedAt = formatTime(now);
+    if (INCONCLUSIVE.has(d.reason)) {
+      set({ type: 'Delegated', status: 'Unknown', reason: d.reason, message: d.message });
+    } else {
+      state = d.delegated ? 'managed' : 'pending_delegation';
+      status.delegatedNameservers = [...d.found];
+      set({
+        type: 'Delegated',
+        status: d.delegated ? 'True' : 'False',
+        reason: d.reason,
+        message: d.delegated ? d.message : `${d.message} Then run the delegation check again.`,
+      });
+    }
+  } else if (!conditions.some((c) => c.type === 'Delegated') && status.nameservers) {
+    set({
+      type: 'Delegated',
+      status: 'False',
+      reason: 'NotChecked',
+      message: `Set the nameservers of ${name} at your registrar to ${status.nameservers.join(', ')}, then run the delegation check.`,
+    });
+  }
+  status.state = state;
+
+  const r = seen.records;
+  if (isFailure(r)) {
+    set({ type: 'RecordsApplied', status: 'False', reason: providerReason(r.failure), message: `The records could not be written: ${r.message} The platform keeps retrying.` });
+  } else if (r) {
+    status.records = r.applied;
+    if (r.rejected.length > 0) {
+      const shown = r.rejected.slice(0, 5).join('; ');
+      set({ type: 'RecordsApplied', status: 'False', reason: 'RecordConflicts', message: `${r.rejected.length} record(s) cannot be written: ${shown}${r.rejected.length > 5 ? '; …' : ''}. Fix or delete them.` });
+    } else if (r.held > 0) {
+      set({ type: 'RecordsApplied', status: 'False', reason: 'DelegationPending', message: `${r.held} record(s) wait for the delegation: they are written once ${name} is managed.` });
+    } else {
+      set({ type: 'RecordsApplied', status: 'True', reason: 'Applied', message: `${r.applied} record(s) are in the zone as specified.` });
+    }
+  }
+
+  const find = (type: string) => conditions.find((c) => c.type === type);
+  const zone = find('ZoneReady');
+  const delegated = find('Delegated');
+  const records = find('RecordsApplied');
+  if (zone?.status !== 'True') {
+    set({ type: 'Ready', status: 'False', reason: zone?.reason ?? 'ZoneNotReady', message: zone?.message ?? `The hosted zone of ${name} is being created.` });
+  } else if (state !== 'managed') {
+    set({ type: 'Ready', status: 'False', reason: 'PendingDelegation', message: delegated?.message ?? `${name} is not delegated to its zone yet.` });
+  } else if (records && records.status !== 'True') {
+    set({ type: 'Ready', status: 'False', reason: records.reason, message: records.message });
+  } else {
+    set({ type: 'Ready', status: 'True', reason: 'Managed', message: `${name} is delegated to its hosted zone; records can be written.` });
+  }
+  return { ...status, conditions };
+}

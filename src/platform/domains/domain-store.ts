@@ -1,0 +1,151 @@
+import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { NotFoundError } from '../../auth/index.ts';
+import { isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
+import { normalizeName } from '../../dns/names.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
+import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
+
+/** How often a status write is retried while it loses optimistic-concurrency races (the operator writes too). */
+const MAX_ATTEMPTS = 10;
+
+export interface DomainCaches {
+  readonly domains: Informer<ProjectDomain>;
+  readonly records: Informer<DnsRecord>;
+  readonly hostnames: Informer<AppHostname>;
+}
+
+const live = (o: KubeObject) => !o.metadata?.deletionTimestamp;
+
+/**
+ * ProjectDomains, DnsRecords and AppHostnames for the REST routes and the controllers: reads from informer
+ * caches, writes to the apiserver, each write waiting (bounded) until the cache shows it, so a caller
+ * reads its own writes. A project is the namespace of the same name.
+ */
+export class DomainStore {
+  readonly domainClient: ObjectClient<ProjectDomain>;
+  readonly recordClient: ObjectClient<DnsRecord>;
+  readonly hostnameClient: ObjectClient<AppHostname>;
+  readonly caches: DomainCaches;
+  readonly #cacheWaitMs: number;
+
+  constructor(conn: KubeConnection, caches: DomainCaches, options: { cacheWaitMs?: number } = {}) {
+    this.domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+    this.recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+    this.hostnameClient = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+    this.caches = caches;
+    this.#cacheWaitMs = options.cacheWaitMs ?? DEFAULT_CACHE_WAIT_MS;
+  }
+
+  /** Every ProjectDomain of the project, soft-deleted ones included (cache). */
+  allDomains(project: string): ProjectDomain[] {
+    return this.caches.domains.list().filter((d) => d.metadata?.namespace === project && live(d));
+  }
+
+  /** The project's domains that are not soft-deleted (cache). */
+  activeDomains(project: string): ProjectDomain[] {
+    return this.allDomains(project).filter(isActive);
+  }
+
+  /** Active domains named `domain` in any project (cache), oldest first. */
+  holders(domain: string): ProjectDomain[] {
+    return this.caches.domains
+      .list()
+      .filter((d) => live(d) && isActive(d) && d.spec.domain === domain)
+      .sort(byAge);
+  }
+
+  /** The project's active domain named `domain` (as typed: case and a trailing dot do not matter). @throws NotFoundError */
+  domain(project: string, domain: string): ProjectDomain {
+    const name = normalizeName(domain.trim());
+    const found = this.activeDomains(project).find((d) => d.spec.domain === name);
+    if (!found) throw new NotFoundError(`Project ${project} has no domain ${name}.`);
+    return found;
+  }
+
+  /** The DnsRecords of a ProjectDomain (cache). */
+  recordsOf(domain: ProjectDomain): DnsRecord[] {
+    const { namespace, name } = domain.metadata ?? {};
+    return this.caches.records.list().filter((r) => r.metadata?.namespace === namespace && r.spec.domainRef.name === name && live(r));
+  }
+
+  /** The project's AppHostnames (cache). */
+  hostnames(project: string): AppHostname[] {
+    return this.caches.hostnames.list().filter((h) => h.metadata?.namespace === project && live(h));
+  }
+
+  /** AppHostnames for `hostname` in any project (cache). */
+  hostnameClaims(hostname: string): AppHostname[] {
+    return this.caches.hostnames.list().filter((h) => h.spec.hostname === hostname && live(h));
+  }
+
+  /**
+   * Writes the status computed by `change` from the live object, conditional on its resourceVersion and
+   * retried after a conflict (the operator writes the same status). `change` answers `undefined` to write
+   * nothing. Answers the object as written (or as read when nothing was written).
+   */
+  updateDomainStatus(domain: ProjectDomain, change: (live: ProjectDomain) => ProjectDomain['status'] | undefined): Promise<ProjectDomain> {
+    return this.#updateStatus(this.domainClient, this.caches.domains, domain, `The domain ${domain.spec.domain} is gone.`, change);
+  }
+
+  /** The same for an AppHostname. */
+  updateHostnameStatus(hostname: AppHostname, change: (live: AppHostname) => AppHostname['status'] | undefined): Promise<AppHostname> {
+    return this.#updateStatus(this.hostnameClient, this.caches.hostnames, hostname, `The hostname ${hostname.spec.hostname} is no longer attached.`, change);
+  }
+
+  #updateStatus<T extends KubeObject & { status?: unknown }>(client: ObjectClient<T>, cache: Informer<T>, obj: T, gone: string, change: (live: T) => T['status'] | undefined): Promise<T> {
+    return retryConflicts(async () => {
+      const current = await client.get(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+      if (!current || current.metadata?.uid !== obj.metadata?.uid) throw new NotFoundError(gone);
+      const status = change(current);
+      if (status === undefined) return current;
+      const written = await client.replaceStatus({ ...current, status });
+      await this.settleObject(cache, written);
+      return written;
+    });
+  }
+
+  /** Resolves once `cache` holds `written` at its resourceVersion or later (bounded). */
+  settleObject<T extends KubeObject>(cache: Informer<T>, written: T): Promise<void> {
+    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
+    const version = Number(written.metadata?.resourceVersion ?? 0);
+    return settle(() => {
+      const cached = cache.get(key);
+      return cached?.metadata?.uid === written.metadata?.uid && Number(cached?.metadata?.resourceVersion ?? 0) >= version;
+    }, this.#cacheWaitMs);
+  }
+
+  /** Resolves once `cache` no longer holds the object (bounded). */
+  settleGone<T extends KubeObject>(cache: Informer<T>, obj: KubeObject): Promise<void> {
+    const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+    return settle(() => {
+      const cached = cache.get(key);
+      return cached?.metadata?.uid !== obj.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
+    }, this.#cacheWaitMs);
+  }
+}
+
+/** Not soft-deleted. */
+export function isActive(domain: ProjectDomain): boolean {
+  return domain.spec.deleted !== true;
+}
+
+/** Oldest first; the name breaks ties, so every process picks the same winner. */
+export function byAge(a: KubeObject, b: KubeObject): number {
+  const ta = a.metadata?.creationTimestamp ?? '';
+  const tb = b.metadata?.creationTimestamp ?? '';
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
+}
+
+async function retryConflicts<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isConflict(err) || attempt >= MAX_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
+  }
+}

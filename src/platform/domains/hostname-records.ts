@@ -1,0 +1,99 @@
+// The DNS side of an app hostname: the records an owner publishes (external_records: the CNAME to the
+// runtime plus an ownership TXT challenge), or the platform-owned DnsRecords written into a managed project
+// domain (managed_project_domain). Shared by the attach route and the AppHostname controller.
+import { createHash } from 'node:crypto';
+import type { AppHostname, RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
+import { findCondition, statusChanged } from '../../conditions/index.ts';
+import { externalAppRecords, managedAppRecords, type RuntimeTarget } from '../../dns/app-records.ts';
+import { absoluteName } from '../../dns/names.ts';
+import { isAlreadyExists } from '../../kube/index.ts';
+import { PROJECT_LABEL } from '../resources.ts';
+import type { DomainStore } from './domain-store.ts';
+
+/** The TXT record proving who attached an external hostname: `_cloudwright.<hostname>`. */
+export const CHALLENGE_LABEL = '_cloudwright';
+const CHALLENGE_PREFIX = 'cloudwright-verification=';
+
+/** The records the owner of an `external_records` hostname publishes. */
+export function externalRecords(hostname: string, target: RuntimeTarget, token: string): RequiredDnsRecord[] {
+  return [
+    ...externalAppRecords(hostname, target),
+    { recordType: 'TXT', name: `${CHALLENGE_LABEL}.${hostname}`, value: `${CHALLENGE_PREFIX}${token}` },
+  ];
+}
+
+/**
+ * The ownership challenge of an external binding, derived from the AppHostname's uid: the API and the
+ * operator arrive at the same token without coordinating, and another binding (another project) can never
+ * have it. Not a secret: the owner publishes it.
+ */
+export function challengeToken(h: AppHostname): string {
+  return createHash('sha256').update(`cloudwright-verification ${h.metadata?.uid ?? ''}`).digest('hex').slice(0, 32);
+}
+
+/** The DnsRecord name of a platform-owned record: stable per hostname and type, so a repeat finds it. */
+export function managedRecordName(hostname: string, type: string): string {
+  return `h-${createHash('sha256').update(`${hostname} ${type}`).digest('hex').slice(0, 20)}`;
+}
+
+/** The platform-owned DnsRecords of `h` in `domain`, as they should be. */
+export function desiredManagedRecords(h: AppHostname, domain: ProjectDomain, target: RuntimeTarget): DnsRecord[] {
+  const namespace = h.metadata?.namespace ?? '';
+  return managedAppRecords(h.spec.hostname, domain.spec.domain, h.spec.appRef.name, target).map((spec) => ({
+    metadata: {
+      name: managedRecordName(h.spec.hostname, spec.type),
+      namespace,
+      labels: { [PROJECT_LABEL]: namespace },
+      // Owned by the hostname: deleting the binding (or its app) lets the garbage collector take them too.
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'AppHostname', name: h.metadata?.name ?? '', uid: h.metadata?.uid ?? '', controller: true }],
+    },
+    spec: { domainRef: { name: domain.metadata?.name ?? '' }, ...spec },
+  }));
+}
+
+/** The records as the attach result lists them. */
+export function recordItems(records: readonly DnsRecord[], domain: ProjectDomain): RequiredDnsRecord[] {
+  return records.flatMap((r) => r.spec.values.map((value) => ({ recordType: r.spec.type, name: absoluteName(r.spec.name, domain.spec.domain), value })));
+}
+
+/**
+ * Creates the platform-owned DnsRecords of `h` that are missing and corrects those that differ; an existing
+ * identical record is left untouched (a repeated attach writes nothing). Answers them as stored.
+ */
+export async function ensureManagedRecords(store: DomainStore, desired: readonly DnsRecord[]): Promise<DnsRecord[]> {
+  const out: DnsRecord[] = [];
+  for (const want of desired) {
+    const namespace = want.metadata?.namespace ?? '';
+    const name = want.metadata?.name ?? '';
+    let current = store.caches.records.get(`${namespace}/${name}`) ?? (await store.recordClient.get(namespace, name));
+    if (!current) {
+      try {
+        current = await store.recordClient.create(want);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        current = await store.recordClient.get(namespace, name);
+      }
+    } else if (statusChanged(current.spec, want.spec)) {
+      current = await store.recordClient.replace({ ...current, spec: want.spec });
+    }
+    if (!current) continue;
+    await store.settleObject(store.caches.records, current);
+    out.push(current);
+  }
+  return out;
+}
+
+/** Whether every record is in the zone, and if not, why (the first record's reason). */
+export function recordsApplied(records: readonly DnsRecord[], store: DomainStore): { applied: boolean; reason: string; message: string } {
+  for (const r of records) {
+    const cached = store.caches.records.get(`${r.metadata?.namespace}/${r.metadata?.name}`) ?? r;
+    const ready = findCondition(cached.status?.conditions, 'Ready');
+    if (ready?.status !== 'True') {
+      return { applied: false, reason: ready?.reason ?? 'NotWritten', message: ready?.message ?? 'The records are not written to the zone yet.' };
+    }
+  }
+  return { applied: records.length > 0, reason: 'RecordsApplied', message: 'The records are in the project domain’s zone.' };
+}

@@ -1,0 +1,77 @@
+// Writes a project domain's DnsRecords into its zone (desired → plan → apply) and says, per record, how it
+// fared: the input of the domain's RecordsApplied condition and of each DnsRecord's Ready condition.
+import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
+import type { ConditionUpdate } from '../../conditions/index.ts';
+import { desiredRecords } from '../../dns/desired.ts';
+import { planChanges } from '../../dns/plan.ts';
+import { isEmptyChanges, type DnsProvider } from '../../dns/provider.ts';
+import type { RecordsOutcome } from './domain-status.ts';
+
+export interface RecordSyncResult {
+  readonly outcome: RecordsOutcome;
+  /** The Ready condition of each DnsRecord, by name. */
+  readonly conditions: ReadonlyMap<string, ConditionUpdate>;
+  /** Whether a change was sent to the provider. */
+  readonly applied: boolean;
+}
+
+export interface RecordSyncInput {
+  readonly provider: DnsProvider;
+  readonly ownerId: string;
+  readonly zoneId: string;
+  /** The domain, normalized. */
+  readonly domain: string;
+  readonly records: readonly DnsRecord[];
+  /** False while the domain is pending delegation: creates and updates are held, deletes happen. */
+  readonly allowWrites: boolean;
+  /** The domain's DnsRecords read from the apiserver, consulted before anything is deleted. */
+  readonly confirm?: () => Promise<readonly DnsRecord[]>;
+}
+
+/**
+ * Applies the records; provider errors propagate (`DnsProviderError`). A record a lagging cache does not
+ * hold yet would look unwanted and be deleted from the zone, so a plan that deletes anything is made again
+ * from `confirm` (a read from the apiserver itself) before it is applied.
+ */
+export async function syncDomainRecords(input: RecordSyncInput): Promise<RecordSyncResult> {
+  const current = await input.provider.listRecords(input.zoneId);
+  const planFor = (records: readonly DnsRecord[]) => {
+    const { desired, rejected } = desiredRecords(input.domain, records);
+    const plan = planChanges({ domain: input.domain, ownerId: input.ownerId, desired, current, allowWrites: input.allowWrites });
+    return { desired, rejected, plan };
+  };
+  let { desired, rejected, plan } = planFor(input.records);
+  if (plan.changes.delete.length > 0 && input.confirm) ({ desired, rejected, plan } = planFor(await input.confirm()));
+  const applied = !isEmptyChanges(plan.changes);
+  if (applied) await input.provider.applyChanges(input.zoneId, plan.changes);
+  const conditions = new Map<string, ConditionUpdate>();
+  const lines: string[] = [];
+  for (const r of rejected) {
+    conditions.set(r.id, { type: 'Ready', status: 'False', reason: r.reason, message: r.message });
+    lines.push(`${r.id}: ${r.message}`);
+  }
+  for (const c of plan.conflicts) {
+    if (!c.id || conditions.has(c.id)) continue;
+    conditions.set(c.id, { type: 'Ready', status: 'False', reason: c.reason, message: c.message });
+    lines.push(`${c.id}: ${c.message}`);
+  }
+  const heldIds = new Set(plan.held.map((h) => h.id));
+  let held = 0;
+  let ok = 0;
+  for (const d of desired) {
+    if (!d.id || conditions.has(d.id)) continue;
+    if (heldIds.has(d.id)) {
+      held++;
+      conditions.set(d.id, {
+        type: 'Ready',
+        status: 'False',
+        reason: 'DelegationPending',
+        message: `Waiting for the delegation of ${input.domain}: the record is written once the domain is managed.`,
+      });
+    } else {
+      ok++;
+      conditions.set(d.id, { type: 'Ready', status: 'True', reason: 'Applied', message: `${d.name} ${d.type} is in the zone.` });
+    }
+  }
+  return { outcome: { applied: ok, held, rejected: lines }, conditions, applied };
+}
