@@ -115,7 +115,8 @@ interface DeployResult {
 describe('runtime apps through the REST API', () => {
   it('deploys, reconfigures, redeploys, rolls back and deletes an app, each change served within 5 s', { timeout: 180_000 }, async () => {
     const project = member.project;
-    const www = `www.${project}.example`;
+    // An extra host name in the project's part of the runtime's domain (custom domains are attached: e2e/dns.test.ts).
+    const www = `www.${project}.${BASE_DOMAIN}`;
     const host = `hello.${project}.${BASE_DOMAIN}`;
 
     const created = await ok<{ app: { app_id: string; active_build_id: string; hosts: string[] } }>(201, 'POST', '/apps', { name: 'hello' });

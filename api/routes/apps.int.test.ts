@@ -105,6 +105,7 @@ describe('deleting an app', () => {
         payload: body,
       });
     expect((await deploy(artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("1"); } };' }))).statusCode).toBe(200);
+    await platform.managedDomain(project, 'example.com');
     expect((await deploy(artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("2"); } };' }), '?hostnames=doomed.example.com')).statusCode).toBe(200);
     for (const key of ['A', 'B']) expect((await call('PUT', `/apps/${appId}/environment/${key}`, { value: key })).statusCode).toBe(200);
 

@@ -85,6 +85,7 @@ describe('deploy', () => {
 
   it('applies the options: host names (normalised), the concurrency bound, the one environment', async () => {
     const appId = await createApp('options');
+    await platform.managedDomain(project, 'example.com');
     const res = await deploy(appId, worker('options'), '?hostnames=Shop.Example.com.,%20www.example.com,shop.example.com&max_concurrent_requests=50&environment=production');
     expect(res.statusCode).toBe(200);
     expect(res.json().hosts).toEqual([`${appId}.${project}.apps.localhost`, 'shop.example.com', 'www.example.com']);
@@ -96,6 +97,16 @@ describe('deploy', () => {
     expect((await deploy(appId, worker('options 3'), '?hostnames=')).json().hosts).toEqual([`${appId}.${project}.apps.localhost`]);
     expect((await apps().get(project, appId))?.spec).toMatchObject({ maxConcurrentRequests: 50 });
     expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+  });
+
+  it('binds a custom host name only inside a managed project domain (or one the app already has)', async () => {
+    const appId = await createApp('custom-hosts');
+    const squat = await deploy(appId, worker('squat'), '?hostnames=www.bank.example');
+    expect(squat.statusCode).toBe(403);
+    expect(squat.json().detail).toMatch(/www\.bank\.example is a custom domain this project has not shown it controls/);
+    expect((await apps().get(project, appId))?.spec.activeBuildId).toBeUndefined();
+    await platform.managedDomain(project, 'bank.example');
+    expect((await deploy(appId, worker('owned'), '?hostnames=www.bank.example')).json().hosts).toContain('www.bank.example');
   });
 
   it.each([

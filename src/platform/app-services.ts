@@ -1,4 +1,5 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
+import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import type { InformerFactory, KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
@@ -7,7 +8,8 @@ import { AppEnvironment } from './app-environment.ts';
 import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
-import { BUILDS, RUNTIME_APPS } from './resources.ts';
+import { managedDomainNames } from './custom-hostnames.ts';
+import { BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
 
 /** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
 export const DEFAULT_RUNTIME_BASE_DOMAIN = 'apps.localhost';
@@ -35,6 +37,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   const store = new AppStore(conn, informers.informer<RuntimeApp>(RUNTIME_APPS), informers.informer<Build>(BUILDS));
   // Host names are compared in lowercase, as the runtime routes them.
   const baseDomain = (options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN).toLowerCase();
+  const domains = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
   return {
     apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts }),
     builds: new BuildCatalog(store, {
@@ -42,6 +45,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
+      managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
     }),
     environment: new AppEnvironment(store),
   };

@@ -1,6 +1,6 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../auth/index.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../auth/index.ts';
 import { isAlreadyExists } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../runtime/artifact.ts';
@@ -10,6 +10,7 @@ import type { AppStore } from './app-store.ts';
 import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
 import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
+import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { PROJECT_LABEL } from './resources.ts';
 
@@ -38,6 +39,8 @@ export interface BuildCatalogOptions {
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
   readonly maxCompatibilityDate?: string | undefined;
   readonly now?: () => Date;
+  /** The domains a project controls (its managed project domains): custom host names must be inside one. */
+  readonly managedDomains?: (project: string) => readonly string[];
 }
 
 /**
@@ -81,7 +84,7 @@ export class BuildCatalog {
   ): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames);
+    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames, app.spec.hostnames ?? []);
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -193,9 +196,10 @@ export class BuildCatalog {
 
   /**
    * The requested host names, minus the app's own default host. Names under the runtime's base domain must
-   * be the project's (else 400); a name another app is bound to, or another app's default host, is a 409.
+   * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
+   * 403); a name another app is bound to, or another app's default host, is a 409.
    */
-  #checkHostnames(project: string, appId: string, hostnames: readonly string[]): string[] {
+  #checkHostnames(project: string, appId: string, hostnames: readonly string[], bound: readonly string[]): string[] {
     const { baseDomain } = this.#options;
     const own = defaultHost(project, appId, baseDomain);
     const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
@@ -205,9 +209,17 @@ export class BuildCatalog {
       if (hostname === own) continue;
       const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
       if (foreign) throw new BadRequestError(foreign);
+      if (!isUnder(hostname, baseDomain)) {
+        const problem = customHostnameProblem(hostname, { project, appId, bound }, this.#options.managedDomains?.(project) ?? []);
+        if (problem) throw new ForbiddenError(problem);
+      }
       if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
       kept.push(hostname);
     }
     return kept;
   }
+}
+
+function isUnder(hostname: string, domain: string): boolean {
+  return hostname === domain || hostname.endsWith(`.${domain}`);
 }

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import type { AccessToken } from '../../../src/apis/v1alpha1/access-token.ts';
+import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
+import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
 import { createInformerFactory, NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
@@ -12,7 +14,7 @@ import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { createAppServices } from '../../../src/platform/app-services.ts';
 import { ProjectDirectory } from '../../../src/platform/projects.ts';
-import { ACCESS_TOKENS, PROJECT_LABEL, PROJECTS, USERS } from '../../../src/platform/resources.ts';
+import { ACCESS_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, USERS } from '../../../src/platform/resources.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
 import { buildApp } from '../../app.ts';
@@ -37,6 +39,11 @@ export interface PlatformApp {
    * created too, as the operator (not running in route tests) would.
    */
   createProject(owner: string, options?: { namespace?: boolean }): Promise<string>;
+  /**
+   * A project domain of `project` whose delegation is verified (`managed`), as the ProjectDomain controller
+   * (not running in route tests) would leave it; resolves once the app's cache shows it.
+   */
+  managedDomain(project: string, domain: string): Promise<void>;
   /** A token issued through the token store (only its hash is stored); returns the plaintext. */
   tokenFor(userId: string, scopes: readonly Scope[] | string): Promise<string>;
   /** Stops the app and its watches and deletes everything this fixture made. */
@@ -84,6 +91,16 @@ export async function platformApp(): Promise<PlatformApp> {
       // The project cache fills through its watch; authorisation reads it.
       for (let i = 0; i < 500 && (await tokens.getMembership(id, owner)) !== 'owner'; i++) await new Promise((r) => setTimeout(r, 20));
       return id;
+    },
+    async managedDomain(project, domain) {
+      const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+      const name = domain.replace(/\./g, '-');
+      await domains.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name, namespace: project }, spec: { domain } });
+      await domains.patchStatus(project, name, { status: { state: 'managed' } });
+      const cache = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
+      for (let i = 0; i < 500 && !cache.list().some((d) => d.metadata?.namespace === project && d.status?.state === 'managed' && d.spec.domain === domain); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
     },
     async tokenFor(userId, scopes) {
       const issued = await issueToken(userId, { scopes: parseScopes(scopes), description: 'route test' }, tokens, new Date());

@@ -15,6 +15,9 @@ import { byAge, type DomainStore } from './domain-store.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from './domain-status.ts';
 import { syncDomainRecords } from './record-sync.ts';
 
+/** Read-modify-write rounds of a finalizer removal before a conflict is given up to the caller. */
+const MAX_CONFLICT_RETRIES = 5;
+
 /** On ProjectDomains whose hosted zone exists: removed once the zone is deleted. */
 export const ZONE_FINALIZER = 'cloudwright.dev/dns-zone';
 
@@ -134,11 +137,19 @@ export class DomainReconciler {
       const status = domainStatus(live, { deleted: true }, this.#now());
       return statusChanged(live.status, status) ? status : undefined;
     });
-    if (written.metadata?.finalizers?.includes(ZONE_FINALIZER)) {
-      written = await this.#store.domainClient.patch(namespace, name, {
-        metadata: { resourceVersion: written.metadata.resourceVersion, finalizers: written.metadata.finalizers.filter((f) => f !== ZONE_FINALIZER) },
-      });
-      await this.#store.settleObject(this.#store.caches.domains, written);
+    // The operator may write the object meanwhile (its own status pass): on a conflict, re-read and try again,
+    // so the finalizer list is always edited from its current value.
+    for (let attempt = 1; written.metadata?.finalizers?.includes(ZONE_FINALIZER); attempt++) {
+      try {
+        written = await this.#store.domainClient.patch(namespace, name, {
+          metadata: { resourceVersion: written.metadata.resourceVersion, finalizers: written.metadata.finalizers.filter((f) => f !== ZONE_FINALIZER) },
+        });
+        await this.#store.settleObject(this.#store.caches.domains, written);
+      } catch (err) {
+        const live = isConflict(err) && attempt < MAX_CONFLICT_RETRIES ? await this.#store.domainClient.get(namespace, name) : undefined;
+        if (!live) throw err;
+        written = live;
+      }
     }
     return written;
   }

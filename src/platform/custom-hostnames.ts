@@ -1,0 +1,22 @@
+// Which custom host names (outside the runtime's base domain) a deploy may bind. Binding a name routes its
+// traffic to the app, so a project may bind only names it has shown it controls: one attached and finalized
+// for this app (the TXT challenge or a managed zone proved it, and the name is then already bound), or a
+// name inside one of the project's `managed` domains (the project's delegation of the zone proves it).
+// Anything else could squat a domain before its owner attaches it.
+import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
+
+/** The domains (lowercase) a project controls: its project domains whose delegation is verified. */
+export function managedDomainNames(domains: readonly ProjectDomain[]): string[] {
+  return domains.filter((d) => d.spec.deleted !== true && d.status?.state === 'managed').map((d) => d.spec.domain.toLowerCase());
+}
+
+/** Why `hostname` may not be bound by a deploy, or `undefined` when it may. */
+export function customHostnameProblem(hostname: string, app: { project: string; appId: string; bound: readonly string[] }, managedDomains: readonly string[]): string | undefined {
+  if (app.bound.includes(hostname)) return undefined;
+  if (managedDomains.some((domain) => hostname === domain || hostname.endsWith(`.${domain}`))) return undefined;
+  return (
+    `hostnames: ${hostname} is a custom domain this project has not shown it controls. Attach it first ` +
+    `(POST /v1/projects/${app.project}/apps/${app.appId}/domains, then …/domains/${hostname}/finalize), or add ` +
+    `its domain to the project and delegate it (a managed project domain covers its subdomains).`
+  );
+}
