@@ -12,6 +12,7 @@ import { notFound } from './plugins/not-found.ts';
 import { problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLog } from './plugins/access-log.ts';
+import { withBufferedLogs } from './plugins/log-destination.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -64,7 +65,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     routerOptions: { maxParamLength: 1024 },
     // Errors the router raises before any route runs (bad URL encoding, an over-long parameter).
     frameworkErrors: (error, _request, reply) => sendProblem(reply, error.statusCode ?? 400, error.message),
-    ...options,
+    // A logger configured without a destination writes through a buffer (plugins/log-destination.ts).
+    ...withBufferedLogs(options),
   });
   const now = deps.now ?? (() => new Date());
   requestId(app);

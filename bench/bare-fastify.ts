@@ -1,8 +1,15 @@
-// The baseline: Fastify with one route and nothing else (no logger, no hooks), on the same Node as cw-api.
-// `PORT` from the environment; prints `listening` once it serves.
+// The baseline: Fastify with one route, on the same Node as cw-api. `PORT` from the environment; prints
+// `listening` once it serves. With BENCH_ACCESS_LOG=1 it also writes cw-api's access log, one line per request
+// at `info`, through the same plugin and the same log destination: the like-for-like reference for a
+// service that must log every request (bench/README.md, "What is compared"). Otherwise no logger, no hooks.
 import Fastify from 'fastify';
+import { accessLog } from '../api/plugins/access-log.ts';
+import { withBufferedLogs } from '../api/plugins/log-destination.ts';
+import { requestIdOptions } from '../api/plugins/request-id.ts';
 
-const app = Fastify({ logger: false });
+const logged = process.env.BENCH_ACCESS_LOG === '1';
+const app = Fastify(logged ? withBufferedLogs({ logger: { level: 'info' }, logController: requestIdOptions.logController }) : { logger: false });
+if (logged) accessLog(app);
 app.get('/hello', async () => ({ hello: 'world' }));
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
 process.stdout.write('listening\n');

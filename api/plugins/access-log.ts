@@ -7,8 +7,10 @@ import type { FastifyInstance } from 'fastify';
  */
 export function accessLog(app: FastifyInstance): void {
   app.addHook('onResponse', (request, reply, done) => {
+    const url = request.url;
+    const query = url.indexOf('?');
     request.log.info(
-      { method: request.method, path: request.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+      { method: request.method, path: query === -1 ? url : url.slice(0, query), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();

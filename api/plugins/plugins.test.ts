@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { buildApp } from '../app.ts';
 import { problemDetails } from './problem-details.ts';
-import { rateLimit } from './rate-limit.ts';
+import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
 
 describe('routing errors', () => {
   it('answers a known path with another method 405 and Allow', async () => {
@@ -51,20 +51,26 @@ describe('routing errors', () => {
   });
 });
 
+/** An app with the rate limiter behind a stand-in for the auth plugin: the bearer value is the token id. */
+function limitedApp(options: RateLimitOptions, now: () => number) {
+  const app = Fastify();
+  problemDetails(app);
+  // Stands in for the auth plugin, which runs first and sets the principal.
+  app.decorateRequest('principal', undefined);
+  app.addHook('onRequest', async (request) => {
+    const tokenId = request.headers.authorization?.slice('Bearer '.length) ?? '';
+    request.principal = { userId: 'u', tokenId, scopes: [], admin: false };
+  });
+  rateLimit(app, options, now);
+  app.get('/x', async () => ({ ok: true }));
+  const call = (token: string) => app.inject({ method: 'GET', url: '/x', headers: { authorization: `Bearer ${token}` } });
+  return { app, call };
+}
+
 describe('rate limit', () => {
   it('answers 429 with Retry-After once a caller spends its burst, and refills over time', async () => {
     let now = 0;
-    const app = Fastify();
-    problemDetails(app);
-    // Stands in for the auth plugin, which runs first and sets the principal.
-    app.decorateRequest('principal', undefined);
-    app.addHook('onRequest', async (request) => {
-      const tokenId = request.headers.authorization?.slice('Bearer '.length) ?? '';
-      request.principal = { userId: 'u', tokenId, scopes: [], admin: false };
-    });
-    rateLimit(app, { perSecond: 2, burst: 3 }, () => now);
-    app.get('/x', async () => ({ ok: true }));
-    const call = (token: string) => app.inject({ method: 'GET', url: '/x', headers: { authorization: `Bearer ${token}` } });
+    const { app, call } = limitedApp({ perSecond: 2, burst: 3 }, () => now);
     for (let i = 0; i < 3; i++) expect((await call('a')).statusCode).toBe(200);
     const limited = await call('a');
     expect(limited.statusCode).toBe(429);
@@ -74,6 +80,21 @@ describe('rate limit', () => {
     now += 500; // half a second refills one request
     expect((await call('a')).statusCode).toBe(200);
     expect((await call('a')).statusCode).toBe(429);
+    await app.close();
+  });
+
+  it('remembers an active caller among many, and forgets one that stays away while others arrive', async () => {
+    const limited = limitedApp({ perSecond: 1, burst: 1, maxCallers: 4 }, () => 0);
+    const { app } = limited;
+    const call = async (token: string) => (await limited.call(token)).statusCode;
+    expect(await call('active')).toBe(200);
+    // Each new caller in between; the active one keeps coming back, so it is never forgotten.
+    for (const other of ['b', 'c', 'd', 'e', 'f', 'g']) {
+      expect(await call(other)).toBe(200);
+      expect(await call('active')).toBe(429);
+    }
+    // `b` has been away while more than `maxCallers / 4` other tokens arrived: forgotten, so a full burst again.
+    expect(await call('b')).toBe(200);
     await app.close();
   });
 });

@@ -1,6 +1,6 @@
 import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import type { TokenStore } from './ports.ts';
-import { hasScope, knownScopes, type Scope } from './scopes.ts';
+import { effectiveScopes, hasScope, type Scope } from './scopes.ts';
 import { hashToken, parseToken, tokenHashesEqual, type TokenRejection } from './token.ts';
 
 /** Who is calling, as established by {@link authenticate}. */
@@ -36,18 +36,16 @@ export async function authenticate(
   now: Date,
 ): Promise<Principal> {
   const header = authorizationHeader?.trim() ?? '';
-  const absent = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: false });
   if (header === '') throw absent('This route needs an access token: send "Authorization: Bearer cwt_…".');
-  const [scheme = '', ...rest] = header.split(/\s+/);
+  const parts = header.split(WHITESPACE);
   // RFC 9110 §11.1: the scheme name is case-insensitive.
-  if (scheme.toLowerCase() !== 'bearer') {
+  if ((parts[0] ?? '').toLowerCase() !== 'bearer') {
     throw absent('The Authorization header must use the Bearer scheme: "Authorization: Bearer cwt_…".');
   }
-  if (rest.length === 0) throw absent('The Authorization header names the Bearer scheme but carries no token.');
-  const presented = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: true });
-  if (rest.length > 1) throw presented(REJECTION_DETAIL.format);
+  if (parts.length === 1) throw absent('The Authorization header names the Bearer scheme but carries no token.');
+  if (parts.length > 2) throw presented(REJECTION_DETAIL.format);
 
-  const parsed = parseToken(rest[0] ?? '');
+  const parsed = parseToken(parts[1] ?? '');
   if (!parsed.ok) throw presented(REJECTION_DETAIL[parsed.reason]);
 
   const tokenHash = hashToken(parsed.token);
@@ -63,10 +61,13 @@ export async function authenticate(
 
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
-  const stored = knownScopes(record.scopes);
-  const scopes = user.admin ? stored : stored.filter((scope) => scope !== 'admin');
+  const scopes = effectiveScopes(record.scopes, user.admin);
   return { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin') };
 }
+
+const WHITESPACE = /\s+/;
+const absent = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: false });
+const presented = (reason: string): UnauthorizedError => new UnauthorizedError(reason, { tokenPresented: true });
 
 /** What an operation needs: a scope, and for project routes the project. */
 export interface AccessRequirement {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from './errors.ts';
-import { hasScope, isScope, knownScopes, parseScopes, SCOPE_NAMES, SCOPES, type Scope } from './scopes.ts';
+import { effectiveScopes, hasScope, isScope, knownScopes, parseScopes, SCOPE_NAMES, SCOPES, type Scope } from './scopes.ts';
 
 describe('scope catalog', () => {
   it('holds the names the spec and the brief fix, each described', () => {
@@ -55,6 +55,21 @@ describe('parseScopes', () => {
 describe('knownScopes', () => {
   it('keeps catalog names in catalog order and drops the rest', () => {
     expect(knownScopes(['legacy:thing', 'domain:read', 'apps:read', 'admin'])).toEqual(['apps:read', 'domain:read', 'admin']);
+  });
+});
+
+describe('effectiveScopes', () => {
+  it('keeps catalog names in catalog order, drops the rest, and keeps admin for administrators only', () => {
+    const stored = ['legacy:thing', 'domain:read', 'apps:read', 'admin', 'apps:read', 'constructor'];
+    expect(effectiveScopes(stored, true)).toEqual(['apps:read', 'domain:read', 'admin']);
+    expect(effectiveScopes(stored, false)).toEqual(['apps:read', 'domain:read']);
+    expect(effectiveScopes([], true)).toEqual([]);
+  });
+
+  it('hands out one frozen list per combination', () => {
+    const first = effectiveScopes(['env:read', 'apps:write'], false);
+    expect(effectiveScopes(['apps:write', 'env:read', 'admin'], false)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
   });
 });
 

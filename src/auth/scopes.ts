@@ -62,6 +62,28 @@ export function knownScopes(stored: readonly string[]): Scope[] {
   return SCOPE_NAMES.filter((scope) => stored.includes(scope));
 }
 
+const SCOPE_BITS = new Map<string, number>(SCOPE_NAMES.map((scope, index) => [scope, 1 << index]));
+const ADMIN_BIT = SCOPE_BITS.get('admin') ?? 0;
+/** One frozen list per combination of catalog scopes (at most 2^14), shared by every principal holding it. */
+const scopeListsByBits = new Map<number, readonly Scope[]>();
+
+/**
+ * What a token with the `stored` scopes may do for a user: {@link knownScopes}, without `admin` unless the
+ * user is an administrator. The list is frozen and shared: authentication computes it on every request, and
+ * a lookup by bit set costs a fraction of filtering the catalog (measured: bench/README.md).
+ */
+export function effectiveScopes(stored: readonly string[], administrator: boolean): readonly Scope[] {
+  let bits = 0;
+  for (const name of stored) bits |= SCOPE_BITS.get(name) ?? 0;
+  if (!administrator) bits &= ~ADMIN_BIT;
+  let scopes = scopeListsByBits.get(bits);
+  if (!scopes) {
+    scopes = Object.freeze(SCOPE_NAMES.filter((scope) => (bits & (SCOPE_BITS.get(scope) ?? 0)) !== 0));
+    scopeListsByBits.set(bits, scopes);
+  }
+  return scopes;
+}
+
 /**
  * Whether `granted` allows an operation needing `needed`. `x:write` implies `x:read`: a client that may
  * change a resource has to read it to do so (GitHub's fine-grained permissions work the same way). Nothing
