@@ -74,8 +74,9 @@ export class HeadCache {
       throw new RepoNotFoundError(repo.full);
     }
     if (got.kind === 'not-modified' && known) {
-      this.#cache.set(repo.full, { head: known, checkedAt: this.#clock() });
-      return known;
+      // This process may have written a newer head (its own CAS) while the request was in flight: keep that.
+      this.remember(repo, known);
+      return this.#cache.get(repo.full)?.head ?? known;
     }
     if (got.kind === 'not-modified') throw new Error(`${key}: not-modified without a cached etag`);
     const head: RepoHead = Object.freeze({ ...decodeManifest(key, got.body), etag: got.etag });

@@ -161,7 +161,12 @@ async function claimSlot(ctx: PublishContext, repo: RepoPath, entry: LogEntry): 
   const slot = await ctx.log.slot(repo, entry.repoId, entry.seq);
   if (!slot) return { kind: 'retry' };
   if (slot.kind === 'foreign') {
-    // A leftover of a deleted incarnation: no manifest of this one can commit it, so it may be replaced.
+    // Another incarnation's entry. Only a leftover of a *deleted* one may be replaced: confirm with a fresh
+    // read that the manifest is still ours and its head below the slot. Otherwise the repository was deleted
+    // and created again under us, and the entry is that incarnation's committed history: never touch it.
+    const fresh = await ctx.heads.read(repo, true);
+    if (fresh.repoId !== entry.repoId) throw new RepoNotFoundError(repo.full);
+    if (fresh.seq >= entry.seq) return { kind: 'retry' };
     const replaced = await ctx.store.put(key, body, { ifMatch: slot.etag, contentType: JSON_TYPE });
     return replaced.kind === 'written' ? { kind: 'claimed', entry } : { kind: 'retry' };
   }

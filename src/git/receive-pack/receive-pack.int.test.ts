@@ -92,12 +92,14 @@ describe('receivePack', () => {
     expect((await repos.readHead('acme/site')).seq).toBe(0);
   });
 
-  it('reports a ref that moved since the client looked as "fetch first", and answers a lone flush with nothing', async () => {
+  it('reports a ref that moved since the client looked as "fetch first"; a lone flush gets nothing, a zero-to-zero command an ng', async () => {
     const { push } = await setup();
     const { commit, pack } = await scratch();
     await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
     const stale = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
     expect(stale.lines).toEqual(['unpack ok', 'ng refs/heads/main fetch first']);
     expect((await push(FLUSH)).lines).toEqual([]);
+    const nothing = await push(pktLine(`${Z} ${Z} refs/heads/zz\0report-status\n`), FLUSH);
+    expect(nothing.lines).toEqual(['unpack ok', 'ng refs/heads/zz old and new are both the zero object id']);
   });
 });

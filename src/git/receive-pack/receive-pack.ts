@@ -115,6 +115,7 @@ function commandProblem(command: RefCommand, format: 'sha1' | 'sha256', seen: Re
   if (!isValidRefName(command.ref)) return 'funny refname';
   if (!isOid(command.old, format) || !isOid(command.new, format)) return `object ids are not ${format}`;
   if (seen.has(command.ref)) return 'updated twice in one push';
+  if (/^0+$/.test(command.old) && /^0+$/.test(command.new)) return 'old and new are both the zero object id';
   return undefined;
 }
 

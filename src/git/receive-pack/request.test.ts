@@ -40,5 +40,8 @@ describe('readReceivePackRequest', () => {
     await expect(read(pktLine('not a command\n'), FLUSH)).rejects.toThrow(PktLineError);
     await expect(read(pktLine(`${A} ${B} refs/heads/main\n`))).rejects.toThrow(/flush/);
     expect(await read(FLUSH)).toBeUndefined(); // git's probe before a large push
+    await expect(read(pktLine(`${A} ${B} refs/heads/${'x'.repeat(1100)}\n`), FLUSH)).rejects.toThrow(/longer than 1024/);
+    const shallows = Array.from({ length: 10_001 }, () => pktLine(`shallow ${A}\n`));
+    await expect(read(...shallows, pktLine(`${A} ${B} refs/heads/main\n`), FLUSH)).rejects.toThrow(/shallow lines/);
   });
 });

@@ -19,7 +19,10 @@ export interface ReceivePackRequest {
 
 /** Bounds, so a request cannot make the server hold unbounded state. */
 export const MAX_COMMANDS = 10_000;
+export const MAX_SHALLOW = 10_000;
 export const MAX_PUSH_OPTIONS = 100;
+/** git's own limit on a ref name (refs.ts checks the same); longer is refused while reading. */
+const MAX_REF_LENGTH = 1024;
 
 const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) (\S+)$/;
 
@@ -48,10 +51,12 @@ export async function readReceivePackRequest(reader: PktReader): Promise<Receive
     const shallowMatch = /^shallow ([0-9a-f]{40}|[0-9a-f]{64})$/.exec(line);
     if (shallowMatch && commands.length === 0) {
       shallow.push(shallowMatch[1]!);
+      if (shallow.length > MAX_SHALLOW) throw new PktLineError(`more than ${MAX_SHALLOW} shallow lines in one push`);
       continue;
     }
     const match = COMMAND.exec(line);
     if (!match) throw new PktLineError(`"${line.slice(0, 200)}" is not a ref update command`);
+    if (match[3]!.length > MAX_REF_LENGTH) throw new PktLineError(`a ref name is longer than ${MAX_REF_LENGTH} characters`);
     commands.push({ old: match[1]!, new: match[2]!, ref: match[3]! });
     if (commands.length > MAX_COMMANDS) throw new PktLineError(`more than ${MAX_COMMANDS} ref updates in one push`);
   }
@@ -65,6 +70,7 @@ export async function readReceivePackRequest(reader: PktReader): Promise<Receive
       if (pkt.kind === 'flush') break;
       const option = pktText(pkt);
       if (option === undefined) throw new PktLineError('unexpected delimiter in the push options');
+      if (option.length > MAX_REF_LENGTH) throw new PktLineError(`a push option is longer than ${MAX_REF_LENGTH} characters`);
       pushOptions.push(option);
       if (pushOptions.length > MAX_PUSH_OPTIONS) throw new PktLineError(`more than ${MAX_PUSH_OPTIONS} push options`);
     }

@@ -328,6 +328,23 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect(cold.total).toBe(1);
     });
 
+    it('a writer that still remembers a deleted incarnation never overwrites the new incarnation\'s log', async () => {
+      const s = subject();
+      const stale = new RepoStore({ store: s.connect() });
+      const other = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      await stale.createRepo(repo);
+      published(await stale.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('x1') }])));
+      // Deleted and created again elsewhere, with history up to seq 3, while `stale` still remembers seq 1.
+      await other.deleteRepo(repo);
+      await other.createRepo(repo);
+      for (const [i, ref] of ['a', 'b', 'c'].entries()) published(await other.publish(repo, update([{ ref: `refs/heads/${ref}`, old: Z, new: oid(`y${i}`) }])));
+      await expect(stale.publish(repo, update([{ ref: 'refs/heads/main', old: oid('x1'), new: oid('x2') }], { headMaxAgeMs: 60_000 }))).rejects.toThrow(RepoNotFoundError);
+      const fresh = new RepoStore({ store: s.connect() });
+      expect((await fresh.readEntry(repo, 2))?.refUpdates).toEqual([{ ref: 'refs/heads/b', old: Z, new: oid('y1') }]);
+      expect((await fresh.stateAt(repo, 1)).refs.get('refs/heads/a')).toBe(oid('y0'));
+    });
+
     it('a push that just read the head skips re-reading it; a stale remembered head never loses or wrongly rejects', async () => {
       const s = subject();
       const counted = new CountingObjectStore(s.connect());
