@@ -43,6 +43,9 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const app = Fastify({
     bodyLimit: 64 * 1024,
+    // A connection silent this long is dropped, so a client that stalls mid-push cannot hold an index-pack
+    // process and a quarantine forever. Generous: a large push's indexing sends nothing back meanwhile.
+    connectionTimeout: 10 * 60_000,
     ...requestIdOptions,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
     ...options,

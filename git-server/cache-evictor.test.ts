@@ -37,6 +37,18 @@ describe('CacheEvictor', () => {
     expect(await registry.getSingleMetricAsString('service_cache_disk_used_fraction')).toContain('0.85');
   });
 
+  it('never deletes a copy a request is using', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cw-evict-'));
+    const cache = new RepoCache({ repos: new RepoStore({ store: new MemoryObjectStore() }), dir: root });
+    await copy(root, 'a/streaming', 7_200_000);
+    await copy(root, 'a/idle', 3_600_000);
+    const release = cache.hold('a/streaming');
+    const evictor = new CacheEvictor({ cache, highWatermark: 0.9, intervalMs: 60_000, registry: new Registry(), log: silent, usedFraction: async () => 0.95, now: () => NOW });
+    expect(await evictor.runOnce()).toEqual(['a/idle']);
+    release();
+    expect(await evictor.runOnce()).toEqual(['a/streaming']);
+  });
+
   it('below the watermark, deletes nothing', async () => {
     const root = await mkdtemp(join(tmpdir(), 'cw-evict-'));
     const cache = new RepoCache({ repos: new RepoStore({ store: new MemoryObjectStore() }), dir: root });

@@ -1,7 +1,7 @@
 // Keeps the cache's disk below `cache.disk_high_watermark`: every `cache.evict_interval` it measures the file
 // system holding `cache.dir` and, above the mark, deletes the least recently used repository copies (the
-// bucket holds everything; a copy is fetched again on its next use). Copies used within the last minute are
-// kept: a fetch may still be streaming from one.
+// bucket holds everything; a copy is fetched again on its next use). Copies a request is using right now, or
+// used within the last minute, are kept.
 import { statfs } from 'node:fs/promises';
 import { Gauge, type Registry } from 'prom-client';
 import type { RepoCache } from '../src/git/repo-cache.ts';
@@ -51,7 +51,7 @@ export class CacheEvictor {
     if (used <= highWatermark) return evicted;
     const candidates = (await cache.cached()).filter((c) => now - c.lastUsedMs > RECENTLY_USED_MS).sort((a, b) => a.lastUsedMs - b.lastUsedMs);
     for (const { repo } of candidates) {
-      await cache.evict(repo);
+      if (!(await cache.evictIfIdle(repo))) continue;
       evicted.push(repo);
       used = await measure();
       this.#gauge.set(used);

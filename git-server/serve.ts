@@ -2,7 +2,7 @@
 // "States and transitions" says: `/readyz` turns 503, new git and LFS work is refused, in-flight requests get
 // `server.drain_timeout` and 2 s more for the load balancer, then the process exits.
 import type { FastifyInstance } from 'fastify';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { Registry } from 'prom-client';
 import { RepoCache } from '../src/git/repo-cache.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
@@ -31,6 +31,9 @@ export async function startService(config: GitServiceConfig, options: { logLevel
   const repos = new RepoStore({ store: objects, registry, freshnessTtlMs: config.wal.freshnessTtlMs });
   await mkdir(config.cache.dir, { recursive: true });
   const cache = new RepoCache({ repos, dir: config.cache.dir });
+  // Quarantines and LFS spool files a killed process left behind: nothing else uses them (one process owns
+  // its cache directory), and the evictor does not count them.
+  await rm(cache.tmpDir, { recursive: true, force: true });
   await mkdir(cache.tmpDir, { recursive: true });
   const drain = new DrainState();
   const app = await buildGitServer(

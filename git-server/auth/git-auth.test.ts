@@ -99,6 +99,8 @@ describe('gitAuth', () => {
     const bad = await app.inject({ url: '/o/r/info/refs', headers: { ...headers, 'x-remote-user': 'x'.repeat(300) } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error).toBe('invalid_request');
+    const twice = await app.inject({ url: '/o/r/info/refs', headers: { ...headers, 'x-remote-user': ['alice', 'bob'] } });
+    expect(twice.statusCode).toBe(400);
   });
 
   it('ignores the principal header from a peer that is not a trusted proxy', async () => {

@@ -92,8 +92,12 @@ export function gitAuth(app: FastifyInstance, options: GitAuthOptions): void {
 }
 
 function forwardedPrincipal(request: FastifyRequest, header: string): string | undefined {
-  const value = request.headers[header];
-  if (value === undefined) return undefined;
+  // From the raw headers: Node joins a repeated header into "alice, bob", which must not become one principal.
+  const raw = request.raw.rawHeaders;
+  const values: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.toLowerCase() === header) values.push(raw[i + 1]!);
+  if (values.length === 0) return undefined;
+  const value = values.length === 1 ? values[0] : undefined;
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PRINCIPAL_LENGTH || /\p{Cc}/u.test(value)) {
     throw new InvalidForwardedPrincipalError(header);
   }

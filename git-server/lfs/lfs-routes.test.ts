@@ -273,4 +273,19 @@ describe('LFS with the object store down', () => {
       expect(res.body).not.toContain('10.0.0.1');
     }
   });
+
+  it('never hands a trusted proxy\'s own credential to the end user it forwards', async () => {
+    const proxied = await lfsTestServer(new MemoryObjectStore(), [REPO.full], {}, { trustedProxies: ['127.0.0.1'] });
+    const res = await proxied.app.inject({
+      method: 'POST',
+      url: '/acme/site/info/lfs/objects/batch',
+      headers: { authorization: `Bearer ${proxied.writeToken}`, 'x-forwarded-user': 'alice', 'content-type': LFS, accept: LFS },
+      payload: { operation: 'upload', objects: [{ oid: 'a'.repeat(64), size: 3 }] },
+    });
+    expect(res.statusCode).toBe(200);
+    const actions = res.json().objects[0].actions;
+    expect(actions.upload.href).toMatch(/objects\/a{64}\?size=3$/);
+    expect(actions.upload.header).toBeUndefined();
+    expect(res.body).not.toContain(proxied.writeToken);
+  });
 });

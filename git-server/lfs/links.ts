@@ -22,12 +22,16 @@ export interface ActionLinks {
 /**
  * Links under `publicUrl` when configured, else under the scheme and Host of the request (which is what the
  * client reached us by). Every action repeats the request's `Authorization` header so git-lfs sends it to
- * the object routes too (they authenticate like every route); nothing is signed into the URL itself.
+ * the object routes too (they authenticate like every route), except behind a trusted proxy, whose header
+ * is its own; nothing is signed into the URL itself.
  */
 export function actionLinks(request: FastifyRequest, repo: RepoPath, publicUrl: string | undefined, now: number = Date.now()): ActionLinks {
   const base = `${publicUrl ?? `${request.protocol}://${request.host}`}/${repo.owner}/${repo.name}/info/lfs`;
-  const authorization = request.headers.authorization;
-  const expiresAt = principalOf(request).expiresAt;
+  const principal = principalOf(request);
+  // Behind a trusted proxy the header is the proxy's own credential: never hand it to the end user. The
+  // proxy authenticates the follow-up requests as it did this one.
+  const authorization = principal.forwarded ? undefined : request.headers.authorization;
+  const expiresAt = principal.expiresAt;
   const ttl = expiresAt === undefined ? ACTION_TTL_SECONDS : Math.max(0, Math.min(ACTION_TTL_SECONDS, Math.floor((expiresAt - now) / 1000)));
   const action = (href: string): LfsAction => ({ href, ...(authorization ? { header: { Authorization: authorization } } : {}), expires_in: ttl });
   return {

@@ -51,9 +51,14 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         if (service !== 'git-upload-pack') {
           return sendError(reply, 403, 'smart_http_required', 'Only the smart HTTP protocol is served: use git 1.6.6 or later.');
         }
-        const { dir } = await deps.cache.sync(repo);
-        const body = await uploadPackAdvertisement(dir, gitProtocol(request.headers['git-protocol']));
-        return reply.type('application/x-git-upload-pack-advertisement').send(body);
+        const release = deps.cache.hold(repo);
+        try {
+          const { dir } = await deps.cache.sync(repo);
+          const body = await uploadPackAdvertisement(dir, gitProtocol(request.headers['git-protocol']));
+          return reply.type('application/x-git-upload-pack-advertisement').send(body);
+        } finally {
+          release();
+        }
       },
     );
 
@@ -62,6 +67,8 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       { config: { scope: 'read', drains: true } },
       async (request, reply) => {
         const repo = repoOf(request.params);
+        // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
+        reply.raw.once('close', deps.cache.hold(repo));
         const { dir } = await deps.cache.sync(repo);
         const body = requestBody(request, deps.maxFetchRequestBytes);
         const out = new PassThrough();
@@ -85,6 +92,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       async (request, reply) => {
         const repo = repoOf(request.params);
         const abort = abortOnClose(request, reply);
+        reply.raw.once('close', deps.cache.hold(repo));
         const outcome = await receivePack(
           { repo, body: requestBody(request, Number.POSITIVE_INFINITY), pusher: principalOf(request).name, requestId: request.id, signal: abort.signal },
           { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },

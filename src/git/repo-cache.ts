@@ -25,6 +25,8 @@ export class RepoCache {
   readonly #synced = new Map<string, string>();
   /** When each repository was last served from here (ms since the epoch), for eviction. */
   readonly #lastUsed = new Map<string, number>();
+  /** Requests using each copy right now (an upload-pack streaming from it, a push indexing against it). */
+  readonly #held = new Map<string, number>();
 
   constructor(options: { repos: RepoStore; dir: string }) {
     this.#repos = options.repos;
@@ -47,10 +49,10 @@ export class RepoCache {
    * to it. Throws `RepoNotFoundError` for a repository the bucket does not have.
    */
   async sync(repo: string): Promise<SyncedRepo> {
-    const head = await this.#repos.readHead(repo);
+    let head = await this.#repos.readHead(repo);
     const dir = this.dirOf(repo);
     this.#lastUsed.set(repo, Date.now());
-    const version = `${head.repoId}@${head.seq}`;
+    let version = `${head.repoId}@${head.seq}`;
     if (this.#synced.get(repo) === version) return { dir, head };
     return this.#lock.run(repo, async () => {
       // Another request may have brought the copy here, or past here, while this one waited: never move it
@@ -59,6 +61,13 @@ export class RepoCache {
       if (synced && sameIncarnationAtOrPast(synced, head.repoId, head.seq)) return { dir, head };
       const marker = join(dir, INCARNATION_FILE);
       const cachedIncarnation = await readFile(marker, 'utf8').catch(() => undefined);
+      if (cachedIncarnation !== undefined && cachedIncarnation !== head.repoId) {
+        // The copy is of another incarnation: before replacing it, make sure ours is the current one (a
+        // request that read the head before a delete-and-create must not bring the deleted one back).
+        head = await this.#repos.readHead(repo);
+        version = `${head.repoId}@${head.seq}`;
+        if (this.#synced.get(repo) === version) return { dir, head };
+      }
       if (cachedIncarnation !== head.repoId) await rm(dir, { recursive: true, force: true });
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
       if (cachedIncarnation !== head.repoId) await writeFile(marker, head.repoId);
@@ -85,6 +94,30 @@ export class RepoCache {
       }
     }
     return found;
+  }
+
+  /** Marks the copy in use until the returned function is called; eviction leaves held copies alone. */
+  hold(repo: string): () => void {
+    this.#held.set(repo, (this.#held.get(repo) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#held.get(repo) ?? 1) - 1;
+      if (left > 0) this.#held.set(repo, left);
+      else this.#held.delete(repo);
+    };
+  }
+
+  /** Drops the copy unless a request is using it; answers whether it did. */
+  async evictIfIdle(repo: string): Promise<boolean> {
+    return this.#lock.run(repo, async () => {
+      if (this.#held.has(repo)) return false;
+      this.#synced.delete(repo);
+      this.#lastUsed.delete(repo);
+      await rm(this.dirOf(repo), { recursive: true, force: true });
+      return true;
+    });
   }
 
   /** Drops the cached copy (the repository was deleted, or eviction). */

@@ -18,7 +18,12 @@ export interface LfsTestServer {
 }
 
 /** Builds (does not listen) an app serving LFS for `repos` (`owner/name` each). */
-export async function lfsTestServer(objects: ObjectStore, repos: string[], options: Partial<LfsDependencies> = {}): Promise<LfsTestServer> {
+export async function lfsTestServer(
+  objects: ObjectStore,
+  repos: string[],
+  options: Partial<LfsDependencies> = {},
+  auth: { trustedProxies?: string[] } = {},
+): Promise<LfsTestServer> {
   const app = Fastify();
   const exchanges: LfsTestServer['exchanges'] = [];
   app.addHook('onResponse', (request, reply, done) => {
@@ -26,7 +31,7 @@ export async function lfsTestServer(objects: ObjectStore, repos: string[], optio
     done();
   });
   errorHandler(app);
-  gitAuth(app, { tokenSecret: TEST_TOKEN_SECRET });
+  gitAuth(app, { tokenSecret: TEST_TOKEN_SECRET, ...auth });
   lfsRoutes(app, { objects, repos: { exists: async (repo) => repos.includes(repo.full) }, ...options });
   await app.ready();
   return {
