@@ -6,8 +6,10 @@
 // (git names a pack by its trailing checksum, which is not known before the bytes are), so a sync fetches
 // only packs it has not placed yet; `cloudwright/tmp/` holds downloads until they are renamed into place.
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { join } from 'node:path';
 import type { RepoHead, RepoState, LivePack, ObjectFormat } from '../repo-store/index.ts';
 import type { RepoStore } from '../repo-store/repo-store.ts';
@@ -149,18 +151,22 @@ async function fileSha256(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Fetches a live pack (and its index, or builds one) and renames both into `objects/pack/`. */
+/**
+ * Fetches a live pack (and its index, or builds one) and renames both into `objects/pack/`. The pack is
+ * streamed to disk while it is hashed (packs run to gigabytes); the index, a few percent of it, is read whole.
+ */
 async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<string> {
   const { repos, repo, dir, head } = options;
-  const [bytes, published] = await Promise.all([repos.readPack(repo, pack.sha256), pack.idxSize === null ? undefined : repos.readPackIndex(repo, pack.sha256)]);
-  if (!bytes) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} is not in the bucket`);
-  if (createHash('sha256').update(bytes).digest('hex') !== pack.sha256) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} does not match its digest`);
-  const name = gitPackName(bytes, head.objectFormat);
   const tmp = join(dir, SYNC_STATE_DIR, 'tmp');
   await mkdir(tmp, { recursive: true });
   const base = join(tmp, `${randomBytes(8).toString('hex')}`);
   try {
-    await writeFile(`${base}.pack`, bytes);
+    const [stream, published] = await Promise.all([repos.streamPack(repo, pack.sha256), pack.idxSize === null ? undefined : repos.readPackIndex(repo, pack.sha256)]);
+    if (!stream) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} is not in the bucket`);
+    const hash = createHash('sha256');
+    await pipeline(stream.body, new Transform({ transform: (chunk: Buffer, _encoding, done) => done(null, (hash.update(chunk), chunk)) }), createWriteStream(`${base}.pack`));
+    if (hash.digest('hex') !== pack.sha256) throw new PackUnavailableError(`pack ${pack.sha256} of ${repo} does not match its digest`);
+    const name = gitPackName(await packEnds(`${base}.pack`, head.objectFormat), head.objectFormat);
     if (published && indexMatchesPack(published, name, head.objectFormat)) {
       await writeFile(`${base}.idx`, published);
     } else {
@@ -217,4 +223,20 @@ async function exists(path: string): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** The pack's header and trailing checksum, as `gitPackName` reads them, without reading the whole file. */
+async function packEnds(path: string, format: ObjectFormat): Promise<Uint8Array> {
+  const n = CHECKSUM_BYTES[format];
+  const file = await open(path, 'r');
+  try {
+    const { size } = await file.stat();
+    if (size < 12 + n) return new Uint8Array(0);
+    const ends = Buffer.alloc(12 + n);
+    await file.read(ends, 0, 12, 0);
+    await file.read(ends, 12, n, size - n);
+    return ends;
+  } finally {
+    await file.close();
+  }
 }

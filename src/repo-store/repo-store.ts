@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { register as defaultRegistry, type Registry } from 'prom-client';
 import { PublicError } from '../errors.ts';
-import type { ObjectStore } from '../object-store/object-store.ts';
+import type { ObjectStore, ObjectStream } from '../object-store/object-store.ts';
 import { listAll } from '../object-store/list-all.ts';
 import { decodeCheckpoint } from './checkpoint.ts';
 import { HistoryUnavailableError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
@@ -173,6 +173,11 @@ export class RepoStore {
   /** A pack's bytes, or `undefined`. */
   async readPack(repo: string, sha256: string): Promise<Uint8Array | undefined> {
     return this.#readImmutable(SHA256.test(sha256) ? packKey(parseRepoPath(repo), sha256) : undefined);
+  }
+
+  /** A live pack as a stream, for packs too large to hold in memory; `undefined` when the bucket lacks it. */
+  async streamPack(repo: string, sha256: string): Promise<ObjectStream | undefined> {
+    return SHA256.test(sha256) ? this.#store.getStream(packKey(parseRepoPath(repo), sha256)) : undefined;
   }
 
   /** A pack's index, or `undefined` when none was published. */

@@ -30,6 +30,12 @@ export class CountingObjectStore extends ForwardingObjectStore {
     return super.get(key, options);
   }
 
+  /** A streamed read is one GET request too. */
+  override getStream(key: string) {
+    this.calls.push({ op: 'get', key });
+    return super.getStream(key);
+  }
+
   override head(key: string) {
     this.calls.push({ op: 'head', key });
     return super.head(key);
