@@ -107,7 +107,7 @@ export function validateRecord(input: RecordInput, domain: string): RecordCheck 
   }
 
   const values: string[] = [];
-  if (input.values.length === 0) errors.push({ field: 'values', message: 'at least one value is required' });
+  if (input.values.length === 0) errors.push({ field: 'values', message: 'values: at least one value is required' });
   else if (input.values.length > VALUES_MAX) errors.push({ field: 'values', message: `at most ${VALUES_MAX} values are allowed` });
   else if (type === 'CNAME' && input.values.length > 1) errors.push({ field: 'values', message: 'a CNAME record has exactly one value' });
   else if (type) {

@@ -12,7 +12,9 @@ import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../
 import { createInformerFactory, NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
-import { createAppServices } from '../../../src/platform/app-services.ts';
+import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/platform/app-services.ts';
+import { createDomainServices } from '../../../src/platform/domains/domain-services.ts';
+import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../../../src/platform/projects.ts';
 import { ACCESS_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, USERS } from '../../../src/platform/resources.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
@@ -50,11 +52,25 @@ export interface PlatformApp {
   close(): Promise<void>;
 }
 
-export async function platformApp(): Promise<PlatformApp> {
+export interface PlatformAppOptions {
+  /**
+   * DNS settings (for example a `MemoryDnsProvider` and a parent-zone server, see `memory-dns.ts`): with
+   * them the project-domain, DNS-record and app-hostname routes are served. Without them (the default) they
+   * are not, as before.
+   */
+  readonly dns?: DnsSettings;
+  /** The runtime's base domain (default `DEFAULT_RUNTIME_BASE_DOMAIN`), for the app and DNS services alike. */
+  readonly baseDomain?: string;
+}
+
+export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
   const conn = testConnection();
   const informers = createInformerFactory(conn);
   const artifacts = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
-  const appServices = createAppServices(conn, informers, { artifacts });
+  const baseDomain = options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
+  const appServices = createAppServices(conn, informers, { artifacts, ...(options.baseDomain ? { baseDomain } : {}) });
+  // Built before the informers start, on the same caches (the factory hands out one informer per kind).
+  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain }) : undefined;
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
@@ -112,6 +128,8 @@ export async function platformApp(): Promise<PlatformApp> {
       informers.stop();
       const tokenClient = objectClient<AccessToken>(conn, ACCESS_TOKENS);
       const { items } = await tokenClient.list('');
+      // No operator runs in route tests: release the zone finalizers the API set, or the namespaces never go.
+      if (options.dns) await releaseDomainFinalizers(conn, [...made.namespaces]);
       await Promise.all([
         ...items.filter((t) => made.users.has(t.spec.user)).map((t) => tokenClient.delete('', t.metadata?.name ?? '')),
         ...[...made.users].map((name) => objectClient(conn, USERS).delete('', name)),
@@ -130,7 +148,17 @@ export async function platformApp(): Promise<PlatformApp> {
       users,
       deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: 'http://cw.test/device' }),
       ...appServices,
+      ...(dns ? { dns } : {}),
     },
   });
   return fixture;
+}
+
+async function releaseDomainFinalizers(conn: KubeConnection, namespaces: readonly string[]): Promise<void> {
+  const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+  for (const namespace of namespaces) {
+    for (const d of (await domains.list(namespace)).items) {
+      if (d.metadata?.finalizers?.length) await domains.patch(namespace, d.metadata.name ?? '', { metadata: { finalizers: null } });
+    }
+  }
 }

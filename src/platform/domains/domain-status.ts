@@ -61,7 +61,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   }
   if (seen.invalid || seen.takenBy) {
     const reason = seen.invalid ? 'InvalidDomain' : 'DomainTaken';
-    const message = seen.invalid?.message ?? `${name} is already a domain of project ${seen.takenBy}; a domain can belong to one project only. Delete it there first.`;
+    const message = seen.invalid?.message ?? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`;
     set({ type: 'ZoneReady', status: 'False', reason, message });
     set({ type: 'Ready', status: 'False', reason, message });
     return { ...status, state: 'pending_delegation', conditions };

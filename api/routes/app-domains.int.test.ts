@@ -1,0 +1,207 @@
+// The app-hostname routes on the real apiserver: attach in both DNS modes (with a provider failure injected
+// through MemoryDnsProvider.failNext), finalize against a real parent-zone server for `test.` whose records
+// the tests publish, and the refusals that keep one hostname with one app.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
+import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { BASE_DOMAIN, memoryDns, RUNTIME_IPV4, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
+import { zoneContents } from '../../src/platform/domains/testing/test-dns-settings.ts';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+let dns: MemoryDns;
+let platform: PlatformApp;
+let me: { project: string; token: string };
+let rival: { project: string; token: string };
+
+beforeAll(async () => {
+  dns = await memoryDns();
+  platform = await platformApp({ dns: dns.settings, baseDomain: BASE_DOMAIN });
+  const account = async () => {
+    const user = await platform.createUser();
+    return { project: await platform.createProject(user, { namespace: true }), token: await platform.tokenFor(user, ['apps:write', 'domain:write']) };
+  };
+  [me, rival] = await Promise.all([account(), account()]);
+  for (const as of [me, rival]) for (const name of ['web', 'api']) expect((await call('POST', '/apps', { name }, as)).statusCode).toBe(201);
+});
+afterAll(async () => {
+  await platform?.close();
+  await dns?.stop();
+});
+
+type Method = 'GET' | 'POST' | 'DELETE';
+const call = (method: Method, path: string, payload?: object, as = me) =>
+  platform.app.inject({ method, url: `/v1/projects/${as.project}${path}`, headers: { authorization: `Bearer ${as.token}` }, ...(payload ? { payload } : {}) });
+
+async function ok<T = HostnameView>(status: number, method: Method, path: string, payload?: object, as = me): Promise<T> {
+  const res = await call(method, path, payload, as);
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json() as T;
+}
+
+async function refused(status: number, method: Method, path: string, payload?: object, as = me): Promise<string> {
+  const res = await call(method, path, payload, as);
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toContain('application/problem+json');
+  return res.json().detail;
+}
+
+/** A project domain of `me`, managed through the real delegation check unless told otherwise. */
+async function addDomain(managed = true): Promise<{ domain: string; zoneId: string }> {
+  const domain = dns.domain('host');
+  const added = (await ok<{ domain: { hosted_zone_id: string; nameservers: string[] } }>(201, 'POST', '/domains', { domain })).domain;
+  if (managed) {
+    dns.parent.delegate(domain, added.nameservers);
+    expect((await ok<{ domain: { status: string } }>(200, 'POST', `/domains/${domain}/delegation-check`)).domain.status).toBe('managed');
+  }
+  return { domain, zoneId: added.hosted_zone_id };
+}
+
+const zone = (zoneId: string, domain: string) => zoneContents(dns.provider, zoneId, domain);
+
+const records = async (domain: string) => (await ok<{ records: RecordView[] }>(200, 'GET', `/domains/${domain}/records`)).records;
+const hostnameObject = (host: string, as = me) => objectClient<AppHostname>(platform.conn, APP_HOSTNAMES).get(as.project, host);
+const appHosts = async (appId: string) => (await objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS).get(me.project, appId))?.spec.hostnames ?? [];
+
+describe('attach in external_records mode', () => {
+  it('answers the CNAME and the ownership challenge, keeps the token across repeats, and finalizes once they are live', async () => {
+    const host = `www.${dns.domain('ext')}`;
+    const attached = await ok(200, 'POST', '/apps/web/domains', { domain: host.toUpperCase() });
+    expect(attached).toMatchObject({ domain: host, dns_mode: 'external_records', app_id: 'web', status: 'pending', status_reason: 'AwaitingFinalize' });
+    expect(attached.managed_dns).toBeUndefined();
+    const [cname, txt] = attached.dns_records ?? [];
+    expect(cname).toEqual({ record_type: 'CNAME', name: host, value: RUNTIME_TARGET });
+    expect(txt?.record_type).toBe('TXT');
+    expect(txt?.name).toBe(`_cloudwright.${host}`);
+    expect(txt?.value).toMatch(/^cloudwright-verification=[0-9a-f]{32}$/);
+    expect(attached.dns_records).toHaveLength(2);
+    // The runtime attach: the binding object exists, owned by the app.
+    const object = await hostnameObject(host);
+    expect(object?.spec).toMatchObject({ hostname: host, appRef: { name: 'web' }, dnsMode: 'external_records' });
+    expect(object?.metadata?.ownerReferences?.[0]).toMatchObject({ kind: 'RuntimeApp', name: 'web' });
+
+    const again = await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'external_records' });
+    expect(again.dns_records).toEqual(attached.dns_records);
+    expect(again.created_at).toBe(attached.created_at);
+
+    const early = await refused(409, 'POST', `/apps/web/domains/${host}/finalize`);
+    expect(early).toContain(`The DNS records of ${host} are not live yet`);
+    expect(early).toContain(`CNAME ${host} → ${RUNTIME_TARGET}: not published yet`);
+    dns.parent.setRecord(host, 'CNAME', ['somewhere.else.example']);
+    dns.parent.setRecord(txt?.name ?? '', 'TXT', [txt?.value ?? '']);
+    expect(await refused(409, 'POST', `/apps/web/domains/${host}/finalize`)).toContain('the published value is somewhere.else.example');
+    expect(await appHosts('web')).not.toContain(host);
+
+    dns.parent.setRecord(host, 'CNAME', [RUNTIME_TARGET]);
+    const active = await ok(200, 'POST', `/apps/web/domains/${host}/finalize`);
+    expect(active).toMatchObject({ domain: host, status: 'active', status_reason: 'Active' });
+    expect(await appHosts('web')).toContain(host);
+    expect((await ok(200, 'POST', `/apps/web/domains/${host}/finalize`)).status).toBe('active');
+    expect(await appHosts('web')).toEqual([...new Set(await appHosts('web'))]);
+    const listed = (await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/web/domains')).domains;
+    expect(listed.find((h) => h.domain === host)).toMatchObject({ status: 'active', dns_mode: 'external_records' });
+
+    // Verified here: no other project can attach it, in either mode, nor another app of this project.
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: host }, rival)).toContain('verified and served by another project');
+    expect(await refused(409, 'POST', '/apps/api/domains', { domain: host })).toContain('already bound to another app (web)');
+    expect(await hostnameObject(host, rival)).toBeUndefined();
+  });
+
+  it('refuses names that are not host names, and names under the runtime base domain (400)', async () => {
+    expect(await refused(400, 'POST', '/apps/web/domains', { domain: 'bad_host!.test' })).toContain('is not a host name');
+    expect(await refused(400, 'POST', '/apps/web/domains', { domain: `shop.${BASE_DOMAIN}` })).toContain(`under the runtime's domain ${BASE_DOMAIN}`);
+    expect(await refused(400, 'POST', '/apps/web/domains', { domain: 'www.example.test', dns_mode: 'other' })).not.toBe('');
+  });
+});
+
+describe('attach in managed_project_domain mode', () => {
+  it('needs a domain of the project holding the hostname (400), managed (409), without a manual record at the name (409)', async () => {
+    expect(await refused(400, 'POST', '/apps/web/domains', { domain: `www.${dns.domain('none')}`, dns_mode: 'managed_project_domain' })).toContain('add the domain first');
+    const pending = await addDomain(false);
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: `www.${pending.domain}`, dns_mode: 'managed_project_domain' })).toContain(
+      `${pending.domain} is pending_delegation`,
+    );
+    // Another project's managed domain does not count.
+    const theirs = await addDomain();
+    expect(await refused(400, 'POST', '/apps/web/domains', { domain: `www.${theirs.domain}`, dns_mode: 'managed_project_domain' }, rival)).toContain('has none');
+
+    const { domain } = await addDomain();
+    const manual = (await ok<{ record: RecordView }>(201, 'POST', `/domains/${domain}/records`, { name: 'www', type: 'A', value: '192.0.2.7' })).record;
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: `www.${domain}`, dns_mode: 'managed_project_domain' })).toContain(`(${manual.record_id})`);
+    expect(await hostnameObject(`www.${domain}`)).toBeUndefined();
+  });
+
+  it('answers 202 failed when writing the records fails after the runtime attach, then converges to 200 applied without duplicates', async () => {
+    const { domain, zoneId } = await addDomain();
+    const host = `shop.${domain}`;
+    dns.provider.failNext('applyChanges');
+    const failed = await call('POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    expect(failed.statusCode, failed.body).toBe(202);
+    expect(failed.json()).toMatchObject({ domain: host, dns_mode: 'managed_project_domain', status: 'pending', status_reason: 'DnsNotApplied', managed_dns: { project_domain: domain, status: 'failed' } });
+    expect(failed.json().managed_dns.records).toBeUndefined();
+    expect(failed.json().status_message).toContain('Repeat the request to retry');
+    expect(failed.json().dns_records).toBeUndefined();
+    // The runtime attach stands; the platform-owned record exists but is not in the zone.
+    const binding = await hostnameObject(host);
+    expect(binding?.status?.conditions?.find((c) => c.type === 'RuntimeAttached')?.status).toBe('True');
+    expect(binding?.status?.conditions?.find((c) => c.type === 'DnsReady')).toMatchObject({ status: 'False', reason: 'ProviderError' });
+    expect(await zone(zoneId, domain)).toEqual([]);
+    expect((await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/web/domains')).domains.find((h) => h.domain === host)?.managed_dns?.status).toBe('failed');
+    // Finalize tries to write them too; while the provider still fails it says what is missing.
+    dns.provider.failNext('applyChanges');
+    expect(await refused(409, 'POST', `/apps/web/domains/${host}/finalize`)).toContain(`The records of ${host} are not applied yet`);
+    expect(await appHosts('web')).not.toContain(host);
+
+    const applied = await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    expect(applied).toMatchObject({ status: 'pending', status_reason: 'AwaitingFinalize', created_at: failed.json().created_at });
+    expect(applied.managed_dns).toEqual({ project_domain: domain, status: 'applied', records: [{ record_type: 'CNAME', name: host, value: RUNTIME_TARGET }] });
+    const before = await hostnameObject(host);
+    expect(await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' })).toEqual(applied);
+    // The binding is left as it is: nothing rewritten by the repeat.
+    expect((await hostnameObject(host))?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+    const owned = await records(domain);
+    expect(owned).toHaveLength(1);
+    expect(owned[0]).toMatchObject({ name: 'shop', type: 'CNAME', status: 'applied', owner: { owner_resource_id: 'web' } });
+    expect(await zone(zoneId, domain)).toEqual([`${host} CNAME 300 ${RUNTIME_TARGET}`]);
+
+    // Another mode or another app for the same hostname is refused; the binding stays.
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: host })).toContain('already attached to this app in managed_project_domain mode');
+    expect(await refused(409, 'POST', '/apps/api/domains', { domain: host, dns_mode: 'managed_project_domain' })).toContain('already attached to app web');
+
+    const active = await ok(200, 'POST', `/apps/web/domains/${host}/finalize`);
+    expect(active).toMatchObject({ status: 'active', managed_dns: { status: 'applied' } });
+    expect(await appHosts('web')).toContain(host);
+  });
+
+  it('writes A records at the apex (a CNAME cannot be there)', async () => {
+    const { domain, zoneId } = await addDomain();
+    const applied = await ok(200, 'POST', '/apps/api/domains', { domain, dns_mode: 'managed_project_domain' });
+    expect(applied.managed_dns).toEqual({ project_domain: domain, status: 'applied', records: [{ record_type: 'A', name: domain, value: RUNTIME_IPV4 }] });
+    expect(await zone(zoneId, domain)).toEqual([`${domain} A 300 ${RUNTIME_IPV4}`]);
+  });
+
+  it('deleting the domain takes the platform-owned records with it', async () => {
+    const { domain, zoneId } = await addDomain();
+    await ok(200, 'POST', '/apps/api/domains', { domain: `www.${domain}`, dns_mode: 'managed_project_domain' });
+    expect(await records(domain)).toHaveLength(1);
+    expect((await ok<{ domain: { status: string } }>(200, 'DELETE', `/domains/${domain}`)).domain.status).toBe('deleted');
+    expect(dns.provider.backend.zones.has(zoneId)).toBe(false);
+    const finalize = await refused(409, 'POST', `/apps/api/domains/www.${domain}/finalize`);
+    expect(finalize).toContain('was deleted; add it again and repeat the attach request');
+  });
+});
+
+describe('unknown apps and hostnames', () => {
+  it('answers 404', async () => {
+    expect(await refused(404, 'GET', '/apps/nope/domains')).toContain('nope');
+    await refused(404, 'POST', '/apps/nope/domains', { domain: 'www.example.test' });
+    await refused(404, 'POST', '/apps/nope/domains/www.example.test/finalize');
+    expect(await refused(404, 'POST', `/apps/web/domains/never-${dns.domain()}/finalize`)).toContain('attach it first');
+  });
+
+  it('lists nothing for an app without hostnames', async () => {
+    expect(await ok(200, 'GET', '/apps/web/domains', undefined, rival)).toEqual({ domains: [] });
+  });
+});

@@ -1,0 +1,227 @@
+// The project-domain routes on the real apiserver: zones in memory (MemoryDnsProvider, with injected
+// failures), the delegation read from a real parent-zone server for `test.` that the tests flip.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
+import { DnsProviderError } from '../../src/dns/provider.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import type { DomainView } from '../../src/platform/domains/views.ts';
+import { DNS_RECORDS, PROJECT_DOMAINS } from '../../src/platform/resources.ts';
+import { BASE_DOMAIN, memoryDns, type MemoryDns } from './testing/memory-dns.ts';
+import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+
+let dns: MemoryDns;
+let platform: PlatformApp;
+let project: string;
+let token: string;
+let rival: { project: string; token: string };
+
+beforeAll(async () => {
+  dns = await memoryDns();
+  platform = await platformApp({ dns: dns.settings, baseDomain: BASE_DOMAIN });
+  const owner = await platform.createUser();
+  project = await platform.createProject(owner, { namespace: true });
+  token = await platform.tokenFor(owner, ['domain:write']);
+  const other = await platform.createUser();
+  rival = { project: await platform.createProject(other, { namespace: true }), token: await platform.tokenFor(other, ['domain:write']) };
+});
+afterAll(async () => {
+  await platform?.close();
+  await dns?.stop();
+});
+
+const call = (method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, as = { project, token }) =>
+  platform.app.inject({ method, url: `/v1/projects/${as.project}${path}`, headers: { authorization: `Bearer ${as.token}` }, ...(payload ? { payload } : {}) });
+
+async function ok(status: number, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object): Promise<DomainView> {
+  const res = await call(method, path, payload);
+  expect(res.statusCode, res.body).toBe(status);
+  return res.json().domain;
+}
+
+/** Expects an RFC 9457 refusal with `status`; answers its detail. */
+async function refused(status: number, method: 'GET' | 'POST' | 'DELETE', path: string, payload?: object, as = { project, token }): Promise<string> {
+  const res = await call(method, path, payload, as);
+  expect(res.statusCode, res.body).toBe(status);
+  expect(res.headers['content-type']).toContain('application/problem+json');
+  expect(res.json().status).toBe(status);
+  return res.json().detail;
+}
+
+const domainObjects = async (p: string, domain: string) => (await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).list(p)).items.filter((d) => d.spec.domain === domain);
+
+describe('adding a domain', () => {
+  it.each([
+    ['com', 'is a top-level domain'],
+    ['co.uk', 'is a public suffix'],
+    ['github.io', 'is a public suffix'],
+    ['192.0.2.1', 'is an IP address'],
+    ['[2001:db8::1]', 'is an IP address'],
+    ['my_shop.test', 'invalid label "my_shop"'],
+    ['-shop.test', 'invalid label "-shop"'],
+    ['shop..test', 'empty label'],
+    ['x.localhost', 'reserved name localhost'],
+    ['printer.local', 'reserved name local'],
+    ['1.2.3.in-addr.arpa', 'reserved name arpa'],
+    ['shop.123', 'numeric top-level label'],
+    [`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(20)}.test`, 'at most 200'],
+  ])('refuses %s with the reason (400), and adds nothing', async (domain, reason) => {
+    expect(await refused(400, 'POST', '/domains', { domain })).toContain(reason);
+    expect((await call('GET', '/domains')).json().domains.map((d: DomainView) => d.domain)).not.toContain(domain);
+  });
+
+  it.each([BASE_DOMAIN, `shop.${BASE_DOMAIN}`, 'cw-routes.test'])('refuses %s: the runtime base domain, a name under it or above it', async (domain) => {
+    expect(await refused(400, 'POST', '/domains', { domain })).toContain(`the platform serves apps under ${BASE_DOMAIN}`);
+  });
+
+  it.each([[{}], [{ domain: '' }], [{ domain: 'a/b.test' }], [{ domain: 'shop.test', dns_mode: 'external' }], [{ domain: 'shop.test', extra: true }]])('refuses the body %j', async (body) => {
+    expect(await refused(400, 'POST', '/domains', body)).not.toBe('');
+  });
+
+  it('normalizes the name, creates the zone and answers its nameservers, pending_delegation with what to do', async () => {
+    const domain = dns.domain();
+    const added = await ok(201, 'POST', '/domains', { domain: `${domain.toUpperCase()}.`, dns_mode: 'zone_delegated' });
+    expect(added).toMatchObject({ domain, dns_mode: 'zone_delegated', status: 'pending_delegation', status_reason: 'PendingDelegation' });
+    const zone = dns.provider.backend.zones.get(added.hosted_zone_id);
+    expect(zone?.domain).toBe(domain);
+    expect(added.nameservers).toEqual(zone?.nameservers);
+    expect(added.nameservers).toHaveLength(2);
+    expect(added.status_message).toContain(added.nameservers.join(', '));
+    expect(added.last_checked_at).toBeUndefined();
+    expect(await ok(200, 'GET', `/domains/${domain.toUpperCase()}`)).toEqual(added);
+    expect((await call('GET', '/domains')).json().domains).toContainEqual(added);
+    // The custom resource tells the same story.
+    const [object] = await domainObjects(project, domain);
+    expect(object?.status).toMatchObject({ state: 'pending_delegation', hostedZoneId: added.hosted_zone_id });
+    expect(object?.status?.conditions?.find((c) => c.type === 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
+  });
+
+  it('refuses a domain the project has (409), and one another project holds (409), which cannot see it', async () => {
+    const domain = dns.domain();
+    await ok(201, 'POST', '/domains', { domain });
+    expect(await refused(409, 'POST', '/domains', { domain: domain.toUpperCase() })).toContain(`${domain} is already a domain of project ${project}`);
+    const taken = await refused(409, 'POST', '/domains', { domain }, rival);
+    expect(taken).toContain('already a domain of another project');
+    expect(taken).not.toContain(project);
+    await refused(404, 'GET', `/domains/${domain}`, undefined, rival);
+    expect(await domainObjects(rival.project, domain)).toEqual([]);
+    expect([...dns.provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
+  });
+
+  it('keeps the domain when the provider fails (503, saying so); the delegation check then creates the zone', async () => {
+    const domain = dns.domain();
+    dns.provider.failNext('createZone');
+    const res = await call('POST', '/domains', { domain });
+    expect(res.statusCode, res.body).toBe(503);
+    expect(res.headers['retry-after']).toBe('10');
+    expect(res.json().detail).toContain(`${domain} was added, but its hosted zone could not be created yet`);
+    const pending = await ok(200, 'GET', `/domains/${domain}`);
+    expect(pending).toMatchObject({ status: 'pending_delegation', hosted_zone_id: '', nameservers: [], status_reason: 'ProviderUnavailable' });
+    const checked = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    expect(checked.hosted_zone_id).toMatch(/^ZMEM/);
+    expect(checked.status_reason).toBe('PendingDelegation');
+  });
+
+  it('answers 502 for a provider error retrying will not fix', async () => {
+    const domain = dns.domain();
+    dns.provider.failNext('createZone', new DnsProviderError('access_denied', { op: 'createZone' }));
+    const res = await call('POST', '/domains', { domain });
+    expect(res.statusCode, res.body).toBe(502);
+    expect(res.json().detail).toContain('was added');
+    expect((await ok(200, 'GET', `/domains/${domain}`)).status_reason).toBe('ProviderAccessDenied');
+  });
+});
+
+describe('the delegation check', () => {
+  it('moves between pending_delegation and managed by what the parent zone says, repeatably', async () => {
+    const domain = dns.domain();
+    const added = await ok(201, 'POST', '/domains', { domain });
+
+    const none = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    expect(none).toMatchObject({ status: 'pending_delegation', status_reason: 'PendingDelegation' });
+    expect(none.status_message).toContain(`lists no nameservers for ${domain}`);
+    expect(none.last_checked_at).toMatch(/^\d{4}-/);
+
+    dns.parent.delegate(domain, ['ns1.elsewhere.example']);
+    const mismatch = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    expect(mismatch.status).toBe('pending_delegation');
+    expect(mismatch.status_message).toContain('ns1.elsewhere.example');
+    expect(mismatch.status_message).toContain(added.nameservers[0]);
+
+    // A subset of the zone's nameservers is not a delegation: resolvers may pick any listed server.
+    dns.parent.delegate(domain, added.nameservers.slice(0, 1));
+    expect((await ok(200, 'POST', `/domains/${domain}/delegation-check`)).status).toBe('pending_delegation');
+
+    dns.parent.delegate(domain, added.nameservers.map((n) => n.toUpperCase()));
+    const managed = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    expect(managed).toMatchObject({ status: 'managed', status_reason: 'Managed', hosted_zone_id: added.hosted_zone_id, nameservers: added.nameservers });
+    expect((await ok(200, 'POST', `/domains/${domain}/delegation-check`)).status).toBe('managed');
+    const [object] = await domainObjects(project, domain);
+    for (const type of ['ZoneReady', 'Delegated', 'Ready']) expect(object?.status?.conditions?.find((c) => c.type === type)?.status, type).toBe('True');
+    expect(object?.status?.delegatedNameservers).toEqual(added.nameservers);
+
+    dns.parent.undelegate(domain);
+    const lost = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    expect(lost).toMatchObject({ status: 'pending_delegation', status_reason: 'PendingDelegation' });
+    expect(lost.status_message).toContain('lists no nameservers');
+    expect([...dns.provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
+  });
+
+  it('answers 404 for a domain the project does not have', async () => {
+    expect(await refused(404, 'POST', `/domains/${dns.domain()}/delegation-check`)).toContain(`Project ${project} has no domain`);
+  });
+});
+
+describe('deleting a domain', () => {
+  it('deletes its records and zone, keeps the object as history, and lets the domain be added again', async () => {
+    const domain = dns.domain();
+    const added = await ok(201, 'POST', '/domains', { domain });
+    dns.parent.delegate(domain, added.nameservers);
+    await ok(200, 'POST', `/domains/${domain}/delegation-check`);
+    const records = platform.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${project}/domains/${domain}/records`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: { name: 'www', type: 'A', value: '192.0.2.1' },
+    });
+    expect((await records).statusCode).toBe(201);
+
+    const deleted = await ok(200, 'DELETE', `/domains/${domain}`);
+    expect(deleted).toMatchObject({ domain, status: 'deleted', status_reason: 'Deleted' });
+    expect(deleted.deleted_at).toMatch(/^\d{4}-/);
+    expect(dns.provider.backend.zones.has(added.hosted_zone_id)).toBe(false);
+    await refused(404, 'GET', `/domains/${domain}`);
+    await refused(404, 'DELETE', `/domains/${domain}`);
+    expect((await call('GET', '/domains')).json().domains.map((d: DomainView) => d.domain)).not.toContain(domain);
+    const [history] = await domainObjects(project, domain);
+    expect(history?.status?.state).toBe('deleted');
+    expect(history?.metadata?.finalizers ?? []).toEqual([]);
+    const left = (await objectClient<DnsRecord>(platform.conn, DNS_RECORDS).list(project)).items.filter((r) => r.spec.domainRef.name === history?.metadata?.name);
+    expect(left).toEqual([]);
+
+    const again = await ok(201, 'POST', '/domains', { domain });
+    expect(again.status).toBe('pending_delegation');
+    expect(again.hosted_zone_id).not.toBe(added.hosted_zone_id);
+    expect(await domainObjects(project, domain)).toHaveLength(2);
+    // Another project may take a domain once it is deleted.
+    await ok(200, 'DELETE', `/domains/${domain}`);
+    const res = await call('POST', '/domains', { domain }, rival);
+    expect(res.statusCode, res.body).toBe(201);
+  });
+
+  it('answers 404 for a domain the project does not have', async () => {
+    await refused(404, 'DELETE', `/domains/${dns.domain()}`);
+    await refused(404, 'GET', `/domains/${dns.domain()}`);
+  });
+});
+
+describe('scopes', () => {
+  it('refuses writes to a token with domain:read only', async () => {
+    const reader = await platform.createUser();
+    const own = await platform.createProject(reader, { namespace: true });
+    const readToken = await platform.tokenFor(reader, ['domain:read']);
+    const as = { project: own, token: readToken };
+    expect((await call('GET', '/domains', undefined, as)).json()).toEqual({ domains: [] });
+    await refused(403, 'POST', '/domains', { domain: dns.domain() }, as);
+  });
+});

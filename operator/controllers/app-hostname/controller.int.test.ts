@@ -1,0 +1,197 @@
+// The AppHostname controller in this process against the real apiserver, beside the ProjectDomain
+// controller (which writes DnsRecords into the zone, here in memory) and a real parent-zone server for
+// `test.`: what it decides for bindings however they were made — RuntimeAttached from the app, the records
+// to publish in external mode, the platform-owned records and DnsReady in managed mode, and an active
+// hostname kept in its app's host names.
+import { randomBytes } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
+import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
+import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { findCondition } from '../../../src/conditions/index.ts';
+import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
+import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
+import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { DomainReconciler } from '../../../src/platform/domains/domain-reconciler.ts';
+import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
+import { eventually } from '../../../e2e/harness/runtime-stack.ts';
+import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
+import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import type { Controller } from '../../runtime/controller.ts';
+import { EventRecorder } from '../../runtime/events.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { projectDomainController } from '../project-domain/controller.ts';
+import { appHostnameController } from './controller.ts';
+
+const TARGET = 'runtime.apps.cw-hostctl.test';
+const conn = testConnection();
+const hostnames = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+const provider = new MemoryDnsProvider({ ownerId: 'cloudwright' });
+let parent: ParentZoneServer;
+let namespace: { name: string; remove: () => Promise<void> };
+let ns: string;
+let informers: {
+  domains: Informer<ProjectDomain>;
+  records: Informer<DnsRecord>;
+  hostnames: Informer<AppHostname>;
+  apps: Informer<RuntimeApp>;
+  builds: Informer<Build>;
+};
+let controllers: Controller[];
+let api: DomainReconciler;
+
+beforeAll(async () => {
+  parent = await startParentZoneServer({ suffix: 'test' });
+  namespace = await testNamespace(conn, 'hostctl');
+  ns = namespace.name;
+  const labelSelector = `${PROJECT_LABEL}=${ns}`;
+  informers = {
+    domains: createInformer<ProjectDomain>(conn, PROJECT_DOMAINS, { labelSelector }),
+    records: createInformer<DnsRecord>(conn, DNS_RECORDS, { labelSelector }),
+    hostnames: createInformer<AppHostname>(conn, APP_HOSTNAMES, { labelSelector }),
+    apps: createInformer<RuntimeApp>(conn, RUNTIME_APPS, { labelSelector }),
+    builds: createInformer<Build>(conn, BUILDS, { labelSelector }),
+  };
+  const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: TARGET, ipv4: ['192.0.2.80'] } });
+
+  const common = { kube: conn, settings, registry: new Registry(), log: silentLogger };
+  controllers = [
+    appHostnameController({ ...common, ...informers }),
+    projectDomainController({ ...common, domains: informers.domains, records: informers.records, hostnames: informers.hostnames, events: new EventRecorder({ writer: eventWriter(conn), component: 'apphostname-test' }) }),
+  ] as Controller[];
+  api = new DomainReconciler(new DomainStore(conn, informers), settings);
+  for (const i of Object.values(informers)) i.start();
+  await Promise.all(controllers.map((c) => c.start()));
+});
+
+afterAll(async () => {
+  for (const d of (await domainClient.list(ns)).items) await domainClient.delete(ns, d.metadata?.name ?? '').catch(() => {});
+  await vi.waitFor(async () => expect((await domainClient.list(ns)).items).toEqual([]), { timeout: 15_000 }).catch(() => {});
+  await Promise.all((controllers ?? []).map((c) => c.stop()));
+  for (const i of Object.values(informers ?? {})) i.stop();
+  await namespace?.remove();
+  await parent?.stop();
+});
+
+const labels = () => ({ [PROJECT_LABEL]: ns });
+const condition = (h: { status?: { conditions?: Parameters<typeof findCondition>[0] } } | undefined, type: string) => findCondition(h?.status?.conditions, type);
+
+/** Polls the object from the apiserver until `ok` holds; answers it. */
+const until = async <T,>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
+  (await eventually(what, read, (o) => o !== undefined && ok(o), timeout)) as T;
+
+async function createApp(name: string, spec: Partial<RuntimeApp['spec']> = {}): Promise<RuntimeApp> {
+  return apps.create({ apiVersion: API_VERSION, kind: 'RuntimeApp', metadata: { name, namespace: ns, labels: labels() }, spec: { displayName: name, ...spec } });
+}
+
+async function attach(hostname: string, appId: string, dnsMode: 'external_records' | 'managed_project_domain'): Promise<AppHostname> {
+  return hostnames.create({ apiVersion: API_VERSION, kind: 'AppHostname', metadata: { name: hostname, namespace: ns, labels: labels() }, spec: { hostname, appRef: { name: appId }, dnsMode } });
+}
+
+const live = (h: AppHostname) => () => hostnames.get(ns, h.metadata?.name ?? '');
+const newDomain = (prefix = 'hc') => `${prefix}-${randomBytes(4).toString('hex')}.test`;
+
+/** A project domain applied with kubectl; managed through the API's delegation check unless told otherwise. */
+async function addDomain(domain: string, managed: boolean): Promise<ProjectDomain> {
+  const created = await domainClient.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name: domain.replaceAll('.', '-'), namespace: ns, labels: labels() }, spec: { domain } });
+  const zoned = await until(() => domainClient.get(ns, created.metadata?.name ?? ''), (d) => !!d.status?.hostedZoneId, 'zone');
+  if (!managed) return zoned;
+  parent.delegate(domain, zoned.status?.nameservers ?? []);
+  const pass = await api.reconcile(zoned, { checkDelegation: true });
+  expect(pass.domain.status?.state).toBe('managed');
+  return pass.domain;
+}
+
+describe('external_records bindings', () => {
+  it('says when the app is missing, fills in the records to publish, and follows the app', async () => {
+    const host = `www.${newDomain('ext')}`;
+    const h = await attach(host, 'late', 'external_records');
+    const missing = await until(live(h), (o) => condition(o, 'RuntimeAttached') !== undefined, 'RuntimeAttached');
+    expect(condition(missing, 'RuntimeAttached')).toMatchObject({ status: 'False', reason: 'AppNotFound', message: 'App late does not exist in this project.' });
+    expect(missing.status).toMatchObject({
+      state: 'pending',
+      verificationToken: challengeToken(missing),
+      dnsRecords: [
+        { recordType: 'CNAME', name: host, value: TARGET },
+        { recordType: 'TXT', name: `_cloudwright.${host}`, value: `cloudwright-verification=${challengeToken(missing)}` },
+      ],
+    });
+    expect(condition(missing, 'Ready')).toMatchObject({ status: 'False', reason: 'AwaitingFinalize' });
+    expect(condition(missing, 'Ready')?.message).toContain(`POST …/apps/late/domains/${host}/finalize`);
+    expect(condition(missing, 'DnsReady')).toBeUndefined();
+
+    await createApp('late');
+    const attached = await until(live(h), (o) => condition(o, 'RuntimeAttached')?.status === 'True', 'RuntimeAttached True');
+    expect(condition(attached, 'RuntimeAttached')).toMatchObject({ reason: 'Attached', message: `The runtime holds ${host} for app late.` });
+    expect(attached.status?.verificationToken).toBe(missing.status?.verificationToken);
+  });
+});
+
+describe('managed_project_domain bindings', () => {
+  it('waits for a managed domain holding the hostname, then writes the platform-owned records and follows their Ready', async () => {
+    await createApp('shop');
+    const domain = newDomain('managed');
+    const host = `www.${domain}`;
+    const h = await attach(host, 'shop', 'managed_project_domain');
+    const none = await until(live(h), (o) => condition(o, 'DnsReady') !== undefined, 'DnsReady');
+    expect(condition(none, 'DnsReady')).toMatchObject({ status: 'False', reason: 'DomainNotManaged', message: `No project domain of this project holds ${host}; add it to write the records.` });
+    expect(condition(none, 'Ready')).toMatchObject({ status: 'False', reason: 'DnsNotApplied' });
+
+    const pending = await addDomain(domain, false);
+    const waiting = await until(live(h), (o) => (condition(o, 'DnsReady')?.message ?? '').includes('is pending_delegation'), 'pending domain');
+    expect(condition(waiting, 'DnsReady')?.reason).toBe('DomainNotManaged');
+    expect((await recordClient.list(ns)).items.filter((r) => r.spec.owner)).toEqual([]);
+
+    parent.delegate(domain, pending.status?.nameservers ?? []);
+    await api.reconcile(pending, { checkDelegation: true });
+    // Managed now: the ProjectDomain change reconciles the binding, which writes its records; the zone takes them.
+    const ready = await until(live(h), (o) => condition(o, 'DnsReady')?.status === 'True', 'DnsReady True');
+    expect(condition(ready, 'Ready')).toMatchObject({ status: 'False', reason: 'AwaitingFinalize' });
+    expect(ready.status).toMatchObject({ state: 'pending', projectDomain: pending.metadata?.name, dnsRecords: [{ recordType: 'CNAME', name: host, value: TARGET }] });
+    const owned = (await recordClient.list(ns)).items.filter((r) => r.spec.domainRef.name === pending.metadata?.name);
+    expect(owned).toHaveLength(1);
+    expect(owned[0]?.spec).toMatchObject({ name: 'www', type: 'CNAME', values: [TARGET], owner: { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'shop' } });
+    expect(owned[0]?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'AppHostname', name: host, controller: true })]);
+    const zone = await provider.listRecords(pending.status?.hostedZoneId ?? '');
+    expect(zone.filter((r) => r.name === host)).toEqual([{ name: host, type: 'CNAME', ttl: 300, values: [TARGET] }]);
+
+    // A hand edit of the platform-owned record (kubectl) is put back as it should be.
+    await recordClient.patch(ns, owned[0]?.metadata?.name ?? '', { spec: { values: ['elsewhere.example.net'] } });
+    await vi.waitFor(async () => expect((await recordClient.get(ns, owned[0]?.metadata?.name ?? ''))?.spec.values).toEqual([TARGET]), { timeout: 10_000 });
+  });
+});
+
+describe('active bindings', () => {
+  it('keep their hostname in the host names of an app with a build, and leave an app without one alone', async () => {
+    await createApp('served', { activeBuildId: 'b-1', hostnames: ['kept.example.test'] });
+    await createApp('idle');
+    const served = await attach(`www.${newDomain('act')}`, 'served', 'external_records');
+    const idle = await attach(`www.${newDomain('act')}`, 'idle', 'external_records');
+    for (const h of [served, idle]) {
+      const pending = await until(live(h), (o) => o.status?.state === 'pending', 'pending');
+      // What finalize does to the binding (the hostname was verified).
+      await hostnames.replaceStatus({ ...pending, status: { ...pending.status, state: 'active', activatedAt: '2026-01-01T00:00:00Z' } });
+    }
+    const hosts = async (appId: string) => (await apps.get(ns, appId))?.spec.hostnames ?? [];
+    await vi.waitFor(async () => expect(await hosts('served')).toEqual(['kept.example.test', served.spec.hostname]), { timeout: 10_000 });
+    const active = await until(live(served), (o) => condition(o, 'Ready')?.reason === 'Active', 'Ready Active');
+    expect(condition(active, 'Ready')).toMatchObject({ status: 'True', message: `App served is served on ${served.spec.hostname}.` });
+
+    // A deploy replacing the host names: the controller adds the active hostname back.
+    const app = await apps.get(ns, 'served');
+    await apps.replace({ ...(app as RuntimeApp), spec: { ...(app as RuntimeApp).spec, hostnames: ['other.example.test'] } });
+    await vi.waitFor(async () => expect(await hosts('served')).toEqual(['other.example.test', served.spec.hostname]), { timeout: 10_000 });
+
+    await until(live(idle), (o) => condition(o, 'Ready')?.reason === 'Active', 'idle Active');
+    expect(await hosts('idle')).toEqual([]);
+  });
+});

@@ -1,0 +1,307 @@
+// The ProjectDomain controller in this process against the real apiserver, with zones in memory
+// (MemoryDnsProvider, failures injected with failNext) and a real parent-zone server for `test.` whose
+// delegations the tests flip: what it decides for objects applied with kubectl, the periodic re-check
+// (managed → pending_delegation when the delegation goes), records held and deleted, soft and hard deletes,
+// and the conditions, reasons and Events it writes on the way.
+import { randomBytes } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
+import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
+import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { findCondition } from '../../../src/conditions/index.ts';
+import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
+import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
+import { DnsProviderError } from '../../../src/dns/provider.ts';
+import { createInformer, EVENTS, eventWriter, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
+import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
+import { eventually } from '../../../e2e/harness/runtime-stack.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL } from '../../../src/platform/resources.ts';
+import type { Controller } from '../../runtime/controller.ts';
+import { EventRecorder } from '../../runtime/events.ts';
+import { silentLogger } from '../../runtime/log.ts';
+import { projectDomainController } from './controller.ts';
+
+const RECHECK_MS = 400;
+const conn = testConnection();
+const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+/**
+ * Zones in memory; `denied` domains answer access_denied to createZone, and `undeletable` zones unavailable to
+ * deleteZone, for as long as they are listed.
+ */
+class DenyingProvider extends MemoryDnsProvider {
+  readonly denied = new Set<string>();
+  readonly undeletable = new Set<string>();
+  override deleteZone(zoneId: string) {
+    if (this.undeletable.has(zoneId)) return Promise.reject(new DnsProviderError('unavailable', { op: 'deleteZone' }));
+    return super.deleteZone(zoneId);
+  }
+  override createZone(domain: string, callerReference: string) {
+    if (this.denied.has(domain)) return Promise.reject(new DnsProviderError('access_denied', { op: 'createZone', providerCode: 'AccessDenied', cause: new Error('arn:aws:iam::123456789012:user/secret') }));
+    return super.createZone(domain, callerReference);
+  }
+}
+const provider = new DenyingProvider({ ownerId: 'cloudwright' });
+let parent: ParentZoneServer;
+let namespaces: { name: string; remove: () => Promise<void> }[];
+let ns: string;
+let other: string;
+let informers: { domains: Informer<ProjectDomain>; records: Informer<DnsRecord>; hostnames: Informer<AppHostname> };
+let controller: Controller<ProjectDomain>;
+/** The API's side: the delegation check it runs for `POST …/delegation-check`. */
+let api: DomainReconciler;
+
+beforeAll(async () => {
+  parent = await startParentZoneServer({ suffix: 'test' });
+  namespaces = await Promise.all([testNamespace(conn, 'pdctl'), testNamespace(conn, 'pdctl-other')]);
+  [ns, other] = namespaces.map((n) => n.name) as [string, string];
+  // Only this test's objects: the informers see the two namespaces' labelled objects, across both (a domain
+  // held by another project is decided on the cluster-wide view).
+  const labelSelector = `${PROJECT_LABEL} in (${ns},${other})`;
+  informers = {
+    domains: createInformer<ProjectDomain>(conn, PROJECT_DOMAINS, { labelSelector }),
+    records: createInformer<DnsRecord>(conn, DNS_RECORDS, { labelSelector }),
+    hostnames: createInformer<AppHostname>(conn, APP_HOSTNAMES, { labelSelector }),
+  };
+  const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: 'runtime.apps.cw-ctl.test' }, recheckIntervalMs: RECHECK_MS });
+
+  controller = projectDomainController({
+    kube: conn,
+    ...informers,
+    settings,
+    events: new EventRecorder({ writer: eventWriter(conn), component: 'projectdomain-test' }),
+    registry: new Registry(),
+    log: silentLogger,
+  });
+  api = new DomainReconciler(new DomainStore(conn, informers), settings);
+  for (const i of Object.values(informers)) i.start();
+  await controller.start();
+});
+
+afterAll(async () => {
+  // Let the controller run the finalizers of what is left, then stop it.
+  for (const n of namespaces ?? []) for (const d of (await domainClient.list(n.name)).items) await domainClient.delete(n.name, d.metadata?.name ?? '').catch(() => {});
+  await vi.waitFor(async () => expect([...(await domainClient.list(ns)).items, ...(await domainClient.list(other)).items]).toEqual([]), { timeout: 15_000 }).catch(() => {});
+  await controller?.stop();
+  for (const i of Object.values(informers ?? {})) i.stop();
+  await Promise.all((namespaces ?? []).map((n) => n.remove()));
+  await parent?.stop();
+});
+
+const newDomain = (prefix = 'ctl') => `${prefix}-${randomBytes(4).toString('hex')}.test`;
+const condition = (d: { status?: { conditions?: Parameters<typeof findCondition>[0] } } | undefined, type: string) => findCondition(d?.status?.conditions, type);
+
+async function apply(domain: string, options: { namespace?: string; name?: string } = {}): Promise<ProjectDomain> {
+  const namespace = options.namespace ?? ns;
+  return domainClient.create({
+    apiVersion: API_VERSION,
+    kind: 'ProjectDomain',
+    metadata: { name: options.name ?? `${domain.replaceAll('.', '-')}-${randomBytes(3).toString('hex')}`, namespace, labels: { [PROJECT_LABEL]: namespace } },
+    spec: { domain },
+  });
+}
+
+async function addRecord(d: ProjectDomain, name: string, values: string[]): Promise<DnsRecord> {
+  const namespace = d.metadata?.namespace ?? '';
+  return recordClient.create({
+    apiVersion: API_VERSION,
+    kind: 'DnsRecord',
+    metadata: {
+      name: `r-${randomBytes(5).toString('hex')}`,
+      namespace,
+      labels: { [PROJECT_LABEL]: namespace },
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'ProjectDomain', name: d.metadata?.name ?? '', uid: d.metadata?.uid ?? '' }],
+    },
+    spec: { domainRef: { name: d.metadata?.name ?? '' }, name, type: 'A', values },
+  });
+}
+
+/** Polls the object from the apiserver until `ok` holds; answers it. */
+const until = async <T,>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
+  (await eventually(what, read, (o) => o !== undefined && ok(o), timeout)) as T;
+
+const live = (d: ProjectDomain) => () => domainClient.get(d.metadata?.namespace ?? '', d.metadata?.name ?? '');
+const liveRecord = (r: DnsRecord) => () => recordClient.get(r.metadata?.namespace ?? '', r.metadata?.name ?? '');
+const zoneNames = async (zoneId: string) => (await provider.listRecords(zoneId)).map((r) => `${r.name} ${r.type} ${r.values.join(',')}`);
+
+async function events(d: ProjectDomain): Promise<{ type: string; reason: string; message: string }[]> {
+  const list = await objectClient<KubeObject & { involvedObject: { uid?: string }; type: string; reason: string; message: string }>(conn, EVENTS).list(
+    d.metadata?.namespace ?? '',
+  );
+  return list.items.filter((e) => e.involvedObject.uid === d.metadata?.uid).map(({ type, reason, message }) => ({ type, reason, message }));
+}
+
+/** Makes `d` managed the way the API does: the parent zone delegates, then the delegation check runs. */
+async function delegate(d: ProjectDomain): Promise<ProjectDomain> {
+  const ready = await until(live(d), (o) => !!o.status?.hostedZoneId, 'zone created');
+  parent.delegate(d.spec.domain, ready.status?.nameservers ?? []);
+  const pass = await api.reconcile(ready, { checkDelegation: true });
+  expect(pass.domain.status?.state).toBe('managed');
+  return pass.domain;
+}
+
+describe('a ProjectDomain applied with kubectl', () => {
+  it('gets the zone finalizer and its zone; stays pending_delegation without checking, saying what to do', async () => {
+    const d = await apply(newDomain());
+    const ready = await until(live(d), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready') !== undefined, 'zone');
+    expect(ready.metadata?.finalizers).toContain(ZONE_FINALIZER);
+    expect(provider.backend.zones.get(ready.status?.hostedZoneId ?? '')?.domain).toBe(d.spec.domain);
+    expect(ready.status).toMatchObject({ state: 'pending_delegation', nameservers: provider.backend.zones.get(ready.status?.hostedZoneId ?? '')?.nameservers });
+    expect(ready.status?.lastCheckedAt).toBeUndefined(); // pending domains wait for the owner's check
+    expect(condition(ready, 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
+    expect(condition(ready, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotChecked' });
+    expect(condition(ready, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
+    expect(condition(ready, 'Ready')?.message).toContain(`Set the nameservers of ${d.spec.domain} at your registrar to ${ready.status?.nameservers?.join(', ')}`);
+    expect(ready.status?.observedGeneration).toBe(ready.metadata?.generation);
+    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation' })));
+  });
+
+  it('holds records while pending (DelegationPending), and writes them once managed', async () => {
+    const d = await apply(newDomain());
+    const zoned = await until(live(d), (o) => !!o.status?.hostedZoneId, 'zone');
+    const www = await addRecord(zoned, 'www', ['192.0.2.1']);
+    const held = await until(liveRecord(www), (r) => condition(r, 'Ready')?.reason === 'DelegationPending', 'held');
+    expect(condition(held, 'Ready')?.status).toBe('False');
+    const pending = await until(live(d), (o) => condition(o, 'RecordsApplied')?.reason === 'DelegationPending', 'RecordsApplied');
+    expect(condition(pending, 'RecordsApplied')?.message).toContain('1 record(s) wait for the delegation');
+    expect(await zoneNames(zoned.status?.hostedZoneId ?? '')).not.toContain(`www.${d.spec.domain} A 192.0.2.1`);
+
+    await delegate(zoned);
+    await until(liveRecord(www), (r) => condition(r, 'Ready')?.status === 'True', 'applied');
+    expect(await zoneNames(zoned.status?.hostedZoneId ?? '')).toContain(`www.${d.spec.domain} A 192.0.2.1`);
+    const managed = await until(live(d), (o) => condition(o, 'Ready')?.reason === 'Managed', 'Ready Managed');
+    for (const type of ['ZoneReady', 'Delegated', 'RecordsApplied', 'Ready']) expect(condition(managed, type)?.status, type).toBe('True');
+    expect(managed.status?.records).toBe(1);
+  });
+});
+
+describe('the periodic re-check', () => {
+  it('re-checks a managed domain every interval, and moves it back to pending_delegation when the delegation is gone', async () => {
+    const d = await apply(newDomain('recheck'));
+    const managed = await delegate(d);
+    const zoneId = managed.status?.hostedZoneId ?? '';
+    const www = await addRecord(managed, 'www', ['192.0.2.1']);
+    await until(liveRecord(www), (r) => condition(r, 'Ready')?.status === 'True', 'applied');
+
+    // Still delegated: the re-check keeps it managed and moves lastCheckedAt on (seconds resolution).
+    const first = managed.status?.lastCheckedAt ?? '';
+    const rechecked = await until(live(d), (o) => (o.status?.lastCheckedAt ?? '') > first, 'lastCheckedAt advances', 5_000);
+    expect(rechecked.status?.state).toBe('managed');
+
+    parent.undelegate(d.spec.domain);
+    const lost = await until(live(d), (o) => o.status?.state === 'pending_delegation', 'back to pending_delegation', 5_000);
+    expect(condition(lost, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated' });
+    expect(condition(lost, 'Delegated')?.message).toContain(`lists no nameservers for ${d.spec.domain}`);
+    expect(condition(lost, 'Delegated')?.message).toContain('Then run the delegation check again.');
+    expect(condition(lost, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
+    expect(lost.status?.delegatedNameservers).toEqual([]);
+    await vi.waitFor(async () => {
+      // An Event when Ready changes under the controller, saying why.
+      const seen = await events(lost);
+      expect(seen).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation', message: expect.stringContaining('lists no nameservers') }));
+    });
+
+    // Pending: no more re-checks (the owner's check brings it back), a new record is held, deletes still happen.
+    const checked = lost.status?.lastCheckedAt;
+    const api = await addRecord(lost, 'api', ['192.0.2.2']);
+    await until(liveRecord(api), (r) => condition(r, 'Ready')?.reason === 'DelegationPending', 'held');
+    await recordClient.delete(ns, www.metadata?.name ?? '');
+    await vi.waitFor(async () => expect(await zoneNames(zoneId)).not.toContain(`www.${d.spec.domain} A 192.0.2.1`), { timeout: 10_000 });
+    expect(await zoneNames(zoneId)).not.toContain(`api.${d.spec.domain} A 192.0.2.2`);
+    await new Promise((r) => setTimeout(r, RECHECK_MS * 3));
+    expect((await live(d)())?.status).toMatchObject({ state: 'pending_delegation', lastCheckedAt: checked });
+  });
+});
+
+describe('what the controller refuses', () => {
+  it('gives a domain another project added first Ready=False DomainTaken and no zone', async () => {
+    const domain = newDomain('taken');
+    const first = await apply(domain, { namespace: other, name: `a-${domain.replaceAll('.', '-')}` });
+    await until(live(first), (o) => !!o.status?.hostedZoneId, 'first zone');
+    const second = await apply(domain, { name: `b-${domain.replaceAll('.', '-')}` });
+    const taken = await until(live(second), (o) => condition(o, 'Ready')?.reason === 'DomainTaken', 'DomainTaken');
+    expect(taken.status?.hostedZoneId).toBeUndefined();
+    expect(condition(taken, 'ZoneReady')).toMatchObject({ status: 'False', reason: 'DomainTaken' });
+    expect(condition(taken, 'Ready')?.message).toContain('a domain can belong to one project only');
+    expect(condition(taken, 'Ready')?.message, 'the other project is not named').not.toContain(other);
+    expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
+    await vi.waitFor(async () => expect(await events(taken)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DomainTaken' })));
+  });
+
+  it('gives a name the API would refuse Ready=False InvalidDomain and no zone', async () => {
+    const d = await apply('github.io');
+    const invalid = await until(live(d), (o) => condition(o, 'Ready')?.reason === 'InvalidDomain', 'InvalidDomain');
+    expect(condition(invalid, 'Ready')?.message).toContain('is a public suffix');
+    expect(invalid.status?.hostedZoneId).toBeUndefined();
+    expect([...provider.backend.zones.values()].filter((z) => z.domain === 'github.io')).toEqual([]);
+  });
+
+  it('retries a retryable provider failure until the zone exists, reporting it on the way', async () => {
+    provider.failNext('createZone');
+    const d = await apply(newDomain('retry'));
+    const ready = await until(live(d), (o) => condition(o, 'ZoneReady')?.status === 'True', 'zone after retry');
+    expect(ready.status?.hostedZoneId).toMatch(/^ZMEM/);
+    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ProviderUnavailable' })));
+  });
+
+  it('keeps a provider failure retrying will not fix in the conditions, with the fixed provider message', async () => {
+    const domain = newDomain('denied');
+    provider.denied.add(domain);
+    const d = await apply(domain);
+    const denied = await until(live(d), (o) => condition(o, 'ZoneReady')?.reason === 'ProviderAccessDenied', 'ProviderAccessDenied');
+    expect(condition(denied, 'Ready')).toMatchObject({ status: 'False', reason: 'ProviderAccessDenied' });
+    expect(condition(denied, 'ZoneReady')?.message).toContain('The platform keeps retrying.');
+    expect(JSON.stringify(denied.status)).not.toMatch(/arn:aws|123456789012/);
+    expect(denied.status?.hostedZoneId).toBeUndefined();
+    // Not retried at the retryable pace: once the provider would answer, the zone still waits (5 minutes).
+    provider.denied.delete(domain);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await live(d)())?.status?.hostedZoneId).toBeUndefined();
+  });
+});
+
+describe('deletion', () => {
+  it('soft delete: records and zone go, the object stays as history without the finalizer', async () => {
+    const d = await apply(newDomain('soft'));
+    const managed = await delegate(d);
+    const www = await addRecord(managed, 'www', ['192.0.2.1']);
+    await until(liveRecord(www), (r) => condition(r, 'Ready')?.status === 'True', 'applied');
+    await domainClient.patch(ns, d.metadata?.name ?? '', { spec: { deleted: true } });
+    const deleted = await until(live(d), (o) => o.status?.state === 'deleted' && !o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'deleted');
+    expect(deleted.status?.hostedZoneId).toBeUndefined();
+    expect(deleted.status?.deletedAt).toMatch(/^\d{4}-/);
+    expect(condition(deleted, 'Ready')).toMatchObject({ status: 'False', reason: 'Deleted' });
+    expect(provider.backend.zones.has(managed.status?.hostedZoneId ?? '')).toBe(false);
+    expect(await recordClient.get(ns, www.metadata?.name ?? '')).toBeUndefined();
+  });
+
+  it('kubectl delete: the zone goes first, then the finalizer and the object', async () => {
+    const d = await apply(newDomain('hard'));
+    const zoned = await until(live(d), (o) => !!o.status?.hostedZoneId && !!o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'zone');
+    await domainClient.delete(ns, d.metadata?.name ?? '');
+    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 10_000 });
+    expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
+  });
+
+  it('keeps the finalizer while the zone cannot be deleted, and finishes once it can', async () => {
+    const d = await apply(newDomain('stuck'));
+    const zoned = await until(live(d), (o) => !!o.status?.hostedZoneId && !!o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'zone');
+    const zoneId = zoned.status?.hostedZoneId ?? '';
+    provider.undeletable.add(zoneId);
+    await domainClient.delete(ns, d.metadata?.name ?? '');
+    await new Promise((r) => setTimeout(r, 1500));
+    const held = await live(d)();
+    expect(held?.metadata?.deletionTimestamp).toBeDefined();
+    expect(held?.metadata?.finalizers).toContain(ZONE_FINALIZER);
+    expect(provider.backend.zones.has(zoneId)).toBe(true);
+    // The failure is retried with backoff: the object goes once the zone could be deleted.
+    provider.undeletable.delete(zoneId);
+    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 15_000 });
+    expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
+  });
+});
