@@ -35,9 +35,11 @@ export interface GitServerLimits {
   maxFetchRequestBytes: number;
   /** The largest LFS object. Default 5 GiB. */
   maxLfsObjectBytes: number;
+  /** A push silent this long starts its answer and sends side-band keepalives (git's receive.keepAlive). Default 5 s. */
+  keepaliveMs: number;
 }
 
-const DEFAULT_LIMITS: GitServerLimits = { maxPackBytes: 2 * 1024 ** 3, maxFetchRequestBytes: 64 * 1024 ** 2, maxLfsObjectBytes: 5 * 1024 ** 3 };
+const DEFAULT_LIMITS: GitServerLimits = { maxPackBytes: 2 * 1024 ** 3, maxFetchRequestBytes: 64 * 1024 ** 2, maxLfsObjectBytes: 5 * 1024 ** 3, keepaliveMs: 5000 };
 
 export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
@@ -60,7 +62,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
 
   healthRoutes(app, deps.drain, deps.metrics);
   repositoryRoutes(app, deps);
-  gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes });
+  gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
   lfsRoutes(app, {
     objects: deps.objects,
     repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },

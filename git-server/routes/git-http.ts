@@ -12,6 +12,7 @@ import type { RepoCache } from '../../src/git/repo-cache.ts';
 import { gitProtocol, uploadPack, uploadPackAdvertisement } from '../../src/git/upload-pack.ts';
 import { sendError } from '../errors.ts';
 import type { ServiceMetrics } from '../metrics.ts';
+import { PushResponse } from './push-response.ts';
 import { principalOf, requireScope } from '../auth/index.ts';
 
 export interface GitHttpDependencies {
@@ -22,6 +23,8 @@ export interface GitHttpDependencies {
   readonly maxPackBytes: number;
   /** The largest (decompressed) upload-pack request: wants, haves and ref prefixes. */
   readonly maxFetchRequestBytes: number;
+  /** How long a push may run silent before its answer starts with side-band keepalives. */
+  readonly keepaliveMs: number;
 }
 
 interface RepoParams {
@@ -93,13 +96,26 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         const repo = repoOf(request.params);
         const abort = abortOnClose(request, reply);
         reply.raw.once('close', deps.cache.hold(repo));
-        const outcome = await receivePack(
-          { repo, body: requestBody(request, Number.POSITIVE_INFINITY), pusher: principalOf(request).name, requestId: request.id, signal: abort.signal },
-          { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
-        );
-        if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
-        noCache(reply);
-        return reply.type('application/x-git-receive-pack-result').send(outcome.body);
+        const response = new PushResponse(reply, deps.keepaliveMs);
+        try {
+          const outcome = await receivePack(
+            {
+              repo,
+              body: requestBody(request, Number.POSITIVE_INFINITY),
+              pusher: principalOf(request).name,
+              requestId: request.id,
+              signal: abort.signal,
+              onNegotiated: ({ sideband }) => sideband && response.sidebandNegotiated(),
+            },
+            { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
+          );
+          if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
+          return response.finish(outcome.body);
+        } catch (error) {
+          if (!response.streaming) throw error;
+          request.log.error({ err: error, repo }, 'push failed after its answer started');
+          return response.failStreaming(error);
+        }
       },
     );
   });

@@ -32,6 +32,8 @@ export interface PushInput {
   readonly pusher: string;
   readonly requestId: string;
   readonly signal?: AbortSignal;
+  /** Called once the commands are read, before the pack: what the client negotiated. */
+  readonly onNegotiated?: (negotiated: { sideband: boolean }) => void;
 }
 
 export interface PushOutcome {
@@ -47,6 +49,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
   if (!request) return { body: Buffer.alloc(0) };
   const { dir, head } = await options.cache.sync(input.repo);
   const sideband = request.capabilities.has('side-band-64k');
+  input.onNegotiated?.({ sideband });
   const atomic = request.capabilities.has('atomic');
   const zero = zeroOid(head.objectFormat);
   const verdicts = new Map<string, CommandStatus>();
