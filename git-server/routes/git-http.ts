@@ -48,7 +48,8 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         noCache(reply);
         if (service === 'git-receive-pack') {
           requireScope(request, 'write');
-          const head = await deps.repos.readHead(repo);
+          // Fresh: a push computes its old values from this; a stale one would be refused as "fetch first".
+          const head = await deps.repos.readHead(repo, { fresh: true });
           return reply.type('application/x-git-receive-pack-advertisement').send(receivePackAdvertisement(head.refs, head.objectFormat));
         }
         if (service !== 'git-upload-pack') {

@@ -45,11 +45,12 @@ export class RepoCache {
   }
 
   /**
-   * Revalidates the head against the bucket (one conditional GET, usually 304) and brings the cached copy up
-   * to it. Throws `RepoNotFoundError` for a repository the bucket does not have.
+   * Revalidates the head against the bucket (one conditional GET, usually 304; none within
+   * `wal.freshness_ttl` unless `fresh`) and brings the cached copy up to it. Throws `RepoNotFoundError` for a
+   * repository the bucket does not have.
    */
-  async sync(repo: string): Promise<SyncedRepo> {
-    let head = await this.#repos.readHead(repo);
+  async sync(repo: string, options: { fresh?: boolean } = {}): Promise<SyncedRepo> {
+    let head = await this.#repos.readHead(repo, options);
     const dir = this.dirOf(repo);
     this.#lastUsed.set(repo, Date.now());
     let version = `${head.repoId}@${head.seq}`;
@@ -64,7 +65,7 @@ export class RepoCache {
       if (cachedIncarnation !== undefined && cachedIncarnation !== head.repoId) {
         // The copy is of another incarnation: before replacing it, make sure ours is the current one (a
         // request that read the head before a delete-and-create must not bring the deleted one back).
-        head = await this.#repos.readHead(repo);
+        head = await this.#repos.readHead(repo, { fresh: true });
         version = `${head.repoId}@${head.seq}`;
         if (this.#synced.get(repo) === version) return { dir, head };
       }

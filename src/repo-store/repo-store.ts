@@ -109,9 +109,12 @@ export class RepoStore {
     await this.#store.delete(pendingKey(path));
   }
 
-  /** The head: refs, live packs, seq. One request (a conditional GET) unless `freshnessTtlMs` allows none. */
-  async readHead(repo: string): Promise<RepoHead> {
-    return this.#heads.read(parseRepoPath(repo));
+  /**
+   * The head: refs, live packs, seq. One request (a conditional GET) unless `freshnessTtlMs` allows none;
+   * `fresh` always asks the store (a push must see every write acknowledged anywhere).
+   */
+  async readHead(repo: string, options: { fresh?: boolean } = {}): Promise<RepoHead> {
+    return this.#heads.read(parseRepoPath(repo), options.fresh === true);
   }
 
   /**

@@ -47,7 +47,8 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
   const reader = new PktReader(input.body);
   const request = await readReceivePackRequest(reader);
   if (!request) return { body: Buffer.alloc(0) };
-  const { dir, head } = await options.cache.sync(input.repo);
+  // Fresh whatever wal.freshness_ttl says: a thin pack may use any object pushed anywhere until now.
+  const { dir, head } = await options.cache.sync(input.repo, { fresh: true });
   const sideband = request.capabilities.has('side-band-64k');
   input.onNegotiated?.({ sideband });
   const atomic = request.capabilities.has('atomic');
