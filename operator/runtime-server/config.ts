@@ -1,5 +1,6 @@
 import { HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
+import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
 import type { LogLevel } from '../runtime/log.ts';
 
 /** cw-runtime's settings, all from the environment (see `docs/runtime.md`, "Running the runtime"). */
@@ -61,17 +62,7 @@ export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig
 
   const bucket = env.CW_S3_BUCKET ?? '';
   if (!bucket) problems.push('CW_S3_BUCKET is required (the bucket the API server stores build artifacts in)');
-  const endpoint = env.CW_S3_ENDPOINT || undefined;
-  const accessKeyId = env.CW_S3_ACCESS_KEY_ID || undefined;
-  const secretAccessKey = env.CW_S3_SECRET_ACCESS_KEY || undefined;
-  if (!accessKeyId !== !secretAccessKey) problems.push('CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)');
-  const s3: S3Config = {
-    ...(endpoint ? { endpoint } : {}),
-    region: env.CW_S3_REGION || 'us-east-1',
-    // MinIO and most S3-compatible stores want path-style addressing; AWS itself does not need it.
-    forcePathStyle: bool('CW_S3_FORCE_PATH_STYLE', endpoint !== undefined),
-    ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
-  };
+  const s3 = s3ConfigFromEnv(env, problems);
 
   const config: RuntimeServerConfig = {
     ...(env.KUBECONFIG ? { kubeconfig: env.KUBECONFIG } : {}),
