@@ -1,5 +1,5 @@
 // What the admin commands print: one line per log entry, the repository summary, and their JSON forms. Pure.
-import type { LogEntry, RefUpdate } from '../../src/repo-store/index.ts';
+import { logEntryJson, type LogEntry, type RefUpdate } from '../../src/repo-store/index.ts';
 import { printable } from './args.ts';
 
 /** The summary `cw-git repo info` prints. */
@@ -52,18 +52,7 @@ export function formatEntryLine(entry: LogEntry): string {
 
 /** An entry as `wal show` and `wal ls --json` print it: the log's own JSON shape (seqs as decimal strings). */
 export function entryJson(repo: string, entry: LogEntry): Record<string, unknown> {
-  return {
-    repo,
-    seq: String(entry.seq),
-    kind: entry.kind,
-    at: entry.at,
-    pusher: entry.pusher,
-    requestId: entry.requestId,
-    repoId: entry.repoId,
-    nonce: entry.nonce,
-    refUpdates: entry.refUpdates.map((u) => ({ ref: u.ref, old: u.old, new: u.new })),
-    pack: entry.pack && { sha256: entry.pack.sha256, size: entry.pack.size, idxSize: entry.pack.idxSize },
-  };
+  return { repo, ...logEntryJson(entry) };
 }
 
 /** Counts refs by kind. */

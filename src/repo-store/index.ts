@@ -4,6 +4,7 @@ export type { PackUpload, PublishRequest, PublishResult } from './publish.ts';
 export type { RepoHead } from './head-cache.ts';
 export type { Manifest, CheckpointRef } from './manifest.ts';
 export type { EntryKind, LogEntry, PackRef } from './log-entry.ts';
+export { logEntryJson } from './log-entry.ts';
 export type { LivePack, RepoState } from './state.ts';
 export { zeroOid, isValidRefName, type ObjectFormat, type RefResult, type RefRejection, type RefUpdate } from './refs.ts';
 export { parseRepoPath, InvalidRepoNameError, type RepoPath } from './repo-path.ts';

@@ -37,8 +37,12 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const anyOid = (s: string) => isOid(s, 'sha1') || isOid(s, 'sha256');
 
 export function encodeLogEntry(entry: LogEntry): Uint8Array {
-  return encodeJson({
-    schema: SCHEMA_VERSION,
+  return encodeJson({ schema: SCHEMA_VERSION, ...logEntryJson(entry) });
+}
+
+/** The entry's fields as the log stores them (seqs as decimal strings), for encoding and for `wal show`. */
+export function logEntryJson(entry: LogEntry) {
+  return {
     repoId: entry.repoId,
     seq: seqToString(entry.seq),
     kind: entry.kind,
@@ -48,7 +52,7 @@ export function encodeLogEntry(entry: LogEntry): Uint8Array {
     nonce: entry.nonce,
     refUpdates: entry.refUpdates.map((u) => ({ ref: u.ref, old: u.old, new: u.new })),
     pack: entry.pack && { sha256: entry.pack.sha256, size: entry.pack.size, idxSize: entry.pack.idxSize },
-  });
+  };
 }
 
 /** Decodes the object at `key`; throws `CorruptObjectError` or `UnsupportedSchemaError`. */
