@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { tmpdir } from 'node:os';
 import { Readable } from 'node:stream';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { lfsObjectKey, parseRepoPath, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
+import { lfsObjectKey, parseUrlRepoPath, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
 import { requireScope } from '../auth/index.ts';
 import { answerBatch, BatchRequest } from './batch.ts';
 import { LfsError, invalidOid, objectNotFound, tooLarge } from './lfs-errors.ts';
@@ -51,7 +51,7 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
   const spoolDir = deps.spoolDir ?? tmpdir();
 
   const repoOf = async (params: RepoParams): Promise<RepoPath> => {
-    const repo = parseRepoPath(`${params.owner}/${params.repo.replace(/\.git$/, '')}`);
+    const repo = parseUrlRepoPath(params.owner, params.repo);
     if (!(await deps.repos.exists(repo))) throw new RepoNotFoundError(repo.full);
     return repo;
   };

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough, pipeline, Readable, Transform } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { RepoStore } from '../../src/repo-store/index.ts';
-import { parseRepoPath } from '../../src/repo-store/index.ts';
+import { parseUrlRepoPath } from '../../src/repo-store/index.ts';
 import { receivePackAdvertisement } from '../../src/git/receive-pack/advertisement.ts';
 import { receivePack } from '../../src/git/receive-pack/receive-pack.ts';
 import type { RepoCache } from '../../src/git/repo-cache.ts';
@@ -122,11 +122,9 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
   });
 }
 
-/** `owner/repo` from the path, without a `.git` suffix; an invalid name is a 400 naming the rule. */
-export function repoOf(params: RepoParams): string {
-  const name = params.repo.endsWith('.git') ? params.repo.slice(0, -4) : params.repo;
-  const path = parseRepoPath(`${params.owner}/${name}`);
-  return `${path.owner}/${path.name}`;
+/** `owner/repo` from the path (`.git` suffix accepted); an invalid name is a 400 naming the rule. */
+function repoOf(params: RepoParams): string {
+  return parseUrlRepoPath(params.owner, params.repo).full;
 }
 
 function noCache(reply: FastifyReply): void {

@@ -34,3 +34,11 @@ export function parseRepoPath(text: string): RepoPath {
   }
   return { owner, name, full: `${owner}/${name}` };
 }
+
+/**
+ * The repository a git or LFS URL names (`/{owner}/{repo}/…`): a `.git` suffix on the repository segment is
+ * accepted, as every git host does. Throws `InvalidRepoNameError`.
+ */
+export function parseUrlRepoPath(owner: string, repo: string): RepoPath {
+  return parseRepoPath(`${owner}/${repo.endsWith('.git') ? repo.slice(0, -4) : repo}`);
+}
