@@ -21,8 +21,8 @@ export class RepoCache {
   readonly root: string;
   readonly #repos: RepoStore;
   readonly #lock = new KeyedMutex();
-  /** What each cached copy was last brought to: `repoId@seq`. */
-  readonly #synced = new Map<string, string>();
+  /** What each cached copy was last brought to. */
+  readonly #synced = new Map<string, { readonly repoId: string; readonly seq: number }>();
   /** When each repository was last served from here (ms since the epoch), for eviction. */
   readonly #lastUsed = new Map<string, number>();
   /** Requests using each copy right now (an upload-pack streaming from it, a push indexing against it). */
@@ -53,26 +53,23 @@ export class RepoCache {
     let head = await this.#repos.readHead(repo, options);
     const dir = this.dirOf(repo);
     this.#lastUsed.set(repo, Date.now());
-    let version = `${head.repoId}@${head.seq}`;
-    if (this.#synced.get(repo) === version) return { dir, head };
+    if (this.#isAtOrPast(repo, head)) return { dir, head };
     return this.#lock.run(repo, async () => {
       // Another request may have brought the copy here, or past here, while this one waited: never move it
       // back (and never pay a second read of the head to find out).
-      const synced = this.#synced.get(repo);
-      if (synced && sameIncarnationAtOrPast(synced, head.repoId, head.seq)) return { dir, head };
+      if (this.#isAtOrPast(repo, head)) return { dir, head };
       const marker = join(dir, INCARNATION_FILE);
       const cachedIncarnation = await readFile(marker, 'utf8').catch(() => undefined);
       if (cachedIncarnation !== undefined && cachedIncarnation !== head.repoId) {
         // The copy is of another incarnation: before replacing it, make sure ours is the current one (a
         // request that read the head before a delete-and-create must not bring the deleted one back).
         head = await this.#repos.readHead(repo, { fresh: true });
-        version = `${head.repoId}@${head.seq}`;
-        if (this.#synced.get(repo) === version) return { dir, head };
+        if (this.#isAtOrPast(repo, head)) return { dir, head };
       }
       if (cachedIncarnation !== head.repoId) await rm(dir, { recursive: true, force: true });
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
       if (cachedIncarnation !== head.repoId) await writeFile(marker, head.repoId);
-      this.#synced.set(repo, version);
+      this.#synced.set(repo, { repoId: head.repoId, seq: head.seq });
       // Eviction after a restart picks the least recently used copies by this file's time.
       const now = new Date();
       await utimes(marker, now, now).catch(() => {});
@@ -111,33 +108,33 @@ export class RepoCache {
   }
 
   /** Drops the copy unless a request is using it; answers whether it did. */
-  async evictIfIdle(repo: string): Promise<boolean> {
+  evictIfIdle(repo: string): Promise<boolean> {
     return this.#lock.run(repo, async () => {
       if (this.#held.has(repo)) return false;
-      this.#synced.delete(repo);
-      this.#lastUsed.delete(repo);
-      await rm(this.dirOf(repo), { recursive: true, force: true });
+      await this.#drop(repo);
       return true;
     });
   }
 
-  /** Drops the cached copy (the repository was deleted, or eviction). */
-  async evict(repo: string): Promise<void> {
-    await this.#lock.run(repo, async () => {
-      this.#synced.delete(repo);
-      this.#lastUsed.delete(repo);
-      await rm(this.dirOf(repo), { recursive: true, force: true });
-    });
+  /** Drops the cached copy (the repository was deleted). */
+  evict(repo: string): Promise<void> {
+    return this.#lock.run(repo, () => this.#drop(repo));
   }
 
   /** Runs `task` while no sync of `repo` runs (a push moving its accepted pack into the copy). */
   exclusive<T>(repo: string, task: () => Promise<T>): Promise<T> {
     return this.#lock.run(repo, task);
   }
-}
 
-/** Whether `version` (`repoId@seq`) is of incarnation `repoId` at `seq` or later. */
-function sameIncarnationAtOrPast(version: string, repoId: string, seq: number): boolean {
-  const at = version.lastIndexOf('@');
-  return version.slice(0, at) === repoId && Number(version.slice(at + 1)) >= seq;
+  /** Whether the copy is of `head`'s incarnation, at its seq or later. */
+  #isAtOrPast(repo: string, head: { repoId: string; seq: number }): boolean {
+    const synced = this.#synced.get(repo);
+    return synced !== undefined && synced.repoId === head.repoId && synced.seq >= head.seq;
+  }
+
+  async #drop(repo: string): Promise<void> {
+    this.#synced.delete(repo);
+    this.#lastUsed.delete(repo);
+    await rm(this.dirOf(repo), { recursive: true, force: true });
+  }
 }
