@@ -3,6 +3,7 @@
 // `server.drain_timeout` and 2 s more for the load balancer, then the process exits.
 import type { FastifyInstance } from 'fastify';
 import { mkdir, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { RepoCache } from '../src/git/repo-cache.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
@@ -76,10 +77,6 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       await closed;
     })());
   return { app, url, stop };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Runs the service until SIGTERM or SIGINT, then drains and exits. */

@@ -10,6 +10,7 @@ import type { AppStore } from './app-store.ts';
 import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
 import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
+import { isInZone } from '../dns/names.ts';
 import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { PROJECT_LABEL } from './resources.ts';
@@ -209,7 +210,7 @@ export class BuildCatalog {
       if (hostname === own) continue;
       const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
       if (foreign) throw new BadRequestError(foreign);
-      if (!isUnder(hostname, baseDomain)) {
+      if (!isInZone(hostname, baseDomain)) {
         const problem = customHostnameProblem(hostname, { project, appId, bound }, this.#options.managedDomains?.(project) ?? []);
         if (problem) throw new ForbiddenError(problem);
       }
@@ -218,8 +219,4 @@ export class BuildCatalog {
     }
     return kept;
   }
-}
-
-function isUnder(hostname: string, domain: string): boolean {
-  return hostname === domain || hostname.endsWith(`.${domain}`);
 }

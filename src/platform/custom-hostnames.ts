@@ -4,6 +4,7 @@
 // name inside one of the project's `managed` domains (the project's delegation of the zone proves it).
 // Anything else could squat a domain before its owner attaches it.
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
+import { isInZone } from '../dns/names.ts';
 
 /** The domains (lowercase) a project controls: its project domains whose delegation is verified. */
 export function managedDomainNames(domains: readonly ProjectDomain[]): string[] {
@@ -13,7 +14,7 @@ export function managedDomainNames(domains: readonly ProjectDomain[]): string[] 
 /** Why `hostname` may not be bound by a deploy, or `undefined` when it may. */
 export function customHostnameProblem(hostname: string, app: { project: string; appId: string; bound: readonly string[] }, managedDomains: readonly string[]): string | undefined {
   if (app.bound.includes(hostname)) return undefined;
-  if (managedDomains.some((domain) => hostname === domain || hostname.endsWith(`.${domain}`))) return undefined;
+  if (managedDomains.some((domain) => isInZone(hostname, domain))) return undefined;
   return (
     `hostnames: ${hostname} is a custom domain this project has not shown it controls. Attach it first ` +
     `(POST /v1/projects/${app.project}/apps/${app.appId}/domains, then …/domains/${hostname}/finalize), or add ` +
