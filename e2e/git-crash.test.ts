@@ -4,52 +4,39 @@
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { mintToken } from '../git-server/auth/index.ts';
-import type { RunningService } from '../git-server/serve.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
-import { GitClient } from './harness/git-client.ts';
-import { newTokenSecret, spawnGitService, startGitService } from './harness/git-service.ts';
+import { spawnGitService } from './harness/git-service.ts';
+import { useGitTestbed } from './harness/git-testbed.ts';
 
-const s3 = inject('s3');
-const bucket = inject('bucket');
-const tokenSecret = newTokenSecret();
-const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, tokenSecret);
-let survivor: RunningService;
-let git: GitClient;
+// Instance `a` of the testbed survives every kill; the victims are child processes on the same bucket.
+const bed = useGitTestbed();
 /** Every child started, so a failing test leaves no process behind. */
 const children: { stop(): Promise<void> }[] = [];
-
-beforeAll(async () => {
-  [survivor, git] = await Promise.all([startGitService({ s3, bucket, tokenSecret }), GitClient.create()]);
-});
 afterAll(async () => {
-  await Promise.all([survivor?.stop(), ...children.map((c) => c.stop())]);
+  await Promise.all(children.map((c) => c.stop()));
 });
-
-const remote = (url: string, repo: string) => `${url.replace('http://', `http://git:${token}@`)}/${repo}`;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function remoteRefs(repo: string): Promise<Map<string, string>> {
-  const out = await git.out(['ls-remote', remote(survivor.url, repo)]);
+  const out = await bed.git.out(['ls-remote', bed.remote(bed.a, repo)]);
   return new Map(out.split('\n').filter(Boolean).map((line) => line.split('\t').reverse() as [string, string]));
 }
 
 describe('SIGKILL during a push', () => {
   it('leaves the repository before or after the push, never between, at any moment of the kill', { timeout: 240_000 }, async () => {
-    const repo = `e2e/crash-${randomBytes(4).toString('hex')}`;
-    const created = await fetch(`${survivor.url}/${repo}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } });
-    expect(created.status).toBe(201);
+    const { git, remote } = bed;
+    const repo = await bed.createRepo();
     const work = await git.workdir(`crash-${randomBytes(3).toString('hex')}`);
     await git.run(['init', '-q'], { cwd: work });
     await git.commit(work, 'base', { 'base.txt': 'base\n' });
     await git.run(['branch', 'side'], { cwd: work });
-    await git.run(['push', '-q', '--atomic', remote(survivor.url, repo), 'main', 'side'], { cwd: work });
+    await git.run(['push', '-q', '--atomic', remote(bed.a, repo), 'main', 'side'], { cwd: work });
 
     const outcomes: string[] = [];
     const prepare = async (label: string) => {
-      await git.run(['fetch', '-q', remote(survivor.url, repo), '+main:refs/remotes/s/main', '+side:refs/remotes/s/side'], { cwd: work });
+      await git.run(['fetch', '-q', remote(bed.a, repo), '+main:refs/remotes/s/main', '+side:refs/remotes/s/side'], { cwd: work });
       await git.run(['reset', '-q', '--hard', 'refs/remotes/s/main'], { cwd: work });
       // Incompressible content, so the push takes long enough for a kill to land inside it.
       await writeFile(join(work, 'blob.bin'), randomBytes(4 * 1024 * 1024));
@@ -60,10 +47,10 @@ describe('SIGKILL during a push', () => {
 
     // How long one such push takes here, unkilled: the kill points are fractions of it.
     await prepare('timing');
-    const timing = await spawnGitService({ s3, bucket, tokenSecret });
+    const timing = await spawnGitService(bed.setup);
     children.push(timing.service);
     const started = performance.now();
-    await git.run(['push', '-q', '--atomic', remote(timing.url, repo), 'main', 'side'], { cwd: work });
+    await git.run(['push', '-q', '--atomic', remote(timing, repo), 'main', 'side'], { cwd: work });
     const pushMs = performance.now() - started;
     await timing.service.stop();
 
@@ -72,9 +59,9 @@ describe('SIGKILL during a push', () => {
       const killAfterMs = Math.round(pushMs * fraction);
       const before = await remoteRefs(repo);
       const main = await prepare(`kill at ${killAfterMs}`);
-      const victim = await spawnGitService({ s3, bucket, tokenSecret });
+      const victim = await spawnGitService(bed.setup);
       children.push(victim.service);
-      const push = git.run(['push', '--atomic', remote(victim.url, repo), 'main', 'side'], { cwd: work, okCodes: [0, 1, 128] });
+      const push = git.run(['push', '--atomic', remote(victim, repo), 'main', 'side'], { cwd: work, okCodes: [0, 1, 128] });
       await sleep(killAfterMs);
       victim.service.child.kill('SIGKILL');
       const result = await push;
@@ -82,7 +69,7 @@ describe('SIGKILL during a push', () => {
       // A push killed between its log entry and its manifest swap is decided but not yet visible: the next
       // publish on any instance rolls it forward. Make one (a tag on the old tip), then look.
       const probe = before.get('refs/heads/main')!;
-      await git.run(['push', '-q', remote(survivor.url, repo), `${probe}:refs/tags/probe-${killAfterMs}`], { cwd: work });
+      await git.run(['push', '-q', remote(bed.a, repo), `${probe}:refs/tags/probe-${killAfterMs}`], { cwd: work });
       const after = await remoteRefs(repo);
       const moved = after.get('refs/heads/main') === main;
       expect(after.get('refs/heads/side'), 'both refs of the atomic push move together').toBe(moved ? main : before.get('refs/heads/side'));
@@ -92,18 +79,18 @@ describe('SIGKILL during a push', () => {
     }
 
     // And an ordinary push through the surviving instance succeeds.
-    await git.run(['fetch', '-q', remote(survivor.url, repo), '+main:refs/remotes/s/main'], { cwd: work });
+    await git.run(['fetch', '-q', remote(bed.a, repo), '+main:refs/remotes/s/main'], { cwd: work });
     await git.run(['reset', '-q', '--hard', 'refs/remotes/s/main'], { cwd: work });
     const last = await git.commit(work, 'after the crashes', { 'after.txt': 'ok\n' });
-    await git.run(['push', '-q', remote(survivor.url, repo), 'main'], { cwd: work });
+    await git.run(['push', '-q', remote(bed.a, repo), 'main'], { cwd: work });
     expect((await remoteRefs(repo)).get('refs/heads/main')).toBe(last);
 
-    const store = new RepoStore({ store: new S3ObjectStore({ config: s3, bucket }) });
+    const store = new RepoStore({ store: new S3ObjectStore({ config: bed.setup.s3, bucket: bed.setup.bucket }) });
     const head = await store.readHead(repo);
     const page = await store.listLog(repo, 1, { limit: 1000 });
     expect(page.entries.map((e) => e.seq)).toEqual(Array.from({ length: head.seq }, (_, i) => i + 1));
     const clone = join(git.home, `verify-${randomBytes(3).toString('hex')}`);
-    await git.run(['clone', '-q', '--mirror', remote(survivor.url, repo), clone]);
+    await git.run(['clone', '-q', '--mirror', remote(bed.a, repo), clone]);
     await git.run(['fsck', '--full'], { cwd: clone });
     console.log(`push ${Math.round(pushMs)} ms; kill outcomes: ${outcomes.join('; ')}`);
   });
