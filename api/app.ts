@@ -14,6 +14,7 @@ import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLog } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
+import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
 import { deviceRoutes } from './routes/device.ts';
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
     ...requestIdOptions,
+    ...lazyRequestLoggers,
     // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // Room for the longest id we accept (a 253-character user id, percent-encoded); longer is a 414.

@@ -6,9 +6,10 @@ import Fastify from 'fastify';
 import { accessLog } from '../api/plugins/access-log.ts';
 import { withBufferedLogs } from '../api/plugins/log-destination.ts';
 import { requestIdOptions } from '../api/plugins/request-id.ts';
+import { lazyRequestLoggers } from '../api/plugins/request-logger.ts';
 
 const logged = process.env.BENCH_ACCESS_LOG === '1';
-const app = Fastify(logged ? withBufferedLogs({ logger: { level: 'info' }, logController: requestIdOptions.logController }) : { logger: false });
+const app = Fastify(logged ? withBufferedLogs({ logger: { level: 'info' }, logController: requestIdOptions.logController, ...lazyRequestLoggers }) : { logger: false });
 if (logged) accessLog(app);
 app.get('/hello', async () => ({ hello: 'world' }));
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });

@@ -1,16 +1,20 @@
 import type { FastifyInstance } from 'fastify';
+import { REQUEST_ID_LOG_LABEL } from './request-id.ts';
 
 /**
  * One structured line per request: method, path (never the query string, which could carry anything),
- * status, duration, and the request id Fastify binds to every line. Headers are never logged, so no token
+ * status, duration, and the request id (as on every line of the request). Headers are never logged, so no token
  * reaches the log.
  */
 export function accessLog(app: FastifyInstance): void {
+  // The root logger with the id as a field prints what `request.log` would, without making the request's
+  // child logger (plugins/request-logger.ts).
+  const log = app.log;
   app.addHook('onResponse', (request, reply, done) => {
     const url = request.url;
     const query = url.indexOf('?');
-    request.log.info(
-      { method: request.method, path: query === -1 ? url : url.slice(0, query), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+    log.info(
+      { [REQUEST_ID_LOG_LABEL]: request.id, method: request.method, path: query === -1 ? url : url.slice(0, query), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
       'request',
     );
     done();

@@ -1,10 +1,14 @@
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import './auth.ts';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
+import { accessLog } from './access-log.ts';
 import { problemDetails } from './problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { requestIdOptions } from './request-id.ts';
+import { lazyRequestLoggers } from './request-logger.ts';
 
 describe('routing errors', () => {
   it('answers a known path with another method 405 and Allow', async () => {
@@ -51,6 +55,34 @@ describe('routing errors', () => {
   });
 });
 
+describe('request logging', () => {
+  it('writes one access line per request with its id, making a request logger only for requests that log', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
+    const root = pino({ level: 'info' }, stream);
+    const app = Fastify({ loggerInstance: root as FastifyBaseLogger, ...requestIdOptions, ...lazyRequestLoggers });
+    accessLog(app);
+    app.get('/quiet', async () => ({ ok: true }));
+    app.get('/chatty', async (request) => {
+      request.log.warn({ step: 1 }, 'something worth a line');
+      return { ok: true };
+    });
+    await app.ready();
+    const child = vi.spyOn(root, 'child');
+    await app.inject({ method: 'GET', url: '/quiet?secret=x', headers: { 'x-request-id': 'quiet-1' } });
+    expect(child).not.toHaveBeenCalled();
+    await app.inject({ method: 'GET', url: '/chatty', headers: { 'x-request-id': 'chatty-1' } });
+    expect(child).toHaveBeenCalledTimes(1);
+    expect(lines.map(({ request_id, msg, path, status }) => ({ request_id, msg, path, status }))).toEqual([
+      { request_id: 'quiet-1', msg: 'request', path: '/quiet', status: 200 },
+      { request_id: 'chatty-1', msg: 'something worth a line', path: undefined, status: undefined },
+      { request_id: 'chatty-1', msg: 'request', path: '/chatty', status: 200 },
+    ]);
+    expect(lines[1]).toMatchObject({ level: 40, step: 1 });
+    await app.close();
+  });
+});
+
 /** An app with the rate limiter behind a stand-in for the auth plugin: the bearer value is the token id. */
 function limitedApp(options: RateLimitOptions, now: () => number) {
   const app = Fastify();
@@ -63,6 +95,7 @@ function limitedApp(options: RateLimitOptions, now: () => number) {
   });
   rateLimit(app, options, now);
   app.get('/x', async () => ({ ok: true }));
+  app.get('/healthz', async () => ({ ok: true }));
   const call = (token: string) => app.inject({ method: 'GET', url: '/x', headers: { authorization: `Bearer ${token}` } });
   return { app, call };
 }
@@ -80,6 +113,15 @@ describe('rate limit', () => {
     now += 500; // half a second refills one request
     expect((await call('a')).statusCode).toBe(200);
     expect((await call('a')).statusCode).toBe(429);
+    await app.close();
+  });
+
+  it('limits requests no route matches by address, and never limits probes', async () => {
+    const { app } = limitedApp({ perSecond: 1, burst: 2 }, () => 0);
+    const unmatched = async (token: string) => (await app.inject({ method: 'GET', url: '/missing', headers: { authorization: `Bearer ${token}` } })).statusCode;
+    // Two different bearer values, one address: unmatched requests are not keyed by what they claim.
+    expect([await unmatched('a'), await unmatched('b'), await unmatched('c')]).toEqual([404, 404, 429]);
+    for (let i = 0; i < 5; i++) expect((await app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     await app.close();
   });
 

@@ -1,5 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import { RecentMap } from '../../src/collections/recent-map.ts';
 import { sendProblem } from './problem-details.ts';
+import { appendOnRequest } from './route-hooks.ts';
 
 export interface RateLimitOptions {
   /** Sustained requests per second per caller. */
@@ -16,8 +18,8 @@ export interface RateLimitOptions {
 
 const EXEMPT = new Set(['/healthz', '/readyz', '/openapi.json']);
 
-function isProbeOrDiscovery(url: string | undefined): boolean {
-  return url !== undefined && (EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/'));
+function isProbeOrDiscovery(url: string): boolean {
+  return (EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/'));
 }
 
 interface Bucket {
@@ -26,57 +28,21 @@ interface Bucket {
 }
 
 /**
- * The buckets of recently seen callers in two generations: new callers go into `recent`; when it is full,
- * it becomes `older` and the previous `older` is dropped. A caller seen again is moved to `recent`, so an
- * active caller is never forgotten. Unlike a strict LRU map (delete and re-insert on every hit), a repeat
- * caller costs one lookup: this runs on every request (measured: bench/README.md).
- */
-class CallerBuckets {
-  readonly #generationSize: number;
-  #recent = new Map<string, Bucket>();
-  #older = new Map<string, Bucket>();
-
-  constructor(maxCallers: number) {
-    this.#generationSize = Math.max(1, Math.floor(maxCallers / 2));
-  }
-
-  get(key: string): Bucket | undefined {
-    const recent = this.#recent.get(key);
-    if (recent) return recent;
-    const older = this.#older.get(key);
-    if (older) this.set(key, older);
-    return older;
-  }
-
-  set(key: string, bucket: Bucket): void {
-    if (this.#recent.size >= this.#generationSize) {
-      this.#older = this.#recent;
-      this.#recent = new Map();
-    }
-    this.#recent.set(key, bucket);
-  }
-}
-
-/**
  * A token bucket per caller: per token once authenticated, else per client address. Register it after
- * the auth plugin. Past the limit: 429 with `Retry-After`. Only health and discovery
- * routes are exempt (probes must never starve); public routes that do work, such as starting a device
- * sign-in, are limited like any other.
+ * the auth plugin: its hook is added to each route after the auth plugin's, so it sees the principal.
+ * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
+ * starve); public routes that do work, such as starting a device sign-in, are limited like any other, and
+ * so are requests no route matches (404, 405), by address.
  */
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
   // Tokens and addresses in maps of their own: the token id is the store's own string, whose hash V8 keeps,
   // where a prefixed key would be a new string to hash on every request. Each map holds half the callers.
   const maxCallers = options.maxCallers ?? 100_000;
-  const byToken = new CallerBuckets(maxCallers / 2);
-  const byAddress = new CallerBuckets(maxCallers / 2);
+  const byToken = new RecentMap<Bucket>(maxCallers / 2);
+  const byAddress = new RecentMap<Bucket>(maxCallers / 2);
   const limitHeader = String(options.perSecond);
-  // Callback style: an async hook costs a promise per request on the hottest path.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (isProbeOrDiscovery(request.routeOptions.url)) return done();
-    // Runs after authentication: a caller with a token is limited by its token id (no secret in the map),
-    // anyone else by address.
-    const buckets = request.principal ? byToken : byAddress;
-    const key = request.principal ? request.principal.tokenId : request.ip;
+  /** Spends one request of the caller's bucket; `false` when it was empty and the 429 is sent. */
+  const spend = (buckets: RecentMap<Bucket>, key: string, reply: FastifyReply): boolean => {
     const now = nowMs();
     let bucket = buckets.get(key);
     if (bucket) {
@@ -92,10 +58,25 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs
       sendProblem(reply, 429, `Rate limit of ${options.perSecond} requests per second exceeded; retry in ${retryAfter} s.`, {
         'retry-after': String(retryAfter),
       });
-      return; // the reply is sent: Fastify stops the chain without `done`
+      return false;
     }
     bucket.tokens -= 1;
     reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
-    done();
+    return true;
+  };
+  // Callback-style hooks: an async hook costs a promise per request on the hottest path. When the 429 is
+  // sent, `done` is not called: Fastify stops the chain.
+  // After authentication: a caller with a token is limited by its token id (no secret in the map), anyone
+  // else by address.
+  const limitRoute: onRequestHookHandler = (request, reply, done) => {
+    const admitted = request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
+    if (admitted) done();
+  };
+  const limitUnmatched: onRequestHookHandler = (request, reply, done) => {
+    if (!request.is404 || spend(byAddress, request.ip, reply)) done();
+  };
+  app.addHook('onRoute', (route) => {
+    if (!isProbeOrDiscovery(route.url)) appendOnRequest(route, limitRoute);
   });
+  app.addHook('onRequest', limitUnmatched);
 }

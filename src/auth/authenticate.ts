@@ -1,7 +1,7 @@
 import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import type { TokenStore } from './ports.ts';
 import { effectiveScopes, hasScope, type Scope } from './scopes.ts';
-import { hashToken, parseToken, tokenHashesEqual, type TokenRejection } from './token.ts';
+import { hashToken, parseToken, tokenHashesEqual, type PlaintextToken, type TokenRejection } from './token.ts';
 
 /** Who is calling, as established by {@link authenticate}. */
 export interface Principal {
@@ -21,7 +21,8 @@ const REJECTION_DETAIL: Record<TokenRejection, string> = {
 };
 
 /**
- * Turns an `Authorization` header into a {@link Principal}.
+ * Turns an `Authorization` header into a {@link Principal}: {@link bearerToken}, then
+ * {@link resolvePrincipal} of its hash.
  *
  * Every failure is a 401 whose `detail` never contains the presented credential. Expired, revoked and
  * unknown tokens get distinct details: only someone holding the exact secret can see them, and telling a
@@ -35,6 +36,16 @@ export async function authenticate(
   store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
   now: Date,
 ): Promise<Principal> {
+  return (await resolvePrincipal(hashToken(bearerToken(authorizationHeader)), store, now)).principal;
+}
+
+/**
+ * The token an `Authorization` header carries, its shape and checksum checked (no lookup).
+ *
+ * @throws UnauthorizedError when the header is missing, not `Bearer`, or the token is malformed or fails
+ *   its checksum.
+ */
+export function bearerToken(authorizationHeader: string | undefined): PlaintextToken {
   const header = authorizationHeader?.trim() ?? '';
   if (header === '') throw absent('This route needs an access token: send "Authorization: Bearer cwt_…".');
   const parts = header.split(WHITESPACE);
@@ -47,8 +58,26 @@ export async function authenticate(
 
   const parsed = parseToken(parts[1] ?? '');
   if (!parsed.ok) throw presented(REJECTION_DETAIL[parsed.reason]);
+  return parsed.token;
+}
 
-  const tokenHash = hashToken(parsed.token);
+/** A principal, with the instant its token expires (from then on it is refused). */
+export interface ResolvedPrincipal {
+  readonly principal: Principal;
+  readonly expiresAt: Date | undefined;
+}
+
+/**
+ * The principal of the stored token whose hash is `tokenHash`, as of `now`.
+ *
+ * @throws UnauthorizedError when no token has that hash, or it is revoked or expired, or its user no
+ *   longer exists.
+ */
+export async function resolvePrincipal(
+  tokenHash: string,
+  store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
+  now: Date,
+): Promise<ResolvedPrincipal> {
   const record = await store.findTokenByHash(tokenHash);
   // Re-checked here so a store that matched loosely (a prefix, another case) cannot let a token through.
   if (!record || !tokenHashesEqual(record.tokenHash, tokenHash)) throw presented('The access token is not recognised.');
@@ -62,7 +91,7 @@ export async function authenticate(
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
   const scopes = effectiveScopes(record.scopes, user.admin);
-  return { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin') };
+  return { principal: { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin') }, expiresAt: record.expiresAt };
 }
 
 const WHITESPACE = /\s+/;

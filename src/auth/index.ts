@@ -1,7 +1,17 @@
 // The authentication and authorisation domain of the platform API: no HTTP, no Kubernetes. Test helpers
 // (in-memory stores, contract suites) are imported from their own files, not from here.
 
-export { authenticate, authorize, requireScope, type AccessRequirement, type Principal } from './authenticate.ts';
+export {
+  authenticate,
+  authorize,
+  bearerToken,
+  requireScope,
+  resolvePrincipal,
+  type AccessRequirement,
+  type Principal,
+  type ResolvedPrincipal,
+} from './authenticate.ts';
+export { PrincipalCache } from './principal-cache.ts';
 export {
   createDeviceFlow,
   DEVICE_CODE_LIFETIME_SECONDS,
@@ -42,6 +52,7 @@ export {
   parseToken,
   redactToken,
   TOKEN_ID_PATTERN,
+  TOKEN_LENGTH,
   TOKEN_PREFIX,
   tokenHashesEqual,
   type ParsedToken,

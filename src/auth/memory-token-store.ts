@@ -15,6 +15,11 @@ export class MemoryTokenStore implements TokenStore {
   readonly #tokens = new Map<string, TokenRecord>();
   readonly #users = new Map<string, UserRecord>();
   readonly #memberships = new Map<string, Map<string, ProjectRole>>();
+  #revision = 0;
+
+  get revision(): number {
+    return this.#revision;
+  }
 
   constructor(seed: TokenStoreSeed = {}) {
     for (const user of seed.users ?? []) this.putUser(user);
@@ -26,11 +31,12 @@ export class MemoryTokenStore implements TokenStore {
   /** Test helper: creates or replaces a user. */
   putUser(user: UserRecord): void {
     this.#users.set(user.id, { ...user });
+    this.#revision++;
   }
 
   /** Test helper: removes a user (its tokens stay, as with a deleted User custom resource). */
   deleteUser(userId: string): void {
-    this.#users.delete(userId);
+    if (this.#users.delete(userId)) this.#revision++;
   }
 
   /** Test helper: sets a role, or removes the membership with `undefined`. */
@@ -61,12 +67,14 @@ export class MemoryTokenStore implements TokenStore {
     if (this.#tokens.has(token.id)) throw new Error(`token ${token.id} already exists`);
     if (await this.findTokenByHash(token.tokenHash)) throw new Error('a token with this hash already exists');
     this.#tokens.set(token.id, copy(token));
+    this.#revision++;
   }
 
   async revokeToken(tokenId: string): Promise<boolean> {
     const token = this.#tokens.get(tokenId);
     if (!token) return false;
     this.#tokens.set(tokenId, { ...token, revoked: true });
+    this.#revision++;
     return true;
   }
 

@@ -43,6 +43,13 @@ export type ProjectRole = 'owner' | 'member';
  * uses a new token at once, and a revoked token must stop working as soon as revocation is confirmed.
  */
 export interface TokenStore {
+  /**
+   * A number that changes whenever an answer of `findTokenByHash` or `getUser` may have changed: a token
+   * created, revoked or deleted, a user created, changed or deleted, by this process or anyone else (as
+   * soon as the store sees it). Lets a caller keep what it derived from those answers until the next change
+   * ({@link PrincipalCache}); it says nothing about memberships.
+   */
+  readonly revision: number;
   /** The token whose `tokenHash` equals `tokenHash` (an exact match, never a prefix), revoked or not. */
   findTokenByHash(tokenHash: string): Promise<TokenRecord | undefined>;
   getToken(tokenId: string): Promise<TokenRecord | undefined>;

@@ -96,6 +96,18 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
       expect(await store.revokeToken(newTokenId())).toBe(false);
     });
 
+    it('moves its revision with every token created or revoked', async () => {
+      const userId = unique('user');
+      const store = await makeStore({ users: [{ id: userId, admin: false }] });
+      const token = tokenFor(userId);
+      const before = store.revision;
+      await store.createToken(token);
+      const created = store.revision;
+      expect(created).not.toBe(before);
+      await store.revokeToken(token.id);
+      expect(store.revision).not.toBe(created);
+    });
+
     it('hands out copies: changing a returned record changes nothing stored', async () => {
       const userId = unique('user');
       const store = await makeStore({ users: [{ id: userId, admin: false }] });

@@ -11,6 +11,8 @@ export const TOKEN_PREFIX = 'cwt_';
 const BODY_LENGTH = 40;
 const CHECKSUM_LENGTH = 6;
 const RANDOM_LENGTH = BODY_LENGTH - CHECKSUM_LENGTH;
+/** Characters in a whole token, prefix included. */
+export const TOKEN_LENGTH = TOKEN_PREFIX.length + BODY_LENGTH;
 /** Character code → its base-62 digit value, or -1 for a character outside the alphabet (ASCII only). */
 const BASE62_DIGIT = new Int8Array(128).fill(-1);
 for (let digit = 0; digit < BASE62_ALPHABET.length; digit++) BASE62_DIGIT[BASE62_ALPHABET.charCodeAt(digit)] = digit;
@@ -50,7 +52,7 @@ export type ParsedToken =
  */
 export function parseToken(value: string): ParsedToken {
   if (!value.startsWith(TOKEN_PREFIX)) return { ok: false, reason: 'prefix' };
-  if (value.length !== TOKEN_PREFIX.length + BODY_LENGTH) return { ok: false, reason: 'format' };
+  if (value.length !== TOKEN_LENGTH) return { ok: false, reason: 'format' };
   const checksumStart = TOKEN_PREFIX.length + RANDOM_LENGTH;
   let presented = 0;
   for (let i = TOKEN_PREFIX.length; i < value.length; i++) {

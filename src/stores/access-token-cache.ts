@@ -20,6 +20,7 @@ export class AccessTokenCache {
   readonly #written = new Map<string, { readonly object: AccessToken; readonly at: number }>();
   readonly #namesByHash = new Map<string, Set<string>>();
   readonly #hashByName = new Map<string, string>();
+  #revision = 0;
 
   constructor(informer: Informer<AccessToken>, now: () => number = Date.now) {
     this.#informer = informer;
@@ -29,8 +30,14 @@ export class AccessTokenCache {
     for (const object of informer.list()) this.#reindex(nameOf(object));
   }
 
+  /** Changes with every change of what reads answer: an informer event, a write of ours, a forgotten one. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   /** Records what the apiserver answered to one of our writes, so reads reflect it from now on. */
   record(object: AccessToken): void {
+    this.#revision++;
     const name = nameOf(object);
     // The watch may have delivered this very write before its response arrived.
     if (covers(this.#informer.get(name), object)) this.#written.delete(name);
@@ -70,6 +77,7 @@ export class AccessTokenCache {
   forget(object: AccessToken): void {
     const name = nameOf(object);
     if (uidOf(this.#written.get(name)?.object) === uidOf(object)) this.#written.delete(name);
+    this.#revision++;
   }
 
   /** How many writes still wait for the informer (for tests and metrics). */
@@ -82,6 +90,7 @@ export class AccessTokenCache {
   }
 
   #observe(object: AccessToken): void {
+    this.#revision++;
     const name = nameOf(object);
     this.#reindex(name);
     const written = this.#written.get(name)?.object;

@@ -93,6 +93,24 @@ describe('KubeTokenStore', () => {
     expect(await store.revokeToken('Not_A/Name')).toBe(false);
   });
 
+  it('moves its revision when a token or a user changes elsewhere', async () => {
+    const userId = await newUser();
+    await vi.waitFor(async () => expect(await store.getUser(userId)).toBeDefined(), eventually);
+    let seen = store.revision;
+    await cluster.users.patch('', userId, { spec: { admin: true } });
+    await vi.waitFor(async () => expect(await store.getUser(userId)).toEqual({ id: userId, admin: true }), eventually);
+    expect(store.revision).not.toBe(seen);
+    seen = store.revision;
+    const token = tokenFor(userId);
+    await cluster.tokens.create({ metadata: { name: token.id }, spec: { user: userId, tokenHash: token.tokenHash, scopes: ['apps:read'], description: 'applied by hand' } });
+    await vi.waitFor(async () => expect(await store.findTokenByHash(token.tokenHash)).toBeDefined(), eventually);
+    expect(store.revision).not.toBe(seen);
+    seen = store.revision;
+    await cluster.tokens.delete('', token.id);
+    await vi.waitFor(async () => expect(await store.findTokenByHash(token.tokenHash)).toBeUndefined(), eventually);
+    expect(store.revision).not.toBe(seen);
+  });
+
   it('follows membership changes made by patching the Project', async () => {
     const [owner, joiner, admin] = [await newUser(), await newUser(), await newUser(true)];
     const project = unique('proj');
