@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { LoggerOptions } from 'pino';
 import { buildApp, type AppDependencies } from './app.ts';
 
 export interface ServerOptions {
@@ -8,11 +9,14 @@ export interface ServerOptions {
   shutdownGraceMs: number;
 }
 
+/** The logger cw-api runs with: JSON lines on standard output, at `CW_LOG_LEVEL` (default `info`). */
+export function serverLoggerOptions(level = process.env.CW_LOG_LEVEL ?? 'info'): LoggerOptions {
+  return { level, redact: ['req.headers.authorization'] };
+}
+
 /** Owns listening and shutdown; `app.ts` owns everything the server does. */
 export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
-  const app = await buildApp(deps, {
-    logger: { level: process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] },
-  });
+  const app = await buildApp(deps, { logger: serverLoggerOptions() });
   await app.listen({ host: options.host, port: options.port });
   const shutdown = (signal: string) => {
     app.log.info({ signal }, 'shutting down');
