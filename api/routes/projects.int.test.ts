@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { testConnection } from '../../src/kube/testing/test-kube.ts';
-import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
@@ -52,6 +52,22 @@ describe('projects', () => {
     const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload });
     expect([400, 403]).toContain(res.statusCode);
     expect(res.json().detail).toContain(mention);
+  });
+
+  it('lists what the projects are now: a listing read before a change is not served after it', async () => {
+    const id = await platform.createProject(owner);
+    const listed = async (token: string) =>
+      ((await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(token) })).json().projects as { project_id: string; name: string }[]).find(
+        (p) => p.project_id === id,
+      );
+    expect(await listed(otherToken)).toBeUndefined();
+    await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken), payload: { role: 'member' } });
+    expect(await listed(otherToken)).toMatchObject({ project_id: id, role: 'member' });
+    // A change made with kubectl reaches the listing through the watch.
+    await objectClient<KubeObject & { spec: { displayName: string } }>(testConnection(), PROJECTS).patch('', id, { spec: { displayName: 'Renamed' } });
+    await vi.waitFor(async () => expect(await listed(ownerToken)).toMatchObject({ name: 'Renamed' }), { timeout: 10_000, interval: 20 });
+    await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken) });
+    expect(await listed(otherToken)).toBeUndefined();
   });
 
   it('manages members: owners only, and a project keeps an owner', async () => {

@@ -23,7 +23,7 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
   r.get('/v1/projects', {
     config: { auth: { scope: 'projects:read' } },
     schema: { tags, summary: 'List the caller’s projects', response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(500) } },
-    handler: async (request) => ({ projects: projects.listFor(principalOf(request)) }),
+    handler: async (request) => ({ projects: [...projects.listFor(principalOf(request))] }),
   });
 
   r.post('/v1/projects', {

@@ -3,6 +3,7 @@ import { settle } from './settle.ts';
 import type { Principal } from '../auth/index.ts';
 import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts';
 import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject } from '../kube/index.ts';
+import { RecentMap } from '../collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { PROJECT_CONTENTS, PROJECTS } from './resources.ts';
 
@@ -16,19 +17,34 @@ const RESERVED = /^(default|kube-.*|cloudwright-.*|openshift.*)$/;
 export class ProjectDirectory {
   readonly #conn: KubeConnection;
   readonly #cache: Informer<Project>;
+  /** Listings by caller, each valid while no Project has changed since it was made. */
+  readonly #listings = new RecentMap<{ readonly changes: number; readonly views: readonly ProjectView[] }>(10_000);
+  #changes = 0;
 
   constructor(conn: KubeConnection, cache: Informer<Project>) {
     this.#conn = conn;
     this.#cache = cache;
+    cache.onChange(() => this.#changes++);
   }
 
-  /** The caller's projects; administrators see every project. Sorted by id. */
-  listFor(principal: Principal): ProjectView[] {
-    return this.#cache
+  /**
+   * The caller's projects; administrators see every project. Sorted by id. Made once per caller and Project
+   * change rather than per request: `GET /v1/projects` is the API's most frequent read (bench/README.md).
+   * The list is shared: callers must not change it.
+   */
+  listFor(principal: Principal): readonly ProjectView[] {
+    // Administrators see more than the same user's everyday token does, so they get a listing of their own.
+    const key = principal.admin ? `admin/${principal.userId}` : principal.userId;
+    const listing = this.#listings.get(key);
+    if (listing?.changes === this.#changes) return listing.views;
+    const changes = this.#changes;
+    const views = this.#cache
       .list()
       .filter((p) => principal.admin || p.spec.members?.some((m) => m.user === principal.userId))
       .map((p) => projectView(p, principal.userId))
-      .sort((a, b) => a.project_id.localeCompare(b.project_id));
+      .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : 0));
+    this.#listings.set(key, { changes, views });
+    return views;
   }
 
   /** Only called after authorisation has established the caller may see it. */
