@@ -91,12 +91,20 @@ export function effectiveScopes(stored: readonly string[], administrator: boolea
  * still says what it may do inside a project.
  */
 export function hasScope(granted: Iterable<Scope>, needed: Scope): boolean {
-  const readOf = needed.endsWith(':read') ? `${needed.slice(0, -':read'.length)}:write` : undefined;
+  const writeOf = WRITE_OF_READ.get(needed);
   for (const scope of granted) {
-    if (scope === needed || scope === readOf) return true;
+    if (scope === needed || scope === writeOf) return true;
   }
   return false;
 }
+
+/** `x:read` → `x:write`, for the catalog's read scopes that have one; computed once, not per check. */
+const WRITE_OF_READ = new Map<Scope, Scope>(
+  SCOPE_NAMES.filter((scope) => scope.endsWith(':read')).flatMap((read) => {
+    const write = `${read.slice(0, -':read'.length)}:write`;
+    return SCOPE_NAMES.includes(write as Scope) ? [[read, write as Scope] as const] : [];
+  }),
+);
 
 // Names come from the request; keep a hostile one from flooding the response or breaking its layout.
 function quoteName(name: string): string {
