@@ -3,7 +3,6 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
 import { createInformerFactory, loadKubeConnection, pingApiServer } from '../src/kube/index.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { createDomainServices } from '../src/platform/domains/domain-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
@@ -12,6 +11,7 @@ import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/runtime/w
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
+import { artifactsFromEnv } from './artifacts-from-env.ts';
 import type { ReadinessCheck } from './routes/health.ts';
 import { startServer } from './server.ts';
 
@@ -22,10 +22,7 @@ import { startServer } from './server.ts';
  * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
  * (requests per second and burst per caller, default 50 and 200).
  *
- * Build artifacts go to an S3 bucket: CW_S3_BUCKET, CW_S3_ENDPOINT (absent: AWS), CW_S3_REGION (default
- * us-east-1), CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY (absent: the SDK's default credential chain),
- * path-style addressing. Without CW_S3_BUCKET every route is still served and deploys, rollbacks and app
- * deletion answer 503. CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an
+ * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the object store settings of `artifactsFromEnv`. CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an
  * app's default host is `<appId>.<project>.<base domain>`.
  *
  * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
@@ -44,7 +41,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const tokens = new KubeTokenStore(kube, { informers });
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
-  const artifacts = objectStoreFromEnv(env);
+  const artifacts = artifactsFromEnv(env);
+  if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
   const appServices = createAppServices(kube, informers, {
     artifacts,
     baseDomain: env.CW_RUNTIME_BASE_DOMAIN || undefined,
@@ -78,27 +76,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   );
 }
 
-/** The bucket build artifacts go to, from CW_S3_*; `undefined` when CW_S3_BUCKET is not set. */
-function objectStoreFromEnv(env: NodeJS.ProcessEnv): ObjectStore | undefined {
-  const bucket = env.CW_S3_BUCKET;
-  if (!bucket) {
-    process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
-    return undefined;
-  }
-  const accessKeyId = env.CW_S3_ACCESS_KEY_ID;
-  const secretAccessKey = env.CW_S3_SECRET_ACCESS_KEY;
-  return new S3ObjectStore({
-    bucket,
-    config: {
-      region: env.CW_S3_REGION || 'us-east-1',
-      forcePathStyle: true,
-      ...(env.CW_S3_ENDPOINT ? { endpoint: env.CW_S3_ENDPOINT } : {}),
-      ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
-    },
-  });
-}
-
-/** `/readyz` lists one key of the bucket: deploys need it. */
 /**
  * The runtime engine (`cw-runtime`'s status endpoints, CW_RUNTIME_STATUS_URL, comma-separated): deploys
  * are only useful when something serves them, so the API is ready when every runtime replica is.
@@ -120,6 +97,7 @@ function runtimeReadiness(urls: string | undefined): ReadinessCheck[] {
   ];
 }
 
+/** `/readyz` lists one key of the bucket: deploys need it. */
 function objectStoreReadiness(store: ObjectStore): ReadinessCheck {
   return {
     name: 'object-store',
