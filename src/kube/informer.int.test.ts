@@ -55,6 +55,7 @@ describe('informer', () => {
     expect(informer.get(`${ns.name}/before`)?.data).toEqual({ v: '0' });
     expect(informer.get(`${ns.name}/before`)).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap' });
 
+    const synced = informer.changes();
     const created = await configMaps.create(cm('a', { v: '1' }));
     await vi.waitFor(() => expect(informer.get(`${ns.name}/a`)?.data).toEqual({ v: '1' }));
     expect(typeof informer.get(`${ns.name}/a`)?.metadata?.creationTimestamp).toBe('string'); // plain JSON
@@ -66,6 +67,7 @@ describe('informer', () => {
     await configMaps.delete(ns.name, 'a');
     await vi.waitFor(() => expect(informer.get(`${ns.name}/a`)).toBeUndefined());
     expect(seen.filter((s) => s.startsWith('a@'))).toHaveLength(3);
+    expect(informer.changes() - synced).toBe(3);
     expect(informer.list().map((o) => o.metadata?.name)).toEqual(['before']);
     await configMaps.delete(ns.name, 'before');
   });

@@ -27,6 +27,11 @@ export interface Informer<T extends KubeObject> {
   onChange(handler: (obj: T) => void): void;
   get(key: string): T | undefined;
   list(): readonly T[];
+  /**
+   * How many adds, updates and deletes the cache has applied: it moves whenever what `get` and `list`
+   * answer may have changed, so a reader can keep what it derived from them until it moves.
+   */
+  changes(): number;
   /** True once the first list has been applied; stays true across relists. */
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
@@ -57,6 +62,7 @@ export function createInformer<T extends KubeObject>(
   let synced = false;
   let listed = false;
   let failures = 0;
+  let changes = 0;
   let restartTimer: NodeJS.Timeout | undefined;
 
   const list = async (): Promise<KubeList<T>> => {
@@ -90,7 +96,9 @@ export function createInformer<T extends KubeObject>(
       // A broken error reporter must not stop the informer.
     }
   };
+  // ListWatch has applied the change to its cache before it calls this.
   const emit = (obj: KubernetesObject) => {
+    changes++;
     for (const handler of handlers) {
       // ListWatch runs handlers inside an async callback: a throw would be an unhandled rejection.
       try {
@@ -134,6 +142,7 @@ export function createInformer<T extends KubeObject>(
       return lw.get(name, namespace || undefined) as T | undefined;
     },
     list: () => lw.list() as readonly KubeObject[] as readonly T[],
+    changes: () => changes,
     hasSynced: () => synced,
     waitForSync(signal) {
       if (synced) return Promise.resolve();

@@ -19,12 +19,10 @@ export class ProjectDirectory {
   readonly #cache: Informer<Project>;
   /** Listings by caller, each valid while no Project has changed since it was made. */
   readonly #listings = new RecentMap<{ readonly changes: number; readonly views: readonly ProjectView[] }>(10_000);
-  #changes = 0;
 
   constructor(conn: KubeConnection, cache: Informer<Project>) {
     this.#conn = conn;
     this.#cache = cache;
-    cache.onChange(() => this.#changes++);
   }
 
   /**
@@ -36,8 +34,8 @@ export class ProjectDirectory {
     // Administrators see more than the same user's everyday token does, so they get a listing of their own.
     const key = principal.admin ? `admin/${principal.userId}` : principal.userId;
     const listing = this.#listings.get(key);
-    if (listing?.changes === this.#changes) return listing.views;
-    const changes = this.#changes;
+    const changes = this.#cache.changes();
+    if (listing?.changes === changes) return listing.views;
     const views = this.#cache
       .list()
       .filter((p) => principal.admin || p.spec.members?.some((m) => m.user === principal.userId))

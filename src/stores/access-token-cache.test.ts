@@ -8,11 +8,13 @@ import { ACCESS_TOKENS } from './kinds.ts';
 function fakeInformer() {
   const objects = new Map<string, AccessToken>();
   const handlers: ((obj: AccessToken) => void)[] = [];
+  let changes = 0;
   const informer: Informer<AccessToken> = {
     resource: ACCESS_TOKENS,
     onChange: (handler) => void handlers.push(handler),
     get: (key) => objects.get(key),
     list: () => [...objects.values()],
+    changes: () => changes,
     hasSynced: () => true,
     waitForSync: async () => {},
     start: () => {},
@@ -22,10 +24,12 @@ function fakeInformer() {
     informer,
     put(obj: AccessToken) {
       objects.set(obj.metadata?.name ?? '', obj);
+      changes++;
       for (const handler of handlers) handler(obj);
     },
     remove(obj: AccessToken) {
       objects.delete(obj.metadata?.name ?? '');
+      changes++;
       for (const handler of handlers) handler(obj);
     },
   };

@@ -54,7 +54,6 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
   readonly #onError: (err: unknown) => void;
   #checkTimer: NodeJS.Timeout | undefined;
   #checking = false;
-  #userChanges = 0;
 
   constructor(conn: KubeConnection, options: KubeTokenStoreOptions = {}) {
     this.#onError = options.onError ?? (() => {});
@@ -66,12 +65,11 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
     this.#users = factory.informer<User>(USERS);
     this.#projects = factory.informer<Project>(PROJECTS);
     this.#tokens = new AccessTokenCache(this.#tokenInformer);
-    this.#users.onChange(() => this.#userChanges++);
   }
 
   /** Both counters only grow, so their sum changes whenever a token or a user does. */
   get revision(): number {
-    return this.#tokens.revision + this.#userChanges;
+    return this.#tokens.revision + this.#users.changes();
   }
 
   /** Starts the watches (idempotent) and resolves once the AccessToken, User and Project caches have synced. */
