@@ -61,11 +61,13 @@ export function fastAccessLineWriter(log: FastifyBaseLogger, requestIdLabel: str
   if (typeof start !== 'string') return undefined;
   const chindings = state[chindingsSym];
   const end = state[endSym];
+  // Called on the logger, as pino calls it.
+  const timestampNow = (): string => (time as () => string).call(log);
   const format = (record: AccessRecord, timestamp: string): string =>
     `${start}${timestamp}${chindings},"${requestIdLabel}":${jsonString(record.requestId)},"method":${jsonString(record.method)},"path":${jsonString(record.path)},"status":${record.status},"ms":${record.ms},"msg":"request"${end}`;
 
   const probe: AccessRecord = { requestId: 'probe-1', method: 'GET', path: '/a"b\\c\u0001d/ü', status: 200, ms: 1.5 };
-  const timestamp = (time as () => string)();
+  const timestamp = timestampNow();
   const expected = (asJson as (obj: object, msg: string, level: number, time: string) => string).call(log, fieldsOf(probe, requestIdLabel), 'request', INFO, timestamp);
   if (format(probe, timestamp) !== expected) return undefined;
 
@@ -75,7 +77,7 @@ export function fastAccessLineWriter(log: FastifyBaseLogger, requestIdLabel: str
   return (record) => {
     // The level can be changed at run time (`log.level = 'warn'`).
     if (state.levelVal > INFO) return;
-    const now = (time as () => string)();
+    const now = timestampNow();
     // What pino tells a destination that asks (plugins/log-destination.ts decides by the level when to write).
     if (wantsMetadata) {
       sink.lastLevel = INFO;

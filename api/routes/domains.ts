@@ -10,7 +10,8 @@ const tags = ['domains'];
 const one = Type.Object({ domain: Domain });
 
 export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
-  // Read lazily: building the OpenAPI document registers routes against stand-ins that must not be touched.
+  // Handlers read `dns` when called, never here: building the OpenAPI document registers these routes
+  // against stand-ins that throw when touched (scripts/update-openapi.ts).
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/v1/projects/:projectId/domains', {

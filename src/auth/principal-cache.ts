@@ -7,6 +7,9 @@ const SCHEME = 'Bearer ';
 /** `Bearer cwt_…` exactly as clients send it; any other spelling takes the full path. */
 const HEADER_LENGTH = SCHEME.length + TOKEN_LENGTH;
 
+/** What the cache reads of the store. */
+type PrincipalSource = Pick<TokenStore, 'findTokenByHash' | 'getUser' | 'revision'>;
+
 interface Entry {
   readonly principal: Principal;
   /** Milliseconds since the epoch; `Infinity` for a token that does not expire. */
@@ -27,10 +30,10 @@ interface Entry {
  * holds at most `capacity` principals.
  */
 export class PrincipalCache {
-  readonly #store: Pick<TokenStore, 'findTokenByHash' | 'getUser' | 'revision'>;
+  readonly #store: PrincipalSource;
   readonly #entries: RecentMap<Entry>;
 
-  constructor(store: Pick<TokenStore, 'findTokenByHash' | 'getUser' | 'revision'>, capacity = 10_000) {
+  constructor(store: PrincipalSource, capacity = 10_000) {
     this.#store = store;
     this.#entries = new RecentMap(capacity);
   }

@@ -31,14 +31,4 @@ export class RecentMap<V> {
     }
     this.#recent.set(key, value);
   }
-
-  delete(key: string): void {
-    this.#recent.delete(key);
-    this.#older.delete(key);
-  }
-
-  /** Entries held now (at most `capacity`, counting an entry present in both generations twice). */
-  get size(): number {
-    return this.#recent.size + this.#older.size;
-  }
 }

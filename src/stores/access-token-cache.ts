@@ -76,7 +76,8 @@ export class AccessTokenCache {
    */
   forget(object: AccessToken): void {
     const name = nameOf(object);
-    if (uidOf(this.#written.get(name)?.object) === uidOf(object)) this.#written.delete(name);
+    if (uidOf(this.#written.get(name)?.object) !== uidOf(object)) return;
+    this.#written.delete(name);
     this.#revision++;
   }
 
