@@ -11,7 +11,7 @@ import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
 import { problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
-import { accessLog } from './plugins/access-log.ts';
+import { accessLogOptions } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { requestId, requestIdOptions } from './plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
@@ -60,6 +60,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
     ...requestIdOptions,
+    ...accessLogOptions(),
     ...lazyRequestLoggers,
     // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -77,7 +78,6 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   await openapi(app, API_VERSION);
   if (deps.platform) auth(app, deps.platform.tokens, now);
   rateLimit(app, deps.rateLimit ?? { perSecond: 50, burst: 200 });
-  accessLog(app);
 
   healthRoutes(app, deps.readiness);
   if (deps.platform) {

@@ -1,9 +1,10 @@
 // `make bench`: throughput and latency of `GET /v1/projects` on a real cw-api (member token, answered from
 // the informer cache) against `GET /hello` on bare Fastify, same Node, same machine, loaded one after the
-// other in interleaved rounds (bare, bare with access log, cw-api, cw-api at warn; again), medians reported.
-// Starts what it needs (a local control plane, no MinIO or moto), every server and every load run in a child
-// process of its own. Prints PASS/MISS against the targets; exits non-zero only when the run itself failed (a
-// server did not start, a request failed, a response was not 2xx). See bench/README.md.
+// other in many short interleaved rounds (bare, bare with access log, cw-api, cw-api at warn; the order
+// rotating), each round's ratio taken against the same round's bare Fastify, medians reported.
+// Starts what it needs (a local control plane, no MinIO or moto), every server and the load generator in a
+// child process of its own. Prints PASS/MISS against the targets; exits non-zero only when the run itself
+// failed (a server did not start, a request failed, a response was not 2xx). See bench/README.md.
 import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { benchRun, runBench } from './run.ts';
@@ -15,7 +16,7 @@ import { installCrds } from '../e2e/harness/install-crds.ts';
 import { freePort, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { runToCompletion, spawnToFile } from './child.ts';
-import type { LoadResult, LoadSpec } from './load.ts';
+import type { LoadPlan, LoadResult, LoadWindow } from './load.ts';
 
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 10;
@@ -23,9 +24,9 @@ const TARGET_P99_MS = 10;
 const { values: flags } = parseArgs({
   options: {
     connections: { type: 'string', default: '64' },
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '3' },
-    rounds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '12' },
   },
 });
 const connections = Number(flags.connections);
@@ -65,15 +66,28 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
 /** After the first round the servers' code is optimised: a second of warm-up opens the connections. */
 const LATER_WARMUP_SECONDS = 1;
 
-async function measure(target: Target, round: number): Promise<LoadResult> {
-  const warmup = round === 1 ? warmupSeconds : Math.min(warmupSeconds, LATER_WARMUP_SECONDS);
-  const spec: LoadSpec = { url: target.url, token: target.token, connections, warmupSeconds: warmup, durationSeconds };
-  say(`round ${round}/${rounds}, loading ${target.label.replace(/\s+/g, ' ')}: ${connections} connections, ${warmup} s warm-up + ${durationSeconds} s`);
-  const result = JSON.parse(await runToCompletion(node, [join(repoRoot, 'bench/load.ts'), JSON.stringify(spec)])) as LoadResult;
-  if (result.errors > 0 || result.non2xx > 0 || result.total === 0) {
-    throw new Error(`${target.label}: ${result.errors} errors, ${result.timeouts} timeouts, status codes ${JSON.stringify(result.statusCodes)}`);
+/** Loads every target in `rounds` rounds through one load-generator process; each target's windows in round order. */
+async function measure(targets: Target[]): Promise<Map<Target, LoadResult[]>> {
+  const plan: LoadPlan = {
+    targets: targets.map(({ url, token }) => ({ url, token })),
+    connections,
+    rounds,
+    firstWarmupSeconds: warmupSeconds,
+    warmupSeconds: Math.min(warmupSeconds, LATER_WARMUP_SECONDS),
+    durationSeconds,
+  };
+  say(`${targets.length} targets × ${rounds} rounds of ${durationSeconds} s at ${connections} connections (${warmupSeconds} s warm-up per target in the first round, then ${plan.warmupSeconds} s)`);
+  const output = await runToCompletion(node, [join(repoRoot, 'bench/load.ts'), JSON.stringify(plan)]);
+  const windows = output.trim().split('\n').map((line) => JSON.parse(line) as LoadWindow);
+  const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
+  for (const window of windows.sort((a, b) => a.round - b.round)) {
+    const target = targets[window.target] as Target;
+    if (window.errors > 0 || window.non2xx > 0 || window.total === 0) {
+      throw new Error(`${target.label}: ${window.errors} errors, ${window.timeouts} timeouts, status codes ${JSON.stringify(window.statusCodes)}`);
+    }
+    results.get(target)?.push(window);
   }
-  return result;
+  return results;
 }
 
 async function main(): Promise<void> {
@@ -109,27 +123,25 @@ async function main(): Promise<void> {
     { label: 'cw-api        GET /v1/projects (info, as shipped)', url: `${apiShipped}/v1/projects`, token: member.token },
     { label: 'cw-api        GET /v1/projects (warn: no access log)', url: `${apiQuiet}/v1/projects`, token: member.token },
   ];
-  // Interleaved (A B C D, A B C D, …) so a burst of other load on the machine hits every target alike.
-  const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
-  for (let round = 1; round <= rounds; round++) {
-    for (const target of targets) {
-      results.get(target)?.push(await measure(target, round));
-    }
-  }
-  report(targets, results);
+  report(targets, await measure(targets));
 }
 
-const median = (values: number[]): number => {
+/** The `q` quantile (0…1) of `values`, interpolating between neighbours; `median` is `quantile(values, 0.5)`. */
+const quantile = (values: number[], q: number): number => {
   const sorted = [...values].sort((x, y) => x - y);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? 0) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
+  const position = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(position)] ?? Number.NaN;
+  const above = sorted[Math.ceil(position)] ?? Number.NaN;
+  return below + (above - below) * (position - Math.floor(position));
 };
+const median = (values: number[]): number => quantile(values, 0.5);
 
 function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
   const fastify = (JSON.parse(readFileSync(join(repoRoot, 'node_modules/fastify/package.json'), 'utf8')) as { version: string }).version;
   const of = (target: Target): LoadResult[] => results.get(target) ?? [];
   // Each round's ratio against the same round's reference, then the median of those.
-  const ratio = (target: Target, reference: Target): number => median(of(target).map((r, i) => r.requestsPerSecond / (of(reference)[i]?.requestsPerSecond ?? Number.NaN)));
+  const ratios = (target: Target, reference: Target): number[] => of(target).map((r, i) => r.requestsPerSecond / (of(reference)[i]?.requestsPerSecond ?? Number.NaN));
+  const ratio = (target: Target, reference: Target): number => median(ratios(target, reference));
   const plain = targets[0] as Target;
   const logged = targets[1] as Target;
   const rows = targets.map((target) => ({
@@ -139,18 +151,21 @@ function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
     p99: median(of(target).map((r) => r.p99Ms)),
     plain: target === plain ? 1 : ratio(target, plain),
     logged: target === plain ? undefined : ratio(target, logged),
-    all: of(target).map((r) => r.requestsPerSecond.toFixed(0)).join(' '),
+    range: `${Math.min(...of(target).map((r) => r.requestsPerSecond)).toFixed(0)}–${Math.max(...of(target).map((r) => r.requestsPerSecond)).toFixed(0)}`,
   }));
+  const shipped = ratios(targets[2] as Target, plain);
   const lines = [
     '',
     `Node ${process.version}, Fastify ${fastify}; ${connections} connections, ${warmupSeconds} s warm-up (then ${Math.min(warmupSeconds, LATER_WARMUP_SECONDS)} s), ${durationSeconds} s measured; ${rounds} interleaved rounds, medians`,
     `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end (anything else running moves these numbers)`,
     '',
-    `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}   req/s per round`,
+    `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}   req/s, slowest–fastest round`,
     ...rows.map(
       (row) =>
-        `${row.label.padEnd(54)}${row.rps.toFixed(0).padStart(8)}${row.p50.toFixed(0).padStart(8)}${row.p99.toFixed(0).padStart(8)}${row.plain.toFixed(2).padStart(8)}${(row.logged === undefined ? '' : row.logged.toFixed(2)).padStart(12)}   ${row.all}`,
+        `${row.label.padEnd(54)}${row.rps.toFixed(0).padStart(8)}${row.p50.toFixed(0).padStart(8)}${row.p99.toFixed(0).padStart(8)}${row.plain.toFixed(2).padStart(8)}${(row.logged === undefined ? '' : row.logged.toFixed(2)).padStart(12)}   ${row.range}`,
     ),
+    '',
+    `cw-api as shipped against bare Fastify, round by round: median ${median(shipped).toFixed(2)}, quartiles ${quantile(shipped, 0.25).toFixed(2)}–${quantile(shipped, 0.75).toFixed(2)}, ${shipped.filter((r) => r >= TARGET_RATIO).length} of ${shipped.length} rounds at ≥ ${TARGET_RATIO}`,
     '',
     `targets for cw-api as shipped: throughput ≥ ${TARGET_RATIO} × bare Fastify (no logger), p99 < ${TARGET_P99_MS} ms`,
     ...rows.slice(2).flatMap((row) => {

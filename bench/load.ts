@@ -1,12 +1,24 @@
-// One load measurement, run as its own process so the load generator shares no event loop with the
-// orchestrator or the servers. Argument: JSON {url, token?, connections, warmupSeconds, durationSeconds}.
-// A warm-up run (discarded) lets V8 optimise and caches fill; then the measured run. Prints one JSON line.
+// The load generator, run as its own process so it shares no event loop with the orchestrator or the
+// servers. Argument: a JSON {@link LoadPlan}. It loads the targets one at a time in rounds, the order rotating
+// each round (A B C, B C A, C A B, …), so that each target's windows sit close in time to every other's and a
+// burst of other load on the machine falls on all alike. Each window is a warm-up run (discarded: it opens
+// the connections and, in the first round, lets V8 optimise both sides) followed by the measured run. One
+// process for the whole plan keeps the generator's own code equally warm for every target. Prints one JSON
+// {@link LoadWindow} line per measured window on stdout, progress on stderr.
 import autocannon from 'autocannon';
 
-export interface LoadSpec {
+export interface LoadTarget {
   url: string;
   token?: string;
+}
+
+export interface LoadPlan {
+  targets: LoadTarget[];
   connections: number;
+  rounds: number;
+  /** Warm-up before each window of the first round. */
+  firstWarmupSeconds: number;
+  /** Warm-up before each later window. */
   warmupSeconds: number;
   durationSeconds: number;
 }
@@ -22,20 +34,36 @@ export interface LoadResult {
   statusCodes: Record<string, number>;
 }
 
-const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-const headers: Record<string, string> = spec.token ? { authorization: `Bearer ${spec.token}` } : {};
-const run = (duration: number) => autocannon({ url: spec.url, connections: spec.connections, duration, headers });
+export interface LoadWindow extends LoadResult {
+  round: number;
+  /** Index into {@link LoadPlan.targets}. */
+  target: number;
+}
 
-if (spec.warmupSeconds > 0) await run(spec.warmupSeconds);
-const result = await run(spec.durationSeconds);
-const summary: LoadResult = {
-  requestsPerSecond: result.requests.total / result.duration,
-  p50Ms: result.latency.p50,
-  p99Ms: result.latency.p99,
-  total: result.requests.total,
-  errors: result.errors,
-  timeouts: result.timeouts,
-  non2xx: result.non2xx,
-  statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)])),
-};
-process.stdout.write(`${JSON.stringify(summary)}\n`);
+async function load(target: LoadTarget, connections: number, duration: number): Promise<LoadResult> {
+  const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
+  const result = await autocannon({ url: target.url, connections, duration, headers });
+  return {
+    requestsPerSecond: result.requests.total / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)])),
+  };
+}
+
+const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
+for (let round = 1; round <= plan.rounds; round++) {
+  process.stderr.write(`bench: round ${round}/${plan.rounds}\n`);
+  const warmup = round === 1 ? plan.firstWarmupSeconds : plan.warmupSeconds;
+  for (let k = 0; k < plan.targets.length; k++) {
+    const index = (round - 1 + k) % plan.targets.length;
+    const target = plan.targets[index] as LoadTarget;
+    if (warmup > 0) await load(target, plan.connections, warmup);
+    const window: LoadWindow = { round, target: index, ...(await load(target, plan.connections, plan.durationSeconds)) };
+    process.stdout.write(`${JSON.stringify(window)}\n`);
+  }
+}

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
-import { accessLog } from './access-log.ts';
+import { accessLogOptions } from './access-log.ts';
 import { problemDetails } from './problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdOptions } from './request-id.ts';
@@ -49,7 +49,9 @@ describe('routing errors', () => {
     const token = 'cwt_SECRETSECRETSECRETSECRETSECRETSECRETSECRETSEC';
     await app.inject({ method: 'GET', url: '/healthz', headers: { authorization: `Bearer ${token}` } });
     await app.inject({ method: 'GET', url: '/nope', headers: { authorization: `Bearer ${token}` } });
-    expect(logged).toContain('"path":"/healthz"');
+    expect(logged).toContain('"path":"/healthz","status":200');
+    // Requests no route matches get their line too.
+    expect(logged).toContain('"path":"/nope","status":404');
     expect(logged).not.toContain('SECRET');
     await app.close();
   });
@@ -60,8 +62,7 @@ describe('request logging', () => {
     const lines: Record<string, unknown>[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
     const root = pino({ level: 'info' }, stream);
-    const app = Fastify({ loggerInstance: root as FastifyBaseLogger, ...requestIdOptions, ...lazyRequestLoggers });
-    accessLog(app);
+    const app = Fastify({ loggerInstance: root as FastifyBaseLogger, ...requestIdOptions, ...accessLogOptions(), ...lazyRequestLoggers });
     app.get('/quiet', async () => ({ ok: true }));
     app.get('/chatty', async (request) => {
       request.log.warn({ step: 1 }, 'something worth a line');

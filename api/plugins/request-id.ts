@@ -1,19 +1,18 @@
-import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 const MAX_ID = 128;
 const SAFE_ID = /^[A-Za-z0-9._:-]+$/;
 
-/**
- * Request ids: an incoming `x-request-id` is honoured when it is short and plain (so it cannot inject into
- * logs), else a new one is made; either way it is echoed on the response and carried by every log line.
- */
 /** The field carrying the request id on log lines. */
 export const REQUEST_ID_LOG_LABEL = 'request_id';
 
-export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId' | 'logController'> = {
-  // One access line per request (plugins/access-log.ts) instead of Fastify's two.
-  logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL, disableRequestLogging: true }),
+/**
+ * Request ids: an incoming `x-request-id` is honoured when it is short and plain (so it cannot inject into
+ * logs), else a new one is made; either way it is echoed on the response (`requestId`) and carried by every
+ * log line under {@link REQUEST_ID_LOG_LABEL} (set with the access log, plugins/access-log.ts).
+ */
+export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId'> = {
   genReqId: (req) => {
     const incoming = req.headers['x-request-id'];
     return typeof incoming === 'string' && incoming.length <= MAX_ID && SAFE_ID.test(incoming) ? incoming : randomUUID();
