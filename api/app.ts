@@ -11,9 +11,9 @@ import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
 import { problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
-import { accessLogOptions } from './plugins/access-log.ts';
+import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
-import { requestId, requestIdOptions } from './plugins/request-id.ts';
+import { REQUEST_ID_HEADER, requestId, requestIdOptions } from './plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -57,17 +57,23 @@ const JSON_BODY_LIMIT = 256 * 1024;
 
 /** Builds the API: plugins first, then every route, registered explicitly. `server.ts` owns listening. */
 export async function buildApp(deps: AppDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const logController = accessLogController();
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
     ...requestIdOptions,
-    ...accessLogOptions(),
+    logController,
     ...lazyRequestLoggers,
     // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // Room for the longest id we accept (a 253-character user id, percent-encoded); longer is a 414.
     routerOptions: { maxParamLength: 1024 },
-    // Errors the router raises before any route runs (bad URL encoding, an over-long parameter).
-    frameworkErrors: (error, _request, reply) => sendProblem(reply, error.statusCode ?? 400, error.message),
+    // Errors the router raises before any route runs (bad URL encoding, an over-long parameter): no hook
+    // runs for them, so the request id and the access line are added here.
+    frameworkErrors: (error, request, reply) => {
+      reply.header(REQUEST_ID_HEADER, request.id);
+      sendProblem(reply, error.statusCode ?? 400, error.message);
+      logController.requestCompleted(null, request, reply);
+    },
     // A logger configured without a destination writes through a buffer (plugins/log-destination.ts).
     ...withBufferedLogs(options),
   });

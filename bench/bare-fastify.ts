@@ -3,12 +3,12 @@
 // at `info`, through the same plugin and the same log destination: the like-for-like reference for a
 // service that must log every request (bench/README.md, "What is compared"). Otherwise no logger, no hooks.
 import Fastify from 'fastify';
-import { accessLogOptions } from '../api/plugins/access-log.ts';
+import { accessLogController } from '../api/plugins/access-log.ts';
 import { withBufferedLogs } from '../api/plugins/log-destination.ts';
 import { lazyRequestLoggers } from '../api/plugins/request-logger.ts';
 
 const logged = process.env.BENCH_ACCESS_LOG === '1';
-const app = Fastify(logged ? withBufferedLogs({ logger: { level: 'info' }, ...accessLogOptions(), ...lazyRequestLoggers }) : { logger: false });
+const app = Fastify(logged ? withBufferedLogs({ logger: { level: 'info' }, logController: accessLogController(), ...lazyRequestLoggers }) : { logger: false });
 app.get('/hello', async () => ({ hello: 'world' }));
 await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) });
 process.stdout.write('listening\n');

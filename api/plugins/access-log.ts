@@ -1,4 +1,4 @@
-import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-line.ts';
 import { REQUEST_ID_LOG_LABEL } from './request-id.ts';
 
@@ -43,7 +43,11 @@ class AccessLogController extends LogController {
   }
 }
 
-/** Fastify options that write the access line: spread into the options of every app that should. */
-export function accessLogOptions(): Pick<FastifyServerOptions, 'logController'> {
-  return { logController: new AccessLogController() };
+/**
+ * Fastify's `logController` option for an app that writes the access line. Fastify does not tell it of
+ * answers its router gives before any route runs (`frameworkErrors`): whoever sends those calls
+ * `requestCompleted` itself.
+ */
+export function accessLogController(): LogController {
+  return new AccessLogController();
 }

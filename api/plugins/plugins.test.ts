@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
-import { accessLogOptions } from './access-log.ts';
+import { accessLogController } from './access-log.ts';
 import { problemDetails } from './problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdOptions } from './request-id.ts';
@@ -42,6 +42,18 @@ describe('routing errors', () => {
     await app.close();
   });
 
+  it('gives answers the router makes before any route (a bad URL) a request id and an access line', async () => {
+    let logged = '';
+    const stream = new Writable({ write: (chunk, _enc, done) => ((logged += String(chunk)), done()) });
+    const app = await buildApp({ readiness: [] }, { logger: { level: 'info', stream } });
+    const res = await app.inject({ method: 'GET', url: '/v1/projects/%E0%A4%A', headers: { 'x-request-id': 'bad-url-1' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.headers['x-request-id']).toBe('bad-url-1');
+    await app.close();
+    expect(logged).toContain('"request_id":"bad-url-1","method":"GET","path":"/v1/projects/%E0%A4%A","status":400');
+  });
+
   it('never writes a bearer token into the access log', async () => {
     let logged = '';
     const stream = new Writable({ write: (chunk, _enc, done) => ((logged += String(chunk)), done()) });
@@ -62,7 +74,7 @@ describe('request logging', () => {
     const lines: Record<string, unknown>[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
     const root = pino({ level: 'info' }, stream);
-    const app = Fastify({ loggerInstance: root as FastifyBaseLogger, ...requestIdOptions, ...accessLogOptions(), ...lazyRequestLoggers });
+    const app = Fastify({ loggerInstance: root as FastifyBaseLogger, ...requestIdOptions, logController: accessLogController(), ...lazyRequestLoggers });
     app.get('/quiet', async () => ({ ok: true }));
     app.get('/chatty', async (request) => {
       request.log.warn({ step: 1 }, 'something worth a line');

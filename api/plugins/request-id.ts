@@ -6,6 +6,8 @@ const SAFE_ID = /^[A-Za-z0-9._:-]+$/;
 
 /** The field carrying the request id on log lines. */
 export const REQUEST_ID_LOG_LABEL = 'request_id';
+/** The header carrying it in both directions. */
+export const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * Request ids: an incoming `x-request-id` is honoured when it is short and plain (so it cannot inject into
@@ -14,7 +16,7 @@ export const REQUEST_ID_LOG_LABEL = 'request_id';
  */
 export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId'> = {
   genReqId: (req) => {
-    const incoming = req.headers['x-request-id'];
+    const incoming = req.headers[REQUEST_ID_HEADER];
     return typeof incoming === 'string' && incoming.length <= MAX_ID && SAFE_ID.test(incoming) ? incoming : randomUUID();
   },
 };
@@ -22,7 +24,7 @@ export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId'> = {
 export function requestId(app: FastifyInstance): void {
   // Callback-style hooks on the hot path: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
 }
