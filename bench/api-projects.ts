@@ -16,7 +16,7 @@ import { installCrds } from '../e2e/harness/install-crds.ts';
 import { freePort, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { runToCompletion, spawnToFile } from './child.ts';
-import type { LoadPlan, LoadResult, LoadWindow } from './load.ts';
+import { failed, type LoadPlan, type LoadResult, type LoadWindow } from './load-plan.ts';
 
 const TARGET_RATIO = 0.6;
 const TARGET_P99_MS = 10;
@@ -82,7 +82,7 @@ async function measure(targets: Target[]): Promise<Map<Target, LoadResult[]>> {
   const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
   for (const window of windows.sort((a, b) => a.round - b.round)) {
     const target = targets[window.target] as Target;
-    if (window.errors > 0 || window.non2xx > 0 || window.total === 0) {
+    if (failed(window)) {
       throw new Error(`${target.label}: ${window.errors} errors, ${window.timeouts} timeouts, status codes ${JSON.stringify(window.statusCodes)}`);
     }
     results.get(target)?.push(window);

@@ -6,39 +6,7 @@
 // process for the whole plan keeps the generator's own code equally warm for every target. Prints one JSON
 // {@link LoadWindow} line per measured window on stdout, progress on stderr.
 import autocannon from 'autocannon';
-
-export interface LoadTarget {
-  url: string;
-  token?: string;
-}
-
-export interface LoadPlan {
-  targets: LoadTarget[];
-  connections: number;
-  rounds: number;
-  /** Warm-up before each window of the first round. */
-  firstWarmupSeconds: number;
-  /** Warm-up before each later window. */
-  warmupSeconds: number;
-  durationSeconds: number;
-}
-
-export interface LoadResult {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  total: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  statusCodes: Record<string, number>;
-}
-
-export interface LoadWindow extends LoadResult {
-  round: number;
-  /** Index into {@link LoadPlan.targets}. */
-  target: number;
-}
+import { failed, type LoadPlan, type LoadResult, type LoadTarget, type LoadWindow } from './load-plan.ts';
 
 async function load(target: LoadTarget, connections: number, duration: number): Promise<LoadResult> {
   const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
@@ -56,7 +24,7 @@ async function load(target: LoadTarget, connections: number, duration: number): 
 }
 
 const plan = JSON.parse(process.argv[2] ?? '{}') as LoadPlan;
-for (let round = 1; round <= plan.rounds; round++) {
+run: for (let round = 1; round <= plan.rounds; round++) {
   process.stderr.write(`bench: round ${round}/${plan.rounds}\n`);
   const warmup = round === 1 ? plan.firstWarmupSeconds : plan.warmupSeconds;
   for (let k = 0; k < plan.targets.length; k++) {
@@ -65,5 +33,7 @@ for (let round = 1; round <= plan.rounds; round++) {
     if (warmup > 0) await load(target, plan.connections, warmup);
     const window: LoadWindow = { round, target: index, ...(await load(target, plan.connections, plan.durationSeconds)) };
     process.stdout.write(`${JSON.stringify(window)}\n`);
+    // The orchestrator reports the failed window; the rounds left would only take time.
+    if (failed(window)) break run;
   }
 }
