@@ -29,10 +29,19 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '12' },
   },
 });
-const connections = Number(flags.connections);
-const durationSeconds = Number(flags.duration);
-const warmupSeconds = Number(flags.warmup);
-const rounds = Number(flags.rounds);
+/** A flag's value as a number at least `min`, or a one-line error naming the flag. */
+function numberFlag(name: keyof typeof flags, min: number, integer = false): number {
+  const value = Number(flags[name]);
+  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
+    process.stderr.write(`bench: --${name} must be ${integer ? 'a whole number' : 'a number'} of at least ${min}, not ${JSON.stringify(flags[name])}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const connections = numberFlag('connections', 1, true);
+const durationSeconds = numberFlag('duration', 1);
+const warmupSeconds = numberFlag('warmup', 0);
+const rounds = numberFlag('rounds', 1, true);
 
 interface Target {
   label: string;
