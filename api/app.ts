@@ -13,7 +13,7 @@ import { problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
-import { REQUEST_ID_HEADER, requestId, requestIdOptions } from './plugins/request-id.ts';
+import { echoRequestId, requestId, requestIdOptions } from './plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -72,7 +72,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     // runs for them, so the request id and the access line are added here. Fastify starts no clock for
     // them: their line says 0 ms.
     frameworkErrors: (error, request, reply) => {
-      reply.header(REQUEST_ID_HEADER, request.id);
+      echoRequestId(request, reply);
       sendProblem(reply, error.statusCode ?? 400, error.message);
       logController.requestCompleted(null, request, reply);
     },

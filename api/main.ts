@@ -22,8 +22,9 @@ import { startServer } from './server.ts';
  * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
  * (requests per second and burst per caller, default 50 and 200).
  *
- * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the object store settings of `artifactsFromEnv`. CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an
- * app's default host is `<appId>.<project>.<base domain>`.
+ * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the object store settings of `artifactsFromEnv`.
+ * CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an app's default host is
+ * `<appId>.<project>.<base domain>`.
  *
  * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
  * CW_RUNTIME_DNS_*; docs/dns.md).

@@ -73,7 +73,7 @@ async function startServer(name: string, script: string, env: NodeJS.ProcessEnv,
 }
 
 /** After the first round the servers' code is optimised: a second of warm-up opens the connections. */
-const LATER_WARMUP_SECONDS = 1;
+const laterWarmupSeconds = Math.min(warmupSeconds, 1);
 
 /** Loads every target in `rounds` rounds through one load-generator process; each target's windows in round order. */
 async function measure(targets: Target[]): Promise<Map<Target, LoadResult[]>> {
@@ -82,10 +82,10 @@ async function measure(targets: Target[]): Promise<Map<Target, LoadResult[]>> {
     connections,
     rounds,
     firstWarmupSeconds: warmupSeconds,
-    warmupSeconds: Math.min(warmupSeconds, LATER_WARMUP_SECONDS),
+    warmupSeconds: laterWarmupSeconds,
     durationSeconds,
   };
-  say(`${targets.length} targets × ${rounds} rounds of ${durationSeconds} s at ${connections} connections (${warmupSeconds} s warm-up per target in the first round, then ${plan.warmupSeconds} s)`);
+  say(`${targets.length} targets × ${rounds} rounds of ${durationSeconds} s at ${connections} connections (${warmupSeconds} s warm-up per target in the first round, then ${laterWarmupSeconds} s)`);
   const output = await runToCompletion(node, [join(repoRoot, 'bench/load.ts'), JSON.stringify(plan)]);
   const windows = output.trim().split('\n').map((line) => JSON.parse(line) as LoadWindow);
   const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
@@ -165,7 +165,7 @@ function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
   const shipped = ratios(targets[2] as Target, plain);
   const lines = [
     '',
-    `Node ${process.version}, Fastify ${fastify}; ${connections} connections, ${warmupSeconds} s warm-up (then ${Math.min(warmupSeconds, LATER_WARMUP_SECONDS)} s), ${durationSeconds} s measured; ${rounds} interleaved rounds, medians`,
+    `Node ${process.version}, Fastify ${fastify}; ${connections} connections, ${warmupSeconds} s warm-up (then ${laterWarmupSeconds} s), ${durationSeconds} s measured; ${rounds} interleaved rounds, medians`,
     `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end (anything else running moves these numbers)`,
     '',
     `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}   req/s, slowest–fastest round`,

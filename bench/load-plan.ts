@@ -37,4 +37,3 @@ export interface LoadWindow extends LoadResult {
 export function failed(result: LoadResult): boolean {
   return result.errors > 0 || result.timeouts > 0 || result.non2xx > 0 || result.total === 0;
 }
-

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 
 const MAX_ID = 128;
@@ -7,7 +7,7 @@ const SAFE_ID = /^[A-Za-z0-9._:-]+$/;
 /** The field carrying the request id on log lines. */
 export const REQUEST_ID_LOG_LABEL = 'request_id';
 /** The header carrying it in both directions. */
-export const REQUEST_ID_HEADER = 'x-request-id';
+const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * Request ids: an incoming `x-request-id` is honoured when it is short and plain (so it cannot inject into
@@ -21,10 +21,15 @@ export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId'> = {
   },
 };
 
+/** Puts the request's id on its response; every answer carries one. */
+export function echoRequestId(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(REQUEST_ID_HEADER, request.id);
+}
+
 export function requestId(app: FastifyInstance): void {
   // Callback-style hooks on the hot path: an async hook costs a promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
+    echoRequestId(request, reply);
     done();
   });
 }
