@@ -8,15 +8,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
-import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
 import { DnsProviderError } from '../src/dns/provider.ts';
 import { Route53Provider } from '../src/dns/route53-provider.ts';
-import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import type { DomainView, HostnameView, RecordView } from '../src/platform/domains/views.ts';
-import { DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS } from '../src/platform/resources.ts';
-import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { DNS_RECORDS, PROJECT_DOMAINS } from '../src/platform/resources.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
@@ -37,15 +36,8 @@ const RUNTIME_TARGET = `runtime.${BASE_DOMAIN}`;
 
 beforeAll(async () => {
   [member, rival] = await Promise.all([createMemberAccount(kubeconfig, 'dns'), createMemberAccount(kubeconfig, 'dns-rival')]);
-  // The operator below watches the project's namespace only: give the project its namespace as the Project controller would.
-  const project = await objectClient<Project>(conn, PROJECTS).get('', member.project);
-  await objectClient<KubeObject>(conn, NAMESPACES).create({
-    metadata: {
-      name: member.project,
-      labels: { [PROJECT_LABEL]: member.project },
-      ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Project', name: member.project, uid: project?.metadata?.uid ?? '', controller: true }],
-    },
-  });
+  // The operator below watches the project's namespace only, so its Project controller does not run.
+  await createProjectNamespace(kubeconfig, member.project);
   parent = await startParentZoneServer({ suffix: 'test' });
   proxy = await startRoute53Proxy(inject('route53Endpoint'));
   const dns = {

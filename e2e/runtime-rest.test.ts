@@ -7,14 +7,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
-import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { appArtifactPrefix } from '../src/platform/artifact-keys.ts';
-import { BUILDS, NAMESPACES, PROJECT_LABEL, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import type { Service } from './harness/process.ts';
 import {
@@ -49,16 +48,8 @@ afterAll(async () => {
 
 beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'rest');
-  // The operator below watches the project's namespace only, so its Project controller does not run:
-  // give the project its namespace the way that controller does (labelled, owned by the Project).
-  const project = await objectClient<Project>(conn, PROJECTS).get('', member.project);
-  await objectClient<KubeObject>(conn, NAMESPACES).create({
-    metadata: {
-      name: member.project,
-      labels: { [PROJECT_LABEL]: member.project },
-      ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Project', name: member.project, uid: project?.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-  });
+  // The operator below watches the project's namespace only, so its Project controller does not run.
+  await createProjectNamespace(kubeconfig, member.project);
   const started = await Promise.all([
     startRuntime('cw-runtime-rest-a', running),
     startRuntime('cw-runtime-rest-b', running),

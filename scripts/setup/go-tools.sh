@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the local platform runs: the control plane (kube-apiserver + etcd + the
-# garbage-collector and namespace controllers, from e2e/controlplane) and MinIO. Each is cached by its
-# version, the Go version and (for our own code) the source hash.
+# garbage-collector and namespace controllers, from e2e/controlplane), MinIO, and Helm (the chart's tests
+# render charts/cloudwright with it). Each is cached by its version, the Go version and (for our own code)
+# the source hash.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
+HELM_VERSION=v3.22.0
 gover=$(go_version)
 
-build_minio() {
-  local dir=$CACHE/minio-$MINIO_VERSION-$gover
-  if [[ ! -x $dir/minio ]]; then
-    log "building MinIO $MINIO_VERSION with $gover (a few minutes, once per machine)"
-    local tmp; tmp=$(mktemp -d "$CACHE/.minio.XXXXXX")
-    GOBIN=$tmp GOFLAGS="-trimpath -buildvcs=false" go install "github.com/minio/minio@$MINIO_VERSION" >&2
+# A pinned module's command, built with `go install` into the cache once per version and Go version.
+go_install() { # go_install NAME MODULE@VERSION WHAT-IT-TAKES
+  local name=$1 module=${2%@*} version=${2#*@}
+  local dir=$CACHE/$name-$version-$gover
+  if [[ ! -x $dir/$name ]]; then
+    log "building $name $version with $gover ($3, once per machine)"
+    local tmp; tmp=$(mktemp -d "$CACHE/.$name.XXXXXX")
+    GOBIN=$tmp GOFLAGS="-trimpath -buildvcs=false" go install "$module@$version" >&2
     publish "$tmp" "$dir"
   fi
-  link minio "$dir/minio"
+  link "$name" "$dir/$name"
 }
+
+build_minio() { go_install minio "github.com/minio/minio@$MINIO_VERSION" "a few minutes"; }
+build_helm() { go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "a minute or two"; }
 
 build_controlplane() {
   local src=$ROOT/e2e/controlplane
@@ -34,6 +41,7 @@ build_controlplane() {
 case ${1:-all} in
   minio) build_minio ;;
   controlplane) build_controlplane ;;
-  all) build_controlplane; build_minio ;;
+  helm) build_helm ;;
+  all) build_controlplane; build_minio; build_helm ;;
   *) die "unknown tool: $1" ;;
 esac

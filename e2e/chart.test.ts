@@ -1,0 +1,293 @@
+// The Helm chart as a cluster admin installs it, on the real kube-apiserver: `helm template` renders it and the
+// apiserver takes every object. There is no kubelet, so the pods are run here instead, as child processes:
+// cw-runtime, cw-api and cw-operator each with the environment its workload object gives it (Secrets referenced
+// by `envFrom` resolved as the kubelet would) and with only its ServiceAccount's permissions (a token from the
+// TokenRequest API). Through them a member deploys an app that the runtime serves and the operator marks Ready,
+// adds a project domain whose zone lands in Route 53 (moto), and a device sign-in starts. What a local run must
+// change is only where things listen (ports, data directory), the runtime status URLs (cluster DNS names here
+// are checked, then swapped for the local replica's) and, for test isolation, the operator's namespace.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { KubeConfig } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { loadKubeConnection, objectClient, resourcePath, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { RUNTIME_APPS } from '../src/platform/resources.ts';
+import { send } from '../src/runtime/testing/http.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { createTestNamespace } from './harness/namespace.ts';
+import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
+import { eventually } from './harness/runtime-stack.ts';
+import { repoRoot, toolPath } from './harness/tools.ts';
+
+const kubeconfig = inject('kubeconfig');
+const conn = loadKubeConnection(kubeconfig);
+const stateDir = inject('stateDir');
+const chartDir = join(repoRoot, 'charts/cloudwright');
+const BASE_DOMAIN = 'apps.chart.test';
+const RUNTIME_REPLICAS = 2;
+
+/** The kinds the chart renders, as the apiserver names them. */
+const KINDS: Record<string, ResourceRef> = {
+  ServiceAccount: { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
+  ConfigMap: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
+  Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
+  Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
+  Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
+  StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
+  Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
+  RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
+  ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+};
+
+interface EnvVar {
+  name: string;
+  value?: string;
+  valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
+}
+interface Container {
+  name: string;
+  args?: string[];
+  env?: EnvVar[];
+  envFrom?: { secretRef?: { name: string; optional?: boolean } }[] | null;
+}
+interface Workload extends KubeObject {
+  spec: { replicas: number; serviceName?: string; template: { spec: { serviceAccountName: string; containers: Container[] } } };
+}
+
+const running: Service[] = [];
+let releaseNamespace: string;
+let rendered: KubeObject[];
+let member: MemberAccount;
+let apiUrl: string;
+let runtimePort: number;
+
+afterAll(async () => {
+  await Promise.all(running.map((s) => s.stop(5_000)));
+});
+
+/** `helm template` of the chart into `namespace` with `values` (`--set` pairs); rejects with helm's message. */
+async function helmTemplate(namespace: string, values: Record<string, string>): Promise<string> {
+  const sets = Object.entries(values).flatMap(([key, value]) => ['--set-string', `${key}=${value}`]);
+  const { stdout } = await promisify(execFile)(toolPath('helm'), ['template', 'cloudwright', chartDir, '--namespace', namespace, ...sets], { maxBuffer: 16 << 20 });
+  return stdout;
+}
+
+function find<T extends KubeObject>(kind: string, name: string): T {
+  const found = rendered.find((o) => o.kind === kind && o.metadata?.name === name);
+  if (!found) throw new Error(`the chart renders no ${kind} ${name}`);
+  return found as T;
+}
+
+/** The one container of a rendered workload. */
+function containerOf(kind: string, name: string): Container {
+  return find<Workload>(kind, name).spec.template.spec.containers[0]!;
+}
+
+/** Server-side apply, as `kubectl apply --server-side` would. */
+async function apply(object: KubeObject): Promise<void> {
+  const ref = KINDS[object.kind ?? ''];
+  if (!ref) throw new Error(`no resource known for kind ${object.kind}`);
+  const path = resourcePath(ref, object.metadata?.namespace, object.metadata?.name);
+  await conn.api.request('PATCH', path, { body: object, contentType: 'application/apply-patch+yaml', query: { fieldManager: 'helm-chart-test', force: true } });
+}
+
+/** A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API. */
+async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
+  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } };
+  const path = `/api/v1/namespaces/${releaseNamespace}/serviceaccounts/${serviceAccount}/token`;
+  const { status } = await conn.api.request<{ status: { token: string } }>('POST', path, { body: request });
+  const admin = new KubeConfig();
+  admin.loadFromFile(kubeconfig);
+  const cluster = admin.getCurrentCluster()!;
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: serviceAccount, token: status.token }],
+    contexts: [{ name: serviceAccount, cluster: cluster.name, user: serviceAccount }],
+    currentContext: serviceAccount,
+  });
+  const file = join(stateDir, `chart-${serviceAccount}-${releaseNamespace}.kubeconfig`);
+  writeFileSync(file, config.exportConfig(), { mode: 0o600 });
+  return file;
+}
+
+/** The environment the kubelet would give `container` of pod `podName`: values, field refs and `envFrom` Secrets. */
+async function podEnv(container: Container, podName: string): Promise<Record<string, string>> {
+  const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, KINDS.Secret!);
+  const env: Record<string, string> = {};
+  for (const from of container.envFrom ?? []) {
+    if (!from.secretRef) continue;
+    const secret = await secrets.get(releaseNamespace, from.secretRef.name);
+    if (!secret && !from.secretRef.optional) throw new Error(`Secret ${from.secretRef.name} is missing`);
+    for (const [key, value] of Object.entries(secret?.data ?? {})) env[key] = Buffer.from(value, 'base64').toString();
+  }
+  for (const variable of container.env ?? []) {
+    const field = variable.valueFrom?.fieldRef?.fieldPath;
+    if (variable.value !== undefined) env[variable.name] = variable.value;
+    else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
+    else if (field === 'metadata.name') env[variable.name] = podName;
+    else throw new Error(`${container.name}: no way to resolve ${variable.name}`);
+  }
+  return env;
+}
+
+/** Runs a rendered workload's container as a child process with `env` on top of its pod environment. */
+async function runPod(kind: string, name: string, serviceAccountKubeconfigFile: string, env: Record<string, string>): Promise<Service> {
+  const container = containerOf(kind, name);
+  const binary = container.args?.[0] ?? '';
+  const service = startService({
+    name: `chart-${binary}`,
+    command: toolPath('node'),
+    args: [join(repoRoot, `bin/${binary}.ts`)],
+    logPath: join(stateDir, `chart-${binary}-${releaseNamespace}.log`),
+    // Only PATH from this process: nothing of the test's own environment leaks into the pod's.
+    env: { PATH: process.env.PATH ?? '', ...(await podEnv(container, `${name}-0`)), KUBECONFIG: serviceAccountKubeconfigFile, ...env },
+  });
+  running.push(service);
+  return service;
+}
+
+function workerArtifact(): Buffer {
+  const dir = mkdtempSync(join(stateDir, 'chart-worker-'));
+  writeFileSync(join(dir, 'worker.js'), 'export default { fetch() { return new Response("installed by the chart"); } };\n');
+  return execFileSync('zstd', ['-q', '-c'], { input: execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']) });
+}
+
+beforeAll(async () => {
+  releaseNamespace = await createTestNamespace(conn, 'chart');
+  const s3 = inject('s3');
+  const yaml = await helmTemplate(releaseNamespace, {
+    'objectStore.endpoint': s3.endpoint ?? '',
+    'objectStore.bucket': inject('bucket'),
+    'objectStore.region': s3.region,
+    'objectStore.credentialsSecret': 'chart-s3',
+    'runtime.baseDomain': BASE_DOMAIN,
+    'runtime.replicas': String(RUNTIME_REPLICAS),
+    'runtime.publicScheme': 'http',
+    'dns.route53.endpoint': inject('route53Endpoint'),
+    'dns.route53.credentialsSecret': 'chart-route53',
+    // Lookups that give up at once (the discard port): nothing here should reach the internet.
+    'dns.resolver': '127.0.0.1:9',
+    'dns.timeoutMs': '300',
+    'dns.ownerId': `chart-${releaseNamespace}`,
+    'api.publicUrl': 'https://api.chart.test',
+    'git.enabled': 'false',
+  });
+  rendered = parseAllDocuments(yaml)
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+  // The Secrets the chart refers to and leaves to the admin.
+  await apply({
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'chart-s3', namespace: releaseNamespace },
+    stringData: { CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '', CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '' },
+  } as KubeObject);
+  await apply({
+    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'chart-route53', namespace: releaseNamespace },
+    stringData: { CW_ROUTE53_ACCESS_KEY_ID: 'AKIDCHARTTEST', CW_ROUTE53_SECRET_ACCESS_KEY: 'chart-test-secret' },
+  } as KubeObject);
+  for (const object of rendered) await apply(object);
+
+  member = await createMemberAccount(kubeconfig, 'chart');
+  await createProjectNamespace(kubeconfig, member.project);
+
+  runtimePort = await freePort();
+  const runtimeStatusPort = await freePort();
+  const runtimeStatusUrl = `http://127.0.0.1:${runtimeStatusPort}`;
+  const runtime = await runPod('StatefulSet', 'cloudwright-runtime', await serviceAccountKubeconfig('cloudwright-runtime'), {
+    CW_RUNTIME_HOST: '127.0.0.1',
+    CW_RUNTIME_PORT: String(runtimePort),
+    CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+    CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
+    CW_RUNTIME_DATA_DIR: mkdtempSync('/tmp/cw-chart-'),
+  });
+  const apiPort = await freePort();
+  apiUrl = `http://127.0.0.1:${apiPort}`;
+  const api = await runPod('Deployment', 'cloudwright-api', await serviceAccountKubeconfig('cloudwright-api'), {
+    CW_API_HOST: '127.0.0.1',
+    CW_API_PORT: String(apiPort),
+    CW_RUNTIME_STATUS_URL: runtimeStatusUrl,
+  });
+  const operatorPort = await freePort();
+  const operator = await runPod('Deployment', 'cloudwright-operator', await serviceAccountKubeconfig('cloudwright-operator'), {
+    CW_OPERATOR_PORT: String(operatorPort),
+    CW_RUNTIME_STATUS_URL: runtimeStatusUrl,
+    // Tests share the control plane: this operator keeps to the member's project.
+    CW_WATCH_NAMESPACE: member.project,
+  });
+  await Promise.all([
+    waitForHttp(runtime, `${runtimeStatusUrl}/readyz`, 60_000),
+    waitForHttp(api, `${apiUrl}/healthz`, 60_000),
+    waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
+  ]);
+}, 180_000);
+
+async function callApi(method: string, path: string, body?: Uint8Array | object): Promise<{ status: number; body: Record<string, unknown> }> {
+  const raw = body instanceof Uint8Array;
+  const res = await fetch(`${apiUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${member.token}`,
+      ...(body === undefined ? {} : { 'content-type': raw ? 'application/octet-stream' : 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+describe('the Helm chart', () => {
+  it('renders objects the kube-apiserver accepts, each of them stored', async () => {
+    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role']));
+    for (const object of rendered) {
+      const stored = await objectClient(conn, KINDS[object.kind ?? '']!).get(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
+      expect(stored, `${object.kind} ${object.metadata?.name}`).toBeDefined();
+    }
+  });
+
+  it('tells the API and the operator every runtime replica by the name its StatefulSet gives it', () => {
+    const runtime = find<Workload>('StatefulSet', 'cloudwright-runtime');
+    const statusService = find<KubeObject & { spec: { clusterIP: string; publishNotReadyAddresses: boolean } }>('Service', runtime.spec.serviceName ?? '');
+    expect(statusService.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
+    const statusPort = containerOf('StatefulSet', 'cloudwright-runtime').env?.find((e) => e.name === 'CW_RUNTIME_STATUS_PORT')?.value;
+    const expected = Array.from({ length: RUNTIME_REPLICAS }, (_, i) => `http://cloudwright-runtime-${i}.${runtime.spec.serviceName}.${releaseNamespace}.svc:${statusPort}`).join(',');
+    expect(runtime.spec.replicas).toBe(RUNTIME_REPLICAS);
+    for (const name of ['cloudwright-api', 'cloudwright-operator']) {
+      expect(containerOf('Deployment', name).env?.find((e) => e.name === 'CW_RUNTIME_STATUS_URL')?.value, name).toBe(expected);
+    }
+  });
+
+  it('refuses, at render time, a DNS provider that cannot work with several processes', async () => {
+    const failure = await helmTemplate(releaseNamespace, { 'dns.provider': 'memory' }).catch((err: unknown) => err);
+    expect(String((failure as { stderr?: string }).stderr)).toContain('dns.provider must be route53 in a cluster, not "memory"');
+  });
+
+  it('runs the platform on its ServiceAccounts alone: an app deployed, served and Ready; a domain; a device sign-in', { timeout: 120_000 }, async () => {
+    const project = `/v1/projects/${member.project}`;
+    expect((await callApi('POST', `${project}/apps`, { name: 'hello' })).status).toBe(201);
+    const deploy = await callApi('POST', `${project}/apps/hello/deployments`, workerArtifact());
+    expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+    const host = `hello.${member.project}.${BASE_DOMAIN}`;
+    await eventually(`${host} served`, () => send(runtimePort, host), (r) => r.status === 200 && r.body === 'installed by the chart');
+    const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    await eventually(
+      'RuntimeApp Ready (the operator asked the runtime)',
+      () => apps.get(member.project, 'hello'),
+      (app) => app?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+    );
+
+    // The zone is created in Route 53 with the chart's endpoint and the credentials from its Secret.
+    const domain = await callApi('POST', `${project}/domains`, { domain: `${member.project}.chart.test`, dns_mode: 'zone_delegated' });
+    expect(domain.status, JSON.stringify(domain.body)).toBe(201);
+    expect((domain.body.domain as { nameservers: string[] }).nameservers.length).toBeGreaterThan(0);
+
+    // Device sign-ins are Secrets in the release namespace; the link is the chart's public URL.
+    const device = await fetch(`${apiUrl}/v1/device/code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'projects:read' }) });
+    expect(device.status).toBe(200);
+    expect(((await device.json()) as { verification_uri: string }).verification_uri).toBe('https://api.chart.test/device');
+  });
+});
