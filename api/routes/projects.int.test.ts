@@ -44,6 +44,7 @@ describe('projects', () => {
 
   it.each([
     [{ project_id: 'kube-system', name: 'x' }, 'reserved'],
+    [{ project_id: 'cloudwright', name: 'x' }, 'reserved'],
     [{ project_id: 'Not_A_Label', name: 'x' }, 'body.project_id'],
     [{ project_id: unique('p'), name: '' }, 'body.name'],
     [{ project_id: unique('p'), name: 'x', extra: true }, 'extra'],
@@ -52,6 +53,17 @@ describe('projects', () => {
     const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload });
     expect([400, 403]).toContain(res.statusCode);
     expect(res.json().detail).toContain(mention);
+  });
+
+  it('refuses a project id that names a namespace already in the cluster (409), leaving that namespace alone', async () => {
+    const id = unique('taken');
+    const namespaces = objectClient<KubeObject>(testConnection(), NAMESPACES);
+    await namespaces.create({ metadata: { name: id } });
+    const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload: { project_id: id, name: 'Taken' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toContain(`namespace named ${id}`);
+    expect((await namespaces.get('', id))?.metadata?.ownerReferences).toBeUndefined();
+    await namespaces.delete('', id);
   });
 
   it('lists what the projects are now: a listing read before a change is not served after it', async () => {

@@ -5,10 +5,10 @@ import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts'
 import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject } from '../kube/index.ts';
 import { RecentMap } from '../collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
-import { PROJECT_CONTENTS, PROJECTS } from './resources.ts';
+import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from './resources.ts';
 
 /** Namespaces a project may not take: its namespace carries the project's id. */
-const RESERVED = /^(default|kube-.*|cloudwright-.*|openshift.*)$/;
+const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
 
 /**
  * Projects, read from an informer cache and written to the apiserver. Each write is conditional on the
@@ -54,6 +54,11 @@ export class ProjectDirectory {
 
   async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    // The project's namespace will carry its id. One that exists already belongs to something else (the
+    // operator would never adopt it, and the project would stay NamespaceConflict): say so now.
+    if (await objectClient<KubeObject>(this.#conn, NAMESPACES).get('', input.projectId)) {
+      throw new ConflictError(`A namespace named ${input.projectId} already exists in the cluster; choose another project id.`);
+    }
     try {
       const created = await this.#projects().create({
         metadata: { name: input.projectId },

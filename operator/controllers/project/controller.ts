@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import { API_VERSION, objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { API_VERSION, isAlreadyExists, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/log.ts';
@@ -35,20 +35,10 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
       const project = deps.projects.get(key);
       if (!project || project.metadata?.deletionTimestamp) return;
       const name = project.metadata?.name ?? key;
-      let namespace = deps.namespaces.get(name);
-      if (!namespace) {
-        // Server-side apply is idempotent: a crash after this write and a rerun apply the same object.
-        namespace = await namespaces.apply(
-          {
-            metadata: {
-              name,
-              labels: { [PROJECT_LABEL]: name },
-              ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-            },
-          },
-          { fieldManager: 'cloudwright-operator' },
-        );
-      }
+      // The cache holds only labelled namespaces: one it lacks may still exist. Create, never apply: an
+      // apply would merge our label and owner reference into a namespace that exists already, adopting it,
+      // and deleting the project would then let the garbage collector delete it.
+      const namespace = deps.namespaces.get(name) ?? (await createOrRead(namespaces, name, project));
       const owned = ownerProject(namespace).includes(name) && namespace.metadata?.ownerReferences?.some((r) => r.uid === project.metadata?.uid);
       const updates: ConditionUpdate[] = owned
         ? [
@@ -70,4 +60,23 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
 
 function ownerProject(namespace: KubeObject): string[] {
   return (namespace.metadata?.ownerReferences ?? []).filter((r) => r.kind === 'Project' && r.controller).map((r) => r.name);
+}
+
+/** Creates the project's namespace; when one of that name exists already, answers it as it is. */
+async function createOrRead(namespaces: ObjectClient<KubeObject>, name: string, project: Project): Promise<KubeObject> {
+  try {
+    return await namespaces.create({
+      metadata: {
+        name,
+        labels: { [PROJECT_LABEL]: name },
+        ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+      },
+    });
+  } catch (err) {
+    if (!isAlreadyExists(err)) throw err;
+    // Ours from an earlier pass the cache has not seen yet, or someone else's: decided by its owner below.
+    const existing = await namespaces.get('', name);
+    if (!existing) throw err; // deleted meanwhile: the next pass creates it
+    return existing;
+  }
 }
