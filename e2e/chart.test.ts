@@ -5,9 +5,13 @@
 // TokenRequest API). Through them a member deploys an app that the runtime serves and the operator marks Ready,
 // adds a project domain whose zone lands in Route 53 (moto), and a device sign-in starts. What a local run must
 // change is only where things listen (ports, data directory), the runtime status URLs (cluster DNS names here
-// are checked, then swapped for the local replica's) and, for test isolation, the operator's namespace.
+// are checked, then swapped for the local replica's) and, for test isolation, the operator's namespace: it
+// reconciles the member's project only, so its cluster-wide watches and the Project controller's namespace
+// writes are not exercised here (operator/controllers/project has its own test). The release has a name of
+// its own, so its cluster-scoped objects never touch another release's; they are deleted afterwards.
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -28,6 +32,7 @@ const conn = loadKubeConnection(kubeconfig);
 const stateDir = inject('stateDir');
 const chartDir = join(repoRoot, 'charts/cloudwright');
 const BASE_DOMAIN = 'apps.chart.test';
+const RELEASE = `cwchart-${randomBytes(3).toString('hex')}`;
 const RUNTIME_REPLICAS = 2;
 
 /** The kinds the chart renders, as the apiserver names them. */
@@ -35,6 +40,7 @@ const KINDS: Record<string, ResourceRef> = {
   ServiceAccount: { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
   ConfigMap: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
   Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
+  Namespace: { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
   Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
@@ -60,6 +66,7 @@ interface Workload extends KubeObject {
 }
 
 const running: Service[] = [];
+const temporary: string[] = [];
 let releaseNamespace: string;
 let rendered: KubeObject[];
 let member: MemberAccount;
@@ -68,12 +75,17 @@ let runtimePort: number;
 
 afterAll(async () => {
   await Promise.all(running.map((s) => s.stop(5_000)));
+  for (const object of rendered ?? []) {
+    if (KINDS[object.kind ?? '']?.namespaced === false) await objectClient(conn, KINDS[object.kind ?? '']!).delete('', object.metadata?.name ?? '');
+  }
+  if (releaseNamespace) await objectClient(conn, KINDS.Namespace!).delete('', releaseNamespace);
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `helm template` of the chart into `namespace` with `values` (`--set` pairs); rejects with helm's message. */
-async function helmTemplate(namespace: string, values: Record<string, string>): Promise<string> {
-  const sets = Object.entries(values).flatMap(([key, value]) => ['--set-string', `${key}=${value}`]);
-  const { stdout } = await promisify(execFile)(toolPath('helm'), ['template', 'cloudwright', chartDir, '--namespace', namespace, ...sets], { maxBuffer: 16 << 20 });
+/** `helm template` of the chart into `namespace` with `values` (strings as strings, the rest as YAML); rejects with helm's message. */
+async function helmTemplate(namespace: string, values: Record<string, string | number | boolean>): Promise<string> {
+  const sets = Object.entries(values).flatMap(([key, value]) => [typeof value === 'string' ? '--set-string' : '--set', `${key}=${value}`]);
+  const { stdout } = await promisify(execFile)(toolPath('helm'), ['template', RELEASE, chartDir, '--namespace', namespace, ...sets], { maxBuffer: 16 << 20 });
   return stdout;
 }
 
@@ -83,9 +95,14 @@ function find<T extends KubeObject>(kind: string, name: string): T {
   return found as T;
 }
 
+/** A rendered workload's pod spec. */
+function podSpecOf(kind: string, name: string): Workload['spec']['template']['spec'] {
+  return find<Workload>(kind, name).spec.template.spec;
+}
+
 /** The one container of a rendered workload. */
 function containerOf(kind: string, name: string): Container {
-  return find<Workload>(kind, name).spec.template.spec.containers[0]!;
+  return podSpecOf(kind, name).containers[0]!;
 }
 
 /** Server-side apply, as `kubectl apply --server-side` would. */
@@ -136,9 +153,13 @@ async function podEnv(container: Container, podName: string): Promise<Record<str
   return env;
 }
 
-/** Runs a rendered workload's container as a child process with `env` on top of its pod environment. */
-async function runPod(kind: string, name: string, serviceAccountKubeconfigFile: string, env: Record<string, string>): Promise<Service> {
+/**
+ * Runs a rendered workload's container as a child process with `env` on top of its pod environment, as the
+ * ServiceAccount its pod spec names.
+ */
+async function runPod(kind: string, name: string, env: Record<string, string>): Promise<Service> {
   const container = containerOf(kind, name);
+  const serviceAccountKubeconfigFile = await serviceAccountKubeconfig(podSpecOf(kind, name).serviceAccountName);
   const binary = container.args?.[0] ?? '';
   const service = startService({
     name: `chart-${binary}`,
@@ -154,6 +175,7 @@ async function runPod(kind: string, name: string, serviceAccountKubeconfigFile: 
 
 function workerArtifact(): Buffer {
   const dir = mkdtempSync(join(stateDir, 'chart-worker-'));
+  temporary.push(dir);
   writeFileSync(join(dir, 'worker.js'), 'export default { fetch() { return new Response("installed by the chart"); } };\n');
   return execFileSync('zstd', ['-q', '-c'], { input: execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']) });
 }
@@ -167,16 +189,16 @@ beforeAll(async () => {
     'objectStore.region': s3.region,
     'objectStore.credentialsSecret': 'chart-s3',
     'runtime.baseDomain': BASE_DOMAIN,
-    'runtime.replicas': String(RUNTIME_REPLICAS),
+    'runtime.replicas': RUNTIME_REPLICAS,
     'runtime.publicScheme': 'http',
     'dns.route53.endpoint': inject('route53Endpoint'),
     'dns.route53.credentialsSecret': 'chart-route53',
     // Lookups that give up at once (the discard port): nothing here should reach the internet.
     'dns.resolver': '127.0.0.1:9',
-    'dns.timeoutMs': '300',
+    'dns.timeoutMs': 300,
     'dns.ownerId': `chart-${releaseNamespace}`,
     'api.publicUrl': 'https://api.chart.test',
-    'git.enabled': 'false',
+    'git.enabled': false,
   });
   rendered = parseAllDocuments(yaml)
     .map((doc) => doc.toJS() as KubeObject | null)
@@ -198,22 +220,25 @@ beforeAll(async () => {
   runtimePort = await freePort();
   const runtimeStatusPort = await freePort();
   const runtimeStatusUrl = `http://127.0.0.1:${runtimeStatusPort}`;
-  const runtime = await runPod('StatefulSet', 'cloudwright-runtime', await serviceAccountKubeconfig('cloudwright-runtime'), {
+  const dataDir = mkdtempSync('/tmp/cw-chart-');
+  temporary.push(dataDir);
+  const runtime = await runPod('StatefulSet', 'cloudwright-runtime', {
     CW_RUNTIME_HOST: '127.0.0.1',
     CW_RUNTIME_PORT: String(runtimePort),
     CW_RUNTIME_STATUS_HOST: '127.0.0.1',
     CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
-    CW_RUNTIME_DATA_DIR: mkdtempSync('/tmp/cw-chart-'),
+    CW_RUNTIME_DATA_DIR: dataDir,
   });
   const apiPort = await freePort();
   apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = await runPod('Deployment', 'cloudwright-api', await serviceAccountKubeconfig('cloudwright-api'), {
+  const api = await runPod('Deployment', 'cloudwright-api', {
     CW_API_HOST: '127.0.0.1',
     CW_API_PORT: String(apiPort),
-    CW_RUNTIME_STATUS_URL: runtimeStatusUrl,
+    // The second replica is down (nothing listens on the discard port): the API stays ready on the first.
+    CW_RUNTIME_STATUS_URL: `${runtimeStatusUrl},http://127.0.0.1:9`,
   });
   const operatorPort = await freePort();
-  const operator = await runPod('Deployment', 'cloudwright-operator', await serviceAccountKubeconfig('cloudwright-operator'), {
+  const operator = await runPod('Deployment', 'cloudwright-operator', {
     CW_OPERATOR_PORT: String(operatorPort),
     CW_RUNTIME_STATUS_URL: runtimeStatusUrl,
     // Tests share the control plane: this operator keeps to the member's project.
@@ -221,7 +246,7 @@ beforeAll(async () => {
   });
   await Promise.all([
     waitForHttp(runtime, `${runtimeStatusUrl}/readyz`, 60_000),
-    waitForHttp(api, `${apiUrl}/healthz`, 60_000),
+    waitForHttp(api, `${apiUrl}/readyz`, 60_000),
     waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
   ]);
 }, 180_000);
@@ -242,7 +267,10 @@ async function callApi(method: string, path: string, body?: Uint8Array | object)
 
 describe('the Helm chart', () => {
   it('renders objects the kube-apiserver accepts, each of them stored', async () => {
-    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role']));
+    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace']));
+    expect(rendered.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name).sort()).toEqual(['cloudwright-api', 'cloudwright-operator']);
+    // Cluster-scoped names carry the release's name.
+    for (const object of rendered.filter((o) => o.kind?.startsWith('Cluster'))) expect(object.metadata?.name).toMatch(new RegExp(`^${RELEASE}-`));
     for (const object of rendered) {
       const stored = await objectClient(conn, KINDS[object.kind ?? '']!).get(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
       expect(stored, `${object.kind} ${object.metadata?.name}`).toBeDefined();
@@ -261,9 +289,12 @@ describe('the Helm chart', () => {
     }
   });
 
-  it('refuses, at render time, a DNS provider that cannot work with several processes', async () => {
-    const failure = await helmTemplate(releaseNamespace, { 'dns.provider': 'memory' }).catch((err: unknown) => err);
-    expect(String((failure as { stderr?: string }).stderr)).toContain('dns.provider must be route53 in a cluster, not "memory"');
+  it.each([
+    [{ 'api.publicUrl': 'https://api.chart.test', 'dns.provider': 'memory' }, 'dns.provider must be route53 in a cluster, not "memory"'],
+    [{}, 'api.publicUrl is required'],
+  ])('refuses to render %j: %s', async (values, message) => {
+    const failure = await helmTemplate(releaseNamespace, values).catch((err: unknown) => err);
+    expect(String((failure as { stderr?: string }).stderr)).toContain(message);
   });
 
   it('runs the platform on its ServiceAccounts alone: an app deployed, served and Ready; a domain; a device sign-in', { timeout: 120_000 }, async () => {
@@ -285,9 +316,12 @@ describe('the Helm chart', () => {
     expect(domain.status, JSON.stringify(domain.body)).toBe(201);
     expect((domain.body.domain as { nameservers: string[] }).nameservers.length).toBeGreaterThan(0);
 
-    // Device sign-ins are Secrets in the release namespace; the link is the chart's public URL.
+    // Device sign-ins are Secrets in a namespace of their own; the link is the chart's public URL.
     const device = await fetch(`${apiUrl}/v1/device/code`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scope: 'projects:read' }) });
     expect(device.status).toBe(200);
     expect(((await device.json()) as { verification_uri: string }).verification_uri).toBe('https://api.chart.test/device');
+    const signIns = containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_SYSTEM_NAMESPACE')?.value ?? '';
+    expect(signIns).not.toBe(releaseNamespace);
+    expect((await objectClient(conn, KINDS.Secret!).list(signIns)).items).toHaveLength(1);
   });
 });

@@ -55,3 +55,19 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 - secretRef: { name: {{ . }} }
 {{- end }}
 {{- end -}}
+
+{{/* The name of a cluster-scoped object of `component`: `cloudwright-api` for a release named cloudwright,
+`<release>-api` for another, so a second release (or a test's) never takes over the first one's. */}}
+{{- define "cloudwright.clusterName" -}}
+{{- printf "%s-%s" .root.Release.Name .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The namespace holding device sign-ins (Secrets): the API's only Secrets, kept apart from the release's. */}}
+{{- define "cloudwright.signInNamespace" -}}
+{{- printf "%s-sign-ins" .Release.Namespace | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* The API's public URL, required: it is the link users open to approve a device sign-in. */}}
+{{- define "cloudwright.apiPublicUrl" -}}
+{{- required "api.publicUrl is required: the URL users reach the API at (https://api.example.com), for the device sign-in link" .Values.api.publicUrl | trimSuffix "/" -}}
+{{- end -}}
