@@ -46,6 +46,7 @@ const KINDS: Record<string, ResourceRef> = {
   StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
+  PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
 };
@@ -267,7 +268,7 @@ async function callApi(method: string, path: string, body?: Uint8Array | object)
 
 describe('the Helm chart', () => {
   it('renders objects the kube-apiserver accepts, each of them stored', async () => {
-    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace']));
+    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace', 'PodDisruptionBudget']));
     expect(rendered.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name).sort()).toEqual(['cloudwright-api', 'cloudwright-operator']);
     // Cluster-scoped names carry the release's name.
     for (const object of rendered.filter((o) => o.kind?.startsWith('Cluster'))) expect(object.metadata?.name).toMatch(new RegExp(`^${RELEASE}-`));
