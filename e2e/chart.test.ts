@@ -9,7 +9,7 @@
 // reconciles the member's project only, so its cluster-wide watches and the Project controller's namespace
 // writes are not exercised here (operator/controllers/project has its own test). The release has a name of
 // its own, so its cluster-scoped objects never touch another release's; they are deleted afterwards.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,13 +18,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { loadKubeConnection, objectClient, resourcePath, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { CONFIG_MAPS, loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import { RUNTIME_APPS } from '../src/platform/resources.ts';
 import { send } from '../src/runtime/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
-import { eventually } from './harness/runtime-stack.ts';
+import { eventually, packWorker } from './harness/runtime-stack.ts';
 import { repoRoot, toolPath } from './harness/tools.ts';
 
 const kubeconfig = inject('kubeconfig');
@@ -38,9 +38,9 @@ const RUNTIME_REPLICAS = 2;
 /** The kinds the chart renders, as the apiserver names them. */
 const KINDS: Record<string, ResourceRef> = {
   ServiceAccount: { group: '', version: 'v1', plural: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true },
-  ConfigMap: { group: '', version: 'v1', plural: 'configmaps', kind: 'ConfigMap', namespaced: true },
-  Secret: { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', namespaced: true },
-  Namespace: { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false },
+  ConfigMap: CONFIG_MAPS,
+  Secret: SECRETS,
+  Namespace: NAMESPACES,
   Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
   StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
@@ -79,7 +79,7 @@ afterAll(async () => {
   for (const object of rendered ?? []) {
     if (KINDS[object.kind ?? '']?.namespaced === false) await objectClient(conn, KINDS[object.kind ?? '']!).delete('', object.metadata?.name ?? '');
   }
-  if (releaseNamespace) await objectClient(conn, KINDS.Namespace!).delete('', releaseNamespace);
+  if (releaseNamespace) await objectClient(conn, NAMESPACES).delete('', releaseNamespace);
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -110,8 +110,7 @@ function containerOf(kind: string, name: string): Container {
 async function apply(object: KubeObject): Promise<void> {
   const ref = KINDS[object.kind ?? ''];
   if (!ref) throw new Error(`no resource known for kind ${object.kind}`);
-  const path = resourcePath(ref, object.metadata?.namespace, object.metadata?.name);
-  await conn.api.request('PATCH', path, { body: object, contentType: 'application/apply-patch+yaml', query: { fieldManager: 'helm-chart-test', force: true } });
+  await objectClient(conn, ref).apply(object, { fieldManager: 'helm-chart-test', force: true });
 }
 
 /** A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API. */
@@ -136,7 +135,7 @@ async function serviceAccountKubeconfig(serviceAccount: string): Promise<string>
 
 /** The environment the kubelet would give `container` of pod `podName`: values, field refs and `envFrom` Secrets. */
 async function podEnv(container: Container, podName: string): Promise<Record<string, string>> {
-  const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, KINDS.Secret!);
+  const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS);
   const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
     if (!from.secretRef) continue;
@@ -172,13 +171,6 @@ async function runPod(kind: string, name: string, env: Record<string, string>): 
   });
   running.push(service);
   return service;
-}
-
-function workerArtifact(): Buffer {
-  const dir = mkdtempSync(join(stateDir, 'chart-worker-'));
-  temporary.push(dir);
-  writeFileSync(join(dir, 'worker.js'), 'export default { fetch() { return new Response("installed by the chart"); } };\n');
-  return execFileSync('zstd', ['-q', '-c'], { input: execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']) });
 }
 
 beforeAll(async () => {
@@ -301,7 +293,7 @@ describe('the Helm chart', () => {
   it('runs the platform on its ServiceAccounts alone: an app deployed, served and Ready; a domain; a device sign-in', { timeout: 120_000 }, async () => {
     const project = `/v1/projects/${member.project}`;
     expect((await callApi('POST', `${project}/apps`, { name: 'hello' })).status).toBe(201);
-    const deploy = await callApi('POST', `${project}/apps/hello/deployments`, workerArtifact());
+    const deploy = await callApi('POST', `${project}/apps/hello/deployments`, packWorker('export default { fetch() { return new Response("installed by the chart"); } };\n'));
     expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
     const host = `hello.${member.project}.${BASE_DOMAIN}`;
     await eventually(`${host} served`, () => send(runtimePort, host), (r) => r.status === 200 && r.body === 'installed by the chart');
@@ -323,6 +315,6 @@ describe('the Helm chart', () => {
     expect(((await device.json()) as { verification_uri: string }).verification_uri).toBe('https://api.chart.test/device');
     const signIns = containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_SYSTEM_NAMESPACE')?.value ?? '';
     expect(signIns).not.toBe(releaseNamespace);
-    expect((await objectClient(conn, KINDS.Secret!).list(signIns)).items).toHaveLength(1);
+    expect((await objectClient(conn, SECRETS).list(signIns)).items).toHaveLength(1);
   });
 });

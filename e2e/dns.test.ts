@@ -2,10 +2,7 @@
 // cw-operator on the test control plane, Route 53 from the run's moto (reached through a proxy that can
 // refuse record changes), a real parent-zone DNS server for `test.` in this process whose
 // delegations and records the test flips, and a cw-runtime serving what gets finalized.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
@@ -20,7 +17,7 @@ import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
 import { startRoute53Proxy, type Route53Proxy } from './harness/route53-proxy.ts';
-import { BASE_DOMAIN, eventually, s3Env, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, packWorker, s3Env, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
@@ -114,9 +111,7 @@ function condition(d: ProjectDomain | undefined, type: string): { status: string
 
 /** A one-file worker answering `body`, packed by the `tar` and `zstd` CLIs. */
 function workerArtifact(body: string): Buffer {
-  const dir = mkdtempSync(join(inject('stateDir'), 'dns-worker-'));
-  writeFileSync(join(dir, 'worker.js'), `export default { fetch() { return new Response(${JSON.stringify(body)}); } };\n`);
-  return execFileSync('zstd', ['-q', '-c'], { input: execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']) });
+  return packWorker(`export default { fetch() { return new Response(${JSON.stringify(body)}); } };\n`);
 }
 
 describe('project domains and DNS records', () => {

@@ -2,9 +2,6 @@
 // deploys again, rolls back and deletes it with HTTP calls to a real cw-api; what is served is read from the
 // runtime entry point (two cw-runtime replicas) by Host. Only the final clean-up is checked behind the API:
 // the RuntimeApp and Builds in the control plane and the artifacts in MinIO.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -18,9 +15,10 @@ import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import type { Service } from './harness/process.ts';
 import {
   BASE_DOMAIN,
-  PUBLIC_PORT,
   eventually,
   notServedAnywhere,
+  packWorker,
+  PUBLIC_PORT,
   s3Env,
   servedEverywhere,
   startOperator,
@@ -60,12 +58,9 @@ beforeAll(async () => {
   await startOperator(member.project, runtimes, running);
 }, 120_000);
 
-/** A one-file worker that answers its version and `env.GREETING`, packed by the `tar` and `zstd` CLIs. */
+/** A one-file worker that answers its version and `env.GREETING`. */
 function workerArtifact(version: string): Buffer {
-  const dir = mkdtempSync(join(inject('stateDir'), `worker-${version}-`));
-  writeFileSync(join(dir, 'worker.js'), `export default { fetch(request, env) { return new Response(\`\${env.GREETING ?? 'Hello'} from ${version}\`); } };\n`);
-  const tar = execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']);
-  return execFileSync('zstd', ['-q', '-c'], { input: tar });
+  return packWorker(`export default { fetch(request, env) { return new Response(\`\${env.GREETING ?? 'Hello'} from ${version}\`); } };\n`);
 }
 
 async function call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<{ status: number; body: T }> {

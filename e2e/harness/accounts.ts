@@ -3,7 +3,8 @@ import type { Project } from '../../src/apis/v1alpha1/project.ts';
 import type { User } from '../../src/apis/v1alpha1/user.ts';
 import { issueToken, SCOPE_NAMES, type Scope } from '../../src/auth/index.ts';
 import { loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
-import { NAMESPACES, PROJECT_LABEL, PROJECTS, USERS } from '../../src/platform/resources.ts';
+import { projectNamespace } from '../../src/platform/project-namespace.ts';
+import { NAMESPACES, PROJECTS, USERS } from '../../src/platform/resources.ts';
 import { KubeTokenStore } from '../../src/stores/index.ts';
 
 /** An ordinary user who owns one project, with a token carrying every scope but `admin`. */
@@ -52,13 +53,8 @@ export async function createOwnedProject(kubeconfig: string, user: string, prefi
 export async function createProjectNamespace(kubeconfig: string, project: string): Promise<void> {
   const kube = loadKubeConnection(kubeconfig);
   const owner = await objectClient<Project>(kube, PROJECTS).get('', project);
-  await objectClient<KubeObject>(kube, NAMESPACES).create({
-    metadata: {
-      name: project,
-      labels: { [PROJECT_LABEL]: project },
-      ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Project', name: project, uid: owner?.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-    },
-  });
+  if (!owner) throw new Error(`no Project ${project}`);
+  await objectClient<KubeObject>(kube, NAMESPACES).create(projectNamespace(owner));
 }
 
 /** Mints a token for `user` straight into the cluster (no API involved). */

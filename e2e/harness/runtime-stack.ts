@@ -1,6 +1,8 @@
 // The serving half of the platform for end-to-end tests: cw-runtime replicas and a cw-operator confined to
 // one namespace, as child processes against the test control plane and the run's bucket, plus the probes
 // that wait for the runtime entry point to answer a host.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
@@ -28,6 +30,20 @@ export function s3Env(): Record<string, string> {
     CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '',
     CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '',
   };
+}
+
+/**
+ * A deploy artifact of one ES module worker, `worker.js` with `source`, packed by the `tar` and `zstd` CLIs
+ * as a user would pack it.
+ */
+export function packWorker(source: string): Buffer {
+  const dir = mkdtempSync(join(inject('stateDir'), 'worker-'));
+  try {
+    writeFileSync(join(dir, 'worker.js'), source);
+    return execFileSync('zstd', ['-q', '-c'], { input: execFileSync('tar', ['-cf', '-', '-C', dir, 'worker.js']) });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Starts a cw-runtime replica (serving every namespace); resolves once it is ready. `running` gets its service. */

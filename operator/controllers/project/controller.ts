@@ -1,8 +1,9 @@
 import type { Registry } from 'prom-client';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import { API_VERSION, isAlreadyExists, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
-import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
+import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+import { projectNamespace } from '../../../src/platform/project-namespace.ts';
+import { NAMESPACES, PROJECTS } from '../../../src/platform/resources.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/log.ts';
 
@@ -65,13 +66,7 @@ function ownerProject(namespace: KubeObject): string[] {
 /** Creates the project's namespace; when one of that name exists already, answers it as it is. */
 async function createOrRead(namespaces: ObjectClient<KubeObject>, name: string, project: Project): Promise<KubeObject> {
   try {
-    return await namespaces.create({
-      metadata: {
-        name,
-        labels: { [PROJECT_LABEL]: name },
-        ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-      },
-    });
+    return await namespaces.create(projectNamespace(project));
   } catch (err) {
     if (!isAlreadyExists(err)) throw err;
     // Ours from an earlier pass the cache has not seen yet, or someone else's: decided by its owner below.

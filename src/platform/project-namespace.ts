@@ -1,0 +1,19 @@
+import type { Project } from '../apis/v1alpha1/project.ts';
+import { API_VERSION, type KubeObject } from '../kube/index.ts';
+import { PROJECT_LABEL } from './resources.ts';
+
+/**
+ * The namespace a project's resources live in, as the operator's Project controller creates it: named like
+ * the project, labelled with it, and owned by the Project through a controller reference, so deleting the
+ * project lets the garbage collector delete the namespace and everything in it.
+ */
+export function projectNamespace(project: Project): KubeObject {
+  const name = project.metadata?.name ?? '';
+  return {
+    metadata: {
+      name,
+      labels: { [PROJECT_LABEL]: name },
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+  };
+}
