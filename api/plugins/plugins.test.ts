@@ -1,6 +1,8 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import './auth.ts';
-import { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
@@ -92,6 +94,102 @@ describe('request logging', () => {
       { request_id: 'chatty-1', msg: 'request', path: '/chatty', status: 200 },
     ]);
     expect(lines[1]).toMatchObject({ level: 40, step: 1 });
+    await app.close();
+  });
+});
+
+describe('access lines of requests whose client went away', () => {
+  /** A listening app with the access log, a route that answers when told to, and an upload route. */
+  async function listeningApp() {
+    const lines: Record<string, unknown>[] = [];
+    const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
+    const app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, ...requestIdOptions, logController: accessLogController(), ...lazyRequestLoggers });
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    let entered: () => void = () => undefined;
+    const slowEntered = new Promise<void>((resolve) => (entered = resolve));
+    app.get('/slow', async () => {
+      entered();
+      await answered;
+      return { ok: true };
+    });
+    app.post('/upload', async (request) => ({ bytes: JSON.stringify(request.body).length }));
+    // Sends its headers and a first chunk, then the rest only when told to.
+    app.get('/stream', async (_request, reply) => {
+      const body = new PassThrough();
+      body.write('first chunk\n');
+      void answered.then(() => body.end('last chunk\n'));
+      return reply.type('text/plain').send(body);
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    return { app, lines, port, answer, slowEntered };
+  }
+
+  /** Opens a connection, writes `request` as it is, and resolves with the connection. */
+  async function send(port: number, request: string): Promise<Socket> {
+    const socket = connect(port, '127.0.0.1');
+    await once(socket, 'connect');
+    socket.write(request);
+    return socket;
+  }
+
+  /** Waits until `lines` holds an access line for `requestId`, then a little longer for any second one. */
+  async function linesFor(lines: Record<string, unknown>[], requestId: string) {
+    await vi.waitFor(() => expect(lines.some((line) => line.request_id === requestId && line.msg === 'request')).toBe(true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return lines.filter((line) => line.request_id === requestId && line.msg === 'request');
+  }
+
+  it('writes 499 once for a caller that hangs up while its request is being handled', async () => {
+    const { app, lines, port, answer, slowEntered } = await listeningApp();
+    const socket = await send(port, 'GET /slow?x=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: gone-1\r\n\r\n');
+    await slowEntered;
+    socket.destroy();
+    const [line, ...more] = await linesFor(lines, 'gone-1');
+    expect(line).toMatchObject({ method: 'GET', path: '/slow', status: 499 });
+    expect(line?.ms).toBeGreaterThanOrEqual(0);
+    // The handler finishing later into the closed connection writes no second line.
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(more).toEqual([]);
+    expect(lines.filter((l) => l.request_id === 'gone-1' && l.msg === 'request')).toHaveLength(1);
+    await app.close();
+  });
+
+  it('writes 499 for an upload cut off before its body arrived', async () => {
+    const { app, lines, port } = await listeningApp();
+    const socket = await send(port, 'POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-Request-Id: cut-1\r\n\r\n{"a":');
+    // The body is still on its way when the caller gives up.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    expect(await linesFor(lines, 'cut-1')).toEqual([expect.objectContaining({ method: 'POST', path: '/upload', status: 499 })]);
+    await app.close();
+  });
+
+  it('keeps the status of an answer under way when the caller hangs up during it', async () => {
+    const { app, lines, port, answer } = await listeningApp();
+    const socket = await send(port, 'GET /stream HTTP/1.1\r\nHost: t\r\nX-Request-Id: mid-1\r\n\r\n');
+    await once(socket, 'data');
+    socket.destroy();
+    const written = await linesFor(lines, 'mid-1');
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(written).toEqual([expect.objectContaining({ method: 'GET', path: '/stream', status: 200 })]);
+    expect(lines.filter((l) => l.request_id === 'mid-1' && l.msg === 'request')).toHaveLength(1);
+    await app.close();
+  });
+
+  it('writes nothing more for a kept-alive connection that closes between requests', async () => {
+    const { app, lines, port, answer } = await listeningApp();
+    answer();
+    const socket = await send(port, 'GET /slow HTTP/1.1\r\nHost: t\r\nX-Request-Id: kept-1\r\n\r\nGET /slow HTTP/1.1\r\nHost: t\r\nX-Request-Id: kept-2\r\n\r\n');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2));
+    socket.destroy();
+    expect(await linesFor(lines, 'kept-1')).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(await linesFor(lines, 'kept-2')).toEqual([expect.objectContaining({ status: 200 })]);
     await app.close();
   });
 });
