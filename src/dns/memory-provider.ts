@@ -30,7 +30,7 @@ export class MemoryDnsBackend {
   seq = 0;
 }
 
-export type MemoryDnsOp = 'createZone' | 'deleteZone' | 'listRecords' | 'applyChanges';
+export type MemoryDnsOp = 'createZone' | 'findZone' | 'deleteZone' | 'listRecords' | 'applyChanges';
 
 export interface MemoryDnsProviderOptions {
   ownerId: string;
@@ -79,6 +79,13 @@ export class MemoryDnsProvider implements DnsProvider {
     this.backend.zones.set(zoneId, { zoneId, domain: name, nameservers, tags, records });
     this.backend.byCallerReference.set(callerReference, zoneId);
     return { zoneId, nameservers: [...nameservers] };
+  }
+
+  async findZone(domain: string, callerReference: string): Promise<string | undefined> {
+    this.#injected('findZone');
+    const zoneId = this.backend.byCallerReference.get(callerReference);
+    const zone = zoneId === undefined ? undefined : this.backend.zones.get(zoneId);
+    return zone?.domain === normalizeName(domain) ? zone.zoneId : undefined;
   }
 
   async deleteZone(zoneId: string): Promise<void> {

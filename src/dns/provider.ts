@@ -55,6 +55,12 @@ export interface DnsProvider {
    */
   createZone(domain: string, callerReference: string): Promise<HostedZone>;
   /**
+   * The id of the zone `createZone(domain, callerReference)` made, while it exists; `undefined` if none was
+   * made or it is gone. How a zone whose creation was never recorded (a crash between the provider's answer
+   * and the status write) is still found and deleted.
+   */
+  findZone(domain: string, callerReference: string): Promise<string | undefined>;
+  /**
    * Deletes the zone and, first, every record set in it except its own apex NS and SOA (a provider refuses
    * to delete a non-empty zone). A zone that is already gone is success. Throws `not_owned` for a zone that
    * this installation did not create.

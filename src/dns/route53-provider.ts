@@ -90,7 +90,7 @@ export class Route53Provider implements DnsProvider {
     if (callerReference.length < 1 || callerReference.length > 128) throw new DnsProviderError('invalid', { op });
     const name = normalizeName(domain);
     // Looking first makes a retry idempotent on emulators too; Route 53 itself also refuses a reused reference.
-    let zoneId = await this.#findZone(name, callerReference);
+    let zoneId = await this.#findZone(op, name, callerReference);
     if (zoneId === undefined) {
       try {
         const created = await this.#client.send(
@@ -99,7 +99,7 @@ export class Route53Provider implements DnsProvider {
         zoneId = bareZoneId(created.HostedZone?.Id ?? '');
       } catch (err) {
         if (route53ErrorName(err) !== 'HostedZoneAlreadyExists') throw toDnsProviderError(err, op);
-        zoneId = await this.#findZone(name, callerReference);
+        zoneId = await this.#findZone(op, name, callerReference);
         if (zoneId === undefined) throw toDnsProviderError(err, op);
       }
     }
@@ -118,6 +118,10 @@ export class Route53Provider implements DnsProvider {
     );
     const zone = await this.#call(op, () => this.#client.send(new GetHostedZoneCommand({ Id: zoneId })));
     return { zoneId, nameservers: (zone.DelegationSet?.NameServers ?? []).map(normalizeName) };
+  }
+
+  findZone(domain: string, callerReference: string): Promise<string | undefined> {
+    return this.#findZone('findZone', normalizeName(domain), callerReference);
   }
 
   async deleteZone(zoneId: string): Promise<void> {
@@ -174,11 +178,11 @@ export class Route53Provider implements DnsProvider {
     }
   }
 
-  async #findZone(domain: string, callerReference: string): Promise<string | undefined> {
+  async #findZone(op: string, domain: string, callerReference: string): Promise<string | undefined> {
     let dnsName: string | undefined = domain;
     let hostedZoneId: string | undefined;
     while (dnsName !== undefined) {
-      const page = await this.#call('createZone', () =>
+      const page = await this.#call(op, () =>
         this.#client.send(new ListHostedZonesByNameCommand({ DNSName: dnsName, HostedZoneId: hostedZoneId })),
       );
       for (const zone of page.HostedZones ?? []) {

@@ -288,6 +288,19 @@ describe('deletion', () => {
     expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
   });
 
+  it('deletes a zone whose id never reached the status (the pass that created it died first)', async () => {
+    const domain = newDomain('orphan');
+    const name = `${domain.replaceAll('.', '-')}-x`;
+    // Unlabelled, the controller does not see it yet: the zone is made as a pass would make it, and the
+    // object is deleted before any pass recorded the zone.
+    const d = await domainClient.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name, namespace: ns, finalizers: [ZONE_FINALIZER] }, spec: { domain } });
+    const zone = await provider.createZone(domain, d.metadata?.uid ?? '');
+    await domainClient.delete(ns, name);
+    await domainClient.patch(ns, name, { metadata: { labels: { [PROJECT_LABEL]: ns } } });
+    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 10_000 });
+    expect(provider.backend.zones.has(zone.zoneId)).toBe(false);
+  });
+
   it('keeps the finalizer while the zone cannot be deleted, and finishes once it can', async () => {
     const d = await apply(newDomain('stuck'));
     const zoned = await until(live(d), (o) => !!o.status?.hostedZoneId && !!o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'zone');

@@ -55,6 +55,20 @@ export function describeDnsProviderContract(name: string, subject: () => DnsProv
       expect(other.zoneId).not.toBe(first.zoneId);
     });
 
+    it('finds the zone a caller reference made until it is deleted, and no other', async () => {
+      const { provider } = subject();
+      const domain = freshDomain();
+      const ref = `ref-${fresh()}`;
+      expect(await provider.findZone(domain, ref)).toBeUndefined();
+      const { zoneId } = await provider.createZone(domain, ref);
+      expect(await provider.findZone(domain, ref)).toBe(zoneId);
+      expect(await provider.findZone(`${domain.toUpperCase()}.`, ref)).toBe(zoneId);
+      expect(await provider.findZone(domain, `ref-${fresh()}`)).toBeUndefined();
+      expect(await provider.findZone(freshDomain(), ref)).toBeUndefined();
+      await provider.deleteZone(zoneId);
+      expect(await provider.findZone(domain, ref)).toBeUndefined();
+    });
+
     it('refuses a caller reference longer than 128 characters', async () => {
       const { provider } = subject();
       const err = await providerError(provider.createZone(freshDomain(), 'r'.repeat(129)));

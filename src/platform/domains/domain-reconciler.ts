@@ -131,7 +131,8 @@ export class DomainReconciler {
     const { namespace = '', name = '' } = domain.metadata ?? {};
     const records = (await this.#store.recordClient.list(namespace)).items.filter((r) => r.spec.domainRef.name === name);
     await Promise.all(records.map((r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? '')));
-    if (domain.status?.hostedZoneId) await this.#settings.provider.deleteZone(domain.status.hostedZoneId);
+    const zoneId = domain.status?.hostedZoneId ?? (await this.#unrecordedZone(domain));
+    if (zoneId) await this.#settings.provider.deleteZone(zoneId);
     if (domain.metadata?.deletionTimestamp) return domain;
     let written = await this.#store.updateDomainStatus(domain, (live) => {
       const status = domainStatus(live, { deleted: true }, this.#now());
@@ -152,6 +153,18 @@ export class DomainReconciler {
       }
     }
     return written;
+  }
+
+  /**
+   * A zone created for `domain` whose id never reached its status: the pass that created it died, or the
+   * object changed, between the provider's answer and the status write. Found by its caller reference (the
+   * domain's uid), so it is not left behind, unseen and billed. A name that was never valid never had a zone.
+   */
+  async #unrecordedZone(domain: ProjectDomain): Promise<string | undefined> {
+    const uid = domain.metadata?.uid;
+    const name = checkDomainName(domain.spec.domain);
+    if (!uid || !name.ok || name.domain !== domain.spec.domain) return undefined;
+    return this.#settings.provider.findZone(domain.spec.domain, uid);
   }
 
   async #zone(domain: ProjectDomain): Promise<{ zoneId: string; nameservers: readonly string[] } | { failure: ProviderFailure; error: DnsProviderError }> {
