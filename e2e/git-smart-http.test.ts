@@ -120,6 +120,24 @@ describe('git smart HTTP through two instances', () => {
     expect(await lsRemote(remote(bed.b, repo))).toContain(`${forced}\trefs/heads/main`);
   });
 
+  it('refuses a branch that would be a directory of another branch, as git does, and the repository stays clonable', async () => {
+    const repo = await createRepo();
+    const work = await git().workdir(`df-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    await git().commit(work, 'base', { 'a.txt': 'a\n' });
+    await git().run(['push', '-q', remote(bed.a, repo), 'main', 'main:refs/heads/release'], { cwd: work });
+    const refused = await git().run(['push', remote(bed.b, repo), 'main:refs/heads/release/1.0', 'main:refs/heads/next'], { cwd: work, okCodes: [1] });
+    expect(refused.stderr).toMatch(/\[remote rejected\] main -> release\/1\.0 \(cannot create 'refs\/heads\/release\/1\.0': it conflicts with 'refs\/heads\/release'/);
+    // The other ref of the (non-atomic) push went through.
+    expect(refused.stderr).toMatch(/\* \[new branch\] +main -> next/);
+    const clone = join(git().home, `df-clone-${randomBytes(3).toString('hex')}`);
+    await git().run(['clone', '-q', remote(bed.a, repo), clone]);
+    const branches = await git().out(['branch', '-r'], clone);
+    expect(branches).toContain('origin/next');
+    expect(branches).toContain('origin/release');
+    expect(branches).not.toContain('release/1.0');
+  });
+
   it('answers 404 for an unknown repository and refuses a push with a read-only token', async () => {
     const missing = await git().run(['ls-remote', remote(bed.a, 'e2e/does-not-exist')], { okCodes: [128] });
     expect(missing.stderr).toMatch(/not found/i);

@@ -15,10 +15,17 @@ export interface RefUpdate {
 export type RefRejection =
   /** The ref is not at `old` (any more): git says "fetch first" or non-fast-forward; we report the fact. */
   | 'stale old value'
-  /** The update was fine, but an atomic publish applies all or nothing and another ref was stale. */
+  /**
+   * The ref would be created where another ref is a directory of it or under it (`refs/heads/a` and
+   * `refs/heads/a/b`): git stores refs as paths, so no client could fetch both. `conflictsWith` names the other.
+   */
+  | 'ref name conflict'
+  /** The update was fine, but an atomic publish applies all or nothing and another ref was rejected. */
   | 'atomic push failure';
 
-export type RefResult = { readonly ref: string; readonly status: 'ok' } | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection };
+export type RefResult =
+  | { readonly ref: string; readonly status: 'ok' }
+  | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string };
 
 export const OID_LENGTH: Record<ObjectFormat, number> = { sha1: 40, sha256: 64 };
 
@@ -73,8 +80,10 @@ export interface RefVerdict {
 
 /**
  * Checks each update's old value against `refs` (a missing ref reads as the zero oid). A stale update is
- * rejected with `stale old value`; with `atomic`, one stale update rejects all the others with `atomic push
- * failure`. An update whose old equals its new and the ref already has it is a no-op: `ok`, not written.
+ * rejected with `stale old value`; a ref created where it would be a directory of another ref, or under one,
+ * once the updates are applied, with `ref name conflict` (two such creates in one publish both are). With
+ * `atomic`, one rejection rejects all the others with `atomic push failure`. An update whose old equals its
+ * new and the ref already has it is a no-op: `ok`, not written.
  */
 export function validateRefUpdates(
   refs: ReadonlyMap<string, string>,
@@ -83,19 +92,54 @@ export function validateRefUpdates(
   format: ObjectFormat,
 ): RefVerdict {
   const zero = zeroOid(format);
-  const stale = updates.filter((u) => (refs.get(u.ref) ?? zero) !== u.old);
-  if (stale.length > 0 && atomic) {
-    const staleRefs = new Set(stale.map((u) => u.ref));
-    const results = updates.map((u): RefResult => ({ ref: u.ref, status: 'rejected', reason: staleRefs.has(u.ref) ? 'stale old value' : 'atomic push failure' }));
+  const rejections = new Map<RefUpdate, Extract<RefResult, { status: 'rejected' }>>();
+  for (const u of updates) if ((refs.get(u.ref) ?? zero) !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
+  for (const [u, other] of nameConflicts(refs, updates.filter((u) => !rejections.has(u)), zero)) {
+    rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'ref name conflict', conflictsWith: other });
+  }
+  if (rejections.size > 0 && atomic) {
+    const results = updates.map((u): RefResult => rejections.get(u) ?? { ref: u.ref, status: 'rejected', reason: 'atomic push failure' });
     return { accepted: [], results, rejected: true };
   }
   const accepted: RefUpdate[] = [];
   const results = updates.map((u): RefResult => {
-    if (stale.includes(u)) return { ref: u.ref, status: 'rejected', reason: 'stale old value' };
+    const rejection = rejections.get(u);
+    if (rejection) return rejection;
     if (u.old !== u.new) accepted.push(u);
     return { ref: u.ref, status: 'ok' };
   });
-  return { accepted, results, rejected: stale.length > 0 };
+  return { accepted, results, rejected: rejections.size > 0 };
+}
+
+/**
+ * The creates among `updates` (all valid against `refs`) that would leave a ref and a ref under it, each
+ * with one ref it conflicts with. Refs that exist already are never rejected for this: an update to one
+ * changes no name.
+ */
+function nameConflicts(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], zero: string): Map<RefUpdate, string> {
+  const creates = updates.filter((u) => u.new !== zero && !refs.has(u.ref));
+  const conflicts = new Map<RefUpdate, string>();
+  if (creates.length === 0) return conflicts;
+  const after = new Set(refs.keys());
+  for (const u of updates) {
+    if (u.new === zero) after.delete(u.ref);
+    else after.add(u.ref);
+  }
+  for (const u of creates) {
+    const parts = u.ref.split('/');
+    // A directory of it that is a ref (`refs/heads/a` for `refs/heads/a/b`)…
+    for (let i = 2; i < parts.length && !conflicts.has(u); i++) {
+      const directory = parts.slice(0, i).join('/');
+      if (after.has(directory)) conflicts.set(u, directory);
+    }
+    // …or a ref under it (`refs/heads/a/b` for `refs/heads/a`).
+    const prefix = `${u.ref}/`;
+    for (const other of after) {
+      if (conflicts.has(u)) break;
+      if (other.startsWith(prefix)) conflicts.set(u, other);
+    }
+  }
+  return conflicts;
 }
 
 /** Orders ref names as git does (byte order of UTF-8, which is code point order). */

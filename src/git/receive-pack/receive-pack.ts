@@ -148,5 +148,7 @@ function packUpload(pack: IndexedPack) {
 
 function rejection(result: Extract<RefResult, { status: 'rejected' }>): string {
   // git's words for a ref that moved since the client looked: it must fetch and merge first.
-  return result.reason === 'stale old value' ? 'fetch first' : result.reason;
+  if (result.reason === 'stale old value') return 'fetch first';
+  if (result.reason === 'ref name conflict') return `cannot create '${result.ref}': it conflicts with '${result.conflictsWith ?? ''}' (a ref cannot also be a directory of refs)`;
+  return result.reason;
 }

@@ -138,6 +138,38 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect((await a.readHead(repo)).seq).toBe(2);
     });
 
+    it('refuses to create a ref where another ref is its directory or under it, so every client can fetch them', async () => {
+      const s = subject();
+      const a = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/a', old: Z, new: oid('a') }, { ref: 'refs/heads/x/y', old: Z, new: oid('xy') }])));
+      const under = await a.publish(repo, update([{ ref: 'refs/heads/a/b', old: Z, new: oid('ab') }, { ref: 'refs/heads/x', old: Z, new: oid('x') }, { ref: 'refs/heads/ok', old: Z, new: oid('ok') }], { atomic: false }));
+      expect(published(under)).toBe(2);
+      expect(under.refs).toEqual([
+        { ref: 'refs/heads/a/b', status: 'rejected', reason: 'ref name conflict', conflictsWith: 'refs/heads/a' },
+        { ref: 'refs/heads/x', status: 'rejected', reason: 'ref name conflict', conflictsWith: 'refs/heads/x/y' },
+        { ref: 'refs/heads/ok', status: 'ok' },
+      ]);
+      // Two such creates in one publish: neither; atomic: nothing at all.
+      const both = await a.publish(repo, update([{ ref: 'refs/heads/p', old: Z, new: oid('p') }, { ref: 'refs/heads/p/q', old: Z, new: oid('pq') }, { ref: 'refs/heads/r', old: Z, new: oid('r') }], { atomic: true }));
+      expect(both).toMatchObject({
+        outcome: 'rejected',
+        refs: [
+          { ref: 'refs/heads/p', status: 'rejected', reason: 'ref name conflict', conflictsWith: 'refs/heads/p/q' },
+          { ref: 'refs/heads/p/q', status: 'rejected', reason: 'ref name conflict', conflictsWith: 'refs/heads/p' },
+          { ref: 'refs/heads/r', status: 'rejected', reason: 'atomic push failure' },
+        ],
+      });
+      // Replacing a ref by a directory of refs in one publish is fine: the old name is gone.
+      const moved = await a.publish(repo, update([{ ref: 'refs/heads/a', old: oid('a'), new: Z }, { ref: 'refs/heads/a/b', old: Z, new: oid('ab') }]));
+      expect(moved.refs).toEqual([
+        { ref: 'refs/heads/a', status: 'ok' },
+        { ref: 'refs/heads/a/b', status: 'ok' },
+      ]);
+      expect([...(await a.readHead(repo)).refs.keys()].sort()).toEqual(['refs/heads/a/b', 'refs/heads/ok', 'refs/heads/x/y']);
+    });
+
     it('8 writers × 25 publishes through two instances: every acknowledged publish is there, seq gapless', async () => {
       const s = subject();
       const instances = [new RepoStore({ store: s.connect() }), new RepoStore({ store: s.connect() })];
