@@ -12,6 +12,8 @@ export interface Principal {
   readonly scopes: readonly Scope[];
   /** The user is a platform administrator and the token carries the `admin` scope. */
   readonly admin: boolean;
+  /** When the token expires; absent for a token that does not. What it makes or approves expires by then too. */
+  readonly expiresAt?: Date;
 }
 
 const REJECTION_DETAIL: Record<TokenRejection, string> = {
@@ -91,7 +93,8 @@ export async function resolvePrincipal(
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
   const scopes = effectiveScopes(record.scopes, user.admin);
-  return { principal: { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin') }, expiresAt: record.expiresAt };
+  const principal: Principal = { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
+  return { principal, expiresAt: record.expiresAt };
 }
 
 const WHITESPACE = /\s+/;

@@ -233,6 +233,25 @@ describe('the token', () => {
     await expect(authenticate(`Bearer ${token}`, tokens, at(3605))).rejects.toThrow('The access token has expired.');
   });
 
+  it('never outlives the token that approved it', async () => {
+    setUp({ tokenLifetimeSeconds: 7200 });
+    const expiring: Principal = { ...alice, expiresAt: at(3600) };
+    const { device_code, user_code } = await flow.start('apps:read', T0);
+    await flow.approve(user_code, expiring, at(1));
+    const response = await flow.poll(device_code, at(600));
+    expect(response).toMatchObject({ status: 200, body: { expires_in: 3000 } });
+    const token = response.status === 200 ? response.body.access_token : '';
+    await expect(authenticate(`Bearer ${token}`, tokens, at(3599))).resolves.toMatchObject({ userId: 'alice' });
+    await expect(authenticate(`Bearer ${token}`, tokens, at(3600))).rejects.toThrow('The access token has expired.');
+  });
+
+  it('is not handed out once the approving token has expired', async () => {
+    const { device_code, user_code } = await flow.start('apps:read', T0);
+    await flow.approve(user_code, { ...alice, expiresAt: at(10) }, at(1));
+    expect(outcome(await flow.poll(device_code, at(10)))).toBe('expired_token');
+    expect(await tokens.listTokens('alice')).toEqual([]);
+  });
+
   it('carries admin when an administrator approves a request for it', async () => {
     const { device_code, user_code } = await flow.start('admin projects:write', T0);
     await flow.approve(user_code, root, at(1));

@@ -10,7 +10,7 @@ import { isExpired, pollDeviceToken } from './device-token-poll.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
 import { assertCanGrant } from './issue-token.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
-import type { DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
+import type { DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
 
 /** How long a device authorization can be approved and redeemed (RFC 8628 `expires_in`). */
@@ -162,7 +162,9 @@ async function decide(
       throw answeredAlready();
     }
     if (decision === 'approved') assertCanGrant(principal, knownScopes(grant.scopes));
-    if (await grants.update({ ...grant, state: { kind: decision, userId: principal.userId } }, revision)) return;
+    const answer: DeviceGrantState =
+      decision === 'approved' ? { kind: 'approved', userId: principal.userId, ...(principal.expiresAt ? { notAfter: principal.expiresAt } : {}) } : { kind: 'denied', userId: principal.userId };
+    if (await grants.update({ ...grant, state: answer }, revision)) return;
   }
   throw new ConflictError('This sign-in request changed while it was being answered; try again.');
 }

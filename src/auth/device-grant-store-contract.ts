@@ -67,6 +67,16 @@ export function describeDeviceGrantStoreContract(name: string, makeStore: Device
       expect((await store.findByUserCode(grant.userCode))?.grant).toEqual(next);
     });
 
+    it('keeps the approving token\'s expiry with an approval', async () => {
+      const store = await makeStore();
+      const grant = newGrant();
+      await store.create(grant);
+      const { revision } = (await store.findByDeviceCodeHash(grant.deviceCodeHash)) ?? { revision: '' };
+      const approved: DeviceGrant = { ...grant, state: { kind: 'approved', userId: 'alice', notAfter: new Date(CREATED.getTime() + 3_600_000) } };
+      expect(await store.update(approved, revision)).toBe(true);
+      expect((await store.findByUserCode(grant.userCode))?.grant).toEqual(approved);
+    });
+
     it('refuses an update from a stale revision and keeps the winner', async () => {
       const store = await makeStore();
       const grant = newGrant();

@@ -1,7 +1,7 @@
 import { hashDeviceCode } from './device-code.ts';
-import { mintToken } from './issue-token.ts';
+import { earliest, mintToken } from './issue-token.ts';
 import { oauthError, type DeviceTokenResponse } from './oauth-error.ts';
-import type { DeviceGrant, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
+import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
 import { knownScopes } from './scopes.ts';
 import { tokenHashesEqual } from './token.ts';
 
@@ -49,7 +49,7 @@ export async function pollDeviceToken(
     if (isExpired(grant, now)) return oauthError('expired_token', 'The device code has expired; start a new sign-in.');
     if (state.kind === 'denied') return oauthError('access_denied', 'The sign-in request was denied.');
     if (state.kind === 'approved') {
-      const issued = await redeem(options, stored, state.userId, now);
+      const issued = await redeem(options, stored, state, now);
       if (issued) return issued;
       continue;
     }
@@ -75,21 +75,17 @@ export async function pollDeviceToken(
 async function redeem(
   options: PollOptions,
   stored: StoredDeviceGrant,
-  userId: string,
+  approval: Extract<DeviceGrantState, { kind: 'approved' }>,
   now: Date,
 ): Promise<DeviceTokenResponse | undefined> {
   const { grant, revision } = stored;
+  const { userId } = approval;
   const lifetime = options.tokenLifetimeSeconds;
   const scopes = knownScopes(grant.scopes);
-  const issued = mintToken(
-    userId,
-    {
-      scopes,
-      description: `Device sign-in on ${now.toISOString().slice(0, 10)}`,
-      expiresAt: lifetime === undefined ? undefined : new Date(now.getTime() + lifetime * 1000),
-    },
-    now,
-  );
+  // Never past the approving token's own expiry (recorded at approval).
+  const expiresAt = earliest(lifetime === undefined ? undefined : new Date(now.getTime() + lifetime * 1000), approval.notAfter);
+  if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
+  const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt }, now);
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };
   if (!(await options.grants.update(redeemed, revision))) return undefined;
@@ -101,11 +97,10 @@ async function redeem(
       access_token: issued.token,
       token_type: 'Bearer',
       scope: scopes.join(' '),
-      ...(lifetime === undefined ? {} : { expires_in: lifetime }),
+      ...(expiresAt === undefined ? {} : { expires_in: Math.floor((expiresAt.getTime() - now.getTime()) / 1000) }),
     },
   };
 }
-
 
 /** A grant is expired from the instant `expiresAt` on: it can then be neither approved nor redeemed. */
 export function isExpired(grant: DeviceGrant, now: Date): boolean {

@@ -38,6 +38,22 @@ export function assertCanGrant(principal: Principal, scopes: readonly Scope[]): 
 }
 
 /**
+ * The expiry of a token `principal` makes or approves: the one requested, but never later than the
+ * principal's own token expires. Otherwise a short-lived token (or a leaked one, before it expires) could
+ * make itself a permanent successor.
+ */
+export function expiryWithin(principal: Pick<Principal, 'expiresAt'>, requested: Date | undefined): Date | undefined {
+  return earliest(requested, principal.expiresAt);
+}
+
+/** The earlier of two instants, either of which may be absent (never). */
+export function earliest(a: Date | undefined, b: Date | undefined): Date | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a.getTime() <= b.getTime() ? a : b;
+}
+
+/**
  * Mints a token for `userId` without storing it, for callers that must record the id elsewhere first (the
  * device flow). Most callers want {@link issueToken}.
  *

@@ -33,6 +33,24 @@ describe('createPersonalToken', () => {
   });
 });
 
+describe('a token made by an expiring token', () => {
+  it('never outlives it: no expiry or a later one becomes the maker\'s, an earlier one stays', async () => {
+    const maker: Principal = { ...as('alice', ['tokens:write', 'apps:read']), expiresAt: later(3_600_000) };
+    const open = await createPersonalToken(maker, { scopes: 'apps:read', description: 'open' }, store, NOW);
+    const longer = await createPersonalToken(maker, { scopes: 'apps:read', description: 'longer', expiresAt: later(7_200_000) }, store, NOW);
+    const shorter = await createPersonalToken(maker, { scopes: 'apps:read', description: 'shorter', expiresAt: later(60_000) }, store, NOW);
+    expect([open, longer, shorter].map(({ record }) => record.expiresAt)).toEqual([later(3_600_000), later(3_600_000), later(60_000)]);
+    await expect(authenticate(`Bearer ${open.token}`, store, later(3_599_999))).resolves.toMatchObject({ userId: 'alice' });
+    await expect(authenticate(`Bearer ${open.token}`, store, later(3_600_000))).rejects.toThrow('The access token has expired.');
+  });
+
+  it('is made by a token that does not expire with exactly the expiry asked for, or none', async () => {
+    const maker = as('alice', ['tokens:write', 'apps:read']);
+    expect((await createPersonalToken(maker, { scopes: 'apps:read', description: 'open' }, store, NOW)).record.expiresAt).toBeUndefined();
+    expect((await createPersonalToken(maker, { scopes: 'apps:read', description: 'dated', expiresAt: later(7_200_000) }, store, NOW)).record.expiresAt).toEqual(later(7_200_000));
+  });
+});
+
 describe('listPersonalTokens', () => {
   it('lists the caller’s tokens newest first with their state, without hashes', async () => {
     const old = await issueToken('alice', { scopes: ['apps:read'], description: 'old' }, store, NOW);

@@ -1,6 +1,6 @@
 import { requireScope, type Principal } from './authenticate.ts';
 import { NotFoundError } from './errors.ts';
-import { assertCanGrant, issueToken, type IssuedToken } from './issue-token.ts';
+import { assertCanGrant, expiryWithin, issueToken, type IssuedToken } from './issue-token.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
 
@@ -37,8 +37,7 @@ export async function createPersonalToken(
 ): Promise<IssuedToken> {
   const scopes = parseScopes(request.scopes);
   assertCanGrant(principal, scopes);
-  const { description, expiresAt } = request;
-  return issueToken(principal.userId, { scopes, description, expiresAt }, store, now);
+  return issueToken(principal.userId, { scopes, description: request.description, expiresAt: expiryWithin(principal, request.expiresAt) }, store, now);
 }
 
 /** The caller's tokens, newest first, revoked and expired ones included so the owner can see what happened. */

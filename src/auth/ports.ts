@@ -73,7 +73,8 @@ export interface TokenStore {
 /** Where an RFC 8628 device authorization stands. */
 export type DeviceGrantState =
   | { readonly kind: 'pending' }
-  | { readonly kind: 'approved'; readonly userId: string }
+  /** `notAfter`: the approving token's expiry; the token handed out expires by then (`expiryWithin`). */
+  | { readonly kind: 'approved'; readonly userId: string; readonly notAfter?: Date | undefined }
   | { readonly kind: 'denied'; readonly userId: string }
   /** The token was handed out; a grant is redeemed at most once. */
   | { readonly kind: 'redeemed'; readonly userId: string; readonly tokenId: string };

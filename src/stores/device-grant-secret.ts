@@ -2,7 +2,7 @@
 // Secret keeps grants out of ConfigMap-wide RBAC and out of anything that dumps ConfigMaps.
 import { Type } from 'typebox';
 import Value from 'typebox/value';
-import type { DeviceGrant } from '../auth/ports.ts';
+import type { DeviceGrant, DeviceGrantState } from '../auth/ports.ts';
 import type { KubeObject } from '../kube/index.ts';
 
 /** The `type` of every grant Secret: what the store lists, and how it recognises its own Secrets. */
@@ -43,6 +43,7 @@ export function toGrantSecret(namespace: string, grant: DeviceGrant, resourceVer
     createdAt: grant.createdAt.toISOString(),
     expiresAt: grant.expiresAt.toISOString(),
     lastPolledAt: grant.lastPolledAt?.toISOString(),
+    state: storedState(grant.state),
   };
   return {
     metadata: { name, namespace, labels: { [USER_CODE_LABEL]: grant.userCode }, ...(resourceVersion ? { resourceVersion } : {}) },
@@ -68,8 +69,15 @@ export function fromGrantSecret(secret: Secret): DeviceGrant | undefined {
     createdAt: new Date(stored.createdAt),
     expiresAt: new Date(stored.expiresAt),
     lastPolledAt: stored.lastPolledAt === undefined ? undefined : new Date(stored.lastPolledAt),
-    state: { ...stored.state },
+    state: stored.state.kind === 'approved' ? { ...stored.state, notAfter: stored.state.notAfter === undefined ? undefined : new Date(stored.state.notAfter) } : { ...stored.state },
   };
+}
+
+/** A state as JSON: the approval's `notAfter` as an ISO string. */
+function storedState(state: DeviceGrantState): StoredGrant['state'] {
+  if (state.kind !== 'approved') return state;
+  const { notAfter, ...rest } = state;
+  return notAfter === undefined ? rest : { ...rest, notAfter: notAfter.toISOString() };
 }
 
 const UserId = Type.String({ minLength: 1 });
@@ -83,7 +91,7 @@ const StoredGrant = Type.Object({
   lastPolledAt: Type.Optional(Type.String({ format: 'date-time' })),
   state: Type.Union([
     Type.Object({ kind: Type.Literal('pending') }),
-    Type.Object({ kind: Type.Literal('approved'), userId: UserId }),
+    Type.Object({ kind: Type.Literal('approved'), userId: UserId, notAfter: Type.Optional(Type.String({ format: 'date-time' })) }),
     Type.Object({ kind: Type.Literal('denied'), userId: UserId }),
     Type.Object({ kind: Type.Literal('redeemed'), userId: UserId, tokenId: Type.String({ minLength: 1 }) }),
   ]),
