@@ -31,6 +31,8 @@ const NORMAL: ReadonlySet<string> = new Set(['Managed', 'PendingDelegation', 'De
 
 /** A provider error that retrying will not fix (credentials, limits, a foreign zone) is looked at again this late. */
 const STUCK_RETRY_MS = 5 * 60 * 1000;
+/** A domain another project holds is looked at again this soon, to take over once that one is deleted. */
+const TAKEN_RECHECK_MS = 60 * 1000;
 
 /**
  * Reconciles ProjectDomains: creates the hosted zone (idempotent by the object's uid as caller reference),
@@ -75,6 +77,8 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         return { requeueAfter: STUCK_RETRY_MS };
       }
       if (pass.domain.status?.state === 'managed') return { requeueAfter: Math.max(1000, nextCheckIn(pass.domain.status.lastCheckedAt, interval, now())) };
+      // Another project's domain going away enqueues only that one: look again after a while.
+      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === 'DomainTaken') return { requeueAfter: TAKEN_RECHECK_MS };
       return;
     },
   });

@@ -23,13 +23,16 @@ const run = randomBytes(4).toString('hex');
 const created: string[] = [];
 let informers: { projects: Informer<Project>; namespaces: Informer<KubeObject> };
 let controller: Controller<Project>;
+const registry = new Registry();
+/** Reconciles of the project controller that asked to look again later. */
+const recheckCount = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.controller === 'project' && v.labels.result === 'requeue_after')?.value ?? 0;
 
 beforeAll(async () => {
   informers = {
     projects: createInformer<Project>(conn, PROJECTS, { labelSelector: `${RUN_LABEL}=${run}` }),
     namespaces: createInformer<KubeObject>(conn, NAMESPACES, { labelSelector: PROJECT_LABEL }),
   };
-  controller = projectController({ kube: conn, ...informers, registry: new Registry(), log: silentLogger });
+  controller = projectController({ kube: conn, ...informers, registry, log: silentLogger, conflictRecheckMs: 200 });
   for (const informer of Object.values(informers)) informer.start();
   await controller.start();
 });
@@ -78,6 +81,11 @@ describe('the Project controller', () => {
     const namespace = await namespaces.get('', name);
     expect(namespace?.metadata?.labels).toEqual({ team: 'someone-else', 'kubernetes.io/metadata.name': name });
     expect(namespace?.metadata?.ownerReferences).toBeUndefined();
+    // Deleting that namespace, as the condition advises, sends the controller no event (it is not a
+    // project's): the project looks again by itself.
+    const before = await recheckCount();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await recheckCount()) - before).toBeGreaterThanOrEqual(2);
 
     // Deleting the project takes nothing of the namespace's with it.
     await projects.delete('', name);

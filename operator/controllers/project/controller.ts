@@ -14,6 +14,8 @@ export interface ProjectControllerDeps {
   registry: Registry;
   log: Logger;
   now?: () => Date;
+  /** How soon a project whose namespace name is taken looks again whether it is free (default a minute). */
+  conflictRecheckMs?: number;
 }
 
 /**
@@ -53,8 +55,10 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
       let conditions = project.status?.conditions ?? [];
       for (const update of updates) conditions = setCondition(conditions, update, project.metadata?.generation, now()).conditions;
       const status = { ...project.status, conditions, observedGeneration: project.metadata?.generation, ...(owned ? { namespace: name } : {}) };
-      if (!statusChanged(project.status, status)) return;
-      await projects.patchStatus('', name, { metadata: { resourceVersion: project.metadata?.resourceVersion }, status });
+      if (statusChanged(project.status, status)) await projects.patchStatus('', name, { metadata: { resourceVersion: project.metadata?.resourceVersion }, status });
+      // Deleting the other namespace, as the condition advises, sends no event here (it carries no project
+      // label, so the cache never held it): look again after a while.
+      return owned ? undefined : { requeueAfter: deps.conflictRecheckMs ?? 60_000 };
     },
   });
 }
