@@ -49,6 +49,19 @@ export class PublishContentionError extends PublicError {
 }
 
 /**
+ * The publish's log entry is written, so it is part of the repository's history and will be applied (by any
+ * later write), but making it visible failed (the store, or contention). Not "nothing happened": retrying
+ * the same publish completes it and is answered `ok` (a ref already at its new value is done, not stale).
+ */
+export class PublishIncompleteError extends PublicError {
+  override readonly name = 'PublishIncompleteError';
+  constructor(repo: string, cause: unknown) {
+    super(503, `the write to ${repo} was recorded but is not visible yet; retry it to complete it`, { 'retry-after': '1' });
+    this.cause = cause;
+  }
+}
+
+/**
  * The publish wrote its log entry, but by the time it looked again, retention had folded that seq away, so
  * whether the entry at that seq is ours cannot be told. Only a writer paused for longer than log retention
  * can meet this.

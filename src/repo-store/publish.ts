@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { ObjectStore, PutBody } from '../object-store/object-store.ts';
 import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
-import { InvalidPublishError, PublishContentionError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
+import { InvalidPublishError, PublishContentionError, PublishIncompleteError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
 import type { HeadCache, RepoHead } from './head-cache.ts';
 import type { KeyedMutex } from './keyed-mutex.ts';
 import { logKey, manifestKey, packIndexKey, packKey } from './layout.ts';
@@ -128,7 +128,10 @@ export async function publish(ctx: PublishContext, repo: RepoPath, request: Publ
       };
       const claim = await claimSlot(ctx, repo, entry);
       if (claim.kind === 'claimed') {
-        const head = await commit(ctx, repo, base, [...prepared, claim.entry]);
+        const head = await commit(ctx, repo, base, [...prepared, claim.entry]).catch((err: unknown) => {
+          if (err instanceof RepoNotFoundError || err instanceof PublishOutcomeUnknownError) throw err;
+          throw new PublishIncompleteError(repo.full, err);
+        });
         await markPending(ctx.store, ctx.registry, repo, start, head, ctx.now());
         return { outcome: 'published', seq: claim.entry.seq, head, refs: verdict.results };
       }

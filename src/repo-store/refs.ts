@@ -82,8 +82,9 @@ export interface RefVerdict {
  * Checks each update's old value against `refs` (a missing ref reads as the zero oid). A stale update is
  * rejected with `stale old value`; a ref created where it would be a directory of another ref, or under one,
  * once the updates are applied, with `ref name conflict` (two such creates in one publish both are). With
- * `atomic`, one rejection rejects all the others with `atomic push failure`. An update whose old equals its
- * new and the ref already has it is a no-op: `ok`, not written.
+ * `atomic`, one rejection rejects all the others with `atomic push failure`. An update whose ref already has
+ * its new value is a no-op, `ok` and not written, whatever its old value: so a retried publish is answered
+ * as the first one would have been.
  */
 export function validateRefUpdates(
   refs: ReadonlyMap<string, string>,
@@ -93,7 +94,10 @@ export function validateRefUpdates(
 ): RefVerdict {
   const zero = zeroOid(format);
   const rejections = new Map<RefUpdate, Extract<RefResult, { status: 'rejected' }>>();
-  for (const u of updates) if ((refs.get(u.ref) ?? zero) !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
+  // Already where the update would put it: a retry of a publish whose answer was lost or that failed
+  // after its entry was written. Done, not stale.
+  const done = new Set(updates.filter((u) => (refs.get(u.ref) ?? zero) === u.new));
+  for (const u of updates) if (!done.has(u) && (refs.get(u.ref) ?? zero) !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
   for (const [u, other] of nameConflicts(refs, updates.filter((u) => !rejections.has(u)), zero)) {
     rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'ref name conflict', conflictsWith: other });
   }
@@ -105,7 +109,7 @@ export function validateRefUpdates(
   const results = updates.map((u): RefResult => {
     const rejection = rejections.get(u);
     if (rejection) return rejection;
-    if (u.old !== u.new) accepted.push(u);
+    if (!done.has(u)) accepted.push(u);
     return { ref: u.ref, status: 'ok' };
   });
   return { accepted, results, rejected: rejections.size > 0 };

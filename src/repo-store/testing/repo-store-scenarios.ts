@@ -252,7 +252,7 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       const faulty = new FaultObjectStore(s.connect()).inject({ match: (key) => key === manifestKey(path), fault: 'crash-before' });
       const dying = new RepoStore({ store: faulty });
       const crashed = update([{ ref: 'refs/heads/feature', old: Z, new: oid('crashed') }], { kind: 'push', pack: smallPack(), requestId: 'crashed' });
-      await expect(dying.publish(repo, crashed)).rejects.toBeInstanceOf(SimulatedCrash);
+      await expect(dying.publish(repo, crashed)).rejects.toMatchObject({ name: 'PublishIncompleteError', status: 503, cause: expect.any(SimulatedCrash) });
 
       const observer = new RepoStore({ store: s.connect() });
       const after = await observer.readHead(repo);
@@ -269,6 +269,30 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect(head.refs.get('refs/heads/feature')).toBe(oid('crashed'));
       expect(head.packs).toHaveLength(1);
       expect((await observer.listLog(repo, 1)).entries.map((e) => e.requestId)).toEqual([expect.any(String), 'crashed', 'next']);
+    });
+
+    it('a publish that failed after its log entry was written is completed by its retry, answered ok', async () => {
+      const s = subject();
+      const repo = newRepoName();
+      const healthy = new RepoStore({ store: s.connect() });
+      await healthy.createRepo(repo);
+      published(await healthy.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('base') }])));
+      const failing = new FaultObjectStore(s.connect()).inject({ match: (key) => key === manifestKey(parseRepoPath(repo)), fault: 'crash-before' });
+      const push = update([{ ref: 'refs/heads/main', old: oid('base'), new: oid('pushed') }, { ref: 'refs/heads/topic', old: Z, new: oid('t') }], { kind: 'push', pack: smallPack() });
+      const failed = await new RepoStore({ store: failing }).publish(repo, push).then(() => undefined, (err: unknown) => err);
+      // Not "nothing happened": the client is told the write is recorded and that a retry completes it.
+      expect(failed).toMatchObject({ name: 'PublishIncompleteError', status: 503, message: expect.stringMatching(/recorded but is not visible yet; retry/) });
+
+      const retried = await healthy.publish(repo, push);
+      expect(retried.outcome).toBe('unchanged');
+      expect(retried.refs).toEqual([
+        { ref: 'refs/heads/main', status: 'ok' },
+        { ref: 'refs/heads/topic', status: 'ok' },
+      ]);
+      const head = await new RepoStore({ store: s.connect() }).readHead(repo, { fresh: true });
+      expect(head.seq).toBe(2);
+      expect(head.refs.get('refs/heads/main')).toBe(oid('pushed'));
+      expect(head.refs.get('refs/heads/topic')).toBe(oid('t'));
     });
 
     it('a crash after the pack upload and before the log entry leaves nothing visible', async () => {
