@@ -75,7 +75,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       const app = deps.apps.get(key);
       if (!app || app.metadata?.deletionTimestamp) return;
       const status = desiredStatus(app, now(), await observe(app, namespace, name, log));
-      const next = followUp(status);
+      const next = followUp(status, now());
       if (!statusChanged(app.status, status)) return next;
       const before = findCondition(app.status?.conditions, 'Ready');
       const written = await apps.patchStatus(namespace, name, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { desiredStatus, followUp, ROLLOUT_POLL_MS, type RuntimeObservation } from './desired-status.ts';
+import { desiredStatus, followUp, ROLLOUT_FAST_POLL_WINDOW_MS, ROLLOUT_POLL_MS, type RuntimeObservation } from './desired-status.ts';
 import type { RuntimeAppReport } from './runtime-status.ts';
 
 const t1 = new Date('2026-01-01T00:00:00Z');
@@ -72,18 +72,25 @@ describe('desiredStatus with a runtime', () => {
   it('says why a build failed and what is still served', () => {
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'Uncaught SyntaxError' } }]));
     expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 cannot be served: Uncaught SyntaxError The app keeps serving build b1.');
-    expect(followUp(status)).toBeUndefined();
+    expect(followUp(status, t1)).toBeUndefined();
   });
 
   it('names the missing Build resource', () => {
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined], false));
     expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 does not exist: there is no Build hello-b2 in namespace p.');
-    expect(followUp(status)).toEqual({ requeue: true });
+    expect(followUp(status, t1)).toEqual({ requeue: true });
   });
 
   it('polls soon while rolling out and stops once served', () => {
-    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined])))).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
-    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()])))).toBeUndefined();
+    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined])), t1)).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
+    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()])), t1)).toBeUndefined();
+  });
+
+  it('backs off from a rollout that has not finished in half a minute (a replica retrying, one that never acts)', () => {
+    const retrying = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'Retrying', buildId: 'b2', message: 'ECONNREFUSED' } }]));
+    const started = Date.parse(findCondition(retrying.conditions, 'Deployed')?.lastTransitionTime ?? '');
+    expect(followUp(retrying, new Date(started + ROLLOUT_FAST_POLL_WINDOW_MS - 1))).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
+    expect(followUp(retrying, new Date(started + ROLLOUT_FAST_POLL_WINDOW_MS))).toEqual({ requeue: true });
   });
 
   it('keeps what is served while the runtime cannot be asked, and retries with backoff', () => {
@@ -92,7 +99,7 @@ describe('desiredStatus with a runtime', () => {
     expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: 'Unknown', reason: 'RuntimeUnavailable' });
     expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RuntimeUnavailable', lastTransitionTime: '2026-01-01T01:00:00Z' });
     expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost' });
-    expect(followUp(status)).toEqual({ requeue: true });
+    expect(followUp(status, t1)).toEqual({ requeue: true });
   });
 
   it('forgets what was served once the app has no build', () => {

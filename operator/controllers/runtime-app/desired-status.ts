@@ -131,10 +131,17 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
 }
 
 /** When to look again (controller-runtime `Result`): soon while rolling out, with backoff while waiting on something that may appear. */
-export function followUp(status: RuntimeAppStatus): { requeueAfter: number } | { requeue: true } | undefined {
-  switch (findCondition(status.conditions, 'Deployed')?.reason) {
-    case Reasons.RollingOut:
-      return { requeueAfter: ROLLOUT_POLL_MS };
+export function followUp(status: RuntimeAppStatus, now: Date): { requeueAfter: number } | { requeue: true } | undefined {
+  const deployed = findCondition(status.conditions, 'Deployed');
+  switch (deployed?.reason) {
+    case Reasons.RollingOut: {
+      // Polled closely while a rollout can be expected to finish; past that something is wrong (a replica
+      // retrying while the object store is down, one that never picks the app up): back off, so the runtime
+      // is not asked twice a second per app for as long as it is degraded.
+      const since = Date.parse(deployed.lastTransitionTime ?? '');
+      const young = Number.isNaN(since) || now.getTime() - since < ROLLOUT_FAST_POLL_WINDOW_MS;
+      return young ? { requeueAfter: ROLLOUT_POLL_MS } : { requeue: true };
+    }
     case Reasons.BuildNotFound:
     case Reasons.RuntimeUnavailable:
       return { requeue: true };
@@ -145,3 +152,5 @@ export function followUp(status: RuntimeAppStatus): { requeueAfter: number } | {
 
 /** How often a rollout in progress is checked: deploys take well under a second. */
 export const ROLLOUT_POLL_MS = 500;
+/** For how long after the app stopped being deployed a rollout is polled that often; then with backoff. */
+export const ROLLOUT_FAST_POLL_WINDOW_MS = 30_000;
