@@ -3,7 +3,9 @@ import { DEVICE_CODE_LIFETIME_SECONDS } from '../../src/auth/index.ts';
 
 // The verification page of the device flow (`verification_uri`): one self-contained HTML document, no
 // external assets. The user pastes an access token with `tokens:write`; the inline script sends it as a
-// bearer header (never as a form field or a cookie) to the approve or deny route.
+// bearer header (never as a form field or a cookie). Approving takes two steps: the page first shows the
+// scopes the device asks for (GET /v1/device/requests/{code}), then approves exactly those (RFC 8628 §5.4:
+// a user sent a code by someone else must see what they would grant).
 
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
@@ -18,26 +20,47 @@ pre { background: #f3f3f3; padding: .75rem; overflow-x: auto; font-size: 14px; }
 const SCRIPT = `
 const form = document.getElementById('f');
 const out = document.getElementById('out');
+const review = document.getElementById('review');
+const approve = document.getElementById('approve');
 for (const el of document.querySelectorAll('[data-origin]')) el.textContent = new URL('.', location.href).href.replace(/\\/$/, '');
+// What was reviewed: approving sends these scopes, and the server refuses a request that asks for others.
+let reviewed = null;
+const forget = () => { reviewed = null; review.hidden = true; approve.textContent = 'Review the request'; };
+form.user_code.addEventListener('input', forget);
+const call = (method, path, body) => fetch(path, {
+  method,
+  headers: { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
+  body: body && JSON.stringify(body),
+});
+const explain = async (res) => {
+  const problem = await res.json().catch(() => ({}));
+  out.textContent = problem.detail || 'The server answered ' + res.status + '.';
+};
 form.addEventListener('submit', async (event) => {
   event.preventDefault();
-  const decision = event.submitter && event.submitter.value === 'deny' ? 'deny' : 'approve';
+  const deny = event.submitter && event.submitter.value === 'deny';
   out.textContent = 'Sending…';
   try {
-    const res = await fetch('v1/device/' + decision, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
-      body: JSON.stringify({ user_code: form.user_code.value }),
-    });
-    if (res.status === 204) {
-      form.token.value = '';
-      out.textContent = decision === 'approve'
-        ? 'Approved. Return to your device: it signs in within a few seconds.'
-        : 'Denied. The device will not get a token.';
+    if (!deny && reviewed === null) {
+      const res = await call('GET', 'v1/device/requests/' + encodeURIComponent(form.user_code.value.trim()));
+      if (res.status !== 200) return await explain(res);
+      const { device_request: request } = await res.json();
+      reviewed = request.scopes;
+      const list = document.getElementById('scopes');
+      list.replaceChildren(...request.scopes.map((scope) => Object.assign(document.createElement('li'), { textContent: scope })));
+      document.getElementById('expires').textContent = new Date(request.expires_at).toLocaleString();
+      review.hidden = false;
+      approve.textContent = 'Approve these scopes';
+      out.textContent = 'Check the scopes below, then approve, or deny.';
       return;
     }
-    const problem = await res.json().catch(() => ({}));
-    out.textContent = problem.detail || 'The server answered ' + res.status + '.';
+    const res = deny
+      ? await call('POST', 'v1/device/deny', { user_code: form.user_code.value })
+      : await call('POST', 'v1/device/approve', { user_code: form.user_code.value, scopes: reviewed });
+    if (res.status !== 204) return await explain(res);
+    form.token.value = '';
+    forget();
+    out.textContent = deny ? 'Denied. The device will not get a token.' : 'Approved. Return to your device: it signs in within a few seconds.';
   } catch {
     out.textContent = 'Could not reach the server; try again.';
   }
@@ -76,21 +99,28 @@ export function devicePage(userCode: string): string {
 <body>
 <h1>Approve a device sign-in</h1>
 <p>A device or command-line tool (for example <code>cw login</code>) is showing you a code. Approving it gives
-that device an access token that acts as you, with the scopes it asked for; it can never get a scope the token
-you paste below does not hold. <strong>If you did not start this sign-in yourself, deny it.</strong></p>
+that device an access token that acts as you, with the scopes it asked for, which you review before approving;
+it can never get a scope the token you paste below does not hold. <strong>If you did not start this sign-in
+yourself, deny it.</strong></p>
 <form id="f" autocomplete="off">
 <label for="user_code">Code shown on the device</label>
 <input id="user_code" name="user_code" value="${escapeHtml(userCode)}" placeholder="XXXX-XXXX" maxlength="32" required>
 <label for="token">Your access token (<code>cwt_…</code> with the <code>tokens:write</code> scope)</label>
 <input id="token" name="token" type="password" placeholder="cwt_…" required>
-<button type="submit" value="approve">Approve</button>
+<div id="review" hidden>
+<p>The device asks for these scopes; the token it gets carries exactly these, and expires no later than yours:</p>
+<ul id="scopes"></ul>
+<p>This request can be answered until <span id="expires"></span>.</p>
+</div>
+<button id="approve" type="submit" value="approve">Review the request</button>
 <button type="submit" value="deny">Deny</button>
 </form>
 <p id="out" role="status"></p>
 <h2>From a terminal</h2>
-<pre>curl -X POST <span data-origin>$CW_API_URL</span>/v1/device/approve \\
+<pre>curl <span data-origin>$CW_API_URL</span>/v1/device/requests/XXXX-XXXX -H "Authorization: Bearer $CW_TOKEN"
+curl -X POST <span data-origin>$CW_API_URL</span>/v1/device/approve \\
   -H "Authorization: Bearer $CW_TOKEN" -H 'content-type: application/json' \\
-  -d '{"user_code": "XXXX-XXXX"}'</pre>
+  -d '{"user_code": "XXXX-XXXX", "scopes": ["…the scopes the first call showed…"]}'</pre>
 <p>Use <code>/v1/device/deny</code> to refuse. The code expires ${DEVICE_CODE_LIFETIME_SECONDS / 60} minutes after the device asked for it.</p>
 <script>${SCRIPT}</script>
 </body>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 import { parseForm } from './device.ts';
@@ -114,6 +115,29 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(unknown.json()).toMatchObject({ title: 'Bad Request', status: 400, detail: expect.stringContaining('not valid or has expired') });
   });
 
+  it('shows what a request asks for before it is answered, and approves only the scopes reviewed', async () => {
+    const code = await startSignIn('projects:read apps:read');
+    const review = () => p.app.inject({ method: 'GET', url: `/v1/device/requests/${code.user_code.toLowerCase()}`, headers: bearer(aliceToken) });
+    const shown = await review();
+    expect(shown.statusCode).toBe(200);
+    expect(shown.json()).toEqual({ device_request: { user_code: code.user_code, scopes: ['projects:read', 'apps:read'], expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) } });
+    // Reviewing needs what approving needs.
+    const readOnly = await p.tokenFor(alice, ['projects:read']);
+    expect((await p.app.inject({ method: 'GET', url: `/v1/device/requests/${code.user_code}`, headers: bearer(readOnly) })).statusCode).toBe(403);
+    expect((await p.app.inject({ method: 'GET', url: '/v1/device/requests/BBBB-BBBB', headers: bearer(aliceToken) })).statusCode).toBe(400);
+
+    // Approving other scopes than those reviewed is refused; the request stays pending.
+    const approveWith = (scopes: string[]) =>
+      p.app.inject({ method: 'POST', url: '/v1/device/approve', headers: bearer(aliceToken), payload: { user_code: code.user_code, scopes } });
+    const other = await approveWith(['projects:read']);
+    expect(other.statusCode).toBe(409);
+    expect(other.json().detail).toBe('This sign-in request asks for projects:read apps:read, not the scopes reviewed; review it again before approving.');
+    expect((await poll(code.device_code)).json().error).toBe('authorization_pending');
+    expect((await approveWith(['projects:read', 'apps:read'])).statusCode).toBe(204);
+    expect((await review()).statusCode).toBe(409);
+    expect((await p.app.inject({ method: 'POST', url: '/v1/device/deny', headers: bearer(aliceToken), payload: { user_code: code.user_code, scopes: [] } })).statusCode).toBe(400);
+  });
+
   it('needs a bearer token with tokens:write to approve or deny', async () => {
     const code = await startSignIn();
     const anonymous = await p.app.inject({ method: 'POST', url: '/v1/device/approve', payload: { user_code: code.user_code } });
@@ -164,6 +188,11 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(page.headers['content-security-policy']).toMatch(/default-src 'none'.*frame-ancestors 'none'/);
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.body).toContain(`value="${code.user_code}"`);
+    // Approving starts with a review of the scopes asked for; the inline script is the one the policy allows.
+    expect(page.body).toContain('Review the request');
+    const script = /<script>([\s\S]*)<\/script>/.exec(page.body)?.[1] ?? '';
+    expect(script).toContain("'v1/device/requests/'");
+    expect(page.headers['content-security-policy']).toContain(`'sha256-${createHash('sha256').update(script).digest('base64')}'`);
     expect(page.body).not.toMatch(/(src|href)="?https?:/);
     const hostile = await p.app.inject({ method: 'GET', url: '/device?user_code=%22%3E%3Cscript%3E' });
     expect(hostile.body).toContain('value="&#34;&#62;&#60;script&#62;"');

@@ -1,14 +1,17 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import type { DeviceFlow } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import {
+  ApproveBody,
   DEVICE_CODE_GRANT_TYPE,
   DeviceAuthorization,
   DeviceCodeBody,
   DevicePageQuery,
+  DeviceRequest,
+  DeviceRequestParams,
   DeviceToken,
   DeviceTokenBody,
   OAuthError,
@@ -37,6 +40,21 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
+  r.get('/v1/device/requests/:userCode', {
+    config: { auth: { scope: 'tokens:write' } },
+    schema: {
+      tags,
+      summary: 'Review a device sign-in before answering it: the scopes the device asks for, and until when',
+      description: 'Needs the scope approving needs. 400 for an unknown or expired code, 409 once it has been answered.',
+      params: DeviceRequestParams,
+      response: { 200: Type.Object({ device_request: DeviceRequest }), ...errorResponses(400, 409, 500) },
+    },
+    handler: async (request) => {
+      const pending = await flow.inspect(request.params.userCode, now());
+      return { device_request: { user_code: pending.userCode, scopes: [...pending.scopes], expires_at: pending.expiresAt.toISOString() } };
+    },
+  });
+
   for (const decision of ['approve', 'deny'] as const) {
     r.post(`/v1/device/${decision}`, {
       config: { auth: { scope: 'tokens:write' } },
@@ -48,16 +66,21 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
             : 'Deny a device sign-in',
         description:
           decision === 'approve'
-            ? 'Every scope the device asked for must be one your token holds (else 403). Approving twice is a no-op.'
+            ? 'Every scope the device asked for must be one your token holds (else 403). Review the request first ' +
+              '(`GET /v1/device/requests/{user_code}`) and send the scopes you saw as `scopes`: a request for others is then refused (409). ' +
+              'The token the device gets expires no later than yours. Approving twice is a no-op.'
             : 'Any user may refuse a request (a token with `tokens:write`); the device then gets `access_denied`.',
-        body: UserCodeBody,
+        body: decision === 'approve' ? ApproveBody : UserCodeBody,
         response: {
           204: Type.Null({ description: decision === 'approve' ? 'Approved.' : 'Denied.' }),
           ...errorResponses(400, 409, 413, 415, 500),
         },
       },
       handler: async (request, reply) => {
-        await flow[decision](request.body.user_code, principalOf(request), now());
+        // The deny body has no `scopes` (its schema refuses one).
+        const { user_code: userCode, scopes } = request.body as Static<typeof ApproveBody>;
+        if (decision === 'approve') await flow.approve(userCode, principalOf(request), now(), scopes);
+        else await flow.deny(userCode, principalOf(request), now());
         return reply.code(204).send(null);
       },
     });

@@ -89,5 +89,30 @@ export const UserCodeBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const ApproveBody = Type.Object(
+  {
+    user_code: UserCodeBody.properties.user_code,
+    scopes: Type.Optional(
+      Type.Array(Type.String({ maxLength: 64 }), {
+        maxItems: 64,
+        description:
+          'The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const DeviceRequestParams = Type.Object({ userCode: Type.String({ minLength: 1, maxLength: 32, description: 'The code the device shows, `XXXX-XXXX`.' }) });
+
+export const DeviceRequest = Type.Object(
+  {
+    user_code: Type.String({ description: '`XXXX-XXXX`.' }),
+    scopes: Type.Array(Type.String(), { description: 'What the device asks for: the token it gets carries exactly these.' }),
+    expires_at: Type.String({ format: 'date-time', description: 'After this instant the request can no longer be answered.' }),
+  },
+  { description: 'A device sign-in waiting for an answer: what approving it would grant.' },
+);
+
 /** The verification page's query: lenient (a browser page), so unknown parameters are ignored. */
 export const DevicePageQuery = Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 32 })) });

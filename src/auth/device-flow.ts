@@ -65,10 +65,13 @@ export interface DeviceFlow {
   /**
    * The signed-in user approves; the token minted on the next poll acts as this user with the requested
    * scopes. Repeating one's own approval is a no-op.
+   * `reviewed`: the scopes the user was shown ({@link inspect}); when given, a request for any others is
+   * refused, so what is approved is what was seen.
    * @throws BadRequestError for an unknown or expired code; ForbiddenError when the principal lacks
-   *   `tokens:write` or a requested scope; ConflictError when it was answered otherwise already.
+   *   `tokens:write` or a requested scope; ConflictError when it was answered otherwise already, or asks for
+   *   other scopes than `reviewed`.
    */
-  approve(userCode: string, principal: Principal, now: Date): Promise<void>;
+  approve(userCode: string, principal: Principal, now: Date, reviewed?: readonly string[]): Promise<void>;
   /**
    * The signed-in user denies; any signed-in user may refuse a request they did not start.
    * @throws BadRequestError for an unknown or expired code; ConflictError when it was answered otherwise.
@@ -103,7 +106,7 @@ export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
       const { userCode: code, scopes, expiresAt } = grant;
       return { userCode: formatUserCode(code), scopes: knownScopes(scopes), expiresAt };
     },
-    approve: (userCode, principal, now) => decide(options.grants, userCode, principal, 'approved', now),
+    approve: (userCode, principal, now, reviewed) => decide(options.grants, userCode, principal, 'approved', now, reviewed),
     deny: (userCode, principal, now) => decide(options.grants, userCode, principal, 'denied', now),
     poll: (deviceCode, now) => pollDeviceToken(options, deviceCode, now),
   };
@@ -149,6 +152,7 @@ async function decide(
   principal: Principal,
   decision: 'approved' | 'denied',
   now: Date,
+  reviewed?: readonly string[],
 ): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const { grant, revision } = await findDecidable(grants, userCode, now);
@@ -161,7 +165,13 @@ async function decide(
       if (repeated) return;
       throw answeredAlready();
     }
-    if (decision === 'approved') assertCanGrant(principal, knownScopes(grant.scopes));
+    if (decision === 'approved') {
+      const requested = knownScopes(grant.scopes);
+      if (reviewed && !sameScopes(requested, reviewed)) {
+        throw new ConflictError(`This sign-in request asks for ${requested.join(' ')}, not the scopes reviewed; review it again before approving.`);
+      }
+      assertCanGrant(principal, requested);
+    }
     const answer: DeviceGrantState =
       decision === 'approved' ? { kind: 'approved', userId: principal.userId, ...(principal.expiresAt ? { notAfter: principal.expiresAt } : {}) } : { kind: 'denied', userId: principal.userId };
     if (await grants.update({ ...grant, state: answer }, revision)) return;
@@ -178,6 +188,11 @@ async function findDecidable(grants: DeviceGrantStore, userCode: string, now: Da
     throw new BadRequestError('This code is not valid or has expired. Start the sign-in on your device again.');
   }
   return stored;
+}
+
+function sameScopes(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(b);
+  return set.size === new Set(a).size && a.every((scope) => set.has(scope));
 }
 
 function answeredAlready(): ConflictError {
