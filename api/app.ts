@@ -34,6 +34,8 @@ export interface AppDependencies {
   now?: () => Date;
   /** Per-caller request rate; default 50/s with bursts of 200. */
   rateLimit?: RateLimitOptions;
+  /** Per-address rate of starting device sign-ins (public, each stores a grant); default `DEVICE_CODE_RATE_LIMIT`. */
+  deviceSignInRateLimit?: RateLimitOptions;
 }
 
 export interface PlatformDependencies {
@@ -91,7 +93,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   if (deps.platform) {
     projectRoutes(app, deps.platform.projects, deps.platform.tokens);
     tokenRoutes(app, deps.platform.tokens, now);
-    deviceRoutes(app, deps.platform.deviceFlow, now);
+    deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);
     appRoutes(app, deps.platform.apps);
     deploymentRoutes(app, deps.platform.builds);

@@ -27,14 +27,33 @@ interface Bucket {
   updatedMs: number;
 }
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A limit of the route's own instead of the app's, with buckets of its own (a public route that costs). */
+    rateLimit?: RateLimitOptions;
+  }
+}
+
 /**
  * A token bucket per caller: per token once authenticated, else per client address. Register it after
  * the auth plugin: its hook is added to each route after the auth plugin's, so it sees the principal.
  * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
- * starve); public routes that do work, such as starting a device sign-in, are limited like any other, and
- * so are requests no route matches (404, 405), by address.
+ * starve); public routes that do work, such as starting a device sign-in, are limited like any other (that
+ * one by a stricter limit of its own, `config.rateLimit`), and so are requests no route matches (404, 405),
+ * by address.
  */
 export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
+  const shared = bucketLimiter(options, nowMs);
+  app.addHook('onRoute', (route) => {
+    if (isProbeOrDiscovery(route.url)) return;
+    // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
+    appendOnRequest(route, route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, nowMs).limitRoute : shared.limitRoute);
+  });
+  app.addHook('onRequest', shared.limitUnmatched);
+}
+
+/** One limit's buckets and the hooks spending them. */
+function bucketLimiter(options: RateLimitOptions, nowMs: () => number): { limitRoute: onRequestHookHandler; limitUnmatched: onRequestHookHandler } {
   // Tokens and addresses in maps of their own: the token id is the store's own string, whose hash V8 keeps,
   // where a prefixed key would be a new string to hash on every request. Each map holds half the callers.
   const maxCallers = options.maxCallers ?? 100_000;
@@ -55,7 +74,7 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs
     reply.header('x-ratelimit-limit', limitHeader);
     if (bucket.tokens < 1) {
       const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
-      sendProblem(reply, 429, `Rate limit of ${options.perSecond} requests per second exceeded; retry in ${retryAfter} s.`, {
+      sendProblem(reply, 429, `Rate limit of ${describeRate(options.perSecond)} exceeded; retry in ${retryAfter} s.`, {
         'retry-after': String(retryAfter),
       });
       return false;
@@ -68,15 +87,18 @@ export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs
   // sent, `done` is not called: Fastify stops the chain.
   // After authentication: a caller with a token is limited by its token id (no secret in the map), anyone
   // else by address.
-  const limitRoute: onRequestHookHandler = (request, reply, done) => {
-    const admitted = request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
-    if (admitted) done();
+  return {
+    limitRoute: (request, reply, done) => {
+      const admitted = request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
+      if (admitted) done();
+    },
+    limitUnmatched: (request, reply, done) => {
+      if (!request.is404 || spend(byAddress, request.ip, reply)) done();
+    },
   };
-  const limitUnmatched: onRequestHookHandler = (request, reply, done) => {
-    if (!request.is404 || spend(byAddress, request.ip, reply)) done();
-  };
-  app.addHook('onRoute', (route) => {
-    if (!isProbeOrDiscovery(route.url)) appendOnRequest(route, limitRoute);
-  });
-  app.addHook('onRequest', limitUnmatched);
+}
+
+/** `50 requests per second`, or `10 requests per minute` for a rate below one a second. */
+function describeRate(perSecond: number): string {
+  return perSecond >= 1 ? `${perSecond} requests per second` : `${Math.round(perSecond * 60)} requests per minute`;
 }

@@ -11,7 +11,8 @@ let alice: string;
 let aliceToken: string;
 
 beforeAll(async () => {
-  p = await platformApp();
+  // More sign-ins than the API lets one address start in a burst: the limit has a test of its own below.
+  p = await platformApp({ deviceSignInRateLimit: { perSecond: 100, burst: 100 } });
   alice = await p.createUser();
   await p.createProject(alice);
   aliceToken = await p.tokenFor(alice, 'projects:read tokens:write apps:read');
@@ -196,6 +197,26 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(page.body).not.toMatch(/(src|href)="?https?:/);
     const hostile = await p.app.inject({ method: 'GET', url: '/device?user_code=%22%3E%3Cscript%3E' });
     expect(hostile.body).toContain('value="&#34;&#62;&#60;script&#62;"');
+  });
+});
+
+describe('starting device sign-ins', () => {
+  it('is limited per address far below the API\'s own limit: 10 at once, then one every 10 s', async () => {
+    const limited = await platformApp();
+    try {
+      const starts = [];
+      for (let i = 0; i < 11; i++) starts.push(await limited.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope: 'projects:read' } }));
+      expect(starts.slice(0, 10).map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+      const refused = starts[10];
+      expect(refused?.statusCode).toBe(429);
+      expect(refused?.headers['retry-after']).toBe('10');
+      expect(refused?.json().detail).toBe('Rate limit of 6 requests per minute exceeded; retry in 10 s.');
+      // Other routes keep the caller's ordinary budget.
+      expect((await limited.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+      expect((await limited.app.inject({ method: 'POST', url: '/v1/device/token', payload: { grant_type: GRANT_TYPE, device_code: 'nope' } })).statusCode).toBe(400);
+    } finally {
+      await limited.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { DeviceFlow } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
+import type { RateLimitOptions } from '../plugins/rate-limit.ts';
 import {
   ApproveBody,
   DEVICE_CODE_GRANT_TYPE,
@@ -21,6 +22,8 @@ import { errorResponses } from '../schemas/problem.ts';
 import { devicePage, DEVICE_PAGE_HEADERS } from './device-page.ts';
 
 const tags = ['device'];
+/** Starting sign-ins, per client address: one every 10 s, bursts of 10 (a person signs in now and then). */
+export const DEVICE_CODE_RATE_LIMIT: RateLimitOptions = { perSecond: 0.1, burst: 10 };
 const FORM = 'application/x-www-form-urlencoded';
 const consumes = ['application/json', FORM];
 // Both answers carry secrets (a device code, a token): no cache may keep them (RFC 6749 §5.1).
@@ -31,12 +34,12 @@ const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
  * the user approves it with a token they already hold, the device polls for its own token. The rules live
  * in src/auth/device-flow.ts; these handlers only translate.
  */
-export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date): void {
+export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, signInRateLimit: RateLimitOptions = DEVICE_CODE_RATE_LIMIT): void {
   // The two routes OAuth clients call accept form bodies too; an encapsulated scope keeps that parser off
   // every other route.
   void app.register(async (scope) => {
     scope.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
-    oauthRoutes(scope, flow, now);
+    oauthRoutes(scope, flow, now, signInRateLimit);
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
@@ -94,20 +97,23 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
   });
 }
 
-function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date): void {
+function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, signInRateLimit: RateLimitOptions): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/v1/device/code', {
-    config: { auth: false },
+    // Public, and each call stores a grant in the cluster: a limit of its own, far below the API's.
+    config: { auth: false, rateLimit: signInRateLimit },
     schema: {
       tags,
       summary: 'Start a device sign-in (RFC 8628 device authorization request)',
       description:
         'Public. Send `scope` (space-separated scope names) as JSON or as a form body. Show the user `user_code` and ' +
-        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details.',
+        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details. Limited to 10 ' +
+        'sign-ins at once and one every 10 s after that per client address (429), and per API process to 1000 ' +
+        'within a code lifetime (503).',
       consumes,
       body: DeviceCodeBody,
-      response: { 200: DeviceAuthorization, ...errorResponses(400, 413, 415, 500) },
+      response: { 200: DeviceAuthorization, ...errorResponses(400, 413, 415, 429, 500, 503) },
     },
     handler: async (request, reply) => reply.headers(NO_STORE).send(await flow.start(request.body.scope, now())),
   });

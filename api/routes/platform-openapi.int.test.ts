@@ -34,6 +34,7 @@ const ROUTES: [string, string, string | null][] = [
   ['delete', '/v1/tokens/{tokenId}', 'tokens:write'],
   ['post', '/v1/device/code', null],
   ['post', '/v1/device/token', null],
+  ['get', '/v1/device/requests/{userCode}', 'tokens:write'],
   ['post', '/v1/device/approve', 'tokens:write'],
   ['post', '/v1/device/deny', 'tokens:write'],
   ['get', '/v1/user', 'projects:read'],

@@ -78,6 +78,22 @@ describe('start', () => {
     const full: DeviceGrantStore = { ...wrap(grants), create: async () => false };
     await expect(createDeviceFlow({ grants: full, tokens, verificationUri: VERIFICATION_URI }).start('apps:read', T0)).rejects.toThrow(/unused device user code/);
   });
+
+  it('refuses (503) more starts within one code lifetime than the process allows, storing nothing for them', async () => {
+    let stored = 0;
+    const counting: DeviceGrantStore = { ...wrap(grants), create: async (g) => (stored++, grants.create(g)) };
+    flow = createDeviceFlow({ grants: counting, tokens, verificationUri: VERIFICATION_URI, maxStartsPerLifetime: 3 });
+    for (const s of [0, 100, 200]) await flow.start('apps:read', at(s));
+    // A refused request takes no room: only stored sign-ins count.
+    const single = createDeviceFlow({ grants, tokens, verificationUri: VERIFICATION_URI, maxStartsPerLifetime: 1 });
+    await expect(single.start('nope', at(0))).rejects.toThrow(BadRequestError);
+    await expect(single.start('apps:read', at(0))).resolves.toMatchObject({ interval: 5 });
+    const refused = await flow.start('apps:read', at(300)).then(() => undefined, (err: unknown) => err);
+    expect(refused).toMatchObject({ status: 503, headers: { 'retry-after': '600' }, message: expect.stringMatching(/Too many device sign-ins/) });
+    expect(stored).toBe(3);
+    // The window slides: the first start falls out of it after the code lifetime.
+    await expect(flow.start('apps:read', at(900))).resolves.toMatchObject({ expires_in: 900 });
+  });
 });
 
 type Step =

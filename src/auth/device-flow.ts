@@ -7,6 +7,7 @@ import {
   normalizeUserCode,
 } from './device-code.ts';
 import { isExpired, pollDeviceToken } from './device-token-poll.ts';
+import { UnavailableError } from '../errors.ts';
 import { BadRequestError, ConflictError } from './errors.ts';
 import { assertCanGrant } from './issue-token.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
@@ -48,6 +49,12 @@ export interface DeviceFlowOptions {
   readonly verificationUri: string;
   /** Lifetime of tokens minted by the flow; absent: they do not expire, like personal access tokens. */
   readonly tokenLifetimeSeconds?: number | undefined;
+  /**
+   * Sign-ins this process starts within one code lifetime at most (default 1000). Starting one is public and
+   * stores a grant in the cluster: past this, `start` answers 503 rather than let anyone fill the control
+   * plane with grants nobody answers.
+   */
+  readonly maxStartsPerLifetime?: number | undefined;
 }
 
 /** The OAuth 2.0 device authorization grant (RFC 8628), e.g. for `cw login`. */
@@ -98,8 +105,15 @@ export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
     const shown = JSON.stringify(options.verificationUri);
     throw new TypeError(`the device verification URI must be an absolute http(s) URL, not ${shown}`);
   }
+  const recentStarts = new StartWindow(options.maxStartsPerLifetime ?? 1000, DEVICE_CODE_LIFETIME_SECONDS * 1000);
   return {
-    start: (scopes, now) => start(options, scopes, now),
+    start: async (scopes, now) => {
+      recentStarts.checkRoom(now);
+      const started = await start(options, scopes, now);
+      // Counted once stored: a refused request (unknown scopes) takes no room.
+      recentStarts.record(now);
+      return started;
+    },
     inspect: async (userCode, now) => {
       const { grant } = await findDecidable(options.grants, userCode, now);
       if (grant.state.kind !== 'pending') throw answeredAlready();
@@ -110,6 +124,31 @@ export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
     deny: (userCode, principal, now) => decide(options.grants, userCode, principal, 'denied', now),
     poll: (deviceCode, now) => pollDeviceToken(options, deviceCode, now),
   };
+}
+
+/** The instants of the sign-ins started within the last `windowMs`, at most `max` of them. */
+class StartWindow {
+  readonly #max: number;
+  readonly #windowMs: number;
+  readonly #starts: number[] = [];
+
+  constructor(max: number, windowMs: number) {
+    this.#max = max;
+    this.#windowMs = windowMs;
+  }
+
+  /** Throws `UnavailableError` when the window at `now` is full. */
+  checkRoom(now: Date): void {
+    const t = now.getTime();
+    while (this.#starts.length > 0 && (this.#starts[0] as number) <= t - this.#windowMs) this.#starts.shift();
+    if (this.#starts.length < this.#max) return;
+    const retryAfter = Math.max(1, Math.ceil(((this.#starts[0] as number) + this.#windowMs - t) / 1000));
+    throw new UnavailableError('Too many device sign-ins are waiting to be answered; try again in a few minutes.', retryAfter);
+  }
+
+  record(now: Date): void {
+    this.#starts.push(now.getTime());
+  }
 }
 
 async function start(

@@ -20,6 +20,7 @@ import { ACCESS_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, USERS } from '
 import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
 import { buildApp } from '../../app.ts';
+import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
 
 export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
 
@@ -61,6 +62,8 @@ export interface PlatformAppOptions {
   readonly dns?: DnsSettings;
   /** The runtime's base domain (default `DEFAULT_RUNTIME_BASE_DOMAIN`), for the app and DNS services alike. */
   readonly baseDomain?: string;
+  /** The device sign-in start limit (default the API's own). */
+  readonly deviceSignInRateLimit?: RateLimitOptions;
 }
 
 export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
@@ -141,6 +144,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   };
   fixture.app = await buildApp({
     readiness: [],
+    ...(options.deviceSignInRateLimit ? { deviceSignInRateLimit: options.deviceSignInRateLimit } : {}),
     now: () => new Date(Date.now() + fixture.clockOffsetMs),
     platform: {
       tokens,

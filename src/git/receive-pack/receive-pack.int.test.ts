@@ -19,13 +19,13 @@ async function git(dir: string, args: string[], stdin?: string | Buffer): Promis
 }
 
 /** A scratch repository with one commit; answers its oids and a pack of everything in it. */
-async function scratch() {
+async function scratch(message = 'first') {
   const dir = await mkdtemp(join(tmpdir(), 'cw-rp-src-'));
   await git(dir, ['init', '-q']);
   const blob = await git(dir, ['hash-object', '-w', '--stdin'], 'hello\n');
   await git(dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},hello.txt`]);
   const tree = await git(dir, ['write-tree']);
-  const commit = await git(dir, ['commit-tree', tree, '-m', 'first']);
+  const commit = await git(dir, ['commit-tree', tree, '-m', message]);
   const pack = (await runGit(['-C', dir, 'pack-objects', '--stdout', '--revs'], { stdin: `${commit}\n` })).stdout;
   return { blob, tree, commit, pack };
 }
@@ -96,8 +96,12 @@ describe('receivePack', () => {
     const { push } = await setup();
     const { commit, pack } = await scratch();
     await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
-    const stale = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
+    const other = await scratch('second');
+    const stale = await push(pktLine(`${Z} ${other.commit} refs/heads/main\0report-status\n`), FLUSH, other.pack);
     expect(stale.lines).toEqual(['unpack ok', 'ng refs/heads/main fetch first']);
+    // The first push again (a retry whose first answer was lost) finds main where it wants it: done.
+    const again = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
+    expect(again.lines).toEqual(['unpack ok', 'ok refs/heads/main']);
     expect((await push(FLUSH)).lines).toEqual([]);
     const nothing = await push(pktLine(`${Z} ${Z} refs/heads/zz\0report-status\n`), FLUSH);
     expect(nothing.lines).toEqual(['unpack ok', 'ng refs/heads/zz old and new are both the zero object id']);
