@@ -312,6 +312,9 @@ describe('deletion', () => {
     expect(held?.metadata?.deletionTimestamp).toBeDefined();
     expect(held?.metadata?.finalizers).toContain(ZONE_FINALIZER);
     expect(provider.backend.zones.has(zoneId)).toBe(true);
+    // What holds the deletion is on the object, not only in the operator's log.
+    expect(condition(held, 'Ready')).toMatchObject({ status: 'False', reason: 'ZoneDeletionFailed', message: expect.stringMatching(/could not be deleted: The DNS provider is unavailable/) });
+    expect(condition(held, 'ZoneReady')).toMatchObject({ status: 'False', reason: 'ProviderUnavailable' });
     // The failure is retried with backoff: the object goes once the zone could be deleted.
     provider.undeletable.delete(zoneId);
     await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 15_000 });

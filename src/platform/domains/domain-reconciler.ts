@@ -132,7 +132,7 @@ export class DomainReconciler {
     const records = (await this.#store.recordClient.list(namespace)).items.filter((r) => r.spec.domainRef.name === name);
     await Promise.all(records.map((r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? '')));
     const zoneId = domain.status?.hostedZoneId ?? (await this.#unrecordedZone(domain));
-    if (zoneId) await this.#settings.provider.deleteZone(zoneId);
+    if (zoneId) await this.#deleteZone(domain, zoneId);
     if (domain.metadata?.deletionTimestamp) return domain;
     let written = await this.#store.updateDomainStatus(domain, (live) => {
       const status = domainStatus(live, { deleted: true }, this.#now());
@@ -153,6 +153,20 @@ export class DomainReconciler {
       }
     }
     return written;
+  }
+
+  /** Deletes the zone; when the provider refuses, the status says so (else nothing would) before the error propagates. */
+  async #deleteZone(domain: ProjectDomain, zoneId: string): Promise<void> {
+    try {
+      await this.#settings.provider.deleteZone(zoneId);
+    } catch (err) {
+      const { failure, error } = failureOf(err);
+      await this.#store.updateDomainStatus(domain, (live) => {
+        const status = domainStatus(live, { deletionFailed: failure }, this.#now());
+        return statusChanged(live.status, status) ? status : undefined;
+      });
+      throw error;
+    }
   }
 
   /**

@@ -17,6 +17,8 @@ export interface DomainObservation {
   readonly records?: RecordsOutcome | ProviderFailure;
   /** Soft-deleted and cleaned up: zone and records are gone. */
   readonly deleted?: boolean;
+  /** Being deleted, but the provider refused to delete the zone: the deletion waits, and says why. */
+  readonly deletionFailed?: ProviderFailure;
 }
 
 export interface ProviderFailure {
@@ -58,6 +60,13 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     set({ type: 'RecordsApplied', status: 'False', reason: 'Deleted', message: 'The records were deleted with the domain.' });
     set({ type: 'Ready', status: 'False', reason: 'Deleted', message: `${name} was deleted; this object is kept as history. Add the domain again to host it anew.` });
     return { ...rest, state: 'deleted', records: 0, deletedAt: prev.deletedAt ?? formatTime(now), conditions };
+  }
+  if (seen.deletionFailed) {
+    const { failure, message } = seen.deletionFailed;
+    const why = `The hosted zone of ${name} could not be deleted: ${message} The deletion waits until it can be; the platform keeps retrying.`;
+    set({ type: 'ZoneReady', status: 'False', reason: providerReason(failure), message: why });
+    set({ type: 'Ready', status: 'False', reason: 'ZoneDeletionFailed', message: why });
+    return { ...status, conditions };
   }
   if (seen.invalid || seen.takenBy) {
     const reason = seen.invalid ? 'InvalidDomain' : 'DomainTaken';
