@@ -170,6 +170,29 @@ describe('managed_project_domain bindings', () => {
   });
 });
 
+describe('a closer project domain added later', () => {
+  it('takes the hostname\'s records: they move to its zone', async () => {
+    await createApp('store');
+    const outer = newDomain('outer');
+    const host = `app.shop.${outer}`;
+    const d1 = await addDomain(outer, true);
+    const h = await attach(host, 'store', 'managed_project_domain');
+    await until(live(h), (o) => condition(o, 'DnsReady')?.status === 'True' && o.status?.projectDomain === d1.metadata?.name, 'records in the outer domain');
+
+    // The test parent zone answers the closest delegation it holds: hand shop.<outer> its own (outer stays
+    // managed as far as its status goes, until its next re-check).
+    parent.undelegate(outer);
+    const d2 = await addDomain(`shop.${outer}`, true);
+    const moved = await until(live(h), (o) => o.status?.projectDomain === d2.metadata?.name && condition(o, 'DnsReady')?.status === 'True', 'records in the closer domain');
+    expect(moved.status?.dnsRecords).toEqual([{ recordType: 'CNAME', name: host, value: TARGET }]);
+    const records = (await recordClient.list(ns)).items.filter((r) => r.metadata?.ownerReferences?.some((o) => o.uid === h.metadata?.uid));
+    expect(records.map((r) => [r.spec.domainRef.name, r.spec.name])).toEqual([[d2.metadata?.name, 'app']]);
+    await vi.waitFor(async () => expect((await provider.listRecords(d2.status?.hostedZoneId ?? '')).filter((r) => r.name === host)).toEqual([{ name: host, type: 'CNAME', ttl: 300, values: [TARGET] }]), { timeout: 10_000 });
+    // …and leave the outer zone.
+    await vi.waitFor(async () => expect((await provider.listRecords(d1.status?.hostedZoneId ?? '')).filter((r) => r.name === host)).toEqual([]), { timeout: 10_000 });
+  });
+});
+
 describe('active bindings', () => {
   it('keep their hostname in the host names of an app with a build, and leave an app without one alone', async () => {
     await createApp('served', { activeBuildId: 'b-1', hostnames: ['kept.example.test'] });

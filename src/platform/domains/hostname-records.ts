@@ -76,6 +76,11 @@ export async function ensureManagedRecords(store: DomainStore, desired: readonly
         if (!isAlreadyExists(err)) throw err;
         current = await store.recordClient.get(namespace, name);
       }
+    } else if (current.spec.domainRef.name !== want.spec.domainRef.name || controllerUid(current) !== controllerUid(want)) {
+      // Another domain (a closer one was added) or another binding (detached and attached again): `domainRef`
+      // cannot change, and the owner decides when the garbage collector takes the record. Replaced, not edited.
+      await store.recordClient.delete(namespace, name);
+      current = await store.recordClient.create(want);
     } else if (statusChanged(current.spec, want.spec)) {
       current = await store.recordClient.replace({ ...current, spec: want.spec });
     }
@@ -84,6 +89,10 @@ export async function ensureManagedRecords(store: DomainStore, desired: readonly
     out.push(current);
   }
   return out;
+}
+
+function controllerUid(record: DnsRecord): string | undefined {
+  return record.metadata?.ownerReferences?.find((r) => r.controller)?.uid;
 }
 
 /** Whether every record is in the zone, and if not, why (the first record's reason). */
