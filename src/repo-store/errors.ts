@@ -40,6 +40,14 @@ export class HistoryUnavailableError extends PublicError {
   }
 }
 
+/** The repository is being deleted: it can be created again once the deletion is done. */
+export class RepoBusyError extends PublicError {
+  override readonly name = 'RepoBusyError';
+  constructor(repo: string) {
+    super(409, `repository ${repo} is being deleted; create it again in a moment`, { 'retry-after': '5' });
+  }
+}
+
 /** Too many writers won the race in a row; nothing of this publish is visible. Retry later. */
 export class PublishContentionError extends PublicError {
   override readonly name = 'PublishContentionError';

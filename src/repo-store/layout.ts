@@ -42,6 +42,14 @@ export function eventsCursorKey(repo: RepoPath): string {
   return `${repoPrefix(repo)}events/cursor.json`;
 }
 
+/** Bucket-wide prefix of deletion markers: while one is fresh, the repository cannot be created again. */
+export const DELETING_PREFIX = 'deleting/';
+
+/** The deletion marker of one repository, outside its prefix so the sweep leaves it to the last. */
+export function deletingKey(repo: RepoPath): string {
+  return `${DELETING_PREFIX}${repo.owner}/${repo.name}.json`;
+}
+
 /** Bucket-wide prefix of maintenance markers, so one LIST finds every repository with work due. */
 export const PENDING_PREFIX = 'pending/';
 

@@ -6,10 +6,10 @@ import { PublicError } from '../errors.ts';
 import type { ObjectStore, ObjectStream } from '../object-store/object-store.ts';
 import { listAll } from '../object-store/list-all.ts';
 import { decodeCheckpoint } from './checkpoint.ts';
-import { HistoryUnavailableError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
+import { HistoryUnavailableError, RepoBusyError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
 import { HeadCache, type RepoHead } from './head-cache.ts';
 import { KeyedMutex } from './keyed-mutex.ts';
-import { checkpointKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
+import { checkpointKey, deletingKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
 import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';
 import { encodeManifest, pristineManifest } from './manifest.ts';
@@ -52,6 +52,8 @@ export interface LogPage {
 }
 
 const JSON_TYPE = 'application/json';
+/** A deletion marker older than this was left by a deleter that died: creates go ahead again. */
+export const DELETION_MARKER_TTL_MS = 10 * 60 * 1000;
 const SHA256 = /^[0-9a-f]{64}$/;
 
 /**
@@ -83,21 +85,32 @@ export class RepoStore {
     const headRef = options.headRef ?? 'refs/heads/main';
     if (!isValidRefName(headRef)) throw new PublicError(400, `"${headRef}" is not a valid ref name`);
     const manifest = pristineManifest({ repo: path.full, repoId: randomUUID(), objectFormat: options.objectFormat ?? 'sha1', headRef, now: this.#now() });
+    // A deletion still sweeping the name would sweep the new repository's objects too (its pushes included).
+    if (await this.#beingDeleted(path)) throw new RepoBusyError(path.full);
     const put = await this.#store.put(manifestKey(path), encodeManifest(manifest), { ifNoneMatch: '*', contentType: JSON_TYPE });
     if (put.kind !== 'written') throw new RepoExistsError(path.full);
+    // One that started between the check and the write may sweep this manifest: undo it and refuse, rather
+    // than acknowledge a repository that can vanish. (Nobody else can have written it: ours won If-None-Match.)
+    if (await this.#beingDeleted(path)) {
+      await this.#store.delete(manifestKey(path));
+      throw new RepoBusyError(path.full);
+    }
     const head: RepoHead = Object.freeze({ ...manifest, etag: put.etag });
     this.#heads.remember(path, head);
     return head;
   }
 
   /**
-   * Deletes the repository: the manifest first (from then on it does not exist, and no CAS can succeed on
-   * it), then every object under its prefix, then its maintenance marker. Deleting a missing repository
-   * succeeds. A publish racing the delete can leave objects behind; they belong to no incarnation a later
-   * `createRepo` makes, and the next delete sweeps them.
+   * Deletes the repository: a deletion marker first (until it is gone, `createRepo` of the name is refused,
+   * so the sweep cannot take a new incarnation's objects), then the manifest (from then on it does not exist,
+   * and no CAS can succeed on it), then every object under its prefix, its maintenance marker, and last the
+   * deletion marker. Deleting a missing repository succeeds. A publish racing the delete can leave objects
+   * behind; they belong to no incarnation a later `createRepo` makes, and the next delete sweeps them. A
+   * deleter that dies leaves its marker, which stops counting after {@link DELETION_MARKER_TTL_MS}.
    */
   async deleteRepo(repo: string): Promise<void> {
     const path = parseRepoPath(repo);
+    await this.#store.put(deletingKey(path), JSON.stringify({ at: this.#now().toISOString() }), { contentType: JSON_TYPE });
     await this.#store.delete(manifestKey(path));
     this.#heads.forget(path);
     const batch: Promise<void>[] = [];
@@ -107,6 +120,20 @@ export class RepoStore {
     }
     await Promise.all(batch);
     await this.#store.delete(pendingKey(path));
+    await this.#store.delete(deletingKey(path));
+  }
+
+  /** Whether a deletion of the name is under way: its marker exists and is younger than the TTL. */
+  async #beingDeleted(path: RepoPath): Promise<boolean> {
+    const marker = await this.#store.get(deletingKey(path));
+    if (marker?.kind !== 'object') return false;
+    let at = Number.NaN;
+    try {
+      at = Date.parse((JSON.parse(Buffer.from(marker.body).toString('utf8')) as { at?: string }).at ?? '');
+    } catch {
+      // Unreadable, so its age cannot be told: not ours, and no reason to refuse creates forever.
+    }
+    return Number.isFinite(at) && this.#now().getTime() - at < DELETION_MARKER_TTL_MS;
   }
 
   /**

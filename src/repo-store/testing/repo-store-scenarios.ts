@@ -8,7 +8,7 @@ import { listAll } from '../../object-store/list-all.ts';
 import { CountingObjectStore } from '../../object-store/testing/counting-object-store.ts';
 import { FaultObjectStore, SimulatedCrash } from '../../object-store/testing/fault-object-store.ts';
 import { RepoExistsError, RepoNotFoundError } from '../errors.ts';
-import { logKey, manifestKey, repoPrefix } from '../layout.ts';
+import { deletingKey, logKey, manifestKey, repoPrefix } from '../layout.ts';
 import { encodeLogEntry } from '../log-entry.ts';
 import type { PublishRequest, PublishResult } from '../publish.ts';
 import { zeroOid, type RefUpdate } from '../refs.ts';
@@ -325,6 +325,56 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect(head.seq).toBe(1);
       expect(head.refs.get('refs/heads/main')).toBe(oid('one'));
       expect(await s.connect().head(logKey(path, 2))).toBeUndefined();
+    });
+
+    it('refuses to create a repository again while its deletion sweeps, so the sweep never takes the new one', async () => {
+      const s = subject();
+      const a = new RepoStore({ store: s.connect() });
+      const repo = newRepoName();
+      await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('one') }], { pack: smallPack() })));
+      // A deleter that stalls in its sweep (a large repository, a slow store).
+      const inner = s.connect();
+      let release: () => void = () => undefined;
+      const stall = new Promise<void>((resolve) => (release = resolve));
+      let sweeping: () => void = () => undefined;
+      const inSweep = new Promise<void>((resolve) => (sweeping = resolve));
+      const slow: ObjectStore = {
+        get: (key, options) => inner.get(key, options),
+        getStream: (key) => inner.getStream(key),
+        head: (key) => inner.head(key),
+        put: (key, body, options) => inner.put(key, body, options),
+        list: (prefix, options) => inner.list(prefix, options),
+        delete: async (key) => {
+          if (key.includes('/packs/') || key.includes('/log/')) {
+            sweeping();
+            await stall;
+          }
+          return inner.delete(key);
+        },
+      };
+      const deleting = new RepoStore({ store: slow }).deleteRepo(repo);
+      await inSweep;
+      await expect(a.createRepo(repo)).rejects.toMatchObject({ name: 'RepoBusyError', status: 409 });
+      release();
+      await deleting;
+      await a.createRepo(repo);
+      published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('two') }], { pack: smallPack() })));
+      const head = await new RepoStore({ store: s.connect() }).readHead(repo, { fresh: true });
+      expect(head.refs.get('refs/heads/main')).toBe(oid('two'));
+      expect(head.packs).toHaveLength(1);
+    });
+
+    it('lets a deletion marker its deleter left behind (it died) stop refusing creates after ten minutes', async () => {
+      const s = subject();
+      const raw = s.connect();
+      const repo = newRepoName();
+      const marker = (at: Date) => raw.put(deletingKey(parseRepoPath(repo)), JSON.stringify({ at: at.toISOString() }));
+      const now = new Date();
+      await marker(new Date(now.getTime() - 60_000));
+      await expect(new RepoStore({ store: s.connect() }).createRepo(repo)).rejects.toMatchObject({ name: 'RepoBusyError' });
+      await marker(new Date(now.getTime() - 11 * 60_000));
+      await expect(new RepoStore({ store: s.connect() }).createRepo(repo)).resolves.toMatchObject({ seq: 0 });
     });
 
     it('deleteRepo removes every object, and a new incarnation replaces what a torn delete left', async () => {
