@@ -61,6 +61,15 @@ describe('cw-git HTTP surface', () => {
     expect([gone.statusCode, gone.json().error]).toEqual([404, 'repository_not_found']);
   });
 
+  it('answers a create while the name is still being deleted 409, retryable, with Retry-After', async () => {
+    // The marker a deletion still sweeping leaves (repo-store scenarios cover the sweep itself).
+    await t.objects.put('deleting/acme/busy.json', JSON.stringify({ at: new Date().toISOString() }));
+    const busy = await t.app.inject({ method: 'PUT', url: '/acme/busy', headers: write });
+    expect(busy.statusCode).toBe(409);
+    expect(busy.headers['retry-after']).toBe('5');
+    expect(busy.json()).toEqual({ error: 'repository_being_deleted', message: 'repository acme/busy is being deleted; create it again in a moment', retryable: true });
+  });
+
   it('refuses bad names, bad bodies, missing tokens and missing scopes with a JSON error', async () => {
     const badName = await t.app.inject({ method: 'PUT', url: '/acme/site.git', headers: write });
     expect([badName.statusCode, badName.json().error]).toEqual([400, 'invalid_repository_name']);

@@ -13,9 +13,11 @@ export interface ErrorBody {
 const CODES: Readonly<Record<string, string>> = {
   RepoNotFoundError: 'repository_not_found',
   RepoExistsError: 'repository_exists',
+  RepoBusyError: 'repository_being_deleted',
   InvalidRepoNameError: 'invalid_repository_name',
   InvalidPublishError: 'invalid_request',
   PublishContentionError: 'contention',
+  PublishIncompleteError: 'publish_incomplete',
   SeqOutOfRangeError: 'seq_out_of_range',
   HistoryUnavailableError: 'history_unavailable',
   PktLineError: 'invalid_git_request',
@@ -28,7 +30,8 @@ const BY_STATUS: Readonly<Record<number, string>> = {
 };
 
 export function sendError(reply: FastifyReply, status: number, error: string, message: string, headers: Record<string, string> = {}): FastifyReply {
-  const body: ErrorBody = { error, message, retryable: status === 503 || status === 429 };
+  // Anything that says when to come back is worth coming back for (a 409 while a deletion finishes, too).
+  const body: ErrorBody = { error, message, retryable: status === 503 || status === 429 || 'retry-after' in headers };
   return reply.code(status).headers(headers).type('application/json').send(body);
 }
 
