@@ -39,9 +39,10 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
       summary: 'Create an access token for yourself',
       description:
         'The response carries the token itself in `access_token`; it is never shown again (listings carry only ' +
-        '`token_id`). The new token may hold only scopes the calling token holds.',
+        '`token_id`). The new token may hold only scopes the calling token holds, and expires no later than it. ' +
+        'A user holds at most 100 active tokens (409 past that: revoke some first).',
       body: TokenBody,
-      response: { 201: CreatedToken, ...errorResponses(400, 413, 415, 500) },
+      response: { 201: CreatedToken, ...errorResponses(400, 409, 413, 415, 500) },
     },
     handler: async (request, reply) => {
       // Whole seconds, as the store keeps them (Kubernetes timestamps), so this answer and later listings agree.

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, type Principal } from './authenticate.ts';
-import { BadRequestError, ForbiddenError, NotFoundError } from './errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors.ts';
 import { issueToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import { createPersonalToken, listPersonalTokens, revokePersonalToken } from './personal-tokens.ts';
@@ -30,6 +30,22 @@ describe('createPersonalToken', () => {
   ])('refuses $name', async ({ scopes, error }) => {
     await expect(createPersonalToken(as('alice', ['tokens:write', 'apps:read']), { scopes, description: 'x' }, store, NOW)).rejects.toThrow(error);
     expect(await store.listTokens('alice')).toEqual([]);
+  });
+});
+
+describe('the number of tokens a user holds', () => {
+  it('is capped at 100 active ones; revoked and expired ones do not count', async () => {
+    const maker = as('alice', ['tokens:write', 'apps:read']);
+    const made = [];
+    for (let i = 0; i < 100; i++) made.push(await createPersonalToken(maker, { scopes: 'apps:read', description: `t${i}`, ...(i === 0 ? { expiresAt: later(60_000) } : {}) }, store, NOW));
+    await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'one more' }, store, NOW)).rejects.toThrow(
+      'You hold 100 active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.',
+    );
+    // Once one has expired, or one is revoked, there is room again.
+    await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'after expiry' }, store, later(60_000))).resolves.toBeDefined();
+    await revokePersonalToken(maker, made[1]?.record.id ?? '', store);
+    await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'after revoke' }, store, later(60_000))).resolves.toBeDefined();
+    await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'full again' }, store, later(60_000))).rejects.toThrow(ConflictError);
   });
 });
 

@@ -1,5 +1,5 @@
 import { requireScope, type Principal } from './authenticate.ts';
-import { NotFoundError } from './errors.ts';
+import { ConflictError, NotFoundError } from './errors.ts';
 import { assertCanGrant, expiryWithin, issueToken, type IssuedToken } from './issue-token.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
@@ -24,19 +24,30 @@ export interface PersonalTokenRequest {
 }
 
 /**
+ * Active tokens one user may hold. Each is an object in the cluster and a rate-limit bucket of its own:
+ * without a cap, one user could fill the control plane, or spread requests over fresh buckets.
+ */
+export const MAX_ACTIVE_TOKENS_PER_USER = 100;
+
+/**
  * Creates a token for the caller's own user with at most the caller's scopes.
  *
  * @throws BadRequestError for unknown or missing scopes or a bad description or expiry.
  * @throws ForbiddenError without `tokens:write` or when asking for a scope the caller lacks.
+ * @throws ConflictError when the user already holds {@link MAX_ACTIVE_TOKENS_PER_USER} active tokens.
  */
 export async function createPersonalToken(
   principal: Principal,
   request: PersonalTokenRequest,
-  store: Pick<TokenStore, 'createToken'>,
+  store: Pick<TokenStore, 'createToken' | 'listTokens'>,
   now: Date,
 ): Promise<IssuedToken> {
   const scopes = parseScopes(request.scopes);
   assertCanGrant(principal, scopes);
+  const active = (await store.listTokens(principal.userId)).filter((token) => summarize(token, now).state === 'active').length;
+  if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
+    throw new ConflictError(`You hold ${active} active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.`);
+  }
   return issueToken(principal.userId, { scopes, description: request.description, expiresAt: expiryWithin(principal, request.expiresAt) }, store, now);
 }
 
