@@ -14,14 +14,14 @@ import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
 import { artifactsFromEnv } from './artifacts-from-env.ts';
 import type { ReadinessCheck } from './routes/health.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
-import { startServer } from './server.ts';
+import { startServer, trustProxyFromEnv } from './server.ts';
 
 /**
  * `cw-api`: the platform API server. Configuration from the environment: KUBECONFIG (else in-cluster),
  * CW_API_HOST (default 127.0.0.1), CW_API_PORT (default 8080), CW_API_PUBLIC_URL (how users reach it, for
  * links such as the device verification page; default http://CW_API_HOST:CW_API_PORT),
  * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
- * (requests per second and burst per caller, default 50 and 200).
+ * (requests per second and burst per caller, default 50 and 200), CW_API_TRUST_PROXY (`trustProxyFromEnv`).
  *
  * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the object store settings of `artifactsFromEnv`.
  * CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an app's default host is
@@ -35,6 +35,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const host = env.CW_API_HOST ?? '127.0.0.1';
   const port = Number(env.CW_API_PORT ?? 8080);
   const publicUrl = env.CW_API_PUBLIC_URL ?? `http://${host}:${port}`;
+  // Checked before anything starts: a typo fails at once, with the variable named.
+  const trustProxy = trustProxyFromEnv(env.CW_API_TRUST_PROXY);
 
   // One watch per kind for the whole process: the token store and the project directory share them.
   const informers = createInformerFactory(kube, {
@@ -74,7 +76,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
         dns,
       },
     },
-    { host, port, shutdownGraceMs: 10_000 },
+    { host, port, shutdownGraceMs: 10_000, ...(trustProxy === undefined ? {} : { trustProxy }) },
   );
 }
 

@@ -191,6 +191,9 @@ beforeAll(async () => {
     'dns.timeoutMs': 300,
     'dns.ownerId': `chart-${releaseNamespace}`,
     'api.publicUrl': 'https://api.chart.test',
+    // The API runs with it: a value the chart passes wrongly would stop it at start.
+    // (`--set` splits at commas: a list given on the command line escapes them.)
+    'api.trustProxy': '127.0.0.1\\,10.0.0.0/8',
     'git.enabled': false,
   });
   rendered = parseAllDocuments(yaml)
@@ -280,6 +283,10 @@ describe('the Helm chart', () => {
     for (const name of ['cloudwright-api', 'cloudwright-operator']) {
       expect(containerOf('Deployment', name).env?.find((e) => e.name === 'CW_RUNTIME_STATUS_URL')?.value, name).toBe(expected);
     }
+  });
+
+  it('gives the API the proxies to trust', () => {
+    expect(containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_API_TRUST_PROXY')?.value).toBe('127.0.0.1,10.0.0.0/8');
   });
 
   it.each([
