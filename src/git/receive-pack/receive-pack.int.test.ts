@@ -82,6 +82,28 @@ describe('receivePack', () => {
     expect((await repos.readHead('acme/site')).seq).toBe(0);
   });
 
+  it('refuses only the ref whose history is incomplete, and publishes the others', async () => {
+    const { repos, push, refused } = await setup();
+    const dir = await mkdtemp(join(tmpdir(), 'cw-rp-src-'));
+    await git(dir, ['init', '-q']);
+    const tree = async (text: string) => {
+      const blob = await git(dir, ['hash-object', '-w', '--stdin'], text);
+      await git(dir, ['read-tree', '--empty']);
+      await git(dir, ['update-index', '--add', '--cacheinfo', `100644,${blob},f.txt`]);
+      return git(dir, ['write-tree']);
+    };
+    const base = await git(dir, ['commit-tree', await tree('base\n'), '-m', 'base']);
+    // Its parent (and the tree they share) stay out of the pack: the client claims history the server lacks.
+    const orphan = await git(dir, ['commit-tree', await git(dir, ['rev-parse', `${base}^{tree}`]), '-p', base, '-m', 'orphan']);
+    const whole = await git(dir, ['commit-tree', await tree('whole\n'), '-m', 'whole']);
+    const pack = (await runGit(['-C', dir, 'pack-objects', '--stdout', '--revs'], { stdin: `${whole}\n${orphan}\n^${base}\n` })).stdout;
+    const result = await push(pktLine(`${Z} ${whole} refs/heads/main\0report-status\n`), pktLine(`${Z} ${orphan} refs/heads/orphan\n`), FLUSH, pack);
+    expect(result.lines).toEqual(['unpack ok', 'ok refs/heads/main', 'ng refs/heads/orphan missing necessary objects']);
+    expect(refused).toEqual(['connectivity']);
+    const head = await repos.readHead('acme/site');
+    expect([...head.refs.keys()]).toEqual(['refs/heads/main']);
+  });
+
   it('with atomic, one refused ref refuses all; a corrupt pack is an unpack error', async () => {
     const { repos, push } = await setup();
     const { blob, commit, pack } = await scratch();

@@ -130,12 +130,15 @@ async function checkObjects(
   refuse: (ref: string, reason: string, label: RefusalReason) => void,
 ): Promise<void> {
   const tips = [...new Set(commands.map((c) => c.new))];
-  const [types, connected] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
+  const [types, allConnected] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
+  // One walk for the usual push; when it fails, each tip on its own, so one incomplete history refuses only
+  // its own refs (as git does), not every ref of the push.
+  const connected = allConnected || tips.length === 1 ? new Map(tips.map((tip) => [tip, allConnected])) : new Map(await Promise.all(tips.map(async (tip) => [tip, await isConnected([tip], env)] as const)));
   for (const command of commands) {
     const type = types.get(command.new);
     if (type === undefined || type === 'missing') refuse(command.ref, 'missing necessary objects', 'connectivity');
     else if (command.ref.startsWith('refs/heads/') && type !== 'commit') refuse(command.ref, `a branch must point to a commit, not a ${type}`, 'invalid');
-    else if (!connected) refuse(command.ref, 'missing necessary objects', 'connectivity');
+    else if (!connected.get(command.new)) refuse(command.ref, 'missing necessary objects', 'connectivity');
   }
 }
 
