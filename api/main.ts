@@ -76,7 +76,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
         dns,
       },
     },
-    { host, port, shutdownGraceMs: 10_000, ...(trustProxy === undefined ? {} : { trustProxy }) },
+    { host, port, shutdownGraceMs: 10_000, trustProxy },
   );
 }
 

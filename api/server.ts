@@ -38,8 +38,7 @@ export function trustProxyFromEnv(value: string | undefined): boolean | string[]
 
 /** Owns listening and shutdown; `app.ts` owns everything the server does. */
 export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
-  const { trustProxy } = options;
-  const app = await buildApp(deps, { logger: serverLoggerOptions(), ...(trustProxy === undefined ? {} : { trustProxy }) });
+  const app = await buildApp(deps, { logger: serverLoggerOptions(), trustProxy: options.trustProxy });
   await app.listen({ host: options.host, port: options.port });
   const shutdown = (signal: string) => {
     app.log.info({ signal }, 'shutting down');

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import type { DeviceFlow } from '../../src/auth/index.ts';
+import { DEFAULT_MAX_STARTS_PER_LIFETIME, type DeviceFlow } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/rate-limit.ts';
@@ -108,9 +108,9 @@ function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, si
       summary: 'Start a device sign-in (RFC 8628 device authorization request)',
       description:
         'Public. Send `scope` (space-separated scope names) as JSON or as a form body. Show the user `user_code` and ' +
-        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details. Limited to 10 ' +
-        'sign-ins at once and one every 10 s after that per client address (429), and per API process to 1000 ' +
-        'within a code lifetime (503).',
+        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details. Limited to ' +
+        `${signInRateLimit.burst} sign-ins at once and one every ${1 / signInRateLimit.perSecond} s after that per client address (429), ` +
+        `and per API process to ${DEFAULT_MAX_STARTS_PER_LIFETIME} within a code lifetime (503).`,
       consumes,
       body: DeviceCodeBody,
       response: { 200: DeviceAuthorization, ...errorResponses(400, 413, 415, 429, 500, 503) },

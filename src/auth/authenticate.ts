@@ -38,7 +38,7 @@ export async function authenticate(
   store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
   now: Date,
 ): Promise<Principal> {
-  return (await resolvePrincipal(hashToken(bearerToken(authorizationHeader)), store, now)).principal;
+  return resolvePrincipal(hashToken(bearerToken(authorizationHeader)), store, now);
 }
 
 /**
@@ -63,12 +63,6 @@ export function bearerToken(authorizationHeader: string | undefined): PlaintextT
   return parsed.token;
 }
 
-/** A principal, with the instant its token expires (from then on it is refused). */
-export interface ResolvedPrincipal {
-  readonly principal: Principal;
-  readonly expiresAt: Date | undefined;
-}
-
 /**
  * The principal of the stored token whose hash is `tokenHash`, as of `now`.
  *
@@ -79,7 +73,7 @@ export async function resolvePrincipal(
   tokenHash: string,
   store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
   now: Date,
-): Promise<ResolvedPrincipal> {
+): Promise<Principal> {
   const record = await store.findTokenByHash(tokenHash);
   // Re-checked here so a store that matched loosely (a prefix, another case) cannot let a token through.
   if (!record || !tokenHashesEqual(record.tokenHash, tokenHash)) throw presented('The access token is not recognised.');
@@ -93,8 +87,7 @@ export async function resolvePrincipal(
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
   const scopes = effectiveScopes(record.scopes, user.admin);
-  const principal: Principal = { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
-  return { principal, expiresAt: record.expiresAt };
+  return { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
 }
 
 const WHITESPACE = /\s+/;

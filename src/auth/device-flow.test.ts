@@ -238,27 +238,25 @@ describe('the token', () => {
     expect(await tokens.getToken(response.tokenId)).toMatchObject({ description: 'Device sign-in on 2030-06-01', expiresAt: undefined });
   });
 
+  /** An `apps:read` sign-in `approver` approves at 1 s, polled at `pollAt` s: a token, working until `expiry` s and not from then on. */
+  async function expectExpiry(approver: Principal, pollAt: number, expiresIn: number, expiry: number): Promise<void> {
+    const { device_code, user_code } = await flow.start('apps:read', T0);
+    await flow.approve(user_code, approver, at(1));
+    const response = await flow.poll(device_code, at(pollAt));
+    expect(response).toMatchObject({ status: 200, body: { expires_in: expiresIn } });
+    const token = response.status === 200 ? response.body.access_token : '';
+    await expect(authenticate(`Bearer ${token}`, tokens, at(expiry - 0.001))).resolves.toMatchObject({ userId: 'alice' });
+    await expect(authenticate(`Bearer ${token}`, tokens, at(expiry))).rejects.toThrow('The access token has expired.');
+  }
+
   it('expires after tokenLifetimeSeconds when configured', async () => {
     setUp({ tokenLifetimeSeconds: 3600 });
-    const { device_code, user_code } = await flow.start('apps:read', T0);
-    await flow.approve(user_code, alice, at(1));
-    const response = await flow.poll(device_code, at(5));
-    expect(response).toMatchObject({ status: 200, body: { expires_in: 3600 } });
-    const token = response.status === 200 ? response.body.access_token : '';
-    await expect(authenticate(`Bearer ${token}`, tokens, at(3604.999))).resolves.toMatchObject({ userId: 'alice' });
-    await expect(authenticate(`Bearer ${token}`, tokens, at(3605))).rejects.toThrow('The access token has expired.');
+    await expectExpiry(alice, 5, 3600, 3605);
   });
 
   it('never outlives the token that approved it', async () => {
     setUp({ tokenLifetimeSeconds: 7200 });
-    const expiring: Principal = { ...alice, expiresAt: at(3600) };
-    const { device_code, user_code } = await flow.start('apps:read', T0);
-    await flow.approve(user_code, expiring, at(1));
-    const response = await flow.poll(device_code, at(600));
-    expect(response).toMatchObject({ status: 200, body: { expires_in: 3000 } });
-    const token = response.status === 200 ? response.body.access_token : '';
-    await expect(authenticate(`Bearer ${token}`, tokens, at(3599))).resolves.toMatchObject({ userId: 'alice' });
-    await expect(authenticate(`Bearer ${token}`, tokens, at(3600))).rejects.toThrow('The access token has expired.');
+    await expectExpiry({ ...alice, expiresAt: at(3600) }, 600, 3000, 3600);
   });
 
   it('is not handed out once the approving token has expired', async () => {

@@ -14,6 +14,8 @@ import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
 
+/** Sign-ins one process starts within one code lifetime at most, unless configured otherwise. */
+export const DEFAULT_MAX_STARTS_PER_LIFETIME = 1000;
 /** How long a device authorization can be approved and redeemed (RFC 8628 `expires_in`). */
 export const DEVICE_CODE_LIFETIME_SECONDS = 900;
 /** The polling interval handed out at the start (RFC 8628 `interval`; also its default). */
@@ -50,7 +52,7 @@ export interface DeviceFlowOptions {
   /** Lifetime of tokens minted by the flow; absent: they do not expire, like personal access tokens. */
   readonly tokenLifetimeSeconds?: number | undefined;
   /**
-   * Sign-ins this process starts within one code lifetime at most (default 1000). Starting one is public and
+   * Sign-ins this process starts within one code lifetime at most (default {@link DEFAULT_MAX_STARTS_PER_LIFETIME}). Starting one is public and
    * stores a grant in the cluster: past this, `start` answers 503 rather than let anyone fill the control
    * plane with grants nobody answers.
    */
@@ -105,7 +107,7 @@ export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
     const shown = JSON.stringify(options.verificationUri);
     throw new TypeError(`the device verification URI must be an absolute http(s) URL, not ${shown}`);
   }
-  const recentStarts = new StartWindow(options.maxStartsPerLifetime ?? 1000, DEVICE_CODE_LIFETIME_SECONDS * 1000);
+  const recentStarts = new StartWindow(options.maxStartsPerLifetime ?? DEFAULT_MAX_STARTS_PER_LIFETIME, DEVICE_CODE_LIFETIME_SECONDS * 1000);
   return {
     start: async (scopes, now) => {
       recentStarts.checkRoom(now);

@@ -9,11 +9,11 @@ export {
   resolvePrincipal,
   type AccessRequirement,
   type Principal,
-  type ResolvedPrincipal,
 } from './authenticate.ts';
 export { PrincipalCache } from './principal-cache.ts';
 export {
   createDeviceFlow,
+  DEFAULT_MAX_STARTS_PER_LIFETIME,
   DEVICE_CODE_LIFETIME_SECONDS,
   INITIAL_POLL_INTERVAL_SECONDS,
   type DeviceAuthorizationRequest,

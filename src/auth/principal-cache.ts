@@ -59,9 +59,9 @@ export class PrincipalCache {
     const tokenHash = hashToken(bearerToken(authorizationHeader));
     // Read before the lookups: a change that lands while they run must keep their answer out of the cache.
     const revision = this.#store.revision;
-    const { principal, expiresAt } = await resolvePrincipal(tokenHash, this.#store, now);
+    const principal = await resolvePrincipal(tokenHash, this.#store, now);
     if (revision === this.#store.revision) {
-      this.#entries.set(tokenHash, { principal, expiresAtMs: expiresAt?.getTime() ?? Number.POSITIVE_INFINITY, revision });
+      this.#entries.set(tokenHash, { principal, expiresAtMs: principal.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY, revision });
     }
     return principal;
   }

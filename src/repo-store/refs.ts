@@ -94,10 +94,14 @@ export function validateRefUpdates(
 ): RefVerdict {
   const zero = zeroOid(format);
   const rejections = new Map<RefUpdate, Extract<RefResult, { status: 'rejected' }>>();
-  // Already where the update would put it: a retry of a publish whose answer was lost or that failed
-  // after its entry was written. Done, not stale.
-  const done = new Set(updates.filter((u) => (refs.get(u.ref) ?? zero) === u.new));
-  for (const u of updates) if (!done.has(u) && (refs.get(u.ref) ?? zero) !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
+  const done = new Set<RefUpdate>();
+  for (const u of updates) {
+    const current = refs.get(u.ref) ?? zero;
+    // Already where the update would put it: a retry of a publish whose answer was lost or that failed
+    // after its entry was written. Done, not stale.
+    if (current === u.new) done.add(u);
+    else if (current !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
+  }
   for (const [u, other] of nameConflicts(refs, updates.filter((u) => !rejections.has(u)), zero)) {
     rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'ref name conflict', conflictsWith: other });
   }

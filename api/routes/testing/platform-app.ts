@@ -144,7 +144,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   };
   fixture.app = await buildApp({
     readiness: [],
-    ...(options.deviceSignInRateLimit ? { deviceSignInRateLimit: options.deviceSignInRateLimit } : {}),
+    deviceSignInRateLimit: options.deviceSignInRateLimit,
     now: () => new Date(Date.now() + fixture.clockOffsetMs),
     platform: {
       tokens,
