@@ -6,7 +6,7 @@ import type { BuildCatalog } from '../src/platform/builds.ts';
 import type { DomainServices } from '../src/platform/domains/domain-services.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
-import { auth } from './plugins/auth.ts';
+import { authentication, authorization } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
 import { problemDetails, sendProblem } from './plugins/problem-details.ts';
@@ -32,7 +32,7 @@ export interface AppDependencies {
   readiness: ReadinessCheck[];
   platform?: PlatformDependencies;
   now?: () => Date;
-  /** Per-caller request rate; default 50/s with bursts of 200. */
+  /** Per-caller request rate (and per-address rate of failed authentications); default 50/s with bursts of 200. */
   rateLimit?: RateLimitOptions;
   /** Per-address rate of starting device sign-ins (public, each stores a grant); default `DEVICE_CODE_RATE_LIMIT`. */
   deviceSignInRateLimit?: RateLimitOptions;
@@ -86,8 +86,13 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   problemDetails(app);
   notFound(app);
   await openapi(app, API_VERSION);
-  if (deps.platform) auth(app, deps.platform.tokens, now);
-  rateLimit(app, deps.rateLimit ?? { perSecond: 50, burst: 200 });
+  const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
+  // In this order on every route: who is calling, how fast (per token, so refused requests count too), then
+  // whether they may. Requests failing authentication never reach the limiter; authentication limits those
+  // by address, as much.
+  if (deps.platform) authentication(app, deps.platform.tokens, now, callerLimit);
+  rateLimit(app, callerLimit);
+  if (deps.platform) authorization(app, deps.platform.tokens);
 
   healthRoutes(app, deps.readiness);
   if (deps.platform) {

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { authorize, PrincipalCache, requireScope, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
+import { authorize, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
+import { PublicError } from '../../src/errors.ts';
 import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
 import { appendOnRequest } from './route-hooks.ts';
+import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
 /** What a route needs from its caller; `false` marks a public route. */
 export type RouteAuth = false | { scope: Scope; project?: boolean };
@@ -22,17 +24,26 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /**
- * Bearer authentication and scope/project authorisation, driven by each route's `config.auth`. Routes
- * must declare it: one without is refused at registration, so no route is public by accident. The same
- * declaration adds the route's security requirement and its implicit error responses to OpenAPI.
+ * Bearer authentication, driven by each route's `config.auth`. Routes must declare it: one without is
+ * refused at registration, so no route is public by accident. The same declaration adds the route's
+ * security requirement and its implicit error responses to OpenAPI. Register {@link authorization} after
+ * the rate limiter, which sits between the two: it limits an authenticated caller by its token, so a
+ * token's requests count whether or not it may make them.
  *
  * Each authenticated route gets a hook of its own (public routes none), which knows the route's
- * requirement without looking it up per request. The hook runs at `onRequest`, before the body is read or
+ * requirement without looking it up per request. The hooks run at `onRequest`, before the body is read or
  * validated, so an unauthenticated caller learns nothing from a 400. A caller seen since the last token or
  * user change is answered from the {@link PrincipalCache} without leaving the hook synchronously.
+ *
+ * Requests that fail authentication (401) never reach the rate limiter, so they are limited here, per
+ * client address, by `failureLimit`. An address that has spent that allowance is answered 429 for any token
+ * not already authenticated, before the token is even hashed, until the allowance refills; callers already
+ * authenticated from it carry on.
  */
-export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date): void {
+export function authentication(app: FastifyInstance, tokens: TokenStore, now: () => Date, failureLimit: RateLimitOptions): void {
   const principals = new PrincipalCache(tokens);
+  const failures = failedAuthentications(failureLimit, now);
+  const authenticate = authenticateHook(principals, failures, now);
   app.addHook('onRoute', (route) => {
     const requirement = route.config?.auth;
     if (requirement === undefined) {
@@ -52,33 +63,59 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date):
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
-    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, tokens, now));
+    if (requirement !== false) appendOnRequest(route, authenticate);
   });
   app.decorateRequest('principal', undefined);
 }
 
-/** The onRequest hook of a route that needs `requirement`. */
-function authorizeFor(requirement: AccessRule, principals: PrincipalCache, tokens: TokenStore, now: () => Date): onRequestHookHandler {
-  const admit = async (request: FastifyRequest, principal: Principal): Promise<void> => {
-    request.principal = principal;
-    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
-    if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
-    else requireScope(principal, requirement.scope);
-  };
+/**
+ * Scope and project authorisation of each authenticated route's caller, per its `config.auth`: missing
+ * scope or another project's route → 403. Register it after {@link authentication} and the rate limiter.
+ */
+export function authorization(app: FastifyInstance, tokens: TokenStore): void {
+  app.addHook('onRoute', (route) => {
+    const requirement = route.config?.auth;
+    if (requirement) appendOnRequest(route, authorizeHook(requirement, tokens));
+  });
+}
+
+/** Sets the request's principal, or answers 401 (or 429 to an address that keeps failing). */
+function authenticateHook(principals: PrincipalCache, failures: FailedAuthentications, now: () => Date): onRequestHookHandler {
   // Callback style: an async hook would cost a promise per request even when nothing needs waiting for.
   return (request, _reply, done) => {
     const header = request.headers.authorization;
     const known = principals.cached(header, now().getTime());
+    if (known !== undefined) {
+      request.principal = known;
+      return done();
+    }
+    const refused = failures.refusal(request.ip);
+    if (refused) return done(refused);
+    principals.authenticate(header, now()).then(
+      (principal) => {
+        request.principal = principal;
+        done();
+      },
+      (err: Error) => {
+        failures.count(request.ip, err);
+        done(err);
+      },
+    );
+  };
+}
+
+/** Answers 403 unless the principal holds the route's scope (and, on a project route, is a member). */
+function authorizeHook(requirement: AccessRule, tokens: TokenStore): onRequestHookHandler {
+  return (request, _reply, done) => {
+    const principal = principalOf(request);
     // Project routes also check the membership, which the store answers asynchronously.
-    if (known === undefined || requirement.project) {
-      const admitted = known ? admit(request, known) : principals.authenticate(header, now()).then((principal) => admit(request, principal));
-      admitted.then(() => done(), done);
+    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
+    if (projectId !== undefined) {
+      authorize(principal, { scope: requirement.scope, projectId }, tokens).then(() => done(), done);
       return;
     }
-    // The common case without a promise: a caller seen before, on a route outside any project.
-    request.principal = known;
     try {
-      requireScope(known, requirement.scope);
+      requireScope(principal, requirement.scope);
     } catch (err) {
       return done(err as Error);
     }
@@ -87,3 +124,28 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, token
 }
 
 type AccessRule = Exclude<RouteAuth, false>;
+
+interface FailedAuthentications {
+  /** The 429 for an address that has spent its allowance of failed authentications, else `undefined`. */
+  refusal(address: string): PublicError | undefined;
+  /** Counts `err` against `address` if it is a failed authentication. */
+  count(address: string, err: Error): void;
+}
+
+function failedAuthentications(limit: RateLimitOptions, now: () => Date): FailedAuthentications {
+  const buckets = new TokenBuckets(limit, (limit.maxCallers ?? 100_000) / 2, () => now().getTime());
+  return {
+    refusal: (address) => {
+      if (buckets.hasRoom(address)) return undefined;
+      const retryAfter = buckets.retryAfterSeconds(address);
+      return new PublicError(
+        429,
+        `Too many requests with a missing or invalid token from this address (limit: ${describeRate(limit.perSecond)}); retry in ${retryAfter} s.`,
+        { 'retry-after': String(retryAfter) },
+      );
+    },
+    count: (address, err) => {
+      if (err instanceof UnauthorizedError) buckets.take(address);
+    },
+  };
+}

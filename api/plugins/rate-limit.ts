@@ -1,30 +1,14 @@
 import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
-import { RecentMap } from '../../src/collections/recent-map.ts';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
+import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
-export interface RateLimitOptions {
-  /** Sustained requests per second per caller. */
-  perSecond: number;
-  /** Requests a caller may send at once after being idle. */
-  burst: number;
-  /**
-   * Callers remembered at most (memory stays bounded), half of them tokens and half addresses. A caller is
-   * forgotten, and so starts again with a full burst, only once a quarter this many other callers of its
-   * kind have been seen since its last request.
-   */
-  maxCallers?: number;
-}
+export type { RateLimitOptions } from './token-buckets.ts';
 
 const EXEMPT = new Set(['/healthz', '/readyz', '/openapi.json']);
 
 function isProbeOrDiscovery(url: string): boolean {
   return (EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/'));
-}
-
-interface Bucket {
-  tokens: number;
-  updatedMs: number;
 }
 
 declare module 'fastify' {
@@ -36,7 +20,8 @@ declare module 'fastify' {
 
 /**
  * A token bucket per caller: per token once authenticated, else per client address. Register it after
- * the auth plugin: its hook is added to each route after the auth plugin's, so it sees the principal.
+ * `authentication` and before `authorization` (plugins/auth.ts): its hook is added to each route between
+ * theirs, so it sees the principal, and a request refused 403 still counts.
  * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
  * starve); public routes that do work, such as starting a device sign-in, are limited like any other (that
  * one by a stricter limit of its own, `config.rateLimit`), and so are requests no route matches (404, 405),
@@ -57,30 +42,21 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): { limitR
   // Tokens and addresses in maps of their own: the token id is the store's own string, whose hash V8 keeps,
   // where a prefixed key would be a new string to hash on every request. Each map holds half the callers.
   const maxCallers = options.maxCallers ?? 100_000;
-  const byToken = new RecentMap<Bucket>(maxCallers / 2);
-  const byAddress = new RecentMap<Bucket>(maxCallers / 2);
+  const byToken = new TokenBuckets(options, maxCallers / 2, nowMs);
+  const byAddress = new TokenBuckets(options, maxCallers / 2, nowMs);
   const limitHeader = String(options.perSecond);
   /** Spends one request of the caller's bucket; `false` when it was empty and the 429 is sent. */
-  const spend = (buckets: RecentMap<Bucket>, key: string, reply: FastifyReply): boolean => {
-    const now = nowMs();
-    let bucket = buckets.get(key);
-    if (bucket) {
-      bucket.tokens = Math.min(options.burst, bucket.tokens + ((now - bucket.updatedMs) / 1000) * options.perSecond);
-      bucket.updatedMs = now;
-    } else {
-      bucket = { tokens: options.burst, updatedMs: now };
-      buckets.set(key, bucket);
-    }
+  const spend = (buckets: TokenBuckets, key: string, reply: FastifyReply): boolean => {
     reply.header('x-ratelimit-limit', limitHeader);
-    if (bucket.tokens < 1) {
-      const retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / options.perSecond));
+    const left = buckets.take(key);
+    if (left === undefined) {
+      const retryAfter = buckets.retryAfterSeconds(key);
       sendProblem(reply, 429, `Rate limit of ${describeRate(options.perSecond)} exceeded; retry in ${retryAfter} s.`, {
         'retry-after': String(retryAfter),
       });
       return false;
     }
-    bucket.tokens -= 1;
-    reply.header('x-ratelimit-remaining', String(Math.floor(bucket.tokens)));
+    reply.header('x-ratelimit-remaining', String(left));
     return true;
   };
   // Callback-style hooks: an async hook costs a promise per request on the hottest path. When the 429 is
@@ -96,9 +72,4 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): { limitR
       if (!request.is404 || spend(byAddress, request.ip, reply)) done();
     },
   };
-}
-
-/** `50 requests per second`, or `10 requests per minute` for a rate below one a second. */
-function describeRate(perSecond: number): string {
-  return perSecond >= 1 ? `${perSecond} requests per second` : `${Math.round(perSecond * 60)} requests per minute`;
 }

@@ -1,0 +1,72 @@
+import Fastify from 'fastify';
+import { describe, expect, it } from 'vitest';
+import { issueToken, type Scope } from '../../src/auth/index.ts';
+import { MemoryTokenStore } from '../../src/auth/memory-token-store.ts';
+import { authentication, authorization } from './auth.ts';
+import { Problem } from '../schemas/problem.ts';
+import { problemDetails } from './problem-details.ts';
+import { rateLimit } from './rate-limit.ts';
+import type { RateLimitOptions } from './token-buckets.ts';
+
+/** The auth plugin on a memory store, with one route for any token and one per project; the clock is `clock.ms`. */
+async function authApp(failureLimit: RateLimitOptions, callerLimit?: RateLimitOptions) {
+  const clock = { ms: Date.parse('2030-06-01T12:00:00Z') };
+  const now = () => new Date(clock.ms);
+  const store = new MemoryTokenStore({ users: [{ id: 'alice', admin: false }], memberships: { 'proj-a': { alice: 'owner' } } });
+  const app = Fastify({ trustProxy: true });
+  app.addSchema(Problem);
+  problemDetails(app);
+  authentication(app, store, now, failureLimit);
+  if (callerLimit) rateLimit(app, callerLimit, () => clock.ms);
+  authorization(app, store);
+  app.get('/me', { config: { auth: { scope: 'projects:read' } } }, async () => ({ ok: true }));
+  app.get('/projects/:projectId', { config: { auth: { scope: 'projects:read', project: true } } }, async () => ({ ok: true }));
+  await app.ready();
+  const token = async (scopes: Scope[] = ['projects:read']) => (await issueToken('alice', { scopes, description: 't' }, store, now())).token;
+  /** The status of GET `url` from `address` with `authorization`. */
+  const status = async (url: string, address: string, authorization?: string) =>
+    (await call(url, address, authorization)).statusCode;
+  const call = (url: string, address: string, authorization?: string) =>
+    app.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address, ...(authorization ? { authorization } : {}) } });
+  return { app, clock, token, status, call };
+}
+
+describe('failed authentication limit', () => {
+  it('answers 429 to an address that keeps failing, before looking at its token, until its allowance refills', async () => {
+    const { app, clock, token, status, call } = await authApp({ perSecond: 1, burst: 2 });
+    const valid = `Bearer ${await token()}`;
+    const forged = `Bearer ${await token()}`.slice(0, -1) + 'x';
+    expect([await status('/me', '10.0.0.1'), await status('/me', '10.0.0.1', forged)]).toEqual([401, 401]);
+    const refused = await call('/me', '10.0.0.1', valid); // a token never seen before: not even hashed
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(refused.json().detail).toBe('Too many requests with a missing or invalid token from this address (limit: 1 requests per second); retry in 1 s.');
+    expect(await status('/me', '10.0.0.2', valid)).toBe(200); // other addresses are not held up
+    clock.ms += 1000;
+    expect(await status('/me', '10.0.0.1', valid)).toBe(200);
+    await app.close();
+  });
+
+  it('does not hold up a caller already authenticated from a failing address, and never counts successes or 403s', async () => {
+    const { app, token, status } = await authApp({ perSecond: 1, burst: 1 });
+    const valid = `Bearer ${await token()}`;
+    for (let i = 0; i < 3; i++) expect(await status('/me', '10.0.0.1', valid)).toBe(200);
+    for (let i = 0; i < 3; i++) expect(await status('/projects/proj-b', '10.0.0.1', valid)).toBe(403); // authenticated, not a member
+    expect(await status('/me', '10.0.0.1')).toBe(401); // spends the one failure allowed
+    expect(await status('/me', '10.0.0.1')).toBe(429);
+    expect(await status('/me', '10.0.0.1', valid)).toBe(200);
+    expect(await status('/projects/proj-a', '10.0.0.1', valid)).toBe(200);
+    await app.close();
+  });
+
+  it('counts a token\'s refused requests (403) against its own rate limit, as app.ts orders the hooks', async () => {
+    const { app, token, call } = await authApp({ perSecond: 100, burst: 100 }, { perSecond: 1, burst: 2 });
+    const valid = `Bearer ${await token()}`;
+    expect((await call('/projects/proj-b', '10.0.0.1', valid)).statusCode).toBe(403);
+    const remaining = await call('/projects/proj-b', '10.0.0.1', valid);
+    expect([remaining.statusCode, remaining.headers['x-ratelimit-remaining']]).toEqual([403, '0']);
+    expect((await call('/projects/proj-a', '10.0.0.1', valid)).statusCode).toBe(429);
+    await app.close();
+  });
+});
