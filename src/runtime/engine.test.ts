@@ -1,5 +1,5 @@
 // The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { ArtifactError, BuildLoadError } from './errors.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
+import { resolveWorkerdBinary } from './workerd-process.ts';
 
 /** A worker that says which version it is; `/slow` answers after a second. */
 function worker(version: string): string {
@@ -270,6 +271,40 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     await engine.remove('demo', 'other'); // idempotent
     expect((await send(port, 'other.demo.apps.test')).status).toBe(404);
     expect(engine.list().map((a) => a.appId)).toEqual(['assets', 'hello', 'site', 'ws']);
+  });
+});
+
+describe('RuntimeEngine when workerd cannot start for reasons of its own', { timeout: 60_000 }, () => {
+  it('fails the deploy as retryable, not as a build that cannot load, and serves the build once workerd starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-hang-'));
+    // A workerd that hangs without listening while the flag file exists, as on a machine too busy to start it.
+    const flag = join(dir, 'hang');
+    const wrapper = join(dir, 'workerd');
+    writeFileSync(wrapper, `#!/bin/sh\nif [ -e '${flag}' ] && [ \"$1\" = serve ]; then exec sleep 60; fi\nexec '${resolveWorkerdBinary()}' "$@"\n`, { mode: 0o755 });
+    const engine = new RuntimeEngine({
+      artifacts,
+      dataDir: join(dir, 'data'),
+      baseDomain: 'apps.test',
+      workerdBinary: wrapper,
+      startTimeoutMs: 1000,
+      restartBackoff: { initialMs: 100, maxMs: 500 },
+    });
+    await engine.start();
+    try {
+      writeFileSync(flag, '');
+      const app = { project: 'demo', appId: 'hello', buildId: 'v1', env: {}, hostnames: [] };
+      const failed = await engine.deploy(app).then(() => undefined, (err: unknown) => err);
+      expect(failed).toBeInstanceOf(Error);
+      expect(failed).not.toBeInstanceOf(BuildLoadError);
+      expect((failed as Error).message).toContain('did not listen within 1000 ms');
+      rmSync(flag);
+      await engine.deploy(app); // the same build, not refused from memory
+      const { port } = await engine.router.listen(0);
+      expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v1' });
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -102,6 +102,9 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
 /**
  * Loads one app alone in a throwaway workerd: `undefined` when it loads, else workerd's explanation
  * (with the service name prefix removed, as it names our internals, not the user's code).
+ *
+ * @throws what prevented telling: a workerd that could not start for reasons of its own (killed, not run,
+ * too slow) says nothing about the build, which must not be refused for it.
  */
 export async function probe(ctx: GenerationContext, dir: string, live: LiveApp): Promise<string | undefined> {
   try {
@@ -110,7 +113,7 @@ export async function probe(ctx: GenerationContext, dir: string, live: LiveApp):
     await rm(dir, { recursive: true, force: true });
     return undefined;
   } catch (err) {
-    if (!(err instanceof WorkerdStartError)) throw err;
+    if (!(err instanceof WorkerdStartError) || !err.refusedConfig) throw err;
     const names = serviceNames({ ...live.app, buildId: live.build.buildId });
     const detail = err.output
       .split('\n')

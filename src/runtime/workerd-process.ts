@@ -45,9 +45,16 @@ export interface StartWorkerdOptions {
 export class WorkerdStartError extends Error {
   override readonly name = 'WorkerdStartError';
   readonly output: string;
-  constructor(message: string, output: string) {
+  /**
+   * workerd exited on its own with an error code: it refused its configuration (a worker that does not
+   * load). `false` for what says nothing about the workers it was given: it could not be run, was killed
+   * (the OOM killer, say), or did not listen in time on a machine too busy.
+   */
+  readonly refusedConfig: boolean;
+  constructor(message: string, output: string, refusedConfig = false) {
     super(output ? `${message}: ${output}` : message);
     this.output = output;
+    this.refusedConfig = refusedConfig;
   }
 }
 
@@ -114,7 +121,8 @@ export class WorkerdProcess {
         child.once('error', (err) => reject(new WorkerdStartError(`cannot run workerd: ${err.message}`, '')));
         void proc.exited.then(({ code, signal }) => {
           // Let the output streams drain so the error carries workerd's explanation.
-          setTimeout(() => reject(new WorkerdStartError(`workerd exited (${signal ?? `code ${code}`}) while starting`, proc.output().trim())), 20);
+          const refused = signal === null && code !== 0;
+          setTimeout(() => reject(new WorkerdStartError(`workerd exited (${signal ?? `code ${code}`}) while starting`, proc.output().trim(), refused)), 20);
         });
         timer = setTimeout(() => reject(new WorkerdStartError(`workerd did not listen within ${options.startTimeoutMs} ms`, proc.output().trim())), options.startTimeoutMs);
       });
