@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { testConnection } from '../../src/kube/testing/test-kube.ts';
-import { PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { PROJECT_DOMAINS, PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
@@ -118,6 +119,24 @@ describe('projects', () => {
     expect(deleted.statusCode).toBe(204);
     const gone = await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(ownerToken) });
     expect(gone.statusCode).toBe(403);
+    await objectClient<KubeObject>(conn, NAMESPACES).delete('', id);
+  });
+
+  it('deletes a project whose only domains are soft-deleted (kept as history), and refuses one with a live domain', async () => {
+    const id = await platform.createProject(owner);
+    const conn = testConnection();
+    await objectClient<KubeObject>(conn, NAMESPACES).create({ metadata: { name: id } });
+    const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+    await domains.create({ metadata: { name: 'old', namespace: id }, spec: { domain: `${id}-old.example`, deleted: true } });
+    await domains.create({ metadata: { name: 'live', namespace: id }, spec: { domain: `${id}-live.example` } });
+
+    const refused = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().detail).toContain('still has 1 projectdomains;');
+
+    await domains.patch(id, 'live', { spec: { deleted: true } });
+    const deleted = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
+    expect(deleted.statusCode, deleted.body).toBe(204);
     await objectClient<KubeObject>(conn, NAMESPACES).delete('', id);
   });
 });

@@ -75,7 +75,8 @@ export class ProjectDirectory {
   /**
    * Deletes an empty project; the operator then deletes its namespace. A project that still holds apps,
    * databases, domains or repositories is refused with 409 listing them: deleting those is a decision the
-   * caller makes one by one, not a side effect of removing a container.
+   * caller makes one by one, not a side effect of removing a container. Soft-deleted domains, kept as
+   * history, do not count; they go with the namespace.
    */
   async delete(projectId: string): Promise<void> {
     const project = this.#cache.get(projectId) ?? (await this.#projects().get('', projectId));
@@ -85,8 +86,10 @@ export class ProjectDirectory {
     {
       const live: string[] = [];
       for (const resource of PROJECT_CONTENTS) {
-        const { items } = await objectClient<KubeObject>(this.#conn, resource).list(namespace);
-        if (items.length > 0) live.push(`${items.length} ${resource.plural}`);
+        const { items } = await objectClient<KubeObject & { spec?: { deleted?: boolean } }>(this.#conn, resource).list(namespace);
+        // A soft-deleted domain is history, not content: its zone is gone (or its finalizer sees to it).
+        const held = items.filter((item) => item.spec?.deleted !== true).length;
+        if (held > 0) live.push(`${held} ${resource.plural}`);
       }
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
