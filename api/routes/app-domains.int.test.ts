@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
+import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
 import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_IPV4, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
@@ -180,6 +181,26 @@ describe('attach in managed_project_domain mode', () => {
     const applied = await ok(200, 'POST', '/apps/api/domains', { domain, dns_mode: 'managed_project_domain' });
     expect(applied.managed_dns).toEqual({ project_domain: domain, status: 'applied', records: [{ record_type: 'A', name: domain, value: RUNTIME_IPV4 }] });
     expect(await zone(zoneId, domain)).toEqual([`${domain} A 300 ${RUNTIME_IPV4}`]);
+  });
+
+  it('refuses an apex whose AAAA name a record written by hand holds, and an apex this platform has no addresses for, making no binding', async () => {
+    const settings = dns.settings as { runtimeTarget: RuntimeTarget };
+    const target = settings.runtimeTarget;
+    try {
+      const { domain } = await addDomain();
+      settings.runtimeTarget = { ...target, ipv6: ['2001:db8::7'] };
+      const manual = (await ok<{ record: RecordView }>(201, 'POST', `/domains/${domain}/records`, { name: '@', type: 'AAAA', value: '2001:db8::99' })).record;
+      expect(await refused(409, 'POST', '/apps/api/domains', { domain, dns_mode: 'managed_project_domain' })).toContain(`(${manual.record_id})`);
+      expect(await hostnameObject(domain)).toBeUndefined();
+
+      settings.runtimeTarget = { hostname: target.hostname };
+      const detail = await refused(409, 'POST', '/apps/api/domains', { domain, dns_mode: 'managed_project_domain' });
+      expect(detail).toContain('no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6)');
+      expect(detail).toContain(`such as www.${domain}`);
+      expect(await hostnameObject(domain)).toBeUndefined();
+    } finally {
+      settings.runtimeTarget = target;
+    }
   });
 
   it('deleting the domain takes the platform-owned records with it', async () => {

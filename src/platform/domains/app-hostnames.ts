@@ -4,7 +4,7 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
 import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../conditions/index.ts';
-import { containingDomain } from '../../dns/app-records.ts';
+import { containingDomain, managedAppRecords } from '../../dns/app-records.ts';
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { PublicError } from '../../errors.ts';
@@ -73,7 +73,10 @@ export class AppHostnames {
     if (existing && (existing.spec.dnsMode ?? 'external_records') !== mode) {
       throw new ConflictError(`${hostname} is already attached to this app in ${existing.spec.dnsMode ?? 'external_records'} mode; the existing binding is left as it is.`);
     }
-    if (domain && !existing) this.#refuseManualRecords(domain, hostname);
+    if (domain) {
+      const types = this.#managedRecordTypes(domain, hostname, appId);
+      if (!existing) this.#refuseManualRecords(domain, hostname, types);
+    }
 
     // The runtime attach: the binding exists before any DNS is touched.
     let binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));
@@ -200,13 +203,32 @@ export class AppHostnames {
     if (other) throw new ConflictError(`${hostname} is already bound to another app${other.metadata?.namespace === project ? ` (${other.metadata?.name})` : ''}.`);
   }
 
-  /** 409 when a record written by hand occupies the hostname's name in the zone. */
-  #refuseManualRecords(domain: ProjectDomain, hostname: string): void {
+  /**
+   * The types of record the platform will write for `hostname` in `domain` (a CNAME, or A and AAAA at the
+   * apex); 409 when this installation has nothing to point them at (no runtime addresses for an apex), so
+   * no binding is made that could never be routed.
+   */
+  #managedRecordTypes(domain: ProjectDomain, hostname: string, appId: string): string[] {
+    try {
+      return managedAppRecords(hostname, domain.spec.domain, appId, this.#settings.runtimeTarget).map((r) => r.type);
+    } catch {
+      const apex = hostname === domain.spec.domain;
+      throw new ConflictError(
+        apex
+          ? `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6). Attach a name under it, such as www.${hostname}.`
+          : `This platform has no runtime DNS target configured to route ${hostname} to.`,
+      );
+    }
+  }
+
+  /** 409 when a record written by hand occupies the hostname's name in the zone with any of `types`. */
+  #refuseManualRecords(domain: ProjectDomain, hostname: string, types: readonly string[]): void {
     const manual = this.#store.recordsOf(domain).filter((r) => !r.spec.owner);
     const existing = existingRecords(manual, domain.spec.domain);
-    const type = hostname === domain.spec.domain ? 'A' : 'CNAME';
-    const clash = checkExclusivity({ fqdn: hostname, type }, existing, domain.spec.domain);
-    if (clash) throw new ConflictError(`The platform cannot write the records of ${hostname}: ${clash.message}. Delete that record first.`);
+    for (const type of types) {
+      const clash = checkExclusivity({ fqdn: hostname, type }, existing, domain.spec.domain);
+      if (clash) throw new ConflictError(`The platform cannot write the records of ${hostname}: ${clash.message}. Delete that record first.`);
+    }
   }
 
   async #create(project: string, appUid: string, appId: string, hostname: string, mode: HostnameDnsMode): Promise<AppHostname> {
