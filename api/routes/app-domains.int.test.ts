@@ -1,6 +1,7 @@
 // The app-hostname routes on the real apiserver: attach in both DNS modes (with a provider failure injected
 // through MemoryDnsProvider.failNext), finalize against a real parent-zone server for `test.` whose records
 // the tests publish, and the refusals that keep one hostname with one app.
+import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
@@ -108,6 +109,13 @@ describe('attach in external_records mode', () => {
     expect(await refused(409, 'POST', '/apps/web/domains', { domain: host }, rival)).toContain('verified and served by another project');
     expect(await refused(409, 'POST', '/apps/api/domains', { domain: host })).toContain('already bound to another app (web)');
     expect(await hostnameObject(host, rival)).toBeUndefined();
+  });
+
+  it('takes an internationalized hostname in its ASCII form', async () => {
+    const host = `www.${dns.domain('bücher')}`;
+    const attached = await ok(200, 'POST', '/apps/web/domains', { domain: host });
+    expect(attached.domain).toBe(domainToASCII(host));
+    expect(attached.dns_records?.[0]).toMatchObject({ record_type: 'CNAME', name: domainToASCII(host) });
   });
 
   it('refuses names that are not host names, and names under the runtime base domain (400)', async () => {

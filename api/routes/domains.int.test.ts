@@ -1,5 +1,6 @@
 // The project-domain routes on the real apiserver: zones in memory (MemoryDnsProvider, with injected
 // failures), the delegation read from a real parent-zone server for `test.` that the tests flip.
+import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
@@ -94,6 +95,18 @@ describe('adding a domain', () => {
     const [object] = await domainObjects(project, domain);
     expect(object?.status).toMatchObject({ state: 'pending_delegation', hostedZoneId: added.hosted_zone_id });
     expect(object?.status?.conditions?.find((c) => c.type === 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
+  });
+
+  it('stores an internationalized name in its ASCII form and finds it by either spelling', async () => {
+    const unicode = dns.domain('bücher');
+    const added = await ok(201, 'POST', '/domains', { domain: unicode });
+    expect(added.domain).toBe(domainToASCII(unicode));
+    expect(added.domain).toMatch(/^xn--bcher-/);
+    for (const spelling of [unicode, added.domain, unicode.toUpperCase()]) {
+      expect(await ok(200, 'GET', `/domains/${encodeURIComponent(spelling)}`)).toEqual(added);
+    }
+    expect((await call('GET', `/domains/${encodeURIComponent(unicode)}/records`)).statusCode).toBe(200);
+    expect(await ok(200, 'DELETE', `/domains/${encodeURIComponent(unicode)}`)).toMatchObject({ domain: added.domain, status: 'deleted' });
   });
 
   it('refuses a domain the project has (409), and one another project holds (409), which cannot see it', async () => {

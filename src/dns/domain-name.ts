@@ -2,8 +2,8 @@
 // ProjectDomain, and the controller validates again because a GitOps user can apply any string the CRD's
 // pattern lets through.
 import { isIP } from 'node:net';
-import { domainToASCII } from 'node:url';
 import { PublicError } from '../errors.ts';
+import { asciiName } from './names.ts';
 import { PUBLIC_SUFFIXES, RESERVED_SUFFIXES } from './public-suffixes.ts';
 
 /**
@@ -48,8 +48,7 @@ export function checkDomainName(input: string): DomainNameCheck {
   const shown = JSON.stringify(input.length > 80 ? `${input.slice(0, 80)}…` : input);
   const bare = name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
   if (isIP(bare) !== 0) return refuse('IpAddress', `domain ${shown} is an IP address; a domain name is required`);
-  // Only a name outside ASCII goes through IDNA: domainToASCII would also rewrite some ASCII names.
-  const ascii = /^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : domainToASCII(name);
+  const ascii = asciiName(name);
   if (ascii === '') return refuse('InvalidLabel', `domain ${shown} is not a valid domain name`);
   if (ascii.length > DOMAIN_MAX_LENGTH) {
     return refuse('TooLong', `domain is ${ascii.length} characters long; at most ${DOMAIN_MAX_LENGTH} are allowed`);

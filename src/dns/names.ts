@@ -1,11 +1,24 @@
 // Domain-name helpers shared by the DNS modules. Inside src/dns every name is in one form: lowercase, no
 // trailing dot, the wildcard spelled `*` (an FQDN such as `*.app.example.com`; the root is the empty string).
+import { domainToASCII } from 'node:url';
 
-/** Lowercases and drops one trailing dot: `WWW.Example.com.` → `www.example.com`. */
+/**
+ * Lowercases and drops one trailing dot: `WWW.Example.com.` → `www.example.com`; a name outside ASCII is
+ * converted to its ASCII (punycode) form first, as project domains are stored: `www.Bücher.example` →
+ * `www.xn--bcher-kva.example` (the empty string when IDNA refuses it, which no check accepts).
+ */
 export function normalizeName(name: string): string {
-  const lower = name.toLowerCase();
+  const lower = asciiName(name);
   return lower.endsWith('.') ? lower.slice(0, -1) : lower;
 }
+
+/** `name` lowercased, in its ASCII (punycode) form if it has characters outside ASCII; '' if IDNA refuses it. */
+export function asciiName(name: string): string {
+  // Only a name outside ASCII goes through IDNA: domainToASCII would also rewrite some ASCII names.
+  return PRINTABLE_ASCII.test(name) ? name.toLowerCase() : domainToASCII(name);
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 
 /** True when `name` is `zone` itself or a name below it (both normalized). */
 export function isInZone(name: string, zone: string): boolean {
