@@ -195,6 +195,20 @@ describe('records on a managed domain', () => {
     expect((await list(domain)).map((r) => r.record_id)).toEqual([api.record_id]);
   });
 
+  it('keeps a record whose name repeats the domain at that name: in the zone, on PUT, and in the exclusivity check', async () => {
+    const { domain, zoneId } = await addDomain();
+    const twice = `www.${domain}.${domain}`;
+    const created = await ok(201, 'POST', `/domains/${domain}/records`, { name: `${twice}.`, type: 'A', value: '192.0.2.1' });
+    expect(created).toMatchObject({ name: `www.${domain}`, fqdn: twice, status: 'applied' });
+    expect(await zone(zoneId, domain)).toEqual([`${twice} A 300 192.0.2.1`]);
+    expect(await ok(200, 'PUT', `/domains/${domain}/records/${created.record_id}`, { ttl: 120 })).toMatchObject({ fqdn: twice, ttl: 120 });
+    expect(await zone(zoneId, domain)).toEqual([`${twice} A 120 192.0.2.1`]);
+    // www itself is another name: free.
+    await ok(201, 'POST', `/domains/${domain}/records`, { name: 'www', type: 'CNAME', value: 'x.example.net' });
+    expect(await refused(409, 'POST', `/domains/${domain}/records`, { name: `${twice}.`, type: 'A', value: '192.0.2.2' })).toContain(`(${created.record_id})`);
+    expect(await zone(zoneId, domain)).toEqual([`www.${domain} CNAME 300 x.example.net`, `${twice} A 120 192.0.2.1`]);
+  });
+
   it('PUT refuses to move a record onto a name another record holds (409)', async () => {
     const { domain } = await addDomain();
     const a = await ok(201, 'POST', `/domains/${domain}/records`, { name: 'a', type: 'A', value: '192.0.2.1' });

@@ -26,6 +26,20 @@ describe('desiredRecords', () => {
     });
   });
 
+  it('reads a stored name as relative, always, even when it ends in the domain', () => {
+    const got = desiredRecords(domain, [
+      record('rec-a', { name: 'www.example.com', type: 'A', values: ['192.0.2.1'] }),
+      record('rec-b', { name: 'example.com', type: 'CNAME', values: ['app.example.net'] }),
+    ]);
+    expect(got).toEqual({
+      desired: [
+        { id: 'rec-a', name: 'www.example.com.example.com', type: 'A', ttl: 300, values: ['192.0.2.1'] },
+        { id: 'rec-b', name: 'example.com.example.com', type: 'CNAME', ttl: 300, values: ['app.example.net'] },
+      ],
+      rejected: [],
+    });
+  });
+
   it('leaves out records being deleted, so the plan removes them', () => {
     const got = desiredRecords(domain, [record('rec-a', { name: 'www', type: 'A', values: ['192.0.2.1'] }, undefined, true)]);
     expect(got.desired).toEqual([]);

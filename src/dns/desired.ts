@@ -2,7 +2,7 @@
 // kubectl, and by the platform for app hostnames), validated and in priority order. Pure; the input of plan.ts.
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
 import type { DesiredRecordSet } from './plan.ts';
-import { checkExclusivity, validateRecord, type ExistingRecord, type FieldError } from './records.ts';
+import { checkExclusivity, validateStoredRecord, type ExistingRecord, type FieldError } from './records.ts';
 
 /** A DnsRecord that cannot be written: `Invalid` (its own fields) or `Conflict` (with an earlier record). */
 export interface RejectedDnsRecord {
@@ -42,7 +42,7 @@ export function desiredRecords(domain: string, records: readonly DnsRecord[]): D
   const accepted: ExistingRecord[] = [];
   for (const record of [...records].filter((r) => !r.metadata?.deletionTimestamp).sort(priority)) {
     const id = record.metadata?.name ?? '';
-    const check = validateRecord(record.spec, domain);
+    const check = validateStoredRecord(record.spec, domain);
     if (!check.ok) {
       rejected.push({ id, reason: 'Invalid', errors: check.errors, message: check.errors.map((e) => e.message).join('; ') });
       continue;

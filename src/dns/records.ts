@@ -187,6 +187,20 @@ export function checkExclusivity(candidate: { readonly fqdn: string; readonly ty
   return undefined;
 }
 
+/**
+ * `validateRecord` of a stored record (a DnsRecord's spec), whose name is relative to the domain, always, as
+ * the CRD says: `www.example.com` stored in example.com is the record www.example.com.example.com, which
+ * `validateRecord` would read as www. Everything that reads a stored record goes through this.
+ */
+export function validateStoredRecord(spec: RecordInput, domain: string): RecordCheck {
+  return validateRecord({ ...spec, name: storedNameInput(spec.name, domain) }, domain);
+}
+
+/** A stored (relative) record name as `recordName` input that means exactly it: fully qualified, with the dot. */
+export function storedNameInput(name: string, domain: string): string {
+  return name === '@' ? '@' : `${name}.${domain}.`;
+}
+
 /** A record set failed validation; the message lists every problem and is safe to show (HTTP 400). */
 export class InvalidRecordError extends PublicError {
   override readonly name = 'InvalidRecordError';

@@ -3,7 +3,7 @@ import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
-import { checkExclusivity, parseRecord, validateRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
+import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
 import { isConflict } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainReconciler } from './domain-reconciler.ts';
@@ -29,7 +29,7 @@ export function existingRecords(records: readonly DnsRecord[], domain: string, e
   return records.flatMap((r) => {
     const id = r.metadata?.name;
     if (id === except) return [];
-    const check = validateRecord(r.spec, domain);
+    const check = validateStoredRecord(r.spec, domain);
     return check.ok ? [{ fqdn: check.record.fqdn, type: check.record.type, id, ownerApp: r.spec.owner?.resourceId }] : [];
   });
 }
@@ -83,7 +83,7 @@ export class DnsRecords {
     this.#refuseOwned(stored, 'changed');
     this.#requireManaged(d, 'updated');
     const record = parseRecord(
-      { name: input.name ?? stored.spec.name, type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
+      { name: input.name ?? storedNameInput(stored.spec.name, d.spec.domain), type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
       d.spec.domain,
     );
     this.#checkExclusive(d, record, recordId);
