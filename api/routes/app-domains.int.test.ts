@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
+import { artifactFromFiles } from '../../src/runtime/testing/artifact-builder.ts';
 import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
 import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   platform = await platformApp({ dns: dns.settings, baseDomain: BASE_DOMAIN });
   const account = async () => {
     const user = await platform.createUser();
-    return { project: await platform.createProject(user, { namespace: true }), token: await platform.tokenFor(user, ['apps:write', 'domain:write']) };
+    return { project: await platform.createProject(user, { namespace: true }), token: await platform.tokenFor(user, ['apps:write', 'deploys:write', 'domain:write']) };
   };
   [me, rival] = await Promise.all([account(), account()]);
   for (const as of [me, rival]) for (const name of ['web', 'api']) expect((await call('POST', '/apps', { name }, as)).statusCode).toBe(201);
@@ -182,6 +183,26 @@ describe('attach in managed_project_domain mode', () => {
     const active = await ok(200, 'POST', `/apps/web/domains/${host}/finalize`);
     expect(active).toMatchObject({ status: 'active', managed_dns: { status: 'applied' } });
     expect(await appHosts('web')).toContain(host);
+  });
+
+  it('keeps a finalized hostname bound through deploys whose hostnames option replaces or removes the others', async () => {
+    const { domain } = await addDomain();
+    const host = `keep.${domain}`;
+    await ok(200, 'POST', '/apps/api/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    await ok(200, 'POST', `/apps/api/domains/${host}/finalize`);
+    const deploy = (query: string) =>
+      platform.app.inject({
+        method: 'POST',
+        url: `/v1/projects/${me.project}/apps/api/deployments${query}`,
+        headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/octet-stream' },
+        payload: artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("ok"); } };' }),
+      });
+    const replaced = await deploy(`?hostnames=${encodeURIComponent(`other.${domain}`)}`);
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    expect(await appHosts('api')).toEqual([`other.${domain}`, host]);
+    expect((await deploy('?hostnames=')).statusCode).toBe(200);
+    expect(await appHosts('api')).toEqual([host]);
+    expect((await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/api/domains')).domains.find((h) => h.domain === host)?.status).toBe('active');
   });
 
   it('writes A records at the apex (a CNAME cannot be there)', async () => {

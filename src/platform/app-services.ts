@@ -1,3 +1,4 @@
+import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../apis/v1alpha1/build.ts';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
@@ -9,7 +10,7 @@ import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
 import { managedDomainNames } from './custom-hostnames.ts';
-import { BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
+import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
 
 /** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
 export const DEFAULT_RUNTIME_BASE_DOMAIN = 'apps.localhost';
@@ -38,6 +39,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   // Host names are compared in lowercase, as the runtime routes them.
   const baseDomain = (options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN).toLowerCase();
   const domains = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
+  const hostnames = informers.informer<AppHostname>(APP_HOSTNAMES);
   return {
     apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts }),
     builds: new BuildCatalog(store, {
@@ -46,6 +48,11 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       ...(options.limits ? { limits: options.limits } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
       managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
+      attachedHostnames: (project, appId) =>
+        hostnames
+          .list()
+          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && h.status?.state === 'active' && !h.metadata?.deletionTimestamp)
+          .map((h) => h.spec.hostname),
     }),
     environment: new AppEnvironment(store),
   };

@@ -17,7 +17,7 @@ import { PROJECT_LABEL } from './resources.ts';
 
 /** The deploy options (query parameters of the deploy route), already parsed. */
 export interface DeployOptions {
-  /** Replaces the app's deploy host names; `[]` removes them; absent keeps them. */
+  /** Replaces the app's deploy host names; `[]` removes them; absent keeps them. Attached ones stay either way. */
   readonly hostnames?: readonly string[] | undefined;
   /** Replaces the app's concurrency bound; absent keeps it. */
   readonly maxConcurrentRequests?: number | undefined;
@@ -42,6 +42,11 @@ export interface BuildCatalogOptions {
   readonly now?: () => Date;
   /** The domains a project controls (its managed project domains): custom host names must be inside one. */
   readonly managedDomains?: (project: string) => readonly string[];
+  /**
+   * The host names attached to the app and finalized (`…/apps/{appId}/domains`): bound by that API, not by
+   * deploys, so a deploy's `hostnames` option does not remove them.
+   */
+  readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
 }
 
 /**
@@ -113,7 +118,7 @@ export class BuildCatalog {
       recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
       const updated = await this.#store.update(project, appId, ({ spec }) => {
         const { hostnames: _old, ...rest } = spec;
-        const nextHostnames = hostnames === undefined ? spec.hostnames : hostnames;
+        const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withAttached(project, appId, hostnames, spec.hostnames ?? []);
         return {
           ...rest,
           activeBuildId: buildId,
@@ -200,6 +205,12 @@ export class BuildCatalog {
    * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
    * 403); a name another app is bound to, or another app's default host, is a 409.
    */
+  /** `hostnames`, then those of `current` attached through the app-hostname API, which a deploy keeps. */
+  #withAttached(project: string, appId: string, hostnames: readonly string[], current: readonly string[]): string[] {
+    const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
+    return [...new Set([...hostnames, ...current.filter((h) => attached.has(h))])];
+  }
+
   #checkHostnames(project: string, appId: string, hostnames: readonly string[], bound: readonly string[]): string[] {
     const { baseDomain } = this.#options;
     const own = defaultHost(project, appId, baseDomain);
