@@ -14,9 +14,20 @@ let platform: PlatformApp;
 let owner: string;
 let project: string;
 let token: string;
+/** While true, deleting a stored artifact fails, as an object store outage would make it. */
+let failArtifactDeletes = false;
 
 beforeAll(async () => {
-  platform = await platformApp();
+  platform = await platformApp({
+    wrapArtifacts: (real) =>
+      new Proxy(real, {
+        get(target, property) {
+          if (property === 'delete' && failArtifactDeletes) return () => Promise.reject(new Error('object store unreachable (injected)'));
+          const value: unknown = Reflect.get(target, property);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+  });
   owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
   token = await platform.tokenFor(owner, ['apps:write', 'deploys:write', 'env:write']);
@@ -154,6 +165,43 @@ describe('deleting an app', () => {
     expect((await call('GET', '/apps')).json().apps.map((a: { app_id: string }) => a.app_id)).not.toContain(appId);
     expect((await call('DELETE', `/apps/${appId}`)).statusCode).toBe(404);
     await records.delete(project, 'users-own');
+  });
+
+  it('still reports every host name and the DNS left at the owner’s provider when a DELETE interrupted part way is repeated', async () => {
+    const appId = (await call('POST', '/apps', { name: 'halfway' })).json().app.app_id as string;
+    await platform.managedDomain(project, 'halfway.example');
+    const deployed = await platform.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${project}/apps/${appId}/deployments?hostnames=www.halfway.example`,
+      headers: { ...headers(), 'content-type': 'application/octet-stream' },
+      payload: artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("1"); } };' }),
+    });
+    expect(deployed.statusCode, deployed.body).toBe(200);
+    const hostnames = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
+    await hostnames.create({ metadata: { name: 'shop-halfway', namespace: project }, spec: { appRef: { name: appId }, hostname: 'shop.halfway.test' } });
+    const cname = { recordType: 'CNAME', name: 'shop.halfway.test', value: `${appId}.${project}.apps.localhost` };
+    await hostnames.patchStatus(project, 'shop-halfway', { status: { dnsRecords: [cname] } });
+
+    failArtifactDeletes = true;
+    try {
+      expect((await call('DELETE', `/apps/${appId}`)).statusCode).toBe(500);
+    } finally {
+      failArtifactDeletes = false;
+    }
+    // The first call unbound the host names and deleted the binding before it failed.
+    expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+    expect((await hostnames.list(project)).items.filter((h) => h.spec.appRef.name === appId)).toEqual([]);
+
+    const res = await call('DELETE', `/apps/${appId}`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toMatchObject({
+      deleted: { routing_pointer: false, hostnames: ['shop.halfway.test', 'www.halfway.example'] },
+      dns_cleanup_pending: [
+        { hostname: 'shop.halfway.test', records: [{ record_type: 'CNAME', name: cname.name, value: cname.value }] },
+        { hostname: 'www.halfway.example', records: [] },
+      ],
+    });
+    expect(await storedKeys(appId)).toEqual([]);
   });
 
   it('reports an app that was never deployed', async () => {

@@ -89,6 +89,15 @@ describe('objectClient', () => {
     expect((await widgets.get(ns.name, 'b'))?.spec?.size).toBe(2);
   });
 
+  it('deletes only the incarnation named by a uid precondition', async () => {
+    const first = await widgets.create(widget('d', { size: 1 }));
+    await widgets.delete(ns.name, 'd');
+    const second = await widgets.create(widget('d', { size: 2 }));
+    await expect(widgets.delete(ns.name, 'd', { preconditions: { uid: first.metadata?.uid } })).rejects.toSatisfy(isConflict);
+    expect((await widgets.get(ns.name, 'd'))?.metadata?.uid).toBe(second.metadata?.uid);
+    expect(await widgets.delete(ns.name, 'd', { preconditions: { uid: second.metadata?.uid } })).toBe(true);
+  });
+
   it('a merge patch carrying resourceVersion is conditional', async () => {
     const first = await widgets.create(widget('c', { size: 1 }));
     await widgets.patch(ns.name, 'c', { spec: { size: 2 } });

@@ -40,8 +40,15 @@ export interface ObjectClient<T extends KubeObject> {
   /** Server-side apply of a partial object (its apiVersion and kind are filled in). */
   apply(object: T, options: ApplyOptions): Promise<T>;
   applyStatus(object: T, options: ApplyOptions): Promise<T>;
-  /** Deletes; an object that is already gone counts as deleted (returns `false`). */
-  delete(namespace: string, name: string, options?: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan' }): Promise<boolean>;
+  /**
+   * Deletes; an object that is already gone counts as deleted (returns `false`). With `preconditions.uid`,
+   * only that incarnation: one deleted and created again under the name is a 409 conflict.
+   */
+  delete(
+    namespace: string,
+    name: string,
+    options?: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; preconditions?: { uid?: string | undefined } },
+  ): Promise<boolean>;
 }
 
 const contentTypes: Record<PatchType, string> = { merge: PatchStrategy.MergePatch, json: PatchStrategy.JsonPatch };
@@ -97,9 +104,11 @@ export function objectClient<T extends KubeObject>(conn: KubeConnection, resourc
       }),
     async delete(namespace, name, options = {}) {
       try {
-        await api.request('DELETE', resourcePath(resource, namespace, name), {
-          ...(options.propagationPolicy ? { body: { propagationPolicy: options.propagationPolicy } } : {}),
-        });
+        const body = {
+          ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
+          ...(options.preconditions?.uid ? { preconditions: { uid: options.preconditions.uid } } : {}),
+        };
+        await api.request('DELETE', resourcePath(resource, namespace, name), Object.keys(body).length > 0 ? { body } : {});
         return true;
       } catch (err) {
         if (isNotFound(err)) return false;

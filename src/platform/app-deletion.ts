@@ -1,7 +1,7 @@
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
+import { isConflict, objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
 import { listAll } from '../object-store/list-all.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { appArtifactPrefix } from './artifact-keys.ts';
@@ -49,8 +49,10 @@ const PARALLEL = 8;
  * routing pointer (the active build and deploy host names) is cleared, so the runtime stops serving the app
  * before anything it serves disappears; then its host names, platform-owned DNS records, Builds and stored
  * artifacts go; the RuntimeApp itself (with its environment) goes last. A failure on the way leaves an app
- * that is no longer served and answers the next DELETE, which finishes the job (its report then counts
- * only what that call removed). The artifact prefix is swept once more at the end for a deploy that raced.
+ * that is no longer served and answers the next DELETE, which finishes the job: its report counts only what
+ * that call removed, but names every host name the app had and all the DNS its owner must still remove,
+ * which the first call records on the app (`UNBOUND_ANNOTATION`) before unbinding anything. The artifact
+ * prefix is swept once more at the end for a deploy that raced.
  */
 export async function deleteApp(deps: AppDeletionDeps, project: string, appId: string): Promise<AppDeletionReport> {
   const { conn, store } = deps;
@@ -67,13 +69,21 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
   ]);
 
   const routed = app.spec.activeBuildId !== undefined;
-  await store.update(
+  // What the owner must still be told, with what an earlier, interrupted call already unbound: its host
+  // names and AppHostnames are gone from the cluster, so only the app's own record of them remains.
+  const unbound = mergeUnbound(recordedUnbound(app), {
+    hostnames: [...(app.spec.hostnames ?? []), ...attached.map((h) => h.spec.hostname)],
+    dnsCleanupPending: pendingDns(app, attached),
+  });
+  await store.updateObject(
     project,
     appId,
-    ({ spec }) => {
-      if (spec.activeBuildId === undefined && spec.hostnames === undefined) return undefined;
+    (live) => {
+      const annotation = JSON.stringify(unbound);
+      const { spec } = live;
+      if (spec.activeBuildId === undefined && spec.hostnames === undefined && live.metadata?.annotations?.[UNBOUND_ANNOTATION] === annotation) return undefined;
       const { activeBuildId: _build, hostnames: _hosts, ...rest } = spec;
-      return rest;
+      return { ...live, metadata: { ...live.metadata, annotations: { ...live.metadata?.annotations, [UNBOUND_ANNOTATION]: annotation } }, spec: rest };
     },
     { uid: app.metadata?.uid },
   );
@@ -82,8 +92,13 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
   const removedRecords = await deleteAll(recordClient, project, records);
   const removedBuilds = await deleteAll(store.builds, project, builds);
   await inParallel(keys, (key) => artifacts.delete(key));
-  const removedApp = await store.apps.delete(project, appId);
-  const late = await artifactKeys(artifacts, prefix);
+  // This incarnation only: an app deleted by a concurrent call and created again under the name is not ours,
+  // and neither are its artifacts, so the last sweep is made only after deleting ours.
+  const removedApp = await store.apps.delete(project, appId, { preconditions: { uid: app.metadata?.uid } }).catch((err: unknown) => {
+    if (isConflict(err)) return false;
+    throw err;
+  });
+  const late = removedApp ? await artifactKeys(artifacts, prefix) : [];
   await inParallel(late, (key) => artifacts.delete(key));
   await store.settleAppGone(app);
   await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
@@ -96,9 +111,41 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
       build_artifacts: keys.length + late.length,
       environment_keys: Object.keys(app.spec.environment ?? {}).length,
       dns_records: removedRecords,
-      hostnames: [...new Set([...(app.spec.hostnames ?? []), ...attached.map((h) => h.spec.hostname)])].sort(),
+      hostnames: unbound.hostnames,
     },
-    dns_cleanup_pending: pendingDns(app, attached),
+    dns_cleanup_pending: unbound.dnsCleanupPending,
+  };
+}
+
+/** Annotation on a RuntimeApp being deleted: the host names it was bound to and their pending DNS (JSON). */
+const UNBOUND_ANNOTATION = 'cloudwright.dev/unbound-hostnames';
+
+interface Unbound {
+  hostnames: string[];
+  dnsCleanupPending: AppDeletionReport['dns_cleanup_pending'];
+}
+
+function recordedUnbound(app: RuntimeApp): Unbound {
+  const text = app.metadata?.annotations?.[UNBOUND_ANNOTATION];
+  try {
+    const parsed = text === undefined ? undefined : (JSON.parse(text) as Partial<Unbound>);
+    return { hostnames: parsed?.hostnames ?? [], dnsCleanupPending: parsed?.dnsCleanupPending ?? [] };
+  } catch {
+    return { hostnames: [], dnsCleanupPending: [] }; // written by someone else: ours is rewritten below
+  }
+}
+
+/** Both, each host name once, sorted; a host name's pending records are those of either, once each. */
+function mergeUnbound(a: Unbound, b: Unbound): Unbound {
+  const pending = new Map<string, Map<string, PendingDnsRecord>>();
+  for (const { hostname, records } of [...a.dnsCleanupPending, ...b.dnsCleanupPending]) {
+    const byKey = pending.get(hostname) ?? new Map<string, PendingDnsRecord>();
+    for (const r of records) byKey.set(`${r.record_type} ${r.name} ${r.value}`, r);
+    pending.set(hostname, byKey);
+  }
+  return {
+    hostnames: [...new Set([...a.hostnames, ...b.hostnames])].sort(),
+    dnsCleanupPending: [...pending].sort(([x], [y]) => x.localeCompare(y)).map(([hostname, records]) => ({ hostname, records: [...records.values()] })),
   };
 }
 

@@ -82,20 +82,33 @@ export class AppStore {
    * With `uid`, only that incarnation of the app is changed: one deleted and created again counts as gone.
    * @throws NotFoundError when the app does not exist (or is being deleted)
    */
-  async update(
+  update(
     project: string,
     appId: string,
     change: (app: RuntimeApp) => RuntimeApp['spec'] | undefined,
     options: { uid?: string | undefined } = {},
   ): Promise<RuntimeApp> {
+    return this.updateObject(project, appId, (app) => {
+      const spec = change(app);
+      return spec && { ...app, spec };
+    }, options);
+  }
+
+  /** {@link update} of the whole object (its annotations too): `change` returns the new object or `undefined`. */
+  async updateObject(
+    project: string,
+    appId: string,
+    change: (app: RuntimeApp) => RuntimeApp | undefined,
+    options: { uid?: string | undefined } = {},
+  ): Promise<RuntimeApp> {
     for (let attempt = 1; ; attempt++) {
       const app = await this.live(project, appId);
       if (options.uid !== undefined && app.metadata?.uid !== options.uid) throw missingApp(project, appId);
-      const spec = change(app);
-      if (spec === undefined) return app;
+      const next = change(app);
+      if (next === undefined) return app;
       try {
         // Conditional on the resourceVersion just read (and so on the uid): a lost race is a 409, retried.
-        const written = await this.apps.replace({ ...app, spec });
+        const written = await this.apps.replace(next);
         await this.settleApp(written);
         return written;
       } catch (err) {

@@ -11,6 +11,7 @@ import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
 import { createInformerFactory, NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/platform/app-services.ts';
 import { createDomainServices } from '../../../src/platform/domains/domain-services.ts';
@@ -64,6 +65,8 @@ export interface PlatformAppOptions {
   readonly baseDomain?: string;
   /** The device sign-in start limit (default the API's own). */
   readonly deviceSignInRateLimit?: RateLimitOptions;
+  /** Wraps the real artifact store the app services use (to inject a failure around it). */
+  readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
 }
 
 export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
@@ -71,7 +74,10 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const informers = createInformerFactory(conn);
   const artifacts = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
   const baseDomain = options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
-  const appServices = createAppServices(conn, informers, { artifacts, ...(options.baseDomain ? { baseDomain } : {}) });
+  const appServices = createAppServices(conn, informers, {
+    artifacts: options.wrapArtifacts ? options.wrapArtifacts(artifacts) : artifacts,
+    ...(options.baseDomain ? { baseDomain } : {}),
+  });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain }) : undefined;
   const tokens = new KubeTokenStore(conn, { informers });
