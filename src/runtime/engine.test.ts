@@ -29,6 +29,7 @@ const artifacts = new MemoryArtifactSource()
   .put('other', artifactFromFiles({ 'worker.js': worker('other') }))
   .put('broken', artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' }))
   .put('throws', artifactFromFiles({ 'worker.js': 'throw new Error("no database configured");\nexport default {};' }))
+  .put('never-loads', artifactFromFiles({ 'worker.js': 'while (true) {}\nexport default {};' }))
   .put('bad-flag', artifactFromFiles({ 'worker.js': worker('x'), 'cloudwright.json': '{"compatibility_flags":["no_such_flag_exists"]}' }))
   .put('not-an-artifact', new Uint8Array([1, 2, 3]))
   .put(
@@ -301,6 +302,25 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
       await engine.deploy(app); // the same build, not refused from memory
       const { port } = await engine.router.listen(0);
       expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v1' });
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a build that never finishes loading (workerd itself starts fine), and serves the other apps', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-loop-'));
+    const engine = new RuntimeEngine({ artifacts, dataDir: join(dir, 'data'), baseDomain: 'apps.test', startTimeoutMs: 1500 });
+    await engine.start();
+    try {
+      const stuck = engine.deploy({ project: 'demo', appId: 'stuck', buildId: 'never-loads', env: {}, hostnames: [] });
+      const fine = engine.deploy({ project: 'demo', appId: 'fine', buildId: 'v2', env: {}, hostnames: [] });
+      const refused = await stuck.then(() => undefined, (err: unknown) => err);
+      expect(refused).toBeInstanceOf(BuildLoadError);
+      expect((refused as Error).message).toContain('did not listen within 1500 ms');
+      await fine;
+      const { port } = await engine.router.listen(0);
+      expect(JSON.parse((await send(port, 'fine.demo.apps.test')).body)).toMatchObject({ version: 'v2' });
     } finally {
       await engine.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -103,17 +103,20 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
  * Loads one app alone in a throwaway workerd: `undefined` when it loads, else workerd's explanation
  * (with the service name prefix removed, as it names our internals, not the user's code).
  *
- * @throws what prevented telling: a workerd that could not start for reasons of its own (killed, not run,
- * too slow) says nothing about the build, which must not be refused for it.
+ * workerd refusing the config is the build's fault. Anything else (workerd killed, not run, or not
+ * listening in time) is the build's fault only if a workerd with no apps starts fine right after: a build
+ * that loops or exhausts memory while loading is refused, but a machine too busy to start workerd at all
+ * says nothing about the build, which must not be refused for it.
+ *
+ * @throws the start error when workerd cannot start even without the app
  */
 export async function probe(ctx: GenerationContext, dir: string, live: LiveApp): Promise<string | undefined> {
   try {
-    const gen = await startGeneration(ctx, 0, dir, new Map([['probe', live]]));
-    await gen.proc.stop(1000);
-    await rm(dir, { recursive: true, force: true });
+    await startAndStop(ctx, dir, new Map([['probe', live]]));
     return undefined;
   } catch (err) {
-    if (!(err instanceof WorkerdStartError) || !err.refusedConfig) throw err;
+    if (!(err instanceof WorkerdStartError)) throw err;
+    if (!err.refusedConfig && !(await startAndStop(ctx, `${dir}-empty`, new Map()).then(() => true, () => false))) throw err;
     const names = serviceNames({ ...live.app, buildId: live.build.buildId });
     const detail = err.output
       .split('\n')
@@ -122,6 +125,13 @@ export async function probe(ctx: GenerationContext, dir: string, live: LiveApp):
       .trim();
     return (detail || err.message).slice(0, 4096);
   }
+}
+
+/** Starts a throwaway generation of `apps` in `dir` and stops it again. @throws WorkerdStartError */
+async function startAndStop(ctx: GenerationContext, dir: string, apps: Map<string, LiveApp>): Promise<void> {
+  const gen = await startGeneration(ctx, 0, dir, apps);
+  await gen.proc.stop(1000);
+  await rm(dir, { recursive: true, force: true });
 }
 
 /**
