@@ -119,6 +119,22 @@ describe('attach in external_records mode', () => {
     expect(attached.dns_records?.[0]).toMatchObject({ record_type: 'CNAME', name: domainToASCII(host) });
   });
 
+  it('asks for A records at a registrable domain (a CNAME cannot be published there), and refuses one it has no addresses for', async () => {
+    const apex = dns.domain('apex');
+    const attached = await ok(200, 'POST', '/apps/web/domains', { domain: apex });
+    expect(attached.dns_records?.filter((r) => r.record_type !== 'TXT')).toEqual([{ record_type: 'A', name: apex, value: RUNTIME_IPV4 }]);
+    const settings = dns.settings as { runtimeTarget: RuntimeTarget };
+    const target = settings.runtimeTarget;
+    settings.runtimeTarget = { hostname: target.hostname };
+    try {
+      const other = dns.domain('apex');
+      expect(await refused(409, 'POST', '/apps/web/domains', { domain: other })).toContain('no runtime addresses configured');
+      expect(await hostnameObject(other)).toBeUndefined();
+    } finally {
+      settings.runtimeTarget = target;
+    }
+  });
+
   it('refuses names that are not host names, and names under the runtime base domain (400)', async () => {
     expect(await refused(400, 'POST', '/apps/web/domains', { domain: 'bad_host!.test' })).toContain('is not a host name');
     expect(await refused(400, 'POST', '/apps/web/domains', { domain: `shop.${BASE_DOMAIN}` })).toContain(`under the runtime's domain ${BASE_DOMAIN}`);
@@ -203,6 +219,20 @@ describe('attach in managed_project_domain mode', () => {
     expect((await deploy('?hostnames=')).statusCode).toBe(200);
     expect(await appHosts('api')).toEqual([host]);
     expect((await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/api/domains')).domains.find((h) => h.domain === host)?.status).toBe('active');
+  });
+
+  it('does not finalize in a domain that no longer delegates to its zone (409), until it does again', async () => {
+    const { domain } = await addDomain();
+    const host = `lost.${domain}`;
+    await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    dns.parent.undelegate(domain);
+    expect((await ok<{ domain: { status: string } }>(200, 'POST', `/domains/${domain}/delegation-check`)).domain.status).toBe('pending_delegation');
+    expect(await refused(409, 'POST', `/apps/web/domains/${host}/finalize`)).toContain(`${domain} is pending_delegation: it no longer delegates to its zone`);
+    expect(await appHosts('web')).not.toContain(host);
+    const zoneNameservers = (await ok<{ domain: { nameservers: string[] } }>(200, 'GET', `/domains/${domain}`)).domain.nameservers;
+    dns.parent.delegate(domain, zoneNameservers);
+    expect((await ok<{ domain: { status: string } }>(200, 'POST', `/domains/${domain}/delegation-check`)).domain.status).toBe('managed');
+    expect(await ok(200, 'POST', `/apps/web/domains/${host}/finalize`)).toMatchObject({ status: 'active' });
   });
 
   it('writes A records at the apex (a CNAME cannot be there)', async () => {

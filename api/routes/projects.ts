@@ -33,7 +33,7 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
       tags,
       summary: 'Create a project; the caller (or `owner`, for administrators) becomes its owner',
       body: ProjectBody,
-      response: { 201: Type.Object({ project: Project }), ...errorResponses(400, 409, 415, 500) },
+      response: { 201: Type.Object({ project: Project }), ...errorResponses(400, 404, 409, 415, 500) },
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);

@@ -18,6 +18,13 @@ describe('app hostname records', () => {
     expect(externalAppRecords('shop.customer.test', target)).toEqual([{ recordType: 'CNAME', name: 'shop.customer.test', value: 'edge.runtime.example.net' }]);
   });
 
+  it('lists A and AAAA records, not a CNAME DNS hosts cannot publish, for an external registrable domain', () => {
+    for (const apex of ['Customer.com.', 'shop.co.uk']) {
+      expect(externalAppRecords(apex, target).map((r) => r.recordType)).toEqual(['A', 'AAAA']);
+    }
+    expect(() => externalAppRecords('customer.com', { hostname: 'edge.example.net' })).toThrow('no addresses');
+  });
+
   it('writes platform-owned DnsRecord specs for a managed hostname', () => {
     expect(managedAppRecords('www.example.com', 'example.com', 'web', target)).toEqual([
       {

@@ -3,6 +3,7 @@
 // in external mode the owner publishes `externalAppRecords` at their own DNS provider.
 import type { DnsRecordSpec } from '../apis/v1alpha1/dns-record.ts';
 import type { RequiredDnsRecord } from '../apis/v1alpha1/app-hostname.ts';
+import { isPublicSuffix } from './domain-name.ts';
 import { isInZone, normalizeName, relativeName } from './names.ts';
 import { hostValue, ipv4Value, ipv6Value } from './record-values.ts';
 import { TTL_DEFAULT } from './records.ts';
@@ -49,9 +50,21 @@ export function appRecords(hostname: string, target: RuntimeTarget, apex = false
   return records;
 }
 
-/** The records the owner publishes for an `external_records` hostname (CNAME to the runtime when possible). */
+/**
+ * The records the owner publishes for an `external_records` hostname: a CNAME to the runtime, except for a
+ * registrable domain (`example.com`, `shop.co.uk`: the apex of the owner's zone), where DNS hosts cannot
+ * publish a CNAME, so A/AAAA records.
+ */
 export function externalAppRecords(hostname: string, target: RuntimeTarget): RequiredDnsRecord[] {
-  return appRecords(hostname, target).flatMap((r) => r.values.map((value) => ({ recordType: r.type, name: r.name, value })));
+  return appRecords(hostname, target, isRegistrableDomain(normalizeName(hostname))).flatMap((r) =>
+    r.values.map((value) => ({ recordType: r.type, name: r.name, value })),
+  );
+}
+
+/** True when `name` (normalized) is a domain one registers: the name right below a public suffix. */
+export function isRegistrableDomain(name: string): boolean {
+  const dot = name.indexOf('.');
+  return dot > 0 && isPublicSuffix(name.slice(dot + 1));
 }
 
 /**

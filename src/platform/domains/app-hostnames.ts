@@ -4,7 +4,7 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
 import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../conditions/index.ts';
-import { containingDomain, managedAppRecords } from '../../dns/app-records.ts';
+import { containingDomain, externalAppRecords, isRegistrableDomain, managedAppRecords } from '../../dns/app-records.ts';
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { PublicError } from '../../errors.ts';
@@ -73,10 +73,8 @@ export class AppHostnames {
     if (existing && (existing.spec.dnsMode ?? 'external_records') !== mode) {
       throw new ConflictError(`${hostname} is already attached to this app in ${existing.spec.dnsMode ?? 'external_records'} mode; the existing binding is left as it is.`);
     }
-    if (domain) {
-      const types = this.#managedRecordTypes(domain, hostname, appId);
-      if (!existing) this.#refuseManualRecords(domain, hostname, types);
-    }
+    const types = this.#plannedRecordTypes(hostname, appId, domain);
+    if (domain && !existing) this.#refuseManualRecords(domain, hostname, types);
 
     // The runtime attach: the binding exists before any DNS is touched.
     let binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));
@@ -133,7 +131,13 @@ export class AppHostnames {
     if (managed) {
       const domain = this.#store.activeDomains(project).find((d) => d.metadata?.name === binding.status?.projectDomain);
       if (!domain) problem = { reason: 'DomainGone', message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request.` };
-      else {
+      else if (domain.status?.state !== 'managed') {
+        // Its zone is no longer what the internet asks (the delegation re-check demoted it): records in it prove nothing.
+        problem = {
+          reason: 'DomainNotManaged',
+          message: `The project domain ${domain.spec.domain} is ${domain.status?.state ?? 'pending_delegation'}: it no longer delegates to its zone. Set its nameservers again and run its delegation check, then finalize again.`,
+        };
+      } else {
         const pass = await this.#reconciler.reconcile(domain);
         const state = pass.failure
           ? { applied: false, message: `The records could not be written: ${pass.failure.message}` }
@@ -204,15 +208,18 @@ export class AppHostnames {
   }
 
   /**
-   * The types of record the platform will write for `hostname` in `domain` (a CNAME, or A and AAAA at the
-   * apex); 409 when this installation has nothing to point them at (no runtime addresses for an apex), so
-   * no binding is made that could never be routed.
+   * The types of record `hostname` needs (a CNAME, or A and AAAA at a zone apex), written by the platform
+   * in the managed `domain`, else published by the owner; 409 when this installation has nothing to point
+   * them at (no runtime addresses for an apex), so no binding is made that could never be routed.
    */
-  #managedRecordTypes(domain: ProjectDomain, hostname: string, appId: string): string[] {
+  #plannedRecordTypes(hostname: string, appId: string, domain: ProjectDomain | undefined): string[] {
+    const target = this.#settings.runtimeTarget;
     try {
-      return managedAppRecords(hostname, domain.spec.domain, appId, this.#settings.runtimeTarget).map((r) => r.type);
+      return domain
+        ? managedAppRecords(hostname, domain.spec.domain, appId, target).map((r) => r.type)
+        : externalAppRecords(hostname, target).map((r) => r.recordType);
     } catch {
-      const apex = hostname === domain.spec.domain;
+      const apex = domain ? hostname === domain.spec.domain : isRegistrableDomain(hostname);
       throw new ConflictError(
         apex
           ? `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6). Attach a name under it, such as www.${hostname}.`

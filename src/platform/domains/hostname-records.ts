@@ -9,7 +9,8 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { findCondition, statusChanged } from '../../conditions/index.ts';
 import { externalAppRecords, managedAppRecords, type RuntimeTarget } from '../../dns/app-records.ts';
 import { absoluteName } from '../../dns/names.ts';
-import { isAlreadyExists } from '../../kube/index.ts';
+import { ConflictError } from '../../auth/index.ts';
+import { isAlreadyExists, isConflict } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainStore } from './domain-store.ts';
 
@@ -62,33 +63,44 @@ export function recordItems(records: readonly DnsRecord[], domain: ProjectDomain
 /**
  * Creates the platform-owned DnsRecords of `h` that are missing and corrects those that differ; an existing
  * identical record is left untouched (a repeated attach writes nothing). Answers them as stored.
+ *
+ * @throws ConflictError when a record keeps changing under it (the operator writes them too)
  */
 export async function ensureManagedRecords(store: DomainStore, desired: readonly DnsRecord[]): Promise<DnsRecord[]> {
   const out: DnsRecord[] = [];
   for (const want of desired) {
-    const namespace = want.metadata?.namespace ?? '';
-    const name = want.metadata?.name ?? '';
-    let current = store.caches.records.get(`${namespace}/${name}`) ?? (await store.recordClient.get(namespace, name));
-    if (!current) {
-      try {
-        current = await store.recordClient.create(want);
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        current = await store.recordClient.get(namespace, name);
-      }
-    } else if (current.spec.domainRef.name !== want.spec.domainRef.name || controllerUid(current) !== controllerUid(want)) {
-      // Another domain (a closer one was added) or another binding (detached and attached again): `domainRef`
-      // cannot change, and the owner decides when the garbage collector takes the record. Replaced, not edited.
-      await store.recordClient.delete(namespace, name);
-      current = await store.recordClient.create(want);
-    } else if (statusChanged(current.spec, want.spec)) {
-      current = await store.recordClient.replace({ ...current, spec: want.spec });
-    }
+    const current = await ensureRecord(store, want);
     if (!current) continue;
     await store.settleObject(store.caches.records, current);
     out.push(current);
   }
   return out;
+}
+
+/** How often one record's write is retried after losing a race to another writer. */
+const MAX_RECORD_ATTEMPTS = 5;
+
+/** `want` written (or left as it is, when equal): first against the cache, then, after a lost race, the apiserver. */
+async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRecord | undefined> {
+  const namespace = want.metadata?.namespace ?? '';
+  const name = want.metadata?.name ?? '';
+  for (let attempt = 1; ; attempt++) {
+    const current = (attempt === 1 ? store.caches.records.get(`${namespace}/${name}`) : undefined) ?? (await store.recordClient.get(namespace, name));
+    try {
+      if (!current) return await store.recordClient.create(want);
+      if (current.spec.domainRef.name !== want.spec.domainRef.name || controllerUid(current) !== controllerUid(want)) {
+        // Another domain (a closer one was added) or another binding (detached and attached again): `domainRef`
+        // cannot change, and the owner decides when the garbage collector takes the record. Replaced, not edited.
+        await store.recordClient.delete(namespace, name, { preconditions: { uid: current.metadata?.uid } });
+        return await store.recordClient.create(want);
+      }
+      // Conditional on the version read: a record changed meanwhile is read again, never overwritten blind.
+      return statusChanged(current.spec, want.spec) ? await store.recordClient.replace({ ...current, spec: want.spec }) : current;
+    } catch (err) {
+      if (!isConflict(err) && !isAlreadyExists(err)) throw err;
+      if (attempt >= MAX_RECORD_ATTEMPTS) throw new ConflictError(`The DNS record ${name} keeps changing while it is written; retry.`);
+    }
+  }
 }
 
 function controllerUid(record: DnsRecord): string | undefined {
