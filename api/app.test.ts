@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.ts';
+import { buildApp, REQUEST_TIMEOUT_MS } from './app.ts';
 
 describe('health and problem details', () => {
   let reachable = true;
@@ -18,6 +18,11 @@ describe('health and problem details', () => {
     });
   });
   afterAll(() => app.close());
+
+  it('gives a request five minutes to arrive whole (Node\'s default, which Fastify turns off)', () => {
+    expect(REQUEST_TIMEOUT_MS).toBe(300_000);
+    expect(app.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
+  });
 
   it('answers /healthz while the process serves', async () => {
     const res = await app.inject({ method: 'GET', url: '/healthz' });

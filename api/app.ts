@@ -22,6 +22,7 @@ import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 import { appRoutes } from './routes/apps.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
+import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
@@ -36,6 +37,8 @@ export interface AppDependencies {
   rateLimit?: RateLimitOptions;
   /** Per-address rate of starting device sign-ins (public, each stores a grant); default `DEVICE_CODE_RATE_LIMIT`. */
   deviceSignInRateLimit?: RateLimitOptions;
+  /** Deploy uploads read at once; default `DEFAULT_UPLOAD_LIMITS`. */
+  uploadLimits?: UploadLimits;
 }
 
 export interface PlatformDependencies {
@@ -54,6 +57,7 @@ export interface PlatformDependencies {
 }
 
 export const API_VERSION = '0.1.0';
+export const REQUEST_TIMEOUT_MS = 300_000;
 /** JSON bodies are small; the deploy route sets its own, larger limit. */
 const JSON_BODY_LIMIT = 256 * 1024;
 
@@ -63,6 +67,9 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const logController = options.logController ?? accessLogController();
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
+    // A request (a deploy upload above all) must arrive whole within five minutes, else 408: Node's own
+    // default, which Fastify turns off. A slow upload would otherwise hold its upload slot for ever.
+    requestTimeout: REQUEST_TIMEOUT_MS,
     ...requestIdOptions,
     logController,
     ...lazyRequestLoggers,
@@ -101,7 +108,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);
     appRoutes(app, deps.platform.apps);
-    deploymentRoutes(app, deps.platform.builds);
+    deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
     if (deps.platform.dns) {
       domainRoutes(app, deps.platform.dns);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
@@ -232,5 +232,48 @@ describe('builds and rollbacks', () => {
     expect((await platform.app.inject({ method: 'POST', url, headers: headers(), payload: { build_id: foreign } })).statusCode).toBe(404);
     expect((await platform.app.inject({ method: 'POST', url, headers: headers(), payload: {} })).statusCode).toBe(400);
     expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/nope/builds`, headers: headers() })).statusCode).toBe(404);
+  });
+});
+
+describe('uploads in progress', () => {
+  it('reads at most perUser uploads of one user (429) and total in all (503), freeing a slot when an upload ends', async () => {
+    const limited = await platformApp({ uploadLimits: { total: 2, perUser: 1 } });
+    try {
+      const account = async () => {
+        const user = await limited.createUser();
+        const id = await limited.createProject(user, { namespace: true });
+        const as = { authorization: `Bearer ${await limited.tokenFor(user, ['apps:write', 'deploys:write'])}` };
+        expect((await limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
+        const upload = (payload: Uint8Array | Readable) =>
+          limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
+        return { upload };
+      };
+      const [a, b, c] = await Promise.all([account(), account(), account()]);
+      // Uploads still arriving: their bodies have not ended.
+      const slowA = new PassThrough();
+      const slowB = new PassThrough();
+      const pendingA = a.upload(slowA);
+      const pendingB = b.upload(slowB);
+      slowA.write('partial');
+      slowB.write('partial');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      const mine = await a.upload(worker('a2'));
+      expect(mine.statusCode, mine.body).toBe(429);
+      expect(mine.headers['retry-after']).toBe('5');
+      expect(mine.json().detail).toContain('You have 1 deploy uploads in progress');
+      const full = await c.upload(worker('c1'));
+      expect(full.statusCode, full.body).toBe(503);
+      expect(full.headers['retry-after']).toBe('5');
+
+      slowA.end();
+      expect((await pendingA).statusCode).toBe(400); // not an artifact: answered, and its slot freed
+      expect((await c.upload(worker('c1'))).statusCode).toBe(200);
+      slowB.end();
+      expect((await pendingB).statusCode).toBe(400);
+      expect((await a.upload(worker('a2'))).statusCode).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });

@@ -7,6 +7,8 @@ import { parseDeployHostnames } from '../../src/platform/deploy-hostnames.ts';
 import { ArtifactTooLargeError } from '../../src/runtime/errors.ts';
 import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { DEFAULT_UPLOAD_LIMITS, UploadSlots, type UploadLimits } from './upload-slots.ts';
 
 const tags = ['apps'];
 const ARTIFACT_TYPE = 'application/octet-stream';
@@ -31,7 +33,8 @@ function contentLength(request: FastifyRequest): number | undefined {
   return header === undefined || !/^[0-9]+$/.test(header) ? undefined : Number(header);
 }
 
-export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog): void {
+export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, uploadLimits: UploadLimits = DEFAULT_UPLOAD_LIMITS): void {
+  const slots = new UploadSlots(uploadLimits);
   // The upload's own content type lives in a context of its own: only this route reads raw bytes, and it
   // reads nothing else (a JSON body is a 415).
   app.register(async (upload) => {
@@ -46,7 +49,8 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog): vo
         summary: 'Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build',
         description:
           'The body is validated in full before anything is stored (400 names the problem; 413 names the limit). The artifact is ' +
-          'stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored.',
+          'stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. ' +
+          `At most ${DEFAULT_UPLOAD_LIMITS.perUser} uploads of one user are read at once (429 past that) and ${DEFAULT_UPLOAD_LIMITS.total} in all (503).`,
         consumes: [ARTIFACT_TYPE],
         params: AppParams,
         querystring: DeployQuery,
@@ -58,6 +62,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog): vo
         const { hostnames, max_concurrent_requests: maxConcurrentRequests } = request.query;
         const body = request.body;
         if (!body) throw new BadRequestError(`The body must be the build artifact (.tar.zst), sent as ${ARTIFACT_TYPE}.`);
+        const release = slots.take(principalOf(request).userId);
         try {
           return await builds.deploy(projectId, appId, body, contentLength(request), {
             hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
@@ -67,6 +72,8 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog): vo
           // The rest of an oversized upload is not worth reading: close the connection after the answer.
           if (err instanceof ArtifactTooLargeError && err.limit === 'compressedBytes') reply.header('connection', 'close');
           throw err;
+        } finally {
+          release();
         }
       },
     });

@@ -22,6 +22,7 @@ import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
 import { buildApp } from '../../app.ts';
 import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
+import type { UploadLimits } from '../upload-slots.ts';
 
 export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
 
@@ -65,6 +66,8 @@ export interface PlatformAppOptions {
   readonly baseDomain?: string;
   /** The device sign-in start limit (default the API's own). */
   readonly deviceSignInRateLimit?: RateLimitOptions;
+  /** Deploy uploads read at once (default the API's own). */
+  readonly uploadLimits?: UploadLimits;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
   readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
 }
@@ -151,6 +154,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   fixture.app = await buildApp({
     readiness: [],
     deviceSignInRateLimit: options.deviceSignInRateLimit,
+    uploadLimits: options.uploadLimits,
     now: () => new Date(Date.now() + fixture.clockOffsetMs),
     platform: {
       tokens,
