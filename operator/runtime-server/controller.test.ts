@@ -115,6 +115,22 @@ describe('servingController', () => {
     expect(engine.deploys.length).toBeGreaterThan(1);
   });
 
+  it('reports an app settled once it is served or refused for good, not while its deploy is retried', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    engine.fail.set('b-1', () => new Error('object store unreachable'));
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => engine.deploys.length >= 2); // failed, then retried
+    expect(records.get('p/a')?.failure?.reason).toBe('Retrying');
+    expect(reconciled).not.toContain('p/a');
+    engine.fail.delete('b-1');
+    await until(() => reconciled.includes('p/a'));
+    expect(records.get('p/a')?.servedGeneration).toBe(1);
+
+    engine.fail.set('b-2', () => new BuildLoadError('b-2', 'SyntaxError'));
+    source.upsert(app('broken', { activeBuildId: 'b-2' }));
+    await until(() => reconciled.includes('p/broken'));
+  });
+
   it('stops serving an app that loses its build or is deleted, and never touches apps it did not serve', async () => {
     const { source, engine, records, reconciled } = await setup();
     source.upsert(app('none', {}));

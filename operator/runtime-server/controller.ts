@@ -25,7 +25,12 @@ export interface ServingControllerDeps {
    * arrives during a rollout, so many workers mean fewer rollouts when many apps change at once (startup).
    */
   workers?: number;
-  /** Called after each reconcile of `key`, whatever its outcome (readiness tracks the first pass). */
+  /**
+   * Called once `key` has settled: served, not to be served, or refused for good (a build that cannot load
+   * or is not stored). Not after a failure that is retried (the object store or workerd unreachable): a
+   * replica is ready only when every app of its first pass has settled, so a new replica does not take
+   * traffic for an app it cannot serve yet while the old ones are being replaced.
+   */
   onReconciled?: (key: string) => void;
 }
 
@@ -49,46 +54,44 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
     rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
     reconcile: async (key, { namespace, name, log }) => {
-      try {
-        const app = deps.apps.get(key);
-        const deployment = deploymentOf(app);
-        if (!deployment) {
-          if (records.has(key) || engine.served(namespace, name)) {
-            await engine.remove(namespace, name);
-            log.info('app no longer served');
-          }
-          records.delete(key);
-          return;
+      const settled = () => deps.onReconciled?.(key);
+      const app = deps.apps.get(key);
+      const deployment = deploymentOf(app);
+      if (!deployment) {
+        if (records.has(key) || engine.served(namespace, name)) {
+          await engine.remove(namespace, name);
+          log.info('app no longer served');
         }
-        const generation = app?.metadata?.generation ?? 0;
-        const record = records.get(key);
-        const same = record?.generation === generation && record.buildId === deployment.buildId;
-        // The engine changes only through these calls, so a converged app costs nothing on a resync or when
-        // its status is written; nor does a refused build, which the engine would refuse again at once.
-        if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return;
-        if (same && record.failure?.reason === 'BuildFailed') return;
+        records.delete(key);
+        return settled();
+      }
+      const generation = app?.metadata?.generation ?? 0;
+      const record = records.get(key);
+      const same = record?.generation === generation && record.buildId === deployment.buildId;
+      // The engine changes only through these calls, so a converged app costs nothing on a resync or when
+      // its status is written; nor does a refused build, which the engine would refuse again at once.
+      if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
+      if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-        records.attempt(key, generation, deployment.buildId);
-        const stopTimer = metrics.deploySeconds.startTimer();
-        try {
-          const served = await engine.deploy(deployment);
-          records.served(key, generation);
-          stopTimer({ result: 'Served' });
-          log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts });
-          return;
-        } catch (err) {
-          const { failure, terminal } = classifyDeployError(err, deployment.buildId);
-          records.failed(key, failure);
-          stopTimer({ result: failure.reason });
-          if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
-          if (!same || record.failure?.reason !== failure.reason) {
-            log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', { buildId: deployment.buildId, generation, reason: failure.reason, detail: failure.message });
-          }
-          // A missing artifact is a state, not an error: look again with backoff (it may be uploaded yet).
-          return terminal ? undefined : { requeue: true };
+      records.attempt(key, generation, deployment.buildId);
+      const stopTimer = metrics.deploySeconds.startTimer();
+      try {
+        const served = await engine.deploy(deployment);
+        records.served(key, generation);
+        stopTimer({ result: 'Served' });
+        log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts });
+        return settled();
+      } catch (err) {
+        const { failure, terminal } = classifyDeployError(err, deployment.buildId);
+        records.failed(key, failure);
+        stopTimer({ result: failure.reason });
+        if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
+        if (!same || record.failure?.reason !== failure.reason) {
+          log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', { buildId: deployment.buildId, generation, reason: failure.reason, detail: failure.message });
         }
-      } finally {
-        deps.onReconciled?.(key);
+        // A missing artifact is a state, not an error: look again with backoff (it may be uploaded yet).
+        settled();
+        return terminal ? undefined : { requeue: true };
       }
     },
   });
