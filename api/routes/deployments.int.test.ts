@@ -276,4 +276,20 @@ describe('uploads in progress', () => {
       await limited.close();
     }
   });
+
+  it('refuses a host name another app took while the upload was arriving (409), checking again as it writes', async () => {
+    const slowApp = await createApp('slow-claim');
+    const fastApp = await createApp('fast-claim');
+    const host = `race.${project}.apps.localhost`;
+    const body = new PassThrough();
+    const slow = deploy(slowApp, body, `?hostnames=${host}`);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // checked before the body, found free
+    expect((await deploy(fastApp, worker('fast'), `?hostnames=${host}`)).statusCode).toBe(200);
+    body.end(Buffer.from(worker('slow')));
+    const refused = await slow;
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().detail).toContain(`${host} is already bound to another app`);
+    expect((await apps().get(project, slowApp))?.spec.hostnames).toBeUndefined();
+    expect((await apps().get(project, fastApp))?.spec.hostnames).toEqual([host]);
+  });
 });

@@ -117,6 +117,8 @@ export class BuildCatalog {
     try {
       recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
       const updated = await this.#store.update(project, appId, ({ spec }) => {
+        // Checked again as the write is made: another app may have taken a name during the upload.
+        if (hostnames) this.#checkHostnames(project, appId, hostnames, spec.hostnames ?? []);
         const { hostnames: _old, ...rest } = spec;
         const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withAttached(project, appId, hostnames, spec.hostnames ?? []);
         return {
