@@ -169,6 +169,19 @@ describe('records on a managed domain', () => {
     expect(await list(domain)).toHaveLength(2);
   });
 
+  it('answers one of two concurrent colliding writes 201 and the other 409, leaving one record', async () => {
+    const { domain, zoneId } = await addDomain();
+    const post = (body: object) => call('POST', `/domains/${domain}/records`, body);
+    const same = await Promise.all([post({ name: 'www', type: 'A', value: '192.0.2.1' }), post({ name: 'www', type: 'A', value: '192.0.2.2' })]);
+    expect(same.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const cname = await Promise.all([post({ name: 'alias', type: 'CNAME', value: 'x.example.net' }), post({ name: 'alias', type: 'TXT', value: 'x' })]);
+    expect(cname.map((r) => r.statusCode).sort()).toEqual([201, 409]);
+    const kept = (await list(domain)).map((r) => [r.name, r.type, r.status]);
+    expect(kept).toHaveLength(2);
+    expect(kept.every(([, , status]) => status === 'applied')).toBe(true);
+    expect(await zone(zoneId, domain)).toHaveLength(2);
+  });
+
   it('PUT: omitted name, type and ttl keep the stored ones; supplied values replace the stored ones', async () => {
     const { domain, zoneId } = await addDomain();
     const api = await ok(201, 'POST', `/domains/${domain}/records`, { name: 'api', type: 'A', values: ['192.0.2.1', '192.0.2.2'], ttl: 600 });

@@ -5,7 +5,7 @@ import { readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { join } from 'node:path';
 import type { RepoHead, RepoStore } from '../repo-store/index.ts';
 import { parseRepoPath } from '../repo-store/index.ts';
-import { KeyedMutex } from '../repo-store/keyed-mutex.ts';
+import { KeyedMutex } from '../collections/keyed-mutex.ts';
 import { syncBareRepo } from './bare-repo.ts';
 
 export interface SyncedRepo {

@@ -16,7 +16,7 @@ import type { ObjectStore, PutBody } from '../object-store/object-store.ts';
 import { bodyLength, bodySha256 } from '../object-store/put-body.ts';
 import { InvalidPublishError, PublishContentionError, PublishIncompleteError, PublishOutcomeUnknownError, RepoNotFoundError } from './errors.ts';
 import type { HeadCache, RepoHead } from './head-cache.ts';
-import type { KeyedMutex } from './keyed-mutex.ts';
+import type { KeyedMutex } from '../collections/keyed-mutex.ts';
 import { logKey, manifestKey, packIndexKey, packKey } from './layout.ts';
 import { encodeLogEntry, type EntryKind, type LogEntry, type PackRef } from './log-entry.ts';
 import type { LogReader } from './log-reader.ts';

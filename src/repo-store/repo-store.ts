@@ -8,7 +8,7 @@ import { listAll } from '../object-store/list-all.ts';
 import { decodeCheckpoint } from './checkpoint.ts';
 import { HistoryUnavailableError, RepoBusyError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
 import { HeadCache, type RepoHead } from './head-cache.ts';
-import { KeyedMutex } from './keyed-mutex.ts';
+import { KeyedMutex } from '../collections/keyed-mutex.ts';
 import { checkpointKey, deletingKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
 import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';

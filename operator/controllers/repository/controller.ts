@@ -6,7 +6,7 @@ import { StoreUnavailableError } from '../../../src/object-store/object-store.ts
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { settle } from '../../../src/platform/settle.ts';
 import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, parseRepoPath, type RepoPath, type RepoStore } from '../../../src/repo-store/index.ts';
-import { KeyedMutex } from '../../../src/repo-store/keyed-mutex.ts';
+import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { Controller, type Result } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.ts';

@@ -5,6 +5,8 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
 import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
 import { isConflict } from '../../kube/index.ts';
+import { KeyedMutex } from '../../collections/keyed-mutex.ts';
+import { desiredRecords } from '../../dns/desired.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainReconciler } from './domain-reconciler.ts';
 import type { DomainStore } from './domain-store.ts';
@@ -39,10 +41,17 @@ export function existingRecords(records: readonly DnsRecord[], domain: string, e
  * (409 otherwise: until the parent zone delegates to the hosted zone nobody would see them); delete works
  * in every state. Platform-owned records (written for an app hostname) are refused to manual edits (409).
  * Each write is applied to the zone before answering; the record's `status` says how that went.
+ *
+ * Two writes that would collide (same name and type, or a CNAME beside anything) must not both succeed:
+ * writes to one domain take turns in this process, each checking against the cache its predecessor
+ * settled; and each written record is checked again against the apiserver's list with the rule the zone
+ * sync applies (`desiredRecords`: the earlier record wins), which covers writers in other API processes.
+ * The loser is undone and answered 409.
  */
 export class DnsRecords {
   readonly #store: DomainStore;
   readonly #reconciler: DomainReconciler;
+  readonly #writes = new KeyedMutex();
 
   constructor(store: DomainStore, reconciler: DomainReconciler) {
     this.#store = store;
@@ -63,17 +72,20 @@ export class DnsRecords {
     this.#requireManaged(d, 'created');
     if (input.name === undefined || input.type === undefined) throw new BadRequestError('name and type are required.');
     const record = parseRecord({ name: input.name, type: input.type, values: valuesOf(input) ?? [], ttl: input.ttl }, d.spec.domain);
-    this.#checkExclusive(d, record);
-    const created = await this.#store.recordClient.create({
-      metadata: {
-        name: `r-${randomBytes(5).toString('hex')}`,
-        namespace: project,
-        labels: { [PROJECT_LABEL]: project },
-        ownerReferences: [domainOwnerReference(d)],
-      },
-      spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+    return this.#writes.run(domainKey(d), async () => {
+      this.#checkExclusive(d, record);
+      const created = await this.#store.recordClient.create({
+        metadata: {
+          name: `r-${randomBytes(5).toString('hex')}`,
+          namespace: project,
+          labels: { [PROJECT_LABEL]: project },
+          ownerReferences: [domainOwnerReference(d)],
+        },
+        spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+      });
+      await this.#refuseIfOutranked(d, created, () => this.#store.recordClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } }));
+      return this.#applied(d, created);
     });
-    return this.#applied(d, created);
   }
 
   /** Omitted name, type and ttl keep the stored ones; `values` (or `value`) replace the stored values. */
@@ -86,18 +98,35 @@ export class DnsRecords {
       { name: input.name ?? storedNameInput(stored.spec.name, d.spec.domain), type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
       d.spec.domain,
     );
-    this.#checkExclusive(d, record, recordId);
-    let written: DnsRecord;
-    try {
-      written = await this.#store.recordClient.replace({
-        ...stored,
-        spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
-      });
-    } catch (err) {
-      if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
-      throw err;
-    }
-    return this.#applied(d, written);
+    return this.#writes.run(domainKey(d), async () => {
+      this.#checkExclusive(d, record, recordId);
+      let written: DnsRecord;
+      try {
+        written = await this.#store.recordClient.replace({
+          ...stored,
+          spec: { ...stored.spec, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
+        });
+      } catch (err) {
+        if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
+        throw err;
+      }
+      const changed = written;
+      await this.#refuseIfOutranked(d, changed, () => this.#store.recordClient.replace({ ...changed, spec: stored.spec }).then(() => undefined));
+      return this.#applied(d, written);
+    });
+  }
+
+  /**
+   * 409 (after `undo`) when `written` collides with another record of the domain that the zone sync would
+   * keep instead (`desiredRecords`), as the apiserver lists them now: a writer elsewhere got there first.
+   */
+  async #refuseIfOutranked(d: ProjectDomain, written: DnsRecord, undo: () => Promise<unknown>): Promise<void> {
+    const { items } = await this.#store.recordClient.list(d.metadata?.namespace ?? '');
+    const ofDomain = items.filter((r) => r.spec.domainRef.name === d.metadata?.name);
+    const lost = desiredRecords(d.spec.domain, ofDomain).rejected.find((r) => r.id === written.metadata?.name && r.reason === 'Conflict');
+    if (!lost) return;
+    await undo();
+    throw new ConflictError(lost.message);
   }
 
   /** Removes the record from the zone (also while the domain is pending delegation). */
@@ -144,6 +173,10 @@ export class DnsRecords {
     const clash = checkExclusivity(record, existingRecords(this.#store.recordsOf(d), d.spec.domain, except), d.spec.domain);
     if (clash) throw new ConflictError(clash.message);
   }
+}
+
+function domainKey(d: ProjectDomain): string {
+  return `${d.metadata?.namespace}/${d.metadata?.name}`;
 }
 
 function valuesOf(input: RecordInput): readonly string[] | undefined {
