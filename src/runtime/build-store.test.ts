@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BuildStore } from './build-store.ts';
+import { BuildStore, buildKey } from './build-store.ts';
 import { ArtifactError } from './errors.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
@@ -23,8 +23,8 @@ describe('BuildStore', () => {
     expect(a).toBe(b);
     expect(artifacts.fetches).toBe(1);
     expect(a.modules.map((m) => [m.name, m.file])).toEqual([
-      ['worker.js', join(root, 'b1', 'modules', 'worker.js')],
-      ['lib/x.js', join(root, 'b1', 'modules', 'lib/x.js')],
+      ['worker.js', join(root, 'p.a.b1', 'modules', 'worker.js')],
+      ['lib/x.js', join(root, 'p.a.b1', 'modules', 'lib/x.js')],
     ]);
     expect(readFileSync(join(a.assetsDir!, 'a.css'), 'utf8')).toBe('a{}');
     expect((await store.prepare(ref('b2'))).assetsDir).toBeUndefined();
@@ -44,16 +44,28 @@ describe('BuildStore', () => {
     expect(artifacts.fetches).toBe(before + 3);
   });
 
-  it('refuses build ids that are not DNS labels (they name directories)', async () => {
+  it('refuses build ids, projects and app ids that are not DNS labels (they name directories)', async () => {
     await expect(new BuildStore(root, artifacts).prepare(ref('../etc'))).rejects.toThrow('invalid build id');
+    await expect(new BuildStore(root, artifacts).prepare({ project: 'p/..', appId: 'a', buildId: 'b1' })).rejects.toThrow('invalid project');
+    await expect(new BuildStore(root, artifacts).prepare({ project: 'p', appId: 'a.b', buildId: 'b1' })).rejects.toThrow('invalid app id');
+  });
+
+  it('never hands one app the build another app unpacked under the same id: it fetches its own', async () => {
+    const store = new BuildStore(root, artifacts);
+    const mine = await store.prepare(ref('b1'));
+    const before = artifacts.fetches;
+    const theirs = await store.prepare({ project: 'other', appId: 'site', buildId: 'b1' });
+    expect(artifacts.fetches).toBe(before + 1);
+    expect(theirs.modules[0]?.file).toBe(join(root, 'other.site.b1', 'modules', 'worker.js'));
+    expect(mine.modules[0]?.file).toBe(join(root, 'p.a.b1', 'modules', 'worker.js'));
   });
 
   it('retain deletes the builds not kept', async () => {
     const store = new BuildStore(root, artifacts);
     await store.prepare(ref('b1'));
     await store.prepare(ref('b2'));
-    await store.retain(new Set(['b2']));
-    expect(existsSync(join(root, 'b1'))).toBe(false);
-    expect(existsSync(join(root, 'b2', 'build.json'))).toBe(true);
+    await store.retain(new Set([buildKey(ref('b2'))]));
+    expect(existsSync(join(root, 'p.a.b1'))).toBe(false);
+    expect(existsSync(join(root, 'p.a.b2', 'build.json'))).toBe(true);
   });
 });

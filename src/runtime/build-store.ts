@@ -19,11 +19,20 @@ export interface PreparedBuild {
   readonly compatibilityFlags: readonly string[];
 }
 
-const BUILD_ID = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const MANIFEST = 'build.json';
 
 /**
- * Unpacks builds under `root/<buildId>/` (modules in `modules/`, assets in `assets/`), fetching each
+ * Where a build of an app is unpacked: `<project>.<appId>.<buildId>`, unambiguous as none of them holds a
+ * dot. Per app, not per build id: the same id in another project (named by a RuntimeApp applied with kubectl,
+ * say) must fetch and check that app's own artifact, never be handed another tenant's unpacked build.
+ */
+export function buildKey(ref: BuildRef): string {
+  return `${ref.project}.${ref.appId}.${ref.buildId}`;
+}
+
+/**
+ * Unpacks builds under `root/<buildKey>/` (modules in `modules/`, assets in `assets/`), fetching each
  * artifact once through the `ArtifactSource` and validating it again (the store is not trusted more
  * than the upload was). A build is written to a temporary directory and renamed into place, so a crash
  * never leaves half a build that looks complete; a finished build is reused across restarts.
@@ -42,20 +51,23 @@ export class BuildStore {
 
   /** The build on disk, fetching and unpacking it on first use. Concurrent calls share one fetch. */
   prepare(ref: BuildRef): Promise<PreparedBuild> {
-    if (!BUILD_ID.test(ref.buildId)) return Promise.reject(new Error(`invalid build id ${JSON.stringify(ref.buildId)}`));
-    let build = this.#builds.get(ref.buildId);
+    for (const [what, value] of [['project', ref.project], ['app id', ref.appId], ['build id', ref.buildId]]) {
+      if (!LABEL.test(value ?? '')) return Promise.reject(new Error(`invalid ${what} ${JSON.stringify(value)}`));
+    }
+    const key = buildKey(ref);
+    let build = this.#builds.get(key);
     if (!build) {
-      build = this.#load(ref);
-      this.#builds.set(ref.buildId, build);
+      build = this.#load(ref, key);
+      this.#builds.set(key, build);
       // A fetch that failed is retried next time; an invalid artifact stays invalid, so that answer is kept.
       build.catch((err: unknown) => {
-        if (!(err instanceof ArtifactError || err instanceof ArtifactTooLargeError)) this.#builds.delete(ref.buildId);
+        if (!(err instanceof ArtifactError || err instanceof ArtifactTooLargeError)) this.#builds.delete(key);
       });
     }
     return build;
   }
 
-  /** Deletes every build not in `keep`, on disk and in memory. Never call it while a `prepare` runs. */
+  /** Deletes every build whose {@link buildKey} is not in `keep`, on disk and in memory. Never call it while a `prepare` runs. */
   async retain(keep: ReadonlySet<string>): Promise<void> {
     for (const id of this.#builds.keys()) if (!keep.has(id)) this.#builds.delete(id);
     const entries = await readdir(this.#root).catch(() => []);
@@ -63,8 +75,8 @@ export class BuildStore {
     await Promise.all(unused.map((name) => rm(join(this.#root, name), { recursive: true, force: true })));
   }
 
-  async #load(ref: BuildRef): Promise<PreparedBuild> {
-    const dir = join(this.#root, ref.buildId);
+  async #load(ref: BuildRef, key: string): Promise<PreparedBuild> {
+    const dir = join(this.#root, key);
     const existing = await readFile(join(dir, MANIFEST), 'utf8').then(
       (text) => JSON.parse(text) as PreparedBuild,
       () => undefined,
@@ -72,7 +84,7 @@ export class BuildStore {
     if (existing) return existing;
 
     const artifact = await parseArtifact(await this.#artifacts.fetch(ref), this.#parse);
-    const tmp = join(this.#root, `.tmp-${ref.buildId}-${randomBytes(4).toString('hex')}`);
+    const tmp = join(this.#root, `.tmp-${key}-${randomBytes(4).toString('hex')}`);
     try {
       const write = async (path: string, content: Uint8Array) => {
         await mkdir(dirname(path), { recursive: true });

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
-import { BuildStore } from './build-store.ts';
+import { BuildStore, buildKey } from './build-store.ts';
 import { ConcurrencyLimiter } from './concurrency-limiter.ts';
 import { BuildLoadError } from './errors.ts';
 import { healthy, killLeftovers, probe, retire, sameWorkers, startGeneration, workerFingerprint, type Generation, type GenerationContext, type LiveApp } from './generation.ts';
@@ -395,9 +395,9 @@ export class RuntimeEngine {
 
   /** Deletes unpacked builds that neither the desired state nor a running generation uses. Runs inside the loop, so never beside a `prepare`. */
   async #collectBuilds(): Promise<void> {
-    const keep = new Set<string>([...this.#desired.values()].map(({ app }) => app.buildId));
+    const keep = new Set<string>([...this.#desired.values()].map(({ app }) => buildKey(app)));
     for (const gen of [...this.#retiring.keys(), ...(this.#current ? [this.#current] : [])]) {
-      for (const live of gen.apps.values()) keep.add(live.build.buildId);
+      for (const live of gen.apps.values()) keep.add(buildKey(live.app));
     }
     await this.#builds?.retain(keep).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
