@@ -15,6 +15,7 @@ import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
 import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { unbuiltSettings } from './config/unbuilt.ts';
 
 /** After the drain timeout, this long more so the load balancer has surely stopped sending. */
 const LOAD_BALANCER_GRACE_MS = 2000;
@@ -83,6 +84,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
 export async function serve(config: GitServiceConfig): Promise<void> {
   const service = await startService(config);
   service.app.log.info({ url: service.url }, 'cw-git serving');
+  for (const note of unbuiltSettings(config)) service.app.log.warn(note);
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');
     service.stop().then(() => process.exit(0), () => process.exit(1));

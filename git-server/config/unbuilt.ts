@@ -1,0 +1,21 @@
+import type { GitServiceConfig } from './git-service-config.ts';
+
+/**
+ * Settings this build of cw-git accepts (they are the spec's, and a configuration written for a later
+ * build must load) but does not act on yet, each with what that means. `cw-git serve` logs them at start,
+ * so nobody waits for a webhook or a compaction that will not come. See docs/repository-service.md,
+ * "Not built yet".
+ */
+export function unbuiltSettings(config: GitServiceConfig): string[] {
+  const notes: string[] = [];
+  if (config.events.webhookUrl !== undefined) {
+    notes.push('events.webhook_url: the events bridge is not built yet; no ref event is delivered');
+  }
+  if (config.server.roles.some((role) => role !== 'serve')) {
+    notes.push(`server.roles: only the serve role is built; this instance serves git and LFS, and runs no ${config.server.roles.filter((r) => r !== 'serve').join(' or ')} work`);
+  }
+  if (config.server.corsOrigins.length > 0) {
+    notes.push('server.cors_origins: the /api-browser lane is not built yet; the origins are not used');
+  }
+  return notes;
+}
