@@ -235,6 +235,44 @@ describe('attach in managed_project_domain mode', () => {
     expect(await ok(200, 'POST', `/apps/web/domains/${host}/finalize`)).toMatchObject({ status: 'active' });
   });
 
+  it('refuses to serve an app on more than 32 host names (409), by finalize or by a deploy, instead of a refusal from the apiserver', async () => {
+    const { domain } = await addDomain();
+    const apps = objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
+    const full = Array.from({ length: 32 }, (_, i) => `h${i}.${me.project}.${BASE_DOMAIN}`);
+    const app = await apps.get(me.project, 'api');
+    const saved = app?.spec.hostnames;
+    await apps.replace({ ...app!, spec: { ...app!.spec, hostnames: full } });
+    try {
+      const host = `many.${domain}`;
+      await ok(200, 'POST', '/apps/api/domains', { domain: host, dns_mode: 'managed_project_domain' });
+      expect(await refused(409, 'POST', `/apps/api/domains/${host}/finalize`)).toContain('served on 32 host names besides its default host, the most it can have');
+    } finally {
+      const now = await apps.get(me.project, 'api');
+      await apps.replace({ ...now!, spec: { ...now!.spec, hostnames: saved ?? [] } });
+    }
+    const attached = `one.${domain}`;
+    await ok(200, 'POST', '/apps/api/domains', { domain: attached, dns_mode: 'managed_project_domain' });
+    await ok(200, 'POST', `/apps/api/domains/${attached}/finalize`);
+    const deploy = await platform.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${me.project}/apps/api/deployments?hostnames=${full.join(',')}`,
+      headers: { authorization: `Bearer ${me.token}`, 'content-type': 'application/octet-stream' },
+      payload: artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("ok"); } };' }),
+    });
+    expect(deploy.statusCode, deploy.body).toBe(409);
+    expect(deploy.json().detail).toMatch(/with its \d+ attached custom domains the app would have \d+ host names, more than the 32 an app can have/);
+  });
+
+  it('writes a name under a closer domain still pending into the managed domain around it, which answers for it', async () => {
+    const { domain, zoneId } = await addDomain();
+    expect((await call('POST', '/domains', { domain: `shop.${domain}` })).statusCode).toBe(201); // pending, not delegated
+    const host = `www.shop.${domain}`;
+    const applied = await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    expect(applied.managed_dns).toMatchObject({ project_domain: domain, status: 'applied' });
+    expect(await zone(zoneId, domain)).toEqual([`${host} CNAME 300 ${RUNTIME_TARGET}`]);
+    expect(await ok(200, 'POST', `/apps/web/domains/${host}/finalize`)).toMatchObject({ status: 'active' });
+  });
+
   it('writes A records at the apex (a CNAME cannot be there)', async () => {
     const { domain, zoneId } = await addDomain();
     const applied = await ok(200, 'POST', '/apps/api/domains', { domain, dns_mode: 'managed_project_domain' });

@@ -42,7 +42,8 @@ export const App = Type.Object(
     active_build_id: Type.String({ description: 'Build currently selected for serving; empty until the first deploy.' }),
     builds: Type.Array(Type.Object({ build_id: Type.String() }), { description: 'Builds uploaded for the app, newest first.' }),
     hosts: Type.Array(Type.String(), {
-      description: 'Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names.',
+      description:
+        'Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names and the custom domains attached and finalized for it.',
     }),
     url: Type.Optional(Type.String({ description: 'URL of the default host, once the runtime reports serving it.' })),
     ready: Type.Boolean({ description: 'The runtime serves the active build.' }),
@@ -67,7 +68,9 @@ export const DeployResult = Type.Object(
   {
     app_id: Type.String({ description: 'App deployed to.' }),
     build_id: Type.String({ description: 'The build; it is now the app’s `active_build_id`.' }),
-    hosts: Type.Array(Type.String(), { description: 'Host names bound by this deploy: the default host first, then the deploy’s host names.' }),
+    hosts: Type.Array(Type.String(), {
+      description: 'Host names the app is bound to after this deploy: the default host first, then the deploy’s host names and the attached custom domains it keeps.',
+    }),
     uploaded: Type.Boolean({ description: 'True when this request uploaded the artifact; false for a rollback.' }),
   },
   { description: 'The deploy result.' },

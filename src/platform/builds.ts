@@ -1,5 +1,5 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
-import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../auth/index.ts';
 import { isAlreadyExists } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
@@ -210,7 +210,13 @@ export class BuildCatalog {
   /** `hostnames`, then those of `current` attached through the app-hostname API, which a deploy keeps. */
   #withAttached(project: string, appId: string, hostnames: readonly string[], current: readonly string[]): string[] {
     const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
-    return [...new Set([...hostnames, ...current.filter((h) => attached.has(h))])];
+    const all = [...new Set([...hostnames, ...current.filter((h) => attached.has(h))])];
+    if (all.length > MAX_APP_HOSTNAMES) {
+      throw new ConflictError(
+        `hostnames: with its ${all.length - hostnames.length} attached custom domains the app would have ${all.length} host names, more than the ${MAX_APP_HOSTNAMES} an app can have; deploy fewer.`,
+      );
+    }
+    return all;
   }
 
   #checkHostnames(project: string, appId: string, hostnames: readonly string[], bound: readonly string[]): string[] {

@@ -70,10 +70,13 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       let dnsReady = false;
       let dnsMessage = '';
       if (h.spec.dnsMode === 'managed_project_domain') {
-        const domain = containingDomain(hostname, store.activeDomains(namespace).map((d) => ({ domain: d.spec.domain, d })))?.d;
-        if (!domain || domain.status?.state !== 'managed') {
-          dnsMessage = domain
-            ? `The project domain ${domain.spec.domain} is pending_delegation: the records are written once it is managed.`
+        // The closest managed domain holding the name (a closer pending one is not delegated: the outer zone answers).
+        const holding = store.activeDomains(namespace).map((d) => ({ domain: d.spec.domain, d }));
+        const domain = containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d;
+        if (!domain) {
+          const pending = containingDomain(hostname, holding)?.d;
+          dnsMessage = pending
+            ? `The project domain ${pending.spec.domain} is pending_delegation: the records are written once it is managed.`
             : `No project domain of this project holds ${hostname}; add it to write the records.`;
           updates.push({ type: 'DnsReady', status: 'False', reason: 'DomainNotManaged', message: dnsMessage });
         } else {

@@ -18,6 +18,9 @@ export const EnvironmentKey = Type.String({
   description: 'Environment variable name.',
 });
 
+/** Host names an app is served on besides its default host: deploy host names and attached custom domains. */
+export const MAX_APP_HOSTNAMES = 32;
+
 export const RuntimeAppSpec = Type.Object({
   displayName: DisplayName({ description: 'The name the app was created with.' }),
   activeBuildId: Type.Optional(
@@ -32,7 +35,7 @@ export const RuntimeAppSpec = Type.Object({
   ),
   hostnames: Type.Optional(
     Type.Array(Hostname({ description: 'Host name.' }), {
-      maxItems: 32,
+      maxItems: MAX_APP_HOSTNAMES,
       uniqueItems: true,
       description:
         'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',

@@ -1,5 +1,6 @@
 import type { AppHostname, AppHostnameStatus, HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { MAX_APP_HOSTNAMES } from '../../apis/v1alpha1/runtime-app.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
@@ -8,7 +9,8 @@ import { containingDomain, externalAppRecords, isRegistrableDomain, managedAppRe
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { PublicError } from '../../errors.ts';
-import { isAlreadyExists } from '../../kube/index.ts';
+import { isAlreadyExists, KubeApiError } from '../../kube/index.ts';
+import { isNetworkError } from '../../network-errors.ts';
 import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DnsSettings } from './dns-settings.ts';
@@ -101,8 +103,15 @@ export class AppHostnames {
         ? { applied: false, reason: 'ProviderError', message: `The records could not be written: ${pass.failure.message} Repeat the request to retry.` }
         : recordsApplied(records, this.#store);
     } catch (err) {
-      if (!(err instanceof PublicError)) throw err;
-      applied = { applied: false, reason: 'RecordsNotWritten', message: `The records could not be written: ${err.message} Repeat the request to retry.` };
+      // The runtime attach stands whatever failed here: the answer is the spec's 202 with status failed, and
+      // repeating the request converges. The control plane's own errors are not shown (their text is ours).
+      if (err instanceof PublicError) {
+        applied = { applied: false, reason: 'RecordsNotWritten', message: `The records could not be written: ${err.message} Repeat the request to retry.` };
+      } else if (err instanceof KubeApiError || isNetworkError(err)) {
+        applied = { applied: false, reason: 'RecordsNotWritten', message: 'The records could not be written: the control plane did not take them. Repeat the request to retry.' };
+      } else {
+        throw err;
+      }
     }
     const d = domain;
     binding = await this.#writeStatus(binding, (s) => ({
@@ -158,7 +167,11 @@ export class AppHostnames {
     }
     await this.#apps.update(project, appId, (app) => {
       const hosts = app.spec.hostnames ?? [];
-      return hosts.includes(hostname) ? undefined : { ...app.spec, hostnames: [...hosts, hostname] };
+      if (hosts.includes(hostname)) return undefined;
+      if (hosts.length >= MAX_APP_HOSTNAMES) {
+        throw new ConflictError(`App ${appId} is served on ${hosts.length} host names besides its default host, the most it can have; deploy with fewer hostnames first.`);
+      }
+      return { ...app.spec, hostnames: [...hosts, hostname] };
     });
     const activated = await this.#writeStatus(binding, (s) => ({
       status: { ...s, state: 'active', activatedAt: s.activatedAt ?? formatTime(this.#now()) },
@@ -187,16 +200,20 @@ export class AppHostnames {
     return hostname;
   }
 
-  /** The managed project domain of `project` holding `hostname`: 400 when none does, 409 while it is not managed. */
+  /**
+   * The closest `managed` project domain of `project` holding `hostname` (a pending one closer to it is not
+   * delegated, so the outer zone answers for the name): 400 when no domain holds it, 409 while none of
+   * those that do is managed.
+   */
   #managedDomainFor(project: string, hostname: string): ProjectDomain {
-    const domain = containingDomain(hostname, this.#store.activeDomains(project).map((d) => ({ domain: d.spec.domain, d })))?.d;
-    if (!domain) {
+    const holding = this.#store.activeDomains(project).map((d) => ({ domain: d.spec.domain, d }));
+    const managed = containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d;
+    if (managed) return managed;
+    const pending = containingDomain(hostname, holding)?.d;
+    if (!pending) {
       throw new BadRequestError(`managed_project_domain needs a project domain holding ${hostname}, and project ${project} has none; add the domain first (POST …/domains) or use external_records.`);
     }
-    if (domain.status?.state !== 'managed') {
-      throw new ConflictError(`The project domain ${domain.spec.domain} is pending_delegation; run its delegation check once its nameservers are set, then attach again.`);
-    }
-    return domain;
+    throw new ConflictError(`The project domain ${pending.spec.domain} is pending_delegation; run its delegation check once its nameservers are set, then attach again.`);
   }
 
   /** 409 when another app serves the hostname or another project verified it (so nobody takes it over). */
