@@ -37,7 +37,7 @@ describe('failed authentication limit', () => {
     const valid = `Bearer ${await token()}`;
     const forged = `Bearer ${await token()}`.slice(0, -1) + 'x';
     expect([await status('/me', '10.0.0.1'), await status('/me', '10.0.0.1', forged)]).toEqual([401, 401]);
-    const refused = await call('/me', '10.0.0.1', valid); // a token never seen before: not even hashed
+    const refused = await call('/me', '10.0.0.1', valid); // a token never seen before: not looked up
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);

@@ -37,8 +37,8 @@ export function principalOf(request: FastifyRequest): Principal {
  *
  * Requests that fail authentication (401) never reach the rate limiter, so they are limited here, per
  * client address, by `failureLimit`. An address that has spent that allowance is answered 429 for any token
- * not already authenticated, before the token is even hashed, until the allowance refills; callers already
- * authenticated from it carry on.
+ * not in the {@link PrincipalCache}, before the token is parsed or looked up, until the allowance refills;
+ * callers authenticated from it recently carry on.
  */
 export function authentication(app: FastifyInstance, tokens: TokenStore, now: () => Date, failureLimit: RateLimitOptions): void {
   const principals = new PrincipalCache(tokens);

@@ -147,4 +147,21 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     const malformed = await p.app.inject({ method: 'DELETE', url: '/v1/tokens/Not_A_Name', headers: bearer(aliceToken) });
     expect(malformed.statusCode).toBe(400);
   });
+
+  it('counts a token\'s refused requests (403) against its rate limit, and limits failed authentication by address', async () => {
+    const limited = await platformApp({ rateLimit: { perSecond: 1, burst: 2 } });
+    try {
+      const user = await limited.createUser();
+      const narrow = { authorization: `Bearer ${await limited.tokenFor(user, ['projects:read'])}` };
+      const statuses = async (headers: Record<string, string>, n: number) => {
+        const seen: number[] = [];
+        for (let i = 0; i < n; i++) seen.push((await limited.app.inject({ method: 'GET', url: '/v1/tokens', headers })).statusCode);
+        return seen;
+      };
+      expect(await statuses(narrow, 3)).toEqual([403, 403, 429]);
+      expect(await statuses({ authorization: 'Bearer cwt_not-a-real-token' }, 3)).toEqual([401, 401, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
 });

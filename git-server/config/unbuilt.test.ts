@@ -9,12 +9,13 @@ describe('unbuiltSettings', () => {
   it('names each setting that is accepted but not acted on yet, and nothing for a plain serving config', () => {
     const plain = parse(`store: {bucket: repos, s3: {credentials: default}}\nserver: {roles: [serve]}\nauth: {token_secret: ${SECRET}}\n`);
     expect(unbuiltSettings(plain)).toEqual([]);
+    expect(unbuiltSettings(parse(`store: {bucket: repos, s3: {credentials: default}}\nauth: {token_secret: ${SECRET}}\n`))).toEqual([]); // every role, by default
     const hopeful = parse(
-      `store: {bucket: repos, s3: {credentials: default}}\nserver: {cors_origins: ['https://app.example.com']}\nauth: {token_secret: ${SECRET}}\nevents: {webhook_url: 'https://hooks.example.com/x'}\n`,
+      `store: {bucket: repos, s3: {credentials: default}}\nserver: {roles: [maintain, events], cors_origins: ['https://app.example.com']}\nauth: {token_secret: ${SECRET}}\nevents: {webhook_url: 'https://hooks.example.com/x'}\n`,
     );
     expect(unbuiltSettings(hopeful)).toEqual([
       'events.webhook_url: the events bridge is not built yet; no ref event is delivered',
-      'server.roles: only the serve role is built; this instance serves git and LFS, and runs no maintain or events work',
+      'server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no maintain or events work',
       'server.cors_origins: the /api-browser lane is not built yet; the origins are not used',
     ]);
   });

@@ -8,11 +8,12 @@ import type { GitServiceConfig } from './git-service-config.ts';
  */
 export function unbuiltSettings(config: GitServiceConfig): string[] {
   const notes: string[] = [];
-  if (config.events.webhookUrl !== undefined) {
+  if (config.events.webhookUrl !== undefined || config.events.webhookSecret !== undefined) {
     notes.push('events.webhook_url: the events bridge is not built yet; no ref event is delivered');
   }
-  if (config.server.roles.some((role) => role !== 'serve')) {
-    notes.push(`server.roles: only the serve role is built; this instance serves git and LFS, and runs no ${config.server.roles.filter((r) => r !== 'serve').join(' or ')} work`);
+  // The default (every role) is not worth a warning on every start; a list leaving serving out is.
+  if (!config.server.roles.includes('serve')) {
+    notes.push(`server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no ${config.server.roles.join(' or ')} work`);
   }
   if (config.server.corsOrigins.length > 0) {
     notes.push('server.cors_origins: the /api-browser lane is not built yet; the origins are not used');

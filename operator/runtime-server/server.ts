@@ -16,6 +16,7 @@ import { servingMetrics } from './metrics.ts';
 import { reportFor, type RuntimeAppReport } from './report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
+import { FirstPass } from './first-pass.ts';
 
 /** How long stopping waits for requests in flight through the entry point before stopping workerd. */
 const ROUTER_DRAIN_MS = 10_000;
@@ -37,8 +38,9 @@ export class RuntimeServer {
   #status: StatusServer | undefined;
   #routerPort: number | undefined;
   #ownDataDir: string | undefined;
-  /** Keys of the first list not reconciled yet; `undefined` until the informer has synced. */
-  #firstPass: Set<string> | undefined;
+  /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
+  #firstPass: FirstPass | undefined;
+  #firstPassOverdueLogged = false;
   #stopping: Promise<void> | undefined;
 
   constructor(config: RuntimeServerConfig, log: Logger) {
@@ -56,11 +58,21 @@ export class RuntimeServer {
 
   /**
    * Ready to take traffic: workerd answers, the router listens, and every app of the informer's first list
-   * has been through one reconcile (served, or refused), so a new replica behind a load balancer never
-   * answers 404 for apps it has not loaded yet.
+   * has settled (served, or refused for good), so a new replica behind a load balancer never answers 404 for
+   * apps it has not loaded yet; or the first pass has waited its limit (`FirstPass`).
    */
   ready(): boolean {
-    return !this.#stopping && this.#routerPort !== undefined && this.#firstPass?.size === 0 && !!this.#engine?.status().ready;
+    return !this.#stopping && this.#routerPort !== undefined && this.#firstPassDone() && !!this.#engine?.status().ready;
+  }
+
+  #firstPassDone(): boolean {
+    const pass = this.#firstPass;
+    if (!pass?.done()) return false;
+    if (pass.pending.length > 0 && !this.#firstPassOverdueLogged) {
+      this.#firstPassOverdueLogged = true;
+      this.#log.warn('ready with apps of the first list not served yet: their deploys keep failing', { apps: pass.pending.slice(0, 20), count: pass.pending.length });
+    }
+    return true;
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
@@ -121,13 +133,13 @@ export class RuntimeServer {
       registry: this.registry,
       log: this.#log,
       workers: config.workers,
-      onReconciled: (key) => this.#firstPass?.delete(key),
+      onReconciled: (key) => this.#firstPass?.settled(key),
     });
     informer.start();
     await informer.waitForSync(this.#abort.signal);
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
-    this.#firstPass = new Set(informer.list().map(objectKey));
-    this.#log.info('informer synced', { apps: this.#firstPass.size });
+    this.#firstPass = new FirstPass(informer.list().map(objectKey));
+    this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
     await this.#controller.start(this.#abort.signal);
   }
 

@@ -17,6 +17,8 @@ describe('recordName', () => {
     ['*.preview', '*.preview', '*.preview.example.com'],
     // Relative unless it ends in the domain: this is www.other.com.example.com, not a foreign name.
     ['www.other.com', 'www.other.com', 'www.other.com.example.com'],
+    // Outside ASCII: the punycode form, as DNS stores it.
+    ['Bücher', 'xn--bcher-kva', 'xn--bcher-kva.example.com'],
   ])('%j → %j (%s)', (input, relative, fqdn) => {
     expect(recordName(input, domain)).toEqual({ relative, fqdn });
   });

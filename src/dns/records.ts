@@ -3,7 +3,7 @@
 // the field (`name`, `type`, `values[1]`, `ttl`) so the API can show them as they are.
 import type { DnsRecordType } from '../apis/v1alpha1/dns-record.ts';
 import { PublicError } from '../errors.ts';
-import { isInZone, normalizeName, relativeName } from './names.ts';
+import { asciiName, isInZone, normalizeName, relativeName } from './names.ts';
 import { OWNED_NAME_MAX_LENGTH, OWNERSHIP_LABEL_PREFIX } from './ownership.ts';
 import { canonicalValue } from './record-values.ts';
 
@@ -52,9 +52,9 @@ const LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
  * the same record of example.com. `@` and the domain itself are the apex. `*` may only be the first label.
  */
 export function recordName(input: string, domain: string): { relative: string; fqdn: string } | FieldError {
-  const raw = input.trim().toLowerCase();
+  const raw = asciiName(input.trim());
   const err = (message: string): FieldError => ({ field: 'name', message });
-  if (raw === '') return err('name is required (use @ for the apex)');
+  if (raw === '') return err(input.trim() === '' ? 'name is required (use @ for the apex)' : `name ${input} is not a valid domain name`);
   let fqdn: string;
   if (raw === '@') fqdn = domain;
   else if (raw.endsWith('.')) {

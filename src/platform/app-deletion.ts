@@ -71,7 +71,10 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
   const routed = app.spec.activeBuildId !== undefined;
   // What the owner must still be told, with what an earlier, interrupted call already unbound: its host
   // names and AppHostnames are gone from the cluster, so only the app's own record of them remains.
-  const unbound = mergeUnbound(recordedUnbound(app), {
+  // An earlier call's record counts only while the app is still as that call left it (not served): a deploy
+  // since then made the app anew, and what it was bound to before is reported by no one.
+  const earlier = app.spec.activeBuildId === undefined ? recordedUnbound(app) : { hostnames: [], dnsCleanupPending: [] };
+  const unbound = mergeUnbound(earlier, {
     hostnames: [...(app.spec.hostnames ?? []), ...attached.map((h) => h.spec.hostname)],
     dnsCleanupPending: pendingDns(app, attached),
   });

@@ -51,7 +51,9 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       attachedHostnames: (project, appId) =>
         hostnames
           .list()
-          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && h.status?.state === 'active' && !h.metadata?.deletionTimestamp)
+          // Any binding of the app, not only those the cache shows active yet: finalize binds the name before
+          // it writes the binding's status, and a deploy in between must not drop it.
+          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp)
           .map((h) => h.spec.hostname),
     }),
     environment: new AppEnvironment(store),

@@ -202,12 +202,7 @@ export class BuildCatalog {
     return false;
   }
 
-  /**
-   * The requested host names, minus the app's own default host. Names under the runtime's base domain must
-   * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
-   * 403); a name another app is bound to, or another app's default host, is a 409.
-   */
-  /** `hostnames`, then those of `current` attached through the app-hostname API, which a deploy keeps. */
+  /** `hostnames`, then those of `current` attached through the app-hostname API, which a deploy keeps (409 past the app's limit). */
   #withAttached(project: string, appId: string, hostnames: readonly string[], current: readonly string[]): string[] {
     const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
     const all = [...new Set([...hostnames, ...current.filter((h) => attached.has(h))])];
@@ -219,6 +214,11 @@ export class BuildCatalog {
     return all;
   }
 
+  /**
+   * The requested host names, minus the app's own default host. Names under the runtime's base domain must
+   * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
+   * 403); a name another app is bound to, or another app's default host, is a 409.
+   */
   #checkHostnames(project: string, appId: string, hostnames: readonly string[], bound: readonly string[]): string[] {
     const { baseDomain } = this.#options;
     const own = defaultHost(project, appId, baseDomain);

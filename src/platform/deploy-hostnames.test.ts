@@ -4,6 +4,7 @@ import { foreignBaseDomainHost, parseDeployHostnames } from './deploy-hostnames.
 describe('parseDeployHostnames', () => {
   it('splits on commas, trims, lowercases, drops a trailing dot and duplicates', () => {
     expect(parseDeployHostnames(' Shop.Example.com., www.example.com ,shop.example.com')).toEqual(['shop.example.com', 'www.example.com']);
+    expect(parseDeployHostnames('www.Bücher.example, www.xn--bcher-kva.example')).toEqual(['www.xn--bcher-kva.example']);
   });
 
   it('reads an empty value as no host names', () => {

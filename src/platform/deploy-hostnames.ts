@@ -1,6 +1,7 @@
 import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
 import { HOSTNAME_PATTERN } from '../apis/v1alpha1/strings.ts';
 import { BadRequestError } from '../auth/index.ts';
+import { normalizeName } from '../dns/names.ts';
 
 /** Host names a deploy may bind besides the default host (the RuntimeApp schema's bound). */
 export const MAX_DEPLOY_HOSTNAMES = MAX_APP_HOSTNAMES;
@@ -9,25 +10,27 @@ const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
 
 /**
  * The `hostnames` deploy option: a comma-separated list (spaces around names ignored). Case and a trailing
- * dot do not matter (`WWW.Example.com.` is `www.example.com`); duplicates collapse. An empty value binds
+ * dot do not matter (`WWW.Example.com.` is `www.example.com`), a name outside ASCII is taken in its
+ * punycode form (`bücher.example` is `xn--bcher-kva.example`); duplicates collapse. An empty value binds
  * none. Throws `BadRequestError` naming the first name that is not a host name.
  */
 export function parseDeployHostnames(raw: string): string[] {
-  const names = raw
+  const given = raw
     .split(',')
-    .map((name) => name.trim().toLowerCase().replace(/\.$/, ''))
+    .map((name) => name.trim())
     .filter((name) => name !== '');
-  const unique = [...new Set(names)];
-  if (unique.length > MAX_DEPLOY_HOSTNAMES) {
-    throw new BadRequestError(`hostnames lists ${unique.length} host names; at most ${MAX_DEPLOY_HOSTNAMES} are allowed.`);
+  const unique = new Map<string, string>(); // normalized (punycode for names outside ASCII) → as given
+  for (const name of given) unique.set(normalizeName(name), name);
+  if (unique.size > MAX_DEPLOY_HOSTNAMES) {
+    throw new BadRequestError(`hostnames lists ${unique.size} host names; at most ${MAX_DEPLOY_HOSTNAMES} are allowed.`);
   }
-  for (const name of unique) {
+  for (const [name, asGiven] of unique) {
     if (name.length > 253 || !HOSTNAME.test(name)) {
-      const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 64)}…` : name);
+      const shown = JSON.stringify(asGiven.length > 64 ? `${asGiven.slice(0, 64)}…` : asGiven);
       throw new BadRequestError(`hostnames: ${shown} is not a host name (lowercase labels separated by dots, such as www.example.com).`);
     }
   }
-  return unique;
+  return [...unique.keys()];
 }
 
 /** Where a deploy host name may not go, given the runtime's base domain; `undefined` when it may. */

@@ -104,19 +104,31 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
  * (with the service name prefix removed, as it names our internals, not the user's code).
  *
  * workerd refusing the config is the build's fault. Anything else (workerd killed, not run, or not
- * listening in time) is the build's fault only if a workerd with no apps starts fine right after: a build
- * that loops or exhausts memory while loading is refused, but a machine too busy to start workerd at all
- * says nothing about the build, which must not be refused for it.
+ * listening in time) is the build's fault only if a workerd with no apps starts fine right after and the
+ * app alone fails again with twice the time: a build that loops or exhausts memory while loading is
+ * refused, but a machine too busy to start workerd at all, or for a while, says nothing about the build,
+ * which must not be refused for it.
  *
  * @throws the start error when workerd cannot start even without the app
  */
 export async function probe(ctx: GenerationContext, dir: string, live: LiveApp): Promise<string | undefined> {
+  const alone = new Map([['probe', live]]);
   try {
-    await startAndStop(ctx, dir, new Map([['probe', live]]));
+    await startAndStop(ctx, dir, alone);
     return undefined;
-  } catch (err) {
-    if (!(err instanceof WorkerdStartError)) throw err;
-    if (!err.refusedConfig && !(await startAndStop(ctx, `${dir}-empty`, new Map()).then(() => true, () => false))) throw err;
+  } catch (first) {
+    if (!(first instanceof WorkerdStartError)) throw first;
+    let err = first;
+    if (!err.refusedConfig) {
+      if (!(await startAndStop(ctx, `${dir}-empty`, new Map()).then(() => true, () => false))) throw err;
+      try {
+        await startAndStop({ ...ctx, startTimeoutMs: ctx.startTimeoutMs * 2 }, dir, alone);
+        return undefined;
+      } catch (again) {
+        if (!(again instanceof WorkerdStartError)) throw again;
+        err = again;
+      }
+    }
     const names = serviceNames({ ...live.app, buildId: live.build.buildId });
     const detail = err.output
       .split('\n')

@@ -66,6 +66,8 @@ export interface PlatformAppOptions {
   readonly baseDomain?: string;
   /** The device sign-in start limit (default the API's own). */
   readonly deviceSignInRateLimit?: RateLimitOptions;
+  /** The per-caller rate limit (default the API's own). */
+  readonly rateLimit?: RateLimitOptions;
   /** Deploy uploads read at once (default the API's own). */
   readonly uploadLimits?: UploadLimits;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
@@ -155,6 +157,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     readiness: [],
     deviceSignInRateLimit: options.deviceSignInRateLimit,
     uploadLimits: options.uploadLimits,
+    rateLimit: options.rateLimit,
     now: () => new Date(Date.now() + fixture.clockOffsetMs),
     platform: {
       tokens,

@@ -48,6 +48,7 @@ let informers: {
 };
 let controllers: Controller[];
 let api: DomainReconciler;
+let settings: ReturnType<typeof testDnsSettings>;
 
 beforeAll(async () => {
   parent = await startParentZoneServer({ suffix: 'test' });
@@ -61,7 +62,7 @@ beforeAll(async () => {
     apps: createInformer<RuntimeApp>(conn, RUNTIME_APPS, { labelSelector }),
     builds: createInformer<Build>(conn, BUILDS, { labelSelector }),
   };
-  const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: TARGET, ipv4: ['192.0.2.80'] } });
+  settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: TARGET, ipv4: ['192.0.2.80'] } });
 
   const common = { kube: conn, settings, registry: new Registry(), log: silentLogger };
   controllers = [
@@ -137,6 +138,20 @@ describe('external_records bindings', () => {
 });
 
 describe('managed_project_domain bindings', () => {
+  it('says an apex binding cannot be routed while the runtime has no addresses, instead of failing every pass', async () => {
+    const target = settings.runtimeTarget;
+    (settings as { runtimeTarget: typeof target }).runtimeTarget = { hostname: TARGET };
+    try {
+      await createApp('apexed');
+      const h = await attach(newDomain('apex'), 'apexed', 'external_records');
+      const told = await until(live(h), (o) => condition(o, 'DnsReady')?.reason === 'NoRuntimeTarget', 'NoRuntimeTarget');
+      expect(condition(told, 'DnsReady')).toMatchObject({ status: 'False', message: expect.stringContaining('no runtime addresses configured') });
+      expect(condition(told, 'RuntimeAttached')?.status).toBe('True');
+    } finally {
+      (settings as { runtimeTarget: typeof target }).runtimeTarget = target;
+    }
+  });
+
   it('waits for a managed domain holding the hostname, then writes the platform-owned records and follows their Ready', async () => {
     await createApp('shop');
     const domain = newDomain('managed');

@@ -14,6 +14,7 @@ import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/log.ts';
+import { MAX_APP_HOSTNAMES } from '../../../src/apis/v1alpha1/runtime-app.ts';
 
 export interface AppHostnameControllerDeps {
   kube: KubeConnection;
@@ -79,6 +80,9 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
             ? `The project domain ${pending.spec.domain} is pending_delegation: the records are written once it is managed.`
             : `No project domain of this project holds ${hostname}; add it to write the records.`;
           updates.push({ type: 'DnsReady', status: 'False', reason: 'DomainNotManaged', message: dnsMessage });
+        } else if (!routable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget))) {
+          dnsMessage = unroutable(hostname);
+          updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: dnsMessage });
         } else {
           const desired = desiredManagedRecords(h, domain, deps.settings.runtimeTarget);
           const records = await ensureManagedRecords(store, desired);
@@ -88,24 +92,33 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
           status = { ...status, projectDomain: domain.metadata?.name ?? '', dnsRecords: recordItems(desired, domain) };
           updates.push({ type: 'DnsReady', status: applied.applied ? 'True' : 'False', reason: applied.reason, message: applied.message });
         }
+      } else if (!routable(() => externalRecords(hostname, deps.settings.runtimeTarget, ''))) {
+        // A binding made before the runtime's addresses were removed (the API refuses new ones): said, not retried.
+        updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: unroutable(hostname) });
       } else {
         const token = challengeToken(h);
         status = { ...status, verificationToken: token, dnsRecords: externalRecords(hostname, deps.settings.runtimeTarget, token) };
       }
       const active = status.state === 'active';
+      let full = false;
       // Only for an app with a build: deleting an app clears its build and host names together, and must not
       // have them put back while its hostnames are being deleted.
       if (active && app?.spec.activeBuildId && !app.metadata?.deletionTimestamp && !(app.spec.hostnames ?? []).includes(hostname)) {
         try {
-          await apps.update(namespace, appId, (a) =>
-            !a.spec.activeBuildId || (a.spec.hostnames ?? []).includes(hostname) ? undefined : { ...a.spec, hostnames: [...(a.spec.hostnames ?? []), hostname] },
-          );
+          await apps.update(namespace, appId, (a) => {
+            const hosts = a.spec.hostnames ?? [];
+            if (!a.spec.activeBuildId || hosts.includes(hostname)) return undefined;
+            full = hosts.length >= MAX_APP_HOSTNAMES;
+            return full ? undefined : { ...a.spec, hostnames: [...hosts, hostname] };
+          });
         } catch (err) {
           if (!(err instanceof NotFoundError)) throw err; // the app went meanwhile: its hostnames go with it
         }
       }
       updates.push(
-        active
+        full
+          ? { type: 'Ready', status: 'False', reason: 'TooManyHostnames', message: `App ${appId} is served on ${MAX_APP_HOSTNAMES} host names besides its default host, the most it can have; deploy with fewer hostnames.` }
+          : active
           ? { type: 'Ready', status: 'True', reason: 'Active', message: `App ${appId} is served on ${hostname}.` }
           : h.spec.dnsMode === 'managed_project_domain' && !dnsReady
             ? { type: 'Ready', status: 'False', reason: 'DnsNotApplied', message: dnsMessage }
@@ -118,4 +131,18 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? { ...live.status, ...next, state: live.status?.state === 'active' ? 'active' : next.state } : undefined));
     },
   });
+}
+
+/** Whether the runtime target offers what `records` needs (addresses for a zone apex): it throws when not. */
+function routable(records: () => unknown): boolean {
+  try {
+    records();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unroutable(hostname: string): string {
+  return `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6).`;
 }

@@ -77,6 +77,7 @@ beforeAll(async () => {
     events: new EventRecorder({ writer: eventWriter(conn), component: 'projectdomain-test' }),
     registry: new Registry(),
     log: silentLogger,
+    takenRecheckMs: 300,
   });
   api = new DomainReconciler(new DomainStore(conn, informers), settings);
   for (const i of Object.values(informers)) i.start();
@@ -231,6 +232,11 @@ describe('what the controller refuses', () => {
     expect(condition(taken, 'Ready')?.message, 'the other project is not named').not.toContain(other);
     expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
     await vi.waitFor(async () => expect(await events(taken)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DomainTaken' })));
+
+    // Deleted there, the name is free: the recheck gives this one its zone without any change of its own.
+    await domainClient.delete(other, first.metadata?.name ?? '');
+    const freed = await until(live(second), (o) => !!o.status?.hostedZoneId, 'zone once the other is deleted');
+    expect(condition(freed, 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
   });
 
   it('gives a name the API would refuse Ready=False InvalidDomain and no zone', async () => {

@@ -24,6 +24,8 @@ export interface ProjectDomainControllerDeps {
   registry: Registry;
   log: Logger;
   now?: () => Date;
+  /** How soon a domain another project holds is looked at again (default a minute). */
+  takenRecheckMs?: number;
 }
 
 /** Ready reasons that are good news; every other change of Ready is a Warning. */
@@ -78,7 +80,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       }
       if (pass.domain.status?.state === 'managed') return { requeueAfter: Math.max(1000, nextCheckIn(pass.domain.status.lastCheckedAt, interval, now())) };
       // Another project's domain going away enqueues only that one: look again after a while.
-      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === 'DomainTaken') return { requeueAfter: TAKEN_RECHECK_MS };
+      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === 'DomainTaken') return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
       return;
     },
   });

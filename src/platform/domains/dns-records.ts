@@ -110,10 +110,24 @@ export class DnsRecords {
         if (isConflict(err)) throw new ConflictError(`Record ${recordId} was changed by another request meanwhile; read it again and retry.`);
         throw err;
       }
-      const changed = written;
-      await this.#refuseIfOutranked(d, changed, () => this.#store.recordClient.replace({ ...changed, spec: stored.spec }).then(() => undefined));
+      await this.#refuseIfOutranked(d, written, () => this.#restore(stored));
       return this.#applied(d, written);
     });
+  }
+
+  /** Puts `stored`'s spec back on the record, on whatever version is live (the zone sync writes its status). */
+  async #restore(stored: DnsRecord): Promise<void> {
+    const { namespace = '', name = '' } = stored.metadata ?? {};
+    for (let attempt = 1; ; attempt++) {
+      const live = await this.#store.recordClient.get(namespace, name);
+      if (!live) return;
+      try {
+        await this.#store.recordClient.replace({ ...live, spec: stored.spec });
+        return;
+      } catch (err) {
+        if (!isConflict(err) || attempt >= 5) throw err;
+      }
+    }
   }
 
   /**

@@ -40,8 +40,10 @@ describe('ensureManagedRecords', () => {
       metadata: { name: 'www.shop.test', namespace: ns.name, uid: 'h-uid' },
       spec: { appRef: { name: 'web' }, hostname: 'www.shop.test', dnsMode: 'managed_project_domain' },
     };
-    const [want] = desiredManagedRecords(binding, domain, { hostname: 'runtime.example.net' });
-    if (!want) throw new Error('no record desired');
+    const [desired] = desiredManagedRecords(binding, domain, { hostname: 'runtime.example.net' });
+    if (!desired) throw new Error('no record desired');
+    // Without the owner reference: its owner does not exist here, and the garbage collector would take the record.
+    const want: DnsRecord = { ...desired, metadata: { ...desired.metadata, ownerReferences: [] } };
     const probe = new DomainStore(conn, { domains: frozenCache([]), records: frozenCache([]), hostnames: frozenCache([]) });
     // The record as the cache last saw it, then changed on the apiserver (another writer).
     const seen = await probe.recordClient.create({ ...want, spec: { ...want.spec, values: ['old.example.net'] } });
