@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from './log.ts';
 import { runtimeMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { Source } from './source.ts';
-import { WorkQueue } from './work-queue.ts';
+import { MAX_TIMER_MS, WorkQueue } from './work-queue.ts';
 
 /**
  * What a reconcile asks for next (controller-runtime's `Result`): nothing (converged), `requeueAfter` ms
@@ -115,7 +115,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#running = Array.from({ length: this.#workers }, () => this.#work());
     const period = this.#options.resyncPeriodMs ?? 10 * 60 * 60 * 1000;
     if (period > 0) {
-      this.#resync = setInterval(() => this.#enqueueAll(), period);
+      this.#resync = setInterval(() => this.#enqueueAll(), Math.min(period, MAX_TIMER_MS));
     }
   }
 

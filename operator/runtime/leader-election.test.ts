@@ -122,4 +122,58 @@ describe('LeaderElector', () => {
     expect(b.events).toEqual([]);
     expect(leases.lease?.record.holderIdentity).toBe('c');
   });
+
+  it('starts a lease\'s expiry when a slow read arrives, not when it was sent, so a standby never leads beside the leader', async () => {
+    const leases = new MemoryLeases();
+    const timing = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 };
+    const partitioned = breakable(leases);
+    const order: string[] = [];
+    const a = elector(partitioned.client, 'a', { ...timing, onStartedLeading: () => order.push('a started'), onStoppedLeading: () => order.push('a stopped') });
+    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    // The standby's first read takes 550 ms (throttled and retried) and returns the leader's latest renewal;
+    // right then the leader is cut off.
+    let slow = true;
+    const standby: LeaseClient = {
+      get: async () => {
+        if (!slow) return leases.get();
+        slow = false;
+        await new Promise((resolve) => setTimeout(resolve, 550));
+        const seen = await leases.get();
+        partitioned.state.broken = true;
+        return seen;
+      },
+      create: (...args) => leases.create(...args),
+      update: (...args) => leases.update(...args),
+    };
+    elector(standby, 'b', { ...timing, onStartedLeading: () => order.push('b started') });
+    await vi.waitFor(() => expect(order).toContain('b started'), { timeout: 3000 });
+    expect(order).toEqual(['a started', 'a stopped', 'b started']);
+  });
+
+  it('gives up exactly at the renew deadline, not a retry period after it, when renewals keep failing slowly', async () => {
+    const leases = new MemoryLeases();
+    const timing = { leaseDurationMs: 1000, renewDeadlineMs: 900, retryPeriodMs: 300 };
+    let failing = false;
+    const slowFailing: LeaseClient = {
+      get: async () => {
+        if (!failing) return leases.get();
+        await new Promise((resolve) => setTimeout(resolve, 110));
+        throw new Error('connect ETIMEDOUT');
+      },
+      create: (...args) => leases.create(...args),
+      update: (...args) => leases.update(...args),
+    };
+    let stoppedAt = 0;
+    const a = elector(slowFailing, 'a', { ...timing, onStoppedLeading: () => (stoppedAt = Date.now()) });
+    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    const lastRenewal = () => leases.lease?.record.renewTime ?? 0;
+    const before = lastRenewal();
+    await vi.waitFor(() => expect(lastRenewal()).toBeGreaterThan(before));
+    failing = true;
+    const renewedAt = lastRenewal();
+    await vi.waitFor(() => expect(stoppedAt).toBeGreaterThan(0), { timeout: 3000 });
+    // The renewal time is when that renewal was sent: the leader is gone within its deadline of it.
+    expect(stoppedAt - renewedAt).toBeLessThanOrEqual(timing.renewDeadlineMs + 150); // timers run late on a busy machine; the old loop gave up ~1120 ms after
+    expect(stoppedAt - renewedAt).toBeGreaterThanOrEqual(timing.renewDeadlineMs - timing.retryPeriodMs);
+  });
 });

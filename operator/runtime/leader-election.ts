@@ -35,6 +35,10 @@ export class LeaderElector {
     Pick<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader'>;
   #observed: StoredLease | undefined;
   #observedAt = 0;
+  /** When the latest acquire or renew attempt was sent. */
+  #attemptStartedAt = 0;
+  /** Leadership was lost: the results of attempts still in flight are ignored. */
+  #gaveUp = false;
   #stopped = false;
   #wake: (() => void) | undefined;
   #run: Promise<void> | undefined;
@@ -67,12 +71,12 @@ export class LeaderElector {
     return this.#run;
   }
 
-  /** Stops campaigning or renewing and, if leading, releases the lease. */
-  async stop(): Promise<void> {
+  /** Stops campaigning or renewing and, if leading (and `release` is not false), releases the lease. */
+  async stop(options: { release?: boolean } = {}): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
     await this.#run;
-    if (this.isLeader()) await this.#release();
+    if (this.isLeader() && options.release !== false) await this.#release();
   }
 
   async #campaign(): Promise<void> {
@@ -85,15 +89,18 @@ export class LeaderElector {
     if (this.#stopped) return; // won the race against stop(): stop() releases
     log.info('acquired leader lease');
     this.#o.onStartedLeading?.();
-    let renewedAt = now();
+    // When the last renewal that succeeded was sent: a standby's clock for it starts no earlier.
+    let renewedAt = this.#attemptStartedAt;
     for (;;) {
-      await this.#sleep(retryPeriodMs);
+      // Never past the deadline: the leader must give up exactly when it is due, not a retry period later.
+      await this.#sleep(Math.min(retryPeriodMs, renewedAt + renewDeadlineMs - now()));
       if (this.#stopped) return;
       const remaining = renewedAt + renewDeadlineMs - now();
-      if (await this.#withDeadline(this.#tryAcquireOrRenew(), remaining)) {
-        renewedAt = now();
+      if (remaining > 0 && (await this.#withDeadline(this.#tryAcquireOrRenew(), remaining))) {
+        renewedAt = this.#attemptStartedAt;
       } else if (now() - renewedAt >= renewDeadlineMs || !this.isLeader()) {
         log.error('lost leader lease', { holder: this.#observed?.record.holderIdentity });
+        this.#gaveUp = true; // a renewal still in flight must not make us leader again
         if (this.isLeader() && this.#observed) this.#observed = { ...this.#observed, record: { ...this.#observed.record, holderIdentity: '' } };
         this.#o.onStoppedLeading?.();
         return;
@@ -105,6 +112,7 @@ export class LeaderElector {
   async #tryAcquireOrRenew(): Promise<boolean> {
     const { leases, namespace, name, identity, leaseDurationMs, log, now } = this.#o;
     const t = now();
+    this.#attemptStartedAt = t;
     const desired: LeaseRecord = {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
@@ -114,21 +122,29 @@ export class LeaderElector {
     };
     try {
       const current = await leases.get(namespace, name);
+      if (this.#gaveUp) return false;
       if (!current) {
-        this.#observe(await leases.create(namespace, name, desired), t);
+        const created = await leases.create(namespace, name, desired);
+        if (this.#gaveUp) return false;
+        this.#observe(created, now());
         return true;
       }
-      this.#observe(current, t);
+      // Seen when the answer arrived, not when the request was sent: a slow read (retried after 429s, say)
+      // must not start the expiry clock early, or a standby could take over from a leader still in time.
+      const seenAt = now();
+      this.#observe(current, seenAt);
       const { record } = current;
       const expiresAt = this.#observedAt + record.leaseDurationSeconds * 1000;
-      if (record.holderIdentity && !this.isLeader() && expiresAt > t) return false;
+      if (record.holderIdentity && !this.isLeader() && expiresAt > seenAt) return false;
       if (this.isLeader()) {
         desired.acquireTime = record.acquireTime;
         desired.leaseTransitions = record.leaseTransitions;
       } else {
         desired.leaseTransitions = record.leaseTransitions + 1;
       }
-      this.#observe(await leases.update(namespace, name, desired, current.resourceVersion), t);
+      const written = await leases.update(namespace, name, desired, current.resourceVersion);
+      if (this.#gaveUp) return false;
+      this.#observe(written, now());
       return true;
     } catch (err) {
       // A conflict means another candidate wrote first: an ordinary lost round.

@@ -94,6 +94,18 @@ describe('Manager', () => {
     expect(Date.now() - start).toBeLessThan(1000);
   });
 
+  it('leaves the lease to expire, not released, when it stops with reconciles abandoned', async () => {
+    const leases = new MemoryLeases();
+    const election = { namespace: 'cw-system', name: 'op', identity: 'one', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 30 };
+    const { m, hold } = manager({ leases, leaderElection: election, shutdownTimeoutMs: 50 });
+    hold(new Promise<void>(() => {}));
+    await m.start();
+    await vi.waitFor(() => expect(leases.lease?.record.holderIdentity).toBe('one'));
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the reconcile is under way
+    await m.stop();
+    expect(leases.lease?.record.holderIdentity).toBe('one');
+  });
+
   it('runManager exits 0 after a graceful SIGTERM', async () => {
     const { m } = manager();
     const codes: number[] = [];

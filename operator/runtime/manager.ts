@@ -25,7 +25,7 @@ export interface ManagerOptions {
     | false
     | (Pick<LeaderElectionOptions, 'namespace' | 'name'> &
         Partial<Pick<LeaderElectionOptions, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>);
-  /** Bound on waiting for in-flight reconciles at shutdown (default 30 s, under the pod's 30 s grace period). */
+  /** Bound on waiting for in-flight reconciles at shutdown (default 20 s, under the pods' 30 s grace period). */
   shutdownTimeoutMs?: number;
   log?: Logger;
 }
@@ -157,7 +157,8 @@ export class Manager {
   }
 
   async #stop(): Promise<void> {
-    const timeoutMs = this.#options.shutdownTimeoutMs ?? 30_000;
+    // Below the pods' 30 s termination grace period, so the release below happens before a SIGKILL.
+    const timeoutMs = this.#options.shutdownTimeoutMs ?? 20_000;
     this.log.info('stopping: draining in-flight reconciles', { timeoutMs });
     this.#abort.abort();
     let timer: NodeJS.Timeout | undefined;
@@ -168,8 +169,9 @@ export class Manager {
     clearTimeout(timer);
     if (!drained) this.log.warn('shutdown timeout: abandoning in-flight reconciles');
     this.#informers?.stop();
-    // Release only after our reconciles are done, so the next leader never overlaps with them.
-    await this.#elector?.stop();
+    // Release only after our reconciles are done, so the next leader never overlaps with them; with some
+    // abandoned and maybe still running, the lease is left to expire instead.
+    await this.#elector?.stop({ release: drained });
     await this.#server?.close();
     this.log.info('stopped');
     this.#finish('stopped');

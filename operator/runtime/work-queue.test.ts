@@ -85,6 +85,14 @@ describe('WorkQueue', () => {
     expect(calls.depth).toEqual([1, 2, 1]);
   });
 
+  it('waits out a delay longer than Node\'s longest timer instead of firing at once', async () => {
+    const queue = new WorkQueue<string>();
+    queue.addAfter('far', 30 * 24 * 60 * 60 * 1000); // 30 days: past 2^31 - 1 ms
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(queue.len()).toBe(0);
+    await queue.shutDown();
+  });
+
   describe('with fake timers', () => {
     beforeEach(() => void vi.useFakeTimers());
     afterEach(() => void vi.useRealTimers());

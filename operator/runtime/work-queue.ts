@@ -27,6 +27,9 @@ export interface WorkQueueOptions<K> {
  * Unlike client-go's `ShutDown`, {@link shutDown} drops keys not yet handed out: a controller that stops is
  * giving up leadership, and the next leader relists everything anyway.
  */
+/** Node's longest timer: a longer delay is taken as 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export class WorkQueue<K = string> {
   readonly #queue: K[] = [];
   readonly #dirty = new Set<K>();
@@ -61,10 +64,16 @@ export class WorkQueue<K = string> {
     const pending = this.#waiting.get(key);
     if (pending && pending.readyAt <= readyAt) return;
     if (pending) clearTimeout(pending.timer);
+    this.#arm(key, readyAt);
+  }
+
+  /** Queues `key` at `readyAt`; a delay past Node's longest timer is waited for in steps (else it fires at once). */
+  #arm(key: K, readyAt: number): void {
     const timer = setTimeout(() => {
+      if (Date.now() < readyAt) return this.#arm(key, readyAt);
       this.#waiting.delete(key);
       this.add(key);
-    }, delayMs);
+    }, Math.min(readyAt - Date.now(), MAX_TIMER_MS));
     this.#waiting.set(key, { readyAt, timer });
   }
 

@@ -48,6 +48,15 @@ function watchConfigMaps(connection: KubeConnection, errors: unknown[] = []) {
 }
 
 describe('informer', () => {
+  it('refuses at once to wait for sync on a signal already aborted (a stop during startup), and after it', async () => {
+    const informer = createInformer<KubeObject>(conn, CONFIG_MAPS, { namespace: ns.name });
+    await expect(informer.waitForSync(AbortSignal.abort(new Error('stopped')))).rejects.toThrow('stopped');
+    const later = new AbortController();
+    const waiting = informer.waitForSync(later.signal);
+    later.abort(new Error('stopped later'));
+    await expect(waiting).rejects.toThrow('stopped later');
+  });
+
   it('lists existing objects, then sees creates, updates and deletes', async () => {
     await configMaps.create(cm('before', { v: '0' }));
     const { informer, seen } = watchConfigMaps(conn);

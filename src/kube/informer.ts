@@ -146,13 +146,19 @@ export function createInformer<T extends KubeObject>(
     hasSynced: () => synced,
     waitForSync(signal) {
       if (synced) return Promise.resolve();
+      // An abort listener added to a signal already aborted never runs: answer that at once.
+      if (signal?.aborted) return Promise.reject(signal.reason);
       return new Promise((resolve, reject) => {
-        const wake = () => resolve();
-        syncWaiters.add(wake);
-        signal?.addEventListener('abort', () => {
+        const abort = () => {
           syncWaiters.delete(wake);
-          reject(signal.reason);
-        }, { once: true });
+          reject(signal?.reason);
+        };
+        const wake = () => {
+          signal?.removeEventListener('abort', abort);
+          resolve();
+        };
+        syncWaiters.add(wake);
+        signal?.addEventListener('abort', abort, { once: true });
       });
     },
     start() {
