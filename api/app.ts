@@ -6,11 +6,11 @@ import type { BuildCatalog } from '../src/platform/builds.ts';
 import type { DomainServices } from '../src/platform/domains/domain-services.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
-import { authentication, authorization } from './plugins/auth.ts';
+import { auth } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
 import { problemDetails, sendProblem } from './plugins/problem-details.ts';
-import { rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
+import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { echoRequestId, requestId, requestIdOptions } from './plugins/request-id.ts';
@@ -94,12 +94,11 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   notFound(app);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
-  // In this order on every route: who is calling, how fast (per token, so refused requests count too), then
-  // whether they may. Requests failing authentication never reach the limiter; authentication limits those
-  // by address, as much.
-  if (deps.platform) authentication(app, deps.platform.tokens, now, callerLimit);
-  rateLimit(app, callerLimit);
-  if (deps.platform) authorization(app, deps.platform.tokens);
+  const limiter = callerRateLimiter(callerLimit);
+  // Auth first, then the limiter (it limits by the token auth found). The requests auth refuses never reach
+  // the limiter: auth charges a 403 to the caller's limit, and limits 401s by address, as much.
+  if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal });
+  rateLimit(app, limiter);
 
   healthRoutes(app, deps.readiness);
   if (deps.platform) {

@@ -2,10 +2,10 @@ import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { issueToken, type Scope } from '../../src/auth/index.ts';
 import { MemoryTokenStore } from '../../src/auth/memory-token-store.ts';
-import { authentication, authorization } from './auth.ts';
+import { auth } from './auth.ts';
 import { Problem } from '../schemas/problem.ts';
 import { problemDetails } from './problem-details.ts';
-import { rateLimit } from './rate-limit.ts';
+import { callerRateLimiter, rateLimit } from './rate-limit.ts';
 import type { RateLimitOptions } from './token-buckets.ts';
 
 /** The auth plugin on a memory store, with one route for any token and one per project; the clock is `clock.ms`. */
@@ -16,9 +16,9 @@ async function authApp(failureLimit: RateLimitOptions, callerLimit?: RateLimitOp
   const app = Fastify({ trustProxy: true });
   app.addSchema(Problem);
   problemDetails(app);
-  authentication(app, store, now, failureLimit);
-  if (callerLimit) rateLimit(app, callerLimit, () => clock.ms);
-  authorization(app, store);
+  const limiter = callerLimit && callerRateLimiter(callerLimit, () => clock.ms);
+  auth(app, store, now, { failureLimit, ...(limiter ? { chargeRefusal: limiter.chargeRefusal } : {}) });
+  if (limiter) rateLimit(app, limiter);
   app.get('/me', { config: { auth: { scope: 'projects:read' } } }, async () => ({ ok: true }));
   app.get('/projects/:projectId', { config: { auth: { scope: 'projects:read', project: true } } }, async () => ({ ok: true }));
   await app.ready();
@@ -60,7 +60,7 @@ describe('failed authentication limit', () => {
     await app.close();
   });
 
-  it('counts a token\'s refused requests (403) against its own rate limit, as app.ts orders the hooks', async () => {
+  it('counts a token\'s refused requests (403) against its own rate limit', async () => {
     const { app, token, call } = await authApp({ perSecond: 100, burst: 100 }, { perSecond: 1, burst: 2 });
     const valid = `Bearer ${await token()}`;
     expect((await call('/projects/proj-b', '10.0.0.1', valid)).statusCode).toBe(403);

@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { authorize, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
+import { authorize, ForbiddenError, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
 import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
 import { appendOnRequest } from './route-hooks.ts';
@@ -23,27 +23,38 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
+export interface AuthOptions {
+  /** Per client address, the allowance of requests that fail authentication (401). */
+  readonly failureLimit: RateLimitOptions;
+  /**
+   * Charges a request refused for its scope or project (403) to its caller's rate limit, which never sees
+   * it (the limiter's hook runs after this one); `false` when that limit was spent and the 429 is sent
+   * instead. See `callerRateLimiter` (plugins/rate-limit.ts).
+   */
+  readonly chargeRefusal?: (request: FastifyRequest, reply: FastifyReply) => boolean;
+}
+
 /**
- * Bearer authentication, driven by each route's `config.auth`. Routes must declare it: one without is
- * refused at registration, so no route is public by accident. The same declaration adds the route's
- * security requirement and its implicit error responses to OpenAPI. Register {@link authorization} after
- * the rate limiter, which sits between the two: it limits an authenticated caller by its token, so a
- * token's requests count whether or not it may make them.
+ * Bearer authentication and scope/project authorisation, driven by each route's `config.auth`. Routes
+ * must declare it: one without is refused at registration, so no route is public by accident. The same
+ * declaration adds the route's security requirement and its implicit error responses to OpenAPI.
  *
  * Each authenticated route gets a hook of its own (public routes none), which knows the route's
- * requirement without looking it up per request. The hooks run at `onRequest`, before the body is read or
+ * requirement without looking it up per request. The hook runs at `onRequest`, before the body is read or
  * validated, so an unauthenticated caller learns nothing from a 400. A caller seen since the last token or
- * user change is answered from the {@link PrincipalCache} without leaving the hook synchronously.
+ * user change is answered from the {@link PrincipalCache} without leaving the hook synchronously. One hook
+ * does both, authentication and authorisation: every hook on this path costs (measured: bench/README.md).
  *
- * Requests that fail authentication (401) never reach the rate limiter, so they are limited here, per
- * client address, by `failureLimit`. An address that has spent that allowance is answered 429 for any token
- * not in the {@link PrincipalCache}, before the token is parsed or looked up, until the allowance refills;
+ * Refused requests never reach the rate limiter, whose hook comes after this one, so they are counted
+ * here: a 403 against the caller's own limit (`chargeRefusal`), and a 401 against its address's allowance
+ * of failures (`failureLimit`). An address that has spent that allowance is answered 429 for any token not
+ * in the {@link PrincipalCache}, before the token is parsed or looked up, until the allowance refills;
  * callers authenticated from it recently carry on.
  */
-export function authentication(app: FastifyInstance, tokens: TokenStore, now: () => Date, failureLimit: RateLimitOptions): void {
+export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, options: AuthOptions): void {
   const principals = new PrincipalCache(tokens);
-  const failures = failedAuthentications(failureLimit, now);
-  const authenticate = authenticateHook(principals, failures, now);
+  const failures = failedAuthentications(options.failureLimit, now);
+  const refusals: Refusals = { failures, charge: options.chargeRefusal ?? (() => true) };
   app.addHook('onRoute', (route) => {
     const requirement = route.config?.auth;
     if (requirement === undefined) {
@@ -63,61 +74,50 @@ export function authentication(app: FastifyInstance, tokens: TokenStore, now: ()
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
-    if (requirement !== false) appendOnRequest(route, authenticate);
+    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now));
   });
   app.decorateRequest('principal', undefined);
 }
 
-/**
- * Scope and project authorisation of each authenticated route's caller, per its `config.auth`: missing
- * scope or another project's route → 403. Register it after {@link authentication} and the rate limiter.
- */
-export function authorization(app: FastifyInstance, tokens: TokenStore): void {
-  app.addHook('onRoute', (route) => {
-    const requirement = route.config?.auth;
-    if (requirement) appendOnRequest(route, authorizeHook(requirement, tokens));
-  });
+interface Refusals {
+  readonly failures: FailedAuthentications;
+  readonly charge: (request: FastifyRequest, reply: FastifyReply) => boolean;
 }
 
-/** Sets the request's principal, or answers 401 (or 429 to an address that keeps failing). */
-function authenticateHook(principals: PrincipalCache, failures: FailedAuthentications, now: () => Date): onRequestHookHandler {
+/** The onRequest hook of a route that needs `requirement`. */
+function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date): onRequestHookHandler {
+  const admit = async (request: FastifyRequest, principal: Principal): Promise<void> => {
+    request.principal = principal;
+    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
+    if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
+    else requireScope(principal, requirement.scope);
+  };
+  /** Counts a refusal where it belongs, then answers it (unless the count answered 429 already). */
+  const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, err: Error): void => {
+    if (err instanceof UnauthorizedError) refusals.failures.count(request.ip);
+    else if (err instanceof ForbiddenError && !refusals.charge(request, reply)) return;
+    done(err);
+  };
   // Callback style: an async hook would cost a promise per request even when nothing needs waiting for.
-  return (request, _reply, done) => {
+  return (request, reply, done) => {
     const header = request.headers.authorization;
     const known = principals.cached(header, now().getTime());
-    if (known !== undefined) {
-      request.principal = known;
-      return done();
-    }
-    const refused = failures.refusal(request.ip);
-    if (refused) return done(refused);
-    principals.authenticate(header, now()).then(
-      (principal) => {
-        request.principal = principal;
-        done();
-      },
-      (err: Error) => {
-        failures.count(request.ip, err);
-        done(err);
-      },
-    );
-  };
-}
-
-/** Answers 403 unless the principal holds the route's scope (and, on a project route, is a member). */
-function authorizeHook(requirement: AccessRule, tokens: TokenStore): onRequestHookHandler {
-  return (request, _reply, done) => {
-    const principal = principalOf(request);
     // Project routes also check the membership, which the store answers asynchronously.
-    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
-    if (projectId !== undefined) {
-      authorize(principal, { scope: requirement.scope, projectId }, tokens).then(() => done(), done);
+    if (known === undefined || requirement.project) {
+      if (known === undefined) {
+        const tooMany = refusals.failures.refusal(request.ip);
+        if (tooMany) return done(tooMany);
+      }
+      const admitted = known ? admit(request, known) : principals.authenticate(header, now()).then((principal) => admit(request, principal));
+      admitted.then(() => done(), (err: Error) => refuse(request, reply, done, err));
       return;
     }
+    // The common case without a promise: a caller seen before, on a route outside any project.
+    request.principal = known;
     try {
-      requireScope(principal, requirement.scope);
+      requireScope(known, requirement.scope);
     } catch (err) {
-      return done(err as Error);
+      return refuse(request, reply, done, err as Error);
     }
     done();
   };
@@ -128,8 +128,8 @@ type AccessRule = Exclude<RouteAuth, false>;
 interface FailedAuthentications {
   /** The 429 for an address that has spent its allowance of failed authentications, else `undefined`. */
   refusal(address: string): PublicError | undefined;
-  /** Counts `err` against `address` if it is a failed authentication. */
-  count(address: string, err: Error): void;
+  /** Counts a failed authentication against `address`. */
+  count(address: string): void;
 }
 
 function failedAuthentications(limit: RateLimitOptions, now: () => Date): FailedAuthentications {
@@ -144,8 +144,6 @@ function failedAuthentications(limit: RateLimitOptions, now: () => Date): Failed
         { 'retry-after': String(retryAfter) },
       );
     },
-    count: (address, err) => {
-      if (err instanceof UnauthorizedError) buckets.take(address);
-    },
+    count: (address) => void buckets.take(address),
   };
 }

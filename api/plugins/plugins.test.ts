@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
 import { accessLogController } from './access-log.ts';
 import { problemDetails } from './problem-details.ts';
-import { rateLimit, type RateLimitOptions } from './rate-limit.ts';
+import { callerRateLimiter, rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdOptions } from './request-id.ts';
 import { lazyRequestLoggers } from './request-logger.ts';
 
@@ -204,7 +204,7 @@ function limitedApp(options: RateLimitOptions, now: () => number) {
     const tokenId = request.headers.authorization?.slice('Bearer '.length) ?? '';
     request.principal = { userId: 'u', tokenId, scopes: [], admin: false };
   });
-  rateLimit(app, options, now);
+  rateLimit(app, callerRateLimiter(options, now));
   app.get('/x', async () => ({ ok: true }));
   app.get('/healthz', async () => ({ ok: true }));
   const call = (token: string) => app.inject({ method: 'GET', url: '/x', headers: { authorization: `Bearer ${token}` } });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
@@ -18,27 +18,43 @@ declare module 'fastify' {
   }
 }
 
+/** The app's per-caller limit: the hooks that spend it, and the charge for requests auth refuses. */
+export interface CallerRateLimiter {
+  readonly limitRoute: onRequestHookHandler;
+  readonly limitUnmatched: onRequestHookHandler;
+  /**
+   * Spends one request of an authenticated caller's bucket for a request auth refused (403), which never
+   * reaches `limitRoute`: `false` when the bucket was empty and the 429 is sent instead.
+   */
+  readonly chargeRefusal: (request: FastifyRequest, reply: FastifyReply) => boolean;
+  readonly nowMs: () => number;
+}
+
+/** The app's per-caller limit (`rateLimit` registers it; auth charges it for the requests it refuses). */
+export function callerRateLimiter(options: RateLimitOptions, nowMs: () => number = Date.now): CallerRateLimiter {
+  return { ...bucketLimiter(options, nowMs), nowMs };
+}
+
 /**
  * A token bucket per caller: per token once authenticated, else per client address. Register it after
- * `authentication` and before `authorization` (plugins/auth.ts): its hook is added to each route between
- * theirs, so it sees the principal, and a request refused 403 still counts.
+ * the auth plugin: its hook is added to each route after the auth plugin's, so it sees the principal (a
+ * request auth refuses with 403 is charged by auth itself, through `chargeRefusal`).
  * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
  * starve); public routes that do work, such as starting a device sign-in, are limited like any other (that
  * one by a stricter limit of its own, `config.rateLimit`), and so are requests no route matches (404, 405),
  * by address.
  */
-export function rateLimit(app: FastifyInstance, options: RateLimitOptions, nowMs: () => number = Date.now): void {
-  const shared = bucketLimiter(options, nowMs);
+export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void {
   app.addHook('onRoute', (route) => {
     if (isProbeOrDiscovery(route.url)) return;
     // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
-    appendOnRequest(route, route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, nowMs).limitRoute : shared.limitRoute);
+    appendOnRequest(route, route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs).limitRoute : shared.limitRoute);
   });
   app.addHook('onRequest', shared.limitUnmatched);
 }
 
 /** One limit's buckets and the hooks spending them. */
-function bucketLimiter(options: RateLimitOptions, nowMs: () => number): { limitRoute: onRequestHookHandler; limitUnmatched: onRequestHookHandler } {
+function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<CallerRateLimiter, 'nowMs'> {
   // Tokens and addresses in maps of their own: the token id is the store's own string, whose hash V8 keeps,
   // where a prefixed key would be a new string to hash on every request. Each map holds half the callers.
   const maxCallers = options.maxCallers ?? 100_000;
@@ -71,5 +87,6 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): { limitR
     limitUnmatched: (request, reply, done) => {
       if (!request.is404 || spend(byAddress, request.ip, reply)) done();
     },
+    chargeRefusal: (request, reply) => (request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply)),
   };
 }
