@@ -176,4 +176,22 @@ describe('LeaderElector', () => {
     expect(stoppedAt - renewedAt).toBeLessThanOrEqual(timing.renewDeadlineMs + 150); // timers run late on a busy machine; the old loop gave up ~1120 ms after
     expect(stoppedAt - renewedAt).toBeGreaterThanOrEqual(timing.renewDeadlineMs - timing.retryPeriodMs);
   });
+
+  it('stops within its renew deadline even when the apiserver never answers, campaigning or releasing', async () => {
+    const leases = new MemoryLeases();
+    const never = () => new Promise<never>(() => {});
+    const standby = elector({ get: never, create: never, update: never }, 'standby');
+    await new Promise((resolve) => setTimeout(resolve, 50)); // its first attempt is hanging
+    let start = Date.now();
+    await standby.e.stop();
+    expect(Date.now() - start).toBeLessThan(fast.renewDeadlineMs + 200);
+
+    const hanging = breakable(leases);
+    const leader = elector(hanging.client, 'leader');
+    await vi.waitFor(() => expect(leader.e.isLeader()).toBe(true));
+    hanging.client.update = never; // the release hangs
+    start = Date.now();
+    await leader.e.stop();
+    expect(Date.now() - start).toBeLessThan(2 * fast.renewDeadlineMs + 200);
+  });
 });

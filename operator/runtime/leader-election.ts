@@ -71,12 +71,18 @@ export class LeaderElector {
     return this.#run;
   }
 
-  /** Stops campaigning or renewing and, if leading (and `release` is not false), releases the lease. */
+  /**
+   * Stops campaigning or renewing and, if leading (and `release` is not false), releases the lease. Bounded:
+   * an attempt or a release hanging on an apiserver that does not answer is waited for no longer than a
+   * renewal may take, so a shutdown never waits for the pod's SIGKILL.
+   */
   async stop(options: { release?: boolean } = {}): Promise<void> {
     this.#stopped = true;
     this.#wake?.();
-    await this.#run;
-    if (this.isLeader() && options.release !== false) await this.#release();
+    const { renewDeadlineMs } = this.#o;
+    const finished = await this.#withDeadline((this.#run ?? Promise.resolve()).then(() => true), renewDeadlineMs);
+    if (!finished) this.#gaveUp = true; // what the hanging attempt answers, if ever, is ignored
+    if (this.isLeader() && options.release !== false) await this.#withDeadline(this.#release().then(() => true), renewDeadlineMs);
   }
 
   async #campaign(): Promise<void> {
