@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { LoggerOptions } from 'pino';
 import { buildApp, type AppDependencies } from './app.ts';
+import { isAddressOrRange } from '../src/address-range.ts';
 
 export interface ServerOptions {
   host: string;
@@ -16,9 +17,6 @@ export function serverLoggerOptions(level = process.env.CW_LOG_LEVEL ?? 'info'):
   return { level, redact: ['req.headers.authorization'] };
 }
 
-/** An IPv4 or IPv6 address, optionally with a prefix length. */
-const ADDRESS_OR_RANGE = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9a-fA-F]*:[0-9a-fA-F:.]*)(?:\/\d{1,3})?$/;
-
 /**
  * `CW_API_TRUST_PROXY`: unset or `false`, nothing is trusted (the client is the peer address); `true`, every
  * proxy; or a comma-separated list of proxy addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`). Behind an ingress
@@ -32,7 +30,7 @@ export function trustProxyFromEnv(value: string | undefined): boolean | string[]
   if (!text) return undefined;
   if (text === 'true' || text === 'false') return text === 'true';
   const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
-  if (entries.length > 0 && entries.every((entry) => ADDRESS_OR_RANGE.test(entry))) return entries;
+  if (entries.length > 0 && entries.every(isAddressOrRange)) return entries;
   throw new Error(`CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, not ${JSON.stringify(text)}`);
 }
 

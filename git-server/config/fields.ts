@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { FieldError } from './config-error.ts';
 import { parseDuration } from './duration.ts';
+import { isAddressOrRange } from '../../src/address-range.ts';
 
 /** One configuration key's kind: how to read it, and what it is when absent. */
 export interface Field<T> {
@@ -182,11 +183,7 @@ export function checkOrigin(value: string): string {
 
 /** An IP address or a CIDR range (`10.0.0.0/8`, `fd00::/8`). */
 export function checkAddressOrRange(value: string): string {
-  const [address = '', bits, ...rest] = value.split('/');
-  const family = isIP(address);
-  const max = family === 4 ? 32 : 128;
-  const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
-  if (family === 0 || rest.length > 0 || !prefixOk) throw new FieldError(`"${value}" is not an IP address or CIDR range`);
+  if (!isAddressOrRange(value)) throw new FieldError(`"${value}" is not an IP address or CIDR range`);
   return value;
 }
 
