@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import {
   createPersonalToken,
   listPersonalTokens,
+  MAX_ACTIVE_TOKENS_PER_USER,
   revokePersonalToken,
   summarize,
   type TokenStore,
@@ -40,7 +41,7 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
       description:
         'The response carries the token itself in `access_token`; it is never shown again (listings carry only ' +
         '`token_id`). The new token may hold only scopes the calling token holds, and expires no later than it. ' +
-        'A user holds at most 100 active tokens (409 past that: revoke some first).',
+        `A user holds at most ${MAX_ACTIVE_TOKENS_PER_USER} active tokens (409 past that: revoke some first).`,
       body: TokenBody,
       response: { 201: CreatedToken, ...errorResponses(400, 409, 413, 415, 500) },
     },

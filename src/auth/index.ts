@@ -28,6 +28,7 @@ export type { DeviceTokenErrorCode, DeviceTokenResponse, OAuthErrorBody, OAuthTo
 export {
   createPersonalToken,
   listPersonalTokens,
+  MAX_ACTIVE_TOKENS_PER_USER,
   revokePersonalToken,
   summarize,
   type PersonalTokenRequest,
