@@ -6,12 +6,11 @@ import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { NotFoundError } from '../../../src/auth/index.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import { containingDomain } from '../../../src/dns/app-records.ts';
 import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
 import { AppStore } from '../../../src/platform/app-store.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
-import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
+import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
 import { Controller } from '../../runtime/controller.ts';
 import type { Logger } from '../../runtime/log.ts';
 import { MAX_APP_HOSTNAMES } from '../../../src/apis/v1alpha1/runtime-app.ts';
@@ -71,20 +70,17 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       let dnsReady = false;
       let dnsMessage = '';
       if (h.spec.dnsMode === 'managed_project_domain') {
-        // The closest managed domain holding the name (a closer pending one is not delegated: the outer zone answers).
-        const holding = store.activeDomains(namespace).map((d) => ({ domain: d.spec.domain, d }));
-        const domain = containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d;
+        const { managed: domain, closest: pending } = store.domainsHolding(namespace, hostname);
+        const desired = domain && unlessUnroutable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget));
         if (!domain) {
-          const pending = containingDomain(hostname, holding)?.d;
           dnsMessage = pending
             ? `The project domain ${pending.spec.domain} is pending_delegation: the records are written once it is managed.`
             : `No project domain of this project holds ${hostname}; add it to write the records.`;
           updates.push({ type: 'DnsReady', status: 'False', reason: 'DomainNotManaged', message: dnsMessage });
-        } else if (!routable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget))) {
-          dnsMessage = unroutable(hostname);
+        } else if (!desired) {
+          dnsMessage = noRuntimeAddresses(hostname);
           updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: dnsMessage });
         } else {
-          const desired = desiredManagedRecords(h, domain, deps.settings.runtimeTarget);
           const records = await ensureManagedRecords(store, desired);
           const applied = recordsApplied(records, store);
           dnsReady = applied.applied;
@@ -92,12 +88,12 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
           status = { ...status, projectDomain: domain.metadata?.name ?? '', dnsRecords: recordItems(desired, domain) };
           updates.push({ type: 'DnsReady', status: applied.applied ? 'True' : 'False', reason: applied.reason, message: applied.message });
         }
-      } else if (!routable(() => externalRecords(hostname, deps.settings.runtimeTarget, ''))) {
-        // A binding made before the runtime's addresses were removed (the API refuses new ones): said, not retried.
-        updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: unroutable(hostname) });
       } else {
         const token = challengeToken(h);
-        status = { ...status, verificationToken: token, dnsRecords: externalRecords(hostname, deps.settings.runtimeTarget, token) };
+        const dnsRecords = unlessUnroutable(() => externalRecords(hostname, deps.settings.runtimeTarget, token));
+        // A binding made before the runtime's addresses were removed (the API refuses new ones): said, not retried.
+        if (dnsRecords) status = { ...status, verificationToken: token, dnsRecords };
+        else updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: noRuntimeAddresses(hostname) });
       }
       const active = status.state === 'active';
       let full = false;
@@ -133,16 +129,11 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
   });
 }
 
-/** Whether the runtime target offers what `records` needs (addresses for a zone apex): it throws when not. */
-function routable(records: () => unknown): boolean {
+/** The records, or `undefined` when the runtime target cannot route them (an apex without addresses: they throw). */
+function unlessUnroutable<T>(records: () => T): T | undefined {
   try {
-    records();
-    return true;
+    return records();
   } catch {
-    return false;
+    return undefined;
   }
-}
-
-function unroutable(hostname: string): string {
-  return `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6).`;
 }

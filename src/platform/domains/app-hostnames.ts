@@ -5,7 +5,7 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
 import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../conditions/index.ts';
-import { containingDomain, externalAppRecords, isRegistrableDomain, managedAppRecords } from '../../dns/app-records.ts';
+import { externalAppRecords, isRegistrableDomain, managedAppRecords } from '../../dns/app-records.ts';
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { PublicError } from '../../errors.ts';
@@ -18,7 +18,7 @@ import { existingRecords } from './dns-records.ts';
 import type { DomainReconciler } from './domain-reconciler.ts';
 import type { DomainStore } from './domain-store.ts';
 import { verifyExternalRecords } from './external-verification.ts';
-import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, recordItems, recordsApplied } from './hostname-records.ts';
+import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from './hostname-records.ts';
 import { hostnameView, type HostnameView } from './views.ts';
 
 const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
@@ -206,10 +206,8 @@ export class AppHostnames {
    * those that do is managed.
    */
   #managedDomainFor(project: string, hostname: string): ProjectDomain {
-    const holding = this.#store.activeDomains(project).map((d) => ({ domain: d.spec.domain, d }));
-    const managed = containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d;
+    const { managed, closest: pending } = this.#store.domainsHolding(project, hostname);
     if (managed) return managed;
-    const pending = containingDomain(hostname, holding)?.d;
     if (!pending) {
       throw new BadRequestError(`managed_project_domain needs a project domain holding ${hostname}, and project ${project} has none; add the domain first (POST …/domains) or use external_records.`);
     }
@@ -237,11 +235,7 @@ export class AppHostnames {
         : externalAppRecords(hostname, target).map((r) => r.recordType);
     } catch {
       const apex = domain ? hostname === domain.spec.domain : isRegistrableDomain(hostname);
-      throw new ConflictError(
-        apex
-          ? `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6). Attach a name under it, such as www.${hostname}.`
-          : `This platform has no runtime DNS target configured to route ${hostname} to.`,
-      );
+      throw new ConflictError(apex ? `${noRuntimeAddresses(hostname)} Attach a name under it, such as www.${hostname}.` : `This platform has no runtime DNS target configured to route ${hostname} to.`);
     }
   }
 

@@ -3,6 +3,7 @@ import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { NotFoundError } from '../../auth/index.ts';
 import { isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
+import { containingDomain } from '../../dns/app-records.ts';
 import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
@@ -46,6 +47,19 @@ export class DomainStore {
   /** The project's domains that are not soft-deleted (cache). */
   activeDomains(project: string): ProjectDomain[] {
     return this.allDomains(project).filter(isActive);
+  }
+
+  /**
+   * Of the project's active domains holding `hostname`, the closest `managed` one (where its records go: a
+   * closer domain still pending is not delegated, so the outer zone answers for the name) and the closest
+   * of any state (to say why there is no managed one).
+   */
+  domainsHolding(project: string, hostname: string): { managed: ProjectDomain | undefined; closest: ProjectDomain | undefined } {
+    const holding = this.activeDomains(project).map((d) => ({ domain: d.spec.domain, d }));
+    return {
+      managed: containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d,
+      closest: containingDomain(hostname, holding)?.d,
+    };
   }
 
   /** Active domains named `domain` in any project (cache), oldest first. */

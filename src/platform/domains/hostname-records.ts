@@ -70,7 +70,6 @@ export async function ensureManagedRecords(store: DomainStore, desired: readonly
   const out: DnsRecord[] = [];
   for (const want of desired) {
     const current = await ensureRecord(store, want);
-    if (!current) continue;
     await store.settleObject(store.caches.records, current);
     out.push(current);
   }
@@ -81,7 +80,7 @@ export async function ensureManagedRecords(store: DomainStore, desired: readonly
 const MAX_RECORD_ATTEMPTS = 5;
 
 /** `want` written (or left as it is, when equal): first against the cache, then, after a lost race, the apiserver. */
-async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRecord | undefined> {
+async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRecord> {
   const namespace = want.metadata?.namespace ?? '';
   const name = want.metadata?.name ?? '';
   for (let attempt = 1; ; attempt++) {
@@ -101,6 +100,11 @@ async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRec
       if (attempt >= MAX_RECORD_ATTEMPTS) throw new ConflictError(`The DNS record ${name} keeps changing while it is written; retry.`);
     }
   }
+}
+
+/** Why an apex `hostname` cannot be routed: only A and AAAA records can, and the runtime has no addresses. */
+export function noRuntimeAddresses(hostname: string): string {
+  return `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6).`;
 }
 
 function controllerUid(record: DnsRecord): string | undefined {
