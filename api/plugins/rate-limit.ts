@@ -79,14 +79,15 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
   // sent, `done` is not called: Fastify stops the chain.
   // After authentication: a caller with a token is limited by its token id (no secret in the map), anyone
   // else by address.
+  const spendCaller = (request: FastifyRequest, reply: FastifyReply): boolean =>
+    request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
   return {
     limitRoute: (request, reply, done) => {
-      const admitted = request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
-      if (admitted) done();
+      if (spendCaller(request, reply)) done();
     },
     limitUnmatched: (request, reply, done) => {
       if (!request.is404 || spend(byAddress, request.ip, reply)) done();
     },
-    chargeRefusal: (request, reply) => (request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply)),
+    chargeRefusal: spendCaller,
   };
 }
