@@ -13,6 +13,7 @@ type Scope = Pick<InformerOptions, 'namespace' | 'labelSelector' | 'fieldSelecto
 export interface InformerFactory {
   informer<T extends KubeObject>(resource: ResourceRef, scope?: Scope): Informer<T>;
   start(): void;
+  /** Stops every informer for good (see {@link Informer.stop}); a factory is not started again. */
   stop(): void;
   /** Resolves once every informer handed out so far has synced. */
   waitForSync(signal?: AbortSignal): Promise<void>;

@@ -57,6 +57,14 @@ describe('informer', () => {
     await expect(waiting).rejects.toThrow('stopped later');
   });
 
+  it('cannot be started again once stopped, so no second list-watch loop joins a request of the first', async () => {
+    const informer = createInformer<KubeObject>(conn, CONFIG_MAPS, { namespace: ns.name });
+    informer.start();
+    informer.start(); // started already: nothing happens
+    informer.stop();
+    expect(() => informer.start()).toThrow('the configmaps informer was stopped; create a new one to watch again');
+  });
+
   it('lists existing objects, then sees creates, updates and deletes', async () => {
     await configMaps.create(cm('before', { v: '0' }));
     const { informer, seen } = watchConfigMaps(conn);

@@ -35,8 +35,12 @@ export interface Informer<T extends KubeObject> {
   /** True once the first list has been applied; stays true across relists. */
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
-  /** Starts list+watch in the background; it retries forever until {@link stop}. */
+  /**
+   * Starts list+watch in the background; it retries forever until {@link stop}. Starting a started informer
+   * does nothing; starting a stopped one throws (create a new one instead).
+   */
   start(): void;
+  /** Stops for good: the watch closes, pending retries are dropped, the cache keeps what it had. */
   stop(): void;
 }
 
@@ -59,6 +63,7 @@ export function createInformer<T extends KubeObject>(
   const delays = new Set<NodeJS.Timeout>();
   const watch = new StoppableWatch(conn.config);
   let running = false;
+  let stopped = false;
   let synced = false;
   let listed = false;
   let failures = 0;
@@ -162,12 +167,15 @@ export function createInformer<T extends KubeObject>(
       });
     },
     start() {
+      // A list or watch request of the stopped run may still be in flight, and client-node's ListWatch would
+      // carry on with it next to a new run: two list-watch loops on one cache. So a stop is for good.
+      if (stopped) throw new Error(`the ${resource.plural} informer was stopped; create a new one to watch again`);
       if (running) return;
       running = true;
-      watch.stopped = false; // ListWatch keeps its Watch for life: re-arm it after a stop.
       lw.start().catch(restart);
     },
     stop() {
+      stopped = true;
       running = false;
       clearTimeout(restartTimer);
       restartTimer = undefined;
