@@ -37,3 +37,80 @@ export class ItemExponentialRateLimiter<K> implements RateLimiter<K> {
     return this.#failures.get(item) ?? 0;
   }
 }
+
+/**
+ * client-go's `BucketRateLimiter`: one token bucket shared by every item (`perSecond`, bursts of `burst`),
+ * so a storm of failures across many items is retried at a bounded overall rate, where the per-item
+ * limiter alone would retry each of them after 5 ms. Like `rate.Limiter.Reserve`, each call takes a token
+ * whether or not one is there: past the burst the calls queue up, each waiting its turn.
+ */
+export class BucketRateLimiter<K> implements RateLimiter<K> {
+  readonly #perSecond: number;
+  readonly #burst: number;
+  readonly #nowMs: () => number;
+  #tokens: number;
+  #atMs: number;
+
+  constructor(perSecond = 10, burst = 100, nowMs: () => number = Date.now) {
+    this.#perSecond = perSecond;
+    this.#burst = burst;
+    this.#nowMs = nowMs;
+    this.#tokens = burst;
+    this.#atMs = nowMs();
+  }
+
+  when(_item: K): number {
+    const now = this.#nowMs();
+    // A clock stepped back refills nothing (and takes nothing back).
+    const elapsedMs = Math.max(0, now - this.#atMs);
+    this.#atMs = Math.max(this.#atMs, now);
+    this.#tokens = Math.min(this.#burst, this.#tokens + (elapsedMs * this.#perSecond) / 1000) - 1;
+    return this.#tokens >= 0 ? 0 : Math.ceil((-this.#tokens * 1000) / this.#perSecond);
+  }
+
+  forget(_item: K): void {}
+
+  numRequeues(_item: K): number {
+    return 0;
+  }
+}
+
+/** client-go's `MaxOfRateLimiter`: the longest delay any of `limiters` asks for; each of them counts the failure. */
+export class MaxOfRateLimiter<K> implements RateLimiter<K> {
+  readonly #limiters: readonly RateLimiter<K>[];
+
+  constructor(...limiters: RateLimiter<K>[]) {
+    this.#limiters = limiters;
+  }
+
+  when(item: K): number {
+    return Math.max(0, ...this.#limiters.map((limiter) => limiter.when(item)));
+  }
+
+  forget(item: K): void {
+    for (const limiter of this.#limiters) limiter.forget(item);
+  }
+
+  numRequeues(item: K): number {
+    return Math.max(0, ...this.#limiters.map((limiter) => limiter.numRequeues(item)));
+  }
+}
+
+export interface ControllerRateLimits {
+  /** Per item: the first retry's delay, doubling with each failure up to `maxMs`. */
+  baseMs?: number;
+  maxMs?: number;
+  /** Overall, across items: retries a second, and the burst allowed above that. */
+  perSecond?: number;
+  burst?: number;
+  nowMs?: () => number;
+}
+
+/**
+ * client-go's `DefaultControllerRateLimiter`, whose figures are the defaults: per item 5 ms doubling up to
+ * 1000 s, and overall at most 10 retries a second with bursts of 100, whichever is longer.
+ */
+export function controllerRateLimiter<K>(limits: ControllerRateLimits = {}): RateLimiter<K> {
+  const { baseMs = 5, maxMs = 1_000_000, perSecond = 10, burst = 100, nowMs = Date.now } = limits;
+  return new MaxOfRateLimiter<K>(new ItemExponentialRateLimiter<K>(baseMs, maxMs), new BucketRateLimiter<K>(perSecond, burst, nowMs));
+}

@@ -1,4 +1,4 @@
-import { ItemExponentialRateLimiter, type RateLimiter } from './rate-limiter.ts';
+import { controllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
 /** Hooks for `workqueue_*` metrics; the queue itself knows nothing about Prometheus. */
 export interface QueueMetrics {
@@ -42,7 +42,7 @@ export class WorkQueue<K = string> {
   #shuttingDown = false;
 
   constructor(options: WorkQueueOptions<K> = {}) {
-    this.#limiter = options.rateLimiter ?? new ItemExponentialRateLimiter<K>();
+    this.#limiter = options.rateLimiter ?? controllerRateLimiter<K>();
     this.#metrics = options.metrics;
   }
 

@@ -11,7 +11,7 @@ import { Controller, type Result } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { addFinalizer, runFinalizer } from '../../runtime/finalizers.ts';
 import type { Logger } from '../../runtime/log.ts';
-import { ItemExponentialRateLimiter } from '../../runtime/rate-limiter.ts';
+import { controllerRateLimiter } from '../../runtime/rate-limiter.ts';
 import { nextCheckIn } from './recheck.ts';
 
 export interface ProjectDomainControllerDeps {
@@ -58,7 +58,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    rateLimiter: new ItemExponentialRateLimiter<string>(500, 60_000),
+    rateLimiter: controllerRateLimiter<string>({ baseMs: 500, maxMs: 60_000 }),
     reconcile: async (key, { log }): Promise<Result> => {
       let domain = deps.domains.get(key);
       if (!domain) return;

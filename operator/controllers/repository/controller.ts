@@ -11,7 +11,7 @@ import { Controller, type Result } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../runtime/finalizers.ts';
 import type { Logger } from '../../runtime/log.ts';
-import { ItemExponentialRateLimiter } from '../../runtime/rate-limiter.ts';
+import { controllerRateLimiter } from '../../runtime/rate-limiter.ts';
 import { desiredStatus, type Observation } from './desired-status.ts';
 import { nameHolder } from './holder.ts';
 import { RepositoryPathIndex, repositoryPath } from './path-index.ts';
@@ -165,8 +165,8 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
     registry: deps.registry,
     log: deps.log,
     workers: 4,
-    // While the store is unreachable, retry with client-go's default backoff, capped at a minute.
-    rateLimiter: new ItemExponentialRateLimiter<string>(5, 60_000),
+    // While the store is unreachable, retry with client-go's default backoff, capped at a minute per item.
+    rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     reconcile: async (key, { log }) => {
       const repo = deps.repositories.get(key);
       return byPath.run(repo ? repositoryPath(repo) : key, () => reconcile(key, log));

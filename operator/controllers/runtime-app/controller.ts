@@ -8,7 +8,7 @@ import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import { Controller, type OwnsSpec } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { Logger } from '../../runtime/log.ts';
-import { ItemExponentialRateLimiter } from '../../runtime/rate-limiter.ts';
+import { controllerRateLimiter } from '../../runtime/rate-limiter.ts';
 import { desiredStatus, followUp, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { RuntimeUnavailableError, type RuntimeStatus } from './runtime-status.ts';
 
@@ -69,7 +69,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     workers: 2,
     // client-go's default backoff, capped at a minute: while a build or the runtime is missing, the
     // status is re-checked at least that often.
-    rateLimiter: new ItemExponentialRateLimiter<string>(5, 60_000),
+    rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     ...(deps.runtime ? { resyncPeriodMs: RUNTIME_RESYNC_MS } : {}),
     reconcile: async (key, { namespace, name, log }) => {
       const app = deps.apps.get(key);
