@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DnsRecord, DnsRecordSpec } from '../apis/v1alpha1/dns-record.ts';
-import { desiredRecords } from './desired.ts';
+import { collisionRefusal, desiredRecords } from './desired.ts';
 
 const domain = 'example.com';
 function record(name: string, spec: Omit<DnsRecordSpec, 'domainRef'>, created = '2026-01-01T00:00:00Z', deleting = false): DnsRecord {
@@ -80,5 +80,37 @@ describe('desiredRecords', () => {
     ]);
     expect(got.desired.map((d) => d.id)).toEqual(['older']);
     expect(got.rejected.map((r) => [r.id, r.reason])).toEqual([['newer', 'Conflict']]);
+  });
+});
+
+describe('collisionRefusal', () => {
+  const www = (name: string, created: string, value = '192.0.2.1') => record(name, { name: 'www', type: 'A', values: [value] }, created);
+
+  it('lets a record stand that collides with nothing, or with a later record', () => {
+    const mine = www('r-b', '2026-01-01T00:00:00Z');
+    expect(collisionRefusal(domain, [mine, record('r-c', { name: 'api', type: 'A', values: ['192.0.2.9'] })], mine)).toBeUndefined();
+    expect(collisionRefusal(domain, [mine, www('r-a', '2026-01-01T00:00:01Z', '192.0.2.2')], mine)).toBeUndefined();
+  });
+
+  it('refuses a record that an earlier colliding record outranks', () => {
+    const mine = www('r-a', '2026-01-01T00:00:01Z');
+    expect(collisionRefusal(domain, [mine, www('r-z', '2026-01-01T00:00:00Z', '192.0.2.2')], mine)).toContain('an A record (r-z) already exists at www');
+  });
+
+  it('refuses a record that would win only because its name sorts first within the same second', () => {
+    const mine = www('r-a', '2026-01-01T00:00:00Z');
+    const theirs = www('r-z', '2026-01-01T00:00:00Z', '192.0.2.2');
+    // The zone sync keeps mine (the name breaks the tie)…
+    expect(desiredRecords(domain, [mine, theirs]).desired.map((r) => r.id)).toEqual(['r-a']);
+    // …but the writer of r-z may have answered 201 already, so mine gives way: never two 201s.
+    expect(collisionRefusal(domain, [mine, theirs], mine)).toBe('another request wrote a colliding record in the same second: an A record (r-z) already exists at www; change its values instead');
+    // And r-z's writer, seeing both, gives way by the rule itself: both refused, nothing kept by mistake.
+    expect(collisionRefusal(domain, [mine, theirs], theirs)).toContain('an A record (r-a) already exists at www');
+  });
+
+  it('is not refused by a colliding record being deleted', () => {
+    const mine = www('r-a', '2026-01-01T00:00:00Z');
+    const going = record('r-z', { name: 'www', type: 'A', values: ['192.0.2.2'] }, '2026-01-01T00:00:00Z', true);
+    expect(collisionRefusal(domain, [mine, going], mine)).toBeUndefined();
   });
 });

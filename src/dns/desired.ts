@@ -58,3 +58,24 @@ export function desiredRecords(domain: string, records: readonly DnsRecord[]): D
   }
   return { desired, rejected };
 }
+
+/**
+ * Why `written`, just written by the API, must be undone, or `undefined` when it may stand: it collides
+ * with a record the zone sync keeps instead ({@link desiredRecords}), or it is kept only because its name
+ * sorts before that of a colliding record created in the same second. Creation times have whole seconds,
+ * so a writer in another process may have written that one first, checked, seen nothing in its way and
+ * answered 201 already; giving way leaves at most one writer with a 201. (Both may give way, each having
+ * seen the other: then both are refused and nothing is lost.)
+ */
+export function collisionRefusal(domain: string, records: readonly DnsRecord[], written: DnsRecord): string | undefined {
+  const id = written.metadata?.name;
+  const lost = (all: readonly DnsRecord[]) => desiredRecords(domain, all).rejected.find((r) => r.id === id && r.reason === 'Conflict');
+  const asListed = lost(records);
+  if (asListed) return asListed.message;
+  // The same records with `written` last among its second: it sorts after every record of that second,
+  // before any of the next ('2026-01-01T00:00:00Z~' > '…:00Z', < '…:01Z').
+  const created = written.metadata?.creationTimestamp;
+  if (!created) return undefined;
+  const tieLost = lost(records.map((r) => (r.metadata?.name === id ? { ...r, metadata: { ...r.metadata, creationTimestamp: `${created}~` } } : r)));
+  return tieLost ? `another request wrote a colliding record in the same second: ${tieLost.message}` : undefined;
+}

@@ -6,7 +6,7 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.
 import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
 import { isConflict } from '../../kube/index.ts';
 import { KeyedMutex } from '../../collections/keyed-mutex.ts';
-import { desiredRecords } from '../../dns/desired.ts';
+import { collisionRefusal } from '../../dns/desired.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainReconciler } from './domain-reconciler.ts';
 import type { DomainStore } from './domain-store.ts';
@@ -46,7 +46,8 @@ export function existingRecords(records: readonly DnsRecord[], domain: string, e
  * writes to one domain take turns in this process, each checking against the cache its predecessor
  * settled; and each written record is checked again against the apiserver's list with the rule the zone
  * sync applies (`desiredRecords`: the earlier record wins), which covers writers in other API processes.
- * The loser is undone and answered 409.
+ * The loser is undone and answered 409; so is a record that wins only by its name against one created in
+ * the same second, since which of the two came first cannot be told (`collisionRefusal`).
  */
 export class DnsRecords {
   readonly #store: DomainStore;
@@ -132,15 +133,16 @@ export class DnsRecords {
 
   /**
    * 409 (after `undo`) when `written` collides with another record of the domain that the zone sync would
-   * keep instead (`desiredRecords`), as the apiserver lists them now: a writer elsewhere got there first.
+   * keep instead, or would lose to it but for the order of names within one second (`collisionRefusal`), as
+   * the apiserver lists them now: a writer elsewhere got there first, or may have.
    */
   async #refuseIfOutranked(d: ProjectDomain, written: DnsRecord, undo: () => Promise<unknown>): Promise<void> {
     const { items } = await this.#store.recordClient.list(d.metadata?.namespace ?? '');
     const ofDomain = items.filter((r) => r.spec.domainRef.name === d.metadata?.name);
-    const lost = desiredRecords(d.spec.domain, ofDomain).rejected.find((r) => r.id === written.metadata?.name && r.reason === 'Conflict');
-    if (!lost) return;
+    const refusal = collisionRefusal(d.spec.domain, ofDomain, written);
+    if (refusal === undefined) return;
     await undo();
-    throw new ConflictError(lost.message);
+    throw new ConflictError(refusal);
   }
 
   /** Removes the record from the zone (also while the domain is pending delegation). */

@@ -145,6 +145,18 @@ export function isActive(domain: ProjectDomain): boolean {
   return domain.spec.deleted !== true;
 }
 
+/**
+ * Whether `created`, just written, must give way to one of `rivals` (the objects it competes with; it may be
+ * among them): one is older, or was created in the same second, when which came first cannot be told
+ * (creation times have whole seconds). Giving way to a tie leaves at most one writer answered 201: the
+ * other may have checked before `created` existed. Both may give way; then neither stands and nothing is
+ * lost: a retry succeeds.
+ */
+export function mustGiveWay(created: KubeObject, rivals: readonly KubeObject[]): boolean {
+  const createdAt = created.metadata?.creationTimestamp ?? '';
+  return rivals.some((r) => r.metadata?.uid !== created.metadata?.uid && (r.metadata?.creationTimestamp ?? '') <= createdAt);
+}
+
 /** Oldest first; the name breaks ties, so every process picks the same winner. */
 export function byAge(a: KubeObject, b: KubeObject): number {
   const ta = a.metadata?.creationTimestamp ?? '';

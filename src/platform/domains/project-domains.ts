@@ -6,7 +6,7 @@ import { isInZone } from '../../dns/names.ts';
 import { PublicError } from '../../errors.ts';
 import { isNotFound } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
-import { byAge, isActive, type DomainStore } from './domain-store.ts';
+import { byAge, isActive, mustGiveWay, type DomainStore } from './domain-store.ts';
 import { ZONE_CREATOR_ANNOTATION, ZONE_FINALIZER, type DomainReconciler } from './domain-reconciler.ts';
 import { domainView, type DomainView } from './views.ts';
 
@@ -67,12 +67,15 @@ export class ProjectDomains {
       if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
       throw err;
     }
-    // Two adds racing past the check above (here or in another replica): the older object wins, the other backs off.
+    // Two adds racing past the check above (here or in another replica): the older object wins, the other
+    // backs off. Creation times have whole seconds: an object that is first only because its name sorts first
+    // among those of its second backs off too, since the other's writer may have checked before this object
+    // existed and answered 201 already (both may back off; then neither add stands and the caller retries).
     const holders = (await this.#store.domainClient.list('')).items.filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
-    if (holders[0] && holders[0].metadata?.uid !== created.metadata?.uid) {
+    if (mustGiveWay(created, holders)) {
       await this.#store.domainClient.patch(project, created.metadata?.name ?? '', { metadata: { finalizers: null } });
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '');
-      this.#refuseHeld(project, holders, domain);
+      this.#refuseHeld(project, holders.filter((d) => d.metadata?.uid !== created.metadata?.uid), domain);
     }
     await this.#store.settleObject(this.#store.caches.domains, created);
     const pass = await this.#reconciler.reconcile(created);
