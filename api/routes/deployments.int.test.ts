@@ -224,6 +224,43 @@ describe('builds and rollbacks', () => {
     expect(await storedKeys(appId)).toHaveLength(2);
   });
 
+  it('keeps the most recently uploaded builds and prunes older ones, Build and artifact; an upload again counts as new', async () => {
+    const keeping = await platformApp({ maxBuildsPerApp: 2 });
+    try {
+      const owner = await keeping.createUser();
+      const project = await keeping.createProject(owner, { namespace: true });
+      const auth = { authorization: `Bearer ${await keeping.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
+      const appId = (await keeping.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps`, headers: auth, payload: { name: 'kept' } })).json().app.app_id as string;
+      const up = async (text: string) => {
+        const res = await keeping.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/deployments`, headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: worker(text) });
+        expect(res.statusCode, res.body).toBe(200);
+        return res.json().build_id as string;
+      };
+      const state = async () => {
+        const listed = (await keeping.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: auth })).json().builds.map((b: { build_id: string }) => b.build_id);
+        const stored: string[] = [];
+        for await (const item of listAll(keeping.artifacts, appArtifactPrefix(project, appId))) stored.push(item.key);
+        const recorded = (await builds().list(project)).items.filter((b) => b.spec.app === appId).map((b) => b.spec.buildId);
+        return { listed, stored: stored.sort(), recorded: recorded.sort() };
+      };
+      const a = await up('a');
+      const b = await up('b');
+      const c = await up('c');
+      const keys = (...ids: string[]) => ids.map((id) => artifactKey(project, appId, id)).sort();
+      expect(await state()).toEqual({ listed: [c, b], stored: keys(b, c), recorded: [b, c].sort() });
+      // `b` again (still stored): it counts as uploaded now, so `c` is the oldest when `d` arrives.
+      expect(await up('b')).toBe(b);
+      expect((await state()).listed).toEqual([b, c]);
+      const d = await up('d');
+      expect(await state()).toEqual({ listed: [d, b], stored: keys(b, d), recorded: [b, d].sort() });
+      // `a` again (pruned before): stored and recorded anew, the newest; `b` goes.
+      expect(await up('a')).toBe(a);
+      expect(await state()).toEqual({ listed: [a, d], stored: keys(a, d), recorded: [a, d].sort() });
+    } finally {
+      await keeping.close();
+    }
+  });
+
   it('does not roll back to a build of another app, and validates the body', async () => {
     const mine = await createApp('rollback-mine');
     const theirs = await createApp('rollback-theirs');

@@ -22,6 +22,8 @@ export interface AppServicesOptions {
   readonly baseDomain?: string;
   readonly limits?: Partial<ArtifactLimits>;
   readonly maxCompatibilityDate?: string | undefined;
+  /** Builds kept per app (default `MAX_BUILDS_PER_APP`). */
+  readonly maxBuildsPerApp?: number;
 }
 
 export interface AppServices {
@@ -46,6 +48,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       baseDomain,
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
       managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
       attachedHostnames: (project, appId) =>

@@ -71,7 +71,9 @@ export class AppStore {
     const byApp = new Map<string, Build[]>();
     for (const build of this.#buildCache.list()) {
       if (build.metadata?.namespace !== project) continue;
-      byApp.set(build.spec.app, [...(byApp.get(build.spec.app) ?? []), build]);
+      const builds = byApp.get(build.spec.app);
+      if (builds) builds.push(build);
+      else byApp.set(build.spec.app, [build]);
     }
     return byApp;
   }

@@ -15,6 +15,12 @@ import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { PROJECT_LABEL } from './resources.ts';
 
+/**
+ * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
+ * versions. A deploy prunes older ones (their Build and artifact); the active build is never pruned.
+ */
+export const MAX_BUILDS_PER_APP = 100;
+
 /** The deploy options (query parameters of the deploy route), already parsed. */
 export interface DeployOptions {
   /** Replaces the app's deploy host names; `[]` removes them; absent keeps them. Attached ones stay either way. */
@@ -37,6 +43,8 @@ export interface BuildCatalogOptions {
   /** Where artifacts are stored; without one, deploys and rollbacks answer 503. */
   readonly artifacts: ObjectStore | undefined;
   readonly limits?: Partial<ArtifactLimits>;
+  /** Builds kept per app; default {@link MAX_BUILDS_PER_APP}. */
+  readonly maxBuildsPerApp?: number;
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
   readonly maxCompatibilityDate?: string | undefined;
   readonly now?: () => Date;
@@ -128,6 +136,7 @@ export class BuildCatalog {
           ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
         };
       }, { uid: app.metadata?.uid });
+      await this.#pruneBuilds(project, appId, artifacts);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile: nothing can point at what this upload wrote, so it goes too.
@@ -160,8 +169,31 @@ export class BuildCatalog {
   }
 
   /**
+   * Deletes the app's builds past the most recently uploaded ones it keeps, except the active one:
+   * each Build first, so that nothing points at its artifact when the artifact goes (a crash in between
+   * leaves an artifact that deleting the app removes). Best effort: the deploy is done, and the next one
+   * prunes whatever this one could not.
+   */
+  async #pruneBuilds(project: string, appId: string, artifacts: ObjectStore): Promise<void> {
+    const keep = this.#options.maxBuildsPerApp ?? MAX_BUILDS_PER_APP;
+    const builds = newestFirst(this.#store.buildsOf(project, appId));
+    if (builds.length <= keep) return;
+    try {
+      for (const build of builds.slice(keep)) {
+        // Read per build: a rollback meanwhile may have made an old build active again.
+        if (build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
+        await this.#store.builds.delete(project, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
+        await artifacts.delete(build.spec.objectKey);
+      }
+    } catch {
+      // Left for the next deploy.
+    }
+  }
+
+  /**
    * Records the Build, owned by the app (the garbage collector deletes it with the app). One that exists
-   * already is the same build uploaded before. Answers whether this call created it.
+   * already is the same build uploaded before: it counts as uploaded now (the newest, so not pruned).
+   * Answers whether this call created it.
    */
   async #record(app: RuntimeApp, spec: Omit<Build['spec'], 'app'>): Promise<boolean> {
     const namespace = app.metadata?.namespace ?? '';
@@ -195,10 +227,11 @@ export class BuildCatalog {
     if (existing && existing.spec.digest !== spec.digest) {
       throw new ConflictError(`Build ${spec.buildId} is already recorded with a different digest; change the artifact and deploy again.`);
     }
-    // Left over from an earlier app of the same id: adopt it, or the garbage collector would delete it.
-    if (existing && !existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) {
-      await this.#store.builds.patch(namespace, name, { metadata: { ownerReferences: [owner] } });
-    }
+    if (!existing) throw new ConflictError(`Build ${spec.buildId} was removed during the upload (an older build pruned by another deploy); deploy again.`);
+    // Uploaded again: the newest build now. Left over from an earlier app of the same id: adopt it, or the
+    // garbage collector would delete it.
+    const adopt = existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid) ? {} : { ownerReferences: [owner] };
+    await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: (this.#options.now?.() ?? new Date()).toISOString() } } });
     return false;
   }
 

@@ -70,6 +70,8 @@ export interface PlatformAppOptions {
   readonly rateLimit?: RateLimitOptions;
   /** Deploy uploads read at once (default the API's own). */
   readonly uploadLimits?: UploadLimits;
+  /** Builds kept per app (default the API's own). */
+  readonly maxBuildsPerApp?: number;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
   readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
 }
@@ -82,6 +84,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const appServices = createAppServices(conn, informers, {
     artifacts: options.wrapArtifacts ? options.wrapArtifacts(artifacts) : artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
+    ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain }) : undefined;
