@@ -7,6 +7,7 @@ import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
 import { accessLogController } from './access-log.ts';
+import { KubeApiError } from '../../src/kube/index.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdOptions } from './request-id.ts';
@@ -263,6 +264,26 @@ describe('request bodies', () => {
     const odd = await app.inject({ method: 'POST', url: '/x', payload: 'x', headers: { 'content-type': 'application/x-odd' } });
     expect(odd.statusCode).toBe(415);
     expect(odd.json()).toMatchObject({ status: 415, title: 'Unsupported Media Type' });
+    await app.close();
+  });
+});
+
+describe('apiserver errors', () => {
+  it.each([
+    [409, 409, 'The resource was changed by another request meanwhile; retry.'],
+    [422, 400, 'The request was refused: it breaks a limit of the stored resource.'],
+    [429, 503, 'The control plane is busy; retry shortly.'],
+    [500, 500, 'The server failed to handle this request. It has been logged; retry later.'],
+  ])('answers an apiserver %i as %i, never with the apiserver\'s own text', async (code, status, detail) => {
+    const app = Fastify();
+    problemDetails(app);
+    app.get('/write', async () => {
+      throw new KubeApiError(code, 'runtimeapps.cloudwright.dev "web" is invalid: spec.hostnames: Too many', 'Invalid');
+    });
+    const res = await app.inject({ method: 'GET', url: '/write' });
+    expect(res.statusCode).toBe(status);
+    expect(res.json()).toMatchObject({ status, detail });
+    expect(res.body).not.toContain('cloudwright.dev');
     await app.close();
   });
 });

@@ -37,12 +37,16 @@ export function problemDetails(app: FastifyInstance): void {
  * The apiserver refused or could not take a write. The routes check what the custom resources' schemas
  * check before writing, so a validation refusal (422) means a rule the API missed: the caller gets a fixed
  * 400 (the apiserver's message names our resources and fields, not theirs) and the log gets the message.
+ * A conflict that outlasted the write's own retries (others keep changing the object) is a 409 to retry.
  * Overload and unavailability become a retryable 503; anything else is ours.
  */
 function kubeProblem(error: KubeApiError, log: FastifyBaseLogger, reply: FastifyReply): FastifyReply {
   if (error.code === 422) {
     log.warn({ err: error }, 'kube-apiserver refused a write the API let through');
     return sendProblem(reply, 400, 'The request was refused: it breaks a limit of the stored resource.');
+  }
+  if (error.code === 409) {
+    return sendProblem(reply, 409, 'The resource was changed by another request meanwhile; retry.');
   }
   if (error.code === 429 || error.code === 503 || error.code === 504) {
     return sendProblem(reply, 503, 'The control plane is busy; retry shortly.', { 'retry-after': String(error.retryAfterSeconds ?? 5) });

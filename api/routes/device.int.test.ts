@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
-import { parseForm } from './device.ts';
+import { MAX_FORM_PARAMETERS, parseForm } from './device.ts';
 
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -166,12 +166,27 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     ['a missing device code', `grant_type=${encodeURIComponent(GRANT_TYPE)}`, FORM, 'invalid_request'],
     ['a repeated parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&device_code=b`, FORM, 'invalid_request'],
     ['an unknown parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&__proto__=x`, FORM, 'invalid_request'],
+    ['more parameters than any request has', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a${'&a'.repeat(MAX_FORM_PARAMETERS)}`, FORM, 'invalid_request'],
     ['malformed JSON', '{"grant_type":', { 'content-type': 'application/json' }, 'invalid_request'],
     ['JSON', JSON.stringify({ grant_type: GRANT_TYPE, device_code: 'nope' }), { 'content-type': 'application/json' }, 'invalid_grant'],
   ])('answers %s with an OAuth error body', async (_name, payload, headers, error) => {
     const res = await p.app.inject({ method: 'POST', url: '/v1/device/token', headers, payload });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error, error_description: expect.any(String) });
+  });
+
+  it('refuses bodies over 8 KiB on the public OAuth routes (413), as form or JSON, before parsing them', async () => {
+    const started = performance.now();
+    const repeated = await p.app.inject({ method: 'POST', url: '/v1/device/token', headers: FORM, payload: `${'a&'.repeat(100_000)}a` });
+    expect(repeated.statusCode).toBe(413);
+    const json = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope: 'a '.repeat(5000) } });
+    expect(json.statusCode).toBe(413);
+    expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
+    // Just under the limit, as many repeats as fit: refused as a client error, in linear time.
+    const under = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: FORM, payload: `${'a&'.repeat(4000)}a` });
+    expect(under.statusCode).toBe(400);
+    expect(under.json().detail).toBe(`a form body has at most ${MAX_FORM_PARAMETERS} parameters`);
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('accepts form bodies only on the OAuth routes', async () => {
@@ -226,5 +241,12 @@ describe('parseForm', () => {
     expect(parsed).toEqual({ a: '1', b: ['2', '3'], ['__proto__']: 'x', scope: 'a b' });
     expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
     expect(Object.keys(parsed)).toContain('__proto__');
+  });
+
+  it('refuses more than MAX_FORM_PARAMETERS parameters as a client error, however often one repeats', () => {
+    expect(Object.keys(parseForm('a=1&'.repeat(MAX_FORM_PARAMETERS).slice(0, -1)))).toEqual(['a']);
+    const started = performance.now();
+    expect(() => parseForm('a&'.repeat(200_000))).toThrow(expect.objectContaining({ statusCode: 400, message: `a form body has at most ${MAX_FORM_PARAMETERS} parameters` }));
+    expect(performance.now() - started).toBeLessThan(1000);
   });
 });

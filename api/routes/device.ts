@@ -28,6 +28,8 @@ const FORM = 'application/x-www-form-urlencoded';
 const consumes = ['application/json', FORM];
 // Both answers carry secrets (a device code, a token): no cache may keep them (RFC 6749 §5.1).
 const NO_STORE = { 'cache-control': 'no-store', pragma: 'no-cache' };
+/** The two public OAuth requests carry a scope list or a device code: a few hundred bytes (413 past this). */
+const OAUTH_BODY_LIMIT = 8 * 1024;
 
 /**
  * The OAuth 2.0 device authorization grant (RFC 8628), e.g. for `cw login`: the device asks for a code,
@@ -38,7 +40,13 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
   // The two routes OAuth clients call accept form bodies too; an encapsulated scope keeps that parser off
   // every other route.
   void app.register(async (scope) => {
-    scope.addContentTypeParser(FORM, { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
+    scope.addContentTypeParser(FORM, { parseAs: 'string', bodyLimit: OAUTH_BODY_LIMIT }, (_request, body, done) => {
+      try {
+        done(null, parseForm(body as string));
+      } catch (err) {
+        done(err as Error, undefined);
+      }
+    });
     oauthRoutes(scope, flow, now, signInRateLimit);
   });
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -103,6 +111,7 @@ function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, si
   r.post('/v1/device/code', {
     // Public, and each call stores a grant in the cluster: a limit of its own, far below the API's.
     config: { auth: false, rateLimit: signInRateLimit },
+    bodyLimit: OAUTH_BODY_LIMIT,
     schema: {
       tags,
       summary: 'Start a device sign-in (RFC 8628 device authorization request)',
@@ -120,6 +129,7 @@ function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, si
 
   r.post('/v1/device/token', {
     config: { auth: false },
+    bodyLimit: OAUTH_BODY_LIMIT,
     attachValidation: true,
     errorHandler: oauthClientErrors,
     schema: {
@@ -162,13 +172,25 @@ function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply:
   return reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
 }
 
+/** Far more parameters than any request of these routes carries (RFC 8628 defines three at most). */
+export const MAX_FORM_PARAMETERS = 16;
+
 /**
  * `application/x-www-form-urlencoded` to an object. A repeated parameter becomes an array, so the schema
  * refuses it (RFC 6749 §3.1: parameters must not repeat). `Object.fromEntries` defines own properties, so
- * a parameter named `__proto__` is just an unknown field.
+ * a parameter named `__proto__` is just an unknown field. More than {@link MAX_FORM_PARAMETERS} parameters
+ * are a client error (status 400), refused before any is collected.
  */
 export function parseForm(body: string): Record<string, string | string[]> {
+  const params = new URLSearchParams(body);
+  if (params.size > MAX_FORM_PARAMETERS) {
+    throw Object.assign(new Error(`a form body has at most ${MAX_FORM_PARAMETERS} parameters`), { statusCode: 400 });
+  }
   const fields = new Map<string, string[]>();
-  for (const [key, value] of new URLSearchParams(body)) fields.set(key, [...(fields.get(key) ?? []), value]);
+  for (const [key, value] of params) {
+    const values = fields.get(key);
+    if (values) values.push(value);
+    else fields.set(key, [value]);
+  }
   return Object.fromEntries([...fields].map(([key, values]) => [key, values.length === 1 ? (values[0] ?? '') : values]));
 }
