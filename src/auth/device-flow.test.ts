@@ -5,6 +5,7 @@ import { createDeviceFlow, type DeviceFlow, type DeviceFlowOptions } from './dev
 import { BadRequestError, ConflictError, ForbiddenError } from './errors.ts';
 import { MemoryDeviceGrantStore } from './memory-device-grant-store.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
+import { createPersonalToken, MAX_ACTIVE_TOKENS_PER_USER } from './personal-tokens.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantStore } from './ports.ts';
 import { SCOPE_NAMES, type Scope } from './scopes.ts';
@@ -283,13 +284,37 @@ describe('the token', () => {
   });
 
   it('is lost, never duplicated, when storing it fails after the grant was marked', async () => {
-    const broken = { createToken: () => Promise.reject(new Error('apiserver down')) };
+    const broken = { createToken: () => Promise.reject(new Error('apiserver down')), getUser: tokens.getUser.bind(tokens), listTokens: tokens.listTokens.bind(tokens) };
     const brokenFlow = createDeviceFlow({ grants, tokens: broken, verificationUri: VERIFICATION_URI });
     const { device_code, user_code } = await brokenFlow.start('apps:read', T0);
     await brokenFlow.approve(user_code, alice, at(1));
     await expect(brokenFlow.poll(device_code, at(5))).rejects.toThrow('apiserver down');
     expect(outcome(await brokenFlow.poll(device_code, at(10)))).toBe('invalid_grant');
     expect(await tokens.listTokens('alice')).toEqual([]);
+  });
+});
+
+describe('minting checks the approving user again', () => {
+  it('answers access_denied, minting nothing, when the user was deleted after approving', async () => {
+    const { device_code, user_code } = await flow.start('apps:read', T0);
+    await flow.approve(user_code, alice, at(1));
+    tokens.deleteUser('alice');
+    const denied = await flow.poll(device_code, at(5));
+    expect(denied).toMatchObject({ status: 400, body: { error: 'access_denied', error_description: 'The user who approved this sign-in no longer exists.' } });
+    expect(await tokens.listTokens('alice')).toEqual([]);
+  });
+
+  it('answers access_denied while the user holds the most active tokens a user may, and mints once one is revoked', async () => {
+    const { device_code, user_code } = await flow.start('apps:read', T0);
+    await flow.approve(user_code, alice, at(1));
+    const held = [];
+    for (let i = 0; i < MAX_ACTIVE_TOKENS_PER_USER; i++) held.push(await createPersonalToken(alice, { scopes: ['apps:read'], description: `t${i}` }, tokens, at(2)));
+    const refused = await flow.poll(device_code, at(5));
+    expect(refused).toMatchObject({ status: 400, body: { error: 'access_denied' } });
+    expect(refused.status === 400 && refused.body.error_description).toContain(`holds ${MAX_ACTIVE_TOKENS_PER_USER} active tokens`);
+    await tokens.revokeToken(held[0]!.record.id);
+    expect(outcome(await flow.poll(device_code, at(11)))).toBe('token');
+    expect(await tokens.listTokens('alice')).toHaveLength(MAX_ACTIVE_TOKENS_PER_USER + 1);
   });
 });
 

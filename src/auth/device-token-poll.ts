@@ -2,6 +2,7 @@ import { hashDeviceCode } from './device-code.ts';
 import { earliest, mintToken } from './issue-token.ts';
 import { oauthError, type DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
+import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER } from './personal-tokens.ts';
 import { knownScopes } from './scopes.ts';
 import { tokenHashesEqual } from './token.ts';
 
@@ -19,7 +20,7 @@ export const POLL_LEEWAY_MS = 1_000;
 /** What the token endpoint needs; a subset of `DeviceFlowOptions`. */
 export interface PollOptions {
   readonly grants: DeviceGrantStore;
-  readonly tokens: Pick<TokenStore, 'createToken'>;
+  readonly tokens: Pick<TokenStore, 'createToken' | 'getUser' | 'listTokens'>;
   readonly tokenLifetimeSeconds?: number | undefined;
 }
 
@@ -85,6 +86,13 @@ async function redeem(
   // Never past the approving token's own expiry (recorded at approval).
   const expiresAt = earliest(lifetime === undefined ? undefined : new Date(now.getTime() + lifetime * 1000), approval.notAfter);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
+  // Checked as the token is minted, not only at approval: the user may have been deleted since (a token
+  // minted now would outlive the deletion's revocations), or may have reached the cap by other sign-ins.
+  if (!(await options.tokens.getUser(userId))) return oauthError('access_denied', 'The user who approved this sign-in no longer exists.');
+  const active = await countActiveTokens(options.tokens, userId, now);
+  if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
+    return oauthError('access_denied', `The approving user holds ${active} active tokens, the most a user may; revoke some, then start a new sign-in.`);
+  }
   const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt }, now);
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };

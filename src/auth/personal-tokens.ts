@@ -44,11 +44,16 @@ export async function createPersonalToken(
 ): Promise<IssuedToken> {
   const scopes = parseScopes(request.scopes);
   assertCanGrant(principal, scopes);
-  const active = (await store.listTokens(principal.userId)).filter((token) => summarize(token, now).state === 'active').length;
+  const active = await countActiveTokens(store, principal.userId, now);
   if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
     throw new ConflictError(`You hold ${active} active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.`);
   }
   return issueToken(principal.userId, { scopes, description: request.description, expiresAt: expiryWithin(principal, request.expiresAt) }, store, now);
+}
+
+/** How many of `userId`'s tokens are neither revoked nor expired at `now` (the cap counts these). */
+export async function countActiveTokens(store: Pick<TokenStore, 'listTokens'>, userId: string, now: Date): Promise<number> {
+  return (await store.listTokens(userId)).filter((token) => summarize(token, now).state === 'active').length;
 }
 
 /** The caller's tokens, newest first, revoked and expired ones included so the owner can see what happened. */
