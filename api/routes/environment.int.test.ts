@@ -76,6 +76,27 @@ describe('environment', () => {
     expect((await call('PUT', `/apps/${appId}/environment/${key}`, body)).statusCode).toBe(400);
   });
 
+  it('refuses the reserved name ASSETS (400), storing nothing', async () => {
+    const appId = await createApp('env-assets');
+    const res = await call('PUT', `/apps/${appId}/environment/ASSETS`, { value: 'x' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toBe("ASSETS is reserved: it is the binding of an app's static assets; choose another name.");
+    expect((await apps().get(project, appId))?.spec.environment).toBeUndefined();
+  });
+
+  it('bounds the whole environment at 64 KiB of UTF-8 (409), so it always fits the stored app', async () => {
+    const appId = await createApp('env-bytes');
+    const fourByteValue = '😀'.repeat(1024); // 1024 characters (UTF-16 pairs count as two: 2048), 4096 bytes
+    for (let i = 0; i < 15; i++) expect((await call('PUT', `/apps/${appId}/environment/BIG_${i}`, { value: fourByteValue })).statusCode).toBe(200);
+    const over = await call('PUT', `/apps/${appId}/environment/BIG_15`, { value: fourByteValue });
+    expect(over.statusCode).toBe(409);
+    expect(over.json().detail).toMatch(/environment would take \d+ bytes, more than the 65536 an app may have/);
+    expect(Object.keys((await apps().get(project, appId))?.spec.environment ?? {})).toHaveLength(15);
+    // Making a value smaller is always allowed.
+    expect((await call('PUT', `/apps/${appId}/environment/BIG_0`, { value: 'small' })).statusCode).toBe(200);
+    expect((await call('PUT', `/apps/${appId}/environment/BIG_15`, { value: fourByteValue })).statusCode).toBe(200);
+  });
+
   it('answers 404 for an app that does not exist', async () => {
     expect((await call('GET', '/apps/nope/environment')).statusCode).toBe(404);
     expect((await call('PUT', '/apps/nope/environment/A', { value: 'x' })).statusCode).toBe(404);

@@ -1,8 +1,14 @@
 import { BadRequestError, ConflictError, NotFoundError } from '../auth/index.ts';
+import { ASSETS_BINDING } from '../runtime/workerd-config.ts';
 import type { AppStore } from './app-store.ts';
 
 /** Variables an app may have (the RuntimeApp schema's bound). */
 export const MAX_ENVIRONMENT_KEYS = 128;
+/**
+ * Bytes (UTF-8) of all names and values of an app together, as Vercel bounds a deployment's environment at
+ * 64 KB: 128 values of 4096 characters could otherwise exceed what the apiserver stores in one object.
+ */
+export const MAX_ENVIRONMENT_BYTES = 64 * 1024;
 
 /** The spec's wording for `secret: true` (Errors table): there is no secret store. */
 export const SECRET_VALUES_DISABLED = 'Secret app environment values are not enabled; only plain values are stored. Send "secret": false.';
@@ -37,10 +43,12 @@ export class AppEnvironment {
 
   /**
    * Creates or replaces a variable. Setting the value it has writes nothing.
-   * @throws BadRequestError for `secret: true`; NotFoundError; ConflictError past {@link MAX_ENVIRONMENT_KEYS}
+   * @throws BadRequestError for `secret: true` or the reserved name `ASSETS`; NotFoundError; ConflictError
+   *   past {@link MAX_ENVIRONMENT_KEYS} or {@link MAX_ENVIRONMENT_BYTES}
    */
   async set(project: string, appId: string, key: string, value: string, secret: boolean): Promise<VariableView> {
     if (secret) throw new BadRequestError(SECRET_VALUES_DISABLED);
+    if (key === ASSETS_BINDING) throw new BadRequestError(`${ASSETS_BINDING} is reserved: it is the binding of an app's static assets; choose another name.`);
     await this.#store.update(project, appId, ({ spec }) => {
       const environment = spec.environment ?? {};
       const exists = Object.hasOwn(environment, key);
@@ -48,7 +56,12 @@ export class AppEnvironment {
       if (!exists && Object.keys(environment).length >= MAX_ENVIRONMENT_KEYS) {
         throw new ConflictError(`App ${appId} already has ${MAX_ENVIRONMENT_KEYS} environment variables, the most an app may have; delete one first.`);
       }
-      return { ...spec, environment: Object.fromEntries([...Object.entries(environment).filter(([k]) => k !== key), [key, value]]) };
+      const next = Object.fromEntries([...Object.entries(environment).filter(([k]) => k !== key), [key, value]]);
+      const bytes = environmentBytes(next);
+      if (bytes > MAX_ENVIRONMENT_BYTES) {
+        throw new ConflictError(`App ${appId}'s environment would take ${bytes} bytes, more than the ${MAX_ENVIRONMENT_BYTES} an app may have (names and values, UTF-8); shorten or delete variables first.`);
+      }
+      return { ...spec, environment: next };
     });
     return { key, value, secret: false };
   }
@@ -63,4 +76,11 @@ export class AppEnvironment {
       return left.length > 0 ? { ...rest, environment: Object.fromEntries(left) } : rest;
     });
   }
+}
+
+/** UTF-8 bytes of every name and value. */
+function environmentBytes(environment: Record<string, string>): number {
+  let bytes = 0;
+  for (const [key, value] of Object.entries(environment)) bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+  return bytes;
 }
