@@ -112,6 +112,19 @@ describe('attach in external_records mode', () => {
     expect(await hostnameObject(host, rival)).toBeUndefined();
   });
 
+  it('attaches at most 32 host names to an app, in any state (409 past that), so deleting the app stays bounded', async () => {
+    expect((await call('POST', '/apps', { name: 'many' })).statusCode).toBe(201);
+    const names = Array.from({ length: 32 }, (_, i) => `h${i}.limit.example.net`);
+    for (const domain of names) await ok(200, 'POST', '/apps/many/domains', { domain });
+    expect(await refused(409, 'POST', '/apps/many/domains', { domain: 'one-more.limit.example.net' })).toBe(
+      'App many has 32 host names attached, the most an app may have (it is served on at most 32).',
+    );
+    // Attaching one it has again is no new binding: answered as before.
+    await ok(200, 'POST', '/apps/many/domains', { domain: names[0] });
+    expect((await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/many/domains')).domains).toHaveLength(32);
+    expect((await call('DELETE', '/apps/many')).statusCode).toBe(200);
+  });
+
   it('takes an internationalized hostname in its ASCII form', async () => {
     const host = `www.${dns.domain('bücher')}`;
     const attached = await ok(200, 'POST', '/apps/web/domains', { domain: host });

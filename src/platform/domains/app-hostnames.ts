@@ -63,6 +63,17 @@ export class AppHostnames {
       .sort((a, b) => a.domain.localeCompare(b.domain));
   }
 
+  /**
+   * 409 once the app has {@link MAX_APP_HOSTNAMES} bindings in any state: it can be served on no more, and
+   * every binding is bookkeeping its deletion carries (app-deletion.ts writes them all into one annotation).
+   */
+  #refusePastLimit(project: string, appId: string): void {
+    const bound = this.#store.hostnames(project).filter((h) => h.spec.appRef.name === appId).length;
+    if (bound >= MAX_APP_HOSTNAMES) {
+      throw new ConflictError(`App ${appId} has ${bound} host names attached, the most an app may have (it is served on at most ${MAX_APP_HOSTNAMES}).`);
+    }
+  }
+
   async attach(project: string, appId: string, input: { domain: string; dns_mode?: HostnameDnsMode | undefined }): Promise<AttachResult> {
     const app = this.#apps.cached(project, appId);
     const hostname = this.#parseHostname(input.domain);
@@ -75,6 +86,7 @@ export class AppHostnames {
     if (existing && (existing.spec.dnsMode ?? 'external_records') !== mode) {
       throw new ConflictError(`${hostname} is already attached to this app in ${existing.spec.dnsMode ?? 'external_records'} mode; the existing binding is left as it is.`);
     }
+    if (!existing) this.#refusePastLimit(project, appId);
     const types = this.#plannedRecordTypes(hostname, appId, domain);
     if (domain && !existing) this.#refuseManualRecords(domain, hostname, types);
 
