@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
-import { BUILDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/runtime/artifact.ts';
 import { artifactFromFiles, artifactOf } from '../../src/runtime/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
@@ -107,6 +108,14 @@ describe('deploy', () => {
     expect((await apps().get(project, appId))?.spec.activeBuildId).toBeUndefined();
     await platform.managedDomain(project, 'bank.example');
     expect((await deploy(appId, worker('owned'), '?hostnames=www.bank.example')).json().hosts).toContain('www.bank.example');
+
+    // The domain is no longer the project's: a name the app has only from an earlier deploy proves nothing.
+    await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).patchStatus(project, 'bank-example', { status: { state: 'pending_delegation' } });
+    await vi.waitFor(async () => {
+      const again = await deploy(appId, worker('kept'), '?hostnames=www.bank.example');
+      expect(again.statusCode).toBe(403);
+      expect(again.json().detail).toMatch(/www\.bank\.example is a custom domain this project has not shown it controls/);
+    });
   });
 
   it.each([

@@ -257,13 +257,17 @@ export class BuildCatalog {
     const own = defaultHost(project, appId, baseDomain);
     const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
     const taken = new Set(others.flatMap((a) => [defaultHost(a.metadata?.namespace ?? '', a.metadata?.name ?? '', baseDomain), ...(a.spec.hostnames ?? [])]));
+    // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
+    // it proves nothing (the domain it was under may have been deleted, or handed to another project, since).
+    const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
+    const finalized = bound.filter((h) => attached.has(h));
     const kept: string[] = [];
     for (const hostname of hostnames) {
       if (hostname === own) continue;
       const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
       if (foreign) throw new BadRequestError(foreign);
       if (!isInZone(hostname, baseDomain)) {
-        const problem = customHostnameProblem(hostname, { project, appId, bound }, this.#options.managedDomains?.(project) ?? []);
+        const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.managedDomains?.(project) ?? []);
         if (problem) throw new ForbiddenError(problem);
       }
       if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);

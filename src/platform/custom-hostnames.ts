@@ -11,7 +11,7 @@ export function managedDomainNames(domains: readonly ProjectDomain[]): string[] 
   return domains.filter((d) => d.spec.deleted !== true && d.status?.state === 'managed').map((d) => d.spec.domain.toLowerCase());
 }
 
-/** Why `hostname` may not be bound by a deploy, or `undefined` when it may. */
+/** Why `hostname` may not be bound by a deploy, or `undefined` when it may; `bound`: the app's names attached and finalized. */
 export function customHostnameProblem(hostname: string, app: { project: string; appId: string; bound: readonly string[] }, managedDomains: readonly string[]): string | undefined {
   if (app.bound.includes(hostname)) return undefined;
   if (managedDomains.some((domain) => isInZone(hostname, domain))) return undefined;
