@@ -89,6 +89,23 @@ describe('apps', () => {
     expect((await call('POST', '/apps', body)).statusCode).toBe(400);
   });
 
+  it('refuses an app whose default host another app of the project serves through its deploy host names (409)', async () => {
+    const holder = (await call('POST', '/apps', { name: 'holder' })).json().app.app_id as string;
+    const host = `storefront.${project}.apps.localhost`;
+    // A deploy answers once the app's cache shows what it wrote.
+    const deployed = await platform.app.inject({
+      method: 'POST',
+      url: `/v1/projects/${project}/apps/${holder}/deployments?hostnames=${host}`,
+      headers: { ...headers(), 'content-type': 'application/octet-stream' },
+      payload: artifactFromFiles({ 'worker.js': 'export default { fetch() { return new Response("held"); } };' }),
+    });
+    expect(deployed.statusCode, deployed.body).toBe(200);
+    const res = await call('POST', '/apps', { name: 'storefront' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toBe(`${host}, the default host of an app named "storefront", is bound to app holder; choose another name, or deploy holder without it first.`);
+    expect(await apps().get(project, 'storefront')).toBeUndefined();
+  });
+
   it('answers 409 while the project has no namespace yet', async () => {
     const bare = await platform.createProject(owner);
     const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${bare}/apps`, headers: headers(), payload: { name: 'early' } });

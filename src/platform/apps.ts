@@ -6,6 +6,7 @@ import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
 import type { AppStore } from './app-store.ts';
 import { appView, type AppView } from './app-view.ts';
+import { defaultHost } from '../runtime/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
 
 export interface AppDirectoryOptions {
@@ -52,6 +53,12 @@ export class AppDirectory {
    */
   async create(project: string, name: string): Promise<AppView> {
     const appId = appIdFor(name);
+    // Its default host may already be another app's deploy host name (the runtime would keep it there).
+    const host = defaultHost(project, appId, this.#options.baseDomain);
+    const holder = this.#store.all().find((a) => a.metadata?.namespace === project && a.metadata?.name !== appId && a.spec.hostnames?.includes(host));
+    if (holder) {
+      throw new ConflictError(`${host}, the default host of an app named ${JSON.stringify(name)}, is bound to app ${holder.metadata?.name}; choose another name, or deploy ${holder.metadata?.name} without it first.`);
+    }
     let created: RuntimeApp;
     try {
       created = await this.#store.apps.create({
