@@ -70,3 +70,24 @@ describe('failed authentication limit', () => {
     await app.close();
   });
 });
+
+describe('routes without an auth declaration', () => {
+  it.each([
+    ['a hidden route', '/internal', { schema: { hide: true } }],
+    ['a route whose path only starts like the reference', '/docs-admin', {}],
+    ['any other route', '/me', {}],
+  ])('refuses %s at registration: nothing is public by accident', async (_name, url, options) => {
+    const app = Fastify();
+    auth(app, new MemoryTokenStore(), () => new Date(), { failureLimit: { perSecond: 1, burst: 1 } });
+    expect(() => app.get(url, options, async () => ({ ok: true }))).toThrow(`route GET ${url} declares no config.auth`);
+    await app.close();
+  });
+
+  it('lets the interactive reference’s own routes (under /docs/) leave it out', async () => {
+    const app = Fastify();
+    auth(app, new MemoryTokenStore(), () => new Date(), { failureLimit: { perSecond: 1, burst: 1 } });
+    app.get('/docs/static/app.js', async () => 'js');
+    await app.ready();
+    expect((await app.inject({ method: 'GET', url: '/docs/static/app.js' })).statusCode).toBe(200);
+  });
+});
