@@ -97,10 +97,17 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
     return matches.length === 1 && matches[0] ? toTokenRecord(matches[0]) : undefined;
   }
 
+  /**
+   * From the cache; one it does not hold yet is asked of the apiserver, so that a token created a moment
+   * ago through another replica can be found (and revoked) at once.
+   */
   async getToken(tokenId: string): Promise<TokenRecord | undefined> {
     this.#assertSynced(this.#tokenInformer);
-    const object = this.#tokens.get(tokenId);
-    return object && toTokenRecord(object);
+    const cached = this.#tokens.get(tokenId);
+    if (cached) return toTokenRecord(cached);
+    if (!RESOURCE_NAME.test(tokenId)) return undefined;
+    const fetched = await this.#client.get('', tokenId);
+    return fetched && toTokenRecord(fetched);
   }
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
