@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
@@ -9,6 +9,7 @@ import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { artifactFromFiles } from '../../src/runtime/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { MAX_APPS_PER_PROJECT } from '../../src/platform/apps.ts';
 
 let platform: PlatformApp;
 let owner: string;
@@ -104,6 +105,18 @@ describe('apps', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json().detail).toBe(`${host}, the default host of an app named "storefront", is bound to app holder; choose another name, or deploy holder without it first.`);
     expect(await apps().get(project, 'storefront')).toBeUndefined();
+  });
+
+  it(`lets a project have at most ${MAX_APPS_PER_PROJECT} apps (409 past that)`, async () => {
+    const crowded = await platform.createProject(owner, { namespace: true });
+    await Promise.all(Array.from({ length: MAX_APPS_PER_PROJECT }, (_, i) => apps().create({ metadata: { name: `app-${i}`, namespace: crowded }, spec: { displayName: `app-${i}` } })));
+    await vi.waitFor(async () => {
+      const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${crowded}/apps`, headers: headers() })).json().apps;
+      expect(listed).toHaveLength(MAX_APPS_PER_PROJECT);
+    });
+    const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${crowded}/apps`, headers: headers(), payload: { name: 'one-more' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.json().detail).toBe(`Project ${crowded} has ${MAX_APPS_PER_PROJECT} apps, the most a project may have; delete one first.`);
   });
 
   it('answers 409 while the project has no namespace yet', async () => {

@@ -5,6 +5,7 @@ import type { RecordView } from '../../src/platform/domains/views.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
 import { zoneContents } from '../../src/platform/domains/testing/test-dns-settings.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { MAX_RECORDS_PER_DOMAIN } from '../../src/platform/domains/dns-records.ts';
 
 let dns: MemoryDns;
 let platform: PlatformApp;
@@ -167,6 +168,28 @@ describe('records on a managed domain', () => {
     await ok(201, 'POST', `/domains/${domain}/records`, { name: 'alias', type: 'CNAME', value: 'x.example.net' });
     expect(await refused(409, 'POST', `/domains/${domain}/records`, { name: 'alias', type: 'TXT', value: 'x' })).toContain('a CNAME record must be the only record');
     expect(await list(domain)).toHaveLength(2);
+  });
+
+  it('lets a domain hold a bounded number of records (409 past that), counting every record of the domain', async () => {
+    expect(MAX_RECORDS_PER_DOMAIN).toBe(1000);
+    const small = await platformApp({ dns: dns.settings, baseDomain: BASE_DOMAIN, maxRecordsPerDomain: 3 });
+    try {
+      const owner = await small.createUser();
+      const as = { project: await small.createProject(owner, { namespace: true }), token: await small.tokenFor(owner, ['domain:write']) };
+      const post = (path: string, payload: object) =>
+        small.app.inject({ method: 'POST', url: `/v1/projects/${as.project}${path}`, headers: { authorization: `Bearer ${as.token}` }, payload });
+      const domain = dns.domain('few');
+      const added = await post('/domains', { domain });
+      expect(added.statusCode, added.body).toBe(201);
+      dns.parent.delegate(domain, added.json().domain.nameservers);
+      expect((await post(`/domains/${domain}/delegation-check`, {})).json().domain.status).toBe('managed');
+      for (const name of ['a', 'b', 'c']) expect((await post(`/domains/${domain}/records`, { name, type: 'TXT', value: name })).statusCode).toBe(201);
+      const over = await post(`/domains/${domain}/records`, { name: 'd', type: 'TXT', value: 'd' });
+      expect(over.statusCode).toBe(409);
+      expect(over.json().detail).toBe(`${domain} has 3 records, the most a domain may have; delete one first.`);
+    } finally {
+      await small.close();
+    }
   });
 
   it('answers one of two concurrent colliding writes 201 and the other 409, leaving one record', async () => {

@@ -1,7 +1,7 @@
 // The project-domain routes on the real apiserver: zones in memory (MemoryDnsProvider, with injected
 // failures), the delegation read from a real parent-zone server for `test.` that the tests flip.
 import { domainToASCII } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { DnsProviderError } from '../../src/dns/provider.ts';
@@ -10,6 +10,7 @@ import type { DomainView } from '../../src/platform/domains/views.ts';
 import { DNS_RECORDS, PROJECT_DOMAINS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, type MemoryDns } from './testing/memory-dns.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { MAX_DOMAINS_PER_PROJECT } from '../../src/platform/domains/project-domains.ts';
 
 let dns: MemoryDns;
 let platform: PlatformApp;
@@ -50,6 +51,21 @@ async function refused(status: number, method: 'GET' | 'POST' | 'DELETE', path: 
 }
 
 const domainObjects = async (p: string, domain: string) => (await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).list(p)).items.filter((d) => d.spec.domain === domain);
+
+describe('domains per project', () => {
+  it(`lets a project have at most ${MAX_DOMAINS_PER_PROJECT} domains (409 past that); soft-deleted ones do not count`, async () => {
+    const owner = await platform.createUser();
+    const crowded = { project: await platform.createProject(owner, { namespace: true }), token: await platform.tokenFor(owner, ['domain:write']) };
+    const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
+    const seed = (i: number, deleted: boolean) =>
+      domains.create({ metadata: { name: `seeded-${i}`, namespace: crowded.project }, spec: { domain: dns.domain(`seeded${i}`), dnsMode: 'zone_delegated', ...(deleted ? { deleted: true } : {}) } });
+    await Promise.all(Array.from({ length: MAX_DOMAINS_PER_PROJECT }, (_, i) => seed(i, false)));
+    await seed(MAX_DOMAINS_PER_PROJECT, true);
+    await vi.waitFor(async () => expect((await call('GET', '/domains', undefined, crowded)).json().domains).toHaveLength(MAX_DOMAINS_PER_PROJECT));
+    const detail = await refused(409, 'POST', '/domains', { domain: dns.domain('one-more') }, crowded);
+    expect(detail).toBe(`Project ${crowded.project} has ${MAX_DOMAINS_PER_PROJECT} domains, the most a project may have; delete one first.`);
+  });
+});
 
 describe('adding a domain', () => {
   it.each([

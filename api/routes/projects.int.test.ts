@@ -5,6 +5,7 @@ import { testConnection } from '../../src/kube/testing/test-kube.ts';
 import { PROJECT_DOMAINS, PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
+import { MAX_PROJECTS_PER_OWNER } from '../../src/platform/projects.ts';
 
 let platform: PlatformApp;
 let owner: string;
@@ -24,6 +25,25 @@ afterAll(() => platform.close());
 const as = (token: string) => ({ authorization: `Bearer ${token}` });
 
 describe('projects', () => {
+  it(`lets a user own at most ${MAX_PROJECTS_PER_OWNER} projects (409 past that)`, async () => {
+    const hoarder = await platform.createUser();
+    const hoarderToken = await platform.tokenFor(hoarder, 'projects:write');
+    const projects = objectClient<KubeObject & { spec: object }>(testConnection(), PROJECTS);
+    const seeded = Array.from({ length: MAX_PROJECTS_PER_OWNER }, () => unique('owned'));
+    await Promise.all(seeded.map((name) => projects.create({ metadata: { name }, spec: { displayName: name, members: [{ user: hoarder, role: 'owner' }] } })));
+    try {
+      await vi.waitFor(async () => {
+        const listed = (await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(hoarderToken) })).json().projects;
+        expect(listed).toHaveLength(MAX_PROJECTS_PER_OWNER);
+      });
+      const res = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(hoarderToken), payload: { project_id: unique('one-more'), name: 'One more' } });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().detail).toBe(`${hoarder} owns ${MAX_PROJECTS_PER_OWNER} projects, the most a user may; delete one, or hand one over to another owner, first.`);
+    } finally {
+      await Promise.all(seeded.map((name) => projects.delete('', name)));
+    }
+  });
+
   it('creates a project the caller owns, visible at once, listed only for its members', async () => {
     const id = unique('web');
     const created = await platform.app.inject({ method: 'POST', url: '/v1/projects', headers: as(ownerToken), payload: { project_id: id, name: 'Web' } });

@@ -16,6 +16,9 @@ export interface AppDirectoryOptions {
   readonly artifacts: ObjectStore | undefined;
 }
 
+/** Apps one project may have (Cloudflare's Workers plans allow 100 to 500 per account). Checked against the cache. */
+export const MAX_APPS_PER_PROJECT = 100;
+
 /**
  * Runtime apps of a project: registering one creates its RuntimeApp (nothing is deployed); deleting one
  * removes everything it owns and reports what that was (see {@link deleteApp}).
@@ -53,6 +56,8 @@ export class AppDirectory {
    */
   async create(project: string, name: string): Promise<AppView> {
     const appId = appIdFor(name);
+    const apps = this.#store.all().filter((a) => a.metadata?.namespace === project).length;
+    if (apps >= MAX_APPS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${apps} apps, the most a project may have; delete one first.`);
     // Its default host may already be another app's deploy host name (the runtime would keep it there).
     const host = defaultHost(project, appId, this.#options.baseDomain);
     const holder = this.#store.all().find((a) => a.metadata?.namespace === project && a.metadata?.name !== appId && a.spec.hostnames?.includes(host));

@@ -11,6 +11,12 @@ import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from './resources.ts';
 const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
 
 /**
+ * Projects one user may own: each is a namespace and the home of apps, domains and zones, and any
+ * authenticated user may create one. Checked against the cache, so concurrent creates may pass it by a few.
+ */
+export const MAX_PROJECTS_PER_OWNER = 50;
+
+/**
  * Projects, read from an informer cache and written to the apiserver. Each write is conditional on the
  * resourceVersion it read, and retried on a conflict, so concurrent member changes never lose one another.
  */
@@ -54,6 +60,10 @@ export class ProjectDirectory {
 
   async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    const owned = this.#cache.list().filter((p) => p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
+    if (owned >= MAX_PROJECTS_PER_OWNER) {
+      throw new ConflictError(`${input.owner} owns ${owned} projects, the most a user may; delete one, or hand one over to another owner, first.`);
+    }
     // The project's namespace will carry its id. One that exists already belongs to something else (the
     // operator would never adopt it, and the project would stay NamespaceConflict): say so now.
     if (await objectClient<KubeObject>(this.#conn, NAMESPACES).get('', input.projectId)) {

@@ -70,6 +70,8 @@ export interface PlatformAppOptions {
   readonly rateLimit?: RateLimitOptions;
   /** Deploy uploads read at once (default the API's own). */
   readonly uploadLimits?: UploadLimits;
+  /** Records a domain may hold (default the API's own). */
+  readonly maxRecordsPerDomain?: number;
   /** Builds kept per app (default the API's own). */
   readonly maxBuildsPerApp?: number;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
@@ -87,7 +89,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
-  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain }) : undefined;
+  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, ...(options.maxRecordsPerDomain ? { maxRecordsPerDomain: options.maxRecordsPerDomain } : {}) }) : undefined;
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);

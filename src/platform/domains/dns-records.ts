@@ -36,6 +36,9 @@ export function existingRecords(records: readonly DnsRecord[], domain: string, e
   });
 }
 
+/** Records one domain may have, platform-owned ones included (as Cloudflare's plans start at 1000 per zone). */
+export const MAX_RECORDS_PER_DOMAIN = 1000;
+
 /**
  * DNS records of a project domain for the REST routes. Create and update need the domain to be `managed`
  * (409 otherwise: until the parent zone delegates to the hosted zone nobody would see them); delete works
@@ -53,10 +56,12 @@ export class DnsRecords {
   readonly #store: DomainStore;
   readonly #reconciler: DomainReconciler;
   readonly #writes = new KeyedMutex();
+  readonly #maxRecords: number;
 
-  constructor(store: DomainStore, reconciler: DomainReconciler) {
+  constructor(store: DomainStore, reconciler: DomainReconciler, maxRecords = MAX_RECORDS_PER_DOMAIN) {
     this.#store = store;
     this.#reconciler = reconciler;
+    this.#maxRecords = maxRecords;
   }
 
   /** @throws NotFoundError for a missing domain */
@@ -74,6 +79,8 @@ export class DnsRecords {
     if (input.name === undefined || input.type === undefined) throw new BadRequestError('name and type are required.');
     const record = parseRecord({ name: input.name, type: input.type, values: valuesOf(input) ?? [], ttl: input.ttl }, d.spec.domain);
     return this.#writes.run(domainKey(d), async () => {
+      const count = this.#store.recordsOf(d).length;
+      if (count >= this.#maxRecords) throw new ConflictError(`${d.spec.domain} has ${count} records, the most a domain may have; delete one first.`);
       this.#checkExclusive(d, record);
       const created = await this.#store.recordClient.create({
         metadata: {

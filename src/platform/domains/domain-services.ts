@@ -23,7 +23,11 @@ export interface DomainServices {
  * Project domains, their records and app hostnames on shared caches (the informer factory hands out one
  * informer per kind, so the app services' caches are reused). Call before `informers.start()`.
  */
-export function createDomainServices(conn: KubeConnection, informers: InformerFactory, options: { settings: DnsSettings; baseDomain: string }): DomainServices {
+export function createDomainServices(
+  conn: KubeConnection,
+  informers: InformerFactory,
+  options: { settings: DnsSettings; baseDomain: string; /** Default `MAX_RECORDS_PER_DOMAIN`. */ maxRecordsPerDomain?: number },
+): DomainServices {
   const store = new DomainStore(conn, {
     domains: informers.informer<ProjectDomain>(PROJECT_DOMAINS),
     records: informers.informer<DnsRecord>(DNS_RECORDS),
@@ -34,7 +38,7 @@ export function createDomainServices(conn: KubeConnection, informers: InformerFa
   const baseDomain = options.baseDomain.toLowerCase();
   return {
     domains: new ProjectDomains({ store, reconciler, baseDomain }),
-    records: new DnsRecords(store, reconciler),
+    records: new DnsRecords(store, reconciler, options.maxRecordsPerDomain),
     hostnames: new AppHostnames({ store, apps, reconciler, settings: options.settings, baseDomain }),
   };
 }

@@ -16,6 +16,12 @@ export interface ProjectDomainsOptions {
 }
 
 /**
+ * Domains one project may have (Vercel allows 50 per project): each is a hosted zone, and the DNS provider
+ * bounds the zones of the whole installation (Route 53: 500 per account by default). Checked against the cache.
+ */
+export const MAX_DOMAINS_PER_PROJECT = 50;
+
+/**
  * Project domains for the REST routes: adding one creates its ProjectDomain and its hosted zone (answered
  * with the nameservers), the delegation check moves it between `pending_delegation` and `managed`, deleting
  * it is a soft delete (zone and records go, the object stays as history).
@@ -51,6 +57,8 @@ export class ProjectDomains {
       throw new BadRequestError(`${domain} cannot be a project domain: the platform serves apps under ${base}.`);
     }
     this.#refuseHeld(project, this.#store.holders(domain), domain);
+    const held = this.#store.activeDomains(project).length;
+    if (held >= MAX_DOMAINS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${held} domains, the most a project may have; delete one first.`);
     let created: ProjectDomain;
     try {
       created = await this.#store.domainClient.create({
