@@ -47,7 +47,7 @@ const PARALLEL = 8;
 /**
  * Deletes an app and everything it owns, in an order that keeps every intermediate state valid: first the
  * routing pointer (the active build and deploy host names) is cleared, so the runtime stops serving the app
- * before anything it serves disappears; then its host names, platform-owned DNS records, Builds and stored
+ * before anything it serves disappears; then its platform-owned DNS records, host names, Builds and stored
  * artifacts go; the RuntimeApp itself (with its environment) goes last. A failure on the way leaves an app
  * that is no longer served and answers the next DELETE, which finishes the job: its report counts only what
  * that call removed, but names every host name the app had and all the DNS its owner must still remove,
@@ -91,8 +91,10 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
     { uid: app.metadata?.uid },
   );
 
-  const removedHostnames = await deleteAll(hostnameClient, project, attached);
+  // Records before their AppHostnames, which own them: the garbage collector deletes a record whose owner
+  // went, and one it got to first would be missing from the count.
   const removedRecords = await deleteAll(recordClient, project, records);
+  const removedHostnames = await deleteAll(hostnameClient, project, attached);
   const removedBuilds = await deleteAll(store.builds, project, builds);
   await inParallel(keys, (key) => artifacts.delete(key));
   // This incarnation only: an app deleted by a concurrent call and created again under the name is not ours,
