@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
-import { BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/runtime/artifact.ts';
 import { artifactFromFiles, artifactOf } from '../../src/runtime/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
@@ -116,6 +117,15 @@ describe('deploy', () => {
       expect(again.statusCode).toBe(403);
       expect(again.json().detail).toMatch(/www\.bank\.example is a custom domain this project has not shown it controls/);
     });
+    // Nor does an attach whose proof is still pending (an external_records binding anyone can make).
+    await objectClient<AppHostname>(platform.conn, APP_HOSTNAMES).create({
+      metadata: { name: 'www.bank.example', namespace: project },
+      spec: { appRef: { name: appId }, hostname: 'www.bank.example', dnsMode: 'external_records' },
+    });
+    // Once the cache has the binding, a deploy keeps the name as an attached one…
+    await vi.waitFor(async () => expect((await deploy(appId, worker('pending'), '?hostnames=')).json().hosts).toContain('www.bank.example'));
+    // …but naming it still needs the proof.
+    expect((await deploy(appId, worker('pending'), '?hostnames=www.bank.example')).statusCode).toBe(403);
   });
 
   it.each([

@@ -58,6 +58,11 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
           // it writes the binding's status, and a deploy in between must not drop it.
           .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp)
           .map((h) => h.spec.hostname),
+      finalizedHostnames: (project, appId) =>
+        hostnames
+          .list()
+          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp && h.status?.state === 'active')
+          .map((h) => h.spec.hostname),
     }),
     environment: new AppEnvironment(store),
   };

@@ -20,6 +20,8 @@ import { PROJECT_LABEL } from './resources.ts';
  * versions. A deploy prunes older ones (their Build and artifact); the active build is never pruned.
  */
 export const MAX_BUILDS_PER_APP = 100;
+/** Builds one deploy prunes at most (oldest first). */
+const PRUNED_PER_DEPLOY = 10;
 
 /** The deploy options (query parameters of the deploy route), already parsed. */
 export interface DeployOptions {
@@ -55,6 +57,8 @@ export interface BuildCatalogOptions {
    * deploys, so a deploy's `hostnames` option does not remove them.
    */
   readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
+  /** Of those, the ones whose proof of control completed (finalized: the binding is `active`). */
+  readonly finalizedHostnames?: (project: string, appId: string) => readonly string[];
 }
 
 /**
@@ -136,7 +140,7 @@ export class BuildCatalog {
           ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
         };
       }, { uid: app.metadata?.uid });
-      await this.#pruneBuilds(project, appId, artifacts);
+      await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile: nothing can point at what this upload wrote, so it goes too.
@@ -169,19 +173,21 @@ export class BuildCatalog {
   }
 
   /**
-   * Deletes the app's builds past the most recently uploaded ones it keeps, except the active one:
-   * each Build first, so that nothing points at its artifact when the artifact goes (a crash in between
-   * leaves an artifact that deleting the app removes). Best effort: the deploy is done, and the next one
-   * prunes whatever this one could not.
+   * Deletes the app's builds past the most recently uploaded ones it keeps, except the active one and
+   * `previous` (the one this deploy replaced: the runtime serves it until the new one loads, and a rollback
+   * to it must work): each Build first, so that nothing points at its artifact when the artifact goes (a
+   * crash in between leaves an artifact that deleting the app removes). At most {@link PRUNED_PER_DEPLOY}
+   * per deploy, so a deploy stays quick however many builds an app had; each deploy adds one, so the count
+   * converges. Best effort: the deploy is done, and the next one prunes whatever this one could not.
    */
-  async #pruneBuilds(project: string, appId: string, artifacts: ObjectStore): Promise<void> {
+  async #pruneBuilds(project: string, appId: string, artifacts: ObjectStore, previous: string | undefined): Promise<void> {
     const keep = this.#options.maxBuildsPerApp ?? MAX_BUILDS_PER_APP;
     const builds = newestFirst(this.#store.buildsOf(project, appId));
     if (builds.length <= keep) return;
     try {
-      for (const build of builds.slice(keep)) {
+      for (const build of builds.slice(keep).reverse().slice(0, PRUNED_PER_DEPLOY)) {
         // Read per build: a rollback meanwhile may have made an old build active again.
-        if (build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
+        if (build.spec.buildId === previous || build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
         await this.#store.builds.delete(project, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
         await artifacts.delete(build.spec.objectKey);
       }
@@ -258,9 +264,10 @@ export class BuildCatalog {
     const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
     const taken = new Set(others.flatMap((a) => [defaultHost(a.metadata?.namespace ?? '', a.metadata?.name ?? '', baseDomain), ...(a.spec.hostnames ?? [])]));
     // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
-    // it proves nothing (the domain it was under may have been deleted, or handed to another project, since).
-    const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
-    const finalized = bound.filter((h) => attached.has(h));
+    // it proves nothing (the domain it was under may have been deleted, or handed to another project, since),
+    // and neither does an attach whose proof is still pending.
+    const proven = new Set(this.#options.finalizedHostnames?.(project, appId) ?? []);
+    const finalized = bound.filter((h) => proven.has(h));
     const kept: string[] = [];
     for (const hostname of hostnames) {
       if (hostname === own) continue;
