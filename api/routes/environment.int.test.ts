@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { RUNTIME_APPS } from '../../src/platform/resources.ts';
@@ -92,9 +92,17 @@ describe('environment', () => {
     expect(over.statusCode).toBe(409);
     expect(over.json().detail).toMatch(/environment would take \d+ bytes, more than the 65536 an app may have/);
     expect(Object.keys((await apps().get(project, appId))?.spec.environment ?? {})).toHaveLength(15);
-    // Making a value smaller is always allowed.
     expect((await call('PUT', `/apps/${appId}/environment/BIG_0`, { value: 'small' })).statusCode).toBe(200);
     expect((await call('PUT', `/apps/${appId}/environment/BIG_15`, { value: fourByteValue })).statusCode).toBe(200);
+
+    // An environment over the bound from before it existed (kubectl, or an older API) can still shrink.
+    const app = await apps().get(project, appId);
+    const huge = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`HUGE_${i}`, 'x'.repeat(4096)]));
+    await apps().replace({ ...app!, spec: { ...app!.spec, environment: { ...app!.spec.environment, ...huge } } });
+    await vi.waitFor(async () => expect(Object.keys((await call('GET', `/apps/${appId}/environment`)).json().environment)).toHaveLength(36));
+    expect((await call('PUT', `/apps/${appId}/environment/HUGE_0`, { value: 'short' })).statusCode).toBe(200);
+    expect((await call('PUT', `/apps/${appId}/environment/HUGE_1`, { value: 'x'.repeat(4000) })).statusCode).toBe(200);
+    expect((await call('PUT', `/apps/${appId}/environment/HUGE_1`, { value: 'x'.repeat(4090) })).statusCode).toBe(409);
   });
 
   it('answers 404 for an app that does not exist', async () => {
