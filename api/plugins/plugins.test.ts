@@ -270,15 +270,16 @@ describe('request bodies', () => {
 
 describe('apiserver errors', () => {
   it.each([
-    [409, 409, 'The resource was changed by another request meanwhile; retry.'],
-    [422, 400, 'The request was refused: it breaks a limit of the stored resource.'],
-    [429, 503, 'The control plane is busy; retry shortly.'],
-    [500, 500, 'The server failed to handle this request. It has been logged; retry later.'],
-  ])('answers an apiserver %i as %i, never with the apiserver\'s own text', async (code, status, detail) => {
+    [409, 409, 'The resource was changed by another request meanwhile; retry.', 'Conflict'],
+    [409, 409, 'The resource already exists.', 'AlreadyExists'],
+    [422, 400, 'The request was refused: it breaks a limit of the stored resource.', 'Invalid'],
+    [429, 503, 'The control plane is busy; retry shortly.', 'TooManyRequests'],
+    [500, 500, 'The server failed to handle this request. It has been logged; retry later.', 'InternalError'],
+  ])('answers an apiserver %i as %i, never with the apiserver\'s own text', async (code, status, detail, reason) => {
     const app = Fastify();
     problemDetails(app);
     app.get('/write', async () => {
-      throw new KubeApiError(code, 'runtimeapps.cloudwright.dev "web" is invalid: spec.hostnames: Too many', 'Invalid');
+      throw new KubeApiError(code, 'runtimeapps.cloudwright.dev "web" is invalid: spec.hostnames: Too many', reason);
     });
     const res = await app.inject({ method: 'GET', url: '/write' });
     expect(res.statusCode).toBe(status);

@@ -46,7 +46,7 @@ function kubeProblem(error: KubeApiError, log: FastifyBaseLogger, reply: Fastify
     return sendProblem(reply, 400, 'The request was refused: it breaks a limit of the stored resource.');
   }
   if (error.code === 409) {
-    return sendProblem(reply, 409, 'The resource was changed by another request meanwhile; retry.');
+    return sendProblem(reply, 409, error.reason === 'AlreadyExists' ? 'The resource already exists.' : 'The resource was changed by another request meanwhile; retry.');
   }
   if (error.code === 429 || error.code === 503 || error.code === 504) {
     return sendProblem(reply, 503, 'The control plane is busy; retry shortly.', { 'retry-after': String(error.retryAfterSeconds ?? 5) });

@@ -301,19 +301,26 @@ describe('minting checks the approving user again', () => {
     tokens.deleteUser('alice');
     const denied = await flow.poll(device_code, at(5));
     expect(denied).toMatchObject({ status: 400, body: { error: 'access_denied', error_description: 'The user who approved this sign-in no longer exists.' } });
+    // For good: a user created again under the same id gets nothing from this sign-in.
+    tokens.putUser({ id: 'alice', admin: false });
+    expect(outcome(await flow.poll(device_code, at(10)))).toBe('access_denied');
     expect(await tokens.listTokens('alice')).toEqual([]);
   });
 
-  it('answers access_denied while the user holds the most active tokens a user may, and mints once one is revoked', async () => {
+  it('answers access_denied, for good, when the user holds the most active tokens a user may', async () => {
     const { device_code, user_code } = await flow.start('apps:read', T0);
     await flow.approve(user_code, alice, at(1));
     const held = [];
     for (let i = 0; i < MAX_ACTIVE_TOKENS_PER_USER; i++) held.push(await createPersonalToken(alice, { scopes: ['apps:read'], description: `t${i}` }, tokens, at(2)));
     const refused = await flow.poll(device_code, at(5));
     expect(refused).toMatchObject({ status: 400, body: { error: 'access_denied' } });
-    expect(refused.status === 400 && refused.body.error_description).toContain(`holds ${MAX_ACTIVE_TOKENS_PER_USER} active tokens`);
+    expect(refused.status === 400 && refused.body.error_description).toContain(`holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may`);
     await tokens.revokeToken(held[0]!.record.id);
-    expect(outcome(await flow.poll(device_code, at(11)))).toBe('token');
+    expect(outcome(await flow.poll(device_code, at(11)))).toBe('access_denied');
+    // A new sign-in, once there is room, works.
+    const next = await flow.start('apps:read', at(12));
+    await flow.approve(next.user_code, alice, at(13));
+    expect(outcome(await flow.poll(next.device_code, at(18)))).toBe('token');
     expect(await tokens.listTokens('alice')).toHaveLength(MAX_ACTIVE_TOKENS_PER_USER + 1);
   });
 });

@@ -88,10 +88,15 @@ async function redeem(
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
   // Checked as the token is minted, not only at approval: the user may have been deleted since (a token
   // minted now would outlive the deletion's revocations), or may have reached the cap by other sign-ins.
-  if (!(await options.tokens.getUser(userId))) return oauthError('access_denied', 'The user who approved this sign-in no longer exists.');
-  const active = await countActiveTokens(options.tokens, userId, now);
-  if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
-    return oauthError('access_denied', `The approving user holds ${active} active tokens, the most a user may; revoke some, then start a new sign-in.`);
+  // Either refusal is final (RFC 8628: a client stops polling on access_denied): the grant is denied.
+  const refusal = !(await options.tokens.getUser(userId))
+    ? 'The user who approved this sign-in no longer exists.'
+    : (await countActiveTokens(options.tokens, userId, now)) >= MAX_ACTIVE_TOKENS_PER_USER
+      ? `The approving user holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may; revoke some, then start a new sign-in.`
+      : undefined;
+  if (refusal !== undefined) {
+    if (!(await options.grants.update({ ...grant, lastPolledAt: now, state: { kind: 'denied', userId } }, revision))) return undefined;
+    return oauthError('access_denied', refusal);
   }
   const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt }, now);
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
