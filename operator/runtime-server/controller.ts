@@ -52,6 +52,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     log: deps.log,
     workers: deps.workers ?? 64,
     // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
+    // No overall bucket (unlike the operator's controllers): every retry is a read for this replica alone,
+    // and the minute is what readiness and docs/runtime.md promise.
     rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
     reconcile: async (key, { namespace, name, log }) => {
       const settled = () => deps.onReconciled?.(key);

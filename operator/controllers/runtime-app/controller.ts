@@ -67,8 +67,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    // client-go's default backoff, capped at a minute: while a build or the runtime is missing, the
-    // status is re-checked at least that often.
+    // client-go's default backoff, capped at a minute per key: while a build or the runtime is missing, the
+    // status is re-checked that often (later only when hundreds of keys fail at once: the overall bucket).
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     ...(deps.runtime ? { resyncPeriodMs: RUNTIME_RESYNC_MS } : {}),
     reconcile: async (key, { namespace, name, log }) => {
