@@ -60,7 +60,7 @@ export class ProjectDirectory {
 
   async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
     if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
-    const owned = this.#cache.list().filter((p) => p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
+    const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
     if (owned >= MAX_PROJECTS_PER_OWNER) {
       throw new ConflictError(`${input.owner} owns ${owned} projects, the most a user may; delete one, or hand one over to another owner, first.`);
     }
