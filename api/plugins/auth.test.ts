@@ -48,6 +48,15 @@ describe('failed authentication limit', () => {
     await app.close();
   });
 
+  it('counts the failures of every IPv6 address of one /64 together, which one client usually holds', async () => {
+    const { app, token, status } = await authApp({ perSecond: 1, burst: 2 });
+    const valid = `Bearer ${await token()}`;
+    expect([await status('/me', '2001:db8:1:2::1'), await status('/me', '2001:db8:1:2::2')]).toEqual([401, 401]);
+    expect(await status('/me', '2001:db8:1:2:ffff::3', valid)).toBe(429);
+    expect(await status('/me', '2001:db8:1:3::1', valid)).toBe(200); // the next /64 is someone else
+    await app.close();
+  });
+
   it('does not hold up a caller already authenticated from a failing address, and never counts successes or 403s', async () => {
     const { app, token, status } = await authApp({ perSecond: 1, burst: 1 });
     const valid = `Bearer ${await token()}`;

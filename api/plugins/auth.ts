@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import { authorize, ForbiddenError, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
 import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
+import { clientAddressKey } from './client-address.ts';
 import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
@@ -95,7 +96,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
   };
   /** Counts a refusal where it belongs, then answers it (unless the count answered 429 already). */
   const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, err: Error): void => {
-    if (err instanceof UnauthorizedError) refusals.failures.count(request.ip);
+    if (err instanceof UnauthorizedError) refusals.failures.count(clientAddressKey(request.ip));
     else if (err instanceof ForbiddenError && !refusals.charge(request, reply)) return;
     done(err);
   };
@@ -106,7 +107,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
     // Project routes also check the membership, which the store answers asynchronously.
     if (known === undefined || requirement.project) {
       if (known === undefined) {
-        const tooMany = refusals.failures.refusal(request.ip);
+        const tooMany = refusals.failures.refusal(clientAddressKey(request.ip));
         if (tooMany) return done(tooMany);
       }
       const admitted = known ? admit(request, known) : principals.authenticate(header, now()).then((principal) => admit(request, principal));

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { clientAddressKey } from './client-address.ts';
 import { sendProblem } from './problem-details.ts';
 import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
@@ -80,13 +81,13 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
   // After authentication: a caller with a token is limited by its token id (no secret in the map), anyone
   // else by address.
   const spendCaller = (request: FastifyRequest, reply: FastifyReply): boolean =>
-    request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, request.ip, reply);
+    request.principal ? spend(byToken, request.principal.tokenId, reply) : spend(byAddress, clientAddressKey(request.ip), reply);
   return {
     limitRoute: (request, reply, done) => {
       if (spendCaller(request, reply)) done();
     },
     limitUnmatched: (request, reply, done) => {
-      if (!request.is404 || spend(byAddress, request.ip, reply)) done();
+      if (!request.is404 || spend(byAddress, clientAddressKey(request.ip), reply)) done();
     },
     chargeRefusal: spendCaller,
   };
