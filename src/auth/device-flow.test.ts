@@ -95,6 +95,12 @@ describe('start', () => {
     // The window slides: the first start falls out of it after the code lifetime.
     await expect(flow.start('apps:read', at(900))).resolves.toMatchObject({ expires_in: 900 });
   });
+
+  it('counts concurrent starts before storing them, so together they cannot pass the bound', async () => {
+    const two = createDeviceFlow({ grants, tokens, verificationUri: VERIFICATION_URI, maxStartsPerLifetime: 2 });
+    const results = await Promise.allSettled([0, 1, 2, 3].map(() => two.start('apps:read', T0)));
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+  });
 });
 
 type Step =

@@ -110,11 +110,15 @@ export function createDeviceFlow(options: DeviceFlowOptions): DeviceFlow {
   const recentStarts = new StartWindow(options.maxStartsPerLifetime ?? DEFAULT_MAX_STARTS_PER_LIFETIME, DEVICE_CODE_LIFETIME_SECONDS * 1000);
   return {
     start: async (scopes, now) => {
-      recentStarts.checkRoom(now);
-      const started = await start(options, scopes, now);
-      // Counted once stored: a refused request (unknown scopes) takes no room.
-      recentStarts.record(now);
-      return started;
+      // Room is taken before the grant is stored, so concurrent starts cannot pass the bound together; a
+      // refused request (unknown scopes) gives it back.
+      const taken = recentStarts.take(now);
+      try {
+        return await start(options, scopes, now);
+      } catch (err) {
+        recentStarts.giveBack(taken);
+        throw err;
+      }
     },
     inspect: async (userCode, now) => {
       const { grant } = await findDecidable(options.grants, userCode, now);
@@ -139,17 +143,22 @@ class StartWindow {
     this.#windowMs = windowMs;
   }
 
-  /** Throws `UnavailableError` when the window at `now` is full. */
-  checkRoom(now: Date): void {
+  /** Counts a start at `now` and answers its instant; throws `UnavailableError` when the window is full. */
+  take(now: Date): number {
     const t = now.getTime();
     while (this.#starts.length > 0 && (this.#starts[0] as number) <= t - this.#windowMs) this.#starts.shift();
-    if (this.#starts.length < this.#max) return;
-    const retryAfter = Math.max(1, Math.ceil(((this.#starts[0] as number) + this.#windowMs - t) / 1000));
-    throw new UnavailableError('Too many device sign-ins are waiting to be answered; try again in a few minutes.', retryAfter);
+    if (this.#starts.length >= this.#max) {
+      const retryAfter = Math.max(1, Math.ceil(((this.#starts[0] as number) + this.#windowMs - t) / 1000));
+      throw new UnavailableError('Too many device sign-ins are waiting to be answered; try again in a few minutes.', retryAfter);
+    }
+    this.#starts.push(t);
+    return t;
   }
 
-  record(now: Date): void {
-    this.#starts.push(now.getTime());
+  /** Uncounts a start `take` counted, for one that stored nothing. */
+  giveBack(instant: number): void {
+    const at = this.#starts.lastIndexOf(instant);
+    if (at !== -1) this.#starts.splice(at, 1);
   }
 }
 
