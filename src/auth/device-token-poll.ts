@@ -86,14 +86,8 @@ async function redeem(
   // Never past the approving token's own expiry (recorded at approval).
   const expiresAt = earliest(lifetime === undefined ? undefined : new Date(now.getTime() + lifetime * 1000), approval.notAfter);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
-  // Checked as the token is minted, not only at approval: the user may have been deleted since (a token
-  // minted now would outlive the deletion's revocations), or may have reached the cap by other sign-ins.
   // Either refusal is final (RFC 8628: a client stops polling on access_denied): the grant is denied.
-  const refusal = !(await options.tokens.getUser(userId))
-    ? 'The user who approved this sign-in no longer exists.'
-    : (await countActiveTokens(options.tokens, userId, now)) >= MAX_ACTIVE_TOKENS_PER_USER
-      ? `The approving user holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may; revoke some, then start a new sign-in.`
-      : undefined;
+  const refusal = await mintRefusal(options.tokens, userId, now);
   if (refusal !== undefined) {
     if (!(await options.grants.update({ ...grant, lastPolledAt: now, state: { kind: 'denied', userId } }, revision))) return undefined;
     return oauthError('access_denied', refusal);
@@ -113,6 +107,19 @@ async function redeem(
       ...(expiresAt === undefined ? {} : { expires_in: Math.floor((expiresAt.getTime() - now.getTime()) / 1000) }),
     },
   };
+}
+
+/**
+ * Why no token may be minted for `userId` now, checked as it is minted and not only at approval: the user
+ * may have been deleted since (a token minted now would outlive the deletion's revocations), or may have
+ * reached the cap by other sign-ins.
+ */
+async function mintRefusal(tokens: PollOptions['tokens'], userId: string, now: Date): Promise<string | undefined> {
+  if (!(await tokens.getUser(userId))) return 'The user who approved this sign-in no longer exists.';
+  if ((await countActiveTokens(tokens, userId, now)) >= MAX_ACTIVE_TOKENS_PER_USER) {
+    return `The approving user holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may; revoke some, then start a new sign-in.`;
+  }
+  return undefined;
 }
 
 /** A grant is expired from the instant `expiresAt` on: it can then be neither approved nor redeemed. */

@@ -42,26 +42,24 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   const baseDomain = (options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN).toLowerCase();
   const domains = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
   const hostnames = informers.informer<AppHostname>(APP_HOSTNAMES);
+  /** The app's AppHostnames (cache) that are not being deleted. */
+  const bindingsOf = (project: string, appId: string) =>
+    hostnames.list().filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
   return {
     apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts }),
     builds: new BuildCatalog(store, {
       baseDomain,
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
-      ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
+      maxBuildsPerApp: options.maxBuildsPerApp,
       maxCompatibilityDate: options.maxCompatibilityDate,
       managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
-      attachedHostnames: (project, appId) =>
-        hostnames
-          .list()
-          // Any binding of the app, not only those the cache shows active yet: finalize binds the name before
-          // it writes the binding's status, and a deploy in between must not drop it.
-          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp)
-          .map((h) => h.spec.hostname),
+      // Any binding of the app, not only those the cache shows active yet: finalize binds the name before it
+      // writes the binding's status, and a deploy in between must not drop it.
+      attachedHostnames: (project, appId) => bindingsOf(project, appId).map((h) => h.spec.hostname),
       finalizedHostnames: (project, appId) =>
-        hostnames
-          .list()
-          .filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp && h.status?.state === 'active')
+        bindingsOf(project, appId)
+          .filter((h) => h.status?.state === 'active')
           .map((h) => h.spec.hostname),
     }),
     environment: new AppEnvironment(store),

@@ -56,11 +56,11 @@ export class AppDirectory {
    */
   async create(project: string, name: string): Promise<AppView> {
     const appId = appIdFor(name);
-    const apps = this.#store.all().filter((a) => a.metadata?.namespace === project).length;
-    if (apps >= MAX_APPS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${apps} apps, the most a project may have; delete one first.`);
+    const apps = this.#store.all().filter((a) => a.metadata?.namespace === project);
+    if (apps.length >= MAX_APPS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${apps.length} apps, the most a project may have; delete one first.`);
     // Its default host may already be another app's deploy host name (the runtime would keep it there).
     const host = defaultHost(project, appId, this.#options.baseDomain);
-    const holder = this.#store.all().find((a) => a.metadata?.namespace === project && a.metadata?.name !== appId && a.spec.hostnames?.includes(host));
+    const holder = apps.find((a) => a.metadata?.name !== appId && a.spec.hostnames?.includes(host));
     if (holder) {
       throw new ConflictError(`${host}, the default host of an app named ${JSON.stringify(name)}, is bound to app ${holder.metadata?.name}; choose another name, or deploy ${holder.metadata?.name} without it first.`);
     }

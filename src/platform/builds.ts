@@ -202,6 +202,7 @@ export class BuildCatalog {
    * Answers whether this call created it.
    */
   async #record(app: RuntimeApp, spec: Omit<Build['spec'], 'app'>): Promise<boolean> {
+    const uploadedAt = (this.#options.now?.() ?? new Date()).toISOString();
     const namespace = app.metadata?.namespace ?? '';
     const appId = app.metadata?.name ?? '';
     const name = buildResourceName(appId, spec.buildId);
@@ -219,7 +220,7 @@ export class BuildCatalog {
           name,
           namespace,
           labels: { [PROJECT_LABEL]: namespace, [APP_LABEL]: appId },
-          annotations: { [UPLOADED_AT_ANNOTATION]: (this.#options.now?.() ?? new Date()).toISOString() },
+          annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt },
           ownerReferences: [owner],
         },
         spec: { app: appId, ...spec },
@@ -230,14 +231,14 @@ export class BuildCatalog {
       if (!isAlreadyExists(err)) throw err;
     }
     const existing = await this.#store.builds.get(namespace, name);
-    if (existing && existing.spec.digest !== spec.digest) {
+    if (!existing) throw new ConflictError(`Build ${spec.buildId} was removed during the upload (an older build pruned by another deploy); deploy again.`);
+    if (existing.spec.digest !== spec.digest) {
       throw new ConflictError(`Build ${spec.buildId} is already recorded with a different digest; change the artifact and deploy again.`);
     }
-    if (!existing) throw new ConflictError(`Build ${spec.buildId} was removed during the upload (an older build pruned by another deploy); deploy again.`);
     // Uploaded again: the newest build now. Left over from an earlier app of the same id: adopt it, or the
     // garbage collector would delete it.
     const adopt = existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid) ? {} : { ownerReferences: [owner] };
-    await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: (this.#options.now?.() ?? new Date()).toISOString() } } });
+    await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } });
     return false;
   }
 

@@ -86,10 +86,10 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const appServices = createAppServices(conn, informers, {
     artifacts: options.wrapArtifacts ? options.wrapArtifacts(artifacts) : artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
-    ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
+    maxBuildsPerApp: options.maxBuildsPerApp,
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
-  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, ...(options.maxRecordsPerDomain ? { maxRecordsPerDomain: options.maxRecordsPerDomain } : {}) }) : undefined;
+  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain }) : undefined;
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
