@@ -143,8 +143,9 @@ describe('conventions', () => {
       const wrong = Object.entries(op.responses ?? {}).filter(([status, response]) => {
         if (Number(status) < 400) return false;
         if (status === '400' && OAUTH_ERROR_OPERATIONS.has(name)) return false;
-        const schema = response.content?.['application/problem+json']?.schema as { $ref?: string } | undefined;
-        return schema?.$ref !== '#/components/schemas/Problem';
+        const schema = response.content?.['application/problem+json']?.schema as { $ref?: string; allOf?: { $ref?: string }[] } | undefined;
+        // A problem detail, or one with extension members (RFC 9457 §3.2): the Problem schema and more.
+        return (schema?.$ref ?? schema?.allOf?.[0]?.$ref) !== '#/components/schemas/Problem';
       });
       return wrong.length > 0
         ? `${wrong.map(([s]) => s).join(', ')} not documented as application/problem+json with the Problem schema (documented: ${[

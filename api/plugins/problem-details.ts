@@ -11,8 +11,18 @@ export interface ProblemDetails {
   detail: string;
 }
 
-export function sendProblem(reply: FastifyReply, status: number, detail: string, headers: Record<string, string> = {}): FastifyReply {
-  const body: ProblemDetails = { title: STATUS_CODES[status] ?? 'Error', status, detail };
+/**
+ * Sends a problem detail. `extensions` are extra members (RFC 9457 §3.2), for a route whose clients expect
+ * a field of their protocol's own (the OAuth routes' `error`); the route's response schema must list them.
+ */
+export function sendProblem(
+  reply: FastifyReply,
+  status: number,
+  detail: string,
+  headers: Record<string, string> = {},
+  extensions: Record<string, string> = {},
+): FastifyReply {
+  const body: ProblemDetails = { ...extensions, title: STATUS_CODES[status] ?? 'Error', status, detail };
   return reply.code(status).headers(headers).type('application/problem+json').send(body);
 }
 
@@ -55,7 +65,8 @@ function kubeProblem(error: KubeApiError, log: FastifyBaseLogger, reply: Fastify
   return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
 }
 
-function validationDetail(error: FastifyError): string {
+/** The offending field and what is wrong with it, for a request its schema refused. */
+export function validationDetail(error: FastifyError): string {
   const first = error.validation?.[0];
   if (!first) return error.message;
   const context = error.validationContext ?? 'request';

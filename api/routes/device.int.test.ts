@@ -150,14 +150,27 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(res.json().detail).toBe('This token lacks the scope tokens:write.');
   });
 
-  it('answers problem details for a bad device authorization request', async () => {
+  it('answers a bad device authorization request with problem details carrying the OAuth error members', async () => {
     const unknown = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope: 'projects:read nope' } });
     expect(unknown.statusCode).toBe(400);
     expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(unknown.json().detail).toMatch(/Unknown scope "nope"/);
+    const refused = unknown.json();
+    expect(refused).toMatchObject({ title: 'Bad Request', status: 400, error: 'invalid_scope' });
+    expect(refused.detail).toMatch(/Unknown scope "nope"/);
+    expect(refused.error_description).toBe(refused.detail);
+    const blank = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: FORM, payload: 'scope=+' });
+    expect(blank.json()).toMatchObject({ status: 400, error: 'invalid_scope', detail: 'At least one scope is required.' });
     const list = await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scopes: ['projects:read'] } });
     expect(list.statusCode).toBe(400);
-    expect(list.json().detail).toMatch(/additional properties|required property 'scope'/);
+    expect(list.json()).toMatchObject({ error: 'invalid_request', error_description: list.json().detail });
+    expect(list.json().detail).toMatch(/additional properties|required property 'scope'|unknown property/);
+    const malformed = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: { 'content-type': 'application/json' }, payload: '{"scope":' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json()).toMatchObject({ status: 400, error: 'invalid_request' });
+    // Other refusals stay plain problem details.
+    const wrongType = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: { 'content-type': 'application/xml' }, payload: '<scope/>' });
+    expect(wrongType.statusCode).toBe(415);
+    expect(wrongType.json()).not.toHaveProperty('error');
   });
 
   it.each([

@@ -3,12 +3,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { DEFAULT_MAX_STARTS_PER_LIFETIME, type DeviceFlow } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
+import { InvalidScopeError } from '../../src/auth/index.ts';
 import { principalOf } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/rate-limit.ts';
 import {
   ApproveBody,
   DEVICE_CODE_GRANT_TYPE,
   DeviceAuthorization,
+  DeviceAuthorizationProblem,
   DeviceCodeBody,
   DevicePageQuery,
   DeviceRequest,
@@ -18,6 +20,7 @@ import {
   OAuthError,
   UserCodeBody,
 } from '../schemas/device.ts';
+import { sendProblem, validationDetail } from '../plugins/problem-details.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { devicePage, DEVICE_PAGE_HEADERS } from './device-page.ts';
 
@@ -112,17 +115,24 @@ function oauthRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => Date, si
     // Public, and each call stores a grant in the cluster: a limit of its own, far below the API's.
     config: { auth: false, rateLimit: signInRateLimit },
     bodyLimit: OAUTH_BODY_LIMIT,
+    errorHandler: oauthAuthorizationErrors,
     schema: {
       tags,
       summary: 'Start a device sign-in (RFC 8628 device authorization request)',
       description:
         'Public. Send `scope` (space-separated scope names) as JSON or as a form body. Show the user `user_code` and ' +
-        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details. Limited to ' +
+        '`verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details; a 400 also carries ' +
+        'the OAuth members `error` (`invalid_scope` or `invalid_request`) and `error_description`, which OAuth ' +
+        'clients read (RFC 8628 §3.2). Limited to ' +
         `${signInRateLimit.burst} sign-ins at once and one every ${1 / signInRateLimit.perSecond} s after that per client address (429), ` +
         `and per API process to ${DEFAULT_MAX_STARTS_PER_LIFETIME} within a code lifetime (503).`,
       consumes,
       body: DeviceCodeBody,
-      response: { 200: DeviceAuthorization, ...errorResponses(400, 413, 415, 429, 500, 503) },
+      response: {
+        200: DeviceAuthorization,
+        ...errorResponses(413, 415, 429, 500, 503),
+        400: { description: 'Invalid request or unknown scope.', content: { 'application/problem+json': { schema: DeviceAuthorizationProblem } } },
+      },
     },
     handler: async (request, reply) => reply.headers(NO_STORE).send(await flow.start(request.body.scope, now())),
   });
@@ -170,6 +180,18 @@ function invalidTokenRequest(request: FastifyRequest) {
 function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
   if (error.statusCode !== 400 || error instanceof PublicError) throw error;
   return reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
+}
+
+/**
+ * A refused device authorization request (400) as a problem detail with the OAuth members its clients read
+ * (RFC 8628 §3.2 points to RFC 6749 §5.2). Everything else goes on to the app's problem details.
+ */
+function oauthAuthorizationErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+  const status = error instanceof PublicError ? error.status : error.statusCode;
+  if (status !== 400) throw error;
+  const detail = error.validation ? validationDetail(error) : error.message;
+  const code = error instanceof InvalidScopeError ? 'invalid_scope' : 'invalid_request';
+  return sendProblem(reply, 400, detail, {}, { error: code, error_description: detail });
 }
 
 /** Far more parameters than any request of these routes carries (RFC 8628 defines three at most). */

@@ -84,13 +84,16 @@ describe('the OpenAPI description of the platform API core', () => {
     expect(Object.keys(deploy.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '413', '415', '503']));
   });
 
-  it('documents the OAuth error body of the device token endpoint and its form bodies', () => {
+  it('documents the OAuth error bodies of the device endpoints and their form bodies', () => {
     const token = paths['/v1/device/token']?.post;
     expect(Object.keys(token?.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'application/x-www-form-urlencoded']);
     const bad = JSON.stringify(token?.responses['400']);
     expect(bad).toContain('error_description');
     expect(bad).toContain('exception to problem details');
     expect(bad).not.toContain('Problem');
-    expect(JSON.stringify(paths['/v1/device/code']?.post?.responses['400'])).toContain('Problem');
+    // The authorization request's 400 is a problem detail with the OAuth members (RFC 8628 §3.2).
+    const refused = JSON.stringify(paths['/v1/device/code']?.post?.responses['400']);
+    expect(refused).toContain('application/problem+json');
+    expect(refused).toContain('invalid_scope');
   });
 });

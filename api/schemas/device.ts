@@ -116,3 +116,20 @@ export const DeviceRequest = Type.Object(
 
 /** The verification page's query: lenient (a browser page), so unknown parameters are ignored. */
 export const DevicePageQuery = Type.Object({ user_code: Type.Optional(Type.String({ maxLength: 32 })) });
+
+/**
+ * A refused device authorization request: a problem detail that also carries the OAuth error members, since
+ * RFC 8628 §3.2 has this endpoint answer errors as the token endpoint does (RFC 6749 §5.2).
+ */
+export const DeviceAuthorizationProblem = {
+  description: 'RFC 9457 problem details with the OAuth members `error` and `error_description` (application/problem+json).',
+  allOf: [
+    { $ref: 'Problem#' },
+    Type.Object({
+      error: Type.Union([Type.Literal('invalid_scope'), Type.Literal('invalid_request')], {
+        description: 'RFC 6749 §5.2 error code: `invalid_scope` for an unknown or missing scope, `invalid_request` for anything else.',
+      }),
+      error_description: Type.String({ description: 'The same as `detail`.' }),
+    }),
+  ],
+};

@@ -37,11 +37,16 @@ export class ForbiddenError extends PublicError {
 
 /** 400: the request names something invalid (an unknown scope, an unknown device code). */
 export class BadRequestError extends PublicError {
-  override readonly name = 'BadRequestError';
+  override readonly name: string = 'BadRequestError';
 
   constructor(detail: string) {
     super(400, detail);
   }
+}
+
+/** 400 for a scope list naming no scope or one the catalog lacks; OAuth's `invalid_scope` (RFC 6749 §5.2). */
+export class InvalidScopeError extends BadRequestError {
+  override readonly name = 'InvalidScopeError';
 }
 
 /** 404: the resource does not exist for this caller (also used for other users' tokens, see personal-tokens.ts). */

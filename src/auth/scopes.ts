@@ -1,4 +1,4 @@
-import { BadRequestError } from './errors.ts';
+import { InvalidScopeError } from './errors.ts';
 
 /**
  * Every scope a token can carry, with the description the OpenAPI security scheme shows. `domain:*` are
@@ -39,7 +39,7 @@ export function isScope(name: string): name is Scope {
  * the catalog and at least one must be given. Accepts a list or an OAuth `scope` parameter (names separated
  * by spaces, RFC 6749 §3.3). Returns them de-duplicated in catalog order.
  *
- * @throws BadRequestError naming the unknown scopes, or saying that none was given.
+ * @throws InvalidScopeError (a 400) naming the unknown scopes, or saying that none was given.
  */
 export function parseScopes(requested: string | readonly string[]): Scope[] {
   const names = typeof requested === 'string' ? requested.split(/\s+/).filter((name) => name !== '') : requested;
@@ -47,9 +47,9 @@ export function parseScopes(requested: string | readonly string[]): Scope[] {
   if (unknown.length > 0) {
     const listed = unknown.slice(0, 5).map(quoteName).join(', ');
     const noun = unknown.length > 1 ? 'scopes' : 'scope';
-    throw new BadRequestError(`Unknown ${noun} ${listed}. Valid scopes: ${SCOPE_NAMES.join(', ')}.`);
+    throw new InvalidScopeError(`Unknown ${noun} ${listed}. Valid scopes: ${SCOPE_NAMES.join(', ')}.`);
   }
-  if (names.length === 0) throw new BadRequestError('At least one scope is required.');
+  if (names.length === 0) throw new InvalidScopeError('At least one scope is required.');
   return SCOPE_NAMES.filter((scope) => names.includes(scope));
 }
 
