@@ -77,6 +77,16 @@ describe('validateRecord', () => {
     expect(check.errors).toContainEqual({ field, message: expect.stringContaining(message) });
   });
 
+  it('bounds a record set by the provider\'s 32000 characters of values, TXT counted as sent (quoted, in 255-character strings)', () => {
+    // 3600 characters are 15 quoted strings of at most 255 and 14 spaces between: 3644 as sent.
+    const txt = (count: number) => Array.from({ length: count }, (_, i) => `${i}`.repeat(3600));
+    expect(validateRecord({ name: 'big', type: 'TXT', values: txt(8) }, domain).ok).toBe(true);
+    expect(validateRecord({ name: 'big', type: 'TXT', values: txt(9) }, domain)).toEqual({
+      ok: false,
+      errors: [{ field: 'values', message: 'the values come to 32796 characters; a record set holds at most 32000' }],
+    });
+  });
+
   it('reports every problem at once', () => {
     const check = validateRecord({ name: 'a..b', type: 'BOGUS', values: [], ttl: 1 }, domain);
     expect(check.ok).toBe(false);

@@ -6,6 +6,7 @@ import { PublicError } from '../errors.ts';
 import { asciiName, isInZone, normalizeName, relativeName } from './names.ts';
 import { OWNED_NAME_MAX_LENGTH, OWNERSHIP_LABEL_PREFIX } from './ownership.ts';
 import { canonicalValue } from './record-values.ts';
+import { txtToPresentation } from './txt.ts';
 
 /** TTL bounds in seconds: a minute keeps resolvers from hammering the provider, a day bounds a mistake. */
 export const TTL_MIN = 60;
@@ -13,6 +14,12 @@ export const TTL_MAX = 86_400;
 export const TTL_DEFAULT = 300;
 /** Values per record set (the DnsRecord CRD's bound). */
 export const VALUES_MAX = 100;
+/**
+ * Characters of all of a record set's values together, as the provider is sent them (TXT quoted): Route 53's
+ * own limit per record set. Past it the set could never be published, and a hundred long TXT values would
+ * otherwise make one record a quarter megabyte of cluster state.
+ */
+export const VALUES_CHARS_MAX = 32_000;
 
 export const RECORD_TYPES: readonly DnsRecordType[] = ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SRV', 'TXT'];
 
@@ -120,6 +127,10 @@ export function validateRecord(input: RecordInput, domain: string): RecordCheck 
       const first = values.indexOf(check.value);
       if (first >= 0) errors.push({ field: `values[${i}]`, message: `values[${i}] repeats values[${first}]` });
       values.push(check.value);
+    }
+    const chars = values.reduce((sum, value) => sum + (type === 'TXT' ? txtToPresentation(value).length : value.length), 0);
+    if (chars > VALUES_CHARS_MAX) {
+      errors.push({ field: 'values', message: `the values come to ${chars} characters; a record set holds at most ${VALUES_CHARS_MAX}` });
     }
   }
 
