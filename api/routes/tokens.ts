@@ -73,6 +73,7 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
     schema: {
       tags,
       summary: 'List your access tokens, newest first (revoked and expired ones included; never their values)',
+      description: 'At most 100 active tokens, and the 100 most recently made of the revoked and expired ones (older ones are deleted as new tokens are made).',
       response: { 200: Type.Object({ tokens: Type.Array(Token) }), ...errorResponses(500) },
     },
     handler: async (request) => ({ tokens: (await listPersonalTokens(principalOf(request), tokens, now())).map(tokenView) }),

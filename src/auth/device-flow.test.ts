@@ -5,7 +5,7 @@ import { createDeviceFlow, type DeviceFlow, type DeviceFlowOptions } from './dev
 import { BadRequestError, ConflictError, ForbiddenError } from './errors.ts';
 import { MemoryDeviceGrantStore } from './memory-device-grant-store.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
-import { createPersonalToken, MAX_ACTIVE_TOKENS_PER_USER } from './personal-tokens.ts';
+import { createPersonalToken, MAX_ACTIVE_TOKENS_PER_USER, MAX_INACTIVE_TOKENS_KEPT } from './personal-tokens.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantStore } from './ports.ts';
 import { SCOPE_NAMES, type Scope } from './scopes.ts';
@@ -290,7 +290,12 @@ describe('the token', () => {
   });
 
   it('is lost, never duplicated, when storing it fails after the grant was marked', async () => {
-    const broken = { createToken: () => Promise.reject(new Error('apiserver down')), getUser: tokens.getUser.bind(tokens), listTokens: tokens.listTokens.bind(tokens) };
+    const broken = {
+      createToken: () => Promise.reject(new Error('apiserver down')),
+      getUser: tokens.getUser.bind(tokens),
+      listTokens: tokens.listTokens.bind(tokens),
+      deleteToken: tokens.deleteToken.bind(tokens),
+    };
     const brokenFlow = createDeviceFlow({ grants, tokens: broken, verificationUri: VERIFICATION_URI });
     const { device_code, user_code } = await brokenFlow.start('apps:read', T0);
     await brokenFlow.approve(user_code, alice, at(1));
@@ -328,6 +333,19 @@ describe('minting checks the approving user again', () => {
     await flow.approve(next.user_code, alice, at(13));
     expect(outcome(await flow.poll(next.device_code, at(18)))).toBe('token');
     expect(await tokens.listTokens('alice')).toHaveLength(MAX_ACTIVE_TOKENS_PER_USER + 1);
+  });
+
+  it('prunes the user\'s oldest revoked tokens beyond those kept, as a personal token does', async () => {
+    for (let i = 0; i <= MAX_INACTIVE_TOKENS_KEPT; i++) {
+      const { record } = await createPersonalToken(alice, { scopes: ['apps:read'], description: `t${i}` }, tokens, at(i));
+      await tokens.revokeToken(record.id);
+    }
+    const { device_code, user_code } = await flow.start('apps:read', at(200));
+    await flow.approve(user_code, alice, at(201));
+    expect(outcome(await flow.poll(device_code, at(205)))).toBe('token');
+    const held = await tokens.listTokens('alice');
+    expect(held.filter((token) => token.revoked)).toHaveLength(MAX_INACTIVE_TOKENS_KEPT - 1);
+    expect(held.filter((token) => !token.revoked)).toHaveLength(1);
   });
 });
 

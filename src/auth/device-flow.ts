@@ -46,7 +46,7 @@ export interface DeviceAuthorizationRequest {
 /** Collaborators of the device flow. */
 export interface DeviceFlowOptions {
   readonly grants: DeviceGrantStore;
-  readonly tokens: Pick<TokenStore, 'createToken' | 'getUser' | 'listTokens'>;
+  readonly tokens: Pick<TokenStore, 'createToken' | 'getUser' | 'listTokens' | 'deleteToken'>;
   /** The page where users enter the code, e.g. `https://console.example.com/device`. */
   readonly verificationUri: string;
   /** Lifetime of tokens minted by the flow; absent: they do not expire, like personal access tokens. */

@@ -2,7 +2,7 @@ import { hashDeviceCode } from './device-code.ts';
 import { earliest, mintToken } from './issue-token.ts';
 import { oauthError, type DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
-import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER } from './personal-tokens.ts';
+import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER, pruneInactiveTokens } from './personal-tokens.ts';
 import { knownScopes } from './scopes.ts';
 import { tokenHashesEqual } from './token.ts';
 
@@ -20,7 +20,7 @@ export const POLL_LEEWAY_MS = 1_000;
 /** What the token endpoint needs; a subset of `DeviceFlowOptions`. */
 export interface PollOptions {
   readonly grants: DeviceGrantStore;
-  readonly tokens: Pick<TokenStore, 'createToken' | 'getUser' | 'listTokens'>;
+  readonly tokens: Pick<TokenStore, 'createToken' | 'getUser' | 'listTokens' | 'deleteToken'>;
   readonly tokenLifetimeSeconds?: number | undefined;
 }
 
@@ -96,6 +96,7 @@ async function redeem(
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };
   if (!(await options.grants.update(redeemed, revision))) return undefined;
+  await pruneInactiveTokens(options.tokens, userId, now);
   await options.tokens.createToken(issued.record);
   return {
     status: 200,

@@ -78,6 +78,12 @@ export class MemoryTokenStore implements TokenStore {
     return true;
   }
 
+  async deleteToken(tokenId: string): Promise<boolean> {
+    if (!this.#tokens.delete(tokenId)) return false;
+    this.#revision++;
+    return true;
+  }
+
   async getUser(userId: string): Promise<UserRecord | undefined> {
     const user = this.#users.get(userId);
     return user && { ...user };

@@ -3,7 +3,7 @@ import { authenticate, type Principal } from './authenticate.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors.ts';
 import { issueToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
-import { createPersonalToken, listPersonalTokens, revokePersonalToken } from './personal-tokens.ts';
+import { createPersonalToken, listPersonalTokens, MAX_INACTIVE_TOKENS_KEPT, revokePersonalToken } from './personal-tokens.ts';
 import type { Scope } from './scopes.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
@@ -46,6 +46,29 @@ describe('the number of tokens a user holds', () => {
     await revokePersonalToken(maker, made[1]?.record.id ?? '', store);
     await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'after revoke' }, store, later(60_000))).resolves.toBeDefined();
     await expect(createPersonalToken(maker, { scopes: 'apps:read', description: 'full again' }, store, later(60_000))).rejects.toThrow(ConflictError);
+  });
+
+  it('keeps the 100 most recent revoked or expired ones, deleting older ones as tokens are made', async () => {
+    const maker = as('alice', ['tokens:write', 'apps:read']);
+    const made: string[] = [];
+    // Made and revoked one after another, a second apart: 150 dead tokens, were nothing pruned.
+    for (let i = 0; i < 150; i++) {
+      const { record } = await createPersonalToken(maker, { scopes: 'apps:read', description: `t${i}` }, store, later(i * 1000));
+      made.push(record.id);
+      await revokePersonalToken(maker, record.id, store);
+    }
+    const kept = (await store.listTokens('alice')).map((token) => token.id).sort();
+    expect(kept).toHaveLength(MAX_INACTIVE_TOKENS_KEPT);
+    expect(kept).toEqual(made.slice(-MAX_INACTIVE_TOKENS_KEPT).sort());
+    // Active tokens are never pruned, however old.
+    const live = await createPersonalToken(maker, { scopes: 'apps:read', description: 'live' }, store, later(150_000));
+    for (let i = 0; i < 5; i++) {
+      const { record } = await createPersonalToken(maker, { scopes: 'apps:read', description: `more${i}` }, store, later(151_000 + i));
+      await revokePersonalToken(maker, record.id, store);
+    }
+    const after = await store.listTokens('alice');
+    expect(after.map((token) => token.id)).toContain(live.record.id);
+    expect(after.filter((token) => token.revoked)).toHaveLength(MAX_INACTIVE_TOKENS_KEPT);
   });
 });
 

@@ -30,6 +30,15 @@ export interface PersonalTokenRequest {
 export const MAX_ACTIVE_TOKENS_PER_USER = 100;
 
 /**
+ * Revoked and expired tokens kept per user, so the owner can see what happened to them (GitHub shows a
+ * revoked token no more; we keep the recent ones). Older ones are deleted as new tokens are made: without
+ * a bound, creating and revoking tokens in a loop would fill the control plane with dead objects.
+ */
+export const MAX_INACTIVE_TOKENS_KEPT = 100;
+/** Inactive tokens deleted at most per token made: a bound on the work one request does. */
+const MAX_PRUNED_PER_CALL = 10;
+
+/**
  * Creates a token for the caller's own user with at most the caller's scopes.
  *
  * @throws BadRequestError for unknown or missing scopes or a bad description or expiry.
@@ -39,7 +48,7 @@ export const MAX_ACTIVE_TOKENS_PER_USER = 100;
 export async function createPersonalToken(
   principal: Principal,
   request: PersonalTokenRequest,
-  store: Pick<TokenStore, 'createToken' | 'listTokens'>,
+  store: Pick<TokenStore, 'createToken' | 'listTokens' | 'deleteToken'>,
   now: Date,
 ): Promise<IssuedToken> {
   const scopes = parseScopes(request.scopes);
@@ -48,7 +57,24 @@ export async function createPersonalToken(
   if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
     throw new ConflictError(`You hold ${active} active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.`);
   }
+  await pruneInactiveTokens(store, principal.userId, now);
   return issueToken(principal.userId, { scopes, description: request.description, expiresAt: expiryWithin(principal, request.expiresAt) }, store, now);
+}
+
+/**
+ * Deletes `userId`'s oldest revoked or expired tokens beyond {@link MAX_INACTIVE_TOKENS_KEPT}, at most
+ * {@link MAX_PRUNED_PER_CALL} of them; called before each token is made, so every user's stored tokens stay
+ * within the active cap plus the inactive ones kept (and one making). Answers how many it deleted.
+ */
+export async function pruneInactiveTokens(store: Pick<TokenStore, 'listTokens' | 'deleteToken'>, userId: string, now: Date): Promise<number> {
+  const inactive = (await store.listTokens(userId))
+    .filter((token) => summarize(token, now).state !== 'active')
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+  // Down to one below the bound: the token about to be made may itself become inactive.
+  const excess = inactive.slice(0, Math.max(0, Math.min(MAX_PRUNED_PER_CALL, inactive.length - (MAX_INACTIVE_TOKENS_KEPT - 1))));
+  let deleted = 0;
+  for (const token of excess) if (await store.deleteToken(token.id)) deleted += 1;
+  return deleted;
 }
 
 /** How many of `userId`'s tokens are neither revoked nor expired at `now` (the cap counts these). */

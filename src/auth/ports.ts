@@ -62,6 +62,11 @@ export interface TokenStore {
    * that id.
    */
   revokeToken(tokenId: string): Promise<boolean>;
+  /**
+   * Deletes the token for good; `false` when no token has that id. Used only for tokens already revoked or
+   * expired (`pruneInactiveTokens`), so a reader that still sees one for a moment sees it inactive.
+   */
+  deleteToken(tokenId: string): Promise<boolean>;
   getUser(userId: string): Promise<UserRecord | undefined>;
   /**
    * The user's role in the project; `undefined` both when the project does not exist and when the user is

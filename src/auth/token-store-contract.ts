@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TokenStoreSeed } from './memory-token-store.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { generateToken, hashToken, newTokenId } from './token.ts';
@@ -94,6 +94,21 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
       expect(await store.revokeToken(token.id)).toBe(true);
       expect((await store.getToken(token.id))?.revoked).toBe(true);
       expect(await store.revokeToken(newTokenId())).toBe(false);
+    });
+
+    it('deletes a token for good and reports unknown ids', async () => {
+      const userId = unique('user');
+      const store = await makeStore({ users: [{ id: userId, admin: false }] });
+      const [kept, deleted] = [tokenFor(userId), tokenFor(userId)];
+      for (const token of [kept, deleted]) await store.createToken(token);
+      await store.revokeToken(deleted.id);
+      expect(await store.deleteToken(deleted.id)).toBe(true);
+      // A store reading from a cache may show the deleted token a moment longer, revoked as it was.
+      await vi.waitFor(async () => expect(await store.getToken(deleted.id)).toBeUndefined(), { timeout: 10_000 });
+      expect((await store.listTokens(userId)).map((token) => token.id)).toEqual([kept.id]);
+      expect(await store.findTokenByHash(deleted.tokenHash)).toBeUndefined();
+      expect(await store.deleteToken(deleted.id)).toBe(false);
+      expect(await store.deleteToken(newTokenId())).toBe(false);
     });
 
     it('moves its revision with every token created or revoked', async () => {

@@ -144,6 +144,16 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
     }
   }
 
+  /**
+   * Asks the apiserver. The cache keeps the token until the watch delivers the deletion (or the lingering
+   * check finds it gone): only inactive tokens are deleted, so meanwhile it reads as the inactive token it
+   * was, and our own overlay, which may hold its revocation, is left for the informer to retire.
+   */
+  async deleteToken(tokenId: string): Promise<boolean> {
+    if (!RESOURCE_NAME.test(tokenId)) return false;
+    return this.#client.delete('', tokenId);
+  }
+
   async getUser(userId: string): Promise<UserRecord | undefined> {
     this.#assertSynced(this.#users);
     const user = this.#users.get(userId);
