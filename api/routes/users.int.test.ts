@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { AccessToken, User } from '../../src/apis/v1alpha1/index.ts';
 import { SCOPE_NAMES } from '../../src/auth/index.ts';
+import { objectClient } from '../../src/kube/index.ts';
+import { ACCESS_TOKENS, USERS } from '../../src/platform/resources.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 
 let p: PlatformApp;
@@ -126,6 +129,29 @@ describe('users (administrators only)', () => {
     const revived = await call('GET', '/v1/projects', daveToken);
     expect(revived.statusCode).toBe(401);
     expect(revived.json().detail).toBe('The access token has been revoked.');
+  });
+
+  it('binds a token made through the API to its user: one that escaped the deletion dies with the user, for good', async () => {
+    const erin = await p.createUser({ prefix: 'erin' });
+    const erinToken = await p.tokenFor(erin, ['tokens:write', 'projects:read']);
+    const made = await call('POST', '/v1/tokens', erinToken, { description: 'laptop', scopes: ['projects:read'] });
+    expect(made.statusCode).toBe(201);
+    const { token, access_token: bound } = made.json();
+    const users = objectClient<User>(p.conn, USERS);
+    const tokens = objectClient<AccessToken>(p.conn, ACCESS_TOKENS);
+    const uid = (await users.get('', erin))?.metadata?.uid;
+    expect((await tokens.get('', token.token_id))?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'User', name: erin, uid })]);
+
+    // The User deleted behind the API's back, as if the token had been made on another replica just after
+    // the deletion's revocations ran, then created again: the id names another user now.
+    await users.delete('', erin);
+    expect((await call('POST', '/v1/users', adminToken, { user_id: erin })).statusCode).toBe(201);
+    await vi.waitFor(async () => {
+      const refused = await call('GET', '/v1/projects', bound);
+      expect(refused.statusCode).toBe(401);
+      // Unless the garbage collector has already deleted it (its owner is gone), which answers "not recognised".
+      expect(refused.json().detail).toMatch(/user no longer exists|not recognised/);
+    }, eventually);
   });
 
   it('does not let administrators delete themselves', async () => {

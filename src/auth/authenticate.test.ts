@@ -85,8 +85,27 @@ describe('authenticate: refusals', () => {
       detail: /user no longer exists/,
       presented: true,
     },
+    {
+      name: 'a token bound to an earlier user of the same id (deleted, then created again)',
+      header: async () => {
+        store.putUser({ id: 'alice', admin: false, uid: 'uid-1' });
+        const { token } = await issueToken('alice', { scopes: ['apps:read'], description: 'bound', userUid: 'uid-1' }, store, ms(-60_000));
+        store.deleteUser('alice');
+        store.putUser({ id: 'alice', admin: false, uid: 'uid-2' });
+        return `Bearer ${token}`;
+      },
+      detail: /user no longer exists/,
+      presented: true,
+    },
   ])('refuses $name with 401', async ({ header, detail, presented }) => {
     await expect401(await header(), detail, presented);
+  });
+
+  it('accepts a token bound to the user it acts as, and an unbound one, whatever the uid', async () => {
+    store.putUser({ id: 'alice', admin: false, uid: 'uid-1' });
+    const { token: bound } = await issueToken('alice', { scopes: ['apps:read'], description: 'bound', userUid: 'uid-1' }, store, ms(-60_000));
+    await expect(authenticate(`Bearer ${bound}`, store, NOW)).resolves.toMatchObject({ userId: 'alice' });
+    await expect(authenticate(`Bearer ${await tokenOf('alice', ['apps:read'])}`, store, NOW)).resolves.toMatchObject({ userId: 'alice' });
   });
 
   it('refuses a record a loose store matched by a hash prefix', async () => {

@@ -82,7 +82,10 @@ export async function resolvePrincipal(
   if (record.expiresAt && now.getTime() >= record.expiresAt.getTime()) throw presented('The access token has expired.');
 
   const user = await store.getUser(record.userId);
-  if (!user) throw presented("The access token's user no longer exists.");
+  // A token bound to an earlier user of the same id (deleted, then created again) is that user's, and gone
+  // with it: however it escaped the deletion's revocations (made on another replica a moment before, say).
+  const sameUser = user !== undefined && (record.userUid === undefined || user.uid === undefined || record.userUid === user.uid);
+  if (!sameUser) throw presented("The access token's user no longer exists.");
 
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.

@@ -92,7 +92,8 @@ async function redeem(
     if (!(await options.grants.update({ ...grant, lastPolledAt: now, state: { kind: 'denied', userId } }, revision))) return undefined;
     return oauthError('access_denied', refusal);
   }
-  const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt }, now);
+  const userUid = (await options.tokens.getUser(userId))?.uid;
+  const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt, userUid }, now);
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };
   if (!(await options.grants.update(redeemed, revision))) return undefined;

@@ -10,6 +10,8 @@ export interface TokenRequest {
   readonly description: string;
   /** Absent: the token does not expire. */
   readonly expiresAt?: Date | undefined;
+  /** The uid of the user it is for, to bind it to this incarnation of the user (`TokenRecord.userUid`). */
+  readonly userUid?: string | undefined;
 }
 
 /** A newly minted token: the plaintext exists only in this value and is shown to its owner once. */
@@ -73,6 +75,7 @@ export function mintToken(userId: string, request: TokenRequest, now: Date): Iss
   const record: TokenRecord = {
     id: newTokenId(),
     userId,
+    ...(request.userUid === undefined ? {} : { userUid: request.userUid }),
     tokenHash: hashToken(token),
     scopes: [...request.scopes],
     description,

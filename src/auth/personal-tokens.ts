@@ -1,5 +1,5 @@
 import { requireScope, type Principal } from './authenticate.ts';
-import { ConflictError, NotFoundError } from './errors.ts';
+import { ConflictError, NotFoundError, UnauthorizedError } from './errors.ts';
 import { assertCanGrant, expiryWithin, issueToken, type IssuedToken } from './issue-token.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
@@ -48,17 +48,21 @@ const MAX_PRUNED_PER_CALL = 10;
 export async function createPersonalToken(
   principal: Principal,
   request: PersonalTokenRequest,
-  store: Pick<TokenStore, 'createToken' | 'listTokens' | 'deleteToken'>,
+  store: Pick<TokenStore, 'createToken' | 'listTokens' | 'deleteToken' | 'getUser'>,
   now: Date,
 ): Promise<IssuedToken> {
   const scopes = parseScopes(request.scopes);
   assertCanGrant(principal, scopes);
+  // Read now, not when the caller authenticated: the token is bound to the user as it is (its uid).
+  const user = await store.getUser(principal.userId);
+  if (!user) throw new UnauthorizedError("The access token's user no longer exists.", { tokenPresented: true });
   const active = await countActiveTokens(store, principal.userId, now);
   if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
     throw new ConflictError(`You hold ${active} active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.`);
   }
   await pruneInactiveTokens(store, principal.userId, now);
-  return issueToken(principal.userId, { scopes, description: request.description, expiresAt: expiryWithin(principal, request.expiresAt) }, store, now);
+  const expiresAt = expiryWithin(principal, request.expiresAt);
+  return issueToken(principal.userId, { scopes, description: request.description, expiresAt, userUid: user.uid }, store, now);
 }
 
 /**

@@ -9,6 +9,12 @@ export interface TokenRecord {
   readonly id: string;
   /** The User the token acts as. */
   readonly userId: string;
+  /**
+   * The uid of the User the token was made for (Kubernetes `metadata.uid`), where the store has uids: a
+   * token bound to one user is refused once the id names another, a user deleted and created again.
+   * Absent on tokens applied by hand, which bind to the id alone.
+   */
+  readonly userUid?: string | undefined;
   /** Lowercase hex SHA-256 of the token (`AccessToken.spec.tokenHash`). */
   readonly tokenHash: string;
   /** As stored; may hold names the scope catalog no longer knows (they grant nothing). */
@@ -28,6 +34,8 @@ export interface TokenRecord {
 /** The parts of a User that authorisation reads. */
 export interface UserRecord {
   readonly id: string;
+  /** This incarnation of the user (Kubernetes `metadata.uid`), where the store has uids. */
+  readonly uid?: string | undefined;
   /** Platform administrator (`User.spec.admin`). */
   readonly admin: boolean;
 }

@@ -111,6 +111,16 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
       expect(await store.deleteToken(newTokenId())).toBe(false);
     });
 
+    it('keeps the uid of the user a token is bound to, and reads users with theirs where it has uids', async () => {
+      const userId = unique('user');
+      const store = await makeStore({ users: [{ id: userId, admin: false }] });
+      const uid = (await store.getUser(userId))?.uid;
+      const bound = { ...tokenFor(userId), userUid: uid ?? 'uid-of-a-store-without-uids' };
+      await store.createToken(bound);
+      expect((await store.getToken(bound.id))?.userUid).toBe(bound.userUid);
+      expect((await store.findTokenByHash(bound.tokenHash))?.userUid).toBe(bound.userUid);
+    });
+
     it('moves its revision with every token created or revoked', async () => {
       const userId = unique('user');
       const store = await makeStore({ users: [{ id: userId, admin: false }] });
@@ -136,8 +146,8 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
     it('reads users with their administrator flag', async () => {
       const [admin, member] = [unique('admin'), unique('member')];
       const store = await makeStore({ users: [{ id: admin, admin: true }, { id: member, admin: false }] });
-      expect(await store.getUser(admin)).toEqual({ id: admin, admin: true });
-      expect(await store.getUser(member)).toEqual({ id: member, admin: false });
+      expect(await store.getUser(admin)).toMatchObject({ id: admin, admin: true });
+      expect(await store.getUser(member)).toMatchObject({ id: member, admin: false });
       expect(await store.getUser(unique('ghost'))).toBeUndefined();
     });
 

@@ -1,4 +1,5 @@
 // The mapping between the auth domain's TokenRecord and the AccessToken custom resource.
+import { API_VERSION } from '../apis/v1alpha1/group-version.ts';
 import type { AccessToken } from '../apis/v1alpha1/index.ts';
 import type { TokenRecord } from '../auth/ports.ts';
 import { toKubeTime } from './time.ts';
@@ -11,10 +12,15 @@ import { toKubeTime } from './time.ts';
  */
 export const CREATED_AT_ANNOTATION = 'cloudwright.dev/created-at';
 
-/** The AccessToken to create for `token` (timestamps truncated to whole seconds, as Kubernetes keeps them). */
+/**
+ * The AccessToken to create for `token` (timestamps truncated to whole seconds, as Kubernetes keeps them).
+ * A token bound to its user's uid is owned by that User: the garbage collector deletes it with the user,
+ * including a token made a moment after the deletion began (its owner is then already gone).
+ */
 export function toAccessToken(token: TokenRecord): AccessToken {
+  const owner = token.userUid === undefined ? {} : { ownerReferences: [{ apiVersion: API_VERSION, kind: 'User', name: token.userId, uid: token.userUid }] };
   return {
-    metadata: { name: token.id, annotations: { [CREATED_AT_ANNOTATION]: toKubeTime(token.createdAt) } },
+    metadata: { name: token.id, annotations: { [CREATED_AT_ANNOTATION]: toKubeTime(token.createdAt) }, ...owner },
     spec: {
       user: token.userId,
       tokenHash: token.tokenHash,
@@ -34,9 +40,11 @@ export function toTokenRecord(object: AccessToken): TokenRecord {
   const { spec, metadata = {} } = object;
   const annotated = new Date(metadata.annotations?.[CREATED_AT_ANNOTATION] ?? Number.NaN);
   const createdAt = Number.isNaN(annotated.getTime()) ? new Date(metadata.creationTimestamp ?? 0) : annotated;
+  const userUid = metadata.ownerReferences?.find((owner) => owner.kind === 'User' && owner.name === spec.user)?.uid;
   return {
     id: metadata.name ?? '',
     userId: spec.user,
+    ...(userUid === undefined ? {} : { userUid }),
     tokenHash: spec.tokenHash,
     scopes: [...(spec.scopes ?? [])],
     description: spec.description ?? '',

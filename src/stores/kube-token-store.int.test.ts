@@ -102,7 +102,7 @@ describe('KubeTokenStore', () => {
     await vi.waitFor(async () => expect(await store.getUser(userId)).toBeDefined(), eventually);
     let seen = store.revision;
     await cluster.users.patch('', userId, { spec: { admin: true } });
-    await vi.waitFor(async () => expect(await store.getUser(userId)).toEqual({ id: userId, admin: true }), eventually);
+    await vi.waitFor(async () => expect(await store.getUser(userId)).toMatchObject({ id: userId, admin: true }), eventually);
     expect(store.revision).not.toBe(seen);
     seen = store.revision;
     const token = tokenFor(userId);

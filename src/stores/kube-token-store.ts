@@ -157,7 +157,7 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
   async getUser(userId: string): Promise<UserRecord | undefined> {
     this.#assertSynced(this.#users);
     const user = this.#users.get(userId);
-    return user && { id: userId, admin: user.spec.admin === true };
+    return user && { id: userId, admin: user.spec.admin === true, uid: user.metadata?.uid };
   }
 
   async getMembership(projectId: string, userId: string): Promise<ProjectRole | undefined> {
