@@ -47,6 +47,21 @@ async function storedKeys(appId: string): Promise<string[]> {
 }
 
 describe('apps', () => {
+  it('answers an administrator 404 for a namespace that is no project, writing nothing there', async () => {
+    const admin = await platform.createUser({ admin: true });
+    const adminToken = await platform.tokenFor(admin, ['admin', 'apps:write', 'domain:write']);
+    const asAdmin = { authorization: `Bearer ${adminToken}` };
+    for (const namespace of ['default', 'kube-system']) {
+      const created = await platform.app.inject({ method: 'POST', url: `/v1/projects/${namespace}/apps`, headers: asAdmin, payload: { name: 'probe' } });
+      expect(created.statusCode).toBe(404);
+      expect(created.json().detail).toBe(`The project "${namespace}" does not exist.`);
+      expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${namespace}/apps`, headers: asAdmin })).statusCode).toBe(404);
+      expect((await apps().list(namespace)).items).toEqual([]);
+    }
+    // The administrator's own reach into real projects is unchanged.
+    expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps`, headers: asAdmin })).statusCode).toBe(200);
+  });
+
   it('lists none for a project without apps', async () => {
     const empty = await platform.createProject(owner);
     const res = await platform.app.inject({ method: 'GET', url: `/v1/projects/${empty}/apps`, headers: headers() });

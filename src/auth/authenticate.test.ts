@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, authorize, requireScope, type Principal } from './authenticate.ts';
-import { ForbiddenError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 import { issueToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import type { TokenStore } from './ports.ts';
@@ -158,7 +158,6 @@ describe('authorize', () => {
     { name: 'a member with the scope', who: principal(['apps:read']), scope: 'apps:read', projectId: 'proj-a' },
     { name: 'write implying read', who: principal(['apps:write']), scope: 'apps:read', projectId: 'proj-a' },
     { name: 'an administrator in a foreign project', who: admin, scope: 'apps:read', projectId: 'proj-b' },
-    { name: 'an administrator in a missing project', who: admin, scope: 'apps:read', projectId: 'proj-zz' },
     { name: 'an administrator on an admin route', who: admin, scope: 'admin' },
     { name: 'a scope-only route', who: principal(['tokens:read']), scope: 'tokens:read' },
   ])('lets through $name', async ({ who, scope, projectId }) => {
@@ -179,6 +178,12 @@ describe('authorize', () => {
     expect('www-authenticate' in (error as ForbiddenError).headers).toBe(challenge);
   });
 
+  it('answers an administrator 404 for a project that does not exist', async () => {
+    const error = await authorize(admin, { scope: 'apps:read', projectId: 'kube-system' }, store).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error).toMatchObject({ status: 404, message: 'The project "kube-system" does not exist.' });
+  });
+
   it('answers a foreign and a missing project alike', async () => {
     const detailFor = (projectId: string) =>
       authorize(principal(['apps:read']), { scope: 'apps:read', projectId }, store).catch((e: Error) => e.message.replace(projectId, 'ID'));
@@ -186,7 +191,10 @@ describe('authorize', () => {
   });
 
   it('looks up no membership for scope-only routes or before the scope passed', async () => {
-    const noLookups: Pick<TokenStore, 'getMembership'> = { getMembership: () => Promise.reject(new Error('looked up')) };
+    const noLookups: Pick<TokenStore, 'getMembership' | 'hasProject'> = {
+      getMembership: () => Promise.reject(new Error('looked up')),
+      hasProject: () => Promise.reject(new Error('looked up')),
+    };
     await expect(authorize(principal(['tokens:read']), { scope: 'tokens:read' }, noLookups)).resolves.toBeUndefined();
     await expect(authorize(principal([]), { scope: 'apps:read', projectId: 'proj-a' }, noLookups)).rejects.toThrow(ForbiddenError);
   });

@@ -1,4 +1,4 @@
-import { ForbiddenError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
 import type { TokenStore } from './ports.ts';
 import { effectiveScopes, hasScope, type Scope } from './scopes.ts';
 import { hashToken, parseToken, tokenHashesEqual, type PlaintextToken, type TokenRejection } from './token.ts';
@@ -109,19 +109,25 @@ export interface AccessRequirement {
  * The scope is checked first: it needs no lookup and its answer says nothing about the project. A project
  * the user is not a member of and a project that does not exist answer the same 403, so a token cannot be
  * used to probe which project ids exist. Administrators (see {@link Principal.admin}) pass the membership
- * check for every project id; for one that does not exist the route then answers 404, which tells an
- * administrator nothing they could not list anyway.
+ * check for every project that exists; one that does not is a 404, which tells an administrator nothing
+ * they could not list anyway, and keeps their project routes out of namespaces that are no project's
+ * (`default`, `kube-system`).
  *
  * @throws ForbiddenError naming the missing scope, or refusing the project.
+ * @throws NotFoundError to an administrator, for a project that does not exist.
  */
 export async function authorize(
   principal: Principal,
   requirement: AccessRequirement,
-  store: Pick<TokenStore, 'getMembership'>,
+  store: Pick<TokenStore, 'getMembership' | 'hasProject'>,
 ): Promise<void> {
   const { scope, projectId } = requirement;
   requireScope(principal, scope);
-  if (projectId === undefined || principal.admin) return;
+  if (projectId === undefined) return;
+  if (principal.admin) {
+    if (!(await store.hasProject(projectId))) throw new NotFoundError(`The project ${quoteId(projectId)} does not exist.`);
+    return;
+  }
   const role = await store.getMembership(projectId, principal.userId);
   if (role === undefined) {
     throw new ForbiddenError(`The project ${quoteId(projectId)} does not exist or you are not a member of it.`);

@@ -92,6 +92,11 @@ export class MemoryTokenStore implements TokenStore {
   async getMembership(projectId: string, userId: string): Promise<ProjectRole | undefined> {
     return this.#memberships.get(projectId)?.get(userId);
   }
+
+  /** A project exists here once a membership of it has been put (it may have none left since). */
+  async hasProject(projectId: string): Promise<boolean> {
+    return this.#memberships.has(projectId);
+  }
 }
 
 function copy(token: TokenRecord): TokenRecord {

@@ -81,6 +81,8 @@ export interface TokenStore {
    * not a member, so callers cannot tell the two apart by accident.
    */
   getMembership(projectId: string, userId: string): Promise<ProjectRole | undefined>;
+  /** Whether a project with this id exists (for administrators, who reach every project without a membership). */
+  hasProject(projectId: string): Promise<boolean>;
 }
 
 /** Where an RFC 8628 device authorization stands. */

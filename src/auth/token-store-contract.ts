@@ -162,6 +162,8 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
       expect(await store.getMembership(project, member)).toBe('member');
       expect(await store.getMembership(project, outsider)).toBeUndefined();
       expect(await store.getMembership(unique('missing'), owner)).toBeUndefined();
+      expect(await store.hasProject(project)).toBe(true);
+      expect(await store.hasProject(unique('missing'))).toBe(false);
     });
   });
 }

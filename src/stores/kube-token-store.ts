@@ -165,6 +165,11 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
     return roleIn(this.#projects.get(projectId), userId);
   }
 
+  async hasProject(projectId: string): Promise<boolean> {
+    this.#assertSynced(this.#projects);
+    return this.#projects.get(projectId) !== undefined;
+  }
+
   async listProjectsForUser(userId: string, options: { readonly admin: boolean }): Promise<Project[]> {
     this.#assertSynced(this.#projects);
     return projectsVisibleTo(this.#projects.list(), userId, options.admin);
