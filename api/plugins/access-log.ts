@@ -3,6 +3,10 @@ import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-
 import type { Socket } from 'node:net';
 import { REQUEST_ID_LOG_LABEL } from './request-id.ts';
 
+const TOKEN_PREFIX = 'cwt_';
+/** A token's characters after its prefix, percent-encoded ones included. */
+const TOKEN_IN_PATH = /cwt_[A-Za-z0-9%]*/g;
+
 /** nginx's status for a request whose client closed the connection before the answer started. */
 export const CLIENT_CLOSED_REQUEST = 499;
 
@@ -69,10 +73,12 @@ class AccessLogController extends LogController {
     }
     const url = request.url;
     const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
     this.#write({
       requestId: request.id,
       method: request.method,
-      path: query === -1 ? url : url.slice(0, query),
+      // A token pasted into a path (a mistaken `/v1/tokens/cwt_…`) must not reach the log either.
+      path: path.includes(TOKEN_PREFIX) ? path.replace(TOKEN_IN_PATH, `${TOKEN_PREFIX}[redacted]`) : path,
       status,
       ms: Math.round(elapsedMs * 10) / 10,
     });

@@ -64,6 +64,13 @@ describe('routing errors', () => {
     const token = 'cwt_SECRETSECRETSECRETSECRETSECRETSECRETSECRETSEC';
     await app.inject({ method: 'GET', url: '/healthz', headers: { authorization: `Bearer ${token}` } });
     await app.inject({ method: 'GET', url: '/nope', headers: { authorization: `Bearer ${token}` } });
+    // Pasted where it does not belong: as a request id, and into a path (plain and percent-encoded).
+    const asId = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': token } });
+    expect(asId.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    await app.inject({ method: 'DELETE', url: `/v1/tokens/${token}` });
+    await app.inject({ method: 'GET', url: `/v1/projects/x/${token.replace('S', '%53')}/y?z=1` });
+    expect(logged).toContain('"path":"/v1/tokens/cwt_[redacted]"');
+    expect(logged).toContain('"path":"/v1/projects/x/cwt_[redacted]/y"');
     expect(logged).toContain('"path":"/healthz","status":200');
     // Requests no route matches get their line too.
     expect(logged).toContain('"path":"/nope","status":404');
