@@ -6,13 +6,16 @@ interface KnownRoute {
   methods: Set<string>;
 }
 
-/** `/v1/projects/:projectId` → a regular expression matching concrete paths of that route. */
+/**
+ * `/v1/projects/:projectId` → a regular expression matching concrete paths of that route, exactly as the
+ * router does: no trailing slash (the router does not ignore one), no empty parameter.
+ */
 function compile(url: string): RegExp {
   const source = url
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
     .join('/');
-  return new RegExp(`^${source}/?$`);
+  return new RegExp(`^${source}$`);
 }
 
 /**

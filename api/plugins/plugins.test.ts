@@ -23,6 +23,16 @@ describe('routing errors', () => {
     await app.close();
   });
 
+  it.each(['/healthz/', '/openapi.json/'])('answers %s, a path no route serves (a trailing slash), 404 whatever the method', async (url) => {
+    const app = await buildApp({ readiness: [] });
+    for (const method of ['GET', 'DELETE'] as const) {
+      const res = await app.inject({ method, url });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().detail).toBe(`No route ${method} ${url}.`);
+    }
+    await app.close();
+  });
+
   it.each(['/v1/domain-availability?domain=example.com', '/v1/domain-prices?tld=com', '/v1/projects/p1/domain-orders', '/v1/projects/p1/domain-orders/o1'])(
     'does not serve the planned route %s',
     async (url) => {
