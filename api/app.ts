@@ -61,6 +61,21 @@ export const REQUEST_TIMEOUT_MS = 300_000;
 /** JSON bodies are small; the deploy route sets its own, larger limit. */
 const JSON_BODY_LIMIT = 256 * 1024;
 
+/**
+ * Bodies are JSON (the OAuth and deploy routes add their own types): Fastify's `text/plain` parser goes, so
+ * such a body is a 415 rather than a string the schema then refuses. A JSON content type with no body is
+ * accepted on routes that take none: many clients send the header on every request, DELETE included.
+ */
+function jsonBodiesOnly(app: FastifyInstance): void {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+    parseJson(request, body as string, done);
+  });
+}
+
 /** Builds the API: plugins first, then every route, registered explicitly. `server.ts` owns listening. */
 export async function buildApp(deps: AppDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   // A caller's own controller wins (as any option of theirs does); router errors below report to the same one.
@@ -91,6 +106,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const now = deps.now ?? (() => new Date());
   requestId(app);
   problemDetails(app);
+  jsonBodiesOnly(app);
   notFound(app);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };

@@ -61,6 +61,23 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     expect(after.json().tokens).toContainEqual({ ...token, state: 'revoked' });
   });
 
+  it('takes JSON bodies only (415 for text/plain), and a JSON content type without a body where a route takes none', async () => {
+    const asText = await p.app.inject({
+      method: 'POST',
+      url: '/v1/tokens',
+      headers: { ...bearer(aliceToken), 'content-type': 'text/plain' },
+      payload: JSON.stringify({ description: 'x', scopes: ['projects:read'] }),
+    });
+    expect(asText.statusCode).toBe(415);
+    expect(asText.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const empty = await p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...bearer(aliceToken), 'content-type': 'application/json' } });
+    expect(empty.statusCode).toBe(400);
+    const { token } = (await createToken({ description: 'to revoke', scopes: ['projects:read'] })).json();
+    // As SDKs that set the header on every request send it.
+    const revoked = await p.app.inject({ method: 'DELETE', url: `/v1/tokens/${token.token_id}`, headers: { ...bearer(aliceToken), 'content-type': 'application/json' } });
+    expect(revoked.statusCode).toBe(204);
+  });
+
   it('refuses an expired token with 401 and lists it as expired', async () => {
     const created = await createToken({ description: 'short-lived', scopes: ['projects:read'], expires_in_days: 1 });
     expect(created.statusCode).toBe(201);
