@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { connect, type AddressInfo } from 'node:net';
 import { buildApp, REQUEST_TIMEOUT_MS } from './app.ts';
 
 describe('health and problem details', () => {
@@ -53,5 +54,36 @@ describe('health and problem details', () => {
     expect(res.statusCode).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.json()).toEqual({ title: 'Not Found', status: 404, detail: 'No route GET /v1/nothing-here.' });
+  });
+});
+
+describe('requests Node refuses before Fastify sees them', () => {
+  /** What the server answers to `raw` sent over a fresh connection, up to its closing it. */
+  async function exchange(raw: string): Promise<string> {
+    const app = await buildApp({ readiness: [] });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    try {
+      return await new Promise<string>((resolve, reject) => {
+        let answer = '';
+        const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+        socket.on('data', (chunk) => (answer += String(chunk)));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    } finally {
+      await app.close();
+    }
+  }
+
+  it.each([
+    ['a garbled request line', 'GARBAGE\r\n\r\n', 400, 'The request is not valid HTTP.'],
+    ['headers past the size limit', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'The request line and headers are larger than the server accepts.'],
+  ])('answers %s with a problem detail, then closes', async (_name, raw, status, detail) => {
+    const answer = await exchange(raw);
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
+    expect(head.toLowerCase()).toContain('content-type: application/problem+json');
+    expect(JSON.parse(body)).toEqual({ title: expect.any(String), status, detail });
   });
 });

@@ -9,7 +9,7 @@ import type { UserDirectory } from '../src/platform/users.ts';
 import { auth } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
-import { problemDetails, sendProblem } from './plugins/problem-details.ts';
+import { connectionProblem, problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
@@ -95,6 +95,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     // Errors the router raises before any route runs (bad URL encoding, an over-long parameter): no hook
     // runs for them, so the request id and the access line are added here. Fastify starts no clock for
     // them: their line says 0 ms.
+    clientErrorHandler: connectionProblem,
     frameworkErrors: (error, request, reply) => {
       echoRequestId(request, reply);
       sendProblem(reply, error.statusCode ?? 400, error.message);

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { PublicError } from '../../src/errors.ts';
 import { KubeApiError } from '../../src/kube/index.ts';
 
@@ -24,6 +25,28 @@ export function sendProblem(
 ): FastifyReply {
   const body: ProblemDetails = { ...extensions, title: STATUS_CODES[status] ?? 'Error', status, detail };
   return reply.code(status).headers(headers).type('application/problem+json').send(body);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request (a garbled
+ * request line, headers past the size limit, a request that did not arrive in time) is answered as a
+ * problem detail too, then the connection is closed, as Node and Fastify close it.
+ */
+export function connectionProblem(error: Error & { code?: string }, socket: Socket): void {
+  // The peer reset the connection: nobody is left to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'The request did not arrive in time.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'The request line and headers are larger than the server accepts.']
+        : [400, 'The request is not valid HTTP.'];
+  const title = STATUS_CODES[status] ?? 'Error';
+  const body = JSON.stringify({ title, status, detail } satisfies ProblemDetails);
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy(error);
 }
 
 /**
