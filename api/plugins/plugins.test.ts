@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import pino from 'pino';
+import { Type } from 'typebox';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
 import { accessLogController } from './access-log.ts';
@@ -85,6 +86,25 @@ describe('routing errors', () => {
     // Requests no route matches get their line too.
     expect(logged).toContain('"path":"/nope","status":404');
     expect(logged).not.toContain('SECRET');
+    await app.close();
+  });
+});
+
+describe('validation details', () => {
+  it('names the values a field may take when it must be one of a few', async () => {
+    const app = Fastify({ ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false } } });
+    problemDetails(app);
+    app.put('/members/:userId', {
+      schema: {
+        body: Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]), tier: Type.Optional(Type.Enum({ a: 'free', b: 'pro' })) }, { additionalProperties: false }),
+      },
+    }, async () => ({ ok: true }));
+    await app.ready();
+    const put = (payload: object) => app.inject({ method: 'PUT', url: '/members/u', payload });
+    expect((await put({ role: 'admin' })).json().detail).toBe('body.role must be one of "owner", "member"');
+    expect((await put({ role: 'owner', tier: 'gold' })).json().detail).toBe('body.tier must be one of "free", "pro"');
+    expect((await put({ role: 'owner', extra: 1 })).json().detail).toBe('body has an unknown property "extra"');
+    expect((await put({})).json().detail).toBe("body must have required property 'role'");
     await app.close();
   });
 });

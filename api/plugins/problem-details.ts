@@ -96,5 +96,22 @@ export function validationDetail(error: FastifyError): string {
   const field = first.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
   const extra = (first.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
   if (typeof extra === 'string') return `${field} has an unknown property "${extra}"`;
+  const allowed = allowedValues(error.validation ?? [], first.instancePath);
+  if (allowed.length > 0) return `${field} must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
   return `${field} ${first.message ?? 'is invalid'}`;
+}
+
+/**
+ * The values a field may take, when what it failed is a choice of constants (`enum`, or a union of literals,
+ * which fails as one `const` per branch): "must be equal to constant" alone leaves the caller guessing.
+ */
+function allowedValues(errors: NonNullable<FastifyError['validation']>, path: string): unknown[] {
+  const values: unknown[] = [];
+  for (const { keyword, instancePath, params } of errors) {
+    if (instancePath !== path) continue;
+    const { allowedValue, allowedValues: listed } = params as { allowedValue?: unknown; allowedValues?: unknown[] };
+    if (keyword === 'const') values.push(allowedValue);
+    else if (keyword === 'enum' && Array.isArray(listed)) values.push(...listed);
+  }
+  return values;
 }
