@@ -43,7 +43,7 @@ function decide(decision: 'approve' | 'deny', userCode: string, token = aliceTok
 
 describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores', () => {
   it('runs end to end: pending, slow_down, approve, token once, then invalid_grant', async () => {
-    const started = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: FORM, payload: 'scope=projects%3Aread+tokens%3Aread&client_id=cw' });
+    const started = await p.app.inject({ method: 'POST', url: '/v1/device/code', headers: FORM, payload: 'scope=projects%3Aread+tokens%3Aread&client_id=cw&client_secret=ignored&audience=' });
     expect(started.statusCode).toBe(200);
     expect(started.headers['cache-control']).toBe('no-store');
     const code = started.json();
@@ -178,7 +178,8 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     ['another grant type', 'grant_type=client_credentials&device_code=x', FORM, 'unsupported_grant_type'],
     ['a missing device code', `grant_type=${encodeURIComponent(GRANT_TYPE)}`, FORM, 'invalid_request'],
     ['a repeated parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&device_code=b`, FORM, 'invalid_request'],
-    ['an unknown parameter', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a&__proto__=x`, FORM, 'invalid_request'],
+    ['a grant type without a value (as if not sent)', 'grant_type=&device_code=a', FORM, 'invalid_request'],
+    ['unknown parameters, which are ignored', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=nope&client_secret=x&scope=apps%3Aread&__proto__=x`, FORM, 'invalid_grant'],
     ['more parameters than any request has', `grant_type=${encodeURIComponent(GRANT_TYPE)}&device_code=a${'&a'.repeat(MAX_FORM_PARAMETERS)}`, FORM, 'invalid_request'],
     ['malformed JSON', '{"grant_type":', { 'content-type': 'application/json' }, 'invalid_request'],
     ['JSON', JSON.stringify({ grant_type: GRANT_TYPE, device_code: 'nope' }), { 'content-type': 'application/json' }, 'invalid_grant'],

@@ -198,8 +198,9 @@ function oauthAuthorizationErrors(error: FastifyError, _request: FastifyRequest,
 export const MAX_FORM_PARAMETERS = 16;
 
 /**
- * `application/x-www-form-urlencoded` to an object. A repeated parameter becomes an array, so the schema
- * refuses it (RFC 6749 §3.1: parameters must not repeat). `Object.fromEntries` defines own properties, so
+ * `application/x-www-form-urlencoded` to an object. A parameter without a value is left out, as if not sent
+ * (RFC 6749 §3.1, §3.2). A repeated parameter becomes an array, so the schema refuses it (parameters must
+ * not repeat). `Object.fromEntries` defines own properties, so
  * a parameter named `__proto__` is just an unknown field. More than {@link MAX_FORM_PARAMETERS} parameters
  * are a client error (status 400), refused before any is collected.
  */
@@ -210,6 +211,7 @@ export function parseForm(body: string): Record<string, string | string[]> {
   }
   const fields = new Map<string, string[]>();
   for (const [key, value] of params) {
+    if (value === '') continue;
     const values = fields.get(key);
     if (values) values.push(value);
     else fields.set(key, [value]);

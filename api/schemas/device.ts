@@ -10,6 +10,13 @@ const ClientId = Type.Optional(
   Type.String({ maxLength: 256, description: 'Accepted and ignored: the API registers no OAuth clients.' }),
 );
 
+/**
+ * The OAuth requests take parameters they do not know and ignore them (RFC 6749 §3.1, §3.2: the server MUST),
+ * unlike the rest of the API: OAuth client libraries add their own (`client_secret`, `scope` on a token
+ * request).
+ */
+const IGNORES_UNRECOGNIZED = { additionalProperties: true, description: 'Unrecognized parameters are ignored (RFC 6749 §3.2).' } as const;
+
 export const DeviceCodeBody = Type.Object(
   {
     scope: Type.String({
@@ -19,7 +26,7 @@ export const DeviceCodeBody = Type.Object(
     }),
     client_id: ClientId,
   },
-  { additionalProperties: false },
+  IGNORES_UNRECOGNIZED,
 );
 
 export const DeviceAuthorization = Type.Object(
@@ -40,7 +47,7 @@ export const DeviceTokenBody = Type.Object(
     device_code: Type.String({ minLength: 1, maxLength: 128, description: 'The `device_code` from `POST /v1/device/code`.' }),
     client_id: ClientId,
   },
-  { additionalProperties: false },
+  IGNORES_UNRECOGNIZED,
 );
 
 export const DeviceToken = Type.Object(
