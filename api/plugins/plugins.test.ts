@@ -152,6 +152,16 @@ describe('access lines of requests whose client went away', () => {
       return { ok: true };
     });
     app.post('/upload', async (request) => ({ bytes: JSON.stringify(request.body).length }));
+    // Reads its body as a stream in the handler, as the deploy route does.
+    problemDetails(app);
+    app.register(async (scope) => {
+      scope.addContentTypeParser('application/octet-stream', (_request, payload, done) => done(null, payload));
+      scope.post('/artifact', async (request) => {
+        let bytes = 0;
+        for await (const chunk of request.body as AsyncIterable<Buffer>) bytes += chunk.length;
+        return { bytes };
+      });
+    });
     // Sends its headers and a first chunk, then the rest only when told to.
     app.get('/stream', async (_request, reply) => {
       const body = new PassThrough();
@@ -202,6 +212,19 @@ describe('access lines of requests whose client went away', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     socket.destroy();
     expect(await linesFor(lines, 'cut-1')).toEqual([expect.objectContaining({ method: 'POST', path: '/upload', status: 499 })]);
+    await app.close();
+  });
+
+  it('logs no error when the caller of a streamed upload hangs up mid-body: nothing failed here', async () => {
+    const { app, lines, port } = await listeningApp();
+    const socket = await send(port, 'POST /artifact HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-2\r\n\r\nfirst bytes');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    expect(await linesFor(lines, 'cut-2')).toEqual([expect.objectContaining({ method: 'POST', path: '/artifact', status: 499 })]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ofRequest = lines.filter((line) => line.request_id === 'cut-2' && line.msg !== 'request');
+    expect(ofRequest.filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(ofRequest).toEqual([expect.objectContaining({ level: 30, msg: 'client closed the connection before its request arrived whole' })]);
     await app.close();
   });
 

@@ -61,6 +61,12 @@ export function problemDetails(app: FastifyInstance): void {
     if (error.validation) return sendProblem(reply, 400, validationDetail(error));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(reply, status, error.message);
+    if (!request.raw.complete && request.raw.destroyed) {
+      // The caller hung up before its body arrived (a cancelled upload): reading the body failed, nothing of
+      // ours did, and nobody is left to answer. Its access line says 499.
+      request.log.info('client closed the connection before its request arrived whole');
+      return sendProblem(reply, 400, 'The request did not arrive whole.');
+    }
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
   });
