@@ -182,6 +182,13 @@ describe('access lines of requests whose client went away', () => {
     return socket;
   }
 
+  /** Sends the start of a request whose body is still on its way when the caller gives up. */
+  async function cutOff(port: number, start: string): Promise<void> {
+    const socket = await send(port, start);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+  }
+
   /** Waits until `lines` holds an access line for `requestId`, then a little longer for any second one. */
   async function linesFor(lines: Record<string, unknown>[], requestId: string) {
     await vi.waitFor(() => expect(lines.some((line) => line.request_id === requestId && line.msg === 'request')).toBe(true));
@@ -207,19 +214,14 @@ describe('access lines of requests whose client went away', () => {
 
   it('writes 499 for an upload cut off before its body arrived', async () => {
     const { app, lines, port } = await listeningApp();
-    const socket = await send(port, 'POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-Request-Id: cut-1\r\n\r\n{"a":');
-    // The body is still on its way when the caller gives up.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    socket.destroy();
+    await cutOff(port, 'POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-Request-Id: cut-1\r\n\r\n{"a":');
     expect(await linesFor(lines, 'cut-1')).toEqual([expect.objectContaining({ method: 'POST', path: '/upload', status: 499 })]);
     await app.close();
   });
 
   it('logs no error when the caller of a streamed upload hangs up mid-body: nothing failed here', async () => {
     const { app, lines, port } = await listeningApp();
-    const socket = await send(port, 'POST /artifact HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-2\r\n\r\nfirst bytes');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    socket.destroy();
+    await cutOff(port, 'POST /artifact HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-2\r\n\r\nfirst bytes');
     expect(await linesFor(lines, 'cut-2')).toEqual([expect.objectContaining({ method: 'POST', path: '/artifact', status: 499 })]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     const ofRequest = lines.filter((line) => line.request_id === 'cut-2' && line.msg !== 'request');
