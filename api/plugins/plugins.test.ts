@@ -282,6 +282,7 @@ describe('rate limit', () => {
     const limited = await call('a');
     expect(limited.statusCode).toBe(429);
     expect(limited.headers['retry-after']).toBe('1');
+    expect([limited.headers['x-ratelimit-limit'], limited.headers['x-ratelimit-remaining']]).toEqual(['2', '0']);
     expect(limited.json().detail).toContain('2 requests per second');
     expect((await call('b')).statusCode).toBe(200); // callers do not share a bucket
     now += 500; // half a second refills one request

@@ -70,6 +70,7 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
       const retryAfter = buckets.retryAfterSeconds(key);
       sendProblem(reply, 429, `Rate limit of ${describeRate(options.perSecond)} exceeded; retry in ${retryAfter} s.`, {
         'retry-after': String(retryAfter),
+        'x-ratelimit-remaining': '0',
       });
       return false;
     }
