@@ -132,7 +132,7 @@ describe('projects', () => {
 
     const refused = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
     expect(refused.statusCode, refused.body).toBe(409);
-    expect(refused.json().detail).toContain('1 runtimeapps');
+    expect(refused.json().detail).toContain('still has 1 app (site); delete them first.');
 
     await apps.delete(id, 'site');
     const deleted = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
@@ -152,7 +152,7 @@ describe('projects', () => {
 
     const refused = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });
     expect(refused.statusCode, refused.body).toBe(409);
-    expect(refused.json().detail).toContain('still has 1 projectdomains;');
+    expect(refused.json().detail).toBe(`Project ${id} still has 1 domain (${id}-live.example); delete them first.`);
 
     await domains.patch(id, 'live', { spec: { deleted: true } });
     const deleted = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}`, headers: as(ownerToken) });

@@ -2,10 +2,27 @@ import type { Project, ProjectMember } from '../apis/v1alpha1/project.ts';
 import { settle } from './settle.ts';
 import type { Principal } from '../auth/index.ts';
 import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts';
-import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject } from '../kube/index.ts';
+import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../kube/index.ts';
 import { RecentMap } from '../collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from './resources.ts';
+
+/** What a project holds, as the API calls it (its resources' kinds are not the caller's words). */
+const CONTENT_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
+  runtimeapps: ['app', 'apps'],
+  databases: ['database', 'databases'],
+  projectdomains: ['domain', 'domains'],
+  repositories: ['repository', 'repositories'],
+};
+
+type ProjectContent = KubeObject & { spec?: { deleted?: boolean; domain?: string } };
+
+/** `2 apps (web, shop)`: how many, and the first few by the names the caller knows them by. */
+function describeContents(resource: ResourceRef, items: readonly ProjectContent[]): string {
+  const [one, many] = CONTENT_NOUNS[resource.plural] ?? [resource.kind, resource.plural];
+  const names = items.slice(0, 5).map((item) => item.spec?.domain ?? item.metadata?.name ?? '?');
+  return `${items.length} ${items.length === 1 ? one : many} (${names.join(', ')}${items.length > 5 ? ', …' : ''})`;
+}
 
 /** Namespaces a project may not take: its namespace carries the project's id. */
 const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
@@ -96,10 +113,10 @@ export class ProjectDirectory {
     {
       const live: string[] = [];
       for (const resource of PROJECT_CONTENTS) {
-        const { items } = await objectClient<KubeObject & { spec?: { deleted?: boolean } }>(this.#conn, resource).list(namespace);
+        const { items } = await objectClient<ProjectContent>(this.#conn, resource).list(namespace);
         // A soft-deleted domain is history, not content: its zone is gone (or its finalizer sees to it).
-        const held = items.filter((item) => item.spec?.deleted !== true).length;
-        if (held > 0) live.push(`${held} ${resource.plural}`);
+        const held = items.filter((item) => item.spec?.deleted !== true);
+        if (held.length > 0) live.push(describeContents(resource, held));
       }
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
