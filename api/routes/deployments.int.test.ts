@@ -6,7 +6,7 @@ import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { objectClient } from '../../src/kube/index.ts';
+import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
@@ -331,6 +331,25 @@ describe('uploads in progress', () => {
     } finally {
       await limited.close();
     }
+  });
+
+  it('answers 404 and keeps nothing when the project is deleted while the upload arrives', async () => {
+    const owner = await platform.createUser();
+    const doomed = await platform.createProject(owner, { namespace: true });
+    const as = { authorization: `Bearer ${await platform.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
+    expect((await platform.app.inject({ method: 'POST', url: `/v1/projects/${doomed}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
+    const body = new PassThrough();
+    const upload = platform.app.inject({ method: 'POST', url: `/v1/projects/${doomed}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload: body });
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the app was found; the body is on its way
+    await objectClient<KubeObject>(platform.conn, NAMESPACES).delete('', doomed);
+    await vi.waitFor(async () => expect((await objectClient<KubeObject>(platform.conn, NAMESPACES).get('', doomed))?.metadata?.deletionTimestamp ?? 'gone').toBeTruthy());
+    body.end(Buffer.from(worker('too late')));
+    const answered = await upload;
+    expect(answered.statusCode, answered.body).toBe(404);
+    expect(answered.json().detail).toBe('The app site was deleted, with its project, during the upload.');
+    const left: string[] = [];
+    for await (const item of listAll(platform.artifacts, appArtifactPrefix(doomed, 'site'))) left.push(item.key);
+    expect(left).toEqual([]);
   });
 
   it('refuses a host name another app took while the upload was arriving (409), checking again as it writes', async () => {

@@ -1,7 +1,7 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../auth/index.ts';
-import { isAlreadyExists } from '../kube/index.ts';
+import { isAlreadyExists, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../runtime/artifact.ts';
 import { ArtifactTooLargeError } from '../runtime/errors.ts';
@@ -143,12 +143,14 @@ export class BuildCatalog {
       await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: true };
     } catch (err) {
-      // The app was deleted meanwhile: nothing can point at what this upload wrote, so it goes too.
-      if (err instanceof NotFoundError) {
+      // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
+      // it goes too (a project's deletion never looks for builds it did not know of).
+      const projectGone = namespaceGone(err);
+      if (err instanceof NotFoundError || projectGone) {
         if (recorded) await this.#store.builds.delete(project, buildResourceName(appId, buildId)).catch(() => {});
         if (wrote) await artifacts.delete(key).catch(() => {});
       }
-      throw err;
+      throw projectGone ? new NotFoundError(`The app ${appId} was deleted, with its project, during the upload.`) : err;
     }
   }
 
@@ -283,4 +285,13 @@ export class BuildCatalog {
     }
     return kept;
   }
+}
+
+/**
+ * The apiserver refused a write into the project's namespace because it is gone (404) or being deleted
+ * (403, "being terminated"): the project was deleted during the request.
+ */
+function namespaceGone(err: unknown): boolean {
+  if (!(err instanceof KubeApiError)) return false;
+  return err.code === 404 || (err.code === 403 && err.message.includes('because it is being terminated'));
 }
