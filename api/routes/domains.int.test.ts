@@ -10,7 +10,7 @@ import type { DomainView } from '../../src/platform/domains/views.ts';
 import { DNS_RECORDS, PROJECT_DOMAINS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, type MemoryDns } from './testing/memory-dns.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
-import { MAX_DOMAINS_PER_PROJECT } from '../../src/platform/domains/project-domains.ts';
+import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../src/platform/domains/project-domains.ts';
 
 let dns: MemoryDns;
 let platform: PlatformApp;
@@ -64,6 +64,27 @@ describe('domains per project', () => {
     await vi.waitFor(async () => expect((await call('GET', '/domains', undefined, crowded)).json().domains).toHaveLength(MAX_DOMAINS_PER_PROJECT));
     const detail = await refused(409, 'POST', '/domains', { domain: dns.domain('one-more') }, crowded);
     expect(detail).toBe(`Project ${crowded.project} has ${MAX_DOMAINS_PER_PROJECT} domains, the most a project may have; delete one first.`);
+  });
+});
+
+describe('soft-deleted domains kept per project', () => {
+  it(`keeps the ${MAX_DELETED_DOMAINS_KEPT} most recent, deleting older ones as domains are deleted`, async () => {
+    const owner = await platform.createUser();
+    const churn = { project: await platform.createProject(owner, { namespace: true }), token: await platform.tokenFor(owner, ['domain:write']) };
+    const rounds = MAX_DELETED_DOMAINS_KEPT + 3;
+    for (let i = 0; i < rounds; i++) {
+      const domain = dns.domain(`churn${i}`);
+      expect((await call('POST', '/domains', { domain }, churn)).statusCode).toBe(201);
+      expect((await call('DELETE', `/domains/${domain}`, undefined, churn)).statusCode).toBe(200);
+      // Creation times have whole seconds: a pause now and then keeps which is oldest unambiguous.
+      if (i === 1) await new Promise((resolve) => setTimeout(resolve, 1100));
+    }
+    const kept = (await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).list(churn.project)).items;
+    expect(kept).toHaveLength(MAX_DELETED_DOMAINS_KEPT);
+    expect(kept.every((d) => d.spec.deleted === true)).toBe(true);
+    // The first two, created a second before the others, are among those gone.
+    expect(kept.map((d) => d.spec.domain)).not.toContain(dns.domain('churn0'));
+    expect(kept.map((d) => d.spec.domain)).not.toContain(dns.domain('churn1'));
   });
 });
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { BadRequestError, ConflictError } from '../../auth/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
@@ -20,6 +20,22 @@ export interface ProjectDomainsOptions {
  * bounds the zones of the whole installation (Route 53: 500 per account by default). Checked against the cache.
  */
 export const MAX_DOMAINS_PER_PROJECT = 50;
+
+/**
+ * Soft-deleted domains kept per project (as history, for kubectl; the API lists active ones only). Older
+ * ones are deleted as domains are deleted: adding and deleting a domain in a loop would otherwise leave an
+ * object behind every round, for good.
+ */
+export const MAX_DELETED_DOMAINS_KEPT = 20;
+/** Old history deleted at most per domain deleted: a bound on the work of one request. */
+const MAX_HISTORY_PRUNED_PER_CALL = 5;
+
+/**
+ * Label carrying a digest of the domain name (a label value holds 63 characters, a name up to 253), so the
+ * objects competing for one name are listed by a selector rather than by listing every domain there is.
+ */
+export const DOMAIN_NAME_LABEL = 'cloudwright.dev/domain-name-sha256';
+const domainNameLabel = (domain: string): string => createHash('sha256').update(domain).digest('hex').slice(0, 63);
 
 /**
  * Project domains for the REST routes: adding one creates its ProjectDomain and its hosted zone (answered
@@ -65,7 +81,7 @@ export class ProjectDomains {
         metadata: {
           name: `${domain.replaceAll('.', '-').slice(0, 50).replace(/-+$/, '')}-${randomBytes(3).toString('hex')}`,
           namespace: project,
-          labels: { [PROJECT_LABEL]: project },
+          labels: { [PROJECT_LABEL]: project, [DOMAIN_NAME_LABEL]: domainNameLabel(domain) },
           annotations: { [ZONE_CREATOR_ANNOTATION]: 'api' },
           finalizers: [ZONE_FINALIZER],
         },
@@ -79,7 +95,9 @@ export class ProjectDomains {
     // backs off. Creation times have whole seconds: an object that is first only because its name sorts first
     // among those of its second backs off too, since the other's writer may have checked before this object
     // existed and answered 201 already (both may back off; then neither add stands and the caller retries).
-    const holders = (await this.#store.domainClient.list('')).items.filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
+    // Adds made before this label existed are in the cache, and the check above refused them already.
+    const rivals = await this.#store.domainClient.list('', { labelSelector: `${DOMAIN_NAME_LABEL}=${domainNameLabel(domain)}` });
+    const holders = rivals.items.filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
     if (mustGiveWay(created, holders)) {
       await this.#store.domainClient.patch(project, created.metadata?.name ?? '', { metadata: { finalizers: null } });
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '');
@@ -114,11 +132,26 @@ export class ProjectDomains {
     const marked = await this.#store.domainClient.patch(namespace, name, { spec: { deleted: true } });
     await this.#store.settleObject(this.#store.caches.domains, marked);
     try {
-      return domainView(await this.#reconciler.retire(marked));
+      const retired = await this.#reconciler.retire(marked);
+      await this.#pruneHistory(project);
+      return domainView(retired);
     } catch (err) {
       if (!(err instanceof PublicError)) throw err;
       throw new PublicError(err.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${err.message} The platform keeps retrying.`, err.headers);
     }
+  }
+
+  /**
+   * Deletes the project's oldest soft-deleted domains beyond {@link MAX_DELETED_DOMAINS_KEPT}: only retired
+   * ones (zone gone, finalizer released), which nothing reconciles any more.
+   */
+  async #pruneHistory(project: string): Promise<void> {
+    const retired = this.#store
+      .allDomains(project)
+      .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER))
+      .sort(byAge);
+    const excess = retired.slice(0, Math.max(0, Math.min(MAX_HISTORY_PRUNED_PER_CALL, retired.length - MAX_DELETED_DOMAINS_KEPT)));
+    for (const old of excess) await this.#store.domainClient.delete(project, old.metadata?.name ?? '');
   }
 
   #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string): void {
