@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
@@ -26,9 +27,9 @@ export const AppBody = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: 128,
-      pattern: '^[^\\x00-\\x1F\\x7F]*$',
+      pattern: DISPLAY_TEXT_PATTERN,
       description:
-        'The app’s name (no control characters), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
+        'The app’s name (' + DISPLAY_TEXT_RULE + '), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
         'any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-5a1f3c`).',
     }),
   },

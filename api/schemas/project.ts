@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 
 // Response schemas avoid `anyOf` where a type list or an enum says the same: fast-json-stringify serialises
 // those directly, while an `anyOf` costs a validation per value to pick the branch (measured: make bench).
@@ -27,7 +28,7 @@ export const ProjectParams = Type.Object({ projectId: ProjectId }, { additionalP
 export const ProjectBody = Type.Object(
   {
     project_id: ProjectId,
-    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\x00-\\x1F\\x7F]*$', description: 'Display name (no control characters).' }),
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: DISPLAY_TEXT_PATTERN, description: 'Display name (' + DISPLAY_TEXT_RULE + ').' }),
     owner: Type.Optional(userIdSchema('User id of the first owner; defaults to the caller (administrators only).')),
   },
   { additionalProperties: false },

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 import { SCOPE_NAMES } from '../../src/auth/index.ts';
 
 const scopeList = SCOPE_NAMES.map((name) => `\`${name}\``).join(', ');
@@ -27,8 +28,8 @@ export const TokenBody = Type.Object(
     description: Type.String({
       minLength: 1,
       maxLength: 256,
-      pattern: '^[^\\x00-\\x1F\\x7F]*$',
-      description: 'What the token is for, shown in listings (no control characters).',
+      pattern: DISPLAY_TEXT_PATTERN,
+      description: 'What the token is for, shown in listings (' + DISPLAY_TEXT_RULE + ').',
     }),
     scopes: Type.Array(ScopeName, {
       minItems: 1,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 
 export const UserId = Type.String({
@@ -14,7 +15,7 @@ export const UserBody = Type.Object(
   {
     user_id: UserId,
     display_name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\x00-\\x1F\\x7F]*$', description: 'Human-readable name.' }),
+      Type.String({ minLength: 1, maxLength: 128, pattern: DISPLAY_TEXT_PATTERN, description: 'Human-readable name (' + DISPLAY_TEXT_RULE + ').' }),
     ),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Contact address.' })),
     admin: Type.Optional(Type.Boolean({ description: 'Platform administrator; default false.' })),
