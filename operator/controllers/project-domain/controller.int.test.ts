@@ -264,8 +264,11 @@ describe('what the controller refuses', () => {
     expect(condition(denied, 'ZoneReady')?.message).toContain('The platform keeps retrying.');
     expect(JSON.stringify(denied.status)).not.toMatch(/arn:aws|123456789012/);
     expect(denied.status?.hostedZoneId).toBeUndefined();
-    // Not retried at the retryable pace: once the provider would answer, the zone still waits (5 minutes).
+    // Not retried at the retryable pace: once the provider would answer, the zone still waits (5 minutes),
+    // even when an event about the object (its own status write, or an edit that leaves the spec alone) has
+    // it reconciled meanwhile.
     provider.denied.delete(domain);
+    await domainClient.patch(d.metadata?.namespace ?? '', d.metadata?.name ?? '', { metadata: { annotations: { nudge: '1' } } });
     await new Promise((r) => setTimeout(r, 1500));
     expect((await live(d)())?.status?.hostedZoneId).toBeUndefined();
   });

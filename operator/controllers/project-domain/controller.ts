@@ -6,6 +6,7 @@ import { findCondition } from '../../../src/conditions/index.ts';
 import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
 import { apiZoneGraceLeft, DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { providerReason } from '../../../src/platform/domains/domain-status.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { Controller, type Result } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -70,6 +71,8 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       domain = await addFinalizer(store.domainClient, domain, ZONE_FINALIZER);
       const grace = apiZoneGraceLeft(domain, now());
       if (grace > 0) return { requeueAfter: grace };
+      const stuck = stuckWaitLeft(domain, now());
+      if (stuck > 0) return { requeueAfter: stuck };
       const due = domain.status?.state === 'managed' && nextCheckIn(domain.status.lastCheckedAt, interval, now()) === 0;
       const pass = await reconciler.reconcile(domain, { checkDelegation: due });
       await report(domain, pass.domain);
@@ -92,6 +95,22 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     if (!is || (was?.status === is.status && was.reason === is.reason)) return;
     await deps.events.event(after, NORMAL.has(is.reason) ? 'Normal' : 'Warning', is.reason, is.message);
   }
+}
+
+/** Zone failures retrying soon would not fix; the others (`ProviderUnavailable`, `ProviderThrottled`) retry at once. */
+const RETRYABLE_ZONE_REASONS: ReadonlySet<string> = new Set([providerReason('unavailable'), providerReason('throttled')]);
+
+/**
+ * How long a domain whose zone failed for a reason retrying will not fix still waits before the provider
+ * is asked again: the rest of {@link STUCK_RETRY_MS} since the failure was recorded, unless the spec has
+ * changed since. Without it, the event of the failure's own status write would ask again at once.
+ */
+function stuckWaitLeft(domain: ProjectDomain, now: Date): number {
+  const zone = findCondition(domain.status?.conditions, 'ZoneReady');
+  if (!zone || zone.status !== 'False' || !zone.reason.startsWith('Provider') || RETRYABLE_ZONE_REASONS.has(zone.reason)) return 0;
+  if (domain.status?.hostedZoneId || domain.status?.observedGeneration !== domain.metadata?.generation) return 0;
+  const since = Date.parse(zone.lastTransitionTime ?? '');
+  return Number.isNaN(since) ? 0 : Math.max(0, since + STUCK_RETRY_MS - now.getTime());
 }
 
 /** A DnsRecord reconciles the ProjectDomain it names. */
