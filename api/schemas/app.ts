@@ -30,7 +30,7 @@ export const AppBody = Type.Object(
       pattern: DISPLAY_TEXT_PATTERN,
       description:
         'The app’s name (' + DISPLAY_TEXT_RULE + '), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
-        'any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-5a1f3c`).',
+        'any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-b14e76`).',
     }),
   },
   { additionalProperties: false },

@@ -22,6 +22,8 @@ describe('appIdFor', () => {
 
   it('is deterministic and tells apart names that slug alike', () => {
     expect(appIdFor('My Shop')).toBe(appIdFor('My Shop'));
+    // The example the docs and the API reference give.
+    expect(appIdFor('My Shop')).toBe('my-shop-b14e76');
     expect(appIdFor('My Shop')).not.toBe(appIdFor('my shop'));
     expect(appIdFor('My Shop')).not.toBe('my-shop');
   });

@@ -9,7 +9,7 @@ const SUFFIX_HEX = 6;
 /**
  * The app id (the RuntimeApp's name, a DNS label used in the default host) for an app created with
  * `name`. A name that already is a DNS label is its own id; any other name becomes a slug of it plus six
- * hex digits of the name's SHA-256 (`My Shop` → `my-shop-5a1f3c`).
+ * hex digits of the name's SHA-256 (`My Shop` → `my-shop-b14e76`).
  *
  * Deterministic on purpose: the apiserver refuses a second object of the same name, so two apps of the same
  * name can never exist in a project, even when two creates race or a client retries after a lost response.
