@@ -2,10 +2,10 @@ import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyR
 import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-line.ts';
 import type { Socket } from 'node:net';
 import { REQUEST_ID_LOG_LABEL } from './request-id.ts';
+import { TOKEN_PREFIX } from '../../src/auth/token.ts';
 
-const TOKEN_PREFIX = 'cwt_';
-/** A token's characters after its prefix, percent-encoded ones included. */
-const TOKEN_IN_PATH = /cwt_[A-Za-z0-9%]*/g;
+/** A token in a path: its prefix and what follows it, percent-encoded characters included. */
+const TOKEN_IN_PATH = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9%]*`, 'g');
 
 /** nginx's status for a request whose client closed the connection before the answer started. */
 export const CLIENT_CLOSED_REQUEST = 499;

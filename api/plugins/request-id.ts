@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { TOKEN_PREFIX } from '../../src/auth/token.ts';
 
 const MAX_ID = 128;
 const SAFE_ID = /^[A-Za-z0-9._:-]+$/;
-/** The prefix of this API's tokens: an id carrying one is a pasted token, and ids are logged. */
-const TOKEN_PREFIX = 'cwt_';
 
 /** The field carrying the request id on log lines. */
 export const REQUEST_ID_LOG_LABEL = 'request_id';
@@ -13,8 +12,9 @@ const REQUEST_ID_HEADER = 'x-request-id';
 
 /**
  * Request ids: an incoming `x-request-id` is honoured when it is short and plain (so it cannot inject into
- * logs) and holds no token (so none reaches a log), else a new one is made; either way it is echoed on the response (`requestId`) and carried by every
- * log line under {@link REQUEST_ID_LOG_LABEL} (set with the access log, plugins/access-log.ts).
+ * logs) and holds no token (ids are logged; a token pasted as one must not be), else a new one is made;
+ * either way it is echoed on the response (`requestId`) and carried by every log line under
+ * {@link REQUEST_ID_LOG_LABEL} (set with the access log, plugins/access-log.ts).
  */
 export const requestIdOptions: Pick<FastifyServerOptions, 'genReqId'> = {
   genReqId: (req) => {
