@@ -18,6 +18,8 @@ const FIX = 'docs/openapi.json is out of date with the routes; run `make openapi
 const PUBLIC: Record<string, string> = {
   'POST /v1/device/code': 'RFC 8628: a signed-out device starts a sign-in',
   'POST /v1/device/token': 'RFC 8628: the device polls for its token with the device code it holds',
+  'GET /healthz': 'probes (kubelet, load balancers) carry no token',
+  'GET /readyz': 'probes (kubelet, load balancers) carry no token',
 };
 
 /** The one documented exception to problem details: OAuth clients branch on `error` (see api/schemas/device.ts). */
