@@ -53,6 +53,23 @@ describe('AccessTokenCache', () => {
     expect(cache.findByHash(h2)).toHaveLength(1);
   });
 
+  it("lists a user's tokens by an index, our unseen writes included, and follows deletions", () => {
+    const fake = fakeInformer();
+    const bobs = (name: string, uid: string, hash: string): AccessToken => ({ ...token(name, uid, hash), spec: { ...token(name, uid, hash).spec, user: 'bob' } });
+    fake.put(token('tok-a', 'u1', h1));
+    const cache = new AccessTokenCache(fake.informer);
+    fake.put(bobs('tok-b', 'u2', h2));
+    const written = token('tok-c', 'u3', '3'.repeat(64));
+    cache.record(written);
+    const names = (user: string) => cache.listForUser(user).map((t) => t.metadata?.name).sort();
+    expect(names('alice')).toEqual(['tok-a', 'tok-c']);
+    expect(names('bob')).toEqual(['tok-b']);
+    expect(names('carol')).toEqual([]);
+    fake.remove(token('tok-a', 'u1', h1));
+    fake.put(written);
+    expect(names('alice')).toEqual(['tok-c']);
+  });
+
   it('serves a write before the informer sees it, then hands over to the informer', () => {
     const fake = fakeInformer();
     const cache = new AccessTokenCache(fake.informer);

@@ -20,6 +20,9 @@ export class AccessTokenCache {
   readonly #written = new Map<string, { readonly object: AccessToken; readonly at: number }>();
   readonly #namesByHash = new Map<string, Set<string>>();
   readonly #hashByName = new Map<string, string>();
+  /** The informer's tokens by `spec.user`, like the hash index: a user's listing reads their tokens only. */
+  readonly #namesByUser = new Map<string, Set<string>>();
+  readonly #userByName = new Map<string, string>();
   #revision = 0;
 
   constructor(informer: Informer<AccessToken>, now: () => number = Date.now) {
@@ -64,6 +67,13 @@ export class AccessTokenCache {
     return this.#resolve(new Set([...this.#informer.list().map(nameOf), ...this.#written.keys()]));
   }
 
+  /** Every token of `userId`. */
+  listForUser(userId: string): AccessToken[] {
+    const names = new Set(this.#namesByUser.get(userId));
+    for (const [name, { object }] of this.#written) if (object.spec.user === userId) names.add(name);
+    return this.#resolve(names).filter((object) => object.spec.user === userId);
+  }
+
   /** Our writes the informer has not covered within `ageMs`: worth checking against the apiserver. */
   lingering(ageMs: number): AccessToken[] {
     const before = this.#now() - ageMs;
@@ -103,22 +113,28 @@ export class AccessTokenCache {
   }
 
   #reindex(name: string): void {
-    const before = this.#hashByName.get(name);
-    const after = this.#informer.get(name)?.spec.tokenHash;
-    if (before === after) return;
-    if (before !== undefined) {
-      const names = this.#namesByHash.get(before);
-      names?.delete(name);
-      if (names?.size === 0) this.#namesByHash.delete(before);
-    }
-    if (after === undefined) {
-      this.#hashByName.delete(name);
-      return;
-    }
-    this.#hashByName.set(name, after);
-    const names = this.#namesByHash.get(after) ?? new Set<string>();
-    this.#namesByHash.set(after, names.add(name));
+    const cached = this.#informer.get(name);
+    reindex(this.#namesByHash, this.#hashByName, name, cached?.spec.tokenHash);
+    reindex(this.#namesByUser, this.#userByName, name, cached?.spec.user);
   }
+}
+
+/** Files `name` under `key` in a one-to-many index (`keyByName` its reverse), or under none. */
+function reindex(namesByKey: Map<string, Set<string>>, keyByName: Map<string, string>, name: string, key: string | undefined): void {
+  const before = keyByName.get(name);
+  if (before === key) return;
+  if (before !== undefined) {
+    const names = namesByKey.get(before);
+    names?.delete(name);
+    if (names?.size === 0) namesByKey.delete(before);
+  }
+  if (key === undefined) {
+    keyByName.delete(name);
+    return;
+  }
+  keyByName.set(name, key);
+  const names = namesByKey.get(key) ?? new Set<string>();
+  namesByKey.set(key, names.add(name));
 }
 
 /** The cached object carries everything the write did: same object, and revoked if the write revoked it. */

@@ -112,7 +112,7 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
     this.#assertSynced(this.#tokenInformer);
-    return this.#tokens.list().filter((object) => object.spec.user === userId).map(toTokenRecord);
+    return this.#tokens.listForUser(userId).map(toTokenRecord);
   }
 
   /** @throws Error when a token with the same id or hash exists; {@link KubeApiError} from the apiserver. */
