@@ -161,6 +161,11 @@ describe('access lines of requests whose client went away', () => {
         for await (const chunk of request.body as AsyncIterable<Buffer>) bytes += chunk.length;
         return { bytes };
       });
+      // Fails on its own before reading the body, while the caller hangs up.
+      scope.post('/broken', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        throw new Error('object store unreachable');
+      });
     });
     // Sends its headers and a first chunk, then the rest only when told to.
     app.get('/stream', async (_request, reply) => {
@@ -227,6 +232,14 @@ describe('access lines of requests whose client went away', () => {
     const ofRequest = lines.filter((line) => line.request_id === 'cut-2' && line.msg !== 'request');
     expect(ofRequest.filter((line) => Number(line.level) >= 50)).toEqual([]);
     expect(ofRequest).toEqual([expect.objectContaining({ level: 30, msg: 'client closed the connection before its request arrived whole' })]);
+    await app.close();
+  });
+
+  it('still logs an error of ours as one when its caller has hung up as well', async () => {
+    const { app, lines, port } = await listeningApp();
+    await cutOff(port, 'POST /broken HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-3\r\n\r\nfirst bytes');
+    await vi.waitFor(() => expect(lines.some((line) => line.request_id === 'cut-3' && line.msg === 'unhandled error')).toBe(true));
+    expect(lines.find((line) => line.request_id === 'cut-3' && line.msg === 'unhandled error')).toMatchObject({ level: 50 });
     await app.close();
   });
 

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { PublicError } from '../../src/errors.ts';
 import { KubeApiError } from '../../src/kube/index.ts';
@@ -61,7 +62,7 @@ export function problemDetails(app: FastifyInstance): void {
     if (error.validation) return sendProblem(reply, 400, validationDetail(error));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendProblem(reply, status, error.message);
-    if (!request.raw.complete && request.raw.destroyed) {
+    if (bodyCutOff(error, request.raw)) {
       // The caller hung up before its body arrived (a cancelled upload): reading the body failed, nothing of
       // ours did, and nobody is left to answer. Its access line says 499.
       request.log.info('client closed the connection before its request arrived whole');
@@ -70,6 +71,15 @@ export function problemDetails(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(reply, 500, 'The server failed to handle this request. It has been logged; retry later.');
   });
+}
+
+/**
+ * Whether `error` is the failure to read a body its caller stopped sending: a reset stream of a request that
+ * never arrived whole. Any other error of such a request (a failing dependency, say) is still ours.
+ */
+function bodyCutOff(error: FastifyError, raw: IncomingMessage): boolean {
+  const streamError = error.code === 'ECONNRESET' || error.code === 'ERR_STREAM_PREMATURE_CLOSE';
+  return streamError && !raw.complete && raw.destroyed;
 }
 
 /**

@@ -2,7 +2,7 @@ import { hashDeviceCode } from './device-code.ts';
 import { earliest, mintToken } from './issue-token.ts';
 import { oauthError, type DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
-import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER, pruneInactiveTokens } from './personal-tokens.ts';
+import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER, pruneInactiveTokensQuietly } from './personal-tokens.ts';
 import { knownScopes } from './scopes.ts';
 import { tokenHashesEqual } from './token.ts';
 
@@ -97,8 +97,8 @@ async function redeem(
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };
   if (!(await options.grants.update(redeemed, revision))) return undefined;
-  await pruneInactiveTokens(options.tokens, userId, now);
   await options.tokens.createToken(issued.record);
+  await pruneInactiveTokensQuietly(options.tokens, userId, now);
   return {
     status: 200,
     tokenId: issued.record.id,

@@ -60,25 +60,34 @@ export async function createPersonalToken(
   if (active >= MAX_ACTIVE_TOKENS_PER_USER) {
     throw new ConflictError(`You hold ${active} active tokens, the most a user may; revoke some (DELETE /v1/tokens/{tokenId}) before creating another.`);
   }
-  await pruneInactiveTokens(store, principal.userId, now);
   const expiresAt = expiryWithin(principal, request.expiresAt);
-  return issueToken(principal.userId, { scopes, description: request.description, expiresAt, userUid: user.uid }, store, now);
+  const issued = await issueToken(principal.userId, { scopes, description: request.description, expiresAt, userUid: user.uid }, store, now);
+  await pruneInactiveTokensQuietly(store, principal.userId, now);
+  return issued;
 }
 
 /**
  * Deletes `userId`'s oldest revoked or expired tokens beyond {@link MAX_INACTIVE_TOKENS_KEPT}, at most
- * {@link MAX_PRUNED_PER_CALL} of them; called before each token is made, so every user's stored tokens stay
- * within the active cap plus the inactive ones kept (and one making). Answers how many it deleted.
+ * {@link MAX_PRUNED_PER_CALL} of them; called as each token is made, so every user's stored tokens stay
+ * within the active cap plus the inactive ones kept. Answers how many it deleted.
  */
 export async function pruneInactiveTokens(store: Pick<TokenStore, 'listTokens' | 'deleteToken'>, userId: string, now: Date): Promise<number> {
   const inactive = (await store.listTokens(userId))
     .filter((token) => summarize(token, now).state !== 'active')
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
-  // Down to one below the bound: the token about to be made may itself become inactive.
+  // Down to one below the bound: the token just made may itself become inactive.
   const excess = inactive.slice(0, Math.max(0, Math.min(MAX_PRUNED_PER_CALL, inactive.length - (MAX_INACTIVE_TOKENS_KEPT - 1))));
   let deleted = 0;
   for (const token of excess) if (await store.deleteToken(token.id)) deleted += 1;
   return deleted;
+}
+
+/**
+ * {@link pruneInactiveTokens} as housekeeping after a token was made: a failure leaves the old tokens for the
+ * next token made to delete, and must not fail the request that made this one.
+ */
+export async function pruneInactiveTokensQuietly(store: Pick<TokenStore, 'listTokens' | 'deleteToken'>, userId: string, now: Date): Promise<void> {
+  await pruneInactiveTokens(store, userId, now).catch(() => undefined);
 }
 
 /** How many of `userId`'s tokens are neither revoked nor expired at `now` (the cap counts these). */

@@ -132,4 +132,19 @@ describe('AccessTokenCache', () => {
     cache.forget(recreated);
     expect(cache.get('tok-a')?.metadata?.uid).toBe('old');
   });
+
+  it('keeps a revocation it is asked to forget while the cache still holds that token unrevoked', () => {
+    const fake = fakeInformer();
+    const cache = new AccessTokenCache(fake.informer);
+    const live = token('tok-a', 'u1', h1);
+    fake.put(live);
+    const revoked = token('tok-a', 'u1', h1, true);
+    cache.record(revoked);
+    // Deleted at the apiserver (pruned) while the watch is away: forgetting the write would un-revoke it.
+    cache.forget(revoked);
+    expect(cache.get('tok-a')?.spec.revoked).toBe(true);
+    fake.remove(live);
+    expect(cache.get('tok-a')).toBeUndefined();
+    expect(cache.pendingWrites).toBe(0);
+  });
 });

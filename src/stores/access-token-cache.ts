@@ -87,6 +87,9 @@ export class AccessTokenCache {
   forget(object: AccessToken): void {
     const name = nameOf(object);
     if (uidOf(this.#written.get(name)?.object) !== uidOf(object)) return;
+    // The cache still holds that very object, as it was before our write (a revocation, say): dropping the
+    // write would bring the stale copy back. The informer's deletion event retires the write instead.
+    if (uidOf(this.#informer.get(name)) === uidOf(object)) return;
     this.#written.delete(name);
     this.#revision++;
   }

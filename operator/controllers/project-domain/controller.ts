@@ -6,7 +6,6 @@ import { findCondition } from '../../../src/conditions/index.ts';
 import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
 import { apiZoneGraceLeft, DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
-import { providerReason } from '../../../src/platform/domains/domain-status.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { Controller, type Result } from '../../runtime/controller.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
@@ -50,6 +49,19 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
   const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
   const reconciler = new DomainReconciler(store, deps.settings, now);
   const interval = deps.settings.recheckIntervalMs;
+  /**
+   * When each domain's zone last failed to be created for a reason retrying will not fix (credentials,
+   * limits), for the spec it had then. Until {@link STUCK_RETRY_MS} later the provider is not asked again,
+   * whatever event reconciles the domain meanwhile (the failure's own status write); a new spec is asked at
+   * once. A domain whose zone exists is never held: a record the provider rejected and its owner then fixed
+   * is written at once. In memory: a restarted operator asks once more, then waits again.
+   */
+  const stuckSince = new Map<string, { readonly uid: string | undefined; readonly generation: number | undefined; readonly at: number }>();
+  const stuckWaitLeft = (key: string, domain: ProjectDomain): number => {
+    const stuck = stuckSince.get(key);
+    if (!stuck || domain.status?.hostedZoneId || stuck.uid !== domain.metadata?.uid || stuck.generation !== domain.metadata?.generation) return 0;
+    return Math.max(0, stuck.at + STUCK_RETRY_MS - now().getTime());
+  };
 
   return new Controller<ProjectDomain>({
     name: 'projectdomain',
@@ -62,7 +74,10 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     rateLimiter: controllerRateLimiter<string>({ baseMs: 500, maxMs: 60_000 }),
     reconcile: async (key, { log }): Promise<Result> => {
       let domain = deps.domains.get(key);
-      if (!domain) return;
+      if (!domain) {
+        stuckSince.delete(key);
+        return;
+      }
       if (await runFinalizer(store.domainClient, domain, ZONE_FINALIZER, (d) => reconciler.retire(d).then(() => undefined))) return;
       if (domain.spec.deleted) {
         if (domain.status?.state !== 'deleted' || domain.metadata?.finalizers?.includes(ZONE_FINALIZER)) await report(domain, await reconciler.retire(domain));
@@ -71,14 +86,16 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       domain = await addFinalizer(store.domainClient, domain, ZONE_FINALIZER);
       const grace = apiZoneGraceLeft(domain, now());
       if (grace > 0) return { requeueAfter: grace };
-      const stuck = stuckWaitLeft(domain, now());
+      const stuck = stuckWaitLeft(key, domain);
       if (stuck > 0) return { requeueAfter: stuck };
       const due = domain.status?.state === 'managed' && nextCheckIn(domain.status.lastCheckedAt, interval, now()) === 0;
       const pass = await reconciler.reconcile(domain, { checkDelegation: due });
       await report(domain, pass.domain);
+      stuckSince.delete(key);
       if (pass.failure) {
         log.warn('DNS provider failed', { code: pass.failure.code, op: pass.failure.op, providerCode: pass.failure.providerCode });
         if (pass.failure.retryable) throw pass.failure;
+        stuckSince.set(key, { uid: domain.metadata?.uid, generation: domain.metadata?.generation, at: now().getTime() });
         return { requeueAfter: STUCK_RETRY_MS };
       }
       if (pass.domain.status?.state === 'managed') return { requeueAfter: Math.max(1000, nextCheckIn(pass.domain.status.lastCheckedAt, interval, now())) };
@@ -95,22 +112,6 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     if (!is || (was?.status === is.status && was.reason === is.reason)) return;
     await deps.events.event(after, NORMAL.has(is.reason) ? 'Normal' : 'Warning', is.reason, is.message);
   }
-}
-
-/** Zone failures retrying soon would not fix; the others (`ProviderUnavailable`, `ProviderThrottled`) retry at once. */
-const RETRYABLE_ZONE_REASONS: ReadonlySet<string> = new Set([providerReason('unavailable'), providerReason('throttled')]);
-
-/**
- * How long a domain whose zone failed for a reason retrying will not fix still waits before the provider
- * is asked again: the rest of {@link STUCK_RETRY_MS} since the failure was recorded, unless the spec has
- * changed since. Without it, the event of the failure's own status write would ask again at once.
- */
-function stuckWaitLeft(domain: ProjectDomain, now: Date): number {
-  const zone = findCondition(domain.status?.conditions, 'ZoneReady');
-  if (!zone || zone.status !== 'False' || !zone.reason.startsWith('Provider') || RETRYABLE_ZONE_REASONS.has(zone.reason)) return 0;
-  if (domain.status?.hostedZoneId || domain.status?.observedGeneration !== domain.metadata?.generation) return 0;
-  const since = Date.parse(zone.lastTransitionTime ?? '');
-  return Number.isNaN(since) ? 0 : Math.max(0, since + STUCK_RETRY_MS - now.getTime());
 }
 
 /** A DnsRecord reconciles the ProjectDomain it names. */

@@ -95,9 +95,10 @@ export class ProjectDomains {
     // backs off. Creation times have whole seconds: an object that is first only because its name sorts first
     // among those of its second backs off too, since the other's writer may have checked before this object
     // existed and answered 201 already (both may back off; then neither add stands and the caller retries).
-    // Adds made before this label existed are in the cache, and the check above refused them already.
-    const rivals = await this.#store.domainClient.list('', { labelSelector: `${DOMAIN_NAME_LABEL}=${domainNameLabel(domain)}` });
-    const holders = rivals.items.filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
+    // Objects without the label (applied with kubectl, or added by an older replica) come from the cache.
+    const labelled = await this.#store.domainClient.list('', { labelSelector: `${DOMAIN_NAME_LABEL}=${domainNameLabel(domain)}` });
+    const rivals = new Map([...this.#store.holders(domain), ...labelled.items].map((d) => [d.metadata?.uid, d]));
+    const holders = [...rivals.values()].filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
     if (mustGiveWay(created, holders)) {
       await this.#store.domainClient.patch(project, created.metadata?.name ?? '', { metadata: { finalizers: null } });
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '');
@@ -133,7 +134,8 @@ export class ProjectDomains {
     await this.#store.settleObject(this.#store.caches.domains, marked);
     try {
       const retired = await this.#reconciler.retire(marked);
-      await this.#pruneHistory(project);
+      // Housekeeping: a failure leaves the old history for the next delete, and must not fail this one.
+      await this.#pruneHistory(project).catch(() => undefined);
       return domainView(retired);
     } catch (err) {
       if (!(err instanceof PublicError)) throw err;
