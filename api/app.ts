@@ -64,14 +64,15 @@ const JSON_BODY_LIMIT = 256 * 1024;
 /**
  * Bodies are JSON (the OAuth and deploy routes add their own types): Fastify's `text/plain` parser goes, so
  * such a body is a 415 rather than a string the schema then refuses. A JSON content type with no body is
- * accepted on routes that take none: many clients send the header on every request, DELETE included.
+ * accepted on routes that take none: many clients send the header on every request, DELETE included. A
+ * request no route matches is answered 404 or 405 whatever its body holds, so that body is not parsed.
  */
 function jsonBodiesOnly(app: FastifyInstance): void {
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '' && request.routeOptions.schema?.body === undefined) return done(null, undefined);
+    if (request.is404 || (body === '' && request.routeOptions.schema?.body === undefined)) return done(null, undefined);
     parseJson(request, body as string, done);
   });
 }

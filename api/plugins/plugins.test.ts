@@ -24,6 +24,16 @@ describe('routing errors', () => {
     await app.close();
   });
 
+  it('answers a request no route matches 404 or 405 whatever its body, without parsing it', async () => {
+    const app = await buildApp({ readiness: [] });
+    const json = { 'content-type': 'application/json' };
+    expect((await app.inject({ method: 'POST', url: '/nope', headers: json, payload: '{"broken":' })).statusCode).toBe(404);
+    const wrongMethod = await app.inject({ method: 'POST', url: '/healthz', headers: json, payload: '{"broken":' });
+    expect(wrongMethod.statusCode).toBe(405);
+    expect(wrongMethod.headers.allow).toBe('GET, HEAD');
+    await app.close();
+  });
+
   it.each(['/healthz/', '/openapi.json/'])('answers %s, a path no route serves (a trailing slash), 404 whatever the method', async (url) => {
     const app = await buildApp({ readiness: [] });
     for (const method of ['GET', 'DELETE'] as const) {
