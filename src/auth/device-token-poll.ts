@@ -1,7 +1,7 @@
 import { hashDeviceCode } from './device-code.ts';
 import { earliest, mintToken } from './issue-token.ts';
 import { oauthError, type DeviceTokenResponse } from './oauth-error.ts';
-import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
+import type { DeviceGrant, DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore, UserRecord } from './ports.ts';
 import { countActiveTokens, MAX_ACTIVE_TOKENS_PER_USER, pruneInactiveTokensQuietly } from './personal-tokens.ts';
 import { knownScopes } from './scopes.ts';
 import { tokenHashesEqual } from './token.ts';
@@ -87,13 +87,13 @@ async function redeem(
   const expiresAt = earliest(lifetime === undefined ? undefined : new Date(now.getTime() + lifetime * 1000), approval.notAfter);
   if (expiresAt && expiresAt.getTime() <= now.getTime()) return oauthError('expired_token', 'The token that approved this sign-in has expired; start a new sign-in.');
   // Either refusal is final (RFC 8628: a client stops polling on access_denied): the grant is denied.
-  const refusal = await mintRefusal(options.tokens, userId, now);
+  const user = await options.tokens.getUser(userId);
+  const refusal = await mintRefusal(options.tokens, user, userId, now);
   if (refusal !== undefined) {
     if (!(await options.grants.update({ ...grant, lastPolledAt: now, state: { kind: 'denied', userId } }, revision))) return undefined;
     return oauthError('access_denied', refusal);
   }
-  const userUid = (await options.tokens.getUser(userId))?.uid;
-  const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt, userUid }, now);
+  const issued = mintToken(userId, { scopes, description: `Device sign-in on ${now.toISOString().slice(0, 10)}`, expiresAt, userUid: user?.uid }, now);
   const state = { kind: 'redeemed', userId, tokenId: issued.record.id } as const;
   const redeemed: DeviceGrant = { ...grant, lastPolledAt: now, state };
   if (!(await options.grants.update(redeemed, revision))) return undefined;
@@ -114,10 +114,10 @@ async function redeem(
 /**
  * Why no token may be minted for `userId` now, checked as it is minted and not only at approval: the user
  * may have been deleted since (a token minted now would outlive the deletion's revocations), or may have
- * reached the cap by other sign-ins.
+ * reached the cap by other sign-ins. `user`: the approving user as read now (undefined: deleted).
  */
-async function mintRefusal(tokens: PollOptions['tokens'], userId: string, now: Date): Promise<string | undefined> {
-  if (!(await tokens.getUser(userId))) return 'The user who approved this sign-in no longer exists.';
+async function mintRefusal(tokens: PollOptions['tokens'], user: UserRecord | undefined, userId: string, now: Date): Promise<string | undefined> {
+  if (!user) return 'The user who approved this sign-in no longer exists.';
   if ((await countActiveTokens(tokens, userId, now)) >= MAX_ACTIVE_TOKENS_PER_USER) {
     return `The approving user holds the ${MAX_ACTIVE_TOKENS_PER_USER} active tokens a user may; revoke some, then start a new sign-in.`;
   }

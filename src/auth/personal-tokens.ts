@@ -1,3 +1,4 @@
+import { oldestBeyond } from '../collections/retention.ts';
 import { requireScope, type Principal } from './authenticate.ts';
 import { ConflictError, NotFoundError, UnauthorizedError } from './errors.ts';
 import { assertCanGrant, expiryWithin, issueToken, type IssuedToken } from './issue-token.ts';
@@ -76,7 +77,7 @@ export async function pruneInactiveTokens(store: Pick<TokenStore, 'listTokens' |
     .filter((token) => summarize(token, now).state !== 'active')
     .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   // Down to one below the bound: the token just made may itself become inactive.
-  const excess = inactive.slice(0, Math.max(0, Math.min(MAX_PRUNED_PER_CALL, inactive.length - (MAX_INACTIVE_TOKENS_KEPT - 1))));
+  const excess = oldestBeyond(inactive, MAX_INACTIVE_TOKENS_KEPT - 1, MAX_PRUNED_PER_CALL);
   let deleted = 0;
   for (const token of excess) if (await store.deleteToken(token.id)) deleted += 1;
   return deleted;

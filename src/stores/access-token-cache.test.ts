@@ -76,7 +76,7 @@ describe('AccessTokenCache', () => {
     const created = token('tok-a', 'u1', h1);
     cache.record(created);
     expect(cache.findByHash(h1)).toEqual([created]);
-    expect(cache.list()).toEqual([created]);
+    expect(cache.listForUser('alice')).toEqual([created]);
     fake.put(created);
     expect(cache.pendingWrites).toBe(0);
   });

@@ -63,10 +63,6 @@ export class AccessTokenCache {
     return this.#resolve(names).filter((object) => object.spec.tokenHash === tokenHash);
   }
 
-  list(): AccessToken[] {
-    return this.#resolve(new Set([...this.#informer.list().map(nameOf), ...this.#written.keys()]));
-  }
-
   /** Every token of `userId`. */
   listForUser(userId: string): AccessToken[] {
     const names = new Set(this.#namesByUser.get(userId));

@@ -5,6 +5,7 @@ import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
 import { PublicError } from '../../errors.ts';
 import { isNotFound } from '../../kube/index.ts';
+import { oldestBeyond } from '../../collections/retention.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { byAge, isActive, mustGiveWay, type DomainStore } from './domain-store.ts';
 import { ZONE_CREATOR_ANNOTATION, ZONE_FINALIZER, type DomainReconciler } from './domain-reconciler.ts';
@@ -152,8 +153,7 @@ export class ProjectDomains {
       .allDomains(project)
       .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER))
       .sort(byAge);
-    const excess = retired.slice(0, Math.max(0, Math.min(MAX_HISTORY_PRUNED_PER_CALL, retired.length - MAX_DELETED_DOMAINS_KEPT)));
-    for (const old of excess) await this.#store.domainClient.delete(project, old.metadata?.name ?? '');
+    for (const old of oldestBeyond(retired, MAX_DELETED_DOMAINS_KEPT, MAX_HISTORY_PRUNED_PER_CALL)) await this.#store.domainClient.delete(project, old.metadata?.name ?? '');
   }
 
   #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string): void {
