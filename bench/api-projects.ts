@@ -1,6 +1,6 @@
 // `make bench`: throughput and latency of `GET /v1/projects` on a real cw-api (member token, answered from
 // the informer cache) against `GET /hello` on bare Fastify, same Node, same machine, loaded one after the
-// other in many short interleaved rounds (bare, bare with access log, cw-api, cw-api at warn; the order
+// other in many short interleaved rounds (bare, bare with access log, bare on cw-api's server, cw-api, cw-api at warn; the order
 // rotating), each round's ratio taken against the same round's bare Fastify, medians reported.
 // Starts what it needs (a local control plane, no MinIO or moto), every server and the load generator in a
 // child process of its own. Prints PASS/MISS against the targets; exits non-zero only when the run itself
@@ -109,9 +109,10 @@ async function main(): Promise<void> {
   // The per-caller rate limit (50/s by default) would answer nearly every request with 429; it is raised
   // out of reach, so its bookkeeping is still measured but never refuses.
   const apiEnv = { KUBECONFIG: cluster.kubeconfig, CW_API_RATE_LIMIT: '1000000000', CW_API_RATE_BURST: '1000000000' };
-  const [bare, bareLogged, apiShipped, apiQuiet] = await Promise.all([
+  const [bare, bareLogged, bareSameServer, apiShipped, apiQuiet] = await Promise.all([
     startServer('bare-fastify', 'bench/bare-fastify.ts', {}, '/hello'),
     startServer('bare-fastify-logged', 'bench/bare-fastify.ts', { BENCH_ACCESS_LOG: '1' }, '/hello'),
+    startServer('bare-fastify-empty-bodies', 'bench/bare-fastify.ts', { BENCH_EMPTY_BODIES: '1' }, '/hello'),
     startServer('cw-api', 'bin/cw-api.ts', apiEnv, '/healthz'),
     startServer('cw-api-warn', 'bin/cw-api.ts', { ...apiEnv, CW_LOG_LEVEL: 'warn' }, '/healthz'),
   ]);
@@ -126,9 +127,11 @@ async function main(): Promise<void> {
 
   const plain: Target = { label: 'bare Fastify  GET /hello (no logger)', url: `${bare}/hello` };
   const logged: Target = { label: 'bare Fastify  GET /hello (access log, info)', url: `${bareLogged}/hello` };
+  const sameServer: Target = { label: 'bare Fastify  GET /hello (cw-api\'s server, no logger)', url: `${bareSameServer}/hello` };
   const targets: Target[] = [
     plain,
     logged,
+    sameServer,
     { label: 'cw-api        GET /v1/projects (info, as shipped)', url: `${apiShipped}/v1/projects`, token: member.token },
     { label: 'cw-api        GET /v1/projects (warn: no access log)', url: `${apiQuiet}/v1/projects`, token: member.token },
   ];
@@ -151,8 +154,7 @@ function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
   // Each round's ratio against the same round's reference, then the median of those.
   const ratios = (target: Target, reference: Target): number[] => of(target).map((r, i) => r.requestsPerSecond / (of(reference)[i]?.requestsPerSecond ?? Number.NaN));
   const ratio = (target: Target, reference: Target): number => median(ratios(target, reference));
-  const plain = targets[0] as Target;
-  const logged = targets[1] as Target;
+  const [plain, logged, sameServer, shippedApi] = targets as [Target, Target, Target, Target];
   const rows = targets.map((target) => ({
     label: target.label,
     rps: median(of(target).map((r) => r.requestsPerSecond)),
@@ -160,24 +162,27 @@ function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
     p99: median(of(target).map((r) => r.p99Ms)),
     plain: target === plain ? 1 : ratio(target, plain),
     logged: target === plain ? undefined : ratio(target, logged),
+    sameServer: target === plain || target === logged ? undefined : ratio(target, sameServer),
     range: `${Math.min(...of(target).map((r) => r.requestsPerSecond)).toFixed(0)}–${Math.max(...of(target).map((r) => r.requestsPerSecond)).toFixed(0)}`,
   }));
-  const shipped = ratios(targets[2] as Target, plain);
+  const shipped = ratios(shippedApi, plain);
+  const shippedSameServer = ratios(shippedApi, sameServer);
   const lines = [
     '',
     `Node ${process.version}, Fastify ${fastify}; ${connections} connections, ${warmupSeconds} s warm-up (then ${laterWarmupSeconds} s), ${durationSeconds} s measured; ${rounds} interleaved rounds, medians`,
     `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end (anything else running moves these numbers)`,
     '',
-    `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}   req/s, slowest–fastest round`,
+    `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}${'× same server'.padStart(15)}   req/s, slowest–fastest round`,
     ...rows.map(
       (row) =>
-        `${row.label.padEnd(54)}${row.rps.toFixed(0).padStart(8)}${row.p50.toFixed(0).padStart(8)}${row.p99.toFixed(0).padStart(8)}${row.plain.toFixed(2).padStart(8)}${(row.logged === undefined ? '' : row.logged.toFixed(2)).padStart(12)}   ${row.range}`,
+        `${row.label.padEnd(54)}${row.rps.toFixed(0).padStart(8)}${row.p50.toFixed(0).padStart(8)}${row.p99.toFixed(0).padStart(8)}${row.plain.toFixed(2).padStart(8)}${(row.logged === undefined ? '' : row.logged.toFixed(2)).padStart(12)}${(row.sameServer === undefined ? '' : row.sameServer.toFixed(2)).padStart(15)}   ${row.range}`,
     ),
     '',
     `cw-api as shipped against bare Fastify, round by round: median ${median(shipped).toFixed(2)}, quartiles ${quantile(shipped, 0.25).toFixed(2)}–${quantile(shipped, 0.75).toFixed(2)}, ${shipped.filter((r) => r >= TARGET_RATIO).length} of ${shipped.length} rounds at ≥ ${TARGET_RATIO}`,
+    `cw-api as shipped against bare Fastify on cw-api's server (Node's optimizeEmptyRequests), round by round: median ${median(shippedSameServer).toFixed(2)}, quartiles ${quantile(shippedSameServer, 0.25).toFixed(2)}–${quantile(shippedSameServer, 0.75).toFixed(2)}`,
     '',
     `targets for cw-api as shipped: throughput ≥ ${TARGET_RATIO} × bare Fastify (no logger), p99 < ${TARGET_P99_MS} ms`,
-    ...rows.slice(2).flatMap((row) => {
+    ...rows.slice(3).flatMap((row) => {
       const name = row.label.replace(/\s+/g, ' ');
       return [
         `  ${row.plain >= TARGET_RATIO ? 'PASS' : 'MISS'} throughput  ${name}: ${row.plain.toFixed(2)} × bare (${(row.logged ?? 0).toFixed(2)} × bare with the same access log)`,

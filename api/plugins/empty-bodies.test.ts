@@ -1,0 +1,83 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { connect, type AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyBodyServer } from './empty-bodies.ts';
+
+let app: FastifyInstance;
+let port: number;
+
+beforeAll(async () => {
+  app = Fastify({ serverFactory: emptyBodyServer, requestTimeout: 60_000 });
+  const echo = { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } };
+  app.post('/echo', echo, async (request) => ({ body: request.body }));
+  app.post('/bodyless', async (request) => ({ body: request.body ?? null, ended: request.raw.readableEnded }));
+  app.get('/ended', async (request) => ({ ended: request.raw.readableEnded }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  port = (app.server.address() as AddressInfo).port;
+});
+afterAll(() => app.close());
+
+/** Sends `raw` on a fresh connection and resolves with the first response's status and body. */
+function exchange(raw: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    socket.setTimeout(5_000, () => socket.destroy(new Error(`no answer within 5 s to ${JSON.stringify(raw.split('\r\n')[0])}`)));
+    socket.on('data', (chunk) => {
+      answer += String(chunk);
+      const [head = '', body = ''] = answer.split('\r\n\r\n');
+      const length = /content-length: (\d+)/i.exec(head)?.[1];
+      if (length !== undefined && Buffer.byteLength(body) >= Number(length)) {
+        socket.destroy();
+        resolve({ status: Number(head.split(' ')[1]), body });
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe('the server for requests without a body', () => {
+  it('hands a request with neither Content-Length nor Transfer-Encoding over already ended', async () => {
+    expect(await exchange('GET /ended HTTP/1.1\r\nHost: x\r\n\r\n')).toEqual({ status: 200, body: '{"ended":true}' });
+  });
+
+  it('answers a body method naming a content type but sending no body, instead of waiting for one', async () => {
+    const head = 'Host: x\r\nContent-Type: application/json\r\n\r\n';
+    const refused = await exchange(`POST /echo HTTP/1.1\r\n${head}`);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body).message).toBe('body must be object');
+    expect(await exchange(`POST /bodyless HTTP/1.1\r\n${head}`)).toEqual({ status: 200, body: '{"body":null,"ended":true}' });
+  });
+
+  it('still reads bodies sent with a length or in chunks', async () => {
+    const json = '{"name":"a"}';
+    const sized = await exchange(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}`);
+    expect(sized).toEqual({ status: 200, body: `{"body":${json}}` });
+    const chunked = await exchange(`POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${json.length.toString(16)}\r\n${json}\r\n0\r\n\r\n`);
+    expect(chunked).toEqual({ status: 200, body: `{"body":${json}}` });
+  });
+
+  it('serves several requests on one connection, bodyless and not', async () => {
+    const json = '{"name":"b"}';
+    const raw = `GET /ended HTTP/1.1\r\nHost: x\r\n\r\nPOST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${json.length}\r\n\r\n${json}GET /ended HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`;
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+      socket.on('data', (chunk) => (text += String(chunk)));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(answer.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(answer).toContain(`{"body":${json}}`);
+  });
+
+  it('keeps the timeouts Fastify sets on servers it makes itself', async () => {
+    const plain = Fastify({ requestTimeout: 60_000 });
+    await plain.ready();
+    for (const key of ['keepAliveTimeout', 'requestTimeout', 'timeout', 'maxRequestsPerSocket'] as const) {
+      expect(app.server[key], key).toBe(plain.server[key]);
+    }
+    expect(app.server.requestTimeout).toBe(60_000);
+    await plain.close();
+  });
+});
