@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { DeviceFlow, TokenStore } from '../src/auth/index.ts';
+import { BadRequestError, type DeviceFlow, type TokenStore } from '../src/auth/index.ts';
 import type { AppEnvironment } from '../src/platform/app-environment.ts';
 import type { AppDirectory } from '../src/platform/apps.ts';
 import type { BuildCatalog } from '../src/platform/builds.ts';
@@ -74,8 +74,21 @@ function jsonBodiesOnly(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (request.is404 || (body === '' && request.routeOptions.schema?.body === undefined)) return done(null, undefined);
-    parseJson(request, body as string, done);
+    parseJson(request, body as string, (err, value) => done(err && parsesAsJson(body as string) ? new BadRequestError(PROTOTYPE_KEYS) : err, value));
   });
+}
+
+/** Why valid JSON was refused: the parser refuses keys that would reach an object's prototype. */
+const PROTOTYPE_KEYS = 'The body is refused: it has a "__proto__" key, or a "constructor" object with a "prototype" key.';
+
+/** Whether `text` is JSON at all, asked only once the parser has refused it, to say why. */
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Builds the API: plugins first, then every route, registered explicitly. `server.ts` owns listening. */

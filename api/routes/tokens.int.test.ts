@@ -78,6 +78,19 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     expect(revoked.statusCode).toBe(204);
   });
 
+  it('says why valid JSON reaching for a prototype is refused, apart from JSON that is not valid', async () => {
+    const post = (payload: string) =>
+      p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...bearer(aliceToken), 'content-type': 'application/json' }, payload });
+    for (const payload of ['{"__proto__":{"admin":true},"description":"x","scopes":["projects:read"]}', '{"description":"x","constructor":{"prototype":{}}}']) {
+      const refused = await post(payload);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().detail).toBe('The body is refused: it has a "__proto__" key, or a "constructor" object with a "prototype" key.');
+    }
+    const broken = await post('{"description":');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().detail).toBe("Body is not valid JSON but content-type is set to 'application/json'");
+  });
+
   it('refuses an expired token with 401 and lists it as expired', async () => {
     const created = await createToken({ description: 'short-lived', scopes: ['projects:read'], expires_in_days: 1 });
     expect(created.statusCode).toBe(201);
