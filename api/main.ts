@@ -18,8 +18,9 @@ import { startServer, trustProxyFromEnv } from './server.ts';
 
 /**
  * `cw-api`: the platform API server. Configuration from the environment: KUBECONFIG (else in-cluster),
- * CW_API_HOST (default 127.0.0.1), CW_API_PORT (default 8080), CW_API_PUBLIC_URL (how users reach it, for
- * links such as the device verification page; default http://CW_API_HOST:CW_API_PORT),
+ * CW_API_HOST (default 127.0.0.1; a host name listens on its first address only), CW_API_PORT (default
+ * 8080), CW_API_PUBLIC_URL (how users reach it, for links such as the device verification page; default
+ * http://CW_API_HOST:CW_API_PORT),
  * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
  * (requests per second and burst per caller, default 50 and 200), CW_API_TRUST_PROXY (`trustProxyFromEnv`).
  *

@@ -17,6 +17,13 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
+const pick = (server: FastifyInstance['server']) => ({
+  keepAliveTimeout: server.keepAliveTimeout,
+  requestTimeout: server.requestTimeout,
+  timeout: server.timeout,
+  maxRequestsPerSocket: server.maxRequestsPerSocket,
+});
+
 /** Sends `raw` on a fresh connection and resolves with the first response's status and body. */
 function exchange(raw: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
@@ -71,13 +78,43 @@ describe('the server for requests without a body', () => {
     expect(answer).toContain(`{"body":${json}}`);
   });
 
-  it('keeps the timeouts Fastify sets on servers it makes itself', async () => {
-    const plain = Fastify({ requestTimeout: 60_000 });
-    await plain.ready();
-    for (const key of ['keepAliveTimeout', 'requestTimeout', 'timeout', 'maxRequestsPerSocket'] as const) {
-      expect(app.server[key], key).toBe(plain.server[key]);
-    }
-    expect(app.server.requestTimeout).toBe(60_000);
-    await plain.close();
+  it('keeps the timeouts Fastify sets on servers it makes itself, and the caller\'s own http options', async () => {
+    const options = { requestTimeout: 60_000, keepAliveTimeout: 5_000, connectionTimeout: 1_234, maxRequestsPerSocket: 7 };
+    const ours = Fastify({ ...options, serverFactory: emptyBodyServer, http: { maxHeaderSize: 1024, requireHostHeader: false } });
+    const plain = Fastify(options);
+    await Promise.all([ours.ready(), plain.ready()]);
+    // Node keeps these options on the server without declaring them.
+    const { maxHeaderSize, requireHostHeader } = ours.server as unknown as { maxHeaderSize: number; requireHostHeader: boolean };
+    expect({ ...pick(ours.server), maxHeaderSize, requireHostHeader }).toEqual({
+      ...pick(plain.server),
+      maxHeaderSize: 1024,
+      requireHostHeader: false,
+    });
+    expect(pick(ours.server)).toEqual({ keepAliveTimeout: 5_000, requestTimeout: 60_000, timeout: 1_234, maxRequestsPerSocket: 7 });
+    await Promise.all([ours.close(), plain.close()]);
+  });
+
+  it('refuses to stand in for an https or http2 server', () => {
+    expect(() => Fastify({ serverFactory: emptyBodyServer, https: {} } as never)).toThrow('The empty-body server serves plain HTTP/1.1');
+  });
+
+  it('shows a caller hanging up on the socket, not on the request stream, which is closed from the start', async () => {
+    let seen: (events: string[]) => void = () => undefined;
+    const events = new Promise<string[]>((resolve) => (seen = resolve));
+    const hangUp = Fastify({ serverFactory: emptyBodyServer });
+    hangUp.get('/wait', (request) => {
+      const heard: string[] = [];
+      request.raw.once('close', () => heard.push('request close'));
+      request.raw.socket.once('close', () => {
+        heard.push('socket close');
+        setTimeout(() => seen(heard), 50);
+      });
+      return new Promise(() => undefined);
+    });
+    await hangUp.listen({ host: '127.0.0.1', port: 0 });
+    const socket = connect((hangUp.server.address() as AddressInfo).port, '127.0.0.1', () => socket.write('GET /wait HTTP/1.1\r\nHost: x\r\n\r\n'));
+    setTimeout(() => socket.destroy(), 100);
+    expect(await events).toEqual(['socket close']);
+    await hangUp.close();
   });
 });
