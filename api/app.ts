@@ -13,7 +13,7 @@ import { connectionProblem, problemDetails, sendProblem } from './plugins/proble
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
-import { emptyBodyServer } from './plugins/empty-bodies.ts';
+import { apiHttpServer } from './plugins/http-server.ts';
 import { echoRequestId, requestId, requestIdOptions } from './plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
@@ -97,8 +97,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const logController = options.logController ?? accessLogController();
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
-    // Bodyless requests (nearly all of them) skip the request stream's life cycle: plugins/empty-bodies.ts.
-    serverFactory: emptyBodyServer,
+    // Bodyless requests (nearly all of them) skip the request stream's life cycle: plugins/http-server.ts.
+    serverFactory: apiHttpServer,
     // A request (a deploy upload above all) must arrive whole within five minutes, else 408: Node's own
     // default, which Fastify turns off. A slow upload would otherwise hold its upload slot for ever.
     requestTimeout: REQUEST_TIMEOUT_MS,

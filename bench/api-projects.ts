@@ -112,7 +112,7 @@ async function main(): Promise<void> {
   const [bare, bareLogged, bareSameServer, apiShipped, apiQuiet] = await Promise.all([
     startServer('bare-fastify', 'bench/bare-fastify.ts', {}, '/hello'),
     startServer('bare-fastify-logged', 'bench/bare-fastify.ts', { BENCH_ACCESS_LOG: '1' }, '/hello'),
-    startServer('bare-fastify-empty-bodies', 'bench/bare-fastify.ts', { BENCH_EMPTY_BODIES: '1' }, '/hello'),
+    startServer('bare-fastify-api-server', 'bench/bare-fastify.ts', { BENCH_API_SERVER: '1' }, '/hello'),
     startServer('cw-api', 'bin/cw-api.ts', apiEnv, '/healthz'),
     startServer('cw-api-warn', 'bin/cw-api.ts', { ...apiEnv, CW_LOG_LEVEL: 'warn' }, '/healthz'),
   ]);

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../app.ts';
 import { accessLogController } from './access-log.ts';
-import { emptyBodyServer } from './empty-bodies.ts';
+import { apiHttpServer } from './http-server.ts';
 import { KubeApiError } from '../../src/kube/index.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './rate-limit.ts';
@@ -153,7 +153,7 @@ describe('access lines of requests whose client went away', () => {
     const lines: Record<string, unknown>[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
     // On the server cw-api listens with, where a bodyless request's stream never reports a hang-up.
-    const app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, serverFactory: emptyBodyServer, ...requestIdOptions, logController: accessLogController(), ...lazyRequestLoggers });
+    const app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, serverFactory: apiHttpServer, ...requestIdOptions, logController: accessLogController(), ...lazyRequestLoggers });
     let answer: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     let entered: () => void = () => undefined;

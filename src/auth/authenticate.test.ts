@@ -58,6 +58,12 @@ describe('authenticate: refusals', () => {
     { name: 'Bearer without a token', header: async () => 'Bearer', detail: /carries no token/, presented: false },
     { name: 'Bearer and spaces', header: async () => 'Bearer    ', detail: /carries no token/, presented: false },
     { name: 'two credentials', header: async () => `Bearer ${generateToken()} x`, detail: /malformed/, presented: true },
+    {
+      name: 'two Authorization headers, joined by the server, a valid token first',
+      header: async () => `Bearer ${await tokenOf('alice', ['apps:read'])}, Bearer ${generateToken()}`,
+      detail: /^The request carries more than one Authorization header or credential; send exactly one\.$/,
+      presented: true,
+    },
     { name: "another vendor's token", header: async () => 'Bearer ghp_0123456789abcdefghij0123456789abcdef', detail: /not a Cloudwright access token/, presented: true },
     { name: 'a truncated token', header: async () => `Bearer ${generateToken().slice(0, 30)}`, detail: /malformed/, presented: true },
     { name: 'a mistyped token', header: async () => `Bearer ${typo(await tokenOf('alice', ['apps:read']))}`, detail: /checksum does not match/, presented: true },

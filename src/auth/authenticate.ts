@@ -56,6 +56,8 @@ export function bearerToken(authorizationHeader: string | undefined): PlaintextT
     throw absent('The Authorization header must use the Bearer scheme: "Authorization: Bearer cwt_…".');
   }
   if (parts.length === 1) throw absent('The Authorization header names the Bearer scheme but carries no token.');
+  // A header sent twice arrives joined by a comma (api/plugins/http-server.ts); no token holds one.
+  if (header.includes(',')) throw presented('The request carries more than one Authorization header or credential; send exactly one.');
   if (parts.length > 2) throw presented(REJECTION_DETAIL.format);
 
   const parsed = parseToken(parts[1] ?? '');

@@ -1,17 +1,18 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emptyBodyServer } from './empty-bodies.ts';
+import { apiHttpServer } from './http-server.ts';
 
 let app: FastifyInstance;
 let port: number;
 
 beforeAll(async () => {
-  app = Fastify({ serverFactory: emptyBodyServer, requestTimeout: 60_000 });
+  app = Fastify({ serverFactory: apiHttpServer, requestTimeout: 60_000 });
   const echo = { schema: { body: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } } };
   app.post('/echo', echo, async (request) => ({ body: request.body }));
   app.post('/bodyless', async (request) => ({ body: request.body ?? null, ended: request.raw.readableEnded }));
   app.get('/ended', async (request) => ({ ended: request.raw.readableEnded }));
+  app.get('/authorization', async (request) => ({ authorization: request.headers.authorization ?? null }));
   await app.listen({ host: '127.0.0.1', port: 0 });
   port = (app.server.address() as AddressInfo).port;
 });
@@ -43,7 +44,7 @@ function exchange(raw: string): Promise<{ status: number; body: string }> {
   });
 }
 
-describe('the server for requests without a body', () => {
+describe('the HTTP server cw-api listens with', () => {
   it('hands a request with neither Content-Length nor Transfer-Encoding over already ended', async () => {
     expect(await exchange('GET /ended HTTP/1.1\r\nHost: x\r\n\r\n')).toEqual({ status: 200, body: '{"ended":true}' });
   });
@@ -78,9 +79,14 @@ describe('the server for requests without a body', () => {
     expect(answer).toContain(`{"body":${json}}`);
   });
 
+  it('hands a header sent twice over with both values, not only the first', async () => {
+    const answer = await exchange('GET /authorization HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer first\r\nAuthorization: Bearer second\r\n\r\n');
+    expect(answer).toEqual({ status: 200, body: '{"authorization":"Bearer first, Bearer second"}' });
+  });
+
   it('keeps the timeouts Fastify sets on servers it makes itself, and the caller\'s own http options', async () => {
     const options = { requestTimeout: 60_000, keepAliveTimeout: 5_000, connectionTimeout: 1_234, maxRequestsPerSocket: 7 };
-    const ours = Fastify({ ...options, serverFactory: emptyBodyServer, http: { maxHeaderSize: 1024, requireHostHeader: false } });
+    const ours = Fastify({ ...options, serverFactory: apiHttpServer, http: { maxHeaderSize: 1024, requireHostHeader: false } });
     const plain = Fastify(options);
     await Promise.all([ours.ready(), plain.ready()]);
     // Node keeps these options on the server without declaring them.
@@ -95,13 +101,13 @@ describe('the server for requests without a body', () => {
   });
 
   it('refuses to stand in for an https or http2 server', () => {
-    expect(() => Fastify({ serverFactory: emptyBodyServer, https: {} } as never)).toThrow('The empty-body server serves plain HTTP/1.1');
+    expect(() => Fastify({ serverFactory: apiHttpServer, https: {} } as never)).toThrow("cw-api's HTTP server serves plain HTTP/1.1");
   });
 
   it('shows a caller hanging up on the socket, not on the request stream, which is closed from the start', async () => {
     let seen: (events: string[]) => void = () => undefined;
     const events = new Promise<string[]>((resolve) => (seen = resolve));
-    const hangUp = Fastify({ serverFactory: emptyBodyServer });
+    const hangUp = Fastify({ serverFactory: apiHttpServer });
     hangUp.get('/wait', (request) => {
       const heard: string[] = [];
       request.raw.once('close', () => heard.push('request close'));
