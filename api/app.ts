@@ -97,7 +97,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const logController = options.logController ?? accessLogController();
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
-    // Bodyless requests (nearly all of them) skip the request stream's life cycle: plugins/http-server.ts.
+    // Node's server, with bodyless requests (nearly all) skipping their stream's life cycle and repeated
+    // headers joined rather than dropped: plugins/http-server.ts.
     serverFactory: apiHttpServer,
     // A request (a deploy upload above all) must arrive whole within five minutes, else 408: Node's own
     // default, which Fastify turns off. A slow upload would otherwise hold its upload slot for ever.

@@ -1,7 +1,8 @@
 // `make bench`: throughput and latency of `GET /v1/projects` on a real cw-api (member token, answered from
 // the informer cache) against `GET /hello` on bare Fastify, same Node, same machine, loaded one after the
-// other in many short interleaved rounds (bare, bare with access log, bare on cw-api's server, cw-api, cw-api at warn; the order
-// rotating), each round's ratio taken against the same round's bare Fastify, medians reported.
+// other in many short interleaved rounds (bare, bare with access log, bare on cw-api's server, cw-api,
+// cw-api at warn; the order rotating), each round's ratio taken against the same round's bare Fastify,
+// medians reported.
 // Starts what it needs (a local control plane, no MinIO or moto), every server and the load generator in a
 // child process of its own. Prints PASS/MISS against the targets; exits non-zero only when the run itself
 // failed (a server did not start, a request failed, a response was not 2xx). See bench/README.md.

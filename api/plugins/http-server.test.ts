@@ -79,9 +79,11 @@ describe('the HTTP server cw-api listens with', () => {
     expect(answer).toContain(`{"body":${json}}`);
   });
 
-  it('hands a header sent twice over with both values, not only the first', async () => {
+  it('hands a header sent twice over with both values, not only the first (two content types: 415)', async () => {
     const answer = await exchange('GET /authorization HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer first\r\nAuthorization: Bearer second\r\n\r\n');
     expect(answer).toEqual({ status: 200, body: '{"authorization":"Bearer first, Bearer second"}' });
+    const twoTypes = await exchange('POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Type: text/plain\r\nContent-Length: 12\r\n\r\n{"name":"a"}');
+    expect(twoTypes.status).toBe(415);
   });
 
   it('keeps the timeouts Fastify sets on servers it makes itself, and the caller\'s own http options', async () => {
