@@ -68,7 +68,8 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
     const statuses = implicitErrorStatuses({
       authenticated: requirement !== false,
       hasInput: hasBody || schema.params !== undefined || schema.querystring !== undefined,
-      hasBody,
+      // Fastify parses a body sent with any other method, so a DELETE too can be a 413 or a 415.
+      readsBody: hasBody || [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD'),
     });
     route.schema = {
       ...schema,

@@ -38,13 +38,14 @@ export function errorResponses(...statuses: number[]): Record<number, unknown> {
 /**
  * The errors a route can answer with, derived from its shape so no route forgets one: every route can
  * fail (500); authenticated ones answer 401, 403 and 429; anything with parameters or a body can be invalid
- * (400); a body can be too large (413) or of the wrong type (415).
+ * (400); a route that reads bodies (any method but GET and HEAD, whether it wants one or not) can be sent
+ * one too large (413) or of the wrong type (415).
  */
-export function implicitErrorStatuses(route: { authenticated: boolean; hasInput: boolean; hasBody: boolean }): number[] {
+export function implicitErrorStatuses(route: { authenticated: boolean; hasInput: boolean; readsBody: boolean }): number[] {
   return [
     ...(route.hasInput ? [400] : []),
     ...(route.authenticated ? [401, 403, 429] : []),
-    ...(route.hasBody ? [413, 415] : []),
+    ...(route.readsBody ? [413, 415] : []),
     500,
   ];
 }
