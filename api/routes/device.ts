@@ -1,9 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { DEFAULT_MAX_STARTS_PER_LIFETIME, type DeviceFlow } from '../../src/auth/index.ts';
+import { DEFAULT_MAX_STARTS_PER_LIFETIME, InvalidScopeError, type DeviceFlow } from '../../src/auth/index.ts';
 import { PublicError } from '../../src/errors.ts';
-import { InvalidScopeError } from '../../src/auth/index.ts';
 import { principalOf } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/rate-limit.ts';
 import {

@@ -188,7 +188,7 @@ export class BuildCatalog {
     const builds = newestFirst(this.#store.buildsOf(project, appId));
     if (builds.length <= keep) return;
     try {
-      for (const build of oldestBeyond(builds.reverse(), keep, PRUNED_PER_DEPLOY)) {
+      for (const build of oldestBeyond(builds.toReversed(), keep, PRUNED_PER_DEPLOY)) {
         // Read per build: a rollback meanwhile may have made an old build active again.
         if (build.spec.buildId === previous || build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
         await this.#store.builds.delete(project, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
