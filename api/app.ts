@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { BadRequestError, type DeviceFlow, type TokenStore } from '../src/auth/index.ts';
+import { type DeviceFlow, type TokenStore } from '../src/auth/index.ts';
 import type { AppEnvironment } from '../src/platform/app-environment.ts';
 import type { AppDirectory } from '../src/platform/apps.ts';
 import type { BuildCatalog } from '../src/platform/builds.ts';
@@ -14,7 +14,7 @@ import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/r
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { apiHttpServer } from './plugins/http-server.ts';
-import { echoRequestId, requestId, requestIdOptions } from './plugins/request-id.ts';
+import { echoRequestId, requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
 import { projectRoutes } from './routes/projects.ts';
@@ -28,6 +28,7 @@ import { environmentRoutes } from './routes/environment.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
+import { BadRequestError } from '../src/errors.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {

@@ -7,7 +7,7 @@ import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/
 import { createDomainServices } from '../src/platform/domains/domain-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
-import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/runtime/workerd-process.ts';
+import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';

@@ -2,9 +2,9 @@
 // entry point, with the same config generator the runtime uses.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderWorkerdConfig, resolveWorkerdBinary } from '../src/runtime/index.ts';
-import { silentRuntimeLogger } from '../src/runtime/log.ts';
-import { WorkerdProcess } from '../src/runtime/workerd-process.ts';
+import { renderWorkerdConfig, resolveWorkerdBinary } from '../src/workerd/index.ts';
+import { silentRuntimeLogger } from '../src/workerd/log.ts';
+import { WorkerdProcess } from '../src/workerd/workerd-process.ts';
 
 export async function workerdOnTcp(dir: string, port: number, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
   mkdirSync(dir, { recursive: true });

@@ -30,7 +30,7 @@ import { loadKubeConnection, objectClient, type ObjectClient } from '../src/kube
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { artifactFromFiles } from '../src/runtime/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
 import { runToCompletion, spawnToFile } from './child.ts';
 import type { RuntimeLoadResult, RuntimeLoadSpec } from './runtime-load.ts';
 import { workerdOnTcp } from './runtime-workerd.ts';

@@ -20,7 +20,7 @@ import { parseAllDocuments } from 'yaml';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { CONFIG_MAPS, loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import { RUNTIME_APPS } from '../src/platform/resources.ts';
-import { send } from '../src/runtime/testing/http.ts';
+import { send } from '../src/workerd/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';

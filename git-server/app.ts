@@ -1,7 +1,7 @@
 // The `cw-git` HTTP surface: plugins first, then every route, registered explicitly. `serve.ts` builds the
 // dependencies from the configuration and owns listening and drain.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { requestId, requestIdOptions } from '../api/plugins/request-id.ts';
+import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import type { RepoCache } from '../src/git/repo-cache.ts';
 import type { RepoStore } from '../src/repo-store/index.ts';

@@ -16,8 +16,8 @@ import { repositoryController } from './controllers/repository/controller.ts';
 import { repositoryStoreFromEnv } from './controllers/repository/from-env.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
 import { HttpRuntimeStatus } from './controllers/runtime-app/runtime-status.ts';
-import { EventRecorder } from './runtime/events.ts';
-import { Manager, runManager } from './runtime/manager.ts';
+import { EventRecorder } from './controller-runtime/events.ts';
+import { Manager, runManager } from './controller-runtime/manager.ts';
 
 /**
  * `cw-operator`: every Cloudwright controller in one process. Configuration comes from the environment:

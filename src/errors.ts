@@ -28,3 +28,30 @@ export class UnavailableError extends PublicError {
     super(503, detail, { 'retry-after': String(retryAfterSeconds) });
   }
 }
+
+/** 400: the request names something invalid (an unknown scope, an unknown device code). */
+export class BadRequestError extends PublicError {
+  override readonly name: string = 'BadRequestError';
+
+  constructor(detail: string) {
+    super(400, detail);
+  }
+}
+
+/** 404: the resource does not exist for this caller (also used for other users' tokens, see personal-tokens.ts). */
+export class NotFoundError extends PublicError {
+  override readonly name = 'NotFoundError';
+
+  constructor(detail: string) {
+    super(404, detail);
+  }
+}
+
+/** 409: the request conflicts with the resource's current state (a device code already decided). */
+export class ConflictError extends PublicError {
+  override readonly name = 'ConflictError';
+
+  constructor(detail: string) {
+    super(409, detail);
+  }
+}

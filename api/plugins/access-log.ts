@@ -1,7 +1,7 @@
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-line.ts';
 import type { Socket } from 'node:net';
-import { REQUEST_ID_LOG_LABEL } from './request-id.ts';
+import { REQUEST_ID_LOG_LABEL } from '../../src/fastify-plugins/request-id.ts';
 import { TOKEN_PREFIX } from '../../src/auth/token.ts';
 
 /** A token in a path: its prefix and what follows it, percent-encoded characters included. */

@@ -12,7 +12,7 @@ import { apiHttpServer } from './http-server.ts';
 import { KubeApiError } from '../../src/kube/index.ts';
 import { problemDetails } from './problem-details.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './rate-limit.ts';
-import { requestIdOptions } from './request-id.ts';
+import { requestIdOptions } from '../../src/fastify-plugins/request-id.ts';
 import { lazyRequestLoggers } from './request-logger.ts';
 
 describe('routing errors', () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
-import { artifactFromFiles } from '../../src/runtime/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../../src/workerd/testing/artifact-builder.ts';
 import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
 import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';

@@ -1,14 +1,14 @@
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { BadRequestError } from '../../src/auth/index.ts';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
 import { parseDeployHostnames } from '../../src/platform/deploy-hostnames.ts';
-import { ArtifactTooLargeError } from '../../src/runtime/errors.ts';
+import { ArtifactTooLargeError } from '../../src/workerd/errors.ts';
 import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { DEFAULT_UPLOAD_LIMITS, UploadSlots, type UploadLimits } from './upload-slots.ts';
+import { BadRequestError } from '../../src/errors.ts';
 
 const tags = ['apps'];
 const ARTIFACT_TYPE = 'application/octet-stream';

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { ForbiddenError, NotFoundError, type Principal, type TokenStore } from '../../src/auth/index.ts';
+import { ForbiddenError, type Principal, type TokenStore } from '../../src/auth/index.ts';
 import type { ProjectDirectory } from '../../src/platform/projects.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { Member, MemberBody, MemberParams, Project, ProjectBody, ProjectParams } from '../schemas/project.ts';
+import { NotFoundError } from '../../src/errors.ts';
 
 const tags = ['projects'];
 

@@ -3,7 +3,7 @@ import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
-import { DEFAULT_ARTIFACT_LIMITS } from '../../src/runtime/artifact.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
 import { ProjectId } from './project.ts';
 
 // Response schemas avoid `anyOf` (see project.ts): optional fields are simply absent.

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, authorize, requireScope, type Principal } from './authenticate.ts';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import { issueToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import type { TokenStore } from './ports.ts';
 import type { Scope } from './scopes.ts';
 import { generateToken, type PlaintextToken } from './token.ts';
+import { NotFoundError } from '../errors.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 const ms = (offset: number): Date => new Date(NOW.getTime() + offset);

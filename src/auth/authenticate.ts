@@ -1,7 +1,8 @@
-import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
 import type { TokenStore } from './ports.ts';
 import { effectiveScopes, hasScope, type Scope } from './scopes.ts';
 import { hashToken, parseToken, tokenHashesEqual, type PlaintextToken, type TokenRejection } from './token.ts';
+import { NotFoundError } from '../errors.ts';
 
 /** Who is calling, as established by {@link authenticate}. */
 export interface Principal {

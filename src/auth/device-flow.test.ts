@@ -2,13 +2,14 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, type Principal } from './authenticate.ts';
 import { hashDeviceCode } from './device-code.ts';
 import { createDeviceFlow, type DeviceFlow, type DeviceFlowOptions } from './device-flow.ts';
-import { BadRequestError, ConflictError, ForbiddenError } from './errors.ts';
+import { ForbiddenError } from './errors.ts';
 import { MemoryDeviceGrantStore } from './memory-device-grant-store.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import { createPersonalToken, MAX_ACTIVE_TOKENS_PER_USER, MAX_INACTIVE_TOKENS_KEPT } from './personal-tokens.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantStore } from './ports.ts';
 import { SCOPE_NAMES, type Scope } from './scopes.ts';
+import { BadRequestError, ConflictError } from '../errors.ts';
 
 const T0 = new Date('2030-06-01T12:00:00Z');
 /** The injected clock: `at(s)` is `s` seconds after the authorization started. */

@@ -7,8 +7,7 @@ import {
   normalizeUserCode,
 } from './device-code.ts';
 import { isExpired, pollDeviceToken } from './device-token-poll.ts';
-import { UnavailableError } from '../errors.ts';
-import { BadRequestError, ConflictError } from './errors.ts';
+import { BadRequestError, ConflictError, UnavailableError } from '../errors.ts';
 import { assertCanGrant } from './issue-token.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PublicError } from '../errors.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from './errors.ts';
+import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../errors.ts';
+import { ForbiddenError, UnauthorizedError } from './errors.ts';
 
 describe('auth errors', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { PublicError } from '../errors.ts';
+import { BadRequestError, PublicError } from '../errors.ts';
 
 /** The realm every challenge names, so a client holding tokens for several services can tell them apart. */
 export const REALM = 'cloudwright';
@@ -35,34 +35,7 @@ export class ForbiddenError extends PublicError {
   }
 }
 
-/** 400: the request names something invalid (an unknown scope, an unknown device code). */
-export class BadRequestError extends PublicError {
-  override readonly name: string = 'BadRequestError';
-
-  constructor(detail: string) {
-    super(400, detail);
-  }
-}
-
 /** 400 for a scope list naming no scope or one the catalog lacks; OAuth's `invalid_scope` (RFC 6749 §5.2). */
 export class InvalidScopeError extends BadRequestError {
   override readonly name = 'InvalidScopeError';
-}
-
-/** 404: the resource does not exist for this caller (also used for other users' tokens, see personal-tokens.ts). */
-export class NotFoundError extends PublicError {
-  override readonly name = 'NotFoundError';
-
-  constructor(detail: string) {
-    super(404, detail);
-  }
-}
-
-/** 409: the request conflicts with the resource's current state (a device code already decided). */
-export class ConflictError extends PublicError {
-  override readonly name = 'ConflictError';
-
-  constructor(detail: string) {
-    super(409, detail);
-  }
 }

@@ -22,7 +22,7 @@ export {
   type DeviceFlowOptions,
 } from './device-flow.ts';
 export { POLL_LEEWAY_MS, SLOW_DOWN_STEP_SECONDS } from './device-token-poll.ts';
-export { BadRequestError, ConflictError, ForbiddenError, InvalidScopeError, NotFoundError, REALM, UnauthorizedError } from './errors.ts';
+export { ForbiddenError, InvalidScopeError, REALM, UnauthorizedError } from './errors.ts';
 export { assertCanGrant, issueToken, mintToken, type IssuedToken, type TokenRequest } from './issue-token.ts';
 export type { DeviceTokenErrorCode, DeviceTokenResponse, OAuthErrorBody, OAuthTokenBody } from './oauth-error.ts';
 export {

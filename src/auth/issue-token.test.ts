@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Principal } from './authenticate.ts';
-import { BadRequestError, ForbiddenError } from './errors.ts';
+import { ForbiddenError } from './errors.ts';
 import { assertCanGrant, issueToken, mintToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import type { Scope } from './scopes.ts';
 import { hashToken, isTokenId, parseToken } from './token.ts';
+import { BadRequestError } from '../errors.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 

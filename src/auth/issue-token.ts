@@ -1,8 +1,9 @@
 import { requireScope, type Principal } from './authenticate.ts';
-import { BadRequestError, ForbiddenError } from './errors.ts';
+import { ForbiddenError } from './errors.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { hasScope, type Scope } from './scopes.ts';
 import { generateToken, hashToken, newTokenId, type PlaintextToken } from './token.ts';
+import { BadRequestError } from '../errors.ts';
 
 /** What a new token should grant. */
 export interface TokenRequest {

@@ -1,10 +1,11 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { authenticate, type Principal } from './authenticate.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from './errors.ts';
+import { ForbiddenError } from './errors.ts';
 import { issueToken } from './issue-token.ts';
 import { MemoryTokenStore } from './memory-token-store.ts';
 import { createPersonalToken, listPersonalTokens, MAX_INACTIVE_TOKENS_KEPT, revokePersonalToken } from './personal-tokens.ts';
 import type { Scope } from './scopes.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 
 const NOW = new Date('2030-06-01T12:00:00Z');
 const later = (ms: number): Date => new Date(NOW.getTime() + ms);

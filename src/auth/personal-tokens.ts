@@ -1,9 +1,10 @@
 import { oldestBeyond } from '../collections/retention.ts';
 import { requireScope, type Principal } from './authenticate.ts';
-import { ConflictError, NotFoundError, UnauthorizedError } from './errors.ts';
+import { UnauthorizedError } from './errors.ts';
 import { assertCanGrant, expiryWithin, issueToken, type IssuedToken } from './issue-token.ts';
 import type { TokenRecord, TokenStore } from './ports.ts';
 import { knownScopes, parseScopes, type Scope } from './scopes.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 
 // The use cases behind the token routes: a user manages their own tokens. No project is involved.
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from './errors.ts';
 import { effectiveScopes, hasScope, isScope, knownScopes, parseScopes, SCOPE_NAMES, SCOPES, type Scope } from './scopes.ts';
+import { BadRequestError } from '../errors.ts';
 
 describe('scope catalog', () => {
   it('holds the names the spec and the brief fix, each described', () => {

@@ -1,6 +1,6 @@
-import { BadRequestError, ConflictError, NotFoundError } from '../auth/index.ts';
-import { ASSETS_BINDING } from '../runtime/workerd-config.ts';
+import { ASSETS_BINDING } from '../workerd/workerd-config.ts';
 import type { AppStore } from './app-store.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 
 /** Variables an app may have (the RuntimeApp schema's bound). */
 export const MAX_ENVIRONMENT_KEYS = 128;

@@ -1,9 +1,9 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { ConflictError, NotFoundError } from '../auth/index.ts';
 import { isConflict, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,

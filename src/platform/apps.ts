@@ -1,13 +1,13 @@
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { ConflictError } from '../auth/index.ts';
 import { isAlreadyExists, isNotFound, type KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
 import type { AppStore } from './app-store.ts';
 import { appView, type AppView } from './app-view.ts';
-import { defaultHost } from '../runtime/hosts.ts';
+import { defaultHost } from '../workerd/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
+import { ConflictError } from '../errors.ts';
 
 export interface AppDirectoryOptions {
   /** The runtime's base domain: an app's default host is `<appId>.<project>.<baseDomain>`. */

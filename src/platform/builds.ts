@@ -1,11 +1,11 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../auth/index.ts';
+import { ForbiddenError } from '../auth/index.ts';
 import { isAlreadyExists, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
-import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../runtime/artifact.ts';
-import { ArtifactTooLargeError } from '../runtime/errors.ts';
-import { defaultHost } from '../runtime/hosts.ts';
+import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../workerd/artifact.ts';
+import { ArtifactTooLargeError } from '../workerd/errors.ts';
+import { defaultHost } from '../workerd/hosts.ts';
 import type { AppStore } from './app-store.ts';
 import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
 import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
@@ -15,6 +15,7 @@ import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent

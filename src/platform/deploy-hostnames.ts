@@ -1,7 +1,7 @@
 import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
 import { HOSTNAME_PATTERN } from '../apis/v1alpha1/strings.ts';
-import { BadRequestError } from '../auth/index.ts';
 import { normalizeName } from '../dns/names.ts';
+import { BadRequestError } from '../errors.ts';
 
 /** Host names a deploy may bind besides the default host (the RuntimeApp schema's bound). */
 export const MAX_DEPLOY_HOSTNAMES = MAX_APP_HOSTNAMES;

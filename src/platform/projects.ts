@@ -1,11 +1,11 @@
 import type { Project, ProjectMember } from '../apis/v1alpha1/project.ts';
 import { settle } from './settle.ts';
 import type { Principal } from '../auth/index.ts';
-import { ConflictError, NotFoundError, BadRequestError } from '../auth/index.ts';
 import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../kube/index.ts';
 import { RecentMap } from '../collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from './resources.ts';
+import { ConflictError, NotFoundError, BadRequestError } from '../errors.ts';
 
 /** What a project holds, as the API calls it (its resources' kinds are not the caller's words). */
 const CONTENT_NOUNS: Readonly<Record<string, readonly [string, string]>> = {

@@ -1,9 +1,10 @@
 import type { Project } from '../apis/v1alpha1/project.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { User } from '../apis/v1alpha1/user.ts';
-import { ConflictError, NotFoundError, type ProjectRole, type TokenStore } from '../auth/index.ts';
+import { type ProjectRole, type TokenStore } from '../auth/index.ts';
 import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { PROJECTS, USERS } from './resources.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
 
 /** A user as the REST API shows it. */
 export interface UserView {

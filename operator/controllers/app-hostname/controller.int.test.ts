@@ -23,9 +23,9 @@ import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
-import type { Controller } from '../../runtime/controller.ts';
-import { EventRecorder } from '../../runtime/events.ts';
-import { silentLogger } from '../../runtime/log.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { EventRecorder } from '../../controller-runtime/events.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
 import { projectDomainController } from '../project-domain/controller.ts';
 import { appHostnameController } from './controller.ts';
 

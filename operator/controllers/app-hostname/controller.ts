@@ -4,16 +4,16 @@ import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { NotFoundError } from '../../../src/auth/index.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
 import { AppStore } from '../../../src/platform/app-store.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
-import { Controller } from '../../runtime/controller.ts';
-import type { Logger } from '../../runtime/log.ts';
+import { Controller } from '../../controller-runtime/controller.ts';
+import type { Logger } from '../../controller-runtime/log.ts';
 import { MAX_APP_HOSTNAMES } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { NotFoundError } from '../../../src/errors.ts';
 
 export interface AppHostnameControllerDeps {
   kube: KubeConnection;

@@ -21,9 +21,9 @@ import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL } from '../../../src/platform/resources.ts';
-import type { Controller } from '../../runtime/controller.ts';
-import { EventRecorder } from '../../runtime/events.ts';
-import { silentLogger } from '../../runtime/log.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { EventRecorder } from '../../controller-runtime/events.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
 import { projectDomainController } from './controller.ts';
 
 const RECHECK_MS = 400;

@@ -7,11 +7,11 @@ import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/ind
 import { apiZoneGraceLeft, DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
-import { Controller, type Result } from '../../runtime/controller.ts';
-import type { EventRecorder } from '../../runtime/events.ts';
-import { addFinalizer, runFinalizer } from '../../runtime/finalizers.ts';
-import type { Logger } from '../../runtime/log.ts';
-import { controllerRateLimiter } from '../../runtime/rate-limiter.ts';
+import { Controller, type Result } from '../../controller-runtime/controller.ts';
+import type { EventRecorder } from '../../controller-runtime/events.ts';
+import { addFinalizer, runFinalizer } from '../../controller-runtime/finalizers.ts';
+import type { Logger } from '../../controller-runtime/log.ts';
+import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import { nextCheckIn } from './recheck.ts';
 
 export interface ProjectDomainControllerDeps {

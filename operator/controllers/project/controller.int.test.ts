@@ -11,8 +11,8 @@ import { API_VERSION, createInformer, objectClient, type Informer, type KubeObje
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
-import type { Controller } from '../../runtime/controller.ts';
-import { silentLogger } from '../../runtime/log.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
 import { projectController } from './controller.ts';
 
 const conn = testConnection();

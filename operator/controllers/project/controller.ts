@@ -4,8 +4,8 @@ import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/
 import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { projectNamespace } from '../../../src/platform/project-namespace.ts';
 import { NAMESPACES, PROJECTS } from '../../../src/platform/resources.ts';
-import { Controller } from '../../runtime/controller.ts';
-import type { Logger } from '../../runtime/log.ts';
+import { Controller } from '../../controller-runtime/controller.ts';
+import type { Logger } from '../../controller-runtime/log.ts';
 
 export interface ProjectControllerDeps {
   kube: KubeConnection;

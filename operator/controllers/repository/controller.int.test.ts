@@ -13,9 +13,9 @@ import { ForwardingObjectStore } from '../../../src/object-store/testing/forward
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { RepoNotFoundError, RepoStore, parseRepoPath } from '../../../src/repo-store/index.ts';
 import { Z, newRepoName, oid, update } from '../../../src/repo-store/testing/repo-store-scenarios.ts';
-import type { Controller } from '../../runtime/controller.ts';
-import { EventRecorder } from '../../runtime/events.ts';
-import { silentLogger } from '../../runtime/log.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { EventRecorder } from '../../controller-runtime/events.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
 import { objectKeys } from '../../../src/repositories/testing/repository-directory-contract.ts';
 import { repositoryController } from './controller.ts';
 

@@ -5,10 +5,10 @@ import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
-import { Controller, type OwnsSpec } from '../../runtime/controller.ts';
-import type { EventRecorder } from '../../runtime/events.ts';
-import type { Logger } from '../../runtime/log.ts';
-import { controllerRateLimiter } from '../../runtime/rate-limiter.ts';
+import { Controller, type OwnsSpec } from '../../controller-runtime/controller.ts';
+import type { EventRecorder } from '../../controller-runtime/events.ts';
+import type { Logger } from '../../controller-runtime/log.ts';
+import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import { desiredStatus, followUp, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { RuntimeUnavailableError, type RuntimeStatus } from './runtime-status.ts';
 

@@ -1,6 +1,6 @@
-import type { RuntimeAppReport } from '../../runtime-server/report.ts';
+import type { RuntimeAppReport } from '../../app-server/report.ts';
 
-export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../runtime-server/report.ts';
+export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../app-server/report.ts';
 
 /**
  * What the RuntimeApp controller asks the runtime: how each replica serves one app. `undefined` for a

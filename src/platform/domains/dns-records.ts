@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../../auth/index.ts';
 import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
 import { isConflict } from '../../kube/index.ts';
 import { KeyedMutex } from '../../collections/keyed-mutex.ts';
@@ -11,6 +10,7 @@ import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainReconciler } from './domain-reconciler.ts';
 import type { DomainStore } from './domain-store.ts';
 import { recordView, type RecordView } from './views.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
 
 /** A record as a request states it; `value` is shorthand for a one-element `values`. */
 export interface RecordInput {

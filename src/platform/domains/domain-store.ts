@@ -1,12 +1,12 @@
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { NotFoundError } from '../../auth/index.ts';
 import { isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
 import { containingDomain } from '../../dns/app-records.ts';
 import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
+import { NotFoundError } from '../../errors.ts';
 
 /** How often a status write is retried while it loses optimistic-concurrency races (the operator writes too). */
 const MAX_ATTEMPTS = 10;

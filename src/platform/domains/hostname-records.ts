@@ -9,10 +9,10 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { findCondition, statusChanged } from '../../conditions/index.ts';
 import { externalAppRecords, managedAppRecords, type RuntimeTarget } from '../../dns/app-records.ts';
 import { absoluteName } from '../../dns/names.ts';
-import { ConflictError } from '../../auth/index.ts';
 import { isAlreadyExists, isConflict } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainStore } from './domain-store.ts';
+import { ConflictError } from '../../errors.ts';
 
 /** The TXT record proving who attached an external hostname: `_cloudwright.<hostname>`. */
 export const CHALLENGE_LABEL = '_cloudwright';

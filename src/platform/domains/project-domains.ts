@@ -1,9 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { BadRequestError, ConflictError } from '../../auth/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
-import { PublicError } from '../../errors.ts';
+import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
 import { isNotFound } from '../../kube/index.ts';
 import { oldestBeyond } from '../../collections/retention.ts';
 import { PROJECT_LABEL } from '../resources.ts';

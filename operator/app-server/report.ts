@@ -1,6 +1,6 @@
 // The status endpoint's answer for one app (`GET /apps/{namespace}/{app}`): the contract between a
 // cw-runtime replica and the RuntimeApp controller, which turns it into conditions.
-import type { ServedApp } from '../../src/runtime/index.ts';
+import type { ServedApp } from '../../src/workerd/index.ts';
 
 /**
  * Why a replica does not serve the spec it last acted on: `BuildFailed` (the artifact is invalid or workerd

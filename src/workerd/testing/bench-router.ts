@@ -1,5 +1,5 @@
 // Quick measurement: requests/s of the hello worker through the router vs straight to workerd's socket.
-//   node src/runtime/testing/bench-router.ts [--connections 64] [--duration 10]
+//   node src/workerd/testing/bench-router.ts [--connections 64] [--duration 10]
 // Not a test; the real benchmark target comes later. Runs autocannon as a separate process.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

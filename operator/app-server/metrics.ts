@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { RuntimeEngine } from '../../src/runtime/index.ts';
+import type { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { AppRecords } from './app-records.ts';
 
 export interface ServingMetrics {

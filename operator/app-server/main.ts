@@ -1,4 +1,4 @@
-import { createLogger } from '../runtime/log.ts';
+import { createLogger } from '../controller-runtime/log.ts';
 import { runtimeServerConfig } from './config.ts';
 import { RuntimeServer } from './server.ts';
 

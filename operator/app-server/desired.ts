@@ -1,5 +1,5 @@
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import type { AppDeployment } from '../../src/runtime/index.ts';
+import type { AppDeployment } from '../../src/workerd/index.ts';
 
 /**
  * What the runtime should serve for `app`: its active build with its environment, host names and limit,

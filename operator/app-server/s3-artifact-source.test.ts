@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
 import { artifactKey, buildIdFor } from '../../src/platform/artifact-keys.ts';
-import { ArtifactError } from '../../src/runtime/index.ts';
+import { ArtifactError } from '../../src/workerd/index.ts';
 import { ArtifactNotFoundError, S3ArtifactSource } from './s3-artifact-source.ts';
 
 const bytes = new TextEncoder().encode('not really a tar.zst, but the source does not parse');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ServedApp } from '../../src/runtime/index.ts';
+import type { ServedApp } from '../../src/workerd/index.ts';
 import { reportFor } from './report.ts';
 
 const served: ServedApp = {

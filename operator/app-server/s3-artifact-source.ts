@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { artifactKey } from '../../src/platform/artifact-keys.ts';
-import { ArtifactError, DEFAULT_ARTIFACT_LIMITS, type ArtifactSource, type BuildRef } from '../../src/runtime/index.ts';
+import { ArtifactError, DEFAULT_ARTIFACT_LIMITS, type ArtifactSource, type BuildRef } from '../../src/workerd/index.ts';
 
 /** The build's artifact is not in the bucket (yet): worth retrying, since an upload may still come. */
 export class ArtifactNotFoundError extends Error {

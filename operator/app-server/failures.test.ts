@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ArtifactError, ArtifactTooLargeError, BuildLoadError } from '../../src/runtime/index.ts';
+import { ArtifactError, ArtifactTooLargeError, BuildLoadError } from '../../src/workerd/index.ts';
 import { classifyDeployError } from './failures.ts';
 import { ArtifactNotFoundError } from './s3-artifact-source.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import { TOKEN_PREFIX } from '../../src/auth/token.ts';
+import { TOKEN_PREFIX } from '../auth/token.ts';
 
 const MAX_ID = 128;
 const SAFE_ID = /^[A-Za-z0-9._:-]+$/;

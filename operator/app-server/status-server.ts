@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { listen, type ListeningServer } from '../runtime/listen.ts';
+import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
 import type { RuntimeAppReport } from './report.ts';
 

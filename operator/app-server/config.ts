@@ -1,7 +1,7 @@
 import { HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
-import type { LogLevel } from '../runtime/log.ts';
+import type { LogLevel } from '../controller-runtime/log.ts';
 
 /** cw-runtime's settings, all from the environment (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {

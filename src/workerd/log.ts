@@ -1,5 +1,5 @@
 /**
- * The logging the runtime needs: structurally the operator's `Logger` (`operator/runtime/log.ts`),
+ * The logging the runtime needs: structurally the operator's `Logger` (`operator/controller-runtime/log.ts`),
  * which `src/` may not import.
  */
 export interface RuntimeLogger {

@@ -1,4 +1,4 @@
-import { ArtifactError, ArtifactTooLargeError, BuildLoadError } from '../../src/runtime/index.ts';
+import { ArtifactError, ArtifactTooLargeError, BuildLoadError } from '../../src/workerd/index.ts';
 import type { DeployFailure } from './report.ts';
 import { ArtifactNotFoundError } from './s3-artifact-source.ts';
 

@@ -1,10 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import type { RuntimeEngine } from '../../src/runtime/index.ts';
-import { Controller } from '../runtime/controller.ts';
-import type { Logger } from '../runtime/log.ts';
-import { ItemExponentialRateLimiter } from '../runtime/rate-limiter.ts';
-import type { Source } from '../runtime/source.ts';
+import type { RuntimeEngine } from '../../src/workerd/index.ts';
+import { Controller } from '../controller-runtime/controller.ts';
+import type { Logger } from '../controller-runtime/log.ts';
+import { ItemExponentialRateLimiter } from '../controller-runtime/rate-limiter.ts';
+import type { Source } from '../controller-runtime/source.ts';
 import type { AppRecords } from './app-records.ts';
 import { deploymentOf } from './desired.ts';
 import { classifyDeployError } from './failures.ts';
