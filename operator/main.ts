@@ -64,7 +64,6 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       ...common,
       ...dnsInformers,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
-      builds: manager.informer<Build>(BUILDS, scope),
       settings: dns,
       log: manager.log.child({ controller: 'apphostname' }),
     }),

@@ -39,10 +39,14 @@ export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void
     config: { auth: { scope: 'apps:write', project: true } },
     schema: {
       tags,
-      summary: 'Finalize: checks that the records are live (external: through the platform’s resolver; managed: applied), then the app is served on the hostname. 409 saying what is missing; repeatable',
+      summary:
+        'Finalize: sets the binding’s finalize intent and has the records verified now (external: through the platform’s resolver; managed: applied), then the app is served on the hostname. 409 saying what is missing (the platform keeps re-checking and activates the hostname by itself once they are live); 202 when the check has not answered within 10 s; repeatable',
       params: HostnameParams,
-      response: { 200: Hostname, ...errorResponses(404, 409) },
+      response: { 200: Hostname, 202: Hostname, ...errorResponses(404, 409) },
     },
-    handler: async (request) => dns.hostnames.finalize(request.params.projectId, request.params.appId, request.params.domain),
+    handler: async (request, reply) => {
+      const result = await dns.hostnames.finalize(request.params.projectId, request.params.appId, request.params.domain);
+      return reply.code(result.statusCode).send(result.view);
+    },
   });
 }

@@ -6,7 +6,6 @@ export { createInformerFactory, type InformerFactory } from './informer-factory.
 export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
 export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
 export {
-  customObjects,
   objectClient,
   type ApplyOptions,
   type ListOptions,
@@ -16,3 +15,5 @@ export {
 export * from './resource.ts';
 export * from './types.ts';
 export { pingApiServer } from './ping.ts';
+export { CONFLICT_RETRIES, retryOnConflict } from './retry.ts';
+export { holdsWrite, isGoneFrom, waitFor, type WaitResult } from './wait.ts';

@@ -24,7 +24,8 @@ export interface InformerOptions {
  */
 export interface Informer<T extends KubeObject> {
   readonly resource: ResourceRef;
-  onChange(handler: (obj: T) => void): void;
+  /** Calls `handler` on every change until the returned function is called. */
+  onChange(handler: (obj: T) => void): () => void;
   get(key: string): T | undefined;
   list(): readonly T[];
   /**
@@ -58,7 +59,7 @@ export function createInformer<T extends KubeObject>(
   const { labelSelector, fieldSelector, onError = () => {} } = options;
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const path = resourcePath(resource, options.namespace);
-  const handlers: Array<(obj: T) => void> = [];
+  const handlers = new Set<(obj: T) => void>();
   const syncWaiters = new Set<() => void>();
   const delays = new Set<NodeJS.Timeout>();
   const watch = new StoppableWatch(conn.config);
@@ -141,7 +142,12 @@ export function createInformer<T extends KubeObject>(
 
   return {
     resource,
-    onChange: (handler) => void handlers.push(handler),
+    onChange(handler) {
+      // Wrapped, so one function subscribed twice is two subscriptions, each removed on its own.
+      const subscription = (obj: T) => handler(obj);
+      handlers.add(subscription);
+      return () => void handlers.delete(subscription);
+    },
     get(key) {
       const { namespace, name } = splitKey(key);
       return lw.get(name, namespace || undefined) as T | undefined;

@@ -117,13 +117,3 @@ export function objectClient<T extends KubeObject>(conn: KubeConnection, resourc
     },
   };
 }
-
-/** An {@link ObjectClient} for one of our `cloudwright.dev/v1alpha1` custom resources. */
-export function customObjects<T extends KubeObject>(
-  conn: KubeConnection,
-  kind: string,
-  plural: string,
-  namespaced = true,
-): ObjectClient<T> {
-  return objectClient<T>(conn, customResource(kind, plural, namespaced));
-}

@@ -45,8 +45,12 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   /** The app's AppHostnames (cache) that are not being deleted. */
   const bindingsOf = (project: string, appId: string) =>
     hostnames.list().filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
+  const finalized = (project: string, appId: string) =>
+    bindingsOf(project, appId)
+      .filter((h) => h.status?.state === 'active')
+      .map((h) => h.spec.hostname);
   return {
-    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts }),
+    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts, attachedHostnames: finalized }),
     builds: new BuildCatalog(store, {
       baseDomain,
       artifacts: options.artifacts,
@@ -54,13 +58,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       maxBuildsPerApp: options.maxBuildsPerApp,
       maxCompatibilityDate: options.maxCompatibilityDate,
       managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
-      // Any binding of the app, not only those the cache shows active yet: finalize binds the name before it
-      // writes the binding's status, and a deploy in between must not drop it.
-      attachedHostnames: (project, appId) => bindingsOf(project, appId).map((h) => h.spec.hostname),
-      finalizedHostnames: (project, appId) =>
-        bindingsOf(project, appId)
-          .filter((h) => h.status?.state === 'active')
-          .map((h) => h.spec.hostname),
+      finalizedHostnames: finalized,
     }),
     environment: new AppEnvironment(store),
   };

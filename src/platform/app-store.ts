@@ -1,7 +1,7 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isConflict, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { isConflict, isGoneFrom, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 
@@ -127,28 +127,18 @@ export class AppStore {
   settleApp(written: RuntimeApp): Promise<void> {
     const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
     const generation = written.metadata?.generation ?? 0;
-    return this.#settle(() => {
-      const cached = this.#appCache.get(key);
-      return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= generation;
-    });
+    return settle(this.#appCache, key, (cached) => cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= generation, this.#cacheWaitMs);
   }
 
   /** Resolves once the app cache no longer holds this incarnation of the app (bounded). */
   settleAppGone(app: RuntimeApp): Promise<void> {
     const key = `${app.metadata?.namespace}/${app.metadata?.name}`;
-    return this.#settle(() => {
-      const cached = this.#appCache.get(key);
-      return cached?.metadata?.uid !== app.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
-    });
+    return settle(this.#appCache, key, isGoneFrom(app), this.#cacheWaitMs);
   }
 
   /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */
   settleBuild(namespace: string, name: string, present: boolean): Promise<void> {
-    return this.#settle(() => (this.#buildCache.get(`${namespace}/${name}`) !== undefined) === present);
-  }
-
-  #settle(done: () => boolean): Promise<void> {
-    return settle(done, this.#cacheWaitMs);
+    return settle(this.#buildCache, `${namespace}/${name}`, (cached) => (cached !== undefined) === present, this.#cacheWaitMs);
   }
 }
 

@@ -36,20 +36,20 @@ export interface AppView {
   created_at: string;
 }
 
-export function hostsOf(app: RuntimeApp, baseDomain: string): string[] {
+export function hostsOf(app: RuntimeApp, baseDomain: string, attached: readonly string[] = []): string[] {
   const appId = app.metadata?.name ?? '';
   const first = defaultHost(app.metadata?.namespace ?? '', appId, baseDomain);
-  return [first, ...(app.spec.hostnames ?? []).filter((h) => h !== first)];
+  return [...new Set([first, ...(app.spec.hostnames ?? []), ...attached])];
 }
 
-export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string): AppView {
+export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string, attached: readonly string[] = []): AppView {
   const ready = findCondition(app.status?.conditions, 'Ready');
   return {
     app_id: app.metadata?.name ?? '',
     name: app.spec.displayName,
     active_build_id: app.spec.activeBuildId ?? '',
     builds: newestFirst(builds).map((b) => ({ build_id: b.spec.buildId })),
-    hosts: hostsOf(app, baseDomain),
+    hosts: hostsOf(app, baseDomain, attached),
     ...(app.status?.url ? { url: app.status.url } : {}),
     ready: ready?.status === 'True',
     ...(ready?.message ? { status_message: ready.message } : {}),

@@ -12,6 +12,8 @@ import { ConflictError } from '../errors.ts';
 export interface AppDirectoryOptions {
   /** The runtime's base domain: an app's default host is `<appId>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
+  /** The app's active (finalized) AppHostnames: served besides its default host and deploy host names. */
+  readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
   /** Where build artifacts are stored; without one, deleting an app answers 503. */
   readonly artifacts: ObjectStore | undefined;
 }
@@ -39,14 +41,14 @@ export class AppDirectory {
     const builds = this.#store.buildsByApp(project);
     return this.#store
       .list(project)
-      .map((app) => appView(app, builds.get(app.metadata?.name ?? '') ?? [], this.#options.baseDomain))
+      .map((app) => appView(app, builds.get(app.metadata?.name ?? '') ?? [], this.#options.baseDomain, this.#attached(project, app.metadata?.name ?? '')))
       .sort((a, b) => a.app_id.localeCompare(b.app_id));
   }
 
   /** @throws NotFoundError */
   get(project: string, appId: string): AppView {
     const app = this.#store.cached(project, appId);
-    return appView(app, this.#store.buildsOf(project, appId), this.#options.baseDomain);
+    return appView(app, this.#store.buildsOf(project, appId), this.#options.baseDomain, this.#attached(project, appId));
   }
 
   /**
@@ -92,5 +94,9 @@ export class AppDirectory {
       return new ConflictError(`Project ${project} already has an app named ${JSON.stringify(name)} (app id ${appId}).`);
     }
     return new ConflictError(`The app id ${appId} for the name ${JSON.stringify(name)} is taken by another app; choose another name.`);
+  }
+
+  #attached(project: string, appId: string): readonly string[] {
+    return this.#options.attachedHostnames?.(project, appId) ?? [];
   }
 }

@@ -55,11 +55,9 @@ export interface BuildCatalogOptions {
   /** The domains a project controls (its managed project domains): custom host names must be inside one. */
   readonly managedDomains?: (project: string) => readonly string[];
   /**
-   * The host names attached to the app and finalized (`…/apps/{appId}/domains`): bound by that API, not by
-   * deploys, so a deploy's `hostnames` option does not remove them.
+   * The app's AppHostnames whose proof of control completed (finalized: the binding is `active`): served
+   * from those objects, not from the deploy's `hostnames`, so a deploy neither writes nor removes them.
    */
-  readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
-  /** Of those, the ones whose proof of control completed (finalized: the binding is `active`). */
   readonly finalizedHostnames?: (project: string, appId: string) => readonly string[];
 }
 
@@ -104,7 +102,7 @@ export class BuildCatalog {
   ): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames, app.spec.hostnames ?? []);
+    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames);
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -132,9 +130,9 @@ export class BuildCatalog {
       recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
       const updated = await this.#store.update(project, appId, ({ spec }) => {
         // Checked again as the write is made: another app may have taken a name during the upload.
-        if (hostnames) this.#checkHostnames(project, appId, hostnames, spec.hostnames ?? []);
+        if (hostnames) this.#checkHostnames(project, appId, hostnames);
         const { hostnames: _old, ...rest } = spec;
-        const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withAttached(project, appId, hostnames, spec.hostnames ?? []);
+        const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withinLimit(project, appId, hostnames);
         return {
           ...rest,
           activeBuildId: buildId,
@@ -143,7 +141,7 @@ export class BuildCatalog {
         };
       }, { uid: app.metadata?.uid });
       await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
-      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: true };
+      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
       // it goes too (a project's deletion never looks for builds it did not know of).
@@ -173,7 +171,7 @@ export class BuildCatalog {
       ({ spec }) => (spec.activeBuildId === buildId ? undefined : { ...spec, activeBuildId: buildId }),
       { uid: app.metadata?.uid },
     );
-    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain), uploaded: false };
+    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: false };
   }
 
   /**
@@ -246,16 +244,19 @@ export class BuildCatalog {
     return false;
   }
 
-  /** `hostnames`, then those of `current` attached through the app-hostname API, which a deploy keeps (409 past the app's limit). */
-  #withAttached(project: string, appId: string, hostnames: readonly string[], current: readonly string[]): string[] {
-    const attached = new Set(this.#options.attachedHostnames?.(project, appId) ?? []);
-    const all = [...new Set([...hostnames, ...current.filter((h) => attached.has(h))])];
-    if (all.length > MAX_APP_HOSTNAMES) {
+  /** `hostnames`, checked against the app's limit counting the attached custom domains it is also served on (409). */
+  #withinLimit(project: string, appId: string, hostnames: readonly string[]): readonly string[] {
+    const all = new Set([...hostnames, ...this.#finalized(project, appId)]);
+    if (all.size > MAX_APP_HOSTNAMES) {
       throw new ConflictError(
-        `hostnames: with its ${all.length - hostnames.length} attached custom domains the app would have ${all.length} host names, more than the ${MAX_APP_HOSTNAMES} an app can have; deploy fewer.`,
+        `hostnames: with its ${all.size - hostnames.length} attached custom domains the app would have ${all.size} host names, more than the ${MAX_APP_HOSTNAMES} an app can have; deploy fewer.`,
       );
     }
-    return all;
+    return hostnames;
+  }
+
+  #finalized(project: string, appId: string): readonly string[] {
+    return this.#options.finalizedHostnames?.(project, appId) ?? [];
   }
 
   /**
@@ -263,16 +264,20 @@ export class BuildCatalog {
    * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
    * 403); a name another app is bound to, or another app's default host, is a 409.
    */
-  #checkHostnames(project: string, appId: string, hostnames: readonly string[], bound: readonly string[]): string[] {
+  #checkHostnames(project: string, appId: string, hostnames: readonly string[]): string[] {
     const { baseDomain } = this.#options;
     const own = defaultHost(project, appId, baseDomain);
     const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
-    const taken = new Set(others.flatMap((a) => [defaultHost(a.metadata?.namespace ?? '', a.metadata?.name ?? '', baseDomain), ...(a.spec.hostnames ?? [])]));
+    const taken = new Set(
+      others.flatMap((a) => {
+        const [namespace, name] = [a.metadata?.namespace ?? '', a.metadata?.name ?? ''];
+        return [defaultHost(namespace, name, baseDomain), ...(a.spec.hostnames ?? []), ...(namespace === project ? this.#finalized(namespace, name) : [])];
+      }),
+    );
     // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
     // it proves nothing (the domain it was under may have been deleted, or handed to another project, since),
     // and neither does an attach whose proof is still pending.
-    const proven = new Set(this.#options.finalizedHostnames?.(project, appId) ?? []);
-    const finalized = bound.filter((h) => proven.has(h));
+    const finalized = this.#finalized(project, appId);
     const kept: string[] = [];
     for (const hostname of hostnames) {
       if (hostname === own) continue;

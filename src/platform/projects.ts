@@ -1,7 +1,7 @@
 import type { Project, ProjectMember } from '../apis/v1alpha1/project.ts';
 import { settle } from './settle.ts';
 import type { Principal } from '../auth/index.ts';
-import { isAlreadyExists, isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../kube/index.ts';
+import { isAlreadyExists, objectClient, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../kube/index.ts';
 import { RecentMap } from '../collections/recent-map.ts';
 import { projectView, type ProjectView } from './project-view.ts';
 import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from './resources.ts';
@@ -121,7 +121,7 @@ export class ProjectDirectory {
       if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
     }
     await this.#projects().delete('', projectId);
-    await settle(() => this.#cache.get(projectId)?.metadata?.uid !== project.metadata?.uid);
+    await settle(this.#cache, projectId, (cached) => cached?.metadata?.uid !== project.metadata?.uid);
   }
 
   members(projectId: string): ProjectMember[] {
@@ -142,19 +142,15 @@ export class ProjectDirectory {
   }
 
   async #updateMembers(projectId: string, change: (members: ProjectMember[]) => ProjectMember[]): Promise<ProjectMember[]> {
-    for (let attempt = 0; ; attempt++) {
+    const updated = await retryOnConflict(async () => {
       const project = await this.#projects().get('', projectId);
       if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
       const members = change(project.spec.members ?? []);
       if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
-      try {
-        const updated = await this.#projects().replace({ ...project, spec: { ...project.spec, members } });
-        await this.#cacheCaughtUp(updated);
-        return updated.spec.members ?? [];
-      } catch (err) {
-        if (!isConflict(err) || attempt >= 4) throw err;
-      }
-    }
+      return this.#projects().replace({ ...project, spec: { ...project.spec, members } });
+    });
+    await this.#cacheCaughtUp(updated);
+    return updated.spec.members ?? [];
   }
 
   /**
@@ -165,8 +161,7 @@ export class ProjectDirectory {
   async #cacheCaughtUp(written: Project): Promise<void> {
     const name = written.metadata?.name ?? '';
     const wanted = written.metadata?.generation ?? 0;
-    await settle(() => {
-      const cached = this.#cache.get(name);
+    await settle(this.#cache, name, (cached) => {
       return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= wanted;
     });
   }

@@ -1,16 +1,38 @@
+import type { KindDescriptor } from '../apis/kind-descriptor.ts';
+import {
+  AccessTokenKind,
+  AppHostnameKind,
+  BuildKind,
+  DatabaseKind,
+  DnsRecordKind,
+  DomainClaimKind,
+  HostnameClaimKind,
+  ProjectDomainKind,
+  ProjectKind,
+  RepositoryKind,
+  RuntimeAppKind,
+  UserKind,
+} from '../apis/v1alpha1/index.ts';
 import { customResource, type ResourceRef } from '../kube/index.ts';
 
+/** Where a kind lives on the apiserver, from its descriptor alone (the one place its plural and scope are written). */
+export function resourceOf(kind: KindDescriptor): ResourceRef {
+  return customResource(kind.kind, kind.plural, kind.scope === 'Namespaced');
+}
+
 /** Where each Cloudwright kind lives on the apiserver. */
-export const PROJECTS: ResourceRef = customResource('Project', 'projects', false);
-export const USERS: ResourceRef = customResource('User', 'users', false);
-export const ACCESS_TOKENS: ResourceRef = customResource('AccessToken', 'accesstokens', false);
-export const RUNTIME_APPS: ResourceRef = customResource('RuntimeApp', 'runtimeapps');
-export const BUILDS: ResourceRef = customResource('Build', 'builds');
-export const APP_HOSTNAMES: ResourceRef = customResource('AppHostname', 'apphostnames');
-export const PROJECT_DOMAINS: ResourceRef = customResource('ProjectDomain', 'projectdomains');
-export const DNS_RECORDS: ResourceRef = customResource('DnsRecord', 'dnsrecords');
-export const DATABASES: ResourceRef = customResource('Database', 'databases');
-export const REPOSITORIES: ResourceRef = customResource('Repository', 'repositories');
+export const PROJECTS: ResourceRef = resourceOf(ProjectKind);
+export const USERS: ResourceRef = resourceOf(UserKind);
+export const ACCESS_TOKENS: ResourceRef = resourceOf(AccessTokenKind);
+export const RUNTIME_APPS: ResourceRef = resourceOf(RuntimeAppKind);
+export const BUILDS: ResourceRef = resourceOf(BuildKind);
+export const APP_HOSTNAMES: ResourceRef = resourceOf(AppHostnameKind);
+export const PROJECT_DOMAINS: ResourceRef = resourceOf(ProjectDomainKind);
+export const DNS_RECORDS: ResourceRef = resourceOf(DnsRecordKind);
+export const DOMAIN_CLAIMS: ResourceRef = resourceOf(DomainClaimKind);
+export const HOSTNAME_CLAIMS: ResourceRef = resourceOf(HostnameClaimKind);
+export const DATABASES: ResourceRef = resourceOf(DatabaseKind);
+export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
 export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */

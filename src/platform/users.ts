@@ -90,7 +90,7 @@ export class UserDirectory {
       if (isAlreadyExists(err)) throw new ConflictError(`A user with the id ${input.userId} already exists.`);
       throw err;
     }
-    await this.#settle(() => this.#users.get(input.userId)?.metadata?.uid === created.metadata?.uid);
+    await this.#settle(input.userId, (cached) => cached?.metadata?.uid === created.metadata?.uid);
     return userView(created, this.#projects.list());
   }
 
@@ -117,11 +117,11 @@ export class UserDirectory {
       if (!token.revoked) await this.#tokens.revokeToken(token.id);
     }
     await this.#userClient.delete('', userId);
-    await this.#settle(() => this.#users.get(userId)?.metadata?.uid !== user.metadata?.uid);
+    await this.#settle(userId, (cached) => cached?.metadata?.uid !== user.metadata?.uid);
   }
 
-  #settle(done: () => boolean): Promise<void> {
-    return settle(done, this.#cacheWaitMs);
+  #settle(key: string, done: (cached: User | undefined) => boolean): Promise<void> {
+    return settle(this.#users, key, done, this.#cacheWaitMs);
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AccessToken } from '../apis/v1alpha1/index.ts';
 import type { Informer } from '../kube/index.ts';
 import { AccessTokenCache } from './access-token-cache.ts';
-import { ACCESS_TOKENS } from './kinds.ts';
+import { ACCESS_TOKENS } from '../platform/resources.ts';
 
 // Just enough of an informer: a map, and handlers called after it changed (as client-node's ListWatch does).
 function fakeInformer() {
@@ -11,7 +11,10 @@ function fakeInformer() {
   let changes = 0;
   const informer: Informer<AccessToken> = {
     resource: ACCESS_TOKENS,
-    onChange: (handler) => void handlers.push(handler),
+    onChange: (handler) => {
+      handlers.push(handler);
+      return () => void handlers.splice(handlers.indexOf(handler), 1);
+    },
     get: (key) => objects.get(key),
     list: () => [...objects.values()],
     changes: () => changes,

@@ -13,7 +13,7 @@ import {
 } from '../kube/index.ts';
 import { AccessTokenCache } from './access-token-cache.ts';
 import { toAccessToken, toTokenRecord } from './access-token-record.ts';
-import { ACCESS_TOKENS, PROJECTS, USERS } from './kinds.ts';
+import { ACCESS_TOKENS, PROJECTS, USERS } from '../platform/resources.ts';
 import { projectsVisibleTo, roleIn, type ProjectReader } from './project-reader.ts';
 
 const RESOURCE_NAME = new RegExp(DNS_SUBDOMAIN_PATTERN);

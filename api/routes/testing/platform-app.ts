@@ -9,7 +9,7 @@ import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
-import { createInformerFactory, NAMESPACES, objectClient, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { createInformerFactory, eventWriter, NAMESPACES, objectClient, type InformerFactory, type KubeConnection, type KubeObject, type ResourceRef } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
@@ -17,7 +17,17 @@ import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/pla
 import { createDomainServices } from '../../../src/platform/domains/domain-services.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../../../src/platform/projects.ts';
-import { ACCESS_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, USERS } from '../../../src/platform/resources.ts';
+import { ACCESS_TOKENS, APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
+import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { Registry } from 'prom-client';
+import type { Controller } from '../../../operator/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../operator/controller-runtime/events.ts';
+import { silentLogger } from '../../../operator/controller-runtime/log.ts';
+import { appHostnameController } from '../../../operator/controllers/app-hostname/controller.ts';
+import { projectDomainController } from '../../../operator/controllers/project-domain/controller.ts';
+import { scopedInformer } from './scoped-informer.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
 import { buildApp } from '../../app.ts';
@@ -90,6 +100,9 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain }) : undefined;
+  const made = { users: new Set<string>(), projects: new Set<string>(), namespaces: new Set<string>() };
+  // The DNS routes write intent and wait for the controllers' answer: run them here, on this fixture's projects only.
+  const controllers = options.dns ? dnsControllers(conn, informers, options.dns, (obj) => made.namespaces.has(obj.metadata?.namespace ?? '')) : [];
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
@@ -99,8 +112,8 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   informers.start();
   await tokens.start(AbortSignal.timeout(30_000));
   await informers.waitForSync(AbortSignal.timeout(30_000));
+  await Promise.all(controllers.map((c) => c.start()));
 
-  const made = { users: new Set<string>(), projects: new Set<string>(), namespaces: new Set<string>() };
   const fixture: PlatformApp = {
     app: undefined as unknown as FastifyInstance,
     tokens,
@@ -143,11 +156,12 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     },
     async close() {
       await fixture.app?.close();
+      await Promise.all(controllers.map((c) => c.stop()));
       tokens.stop();
       informers.stop();
       const tokenClient = objectClient<AccessToken>(conn, ACCESS_TOKENS);
       const { items } = await tokenClient.list('');
-      // No operator runs in route tests: release the zone finalizers the API set, or the namespaces never go.
+      // The controllers are stopped: release the zone finalizers they set, or the namespaces never go.
       if (options.dns) await releaseDomainFinalizers(conn, [...made.namespaces]);
       await Promise.all([
         ...items.filter((t) => made.users.has(t.spec.user)).map((t) => tokenClient.delete('', t.metadata?.name ?? '')),
@@ -174,6 +188,23 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     },
   });
   return fixture;
+}
+
+function dnsControllers(conn: KubeConnection, informers: InformerFactory, settings: DnsSettings, mine: (obj: KubeObject) => boolean): Controller[] {
+  const scoped = <T extends KubeObject>(resource: ResourceRef) => scopedInformer(informers.informer<T>(resource), mine);
+  const common = {
+    kube: conn,
+    domains: scoped<ProjectDomain>(PROJECT_DOMAINS),
+    records: scoped<DnsRecord>(DNS_RECORDS),
+    hostnames: scoped<AppHostname>(APP_HOSTNAMES),
+    settings,
+    registry: new Registry(),
+    log: silentLogger,
+  };
+  return [
+    projectDomainController({ ...common, events: new EventRecorder({ writer: eventWriter(conn), component: 'route-test', log: silentLogger }) }),
+    appHostnameController({ ...common, apps: scoped<RuntimeApp>(RUNTIME_APPS) }),
+  ];
 }
 
 async function releaseDomainFinalizers(conn: KubeConnection, namespaces: readonly string[]): Promise<void> {

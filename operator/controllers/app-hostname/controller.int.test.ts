@@ -17,7 +17,7 @@ import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
 import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
-import { DomainReconciler } from '../../../src/platform/domains/domain-reconciler.ts';
+import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
@@ -47,7 +47,6 @@ let informers: {
   builds: Informer<Build>;
 };
 let controllers: Controller[];
-let api: DomainReconciler;
 let settings: ReturnType<typeof testDnsSettings>;
 
 beforeAll(async () => {
@@ -69,7 +68,6 @@ beforeAll(async () => {
     appHostnameController({ ...common, ...informers }),
     projectDomainController({ ...common, domains: informers.domains, records: informers.records, hostnames: informers.hostnames, events: new EventRecorder({ writer: eventWriter(conn), component: 'apphostname-test' }) }),
   ] as Controller[];
-  api = new DomainReconciler(new DomainStore(conn, informers), settings);
   for (const i of Object.values(informers)) i.start();
   await Promise.all(controllers.map((c) => c.start()));
 });
@@ -107,9 +105,9 @@ async function addDomain(domain: string, managed: boolean): Promise<ProjectDomai
   const zoned = await until(() => domainClient.get(ns, created.metadata?.name ?? ''), (d) => !!d.status?.hostedZoneId, 'zone');
   if (!managed) return zoned;
   parent.delegate(domain, zoned.status?.nameservers ?? []);
-  const pass = await api.reconcile(zoned, { checkDelegation: true });
-  expect(pass.domain.status?.state).toBe('managed');
-  return pass.domain;
+  const checked = await askDelegationCheck(domainClient, zoned);
+  expect(checked.status?.state).toBe('managed');
+  return checked;
 }
 
 describe('external_records bindings', () => {
@@ -167,7 +165,7 @@ describe('managed_project_domain bindings', () => {
     expect((await recordClient.list(ns)).items.filter((r) => r.spec.owner)).toEqual([]);
 
     parent.delegate(domain, pending.status?.nameservers ?? []);
-    await api.reconcile(pending, { checkDelegation: true });
+    await askDelegationCheck(domainClient, pending);
     // Managed now: the ProjectDomain change reconciles the binding, which writes its records; the zone takes them.
     const ready = await until(live(h), (o) => condition(o, 'DnsReady')?.status === 'True', 'DnsReady True');
     expect(condition(ready, 'Ready')).toMatchObject({ status: 'False', reason: 'AwaitingFinalize' });

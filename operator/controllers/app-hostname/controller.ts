@@ -1,19 +1,20 @@
 import type { Registry } from 'prom-client';
-import type { AppHostname, AppHostnameStatus } from '../../../src/apis/v1alpha1/app-hostname.ts';
-import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type AppHostnameStatus } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
-import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
-import { AppStore } from '../../../src/platform/app-store.ts';
+import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
+import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
+import { NameClaims } from '../name-claims.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { verifyExternalRecords } from '../../../src/platform/domains/external-verification.ts';
 import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
-import { Controller } from '../../controller-runtime/controller.ts';
+import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
-import { MAX_APP_HOSTNAMES } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { NotFoundError } from '../../../src/errors.ts';
+import { nextCheckIn } from '../project-domain/recheck.ts';
 
 export interface AppHostnameControllerDeps {
   kube: KubeConnection;
@@ -21,27 +22,66 @@ export interface AppHostnameControllerDeps {
   domains: Informer<ProjectDomain>;
   records: Informer<DnsRecord>;
   apps: Informer<RuntimeApp>;
-  builds: Informer<Build>;
   settings: DnsSettings;
   registry: Registry;
   log: Logger;
   now?: () => Date;
 }
 
+/** The longest request value echoed in status (the status field's bound). */
+const MAX_REQUEST_LENGTH = 64;
+
+/** Verdict of a finalize verification: the records are live, or why not. */
+type Verdict = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string };
+
 /**
- * Reconciles AppHostnames, whether the API or `kubectl apply` made them: RuntimeAttached says whether the
- * app exists; in managed mode the platform-owned DnsRecords are kept as they should be in the managed
- * project domain holding the hostname and DnsReady follows them; in external mode the records to publish
- * (with the ownership challenge) are in the status. An active hostname (finalized through the API) stays in
- * its app's host names, so a deploy that replaced them gets it back. Activation itself is the API's
- * finalize: it verifies the records first.
+ * Reconciles AppHostnames, whether the API or `kubectl apply` made them, and is the only code that verifies
+ * and activates them: RuntimeAttached says whether the app exists; in managed mode the platform-owned
+ * DnsRecords are kept as they should be in the managed project domain holding the hostname and DnsReady
+ * follows them; in external mode the records to publish (with the ownership challenge) are in the status.
+ * With `spec.finalize` the records are verified (external: through the resolver, at once when asked through
+ * {@link VERIFY_ANNOTATION}, else on a schedule that backs off from `settings.pendingRecheckMinMs` to the
+ * re-check interval; managed: applied to a managed zone, whenever they change) and the hostname activated:
+ * from then on cw-runtime serves the app on it (it reads active AppHostnames; nothing writes the app's spec).
  */
 export function appHostnameController(deps: AppHostnameControllerDeps): Controller<AppHostname> {
   const now = deps.now ?? (() => new Date());
   const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
-  const apps = new AppStore(deps.kube, deps.apps, deps.builds);
+  // A hostname is claimed when it is activated: several projects may attach one, the first to verify it serves it.
+  const claims = new NameClaims(objectClient<HostnameClaim>(deps.kube, HOSTNAME_CLAIMS), 'AppHostname', async (holder, hostname) => {
+    const live = await store.hostnameClient.get(holder.namespace, holder.name);
+    // Finalizing counts: a holder claims just before it writes `active`, and must not lose the claim in between.
+    return live?.metadata?.uid === holder.uid && live.spec.hostname === hostname && (live.status?.state === 'active' || live.spec.finalize === true) && !live.metadata?.deletionTimestamp;
+  });
   const inNamespace = (obj: KubeObject, pick: (h: AppHostname) => boolean) =>
     deps.hostnames.list().filter((h) => h.metadata?.namespace === obj.metadata?.namespace && pick(h)).map((h) => `${h.metadata?.namespace}/${h.metadata?.name}`);
+
+  /** Whether a managed hostname's records are applied to a zone that is what the internet asks. */
+  const managedVerdict = (h: AppHostname, namespace: string): Verdict => {
+    const hostname = h.spec.hostname;
+    const domain = store.activeDomains(namespace).find((d) => d.metadata?.name === h.status?.projectDomain);
+    if (!domain) return { ok: false, reason: HostnameReasons.DomainGone, message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request, then finalize again.` };
+    if (domain.status?.state !== 'managed') {
+      // Its zone is not what the internet asks (never delegated, or the re-check demoted it): records in it prove nothing.
+      return {
+        ok: false,
+        reason: HostnameReasons.DomainNotManaged,
+        message: `The project domain ${domain.spec.domain} is ${domain.status?.state ?? 'pending_delegation'}: it no longer delegates to its zone. Set its nameservers again and run its delegation check; the hostname is activated once it is managed again.`,
+      };
+    }
+    const state = recordsApplied(desiredManagedRecords(h, domain, deps.settings.runtimeTarget), store);
+    return state.applied ? { ok: true } : { ok: false, reason: HostnameReasons.RecordsNotApplied, message: `The records of ${hostname} are not applied yet: ${state.message}` };
+  };
+
+  const externalVerdict = async (h: AppHostname): Promise<Verdict> => {
+    const result = await verifyExternalRecords(h.status?.dnsRecords ?? [], deps.settings.resolver, deps.settings.timeoutMs);
+    if (result.ok) return { ok: true };
+    return {
+      ok: false,
+      reason: HostnameReasons.RecordsNotFound,
+      message: `The DNS records of ${h.spec.hostname} are not live yet: ${result.problems.join('; ')}. Publish them exactly as listed; the platform checks again, and finalize checks at once.`,
+    };
+  };
 
   return new Controller<AppHostname>({
     name: 'apphostname',
@@ -55,11 +95,12 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    reconcile: async (key, { namespace }) => {
+    reconcile: async (key, { namespace }): Promise<Result> => {
       const h = deps.hostnames.get(key);
       if (!h || h.metadata?.deletionTimestamp) return;
       const hostname = h.spec.hostname;
       const appId = h.spec.appRef.name;
+      const managed = h.spec.dnsMode === 'managed_project_domain';
       const app = deps.apps.get(`${namespace}/${appId}`);
       const updates: ConditionUpdate[] = [
         app && !app.metadata?.deletionTimestamp
@@ -69,17 +110,17 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       let status: AppHostnameStatus = { ...h.status };
       let dnsReady = false;
       let dnsMessage = '';
-      if (h.spec.dnsMode === 'managed_project_domain') {
+      if (managed) {
         const { managed: domain, closest: pending } = store.domainsHolding(namespace, hostname);
         const desired = domain && unlessUnroutable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget));
         if (!domain) {
           dnsMessage = pending
             ? `The project domain ${pending.spec.domain} is pending_delegation: the records are written once it is managed.`
             : `No project domain of this project holds ${hostname}; add it to write the records.`;
-          updates.push({ type: 'DnsReady', status: 'False', reason: 'DomainNotManaged', message: dnsMessage });
+          updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.DomainNotManaged, message: dnsMessage });
         } else if (!desired) {
           dnsMessage = noRuntimeAddresses(hostname);
-          updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: dnsMessage });
+          updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.NoRuntimeTarget, message: dnsMessage });
         } else {
           const records = await ensureManagedRecords(store, desired);
           const applied = recordsApplied(records, store);
@@ -93,40 +134,81 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         const dnsRecords = unlessUnroutable(() => externalRecords(hostname, deps.settings.runtimeTarget, token));
         // A binding made before the runtime's addresses were removed (the API refuses new ones): said, not retried.
         if (dnsRecords) status = { ...status, verificationToken: token, dnsRecords };
-        else updates.push({ type: 'DnsReady', status: 'False', reason: 'NoRuntimeTarget', message: noRuntimeAddresses(hostname) });
+        else updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) });
       }
-      const active = status.state === 'active';
-      let full = false;
-      // Only for an app with a build: deleting an app clears its build and host names together, and must not
-      // have them put back while its hostnames are being deleted.
-      if (active && app?.spec.activeBuildId && !app.metadata?.deletionTimestamp && !(app.spec.hostnames ?? []).includes(hostname)) {
-        try {
-          await apps.update(namespace, appId, (a) => {
-            const hosts = a.spec.hostnames ?? [];
-            if (!a.spec.activeBuildId || hosts.includes(hostname)) return undefined;
-            full = hosts.length >= MAX_APP_HOSTNAMES;
-            return full ? undefined : { ...a.spec, hostnames: [...hosts, hostname] };
-          });
-        } catch (err) {
-          if (!(err instanceof NotFoundError)) throw err; // the app went meanwhile: its hostnames go with it
+
+      // Finalize: verify, then activate. External records are looked up when asked or when the schedule says so.
+      const request = verifyRequest(h);
+      let verdict: Verdict | undefined;
+      let requeueAfter: number | undefined;
+      if (h.spec.finalize && status.state !== 'active') {
+        const due = managed || request !== undefined || externalCheckIn(status, h, now()) === 0;
+        if (due) {
+          verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict({ ...h, status });
+          if (!managed) status = { ...status, lastVerifiedAt: formatTime(now()) };
         }
+        if (verdict?.ok && app && servedNames(app, namespace, hostname) >= MAX_APP_HOSTNAMES) {
+          verdict = {
+            ok: false,
+            reason: HostnameReasons.TooManyHostnames,
+            message: `App ${appId} is served on ${MAX_APP_HOSTNAMES} host names besides its default host, the most it can have; deploy with fewer hostnames or detach one.`,
+          };
+        }
+        if (verdict?.ok) {
+          const claim = await claims.claim(hostname, { namespace, name: h.metadata?.name ?? '', uid: h.metadata?.uid ?? '' });
+          if (!claim.held) verdict = { ok: false, reason: HostnameReasons.HostnameTaken, message: `${hostname} is verified and served by another project; it cannot be activated here.` };
+        }
+        if (verdict?.ok) {
+          status = { ...status, state: 'active', activatedAt: status.activatedAt ?? formatTime(now()) };
+          updates.push({ type: 'DnsReady', status: 'True', reason: managed ? 'RecordsApplied' : 'RecordsVerified', message: `The DNS records of ${hostname} are live.` });
+        } else if (verdict) {
+          updates.push({ type: 'DnsReady', status: 'False', reason: verdict.reason, message: verdict.message });
+        }
+        if (!managed && !verdict?.ok) requeueAfter = Math.max(1000, externalCheckIn(status, h, now()));
       }
+      if (request !== undefined) status = { ...status, lastHandledVerification: request };
+
+      const active = status.state === 'active';
       updates.push(
-        full
-          ? { type: 'Ready', status: 'False', reason: 'TooManyHostnames', message: `App ${appId} is served on ${MAX_APP_HOSTNAMES} host names besides its default host, the most it can have; deploy with fewer hostnames.` }
-          : active
-          ? { type: 'Ready', status: 'True', reason: 'Active', message: `App ${appId} is served on ${hostname}.` }
-          : h.spec.dnsMode === 'managed_project_domain' && !dnsReady
-            ? { type: 'Ready', status: 'False', reason: 'DnsNotApplied', message: dnsMessage }
-            : { type: 'Ready', status: 'False', reason: 'AwaitingFinalize', message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
+        active
+            ? { type: 'Ready', status: 'True', reason: 'Active', message: `App ${appId} is served on ${hostname}.` }
+            : managed && !dnsReady
+              ? { type: 'Ready', status: 'False', reason: 'DnsNotApplied', message: dnsMessage }
+              : verdict && !verdict.ok
+                ? { type: 'Ready', status: 'False', reason: verdict.reason, message: verdict.message }
+                : h.spec.finalize
+                  ? { type: 'Ready', status: 'False', reason: 'Verifying', message: `The DNS records of ${hostname} are verified before the app is served on it.` }
+                  : { type: 'Ready', status: 'False', reason: 'AwaitingFinalize', message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
       );
       let conditions = status.conditions ?? [];
       for (const u of updates) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;
       const next: AppHostnameStatus = { ...status, state: status.state ?? 'pending', conditions, observedGeneration: h.metadata?.generation };
-      if (!statusChanged(h.status, next)) return;
-      await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? { ...live.status, ...next, state: live.status?.state === 'active' ? 'active' : next.state } : undefined));
+      if (statusChanged(h.status, next)) {
+        await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? { ...live.status, ...next, state: live.status?.state === 'active' ? 'active' : next.state } : undefined));
+      }
+      return requeueAfter === undefined ? undefined : { requeueAfter };
     },
   });
+
+  /** The host names `app` is served on besides its default host and `except`: its deploy's, and its active bindings. */
+  function servedNames(app: RuntimeApp, namespace: string, except: string): number {
+    const active = store.hostnames(namespace).filter((b) => b.spec.appRef.name === app.metadata?.name && b.status?.state === 'active').map((b) => b.spec.hostname);
+    return new Set([...(app.spec.hostnames ?? []), ...active].filter((name) => name !== except)).size;
+  }
+
+  /** When an external hostname being finalized is looked up again: backing off as a pending domain's check does. */
+  function externalCheckIn(status: AppHostnameStatus, h: AppHostname, at: Date): number {
+    const since = Date.parse(h.metadata?.creationTimestamp ?? '');
+    const pendingFor = Number.isNaN(since) ? 0 : Math.max(0, at.getTime() - since);
+    const interval = Math.min(deps.settings.recheckIntervalMs, Math.max(deps.settings.pendingRecheckMinMs, pendingFor / 10));
+    return nextCheckIn(status.lastVerifiedAt, interval, at);
+  }
+}
+
+/** The verification request not answered yet, if any (see {@link VERIFY_ANNOTATION}). */
+function verifyRequest(h: AppHostname): string | undefined {
+  const asked = h.metadata?.annotations?.[VERIFY_ANNOTATION]?.slice(0, MAX_REQUEST_LENGTH);
+  return asked !== undefined && asked !== h.status?.lastHandledVerification ? asked : undefined;
 }
 
 /** The records, or `undefined` when the runtime target cannot route them (an apex without addresses: they throw). */

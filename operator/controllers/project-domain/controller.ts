@@ -1,18 +1,21 @@
 import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
-import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import type { Informer, KubeConnection, KubeObject } from '../../../src/kube/index.ts';
-import { apiZoneGraceLeft, DomainReconciler, ZONE_FINALIZER } from '../../../src/platform/domains/domain-reconciler.ts';
-import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { DomainStore, isActive } from '../../../src/platform/domains/domain-store.ts';
+import { DOMAIN_CLAIMS } from '../../../src/platform/resources.ts';
+import { NameClaims } from '../name-claims.ts';
+import { DomainReconciler } from './domain-reconciler.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { EventRecorder } from '../../controller-runtime/events.ts';
 import { addFinalizer, runFinalizer } from '../../controller-runtime/finalizers.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
-import { nextCheckIn } from './recheck.ts';
+import { delegationRequest, nextCheckIn, nextPendingCheckIn } from './recheck.ts';
 
 export interface ProjectDomainControllerDeps {
   kube: KubeConnection;
@@ -37,17 +40,25 @@ const STUCK_RETRY_MS = 5 * 60 * 1000;
 const TAKEN_RECHECK_MS = 60 * 1000;
 
 /**
- * Reconciles ProjectDomains: creates the hosted zone (idempotent by the object's uid as caller reference),
- * writes the domain's DnsRecords into it (held while not delegated, deletes always), re-checks the delegation
- * of managed domains every `settings.recheckIntervalMs` (back to pending_delegation when the parent zone no
- * longer delegates to the zone), and on soft delete or `kubectl delete` removes records and zone. A DnsRecord
- * change reconciles its domain: the zone is the unit a change is applied to, so this controller also writes
- * each DnsRecord's Ready condition.
+ * Reconciles ProjectDomains, whether the API or `kubectl apply` made them, and is the only code that talks to
+ * the DNS provider and the parent zone for them: claims the name (a DomainClaim), creates the hosted zone
+ * (idempotent by the object's uid as caller reference), writes the domain's DnsRecords into it (held while
+ * not delegated, deletes always), checks the delegation — at once when asked through
+ * {@link DELEGATION_CHECK_ANNOTATION} (the API's delegation check sets it), for a pending domain on a
+ * schedule that starts at `settings.pendingRecheckMinMs` and grows to `settings.recheckIntervalMs`, for a
+ * managed one every `settings.recheckIntervalMs` (back to pending_delegation when the parent zone no longer
+ * delegates to the zone) — and on soft delete or `kubectl delete` removes records, zone and claim. A
+ * DnsRecord change reconciles its domain: the zone is the unit a change is applied to, so this controller
+ * also writes each DnsRecord's Ready condition.
  */
 export function projectDomainController(deps: ProjectDomainControllerDeps): Controller<ProjectDomain> {
   const now = deps.now ?? (() => new Date());
   const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
-  const reconciler = new DomainReconciler(store, deps.settings, now);
+  const claims = new NameClaims(objectClient<DomainClaim>(deps.kube, DOMAIN_CLAIMS), 'ProjectDomain', async (holder, domain) => {
+    const live = await store.domainClient.get(holder.namespace, holder.name);
+    return live?.metadata?.uid === holder.uid && live.spec.domain === domain && isActive(live) && !live.metadata?.deletionTimestamp;
+  });
+  const reconciler = new DomainReconciler(store, claims, deps.settings, now);
   const interval = deps.settings.recheckIntervalMs;
   /**
    * When each domain's zone last failed to be created for a reason retrying will not fix (credentials,
@@ -84,12 +95,18 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         return;
       }
       domain = await addFinalizer(store.domainClient, domain, ZONE_FINALIZER);
-      const grace = apiZoneGraceLeft(domain, now());
-      if (grace > 0) return { requeueAfter: grace };
+      const request = delegationRequest(domain);
       const stuck = stuckWaitLeft(key, domain);
-      if (stuck > 0) return { requeueAfter: stuck };
-      const due = domain.status?.state === 'managed' && nextCheckIn(domain.status.lastCheckedAt, interval, now()) === 0;
-      const pass = await reconciler.reconcile(domain, { checkDelegation: due });
+      // A stuck zone still answers a delegation-check request (with the failure), so the asker is not left waiting.
+      if (stuck > 0 && request === undefined) return { requeueAfter: stuck };
+      const checkIn = (d: ProjectDomain) =>
+        d.status?.state === 'managed'
+          ? nextCheckIn(d.status.lastCheckedAt, interval, now())
+          : d.status?.hostedZoneId
+            ? nextPendingCheckIn(d, deps.settings.pendingRecheckMinMs, interval, now())
+            : undefined;
+      const due = request !== undefined || checkIn(domain) === 0;
+      const pass = await reconciler.reconcile(domain, { checkDelegation: due, ...(request !== undefined ? { answersRequest: request } : {}) });
       await report(domain, pass.domain);
       stuckSince.delete(key);
       if (pass.failure) {
@@ -98,10 +115,10 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         stuckSince.set(key, { uid: domain.metadata?.uid, generation: domain.metadata?.generation, at: now().getTime() });
         return { requeueAfter: STUCK_RETRY_MS };
       }
-      if (pass.domain.status?.state === 'managed') return { requeueAfter: Math.max(1000, nextCheckIn(pass.domain.status.lastCheckedAt, interval, now())) };
       // Another project's domain going away enqueues only that one: look again after a while.
       if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === 'DomainTaken') return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
-      return;
+      const next = checkIn(pass.domain);
+      return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },
   });
 

@@ -93,7 +93,7 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
     const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });
     if (status.repoId !== repo.status?.repoId) {
       // A new claim changes who holds the name: the next reconcile of this name must see it (holder.ts).
-      await settle(() => deps.repositories.get(objectKey(repo))?.metadata?.resourceVersion !== resourceVersion);
+      await settle(deps.repositories, objectKey(repo), (cached) => cached?.metadata?.resourceVersion !== resourceVersion);
     }
     const [before, after] = [findCondition(repo.status?.conditions, 'Ready'), findCondition(written.status?.conditions, 'Ready')];
     if (after && (before?.status !== after.status || before.reason !== after.reason)) {

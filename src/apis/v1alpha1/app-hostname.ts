@@ -27,6 +27,12 @@ export const AppHostnameSpec = Type.Object({
   ),
   hostname: Hostname({ description: 'Host name to attach.', ...immutable('hostname') }),
   dnsMode: Type.Optional(HostnameDnsMode),
+  finalize: Type.Optional(
+    Type.Boolean({
+      description:
+        'Activate the hostname once its DNS records are live (external_records: looked up through the platform resolver; managed_project_domain: applied to the zone): the controller verifies them, re-checking while they are not, and then serves the app on the hostname. The finalize route sets it.',
+    }),
+  ),
 });
 export type AppHostnameSpec = Static<typeof AppHostnameSpec>;
 
@@ -50,6 +56,13 @@ export const AppHostnameStatus = Type.Object({
       description: 'external_records: the ownership challenge published as TXT at _cloudwright.<hostname> (not a secret).',
     }),
   ),
+  lastVerifiedAt: Type.Optional(Timestamp({ description: 'When the DNS records were last verified for finalize.' })),
+  lastHandledVerification: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: 'The value of the cloudwright.dev/verify-requested-at annotation the last verification answered.',
+    }),
+  ),
   activatedAt: Type.Optional(Timestamp({ description: 'When finalize activated the hostname: from then on the app is served on it.' })),
   state: Type.Optional(
     Type.Union([Type.Literal('pending'), Type.Literal('active')], {
@@ -59,6 +72,13 @@ export const AppHostnameStatus = Type.Object({
 });
 export type AppHostnameStatus = Static<typeof AppHostnameStatus>;
 
+/**
+ * Annotation asking for the DNS records of a hostname being finalized to be verified now (any new value, such
+ * as the time), rather than at the next scheduled re-check; echoed in `status.lastHandledVerification`. The
+ * finalize route sets it together with `spec.finalize`.
+ */
+export const VERIFY_ANNOTATION = 'cloudwright.dev/verify-requested-at';
+
 /** Condition types of an AppHostname. */
 export const AppHostnameConditions = {
   /** The app is served on the hostname. */
@@ -67,6 +87,24 @@ export const AppHostnameConditions = {
   RuntimeAttached: 'RuntimeAttached',
   /** The records in status.dnsRecords exist (managed mode: written; False with a reason when writing failed). */
   DnsReady: 'DnsReady',
+} as const;
+
+/** Reasons of an AppHostname's DnsReady and Ready conditions that say why its DNS is not (yet) live. */
+export const HostnameReasons = {
+  /** managed: no managed project domain holds the hostname (none, or only ones pending delegation). */
+  DomainNotManaged: 'DomainNotManaged',
+  /** managed: the project domain the records were written to was deleted. */
+  DomainGone: 'DomainGone',
+  /** An apex hostname, and the runtime has no addresses to point A/AAAA records at. */
+  NoRuntimeTarget: 'NoRuntimeTarget',
+  /** managed: the records are not in the zone yet. */
+  RecordsNotApplied: 'RecordsNotApplied',
+  /** external: the resolver does not answer the records as listed. */
+  RecordsNotFound: 'RecordsNotFound',
+  /** The app is served on as many host names as it may have: activating this one would pass the limit. */
+  TooManyHostnames: 'TooManyHostnames',
+  /** Another project verified the hostname first and serves it (its HostnameClaim holds the name). */
+  HostnameTaken: 'HostnameTaken',
 } as const;
 
 export type AppHostname = CustomResource<'AppHostname', AppHostnameSpec, AppHostnameStatus>;

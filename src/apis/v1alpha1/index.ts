@@ -4,6 +4,7 @@ import { AppHostnameKind } from './app-hostname.ts';
 import { BuildKind } from './build.ts';
 import { DatabaseKind } from './database.ts';
 import { DnsRecordKind } from './dns-record.ts';
+import { DomainClaimKind, HostnameClaimKind } from './domain-claim.ts';
 import { ProjectDomainKind } from './project-domain.ts';
 import { ProjectKind } from './project.ts';
 import { RepositoryKind } from './repository.ts';
@@ -22,6 +23,7 @@ export * from './build.ts';
 export * from './app-hostname.ts';
 export * from './project-domain.ts';
 export * from './dns-record.ts';
+export * from './domain-claim.ts';
 export * from './database.ts';
 export * from './repository.ts';
 export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
@@ -39,6 +41,8 @@ export const allKinds: readonly KindDescriptor[] = [
   AppHostnameKind,
   ProjectDomainKind,
   DnsRecordKind,
+  DomainClaimKind,
+  HostnameClaimKind,
   DatabaseKind,
   RepositoryKind,
 ];

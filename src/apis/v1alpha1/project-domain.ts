@@ -44,6 +44,12 @@ export const ProjectDomainStatus = Type.Object({
   ),
   state: Type.Optional(ProjectDomainState),
   lastCheckedAt: Type.Optional(Timestamp({ description: 'When delegation was last checked.' })),
+  lastHandledDelegationCheck: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: 'The value of the cloudwright.dev/delegation-check-requested-at annotation the last check answered: a check was asked for and has run when the two are equal.',
+    }),
+  ),
   delegatedNameservers: Type.Optional(
     Type.Array(Hostname({ description: 'Nameserver host name.' }), {
       maxItems: 16,
@@ -54,6 +60,16 @@ export const ProjectDomainStatus = Type.Object({
   deletedAt: Type.Optional(Timestamp({ description: 'When the domain was soft-deleted.' })),
 });
 export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
+
+/**
+ * Annotation asking for a delegation check now (as Flux's `reconcile.fluxcd.io/requestedAt`): any new value,
+ * such as the time, makes the controller check the delegation at once and echo the value in
+ * `status.lastHandledDelegationCheck`. The API's delegation-check route sets it; so can `kubectl annotate`.
+ */
+export const DELEGATION_CHECK_ANNOTATION = 'cloudwright.dev/delegation-check-requested-at';
+
+/** On ProjectDomains whose hosted zone may exist: removed by the controller once the zone is deleted. */
+export const ZONE_FINALIZER = 'cloudwright.dev/dns-zone';
 
 /** Condition types of a ProjectDomain. */
 export const ProjectDomainConditions = {

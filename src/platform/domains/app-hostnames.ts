@@ -1,23 +1,22 @@
-import type { AppHostname, AppHostnameStatus, HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
+import { randomBytes } from 'node:crypto';
+import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES } from '../../apis/v1alpha1/runtime-app.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
-import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../conditions/index.ts';
+import { findCondition } from '../../conditions/index.ts';
 import { externalAppRecords, isRegistrableDomain, managedAppRecords } from '../../dns/app-records.ts';
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
-import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
-import { isAlreadyExists, KubeApiError } from '../../kube/index.ts';
-import { isNetworkError } from '../../network-errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
+import { isAlreadyExists, objectKey, waitFor } from '../../kube/index.ts';
 import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
+import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import type { DnsSettings } from './dns-settings.ts';
 import { existingRecords } from './dns-records.ts';
-import type { DomainReconciler } from './domain-reconciler.ts';
 import type { DomainStore } from './domain-store.ts';
-import { verifyExternalRecords } from './external-verification.ts';
-import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from './hostname-records.ts';
+import { noRuntimeAddresses } from './hostname-records.ts';
 import { hostnameView, type HostnameView } from './views.ts';
 
 const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
@@ -28,28 +27,34 @@ export interface AttachResult {
   readonly view: HostnameView;
 }
 
+export interface FinalizeResult {
+  /** 200 once active, 202 when the verification has not answered within the bound (it carries on). */
+  readonly statusCode: 200 | 202;
+  readonly view: HostnameView;
+}
+
 /**
- * Custom hostnames of runtime apps. Attaching registers the binding with the runtime control plane first
- * (the AppHostname), then takes care of DNS: in `external_records` mode it answers the records the owner
- * publishes, in `managed_project_domain` mode it writes platform-owned records into the managed project
- * domain holding the hostname. Finalize checks that the records are live, then activates: the app is served
- * on the hostname. Every step is idempotent.
+ * Custom hostnames of runtime apps, for the REST routes. Each request writes intent on the AppHostname and
+ * waits (watching it, at most `answerWithinMs`) for the AppHostname controller's answer in its status.
+ * Attaching creates the binding (the runtime attach); the controller then answers the records the owner
+ * publishes (`external_records`) or writes platform-owned records into the managed project domain holding
+ * the hostname (`managed_project_domain`). Finalize sets `spec.finalize` and asks for a verification now
+ * ({@link VERIFY_ANNOTATION}): the controller checks that the records are live, then activates the hostname
+ * (the app is served on it). Every step is idempotent.
  */
 export class AppHostnames {
   readonly #store: DomainStore;
   readonly #apps: AppStore;
-  readonly #reconciler: DomainReconciler;
   readonly #settings: DnsSettings;
   readonly #baseDomain: string;
-  readonly #now: () => Date;
+  readonly #answerWithinMs: number;
 
-  constructor(deps: { store: DomainStore; apps: AppStore; reconciler: DomainReconciler; settings: DnsSettings; baseDomain: string; now?: () => Date }) {
+  constructor(deps: { store: DomainStore; apps: AppStore; settings: DnsSettings; baseDomain: string; answerWithinMs?: number | undefined }) {
     this.#store = deps.store;
     this.#apps = deps.apps;
-    this.#reconciler = deps.reconciler;
     this.#settings = deps.settings;
     this.#baseDomain = deps.baseDomain;
-    this.#now = deps.now ?? (() => new Date());
+    this.#answerWithinMs = deps.answerWithinMs ?? CONTROLLER_ANSWER_MS;
   }
 
   /** The app's hostnames with their state. @throws NotFoundError for a missing app */
@@ -90,108 +95,71 @@ export class AppHostnames {
     if (domain && !existing) this.#refuseManualRecords(domain, hostname, types);
 
     // The runtime attach: the binding exists before any DNS is touched.
-    let binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));
+    const binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));
     if (!domain) {
-      binding = await this.#writeStatus(binding, (s) => {
-        const token = challengeToken(binding);
-        return {
-          status: { ...s, verificationToken: token, dnsRecords: externalRecords(hostname, this.#settings.runtimeTarget, token), state: s.state ?? 'pending' },
-          conditions: [
-            { type: 'RuntimeAttached', status: 'True', reason: 'Attached', message: `The runtime holds ${hostname} for app ${appId}.` },
-            ...(s.state === 'active' ? [] : [pendingExternal(hostname)]),
-          ],
-        };
-      });
-      return { statusCode: 200, view: this.#view(binding) };
+      const answered = await this.#answer(binding, (h) => h.status?.dnsRecords !== undefined);
+      return { statusCode: 200, view: this.#view(answered) };
     }
-
-    const desired = desiredManagedRecords(binding, domain, this.#settings.runtimeTarget);
-    let applied: { applied: boolean; reason: string; message: string };
-    try {
-      const records = await ensureManagedRecords(this.#store, desired);
-      const pass = await this.#reconciler.reconcile(this.#store.domain(project, domain.spec.domain));
-      applied = pass.failure
-        ? { applied: false, reason: 'ProviderError', message: `The records could not be written: ${pass.failure.message} Repeat the request to retry.` }
-        : recordsApplied(records, this.#store);
-    } catch (err) {
-      // The runtime attach stands whatever failed here: the answer is the spec's 202 with status failed, and
-      // repeating the request converges. The control plane's own errors are not shown (their text is ours).
-      if (err instanceof PublicError) {
-        applied = { applied: false, reason: 'RecordsNotWritten', message: `The records could not be written: ${err.message} Repeat the request to retry.` };
-      } else if (err instanceof KubeApiError || isNetworkError(err)) {
-        applied = { applied: false, reason: 'RecordsNotWritten', message: 'The records could not be written: the control plane did not take them. Repeat the request to retry.' };
-      } else {
-        throw err;
-      }
-    }
-    const d = domain;
-    binding = await this.#writeStatus(binding, (s) => ({
-      status: { ...s, projectDomain: d.metadata?.name ?? '', dnsRecords: recordItems(desired, d), state: s.state ?? 'pending' },
-      conditions: [
-        { type: 'RuntimeAttached', status: 'True', reason: 'Attached', message: `The runtime holds ${hostname} for app ${appId}.` },
-        { type: 'DnsReady', status: applied.applied ? 'True' : 'False', reason: applied.reason, message: applied.message },
-        ...(s.state === 'active' ? [] : [pendingManaged(hostname, applied.applied, applied.message)]),
-      ],
-    }));
-    return { statusCode: applied.applied ? 200 : 202, view: this.#view(binding) };
+    // Applied (True), or refused for a reason repeating the attach may mend; a first write is waited for.
+    const answered = await this.#answer(binding, (h) => {
+      const dns = findCondition(h.status?.conditions, 'DnsReady');
+      return dns !== undefined && (dns.status === 'True' || !IN_PROGRESS.has(dns.reason));
+    });
+    const applied = findCondition(answered.status?.conditions, 'DnsReady')?.status === 'True' || answered.status?.state === 'active';
+    return { statusCode: applied ? 200 : 202, view: this.#view(answered) };
   }
 
   /**
-   * Checks that the records are live (external: through the resolver; managed: applied to the zone), then
-   * activates the hostname: the app is served on it. 409 with what is missing otherwise; repeatable.
+   * Sets the binding's finalize intent and asks for its records to be verified now; answers once the
+   * controller has: 200 when the hostname is active (the app is served on it), 409 saying what is missing
+   * (the controller keeps re-checking and activates it by itself once the records are live), 202 when the
+   * verification has not answered within the bound. Repeatable.
    */
-  async finalize(project: string, appId: string, host: string): Promise<HostnameView> {
+  async finalize(project: string, appId: string, host: string): Promise<FinalizeResult> {
     this.#apps.cached(project, appId);
     const hostname = normalizeName(host.trim());
     const binding = this.#store.hostnames(project).find((h) => h.spec.hostname === hostname && h.spec.appRef.name === appId);
     if (!binding) throw new NotFoundError(`${hostname} is not attached to app ${appId}; attach it first (POST …/apps/${appId}/domains).`);
     this.#refuseTaken(project, appId, hostname);
-    const managed = binding.spec.dnsMode === 'managed_project_domain';
-    let problem: { reason: string; message: string } | undefined;
-    if (managed) {
-      const domain = this.#store.activeDomains(project).find((d) => d.metadata?.name === binding.status?.projectDomain);
-      if (!domain) problem = { reason: 'DomainGone', message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request.` };
-      else if (domain.status?.state !== 'managed') {
-        // Its zone is no longer what the internet asks (the delegation re-check demoted it): records in it prove nothing.
-        problem = {
-          reason: 'DomainNotManaged',
-          message: `The project domain ${domain.spec.domain} is ${domain.status?.state ?? 'pending_delegation'}: it no longer delegates to its zone. Set its nameservers again and run its delegation check, then finalize again.`,
-        };
-      } else {
-        const pass = await this.#reconciler.reconcile(domain);
-        const state = pass.failure
-          ? { applied: false, message: `The records could not be written: ${pass.failure.message}` }
-          : recordsApplied(desiredManagedRecords(binding, domain, this.#settings.runtimeTarget), this.#store);
-        if (!state.applied) problem = { reason: 'RecordsNotApplied', message: `The records of ${hostname} are not applied yet: ${state.message} Repeat the attach request, then finalize again.` };
-      }
-    } else {
-      const result = await verifyExternalRecords(binding.status?.dnsRecords ?? [], this.#settings.resolver, this.#settings.timeoutMs);
-      if (!result.ok) problem = { reason: 'RecordsNotFound', message: `The DNS records of ${hostname} are not live yet: ${result.problems.join('; ')}. Publish them exactly as listed, wait for propagation, then finalize again.` };
-    }
-    if (problem) {
-      const p = problem;
-      await this.#writeStatus(binding, (s) => ({
-        status: s,
-        conditions: s.state === 'active' ? [] : [{ type: 'DnsReady', status: 'False', reason: p.reason, message: p.message }],
-      }));
-      throw new ConflictError(problem.message);
-    }
-    await this.#apps.update(project, appId, (app) => {
-      const hosts = app.spec.hostnames ?? [];
-      if (hosts.includes(hostname)) return undefined;
-      if (hosts.length >= MAX_APP_HOSTNAMES) {
-        throw new ConflictError(`App ${appId} is served on ${hosts.length} host names besides its default host, the most it can have; deploy with fewer hostnames first.`);
-      }
-      return { ...app.spec, hostnames: [...hosts, hostname] };
+    if (binding.status?.state === 'active') return { statusCode: 200, view: this.#view(binding) };
+    this.#refuseServedPastLimit(project, appId, hostname);
+    const request = `${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
+    const asked = await this.#store.hostnameClient.patch(project, binding.metadata?.name ?? '', {
+      metadata: { annotations: { [VERIFY_ANNOTATION]: request } },
+      spec: { finalize: true },
     });
-    const activated = await this.#writeStatus(binding, (s) => ({
-      status: { ...s, state: 'active', activatedAt: s.activatedAt ?? formatTime(this.#now()) },
-      conditions: [
-        { type: 'DnsReady', status: 'True', reason: managed ? 'RecordsApplied' : 'RecordsVerified', message: `The DNS records of ${hostname} are live.` },
-        { type: 'Ready', status: 'True', reason: 'Active', message: `App ${appId} is served on ${hostname}.` },
-      ],
-    }));
-    return this.#view(activated);
+    const answered = await this.#answer(asked, (h) => h.status?.state === 'active' || h.status?.lastHandledVerification === request);
+    if (answered.status?.state === 'active') return { statusCode: 200, view: this.#view(answered) };
+    if (answered.status?.lastHandledVerification !== request) return { statusCode: 202, view: this.#view(answered) };
+    const ready = findCondition(answered.status?.conditions, 'Ready');
+    const dns = findCondition(answered.status?.conditions, 'DnsReady');
+    const why = dns?.status === 'False' ? dns.message : (ready?.message ?? `The DNS records of ${hostname} are not verified yet.`);
+    throw new ConflictError(why);
+  }
+
+  /** 409 when the app is already served on as many host names as it may have (deploy host names and active bindings). */
+  #refuseServedPastLimit(project: string, appId: string, hostname: string): void {
+    const app = this.#apps.cached(project, appId);
+    const active = this.#store.hostnames(project).filter((h) => h.spec.appRef.name === appId && h.status?.state === 'active').map((h) => h.spec.hostname);
+    const served = new Set([...(app.spec.hostnames ?? []), ...active].filter((h) => h !== hostname)).size;
+    if (served >= MAX_APP_HOSTNAMES) {
+      throw new ConflictError(`App ${appId} is served on ${served} host names besides its default host, the most it can have; deploy with fewer hostnames first.`);
+    }
+  }
+
+  /**
+   * Waits until the controller has looked at `written`'s generation and `answers` holds, watching the
+   * cache; answers the binding as it then stands (or as written, when the cache never showed it).
+   */
+  async #answer(written: AppHostname, answers: (h: AppHostname) => boolean): Promise<AppHostname> {
+    const generation = written.metadata?.generation ?? 0;
+    const { object } = await waitFor(
+      this.#store.caches.hostnames,
+      objectKey(written),
+      (h) => h !== undefined && (h.metadata?.uid !== written.metadata?.uid || ((h.status?.observedGeneration ?? 0) >= generation && answers(h))),
+      this.#answerWithinMs,
+    );
+    return object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written;
   }
 
   #view(h: AppHostname): HostnameView {
@@ -262,7 +230,7 @@ export class AppHostnames {
 
   async #create(project: string, appUid: string, appId: string, hostname: string, mode: HostnameDnsMode): Promise<AppHostname> {
     try {
-      const created = await this.#store.hostnameClient.create({
+      return await this.#store.hostnameClient.create({
         metadata: {
           name: hostname,
           namespace: project,
@@ -271,32 +239,12 @@ export class AppHostnames {
         },
         spec: { appRef: { name: appId }, hostname, dnsMode: mode },
       });
-      await this.#store.settleObject(this.#store.caches.hostnames, created);
-      return created;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       throw new ConflictError(`${hostname} is being attached by another request; retry.`);
     }
   }
-
-  #writeStatus(h: AppHostname, change: (s: AppHostnameStatus) => { status: AppHostnameStatus; conditions: ConditionUpdate[] }): Promise<AppHostname> {
-    const now = this.#now();
-    return this.#store.updateHostnameStatus(h, (live) => {
-      const next = change(live.status ?? {});
-      let conditions = next.status.conditions ?? [];
-      for (const c of next.conditions) conditions = setCondition(conditions, c, live.metadata?.generation, now).conditions;
-      const status = { ...next.status, conditions, observedGeneration: live.metadata?.generation };
-      return statusChanged(live.status, status) ? status : undefined;
-    });
-  }
 }
 
-function pendingExternal(hostname: string): ConditionUpdate {
-  return { type: 'Ready', status: 'False', reason: 'AwaitingFinalize', message: `Publish the listed DNS records for ${hostname} at your DNS provider, then finalize.` };
-}
-
-function pendingManaged(hostname: string, applied: boolean, message: string): ConditionUpdate {
-  return applied
-    ? { type: 'Ready', status: 'False', reason: 'AwaitingFinalize', message: `The records of ${hostname} are applied; finalize to serve the app on it.` }
-    : { type: 'Ready', status: 'False', reason: 'DnsNotApplied', message };
-}
+/** DnsReady reasons of a managed binding whose records are still on their way to the zone (not a refusal). */
+const IN_PROGRESS: ReadonlySet<string> = new Set(['Writing']);

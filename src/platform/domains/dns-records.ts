@@ -3,11 +3,11 @@ import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
-import { isConflict } from '../../kube/index.ts';
+import { isConflict, objectKey, retryOnConflict, waitFor } from '../../kube/index.ts';
 import { KeyedMutex } from '../../collections/keyed-mutex.ts';
 import { collisionRefusal } from '../../dns/desired.ts';
 import { PROJECT_LABEL } from '../resources.ts';
-import type { DomainReconciler } from './domain-reconciler.ts';
+import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import type { DomainStore } from './domain-store.ts';
 import { recordView, type RecordView } from './views.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
@@ -43,7 +43,9 @@ export const MAX_RECORDS_PER_DOMAIN = 1000;
  * DNS records of a project domain for the REST routes. Create and update need the domain to be `managed`
  * (409 otherwise: until the parent zone delegates to the hosted zone nobody would see them); delete works
  * in every state. Platform-owned records (written for an app hostname) are refused to manual edits (409).
- * Each write is applied to the zone before answering; the record's `status` says how that went.
+ * Each write is answered once the ProjectDomain controller has applied it to the zone (watched in the
+ * record's status, at most `answerWithinMs`); the record's `status` says how that went. A delete is
+ * answered once the object is gone: the controller then removes the record from the zone.
  *
  * Two writes that would collide (same name and type, or a CNAME beside anything) must not both succeed:
  * writes to one domain take turns in this process, each checking against the cache its predecessor
@@ -54,14 +56,14 @@ export const MAX_RECORDS_PER_DOMAIN = 1000;
  */
 export class DnsRecords {
   readonly #store: DomainStore;
-  readonly #reconciler: DomainReconciler;
   readonly #writes = new KeyedMutex();
   readonly #maxRecords: number;
+  readonly #answerWithinMs: number;
 
-  constructor(store: DomainStore, reconciler: DomainReconciler, maxRecords = MAX_RECORDS_PER_DOMAIN) {
+  constructor(store: DomainStore, options: { maxRecords?: number | undefined; answerWithinMs?: number | undefined } = {}) {
     this.#store = store;
-    this.#reconciler = reconciler;
-    this.#maxRecords = maxRecords;
+    this.#maxRecords = options.maxRecords ?? MAX_RECORDS_PER_DOMAIN;
+    this.#answerWithinMs = options.answerWithinMs ?? CONTROLLER_ANSWER_MS;
   }
 
   /** @throws NotFoundError for a missing domain */
@@ -126,16 +128,10 @@ export class DnsRecords {
   /** Puts `stored`'s spec back on the record, on whatever version is live (the zone sync writes its status). */
   async #restore(stored: DnsRecord): Promise<void> {
     const { namespace = '', name = '' } = stored.metadata ?? {};
-    for (let attempt = 1; ; attempt++) {
+    await retryOnConflict(async () => {
       const live = await this.#store.recordClient.get(namespace, name);
-      if (!live) return;
-      try {
-        await this.#store.recordClient.replace({ ...live, spec: stored.spec });
-        return;
-      } catch (err) {
-        if (!isConflict(err) || attempt >= 5) throw err;
-      }
-    }
+      if (live) await this.#store.recordClient.replace({ ...live, spec: stored.spec });
+    });
   }
 
   /**
@@ -159,15 +155,19 @@ export class DnsRecords {
     this.#refuseOwned(stored, 'deleted');
     await this.#store.recordClient.delete(project, recordId);
     await this.#store.settleGone(this.#store.caches.records, stored);
-    await this.#reconciler.reconcile(this.#store.domain(project, domain));
     return recordView(stored, d.spec.domain);
   }
 
+  /** `written` once the controller has reported on its generation (watched; bounded), else as written. */
   async #applied(d: ProjectDomain, written: DnsRecord): Promise<RecordView> {
-    await this.#store.settleObject(this.#store.caches.records, written);
-    await this.#reconciler.reconcile(d);
-    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
-    return recordView(this.#store.caches.records.get(key) ?? written, d.spec.domain);
+    const generation = written.metadata?.generation ?? 0;
+    const { object } = await waitFor(
+      this.#store.caches.records,
+      objectKey(written),
+      (r) => r !== undefined && r.metadata?.uid === written.metadata?.uid && (r.status?.observedGeneration ?? 0) >= generation,
+      this.#answerWithinMs,
+    );
+    return recordView(object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written, d.spec.domain);
   }
 
   #record(d: ProjectDomain, recordId: string): DnsRecord {

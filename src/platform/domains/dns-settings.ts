@@ -9,6 +9,8 @@ import { Route53Provider } from '../../dns/route53-provider.ts';
 
 /** Delegation re-check of managed domains when none is configured: hourly. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 60 * 60 * 1000;
+/** First re-check of a domain pending delegation when none is configured: a minute. */
+export const DEFAULT_PENDING_RECHECK_MS = 60 * 1000;
 
 export interface DnsSettings {
   /** Hosts project zones. */
@@ -23,8 +25,10 @@ export interface DnsSettings {
   readonly timeoutMs: number;
   /** What app hostname records point at. */
   readonly runtimeTarget: RuntimeTarget;
-  /** How often the operator re-checks the delegation of managed domains. */
+  /** How often the operator re-checks the delegation of managed domains; pending ones back off up to it. */
   readonly recheckIntervalMs: number;
+  /** How soon the operator first re-checks a domain pending delegation (see `nextPendingCheckIn`). */
+  readonly pendingRecheckMinMs: number;
   /** Stops the provider's connections. */
   close(): void;
 }
@@ -37,7 +41,8 @@ const list = (value: string | undefined) => (value ?? '').split(',').map((v) => 
  * CW_ROUTE53_SECRET_ACCESS_KEY (absent: the SDK's default chain), CW_DNS_OWNER_ID (default `cloudwright`),
  * CW_DNS_PARENT_SERVER (`host:port` of a server authoritative for the parent zone: make dev's `test.` server),
  * CW_DNS_RESOLVER (`host:port`; default the system's), CW_DNS_TIMEOUT_MS (default 3000),
- * CW_DNS_RECHECK_INTERVAL_SECONDS (default 3600), CW_RUNTIME_DNS_TARGET (the host name app CNAMEs point at;
+ * CW_DNS_RECHECK_INTERVAL_SECONDS (default 3600), CW_DNS_PENDING_RECHECK_SECONDS (default 60: the first
+ * re-check of a pending domain; later ones back off to the re-check interval), CW_RUNTIME_DNS_TARGET (the host name app CNAMEs point at;
  * default `runtime.<CW_RUNTIME_BASE_DOMAIN>`), CW_RUNTIME_DNS_IPV4 and CW_RUNTIME_DNS_IPV6 (comma-separated
  * addresses for apex hostnames, which cannot be CNAMEs). Throws a one-line error for an invalid value.
  */
@@ -47,6 +52,7 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
   if (kind !== 'route53' && kind !== 'memory') throw new Error(`CW_DNS_PROVIDER must be route53 or memory, not ${JSON.stringify(kind)}`);
   const timeoutMs = positive('CW_DNS_TIMEOUT_MS', env.CW_DNS_TIMEOUT_MS, 3000);
   const recheckSeconds = positive('CW_DNS_RECHECK_INTERVAL_SECONDS', env.CW_DNS_RECHECK_INTERVAL_SECONDS, DEFAULT_RECHECK_INTERVAL_MS / 1000);
+  const pendingSeconds = positive('CW_DNS_PENDING_RECHECK_SECONDS', env.CW_DNS_PENDING_RECHECK_SECONDS, DEFAULT_PENDING_RECHECK_MS / 1000);
   const accessKeyId = env.CW_ROUTE53_ACCESS_KEY_ID;
   const secretAccessKey = env.CW_ROUTE53_SECRET_ACCESS_KEY;
   const route53 =
@@ -75,6 +81,7 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
       ipv6: list(env.CW_RUNTIME_DNS_IPV6),
     },
     recheckIntervalMs: recheckSeconds * 1000,
+    pendingRecheckMinMs: pendingSeconds * 1000,
     close: () => route53?.destroy(),
   };
 }

@@ -9,7 +9,6 @@ import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } fro
 import { AppHostnames } from './app-hostnames.ts';
 import type { DnsSettings } from './dns-settings.ts';
 import { DnsRecords } from './dns-records.ts';
-import { DomainReconciler } from './domain-reconciler.ts';
 import { DomainStore } from './domain-store.ts';
 import { ProjectDomains } from './project-domains.ts';
 
@@ -26,7 +25,14 @@ export interface DomainServices {
 export function createDomainServices(
   conn: KubeConnection,
   informers: InformerFactory,
-  options: { settings: DnsSettings; baseDomain: string; /** Default `MAX_RECORDS_PER_DOMAIN`. */ maxRecordsPerDomain?: number },
+  options: {
+    settings: DnsSettings;
+    baseDomain: string;
+    /** Default `MAX_RECORDS_PER_DOMAIN`. */
+    maxRecordsPerDomain?: number | undefined;
+    /** How long a request waits for the controllers' answer; default `CONTROLLER_ANSWER_MS`. */
+    answerWithinMs?: number | undefined;
+  },
 ): DomainServices {
   const store = new DomainStore(conn, {
     domains: informers.informer<ProjectDomain>(PROJECT_DOMAINS),
@@ -34,11 +40,11 @@ export function createDomainServices(
     hostnames: informers.informer<AppHostname>(APP_HOSTNAMES),
   });
   const apps = new AppStore(conn, informers.informer<RuntimeApp>(RUNTIME_APPS), informers.informer<Build>(BUILDS));
-  const reconciler = new DomainReconciler(store, options.settings);
   const baseDomain = options.baseDomain.toLowerCase();
+  const answerWithinMs = options.answerWithinMs;
   return {
-    domains: new ProjectDomains({ store, reconciler, baseDomain }),
-    records: new DnsRecords(store, reconciler, options.maxRecordsPerDomain),
-    hostnames: new AppHostnames({ store, apps, reconciler, settings: options.settings, baseDomain }),
+    domains: new ProjectDomains({ store, baseDomain, ...(answerWithinMs !== undefined ? { answerWithinMs } : {}) }),
+    records: new DnsRecords(store, { maxRecords: options.maxRecordsPerDomain, answerWithinMs }),
+    hostnames: new AppHostnames({ store, apps, settings: options.settings, baseDomain, answerWithinMs }),
   };
 }

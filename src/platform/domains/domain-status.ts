@@ -1,10 +1,10 @@
-// The status of a ProjectDomain from what was just observed: the zone, the delegation and the records. Pure,
-// shared by the API (which acts on a request) and the operator (which converges), so both write the same
-// conditions for the same world, and a status is written only when it changed.
+// The status of a ProjectDomain from what was just observed: the zone, the delegation and the records. Pure:
+// the ProjectDomain controller writes it, and the API reads the provider failures it reports back out of it.
+// A status is written only when it changed.
 import type { ProjectDomain, ProjectDomainState, ProjectDomainStatus } from '../../apis/v1alpha1/project-domain.ts';
-import { formatTime, setCondition, type ConditionUpdate } from '../../conditions/index.ts';
+import { findCondition, formatTime, setCondition, type ConditionUpdate } from '../../conditions/index.ts';
 import type { DelegationResult } from '../../dns/delegation.ts';
-import type { DnsProviderErrorCode } from '../../dns/provider.ts';
+import { DnsProviderError, isDnsProviderErrorCode, type DnsProviderErrorCode } from '../../dns/provider.ts';
 
 /** What a reconciliation saw; an absent part was not looked at this time and keeps its previous status. */
 export interface DomainObservation {
@@ -40,6 +40,18 @@ const isFailure = (x: object | undefined): x is ProviderFailure => x !== undefin
 /** `unavailable` → `ProviderUnavailable`: a condition reason for a provider error code. */
 export function providerReason(code: DnsProviderErrorCode): string {
   return `Provider${code.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
+}
+
+/**
+ * The provider failure the controller last reported on the domain's zone (ZoneReady False with a
+ * `Provider…` reason, see {@link providerReason}), as the error the API answers for it: 503 with
+ * Retry-After for one retrying fixes, 502 otherwise. `undefined` when the zone has no such failure.
+ */
+export function providerFailureOf(domain: ProjectDomain): DnsProviderError | undefined {
+  const zone = findCondition(domain.status?.conditions, 'ZoneReady');
+  if (zone?.status !== 'False' || !zone.reason.startsWith('Provider')) return undefined;
+  const code = zone.reason.slice('Provider'.length).replace(/[A-Z]/g, (c, at: number) => `${at === 0 ? '' : '_'}${c.toLowerCase()}`);
+  return isDnsProviderErrorCode(code) ? new DnsProviderError(code, { op: 'status' }) : undefined;
 }
 
 /** Delegation outcomes that say nothing about the delegation itself: the previous state stands. */

@@ -1,15 +1,12 @@
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { isConflict, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
+import { holdsWrite, isGoneFrom, objectClient, objectKey, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
 import { containingDomain } from '../../dns/app-records.ts';
 import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
 import { NotFoundError } from '../../errors.ts';
-
-/** How often a status write is retried while it loses optimistic-concurrency races (the operator writes too). */
-const MAX_ATTEMPTS = 10;
 
 export interface DomainCaches {
   readonly domains: Informer<ProjectDomain>;
@@ -109,7 +106,7 @@ export class DomainStore {
   }
 
   #updateStatus<T extends KubeObject & { status?: unknown }>(client: ObjectClient<T>, cache: Informer<T>, obj: T, gone: string, change: (live: T) => T['status'] | undefined): Promise<T> {
-    return retryConflicts(async () => {
+    return retryOnConflict(async () => {
       const current = await client.get(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
       if (!current || current.metadata?.uid !== obj.metadata?.uid) throw new NotFoundError(gone);
       const status = change(current);
@@ -122,21 +119,12 @@ export class DomainStore {
 
   /** Resolves once `cache` holds `written` at its resourceVersion or later (bounded). */
   settleObject<T extends KubeObject>(cache: Informer<T>, written: T): Promise<void> {
-    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
-    const version = Number(written.metadata?.resourceVersion ?? 0);
-    return settle(() => {
-      const cached = cache.get(key);
-      return cached?.metadata?.uid === written.metadata?.uid && Number(cached?.metadata?.resourceVersion ?? 0) >= version;
-    }, this.#cacheWaitMs);
+    return settle(cache, objectKey(written), holdsWrite(written), this.#cacheWaitMs);
   }
 
   /** Resolves once `cache` no longer holds the object (bounded). */
   settleGone<T extends KubeObject>(cache: Informer<T>, obj: KubeObject): Promise<void> {
-    const key = `${obj.metadata?.namespace}/${obj.metadata?.name}`;
-    return settle(() => {
-      const cached = cache.get(key);
-      return cached?.metadata?.uid !== obj.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
-    }, this.#cacheWaitMs);
+    return settle(cache, objectKey(obj), isGoneFrom(obj), this.#cacheWaitMs);
   }
 }
 
@@ -145,33 +133,10 @@ export function isActive(domain: ProjectDomain): boolean {
   return domain.spec.deleted !== true;
 }
 
-/**
- * Whether `created`, just written, must give way to one of `rivals` (the objects it competes with; it may be
- * among them): one is older, or was created in the same second, when which came first cannot be told
- * (creation times have whole seconds). Giving way to a tie leaves at most one writer answered 201: the
- * other may have checked before `created` existed. Both may give way; then neither stands and nothing is
- * lost: a retry succeeds.
- */
-export function mustGiveWay(created: KubeObject, rivals: readonly KubeObject[]): boolean {
-  const createdAt = created.metadata?.creationTimestamp ?? '';
-  return rivals.some((r) => r.metadata?.uid !== created.metadata?.uid && (r.metadata?.creationTimestamp ?? '') <= createdAt);
-}
-
 /** Oldest first; the name breaks ties, so every process picks the same winner. */
 export function byAge(a: KubeObject, b: KubeObject): number {
   const ta = a.metadata?.creationTimestamp ?? '';
   const tb = b.metadata?.creationTimestamp ?? '';
   if (ta !== tb) return ta < tb ? -1 : 1;
   return (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
-}
-
-async function retryConflicts<T>(write: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await write();
-    } catch (err) {
-      if (!isConflict(err) || attempt >= MAX_ATTEMPTS) throw err;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-    }
-  }
 }

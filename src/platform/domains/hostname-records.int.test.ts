@@ -15,7 +15,7 @@ function frozenCache<T extends DnsRecord | ProjectDomain | AppHostname>(objects:
   const byKey = new Map(objects.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
   return {
     resource: DNS_RECORDS,
-    onChange: () => {},
+    onChange: () => () => {},
     get: (key) => byKey.get(key),
     list: () => [...byKey.values()],
     changes: () => 0,

@@ -117,7 +117,10 @@ export function recordsApplied(records: readonly DnsRecord[], store: DomainStore
     const cached = store.caches.records.get(`${r.metadata?.namespace}/${r.metadata?.name}`) ?? r;
     const ready = findCondition(cached.status?.conditions, 'Ready');
     if (ready?.status !== 'True') {
-      return { applied: false, reason: ready?.reason ?? 'NotWritten', message: ready?.message ?? 'The records are not written to the zone yet.' };
+      if (!ready) return { applied: false, reason: 'Writing', message: 'The records are not written to the zone yet.' };
+      // The zone refused or could not take them: the ProjectDomain controller retries, and so does a repeated attach.
+      const message = ready.reason === 'NotWritten' ? `The records could not be written: ${ready.message} Repeat the request to retry.` : ready.message;
+      return ready.reason === 'NotWritten' ? { applied: false, reason: 'ProviderError', message } : { applied: false, reason: ready.reason, message };
     }
   }
   return { applied: records.length > 0, reason: 'RecordsApplied', message: 'The records are in the project domain’s zone.' };

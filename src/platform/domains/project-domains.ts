@@ -1,18 +1,22 @@
-import { createHash, randomBytes } from 'node:crypto';
-import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { randomBytes } from 'node:crypto';
+import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
-import { isNotFound } from '../../kube/index.ts';
+import { isNotFound, objectKey, waitFor } from '../../kube/index.ts';
 import { oldestBeyond } from '../../collections/retention.ts';
 import { PROJECT_LABEL } from '../resources.ts';
-import { byAge, isActive, mustGiveWay, type DomainStore } from './domain-store.ts';
-import { ZONE_CREATOR_ANNOTATION, ZONE_FINALIZER, type DomainReconciler } from './domain-reconciler.ts';
+import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
+import { byAge, isActive, type DomainStore } from './domain-store.ts';
+import { providerFailureOf } from './domain-status.ts';
 import { domainView, type DomainView } from './views.ts';
 
 export interface ProjectDomainsOptions {
   /** The runtime's base domain: it and the domains above it belong to the platform. */
   readonly baseDomain: string;
+  /** How long a request waits for the ProjectDomain controller's answer (default {@link CONTROLLER_ANSWER_MS}). */
+  readonly answerWithinMs?: number;
 }
 
 /**
@@ -31,24 +35,22 @@ export const MAX_DELETED_DOMAINS_KEPT = 20;
 const MAX_HISTORY_PRUNED_PER_CALL = 5;
 
 /**
- * Label carrying a digest of the domain name (a label value holds 63 characters, a name up to 253), so the
- * objects competing for one name are listed by a selector rather than by listing every domain there is.
- */
-export const DOMAIN_NAME_LABEL = 'cloudwright.dev/domain-name-sha256';
-const domainNameLabel = (domain: string): string => createHash('sha256').update(domain).digest('hex').slice(0, 63);
-
-/**
- * Project domains for the REST routes: adding one creates its ProjectDomain and its hosted zone (answered
- * with the nameservers), the delegation check moves it between `pending_delegation` and `managed`, deleting
- * it is a soft delete (zone and records go, the object stays as history).
+ * Project domains for the REST routes. Each request writes intent on the ProjectDomain and waits (watching
+ * it, at most `answerWithinMs`) for the ProjectDomain controller to answer in its status: adding one
+ * creates the object and answers once its hosted zone exists (with the nameservers), the delegation check
+ * asks for a check through {@link DELEGATION_CHECK_ANNOTATION} and answers its verdict, deleting is a soft
+ * delete (`spec.deleted`: zone and records go, the object stays as history). When the controller has not
+ * answered in time the status as it stands is answered: the write stands, and the controller carries on.
  */
 export class ProjectDomains {
   readonly #store: DomainStore;
-  readonly #reconciler: DomainReconciler;
   readonly #baseDomain: string;
+  readonly #answerWithinMs: number;
 
-  constructor(deps: { store: DomainStore; reconciler: DomainReconciler } & ProjectDomainsOptions) {
-    ({ store: this.#store, reconciler: this.#reconciler, baseDomain: this.#baseDomain } = deps);
+  constructor(deps: { store: DomainStore } & ProjectDomainsOptions) {
+    this.#store = deps.store;
+    this.#baseDomain = deps.baseDomain;
+    this.#answerWithinMs = deps.answerWithinMs ?? CONTROLLER_ANSWER_MS;
   }
 
   /** The project's domains (soft-deleted ones are history, not listed), by name. */
@@ -63,8 +65,8 @@ export class ProjectDomains {
 
   /**
    * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this or another
-   * project holds it. The zone is created before answering; when the provider fails the domain stays
-   * added (the operator retries) and the error says so.
+   * project holds it (the controller's DomainClaim decides a race). Answered once the zone exists; when the
+   * provider fails the domain stays added (the controller retries) and the error says so.
    */
   async create(project: string, input: string): Promise<DomainView> {
     const domain = parseDomainName(input);
@@ -81,9 +83,7 @@ export class ProjectDomains {
         metadata: {
           name: `${domain.replaceAll('.', '-').slice(0, 50).replace(/-+$/, '')}-${randomBytes(3).toString('hex')}`,
           namespace: project,
-          labels: { [PROJECT_LABEL]: project, [DOMAIN_NAME_LABEL]: domainNameLabel(domain) },
-          annotations: { [ZONE_CREATOR_ANNOTATION]: 'api' },
-          finalizers: [ZONE_FINALIZER],
+          labels: { [PROJECT_LABEL]: project },
         },
         spec: { domain, dnsMode: 'zone_delegated' },
       });
@@ -91,29 +91,22 @@ export class ProjectDomains {
       if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
       throw err;
     }
-    // Two adds racing past the check above (here or in another replica): the older object wins, the other
-    // backs off. Creation times have whole seconds: an object that is first only because its name sorts first
-    // among those of its second backs off too, since the other's writer may have checked before this object
-    // existed and answered 201 already (both may back off; then neither add stands and the caller retries).
-    // Objects without the label (applied with kubectl, or added by an older replica) come from the cache.
-    const labelled = await this.#store.domainClient.list('', { labelSelector: `${DOMAIN_NAME_LABEL}=${domainNameLabel(domain)}` });
-    const rivals = new Map([...this.#store.holders(domain), ...labelled.items].map((d) => [d.metadata?.uid, d]));
-    const holders = [...rivals.values()].filter((d) => d.spec.domain === domain && isActive(d) && !d.metadata?.deletionTimestamp).sort(byAge);
-    if (mustGiveWay(created, holders)) {
-      await this.#store.domainClient.patch(project, created.metadata?.name ?? '', { metadata: { finalizers: null } });
-      await this.#store.domainClient.delete(project, created.metadata?.name ?? '');
-      this.#refuseHeld(project, holders.filter((d) => d.metadata?.uid !== created.metadata?.uid), domain);
+    const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
+    const ready = findCondition(answered.status?.conditions, 'Ready');
+    if (ready?.reason === 'DomainTaken') {
+      // Another project claimed the name first (a race past the check above): this add does not stand.
+      await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
+      this.#refuseHeld(project, [], domain, true);
     }
-    await this.#store.settleObject(this.#store.caches.domains, created);
-    const pass = await this.#reconciler.reconcile(created);
-    if (pass.failure) {
+    const failure = providerFailureOf(answered);
+    if (failure && !answered.status?.hostedZoneId) {
       throw new PublicError(
-        pass.failure.status,
-        `${domain} was added, but its hosted zone could not be created yet: ${pass.failure.message} The platform keeps retrying; GET the domain to see when its nameservers are ready.`,
-        pass.failure.headers,
+        failure.status,
+        `${domain} was added, but its hosted zone could not be created yet: ${failure.message} The platform keeps retrying; GET the domain to see when its nameservers are ready.`,
+        failure.headers,
       );
     }
-    return domainView(pass.domain);
+    return domainView(answered);
   }
 
   /**
@@ -121,9 +114,15 @@ export class ProjectDomains {
    * are equal, `pending_delegation` otherwise, with the reason in `status_message`. Repeatable.
    */
   async checkDelegation(project: string, domain: string): Promise<DomainView> {
-    const pass = await this.#reconciler.reconcile(this.#store.domain(project, domain), { checkDelegation: true });
-    if (pass.failure && !pass.domain.status?.hostedZoneId) throw pass.failure;
-    return domainView(pass.domain);
+    const found = this.#store.domain(project, domain);
+    const request = `${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
+    const asked = await this.#store.domainClient.patch(found.metadata?.namespace ?? '', found.metadata?.name ?? '', {
+      metadata: { annotations: { [DELEGATION_CHECK_ANNOTATION]: request } },
+    });
+    const answered = await this.#answer(asked, (d) => d.status?.lastHandledDelegationCheck === request);
+    const failure = providerFailureOf(answered);
+    if (failure && !answered.status?.hostedZoneId) throw failure;
+    return domainView(answered);
   }
 
   /** Soft delete: records and zone go, the object is kept (`status: deleted`); the name can be added again. */
@@ -131,16 +130,32 @@ export class ProjectDomains {
     const found = this.#store.domain(project, domain);
     const { namespace = '', name = '' } = found.metadata ?? {};
     const marked = await this.#store.domainClient.patch(namespace, name, { spec: { deleted: true } });
-    await this.#store.settleObject(this.#store.caches.domains, marked);
-    try {
-      const retired = await this.#reconciler.retire(marked);
-      // Housekeeping: a failure leaves the old history for the next delete, and must not fail this one.
-      await this.#pruneHistory(project).catch(() => undefined);
-      return domainView(retired);
-    } catch (err) {
-      if (!(err instanceof PublicError)) throw err;
-      throw new PublicError(err.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${err.message} The platform keeps retrying.`, err.headers);
+    // Retired: the zone is gone and the controller has let go of the object (its finalizer removed).
+    const retired = (d: ProjectDomain) => d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER);
+    const answered = await this.#answer(marked, (d) => retired(d) || findCondition(d.status?.conditions, 'Ready')?.reason === 'ZoneDeletionFailed');
+    const failure = answered.status?.state === 'deleted' ? undefined : providerFailureOf(answered);
+    if (failure) {
+      throw new PublicError(failure.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${failure.message} The platform keeps retrying.`, failure.headers);
     }
+    // Housekeeping: a failure leaves the old history for the next delete, and must not fail this one.
+    await this.#pruneHistory(project).catch(() => undefined);
+    return domainView(answered);
+  }
+
+  /**
+   * Waits until the controller has looked at `written`'s generation and `answers` holds (or the object was
+   * replaced by another of its name), watching the cache; answers the domain as it then stands (or as
+   * written, when the cache never showed it).
+   */
+  async #answer(written: ProjectDomain, answers: (d: ProjectDomain) => boolean): Promise<ProjectDomain> {
+    const generation = written.metadata?.generation ?? 0;
+    const { object } = await waitFor(
+      this.#store.caches.domains,
+      objectKey(written),
+      (d) => d !== undefined && (d.metadata?.uid !== written.metadata?.uid || ((d.status?.observedGeneration ?? 0) >= generation && answers(d))),
+      this.#answerWithinMs,
+    );
+    return object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written;
   }
 
   /**
@@ -155,10 +170,10 @@ export class ProjectDomains {
     for (const old of oldestBeyond(retired, MAX_DELETED_DOMAINS_KEPT, MAX_HISTORY_PRUNED_PER_CALL)) await this.#store.domainClient.delete(project, old.metadata?.name ?? '');
   }
 
-  #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string): void {
+  #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string, elsewhere = false): void {
     const holder = holders[0];
-    if (!holder) return;
-    if (holder.metadata?.namespace === project) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
+    if (!holder && !elsewhere) return;
+    if (holder?.metadata?.namespace === project) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
     throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
   }
 }

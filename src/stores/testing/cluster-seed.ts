@@ -5,7 +5,7 @@ import type { AccessToken, Project, User } from '../../apis/v1alpha1/index.ts';
 import type { TokenStoreSeed } from '../../auth/memory-token-store.ts';
 import type { ProjectRole, TokenStore } from '../../auth/ports.ts';
 import { objectClient, type KubeConnection } from '../../kube/index.ts';
-import { ACCESS_TOKENS, PROJECTS, USERS } from '../kinds.ts';
+import { ACCESS_TOKENS, PROJECTS, USERS } from '../../platform/resources.ts';
 
 /** Creates users and projects, remembers every name, and deletes them (and their users' tokens) on `cleanUp`. */
 export function clusterSeeder(conn: KubeConnection) {

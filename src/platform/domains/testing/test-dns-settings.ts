@@ -6,7 +6,7 @@ import type { DnsProvider } from '../../../dns/provider.ts';
 import type { DnsSettings } from '../dns-settings.ts';
 
 /** Settings on `provider` whose delegation checks and record look-ups ask `parentServer` (`host:port`). */
-export function testDnsSettings(options: { provider: DnsProvider; parentServer: string; runtimeTarget: RuntimeTarget; recheckIntervalMs?: number }): DnsSettings {
+export function testDnsSettings(options: { provider: DnsProvider; parentServer: string; runtimeTarget: RuntimeTarget; recheckIntervalMs?: number; pendingRecheckMinMs?: number }): DnsSettings {
   return {
     provider: options.provider,
     ownerId: 'cloudwright',
@@ -15,6 +15,7 @@ export function testDnsSettings(options: { provider: DnsProvider; parentServer: 
     timeoutMs: 1000,
     runtimeTarget: options.runtimeTarget,
     recheckIntervalMs: options.recheckIntervalMs ?? 60 * 60 * 1000,
+    pendingRecheckMinMs: options.pendingRecheckMinMs ?? 60 * 1000,
     close: () => {},
   };
 }

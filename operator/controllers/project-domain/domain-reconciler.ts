@@ -1,46 +1,26 @@
-// One pass over a ProjectDomain: its hosted zone, optionally its delegation, its records, its status. The API
-// runs it for a request (create, delegation check, record writes) so the answer reflects the world; the
-// operator runs it for every change and on a timer (the periodic delegation re-check). Every step is
-// idempotent (zone creation by caller reference, record changes by UPSERT), so the two never fight.
-import type { DnsRecord, DnsRecordStatus } from '../../apis/v1alpha1/dns-record.ts';
-import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../conditions/index.ts';
-import { checkDelegation, type DelegationResult } from '../../dns/delegation.ts';
-import { checkDomainName } from '../../dns/domain-name.ts';
-import { absoluteName } from '../../dns/names.ts';
-import { DnsProviderError } from '../../dns/provider.ts';
-import { isConflict, isNotFound } from '../../kube/index.ts';
-import type { DnsSettings } from './dns-settings.ts';
-import { byAge, type DomainStore } from './domain-store.ts';
-import { domainStatus, type DomainObservation, type ProviderFailure } from './domain-status.ts';
-import { syncDomainRecords } from './record-sync.ts';
-
-/** Read-modify-write rounds of a finalizer removal before a conflict is given up to the caller. */
-const MAX_CONFLICT_RETRIES = 5;
-
-/** On ProjectDomains whose hosted zone exists: removed once the zone is deleted. */
-export const ZONE_FINALIZER = 'cloudwright.dev/dns-zone';
-
-/**
- * Set by the API on a ProjectDomain whose zone it is creating itself (to answer with the nameservers): the
- * operator leaves zone creation to it for `API_ZONE_GRACE_MS`, then takes over (the API may have crashed).
- * Route 53 would deduplicate two concurrent creates by caller reference, but not every implementation does
- * (moto creates two zones), and two zones for one domain would confuse everybody.
- */
-export const ZONE_CREATOR_ANNOTATION = 'cloudwright.dev/zone-creator';
-export const API_ZONE_GRACE_MS = 30_000;
-
-/** How long the operator should still leave `domain`'s zone creation to the API (0: not at all). */
-export function apiZoneGraceLeft(domain: ProjectDomain, now: Date): number {
-  if (domain.metadata?.annotations?.[ZONE_CREATOR_ANNOTATION] !== 'api' || domain.status?.hostedZoneId) return 0;
-  const created = Date.parse(domain.metadata.creationTimestamp ?? '');
-  if (Number.isNaN(created)) return 0;
-  return Math.max(0, created + API_ZONE_GRACE_MS - now.getTime());
-}
+// One pass over a ProjectDomain: its claim on the name, its hosted zone, optionally its delegation, its
+// records, its status. Only the ProjectDomain controller runs it: for every change of the domain or its
+// records, for a delegation check asked through the annotation, and on the re-check schedule. Every step is
+// idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
+import type { DnsRecord, DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
+import { ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
+import { checkDomainName } from '../../../src/dns/domain-name.ts';
+import { absoluteName } from '../../../src/dns/names.ts';
+import { DnsProviderError } from '../../../src/dns/provider.ts';
+import { isConflict, isNotFound, retryOnConflict } from '../../../src/kube/index.ts';
+import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
+import type { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
+import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
+import type { NameClaims } from '../name-claims.ts';
 
 export interface ReconcileOptions {
-  /** Ask the parent zone whether the domain is delegated (the API's check, the operator's periodic re-check). */
+  /** Ask the parent zone whether the domain is delegated (a request, or the re-check schedule). */
   readonly checkDelegation?: boolean;
+  /** The delegation-check request this pass answers, echoed in `status.lastHandledDelegationCheck`. */
+  readonly answersRequest?: string;
 }
 
 export interface DomainPass {
@@ -59,11 +39,13 @@ function failureOf(err: unknown): { failure: ProviderFailure; error: DnsProvider
 /** Runs passes over ProjectDomains; see the file comment. */
 export class DomainReconciler {
   readonly #store: DomainStore;
+  readonly #claims: NameClaims;
   readonly #settings: DnsSettings;
   readonly #now: () => Date;
 
-  constructor(store: DomainStore, settings: DnsSettings, now: () => Date = () => new Date()) {
+  constructor(store: DomainStore, claims: NameClaims, settings: DnsSettings, now: () => Date = () => new Date()) {
     this.#store = store;
+    this.#claims = claims;
     this.#settings = settings;
     this.#now = now;
   }
@@ -75,11 +57,12 @@ export class DomainReconciler {
     let failure: DnsProviderError | undefined;
     let delegation: DelegationResult | undefined;
     const name = checkDomainName(domain.spec.domain);
-    const holder = this.#store.holders(domain.spec.domain)[0];
-    if (!name.ok || name.domain !== domain.spec.domain) {
+    const { namespace = '', name: objectName = '', uid = '' } = domain.metadata ?? {};
+    const claim = name.ok && name.domain === domain.spec.domain ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
+    if (!claim) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
-    } else if (holder && holder.metadata?.namespace !== domain.metadata?.namespace && byAge(holder, domain) < 0) {
-      seen.takenBy = holder.metadata?.namespace ?? '';
+    } else if (!claim.held) {
+      seen.takenBy = claim.holder.namespace;
     } else {
       const zone = await this.#zone(domain);
       if ('failure' in zone) {
@@ -118,6 +101,7 @@ export class DomainReconciler {
     }
     const written = await this.#store.updateDomainStatus(domain, (live) => {
       const status = domainStatus(live, seen, this.#now());
+      if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
       return statusChanged(live.status, status) ? status : undefined;
     });
     return { domain: written, ...(delegation ? { delegation } : {}), ...(failure ? { failure } : {}) };
@@ -133,26 +117,20 @@ export class DomainReconciler {
     await Promise.all(records.map((r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? '')));
     const zoneId = domain.status?.hostedZoneId ?? (await this.#unrecordedZone(domain));
     if (zoneId) await this.#deleteZone(domain, zoneId);
+    await this.#claims.release(domain.spec.domain, domain.metadata?.uid ?? '');
     if (domain.metadata?.deletionTimestamp) return domain;
-    let written = await this.#store.updateDomainStatus(domain, (live) => {
+    const retired = await this.#store.updateDomainStatus(domain, (live) => {
       const status = domainStatus(live, { deleted: true }, this.#now());
       return statusChanged(live.status, status) ? status : undefined;
     });
-    // The operator may write the object meanwhile (its own status pass): on a conflict, re-read and try again,
-    // so the finalizer list is always edited from its current value.
-    for (let attempt = 1; written.metadata?.finalizers?.includes(ZONE_FINALIZER); attempt++) {
-      try {
-        written = await this.#store.domainClient.patch(namespace, name, {
-          metadata: { resourceVersion: written.metadata.resourceVersion, finalizers: written.metadata.finalizers.filter((f) => f !== ZONE_FINALIZER) },
-        });
-        await this.#store.settleObject(this.#store.caches.domains, written);
-      } catch (err) {
-        const live = isConflict(err) && attempt < MAX_CONFLICT_RETRIES ? await this.#store.domainClient.get(namespace, name) : undefined;
-        if (!live) throw err;
-        written = live;
-      }
-    }
-    return written;
+    if (!retired.metadata?.finalizers?.includes(ZONE_FINALIZER)) return retired;
+    // Edited from the live list, conditional on its version, so another finalizer added meanwhile stays.
+    return retryOnConflict(async () => {
+      const live = (await this.#store.domainClient.get(namespace, name)) ?? retired;
+      const finalizers = live.metadata?.finalizers ?? [];
+      if (!finalizers.includes(ZONE_FINALIZER)) return live;
+      return this.#store.domainClient.patch(namespace, name, { metadata: { resourceVersion: live.metadata?.resourceVersion, finalizers: finalizers.filter((f) => f !== ZONE_FINALIZER) } });
+    });
   }
 
   /** Deletes the zone; when the provider refuses, the status says so (else nothing would) before the error propagates. */
@@ -216,8 +194,7 @@ export class DomainReconciler {
         };
         if (!statusChanged(record.status, status)) return;
         try {
-          const written = await this.#store.recordClient.replaceStatus({ ...record, status });
-          await this.#store.settleObject(this.#store.caches.records, written);
+          await this.#store.recordClient.replaceStatus({ ...record, status });
         } catch (err) {
           if (!isConflict(err) && !isNotFound(err)) throw err;
         }

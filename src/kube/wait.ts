@@ -1,0 +1,51 @@
+// Waiting for the controller's answer. A request handler that wrote intent (a spec, or an annotation that
+// records a request) waits until the object's status reflects it: through the informer's watch events, never
+// by polling. The wait is bounded, and running out of time is not an error: the caller answers what the
+// status says by then, since the write itself succeeded and the controller carries on.
+import type { Informer } from './informer.ts';
+import type { KubeObject } from './types.ts';
+
+export interface WaitResult<T> {
+  /** The object as the cache holds it when the wait ended; `undefined` when it is not (or no longer) there. */
+  readonly object: T | undefined;
+  /** Whether `condition` held; false when the wait ran out of time first. */
+  readonly met: boolean;
+}
+
+/**
+ * Resolves once `condition` holds for the cached object at `key` (given `undefined` while there is none), or
+ * after `timeoutMs` with `met: false`. The condition is asked now and on every change the watch brings.
+ */
+export function waitFor<T extends KubeObject>(cache: Informer<T>, key: string, condition: (obj: T | undefined) => boolean, timeoutMs: number): Promise<WaitResult<T>> {
+  const check = (): WaitResult<T> | undefined => {
+    const object = cache.get(key);
+    return condition(object) ? { object, met: true } : undefined;
+  };
+  const now = check();
+  if (now) return Promise.resolve(now);
+  return new Promise((resolve) => {
+    const finish = (result: WaitResult<T>) => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(result);
+    };
+    // Any change may be the one: the cache is read again by key, so a delete and re-create count too.
+    const unsubscribe = cache.onChange(() => {
+      const result = check();
+      if (result) finish(result);
+    });
+    const timer = setTimeout(() => finish({ object: cache.get(key), met: false }), timeoutMs);
+  });
+}
+
+/** The cache holds `written` (same uid) at its resourceVersion or a later one: a caller reads its own write. */
+export function holdsWrite<T extends KubeObject>(written: KubeObject): (cached: T | undefined) => boolean {
+  const version = Number(written.metadata?.resourceVersion ?? 0);
+  return (cached) => cached?.metadata?.uid === written.metadata?.uid && Number(cached?.metadata?.resourceVersion ?? 0) >= version;
+}
+
+/** The object is gone from the cache (or replaced by another of the same name, or being deleted). */
+export function isGoneFrom(obj: KubeObject): (cached: KubeObject | undefined) => boolean {
+  return (cached) => cached?.metadata?.uid !== obj.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
+}
+
