@@ -27,6 +27,7 @@ describe('EnvReader', () => {
     ['port', { V: '65535' }, (r: EnvReader) => r.port('V', 80), 65535],
     ['integer', { V: '200' }, (r: EnvReader) => r.integer('V', 1, { max: 1000 }), 200],
     ['positiveNumber', { V: '0.5' }, (r: EnvReader) => r.positiveNumber('V', 1), 0.5],
+    ['positiveNumber', { V: '1e+06' }, (r: EnvReader) => r.positiveNumber('V', 1), 1_000_000],
     ['durationMs', { V: '1500' }, (r: EnvReader) => r.durationMs('V', 0), 1500],
     ['durationMs', { V: '500ms' }, (r: EnvReader) => r.durationMs('V', 0), 500],
     ['durationMs', { V: '20s' }, (r: EnvReader) => r.durationMs('V', 0), 20_000],

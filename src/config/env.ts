@@ -88,12 +88,13 @@ export class EnvReader {
     return value;
   }
 
-  /** A number greater than 0, fractions allowed, at most `max`. */
+  /** A number greater than 0 (`0.5`, `3600`, `1e+06`), at most `max`. */
   positiveNumber(name: string, fallback: number, bounds: { max?: number } = {}): number {
     const max = bounds.max ?? Number.MAX_SAFE_INTEGER;
     const raw = this.optional(name);
     if (raw === undefined) return fallback;
-    const value = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN;
+    // Exponents too: Helm renders a large number from values.yaml as 1e+06.
+    const value = /^\d+(\.\d+)?(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : NaN;
     if (!(value > 0 && value <= max)) throw configError(name, raw, `a number greater than 0${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}`);
     return value;
   }
