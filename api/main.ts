@@ -3,6 +3,7 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
 import { createInformerFactory, loadKubeConnection, pingApiServer } from '../src/kube/index.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { createDomainServices } from '../src/platform/domains/domain-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
@@ -11,33 +12,24 @@ import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/w
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
-import { artifactsFromEnv } from './artifacts-from-env.ts';
+import type { ApiConfig } from './config.ts';
 import type { ReadinessCheck } from './routes/health.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
-import { startServer, trustProxyFromEnv } from './server.ts';
+import { startServer } from './server.ts';
 
 /**
- * `cw-api`: the platform API server. Configuration from the environment: KUBECONFIG (else in-cluster),
- * CW_API_HOST (default 127.0.0.1; a host name listens on its first address only), CW_API_PORT (default
- * 8080), CW_API_PUBLIC_URL (how users reach it, for links such as the device verification page; default
- * http://CW_API_HOST:CW_API_PORT),
- * CW_SYSTEM_NAMESPACE (device sign-ins, default cloudwright-system), CW_API_RATE_LIMIT and CW_API_RATE_BURST
- * (requests per second and burst per caller, default 50 and 200), CW_API_TRUST_PROXY (`trustProxyFromEnv`).
+ * `cw-api`: the platform API server, with the configuration `apiConfig` read from the environment before
+ * anything starts (api/config.ts lists every variable).
  *
- * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the object store settings of `artifactsFromEnv`.
+ * Build artifacts go to an S3 bucket: CW_S3_BUCKET and the CW_S3_* object store settings.
  * CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an app's default host is
  * `<appId>.<project>.<base domain>`.
  *
  * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
  * CW_RUNTIME_DNS_*; docs/dns.md).
  */
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const kube = loadKubeConnection(env.KUBECONFIG || undefined);
-  const host = env.CW_API_HOST ?? '127.0.0.1';
-  const port = Number(env.CW_API_PORT ?? 8080);
-  const publicUrl = env.CW_API_PUBLIC_URL ?? `http://${host}:${port}`;
-  // Checked before anything starts: a typo fails at once, with the variable named.
-  const trustProxy = trustProxyFromEnv(env.CW_API_TRUST_PROXY);
+export async function main(config: ApiConfig): Promise<void> {
+  const kube = loadKubeConnection(config.kubeconfig);
 
   // One watch per kind for the whole process: the token store and the project directory share them.
   const informers = createInformerFactory(kube, {
@@ -46,16 +38,16 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const tokens = new KubeTokenStore(kube, { informers });
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
-  const artifacts = artifactsFromEnv(env);
+  const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
   if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
   const appServices = createAppServices(kube, informers, {
     artifacts,
-    baseDomain: env.CW_RUNTIME_BASE_DOMAIN || undefined,
-    maxCompatibilityDate: await newestCompatibilityDate(),
+    baseDomain: config.runtimeBaseDomain,
+    maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
   });
-  const baseDomain = env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN;
-  const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(env, baseDomain), baseDomain });
-  const grants = new KubeDeviceGrantStore(kube, { namespace: env.CW_SYSTEM_NAMESPACE ?? 'cloudwright-system' });
+  const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
+  const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(config.dnsEnv, baseDomain), baseDomain });
+  const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
   await informers.waitForSync(AbortSignal.timeout(60_000));
@@ -65,19 +57,19 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       readiness: [
         { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
         ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
-        ...runtimeReadiness(env.CW_RUNTIME_STATUS_URL),
+        ...runtimeReadiness(config.runtimeStatusUrl),
       ],
-      rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
+      rateLimit: config.rateLimit,
       platform: {
         tokens,
         projects,
         users,
-        deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${publicUrl}/device` }),
+        deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${config.publicUrl}/device` }),
         ...appServices,
         dns,
       },
     },
-    { host, port, shutdownGraceMs: 10_000, trustProxy },
+    { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
   );
 }
 
@@ -97,9 +89,9 @@ function objectStoreReadiness(store: ObjectStore): ReadinessCheck {
  * The newest compatibility date the installed workerd supports, so a deploy naming a later one is refused
  * at upload rather than when the runtime loads it. Best effort: without workerd the runtime still checks.
  */
-async function newestCompatibilityDate(): Promise<string | undefined> {
+async function newestCompatibilityDate(workerdBinary: string | undefined): Promise<string | undefined> {
   try {
-    return await workerdCompatibilityDate(resolveWorkerdBinary());
+    return await workerdCompatibilityDate(resolveWorkerdBinary(workerdBinary));
   } catch (err) {
     process.stderr.write(`cw-api: cannot ask workerd for its compatibility date (${err instanceof Error ? err.message : String(err)}); deploys are checked by the runtime only\n`);
     return undefined;

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
+import { apiConfig } from '../api/config.ts';
 import { main } from '../api/main.ts';
+import { runBinary } from '../src/config/run-binary.ts';
 
-main().catch((err: unknown) => {
-  process.stderr.write(`cw-api: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runBinary('cw-api', () => main(apiConfig(process.env)));

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
+import { operatorConfig } from '../operator/config.ts';
 import { main } from '../operator/main.ts';
+import { runBinary } from '../src/config/run-binary.ts';
 
-main().catch((err: unknown) => {
-  process.stderr.write(`cw-operator: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runBinary('cw-operator', () => main(operatorConfig(process.env)));

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
+import { runtimeServerConfig } from '../operator/app-server/config.ts';
 import { main } from '../operator/app-server/main.ts';
+import { runBinary } from '../src/config/run-binary.ts';
 
-main().catch((err: unknown) => {
-  process.stderr.write(`cw-runtime: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
-});
+runBinary('cw-runtime', () => main(runtimeServerConfig(process.env)));

@@ -49,7 +49,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       drain,
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
     },
-    { logger: { level: options.logLevel ?? process.env.CW_LOG_LEVEL ?? 'info', redact: ['req.headers.authorization'] } },
+    { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
   );
   const evictor = new CacheEvictor({
     cache,
@@ -100,5 +100,5 @@ async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): 
     import('../src/repositories/kube-repository-directory.ts'),
     import('../src/kube/index.ts'),
   ]);
-  return new KubeRepositoryDirectory({ kube: loadKubeConnection(process.env.KUBECONFIG || undefined), namespace: config.kubernetes.namespace });
+  return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig), namespace: config.kubernetes.namespace });
 }

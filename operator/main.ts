@@ -13,37 +13,36 @@ import { appHostnameController } from './controllers/app-hostname/controller.ts'
 import { projectDomainController } from './controllers/project-domain/controller.ts';
 import { projectController } from './controllers/project/controller.ts';
 import { repositoryController } from './controllers/repository/controller.ts';
-import { repositoryStoreFromEnv } from './controllers/repository/from-env.ts';
+import { repositoryStore } from './controllers/repository/bucket.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
 import { HttpRuntimeStatus } from './controllers/runtime-app/runtime-status.ts';
 import { EventRecorder } from './controller-runtime/events.ts';
 import { Manager, runManager } from './controller-runtime/manager.ts';
+import type { OperatorConfig } from './config.ts';
 
 /**
- * `cw-operator`: every Cloudwright controller in one process. Configuration comes from the environment:
- * KUBECONFIG (else in-cluster), CW_OPERATOR_PORT (metrics and probes, default 8080), POD_NAMESPACE (where
- * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease,
- * CW_WATCH_NAMESPACE to reconcile one namespace only, CW_RUNTIME_STATUS_URL (cw-runtime's status endpoint;
- * one URL per replica, separated by commas) to report whether apps are served, CW_GIT_BUCKET with the
- * CW_S3_* settings (see controllers/repository/from-env.ts) for the repositories' bucket. Project domains and
- * app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
- * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
+ * `cw-operator`: every Cloudwright controller in one process, with the configuration `operatorConfig` read
+ * from the environment before anything starts (operator/config.ts lists every variable): KUBECONFIG,
+ * CW_OPERATOR_PORT, POD_NAMESPACE and CW_LEADER_ELECTION, CW_WATCH_NAMESPACE, CW_RUNTIME_STATUS_URL (to
+ * report whether apps are served), CW_GIT_BUCKET with the CW_S3_* settings for the repositories' bucket.
+ * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
+ * CW_RUNTIME_DNS_*, with CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
  */
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const kube = loadKubeConnection(env.KUBECONFIG || undefined);
+export async function main(config: OperatorConfig): Promise<void> {
+  const kube = loadKubeConnection(config.kubeconfig);
   const manager = new Manager({
     kube,
-    port: Number(env.CW_OPERATOR_PORT ?? 8080),
-    leaderElection: env.CW_LEADER_ELECTION === 'false' ? false : { namespace: env.POD_NAMESPACE ?? 'default', name: 'cloudwright-operator' },
+    port: config.port,
+    leaderElection: config.leaderElection && { namespace: config.leaderElection.namespace, name: 'cloudwright-operator' },
   });
-  const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', log: manager.log });
+  const events = new EventRecorder({ writer: eventWriter(kube), component: 'cloudwright-operator', instance: config.instance, log: manager.log });
   const common = { kube, registry: manager.registry, events };
 
   // CW_WATCH_NAMESPACE confines the operator to one namespace (and leaves cluster-scoped kinds alone).
-  const watchNamespace = env.CW_WATCH_NAMESPACE || undefined;
+  const watchNamespace = config.watchNamespace;
   const scope = watchNamespace ? { namespace: watchNamespace } : {};
   // Without a runtime to ask, apps with a build honestly report RuntimeNotConfigured.
-  const runtime = HttpRuntimeStatus.fromEnv(env.CW_RUNTIME_STATUS_URL);
+  const runtime = HttpRuntimeStatus.fromEnv(config.runtimeStatusUrl);
   manager.add(
     runtimeAppController({
       ...common,
@@ -52,7 +51,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
-  const dns = dnsSettingsFromEnv(env, env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN);
+  const dns = dnsSettingsFromEnv(config.dnsEnv, config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN);
   const dnsInformers = {
     domains: manager.informer<ProjectDomain>(PROJECT_DOMAINS, scope),
     records: manager.informer<DnsRecord>(DNS_RECORDS, scope),
@@ -77,7 +76,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
     }),
   );
   // Repositories live in cw-git's bucket; without one the controller is not started, and the log says why.
-  const git = repositoryStoreFromEnv(env, manager.registry);
+  const git = repositoryStore(config.git, manager.registry);
   if ('disabled' in git) manager.log.info(`repository controller not started: ${git.disabled}`);
   else manager.add(
     repositoryController({

@@ -1,3 +1,4 @@
+import type { PinoLevel } from '../../src/config/checks.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import type { ListenAddress } from './fields.ts';
 import type { Role } from './schema.ts';
@@ -52,5 +53,12 @@ export interface GitServiceConfig {
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */
     namespace?: string;
+  };
+  /** The process's own settings, from the environment rather than the file. */
+  environment: {
+    /** CW_LOG_LEVEL (default info). */
+    logLevel: PinoLevel;
+    /** KUBECONFIG; absent: in-cluster (used with `kubernetes.namespace` only). */
+    kubeconfig?: string;
   };
 }

@@ -64,6 +64,7 @@ describe('loadConfig', () => {
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
       maintenance: { intervalMs: 60_000 },
       kubernetes: { namespace: 'cloudwright-system' },
+      environment: { logLevel: 'info' },
     });
   });
 
@@ -181,6 +182,11 @@ describe('loadConfig', () => {
     expect(failure(minimal, { ...KEYS, SERVICE__EVENTS__WEBHOOK_SECRT: 'hook-secret' })).toBe('environment SERVICE__EVENTS__WEBHOOK_SECRT: events.webhook_secrt is not a configuration key');
     expect(failure(minimal, { ...KEYS, SERVICE__AUTH__TOKEN_SECRET: 'short-secret' })).toBe('environment SERVICE__AUTH__TOKEN_SECRET: auth.token_secret must be at least 32 bytes long');
     expect(failure(minimal, { ...KEYS, SERVICE__STORE__S3__FORCE_PATH_STYLE: 'yes' })).toMatch(/FORCE_PATH_STYLE: store\.s3\.force_path_style expected true or false, got "yes"$/);
+  });
+
+  it("reads the process's own variables, CW_LOG_LEVEL and KUBECONFIG, and names a bad one", () => {
+    expect(loadConfig(file(minimal), { ...KEYS, CW_LOG_LEVEL: 'warn', KUBECONFIG: '/k' }).environment).toEqual({ logLevel: 'warn', kubeconfig: '/k' });
+    expect(failure(minimal, { ...KEYS, CW_LOG_LEVEL: 'loud' })).toBe('CW_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"');
   });
 
   it('needs the AWS keys in the environment when credentials is env (the default)', () => {

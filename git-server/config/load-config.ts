@@ -1,9 +1,13 @@
 // Reading the `cw-git` configuration: a YAML (or JSON) file, then `SERVICE__…` environment overrides, each
-// value checked against the schema. The first problem stops the load with one line naming the key.
+// value checked against the schema, and the process's own variables (CW_LOG_LEVEL, KUBECONFIG, the AWS keys
+// of `store.s3.credentials: env`) through the platform's environment readers (src/config/env.ts). The first
+// problem stops the load with one line naming the key or the variable.
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { PINO_LEVELS } from '../../src/config/checks.ts';
+import { EnvReader } from '../../src/config/env.ts';
 import { ConfigError, FieldError } from './config-error.ts';
 import type { GitServiceConfig } from './git-service-config.ts';
 import { FIELDS, ROLES, isConfigKey, isSection, type ConfigKey, type ConfigValues } from './schema.ts';
@@ -54,7 +58,7 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, where: { sourc
   const values = Object.fromEntries(
     (Object.keys(FIELDS) as ConfigKey[]).map((key) => [key, readValue(key, raw.get(key), where.source)]),
   ) as ConfigValues;
-  return shape(values, env, where.baseDir);
+  return shape(values, new EnvReader(env), where.baseDir);
 }
 
 function parseYaml(text: string, source: string): unknown {
@@ -99,8 +103,9 @@ function readValue(key: ConfigKey, raw: Raw | undefined, source: string): unknow
   }
 }
 
-function shape(v: ConfigValues, env: NodeJS.ProcessEnv, baseDir: string): GitServiceConfig {
+function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConfig {
   const listen = v['server.listen'];
+  const kubeconfig = env.optional('KUBECONFIG');
   return {
     store: {
       bucket: v['store.bucket'],
@@ -138,13 +143,14 @@ function shape(v: ConfigValues, env: NodeJS.ProcessEnv, baseDir: string): GitSer
     },
     maintenance: { intervalMs: v['maintenance.interval'] },
     kubernetes: { namespace: v['kubernetes.namespace'] },
+    environment: { logLevel: env.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info'), ...(kubeconfig ? { kubeconfig } : {}) },
   };
 }
 
 // `credentials: env` (the default): static keys read once, at startup, as the spec says.
-function keysFromEnv(env: NodeJS.ProcessEnv): { accessKeyId: string; secretAccessKey: string } {
-  const accessKeyId = env.AWS_ACCESS_KEY_ID;
-  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+function keysFromEnv(env: EnvReader): { accessKeyId: string; secretAccessKey: string } {
+  const accessKeyId = env.optional('AWS_ACCESS_KEY_ID');
+  const secretAccessKey = env.optional('AWS_SECRET_ACCESS_KEY');
   if (!accessKeyId || !secretAccessKey) {
     throw new ConfigError(
       'store.s3.credentials is "env" (the default) but AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set; set them, or set store.s3.credentials: default to use the SDK credential chain',

@@ -1,9 +1,10 @@
-import { HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
+import { isHostname, isNamespace } from '../../src/config/checks.ts';
+import { EnvReader, type Env } from '../../src/config/env.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
 import type { LogLevel } from '../controller-runtime/log.ts';
 
-/** cw-runtime's settings, all from the environment (see `docs/runtime.md`, "Running the runtime"). */
+/** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {
   /** Path of a kubeconfig; absent: client-node's default chain (in-cluster service account). */
   readonly kubeconfig?: string;
@@ -27,60 +28,50 @@ export interface RuntimeServerConfig {
   readonly workers: number;
   readonly trustForwardedHeaders: boolean;
   readonly logLevel: LogLevel;
+  /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
+  readonly workerdBinary?: string;
 }
 
-const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 
-/** Reads the configuration; throws one error naming every problem. */
-export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig {
-  const problems: string[] = [];
-  const port = (name: string, fallback: number): number => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 0 || value > 65535) problems.push(`${name} must be a port number, not ${JSON.stringify(raw)}`);
-    return value;
-  };
-  const bool = (name: string, fallback: boolean): boolean => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    if (raw !== 'true' && raw !== 'false') problems.push(`${name} must be true or false, not ${JSON.stringify(raw)}`);
-    return raw === 'true';
-  };
-
-  const baseDomain = (env.CW_RUNTIME_BASE_DOMAIN || 'apps.localhost').toLowerCase();
-  if (!new RegExp(HOSTNAME_PATTERN).test(baseDomain)) problems.push(`CW_RUNTIME_BASE_DOMAIN must be a host name, not ${JSON.stringify(baseDomain)}`);
-  const publicScheme = env.CW_RUNTIME_PUBLIC_SCHEME || 'https';
-  if (publicScheme !== 'http' && publicScheme !== 'https') problems.push(`CW_RUNTIME_PUBLIC_SCHEME must be http or https, not ${JSON.stringify(publicScheme)}`);
-  const givenPublicPort = env.CW_RUNTIME_PUBLIC_PORT ? port('CW_RUNTIME_PUBLIC_PORT', 0) : undefined;
+/**
+ * Reads the configuration; the answer is frozen.
+ *
+ * @throws ConfigError naming the first variable with a bad value.
+ */
+export function runtimeServerConfig(env: Env): RuntimeServerConfig {
+  const read = new EnvReader(env);
+  const kubeconfig = read.optional('KUBECONFIG');
+  const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, 'a Kubernetes namespace name');
+  const port = read.port('CW_RUNTIME_PORT', 8080);
+  const statusPort = read.port('CW_RUNTIME_STATUS_PORT', 8081);
+  const baseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', 'apps.localhost', isHostname, 'a host name (such as apps.example.com)').toLowerCase();
+  const publicScheme = read.oneOf('CW_RUNTIME_PUBLIC_SCHEME', ['http', 'https'], 'https');
+  const givenPublicPort = read.optional('CW_RUNTIME_PUBLIC_PORT') === undefined ? undefined : read.port('CW_RUNTIME_PUBLIC_PORT', 0);
   // The scheme's own port is left out of URLs, as browsers do.
   const publicPort = givenPublicPort === (publicScheme === 'http' ? 80 : 443) ? undefined : givenPublicPort;
-  const workers = Number(env.CW_RUNTIME_WORKERS || 64);
-  if (!Number.isInteger(workers) || workers < 1) problems.push(`CW_RUNTIME_WORKERS must be a positive integer, not ${JSON.stringify(env.CW_RUNTIME_WORKERS)}`);
-  const logLevel = env.CW_LOG_LEVEL || 'info';
-  if (!LOG_LEVELS.includes(logLevel)) problems.push(`CW_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-
-  const bucket = env.CW_S3_BUCKET ?? '';
-  if (!bucket) problems.push('CW_S3_BUCKET is required (the bucket the API server stores build artifacts in)');
-  const s3 = s3ConfigFromEnv(env, problems);
-
-  const config: RuntimeServerConfig = {
-    ...(env.KUBECONFIG ? { kubeconfig: env.KUBECONFIG } : {}),
-    ...(env.CW_WATCH_NAMESPACE ? { watchNamespace: env.CW_WATCH_NAMESPACE } : {}),
-    port: port('CW_RUNTIME_PORT', 8080),
-    host: env.CW_RUNTIME_HOST || '0.0.0.0',
-    statusPort: port('CW_RUNTIME_STATUS_PORT', 8081),
-    statusHost: env.CW_RUNTIME_STATUS_HOST || '0.0.0.0',
+  const workers = read.integer('CW_RUNTIME_WORKERS', 64, { min: 1, max: 10_000 });
+  const logLevel = read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info');
+  const bucket = read.required('CW_S3_BUCKET', 'the bucket the API server stores build artifacts in');
+  const s3 = s3ConfigFromEnv(read);
+  const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
+  const workerdBinary = read.optional('CW_WORKERD_BIN');
+  return Object.freeze({
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(watchNamespace ? { watchNamespace } : {}),
+    port,
+    host: read.string('CW_RUNTIME_HOST', '0.0.0.0'),
+    statusPort,
+    statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
     baseDomain,
-    publicScheme: publicScheme === 'http' ? 'http' : 'https',
+    publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),
-    ...(env.CW_RUNTIME_DATA_DIR ? { dataDir: env.CW_RUNTIME_DATA_DIR } : {}),
+    ...(dataDir ? { dataDir } : {}),
     s3,
     bucket,
     workers,
-    trustForwardedHeaders: bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
-    logLevel: logLevel as LogLevel,
-  };
-  if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
-  return config;
+    trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
+    logLevel,
+    ...(workerdBinary ? { workerdBinary } : {}),
+  });
 }

@@ -1,15 +1,14 @@
 import { createLogger } from '../controller-runtime/log.ts';
-import { runtimeServerConfig } from './config.ts';
+import type { RuntimeServerConfig } from './config.ts';
 import { RuntimeServer } from './server.ts';
 
 /**
  * `cw-runtime`: serves every RuntimeApp's active build on workerd behind one HTTP entry point (apps by
  * `Host`). Stateless and leaderless: run as many replicas as traffic needs. Configuration is the
- * environment (`docs/runtime.md`, "Running the runtime"). SIGTERM or SIGINT stops it gracefully; a second
- * signal exits at once.
+ * environment, read by `runtimeServerConfig` before anything starts (`docs/runtime.md`, "Running the
+ * runtime"). SIGTERM or SIGINT stops it gracefully; a second signal exits at once.
  */
-export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const config = runtimeServerConfig(env);
+export async function main(config: RuntimeServerConfig): Promise<void> {
   const log = createLogger({ level: config.logLevel }, { component: 'cw-runtime' });
   const server = new RuntimeServer(config, log);
   let signalled = false;

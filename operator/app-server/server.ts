@@ -113,6 +113,7 @@ export class RuntimeServer {
       publicScheme: config.publicScheme,
       ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
       router: { trustForwardedHeaders: config.trustForwardedHeaders },
+      ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();

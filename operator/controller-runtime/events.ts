@@ -9,7 +9,7 @@ export interface EventRecorderOptions {
   writer: EventWriter;
   /** Reporting component, e.g. `cloudwright-operator`. */
   component: string;
-  /** Reporting instance (pod name); defaults to `$HOSTNAME`. */
+  /** Reporting instance (pod name; cw-operator passes `$HOSTNAME`); default none. */
   instance?: string;
   log?: Logger;
   now?: () => number;
@@ -41,7 +41,7 @@ export class EventRecorder {
   constructor(options: EventRecorderOptions) {
     this.#writer = options.writer;
     this.#component = options.component;
-    this.#instance = options.instance ?? process.env.HOSTNAME ?? '';
+    this.#instance = options.instance ?? '';
     this.#log = options.log ?? silentLogger;
     this.#now = options.now ?? Date.now;
     this.#cacheSize = options.cacheSize ?? 4096;

@@ -23,7 +23,7 @@ export interface RuntimeEngineOptions {
   /** Scheme and port of `ServedApp.url` (default `https`, no port). */
   readonly publicScheme?: 'http' | 'https';
   readonly publicPort?: number;
-  /** Default: `CW_WORKERD_BIN`, else the installed `@cloudflare/workerd-*` package's binary. */
+  /** Default: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
   /** For apps that set none (default 100). */
   readonly defaultMaxConcurrentRequests?: number;

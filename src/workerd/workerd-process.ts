@@ -12,12 +12,12 @@ const PLATFORM_PACKAGES: Record<string, string> = {
 };
 
 /**
- * The workerd binary: `CW_WORKERD_BIN` when set, else the one in the installed platform package
- * (`@cloudflare/workerd-linux-64` here; the `workerd` wrapper package is not used, see the Makefile).
+ * The workerd binary: `configured` (a binary's CW_WORKERD_BIN) when set, else the one in the installed
+ * platform package (`@cloudflare/workerd-linux-64` here; the `workerd` wrapper package is not used, see the
+ * Makefile).
  */
-export function resolveWorkerdBinary(): string {
-  const fromEnv = process.env.CW_WORKERD_BIN;
-  if (fromEnv) return fromEnv;
+export function resolveWorkerdBinary(configured?: string): string {
+  if (configured) return configured;
   const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
   if (!pkg) throw new Error(`workerd has no build for ${process.platform}-${process.arch}`);
   return createRequire(import.meta.url).resolve(`${pkg}/bin/workerd`);

@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { configFailure } from '../src/config/testing/config-failure.ts';
+import { apiConfig } from './config.ts';
+
+describe('apiConfig', () => {
+  it("has today's defaults, frozen", () => {
+    const config = apiConfig({});
+    expect(config).toEqual({
+      host: '127.0.0.1',
+      port: 8080,
+      publicUrl: 'http://127.0.0.1:8080',
+      systemNamespace: 'cloudwright-system',
+      rateLimit: { perSecond: 50, burst: 200 },
+      logLevel: 'info',
+      dnsEnv: {},
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.rateLimit)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = apiConfig({
+      KUBECONFIG: '/k',
+      CW_API_HOST: '0.0.0.0',
+      CW_API_PORT: '9000',
+      CW_API_PUBLIC_URL: 'https://api.example.com',
+      CW_API_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1',
+      CW_SYSTEM_NAMESPACE: 'cw',
+      CW_API_RATE_LIMIT: '0.5',
+      CW_API_RATE_BURST: '1000000000',
+      CW_LOG_LEVEL: 'warn',
+      CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
+      CW_S3_BUCKET: 'builds',
+      CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      CW_RUNTIME_STATUS_URL: 'http://r-0:8081,http://r-1:8081',
+      CW_DNS_PROVIDER: 'memory',
+      CW_WORKERD_BIN: '/bin/workerd',
+    });
+    expect(config).toEqual({
+      kubeconfig: '/k',
+      host: '0.0.0.0',
+      port: 9000,
+      publicUrl: 'https://api.example.com',
+      trustProxy: ['10.0.0.0/8', '127.0.0.1'],
+      systemNamespace: 'cw',
+      rateLimit: { perSecond: 0.5, burst: 1e9 },
+      logLevel: 'warn',
+      runtimeBaseDomain: 'apps.example.com',
+      artifacts: { bucket: 'builds', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true } },
+      runtimeStatusUrl: 'http://r-0:8081,http://r-1:8081',
+      dnsEnv: { CW_DNS_PROVIDER: 'memory' },
+      workerdBinary: '/bin/workerd',
+    });
+  });
+
+  it.each([
+    ['', undefined],
+    ['true', true],
+    ['false', false],
+    ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
+    ['fd00::/8', ['fd00::/8']],
+  ])('reads CW_API_TRUST_PROXY=%j as %j', (value, expected) => {
+    expect(apiConfig({ CW_API_TRUST_PROXY: value }).trustProxy).toEqual(expected);
+  });
+
+  it.each([
+    [{ CW_API_PORT: '80a' }, 'CW_API_PORT must be a port number from 1 to 65535, got "80a"'],
+    [{ CW_API_PORT: '0' }, 'CW_API_PORT must be a port number from 1 to 65535, got "0"'],
+    [{ CW_API_PUBLIC_URL: 'api.example.com' }, 'CW_API_PUBLIC_URL must be an http:// or https:// URL, got "api.example.com"'],
+    [{ CW_API_TRUST_PROXY: 'yes' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "yes"'],
+    [{ CW_API_TRUST_PROXY: '10.0.0.0/8;127.0.0.1' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "10.0.0.0/8;127.0.0.1"'],
+    [{ CW_API_TRUST_PROXY: 'proxy.internal' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "proxy.internal"'],
+    [{ CW_SYSTEM_NAMESPACE: 'Cloudwright' }, 'CW_SYSTEM_NAMESPACE must be a Kubernetes namespace name, got "Cloudwright"'],
+    [{ CW_API_RATE_LIMIT: 'fast' }, 'CW_API_RATE_LIMIT must be a number greater than 0 and at most 1000000000, got "fast"'],
+    [{ CW_API_RATE_BURST: '0' }, 'CW_API_RATE_BURST must be a whole number from 1 to 1000000000, got "0"'],
+    [{ CW_LOG_LEVEL: 'verbose' }, 'CW_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
+    [{ CW_RUNTIME_BASE_DOMAIN: 'localhost' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "localhost"'],
+    [{ CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
+    [{ CW_S3_SECRET_ACCESS_KEY: 'hunter2-secret' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
+    [{ CW_RUNTIME_STATUS_URL: 'http://r-0:8081,r-1:8081' }, 'CW_RUNTIME_STATUS_URL must be a comma-separated list of http:// or https:// URLs, got "http://r-0:8081,r-1:8081"'],
+    [{ CW_DNS_TIMEOUT_MS: '0' }, 'CW_DNS_TIMEOUT_MS must be a number greater than 0, got "0"'],
+  ])('refuses %j in one line naming the variable', (env, message) => {
+    expect(configFailure(() => apiConfig(env))).toBe(message);
+  });
+});

@@ -1,0 +1,94 @@
+import { isAddressOrRange } from '../src/address-range.ts';
+import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
+import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
+import { configError, EnvReader, isHttpUrl, type Env } from '../src/config/env.ts';
+import type { S3Config } from '../src/object-store/s3-config.ts';
+import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+
+/** Everything cw-api reads from its environment, read once at start (`apiConfig`). */
+export interface ApiConfig {
+  /** KUBECONFIG; absent: in-cluster. */
+  readonly kubeconfig?: string;
+  /** CW_API_HOST (default 127.0.0.1; a host name listens on its first address only). */
+  readonly host: string;
+  /** CW_API_PORT (default 8080). */
+  readonly port: number;
+  /** CW_API_PUBLIC_URL: how users reach the API, for links such as the device verification page. */
+  readonly publicUrl: string;
+  /** CW_API_TRUST_PROXY, Fastify's `trustProxy`; absent: nothing is trusted. */
+  readonly trustProxy?: boolean | readonly string[];
+  /** CW_SYSTEM_NAMESPACE: where device sign-ins live (default cloudwright-system). */
+  readonly systemNamespace: string;
+  /** CW_API_RATE_LIMIT and CW_API_RATE_BURST: requests per second and burst per caller (default 50 and 200). */
+  readonly rateLimit: { readonly perSecond: number; readonly burst: number };
+  /** CW_LOG_LEVEL (default info). */
+  readonly logLevel: PinoLevel;
+  /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
+  readonly runtimeBaseDomain?: string;
+  /** CW_S3_BUCKET with the CW_S3_* settings: where build artifacts go; absent: deploys answer 503. */
+  readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
+  /** CW_RUNTIME_STATUS_URL: cw-runtime's status endpoints, one per replica, comma-separated (each checked). */
+  readonly runtimeStatusUrl?: string;
+  /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
+  readonly dnsEnv: DnsEnv;
+  /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
+  readonly workerdBinary?: string;
+}
+
+/**
+ * Reads cw-api's configuration (the variables of {@link ApiConfig}); the answer is frozen.
+ *
+ * @throws ConfigError naming the first variable with a bad value.
+ */
+export function apiConfig(env: Env): ApiConfig {
+  const read = new EnvReader(env);
+  const kubeconfig = read.optional('KUBECONFIG');
+  const host = read.string('CW_API_HOST', '127.0.0.1');
+  const port = read.port('CW_API_PORT', 8080);
+  const publicUrl = read.url('CW_API_PUBLIC_URL') ?? `http://${host}:${port}`;
+  const trustProxy = trustProxyFromEnv(read);
+  const systemNamespace = read.matching('CW_SYSTEM_NAMESPACE', 'cloudwright-system', isNamespace, 'a Kubernetes namespace name');
+  const rateLimit = Object.freeze({
+    perSecond: read.positiveNumber('CW_API_RATE_LIMIT', 50, { max: 1e9 }),
+    burst: read.integer('CW_API_RATE_BURST', 200, { min: 1, max: 1e9 }),
+  });
+  const logLevel = read.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info');
+  const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
+  const bucket = read.optional('CW_S3_BUCKET');
+  const s3 = s3ConfigFromEnv(read);
+  read.list('CW_RUNTIME_STATUS_URL', { valid: isHttpUrl, expects: 'a comma-separated list of http:// or https:// URLs' });
+  const runtimeStatusUrl = read.optional('CW_RUNTIME_STATUS_URL');
+  const dns = dnsEnv(read);
+  const workerdBinary = read.optional('CW_WORKERD_BIN');
+  return Object.freeze({
+    ...(kubeconfig ? { kubeconfig } : {}),
+    host,
+    port,
+    publicUrl,
+    ...(trustProxy !== undefined ? { trustProxy } : {}),
+    systemNamespace,
+    rateLimit,
+    logLevel,
+    ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
+    ...(bucket ? { artifacts: Object.freeze({ bucket, s3 }) } : {}),
+    ...(runtimeStatusUrl ? { runtimeStatusUrl } : {}),
+    dnsEnv: dns,
+    ...(workerdBinary ? { workerdBinary } : {}),
+  });
+}
+
+/**
+ * `CW_API_TRUST_PROXY`: unset or `false`, nothing is trusted (the client is the peer address); `true`, every
+ * proxy; or a comma-separated list of proxy addresses and CIDR ranges (`10.0.0.0/8,127.0.0.1`). Behind an ingress
+ * the peer is the ingress for every caller, so per-address limits (requests without a token, starting device
+ * sign-ins) would be shared by all of them without it.
+ */
+function trustProxyFromEnv(read: EnvReader): boolean | readonly string[] | undefined {
+  const raw = read.optional('CW_API_TRUST_PROXY');
+  const text = raw?.trim();
+  if (raw === undefined || !text) return undefined;
+  if (text === 'true' || text === 'false') return text === 'true';
+  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
+  throw configError('CW_API_TRUST_PROXY', raw, 'true, false or a comma-separated list of addresses and CIDR ranges');
+}

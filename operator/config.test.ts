@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { configFailure } from '../src/config/testing/config-failure.ts';
+import { operatorConfig } from './config.ts';
+
+describe('operatorConfig', () => {
+  it("has today's defaults, frozen", () => {
+    const config = operatorConfig({});
+    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, instance: '', dnsEnv: {} });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    expect(
+      operatorConfig({
+        KUBECONFIG: '/k',
+        CW_OPERATOR_PORT: '8081',
+        POD_NAMESPACE: 'cloudwright',
+        HOSTNAME: 'cloudwright-operator-0',
+        CW_WATCH_NAMESPACE: 'p1',
+        CW_RUNTIME_STATUS_URL: 'http://r-0:8081',
+        CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
+        CW_DNS_RECHECK_INTERVAL_SECONDS: '60',
+        CW_GIT_BUCKET: 'git',
+        CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
+        CW_S3_ACCESS_KEY_ID: 'id',
+        CW_S3_SECRET_ACCESS_KEY: 'secret',
+      }),
+    ).toEqual({
+      kubeconfig: '/k',
+      port: 8081,
+      leaderElection: { namespace: 'cloudwright' },
+      instance: 'cloudwright-operator-0',
+      watchNamespace: 'p1',
+      runtimeStatusUrl: 'http://r-0:8081',
+      runtimeBaseDomain: 'apps.example.com',
+      dnsEnv: { CW_DNS_RECHECK_INTERVAL_SECONDS: '60' },
+      git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
+    });
+  });
+
+  it('runs without a Lease given CW_LEADER_ELECTION=false (or 0)', () => {
+    expect(operatorConfig({ CW_LEADER_ELECTION: 'false' }).leaderElection).toBe(false);
+    expect(operatorConfig({ CW_LEADER_ELECTION: '0' }).leaderElection).toBe(false);
+    expect(operatorConfig({ CW_LEADER_ELECTION: 'true' }).leaderElection).toEqual({ namespace: 'default' });
+  });
+
+  it.each([
+    [{ CW_OPERATOR_PORT: '8081/tcp' }, 'CW_OPERATOR_PORT must be a port number from 1 to 65535, got "8081/tcp"'],
+    [{ CW_LEADER_ELECTION: 'off' }, 'CW_LEADER_ELECTION must be true or false (or 1 or 0), got "off"'],
+    [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
+    [{ CW_WATCH_NAMESPACE: '-p1' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "-p1"'],
+    [{ CW_RUNTIME_STATUS_URL: 'cloudwright-runtime:8081' }, 'CW_RUNTIME_STATUS_URL must be a comma-separated list of http:// or https:// URLs, got "cloudwright-runtime:8081"'],
+    [{ CW_RUNTIME_BASE_DOMAIN: 'apps example' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "apps example"'],
+    [{ CW_DNS_PROVIDER: 'bind' }, 'CW_DNS_PROVIDER must be one of route53, memory, got "bind"'],
+    [{ CW_GIT_BUCKET: 'git', CW_S3_SECRET_ACCESS_KEY: 'do-not-print-me' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
+    [{ CW_S3_ACCESS_KEY_ID: 'AKIA-NOT-SHOWN', CW_S3_SECRET_ACCESS_KEY: 's', CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
+  ])('refuses %j in one line naming the variable', (env, message) => {
+    expect(configFailure(() => operatorConfig(env))).toBe(message);
+  });
+});

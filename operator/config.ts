@@ -1,0 +1,60 @@
+import { isHostname, isNamespace } from '../src/config/checks.ts';
+import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
+import { EnvReader, isHttpUrl, type Env } from '../src/config/env.ts';
+import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import type { GitBucket } from './controllers/repository/bucket.ts';
+
+/** Everything cw-operator reads from its environment, read once at start (`operatorConfig`). */
+export interface OperatorConfig {
+  /** KUBECONFIG; absent: in-cluster. */
+  readonly kubeconfig?: string;
+  /** CW_OPERATOR_PORT: metrics and probes (default 8080). */
+  readonly port: number;
+  /** Where the leader-election Lease lives (POD_NAMESPACE, default `default`); `false` (CW_LEADER_ELECTION=false): no Lease. */
+  readonly leaderElection: false | { readonly namespace: string };
+  /** HOSTNAME: the pod name, the reporting instance of Events. */
+  readonly instance: string;
+  /** CW_WATCH_NAMESPACE: reconcile this namespace only (and leave cluster-scoped kinds alone). */
+  readonly watchNamespace?: string;
+  /** CW_RUNTIME_STATUS_URL: cw-runtime's status endpoints, one per replica, comma-separated (each checked). */
+  readonly runtimeStatusUrl?: string;
+  /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
+  readonly runtimeBaseDomain?: string;
+  /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
+  readonly dnsEnv: DnsEnv;
+  /** CW_GIT_BUCKET with the CW_S3_* settings: the repositories' bucket; absent: no Repository controller. */
+  readonly git?: GitBucket;
+}
+
+const NAMESPACE = 'a Kubernetes namespace name';
+
+/**
+ * Reads cw-operator's configuration (the variables of {@link OperatorConfig}); the answer is frozen.
+ *
+ * @throws ConfigError naming the first variable with a bad value.
+ */
+export function operatorConfig(env: Env): OperatorConfig {
+  const read = new EnvReader(env);
+  const kubeconfig = read.optional('KUBECONFIG');
+  const port = read.port('CW_OPERATOR_PORT', 8080);
+  const leaderElection = read.bool('CW_LEADER_ELECTION', true);
+  const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, NAMESPACE);
+  const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
+  read.list('CW_RUNTIME_STATUS_URL', { valid: isHttpUrl, expects: 'a comma-separated list of http:// or https:// URLs' });
+  const runtimeStatusUrl = read.optional('CW_RUNTIME_STATUS_URL');
+  const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
+  const dns = dnsEnv(read);
+  const bucket = read.optional('CW_GIT_BUCKET');
+  const s3 = s3ConfigFromEnv(read);
+  return Object.freeze({
+    ...(kubeconfig ? { kubeconfig } : {}),
+    port,
+    leaderElection: leaderElection ? Object.freeze({ namespace: podNamespace }) : false,
+    instance: read.string('HOSTNAME', ''),
+    ...(watchNamespace ? { watchNamespace } : {}),
+    ...(runtimeStatusUrl ? { runtimeStatusUrl } : {}),
+    ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
+    dnsEnv: dns,
+    ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
+  });
+}

@@ -1,0 +1,17 @@
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { RepoStore } from '../../../src/repo-store/index.ts';
+import { repositoryStore } from './bucket.ts';
+
+describe('repositoryStore', () => {
+  it('is disabled, saying why, without CW_GIT_BUCKET', () => {
+    expect(repositoryStore(undefined, new Registry())).toEqual({ disabled: expect.stringContaining('CW_GIT_BUCKET is not set') });
+  });
+
+  it('makes a store for the bucket', () => {
+    const s3 = { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } };
+    const result = repositoryStore({ bucket: 'git', s3 }, new Registry());
+    expect(result).toMatchObject({ bucket: 'git' });
+    expect('store' in result && result.store).toBeInstanceOf(RepoStore);
+  });
+});
