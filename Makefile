@@ -67,7 +67,7 @@ typecheck: setup ## Type-check every TypeScript file (strict)
 
 .PHONY: lint
 lint: setup ## Lint (oxlint, type-aware: floating promises, unused code, correctness) and check formatting (oxfmt)
-	@oxlint --type-aware --deny-warnings
+	@oxlint --type-aware --deny-warnings --report-unused-disable-directives
 	@oxfmt --check
 
 .PHONY: format
