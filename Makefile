@@ -50,7 +50,7 @@ dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local pare
 	@node scripts/dev-dns.ts publish "$(NAME)" "$(TYPE)" "$(VALUE)"
 
 .PHONY: test
-test: setup typecheck example-nextjs ## Run every test: typecheck, unit, integration and end-to-end
+test: setup typecheck lint example-nextjs ## Run every test: typecheck, lint, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
 
 .PHONY: example-nextjs
@@ -64,6 +64,15 @@ test-unit: setup ## Run only the unit tests (no servers)
 .PHONY: typecheck
 typecheck: setup ## Type-check every TypeScript file (strict)
 	@tsc --noEmit -p tsconfig.json
+
+.PHONY: lint
+lint: setup ## Lint (oxlint, type-aware: floating promises, unused code, correctness) and check formatting (oxfmt)
+	@oxlint --type-aware --deny-warnings --report-unused-disable-directives
+	@oxfmt --check
+
+.PHONY: format
+format: setup ## Format every file the formatter owns (oxfmt; .prettierignore lists what it leaves alone)
+	@oxfmt --write
 
 .PHONY: crds
 crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis

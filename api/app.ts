@@ -75,7 +75,8 @@ function jsonBodiesOnly(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (request.is404 || (body === '' && request.routeOptions.schema?.body === undefined)) return done(null, undefined);
-    parseJson(request, body as string, (err, value) => done(err && parsesAsJson(body as string) ? new BadRequestError(PROTOTYPE_KEYS) : err, value));
+    // Fastify types a body parser as maybe async; the default JSON parser is synchronous and reports every error through `done`.
+    void parseJson(request, body as string, (err, value) => done(err && parsesAsJson(body as string) ? new BadRequestError(PROTOTYPE_KEYS) : err, value));
   });
 }
 

@@ -17,7 +17,9 @@ export function runtimeReadiness(urls: string | undefined): ReadinessCheck[] {
   return [
     {
       name: 'runtime engine',
-      check: async (signal) => void (await Promise.any(list.map((url) => ready(url, signal)))),
+      check: async (signal) => {
+        await Promise.any(list.map((url) => ready(url, signal)));
+      },
     },
   ];
 }

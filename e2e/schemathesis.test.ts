@@ -119,6 +119,7 @@ function apiErrorLines(logPath: string): string {
     try {
       const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { type?: string; code?: unknown; message?: string } };
       if ((entry.level ?? 0) < 50) return [];
+      // oxlint-disable-next-line typescript/no-base-to-string -- a logged error's code, whatever its JSON type
       const code = entry.err?.code === undefined ? '' : ` (code ${String(entry.err.code)})`;
       return [`  ${entry.msg}: ${entry.err?.type ?? ''}${code} ${entry.err?.message ?? ''}`];
     } catch {

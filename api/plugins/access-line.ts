@@ -14,6 +14,7 @@ export interface AccessRecord {
 export type AccessLineWriter = (record: AccessRecord) => void;
 
 /** Characters a JSON string cannot hold as they are. */
+// eslint-disable-next-line no-control-regex
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 const INFO = 30;
 

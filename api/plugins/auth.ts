@@ -61,7 +61,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
     if (requirement === undefined) {
       // Only the interactive reference's own routes (@fastify/swagger-ui, under /docs/) may leave it out.
       if (route.url === '/docs' || route.url.startsWith('/docs/')) return;
-      throw new Error(`route ${route.method} ${route.url} declares no config.auth`);
+      throw new Error(`route ${String(route.method)} ${route.url} declares no config.auth`);
     }
     const schema = route.schema ?? {};
     const hasBody = schema.body !== undefined;

@@ -176,21 +176,21 @@ function invalidTokenRequest(request: FastifyRequest) {
  * Bodies that cannot be parsed at all (bad JSON, empty) are 400s from Fastify itself: answer them in OAuth
  * form too, so this endpoint's 400s always carry `error`. Everything else goes on to problem details.
  */
-function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.statusCode !== 400 || error instanceof PublicError) throw error;
-  return reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
+  reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
 }
 
 /**
  * A refused device authorization request (400) as a problem detail with the OAuth members its clients read
  * (RFC 8628 §3.2 points to RFC 6749 §5.2). Everything else goes on to the app's problem details.
  */
-function oauthAuthorizationErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+function oauthAuthorizationErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const status = error instanceof PublicError ? error.status : error.statusCode;
   if (status !== 400) throw error;
   const detail = error.validation ? validationDetail(error) : error.message;
   const code = error instanceof InvalidScopeError ? 'invalid_scope' : 'invalid_request';
-  return sendProblem(reply, 400, detail, {}, { error: code, error_description: detail });
+  sendProblem(reply, 400, detail, {}, { error: code, error_description: detail });
 }
 
 /** Far more parameters than any request of these routes carries (RFC 8628 defines three at most). */

@@ -6,7 +6,7 @@ import { errorResponses } from '../schemas/problem.ts';
 /** A dependency the API needs to do real work; `check` throws when it is not reachable. */
 export interface ReadinessCheck {
   name: string;
-  check(signal: AbortSignal): Promise<void>;
+  check: (signal: AbortSignal) => Promise<void>;
 }
 
 const checkTimeoutMs = 2_000;

@@ -14,9 +14,9 @@ export interface GitTestbed {
   readonly b: RunningService;
   readonly git: GitClient;
   /** The instance's URL for `repo`, with `token` (default: read+write) as the password, as a user configures it. */
-  remote(service: { url: string }, repo: string, token?: string): string;
+  remote: (service: { url: string }, repo: string, token?: string) => string;
   /** A new repository with a random name under `e2e/`, created through `service` (default: a). */
-  createRepo(service?: { url: string }): Promise<string>;
+  createRepo: (service?: { url: string }) => Promise<string>;
 }
 
 /** Registers the instances' start and stop with the calling test file; use the fields inside tests. */

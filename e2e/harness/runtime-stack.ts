@@ -113,6 +113,7 @@ export async function eventually<T>(what: string, probe: () => Promise<T>, ok: (
     }
     await sleep(50);
   }
+  // oxlint-disable-next-line typescript/no-base-to-string -- whatever `probe` threw, shown as String() shows it
   throw new Error(`${what}: not within ${timeoutMs} ms; last ${error ? `error ${String(error)}` : JSON.stringify(last)}`);
 }
 

@@ -133,6 +133,7 @@ function noCache(reply: FastifyReply): void {
 
 /** The request body, gunzipped when the client compressed it (git does for large fetch negotiations). */
 function requestBody(request: FastifyRequest, maxBytes: number): Readable {
+  // oxlint-disable-next-line typescript/no-base-to-string -- git's content types are parsed as the raw stream; any other body is text (or unusable) either way
   const raw = request.body instanceof Readable ? request.body : Readable.from(request.body === undefined ? [] : [Buffer.from(String(request.body))]);
   const stages: NodeJS.ReadWriteStream[] = [];
   const encoding = request.headers['content-encoding'];

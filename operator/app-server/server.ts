@@ -80,7 +80,7 @@ export class RuntimeServer {
   }
 
   reports(): RuntimeAppReport[] {
-    const keys = new Set<string>([...(this.#engine?.list() ?? []).map((s) => `${s.project}/${s.appId}`)]);
+    const keys = new Set<string>((this.#engine?.list() ?? []).map((s) => `${s.project}/${s.appId}`));
     for (const app of this.#informer?.list() ?? []) {
       const key = objectKey(app);
       if (this.#records.has(key)) keys.add(key);

@@ -23,6 +23,7 @@ export interface IssuedToken {
 
 /** Same limit and alphabet as `AccessToken.spec.description`, so the custom resource is always admitted. */
 const MAX_DESCRIPTION = 256;
+// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\x00-\x1f\x7f]/;
 
 /**

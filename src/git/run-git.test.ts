@@ -52,7 +52,7 @@ describe('runGit', () => {
 
   it('rejects when aborted, and when the binary does not exist', async () => {
     const controller = new AbortController();
-    const running = runGit(['cat-file', '--batch'], { stdin: Readable.from((async function* () { await new Promise(() => {}); })()), signal: controller.signal });
+    const running = runGit(['cat-file', '--batch'], { stdin: new Readable({ read() {} }), signal: controller.signal });
     controller.abort();
     await expect(running).rejects.toThrow('git cat-file was aborted');
     await expect(runGit(['version'], { git: join(dir, 'no-git') })).rejects.toThrow(/^git version could not run: spawn .*ENOENT/);

@@ -45,6 +45,7 @@ export function isOid(value: string, format: ObjectFormat): boolean {
  */
 export function isValidRefName(name: string): boolean {
   if (!name.startsWith('refs/') || name.length > 1024) return false;
+  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name) || name.includes('..') || name.includes('@{') || name.endsWith('.')) return false;
   const parts = name.split('/');
   if (parts.length < 3) return false;

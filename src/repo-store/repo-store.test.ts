@@ -1,4 +1,3 @@
-import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../object-store/memory-object-store.ts';
 import { describeRepoStoreScenarios } from './testing/repo-store-scenarios.ts';
 

@@ -13,7 +13,7 @@ export function isSeq(n: unknown): n is number {
 
 /** The JSON form of a seq: `42` → `"42"`. */
 export function seqToString(seq: number): string {
-  if (!isSeq(seq)) throw new RangeError(`not a seq: ${seq}`);
+  if (!isSeq(seq)) throw new RangeError(`not a seq: ${String(seq)}`);
   return String(seq);
 }
 

@@ -281,7 +281,7 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     // A workerd that hangs without listening while the flag file exists, as on a machine too busy to start it.
     const flag = join(dir, 'hang');
     const wrapper = join(dir, 'workerd');
-    writeFileSync(wrapper, `#!/bin/sh\nif [ -e '${flag}' ] && [ \"$1\" = serve ]; then exec sleep 60; fi\nexec '${resolveWorkerdBinary()}' "$@"\n`, { mode: 0o755 });
+    writeFileSync(wrapper, `#!/bin/sh\nif [ -e '${flag}' ] && [ "$1" = serve ]; then exec sleep 60; fi\nexec '${resolveWorkerdBinary()}' "$@"\n`, { mode: 0o755 });
     const engine = new RuntimeEngine({
       artifacts,
       dataDir: join(dir, 'data'),

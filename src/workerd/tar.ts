@@ -145,6 +145,7 @@ function parsePax(data: Uint8Array): Record<string, string> {
 function normalizePath(raw: string, maxBytes: number): string {
   const shown = JSON.stringify(raw);
   if (Buffer.byteLength(raw) > maxBytes) throw new TarFormatError(`path ${shown.slice(0, 80)}… is longer than ${maxBytes} bytes`);
+  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f\\]/.test(raw)) throw new TarFormatError(`path ${shown} contains a control character or a backslash`);
   if (raw.startsWith('/')) throw new TarFormatError(`path ${shown} is absolute`);
   let path = raw;

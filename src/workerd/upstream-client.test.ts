@@ -23,7 +23,9 @@ async function scripted(response: string, piece = 0): Promise<{ path: string; co
   const server = createServer((socket: Socket) => {
     connections += 1;
     let received = '';
-    socket.on('data', async (data) => {
+    // Cannot reject: it only writes (a failed write is reported on 'error', handled below) and waits a tick.
+    socket.on('data', (data: Buffer) => void answer(data));
+    const answer = async (data: Buffer) => {
       received += data.toString('latin1');
       while (received.includes('\r\n\r\n')) {
         const end = received.indexOf('\r\n\r\n') + 4;
@@ -37,7 +39,7 @@ async function scripted(response: string, piece = 0): Promise<{ path: string; co
           }
         }
       }
-    });
+    };
     socket.on('error', () => {});
   });
   servers.push(server);

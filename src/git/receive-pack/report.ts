@@ -8,7 +8,7 @@ export type CommandStatus =
 
 export interface PushReport {
   /** `ok`, or why the pack could not be unpacked (then every command failed). */
-  readonly unpack: 'ok' | string;
+  readonly unpack: string;
   readonly commands: readonly CommandStatus[];
 }
 
