@@ -15,6 +15,7 @@ export const DNS_VARIABLES = [
   'CW_DNS_RESOLVER',
   'CW_DNS_TIMEOUT_MS',
   'CW_DNS_RECHECK_INTERVAL_SECONDS',
+  'CW_DNS_PENDING_RECHECK_SECONDS',
   'CW_RUNTIME_DNS_TARGET',
   'CW_RUNTIME_DNS_IPV4',
   'CW_RUNTIME_DNS_IPV6',
@@ -48,6 +49,7 @@ export function dnsEnv(read: EnvReader): DnsEnv {
   read.matching('CW_DNS_RESOLVER', undefined, isServerAddress, 'host:port of a DNS server (such as 127.0.0.1:53)');
   read.positiveNumber('CW_DNS_TIMEOUT_MS', 3000);
   read.positiveNumber('CW_DNS_RECHECK_INTERVAL_SECONDS', 3600);
+  read.positiveNumber('CW_DNS_PENDING_RECHECK_SECONDS', 60);
   read.matching('CW_RUNTIME_DNS_TARGET', undefined, isHostname, 'a host name');
   read.list('CW_RUNTIME_DNS_IPV4', { valid: (text) => isIPv4(text), expects: 'a comma-separated list of IPv4 addresses' });
   read.list('CW_RUNTIME_DNS_IPV6', { valid: (text) => isIPv6(text), expects: 'a comma-separated list of IPv6 addresses' });

@@ -1,7 +1,7 @@
 import { PatchStrategy } from '@kubernetes/client-node';
 import { isNotFound } from './api-error.ts';
 import type { KubeConnection } from './kube-config.ts';
-import { apiVersionOf, customResource, resourcePath, type ResourceRef } from './resource.ts';
+import { apiVersionOf, resourcePath, type ResourceRef } from './resource.ts';
 import type { KubeList, KubeObject } from './types.ts';
 
 /** How a patch body is interpreted (RFC 7386 merge patch or RFC 6902 JSON patch). */

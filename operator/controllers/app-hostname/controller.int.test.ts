@@ -18,7 +18,6 @@ import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/p
 import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
-import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';

@@ -18,7 +18,6 @@ import { createInformer, EVENTS, eventWriter, objectClient, type Informer, type 
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
-import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL } from '../../../src/platform/resources.ts';

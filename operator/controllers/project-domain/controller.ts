@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
-import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
@@ -43,9 +43,10 @@ const TAKEN_RECHECK_MS = 60 * 1000;
  * Reconciles ProjectDomains, whether the API or `kubectl apply` made them, and is the only code that talks to
  * the DNS provider and the parent zone for them: claims the name (a DomainClaim), creates the hosted zone
  * (idempotent by the object's uid as caller reference), writes the domain's DnsRecords into it (held while
- * not delegated, deletes always), checks the delegation — at once when asked through
- * {@link DELEGATION_CHECK_ANNOTATION} (the API's delegation check sets it), for a pending domain on a
- * schedule that starts at `settings.pendingRecheckMinMs` and grows to `settings.recheckIntervalMs`, for a
+ * not delegated, deletes always), checks the delegation — at once when asked through the
+ * `cloudwright.dev/delegation-check-requested-at` annotation (the API's delegation check sets it), for a
+ * pending domain on a schedule that starts at `settings.pendingRecheckMinMs` and grows to
+ * `settings.recheckIntervalMs`, for a
  * managed one every `settings.recheckIntervalMs` (back to pending_delegation when the parent zone no longer
  * delegates to the zone) — and on soft delete or `kubectl delete` removes records, zone and claim. A
  * DnsRecord change reconciles its domain: the zone is the unit a change is applied to, so this controller
