@@ -1,13 +1,12 @@
 // The AppHostname controller in this process against the real apiserver, beside the ProjectDomain
 // controller (which writes DnsRecords into the zone, here in memory) and a real parent-zone server for
 // `test.`: what it decides for bindings however they were made — RuntimeAttached from the app, the records
-// to publish in external mode, the platform-owned records and DnsReady in managed mode, and an active
-// hostname kept in its app's host names.
+// to publish in external mode, the platform-owned records and DnsReady in managed mode, and finalize: the
+// records verified and the hostname activated and claimed, without writing its app.
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
-import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
@@ -15,13 +14,15 @@ import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
+import type { ParentZoneRecordType } from '../../../src/dns/parent-zone.ts';
 import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
 import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
-import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import type { Controller } from '../../controller-runtime/controller.ts';
 import { EventRecorder } from '../../controller-runtime/events.ts';
 import { silentLogger } from '../../controller-runtime/log.ts';
@@ -31,6 +32,7 @@ import { appHostnameController } from './controller.ts';
 const TARGET = 'runtime.apps.cw-hostctl.test';
 const conn = testConnection();
 const hostnames = objectClient<AppHostname>(conn, APP_HOSTNAMES);
+const claims = objectClient<HostnameClaim>(conn, HOSTNAME_CLAIMS);
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
@@ -43,7 +45,6 @@ let informers: {
   records: Informer<DnsRecord>;
   hostnames: Informer<AppHostname>;
   apps: Informer<RuntimeApp>;
-  builds: Informer<Build>;
 };
 let controllers: Controller[];
 let settings: ReturnType<typeof testDnsSettings>;
@@ -58,9 +59,8 @@ beforeAll(async () => {
     records: createInformer<DnsRecord>(conn, DNS_RECORDS, { labelSelector }),
     hostnames: createInformer<AppHostname>(conn, APP_HOSTNAMES, { labelSelector }),
     apps: createInformer<RuntimeApp>(conn, RUNTIME_APPS, { labelSelector }),
-    builds: createInformer<Build>(conn, BUILDS, { labelSelector }),
   };
-  settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: TARGET, ipv4: ['192.0.2.80'] } });
+  settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: TARGET, ipv4: ['192.0.2.80'] }, pendingRecheckMinMs: 200 });
 
   const common = { kube: conn, settings, registry: new Registry(), log: silentLogger };
   controllers = [
@@ -206,27 +206,27 @@ describe('a closer project domain added later', () => {
 });
 
 describe('active bindings', () => {
-  it('keep their hostname in the host names of an app with a build, and leave an app without one alone', async () => {
+  it('activate once finalize is asked for and the records are live, re-checking on their own, claim the name, and never write their app', async () => {
     await createApp('served', { activeBuildId: 'b-1', hostnames: ['kept.example.test'] });
-    await createApp('idle');
-    const served = await attach(`www.${newDomain('act')}`, 'served', 'external_records');
-    const idle = await attach(`www.${newDomain('act')}`, 'idle', 'external_records');
-    for (const h of [served, idle]) {
-      const pending = await until(live(h), (o) => o.status?.state === 'pending', 'pending');
-      // What finalize does to the binding (the hostname was verified).
-      await hostnames.replaceStatus({ ...pending, status: { ...pending.status, state: 'active', activatedAt: '2026-01-01T00:00:00Z' } });
-    }
-    const hosts = async (appId: string) => (await apps.get(ns, appId))?.spec.hostnames ?? [];
-    await vi.waitFor(async () => expect(await hosts('served')).toEqual(['kept.example.test', served.spec.hostname]), { timeout: 10_000 });
-    const active = await until(live(served), (o) => condition(o, 'Ready')?.reason === 'Active', 'Ready Active');
-    expect(condition(active, 'Ready')).toMatchObject({ status: 'True', message: `App served is served on ${served.spec.hostname}.` });
+    const h = await attach(`www.${newDomain('act')}`, 'served', 'external_records');
+    const host = h.spec.hostname;
+    const pending = await until(live(h), (o) => o.status?.dnsRecords !== undefined, 'records to publish');
+    expect(condition(pending, 'Ready')?.reason).toBe('AwaitingFinalize');
 
-    // A deploy replacing the host names: the controller adds the active hostname back.
-    const app = await apps.get(ns, 'served');
-    await apps.replace({ ...(app as RuntimeApp), spec: { ...(app as RuntimeApp).spec, hostnames: ['other.example.test'] } });
-    await vi.waitFor(async () => expect(await hosts('served')).toEqual(['other.example.test', served.spec.hostname]), { timeout: 10_000 });
+    // The intent alone (as `kubectl apply` of finalize: true would set it): verified, not live yet, said why.
+    await hostnames.patch(ns, host, { spec: { finalize: true } });
+    const waiting = await until(live(h), (o) => condition(o, 'Ready')?.reason === 'RecordsNotFound', 'records not found');
+    expect(condition(waiting, 'DnsReady')?.message).toContain(`The DNS records of ${host} are not live yet`);
+    expect(waiting.status?.state).toBe('pending');
 
-    await until(live(idle), (o) => condition(o, 'Ready')?.reason === 'Active', 'idle Active');
-    expect(await hosts('idle')).toEqual([]);
+    // Published: the next scheduled look-up finds them, with no request.
+    for (const r of pending.status?.dnsRecords ?? []) parent.setRecord(r.name, r.recordType as ParentZoneRecordType, [r.value]);
+    const active = await until(live(h), (o) => o.status?.state === 'active', 'active');
+    expect(condition(active, 'Ready')).toMatchObject({ status: 'True', reason: 'Active', message: `App served is served on ${host}.` });
+    expect(condition(active, 'DnsReady')).toMatchObject({ status: 'True', reason: 'RecordsVerified' });
+    expect(active.status?.activatedAt).toBeDefined();
+    expect((await claims.get('', host))?.spec.holder).toMatchObject({ kind: 'AppHostname', namespace: ns, name: host, uid: h.metadata?.uid });
+    // cw-runtime reads active AppHostnames; the app's spec stays its deploy's.
+    expect((await apps.get(ns, 'served'))?.spec.hostnames).toEqual(['kept.example.test']);
   });
 });

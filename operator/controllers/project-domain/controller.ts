@@ -84,10 +84,12 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     log: deps.log,
     workers: 2,
     rateLimiter: controllerRateLimiter<string>({ baseMs: 500, maxMs: 60_000 }),
-    reconcile: async (key, { log }): Promise<Result> => {
+    reconcile: async (key, { namespace, name, log }): Promise<Result> => {
       let domain = deps.domains.get(key);
       if (!domain) {
         stuckSince.delete(key);
+        // Its records, deleted with it by the garbage collector, have no zone left to leave.
+        await reconciler.releaseDeletedRecords({ metadata: { namespace, name } });
         return;
       }
       if (await runFinalizer(store.domainClient, domain, ZONE_FINALIZER, (d) => reconciler.retire(d).then(() => undefined))) return;

@@ -2,7 +2,8 @@
 // records, its status. Only the ProjectDomain controller runs it: for every change of the domain or its
 // records, for a delegation check asked through the annotation, and on the re-check schedule. Every step is
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
-import type { DnsRecord, DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
+import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
 import { ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
@@ -76,6 +77,8 @@ export class DomainReconciler {
         }
         const managed = domainStatus(domain, seen, this.#now()).state === 'managed';
         const records = this.#store.recordsOf(domain);
+        // Before a record can reach the zone: its deletion then waits until it has left the zone again.
+        await Promise.all(records.map((r) => addFinalizer(this.#store.recordClient, r, RECORD_FINALIZER)));
         try {
           const result = await syncDomainRecords({
             provider: this.#settings.provider,
@@ -91,6 +94,7 @@ export class DomainReconciler {
           });
           seen.records = result.outcome;
           await this.#writeRecordStatuses(domain, records, result.conditions);
+          await this.releaseDeletedRecords(domain);
         } catch (err) {
           const f = failureOf(err);
           seen.records = f.failure;
@@ -99,6 +103,8 @@ export class DomainReconciler {
         }
       }
     }
+    // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
+    if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
     const written = await this.#store.updateDomainStatus(domain, (live) => {
       const status = domainStatus(live, seen, this.#now());
       if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
@@ -117,6 +123,7 @@ export class DomainReconciler {
     await Promise.all(records.map((r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? '')));
     const zoneId = domain.status?.hostedZoneId ?? (await this.#unrecordedZone(domain));
     if (zoneId) await this.#deleteZone(domain, zoneId);
+    await this.releaseDeletedRecords(domain);
     await this.#claims.release(domain.spec.domain, domain.metadata?.uid ?? '');
     if (domain.metadata?.deletionTimestamp) return domain;
     const retired = await this.#store.updateDomainStatus(domain, (live) => {
@@ -131,6 +138,17 @@ export class DomainReconciler {
       if (!finalizers.includes(ZONE_FINALIZER)) return live;
       return this.#store.domainClient.patch(namespace, name, { metadata: { resourceVersion: live.metadata?.resourceVersion, finalizers: finalizers.filter((f) => f !== ZONE_FINALIZER) } });
     });
+  }
+
+  /**
+   * Lets go of the domain's DnsRecords being deleted (or of every one, for a domain that is gone): they are
+   * out of its zone, or it has none. Read from the apiserver, so a deletion the cache has not shown yet counts.
+   */
+  async releaseDeletedRecords(domain: { metadata?: { namespace?: string; name?: string } }): Promise<void> {
+    const { namespace = '', name = '' } = domain.metadata ?? {};
+    const { items } = await this.#store.recordClient.list(namespace);
+    const deleting = items.filter((r) => r.spec.domainRef.name === name && r.metadata?.deletionTimestamp && hasFinalizer(r, RECORD_FINALIZER));
+    await Promise.all(deleting.map((r) => removeFinalizer(this.#store.recordClient, r, RECORD_FINALIZER).catch(ignoreGone)));
   }
 
   /** Deletes the zone; when the provider refuses, the status says so (else nothing would) before the error propagates. */
@@ -201,4 +219,10 @@ export class DomainReconciler {
       }),
     );
   }
+}
+
+/** A record deleted or changed meanwhile: the next pass sees it as it is. */
+function ignoreGone(err: unknown): undefined {
+  if (isNotFound(err) || isConflict(err)) return undefined;
+  throw err;
 }

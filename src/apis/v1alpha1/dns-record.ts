@@ -74,6 +74,13 @@ export const DnsRecordConditions = {
 export type DnsRecord = CustomResource<'DnsRecord', DnsRecordSpec, DnsRecordStatus>;
 
 /**
+ * On DnsRecords of a domain with a zone: removed by the ProjectDomain controller once the record is out of
+ * the zone, so a deleted record is gone from the cluster only when it is gone from DNS (and the API answers
+ * a delete then).
+ */
+export const RECORD_FINALIZER = 'cloudwright.dev/dns-record';
+
+/**
  * One record set in a ProjectDomain's zone; the name of the object is the REST record id. Records are
  * custom resources (not only rows at the DNS provider) so that GitOps users can declare them and so
  * that records written for an AppHostname are owned children that are garbage-collected with it.

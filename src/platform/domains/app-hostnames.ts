@@ -199,6 +199,8 @@ export class AppHostnames {
     if (verified) throw new ConflictError(`${hostname} is verified and served by another project; it cannot be attached here.`);
     const other = this.#apps.all().find((a) => (a.spec.hostnames ?? []).includes(hostname) && !(a.metadata?.namespace === project && a.metadata?.name === appId));
     if (other) throw new ConflictError(`${hostname} is already bound to another app${other.metadata?.namespace === project ? ` (${other.metadata?.name})` : ''}.`);
+    const served = this.#store.hostnames(project).find((h) => h.spec.hostname === hostname && h.spec.appRef.name !== appId && h.status?.state === 'active');
+    if (served) throw new ConflictError(`${hostname} is already bound to another app (${served.spec.appRef.name}).`);
   }
 
   /**

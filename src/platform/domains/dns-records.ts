@@ -45,7 +45,8 @@ export const MAX_RECORDS_PER_DOMAIN = 1000;
  * in every state. Platform-owned records (written for an app hostname) are refused to manual edits (409).
  * Each write is answered once the ProjectDomain controller has applied it to the zone (watched in the
  * record's status, at most `answerWithinMs`); the record's `status` says how that went. A delete is
- * answered once the object is gone: the controller then removes the record from the zone.
+ * answered once the object is gone, which its finalizer holds until the controller has removed the record
+ * from the zone.
  *
  * Two writes that would collide (same name and type, or a CNAME beside anything) must not both succeed:
  * writes to one domain take turns in this process, each checking against the cache its predecessor
@@ -154,7 +155,8 @@ export class DnsRecords {
     const stored = this.#record(d, recordId);
     this.#refuseOwned(stored, 'deleted');
     await this.#store.recordClient.delete(project, recordId);
-    await this.#store.settleGone(this.#store.caches.records, stored);
+    // The record's finalizer holds the object until the controller has taken it out of the zone.
+    await waitFor(this.#store.caches.records, objectKey(stored), (r) => r?.metadata?.uid !== stored.metadata?.uid, this.#answerWithinMs);
     return recordView(stored, d.spec.domain);
   }
 
