@@ -1,12 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LeaseClient } from '../../src/kube/lease-client.ts';
 import { Controller } from './controller.ts';
 import { silentLogger } from './log.ts';
 import { Manager, runManager, type ManagerOptions } from './manager.ts';
 import { MemorySource } from './source.ts';
-import { MemoryLeases } from './testing/memory-leases.ts';
+import { countingReads, MemoryLeases } from './testing/memory-leases.ts';
 
 const managers: Manager[] = [];
 afterEach(async () => void (await Promise.all(managers.splice(0).map((m) => m.stop()))));
@@ -37,17 +36,6 @@ function manager(options: Partial<ManagerOptions> = {}) {
   return { m, source, reconciled, entered, hold: (p: Promise<void>) => void (gate = p) };
 }
 
-/** `leases`, counting the reads one candidate makes: each campaign round starts with one. */
-function counted(leases: LeaseClient) {
-  const client = {
-    reads: 0,
-    get: (...args: Parameters<LeaseClient['get']>) => (client.reads++, leases.get(...args)),
-    create: (...args: Parameters<LeaseClient['create']>) => leases.create(...args),
-    update: (...args: Parameters<LeaseClient['update']>) => leases.update(...args),
-  };
-  return client;
-}
-
 const get = async (m: Manager, path: string) => {
   const res = await fetch(`http://127.0.0.1:${m.port}${path}`);
   return { status: res.status, body: await res.text() };
@@ -74,7 +62,7 @@ describe('Manager', () => {
     const one = manager({ leases, leaderElection: { ...election, identity: 'one' } });
     await one.m.start();
     await vi.waitFor(() => expect(one.reconciled).toEqual(['ns/a']));
-    const twoLeases = counted(leases);
+    const twoLeases = countingReads(leases);
     const two = manager({ leases: twoLeases, leaderElection: { ...election, identity: 'two' } });
     await two.m.start();
     await vi.waitFor(() => expect(twoLeases.reads).toBeGreaterThanOrEqual(3)); // three rounds lost to 'one'
