@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runtimeReadiness } from './runtime-readiness.ts';
 
-/** A stand-in status endpoint answering `/readyz` with `status` (real HTTP, as cw-runtime's). */
-async function statusServer(status: number, delayMs = 0): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => void setTimeout(() => res.writeHead(status).end(status === 200 ? 'ok' : 'not ready'), delayMs));
+/** A stand-in status endpoint answering `/readyz` with `status`, or never (real HTTP, as cw-runtime's). */
+async function statusServer(status: number | 'hang'): Promise<{ server: Server; url: string }> {
+  const server = createServer((_req, res) => void (status !== 'hang' && res.writeHead(status).end(status === 200 ? 'ok' : 'not ready')));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
@@ -16,7 +16,7 @@ let hanging: string;
 const servers: Server[] = [];
 
 beforeAll(async () => {
-  const made = await Promise.all([statusServer(200), statusServer(503), statusServer(200, 60_000)]);
+  const made = await Promise.all([statusServer(200), statusServer(503), statusServer('hang')]);
   [ready, starting, hanging] = made.map((m) => m.url) as [string, string, string];
   servers.push(...made.map((m) => m.server));
 });
@@ -27,6 +27,7 @@ afterAll(() => {
   }
 });
 
+// The check's real 1 s limit is the subject of the hanging case (its cost is that limit, not more).
 const check = (urls: string) => runtimeReadiness(urls)[0]!.check(AbortSignal.timeout(1_000));
 
 describe('runtimeReadiness', () => {

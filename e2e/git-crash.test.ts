@@ -62,6 +62,7 @@ describe('SIGKILL during a push', () => {
       const victim = await spawnGitService(bed.setup);
       children.push(victim.service);
       const push = git.run(['push', '--atomic', remote(victim, repo), 'main', 'side'], { cwd: work, okCodes: [0, 1, 128] });
+      // Time is the subject: the kill lands at a fraction of a measured push, to sample every phase of it.
       await sleep(killAfterMs);
       victim.service.child.kill('SIGKILL');
       const result = await push;

@@ -1,7 +1,6 @@
 // Killing cw-operator with SIGKILL in the middle of reconciling, then starting it again, converges with no
 // duplicate side effects: every RuntimeApp's status is written once and no Event is recorded twice.
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { EVENTS, loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
@@ -9,6 +8,7 @@ import { RUNTIME_APPS } from '../src/platform/resources.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
 import { repoRoot, toolPath } from './harness/tools.ts';
+import { watchUntil } from './harness/watch.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
@@ -45,12 +45,10 @@ describe('cw-operator killed mid-reconcile', () => {
     const first = await startOperator(namespace, 'operator-a');
     await createApps(namespace, 0, 40);
 
-    // Kill it while it is working through the queue: some apps done, not all.
-    let done: RuntimeApp[] = [];
-    for (let i = 0; i < 600 && done.length < 3; i++) {
-      done = (await apps.list(namespace)).items.filter(converged);
-      if (done.length < 3) await sleep(10);
-    }
+    // Kill it while it is working through the queue, the moment a watch shows some apps done (not all).
+    const done = (
+      await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 60_000, what: 'three apps converged' }, (seen) => seen.filter(converged).length >= 3)
+    ).filter(converged);
     first.child.kill('SIGKILL');
     await first.stop();
     const before = new Map(done.map((a) => [a.metadata?.name, a]));
@@ -59,12 +57,11 @@ describe('cw-operator killed mid-reconcile', () => {
     await createApps(namespace, 40, 20); // changes while no operator runs
     await startOperator(namespace, 'operator-b'); // waits out the dead leader's Lease, then reconciles
 
-    let items: RuntimeApp[] = [];
-    for (let i = 0; i < 600; i++) {
-      items = (await apps.list(namespace)).items;
-      if (items.every(converged)) break;
-      await sleep(100);
-    }
+    // Waits for all to converge; on a timeout, the assertions below say which did not.
+    await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 90_000, what: 'every app converged' }, (seen) => seen.length === 60 && seen.every(converged)).catch(
+      () => undefined,
+    );
+    const items = (await apps.list(namespace)).items;
     expect(items).toHaveLength(60);
     expect(items.filter((a) => !converged(a)).map((a) => a.metadata?.name)).toEqual([]);
 

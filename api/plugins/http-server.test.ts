@@ -109,19 +109,24 @@ describe('the HTTP server cw-api listens with', () => {
   it('shows a caller hanging up on the socket, not on the request stream, which is closed from the start', async () => {
     let seen: (events: string[]) => void = () => undefined;
     const events = new Promise<string[]>((resolve) => (seen = resolve));
+    let handling: () => void = () => undefined;
+    const handled = new Promise<void>((resolve) => (handling = resolve));
     const hangUp = Fastify({ serverFactory: apiHttpServer });
     hangUp.get('/wait', (request) => {
       const heard: string[] = [];
       request.raw.once('close', () => heard.push('request close'));
       request.raw.socket.once('close', () => {
         heard.push('socket close');
-        setTimeout(() => seen(heard), 50);
+        // Node would emit the request's close in the same turn (on the next tick): one turn later, it has not.
+        setImmediate(() => seen(heard));
       });
+      handling();
       return new Promise(() => undefined);
     });
     await hangUp.listen({ host: '127.0.0.1', port: 0 });
     const socket = connect((hangUp.server.address() as AddressInfo).port, '127.0.0.1', () => socket.write('GET /wait HTTP/1.1\r\nHost: x\r\n\r\n'));
-    setTimeout(() => socket.destroy(), 100);
+    await handled;
+    socket.destroy();
     expect(await events).toEqual(['socket close']);
     await hangUp.close();
   });

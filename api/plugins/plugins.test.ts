@@ -1,6 +1,6 @@
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import './auth.ts';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { PassThrough, Writable } from 'node:stream';
 import pino from 'pino';
@@ -158,6 +158,9 @@ describe('access lines of requests whose client went away', () => {
     const answered = new Promise<void>((resolve) => (answer = resolve));
     let entered: () => void = () => undefined;
     const slowEntered = new Promise<void>((resolve) => (entered = resolve));
+    // Emits each request's id as it arrives, so a test hangs up once the server is handling it.
+    const arrivals = new EventEmitter();
+    app.addHook('onRequest', async (request) => void arrivals.emit(request.id));
     app.get('/slow', async () => {
       entered();
       await answered;
@@ -173,9 +176,9 @@ describe('access lines of requests whose client went away', () => {
         for await (const chunk of request.body as AsyncIterable<Buffer>) bytes += chunk.length;
         return { bytes };
       });
-      // Fails on its own before reading the body, while the caller hangs up.
-      scope.post('/broken', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 150));
+      // Fails on its own before reading the body, once the caller has hung up.
+      scope.post('/broken', async (request) => {
+        if (!request.raw.socket.destroyed) await once(request.raw.socket, 'close');
         throw new Error('object store unreachable');
       });
     });
@@ -188,7 +191,7 @@ describe('access lines of requests whose client went away', () => {
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
-    return { app, lines, port, answer, slowEntered };
+    return { app, lines, port, answer, slowEntered, arrivals };
   }
 
   /** Opens a connection, writes `request` as it is, and resolves with the connection. */
@@ -199,17 +202,28 @@ describe('access lines of requests whose client went away', () => {
     return socket;
   }
 
-  /** Sends the start of a request whose body is still on its way when the caller gives up. */
-  async function cutOff(port: number, start: string): Promise<void> {
-    const socket = await send(port, start);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  /** Sends the start of a request whose body is still on its way, and gives up once the server has it. */
+  async function cutOff(app: { port: number; arrivals: EventEmitter }, requestId: string, start: string): Promise<void> {
+    const arrived = once(app.arrivals, requestId);
+    const socket = await send(app.port, start);
+    await arrived;
     socket.destroy();
   }
 
-  /** Waits until `lines` holds an access line for `requestId`, then a little longer for any second one. */
-  async function linesFor(lines: Record<string, unknown>[], requestId: string) {
+  /**
+   * One more request, on a connection of its own, answered and closed: by then the server has done whatever
+   * the events before it set off (short of a timer), such as writing a second line for an earlier request.
+   */
+  async function roundTrip(port: number): Promise<void> {
+    const socket = await send(port, 'GET /nope HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n');
+    socket.resume();
+    await once(socket, 'close');
+  }
+
+  /** Waits until `lines` holds an access line for `requestId`, then for a {@link roundTrip}, for any second one. */
+  async function linesFor(lines: Record<string, unknown>[], port: number, requestId: string) {
     await vi.waitFor(() => expect(lines.some((line) => line.request_id === requestId && line.msg === 'request')).toBe(true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await roundTrip(port);
     return lines.filter((line) => line.request_id === requestId && line.msg === 'request');
   }
 
@@ -218,38 +232,43 @@ describe('access lines of requests whose client went away', () => {
     const socket = await send(port, 'GET /slow?x=1 HTTP/1.1\r\nHost: t\r\nX-Request-Id: gone-1\r\n\r\n');
     await slowEntered;
     socket.destroy();
-    const [line, ...more] = await linesFor(lines, 'gone-1');
+    const [line, ...more] = await linesFor(lines, port, 'gone-1');
     expect(line).toMatchObject({ method: 'GET', path: '/slow', status: 499 });
     expect(line?.ms).toBeGreaterThanOrEqual(0);
     // The handler finishing later into the closed connection writes no second line.
     answer();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await roundTrip(port);
     expect(more).toEqual([]);
     expect(lines.filter((l) => l.request_id === 'gone-1' && l.msg === 'request')).toHaveLength(1);
     await app.close();
   });
 
   it('writes 499 for an upload cut off before its body arrived', async () => {
-    const { app, lines, port } = await listeningApp();
-    await cutOff(port, 'POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-Request-Id: cut-1\r\n\r\n{"a":');
-    expect(await linesFor(lines, 'cut-1')).toEqual([expect.objectContaining({ method: 'POST', path: '/upload', status: 499 })]);
+    const listening = await listeningApp();
+    const { app, lines, port } = listening;
+    await cutOff(listening, 'cut-1', 'POST /upload HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-Request-Id: cut-1\r\n\r\n{"a":');
+    expect(await linesFor(lines, port, 'cut-1')).toEqual([expect.objectContaining({ method: 'POST', path: '/upload', status: 499 })]);
     await app.close();
   });
 
   it('logs no error when the caller of a streamed upload hangs up mid-body: nothing failed here', async () => {
-    const { app, lines, port } = await listeningApp();
-    await cutOff(port, 'POST /artifact HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-2\r\n\r\nfirst bytes');
-    expect(await linesFor(lines, 'cut-2')).toEqual([expect.objectContaining({ method: 'POST', path: '/artifact', status: 499 })]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const ofRequest = lines.filter((line) => line.request_id === 'cut-2' && line.msg !== 'request');
-    expect(ofRequest.filter((line) => Number(line.level) >= 50)).toEqual([]);
-    expect(ofRequest).toEqual([expect.objectContaining({ level: 30, msg: 'client closed the connection before its request arrived whole' })]);
+    const listening = await listeningApp();
+    const { app, lines, port } = listening;
+    await cutOff(listening, 'cut-2', 'POST /artifact HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-2\r\n\r\nfirst bytes');
+    expect(await linesFor(lines, port, 'cut-2')).toEqual([expect.objectContaining({ method: 'POST', path: '/artifact', status: 499 })]);
+    // The handler's read fails on the hang-up and the failure is logged: wait for that line, then a turn more.
+    const ofRequest = () => lines.filter((line) => line.request_id === 'cut-2' && line.msg !== 'request');
+    await vi.waitFor(() => expect(ofRequest()).not.toEqual([]));
+    await roundTrip(port);
+    expect(ofRequest().filter((line) => Number(line.level) >= 50)).toEqual([]);
+    expect(ofRequest()).toEqual([expect.objectContaining({ level: 30, msg: 'client closed the connection before its request arrived whole' })]);
     await app.close();
   });
 
   it('still logs an error of ours as one when its caller has hung up as well', async () => {
-    const { app, lines, port } = await listeningApp();
-    await cutOff(port, 'POST /broken HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-3\r\n\r\nfirst bytes');
+    const listening = await listeningApp();
+    const { app, lines } = listening;
+    await cutOff(listening, 'cut-3', 'POST /broken HTTP/1.1\r\nHost: t\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\nX-Request-Id: cut-3\r\n\r\nfirst bytes');
     await vi.waitFor(() => expect(lines.some((line) => line.request_id === 'cut-3' && line.msg === 'unhandled error')).toBe(true));
     expect(lines.find((line) => line.request_id === 'cut-3' && line.msg === 'unhandled error')).toMatchObject({ level: 50 });
     await app.close();
@@ -260,9 +279,9 @@ describe('access lines of requests whose client went away', () => {
     const socket = await send(port, 'GET /stream HTTP/1.1\r\nHost: t\r\nX-Request-Id: mid-1\r\n\r\n');
     await once(socket, 'data');
     socket.destroy();
-    const written = await linesFor(lines, 'mid-1');
-    answer();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const written = await linesFor(lines, port, 'mid-1');
+    answer(); // the rest of the body goes into the closed connection
+    await roundTrip(port);
     expect(written).toEqual([expect.objectContaining({ method: 'GET', path: '/stream', status: 200 })]);
     expect(lines.filter((l) => l.request_id === 'mid-1' && l.msg === 'request')).toHaveLength(1);
     await app.close();
@@ -276,8 +295,8 @@ describe('access lines of requests whose client went away', () => {
     socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
     await vi.waitFor(() => expect(received.match(/HTTP\/1\.1 200/g)).toHaveLength(2));
     socket.destroy();
-    expect(await linesFor(lines, 'kept-1')).toEqual([expect.objectContaining({ status: 200 })]);
-    expect(await linesFor(lines, 'kept-2')).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(await linesFor(lines, port, 'kept-1')).toEqual([expect.objectContaining({ status: 200 })]);
+    expect(await linesFor(lines, port, 'kept-2')).toEqual([expect.objectContaining({ status: 200 })]);
     await app.close();
   });
 });

@@ -27,6 +27,20 @@ beforeAll(async () => {
 afterAll(() => platform.close());
 
 const headers = () => ({ authorization: `Bearer ${token}` });
+
+/** An upload body written by hand that tells when the route starts reading it, which it does past its checks. */
+class HeldBody extends PassThrough {
+  readonly pulled: Promise<void>;
+  #pull: () => void = () => {};
+  constructor() {
+    super();
+    this.pulled = new Promise((resolve) => (this.#pull = resolve));
+  }
+  override read(size?: number): unknown {
+    if (size !== 0) this.#pull(); // read(0) is the stream refilling its own buffer, not a reader
+    return super.read(size);
+  }
+}
 const worker = (text: string) => artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };` });
 const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
@@ -306,13 +320,13 @@ describe('uploads in progress', () => {
       };
       const [a, b, c] = await Promise.all([account(), account(), account()]);
       // Uploads still arriving: their bodies have not ended.
-      const slowA = new PassThrough();
-      const slowB = new PassThrough();
+      const slowA = new HeldBody();
+      const slowB = new HeldBody();
       const pendingA = a.upload(slowA);
       const pendingB = b.upload(slowB);
       slowA.write('partial');
       slowB.write('partial');
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await Promise.all([slowA.pulled, slowB.pulled]); // both hold their slots and are being read
 
       const mine = await a.upload(worker('a2'));
       expect(mine.statusCode, mine.body).toBe(429);
@@ -338,9 +352,9 @@ describe('uploads in progress', () => {
     const doomed = await platform.createProject(owner, { namespace: true });
     const as = { authorization: `Bearer ${await platform.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
     expect((await platform.app.inject({ method: 'POST', url: `/v1/projects/${doomed}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
-    const body = new PassThrough();
+    const body = new HeldBody();
     const upload = platform.app.inject({ method: 'POST', url: `/v1/projects/${doomed}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload: body });
-    await new Promise((resolve) => setTimeout(resolve, 200)); // the app was found; the body is on its way
+    await body.pulled; // the app was found; the body is on its way
     await objectClient<KubeObject>(platform.conn, NAMESPACES).delete('', doomed);
     await vi.waitFor(async () => expect((await objectClient<KubeObject>(platform.conn, NAMESPACES).get('', doomed))?.metadata?.deletionTimestamp ?? 'gone').toBeTruthy());
     body.end(Buffer.from(worker('too late')));
@@ -356,9 +370,9 @@ describe('uploads in progress', () => {
     const slowApp = await createApp('slow-claim');
     const fastApp = await createApp('fast-claim');
     const host = `race.${project}.apps.localhost`;
-    const body = new PassThrough();
+    const body = new HeldBody();
     const slow = deploy(slowApp, body, `?hostnames=${host}`);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // checked before the body, found free
+    await body.pulled; // checked before the body, found free
     expect((await deploy(fastApp, worker('fast'), `?hostnames=${host}`)).statusCode).toBe(200);
     body.end(Buffer.from(worker('slow')));
     const refused = await slow;

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { CUSTOM_RESOURCE_DEFINITIONS, loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { repoRoot } from './tools.ts';
+import { watchUntil } from './watch.ts';
 
 
 interface Crd extends KubeObject {
@@ -12,7 +12,8 @@ interface Crd extends KubeObject {
 
 /** Server-side applies every CRD in crds/ and waits until each is Established; returns how many. */
 export async function installCrds(kubeconfig: string): Promise<number> {
-  const client = objectClient<Crd>(loadKubeConnection(kubeconfig), CUSTOM_RESOURCE_DEFINITIONS);
+  const conn = loadKubeConnection(kubeconfig);
+  const client = objectClient<Crd>(conn, CUSTOM_RESOURCE_DEFINITIONS);
   const dir = join(repoRoot, 'crds');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   const names: string[] = [];
@@ -21,14 +22,9 @@ export async function installCrds(kubeconfig: string): Promise<number> {
     await client.apply(crd, { fieldManager: 'cloudwright-dev', force: true });
     names.push(crd.metadata?.name ?? file);
   }
-  const deadline = Date.now() + 30_000;
-  for (const name of names) {
-    for (;;) {
-      const crd = await client.get('', name);
-      if (crd?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within 30 s`);
-      await sleep(100);
-    }
-  }
+  const established = (crd: Crd) => crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ?? false;
+  await watchUntil<Crd>(conn, CUSTOM_RESOURCE_DEFINITIONS, { timeoutMs: 30_000, what: `CRDs ${names.join(', ')} Established` }, (crds) =>
+    names.every((name) => crds.some((crd) => crd.metadata?.name === name && established(crd))),
+  );
   return names.length;
 }

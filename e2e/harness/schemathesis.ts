@@ -70,6 +70,7 @@ export function runSchemathesis(run: SchemathesisRun): Promise<SchemathesisResul
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    // A deadline, not a wait: a run that hangs is killed and reported.
     const timer = setTimeout(() => {
       output += `\n[harness] schemathesis still running after ${run.timeoutMs} ms; killed\n`;
       child.kill('SIGKILL');

@@ -28,6 +28,7 @@ class SlowStore extends ForwardingObjectStore {
   delayMs = 0;
   failLogWrites = false;
   override async put(key: string, body: PutBody, options?: PutOptions) {
+    // Time is the subject: a push slower than the keepalive interval, so keepalives must go out meanwhile.
     await new Promise((resolve) => setTimeout(resolve, this.delayMs));
     if (this.failLogWrites && key.includes('/log/')) throw new StoreUnavailableError('put', new Error('simulated outage'));
     return super.put(key, body, options);

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { describe, expect, it, vi } from 'vitest';
 import { TerminalError } from '../../src/errors.ts';
@@ -95,19 +96,26 @@ describe('Controller', () => {
   });
 
   it('does not retry a TerminalError and counts it', async () => {
-    let attempts = 0;
-    const { source, controller, registry } = setup(async () => {
-      attempts++;
-      throw new TerminalError('spec.domain is not a valid DNS name');
-    });
-    source.upsert(obj('ns', 'a'));
-    await controller.start();
-    await vi.waitFor(async () => expect(await metric(registry, 'controller_runtime_terminal_reconcile_errors_total', {})).toBe(1));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(attempts).toBe(1);
-    expect(await metric(registry, 'controller_runtime_reconcile_errors_total', {})).toBe(1);
-    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'error' })).toBe(1);
-    await controller.stop();
+    // Time is the subject (no retry however long the backoff): fake timers let it pass, well past the 20 ms cap.
+    vi.useFakeTimers();
+    try {
+      let attempts = 0;
+      const { source, controller, registry } = setup(async () => {
+        attempts++;
+        throw new TerminalError('spec.domain is not a valid DNS name');
+      });
+      source.upsert(obj('ns', 'a'));
+      await controller.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await metric(registry, 'controller_runtime_terminal_reconcile_errors_total', {})).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(attempts).toBe(1);
+      expect(await metric(registry, 'controller_runtime_reconcile_errors_total', {})).toBe(1);
+      expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'error' })).toBe(1);
+      await controller.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('requeues after the requested delay and resets the backoff', async () => {
@@ -151,7 +159,7 @@ describe('Controller', () => {
         if (running.has(key)) overlap = true;
         running.add(key);
         runs++;
-        await new Promise((resolve) => setTimeout(resolve, 2));
+        await nextTurn(); // holds the key across a turn of the event loop, where another worker could take it
         running.delete(key);
       },
       { workers: 4 },
@@ -160,7 +168,7 @@ describe('Controller', () => {
     expect(await metric(registry, 'controller_runtime_max_concurrent_reconciles', {})).toBe(4);
     for (let i = 0; i < 100; i++) {
       source.upsert(obj('ns', `k${i % 3}`, { resourceVersion: String(i) }));
-      if (i % 7 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      if (i % 7 === 0) await nextTurn(); // lets the workers run between bursts of events
     }
     await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0));
     await controller.stop();
@@ -185,11 +193,13 @@ describe('Controller', () => {
     const source = new MemorySource({ synced: false });
     const controller = new Controller({ name: 'c', kind: 'RuntimeApp', source, registry, reconcile: async (k) => void seen.push(k) });
     source.upsert(obj('ns', 'a'));
-    const started = controller.start();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    let startedEarly = false;
+    const started = controller.start().then(() => void (startedEarly = !source.hasSynced()));
+    await nextTurn(); // a controller that did not wait would have reconciled by now: nothing else is pending
     expect(seen).toEqual([]);
     source.markSynced();
     await started;
+    expect(startedEarly).toBe(false);
     await vi.waitFor(() => expect(seen).toEqual(['ns/a']));
     await controller.stop();
   });
@@ -207,7 +217,7 @@ describe('Controller', () => {
     await vi.waitFor(() => expect(controller.queue.processing()).toBe(1));
     let stopped = false;
     const stopping = controller.stop().then(() => void (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await nextTurn(); // a stop that did not wait for the reconcile would have resolved by now
     expect(stopped).toBe(false);
     release();
     await stopping;

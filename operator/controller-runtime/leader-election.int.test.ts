@@ -6,6 +6,7 @@ import { LEASES } from '../../src/kube/resource.ts';
 import { testConnection, testNamespace } from '../../src/kube/testing/test-kube.ts';
 import type { KubeObject } from '../../src/kube/types.ts';
 import { LeaderElector } from './leader-election.ts';
+import { countingReads } from './testing/memory-leases.ts';
 
 let conn: KubeConnection;
 let ns: { name: string; remove: () => Promise<void> };
@@ -19,8 +20,9 @@ const timings = { leaseDurationMs: 4000, renewDeadlineMs: 3000, retryPeriodMs: 2
 
 function candidate(identity: string, lease: string) {
   const events: string[] = [];
+  const leases = countingReads(leaseClient(conn));
   const elector = new LeaderElector({
-    leases: leaseClient(conn),
+    leases,
     namespace: ns.name,
     name: lease,
     identity,
@@ -28,7 +30,7 @@ function candidate(identity: string, lease: string) {
     onStartedLeading: () => events.push('started'),
     onStoppedLeading: () => events.push('stopped'),
   });
-  return { elector, events, running: elector.run() };
+  return { elector, events, leases, running: elector.run() };
 }
 
 interface LeaseObject extends KubeObject {
@@ -46,8 +48,9 @@ describe('leader election on a real Lease', () => {
     expect(held?.spec).toMatchObject({ holderIdentity: leader === a ? 'a' : 'b', leaseDurationSeconds: 4, leaseTransitions: 0 });
     expect(held?.spec?.renewTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/); // MicroTime round-trips
 
-    // The standby keeps waiting while the leader renews.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // The standby keeps waiting while the leader renews: three more rounds lost.
+    const standbyReads = standby.leases.reads;
+    await vi.waitFor(() => expect(standby.leases.reads).toBeGreaterThanOrEqual(standbyReads + 3), { timeout: 5_000 });
     expect(standby.events).toEqual([]);
     const renewed = await leases.get(ns.name, 'handover');
     expect(renewed?.spec?.renewTime).not.toBe(held?.spec?.renewTime);
@@ -66,7 +69,10 @@ describe('leader election on a real Lease', () => {
   it('lets exactly one of several simultaneous candidates win an empty lease', async () => {
     const candidates = ['x', 'y', 'z'].map((id) => candidate(id, 'race'));
     await vi.waitFor(() => expect(candidates.flatMap((c) => c.events)).toEqual(['started']));
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // The others keep losing: each makes two more rounds against the winner's lease.
+    const losers = candidates.filter((c) => c.events.length === 0);
+    const reads = losers.map((c) => c.leases.reads);
+    await vi.waitFor(() => losers.forEach((c, i) => expect(c.leases.reads).toBeGreaterThanOrEqual((reads[i] as number) + 2)), { timeout: 5_000 });
     expect(candidates.flatMap((c) => c.events)).toEqual(['started']);
     expect(candidates.filter((c) => c.elector.isLeader())).toHaveLength(1);
     await Promise.all(candidates.map((c) => c.elector.stop()));

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { LeaseClient } from '../../src/kube/lease-client.ts';
 import { LeaderElector, type LeaderElectionOptions } from './leader-election.ts';
-import { MemoryLeases } from './testing/memory-leases.ts';
+import { countingReads, MemoryLeases } from './testing/memory-leases.ts';
 
 /** A client whose calls can be made to fail, to play a partitioned leader. */
 function breakable(inner: LeaseClient) {
@@ -14,6 +14,11 @@ function breakable(inner: LeaseClient) {
     update: guard(inner.update.bind(inner)),
   };
   return { client, state };
+}
+
+/** Advances fake time in small steps, letting promises settle between timers, until `done()` or `maxMs`. */
+async function advanceUntil(done: () => boolean, maxMs: number): Promise<void> {
+  for (let waited = 0; !done() && waited < maxMs; waited += 10) await vi.advanceTimersByTimeAsync(10);
 }
 
 const fast = { leaseDurationMs: 400, renewDeadlineMs: 250, retryPeriodMs: 40 };
@@ -65,8 +70,9 @@ describe('LeaderElector', () => {
     const leases = new MemoryLeases();
     const a = elector(leases, 'a');
     await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
-    const b = elector(leases, 'b');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    const bLeases = countingReads(leases);
+    const b = elector(bLeases, 'b');
+    await vi.waitFor(() => expect(bLeases.reads).toBeGreaterThanOrEqual(3)); // three rounds lost to a renewing 'a'
     expect(b.events).toEqual([]);
     expect(leases.lease?.record.holderIdentity).toBe('a');
 
@@ -107,8 +113,9 @@ describe('LeaderElector', () => {
   it('loses a round to a concurrent writer instead of overwriting it', async () => {
     const leases = new MemoryLeases();
     await leases.create('', '', { holderIdentity: '', leaseDurationSeconds: 1, acquireTime: 0, renewTime: 0, leaseTransitions: 0 });
+    let reads = 0;
     const racing: LeaseClient = {
-      get: () => leases.get(),
+      get: () => (reads++, leases.get()),
       create: (...a) => leases.create(...a),
       // Someone else writes between our read and our write, once.
       update: async (...a) => {
@@ -118,18 +125,22 @@ describe('LeaderElector', () => {
       },
     };
     const b = elector(racing, 'b');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await vi.waitFor(() => expect(reads).toBeGreaterThanOrEqual(3)); // the lost round, and two more after it
     expect(b.events).toEqual([]);
     expect(leases.lease?.record.holderIdentity).toBe('c');
   });
 
   it('starts a lease\'s expiry when a slow read arrives, not when it was sent, so a standby never leads beside the leader', async () => {
+    // Time is the subject (a read slower than half the lease): fake timers, so the 550 ms are exact, not slept.
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
     const leases = new MemoryLeases();
     const timing = { leaseDurationMs: 1000, renewDeadlineMs: 600, retryPeriodMs: 100 };
     const partitioned = breakable(leases);
     const order: string[] = [];
     const a = elector(partitioned.client, 'a', { ...timing, onStartedLeading: () => order.push('a started'), onStoppedLeading: () => order.push('a stopped') });
-    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    await advanceUntil(() => a.e.isLeader(), 1000);
+    expect(a.e.isLeader()).toBe(true);
     // The standby's first read takes 550 ms (throttled and retried) and returns the leader's latest renewal;
     // right then the leader is cut off.
     let slow = true;
@@ -146,11 +157,15 @@ describe('LeaderElector', () => {
       update: (...args) => leases.update(...args),
     };
     elector(standby, 'b', { ...timing, onStartedLeading: () => order.push('b started') });
-    await vi.waitFor(() => expect(order).toContain('b started'), { timeout: 3000 });
+    await advanceUntil(() => order.includes('b started'), 3000);
+    expect(order).toContain('b started');
     expect(order).toEqual(['a started', 'a stopped', 'b started']);
   });
 
   it('gives up exactly at the renew deadline, not a retry period after it, when renewals keep failing slowly', async () => {
+    // Time is the subject (renewals that each take 110 ms, against a 900 ms deadline): fake timers, exact.
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
     const leases = new MemoryLeases();
     const timing = { leaseDurationMs: 1000, renewDeadlineMs: 900, retryPeriodMs: 300 };
     let failing = false;
@@ -165,23 +180,28 @@ describe('LeaderElector', () => {
     };
     let stoppedAt = 0;
     const a = elector(slowFailing, 'a', { ...timing, onStoppedLeading: () => (stoppedAt = Date.now()) });
-    await vi.waitFor(() => expect(a.e.isLeader()).toBe(true));
+    await advanceUntil(() => a.e.isLeader(), 1000);
+    expect(a.e.isLeader()).toBe(true);
     const lastRenewal = () => leases.lease?.record.renewTime ?? 0;
     const before = lastRenewal();
-    await vi.waitFor(() => expect(lastRenewal()).toBeGreaterThan(before));
+    await advanceUntil(() => lastRenewal() > before, 1000);
+    expect(lastRenewal()).toBeGreaterThan(before);
     failing = true;
     const renewedAt = lastRenewal();
-    await vi.waitFor(() => expect(stoppedAt).toBeGreaterThan(0), { timeout: 3000 });
+    await advanceUntil(() => stoppedAt > 0, 3000);
+    expect(stoppedAt).toBeGreaterThan(0);
     // The renewal time is when that renewal was sent: the leader is gone within its deadline of it.
-    expect(stoppedAt - renewedAt).toBeLessThanOrEqual(timing.renewDeadlineMs + 150); // timers run late on a busy machine; the old loop gave up ~1120 ms after
-    expect(stoppedAt - renewedAt).toBeGreaterThanOrEqual(timing.renewDeadlineMs - timing.retryPeriodMs);
+    // On fake timers nothing runs late: exactly the deadline (the old loop gave up ~1120 ms after).
+    expect(stoppedAt - renewedAt).toBe(timing.renewDeadlineMs);
   });
 
   it('stops within its renew deadline even when the apiserver never answers, campaigning or releasing', async () => {
     const leases = new MemoryLeases();
     const never = () => new Promise<never>(() => {});
-    const standby = elector({ get: never, create: never, update: never }, 'standby');
-    await new Promise((resolve) => setTimeout(resolve, 50)); // its first attempt is hanging
+    let attempted: () => void = () => {};
+    const firstAttempt = new Promise<void>((resolve) => (attempted = resolve));
+    const standby = elector({ get: () => (attempted(), never()), create: never, update: never }, 'standby');
+    await firstAttempt; // its first attempt is hanging
     let start = Date.now();
     await standby.e.stop();
     expect(Date.now() - start).toBeLessThan(fast.renewDeadlineMs + 200);

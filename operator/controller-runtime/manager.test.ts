@@ -1,10 +1,11 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Controller } from './controller.ts';
 import { silentLogger } from './log.ts';
 import { Manager, runManager, type ManagerOptions } from './manager.ts';
 import { MemorySource } from './source.ts';
-import { MemoryLeases } from './testing/memory-leases.ts';
+import { countingReads, MemoryLeases } from './testing/memory-leases.ts';
 
 const managers: Manager[] = [];
 afterEach(async () => void (await Promise.all(managers.splice(0).map((m) => m.stop()))));
@@ -15,12 +16,16 @@ function manager(options: Partial<ManagerOptions> = {}) {
   source.upsert({ metadata: { namespace: 'ns', name: 'a' } });
   const reconciled: string[] = [];
   let gate: Promise<void> = Promise.resolve();
+  let enter: () => void = () => {};
+  /** Resolves once the first reconcile has begun. */
+  const entered = new Promise<void>((resolve) => (enter = resolve));
   const controller = new Controller({
     name: 'app',
     kind: 'RuntimeApp',
     source,
     registry,
     reconcile: async (key) => {
+      enter();
       await gate;
       reconciled.push(key);
     },
@@ -28,7 +33,7 @@ function manager(options: Partial<ManagerOptions> = {}) {
   const m = new Manager({ registry, port: 0, host: '127.0.0.1', leaderElection: false, log: silentLogger, ...options });
   m.add(controller);
   managers.push(m);
-  return { m, source, reconciled, hold: (p: Promise<void>) => void (gate = p) };
+  return { m, source, reconciled, entered, hold: (p: Promise<void>) => void (gate = p) };
 }
 
 const get = async (m: Manager, path: string) => {
@@ -57,9 +62,10 @@ describe('Manager', () => {
     const one = manager({ leases, leaderElection: { ...election, identity: 'one' } });
     await one.m.start();
     await vi.waitFor(() => expect(one.reconciled).toEqual(['ns/a']));
-    const two = manager({ leases, leaderElection: { ...election, identity: 'two' } });
+    const twoLeases = countingReads(leases);
+    const two = manager({ leases: twoLeases, leaderElection: { ...election, identity: 'two' } });
     await two.m.start();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await vi.waitFor(() => expect(twoLeases.reads).toBeGreaterThanOrEqual(3)); // three rounds lost to 'one'
     expect(two.reconciled).toEqual([]);
     expect((await get(two.m, '/readyz')).status).toBe(200); // a standby is ready
     await one.m.stop();
@@ -69,26 +75,28 @@ describe('Manager', () => {
   });
 
   it('lets an in-flight reconcile finish on stop', async () => {
-    const { m, reconciled, hold } = manager();
+    const { m, reconciled, entered, hold } = manager();
     let release = () => {};
     hold(new Promise<void>((resolve) => (release = resolve)));
     await m.start();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await entered;
     let stopped = false;
     const stopping = m.stop().then(() => void (stopped = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await nextTurn(); // a stop that did not wait for the reconcile would have resolved by now
     expect(stopped).toBe(false);
     expect((await fetch(`http://127.0.0.1:${m.port}/readyz`).catch(() => ({ status: 0 }))).status).not.toBe(200);
+    expect(stopped).toBe(false); // nor while the probe was answered
     release();
     await stopping;
     expect(reconciled).toEqual(['ns/a']);
   });
 
   it('bounds the wait for in-flight reconciles', async () => {
-    const { m, hold } = manager({ shutdownTimeoutMs: 50 });
+    // A real 50 ms timeout: that it fires is the subject, and the manager also closes a real HTTP server.
+    const { m, entered, hold } = manager({ shutdownTimeoutMs: 50 });
     hold(new Promise<void>(() => {}));
     await m.start();
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    await entered;
     const start = Date.now();
     await m.stop();
     expect(Date.now() - start).toBeLessThan(1000);
@@ -97,11 +105,11 @@ describe('Manager', () => {
   it('leaves the lease to expire, not released, when it stops with reconciles abandoned', async () => {
     const leases = new MemoryLeases();
     const election = { namespace: 'cw-system', name: 'op', identity: 'one', leaseDurationMs: 3000, renewDeadlineMs: 2000, retryPeriodMs: 30 };
-    const { m, hold } = manager({ leases, leaderElection: election, shutdownTimeoutMs: 50 });
+    const { m, entered, hold } = manager({ leases, leaderElection: election, shutdownTimeoutMs: 50 });
     hold(new Promise<void>(() => {}));
     await m.start();
     await vi.waitFor(() => expect(leases.lease?.record.holderIdentity).toBe('one'));
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the reconcile is under way
+    await entered; // the reconcile is under way
     await m.stop();
     expect(leases.lease?.record.holderIdentity).toBe('one');
   });

@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WorkQueue, type QueueMetrics } from './work-queue.ts';
 
@@ -44,7 +45,7 @@ describe('WorkQueue', () => {
         if (running.has(key)) overlaps.push(key);
         running.add(key);
         runs++;
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await nextTurn(); // holds the key across a turn of the event loop, where another worker could take it
         running.delete(key);
         queue.done(key);
       }
@@ -52,7 +53,7 @@ describe('WorkQueue', () => {
     const workers = Array.from({ length: 4 }, worker);
     for (let i = 0; i < 200; i++) {
       queue.add(`k${i % 3}`);
-      if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      if (i % 10 === 0) await nextTurn(); // lets the workers run between bursts of adds
     }
     await vi.waitFor(() => expect(queue.len() + queue.processing()).toBe(0));
     await queue.shutDown();
@@ -86,11 +87,22 @@ describe('WorkQueue', () => {
   });
 
   it('waits out a delay longer than Node\'s longest timer instead of firing at once', async () => {
-    const queue = new WorkQueue<string>();
-    queue.addAfter('far', 30 * 24 * 60 * 60 * 1000); // 30 days: past 2^31 - 1 ms
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(queue.len()).toBe(0);
-    await queue.shutDown();
+    // Fake timers take a delay past 2^31 - 1 ms as 1 ms, as Node's do, so the bug this guards against shows.
+    vi.useFakeTimers();
+    try {
+      const queue = new WorkQueue<string>();
+      const days30 = 30 * 24 * 60 * 60 * 1000; // past 2^31 - 1 ms
+      queue.addAfter('far', days30);
+      await vi.advanceTimersByTimeAsync(50);
+      expect(queue.len()).toBe(0);
+      await vi.advanceTimersByTimeAsync(days30 - 51);
+      expect(queue.len()).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(queue.len()).toBe(1);
+      await queue.shutDown();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   describe('with fake timers', () => {

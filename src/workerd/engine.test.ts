@@ -10,17 +10,34 @@ import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
 import { resolveWorkerdBinary } from './workerd-process.ts';
 
-/** A worker that says which version it is; `/slow` answers after a second. */
+/**
+ * A worker that says which version it is. `/slow` is a long request: it answers its head and a first byte at
+ * once (so a test knows it is in flight) and the rest a second later (a request that long is the subject).
+ */
 function worker(version: string): string {
   return `export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    if (url.pathname === '/slow') await new Promise((resolve) => setTimeout(resolve, 1000));
     if (url.pathname === '/echo') return new Response(request.body, { headers: { 'x-method': request.method } });
-    return Response.json({ version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for') });
+    const answer = { version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for') };
+    if (url.pathname === '/slow') {
+      const { readable, writable } = new TransformStream();
+      const writer = writable.getWriter();
+      void writer.write(new TextEncoder().encode(' ')); // a first byte, so the head goes out now (JSON allows it)
+      setTimeout(() => void writer.write(new TextEncoder().encode(JSON.stringify(answer))).then(() => writer.close()), 1000);
+      return new Response(readable, { headers: { 'content-type': 'application/json' } });
+    }
+    return Response.json(answer);
   },
 };
 `;
+}
+
+/** Sends a `/slow` request; `inFlight` resolves once its head has arrived, `done` with the whole answer. */
+function slowRequest(port: number, host: string) {
+  let headArrived: () => void = () => {};
+  const inFlight = new Promise<void>((resolve) => (headArrived = resolve));
+  return { inFlight, done: send(port, host, '/slow', { onHead: () => headArrived() }) };
 }
 
 const artifacts = new MemoryArtifactSource()
@@ -148,12 +165,12 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
   it('rolls out v2 while a slow v1 request is in flight: it completes with v1, later requests get v2', async () => {
     const before = engine.status();
-    const slow = send(port, 'hello.demo.apps.test', '/slow');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const slow = slowRequest(port, 'hello.demo.apps.test');
+    await slow.inFlight;
     const served = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['www.hello.example'] });
     expect(served.buildId).toBe('v2');
     expect(JSON.parse((await send(port, 'hello.demo.apps.test')).body)).toMatchObject({ version: 'v2', greeting: 'hi' });
-    const slowResult = await slow;
+    const slowResult = await slow.done;
     expect(slowResult.status).toBe(200);
     expect(JSON.parse(slowResult.body)).toMatchObject({ version: 'v1' });
     const after = engine.status();
@@ -175,14 +192,14 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
   it('answers 503 with Retry-After past maxConcurrentRequests', async () => {
     await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: {}, hostnames: [], maxConcurrentRequests: 1 });
-    const slow = send(port, 'other.demo.apps.test', '/slow');
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    const slow = slowRequest(port, 'other.demo.apps.test');
+    await slow.inFlight;
     const rejected = await send(port, 'other.demo.apps.test');
     expect(rejected.status).toBe(503);
     expect(rejected.headers['retry-after']).toBe('1');
     expect(JSON.parse(rejected.body)).toMatchObject({ title: 'Service Unavailable', status: 503 });
     expect((await send(port, 'hello.demo.apps.test')).status).toBe(200); // other apps are not limited by it
-    expect((await slow).status).toBe(200);
+    expect((await slow.done).status).toBe(200);
     expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
   });
 

@@ -56,18 +56,21 @@ interface Result {
   responded?: boolean;
 }
 
-function exchange(client: UpstreamClient, options: { method?: string; body?: Buffer[]; framing?: BodyFraming; pauseFirst?: boolean } = {}): Promise<Result> {
+function exchange(client: UpstreamClient, options: { method?: string; body?: Buffer[]; framing?: BodyFraming; pauseFirst?: boolean } = {}): Promise<Result & { whilePaused: number }> {
   const method = options.method ?? 'GET';
   return new Promise((resolve) => {
-    const result: Result = { status: 0, message: '', headers: [], body: '' };
+    const result: Result & { whilePaused: number } = { status: 0, message: '', headers: [], body: '', whilePaused: 0 };
     let paused = false;
+    let resumed = false;
     const ex = client.exchange(`${method} /x HTTP/1.1\r\nhost: a.test\r\n\r\n`, options.framing ?? 'none', method === 'HEAD', {
       head: (status, message, headers) => Object.assign(result, { status, message, headers }),
       data: (chunk) => {
         result.body += chunk.toString('latin1');
+        if (paused && !resumed) result.whilePaused++;
         if (options.pauseFirst && !paused) {
           paused = true;
-          setTimeout(() => ex.resume(), 20);
+          // Paused for a turn of the event loop, whose poll phase would hand over more data if it were read.
+          setImmediate(() => ((resumed = true), ex.resume()));
           return false;
         }
         return true;
@@ -146,7 +149,9 @@ describe('UpstreamClient: response framing', () => {
     const big = 'y'.repeat(300_000);
     const server = await scripted(`HTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big}`);
     const client = new UpstreamClient(server.path);
-    expect((await exchange(client, { pauseFirst: true })).body).toBe(big);
+    const result = await exchange(client, { pauseFirst: true });
+    expect(result.body).toBe(big);
+    expect(result.whilePaused).toBe(0);
   });
 
   it.each([
@@ -180,10 +185,11 @@ describe('UpstreamClient: response framing', () => {
 
   it('drops idle connections the server closed', async () => {
     const path = join(dir, 'idle-close.sock');
+    let served: Socket | undefined;
     const server = createServer((socket) =>
       socket.once('data', () => {
         socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
-        setTimeout(() => socket.end(), 20);
+        served = socket;
       }),
     );
     servers.push(server);
@@ -191,6 +197,7 @@ describe('UpstreamClient: response framing', () => {
     const client = new UpstreamClient(path);
     await exchange(client);
     expect(client.idle).toBe(1);
+    served?.end(); // the server closes the connection once the client has put it in its pool
     await expect.poll(() => client.idle).toBe(0);
   });
 });

@@ -20,3 +20,17 @@ export class MemoryLeases implements LeaseClient {
     return structuredClone(this.lease);
   }
 }
+
+/**
+ * `leases` as one candidate sees them, counting its reads: every campaign or renewal round starts with one,
+ * so a test can wait for a candidate to have tried `n` times instead of sleeping.
+ */
+export function countingReads(leases: LeaseClient): LeaseClient & { reads: number } {
+  const client = {
+    reads: 0,
+    get: (...args: Parameters<LeaseClient['get']>) => (client.reads++, leases.get(...args)),
+    create: (...args: Parameters<LeaseClient['create']>) => leases.create(...args),
+    update: (...args: Parameters<LeaseClient['update']>) => leases.update(...args),
+  };
+  return client;
+}

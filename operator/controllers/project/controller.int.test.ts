@@ -4,7 +4,7 @@
 // The controller sees only this file's Projects (a label of their own), so other tests' projects are left alone.
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { API_VERSION, createInformer, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
@@ -84,8 +84,7 @@ describe('the Project controller', () => {
     // Deleting that namespace, as the condition advises, sends the controller no event (it is not a
     // project's): the project looks again by itself.
     const before = await recheckCount();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect((await recheckCount()) - before).toBeGreaterThanOrEqual(2);
+    await vi.waitFor(async () => expect((await recheckCount()) - before).toBeGreaterThanOrEqual(2), { timeout: 5_000 });
 
     // Deleting the project takes nothing of the namespace's with it.
     await projects.delete('', name);

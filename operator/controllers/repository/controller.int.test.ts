@@ -44,11 +44,14 @@ const repos = new RepoStore({ store: objects }); // the test's own view of the b
 let ns: { name: string; remove: () => Promise<void> };
 let informer: Informer<Repository>;
 let controller: Controller<Repository>;
+const registry = new Registry();
+/** Reconciles that asked to look again later: each refresh of a repository that is in the bucket is one. */
+const refreshCount = async () =>
+  (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.result === 'requeue_after')?.value ?? 0;
 
 beforeAll(async () => {
   ns = await testNamespace(conn, 'repoctl');
   informer = createInformer<Repository>(conn, REPOSITORIES, { namespace: ns.name });
-  const registry = new Registry();
   controller = repositoryController({
     kube: conn,
     repositories: informer,
@@ -108,9 +111,10 @@ describe('Repository controller', { timeout: 60_000 }, () => {
 
     await repos.publish(full, update([{ ref: 'refs/heads/trunk', old: Z, new: oid('c1') }]));
     await vi.waitFor(async () => expect((await client.get(ns.name, 'created'))?.status).toMatchObject({ headSeq: '1', pristine: false }), { timeout: 10_000 });
-    // The refresh writes nothing while nothing changes.
+    // The refresh writes nothing while nothing changes: two more refreshes of it (the only resource yet) later.
     const settled = await client.get(ns.name, 'created');
-    await new Promise((r) => setTimeout(r, 1_000));
+    const refreshes = await refreshCount();
+    await vi.waitFor(async () => expect((await refreshCount()) - refreshes).toBeGreaterThanOrEqual(2), { timeout: 5_000 });
     expect((await client.get(ns.name, 'created'))?.metadata?.resourceVersion).toBe(settled?.metadata?.resourceVersion);
   });
 

@@ -1,4 +1,4 @@
-import { request, type IncomingHttpHeaders } from 'node:http';
+import { request, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 
 export interface TestResponse {
   status: number;
@@ -11,7 +11,14 @@ export function send(
   port: number,
   host: string,
   path = '/',
-  options: { method?: string; headers?: Record<string, string>; body?: string; socketPath?: string } = {},
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    socketPath?: string;
+    /** Called when the response head arrives, before its body: the request is in flight. */
+    onHead?: (res: IncomingMessage) => void;
+  } = {},
 ): Promise<TestResponse> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -23,6 +30,7 @@ export function send(
         agent: false,
       },
       (res) => {
+        options.onHead?.(res);
         let body = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (body += chunk));
