@@ -100,9 +100,13 @@ export class AppHostnames {
       const answered = await this.#answer(binding, (h) => h.status?.dnsRecords !== undefined);
       return { statusCode: 200, view: this.#view(answered) };
     }
-    // Applied (True), or refused for a reason repeating the attach may mend; a first write is waited for.
+    // Applied (True), or refused for a reason repeating the attach may mend; a first write is waited for. A
+    // repeat of an attach that failed waits for the records to be applied: the controllers keep retrying
+    // them, and the repeat answers what they achieved within the bound.
+    const failedBefore = existing !== undefined && findCondition(existing.status?.conditions, 'DnsReady')?.status === 'False';
     const answered = await this.#answer(binding, (h) => {
       const dns = findCondition(h.status?.conditions, 'DnsReady');
+      if (failedBefore) return dns?.status === 'True' || h.status?.state === 'active';
       return dns !== undefined && (dns.status === 'True' || !IN_PROGRESS.has(dns.reason));
     });
     const applied = findCondition(answered.status?.conditions, 'DnsReady')?.status === 'True' || answered.status?.state === 'active';
