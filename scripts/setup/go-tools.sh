@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the local platform runs: the control plane (kube-apiserver + etcd + the
-# garbage-collector and namespace controllers, from e2e/controlplane), MinIO, and Helm (the chart's tests
-# render charts/cloudwright with it). Each is cached by its version, the Go version and (for our own code)
+# garbage-collector and namespace controllers, from e2e/controlplane), MinIO, Helm (the chart's tests
+# render charts/cloudwright with it) and kubectl. Each is cached by its version, the Go version and (for our own code)
 # the source hash.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
@@ -38,10 +38,28 @@ build_controlplane() {
   link cw-controlplane "$dir/cw-controlplane"
 }
 
+# kubectl, from its published module at the control plane's Kubernetes version (e2e/kubectl), for the tests
+# that drive the platform as a GitOps tool does (server-side apply and diff).
+build_kubectl() {
+  local src=$ROOT/e2e/kubectl
+  local version; version=$(awk '$1=="k8s.io/kubectl"{print $2}' "$src/go.mod")
+  local hash; hash=$(cat "$src"/go.mod "$src"/go.sum "$src"/*.go | sha256sum | cut -c1-12)
+  local dir=$CACHE/kubectl-$version-$gover-$hash
+  if [[ ! -x $dir/kubectl ]]; then
+    log "building kubectl $version with $gover (a minute or two, once per machine)"
+    local tmp; tmp=$(mktemp -d "$CACHE/.kubectl.XXXXXX")
+    local git=v1.${version#v0.}
+    (cd "$src" && go build -trimpath -buildvcs=false -ldflags "-X k8s.io/component-base/version.gitVersion=$git -X k8s.io/client-go/pkg/version.gitVersion=$git" -o "$tmp/kubectl" .) >&2
+    publish "$tmp" "$dir"
+  fi
+  link kubectl "$dir/kubectl"
+}
+
 case ${1:-all} in
   minio) build_minio ;;
   controlplane) build_controlplane ;;
   helm) build_helm ;;
-  all) build_controlplane; build_minio; build_helm ;;
+  kubectl) build_kubectl ;;
+  all) build_controlplane; build_minio; build_helm; build_kubectl ;;
   *) die "unknown tool: $1" ;;
 esac
