@@ -11,6 +11,7 @@ export const PROJECT_DOMAINS: ResourceRef = customResource('ProjectDomain', 'pro
 export const DNS_RECORDS: ResourceRef = customResource('DnsRecord', 'dnsrecords');
 export const DATABASES: ResourceRef = customResource('Database', 'databases');
 export const REPOSITORIES: ResourceRef = customResource('Repository', 'repositories');
+export const RUNTIME_REPLICAS: ResourceRef = customResource('RuntimeReplica', 'runtimereplicas');
 export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */
