@@ -3,7 +3,7 @@ import { runtimeServerConfig } from './config.ts';
 
 describe('runtimeServerConfig', () => {
   it('has defaults for everything but the bucket', () => {
-    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' })).toEqual({
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42 })).toEqual({
       port: 8080,
       host: '0.0.0.0',
       statusPort: 8081,
@@ -15,7 +15,16 @@ describe('runtimeServerConfig', () => {
       workers: 64,
       trustForwardedHeaders: false,
       logLevel: 'info',
+      replica: { namespace: 'default', name: 'laptop.local-42' },
+      leaseDurationSeconds: 40,
     });
+  });
+
+  it('names the replica after its pod in a cluster (the pod owns its report), and reads the lease duration', () => {
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', POD_NAME: 'runtime-7d9-x2', POD_UID: 'u-1', POD_NAMESPACE: 'cloudwright', CW_RUNTIME_LEASE_DURATION_SECONDS: '3' });
+    expect(config.replica).toEqual({ namespace: 'cloudwright', name: 'runtime-7d9-x2', pod: { name: 'runtime-7d9-x2', uid: 'u-1' } });
+    expect(config.leaseDurationSeconds).toBe(3);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_REPLICA_NAME: 'r1' }).replica).toEqual({ namespace: 'default', name: 'r1' });
   });
 
   it('reads the S3 settings the API server reads too', () => {
@@ -52,12 +61,12 @@ describe('runtimeServerConfig', () => {
   it('names every problem at once', () => {
     const error = (() => {
       try {
-        runtimeServerConfig({ CW_RUNTIME_PORT: 'x', CW_RUNTIME_BASE_DOMAIN: 'not a domain', CW_S3_ACCESS_KEY_ID: 'id' });
+        runtimeServerConfig({ CW_RUNTIME_PORT: 'x', CW_RUNTIME_BASE_DOMAIN: 'not a domain', CW_S3_ACCESS_KEY_ID: 'id', CW_RUNTIME_LEASE_DURATION_SECONDS: '1' });
       } catch (err) {
         return (err as Error).message;
       }
       return '';
     })();
-    for (const name of ['CW_RUNTIME_PORT', 'CW_RUNTIME_BASE_DOMAIN', 'CW_S3_BUCKET', 'CW_S3_SECRET_ACCESS_KEY']) expect(error).toContain(name);
+    for (const name of ['CW_RUNTIME_PORT', 'CW_RUNTIME_BASE_DOMAIN', 'CW_S3_BUCKET', 'CW_S3_SECRET_ACCESS_KEY', 'CW_RUNTIME_LEASE_DURATION_SECONDS']) expect(error).toContain(name);
   });
 });

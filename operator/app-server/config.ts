@@ -1,7 +1,10 @@
-import { HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
+import { hostname } from 'node:os';
+import { DNS_SUBDOMAIN_PATTERN, HOSTNAME_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
+import { DEFAULT_REPLICA_LEASE_SECONDS } from '../../src/platform/runtime-replicas.ts';
 import type { LogLevel } from '../controller-runtime/log.ts';
+import type { ReplicaIdentity } from './replica-publisher.ts';
 
 /** cw-runtime's settings, all from the environment (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {
@@ -27,12 +30,16 @@ export interface RuntimeServerConfig {
   readonly workers: number;
   readonly trustForwardedHeaders: boolean;
   readonly logLevel: LogLevel;
+  /** Who this replica is, where it publishes its RuntimeReplica and Lease (the platform's namespace). */
+  readonly replica: ReplicaIdentity;
+  /** How long after its last renewal the replica's lease expires (it renews every quarter of this). */
+  readonly leaseDurationSeconds: number;
 }
 
 const LOG_LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
 
 /** Reads the configuration; throws one error naming every problem. */
-export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig {
+export function runtimeServerConfig(env: NodeJS.ProcessEnv, host: { hostname: string; pid: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
   const problems: string[] = [];
   const port = (name: string, fallback: number): number => {
     const raw = env[name];
@@ -60,6 +67,14 @@ export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig
   const logLevel = env.CW_LOG_LEVEL || 'info';
   if (!LOG_LEVELS.includes(logLevel)) problems.push(`CW_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
+  // In a cluster the pod's name and uid (downward API); elsewhere one name per process, so two processes on one
+  // machine are two replicas.
+  const replicaName = env.POD_NAME || env.CW_RUNTIME_REPLICA_NAME || `${host.hostname.toLowerCase().replace(/[^-a-z0-9.]+/g, '-').replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
+  if (!new RegExp(DNS_SUBDOMAIN_PATTERN).test(replicaName) || replicaName.length > 253) problems.push(`the replica name must be a DNS subdomain, not ${JSON.stringify(replicaName)}`);
+  const replicaNamespace = env.POD_NAMESPACE || 'default';
+  const leaseDurationSeconds = Number(env.CW_RUNTIME_LEASE_DURATION_SECONDS || DEFAULT_REPLICA_LEASE_SECONDS);
+  if (!Number.isInteger(leaseDurationSeconds) || leaseDurationSeconds < 2) problems.push(`CW_RUNTIME_LEASE_DURATION_SECONDS must be an integer of at least 2, not ${JSON.stringify(env.CW_RUNTIME_LEASE_DURATION_SECONDS)}`);
+
   const bucket = env.CW_S3_BUCKET ?? '';
   if (!bucket) problems.push('CW_S3_BUCKET is required (the bucket the API server stores build artifacts in)');
   const s3 = s3ConfigFromEnv(env, problems);
@@ -80,6 +95,12 @@ export function runtimeServerConfig(env: NodeJS.ProcessEnv): RuntimeServerConfig
     workers,
     trustForwardedHeaders: bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
     logLevel: logLevel as LogLevel,
+    replica: {
+      namespace: replicaNamespace,
+      name: replicaName,
+      ...(env.POD_NAME && env.POD_UID ? { pod: { name: env.POD_NAME, uid: env.POD_UID } } : {}),
+    },
+    leaseDurationSeconds,
   };
   if (problems.length > 0) throw new Error(`invalid configuration: ${problems.join('; ')}`);
   return config;
