@@ -9,6 +9,7 @@ import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
+import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
 import { artifactsFromEnv } from './artifacts-from-env.ts';
@@ -56,6 +57,8 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   const baseDomain = env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(env, baseDomain), baseDomain });
   const grants = new KubeDeviceGrantStore(kube, { namespace: env.CW_SYSTEM_NAMESPACE ?? 'cloudwright-system' });
+  // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
+  const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: env.POD_NAMESPACE || 'default', labelSelector }));
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
   await informers.waitForSync(AbortSignal.timeout(60_000));
@@ -65,7 +68,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
       readiness: [
         { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
         ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
-        ...runtimeReadiness(env.CW_RUNTIME_STATUS_URL),
+        ...runtimeReadiness(runtimeReplicas),
       ],
       rateLimit: { perSecond: Number(env.CW_API_RATE_LIMIT ?? 50), burst: Number(env.CW_API_RATE_BURST ?? 200) },
       platform: {

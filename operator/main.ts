@@ -9,13 +9,14 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
 import { projectController } from './controllers/project/controller.ts';
 import { repositoryController } from './controllers/repository/controller.ts';
 import { repositoryStoreFromEnv } from './controllers/repository/from-env.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
-import { HttpRuntimeStatus } from './controllers/runtime-app/runtime-status.ts';
+import { runtimeReplicaController } from './controllers/runtime-replica/controller.ts';
 import { EventRecorder } from './controller-runtime/events.ts';
 import { Manager, runManager } from './controller-runtime/manager.ts';
 
@@ -23,8 +24,8 @@ import { Manager, runManager } from './controller-runtime/manager.ts';
  * `cw-operator`: every Cloudwright controller in one process. Configuration comes from the environment:
  * KUBECONFIG (else in-cluster), CW_OPERATOR_PORT (metrics and probes, default 8080), POD_NAMESPACE (where
  * the leader-election Lease lives, default `default`), CW_LEADER_ELECTION=false to run without a Lease,
- * CW_WATCH_NAMESPACE to reconcile one namespace only, CW_RUNTIME_STATUS_URL (cw-runtime's status endpoint;
- * one URL per replica, separated by commas) to report whether apps are served, CW_GIT_BUCKET with the
+ * CW_WATCH_NAMESPACE to reconcile one namespace only (cw-runtime's replicas report in POD_NAMESPACE as
+ * RuntimeReplicas, so no runtime address is configured), CW_GIT_BUCKET with the
  * CW_S3_* settings (see controllers/repository/from-env.ts) for the repositories' bucket. Project domains and
  * app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
  * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
@@ -42,16 +43,18 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<void> 
   // CW_WATCH_NAMESPACE confines the operator to one namespace (and leaves cluster-scoped kinds alone).
   const watchNamespace = env.CW_WATCH_NAMESPACE || undefined;
   const scope = watchNamespace ? { namespace: watchNamespace } : {};
-  // Without a runtime to ask, apps with a build honestly report RuntimeNotConfigured.
-  const runtime = HttpRuntimeStatus.fromEnv(env.CW_RUNTIME_STATUS_URL);
+  // The runtime replicas publish what they serve in the platform's namespace, whoever scaled them.
+  const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: env.POD_NAMESPACE ?? 'default', labelSelector: selector }));
   manager.add(
     runtimeAppController({
       ...common,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
-      ...(runtime ? { runtime, builds: manager.informer<Build>(BUILDS, scope) } : {}),
+      replicas,
+      builds: manager.informer<Build>(BUILDS, scope),
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
+  manager.add(runtimeReplicaController({ ...common, replicas, log: manager.log.child({ controller: 'runtimereplica' }) }));
   const dns = dnsSettingsFromEnv(env, env.CW_RUNTIME_BASE_DOMAIN || DEFAULT_RUNTIME_BASE_DOMAIN);
   const dnsInformers = {
     domains: manager.informer<ProjectDomain>(PROJECT_DOMAINS, scope),

@@ -34,16 +34,19 @@ export function isLive(replica: RuntimeReplica, lease: ReplicaLease | undefined,
   return expiry !== undefined && expiry > now;
 }
 
+/** What the view reads of an informer (an in-memory stand-in in unit tests). */
+export type ReplicaSource<T extends KubeObject> = Pick<Informer<T>, 'get' | 'list' | 'onChange' | 'hasSynced' | 'waitForSync'>;
+
 /**
  * The live runtime replicas, read from two informers (the RuntimeReplicas and the Leases of one namespace,
  * both selected by `RUNTIME_REPLICA_LABEL`): what the operator's RuntimeApp controller and cw-api's
  * readiness count, with no address of any replica configured anywhere.
  */
 export class RuntimeReplicaView {
-  readonly replicas: Informer<RuntimeReplica>;
-  readonly leases: Informer<ReplicaLease>;
+  readonly replicas: ReplicaSource<RuntimeReplica>;
+  readonly leases: ReplicaSource<ReplicaLease>;
 
-  constructor(replicas: Informer<RuntimeReplica>, leases: Informer<ReplicaLease>) {
+  constructor(replicas: ReplicaSource<RuntimeReplica>, leases: ReplicaSource<ReplicaLease>) {
     this.replicas = replicas;
     this.leases = leases;
   }
@@ -64,14 +67,5 @@ export class RuntimeReplicaView {
   /** Live replicas that take traffic (their first pass has settled). */
   ready(now: number = Date.now()): RuntimeReplica[] {
     return this.live(now).filter((replica) => replica.spec.ready);
-  }
-
-  start(): void {
-    this.replicas.start();
-    this.leases.start();
-  }
-
-  async waitForSync(signal?: AbortSignal): Promise<void> {
-    await Promise.all([this.replicas.waitForSync(signal), this.leases.waitForSync(signal)]);
   }
 }
