@@ -1,0 +1,55 @@
+// A TCP round-robin balancer standing in for a Kubernetes Service in front of cw-runtime replicas: each
+// connection goes to the next backend; one that refuses the connection (its process gone) is skipped, as
+// kube-proxy's endpoints lose a pod that fails its probes.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface RoundRobinProxy {
+  readonly port: number;
+  /** The backends' ports, changed as replicas come and go (a Service's endpoints). */
+  backends: number[];
+  close(): Promise<void>;
+}
+
+export async function startRoundRobinProxy(backends: number[]): Promise<RoundRobinProxy> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const open = (client: Socket, attempts: number): void => {
+    const ports = proxy.backends;
+    if (attempts >= ports.length || ports.length === 0) {
+      client.destroy();
+      return;
+    }
+    const port = ports[next++ % ports.length]!;
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(upstream);
+    upstream.once('close', () => sockets.delete(upstream));
+    upstream.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, attempts + 1);
+      else client.destroy();
+    });
+    upstream.once('connect', () => {
+      client.pipe(upstream).pipe(client);
+      client.once('error', () => upstream.destroy());
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+      client.resume();
+    });
+  };
+  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
+    sockets.add(client);
+    client.once('close', () => sockets.delete(client));
+    open(client, 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxy: RoundRobinProxy = {
+    port: (server.address() as AddressInfo).port,
+    backends,
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return proxy;
+}
