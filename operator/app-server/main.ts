@@ -4,7 +4,8 @@ import { RuntimeServer } from './server.ts';
 
 /**
  * `cw-runtime`: serves every RuntimeApp's active build on workerd behind one HTTP entry point (apps by
- * `Host`). Stateless and leaderless: run as many replicas as traffic needs. Configuration is the
+ * `Host`). Stateless and leaderless: run as many replicas as traffic needs; each reports itself (its
+ * RuntimeReplica and Lease), so nothing is configured with its address. Configuration is the
  * environment (`docs/runtime.md`, "Running the runtime"). SIGTERM or SIGINT stops it gracefully; a second
  * signal exits at once.
  */

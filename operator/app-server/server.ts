@@ -24,8 +24,9 @@ const ROUTER_DRAIN_MS = 10_000;
 
 /**
  * `cw-runtime`, assembled: a RuntimeApp informer (every namespace) feeding the serving controller, the
- * runtime engine (workerd behind the Host router), and the status server. Stateless: the data directory is
- * a cache, so replicas need no coordination and a restart rebuilds everything from the informer.
+ * runtime engine (workerd behind the Host router), the status server, and the replica's report (its
+ * RuntimeReplica and Lease). Stateless: the data directory is a cache, so replicas need no coordination
+ * and a restart rebuilds everything from the informer.
  */
 export class RuntimeServer {
   readonly registry = new Registry();
