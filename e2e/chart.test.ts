@@ -51,6 +51,14 @@ const KINDS: Record<string, ResourceRef> = {
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  ValidatingAdmissionPolicy: { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false },
+  ValidatingAdmissionPolicyBinding: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    plural: 'validatingadmissionpolicybindings',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    namespaced: false,
+  },
 };
 
 interface EnvVar {
@@ -73,6 +81,8 @@ interface Workload extends KubeObject {
 
 const running: Service[] = [];
 const temporary: string[] = [];
+/** Each workload's ServiceAccount kubeconfig, as its process ran with it. */
+const kubeconfigs = new Map<string, string>();
 let releaseNamespace: string;
 let rendered: KubeObject[];
 let member: MemberAccount;
@@ -121,9 +131,13 @@ async function apply(object: KubeObject): Promise<void> {
   await objectClient(conn, ref).apply(object, { fieldManager: 'helm-chart-test', force: true });
 }
 
-/** A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API. */
-async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
-  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } };
+/**
+ * A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API;
+ * bound to `pod` when given, as the kubelet's projected tokens are (the token then names the pod).
+ */
+async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: string; uid: string }): Promise<string> {
+  const boundObjectRef = pod ? { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid } } : {};
+  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600, ...boundObjectRef } };
   const path = `/api/v1/namespaces/${releaseNamespace}/serviceaccounts/${serviceAccount}/token`;
   const { status } = await conn.api.request<{ status: { token: string } }>('POST', path, { body: request });
   const admin = new KubeConfig();
@@ -168,7 +182,8 @@ async function podEnv(container: Container, pod: { name: string; uid: string }):
  */
 async function runPod(kind: string, name: string, env: Record<string, string>, pod = { name: `${name}-0`, uid: '' }): Promise<Service> {
   const container = containerOf(kind, name);
-  const serviceAccountKubeconfigFile = await serviceAccountKubeconfig(podSpecOf(kind, name).serviceAccountName);
+  const serviceAccountKubeconfigFile = await serviceAccountKubeconfig(podSpecOf(kind, name).serviceAccountName, pod.uid ? pod : undefined);
+  kubeconfigs.set(name, serviceAccountKubeconfigFile);
   const binary = container.args?.[0] ?? '';
   const service = startService({
     name: `chart-${binary}`,
@@ -373,6 +388,18 @@ describe('the Helm chart', () => {
     const signIns = containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_SYSTEM_NAMESPACE')?.value ?? '';
     expect(signIns).not.toBe(releaseNamespace);
     expect((await objectClient(conn, SECRETS).list(signIns)).items).toHaveLength(1);
+  });
+
+  it('the runtime ServiceAccount writes only its own pod’s report and lease (admission policy)', async () => {
+    const asRuntime = loadKubeConnection(kubeconfigs.get('cloudwright-runtime'));
+    const labels = { 'cloudwright.dev/runtime-replica': 'true' };
+    const write = (name: string) =>
+      objectClient<RuntimeReplica>(asRuntime, REPLICA_REPORTS).apply({ metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false, apps: [] } }, { fieldManager: 'cw-runtime', force: true });
+    // Its own, named after its pod, it has written already (the flow above was served and counted through it).
+    expect(await objectClient<RuntimeReplica>(conn, REPLICA_REPORTS).get(releaseNamespace, runtimePod.name)).toBeDefined();
+    await expect(write('cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
+    const leader = { metadata: { name: 'cloudwright-operator', namespace: releaseNamespace }, spec: { holderIdentity: 'cw-runtime' } };
+    await expect(objectClient<KubeObject>(asRuntime, LEASES).apply(leader, { fieldManager: 'cw-runtime', force: true })).rejects.toThrow(/writes only its own/);
   });
 
   it('the runtime reports as its pod, owned by it: the status counts it, and the pod takes the report with it', { timeout: 90_000 }, async () => {
