@@ -7,9 +7,6 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end -}}
 
-{- join "," $urls -}}
-{{- end -}}
-
 {{/* Environment of the processes that reach DNS (cw-api, cw-operator): src/platform/domains/dns-settings.ts. */}}
 {{- define "cloudwright.dnsEnv" -}}
 {{- $dns := .Values.dns -}}
