@@ -47,6 +47,8 @@ export class ReplicaPublisher {
   #writing: Promise<void> = Promise.resolve();
   #beating: Promise<void> = Promise.resolve();
   #stopped = false;
+  /** Wait before retrying a failed write: from 1 s, doubling to 30 s, reset by a write that succeeds. */
+  #retryMs = 1000;
 
   constructor(options: ReplicaPublisherOptions) {
     this.#options = options;
@@ -71,10 +73,14 @@ export class ReplicaPublisher {
     if (this.#stopped || this.#scheduled) return;
     this.#scheduled = setTimeout(() => {
       this.#scheduled = undefined;
-      this.#writing = this.#writing.then(() => this.#publish()).catch((err: unknown) => {
-        this.#options.log.warn('cannot publish the replica report; retrying', { err });
-        setTimeout(() => this.changed(), 1000).unref();
-      });
+      this.#writing = this.#writing.then(() => this.#publish()).then(
+        () => void (this.#retryMs = 1000),
+        (err: unknown) => {
+          this.#options.log.warn('cannot publish the replica report; retrying', { err, retryInMs: this.#retryMs });
+          setTimeout(() => this.changed(), this.#retryMs).unref();
+          this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
+        },
+      );
     }, this.#options.coalesceMs ?? 100);
   }
 

@@ -31,6 +31,14 @@ describe('replicaSpec', () => {
     expect(spec.omittedApps).toBe(2);
   });
 
+  it('keeps a multi-line failure message (workerd output) and cuts a long one to the schema bound', () => {
+    const failure = (message: string) => ({ ...report('a'), failure: { reason: 'BuildFailed' as const, buildId: 'b-1', message } });
+    expect(replicaSpec({ ready: true, apps: [failure('Uncaught SyntaxError\n  at worker.js:2')] }).apps[0]?.failure?.message).toBe('Uncaught SyntaxError\n  at worker.js:2');
+    const cut = replicaSpec({ ready: true, apps: [failure('x'.repeat(10_000))] }).apps[0]?.failure?.message ?? '';
+    expect(cut).toHaveLength(4096);
+    expect(cut.endsWith('…')).toBe(true);
+  });
+
   it('holds the documented 4000 typical reports within 1 MiB', () => {
     const apps = Array.from({ length: 4001 }, (_, i) => report(`app-${String(i).padStart(5, '0')}`));
     const spec = replicaSpec({ ready: true, apps });

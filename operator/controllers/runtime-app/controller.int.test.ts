@@ -115,7 +115,7 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     await eventually('Serving on two replicas', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);
 
     // The worst replica decides.
-    b.set({ apps: [{ ...report, servingBuildId: 'b-0', servedGeneration: generation - 1, failure: { reason: 'BuildFailed', buildId: 'b-1', message: 'SyntaxError' } }] });
+    b.set({ apps: [{ ...report, servingBuildId: 'b-0', servedGeneration: generation - 1, failure: { reason: 'BuildFailed', buildId: 'b-1', message: 'Uncaught SyntaxError\n  at worker.js:2' } }] });
     await eventually('BuildFailed from replica-b', get, (x) => ready(x)?.reason === 'BuildFailed');
     b.set({ apps: [report] });
     await eventually('Serving again', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
-import { DnsLabel, Hostname, Text } from './strings.ts';
+import { DnsLabel, Hostname } from './strings.ts';
 
 /**
  * How many app reports one RuntimeReplica holds. A typical report is about 200 bytes of JSON, so 4000 of
@@ -11,6 +11,8 @@ import { DnsLabel, Hostname, Text } from './strings.ts';
 export const MAX_REPORTED_APPS = 4000;
 /** The byte budget of a replica's reports (JSON), leaving headroom under etcd's 1.5 MiB for the rest. */
 export const MAX_REPORT_BYTES = 1024 * 1024;
+/** A failure message longer than this is cut (workerd's output can be long). */
+export const MAX_FAILURE_MESSAGE = 4096;
 
 const Generation = (description: string) => Type.Integer({ minimum: 0, format: 'int64', description });
 
@@ -32,7 +34,8 @@ export const ReplicaAppReport = Type.Object({
           description: 'BuildFailed (not retried), BuildNotFound or Retrying (both retried).',
         }),
         buildId: DnsLabel({ description: 'The build that failed.' }),
-        message: Text({ maxLength: 4096, description: 'Why; for BuildFailed, about the user code.' }),
+        // Multi-line (workerd's error output), so not a Text: any characters, bounded.
+        message: Type.String({ maxLength: MAX_FAILURE_MESSAGE, description: 'Why; for BuildFailed, about the user code (workerd output, several lines).' }),
       },
       { description: 'Why observedGeneration is not served; absent while rolling out and once served.' },
     ),
