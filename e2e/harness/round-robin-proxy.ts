@@ -8,12 +8,21 @@ export interface RoundRobinProxy {
   readonly port: number;
   /** The backends' ports, changed as replicas come and go (a Service's endpoints). */
   backends: number[];
+  /** Resolves once no connection to `port` is open (after taking it out of `backends`: its requests have finished). */
+  drained(port: number): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startRoundRobinProxy(backends: number[]): Promise<RoundRobinProxy> {
   let next = 0;
   const sockets = new Set<Socket>();
+  const openCount = new Map<number, number>();
+  const waiters = new Map<number, Array<() => void>>();
+  const opened = (port: number, delta: number) => {
+    const count = (openCount.get(port) ?? 0) + delta;
+    openCount.set(port, count);
+    if (count === 0) for (const wake of waiters.get(port)?.splice(0) ?? []) wake();
+  };
   const open = (client: Socket, attempts: number): void => {
     const ports = proxy.backends;
     if (attempts >= ports.length || ports.length === 0) {
@@ -23,7 +32,11 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
     const port = ports[next++ % ports.length]!;
     const upstream = connect(port, '127.0.0.1');
     sockets.add(upstream);
-    upstream.once('close', () => sockets.delete(upstream));
+    opened(port, 1);
+    upstream.once('close', () => {
+      sockets.delete(upstream);
+      opened(port, -1);
+    });
     upstream.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, attempts + 1);
       else client.destroy();
@@ -45,6 +58,8 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const proxy: RoundRobinProxy = {
     port: (server.address() as AddressInfo).port,
     backends,
+    drained: (port) =>
+      (openCount.get(port) ?? 0) === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(port, [...(waiters.get(port) ?? []), resolve])),
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
