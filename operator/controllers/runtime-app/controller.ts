@@ -44,10 +44,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const reports = deps.replicas && new ReplicaReports(deps.replicas, () => deps.apps.list().map(objectKey), () => now().getTime());
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
-    ...(deps.replicas && reports
+    ...(reports
       ? [
-          { kind: 'RuntimeReplica', source: deps.replicas.replicas, mapToOwner: reports.onReplica },
-          { kind: 'Lease', source: deps.replicas.leases, mapToOwner: reports.onLease },
+          { kind: 'RuntimeReplica', source: reports.view.replicas, mapToOwner: reports.onReplica },
+          { kind: 'Lease', source: reports.view.leases, mapToOwner: reports.onLease },
         ]
       : []),
   ];

@@ -31,7 +31,7 @@ export function changedAppKeys(before: ReportIndex, after: ReportIndex): string[
  * the first time, expired and removed, deleted) enqueues every app, whose replica count changed.
  */
 export class ReplicaReports {
-  readonly #view: RuntimeReplicaView;
+  readonly view: RuntimeReplicaView;
   readonly #allApps: () => string[];
   readonly #now: () => number;
   readonly #indexes = new Map<string, { version: string; index: ReportIndex }>();
@@ -40,21 +40,21 @@ export class ReplicaReports {
   #counted = '';
 
   constructor(view: RuntimeReplicaView, allApps: () => string[], now: () => number = Date.now) {
-    this.#view = view;
+    this.view = view;
     this.#allApps = allApps;
     this.#now = now;
   }
 
   /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
   app(namespace: string, name: string): Array<RuntimeAppReport | undefined> {
-    return this.#view.ready(this.#now()).map((replica) => this.#index(replica).get(`${namespace}/${name}`));
+    return this.view.ready(this.#now()).map((replica) => this.#index(replica).get(`${namespace}/${name}`));
   }
 
   /** The app keys a RuntimeReplica event affects. */
   onReplica = (obj: KubeObject): string[] => {
     const key = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
     const before = this.#seen.get(key) ?? new Map<string, RuntimeAppReport>();
-    const current = this.#view.replicas.get(key);
+    const current = this.view.replicas.get(key);
     const after = current ? this.#index(current) : new Map<string, RuntimeAppReport>();
     if (current) this.#seen.set(key, after);
     else {
@@ -69,7 +69,7 @@ export class ReplicaReports {
   onLease = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
   #countedChanged(): boolean {
-    const counted = this.#view.ready(this.#now()).map((r) => r.metadata?.name ?? '').join(',');
+    const counted = this.view.ready(this.#now()).map((r) => r.metadata?.name ?? '').join(',');
     if (counted === this.#counted) return false;
     this.#counted = counted;
     return true;
