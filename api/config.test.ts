@@ -12,6 +12,7 @@ describe('apiConfig', () => {
       systemNamespace: 'cloudwright-system',
       rateLimit: { perSecond: 50, burst: 200 },
       logLevel: 'info',
+      podNamespace: 'default',
       dnsEnv: {},
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -32,7 +33,7 @@ describe('apiConfig', () => {
       CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
       CW_S3_BUCKET: 'builds',
       CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
-      CW_RUNTIME_STATUS_URL: 'http://r-0:8081,http://r-1:8081',
+      POD_NAMESPACE: 'cloudwright',
       CW_DNS_PROVIDER: 'memory',
       CW_WORKERD_BIN: '/bin/workerd',
     });
@@ -47,7 +48,7 @@ describe('apiConfig', () => {
       logLevel: 'warn',
       runtimeBaseDomain: 'apps.example.com',
       artifacts: { bucket: 'builds', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true } },
-      runtimeStatusUrl: 'http://r-0:8081,http://r-1:8081',
+      podNamespace: 'cloudwright',
       dnsEnv: { CW_DNS_PROVIDER: 'memory' },
       workerdBinary: '/bin/workerd',
     });
@@ -77,7 +78,7 @@ describe('apiConfig', () => {
     [{ CW_RUNTIME_BASE_DOMAIN: 'localhost' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "localhost"'],
     [{ CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
     [{ CW_S3_SECRET_ACCESS_KEY: 'hunter2-secret' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
-    [{ CW_RUNTIME_STATUS_URL: 'http://r-0:8081,r-1:8081' }, 'CW_RUNTIME_STATUS_URL must be a comma-separated list of http:// or https:// URLs, got "http://r-0:8081,r-1:8081"'],
+    [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
     [{ CW_DNS_TIMEOUT_MS: '0' }, 'CW_DNS_TIMEOUT_MS must be a number greater than 0, got "0"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => apiConfig(env))).toBe(message);

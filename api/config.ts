@@ -1,7 +1,7 @@
 import { isAddressOrRange } from '../src/address-range.ts';
 import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
-import { configError, EnvReader, isHttpUrl, type Env } from '../src/config/env.ts';
+import { configError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 
@@ -27,8 +27,8 @@ export interface ApiConfig {
   readonly runtimeBaseDomain?: string;
   /** CW_S3_BUCKET with the CW_S3_* settings: where build artifacts go; absent: deploys answer 503. */
   readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
-  /** CW_RUNTIME_STATUS_URL: cw-runtime's status endpoints, one per replica, comma-separated (each checked). */
-  readonly runtimeStatusUrl?: string;
+  /** POD_NAMESPACE: the platform's namespace, where cw-runtime's replicas report (default `default`). */
+  readonly podNamespace: string;
   /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
   readonly dnsEnv: DnsEnv;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
@@ -56,8 +56,7 @@ export function apiConfig(env: Env): ApiConfig {
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const bucket = read.optional('CW_S3_BUCKET');
   const s3 = s3ConfigFromEnv(read);
-  read.list('CW_RUNTIME_STATUS_URL', { valid: isHttpUrl, expects: 'a comma-separated list of http:// or https:// URLs' });
-  const runtimeStatusUrl = read.optional('CW_RUNTIME_STATUS_URL');
+  const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
   const dns = dnsEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   return Object.freeze({
@@ -71,7 +70,7 @@ export function apiConfig(env: Env): ApiConfig {
     logLevel,
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     ...(bucket ? { artifacts: Object.freeze({ bucket, s3 }) } : {}),
-    ...(runtimeStatusUrl ? { runtimeStatusUrl } : {}),
+    podNamespace,
     dnsEnv: dns,
     ...(workerdBinary ? { workerdBinary } : {}),
   });

@@ -10,6 +10,7 @@ import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
+import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
 import type { ApiConfig } from './config.ts';
@@ -48,6 +49,8 @@ export async function main(config: ApiConfig): Promise<void> {
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(config.dnsEnv, baseDomain), baseDomain });
   const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
+  // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
+  const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: config.podNamespace, labelSelector }));
   informers.start();
   await tokens.start(AbortSignal.timeout(60_000));
   await informers.waitForSync(AbortSignal.timeout(60_000));
@@ -57,7 +60,7 @@ export async function main(config: ApiConfig): Promise<void> {
       readiness: [
         { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
         ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
-        ...runtimeReadiness(config.runtimeStatusUrl),
+        ...runtimeReadiness(runtimeReplicas),
       ],
       rateLimit: config.rateLimit,
       platform: {

@@ -1,52 +1,51 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import type { KubeObject } from '../src/kube/index.ts';
+import { RuntimeReplicaView, type ReplicaLease, type ReplicaSource } from '../src/platform/runtime-replicas.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
 
-/** A stand-in status endpoint answering `/readyz` with `status`, or never (real HTTP, as cw-runtime's). */
-async function statusServer(status: number | 'hang'): Promise<{ server: Server; url: string }> {
-  const server = createServer((_req, res) => void (status !== 'hang' && res.writeHead(status).end(status === 200 ? 'ok' : 'not ready')));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+const t0 = Date.parse('2026-01-01T00:00:00Z');
+
+/** The watch caches' contents, as the view reads them. */
+class Cache<T extends KubeObject> implements ReplicaSource<T> {
+  readonly #objects = new Map<string, T>();
+  upsert(obj: T): void {
+    this.#objects.set(`${obj.metadata?.namespace}/${obj.metadata?.name}`, obj);
+  }
+  get = (key: string) => this.#objects.get(key);
+  list = () => [...this.#objects.values()];
+  onChange = () => () => {};
+  hasSynced = () => true;
+  waitForSync = async () => {};
 }
 
-let ready: string;
-let starting: string;
-let hanging: string;
-const servers: Server[] = [];
-
-beforeAll(async () => {
-  const made = await Promise.all([statusServer(200), statusServer(503), statusServer('hang')]);
-  [ready, starting, hanging] = made.map((m) => m.url) as [string, string, string];
-  servers.push(...made.map((m) => m.server));
-});
-afterAll(() => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    server.close();
+function view(replicas: Array<{ name: string; ready: boolean; renewedMsAgo?: number }>): RuntimeReplicaView {
+  const objects = new Cache<RuntimeReplica>();
+  const leases = new Cache<ReplicaLease>();
+  for (const r of replicas) {
+    objects.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { ready: r.ready, apps: [] } });
+    if (r.renewedMsAgo !== undefined) {
+      const renewTime = new Date(t0 - r.renewedMsAgo).toISOString();
+      leases.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { holderIdentity: r.name, leaseDurationSeconds: 40, renewTime } });
+    }
   }
-});
+  return new RuntimeReplicaView(objects, leases);
+}
 
-// The check's real 1 s limit is the subject of the hanging case (its cost is that limit, not more).
-const check = (urls: string) => runtimeReadiness(urls)[0]!.check(AbortSignal.timeout(1_000));
+const check = (v: RuntimeReplicaView) => runtimeReadiness(v, () => t0)[0]!.check(AbortSignal.timeout(1_000));
 
 describe('runtimeReadiness', () => {
-  it('is no check at all without runtime status URLs', () => {
-    expect(runtimeReadiness(undefined)).toEqual([]);
-    expect(runtimeReadiness(' , ')).toEqual([]);
+  it('passes while any replica is live and ready, however many are starting or gone', async () => {
+    await expect(check(view([{ name: 'a', ready: true, renewedMsAgo: 5_000 }]))).resolves.toBeUndefined();
+    await expect(
+      check(view([{ name: 'a', ready: false, renewedMsAgo: 0 }, { name: 'b', ready: true, renewedMsAgo: 39_000 }, { name: 'c', ready: true, renewedMsAgo: 60_000 }])),
+    ).resolves.toBeUndefined();
   });
 
-  it('passes while any replica is ready, however many are starting, gone or hanging', async () => {
-    await expect(check(ready)).resolves.toBeUndefined();
-    await expect(check(`${starting}, ${ready}/, http://127.0.0.1:9, ${hanging}`)).resolves.toBeUndefined();
-  });
-
-  it('fails when no replica is ready', async () => {
-    await expect(check(starting)).rejects.toThrow();
-    await expect(check(`${starting},http://127.0.0.1:9`)).rejects.toThrow();
-    // A hanging replica costs the check's time limit, not more.
-    const t0 = performance.now();
-    await expect(check(`${hanging},${starting}`)).rejects.toThrow();
-    expect(performance.now() - t0).toBeLessThan(3_000);
+  it('fails when no replica is live and ready: none, starting, expired or without a lease', async () => {
+    await expect(check(view([]))).rejects.toThrow(/no cw-runtime replica/);
+    await expect(check(view([{ name: 'a', ready: false, renewedMsAgo: 0 }]))).rejects.toThrow();
+    await expect(check(view([{ name: 'a', ready: true, renewedMsAgo: 40_000 }]))).rejects.toThrow();
+    await expect(check(view([{ name: 'a', ready: true }]))).rejects.toThrow();
   });
 });

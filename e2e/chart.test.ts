@@ -4,11 +4,12 @@
 // by `envFrom` resolved as the kubelet would) and with only its ServiceAccount's permissions (a token from the
 // TokenRequest API). Through them a member deploys an app that the runtime serves and the operator marks Ready,
 // adds a project domain whose zone lands in Route 53 (moto), and a device sign-in starts. What a local run must
-// change is only where things listen (ports, data directory), the runtime status URLs (cluster DNS names here
-// are checked, then swapped for the local replica's) and, for test isolation, the operator's namespace: it
+// change is only where things listen (ports, data directory) and, for test isolation, the operator's namespace: it
 // reconciles the member's project only, so its cluster-wide watches and the Project controller's namespace
 // writes are not exercised here (operator/controllers/project has its own test). The release has a name of
-// its own, so its cluster-scoped objects never touch another release's; they are deleted afterwards.
+// its own, so its cluster-scoped objects never touch another release's; they are deleted afterwards. The runtime
+// replica runs as a Pod object made from its Deployment's template (never scheduled: there is no kubelet), so
+// its report is owned by a real pod and the garbage collector removes it with the pod.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,12 +19,13 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { CONFIG_MAPS, loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
-import { RUNTIME_APPS } from '../src/platform/resources.ts';
+import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { createTestNamespace } from './harness/namespace.ts';
-import { freePort, startService, waitForHttp, type Service } from './harness/process.ts';
+import { freePort, killHard, startService, waitForHttp, type Service } from './harness/process.ts';
 import { eventually, packWorker } from './harness/runtime-stack.ts';
 import { repoRoot, toolPath } from './harness/tools.ts';
 
@@ -43,12 +45,20 @@ const KINDS: Record<string, ResourceRef> = {
   Namespace: NAMESPACES,
   Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
-  StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
+  Pod: { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true },
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
+  ValidatingAdmissionPolicy: { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false },
+  ValidatingAdmissionPolicyBinding: {
+    group: 'admissionregistration.k8s.io',
+    version: 'v1',
+    plural: 'validatingadmissionpolicybindings',
+    kind: 'ValidatingAdmissionPolicyBinding',
+    namespaced: false,
+  },
 };
 
 interface EnvVar {
@@ -63,16 +73,24 @@ interface Container {
   envFrom?: { secretRef?: { name: string; optional?: boolean } }[] | null;
 }
 interface Workload extends KubeObject {
-  spec: { replicas: number; serviceName?: string; template: { spec: { serviceAccountName: string; containers: Container[] } } };
+  spec: {
+    replicas: number;
+    template: { metadata?: { labels?: Record<string, string> }; spec: { serviceAccountName: string; containers: Container[] } };
+  };
 }
 
 const running: Service[] = [];
 const temporary: string[] = [];
+/** Each workload's ServiceAccount kubeconfig, as its process ran with it. */
+const kubeconfigs = new Map<string, string>();
 let releaseNamespace: string;
 let rendered: KubeObject[];
 let member: MemberAccount;
 let apiUrl: string;
 let runtimePort: number;
+let runtime: Service;
+/** The Pod object the runtime replica runs as. */
+let runtimePod: { name: string; uid: string };
 
 afterAll(async () => {
   await Promise.all(running.map((s) => s.stop(5_000)));
@@ -113,9 +131,13 @@ async function apply(object: KubeObject): Promise<void> {
   await objectClient(conn, ref).apply(object, { fieldManager: 'helm-chart-test', force: true });
 }
 
-/** A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API. */
-async function serviceAccountKubeconfig(serviceAccount: string): Promise<string> {
-  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } };
+/**
+ * A kubeconfig that authenticates as `serviceAccount` of the release, with a token from the TokenRequest API;
+ * bound to `pod` when given, as the kubelet's projected tokens are (the token then names the pod).
+ */
+async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: string; uid: string }): Promise<string> {
+  const boundObjectRef = pod ? { boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid } } : {};
+  const request = { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600, ...boundObjectRef } };
   const path = `/api/v1/namespaces/${releaseNamespace}/serviceaccounts/${serviceAccount}/token`;
   const { status } = await conn.api.request<{ status: { token: string } }>('POST', path, { body: request });
   const admin = new KubeConfig();
@@ -133,8 +155,8 @@ async function serviceAccountKubeconfig(serviceAccount: string): Promise<string>
   return file;
 }
 
-/** The environment the kubelet would give `container` of pod `podName`: values, field refs and `envFrom` Secrets. */
-async function podEnv(container: Container, podName: string): Promise<Record<string, string>> {
+/** The environment the kubelet would give `container` of pod `pod`: values, field refs and `envFrom` Secrets. */
+async function podEnv(container: Container, pod: { name: string; uid: string }): Promise<Record<string, string>> {
   const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS);
   const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
@@ -147,7 +169,8 @@ async function podEnv(container: Container, podName: string): Promise<Record<str
     const field = variable.valueFrom?.fieldRef?.fieldPath;
     if (variable.value !== undefined) env[variable.name] = variable.value;
     else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
-    else if (field === 'metadata.name') env[variable.name] = podName;
+    else if (field === 'metadata.name') env[variable.name] = pod.name;
+    else if (field === 'metadata.uid') env[variable.name] = pod.uid;
     else throw new Error(`${container.name}: no way to resolve ${variable.name}`);
   }
   return env;
@@ -157,9 +180,10 @@ async function podEnv(container: Container, podName: string): Promise<Record<str
  * Runs a rendered workload's container as a child process with `env` on top of its pod environment, as the
  * ServiceAccount its pod spec names.
  */
-async function runPod(kind: string, name: string, env: Record<string, string>): Promise<Service> {
+async function runPod(kind: string, name: string, env: Record<string, string>, pod = { name: `${name}-0`, uid: '' }): Promise<Service> {
   const container = containerOf(kind, name);
-  const serviceAccountKubeconfigFile = await serviceAccountKubeconfig(podSpecOf(kind, name).serviceAccountName);
+  const serviceAccountKubeconfigFile = await serviceAccountKubeconfig(podSpecOf(kind, name).serviceAccountName, pod.uid ? pod : undefined);
+  kubeconfigs.set(name, serviceAccountKubeconfigFile);
   const binary = container.args?.[0] ?? '';
   const service = startService({
     name: `chart-${binary}`,
@@ -167,7 +191,7 @@ async function runPod(kind: string, name: string, env: Record<string, string>): 
     args: [join(repoRoot, `bin/${binary}.ts`)],
     logPath: join(stateDir, `chart-${binary}-${releaseNamespace}.log`),
     // Only PATH from this process: nothing of the test's own environment leaks into the pod's.
-    env: { PATH: process.env.PATH ?? '', ...(await podEnv(container, `${name}-0`)), KUBECONFIG: serviceAccountKubeconfigFile, ...env },
+    env: { PATH: process.env.PATH ?? '', ...(await podEnv(container, pod)), KUBECONFIG: serviceAccountKubeconfigFile, ...env },
   });
   running.push(service);
   return service;
@@ -218,25 +242,30 @@ beforeAll(async () => {
   const runtimeStatusUrl = `http://127.0.0.1:${runtimeStatusPort}`;
   const dataDir = mkdtempSync('/tmp/cw-chart-');
   temporary.push(dataDir);
-  const runtime = await runPod('StatefulSet', 'cloudwright-runtime', {
+  // The pod a ReplicaSet of the Deployment would create (the apiserver takes it; nothing schedules it).
+  const template = find<Workload>('Deployment', 'cloudwright-runtime').spec.template;
+  const pod = await objectClient<KubeObject>(conn, KINDS.Pod!).create({
+    metadata: { name: 'cloudwright-runtime-7c9d5-x2x4q', namespace: releaseNamespace, labels: template.metadata?.labels ?? {} },
+    spec: template.spec,
+  } as KubeObject);
+  runtimePod = { name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' };
+  runtime = await runPod('Deployment', 'cloudwright-runtime', {
     CW_RUNTIME_HOST: '127.0.0.1',
     CW_RUNTIME_PORT: String(runtimePort),
     CW_RUNTIME_STATUS_HOST: '127.0.0.1',
     CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
     CW_RUNTIME_DATA_DIR: dataDir,
-  });
+  }, runtimePod);
   const apiPort = await freePort();
   apiUrl = `http://127.0.0.1:${apiPort}`;
+  // Neither the API nor the operator is told where the runtime is: they find its RuntimeReplica.
   const api = await runPod('Deployment', 'cloudwright-api', {
     CW_API_HOST: '127.0.0.1',
     CW_API_PORT: String(apiPort),
-    // The second replica is down (nothing listens on the discard port): the API stays ready on the first.
-    CW_RUNTIME_STATUS_URL: `${runtimeStatusUrl},http://127.0.0.1:9`,
   });
   const operatorPort = await freePort();
   const operator = await runPod('Deployment', 'cloudwright-operator', {
     CW_OPERATOR_PORT: String(operatorPort),
-    CW_RUNTIME_STATUS_URL: runtimeStatusUrl,
     // Tests share the control plane: this operator keeps to the member's project.
     CW_WATCH_NAMESPACE: member.project,
   });
@@ -263,8 +292,8 @@ async function callApi(method: string, path: string, body?: Uint8Array | object)
 
 describe('the Helm chart', () => {
   it('renders objects the kube-apiserver accepts, each of them stored', async () => {
-    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['StatefulSet', 'Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace', 'PodDisruptionBudget']));
-    expect(rendered.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name).sort()).toEqual(['cloudwright-api', 'cloudwright-operator']);
+    expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace', 'PodDisruptionBudget']));
+    expect(rendered.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name).sort()).toEqual(['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']);
     // Cluster-scoped names carry the release's name.
     for (const object of rendered.filter((o) => o.kind?.startsWith('Cluster'))) expect(object.metadata?.name).toMatch(new RegExp(`^${RELEASE}-`));
     for (const object of rendered) {
@@ -273,16 +302,52 @@ describe('the Helm chart', () => {
     }
   });
 
-  it('tells the API and the operator every runtime replica by the name its StatefulSet gives it', () => {
-    const runtime = find<Workload>('StatefulSet', 'cloudwright-runtime');
-    const statusService = find<KubeObject & { spec: { clusterIP: string; publishNotReadyAddresses: boolean } }>('Service', runtime.spec.serviceName ?? '');
-    expect(statusService.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
-    const statusPort = containerOf('StatefulSet', 'cloudwright-runtime').env?.find((e) => e.name === 'CW_RUNTIME_STATUS_PORT')?.value;
-    const expected = Array.from({ length: RUNTIME_REPLICAS }, (_, i) => `http://cloudwright-runtime-${i}.${runtime.spec.serviceName}.${releaseNamespace}.svc:${statusPort}`).join(',');
+  it('runs cw-runtime as a scalable Deployment whose pods report themselves: no runtime address anywhere', () => {
+    const runtime = find<Workload>('Deployment', 'cloudwright-runtime');
     expect(runtime.spec.replicas).toBe(RUNTIME_REPLICAS);
-    for (const name of ['cloudwright-api', 'cloudwright-operator']) {
-      expect(containerOf('Deployment', name).env?.find((e) => e.name === 'CW_RUNTIME_STATUS_URL')?.value, name).toBe(expected);
+    const env = containerOf('Deployment', 'cloudwright-runtime').env ?? [];
+    expect(Object.fromEntries(env.filter((e) => e.valueFrom).map((e) => [e.name, e.valueFrom?.fieldRef?.fieldPath]))).toMatchObject({
+      POD_NAME: 'metadata.name',
+      POD_UID: 'metadata.uid',
+      POD_NAMESPACE: 'metadata.namespace',
+    });
+    for (const name of ['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']) {
+      expect(containerOf('Deployment', name).env?.map((e) => e.name), name).not.toContain('CW_RUNTIME_STATUS_URL');
     }
+    expect(rendered.some((o) => o.kind === 'Service' && o.metadata?.name === 'cloudwright-runtime-status')).toBe(false);
+  });
+
+  it.each<[string, string, string, string, string, boolean]>([
+    // The runtime writes its own report and lease in the release's namespace, and nothing else.
+    ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['runtime', 'create', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['runtime', 'delete', 'coordination.k8s.io', 'leases', 'release', true],
+    ['runtime', 'create', 'coordination.k8s.io', 'leases', 'other', false],
+    ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicas', 'other', false],
+    ['runtime', 'list', 'cloudwright.dev', 'runtimereplicas', 'release', false],
+    ['runtime', 'patch', 'cloudwright.dev', 'runtimeapps', 'other', false],
+    ['runtime', 'get', '', 'secrets', 'release', false],
+    // The operator and the API read them; the operator removes an expired replica's.
+    ['operator', 'watch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['operator', 'watch', 'coordination.k8s.io', 'leases', 'release', true],
+    ['operator', 'delete', 'coordination.k8s.io', 'leases', 'release', true],
+    ['api', 'watch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['api', 'list', 'coordination.k8s.io', 'leases', 'release', true],
+    ['api', 'delete', 'coordination.k8s.io', 'leases', 'release', false],
+    ['api', 'list', 'coordination.k8s.io', 'leases', 'other', false],
+  ])('ServiceAccount %s may %s %s/%s in the %s namespace: %s', async (component, verb, group, resource, where, allowed) => {
+    const review = await conn.api.request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SubjectAccessReview',
+        spec: {
+          user: `system:serviceaccount:${releaseNamespace}:cloudwright-${component}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${releaseNamespace}`, 'system:authenticated'],
+          resourceAttributes: { verb, group, resource, namespace: where === 'release' ? releaseNamespace : member.project },
+        },
+      },
+    });
+    expect(review.status.allowed).toBe(allowed);
   });
 
   it('gives the API the proxies to trust', () => {
@@ -323,5 +388,31 @@ describe('the Helm chart', () => {
     const signIns = containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_SYSTEM_NAMESPACE')?.value ?? '';
     expect(signIns).not.toBe(releaseNamespace);
     expect((await objectClient(conn, SECRETS).list(signIns)).items).toHaveLength(1);
+  });
+
+  it('the runtime ServiceAccount writes only its own pod’s report and lease (admission policy)', async () => {
+    const asRuntime = loadKubeConnection(kubeconfigs.get('cloudwright-runtime'));
+    const labels = { 'cloudwright.dev/runtime-replica': 'true' };
+    const write = (name: string) =>
+      objectClient<RuntimeReplica>(asRuntime, REPLICA_REPORTS).apply({ metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false, apps: [] } }, { fieldManager: 'cw-runtime', force: true });
+    // Its own, named after its pod, it has written already (the flow above was served and counted through it).
+    expect(await objectClient<RuntimeReplica>(conn, REPLICA_REPORTS).get(releaseNamespace, runtimePod.name)).toBeDefined();
+    await expect(write('cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
+    const leader = { metadata: { name: 'cloudwright-operator', namespace: releaseNamespace }, spec: { holderIdentity: 'cw-runtime' } };
+    await expect(objectClient<KubeObject>(asRuntime, LEASES).apply(leader, { fieldManager: 'cw-runtime', force: true })).rejects.toThrow(/writes only its own/);
+  });
+
+  it('the runtime reports as its pod, owned by it: the status counts it, and the pod takes the report with it', { timeout: 90_000 }, async () => {
+    const replicas = objectClient<RuntimeReplica>(conn, REPLICA_REPORTS);
+    const leases = objectClient<KubeObject>(conn, LEASES);
+    const report = await replicas.get(releaseNamespace, runtimePod.name);
+    expect(report?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Pod', name: runtimePod.name, uid: runtimePod.uid })]);
+    expect(report?.spec.apps.find((a) => a.namespace === member.project && a.app === 'hello')?.servingBuildId).toMatch(/^b-/);
+    expect((await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'hello'))?.status?.servingReplicas).toBe(1);
+
+    // The pod is deleted while its process hangs (killed: it cannot clean up): the garbage collector does.
+    await killHard(runtime);
+    await objectClient(conn, KINDS.Pod!).delete(releaseNamespace, runtimePod.name, { propagationPolicy: 'Background' });
+    await eventually('the report and the lease gone with the pod', async () => [await replicas.get(releaseNamespace, runtimePod.name), await leases.get(releaseNamespace, runtimePod.name)], ([r, l]) => !r && !l, 60_000);
   });
 });

@@ -46,12 +46,12 @@ beforeAll(async () => {
     CW_DNS_RECHECK_INTERVAL_SECONDS: '1',
   };
   const started = await Promise.all([
-    startRuntime('cw-runtime-dns', running),
+    startRuntime('cw-runtime-dns', member.project, running),
     startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(proxy.endpoint), ...dns } }),
   ]);
   [runtime, api] = started;
   // The operator reaches moto through the same fault-injecting proxy, so an injected failure holds for both.
-  await startOperator(member.project, [runtime], running, { ...dnsTestEnv(proxy.endpoint), ...dns });
+  await startOperator(member.project, running, { ...dnsTestEnv(proxy.endpoint), ...dns });
 }, 120_000);
 
 afterAll(async () => {

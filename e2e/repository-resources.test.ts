@@ -26,7 +26,7 @@ beforeAll(async () => {
   namespace = await createTestNamespace(conn, 'repos');
   // The operator's repository controller reads the bucket from its environment, which startOperator passes on.
   Object.assign(process.env, { ...s3Env(), CW_GIT_BUCKET: inject('bucket') });
-  await startOperator(namespace, [], running);
+  await startOperator(namespace, running);
 }, 60_000);
 afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
 

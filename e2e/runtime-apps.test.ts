@@ -68,8 +68,8 @@ let namespace = '';
 
 beforeAll(async () => {
   namespace = await createTestNamespace(conn, 'runtime');
-  runtimes = await Promise.all([startRuntime('cw-runtime-a', running), startRuntime('cw-runtime-b', running)]);
-  await startOperator(namespace, runtimes, running);
+  runtimes = await Promise.all([startRuntime('cw-runtime-a', namespace, running), startRuntime('cw-runtime-b', namespace, running)]);
+  await startOperator(namespace, running);
 }, 120_000);
 
 describe('runtime apps applied as custom resources', () => {
@@ -157,7 +157,7 @@ describe('runtime apps applied as custom resources', () => {
     await apps.patch(namespace, 'early', { spec: { activeBuildId: id } });
     await servedEverywhere(runtimes, `early.${namespace}.${BASE_DOMAIN}`, 'Hello from early');
 
-    const late = await startRuntime('cw-runtime-c', running); // returns once /readyz answers 200
+    const late = await startRuntime('cw-runtime-c', namespace, running); // returns once /readyz answers 200
     const res = await send(late.port, `early.${namespace}.${BASE_DOMAIN}`);
     expect([res.status, res.body]).toEqual([200, 'Hello from early']);
     await late.service.stop();

@@ -49,13 +49,13 @@ beforeAll(async () => {
   // The operator below watches the project's namespace only, so its Project controller does not run.
   await createProjectNamespace(kubeconfig, member.project);
   const started = await Promise.all([
-    startRuntime('cw-runtime-rest-a', running),
-    startRuntime('cw-runtime-rest-b', running),
+    startRuntime('cw-runtime-rest-a', member.project, running),
+    startRuntime('cw-runtime-rest-b', member.project, running),
     startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN } }),
   ]);
   runtimes = [started[0], started[1]];
   api = started[2];
-  await startOperator(member.project, runtimes, running);
+  await startOperator(member.project, running);
 }, 120_000);
 
 /** A one-file worker that answers its version and `env.GREETING`. */

@@ -5,7 +5,7 @@ import { operatorConfig } from './config.ts';
 describe('operatorConfig', () => {
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
-    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, instance: '', dnsEnv: {} });
+    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', dnsEnv: {} });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -17,7 +17,6 @@ describe('operatorConfig', () => {
         POD_NAMESPACE: 'cloudwright',
         HOSTNAME: 'cloudwright-operator-0',
         CW_WATCH_NAMESPACE: 'p1',
-        CW_RUNTIME_STATUS_URL: 'http://r-0:8081',
         CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
         CW_DNS_RECHECK_INTERVAL_SECONDS: '60',
         CW_GIT_BUCKET: 'git',
@@ -31,7 +30,7 @@ describe('operatorConfig', () => {
       leaderElection: { namespace: 'cloudwright' },
       instance: 'cloudwright-operator-0',
       watchNamespace: 'p1',
-      runtimeStatusUrl: 'http://r-0:8081',
+      podNamespace: 'cloudwright',
       runtimeBaseDomain: 'apps.example.com',
       dnsEnv: { CW_DNS_RECHECK_INTERVAL_SECONDS: '60' },
       git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
@@ -49,7 +48,6 @@ describe('operatorConfig', () => {
     [{ CW_LEADER_ELECTION: 'off' }, 'CW_LEADER_ELECTION must be true or false (or 1 or 0), got "off"'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
     [{ CW_WATCH_NAMESPACE: '-p1' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "-p1"'],
-    [{ CW_RUNTIME_STATUS_URL: 'cloudwright-runtime:8081' }, 'CW_RUNTIME_STATUS_URL must be a comma-separated list of http:// or https:// URLs, got "cloudwright-runtime:8081"'],
     [{ CW_RUNTIME_BASE_DOMAIN: 'apps example' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "apps example"'],
     [{ CW_DNS_PROVIDER: 'bind' }, 'CW_DNS_PROVIDER must be one of route53, memory, got "bind"'],
     [{ CW_GIT_BUCKET: 'git', CW_S3_SECRET_ACCESS_KEY: 'do-not-print-me' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],

@@ -1,6 +1,6 @@
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
-import { EnvReader, isHttpUrl, type Env } from '../src/config/env.ts';
+import { EnvReader, type Env } from '../src/config/env.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
@@ -16,8 +16,8 @@ export interface OperatorConfig {
   readonly instance: string;
   /** CW_WATCH_NAMESPACE: reconcile this namespace only (and leave cluster-scoped kinds alone). */
   readonly watchNamespace?: string;
-  /** CW_RUNTIME_STATUS_URL: cw-runtime's status endpoints, one per replica, comma-separated (each checked). */
-  readonly runtimeStatusUrl?: string;
+  /** POD_NAMESPACE: the platform's namespace, where cw-runtime's replicas report (default `default`). */
+  readonly podNamespace: string;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
   readonly runtimeBaseDomain?: string;
   /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
@@ -40,8 +40,6 @@ export function operatorConfig(env: Env): OperatorConfig {
   const leaderElection = read.bool('CW_LEADER_ELECTION', true);
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, NAMESPACE);
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
-  read.list('CW_RUNTIME_STATUS_URL', { valid: isHttpUrl, expects: 'a comma-separated list of http:// or https:// URLs' });
-  const runtimeStatusUrl = read.optional('CW_RUNTIME_STATUS_URL');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
@@ -52,7 +50,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     leaderElection: leaderElection ? Object.freeze({ namespace: podNamespace }) : false,
     instance: read.string('HOSTNAME', ''),
     ...(watchNamespace ? { watchNamespace } : {}),
-    ...(runtimeStatusUrl ? { runtimeStatusUrl } : {}),
+    podNamespace,
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),

@@ -9,13 +9,14 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
 import { projectController } from './controllers/project/controller.ts';
 import { repositoryController } from './controllers/repository/controller.ts';
 import { repositoryStore } from './controllers/repository/bucket.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
-import { HttpRuntimeStatus } from './controllers/runtime-app/runtime-status.ts';
+import { runtimeReplicaController } from './controllers/runtime-replica/controller.ts';
 import { EventRecorder } from './controller-runtime/events.ts';
 import { Manager, runManager } from './controller-runtime/manager.ts';
 import type { OperatorConfig } from './config.ts';
@@ -23,10 +24,11 @@ import type { OperatorConfig } from './config.ts';
 /**
  * `cw-operator`: every Cloudwright controller in one process, with the configuration `operatorConfig` read
  * from the environment before anything starts (operator/config.ts lists every variable): KUBECONFIG,
- * CW_OPERATOR_PORT, POD_NAMESPACE and CW_LEADER_ELECTION, CW_WATCH_NAMESPACE, CW_RUNTIME_STATUS_URL (to
- * report whether apps are served), CW_GIT_BUCKET with the CW_S3_* settings for the repositories' bucket.
- * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
- * CW_RUNTIME_DNS_*, with CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
+ * CW_OPERATOR_PORT, POD_NAMESPACE (the leader-election Lease, and where cw-runtime's replicas report as
+ * RuntimeReplicas, so no runtime address is configured) and CW_LEADER_ELECTION, CW_WATCH_NAMESPACE,
+ * CW_GIT_BUCKET with the CW_S3_* settings for the repositories' bucket. Project domains and app hostnames:
+ * the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
+ * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
  */
 export async function main(config: OperatorConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig);
@@ -41,16 +43,18 @@ export async function main(config: OperatorConfig): Promise<void> {
   // CW_WATCH_NAMESPACE confines the operator to one namespace (and leaves cluster-scoped kinds alone).
   const watchNamespace = config.watchNamespace;
   const scope = watchNamespace ? { namespace: watchNamespace } : {};
-  // Without a runtime to ask, apps with a build honestly report RuntimeNotConfigured.
-  const runtime = HttpRuntimeStatus.fromEnv(config.runtimeStatusUrl);
+  // The runtime replicas publish what they serve in the platform's namespace, whoever scaled them.
+  const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }));
   manager.add(
     runtimeAppController({
       ...common,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
-      ...(runtime ? { runtime, builds: manager.informer<Build>(BUILDS, scope) } : {}),
+      replicas,
+      builds: manager.informer<Build>(BUILDS, scope),
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );
+  manager.add(runtimeReplicaController({ ...common, replicas, log: manager.log.child({ controller: 'runtimereplica' }) }));
   const dns = dnsSettingsFromEnv(config.dnsEnv, config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN);
   const dnsInformers = {
     domains: manager.informer<ProjectDomain>(PROJECT_DOMAINS, scope),

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -109,4 +109,28 @@ export function freePort(): Promise<number> {
       server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
     });
   });
+}
+
+/**
+ * SIGKILL, as a crash or the OOM killer would: the process gets no chance to clean up. Its own children
+ * (cw-runtime's workerd) are killed right after, by pid, as the container runtime would with the container:
+ * left alone they would outlive the test.
+ */
+export async function killHard(service: Service): Promise<void> {
+  const pid = service.child.pid;
+  let children: number[] = [];
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    // already gone
+  }
+  service.child.kill('SIGKILL');
+  for (const child of children) {
+    try {
+      process.kill(child, 'SIGKILL');
+    } catch {
+      // exited meanwhile
+    }
+  }
+  await service.stop();
 }

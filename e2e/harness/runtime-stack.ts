@@ -15,6 +15,8 @@ export const PUBLIC_PORT = 8080;
 export const BASE_DOMAIN = 'apps.localhost';
 
 export interface Runtime {
+  /** Its replica name: its RuntimeReplica and Lease in the stack's namespace are named so. */
+  name: string;
   service: Service;
   port: number;
   statusUrl: string;
@@ -46,8 +48,12 @@ export function packWorker(source: string): Buffer {
   }
 }
 
-/** Starts a cw-runtime replica (serving every namespace); resolves once it is ready. `running` gets its service. */
-export async function startRuntime(name: string, running: Service[]): Promise<Runtime> {
+/**
+ * Starts a cw-runtime replica (serving every namespace) that reports what it serves in `namespace`, where the
+ * stack's operator looks for replicas (as the release namespace in a cluster); resolves once it is ready.
+ * `running` gets its service. Nobody is told its address: the operator finds it by its RuntimeReplica.
+ */
+export async function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
   const [port, statusPort] = [await freePort(), await freePort()];
   const service = startService({
     name,
@@ -65,19 +71,23 @@ export async function startRuntime(name: string, running: Service[]): Promise<Ru
       CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
       CW_RUNTIME_PUBLIC_SCHEME: 'http',
       CW_RUNTIME_PUBLIC_PORT: String(PUBLIC_PORT),
+      POD_NAMESPACE: namespace,
+      CW_RUNTIME_REPLICA_NAME: name,
+      ...env,
     },
   });
   running.push(service);
   const statusUrl = `http://127.0.0.1:${statusPort}`;
   await waitForHttp(service, `${statusUrl}/readyz`, 60_000);
-  return { service, port, statusUrl };
+  return { name, service, port, statusUrl };
 }
 
 /**
  * Starts a cw-operator that reconciles `namespace` only (so tests sharing the control plane never fight over
- * each other's objects; cluster-scoped kinds such as Projects are left alone) and asks `runtimes` what they serve.
+ * each other's objects; cluster-scoped kinds such as Projects are left alone) and counts the runtime replicas
+ * reporting in that namespace (`startRuntime`'s).
  */
-export async function startOperator(namespace: string, runtimes: Runtime[], running: Service[], env: Record<string, string> = {}): Promise<void> {
+export async function startOperator(namespace: string, running: Service[], env: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
   const service = startService({
     name: `operator-${namespace}`,
@@ -90,7 +100,6 @@ export async function startOperator(namespace: string, runtimes: Runtime[], runn
       CW_OPERATOR_PORT: String(port),
       POD_NAMESPACE: namespace,
       CW_WATCH_NAMESPACE: namespace,
-      CW_RUNTIME_STATUS_URL: runtimes.map((r) => r.statusUrl).join(','),
       ...env,
     },
   });

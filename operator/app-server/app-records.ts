@@ -7,6 +7,12 @@ import type { AppRecord, DeployFailure } from './report.ts';
  */
 export class AppRecords {
   readonly #records = new Map<string, AppRecord>();
+  readonly #onChange: () => void;
+
+  /** `onChange` hears every write (the replica publishes its reports from them, coalesced). */
+  constructor(onChange: () => void = () => {}) {
+    this.#onChange = onChange;
+  }
 
   get(key: string): AppRecord | undefined {
     return this.#records.get(key);
@@ -20,20 +26,23 @@ export class AppRecords {
   attempt(key: string, generation: number, buildId: string): void {
     const previous = this.#records.get(key);
     this.#records.set(key, { generation, buildId, ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}) });
+    this.#onChange();
   }
 
   served(key: string, generation: number): void {
     const record = this.#records.get(key);
     if (record) this.#records.set(key, { generation: record.generation, buildId: record.buildId, servedGeneration: generation });
+    this.#onChange();
   }
 
   failed(key: string, failure: DeployFailure): void {
     const record = this.#records.get(key);
     if (record) this.#records.set(key, { ...record, failure });
+    this.#onChange();
   }
 
   delete(key: string): void {
-    this.#records.delete(key);
+    if (this.#records.delete(key)) this.#onChange();
   }
 
   /** How many apps have a failed deploy, by reason (for metrics). */

@@ -4,7 +4,7 @@ import { runtimeServerConfig } from './config.ts';
 
 describe('runtimeServerConfig', () => {
   it('has defaults for everything but the bucket', () => {
-    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' })).toEqual({
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42 })).toEqual({
       port: 8080,
       host: '0.0.0.0',
       statusPort: 8081,
@@ -16,7 +16,16 @@ describe('runtimeServerConfig', () => {
       workers: 64,
       trustForwardedHeaders: false,
       logLevel: 'info',
+      replica: { namespace: 'default', name: 'laptop.local-42' },
+      leaseDurationSeconds: 40,
     });
+  });
+
+  it('names the replica after its pod in a cluster (the pod owns its report), and reads the lease duration', () => {
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', POD_NAME: 'runtime-7d9-x2', POD_UID: 'u-1', POD_NAMESPACE: 'cloudwright', CW_RUNTIME_LEASE_DURATION_SECONDS: '3' });
+    expect(config.replica).toEqual({ namespace: 'cloudwright', name: 'runtime-7d9-x2', pod: { name: 'runtime-7d9-x2', uid: 'u-1' } });
+    expect(config.leaseDurationSeconds).toBe(3);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_REPLICA_NAME: 'r1' }).replica).toEqual({ namespace: 'default', name: 'r1' });
   });
 
   it('reads the S3 settings the API server reads too', () => {
@@ -68,6 +77,9 @@ describe('runtimeServerConfig', () => {
     [{ CW_WATCH_NAMESPACE: 'Not_A_Namespace' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "Not_A_Namespace"'],
     [{ CW_S3_ENDPOINT: 'minio:9000' }, 'CW_S3_ENDPOINT must be an http:// or https:// URL, got "minio:9000"'],
     [{ CW_S3_ACCESS_KEY_ID: 'id' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
+    [{ CW_RUNTIME_LEASE_DURATION_SECONDS: '1' }, 'CW_RUNTIME_LEASE_DURATION_SECONDS must be a whole number from 2 to 3600, got "1"'],
+    [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name, got "Not A Name"'],
+    [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', ...env }))).toBe(message);
   });

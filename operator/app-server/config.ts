@@ -1,8 +1,12 @@
+import { hostname } from 'node:os';
+import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { isHostname, isNamespace } from '../../src/config/checks.ts';
 import { EnvReader, type Env } from '../../src/config/env.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
+import { DEFAULT_REPLICA_LEASE_SECONDS } from '../../src/platform/runtime-replicas.ts';
 import type { LogLevel } from '../controller-runtime/log.ts';
+import type { ReplicaIdentity } from './replica-publisher.ts';
 
 /** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {
@@ -30,16 +34,20 @@ export interface RuntimeServerConfig {
   readonly logLevel: LogLevel;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
+  /** Who this replica is, where it publishes its RuntimeReplica and Lease (the platform's namespace). */
+  readonly replica: ReplicaIdentity;
+  /** How long after its last renewal the replica's lease expires (it renews every quarter of this). */
+  readonly leaseDurationSeconds: number;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 
 /**
- * Reads the configuration; the answer is frozen.
+ * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster.
  *
  * @throws ConfigError naming the first variable with a bad value.
  */
-export function runtimeServerConfig(env: Env): RuntimeServerConfig {
+export function runtimeServerConfig(env: Env, host: { hostname: string; pid: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
   const read = new EnvReader(env);
   const kubeconfig = read.optional('KUBECONFIG');
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, 'a Kubernetes namespace name');
@@ -52,6 +60,15 @@ export function runtimeServerConfig(env: Env): RuntimeServerConfig {
   const publicPort = givenPublicPort === (publicScheme === 'http' ? 80 : 443) ? undefined : givenPublicPort;
   const workers = read.integer('CW_RUNTIME_WORKERS', 64, { min: 1, max: 10_000 });
   const logLevel = read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info');
+  // In a cluster the pod's name and uid (downward API); elsewhere one name per process, so two processes on one
+  // machine are two replicas.
+  const podName = read.optional('POD_NAME');
+  const podUid = read.optional('POD_UID');
+  const fallbackName = `${host.hostname.toLowerCase().replace(/[^-a-z0-9.]+/g, '-').replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
+  const isReplicaName = (text: string) => text.length <= 253 && new RegExp(DNS_SUBDOMAIN_PATTERN).test(text);
+  const replicaName = podName ?? read.matching('CW_RUNTIME_REPLICA_NAME', fallbackName, isReplicaName, 'a DNS subdomain name');
+  const replicaNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
+  const leaseDurationSeconds = read.integer('CW_RUNTIME_LEASE_DURATION_SECONDS', DEFAULT_REPLICA_LEASE_SECONDS, { min: 2, max: 3600 });
   const bucket = read.required('CW_S3_BUCKET', 'the bucket the API server stores build artifacts in');
   const s3 = s3ConfigFromEnv(read);
   const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
@@ -73,5 +90,11 @@ export function runtimeServerConfig(env: Env): RuntimeServerConfig {
     trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
     logLevel,
     ...(workerdBinary ? { workerdBinary } : {}),
+    replica: Object.freeze({
+      namespace: replicaNamespace,
+      name: replicaName,
+      ...(podName && podUid ? { pod: Object.freeze({ name: podName, uid: podUid }) } : {}),
+    }),
+    leaseDurationSeconds,
   });
 }

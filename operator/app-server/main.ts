@@ -4,9 +4,10 @@ import { RuntimeServer } from './server.ts';
 
 /**
  * `cw-runtime`: serves every RuntimeApp's active build on workerd behind one HTTP entry point (apps by
- * `Host`). Stateless and leaderless: run as many replicas as traffic needs. Configuration is the
- * environment, read by `runtimeServerConfig` before anything starts (`docs/runtime.md`, "Running the
- * runtime"). SIGTERM or SIGINT stops it gracefully; a second signal exits at once.
+ * `Host`). Stateless and leaderless: run as many replicas as traffic needs; each reports itself (its
+ * RuntimeReplica and Lease), so nothing is configured with its address. Configuration is the environment,
+ * read by `runtimeServerConfig` before anything starts (`docs/runtime.md`, "Running the runtime"). SIGTERM
+ * or SIGINT stops it gracefully; a second signal exits at once.
  */
 export async function main(config: RuntimeServerConfig): Promise<void> {
   const log = createLogger({ level: config.logLevel }, { component: 'cw-runtime' });

@@ -1,5 +1,5 @@
-// The status endpoint's answer for one app (`GET /apps/{namespace}/{app}`): the contract between a
-// cw-runtime replica and the RuntimeApp controller, which turns it into conditions.
+// One app's report, as a replica's RuntimeReplica carries it (and `GET /apps/{namespace}/{app}` shows it):
+// the contract between a cw-runtime replica and the RuntimeApp controller, which turns it into conditions.
 import type { ServedApp } from '../../src/workerd/index.ts';
 
 /**

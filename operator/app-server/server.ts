@@ -17,25 +17,28 @@ import { reportFor, type RuntimeAppReport } from './report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
+import { ReplicaPublisher } from './replica-publisher.ts';
 
 /** How long stopping waits for requests in flight through the entry point before stopping workerd. */
 const ROUTER_DRAIN_MS = 10_000;
 
 /**
  * `cw-runtime`, assembled: a RuntimeApp informer (every namespace) feeding the serving controller, the
- * runtime engine (workerd behind the Host router), and the status server. Stateless: the data directory is
- * a cache, so replicas need no coordination and a restart rebuilds everything from the informer.
+ * runtime engine (workerd behind the Host router), the status server, and the replica's report (its
+ * RuntimeReplica and Lease). Stateless: the data directory is a cache, so replicas need no coordination
+ * and a restart rebuilds everything from the informer.
  */
 export class RuntimeServer {
   readonly registry = new Registry();
   readonly #config: RuntimeServerConfig;
   readonly #log: Logger;
-  readonly #records = new AppRecords();
+  readonly #records = new AppRecords(() => this.#publisher?.changed());
   readonly #abort = new AbortController();
   #engine: RuntimeEngine | undefined;
   #informer: Informer<RuntimeApp> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
+  #publisher: ReplicaPublisher | undefined;
   #routerPort: number | undefined;
   #ownDataDir: string | undefined;
   /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
@@ -134,13 +137,26 @@ export class RuntimeServer {
       registry: this.registry,
       log: this.#log,
       workers: config.workers,
-      onReconciled: (key) => this.#firstPass?.settled(key),
+      onReconciled: (key) => {
+        this.#firstPass?.settled(key);
+        this.#publisher?.changed();
+      },
     });
     informer.start();
     await informer.waitForSync(this.#abort.signal);
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
+    // Found by the operator and the API through this object and its Lease: nobody configures an address.
+    const publisher = (this.#publisher = new ReplicaPublisher({
+      kube,
+      identity: config.replica,
+      leaseDurationSeconds: config.leaseDurationSeconds,
+      snapshot: () => ({ ready: this.ready(), apps: this.reports() }),
+      log: this.#log.child({ component: 'replica' }),
+    }));
+    await publisher.start();
+    this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
     await this.#controller.start(this.#abort.signal);
   }
 
@@ -152,6 +168,8 @@ export class RuntimeServer {
 
   async #stop(): Promise<void> {
     this.#abort.abort();
+    // First, so the operator stops counting this replica (and the API its readiness) before it goes.
+    await this.#publisher?.stop().catch((err: unknown) => this.#log.warn('cannot remove the replica report', { err }));
     await this.#controller?.stop();
     this.#informer?.stop();
     const router = this.#engine?.router;

@@ -25,8 +25,8 @@ function json(res: ServerResponse, status: number, body: unknown, type = 'applic
 
 /**
  * cw-runtime's internal HTTP port, apart from the entry point so apps can never shadow it: probes,
- * `/metrics`, and what this replica serves (`GET /apps/{namespace}/{app}`, read by the RuntimeApp
- * controller; `GET /apps` lists every app, for people). Not for the public: keep it off the ingress.
+ * `/metrics`, and what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
+ * platform reads the same reports from the replica's RuntimeReplica). Not for the public: keep it off the ingress.
  */
 export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
   const server = createServer((req, res) => {

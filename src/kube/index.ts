@@ -4,7 +4,7 @@ export { eventWriter, type EventWriter, type InvolvedObject, type NewEvent } fro
 export { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
 export { createInformerFactory, type InformerFactory } from './informer-factory.ts';
 export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
-export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
+export { formatMicroTime, leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
 export {
   objectClient,
   type ApplyOptions,

@@ -42,12 +42,16 @@ export interface ObjectClient<T extends KubeObject> {
   applyStatus(object: T, options: ApplyOptions): Promise<T>;
   /**
    * Deletes; an object that is already gone counts as deleted (returns `false`). With `preconditions.uid`,
-   * only that incarnation: one deleted and created again under the name is a 409 conflict.
+   * only that incarnation: one deleted and created again under the name is a 409 conflict; with
+   * `preconditions.resourceVersion`, only that version: one written since is a 409 conflict.
    */
   delete(
     namespace: string,
     name: string,
-    options?: { propagationPolicy?: 'Foreground' | 'Background' | 'Orphan'; preconditions?: { uid?: string | undefined } },
+    options?: {
+      propagationPolicy?: 'Foreground' | 'Background' | 'Orphan';
+      preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined };
+    },
   ): Promise<boolean>;
 }
 
@@ -106,7 +110,9 @@ export function objectClient<T extends KubeObject>(conn: KubeConnection, resourc
       try {
         const body = {
           ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
-          ...(options.preconditions?.uid ? { preconditions: { uid: options.preconditions.uid } } : {}),
+          ...(options.preconditions?.uid || options.preconditions?.resourceVersion
+            ? { preconditions: { ...(options.preconditions.uid ? { uid: options.preconditions.uid } : {}), ...(options.preconditions.resourceVersion ? { resourceVersion: options.preconditions.resourceVersion } : {}) } }
+            : {}),
         };
         await api.request('DELETE', resourcePath(resource, namespace, name), Object.keys(body).length > 0 ? { body } : {});
         return true;

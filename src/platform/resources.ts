@@ -11,6 +11,7 @@ import {
   ProjectKind,
   RepositoryKind,
   RuntimeAppKind,
+  RuntimeReplicaKind,
   UserKind,
 } from '../apis/v1alpha1/index.ts';
 import { customResource, type ResourceRef } from '../kube/index.ts';
@@ -33,6 +34,7 @@ export const DOMAIN_CLAIMS: ResourceRef = resourceOf(DomainClaimKind);
 export const HOSTNAME_CLAIMS: ResourceRef = resourceOf(HostnameClaimKind);
 export const DATABASES: ResourceRef = resourceOf(DatabaseKind);
 export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
+export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
 export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */

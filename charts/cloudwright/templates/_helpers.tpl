@@ -7,15 +7,6 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end -}}
 
-{{/* The status URL of every cw-runtime replica, by its StatefulSet name: what the API and the operator ask. */}}
-{{- define "cloudwright.runtimeStatusUrls" -}}
-{{- $urls := list -}}
-{{- range $i := until (int .Values.runtime.replicas) -}}
-{{- $urls = append $urls (printf "http://cloudwright-runtime-%d.cloudwright-runtime-status.%s.svc:%d" $i $.Release.Namespace (int $.Values.runtime.statusPort)) -}}
-{{- end -}}
-{{- join "," $urls -}}
-{{- end -}}
-
 {{/* Environment of the processes that reach DNS (cw-api, cw-operator): src/platform/domains/dns-settings.ts. */}}
 {{- define "cloudwright.dnsEnv" -}}
 {{- $dns := .Values.dns -}}
@@ -23,7 +14,6 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- fail (printf "dns.provider must be route53 in a cluster, not %q: the memory provider keeps zones in one process, and the API and the operator are several" $dns.provider) -}}
 {{- end -}}
 - { name: CW_RUNTIME_BASE_DOMAIN, value: {{ .Values.runtime.baseDomain | quote }} }
-- { name: CW_RUNTIME_STATUS_URL, value: {{ include "cloudwright.runtimeStatusUrls" . | quote }} }
 - { name: CW_DNS_PROVIDER, value: route53 }
 - { name: CW_DNS_OWNER_ID, value: {{ $dns.ownerId | quote }} }
 - { name: CW_ROUTE53_REGION, value: {{ $dns.route53.region | quote }} }

@@ -2,23 +2,24 @@ import type { Registry } from 'prom-client';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
-import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import { objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import type { RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
 import { Controller, type OwnsSpec } from '../../controller-runtime/controller.ts';
 import type { EventRecorder } from '../../controller-runtime/events.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
-import { desiredStatus, followUp, Reasons, type RuntimeObservation } from './desired-status.ts';
-import { RuntimeUnavailableError, type RuntimeStatus } from './runtime-status.ts';
+import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
+import { ReplicaReports } from './replica-reports.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
   apps: Informer<RuntimeApp>;
   /** The Build resources (for BuildNotFound); without them a named build is assumed to exist. */
   builds?: Informer<Build>;
-  /** The runtime to ask; without one, apps with a build report RuntimeNotConfigured. */
-  runtime?: RuntimeStatus;
+  /** The runtime replicas' RuntimeReplicas and Leases; without them, apps with a build report RuntimeNotConfigured. */
+  replicas?: RuntimeReplicaView;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -28,35 +29,36 @@ export interface RuntimeAppControllerDeps {
 /** Ready reasons that need someone's attention (Event type Warning). */
 const WARNINGS: ReadonlySet<string> = new Set([Reasons.BuildFailed, Reasons.BuildNotFound, Reasons.RuntimeUnavailable]);
 
-/** With a runtime, look again this often even when nothing changed, so drift (a replica restarted into a failure) shows. */
-const RUNTIME_RESYNC_MS = 5 * 60 * 1000;
-
 /**
- * Reconciles RuntimeApps' status: reads the app from the cache, asks the runtime (cw-runtime's status
- * endpoint) how it serves the app, computes the status and writes it only when it changed. Serving is
- * cw-runtime's job, not this controller's: it watches the same RuntimeApps. A Build appearing re-checks its
- * app. An Event is recorded only when Ready changes, after the status write: a restart re-derives the same
- * status, finds nothing to write and so records nothing again.
+ * Reconciles RuntimeApps' status: reads the app from the cache, reads how each live runtime replica serves
+ * it (its RuntimeReplica, from a watch), computes the status and writes it only when it changed. Serving is
+ * cw-runtime's job, not this controller's: it watches the same RuntimeApps. Nothing is polled: a replica's
+ * report changing re-checks the apps whose report changed, a replica starting or stopping to count (its
+ * Lease; the RuntimeReplica controller removes expired ones) re-checks every app, and a Build appearing
+ * re-checks its app. An Event is recorded only when Ready changes, after the status write: a restart
+ * re-derives the same status, finds nothing to write and so records nothing again.
  */
 export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller<RuntimeApp> {
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
   const now = deps.now ?? (() => new Date());
-  const owns: OwnsSpec[] = deps.builds
-    ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build) => buildOwnerKeys(build as Build) }]
-    : [];
+  const reports = deps.replicas && new ReplicaReports(deps.replicas, () => deps.apps.list().map(objectKey), () => now().getTime());
+  const owns: OwnsSpec[] = [
+    ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
+    ...(reports
+      ? [
+          { kind: 'RuntimeReplica', source: reports.view.replicas, mapToOwner: reports.onReplica },
+          { kind: 'Lease', source: reports.view.leases, mapToOwner: reports.onLease },
+        ]
+      : []),
+  ];
 
-  const observe = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<RuntimeObservation> => {
+  const observe = (app: RuntimeApp, namespace: string, name: string): RuntimeObservation => {
     const buildId = app.spec.activeBuildId;
-    if (!deps.runtime) return { kind: 'not-configured' };
+    if (!reports) return { kind: 'not-configured' };
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
-    try {
-      return { kind: 'observed', replicas: await deps.runtime.app(namespace, name), buildExists };
-    } catch (err) {
-      if (!(err instanceof RuntimeUnavailableError)) throw err;
-      log.warn('runtime unavailable', { err });
-      return { kind: 'unavailable' };
-    }
+    const replicas = reports.app(namespace, name);
+    return replicas.length === 0 ? { kind: 'unavailable' } : { kind: 'observed', replicas, buildExists };
   };
 
   return new Controller<RuntimeApp>({
@@ -67,16 +69,14 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    // client-go's default backoff, capped at a minute per key: while a build or the runtime is missing, the
-    // status is re-checked that often (later only when hundreds of keys fail at once: the overall bucket).
+    // client-go's default backoff, capped at a minute per key, for failed status writes only: a missing build
+    // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
-    ...(deps.runtime ? { resyncPeriodMs: RUNTIME_RESYNC_MS } : {}),
-    reconcile: async (key, { namespace, name, log }) => {
+    reconcile: async (key, { namespace, name }) => {
       const app = deps.apps.get(key);
       if (!app || app.metadata?.deletionTimestamp) return;
-      const status = desiredStatus(app, now(), await observe(app, namespace, name, log));
-      const next = followUp(status, now());
-      if (!statusChanged(app.status, status)) return next;
+      const status = desiredStatus(app, now(), observe(app, namespace, name));
+      if (!statusChanged(app.status, status)) return;
       const before = findCondition(app.status?.conditions, 'Ready');
       const written = await apps.patchStatus(namespace, name, {
         metadata: { resourceVersion: app.metadata?.resourceVersion },
@@ -86,7 +86,6 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       if (after && (before?.status !== after.status || before.reason !== after.reason)) {
         await deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
       }
-      return next;
     },
   });
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { desiredStatus, followUp, ROLLOUT_FAST_POLL_WINDOW_MS, ROLLOUT_POLL_MS, type RuntimeObservation } from './desired-status.ts';
-import type { RuntimeAppReport } from './runtime-status.ts';
+import { desiredStatus, type RuntimeObservation } from './desired-status.ts';
+import type { RuntimeAppReport } from './replica-reports.ts';
 
 const t1 = new Date('2026-01-01T00:00:00Z');
 const t2 = new Date('2026-01-01T01:00:00Z');
@@ -51,9 +51,9 @@ describe('desiredStatus with a runtime', () => {
   const old = served({ servingBuildId: 'b1', servedGeneration: 1 });
 
   it.each<[string, RuntimeObservation, string, string, Partial<RuntimeApp['status']>]>([
-    ['every replica serves the spec', observed([served(), served({ servedGeneration: 3 })]), 'True', 'Serving', { servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', hosts: ['hello.p.apps.localhost', 'www.example.com'] }],
-    ['a replica has not acted on the app', observed([served(), undefined]), 'False', 'RollingOut', {}],
-    ['a replica still serves the previous build', observed([old, served()]), 'False', 'RollingOut', { servingBuildId: 'b1' }],
+    ['every replica serves the spec', observed([served(), served({ servedGeneration: 3 })]), 'True', 'Serving', { servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', hosts: ['hello.p.apps.localhost', 'www.example.com'], servingReplicas: 2 }],
+    ['a replica has not acted on the app', observed([served(), undefined]), 'False', 'RollingOut', { servingReplicas: 1 }],
+    ['a replica still serves the previous build', observed([old, served()]), 'False', 'RollingOut', { servingBuildId: 'b1', servingReplicas: 1 }],
     ['the build is served with an older spec (environment change)', observed([served({ servedGeneration: 1 })]), 'False', 'RollingOut', { servingBuildId: 'b2' }],
     ['workerd refuses the build', observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]), 'False', 'BuildFailed', { servingBuildId: 'b1' }],
     ['the artifact is missing', observed([{ namespace: 'p', app: 'hello', hosts: [], observedGeneration: 2, failure: { reason: 'BuildNotFound', buildId: 'b2', message: 'x' } }]), 'False', 'BuildNotFound', {}],
@@ -72,34 +72,19 @@ describe('desiredStatus with a runtime', () => {
   it('says why a build failed and what is still served', () => {
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'Uncaught SyntaxError' } }]));
     expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 cannot be served: Uncaught SyntaxError The app keeps serving build b1.');
-    expect(followUp(status, t1)).toBeUndefined();
   });
 
   it('names the missing Build resource', () => {
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined], false));
     expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 does not exist: there is no Build hello-b2 in namespace p.');
-    expect(followUp(status, t1)).toEqual({ requeue: true });
   });
 
-  it('polls soon while rolling out and stops once served', () => {
-    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([undefined])), t1)).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
-    expect(followUp(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()])), t1)).toBeUndefined();
-  });
-
-  it('backs off from a rollout that has not finished in half a minute (a replica retrying, one that never acts)', () => {
-    const retrying = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'Retrying', buildId: 'b2', message: 'ECONNREFUSED' } }]));
-    const started = Date.parse(findCondition(retrying.conditions, 'Deployed')?.lastTransitionTime ?? '');
-    expect(followUp(retrying, new Date(started + ROLLOUT_FAST_POLL_WINDOW_MS - 1))).toEqual({ requeueAfter: ROLLOUT_POLL_MS });
-    expect(followUp(retrying, new Date(started + ROLLOUT_FAST_POLL_WINDOW_MS))).toEqual({ requeue: true });
-  });
-
-  it('keeps what is served while the runtime cannot be asked, and retries with backoff', () => {
+  it('keeps what is served while no replica runs, and counts none', () => {
     const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, { kind: 'unavailable' });
     expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: 'Unknown', reason: 'RuntimeUnavailable' });
     expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RuntimeUnavailable', lastTransitionTime: '2026-01-01T01:00:00Z' });
-    expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost' });
-    expect(followUp(status, t1)).toEqual({ requeue: true });
+    expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', servingReplicas: 0 });
   });
 
   it('forgets what was served once the app has no build', () => {
@@ -107,6 +92,7 @@ describe('desiredStatus with a runtime', () => {
     const status = desiredStatus(app({}, 3, before), t2, observed([]));
     expect(status.servingBuildId).toBeUndefined();
     expect(status.url).toBeUndefined();
+    expect(status.servingReplicas).toBeUndefined();
     expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'NoBuild' });
   });
 

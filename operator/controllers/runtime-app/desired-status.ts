@@ -1,13 +1,13 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { findCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
-import type { RuntimeAppReport } from './runtime-status.ts';
+import type { RuntimeAppReport } from './replica-reports.ts';
 
 /** Reasons a RuntimeApp's conditions carry (CamelCase, stable: dashboards and alerts key on them). */
 export const Reasons = {
   /** No `spec.activeBuildId` yet. */
   NoBuild: 'NoBuild',
-  /** The operator has no runtime to ask (`CW_RUNTIME_STATUS_URL` unset). */
+  /** The controller runs without the runtime replicas' reports (tests of the status alone). */
   RuntimeNotConfigured: 'RuntimeNotConfigured',
   /** Every runtime replica serves the whole spec. */
   Serving: 'Serving',
@@ -17,7 +17,7 @@ export const Reasons = {
   BuildNotFound: 'BuildNotFound',
   /** The artifact is invalid or workerd refuses to load it; the message says why. */
   BuildFailed: 'BuildFailed',
-  /** The runtime's status endpoint cannot be reached. */
+  /** No runtime replica is live and ready (none running, or every lease expired). */
   RuntimeUnavailable: 'RuntimeUnavailable',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
@@ -28,7 +28,7 @@ export type RuntimeObservation =
   | { readonly kind: 'unavailable' }
   | {
       readonly kind: 'observed';
-      /** One per runtime replica; `undefined` for a replica that has not acted on the app. */
+      /** One per live, ready runtime replica; `undefined` for a replica that has not acted on the app. */
       readonly replicas: ReadonlyArray<RuntimeAppReport | undefined>;
       /** Whether the Build resource of `spec.activeBuildId` exists. */
       readonly buildExists: boolean;
@@ -59,7 +59,7 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
 }
 
 /** The status fields that describe what is served, taken from one replica's report (none: nothing served). */
-function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> {
+function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> {
   if (!report?.servingBuildId) return {};
   return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
 }
@@ -75,17 +75,18 @@ function conditions(deployed: { status: ConditionStatus; reason: Reason; message
  * What the status of `app` should say, given what the controller observed of the runtime. Pure, so the
  * table of cases is tested without a cluster; the reconciler only diffs and writes.
  *
- * `Deployed` is True when every runtime replica serves the whole current spec (its build with its
- * environment, host names and limit: the replica reports the generation it serves). `Ready` summarises it.
- * `servingBuildId`, `hosts` and `url` say what the least converged replica serves; they are kept as they
- * were while the runtime cannot be asked.
+ * `Deployed` is True when every live, ready runtime replica serves the whole current spec (its build with
+ * its environment, host names and limit: the replica reports the generation it serves). `Ready` summarises
+ * it. `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
+ * while no replica runs); `servingReplicas` how many replicas serve the current spec. Nothing here asks for
+ * a later look: every input that changes (a replica's report, the set of replicas, a Build) is watched.
  */
 export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeObservation = NOT_CONFIGURED): RuntimeAppStatus {
   const generation = app.metadata?.generation;
   const buildId = app.spec.activeBuildId;
-  const { servingBuildId, hosts, url, ...rest } = app.status ?? {};
+  const { servingBuildId, hosts, url, servingReplicas: _replicas, ...rest } = app.status ?? {};
   const unchanged = { servingBuildId, hosts, url };
-  let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> = {};
+  let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> = {};
   let updates: ConditionUpdate[];
   if (!buildId) {
     updates = conditions(
@@ -99,24 +100,23 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       'The app is not served: no runtime engine is configured.',
     );
   } else if (observation.kind === 'unavailable') {
-    fields = unchanged;
+    fields = { ...unchanged, servingReplicas: 0 };
     updates = [
-      { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: the runtime cannot be reached.` },
-      { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'The runtime cannot be reached.' },
+      { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: no runtime replica is running.` },
+      { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'No runtime replica is running.' },
     ];
   } else {
     const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
-    let worst = assess(buildId, generation ?? 0, replicas[0]);
-    for (const report of replicas.slice(1)) {
-      const next = assess(buildId, generation ?? 0, report);
-      if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
-    }
+    const assessments = replicas.map((report) => assess(buildId, generation ?? 0, report));
+    let worst = assessments[0] as Assessment;
+    for (const next of assessments.slice(1)) if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
+    const serving = observation.replicas.length === 0 ? 0 : assessments.filter((a) => a.reason === Reasons.Serving).length;
     if (worst.reason !== Reasons.Serving && !observation.buildExists) {
       const keeps = worst.report?.servingBuildId ? ` The app keeps serving build ${worst.report.servingBuildId}.` : '';
       const name = buildResourceName(app.metadata?.name ?? '', buildId);
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
-    fields = servingFields(worst.report);
+    fields = { ...servingFields(worst.report), servingReplicas: serving };
     const ready = worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message;
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
   }
@@ -129,28 +129,3 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     ...(generation !== undefined ? { observedGeneration: generation } : {}),
   };
 }
-
-/** When to look again (controller-runtime `Result`): soon while rolling out, with backoff while waiting on something that may appear. */
-export function followUp(status: RuntimeAppStatus, now: Date): { requeueAfter: number } | { requeue: true } | undefined {
-  const deployed = findCondition(status.conditions, 'Deployed');
-  switch (deployed?.reason) {
-    case Reasons.RollingOut: {
-      // Polled closely while a rollout can be expected to finish; past that something is wrong (a replica
-      // retrying while the object store is down, one that never picks the app up): back off, so the runtime
-      // is not asked twice a second per app for as long as it is degraded.
-      const since = Date.parse(deployed.lastTransitionTime ?? '');
-      const young = Number.isNaN(since) || now.getTime() - since < ROLLOUT_FAST_POLL_WINDOW_MS;
-      return young ? { requeueAfter: ROLLOUT_POLL_MS } : { requeue: true };
-    }
-    case Reasons.BuildNotFound:
-    case Reasons.RuntimeUnavailable:
-      return { requeue: true };
-    default:
-      return undefined;
-  }
-}
-
-/** How often a rollout in progress is checked: deploys take well under a second. */
-export const ROLLOUT_POLL_MS = 500;
-/** For how long after the app stopped being deployed a rollout is polled that often; then with backoff. */
-export const ROLLOUT_FAST_POLL_WINDOW_MS = 30_000;

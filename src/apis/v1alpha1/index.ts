@@ -9,6 +9,7 @@ import { ProjectDomainKind } from './project-domain.ts';
 import { ProjectKind } from './project.ts';
 import { RepositoryKind } from './repository.ts';
 import { RuntimeAppKind } from './runtime-app.ts';
+import { RuntimeReplicaKind } from './runtime-replica.ts';
 import { UserKind } from './user.ts';
 
 export * from './group-version.ts';
@@ -19,6 +20,7 @@ export * from './project.ts';
 export * from './user.ts';
 export * from './access-token.ts';
 export * from './runtime-app.ts';
+export * from './runtime-replica.ts';
 export * from './build.ts';
 export * from './app-hostname.ts';
 export * from './project-domain.ts';
@@ -45,4 +47,5 @@ export const allKinds: readonly KindDescriptor[] = [
   HostnameClaimKind,
   DatabaseKind,
   RepositoryKind,
+  RuntimeReplicaKind,
 ];

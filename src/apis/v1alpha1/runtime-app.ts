@@ -65,6 +65,9 @@ export const RuntimeAppStatus = Type.Object({
       description: 'Every host name the runtime routes to the app, the default host first.',
     }),
   ),
+  servingReplicas: Type.Optional(
+    Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' }),
+  ),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 
@@ -96,6 +99,7 @@ export const RuntimeAppKind: KindDescriptor<'RuntimeApp', typeof RuntimeAppSpec,
   printerColumns: [
     { name: 'Build', type: 'string', jsonPath: '.status.servingBuildId', description: 'Build being served.' },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'URL of the default host.' },
+    { name: 'Replicas', type: 'integer', jsonPath: '.status.servingReplicas', description: 'Live runtime replicas serving the current spec.' },
     {
       name: 'Active Build',
       type: 'string',

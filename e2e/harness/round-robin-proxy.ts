@@ -1,0 +1,70 @@
+// A TCP round-robin balancer standing in for a Kubernetes Service in front of cw-runtime replicas: each
+// connection goes to the next backend; one that refuses the connection (its process gone) is skipped, as
+// kube-proxy's endpoints lose a pod that fails its probes.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface RoundRobinProxy {
+  readonly port: number;
+  /** The backends' ports, changed as replicas come and go (a Service's endpoints). */
+  backends: number[];
+  /** Resolves once no connection to `port` is open (after taking it out of `backends`: its requests have finished). */
+  drained(port: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRoundRobinProxy(backends: number[]): Promise<RoundRobinProxy> {
+  let next = 0;
+  const sockets = new Set<Socket>();
+  const openCount = new Map<number, number>();
+  const waiters = new Map<number, Array<() => void>>();
+  const opened = (port: number, delta: number) => {
+    const count = (openCount.get(port) ?? 0) + delta;
+    openCount.set(port, count);
+    if (count === 0) for (const wake of waiters.get(port)?.splice(0) ?? []) wake();
+  };
+  const open = (client: Socket, attempts: number): void => {
+    const ports = proxy.backends;
+    if (attempts >= ports.length || ports.length === 0) {
+      client.destroy();
+      return;
+    }
+    const port = ports[next++ % ports.length]!;
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(upstream);
+    opened(port, 1);
+    upstream.once('close', () => {
+      sockets.delete(upstream);
+      opened(port, -1);
+    });
+    upstream.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, attempts + 1);
+      else client.destroy();
+    });
+    upstream.once('connect', () => {
+      client.pipe(upstream).pipe(client);
+      client.once('error', () => upstream.destroy());
+      client.once('close', () => upstream.destroy());
+      upstream.once('close', () => client.destroy());
+      client.resume();
+    });
+  };
+  const server: Server = createServer({ pauseOnConnect: true }, (client) => {
+    sockets.add(client);
+    client.once('close', () => sockets.delete(client));
+    open(client, 0);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxy: RoundRobinProxy = {
+    port: (server.address() as AddressInfo).port,
+    backends,
+    drained: (port) =>
+      (openCount.get(port) ?? 0) === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(port, [...(waiters.get(port) ?? []), resolve])),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+  return proxy;
+}

@@ -1,0 +1,141 @@
+// The RuntimeApp and RuntimeReplica controllers in this process against the real apiserver, with runtime
+// replicas played by the real ReplicaPublisher (what cw-runtime runs) writing RuntimeReplicas and Leases: a
+// replica appearing, reporting, failing, stopping or crashing changes the app's status through watches
+// alone, and nothing is requeued on a timer. Everything lives in a namespace of this file's own.
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import { findCondition } from '../../../src/conditions/index.ts';
+import { createInformer, eventWriter, formatMicroTime, LEASES, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
+import { RuntimeReplicaView, type ReplicaLease } from '../../../src/platform/runtime-replicas.ts';
+import { eventually } from '../../../e2e/harness/runtime-stack.ts';
+import { ReplicaPublisher } from '../../app-server/replica-publisher.ts';
+import type { ReplicaSnapshot } from '../../app-server/replica-reports.ts';
+import type { RuntimeAppReport } from '../../app-server/report.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { EventRecorder } from '../../controller-runtime/events.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
+import { runtimeReplicaController } from '../runtime-replica/controller.ts';
+import { runtimeAppController } from './controller.ts';
+
+const conn = testConnection();
+const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+const replicaObjects = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
+const leases = objectClient<ReplicaLease>(conn, LEASES);
+const registry = new Registry();
+let namespace: { name: string; remove: () => Promise<void> };
+let informers: Informer<KubeObject>[] = [];
+let controllers: Controller<KubeObject>[] = [];
+const publishers: ReplicaPublisher[] = [];
+
+beforeAll(async () => {
+  namespace = await testNamespace(conn, 'rtapp');
+  const ns = namespace.name;
+  const appInformer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { namespace: ns });
+  const builds = createInformer<Build>(conn, BUILDS, { namespace: ns });
+  const view = new RuntimeReplicaView(
+    createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+    createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+  );
+  informers = [appInformer, builds, view.replicas, view.leases] as unknown as Informer<KubeObject>[];
+  const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-test' });
+  controllers = [
+    runtimeAppController({ kube: conn, apps: appInformer, builds, replicas: view, events, registry, log: silentLogger }),
+    runtimeReplicaController({ kube: conn, replicas: view, registry, log: silentLogger }),
+  ] as unknown as Controller<KubeObject>[];
+  for (const informer of informers) informer.start();
+  await Promise.all(controllers.map((c) => c.start()));
+});
+
+afterAll(async () => {
+  await Promise.all(publishers.map((p) => p.stop().catch(() => {})));
+  await Promise.all(controllers.map((c) => c.stop()));
+  for (const informer of informers) informer.stop();
+  await namespace?.remove();
+});
+
+/** A runtime replica as cw-runtime publishes it; `state` is what it would read from its own memory. */
+async function replica(name: string, state: { ready: boolean; apps: RuntimeAppReport[] }): Promise<{ set(next: Partial<ReplicaSnapshot>): void; publisher: ReplicaPublisher }> {
+  let snapshot: ReplicaSnapshot = state;
+  const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: namespace.name, name }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
+  publishers.push(publisher);
+  await publisher.start();
+  return {
+    publisher,
+    set(next) {
+      snapshot = { ...snapshot, ...next };
+      publisher.changed();
+    },
+  };
+}
+
+const served = (generation: number): RuntimeAppReport => ({
+  namespace: '',
+  app: 'hello',
+  servingBuildId: 'b-1',
+  hosts: ['hello.p.apps.localhost'],
+  url: 'https://hello.p.apps.localhost',
+  servedGeneration: generation,
+  observedGeneration: generation,
+});
+
+const ready = (app: RuntimeApp | undefined) => findCondition(app?.status?.conditions, 'Ready');
+const timedRequeues = async () =>
+  ((await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? [])
+    .filter((v) => v.labels.controller === 'runtimeapp' && (v.labels.result === 'requeue_after' || v.labels.result === 'requeue'))
+    .reduce((sum, v) => sum + v.value, 0);
+
+describe('the RuntimeApp controller on runtime replicas’ reports', () => {
+  it('follows replicas coming, reporting, failing, stopping and crashing, by watch alone', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const app = await apps.create({ metadata: { name: 'hello', namespace: ns }, spec: { displayName: 'Hello', activeBuildId: 'b-1' } });
+    const generation = app.metadata?.generation ?? 1;
+    await objectClient<Build>(conn, BUILDS).create({
+      metadata: { name: 'hello-b-1', namespace: ns },
+      spec: { app: 'hello', buildId: 'b-1', digest: 'a'.repeat(64), size: 1, objectKey: `apps/${ns}/hello/builds/b-1.tar.zst` },
+    });
+    const get = () => apps.get(ns, 'hello');
+    const report = { ...served(generation), namespace: ns };
+
+    await eventually('RuntimeUnavailable with no replica', get, (a) => ready(a)?.reason === 'RuntimeUnavailable' && a?.status?.servingReplicas === 0);
+
+    const a = await replica('replica-a', { ready: true, apps: [report] });
+    await eventually('Serving on one replica', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
+
+    // A starting replica does not count; once ready without the app it holds the rollout back; then it serves.
+    const b = await replica('replica-b', { ready: false, apps: [] });
+    expect((await replicaObjects.get(ns, 'replica-b'))?.spec.ready).toBe(false);
+    b.set({ ready: true });
+    await eventually('RollingOut while replica-b has not acted', get, (x) => ready(x)?.reason === 'RollingOut' && x?.status?.servingReplicas === 1);
+    b.set({ apps: [report] });
+    await eventually('Serving on two replicas', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);
+
+    // The worst replica decides.
+    b.set({ apps: [{ ...report, servingBuildId: 'b-0', servedGeneration: generation - 1, failure: { reason: 'BuildFailed', buildId: 'b-1', message: 'Uncaught SyntaxError\n  at worker.js:2' } }] });
+    await eventually('BuildFailed from replica-b', get, (x) => ready(x)?.reason === 'BuildFailed');
+    b.set({ apps: [report] });
+    await eventually('Serving again', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);
+
+    // A graceful stop deletes its objects: it stops counting at once.
+    await b.publisher.stop();
+    await eventually('Serving on one replica after a stop', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
+
+    // A crashed replica's objects (a lease of 2 s never renewed): removed at the lease's expiry.
+    const renewTime = formatMicroTime(Date.now());
+    const labels = { [RUNTIME_REPLICA_LABEL]: 'true' };
+    await leases.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { holderIdentity: 'replica-c', leaseDurationSeconds: 2, renewTime } });
+    await replicaObjects.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { ready: true, apps: [{ ...report, hosts: [...report.hosts] }] } });
+    await eventually('counted while its lease lasts', get, (x) => x?.status?.servingReplicas === 2);
+    await eventually('its objects removed after the lease expired', async () => [await replicaObjects.get(ns, 'replica-c'), await leases.get(ns, 'replica-c')], ([r, l]) => !r && !l, 10_000);
+    await eventually('counted no more', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
+
+    // The app's status was never re-checked on a timer.
+    expect(await timedRequeues()).toBe(0);
+    await a.publisher.stop();
+    await eventually('RuntimeUnavailable once the last replica stops', get, (x) => ready(x)?.reason === 'RuntimeUnavailable');
+  });
+});

@@ -1,0 +1,88 @@
+import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import type { RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
+import type { RuntimeAppReport } from '../../app-server/report.ts';
+
+export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../app-server/report.ts';
+
+/** A replica's reports by app key (`namespace/app`). */
+export type ReportIndex = ReadonlyMap<string, RuntimeAppReport>;
+
+/** The reports of one RuntimeReplica, by app key. */
+export function indexReports(replica: RuntimeReplica | undefined): ReportIndex {
+  return new Map((replica?.spec.apps ?? []).map((report) => [`${report.namespace}/${report.app}`, report]));
+}
+
+/** The app keys whose report differs between two versions of one replica's reports (added, changed or gone). */
+export function changedAppKeys(before: ReportIndex, after: ReportIndex): string[] {
+  const keys: string[] = [];
+  for (const [key, report] of after) {
+    const old = before.get(key);
+    if (!old || JSON.stringify(old) !== JSON.stringify(report)) keys.push(key);
+  }
+  for (const key of before.keys()) if (!after.has(key)) keys.push(key);
+  return keys;
+}
+
+/**
+ * What the RuntimeApp controller reads of the runtime: the reports of the live replicas that take traffic,
+ * and which app keys to reconcile when a replica or its lease changes. A replica's report change enqueues
+ * only the apps whose report changed; a replica starting or stopping to count (ready, lease renewed for
+ * the first time, expired and removed, deleted) enqueues every app, whose replica count changed.
+ */
+export class ReplicaReports {
+  readonly view: RuntimeReplicaView;
+  readonly #allApps: () => string[];
+  readonly #now: () => number;
+  readonly #indexes = new Map<string, { version: string; index: ReportIndex }>();
+  /** Each replica's reports as the last event showed them: what the next event is compared with. */
+  readonly #seen = new Map<string, ReportIndex>();
+  #counted = '';
+
+  constructor(view: RuntimeReplicaView, allApps: () => string[], now: () => number = Date.now) {
+    this.view = view;
+    this.#allApps = allApps;
+    this.#now = now;
+  }
+
+  /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
+  app(namespace: string, name: string): Array<RuntimeAppReport | undefined> {
+    return this.view.ready(this.#now()).map((replica) => this.#index(replica).get(`${namespace}/${name}`));
+  }
+
+  /** The app keys a RuntimeReplica event affects. */
+  onReplica = (obj: KubeObject): string[] => {
+    const key = `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+    const before = this.#seen.get(key) ?? new Map<string, RuntimeAppReport>();
+    const current = this.view.replicas.get(key);
+    const after = current ? this.#index(current) : new Map<string, RuntimeAppReport>();
+    if (current) this.#seen.set(key, after);
+    else {
+      this.#seen.delete(key);
+      this.#indexes.delete(key);
+    }
+    const counted = this.#countedChanged();
+    return counted ? this.#allApps() : changedAppKeys(before, after);
+  };
+
+  /** The app keys a Lease event affects: every app when the set of counted replicas changed, else none. */
+  onLease = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
+
+  #countedChanged(): boolean {
+    const counted = this.view.ready(this.#now()).map((r) => r.metadata?.name ?? '').join(',');
+    if (counted === this.#counted) return false;
+    this.#counted = counted;
+    return true;
+  }
+
+  /** Indexes are kept per object version: an app's reconcile does not rescan thousands of reports. */
+  #index(replica: RuntimeReplica): ReportIndex {
+    const key = `${replica.metadata?.namespace ?? ''}/${replica.metadata?.name ?? ''}`;
+    const version = `${replica.metadata?.uid ?? ''}/${replica.metadata?.resourceVersion ?? ''}`;
+    const cached = this.#indexes.get(key);
+    if (cached?.version === version) return cached.index;
+    const index = indexReports(replica);
+    this.#indexes.set(key, { version, index });
+    return index;
+  }
+}
