@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from '../../src/workerd/index.ts';
 import { Controller } from '../controller-runtime/controller.ts';
@@ -15,6 +16,11 @@ export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served'>;
 
 export interface ServingControllerDeps {
   apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
+  /**
+   * The AppHostnames (every namespace served): an app is also served on its `active` ones, which change
+   * without a new generation of the app. Without them, apps are served on their deploy's host names only.
+   */
+  hostnames?: Source<AppHostname>;
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -44,10 +50,18 @@ export interface ServingControllerDeps {
  */
 export function servingController(deps: ServingControllerDeps): Controller<RuntimeApp> {
   const { engine, records, metrics } = deps;
+  const hostnames = deps.hostnames;
+  /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
+  const attachedTo = (namespace: string, name: string): string[] =>
+    (hostnames?.list() ?? [])
+      .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && h.status?.state === 'active' && !h.metadata?.deletionTimestamp)
+      .map((h) => h.spec.hostname)
+      .sort();
   return new Controller<RuntimeApp>({
     name: 'runtime',
     kind: 'RuntimeApp',
     source: deps.apps,
+    owns: hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h) => hostnameAppKeys(h as AppHostname) }] : [],
     registry: deps.registry,
     log: deps.log,
     workers: deps.workers ?? 64,
@@ -58,7 +72,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     reconcile: async (key, { namespace, name, log }) => {
       const settled = () => deps.onReconciled?.(key);
       const app = deps.apps.get(key);
-      const deployment = deploymentOf(app);
+      const attached = attachedTo(namespace, name);
+      const deployment = deploymentOf(app, attached);
       if (!deployment) {
         if (records.has(key) || engine.served(namespace, name)) {
           await engine.remove(namespace, name);
@@ -69,13 +84,13 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
       const generation = app?.metadata?.generation ?? 0;
       const record = records.get(key);
-      const same = record?.generation === generation && record.buildId === deployment.buildId;
+      const same = record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.join(' ');
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-      records.attempt(key, generation, deployment.buildId);
+      records.attempt(key, generation, deployment.buildId, attached);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
         const served = await engine.deploy(deployment);
@@ -97,4 +112,10 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
     },
   });
+}
+
+/** An AppHostname re-checks the app it names. */
+function hostnameAppKeys(h: AppHostname): string[] {
+  const namespace = h.metadata?.namespace;
+  return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
 }

@@ -37,6 +37,8 @@ export interface RuntimeAppReport {
 export interface AppRecord {
   readonly generation: number;
   readonly buildId: string;
+  /** The app's active AppHostnames deployed with that generation (sorted): they change without a new generation. */
+  readonly attached?: readonly string[];
   readonly servedGeneration?: number;
   readonly failure?: DeployFailure;
 }

@@ -2,10 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
+import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
@@ -36,6 +37,7 @@ export class RuntimeServer {
   readonly #abort = new AbortController();
   #engine: RuntimeEngine | undefined;
   #informer: Informer<RuntimeApp> | undefined;
+  #hostnames: Informer<AppHostname> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -128,9 +130,15 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'runtimeapps', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Custom host names are served once their AppHostname is active (nothing writes them into the app's spec).
+    const hostnames = (this.#hostnames = createInformer<AppHostname>(kube, APP_HOSTNAMES, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'apphostnames', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
+      hostnames,
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),
@@ -143,7 +151,8 @@ export class RuntimeServer {
       },
     });
     informer.start();
-    await informer.waitForSync(this.#abort.signal);
+    hostnames.start();
+    await Promise.all([informer.waitForSync(this.#abort.signal), hostnames.waitForSync(this.#abort.signal)]);
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
@@ -172,6 +181,7 @@ export class RuntimeServer {
     await this.#publisher?.stop().catch((err: unknown) => this.#log.warn('cannot remove the replica report', { err }));
     await this.#controller?.stop();
     this.#informer?.stop();
+    this.#hostnames?.stop();
     const router = this.#engine?.router;
     if (router?.server.listening) {
       let timer: NodeJS.Timeout | undefined;
