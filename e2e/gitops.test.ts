@@ -1,0 +1,154 @@
+// A project's whole manifest set applied the way Argo CD applies it (`kubectl apply --server-side
+// --field-manager=argocd`), with no API call at all: a RuntimeApp pointing at an uploaded build, a
+// ProjectDomain, a DnsRecord and a managed-mode AppHostname with its finalize intent. The real cw-operator and
+// cw-runtime, Route 53 from the run's moto, a real parent-zone server for `test.` that the test delegates the
+// domain at. Once everything converged, `kubectl diff` with the same field manager finds nothing: the platform
+// wrote nothing but status on the objects the user owns.
+import { execFile } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { findCondition } from '../src/conditions/index.ts';
+import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
+import { Route53Provider } from '../src/dns/route53-provider.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { createTestNamespace } from './harness/namespace.ts';
+import { dnsTestEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
+import type { Service } from './harness/process.ts';
+import { BASE_DOMAIN, eventually, packWorker, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { toolPath } from './harness/tools.ts';
+
+const run = promisify(execFile);
+const kubeconfig = inject('kubeconfig');
+const conn = loadKubeConnection(kubeconfig);
+const route53 = new Route53Provider({ ownerId: 'cloudwright', endpoint: inject('route53Endpoint'), credentials: { accessKeyId: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_ACCESS_KEY_ID, secretAccessKey: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_SECRET_ACCESS_KEY } });
+const running: Service[] = [];
+let parent: ParentZoneServer;
+let runtime: Runtime;
+let namespace: string;
+let dir: string;
+
+beforeAll(async () => {
+  namespace = await createTestNamespace(conn, 'gitops');
+  dir = mkdtempSync(join(inject('stateDir'), 'gitops-'));
+  parent = await startParentZoneServer({ suffix: 'test' });
+  const dns = {
+    ...dnsTestEnv(),
+    CW_DNS_PARENT_SERVER: parent.address,
+    CW_DNS_RESOLVER: parent.address,
+    CW_DNS_TIMEOUT_MS: '2000',
+    CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
+    // Pending domains are re-checked from this soon on (a minute by default).
+    CW_DNS_PENDING_RECHECK_SECONDS: '1',
+  };
+  runtime = await startRuntime('cw-runtime-gitops', namespace, running);
+  await startOperator(namespace, running, dns);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(running.map((s) => s.stop(5_000)));
+  await parent?.stop();
+  route53.destroy();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `kubectl` against the test control plane, as a GitOps tool runs it; answers its exit code and output. */
+async function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(toolPath('kubectl'), args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const failed = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+  }
+}
+
+describe('a project declared in git', () => {
+  it('converges with no API call — domain managed, records applied, the app answering on its hostname — and stays free of drift', { timeout: 120_000 }, async () => {
+    const domain = `gitops-${randomBytes(4).toString('hex')}.test`;
+    const host = `www.${domain}`;
+    const greeting = `hello from git ${randomBytes(2).toString('hex')}`;
+
+    // The pipeline's upload: the artifact at its key in the bucket (the Build in the manifests records it).
+    const artifact = packWorker(`export default { fetch: () => new Response(${JSON.stringify(greeting)}) };\n`);
+    const digest = createHash('sha256').update(artifact).digest('hex');
+    const buildId = buildIdFor(digest);
+    const key = artifactKey(namespace, 'web', buildId);
+    await new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }).put(key, artifact);
+
+    const manifests = join(dir, 'project.yaml');
+    writeFileSync(
+      manifests,
+      `apiVersion: cloudwright.dev/v1alpha1
+kind: RuntimeApp
+metadata: { name: web, namespace: ${namespace} }
+spec: { displayName: Web, activeBuildId: ${buildId} }
+---
+apiVersion: cloudwright.dev/v1alpha1
+kind: Build
+metadata: { name: web-${buildId}, namespace: ${namespace} }
+spec: { app: web, buildId: ${buildId}, digest: ${digest}, size: ${artifact.length}, objectKey: ${key} }
+---
+apiVersion: cloudwright.dev/v1alpha1
+kind: ProjectDomain
+metadata: { name: shop, namespace: ${namespace} }
+spec: { domain: ${domain} }
+---
+apiVersion: cloudwright.dev/v1alpha1
+kind: DnsRecord
+metadata: { name: api, namespace: ${namespace} }
+spec: { domainRef: { name: shop }, name: api, type: A, values: [192.0.2.10], ttl: 300 }
+---
+apiVersion: cloudwright.dev/v1alpha1
+kind: AppHostname
+metadata: { name: ${host}, namespace: ${namespace} }
+spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domain, finalize: true }
+`,
+    );
+    const applied = await kubectl('apply', '--server-side', '--field-manager=argocd', '-f', manifests);
+    expect(applied.code, applied.stderr).toBe(0);
+
+    // The zone exists; the registrar (here the parent zone) is told its nameservers. No delegation check is asked for.
+    const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+    const zoned = await eventually('the hosted zone', () => domains.get(namespace, 'shop'), (d) => (d?.status?.nameservers?.length ?? 0) > 0);
+    parent.delegate(domain, zoned?.status?.nameservers ?? []);
+    const managed = await eventually('managed, by the controller’s own re-check', () => domains.get(namespace, 'shop'), (d) => d?.status?.state === 'managed');
+    expect(managed?.metadata?.annotations?.['cloudwright.dev/delegation-check-requested-at']).toBeUndefined();
+
+    // The record and the hostname's platform-owned CNAME are in the zone; the hostname activated itself.
+    const zoneId = managed?.status?.hostedZoneId ?? '';
+    const record = await eventually('the record applied', () => objectClient<DnsRecord>(conn, DNS_RECORDS).get(namespace, 'api'), (r) => findCondition(r?.status?.conditions, 'Ready')?.status === 'True');
+    expect(record?.status?.fqdn).toBe(`api.${domain}`);
+    const zone = await eventually('the zone contents', async () => (await route53.listRecords(zoneId)).map((r) => `${r.name} ${r.type} ${r.values.join(',')}`), (names) => names.some((n) => n.startsWith(`${host} CNAME`)));
+    expect(zone).toContain(`api.${domain} A 192.0.2.10`);
+    expect(zone).toContain(`${host} CNAME runtime.${BASE_DOMAIN}`);
+    const hostname = await eventually('the hostname active', () => objectClient<AppHostname>(conn, APP_HOSTNAMES).get(namespace, host), (h) => h?.status?.state === 'active');
+    expect(findCondition(hostname?.status?.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'Active' });
+
+    // Served on its default host and on the hostname, and reported Ready.
+    await servedEverywhere([runtime], host, greeting);
+    await servedEverywhere([runtime], `web.${namespace}.${BASE_DOMAIN}`, greeting);
+    await eventually('the app Ready', () => objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(namespace, 'web'), (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True');
+
+    // The platform wrote status only: the same files diff clean under the same field manager.
+    const diff = await kubectl('diff', '--server-side', '--field-manager=argocd', '-f', manifests);
+    expect(diff.stderr).toBe('');
+    expect(diff.stdout).toBe('');
+    expect(diff.code).toBe(0);
+    // …where a change in git would show (so the clean diff above means something).
+    const changed = join(dir, 'changed.yaml');
+    writeFileSync(changed, readFileSync(manifests, 'utf8').replace('ttl: 300', 'ttl: 600'));
+    const drift = await kubectl('diff', '--server-side', '--field-manager=argocd', '-f', changed);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain('+  ttl: 600');
+  });
+});
