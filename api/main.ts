@@ -6,7 +6,7 @@ import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { createDomainServices } from '../src/platform/domains/domain-services.ts';
-import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
+import { runtimeTargetFromEnv } from '../src/platform/domains/runtime-target.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
@@ -47,7 +47,7 @@ export async function main(config: ApiConfig): Promise<void> {
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
   });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
-  const dns = createDomainServices(kube, informers, { settings: dnsSettingsFromEnv(config.dnsEnv, baseDomain), baseDomain });
+  const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.dnsEnv, baseDomain) }, baseDomain });
   const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
   // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
   const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: config.podNamespace, labelSelector }));

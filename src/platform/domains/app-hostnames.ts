@@ -13,7 +13,7 @@ import { isAlreadyExists, objectKey, waitFor } from '../../kube/index.ts';
 import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
-import type { DnsSettings } from './dns-settings.ts';
+import type { RuntimeTarget } from '../../dns/app-records.ts';
 import { existingRecords } from './dns-records.ts';
 import type { DomainStore } from './domain-store.ts';
 import { noRuntimeAddresses } from './hostname-records.ts';
@@ -45,11 +45,12 @@ export interface FinalizeResult {
 export class AppHostnames {
   readonly #store: DomainStore;
   readonly #apps: AppStore;
-  readonly #settings: DnsSettings;
+  readonly #settings: { readonly runtimeTarget: RuntimeTarget };
   readonly #baseDomain: string;
   readonly #answerWithinMs: number;
 
-  constructor(deps: { store: DomainStore; apps: AppStore; settings: DnsSettings; baseDomain: string; answerWithinMs?: number | undefined }) {
+  /** `settings.runtimeTarget` is read at each attach: where app hostname records point. */
+  constructor(deps: { store: DomainStore; apps: AppStore; settings: { readonly runtimeTarget: RuntimeTarget }; baseDomain: string; answerWithinMs?: number | undefined }) {
     this.#store = deps.store;
     this.#apps = deps.apps;
     this.#settings = deps.settings;

@@ -6,6 +6,7 @@ import type { DelegationCheckOptions } from '../../dns/delegation.ts';
 import { MemoryDnsProvider } from '../../dns/memory-provider.ts';
 import type { DnsProvider } from '../../dns/provider.ts';
 import { Route53Provider } from '../../dns/route53-provider.ts';
+import { runtimeTargetFromEnv } from './runtime-target.ts';
 
 /** Delegation re-check of managed domains when none is configured: hourly. */
 export const DEFAULT_RECHECK_INTERVAL_MS = 60 * 60 * 1000;
@@ -33,7 +34,6 @@ export interface DnsSettings {
   close(): void;
 }
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
 
 /**
  * Reads DNS settings: CW_DNS_PROVIDER (`route53`, the default, or `memory`: zones in this process only, for a
@@ -75,11 +75,7 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
     },
     resolver: env.CW_DNS_RESOLVER || env.CW_DNS_PARENT_SERVER || undefined,
     timeoutMs,
-    runtimeTarget: {
-      hostname: env.CW_RUNTIME_DNS_TARGET || `runtime.${baseDomain}`,
-      ipv4: list(env.CW_RUNTIME_DNS_IPV4),
-      ipv6: list(env.CW_RUNTIME_DNS_IPV6),
-    },
+    runtimeTarget: runtimeTargetFromEnv(env, baseDomain),
     recheckIntervalMs: recheckSeconds * 1000,
     pendingRecheckMinMs: pendingSeconds * 1000,
     close: () => route53?.destroy(),

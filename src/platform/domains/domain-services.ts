@@ -7,7 +7,7 @@ import type { InformerFactory, KubeConnection } from '../../kube/index.ts';
 import { AppStore } from '../app-store.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../resources.ts';
 import { AppHostnames } from './app-hostnames.ts';
-import type { DnsSettings } from './dns-settings.ts';
+import type { RuntimeTarget } from '../../dns/app-records.ts';
 import { DnsRecords } from './dns-records.ts';
 import { DomainStore } from './domain-store.ts';
 import { ProjectDomains } from './project-domains.ts';
@@ -26,7 +26,8 @@ export function createDomainServices(
   conn: KubeConnection,
   informers: InformerFactory,
   options: {
-    settings: DnsSettings;
+    /** Where the runtime takes traffic (what hostname records point at); the API needs no DNS provider. */
+    settings: { readonly runtimeTarget: RuntimeTarget };
     baseDomain: string;
     /** Default `MAX_RECORDS_PER_DOMAIN`. */
     maxRecordsPerDomain?: number | undefined;
