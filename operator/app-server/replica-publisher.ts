@@ -65,7 +65,10 @@ export class ReplicaPublisher {
     await this.#renew();
     await this.#publish();
     const every = (this.#options.leaseDurationSeconds * 1000) / 4;
-    this.#heartbeat = setInterval(() => (this.#beating = this.#beat()), every);
+    // #beat catches its own errors; the promise is kept so stop() waits for a renewal in flight.
+    this.#heartbeat = setInterval(() => {
+      this.#beating = this.#beat();
+    }, every);
   }
 
   /** Something a report depends on changed: write the reports soon (coalesced). */

@@ -1,3 +1,7 @@
+import { formatTime } from '../kube/time.ts';
+
+export { formatTime };
+
 /** A status condition, shaped like Kubernetes' `metav1.Condition`. */
 export interface Condition {
   /** CamelCase concern, e.g. `Ready`, `DNSRecordsSynced`. */
@@ -29,10 +33,6 @@ const MAX_REASON = 1024; // metav1.Condition limit
 const MAX_MESSAGE = 32768; // metav1.Condition limit
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
 
-/** metav1.Time is serialised with whole seconds. */
-export function formatTime(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 /**
  * Sets one condition, returning a new array (the input is not modified) and whether anything changed.

@@ -107,11 +107,6 @@ export type DnsProviderErrorCode =
   | 'access_denied'
   | 'invalid';
 
-/** Whether `value` is a {@link DnsProviderErrorCode} (one read back from a condition reason, say). */
-export function isDnsProviderErrorCode(value: string): value is DnsProviderErrorCode {
-  return Object.hasOwn(MESSAGES, value);
-}
-
 const MESSAGES: Record<DnsProviderErrorCode, string> = {
   unavailable: 'The DNS provider is unavailable; retry later.',
   throttled: 'The DNS provider is busy or rate limiting requests; retry later.',

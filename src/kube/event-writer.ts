@@ -1,3 +1,4 @@
+import { formatTime } from './time.ts';
 import type { KubeConnection } from './kube-config.ts';
 import { objectClient } from './object-client.ts';
 import { EVENTS } from './resource.ts';
@@ -40,8 +41,6 @@ interface EventObject extends KubeObject {
   [field: string]: unknown;
 }
 
-/** core/v1 Event timestamps are `Time`: RFC 3339 with whole seconds. */
-const formatTime = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** An {@link EventWriter} on the apiserver (core/v1 Events, which `kubectl describe` shows). */
 export function eventWriter(conn: KubeConnection): EventWriter {

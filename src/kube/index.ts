@@ -4,7 +4,7 @@ export { eventWriter, type EventWriter, type InvolvedObject, type NewEvent } fro
 export { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
 export { createInformerFactory, type InformerFactory } from './informer-factory.ts';
 export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
-export { formatMicroTime, leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
+export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
 export {
   objectClient,
   type ApplyOptions,
@@ -17,3 +17,4 @@ export * from './types.ts';
 export { pingApiServer } from './ping.ts';
 export { CONFLICT_RETRIES, retryOnConflict } from './retry.ts';
 export { holdsWrite, isGoneFrom, waitFor, type WaitResult } from './wait.ts';
+export { formatMicroTime, formatTime } from './time.ts';

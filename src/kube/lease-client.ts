@@ -2,6 +2,7 @@ import type { KubeConnection } from './kube-config.ts';
 import { objectClient } from './object-client.ts';
 import { LEASES } from './resource.ts';
 import type { KubeObject } from './types.ts';
+import { formatMicroTime } from './time.ts';
 
 /** The leader-election record kept in a `coordination.k8s.io/v1` Lease. Times are epoch milliseconds. */
 export interface LeaseRecord {
@@ -39,10 +40,7 @@ interface LeaseObject extends KubeObject {
   };
 }
 
-/** Lease times are `MicroTime`: RFC 3339 with exactly six fractional digits. */
-export function formatMicroTime(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
-}
+export { formatMicroTime } from './time.ts';
 
 const parseTime = (value: string | undefined): number | undefined => (value ? Date.parse(value) : undefined);
 

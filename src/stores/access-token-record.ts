@@ -2,7 +2,7 @@
 import { API_VERSION } from '../apis/v1alpha1/group-version.ts';
 import type { AccessToken } from '../apis/v1alpha1/index.ts';
 import type { TokenRecord } from '../auth/ports.ts';
-import { toKubeTime } from './time.ts';
+import { formatTime } from '../kube/index.ts';
 
 /**
  * Where `TokenRecord.createdAt` is kept. The AccessToken schema has no spec field for it, and
@@ -20,13 +20,13 @@ export const CREATED_AT_ANNOTATION = 'cloudwright.dev/created-at';
 export function toAccessToken(token: TokenRecord): AccessToken {
   const owner = token.userUid === undefined ? {} : { ownerReferences: [{ apiVersion: API_VERSION, kind: 'User', name: token.userId, uid: token.userUid }] };
   return {
-    metadata: { name: token.id, annotations: { [CREATED_AT_ANNOTATION]: toKubeTime(token.createdAt) }, ...owner },
+    metadata: { name: token.id, annotations: { [CREATED_AT_ANNOTATION]: formatTime(token.createdAt) }, ...owner },
     spec: {
       user: token.userId,
       tokenHash: token.tokenHash,
       scopes: [...token.scopes],
       description: token.description,
-      ...(token.expiresAt ? { expiresAt: toKubeTime(token.expiresAt) } : {}),
+      ...(token.expiresAt ? { expiresAt: formatTime(token.expiresAt) } : {}),
       revoked: token.revoked,
     },
   };

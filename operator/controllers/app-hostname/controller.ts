@@ -104,8 +104,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       const app = deps.apps.get(`${namespace}/${appId}`);
       const updates: ConditionUpdate[] = [
         app && !app.metadata?.deletionTimestamp
-          ? { type: 'RuntimeAttached', status: 'True', reason: 'Attached', message: `The runtime holds ${hostname} for app ${appId}.` }
-          : { type: 'RuntimeAttached', status: 'False', reason: 'AppNotFound', message: `App ${appId} does not exist in this project.` },
+          ? { type: 'RuntimeAttached', status: 'True', reason: HostnameReasons.Attached, message: `The runtime holds ${hostname} for app ${appId}.` }
+          : { type: 'RuntimeAttached', status: 'False', reason: HostnameReasons.AppNotFound, message: `App ${appId} does not exist in this project.` },
       ];
       let status: AppHostnameStatus = { ...h.status };
       let dnsReady = false;
@@ -160,7 +160,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         }
         if (verdict?.ok) {
           status = { ...status, state: 'active', activatedAt: status.activatedAt ?? formatTime(now()) };
-          updates.push({ type: 'DnsReady', status: 'True', reason: managed ? 'RecordsApplied' : 'RecordsVerified', message: `The DNS records of ${hostname} are live.` });
+          updates.push({ type: 'DnsReady', status: 'True', reason: managed ? HostnameReasons.RecordsApplied : HostnameReasons.RecordsVerified, message: `The DNS records of ${hostname} are live.` });
         } else if (verdict) {
           updates.push({ type: 'DnsReady', status: 'False', reason: verdict.reason, message: verdict.message });
         }
@@ -171,14 +171,14 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       const active = status.state === 'active';
       updates.push(
         active
-            ? { type: 'Ready', status: 'True', reason: 'Active', message: `App ${appId} is served on ${hostname}.` }
+            ? { type: 'Ready', status: 'True', reason: HostnameReasons.Active, message: `App ${appId} is served on ${hostname}.` }
             : managed && !dnsReady
-              ? { type: 'Ready', status: 'False', reason: 'DnsNotApplied', message: dnsMessage }
+              ? { type: 'Ready', status: 'False', reason: HostnameReasons.DnsNotApplied, message: dnsMessage }
               : verdict && !verdict.ok
                 ? { type: 'Ready', status: 'False', reason: verdict.reason, message: verdict.message }
                 : h.spec.finalize
-                  ? { type: 'Ready', status: 'False', reason: 'Verifying', message: `The DNS records of ${hostname} are verified before the app is served on it.` }
-                  : { type: 'Ready', status: 'False', reason: 'AwaitingFinalize', message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
+                  ? { type: 'Ready', status: 'False', reason: HostnameReasons.Verifying, message: `The DNS records of ${hostname} are verified before the app is served on it.` }
+                  : { type: 'Ready', status: 'False', reason: HostnameReasons.AwaitingFinalize, message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
       );
       let conditions = status.conditions ?? [];
       for (const u of updates) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;

@@ -1,7 +1,7 @@
 import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
-import { ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons as R, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
@@ -32,7 +32,7 @@ export interface ProjectDomainControllerDeps {
 }
 
 /** Ready reasons that are good news; every other change of Ready is a Warning. */
-const NORMAL: ReadonlySet<string> = new Set(['Managed', 'PendingDelegation', 'Deleted', 'DelegationPending']);
+const NORMAL: ReadonlySet<string> = new Set([R.Managed, R.PendingDelegation, R.Deleted, R.DelegationPending]);
 
 /** A provider error that retrying will not fix (credentials, limits, a foreign zone) is looked at again this late. */
 const STUCK_RETRY_MS = 5 * 60 * 1000;
@@ -119,7 +119,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         return { requeueAfter: STUCK_RETRY_MS };
       }
       // Another project's domain going away enqueues only that one: look again after a while.
-      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === 'DomainTaken') return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
+      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === R.DomainTaken) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
       const next = checkIn(pass.domain);
       return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },

@@ -4,7 +4,7 @@
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
 import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
-import { ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
 import { checkDomainName } from '../../../src/dns/domain-name.ts';
@@ -199,7 +199,7 @@ export class DomainReconciler {
         const update =
           conditions.get(id) ??
           (failure && findCondition(record.status?.conditions, 'Ready')?.status !== 'True'
-            ? { type: 'Ready', status: 'False' as const, reason: 'NotWritten', message: `Not written yet: ${failure}` }
+            ? { type: 'Ready', status: 'False' as const, reason: ProjectDomainReasons.NotWritten, message: `Not written yet: ${failure}` }
             : undefined);
         if (!update) return;
         const generation = record.metadata?.generation;

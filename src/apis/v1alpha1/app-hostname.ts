@@ -89,8 +89,24 @@ export const AppHostnameConditions = {
   DnsReady: 'DnsReady',
 } as const;
 
-/** Reasons of an AppHostname's DnsReady and Ready conditions that say why its DNS is not (yet) live. */
+/** Reasons of an AppHostname's conditions. */
 export const HostnameReasons = {
+  /** RuntimeAttached: the app exists; or not. */
+  Attached: 'Attached',
+  AppNotFound: 'AppNotFound',
+  /** Ready: the app is served on the hostname. */
+  Active: 'Active',
+  /** Ready: no finalize asked for yet. */
+  AwaitingFinalize: 'AwaitingFinalize',
+  /** Ready: finalize asked for, the records not verified yet. */
+  Verifying: 'Verifying',
+  /** Ready: managed records not applied (DnsReady says why). */
+  DnsNotApplied: 'DnsNotApplied',
+  /** DnsReady: managed records on their way to the zone. */
+  Writing: 'Writing',
+  /** DnsReady: managed records in the zone; external records found through the resolver. */
+  RecordsApplied: 'RecordsApplied',
+  RecordsVerified: 'RecordsVerified',
   /** managed: no managed project domain holds the hostname (none, or only ones pending delegation). */
   DomainNotManaged: 'DomainNotManaged',
   /** managed: the project domain the records were written to was deleted. */
@@ -99,6 +115,8 @@ export const HostnameReasons = {
   NoRuntimeTarget: 'NoRuntimeTarget',
   /** managed: the records are not in the zone yet. */
   RecordsNotApplied: 'RecordsNotApplied',
+  /** managed: the zone refused the records, or the DNS provider failed; the platform retries. */
+  ProviderError: 'ProviderError',
   /** external: the resolver does not answer the records as listed. */
   RecordsNotFound: 'RecordsNotFound',
   /** The app is served on as many host names as it may have: activating this one would pass the limit. */

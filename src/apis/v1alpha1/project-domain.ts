@@ -83,6 +83,35 @@ export const ProjectDomainConditions = {
   Ready: 'Ready',
 } as const;
 
+/**
+ * Reasons of a ProjectDomain's conditions (and of its DnsRecords' Ready), besides the delegation check's own
+ * (`DelegationReason`: Delegated, NotDelegated, NameserversMismatch, Timeout …), which `Delegated` carries.
+ */
+export const ProjectDomainReasons = {
+  ZoneCreated: 'ZoneCreated',
+  ZoneNotReady: 'ZoneNotReady',
+  ZoneDeletionFailed: 'ZoneDeletionFailed',
+  InvalidDomain: 'InvalidDomain',
+  DomainTaken: 'DomainTaken',
+  NotChecked: 'NotChecked',
+  PendingDelegation: 'PendingDelegation',
+  Managed: 'Managed',
+  Applied: 'Applied',
+  DelegationPending: 'DelegationPending',
+  RecordConflicts: 'RecordConflicts',
+  NotWritten: 'NotWritten',
+  Deleted: 'Deleted',
+  /** The DNS provider's errors, one per `DnsProviderErrorCode`, with the provider's fixed message. */
+  ProviderUnavailable: 'ProviderUnavailable',
+  ProviderThrottled: 'ProviderThrottled',
+  ProviderZoneNotFound: 'ProviderZoneNotFound',
+  ProviderNotOwned: 'ProviderNotOwned',
+  ProviderRejected: 'ProviderRejected',
+  ProviderLimitExceeded: 'ProviderLimitExceeded',
+  ProviderAccessDenied: 'ProviderAccessDenied',
+  ProviderInvalid: 'ProviderInvalid',
+} as const;
+
 export type ProjectDomain = CustomResource<'ProjectDomain', ProjectDomainSpec, ProjectDomainStatus>;
 
 /** A domain whose DNS zone the platform hosts for a project, in the project's namespace. */

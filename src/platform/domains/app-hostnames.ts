@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
+import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES } from '../../apis/v1alpha1/runtime-app.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -254,4 +254,4 @@ export class AppHostnames {
 }
 
 /** DnsReady reasons of a managed binding whose records are still on their way to the zone (not a refusal). */
-const IN_PROGRESS: ReadonlySet<string> = new Set(['Writing']);
+const IN_PROGRESS: ReadonlySet<string> = new Set([HostnameReasons.Writing]);

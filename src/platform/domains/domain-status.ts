@@ -1,10 +1,10 @@
 // The status of a ProjectDomain from what was just observed: the zone, the delegation and the records. Pure:
 // the ProjectDomain controller writes it, and the API reads the provider failures it reports back out of it.
 // A status is written only when it changed.
-import type { ProjectDomain, ProjectDomainState, ProjectDomainStatus } from '../../apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons as R, type ProjectDomain, type ProjectDomainState, type ProjectDomainStatus } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition, formatTime, setCondition, type ConditionUpdate } from '../../conditions/index.ts';
 import type { DelegationResult } from '../../dns/delegation.ts';
-import { DnsProviderError, isDnsProviderErrorCode, type DnsProviderErrorCode } from '../../dns/provider.ts';
+import { DnsProviderError, type DnsProviderErrorCode } from '../../dns/provider.ts';
 
 /** What a reconciliation saw; an absent part was not looked at this time and keeps its previous status. */
 export interface DomainObservation {
@@ -37,21 +37,33 @@ export interface RecordsOutcome {
 
 const isFailure = (x: object | undefined): x is ProviderFailure => x !== undefined && 'failure' in x;
 
-/** `unavailable` → `ProviderUnavailable`: a condition reason for a provider error code. */
+/** The condition reason of each provider error code. */
+const PROVIDER_REASONS = {
+  unavailable: R.ProviderUnavailable,
+  throttled: R.ProviderThrottled,
+  zone_not_found: R.ProviderZoneNotFound,
+  not_owned: R.ProviderNotOwned,
+  rejected: R.ProviderRejected,
+  limit_exceeded: R.ProviderLimitExceeded,
+  access_denied: R.ProviderAccessDenied,
+  invalid: R.ProviderInvalid,
+} as const satisfies Record<DnsProviderErrorCode, string>;
+
+/** `unavailable` → `ProviderUnavailable`: the condition reason of a provider error code. */
 export function providerReason(code: DnsProviderErrorCode): string {
-  return `Provider${code.split('_').map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('')}`;
+  return PROVIDER_REASONS[code];
 }
 
 /**
- * The provider failure the controller last reported on the domain's zone (ZoneReady False with a
- * `Provider…` reason, see {@link providerReason}), as the error the API answers for it: 503 with
- * Retry-After for one retrying fixes, 502 otherwise. `undefined` when the zone has no such failure.
+ * The provider failure the controller last reported on the domain's zone (ZoneReady False with one of the
+ * {@link PROVIDER_REASONS}), as the error the API answers for it: 503 with Retry-After for one retrying
+ * fixes, 502 otherwise. `undefined` when the zone has no such failure.
  */
 export function providerFailureOf(domain: ProjectDomain): DnsProviderError | undefined {
   const zone = findCondition(domain.status?.conditions, 'ZoneReady');
-  if (zone?.status !== 'False' || !zone.reason.startsWith('Provider')) return undefined;
-  const code = zone.reason.slice('Provider'.length).replace(/[A-Z]/g, (c, at: number) => `${at === 0 ? '' : '_'}${c.toLowerCase()}`);
-  return isDnsProviderErrorCode(code) ? new DnsProviderError(code, { op: 'status' }) : undefined;
+  if (zone?.status !== 'False') return undefined;
+  const code = (Object.keys(PROVIDER_REASONS) as DnsProviderErrorCode[]).find((c) => PROVIDER_REASONS[c] === zone.reason);
+  return code ? new DnsProviderError(code, { op: 'status' }) : undefined;
 }
 
 /** Delegation outcomes that say nothing about the delegation itself: the previous state stands. */
@@ -68,20 +80,20 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
 
   if (seen.deleted) {
     const { hostedZoneId: _z, nameservers: _n, delegatedNameservers: _d, ...rest } = status;
-    set({ type: 'ZoneReady', status: 'False', reason: 'Deleted', message: `The hosted zone of ${name} was deleted with the domain.` });
-    set({ type: 'RecordsApplied', status: 'False', reason: 'Deleted', message: 'The records were deleted with the domain.' });
-    set({ type: 'Ready', status: 'False', reason: 'Deleted', message: `${name} was deleted; this object is kept as history. Add the domain again to host it anew.` });
+    set({ type: 'ZoneReady', status: 'False', reason: R.Deleted, message: `The hosted zone of ${name} was deleted with the domain.` });
+    set({ type: 'RecordsApplied', status: 'False', reason: R.Deleted, message: 'The records were deleted with the domain.' });
+    set({ type: 'Ready', status: 'False', reason: R.Deleted, message: `${name} was deleted; this object is kept as history. Add the domain again to host it anew.` });
     return { ...rest, state: 'deleted', records: 0, deletedAt: prev.deletedAt ?? formatTime(now), conditions };
   }
   if (seen.deletionFailed) {
     const { failure, message } = seen.deletionFailed;
     const why = `The hosted zone of ${name} could not be deleted: ${message} The deletion waits until it can be; the platform keeps retrying.`;
     set({ type: 'ZoneReady', status: 'False', reason: providerReason(failure), message: why });
-    set({ type: 'Ready', status: 'False', reason: 'ZoneDeletionFailed', message: why });
+    set({ type: 'Ready', status: 'False', reason: R.ZoneDeletionFailed, message: why });
     return { ...status, conditions };
   }
   if (seen.invalid || seen.takenBy) {
-    const reason = seen.invalid ? 'InvalidDomain' : 'DomainTaken';
+    const reason = seen.invalid ? R.InvalidDomain : R.DomainTaken;
     const message = seen.invalid?.message ?? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`;
     set({ type: 'ZoneReady', status: 'False', reason, message });
     set({ type: 'Ready', status: 'False', reason, message });
@@ -93,7 +105,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   } else if (seen.zone) {
     status.hostedZoneId = seen.zone.zoneId;
     status.nameservers = [...seen.zone.nameservers];
-    set({ type: 'ZoneReady', status: 'True', reason: 'ZoneCreated', message: `Hosted zone ${seen.zone.zoneId} serves ${name}; its nameservers are ${seen.zone.nameservers.join(', ')}.` });
+    set({ type: 'ZoneReady', status: 'True', reason: R.ZoneCreated, message: `Hosted zone ${seen.zone.zoneId} serves ${name}; its nameservers are ${seen.zone.nameservers.join(', ')}.` });
   }
 
   let state: ProjectDomainState = prev.state === 'managed' ? 'managed' : 'pending_delegation';
@@ -116,7 +128,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     set({
       type: 'Delegated',
       status: 'False',
-      reason: 'NotChecked',
+      reason: R.NotChecked,
       message: `Set the nameservers of ${name} at your registrar to ${status.nameservers.join(', ')}, then run the delegation check.`,
     });
   }
@@ -129,11 +141,11 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     status.records = r.applied;
     if (r.rejected.length > 0) {
       const shown = r.rejected.slice(0, 5).join('; ');
-      set({ type: 'RecordsApplied', status: 'False', reason: 'RecordConflicts', message: `${r.rejected.length} record(s) cannot be written: ${shown}${r.rejected.length > 5 ? '; …' : ''}. Fix or delete them.` });
+      set({ type: 'RecordsApplied', status: 'False', reason: R.RecordConflicts, message: `${r.rejected.length} record(s) cannot be written: ${shown}${r.rejected.length > 5 ? '; …' : ''}. Fix or delete them.` });
     } else if (r.held > 0) {
-      set({ type: 'RecordsApplied', status: 'False', reason: 'DelegationPending', message: `${r.held} record(s) wait for the delegation: they are written once ${name} is managed.` });
+      set({ type: 'RecordsApplied', status: 'False', reason: R.DelegationPending, message: `${r.held} record(s) wait for the delegation: they are written once ${name} is managed.` });
     } else {
-      set({ type: 'RecordsApplied', status: 'True', reason: 'Applied', message: `${r.applied} record(s) are in the zone as specified.` });
+      set({ type: 'RecordsApplied', status: 'True', reason: R.Applied, message: `${r.applied} record(s) are in the zone as specified.` });
     }
   }
 
@@ -142,13 +154,13 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   const delegated = find('Delegated');
   const records = find('RecordsApplied');
   if (zone?.status !== 'True') {
-    set({ type: 'Ready', status: 'False', reason: zone?.reason ?? 'ZoneNotReady', message: zone?.message ?? `The hosted zone of ${name} is being created.` });
+    set({ type: 'Ready', status: 'False', reason: zone?.reason ?? R.ZoneNotReady, message: zone?.message ?? `The hosted zone of ${name} is being created.` });
   } else if (state !== 'managed') {
-    set({ type: 'Ready', status: 'False', reason: 'PendingDelegation', message: delegated?.message ?? `${name} is not delegated to its zone yet.` });
+    set({ type: 'Ready', status: 'False', reason: R.PendingDelegation, message: delegated?.message ?? `${name} is not delegated to its zone yet.` });
   } else if (records && records.status !== 'True') {
     set({ type: 'Ready', status: 'False', reason: records.reason, message: records.message });
   } else {
-    set({ type: 'Ready', status: 'True', reason: 'Managed', message: `${name} is delegated to its hosted zone; records can be written.` });
+    set({ type: 'Ready', status: 'True', reason: R.Managed, message: `${name} is delegated to its hosted zone; records can be written.` });
   }
   return { ...status, conditions };
 }

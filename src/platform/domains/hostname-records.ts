@@ -2,9 +2,9 @@
 // runtime plus an ownership TXT challenge), or the platform-owned DnsRecords written into a managed project
 // domain (managed_project_domain). Shared by the attach route and the AppHostname controller.
 import { createHash } from 'node:crypto';
-import type { AppHostname, RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
+import { HostnameReasons, type AppHostname, type RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
-import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { findCondition, statusChanged } from '../../conditions/index.ts';
 import { externalAppRecords, managedAppRecords, type RuntimeTarget } from '../../dns/app-records.ts';
@@ -117,11 +117,11 @@ export function recordsApplied(records: readonly DnsRecord[], store: DomainStore
     const cached = store.caches.records.get(`${r.metadata?.namespace}/${r.metadata?.name}`) ?? r;
     const ready = findCondition(cached.status?.conditions, 'Ready');
     if (ready?.status !== 'True') {
-      if (!ready) return { applied: false, reason: 'Writing', message: 'The records are not written to the zone yet.' };
+      if (!ready) return { applied: false, reason: HostnameReasons.Writing, message: 'The records are not written to the zone yet.' };
       // The zone refused or could not take them: the ProjectDomain controller retries, and so does a repeated attach.
-      const message = ready.reason === 'NotWritten' ? `The records could not be written: ${ready.message} Repeat the request to retry.` : ready.message;
-      return ready.reason === 'NotWritten' ? { applied: false, reason: 'ProviderError', message } : { applied: false, reason: ready.reason, message };
+      const message = ready.reason === ProjectDomainReasons.NotWritten ? `The records could not be written: ${ready.message} Repeat the request to retry.` : ready.message;
+      return ready.reason === ProjectDomainReasons.NotWritten ? { applied: false, reason: HostnameReasons.ProviderError, message } : { applied: false, reason: ready.reason, message };
     }
   }
-  return { applied: records.length > 0, reason: 'RecordsApplied', message: 'The records are in the project domain’s zone.' };
+  return { applied: records.length > 0, reason: HostnameReasons.RecordsApplied, message: 'The records are in the project domain’s zone.' };
 }

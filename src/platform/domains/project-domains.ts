@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
@@ -93,7 +93,7 @@ export class ProjectDomains {
     }
     const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
     const ready = findCondition(answered.status?.conditions, 'Ready');
-    if (ready?.reason === 'DomainTaken') {
+    if (ready?.reason === ProjectDomainReasons.DomainTaken) {
       // Another project claimed the name first (a race past the check above): this add does not stand.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
       this.#refuseHeld(project, [], domain, true);
@@ -132,7 +132,7 @@ export class ProjectDomains {
     const marked = await this.#store.domainClient.patch(namespace, name, { spec: { deleted: true } });
     // Retired: the zone is gone and the controller has let go of the object (its finalizer removed).
     const retired = (d: ProjectDomain) => d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER);
-    const answered = await this.#answer(marked, (d) => retired(d) || findCondition(d.status?.conditions, 'Ready')?.reason === 'ZoneDeletionFailed');
+    const answered = await this.#answer(marked, (d) => retired(d) || findCondition(d.status?.conditions, 'Ready')?.reason === ProjectDomainReasons.ZoneDeletionFailed);
     const failure = answered.status?.state === 'deleted' ? undefined : providerFailureOf(answered);
     if (failure) {
       throw new PublicError(failure.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${failure.message} The platform keeps retrying.`, failure.headers);

@@ -6,6 +6,7 @@ import { desiredRecords } from '../../dns/desired.ts';
 import { planChanges } from '../../dns/plan.ts';
 import { isEmptyChanges, type DnsProvider } from '../../dns/provider.ts';
 import type { RecordsOutcome } from './domain-status.ts';
+import { ProjectDomainReasons } from '../../apis/v1alpha1/project-domain.ts';
 
 export interface RecordSyncResult {
   readonly outcome: RecordsOutcome;
@@ -65,12 +66,12 @@ export async function syncDomainRecords(input: RecordSyncInput): Promise<RecordS
       conditions.set(d.id, {
         type: 'Ready',
         status: 'False',
-        reason: 'DelegationPending',
+        reason: ProjectDomainReasons.DelegationPending,
         message: `Waiting for the delegation of ${input.domain}: the record is written once the domain is managed.`,
       });
     } else {
       ok++;
-      conditions.set(d.id, { type: 'Ready', status: 'True', reason: 'Applied', message: `${d.name} ${d.type} is in the zone.` });
+      conditions.set(d.id, { type: 'Ready', status: 'True', reason: ProjectDomainReasons.Applied, message: `${d.name} ${d.type} is in the zone.` });
     }
   }
   return { outcome: { applied: ok, held, rejected: lines }, conditions, applied };

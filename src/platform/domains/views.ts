@@ -1,7 +1,7 @@
 // The REST shapes of project domains, DNS records and app hostnames, from their custom resources. Pure.
 import type { AppHostname, RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
-import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { ProjectDomainReasons, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { absoluteName } from '../../dns/names.ts';
 import { TTL_DEFAULT } from '../../dns/records.ts';
@@ -60,7 +60,7 @@ export interface RecordView {
   created_at: string;
 }
 
-const PENDING_REASONS: ReadonlySet<string> = new Set(['DelegationPending', 'NotWritten']);
+const PENDING_REASONS: ReadonlySet<string> = new Set([ProjectDomainReasons.DelegationPending, ProjectDomainReasons.NotWritten]);
 
 export function recordView(r: DnsRecord, domain: string): RecordView {
   const ready = findCondition(r.status?.conditions, 'Ready');
