@@ -1,6 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { BuildLoadError, type AppDeployment, type ServedApp } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
@@ -63,9 +62,17 @@ async function setup() {
   return { source, engine, records, reconciled, registry };
 }
 
+/** Waits until `check` holds: it reads the records the reconciler writes, which no event announces. */
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await sleep(5);
-  expect(check()).toBe(true);
+  await vi.waitFor(() => expect(check()).toBe(true), { timeout: 2000, interval: 5 });
+}
+
+/** Waits for one more settled reconcile of `key` than `reconciled` holds now (`onReconciled` reports each). */
+async function reconciledAgain(reconciled: readonly string[], key: string, act: () => void): Promise<void> {
+  const count = () => reconciled.filter((k) => k === key).length;
+  const before = count();
+  act();
+  await until(() => count() > before);
 }
 
 describe('servingController', () => {
@@ -78,23 +85,21 @@ describe('servingController', () => {
   });
 
   it('does not call the engine again for a converged app (resync)', async () => {
-    const { source, engine, records } = await setup();
+    const { source, engine, records, reconciled } = await setup();
     source.upsert(app('a', { activeBuildId: 'b-1' }));
     await until(() => records.get('p/a')?.servedGeneration === 1);
-    controller?.enqueue('p/a');
-    await sleep(30);
+    await reconciledAgain(reconciled, 'p/a', () => controller?.enqueue('p/a'));
     expect(engine.deploys).toHaveLength(1);
   });
 
   it('records a build workerd refuses and does not retry that spec', async () => {
-    const { source, engine, records } = await setup();
+    const { source, engine, records, reconciled } = await setup();
     engine.fail.set('b-bad', () => new BuildLoadError('b-bad', 'SyntaxError: Unexpected token'));
     source.upsert(app('a', { activeBuildId: 'b-1' }, 1));
     await until(() => records.get('p/a')?.servedGeneration === 1);
     source.upsert(app('a', { activeBuildId: 'b-bad' }, 2));
     await until(() => records.get('p/a')?.failure !== undefined);
-    source.upsert(app('a', { activeBuildId: 'b-bad' }, 2)); // e.g. the operator wrote its status
-    await sleep(50);
+    await reconciledAgain(reconciled, 'p/a', () => source.upsert(app('a', { activeBuildId: 'b-bad' }, 2))); // e.g. the operator wrote its status
     expect(engine.deploys.filter((d) => d.buildId === 'b-bad')).toHaveLength(1);
     expect(records.get('p/a')).toEqual({
       generation: 2,

@@ -14,8 +14,8 @@ export async function retryOnConflict<T>(write: () => Promise<T>, attempts = CON
       return await write();
     } catch (err) {
       if (!isConflict(err) || attempt >= attempts) throw err;
-      // client-go's DefaultRetry: 10 ms steps with jitter, so racing writers spread out.
-      await new Promise((resolve) => setTimeout(resolve, 10 * attempt * (1 + Math.random())));
+      // As client-go's DefaultRetry: 10 ms steps with jitter (here up to 50 ms), so racing writers spread out.
+      await new Promise((resolve) => setTimeout(resolve, Math.min(10 * attempt, 50) * (1 + Math.random())));
     }
   }
 }

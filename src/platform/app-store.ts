@@ -1,7 +1,7 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isConflict, isGoneFrom, isNotFound, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 
@@ -103,23 +103,22 @@ export class AppStore {
     change: (app: RuntimeApp) => RuntimeApp | undefined,
     options: { uid?: string | undefined } = {},
   ): Promise<RuntimeApp> {
-    for (let attempt = 1; ; attempt++) {
-      const app = await this.live(project, appId);
-      if (options.uid !== undefined && app.metadata?.uid !== options.uid) throw missingApp(project, appId);
-      const next = change(app);
-      if (next === undefined) return app;
-      try {
+    try {
+      return await retryOnConflict(async () => {
+        const app = await this.live(project, appId);
+        if (options.uid !== undefined && app.metadata?.uid !== options.uid) throw missingApp(project, appId);
+        const next = change(app);
+        if (next === undefined) return app;
         // Conditional on the resourceVersion just read (and so on the uid): a lost race is a 409, retried.
-        const written = await this.apps.replace(next);
+        const written = await this.apps.replace(next).catch((err: unknown) => {
+          throw isNotFound(err) ? missingApp(project, appId) : err;
+        });
         await this.settleApp(written);
         return written;
-      } catch (err) {
-        if (isNotFound(err)) throw missingApp(project, appId);
-        if (!isConflict(err)) throw err;
-        if (attempt >= MAX_ATTEMPTS) throw new ConflictError(`App ${appId} is being changed by many requests at once; retry.`);
-        // Jitter, so the writers that lost this race do not meet again in the next one.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * Math.min(attempt, 5)));
-      }
+      }, MAX_ATTEMPTS);
+    } catch (err) {
+      if (isConflict(err)) throw new ConflictError(`App ${appId} is being changed by many requests at once; retry.`);
+      throw err;
     }
   }
 

@@ -272,8 +272,11 @@ describe('what the controller refuses', () => {
     // it reconciled meanwhile.
     provider.denied.delete(domain);
     await domainClient.patch(d.metadata?.namespace ?? '', d.metadata?.name ?? '', { metadata: { annotations: { nudge: '1' } } });
-    await new Promise((r) => setTimeout(r, 1500));
+    // The controller's cache has the edit, so its key was queued (the same event); once the queue is idle, it was looked at.
+    await vi.waitFor(() => expect(informers.domains.get(`${ns}/${d.metadata?.name}`)?.metadata?.annotations?.['nudge']).toBe('1'));
+    await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0));
     expect((await live(d)())?.status?.hostedZoneId).toBeUndefined();
+    expect([...provider.backend.zones.values()].some((z) => z.domain === domain)).toBe(false);
   });
 });
 
@@ -319,8 +322,7 @@ describe('deletion', () => {
     const zoneId = zoned.status?.hostedZoneId ?? '';
     provider.undeletable.add(zoneId);
     await domainClient.delete(ns, d.metadata?.name ?? '');
-    await new Promise((r) => setTimeout(r, 1500));
-    const held = await live(d)();
+    const held = await until(live(d), (o) => condition(o, 'Ready')?.reason === 'ZoneDeletionFailed', 'the deletion held');
     expect(held?.metadata?.deletionTimestamp).toBeDefined();
     expect(held?.metadata?.finalizers).toContain(ZONE_FINALIZER);
     expect(provider.backend.zones.has(zoneId)).toBe(true);
