@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { createMemberAccount, createOwnedProject, deleteProjectsOf, MEMBER_SCOPES, mintTestToken, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
+import { createTestNamespace } from './harness/namespace.ts';
+import type { Service } from './harness/process.ts';
+import { startRuntime } from './harness/runtime-stack.ts';
+import { loadKubeConnection } from '../src/kube/index.ts';
 import { repoRoot } from './harness/tools.ts';
 import { failureSummary, runSchemathesis } from './harness/schemathesis.ts';
 
@@ -20,6 +24,7 @@ const CHECKS = ['not_a_server_error', 'response_schema_conformance'];
 const MAX_EXAMPLES = Number(process.env.CW_FUZZ_EXAMPLES ?? 150);
 
 let api: ApiServer | undefined;
+const running: Service[] = [];
 let member: MemberAccount;
 let spareProject: string;
 let decoyTokenId: string;
@@ -29,17 +34,21 @@ beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'fuzz');
   spareProject = await createOwnedProject(kubeconfig, member.user, 'fuzz-spare');
   decoyTokenId = (await mintTestToken(kubeconfig, member.user, ['projects:read'], 'fuzz decoy')).tokenId;
+  // A runtime replica reporting where the API looks (its POD_NAMESPACE): without one, /readyz answers 503.
+  const platformNamespace = await createTestNamespace(loadKubeConnection(kubeconfig), 'fuzz-platform');
+  await startRuntime('cw-runtime-fuzz', platformNamespace, running);
   api = await startApiServer({
     kubeconfig,
     stateDir: inject('stateDir'),
     // The per-caller rate limit (50/s by default) would answer most of the run with 429 and leave the
     // handlers behind it untested; the limiter itself has unit tests (api/plugins/plugins.test.ts).
-    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn' },
+    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace },
   });
 });
 
 afterAll(async () => {
   await api?.stop();
+  await Promise.all(running.map((s) => s.stop(5_000)));
   // The run creates projects through the API; leave none behind for the tests that share this cluster.
   if (member) await deleteProjectsOf(inject('kubeconfig'), member.user);
 });

@@ -131,15 +131,19 @@ describe('deploy', () => {
       expect(again.statusCode).toBe(403);
       expect(again.json().detail).toMatch(/www\.bank\.example is a custom domain this project has not shown it controls/);
     });
-    // Nor does an attach whose proof is still pending (an external_records binding anyone can make).
-    await objectClient<AppHostname>(platform.conn, APP_HOSTNAMES).create({
+    // Nor does an attach whose proof is still pending (an external_records binding anyone can make): it is not served.
+    const bindings = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
+    const binding = await bindings.create({
       metadata: { name: 'www.bank.example', namespace: project },
       spec: { appRef: { name: appId }, hostname: 'www.bank.example', dnsMode: 'external_records' },
     });
-    // Once the cache has the binding, a deploy keeps the name as an attached one…
-    await vi.waitFor(async () => expect((await deploy(appId, worker('pending'), '?hostnames=')).json().hosts).toContain('www.bank.example'));
-    // …but naming it still needs the proof.
     expect((await deploy(appId, worker('pending'), '?hostnames=www.bank.example')).statusCode).toBe(403);
+    expect((await deploy(appId, worker('pending'), '?hostnames=')).json().hosts).not.toContain('www.bank.example');
+    // Verified (the AppHostname controller, not running here, would write this): served as an attached name,
+    // whatever a deploy's hostnames say, and proof enough to name it.
+    await bindings.replaceStatus({ ...binding, status: { state: 'active' } });
+    await vi.waitFor(async () => expect((await deploy(appId, worker('verified'), '?hostnames=')).json().hosts).toContain('www.bank.example'));
+    expect((await deploy(appId, worker('verified'), '?hostnames=www.bank.example')).statusCode).toBe(200);
   });
 
   it.each([
