@@ -50,6 +50,17 @@ export class NameClaims {
     }
   }
 
+  /**
+   * Gives `name` up when the object `holder` names held it and no longer wants it (it is gone: its uid is
+   * not known any more); nothing otherwise.
+   */
+  async releaseFor(name: string, holder: { namespace: string; name: string }): Promise<void> {
+    const existing = await this.#client.get('', name);
+    const current = existing?.spec.holder;
+    if (!existing || current?.namespace !== holder.namespace || current.name !== holder.name) return;
+    if (!(await this.#wantsName(current, name))) await this.#delete(existing);
+  }
+
   /** Gives `name` up when `uid` holds it; nothing when another does or nobody does. */
   async release(name: string, uid: string): Promise<void> {
     const existing = await this.#client.get('', name);

@@ -3,7 +3,7 @@
 // by polling. The wait is bounded, and running out of time is not an error: the caller answers what the
 // status says by then, since the write itself succeeded and the controller carries on.
 import type { Informer } from './informer.ts';
-import type { KubeObject } from './types.ts';
+import { objectKey, type KubeObject } from './types.ts';
 
 export interface WaitResult<T> {
   /** The object as the cache holds it when the wait ended; `undefined` when it is not (or no longer) there. */
@@ -29,8 +29,9 @@ export function waitFor<T extends KubeObject>(cache: Informer<T>, key: string, c
       unsubscribe();
       resolve(result);
     };
-    // Any change may be the one: the cache is read again by key, so a delete and re-create count too.
-    const unsubscribe = cache.onChange(() => {
+    // A change of this key (a delete and a re-create count too) may be the one: the cache is read again.
+    const unsubscribe = cache.onChange((obj) => {
+      if (objectKey(obj) !== key) return;
       const result = check();
       if (result) finish(result);
     });

@@ -230,3 +230,32 @@ describe('active bindings', () => {
     expect((await apps.get(ns, 'served'))?.spec.hostnames).toEqual(['kept.example.test']);
   });
 });
+
+describe('an active binding', () => {
+  it('stops being served when its project domain goes, freeing its name, and a deleted one frees its name too', async () => {
+    await createApp('lose', { activeBuildId: 'b-1' });
+    const domain = newDomain('lose');
+    const d = await addDomain(domain, true);
+    const h = await attach(`www.${domain}`, 'lose', 'managed_project_domain');
+    const host = h.spec.hostname;
+    await hostnames.patch(ns, host, { spec: { finalize: true } });
+    await until(live(h), (o) => o.status?.state === 'active', 'active');
+    expect((await claims.get('', host))?.spec.holder.uid).toBe(h.metadata?.uid);
+
+    await domainClient.patch(ns, d.metadata?.name ?? '', { spec: { deleted: true } });
+    const lost = await until(live(h), (o) => o.status?.state === 'pending', 'no longer active');
+    expect(condition(lost, 'Ready')).toMatchObject({ status: 'False', reason: 'DomainGone' });
+    expect(lost.status?.activatedAt).toBeUndefined();
+    expect(await claims.get('', host)).toBeUndefined();
+
+    // An external binding, verified, then deleted: its claim goes with it.
+    const other = await attach(`www.${newDomain('freed')}`, 'lose', 'external_records');
+    const published = await until(live(other), (o) => o.status?.dnsRecords !== undefined, 'records to publish');
+    for (const r of published.status?.dnsRecords ?? []) parent.setRecord(r.name, r.recordType as ParentZoneRecordType, [r.value]);
+    await hostnames.patch(ns, other.spec.hostname, { spec: { finalize: true } });
+    await until(live(other), (o) => o.status?.state === 'active', 'active');
+    expect(await claims.get('', other.spec.hostname)).toBeDefined();
+    await hostnames.delete(ns, other.spec.hostname);
+    await vi.waitFor(async () => expect(await claims.get('', other.spec.hostname)).toBeUndefined(), { timeout: 10_000 });
+  });
+});

@@ -3,7 +3,7 @@ import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type AppHostnameS
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { findCondition, formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
@@ -30,6 +30,17 @@ export interface AppHostnameControllerDeps {
 
 /** The longest request value echoed in status (the status field's bound). */
 const MAX_REQUEST_LENGTH = 64;
+/** A hostname another project holds is looked at again this soon, to take over once that one is gone. */
+const TAKEN_RECHECK_MS = 60 * 1000;
+/** DnsReady reasons that are a verification's verdict (kept on Ready between two look-ups). */
+const VERDICT_REASONS: ReadonlySet<string> = new Set([
+  HostnameReasons.RecordsNotFound,
+  HostnameReasons.RecordsNotApplied,
+  HostnameReasons.DomainNotManaged,
+  HostnameReasons.DomainGone,
+  HostnameReasons.TooManyHostnames,
+  HostnameReasons.HostnameTaken,
+]);
 
 /** Verdict of a finalize verification: the records are live, or why not. */
 type Verdict = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly message: string };
@@ -95,9 +106,11 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    reconcile: async (key, { namespace }): Promise<Result> => {
+    reconcile: async (key, { namespace, name }): Promise<Result> => {
       const h = deps.hostnames.get(key);
-      if (!h || h.metadata?.deletionTimestamp) return;
+      // Gone: the name it may have claimed is free again (an AppHostname is named after its hostname).
+      if (!h) return claims.releaseFor(name, { namespace, name });
+      if (h.metadata?.deletionTimestamp) return;
       const hostname = h.spec.hostname;
       const appId = h.spec.appRef.name;
       const managed = h.spec.dnsMode === 'managed_project_domain';
@@ -137,11 +150,30 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         else updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) });
       }
 
-      // Finalize: verify, then activate. External records are looked up when asked or when the schedule says so.
+      // Active: still the project's to serve? Not once no project domain holds a managed hostname any more (the
+      // domain was deleted, and may be another project's next), nor once another project holds its claim.
       const request = verifyRequest(h);
       let verdict: Verdict | undefined;
       let requeueAfter: number | undefined;
-      if (h.spec.finalize && status.state !== 'active') {
+      if (status.state === 'active') {
+        const lost: Verdict | undefined =
+          managed && !store.domainsHolding(namespace, hostname).closest
+            ? { ok: false, reason: HostnameReasons.DomainGone, message: `No project domain of this project holds ${hostname} any more, so the app is no longer served on it. Add the domain again; the hostname is activated again once its records are applied.` }
+            : (await claims.claim(hostname, { namespace, name: h.metadata?.name ?? '', uid: h.metadata?.uid ?? '' })).held
+              ? undefined
+              : { ok: false, reason: HostnameReasons.HostnameTaken, message: `${hostname} is verified and served by another project; it is not served here.` };
+        if (lost) {
+          // Not served here any more: the name is free for whoever verifies it next.
+          if (lost.reason === HostnameReasons.DomainGone) await claims.release(hostname, h.metadata?.uid ?? '');
+          const { activatedAt: _gone, ...rest } = status;
+          status = { ...rest, state: 'pending' };
+          verdict = lost;
+          updates.push({ type: 'DnsReady', status: 'False', reason: lost.reason, message: lost.message });
+        }
+      }
+
+      // Finalize: verify, then activate. External records are looked up when asked or when the schedule says so.
+      if (h.spec.finalize && status.state !== 'active' && !verdict) {
         const due = managed || request !== undefined || externalCheckIn(status, h, now()) === 0;
         if (due) {
           verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict({ ...h, status });
@@ -166,25 +198,30 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         }
         if (!managed && !verdict?.ok) requeueAfter = Math.max(1000, externalCheckIn(status, h, now()));
       }
+      // Another project's claim goes away unseen (nothing here watches claims): look again after a while.
+      if (verdict && !verdict.ok && verdict.reason === HostnameReasons.HostnameTaken) requeueAfter = TAKEN_RECHECK_MS;
+      // Between two look-ups, the last verdict still says what is missing.
+      const lastDns = findCondition(h.status?.conditions, 'DnsReady');
+      const shown = verdict ?? (h.spec.finalize && lastDns?.status === 'False' && VERDICT_REASONS.has(lastDns.reason) ? { ok: false as const, reason: lastDns.reason, message: lastDns.message } : undefined);
       if (request !== undefined) status = { ...status, lastHandledVerification: request };
 
       const active = status.state === 'active';
       updates.push(
         active
-            ? { type: 'Ready', status: 'True', reason: HostnameReasons.Active, message: `App ${appId} is served on ${hostname}.` }
+          ? { type: 'Ready', status: 'True', reason: HostnameReasons.Active, message: `App ${appId} is served on ${hostname}.` }
+          : shown && !shown.ok
+            ? { type: 'Ready', status: 'False', reason: shown.reason, message: shown.message }
             : managed && !dnsReady
               ? { type: 'Ready', status: 'False', reason: HostnameReasons.DnsNotApplied, message: dnsMessage }
-              : verdict && !verdict.ok
-                ? { type: 'Ready', status: 'False', reason: verdict.reason, message: verdict.message }
-                : h.spec.finalize
-                  ? { type: 'Ready', status: 'False', reason: HostnameReasons.Verifying, message: `The DNS records of ${hostname} are verified before the app is served on it.` }
-                  : { type: 'Ready', status: 'False', reason: HostnameReasons.AwaitingFinalize, message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
+              : h.spec.finalize
+                ? { type: 'Ready', status: 'False', reason: HostnameReasons.Verifying, message: `The DNS records of ${hostname} are verified before the app is served on it.` }
+                : { type: 'Ready', status: 'False', reason: HostnameReasons.AwaitingFinalize, message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
       );
       let conditions = status.conditions ?? [];
       for (const u of updates) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;
       const next: AppHostnameStatus = { ...status, state: status.state ?? 'pending', conditions, observedGeneration: h.metadata?.generation };
       if (statusChanged(h.status, next)) {
-        await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? { ...live.status, ...next, state: live.status?.state === 'active' ? 'active' : next.state } : undefined));
+        await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? next : undefined));
       }
       return requeueAfter === undefined ? undefined : { requeueAfter };
     },

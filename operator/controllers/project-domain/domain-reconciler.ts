@@ -76,9 +76,11 @@ export class DomainReconciler {
           seen.delegation = delegation;
         }
         const managed = domainStatus(domain, seen, this.#now()).state === 'managed';
-        const records = this.#store.recordsOf(domain);
+        // From the apiserver, in one read: the records the plan writes and the deleted ones it takes out are
+        // the same moment's, so a record released below has left the zone (one deleted later waits for a pass).
+        const { live, leaving } = await this.#recordsNow(domain);
         // Before a record can reach the zone: its deletion then waits until it has left the zone again.
-        await Promise.all(records.map((r) => addFinalizer(this.#store.recordClient, r, RECORD_FINALIZER)));
+        const records = await Promise.all(live.map((r) => addFinalizer(this.#store.recordClient, r, RECORD_FINALIZER)));
         try {
           const result = await syncDomainRecords({
             provider: this.#settings.provider,
@@ -87,14 +89,10 @@ export class DomainReconciler {
             domain: domain.spec.domain,
             records,
             allowWrites: managed,
-            confirm: async () => {
-              const { namespace = '', name = '' } = domain.metadata ?? {};
-              return (await this.#store.recordClient.list(namespace)).items.filter((r) => r.spec.domainRef.name === name && !r.metadata?.deletionTimestamp);
-            },
           });
           seen.records = result.outcome;
           await this.#writeRecordStatuses(domain, records, result.conditions);
-          await this.releaseDeletedRecords(domain);
+          await this.#release(leaving);
         } catch (err) {
           const f = failureOf(err);
           seen.records = f.failure;
@@ -145,10 +143,21 @@ export class DomainReconciler {
    * out of its zone, or it has none. Read from the apiserver, so a deletion the cache has not shown yet counts.
    */
   async releaseDeletedRecords(domain: { metadata?: { namespace?: string; name?: string } }): Promise<void> {
+    await this.#release((await this.#recordsNow(domain)).leaving);
+  }
+
+  /** The domain's DnsRecords as the apiserver has them now: live ones, and deleted ones this controller holds. */
+  async #recordsNow(domain: { metadata?: { namespace?: string; name?: string } }): Promise<{ live: DnsRecord[]; leaving: DnsRecord[] }> {
     const { namespace = '', name = '' } = domain.metadata ?? {};
-    const { items } = await this.#store.recordClient.list(namespace);
-    const deleting = items.filter((r) => r.spec.domainRef.name === name && r.metadata?.deletionTimestamp && hasFinalizer(r, RECORD_FINALIZER));
-    await Promise.all(deleting.map((r) => removeFinalizer(this.#store.recordClient, r, RECORD_FINALIZER).catch(ignoreGone)));
+    const ofDomain = (await this.#store.recordClient.list(namespace)).items.filter((r) => r.spec.domainRef.name === name);
+    return {
+      live: ofDomain.filter((r) => !r.metadata?.deletionTimestamp),
+      leaving: ofDomain.filter((r) => r.metadata?.deletionTimestamp && hasFinalizer(r, RECORD_FINALIZER)),
+    };
+  }
+
+  async #release(records: readonly DnsRecord[]): Promise<void> {
+    await Promise.all(records.map((r) => removeFinalizer(this.#store.recordClient, r, RECORD_FINALIZER).catch(ignoreGone)));
   }
 
   /** Deletes the zone; when the provider refuses, the status says so (else nothing would) before the error propagates. */

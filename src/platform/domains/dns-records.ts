@@ -49,8 +49,8 @@ export const MAX_RECORDS_PER_DOMAIN = 1000;
  * from the zone.
  *
  * Two writes that would collide (same name and type, or a CNAME beside anything) must not both succeed:
- * writes to one domain take turns in this process, each checking against the cache its predecessor
- * settled; and each written record is checked again against the apiserver's list with the rule the zone
+ * writes to one domain take turns in this process (up to the write, not the wait for the zone), each
+ * checking against the cache its predecessor settled; and each written record is checked again against the apiserver's list with the rule the zone
  * sync applies (`desiredRecords`: the earlier record wins), which covers writers in other API processes.
  * The loser is undone and answered 409; so is a record that wins only by its name against one created in
  * the same second, since which of the two came first cannot be told (`collisionRefusal`).
@@ -81,7 +81,7 @@ export class DnsRecords {
     this.#requireManaged(d, 'created');
     if (input.name === undefined || input.type === undefined) throw new BadRequestError('name and type are required.');
     const record = parseRecord({ name: input.name, type: input.type, values: valuesOf(input) ?? [], ttl: input.ttl }, d.spec.domain);
-    return this.#writes.run(domainKey(d), async () => {
+    const created = await this.#writes.run(domainKey(d), async () => {
       const count = this.#store.recordsOf(d).length;
       if (count >= this.#maxRecords) throw new ConflictError(`${d.spec.domain} has ${count} records, the most a domain may have; delete one first.`);
       this.#checkExclusive(d, record);
@@ -95,8 +95,11 @@ export class DnsRecords {
         spec: { domainRef: { name: d.metadata?.name ?? '' }, name: record.name, type: record.type, values: [...record.values], ttl: record.ttl },
       });
       await this.#refuseIfOutranked(d, created, () => this.#store.recordClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } }));
-      return this.#applied(d, created);
+      await this.#store.settleObject(this.#store.caches.records, created);
+      return created;
     });
+    // Outside the turn: the next write only needs this one in the cache, not its way into the zone.
+    return this.#applied(d, created);
   }
 
   /** Omitted name, type and ttl keep the stored ones; `values` (or `value`) replace the stored values. */
@@ -109,7 +112,7 @@ export class DnsRecords {
       { name: input.name ?? storedNameInput(stored.spec.name, d.spec.domain), type: input.type ?? stored.spec.type, values: valuesOf(input) ?? stored.spec.values, ttl: input.ttl ?? stored.spec.ttl },
       d.spec.domain,
     );
-    return this.#writes.run(domainKey(d), async () => {
+    const written = await this.#writes.run(domainKey(d), async () => {
       this.#checkExclusive(d, record, recordId);
       let written: DnsRecord;
       try {
@@ -122,8 +125,10 @@ export class DnsRecords {
         throw err;
       }
       await this.#refuseIfOutranked(d, written, () => this.#restore(stored));
-      return this.#applied(d, written);
+      await this.#store.settleObject(this.#store.caches.records, written);
+      return written;
     });
+    return this.#applied(d, written);
   }
 
   /** Puts `stored`'s spec back on the record, on whatever version is live (the zone sync writes its status). */

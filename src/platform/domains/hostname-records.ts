@@ -1,6 +1,6 @@
 // The DNS side of an app hostname: the records an owner publishes (external_records: the CNAME to the
 // runtime plus an ownership TXT challenge), or the platform-owned DnsRecords written into a managed project
-// domain (managed_project_domain). Shared by the attach route and the AppHostname controller.
+// domain (managed_project_domain), which the AppHostname controller keeps as they should be.
 import { createHash } from 'node:crypto';
 import { HostnameReasons, type AppHostname, type RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
@@ -64,7 +64,7 @@ export function recordItems(records: readonly DnsRecord[], domain: ProjectDomain
  * Creates the platform-owned DnsRecords of `h` that are missing and corrects those that differ; an existing
  * identical record is left untouched (a repeated attach writes nothing). Answers them as stored.
  *
- * @throws ConflictError when a record keeps changing under it (the operator writes them too)
+ * @throws ConflictError when a record keeps changing under it (a deletion or another binding racing)
  */
 export async function ensureManagedRecords(store: DomainStore, desired: readonly DnsRecord[]): Promise<DnsRecord[]> {
   const out: DnsRecord[] = [];
@@ -87,11 +87,15 @@ async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRec
     const current = (attempt === 1 ? store.caches.records.get(`${namespace}/${name}`) : undefined) ?? (await store.recordClient.get(namespace, name));
     try {
       if (!current) return await store.recordClient.create(want);
+      // Leaving its zone (its finalizer holds it until it has): created anew once it is gone, whose event
+      // brings the binding back here.
+      if (current.metadata?.deletionTimestamp) return current;
       if (current.spec.domainRef.name !== want.spec.domainRef.name || controllerUid(current) !== controllerUid(want)) {
         // Another domain (a closer one was added) or another binding (detached and attached again): `domainRef`
         // cannot change, and the owner decides when the garbage collector takes the record. Replaced, not edited.
         await store.recordClient.delete(namespace, name, { preconditions: { uid: current.metadata?.uid } });
-        return await store.recordClient.create(want);
+        const leaving = await store.recordClient.get(namespace, name); // its finalizer may hold it a while
+        return leaving ?? (await store.recordClient.create(want));
       }
       // Conditional on the version read: a record changed meanwhile is read again, never overwritten blind.
       return statusChanged(current.spec, want.spec) ? await store.recordClient.replace({ ...current, spec: want.spec }) : current;

@@ -25,24 +25,17 @@ export interface RecordSyncInput {
   readonly records: readonly DnsRecord[];
   /** False while the domain is pending delegation: creates and updates are held, deletes happen. */
   readonly allowWrites: boolean;
-  /** The domain's DnsRecords read from the apiserver, consulted before anything is deleted. */
-  readonly confirm?: () => Promise<readonly DnsRecord[]>;
 }
 
 /**
- * Applies the records; provider errors propagate (`DnsProviderError`). A record a lagging cache does not
- * hold yet would look unwanted and be deleted from the zone, so a plan that deletes anything is made again
- * from `confirm` (a read from the apiserver itself) before it is applied.
+ * Applies the records; provider errors propagate (`DnsProviderError`). `records` must be read from the
+ * apiserver itself, not a cache: a record a lagging cache does not hold yet would look unwanted and be
+ * deleted from the zone.
  */
 export async function syncDomainRecords(input: RecordSyncInput): Promise<RecordSyncResult> {
   const current = await input.provider.listRecords(input.zoneId);
-  const planFor = (records: readonly DnsRecord[]) => {
-    const { desired, rejected } = desiredRecords(input.domain, records);
-    const plan = planChanges({ domain: input.domain, ownerId: input.ownerId, desired, current, allowWrites: input.allowWrites });
-    return { desired, rejected, plan };
-  };
-  let { desired, rejected, plan } = planFor(input.records);
-  if (plan.changes.delete.length > 0 && input.confirm) ({ desired, rejected, plan } = planFor(await input.confirm()));
+  const { desired, rejected } = desiredRecords(input.domain, input.records);
+  const plan = planChanges({ domain: input.domain, ownerId: input.ownerId, desired, current, allowWrites: input.allowWrites });
   const applied = !isEmptyChanges(plan.changes);
   if (applied) await input.provider.applyChanges(input.zoneId, plan.changes);
   const conditions = new Map<string, ConditionUpdate>();
