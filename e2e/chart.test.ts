@@ -328,6 +328,7 @@ describe('the Helm chart', () => {
     ['runtime', 'patch', 'cloudwright.dev', 'runtimeapps', 'other', false],
     ['runtime', 'watch', 'cloudwright.dev', 'apphostnames', 'other', true],
     ['runtime', 'patch', 'cloudwright.dev', 'apphostnames', 'other', false],
+    ['runtime', 'watch', 'cloudwright.dev', 'projectdomains', 'other', true],
     ['runtime', 'get', '', 'secrets', 'release', false],
     // The operator and the API read them; the operator removes an expired replica's.
     ['operator', 'watch', 'cloudwright.dev', 'runtimereplicas', 'release', true],

@@ -75,23 +75,27 @@ beforeAll(async () => {
 describe('runtime apps applied as custom resources', () => {
   it('serves the active build with its environment and host names, follows the build pointer, and stops on delete', { timeout: 180_000 }, async () => {
     const host = `hello.${namespace}.${BASE_DOMAIN}`;
-    let app = await apps.create({ metadata: { name: 'hello', namespace }, spec: { displayName: 'Hello', environment: { GREETING: 'Hello' }, hostnames: ['hello.example.test'] } });
+    const www = `www.${namespace}.${BASE_DOMAIN}`;
+    // A deploy host name in the project's part of the base domain, and a custom one the project does not
+    // control (no managed ProjectDomain holds it): written straight into the spec, it is not served.
+    let app = await apps.create({ metadata: { name: 'hello', namespace }, spec: { displayName: 'Hello', environment: { GREETING: 'Hello' }, hostnames: [www, 'bank.example.test'] } });
     await readyReason(namespace, 'hello', 'NoBuild');
     await notServedAnywhere(runtimes, host);
 
     const v1 = await upload(namespace, app, worker('v1'));
     app = await apps.patch(namespace, 'hello', { spec: { activeBuildId: v1 } });
     await servedEverywhere(runtimes, host, 'Hello from v1');
-    await servedEverywhere(runtimes, 'hello.example.test', 'Hello from v1');
-    await servedEverywhere(runtimes, 'HELLO.example.test.:443', 'Hello from v1');
+    await servedEverywhere(runtimes, www, 'Hello from v1');
+    await servedEverywhere(runtimes, `WWW.${namespace}.${BASE_DOMAIN}.:443`, 'Hello from v1');
+    await notServedAnywhere(runtimes, 'bank.example.test');
 
     const ready = await readyReason(namespace, 'hello', 'Serving');
     expect(condition(ready, 'Ready')).toMatchObject({ status: 'True', observedGeneration: ready?.metadata?.generation });
     expect(condition(ready, 'Deployed')).toMatchObject({ status: 'True', reason: 'Serving', message: `Build ${v1} is served.` });
-    expect(ready?.status).toMatchObject({ servingBuildId: v1, hosts: [host, 'hello.example.test'], url: `http://${host}:${PUBLIC_PORT}` });
+    expect(ready?.status).toMatchObject({ servingBuildId: v1, hosts: [host, www], url: `http://${host}:${PUBLIC_PORT}` });
     for (const runtime of runtimes) {
       const res = await fetch(`${runtime.statusUrl}/apps/${namespace}/hello`);
-      expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host, 'hello.example.test'], servedGeneration: ready?.metadata?.generation });
+      expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host, www], servedGeneration: ready?.metadata?.generation });
     }
 
     await apps.patch(namespace, 'hello', { spec: { environment: { GREETING: 'Howdy' } } });
@@ -106,12 +110,12 @@ describe('runtime apps applied as custom resources', () => {
     // A rollback: the pointer goes back to a build that was served before, with no upload.
     await apps.patch(namespace, 'hello', { spec: { activeBuildId: v1 } });
     await servedEverywhere(runtimes, host, 'Howdy from v1');
-    await servedEverywhere(runtimes, 'hello.example.test', 'Howdy from v1');
+    await servedEverywhere(runtimes, www, 'Howdy from v1');
     expect((await readyReason(namespace, 'hello', 'Serving'))?.status?.servingBuildId).toBe(v1);
 
     await apps.delete(namespace, 'hello');
     await notServedAnywhere(runtimes, host);
-    await notServedAnywhere(runtimes, 'hello.example.test');
+    await notServedAnywhere(runtimes, www);
     for (const runtime of runtimes) {
       await eventually('status 404', () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`).then((r) => r.status), (s) => s === 404);
     }

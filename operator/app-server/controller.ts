@@ -1,5 +1,8 @@
 import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
+import type { KubeObject } from '../../src/kube/index.ts';
+import { managedDomainNames } from '../../src/platform/custom-hostnames.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from '../../src/workerd/index.ts';
 import { Controller } from '../controller-runtime/controller.ts';
@@ -7,7 +10,7 @@ import type { Logger } from '../controller-runtime/log.ts';
 import { ItemExponentialRateLimiter } from '../controller-runtime/rate-limiter.ts';
 import type { Source } from '../controller-runtime/source.ts';
 import type { AppRecords } from './app-records.ts';
-import { deploymentOf } from './desired.ts';
+import { allowedHostnames, deploymentOf } from './desired.ts';
 import { classifyDeployError } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
@@ -21,6 +24,12 @@ export interface ServingControllerDeps {
    * without a new generation of the app. Without them, apps are served on their deploy's host names only.
    */
   hostnames?: Source<AppHostname>;
+  /**
+   * With the project domains and the runtime's base domain, a deploy's host names are served only where the
+   * project may have them (see {@link allowedHostnames}): a RuntimeApp applied with kubectl cannot take
+   * another project's names. Without them (unit tests), every deploy host name is served.
+   */
+  names?: { domains: Source<ProjectDomain>; baseDomain: string };
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -51,6 +60,7 @@ export interface ServingControllerDeps {
 export function servingController(deps: ServingControllerDeps): Controller<RuntimeApp> {
   const { engine, records, metrics } = deps;
   const hostnames = deps.hostnames;
+  const appsIn = (namespace: string | undefined) => deps.apps.list().filter((a) => a.metadata?.namespace === namespace).map((a) => `${namespace}/${a.metadata?.name}`);
   /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
   const attachedTo = (namespace: string, name: string): string[] =>
     (hostnames?.list() ?? [])
@@ -61,7 +71,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     name: 'runtime',
     kind: 'RuntimeApp',
     source: deps.apps,
-    owns: hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h) => hostnameAppKeys(h as AppHostname) }] : [],
+    owns: [
+      ...(hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h: KubeObject) => hostnameAppKeys(h as AppHostname) }] : []),
+      // A project domain becoming managed (or going) changes which deploy host names its apps may have.
+      ...(deps.names ? [{ kind: 'ProjectDomain', source: deps.names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) }] : []),
+    ],
     registry: deps.registry,
     log: deps.log,
     workers: deps.workers ?? 64,
@@ -73,7 +87,11 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const settled = () => deps.onReconciled?.(key);
       const app = deps.apps.get(key);
       const attached = attachedTo(namespace, name);
-      const deployment = deploymentOf(app, attached);
+      const allowed = app && deps.names ? allowedHostnames(app, managedDomainNames(deps.names.domains.list().filter((d) => d.metadata?.namespace === namespace)), deps.names.baseDomain) : undefined;
+      if (app && allowed && allowed.length < (app.spec.hostnames ?? []).length) {
+        log.warn('not serving host names the project does not control', { refused: (app.spec.hostnames ?? []).filter((h) => !allowed.includes(h)) });
+      }
+      const deployment = deploymentOf(app && allowed ? { ...app, spec: { ...app.spec, hostnames: allowed } } : app, attached);
       if (!deployment) {
         if (records.has(key) || engine.served(namespace, name)) {
           await engine.remove(namespace, name);

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
@@ -38,6 +39,7 @@ export class RuntimeServer {
   #engine: RuntimeEngine | undefined;
   #informer: Informer<RuntimeApp> | undefined;
   #hostnames: Informer<AppHostname> | undefined;
+  #domains: Informer<ProjectDomain> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -135,10 +137,16 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'apphostnames', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Which deploy host names a project may have: its part of the base domain and its managed domains.
+    const domains = (this.#domains = createInformer<ProjectDomain>(kube, PROJECT_DOMAINS, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'projectdomains', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
       hostnames,
+      names: { domains, baseDomain: config.baseDomain },
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),
@@ -152,7 +160,8 @@ export class RuntimeServer {
     });
     informer.start();
     hostnames.start();
-    await Promise.all([informer.waitForSync(this.#abort.signal), hostnames.waitForSync(this.#abort.signal)]);
+    domains.start();
+    await Promise.all([informer, hostnames, domains].map((i) => i.waitForSync(this.#abort.signal)));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
@@ -182,6 +191,7 @@ export class RuntimeServer {
     await this.#controller?.stop();
     this.#informer?.stop();
     this.#hostnames?.stop();
+    this.#domains?.stop();
     const router = this.#engine?.router;
     if (router?.server.listening) {
       let timer: NodeJS.Timeout | undefined;
