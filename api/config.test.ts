@@ -13,7 +13,7 @@ describe('apiConfig', () => {
       rateLimit: { perSecond: 50, burst: 200 },
       logLevel: 'info',
       podNamespace: 'default',
-      dnsEnv: {},
+      runtimeTargetEnv: {},
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rateLimit)).toBe(true);
@@ -34,7 +34,7 @@ describe('apiConfig', () => {
       CW_S3_BUCKET: 'builds',
       CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
       POD_NAMESPACE: 'cloudwright',
-      CW_DNS_PROVIDER: 'memory',
+      CW_RUNTIME_DNS_IPV4: '192.0.2.1',
       CW_WORKERD_BIN: '/bin/workerd',
     });
     expect(config).toEqual({
@@ -49,7 +49,7 @@ describe('apiConfig', () => {
       runtimeBaseDomain: 'apps.example.com',
       artifacts: { bucket: 'builds', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true } },
       podNamespace: 'cloudwright',
-      dnsEnv: { CW_DNS_PROVIDER: 'memory' },
+      runtimeTargetEnv: { CW_RUNTIME_DNS_IPV4: '192.0.2.1' },
       workerdBinary: '/bin/workerd',
     });
   });
@@ -79,7 +79,7 @@ describe('apiConfig', () => {
     [{ CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
     [{ CW_S3_SECRET_ACCESS_KEY: 'hunter2-secret' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
-    [{ CW_DNS_TIMEOUT_MS: '0' }, 'CW_DNS_TIMEOUT_MS must be a number greater than 0, got "0"'],
+    [{ CW_RUNTIME_DNS_IPV4: '192.0.2.300' }, 'CW_RUNTIME_DNS_IPV4 must be a comma-separated list of IPv4 addresses, got "192.0.2.300"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => apiConfig(env))).toBe(message);
   });

@@ -1,6 +1,6 @@
 import { isAddressOrRange } from '../src/address-range.ts';
 import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
-import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
+import { runtimeTargetEnv, type RuntimeTargetEnv } from '../src/config/dns-env.ts';
 import { configError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
@@ -29,8 +29,8 @@ export interface ApiConfig {
   readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
   /** POD_NAMESPACE: the platform's namespace, where cw-runtime's replicas report (default `default`). */
   readonly podNamespace: string;
-  /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
-  readonly dnsEnv: DnsEnv;
+  /** CW_RUNTIME_DNS_TARGET, CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6, checked: where app hostname records point. */
+  readonly runtimeTargetEnv: RuntimeTargetEnv;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
 }
@@ -57,7 +57,7 @@ export function apiConfig(env: Env): ApiConfig {
   const bucket = read.optional('CW_S3_BUCKET');
   const s3 = s3ConfigFromEnv(read);
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
-  const dns = dnsEnv(read);
+  const runtimeTarget = runtimeTargetEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
@@ -71,7 +71,7 @@ export function apiConfig(env: Env): ApiConfig {
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     ...(bucket ? { artifacts: Object.freeze({ bucket, s3 }) } : {}),
     podNamespace,
-    dnsEnv: dns,
+    runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),
   });
 }

@@ -26,8 +26,8 @@ import { startServer } from './server.ts';
  * CW_RUNTIME_BASE_DOMAIN (default apps.localhost) is the runtime's base domain: an app's default host is
  * `<appId>.<project>.<base domain>`.
  *
- * Project domains and app hostnames: the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*,
- * CW_RUNTIME_DNS_*; docs/dns.md).
+ * Project domains and app hostnames: only the runtime target (CW_RUNTIME_DNS_*; docs/dns.md), to refuse an
+ * attach that could not be routed; the DNS provider is the operator's.
  */
 export async function main(config: ApiConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig);
@@ -47,7 +47,7 @@ export async function main(config: ApiConfig): Promise<void> {
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
   });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
-  const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.dnsEnv, baseDomain) }, baseDomain });
+  const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
   const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
   // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
   const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: config.podNamespace, labelSelector }));

@@ -317,6 +317,17 @@ describe('the Helm chart', () => {
     expect(rendered.some((o) => o.kind === 'Service' && o.metadata?.name === 'cloudwright-runtime-status')).toBe(false);
   });
 
+  it('gives the DNS provider and its credentials to the operator only: the API gets the runtime target', () => {
+    const api = containerOf('Deployment', 'cloudwright-api');
+    const operator = containerOf('Deployment', 'cloudwright-operator');
+    const names = (c: typeof api) => (c.env ?? []).map((e) => e.name);
+    expect(names(api)).toEqual(expect.arrayContaining(['CW_RUNTIME_BASE_DOMAIN']));
+    expect(names(api).filter((n) => n.startsWith('CW_ROUTE53_') || n.startsWith('CW_DNS_'))).toEqual([]);
+    expect(JSON.stringify(api.envFrom ?? [])).not.toContain('chart-route53');
+    expect(names(operator)).toEqual(expect.arrayContaining(['CW_DNS_PROVIDER', 'CW_ROUTE53_REGION', 'CW_DNS_PENDING_RECHECK_SECONDS']));
+    expect(JSON.stringify(operator.envFrom ?? [])).toContain('chart-route53');
+  });
+
   it.each<[string, string, string, string, string, boolean]>([
     // The runtime writes its own report and lease in the release's namespace, and nothing else.
     ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicas', 'release', true],

@@ -33,7 +33,7 @@ function isServerAddress(text: string): boolean {
 }
 
 /**
- * Checks the DNS variables cw-api and cw-operator share and answers them as a frozen snapshot, the
+ * Checks the DNS variables cw-operator reads and answers them as a frozen snapshot, the
  * environment `dnsSettingsFromEnv` builds the provider from (once it is called, nothing is left for it to
  * refuse). Defaults are that function's.
  *
@@ -50,11 +50,35 @@ export function dnsEnv(read: EnvReader): DnsEnv {
   read.positiveNumber('CW_DNS_TIMEOUT_MS', 3000);
   read.positiveNumber('CW_DNS_RECHECK_INTERVAL_SECONDS', 3600);
   read.positiveNumber('CW_DNS_PENDING_RECHECK_SECONDS', 60);
+  checkRuntimeTarget(read);
+  const snapshot: Partial<Record<(typeof DNS_VARIABLES)[number], string>> = {};
+  for (const name of DNS_VARIABLES) {
+    const value = read.optional(name);
+    if (value !== undefined) snapshot[name] = value;
+  }
+  return Object.freeze(snapshot);
+}
+
+/** The runtime target's variables: where app hostname records point (all cw-api reads of the DNS settings). */
+const RUNTIME_TARGET_VARIABLES = ['CW_RUNTIME_DNS_TARGET', 'CW_RUNTIME_DNS_IPV4', 'CW_RUNTIME_DNS_IPV6'] as const;
+
+export type RuntimeTargetEnv = Readonly<Partial<Record<(typeof RUNTIME_TARGET_VARIABLES)[number], string>>>;
+
+function checkRuntimeTarget(read: EnvReader): void {
   read.matching('CW_RUNTIME_DNS_TARGET', undefined, isHostname, 'a host name');
   read.list('CW_RUNTIME_DNS_IPV4', { valid: (text) => isIPv4(text), expects: 'a comma-separated list of IPv4 addresses' });
   read.list('CW_RUNTIME_DNS_IPV6', { valid: (text) => isIPv6(text), expects: 'a comma-separated list of IPv6 addresses' });
-  const snapshot: Partial<Record<(typeof DNS_VARIABLES)[number], string>> = {};
-  for (const name of DNS_VARIABLES) {
+}
+
+/**
+ * Checks the runtime target's variables and answers them as a frozen snapshot, for `runtimeTargetFromEnv`.
+ *
+ * @throws ConfigError naming the variable.
+ */
+export function runtimeTargetEnv(read: EnvReader): RuntimeTargetEnv {
+  checkRuntimeTarget(read);
+  const snapshot: Partial<Record<(typeof RUNTIME_TARGET_VARIABLES)[number], string>> = {};
+  for (const name of RUNTIME_TARGET_VARIABLES) {
     const value = read.optional(name);
     if (value !== undefined) snapshot[name] = value;
   }

@@ -163,7 +163,7 @@ function pendingDns(app: RuntimeApp, attached: readonly AppHostname[]): AppDelet
   for (const hostname of app.spec.hostnames ?? []) pending.set(hostname, []);
   for (const h of attached) {
     if (h.spec.dnsMode === 'managed_project_domain') {
-      pending.delete(h.spec.hostname); // platform-owned records: deleted above (finalize put it in spec.hostnames)
+      pending.delete(h.spec.hostname); // platform-owned records: deleted above (a deploy may have named it too)
       continue;
     }
     const records = (h.status?.dnsRecords ?? []).map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));

@@ -2,14 +2,14 @@
 // wires them) against the integration project's control plane, with fixtures written through those stores.
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
+import { expect, inject, vi } from 'vitest';
 import type { AccessToken } from '../../../src/apis/v1alpha1/access-token.ts';
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
-import { createInformerFactory, eventWriter, NAMESPACES, objectClient, type InformerFactory, type KubeConnection, type KubeObject, type ResourceRef } from '../../../src/kube/index.ts';
+import { createInformerFactory, eventWriter, NAMESPACES, objectClient, waitFor, type InformerFactory, type KubeConnection, type KubeObject, type ResourceRef } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
@@ -56,7 +56,8 @@ export interface PlatformApp {
   createProject(owner: string, options?: { namespace?: boolean }): Promise<string>;
   /**
    * A project domain of `project` whose delegation is verified (`managed`), as the ProjectDomain controller
-   * (not running in route tests) would leave it; resolves once the app's cache shows it.
+   * would leave it; resolves once the app's cache shows it. For fixtures without `dns` only: with it, the
+   * controller runs here and is the status's one writer.
    */
   managedDomain(project: string, domain: string): Promise<void>;
   /** A token issued through the token store (only its hash is stored); returns the plaintext. */
@@ -137,7 +138,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
         await objectClient<KubeObject>(conn, NAMESPACES).create({ metadata: { name: project.project_id, labels: { [PROJECT_LABEL]: id } } });
       }
       // The project cache fills through its watch; authorisation reads it.
-      for (let i = 0; i < 500 && (await tokens.getMembership(id, owner)) !== 'owner'; i++) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitFor(async () => expect(await tokens.getMembership(id, owner)).toBe('owner'), { timeout: 10_000, interval: 20 });
       return id;
     },
     async managedDomain(project, domain) {
@@ -145,10 +146,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       const name = domain.replace(/\./g, '-');
       await domains.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name, namespace: project }, spec: { domain } });
       await domains.patchStatus(project, name, { status: { state: 'managed' } });
-      const cache = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
-      for (let i = 0; i < 500 && !cache.list().some((d) => d.metadata?.namespace === project && d.status?.state === 'managed' && d.spec.domain === domain); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(informers.informer<ProjectDomain>(PROJECT_DOMAINS), `${project}/${name}`, (d) => d?.status?.state === 'managed', 10_000);
     },
     async tokenFor(userId, scopes) {
       const issued = await issueToken(userId, { scopes: parseScopes(scopes), description: 'route test' }, tokens, new Date());
@@ -208,10 +206,11 @@ function dnsControllers(conn: KubeConnection, informers: InformerFactory, settin
 }
 
 async function releaseDomainFinalizers(conn: KubeConnection, namespaces: readonly string[]): Promise<void> {
-  const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
-  for (const namespace of namespaces) {
-    for (const d of (await domains.list(namespace)).items) {
-      if (d.metadata?.finalizers?.length) await domains.patch(namespace, d.metadata.name ?? '', { metadata: { finalizers: null } });
+  for (const client of [objectClient<ProjectDomain>(conn, PROJECT_DOMAINS), objectClient<DnsRecord>(conn, DNS_RECORDS)]) {
+    for (const namespace of namespaces) {
+      for (const o of (await client.list(namespace)).items) {
+        if (o.metadata?.finalizers?.length) await client.patch(namespace, o.metadata.name ?? '', { metadata: { finalizers: null } });
+      }
     }
   }
 }

@@ -7,13 +7,26 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end -}}
 
-{{/* Environment of the processes that reach DNS (cw-api, cw-operator): src/platform/domains/dns-settings.ts. */}}
+{{/* Where app hostname records point (the runtime target): all cw-api needs of the DNS settings. */}}
+{{- define "cloudwright.runtimeTargetEnv" -}}
+- { name: CW_RUNTIME_BASE_DOMAIN, value: {{ .Values.runtime.baseDomain | quote }} }
+{{- with .Values.dns.runtimeTarget }}
+- { name: CW_RUNTIME_DNS_TARGET, value: {{ . | quote }} }
+{{- end }}
+{{- with .Values.dns.runtimeIPv4 }}
+- { name: CW_RUNTIME_DNS_IPV4, value: {{ join "," . | quote }} }
+{{- end }}
+{{- with .Values.dns.runtimeIPv6 }}
+- { name: CW_RUNTIME_DNS_IPV6, value: {{ join "," . | quote }} }
+{{- end }}
+{{- end -}}
+
+{{/* Environment of the process that reaches DNS (cw-operator's controllers): src/platform/domains/dns-settings.ts. */}}
 {{- define "cloudwright.dnsEnv" -}}
 {{- $dns := .Values.dns -}}
 {{- if ne $dns.provider "route53" -}}
 {{- fail (printf "dns.provider must be route53 in a cluster, not %q: the memory provider keeps zones in one process, and the API and the operator are several" $dns.provider) -}}
 {{- end -}}
-- { name: CW_RUNTIME_BASE_DOMAIN, value: {{ .Values.runtime.baseDomain | quote }} }
 - { name: CW_DNS_PROVIDER, value: route53 }
 - { name: CW_DNS_OWNER_ID, value: {{ $dns.ownerId | quote }} }
 - { name: CW_ROUTE53_REGION, value: {{ $dns.route53.region | quote }} }
@@ -28,15 +41,8 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end }}
 - { name: CW_DNS_TIMEOUT_MS, value: {{ $dns.timeoutMs | quote }} }
 - { name: CW_DNS_RECHECK_INTERVAL_SECONDS, value: {{ $dns.recheckIntervalSeconds | quote }} }
-{{- with $dns.runtimeTarget }}
-- { name: CW_RUNTIME_DNS_TARGET, value: {{ . | quote }} }
-{{- end }}
-{{- with $dns.runtimeIPv4 }}
-- { name: CW_RUNTIME_DNS_IPV4, value: {{ join "," . | quote }} }
-{{- end }}
-{{- with $dns.runtimeIPv6 }}
-- { name: CW_RUNTIME_DNS_IPV6, value: {{ join "," . | quote }} }
-{{- end }}
+- { name: CW_DNS_PENDING_RECHECK_SECONDS, value: {{ $dns.pendingRecheckSeconds | quote }} }
+{{ include "cloudwright.runtimeTargetEnv" . }}
 {{- end -}}
 
 {{/* Route 53 credentials, when a Secret holds them (else the pod's role). */}}

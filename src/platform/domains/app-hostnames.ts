@@ -200,7 +200,7 @@ export class AppHostnames {
 
   /** 409 when another app serves the hostname or another project verified it (so nobody takes it over). */
   #refuseTaken(project: string, appId: string, hostname: string): void {
-    const verified = this.#store.hostnameClaims(hostname).find((h) => h.metadata?.namespace !== project && h.status?.state === 'active');
+    const verified = this.#store.hostnamesNamed(hostname).find((h) => h.metadata?.namespace !== project && h.status?.state === 'active');
     if (verified) throw new ConflictError(`${hostname} is verified and served by another project; it cannot be attached here.`);
     const other = this.#apps.all().find((a) => (a.spec.hostnames ?? []).includes(hostname) && !(a.metadata?.namespace === project && a.metadata?.name === appId));
     if (other) throw new ConflictError(`${hostname} is already bound to another app${other.metadata?.namespace === project ? ` (${other.metadata?.name})` : ''}.`);

@@ -1,7 +1,7 @@
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
-import { holdsWrite, isGoneFrom, objectClient, objectKey, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
+import { holdsWrite, objectClient, objectKey, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
 import { containingDomain } from '../../dns/app-records.ts';
 import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
@@ -19,7 +19,8 @@ const live = (o: KubeObject) => !o.metadata?.deletionTimestamp;
 /**
  * ProjectDomains, DnsRecords and AppHostnames for the REST routes and the controllers: reads from informer
  * caches, writes to the apiserver, each write waiting (bounded) until the cache shows it, so a caller
- * reads its own writes. A project is the namespace of the same name.
+ * reads its own writes. A project is the namespace of the same name. The status writes are the
+ * controllers' alone (each kind's status has one writer); the REST routes only read status.
  */
 export class DomainStore {
   readonly domainClient: ObjectClient<ProjectDomain>;
@@ -87,13 +88,13 @@ export class DomainStore {
   }
 
   /** AppHostnames for `hostname` in any project (cache). */
-  hostnameClaims(hostname: string): AppHostname[] {
+  hostnamesNamed(hostname: string): AppHostname[] {
     return this.caches.hostnames.list().filter((h) => h.spec.hostname === hostname && live(h));
   }
 
   /**
    * Writes the status computed by `change` from the live object, conditional on its resourceVersion and
-   * retried after a conflict (the operator writes the same status). `change` answers `undefined` to write
+   * retried after a conflict (the object's spec or metadata may change meanwhile). `change` answers `undefined` to write
    * nothing. Answers the object as written (or as read when nothing was written).
    */
   updateDomainStatus(domain: ProjectDomain, change: (live: ProjectDomain) => ProjectDomain['status'] | undefined): Promise<ProjectDomain> {
@@ -120,11 +121,6 @@ export class DomainStore {
   /** Resolves once `cache` holds `written` at its resourceVersion or later (bounded). */
   settleObject<T extends KubeObject>(cache: Informer<T>, written: T): Promise<void> {
     return settle(cache, objectKey(written), holdsWrite(written), this.#cacheWaitMs);
-  }
-
-  /** Resolves once `cache` no longer holds the object (bounded). */
-  settleGone<T extends KubeObject>(cache: Informer<T>, obj: KubeObject): Promise<void> {
-    return settle(cache, objectKey(obj), isGoneFrom(obj), this.#cacheWaitMs);
   }
 }
 
