@@ -20,7 +20,7 @@ describe('health and problem details', () => {
   });
   afterAll(() => app.close());
 
-  it('gives a request five minutes to arrive whole (Node\'s default, which Fastify turns off)', () => {
+  it("gives a request five minutes to arrive whole (Node's default, which Fastify turns off)", () => {
     expect(REQUEST_TIMEOUT_MS).toBe(300_000);
     expect(app.server.requestTimeout).toBe(REQUEST_TIMEOUT_MS);
   });

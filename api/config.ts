@@ -87,7 +87,10 @@ function trustProxyFromEnv(read: EnvReader): boolean | readonly string[] | undef
   const text = raw?.trim();
   if (raw === undefined || !text) return undefined;
   if (text === 'true' || text === 'false') return text === 'true';
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
   throw configError('CW_API_TRUST_PROXY', raw, 'true, false or a comma-separated list of addresses and CIDR ranges');
 }

@@ -57,11 +57,7 @@ export async function main(config: ApiConfig): Promise<void> {
 
   await startServer(
     {
-      readiness: [
-        { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
-        ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
-        ...runtimeReadiness(runtimeReplicas),
-      ],
+      readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }, ...(artifacts ? [objectStoreReadiness(artifacts)] : []), ...runtimeReadiness(runtimeReplicas)],
       rateLimit: config.rateLimit,
       platform: {
         tokens,

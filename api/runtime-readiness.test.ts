@@ -38,7 +38,13 @@ describe('runtimeReadiness', () => {
   it('passes while any replica is live and ready, however many are starting or gone', async () => {
     await expect(check(view([{ name: 'a', ready: true, renewedMsAgo: 5_000 }]))).resolves.toBeUndefined();
     await expect(
-      check(view([{ name: 'a', ready: false, renewedMsAgo: 0 }, { name: 'b', ready: true, renewedMsAgo: 39_000 }, { name: 'c', ready: true, renewedMsAgo: 60_000 }])),
+      check(
+        view([
+          { name: 'a', ready: false, renewedMsAgo: 0 },
+          { name: 'b', ready: true, renewedMsAgo: 39_000 },
+          { name: 'c', ready: true, renewedMsAgo: 60_000 },
+        ]),
+      ),
     ).resolves.toBeUndefined();
   });
 

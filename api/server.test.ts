@@ -3,8 +3,7 @@ import { buildApp } from './app.ts';
 
 describe('CW_API_TRUST_PROXY', () => {
   it('limits callers without a token by the address the trusted proxy forwards, not by the proxy', async () => {
-    const requests = (app: Awaited<ReturnType<typeof buildApp>>, client: string) =>
-      app.inject({ method: 'GET', url: '/nope', remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': client } });
+    const requests = (app: Awaited<ReturnType<typeof buildApp>>, client: string) => app.inject({ method: 'GET', url: '/nope', remoteAddress: '10.1.2.3', headers: { 'x-forwarded-for': client } });
     const limits = { perSecond: 1, burst: 2 };
     const behind = await buildApp({ readiness: [], rateLimit: limits }, { trustProxy: ['10.0.0.0/8'] });
     const statuses = async (app: typeof behind, client: string) => [(await requests(app, client)).statusCode, (await requests(app, client)).statusCode, (await requests(app, client)).statusCode];

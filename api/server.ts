@@ -27,7 +27,10 @@ export async function startServer(deps: AppDependencies, options: ServerOptions)
     app.log.info({ signal }, 'shutting down');
     const force = setTimeout(() => process.exit(1), options.shutdownGraceMs);
     force.unref();
-    app.close().then(() => process.exit(0), () => process.exit(1));
+    app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

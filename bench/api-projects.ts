@@ -88,7 +88,10 @@ async function measure(targets: Target[]): Promise<Map<Target, LoadResult[]>> {
   };
   say(`${targets.length} targets × ${rounds} rounds of ${durationSeconds} s at ${connections} connections (${warmupSeconds} s warm-up per target in the first round, then ${laterWarmupSeconds} s)`);
   const output = await runToCompletion(node, [join(repoRoot, 'bench/load.ts'), JSON.stringify(plan)]);
-  const windows = output.trim().split('\n').map((line) => JSON.parse(line) as LoadWindow);
+  const windows = output
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as LoadWindow);
   const results = new Map<Target, LoadResult[]>(targets.map((target) => [target, []]));
   for (const window of windows.sort((a, b) => a.round - b.round)) {
     const target = targets[window.target] as Target;
@@ -128,7 +131,7 @@ async function main(): Promise<void> {
 
   const plain: Target = { label: 'bare Fastify  GET /hello (no logger)', url: `${bare}/hello` };
   const logged: Target = { label: 'bare Fastify  GET /hello (access log, info)', url: `${bareLogged}/hello` };
-  const sameServer: Target = { label: 'bare Fastify  GET /hello (cw-api\'s server, no logger)', url: `${bareSameServer}/hello` };
+  const sameServer: Target = { label: "bare Fastify  GET /hello (cw-api's server, no logger)", url: `${bareSameServer}/hello` };
   const targets: Target[] = [
     plain,
     logged,
@@ -171,7 +174,9 @@ function report(targets: Target[], results: Map<Target, LoadResult[]>): void {
   const lines = [
     '',
     `Node ${process.version}, Fastify ${fastify}; ${connections} connections, ${warmupSeconds} s warm-up (then ${laterWarmupSeconds} s), ${durationSeconds} s measured; ${rounds} interleaved rounds, medians`,
-    `${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end (anything else running moves these numbers)`,
+    `${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end (anything else running moves these numbers)`,
     '',
     `${'server and route'.padEnd(54)}${'req/s'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'× bare'.padStart(8)}${'× bare+log'.padStart(12)}${'× same server'.padStart(15)}   req/s, slowest–fastest round`,
     ...rows.map(

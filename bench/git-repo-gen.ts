@@ -126,7 +126,9 @@ export function* fastImportStream(shape: RepoShape): Generator<string> {
 
     const who = people[src.skewed(people.length)] as Person;
     time += 300 + src.int(12 * 3600);
-    const message = options.message ?? `${src.pick(['Fix', 'Add', 'Refactor', 'Speed up', 'Document', 'Remove', 'Handle'])} ${src.word()} ${src.word()} in ${src.word()}\n\n${Array.from({ length: src.int(30) }, () => src.word()).join(' ')}\n`;
+    const message =
+      options.message ??
+      `${src.pick(['Fix', 'Add', 'Refactor', 'Speed up', 'Document', 'Remove', 'Handle'])} ${src.word()} ${src.word()} in ${src.word()}\n\n${Array.from({ length: src.int(30) }, () => src.word()).join(' ')}\n`;
     mark++;
     const header = [
       `commit ${ref}`,

@@ -193,7 +193,9 @@ async function main(): Promise<void> {
   const source = flags.repo ? resolve(flags.repo) : await generatedRepo({ commits: positive('commits'), files: positive('files'), seed: positive('seed') }, say);
   const reference = await referenceRepo(source);
   const facts = await describeRepo(reference);
-  say(`repository ${flags.repo ? source : 'generated'}: ${facts.commits} commits, ${facts.objects} objects, ${facts.refs.length} refs, pack ${(facts.packBytes / 2 ** 20).toFixed(1)} MiB${facts.bitmaps ? ', with bitmaps' : ''}; logs in ${stateDir}`);
+  say(
+    `repository ${flags.repo ? source : 'generated'}: ${facts.commits} commits, ${facts.objects} objects, ${facts.refs.length} refs, pack ${(facts.packBytes / 2 ** 20).toFixed(1)} MiB${facts.bitmaps ? ', with bitmaps' : ''}; logs in ${stateDir}`,
+  );
   const servers: Server[] = [await startReference(join(stateDir, 'reference'))];
   let cw: Awaited<ReturnType<typeof startCwGit>> | undefined;
   if (!flags['reference-only']) {
@@ -223,7 +225,11 @@ function report(facts: RepoFacts, cloneTimes: Map<string, number[]>, pushed: Pus
     `git clone --bare (protocol v2), ${clones} per server, interleaved     median    min     max   ratio`,
     ...[...cloneTimes].map(([name, times]) => {
       const m = median(times);
-      return `  ${name.padEnd(62)}${m.toFixed(2).padStart(6)} s${Math.min(...times).toFixed(2).padStart(6)}${Math.max(...times).toFixed(2).padStart(8)}${(m / reference).toFixed(2).padStart(8)}`;
+      return `  ${name.padEnd(62)}${m.toFixed(2).padStart(6)} s${Math.min(...times)
+        .toFixed(2)
+        .padStart(6)}${Math.max(...times)
+        .toFixed(2)
+        .padStart(8)}${(m / reference).toFixed(2).padStart(8)}`;
     }),
   ];
   const cwTimes = cloneTimes.get('cw-git');
@@ -245,7 +251,13 @@ function report(facts: RepoFacts, cloneTimes: Map<string, number[]>, pushed: Pus
       `object-store requests per warm \`git ls-remote\` (protocol v2: two HTTP requests): ${formatRequests(reads.perLsRemote)}`,
     );
   }
-  lines.push(`(${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end: clients, servers and MinIO share them)`, '', 'targets');
+  lines.push(
+    `(${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end: clients, servers and MinIO share them)`,
+    '',
+    'targets',
+  );
   if (cwTimes) {
     const ratio = median(cwTimes) / reference;
     lines.push(`  ${mark(ratio <= TARGETS.cloneRatio)} clone time ≤ ${TARGETS.cloneRatio} × http-backend: ${ratio.toFixed(2)}`);

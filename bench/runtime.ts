@@ -236,7 +236,10 @@ async function measureThroughput(kit: Kit, port: number, runtimePid: number): Pr
 async function main(): Promise<void> {
   const t0 = Date.now();
   const [cluster, minio] = await Promise.all([startControlPlane({ stateDir, throwaway: true }), startMinio(stateDir)]);
-  stops.push(() => cluster.stop(), () => minio.service.stop());
+  stops.push(
+    () => cluster.stop(),
+    () => minio.service.stop(),
+  );
   await installCrds(cluster.kubeconfig);
   const bucketName = await createRunBucket(minio, 'cw-bench');
 
@@ -282,11 +285,7 @@ async function main(): Promise<void> {
   report(deployed, rolledBack, throughput);
 }
 
-function report(
-  deployed: { total: number[]; fromSpec: number[]; compressed: number },
-  rolledBack: number[],
-  throughput: { direct: Measured[]; routed: Measured[] },
-): void {
+function report(deployed: { total: number[]; fromSpec: number[]; compressed: number }, rolledBack: number[], throughput: { direct: Measured[]; routed: Measured[] }): void {
   const ms = (v: number) => `${v.toFixed(0)} ms`;
   const mean = (rs: Measured[]) => rs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / rs.length;
   const cpu = (rs: Measured[], name: string) => rs.reduce((sum, r) => sum + (r.cpuMicros[name] ?? 0), 0) / rs.length;
@@ -310,7 +309,9 @@ function report(
     `  ratio entry point / direct: ${ratio.toFixed(2)} (${routed.toFixed(0)} / ${direct.toFixed(0)} req/s)`,
     `  CPU per request: direct workerd ${cpu(throughput.direct, 'workerd').toFixed(0)} µs (load generator ${cpu(throughput.direct, 'loader').toFixed(0)} µs); ` +
       `through the entry point, router ${cpu(throughput.routed, 'router').toFixed(0)} µs + workerd ${cpu(throughput.routed, 'workerd').toFixed(0)} µs (load generator ${cpu(throughput.routed, 'loader').toFixed(0)} µs)`,
-    `  (${cpus().length} CPUs, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end: the load generator, the router and workerd share them)`,
+    `  (${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end: the load generator, the router and workerd share them)`,
     '',
     'targets',
     `  ${mark(deployP50 < TARGETS.deployP50Ms)} deploy p50 < ${TARGETS.deployP50Ms} ms: ${ms(deployP50)} (${(deployP50 / TARGETS.deployP50Ms).toFixed(2)} of target)`,

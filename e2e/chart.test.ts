@@ -225,11 +225,15 @@ beforeAll(async () => {
     .filter((o): o is KubeObject => o !== null);
   // The Secrets the chart refers to and leaves to the admin.
   await apply({
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'chart-s3', namespace: releaseNamespace },
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'chart-s3', namespace: releaseNamespace },
     stringData: { CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '', CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '' },
   } as KubeObject);
   await apply({
-    apiVersion: 'v1', kind: 'Secret', metadata: { name: 'chart-route53', namespace: releaseNamespace },
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'chart-route53', namespace: releaseNamespace },
     stringData: { CW_ROUTE53_ACCESS_KEY_ID: 'AKIDCHARTTEST', CW_ROUTE53_SECRET_ACCESS_KEY: 'chart-test-secret' },
   } as KubeObject);
   for (const object of rendered) await apply(object);
@@ -249,13 +253,18 @@ beforeAll(async () => {
     spec: template.spec,
   } as KubeObject);
   runtimePod = { name: pod.metadata?.name ?? '', uid: pod.metadata?.uid ?? '' };
-  runtime = await runPod('Deployment', 'cloudwright-runtime', {
-    CW_RUNTIME_HOST: '127.0.0.1',
-    CW_RUNTIME_PORT: String(runtimePort),
-    CW_RUNTIME_STATUS_HOST: '127.0.0.1',
-    CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
-    CW_RUNTIME_DATA_DIR: dataDir,
-  }, runtimePod);
+  runtime = await runPod(
+    'Deployment',
+    'cloudwright-runtime',
+    {
+      CW_RUNTIME_HOST: '127.0.0.1',
+      CW_RUNTIME_PORT: String(runtimePort),
+      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+      CW_RUNTIME_STATUS_PORT: String(runtimeStatusPort),
+      CW_RUNTIME_DATA_DIR: dataDir,
+    },
+    runtimePod,
+  );
   const apiPort = await freePort();
   apiUrl = `http://127.0.0.1:${apiPort}`;
   // Neither the API nor the operator is told where the runtime is: they find its RuntimeReplica.
@@ -293,7 +302,12 @@ async function callApi(method: string, path: string, body?: Uint8Array | object)
 describe('the Helm chart', () => {
   it('renders objects the kube-apiserver accepts, each of them stored', async () => {
     expect(rendered.map((o) => o.kind)).toEqual(expect.arrayContaining(['Deployment', 'Service', 'ClusterRole', 'Role', 'Namespace', 'PodDisruptionBudget']));
-    expect(rendered.filter((o) => o.kind === 'Deployment').map((o) => o.metadata?.name).sort()).toEqual(['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']);
+    expect(
+      rendered
+        .filter((o) => o.kind === 'Deployment')
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']);
     // Cluster-scoped names carry the release's name.
     for (const object of rendered.filter((o) => o.kind?.startsWith('Cluster'))) expect(object.metadata?.name).toMatch(new RegExp(`^${RELEASE}-`));
     for (const object of rendered) {
@@ -312,7 +326,10 @@ describe('the Helm chart', () => {
       POD_NAMESPACE: 'metadata.namespace',
     });
     for (const name of ['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']) {
-      expect(containerOf('Deployment', name).env?.map((e) => e.name), name).not.toContain('CW_RUNTIME_STATUS_URL');
+      expect(
+        containerOf('Deployment', name).env?.map((e) => e.name),
+        name,
+      ).not.toContain('CW_RUNTIME_STATUS_URL');
     }
     expect(rendered.some((o) => o.kind === 'Service' && o.metadata?.name === 'cloudwright-runtime-status')).toBe(false);
   });
@@ -382,7 +399,11 @@ describe('the Helm chart', () => {
     const deploy = await callApi('POST', `${project}/apps/hello/deployments`, packWorker('export default { fetch() { return new Response("installed by the chart"); } };\n'));
     expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
     const host = `hello.${member.project}.${BASE_DOMAIN}`;
-    await eventually(`${host} served`, () => send(runtimePort, host), (r) => r.status === 200 && r.body === 'installed by the chart');
+    await eventually(
+      `${host} served`,
+      () => send(runtimePort, host),
+      (r) => r.status === 200 && r.body === 'installed by the chart',
+    );
     const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
     await eventually(
       'RuntimeApp Ready (the operator asked the runtime)',
@@ -408,7 +429,10 @@ describe('the Helm chart', () => {
     const asRuntime = loadKubeConnection(kubeconfigs.get('cloudwright-runtime'));
     const labels = { 'cloudwright.dev/runtime-replica': 'true' };
     const write = (name: string) =>
-      objectClient<RuntimeReplica>(asRuntime, REPLICA_REPORTS).apply({ metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false, apps: [] } }, { fieldManager: 'cw-runtime', force: true });
+      objectClient<RuntimeReplica>(asRuntime, REPLICA_REPORTS).apply(
+        { metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false, apps: [] } },
+        { fieldManager: 'cw-runtime', force: true },
+      );
     // Its own, named after its pod, it has written already (the flow above was served and counted through it).
     expect(await objectClient<RuntimeReplica>(conn, REPLICA_REPORTS).get(releaseNamespace, runtimePod.name)).toBeDefined();
     await expect(write('cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
@@ -427,6 +451,11 @@ describe('the Helm chart', () => {
     // The pod is deleted while its process hangs (killed: it cannot clean up): the garbage collector does.
     await killHard(runtime);
     await objectClient(conn, KINDS.Pod!).delete(releaseNamespace, runtimePod.name, { propagationPolicy: 'Background' });
-    await eventually('the report and the lease gone with the pod', async () => [await replicas.get(releaseNamespace, runtimePod.name), await leases.get(releaseNamespace, runtimePod.name)], ([r, l]) => !r && !l, 60_000);
+    await eventually(
+      'the report and the lease gone with the pod',
+      async () => [await replicas.get(releaseNamespace, runtimePod.name), await leases.get(releaseNamespace, runtimePod.name)],
+      ([r, l]) => !r && !l,
+      60_000,
+    );
   });
 });

@@ -41,9 +41,7 @@ describe('CRDs on a real kube-apiserver', () => {
 
   it('reject a spec the schema forbids, naming the field', async () => {
     const namespace = await createTestNamespace(conn);
-    const err = await runtimeApps
-      .create({ metadata: { name: 'bad', namespace }, spec: { displayName: 'bad', maxConcurrentRequests: 0 } })
-      .catch((e: unknown) => e);
+    const err = await runtimeApps.create({ metadata: { name: 'bad', namespace }, spec: { displayName: 'bad', maxConcurrentRequests: 0 } }).catch((e: unknown) => e);
     expect(statusCodeOf(err)).toBe(422);
     expect(String((err as Error).message)).toContain('maxConcurrentRequests');
     expect(await runtimeApps.get(namespace, 'bad')).toBeUndefined();

@@ -21,7 +21,11 @@ import { BASE_DOMAIN, eventually, packWorker, s3Env, servedEverywhere, startOper
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
-const route53 = new Route53Provider({ ownerId: 'cloudwright', endpoint: inject('route53Endpoint'), credentials: { accessKeyId: 'AKIDCLOUDWRIGHTTEST', secretAccessKey: 'cloudwright-test-secret-key' } });
+const route53 = new Route53Provider({
+  ownerId: 'cloudwright',
+  endpoint: inject('route53Endpoint'),
+  credentials: { accessKeyId: 'AKIDCLOUDWRIGHTTEST', secretAccessKey: 'cloudwright-test-secret-key' },
+});
 const running: Service[] = [];
 let api: ApiServer | undefined;
 let runtime: Runtime;
@@ -176,13 +180,22 @@ describe('project domains and DNS records', () => {
 
     // Undelegate: the operator's periodic re-check (every second here) takes it back to pending.
     parent.undelegate(domain);
-    await eventually('periodic re-check → pending_delegation', () => ok<{ domain: DomainBody }>(200, 'GET', `/domains/${domain}`), (b) => b.domain.status === 'pending_delegation', 20_000);
+    await eventually(
+      'periodic re-check → pending_delegation',
+      () => ok<{ domain: DomainBody }>(200, 'GET', `/domains/${domain}`),
+      (b) => b.domain.status === 'pending_delegation',
+      20_000,
+    );
     const [pending] = await domainObjects(domain);
     expect(condition(pending, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated' });
     expect(await refused(409, 'PUT', `/domains/${domain}/records/${www.record_id}`, { ttl: 60 })).toContain('pending_delegation');
     expect(await refused(409, 'POST', `/domains/${domain}/records`, { name: 'api', type: 'A', value: '192.0.2.20' })).toContain('pending_delegation');
     await ok(200, 'DELETE', `/domains/${domain}/records/${txt.record_id}`);
-    await eventually('TXT gone from the zone', () => zoneContents(added.hosted_zone_id, domain), (c) => !c.some((l) => l.includes('TXT')));
+    await eventually(
+      'TXT gone from the zone',
+      () => zoneContents(added.hosted_zone_id, domain),
+      (c) => !c.some((l) => l.includes('TXT')),
+    );
     await refused(404, 'DELETE', `/domains/${domain}/records/${txt.record_id}`);
 
     // Delete: records and zone go, history stays, the domain can be added again.
@@ -208,7 +221,12 @@ describe('project domains and DNS records', () => {
     // kubectl delete (not the API's soft delete): the operator's finalizer deletes the zone, then the object goes.
     const current = (await domainObjects(domain)).find((d) => !d.spec.deleted);
     await domains.delete(member.project, current?.metadata?.name ?? '');
-    await eventually('object gone after its zone', () => domainObjects(domain), (list) => list.length === 1, 20_000);
+    await eventually(
+      'object gone after its zone',
+      () => domainObjects(domain),
+      (list) => list.length === 1,
+      20_000,
+    );
     await expect(route53.listRecords(again.hosted_zone_id)).rejects.toSatisfy((err) => err instanceof DnsProviderError && err.code === 'zone_not_found');
   });
 });
@@ -269,17 +287,23 @@ describe('app hostnames', () => {
     expect((await ok<HostnameBody>(200, 'POST', `/apps/web/domains/${external}/finalize`)).status).toBe('active');
     await servedEverywhere([runtime], external, 'hello from web');
     const listed = (await ok<{ domains: HostnameBody[] }>(200, 'GET', '/apps/web/domains')).domains;
-    expect(listed.map((h) => [h.domain, h.dns_mode, h.status])).toEqual([
-      [external, 'external_records', 'active'],
-      [host, 'managed_project_domain', 'active'],
-    ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))));
+    expect(listed.map((h) => [h.domain, h.dns_mode, h.status])).toEqual(
+      [
+        [external, 'external_records', 'active'],
+        [host, 'managed_project_domain', 'active'],
+      ].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    );
 
     // Deleting the app removes its hostnames and platform-owned records, and names the external DNS left to clean.
     const report = await ok<{ deleted: { dns_records: number; hostnames: string[] }; dns_cleanup_pending: { hostname: string }[] }>(200, 'DELETE', '/apps/web');
     expect(report.deleted.dns_records).toBe(1);
     expect(report.deleted.hostnames).toEqual([external, host].sort());
     expect(report.dns_cleanup_pending.map((p) => p.hostname)).toEqual([external]);
-    await eventually('platform-owned CNAME gone from the zone', () => zoneContents(added.hosted_zone_id, domain), (c) => c.length === 0);
+    await eventually(
+      'platform-owned CNAME gone from the zone',
+      () => zoneContents(added.hosted_zone_id, domain),
+      (c) => c.length === 0,
+    );
     expect((await ok<{ records: RecordBody[] }>(200, 'GET', `/domains/${domain}/records`)).records).toEqual([]);
   });
 });

@@ -47,7 +47,11 @@ describe('cw-git admin commands on pushed history', () => {
     const out = join(config.dir, 'at-2');
     await cwGit(['wal', 'materialize', repo, '--at-seq', '2', '--out', out], env);
     await runGit(['-C', out, 'fsck', '--full', '--strict']);
-    const refs = (await runGit(['-C', out, 'show-ref', '--dereference'])).stdout.toString().trim().split('\n').map((l) => l.replace(' ', '\t'));
+    const refs = (await runGit(['-C', out, 'show-ref', '--dereference'])).stdout
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(' ', '\t'));
     const atTwo = snapshots[1]!.split('\n').filter((l) => !l.endsWith('\tHEAD'));
     expect(refs.sort()).toEqual(atTwo.sort());
     expect(await git.out(['-C', out, 'log', '--format=%s', 'main'])).toBe('change 0');

@@ -21,7 +21,12 @@ afterAll(async () => {
 
 async function remoteRefs(repo: string): Promise<Map<string, string>> {
   const out = await bed.git.out(['ls-remote', bed.remote(bed.a, repo)]);
-  return new Map(out.split('\n').filter(Boolean).map((line) => line.split('\t').reverse() as [string, string]));
+  return new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t').reverse() as [string, string]),
+  );
 }
 
 describe('SIGKILL during a push', () => {

@@ -35,7 +35,14 @@ describe('git smart HTTP through two instances', () => {
 
     const local = await git().out(['show-ref', '--head', '--dereference'], work);
     const throughB = await lsRemote(remote(bed.b, repo));
-    expect(throughB.split('\n').sort()).toEqual(expect.arrayContaining(local.split('\n').filter((l) => !l.includes(' HEAD')).map((l) => l.replace(' ', '\t'))));
+    expect(throughB.split('\n').sort()).toEqual(
+      expect.arrayContaining(
+        local
+          .split('\n')
+          .filter((l) => !l.includes(' HEAD'))
+          .map((l) => l.replace(' ', '\t')),
+      ),
+    );
     expect(throughB).toContain('refs/tags/v2^{}');
 
     for (const version of ['0', '2']) {
@@ -50,7 +57,10 @@ describe('git smart HTTP through two instances', () => {
 
     // A gzip-compressed request body (git compresses large negotiations) is read like a plain one.
     const lsRefs = Buffer.concat([pktLine('command=ls-refs\n'), pktLine('agent=e2e\n'), Buffer.from('0001'), pktLine('ref-prefix refs/tags/\n'), FLUSH]);
-    for (const [encoding, payload] of [['identity', lsRefs], ['gzip', gzipSync(lsRefs)]] as const) {
+    for (const [encoding, payload] of [
+      ['identity', lsRefs],
+      ['gzip', gzipSync(lsRefs)],
+    ] as const) {
       const response = await fetch(`${bed.b.url}/${repo}/git-upload-pack`, {
         method: 'POST',
         headers: { authorization: `Bearer ${bed.token}`, 'git-protocol': 'version=2', 'content-type': 'application/x-git-upload-pack-request', 'content-encoding': encoding },
@@ -182,7 +192,7 @@ describe('git smart HTTP through two instances', () => {
     const head = await store.readHead(repo);
     expect(head.seq).toBe(1 + pushers * rounds);
     const seqs: number[] = [];
-    for (let from = 1; ; ) {
+    for (let from = 1; ;) {
       const page = await store.listLog(repo, from, { limit: 100 });
       seqs.push(...page.entries.map((e) => e.seq));
       if (page.next === undefined) break;

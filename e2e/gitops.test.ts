@@ -30,7 +30,11 @@ import { toolPath } from './harness/tools.ts';
 const run = promisify(execFile);
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
-const route53 = new Route53Provider({ ownerId: 'cloudwright', endpoint: inject('route53Endpoint'), credentials: { accessKeyId: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_ACCESS_KEY_ID, secretAccessKey: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_SECRET_ACCESS_KEY } });
+const route53 = new Route53Provider({
+  ownerId: 'cloudwright',
+  endpoint: inject('route53Endpoint'),
+  credentials: { accessKeyId: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_ACCESS_KEY_ID, secretAccessKey: ROUTE53_TEST_CREDENTIALS.CW_ROUTE53_SECRET_ACCESS_KEY },
+});
 const running: Service[] = [];
 let parent: ParentZoneServer;
 let runtime: Runtime;
@@ -119,25 +123,49 @@ spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domai
 
     // The zone exists; the registrar (here the parent zone) is told its nameservers. No delegation check is asked for.
     const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
-    const zoned = await eventually('the hosted zone', () => domains.get(namespace, 'shop'), (d) => (d?.status?.nameservers?.length ?? 0) > 0);
+    const zoned = await eventually(
+      'the hosted zone',
+      () => domains.get(namespace, 'shop'),
+      (d) => (d?.status?.nameservers?.length ?? 0) > 0,
+    );
     parent.delegate(domain, zoned?.status?.nameservers ?? []);
-    const managed = await eventually('managed, by the controller’s own re-check', () => domains.get(namespace, 'shop'), (d) => d?.status?.state === 'managed');
+    const managed = await eventually(
+      'managed, by the controller’s own re-check',
+      () => domains.get(namespace, 'shop'),
+      (d) => d?.status?.state === 'managed',
+    );
     expect(managed?.metadata?.annotations?.['cloudwright.dev/delegation-check-requested-at']).toBeUndefined();
 
     // The record and the hostname's platform-owned CNAME are in the zone; the hostname activated itself.
     const zoneId = managed?.status?.hostedZoneId ?? '';
-    const record = await eventually('the record applied', () => objectClient<DnsRecord>(conn, DNS_RECORDS).get(namespace, 'api'), (r) => findCondition(r?.status?.conditions, 'Ready')?.status === 'True');
+    const record = await eventually(
+      'the record applied',
+      () => objectClient<DnsRecord>(conn, DNS_RECORDS).get(namespace, 'api'),
+      (r) => findCondition(r?.status?.conditions, 'Ready')?.status === 'True',
+    );
     expect(record?.status?.fqdn).toBe(`api.${domain}`);
-    const zone = await eventually('the zone contents', async () => (await route53.listRecords(zoneId)).map((r) => `${r.name} ${r.type} ${r.values.join(',')}`), (names) => names.some((n) => n.startsWith(`${host} CNAME`)));
+    const zone = await eventually(
+      'the zone contents',
+      async () => (await route53.listRecords(zoneId)).map((r) => `${r.name} ${r.type} ${r.values.join(',')}`),
+      (names) => names.some((n) => n.startsWith(`${host} CNAME`)),
+    );
     expect(zone).toContain(`api.${domain} A 192.0.2.10`);
     expect(zone).toContain(`${host} CNAME runtime.${BASE_DOMAIN}`);
-    const hostname = await eventually('the hostname active', () => objectClient<AppHostname>(conn, APP_HOSTNAMES).get(namespace, host), (h) => h?.status?.state === 'active');
+    const hostname = await eventually(
+      'the hostname active',
+      () => objectClient<AppHostname>(conn, APP_HOSTNAMES).get(namespace, host),
+      (h) => h?.status?.state === 'active',
+    );
     expect(findCondition(hostname?.status?.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'Active' });
 
     // Served on its default host and on the hostname, and reported Ready.
     await servedEverywhere([runtime], host, greeting);
     await servedEverywhere([runtime], `web.${namespace}.${BASE_DOMAIN}`, greeting);
-    await eventually('the app Ready', () => objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(namespace, 'web'), (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True');
+    await eventually(
+      'the app Ready',
+      () => objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(namespace, 'web'),
+      (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True',
+    );
 
     // The platform wrote status only: the same files diff clean under the same field manager.
     const diff = await kubectl('diff', '--server-side', '--field-manager=argocd', '-f', manifests);

@@ -31,13 +31,10 @@ async function startOperator(namespace: string, name: string): Promise<Service> 
 }
 
 async function createApps(namespace: string, from: number, count: number): Promise<void> {
-  await Promise.all(
-    Array.from({ length: count }, (_, i) => apps.create({ metadata: { name: `app-${from + i}`, namespace }, spec: { displayName: `app ${from + i}` } })),
-  );
+  await Promise.all(Array.from({ length: count }, (_, i) => apps.create({ metadata: { name: `app-${from + i}`, namespace }, spec: { displayName: `app ${from + i}` } })));
 }
 
-const converged = (app: RuntimeApp) =>
-  app.status?.observedGeneration === app.metadata?.generation && app.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'NoBuild';
+const converged = (app: RuntimeApp) => app.status?.observedGeneration === app.metadata?.generation && app.status?.conditions?.find((c) => c.type === 'Ready')?.reason === 'NoBuild';
 
 describe('cw-operator killed mid-reconcile', () => {
   it('converges after a restart without duplicate status writes or events', { timeout: 120_000 }, async () => {
@@ -46,9 +43,7 @@ describe('cw-operator killed mid-reconcile', () => {
     await createApps(namespace, 0, 40);
 
     // Kill it while it is working through the queue, the moment a watch shows some apps done (not all).
-    const done = (
-      await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 60_000, what: 'three apps converged' }, (seen) => seen.filter(converged).length >= 3)
-    ).filter(converged);
+    const done = (await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 60_000, what: 'three apps converged' }, (seen) => seen.filter(converged).length >= 3)).filter(converged);
     first.child.kill('SIGKILL');
     await first.stop();
     const before = new Map(done.map((a) => [a.metadata?.name, a]));
@@ -58,9 +53,7 @@ describe('cw-operator killed mid-reconcile', () => {
     await startOperator(namespace, 'operator-b'); // waits out the dead leader's Lease, then reconciles
 
     // Waits for all to converge; on a timeout, the assertions below say which did not.
-    await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 90_000, what: 'every app converged' }, (seen) => seen.length === 60 && seen.every(converged)).catch(
-      () => undefined,
-    );
+    await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace, timeoutMs: 90_000, what: 'every app converged' }, (seen) => seen.length === 60 && seen.every(converged)).catch(() => undefined);
     const items = (await apps.list(namespace)).items;
     expect(items).toHaveLength(60);
     expect(items.filter((a) => !converged(a)).map((a) => a.metadata?.name)).toEqual([]);

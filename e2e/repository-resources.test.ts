@@ -34,13 +34,16 @@ function ready(r: Repository | undefined) {
   return r?.status?.observedGeneration === r?.metadata?.generation ? findCondition(r?.status?.conditions, 'Ready') : undefined;
 }
 
-
 describe('Repository resources applied with the Kubernetes API', { timeout: 60_000 }, () => {
   it('creates the repository in the bucket and reports it Ready and pristine; deleting it deletes the data', async () => {
     const full = newRepoName();
     const { owner, name } = parseRepoPath(full);
     await client.create({ metadata: { name: 'site', namespace }, spec: { owner, name } });
-    const created = await eventually('site Ready', () => client.get(namespace, 'site'), (r) => ready(r)?.status === 'True');
+    const created = await eventually(
+      'site Ready',
+      () => client.get(namespace, 'site'),
+      (r) => ready(r)?.status === 'True',
+    );
     expect(ready(created)).toMatchObject({ reason: 'Available' });
     expect(created?.spec.defaultBranch).toBe('main'); // defaulted by the apiserver from the schema
     expect(created?.status).toMatchObject({ headSeq: '0', pristine: true });
@@ -50,7 +53,11 @@ describe('Repository resources applied with the Kubernetes API', { timeout: 60_0
     expect(await objectKeys(objects, full)).toEqual([`repos/${full}/manifest.json`]);
 
     await client.delete(namespace, 'site');
-    await eventually('site gone', () => client.get(namespace, 'site'), (r) => r === undefined);
+    await eventually(
+      'site gone',
+      () => client.get(namespace, 'site'),
+      (r) => r === undefined,
+    );
     await expect(repos.readHead(full)).rejects.toBeInstanceOf(RepoNotFoundError);
     expect(await objectKeys(objects, full)).toEqual([]);
   });
@@ -59,14 +66,26 @@ describe('Repository resources applied with the Kubernetes API', { timeout: 60_0
     const full = newRepoName();
     const { owner, name } = parseRepoPath(full);
     await client.create({ metadata: { name: 'first', namespace }, spec: { owner, name } });
-    const first = await eventually('first Ready', () => client.get(namespace, 'first'), (r) => ready(r)?.status === 'True');
+    const first = await eventually(
+      'first Ready',
+      () => client.get(namespace, 'first'),
+      (r) => ready(r)?.status === 'True',
+    );
     await client.create({ metadata: { name: 'copy', namespace }, spec: { owner, name, defaultBranch: 'dev' } });
-    const copy = await eventually('copy NameConflict', () => client.get(namespace, 'copy'), (r) => ready(r)?.reason === 'NameConflict');
+    const copy = await eventually(
+      'copy NameConflict',
+      () => client.get(namespace, 'copy'),
+      (r) => ready(r)?.reason === 'NameConflict',
+    );
     expect(ready(copy)?.status).toBe('False');
     const head = await repos.readHead(full);
     expect({ repoId: head.repoId, headRef: head.headRef }).toEqual({ repoId: first?.status?.repoId, headRef: 'refs/heads/main' });
     await client.delete(namespace, 'copy');
-    await eventually('copy gone', () => client.get(namespace, 'copy'), (r) => r === undefined);
+    await eventually(
+      'copy gone',
+      () => client.get(namespace, 'copy'),
+      (r) => r === undefined,
+    );
     expect((await repos.readHead(full)).repoId).toBe(first?.status?.repoId);
   });
 

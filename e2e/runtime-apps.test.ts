@@ -117,7 +117,11 @@ describe('runtime apps applied as custom resources', () => {
     await notServedAnywhere(runtimes, host);
     await notServedAnywhere(runtimes, www);
     for (const runtime of runtimes) {
-      await eventually('status 404', () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`).then((r) => r.status), (s) => s === 404);
+      await eventually(
+        'status 404',
+        () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`).then((r) => r.status),
+        (s) => s === 404,
+      );
     }
   });
 
@@ -149,7 +153,9 @@ describe('runtime apps applied as custom resources', () => {
     const lateId = buildIdFor(createHash('sha256').update(late).digest('hex'));
     await apps.patch(namespace, 'shaky', { spec: { activeBuildId: lateId } });
     const unknown = await readyReason(namespace, 'shaky', 'BuildNotFound');
-    expect(condition(unknown, 'Deployed')?.message).toBe(`Build ${lateId} does not exist: there is no Build ${buildResourceName('shaky', lateId)} in namespace ${namespace}. The app keeps serving build ${good}.`);
+    expect(condition(unknown, 'Deployed')?.message).toBe(
+      `Build ${lateId} does not exist: there is no Build ${buildResourceName('shaky', lateId)} in namespace ${namespace}. The app keeps serving build ${good}.`,
+    );
     await upload(namespace, app, late);
     await servedEverywhere(runtimes, host, 'Hello from late');
     expect((await readyReason(namespace, 'shaky', 'Serving'))?.status?.servingBuildId).toBe(lateId);

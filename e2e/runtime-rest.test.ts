@@ -13,18 +13,7 @@ import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import type { Service } from './harness/process.ts';
-import {
-  BASE_DOMAIN,
-  eventually,
-  notServedAnywhere,
-  packWorker,
-  PUBLIC_PORT,
-  s3Env,
-  servedEverywhere,
-  startOperator,
-  startRuntime,
-  type Runtime,
-} from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, notServedAnywhere, packWorker, PUBLIC_PORT, s3Env, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 /** How long a change made through the API may take to be served (or unserved) by every replica. */
 const TAKES_EFFECT_MS = 5_000;
@@ -116,7 +105,11 @@ describe('runtime apps through the REST API', () => {
       await servedEverywhere(runtimes, host, 'Hello from v1');
     });
     // The operator reports the replicas' state in the app's view.
-    const ready = await eventually('GET app ready', () => ok<{ app: { ready: boolean; url?: string } }>(200, 'GET', '/apps/hello'), (b) => b.app.ready);
+    const ready = await eventually(
+      'GET app ready',
+      () => ok<{ app: { ready: boolean; url?: string } }>(200, 'GET', '/apps/hello'),
+      (b) => b.app.ready,
+    );
     expect(ready.app).toMatchObject({ active_build_id: v1.build_id, hosts: [host, www], url: `http://${host}:${PUBLIC_PORT}` });
 
     const variable = await ok<{ variable: unknown }>(200, 'PUT', '/apps/hello/environment/GREETING', { value: 'Howdy' });

@@ -92,10 +92,7 @@ describe('cw-runtime scaled out and in', () => {
     })();
 
     // Scale to three: two more processes with the first one's configuration. Nobody tells anyone their address.
-    const [second, third] = await Promise.all([
-      startRuntime('cw-runtime-scale-b', ns, running, REPLICA_ENV),
-      startRuntime('cw-runtime-scale-c', ns, running, REPLICA_ENV),
-    ]);
+    const [second, third] = await Promise.all([startRuntime('cw-runtime-scale-b', ns, running, REPLICA_ENV), startRuntime('cw-runtime-scale-c', ns, running, REPLICA_ENV)]);
     proxy!.backends = [first.port, second.port, third.port];
     for (const replica of [second, third]) expect(await send(replica.port, host)).toMatchObject({ status: 200, body: 'Hello from every replica' });
     await eventually('Ready, served by three replicas', app, readyWith(3));
@@ -118,7 +115,12 @@ describe('cw-runtime scaled out and in', () => {
     await killHard(third.service);
     proxy!.backends = [first.port, third.port];
     const killedAt = performance.now();
-    await eventually('the killed replica forgotten', async () => [await replicas.get(ns, third.name), await leases.get(ns, third.name)], ([r, l]) => !r && !l, 30_000);
+    await eventually(
+      'the killed replica forgotten',
+      async () => [await replicas.get(ns, third.name), await leases.get(ns, third.name)],
+      ([r, l]) => !r && !l,
+      30_000,
+    );
     await eventually('Ready, served by one replica', app, readyWith(1));
     const forgottenMs = performance.now() - killedAt;
     proxy!.backends = [first.port];
@@ -136,6 +138,10 @@ describe('cw-runtime scaled out and in', () => {
     expect((await fetch(`${api!.url}/readyz`)).status).toBe(200);
     await first.service.stop();
     await eventually('RuntimeUnavailable with no replica', app, (a) => findCondition(a?.status?.conditions, 'Ready')?.reason === 'RuntimeUnavailable' && a?.status?.servingReplicas === 0);
-    await eventually('the API not ready without a runtime', () => fetch(`${api!.url}/readyz`).then((r) => r.status), (s) => s === 503);
+    await eventually(
+      'the API not ready without a runtime',
+      () => fetch(`${api!.url}/readyz`).then((r) => r.status),
+      (s) => s === 503,
+    );
   });
 });

@@ -115,7 +115,12 @@ describe('cw-git HTTP surface', () => {
     expect([ready.statusCode, ready.headers['retry-after']]).toEqual([503, '15']);
     const fetch = await t.app.inject({ method: 'GET', url: '/acme/site/info/refs?service=git-upload-pack', headers: read });
     expect([fetch.statusCode, fetch.headers['retry-after'], fetch.json().error]).toEqual([503, '15', 'draining']);
-    const lfs = await t.app.inject({ method: 'POST', url: '/acme/site/info/lfs/objects/batch', headers: { ...read, 'content-type': 'application/vnd.git-lfs+json' }, payload: { operation: 'download', objects: [] } });
+    const lfs = await t.app.inject({
+      method: 'POST',
+      url: '/acme/site/info/lfs/objects/batch',
+      headers: { ...read, 'content-type': 'application/vnd.git-lfs+json' },
+      payload: { operation: 'download', objects: [] },
+    });
     expect(lfs.statusCode).toBe(503);
     expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
   });

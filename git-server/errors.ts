@@ -24,8 +24,16 @@ const CODES: Readonly<Record<string, string>> = {
 };
 
 const BY_STATUS: Readonly<Record<number, string>> = {
-  400: 'invalid_request', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed',
-  409: 'conflict', 413: 'too_large', 415: 'unsupported_media_type', 422: 'unprocessable', 429: 'rate_limited',
+  400: 'invalid_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'too_large',
+  415: 'unsupported_media_type',
+  422: 'unprocessable',
+  429: 'rate_limited',
   503: 'unavailable',
 };
 

@@ -87,7 +87,10 @@ export async function serve(config: GitServiceConfig): Promise<void> {
   for (const note of unbuiltSettings(config)) service.app.log.warn(note);
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');
-    service.stop().then(() => process.exit(0), () => process.exit(1));
+    service.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
@@ -96,9 +99,6 @@ export async function serve(config: GitServiceConfig): Promise<void> {
 async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): Promise<RepositoryDirectory> {
   if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos);
   // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
-  const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([
-    import('../src/repositories/kube-repository-directory.ts'),
-    import('../src/kube/index.ts'),
-  ]);
+  const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([import('../src/repositories/kube-repository-directory.ts'), import('../src/kube/index.ts')]);
   return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig), namespace: config.kubernetes.namespace });
 }

@@ -71,24 +71,26 @@ export async function main(config: OperatorConfig): Promise<void> {
       log: manager.log.child({ controller: 'apphostname' }),
     }),
   );
-  if (!watchNamespace) manager.add(
-    projectController({
-      ...common,
-      projects: manager.informer<Project>(PROJECTS),
-      namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: 'cloudwright.dev/project' }),
-      log: manager.log.child({ controller: 'project' }),
-    }),
-  );
+  if (!watchNamespace)
+    manager.add(
+      projectController({
+        ...common,
+        projects: manager.informer<Project>(PROJECTS),
+        namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: 'cloudwright.dev/project' }),
+        log: manager.log.child({ controller: 'project' }),
+      }),
+    );
   // Repositories live in cw-git's bucket; without one the controller is not started, and the log says why.
   const git = repositoryStore(config.git, manager.registry);
   if ('disabled' in git) manager.log.info(`repository controller not started: ${git.disabled}`);
-  else manager.add(
-    repositoryController({
-      ...common,
-      store: git.store,
-      repositories: manager.informer<Repository>(REPOSITORIES, scope),
-      log: manager.log.child({ controller: 'repository' }),
-    }),
-  );
+  else
+    manager.add(
+      repositoryController({
+        ...common,
+        store: git.store,
+        repositories: manager.informer<Repository>(REPOSITORIES, scope),
+        log: manager.log.child({ controller: 'repository' }),
+      }),
+    );
   await runManager(manager);
 }

@@ -22,10 +22,7 @@ export async function bootstrapAccounts(kubeconfig: string): Promise<DevAccounts
   const apply = { fieldManager: 'cloudwright-dev', force: true };
   await objectClient<User>(kube, USERS).apply({ metadata: { name: 'developer' }, spec: { displayName: 'Developer', admin: false } }, apply);
   await objectClient<User>(kube, USERS).apply({ metadata: { name: 'admin' }, spec: { displayName: 'Administrator', admin: true } }, apply);
-  await objectClient<Project>(kube, PROJECTS).apply(
-    { metadata: { name: DEV_PROJECT }, spec: { displayName: 'Development', members: [{ user: 'developer', role: 'owner' }] } },
-    apply,
-  );
+  await objectClient<Project>(kube, PROJECTS).apply({ metadata: { name: DEV_PROJECT }, spec: { displayName: 'Development', members: [{ user: 'developer', role: 'owner' }] } }, apply);
 
   const store = new KubeTokenStore(kube);
   await store.start(AbortSignal.timeout(30_000));

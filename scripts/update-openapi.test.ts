@@ -152,9 +152,9 @@ describe('conventions', () => {
         return (schema?.$ref ?? schema?.allOf?.[0]?.$ref) !== '#/components/schemas/Problem';
       });
       return wrong.length > 0
-        ? `${wrong.map(([s]) => s).join(', ')} not documented as application/problem+json with the Problem schema (documented: ${[
-            ...new Set(wrong.flatMap(([, r]) => Object.keys(r.content ?? {}))),
-          ].join(', ') || 'no content'})`
+        ? `${wrong.map(([s]) => s).join(', ')} not documented as application/problem+json with the Problem schema (documented: ${
+            [...new Set(wrong.flatMap(([, r]) => Object.keys(r.content ?? {})))].join(', ') || 'no content'
+          })`
         : undefined;
     });
     expect(problems).toEqual([]);

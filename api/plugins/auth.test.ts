@@ -24,10 +24,8 @@ async function authApp(failureLimit: RateLimitOptions, callerLimit?: RateLimitOp
   await app.ready();
   const token = async (scopes: Scope[] = ['projects:read']) => (await issueToken('alice', { scopes, description: 't' }, store, now())).token;
   /** The status of GET `url` from `address` with `authorization`. */
-  const status = async (url: string, address: string, authorization?: string) =>
-    (await call(url, address, authorization)).statusCode;
-  const call = (url: string, address: string, authorization?: string) =>
-    app.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address, ...(authorization ? { authorization } : {}) } });
+  const status = async (url: string, address: string, authorization?: string) => (await call(url, address, authorization)).statusCode;
+  const call = (url: string, address: string, authorization?: string) => app.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address, ...(authorization ? { authorization } : {}) } });
   return { app, clock, token, status, call };
 }
 
@@ -71,7 +69,7 @@ describe('failed authentication limit', () => {
     await app.close();
   });
 
-  it('counts a token\'s refused requests (403) against its own rate limit', async () => {
+  it("counts a token's refused requests (403) against its own rate limit", async () => {
     const { app, token, call } = await authApp({ perSecond: 100, burst: 100 }, { perSecond: 1, burst: 2 });
     const valid = `Bearer ${await token()}`;
     expect((await call('/projects/proj-b', '10.0.0.1', valid)).statusCode).toBe(403);

@@ -112,7 +112,10 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
         if (tooMany) return done(tooMany);
       }
       const admitted = known ? admit(request, known) : principals.authenticate(header, now()).then((principal) => admit(request, principal));
-      admitted.then(() => done(), (err: Error) => refuse(request, reply, done, err));
+      admitted.then(
+        () => done(),
+        (err: Error) => refuse(request, reply, done, err),
+      );
       return;
     }
     // The common case without a promise: a caller seen before, on a route outside any project.
@@ -141,11 +144,9 @@ function failedAuthentications(limit: RateLimitOptions, now: () => Date): Failed
     refusal: (address) => {
       if (buckets.hasRoom(address)) return undefined;
       const retryAfter = buckets.retryAfterSeconds(address);
-      return new PublicError(
-        429,
-        `Too many requests with a missing or invalid token from this address (limit: ${describeRate(limit.perSecond)}); retry in ${retryAfter} s.`,
-        { 'retry-after': String(retryAfter) },
-      );
+      return new PublicError(429, `Too many requests with a missing or invalid token from this address (limit: ${describeRate(limit.perSecond)}); retry in ${retryAfter} s.`, {
+        'retry-after': String(retryAfter),
+      });
     },
     count: (address) => void buckets.take(address),
   };

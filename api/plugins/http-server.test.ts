@@ -86,7 +86,7 @@ describe('the HTTP server cw-api listens with', () => {
     expect(twoTypes.status).toBe(415);
   });
 
-  it('keeps the timeouts Fastify sets on servers it makes itself, and the caller\'s own http options', async () => {
+  it("keeps the timeouts Fastify sets on servers it makes itself, and the caller's own http options", async () => {
     const options = { requestTimeout: 60_000, keepAliveTimeout: 5_000, connectionTimeout: 1_234, maxRequestsPerSocket: 7 };
     const ours = Fastify({ ...options, serverFactory: apiHttpServer, http: { maxHeaderSize: 1024, requireHostHeader: false } });
     const plain = Fastify(options);

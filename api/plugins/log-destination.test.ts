@@ -10,7 +10,12 @@ function recorder(): { chunks: string[]; write(chunk: string): void } {
 }
 
 /** Lines as pino writes them: one JSON object and a newline each. */
-const linesOf = (chunks: string[]) => chunks.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+const linesOf = (chunks: string[]) =>
+  chunks
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 afterEach(() => {
   vi.useRealTimers();

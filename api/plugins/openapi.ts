@@ -18,8 +18,7 @@ export async function openapi(app: FastifyInstance, version: string): Promise<vo
         title: 'Cloudwright platform API',
         version,
         description:
-          'Projects, runtime apps, databases and domains. Every project route needs `Authorization: Bearer cwt_…`; ' +
-          'each route lists the scope it needs. Errors are RFC 9457 problem details.',
+          'Projects, runtime apps, databases and domains. Every project route needs `Authorization: Bearer cwt_…`; ' + 'each route lists the scope it needs. Errors are RFC 9457 problem details.',
       },
       components: {
         securitySchemes: {

@@ -105,11 +105,15 @@ describe('validation details', () => {
   it('names the values a field may take when it must be one of a few', async () => {
     const app = Fastify({ ajv: { customOptions: { allErrors: false, removeAdditional: false, coerceTypes: false } } });
     problemDetails(app);
-    app.put('/members/:userId', {
-      schema: {
-        body: Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]), tier: Type.Optional(Type.Enum({ a: 'free', b: 'pro' })) }, { additionalProperties: false }),
+    app.put(
+      '/members/:userId',
+      {
+        schema: {
+          body: Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]), tier: Type.Optional(Type.Enum({ a: 'free', b: 'pro' })) }, { additionalProperties: false }),
+        },
       },
-    }, async () => ({ ok: true }));
+      async () => ({ ok: true }),
+    );
     await app.ready();
     const put = (payload: object) => app.inject({ method: 'PUT', url: '/members/u', payload });
     expect((await put({ role: 'admin' })).json().detail).toBe('body.role must be one of "owner", "member"');
@@ -153,7 +157,13 @@ describe('access lines of requests whose client went away', () => {
     const lines: Record<string, unknown>[] = [];
     const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk)) as Record<string, unknown>), done()) });
     // On the server cw-api listens with, where a bodyless request's stream never reports a hang-up.
-    const app = Fastify({ loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger, serverFactory: apiHttpServer, ...requestIdOptions, logController: accessLogController(), ...lazyRequestLoggers });
+    const app = Fastify({
+      loggerInstance: pino({ level: 'info' }, stream) as FastifyBaseLogger,
+      serverFactory: apiHttpServer,
+      ...requestIdOptions,
+      logController: accessLogController(),
+      ...lazyRequestLoggers,
+    });
     let answer: () => void = () => undefined;
     const answered = new Promise<void>((resolve) => (answer = resolve));
     let entered: () => void = () => undefined;
@@ -382,7 +392,7 @@ describe('apiserver errors', () => {
     [422, 400, 'The request was refused: it breaks a limit of the stored resource.', 'Invalid'],
     [429, 503, 'The control plane is busy; retry shortly.', 'TooManyRequests'],
     [500, 500, 'The server failed to handle this request. It has been logged; retry later.', 'InternalError'],
-  ])('answers an apiserver %i as %i, never with the apiserver\'s own text', async (code, status, detail, reason) => {
+  ])("answers an apiserver %i as %i, never with the apiserver's own text", async (code, status, detail, reason) => {
     const app = Fastify();
     problemDetails(app);
     app.get('/write', async () => {

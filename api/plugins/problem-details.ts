@@ -17,13 +17,7 @@ export interface ProblemDetails {
  * Sends a problem detail. `extensions` are extra members (RFC 9457 §3.2), for a route whose clients expect
  * a field of their protocol's own (the OAuth routes' `error`); the route's response schema must list them.
  */
-export function sendProblem(
-  reply: FastifyReply,
-  status: number,
-  detail: string,
-  headers: Record<string, string> = {},
-  extensions: Record<string, string> = {},
-): FastifyReply {
+export function sendProblem(reply: FastifyReply, status: number, detail: string, headers: Record<string, string> = {}, extensions: Record<string, string> = {}): FastifyReply {
   const body: ProblemDetails = { ...extensions, title: STATUS_CODES[status] ?? 'Error', status, detail };
   return reply.code(status).headers(headers).type('application/problem+json').send(body);
 }

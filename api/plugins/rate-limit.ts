@@ -9,7 +9,7 @@ export type { RateLimitOptions } from './token-buckets.ts';
 const EXEMPT = new Set(['/healthz', '/readyz', '/openapi.json']);
 
 function isProbeOrDiscovery(url: string): boolean {
-  return (EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/'));
+  return EXEMPT.has(url) || url === '/docs' || url.startsWith('/docs/');
 }
 
 declare module 'fastify' {

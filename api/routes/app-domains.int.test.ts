@@ -160,9 +160,7 @@ describe('attach in managed_project_domain mode', () => {
   it('needs a domain of the project holding the hostname (400), managed (409), without a manual record at the name (409)', async () => {
     expect(await refused(400, 'POST', '/apps/web/domains', { domain: `www.${dns.domain('none')}`, dns_mode: 'managed_project_domain' })).toContain('add the domain first');
     const pending = await addDomain(false);
-    expect(await refused(409, 'POST', '/apps/web/domains', { domain: `www.${pending.domain}`, dns_mode: 'managed_project_domain' })).toContain(
-      `${pending.domain} is pending_delegation`,
-    );
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: `www.${pending.domain}`, dns_mode: 'managed_project_domain' })).toContain(`${pending.domain} is pending_delegation`);
     // Another project's managed domain does not count.
     const theirs = await addDomain();
     expect(await refused(400, 'POST', '/apps/web/domains', { domain: `www.${theirs.domain}`, dns_mode: 'managed_project_domain' }, rival)).toContain('has none');
@@ -181,7 +179,13 @@ describe('attach in managed_project_domain mode', () => {
     for (let i = 0; i < 3; i++) dns.provider.failNext('applyChanges');
     const failed = await call('POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
     expect(failed.statusCode, failed.body).toBe(202);
-    expect(failed.json()).toMatchObject({ domain: host, dns_mode: 'managed_project_domain', status: 'pending', status_reason: 'DnsNotApplied', managed_dns: { project_domain: domain, status: 'failed' } });
+    expect(failed.json()).toMatchObject({
+      domain: host,
+      dns_mode: 'managed_project_domain',
+      status: 'pending',
+      status_reason: 'DnsNotApplied',
+      managed_dns: { project_domain: domain, status: 'failed' },
+    });
     expect(failed.json().managed_dns.records).toBeUndefined();
     expect(failed.json().status_message).toContain('Repeat the request to retry');
     expect(failed.json().dns_records).toBeUndefined();

@@ -88,9 +88,7 @@ describe('deploy', () => {
     expect(app?.spec.activeBuildId).toBe(buildId);
     const build = await builds().get(project, buildResourceName(appId, buildId));
     expect(build?.spec).toStrictEqual({ app: appId, buildId, digest, size: artifact.length, objectKey: artifactKey(project, appId, buildId) });
-    expect(build?.metadata?.ownerReferences).toEqual([
-      expect.objectContaining({ kind: 'RuntimeApp', name: appId, uid: app?.metadata?.uid, blockOwnerDeletion: true, controller: true }),
-    ]);
+    expect(build?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'RuntimeApp', name: appId, uid: app?.metadata?.uid, blockOwnerDeletion: true, controller: true })]);
 
     // Read-your-writes: the app and its builds show the deploy at once.
     const read = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}`, headers: headers() })).json().app;
@@ -181,7 +179,14 @@ describe('deploy', () => {
     ['gzip', gzipSync(Buffer.from('worker.js')), 'gzip'],
     ['corrupt zstd', Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), Buffer.alloc(32, 7)]), 'zstd'],
     ['zstd that is not tar', zstdCompressSync(Buffer.alloc(1024, 'x')), 'tar'],
-    ['path traversal', artifactOf([{ name: 'worker.js', content: 'export default {}' }, { name: '../evil.js', content: 'x' }]), '..'],
+    [
+      'path traversal',
+      artifactOf([
+        { name: 'worker.js', content: 'export default {}' },
+        { name: '../evil.js', content: 'x' },
+      ]),
+      '..',
+    ],
     ['a symbolic link', artifactOf([{ name: 'worker.js', type: '2', linkname: '/etc/passwd' }]), 'link'],
     ['no worker.js', artifactFromFiles({ 'lib.js': 'export const x = 1;' }), 'worker.js'],
     ['an empty body', new Uint8Array(0), 'zstd'],
@@ -206,7 +211,14 @@ describe('deploy', () => {
 
     // No Content-Length: read until the limit is passed, then refused.
     const chunk = Buffer.alloc(1024 * 1024);
-    const streamed = await deploy(appId, Readable.from((function* () { for (let i = 0; i <= limit / chunk.length; i++) yield chunk; })()));
+    const streamed = await deploy(
+      appId,
+      Readable.from(
+        (function* () {
+          for (let i = 0; i <= limit / chunk.length; i++) yield chunk;
+        })(),
+      ),
+    );
     expect(streamed.statusCode).toBe(413);
     expect(streamed.json().detail).toContain(String(limit));
     expect(await storedKeys(appId)).toEqual([]);
@@ -243,10 +255,12 @@ describe('builds and rollbacks', () => {
     const b = (await deploy(appId, worker('b'))).json().build_id as string;
     expect((await apps().get(project, appId))?.spec.activeBuildId).toBe(b);
     const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: headers() })).json().builds;
-    expect(listed.map((x: { build_id: string; active: boolean }) => [x.build_id, x.active])).toEqual([[b, true], [a, false]]);
+    expect(listed.map((x: { build_id: string; active: boolean }) => [x.build_id, x.active])).toEqual([
+      [b, true],
+      [a, false],
+    ]);
 
-    const rollback = (build_id: string) =>
-      platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/rollbacks`, headers: headers(), payload: { build_id } });
+    const rollback = (build_id: string) => platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/rollbacks`, headers: headers(), payload: { build_id } });
     const unknown = await rollback('b-0000000000000000');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().detail).toContain('b-0000000000000000');
@@ -269,7 +283,12 @@ describe('builds and rollbacks', () => {
       const auth = { authorization: `Bearer ${await keeping.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
       const appId = (await keeping.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps`, headers: auth, payload: { name: 'kept' } })).json().app.app_id as string;
       const up = async (text: string) => {
-        const res = await keeping.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/deployments`, headers: { ...auth, 'content-type': 'application/octet-stream' }, payload: worker(text) });
+        const res = await keeping.app.inject({
+          method: 'POST',
+          url: `/v1/projects/${project}/apps/${appId}/deployments`,
+          headers: { ...auth, 'content-type': 'application/octet-stream' },
+          payload: worker(text),
+        });
         expect(res.statusCode, res.body).toBe(200);
         return res.json().build_id as string;
       };

@@ -83,9 +83,7 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     const me = await p.app.inject({ method: 'GET', url: '/v1/user', headers: bearer(body.access_token) });
     expect(me.json().user.user_id).toBe(alice);
     const listed = await p.app.inject({ method: 'GET', url: '/v1/tokens', headers: bearer(body.access_token) });
-    expect(listed.json().tokens).toContainEqual(
-      expect.objectContaining({ description: expect.stringMatching(/^Device sign-in on /), scopes: ['projects:read', 'tokens:read'] }),
-    );
+    expect(listed.json().tokens).toContainEqual(expect.objectContaining({ description: expect.stringMatching(/^Device sign-in on /), scopes: ['projects:read', 'tokens:read'] }));
 
     const reused = await poll(code.device_code);
     expect(reused.statusCode).toBe(400);
@@ -128,8 +126,7 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect((await p.app.inject({ method: 'GET', url: '/v1/device/requests/BBBB-BBBB', headers: bearer(aliceToken) })).statusCode).toBe(400);
 
     // Approving other scopes than those reviewed is refused; the request stays pending.
-    const approveWith = (scopes: string[]) =>
-      p.app.inject({ method: 'POST', url: '/v1/device/approve', headers: bearer(aliceToken), payload: { user_code: code.user_code, scopes } });
+    const approveWith = (scopes: string[]) => p.app.inject({ method: 'POST', url: '/v1/device/approve', headers: bearer(aliceToken), payload: { user_code: code.user_code, scopes } });
     const other = await approveWith(['projects:read']);
     expect(other.statusCode).toBe(409);
     expect(other.json().detail).toBe('This sign-in request asks for projects:read apps:read, not the scopes reviewed; review it again before approving.');
@@ -230,7 +227,7 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
 });
 
 describe('starting device sign-ins', () => {
-  it('is limited per address far below the API\'s own limit: 10 at once, then one every 10 s', async () => {
+  it("is limited per address far below the API's own limit: 10 at once, then one every 10 s", async () => {
     const limited = await platformApp();
     try {
       const starts = [];

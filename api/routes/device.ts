@@ -73,10 +73,7 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
       config: { auth: { scope: 'tokens:write' } },
       schema: {
         tags,
-        summary:
-          decision === 'approve'
-            ? 'Approve a device sign-in: the device gets a token acting as you, with the scopes it asked for'
-            : 'Deny a device sign-in',
+        summary: decision === 'approve' ? 'Approve a device sign-in: the device gets a token acting as you, with the scopes it asked for' : 'Deny a device sign-in',
         description:
           decision === 'approve'
             ? 'Every scope the device asked for must be one your token holds (else 403). Review the request first ' +
@@ -103,7 +100,10 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
     config: { auth: false },
     schema: { hide: true, querystring: DevicePageQuery },
     handler: async (request, reply) =>
-      reply.headers(DEVICE_PAGE_HEADERS).type('text/html; charset=utf-8').send(devicePage(request.query.user_code ?? '')),
+      reply
+        .headers(DEVICE_PAGE_HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(devicePage(request.query.user_code ?? '')),
   });
 }
 
@@ -178,7 +178,10 @@ function invalidTokenRequest(request: FastifyRequest) {
  */
 function oauthClientErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   if (error.statusCode !== 400 || error instanceof PublicError) throw error;
-  reply.code(400).headers(NO_STORE).send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
+  reply
+    .code(400)
+    .headers(NO_STORE)
+    .send({ error: 'invalid_request', error_description: `Invalid token request: ${error.message}` });
 }
 
 /**

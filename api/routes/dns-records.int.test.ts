@@ -176,8 +176,7 @@ describe('records on a managed domain', () => {
     try {
       const owner = await small.createUser();
       const as = { project: await small.createProject(owner, { namespace: true }), token: await small.tokenFor(owner, ['domain:write']) };
-      const post = (path: string, payload: object) =>
-        small.app.inject({ method: 'POST', url: `/v1/projects/${as.project}${path}`, headers: { authorization: `Bearer ${as.token}` }, payload });
+      const post = (path: string, payload: object) => small.app.inject({ method: 'POST', url: `/v1/projects/${as.project}${path}`, headers: { authorization: `Bearer ${as.token}` }, payload });
       const domain = dns.domain('few');
       const added = await post('/domains', { domain });
       expect(added.statusCode, added.body).toBe(201);

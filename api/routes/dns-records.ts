@@ -15,7 +15,12 @@ export function dnsRecordRoutes(app: FastifyInstance, dns: DomainServices): void
 
   r.get('/v1/projects/:projectId/domains/:domain/records', {
     config: { auth: { scope: 'domain:read', project: true } },
-    schema: { tags, summary: 'List the domain’s records, platform-owned ones included', params: DomainParams, response: { 200: Type.Object({ records: Type.Array(DnsRecord) }), ...errorResponses(404) } },
+    schema: {
+      tags,
+      summary: 'List the domain’s records, platform-owned ones included',
+      params: DomainParams,
+      response: { 200: Type.Object({ records: Type.Array(DnsRecord) }), ...errorResponses(404) },
+    },
     handler: async (request) => ({ records: dns.records.list(request.params.projectId, request.params.domain) }),
   });
 
@@ -23,7 +28,8 @@ export function dnsRecordRoutes(app: FastifyInstance, dns: DomainServices): void
     config: { auth: { scope: 'domain:write', project: true } },
     schema: {
       tags,
-      summary: 'Create a record (name, type, values, ttl) and write it to the zone. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name)',
+      summary:
+        'Create a record (name, type, values, ttl) and write it to the zone. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name)',
       params: DomainParams,
       body: RecordBody,
       response: { 201: one, ...errorResponses(404, 409) },

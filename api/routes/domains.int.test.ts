@@ -204,7 +204,10 @@ describe('the delegation check', () => {
     dns.parent.delegate(domain, added.nameservers.slice(0, 1));
     expect((await ok(200, 'POST', `/domains/${domain}/delegation-check`)).status).toBe('pending_delegation');
 
-    dns.parent.delegate(domain, added.nameservers.map((n) => n.toUpperCase()));
+    dns.parent.delegate(
+      domain,
+      added.nameservers.map((n) => n.toUpperCase()),
+    );
     const managed = await ok(200, 'POST', `/domains/${domain}/delegation-check`);
     expect(managed).toMatchObject({ status: 'managed', status_reason: 'Managed', hosted_zone_id: added.hosted_zone_id, nameservers: added.nameservers });
     expect((await ok(200, 'POST', `/domains/${domain}/delegation-check`)).status).toBe('managed');

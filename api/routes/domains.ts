@@ -24,7 +24,8 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     config: { auth: { scope: 'domain:write', project: true } },
     schema: {
       tags,
-      summary: 'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
+      summary:
+        'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
       params: ProjectParams,
       body: DomainBody,
       response: { 201: one, ...errorResponses(409, 502, 503) },
@@ -53,7 +54,8 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     config: { auth: { scope: 'domain:write', project: true } },
     schema: {
       tags,
-      summary: 'Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). Repeatable',
+      summary:
+        'Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). Repeatable',
       params: DomainParams,
       response: { 200: one, ...errorResponses(404, 502, 503) },
     },

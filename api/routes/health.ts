@@ -20,11 +20,7 @@ const Ready = Type.Object({
 
 /** `/healthz`: the process serves. `/readyz`: every dependency answers, else 503 naming the ones that do not. */
 export function healthRoutes(app: FastifyInstance, checks: ReadinessCheck[]): void {
-  app.get(
-    '/healthz',
-    { config: { auth: false }, schema: { tags, summary: 'Liveness: the process serves (not rate limited)', response: { 200: Alive } } },
-    async () => ({ status: 'ok' as const }),
-  );
+  app.get('/healthz', { config: { auth: false }, schema: { tags, summary: 'Liveness: the process serves (not rate limited)', response: { 200: Alive } } }, async () => ({ status: 'ok' as const }));
   const readiness = {
     tags,
     summary: 'Readiness: every dependency answers within 2 s (not rate limited)',

@@ -80,7 +80,12 @@ describe('the OpenAPI description of the platform API core', () => {
     const deploy = paths['/v1/projects/{projectId}/apps/{appId}/deployments']?.post as Operation & { parameters: { in: string; name: string }[] };
     expect(Object.keys(deploy.requestBody?.content ?? {})).toEqual(['application/octet-stream']);
     expect(JSON.stringify(deploy.requestBody)).toContain('64 MiB');
-    expect(deploy.parameters.filter((p) => p.in === 'query').map((p) => p.name).sort()).toEqual(['environment', 'hostnames', 'max_concurrent_requests']);
+    expect(
+      deploy.parameters
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort(),
+    ).toEqual(['environment', 'hostnames', 'max_concurrent_requests']);
     expect(Object.keys(deploy.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '413', '415', '503']));
   });
 

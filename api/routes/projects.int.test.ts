@@ -90,9 +90,7 @@ describe('projects', () => {
   it('lists what the projects are now: a listing read before a change is not served after it', async () => {
     const id = await platform.createProject(owner);
     const listed = async (token: string) =>
-      ((await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(token) })).json().projects as { project_id: string; name: string }[]).find(
-        (p) => p.project_id === id,
-      );
+      ((await platform.app.inject({ method: 'GET', url: '/v1/projects', headers: as(token) })).json().projects as { project_id: string; name: string }[]).find((p) => p.project_id === id);
     expect(await listed(otherToken)).toBeUndefined();
     await platform.app.inject({ method: 'PUT', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken), payload: { role: 'member' } });
     expect(await listed(otherToken)).toMatchObject({ project_id: id, role: 'member' });
@@ -118,7 +116,12 @@ describe('projects', () => {
     const lastOwner = await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}/members/${owner}`, headers: as(ownerToken) });
     expect(lastOwner.statusCode).toBe(409);
     const members = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}/members`, headers: as(ownerToken) })).json().members;
-    expect(members).toEqual(expect.arrayContaining([{ user_id: owner, role: 'owner' }, { user_id: other, role: 'member' }]));
+    expect(members).toEqual(
+      expect.arrayContaining([
+        { user_id: owner, role: 'owner' },
+        { user_id: other, role: 'member' },
+      ]),
+    );
     expect((await platform.app.inject({ method: 'DELETE', url: `/v1/projects/${id}/members/${other}`, headers: as(ownerToken) })).statusCode).toBe(204);
     expect((await platform.app.inject({ method: 'GET', url: `/v1/projects/${id}`, headers: as(otherToken) })).statusCode).toBe(403);
   });

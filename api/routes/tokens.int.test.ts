@@ -10,7 +10,10 @@ beforeAll(async () => {
   p = await platformApp();
   alice = await p.createUser();
   await p.createProject(alice);
-  aliceToken = await p.tokenFor(alice, SCOPE_NAMES.filter((s) => s !== 'admin'));
+  aliceToken = await p.tokenFor(
+    alice,
+    SCOPE_NAMES.filter((s) => s !== 'admin'),
+  );
 });
 afterAll(() => p?.close());
 
@@ -82,8 +85,7 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
   });
 
   it('says why valid JSON reaching for a prototype is refused, apart from JSON that is not valid', async () => {
-    const post = (payload: string) =>
-      p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...bearer(aliceToken), 'content-type': 'application/json' }, payload });
+    const post = (payload: string) => p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...bearer(aliceToken), 'content-type': 'application/json' }, payload });
     for (const payload of ['{"__proto__":{"admin":true},"description":"x","scopes":["projects:read"]}', '{"description":"x","constructor":{"prototype":{}}}']) {
       const refused = await post(payload);
       expect(refused.statusCode).toBe(400);
@@ -181,7 +183,7 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     expect(malformed.statusCode).toBe(400);
   });
 
-  it('counts a token\'s refused requests (403) against its rate limit, and limits failed authentication by address', async () => {
+  it("counts a token's refused requests (403) against its rate limit, and limits failed authentication by address", async () => {
     const limited = await platformApp({ rateLimit: { perSecond: 1, burst: 2 } });
     try {
       const user = await limited.createUser();

@@ -1,15 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import {
-  createPersonalToken,
-  listPersonalTokens,
-  MAX_ACTIVE_TOKENS_PER_USER,
-  revokePersonalToken,
-  summarize,
-  type TokenStore,
-  type TokenSummary,
-} from '../../src/auth/index.ts';
+import { createPersonalToken, listPersonalTokens, MAX_ACTIVE_TOKENS_PER_USER, revokePersonalToken, summarize, type TokenStore, type TokenSummary } from '../../src/auth/index.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { CreatedToken, Token, TokenBody, TokenParams } from '../schemas/token.ts';
@@ -84,9 +76,7 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
     schema: {
       tags,
       summary: 'Revoke one of your access tokens',
-      description:
-        'Revocation is immediate and final; revoking a revoked token succeeds again. A token that is not yours ' +
-        'answers 404 like a missing one (administrators may revoke any token).',
+      description: 'Revocation is immediate and final; revoking a revoked token succeeds again. A token that is not yours ' + 'answers 404 like a missing one (administrators may revoke any token).',
       params: TokenParams,
       response: { 204: Type.Null({ description: 'Revoked.' }), ...errorResponses(400, 404, 500) },
     },

@@ -29,7 +29,9 @@ export const AppBody = Type.Object(
       maxLength: 128,
       pattern: DISPLAY_TEXT_PATTERN,
       description:
-        'The app’s name (' + DISPLAY_TEXT_RULE + '), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
+        'The app’s name (' +
+        DISPLAY_TEXT_RULE +
+        '), unique within the project. A name that is a DNS label (`web`) is also the app id; ' +
         'any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-b14e76`).',
     }),
   },
@@ -125,9 +127,7 @@ export const RollbackBody = Type.Object({ build_id: BuildId }, { additionalPrope
 export const VariableBody = Type.Object(
   {
     value: Type.String({ maxLength: 4096, description: 'Plain configuration value.' }),
-    secret: Type.Optional(
-      Type.Boolean({ description: 'Must be `false` (the default): `true` is refused with 400, as no secret store exists.' }),
-    ),
+    secret: Type.Optional(Type.Boolean({ description: 'Must be `false` (the default): `true` is refused with 400, as no secret store exists.' })),
   },
   { additionalProperties: false },
 );
@@ -143,10 +143,7 @@ export const Environment = Type.Unsafe<Record<string, Static<typeof VariableValu
   description: `The app’s variables by name (at most ${MAX_ENVIRONMENT_KEYS}).`,
 });
 
-export const Variable = Type.Object(
-  { key: Type.String(), value: Type.String(), secret: Type.Boolean({ description: 'Always false.' }) },
-  { description: 'A stored environment variable.' },
-);
+export const Variable = Type.Object({ key: Type.String(), value: Type.String(), secret: Type.Boolean({ description: 'Always false.' }) }, { description: 'A stored environment variable.' });
 
 const PendingRecord = Type.Object({ record_type: Type.String(), name: Type.String(), value: Type.String() });
 
@@ -174,8 +171,7 @@ export const AppDeletion = Type.Object(
         }),
       }),
       {
-        description:
-          'Host names whose DNS lives at the owner’s DNS provider and still points at the runtime: remove those records there, or another app could later claim the name.',
+        description: 'Host names whose DNS lives at the owner’s DNS provider and still points at the runtime: remove those records there, or another app could later claim the name.',
       },
     ),
   },

@@ -6,9 +6,7 @@ export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_c
 // RFC 8628 clients send form bodies and include `client_id` (§3.1, §3.4). This API has one public client
 // and no client registration, so `client_id` is accepted and ignored; any other parameter is refused, as
 // on every other route of this API.
-const ClientId = Type.Optional(
-  Type.String({ maxLength: 256, description: 'Accepted and ignored: the API registers no OAuth clients.' }),
-);
+const ClientId = Type.Optional(Type.String({ maxLength: 256, description: 'Accepted and ignored: the API registers no OAuth clients.' }));
 
 /**
  * The OAuth requests take parameters they do not know and ignore them (RFC 6749 §3.1, §3.2: the server MUST),
@@ -102,8 +100,7 @@ export const ApproveBody = Type.Object(
     scopes: Type.Optional(
       Type.Array(Type.String({ maxLength: 64 }), {
         maxItems: 64,
-        description:
-          'The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409.',
+        description: 'The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409.',
       }),
     ),
   },

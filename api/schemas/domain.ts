@@ -19,10 +19,7 @@ export const RecordParams = Type.Object(
   },
   { additionalProperties: false },
 );
-export const HostnameParams = Type.Object(
-  { projectId: ProjectId, appId: AppId, domain: DomainName('The hostname attached to the app.') },
-  { additionalProperties: false },
-);
+export const HostnameParams = Type.Object({ projectId: ProjectId, appId: AppId, domain: DomainName('The hostname attached to the app.') }, { additionalProperties: false });
 
 export const DomainBody = Type.Object(
   {
@@ -36,7 +33,10 @@ export const Domain = Type.Object(
   {
     domain: Type.String({ description: 'Domain name.' }),
     dns_mode: enumOf(['zone_delegated'], 'Always zone_delegated.'),
-    status: enumOf(['pending_delegation', 'managed', 'deleted'], 'pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.'),
+    status: enumOf(
+      ['pending_delegation', 'managed', 'deleted'],
+      'pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.',
+    ),
     hosted_zone_id: Type.String({ description: 'Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists.' }),
     nameservers: Type.Array(Type.String(), { description: 'Nameservers to set at the registrar.' }),
     status_reason: Type.String({ description: 'Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed).' }),
@@ -53,9 +53,7 @@ const RecordValue = Type.String({ minLength: 1, maxLength: 4000, description: 'O
 export const RecordBody = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 253, description: 'Name relative to the domain (`www`, `@` for the apex) or fully qualified inside it. Required on create.' })),
-    type: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 10, pattern: '^[A-Za-z]+$', description: 'Record type, any case: A, AAAA, CAA, CNAME, MX, NS, SRV or TXT. Required on create.' }),
-    ),
+    type: Type.Optional(Type.String({ minLength: 1, maxLength: 10, pattern: '^[A-Za-z]+$', description: 'Record type, any case: A, AAAA, CAA, CNAME, MX, NS, SRV or TXT. Required on create.' })),
     values: Type.Optional(Type.Array(RecordValue, { minItems: 1, maxItems: VALUES_MAX, description: 'The values; exactly one for CNAME. On update they replace the stored values.' })),
     value: Type.Optional(RecordValue),
     ttl: Type.Optional(Type.Integer({ minimum: TTL_MIN, maximum: TTL_MAX, description: `Time to live in seconds (${TTL_MIN}-${TTL_MAX}); default 300.` })),
@@ -93,7 +91,10 @@ export const HostnameBody = Type.Object(
   {
     domain: DomainName('The hostname to attach, for example www.example.com.'),
     dns_mode: Type.Optional(
-      enumOf(['external_records', 'managed_project_domain'], 'external_records (default): you publish dns_records yourself. managed_project_domain: the platform writes the records into the managed project domain holding the hostname.'),
+      enumOf(
+        ['external_records', 'managed_project_domain'],
+        'external_records (default): you publish dns_records yourself. managed_project_domain: the platform writes the records into the managed project domain holding the hostname.',
+      ),
     ),
   },
   { additionalProperties: false },

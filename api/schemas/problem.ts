@@ -42,12 +42,7 @@ export function errorResponses(...statuses: number[]): Record<number, unknown> {
  * one too large (413) or of the wrong type (415).
  */
 export function implicitErrorStatuses(route: { authenticated: boolean; hasInput: boolean; readsBody: boolean }): number[] {
-  return [
-    ...(route.hasInput ? [400] : []),
-    ...(route.authenticated ? [401, 403, 429] : []),
-    ...(route.readsBody ? [413, 415] : []),
-    500,
-  ];
+  return [...(route.hasInput ? [400] : []), ...(route.authenticated ? [401, 403, 429] : []), ...(route.readsBody ? [413, 415] : []), 500];
 }
 
 /** Errors any authenticated route can answer with. */

@@ -54,6 +54,5 @@ export const Member = Type.Object(
   { description: 'A member of a project.' },
 );
 
-
 export const MemberParams = Type.Object({ projectId: ProjectId, userId: UserId }, { additionalProperties: false });
 export const MemberBody = Type.Object({ role: Type.Union([Type.Literal('owner'), Type.Literal('member')]) }, { additionalProperties: false });

@@ -36,9 +36,7 @@ export const TokenBody = Type.Object(
       maxItems: 32,
       description: 'Scopes to grant; each must be one the calling token holds itself (`admin` only for administrators).',
     }),
-    expires_in_days: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime in days; omit for a token that does not expire.' }),
-    ),
+    expires_in_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Lifetime in days; omit for a token that does not expire.' })),
   },
   { additionalProperties: false },
 );

@@ -14,9 +14,7 @@ export const UserParams = Type.Object({ userId: UserId }, { additionalProperties
 export const UserBody = Type.Object(
   {
     user_id: UserId,
-    display_name: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 128, pattern: DISPLAY_TEXT_PATTERN, description: 'Human-readable name (' + DISPLAY_TEXT_RULE + ').' }),
-    ),
+    display_name: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: DISPLAY_TEXT_PATTERN, description: 'Human-readable name (' + DISPLAY_TEXT_RULE + ').' })),
     email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Contact address.' })),
     admin: Type.Optional(Type.Boolean({ description: 'Platform administrator; default false.' })),
   },

@@ -39,10 +39,7 @@ export async function createMemberAccount(kubeconfig: string, prefix = 'member')
 /** Creates a project named `<prefix>-<random>` owned by `user`; returns its id. */
 export async function createOwnedProject(kubeconfig: string, user: string, prefix: string): Promise<string> {
   const project = `${prefix}-${randomBytes(4).toString('hex')}`;
-  await objectClient<Project>(loadKubeConnection(kubeconfig), PROJECTS).apply(
-    { metadata: { name: project }, spec: { displayName: `Test ${prefix}`, members: [{ user, role: 'owner' }] } },
-    APPLY,
-  );
+  await objectClient<Project>(loadKubeConnection(kubeconfig), PROJECTS).apply({ metadata: { name: project }, spec: { displayName: `Test ${prefix}`, members: [{ user, role: 'owner' }] } }, APPLY);
   return project;
 }
 
@@ -58,12 +55,7 @@ export async function createProjectNamespace(kubeconfig: string, project: string
 }
 
 /** Mints a token for `user` straight into the cluster (no API involved). */
-export async function mintTestToken(
-  kubeconfig: string,
-  user: string,
-  scopes: readonly Scope[],
-  description: string,
-): Promise<{ token: string; tokenId: string }> {
+export async function mintTestToken(kubeconfig: string, user: string, scopes: readonly Scope[], description: string): Promise<{ token: string; tokenId: string }> {
   const store = new KubeTokenStore(loadKubeConnection(kubeconfig));
   await store.start(AbortSignal.timeout(30_000));
   try {

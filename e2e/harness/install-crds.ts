@@ -5,7 +5,6 @@ import { CUSTOM_RESOURCE_DEFINITIONS, loadKubeConnection, objectClient, type Kub
 import { repoRoot } from './tools.ts';
 import { watchUntil } from './watch.ts';
 
-
 interface Crd extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
 }

@@ -58,8 +58,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const proxy: RoundRobinProxy = {
     port: (server.address() as AddressInfo).port,
     backends,
-    drained: (port) =>
-      (openCount.get(port) ?? 0) === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(port, [...(waiters.get(port) ?? []), resolve])),
+    drained: (port) => ((openCount.get(port) ?? 0) === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(port, [...(waiters.get(port) ?? []), resolve]))),
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();

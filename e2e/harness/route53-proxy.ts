@@ -22,16 +22,15 @@ export async function startRoute53Proxy(upstream: string): Promise<Route53Proxy>
       proxy.refused++;
       req.resume();
       res.writeHead(503, { 'content-type': 'text/xml' });
-      res.end('<?xml version="1.0"?><ErrorResponse><Error><Type>Receiver</Type><Code>ServiceUnavailable</Code><Message>injected by the test</Message></Error><RequestId>test</RequestId></ErrorResponse>');
+      res.end(
+        '<?xml version="1.0"?><ErrorResponse><Error><Type>Receiver</Type><Code>ServiceUnavailable</Code><Message>injected by the test</Message></Error><RequestId>test</RequestId></ErrorResponse>',
+      );
       return;
     }
-    const upstreamReq = request(
-      { hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        upstreamRes.pipe(res);
-      },
-    );
+    const upstreamReq = request({ hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (upstreamRes) => {
+      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+      upstreamRes.pipe(res);
+    });
     upstreamReq.on('error', () => res.destroy());
     req.pipe(upstreamReq);
   });
@@ -39,9 +38,10 @@ export async function startRoute53Proxy(upstream: string): Promise<Route53Proxy>
   const { port } = server.address() as AddressInfo;
   return Object.assign(proxy, {
     endpoint: `http://127.0.0.1:${port}`,
-    stop: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   });
 }

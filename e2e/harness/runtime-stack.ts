@@ -129,13 +129,23 @@ export async function eventually<T>(what: string, probe: () => Promise<T>, ok: (
 /** Waits until every runtime answers `host` with `body` (status 200). */
 export async function servedEverywhere(runtimes: Runtime[], host: string, body: string, timeoutMs?: number): Promise<void> {
   for (const runtime of runtimes) {
-    await eventually(`${host} → ${body} on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 200 && r.body === body, timeoutMs);
+    await eventually(
+      `${host} → ${body} on :${runtime.port}`,
+      () => send(runtime.port, host),
+      (r) => r.status === 200 && r.body === body,
+      timeoutMs,
+    );
   }
 }
 
 /** Waits until every runtime answers `host` with 404. */
 export async function notServedAnywhere(runtimes: Runtime[], host: string, timeoutMs?: number): Promise<void> {
   for (const runtime of runtimes) {
-    await eventually(`${host} → 404 on :${runtime.port}`, () => send(runtime.port, host), (r) => r.status === 404, timeoutMs);
+    await eventually(
+      `${host} → 404 on :${runtime.port}`,
+      () => send(runtime.port, host),
+      (r) => r.status === 404,
+      timeoutMs,
+    );
   }
 }

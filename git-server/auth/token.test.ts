@@ -30,7 +30,10 @@ function refusal(token: string, now = NOW): string {
 describe('cw-git tokens', () => {
   it('mints a JWT that verifies, with the documented claims', () => {
     const token = mintToken({ sub: 'ci-bot', scopes: ['read', 'write'], ttlSeconds: 3600 }, SECRET, NOW);
-    const [header, payload] = token.split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as unknown);
+    const [header, payload] = token
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as unknown);
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toEqual({ sub: 'ci-bot', aud: 'cw-git', scope: 'read write', iat: NOW / 1000, exp: NOW / 1000 + 3600 });
     const verified = verifyToken(token, SECRET, NOW + 1000);

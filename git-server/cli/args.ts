@@ -14,9 +14,7 @@ export class UsageError extends Error {
   }
 }
 
-export type OptionSpec =
-  | { readonly type: 'string'; readonly value: string; readonly help: string; readonly required?: boolean }
-  | { readonly type: 'boolean'; readonly help: string };
+export type OptionSpec = { readonly type: 'string'; readonly value: string; readonly help: string; readonly required?: boolean } | { readonly type: 'boolean'; readonly help: string };
 
 /** What a command accepts; `--config`, `--help` (and `--json` where `json` is set) are added to every one. */
 export interface CommandSpec {
@@ -69,7 +67,8 @@ export function parseInvocation(argv: readonly string[], specs: readonly Command
   const spec = specs.find((s) => s.name === first) ?? specs.find((s) => s.name === `${first} ${second}`);
   if (!spec) {
     const group = specs.filter((s) => s.name.startsWith(`${first} `)).map((s) => s.name);
-    if (group.length > 0) throw new UsageError(second === undefined || second.startsWith('-') ? `"${first}" needs a subcommand: ${group.join(', ')}` : `unknown command "${first} ${second}" (known: ${group.join(', ')})`);
+    if (group.length > 0)
+      throw new UsageError(second === undefined || second.startsWith('-') ? `"${first}" needs a subcommand: ${group.join(', ')}` : `unknown command "${first} ${second}" (known: ${group.join(', ')})`);
     throw new UsageError(`unknown command "${printable(first)}"`);
   }
   const rest = argv.slice(spec.name.split(' ').length);

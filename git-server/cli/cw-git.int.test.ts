@@ -54,12 +54,33 @@ beforeAll(async () => {
   await repos.createRepo(repo);
   commits.a = await work.commit('main', { 'README.md': 'hello\n' });
   commits.v1 = await work.tag('v1', commits.a);
-  await push([{ ref: 'refs/heads/main', old: Z, new: commits.a }, { ref: 'refs/tags/v1', old: Z, new: commits.v1 }], [commits.a, commits.v1], []);
+  await push(
+    [
+      { ref: 'refs/heads/main', old: Z, new: commits.a },
+      { ref: 'refs/tags/v1', old: Z, new: commits.v1 },
+    ],
+    [commits.a, commits.v1],
+    [],
+  );
   commits.b = await work.commit('main', { 'src/x.ts': 'export {};\n' });
   commits.c = await work.commit('topic', { 'topic.txt': 'topic\n' }, { from: commits.a });
-  await push([{ ref: 'refs/heads/main', old: commits.a, new: commits.b }, { ref: 'refs/heads/topic', old: Z, new: commits.c }], [commits.b, commits.c], [commits.a]);
+  await push(
+    [
+      { ref: 'refs/heads/main', old: commits.a, new: commits.b },
+      { ref: 'refs/heads/topic', old: Z, new: commits.c },
+    ],
+    [commits.b, commits.c],
+    [commits.a],
+  );
   commits.d = await work.commit('main', { 'README.md': 'hello again\n' });
-  await push([{ ref: 'refs/heads/main', old: commits.b, new: commits.d }, { ref: 'refs/heads/topic', old: commits.c, new: Z }], [commits.d], [commits.b, commits.c]);
+  await push(
+    [
+      { ref: 'refs/heads/main', old: commits.b, new: commits.d },
+      { ref: 'refs/heads/topic', old: commits.c, new: Z },
+    ],
+    [commits.d],
+    [commits.b, commits.c],
+  );
 });
 
 afterAll(async () => {
@@ -84,7 +105,10 @@ describe('cw-git wal', () => {
     expect(lines[1]).toContain(`refs/tags/v1 created ${commits.v1!.slice(0, 10)}`);
 
     const json = await withConfig('wal', 'ls', repo, '--from', '2', '--json');
-    const entries = json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { seq: string; refUpdates: RefUpdate[] });
+    const entries = json.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { seq: string; refUpdates: RefUpdate[] });
     expect(entries.map((e) => e.seq)).toEqual(['2', '3']);
     expect(entries[1]!.refUpdates).toEqual([
       { ref: 'refs/heads/main', old: commits.b, new: commits.d },
@@ -117,7 +141,10 @@ describe('cw-git wal', () => {
     const busy = join(state, 'busy');
     mkdirSync(busy);
     writeFileSync(join(busy, 'file'), 'x');
-    expect(await withConfig('wal', 'materialize', repo, '--at-seq', '1', '--out', busy)).toMatchObject({ code: 2, stderr: `cw-git: --out ${busy} is not empty; give a new or empty directory (see: cw-git wal materialize --help)\n` });
+    expect(await withConfig('wal', 'materialize', repo, '--at-seq', '1', '--out', busy)).toMatchObject({
+      code: 2,
+      stderr: `cw-git: --out ${busy} is not empty; give a new or empty directory (see: cw-git wal materialize --help)\n`,
+    });
     const past = await withConfig('wal', 'materialize', repo, '--at-seq', '4', '--out', join(state, 'past'));
     expect(past).toMatchObject({ code: 2, stderr: `cw-git: repository ${repo} has no seq 4: its head is 3\n` });
     expect(existsSync(join(state, 'past'))).toBe(false);
@@ -129,7 +156,12 @@ describe('cw-git wal', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout.split('\n')).toContain(`${repo}  pending/${repo}.json`);
     const json = await withConfig('wal', 'pending', '--json');
-    expect(json.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as unknown)).toContainEqual({ repo, key: `pending/${repo}.json` });
+    expect(
+      json.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toContainEqual({ repo, key: `pending/${repo}.json` });
     await s3.delete(pendingKey(parseRepoPath(repo)));
   });
 });
@@ -178,7 +210,10 @@ describe('cw-git token', () => {
     const json = JSON.parse((await withConfig('token', '--sub', 'reader', '--scope', 'read', '--json')).stdout) as { token: string; expiresAt: string };
     expect(verifyToken(json.token, config.tokenSecret).exp! - Date.now() / 1000).toBeGreaterThan(29 * 86_400);
     expect(Date.parse(json.expiresAt)).toBeGreaterThan(Date.now());
-    expect(await withConfig('token', '--sub', 'a b', '--scope', 'read')).toMatchObject({ code: 2, stderr: expect.stringMatching(/^cw-git: --sub: the subject must be 1-256 printable characters without spaces/) });
+    expect(await withConfig('token', '--sub', 'a b', '--scope', 'read')).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/^cw-git: --sub: the subject must be 1-256 printable characters without spaces/),
+    });
     expect(await withConfig('token', '--scope', 'read')).toMatchObject({ code: 2, stderr: 'cw-git: --sub <principal> is required (see: cw-git token --help)\n' });
   });
 });

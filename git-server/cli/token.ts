@@ -49,7 +49,8 @@ export const tokenCommand: Command = {
     ttl: { type: 'string', value: 'duration', help: `lifetime such as 12h or 90d, or never (default ${DEFAULT_TTL})` },
   },
   json: true,
-  details: 'Prints the token alone on stdout (TOKEN=$(cw-git token ...)); clients send it as Authorization: Bearer <token>. Anyone holding auth.token_secret can mint tokens, and rotating it revokes them all: keep the configuration file private.',
+  details:
+    'Prints the token alone on stdout (TOKEN=$(cw-git token ...)); clients send it as Authorization: Bearer <token>. Anyone holding auth.token_secret can mint tokens, and rotating it revokes them all: keep the configuration file private.',
   async run(invocation, context, out) {
     const sub = String(invocation.options.sub);
     const scopes = parseScopes(String(invocation.options.scope));

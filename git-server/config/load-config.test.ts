@@ -156,7 +156,11 @@ describe('loadConfig', () => {
     ['a URL with credentials', `${minimal}events: { webhook_url: "https://u:hook-secret@hooks.example.com" }\n`, /events\.webhook_url must not contain credentials/],
     ['a non-origin CORS entry', `${minimal}server: { cors_origins: ["https://a.example.com/path"] }\n`, /server\.cors_origins item 1: "https:\/\/a\.example\.com\/path" is not an origin/],
     ['an unknown role', `${minimal}server: { roles: [serve, web] }\n`, /server\.roles item 2: "web" is not a role \(expected serve, maintain, events\)$/],
-    ['a bad proxy range', `${minimal}auth: { token_secret: ${SECRET}, trusted_proxies: [10.0.0.0/33] }\n`.replace(/^auth: \{ token_secret: [^}]*\}\n/m, ''), /auth\.trusted_proxies item 1: "10\.0\.0\.0\/33" is not an IP address or CIDR range$/],
+    [
+      'a bad proxy range',
+      `${minimal}auth: { token_secret: ${SECRET}, trusted_proxies: [10.0.0.0/33] }\n`.replace(/^auth: \{ token_secret: [^}]*\}\n/m, ''),
+      /auth\.trusted_proxies item 1: "10\.0\.0\.0\/33" is not an IP address or CIDR range$/,
+    ],
     ['a bad listen address', `${minimal}server: { listen: "8090" }\n`, /server\.listen "8090" is not host:port/],
     ['a list for a string', `${minimal}kubernetes: { namespace: [a] }\n`, /kubernetes\.namespace expected a string, got a list$/],
     ['a top level that is not a mapping', '- a\n- b\n', /the top level must be a mapping of keys$/],

@@ -51,13 +51,15 @@ export function parseConfig(text: string, env: NodeJS.ProcessEnv, where: { sourc
   collect(parseYaml(text, where.source), '', where.source, raw);
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith(ENV_PREFIX) || value === undefined) continue;
-    const key = name.slice(ENV_PREFIX.length).split('__').map((part) => part.toLowerCase()).join('.');
+    const key = name
+      .slice(ENV_PREFIX.length)
+      .split('__')
+      .map((part) => part.toLowerCase())
+      .join('.');
     if (!isConfigKey(key)) throw new ConfigError(`environment ${name}: ${key} is not a configuration key`);
     raw.set(key, { value, origin: { kind: 'env', name } });
   }
-  const values = Object.fromEntries(
-    (Object.keys(FIELDS) as ConfigKey[]).map((key) => [key, readValue(key, raw.get(key), where.source)]),
-  ) as ConfigValues;
+  const values = Object.fromEntries((Object.keys(FIELDS) as ConfigKey[]).map((key) => [key, readValue(key, raw.get(key), where.source)])) as ConfigValues;
   return shape(values, new EnvReader(env), where.baseDir);
 }
 

@@ -1,22 +1,7 @@
 // Every key of the `cw-git` configuration file, with its kind and default (docs/repository-service.md,
 // "Configuration", documents each one). Keys are snake_case as in the spec; nested sections join with dots.
 import { FieldError } from './config-error.ts';
-import {
-  bool,
-  checkAddressOrRange,
-  checkBaseUrl,
-  checkHttpUrl,
-  checkOrigin,
-  duration,
-  fraction,
-  hostPort,
-  list,
-  oneOf,
-  requiredText,
-  text,
-  type Field,
-  type FieldValue,
-} from './fields.ts';
+import { bool, checkAddressOrRange, checkBaseUrl, checkHttpUrl, checkOrigin, duration, fraction, hostPort, list, oneOf, requiredText, text, type Field, type FieldValue } from './fields.ts';
 
 /** The roles an instance can take (`server.roles`); none listed means all of them. */
 export const ROLES = ['serve', 'maintain', 'events'] as const;

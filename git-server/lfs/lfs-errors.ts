@@ -12,6 +12,5 @@ export class LfsError extends PublicError {
 }
 
 export const objectNotFound = (oid: string) => new LfsError(404, 'object_not_found', `LFS object ${oid} does not exist.`);
-export const invalidOid = (oid: string) =>
-  new LfsError(422, 'invalid_oid', `"${oid.slice(0, 80)}" is not an LFS object id (64 lowercase hex digits of SHA-256).`);
+export const invalidOid = (oid: string) => new LfsError(422, 'invalid_oid', `"${oid.slice(0, 80)}" is not an LFS object id (64 lowercase hex digits of SHA-256).`);
 export const tooLarge = (max: number) => new LfsError(413, 'too_large', `LFS objects may be at most ${max} bytes.`);

@@ -235,8 +235,7 @@ describe('LFS basic transfer', () => {
     expect(get.statusCode).toBe(404);
     expect(get.json().error).toBe('object_not_found');
     expect((await server.app.inject({ method: 'HEAD', url: `/acme/site/info/lfs/objects/${oid}`, headers: bearer(server.readToken) })).statusCode).toBe(404);
-    const verify = (size: number) =>
-      server.app.inject({ method: 'POST', url: '/acme/site/info/lfs/verify', headers: { ...bearer(server.writeToken), 'content-type': LFS }, payload: { oid, size } });
+    const verify = (size: number) => server.app.inject({ method: 'POST', url: '/acme/site/info/lfs/verify', headers: { ...bearer(server.writeToken), 'content-type': LFS }, payload: { oid, size } });
     expect((await verify(5)).statusCode).toBe(404);
     await put(oid, bytes);
     expect((await verify(6)).statusCode).toBe(422);
@@ -274,7 +273,7 @@ describe('LFS with the object store down', () => {
     }
   });
 
-  it('never hands a trusted proxy\'s own credential to the end user it forwards', async () => {
+  it("never hands a trusted proxy's own credential to the end user it forwards", async () => {
     const proxied = await lfsTestServer(new MemoryObjectStore(), [REPO.full], {}, { trustedProxies: ['127.0.0.1'] });
     const res = await proxied.app.inject({
       method: 'POST',

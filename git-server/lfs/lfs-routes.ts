@@ -97,18 +97,14 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
       },
     );
 
-    lfs.get<{ Params: ObjectParams }>(
-      '/:owner/:repo/info/lfs/objects/:oid',
-      { config: { scope: 'read', drains: true }, exposeHeadRoute: false },
-      async (request, reply) => {
-        const { key } = await objectOf(request.params);
-        const found = await deps.objects.getStream(key);
-        if (!found) throw objectNotFound(request.params.oid);
-        // A client gone mid-download must not leave the store's response open.
-        reply.raw.once('close', () => found.body.destroy());
-        return objectHeaders(reply, found.size).send(found.body);
-      },
-    );
+    lfs.get<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true }, exposeHeadRoute: false }, async (request, reply) => {
+      const { key } = await objectOf(request.params);
+      const found = await deps.objects.getStream(key);
+      if (!found) throw objectNotFound(request.params.oid);
+      // A client gone mid-download must not leave the store's response open.
+      reply.raw.once('close', () => found.body.destroy());
+      return objectHeaders(reply, found.size).send(found.body);
+    });
 
     lfs.head<{ Params: ObjectParams }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'read', drains: true } }, async (request, reply) => {
       const { key } = await objectOf(request.params);
@@ -122,27 +118,23 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
     lfs.register(async (uploads) => {
       uploads.removeAllContentTypeParsers();
       uploads.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-      uploads.put<{ Params: ObjectParams; Querystring: { size?: string } }>(
-        '/:owner/:repo/info/lfs/objects/:oid',
-        { config: { scope: 'write', drains: true } },
-        async (request, reply) => {
-          const { repo } = await objectOf(request.params);
-          const declared = Number(request.headers['content-length'] ?? 0);
-          if (declared > maxObjectBytes) throw tooLarge(maxObjectBytes);
-          const size = request.query.size;
-          if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
-          const body = request.body instanceof Readable ? request.body : Readable.from([]);
-          await receiveObject(deps.objects, {
-            repo,
-            oid: request.params.oid,
-            body,
-            maxBytes: maxObjectBytes,
-            spoolDir,
-            ...(size === undefined ? {} : { expectedSize: Number(size) }),
-          });
-          return reply.code(200).send();
-        },
-      );
+      uploads.put<{ Params: ObjectParams; Querystring: { size?: string } }>('/:owner/:repo/info/lfs/objects/:oid', { config: { scope: 'write', drains: true } }, async (request, reply) => {
+        const { repo } = await objectOf(request.params);
+        const declared = Number(request.headers['content-length'] ?? 0);
+        if (declared > maxObjectBytes) throw tooLarge(maxObjectBytes);
+        const size = request.query.size;
+        if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
+        const body = request.body instanceof Readable ? request.body : Readable.from([]);
+        await receiveObject(deps.objects, {
+          repo,
+          oid: request.params.oid,
+          body,
+          maxBytes: maxObjectBytes,
+          spoolDir,
+          ...(size === undefined ? {} : { expectedSize: Number(size) }),
+        });
+        return reply.code(200).send();
+      });
     });
   });
 }
@@ -160,4 +152,3 @@ function lfsJson(reply: FastifyReply): FastifyReply {
 function objectHeaders(reply: FastifyReply, size: number): FastifyReply {
   return reply.type('application/octet-stream').header('content-length', String(size)).header('cache-control', 'private, max-age=0');
 }
-

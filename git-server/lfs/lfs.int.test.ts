@@ -21,10 +21,9 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 // The store is built from a configuration file's text, as `cw-git serve` builds it.
 const config = parseConfig(
-  [
-    `store: { bucket: ${inject('bucket')}, s3: { endpoint: "${s3.endpoint}", region: ${s3.region}, force_path_style: ${s3.forcePathStyle} } }`,
-    `auth: { token_secret: ${TEST_TOKEN_SECRET} }`,
-  ].join('\n'),
+  [`store: { bucket: ${inject('bucket')}, s3: { endpoint: "${s3.endpoint}", region: ${s3.region}, force_path_style: ${s3.forcePathStyle} } }`, `auth: { token_secret: ${TEST_TOKEN_SECRET} }`].join(
+    '\n',
+  ),
   { AWS_ACCESS_KEY_ID: s3.credentials?.accessKeyId, AWS_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey },
   { source: 'lfs.int.test', baseDir: tmpdir() },
 );

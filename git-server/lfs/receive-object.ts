@@ -46,11 +46,15 @@ export async function receiveObject(objects: ObjectStore, input: ReceiveObject):
     const digest = hash.digest('hex');
     if (digest !== input.oid) throw new LfsError(422, 'checksum_mismatch', `The upload's SHA-256 is ${digest}, not the object id ${input.oid}.`);
     // If-None-Match: content-addressed, so an object already there (a concurrent upload of the same file) is the same.
-    await objects.put(lfsObjectKey(input.repo, input.oid), { length: size, open: () => createReadStream(spool) }, {
-      ifNoneMatch: '*',
-      sha256: digest,
-      contentType: 'application/octet-stream',
-    });
+    await objects.put(
+      lfsObjectKey(input.repo, input.oid),
+      { length: size, open: () => createReadStream(spool) },
+      {
+        ifNoneMatch: '*',
+        sha256: digest,
+        contentType: 'application/octet-stream',
+      },
+    );
   } finally {
     await rm(spool, { force: true });
   }

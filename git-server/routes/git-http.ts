@@ -39,86 +39,74 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
     // git bodies are streams (a push's pack can be large): handed to the handler unread.
     scope.addContentTypeParser(GIT_REQUEST_TYPES, (_request, payload, done) => done(null, payload));
 
-    scope.get<{ Params: RepoParams; Querystring: { service?: string } }>(
-      '/:owner/:repo/info/refs',
-      { config: { scope: 'read', drains: true } },
-      async (request, reply) => {
-        const repo = repoOf(request.params);
-        const service = request.query.service;
-        noCache(reply);
-        if (service === 'git-receive-pack') {
-          requireScope(request, 'write');
-          // Fresh: a push computes its old values from this; a stale one would be refused as "fetch first".
-          const head = await deps.repos.readHead(repo, { fresh: true });
-          return reply.type('application/x-git-receive-pack-advertisement').send(receivePackAdvertisement(head.refs, head.objectFormat));
-        }
-        if (service !== 'git-upload-pack') {
-          return sendError(reply, 403, 'smart_http_required', 'Only the smart HTTP protocol is served: use git 1.6.6 or later.');
-        }
-        const release = deps.cache.hold(repo);
-        try {
-          const { dir } = await deps.cache.sync(repo);
-          const body = await uploadPackAdvertisement(dir, gitProtocol(request.headers['git-protocol']));
-          return reply.type('application/x-git-upload-pack-advertisement').send(body);
-        } finally {
-          release();
-        }
-      },
-    );
-
-    scope.post<{ Params: RepoParams }>(
-      '/:owner/:repo/git-upload-pack',
-      { config: { scope: 'read', drains: true } },
-      async (request, reply) => {
-        const repo = repoOf(request.params);
-        // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
-        reply.raw.once('close', deps.cache.hold(repo));
+    scope.get<{ Params: RepoParams; Querystring: { service?: string } }>('/:owner/:repo/info/refs', { config: { scope: 'read', drains: true } }, async (request, reply) => {
+      const repo = repoOf(request.params);
+      const service = request.query.service;
+      noCache(reply);
+      if (service === 'git-receive-pack') {
+        requireScope(request, 'write');
+        // Fresh: a push computes its old values from this; a stale one would be refused as "fetch first".
+        const head = await deps.repos.readHead(repo, { fresh: true });
+        return reply.type('application/x-git-receive-pack-advertisement').send(receivePackAdvertisement(head.refs, head.objectFormat));
+      }
+      if (service !== 'git-upload-pack') {
+        return sendError(reply, 403, 'smart_http_required', 'Only the smart HTTP protocol is served: use git 1.6.6 or later.');
+      }
+      const release = deps.cache.hold(repo);
+      try {
         const { dir } = await deps.cache.sync(repo);
-        const body = requestBody(request, deps.maxFetchRequestBytes);
-        const out = new PassThrough();
-        const abort = abortOnClose(request, reply);
-        noCache(reply);
-        reply.type('application/x-git-upload-pack-result').send(out);
-        uploadPack(dir, gitProtocol(request.headers['git-protocol']), body, out, abort.signal).then(
-          () => out.end(),
-          (error: unknown) => {
-            if (!abort.signal.aborted) request.log.warn({ err: error, repo }, 'upload-pack failed');
-            out.destroy(error instanceof Error ? error : new Error(String(error)));
-          },
-        );
-        return reply;
-      },
-    );
+        const body = await uploadPackAdvertisement(dir, gitProtocol(request.headers['git-protocol']));
+        return reply.type('application/x-git-upload-pack-advertisement').send(body);
+      } finally {
+        release();
+      }
+    });
 
-    scope.post<{ Params: RepoParams }>(
-      '/:owner/:repo/git-receive-pack',
-      { config: { scope: 'write', drains: true } },
-      async (request, reply) => {
-        const repo = repoOf(request.params);
-        const abort = abortOnClose(request, reply);
-        reply.raw.once('close', deps.cache.hold(repo));
-        const response = new PushResponse(reply, deps.keepaliveMs);
-        try {
-          const outcome = await receivePack(
-            {
-              repo,
-              body: requestBody(request, Number.POSITIVE_INFINITY),
-              pusher: principalOf(request).name,
-              requestId: request.id,
-              signal: abort.signal,
-              onNegotiated: ({ sideband }) => sideband && response.sidebandNegotiated(),
-            },
-            { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
-          );
-          if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
-          return response.finish(outcome.body);
-        } catch (error) {
-          if (!response.streaming) throw error;
-          request.log.error({ err: error, repo }, 'push failed after its answer started');
-          return response.failStreaming(error);
-        }
-      },
-    );
+    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-upload-pack', { config: { scope: 'read', drains: true } }, async (request, reply) => {
+      const repo = repoOf(request.params);
+      // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
+      reply.raw.once('close', deps.cache.hold(repo));
+      const { dir } = await deps.cache.sync(repo);
+      const body = requestBody(request, deps.maxFetchRequestBytes);
+      const out = new PassThrough();
+      const abort = abortOnClose(request, reply);
+      noCache(reply);
+      reply.type('application/x-git-upload-pack-result').send(out);
+      uploadPack(dir, gitProtocol(request.headers['git-protocol']), body, out, abort.signal).then(
+        () => out.end(),
+        (error: unknown) => {
+          if (!abort.signal.aborted) request.log.warn({ err: error, repo }, 'upload-pack failed');
+          out.destroy(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+      return reply;
+    });
+
+    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-receive-pack', { config: { scope: 'write', drains: true } }, async (request, reply) => {
+      const repo = repoOf(request.params);
+      const abort = abortOnClose(request, reply);
+      reply.raw.once('close', deps.cache.hold(repo));
+      const response = new PushResponse(reply, deps.keepaliveMs);
+      try {
+        const outcome = await receivePack(
+          {
+            repo,
+            body: requestBody(request, Number.POSITIVE_INFINITY),
+            pusher: principalOf(request).name,
+            requestId: request.id,
+            signal: abort.signal,
+            onNegotiated: ({ sideband }) => sideband && response.sidebandNegotiated(),
+          },
+          { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
+        );
+        if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
+        return response.finish(outcome.body);
+      } catch (error) {
+        if (!response.streaming) throw error;
+        request.log.error({ err: error, repo }, 'push failed after its answer started');
+        return response.failStreaming(error);
+      }
+    });
   });
 }
 

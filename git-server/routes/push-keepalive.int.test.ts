@@ -74,7 +74,12 @@ describe('a slow push', () => {
     const pack = (await runGit(['pack-objects', '--stdout', '--revs'], { cwd: work, stdin: `${commit}\n` })).stdout;
     const zero = '0'.repeat(40);
     const payload = Buffer.concat([pktLine(`${zero} ${commit} refs/heads/copy\0report-status side-band-64k\n`), FLUSH, pack]);
-    const raw = await app.inject({ method: 'POST', url: '/acme/slow/git-receive-pack', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-git-receive-pack-request' }, payload });
+    const raw = await app.inject({
+      method: 'POST',
+      url: '/acme/slow/git-receive-pack',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-git-receive-pack-request' },
+      payload,
+    });
     expect(raw.statusCode).toBe(200);
     expect(raw.rawPayload.subarray(0, 10).toString('latin1')).toBe('0005\x010005\x01');
     expect(raw.rawPayload.toString('latin1')).toContain('ok refs/heads/copy');

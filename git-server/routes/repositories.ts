@@ -15,10 +15,7 @@ export interface RepositoryRouteDependencies {
   readonly cache: RepoCache;
 }
 
-const CreateBody = Type.Union([
-  Type.Object({ default_branch: Type.Optional(BranchName) }, { additionalProperties: false }),
-  Type.Null(),
-]);
+const CreateBody = Type.Union([Type.Object({ default_branch: Type.Optional(BranchName) }, { additionalProperties: false }), Type.Null()]);
 
 interface RepoParams {
   owner: string;
@@ -26,17 +23,13 @@ interface RepoParams {
 }
 
 export function repositoryRoutes(app: FastifyInstance, deps: RepositoryRouteDependencies): void {
-  app.put<{ Params: RepoParams; Body: { default_branch?: string } | null }>(
-    '/:owner/:repo',
-    { config: { scope: 'write' }, schema: { body: CreateBody } },
-    async (request, reply) => {
-      const path = parseRepoPath(`${request.params.owner}/${request.params.repo}`);
-      const defaultBranch = request.body?.default_branch ?? 'main';
-      await deps.directory.create(path, { defaultBranch });
-      const head = await deps.repos.readHead(`${path.owner}/${path.name}`);
-      return reply.code(201).send({ repository: summary(head) });
-    },
-  );
+  app.put<{ Params: RepoParams; Body: { default_branch?: string } | null }>('/:owner/:repo', { config: { scope: 'write' }, schema: { body: CreateBody } }, async (request, reply) => {
+    const path = parseRepoPath(`${request.params.owner}/${request.params.repo}`);
+    const defaultBranch = request.body?.default_branch ?? 'main';
+    await deps.directory.create(path, { defaultBranch });
+    const head = await deps.repos.readHead(`${path.owner}/${path.name}`);
+    return reply.code(201).send({ repository: summary(head) });
+  });
 
   app.delete<{ Params: RepoParams }>('/:owner/:repo', { config: { scope: 'write' } }, async (request, reply) => {
     const path = parseRepoPath(`${request.params.owner}/${request.params.repo}`);

@@ -51,7 +51,16 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_PUBLIC_PORT: '8080',
       CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'true',
     });
-    expect(config).toMatchObject({ kubeconfig: '/k', watchNamespace: 'ns', port: 8000, statusPort: 9001, baseDomain: 'apps.example.com', publicScheme: 'http', publicPort: 8080, trustForwardedHeaders: true });
+    expect(config).toMatchObject({
+      kubeconfig: '/k',
+      watchNamespace: 'ns',
+      port: 8000,
+      statusPort: 9001,
+      baseDomain: 'apps.example.com',
+      publicScheme: 'http',
+      publicPort: 8080,
+      trustForwardedHeaders: true,
+    });
   });
 
   it("leaves the scheme's own port out of app URLs", () => {

@@ -64,7 +64,10 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   // machine are two replicas.
   const podName = read.optional('POD_NAME');
   const podUid = read.optional('POD_UID');
-  const fallbackName = `${host.hostname.toLowerCase().replace(/[^-a-z0-9.]+/g, '-').replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
+  const fallbackName = `${host.hostname
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
   const isReplicaName = (text: string) => text.length <= 253 && new RegExp(DNS_SUBDOMAIN_PATTERN).test(text);
   const replicaName = podName ?? read.matching('CW_RUNTIME_REPLICA_NAME', fallbackName, isReplicaName, 'a DNS subdomain name');
   const replicaNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');

@@ -21,7 +21,14 @@ class FakeEngine implements ServingEngine {
     this.deploys.push(app);
     const error = this.fail.get(app.buildId);
     if (error) throw error();
-    const served = { project: app.project, appId: app.appId, buildId: app.buildId, hosts: [`${app.appId}.${app.project}.test`, ...app.hostnames], url: `https://${app.appId}.${app.project}.test`, maxConcurrentRequests: 100 };
+    const served = {
+      project: app.project,
+      appId: app.appId,
+      buildId: app.buildId,
+      hosts: [`${app.appId}.${app.project}.test`, ...app.hostnames],
+      url: `https://${app.appId}.${app.project}.test`,
+      maxConcurrentRequests: 100,
+    };
     this.served_.set(`${app.project}/${app.appId}`, served);
     return served;
   }

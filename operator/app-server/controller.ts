@@ -60,7 +60,11 @@ export interface ServingControllerDeps {
 export function servingController(deps: ServingControllerDeps): Controller<RuntimeApp> {
   const { engine, records, metrics } = deps;
   const hostnames = deps.hostnames;
-  const appsIn = (namespace: string | undefined) => deps.apps.list().filter((a) => a.metadata?.namespace === namespace).map((a) => `${namespace}/${a.metadata?.name}`);
+  const appsIn = (namespace: string | undefined) =>
+    deps.apps
+      .list()
+      .filter((a) => a.metadata?.namespace === namespace)
+      .map((a) => `${namespace}/${a.metadata?.name}`);
   /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
   const attachedTo = (namespace: string, name: string): string[] =>
     (hostnames?.list() ?? [])
@@ -122,7 +126,12 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         stopTimer({ result: failure.reason });
         if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
         if (!same || record.failure?.reason !== failure.reason) {
-          log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', { buildId: deployment.buildId, generation, reason: failure.reason, detail: failure.message });
+          log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', {
+            buildId: deployment.buildId,
+            generation,
+            reason: failure.reason,
+            detail: failure.message,
+          });
         }
         // A missing artifact is a state, not an error: look again with backoff (it may be uploaded yet).
         settled();

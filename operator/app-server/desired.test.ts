@@ -8,9 +8,14 @@ function app(spec: Partial<RuntimeApp['spec']>, metadata: RuntimeApp['metadata']
 
 describe('deploymentOf', () => {
   it('serves the active build with the environment, host names and limit', () => {
-    expect(
-      deploymentOf(app({ activeBuildId: 'b-1', environment: { GREETING: 'hi' }, hostnames: ['www.example.com'], maxConcurrentRequests: 7 })),
-    ).toEqual({ project: 'proj', appId: 'hello', buildId: 'b-1', env: { GREETING: 'hi' }, hostnames: ['www.example.com'], maxConcurrentRequests: 7 });
+    expect(deploymentOf(app({ activeBuildId: 'b-1', environment: { GREETING: 'hi' }, hostnames: ['www.example.com'], maxConcurrentRequests: 7 }))).toEqual({
+      project: 'proj',
+      appId: 'hello',
+      buildId: 'b-1',
+      env: { GREETING: 'hi' },
+      hostnames: ['www.example.com'],
+      maxConcurrentRequests: 7,
+    });
   });
 
   it('defaults to no environment, no extra hosts and the runtime default limit', () => {

@@ -76,14 +76,16 @@ export class ReplicaPublisher {
     if (this.#stopped || this.#scheduled) return;
     this.#scheduled = setTimeout(() => {
       this.#scheduled = undefined;
-      this.#writing = this.#writing.then(() => this.#publish()).then(
-        () => void (this.#retryMs = 1000),
-        (err: unknown) => {
-          this.#options.log.warn('cannot publish the replica report; retrying', { err, retryInMs: this.#retryMs });
-          setTimeout(() => this.changed(), this.#retryMs).unref();
-          this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
-        },
-      );
+      this.#writing = this.#writing
+        .then(() => this.#publish())
+        .then(
+          () => void (this.#retryMs = 1000),
+          (err: unknown) => {
+            this.#options.log.warn('cannot publish the replica report; retrying', { err, retryInMs: this.#retryMs });
+            setTimeout(() => this.changed(), this.#retryMs).unref();
+            this.#retryMs = Math.min(this.#retryMs * 2, 30_000);
+          },
+        );
     }, this.#options.coalesceMs ?? 100);
   }
 

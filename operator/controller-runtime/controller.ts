@@ -55,9 +55,7 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
 /** The owner keys of `obj` for owner kind `kind`: only its controller reference, like controller-runtime's `Owns`. */
 export function controllerOwnerKeys(kind: string, obj: KubeObject): string[] {
   const namespace = obj.metadata?.namespace;
-  return (obj.metadata?.ownerReferences ?? [])
-    .filter((ref) => ref.kind === kind && ref.controller === true)
-    .map((ref) => (namespace ? `${namespace}/${ref.name}` : ref.name));
+  return (obj.metadata?.ownerReferences ?? []).filter((ref) => ref.kind === kind && ref.controller === true).map((ref) => (namespace ? `${namespace}/${ref.name}` : ref.name));
 }
 
 /** A level-based controller: watch events become keys in a de-duplicated queue drained by `workers` workers. */

@@ -32,7 +32,11 @@ export async function addFinalizer<T extends KubeObject>(client: FinalizerClient
 /** Removes `finalizer` if present; returns the updated object (or `obj` when nothing was written). */
 export async function removeFinalizer<T extends KubeObject>(client: FinalizerClient<T>, obj: T, finalizer: string): Promise<T> {
   if (!hasFinalizer(obj, finalizer)) return obj;
-  return writeFinalizers(client, obj, (obj.metadata?.finalizers ?? []).filter((f) => f !== finalizer));
+  return writeFinalizers(
+    client,
+    obj,
+    (obj.metadata?.finalizers ?? []).filter((f) => f !== finalizer),
+  );
 }
 
 /**
@@ -45,12 +49,7 @@ export async function removeFinalizer<T extends KubeObject>(client: FinalizerCli
  * if (await runFinalizer(apps, app, FINALIZER, () => dns.deleteZone(zoneId))) return;
  * app = await addFinalizer(apps, app, FINALIZER);
  */
-export async function runFinalizer<T extends KubeObject>(
-  client: FinalizerClient<T>,
-  obj: T,
-  finalizer: string,
-  cleanup: (obj: T) => Promise<void>,
-): Promise<boolean> {
+export async function runFinalizer<T extends KubeObject>(client: FinalizerClient<T>, obj: T, finalizer: string, cleanup: (obj: T) => Promise<void>): Promise<boolean> {
   if (!obj.metadata?.deletionTimestamp) return false;
   if (hasFinalizer(obj, finalizer)) {
     await cleanup(obj);

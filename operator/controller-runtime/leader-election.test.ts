@@ -6,8 +6,10 @@ import { countingReads, MemoryLeases } from './testing/memory-leases.ts';
 /** A client whose calls can be made to fail, to play a partitioned leader. */
 function breakable(inner: LeaseClient) {
   const state = { broken: false };
-  const guard = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => (...a: A) =>
-    state.broken ? Promise.reject(new Error('connect ECONNREFUSED')) : fn(...a);
+  const guard =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    (...a: A) =>
+      state.broken ? Promise.reject(new Error('connect ECONNREFUSED')) : fn(...a);
   const client: LeaseClient = {
     get: guard(inner.get.bind(inner)),
     create: guard(inner.create.bind(inner)),
@@ -130,7 +132,7 @@ describe('LeaderElector', () => {
     expect(leases.lease?.record.holderIdentity).toBe('c');
   });
 
-  it('starts a lease\'s expiry when a slow read arrives, not when it was sent, so a standby never leads beside the leader', async () => {
+  it("starts a lease's expiry when a slow read arrives, not when it was sent, so a standby never leads beside the leader", async () => {
     // Time is the subject (a read slower than half the lease): fake timers, so the 550 ms are exact, not slept.
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());

@@ -31,8 +31,7 @@ export interface LeaderElectionOptions {
  * `holderIdentity`, and a standby takes over at its next retry instead of waiting out the lease.
  */
 export class LeaderElector {
-  readonly #o: Required<Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader'>> &
-    Pick<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader'>;
+  readonly #o: Required<Omit<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader'>> & Pick<LeaderElectionOptions, 'onStartedLeading' | 'onStoppedLeading' | 'onNewLeader'>;
   #observed: StoredLease | undefined;
   #observedAt = 0;
   /** When the latest acquire or renew attempt was sent. */
@@ -80,9 +79,16 @@ export class LeaderElector {
     this.#stopped = true;
     this.#wake?.();
     const { renewDeadlineMs } = this.#o;
-    const finished = await this.#withDeadline((this.#run ?? Promise.resolve()).then(() => true), renewDeadlineMs);
+    const finished = await this.#withDeadline(
+      (this.#run ?? Promise.resolve()).then(() => true),
+      renewDeadlineMs,
+    );
     if (!finished) this.#gaveUp = true; // what the hanging attempt answers, if ever, is ignored
-    if (this.isLeader() && options.release !== false) await this.#withDeadline(this.#release().then(() => true), renewDeadlineMs);
+    if (this.isLeader() && options.release !== false)
+      await this.#withDeadline(
+        this.#release().then(() => true),
+        renewDeadlineMs,
+      );
   }
 
   async #campaign(): Promise<void> {

@@ -21,10 +21,7 @@ export interface ManagerOptions {
   port?: number;
   host?: string;
   /** `false` runs controllers at once (single replica, tests). */
-  leaderElection:
-    | false
-    | (Pick<LeaderElectionOptions, 'namespace' | 'name'> &
-        Partial<Pick<LeaderElectionOptions, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>);
+  leaderElection: false | (Pick<LeaderElectionOptions, 'namespace' | 'name'> & Partial<Pick<LeaderElectionOptions, 'identity' | 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>);
   /** Bound on waiting for in-flight reconciles at shutdown (default 20 s, under the pods' 30 s grace period). */
   shutdownTimeoutMs?: number;
   log?: Logger;
@@ -74,8 +71,7 @@ export class Manager {
       options.informers ??
       (options.kube &&
         createInformerFactory(options.kube, {
-          onError: (resource, err, info) =>
-            this.log.warn('informer error', { resource: resource.plural, phase: info.phase, retryInMs: info.retryInMs, err }),
+          onError: (resource, err, info) => this.log.warn('informer error', { resource: resource.plural, phase: info.phase, retryInMs: info.retryInMs, err }),
         }));
   }
 
@@ -162,10 +158,7 @@ export class Manager {
     this.log.info('stopping: draining in-flight reconciles', { timeoutMs });
     this.#abort.abort();
     let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      Promise.all(this.#runnables.map((c) => c.stop())).then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
-    ]);
+    const drained = await Promise.race([Promise.all(this.#runnables.map((c) => c.stop())).then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
     clearTimeout(timer);
     if (!drained) this.log.warn('shutdown timeout: abandoning in-flight reconciles');
     this.#informers?.stop();

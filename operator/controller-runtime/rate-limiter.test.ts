@@ -68,7 +68,7 @@ describe('controllerRateLimiter (client-go DefaultControllerRateLimiter)', () =>
     expect(limiter.numRequeues('a')).toBe(0);
   });
 
-  it('uses client-go\'s figures by default', () => {
+  it("uses client-go's figures by default", () => {
     const limiter = controllerRateLimiter<string>({ nowMs: () => 0 });
     const delays = Array.from({ length: 101 }, (_, i) => limiter.when(`item-${i}`));
     expect(delays.slice(0, 100).every((d) => d === 5)).toBe(true);

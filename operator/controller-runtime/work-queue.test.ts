@@ -86,7 +86,7 @@ describe('WorkQueue', () => {
     expect(calls.depth).toEqual([1, 2, 1]);
   });
 
-  it('waits out a delay longer than Node\'s longest timer instead of firing at once', async () => {
+  it("waits out a delay longer than Node's longest timer instead of firing at once", async () => {
     // Fake timers take a delay past 2^31 - 1 ms as 1 ms, as Node's do, so the bug this guards against shows.
     vi.useFakeTimers();
     try {

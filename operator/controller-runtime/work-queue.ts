@@ -69,11 +69,14 @@ export class WorkQueue<K = string> {
 
   /** Queues `key` at `readyAt`; a delay past Node's longest timer is waited for in steps (else it fires at once). */
   #arm(key: K, readyAt: number): void {
-    const timer = setTimeout(() => {
-      if (Date.now() < readyAt) return this.#arm(key, readyAt);
-      this.#waiting.delete(key);
-      this.add(key);
-    }, Math.min(readyAt - Date.now(), MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < readyAt) return this.#arm(key, readyAt);
+        this.#waiting.delete(key);
+        this.add(key);
+      },
+      Math.min(readyAt - Date.now(), MAX_TIMER_MS),
+    );
     this.#waiting.set(key, { readyAt, timer });
   }
 

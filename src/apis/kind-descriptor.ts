@@ -24,11 +24,7 @@ export interface PrinterColumn {
  * The same schema values are used by the API server (validation, TS types) and by the CRD emitter
  * (`openAPIV3Schema`), so the two cannot disagree.
  */
-export interface KindDescriptor<
-  Kind extends string = string,
-  Spec extends TSchema = TSchema,
-  Status extends TSchema | undefined = TSchema | undefined,
-> {
+export interface KindDescriptor<Kind extends string = string, Spec extends TSchema = TSchema, Status extends TSchema | undefined = TSchema | undefined> {
   readonly kind: Kind;
   /** Lowercase plural: the URL segment and the CRD name prefix (`<plural>.<group>`). */
   readonly plural: string;

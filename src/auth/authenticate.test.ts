@@ -41,9 +41,7 @@ async function expect401(header: string | undefined, detail: RegExp, tokenPresen
   const { status, message, headers } = error as UnauthorizedError;
   expect(status).toBe(401);
   expect(message).toMatch(detail);
-  expect(headers['www-authenticate']).toBe(
-    tokenPresented ? 'Bearer realm="cloudwright", error="invalid_token"' : 'Bearer realm="cloudwright"',
-  );
+  expect(headers['www-authenticate']).toBe(tokenPresented ? 'Bearer realm="cloudwright", error="invalid_token"' : 'Bearer realm="cloudwright"');
   for (const part of fragments(header ?? '')) expect(message).not.toContain(part);
 }
 
@@ -174,26 +172,52 @@ describe('authorize', () => {
   it.each<{ name: string; who: Principal; scope: Scope; projectId?: string; detail: string; challenge: boolean }>([
     { name: 'a missing scope', who: principal(['apps:read']), scope: 'apps:write', projectId: 'proj-a', detail: 'This token lacks the scope apps:write.', challenge: true },
     { name: 'a missing scope in a foreign project', who: principal([]), scope: 'env:read', projectId: 'proj-b', detail: 'This token lacks the scope env:read.', challenge: true },
-    { name: 'a foreign project', who: principal(['apps:read']), scope: 'apps:read', projectId: 'proj-b', detail: 'The project "proj-b" does not exist or you are not a member of it.', challenge: false },
-    { name: 'a missing project', who: principal(['apps:read']), scope: 'apps:read', projectId: 'proj-zz', detail: 'The project "proj-zz" does not exist or you are not a member of it.', challenge: false },
-    { name: 'an administrator token without admin scope in a foreign project', who: principal(['apps:read'], { userId: 'root' }), scope: 'apps:read', projectId: 'proj-b', detail: 'The project "proj-b" does not exist or you are not a member of it.', challenge: false },
+    {
+      name: 'a foreign project',
+      who: principal(['apps:read']),
+      scope: 'apps:read',
+      projectId: 'proj-b',
+      detail: 'The project "proj-b" does not exist or you are not a member of it.',
+      challenge: false,
+    },
+    {
+      name: 'a missing project',
+      who: principal(['apps:read']),
+      scope: 'apps:read',
+      projectId: 'proj-zz',
+      detail: 'The project "proj-zz" does not exist or you are not a member of it.',
+      challenge: false,
+    },
+    {
+      name: 'an administrator token without admin scope in a foreign project',
+      who: principal(['apps:read'], { userId: 'root' }),
+      scope: 'apps:read',
+      projectId: 'proj-b',
+      detail: 'The project "proj-b" does not exist or you are not a member of it.',
+      challenge: false,
+    },
     { name: 'an admin route for a member', who: principal(['admin']), scope: 'admin', detail: 'This token lacks the scope admin.', challenge: true },
   ])('refuses $name with 403', async ({ who, scope, projectId, detail, challenge }) => {
-    const error = await authorize(who, { scope, projectId }, store).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await authorize(who, { scope, projectId }, store).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(ForbiddenError);
     expect(error).toMatchObject({ status: 403, message: detail });
     expect('www-authenticate' in (error as ForbiddenError).headers).toBe(challenge);
   });
 
   it('answers an administrator 404 for a project that does not exist', async () => {
-    const error = await authorize(admin, { scope: 'apps:read', projectId: 'kube-system' }, store).then(() => undefined, (thrown: unknown) => thrown);
+    const error = await authorize(admin, { scope: 'apps:read', projectId: 'kube-system' }, store).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error).toMatchObject({ status: 404, message: 'The project "kube-system" does not exist.' });
   });
 
   it('answers a foreign and a missing project alike', async () => {
-    const detailFor = (projectId: string) =>
-      authorize(principal(['apps:read']), { scope: 'apps:read', projectId }, store).catch((e: Error) => e.message.replace(projectId, 'ID'));
+    const detailFor = (projectId: string) => authorize(principal(['apps:read']), { scope: 'apps:read', projectId }, store).catch((e: Error) => e.message.replace(projectId, 'ID'));
     expect(await detailFor('proj-b')).toBe(await detailFor('proj-zz'));
   });
 

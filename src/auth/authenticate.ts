@@ -34,11 +34,7 @@ const REJECTION_DETAIL: Record<TokenRejection, string> = {
  * @throws UnauthorizedError when the header is missing, not `Bearer`, or the token is malformed, fails its
  *   checksum, is unknown, expired or revoked, or belongs to a user that no longer exists.
  */
-export async function authenticate(
-  authorizationHeader: string | undefined,
-  store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
-  now: Date,
-): Promise<Principal> {
+export async function authenticate(authorizationHeader: string | undefined, store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>, now: Date): Promise<Principal> {
   return resolvePrincipal(hashToken(bearerToken(authorizationHeader)), store, now);
 }
 
@@ -72,11 +68,7 @@ export function bearerToken(authorizationHeader: string | undefined): PlaintextT
  * @throws UnauthorizedError when no token has that hash, or it is revoked or expired, or its user no
  *   longer exists.
  */
-export async function resolvePrincipal(
-  tokenHash: string,
-  store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>,
-  now: Date,
-): Promise<Principal> {
+export async function resolvePrincipal(tokenHash: string, store: Pick<TokenStore, 'findTokenByHash' | 'getUser'>, now: Date): Promise<Principal> {
   const record = await store.findTokenByHash(tokenHash);
   // Re-checked here so a store that matched loosely (a prefix, another case) cannot let a token through.
   if (!record || !tokenHashesEqual(record.tokenHash, tokenHash)) throw presented('The access token is not recognised.');
@@ -119,11 +111,7 @@ export interface AccessRequirement {
  * @throws ForbiddenError naming the missing scope, or refusing the project.
  * @throws NotFoundError to an administrator, for a project that does not exist.
  */
-export async function authorize(
-  principal: Principal,
-  requirement: AccessRequirement,
-  store: Pick<TokenStore, 'getMembership' | 'hasProject'>,
-): Promise<void> {
+export async function authorize(principal: Principal, requirement: AccessRequirement, store: Pick<TokenStore, 'getMembership' | 'hasProject'>): Promise<void> {
   const { scope, projectId } = requirement;
   requireScope(principal, scope);
   if (projectId === undefined) return;

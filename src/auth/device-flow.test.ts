@@ -90,7 +90,10 @@ describe('start', () => {
     const single = createDeviceFlow({ grants, tokens, verificationUri: VERIFICATION_URI, maxStartsPerLifetime: 1 });
     await expect(single.start('nope', at(0))).rejects.toThrow(BadRequestError);
     await expect(single.start('apps:read', at(0))).resolves.toMatchObject({ interval: 5 });
-    const refused = await flow.start('apps:read', at(300)).then(() => undefined, (err: unknown) => err);
+    const refused = await flow.start('apps:read', at(300)).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     expect(refused).toMatchObject({ status: 503, headers: { 'retry-after': '600' }, message: expect.stringMatching(/Too many device sign-ins/) });
     expect(stored).toBe(3);
     // The window slides: the first start falls out of it after the code lifetime.
@@ -336,7 +339,7 @@ describe('minting checks the approving user again', () => {
     expect(await tokens.listTokens('alice')).toHaveLength(MAX_ACTIVE_TOKENS_PER_USER + 1);
   });
 
-  it('prunes the user\'s oldest revoked tokens beyond those kept, as a personal token does', async () => {
+  it("prunes the user's oldest revoked tokens beyond those kept, as a personal token does", async () => {
     for (let i = 0; i <= MAX_INACTIVE_TOKENS_KEPT; i++) {
       const { record } = await createPersonalToken(alice, { scopes: ['apps:read'], description: `t${i}` }, tokens, at(i));
       await tokens.revokeToken(record.id);

@@ -1,11 +1,5 @@
 import type { Principal } from './authenticate.ts';
-import {
-  formatUserCode,
-  generateDeviceCode,
-  generateUserCode,
-  hashDeviceCode,
-  normalizeUserCode,
-} from './device-code.ts';
+import { formatUserCode, generateDeviceCode, generateUserCode, hashDeviceCode, normalizeUserCode } from './device-code.ts';
 import { isExpired, pollDeviceToken } from './device-token-poll.ts';
 import { BadRequestError, ConflictError, UnavailableError } from '../errors.ts';
 import { assertCanGrant } from './issue-token.ts';
@@ -161,11 +155,7 @@ class StartWindow {
   }
 }
 
-async function start(
-  options: DeviceFlowOptions,
-  requested: string | readonly string[],
-  now: Date,
-): Promise<DeviceAuthorizationResponse> {
+async function start(options: DeviceFlowOptions, requested: string | readonly string[], now: Date): Promise<DeviceAuthorizationResponse> {
   const scopes = parseScopes(requested);
   // With n live grants a new user code collides with probability n / 20⁸; retrying beats a longer code.
   for (let attempt = 0; attempt < 5; attempt += 1) {
@@ -195,22 +185,13 @@ async function start(
   throw new Error('could not allocate an unused device user code');
 }
 
-async function decide(
-  grants: DeviceGrantStore,
-  userCode: string,
-  principal: Principal,
-  decision: 'approved' | 'denied',
-  now: Date,
-  reviewed?: readonly string[],
-): Promise<void> {
+async function decide(grants: DeviceGrantStore, userCode: string, principal: Principal, decision: 'approved' | 'denied', now: Date, reviewed?: readonly string[]): Promise<void> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const { grant, revision } = await findDecidable(grants, userCode, now);
     const { state } = grant;
     if (state.kind !== 'pending') {
       // A double-click or a retried request must not fail; a different answer must not overwrite the first.
-      const repeated =
-        state.userId === principal.userId &&
-        (decision === 'approved' ? state.kind === 'approved' || state.kind === 'redeemed' : state.kind === 'denied');
+      const repeated = state.userId === principal.userId && (decision === 'approved' ? state.kind === 'approved' || state.kind === 'redeemed' : state.kind === 'denied');
       if (repeated) return;
       throw answeredAlready();
     }

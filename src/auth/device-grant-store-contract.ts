@@ -67,7 +67,7 @@ export function describeDeviceGrantStoreContract(name: string, makeStore: Device
       expect((await store.findByUserCode(grant.userCode))?.grant).toEqual(next);
     });
 
-    it('keeps the approving token\'s expiry with an approval', async () => {
+    it("keeps the approving token's expiry with an approval", async () => {
       const store = await makeStore();
       const grant = newGrant();
       await store.create(grant);

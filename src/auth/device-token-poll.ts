@@ -30,11 +30,7 @@ const MAX_ATTEMPTS = 3;
 /**
  * Answers one poll of the token endpoint; see `DeviceFlow.poll`. Exported for `createDeviceFlow` only.
  */
-export async function pollDeviceToken(
-  options: PollOptions,
-  deviceCode: string,
-  now: Date,
-): Promise<DeviceTokenResponse> {
+export async function pollDeviceToken(options: PollOptions, deviceCode: string, now: Date): Promise<DeviceTokenResponse> {
   const hash = hashDeviceCode(deviceCode);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
     const stored = await options.grants.findByDeviceCodeHash(hash);
@@ -73,12 +69,7 @@ export async function pollDeviceToken(
  * a token. If storing fails after the mark, the sign-in is lost and the device must start over — a failure
  * that leaves no usable token behind. `undefined` when the mark lost a race.
  */
-async function redeem(
-  options: PollOptions,
-  stored: StoredDeviceGrant,
-  approval: Extract<DeviceGrantState, { kind: 'approved' }>,
-  now: Date,
-): Promise<DeviceTokenResponse | undefined> {
+async function redeem(options: PollOptions, stored: StoredDeviceGrant, approval: Extract<DeviceGrantState, { kind: 'approved' }>, now: Date): Promise<DeviceTokenResponse | undefined> {
   const { grant, revision } = stored;
   const { userId } = approval;
   const lifetime = options.tokenLifetimeSeconds;

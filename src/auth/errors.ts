@@ -13,9 +13,7 @@ export class UnauthorizedError extends PublicError {
 
   /** `detail` must never contain the presented token or any part of it. */
   constructor(detail: string, options: { readonly tokenPresented: boolean }) {
-    const challenge = options.tokenPresented
-      ? `Bearer realm="${REALM}", error="invalid_token"`
-      : `Bearer realm="${REALM}"`;
+    const challenge = options.tokenPresented ? `Bearer realm="${REALM}", error="invalid_token"` : `Bearer realm="${REALM}"`;
     super(401, detail, { 'www-authenticate': challenge });
   }
 }
@@ -28,9 +26,7 @@ export class ForbiddenError extends PublicError {
   override readonly name = 'ForbiddenError';
 
   constructor(detail: string, options: { readonly missingScope?: string } = {}) {
-    const headers: Record<string, string> = options.missingScope
-      ? { 'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${options.missingScope}"` }
-      : {};
+    const headers: Record<string, string> = options.missingScope ? { 'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${options.missingScope}"` } : {};
     super(403, detail, headers);
   }
 }

@@ -66,9 +66,7 @@ export function earliest(a: Date | undefined, b: Date | undefined): Date | undef
 export function mintToken(userId: string, request: TokenRequest, now: Date): IssuedToken {
   const description = request.description.trim();
   if (description === '' || description.length > MAX_DESCRIPTION || CONTROL_CHARACTER.test(description)) {
-    throw new BadRequestError(
-      `The token description must be 1 to ${MAX_DESCRIPTION} characters without control characters.`,
-    );
+    throw new BadRequestError(`The token description must be 1 to ${MAX_DESCRIPTION} characters without control characters.`);
   }
   if (request.expiresAt && request.expiresAt.getTime() <= now.getTime()) {
     throw new BadRequestError('The token expiry must lie in the future.');
@@ -93,12 +91,7 @@ export function mintToken(userId: string, request: TokenRequest, now: Date): Iss
  *
  * @throws BadRequestError for an empty or invalid description or an expiry that is not in the future.
  */
-export async function issueToken(
-  userId: string,
-  request: TokenRequest,
-  store: Pick<TokenStore, 'createToken'>,
-  now: Date,
-): Promise<IssuedToken> {
+export async function issueToken(userId: string, request: TokenRequest, store: Pick<TokenStore, 'createToken'>, now: Date): Promise<IssuedToken> {
   const issued = mintToken(userId, request, now);
   await store.createToken(issued.record);
   return issued;

@@ -36,9 +36,7 @@ export interface OAuthTokenBody {
  * What the token endpoint sends back, status included, so the route only copies it out. `tokenId` is for
  * the audit log; it is not part of the body.
  */
-export type DeviceTokenResponse =
-  | { readonly status: 200; readonly body: OAuthTokenBody; readonly tokenId: string }
-  | { readonly status: 400; readonly body: OAuthErrorBody };
+export type DeviceTokenResponse = { readonly status: 200; readonly body: OAuthTokenBody; readonly tokenId: string } | { readonly status: 400; readonly body: OAuthErrorBody };
 
 /** A 400 OAuth error response. */
 export function oauthError(error: DeviceTokenErrorCode, description: string): DeviceTokenResponse {

@@ -12,7 +12,13 @@ const later = (ms: number): Date => new Date(NOW.getTime() + ms);
 
 let store: MemoryTokenStore;
 beforeEach(() => {
-  store = new MemoryTokenStore({ users: [{ id: 'alice', admin: false }, { id: 'bob', admin: false }, { id: 'root', admin: true }] });
+  store = new MemoryTokenStore({
+    users: [
+      { id: 'alice', admin: false },
+      { id: 'bob', admin: false },
+      { id: 'root', admin: true },
+    ],
+  });
 });
 
 const as = (userId: string, scopes: Scope[], admin = false): Principal => ({ userId, tokenId: 'tok-0000000000000000', scopes, admin });
@@ -92,7 +98,7 @@ describe('the number of tokens a user holds', () => {
 });
 
 describe('a token made by an expiring token', () => {
-  it('never outlives it: no expiry or a later one becomes the maker\'s, an earlier one stays', async () => {
+  it("never outlives it: no expiry or a later one becomes the maker's, an earlier one stays", async () => {
     const maker: Principal = { ...as('alice', ['tokens:write', 'apps:read']), expiresAt: later(3_600_000) };
     const open = await createPersonalToken(maker, { scopes: 'apps:read', description: 'open' }, store, NOW);
     const longer = await createPersonalToken(maker, { scopes: 'apps:read', description: 'longer', expiresAt: later(7_200_000) }, store, NOW);

@@ -98,11 +98,7 @@ export async function countActiveTokens(store: Pick<TokenStore, 'listTokens'>, u
 }
 
 /** The caller's tokens, newest first, revoked and expired ones included so the owner can see what happened. */
-export async function listPersonalTokens(
-  principal: Principal,
-  store: Pick<TokenStore, 'listTokens'>,
-  now: Date,
-): Promise<TokenSummary[]> {
+export async function listPersonalTokens(principal: Principal, store: Pick<TokenStore, 'listTokens'>, now: Date): Promise<TokenSummary[]> {
   requireScope(principal, 'tokens:read');
   const tokens = await store.listTokens(principal.userId);
   return tokens.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).map((token) => summarize(token, now));
@@ -115,11 +111,7 @@ export async function listPersonalTokens(
  * @throws ForbiddenError without `tokens:write`.
  * @throws NotFoundError when the caller has no token with that id.
  */
-export async function revokePersonalToken(
-  principal: Principal,
-  tokenId: string,
-  store: Pick<TokenStore, 'getToken' | 'revokeToken'>,
-): Promise<void> {
+export async function revokePersonalToken(principal: Principal, tokenId: string, store: Pick<TokenStore, 'getToken' | 'revokeToken'>): Promise<void> {
   requireScope(principal, 'tokens:write');
   const token = await store.getToken(tokenId);
   const visible = token !== undefined && (token.userId === principal.userId || principal.admin);

@@ -26,7 +26,12 @@ class CountingStore extends MemoryTokenStore {
 let store: CountingStore;
 let cache: PrincipalCache;
 beforeEach(() => {
-  store = new CountingStore({ users: [{ id: 'alice', admin: false }, { id: 'root', admin: true }] });
+  store = new CountingStore({
+    users: [
+      { id: 'alice', admin: false },
+      { id: 'root', admin: true },
+    ],
+  });
   cache = new PrincipalCache(store);
 });
 
@@ -36,7 +41,10 @@ async function bearer(userId: string, scopes: Scope[], expiresAt?: Date): Promis
 }
 
 async function rejection(header: string, at = NOW): Promise<string> {
-  const error = await cache.authenticate(header, at).then(() => undefined, (thrown: unknown) => thrown);
+  const error = await cache.authenticate(header, at).then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(UnauthorizedError);
   return (error as UnauthorizedError).message;
 }

@@ -5,8 +5,20 @@ import { BadRequestError } from '../errors.ts';
 describe('scope catalog', () => {
   it('holds the names the spec and the brief fix, each described', () => {
     expect(SCOPE_NAMES).toEqual([
-      'projects:read', 'projects:write', 'apps:read', 'apps:write', 'deploys:write', 'env:read', 'env:write',
-      'databases:read', 'databases:write', 'domain:read', 'domain:write', 'tokens:read', 'tokens:write', 'admin',
+      'projects:read',
+      'projects:write',
+      'apps:read',
+      'apps:write',
+      'deploys:write',
+      'env:read',
+      'env:write',
+      'databases:read',
+      'databases:write',
+      'domain:read',
+      'domain:write',
+      'tokens:read',
+      'tokens:write',
+      'admin',
     ]);
     for (const name of SCOPE_NAMES) expect(SCOPES[name].length).toBeGreaterThan(10);
   });

@@ -18,9 +18,7 @@ export const SCOPES = {
   'domain:write': 'Add, check and delete project domains; create, update and delete DNS records.',
   'tokens:read': 'List your access tokens (never their values).',
   'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
-  admin:
-    'Administration: manage users, manage the members of and delete any project, reach every project. ' +
-    'Only effective on tokens of platform administrators.',
+  admin: 'Administration: manage users, manage the members of and delete any project, reach every project. ' + 'Only effective on tokens of platform administrators.',
 } as const satisfies Record<string, string>;
 
 /** A scope name from {@link SCOPES}. */

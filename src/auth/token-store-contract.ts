@@ -74,7 +74,12 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
 
     it("lists a user's tokens, revoked ones included, and nobody else's", async () => {
       const [alice, bob] = [unique('alice'), unique('bob')];
-      const store = await makeStore({ users: [{ id: alice, admin: false }, { id: bob, admin: false }] });
+      const store = await makeStore({
+        users: [
+          { id: alice, admin: false },
+          { id: bob, admin: false },
+        ],
+      });
       const [first, second, other] = [tokenFor(alice), tokenFor(alice), tokenFor(bob)];
       for (const token of [first, second, other]) await store.createToken(token);
       await store.revokeToken(second.id);
@@ -145,7 +150,12 @@ export function describeTokenStoreContract(name: string, makeStore: TokenStoreFa
 
     it('reads users with their administrator flag', async () => {
       const [admin, member] = [unique('admin'), unique('member')];
-      const store = await makeStore({ users: [{ id: admin, admin: true }, { id: member, admin: false }] });
+      const store = await makeStore({
+        users: [
+          { id: admin, admin: true },
+          { id: member, admin: false },
+        ],
+      });
       expect(await store.getUser(admin)).toMatchObject({ id: admin, admin: true });
       expect(await store.getUser(member)).toMatchObject({ id: member, admin: false });
       expect(await store.getUser(unique('ghost'))).toBeUndefined();

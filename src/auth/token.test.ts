@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  generateToken,
-  hashToken,
-  isTokenId,
-  newTokenId,
-  parseToken,
-  redactToken,
-  tokenHashesEqual,
-  type PlaintextToken,
-} from './token.ts';
+import { generateToken, hashToken, isTokenId, newTokenId, parseToken, redactToken, tokenHashesEqual, type PlaintextToken } from './token.ts';
 
 // A fixed token whose checksum and hash were computed once; it pins the format so stored hashes stay valid.
 const GOLDEN = 'cwt_abcdefghijABCDEFGHIJ0123456789wxyz2c3czC';

@@ -35,9 +35,7 @@ export function generateToken(): PlaintextToken {
 export type TokenRejection = 'prefix' | 'format' | 'checksum';
 
 /** The outcome of {@link parseToken}. */
-export type ParsedToken =
-  | { readonly ok: true; readonly token: PlaintextToken }
-  | { readonly ok: false; readonly reason: TokenRejection };
+export type ParsedToken = { readonly ok: true; readonly token: PlaintextToken } | { readonly ok: false; readonly reason: TokenRejection };
 
 /**
  * Checks the shape and the checksum of `value`, without any lookup.

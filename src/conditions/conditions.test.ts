@@ -76,10 +76,7 @@ describe('setCondition', () => {
       update: { type: 'DNSSynced', status: 'Unknown', reason: 'Pending' },
       generation: 1,
       changed: true,
-      after: [
-        ready(),
-        { type: 'DNSSynced', status: 'Unknown', reason: 'Pending', message: '', observedGeneration: 1, lastTransitionTime: '2025-01-01T01:00:00Z' },
-      ],
+      after: [ready(), { type: 'DNSSynced', status: 'Unknown', reason: 'Pending', message: '', observedGeneration: 1, lastTransitionTime: '2025-01-01T01:00:00Z' }],
     },
     {
       name: 'omits observedGeneration when unknown',

@@ -33,19 +33,13 @@ const MAX_REASON = 1024; // metav1.Condition limit
 const MAX_MESSAGE = 32768; // metav1.Condition limit
 const STATUSES: readonly string[] = ['True', 'False', 'Unknown'];
 
-
 /**
  * Sets one condition, returning a new array (the input is not modified) and whether anything changed.
  * `lastTransitionTime` is kept unless `status` flips; reason, message or generation changes still count as
  * changes. Throws `TypeError` on a type or reason that is not CamelCase, or an invalid status: those are
  * programming errors, and the apiserver would reject the status write anyway.
  */
-export function setCondition(
-  conditions: readonly Condition[] | undefined,
-  update: ConditionUpdate,
-  observedGeneration: number | undefined,
-  now: Date,
-): { conditions: Condition[]; changed: boolean } {
+export function setCondition(conditions: readonly Condition[] | undefined, update: ConditionUpdate, observedGeneration: number | undefined, now: Date): { conditions: Condition[]; changed: boolean } {
   if (!CAMEL_CASE.test(update.type)) throw new TypeError(`condition type must be CamelCase: ${JSON.stringify(update.type)}`);
   if (!CAMEL_CASE.test(update.reason) || update.reason.length > MAX_REASON) {
     throw new TypeError(`condition reason must be CamelCase: ${JSON.stringify(update.reason)}`);
@@ -60,15 +54,10 @@ export function setCondition(
     reason: update.reason,
     message: (update.message ?? '').slice(0, MAX_MESSAGE),
     ...(observedGeneration !== undefined ? { observedGeneration } : {}),
-    lastTransitionTime:
-      existing && existing.status === update.status ? existing.lastTransitionTime : formatTime(now),
+    lastTransitionTime: existing && existing.status === update.status ? existing.lastTransitionTime : formatTime(now),
   };
   if (!existing) return { conditions: [...list, next], changed: true };
-  const changed =
-    existing.status !== next.status ||
-    existing.reason !== next.reason ||
-    existing.message !== next.message ||
-    existing.observedGeneration !== next.observedGeneration;
+  const changed = existing.status !== next.status || existing.reason !== next.reason || existing.message !== next.message || existing.observedGeneration !== next.observedGeneration;
   if (!changed) return { conditions: [...list], changed: false };
   return { conditions: list.map((c) => (c === existing ? next : c)), changed: true };
 }

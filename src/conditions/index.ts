@@ -1,12 +1,2 @@
-export {
-  findCondition,
-  formatTime,
-  isFalse,
-  isTrue,
-  removeCondition,
-  setCondition,
-  type Condition,
-  type ConditionStatus,
-  type ConditionUpdate,
-} from './conditions.ts';
+export { findCondition, formatTime, isFalse, isTrue, removeCondition, setCondition, type Condition, type ConditionStatus, type ConditionUpdate } from './conditions.ts';
 export { statusChanged } from './status-changed.ts';

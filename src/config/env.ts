@@ -144,7 +144,10 @@ export class EnvReader {
   list(name: string, item?: { readonly valid: (text: string) => boolean; readonly expects: string }): string[] {
     const raw = this.optional(name);
     if (raw === undefined) return [];
-    const items = raw.split(',').map((s) => s.trim()).filter(Boolean);
+    const items = raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (item && !items.every(item.valid)) throw configError(name, raw, item.expects);
     return items;
   }

@@ -14,10 +14,6 @@ it('crds/ matches what the emitter produces', () => {
   const missing = Object.keys(expected).filter((name) => !present.includes(name));
   const extra = present.filter((name) => !(name in expected));
   const changed = present.filter((name) => name in expected && readFileSync(`${CRDS_DIR}${name}`, 'utf8') !== expected[name]);
-  const problems = [
-    ...missing.map((n) => `missing: crds/${n}`),
-    ...extra.map((n) => `not generated (remove it): crds/${n}`),
-    ...changed.map((n) => `differs: crds/${n}`),
-  ];
+  const problems = [...missing.map((n) => `missing: crds/${n}`), ...extra.map((n) => `not generated (remove it): crds/${n}`), ...changed.map((n) => `differs: crds/${n}`)];
   expect(problems, `${FIX}\n  ${problems.join('\n  ')}`).toEqual([]);
 });

@@ -20,8 +20,7 @@ const API_VERSION_FIELD: JsonSchemaProps = {
 
 const KIND_FIELD: JsonSchemaProps = {
   type: 'string',
-  description:
-    'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase.',
+  description: 'Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. In CamelCase.',
 };
 
 /** Name constraints are the only ones Kubernetes allows under metadata. */

@@ -18,13 +18,29 @@ describe('toStructuralSchema translates', () => {
     ['a union with null into nullable', Type.Union([Type.String({ maxLength: 3 }), Type.Null()]), { type: 'string', maxLength: 3, nullable: true }],
     ['a literal union with null into a nullable enum', Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Null()]), { type: 'string', enum: ['a', 'b'], nullable: true }],
     ['a type list with null into nullable', { type: ['integer', 'null'] }, { type: 'integer', nullable: true }],
-    ['uniqueItems on scalars into a set list', Type.Array(Type.String({ maxLength: 3 }), { uniqueItems: true, maxItems: 2 }), { type: 'array', items: { type: 'string', maxLength: 3 }, maxItems: 2, 'x-kubernetes-list-type': 'set' }],
+    [
+      'uniqueItems on scalars into a set list',
+      Type.Array(Type.String({ maxLength: 3 }), { uniqueItems: true, maxItems: 2 }),
+      { type: 'array', items: { type: 'string', maxLength: 3 }, maxItems: 2, 'x-kubernetes-list-type': 'set' },
+    ],
     ['uniqueItems: false into nothing', Type.Array(Type.Boolean(), { uniqueItems: false }), { type: 'array', items: { type: 'boolean' } }],
-    ['MapOf into additionalProperties', MapOf(Type.String({ maxLength: 2 }), { description: 'm', maxProperties: 4 }), { type: 'object', description: 'm', maxProperties: 4, additionalProperties: { type: 'string', maxLength: 2 } }],
-    ['additionalProperties: false into nothing (pruning)', Type.Object({ a: Type.Boolean() }, { additionalProperties: false }), { type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] }],
+    [
+      'MapOf into additionalProperties',
+      MapOf(Type.String({ maxLength: 2 }), { description: 'm', maxProperties: 4 }),
+      { type: 'object', description: 'm', maxProperties: 4, additionalProperties: { type: 'string', maxLength: 2 } },
+    ],
+    [
+      'additionalProperties: false into nothing (pruning)',
+      Type.Object({ a: Type.Boolean() }, { additionalProperties: false }),
+      { type: 'object', properties: { a: { type: 'boolean' } }, required: ['a'] },
+    ],
     ['an empty object', Type.Object({}), { type: 'object' }],
     ['annotations and a valid default', Type.Boolean({ default: false, description: 'd', title: 't' }), { type: 'boolean', default: false, description: 'd', title: 't' }],
-    ['CEL rules', Type.String({ maxLength: 2, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] }), { type: 'string', maxLength: 2, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] }],
+    [
+      'CEL rules',
+      Type.String({ maxLength: 2, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] }),
+      { type: 'string', maxLength: 2, 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'immutable' }] },
+    ],
   ])('%s', (_name, schema, expected) => {
     expect(toStructuralSchema(schema, 'spec.f')).toEqual(expected);
   });
@@ -80,7 +96,12 @@ describe('toStructuralSchema rejects, naming the path', () => {
     ['properties and a map together', { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } }, 'spec', /together/],
     ['required naming an undeclared property', { type: 'object', required: ['ghost'] }, 'spec', /"ghost" is not declared/],
     ['an array without items', { type: 'array' }, 'spec', /needs items/],
-    ['a list map whose key is optional', Type.Array(Type.Object({ k: Type.Optional(Type.String()) }), { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] }), 'spec', /must be required/],
+    [
+      'a list map whose key is optional',
+      Type.Array(Type.Object({ k: Type.Optional(Type.String()) }), { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['k'] }),
+      'spec',
+      /must be required/,
+    ],
     ['a list map without keys', Type.Array(Type.Object({ k: Type.String() }), { 'x-kubernetes-list-type': 'map' }), 'spec', /list-map-keys/],
     ['a look-around pattern (not RE2)', Type.String({ pattern: '^(?!x)' }), 'spec', /look-around/],
     ['a default that does not validate', Type.Integer({ minimum: 1, default: 0 }), 'spec', /default 0/],

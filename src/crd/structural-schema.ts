@@ -40,10 +40,7 @@ const FORMATS: Readonly<Record<SchemaType, ReadonlySet<string>>> = {
 export function toStructuralSchema(schema: unknown, path: string): JsonSchemaProps {
   if (!isNode(schema)) throw new CrdSchemaError(path, 'expected a schema object');
   if ('$ref' in schema) {
-    throw new CrdSchemaError(
-      path,
-      `$ref ${JSON.stringify(schema['$ref'])} is not supported; CRD schemas must be self-contained, use the schema value instead of Type.Ref`,
-    );
+    throw new CrdSchemaError(path, `$ref ${JSON.stringify(schema['$ref'])} is not supported; CRD schemas must be self-contained, use the schema value instead of Type.Ref`);
   }
   // Known-unsupported keywords first: their hint is more useful than whatever else fails after them.
   const unsupported = Object.keys(HINTS).find((key) => key in schema);
@@ -167,9 +164,7 @@ function resolveType(reader: KeywordReader, values: unknown[] | undefined, out: 
 }
 
 function inferLiteralType(values: unknown[], reader: KeywordReader): ScalarType {
-  const types = new Set(
-    values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)),
-  );
+  const types = new Set(values.map((v) => (typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v)));
   if (types.size === 2 && types.has('integer') && types.has('number')) return 'number';
   const [only] = types;
   if (types.size !== 1 || only === undefined || !SCALAR_TYPES.has(only)) {

@@ -56,9 +56,7 @@ export function appRecords(hostname: string, target: RuntimeTarget, apex = false
  * publish a CNAME, so A/AAAA records.
  */
 export function externalAppRecords(hostname: string, target: RuntimeTarget): RequiredDnsRecord[] {
-  return appRecords(hostname, target, isRegistrableDomain(normalizeName(hostname))).flatMap((r) =>
-    r.values.map((value) => ({ recordType: r.type, name: r.name, value })),
-  );
+  return appRecords(hostname, target, isRegistrableDomain(normalizeName(hostname))).flatMap((r) => r.values.map((value) => ({ recordType: r.type, name: r.name, value })));
 }
 
 /** True when `name` (normalized) is a domain one registers: the name right below a public suffix. */

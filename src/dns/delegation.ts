@@ -7,14 +7,7 @@ import type { DnsRecordData } from './dns-wire.ts';
 import { nameSet, normalizeName, parentName } from './names.ts';
 
 /** CamelCase, stable: the `Delegated` condition's reason. */
-export type DelegationReason =
-  | 'Delegated'
-  | 'NameserversMismatch'
-  | 'NotDelegated'
-  | 'Timeout'
-  | 'Unreachable'
-  | 'ServerFailure'
-  | 'ParentNotFound';
+export type DelegationReason = 'Delegated' | 'NameserversMismatch' | 'NotDelegated' | 'Timeout' | 'Unreachable' | 'ServerFailure' | 'ParentNotFound';
 
 export interface DelegationResult {
   readonly delegated: boolean;

@@ -3,16 +3,7 @@
 import { randomInt } from 'node:crypto';
 import { createSocket } from 'node:dgram';
 import { connect, isIP } from 'node:net';
-import {
-  decodeMessage,
-  ednsOpt,
-  encodeMessage,
-  FLAGS,
-  frameForTcp,
-  TcpFrameReader,
-  type DecodedDnsMessage,
-  type DnsRecordData,
-} from './dns-wire.ts';
+import { decodeMessage, ednsOpt, encodeMessage, FLAGS, frameForTcp, TcpFrameReader, type DecodedDnsMessage, type DnsRecordData } from './dns-wire.ts';
 import { normalizeName } from './names.ts';
 
 /** Where a DNS server listens. */
@@ -74,8 +65,7 @@ export async function queryDns(server: DnsServerAddress, name: string, type: str
     additionals: [ednsOpt()],
   });
   const timeoutMs = options.timeoutMs ?? 3000;
-  const matches = (m: DecodedDnsMessage) =>
-    m.type === 'response' && m.id === id && normalizeName(m.questions?.[0]?.name ?? '') === normalizeName(name);
+  const matches = (m: DecodedDnsMessage) => m.type === 'response' && m.id === id && normalizeName(m.questions?.[0]?.name ?? '') === normalizeName(name);
   if (!options.tcpOnly) {
     const reply = await viaUdp(server, query, matches, timeoutMs);
     if (!reply.flag_tc) return response(reply, 'udp');

@@ -1,15 +1,5 @@
 // DNS messages on the wire (RFC 1035 §4) through dns-packet; the only module that imports it.
-import {
-  AUTHORITATIVE_ANSWER,
-  decode,
-  encode,
-  RECURSION_DESIRED,
-  TRUNCATED_RESPONSE,
-  type Answer,
-  type DecodedPacket,
-  type Packet,
-  type Question,
-} from 'dns-packet';
+import { AUTHORITATIVE_ANSWER, decode, encode, RECURSION_DESIRED, TRUNCATED_RESPONSE, type Answer, type DecodedPacket, type Packet, type Question } from 'dns-packet';
 
 export type DnsMessage = Packet;
 export type DnsRecordData = Answer;

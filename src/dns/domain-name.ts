@@ -13,19 +13,9 @@ import { PUBLIC_SUFFIXES, RESERVED_SUFFIXES } from './public-suffixes.ts';
 export const DOMAIN_MAX_LENGTH = 200;
 
 /** Why a domain name was refused: CamelCase, stable, usable as a condition reason. */
-export type DomainNameProblem =
-  | 'Empty'
-  | 'TooLong'
-  | 'IpAddress'
-  | 'InvalidLabel'
-  | 'SingleLabel'
-  | 'NumericTopLevel'
-  | 'PublicSuffix'
-  | 'Reserved';
+export type DomainNameProblem = 'Empty' | 'TooLong' | 'IpAddress' | 'InvalidLabel' | 'SingleLabel' | 'NumericTopLevel' | 'PublicSuffix' | 'Reserved';
 
-export type DomainNameCheck =
-  | { readonly ok: true; readonly domain: string }
-  | { readonly ok: false; readonly problem: DomainNameProblem; readonly message: string };
+export type DomainNameCheck = { readonly ok: true; readonly domain: string } | { readonly ok: false; readonly problem: DomainNameProblem; readonly message: string };
 
 const LABEL = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -58,10 +48,7 @@ export function checkDomainName(input: string): DomainNameCheck {
     if (label === '') return refuse('InvalidLabel', `domain ${shown} has an empty label`);
     if (label.length > 63) return refuse('InvalidLabel', `domain ${shown} has a label longer than 63 characters`);
     if (!LABEL.test(label)) {
-      return refuse(
-        'InvalidLabel',
-        `domain ${shown} has an invalid label "${label}": use letters, digits and hyphens, not at the start or end of a label`,
-      );
+      return refuse('InvalidLabel', `domain ${shown} has an invalid label "${label}": use letters, digits and hyphens, not at the start or end of a label`);
     }
   }
   const tld = labels[labels.length - 1] ?? '';

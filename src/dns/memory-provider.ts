@@ -3,17 +3,7 @@
 // in every zone, UPSERT, forgiving deletes, ownership tags); it also applies a change atomically.
 import { isInZone, normalizeName } from './names.ts';
 import { assertOwnerId } from './ownership.ts';
-import {
-  DnsProviderError,
-  isEmptyChanges,
-  recordKey,
-  ZONE_DOMAIN_TAG,
-  ZONE_OWNER_TAG,
-  type Changes,
-  type DnsProvider,
-  type HostedZone,
-  type RecordSet,
-} from './provider.ts';
+import { DnsProviderError, isEmptyChanges, recordKey, ZONE_DOMAIN_TAG, ZONE_OWNER_TAG, type Changes, type DnsProvider, type HostedZone, type RecordSet } from './provider.ts';
 
 interface MemoryZone {
   readonly zoneId: string;
@@ -74,8 +64,12 @@ export class MemoryDnsProvider implements DnsProvider {
     for (const r of [
       { name, type: 'NS', ttl: 172_800, values: nameservers },
       { name, type: 'SOA', ttl: 900, values: [soa] },
-    ]) records.set(recordKey(r), r);
-    const tags = new Map([[ZONE_OWNER_TAG, this.#ownerId], [ZONE_DOMAIN_TAG, name]]);
+    ])
+      records.set(recordKey(r), r);
+    const tags = new Map([
+      [ZONE_OWNER_TAG, this.#ownerId],
+      [ZONE_DOMAIN_TAG, name],
+    ]);
     this.backend.zones.set(zoneId, { zoneId, domain: name, nameservers, tags, records });
     this.backend.byCallerReference.set(callerReference, zoneId);
     return { zoneId, nameservers: [...nameservers] };

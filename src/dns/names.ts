@@ -58,8 +58,6 @@ export function nameSet(names: readonly string[]): string[] {
  * the result. Route 53 spells a wildcard `\052.example.com.` in its answers.
  */
 export function decodeNameEscapes(name: string): string {
-  const decoded = name.replace(/\\(\d{3}|.)/g, (_, esc: string) =>
-    esc.length === 3 ? String.fromCharCode(Number.parseInt(esc, 8)) : esc,
-  );
+  const decoded = name.replace(/\\(\d{3}|.)/g, (_, esc: string) => (esc.length === 3 ? String.fromCharCode(Number.parseInt(esc, 8)) : esc));
   return normalizeName(decoded);
 }

@@ -13,12 +13,9 @@ describe('ownership marks', () => {
     expect(parseOwnershipName(mark)).toEqual({ name, type });
   });
 
-  it.each(['www.example.com', '_cw.example.com', '_cw-.example.com', '_cw-a', '_cw-A.example.com', 'x._cw-a.example.com'])(
-    'does not take %s for a mark',
-    (name) => {
-      expect(parseOwnershipName(name)).toBeUndefined();
-    },
-  );
+  it.each(['www.example.com', '_cw.example.com', '_cw-.example.com', '_cw-a', '_cw-A.example.com', 'x._cw-a.example.com'])('does not take %s for a mark', (name) => {
+    expect(parseOwnershipName(name)).toBeUndefined();
+  });
 
   it('writes and reads the owner in the text', () => {
     expect(ownershipText('prod-eu')).toBe('heritage=cloudwright,cloudwright/owner=prod-eu');

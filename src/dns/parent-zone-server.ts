@@ -3,18 +3,7 @@
 // it; it is not meant to face the internet (no rate limiting, no DNSSEC, no zone transfers).
 import { createSocket, type Socket } from 'node:dgram';
 import { createServer, type AddressInfo, type Server, type Socket as TcpSocket } from 'node:net';
-import {
-  decodeMessage,
-  ednsOpt,
-  encodeMessage,
-  FLAGS,
-  frameForTcp,
-  RCODE,
-  TcpFrameReader,
-  udpLimitOf,
-  type DecodedDnsMessage,
-  type DnsMessage,
-} from './dns-wire.ts';
+import { decodeMessage, ednsOpt, encodeMessage, FLAGS, frameForTcp, RCODE, TcpFrameReader, udpLimitOf, type DecodedDnsMessage, type DnsMessage } from './dns-wire.ts';
 import { ParentZone, type ParentZoneRecordType } from './parent-zone.ts';
 
 export interface ParentZoneServerOptions {
@@ -88,10 +77,7 @@ export async function startParentZoneServer(options: ParentZoneServerOptions): P
     queries,
     stop: async () => {
       for (const socket of connections) socket.destroy();
-      await Promise.all([
-        new Promise<void>((resolve) => udp.close(() => resolve())),
-        new Promise<void>((resolve) => tcp.close(() => resolve())),
-      ]);
+      await Promise.all([new Promise<void>((resolve) => udp.close(() => resolve())), new Promise<void>((resolve) => tcp.close(() => resolve()))]);
     },
   };
 }

@@ -72,8 +72,7 @@ export class ParentZone {
     const owner = normalizeName(name);
     if (!isInZone(owner, this.suffix)) throw new Error(`${owner} is not inside ${this.suffix}`);
     const canonical = values.map((v) => {
-      const check =
-        type === 'A' ? ipv4Value(v) : type === 'AAAA' ? ipv6Value(v) : type === 'CNAME' ? hostValue(v) : { ok: true as const, value: v };
+      const check = type === 'A' ? ipv4Value(v) : type === 'AAAA' ? ipv6Value(v) : type === 'CNAME' ? hostValue(v) : { ok: true as const, value: v };
       if (!check.ok) throw new Error(`${type} value ${check.message}`);
       return check.value;
     });
@@ -189,13 +188,7 @@ export class ParentZone {
     };
   }
 
-  #reply(
-    rcode: number,
-    authoritative: boolean,
-    answers: DnsRecordData[] = [],
-    authorities: DnsRecordData[] = [],
-    additionals: DnsRecordData[] = [],
-  ): ZoneAnswer {
+  #reply(rcode: number, authoritative: boolean, answers: DnsRecordData[] = [], authorities: DnsRecordData[] = [], additionals: DnsRecordData[] = []): ZoneAnswer {
     return { rcode, authoritative, answers, authorities, additionals };
   }
 

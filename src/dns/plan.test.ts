@@ -192,9 +192,7 @@ describe('planChanges', () => {
       desired: [want('legacy.example.com', 'A', ['192.0.2.1'], 300, 'rec-legacy')],
       current: [...zone, rs('legacy.example.com', 'A', ['198.51.100.1'])],
     });
-    expect(plan.conflicts[0]?.message).toBe(
-      'legacy A already exists in the zone and was not written by Cloudwright; remove it at the DNS provider or choose another name',
-    );
+    expect(plan.conflicts[0]?.message).toBe('legacy A already exists in the zone and was not written by Cloudwright; remove it at the DNS provider or choose another name');
   });
 
   it('converges: applying the plan to the zone leaves nothing to do', () => {

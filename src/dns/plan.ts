@@ -118,10 +118,7 @@ export function planChanges(input: PlanInput): Plan {
       conflict('Duplicate', `${shown} is stated by more than one record${first.id && d.id ? ` (${first.id} and ${d.id})` : ''}; the first one is kept`);
       continue;
     }
-    const neighbours = [
-      ...(acceptedAt.get(want.name) ?? []),
-      ...[...records.values()].filter((r) => r.name === want.name && r.type !== want.type && !isOwned(recordKey(r))),
-    ];
+    const neighbours = [...(acceptedAt.get(want.name) ?? []), ...[...records.values()].filter((r) => r.name === want.name && r.type !== want.type && !isOwned(recordKey(r)))];
     const clash = neighbours.find((r) => r.type === 'CNAME' || want.type === 'CNAME');
     if (clash) {
       conflict('CnameConflict', `${shown} conflicts with the ${clash.type} record at the same name: a CNAME must be the only record at its name`);

@@ -97,15 +97,7 @@ export function recordKey(record: { readonly name: string; readonly type: string
  * CNAME conflicting with another record), `limit_exceeded` (too many zones or records), `access_denied`
  * (the platform's credentials are wrong or lack permission), `invalid` (a request we should not have made).
  */
-export type DnsProviderErrorCode =
-  | 'unavailable'
-  | 'throttled'
-  | 'zone_not_found'
-  | 'not_owned'
-  | 'rejected'
-  | 'limit_exceeded'
-  | 'access_denied'
-  | 'invalid';
+export type DnsProviderErrorCode = 'unavailable' | 'throttled' | 'zone_not_found' | 'not_owned' | 'rejected' | 'limit_exceeded' | 'access_denied' | 'invalid';
 
 const MESSAGES: Record<DnsProviderErrorCode, string> = {
   unavailable: 'The DNS provider is unavailable; retry later.',
@@ -114,7 +106,7 @@ const MESSAGES: Record<DnsProviderErrorCode, string> = {
   not_owned: 'The hosted zone was not created by this Cloudwright installation; it is left alone.',
   rejected: 'The DNS provider rejected the change.',
   limit_exceeded: 'A limit of the DNS provider (hosted zones or records) was reached.',
-  access_denied: 'The DNS provider refused the platform\'s credentials; an operator must fix the DNS provider configuration.',
+  access_denied: "The DNS provider refused the platform's credentials; an operator must fix the DNS provider configuration.",
   invalid: 'The DNS provider could not process the request.',
 };
 

@@ -43,14 +43,38 @@ describe('recordName', () => {
 
 describe('validateRecord', () => {
   it.each<[RecordInput, { name: string; fqdn: string; type: string; values: string[]; ttl: number }]>([
-    [{ name: 'www', type: 'cname', values: ['App.Runtime.example.net.'] }, { name: 'www', fqdn: 'www.example.com', type: 'CNAME', values: ['app.runtime.example.net'], ttl: TTL_DEFAULT }],
-    [{ name: '@', type: 'A', values: ['192.0.2.1', '192.0.2.2'], ttl: 60 }, { name: '@', fqdn: 'example.com', type: 'A', values: ['192.0.2.1', '192.0.2.2'], ttl: 60 }],
-    [{ name: '@', type: 'TXT', values: ['"v=spf1 -all"'], ttl: 86400 }, { name: '@', fqdn: 'example.com', type: 'TXT', values: ['v=spf1 -all'], ttl: 86400 }],
-    [{ name: '@', type: 'MX', values: ['10 mail.example.com', '20 mail2.example.com'] }, { name: '@', fqdn: 'example.com', type: 'MX', values: ['10 mail.example.com', '20 mail2.example.com'], ttl: 300 }],
-    [{ name: '@', type: 'CAA', values: ['0 issue letsencrypt.org'] }, { name: '@', fqdn: 'example.com', type: 'CAA', values: ['0 issue "letsencrypt.org"'], ttl: 300 }],
-    [{ name: 'sub', type: 'NS', values: ['ns1.other.net'] }, { name: 'sub', fqdn: 'sub.example.com', type: 'NS', values: ['ns1.other.net'], ttl: 300 }],
-    [{ name: '_sip._tcp', type: 'SRV', values: ['10 5 5060 sip.example.com'] }, { name: '_sip._tcp', fqdn: '_sip._tcp.example.com', type: 'SRV', values: ['10 5 5060 sip.example.com'], ttl: 300 }],
-    [{ name: '*.preview', type: 'AAAA', values: ['2001:DB8::1'] }, { name: '*.preview', fqdn: '*.preview.example.com', type: 'AAAA', values: ['2001:db8::1'], ttl: 300 }],
+    [
+      { name: 'www', type: 'cname', values: ['App.Runtime.example.net.'] },
+      { name: 'www', fqdn: 'www.example.com', type: 'CNAME', values: ['app.runtime.example.net'], ttl: TTL_DEFAULT },
+    ],
+    [
+      { name: '@', type: 'A', values: ['192.0.2.1', '192.0.2.2'], ttl: 60 },
+      { name: '@', fqdn: 'example.com', type: 'A', values: ['192.0.2.1', '192.0.2.2'], ttl: 60 },
+    ],
+    [
+      { name: '@', type: 'TXT', values: ['"v=spf1 -all"'], ttl: 86400 },
+      { name: '@', fqdn: 'example.com', type: 'TXT', values: ['v=spf1 -all'], ttl: 86400 },
+    ],
+    [
+      { name: '@', type: 'MX', values: ['10 mail.example.com', '20 mail2.example.com'] },
+      { name: '@', fqdn: 'example.com', type: 'MX', values: ['10 mail.example.com', '20 mail2.example.com'], ttl: 300 },
+    ],
+    [
+      { name: '@', type: 'CAA', values: ['0 issue letsencrypt.org'] },
+      { name: '@', fqdn: 'example.com', type: 'CAA', values: ['0 issue "letsencrypt.org"'], ttl: 300 },
+    ],
+    [
+      { name: 'sub', type: 'NS', values: ['ns1.other.net'] },
+      { name: 'sub', fqdn: 'sub.example.com', type: 'NS', values: ['ns1.other.net'], ttl: 300 },
+    ],
+    [
+      { name: '_sip._tcp', type: 'SRV', values: ['10 5 5060 sip.example.com'] },
+      { name: '_sip._tcp', fqdn: '_sip._tcp.example.com', type: 'SRV', values: ['10 5 5060 sip.example.com'], ttl: 300 },
+    ],
+    [
+      { name: '*.preview', type: 'AAAA', values: ['2001:DB8::1'] },
+      { name: '*.preview', fqdn: '*.preview.example.com', type: 'AAAA', values: ['2001:db8::1'], ttl: 300 },
+    ],
   ])('accepts %j', (input, record) => {
     expect(validateRecord(input, domain)).toEqual({ ok: true, record });
   });
@@ -77,7 +101,7 @@ describe('validateRecord', () => {
     expect(check.errors).toContainEqual({ field, message: expect.stringContaining(message) });
   });
 
-  it('bounds a record set by the provider\'s 32000 characters of values, TXT counted as sent (quoted, in 255-character strings)', () => {
+  it("bounds a record set by the provider's 32000 characters of values, TXT counted as sent (quoted, in 255-character strings)", () => {
     // 3600 characters are 15 quoted strings of at most 255 and 14 spaces between: 3644 as sent.
     const txt = (count: number) => Array.from({ length: count }, (_, i) => `${i}`.repeat(3600));
     expect(validateRecord({ name: 'big', type: 'TXT', values: txt(8) }, domain).ok).toBe(true);
@@ -118,10 +142,7 @@ describe('checkExclusivity', () => {
     [{ fqdn: 'www.example.com', type: 'TXT' }, 'a CNAME record must be the only record at its name, and www already has a CNAME record (rec-www)'],
     [{ fqdn: 'www.example.com', type: 'CNAME' }, 'a CNAME record (rec-www) already exists at www; change its values instead'],
     [{ fqdn: 'example.com', type: 'A' }, 'an A record (rec-apex) already exists at @; change its values instead'],
-    [
-      { fqdn: 'app.example.com', type: 'A' },
-      'a CNAME record must be the only record at its name, and app already has a CNAME record (app-web-1, written by the platform for app web)',
-    ],
+    [{ fqdn: 'app.example.com', type: 'A' }, 'a CNAME record must be the only record at its name, and app already has a CNAME record (app-web-1, written by the platform for app web)'],
   ])('refuses %j', (candidate, message) => {
     expect(checkExclusivity(candidate, existing, 'example.com')).toEqual({ field: 'name', message });
   });

@@ -184,8 +184,7 @@ export interface ExistingRecord {
  */
 export function checkExclusivity(candidate: { readonly fqdn: string; readonly type: string }, existing: readonly ExistingRecord[], domain: string): FieldError | undefined {
   const shown = relativeName(candidate.fqdn, domain);
-  const describe = (r: ExistingRecord) =>
-    `${article(r.type)} ${r.type} record${r.id ? ` (${r.id}${r.ownerApp ? `, written by the platform for app ${r.ownerApp}` : ''})` : ''}`;
+  const describe = (r: ExistingRecord) => `${article(r.type)} ${r.type} record${r.id ? ` (${r.id}${r.ownerApp ? `, written by the platform for app ${r.ownerApp}` : ''})` : ''}`;
   for (const other of existing) {
     if (other.fqdn !== candidate.fqdn) continue;
     if (other.type === candidate.type) {

@@ -16,16 +16,7 @@ import {
 } from '@aws-sdk/client-route-53';
 import { decodeNameEscapes, normalizeName } from './names.ts';
 import { assertOwnerId } from './ownership.ts';
-import {
-  DnsProviderError,
-  isEmptyChanges,
-  ZONE_DOMAIN_TAG,
-  ZONE_OWNER_TAG,
-  type Changes,
-  type DnsProvider,
-  type HostedZone,
-  type RecordSet,
-} from './provider.ts';
+import { DnsProviderError, isEmptyChanges, ZONE_DOMAIN_TAG, ZONE_OWNER_TAG, type Changes, type DnsProvider, type HostedZone, type RecordSet } from './provider.ts';
 import { canonicalValueOrRaw } from './record-values.ts';
 import { route53ErrorName, toDnsProviderError } from './route53-errors.ts';
 import { txtFromPresentation, txtToPresentation } from './txt.ts';
@@ -93,9 +84,7 @@ export class Route53Provider implements DnsProvider {
     let zoneId = await this.#findZone(op, name, callerReference);
     if (zoneId === undefined) {
       try {
-        const created = await this.#client.send(
-          new CreateHostedZoneCommand({ Name: name, CallerReference: callerReference, HostedZoneConfig: { Comment: this.#comment } }),
-        );
+        const created = await this.#client.send(new CreateHostedZoneCommand({ Name: name, CallerReference: callerReference, HostedZoneConfig: { Comment: this.#comment } }));
         zoneId = bareZoneId(created.HostedZone?.Id ?? '');
       } catch (err) {
         if (route53ErrorName(err) !== 'HostedZoneAlreadyExists') throw toDnsProviderError(err, op);
@@ -128,9 +117,7 @@ export class Route53Provider implements DnsProvider {
     const op = 'deleteZone';
     const zone = await this.#ifZoneExists(op, () => this.#client.send(new GetHostedZoneCommand({ Id: zoneId })));
     if (!zone) return;
-    const tags = await this.#ifZoneExists(op, () =>
-      this.#client.send(new ListTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: bareZoneId(zoneId) })),
-    );
+    const tags = await this.#ifZoneExists(op, () => this.#client.send(new ListTagsForResourceCommand({ ResourceType: 'hostedzone', ResourceId: bareZoneId(zoneId) })));
     if (!tags) return;
     const owner = tags.ResourceTagSet?.Tags?.find((t) => t.Key === ZONE_OWNER_TAG)?.Value;
     // The comment is written with the zone itself, so it marks a zone whose tagging was interrupted.
@@ -140,9 +127,7 @@ export class Route53Provider implements DnsProvider {
     const apex = normalizeName(zone.HostedZone?.Name ?? '');
     const raw = await this.#ifZoneExists(op, () => this.#listRaw(zoneId));
     if (!raw) return;
-    const deletes = raw
-      .filter((r) => !(decodeNameEscapes(r.Name ?? '') === apex && (r.Type === 'NS' || r.Type === 'SOA')))
-      .map((r): Change => ({ Action: 'DELETE', ResourceRecordSet: r }));
+    const deletes = raw.filter((r) => !(decodeNameEscapes(r.Name ?? '') === apex && (r.Type === 'NS' || r.Type === 'SOA'))).map((r): Change => ({ Action: 'DELETE', ResourceRecordSet: r }));
     if (deletes.length > 0 && !(await this.#ifZoneExists(op, () => this.#submit(op, zoneId, deletes).then(() => true)))) return;
     await this.#ifZoneExists(op, () => this.#client.send(new DeleteHostedZoneCommand({ Id: zoneId })));
   }
@@ -171,9 +156,7 @@ export class Route53Provider implements DnsProvider {
         const current = await this.#call(op, () => this.#listRaw(zoneId));
         const retry = refreshDeletes(batch, current);
         if (retry.length === 0) continue;
-        await this.#call(op, () =>
-          this.#client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: retry } })),
-        );
+        await this.#call(op, () => this.#client.send(new ChangeResourceRecordSetsCommand({ HostedZoneId: zoneId, ChangeBatch: { Changes: retry } })));
       }
     }
   }
@@ -182,9 +165,7 @@ export class Route53Provider implements DnsProvider {
     let dnsName: string | undefined = domain;
     let hostedZoneId: string | undefined;
     while (dnsName !== undefined) {
-      const page = await this.#call(op, () =>
-        this.#client.send(new ListHostedZonesByNameCommand({ DNSName: dnsName, HostedZoneId: hostedZoneId })),
-      );
+      const page = await this.#call(op, () => this.#client.send(new ListHostedZonesByNameCommand({ DNSName: dnsName, HostedZoneId: hostedZoneId })));
       for (const zone of page.HostedZones ?? []) {
         if (normalizeName(zone.Name ?? '') !== domain) return undefined; // sorted by name: past ours
         if (zone.CallerReference === callerReference) return bareZoneId(zone.Id ?? '');

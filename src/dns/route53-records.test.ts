@@ -12,21 +12,23 @@ describe('Route 53 record sets', () => {
   });
 
   it('reads escaped names, octal TXT escapes and non-canonical values into the port form', () => {
-    expect(
-      fromResourceRecordSet({ Name: '\\052.Example.com.', Type: 'CNAME', TTL: 60, ResourceRecords: [{ Value: 'Target.Example.NET.' }] }),
-    ).toEqual({ name: '*.example.com', type: 'CNAME', ttl: 60, values: ['target.example.net'] });
-    expect(fromResourceRecordSet({ Name: 'example.com.', Type: 'TXT', TTL: 300, ResourceRecords: [{ Value: '"a" "b\\303\\274"' }] }).values).toEqual([
-      'abü',
-    ]);
+    expect(fromResourceRecordSet({ Name: '\\052.Example.com.', Type: 'CNAME', TTL: 60, ResourceRecords: [{ Value: 'Target.Example.NET.' }] })).toEqual({
+      name: '*.example.com',
+      type: 'CNAME',
+      ttl: 60,
+      values: ['target.example.net'],
+    });
+    expect(fromResourceRecordSet({ Name: 'example.com.', Type: 'TXT', TTL: 300, ResourceRecords: [{ Value: '"a" "b\\303\\274"' }] }).values).toEqual(['abü']);
   });
 
   it('marks alias and routing-policy record sets as provider-specific', () => {
-    expect(
-      fromResourceRecordSet({ Name: 'example.com.', Type: 'A', AliasTarget: { DNSName: 'd111.cloudfront.net.', HostedZoneId: 'Z2', EvaluateTargetHealth: false } }),
-    ).toEqual({ name: 'example.com', type: 'A', ttl: 0, values: ['d111.cloudfront.net'], providerSpecific: true });
-    expect(
-      fromResourceRecordSet({ Name: 'w.example.com.', Type: 'A', TTL: 60, SetIdentifier: 'blue', Weight: 10, ResourceRecords: [{ Value: '192.0.2.1' }] })
-        .providerSpecific,
-    ).toBe(true);
+    expect(fromResourceRecordSet({ Name: 'example.com.', Type: 'A', AliasTarget: { DNSName: 'd111.cloudfront.net.', HostedZoneId: 'Z2', EvaluateTargetHealth: false } })).toEqual({
+      name: 'example.com',
+      type: 'A',
+      ttl: 0,
+      values: ['d111.cloudfront.net'],
+      providerSpecific: true,
+    });
+    expect(fromResourceRecordSet({ Name: 'w.example.com.', Type: 'A', TTL: 60, SetIdentifier: 'blue', Weight: 10, ResourceRecords: [{ Value: '192.0.2.1' }] }).providerSpecific).toBe(true);
   });
 });

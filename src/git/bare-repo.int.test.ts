@@ -68,12 +68,28 @@ describe('syncBareRepo', () => {
 
     const a = await work.commit('main', { 'README.md': '# hello\n', 'src/a.ts': 'export const a = 1;\n' });
     const v1 = await work.tag('v1', a);
-    await push(repos, repo, [{ ref: 'refs/heads/main', old: Z, new: a }, { ref: 'refs/tags/v1', old: Z, new: v1 }], await work.pack([a, v1]));
+    await push(
+      repos,
+      repo,
+      [
+        { ref: 'refs/heads/main', old: Z, new: a },
+        { ref: 'refs/tags/v1', old: Z, new: v1 },
+      ],
+      await work.pack([a, v1]),
+    );
     const b = await work.commit('main', { 'src/a.ts': 'export const a = 2;\n' });
     const c = await work.commit('feature', { 'src/b.ts': 'export const b = 1;\n' }, { from: a });
     // Published without an index: the sync builds one with index-pack.
     const { pack: packWithoutIdx } = await work.pack([b, c], [a, v1]);
-    await push(repos, repo, [{ ref: 'refs/heads/main', old: a, new: b }, { ref: 'refs/heads/feature', old: Z, new: c }], { pack: packWithoutIdx });
+    await push(
+      repos,
+      repo,
+      [
+        { ref: 'refs/heads/main', old: a, new: b },
+        { ref: 'refs/heads/feature', old: Z, new: c },
+      ],
+      { pack: packWithoutIdx },
+    );
 
     const dir = await tempDir();
     await sync(repos, repo, dir);
@@ -94,7 +110,15 @@ describe('syncBareRepo', () => {
 
     // A later state: only the new pack is fetched; the deleted branch is gone.
     const d = await work.commit('main', { 'src/c.ts': 'export const c = 3;\n' });
-    await push(repos, repo, [{ ref: 'refs/heads/main', old: b, new: d }, { ref: 'refs/heads/feature', old: c, new: Z }], await work.pack([d], [b, c, v1]));
+    await push(
+      repos,
+      repo,
+      [
+        { ref: 'refs/heads/main', old: b, new: d },
+        { ref: 'refs/heads/feature', old: c, new: Z },
+      ],
+      await work.pack([d], [b, c, v1]),
+    );
     counting.reset();
     await sync(repos, repo, dir);
     expect(counting.calls.filter((call) => call.key.endsWith('.pack')).length).toBe(1);
@@ -118,8 +142,17 @@ describe('syncBareRepo', () => {
     const refs = Array.from({ length: 40 }, (_, i) => `refs/heads/b${String(i).padStart(2, '0')}`);
     const first = await work.commit('main', { f: '1' });
     const second = await work.commit('main', { f: '2' });
-    await push(repos, repo, refs.map((ref) => ({ ref, old: Z, new: first })), await work.pack([second]));
-    await push(repos, repo, refs.map((ref) => ({ ref, old: first, new: second })));
+    await push(
+      repos,
+      repo,
+      refs.map((ref) => ({ ref, old: Z, new: first })),
+      await work.pack([second]),
+    );
+    await push(
+      repos,
+      repo,
+      refs.map((ref) => ({ ref, old: first, new: second })),
+    );
     const dir = await tempDir();
     await sync(repos, repo, dir, 1);
 

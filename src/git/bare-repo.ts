@@ -55,7 +55,11 @@ export async function syncBareRepo(options: SyncBareRepoOptions): Promise<void> 
   const { dir, head, state } = options;
   await ensureBareRepo(dir, head.objectFormat);
   const placed = await placedPacks(dir);
-  await recognisePacks(dir, state.packs.filter((p) => !placed.has(p.sha256)), placed);
+  await recognisePacks(
+    dir,
+    state.packs.filter((p) => !placed.has(p.sha256)),
+    placed,
+  );
   const missing = state.packs.filter((p) => !placed.has(p.sha256));
   for (let i = 0; i < missing.length; i += DOWNLOADS_AT_ONCE) {
     await Promise.all(missing.slice(i, i + DOWNLOADS_AT_ONCE).map(async (p) => placed.set(p.sha256, await placePack(options, p))));

@@ -8,11 +8,7 @@ export const MAX_SIDEBAND_PAYLOAD = MAX_PKT_LENGTH - 5;
 
 export const FLUSH = Buffer.from('0000');
 
-export type Pkt =
-  | { readonly kind: 'data'; readonly payload: Buffer }
-  | { readonly kind: 'flush' }
-  | { readonly kind: 'delim' }
-  | { readonly kind: 'response-end' };
+export type Pkt = { readonly kind: 'data'; readonly payload: Buffer } | { readonly kind: 'flush' } | { readonly kind: 'delim' } | { readonly kind: 'response-end' };
 
 /** A malformed pkt-line stream; its message is safe to show a git client. */
 export class PktLineError extends Error {

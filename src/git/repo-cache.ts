@@ -87,7 +87,12 @@ export class RepoCache {
         if (!entry.endsWith('.git')) continue;
         const repo = `${owner}/${entry.slice(0, -4)}`;
         const remembered = this.#lastUsed.get(repo);
-        const lastUsedMs = remembered ?? (await stat(join(root, owner, entry, INCARNATION_FILE)).then((s) => s.mtimeMs, () => 0));
+        const lastUsedMs =
+          remembered ??
+          (await stat(join(root, owner, entry, INCARNATION_FILE)).then(
+            (s) => s.mtimeMs,
+            () => 0,
+          ));
         found.push({ repo, lastUsedMs });
       }
     }

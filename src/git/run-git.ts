@@ -66,7 +66,12 @@ export function gitSubcommand(args: readonly string[]): string {
 
 /** The last non-empty line of stderr, trimmed to a readable length: what an error message quotes. */
 export function stderrSummary(stderr: string): string {
-  const line = stderr.split('\n').map((l) => l.trim()).filter(Boolean).at(-1) ?? '';
+  const line =
+    stderr
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .at(-1) ?? '';
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 

@@ -10,11 +10,7 @@ import { runGit } from './run-git.ts';
  * sideband-all. Not `allowRefInWant`: git 2.39 clients then fail shallow clones ("expected 'packfile',
  * received 'shallow-info'"), as they do against git http-backend with it.
  */
-const UPLOAD_PACK_CONFIG = [
-  '-c', 'uploadpack.allowFilter=true',
-  '-c', 'uploadpack.allowAnySHA1InWant=true',
-  '-c', 'uploadpack.allowSidebandAll=true',
-];
+const UPLOAD_PACK_CONFIG = ['-c', 'uploadpack.allowFilter=true', '-c', 'uploadpack.allowAnySHA1InWant=true', '-c', 'uploadpack.allowSidebandAll=true'];
 
 /**
  * The `GIT_PROTOCOL` for git from the client's `Git-Protocol` header (how a client asks for v2), or

@@ -56,9 +56,7 @@ export function statusCodeOf(err: unknown): number | undefined {
 
 export const isNotFound = (err: unknown): boolean => statusCodeOf(err) === 404;
 /** 409: a stale `resourceVersion` (optimistic concurrency) or, with reason `AlreadyExists`, a create race. */
-export const isConflict = (err: unknown): boolean =>
-  statusCodeOf(err) === 409 && (err as { reason?: unknown }).reason !== 'AlreadyExists';
-export const isAlreadyExists = (err: unknown): boolean =>
-  statusCodeOf(err) === 409 && (err as { reason?: unknown }).reason === 'AlreadyExists';
+export const isConflict = (err: unknown): boolean => statusCodeOf(err) === 409 && (err as { reason?: unknown }).reason !== 'AlreadyExists';
+export const isAlreadyExists = (err: unknown): boolean => statusCodeOf(err) === 409 && (err as { reason?: unknown }).reason === 'AlreadyExists';
 /** 410: the requested `resourceVersion` is too old; a watcher must relist. */
 export const isGone = (err: unknown): boolean => statusCodeOf(err) === 410;

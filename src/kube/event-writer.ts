@@ -41,7 +41,6 @@ interface EventObject extends KubeObject {
   [field: string]: unknown;
 }
 
-
 /** An {@link EventWriter} on the apiserver (core/v1 Events, which `kubectl describe` shows). */
 export function eventWriter(conn: KubeConnection): EventWriter {
   const events = objectClient<EventObject>(conn, EVENTS);

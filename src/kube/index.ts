@@ -5,13 +5,7 @@ export { createInformer, type Informer, type InformerErrorHandler, type Informer
 export { createInformerFactory, type InformerFactory } from './informer-factory.ts';
 export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
 export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
-export {
-  objectClient,
-  type ApplyOptions,
-  type ListOptions,
-  type ObjectClient,
-  type PatchType,
-} from './object-client.ts';
+export { objectClient, type ApplyOptions, type ListOptions, type ObjectClient, type PatchType } from './object-client.ts';
 export * from './resource.ts';
 export * from './types.ts';
 export { pingApiServer } from './ping.ts';

@@ -20,10 +20,7 @@ export interface InformerFactory {
 }
 
 /** An {@link InformerFactory} on `conn`; `onError` hears every informer's recovered failures. */
-export function createInformerFactory(
-  conn: KubeConnection,
-  options: { onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void } = {},
-): InformerFactory {
+export function createInformerFactory(conn: KubeConnection, options: { onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void } = {}): InformerFactory {
   const informers = new Map<string, Informer<KubeObject>>();
   let started = false;
   return {

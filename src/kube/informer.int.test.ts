@@ -111,10 +111,13 @@ describe('informer', () => {
       await vi.waitFor(() => expect(errors.length).toBeGreaterThanOrEqual(2), { timeout: 10_000 });
       proxy.mode = 'pass';
 
-      await vi.waitFor(() => {
-        expect(informer.get(`${ns.name}/made-while-down`)).toBeDefined();
-        expect(informer.get(`${ns.name}/gone-while-down`)).toBeUndefined();
-      }, { timeout: 10_000 });
+      await vi.waitFor(
+        () => {
+          expect(informer.get(`${ns.name}/made-while-down`)).toBeDefined();
+          expect(informer.get(`${ns.name}/gone-while-down`)).toBeUndefined();
+        },
+        { timeout: 10_000 },
+      );
       expect(deleted).toEqual(['gone-while-down']);
       expect(lists()).toBe(listsBefore); // resumed from its resourceVersion: the apiserver replayed the delete
       await configMaps.create(cm('after-recovery'));
@@ -140,10 +143,13 @@ describe('informer', () => {
       await configMaps.create(cm('new'));
       proxy.mode = 'pass';
 
-      await vi.waitFor(() => {
-        expect(informer.get(`${ns.name}/new`)).toBeDefined();
-        expect(informer.get(`${ns.name}/old`)).toBeUndefined();
-      }, { timeout: 15_000 });
+      await vi.waitFor(
+        () => {
+          expect(informer.get(`${ns.name}/new`)).toBeDefined();
+          expect(informer.get(`${ns.name}/old`)).toBeUndefined();
+        },
+        { timeout: 15_000 },
+      );
       expect(lists()).toBe(listsBefore + 1); // a relist, not a resumed watch
       expect(deleted).toEqual(['old']); // the relist diffed the cache and reported the missed delete
       informer.stop();

@@ -51,11 +51,7 @@ export interface Informer<T extends KubeObject> {
  * (list error, connection refused or reset, 5xx, 403) emits `error` and stops for good. This wrapper restarts
  * it with exponential backoff, from the last resourceVersion, so a watch error never stops the informer.
  */
-export function createInformer<T extends KubeObject>(
-  conn: KubeConnection,
-  resource: ResourceRef,
-  options: InformerOptions = {},
-): Informer<T> {
+export function createInformer<T extends KubeObject>(conn: KubeConnection, resource: ResourceRef, options: InformerOptions = {}): Informer<T> {
   const { labelSelector, fieldSelector, onError = () => {} } = options;
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const path = resourcePath(resource, options.namespace);

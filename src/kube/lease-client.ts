@@ -81,7 +81,6 @@ export function leaseClient(conn: KubeConnection): LeaseClient {
       return obj && fromObject(obj);
     },
     create: async (namespace, name, record) => fromObject(await leases.create(toObject(namespace, name, record))),
-    update: async (namespace, name, record, resourceVersion) =>
-      fromObject(await leases.replace(toObject(namespace, name, record, resourceVersion))),
+    update: async (namespace, name, record, resourceVersion) => fromObject(await leases.replace(toObject(namespace, name, record, resourceVersion))),
   };
 }

@@ -53,10 +53,13 @@ beforeAll(async () => {
   } catch (err) {
     if (!(err instanceof KubeApiError && err.reason === 'AlreadyExists')) throw err;
   }
-  await vi.waitFor(async () => {
-    const got = await crds.get('', crd.metadata.name);
-    expect(got?.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
-  }, { timeout: 30_000 });
+  await vi.waitFor(
+    async () => {
+      const got = await crds.get('', crd.metadata.name);
+      expect(got?.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
+    },
+    { timeout: 30_000 },
+  );
   ns = await testNamespace(conn, 'objects');
   widgets = objectClient<Widget>(conn, WIDGETS);
   // The CRD is established before discovery and the REST mapping always answer; wait for a list to work.

@@ -79,15 +79,11 @@ export function objectClient<T extends KubeObject>(conn: KubeConnection, resourc
         throw err;
       }
     },
-    list: (namespace, options = {}) =>
-      api.request<KubeList<T>>('GET', resourcePath(resource, namespace), { query: { ...options } }),
+    list: (namespace, options = {}) => api.request<KubeList<T>>('GET', resourcePath(resource, namespace), { query: { ...options } }),
     create: (object) => api.request<T>('POST', resourcePath(resource, ns(object)), { body: typed(object) }),
-    replace: (object) =>
-      api.request<T>('PUT', resourcePath(resource, ns(object), nameOf(object)), { body: typed(object) }),
-    replaceStatus: (object) =>
-      api.request<T>('PUT', resourcePath(resource, ns(object), nameOf(object), 'status'), { body: typed(object) }),
-    patch: (namespace, name, patch, type = 'merge') =>
-      api.request<T>('PATCH', resourcePath(resource, namespace, name), { body: patch, contentType: contentTypes[type] }),
+    replace: (object) => api.request<T>('PUT', resourcePath(resource, ns(object), nameOf(object)), { body: typed(object) }),
+    replaceStatus: (object) => api.request<T>('PUT', resourcePath(resource, ns(object), nameOf(object), 'status'), { body: typed(object) }),
+    patch: (namespace, name, patch, type = 'merge') => api.request<T>('PATCH', resourcePath(resource, namespace, name), { body: patch, contentType: contentTypes[type] }),
     patchStatus: (namespace, name, patch, type = 'merge') =>
       api.request<T>('PATCH', resourcePath(resource, namespace, name, 'status'), {
         body: patch,
@@ -111,7 +107,12 @@ export function objectClient<T extends KubeObject>(conn: KubeConnection, resourc
         const body = {
           ...(options.propagationPolicy ? { propagationPolicy: options.propagationPolicy } : {}),
           ...(options.preconditions?.uid || options.preconditions?.resourceVersion
-            ? { preconditions: { ...(options.preconditions.uid ? { uid: options.preconditions.uid } : {}), ...(options.preconditions.resourceVersion ? { resourceVersion: options.preconditions.resourceVersion } : {}) } }
+            ? {
+                preconditions: {
+                  ...(options.preconditions.uid ? { uid: options.preconditions.uid } : {}),
+                  ...(options.preconditions.resourceVersion ? { resourceVersion: options.preconditions.resourceVersion } : {}),
+                },
+              }
             : {}),
         };
         await api.request('DELETE', resourcePath(resource, namespace, name), Object.keys(body).length > 0 ? { body } : {});

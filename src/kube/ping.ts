@@ -11,8 +11,5 @@ export async function pingApiServer(conn: KubeConnection, signal?: AbortSignal):
     return;
   }
   signal.throwIfAborted();
-  await Promise.race([
-    request,
-    new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
-  ]);
+  await Promise.race([request, new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))]);
 }

@@ -49,4 +49,3 @@ export function holdsWrite<T extends KubeObject>(written: KubeObject): (cached: 
 export function isGoneFrom(obj: KubeObject): (cached: KubeObject | undefined) => boolean {
   return (cached) => cached?.metadata?.uid !== obj.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
 }
-

@@ -83,9 +83,7 @@ export class MemoryObjectStore implements ObjectStore {
     await tick();
     const limit = Math.min(options.limit ?? MAX_PAGE, MAX_PAGE);
     const after = options.startAfter;
-    const keys = [...this.#objects.keys()]
-      .filter((key) => key.startsWith(prefix) && (after === undefined || compareKeys(key, after) > 0))
-      .sort(compareKeys);
+    const keys = [...this.#objects.keys()].filter((key) => key.startsWith(prefix) && (after === undefined || compareKeys(key, after) > 0)).sort(compareKeys);
     const page = keys.slice(0, limit);
     const items = page.map((key) => {
       const stored = this.#objects.get(key) as Stored;

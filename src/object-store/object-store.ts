@@ -48,9 +48,7 @@ export interface ObjectStream {
   readonly etag: ETag;
 }
 
-export type GetResult =
-  | { readonly kind: 'object'; readonly body: Uint8Array; readonly etag: ETag }
-  | { readonly kind: 'not-modified'; readonly etag: ETag };
+export type GetResult = { readonly kind: 'object'; readonly body: Uint8Array; readonly etag: ETag } | { readonly kind: 'not-modified'; readonly etag: ETag };
 
 /** A conditional write that did not happen because its condition did not hold. Not an error: it is the answer. */
 export interface PreconditionFailed {

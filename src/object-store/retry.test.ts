@@ -32,7 +32,15 @@ describe('withRetries', () => {
   it('stops at once on a fatal failure and returns the first success', async () => {
     let calls = 0;
     await expect(
-      withRetries({ policy, attempt: async () => { calls++; throw new Error('fatal'); }, classify: () => 'fatal', exhausted: (e) => e as Error }),
+      withRetries({
+        policy,
+        attempt: async () => {
+          calls++;
+          throw new Error('fatal');
+        },
+        classify: () => 'fatal',
+        exhausted: (e) => e as Error,
+      }),
     ).rejects.toThrow('fatal');
     expect(calls).toBe(1);
     let n = 0;

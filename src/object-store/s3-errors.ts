@@ -2,13 +2,7 @@ import { isNetworkError } from '../network-errors.ts';
 // What an error thrown by the S3 client means for the store port. Pure (reads the error's fields only), so the
 // rules are unit-tested without the SDK.
 
-export type S3ErrorClass =
-  | 'not_modified'
-  | 'not_found'
-  | 'precondition_failed'
-  | 'checksum_mismatch'
-  | 'retryable'
-  | 'fatal';
+export type S3ErrorClass = 'not_modified' | 'not_found' | 'precondition_failed' | 'checksum_mismatch' | 'retryable' | 'fatal';
 
 interface ErrorShape {
   name?: unknown;

@@ -1,13 +1,6 @@
 // The ObjectStore port on S3 (AWS, MinIO and other S3-compatible stores with conditional writes). The only
 // module besides s3-buckets.ts that imports the S3 SDK.
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { register as defaultRegistry, type Registry } from 'prom-client';
 import {
@@ -81,10 +74,7 @@ export class S3ObjectStore implements ObjectStore {
   async get(key: string, options: GetOptions = {}): Promise<GetResult | undefined> {
     return this.#request<GetResult | undefined>('get', 0, async (abortSignal, deadline) => {
       try {
-        const res = await this.#client.send(
-          new GetObjectCommand({ Bucket: this.#bucket, Key: key, IfNoneMatch: options.ifNoneMatch }),
-          { abortSignal },
-        );
+        const res = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key, IfNoneMatch: options.ifNoneMatch }), { abortSignal });
         deadline.extendFor(res.ContentLength ?? 0);
         const body = (await res.Body?.transformToByteArray()) ?? new Uint8Array();
         return ['ok', { kind: 'object', body, etag: res.ETag ?? '' }];

@@ -60,7 +60,9 @@ export class AppEnvironment {
       const bytes = environmentBytes(next);
       // A write that does not grow an environment already over the bound (from before it existed) is allowed.
       if (bytes > MAX_ENVIRONMENT_BYTES && bytes > environmentBytes(environment)) {
-        throw new ConflictError(`App ${appId}'s environment would take ${bytes} bytes, more than the ${MAX_ENVIRONMENT_BYTES} an app may have (names and values, UTF-8); shorten or delete variables first.`);
+        throw new ConflictError(
+          `App ${appId}'s environment would take ${bytes} bytes, more than the ${MAX_ENVIRONMENT_BYTES} an app may have (names and values, UTF-8); shorten or delete variables first.`,
+        );
       }
       return { ...spec, environment: next };
     });

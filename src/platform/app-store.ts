@@ -84,25 +84,20 @@ export class AppStore {
    * With `uid`, only that incarnation of the app is changed: one deleted and created again counts as gone.
    * @throws NotFoundError when the app does not exist (or is being deleted)
    */
-  update(
-    project: string,
-    appId: string,
-    change: (app: RuntimeApp) => RuntimeApp['spec'] | undefined,
-    options: { uid?: string | undefined } = {},
-  ): Promise<RuntimeApp> {
-    return this.updateObject(project, appId, (app) => {
-      const spec = change(app);
-      return spec && { ...app, spec };
-    }, options);
+  update(project: string, appId: string, change: (app: RuntimeApp) => RuntimeApp['spec'] | undefined, options: { uid?: string | undefined } = {}): Promise<RuntimeApp> {
+    return this.updateObject(
+      project,
+      appId,
+      (app) => {
+        const spec = change(app);
+        return spec && { ...app, spec };
+      },
+      options,
+    );
   }
 
   /** {@link update} of the whole object (its annotations too): `change` returns the new object or `undefined`. */
-  async updateObject(
-    project: string,
-    appId: string,
-    change: (app: RuntimeApp) => RuntimeApp | undefined,
-    options: { uid?: string | undefined } = {},
-  ): Promise<RuntimeApp> {
+  async updateObject(project: string, appId: string, change: (app: RuntimeApp) => RuntimeApp | undefined, options: { uid?: string | undefined } = {}): Promise<RuntimeApp> {
     try {
       return await retryOnConflict(async () => {
         const app = await this.live(project, appId);

@@ -64,7 +64,9 @@ export class AppDirectory {
     const host = defaultHost(project, appId, this.#options.baseDomain);
     const holder = apps.find((a) => a.metadata?.name !== appId && a.spec.hostnames?.includes(host));
     if (holder) {
-      throw new ConflictError(`${host}, the default host of an app named ${JSON.stringify(name)}, is bound to app ${holder.metadata?.name}; choose another name, or deploy ${holder.metadata?.name} without it first.`);
+      throw new ConflictError(
+        `${host}, the default host of an app named ${JSON.stringify(name)}, is bound to app ${holder.metadata?.name}; choose another name, or deploy ${holder.metadata?.name} without it first.`,
+      );
     }
     let created: RuntimeApp;
     try {

@@ -93,13 +93,7 @@ export class BuildCatalog {
    * @param declaredLength the request's Content-Length, so an oversized upload is refused before it is read
    * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), BadRequestError, ConflictError
    */
-  async deploy(
-    project: string,
-    appId: string,
-    body: AsyncIterable<Uint8Array>,
-    declaredLength: number | undefined,
-    options: DeployOptions,
-  ): Promise<DeployResult> {
+  async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
     const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames);
@@ -128,18 +122,23 @@ export class BuildCatalog {
     let recorded = false;
     try {
       recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
-      const updated = await this.#store.update(project, appId, ({ spec }) => {
-        // Checked again as the write is made: another app may have taken a name during the upload.
-        if (hostnames) this.#checkHostnames(project, appId, hostnames);
-        const { hostnames: _old, ...rest } = spec;
-        const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withinLimit(project, appId, hostnames);
-        return {
-          ...rest,
-          activeBuildId: buildId,
-          ...(nextHostnames && nextHostnames.length > 0 ? { hostnames: [...nextHostnames] } : {}),
-          ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
-        };
-      }, { uid: app.metadata?.uid });
+      const updated = await this.#store.update(
+        project,
+        appId,
+        ({ spec }) => {
+          // Checked again as the write is made: another app may have taken a name during the upload.
+          if (hostnames) this.#checkHostnames(project, appId, hostnames);
+          const { hostnames: _old, ...rest } = spec;
+          const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withinLimit(project, appId, hostnames);
+          return {
+            ...rest,
+            activeBuildId: buildId,
+            ...(nextHostnames && nextHostnames.length > 0 ? { hostnames: [...nextHostnames] } : {}),
+            ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
+          };
+        },
+        { uid: app.metadata?.uid },
+      );
       await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: true };
     } catch (err) {
@@ -165,12 +164,7 @@ export class BuildCatalog {
     if (!(await artifacts.head(build.spec.objectKey))) {
       throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
     }
-    const updated = await this.#store.update(
-      project,
-      appId,
-      ({ spec }) => (spec.activeBuildId === buildId ? undefined : { ...spec, activeBuildId: buildId }),
-      { uid: app.metadata?.uid },
-    );
+    const updated = await this.#store.update(project, appId, ({ spec }) => (spec.activeBuildId === buildId ? undefined : { ...spec, activeBuildId: buildId }), { uid: app.metadata?.uid });
     return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: false };
   }
 

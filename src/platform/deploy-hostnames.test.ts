@@ -12,12 +12,9 @@ describe('parseDeployHostnames', () => {
     expect(parseDeployHostnames(' , ')).toEqual([]);
   });
 
-  it.each(['localhost', 'under_score.example.com', '10.0.0.1', '*.example.com', 'a..b.com', `${'a'.repeat(64)}.com`, 'x'.repeat(250) + '.com'])(
-    'refuses %s, naming it',
-    (name) => {
-      expect(() => parseDeployHostnames(`ok.example.com,${name}`)).toThrow(/is not a host name/);
-    },
-  );
+  it.each(['localhost', 'under_score.example.com', '10.0.0.1', '*.example.com', 'a..b.com', `${'a'.repeat(64)}.com`, 'x'.repeat(250) + '.com'])('refuses %s, naming it', (name) => {
+    expect(() => parseDeployHostnames(`ok.example.com,${name}`)).toThrow(/is not a host name/);
+  });
 
   it('refuses more than 32 names', () => {
     const names = Array.from({ length: 33 }, (_, i) => `h${i}.example.com`).join(',');

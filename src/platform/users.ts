@@ -43,13 +43,7 @@ export class UserDirectory {
   readonly #projectClient: ObjectClient<Project>;
   readonly #cacheWaitMs: number;
 
-  constructor(
-    conn: KubeConnection,
-    users: Informer<User>,
-    projects: Informer<Project>,
-    tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>,
-    options: UserDirectoryOptions = {},
-  ) {
+  constructor(conn: KubeConnection, users: Informer<User>, projects: Informer<Project>, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, options: UserDirectoryOptions = {}) {
     this.#users = users;
     this.#projects = projects;
     this.#tokens = tokens;

@@ -30,7 +30,13 @@ describe('manifest codec', () => {
     expect(wire).toMatchObject({ schema: 1, seq: '7', logStart: '1', checkpoint: { seq: '5' }, packs: [{ sha256: PACK, size: 1234, idxSize: 56, seq: '3' }] });
     expect(Object.keys(wire.refs as object)).toEqual(['refs/heads/main', 'refs/tags/v1']);
     const decoded = decodeManifest('m', encoded);
-    expect(decoded).toEqual({ ...manifest, refs: new Map([['refs/heads/main', A], ['refs/tags/v1', B]]) });
+    expect(decoded).toEqual({
+      ...manifest,
+      refs: new Map([
+        ['refs/heads/main', A],
+        ['refs/tags/v1', B],
+      ]),
+    });
     expect(encodeManifest(decoded)).toEqual(encoded);
   });
 

@@ -16,9 +16,26 @@ describe('ref names', () => {
 
   it('refuses what git refuses, and anything outside refs/', () => {
     for (const bad of [
-      'HEAD', 'main', 'refs/heads', 'refs/heads/', 'refs//heads/x', 'refs/heads/a..b', 'refs/heads/.hidden', 'refs/heads/x.lock',
-      'refs/heads/x.', 'refs/heads/a b', 'refs/heads/a~1', 'refs/heads/a^', 'refs/heads/a:b', 'refs/heads/a?', 'refs/heads/a*',
-      'refs/heads/a[', 'refs/heads/a\\b', 'refs/heads/a@{1}', 'refs/heads/\u0001', 'refs/heads/a\u007f',
+      'HEAD',
+      'main',
+      'refs/heads',
+      'refs/heads/',
+      'refs//heads/x',
+      'refs/heads/a..b',
+      'refs/heads/.hidden',
+      'refs/heads/x.lock',
+      'refs/heads/x.',
+      'refs/heads/a b',
+      'refs/heads/a~1',
+      'refs/heads/a^',
+      'refs/heads/a:b',
+      'refs/heads/a?',
+      'refs/heads/a*',
+      'refs/heads/a[',
+      'refs/heads/a\\b',
+      'refs/heads/a@{1}',
+      'refs/heads/\u0001',
+      'refs/heads/a\u007f',
     ]) {
       expect(isValidRefName(bad), bad).toBe(false);
     }

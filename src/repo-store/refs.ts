@@ -23,9 +23,7 @@ export type RefRejection =
   /** The update was fine, but an atomic publish applies all or nothing and another ref was rejected. */
   | 'atomic push failure';
 
-export type RefResult =
-  | { readonly ref: string; readonly status: 'ok' }
-  | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string };
+export type RefResult = { readonly ref: string; readonly status: 'ok' } | { readonly ref: string; readonly status: 'rejected'; readonly reason: RefRejection; readonly conflictsWith?: string };
 
 export const OID_LENGTH: Record<ObjectFormat, number> = { sha1: 40, sha256: 64 };
 
@@ -87,12 +85,7 @@ export interface RefVerdict {
  * its new value is a no-op, `ok` and not written, whatever its old value: so a retried publish is answered
  * as the first one would have been.
  */
-export function validateRefUpdates(
-  refs: ReadonlyMap<string, string>,
-  updates: readonly RefUpdate[],
-  atomic: boolean,
-  format: ObjectFormat,
-): RefVerdict {
+export function validateRefUpdates(refs: ReadonlyMap<string, string>, updates: readonly RefUpdate[], atomic: boolean, format: ObjectFormat): RefVerdict {
   const zero = zeroOid(format);
   const rejections = new Map<RefUpdate, Extract<RefResult, { status: 'rejected' }>>();
   const done = new Set<RefUpdate>();
@@ -103,7 +96,11 @@ export function validateRefUpdates(
     if (current === u.new) done.add(u);
     else if (current !== u.old) rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'stale old value' });
   }
-  for (const [u, other] of nameConflicts(refs, updates.filter((u) => !rejections.has(u)), zero)) {
+  for (const [u, other] of nameConflicts(
+    refs,
+    updates.filter((u) => !rejections.has(u)),
+    zero,
+  )) {
     rejections.set(u, { ref: u.ref, status: 'rejected', reason: 'ref name conflict', conflictsWith: other });
   }
   if (rejections.size > 0 && atomic) {
@@ -154,7 +151,7 @@ function nameConflicts(refs: ReadonlyMap<string, string>, updates: readonly RefU
 /** Orders ref names as git does (byte order of UTF-8, which is code point order). */
 export function compareRefNames(a: string, b: string): number {
   if (a === b) return 0;
-  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+  for (let i = 0, j = 0; i < a.length && j < b.length;) {
     const ca = a.codePointAt(i) as number;
     const cb = b.codePointAt(j) as number;
     if (ca !== cb) return ca - cb;

@@ -17,7 +17,13 @@ async function repoWithHistory(bucket: MemoryObjectStore, n: number) {
   const store = new RepoStore({ store: bucket });
   await store.createRepo(repo);
   for (let i = 1; i <= n; i++) {
-    await store.publish(repo, update([{ ref: 'refs/heads/main', old: i === 1 ? Z : oid(`${i - 1}`), new: oid(`${i}`) }, { ref: `refs/tags/t${i}`, old: Z, new: oid(`${i}`) }]));
+    await store.publish(
+      repo,
+      update([
+        { ref: 'refs/heads/main', old: i === 1 ? Z : oid(`${i - 1}`), new: oid(`${i}`) },
+        { ref: `refs/tags/t${i}`, old: Z, new: oid(`${i}`) },
+      ]),
+    );
   }
   return { repo, path: parseRepoPath(repo), store };
 }

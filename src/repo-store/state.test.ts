@@ -13,7 +13,14 @@ function entry(seq: number, refUpdates: LogEntry['refUpdates'], p: LogEntry['pac
 
 const log = [
   entry(1, [{ ref: 'refs/heads/main', old: Z, new: oid('a') }], pack('1')),
-  entry(2, [{ ref: 'refs/heads/topic', old: Z, new: oid('b') }, { ref: 'refs/heads/main', old: oid('a'), new: oid('c') }], pack('2')),
+  entry(
+    2,
+    [
+      { ref: 'refs/heads/topic', old: Z, new: oid('b') },
+      { ref: 'refs/heads/main', old: oid('a'), new: oid('c') },
+    ],
+    pack('2'),
+  ),
   entry(3, [{ ref: 'refs/heads/topic', old: oid('b'), new: Z }], pack('1')), // the same pack again
   entry(4, [{ ref: 'refs/tags/v1', old: Z, new: oid('c') }]),
 ];

@@ -64,7 +64,11 @@ describe('AccessTokenCache', () => {
     fake.put(bobs('tok-b', 'u2', h2));
     const written = token('tok-c', 'u3', '3'.repeat(64));
     cache.record(written);
-    const names = (user: string) => cache.listForUser(user).map((t) => t.metadata?.name).sort();
+    const names = (user: string) =>
+      cache
+        .listForUser(user)
+        .map((t) => t.metadata?.name)
+        .sort();
     expect(names('alice')).toEqual(['tok-a', 'tok-c']);
     expect(names('bob')).toEqual(['tok-b']);
     expect(names('carol')).toEqual([]);

@@ -1,24 +1,6 @@
 import type { DeviceGrant, DeviceGrantStore, StoredDeviceGrant } from '../auth/ports.ts';
-import {
-  isAlreadyExists,
-  isConflict,
-  isNotFound,
-  NAMESPACES,
-  objectClient,
-  SECRETS,
-  type KubeConnection,
-  type KubeObject,
-  type ObjectClient,
-} from '../kube/index.ts';
-import {
-  DEVICE_GRANT_SECRET_TYPE,
-  fromGrantSecret,
-  grantSecretName,
-  isStorableUserCode,
-  toGrantSecret,
-  USER_CODE_LABEL,
-  type Secret,
-} from './device-grant-secret.ts';
+import { isAlreadyExists, isConflict, isNotFound, NAMESPACES, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
+import { DEVICE_GRANT_SECRET_TYPE, fromGrantSecret, grantSecretName, isStorableUserCode, toGrantSecret, USER_CODE_LABEL, type Secret } from './device-grant-secret.ts';
 
 export interface KubeDeviceGrantStoreOptions {
   /** Where grant Secrets live; created on first use if missing. Default `cloudwright-system`. */

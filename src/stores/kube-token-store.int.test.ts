@@ -120,10 +120,16 @@ describe('KubeTokenStore', () => {
     const project = unique('proj');
     await cluster.createProject(project, { [owner]: 'owner' });
     await vi.waitFor(async () => expect(await store.getMembership(project, owner)).toBe('owner'), eventually);
-    const names = async (userId: string, isAdmin = false) =>
-      (await store.listProjectsForUser(userId, { admin: isAdmin })).map((p) => p.metadata?.name);
+    const names = async (userId: string, isAdmin = false) => (await store.listProjectsForUser(userId, { admin: isAdmin })).map((p) => p.metadata?.name);
 
-    await cluster.projects.patch('', project, { spec: { members: [{ user: owner, role: 'owner' }, { user: joiner, role: 'member' }] } });
+    await cluster.projects.patch('', project, {
+      spec: {
+        members: [
+          { user: owner, role: 'owner' },
+          { user: joiner, role: 'member' },
+        ],
+      },
+    });
     await vi.waitFor(async () => expect(await store.getMembership(project, joiner)).toBe('member'), eventually);
     expect(await names(joiner)).toEqual([project]);
 

@@ -1,16 +1,6 @@
 import { DNS_SUBDOMAIN_PATTERN, type AccessToken, type Project, type User } from '../apis/v1alpha1/index.ts';
 import type { ProjectRole, TokenRecord, TokenStore, UserRecord } from '../auth/ports.ts';
-import {
-  createInformerFactory,
-  isAlreadyExists,
-  isNotFound,
-  objectClient,
-  type Informer,
-  type InformerFactory,
-  type KubeConnection,
-  type KubeObject,
-  type ObjectClient,
-} from '../kube/index.ts';
+import { createInformerFactory, isAlreadyExists, isNotFound, objectClient, type Informer, type InformerFactory, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
 import { AccessTokenCache } from './access-token-cache.ts';
 import { toAccessToken, toTokenRecord } from './access-token-record.ts';
 import { ACCESS_TOKENS, PROJECTS, USERS } from '../platform/resources.ts';

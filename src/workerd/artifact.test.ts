@@ -77,7 +77,12 @@ describe('parseArtifact: accepted layouts', () => {
 
   it('long names through pax headers', async () => {
     const name = `${'deep/'.repeat(30)}mod.js`;
-    const artifact = await parseArtifact(artifactOf([{ name: 'worker.js', content: WORKER }, { name, content: '', pax: true }]));
+    const artifact = await parseArtifact(
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name, content: '', pax: true },
+      ]),
+    );
     expect(artifact.modules.map((m) => m.name)).toContain(name);
   });
 
@@ -108,17 +113,73 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
     ['empty tar', zstdCompressSync(new Uint8Array(1024)), /no entries/],
     ['truncated tar', zstdCompressSync(tarOf([{ name: 'worker.js', content: WORKER.repeat(10) }]).subarray(0, 700)), /truncated/],
     ['bad checksum', zstdCompressSync(corruptChecksum(tarOf([{ name: 'worker.js', content: WORKER }]))), /checksum/],
-    ['.. traversal', artifactOf([{ name: 'worker.js', content: WORKER }, { name: '../evil.js', content: '' }]), /leaves the archive/],
-    ['nested traversal', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'a/../../evil.js', content: '' }]), /leaves the archive/],
-    ['traversal in a pax path', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'x/../../e.js', content: '', pax: true }]), /leaves the archive/],
+    [
+      '.. traversal',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: '../evil.js', content: '' },
+      ]),
+      /leaves the archive/,
+    ],
+    [
+      'nested traversal',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'a/../../evil.js', content: '' },
+      ]),
+      /leaves the archive/,
+    ],
+    [
+      'traversal in a pax path',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'x/../../e.js', content: '', pax: true },
+      ]),
+      /leaves the archive/,
+    ],
     ['absolute path', artifactOf([{ name: '/etc/passwd.js', content: '' }]), /is absolute/],
     ['symlink', artifactOf([{ name: 'worker.js', type: '2', linkname: '/etc/passwd' }]), /symbolic link/],
-    ['hard link', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'b.js', type: '1', linkname: 'worker.js' }]), /hard link/],
-    ['character device', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'null', type: '3' }]), /device/],
-    ['FIFO', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'p', type: '6' }]), /FIFO/],
-    ['backslash', artifactOf([{ name: 'worker.js', content: WORKER }, { name: 'a\\b.js', content: '' }]), /backslash/],
-    ['duplicate entry', artifactOf([{ name: 'worker.js', content: WORKER }, { name: './worker.js', content: WORKER }]), /appears twice/],
-    ['a file that is also a directory', artifactFromFiles({ 'worker.js': WORKER, 'lib': 'x', 'lib/a.js': '' }), /"lib" is both a file and a directory/],
+    [
+      'hard link',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'b.js', type: '1', linkname: 'worker.js' },
+      ]),
+      /hard link/,
+    ],
+    [
+      'character device',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'null', type: '3' },
+      ]),
+      /device/,
+    ],
+    [
+      'FIFO',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'p', type: '6' },
+      ]),
+      /FIFO/,
+    ],
+    [
+      'backslash',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: 'a\\b.js', content: '' },
+      ]),
+      /backslash/,
+    ],
+    [
+      'duplicate entry',
+      artifactOf([
+        { name: 'worker.js', content: WORKER },
+        { name: './worker.js', content: WORKER },
+      ]),
+      /appears twice/,
+    ],
+    ['a file that is also a directory', artifactFromFiles({ 'worker.js': WORKER, lib: 'x', 'lib/a.js': '' }), /"lib" is both a file and a directory/],
     ['no entry point', artifactFromFiles({ 'server.js': WORKER }), /no entry point: add worker.js/],
     ['main names a missing module', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"main":"dist/w.js"}' }), /names main "dist\/w.js"/],
     ['entry point that is not an ES module', artifactFromFiles({ 'w.cjs': '', 'cloudwright.json': '{"main":"w.cjs"}' }), /must be an ES module/],
@@ -128,7 +189,11 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
     ['cloudwright.json that does not parse', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{' }), /not valid JSON/],
     ['cloudwright.json with an unknown field', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compat_date":"x"}' }), /unknown field "compat_date"/],
     ['a bad compatibility date', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compatibility_date":"2025-02-30"}' }), /must be a date/],
-    ['a compatibility date newer than workerd', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compatibility_date":"2099-01-01"}' }), /newer than the runtime supports \(2026-11-17\)/],
+    [
+      'a compatibility date newer than workerd',
+      artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compatibility_date":"2099-01-01"}' }),
+      /newer than the runtime supports \(2026-11-17\)/,
+    ],
     ['a bad compatibility flag', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"compatibility_flags":["Node JS"]}' }), /not a flag name/],
     ['a bad assets option', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"assets":{"html_handling":"x"}}' }), /html_handling must be one of/],
   ];

@@ -137,9 +137,7 @@ export async function parseArtifact(compressed: Uint8Array, options: ParseArtifa
     if (IGNORED_EXTENSIONS.has(ext)) continue;
     const type = MODULE_TYPES[ext];
     if (!type) {
-      throw new ArtifactError(
-        `${JSON.stringify(file.path)} is not a module (${Object.keys(MODULE_TYPES).join(', ')}); put static files under assets/`,
-      );
+      throw new ArtifactError(`${JSON.stringify(file.path)} is not a module (${Object.keys(MODULE_TYPES).join(', ')}); put static files under assets/`);
     }
     if (type !== 'wasm' && type !== 'data') decodeUtf8(file);
     if (type === 'json') parseJsonModule(file);

@@ -51,7 +51,11 @@ export class BuildStore {
 
   /** The build on disk, fetching and unpacking it on first use. Concurrent calls share one fetch. */
   prepare(ref: BuildRef): Promise<PreparedBuild> {
-    for (const [what, value] of [['project', ref.project], ['app id', ref.appId], ['build id', ref.buildId]]) {
+    for (const [what, value] of [
+      ['project', ref.project],
+      ['app id', ref.appId],
+      ['build id', ref.buildId],
+    ]) {
       if (!LABEL.test(value ?? '')) return Promise.reject(new Error(`invalid ${what} ${JSON.stringify(value)}`));
     }
     const key = buildKey(ref);

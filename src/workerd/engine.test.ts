@@ -146,9 +146,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
   it('coalesces concurrent deploys into few workerd restarts', async () => {
     const { workerdStarts } = engine.status();
-    const served = await Promise.all(
-      ['c1', 'c2', 'c3', 'c4', 'c5'].map((appId) => engine.deploy({ project: 'burst', appId, buildId: 'v1', env: { GREETING: appId }, hostnames: [] })),
-    );
+    const served = await Promise.all(['c1', 'c2', 'c3', 'c4', 'c5'].map((appId) => engine.deploy({ project: 'burst', appId, buildId: 'v1', env: { GREETING: appId }, hostnames: [] })));
     expect(served.map((s) => s.appId)).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
     expect(engine.status().workerdStarts - workerdStarts).toBeLessThanOrEqual(2);
     expect(JSON.parse((await send(port, 'c4.burst.apps.test')).body)).toMatchObject({ greeting: 'c4' });
@@ -311,7 +309,10 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     try {
       writeFileSync(flag, '');
       const app = { project: 'demo', appId: 'hello', buildId: 'v1', env: {}, hostnames: [] };
-      const failed = await engine.deploy(app).then(() => undefined, (err: unknown) => err);
+      const failed = await engine.deploy(app).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(failed).toBeInstanceOf(Error);
       expect(failed).not.toBeInstanceOf(BuildLoadError);
       expect((failed as Error).message).toContain('did not listen within 1000 ms');
@@ -332,7 +333,10 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     try {
       const stuck = engine.deploy({ project: 'demo', appId: 'stuck', buildId: 'never-loads', env: {}, hostnames: [] });
       const fine = engine.deploy({ project: 'demo', appId: 'fine', buildId: 'v2', env: {}, hostnames: [] });
-      const refused = await stuck.then(() => undefined, (err: unknown) => err);
+      const refused = await stuck.then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       expect(refused).toBeInstanceOf(BuildLoadError);
       expect((refused as Error).message).toMatch(/did not listen within \d+ ms/);
       await fine;

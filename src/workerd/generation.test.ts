@@ -19,7 +19,15 @@ describe('sameWorkers', () => {
     ['only host names and limits differ', new Map([['p/a', live('b1', {}, ['x.test'])]]), new Map([['p/a', live('b1')]]), true],
     ['another build', new Map([['p/a', live('b1')]]), new Map([['p/a', live('b2')]]), false],
     ['another environment value', new Map([['p/a', live('b1', { A: '1' })]]), new Map([['p/a', live('b1', { A: '2' })]]), false],
-    ['an app more', new Map([['p/a', live('b1')]]), new Map([['p/a', live('b1')], ['p/b', live('b1')]]), false],
+    [
+      'an app more',
+      new Map([['p/a', live('b1')]]),
+      new Map([
+        ['p/a', live('b1')],
+        ['p/b', live('b1')],
+      ]),
+      false,
+    ],
   ])('%s → %s', (_name, a, b, same) => {
     expect(sameWorkers(a, b)).toBe(same);
     expect(sameWorkers(b, a)).toBe(same);

@@ -120,7 +120,13 @@ export async function probe(ctx: GenerationContext, dir: string, live: LiveApp):
     if (!(first instanceof WorkerdStartError)) throw first;
     let err = first;
     if (!err.refusedConfig) {
-      if (!(await startAndStop(ctx, `${dir}-empty`, new Map()).then(() => true, () => false))) throw err;
+      if (
+        !(await startAndStop(ctx, `${dir}-empty`, new Map()).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw err;
       try {
         await startAndStop({ ...ctx, startTimeoutMs: ctx.startTimeoutMs * 2 }, dir, alone);
         return undefined;

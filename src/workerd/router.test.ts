@@ -31,13 +31,7 @@ function upstream(name: string): Promise<{ server: Server; socketPath: string }>
     req.on('end', () => {
       seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
       const reply = () => {
-        res.writeHead(201, 'Made', [
-          'set-cookie', 'a=1',
-          'set-cookie', 'b=2',
-          'x-upstream', name,
-          'connection', 'keep-alive, x-secret-hop',
-          'keep-alive', 'timeout=5',
-        ]);
+        res.writeHead(201, 'Made', ['set-cookie', 'a=1', 'set-cookie', 'b=2', 'x-upstream', name, 'connection', 'keep-alive, x-secret-hop', 'keep-alive', 'timeout=5']);
         res.end(`${name}:${body.length}`);
       };
       if (req.url === '/big') {

@@ -9,18 +9,7 @@ import type { BodyFraming, Exchange } from './upstream-client.ts';
 
 // Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
 // is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'expect',
-]);
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
 
 export interface RouterOptions {
   /**
@@ -128,42 +117,47 @@ export class RuntimeRouter {
       limiter.release();
       pool.leave();
     };
-    const framing: BodyFraming =
-      req.headers['transfer-encoding'] !== undefined ? 'chunked' : req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' ? 'length' : 'none';
+    const framing: BodyFraming = req.headers['transfer-encoding'] !== undefined ? 'chunked' : req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' ? 'length' : 'none';
     const head = requestHead(req.method ?? 'GET', req.url ?? '/', this.#requestHeaders(req, false), framing === 'chunked');
     let complete = false;
     const start = (fresh: boolean): Exchange =>
-      client.exchange(head, framing, req.method === 'HEAD', {
-        head: (status, message, headers) => {
-          try {
-            res.writeHead(status, message, responseHeaders(headers));
-          } catch {
-            exchange.abort();
-            problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
-          }
+      client.exchange(
+        head,
+        framing,
+        req.method === 'HEAD',
+        {
+          head: (status, message, headers) => {
+            try {
+              res.writeHead(status, message, responseHeaders(headers));
+            } catch {
+              exchange.abort();
+              problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
+            }
+          },
+          data: (chunk) => res.write(chunk),
+          end: () => {
+            complete = true;
+            res.end();
+          },
+          error: (err, responded) => {
+            if (res.destroyed) return;
+            if (responded) {
+              res.destroy(); // the response broke mid-body: the client must not see a clean end
+              return;
+            }
+            if (exchange.reused && framing === 'none' && !fresh) {
+              exchange = start(true); // the idle connection had been closed by workerd: once more on a new one
+              return;
+            }
+            if (!pool.reportedUnreachable) {
+              pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
+              this.#log.warn('runtime upstream unreachable', { app: route.key, error: err.message });
+            }
+            problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
+          },
         },
-        data: (chunk) => res.write(chunk),
-        end: () => {
-          complete = true;
-          res.end();
-        },
-        error: (err, responded) => {
-          if (res.destroyed) return;
-          if (responded) {
-            res.destroy(); // the response broke mid-body: the client must not see a clean end
-            return;
-          }
-          if (exchange.reused && framing === 'none' && !fresh) {
-            exchange = start(true); // the idle connection had been closed by workerd: once more on a new one
-            return;
-          }
-          if (!pool.reportedUnreachable) {
-            pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
-            this.#log.warn('runtime upstream unreachable', { app: route.key, error: err.message });
-          }
-          problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
-        },
-      }, fresh);
+        fresh,
+      );
     let exchange = start(false);
     res.on('drain', () => exchange.resume());
     res.once('close', () => {

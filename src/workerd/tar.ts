@@ -46,8 +46,7 @@ export function readTar(archive: Uint8Array, limits: TarLimits): TarFile[] {
     checkHeader(header, offset);
     const type = String.fromCharCode(header[156] ?? 0);
     const meta = type === 'x' || type === 'g' || type === 'L';
-    const size =
-      !meta && pax.size !== undefined ? parseDecimal(pax.size, 'pax size') : parseOctal(header.subarray(124, 136), 'size');
+    const size = !meta && pax.size !== undefined ? parseDecimal(pax.size, 'pax size') : parseOctal(header.subarray(124, 136), 'size');
     const dataStart = offset + BLOCK;
     const dataEnd = dataStart + size;
     if (dataEnd > archive.length) throw new TarFormatError(`truncated tar archive: an entry claims ${size} bytes past the end`);
@@ -110,7 +109,9 @@ function headerName(header: Uint8Array): string {
 /** Numeric header fields: NUL/space-terminated octal. GNU base-256 (only needed past 8 GiB) is refused. */
 function parseOctal(field: Uint8Array, what: string): number {
   if (((field[0] ?? 0) & 0x80) !== 0) throw new TarFormatError(`unsupported tar ${what} encoding (base-256)`);
-  const digits = String.fromCharCode(...field).replace(/[\0 ]+$/, '').replace(/^ +/, '');
+  const digits = String.fromCharCode(...field)
+    .replace(/[\0 ]+$/, '')
+    .replace(/^ +/, '');
   if (!/^[0-7]*$/.test(digits)) throw new TarFormatError(`corrupt tar archive: bad ${what} field`);
   return digits === '' ? 0 : parseInt(digits, 8);
 }

@@ -219,10 +219,7 @@ describe('UpstreamClient: request bodies, against Node’s HTTP server', () => {
     const chunks = Array.from({ length: 20 }, () => Buffer.alloc(50_000, 1));
     const result = await new Promise<Result>((resolve) => {
       const result: Result = { status: 0, message: '', headers: [], body: '' };
-      const head =
-        framing === 'length'
-          ? 'POST /u HTTP/1.1\r\nhost: a\r\ncontent-length: 1000000\r\n\r\n'
-          : 'POST /u HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n';
+      const head = framing === 'length' ? 'POST /u HTTP/1.1\r\nhost: a\r\ncontent-length: 1000000\r\n\r\n' : 'POST /u HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n';
       const ex = client.exchange(head, framing, false, {
         head: (status) => (result.status = status),
         data: (c) => ((result.body += c.toString()), true),
@@ -257,4 +254,3 @@ describe('UpstreamClient: request bodies, against Node’s HTTP server', () => {
     expect(client.idle).toBe(0);
   });
 });
-

@@ -24,10 +24,7 @@ export interface ExchangeHandlers {
   error(err: Error, responded: boolean): void;
 }
 
-type BodyState =
-  | { kind: 'length'; left: number }
-  | { kind: 'chunked'; left: number; phase: 'size' | 'data' | 'data-crlf' | 'trailers' }
-  | { kind: 'close' };
+type BodyState = { kind: 'length'; left: number } | { kind: 'chunked'; left: number; phase: 'size' | 'data' | 'data-crlf' | 'trailers' } | { kind: 'close' };
 
 /** One request/response on one connection. */
 export class Exchange {

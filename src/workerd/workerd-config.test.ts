@@ -41,8 +41,14 @@ describe('effectiveFlags', () => {
     [[], []],
     [['nodejs_compat'], ['nodejs_compat', 'nodejs_compat_populate_process_env']],
     [['nodejs_compat_v2'], ['nodejs_compat_v2', 'nodejs_compat_populate_process_env']],
-    [['nodejs_compat', 'nodejs_compat_do_not_populate_process_env'], ['nodejs_compat', 'nodejs_compat_do_not_populate_process_env']],
-    [['nodejs_compat', 'nodejs_compat_populate_process_env'], ['nodejs_compat', 'nodejs_compat_populate_process_env']],
+    [
+      ['nodejs_compat', 'nodejs_compat_do_not_populate_process_env'],
+      ['nodejs_compat', 'nodejs_compat_do_not_populate_process_env'],
+    ],
+    [
+      ['nodejs_compat', 'nodejs_compat_populate_process_env'],
+      ['nodejs_compat', 'nodejs_compat_populate_process_env'],
+    ],
     [['streams_enable_constructors'], ['streams_enable_constructors']],
   ])('%j → %j', (flags, expected) => {
     expect(effectiveFlags(flags)).toEqual(expected);
@@ -62,9 +68,7 @@ describe('renderWorkerdConfig', () => {
     expect(text).toMatch(/\(name = "worker.js", esModule = embed "..\/..\/builds\/b1\/m\/worker.js"\),\n\s+\(name = "add.wasm", wasm = embed/);
     expect(text).toContain('compatibilityDate = "2025-09-01"');
     expect(text).toMatch(/\(name = "A", text = "1"\),\n\s+\(name = "B", text = "2"\)/);
-    expect(text).toContain(
-      '(name = "s0", address = "unix:/run/cw/g1/0.sock", http = (forwardedProtoHeader = "x-forwarded-proto"), service = "worker:demo/hello@b1")',
-    );
+    expect(text).toContain('(name = "s0", address = "unix:/run/cw/g1/0.sock", http = (forwardedProtoHeader = "x-forwarded-proto"), service = "worker:demo/hello@b1")');
     expect(text).toContain('service = "cw-health"');
   });
 
@@ -104,10 +108,7 @@ describe('renderWorkerdConfig with the real workerd', () => {
       CAPNP: '"), (name = "EVIL", text = "x',
       EMPTY: '',
     };
-    writeFileSync(
-      join(dir, 'worker.js'),
-      'export default { fetch(request, env) { return Response.json({ env: { ...env }, processEnv: { ...process.env }, url: request.url }); } };',
-    );
+    writeFileSync(join(dir, 'worker.js'), 'export default { fetch(request, env) { return Response.json({ env: { ...env }, processEnv: { ...process.env }, url: request.url }); } };');
     const socketPath = join(dir, 'app.sock');
     const config = renderWorkerdConfig({
       deployments: [
@@ -134,7 +135,10 @@ describe('renderWorkerdConfig with the real workerd', () => {
       const body = await new Promise<string>((resolve, reject) => {
         request({ socketPath, path: '/x', headers: { host: 'hello.demo.test', 'x-forwarded-proto': 'https' } }, (res) => {
           let data = '';
-          res.setEncoding('utf8').on('data', (c: string) => (data += c)).on('end', () => resolve(data));
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (data += c))
+            .on('end', () => resolve(data));
         })
           .on('error', reject)
           .end();

@@ -18,12 +18,7 @@ export interface LfsTestServer {
 }
 
 /** Builds (does not listen) an app serving LFS for `repos` (`owner/name` each). */
-export async function lfsTestServer(
-  objects: ObjectStore,
-  repos: string[],
-  options: Partial<LfsDependencies> = {},
-  auth: { trustedProxies?: string[] } = {},
-): Promise<LfsTestServer> {
+export async function lfsTestServer(objects: ObjectStore, repos: string[], options: Partial<LfsDependencies> = {}, auth: { trustedProxies?: string[] } = {}): Promise<LfsTestServer> {
   const app = Fastify();
   const exchanges: LfsTestServer['exchanges'] = [];
   app.addHook('onResponse', (request, reply, done) => {

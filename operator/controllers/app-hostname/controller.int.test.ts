@@ -65,7 +65,13 @@ beforeAll(async () => {
   const common = { kube: conn, settings, registry: new Registry(), log: silentLogger };
   controllers = [
     appHostnameController({ ...common, ...informers }),
-    projectDomainController({ ...common, domains: informers.domains, records: informers.records, hostnames: informers.hostnames, events: new EventRecorder({ writer: eventWriter(conn), component: 'apphostname-test' }) }),
+    projectDomainController({
+      ...common,
+      domains: informers.domains,
+      records: informers.records,
+      hostnames: informers.hostnames,
+      events: new EventRecorder({ writer: eventWriter(conn), component: 'apphostname-test' }),
+    }),
   ] as Controller[];
   for (const i of Object.values(informers)) i.start();
   await Promise.all(controllers.map((c) => c.start()));
@@ -84,7 +90,7 @@ const labels = () => ({ [PROJECT_LABEL]: ns });
 const condition = (h: { status?: { conditions?: Parameters<typeof findCondition>[0] } } | undefined, type: string) => findCondition(h?.status?.conditions, type);
 
 /** Polls the object from the apiserver until `ok` holds; answers it. */
-const until = async <T,>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
+const until = async <T>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
   (await eventually(what, read, (o) => o !== undefined && ok(o), timeout)) as T;
 
 async function createApp(name: string, spec: Partial<RuntimeApp['spec']> = {}): Promise<RuntimeApp> {
@@ -101,7 +107,11 @@ const newDomain = (prefix = 'hc') => `${prefix}-${randomBytes(4).toString('hex')
 /** A project domain applied with kubectl; managed through the API's delegation check unless told otherwise. */
 async function addDomain(domain: string, managed: boolean): Promise<ProjectDomain> {
   const created = await domainClient.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name: domain.replaceAll('.', '-'), namespace: ns, labels: labels() }, spec: { domain } });
-  const zoned = await until(() => domainClient.get(ns, created.metadata?.name ?? ''), (d) => !!d.status?.hostedZoneId, 'zone');
+  const zoned = await until(
+    () => domainClient.get(ns, created.metadata?.name ?? ''),
+    (d) => !!d.status?.hostedZoneId,
+    'zone',
+  );
   if (!managed) return zoned;
   parent.delegate(domain, zoned.status?.nameservers ?? []);
   const checked = await askDelegationCheck(domainClient, zoned);
@@ -183,7 +193,7 @@ describe('managed_project_domain bindings', () => {
 });
 
 describe('a closer project domain added later', () => {
-  it('takes the hostname\'s records: they move to its zone', async () => {
+  it("takes the hostname's records: they move to its zone", async () => {
     await createApp('store');
     const outer = newDomain('outer');
     const host = `app.shop.${outer}`;
@@ -199,7 +209,10 @@ describe('a closer project domain added later', () => {
     expect(moved.status?.dnsRecords).toEqual([{ recordType: 'CNAME', name: host, value: TARGET }]);
     const records = (await recordClient.list(ns)).items.filter((r) => r.metadata?.ownerReferences?.some((o) => o.uid === h.metadata?.uid));
     expect(records.map((r) => [r.spec.domainRef.name, r.spec.name])).toEqual([[d2.metadata?.name, 'app']]);
-    await vi.waitFor(async () => expect((await provider.listRecords(d2.status?.hostedZoneId ?? '')).filter((r) => r.name === host)).toEqual([{ name: host, type: 'CNAME', ttl: 300, values: [TARGET] }]), { timeout: 10_000 });
+    await vi.waitFor(
+      async () => expect((await provider.listRecords(d2.status?.hostedZoneId ?? '')).filter((r) => r.name === host)).toEqual([{ name: host, type: 'CNAME', ttl: 300, values: [TARGET] }]),
+      { timeout: 10_000 },
+    );
     // …and leave the outer zone.
     await vi.waitFor(async () => expect((await provider.listRecords(d1.status?.hostedZoneId ?? '')).filter((r) => r.name === host)).toEqual([]), { timeout: 10_000 });
   });

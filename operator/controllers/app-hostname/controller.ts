@@ -65,13 +65,17 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     return live?.metadata?.uid === holder.uid && live.spec.hostname === hostname && (live.status?.state === 'active' || live.spec.finalize === true) && !live.metadata?.deletionTimestamp;
   });
   const inNamespace = (obj: KubeObject, pick: (h: AppHostname) => boolean) =>
-    deps.hostnames.list().filter((h) => h.metadata?.namespace === obj.metadata?.namespace && pick(h)).map((h) => `${h.metadata?.namespace}/${h.metadata?.name}`);
+    deps.hostnames
+      .list()
+      .filter((h) => h.metadata?.namespace === obj.metadata?.namespace && pick(h))
+      .map((h) => `${h.metadata?.namespace}/${h.metadata?.name}`);
 
   /** Whether a managed hostname's records are applied to a zone that is what the internet asks. */
   const managedVerdict = (h: AppHostname, namespace: string): Verdict => {
     const hostname = h.spec.hostname;
     const domain = store.activeDomains(namespace).find((d) => d.metadata?.name === h.status?.projectDomain);
-    if (!domain) return { ok: false, reason: HostnameReasons.DomainGone, message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request, then finalize again.` };
+    if (!domain)
+      return { ok: false, reason: HostnameReasons.DomainGone, message: `The project domain holding ${hostname} was deleted; add it again and repeat the attach request, then finalize again.` };
     if (domain.status?.state !== 'managed') {
       // Its zone is not what the internet asks (never delegated, or the re-check demoted it): records in it prove nothing.
       return {
@@ -158,7 +162,11 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       if (status.state === 'active') {
         const lost: Verdict | undefined =
           managed && !store.domainsHolding(namespace, hostname).closest
-            ? { ok: false, reason: HostnameReasons.DomainGone, message: `No project domain of this project holds ${hostname} any more, so the app is no longer served on it. Add the domain again; the hostname is activated again once its records are applied.` }
+            ? {
+                ok: false,
+                reason: HostnameReasons.DomainGone,
+                message: `No project domain of this project holds ${hostname} any more, so the app is no longer served on it. Add the domain again; the hostname is activated again once its records are applied.`,
+              }
             : (await claims.claim(hostname, { namespace, name: h.metadata?.name ?? '', uid: h.metadata?.uid ?? '' })).held
               ? undefined
               : { ok: false, reason: HostnameReasons.HostnameTaken, message: `${hostname} is verified and served by another project; it is not served here.` };
@@ -202,7 +210,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       if (verdict && !verdict.ok && verdict.reason === HostnameReasons.HostnameTaken) requeueAfter = TAKEN_RECHECK_MS;
       // Between two look-ups, the last verdict still says what is missing.
       const lastDns = findCondition(h.status?.conditions, 'DnsReady');
-      const shown = verdict ?? (h.spec.finalize && lastDns?.status === 'False' && VERDICT_REASONS.has(lastDns.reason) ? { ok: false as const, reason: lastDns.reason, message: lastDns.message } : undefined);
+      const shown =
+        verdict ?? (h.spec.finalize && lastDns?.status === 'False' && VERDICT_REASONS.has(lastDns.reason) ? { ok: false as const, reason: lastDns.reason, message: lastDns.message } : undefined);
       if (request !== undefined) status = { ...status, lastHandledVerification: request };
 
       const active = status.state === 'active';
@@ -215,7 +224,12 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
               ? { type: 'Ready', status: 'False', reason: HostnameReasons.DnsNotApplied, message: dnsMessage }
               : h.spec.finalize
                 ? { type: 'Ready', status: 'False', reason: HostnameReasons.Verifying, message: `The DNS records of ${hostname} are verified before the app is served on it.` }
-                : { type: 'Ready', status: 'False', reason: HostnameReasons.AwaitingFinalize, message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).` },
+                : {
+                    type: 'Ready',
+                    status: 'False',
+                    reason: HostnameReasons.AwaitingFinalize,
+                    message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).`,
+                  },
       );
       let conditions = status.conditions ?? [];
       for (const u of updates) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;
@@ -229,7 +243,10 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
 
   /** The host names `app` is served on besides its default host and `except`: its deploy's, and its active bindings. */
   function servedNames(app: RuntimeApp, namespace: string, except: string): number {
-    const active = store.hostnames(namespace).filter((b) => b.spec.appRef.name === app.metadata?.name && b.status?.state === 'active').map((b) => b.spec.hostname);
+    const active = store
+      .hostnames(namespace)
+      .filter((b) => b.spec.appRef.name === app.metadata?.name && b.status?.state === 'active')
+      .map((b) => b.spec.hostname);
     return new Set([...(app.spec.hostnames ?? []), ...active].filter((name) => name !== except)).size;
   }
 

@@ -42,7 +42,8 @@ class DenyingProvider extends MemoryDnsProvider {
     return super.deleteZone(zoneId);
   }
   override createZone(domain: string, callerReference: string) {
-    if (this.denied.has(domain)) return Promise.reject(new DnsProviderError('access_denied', { op: 'createZone', providerCode: 'AccessDenied', cause: new Error('arn:aws:iam::123456789012:user/secret') }));
+    if (this.denied.has(domain))
+      return Promise.reject(new DnsProviderError('access_denied', { op: 'createZone', providerCode: 'AccessDenied', cause: new Error('arn:aws:iam::123456789012:user/secret') }));
     return super.createZone(domain, callerReference);
   }
 }
@@ -121,7 +122,7 @@ async function addRecord(d: ProjectDomain, name: string, values: string[]): Prom
 }
 
 /** Polls the object from the apiserver until `ok` holds; answers it. */
-const until = async <T,>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
+const until = async <T>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
   (await eventually(what, read, (o) => o !== undefined && ok(o), timeout)) as T;
 
 const live = (d: ProjectDomain) => () => domainClient.get(d.metadata?.namespace ?? '', d.metadata?.name ?? '');
@@ -129,9 +130,7 @@ const liveRecord = (r: DnsRecord) => () => recordClient.get(r.metadata?.namespac
 const zoneNames = async (zoneId: string) => (await provider.listRecords(zoneId)).map((r) => `${r.name} ${r.type} ${r.values.join(',')}`);
 
 async function events(d: ProjectDomain): Promise<{ type: string; reason: string; message: string }[]> {
-  const list = await objectClient<KubeObject & { involvedObject: { uid?: string }; type: string; reason: string; message: string }>(conn, EVENTS).list(
-    d.metadata?.namespace ?? '',
-  );
+  const list = await objectClient<KubeObject & { involvedObject: { uid?: string }; type: string; reason: string; message: string }>(conn, EVENTS).list(d.metadata?.namespace ?? '');
   return list.items.filter((e) => e.involvedObject.uid === d.metadata?.uid).map(({ type, reason, message }) => ({ type, reason, message }));
 }
 

@@ -25,7 +25,8 @@ let informers: { projects: Informer<Project>; namespaces: Informer<KubeObject> }
 let controller: Controller<Project>;
 const registry = new Registry();
 /** Reconciles of the project controller that asked to look again later. */
-const recheckCount = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.controller === 'project' && v.labels.result === 'requeue_after')?.value ?? 0;
+const recheckCount = async () =>
+  (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.controller === 'project' && v.labels.result === 'requeue_after')?.value ?? 0;
 
 beforeAll(async () => {
   informers = {
@@ -63,7 +64,11 @@ const ready = (project: Project | undefined) => findCondition(project?.status?.c
 describe('the Project controller', () => {
   it('gives a project a namespace of its own, labelled and owned by it', async () => {
     const name = await createProject();
-    const project = await eventually('Ready', () => projects.get('', name), (p) => ready(p)?.status === 'True');
+    const project = await eventually(
+      'Ready',
+      () => projects.get('', name),
+      (p) => ready(p)?.status === 'True',
+    );
     expect(ready(project)).toMatchObject({ reason: 'NamespaceOwned' });
     expect(project?.status?.namespace).toBe(name);
     const namespace = await namespaces.get('', name);
@@ -75,7 +80,11 @@ describe('the Project controller', () => {
     const name = `pctl-${randomBytes(4).toString('hex')}`;
     await namespaces.create({ metadata: { name, labels: { team: 'someone-else' } } });
     await createProject(name);
-    const project = await eventually('NamespaceConflict', () => projects.get('', name), (p) => ready(p)?.reason === 'NamespaceConflict');
+    const project = await eventually(
+      'NamespaceConflict',
+      () => projects.get('', name),
+      (p) => ready(p)?.reason === 'NamespaceConflict',
+    );
     expect(ready(project)?.status).toBe('False');
     expect(project?.status?.namespace).toBeUndefined();
     const namespace = await namespaces.get('', name);
@@ -88,7 +97,11 @@ describe('the Project controller', () => {
 
     // Deleting the project takes nothing of the namespace's with it.
     await projects.delete('', name);
-    await eventually('project gone', () => projects.get('', name), (p) => p === undefined);
+    await eventually(
+      'project gone',
+      () => projects.get('', name),
+      (p) => p === undefined,
+    );
     expect((await namespaces.get('', name))?.metadata?.deletionTimestamp).toBeUndefined();
   });
 });

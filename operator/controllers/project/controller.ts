@@ -49,7 +49,12 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
             { type: 'Ready', status: 'True', reason: 'NamespaceOwned', message: 'The project is ready.' },
           ]
         : [
-            { type: 'NamespaceReady', status: 'False', reason: 'NamespaceConflict', message: `A namespace named ${name} already exists and is not owned by this project; delete it or choose another project id.` },
+            {
+              type: 'NamespaceReady',
+              status: 'False',
+              reason: 'NamespaceConflict',
+              message: `A namespace named ${name} already exists and is not owned by this project; delete it or choose another project id.`,
+            },
             { type: 'Ready', status: 'False', reason: 'NamespaceConflict', message: `Namespace ${name} belongs to something else.` },
           ];
       let conditions = project.status?.conditions ?? [];

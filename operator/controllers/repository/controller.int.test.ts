@@ -46,8 +46,7 @@ let informer: Informer<Repository>;
 let controller: Controller<Repository>;
 const registry = new Registry();
 /** Reconciles that asked to look again later: each refresh of a repository that is in the bucket is one. */
-const refreshCount = async () =>
-  (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.result === 'requeue_after')?.value ?? 0;
+const refreshCount = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.result === 'requeue_after')?.value ?? 0;
 
 beforeAll(async () => {
   ns = await testNamespace(conn, 'repoctl');
@@ -96,7 +95,6 @@ async function readyReason(name: string, reason: string, timeout = 15_000): Prom
 async function gone(name: string): Promise<void> {
   await vi.waitFor(async () => expect(await client.get(ns.name, name)).toBeUndefined(), { timeout: 15_000, interval: 50 });
 }
-
 
 describe('Repository controller', { timeout: 60_000 }, () => {
   it('creates the repository in the bucket, reports it Ready and pristine, and follows pushes', async () => {

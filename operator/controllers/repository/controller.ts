@@ -159,7 +159,11 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
       {
         kind: 'Repository',
         source: deps.repositories,
-        mapToOwner: (obj) => index.resources(repositoryPath(obj as Repository)).map(objectKey).filter((k) => k !== objectKey(obj)),
+        mapToOwner: (obj) =>
+          index
+            .resources(repositoryPath(obj as Repository))
+            .map(objectKey)
+            .filter((k) => k !== objectKey(obj)),
       },
     ],
     registry: deps.registry,

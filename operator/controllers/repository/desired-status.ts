@@ -21,7 +21,12 @@ function ready(repo: Repository, observation: Observation): ConditionUpdate {
     case 'hold':
       return { type: 'Ready', status: 'True', reason: R.Available, message: `Repository ${full} is in the bucket and served at /${full}.` };
     case 'conflict':
-      return { type: 'Ready', status: 'False', reason: R.NameConflict, message: `Repository resource ${observation.holder} already holds ${full}; this one takes the name over only once that one is deleted.` };
+      return {
+        type: 'Ready',
+        status: 'False',
+        reason: R.NameConflict,
+        message: `Repository resource ${observation.holder} already holds ${full}; this one takes the name over only once that one is deleted.`,
+      };
     case 'exists':
       return {
         type: 'Ready',

@@ -130,7 +130,12 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     await leases.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { holderIdentity: 'replica-c', leaseDurationSeconds: 2, renewTime } });
     await replicaObjects.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { ready: true, apps: [{ ...report, hosts: [...report.hosts] }] } });
     await eventually('counted while its lease lasts', get, (x) => x?.status?.servingReplicas === 2);
-    await eventually('its objects removed after the lease expired', async () => [await replicaObjects.get(ns, 'replica-c'), await leases.get(ns, 'replica-c')], ([r, l]) => !r && !l, 10_000);
+    await eventually(
+      'its objects removed after the lease expired',
+      async () => [await replicaObjects.get(ns, 'replica-c'), await leases.get(ns, 'replica-c')],
+      ([r, l]) => !r && !l,
+      10_000,
+    );
     await eventually('counted no more', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
 
     // The app's status was never re-checked on a timer.

@@ -41,7 +41,13 @@ const WARNINGS: ReadonlySet<string> = new Set([Reasons.BuildFailed, Reasons.Buil
 export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller<RuntimeApp> {
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
   const now = deps.now ?? (() => new Date());
-  const reports = deps.replicas && new ReplicaReports(deps.replicas, () => deps.apps.list().map(objectKey), () => now().getTime());
+  const reports =
+    deps.replicas &&
+    new ReplicaReports(
+      deps.replicas,
+      () => deps.apps.list().map(objectKey),
+      () => now().getTime(),
+    );
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
     ...(reports

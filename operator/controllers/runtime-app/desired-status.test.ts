@@ -51,17 +51,41 @@ describe('desiredStatus with a runtime', () => {
   const old = served({ servingBuildId: 'b1', servedGeneration: 1 });
 
   it.each<[string, RuntimeObservation, string, string, Partial<RuntimeApp['status']>]>([
-    ['every replica serves the spec', observed([served(), served({ servedGeneration: 3 })]), 'True', 'Serving', { servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', hosts: ['hello.p.apps.localhost', 'www.example.com'], servingReplicas: 2 }],
+    [
+      'every replica serves the spec',
+      observed([served(), served({ servedGeneration: 3 })]),
+      'True',
+      'Serving',
+      { servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', hosts: ['hello.p.apps.localhost', 'www.example.com'], servingReplicas: 2 },
+    ],
     ['a replica has not acted on the app', observed([served(), undefined]), 'False', 'RollingOut', { servingReplicas: 1 }],
     ['a replica still serves the previous build', observed([old, served()]), 'False', 'RollingOut', { servingBuildId: 'b1', servingReplicas: 1 }],
     ['the build is served with an older spec (environment change)', observed([served({ servedGeneration: 1 })]), 'False', 'RollingOut', { servingBuildId: 'b2' }],
-    ['workerd refuses the build', observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]), 'False', 'BuildFailed', { servingBuildId: 'b1' }],
-    ['the artifact is missing', observed([{ namespace: 'p', app: 'hello', hosts: [], observedGeneration: 2, failure: { reason: 'BuildNotFound', buildId: 'b2', message: 'x' } }]), 'False', 'BuildNotFound', {}],
+    [
+      'workerd refuses the build',
+      observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]),
+      'False',
+      'BuildFailed',
+      { servingBuildId: 'b1' },
+    ],
+    [
+      'the artifact is missing',
+      observed([{ namespace: 'p', app: 'hello', hosts: [], observedGeneration: 2, failure: { reason: 'BuildNotFound', buildId: 'b2', message: 'x' } }]),
+      'False',
+      'BuildNotFound',
+      {},
+    ],
     ['a transient failure', observed([{ ...old, observedGeneration: 2, failure: { reason: 'Retrying', buildId: 'b2', message: 'ECONNREFUSED' } }]), 'False', 'RollingOut', { servingBuildId: 'b1' }],
     ['a failure of an older generation', observed([{ ...old, observedGeneration: 1, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }]), 'False', 'RollingOut', {}],
     ['the Build resource is missing', observed([undefined], false), 'False', 'BuildNotFound', {}],
     ['the Build resource is missing but the runtime serves it anyway', observed([served()], false), 'True', 'Serving', {}],
-    ['the worst replica decides', observed([served(), { ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }, undefined]), 'False', 'BuildFailed', {}],
+    [
+      'the worst replica decides',
+      observed([served(), { ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'SyntaxError' } }, undefined]),
+      'False',
+      'BuildFailed',
+      {},
+    ],
   ])('%s → Deployed=%s %s', (_name, observation, deployed, reason, fields) => {
     const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observation);
     expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: deployed, reason, observedGeneration: 2 });
@@ -70,7 +94,11 @@ describe('desiredStatus with a runtime', () => {
   });
 
   it('says why a build failed and what is still served', () => {
-    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'Uncaught SyntaxError' } }]));
+    const status = desiredStatus(
+      app({ activeBuildId: 'b2' }, 2),
+      t1,
+      observed([{ ...old, observedGeneration: 2, failure: { reason: 'BuildFailed', buildId: 'b2', message: 'Uncaught SyntaxError' } }]),
+    );
     expect(findCondition(status.conditions, 'Deployed')?.message).toBe('Build b2 cannot be served: Uncaught SyntaxError The app keeps serving build b1.');
   });
 

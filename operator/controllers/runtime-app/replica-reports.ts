@@ -69,7 +69,10 @@ export class ReplicaReports {
   onLease = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
   #countedChanged(): boolean {
-    const counted = this.view.ready(this.#now()).map((r) => r.metadata?.name ?? '').join(',');
+    const counted = this.view
+      .ready(this.#now())
+      .map((r) => r.metadata?.name ?? '')
+      .join(',');
     if (counted === this.#counted) return false;
     this.#counted = counted;
     return true;

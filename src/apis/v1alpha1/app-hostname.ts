@@ -21,10 +21,7 @@ export const RequiredDnsRecord = Type.Object({
 export type RequiredDnsRecord = Static<typeof RequiredDnsRecord>;
 
 export const AppHostnameSpec = Type.Object({
-  appRef: Type.Object(
-    { name: DnsLabel({ description: 'Name of the RuntimeApp in this namespace.' }) },
-    { description: 'The app to serve on the hostname.' },
-  ),
+  appRef: Type.Object({ name: DnsLabel({ description: 'Name of the RuntimeApp in this namespace.' }) }, { description: 'The app to serve on the hostname.' }),
   hostname: Hostname({ description: 'Host name to attach.', ...immutable('hostname') }),
   dnsMode: Type.Optional(HostnameDnsMode),
   finalize: Type.Optional(
@@ -45,9 +42,7 @@ export const AppHostnameStatus = Type.Object({
       description: 'Records that must exist: the CNAME to the runtime plus any certificate validation records.',
     }),
   ),
-  projectDomain: Type.Optional(
-    DnsSubdomain({ description: 'managed_project_domain: the ProjectDomain the records are written to.' }),
-  ),
+  projectDomain: Type.Optional(DnsSubdomain({ description: 'managed_project_domain: the ProjectDomain the records are written to.' })),
   verificationToken: Type.Optional(
     Type.String({
       minLength: 16,

@@ -23,8 +23,7 @@ export const Condition = Type.Object(
     type: Type.String({
       minLength: 1,
       maxLength: 316,
-      pattern:
-        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+      pattern: '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
       description: 'Type of condition in CamelCase, for example Ready.',
     }),
     status: ConditionStatus,

@@ -14,9 +14,7 @@ export const DatabaseStatus = Type.Object({
   observedGeneration: Type.Optional(ObservedGeneration),
   databaseId: Type.Optional(DnsLabel({ description: 'Public database id (REST database_id).' })),
   tenantId: Type.Optional(DnsLabel({ description: 'Tenant of the database engine; the last segment of url.' })),
-  url: Type.Optional(
-    Type.String({ format: 'uri', maxLength: 2048, description: 'SQL data endpoint, {db_url}/v1/<tenantId>.' }),
-  ),
+  url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'SQL data endpoint, {db_url}/v1/<tenantId>.' })),
 });
 export type DatabaseStatus = Static<typeof DatabaseStatus>;
 

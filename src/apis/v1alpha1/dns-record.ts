@@ -6,16 +6,7 @@ import { DnsLabel, DnsSubdomain, immutable } from './strings.ts';
 
 /** Record types a project may publish. SOA and apex NS belong to the hosted zone itself. */
 export const DnsRecordType = Type.Union(
-  [
-    Type.Literal('A'),
-    Type.Literal('AAAA'),
-    Type.Literal('CAA'),
-    Type.Literal('CNAME'),
-    Type.Literal('MX'),
-    Type.Literal('NS'),
-    Type.Literal('SRV'),
-    Type.Literal('TXT'),
-  ],
+  [Type.Literal('A'), Type.Literal('AAAA'), Type.Literal('CAA'), Type.Literal('CNAME'), Type.Literal('MX'), Type.Literal('NS'), Type.Literal('SRV'), Type.Literal('TXT')],
   { description: 'Record type.' },
 );
 export type DnsRecordType = Static<typeof DnsRecordType>;
@@ -51,9 +42,7 @@ export const DnsRecordSpec = Type.Object({
     maxItems: 100,
     description: 'Values of the record set; the order is kept.',
   }),
-  ttl: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 604800, format: 'int32', default: 300, description: 'Time to live in seconds.' }),
-  ),
+  ttl: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, format: 'int32', default: 300, description: 'Time to live in seconds.' })),
   owner: Type.Optional(DnsRecordOwner),
 });
 export type DnsRecordSpec = Static<typeof DnsRecordSpec>;

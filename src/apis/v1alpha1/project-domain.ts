@@ -12,8 +12,7 @@ export const ProjectDomainDnsMode = Type.Literal('zone_delegated', {
 
 /** Where delegation stands; mirrors the REST `status` field. */
 export const ProjectDomainState = Type.Union([Type.Literal('pending_delegation'), Type.Literal('managed'), Type.Literal('deleted')], {
-  description:
-    'pending_delegation until the domain delegates to the zone, then managed (records unlocked); deleted once soft-deleted (zone and records gone, the object kept as history).',
+  description: 'pending_delegation until the domain delegates to the zone, then managed (records unlocked); deleted once soft-deleted (zone and records gone, the object kept as history).',
 });
 export type ProjectDomainState = Static<typeof ProjectDomainState>;
 
@@ -33,9 +32,7 @@ export type ProjectDomainSpec = Static<typeof ProjectDomainSpec>;
 export const ProjectDomainStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   observedGeneration: Type.Optional(ObservedGeneration),
-  hostedZoneId: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9/_.-]+$', description: 'Hosted zone id at the DNS provider.' }),
-  ),
+  hostedZoneId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9/_.-]+$', description: 'Hosted zone id at the DNS provider.' })),
   nameservers: Type.Optional(
     Type.Array(Hostname({ description: 'Nameserver host name.' }), {
       maxItems: 16,
@@ -115,28 +112,27 @@ export const ProjectDomainReasons = {
 export type ProjectDomain = CustomResource<'ProjectDomain', ProjectDomainSpec, ProjectDomainStatus>;
 
 /** A domain whose DNS zone the platform hosts for a project, in the project's namespace. */
-export const ProjectDomainKind: KindDescriptor<'ProjectDomain', typeof ProjectDomainSpec, typeof ProjectDomainStatus> =
-  {
-    kind: 'ProjectDomain',
-    plural: 'projectdomains',
-    singular: 'projectdomain',
-    shortNames: ['cwdomain'],
-    scope: 'Namespaced',
-    categories: [CATEGORY],
-    description: 'A Cloudwright project domain: a DNS zone hosted by the platform and delegated by its owner.',
-    spec: ProjectDomainSpec,
-    status: ProjectDomainStatus,
-    printerColumns: [
-      { name: 'Domain', type: 'string', jsonPath: '.spec.domain', description: 'The domain.' },
-      { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending_delegation, managed or deleted.' },
-      { name: 'Records', type: 'integer', jsonPath: '.status.records', description: 'Records applied in the zone.' },
-      { name: 'Zone', type: 'string', jsonPath: '.status.hostedZoneId', description: 'Hosted zone id.', priority: 1 },
-      {
-        name: 'Last Checked',
-        type: 'date',
-        jsonPath: '.status.lastCheckedAt',
-        description: 'Last delegation check.',
-        priority: 1,
-      },
-    ],
-  };
+export const ProjectDomainKind: KindDescriptor<'ProjectDomain', typeof ProjectDomainSpec, typeof ProjectDomainStatus> = {
+  kind: 'ProjectDomain',
+  plural: 'projectdomains',
+  singular: 'projectdomain',
+  shortNames: ['cwdomain'],
+  scope: 'Namespaced',
+  categories: [CATEGORY],
+  description: 'A Cloudwright project domain: a DNS zone hosted by the platform and delegated by its owner.',
+  spec: ProjectDomainSpec,
+  status: ProjectDomainStatus,
+  printerColumns: [
+    { name: 'Domain', type: 'string', jsonPath: '.spec.domain', description: 'The domain.' },
+    { name: 'State', type: 'string', jsonPath: '.status.state', description: 'pending_delegation, managed or deleted.' },
+    { name: 'Records', type: 'integer', jsonPath: '.status.records', description: 'Records applied in the zone.' },
+    { name: 'Zone', type: 'string', jsonPath: '.status.hostedZoneId', description: 'Hosted zone id.', priority: 1 },
+    {
+      name: 'Last Checked',
+      type: 'date',
+      jsonPath: '.status.lastCheckedAt',
+      description: 'Last delegation check.',
+      priority: 1,
+    },
+  ],
+};

@@ -80,8 +80,7 @@ export const RepositoryStatus = Type.Object({
       maxLength: 64,
       pattern: '^[A-Za-z0-9-]+$',
       description:
-        'The incarnation of the repository in the bucket this resource created or adopted (the manifest\'s repoId). ' +
-        'Only that incarnation is served as, and deleted with, this resource.',
+        "The incarnation of the repository in the bucket this resource created or adopted (the manifest's repoId). " + 'Only that incarnation is served as, and deleted with, this resource.',
     }),
   ),
 });

@@ -23,9 +23,7 @@ export const MAX_APP_HOSTNAMES = 32;
 
 export const RuntimeAppSpec = Type.Object({
   displayName: DisplayName({ description: 'The name the app was created with.' }),
-  activeBuildId: Type.Optional(
-    BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.'),
-  ),
+  activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
   environment: Type.Optional(
     MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
       maxProperties: 128,
@@ -37,8 +35,7 @@ export const RuntimeAppSpec = Type.Object({
     Type.Array(Hostname({ description: 'Host name.' }), {
       maxItems: MAX_APP_HOSTNAMES,
       uniqueItems: true,
-      description:
-        'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
+      description: 'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
     }),
   ),
   maxConcurrentRequests: Type.Optional(
@@ -56,18 +53,14 @@ export const RuntimeAppStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   observedGeneration: Type.Optional(ObservedGeneration),
   servingBuildId: Type.Optional(BuildId('The build the runtime serves now.')),
-  url: Type.Optional(
-    Type.String({ format: 'uri', maxLength: 2048, description: 'URL of the default host, for example https://app.example.' }),
-  ),
+  url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'URL of the default host, for example https://app.example.' })),
   hosts: Type.Optional(
     Type.Array(Hostname({ description: 'Host name.' }), {
       maxItems: 64,
       description: 'Every host name the runtime routes to the app, the default host first.',
     }),
   ),
-  servingReplicas: Type.Optional(
-    Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' }),
-  ),
+  servingReplicas: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' })),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 

@@ -50,9 +50,7 @@ export const RuntimeReplicaSpec = Type.Object({
     'x-kubernetes-list-type': 'atomic',
     description: 'What the replica does for each app it serves or has acted on, ordered by namespace/name.',
   }),
-  omittedApps: Type.Optional(
-    Type.Integer({ minimum: 0, format: 'int64', description: 'Apps past the bound of apps (in key order), not reported.' }),
-  ),
+  omittedApps: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Apps past the bound of apps (in key order), not reported.' })),
 });
 export type RuntimeReplicaSpec = Static<typeof RuntimeReplicaSpec>;
 

@@ -138,9 +138,7 @@ export function describeDnsProviderContract(name: string, subject: () => DnsProv
       const { provider } = subject();
       const domain = freshDomain();
       const { zoneId } = await provider.createZone(domain, `ref-${fresh()}`);
-      const err = await providerError(
-        provider.applyChanges(zoneId, { create: [set('www.elsewhere.test', 'A', ['192.0.2.1'])], update: [], delete: [] }),
-      );
+      const err = await providerError(provider.applyChanges(zoneId, { create: [set('www.elsewhere.test', 'A', ['192.0.2.1'])], update: [], delete: [] }));
       expect(err).toMatchObject({ code: 'rejected', retryable: false, op: 'applyChanges' });
       expect(err.message).not.toContain(domain);
     });

@@ -8,18 +8,7 @@ export const AGENT = 'cloudwright-git/0.1';
 
 /** What our receive-pack does; git clients use only what both sides list. */
 export function receivePackCapabilities(format: ObjectFormat): string[] {
-  return [
-    'report-status',
-    'report-status-v2',
-    'delete-refs',
-    'side-band-64k',
-    'quiet',
-    'atomic',
-    'ofs-delta',
-    'push-options',
-    `object-format=${format}`,
-    `agent=${AGENT}`,
-  ];
+  return ['report-status', 'report-status-v2', 'delete-refs', 'side-band-64k', 'quiet', 'atomic', 'ofs-delta', 'push-options', `object-format=${format}`, `agent=${AGENT}`];
 }
 
 /** `# service=…` header, then every ref (capabilities on the first), then a flush. */

@@ -58,8 +58,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     if (!verdicts.has(ref)) options.onRefused?.(label);
     verdicts.set(ref, { ref, ok: false, reason });
   };
-  const report = (unpack: string, progress: string[] = []) =>
-    reportBody({ unpack, commands: request.commands.map((c) => verdicts.get(c.ref) ?? { ref: c.ref, ok: true }) }, sideband, progress);
+  const report = (unpack: string, progress: string[] = []) => reportBody({ unpack, commands: request.commands.map((c) => verdicts.get(c.ref) ?? { ref: c.ref, ok: true }) }, sideband, progress);
 
   const seen = new Set<string>();
   for (const command of request.commands) {
@@ -83,7 +82,11 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
       }
     }
     const env = quarantine?.env ?? { GIT_DIR: dir };
-    await checkObjects(request.commands.filter((c) => !verdicts.has(c.ref) && c.new !== zero), env, refuse);
+    await checkObjects(
+      request.commands.filter((c) => !verdicts.has(c.ref) && c.new !== zero),
+      env,
+      refuse,
+    );
     if (atomic && verdicts.size > 0) {
       for (const command of request.commands) if (!verdicts.has(command.ref)) refuse(command.ref, 'atomic push failure', 'invalid');
     }
@@ -124,16 +127,13 @@ function commandProblem(command: RefCommand, format: 'sha1' | 'sha256', seen: Re
 }
 
 /** git's checks of new tips: present, a commit for a branch, and their history complete (run side by side). */
-async function checkObjects(
-  commands: readonly RefCommand[],
-  env: Record<string, string>,
-  refuse: (ref: string, reason: string, label: RefusalReason) => void,
-): Promise<void> {
+async function checkObjects(commands: readonly RefCommand[], env: Record<string, string>, refuse: (ref: string, reason: string, label: RefusalReason) => void): Promise<void> {
   const tips = [...new Set(commands.map((c) => c.new))];
   const [types, allConnected] = await Promise.all([objectTypes(tips, env), isConnected(tips, env)]);
   // One walk for the usual push; when it fails, each tip on its own, so one incomplete history refuses only
   // its own refs (as git does), not every ref of the push.
-  const connected = allConnected || tips.length === 1 ? new Map(tips.map((tip) => [tip, allConnected])) : new Map(await Promise.all(tips.map(async (tip) => [tip, await isConnected([tip], env)] as const)));
+  const connected =
+    allConnected || tips.length === 1 ? new Map(tips.map((tip) => [tip, allConnected])) : new Map(await Promise.all(tips.map(async (tip) => [tip, await isConnected([tip], env)] as const)));
   for (const command of commands) {
     const type = types.get(command.new);
     if (type === undefined || type === 'missing') refuse(command.ref, 'missing necessary objects', 'connectivity');

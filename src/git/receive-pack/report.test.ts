@@ -13,7 +13,13 @@ async function lines(body: Buffer): Promise<(string | undefined)[]> {
   return out;
 }
 
-const report = { unpack: 'ok', commands: [{ ref: 'refs/heads/main', ok: true as const }, { ref: 'refs/heads/x', ok: false as const, reason: 'fetch first\nnow' }] };
+const report = {
+  unpack: 'ok',
+  commands: [
+    { ref: 'refs/heads/main', ok: true as const },
+    { ref: 'refs/heads/x', ok: false as const, reason: 'fetch first\nnow' },
+  ],
+};
 
 describe('reportBody', () => {
   it('writes unpack status, one line per command and a flush', async () => {

@@ -2,9 +2,7 @@
 // side-band channel 1 when the client asked for side-band-64k.
 import { Band, FLUSH, pktLine, sideband } from '../pkt-line.ts';
 
-export type CommandStatus =
-  | { readonly ref: string; readonly ok: true }
-  | { readonly ref: string; readonly ok: false; readonly reason: string };
+export type CommandStatus = { readonly ref: string; readonly ok: true } | { readonly ref: string; readonly ok: false; readonly reason: string };
 
 export interface PushReport {
   /** `ok`, or why the pack could not be unpacked (then every command failed). */

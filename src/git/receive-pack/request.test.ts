@@ -14,13 +14,7 @@ const read = (...parts: Buffer[]) => readReceivePackRequest(new PktReader(once(B
 
 describe('readReceivePackRequest', () => {
   it('reads commands, the capabilities of the first, and push options', async () => {
-    const request = await read(
-      pktLine(`${Z} ${A} refs/heads/main\0report-status-v2 side-band-64k push-options atomic\n`),
-      pktLine(`${A} ${Z} refs/heads/old\n`),
-      FLUSH,
-      pktLine('ci.skip\n'),
-      FLUSH,
-    );
+    const request = await read(pktLine(`${Z} ${A} refs/heads/main\0report-status-v2 side-band-64k push-options atomic\n`), pktLine(`${A} ${Z} refs/heads/old\n`), FLUSH, pktLine('ci.skip\n'), FLUSH);
     expect(request?.commands).toEqual([
       { old: Z, new: A, ref: 'refs/heads/main' },
       { old: A, new: Z, ref: 'refs/heads/old' },

@@ -44,7 +44,12 @@ export async function readReceivePackRequest(reader: PktReader): Promise<Receive
     if (commands.length === 0) {
       const nul = line.indexOf('\0');
       if (nul >= 0) {
-        capabilities = new Set(line.slice(nul + 1).split(' ').filter(Boolean));
+        capabilities = new Set(
+          line
+            .slice(nul + 1)
+            .split(' ')
+            .filter(Boolean),
+        );
         line = line.slice(0, nul);
       }
     }

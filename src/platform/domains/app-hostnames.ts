@@ -145,7 +145,10 @@ export class AppHostnames {
   /** 409 when the app is already served on as many host names as it may have (deploy host names and active bindings). */
   #refuseServedPastLimit(project: string, appId: string, hostname: string): void {
     const app = this.#apps.cached(project, appId);
-    const active = this.#store.hostnames(project).filter((h) => h.spec.appRef.name === appId && h.status?.state === 'active').map((h) => h.spec.hostname);
+    const active = this.#store
+      .hostnames(project)
+      .filter((h) => h.spec.appRef.name === appId && h.status?.state === 'active')
+      .map((h) => h.spec.hostname);
     const served = new Set([...(app.spec.hostnames ?? []), ...active].filter((h) => h !== hostname)).size;
     if (served >= MAX_APP_HOSTNAMES) {
       throw new ConflictError(`App ${appId} is served on ${served} host names besides its default host, the most it can have; deploy with fewer hostnames first.`);
@@ -216,12 +219,12 @@ export class AppHostnames {
   #plannedRecordTypes(hostname: string, appId: string, domain: ProjectDomain | undefined): string[] {
     const target = this.#settings.runtimeTarget;
     try {
-      return domain
-        ? managedAppRecords(hostname, domain.spec.domain, appId, target).map((r) => r.type)
-        : externalAppRecords(hostname, target).map((r) => r.recordType);
+      return domain ? managedAppRecords(hostname, domain.spec.domain, appId, target).map((r) => r.type) : externalAppRecords(hostname, target).map((r) => r.recordType);
     } catch {
       const apex = domain ? hostname === domain.spec.domain : isRegistrableDomain(hostname);
-      throw new ConflictError(apex ? `${noRuntimeAddresses(hostname)} Attach a name under it, such as www.${hostname}.` : `This platform has no runtime DNS target configured to route ${hostname} to.`);
+      throw new ConflictError(
+        apex ? `${noRuntimeAddresses(hostname)} Attach a name under it, such as www.${hostname}.` : `This platform has no runtime DNS target configured to route ${hostname} to.`,
+      );
     }
   }
 

@@ -34,7 +34,6 @@ export interface DnsSettings {
   close(): void;
 }
 
-
 /**
  * Reads DNS settings: CW_DNS_PROVIDER (`route53`, the default, or `memory`: zones in this process only, for a
  * laptop without moto), CW_ROUTE53_ENDPOINT (absent: AWS), CW_ROUTE53_REGION, CW_ROUTE53_ACCESS_KEY_ID and

@@ -141,7 +141,12 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     status.records = r.applied;
     if (r.rejected.length > 0) {
       const shown = r.rejected.slice(0, 5).join('; ');
-      set({ type: 'RecordsApplied', status: 'False', reason: R.RecordConflicts, message: `${r.rejected.length} record(s) cannot be written: ${shown}${r.rejected.length > 5 ? '; …' : ''}. Fix or delete them.` });
+      set({
+        type: 'RecordsApplied',
+        status: 'False',
+        reason: R.RecordConflicts,
+        message: `${r.rejected.length} record(s) cannot be written: ${shown}${r.rejected.length > 5 ? '; …' : ''}. Fix or delete them.`,
+      });
     } else if (r.held > 0) {
       set({ type: 'RecordsApplied', status: 'False', reason: R.DelegationPending, message: `${r.held} record(s) wait for the delegation: they are written once ${name} is managed.` });
     } else {

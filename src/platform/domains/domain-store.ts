@@ -55,7 +55,10 @@ export class DomainStore {
   domainsHolding(project: string, hostname: string): { managed: ProjectDomain | undefined; closest: ProjectDomain | undefined } {
     const holding = this.activeDomains(project).map((d) => ({ domain: d.spec.domain, d }));
     return {
-      managed: containingDomain(hostname, holding.filter(({ d }) => d.status?.state === 'managed'))?.d,
+      managed: containingDomain(
+        hostname,
+        holding.filter(({ d }) => d.status?.state === 'managed'),
+      )?.d,
       closest: containingDomain(hostname, holding)?.d,
     };
   }

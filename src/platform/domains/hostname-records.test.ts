@@ -25,7 +25,14 @@ describe('hostname records', () => {
   it('managed: platform-owned records named stably, owned by the hostname; A records at the apex', () => {
     const [www] = desiredManagedRecords(hostname('www.shop.test'), domain, target);
     expect(www?.metadata).toMatchObject({ name: managedRecordName('www.shop.test', 'CNAME'), namespace: 'p', ownerReferences: [{ kind: 'AppHostname', uid: 'h-uid', controller: true }] });
-    expect(www?.spec).toEqual({ domainRef: { name: 'shop-test-1' }, name: 'www', type: 'CNAME', values: ['runtime.apps.example.net'], ttl: 300, owner: { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' } });
+    expect(www?.spec).toEqual({
+      domainRef: { name: 'shop-test-1' },
+      name: 'www',
+      type: 'CNAME',
+      values: ['runtime.apps.example.net'],
+      ttl: 300,
+      owner: { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' },
+    });
     const apex = desiredManagedRecords(hostname('shop.test'), domain, target);
     expect(apex.map((r) => [r.spec.name, r.spec.type])).toEqual([['@', 'A']]);
     expect(recordItems(apex, domain)).toEqual([{ recordType: 'A', name: 'shop.test', value: '192.0.2.1' }]);

@@ -20,10 +20,7 @@ const CHALLENGE_PREFIX = 'cloudwright-verification=';
 
 /** The records the owner of an `external_records` hostname publishes. */
 export function externalRecords(hostname: string, target: RuntimeTarget, token: string): RequiredDnsRecord[] {
-  return [
-    ...externalAppRecords(hostname, target),
-    { recordType: 'TXT', name: `${CHALLENGE_LABEL}.${hostname}`, value: `${CHALLENGE_PREFIX}${token}` },
-  ];
+  return [...externalAppRecords(hostname, target), { recordType: 'TXT', name: `${CHALLENGE_LABEL}.${hostname}`, value: `${CHALLENGE_PREFIX}${token}` }];
 }
 
 /**
@@ -32,7 +29,10 @@ export function externalRecords(hostname: string, target: RuntimeTarget, token: 
  * have it. Not a secret: the owner publishes it.
  */
 export function challengeToken(h: AppHostname): string {
-  return createHash('sha256').update(`cloudwright-verification ${h.metadata?.uid ?? ''}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`cloudwright-verification ${h.metadata?.uid ?? ''}`)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** The DnsRecord name of a platform-owned record: stable per hostname and type, so a repeat finds it. */

@@ -55,7 +55,10 @@ export class ProjectDomains {
 
   /** The project's domains (soft-deleted ones are history, not listed), by name. */
   list(project: string): DomainView[] {
-    return this.#store.activeDomains(project).map(domainView).sort((a, b) => a.domain.localeCompare(b.domain));
+    return this.#store
+      .activeDomains(project)
+      .map(domainView)
+      .sort((a, b) => a.domain.localeCompare(b.domain));
   }
 
   /** @throws NotFoundError */

@@ -1,6 +1,10 @@
 import type { RuntimeTarget } from '../../dns/app-records.ts';
 
-const list = (value: string | undefined) => (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+const list = (value: string | undefined) =>
+  (value ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
 
 /**
  * Where the runtime takes traffic, what app hostname records point at: CW_RUNTIME_DNS_TARGET (the host name

@@ -33,7 +33,13 @@ describe('views', () => {
       metadata: { name: 'h-1', creationTimestamp: t },
       spec: { domainRef: { name: 'd' }, name: 'www', type: 'CNAME', values: ['runtime.x.net'], owner: { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' } },
     };
-    expect(recordView(r, 'shop.test')).toMatchObject({ record_id: 'h-1', fqdn: 'www.shop.test', ttl: 300, status: 'pending', owner: { kind: 'platform_app', owner_resource_type: 'runtime_app', owner_resource_id: 'web' } });
+    expect(recordView(r, 'shop.test')).toMatchObject({
+      record_id: 'h-1',
+      fqdn: 'www.shop.test',
+      ttl: 300,
+      status: 'pending',
+      owner: { kind: 'platform_app', owner_resource_type: 'runtime_app', owner_resource_id: 'web' },
+    });
     expect(recordView({ ...r, status: { conditions: ready('True', 'Applied') } }, 'shop.test').status).toBe('applied');
     expect(recordView({ ...r, status: { conditions: ready('False', 'DelegationPending') } }, 'shop.test').status).toBe('pending');
     expect(recordView({ ...r, status: { conditions: ready('False', 'CnameConflict', 'clash') } }, 'shop.test')).toMatchObject({ status: 'failed', status_message: 'clash' });
@@ -45,7 +51,10 @@ describe('views', () => {
     const h: AppHostname = {
       metadata: { creationTimestamp: t },
       spec: { appRef: { name: 'web' }, hostname: 'www.shop.test', dnsMode: 'managed_project_domain' },
-      status: { dnsRecords: [{ recordType: 'CNAME', name: 'www.shop.test', value: 'runtime.x.net' }], conditions: [{ type: 'DnsReady', status: 'True', reason: 'RecordsApplied', message: '', lastTransitionTime: t }] },
+      status: {
+        dnsRecords: [{ recordType: 'CNAME', name: 'www.shop.test', value: 'runtime.x.net' }],
+        conditions: [{ type: 'DnsReady', status: 'True', reason: 'RecordsApplied', message: '', lastTransitionTime: t }],
+      },
     };
     expect(hostnameView(h, 'shop.test')).toMatchObject({
       status: 'pending',

@@ -100,8 +100,7 @@ export interface HostnameView {
   created_at: string;
 }
 
-export const items = (records: readonly RequiredDnsRecord[]): DnsRecordItem[] =>
-  records.map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
+export const items = (records: readonly RequiredDnsRecord[]): DnsRecordItem[] => records.map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
 
 /** The binding as `GET …/apps/{appId}/domains` lists it (and as the attach and finalize routes answer). */
 export function hostnameView(h: AppHostname, projectDomain?: string): HostnameView {
@@ -118,9 +117,7 @@ export function hostnameView(h: AppHostname, projectDomain?: string): HostnameVi
     status_reason: ready?.reason ?? 'Attaching',
     status_message: ready?.message ?? 'The hostname is being attached.',
     ...(mode === 'external_records' ? { dns_records: records } : {}),
-    ...(mode === 'managed_project_domain'
-      ? { managed_dns: { project_domain: projectDomain ?? '', status: applied ? 'applied' : 'failed', ...(applied ? { records } : {}) } }
-      : {}),
+    ...(mode === 'managed_project_domain' ? { managed_dns: { project_domain: projectDomain ?? '', status: applied ? 'applied' : 'failed', ...(applied ? { records } : {}) } } : {}),
     created_at: h.metadata?.creationTimestamp ?? '',
   } as HostnameView;
 }

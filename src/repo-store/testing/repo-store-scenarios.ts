@@ -67,7 +67,13 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       const pack = smallPack();
       const first = await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('c1') }], { kind: 'push', pack, requestId: 'r1', pusher: 'alice' }));
       expect(published(first)).toBe(1);
-      const second = await b.publish(repo, update([{ ref: 'refs/heads/main', old: oid('c1'), new: oid('c2') }, { ref: 'refs/tags/v1', old: Z, new: oid('c1') }]));
+      const second = await b.publish(
+        repo,
+        update([
+          { ref: 'refs/heads/main', old: oid('c1'), new: oid('c2') },
+          { ref: 'refs/tags/v1', old: Z, new: oid('c1') },
+        ]),
+      );
       expect(published(second)).toBe(2);
       const third = await a.publish(repo, update([{ ref: 'refs/tags/v1', old: oid('c1'), new: Z }]));
       expect(published(third)).toBe(3);
@@ -75,7 +81,16 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       const head = await a.readHead(repo);
       expect(head.seq).toBe(3);
       expect([...head.refs]).toEqual([['refs/heads/main', oid('c2')]]);
-      expect(head.packs).toEqual([{ sha256: createHash('sha256').update(pack.body as Uint8Array).digest('hex'), size: 200, idxSize: 64, seq: 1 }]);
+      expect(head.packs).toEqual([
+        {
+          sha256: createHash('sha256')
+            .update(pack.body as Uint8Array)
+            .digest('hex'),
+          size: 200,
+          idxSize: 64,
+          seq: 1,
+        },
+      ]);
       const sha = head.packs[0]!.sha256;
       expect(Buffer.from((await b.readPack(repo, sha))!).equals(pack.body as Uint8Array)).toBe(true);
       expect(Buffer.from((await b.readPackIndex(repo, sha))!).equals(pack.idx as Uint8Array)).toBe(true);
@@ -143,8 +158,26 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       const a = new RepoStore({ store: s.connect() });
       const repo = newRepoName();
       await a.createRepo(repo);
-      published(await a.publish(repo, update([{ ref: 'refs/heads/a', old: Z, new: oid('a') }, { ref: 'refs/heads/x/y', old: Z, new: oid('xy') }])));
-      const under = await a.publish(repo, update([{ ref: 'refs/heads/a/b', old: Z, new: oid('ab') }, { ref: 'refs/heads/x', old: Z, new: oid('x') }, { ref: 'refs/heads/ok', old: Z, new: oid('ok') }], { atomic: false }));
+      published(
+        await a.publish(
+          repo,
+          update([
+            { ref: 'refs/heads/a', old: Z, new: oid('a') },
+            { ref: 'refs/heads/x/y', old: Z, new: oid('xy') },
+          ]),
+        ),
+      );
+      const under = await a.publish(
+        repo,
+        update(
+          [
+            { ref: 'refs/heads/a/b', old: Z, new: oid('ab') },
+            { ref: 'refs/heads/x', old: Z, new: oid('x') },
+            { ref: 'refs/heads/ok', old: Z, new: oid('ok') },
+          ],
+          { atomic: false },
+        ),
+      );
       expect(published(under)).toBe(2);
       expect(under.refs).toEqual([
         { ref: 'refs/heads/a/b', status: 'rejected', reason: 'ref name conflict', conflictsWith: 'refs/heads/a' },
@@ -152,7 +185,17 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
         { ref: 'refs/heads/ok', status: 'ok' },
       ]);
       // Two such creates in one publish: neither; atomic: nothing at all.
-      const both = await a.publish(repo, update([{ ref: 'refs/heads/p', old: Z, new: oid('p') }, { ref: 'refs/heads/p/q', old: Z, new: oid('pq') }, { ref: 'refs/heads/r', old: Z, new: oid('r') }], { atomic: true }));
+      const both = await a.publish(
+        repo,
+        update(
+          [
+            { ref: 'refs/heads/p', old: Z, new: oid('p') },
+            { ref: 'refs/heads/p/q', old: Z, new: oid('pq') },
+            { ref: 'refs/heads/r', old: Z, new: oid('r') },
+          ],
+          { atomic: true },
+        ),
+      );
       expect(both).toMatchObject({
         outcome: 'rejected',
         refs: [
@@ -162,7 +205,13 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
         ],
       });
       // Replacing a ref by a directory of refs in one publish is fine: the old name is gone.
-      const moved = await a.publish(repo, update([{ ref: 'refs/heads/a', old: oid('a'), new: Z }, { ref: 'refs/heads/a/b', old: Z, new: oid('ab') }]));
+      const moved = await a.publish(
+        repo,
+        update([
+          { ref: 'refs/heads/a', old: oid('a'), new: Z },
+          { ref: 'refs/heads/a/b', old: Z, new: oid('ab') },
+        ]),
+      );
       expect(moved.refs).toEqual([
         { ref: 'refs/heads/a', status: 'ok' },
         { ref: 'refs/heads/a/b', status: 'ok' },
@@ -200,7 +249,7 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect(head.packs).toHaveLength(40);
 
       const entries = [];
-      for (let from: number | undefined = 1; from !== undefined; ) {
+      for (let from: number | undefined = 1; from !== undefined;) {
         const page = await instances[0]!.listLog(repo, from, { limit: 64 });
         entries.push(...page.entries);
         from = page.next;
@@ -224,9 +273,7 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       let old = Z;
       for (let round = 0; round < 5; round++) {
         const results = await Promise.all(
-          Array.from({ length: 6 }, (_, racer) =>
-            instances[racer % 4]!.publish(repo, update([{ ref: 'refs/heads/main', old, new: oid(`${round}/${racer}`) }], { requestId: `r${round}-${racer}` })),
-          ),
+          Array.from({ length: 6 }, (_, racer) => instances[racer % 4]!.publish(repo, update([{ ref: 'refs/heads/main', old, new: oid(`${round}/${racer}`) }], { requestId: `r${round}-${racer}` }))),
         );
         const winners = results.flatMap((r, racer) => (r.outcome === 'published' ? [racer] : []));
         expect(winners, `round ${round}`).toHaveLength(1);
@@ -278,8 +325,17 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       await healthy.createRepo(repo);
       published(await healthy.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('base') }])));
       const failing = new FaultObjectStore(s.connect()).inject({ match: (key) => key === manifestKey(parseRepoPath(repo)), fault: 'crash-before' });
-      const push = update([{ ref: 'refs/heads/main', old: oid('base'), new: oid('pushed') }, { ref: 'refs/heads/topic', old: Z, new: oid('t') }], { kind: 'push', pack: smallPack() });
-      const failed = await new RepoStore({ store: failing }).publish(repo, push).then(() => undefined, (err: unknown) => err);
+      const push = update(
+        [
+          { ref: 'refs/heads/main', old: oid('base'), new: oid('pushed') },
+          { ref: 'refs/heads/topic', old: Z, new: oid('t') },
+        ],
+        { kind: 'push', pack: smallPack() },
+      );
+      const failed = await new RepoStore({ store: failing }).publish(repo, push).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
       // Not "nothing happened": the client is told the write is recorded and that a retry completes it.
       expect(failed).toMatchObject({ name: 'PublishIncompleteError', status: 503, message: expect.stringMatching(/recorded but is not visible yet; retry/) });
 
@@ -395,7 +451,17 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       // A delete that died after the manifest: the old incarnation's log entry 1 is still there.
       const second = await a.createRepo(repo);
       expect(second.repoId).not.toBe(first.repoId);
-      const leftover = { repoId: first.repoId, seq: 1, kind: 'push' as const, at: '', pusher: 'x', requestId: 'x', nonce: 'x', refUpdates: [{ ref: 'refs/heads/ghost', old: Z, new: oid('ghost') }], pack: null };
+      const leftover = {
+        repoId: first.repoId,
+        seq: 1,
+        kind: 'push' as const,
+        at: '',
+        pusher: 'x',
+        requestId: 'x',
+        nonce: 'x',
+        refUpdates: [{ ref: 'refs/heads/ghost', old: Z, new: oid('ghost') }],
+        pack: null,
+      };
       await raw.put(logKey(path, 1), encodeLogEntry(leftover));
       expect(published(await a.publish(repo, update([{ ref: 'refs/heads/main', old: Z, new: oid('new') }])))).toBe(1);
       const head = await new RepoStore({ store: s.connect() }).readHead(repo);
@@ -434,7 +500,7 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
       expect(cold.total).toBe(1);
     });
 
-    it('a writer that still remembers a deleted incarnation never overwrites the new incarnation\'s log', async () => {
+    it("a writer that still remembers a deleted incarnation never overwrites the new incarnation's log", async () => {
       const s = subject();
       const stale = new RepoStore({ store: s.connect() });
       const other = new RepoStore({ store: s.connect() });

@@ -32,18 +32,18 @@ export function clusterSeeder(conn: KubeConnection) {
     /** Writes the seed, then waits until `store` reads all of it (its caches fill through watches). */
     async seed(store: TokenStore, seed: TokenStoreSeed): Promise<void> {
       const memberships = Object.entries(seed.memberships ?? {});
-      await Promise.all([
-        ...(seed.users ?? []).map((user) => this.createUser(user.id, user.admin)),
-        ...memberships.map(([project, members]) => this.createProject(project, members)),
-      ]);
-      await vi.waitFor(async () => {
-        for (const user of seed.users ?? []) if (!(await store.getUser(user.id))) throw new Error(`${user.id} not seen yet`);
-        for (const [project, members] of memberships) {
-          for (const [user, role] of Object.entries(members)) {
-            if ((await store.getMembership(project, user)) !== role) throw new Error(`${project} not seen yet`);
+      await Promise.all([...(seed.users ?? []).map((user) => this.createUser(user.id, user.admin)), ...memberships.map(([project, members]) => this.createProject(project, members))]);
+      await vi.waitFor(
+        async () => {
+          for (const user of seed.users ?? []) if (!(await store.getUser(user.id))) throw new Error(`${user.id} not seen yet`);
+          for (const [project, members] of memberships) {
+            for (const [user, role] of Object.entries(members)) {
+              if ((await store.getMembership(project, user)) !== role) throw new Error(`${project} not seen yet`);
+            }
           }
-        }
-      }, { timeout: 10_000, interval: 20 });
+        },
+        { timeout: 10_000, interval: 20 },
+      );
     },
     async cleanUp(): Promise<void> {
       const { items } = await tokens.list('');
