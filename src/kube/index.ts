@@ -10,5 +10,5 @@ export * from './resource.ts';
 export * from './types.ts';
 export { pingApiServer } from './ping.ts';
 export { CONFLICT_RETRIES, retryOnConflict } from './retry.ts';
-export { holdsWrite, isGoneFrom, waitFor, type WaitResult } from './wait.ts';
+export { holdsWrite, isGoneFrom, waitFor, waitForAnswer, type WaitResult } from './wait.ts';
 export { formatMicroTime, formatTime } from './time.ts';

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { Informer } from './informer.ts';
 import type { KubeObject } from './types.ts';
-import { holdsWrite, waitFor } from './wait.ts';
+import { holdsWrite, waitFor, waitForAnswer } from './wait.ts';
 
 /** The part of an informer `waitFor` uses, fed by hand: a cache and its change events. */
-function cache(): Informer<KubeObject> & { put(obj: KubeObject): void; listeners(): number } {
-  const objects = new Map<string, KubeObject>();
-  const handlers = new Set<(obj: KubeObject) => void>();
+function cache<T extends KubeObject = KubeObject>(): Informer<T> & { put(obj: T): void; listeners(): number } {
+  const objects = new Map<string, T>();
+  const handlers = new Set<(obj: T) => void>();
   return {
     resource: { group: '', version: 'v1', plural: 'things', kind: 'Thing', namespaced: true },
     onChange(handler) {
-      const subscription = (obj: KubeObject) => handler(obj);
+      const subscription = (obj: T) => handler(obj);
       handlers.add(subscription);
       return () => void handlers.delete(subscription);
     },
@@ -63,5 +63,19 @@ describe('waitFor', () => {
     expect(holdsWrite(written)(thing('6'))).toBe(false);
     expect(holdsWrite(written)(thing('8'))).toBe(true);
     expect(holdsWrite(written)({ ...thing('9'), metadata: { ...thing('9').metadata, uid: 'u-2' } })).toBe(false);
+  });
+
+  it('waitForAnswer: waits for the status of the written generation, not an older one that already answers', async () => {
+    type Thing = KubeObject & { status: { observedGeneration: number; ready: boolean } };
+    const c = cache<Thing>();
+    const at = (generation: number, observed: number, ready: boolean): Thing => ({
+      metadata: { namespace: 'p', name: 'a', uid: 'u-1', generation },
+      status: { observedGeneration: observed, ready },
+    });
+    c.put(at(2, 1, true));
+    const answer = waitForAnswer(c, at(2, 1, true), (o) => o.status.ready, 60_000);
+    c.put(at(2, 2, false));
+    c.put(at(2, 2, true));
+    expect(await answer).toMatchObject({ status: { observedGeneration: 2, ready: true } });
   });
 });

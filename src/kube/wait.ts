@@ -49,3 +49,16 @@ export function holdsWrite<T extends KubeObject>(written: KubeObject): (cached: 
 export function isGoneFrom(obj: KubeObject): (cached: KubeObject | undefined) => boolean {
   return (cached) => cached?.metadata?.uid !== obj.metadata?.uid || cached?.metadata?.deletionTimestamp !== undefined;
 }
+
+/**
+ * The controller's answer to a write of intent: waits (at most `timeoutMs`) until the cached object's
+ * `status.observedGeneration` has reached `written`'s generation and `answers` holds, or the object was
+ * replaced by another of its name. Answers the object as it then stands, or `written` when the cache never
+ * showed this one.
+ */
+export async function waitForAnswer<T extends KubeObject & { status?: { observedGeneration?: number } }>(cache: Informer<T>, written: T, answers: (obj: T) => boolean, timeoutMs: number): Promise<T> {
+  const uid = written.metadata?.uid;
+  const generation = written.metadata?.generation ?? 0;
+  const { object } = await waitFor(cache, objectKey(written), (o) => o !== undefined && (o.metadata?.uid !== uid || ((o.status?.observedGeneration ?? 0) >= generation && answers(o))), timeoutMs);
+  return object !== undefined && object.metadata?.uid === uid ? object : written;
+}

@@ -9,7 +9,7 @@ import { externalAppRecords, isRegistrableDomain, managedAppRecords } from '../.
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
-import { isAlreadyExists, objectKey, waitFor } from '../../kube/index.ts';
+import { isAlreadyExists, waitForAnswer } from '../../kube/index.ts';
 import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
@@ -155,19 +155,8 @@ export class AppHostnames {
     }
   }
 
-  /**
-   * Waits until the controller has looked at `written`'s generation and `answers` holds, watching the
-   * cache; answers the binding as it then stands (or as written, when the cache never showed it).
-   */
-  async #answer(written: AppHostname, answers: (h: AppHostname) => boolean): Promise<AppHostname> {
-    const generation = written.metadata?.generation ?? 0;
-    const { object } = await waitFor(
-      this.#store.caches.hostnames,
-      objectKey(written),
-      (h) => h !== undefined && (h.metadata?.uid !== written.metadata?.uid || ((h.status?.observedGeneration ?? 0) >= generation && answers(h))),
-      this.#answerWithinMs,
-    );
-    return object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written;
+  #answer(written: AppHostname, answers: (h: AppHostname) => boolean): Promise<AppHostname> {
+    return waitForAnswer(this.#store.caches.hostnames, written, answers, this.#answerWithinMs);
   }
 
   #view(h: AppHostname): HostnameView {

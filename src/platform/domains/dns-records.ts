@@ -3,7 +3,7 @@ import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { checkExclusivity, parseRecord, storedNameInput, validateStoredRecord, type ExistingRecord, type ValidRecord } from '../../dns/records.ts';
-import { isConflict, objectKey, retryOnConflict, waitFor } from '../../kube/index.ts';
+import { isConflict, objectKey, retryOnConflict, waitFor, waitForAnswer } from '../../kube/index.ts';
 import { KeyedMutex } from '../../collections/keyed-mutex.ts';
 import { collisionRefusal } from '../../dns/desired.ts';
 import { PROJECT_LABEL } from '../resources.ts';
@@ -167,14 +167,7 @@ export class DnsRecords {
 
   /** `written` once the controller has reported on its generation (watched; bounded), else as written. */
   async #applied(d: ProjectDomain, written: DnsRecord): Promise<RecordView> {
-    const generation = written.metadata?.generation ?? 0;
-    const { object } = await waitFor(
-      this.#store.caches.records,
-      objectKey(written),
-      (r) => r !== undefined && r.metadata?.uid === written.metadata?.uid && (r.status?.observedGeneration ?? 0) >= generation,
-      this.#answerWithinMs,
-    );
-    return recordView(object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written, d.spec.domain);
+    return recordView(await waitForAnswer(this.#store.caches.records, written, () => true, this.#answerWithinMs), d.spec.domain);
   }
 
   #record(d: ProjectDomain, recordId: string): DnsRecord {

@@ -4,7 +4,7 @@ import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
-import { isNotFound, objectKey, waitFor } from '../../kube/index.ts';
+import { isNotFound, waitForAnswer } from '../../kube/index.ts';
 import { oldestBeyond } from '../../collections/retention.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
@@ -150,15 +150,8 @@ export class ProjectDomains {
    * replaced by another of its name), watching the cache; answers the domain as it then stands (or as
    * written, when the cache never showed it).
    */
-  async #answer(written: ProjectDomain, answers: (d: ProjectDomain) => boolean): Promise<ProjectDomain> {
-    const generation = written.metadata?.generation ?? 0;
-    const { object } = await waitFor(
-      this.#store.caches.domains,
-      objectKey(written),
-      (d) => d !== undefined && (d.metadata?.uid !== written.metadata?.uid || ((d.status?.observedGeneration ?? 0) >= generation && answers(d))),
-      this.#answerWithinMs,
-    );
-    return object !== undefined && object.metadata?.uid === written.metadata?.uid ? object : written;
+  #answer(written: ProjectDomain, answers: (d: ProjectDomain) => boolean): Promise<ProjectDomain> {
+    return waitForAnswer(this.#store.caches.domains, written, answers, this.#answerWithinMs);
   }
 
   /**
