@@ -95,6 +95,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       if (await runFinalizer(store.domainClient, domain, ZONE_FINALIZER, (d) => reconciler.retire(d).then(() => undefined))) return;
       if (domain.spec.deleted) {
         if (domain.status?.state !== 'deleted' || domain.metadata?.finalizers?.includes(ZONE_FINALIZER)) await report(domain, await reconciler.retire(domain));
+        await reconciler.pruneHistory(namespace);
         return;
       }
       domain = await addFinalizer(store.domainClient, domain, ZONE_FINALIZER);
@@ -119,7 +120,9 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         return { requeueAfter: STUCK_RETRY_MS };
       }
       // Another project's domain going away enqueues only that one: look again after a while.
-      if (findCondition(pass.domain.status?.conditions, 'Ready')?.reason === R.DomainTaken) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
+      // Likewise a domain past the project's limit, once an older one goes.
+      const reason = findCondition(pass.domain.status?.conditions, 'Ready')?.reason;
+      if (reason === R.DomainTaken || reason === R.TooManyDomains) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
       const next = checkIn(pass.domain);
       return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },

@@ -12,7 +12,12 @@ import { absoluteName } from '../../../src/dns/names.ts';
 import { DnsProviderError } from '../../../src/dns/provider.ts';
 import { isConflict, isNotFound, retryOnConflict } from '../../../src/kube/index.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
-import type { DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { byAge, isActive, type DomainStore } from '../../../src/platform/domains/domain-store.ts';
+import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
+import { oldestBeyond } from '../../../src/collections/retention.ts';
+
+/** Old history deleted at most per pass: a bound on the work of one reconcile. */
+const MAX_HISTORY_PRUNED_PER_CALL = 5;
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
 import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
@@ -60,8 +65,11 @@ export class DomainReconciler {
     const name = checkDomainName(domain.spec.domain);
     const { namespace = '', name: objectName = '', uid = '' } = domain.metadata ?? {};
     const claim = name.ok && name.domain === domain.spec.domain ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
+    const over = this.#overLimit(domain);
     if (!claim) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
+    } else if (over !== undefined) {
+      seen.overLimit = over;
     } else if (!claim.held) {
       seen.takenBy = claim.holder.namespace;
     } else {
@@ -136,6 +144,34 @@ export class DomainReconciler {
       if (!finalizers.includes(ZONE_FINALIZER)) return live;
       return this.#store.domainClient.patch(namespace, name, { metadata: { resourceVersion: live.metadata?.resourceVersion, finalizers: finalizers.filter((f) => f !== ZONE_FINALIZER) } });
     });
+  }
+
+  /**
+   * Past the project's domain limit, however the domains were made (the API refuses the add; `kubectl apply`
+   * cannot be refused): the number of older active domains when this one, without a zone yet, is not among
+   * the first {@link MAX_DOMAINS_PER_PROJECT}; `undefined` otherwise. A zone is a billed resource at the
+   * provider, whose quota the whole installation shares.
+   */
+  #overLimit(domain: ProjectDomain): number | undefined {
+    if (domain.status?.hostedZoneId) return undefined;
+    const active = this.#store.activeDomains(domain.metadata?.namespace ?? '').sort(byAge);
+    const at = active.findIndex((d) => d.metadata?.uid === domain.metadata?.uid);
+    return at >= MAX_DOMAINS_PER_PROJECT ? MAX_DOMAINS_PER_PROJECT : undefined;
+  }
+
+  /**
+   * Soft-deleted domains of the project beyond {@link MAX_DELETED_DOMAINS_KEPT}, oldest first, are deleted
+   * (at most a few per call): the history a project keeps, whether its domains were deleted through the API
+   * or with kubectl. Only retired ones (zone gone, finalizer released), which nothing reconciles any more.
+   */
+  async pruneHistory(namespace: string): Promise<void> {
+    const retired = this.#store
+      .allDomains(namespace)
+      .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER))
+      .sort(byAge);
+    for (const old of oldestBeyond(retired, MAX_DELETED_DOMAINS_KEPT, MAX_HISTORY_PRUNED_PER_CALL)) {
+      await this.#store.domainClient.delete(namespace, old.metadata?.name ?? '').catch(ignoreGone);
+    }
   }
 
   /**

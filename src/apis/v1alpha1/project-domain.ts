@@ -90,6 +90,8 @@ export const ProjectDomainReasons = {
   ZoneDeletionFailed: 'ZoneDeletionFailed',
   InvalidDomain: 'InvalidDomain',
   DomainTaken: 'DomainTaken',
+  /** The project has as many domains as it may (older ones first): no zone is created for this one. */
+  TooManyDomains: 'TooManyDomains',
   NotChecked: 'NotChecked',
   PendingDelegation: 'PendingDelegation',
   Managed: 'Managed',

@@ -12,6 +12,8 @@ export interface DomainObservation {
   readonly invalid?: { readonly message: string };
   /** Another project holds the domain (it was added there first): no zone is created. */
   readonly takenBy?: string;
+  /** The project already has this many domains, older than this one: no zone is created. */
+  readonly overLimit?: number;
   readonly zone?: { readonly zoneId: string; readonly nameservers: readonly string[] } | ProviderFailure;
   readonly delegation?: DelegationResult;
   readonly records?: RecordsOutcome | ProviderFailure;
@@ -92,9 +94,13 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     set({ type: 'Ready', status: 'False', reason: R.ZoneDeletionFailed, message: why });
     return { ...status, conditions };
   }
-  if (seen.invalid || seen.takenBy) {
-    const reason = seen.invalid ? R.InvalidDomain : R.DomainTaken;
-    const message = seen.invalid?.message ?? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`;
+  if (seen.invalid || seen.takenBy || seen.overLimit !== undefined) {
+    const reason = seen.invalid ? R.InvalidDomain : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
+    const message =
+      seen.invalid?.message ??
+      (seen.takenBy
+        ? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`
+        : `The project has ${seen.overLimit} domains, the most it may have: no hosted zone is created for ${name}. Delete one; this one then gets its zone.`);
     set({ type: 'ZoneReady', status: 'False', reason, message });
     set({ type: 'Ready', status: 'False', reason, message });
     return { ...status, state: 'pending_delegation', conditions };

@@ -119,6 +119,10 @@ function controllerUid(record: DnsRecord): string | undefined {
 export function recordsApplied(records: readonly DnsRecord[], store: DomainStore): { applied: boolean; reason: string; message: string } {
   for (const r of records) {
     const cached = store.caches.records.get(`${r.metadata?.namespace}/${r.metadata?.name}`) ?? r;
+    // Still leaving the zone it was in (moving to a closer domain, or replaced): the new one is not written yet.
+    if (cached.metadata?.deletionTimestamp || cached.spec.domainRef.name !== r.spec.domainRef.name) {
+      return { applied: false, reason: HostnameReasons.Writing, message: 'The records are not written to the zone yet.' };
+    }
     const ready = findCondition(cached.status?.conditions, 'Ready');
     if (ready?.status !== 'True') {
       if (!ready) return { applied: false, reason: HostnameReasons.Writing, message: 'The records are not written to the zone yet.' };

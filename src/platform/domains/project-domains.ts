@@ -5,10 +5,9 @@ import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
 import { isNotFound, waitForAnswer } from '../../kube/index.ts';
-import { oldestBeyond } from '../../collections/retention.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
-import { byAge, isActive, type DomainStore } from './domain-store.ts';
+import type { DomainStore } from './domain-store.ts';
 import { providerFailureOf } from './domain-status.ts';
 import { domainView, type DomainView } from './views.ts';
 
@@ -27,12 +26,10 @@ export const MAX_DOMAINS_PER_PROJECT = 50;
 
 /**
  * Soft-deleted domains kept per project (as history, for kubectl; the API lists active ones only). Older
- * ones are deleted as domains are deleted: adding and deleting a domain in a loop would otherwise leave an
- * object behind every round, for good.
+ * ones are deleted by the ProjectDomain controller as domains are retired: adding and deleting a domain in a
+ * loop would otherwise leave an object behind every round, for good.
  */
 export const MAX_DELETED_DOMAINS_KEPT = 20;
-/** Old history deleted at most per domain deleted: a bound on the work of one request. */
-const MAX_HISTORY_PRUNED_PER_CALL = 5;
 
 /**
  * Project domains for the REST routes. Each request writes intent on the ProjectDomain and waits (watching
@@ -99,7 +96,12 @@ export class ProjectDomains {
     if (ready?.reason === ProjectDomainReasons.DomainTaken) {
       // Another project claimed the name first (a race past the check above): this add does not stand.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
-      this.#refuseHeld(project, [], domain, true);
+      this.#refuseHeld(
+        project,
+        this.#store.holders(domain).filter((d) => d.metadata?.uid !== created.metadata?.uid),
+        domain,
+        true,
+      );
     }
     const failure = providerFailureOf(answered);
     if (failure && !answered.status?.hostedZoneId) {
@@ -140,8 +142,6 @@ export class ProjectDomains {
     if (failure) {
       throw new PublicError(failure.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${failure.message} The platform keeps retrying.`, failure.headers);
     }
-    // Housekeeping: a failure leaves the old history for the next delete, and must not fail this one.
-    await this.#pruneHistory(project).catch(() => undefined);
     return domainView(answered);
   }
 
@@ -152,18 +152,6 @@ export class ProjectDomains {
    */
   #answer(written: ProjectDomain, answers: (d: ProjectDomain) => boolean): Promise<ProjectDomain> {
     return waitForAnswer(this.#store.caches.domains, written, answers, this.#answerWithinMs);
-  }
-
-  /**
-   * Deletes the project's oldest soft-deleted domains beyond {@link MAX_DELETED_DOMAINS_KEPT}: only retired
-   * ones (zone gone, finalizer released), which nothing reconciles any more.
-   */
-  async #pruneHistory(project: string): Promise<void> {
-    const retired = this.#store
-      .allDomains(project)
-      .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER))
-      .sort(byAge);
-    for (const old of oldestBeyond(retired, MAX_DELETED_DOMAINS_KEPT, MAX_HISTORY_PRUNED_PER_CALL)) await this.#store.domainClient.delete(project, old.metadata?.name ?? '');
   }
 
   #refuseHeld(project: string, holders: readonly ProjectDomain[], domain: string, elsewhere = false): void {
