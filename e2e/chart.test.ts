@@ -366,6 +366,13 @@ describe('the Helm chart', () => {
     ['api', 'list', 'coordination.k8s.io', 'leases', 'release', true],
     ['api', 'delete', 'coordination.k8s.io', 'leases', 'release', false],
     ['api', 'list', 'coordination.k8s.io', 'leases', 'other', false],
+    // The API writes intent, never a status or a name claim: each has one writer, a controller.
+    ['api', 'create', 'cloudwright.dev', 'projectdomains', 'other', true],
+    ['api', 'update', 'cloudwright.dev', 'projectdomains/status', 'other', false],
+    ['api', 'update', 'cloudwright.dev', 'apphostnames/status', 'other', false],
+    ['api', 'create', 'cloudwright.dev', 'domainclaims', 'other', false],
+    ['operator', 'update', 'cloudwright.dev', 'projectdomains/status', 'other', true],
+    ['operator', 'create', 'cloudwright.dev', 'hostnameclaims', 'other', true],
   ])('ServiceAccount %s may %s %s/%s in the %s namespace: %s', async (component, verb, group, resource, where, allowed) => {
     const review = await conn.api.request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
       body: {
@@ -374,7 +381,13 @@ describe('the Helm chart', () => {
         spec: {
           user: `system:serviceaccount:${releaseNamespace}:cloudwright-${component}`,
           groups: ['system:serviceaccounts', `system:serviceaccounts:${releaseNamespace}`, 'system:authenticated'],
-          resourceAttributes: { verb, group, resource, namespace: where === 'release' ? releaseNamespace : member.project },
+          resourceAttributes: {
+            verb,
+            group,
+            resource: resource.split('/')[0],
+            ...(resource.includes('/') ? { subresource: resource.split('/')[1] } : {}),
+            namespace: where === 'release' ? releaseNamespace : member.project,
+          },
         },
       },
     });
