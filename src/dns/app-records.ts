@@ -23,20 +23,25 @@ export interface AppRecord {
   readonly values: readonly string[];
 }
 
+/** The runtime target cannot route a host name: a configuration error of the platform, said on the object. */
+export class UnroutableError extends Error {
+  override readonly name = 'UnroutableError';
+}
+
 /**
  * The records that route `hostname` to the runtime: a CNAME to `target.hostname`, except at a zone apex
  * (`apex: true`), where a CNAME is not allowed and A/AAAA records to the target's addresses are used. Throws
- * when the target offers neither (a configuration error of the platform).
+ * `UnroutableError` when the target offers neither, or is invalid.
  */
 export function appRecords(hostname: string, target: RuntimeTarget, apex = false): AppRecord[] {
   const name = normalizeName(hostname);
   const cname = target.hostname === undefined ? undefined : hostValue(target.hostname);
-  if (cname && !cname.ok) throw new Error(`runtime target host name: ${cname.message}`);
+  if (cname && !cname.ok) throw new UnroutableError(`runtime target host name: ${cname.message}`);
   if (cname?.ok && !apex) return [{ name, type: 'CNAME', values: [cname.value] }];
   const canon = (check: typeof ipv4Value, values: readonly string[] = []) =>
     values.map((v) => {
       const c = check(v);
-      if (!c.ok) throw new Error(`runtime target address: ${c.message}`);
+      if (!c.ok) throw new UnroutableError(`runtime target address: ${c.message}`);
       return c.value;
     });
   const records: AppRecord[] = [];
@@ -45,7 +50,7 @@ export function appRecords(hostname: string, target: RuntimeTarget, apex = false
   if (a.length > 0) records.push({ name, type: 'A', values: a });
   if (aaaa.length > 0) records.push({ name, type: 'AAAA', values: aaaa });
   if (records.length === 0) {
-    throw new Error(`the runtime target has no ${apex ? 'addresses' : 'host name or addresses'} to route ${name} to`);
+    throw new UnroutableError(`the runtime target has no ${apex ? 'addresses' : 'host name or addresses'} to route ${name} to`);
   }
   return records;
 }

@@ -5,6 +5,7 @@ import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts
 import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition, formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
+import { UnroutableError } from '../../../src/dns/app-records.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
 import { NameClaims } from '../name-claims.ts';
@@ -265,11 +266,12 @@ function verifyRequest(h: AppHostname): string | undefined {
   return asked !== undefined && asked !== h.status?.lastHandledVerification ? asked : undefined;
 }
 
-/** The records, or `undefined` when the runtime target cannot route them (an apex without addresses: they throw). */
+/** The records, or `undefined` when the runtime target cannot route them (an apex without addresses). */
 function unlessUnroutable<T>(records: () => T): T | undefined {
   try {
     return records();
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (err instanceof UnroutableError) return undefined;
+    throw err;
   }
 }

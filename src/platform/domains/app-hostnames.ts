@@ -5,7 +5,7 @@ import { MAX_APP_HOSTNAMES } from '../../apis/v1alpha1/runtime-app.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { HOSTNAME_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { findCondition } from '../../conditions/index.ts';
-import { externalAppRecords, isRegistrableDomain, managedAppRecords } from '../../dns/app-records.ts';
+import { externalAppRecords, isRegistrableDomain, managedAppRecords, UnroutableError } from '../../dns/app-records.ts';
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
@@ -209,7 +209,8 @@ export class AppHostnames {
     const target = this.#settings.runtimeTarget;
     try {
       return domain ? managedAppRecords(hostname, domain.spec.domain, appId, target).map((r) => r.type) : externalAppRecords(hostname, target).map((r) => r.recordType);
-    } catch {
+    } catch (err) {
+      if (!(err instanceof UnroutableError)) throw err;
       const apex = domain ? hostname === domain.spec.domain : isRegistrableDomain(hostname);
       throw new ConflictError(
         apex ? `${noRuntimeAddresses(hostname)} Attach a name under it, such as www.${hostname}.` : `This platform has no runtime DNS target configured to route ${hostname} to.`,
