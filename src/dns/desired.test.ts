@@ -12,6 +12,20 @@ function record(name: string, spec: Omit<DnsRecordSpec, 'domainRef'>, created = 
 const web = { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' } as const;
 
 describe('desiredRecords', () => {
+  it('refuses records past the limit, the youngest ones, platform-owned records first in line', () => {
+    const got = desiredRecords(
+      domain,
+      [
+        record('rec-new', { name: 'c', type: 'A', values: ['192.0.2.3'] }, '2026-01-03T00:00:00Z'),
+        record('rec-old', { name: 'a', type: 'A', values: ['192.0.2.1'] }, '2026-01-01T00:00:00Z'),
+        record('rec-owned', { name: 'www', type: 'CNAME', values: ['runtime.example.net'], owner: web }, '2026-01-05T00:00:00Z'),
+      ],
+      2,
+    );
+    expect(got.desired.map((d) => d.id)).toEqual(['rec-owned', 'rec-old']);
+    expect(got.rejected).toEqual([expect.objectContaining({ id: 'rec-new', reason: 'TooManyRecords', message: expect.stringContaining('has 2 records, the most it may have') })]);
+  });
+
   it('turns DnsRecords into canonical record sets, oldest first', () => {
     const got = desiredRecords(domain, [
       record('rec-b', { name: 'www', type: 'CNAME', values: ['App.Example.NET.'] }, '2026-01-02T00:00:00Z'),

@@ -4,10 +4,13 @@ import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
 import type { DesiredRecordSet } from './plan.ts';
 import { checkExclusivity, validateStoredRecord, type ExistingRecord, type FieldError } from './records.ts';
 
-/** A DnsRecord that cannot be written: `Invalid` (its own fields) or `Conflict` (with an earlier record). */
+/**
+ * A DnsRecord that cannot be written: `Invalid` (its own fields), `Conflict` (with an earlier record) or
+ * `TooManyRecords` (past the domain's limit, in priority order).
+ */
 export interface RejectedDnsRecord {
   readonly id: string;
-  readonly reason: 'Invalid' | 'Conflict';
+  readonly reason: 'Invalid' | 'Conflict' | 'TooManyRecords';
   readonly errors: readonly FieldError[];
   /** All errors in one line, for a condition message. */
   readonly message: string;
@@ -33,15 +36,24 @@ function priority(a: DnsRecord, b: DnsRecord): number {
 
 /**
  * The record sets the DnsRecords of `domain` (a normalized domain name) ask for. Records being deleted are
- * left out, so the plan removes them; invalid ones and ones colliding with an earlier record (same name and
- * type, or a CNAME sharing its name) are rejected with the reason and stay out of the zone.
+ * left out, so the plan removes them; invalid ones, ones colliding with an earlier record (same name and
+ * type, or a CNAME sharing its name) and ones past `maxRecords` are rejected with the reason and stay out of
+ * the zone.
  */
-export function desiredRecords(domain: string, records: readonly DnsRecord[]): DesiredRecords {
+export function desiredRecords(domain: string, records: readonly DnsRecord[], maxRecords = Infinity): DesiredRecords {
   const desired: DesiredRecordSet[] = [];
   const rejected: RejectedDnsRecord[] = [];
   const accepted: ExistingRecord[] = [];
-  for (const record of [...records].filter((r) => !r.metadata?.deletionTimestamp).sort(priority)) {
+  for (const [at, record] of [...records]
+    .filter((r) => !r.metadata?.deletionTimestamp)
+    .sort(priority)
+    .entries()) {
     const id = record.metadata?.name ?? '';
+    if (at >= maxRecords) {
+      const message = `the domain has ${maxRecords} records, the most it may have; delete one for this one to be written`;
+      rejected.push({ id, reason: 'TooManyRecords', errors: [{ field: 'name', message }], message });
+      continue;
+    }
     const check = validateStoredRecord(record.spec, domain);
     if (!check.ok) {
       rejected.push({ id, reason: 'Invalid', errors: check.errors, message: check.errors.map((e) => e.message).join('; ') });

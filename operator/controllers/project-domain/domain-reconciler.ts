@@ -14,6 +14,7 @@ import { isConflict, isNotFound, retryOnConflict } from '../../../src/kube/index
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { byAge, isActive, type DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
+import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-records.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 
 /** Old history deleted at most per pass: a bound on the work of one reconcile. */
@@ -97,6 +98,7 @@ export class DomainReconciler {
             domain: domain.spec.domain,
             records,
             allowWrites: managed,
+            maxRecords: MAX_RECORDS_PER_DOMAIN,
           });
           seen.records = result.outcome;
           await this.#writeRecordStatuses(domain, records, result.conditions);

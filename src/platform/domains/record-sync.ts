@@ -25,6 +25,8 @@ export interface RecordSyncInput {
   readonly records: readonly DnsRecord[];
   /** False while the domain is pending delegation: creates and updates are held, deletes happen. */
   readonly allowWrites: boolean;
+  /** Records past this many (in priority order) are refused, however they were made. */
+  readonly maxRecords?: number;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface RecordSyncInput {
  */
 export async function syncDomainRecords(input: RecordSyncInput): Promise<RecordSyncResult> {
   const current = await input.provider.listRecords(input.zoneId);
-  const { desired, rejected } = desiredRecords(input.domain, input.records);
+  const { desired, rejected } = desiredRecords(input.domain, input.records, input.maxRecords);
   const plan = planChanges({ domain: input.domain, ownerId: input.ownerId, desired, current, allowWrites: input.allowWrites });
   const applied = !isEmptyChanges(plan.changes);
   if (applied) await input.provider.applyChanges(input.zoneId, plan.changes);
