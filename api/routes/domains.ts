@@ -55,10 +55,13 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     schema: {
       tags,
       summary:
-        'Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). Repeatable',
+        'Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). 202 with the status as it stands when the check has not answered within 10 s. Repeatable',
       params: DomainParams,
-      response: { 200: one, ...errorResponses(404, 502, 503) },
+      response: { 200: one, 202: one, ...errorResponses(404, 502, 503) },
     },
-    handler: async (request) => ({ domain: await dns.domains.checkDelegation(request.params.projectId, request.params.domain) }),
+    handler: async (request, reply) => {
+      const { checked, view } = await dns.domains.checkDelegation(request.params.projectId, request.params.domain);
+      return reply.code(checked ? 200 : 202).send({ domain: view });
+    },
   });
 }

@@ -2,7 +2,7 @@ import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
-import { managedDomainNames } from '../../src/platform/custom-hostnames.ts';
+import { heldDomainNames } from '../../src/platform/custom-hostnames.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from '../../src/workerd/index.ts';
 import { Controller } from '../controller-runtime/controller.ts';
@@ -91,7 +91,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const settled = () => deps.onReconciled?.(key);
       const app = deps.apps.get(key);
       const attached = attachedTo(namespace, name);
-      const allowed = app && deps.names ? allowedHostnames(app, managedDomainNames(deps.names.domains.list().filter((d) => d.metadata?.namespace === namespace)), deps.names.baseDomain) : undefined;
+      const allowed = app && deps.names ? allowedHostnames(app, heldDomainNames(deps.names.domains.list().filter((d) => d.metadata?.namespace === namespace)), deps.names.baseDomain) : undefined;
       if (app && allowed && allowed.length < (app.spec.hostnames ?? []).length) {
         log.warn('not serving host names the project does not control', { refused: (app.spec.hostnames ?? []).filter((h) => !allowed.includes(h)) });
       }

@@ -25,8 +25,8 @@ export function deploymentOf(app: RuntimeApp | undefined, attached: readonly str
 
 /**
  * The deploy host names `app` may be served on: names in its project's part of the base domain
- * (`*.<project>.<base>`) and names inside one of the project's managed domains (held by its DomainClaim, so no
- * other project's). The API refuses the others at deploy time; this holds for RuntimeApps written any other
+ * (`*.<project>.<base>`) and names inside one of the domains the project holds (with a zone, so its
+ * DomainClaim: no other project's). The API refuses the others at deploy time; this holds for RuntimeApps written any other
  * way too. Custom names verified through an AppHostname are served from that object, not from here.
  */
 export function allowedHostnames(app: RuntimeApp, managedDomains: readonly string[], baseDomain: string): string[] {

@@ -12,18 +12,26 @@ function record(name: string, spec: Omit<DnsRecordSpec, 'domainRef'>, created = 
 const web = { kind: 'platform_app', resourceType: 'runtime_app', resourceId: 'web' } as const;
 
 describe('desiredRecords', () => {
-  it('refuses records past the limit, the youngest ones, platform-owned records first in line', () => {
+  it('refuses records past the limit: the ones already in the zone stay, then the oldest; invalid ones take no place', () => {
+    const applied = (r: DnsRecord): DnsRecord => ({ ...r, status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Applied', message: '', lastTransitionTime: '2026-01-01T00:00:00Z' }] } });
     const got = desiredRecords(
       domain,
       [
-        record('rec-new', { name: 'c', type: 'A', values: ['192.0.2.3'] }, '2026-01-03T00:00:00Z'),
+        applied(record('rec-live', { name: 'c', type: 'A', values: ['192.0.2.3'] }, '2026-01-03T00:00:00Z')),
         record('rec-old', { name: 'a', type: 'A', values: ['192.0.2.1'] }, '2026-01-01T00:00:00Z'),
         record('rec-owned', { name: 'www', type: 'CNAME', values: ['runtime.example.net'], owner: web }, '2026-01-05T00:00:00Z'),
+        record('rec-bad', { name: 'x', type: 'A', values: ['not an address'] }, '2026-01-01T00:00:00Z'),
       ],
       2,
     );
-    expect(got.desired.map((d) => d.id)).toEqual(['rec-owned', 'rec-old']);
-    expect(got.rejected).toEqual([expect.objectContaining({ id: 'rec-new', reason: 'TooManyRecords', message: expect.stringContaining('has 2 records, the most it may have') })]);
+    expect(got.desired.map((d) => d.id).sort()).toEqual(['rec-live', 'rec-old']);
+    expect(got.rejected).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 'rec-bad', reason: 'Invalid' }),
+        expect.objectContaining({ id: 'rec-owned', reason: 'TooManyRecords', message: expect.stringContaining('has 2 records, the most it may have') }),
+      ]),
+    );
+    expect(got.rejected).toHaveLength(2);
   });
 
   it('turns DnsRecords into canonical record sets, oldest first', () => {

@@ -1,6 +1,7 @@
 // What a project domain's zone should hold: its DnsRecord objects (written by users through the API or
 // kubectl, and by the platform for app hostnames), validated and in priority order. Pure; the input of plan.ts.
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
+import { findCondition } from '../conditions/index.ts';
 import type { DesiredRecordSet } from './plan.ts';
 import { checkExclusivity, validateStoredRecord, type ExistingRecord, type FieldError } from './records.ts';
 
@@ -44,16 +45,8 @@ export function desiredRecords(domain: string, records: readonly DnsRecord[], ma
   const desired: DesiredRecordSet[] = [];
   const rejected: RejectedDnsRecord[] = [];
   const accepted: ExistingRecord[] = [];
-  for (const [at, record] of [...records]
-    .filter((r) => !r.metadata?.deletionTimestamp)
-    .sort(priority)
-    .entries()) {
+  for (const record of [...records].filter((r) => !r.metadata?.deletionTimestamp).sort(priority)) {
     const id = record.metadata?.name ?? '';
-    if (at >= maxRecords) {
-      const message = `the domain has ${maxRecords} records, the most it may have; delete one for this one to be written`;
-      rejected.push({ id, reason: 'TooManyRecords', errors: [{ field: 'name', message }], message });
-      continue;
-    }
     const check = validateStoredRecord(record.spec, domain);
     if (!check.ok) {
       rejected.push({ id, reason: 'Invalid', errors: check.errors, message: check.errors.map((e) => e.message).join('; ') });
@@ -68,7 +61,20 @@ export function desiredRecords(domain: string, records: readonly DnsRecord[], ma
     accepted.push({ fqdn, type, id, ownerApp: record.spec.owner?.resourceId });
     desired.push({ id, name: fqdn, type, ttl, values });
   }
-  return { desired, rejected };
+  if (desired.length <= maxRecords) return { desired, rejected };
+  // Past the limit, the records already in the zone stay (a new one never evicts a live one), then the oldest.
+  const byId = new Map(records.map((r) => [r.metadata?.name ?? '', r]));
+  const live = (id: string) => (findCondition(byId.get(id)?.status?.conditions, 'Ready')?.status === 'True' ? 0 : 1);
+  const created = (id: string) => byId.get(id)?.metadata?.creationTimestamp ?? '';
+  const kept = new Set(
+    desired
+      .map((d) => d.id ?? '')
+      .sort((a, b) => live(a) - live(b) || created(a).localeCompare(created(b)) || a.localeCompare(b))
+      .slice(0, maxRecords),
+  );
+  const message = `the domain has ${maxRecords} records, the most it may have; delete one for this one to be written`;
+  for (const d of desired) if (!kept.has(d.id ?? '')) rejected.push({ id: d.id ?? '', reason: 'TooManyRecords', errors: [{ field: 'name', message }], message });
+  return { desired: desired.filter((d) => kept.has(d.id ?? '')), rejected };
 }
 
 /**

@@ -59,6 +59,17 @@ export function isGoneFrom(obj: KubeObject): (cached: KubeObject | undefined) =>
 export async function waitForAnswer<T extends KubeObject & { status?: { observedGeneration?: number } }>(cache: Informer<T>, written: T, answers: (obj: T) => boolean, timeoutMs: number): Promise<T> {
   const uid = written.metadata?.uid;
   const generation = written.metadata?.generation ?? 0;
-  const { object } = await waitFor(cache, objectKey(written), (o) => o !== undefined && (o.metadata?.uid !== uid || ((o.status?.observedGeneration ?? 0) >= generation && answers(o))), timeoutMs);
+  // Absent before the cache shows the write; gone (deleted meanwhile) once it was seen: then nothing answers.
+  let seen = false;
+  const { object } = await waitFor(
+    cache,
+    objectKey(written),
+    (o) => {
+      if (o === undefined) return seen;
+      seen = true;
+      return o.metadata?.uid !== uid || ((o.status?.observedGeneration ?? 0) >= generation && answers(o));
+    },
+    timeoutMs,
+  );
   return object !== undefined && object.metadata?.uid === uid ? object : written;
 }

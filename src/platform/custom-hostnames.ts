@@ -7,6 +7,15 @@ import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import { isInZone } from '../dns/names.ts';
 
 /** The domains (lowercase) a project controls: its project domains whose delegation is verified. */
+/**
+ * The domains a project holds, as cw-runtime serves deploy host names under them: active ones with a hosted
+ * zone (so its DomainClaim), not being deleted, whatever their delegation says right now: a domain the hourly
+ * re-check briefly demotes keeps its apps up, as its active AppHostnames stay too.
+ */
+export function heldDomainNames(domains: readonly ProjectDomain[]): string[] {
+  return domains.filter((d) => d.spec.deleted !== true && !d.metadata?.deletionTimestamp && d.status?.hostedZoneId).map((d) => d.spec.domain.toLowerCase());
+}
+
 export function managedDomainNames(domains: readonly ProjectDomain[]): string[] {
   return domains.filter((d) => d.spec.deleted !== true && d.status?.state === 'managed').map((d) => d.spec.domain.toLowerCase());
 }

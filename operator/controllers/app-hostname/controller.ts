@@ -6,13 +6,23 @@ import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../../../src/apis/v1alpha1/r
 import { findCondition, formatTime, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { UnroutableError } from '../../../src/dns/app-records.ts';
+import { isInZone } from '../../../src/dns/names.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
 import { NameClaims } from '../name-claims.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { verifyExternalRecords } from '../../../src/platform/domains/external-verification.ts';
-import { challengeToken, desiredManagedRecords, ensureManagedRecords, externalRecords, noRuntimeAddresses, recordItems, recordsApplied } from '../../../src/platform/domains/hostname-records.ts';
+import {
+  challengeToken,
+  desiredManagedRecords,
+  ensureManagedRecords,
+  externalRecords,
+  noRuntimeAddresses,
+  recordItems,
+  recordsApplied,
+  removeStaleManagedRecords,
+} from '../../../src/platform/domains/hostname-records.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
 import { nextCheckIn } from '../project-domain/recheck.ts';
@@ -85,7 +95,9 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         message: `The project domain ${domain.spec.domain} is ${domain.status?.state ?? 'pending_delegation'}: it no longer delegates to its zone. Set its nameservers again and run its delegation check; the hostname is activated once it is managed again.`,
       };
     }
-    const state = recordsApplied(desiredManagedRecords(h, domain, deps.settings.runtimeTarget), store);
+    const desired = unlessUnroutable(() => desiredManagedRecords(h, domain, deps.settings.runtimeTarget));
+    if (!desired) return { ok: false, reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) };
+    const state = recordsApplied(desired, store);
     return state.applied ? { ok: true } : { ok: false, reason: HostnameReasons.RecordsNotApplied, message: `The records of ${hostname} are not applied yet: ${state.message}` };
   };
 
@@ -141,6 +153,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
           updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.NoRuntimeTarget, message: dnsMessage });
         } else {
           const records = await ensureManagedRecords(store, desired);
+          await removeStaleManagedRecords(store, h, desired);
           const applied = recordsApplied(records, store);
           dnsReady = applied.applied;
           dnsMessage = applied.message;
@@ -148,6 +161,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
           updates.push({ type: 'DnsReady', status: applied.applied ? 'True' : 'False', reason: applied.reason, message: applied.message });
         }
       } else {
+        await removeStaleManagedRecords(store, h, []); // a binding switched from managed mode
         const token = challengeToken(h);
         const dnsRecords = unlessUnroutable(() => externalRecords(hostname, deps.settings.runtimeTarget, token));
         // A binding made before the runtime's addresses were removed (the API refuses new ones): said, not retried.
@@ -155,14 +169,15 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
         else updates.push({ type: 'DnsReady', status: 'False', reason: HostnameReasons.NoRuntimeTarget, message: noRuntimeAddresses(hostname) });
       }
 
-      // Active: still the project's to serve? Not once no project domain holds a managed hostname any more (the
-      // domain was deleted, and may be another project's next), nor once another project holds its claim.
+      // Active: still the project's to serve? Not once no project domain with a zone holds a managed hostname
+      // any more (the domain was deleted, and may be another project's next), nor once another project holds
+      // its claim. A domain briefly pending delegation still holds it.
       const request = verifyRequest(h);
       let verdict: Verdict | undefined;
       let requeueAfter: number | undefined;
       if (status.state === 'active') {
         const lost: Verdict | undefined =
-          managed && !store.domainsHolding(namespace, hostname).closest
+          managed && !store.activeDomains(namespace).some((d) => d.status?.hostedZoneId && !d.metadata?.deletionTimestamp && isInZone(hostname, d.spec.domain))
             ? {
                 ok: false,
                 reason: HostnameReasons.DomainGone,
@@ -183,7 +198,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
 
       // Finalize: verify, then activate. External records are looked up when asked or when the schedule says so.
       if (h.spec.finalize && status.state !== 'active' && !verdict) {
-        const due = managed || request !== undefined || externalCheckIn(status, h, now()) === 0;
+        const taken = findCondition(h.status?.conditions, 'DnsReady')?.reason === HostnameReasons.HostnameTaken;
+        const due = managed || request !== undefined || taken || externalCheckIn(status, h, now()) === 0;
         if (due) {
           verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict({ ...h, status });
           if (!managed) status = { ...status, lastVerifiedAt: formatTime(now()) };
@@ -232,8 +248,10 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
                     message: `Make the DNS records of ${hostname} live, then finalize (POST …/apps/${appId}/domains/${hostname}/finalize).`,
                   },
       );
+      // The last word on each condition only: setting one twice in a pass (True, then False) would move its
+      // transition time and write the status again every pass.
       let conditions = status.conditions ?? [];
-      for (const u of updates) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;
+      for (const u of new Map(updates.map((c) => [c.type, c])).values()) conditions = setCondition(conditions, u, h.metadata?.generation, now()).conditions;
       const next: AppHostnameStatus = { ...status, state: status.state ?? 'pending', conditions, observedGeneration: h.metadata?.generation };
       if (statusChanged(h.status, next)) {
         await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, next) ? next : undefined));

@@ -95,6 +95,8 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       if (await runFinalizer(store.domainClient, domain, ZONE_FINALIZER, (d) => reconciler.retire(d).then(() => undefined))) return;
       if (domain.spec.deleted) {
         if (domain.status?.state !== 'deleted' || domain.metadata?.finalizers?.includes(ZONE_FINALIZER)) await report(domain, await reconciler.retire(domain));
+        // Records deleted with it whose finalizer a lost race left behind: no zone is left to leave.
+        if (domain.status?.state === 'deleted') await reconciler.releaseDeletedRecords(domain);
         await reconciler.pruneHistory(namespace);
         return;
       }

@@ -4,7 +4,7 @@
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
 import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
-import { ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
 import { checkDomainName } from '../../../src/dns/domain-name.ts';
@@ -16,12 +16,12 @@ import { byAge, isActive, type DomainStore } from '../../../src/platform/domains
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
 import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-records.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
-
-/** Old history deleted at most per pass: a bound on the work of one reconcile. */
-const MAX_HISTORY_PRUNED_PER_CALL = 5;
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
 import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
+
+/** Old history deleted at most per pass: a bound on the work of one reconcile. */
+const MAX_HISTORY_PRUNED_PER_CALL = 5;
 
 export interface ReconcileOptions {
   /** Ask the parent zone whether the domain is delegated (a request, or the re-check schedule). */
@@ -65,13 +65,16 @@ export class DomainReconciler {
     let delegation: DelegationResult | undefined;
     const name = checkDomainName(domain.spec.domain);
     const { namespace = '', name: objectName = '', uid = '' } = domain.metadata ?? {};
-    const claim = name.ok && name.domain === domain.spec.domain ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
-    const over = this.#overLimit(domain);
-    if (!claim) {
+    const valid = name.ok && name.domain === domain.spec.domain;
+    // Past the project's limit, a domain claims no name either: it must not block other projects for nothing.
+    const over = valid ? this.#overLimit(domain) : undefined;
+    if (over !== undefined) await this.#claims.release(domain.spec.domain, uid);
+    const claim = valid && over === undefined ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
+    if (!valid) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
     } else if (over !== undefined) {
       seen.overLimit = over;
-    } else if (!claim.held) {
+    } else if (claim && !claim.held) {
       seen.takenBy = claim.holder.namespace;
     } else {
       const zone = await this.#zone(domain);
@@ -163,13 +166,13 @@ export class DomainReconciler {
 
   /**
    * Soft-deleted domains of the project beyond {@link MAX_DELETED_DOMAINS_KEPT}, oldest first, are deleted
-   * (at most a few per call): the history a project keeps, whether its domains were deleted through the API
-   * or with kubectl. Only retired ones (zone gone, finalizer released), which nothing reconciles any more.
+   * (at most a few per call): the history a project keeps. Only retired ones (zone gone, finalizer released),
+   * which nothing reconciles any more, and only ones the API created: a manifest's object is the user's.
    */
   async pruneHistory(namespace: string): Promise<void> {
     const retired = this.#store
       .allDomains(namespace)
-      .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER))
+      .filter((d) => !isActive(d) && d.status?.state === 'deleted' && !d.metadata?.finalizers?.includes(ZONE_FINALIZER) && d.metadata?.annotations?.[CREATED_BY_API_ANNOTATION] === 'true')
       .sort(byAge);
     for (const old of oldestBeyond(retired, MAX_DELETED_DOMAINS_KEPT, MAX_HISTORY_PRUNED_PER_CALL)) {
       await this.#store.domainClient.delete(namespace, old.metadata?.name ?? '').catch(ignoreGone);

@@ -65,6 +65,12 @@ export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
  */
 export const DELEGATION_CHECK_ANNOTATION = 'cloudwright.dev/delegation-check-requested-at';
 
+/**
+ * On ProjectDomains the API created. The history of soft-deleted domains is pruned among those only: an
+ * object a GitOps tool keeps in git is the user's, and deleting it would have the tool create it again.
+ */
+export const CREATED_BY_API_ANNOTATION = 'cloudwright.dev/created-by-api';
+
 /** On ProjectDomains whose hosted zone may exist: removed by the controller once the zone is deleted. */
 export const ZONE_FINALIZER = 'cloudwright.dev/dns-zone';
 

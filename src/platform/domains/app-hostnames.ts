@@ -14,7 +14,7 @@ import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import type { RuntimeTarget } from '../../dns/app-records.ts';
-import { existingRecords } from './dns-records.ts';
+import { existingRecords, MAX_RECORDS_PER_DOMAIN } from './dns-records.ts';
 import type { DomainStore } from './domain-store.ts';
 import { noRuntimeAddresses } from './hostname-records.ts';
 import { hostnameView, type HostnameView } from './views.ts';
@@ -93,7 +93,13 @@ export class AppHostnames {
     }
     if (!existing) this.#refusePastLimit(project, appId);
     const types = this.#plannedRecordTypes(hostname, appId, domain);
-    if (domain && !existing) this.#refuseManualRecords(domain, hostname, types);
+    if (domain && !existing) {
+      this.#refuseManualRecords(domain, hostname, types);
+      const count = this.#store.recordsOf(domain).length;
+      if (count + types.length > MAX_RECORDS_PER_DOMAIN) {
+        throw new ConflictError(`${domain.spec.domain} has ${count} records; the ${types.length} of ${hostname} would pass the ${MAX_RECORDS_PER_DOMAIN} a domain may have. Delete some first.`);
+      }
+    }
 
     // The runtime attach: the binding exists before any DNS is touched.
     const binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));

@@ -9,7 +9,7 @@ import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
 import { findCondition, statusChanged } from '../../conditions/index.ts';
 import { externalAppRecords, managedAppRecords, type RuntimeTarget } from '../../dns/app-records.ts';
 import { absoluteName } from '../../dns/names.ts';
-import { isAlreadyExists, isConflict } from '../../kube/index.ts';
+import { isAlreadyExists, isConflict, isNotFound } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import type { DomainStore } from './domain-store.ts';
 import { ConflictError } from '../../errors.ts';
@@ -104,6 +104,26 @@ async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRec
       if (attempt >= MAX_RECORD_ATTEMPTS) throw new ConflictError(`The DNS record ${name} keeps changing while it is written; retry.`);
     }
   }
+}
+
+/**
+ * Deletes the platform-owned DnsRecords of `h` that are not among `desired` (the runtime target changed from
+ * a CNAME to addresses, or the binding went from managed to external mode): left behind, an older one would
+ * keep its place in the zone and refuse the records that replace it. Their finalizer takes them out of the
+ * zone first.
+ */
+export async function removeStaleManagedRecords(store: DomainStore, h: AppHostname, desired: readonly DnsRecord[]): Promise<void> {
+  const wanted = new Set(desired.map((r) => r.metadata?.name));
+  const stale = store.caches.records
+    .list()
+    .filter((r) => r.metadata?.namespace === h.metadata?.namespace && controllerUid(r) === h.metadata?.uid && !wanted.has(r.metadata?.name) && !r.metadata?.deletionTimestamp);
+  await Promise.all(
+    stale.map((r) =>
+      store.recordClient.delete(r.metadata?.namespace ?? '', r.metadata?.name ?? '', { preconditions: { uid: r.metadata?.uid } }).catch((err: unknown) => {
+        if (!isNotFound(err) && !isConflict(err)) throw err;
+      }),
+    ),
+  );
 }
 
 /** Why an apex `hostname` cannot be routed: only A and AAAA records can, and the runtime has no addresses. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { CREATED_BY_API_ANNOTATION, DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
 import { isInZone } from '../../dns/names.ts';
@@ -84,6 +84,7 @@ export class ProjectDomains {
           name: `${domain.replaceAll('.', '-').slice(0, 50).replace(/-+$/, '')}-${randomBytes(3).toString('hex')}`,
           namespace: project,
           labels: { [PROJECT_LABEL]: project },
+          annotations: { [CREATED_BY_API_ANNOTATION]: 'true' },
         },
         spec: { domain, dnsMode: 'zone_delegated' },
       });
@@ -93,6 +94,11 @@ export class ProjectDomains {
     }
     const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
     const ready = findCondition(answered.status?.conditions, 'Ready');
+    if (ready?.reason === ProjectDomainReasons.TooManyDomains) {
+      // Adds racing past the count above: the controller, counting oldest first, keeps the limit; this one goes.
+      await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
+      throw new ConflictError(`Project ${project} has ${MAX_DOMAINS_PER_PROJECT} domains, the most a project may have; delete one first.`);
+    }
     if (ready?.reason === ProjectDomainReasons.DomainTaken) {
       // Another project claimed the name first (a race past the check above): this add does not stand.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
@@ -118,7 +124,7 @@ export class ProjectDomains {
    * Asks the parent zone whether the domain is delegated to its zone's nameservers: `managed` when they
    * are equal, `pending_delegation` otherwise, with the reason in `status_message`. Repeatable.
    */
-  async checkDelegation(project: string, domain: string): Promise<DomainView> {
+  async checkDelegation(project: string, domain: string): Promise<{ checked: boolean; view: DomainView }> {
     const found = this.#store.domain(project, domain);
     const request = `${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
     const asked = await this.#store.domainClient.patch(found.metadata?.namespace ?? '', found.metadata?.name ?? '', {
@@ -127,7 +133,8 @@ export class ProjectDomains {
     const answered = await this.#answer(asked, (d) => d.status?.lastHandledDelegationCheck === request);
     const failure = providerFailureOf(answered);
     if (failure && !answered.status?.hostedZoneId) throw failure;
-    return domainView(answered);
+    // Not checked within the bound: the status as it stands, said to be so (202); the check still runs.
+    return { checked: answered.status?.lastHandledDelegationCheck === request, view: domainView(answered) };
   }
 
   /** Soft delete: records and zone go, the object is kept (`status: deleted`); the name can be added again. */
