@@ -47,4 +47,19 @@ describe('CRDs on a real kube-apiserver', () => {
     expect(await runtimeApps.get(namespace, 'bad')).toBeUndefined();
     await objectClient(conn, NAMESPACES).delete('', namespace);
   });
+
+  it('reject an AppHostname or a claim not named after its name (the controllers find them by it)', async () => {
+    const namespace = await createTestNamespace(conn);
+    const hostnames = objectClient<KubeObject & { spec: object }>(conn, customResource('AppHostname', 'apphostnames'));
+    const wrong = await hostnames.create({ metadata: { name: 'other.example.test', namespace }, spec: { appRef: { name: 'web' }, hostname: 'www.example.test' } }).catch((e: unknown) => e);
+    expect(statusCodeOf(wrong)).toBe(422);
+    expect(String((wrong as Error).message)).toContain('an AppHostname is named after its hostname');
+    await hostnames.create({ metadata: { name: 'www.example.test', namespace }, spec: { appRef: { name: 'web' }, hostname: 'www.example.test' } });
+    const claims = objectClient<KubeObject & { spec: object }>(conn, customResource('HostnameClaim', 'hostnameclaims', false));
+    const holder = { kind: 'AppHostname', namespace, name: 'www.example.test', uid: 'u-1' };
+    const claim = await claims.create({ metadata: { name: 'a.example.test' }, spec: { name: 'b.example.test', holder } }).catch((e: unknown) => e);
+    expect(statusCodeOf(claim)).toBe(422);
+    expect(String((claim as Error).message)).toContain('a claim is named after the name it holds');
+    await objectClient(conn, NAMESPACES).delete('', namespace);
+  });
 });

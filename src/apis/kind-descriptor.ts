@@ -44,6 +44,11 @@ export interface KindDescriptor<Kind extends string = string, Spec extends TSche
   /** Absent for kinds nothing reconciles; they then get no status subresource. */
   readonly status: Status;
   readonly printerColumns: readonly PrinterColumn[];
+  /**
+   * CEL rules on the whole object (`x-kubernetes-validations` at the root), the only place a rule may read
+   * `metadata.name`: for kinds whose name must be one of their spec's fields.
+   */
+  readonly objectRules?: readonly { readonly rule: string; readonly message: string }[];
 }
 
 /**

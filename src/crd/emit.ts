@@ -51,6 +51,7 @@ export function emitCrd(kind: KindDescriptor, gv: GroupVersion = { group: GROUP,
       ...(status === undefined ? {} : { status }),
     },
     required: ['spec'],
+    ...(kind.objectRules?.length ? { 'x-kubernetes-validations': kind.objectRules.map((r) => ({ ...r })) } : {}),
   };
   return {
     apiVersion: 'apiextensions.k8s.io/v1',

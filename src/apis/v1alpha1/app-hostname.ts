@@ -131,6 +131,8 @@ export const AppHostnameKind: KindDescriptor<'AppHostname', typeof AppHostnameSp
   scope: 'Namespaced',
   categories: [CATEGORY],
   description: 'A custom host name attached to a Cloudwright runtime app.',
+  // One binding per host name and project, found (and its claim released) by the name.
+  objectRules: [{ rule: 'self.metadata.name == self.spec.hostname', message: 'an AppHostname is named after its hostname' }],
   spec: AppHostnameSpec,
   status: AppHostnameStatus,
   printerColumns: [

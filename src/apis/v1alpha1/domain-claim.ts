@@ -46,6 +46,7 @@ export const DomainClaimKind: KindDescriptor<'DomainClaim', typeof NameClaimSpec
   spec: NameClaimSpec,
   status: undefined,
   printerColumns: [...columns],
+  objectRules: [{ rule: 'self.metadata.name == self.spec.name', message: 'a claim is named after the name it holds' }],
 };
 
 /**
@@ -64,4 +65,5 @@ export const HostnameClaimKind: KindDescriptor<'HostnameClaim', typeof NameClaim
   spec: NameClaimSpec,
   status: undefined,
   printerColumns: [...columns],
+  objectRules: [{ rule: 'self.metadata.name == self.spec.name', message: 'a claim is named after the name it holds' }],
 };
