@@ -167,10 +167,10 @@ describe('deleting an app', () => {
 
     // A custom domain attached in external mode (its records published by the owner) and one in managed mode.
     const hostnames = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
-    await hostnames.create({ metadata: { name: 'custom', namespace: project }, spec: { appRef: { name: appId }, hostname: 'www.custom.example' } });
-    await hostnames.patchStatus(project, 'custom', { status: { dnsRecords: [{ recordType: 'CNAME', name: 'www.custom.example', value: `${appId}.${project}.apps.localhost` }] } });
+    await hostnames.create({ metadata: { name: 'www.custom.example', namespace: project }, spec: { appRef: { name: appId }, hostname: 'www.custom.example' } });
+    await hostnames.patchStatus(project, 'www.custom.example', { status: { dnsRecords: [{ recordType: 'CNAME', name: 'www.custom.example', value: `${appId}.${project}.apps.localhost` }] } });
     await hostnames.create({
-      metadata: { name: 'managed', namespace: project },
+      metadata: { name: 'app.managed.example', namespace: project },
       spec: { appRef: { name: appId }, hostname: 'app.managed.example', dnsMode: 'managed_project_domain' },
     });
     const records = objectClient<DnsRecord>(platform.conn, DNS_RECORDS);
@@ -223,9 +223,9 @@ describe('deleting an app', () => {
     });
     expect(deployed.statusCode, deployed.body).toBe(200);
     const hostnames = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
-    await hostnames.create({ metadata: { name: 'shop-halfway', namespace: project }, spec: { appRef: { name: appId }, hostname: 'shop.halfway.test' } });
+    await hostnames.create({ metadata: { name: 'shop.halfway.test', namespace: project }, spec: { appRef: { name: appId }, hostname: 'shop.halfway.test' } });
     const cname = { recordType: 'CNAME', name: 'shop.halfway.test', value: `${appId}.${project}.apps.localhost` };
-    await hostnames.patchStatus(project, 'shop-halfway', { status: { dnsRecords: [cname] } });
+    await hostnames.patchStatus(project, 'shop.halfway.test', { status: { dnsRecords: [cname] } });
 
     failArtifactDeletes = true;
     try {

@@ -8,6 +8,7 @@ import { appArtifactPrefix } from './artifact-keys.ts';
 import type { AppStore } from './app-store.ts';
 import { requireArtifactStore } from './artifact-store.ts';
 import { APP_HOSTNAMES, DNS_RECORDS } from './resources.ts';
+import { inParallel } from '../collections/in-parallel.ts';
 
 /** A record the owner published at their own DNS provider for a host name of the deleted app. */
 export interface PendingDnsRecord {
@@ -42,6 +43,7 @@ export interface AppDeletionDeps {
   readonly artifacts: ObjectStore | undefined;
 }
 
+/** Deletions of one app's objects and artifacts under way at once. */
 const PARALLEL = 8;
 
 /**
@@ -96,7 +98,7 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
   const removedRecords = await deleteAll(recordClient, project, records);
   const removedHostnames = await deleteAll(hostnameClient, project, attached);
   const removedBuilds = await deleteAll(store.builds, project, builds);
-  await inParallel(keys, (key) => artifacts.delete(key));
+  await inParallel(keys, (key) => artifacts.delete(key), PARALLEL);
   // This incarnation only: an app deleted by a concurrent call and created again under the name is not ours,
   // and neither are its artifacts, so the last sweep is made only after deleting ours.
   const removedApp = await store.apps.delete(project, appId, { preconditions: { uid: app.metadata?.uid } }).catch((err: unknown) => {
@@ -104,7 +106,7 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
     throw err;
   });
   const late = removedApp ? await artifactKeys(artifacts, prefix) : [];
-  await inParallel(late, (key) => artifacts.delete(key));
+  await inParallel(late, (key) => artifacts.delete(key), PARALLEL);
   await store.settleAppGone(app);
   await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
 
@@ -180,12 +182,6 @@ async function artifactKeys(artifacts: ObjectStore, prefix: string): Promise<str
 
 /** Deletes the objects; answers how many existed (one already gone is not counted). */
 async function deleteAll(client: Pick<ObjectClient<KubeObject>, 'delete'>, namespace: string, items: readonly KubeObject[]): Promise<number> {
-  const results = await inParallel(items, (item) => client.delete(namespace, item.metadata?.name ?? ''));
+  const results = await inParallel(items, (item) => client.delete(namespace, item.metadata?.name ?? ''), PARALLEL);
   return results.filter(Boolean).length;
-}
-
-async function inParallel<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let i = 0; i < items.length; i += PARALLEL) results.push(...(await Promise.all(items.slice(i, i + PARALLEL).map(fn))));
-  return results;
 }

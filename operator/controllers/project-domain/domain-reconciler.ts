@@ -15,6 +15,7 @@ import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts'
 import { byAge, isActive, type DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
 import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-records.ts';
+import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
 import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
@@ -92,7 +93,7 @@ export class DomainReconciler {
         // the same moment's, so a record released below has left the zone (one deleted later waits for a pass).
         const { live, leaving } = await this.#recordsNow(domain);
         // Before a record can reach the zone: its deletion then waits until it has left the zone again.
-        const records = await Promise.all(live.map((r) => addFinalizer(this.#store.recordClient, r, RECORD_FINALIZER)));
+        const records = await inParallel(live, (r) => addFinalizer(this.#store.recordClient, r, RECORD_FINALIZER));
         try {
           const result = await syncDomainRecords({
             provider: this.#settings.provider,
@@ -131,7 +132,7 @@ export class DomainReconciler {
   async retire(domain: ProjectDomain): Promise<ProjectDomain> {
     const { namespace = '', name = '' } = domain.metadata ?? {};
     const records = (await this.#store.recordClient.list(namespace)).items.filter((r) => r.spec.domainRef.name === name);
-    await Promise.all(records.map((r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? '')));
+    await inParallel(records, (r) => this.#store.recordClient.delete(namespace, r.metadata?.name ?? ''));
     const zoneId = domain.status?.hostedZoneId ?? (await this.#unrecordedZone(domain));
     if (zoneId) await this.#deleteZone(domain, zoneId);
     await this.releaseDeletedRecords(domain);
@@ -198,7 +199,7 @@ export class DomainReconciler {
   }
 
   async #release(records: readonly DnsRecord[]): Promise<void> {
-    await Promise.all(records.map((r) => removeFinalizer(this.#store.recordClient, r, RECORD_FINALIZER).catch(ignoreGone)));
+    await inParallel(records, (r) => removeFinalizer(this.#store.recordClient, r, RECORD_FINALIZER).catch(ignoreGone));
   }
 
   /** Deletes the zone; when the provider refuses, the status says so (else nothing would) before the error propagates. */
@@ -243,31 +244,29 @@ export class DomainReconciler {
   /** Each record's Ready condition, written where it changed; a lost race is left to the next pass. */
   async #writeRecordStatuses(domain: ProjectDomain, records: readonly DnsRecord[], conditions: ReadonlyMap<string, ConditionUpdate>, failure?: string): Promise<void> {
     const now = this.#now();
-    await Promise.all(
-      records.map(async (record) => {
-        const id = record.metadata?.name ?? '';
-        const update =
-          conditions.get(id) ??
-          (failure && findCondition(record.status?.conditions, 'Ready')?.status !== 'True'
-            ? { type: 'Ready', status: 'False' as const, reason: ProjectDomainReasons.NotWritten, message: `Not written yet: ${failure}` }
-            : undefined);
-        if (!update) return;
-        const generation = record.metadata?.generation;
-        const fqdn = absoluteName(record.spec.name, domain.spec.domain);
-        const status: DnsRecordStatus = {
-          ...record.status,
-          observedGeneration: generation,
-          ...(fqdn.length <= 253 ? { fqdn } : {}),
-          conditions: setCondition(record.status?.conditions, update, generation, now).conditions,
-        };
-        if (!statusChanged(record.status, status)) return;
-        try {
-          await this.#store.recordClient.replaceStatus({ ...record, status });
-        } catch (err) {
-          if (!isConflict(err) && !isNotFound(err)) throw err;
-        }
-      }),
-    );
+    await inParallel(records, async (record) => {
+      const id = record.metadata?.name ?? '';
+      const update =
+        conditions.get(id) ??
+        (failure && findCondition(record.status?.conditions, 'Ready')?.status !== 'True'
+          ? { type: 'Ready', status: 'False' as const, reason: ProjectDomainReasons.NotWritten, message: `Not written yet: ${failure}` }
+          : undefined);
+      if (!update) return;
+      const generation = record.metadata?.generation;
+      const fqdn = absoluteName(record.spec.name, domain.spec.domain);
+      const status: DnsRecordStatus = {
+        ...record.status,
+        observedGeneration: generation,
+        ...(fqdn.length <= 253 ? { fqdn } : {}),
+        conditions: setCondition(record.status?.conditions, update, generation, now).conditions,
+      };
+      if (!statusChanged(record.status, status)) return;
+      try {
+        await this.#store.recordClient.replaceStatus({ ...record, status });
+      } catch (err) {
+        if (!isConflict(err) && !isNotFound(err)) throw err;
+      }
+    });
   }
 }
 
