@@ -80,7 +80,7 @@ const MAX_PARAMETERS = 32766;
 /**
  * The positional array to bind for `sql`: positional arguments take indexes 1..n, named ones the index of their
  * parameter. A name may be given with its sigil (`:id`) or without (`id`, matching `:id`, `@id` or `$id`), as
- * sqld accepts. Parameters left without a value bind NULL, as in SQLite.
+ * sqld accepts; `?3` takes the name `3` or `?3`. Parameters left without a value bind NULL, as in SQLite.
  */
 export function bindingArray(sql: string, args: SqlValue[], namedArgs: { name: string; value: SqlValue }[]): SqlValue[] {
   const parameters = sqlParameters(sql);
@@ -88,11 +88,15 @@ export function bindingArray(sql: string, args: SqlValue[], namedArgs: { name: s
   if (count > MAX_PARAMETERS) throw new SqlError('SQLITE_RANGE', `Too many SQL parameters: ${count}`);
   const values: SqlValue[] = Array.from({ length: count }, (_, i) => args[i] ?? null);
   for (const { name, value } of namedArgs) {
-    const parameter = parameters.find(
-      (p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)),
-    );
-    if (parameter === undefined) continue;
-    values[parameter.index - 1] = value;
+    // `?3` may also be named `3` or `?3` (the client's object args have no other way to reach a numbered one).
+    const numbered = /^\??(\d+)$/.exec(name);
+    const index = numbered
+      ? Number(numbered[1])
+      : parameters.find(
+          (p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)),
+        )?.index;
+    if (index === undefined || index < 1 || index > count) continue;
+    values[index - 1] = value;
   }
   return values;
 }
