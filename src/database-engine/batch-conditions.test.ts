@@ -17,26 +17,57 @@ describe('batch conditions', () => {
     [{ type: 'error', step: 1 }, true],
     [{ type: 'error', step: 2 }, false],
     [{ type: 'not', cond: { type: 'ok', step: 2 } }, true],
-    [{ type: 'and', conds: [{ type: 'ok', step: 0 }, { type: 'error', step: 1 }] }, true],
-    [{ type: 'and', conds: [{ type: 'ok', step: 0 }, { type: 'ok', step: 1 }] }, false],
+    [
+      {
+        type: 'and',
+        conds: [
+          { type: 'ok', step: 0 },
+          { type: 'error', step: 1 },
+        ],
+      },
+      true,
+    ],
+    [
+      {
+        type: 'and',
+        conds: [
+          { type: 'ok', step: 0 },
+          { type: 'ok', step: 1 },
+        ],
+      },
+      false,
+    ],
     [{ type: 'and', conds: [] }, true],
-    [{ type: 'or', conds: [{ type: 'ok', step: 1 }, { type: 'ok', step: 2 }] }, false],
-    [{ type: 'or', conds: [{ type: 'ok', step: 1 }, { type: 'ok', step: 0 }] }, true],
+    [
+      {
+        type: 'or',
+        conds: [
+          { type: 'ok', step: 1 },
+          { type: 'ok', step: 2 },
+        ],
+      },
+      false,
+    ],
+    [
+      {
+        type: 'or',
+        conds: [
+          { type: 'ok', step: 1 },
+          { type: 'ok', step: 0 },
+        ],
+      },
+      true,
+    ],
     [{ type: 'or', conds: [] }, false],
     [{ type: 'is_autocommit' }, false],
   ])('%j is %s', (condition, expected) => {
     expect(evaluateCondition(condition, 3, outcomes)).toBe(expected);
   });
 
-  it.each([
-    { type: 'ok', step: 3 },
-    { type: 'ok', step: -1 },
-    { type: 'ok', step: '0' },
-    { type: 'and', conds: 'x' },
-    { type: 'maybe' },
-  ])('refuses %j (only earlier steps, known types)', (condition) => {
-    expect(() => evaluateCondition(condition as HranaCondition, 3, outcomes)).toThrow(
-      expect.objectContaining({ code: 'HRANA_PROTO_ERROR' }),
-    );
-  });
+  it.each([{ type: 'ok', step: 3 }, { type: 'ok', step: -1 }, { type: 'ok', step: '0' }, { type: 'and', conds: 'x' }, { type: 'maybe' }])(
+    'refuses %j (only earlier steps, known types)',
+    (condition) => {
+      expect(() => evaluateCondition(condition as HranaCondition, 3, outcomes)).toThrow(expect.objectContaining({ code: 'HRANA_PROTO_ERROR' }));
+    },
+  );
 });

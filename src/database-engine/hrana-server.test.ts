@@ -79,10 +79,7 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
 
   it('runs a batch in a transaction, and rolls it all back when a statement fails', async () => {
     const db = connect('batch');
-    await db.batch(
-      ['CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)', { sql: 'INSERT INTO t (name) VALUES (?)', args: ['a'] }],
-      'write',
-    );
+    await db.batch(['CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)', { sql: 'INSERT INTO t (name) VALUES (?)', args: ['a'] }], 'write');
     const failed = db.batch(
       [
         { sql: 'INSERT INTO t (name) VALUES (?)', args: ['b'] },

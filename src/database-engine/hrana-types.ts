@@ -4,12 +4,7 @@
  */
 
 /** A value on the wire: integers travel as decimal strings (64 bits do not fit a JSON number), blobs as base64. */
-export type HranaValue =
-  | { type: 'null' }
-  | { type: 'integer'; value: string }
-  | { type: 'float'; value: number }
-  | { type: 'text'; value: string }
-  | { type: 'blob'; base64: string };
+export type HranaValue = { type: 'null' } | { type: 'integer'; value: string } | { type: 'float'; value: number } | { type: 'text'; value: string } | { type: 'blob'; base64: string };
 
 /** One statement: its SQL inline or by a `store_sql` id, with positional and/or named arguments. */
 export interface HranaStmt {

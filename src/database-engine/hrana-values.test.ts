@@ -14,9 +14,7 @@ describe('Hrana values', () => {
   });
 
   it('decodes a blob from base64', () => {
-    expect(new Uint8Array(fromHrana({ type: 'blob', base64: 'AAH/' }) as Uint8Array)).toEqual(
-      new Uint8Array([0, 1, 255]),
-    );
+    expect(new Uint8Array(fromHrana({ type: 'blob', base64: 'AAH/' }) as Uint8Array)).toEqual(new Uint8Array([0, 1, 255]));
   });
 
   it.each([

@@ -62,13 +62,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   };
 }
 
-async function serve(
-  request: IncomingMessage,
-  response: ServerResponse,
-  options: HranaServerOptions,
-  streams: StreamRegistry,
-  maxBodyBytes: number,
-): Promise<void> {
+async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, maxBodyBytes: number): Promise<void> {
   const match = PIPELINE.exec(new URL(request.url ?? '/', 'http://localhost').pathname);
   if (match === null) return send(response, error(404, 'NOT_FOUND', 'Not found'));
   if (request.method !== 'POST') return send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));

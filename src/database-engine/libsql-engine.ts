@@ -101,11 +101,7 @@ class LibsqlConnection implements SqlConnection {
   }
 
   #counters(): { changes: bigint; lastInsertRowid: bigint; total: bigint } {
-    const row = this.#db.prepare('SELECT changes(), last_insert_rowid(), total_changes()').raw(true).get() as [
-      bigint,
-      bigint,
-      bigint,
-    ];
+    const row = this.#db.prepare('SELECT changes(), last_insert_rowid(), total_changes()').raw(true).get() as [bigint, bigint, bigint];
     return { changes: row[0], lastInsertRowid: row[1], total: row[2] };
   }
 }

@@ -16,11 +16,7 @@ export interface PipelineAnswer {
  * the requests in order (a failing request answers an error and does not stop the next ones), then parks the
  * stream under a new baton, or answers a null baton when a `close` ended it.
  */
-export async function handlePipeline(
-  request: { tenant: string; body: unknown },
-  streams: StreamRegistry,
-  engine: SqlEngine,
-): Promise<PipelineAnswer> {
+export async function handlePipeline(request: { tenant: string; body: unknown }, streams: StreamRegistry, engine: SqlEngine): Promise<PipelineAnswer> {
   const body = request.body as Partial<HranaPipelineRequest> | null;
   if (typeof body !== 'object' || body === null || !Array.isArray(body.requests)) {
     return { status: 400, body: { message: 'Expected {baton, requests: [...]}', code: 'HRANA_PROTO_ERROR' } };
@@ -35,19 +31,13 @@ export async function handlePipeline(
   } else {
     const taken = streams.take(body.baton, request.tenant);
     if ('missing' in taken) {
-      return taken.missing === 'expired'
-        ? { status: 400, body: { message: 'The stream has expired due to inactivity', code: 'STREAM_EXPIRED' } }
-        : { status: 400, body: 'Invalid baton' };
+      return taken.missing === 'expired' ? { status: 400, body: { message: 'The stream has expired due to inactivity', code: 'STREAM_EXPIRED' } } : { status: 400, body: 'Invalid baton' };
     }
     stream = taken.stream;
   }
 
   try {
-    await streams.lockFor(request.tenant).acquire(
-      stream,
-      streams.lockTimeoutMs,
-      () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'),
-    );
+    await streams.lockFor(request.tenant).acquire(stream, streams.lockTimeoutMs, () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'));
   } catch (error) {
     // The stream keeps its state (and, if it had one, its baton is spent): answer every request with the error
     // and end the stream, as a client cannot continue a stream whose baton it did not get back.

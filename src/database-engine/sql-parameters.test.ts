@@ -22,16 +22,29 @@ describe('SQL parameters', () => {
 
   it('binds positional args by index and named ones by name, with or without the sigil', () => {
     expect(
-      bindingArray('SELECT ?, :a, @b, ?4', [1n], [
-        { name: 'a', value: 'A' },
-        { name: '@b', value: 'B' },
-        { name: '4', value: 4n },
-      ]),
+      bindingArray(
+        'SELECT ?, :a, @b, ?4',
+        [1n],
+        [
+          { name: 'a', value: 'A' },
+          { name: '@b', value: 'B' },
+          { name: '4', value: 4n },
+        ],
+      ),
     ).toEqual([1n, 'A', 'B', 4n]);
   });
 
   it('binds NULL to parameters without a value and ignores names the SQL does not have', () => {
-    expect(bindingArray('SELECT :a, :b', [], [{ name: ':b', value: 2 }, { name: 'zz', value: 3 }])).toEqual([null, 2]);
+    expect(
+      bindingArray(
+        'SELECT :a, :b',
+        [],
+        [
+          { name: ':b', value: 2 },
+          { name: 'zz', value: 3 },
+        ],
+      ),
+    ).toEqual([null, 2]);
   });
 
   it('refuses a parameter index past SQLite limits', () => {

@@ -90,11 +90,7 @@ export function bindingArray(sql: string, args: SqlValue[], namedArgs: { name: s
   for (const { name, value } of namedArgs) {
     // `?3` may also be named `3` or `?3` (the client's object args have no other way to reach a numbered one).
     const numbered = /^\??(\d+)$/.exec(name);
-    const index = numbered
-      ? Number(numbered[1])
-      : parameters.find(
-          (p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)),
-        )?.index;
+    const index = numbered ? Number(numbered[1]) : parameters.find((p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)))?.index;
     if (index === undefined || index < 1 || index > count) continue;
     values[index - 1] = value;
   }

@@ -1,13 +1,5 @@
 import { evaluateCondition } from './batch-conditions.ts';
-import type {
-  HranaBatchResult,
-  HranaDescribeResult,
-  HranaError,
-  HranaStmt,
-  HranaStmtResult,
-  HranaStreamRequest,
-  HranaStreamResponse,
-} from './hrana-types.ts';
+import type { HranaBatchResult, HranaDescribeResult, HranaError, HranaStmt, HranaStmtResult, HranaStreamRequest, HranaStreamResponse } from './hrana-types.ts';
 import { fromHrana, toHrana } from './hrana-values.ts';
 import { bindingArray, sqlParameters } from './sql-parameters.ts';
 import type { SqlConnection, SqlEngine } from './sql-engine.ts';
