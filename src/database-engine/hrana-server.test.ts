@@ -107,6 +107,13 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
     await committed.execute('INSERT INTO c VALUES (3)');
     await committed.commit();
     expect((await db.execute('SELECT n FROM c')).rows.map((r) => r.n)).toEqual([3]);
+
+    // transaction('read') sends BEGIN TRANSACTION READONLY: it reads, refuses writes, and ends.
+    const read = await db.transaction('read');
+    expect((await read.execute('SELECT count(*) AS n FROM c')).rows[0]?.n).toBe(1);
+    await expect(read.execute('INSERT INTO c VALUES (4)')).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    await read.commit();
+    await db.execute('INSERT INTO c VALUES (5)');
   });
 
   it('makes another stream of the tenant wait for an open transaction, not fail with SQLITE_BUSY', async () => {

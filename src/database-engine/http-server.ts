@@ -66,7 +66,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   const match = PIPELINE.exec(new URL(request.url ?? '/', 'http://localhost').pathname);
   if (match === null) return send(response, error(404, 'NOT_FOUND', 'Not found'));
   if (request.method !== 'POST') return send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));
-  const pathTenant = match[1] === undefined ? null : decodeURIComponent(match[1]);
+  // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
+  const pathTenant = match[1] ?? null;
   if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
   const tenant = await options.resolveTenant(request, pathTenant);
   if (tenant === null) return send(response, error(404, 'TENANT_NOT_FOUND', 'No such database'));

@@ -5,6 +5,8 @@ import { hranaErrorCode, SqlError } from './sql-error.ts';
 import type { SqlConnection, SqlDescription, SqlEngine, SqlResult } from './sql-engine.ts';
 import type { SqlValue } from './sql-value.ts';
 
+const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
+
 type LibsqlDatabase = InstanceType<typeof Database>;
 
 /** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
@@ -43,6 +45,7 @@ export class LibsqlEngine implements SqlEngine {
 class LibsqlConnection implements SqlConnection {
   readonly #db: LibsqlDatabase;
   #closed = false;
+  #queryOnly = false;
 
   constructor(db: LibsqlDatabase) {
     this.#db = db;
@@ -50,29 +53,47 @@ class LibsqlConnection implements SqlConnection {
 
   execute(sql: string, params: SqlValue[], options: { wantRows: boolean }): SqlResult {
     return wrap(() => {
-      const before = this.#counters();
-      const stmt = this.#db.prepare(sql);
-      let columns: SqlResult['columns'] = [];
-      let rows: SqlValue[][] = [];
-      if (stmt.reader) {
-        stmt.raw(true);
-        columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
-        // Always one array argument: the package takes a lone object (a Buffer, null) for a map of named values.
-        rows = stmt.all(params) as SqlValue[][];
-      } else {
-        stmt.run(params);
+      try {
+        return this.#execute(sql, params, options);
+      } finally {
+        // A read-only transaction ends with COMMIT, ROLLBACK or an error that rolled it back.
+        if (this.#queryOnly && !this.#db.inTransaction) {
+          this.#db.pragma('query_only = OFF');
+          this.#queryOnly = false;
+        }
       }
-      const after = this.#counters();
-      // changes() keeps the count of the last INSERT/UPDATE/DELETE even across a SELECT or DDL; only when the
-      // total moved did this statement change rows (sqld reports 0 for a read, as here).
-      const affectedRowCount = after.total === before.total ? 0 : Number(after.changes);
-      return {
-        columns,
-        rows: options.wantRows ? rows : [],
-        affectedRowCount,
-        lastInsertRowid: after.lastInsertRowid === 0n ? null : after.lastInsertRowid,
-      };
     });
+  }
+
+  #execute(sql: string, params: SqlValue[], options: { wantRows: boolean }): SqlResult {
+    // The client's transaction('read') sends sqld's BEGIN TRANSACTION READONLY; libsql accepts it but does
+    // not enforce it, so query_only does, until the transaction ends.
+    if (READONLY_BEGIN.test(sql) && !this.#db.inTransaction) {
+      this.#db.pragma('query_only = ON');
+      this.#queryOnly = true;
+    }
+    const before = this.#counters();
+    const stmt = this.#db.prepare(sql);
+    let columns: SqlResult['columns'] = [];
+    let rows: SqlValue[][] = [];
+    if (stmt.reader) {
+      stmt.raw(true);
+      columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
+      // Always one array argument: the package takes a lone object (a Buffer, null) for a map of named values.
+      rows = stmt.all(params) as SqlValue[][];
+    } else {
+      stmt.run(params);
+    }
+    const after = this.#counters();
+    // changes() keeps the count of the last INSERT/UPDATE/DELETE even across a SELECT or DDL; only when the
+    // total moved did this statement change rows (sqld reports 0 for a read, as here).
+    const affectedRowCount = after.total === before.total ? 0 : Number(after.changes);
+    return {
+      columns,
+      rows: options.wantRows ? rows : [],
+      affectedRowCount,
+      lastInsertRowid: after.lastInsertRowid === 0n ? null : after.lastInsertRowid,
+    };
   }
 
   executeScript(sql: string): void {
