@@ -1,0 +1,124 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handlePipeline, type PipelineAnswer } from './pipeline.ts';
+import type { SqlEngine } from './sql-engine.ts';
+import { StreamRegistry, type StreamRegistryOptions } from './stream-registry.ts';
+
+/** Options of `startHranaServer`. */
+export interface HranaServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  engine: SqlEngine;
+  /**
+   * Decides the tenant of a request: `pathTenant` is the `:tenant` of `/v1/:tenant/v2/pipeline`, or null for
+   * `/v1/v2/pipeline` (what the client sends for a URL without a trailing slash). Returns null to refuse (404).
+   * There is no authentication yet: connection tokens come later, and will be checked here (the token will then
+   * name the tenant for the path without one).
+   */
+  resolveTenant: (request: IncomingMessage, pathTenant: string | null) => string | null | Promise<string | null>;
+  streams?: StreamRegistryOptions;
+  /** Largest request body accepted; default 10 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** A running server. */
+export interface HranaServer {
+  port: number;
+  streams: StreamRegistry;
+  /** Stops listening and closes every stream (rolling back open transactions). */
+  close(): Promise<void>;
+}
+
+// The path segments the client may put where a tenant goes (protocol versions), never valid tenant ids.
+const RESERVED = new Set(['v2', 'v3', 'v3-protobuf']);
+const PIPELINE = /^\/v1\/(?:([^/]+)\/)?v2\/pipeline$/;
+
+/**
+ * Serves Hrana v2 over HTTP: `POST /v1/:tenant/v2/pipeline` and `POST /v1/v2/pipeline`. Anything else is a JSON
+ * 404; `/v3*` is not answered with a 2xx on purpose, since a client that sees one switches to protobuf.
+ */
+export async function startHranaServer(options: HranaServerOptions): Promise<HranaServer> {
+  const streams = new StreamRegistry(options.streams);
+  const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
+  const server = createServer((request, response) => {
+    serve(request, response, options, streams, maxBodyBytes).catch(() => {
+      if (!response.headersSent) send(response, { status: 500, body: { message: 'Internal error', code: 'INTERNAL' } });
+      else response.destroy();
+    });
+  });
+  // Idle streams must be closed even when no request comes, or an abandoned transaction would hold its tenant's
+  // lock (and its connection) forever.
+  const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
+  sweeper.unref();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    streams,
+    close: () => closeServer(server, sweeper, streams),
+  };
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, maxBodyBytes: number): Promise<void> {
+  const match = PIPELINE.exec(new URL(request.url ?? '/', 'http://localhost').pathname);
+  if (match === null) return send(response, error(404, 'NOT_FOUND', 'Not found'));
+  if (request.method !== 'POST') return send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));
+  // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
+  const pathTenant = match[1] ?? null;
+  if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
+  const tenant = await options.resolveTenant(request, pathTenant);
+  if (tenant === null) return send(response, error(404, 'TENANT_NOT_FOUND', 'No such database'));
+
+  const raw = await readBody(request, maxBodyBytes);
+  if (raw === null) return send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
+  }
+  send(response, await handlePipeline({ tenant, body }, streams, options.engine));
+}
+
+/** The body, or null past the bound (the rest is drained unread so the answer can still be sent). */
+async function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
+  const declared = Number(request.headers['content-length'] ?? 0);
+  if (declared > maxBytes) {
+    request.resume();
+    return null;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      request.resume();
+      return null;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+function error(status: number, code: string, message: string): PipelineAnswer {
+  return { status, body: { message, code } };
+}
+
+function send(response: ServerResponse, answer: PipelineAnswer): void {
+  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  response.writeHead(answer.status, {
+    'content-type': typeof answer.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: StreamRegistry): Promise<void> {
+  clearInterval(sweeper);
+  streams.closeAll();
+  server.closeAllConnections();
+  await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+}

@@ -1,0 +1,55 @@
+/**
+ * An error answered to the client as a Hrana error: `code` becomes `LibsqlError.code` in the official client, so
+ * it follows sqld's names (`SQLITE_CONSTRAINT`, `SQL_INPUT_ERROR`, `HRANA_PROTO_ERROR`, ...).
+ */
+export class SqlError extends Error {
+  readonly code: string;
+
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'SqlError';
+    this.code = code;
+  }
+}
+
+// SQLite's primary result codes. sqld reports the primary code (SQLITE_CONSTRAINT, not SQLITE_CONSTRAINT_UNIQUE),
+// and clients branch on it, so extended codes are folded into these.
+const PRIMARY_CODES = [
+  'SQLITE_ERROR',
+  'SQLITE_INTERNAL',
+  'SQLITE_PERM',
+  'SQLITE_ABORT',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_NOMEM',
+  'SQLITE_READONLY',
+  'SQLITE_INTERRUPT',
+  'SQLITE_IOERR',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTFOUND',
+  'SQLITE_FULL',
+  'SQLITE_CANTOPEN',
+  'SQLITE_PROTOCOL',
+  'SQLITE_EMPTY',
+  'SQLITE_SCHEMA',
+  'SQLITE_TOOBIG',
+  'SQLITE_CONSTRAINT',
+  'SQLITE_MISMATCH',
+  'SQLITE_MISUSE',
+  'SQLITE_NOLFS',
+  'SQLITE_AUTH',
+  'SQLITE_FORMAT',
+  'SQLITE_RANGE',
+  'SQLITE_NOTADB',
+];
+
+/**
+ * The Hrana code for an engine error code and message. Syntax errors are the client's SQL, which sqld reports as
+ * `SQL_INPUT_ERROR` (its own parser finds them before SQLite does); other failures keep SQLite's primary code.
+ */
+export function hranaErrorCode(engineCode: string | undefined, message: string): string {
+  if (/syntax error|incomplete input|unrecognized token/i.test(message)) return 'SQL_INPUT_ERROR';
+  if (engineCode === undefined) return 'SQLITE_ERROR';
+  const primary = PRIMARY_CODES.find((code) => engineCode === code || engineCode.startsWith(`${code}_`));
+  return primary ?? engineCode;
+}
