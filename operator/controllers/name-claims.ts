@@ -4,6 +4,12 @@ import { isAlreadyExists, isConflict, isNotFound, type ObjectClient } from '../.
 
 type NameClaim = CustomResource<string, NameClaimSpec, never>;
 
+/**
+ * How soon a name another holder has is looked at again: nothing watches claims, so a holder going away is
+ * noticed by asking again, this often.
+ */
+export const TAKEN_RECHECK_MS = 60 * 1000;
+
 export type ClaimResult = { readonly held: true } | { readonly held: false; readonly holder: ClaimHolder };
 
 /** How often a stale claim is cleared and the name tried again before the pass gives up (the next one retries). */

@@ -9,7 +9,8 @@ import { UnroutableError } from '../../../src/dns/app-records.ts';
 import { isInZone } from '../../../src/dns/names.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
-import { NameClaims } from '../name-claims.ts';
+import { NameClaims, TAKEN_RECHECK_MS } from '../name-claims.ts';
+import { unansweredRequest } from '../request-annotation.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { verifyExternalRecords } from '../../../src/platform/domains/external-verification.ts';
@@ -25,7 +26,7 @@ import {
 } from '../../../src/platform/domains/hostname-records.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
-import { nextCheckIn } from '../project-domain/recheck.ts';
+import { backoffCheckIn } from '../project-domain/recheck.ts';
 
 export interface AppHostnameControllerDeps {
   kube: KubeConnection;
@@ -39,10 +40,6 @@ export interface AppHostnameControllerDeps {
   now?: () => Date;
 }
 
-/** The longest request value echoed in status (the status field's bound). */
-const MAX_REQUEST_LENGTH = 64;
-/** A hostname another project holds is looked at again this soon, to take over once that one is gone. */
-const TAKEN_RECHECK_MS = 60 * 1000;
 /** DnsReady reasons that are a verification's verdict (kept on Ready between two look-ups). */
 const VERDICT_REASONS: ReadonlySet<string> = new Set([
   HostnameReasons.RecordsNotFound,
@@ -204,7 +201,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
           verdict = managed ? managedVerdict({ ...h, status }, namespace) : await externalVerdict({ ...h, status });
           if (!managed) status = { ...status, lastVerifiedAt: formatTime(now()) };
         }
-        if (verdict?.ok && app && servedNames(app, namespace, hostname) >= MAX_APP_HOSTNAMES) {
+        if (verdict?.ok && app && store.servedHostnameCount(app, hostname) >= MAX_APP_HOSTNAMES) {
           verdict = {
             ok: false,
             reason: HostnameReasons.TooManyHostnames,
@@ -260,28 +257,15 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     },
   });
 
-  /** The host names `app` is served on besides its default host and `except`: its deploy's, and its active bindings. */
-  function servedNames(app: RuntimeApp, namespace: string, except: string): number {
-    const active = store
-      .hostnames(namespace)
-      .filter((b) => b.spec.appRef.name === app.metadata?.name && b.status?.state === 'active')
-      .map((b) => b.spec.hostname);
-    return new Set([...(app.spec.hostnames ?? []), ...active].filter((name) => name !== except)).size;
-  }
-
   /** When an external hostname being finalized is looked up again: backing off as a pending domain's check does. */
   function externalCheckIn(status: AppHostnameStatus, h: AppHostname, at: Date): number {
-    const since = Date.parse(h.metadata?.creationTimestamp ?? '');
-    const pendingFor = Number.isNaN(since) ? 0 : Math.max(0, at.getTime() - since);
-    const interval = Math.min(deps.settings.recheckIntervalMs, Math.max(deps.settings.pendingRecheckMinMs, pendingFor / 10));
-    return nextCheckIn(status.lastVerifiedAt, interval, at);
+    return backoffCheckIn(h.metadata?.creationTimestamp, status.lastVerifiedAt, deps.settings.pendingRecheckMinMs, deps.settings.recheckIntervalMs, at);
   }
 }
 
 /** The verification request not answered yet, if any (see {@link VERIFY_ANNOTATION}). */
 function verifyRequest(h: AppHostname): string | undefined {
-  const asked = h.metadata?.annotations?.[VERIFY_ANNOTATION]?.slice(0, MAX_REQUEST_LENGTH);
-  return asked !== undefined && asked !== h.status?.lastHandledVerification ? asked : undefined;
+  return unansweredRequest(h, VERIFY_ANNOTATION, h.status?.lastHandledVerification);
 }
 
 /** The records, or `undefined` when the runtime target cannot route them (an apex without addresses). */

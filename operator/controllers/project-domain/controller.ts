@@ -7,7 +7,7 @@ import { findCondition } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { DomainStore, isActive } from '../../../src/platform/domains/domain-store.ts';
 import { DOMAIN_CLAIMS } from '../../../src/platform/resources.ts';
-import { NameClaims } from '../name-claims.ts';
+import { NameClaims, TAKEN_RECHECK_MS } from '../name-claims.ts';
 import { DomainReconciler } from './domain-reconciler.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
@@ -36,8 +36,6 @@ const NORMAL: ReadonlySet<string> = new Set([R.Managed, R.PendingDelegation, R.D
 
 /** A provider error that retrying will not fix (credentials, limits, a foreign zone) is looked at again this late. */
 const STUCK_RETRY_MS = 5 * 60 * 1000;
-/** A domain another project holds is looked at again this soon, to take over once that one is deleted. */
-const TAKEN_RECHECK_MS = 60 * 1000;
 
 /**
  * Reconciles ProjectDomains, whether the API or `kubectl apply` made them, and is the only code that talks to

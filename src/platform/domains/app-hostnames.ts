@@ -150,12 +150,7 @@ export class AppHostnames {
 
   /** 409 when the app is already served on as many host names as it may have (deploy host names and active bindings). */
   #refuseServedPastLimit(project: string, appId: string, hostname: string): void {
-    const app = this.#apps.cached(project, appId);
-    const active = this.#store
-      .hostnames(project)
-      .filter((h) => h.spec.appRef.name === appId && h.status?.state === 'active')
-      .map((h) => h.spec.hostname);
-    const served = new Set([...(app.spec.hostnames ?? []), ...active].filter((h) => h !== hostname)).size;
+    const served = this.#store.servedHostnameCount(this.#apps.cached(project, appId), hostname);
     if (served >= MAX_APP_HOSTNAMES) {
       throw new ConflictError(`App ${appId} is served on ${served} host names besides its default host, the most it can have; deploy with fewer hostnames first.`);
     }

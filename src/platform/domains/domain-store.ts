@@ -1,6 +1,7 @@
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import type { RuntimeApp } from '../../apis/v1alpha1/runtime-app.ts';
 import { holdsWrite, objectClient, objectKey, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
 import { containingDomain } from '../../dns/app-records.ts';
 import { normalizeName } from '../../dns/names.ts';
@@ -83,6 +84,17 @@ export class DomainStore {
   recordsOf(domain: ProjectDomain): DnsRecord[] {
     const { namespace, name } = domain.metadata ?? {};
     return this.caches.records.list().filter((r) => r.metadata?.namespace === namespace && r.spec.domainRef.name === name && live(r));
+  }
+
+  /**
+   * How many host names `app` is served on besides its default host and `except`: its deploy's, and its
+   * active AppHostnames (cache). What the limit of host names an app may have counts.
+   */
+  servedHostnameCount(app: RuntimeApp, except: string): number {
+    const active = this.hostnames(app.metadata?.namespace ?? '')
+      .filter((h) => h.spec.appRef.name === app.metadata?.name && h.status?.state === 'active')
+      .map((h) => h.spec.hostname);
+    return new Set([...(app.spec.hostnames ?? []), ...active].filter((h) => h !== except)).size;
   }
 
   /** The project's AppHostnames (cache). */
