@@ -16,7 +16,7 @@ beforeAll(async () => {
   server = await startHranaServer({
     port: 0,
     engine: new LibsqlEngine({ directory }),
-    resolveTenant: (_request, pathTenant) => pathTenant ?? 'default-tenant',
+    authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }),
     streams: { lockTimeoutMs: 2_000 },
   });
 });
@@ -209,6 +209,8 @@ describe('Hrana v2 over HTTP with @libsql/client', () => {
             rows: [[{ type: 'integer', value: '42' }]],
             affected_row_count: 0,
             last_insert_rowid: null,
+            rows_read: 1,
+            rows_written: 0,
           },
         },
       },

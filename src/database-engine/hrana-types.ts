@@ -42,6 +42,8 @@ export interface HranaStmtResult {
   rows: HranaValue[][];
   affected_row_count: number;
   last_insert_rowid: string | null;
+  rows_read?: number;
+  rows_written?: number;
 }
 
 /** Steps that did not run have `null` in both arrays. */

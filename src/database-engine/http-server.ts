@@ -1,8 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handlePipeline, type PipelineAnswer } from './pipeline.ts';
+import { handlePipeline, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { SqlEngine } from './sql-engine.ts';
 import { StreamRegistry, type StreamRegistryOptions } from './stream-registry.ts';
+
+/** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
+export interface Refusal {
+  status: 401 | 403 | 404 | 503;
+  code: string;
+  message: string;
+}
 
 /** Options of `startHranaServer`. */
 export interface HranaServerOptions {
@@ -11,12 +18,13 @@ export interface HranaServerOptions {
   host?: string;
   engine: SqlEngine;
   /**
-   * Decides the tenant of a request: `pathTenant` is the `:tenant` of `/v1/:tenant/v2/pipeline`, or null for
-   * `/v1/v2/pipeline` (what the client sends for a URL without a trailing slash). Returns null to refuse (404).
-   * There is no authentication yet: connection tokens come later, and will be checked here (the token will then
-   * name the tenant for the path without one).
+   * Decides who the request is: `pathTenant` is the `:tenant` of `/v1/:tenant/v2/pipeline`, or null for
+   * `/v1/v2/pipeline` (what the client sends for a URL without a trailing slash, so the token must name the
+   * tenant). Answers the caller, or a refusal.
    */
-  resolveTenant: (request: IncomingMessage, pathTenant: string | null) => string | null | Promise<string | null>;
+  authorize: (request: IncomingMessage, pathTenant: string | null) => PipelineCaller | Refusal | Promise<PipelineCaller | Refusal>;
+  meter?: PipelineContext['meter'];
+  afterCommit?: PipelineContext['afterCommit'];
   streams?: StreamRegistryOptions;
   /** Largest request body accepted; default 10 MiB. */
   maxBodyBytes?: number;
@@ -69,8 +77,11 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
   const pathTenant = match[1] ?? null;
   if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
-  const tenant = await options.resolveTenant(request, pathTenant);
-  if (tenant === null) return send(response, error(404, 'TENANT_NOT_FOUND', 'No such database'));
+  const caller = await options.authorize(request, pathTenant);
+  if ('status' in caller) {
+    request.resume();
+    return send(response, error(caller.status, caller.code, caller.message));
+  }
 
   const raw = await readBody(request, maxBodyBytes);
   if (raw === null) return send(response, error(413, 'REQUEST_TOO_LARGE', `Body over ${maxBodyBytes} bytes`));
@@ -80,7 +91,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   } catch {
     return send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
   }
-  send(response, await handlePipeline({ tenant, body }, streams, options.engine));
+  const context = { streams, engine: options.engine, meter: options.meter, afterCommit: options.afterCommit };
+  send(response, await handlePipeline({ ...caller, body }, context));
 }
 
 /** The body, or null past the bound (the rest is drained unread so the answer can still be sent). */

@@ -18,37 +18,73 @@ const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
  */
 export class LibsqlEngine implements SqlEngine {
   readonly #directory: string;
+  readonly #manualCheckpoints: boolean;
+  readonly #connections = new Map<string, LibsqlConnection>();
 
-  constructor(options: { directory: string }) {
+  /**
+   * `manualCheckpoints`: SQLite never checkpoints by itself (`wal_autocheckpoint = 0`); the replication does,
+   * once the frames are shipped. Without it, SQLite's default automatic checkpoints keep the WAL small.
+   */
+  constructor(options: { directory: string; manualCheckpoints?: boolean }) {
     this.#directory = options.directory;
+    this.#manualCheckpoints = options.manualCheckpoints ?? false;
     mkdirSync(this.#directory, { recursive: true });
   }
 
-  open(tenant: string): SqlConnection {
+  databasePath(tenant: string): string {
     if (!TENANT_ID.test(tenant)) throw new SqlError('TENANT_INVALID', `Invalid tenant id: ${tenant}`);
-    const db = wrap(() => new Database(path.join(this.#directory, `${tenant}.db`)));
+    return path.join(this.#directory, `${tenant}.db`);
+  }
+
+  connection(tenant: string): SqlConnection {
+    let connection = this.#connections.get(tenant);
+    if (connection === undefined || connection.closed) {
+      connection = new LibsqlConnection(this.#open(tenant));
+      this.#connections.set(tenant, connection);
+    }
+    return connection;
+  }
+
+  closeTenant(tenant: string): void {
+    this.#connections.get(tenant)?.close();
+    this.#connections.delete(tenant);
+  }
+
+  closeAll(): void {
+    for (const tenant of [...this.#connections.keys()]) this.closeTenant(tenant);
+  }
+
+  #open(tenant: string): LibsqlDatabase {
+    const db = wrap(() => new Database(this.databasePath(tenant)));
     try {
       // busy_timeout 0: the engine is synchronous, so waiting for a lock inside SQLite would block the event loop
-      // (and the very holder that could release it). Writers are queued by an async mutex per tenant instead.
+      // (and the very holder that could release it). Streams take turns under an async mutex per tenant instead.
       db.pragma('busy_timeout = 0');
       db.pragma('journal_mode = WAL');
+      if (this.#manualCheckpoints) db.pragma('wal_autocheckpoint = 0');
       db.pragma('foreign_keys = ON');
       db.defaultSafeIntegers(true);
     } catch (error) {
       db.close();
       throw toSqlError(error);
     }
-    return new LibsqlConnection(db);
+    return db;
   }
 }
 
 class LibsqlConnection implements SqlConnection {
   readonly #db: LibsqlDatabase;
   #closed = false;
-  #queryOnly = false;
+  // query_only is on while either holds: a read-only transaction, or a read-only caller's pipeline.
+  #readonlyTransaction = false;
+  #readsOnly = false;
 
   constructor(db: LibsqlDatabase) {
     this.#db = db;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
   }
 
   execute(sql: string, params: SqlValue[], options: { wantRows: boolean }): SqlResult {
@@ -57,9 +93,9 @@ class LibsqlConnection implements SqlConnection {
         return this.#execute(sql, params, options);
       } finally {
         // A read-only transaction ends with COMMIT, ROLLBACK or an error that rolled it back.
-        if (this.#queryOnly && !this.#db.inTransaction) {
-          this.#db.pragma('query_only = OFF');
-          this.#queryOnly = false;
+        if (this.#readonlyTransaction && !this.#db.inTransaction) {
+          this.#readonlyTransaction = false;
+          this.#applyQueryOnly();
         }
       }
     });
@@ -69,8 +105,8 @@ class LibsqlConnection implements SqlConnection {
     // The client's transaction('read') sends sqld's BEGIN TRANSACTION READONLY; libsql accepts it but does
     // not enforce it, so query_only does, until the transaction ends.
     if (READONLY_BEGIN.test(sql) && !this.#db.inTransaction) {
-      this.#db.pragma('query_only = ON');
-      this.#queryOnly = true;
+      this.#readonlyTransaction = true;
+      this.#applyQueryOnly();
     }
     const before = this.#counters();
     const stmt = this.#db.prepare(sql);
@@ -91,6 +127,7 @@ class LibsqlConnection implements SqlConnection {
     return {
       columns,
       rows: options.wantRows ? rows : [],
+      rowsReturned: rows.length,
       affectedRowCount,
       lastInsertRowid: after.lastInsertRowid === 0n ? null : after.lastInsertRowid,
     };
@@ -113,6 +150,20 @@ class LibsqlConnection implements SqlConnection {
 
   isAutocommit(): boolean {
     return !this.#db.inTransaction;
+  }
+
+  restrictToReads(on: boolean): void {
+    if (this.#readsOnly === on) return;
+    this.#readsOnly = on;
+    wrap(() => this.#applyQueryOnly());
+  }
+
+  checkpoint(): void {
+    wrap(() => this.#db.pragma('wal_checkpoint(TRUNCATE)'));
+  }
+
+  #applyQueryOnly(): void {
+    this.#db.pragma(`query_only = ${this.#readonlyTransaction || this.#readsOnly ? 'ON' : 'OFF'}`);
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import { SqlError } from './sql-error.ts';
 import type { Stream } from './stream.ts';
 import { toHranaError } from './stream.ts';
 import type { StreamRegistry } from './stream-registry.ts';
+import type { UsageMeter } from './usage-meter.ts';
 
 /** The HTTP answer to a pipeline request: JSON unless `body` is a string (sqld answers a bad baton in text). */
 export interface PipelineAnswer {
@@ -11,12 +12,32 @@ export interface PipelineAnswer {
   body: HranaPipelineResponse | { message: string; code: string } | string;
 }
 
+/** Who asks: the tenant the token names, and whether the token only reads. */
+export interface PipelineCaller {
+  tenant: string;
+  readOnly?: boolean;
+}
+
+/** What a pipeline runs on. */
+export interface PipelineContext {
+  streams: StreamRegistry;
+  engine: SqlEngine;
+  meter?: UsageMeter;
+  /**
+   * Called under the tenant's lock after a pipeline that left no transaction open, so whatever it committed is
+   * in the WAL (the replication captures it there). A returned promise is awaited after the lock is released and
+   * before the answer is sent: the synchronous durability mode acknowledges a commit only once it is shipped.
+   */
+  afterCommit?: (tenant: string) => Promise<void> | undefined;
+}
+
 /**
  * Executes one Hrana v2 pipeline for `tenant`: continues the stream named by the baton (or opens a new one), runs
  * the requests in order (a failing request answers an error and does not stop the next ones), then parks the
  * stream under a new baton, or answers a null baton when a `close` ended it.
  */
-export async function handlePipeline(request: { tenant: string; body: unknown }, streams: StreamRegistry, engine: SqlEngine): Promise<PipelineAnswer> {
+export async function handlePipeline(request: PipelineCaller & { body: unknown }, context: PipelineContext): Promise<PipelineAnswer> {
+  const { streams, engine } = context;
   const body = request.body as Partial<HranaPipelineRequest> | null;
   if (typeof body !== 'object' || body === null || !Array.isArray(body.requests)) {
     return { status: 400, body: { message: 'Expected {baton, requests: [...]}', code: 'HRANA_PROTO_ERROR' } };
@@ -27,7 +48,7 @@ export async function handlePipeline(request: { tenant: string; body: unknown },
 
   let stream: Stream;
   if (body.baton == null) {
-    stream = streams.create(request.tenant, engine);
+    stream = streams.create({ tenant: request.tenant, engine, readOnly: request.readOnly ?? false, meter: context.meter });
   } else {
     const taken = streams.take(body.baton, request.tenant);
     if ('missing' in taken) {
@@ -47,15 +68,35 @@ export async function handlePipeline(request: { tenant: string; body: unknown },
     return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => failed) } };
   }
 
-  const results: HranaStreamResult[] = body.requests.map((streamRequest) => {
+  let results: HranaStreamResult[];
+  let durable: Promise<void> | undefined;
+  try {
+    engine.connection(request.tenant).restrictToReads(stream.readOnly);
+    results = body.requests.map((streamRequest) => {
+      try {
+        return { type: 'ok', response: stream.run(streamRequest) };
+      } catch (error) {
+        return { type: 'error', error: toHranaError(error) };
+      }
+    });
+  } catch (error) {
+    // The tenant's database could not even be opened: every request gets that error, and the stream ends.
+    stream.close();
+    const failed: HranaStreamResult = { type: 'error', error: toHranaError(error) };
+    results = body.requests.map(() => failed);
+  } finally {
+    if (stream.isAutocommit()) durable = context.afterCommit?.(request.tenant);
+    streams.releaseUnlessInTransaction(stream);
+  }
+  if (durable) {
     try {
-      return { type: 'ok', response: stream.run(streamRequest) };
-    } catch (error) {
-      return { type: 'error', error: toHranaError(error) };
+      await durable;
+    } catch {
+      // Committed on the local disk (and shipped later), but not yet in the bucket as the synchronous mode promised.
+      stream.close();
+      return { status: 503, body: { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' } };
     }
-  });
-
-  streams.releaseUnlessInTransaction(stream);
+  }
   const baton = stream.closed ? null : streams.park(stream);
   return { status: 200, body: { baton, base_url: null, results } };
 }

@@ -4,6 +4,8 @@ import type { SqlValue } from './sql-value.ts';
 export interface SqlResult {
   columns: { name: string; decltype: string | null }[];
   rows: SqlValue[][];
+  /** Rows the statement returned, also when the caller did not want them. */
+  rowsReturned: number;
   affectedRowCount: number;
   /** The connection's last inserted rowid, or null when it never inserted. */
   lastInsertRowid: bigint | null;
@@ -27,12 +29,26 @@ export interface SqlConnection {
   describe(sql: string): SqlDescription;
   /** False while a transaction is open (after BEGIN, before COMMIT or ROLLBACK). */
   isAutocommit(): boolean;
+  /** While on, every statement that would write fails (a read-only token's pipelines run so). */
+  restrictToReads(on: boolean): void;
+  /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
+  checkpoint(): void;
   /** Closes the connection; an open transaction is rolled back. Closing twice is harmless. */
   close(): void;
 }
 
-/** The database engine: a file per tenant, opened (and created) on demand. */
+/**
+ * The database engine: a file per tenant. A tenant has one connection, opened on first use and shared by all
+ * its streams, which take turns under the tenant's lock (tenant-lock.ts): the WAL then only grows when that
+ * connection commits, which is what lets the replication read committed frames (replication/).
+ */
 export interface SqlEngine {
-  /** Opens a new connection to `tenant`'s database, creating the database on first use. */
-  open(tenant: string): SqlConnection;
+  /** `tenant`'s connection, opened (and the database created) on first use. */
+  connection(tenant: string): SqlConnection;
+  /** The path of `tenant`'s database file (its WAL is beside it, with `-wal`). */
+  databasePath(tenant: string): string;
+  /** Closes `tenant`'s connection if open; the next `connection` opens it again. */
+  closeTenant(tenant: string): void;
+  /** Closes every connection (shutdown). */
+  closeAll(): void;
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { SqlEngine } from './sql-engine.ts';
-import { Stream } from './stream.ts';
+import { Stream, type StreamOptions } from './stream.ts';
 import { TenantLock } from './tenant-lock.ts';
 
 /** How a baton lookup ended: the stream, or why there is none. */
@@ -40,9 +39,9 @@ export class StreamRegistry {
     this.#now = options.now ?? (() => Date.now());
   }
 
-  /** A new stream of `tenant`; it has no baton until parked. */
-  create(tenant: string, engine: SqlEngine): Stream {
-    return new Stream(tenant, engine);
+  /** A new stream; it has no baton until parked. */
+  create(options: StreamOptions): Stream {
+    return new Stream(options);
   }
 
   /** Takes the stream parked under `baton` (the baton is spent). A baton of another tenant is unknown. */
@@ -99,10 +98,21 @@ export class StreamRegistry {
 
   /** Closes every stream (shutdown). */
   closeAll(): void {
-    for (const { stream } of this.#parked.values()) {
+    this.closeTenant(null);
+  }
+
+  /**
+   * Closes every parked stream of `tenant` (or of all tenants for null), rolling back their transactions: the
+   * tenant is being deleted or closed. Their batons then answer as expired.
+   */
+  closeTenant(tenant: string | null): void {
+    const now = this.#now();
+    for (const [baton, { stream }] of this.#parked) {
+      if (tenant !== null && stream.tenant !== tenant) continue;
+      this.#parked.delete(baton);
       stream.close();
       this.releaseUnlessInTransaction(stream);
+      this.#expired.set(baton, now);
     }
-    this.#parked.clear();
   }
 }

@@ -4,26 +4,41 @@ import { fromHrana, toHrana } from './hrana-values.ts';
 import { bindingArray, sqlParameters } from './sql-parameters.ts';
 import type { SqlConnection, SqlEngine } from './sql-engine.ts';
 import { SqlError } from './sql-error.ts';
+import type { UsageMeter } from './usage-meter.ts';
 
 // Bounds from the Hrana spec's spirit: a client cannot make a stream hold unbounded SQL text.
 const MAX_STORED_SQL = 150;
 const MAX_SQL_BYTES = 5 * 1024 * 1024;
 
+/** What a stream is opened with. */
+export interface StreamOptions {
+  tenant: string;
+  engine: SqlEngine;
+  /** Opened with a read-only token: every statement that would write fails. */
+  readOnly?: boolean;
+  meter?: UsageMeter;
+}
+
 /**
- * A Hrana stream: one connection to one tenant's database, opened on first use, plus the SQL texts stored with
- * `store_sql`. It outlives a single HTTP request (its baton names it in the next one), which is what lets a
- * transaction span requests.
+ * A Hrana stream: a turn at its tenant's shared connection plus the SQL texts stored with `store_sql`. It
+ * outlives a single HTTP request (its baton names it in the next one), which is what lets a transaction span
+ * requests: while its transaction is open the stream keeps the tenant's lock, so the connection is its alone.
+ * Statements run only while the stream holds that lock (pipeline.ts).
  */
 export class Stream {
   readonly tenant: string;
+  readonly readOnly: boolean;
   readonly #engine: SqlEngine;
-  #connection: SqlConnection | null = null;
+  readonly #meter: UsageMeter | undefined;
   readonly #storedSql = new Map<number, string>();
+  #inTransaction = false;
   #closed = false;
 
-  constructor(tenant: string, engine: SqlEngine) {
-    this.tenant = tenant;
-    this.#engine = engine;
+  constructor(options: StreamOptions) {
+    this.tenant = options.tenant;
+    this.readOnly = options.readOnly ?? false;
+    this.#engine = options.engine;
+    this.#meter = options.meter;
   }
 
   /** True once a `close` request (or expiry) closed it; its baton is then gone. */
@@ -31,13 +46,21 @@ export class Stream {
     return this.#closed;
   }
 
-  /** True unless the connection is inside a transaction; a stream that never connected is in autocommit. */
+  /** True unless this stream has a transaction open on the connection. */
   isAutocommit(): boolean {
-    return this.#connection?.isAutocommit() ?? true;
+    return !this.#inTransaction;
   }
 
   /** Runs one request of a pipeline; a failure is thrown as a `SqlError` and answered for that request only. */
   run(request: HranaStreamRequest): HranaStreamResponse {
+    try {
+      return this.#run(request);
+    } finally {
+      if (!this.#closed) this.#inTransaction = !this.#connect().isAutocommit();
+    }
+  }
+
+  #run(request: HranaStreamRequest): HranaStreamResponse {
     if (this.#closed) throw new SqlError('STREAM_CLOSED', 'The stream is closed');
     switch (request?.type) {
       case 'execute':
@@ -56,7 +79,7 @@ export class Stream {
         this.#storedSql.delete(request.sql_id);
         return { type: 'close_sql' };
       case 'get_autocommit':
-        return { type: 'get_autocommit', is_autocommit: this.isAutocommit() };
+        return { type: 'get_autocommit', is_autocommit: this.#connect().isAutocommit() };
       case 'close':
         this.close();
         return { type: 'close' };
@@ -64,17 +87,22 @@ export class Stream {
     throw new SqlError('HRANA_PROTO_ERROR', `Unknown request type: ${String((request as { type?: unknown })?.type)}`);
   }
 
-  /** Closes the connection (rolling back an open transaction). */
+  /** Ends the stream, rolling back its open transaction (it still holds the tenant's lock then). */
   close(): void {
+    if (this.#closed) return;
     this.#closed = true;
     this.#storedSql.clear();
-    this.#connection?.close();
-    this.#connection = null;
+    if (!this.#inTransaction) return;
+    this.#inTransaction = false;
+    try {
+      this.#engine.connection(this.tenant).execute('ROLLBACK', [], { wantRows: false });
+    } catch {
+      // The transaction is gone already (SQLite rolls back on some errors); nothing is left to undo.
+    }
   }
 
   #connect(): SqlConnection {
-    this.#connection ??= this.#engine.open(this.tenant);
-    return this.#connection;
+    return this.#engine.connection(this.tenant);
   }
 
   #execute(stmt: HranaStmt): HranaStmtResult {
@@ -83,11 +111,15 @@ export class Stream {
     const args = (stmt.args ?? []).map(fromHrana);
     const named = (stmt.named_args ?? []).map(({ name, value }) => ({ name, value: fromHrana(value) }));
     const result = this.#connect().execute(sql, bindingArray(sql, args, named), { wantRows: stmt.want_rows ?? true });
+    this.#meter?.record(this.tenant, result.rowsReturned, result.affectedRowCount);
     return {
       cols: result.columns,
       rows: result.rows.map((row) => row.map(toHrana)),
       affected_row_count: result.affectedRowCount,
       last_insert_rowid: result.lastInsertRowid?.toString() ?? null,
+      // sqld's usage fields; the client ignores them.
+      rows_read: result.rowsReturned,
+      rows_written: result.affectedRowCount,
     };
   }
 
@@ -97,7 +129,7 @@ export class Stream {
     const outcomes = {
       ok: (i: number) => results.step_results[i] != null,
       failed: (i: number) => results.step_errors[i] != null,
-      isAutocommit: () => this.isAutocommit(),
+      isAutocommit: () => this.#connect().isAutocommit(),
     };
     steps.forEach((step: { condition?: unknown; stmt: HranaStmt }, i) => {
       let result: HranaStmtResult | null = null;
