@@ -10,14 +10,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{src,api,git-server,operator,scripts,bin}/**/*.test.ts'],
+          include: ['{src,api,git-server,database-server,operator,scripts,bin}/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['{src,api,git-server,operator,bin}/**/*.int.test.ts', 'e2e/**/*.test.ts'],
+          include: ['{src,api,git-server,database-server,operator,bin}/**/*.int.test.ts', 'e2e/**/*.test.ts'],
           exclude: ['**/node_modules/**'],
           globalSetup: ['e2e/harness/global-setup.ts'],
           testTimeout: 60_000,

@@ -28,6 +28,7 @@ import { environmentRoutes } from './routes/environment.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
+import { databaseRoutes, type DatabaseServices } from './routes/databases.ts';
 import { BadRequestError } from '../src/errors.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
@@ -56,6 +57,8 @@ export interface PlatformDependencies {
   environment: AppEnvironment;
   /** Project domains, their DNS records and app hostnames; without them those routes are not served. */
   dns?: DomainServices;
+  /** SQL databases; without them (no CW_DB_URL) those routes are not served. */
+  databases?: DatabaseServices;
 }
 
 export const API_VERSION = '0.1.0';
@@ -151,6 +154,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
       dnsRecordRoutes(app, deps.platform.dns);
       appDomainRoutes(app, deps.platform.dns);
     }
+    if (deps.platform.databases) databaseRoutes(app, deps.platform.databases);
   }
   await app.ready();
   return app;

@@ -33,6 +33,8 @@ export interface ApiConfig {
   readonly runtimeTargetEnv: RuntimeTargetEnv;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
+  /** CW_DB_URL: cw-db's Hrana address as the API reaches it (the query route, and /readyz); absent: the database routes are not served. */
+  readonly dbUrl?: string;
 }
 
 /**
@@ -59,6 +61,7 @@ export function apiConfig(env: Env): ApiConfig {
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
   const runtimeTarget = runtimeTargetEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
+  const dbUrl = read.url('CW_DB_URL');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     host,
@@ -73,6 +76,7 @@ export function apiConfig(env: Env): ApiConfig {
     podNamespace,
     runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),
+    ...(dbUrl ? { dbUrl } : {}),
   });
 }
 

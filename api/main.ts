@@ -9,7 +9,9 @@ import { createDomainServices } from '../src/platform/domains/domain-services.ts
 import { runtimeTargetFromEnv } from '../src/platform/domains/runtime-target.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
-import { PROJECTS, USERS } from '../src/platform/resources.ts';
+import { DATABASES, PROJECTS, USERS } from '../src/platform/resources.ts';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
+import { DatabaseDirectory } from '../src/platform/databases/databases.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
@@ -48,6 +50,8 @@ export async function main(config: ApiConfig): Promise<void> {
   });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
+  const databases = config.dbUrl ? { databases: new DatabaseDirectory(kube, informers.informer<Database>(DATABASES)), dbUrl: config.dbUrl } : undefined;
+  if (!databases) process.stderr.write('cw-api: CW_DB_URL is not set: the database routes are not served\n');
   const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
   // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
   const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: config.podNamespace, labelSelector }));
@@ -57,7 +61,7 @@ export async function main(config: ApiConfig): Promise<void> {
 
   await startServer(
     {
-      readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }, ...(artifacts ? [objectStoreReadiness(artifacts)] : []), ...runtimeReadiness(runtimeReplicas)],
+      readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }, ...(artifacts ? [objectStoreReadiness(artifacts)] : []), ...runtimeReadiness(runtimeReplicas), ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : [])],
       rateLimit: config.rateLimit,
       platform: {
         tokens,
@@ -66,10 +70,22 @@ export async function main(config: ApiConfig): Promise<void> {
         deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${config.publicUrl}/device` }),
         ...appServices,
         dns,
+        ...(databases ? { databases } : {}),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
   );
+}
+
+/** `/readyz` asks cw-db's health endpoint: databases are only useful when the engine answers. */
+function databaseEngineReadiness(dbUrl: string): ReadinessCheck {
+  return {
+    name: 'database engine',
+    check: async (signal) => {
+      const response = await fetch(`${dbUrl.replace(/\/+$/, '')}/health`, { signal });
+      if (!response.ok) throw new Error(`cw-db answered ${response.status}`);
+    },
+  };
 }
 
 /** `/readyz` lists one key of the bucket: deploys need it. */

@@ -1,6 +1,6 @@
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
-import { EnvReader, type Env } from '../src/config/env.ts';
+import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
@@ -24,6 +24,8 @@ export interface OperatorConfig {
   readonly dnsEnv: DnsEnv;
   /** CW_GIT_BUCKET with the CW_S3_* settings: the repositories' bucket; absent: no Repository controller. */
   readonly git?: GitBucket;
+  /** cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN; absent: no Database controller. */
+  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string };
 }
 
 const NAMESPACE = 'a Kubernetes namespace name';
@@ -44,6 +46,10 @@ export function operatorConfig(env: Env): OperatorConfig {
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
   const s3 = s3ConfigFromEnv(read);
+  const dbUrl = read.url('CW_DB_URL');
+  const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
+  const dbAdminToken = read.optional('CW_DB_ADMIN_TOKEN');
+  if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError('CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine\'s admin API)');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     port,
@@ -54,5 +60,6 @@ export function operatorConfig(env: Env): OperatorConfig {
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
+    ...(dbUrl && dbAdminUrl && dbAdminToken ? { databaseEngine: Object.freeze({ publicUrl: dbUrl, adminUrl: dbAdminUrl, adminToken: dbAdminToken }) } : {}),
   });
 }

@@ -2,13 +2,17 @@ import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { eventWriter, loadKubeConnection, type KubeObject } from '../src/kube/index.ts';
+import { eventWriter, loadKubeConnection, SECRETS, type KubeObject } from '../src/kube/index.ts';
+import { DATABASE_LABEL, type Database } from '../src/apis/v1alpha1/database.ts';
+import { databaseEngineClient } from '../src/platform/databases/engine-client.ts';
+import { databaseController } from './controllers/database/controller.ts';
+import type { TokenSecret } from './controllers/database/token-secret.ts';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
-import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
@@ -90,6 +94,19 @@ export async function main(config: OperatorConfig): Promise<void> {
         store: git.store,
         repositories: manager.informer<Repository>(REPOSITORIES, scope),
         log: manager.log.child({ controller: 'repository' }),
+      }),
+    );
+  const engine = config.databaseEngine;
+  if (!engine) manager.log.info('database controller not started: CW_DB_URL is not set');
+  else
+    manager.add(
+      databaseController({
+        ...common,
+        databases: manager.informer<Database>(DATABASES, scope),
+        secrets: manager.informer<TokenSecret>(SECRETS, { ...scope, labelSelector: DATABASE_LABEL }),
+        engine: databaseEngineClient({ adminUrl: engine.adminUrl, token: engine.adminToken }),
+        dbUrl: engine.publicUrl,
+        log: manager.log.child({ controller: 'database' }),
       }),
     );
   await runManager(manager);

@@ -71,7 +71,10 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, options: HranaServerOptions, streams: StreamRegistry, maxBodyBytes: number): Promise<void> {
-  const match = PIPELINE.exec(new URL(request.url ?? '/', 'http://localhost').pathname);
+  const pathname = new URL(request.url ?? '/', 'http://localhost').pathname;
+  // sqld's health endpoint: probes and the API's /readyz.
+  if (pathname === '/health' && request.method === 'GET') return send(response, { status: 200, body: 'ok' });
+  const match = PIPELINE.exec(pathname);
   if (match === null) return send(response, error(404, 'NOT_FOUND', 'Not found'));
   if (request.method !== 'POST') return send(response, error(405, 'METHOD_NOT_ALLOWED', 'Use POST'));
   // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).

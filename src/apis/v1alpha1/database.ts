@@ -2,33 +2,121 @@ import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
-import { DisplayName, DnsLabel } from './strings.ts';
+import { DisplayName, DnsLabel, DnsSubdomain, immutable, Timestamp } from './strings.ts';
+
+/** How commits reach the bucket: within a second (async, the default), or before each commit is acknowledged (sync). */
+export const DatabaseDurability = Type.Union([Type.Literal('async'), Type.Literal('sync')], {
+  default: 'async',
+  description:
+    'async: committed transactions are shipped to the object store at least every second, so a lost disk loses at most the last second; sync: a commit is acknowledged only once it is in the object store (slower commits, nothing acknowledged is ever lost).',
+});
+export type DatabaseDurability = Static<typeof DatabaseDurability>;
+
+/** A connection token the database accepts, by its hash: the token itself is never stored. */
+export const DatabaseTokenGrant = Type.Object(
+  {
+    id: Type.String({ pattern: '^dbt-[0-9a-f]{16}$', maxLength: 20, description: 'Token id (not secret), for listings and audit.' }),
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', maxLength: 64, description: 'Lowercase hex SHA-256 of the token.' }),
+    readOnly: Type.Optional(Type.Boolean({ description: 'The token can read but not write.' })),
+    expiresAt: Type.Optional(Timestamp({ description: 'After this time the token is refused.' })),
+  },
+  { additionalProperties: false },
+);
+export type DatabaseTokenGrant = Static<typeof DatabaseTokenGrant>;
 
 export const DatabaseSpec = Type.Object({
-  displayName: DisplayName({ description: 'The name the database was created with.' }),
+  displayName: Type.Optional(DisplayName({ description: 'The name the database was created with.' })),
+  durability: Type.Optional(DatabaseDurability),
+  tokens: Type.Optional(
+    Type.Array(DatabaseTokenGrant, {
+      maxItems: 32,
+      description:
+        'The connection tokens the database accepts, by hash (the API writes these: one database token, plus query tokens). Absent: the controller mints one token and keeps it in the Secret named in status.tokenSecretName (delete that Secret to rotate it).',
+    }),
+  ),
+  restoreFrom: Type.Optional(
+    Type.Object(
+      {
+        database: DnsLabel({ description: 'The Database (in this namespace) whose data this one starts from.' }),
+        timestamp: Timestamp({ description: "The point in time of the source's data to start from, within its restore window." }),
+      },
+      {
+        description: 'Point-in-time restore: the database starts as a copy of another at a past time (a fork). Set at creation only.',
+        ...immutable('restoreFrom'),
+      },
+    ),
+  ),
 });
 export type DatabaseSpec = Static<typeof DatabaseSpec>;
+
+/** Where the database stands; mirrors the REST `status` field. */
+export const DatabaseState = Type.Union(
+  [Type.Literal('provisioning'), Type.Literal('restoring'), Type.Literal('ready'), Type.Literal('deleting'), Type.Literal('failed')],
+  {
+    description:
+      'provisioning until the engine serves it; restoring while a point-in-time restore copies the source; ready when it answers SQL; deleting while its data is removed; failed when it cannot be provisioned (the Ready condition says why).',
+  },
+);
+export type DatabaseState = Static<typeof DatabaseState>;
 
 export const DatabaseStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   observedGeneration: Type.Optional(ObservedGeneration),
+  state: Type.Optional(DatabaseState),
   databaseId: Type.Optional(DnsLabel({ description: 'Public database id (REST database_id).' })),
   tenantId: Type.Optional(DnsLabel({ description: 'Tenant of the database engine; the last segment of url.' })),
   url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'SQL data endpoint, {db_url}/v1/<tenantId>.' })),
+  tokenSecretName: Type.Optional(DnsSubdomain({ description: 'The Secret holding the minted token (url and token), when spec.tokens is absent.' })),
+  sizeBytes: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Bytes on the engine’s disk (database and WAL).' })),
+  rowsRead: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows returned by statements since creation.' })),
+  rowsWritten: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows changed by statements since creation.' })),
+  lastWriteAt: Type.Optional(Timestamp({ description: 'When a statement last changed rows.' })),
+  restoreWindow: Type.Optional(
+    Type.Object(
+      {
+        earliest: Timestamp({ description: 'The earliest time a restore can start from.' }),
+        latest: Timestamp({ description: 'The latest commit in the object store.' }),
+      },
+      { description: 'The times point-in-time restore can reach.' },
+    ),
+  ),
 });
 export type DatabaseStatus = Static<typeof DatabaseStatus>;
 
 /** Condition types of a Database. */
 export const DatabaseConditions = {
-  /** The tenant exists in the database engine and url answers. */
+  /** The engine has the tenant with the tokens and durability of this generation. */
+  Provisioned: 'Provisioned',
+  /** Provisioned, and url answers SQL. */
   Ready: 'Ready',
 } as const;
+
+/** Reasons of a Database's conditions. */
+export const DatabaseReasons = {
+  Provisioning: 'Provisioning',
+  Restoring: 'Restoring',
+  Provisioned: 'Provisioned',
+  Ready: 'Ready',
+  Deleting: 'Deleting',
+  EngineUnavailable: 'EngineUnavailable',
+  RestoreSourceNotFound: 'RestoreSourceNotFound',
+  RestorePointUnavailable: 'RestorePointUnavailable',
+  /** A Secret of the token's name exists and is not this Database's. */
+  TokenSecretConflict: 'TokenSecretConflict',
+} as const;
+
+/** Label on the Secrets the controller mints tokens into, naming their Database. */
+export const DATABASE_LABEL = 'cloudwright.dev/database';
+
+/** On Databases whose tenant may exist in the engine: removed by the controller once the tenant and its bucket data are gone. */
+export const DATABASE_FINALIZER = 'cloudwright.dev/database-tenant';
 
 export type Database = CustomResource<'Database', DatabaseSpec, DatabaseStatus>;
 
 /**
- * A SQL (libSQL) database of a project, in the project's namespace. Connection tokens are secrets and
- * never appear in the object: they are returned once by the API and kept, hashed, elsewhere.
+ * A SQL (libSQL) database of a project, in the project's namespace, served by cw-db over Hrana. Connection
+ * tokens never appear in the object: the API shows them once and writes only their hashes here; without any,
+ * the controller mints one into a Secret (how a workload gets a credential in Kubernetes).
  */
 export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeof DatabaseStatus> = {
   kind: 'Database',
@@ -41,8 +129,11 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
   name: DnsLabel({ description: 'Database name.' }),
   spec: DatabaseSpec,
   status: DatabaseStatus,
+  objectRules: [{ rule: 'has(self.spec.restoreFrom) == has(oldSelf.spec.restoreFrom)', message: 'restoreFrom is set at creation only' }],
   printerColumns: [
-    { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.' },
-    { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'SQL data endpoint.' },
+    { name: 'Status', type: 'string', jsonPath: '.status.state', description: 'provisioning, restoring, ready, deleting or failed.' },
+    { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes', description: 'Bytes on disk.' },
+    { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.', priority: 1 },
+    { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'SQL data endpoint.', priority: 1 },
   ],
 };

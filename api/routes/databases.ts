@@ -1,0 +1,136 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
+import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
+import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../../src/platform/databases/sql-query.ts';
+import { CreatedDatabase, Database, DatabaseBody, DatabaseDetail, DatabaseParams, QueryBody, QueryResults, QueryToken, RotatedToken, TokenBody } from '../schemas/database.ts';
+import { errorResponses } from '../schemas/problem.ts';
+import { ProjectParams } from '../schemas/project.ts';
+
+const tags = ['databases'];
+
+/** What the database routes need: the directory, and cw-db's address for the query route. */
+export interface DatabaseServices {
+  databases: DatabaseDirectory;
+  /** cw-db's Hrana address as the API reaches it (CW_DB_URL). */
+  dbUrl: string;
+}
+
+export function databaseRoutes(app: FastifyInstance, services: DatabaseServices): void {
+  // Handlers read `services` when called, never here (scripts/update-openapi.ts registers these on stand-ins).
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/v1/projects/:projectId/databases', {
+    config: { auth: { scope: 'databases:read', project: true } },
+    schema: { tags, summary: 'List the project’s databases (never a token; an empty list when there are none)', params: ProjectParams, response: { 200: Type.Object({ databases: Type.Array(Database) }) } },
+    handler: async (request) => ({ databases: services.databases.list(request.params.projectId) }),
+  });
+
+  r.post('/v1/projects/:projectId/databases', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Create a database (or restore one: restore_from copies another of the project as it was at a time). 201 with database_token, shown only here, once it answers SQL; 202 likewise when it is still being provisioned after 10 s (60 s for a restore). The same name again: 200 with created false and no token (rotate to get a new one). 422 for a restore point outside the source’s restore_window',
+      params: ProjectParams,
+      body: DatabaseBody,
+      response: { 200: CreatedDatabase, 201: CreatedDatabase, 202: CreatedDatabase, ...errorResponses(400, 409, 422, 503) },
+    },
+    handler: async (request, reply) => {
+      const result = await services.databases.create(request.params.projectId, request.body);
+      const body = {
+        database_id: result.view.database_id,
+        ...(result.view.database_url ? { database_url: result.view.database_url } : {}),
+        created: result.created,
+        status: result.view.status,
+        ...(result.token ? { database_token: result.token } : {}),
+      };
+      return reply.code(!result.created ? 200 : result.ready ? 201 : 202).send(body);
+    },
+  });
+
+  r.get('/v1/projects/:projectId/databases/:database', {
+    config: { auth: { scope: 'databases:read', project: true } },
+    schema: { tags, summary: 'Get a database with its status, usage and restore window (never a token)', params: DatabaseParams, response: { 200: Type.Object({ database: DatabaseDetail }), ...errorResponses(404) } },
+    handler: async (request) => ({ database: services.databases.get(request.params.projectId, request.params.database) }),
+  });
+
+  r.delete('/v1/projects/:projectId/databases/:database', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Delete a database: its endpoint stops answering, its data and its copies in the object store are deleted, and its name can be used again. 204 once gone; 202 when still deleting after 10 s',
+      params: DatabaseParams,
+      response: { 202: Type.Object({ database: Database }), 204: Type.Null(), ...errorResponses(404) },
+    },
+    handler: async (request, reply) => {
+      const { gone, view } = await services.databases.delete(request.params.projectId, request.params.database);
+      return gone ? reply.code(204).send(null) : reply.code(202).send({ database: view });
+    },
+  });
+
+  r.post('/v1/projects/:projectId/databases/:database/tokens/rotate', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Rotate the database token: a new database_token (shown once; read-only or expiring if asked), and every earlier token of the database, query tokens included, is refused once the engine has it (200; 202 if that took over 10 s)',
+      params: DatabaseParams,
+      body: Type.Optional(TokenBody),
+      response: { 200: RotatedToken, 202: RotatedToken, ...errorResponses(400, 404) },
+    },
+    handler: async (request, reply) => {
+      const minted = await services.databases.rotate(request.params.projectId, request.params.database, request.body ?? {});
+      return reply.code(minted.applied ? 200 : 202).send({ database_token: minted.token, ...tokenFields(minted) });
+    },
+  });
+
+  r.post('/v1/projects/:projectId/databases/:database/query-tokens', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Create a query token for the query route (shown once; read-only and expiring if asked). Earlier tokens keep working; a rotation revokes them all. 409 past 32 live tokens',
+      params: DatabaseParams,
+      body: Type.Optional(TokenBody),
+      response: { 201: QueryToken, 202: QueryToken, ...errorResponses(400, 404, 409) },
+    },
+    handler: async (request, reply) => {
+      const minted = await services.databases.addQueryToken(request.params.projectId, request.params.database, request.body ?? {});
+      return reply.code(minted.applied ? 201 : 202).send({ query_token: minted.token, ...tokenFields(minted) });
+    },
+  });
+
+  r.post('/v1/projects/:projectId/databases/:database/query', {
+    // Authenticated by the query token itself (the engine checks it is this database's), not by an API token.
+    config: { auth: false },
+    schema: {
+      tags,
+      summary:
+        'Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s',
+      params: DatabaseParams,
+      body: QueryBody,
+      response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 503) },
+    },
+    handler: async (request) => {
+      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+      if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
+      const { sql, params, statements } = request.body;
+      if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
+      const list = (statements ?? [{ sql, params }]) as QueryStatement[];
+      let tenantId: string;
+      try {
+        ({ tenantId } = services.databases.queryTarget(request.params.projectId, request.params.database));
+      } catch (err) {
+        // Without a valid token, whether a database of that name exists is not the caller's to learn.
+        if (err instanceof NotFoundError) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+        throw err;
+      }
+      return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list }) };
+    },
+  });
+}
+
+function tokenFields(minted: MintedToken): { token_id: string; read_only: boolean; expires_at?: string } {
+  return { token_id: minted.tokenId, read_only: minted.readOnly, ...(minted.expiresAt ? { expires_at: minted.expiresAt } : {}) };
+}

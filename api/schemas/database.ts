@@ -1,0 +1,130 @@
+import { Type } from 'typebox';
+import { ProjectId } from './project.ts';
+
+// Response schemas avoid `anyOf` (see project.ts): enums, type lists and optional fields instead.
+const enumOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description });
+const nullable = (type: string, description: string) => Type.Unsafe<unknown>({ type: [type, 'null'], description });
+
+const DatabaseRef = Type.String({
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  description: 'The database’s name or its database_id.',
+});
+export const DatabaseParams = Type.Object({ projectId: ProjectId, database: DatabaseRef }, { additionalProperties: false });
+
+const Status = enumOf(
+  ['provisioning', 'restoring', 'ready', 'deleting', 'failed'],
+  'provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).',
+);
+const Durability = enumOf(
+  ['async', 'sync'],
+  'async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.',
+);
+
+export const DatabaseBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 63, description: 'Database name: 1 to 63 lowercase letters, digits and dashes.' }),
+    durability: Type.Optional(Durability),
+    restore_from: Type.Optional(
+      Type.Object(
+        {
+          database: DatabaseRef,
+          timestamp: Type.String({ minLength: 1, maxLength: 64, description: 'ISO 8601 time within the source’s restore_window.' }),
+        },
+        { additionalProperties: false, description: 'Point-in-time restore: the new database starts as a copy of this project’s database as it was at timestamp.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const TokenBody = Type.Object(
+  {
+    read_only: Type.Optional(Type.Boolean({ description: 'The token can read but not write (default false).' })),
+    expires_in_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 366 * 24 * 3600, description: 'The token stops working this long from now (default: never).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const Database = Type.Object({
+  database_id: Type.String({ description: 'Stable identifier (also the tenant of the database_url).' }),
+  name: Type.String({ description: 'Name given at creation.' }),
+  status: Status,
+  created_at: Type.String({ description: 'ISO 8601 UTC timestamp.' }),
+  database_url: Type.Optional(Type.String({ description: 'SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token.' })),
+});
+
+export const DatabaseDetail = Type.Object({
+  ...Database.properties,
+  durability: Durability,
+  status_message: Type.Optional(Type.String({ description: 'Why the database is not ready.' })),
+  usage: Type.Object({
+    size_bytes: Type.Integer({ description: 'Bytes on the engine’s disk (database and write-ahead log).' }),
+    rows_read: Type.Integer({ description: 'Rows returned by statements since creation.' }),
+    rows_written: Type.Integer({ description: 'Rows changed by statements since creation.' }),
+    last_write_at: nullable('string', 'When a statement last changed rows; null before any.'),
+  }),
+  restore_window: Type.Unsafe<{ earliest: string; latest: string } | null>({
+    type: ['object', 'null'],
+    properties: { earliest: { type: 'string' }, latest: { type: 'string' } },
+    description: 'The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy.',
+  }),
+  restored_from: Type.Optional(Type.Object({ database: Type.String(), timestamp: Type.String() })),
+  token_secret: Type.Optional(Type.String({ description: 'The Secret with the minted token, for a database declared without tokens (kubectl, GitOps).' })),
+});
+
+export const CreatedDatabase = Type.Object({
+  database_id: Type.String(),
+  database_url: Type.Optional(Type.String()),
+  created: Type.Boolean({ description: 'True when this request provisioned it; false when a database of this name existed (no token then).' }),
+  status: Status,
+  database_token: Type.Optional(Type.String({ description: 'The connection token (Authorization: Bearer). Shown here once; only on creation and rotation.' })),
+});
+
+export const RotatedToken = Type.Object({
+  database_token: Type.String({ description: 'The new connection token. Every earlier token of the database (query tokens too) is refused from now on.' }),
+  token_id: Type.String(),
+  read_only: Type.Boolean(),
+  expires_at: Type.Optional(Type.String()),
+});
+
+export const QueryToken = Type.Object({
+  query_token: Type.String({ description: 'A token for the query route (and for @libsql/client); shown once. Revoked with every other by a rotation.' }),
+  token_id: Type.String(),
+  read_only: Type.Boolean(),
+  expires_at: Type.Optional(Type.String()),
+});
+
+const SqlValue = Type.Unsafe<unknown>({
+  description: 'A number, a string, a boolean (stored 0/1), null, or {"base64": "…"} for a blob.',
+});
+const Statement = Type.Object(
+  {
+    sql: Type.String({ minLength: 1, maxLength: 100_000 }),
+    params: Type.Optional(Type.Unsafe<unknown>({ type: ['array', 'object'], maxItems: 1000, maxProperties: 1000, description: 'Positional ([…]) or named ({"name": …}) parameters.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const QueryBody = Type.Object(
+  {
+    sql: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'One statement.' })),
+    params: Type.Optional(Type.Unsafe<unknown>({ type: ['array', 'object'], maxItems: 1000, maxProperties: 1000, description: 'Its parameters.' })),
+    statements: Type.Optional(Type.Array(Statement, { minItems: 1, maxItems: 100, description: 'Several statements, run as one transaction (all or nothing).' })),
+  },
+  { additionalProperties: false },
+);
+
+export const QueryResults = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      columns: Type.Array(Type.String()),
+      rows: Type.Array(Type.Array(SqlValue)),
+      rows_read: Type.Integer(),
+      rows_written: Type.Integer(),
+      changes: Type.Integer(),
+      last_insert_id: Type.Unsafe<unknown>({ type: ['integer', 'string', 'null'] }),
+    }),
+  ),
+});

@@ -1,0 +1,105 @@
+import { timingSafeEqual } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { RestorePointUnavailableError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
+
+const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
+
+/** The admin API's view of a tenant: the operator turns it into the Database's status. */
+export const TenantBody = Type.Object(
+  {
+    tokens: Type.Array(
+      Type.Object(
+        {
+          sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+          read_only: Type.Optional(Type.Boolean()),
+          expires_at: Type.Optional(Type.String({ format: 'date-time' })),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 64 },
+    ),
+    durability: Type.Union([Type.Literal('async'), Type.Literal('sync')]),
+    restore_from: Type.Optional(Type.Object({ tenant: Type.String({ pattern: TENANT }), at: Type.String({ format: 'date-time' }) }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type TenantBody = Static<typeof TenantBody>;
+
+const Params = Type.Object({ tenant: Type.String({ pattern: TENANT }) });
+
+/**
+ * cw-db's admin API, for the operator only (its own port, a bearer token): `PUT /v1/tenants/{tenant}` creates a
+ * tenant (optionally restored from another at a time) or updates its tokens and durability, `GET` describes it
+ * (size, usage, restore window), `DELETE` removes it with its bucket data. `GET /readyz` answers without a token.
+ */
+export async function adminServer(options: { directory: TenantDirectory; token: string; logger?: boolean }): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
+  const expected = Buffer.from(`Bearer ${options.token}`);
+
+  app.get('/readyz', async () => ({ status: 'ready' }));
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  app.register(async (api) => {
+    api.addHook('onRequest', async (request, reply) => {
+      const given = Buffer.from(request.headers.authorization ?? '');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        await reply.code(401).send({ code: 'UNAUTHORIZED', message: 'The admin token is missing or wrong' });
+      }
+    });
+
+    api.put<{ Params: Static<typeof Params>; Body: TenantBody }>('/v1/tenants/:tenant', { schema: { params: Params, body: TenantBody } }, async (request, reply) => {
+      const body = request.body;
+      try {
+        const { created } = await options.directory.ensure(request.params.tenant, {
+          durability: body.durability,
+          tokens: body.tokens.map((t) => ({ sha256: t.sha256, readOnly: t.read_only ?? false, ...(t.expires_at ? { expiresAt: Date.parse(t.expires_at) } : {}) })),
+          ...(body.restore_from ? { restoreFrom: { tenant: body.restore_from.tenant, at: Date.parse(body.restore_from.at) } } : {}),
+        });
+        const description = await options.directory.describe(request.params.tenant);
+        return reply.code(created ? 201 : 200).send({ created, ...(description ? wire(description) : {}) });
+      } catch (err) {
+        if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
+        throw err;
+      }
+    });
+
+    api.get<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant', { schema: { params: Params } }, async (request, reply) => {
+      const description = await options.directory.describe(request.params.tenant);
+      if (!description) return reply.code(404).send({ code: 'TENANT_NOT_FOUND', message: 'No such tenant' });
+      return wire(description);
+    });
+
+    api.delete<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant', { schema: { params: Params } }, async (request, reply) => {
+      await options.directory.delete(request.params.tenant);
+      return reply.code(204).send();
+    });
+  });
+  return app;
+}
+
+/** A tenant's description on the wire (snake_case, ISO times), as the operator reads it. */
+export interface TenantWire {
+  tenant: string;
+  created_at: string;
+  durability: 'async' | 'sync';
+  size_bytes: number;
+  rows_read: number;
+  rows_written: number;
+  last_write_at: string | null;
+  restore_window: { earliest: string; latest: string } | null;
+}
+
+function wire(d: TenantDescription): TenantWire {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    tenant: d.tenant,
+    created_at: iso(d.createdAt),
+    durability: d.durability,
+    size_bytes: d.sizeBytes,
+    rows_read: d.rowsRead,
+    rows_written: d.rowsWritten,
+    last_write_at: d.lastWriteAt === null ? null : iso(d.lastWriteAt),
+    restore_window: d.restoreWindow ? { earliest: iso(d.restoreWindow.earliest), latest: iso(d.restoreWindow.latest) } : null,
+  };
+}

@@ -1,0 +1,56 @@
+import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
+import type { S3Config } from '../src/object-store/s3-config.ts';
+import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import type { LogLevel } from '../operator/controller-runtime/log.ts';
+
+/** cw-db's settings, all from the environment, read once at start (docs/databases.md, "Running cw-db"). */
+export interface DatabaseServerConfig {
+  /** Hrana over HTTP: the `db_url` every database URL starts with. */
+  readonly port: number;
+  readonly host: string;
+  /** The operator's admin API (create, update, describe, delete tenants) and the probes; never public. */
+  readonly adminPort: number;
+  readonly adminHost: string;
+  /** The bearer token the admin API accepts (CW_DB_ADMIN_TOKEN, at least 32 characters). */
+  readonly adminToken: string;
+  /** Where the tenants' SQLite files live; lost with the disk, restored from the bucket. */
+  readonly dataDir: string;
+  readonly bucket: string;
+  readonly s3: S3Config;
+  /** How often commits of asynchronous databases are shipped: the bound on what a crash can lose. */
+  readonly flushIntervalMs: number;
+  /** How far back point-in-time restore reaches; older copies are pruned. */
+  readonly retentionMs: number;
+  /** A stream idle this long is closed (its transaction rolled back). */
+  readonly streamIdleMs: number;
+  readonly maxBodyBytes: number;
+  readonly logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
+
+/**
+ * Reads the configuration; the answer is frozen.
+ *
+ * @throws ConfigError naming the first variable with a bad value (never showing a secret).
+ */
+export function databaseServerConfig(env: Env): DatabaseServerConfig {
+  const read = new EnvReader(env);
+  const adminToken = read.required('CW_DB_ADMIN_TOKEN', 'the token the operator uses on the admin API');
+  if (adminToken.length < 32) throw new ConfigError('CW_DB_ADMIN_TOKEN must be at least 32 characters long');
+  return Object.freeze({
+    port: read.port('CW_DB_PORT', 8090),
+    host: read.string('CW_DB_HOST', '0.0.0.0'),
+    adminPort: read.port('CW_DB_ADMIN_PORT', 8091),
+    adminHost: read.string('CW_DB_ADMIN_HOST', '0.0.0.0'),
+    adminToken,
+    dataDir: read.required('CW_DB_DATA_DIR', 'the directory of the databases\' files'),
+    bucket: read.required('CW_DB_BUCKET', 'the bucket the databases are shipped to'),
+    s3: s3ConfigFromEnv(read),
+    flushIntervalMs: read.durationMs('CW_DB_FLUSH_INTERVAL', 1000, { min: 10, max: 60_000 }),
+    retentionMs: read.integer('CW_DB_RETENTION_HOURS', 168, { min: 1, max: 24 * 366 }) * 3_600_000,
+    streamIdleMs: read.durationMs('CW_DB_STREAM_IDLE_TIMEOUT', 10_000, { min: 100, max: 600_000 }),
+    maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
+    logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
+  });
+}

@@ -1,0 +1,86 @@
+import { Registry } from 'prom-client';
+import { createLogger, type Logger } from '../operator/controller-runtime/log.ts';
+import { startHranaServer } from '../src/database-engine/http-server.ts';
+import { LibsqlEngine } from '../src/database-engine/libsql-engine.ts';
+import { StreamRegistry } from '../src/database-engine/stream-registry.ts';
+import { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { adminServer } from './admin-server.ts';
+import { bucketReplication } from './bucket-replication.ts';
+import type { DatabaseServerConfig } from './config.ts';
+import { TenantDirectory } from './tenant-directory.ts';
+import { TenantMetaStore } from './tenant-meta.ts';
+
+const USAGE_SAVE_MS = 10_000;
+const PRUNE_MS = 3_600_000;
+
+/** A running cw-db. */
+export interface DatabaseServer {
+  port: number;
+  adminPort: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts cw-db: loads every tenant of the bucket (restoring those the disk lost) before serving, then serves Hrana
+ * over HTTP on `port` and the operator's admin API on `adminPort`. Commits of asynchronous databases are shipped
+ * every `flushIntervalMs`; usage counters are saved every 10 s; copies past the retention are pruned hourly.
+ */
+export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
+  const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
+  const engine = new LibsqlEngine({ directory: config.dataDir, manualCheckpoints: true });
+  const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
+  const meter = new UsageMeter();
+  const directory = new TenantDirectory({ engine, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store), log });
+  await directory.load();
+  await directory.whenAllReady();
+
+  const hrana = await startHranaServer({
+    port: config.port,
+    host: config.host,
+    engine,
+    streams,
+    meter,
+    maxBodyBytes: config.maxBodyBytes,
+    authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
+    afterCommit: (tenant) => directory.afterCommit(tenant),
+  });
+  const admin = await adminServer({ directory, token: config.adminToken });
+  await admin.listen({ port: config.adminPort, host: config.adminHost });
+  const adminPort = (admin.server.address() as { port: number }).port;
+
+  const savedUsage = new Map<string, string>();
+  const timers = [
+    every(config.flushIntervalMs, () => directory.flushAll()),
+    every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
+    every(PRUNE_MS, () => directory.prune(config.retentionMs)),
+  ];
+  log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket });
+
+  return {
+    port: hrana.port,
+    adminPort,
+    close: async () => {
+      for (const timer of timers) timer.stop();
+      await admin.close();
+      await hrana.close();
+      await directory.close();
+      await directory.saveUsage(savedUsage);
+      store.destroy();
+    },
+  };
+
+  /** Runs `task` every `ms`, never two at once; a failure is logged and the next round tries again. */
+  function every(ms: number, task: () => Promise<void>): { stop(): void } {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      task()
+        .catch((err: unknown) => log.warn('a periodic task failed', { err }))
+        .finally(() => (running = false));
+    }, ms);
+    timer.unref();
+    return { stop: () => clearInterval(timer) };
+  }
+}

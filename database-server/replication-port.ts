@@ -1,0 +1,30 @@
+/** One tenant's copy in the bucket, as the tenant directory drives it (replication/ implements it). */
+export interface TenantReplicaPort {
+  /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant). */
+  startGeneration(): Promise<void>;
+  /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed. */
+  capture(): boolean;
+  /** Ships everything captured so far; resolves once it is in the bucket. */
+  flush(): Promise<void>;
+  /** Checkpoints a large WAL and takes snapshots now and then (takes the tenant lock itself when it must). */
+  maintain(): Promise<void>;
+  readonly pendingBytes: number;
+}
+
+/** What the replica needs from the tenant directory: its lock and its connection's checkpoint. */
+export interface ReplicaHost {
+  /** Runs `fn` while holding the tenant's lock (waiting for a stream's transaction to end first). */
+  locked<T>(fn: () => T): Promise<T>;
+  /** Runs `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection; call only inside `locked`. */
+  checkpoint(): void;
+}
+
+/** The bucket side of durability: replicas, restores, windows, deletion and pruning. */
+export interface Replication {
+  replica(tenant: string, databasePath: string, host: ReplicaHost): TenantReplicaPort;
+  /** Writes `tenant`'s database as of `at` (default: the latest) to `targetPath`; null when the bucket has none. */
+  restore(tenant: string, targetPath: string, at?: number): Promise<{ restoredTo: number } | null>;
+  window(tenant: string): Promise<{ earliest: number; latest: number } | null>;
+  delete(tenant: string): Promise<void>;
+  prune(tenant: string, retentionMs: number): Promise<void>;
+}

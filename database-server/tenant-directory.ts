@@ -1,0 +1,291 @@
+import { existsSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import type { Logger } from '../operator/controller-runtime/log.ts';
+import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
+import type { Refusal } from '../src/database-engine/http-server.ts';
+import type { PipelineCaller } from '../src/database-engine/pipeline.ts';
+import type { SqlEngine } from '../src/database-engine/sql-engine.ts';
+import { SqlError } from '../src/database-engine/sql-error.ts';
+import type { StreamRegistry } from '../src/database-engine/stream-registry.ts';
+import type { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import type { Replication, TenantReplicaPort } from './replication-port.ts';
+import type { Durability, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
+import { TokenIndex } from './token-index.ts';
+
+/** What the operator asks a tenant to be (the admin API's PUT). */
+export interface DesiredTenant {
+  tokens: TokenGrant[];
+  durability: Durability;
+  /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
+  restoreFrom?: RestoreSource;
+}
+
+/** A tenant's figures (the admin API's GET). */
+export interface TenantDescription {
+  tenant: string;
+  createdAt: number;
+  durability: Durability;
+  sizeBytes: number;
+  rowsRead: number;
+  rowsWritten: number;
+  lastWriteAt: number | null;
+  restoreWindow: { earliest: number; latest: number } | null;
+  restoredFrom?: RestoreSource;
+}
+
+/** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
+export class RestorePointUnavailableError extends Error {
+  override readonly name = 'RestorePointUnavailableError';
+}
+
+interface Entry {
+  meta: TenantMeta;
+  /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
+  ready: Promise<void>;
+  replica?: TenantReplicaPort;
+}
+
+export interface TenantDirectoryOptions {
+  engine: SqlEngine;
+  streams: StreamRegistry;
+  meter: UsageMeter;
+  metas: TenantMetaStore;
+  replication: Replication;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * The tenants this cw-db serves: their metadata (kept in the bucket), tokens, local files and replicas. A
+ * tenant's data is on the local disk before it is answered for: restored from the bucket when the disk lost it.
+ * Changes to one tenant (create, update, delete) run one at a time.
+ */
+export class TenantDirectory {
+  readonly #options: TenantDirectoryOptions;
+  readonly #now: () => number;
+  readonly #tenants = new Map<string, Entry>();
+  readonly #tokens = new TokenIndex();
+  readonly #changes = new KeyedMutex();
+
+  constructor(options: TenantDirectoryOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => Date.now());
+  }
+
+  /** Loads every tenant of the bucket; each is answered for once its own restore finished. */
+  async load(): Promise<void> {
+    for (const meta of await this.#options.metas.list()) {
+      const entry: Entry = { meta, ready: Promise.resolve() };
+      entry.ready = this.#open(entry, undefined);
+      entry.ready.catch((err: unknown) => this.#options.log.error('opening a tenant failed', { tenant: meta.tenant, err }));
+      this.#tenants.set(meta.tenant, entry);
+      this.#tokens.set(meta);
+    }
+  }
+
+  /** Every tenant's open promise, for a start that waits until all are served. */
+  async whenAllReady(): Promise<void> {
+    await Promise.allSettled([...this.#tenants.values()].map((e) => e.ready));
+  }
+
+  /** The Hrana server's gate: the bearer token names the tenant (and must match a tenant in the path). */
+  async authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
+    const header = request.headers.authorization ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (token === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'A database token is required (Authorization: Bearer <database_token>)' };
+    const holder = this.#tokens.find(token, this.#now());
+    if (holder === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'The database token is not valid (unknown, rotated or expired)' };
+    if (pathTenant !== null && pathTenant !== holder.tenant) return { status: 403, code: 'FORBIDDEN', message: 'The database token is not valid for this database' };
+    const entry = this.#tenants.get(holder.tenant);
+    if (entry === undefined) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
+    try {
+      await entry.ready;
+    } catch {
+      return { status: 503, code: 'DATABASE_UNAVAILABLE', message: 'The database could not be restored; the operator is told' };
+    }
+    return { tenant: holder.tenant, readOnly: holder.readOnly };
+  }
+
+  /** Creates the tenant, or brings an existing one's tokens and durability to `desired`. */
+  ensure(tenant: string, desired: DesiredTenant): Promise<{ created: boolean }> {
+    return this.#changes.run(tenant, async () => {
+      const existing = this.#tenants.get(tenant);
+      if (existing) {
+        await existing.ready;
+        const meta: TenantMeta = { ...existing.meta, tokens: desired.tokens, durability: desired.durability };
+        if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
+        existing.meta = meta;
+        this.#tokens.set(meta);
+        return { created: false };
+      }
+      if (desired.restoreFrom) await this.#checkRestorePoint(desired.restoreFrom);
+      const meta: TenantMeta = {
+        tenant,
+        createdAt: this.#now(),
+        durability: desired.durability,
+        tokens: desired.tokens,
+        ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
+      };
+      // The metadata first: from here on a restart knows the tenant (and restores or re-creates it).
+      await this.#options.metas.put(meta);
+      const entry: Entry = { meta, ready: Promise.resolve() };
+      entry.ready = this.#open(entry, desired.restoreFrom);
+      this.#tenants.set(tenant, entry);
+      try {
+        await entry.ready;
+      } catch (err) {
+        this.#tenants.delete(tenant);
+        await this.#deleteEverywhere(tenant);
+        throw err;
+      }
+      this.#tokens.set(meta);
+      return { created: true };
+    });
+  }
+
+  /** The tenant's figures, or undefined when it does not exist. */
+  async describe(tenant: string): Promise<TenantDescription | undefined> {
+    const entry = this.#tenants.get(tenant);
+    if (entry === undefined) return undefined;
+    const path = this.#options.engine.databasePath(tenant);
+    const usage = this.#options.meter.get(tenant);
+    return {
+      tenant,
+      createdAt: entry.meta.createdAt,
+      durability: entry.meta.durability,
+      sizeBytes: (await fileSize(path)) + (await fileSize(`${path}-wal`)),
+      rowsRead: usage.rowsRead,
+      rowsWritten: usage.rowsWritten,
+      lastWriteAt: usage.lastWriteAt,
+      restoreWindow: await this.#options.replication.window(tenant),
+      ...(entry.meta.restoredFrom ? { restoredFrom: entry.meta.restoredFrom } : {}),
+    };
+  }
+
+  /** Deletes the tenant: its tokens stop at once, then its streams, local files and bucket data go. */
+  delete(tenant: string): Promise<void> {
+    return this.#changes.run(tenant, async () => {
+      const entry = this.#tenants.get(tenant);
+      this.#tokens.remove(tenant);
+      this.#tenants.delete(tenant);
+      if (entry) {
+        await entry.ready.catch(() => {});
+        this.#options.streams.closeTenant(tenant);
+        await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
+        // Whatever was captured is shipped before the data is deleted, so no upload lands after the deletion.
+        await entry.replica?.flush().catch(() => {});
+      }
+      await this.#deleteEverywhere(tenant);
+    });
+  }
+
+  /** The pipeline's afterCommit: queue what was committed; in sync mode the answer waits until it is shipped. */
+  afterCommit(tenant: string): Promise<void> | undefined {
+    const entry = this.#tenants.get(tenant);
+    if (!entry?.replica?.capture()) return undefined;
+    return entry.meta.durability === 'sync' ? entry.replica.flush() : undefined;
+  }
+
+  /** Ships every tenant's pending commits and lets each replica checkpoint or snapshot (the 1 s timer). */
+  async flushAll(): Promise<void> {
+    await Promise.all(
+      [...this.#tenants.values()].map(async (entry) => {
+        if (!entry.replica) return;
+        try {
+          if (entry.replica.pendingBytes > 0) await entry.replica.flush();
+          await entry.replica.maintain();
+        } catch (err) {
+          this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err });
+        }
+      }),
+    );
+  }
+
+  /** Saves the usage counters of tenants that ran statements since the last save. */
+  async saveUsage(saved: Map<string, string>): Promise<void> {
+    for (const tenant of this.#tenants.keys()) {
+      const usage = this.#options.meter.get(tenant);
+      const text = JSON.stringify(usage);
+      if (saved.get(tenant) === text) continue;
+      await this.#options.metas.putUsage(tenant, usage);
+      saved.set(tenant, text);
+    }
+  }
+
+  /** Prunes every tenant's bucket copies older than the retention. */
+  async prune(retentionMs: number): Promise<void> {
+    for (const tenant of this.#tenants.keys()) await this.#options.replication.prune(tenant, retentionMs);
+  }
+
+  /** Ships what is pending and closes every connection (shutdown). */
+  async close(): Promise<void> {
+    this.#options.streams.closeAll();
+    await this.flushAll();
+    this.#options.engine.closeAll();
+  }
+
+  async #open(entry: Entry, restoreFrom: RestoreSource | undefined): Promise<void> {
+    const { engine, replication, metas, meter } = this.#options;
+    const tenant = entry.meta.tenant;
+    const path = engine.databasePath(tenant);
+    if (restoreFrom || !existsSync(path)) {
+      await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
+      if (restoreFrom) {
+        await this.#tenants.get(restoreFrom.tenant)?.replica?.flush();
+        const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at);
+        if (restored === null) throw new RestorePointUnavailableError(`Nothing of ${restoreFrom.tenant} is in the bucket`);
+      } else {
+        const restored = await replication.restore(tenant, path);
+        if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString() });
+      }
+    }
+    engine.connection(tenant);
+    const replica = replication.replica(tenant, path, {
+      locked: (fn) => this.#locked(tenant, fn),
+      checkpoint: () => engine.connection(tenant).checkpoint(),
+    });
+    await replica.startGeneration();
+    entry.replica = replica;
+    const usage = await metas.getUsage(tenant);
+    if (usage) meter.restore(tenant, usage);
+  }
+
+  async #checkRestorePoint(source: RestoreSource): Promise<void> {
+    if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
+    if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
+    await this.#tenants.get(source.tenant)?.replica?.flush();
+    const window = await this.#options.replication.window(source.tenant);
+    if (window === null || source.at < window.earliest) {
+      const earliest = window ? new Date(window.earliest).toISOString() : 'none';
+      throw new RestorePointUnavailableError(`The restore time is before the earliest point kept (${earliest})`);
+    }
+  }
+
+  async #deleteEverywhere(tenant: string): Promise<void> {
+    const path = this.#options.engine.databasePath(tenant);
+    await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+    await this.#options.replication.delete(tenant);
+    await this.#options.metas.delete(tenant);
+    this.#options.meter.forget(tenant);
+  }
+
+  async #locked<T>(tenant: string, fn: () => T): Promise<T> {
+    const lock = this.#options.streams.lockFor(tenant);
+    const owner = {};
+    await lock.acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`));
+    try {
+      return fn();
+    } finally {
+      lock.release(owner);
+    }
+  }
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    return (await stat(path)).size;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,94 @@
+import type { ObjectStore } from '../src/object-store/object-store.ts';
+import { listAll } from '../src/object-store/list-all.ts';
+
+/** How a tenant's commits reach the bucket: within a second (async), or before the commit is acknowledged (sync). */
+export type Durability = 'async' | 'sync';
+
+/** A connection token as cw-db keeps it: only its SHA-256. */
+export interface TokenGrant {
+  sha256: string;
+  readOnly: boolean;
+  /** Epoch milliseconds after which it is refused; absent: it does not expire. */
+  expiresAt?: number;
+}
+
+/** Where a new tenant's data came from: another tenant as it was at a time (point-in-time restore). */
+export interface RestoreSource {
+  tenant: string;
+  at: number;
+}
+
+/**
+ * What cw-db knows of a tenant besides its data, kept in the bucket (`tenants/<tenant>.json`) so that a cw-db on
+ * an empty disk knows which databases to restore and whose tokens to accept.
+ */
+export interface TenantMeta {
+  tenant: string;
+  createdAt: number;
+  durability: Durability;
+  tokens: TokenGrant[];
+  restoredFrom?: RestoreSource;
+}
+
+/** The usage counters, saved beside the metadata now and then so a restart does not reset them. */
+export interface StoredUsage {
+  rowsRead: number;
+  rowsWritten: number;
+  lastWriteAt: number | null;
+}
+
+const META_PREFIX = 'tenants/';
+
+/** The bucket keys of cw-db's own records (the data's replicas live under `replicas/`, replication/). */
+export const tenantKeys = {
+  meta: (tenant: string) => `${META_PREFIX}${tenant}.json`,
+  usage: (tenant: string) => `${META_PREFIX}${tenant}.usage.json`,
+  replicaPrefix: 'replicas/',
+};
+
+/** Reads and writes tenants' metadata and usage in the bucket. */
+export class TenantMetaStore {
+  readonly #store: ObjectStore;
+
+  constructor(store: ObjectStore) {
+    this.#store = store;
+  }
+
+  async list(): Promise<TenantMeta[]> {
+    const metas: TenantMeta[] = [];
+    for await (const object of listAll(this.#store, META_PREFIX)) {
+      if (!object.key.endsWith('.json') || object.key.endsWith('.usage.json')) continue;
+      const meta = await this.#read<TenantMeta>(object.key);
+      if (meta) metas.push(meta);
+    }
+    return metas;
+  }
+
+  get(tenant: string): Promise<TenantMeta | undefined> {
+    return this.#read<TenantMeta>(tenantKeys.meta(tenant));
+  }
+
+  async put(meta: TenantMeta): Promise<void> {
+    await this.#store.put(tenantKeys.meta(meta.tenant), JSON.stringify(meta), { contentType: 'application/json' });
+  }
+
+  getUsage(tenant: string): Promise<StoredUsage | undefined> {
+    return this.#read<StoredUsage>(tenantKeys.usage(tenant));
+  }
+
+  async putUsage(tenant: string, usage: StoredUsage): Promise<void> {
+    await this.#store.put(tenantKeys.usage(tenant), JSON.stringify(usage), { contentType: 'application/json' });
+  }
+
+  /** Removes the tenant's records; the metadata last, so a crash midway leaves a tenant a retried delete finds. */
+  async delete(tenant: string): Promise<void> {
+    await this.#store.delete(tenantKeys.usage(tenant));
+    await this.#store.delete(tenantKeys.meta(tenant));
+  }
+
+  async #read<T>(key: string): Promise<T | undefined> {
+    const got = await this.#store.get(key);
+    if (got?.kind !== 'object') return undefined;
+    return JSON.parse(Buffer.from(got.body).toString('utf8')) as T;
+  }
+}

@@ -1,0 +1,136 @@
+import type { Registry } from 'prom-client';
+import { DATABASE_FINALIZER, type Database } from '../../../src/apis/v1alpha1/database.ts';
+import { findCondition, isTrue, statusChanged } from '../../../src/conditions/index.ts';
+import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import { databaseIdFor } from '../../../src/platform/databases/database-token.ts';
+import { EngineUnavailableError, RestorePointError, type DatabaseEngine, type EngineTenantRequest } from '../../../src/platform/databases/engine-client.ts';
+import { DATABASES } from '../../../src/platform/resources.ts';
+import { Controller, type Result } from '../../controller-runtime/controller.ts';
+import type { EventRecorder } from '../../controller-runtime/events.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
+import type { Logger } from '../../controller-runtime/log.ts';
+import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
+import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
+import { TokenSecrets, type TokenSecret } from './token-secret.ts';
+
+export interface DatabaseControllerDeps {
+  kube: KubeConnection;
+  databases: Informer<Database>;
+  /** The Secrets labelled `cloudwright.dev/database` (minted tokens), so deleting one re-mints it. */
+  secrets: Informer<TokenSecret>;
+  engine: DatabaseEngine;
+  /** cw-db's public URL (`db_url`): a database's url is `{dbUrl}/v1/{database_id}`. */
+  dbUrl: string;
+  events: EventRecorder;
+  registry: Registry;
+  log: Logger;
+  /** How often a ready database's usage figures are refreshed from the engine (default 30 s). */
+  usageRefreshMs?: number;
+  now?: () => Date;
+}
+
+/** The Ready reasons recorded as Normal Events; every other one needs attention (Warning). */
+const NORMAL: ReadonlySet<string> = new Set(['Ready', 'Provisioning', 'Restoring', 'Deleting']);
+
+/**
+ * Keeps each Database's tenant in cw-db as its spec says: created (or restored from another Database at a time)
+ * with the spec's token hashes and durability, refreshed every `usageRefreshMs` for the usage figures, and deleted
+ * with its bucket data before the finalizer goes. A Database without `spec.tokens` gets a minted token in a
+ * Secret it owns. The engine is idempotent, so every reconcile simply asks for the whole desired tenant.
+ */
+export function databaseController(deps: DatabaseControllerDeps): Controller<Database> {
+  const client = objectClient<Database>(deps.kube, DATABASES);
+  const secrets = new TokenSecrets(deps.kube, deps.secrets);
+  const now = deps.now ?? (() => new Date());
+  const usageRefreshMs = deps.usageRefreshMs ?? 30_000;
+  const dbUrl = deps.dbUrl.replace(/\/+$/, '');
+
+  /** Writes the status if it changed; answers the object as written, for the next write of this reconcile. */
+  const writeStatus = async (db: Database, identity: Identity, observation: Observation): Promise<Database> => {
+    const status = desiredStatus(db, identity, observation, now());
+    if (!statusChanged(db.status, status)) return db;
+    const { namespace = '', name = '', resourceVersion } = db.metadata ?? {};
+    const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });
+    const [before, after] = [findCondition(db.status?.conditions, 'Ready'), findCondition(written.status?.conditions, 'Ready')];
+    if (after && (before?.status !== after.status || before.reason !== after.reason)) {
+      await deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
+    }
+    return written;
+  };
+
+  const reconcile = async (key: string, log: Logger): Promise<Result> => {
+    let db = deps.databases.get(key);
+    if (!db?.metadata?.uid) return;
+    const databaseId = databaseIdFor(db.metadata.uid);
+    const identity: Identity = { databaseId, url: `${dbUrl}/v1/${databaseId}` };
+
+    if (db.metadata.deletionTimestamp) {
+      if (!hasFinalizer(db, DATABASE_FINALIZER)) return;
+      db = await writeStatus(db, identity, { kind: 'deleting' });
+      try {
+        await deps.engine.delete(databaseId);
+      } catch (err) {
+        if (!(err instanceof EngineUnavailableError)) throw err;
+        await writeStatus(db, identity, { kind: 'engine-unavailable', detail: err.message, deleting: true });
+        return { requeue: true };
+      }
+      log.info('database deleted from the engine and the bucket', { databaseId });
+      await removeFinalizer(client, db, DATABASE_FINALIZER);
+      return;
+    }
+
+    // Before the engine has anything, so a delete from now on always cleans up.
+    db = await addFinalizer(client, db, DATABASE_FINALIZER);
+    let tokens: EngineTenantRequest['tokens'];
+    if (db.spec.tokens) {
+      tokens = db.spec.tokens.map((t) => ({ sha256: t.sha256, ...(t.readOnly ? { read_only: true } : {}), ...(t.expiresAt ? { expires_at: t.expiresAt } : {}) }));
+    } else {
+      const minted = await secrets.ensure(db, identity.url);
+      identity.tokenSecretName = minted.name;
+      if (minted.kind === 'conflict') {
+        await writeStatus(db, identity, { kind: 'secret-conflict', secret: minted.name });
+        return;
+      }
+      tokens = [{ sha256: minted.sha256 }];
+    }
+
+    const request: EngineTenantRequest = { tokens, durability: db.spec.durability ?? 'async' };
+    const restore = db.spec.restoreFrom;
+    // A restore happens once, when the tenant is created; afterwards the source may go.
+    if (restore && !isTrue(db.status?.conditions, 'Provisioned') && db.status?.state !== 'ready') {
+      const source = deps.databases.get(`${db.metadata?.namespace ?? ""}/${restore.database}`);
+      if (!source?.metadata?.uid || source.metadata.deletionTimestamp) {
+        await writeStatus(db, identity, { kind: 'restore-source-missing', source: restore.database });
+        return { requeueAfter: usageRefreshMs };
+      }
+      request.restore_from = { tenant: databaseIdFor(source.metadata.uid), at: restore.timestamp };
+    }
+    if (db.status?.state !== 'ready') db = await writeStatus(db, identity, { kind: 'provisioning', restoring: request.restore_from !== undefined });
+
+    let observation: Observation;
+    try {
+      observation = { kind: 'served', tenant: await deps.engine.ensure(databaseId, request) };
+    } catch (err) {
+      if (err instanceof RestorePointError) observation = { kind: 'restore-point-unavailable', detail: err.message };
+      else if (err instanceof EngineUnavailableError) observation = { kind: 'engine-unavailable', detail: err.message, deleting: false };
+      else throw err;
+    }
+    await writeStatus(db, identity, observation);
+    if (observation.kind === 'engine-unavailable') return { requeue: true };
+    if (observation.kind === 'served') return { requeueAfter: usageRefreshMs };
+    return;
+  };
+
+  return new Controller<Database>({
+    name: 'database',
+    kind: 'Database',
+    source: deps.databases,
+    owns: [{ kind: 'Secret', source: deps.secrets, mapToOwner: (secret) => TokenSecrets.ownerKeys(secret as TokenSecret) }],
+    registry: deps.registry,
+    log: deps.log,
+    workers: 4,
+    // While the engine is unreachable, retry with client-go's default backoff, capped at a minute per item.
+    rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
+    reconcile: (key, { log }) => reconcile(key, log),
+  });
+}

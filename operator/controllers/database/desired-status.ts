@@ -1,0 +1,96 @@
+import { DatabaseReasons as R, type Database, type DatabaseState, type DatabaseStatus } from '../../../src/apis/v1alpha1/database.ts';
+import { setCondition, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import type { EngineTenant } from '../../../src/platform/databases/engine-client.ts';
+
+/** What one reconcile found out, from which the status follows. */
+export type Observation =
+  /** The engine serves the tenant with this generation's tokens and durability. */
+  | { readonly kind: 'served'; readonly tenant: EngineTenant }
+  /** About to ask the engine (a restore can take a while: the status says so meanwhile). */
+  | { readonly kind: 'provisioning'; readonly restoring: boolean }
+  | { readonly kind: 'deleting' }
+  | { readonly kind: 'engine-unavailable'; readonly detail: string; readonly deleting: boolean }
+  | { readonly kind: 'restore-source-missing'; readonly source: string }
+  | { readonly kind: 'restore-point-unavailable'; readonly detail: string }
+  | { readonly kind: 'secret-conflict'; readonly secret: string };
+
+/** The ids and endpoint of a database, known from its uid before the engine is asked. */
+export interface Identity {
+  databaseId: string;
+  url: string;
+  tokenSecretName?: string;
+}
+
+function stateOf(db: Database, observation: Observation): DatabaseState {
+  switch (observation.kind) {
+    case 'served':
+      return 'ready';
+    case 'provisioning':
+      return observation.restoring ? 'restoring' : 'provisioning';
+    case 'deleting':
+      return 'deleting';
+    case 'engine-unavailable':
+      // Unreachable for a while is not a failure of the database: it keeps the state it had.
+      return observation.deleting ? 'deleting' : (db.status?.state ?? 'provisioning');
+    default:
+      return 'failed';
+  }
+}
+
+function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpdate] {
+  const both = (status: ConditionUpdate['status'], reason: string, message: string): [ConditionUpdate, ConditionUpdate] => [
+    { type: 'Provisioned', status, reason, message },
+    { type: 'Ready', status, reason, message },
+  ];
+  switch (observation.kind) {
+    case 'served':
+      return [
+        { type: 'Provisioned', status: 'True', reason: R.Provisioned, message: 'The database engine serves this database with the current tokens and durability.' },
+        { type: 'Ready', status: 'True', reason: R.Ready, message: 'The database answers SQL at its url.' },
+      ];
+    case 'provisioning':
+      return observation.restoring
+        ? both('False', R.Restoring, 'Copying the source database as it was at the restore time.')
+        : both('False', R.Provisioning, 'Creating the database in the engine.');
+    case 'deleting':
+      return both('False', R.Deleting, 'Deleting the database and its copies in the object store.');
+    case 'engine-unavailable':
+      return both('Unknown', R.EngineUnavailable, `${observation.deleting ? 'Deleting: ' : ''}${observation.detail}; retrying.`);
+    case 'restore-source-missing':
+      return both('False', R.RestoreSourceNotFound, `No Database ${observation.source} with data to restore from in this namespace.`);
+    case 'restore-point-unavailable':
+      return both('False', R.RestorePointUnavailable, observation.detail);
+    case 'secret-conflict':
+      return both('False', R.TokenSecretConflict, `Secret ${observation.secret} exists and does not belong to this Database; delete it or set spec.tokens.`);
+  }
+}
+
+/** The status a reconcile writes: ids, state, conditions at this generation, and the engine's figures when served. */
+export function desiredStatus(db: Database, identity: Identity, observation: Observation, now: Date): DatabaseStatus {
+  const generation = db.metadata?.generation;
+  let conditions = db.status?.conditions;
+  for (const update of conditionsOf(observation)) conditions = setCondition(conditions, update, generation, now).conditions;
+  const status: DatabaseStatus = {
+    ...db.status,
+    conditions,
+    state: stateOf(db, observation),
+    databaseId: identity.databaseId,
+    tenantId: identity.databaseId,
+    url: identity.url,
+    ...(identity.tokenSecretName ? { tokenSecretName: identity.tokenSecretName } : {}),
+  };
+  if (!identity.tokenSecretName) delete status.tokenSecretName;
+  if (observation.kind === 'served') {
+    const t = observation.tenant;
+    status.observedGeneration = generation;
+    status.sizeBytes = t.size_bytes;
+    status.rowsRead = t.rows_read;
+    status.rowsWritten = t.rows_written;
+    if (t.last_write_at) status.lastWriteAt = t.last_write_at;
+    if (t.restore_window) status.restoreWindow = t.restore_window;
+    else delete status.restoreWindow;
+  } else if (observation.kind !== 'engine-unavailable') {
+    status.observedGeneration = generation;
+  }
+  return status;
+}

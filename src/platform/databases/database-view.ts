@@ -1,0 +1,53 @@
+import type { Database, DatabaseState } from '../../apis/v1alpha1/database.ts';
+import { findCondition } from '../../conditions/index.ts';
+
+/** A database as lists show it: no token, ever. */
+export interface DatabaseView {
+  database_id: string;
+  name: string;
+  status: DatabaseState;
+  created_at: string;
+  database_url?: string;
+}
+
+/** One database as `GET …/databases/{database}` shows it: the list entry plus usage and the restore window. */
+export interface DatabaseDetailView extends DatabaseView {
+  durability: 'async' | 'sync';
+  /** Why the status is what it is, when it is not ready (the Ready condition's message). */
+  status_message?: string;
+  usage: { size_bytes: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  /** The times point-in-time restore can reach; null before the first copy is in the object store. */
+  restore_window: { earliest: string; latest: string } | null;
+  restored_from?: { database: string; timestamp: string };
+  /** The Secret holding the token the controller minted (databases declared without tokens, as by kubectl). */
+  token_secret?: string;
+}
+
+export function databaseView(db: Database): DatabaseView {
+  return {
+    database_id: db.status?.databaseId ?? '',
+    name: db.metadata?.name ?? '',
+    status: db.metadata?.deletionTimestamp ? 'deleting' : (db.status?.state ?? 'provisioning'),
+    created_at: db.metadata?.creationTimestamp ?? '',
+    ...(db.status?.url ? { database_url: db.status.url } : {}),
+  };
+}
+
+export function databaseDetailView(db: Database): DatabaseDetailView {
+  const view = databaseView(db);
+  const ready = findCondition(db.status?.conditions, 'Ready');
+  return {
+    ...view,
+    durability: db.spec.durability ?? 'async',
+    ...(view.status !== 'ready' && ready?.message ? { status_message: ready.message } : {}),
+    usage: {
+      size_bytes: db.status?.sizeBytes ?? 0,
+      rows_read: db.status?.rowsRead ?? 0,
+      rows_written: db.status?.rowsWritten ?? 0,
+      last_write_at: db.status?.lastWriteAt ?? null,
+    },
+    restore_window: db.status?.restoreWindow ?? null,
+    ...(db.spec.restoreFrom ? { restored_from: { database: db.spec.restoreFrom.database, timestamp: db.spec.restoreFrom.timestamp } } : {}),
+    ...(db.status?.tokenSecretName ? { token_secret: db.status.tokenSecretName } : {}),
+  };
+}

@@ -1,0 +1,222 @@
+import type { Database, DatabaseDurability, DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
+import { isTrue } from '../../conditions/index.ts';
+import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
+import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
+import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
+import { DATABASES, PROJECT_LABEL } from '../resources.ts';
+import { databaseTokenSha256, generateDatabaseToken, newDatabaseTokenId } from './database-token.ts';
+import { databaseDetailView, databaseView, type DatabaseDetailView, type DatabaseView } from './database-view.ts';
+
+const NAME = new RegExp(DNS_LABEL_PATTERN);
+/** Databases one project may have (Turso's free plan allows 100 per organization; D1 10 per account). */
+export const MAX_DATABASES_PER_PROJECT = 50;
+/** Tokens one database accepts at once: its database token and query tokens (spec.tokens' bound). */
+export const MAX_TOKENS_PER_DATABASE = 32;
+/** The longest a token may be made to live, when it expires at all. */
+const MAX_EXPIRY_SECONDS = 366 * 24 * 3600;
+
+export interface CreateDatabaseInput {
+  name: string;
+  durability?: DatabaseDurability;
+  /** Point-in-time restore: start as a copy of another database of the project as it was at `timestamp`. */
+  restore_from?: { database: string; timestamp: string };
+}
+
+/** What a create answers: the database, whether this request made it, and its token when it did. */
+export interface CreatedDatabase {
+  view: DatabaseView;
+  created: boolean;
+  token?: string;
+  /** False when the controller had not answered within the bound: the database is still being provisioned. */
+  ready: boolean;
+}
+
+/** A token as minted: the only time its value is seen. */
+export interface MintedToken {
+  token: string;
+  tokenId: string;
+  readOnly: boolean;
+  expiresAt?: string;
+  /** False when the engine had not taken the token within the bound (it will, shortly). */
+  applied: boolean;
+}
+
+export interface TokenOptions {
+  read_only?: boolean;
+  expires_in_seconds?: number;
+}
+
+/**
+ * Databases for the REST routes. Every change is intent on the Database resource (its spec: name, durability,
+ * restore source, token hashes) and an answer from the Database controller, watched for at most
+ * `answerWithinMs` (restores: `restoreAnswerMs`). Tokens are generated here and shown once; only their SHA-256
+ * goes into the resource, and the engine checks tokens by it.
+ */
+export class DatabaseDirectory {
+  readonly #client: ObjectClient<Database>;
+  readonly #cache: Informer<Database>;
+  readonly #answerWithinMs: number;
+  readonly #restoreAnswerMs: number;
+  readonly #now: () => Date;
+
+  constructor(conn: KubeConnection, cache: Informer<Database>, options: { answerWithinMs?: number; restoreAnswerMs?: number; now?: () => Date } = {}) {
+    this.#client = objectClient<Database>(conn, DATABASES);
+    this.#cache = cache;
+    this.#answerWithinMs = options.answerWithinMs ?? 10_000;
+    this.#restoreAnswerMs = options.restoreAnswerMs ?? 60_000;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /** The project's databases, by name; an empty list when it has none. */
+  list(project: string): DatabaseView[] {
+    return this.#inProject(project)
+      .map(databaseView)
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** @throws NotFoundError */
+  get(project: string, ref: string): DatabaseDetailView {
+    return databaseDetailView(this.#find(project, ref));
+  }
+
+  /**
+   * Creates the database and answers its token, once the controller has it served (or the bound passed). The
+   * same name again answers the existing database with `created: false` and no token: tokens are shown once,
+   * and a new one would silently cut off whoever holds the first (rotate for that).
+   */
+  async create(project: string, input: CreateDatabaseInput): Promise<CreatedDatabase> {
+    if (!NAME.test(input.name)) {
+      throw new BadRequestError(`Invalid database name ${JSON.stringify(input.name)}: use 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit.`);
+    }
+    const existing = this.#cache.get(`${project}/${input.name}`);
+    if (existing && !existing.metadata?.deletionTimestamp) return { view: databaseView(existing), created: false, ready: existing.status?.state === 'ready' };
+    if (existing) throw new ConflictError(`Database ${input.name} is being deleted; create it again once it is gone.`);
+    if (this.#inProject(project).length >= MAX_DATABASES_PER_PROJECT) {
+      throw new ConflictError(`Project ${project} has ${MAX_DATABASES_PER_PROJECT} databases, the most a project may have; delete one first.`);
+    }
+    if (input.restore_from) this.#checkRestorePoint(project, input.restore_from);
+
+    const minted = this.#mint({});
+    let written: Database;
+    try {
+      written = await this.#client.create({
+        metadata: { name: input.name, namespace: project, labels: { [PROJECT_LABEL]: project } },
+        spec: {
+          displayName: input.name,
+          durability: input.durability ?? 'async',
+          tokens: [minted.grant],
+          ...(input.restore_from ? { restoreFrom: { database: this.#find(project, input.restore_from.database).metadata?.name ?? '', timestamp: input.restore_from.timestamp } } : {}),
+        },
+      });
+    } catch (err) {
+      if (isAlreadyExists(err)) {
+        // Created by a request racing this one: its answer stands, this one answers as a repeat.
+        const other = await this.#client.get(project, input.name);
+        if (other) return { view: databaseView(other), created: false, ready: other.status?.state === 'ready' };
+      }
+      if (isNotFound(err)) throw new ConflictError(`Project ${project} is not set up yet (its namespace does not exist); retry in a few seconds.`);
+      throw err;
+    }
+    const answered = await waitForAnswer(this.#cache, written, (d) => settled(d), input.restore_from ? this.#restoreAnswerMs : this.#answerWithinMs);
+    if (answered.status?.state === 'failed') {
+      // Nothing of it is usable (a restore point the engine refused): it does not stand.
+      await this.#client.delete(project, input.name, { preconditions: { uid: written.metadata?.uid } });
+      throw new PublicError(422, `The database could not be created: ${failureMessage(answered)}`);
+    }
+    return { view: databaseView(answered), created: true, token: minted.token, ready: answered.status?.state === 'ready' };
+  }
+
+  /** Replaces every token of the database with a new database token: earlier ones stop working once applied. */
+  async rotate(project: string, ref: string, options: TokenOptions): Promise<MintedToken> {
+    const minted = this.#mint(options);
+    const applied = await this.#writeTokens(project, ref, () => [minted.grant]);
+    return { ...minted.shown, applied };
+  }
+
+  /** Adds a query token (a further token of the database, read-only and expiring if asked); earlier ones stay. */
+  async addQueryToken(project: string, ref: string, options: TokenOptions): Promise<MintedToken> {
+    const minted = this.#mint(options);
+    const now = this.#now().getTime();
+    const applied = await this.#writeTokens(project, ref, (tokens) => {
+      const live = tokens.filter((t) => t.expiresAt === undefined || Date.parse(t.expiresAt) > now);
+      if (live.length >= MAX_TOKENS_PER_DATABASE) {
+        throw new ConflictError(`The database has ${MAX_TOKENS_PER_DATABASE} live tokens, the most it may have; rotate its token to revoke them all.`);
+      }
+      return [...live, minted.grant];
+    });
+    return { ...minted.shown, applied };
+  }
+
+  /** Deletes the database; answers whether it is gone within the bound (the engine and the bucket data with it). */
+  async delete(project: string, ref: string): Promise<{ gone: boolean; view: DatabaseView }> {
+    const found = this.#find(project, ref);
+    const { namespace = '', name = '', uid } = found.metadata ?? {};
+    await this.#client.delete(namespace, name, { preconditions: { uid } });
+    const { object } = await waitFor(this.#cache, `${namespace}/${name}`, (d) => d === undefined || d.metadata?.uid !== uid, this.#answerWithinMs);
+    const gone = object === undefined || object.metadata?.uid !== uid;
+    return { gone, view: { ...databaseView(found), status: 'deleting' } };
+  }
+
+  /** The database the query route runs SQL on: its tenant id (the query token is checked by the engine). */
+  queryTarget(project: string, ref: string): { tenantId: string } {
+    const db = this.#find(project, ref);
+    if (db.status?.state !== 'ready' || !db.status.tenantId) throw new ConflictError(`Database ${db.metadata?.name ?? ref} is ${databaseView(db).status}, not ready.`);
+    return { tenantId: db.status.tenantId };
+  }
+
+  #inProject(project: string): Database[] {
+    return this.#cache.list().filter((d) => d.metadata?.namespace === project);
+  }
+
+  /** By name, else by database_id. @throws NotFoundError */
+  #find(project: string, ref: string): Database {
+    const byName = this.#cache.get(`${project}/${ref}`);
+    const found = byName ?? this.#inProject(project).find((d) => d.status?.databaseId === ref);
+    if (!found) throw new NotFoundError(`No database ${ref} in project ${project}.`);
+    return found;
+  }
+
+  #checkRestorePoint(project: string, from: { database: string; timestamp: string }): void {
+    const source = this.#find(project, from.database);
+    const at = Date.parse(from.timestamp);
+    if (Number.isNaN(at)) throw new BadRequestError(`restore_from.timestamp ${JSON.stringify(from.timestamp)} is not an ISO 8601 time.`);
+    const window = source.status?.restoreWindow;
+    if (!window) throw new ConflictError(`Database ${from.database} has no copy in the object store yet; retry in a few seconds.`);
+    if (at > this.#now().getTime()) throw new PublicError(422, `restore_from.timestamp is in the future.`);
+    if (at < Date.parse(window.earliest)) throw new PublicError(422, `restore_from.timestamp is before the earliest point kept for ${from.database} (${window.earliest}).`);
+  }
+
+  #mint(options: TokenOptions): { token: string; grant: DatabaseTokenGrant; shown: Omit<MintedToken, 'applied'> } {
+    const seconds = options.expires_in_seconds;
+    if (seconds !== undefined && (!Number.isInteger(seconds) || seconds < 60 || seconds > MAX_EXPIRY_SECONDS)) {
+      throw new BadRequestError(`expires_in_seconds must be a whole number from 60 to ${MAX_EXPIRY_SECONDS}.`);
+    }
+    const token = generateDatabaseToken();
+    const tokenId = newDatabaseTokenId();
+    const readOnly = options.read_only ?? false;
+    const expiresAt = seconds === undefined ? undefined : new Date(this.#now().getTime() + seconds * 1000).toISOString();
+    const grant: DatabaseTokenGrant = { id: tokenId, sha256: databaseTokenSha256(token), ...(readOnly ? { readOnly } : {}), ...(expiresAt ? { expiresAt } : {}) };
+    return { token, grant, shown: { token, tokenId, readOnly, ...(expiresAt ? { expiresAt } : {}) } };
+  }
+
+  /** Writes the database's tokens (optimistically, against its resourceVersion) and waits for the engine to have them. */
+  async #writeTokens(project: string, ref: string, next: (tokens: DatabaseTokenGrant[]) => DatabaseTokenGrant[]): Promise<boolean> {
+    const name = this.#find(project, ref).metadata?.name ?? '';
+    const written = await retryOnConflict(async () => {
+      const current = await this.#client.get(project, name);
+      if (!current || current.metadata?.deletionTimestamp) throw new NotFoundError(`No database ${ref} in project ${project}.`);
+      return this.#client.patch(project, name, { metadata: { resourceVersion: current.metadata?.resourceVersion }, spec: { tokens: next(current.spec.tokens ?? []) } });
+    });
+    const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
+    return (answered.status?.observedGeneration ?? 0) >= (written.metadata?.generation ?? 0) && answered.status?.state === 'ready';
+  }
+}
+
+/** The controller has answered this generation: served, or failed for good. */
+function settled(d: Database): boolean {
+  return isTrue(d.status?.conditions, 'Ready') || d.status?.state === 'failed';
+}
+
+function failureMessage(d: Database): string {
+  return d.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? 'the engine refused it';
+}

@@ -1,0 +1,76 @@
+/** A tenant as cw-db describes it (its admin API's `GET /v1/tenants/{tenant}`). */
+export interface EngineTenant {
+  tenant: string;
+  created_at: string;
+  durability: 'async' | 'sync';
+  size_bytes: number;
+  rows_read: number;
+  rows_written: number;
+  last_write_at: string | null;
+  restore_window: { earliest: string; latest: string } | null;
+}
+
+/** What the controller asks cw-db a tenant to be. */
+export interface EngineTenantRequest {
+  tokens: { sha256: string; read_only?: boolean; expires_at?: string }[];
+  durability: 'async' | 'sync';
+  restore_from?: { tenant: string; at: string };
+}
+
+/** cw-db could not be reached, or failed; retry later. The message names no secret. */
+export class EngineUnavailableError extends Error {
+  override readonly name = 'EngineUnavailableError';
+}
+
+/** cw-db refused a restore: the time is outside the source's restore window (the message says which). */
+export class RestorePointError extends Error {
+  override readonly name = 'RestorePointError';
+}
+
+/** The operator's client of cw-db's admin API: the only code that calls the database engine. */
+export interface DatabaseEngine {
+  ensure(tenant: string, request: EngineTenantRequest): Promise<EngineTenant & { created: boolean }>;
+  describe(tenant: string): Promise<EngineTenant | undefined>;
+  delete(tenant: string): Promise<void>;
+}
+
+/** A {@link DatabaseEngine} over HTTP: `adminUrl` is cw-db's admin listener, `token` its CW_DB_ADMIN_TOKEN. */
+export function databaseEngineClient(options: { adminUrl: string; token: string; timeoutMs?: number }): DatabaseEngine {
+  const base = options.adminUrl.replace(/\/+$/, '');
+  const timeoutMs = options.timeoutMs ?? 120_000;
+  const call = async (method: string, tenant: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
+    let response: Response;
+    try {
+      response = await fetch(`${base}/v1/tenants/${encodeURIComponent(tenant)}`, {
+        method,
+        headers: { authorization: `Bearer ${options.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch {
+      throw new EngineUnavailableError('the database engine cannot be reached');
+    }
+    const text = await response.text();
+    const json: unknown = text ? JSON.parse(text) : undefined;
+    if (response.status >= 500 || response.status === 401) throw new EngineUnavailableError(`the database engine answered ${response.status}`);
+    return { status: response.status, json };
+  };
+  return {
+    async ensure(tenant, request) {
+      const { status, json } = await call('PUT', tenant, request);
+      if (status === 422) throw new RestorePointError((json as { message?: string })?.message ?? 'the restore point is not available');
+      if (status !== 200 && status !== 201) throw new EngineUnavailableError(`the database engine answered ${status}`);
+      return json as EngineTenant & { created: boolean };
+    },
+    async describe(tenant) {
+      const { status, json } = await call('GET', tenant);
+      if (status === 404) return undefined;
+      if (status !== 200) throw new EngineUnavailableError(`the database engine answered ${status}`);
+      return json as EngineTenant;
+    },
+    async delete(tenant) {
+      const { status } = await call('DELETE', tenant);
+      if (status !== 204 && status !== 404) throw new EngineUnavailableError(`the database engine answered ${status}`);
+    },
+  };
+}
