@@ -21,7 +21,7 @@ export async function restoreWindow(options: ReplicaLocation): Promise<{ earlies
   const generations = await readGenerations(options.store, tenantRoot(options.prefix, options.tenant));
   const plan = planRestore(generations);
   if (!plan) return null;
-  const earliest = Math.min(...generations.flatMap((g) => g.snapshots.map((s) => s.time)));
+  const earliest = generations.reduce((min, g) => g.snapshots.reduce((m, s) => Math.min(m, s.time), min), Infinity);
   return { earliest, latest: plan.reaches };
 }
 
