@@ -3,8 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { listAll } from '../../../object-store/list-all.ts';
 import type { ObjectStore } from '../../../object-store/object-store.ts';
 import { CountingObjectStore } from '../../../object-store/testing/counting-object-store.ts';
+import { FaultObjectStore } from '../../../object-store/testing/fault-object-store.ts';
 import { deleteReplica, pruneReplica, restoreWindow } from '../replica-admin.ts';
-import { restoreDatabase } from '../restore.ts';
+import { restoreDatabase, RestorePointUnavailableError } from '../restore.ts';
 import { walSize } from '../wal-file.ts';
 import { TenantFixture } from './tenant-fixture.ts';
 
@@ -134,6 +135,42 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       expect(segments).toHaveLength(4);
       await f.store.delete(segments[2] as string);
       expect(await f.restoreRows()).toEqual({ restoredTo: first, rows: ['a'] });
+    });
+
+    it('retries a failed segment upload under the same key, keeping the order', async () => {
+      const faults = new FaultObjectStore(makeStore());
+      const f = new TenantFixture(faults);
+      fixtures.push(f);
+      await f.replica.startGeneration(f.checkpoint);
+      f.run('CREATE TABLE t (v TEXT)');
+      f.run("INSERT INTO t VALUES ('a')");
+      // The store takes the write but the answer is lost: the flush fails, the commits stay queued.
+      faults.inject({ match: (key) => key.includes('/segments/'), fault: 'lost-response' });
+      await expect(f.replica.flush()).rejects.toThrow(/was not written/);
+      expect(f.replica.pendingBytes).toBeGreaterThan(0);
+      f.run("INSERT INTO t VALUES ('b')");
+      await f.replica.flush();
+
+      const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
+      expect(segments.map((k) => k.split('/segments/')[1]?.slice(0, 10))).toEqual(['0000000000', '0000000001']);
+      expect((await f.restoreRows()).rows).toEqual(['a', 'b']);
+    });
+
+    it('refuses to go on when the WAL was checkpointed behind its back', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      for (let i = 0; i < 50; i++) f.run(`INSERT INTO t VALUES ('row ${i}')`);
+      f.db.pragma('wal_checkpoint(TRUNCATE)');
+      f.db.exec("INSERT INTO t VALUES ('unseen')");
+      expect(() => f.replica.capture()).toThrow(/checkpointed outside maintain|restarted behind the replica/);
+    });
+
+    it('refuses a restore point before the oldest snapshot', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      const before = f.clock.time - 1;
+      await expect(restoreDatabase({ store: f.store, prefix: f.prefix, tenant: f.tenant, targetPath: `${f.dir}/early.db`, at: before })).rejects.toBeInstanceOf(RestorePointUnavailableError);
     });
 
     it('answers the restore window and deletes every key', async () => {
