@@ -61,7 +61,12 @@ export async function main(config: ApiConfig): Promise<void> {
 
   await startServer(
     {
-      readiness: [{ name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) }, ...(artifacts ? [objectStoreReadiness(artifacts)] : []), ...runtimeReadiness(runtimeReplicas), ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : [])],
+      readiness: [
+        { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
+        ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
+        ...runtimeReadiness(runtimeReplicas),
+        ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
+      ],
       rateLimit: config.rateLimit,
       platform: {
         tokens,

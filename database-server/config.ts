@@ -44,7 +44,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     adminPort: read.port('CW_DB_ADMIN_PORT', 8091),
     adminHost: read.string('CW_DB_ADMIN_HOST', '0.0.0.0'),
     adminToken,
-    dataDir: read.required('CW_DB_DATA_DIR', 'the directory of the databases\' files'),
+    dataDir: read.required('CW_DB_DATA_DIR', "the directory of the databases' files"),
     bucket: read.required('CW_DB_BUCKET', 'the bucket the databases are shipped to'),
     s3: s3ConfigFromEnv(read),
     flushIntervalMs: read.durationMs('CW_DB_FLUSH_INTERVAL', 1000, { min: 10, max: 60_000 }),

@@ -50,11 +50,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const adminPort = (admin.server.address() as { port: number }).port;
 
   const savedUsage = new Map<string, string>();
-  const timers = [
-    every(config.flushIntervalMs, () => directory.flushAll()),
-    every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
-    every(PRUNE_MS, () => directory.prune(config.retentionMs)),
-  ];
+  const timers = [every(config.flushIntervalMs, () => directory.flushAll()), every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)), every(PRUNE_MS, () => directory.prune(config.retentionMs))];
   log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket });
 
   return {

@@ -91,6 +91,8 @@ export class TenantDirectory {
 
   /** The Hrana server's gate: the bearer token names the tenant (and must match a tenant in the path). */
   async authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
+    // A deleted (or never created) database answers 404 whatever the token: its endpoint is gone.
+    if (pathTenant !== null && !this.#tenants.has(pathTenant)) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
     const header = request.headers.authorization ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (token === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'A database token is required (Authorization: Bearer <database_token>)' };

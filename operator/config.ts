@@ -49,7 +49,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const dbUrl = read.url('CW_DB_URL');
   const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
   const dbAdminToken = read.optional('CW_DB_ADMIN_TOKEN');
-  if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError('CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine\'s admin API)');
+  if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError("CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine's admin API)");
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     port,

@@ -23,7 +23,12 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
   r.get('/v1/projects/:projectId/databases', {
     config: { auth: { scope: 'databases:read', project: true } },
-    schema: { tags, summary: 'List the project’s databases (never a token; an empty list when there are none)', params: ProjectParams, response: { 200: Type.Object({ databases: Type.Array(Database) }) } },
+    schema: {
+      tags,
+      summary: 'List the project’s databases (never a token; an empty list when there are none)',
+      params: ProjectParams,
+      response: { 200: Type.Object({ databases: Type.Array(Database) }) },
+    },
     handler: async (request) => ({ databases: services.databases.list(request.params.projectId) }),
   });
 
@@ -52,7 +57,12 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
   r.get('/v1/projects/:projectId/databases/:database', {
     config: { auth: { scope: 'databases:read', project: true } },
-    schema: { tags, summary: 'Get a database with its status, usage and restore window (never a token)', params: DatabaseParams, response: { 200: Type.Object({ database: DatabaseDetail }), ...errorResponses(404) } },
+    schema: {
+      tags,
+      summary: 'Get a database with its status, usage and restore window (never a token)',
+      params: DatabaseParams,
+      response: { 200: Type.Object({ database: DatabaseDetail }), ...errorResponses(404) },
+    },
     handler: async (request) => ({ database: services.databases.get(request.params.projectId, request.params.database) }),
   });
 
@@ -60,7 +70,8 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     config: { auth: { scope: 'databases:write', project: true } },
     schema: {
       tags,
-      summary: 'Delete a database: its endpoint stops answering, its data and its copies in the object store are deleted, and its name can be used again. 204 once gone; 202 when still deleting after 10 s',
+      summary:
+        'Delete a database: its endpoint stops answering, its data and its copies in the object store are deleted, and its name can be used again. 204 once gone; 202 when still deleting after 10 s',
       params: DatabaseParams,
       response: { 202: Type.Object({ database: Database }), 204: Type.Null(), ...errorResponses(404) },
     },

@@ -99,10 +99,13 @@ export const QueryToken = Type.Object({
 const SqlValue = Type.Unsafe<unknown>({
   description: 'A number, a string, a boolean (stored 0/1), null, or {"base64": "…"} for a blob.',
 });
+const Params = Type.Union([Type.Array(SqlValue, { maxItems: 1000 }), Type.Record(Type.String({ maxLength: 128 }), SqlValue, { maxProperties: 1000 })], {
+  description: 'Positional ([…]) or named ({"name": …}) parameters.',
+});
 const Statement = Type.Object(
   {
     sql: Type.String({ minLength: 1, maxLength: 100_000 }),
-    params: Type.Optional(Type.Unsafe<unknown>({ type: ['array', 'object'], maxItems: 1000, maxProperties: 1000, description: 'Positional ([…]) or named ({"name": …}) parameters.' })),
+    params: Type.Optional(Params),
   },
   { additionalProperties: false },
 );
@@ -110,7 +113,7 @@ const Statement = Type.Object(
 export const QueryBody = Type.Object(
   {
     sql: Type.Optional(Type.String({ minLength: 1, maxLength: 100_000, description: 'One statement.' })),
-    params: Type.Optional(Type.Unsafe<unknown>({ type: ['array', 'object'], maxItems: 1000, maxProperties: 1000, description: 'Its parameters.' })),
+    params: Type.Optional(Params),
     statements: Type.Optional(Type.Array(Statement, { minItems: 1, maxItems: 100, description: 'Several statements, run as one transaction (all or nothing).' })),
   },
   { additionalProperties: false },

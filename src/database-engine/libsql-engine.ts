@@ -51,7 +51,7 @@ export class LibsqlEngine implements SqlEngine {
   }
 
   closeAll(): void {
-    for (const tenant of [...this.#connections.keys()]) this.closeTenant(tenant);
+    for (const tenant of this.#connections.keys()) this.closeTenant(tenant);
   }
 
   #open(tenant: string): LibsqlDatabase {

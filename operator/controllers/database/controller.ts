@@ -98,7 +98,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     const restore = db.spec.restoreFrom;
     // A restore happens once, when the tenant is created; afterwards the source may go.
     if (restore && !isTrue(db.status?.conditions, 'Provisioned') && db.status?.state !== 'ready') {
-      const source = deps.databases.get(`${db.metadata?.namespace ?? ""}/${restore.database}`);
+      const source = deps.databases.get(`${db.metadata?.namespace ?? ''}/${restore.database}`);
       if (!source?.metadata?.uid || source.metadata.deletionTimestamp) {
         await writeStatus(db, identity, { kind: 'restore-source-missing', source: restore.database });
         return { requeueAfter: usageRefreshMs };

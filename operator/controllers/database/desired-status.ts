@@ -49,9 +49,7 @@ function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpda
         { type: 'Ready', status: 'True', reason: R.Ready, message: 'The database answers SQL at its url.' },
       ];
     case 'provisioning':
-      return observation.restoring
-        ? both('False', R.Restoring, 'Copying the source database as it was at the restore time.')
-        : both('False', R.Provisioning, 'Creating the database in the engine.');
+      return observation.restoring ? both('False', R.Restoring, 'Copying the source database as it was at the restore time.') : both('False', R.Provisioning, 'Creating the database in the engine.');
     case 'deleting':
       return both('False', R.Deleting, 'Deleting the database and its copies in the object store.');
     case 'engine-unavailable':

@@ -50,13 +50,10 @@ export const DatabaseSpec = Type.Object({
 export type DatabaseSpec = Static<typeof DatabaseSpec>;
 
 /** Where the database stands; mirrors the REST `status` field. */
-export const DatabaseState = Type.Union(
-  [Type.Literal('provisioning'), Type.Literal('restoring'), Type.Literal('ready'), Type.Literal('deleting'), Type.Literal('failed')],
-  {
-    description:
-      'provisioning until the engine serves it; restoring while a point-in-time restore copies the source; ready when it answers SQL; deleting while its data is removed; failed when it cannot be provisioned (the Ready condition says why).',
-  },
-);
+export const DatabaseState = Type.Union([Type.Literal('provisioning'), Type.Literal('restoring'), Type.Literal('ready'), Type.Literal('deleting'), Type.Literal('failed')], {
+  description:
+    'provisioning until the engine serves it; restoring while a point-in-time restore copies the source; ready when it answers SQL; deleting while its data is removed; failed when it cannot be provisioned (the Ready condition says why).',
+});
 export type DatabaseState = Static<typeof DatabaseState>;
 
 export const DatabaseStatus = Type.Object({

@@ -1,0 +1,46 @@
+import type { ObjectStore } from '../src/object-store/object-store.ts';
+import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from '../src/database-engine/replication/index.ts';
+import type { Replication } from './replication-port.ts';
+import { tenantKeys } from './tenant-meta.ts';
+import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-directory.ts';
+
+/**
+ * The {@link Replication} on the bucket (src/database-engine/replication): what must run under the tenant lock
+ * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
+ */
+export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix): Replication {
+  const at = (tenant: string) => ({ store, prefix, tenant });
+  return {
+    replica(tenant, databasePath, host) {
+      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath });
+      const checkpoint = () => host.checkpoint();
+      return {
+        startGeneration: async () => {
+          // The checkpoint and the copy under the lock; the upload after it is released.
+          const { upload } = await host.locked(() => ({ upload: replica.startGeneration(checkpoint) }));
+          await upload;
+        },
+        capture: () => replica.capture(),
+        flush: () => replica.flush(),
+        maintain: async () => {
+          const { upload } = await host.locked(() => ({ upload: replica.maintain(checkpoint) }));
+          await upload;
+        },
+        get pendingBytes() {
+          return replica.pendingBytes;
+        },
+      };
+    },
+    async restore(tenant, targetPath, time) {
+      try {
+        return await restoreDatabase({ ...at(tenant), targetPath, ...(time === undefined ? {} : { at: time }) });
+      } catch (err) {
+        if (err instanceof RestorePointUnavailableError) throw new DirectoryRestoreError(err.message);
+        throw err;
+      }
+    },
+    window: (tenant) => restoreWindow(at(tenant)),
+    delete: (tenant) => deleteReplica(at(tenant)),
+    prune: (tenant, retentionMs) => pruneReplica({ ...at(tenant), retentionMs }),
+  };
+}
