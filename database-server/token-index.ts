@@ -1,6 +1,8 @@
 import { hash } from 'node:crypto';
 import type { TenantMeta } from './tenant-meta.ts';
 
+const MAX_DELETED = 10_000;
+
 /** A token's tenant and rights, found by the token's hash. */
 export interface TokenHolder {
   tenant: string;
@@ -21,6 +23,9 @@ export function tokenSha256(token: string): string {
 export class TokenIndex {
   readonly #byHash = new Map<string, TokenHolder>();
   readonly #byTenant = new Map<string, string[]>();
+  // Tokens of deleted tenants, so their holders learn the database is gone (404) rather than that their token
+  // is wrong (401): the client's URL form without a trailing slash does not carry the tenant. Bounded, in memory.
+  readonly #deleted = new Map<string, string>();
 
   /** Makes `meta.tokens` the tenant's only tokens. */
   set(meta: Pick<TenantMeta, 'tenant' | 'tokens'>): void {
@@ -33,9 +38,17 @@ export class TokenIndex {
     this.#byTenant.set(meta.tenant, hashes);
   }
 
-  remove(tenant: string): void {
-    for (const sha256 of this.#byTenant.get(tenant) ?? []) this.#byHash.delete(sha256);
+  /** Forgets the tenant's tokens; `deleted`: remembers them as a deleted database's (see {@link deletedTenant}). */
+  remove(tenant: string, options: { deleted?: boolean } = {}): void {
+    for (const sha256 of this.#byTenant.get(tenant) ?? []) {
+      this.#byHash.delete(sha256);
+      if (options.deleted) this.#deleted.set(sha256, tenant);
+    }
     this.#byTenant.delete(tenant);
+    for (const oldest of this.#deleted.keys()) {
+      if (this.#deleted.size <= MAX_DELETED) break;
+      this.#deleted.delete(oldest);
+    }
   }
 
   /** The holder of `token` if it is known and not expired at `now`. */
@@ -43,5 +56,10 @@ export class TokenIndex {
     const holder = this.#byHash.get(tokenSha256(token));
     if (holder === undefined || (holder.expiresAt !== undefined && holder.expiresAt <= now)) return undefined;
     return holder;
+  }
+
+  /** The tenant `token` belonged to if that tenant was deleted since this process started. */
+  deletedTenant(token: string): string | undefined {
+    return this.#deleted.get(tokenSha256(token));
   }
 }
