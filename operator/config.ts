@@ -24,8 +24,11 @@ export interface OperatorConfig {
   readonly dnsEnv: DnsEnv;
   /** CW_GIT_BUCKET with the CW_S3_* settings: the repositories' bucket; absent: no Repository controller. */
   readonly git?: GitBucket;
-  /** cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN; absent: no Database controller. */
-  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string };
+  /**
+   * cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN,
+   * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30); absent: no Database controller.
+   */
+  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number };
 }
 
 const NAMESPACE = 'a Kubernetes namespace name';
@@ -60,6 +63,8 @@ export function operatorConfig(env: Env): OperatorConfig {
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
-    ...(dbUrl && dbAdminUrl && dbAdminToken ? { databaseEngine: Object.freeze({ publicUrl: dbUrl, adminUrl: dbAdminUrl, adminToken: dbAdminToken }) } : {}),
+    ...(dbUrl && dbAdminUrl && dbAdminToken
+      ? { databaseEngine: Object.freeze({ publicUrl: dbUrl, adminUrl: dbAdminUrl, adminToken: dbAdminToken, usageRefreshMs: read.integer('CW_DB_USAGE_REFRESH_SECONDS', 30, { min: 1, max: 86_400 }) * 1000 }) }
+      : {}),
   });
 }

@@ -106,6 +106,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         secrets: manager.informer<TokenSecret>(SECRETS, { ...scope, labelSelector: DATABASE_LABEL }),
         engine: databaseEngineClient({ adminUrl: engine.adminUrl, token: engine.adminToken }),
         dbUrl: engine.publicUrl,
+        usageRefreshMs: engine.usageRefreshMs,
         log: manager.log.child({ controller: 'database' }),
       }),
     );
