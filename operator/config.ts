@@ -64,7 +64,14 @@ export function operatorConfig(env: Env): OperatorConfig {
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
     ...(dbUrl && dbAdminUrl && dbAdminToken
-      ? { databaseEngine: Object.freeze({ publicUrl: dbUrl, adminUrl: dbAdminUrl, adminToken: dbAdminToken, usageRefreshMs: read.integer('CW_DB_USAGE_REFRESH_SECONDS', 30, { min: 1, max: 86_400 }) * 1000 }) }
+      ? {
+          databaseEngine: Object.freeze({
+            publicUrl: dbUrl,
+            adminUrl: dbAdminUrl,
+            adminToken: dbAdminToken,
+            usageRefreshMs: read.integer('CW_DB_USAGE_REFRESH_SECONDS', 30, { min: 1, max: 86_400 }) * 1000,
+          }),
+        }
       : {}),
   });
 }

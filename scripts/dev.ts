@@ -12,6 +12,7 @@ import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { bootstrapAccounts } from './dev-bootstrap.ts';
 import { startDevGit } from './dev-git.ts';
 import { startDevDns } from './dev-dns-zone.ts';
+import { startDevDb } from './dev-db.ts';
 
 const devDir = join(repoRoot, '.dev');
 const stateDir = join(devDir, 'state');
@@ -87,9 +88,12 @@ async function main(): Promise<void> {
   // Git: two cw-git instances on one bucket; the operator reconciles their Repository resources.
   const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig });
   git.services.forEach(track);
-  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv });
+  // Databases: cw-db restores every database from its bucket before it serves.
+  const db = await startDevDb({ minio, stateDir });
+  track(db.service);
+  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv, ...dns.env });
+  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv, ...dns.env, ...db.env });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([
     waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
@@ -112,6 +116,7 @@ async function main(): Promise<void> {
     CW_DEV_DNS_CONTROL_URL: dns.controlUrl,
     CW_OPERATOR_METRICS_URL: `http://127.0.0.1:${operatorPort}/metrics`,
     ...git.env,
+    ...db.env,
   };
   writeFileSync(
     envFile,
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
     { mode: 0o600 },
   );
   say(
-    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; environment in .dev/env; logs in .dev/state/*.log`,
+    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; databases ${db.env.CW_DB_URL}; environment in .dev/env; logs in .dev/state/*.log`,
   );
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('Ctrl-C stops everything');
@@ -149,7 +154,7 @@ function savedMinioCredentials() {
 
 function isPlatform(thing: { stop(): Promise<void> }): boolean {
   const name = (thing as Partial<Service>).name;
-  return name === 'cw-api' || name === 'cw-operator' || name === 'cw-runtime';
+  return name === 'cw-api' || name === 'cw-operator' || name === 'cw-runtime' || name === 'cw-db';
 }
 
 let stopping = false;

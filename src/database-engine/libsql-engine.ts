@@ -129,7 +129,9 @@ class LibsqlConnection implements SqlConnection {
       rows: options.wantRows ? rows : [],
       rowsReturned: rows.length,
       affectedRowCount,
-      lastInsertRowid: after.lastInsertRowid === 0n ? null : after.lastInsertRowid,
+      // Only a statement that inserted has a rowid to report: the connection is shared by the tenant's streams,
+      // and its last rowid may be another stream's (or a rolled-back one's).
+      lastInsertRowid: after.total !== before.total && after.lastInsertRowid !== before.lastInsertRowid ? after.lastInsertRowid : null,
     };
   }
 

@@ -7,7 +7,7 @@ export interface SqlResult {
   /** Rows the statement returned, also when the caller did not want them. */
   rowsReturned: number;
   affectedRowCount: number;
-  /** The connection's last inserted rowid, or null when it never inserted. */
+  /** The rowid this statement inserted, or null when it inserted none. */
   lastInsertRowid: bigint | null;
 }
 

@@ -1,0 +1,62 @@
+// The database engine in `make dev`: one cw-db with its data in .dev/state/cw-db and its copies in its own MinIO
+// bucket, so stopping make dev, deleting .dev/state/cw-db and starting again shows a restore from the bucket.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MinioServer } from '../e2e/harness/minio.ts';
+import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
+import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
+import { ensureBucket } from '../src/object-store/s3-buckets.ts';
+
+export const DEV_DB_BUCKET = 'cloudwright-db';
+
+export interface DevDb {
+  readonly service: Service;
+  /** What .dev/env gets: CW_DB_URL. */
+  readonly env: Record<string, string>;
+  /** What the operator needs: CW_DB_URL, CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN. */
+  readonly operatorEnv: Record<string, string>;
+}
+
+export async function startDevDb(options: { minio: MinioServer; stateDir: string }): Promise<DevDb> {
+  const { minio, stateDir } = options;
+  await ensureBucket(minio.s3, DEV_DB_BUCKET);
+  const [port, adminPort] = [Number(process.env.CW_DB_PORT ?? (await freePort())), await freePort()];
+  const adminToken = savedAdminToken(stateDir);
+  const service = startService({
+    name: 'cw-db',
+    command: toolPath('node'),
+    args: [join(repoRoot, 'bin/cw-db.ts')],
+    logPath: join(stateDir, 'cw-db.log'),
+    env: {
+      ...process.env,
+      CW_DB_HOST: '127.0.0.1',
+      CW_DB_PORT: String(port),
+      CW_DB_ADMIN_HOST: '127.0.0.1',
+      CW_DB_ADMIN_PORT: String(adminPort),
+      CW_DB_ADMIN_TOKEN: adminToken,
+      CW_DB_DATA_DIR: join(stateDir, 'cw-db'),
+      CW_DB_BUCKET: DEV_DB_BUCKET,
+      CW_S3_ENDPOINT: minio.endpoint,
+      CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
+      CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+      CW_S3_REGION: minio.s3.region,
+    },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(service, `${url}/health`, 120_000);
+  return {
+    service,
+    env: { CW_DB_URL: url },
+    operatorEnv: { CW_DB_URL: url, CW_DB_ADMIN_URL: `http://127.0.0.1:${adminPort}`, CW_DB_ADMIN_TOKEN: adminToken, CW_DB_USAGE_REFRESH_SECONDS: '5' },
+  };
+}
+
+/** The admin token, kept across runs (only cw-db and the operator use it; both are restarted together anyway). */
+function savedAdminToken(stateDir: string): string {
+  const path = join(stateDir, 'cw-db-admin-token');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  const token = randomBytes(32).toString('hex');
+  writeFileSync(path, token, { mode: 0o600 });
+  return token;
+}
