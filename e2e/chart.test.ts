@@ -219,6 +219,7 @@ beforeAll(async () => {
     // (`--set` splits at commas: a list given on the command line escapes them.)
     'api.trustProxy': '127.0.0.1\\,10.0.0.0/8',
     'git.enabled': false,
+    'database.enabled': false,
   });
   rendered = parseAllDocuments(yaml)
     .map((doc) => doc.toJS() as KubeObject | null)
@@ -401,6 +402,7 @@ describe('the Helm chart', () => {
   it.each([
     [{ 'api.publicUrl': 'https://api.chart.test', 'dns.provider': 'memory' }, 'dns.provider must be route53 in a cluster, not "memory"'],
     [{}, 'api.publicUrl is required'],
+    [{ 'api.publicUrl': 'https://api.chart.test' }, 'database.publicUrl is required with database.enabled'],
   ])('refuses to render %j: %s', async (values, message) => {
     const failure = await helmTemplate(releaseNamespace, values).catch((err: unknown) => err);
     expect(String((failure as { stderr?: string }).stderr)).toContain(message);
