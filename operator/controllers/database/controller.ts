@@ -83,6 +83,8 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     db = await addFinalizer(client, db, DATABASE_FINALIZER);
     let tokens: EngineTenantRequest['tokens'];
     if (db.spec.tokens) {
+      // Tokens given in the spec (by the API's rotation, say) replace a minted one: its Secret would only mislead.
+      await secrets.removeMinted(db);
       tokens = db.spec.tokens.map((t) => ({ sha256: t.sha256, ...(t.readOnly ? { read_only: true } : {}), ...(t.expiresAt ? { expires_at: t.expiresAt } : {}) }));
     } else {
       const minted = await secrets.ensure(db, identity.url);

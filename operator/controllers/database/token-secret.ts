@@ -50,6 +50,15 @@ export class TokenSecrets {
     return { kind: 'minted', name, sha256: databaseTokenSha256(Buffer.from(token, 'base64').toString('utf8')) };
   }
 
+  /** Deletes the minted Secret of `db` if it has one: its tokens are now in the spec, and that token no longer works. */
+  async removeMinted(db: Database): Promise<void> {
+    const namespace = db.metadata?.namespace ?? '';
+    const name = TokenSecrets.nameFor(db);
+    const secret = this.#cache.get(`${namespace}/${name}`);
+    if (!secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true)) return;
+    await this.#client.delete(namespace, name, { preconditions: { uid: secret.metadata.uid } });
+  }
+
   #newSecret(db: Database, name: string, url: string): TokenSecret {
     const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
     return {
