@@ -19,10 +19,13 @@ let alice: MemberAccount;
 let bob: MemberAccount;
 let revoked: string;
 let operations: Operation[] = [];
+/** Project routes authenticated by a database query token instead of an API token (the query route). */
+const queryTokenOperations: Omit<Operation, 'scope'>[] = [];
 const noScopeTokens = new Map<string, string>();
 
 beforeAll(async () => {
-  api = await startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000' } });
+  // CW_DB_URL registers the database routes; nothing here reaches cw-db (the discard port), as no database exists.
+  api = await startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_DB_URL: 'http://127.0.0.1:9' } });
   [alice, bob] = await Promise.all([createMemberAccount(kubeconfig, 'alice'), createMemberAccount(kubeconfig, 'bob')]);
   const doomed = await mintTestToken(kubeconfig, alice.user, ['projects:read', 'projects:write'], 'revoked in the matrix');
   const store = new KubeTokenStore(loadKubeConnection(kubeconfig));
@@ -32,11 +35,15 @@ beforeAll(async () => {
   revoked = doomed.token;
 
   const doc = (await (await fetch(`${api.url}/openapi.json`)).json()) as {
-    paths: Record<string, Record<string, { security?: { bearer?: string[] }[] }>>;
+    paths: Record<string, Record<string, { security?: { bearer?: string[]; queryToken?: string[] }[] }>>;
   };
   for (const [path, methods] of Object.entries(doc.paths)) {
     if (!path.includes('{projectId}')) continue;
     for (const [method, op] of Object.entries(methods)) {
+      if (op.security?.[0]?.queryToken) {
+        queryTokenOperations.push({ method: method.toUpperCase(), path });
+        continue;
+      }
       const scope = op.security?.[0]?.bearer?.[0];
       if (!scope) throw new Error(`${method.toUpperCase()} ${path} is a project route without a security requirement`);
       operations.push({ method: method.toUpperCase(), path, scope });
@@ -108,6 +115,17 @@ describe('authorization matrix of every project route', () => {
     const project = await fetch(`${api.url}/v1/projects/${alice.project}`, { headers: { authorization: `Bearer ${alice.token}` } });
     expect(project.status).toBe(200);
     expect(((await project.json()) as { project: { project_id: string } }).project.project_id).toBe(alice.project);
+  });
+
+  it('answers 401 on query-token routes to no token, an API token and a guessed one, without telling whether the database exists', async () => {
+    expect(queryTokenOperations.map((op) => `${op.method} ${op.path}`)).toEqual(['POST /v1/projects/{projectId}/databases/{database}/query']);
+    for (const op of queryTokenOperations) {
+      for (const token of [undefined, `Bearer ${alice.token}`, 'Bearer cwdb_guessed']) {
+        const res = await call({ ...op, scope: '' }, token);
+        expect(res.status, `${op.method} ${op.path} with ${token === undefined ? 'no token' : token.slice(0, 12)}`).toBe(401);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+    }
   });
 
   it('lists exactly the caller’s projects', async () => {

@@ -29,6 +29,11 @@ export async function openapi(app: FastifyInstance, version: string): Promise<vo
               .map(([name, text]) => `\`${name}\` (${text})`)
               .join('; ')}.`,
           },
+          queryToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A database query token (cwdb_…), from POST /v1/projects/{projectId}/databases/{database}/query-tokens: the query route takes it instead of a cwt_ token.',
+          },
         },
       },
     },

@@ -119,6 +119,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       tags,
       summary:
         'Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s',
+      security: [{ queryToken: [] }],
       params: DatabaseParams,
       body: QueryBody,
       response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 503) },
@@ -126,9 +127,6 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     handler: async (request) => {
       const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
       if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
-      const { sql, params, statements } = request.body;
-      if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
-      const list = (statements ?? [{ sql, params }]) as QueryStatement[];
       let tenantId: string;
       try {
         ({ tenantId } = services.databases.queryTarget(request.params.projectId, request.params.database));
@@ -137,6 +135,9 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
         if (err instanceof NotFoundError) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
         throw err;
       }
+      const { sql, params, statements } = request.body;
+      if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
+      const list = (statements ?? [{ sql, params }]) as QueryStatement[];
       return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list }) };
     },
   });
