@@ -28,7 +28,11 @@ beforeAll(async () => {
   // The operator below watches the project's namespace only, so its Project controller does not run.
   await createProjectNamespace(kubeconfig, member.project);
   db = await startDatabaseServer({ name: 'cw-db-journey' });
-  [api] = await Promise.all([startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }), startOperator(member.project, running, db.clientEnv)]);
+  // Usage figures are refreshed every second rather than every 30 s, so the usage step waits on them briefly.
+  [api] = await Promise.all([
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }),
+    startOperator(member.project, running, { ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+  ]);
 }, 120_000);
 
 afterAll(async () => {
