@@ -1,0 +1,334 @@
+// SQL databases end to end, as a new user meets them: a real cw-api, cw-operator and cw-db (child processes) on
+// the run's control plane and MinIO, used with the official @libsql/client. A database is created through the
+// REST API, used over Hrana, its token rotated, queried through the query route with query tokens, survives
+// cw-db losing its disk, is restored to a point in time and deleted; two databases stay apart; a Database
+// applied kubectl-style gets its token in a Secret.
+import { createClient, type Client } from '@libsql/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
+import { loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
+import { DATABASES } from '../src/platform/resources.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { startApiServer, type ApiServer } from './harness/api-server.ts';
+import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
+import type { Service } from './harness/process.ts';
+import { eventually, startOperator } from './harness/runtime-stack.ts';
+import { watchUntil } from './harness/watch.ts';
+
+const kubeconfig = inject('kubeconfig');
+const conn = loadKubeConnection(kubeconfig);
+const running: Service[] = [];
+const clients: Client[] = [];
+let db: DatabaseServer | undefined;
+let api: ApiServer | undefined;
+let member: MemberAccount;
+
+beforeAll(async () => {
+  member = await createMemberAccount(kubeconfig, 'db');
+  // The operator below watches the project's namespace only, so its Project controller does not run.
+  await createProjectNamespace(kubeconfig, member.project);
+  db = await startDatabaseServer({ name: 'cw-db-journey' });
+  // Usage figures are refreshed every second rather than every 30 s, so the usage step waits on them briefly.
+  [api] = await Promise.all([
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }),
+    startOperator(member.project, running, { ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await Promise.all([api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
+});
+
+interface Created {
+  database_id: string;
+  database_url?: string;
+  created: boolean;
+  status: string;
+  database_token?: string;
+}
+interface Detail {
+  database_id: string;
+  name: string;
+  status: string;
+  durability: string;
+  usage: { size_bytes: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  restore_window: { earliest: string; latest: string } | null;
+  restored_from?: { database: string; timestamp: string };
+}
+interface QueryAnswer {
+  results: { columns: string[]; rows: unknown[][]; rows_written: number; changes: number }[];
+  detail?: string;
+}
+
+async function call<T>(method: string, path: string, body?: unknown, token = member.token): Promise<{ status: number; body: T }> {
+  if (!api) throw new Error('cw-api is not running');
+  const res = await fetch(`${api.url}${path.startsWith('/v1/') || path === '/readyz' ? '' : `/v1/projects/${member.project}`}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Calls the API, expects `status`, and returns the body. */
+async function ok<T>(status: number, method: string, path: string, body?: unknown, token?: string): Promise<T> {
+  const res = await call<T>(method, path, body, token);
+  expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+  return res.body;
+}
+
+function connect(url: string | undefined, authToken: string | undefined, intMode: 'number' | 'bigint' = 'number'): Client {
+  if (!url || !authToken) throw new Error(`no url (${url}) or token to connect with`);
+  const client = createClient({ url, authToken, intMode });
+  clients.push(client);
+  return client;
+}
+
+/** Creates `name` through the API and expects it created and ready (201) with a URL and a token. */
+async function createDatabase(name: string, extra: Record<string, unknown> = {}): Promise<Created & { database_url: string; database_token: string }> {
+  const created = await ok<Created>(201, 'POST', '/databases', { name, ...extra });
+  expect(created).toMatchObject({ created: true, status: 'ready' });
+  expect(created.database_url).toBe(`${db?.url}/v1/${created.database_id}`);
+  expect(created.database_token).toMatch(/\S{32,}/);
+  return created as Created & { database_url: string; database_token: string };
+}
+
+/**
+ * Commits a row to `marks` and waits until cw-db has shipped it to the bucket: the restore window's `latest` (the
+ * newest commit shipped) reaches the moment it was sent. An asynchronous database ships within about a second.
+ */
+async function commitAndShip(client: Client, databaseId: string): Promise<void> {
+  await client.execute('CREATE TABLE IF NOT EXISTS marks (at TEXT)');
+  const since = Date.now();
+  await client.execute({ sql: 'INSERT INTO marks VALUES (?)', args: [new Date(since).toISOString()] });
+  await eventually(
+    `${databaseId}: the commit of ${new Date(since).toISOString()} shipped`,
+    async () => {
+      const res = await fetch(`${db?.adminUrl}/v1/tenants/${databaseId}`, { headers: { authorization: `Bearer ${db?.adminToken}` } });
+      return (await res.json()) as { restore_window: { latest: string } | null };
+    },
+    (t) => t.restore_window !== null && Date.parse(t.restore_window.latest) >= since,
+    10_000,
+  );
+}
+
+/** The rows of `notes`, ordered, as plain tuples. */
+async function notes(client: Client): Promise<unknown[][]> {
+  const rs = await client.execute('SELECT id, n, f, s, b, z FROM notes ORDER BY id');
+  return rs.rows.map((row) => Array.from({ length: rs.columns.length }, (_, i) => row[i]));
+}
+
+const blob = (bytes: number[]) => new Uint8Array(bytes).buffer;
+/** What `notes` holds after the first test: the batch's three rows (the rolled-back transaction's row is not there). */
+const NOTES: unknown[][] = [
+  [1, 42, 1.5, 'héllo', blob([0, 1, 2, 255]), null],
+  [2, -7, 0.25, '', blob([]), null],
+  [3, 0, -3.75, 'third', blob([9]), 'x'],
+];
+
+// Shared by the journey's steps, in order.
+let main: Created & { database_url: string; database_token: string };
+let token = '';
+
+describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/client', { timeout: 60_000 }, () => {
+  it('creates a database that @libsql/client uses: a table, a batch, a rolled-back transaction, every value type', async () => {
+    main = await createDatabase('notes');
+    token = main.database_token;
+    const client = connect(main.database_url, token);
+    await client.execute('CREATE TABLE notes (id INTEGER PRIMARY KEY, n INTEGER, f REAL, s TEXT, b BLOB, z)');
+    await client.batch(
+      [
+        { sql: 'INSERT INTO notes (n, f, s, b, z) VALUES (?, ?, ?, ?, ?)', args: [42, 1.5, 'héllo', new Uint8Array([0, 1, 2, 255]), null] },
+        { sql: 'INSERT INTO notes (n, f, s, b, z) VALUES (:n, :f, :s, :b, NULL)', args: { n: -7, f: 0.25, s: '', b: new Uint8Array([]) } },
+        { sql: 'INSERT INTO notes (n, f, s, b, z) VALUES (0, -3.75, ?, ?, ?)', args: ['third', new Uint8Array([9]), 'x'] },
+      ],
+      'write',
+    );
+    const tx = await client.transaction('write');
+    await tx.execute({ sql: 'INSERT INTO notes (n, s) VALUES (?, ?)', args: [99, 'rolled back'] });
+    expect((await tx.execute('SELECT count(*) AS c FROM notes')).rows[0]?.c).toBe(4); // the transaction sees its own row
+    await tx.rollback();
+
+    const rows = await notes(client);
+    expect(rows).toEqual(NOTES);
+    expect(rows.map((r) => r.map((v) => (v instanceof ArrayBuffer ? 'blob' : v === null ? 'null' : typeof v)))).toEqual([
+      ['number', 'number', 'number', 'string', 'blob', 'null'],
+      ['number', 'number', 'number', 'string', 'blob', 'null'],
+      ['number', 'number', 'number', 'string', 'blob', 'string'],
+    ]);
+    // Integers past 2^53 stay exact for a client that asks for bigints, and are never rounded for one that does not.
+    await client.execute({ sql: 'CREATE TABLE big (v INTEGER)', args: [] });
+    await client.execute({ sql: 'INSERT INTO big VALUES (?)', args: [9007199254740993n] });
+    const exact = connect(main.database_url, token, 'bigint');
+    expect((await exact.execute('SELECT v, v - 1 AS w FROM big')).rows[0]).toMatchObject({ v: 9007199254740993n, w: 9007199254740992n });
+    await expect(client.execute('SELECT v FROM big')).rejects.toThrow(RangeError);
+    await client.execute('DROP TABLE big');
+  });
+
+  it('answers the same name with created: false and no token, refuses a bad name, and lists without tokens', async () => {
+    const again = await ok<Created>(200, 'POST', '/databases', { name: 'notes' });
+    expect(again).toEqual({ database_id: main.database_id, database_url: main.database_url, created: false, status: 'ready' });
+
+    const bad = await call<{ status: number; title: string; detail: string }>('POST', '/databases', { name: 'Not_A-Name' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ status: 400, detail: expect.stringContaining('Not_A-Name') });
+
+    const { databases } = await ok<{ databases: Record<string, unknown>[] }>(200, 'GET', '/databases');
+    expect(databases).toEqual([{ database_id: main.database_id, name: 'notes', status: 'ready', created_at: expect.any(String), database_url: main.database_url }]);
+    expect(JSON.stringify(databases)).not.toContain(token);
+  });
+
+  it('rotates the token: the old one is refused, the new one works', async () => {
+    const rotated = await ok<{ database_token: string; token_id: string; read_only: boolean }>(200, 'POST', `/databases/notes/tokens/rotate`, {});
+    expect(rotated).toMatchObject({ read_only: false, token_id: expect.stringMatching(/^dbt-[0-9a-f]{16}$/) });
+    expect(rotated.database_token).not.toBe(token);
+    await expect(connect(main.database_url, token).execute('SELECT 1')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    token = rotated.database_token;
+    expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
+  });
+
+  it('runs SQL on the query route with query tokens: parameters, an all-or-nothing batch, a read-only token', async () => {
+    const { query_token: queryToken } = await ok<{ query_token: string; read_only: boolean }>(201, 'POST', '/databases/notes/query-tokens', {});
+    const one = await ok<QueryAnswer>(200, 'POST', '/databases/notes/query', { sql: 'SELECT id, s FROM notes WHERE n > ? ORDER BY id', params: [-1] }, queryToken);
+    expect(one.results).toEqual([
+      {
+        columns: ['id', 's'],
+        rows: [
+          [1, 'héllo'],
+          [3, 'third'],
+        ],
+        rows_read: expect.any(Number),
+        rows_written: 0,
+        changes: 0,
+        last_insert_id: expect.anything(),
+      },
+    ]);
+
+    // The second statement fails: the first one's row must not be kept.
+    const failing = await call<QueryAnswer>(
+      'POST',
+      '/databases/notes/query',
+      { statements: [{ sql: "INSERT INTO notes (n, s) VALUES (1000, 'batch')" }, { sql: 'INSERT INTO no_such_table VALUES (1)' }] },
+      queryToken,
+    );
+    expect(failing.status, JSON.stringify(failing.body)).toBe(400);
+    expect(failing.body.detail).toMatch(/Statement 2 failed.*no_such_table/);
+    const after = await ok<QueryAnswer>(200, 'POST', '/databases/notes/query', { sql: 'SELECT count(*) AS c FROM notes WHERE n = 1000' }, queryToken);
+    expect(after.results[0]?.rows).toEqual([[0]]);
+
+    const { query_token: readOnly } = await ok<{ query_token: string; read_only: boolean }>(201, 'POST', '/databases/notes/query-tokens', { read_only: true });
+    expect((await ok<QueryAnswer>(200, 'POST', '/databases/notes/query', { sql: 'SELECT count(*) FROM notes' }, readOnly)).results[0]?.rows).toEqual([[3]]);
+    const write = await call<QueryAnswer>('POST', '/databases/notes/query', { sql: "INSERT INTO notes (n, s) VALUES (2000, 'read-only')" }, readOnly);
+    expect(write.status, JSON.stringify(write.body)).toBeGreaterThanOrEqual(400);
+    expect(write.status).toBeLessThan(500);
+    expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
+
+    expect((await call('POST', '/databases/notes/query', { sql: 'SELECT 1' }, member.token)).status).toBe(401);
+  });
+
+  it('shows usage and a restore window', async () => {
+    const { database } = await eventually(
+      'usage.rows_written > 0',
+      () => ok<{ database: Detail }>(200, 'GET', `/databases/${main.database_id}`),
+      (b) => b.database.usage.rows_written > 0,
+    );
+    expect(database).toMatchObject({ name: 'notes', status: 'ready', durability: 'async' });
+    expect(database.usage.size_bytes).toBeGreaterThan(0);
+    expect(Date.parse(database.usage.last_write_at ?? '')).toBeGreaterThan(Date.parse(database.restore_window?.earliest ?? ''));
+    expect(Date.parse(database.restore_window?.latest ?? '')).toBeGreaterThanOrEqual(Date.parse(database.restore_window?.earliest ?? ''));
+  });
+
+  it('keeps every committed row when cw-db is killed and loses its disk; /readyz names the engine while it is down', async () => {
+    const before = connect(main.database_url, token);
+    await commitAndShip(before, main.database_id);
+    const marks = (await before.execute('SELECT at FROM marks')).rows.length;
+    await db?.halt({ signal: 'SIGKILL', wipeDisk: true });
+    const down = await call<{ detail: string }>('GET', '/readyz');
+    expect(down.status).toBe(503);
+    expect(down.body.detail).toContain('database engine');
+    await db?.start();
+    // Without a cw-runtime replica the API is not ready for the runtime's sake; the database engine must not be named.
+    const up = await call<{ status?: string; detail?: string; checks?: string[] }>('GET', '/readyz');
+    expect(up.status === 200 ? up.body.checks : up.body.detail, JSON.stringify(up.body)).toEqual(
+      up.status === 200 ? expect.arrayContaining(['database engine']) : expect.not.stringContaining('database engine'),
+    );
+    const after = connect(main.database_url, token);
+    expect(await notes(after)).toEqual(NOTES);
+    expect((await after.execute('SELECT at FROM marks')).rows).toHaveLength(marks);
+  });
+
+  it('restores a database as it was at a point in time into a new one', async () => {
+    const client = connect(main.database_url, token);
+    await commitAndShip(client, main.database_id);
+    const before = new Date().toISOString();
+    // A round trip later, so the deletion is committed strictly after `before`.
+    await ok(200, 'GET', '/databases/notes');
+    await client.execute('DELETE FROM notes');
+    expect(await notes(client)).toEqual([]);
+
+    const restored = await createDatabase('notes-restored', { restore_from: { database: 'notes', timestamp: before } });
+    expect(await notes(connect(restored.database_url, restored.database_token))).toEqual(NOTES);
+    const { database } = await ok<{ database: Detail }>(200, 'GET', '/databases/notes-restored');
+    expect(database.restored_from).toEqual({ database: 'notes', timestamp: before });
+    expect(await notes(client)).toEqual([]);
+
+    const late = await call('POST', '/databases', { name: 'too-late', restore_from: { database: 'notes', timestamp: new Date(Date.now() + 3_600_000).toISOString() } });
+    expect(late.status).toBe(422);
+  });
+
+  it('keeps two databases apart', async () => {
+    const a = await createDatabase('apart-a');
+    const b = await createDatabase('apart-b');
+    await connect(a.database_url, a.database_token).batch(['CREATE TABLE who (name TEXT)', "INSERT INTO who VALUES ('a')"], 'write');
+    await connect(b.database_url, b.database_token).batch(['CREATE TABLE who (name TEXT)', "INSERT INTO who VALUES ('b')"], 'write');
+
+    const pipeline = (path: string, bearer: string) =>
+      fetch(`${db?.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ baton: null, requests: [{ type: 'execute', stmt: { sql: 'SELECT name FROM who' } }, { type: 'close' }] }),
+      });
+    // The path without a tenant: the token alone says which database.
+    const tokenOnly = await pipeline('/v1/v2/pipeline', a.database_token);
+    expect(tokenOnly.status).toBe(200);
+    const answer = (await tokenOnly.json()) as { results: { response: { result: { rows: { value: string }[][] } } }[] };
+    expect(answer.results[0]?.response.result.rows).toEqual([[{ type: 'text', value: 'a' }]]);
+    // A's token on B's path.
+    const crossed = await pipeline(`/v1/${b.database_id}/v2/pipeline`, a.database_token);
+    expect(crossed.status).toBe(403);
+    await crossed.body?.cancel();
+    // A's token with B's database_url, the way a user configures the official client.
+    await expect(connect(b.database_url, a.database_token).execute('SELECT name FROM who')).rejects.toMatchObject({ code: expect.stringMatching(/UNAUTHORIZED|FORBIDDEN/) });
+  });
+
+  it('deletes a database: its endpoint answers 404 and its name can be used again', async () => {
+    const doomed = await createDatabase('doomed');
+    const client = connect(doomed.database_url, doomed.database_token);
+    await client.execute('CREATE TABLE t (v)');
+    expect((await call('DELETE', '/databases/doomed')).status).toBe(204);
+    // The client reports cw-db's 404 by its code: TENANT_NOT_FOUND, "The database was deleted".
+    await expect(client.execute('SELECT * FROM t')).rejects.toMatchObject({ code: 'TENANT_NOT_FOUND', message: expect.stringContaining('deleted') });
+    expect((await call('GET', '/databases/doomed')).status).toBe(404);
+    const reborn = await createDatabase('doomed');
+    expect(reborn.database_id).not.toBe(doomed.database_id);
+    await expect(connect(reborn.database_url, reborn.database_token).execute('SELECT * FROM t')).rejects.toThrow(/no such table/);
+  });
+
+  it('gives a Database applied kubectl-style, without tokens, a Secret with a working URL and token', async () => {
+    const databases = objectClient<Database>(conn, DATABASES);
+    await databases.create({ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { name: 'from-kubectl', namespace: member.project }, spec: {} });
+    const [ready] = await watchUntil<Database>(conn, DATABASES, { namespace: member.project, timeoutMs: 30_000, what: 'from-kubectl ready' }, (all) =>
+      all.some((d) => d.metadata?.name === 'from-kubectl' && d.status?.state === 'ready'),
+    ).then((all) => all.filter((d) => d.metadata?.name === 'from-kubectl'));
+    expect(ready?.status?.tokenSecretName).toBe('from-kubectl-database');
+    const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, 'from-kubectl-database');
+    const decode = (key: string) => Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
+    expect(decode('DATABASE_URL')).toBe(ready?.status?.url);
+    const client = connect(decode('DATABASE_URL'), decode('DATABASE_TOKEN'));
+    await client.execute('CREATE TABLE k (v TEXT)');
+    await client.execute("INSERT INTO k VALUES ('from a Secret')");
+    expect((await client.execute('SELECT v FROM k')).rows.map((r) => r.v)).toEqual(['from a Secret']);
+  });
+});
