@@ -239,6 +239,22 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await second.post('alpha', 'tok-wrong')).toMatchObject({ status: 401 });
   });
 
+  it('answers 503 for a tenant whose copy cannot be restored, and serves the others', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    for (const tenant of ['alpha', 'beta']) {
+      await first.directory.ensure(tenant, desired([`tok-${tenant}`], { durability: 'sync' }));
+      await first.client(tenant, `tok-${tenant}`).execute(`CREATE TABLE t AS SELECT '${tenant}' AS name`);
+    }
+    const snapshots = (await keys(store, 'replicas/alpha/')).filter((k) => k.endsWith('.db.gz'));
+    expect(snapshots.length).toBeGreaterThan(0);
+    for (const key of snapshots) await store.put(key, 'not a gzipped database');
+
+    const second = await startNode(store, { load: true });
+    expect(await second.post('alpha', 'tok-alpha')).toEqual({ status: 503, body: expect.objectContaining({ code: 'DATABASE_UNAVAILABLE' }) });
+    expect(await names(second.client('beta', 'tok-beta'))).toEqual(['beta']);
+  });
+
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);
