@@ -34,6 +34,12 @@ describe('a bad variable stops each binary with one line and exit status 2', () 
       { AWS_ACCESS_KEY_ID: 'id', AWS_SECRET_ACCESS_KEY: 'secret', CW_LOG_LEVEL: 'loud' },
       'cw-git: CW_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
     ],
+    [
+      'cw-db',
+      ['bin/cw-db.ts'],
+      { CW_DB_ADMIN_TOKEN: 'a'.repeat(32), CW_DB_DATA_DIR: join(state, 'cw-db'), CW_DB_BUCKET: 'cw-db', CW_DB_PORT: '80a' },
+      'cw-db: CW_DB_PORT must be a port number from 1 to 65535, got "80a"',
+    ],
   ])('%s', async (_name, args, env, line) => {
     const { code, stderr } = await run(args, env);
     expect(stderr).toBe(`${line}\n`);

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { configFailure } from '../src/config/testing/config-failure.ts';
+import { databaseServerConfig } from './config.ts';
+
+const ADMIN_TOKEN = 'a-very-secret-admin-token-0123456789';
+const REQUIRED = { CW_DB_ADMIN_TOKEN: ADMIN_TOKEN, CW_DB_DATA_DIR: '/var/lib/cw-db', CW_DB_BUCKET: 'cw-db' };
+
+describe('databaseServerConfig', () => {
+  it('takes the defaults for everything but the required variables', () => {
+    expect(databaseServerConfig(REQUIRED)).toEqual({
+      port: 8090,
+      host: '0.0.0.0',
+      adminPort: 8091,
+      adminHost: '0.0.0.0',
+      adminToken: ADMIN_TOKEN,
+      dataDir: '/var/lib/cw-db',
+      bucket: 'cw-db',
+      s3: { region: 'us-east-1', forcePathStyle: false },
+      flushIntervalMs: 1000,
+      retentionMs: 168 * 3_600_000,
+      streamIdleMs: 10_000,
+      maxBodyBytes: 10 * 1024 * 1024,
+      logLevel: 'info',
+    });
+  });
+
+  it('reads every variable, and freezes the answer', () => {
+    const config = databaseServerConfig({
+      ...REQUIRED,
+      CW_DB_PORT: '9000',
+      CW_DB_HOST: '127.0.0.1',
+      CW_DB_ADMIN_PORT: '9001',
+      CW_DB_ADMIN_HOST: '10.0.0.1',
+      CW_S3_ENDPOINT: 'http://minio:9000',
+      CW_DB_FLUSH_INTERVAL: '5s',
+      CW_DB_RETENTION_HOURS: '24',
+      CW_DB_STREAM_IDLE_TIMEOUT: '1m',
+      CW_DB_MAX_BODY_BYTES: '2048',
+      CW_LOG_LEVEL: 'debug',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      adminPort: 9001,
+      adminHost: '10.0.0.1',
+      s3: { endpoint: 'http://minio:9000', forcePathStyle: true },
+      flushIntervalMs: 5000,
+      retentionMs: 24 * 3_600_000,
+      streamIdleMs: 60_000,
+      maxBodyBytes: 2048,
+      logLevel: 'debug',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it.each([
+    ['CW_DB_ADMIN_TOKEN', 'CW_DB_ADMIN_TOKEN is required (the token the operator uses on the admin API)'],
+    ['CW_DB_DATA_DIR', "CW_DB_DATA_DIR is required (the directory of the databases' files)"],
+    ['CW_DB_BUCKET', 'CW_DB_BUCKET is required (the bucket the databases are shipped to)'],
+  ])('requires %s (unset or empty)', (name, line) => {
+    const { [name as keyof typeof REQUIRED]: _dropped, ...rest } = REQUIRED;
+    expect(configFailure(() => databaseServerConfig(rest))).toBe(line);
+    expect(configFailure(() => databaseServerConfig({ ...REQUIRED, [name]: '' }))).toBe(line);
+  });
+
+  it('refuses an admin token shorter than 32 characters without showing it', () => {
+    const short = 'short-admin-token-31-characters';
+    expect(short).toHaveLength(31);
+    const line = configFailure(() => databaseServerConfig({ ...REQUIRED, CW_DB_ADMIN_TOKEN: short }));
+    expect(line).toBe('CW_DB_ADMIN_TOKEN must be at least 32 characters long');
+    expect(databaseServerConfig({ ...REQUIRED, CW_DB_ADMIN_TOKEN: `${short}x` }).adminToken).toBe(`${short}x`);
+  });
+
+  it.each([
+    [{ CW_DB_PORT: '80a' }, 'CW_DB_PORT must be a port number from 1 to 65535, got "80a"'],
+    [{ CW_DB_ADMIN_PORT: '70000' }, 'CW_DB_ADMIN_PORT must be a port number from 1 to 65535, got "70000"'],
+    [{ CW_DB_FLUSH_INTERVAL: 'soon' }, 'CW_DB_FLUSH_INTERVAL must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 10 ms to 60000 ms, got "soon"'],
+    [{ CW_DB_FLUSH_INTERVAL: '2m' }, 'CW_DB_FLUSH_INTERVAL must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 10 ms to 60000 ms, got "2m"'],
+    [{ CW_DB_FLUSH_INTERVAL: '5' }, 'CW_DB_FLUSH_INTERVAL must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 10 ms to 60000 ms, got "5"'],
+    [{ CW_DB_RETENTION_HOURS: '0' }, 'CW_DB_RETENTION_HOURS must be a whole number from 1 to 8784, got "0"'],
+    [{ CW_DB_RETENTION_HOURS: '7d' }, 'CW_DB_RETENTION_HOURS must be a whole number from 1 to 8784, got "7d"'],
+    [{ CW_LOG_LEVEL: 'loud' }, 'CW_LOG_LEVEL must be one of debug, info, warn, error, got "loud"'],
+  ])('refuses %j with one line naming the variable', (bad, line) => {
+    const message = configFailure(() => databaseServerConfig({ ...REQUIRED, ...bad }));
+    expect(message).toBe(line);
+    expect(message).not.toContain(ADMIN_TOKEN);
+  });
+});

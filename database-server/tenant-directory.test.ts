@@ -1,0 +1,351 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient, type Client } from '@libsql/client';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../operator/controller-runtime/log.ts';
+import { startHranaServer, type HranaServer } from '../src/database-engine/http-server.ts';
+import { LibsqlEngine } from '../src/database-engine/libsql-engine.ts';
+import { StreamRegistry } from '../src/database-engine/stream-registry.ts';
+import { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import { listAll } from '../src/object-store/list-all.ts';
+import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
+import { bucketReplication } from './bucket-replication.ts';
+import { RestorePointUnavailableError, TenantDirectory, type DesiredTenant } from './tenant-directory.ts';
+import { TenantMetaStore } from './tenant-meta.ts';
+import { tokenSha256 } from './token-index.ts';
+
+// cw-db as main.ts wires it, minus S3 and the timers: a TenantDirectory on a MemoryObjectStore, real SQLite files
+// through LibsqlEngine, and the real Hrana server, driven with the official client.
+const roots: string[] = [];
+const nodes: Node[] = [];
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+afterAll(async () => {
+  for (const node of nodes) await node.close();
+  for (const root of roots) rmSync(root, { recursive: true, force: true });
+});
+
+interface Node {
+  directory: TenantDirectory;
+  server: HranaServer;
+  streams: StreamRegistry;
+  engine: LibsqlEngine;
+  client(tenant: string, token: string, options?: { trailingSlash?: boolean }): Client;
+  post(pathTenant: string | null, token: string | undefined, sql?: string): Promise<{ status: number; body: unknown }>;
+  close(): Promise<void>;
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cw-db-dir-'));
+  roots.push(dir);
+  return dir;
+}
+
+async function startNode(store: MemoryObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
+  const engine = new LibsqlEngine({ directory: tempDir(), manualCheckpoints: true });
+  const streams = new StreamRegistry();
+  const meter = new UsageMeter();
+  const directory = new TenantDirectory({
+    engine,
+    streams,
+    meter,
+    metas: new TenantMetaStore(store),
+    replication: bucketReplication(store),
+    log: silentLogger,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  if (options.load) {
+    await directory.load();
+    await directory.whenAllReady();
+  }
+  const server = await startHranaServer({ port: 0, engine, streams, meter, authorize: (r, t) => directory.authorize(r, t), afterCommit: (t) => directory.afterCommit(t) });
+  const clients: Client[] = [];
+  let closed = false;
+  const node: Node = {
+    directory,
+    server,
+    streams,
+    engine,
+    client(tenant, token, { trailingSlash = true } = {}) {
+      const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}${trailingSlash ? '/' : ''}`, authToken: token });
+      clients.push(client);
+      return client;
+    },
+    async post(pathTenant, token, sql = 'SELECT 1') {
+      const response = await fetch(`http://127.0.0.1:${server.port}/v1/${pathTenant === null ? '' : `${pathTenant}/`}v2/pipeline`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+        body: JSON.stringify({ baton: null, requests: [{ type: 'execute', stmt: { sql } }, { type: 'close' }] }),
+      });
+      return { status: response.status, body: await response.json() };
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const client of clients) client.close();
+      await server.close();
+      await directory.close();
+    },
+  };
+  nodes.push(node);
+  return node;
+}
+
+const grant = (token: string, extra: { readOnly?: boolean; expiresAt?: number } = {}) => ({
+  sha256: tokenSha256(token),
+  readOnly: extra.readOnly ?? false,
+  ...(extra.expiresAt === undefined ? {} : { expiresAt: extra.expiresAt }),
+});
+const desired = (tokens: string[], extra: Partial<DesiredTenant> = {}): DesiredTenant => ({ tokens: tokens.map((t) => grant(t)), durability: 'async', ...extra });
+
+async function keys(store: MemoryObjectStore, prefix = ''): Promise<string[]> {
+  const found: string[] = [];
+  for await (const { key } of listAll(store, prefix)) found.push(key);
+  return found;
+}
+
+async function names(client: Client, table = 't'): Promise<unknown[]> {
+  return (await client.execute(`SELECT name FROM ${table} ORDER BY rowid`)).rows.map((r) => r.name);
+}
+
+describe('TenantDirectory behind the Hrana server', () => {
+  it('serves a new tenant to the holder of its token, and refuses wrong tokens, other paths and unknown tenants', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    expect(await node.directory.ensure('alpha', desired(['tok-alpha']))).toEqual({ created: true });
+    await node.directory.ensure('beta', desired(['tok-beta']));
+    const alpha = node.client('alpha', 'tok-alpha');
+    await alpha.execute('CREATE TABLE t (name TEXT)');
+    await alpha.execute({ sql: 'INSERT INTO t VALUES (?)', args: ['a1'] });
+    expect(await names(alpha)).toEqual(['a1']);
+
+    expect(await node.post('alpha', 'tok-wrong')).toEqual({ status: 401, body: expect.objectContaining({ code: 'UNAUTHORIZED' }) });
+    expect(await node.post('alpha', undefined)).toEqual({ status: 401, body: expect.objectContaining({ code: 'UNAUTHORIZED' }) });
+    expect(await node.post(null, 'tok-wrong')).toMatchObject({ status: 401 });
+    expect(await node.post('beta', 'tok-alpha')).toEqual({ status: 403, body: expect.objectContaining({ code: 'FORBIDDEN' }) });
+    expect(await node.post('gamma', 'tok-alpha')).toEqual({ status: 404, body: expect.objectContaining({ code: 'TENANT_NOT_FOUND' }) });
+    await expect(node.client('beta', 'tok-alpha').execute('SELECT 1')).rejects.toThrow();
+  });
+
+  it('serves the /v1/v2/pipeline form (a URL without a trailing slash) on the tenant the token names', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    await node.directory.ensure('beta', desired(['tok-beta']));
+    await node.client('alpha', 'tok-alpha').execute("CREATE TABLE t AS SELECT 'in alpha' AS name");
+    await node.client('beta', 'tok-beta').execute("CREATE TABLE t AS SELECT 'in beta' AS name");
+    // The last segment is dropped by the client: the token alone names the tenant.
+    expect(await names(node.client('whatever', 'tok-alpha', { trailingSlash: false }))).toEqual(['in alpha']);
+    expect(await names(node.client('alpha', 'tok-beta', { trailingSlash: false }))).toEqual(['in beta']);
+  });
+
+  it('lets a read-only token read but not write', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', { tokens: [grant('tok-rw'), grant('tok-ro', { readOnly: true })], durability: 'async' });
+    await node.client('alpha', 'tok-rw').execute("CREATE TABLE t AS SELECT 'x' AS name");
+    const reader = node.client('alpha', 'tok-ro');
+    expect(await names(reader)).toEqual(['x']);
+    await expect(reader.execute("INSERT INTO t VALUES ('y')")).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    await expect(reader.execute('CREATE TABLE u (n INTEGER)')).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    expect(await names(reader)).toEqual(['x']);
+  });
+
+  it('rotates tokens with ensure: the old ones are refused at once, the data stays', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', desired(['tok-old']));
+    await node.client('alpha', 'tok-old').execute("CREATE TABLE t AS SELECT 'kept' AS name");
+    expect(await node.directory.ensure('alpha', desired(['tok-new']))).toEqual({ created: false });
+    expect(await node.post('alpha', 'tok-old')).toMatchObject({ status: 401 });
+    expect(await node.post(null, 'tok-old')).toMatchObject({ status: 401 });
+    expect(await names(node.client('alpha', 'tok-new'))).toEqual(['kept']);
+  });
+
+  it('refuses a token from its expiry time on, by the injected clock', async () => {
+    let now = 1_000_000;
+    const node = await startNode(new MemoryObjectStore(), { now: () => now });
+    await node.directory.ensure('alpha', { tokens: [grant('tok-short', { expiresAt: 1_000_500 }), grant('tok-long')], durability: 'async' });
+    expect(await node.post('alpha', 'tok-short')).toMatchObject({ status: 200 });
+    now = 1_000_500;
+    expect(await node.post('alpha', 'tok-short')).toMatchObject({ status: 401 });
+    expect(await node.post('alpha', 'tok-long')).toMatchObject({ status: 200 });
+  });
+
+  it('deletes a tenant: its token answers 404, and nothing of it is left on disk or in the bucket', async () => {
+    const store = new MemoryObjectStore();
+    const node = await startNode(store);
+    await node.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    // A neighbour whose id starts with the deleted one's: its keys share that prefix but not the tenant's root.
+    await node.directory.ensure('alpha-b', desired(['tok-beta'], { durability: 'sync' }));
+    for (const [tenant, token] of [
+      ['alpha', 'tok-alpha'],
+      ['alpha-b', 'tok-beta'],
+    ] as const) {
+      const client = node.client(tenant, token);
+      await client.execute('CREATE TABLE t (name TEXT)');
+      await client.execute("INSERT INTO t VALUES ('x')");
+    }
+    await node.directory.saveUsage(new Map());
+    const ofAlpha = (k: string) => k.startsWith('tenants/alpha.') || k.startsWith('replicas/alpha/');
+    expect((await keys(store)).filter(ofAlpha)).toEqual(
+      expect.arrayContaining(['tenants/alpha.json', 'tenants/alpha.usage.json', expect.stringMatching(/^replicas\/alpha\/generations\/.+\.seg\.gz$/)]),
+    );
+
+    await node.directory.delete('alpha');
+    expect(await node.post(null, 'tok-alpha')).toEqual({ status: 404, body: { code: 'TENANT_NOT_FOUND', message: 'The database was deleted' } });
+    expect(await node.post('alpha', 'tok-alpha')).toMatchObject({ status: 404 });
+    expect(await node.directory.describe('alpha')).toBeUndefined();
+    const file = node.engine.databasePath('alpha');
+    expect([file, `${file}-wal`, `${file}-shm`].filter((f) => existsSync(f))).toEqual([]);
+    expect(existsSync(node.engine.databasePath('alpha-b'))).toBe(true);
+    const left = await keys(store);
+    expect(left.filter(ofAlpha)).toEqual([]);
+    expect(left).toEqual(expect.arrayContaining(['tenants/alpha-b.json', 'tenants/alpha-b.usage.json']));
+    expect(left.some((k) => k.startsWith('replicas/alpha-b/'))).toBe(true);
+    expect(await names(node.client('alpha-b', 'tok-beta'))).toEqual(['x']);
+    // A deletion of what is already gone succeeds.
+    await node.directory.delete('alpha');
+  });
+
+  // BUG (fails today, hence it.fails; drop `.fails` once fixed): startHranaServer takes StreamRegistryOptions and
+  // builds a registry of its own, so the StreamRegistry handed to it (as main.ts does) is not the one serving.
+  // The directory's delete() then closes no stream, and its #locked() does not wait for a stream's transaction.
+  it.fails("closes the tenant's open streams when it is deleted, so no transaction keeps its lock", async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    const client = node.client('alpha', 'tok-alpha');
+    await client.execute('CREATE TABLE t (name TEXT)');
+    const tx = await client.transaction('write');
+    await tx.execute("INSERT INTO t VALUES ('uncommitted')");
+    expect(node.server.streams.lockFor('alpha').holder).not.toBeNull();
+    await node.directory.delete('alpha');
+    // delete() closes the streams of the registry it was given; the server must be serving from that registry.
+    expect(node.server.streams.lockFor('alpha').holder).toBeNull();
+    tx.close();
+  });
+
+  it('restores every tenant of the bucket on a start with an empty data directory', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    await first.directory.ensure('alpha', desired(['tok-alpha']));
+    const writer = first.client('alpha', 'tok-alpha');
+    await writer.execute('CREATE TABLE t (name TEXT)');
+    await writer.batch(["INSERT INTO t VALUES ('one')", "INSERT INTO t VALUES ('two')"], 'write');
+    await first.directory.flushAll();
+
+    const second = await startNode(store, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['one', 'two']);
+    expect(await second.post('alpha', 'tok-wrong')).toMatchObject({ status: 401 });
+  });
+
+  it('answers 503 for a tenant whose copy cannot be restored, and serves the others', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    for (const tenant of ['alpha', 'beta']) {
+      await first.directory.ensure(tenant, desired([`tok-${tenant}`], { durability: 'sync' }));
+      await first.client(tenant, `tok-${tenant}`).execute(`CREATE TABLE t AS SELECT '${tenant}' AS name`);
+    }
+    const snapshots = (await keys(store, 'replicas/alpha/')).filter((k) => k.endsWith('.db.gz'));
+    expect(snapshots.length).toBeGreaterThan(0);
+    for (const key of snapshots) await store.put(key, 'not a gzipped database');
+
+    const second = await startNode(store, { load: true });
+    expect(await second.post('alpha', 'tok-alpha')).toEqual({ status: 503, body: expect.objectContaining({ code: 'DATABASE_UNAVAILABLE' }) });
+    expect(await names(second.client('beta', 'tok-beta'))).toEqual(['beta']);
+  });
+
+  it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    await first.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    const writer = first.client('alpha', 'tok-alpha');
+    await writer.execute('CREATE TABLE t (name TEXT)');
+    await writer.execute("INSERT INTO t VALUES ('acknowledged')");
+
+    const second = await startNode(store, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
+  });
+
+  it('forks a tenant as it was at a time between two writes', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = Date.parse('2030-01-01T00:00:00Z');
+    vi.setSystemTime(t0);
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('source', desired(['tok-src'], { durability: 'sync' }));
+    const source = node.client('source', 'tok-src');
+    vi.setSystemTime(t0 + 1000);
+    await source.execute("CREATE TABLE t AS SELECT 'first' AS name");
+    vi.setSystemTime(t0 + 2000);
+    await source.execute("INSERT INTO t VALUES ('second')");
+    vi.setSystemTime(t0 + 3000);
+
+    expect(await node.directory.ensure('fork-early', desired(['tok-early'], { restoreFrom: { tenant: 'source', at: t0 + 1500 } }))).toEqual({ created: true });
+    expect(await names(node.client('fork-early', 'tok-early'))).toEqual(['first']);
+    await node.directory.ensure('fork-late', desired(['tok-late'], { restoreFrom: { tenant: 'source', at: t0 + 2000 } }));
+    expect(await names(node.client('fork-late', 'tok-late'))).toEqual(['first', 'second']);
+    // The fork is a database of its own.
+    await node.client('fork-early', 'tok-early').execute("INSERT INTO t VALUES ('fork only')");
+    expect(await names(source)).toEqual(['first', 'second']);
+    expect(await node.directory.describe('fork-early')).toMatchObject({ restoredFrom: { tenant: 'source', at: t0 + 1500 } });
+  });
+
+  it('refuses a restore before the window, in the future or from no tenant, and leaves nothing behind', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const t0 = Date.parse('2030-01-01T00:00:00Z');
+    vi.setSystemTime(t0);
+    const store = new MemoryObjectStore();
+    const node = await startNode(store);
+    await node.directory.ensure('source', desired(['tok-src'], { durability: 'sync' }));
+    vi.setSystemTime(t0 + 1000);
+    await node.client('source', 'tok-src').execute("CREATE TABLE t AS SELECT 'x' AS name");
+    vi.setSystemTime(t0 + 2000);
+
+    for (const restoreFrom of [
+      { tenant: 'source', at: t0 - 1 },
+      { tenant: 'source', at: t0 + 60_000 },
+      { tenant: 'missing', at: t0 },
+    ]) {
+      await expect(node.directory.ensure('fork', desired(['tok-fork'], { restoreFrom }))).rejects.toBeInstanceOf(RestorePointUnavailableError);
+    }
+    await expect(node.directory.ensure('fork', desired(['tok-fork'], { restoreFrom: { tenant: 'source', at: t0 - 1 } }))).rejects.toThrow(
+      /before the earliest point kept \(2030-01-01T00:00:00\.000Z\)/,
+    );
+    expect(await node.directory.describe('fork')).toBeUndefined();
+    expect((await keys(store)).filter((k) => k.includes('fork'))).toEqual([]);
+    expect(await node.post('fork', 'tok-fork')).toMatchObject({ status: 404 });
+  });
+
+  it('describes a tenant: rows read and written, size and restore window', async () => {
+    const node = await startNode(new MemoryObjectStore(), { now: () => 1_900_000_000_000 });
+    await node.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    const client = node.client('alpha', 'tok-alpha');
+    await client.execute('CREATE TABLE t (name TEXT)');
+    await client.execute("INSERT INTO t VALUES ('a'), ('b'), ('c')");
+    await client.execute('SELECT * FROM t');
+    await client.execute('SELECT * FROM t LIMIT 2');
+    const description = await node.directory.describe('alpha');
+    expect(description).toMatchObject({ tenant: 'alpha', createdAt: 1_900_000_000_000, durability: 'sync', rowsRead: 5, rowsWritten: 3 });
+    expect(description?.sizeBytes).toBeGreaterThan(0);
+    expect(description?.lastWriteAt).toEqual(expect.any(Number));
+    expect(description?.restoreWindow?.latest).toBeGreaterThanOrEqual(description?.restoreWindow?.earliest ?? Infinity);
+    expect(await node.directory.describe('nobody')).toBeUndefined();
+  });
+
+  it('keeps the usage counters across a restart once saved', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    await first.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    const client = first.client('alpha', 'tok-alpha');
+    await client.execute('CREATE TABLE t (name TEXT)');
+    await client.execute("INSERT INTO t VALUES ('a'), ('b')");
+    await client.execute('SELECT * FROM t');
+    const before = await first.directory.describe('alpha');
+    expect(before).toMatchObject({ rowsRead: 2, rowsWritten: 2 });
+    await first.directory.saveUsage(new Map());
+
+    const second = await startNode(store, { load: true });
+    const after = await second.directory.describe('alpha');
+    expect(after).toMatchObject({ rowsRead: 2, rowsWritten: 2, lastWriteAt: before?.lastWriteAt });
+  });
+});

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import type { Database } from '../../../src/apis/v1alpha1/database.ts';
+import { statusChanged } from '../../../src/conditions/index.ts';
+import type { EngineTenant } from '../../../src/platform/databases/engine-client.ts';
+import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
+
+const t0 = new Date('2030-01-01T00:00:00Z');
+const t1 = new Date('2030-01-01T00:05:00Z');
+const identity: Identity = { databaseId: 'db-0123', url: 'https://db.example.com/v1/db-0123' };
+
+function db(status?: Database['status'], generation = 3): Database {
+  return { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { namespace: 'p', name: 'orders', generation }, spec: {}, ...(status ? { status } : {}) } as Database;
+}
+
+const tenant: EngineTenant = {
+  tenant: 'db-0123',
+  created_at: '2030-01-01T00:00:00Z',
+  durability: 'async',
+  size_bytes: 12_288,
+  rows_read: 40,
+  rows_written: 5,
+  last_write_at: '2030-01-01T00:04:00Z',
+  restore_window: { earliest: '2030-01-01T00:00:00Z', latest: '2030-01-01T00:04:00Z' },
+};
+
+const condition = (status: Database['status'], type: string) => status?.conditions?.find((c) => c.type === type);
+
+describe('desiredStatus', () => {
+  it.each<[Observation, string, string, string, RegExp]>([
+    [{ kind: 'served', tenant }, 'ready', 'True', 'Provisioned', /serves this database/],
+    [{ kind: 'provisioning', restoring: false }, 'provisioning', 'False', 'Provisioning', /Creating the database/],
+    [{ kind: 'provisioning', restoring: true }, 'restoring', 'False', 'Restoring', /as it was at the restore time/],
+    [{ kind: 'deleting' }, 'deleting', 'False', 'Deleting', /Deleting the database and its copies/],
+    [{ kind: 'engine-unavailable', detail: 'cw-db is not reachable', deleting: false }, 'provisioning', 'Unknown', 'EngineUnavailable', /^cw-db is not reachable; retrying\.$/],
+    [{ kind: 'engine-unavailable', detail: 'cw-db is not reachable', deleting: true }, 'deleting', 'Unknown', 'EngineUnavailable', /^Deleting: cw-db is not reachable; retrying\.$/],
+    [{ kind: 'restore-source-missing', source: 'src' }, 'failed', 'False', 'RestoreSourceNotFound', /No Database src with data/],
+    [
+      { kind: 'restore-point-unavailable', detail: 'The restore time is before the earliest point kept' },
+      'failed',
+      'False',
+      'RestorePointUnavailable',
+      /^The restore time is before the earliest point kept$/,
+    ],
+    [{ kind: 'secret-conflict', secret: 'orders-db' }, 'failed', 'False', 'TokenSecretConflict', /Secret orders-db exists and does not belong/],
+  ])('%j → %s, Provisioned %s (%s)', (observation, state, status, reason, message) => {
+    const result = desiredStatus(db(), identity, observation, t0);
+    expect(result.state).toBe(state);
+    const provisioned = condition(result, 'Provisioned');
+    const ready = condition(result, 'Ready');
+    expect(provisioned).toMatchObject({ status, reason, lastTransitionTime: '2030-01-01T00:00:00Z', observedGeneration: 3 });
+    expect(provisioned?.message).toMatch(message);
+    expect(ready).toMatchObject({ status, reason: observation.kind === 'served' ? 'Ready' : reason });
+    if (observation.kind !== 'served') expect(ready?.message).toBe(provisioned?.message);
+    expect(result).toMatchObject({ databaseId: 'db-0123', tenantId: 'db-0123', url: identity.url });
+  });
+
+  it('answers observedGeneration for every observation but engine-unavailable', () => {
+    const observations: Observation[] = [
+      { kind: 'served', tenant },
+      { kind: 'provisioning', restoring: false },
+      { kind: 'deleting' },
+      { kind: 'restore-source-missing', source: 'src' },
+      { kind: 'restore-point-unavailable', detail: 'x' },
+      { kind: 'secret-conflict', secret: 's' },
+    ];
+    for (const observation of observations) expect(desiredStatus(db(undefined, 4), identity, observation, t0).observedGeneration).toBe(4);
+    const before = desiredStatus(db(undefined, 4), identity, { kind: 'served', tenant }, t0);
+    const unavailable = desiredStatus(db(before, 5), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1);
+    expect(unavailable.observedGeneration).toBe(4);
+    expect(desiredStatus(db(undefined, 5), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1).observedGeneration).toBeUndefined();
+  });
+
+  it('keeps the state it had while the engine is unreachable', () => {
+    const served = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
+    const unavailable = desiredStatus(db(served), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1);
+    expect(unavailable.state).toBe('ready');
+    expect(condition(unavailable, 'Ready')).toMatchObject({ status: 'Unknown', lastTransitionTime: '2030-01-01T00:05:00Z' });
+    // The figures last seen stay.
+    expect(unavailable).toMatchObject({ sizeBytes: 12_288, rowsRead: 40 });
+  });
+
+  it("copies the engine's figures when served, and drops a restore window the engine no longer reports", () => {
+    const served = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
+    expect(served).toMatchObject({
+      sizeBytes: 12_288,
+      rowsRead: 40,
+      rowsWritten: 5,
+      lastWriteAt: '2030-01-01T00:04:00Z',
+      restoreWindow: { earliest: '2030-01-01T00:00:00Z', latest: '2030-01-01T00:04:00Z' },
+    });
+    const windowless = desiredStatus(db(served), identity, { kind: 'served', tenant: { ...tenant, restore_window: null, rows_read: 41 } }, t1);
+    expect(windowless.restoreWindow).toBeUndefined();
+    expect(windowless.rowsRead).toBe(41);
+    expect(windowless.lastWriteAt).toBe('2030-01-01T00:04:00Z');
+    const fresh = desiredStatus(db(), identity, { kind: 'served', tenant: { ...tenant, last_write_at: null } }, t0);
+    expect(fresh).not.toHaveProperty('lastWriteAt');
+  });
+
+  it('names the token Secret only when the identity has one', () => {
+    const withSecret = desiredStatus(db(), { ...identity, tokenSecretName: 'orders-db-token' }, { kind: 'served', tenant }, t0);
+    expect(withSecret.tokenSecretName).toBe('orders-db-token');
+    const without = desiredStatus(db(withSecret), identity, { kind: 'served', tenant }, t1);
+    expect(without).not.toHaveProperty('tokenSecretName');
+  });
+
+  it('writes nothing again for an unchanged database, and moves lastTransitionTime only on a flip', () => {
+    const first = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
+    expect(statusChanged(first, desiredStatus(db(first), identity, { kind: 'served', tenant }, t1))).toBe(false);
+    const deleting = desiredStatus(db(first), identity, { kind: 'deleting' }, t1);
+    expect(condition(deleting, 'Ready')?.lastTransitionTime).toBe('2030-01-01T00:05:00Z');
+  });
+});
