@@ -97,7 +97,8 @@ export class TenantDirectory {
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (token === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'A database token is required (Authorization: Bearer <database_token>)' };
     const holder = this.#tokens.find(token, this.#now());
-    if (holder === undefined && this.#tokens.deletedTenant(token)) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'The database was deleted' };
+    const deleted = holder === undefined ? this.#tokens.deletedTenant(token) : undefined;
+    if (deleted !== undefined && (pathTenant === null || pathTenant === deleted)) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'The database was deleted' };
     if (holder === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'The database token is not valid (unknown, rotated or expired)' };
     if (pathTenant !== null && pathTenant !== holder.tenant) return { status: 403, code: 'FORBIDDEN', message: 'The database token is not valid for this database' };
     const entry = this.#tenants.get(holder.tenant);

@@ -199,10 +199,11 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
           [1, 'héllo'],
           [3, 'third'],
         ],
-        rows_read: expect.any(Number),
+        rows_read: 2,
         rows_written: 0,
         changes: 0,
-        last_insert_id: expect.anything(),
+        // A read inserts nothing, whatever the connection inserted before.
+        last_insert_id: null,
       },
     ]);
 
@@ -299,8 +300,10 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     const crossed = await pipeline(`/v1/${b.database_id}/v2/pipeline`, a.database_token);
     expect(crossed.status).toBe(403);
     await crossed.body?.cancel();
-    // A's token with B's database_url, the way a user configures the official client.
-    await expect(connect(b.database_url, a.database_token).execute('SELECT name FROM who')).rejects.toMatchObject({ code: expect.stringMatching(/UNAUTHORIZED|FORBIDDEN/) });
+    // A's token with B's database_url, the way a user configures the official client: the client resolves
+    // `v2/pipeline` against a URL without a trailing slash, so the tenant never reaches the server and the token
+    // decides (docs/databases.md). It reaches A, the token's database, and never B.
+    expect((await connect(b.database_url, a.database_token).execute('SELECT name FROM who')).rows.map((r) => r.name)).toEqual(['a']);
   });
 
   it('deletes a database: its endpoint answers 404 and its name can be used again', async () => {

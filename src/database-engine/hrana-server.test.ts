@@ -5,6 +5,7 @@ import { createClient, LibsqlError, type Client } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHranaServer, type HranaServer } from './http-server.ts';
 import { LibsqlEngine } from './libsql-engine.ts';
+import { StreamRegistry } from './stream-registry.ts';
 
 // The official client against the real server on a real engine: this is the compatibility contract.
 let directory: string;
@@ -17,7 +18,7 @@ beforeAll(async () => {
     port: 0,
     engine: new LibsqlEngine({ directory }),
     authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }),
-    streams: { lockTimeoutMs: 2_000 },
+    streams: new StreamRegistry({ lockTimeoutMs: 2_000 }),
   });
 });
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handlePipeline, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { SqlEngine } from './sql-engine.ts';
-import { StreamRegistry, type StreamRegistryOptions } from './stream-registry.ts';
+import { StreamRegistry } from './stream-registry.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -25,7 +25,8 @@ export interface HranaServerOptions {
   authorize: (request: IncomingMessage, pathTenant: string | null) => PipelineCaller | Refusal | Promise<PipelineCaller | Refusal>;
   meter?: PipelineContext['meter'];
   afterCommit?: PipelineContext['afterCommit'];
-  streams?: StreamRegistryOptions;
+  /** The streams' registry, shared with whoever else must reach the tenants' locks (cw-db's tenant directory); default: a new one. */
+  streams?: StreamRegistry;
   /** Largest request body accepted; default 10 MiB. */
   maxBodyBytes?: number;
 }
@@ -47,7 +48,7 @@ const PIPELINE = /^\/v1\/(?:([^/]+)\/)?v2\/pipeline$/;
  * 404; `/v3*` is not answered with a 2xx on purpose, since a client that sees one switches to protobuf.
  */
 export async function startHranaServer(options: HranaServerOptions): Promise<HranaServer> {
-  const streams = new StreamRegistry(options.streams);
+  const streams = options.streams ?? new StreamRegistry();
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const server = createServer((request, response) => {
     serve(request, response, options, streams, maxBodyBytes).catch(() => {

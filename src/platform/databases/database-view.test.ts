@@ -81,10 +81,7 @@ describe('databaseDetailView', () => {
     expect(databaseDetailView(database({ spec: {} })).durability).toBe('async');
   });
 
-  // BUG (minor; fails today, hence it.fails): right after the DELETE, before the controller's next status, the view
-  // says `deleting` while status_message is the Ready=True message "The database answers SQL at its url.": the
-  // message is taken whenever the *view* is not ready, not only when the Ready condition is not True.
-  it.fails('gives no status_message from a Ready condition that is True', () => {
+  it('gives no status_message from a Ready condition that is True', () => {
     const deleting = databaseDetailView(database({ status: readyStatus, deletionTimestamp: '2030-01-02T00:00:00Z' }));
     expect(deleting.status).toBe('deleting');
     expect(deleting).not.toHaveProperty('status_message');

@@ -39,7 +39,7 @@ export function databaseDetailView(db: Database): DatabaseDetailView {
   return {
     ...view,
     durability: db.spec.durability ?? 'async',
-    ...(view.status !== 'ready' && ready?.message ? { status_message: ready.message } : {}),
+    ...(view.status !== 'ready' && ready?.status !== 'True' && ready?.message ? { status_message: ready.message } : {}),
     usage: {
       size_bytes: db.status?.sizeBytes ?? 0,
       rows_read: db.status?.rowsRead ?? 0,

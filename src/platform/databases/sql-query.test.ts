@@ -104,11 +104,7 @@ describe('runQuery', () => {
     }
   });
 
-  // BUG (fails today, hence it.fails): cw-db answers 404 for a tenant it does not have (not yet provisioned, or
-  // deleted while the Database object is still there) whatever the token, and runQuery turns that into a 400
-  // BadRequestError "No such database". docs/databases.md: "Without a valid token, an unknown database answers 401
-  // too, so names cannot be probed"; the route documents 401 for "a token that is not this database's".
-  it.fails('answers 401 to an invalid token when the engine does not have the database', async () => {
+  it('answers 401 to an invalid token when the engine does not have the database', async () => {
     const failure = await query('gone-db', [{ sql: 'SELECT 1' }], 'cwdb_wrong').catch((e: unknown) => e);
     expect(failure).toMatchObject({ status: 401, message: INVALID_QUERY_TOKEN });
   });

@@ -74,7 +74,8 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
   } catch {
     throw new UnavailableError('The database engine cannot be reached; retry later.');
   }
-  if (response.status === 401 || response.status === 403) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+  // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
+  if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
   if (response.status >= 500) throw new UnavailableError('The database engine failed to answer; retry later.');
   const body = (await response.json()) as { results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[]; message?: string };
   if (response.status !== 200 || !body.results) throw new BadRequestError(body.message ?? 'The statements were refused.');
