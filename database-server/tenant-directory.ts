@@ -188,6 +188,7 @@ export class TenantDirectory {
   afterCommit(tenant: string): Promise<void> | undefined {
     const entry = this.#tenants.get(tenant);
     if (!entry?.replica?.capture()) return undefined;
+    this.#options.meter.committed(tenant);
     return entry.meta.durability === 'sync' ? entry.replica.flush() : undefined;
   }
 

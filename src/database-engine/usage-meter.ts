@@ -2,13 +2,14 @@
 export interface TenantUsage {
   rowsRead: number;
   rowsWritten: number;
-  /** Epoch milliseconds of the last statement that changed rows, or null. */
+  /** Epoch milliseconds of the last commit that changed the database, or null. */
   lastWriteAt: number | null;
 }
 
 /**
  * Per-tenant statement counters behind the usage figures (`rows_read`, `rows_written`, `last_write_at`). A row
- * read is a row a statement returned and a row written one it changed: the `libsql` package does not expose
+ * read is a row a statement returned and a row written one it changed (in a transaction rolled back later too,
+ * as the work was done): the `libsql` package does not expose
  * SQLite's scan counters, so rows a query examined without returning them are not counted (sqld counts those).
  */
 export class UsageMeter {
@@ -24,7 +25,11 @@ export class UsageMeter {
     const usage = this.#entry(tenant);
     usage.rowsRead += rowsRead;
     usage.rowsWritten += rowsWritten;
-    if (rowsWritten > 0) usage.lastWriteAt = this.#now();
+  }
+
+  /** Notes a commit that changed the database (a rolled-back transaction is no write). */
+  committed(tenant: string): void {
+    this.#entry(tenant).lastWriteAt = this.#now();
   }
 
   /** The counters of `tenant` (zeros when it ran nothing). */
