@@ -44,6 +44,8 @@ interface Entry {
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
   ready: Promise<void>;
   replica?: TenantReplicaPort;
+  /** The timer's flush and maintain of this tenant, while it runs. */
+  shipping?: Promise<void> | undefined;
 }
 
 export interface TenantDirectoryOptions {
@@ -192,19 +194,25 @@ export class TenantDirectory {
     return entry.meta.durability === 'sync' ? entry.replica.flush() : undefined;
   }
 
-  /** Ships every tenant's pending commits and lets each replica checkpoint or snapshot (the 1 s timer). */
-  async flushAll(): Promise<void> {
-    await Promise.all(
-      [...this.#tenants.values()].map(async (entry) => {
-        if (!entry.replica) return;
-        try {
-          if (entry.replica.pendingBytes > 0) await entry.replica.flush();
-          await entry.replica.maintain();
-        } catch (err) {
-          this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err });
-        }
-      }),
-    );
+  /**
+   * Ships every tenant's pending commits, then lets its replica checkpoint or snapshot (the 1 s timer). Each tenant
+   * ships on its own: one whose checkpoint waits for a long transaction does not hold back the others, and a tenant
+   * still shipping from the last round is not started again. Resolves when the work of every tenant is done.
+   */
+  flushAll(): Promise<void> {
+    const running: Promise<void>[] = [];
+    for (const entry of this.#tenants.values()) {
+      const replica = entry.replica;
+      if (replica && !entry.shipping && replica.pendingBytes > 0) {
+        entry.shipping = replica
+          .flush()
+          .then(() => replica.maintain())
+          .catch((err: unknown) => this.#options.log.warn('shipping to the bucket failed; retrying', { tenant: entry.meta.tenant, err }))
+          .finally(() => (entry.shipping = undefined));
+      }
+      if (entry.shipping) running.push(entry.shipping);
+    }
+    return Promise.all(running).then(() => undefined);
   }
 
   /** Saves the usage counters of tenants that ran statements since the last save. */
