@@ -1,0 +1,109 @@
+// One load run of `make bench-db`, as a process of its own: no server and no orchestrator shares its event loop.
+// Argument: a JSON `LoadSpec`. Keeps `concurrency` operations in flight, spread over `clients` clients of
+// `@libsql/client` (or, for the raw workloads, plain `fetch` of the same pipeline body the client sends), for a
+// warm-up and then the measured window; prints one JSON `LoadResult` line. Any failed operation fails the run.
+import { createClient, type Client } from '@libsql/client';
+import { randomBytes } from 'node:crypto';
+
+export type Workload = 'read' | 'insert' | 'raw-read';
+
+export interface LoadSpec {
+  url: string;
+  authToken?: string;
+  workload: Workload;
+  clients: number;
+  concurrency: number;
+  warmupSeconds: number;
+  durationSeconds: number;
+  /** Point reads pick ids in 1..rows. */
+  rows: number;
+}
+
+export interface LoadResult {
+  opsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Operations completed in the measured window, and in the whole run (for CPU time per operation). */
+  ops: number;
+  allOps: number;
+  errors: number;
+  firstError?: string;
+}
+
+export const READ_SQL = 'SELECT v FROM kv WHERE id = ?';
+export const INSERT_SQL = 'INSERT INTO kv (k, v, n) VALUES (?, ?, ?)';
+
+const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
+const clients: Client[] = Array.from({ length: spec.clients }, () => createClient({ url: spec.url, ...(spec.authToken ? { authToken: spec.authToken } : {}) }));
+// The URL the client posts a v2 pipeline to (it resolves `v2/pipeline` against the database URL).
+const pipelineUrl = new URL('v2/pipeline', spec.url).toString();
+const headers: Record<string, string> = { 'content-type': 'application/json', ...(spec.authToken ? { authorization: `Bearer ${spec.authToken}` } : {}) };
+// Keys unique across runs and load processes (k is UNIQUE).
+const keyPrefix = randomBytes(6).toString('hex');
+let inserted = 0;
+const randomId = () => 1 + Math.floor(Math.random() * spec.rows);
+
+const operations: Record<Workload, (client: Client) => Promise<void>> = {
+  async read(client) {
+    const rs = await client.execute({ sql: READ_SQL, args: [randomId()] });
+    if (rs.rows.length !== 1) throw new Error(`a point read answered ${rs.rows.length} rows`);
+  },
+  async insert(client) {
+    const n = inserted++;
+    const rs = await client.execute({ sql: INSERT_SQL, args: [`${keyPrefix}-${n}`, `value ${n}`, n / 7] });
+    if (rs.rowsAffected !== 1) throw new Error(`an insert affected ${rs.rowsAffected} rows`);
+  },
+  // What `client.execute` sends for a point read (one pipeline: execute, then close), without the client.
+  async 'raw-read'() {
+    const body = JSON.stringify({
+      baton: null,
+      requests: [{ type: 'execute', stmt: { sql: READ_SQL, args: [{ type: 'integer', value: String(randomId()) }], want_rows: true } }, { type: 'close' }],
+    });
+    const res = await fetch(pipelineUrl, { method: 'POST', headers, body });
+    const answer = (await res.json()) as { results?: { type: string; response?: { result?: { rows?: unknown[] } } }[] };
+    const rows = answer.results?.[0]?.response?.result?.rows;
+    if (res.status !== 200 || rows?.length !== 1) throw new Error(`a raw point read answered ${res.status}: ${JSON.stringify(answer).slice(0, 200)}`);
+  },
+};
+
+const operation = operations[spec.workload];
+const start = performance.now();
+const measureFrom = start + spec.warmupSeconds * 1000;
+const end = measureFrom + spec.durationSeconds * 1000;
+const latencies: number[] = [];
+let allOps = 0;
+let errors = 0;
+let firstError: string | undefined;
+
+async function worker(client: Client): Promise<void> {
+  for (let t0 = performance.now(); t0 < end; t0 = performance.now()) {
+    try {
+      await operation(client);
+    } catch (error) {
+      errors++;
+      firstError ??= error instanceof Error ? error.message : String(error);
+      if (errors > 100) return;
+      continue;
+    }
+    const t1 = performance.now();
+    allOps++;
+    // Counted when started and finished inside the window.
+    if (t0 >= measureFrom && t1 <= end) latencies.push(t1 - t0);
+  }
+}
+
+await Promise.all(Array.from({ length: spec.concurrency }, (_, i) => worker(clients[i % clients.length]!)));
+for (const client of clients) client.close();
+
+latencies.sort((a, b) => a - b);
+const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil((p / 100) * latencies.length) - 1))] ?? Number.NaN;
+const result: LoadResult = {
+  opsPerSecond: latencies.length / spec.durationSeconds,
+  p50Ms: at(50),
+  p99Ms: at(99),
+  ops: latencies.length,
+  allOps,
+  errors,
+  ...(firstError === undefined ? {} : { firstError }),
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
