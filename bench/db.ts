@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { runToCompletion } from './child.ts';
 import type { LoadResult, LoadSpec, Workload } from './db/load.ts';
-import { cpuSeconds, startEngine, startSqld, type DbServer } from './db/servers.ts';
+import { cpuSeconds, reapedChildrenCpuSeconds, startEngine, startSqld, type DbServer } from './db/servers.ts';
 import { median } from './git-measure.ts';
 import { benchRun, runBench } from './run.ts';
 
@@ -95,22 +95,35 @@ async function seed(server: DbServer): Promise<{ journalMode: string; synchronou
   }
 }
 
+const COLUMNS: { title: string; pick: (m: Measured) => number; digits: number }[] = [
+  { title: 'ops/s', pick: (m) => m.opsPerSecond, digits: 0 },
+  { title: 'p50 ms', pick: (m) => m.p50Ms, digits: 2 },
+  { title: 'p99 ms', pick: (m) => m.p99Ms, digits: 2 },
+  { title: 'server µs/op', pick: (m) => m.serverCpuMicros, digits: 0 },
+  { title: 'client µs/op', pick: (m) => m.loaderCpuMicros, digits: 0 },
+];
+const WIDTHS = [9, 9, 9, 14, 14];
+
 const SYNCHRONOUS: Record<string, string> = { '0': 'OFF', '1': 'NORMAL', '2': 'FULL', '3': 'EXTRA' };
 
 interface Measured extends LoadResult {
   /** CPU microseconds of the server per operation over the whole load run (warm-up included). */
   serverCpuMicros: number;
+  /** The same for the load generator (the client's own cost). */
+  loaderCpuMicros: number;
 }
 
 async function load(server: DbServer, workload: Workload): Promise<Measured> {
   const spec: LoadSpec = { url: server.url, workload, clients, concurrency, warmupSeconds, durationSeconds, rows, ...(server.authToken ? { authToken: server.authToken } : {}) };
-  const before = cpuSeconds(server.pid);
+  const [before, loaderBefore] = [cpuSeconds(server.pid), reapedChildrenCpuSeconds()];
   const result = JSON.parse(await runToCompletion(node, [join(repoRoot, 'bench/db/load.ts'), JSON.stringify(spec)])) as LoadResult;
-  const serverCpuMicros = ((cpuSeconds(server.pid) - before) * 1e6) / Math.max(1, result.allOps);
+  const perOp = (seconds: number) => (seconds * 1e6) / Math.max(1, result.allOps);
+  const serverCpuMicros = perOp(cpuSeconds(server.pid) - before);
+  const loaderCpuMicros = perOp(reapedChildrenCpuSeconds() - loaderBefore);
   if (result.errors > 0 || result.ops === 0) {
     throw new Error(`${workload} on ${server.name}: ${result.errors} failed and ${result.allOps} completed operations (first error: ${result.firstError ?? 'none'})`);
   }
-  return { ...result, serverCpuMicros };
+  return { ...result, serverCpuMicros, loaderCpuMicros };
 }
 
 type Results = Map<Workload, Map<string, Measured[]>>;
@@ -152,6 +165,12 @@ async function main(): Promise<void> {
   }
 }
 
+/** The SQLITE_BUSY answers over all runs, if any (they are not in ops/s or the latencies). */
+function busyNote(ms: Measured[]): string {
+  const busy = ms.reduce((sum, m) => sum + m.busy, 0);
+  return busy > 0 ? `   (${busy} SQLITE_BUSY refusals over the runs)` : '';
+}
+
 function report(results: Results, ours: DbServer, reference: DbServer, setups: Map<string, { journalMode: string; synchronous: string }>): void {
   const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const setup = (s: DbServer) => {
@@ -171,30 +190,30 @@ function report(results: Results, ours: DbServer, reference: DbServer, setups: M
     const med = (ms: Measured[], pick: (m: Measured) => number) => median(ms.map(pick));
     // Ratios run by run (each of ours against the reference's run next to it), then their median.
     const ratio = (pick: (m: Measured) => number) => median(mine.map((m, i) => pick(m) / pick(theirs[i] ?? m)));
-    const row = (name: string, ms: Measured[]) =>
-      `  ${name.padEnd(24)}${med(ms, (m) => m.opsPerSecond)
-        .toFixed(0)
-        .padStart(9)}${med(ms, (m) => m.p50Ms)
-        .toFixed(2)
-        .padStart(9)}${med(ms, (m) => m.p99Ms)
-        .toFixed(2)
-        .padStart(9)}${med(ms, (m) => m.serverCpuMicros)
-        .toFixed(0)
-        .padStart(14)}     ${Math.min(...ms.map((m) => m.opsPerSecond)).toFixed(0)}–${Math.max(...ms.map((m) => m.opsPerSecond)).toFixed(0)}`;
+    const cells = (name: string, values: string[], spread = '') => `  ${name.padEnd(24)}${values.map((v, i) => v.padStart(WIDTHS[i] ?? 9)).join('')}     ${spread}`.trimEnd();
+    const row = (name: string, ms: Measured[]) => {
+      const throughputs = ms.map((m) => m.opsPerSecond);
+      return cells(
+        name,
+        COLUMNS.map(({ pick, digits }) => med(ms, pick).toFixed(digits)),
+        `${Math.min(...throughputs).toFixed(0)}–${Math.max(...throughputs).toFixed(0)}${busyNote(ms)}`,
+      );
+    };
     const throughput = ratio((m) => m.opsPerSecond);
     lines.push(
       '',
       title,
-      `  ${''.padEnd(24)}${'ops/s'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'server µs/op'.padStart(14)}     ops/s, slowest–fastest run`,
+      cells(
+        '',
+        COLUMNS.map((c) => c.title),
+        'ops/s, slowest–fastest run',
+      ),
       row(ours.name, mine),
       row(reference.name, theirs),
-      `  ${'ours / sqld'.padEnd(24)}${throughput.toFixed(2).padStart(9)}${ratio((m) => m.p50Ms)
-        .toFixed(2)
-        .padStart(9)}${ratio((m) => m.p99Ms)
-        .toFixed(2)
-        .padStart(9)}${ratio((m) => m.serverCpuMicros)
-        .toFixed(2)
-        .padStart(14)}`,
+      cells(
+        'ours / sqld',
+        COLUMNS.map(({ pick }) => ratio(pick).toFixed(2)),
+      ),
     );
     targets.push(
       `  ${mark(throughput >= TARGETS.throughputRatio)} ${workload} throughput ≥ ${TARGETS.throughputRatio.toFixed(1)} × sqld: ${throughput.toFixed(2)} (p99 ${ratio((m) => m.p99Ms).toFixed(2)} × sqld's)`,
@@ -204,7 +223,7 @@ function report(results: Results, ours: DbServer, reference: DbServer, setups: M
     '',
     `(${cpus().length} CPUs, load average ${loadavg()
       .map((l) => l.toFixed(2))
-      .join(' ')} at the end: the load generator and the server share them; server µs/op is its CPU time per operation, warm-up included)`,
+      .join(' ')} at the end: the load generator and the server share them; server and client µs/op are the CPU time per operation of the server and of the load process, warm-up included)`,
     '',
     'targets',
     ...targets,

@@ -1,7 +1,8 @@
 // One load run of `make bench-db`, as a process of its own: no server and no orchestrator shares its event loop.
 // Argument: a JSON `LoadSpec`. Keeps `concurrency` operations in flight, spread over `clients` clients of
 // `@libsql/client` (or, for the raw workloads, plain `fetch` of the same pipeline body the client sends), for a
-// warm-up and then the measured window; prints one JSON `LoadResult` line. Any failed operation fails the run.
+// warm-up and then the measured window; prints one JSON `LoadResult` line. Any failed operation fails the run,
+// except SQLITE_BUSY (the server gave up waiting for the write lock), which is counted and reported.
 import { createClient, type Client } from '@libsql/client';
 import { randomBytes } from 'node:crypto';
 
@@ -28,6 +29,8 @@ export interface LoadResult {
   allOps: number;
   errors: number;
   firstError?: string;
+  /** Operations the server refused with SQLITE_BUSY (a lock it gave up waiting for): counted, not failed. */
+  busy: number;
 }
 
 export const READ_SQL = 'SELECT v FROM kv WHERE id = ?';
@@ -66,6 +69,20 @@ const operations: Record<Workload, (client: Client) => Promise<void>> = {
   },
 };
 
+/** The message, with the causes under it (`fetch failed` says nothing without its cause). */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e !== undefined && parts.length < 4; e = (e as { cause?: unknown }).cause) {
+    if (!(e instanceof Error)) {
+      parts.push(JSON.stringify(e));
+      break;
+    }
+    const code = (e as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${e.message} (${code})` : e.message);
+  }
+  return parts.join(': ');
+}
+
 const operation = operations[spec.workload];
 const start = performance.now();
 const measureFrom = start + spec.warmupSeconds * 1000;
@@ -73,6 +90,7 @@ const end = measureFrom + spec.durationSeconds * 1000;
 const latencies: number[] = [];
 let allOps = 0;
 let errors = 0;
+let busy = 0;
 let firstError: string | undefined;
 
 async function worker(client: Client): Promise<void> {
@@ -80,8 +98,12 @@ async function worker(client: Client): Promise<void> {
     try {
       await operation(client);
     } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+        busy++;
+        continue;
+      }
       errors++;
-      firstError ??= error instanceof Error ? error.message : String(error);
+      firstError ??= describe(error);
       if (errors > 100) return;
       continue;
     }
@@ -104,6 +126,7 @@ const result: LoadResult = {
   ops: latencies.length,
   allOps,
   errors,
+  busy,
   ...(firstError === undefined ? {} : { firstError }),
 };
 process.stdout.write(`${JSON.stringify(result)}\n`);
