@@ -165,10 +165,12 @@ async function main(): Promise<void> {
   }
 }
 
-/** The SQLITE_BUSY answers over all runs, if any (they are not in ops/s or the latencies). */
+/** SQLITE_BUSY answers and stalled operations over all runs, if any (they are not in ops/s or the latencies). */
 function busyNote(ms: Measured[]): string {
   const busy = ms.reduce((sum, m) => sum + m.busy, 0);
-  return busy > 0 ? `   (${busy} SQLITE_BUSY refusals over the runs)` : '';
+  const stalled = ms.reduce((sum, m) => sum + m.stalled, 0);
+  const notes = [busy > 0 ? `${busy} SQLITE_BUSY refusals` : '', stalled > 0 ? `${stalled} requests never answered` : ''].filter(Boolean);
+  return notes.length > 0 ? `   (${notes.join(', ')}, over the runs)` : '';
 }
 
 function report(results: Results, ours: DbServer, reference: DbServer, setups: Map<string, { journalMode: string; synchronous: string }>): void {

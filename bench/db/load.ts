@@ -2,9 +2,11 @@
 // Argument: a JSON `LoadSpec`. Keeps `concurrency` operations in flight, spread over `clients` clients of
 // `@libsql/client` (or, for the raw workloads, plain `fetch` of the same pipeline body the client sends), for a
 // warm-up and then the measured window; prints one JSON `LoadResult` line. Any failed operation fails the run,
-// except SQLITE_BUSY (the server gave up waiting for the write lock), which is counted and reported.
+// except SQLITE_BUSY (the server gave up waiting for the write lock) and operations left unanswered past the
+// window (stalled), which are counted and reported.
 import { createClient, type Client } from '@libsql/client';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export type Workload = 'read' | 'insert' | 'raw-read';
 
@@ -31,7 +33,14 @@ export interface LoadResult {
   firstError?: string;
   /** Operations the server refused with SQLITE_BUSY (a lock it gave up waiting for): counted, not failed. */
   busy: number;
+  /** Operations still unanswered `STALL_GRACE_MS` after the window closed (given up on, not failed). */
+  stalled: number;
 }
+
+// An operation unanswered this long after the window closed is counted as stalled, and the run ends without it
+// (sqld 0.24.32 leaves a few of 16 concurrent autocommit inserts unanswered for good; undici's own header timeout
+// is 300 s).
+const STALL_GRACE_MS = 5_000;
 
 export const READ_SQL = 'SELECT v FROM kv WHERE id = ?';
 export const INSERT_SQL = 'INSERT INTO kv (k, v, n) VALUES (?, ?, ?)';
@@ -91,11 +100,13 @@ const latencies: number[] = [];
 let allOps = 0;
 let errors = 0;
 let busy = 0;
+let inFlight = 0;
 let firstError: string | undefined;
 
 async function worker(client: Client): Promise<void> {
   for (let t0 = performance.now(); t0 < end; t0 = performance.now()) {
     try {
+      inFlight++;
       await operation(client);
     } catch (error) {
       if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
@@ -106,6 +117,8 @@ async function worker(client: Client): Promise<void> {
       firstError ??= describe(error);
       if (errors > 100) return;
       continue;
+    } finally {
+      inFlight--;
     }
     const t1 = performance.now();
     allOps++;
@@ -114,7 +127,9 @@ async function worker(client: Client): Promise<void> {
   }
 }
 
-await Promise.all(Array.from({ length: spec.concurrency }, (_, i) => worker(clients[i % clients.length]!)));
+const workers = Promise.all(Array.from({ length: spec.concurrency }, (_, i) => worker(clients[i % clients.length]!)));
+await Promise.race([workers, sleep(end - performance.now() + STALL_GRACE_MS, undefined, { ref: false })]);
+const stalled = inFlight;
 for (const client of clients) client.close();
 
 latencies.sort((a, b) => a - b);
@@ -127,6 +142,8 @@ const result: LoadResult = {
   allOps,
   errors,
   busy,
+  stalled,
   ...(firstError === undefined ? {} : { firstError }),
 };
-process.stdout.write(`${JSON.stringify(result)}\n`);
+// Exits at once: a stalled request would otherwise keep its socket (and this process) alive.
+process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
