@@ -96,6 +96,10 @@ bench-runtime: setup ## Benchmark the runtime: deploy and rollback latency, entr
 bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests (BENCH_ARGS="--repo PATH")
 	@node bench/git.ts $(BENCH_ARGS)
 
+.PHONY: bench-db
+bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
+	@node bench/db.ts $(BENCH_ARGS)
+
 .PHONY: clean
 clean: ## Remove local state (.dev/, .tools/ links); the build cache outside the checkout stays
 	rm -rf .dev .tools node_modules

@@ -1,0 +1,86 @@
+// The two servers `make bench-db` compares, each started as a process of its own whose output goes to a log file.
+// Each starter answers a `DbServer`: the client URL (and token) is all the load generator knows of it, so the
+// server under test can change (today bench/db/engine-server.ts; later bin/cw-db.ts with connection tokens and
+// bucket shipping) without touching the workloads.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
+import { repoRoot, toolPath } from '../../e2e/harness/tools.ts';
+import { runToCompletion, spawnToFile } from '../child.ts';
+import type { BenchRun } from '../run.ts';
+
+export interface DbServer {
+  readonly name: string;
+  /** What `createClient({ url })` is given. */
+  readonly url: string;
+  readonly authToken?: string;
+  /** The serving process, for its CPU time. */
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Cloudwright's database engine (bench/db/engine-server.ts) on a fresh directory. With `cpuProfileDir`, Node writes
+ * a `.cpuprofile` of the whole run there when the server stops.
+ */
+export async function startEngine(run: BenchRun, opts: { cpuProfileDir?: string } = {}): Promise<DbServer> {
+  const port = await freePort();
+  const directory = join(run.stateDir, 'engine-data');
+  const profile = opts.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfileDir] : [];
+  const service = spawnToFile({
+    name: 'database engine',
+    command: toolPath('node'),
+    args: [...profile, join(repoRoot, 'bench/db/engine-server.ts'), '--port', String(port), '--directory', directory],
+    env: process.env,
+    logPath: join(run.stateDir, 'engine.log'),
+  });
+  run.stops.push(() => service.stop(30_000));
+  const base = `http://127.0.0.1:${port}`;
+  // Anything but the pipeline answers a JSON 404: listening.
+  await waitForHttp(service, `${base}/`, 30_000);
+  return { name: 'cloudwright engine', url: `${base}/v1/bench`, pid: pidOf(service.child.pid), stop: () => service.stop(30_000) };
+}
+
+/** sqld, the reference: installed on first use into the cache by scripts/setup/sqld.sh (CW_TOOL_SQLD overrides). */
+export async function startSqld(run: BenchRun): Promise<DbServer & { version: string }> {
+  const binary = process.env.CW_TOOL_SQLD ?? (await runToCompletion(join(repoRoot, 'scripts/setup/sqld.sh'), [])).trim();
+  const version = (await runToCompletion(binary, ['--version']))
+    .trim()
+    .replace(/^(?:sqld )+/, '')
+    .replace(/ \(.*$/, '');
+  const port = await freePort();
+  const directory = join(run.stateDir, 'sqld-data');
+  mkdirSync(directory, { recursive: true });
+  const service = spawnToFile({
+    name: 'sqld',
+    command: binary,
+    // No auth (no --auth-jwt-key-file), the default namespace, Hrana over HTTP at the root.
+    args: ['--no-welcome', '--db-path', join(directory, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--disable-metrics'],
+    env: { ...process.env, RUST_LOG: 'warn' },
+    logPath: join(run.stateDir, 'sqld.log'),
+  });
+  run.stops.push(() => service.stop());
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(service, `${url}/health`, 30_000);
+  return { name: `sqld ${version}`, url, pid: pidOf(service.child.pid), stop: () => service.stop(), version };
+}
+
+function pidOf(pid: number | undefined): number {
+  if (pid === undefined) throw new Error('a server did not start');
+  return pid;
+}
+
+/** CPU seconds (user + system, all threads) `pid` has used so far, from /proc (Linux). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds of this process's children that have exited and been reaped (the load runs). */
+export function reapedChildrenCpuSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / CLOCK_TICKS;
+}
