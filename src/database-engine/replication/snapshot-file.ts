@@ -6,6 +6,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
+import { GZIP_LEVEL } from './gzip-level.ts';
 import type { ObjectStore } from '../../object-store/object-store.ts';
 
 /**
@@ -22,7 +23,7 @@ export function copyDatabaseFile(dbPath: string): string {
 export async function uploadSnapshot(store: ObjectStore, key: string, copyPath: string): Promise<void> {
   const gzPath = `${copyPath}.gz`;
   try {
-    await pipeline(createReadStream(copyPath), createGzip(), createWriteStream(gzPath));
+    await pipeline(createReadStream(copyPath), createGzip({ level: GZIP_LEVEL }), createWriteStream(gzPath));
     const { size } = await stat(gzPath);
     const result = await store.put(key, { length: size, open: () => createReadStream(gzPath) });
     if (result.kind !== 'written') throw new Error(`snapshot ${key} was not written`);
