@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import type { CwDb } from './cw-db.ts';
 import { join } from 'node:path';
 import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
-import { repoRoot, toolPath } from '../../e2e/harness/tools.ts';
+import { repoRoot } from '../../e2e/harness/tools.ts';
 import { runToCompletion, spawnToFile } from '../child.ts';
 import type { BenchRun } from '../run.ts';
 
