@@ -14,6 +14,8 @@ import { inflightGauge, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
 import { repositoryRoutes } from './routes/repositories.ts';
+import { repoApiRoutes } from './api/index.ts';
+import { READ_ROUTES } from './api/read-routes.ts';
 
 export interface GitServerDependencies {
   readonly repos: RepoStore;
@@ -63,6 +65,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   healthRoutes(app, deps.drain, deps.metrics);
   repositoryRoutes(app, deps);
   gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
+  repoApiRoutes(app, { repos: deps.repos, cache: deps.cache, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) }, READ_ROUTES);
   lfsRoutes(app, {
     objects: deps.objects,
     repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },

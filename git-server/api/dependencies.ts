@@ -1,0 +1,14 @@
+import type { FastifyInstance } from 'fastify';
+import type { RepoCache } from '../../src/git/repo-cache.ts';
+import type { RepoStore } from '../../src/repo-store/index.ts';
+
+/** What the JSON API's routes need. */
+export interface RepoApiDependencies {
+  readonly repos: RepoStore;
+  /** Every read runs git over the cached copy, brought to the bucket's head first (as a fetch is). */
+  readonly cache: RepoCache;
+  /** This service's base URL for links (clone URL, LFS objects); default from the request's Host. */
+  readonly publicUrl?: string;
+  /** Adds the browser lane's CORS handling to its scope (browser-lane.ts). */
+  readonly browserLane?: (scope: FastifyInstance) => void;
+}

@@ -1,0 +1,14 @@
+import { Type } from 'typebox';
+
+/** `/{owner}/{repo}` of every JSON API route (a `.git` suffix on the repository is accepted, as git hosts do). */
+export const RepoParamsSchema = Type.Object({
+  owner: Type.String({ minLength: 1, maxLength: 100, description: 'Repository owner.' }),
+  repo: Type.String({ minLength: 1, maxLength: 104, description: 'Repository name.' }),
+});
+
+/** The JSON error body of every cw-git route (git-server/errors.ts). */
+export const ErrorBodySchema = Type.Object({
+  error: Type.String({ description: 'A stable code: repository_not_found, revision_not_found, path_not_found, invalid_request, store_unavailable, …' }),
+  message: Type.String({ description: 'What went wrong, for people.' }),
+  retryable: Type.Boolean({ description: 'True when the same request may succeed later (store_unavailable, draining).' }),
+});
