@@ -1,0 +1,29 @@
+// Revisions as users type them (a branch, a tag, a full or abbreviated object id, `main~2`), resolved by git itself
+// in the cached bare copy.
+import { PublicError } from '../../errors.ts';
+import { runGit } from '../run-git.ts';
+
+/** A revision that names no commit in the repository; `which` says which side for a compare ("base", "head"). */
+export class RevisionNotFoundError extends PublicError {
+  override readonly name = 'RevisionNotFoundError';
+  readonly code = 'revision_not_found';
+  constructor(revision: string, which?: string) {
+    super(404, `${which ? `The ${which} revision ` : 'Revision '}${JSON.stringify(revision)} names no commit in this repository.`);
+  }
+}
+
+/** A revision git could take as an option or a range is refused before git sees it. */
+const SAFE_REVISION = /^(?!-)[^\s\x00-\x1f\x7f:?*[\\]{1,256}$/;
+
+/**
+ * The commit `revision` names in the bare repository `dir` (tags peeled), or undefined when it names none. Throws
+ * a 400 for text that cannot be a revision.
+ */
+export async function resolveCommit(dir: string, revision: string): Promise<string | undefined> {
+  if (!SAFE_REVISION.test(revision) || revision.includes('..')) {
+    throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision.`), { code: 'invalid_request' });
+  }
+  const result = await runGit(['-C', dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], { okCodes: [0, 1, 128] });
+  if (result.code !== 0) return undefined;
+  return result.stdout.toString().trim();
+}
