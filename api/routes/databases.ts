@@ -122,7 +122,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       security: [{ queryToken: [] }],
       params: DatabaseParams,
       body: QueryBody,
-      response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 503) },
+      response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 429, 503) },
     },
     handler: async (request) => {
       const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];

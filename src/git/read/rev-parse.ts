@@ -12,15 +12,24 @@ export class RevisionNotFoundError extends PublicError {
   }
 }
 
-/** A revision git could take as an option or a range is refused before git sees it. */
-const SAFE_REVISION = /^(?!-)[^\s\x00-\x1f\x7f:?*[\\]{1,256}$/;
+/** Characters no revision needs: those git would read as an option, a range or a pattern are refused first. */
+const UNSAFE = new Set([':', '?', '*', '[', '\\', ' ']);
+
+function isSafeRevision(revision: string): boolean {
+  if (revision.length === 0 || revision.length > 256 || revision.startsWith('-') || revision.includes('..')) return false;
+  for (const char of revision) {
+    const code = char.charCodeAt(0);
+    if (code <= 0x20 || code === 0x7f || UNSAFE.has(char)) return false;
+  }
+  return true;
+}
 
 /**
  * The commit `revision` names in the bare repository `dir` (tags peeled), or undefined when it names none. Throws
  * a 400 for text that cannot be a revision.
  */
 export async function resolveCommit(dir: string, revision: string): Promise<string | undefined> {
-  if (!SAFE_REVISION.test(revision) || revision.includes('..')) {
+  if (!isSafeRevision(revision)) {
     throw Object.assign(new PublicError(400, `${JSON.stringify(revision.slice(0, 100))} is not a revision.`), { code: 'invalid_request' });
   }
   const result = await runGit(['-C', dir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`], { okCodes: [0, 1, 128] });
