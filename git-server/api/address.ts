@@ -58,7 +58,12 @@ export function cacheAddress(request: FastifyRequest, reply: FastifyReply, addre
     immutable(reply);
     return false;
   }
-  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-  const shape = createHash('sha256').update(`${address.path}\0${query}`).digest('hex').slice(0, 16);
-  return revalidated(request, reply, `${address.sha}-${shape}`);
+  return revalidated(request, reply, `${address.sha}-${shapeTag(address.path, request)}`);
+}
+
+/** A short hash of what, besides the commit, shapes an answer: `key` (a path, a ref kind) and the query string. */
+export function shapeTag(key: string, request: FastifyRequest): string {
+  const mark = request.url.indexOf('?');
+  const query = mark === -1 ? '' : request.url.slice(mark + 1);
+  return createHash('sha256').update(`${key}\0${query}`).digest('hex').slice(0, 16);
 }

@@ -1,8 +1,8 @@
 // `GET /refs` (the default ref) and `GET /refs/{branches|tags}` (a page of them). Answered from the head's refs;
 // a page of tags also asks git which of them are annotated (and what they peel to).
-import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { shapeTag } from './address.ts';
 import { peelTags } from '../../src/git/read/peel-tags.ts';
 import { pageRefs, type RefKind } from '../../src/git/read/ref-page.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
@@ -66,11 +66,7 @@ export function refsRoutes(scope: FastifyInstance, deps: RepoApiDependencies): v
       readRepo(deps, request, async ({ dir, head }) => {
         const { kind } = request.params as { kind: RefKind };
         const query = request.query as RefListQuery;
-        const tag = createHash('sha256')
-          .update(request.url.slice(request.url.indexOf('?') + 1 || request.url.length))
-          .digest('hex')
-          .slice(0, 16);
-        if (revalidated(request, reply, `${head.repoId}-${head.seq}-${kind}-${tag}`)) return reply;
+        if (revalidated(request, reply, `${head.repoId}-${head.seq}-${shapeTag(kind, request)}`)) return reply;
         const page = pageRefs(head.refs, kind, { prefix: query.prefix, q: query.q, after: query.after, n: query.n ? Number(query.n) : DEFAULT_PAGE });
         if (kind === 'branches') return page satisfies RefList;
         const peeled = await peelTags(
