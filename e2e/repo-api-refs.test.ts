@@ -1,0 +1,254 @@
+// The JSON API's refs, resolve, tree and blob routes through two cw-git instances on one bucket: the stock git
+// client pushes through one, the API is read through the other.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useGitTestbed } from './harness/git-testbed.ts';
+
+const bed = useGitTestbed();
+
+async function api(path: string, headers: Record<string, string> = {}, service: { url: string } = bed.b): Promise<Response> {
+  return fetch(`${service.url}/${repo}/api${path}`, { headers: { authorization: `Bearer ${bed.token}`, ...headers } });
+}
+
+async function json(path: string, status = 200): Promise<unknown> {
+  const response = await api(path);
+  const body: unknown = await response.json();
+  expect({ path, status: response.status }).toEqual({ path, status });
+  return body;
+}
+
+const README = '# Demo\n\nA test repository.\n';
+const APP_MAIN = 'console.log("main");\n';
+const APP_LOGIN = 'console.log("login");\n';
+const BINARY = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0xff, 0xfe]);
+const BIG = 'x'
+  .repeat(99)
+  .concat('\n')
+  .repeat(25 * 1024 + 1); // 2.5 MiB + 100 bytes of text
+const LFS_OID = 'd'.repeat(64);
+const LFS_POINTER = `version https://git-lfs.github.com/spec/v1\noid sha256:${LFS_OID}\nsize 12345\n`;
+
+let repo = '';
+let work = '';
+const sha: Record<string, string> = {};
+const rev = (spec: string) => bed.git.out(['rev-parse', spec], work);
+
+beforeAll(async () => {
+  repo = await bed.createRepo();
+  work = await bed.git.workdir('refs-api');
+  await bed.git.run(['init', '-q', '-b', 'main'], { cwd: work });
+  await writeFile(join(work, 'logo.png'), BINARY);
+  sha.main = await bed.git.commit(work, 'first', { 'README.md': README, 'src/app.js': APP_MAIN, 'docs/guide.md': 'guide\n', 'big.txt': BIG, 'model.bin': LFS_POINTER });
+  await bed.git.run(['tag', 'v1'], { cwd: work });
+  await bed.git.run(['tag', '-a', '-m', 'release two', 'v2'], { cwd: work });
+  await bed.git.run(['branch', 'features'], { cwd: work });
+  await bed.git.run(['checkout', '-q', '-b', 'feature/login'], { cwd: work });
+  sha.login = await bed.git.commit(work, 'login', { 'src/app.js': APP_LOGIN });
+  // A tag with a branch's name: the branch wins when resolving.
+  await bed.git.run(['tag', 'features'], { cwd: work });
+  await bed.git.run(['checkout', '-q', 'main'], { cwd: work });
+  await bed.git.run(['push', '-q', bed.remote(bed.a, repo), 'refs/heads/main', 'refs/heads/features', 'refs/heads/feature/login', 'refs/tags/v1', 'refs/tags/v2', 'refs/tags/features'], { cwd: work });
+  for (const [key, spec] of Object.entries({
+    v2: 'v2',
+    tree: 'main^{tree}',
+    src: 'main:src',
+    docs: 'main:docs',
+    readme: 'main:README.md',
+    app: 'main:src/app.js',
+    appLogin: 'feature/login:src/app.js',
+    logo: 'main:logo.png',
+    big: 'main:big.txt',
+    model: 'main:model.bin',
+  })) {
+    sha[key] = await rev(spec);
+  }
+}, 60_000);
+
+describe('GET /refs', () => {
+  it('answers the default ref', async () => {
+    expect(await json('/refs')).toEqual({ head: { name: 'refs/heads/main', sha: sha.main } });
+  });
+
+  it('lists branches in byte order, a prefix by whole segments, a substring any case', async () => {
+    expect(await json('/refs/branches')).toEqual({
+      refs: [
+        { name: 'feature/login', sha: sha.login },
+        { name: 'features', sha: sha.main },
+        { name: 'main', sha: sha.main },
+      ],
+      more: false,
+    });
+    expect(await json('/refs/branches?prefix=feature')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: false });
+    expect(await json('/refs/branches?prefix=features')).toEqual({ refs: [{ name: 'features', sha: sha.main }], more: false });
+    expect(await json('/refs/branches?q=LOG')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: false });
+  });
+
+  it('pages with after and n', async () => {
+    expect(await json('/refs/branches?n=1')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: true });
+    expect(await json('/refs/branches?n=1&after=feature%2Flogin')).toEqual({ refs: [{ name: 'features', sha: sha.main }], more: true });
+    expect(await json('/refs/branches?n=1&after=features')).toEqual({ refs: [{ name: 'main', sha: sha.main }], more: false });
+  });
+
+  it('lists tags, an annotated one with its tag object and the commit it peels to', async () => {
+    expect(await json('/refs/tags')).toEqual({
+      refs: [
+        { name: 'features', sha: sha.login },
+        { name: 'v1', sha: sha.main },
+        { name: 'v2', sha: sha.v2, peeled: sha.main },
+      ],
+      more: false,
+    });
+  });
+
+  it('refuses an unknown kind and a page size out of range', async () => {
+    for (const path of ['/refs/notes', '/refs/branches?n=0', '/refs/branches?n=1001', '/refs/branches?n=ten']) {
+      expect(await json(path, 400)).toMatchObject({ error: 'invalid_request', retryable: false });
+    }
+  });
+});
+
+describe('GET /resolve', () => {
+  it('resolves the default ref, and the longest ref prefix of a revision-and-path', async () => {
+    expect(await json('/resolve')).toEqual({ ref: 'refs/heads/main', sha: sha.main, path: '', kind: 'tree', object_sha: sha.tree });
+    expect(await json('/resolve/feature/login/src/app.js')).toEqual({ ref: 'refs/heads/feature/login', sha: sha.login, path: 'src/app.js', kind: 'blob', object_sha: sha.appLogin });
+    expect(await json('/resolve/main/src/app.js')).toEqual({ ref: 'refs/heads/main', sha: sha.main, path: 'src/app.js', kind: 'blob', object_sha: sha.app });
+    expect(await json('/resolve/main/src/')).toEqual({ ref: 'refs/heads/main', sha: sha.main, path: 'src', kind: 'tree', object_sha: sha.src });
+    expect(await json('/resolve/features')).toEqual({ ref: 'refs/heads/features', sha: sha.main, path: '', kind: 'tree', object_sha: sha.tree });
+    expect(await json('/resolve/v2/docs')).toEqual({ ref: 'refs/tags/v2', sha: sha.main, path: 'docs', kind: 'tree', object_sha: sha.docs });
+  });
+
+  it('resolves an abbreviated object id (revalidated) and a full one (immutable)', async () => {
+    const short = (sha.login ?? '').slice(0, 8);
+    const abbreviated = await api(`/resolve/${short}/src/app.js`);
+    expect(await abbreviated.json()).toEqual({ ref: null, sha: sha.login, path: 'src/app.js', kind: 'blob', object_sha: sha.appLogin });
+    expect(abbreviated.headers.get('cache-control')).toBe('no-cache');
+    const full = await api(`/resolve/${sha.main}/README.md`);
+    expect(await full.json()).toEqual({ ref: null, sha: sha.main, path: 'README.md', kind: 'blob', object_sha: sha.readme });
+    expect(full.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(full.headers.get('etag')).toBeNull();
+  });
+
+  it('says which was not found: the revision or the path', async () => {
+    expect(await json('/resolve/nope/src/app.js', 404)).toEqual({ error: 'revision_not_found', message: 'Revision "nope" names no commit in this repository.', retryable: false });
+    expect(await json(`/resolve/${'0'.repeat(40)}`, 404)).toMatchObject({ error: 'revision_not_found' });
+    expect(await json('/resolve/feature/login/src/missing.js', 404)).toEqual({ error: 'path_not_found', message: 'Path "src/missing.js" does not exist at feature/login.', retryable: false });
+    expect(await json('/resolve/main/src//app.js', 400)).toMatchObject({ error: 'invalid_request' });
+  });
+});
+
+describe('GET /tree', () => {
+  it('lists a directory, directories first then by name, with sizes and its README', async () => {
+    expect(await json('/tree/main')).toEqual({
+      ref: 'refs/heads/main',
+      sha: sha.main,
+      path: '',
+      tree_sha: sha.tree,
+      entries: [
+        { name: 'docs', type: 'tree', mode: '040000', size: null, sha: sha.docs },
+        { name: 'src', type: 'tree', mode: '040000', size: null, sha: sha.src },
+        { name: 'README.md', type: 'blob', mode: '100644', size: README.length, sha: sha.readme },
+        { name: 'big.txt', type: 'blob', mode: '100644', size: BIG.length, sha: sha.big },
+        { name: 'logo.png', type: 'blob', mode: '100644', size: BINARY.length, sha: sha.logo },
+        { name: 'model.bin', type: 'blob', mode: '100644', size: LFS_POINTER.length, sha: sha.model },
+      ],
+      readme: { name: 'README.md', path: 'README.md', size: README.length, contents: README },
+    });
+    expect(await json('/tree')).toMatchObject({ ref: 'refs/heads/main', path: '', tree_sha: sha.tree });
+    expect(await json('/tree/feature/login/src')).toEqual({
+      ref: 'refs/heads/feature/login',
+      sha: sha.login,
+      path: 'src',
+      tree_sha: await rev('feature/login:src'),
+      entries: [{ name: 'app.js', type: 'blob', mode: '100644', size: APP_LOGIN.length, sha: sha.appLogin }],
+    });
+  });
+
+  it('answers 404 for a file, pointing at /blob', async () => {
+    expect(await json('/tree/main/README.md', 404)).toEqual({ error: 'not_a_tree', message: 'Path "README.md" at main is a file: read it with /blob/.', retryable: false });
+    expect(await json('/tree/main/nope', 404)).toMatchObject({ error: 'path_not_found' });
+  });
+});
+
+describe('GET /blob', () => {
+  it('inlines text', async () => {
+    expect(await json('/blob/main/README.md')).toEqual({
+      ref: 'refs/heads/main',
+      sha: sha.main,
+      path: 'README.md',
+      name: 'README.md',
+      blob_sha: sha.readme,
+      mode: '100644',
+      size: README.length,
+      encoding: 'utf-8',
+      contents: README,
+    });
+  });
+
+  it('marks binary without contents, unless asked for base64', async () => {
+    const common = { ref: 'refs/heads/main', sha: sha.main, path: 'logo.png', name: 'logo.png', blob_sha: sha.logo, mode: '100644', size: BINARY.length, binary: true };
+    expect(await json('/blob/main/logo.png')).toEqual({ ...common, encoding: 'utf-8' });
+    expect(await json('/blob/main/logo.png?encoding=base64')).toEqual({ ...common, encoding: 'base64', contents: BINARY.toString('base64') });
+  });
+
+  it('answers too_large above 2 MiB, and the raw bytes of it streamed, byte-equal to git cat-file', async () => {
+    expect(await json('/blob/main/big.txt')).toEqual({
+      ref: 'refs/heads/main',
+      sha: sha.main,
+      path: 'big.txt',
+      name: 'big.txt',
+      blob_sha: sha.big,
+      mode: '100644',
+      size: BIG.length,
+      encoding: 'utf-8',
+      too_large: true,
+    });
+    const raw = await api('/blob/main/big.txt?raw=1');
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(raw.headers.get('content-length')).toBe(String(BIG.length));
+    const expected = (await bed.git.run(['cat-file', 'blob', sha.big ?? ''], { cwd: work })).stdout;
+    expect(Buffer.from(await raw.arrayBuffer()).equals(expected)).toBe(true);
+    const binary = await api(`/blob/${sha.main}/logo.png?raw=1`);
+    expect(Buffer.from(await binary.arrayBuffer()).equals(BINARY)).toBe(true);
+    expect(binary.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('recognises an LFS pointer committed as text', async () => {
+    expect(await json('/blob/main/model.bin')).toEqual({
+      ref: 'refs/heads/main',
+      sha: sha.main,
+      path: 'model.bin',
+      name: 'model.bin',
+      blob_sha: sha.model,
+      mode: '100644',
+      size: LFS_POINTER.length,
+      encoding: 'utf-8',
+      contents: LFS_POINTER,
+      lfs: { oid: LFS_OID, size: 12345, href: `${bed.b.url}/${repo}/info/lfs/objects/${LFS_OID}` },
+    });
+  });
+
+  it('answers 404 for a directory, pointing at /tree', async () => {
+    expect(await json('/blob/main/src', 404)).toEqual({ error: 'not_a_blob', message: 'Path "src" at main is a directory: list it with /tree/.', retryable: false });
+  });
+});
+
+describe('caching and freshness across instances', () => {
+  it('answers 304 to the ETag of a ref-addressed read until a push through the other instance moves the ref', async () => {
+    const first = await api('/blob/main/src/app.js');
+    const etag = first.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[0-9a-f]{40}-[0-9a-f]{16}"$/);
+    expect(first.headers.get('cache-control')).toBe('no-cache');
+    expect((await api('/blob/main/src/app.js', { 'if-none-match': etag })).status).toBe(304);
+    // Another query is another answer.
+    expect((await api('/blob/main/src/app.js?encoding=base64', { 'if-none-match': etag })).status).toBe(200);
+
+    const next = await bed.git.commit(work, 'second', { 'src/app.js': 'console.log("next");\n' });
+    await bed.git.run(['push', '-q', bed.remote(bed.a, repo), 'refs/heads/main'], { cwd: work });
+    const after = await api('/blob/main/src/app.js', { 'if-none-match': etag });
+    expect(after.status).toBe(200);
+    expect(await after.json()).toMatchObject({ sha: next, contents: 'console.log("next");\n' });
+    expect(await json('/refs')).toEqual({ head: { name: 'refs/heads/main', sha: next } });
+  });
+});
