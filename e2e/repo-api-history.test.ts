@@ -46,7 +46,12 @@ beforeAll(async () => {
 
 describe('repository JSON API: history', () => {
   it('pages commits newest first with n, skip and more, and filters by path', async () => {
-    const first = await json<CommitList>('/commits?n=2');
+    const page = await api('/commits?n=2');
+    const etag = page.headers.get('etag') ?? '';
+    expect(etag).toContain(c.c4);
+    expect((await api('/commits?n=2', { 'if-none-match': etag })).status).toBe(304);
+    expect((await api('/commits?n=3', { 'if-none-match': etag })).status).toBe(200);
+    const first = (await page.json()) as CommitList;
     expect(first).toMatchObject({ ref: 'main', sha: c.c4, more: true });
     expect(shas(first)).toEqual([c.c4, c.c3]);
     const second = await json<CommitList>('/commits?n=2&skip=2');
