@@ -34,7 +34,7 @@ export function commitRoutes(scope: FastifyInstance, deps: RepoApiDependencies):
     schema: {
       summary: 'Commit details: the commit, the files it changed with line counts, its patch',
       params: CommitParams,
-      response: { 200: CommitDetails, 400: ErrorBodySchema, 404: ErrorBodySchema },
+      response: { 200: CommitDetails, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
       readRepo(deps, request, async ({ dir }) => {

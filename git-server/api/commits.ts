@@ -37,7 +37,7 @@ export function commitsRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
       summary: 'List commits, newest first, optionally only those touching a path',
       params: RepoParamsSchema,
       querystring: CommitsQuery,
-      response: { 200: CommitList, 400: ErrorBodySchema, 404: ErrorBodySchema },
+      response: { 200: CommitList, 400: ErrorBodySchema, 404: ErrorBodySchema, 422: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
       readRepo(deps, request, async ({ dir, head }) => {

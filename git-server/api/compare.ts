@@ -49,7 +49,7 @@ export function compareRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
     schema: {
       summary: 'Compare two revisions: commits ahead and behind, merge base, files and patch from the merge base to head',
       params: CompareParams,
-      response: { 200: Comparison, 400: ErrorBodySchema, 404: ErrorBodySchema },
+      response: { 200: Comparison, 400: ErrorBodySchema, 404: ErrorBodySchema, 504: ErrorBodySchema },
     },
     handler: async (request, reply) =>
       readRepo(deps, request, async ({ dir }) => {
