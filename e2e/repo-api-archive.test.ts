@@ -158,6 +158,7 @@ describe('service-level routes', () => {
         expect.objectContaining({ method: 'HEAD', path: '/archive/{archive_ref}', scope: 'read' }),
       ]),
     );
+    expect(body.endpoints).not.toContainEqual(expect.objectContaining({ method: 'HEAD', path: '/' })); // Fastify's implicit HEAD twin
   });
 
   it('serves /openapi.json (the committed document) and /docs without a token', async () => {

@@ -35,6 +35,8 @@ export function discoveryRoutes(app: FastifyInstance): void {
     const schema = (route.schema ?? {}) as { hide?: boolean; summary?: string };
     if (schema.hide === true) return;
     const path = openApiPath(route.url.slice(DIRECT_PREFIX.length) || '/', route.config?.wildcard);
+    // Fastify's own HEAD twin of a GET route: the reference lists HEAD only where a route declares it.
+    if (route.method === 'HEAD' && endpoints.some((e) => e.method === 'GET' && e.path === path)) return;
     for (const method of [route.method].flat()) {
       if (method === 'OPTIONS' || endpoints.some((e) => e.method === method && e.path === path)) continue;
       endpoints.push({ method, path, scope: route.config?.scope ?? 'read', summary: schema.summary ?? '' });
