@@ -16,6 +16,11 @@ import { healthRoutes } from './routes/health.ts';
 import { repositoryRoutes } from './routes/repositories.ts';
 import { repoApiRoutes } from './api/index.ts';
 import { READ_ROUTES } from './api/read-routes.ts';
+import { ArchiveSpool } from './api/archive-spool.ts';
+import { browserLane } from './api/browser-lane.ts';
+import { discoveryRoutes } from './api/discovery.ts';
+import { gitOpenApi } from './openapi.ts';
+import { join } from 'node:path';
 
 export interface GitServerDependencies {
   readonly repos: RepoStore;
@@ -28,6 +33,8 @@ export interface GitServerDependencies {
   /** Base URL of this service for LFS action links; default from the request's Host. */
   readonly publicUrl?: string;
   readonly limits?: Partial<GitServerLimits>;
+  /** Browser origins allowed on the `/api-browser` lane (`server.cors_origins`). Default: none. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export interface GitServerLimits {
@@ -62,10 +69,22 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     if (url.split('?')[0]?.endsWith('/git-receive-pack')) deps.metrics.pushRefused.inc({ reason: 'draining' });
   });
 
+  await gitOpenApi(app);
+  discoveryRoutes(app);
   healthRoutes(app, deps.drain, deps.metrics);
   repositoryRoutes(app, deps);
   gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
-  repoApiRoutes(app, { repos: deps.repos, cache: deps.cache, ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}) }, READ_ROUTES);
+  repoApiRoutes(
+    app,
+    {
+      repos: deps.repos,
+      cache: deps.cache,
+      archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),
+      browserLane: browserLane(deps.corsOrigins ?? []),
+      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+    },
+    READ_ROUTES,
+  );
   lfsRoutes(app, {
     objects: deps.objects,
     repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },

@@ -47,6 +47,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       auth: config.auth,
       metrics: new ServiceMetrics(registry),
       drain,
+      corsOrigins: config.server.corsOrigins,
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },

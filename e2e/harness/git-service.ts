@@ -17,6 +17,8 @@ export interface GitServiceSetup {
   readonly tokenSecret: string;
   readonly drainTimeout?: string;
   readonly namespace?: string;
+  /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
+  readonly corsOrigins?: readonly string[];
 }
 
 export const newTokenSecret = (): string => randomBytes(32).toString('hex');
@@ -26,7 +28,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
   const dir = await mkdtemp(join(tmpdir(), 'cw-git-instance-'));
   const config = {
     store: { bucket: setup.bucket, s3: { endpoint: setup.s3.endpoint, region: setup.s3.region, force_path_style: true, credentials: 'env' } },
-    server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s' },
+    server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s', ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}) },
     auth: { token_secret: setup.tokenSecret },
     cache: { dir: join(dir, 'cache') },
     ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),

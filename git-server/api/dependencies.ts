@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { RepoCache } from '../../src/git/repo-cache.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
+import type { ArchiveSpool } from './archive-spool.ts';
 
 /** What the JSON API's routes need. */
 export interface RepoApiDependencies {
@@ -9,6 +10,8 @@ export interface RepoApiDependencies {
   readonly cache: RepoCache;
   /** This service's base URL for links (clone URL, LFS objects); default from the request's Host. */
   readonly publicUrl?: string;
+  /** Archives spooled for Range and HEAD requests (archive-spool.ts), in the cache's tmp directory. */
+  readonly archives: ArchiveSpool;
   /** Adds the browser lane's CORS handling to its scope (browser-lane.ts). */
   readonly browserLane?: (scope: FastifyInstance) => void;
 }

@@ -1,4 +1,5 @@
 // The read routes of the JSON API (`read` scope), in the order the reference lists them.
+import { archiveRoutes } from './archive.ts';
 import { blobRoutes } from './blob.ts';
 import { commitRoutes } from './commit.ts';
 import { commitsRoutes } from './commits.ts';
@@ -9,4 +10,4 @@ import { resolveRoutes } from './resolve.ts';
 import { summaryRoutes } from './summary.ts';
 import { treeRoutes } from './tree.ts';
 
-export const READ_ROUTES: readonly RepoApiRoutes[] = [summaryRoutes, refsRoutes, resolveRoutes, treeRoutes, blobRoutes, commitsRoutes, commitRoutes, compareRoutes];
+export const READ_ROUTES: readonly RepoApiRoutes[] = [summaryRoutes, refsRoutes, resolveRoutes, treeRoutes, blobRoutes, commitsRoutes, commitRoutes, compareRoutes, archiveRoutes];

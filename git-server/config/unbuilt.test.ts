@@ -16,7 +16,6 @@ describe('unbuiltSettings', () => {
     expect(unbuiltSettings(hopeful)).toEqual([
       'events.webhook_url: the events bridge is not built yet; no ref event is delivered',
       'server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no maintain or events work',
-      'server.cors_origins: the /api-browser lane is not built yet; the origins are not used',
     ]);
   });
 });

@@ -15,8 +15,5 @@ export function unbuiltSettings(config: GitServiceConfig): string[] {
   if (!config.server.roles.includes('serve')) {
     notes.push(`server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no ${config.server.roles.join(' or ')} work`);
   }
-  if (config.server.corsOrigins.length > 0) {
-    notes.push('server.cors_origins: the /api-browser lane is not built yet; the origins are not used');
-  }
   return notes;
 }
