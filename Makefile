@@ -79,8 +79,9 @@ crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis
 	@node scripts/emit-crds.ts
 
 .PHONY: openapi
-openapi: setup ## Regenerate docs/openapi.json from the API's route schemas
+openapi: setup ## Regenerate docs/openapi.json (cw-api) and docs/cw-git-openapi.json (cw-git) from their route schemas
 	@node scripts/update-openapi.ts
+	@node scripts/update-git-openapi.ts
 
 .PHONY: bench
 bench: setup ## Benchmarks (not part of `make test`): the API against bare Fastify, the runtime, then git (cw-git)
