@@ -14,6 +14,15 @@ describe('splitRest', () => {
     expect(splitRest('v1/README.md', refs)).toEqual({ ref: 'refs/tags/v1', path: 'README.md' });
   });
 
+  it("takes git's <revision>:<path> form too", () => {
+    expect(splitRest('main:src/app.js', refs)).toEqual({ ref: 'refs/heads/main', path: 'src/app.js' });
+    expect(splitRest('feature/login:src', refs)).toEqual({ ref: 'refs/heads/feature/login', path: 'src' });
+    expect(splitRest('abcd1234:docs/x.md', refs)).toEqual({ oid: 'abcd1234', path: 'docs/x.md' });
+    // A colon after a path is part of a file name.
+    expect(splitRest('main/src/a:b.txt', refs)).toEqual({ ref: 'refs/heads/main', path: 'src/a:b.txt' });
+    expect(splitRest('nope:src', refs)).toBeUndefined();
+  });
+
   it('prefers a branch to a tag of the same name', () => {
     expect(splitRest('features', refs)).toEqual({ ref: 'refs/heads/features', path: '' });
     expect(splitRest('features', ['refs/tags/features', 'refs/heads/features'])).toEqual({ ref: 'refs/heads/features', path: '' });

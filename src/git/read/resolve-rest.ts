@@ -11,8 +11,18 @@ const TAG = 'refs/tags/';
 /** Abbreviated (git's minimum is 4) up to a full sha256 object id. */
 const OID = /^[0-9a-fA-F]{4,64}$/;
 
-/** Splits `rest` (no leading `/`) against `refs` (full ref names). Undefined when it starts with no ref or oid. */
+/**
+ * Splits `rest` (no leading `/`) against `refs` (full ref names). Undefined when it starts with no ref or oid.
+ * git's own `<revision>:<path>` form (`main:src/app.js`) is taken too: the revision is then everything before the
+ * first colon (ref names cannot contain one).
+ */
 export function splitRest(rest: string, refs: Iterable<string>): RestTarget | undefined {
+  const colon = rest.indexOf(':');
+  if (colon > 0) {
+    // Only when what is before the colon is a revision alone: a file name may hold a colon too.
+    const target = splitRest(rest.slice(0, colon), refs);
+    if (target && target.path === '') return { ...target, path: rest.slice(colon + 1) };
+  }
   let best: { ref: string; length: number; branch: boolean } | undefined;
   for (const ref of refs) {
     const branch = ref.startsWith(BRANCH);
