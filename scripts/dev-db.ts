@@ -2,6 +2,7 @@
 // bucket, so stopping make dev, deleting .dev/state/cw-db and starting again shows a restore from the bucket.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { MinioServer } from '../e2e/harness/minio.ts';
 import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
@@ -21,7 +22,7 @@ export interface DevDb {
 export async function startDevDb(options: { minio: MinioServer; stateDir: string }): Promise<DevDb> {
   const { minio, stateDir } = options;
   await ensureBucket(minio.s3, DEV_DB_BUCKET);
-  const [port, adminPort] = [Number(process.env.CW_DB_PORT ?? (await freePort())), await freePort()];
+  const [port, adminPort] = [Number(process.env.CW_DB_PORT ?? (await savedPort(stateDir))), await freePort()];
   const adminToken = savedAdminToken(stateDir);
   const service = startService({
     name: 'cw-db',
@@ -50,6 +51,27 @@ export async function startDevDb(options: { minio: MinioServer; stateDir: string
     env: { CW_DB_URL: url },
     operatorEnv: { CW_DB_URL: url, CW_DB_ADMIN_URL: `http://127.0.0.1:${adminPort}`, CW_DB_ADMIN_TOKEN: adminToken, CW_DB_USAGE_REFRESH_SECONDS: '5' },
   };
+}
+
+/**
+ * The SQL endpoint's port, kept across runs while it is free: it is part of every database_url handed out, so a
+ * script that saved one keeps working after make dev restarts.
+ */
+async function savedPort(stateDir: string): Promise<number> {
+  const path = join(stateDir, 'cw-db-port');
+  const saved = existsSync(path) ? Number(readFileSync(path, 'utf8')) : undefined;
+  if (saved !== undefined && (await isFree(saved))) return saved;
+  const port = await freePort();
+  writeFileSync(path, String(port));
+  return port;
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
 /** The admin token, kept across runs (only cw-db and the operator use it; both are restarted together anyway). */
