@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { runGit } from '../src/git/run-git.ts';
 
 /** Client git without the machine's or user's configuration, so both servers see the same client. */
-const CLIENT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
+export const CLIENT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0' };
 
 /** Runs a git command to completion; answers its wall-clock seconds (process start to exit). */
 export async function timeGit(args: string[]): Promise<number> {

@@ -4,12 +4,14 @@
 //      (CGI, serving the same bare repository from local disk), interleaved, median of --clones each;
 //   2. small push: --pushes pushes of one new commit (one small file) to HEAD's branch through cw-git, timed as the
 //      client sees them (the `git push` process, start to exit): p50 and p99;
-//   3. object-store requests per push and per warm read, from cw-git's `service_store_requests_total`.
+//   3. object-store requests per push and per warm read, from cw-git's `service_store_requests_total`;
+//   4. the JSON API's reads (tree, blob, compare) against the git commands they stand for, run on cw-git's own
+//      copy of the repository (bench/git-api.ts; --skip-api leaves it out).
 //
 // The repository is generated deterministically (bench/git-repo-gen.ts; cached) unless --repo names a local
 // one. Prints PASS/MISS against the targets; exits non-zero only when the run itself failed.
 // --reference-only measures the http-backend half alone. See bench/README.md.
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +23,7 @@ import { mintToken } from '../git-server/auth/index.ts';
 import { runGit } from '../src/git/run-git.ts';
 import { COMPACT_EVERY } from '../src/repo-store/pending.ts';
 import { spawnToFile } from './child.ts';
+import { apiReport, measureApi, type ApiFigures, type ApiSetup } from './git-api.ts';
 import { DEFAULT_SHAPE, generatedRepo } from './git-repo-gen.ts';
 import { describeRepo, formatRequests, median, percentile, refsOf, requestsPer, storeRequests, timeGit, type RepoFacts } from './git-measure.ts';
 import { benchRun, runBench } from './run.ts';
@@ -38,13 +41,18 @@ const { values: flags } = parseArgs({
     files: { type: 'string', default: String(DEFAULT_SHAPE.files) },
     seed: { type: 'string', default: String(DEFAULT_SHAPE.seed) },
     'reference-only': { type: 'boolean', default: false },
+    'skip-api': { type: 'boolean', default: false },
+    'api-connections': { type: 'string', default: '8' },
+    'api-rounds': { type: 'string', default: '2' },
+    'api-duration': { type: 'string', default: '3' },
+    compares: { type: 'string', default: '20' },
   },
 });
 const clones = positive('clones');
 const pushes = positive('pushes');
 const warmReads = positive('warm-reads');
 
-function positive(name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed'): number {
+function positive(name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares'): number {
   const value = Number(flags[name]);
   if (!Number.isSafeInteger(value) || value < 1) {
     process.stderr.write(`bench: --${name} must be a positive integer\n`);
@@ -91,7 +99,7 @@ async function startReference(root: string): Promise<Server & { service: Service
   return { name: 'git http-backend', url, gitConfig: [], service };
 }
 
-async function startCwGit(defaultBranch: string): Promise<Server & { service: Service; token: string; base: string }> {
+async function startCwGit(defaultBranch: string): Promise<Server & { service: Service; token: string; base: string; cacheCopy: string }> {
   const minio = await startMinio(stateDir);
   stops.push(() => minio.service.stop());
   const port = await freePort();
@@ -115,7 +123,9 @@ async function startCwGit(defaultBranch: string): Promise<Server & { service: Se
     body: JSON.stringify({ default_branch: defaultBranch }),
   });
   if (created.status !== 201) throw new Error(`PUT /${REPO} answered ${created.status}: ${await created.text()}`);
-  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base };
+  // Where cw-git keeps its copy of the repository (RepoCache.dirOf), which the API reads from.
+  const cacheCopy = join(config.dir, 'cache', 'repos', `${REPO}.git`);
+  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy };
 }
 
 /** Times `git clone --bare` from each server in turn (the order alternating per round); answers seconds. */
@@ -209,7 +219,29 @@ async function main(): Promise<void> {
   const cloneTimes = await measureClones(servers, facts.refs);
   const pushed = cw ? await measurePushes(cw, facts.headBranch) : undefined;
   const reads = cw ? await measureWarmReads(cw) : undefined;
+  const api = cw && !flags['skip-api'] ? await measureApiReads(cw, facts.headBranch) : undefined;
   report(facts, cloneTimes, pushed, reads);
+  if (api) process.stdout.write(`${apiReport(...api).join('\n')}\n`);
+}
+
+/** The JSON API against git run directly on cw-git's copy of the repository (synced by the reads before: warm). */
+async function measureApiReads(server: Awaited<ReturnType<typeof startCwGit>>, branch: string): Promise<[ApiSetup, ApiFigures]> {
+  if (!existsSync(join(server.cacheCopy, 'HEAD'))) throw new Error(`cw-git's copy of the repository is not at ${server.cacheCopy}`);
+  const setup: ApiSetup = {
+    base: server.base,
+    repo: REPO,
+    token: server.token,
+    dir: server.cacheCopy,
+    branch,
+    connections: positive('api-connections'),
+    rounds: positive('api-rounds'),
+    durationSeconds: positive('api-duration'),
+    compares: positive('compares'),
+    depth: 1000,
+    node,
+    say,
+  };
+  return [setup, await measureApi(setup)];
 }
 
 type Pushed = Awaited<ReturnType<typeof measurePushes>>;

@@ -1,9 +1,19 @@
-// What the orchestrator (api-projects.ts) hands the load generator (load.ts), and what it gets back.
+// What an orchestrator (api-projects.ts, git-api.ts) hands the load generator (load.ts), and what it gets back.
 
-export interface LoadTarget {
+/** An HTTP GET, loaded by autocannon. */
+export interface HttpTarget {
   url: string;
   token?: string;
 }
+
+/** A process run to completion again and again (its stdout read and dropped), `connections` of them at a time. */
+export interface CommandTarget {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+export type LoadTarget = HttpTarget | CommandTarget;
 
 export interface LoadPlan {
   targets: LoadTarget[];
@@ -17,6 +27,7 @@ export interface LoadPlan {
 }
 
 export interface LoadResult {
+  /** Completed requests (or process runs) per second. */
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;

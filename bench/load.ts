@@ -4,11 +4,14 @@
 // burst of other load on the machine falls on all alike. Each window is a warm-up run (discarded: it opens
 // the connections and, in the first round, lets V8 optimise both sides) followed by the measured run. One
 // process for the whole plan keeps the generator's own code equally warm for every target. Prints one JSON
-// {@link LoadWindow} line per measured window on stdout, progress on stderr.
+// {@link LoadWindow} line per measured window on stdout, progress on stderr. A command target (a process run
+// again and again, command-load.ts) is loaded the same way, so a server and the git it wraps can be compared.
 import autocannon from 'autocannon';
+import { loadCommand } from './command-load.ts';
 import { failed, type LoadPlan, type LoadResult, type LoadTarget, type LoadWindow } from './load-plan.ts';
 
 async function load(target: LoadTarget, connections: number, duration: number): Promise<LoadResult> {
+  if ('command' in target) return loadCommand(target, connections, duration);
   const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
   const result = await autocannon({ url: target.url, connections, duration, headers });
   return {
