@@ -19,6 +19,8 @@ export interface GitServiceSetup {
   readonly namespace?: string;
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
   readonly corsOrigins?: readonly string[];
+  /** `wal.freshness_ttl`: how long a read may answer from a head checked that long ago (default 0s: never). */
+  readonly freshnessTtl?: string;
 }
 
 export const newTokenSecret = (): string => randomBytes(32).toString('hex');
@@ -31,6 +33,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
     server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s', ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}) },
     auth: { token_secret: setup.tokenSecret },
     cache: { dir: join(dir, 'cache') },
+    ...(setup.freshnessTtl ? { wal: { freshness_ttl: setup.freshnessTtl } } : {}),
     ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),
   };
   const text = stringify(config);

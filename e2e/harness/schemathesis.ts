@@ -15,6 +15,8 @@ export interface SchemathesisRun {
   maxExamples: number;
   seed?: string;
   timeoutMs: number;
+  /** More `run` options, such as `--include-path-regex` to test part of the document. */
+  extraArgs?: readonly string[];
 }
 
 export interface SchemathesisResult {
@@ -59,6 +61,7 @@ export function runSchemathesis(run: SchemathesisRun): Promise<SchemathesisResul
     '--report-dir',
     join(run.dir, 'report'),
     ...(run.seed ? ['--seed', run.seed] : []),
+    ...(run.extraArgs ?? []),
   ];
   const outputPath = join(run.dir, 'schemathesis.txt');
   return new Promise((resolve, reject) => {
