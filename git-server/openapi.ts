@@ -5,6 +5,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { ErrorBodySchema } from './api/schemas.ts';
 import { GIT_SCOPES } from './auth/index.ts';
 
 declare module 'fastify' {
@@ -13,6 +14,13 @@ declare module 'fastify' {
     wildcard?: string;
   }
 }
+
+const errorAnswer = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBodySchema } } });
+const AUTH_ERRORS = {
+  401: errorAnswer('No token, or one that is not valid (`unauthenticated`).'),
+  403: errorAnswer('The token lacks the scope (`forbidden`), or a browser origin not allowed (`origin_not_allowed`).'),
+  503: errorAnswer('The object store cannot be reached (`store_unavailable`, `retryable: true`, `Retry-After`), or the instance is draining.'),
+};
 
 /** The version of the HTTP interface the document describes. */
 export const GIT_API_VERSION = '0.1.0';
@@ -67,7 +75,12 @@ function describe(route: RouteOptions, schema: Record<string, unknown> | undefin
     described.params = { ...params, type: 'object', properties, required: Object.keys(properties) };
   }
   described.summary ??= SUMMARIES[`${method} ${url}`];
-  if (config.public !== true) described.security = [{ bearer: config.scope ? [config.scope] : [] }];
+  if (config.public !== true) {
+    described.security = [{ bearer: config.scope ? [config.scope] : [] }];
+    // What any authenticated route with documented answers can also say: no or a bad token, a scope it lacks, the
+    // store out of reach. Documented only: these bodies are sent by the error handler, not the route's serializer.
+    if (described.response) described.response = { 401: AUTH_ERRORS[401], 403: AUTH_ERRORS[403], 503: AUTH_ERRORS[503], ...(described.response as object) };
+  }
   return { url, schema: described };
 }
 
