@@ -48,7 +48,7 @@ export class ObjectReaderPool {
 
   /** Closes every reader (shutdown, tests). */
   closeAll(): void {
-    for (const dir of [...this.#readers.keys()]) this.close(dir);
+    for (const dir of this.#readers.keys()) this.close(dir);
   }
 
   /** How many readers are open. */
