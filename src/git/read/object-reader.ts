@@ -6,6 +6,7 @@
 // commands matches answers to callers. git re-scans its packs when an object is missing, so objects pushed after
 // the process started are found; a copy deleted and re-created must get a new reader (see object-readers.ts).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { GitCommandError, STDERR_KEPT, stderrSummary } from '../run-git.ts';
 
 export type ObjectType = 'blob' | 'tree' | 'commit' | 'tag';
@@ -88,6 +89,7 @@ export class ObjectReader {
       this.#fail(new GitCommandError(COMMAND, code, `${how}${summary ? `: ${summary}` : ''}`, this.#stderr));
       options.onExit?.(this);
     });
+    this.#keepAlive(false);
   }
 
   /** Commands written and not yet answered. */
@@ -138,6 +140,7 @@ export class ObjectReader {
       const error = failure ?? new GitCommandError(COMMAND, null, `cannot ask for ${JSON.stringify(bad?.name)}`);
       return commands.map(() => Promise.reject(error));
     }
+    if (this.pending === 0) this.#keepAlive(true);
     const answers = commands.map(
       ({ kind, maxBytes }) =>
         new Promise<ObjectInfo | ObjectContents | undefined>((resolve, reject) => {
@@ -221,8 +224,17 @@ export class ObjectReader {
     if (this.#head === this.#queue.length) {
       this.#queue.length = 0;
       this.#head = 0;
+      this.#keepAlive(false);
     }
     return pending;
+  }
+
+  /** An idle reader must not keep Node running (like an unref'd timer); one with answers to wait for must. */
+  #keepAlive(on: boolean): void {
+    for (const handle of [this.#child, this.#child.stdin as unknown as Socket, this.#child.stdout as unknown as Socket, this.#child.stderr as unknown as Socket]) {
+      if (on) handle.ref();
+      else handle.unref();
+    }
   }
 
   #answer(answer: ObjectInfo | ObjectContents | undefined): void {
