@@ -7,6 +7,7 @@ import type { RepoHead, RepoStore } from '../repo-store/index.ts';
 import { parseRepoPath } from '../repo-store/index.ts';
 import { KeyedMutex } from '../collections/keyed-mutex.ts';
 import { syncBareRepo } from './bare-repo.ts';
+import { objectReaders } from './read/object-readers.ts';
 
 export interface SyncedRepo {
   /** The bare repository directory, holding exactly `head`'s refs and packs. */
@@ -68,7 +69,11 @@ export class RepoCache {
       }
       if (cachedIncarnation !== head.repoId) await rm(dir, { recursive: true, force: true });
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
-      if (cachedIncarnation !== head.repoId) await writeFile(marker, head.repoId);
+      if (cachedIncarnation !== head.repoId) {
+        await writeFile(marker, head.repoId);
+        // A reader started in the deleted copy (or while this one was written) must not answer for this one.
+        objectReaders.close(dir);
+      }
       this.#synced.set(repo, { repoId: head.repoId, seq: head.seq });
       // Eviction after a restart picks the least recently used copies by this file's time.
       const now = new Date();
@@ -140,6 +145,9 @@ export class RepoCache {
   async #drop(repo: string): Promise<void> {
     this.#synced.delete(repo);
     this.#lastUsed.delete(repo);
+    objectReaders.close(this.dirOf(repo));
     await rm(this.dirOf(repo), { recursive: true, force: true });
+    // One a request started meanwhile, in the copy being deleted.
+    objectReaders.close(this.dirOf(repo));
   }
 }
