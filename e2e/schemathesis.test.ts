@@ -15,15 +15,17 @@ import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import type { Service } from './harness/process.ts';
 import { startRuntime } from './harness/runtime-stack.ts';
+import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
 import { repoRoot } from './harness/tools.ts';
 import { failureSummary, runSchemathesis } from './harness/schemathesis.ts';
 
 const CHECKS = ['not_a_server_error', 'response_schema_conformance'];
-/** Examples per operation and phase: ~3,000 requests over 19 operations, 35–40 s of fuzzing on two cores. */
+/** Examples per operation and phase: ~4,000 requests over 26 operations, 60–90 s of fuzzing on two cores. */
 const MAX_EXAMPLES = Number(process.env.CW_FUZZ_EXAMPLES ?? 150);
 
 let api: ApiServer | undefined;
+let db: DatabaseServer | undefined;
 const running: Service[] = [];
 let member: MemberAccount;
 let spareProject: string;
@@ -37,18 +39,21 @@ beforeAll(async () => {
   // A runtime replica reporting where the API looks (its POD_NAMESPACE): without one, /readyz answers 503.
   const platformNamespace = await createTestNamespace(loadKubeConnection(kubeconfig), 'fuzz-platform');
   await startRuntime('cw-runtime-fuzz', platformNamespace, running);
+  // cw-db, so the database routes are served (and /readyz finds the engine). No operator runs here: a database
+  // the fuzzer manages to create is answered 202 (not provisioned) or 409 (the project has no namespace).
+  db = await startDatabaseServer({ name: 'cw-db-fuzz' });
   api = await startApiServer({
     kubeconfig,
     stateDir: inject('stateDir'),
     // The per-caller rate limit (50/s by default) would answer most of the run with 429 and leave the
     // handlers behind it untested; the limiter itself has unit tests (api/plugins/plugins.test.ts).
-    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace },
+    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace, CW_DB_URL: db.url },
   });
 });
 
 afterAll(async () => {
   await api?.stop();
-  await Promise.all(running.map((s) => s.stop(5_000)));
+  await Promise.all([db?.stop(), ...running.map((s) => s.stop(5_000))]);
   // The run creates projects through the API; leave none behind for the tests that share this cluster.
   if (member) await deleteProjectsOf(inject('kubeconfig'), member.user);
 });
