@@ -37,9 +37,22 @@ const BY_STATUS: Readonly<Record<number, string>> = {
   503: 'unavailable',
 };
 
-export function sendError(reply: FastifyReply, status: number, error: string, message: string, headers: Record<string, string> = {}): FastifyReply {
+/**
+ * An error that says more than its message, in fields of its own beside `error` (a merge conflict's paths, the
+ * current oid of a ref that moved); the route's response schema for its status lists them.
+ */
+export interface ErrorDetails {
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+function detailsOf(error: object): Readonly<Record<string, unknown>> {
+  const details = (error as Partial<ErrorDetails>).details;
+  return typeof details === 'object' && details !== null ? details : {};
+}
+
+export function sendError(reply: FastifyReply, status: number, error: string, message: string, headers: Record<string, string> = {}, details: Readonly<Record<string, unknown>> = {}): FastifyReply {
   // Anything that says when to come back is worth coming back for (a 409 while a deletion finishes, too).
-  const body: ErrorBody = { error, message, retryable: status === 503 || status === 429 || 'retry-after' in headers };
+  const body: ErrorBody = { ...details, error, message, retryable: status === 503 || status === 429 || 'retry-after' in headers };
   return reply.code(status).headers(headers).type('application/json').send(body);
 }
 
@@ -47,7 +60,7 @@ export function errorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError & { code?: unknown }, request, reply) => {
     if (error instanceof PublicError) {
       const code = typeof error.code === 'string' && /^[a-z_]+$/.test(error.code) ? error.code : (CODES[error.name] ?? BY_STATUS[error.status] ?? 'error');
-      return sendError(reply, error.status, code, error.message, error.headers);
+      return sendError(reply, error.status, code, error.message, error.headers, detailsOf(error));
     }
     if (error.name === 'PktLineError') return sendError(reply, 400, 'invalid_git_request', error.message);
     const status = error.statusCode;
