@@ -1,5 +1,7 @@
-// The write routes of the JSON API (`write` scope), in the order the reference lists them.
+// The write routes of the JSON API (`write` scope): both lanes get them; the browser lane refuses writes from
+// origins outside `server.cors_origins` before any of them runs.
 import type { RepoApiRoutes } from './index.ts';
 import { mergesWriteRoutes } from './write/merges-write.ts';
+import { refsWriteRoutes } from './write/refs-write.ts';
 
-export const WRITE_ROUTES: readonly RepoApiRoutes[] = [mergesWriteRoutes];
+export const WRITE_ROUTES: readonly RepoApiRoutes[] = [refsWriteRoutes, mergesWriteRoutes];
