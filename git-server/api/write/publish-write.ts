@@ -2,8 +2,15 @@
 // cached copy (git's own plumbing: hash-object, mktree, commit-tree, merge-tree), packed, and published with the
 // ref updates through the write-ahead log as one `ref_update` entry, exactly as a push publishes (same seq, same
 // durability, same CAS on each ref's old value).
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Quarantine, type IndexedPack } from '../../../src/git/quarantine.ts';
+import { packUpload } from '../../../src/git/receive-pack/receive-pack.ts';
+import { runGit } from '../../../src/git/run-git.ts';
 import type { RefUpdate } from '../../../src/repo-store/refs.ts';
 import type { PublishResult } from '../../../src/repo-store/publish.ts';
+import { parseRepoPath } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 
 /** What a write asks: which repository, who, and how to build its objects and ref updates. */
@@ -19,7 +26,11 @@ export interface WriteRequest {
    * copy's objects readable as alternates) and answers the ref updates, each with the old value it expects
    * (the zero oid: must not exist; for a force update, the current value read from the synced head).
    */
-  readonly build: (context: { readonly dir: string; readonly env: Readonly<Record<string, string>>; readonly head: import('../../../src/repo-store/index.ts').RepoHead }) => Promise<readonly RefUpdate[]>;
+  readonly build: (context: {
+    readonly dir: string;
+    readonly env: Readonly<Record<string, string>>;
+    readonly head: import('../../../src/repo-store/index.ts').RepoHead;
+  }) => Promise<readonly RefUpdate[]>;
 }
 
 /**
@@ -28,3 +39,68 @@ export interface WriteRequest {
  * `rejected` when an update's old value was stale (the route answers 409 with the current oid), `unchanged`.
  */
 export type PublishWrite = (deps: RepoApiDependencies, request: WriteRequest) => Promise<PublishResult>;
+
+/** As a push: the head `cache.sync` read when the write began is recent enough to publish from. */
+const HEAD_MAX_AGE_MS = 30_000;
+/** A bound on what one API write may pack (the routes bound their inputs far below it). */
+const MAX_WRITE_PACK_BYTES = 1024 ** 3;
+
+export const publishWrite: PublishWrite = async (deps, request) => {
+  const repo = parseRepoPath(request.repo).full;
+  const release = deps.cache.hold(repo);
+  let quarantine: Quarantine | undefined;
+  try {
+    // Fresh whatever wal.freshness_ttl says: a force update's "current value" and the objects built on it must
+    // be the bucket's, not a copy a few seconds old.
+    const { dir, head } = await deps.cache.sync(repo, { fresh: true });
+    quarantine = await Quarantine.create(deps.cache.tmpDir, dir);
+    const env = quarantine.env;
+    const refUpdates = await request.build({ dir, env, head });
+    if (refUpdates.length === 0) return { outcome: 'unchanged', head, refs: [] };
+    const pack = await packWritten(quarantine);
+    const result = await deps.repos.publish(repo, {
+      kind: 'ref_update',
+      refUpdates,
+      pack: pack ? packUpload(pack) : undefined,
+      pusher: request.principal,
+      requestId: request.requestId,
+      atomic: true,
+      headMaxAgeMs: HEAD_MAX_AGE_MS,
+    });
+    if (result.outcome === 'published' && pack) {
+      const held = quarantine;
+      // Saves downloading our own pack again on the next sync; losing it (a crash now) costs only that.
+      await deps.cache.exclusive(repo, () => held.adopt(pack)).catch(() => {});
+    }
+    return result;
+  } finally {
+    await quarantine?.dispose();
+    release();
+  }
+};
+
+/** Packs the loose objects `build` wrote into the quarantine (none: undefined), indexed as a push's pack is. */
+async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefined> {
+  const oids = await looseObjects(quarantine.objectsDir);
+  if (oids.length === 0) return undefined;
+  const out = new PassThrough();
+  const packed = runGit(['pack-objects', '--stdout', '--quiet'], { env: quarantine.env, stdin: `${oids.join('\n')}\n`, stdout: out, maxStdoutBytes: MAX_WRITE_PACK_BYTES }).then(
+    () => out.end(),
+    (error: unknown) => {
+      out.destroy(error as Error);
+      throw error;
+    },
+  );
+  const [pack] = await Promise.all([quarantine.indexPack(out, MAX_WRITE_PACK_BYTES), packed]);
+  return pack;
+}
+
+/** The oids of the loose objects under `objectsDir` (`xx/yyyy…`). */
+async function looseObjects(objectsDir: string): Promise<string[]> {
+  const oids: string[] = [];
+  for (const fanout of await readdir(objectsDir)) {
+    if (!/^[0-9a-f]{2}$/.test(fanout)) continue;
+    for (const rest of await readdir(join(objectsDir, fanout))) if (/^[0-9a-f]{38}(?:[0-9a-f]{24})?$/.test(rest)) oids.push(fanout + rest);
+  }
+  return oids.sort();
+}

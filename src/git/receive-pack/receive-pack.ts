@@ -142,7 +142,8 @@ async function checkObjects(commands: readonly RefCommand[], env: Record<string,
   }
 }
 
-function packUpload(pack: IndexedPack) {
+/** The store upload of an indexed pack (its `.pack` and `.idx`). */
+export function packUpload(pack: IndexedPack) {
   return {
     body: { length: pack.packBytes, open: () => createReadStream(pack.packPath) },
     idx: { length: pack.idxBytes, open: () => createReadStream(pack.idxPath) },
