@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health.ts';
 import { repositoryRoutes } from './routes/repositories.ts';
 import { repoApiRoutes } from './api/index.ts';
 import { READ_ROUTES } from './api/read-routes.ts';
+import { WRITE_ROUTES } from './api/write-routes.ts';
 import { ArchiveSpool } from './api/archive-spool.ts';
 import { browserLane } from './api/browser-lane.ts';
 import { discoveryRoutes } from './api/discovery.ts';
@@ -83,7 +84,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       browserLane: browserLane(deps.corsOrigins ?? []),
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     },
-    READ_ROUTES,
+    [...READ_ROUTES, ...WRITE_ROUTES],
   );
   lfsRoutes(app, {
     objects: deps.objects,

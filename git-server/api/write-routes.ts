@@ -1,0 +1,6 @@
+// The write routes of the JSON API (`write` scope): both lanes get them; the browser lane refuses writes from
+// origins outside `server.cors_origins` before any of them runs.
+import type { RepoApiRoutes } from './index.ts';
+import { commitsWriteRoutes } from './write/commits-write.ts';
+
+export const WRITE_ROUTES: readonly RepoApiRoutes[] = [commitsWriteRoutes];
