@@ -2,5 +2,6 @@
 // origins outside `server.cors_origins` before any of them runs.
 import type { RepoApiRoutes } from './index.ts';
 import { commitsWriteRoutes } from './write/commits-write.ts';
+import { refsWriteRoutes } from './write/refs-write.ts';
 
-export const WRITE_ROUTES: readonly RepoApiRoutes[] = [commitsWriteRoutes];
+export const WRITE_ROUTES: readonly RepoApiRoutes[] = [refsWriteRoutes, commitsWriteRoutes];
