@@ -88,7 +88,7 @@ describe('POST /api/commits', () => {
 
     const stale = await post(bed.b, repo, commitBody([upsert('x.txt', 'x\n')], { expected_head_oid: first }));
     expect(stale.status).toBe(409);
-    expect(stale.body).toMatchObject({ error: 'ref_mismatch', message: `refs/heads/main is at ${String(answer.body.oid)}.` });
+    expect(stale.body).toEqual({ error: 'ref_mismatch', current_oid: answer.body.oid, message: `refs/heads/main is at ${String(answer.body.oid)}.`, retryable: false });
     expect(await head(bed.b, repo)).toBe(answer.body.oid);
   });
 

@@ -95,7 +95,7 @@ describe('POST /api/merges', () => {
     expect(conflict).toEqual({ status: 409, body: { error: 'merge_conflict', conflicts: ['shared.txt'], message: expect.stringContaining('shared.txt'), retryable: false } });
 
     const moved = await merge(bed.b, repo, { base: 'main', head: 'feature', strategy: 'squash', expected_base_oid: c.root });
-    expect(moved).toEqual({ status: 409, body: { error: 'base_moved', current_oid: c.m1, message: expect.any(String), retryable: false } });
+    expect(moved).toEqual({ status: 409, body: { error: 'ref_mismatch', current_oid: c.m1, message: `refs/heads/main is at ${c.m1}.`, retryable: false } });
 
     // ahead contains main (m1): nothing to merge, whatever the strategy; main stays.
     for (const strategy of ['merge', 'squash', 'fast-forward-only']) {

@@ -53,7 +53,7 @@ describe('repository JSON API: ref writes', () => {
     // Must not exist, but does: 409 naming where it is.
     const exists = await api(bed.b, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: 'main', expected_old_oid: ZERO });
     expect(exists.status).toBe(409);
-    expect(await exists.json()).toEqual({ error: 'ref_mismatch', message: `refs/heads/feature/x is at ${first}.`, retryable: false });
+    expect(await exists.json()).toEqual({ error: 'ref_mismatch', current_oid: first, message: `refs/heads/feature/x is at ${first}.`, retryable: false });
 
     const moved = await api(bed.b, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: second, expected_old_oid: first });
     expect(moved.status).toBe(200);
@@ -61,7 +61,7 @@ describe('repository JSON API: ref writes', () => {
 
     const stale = await api(bed.a, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: first, expected_old_oid: first });
     expect(stale.status).toBe(409);
-    expect((await errorOf(stale)).message).toContain(second);
+    expect(await stale.json()).toEqual({ error: 'ref_mismatch', current_oid: second, message: `refs/heads/feature/x is at ${second}.`, retryable: false });
 
     // No expected_old_oid: forced from wherever it is.
     const forced = await api(bed.a, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: first });
@@ -70,9 +70,12 @@ describe('repository JSON API: ref writes', () => {
 
     const staleDelete = await api(bed.b, 'DELETE', `/${repo}/api/refs/heads/feature/x?expected_old_oid=${second}`);
     expect(staleDelete.status).toBe(409);
-    expect((await errorOf(staleDelete)).message).toContain(first);
+    expect(await staleDelete.json()).toMatchObject({ error: 'ref_mismatch', current_oid: first });
     expect((await api(bed.b, 'DELETE', `/${repo}/api/refs/heads/feature/x?expected_old_oid=${first}`)).status).toBe(204);
     expect((await api(bed.a, 'DELETE', `/${repo}/api/refs/heads/feature/x`)).status).toBe(404);
+    // Expected somewhere, but gone: current_oid null.
+    const gone = await api(bed.a, 'PUT', `/${repo}/api/refs/heads/feature/x`, { target: first, expected_old_oid: first });
+    expect(await gone.json()).toEqual({ error: 'ref_mismatch', current_oid: null, message: 'refs/heads/feature/x does not exist.', retryable: false });
     expect(await (await api(bed.a, 'GET', `/${repo}/api/refs/branches`)).json()).toEqual({ refs: [{ name: 'main', sha: second }], more: false });
     expect(await bed.git.out(['ls-remote', bed.remote(bed.b, repo)])).not.toContain('feature');
 

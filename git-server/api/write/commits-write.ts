@@ -16,6 +16,7 @@ import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
 import { publishWrite } from './publish-write.ts';
+import { RefConflictBody, RefMismatchError } from './write-errors.ts';
 
 /** At most this many changes in one request (413 beyond). */
 export const MAX_CHANGES = 1000;
@@ -82,15 +83,6 @@ export class BranchNotFoundError extends PublicError {
   }
 }
 
-/** 409: the branch is not where `expected_head_oid` said; the message names where it is. */
-export class BranchMovedError extends PublicError {
-  override readonly name = 'BranchMovedError';
-  readonly code = 'ref_mismatch';
-  constructor(ref: string, current: string | undefined) {
-    super(409, current === undefined ? `${ref} does not exist.` : `${ref} is at ${current}.`);
-  }
-}
-
 /** 413: more changes or content than one request may carry. */
 export class CommitTooLargeError extends PublicError {
   override readonly name = 'CommitTooLargeError';
@@ -108,7 +100,7 @@ export function commitsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependen
       summary: 'Commit a batch of file changes on a branch',
       params: RepoParamsSchema,
       body: CommitRequest,
-      response: { 201: CommitResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 413: ErrorBodySchema },
+      response: { 201: CommitResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody, 413: ErrorBodySchema },
     },
     handler: async (request, reply) => reply.code(201).send(await commit(deps, request, request.body as CommitRequest)),
   });
@@ -127,7 +119,7 @@ async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: 
       build: async ({ dir, env, head }) => {
         const current = head.refs.get(ref);
         if (current === undefined) throw new BranchNotFoundError(body.branch);
-        if (body.expected_head_oid !== undefined && body.expected_head_oid !== current) throw new BranchMovedError(ref, current);
+        if (body.expected_head_oid !== undefined && body.expected_head_oid !== current) throw new RefMismatchError(ref, current);
         const { commit } = await buildCommit({
           dir,
           env,
@@ -147,7 +139,7 @@ async function commit(deps: RepoApiDependencies, request: FastifyRequest, body: 
     // A new commit always moves the branch: `unchanged` cannot happen; `rejected` means the branch moved (or went).
     const current = result.head.refs.get(ref);
     if (current === undefined) throw new BranchNotFoundError(body.branch);
-    if (body.expected_head_oid !== undefined || attempt >= FORCE_ATTEMPTS) throw new BranchMovedError(ref, current);
+    if (body.expected_head_oid !== undefined || attempt >= FORCE_ATTEMPTS) throw new RefMismatchError(ref, current);
   }
 }
 

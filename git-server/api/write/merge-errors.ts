@@ -2,13 +2,12 @@
 import { Type } from 'typebox';
 import { PublicError } from '../../../src/errors.ts';
 import type { ErrorDetails } from '../../errors.ts';
-import { ErrorBodySchema } from '../schemas.ts';
+import { RefConflictBody } from './write-errors.ts';
 
-/** The 409 body: the error body, plus `conflicts` (merge_conflict) or `current_oid` (base_moved). */
+/** The 409 body: the error body, plus `conflicts` (merge_conflict) or `current_oid` (ref_mismatch). */
 export const MergeConflictBody = Type.Object({
-  ...ErrorBodySchema.properties,
+  ...RefConflictBody.properties,
   conflicts: Type.Optional(Type.Array(Type.String(), { description: 'merge_conflict: the paths that conflict, sorted.' })),
-  current_oid: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'base_moved: where the branch is now (null: it was deleted).' })),
 });
 
 /** The trees of base and head conflict; nothing was written. */
@@ -20,17 +19,6 @@ export class MergeConflictError extends PublicError implements ErrorDetails {
     const shown = conflicts.slice(0, 5).join(', ') + (conflicts.length > 5 ? `, and ${conflicts.length - 5} more` : '');
     super(409, `The merge conflicts in ${conflicts.length === 1 ? 'one path' : `${conflicts.length} paths`}: ${shown}. Resolve them on a branch and merge that.`);
     this.details = { conflicts };
-  }
-}
-
-/** The branch is not at `expected_base_oid` (any more); the client re-reads and decides again. */
-export class BaseMovedError extends PublicError implements ErrorDetails {
-  override readonly name = 'BaseMovedError';
-  readonly code = 'base_moved';
-  readonly details: { readonly current_oid: string | null };
-  constructor(ref: string, expected: string, current: string | undefined) {
-    super(409, current ? `${ref} is at ${current}, not at expected_base_oid ${expected}.` : `${ref} no longer exists (expected_base_oid was ${expected}).`);
-    this.details = { current_oid: current ?? null };
   }
 }
 

@@ -11,7 +11,8 @@ import { principalOf } from '../../auth/git-auth.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
-import { BaseMovedError, BranchNotFoundError, MergeConflictBody, MergeConflictError, NotFastForwardError, UnrelatedHistoriesError } from './merge-errors.ts';
+import { BranchNotFoundError, MergeConflictBody, MergeConflictError, NotFastForwardError, UnrelatedHistoriesError } from './merge-errors.ts';
+import { RefMismatchError } from './write-errors.ts';
 import { publishWrite } from './publish-write.ts';
 
 const Oid = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id.' });
@@ -32,7 +33,7 @@ export const MergeRequestBody = Type.Object({
     MERGE_STRATEGIES.map((s) => Type.Literal(s)),
     { description: 'merge: a commit with two parents; squash: one parent, the same tree; fast-forward-only: the branch moves to head or 409.' },
   ),
-  expected_base_oid: { ...Oid, description: 'Where the branch must be now; otherwise 409 base_moved.' },
+  expected_base_oid: { ...Oid, description: 'Where the branch must be now; otherwise 409 ref_mismatch with `current_oid`.' },
 });
 type MergeRequestBody = Static<typeof MergeRequestBody>;
 
@@ -74,7 +75,7 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
         build: async ({ dir, env, head }) => {
           const current = head.refs.get(ref);
           if (current === undefined) throw new BranchNotFoundError(ref);
-          if (current !== expected) throw new BaseMovedError(ref, expected, current);
+          if (current !== expected) throw new RefMismatchError(ref, current);
           const headOid = await resolveCommit(dir, body.head);
           if (!headOid) throw new RevisionNotFoundError(body.head, 'head');
           const message = body.message ?? `Merge ${body.head} into ${ref.slice('refs/heads/'.length)}`;
@@ -82,7 +83,7 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
           return [refUpdate(ref, expected, outcome, body.head)];
         },
       });
-      if (result.outcome === 'rejected' || outcome === undefined) throw new BaseMovedError(ref, expected, result.head.refs.get(ref));
+      if (result.outcome === 'rejected' || outcome === undefined) throw new RefMismatchError(ref, result.head.refs.get(ref));
       if (outcome.kind === 'already_merged') return reply.code(200).send({ ref, oid: expected, already_merged: true });
       if (result.outcome !== 'published') throw new Error(`merge of ${ref}: publish answered ${result.outcome}`);
       const oid = outcome.kind === 'committed' || outcome.kind === 'fast_forward' ? outcome.oid : expected;

@@ -12,7 +12,7 @@ import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
 import { publishWrite, type WriteRequest } from './publish-write.ts';
-import { InvalidWriteError, RefMismatchError, RefNameConflictError, RefNotFoundError } from './write-errors.ts';
+import { InvalidWriteError, RefConflictBody, RefMismatchError, RefNameConflictError, RefNotFoundError } from './write-errors.ts';
 
 const OID = Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$', description: 'A full object id (sha1 or sha256, lower-case hex).' });
 const TARGET = Type.String({ minLength: 1, maxLength: 256, description: 'A revision naming a commit: a branch, a tag, an object id, `main~2`.' });
@@ -70,7 +70,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
         summary: `Create or move a ${what}`,
         params: RefWriteParams,
         body: RefWriteBody,
-        response: { 200: RefWriteResult, 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+        response: { 200: RefWriteResult, 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
       },
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
@@ -99,7 +99,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
         summary: `Delete a ${what}`,
         params: RefWriteParams,
         querystring: RefDeleteQuery,
-        response: { 204: Type.Null(), 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+        response: { 204: Type.Null(), 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
       },
       handler: async (request, reply) => {
         const ref = refOf(kind, request);
@@ -127,7 +127,7 @@ export function refsWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencie
       summary: 'Create an annotated tag',
       params: RepoParamsSchema,
       body: TagCreateBody,
-      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema },
+      response: { 201: RefWriteResult, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: RefConflictBody },
     },
     handler: async (request, reply) => {
       const body = request.body as TagCreateBody;

@@ -1,13 +1,27 @@
 // The errors the JSON API's writes answer with, beside those of the reads (revision_not_found, …).
+import { Type } from 'typebox';
 import { PublicError } from '../../../src/errors.ts';
+import type { ErrorDetails } from '../../errors.ts';
+import { ErrorBodySchema } from '../schemas.ts';
 
-/** 409: a ref is not where the request expected it (`expected_old_oid`), or a tag to create exists. */
-export class RefMismatchError extends PublicError {
+const CurrentOid = Type.Union([Type.String(), Type.Null()], { description: 'ref_mismatch, tag_exists: where the ref is now (null: it does not exist).' });
+
+/** The 409 body of a write: the error body, plus `current_oid` when a ref was not where the request expected. */
+export const RefConflictBody = Type.Object({ ...ErrorBodySchema.properties, current_oid: Type.Optional(CurrentOid) });
+
+/**
+ * 409: a ref is not where the request expected it (a stale `expected_old_oid`, `expected_head_oid` or
+ * `expected_base_oid`), or a tag to create exists (`tag_exists`). Every write route answers a stale expectation
+ * with this one code and `current_oid`, so a client re-reads from one field whichever route it called.
+ */
+export class RefMismatchError extends PublicError implements ErrorDetails {
   override readonly name = 'RefMismatchError';
-  readonly code: string;
-  constructor(ref: string, current: string | undefined, code = 'ref_mismatch') {
+  readonly code: 'ref_mismatch' | 'tag_exists';
+  readonly details: { readonly current_oid: string | null };
+  constructor(ref: string, current: string | undefined, code: 'ref_mismatch' | 'tag_exists' = 'ref_mismatch') {
     super(409, current === undefined ? `${ref} does not exist.` : `${ref} is at ${current}.`);
     this.code = code;
+    this.details = { current_oid: current ?? null };
   }
 }
 
