@@ -20,7 +20,12 @@ describe('decodedLength', () => {
   });
 
   it('refuses unpadded, URL-safe or spaced base64', () => {
-    for (const bad of ['YQ', 'a-_b', 'YW Jj', 'YWJj\n']) expect(() => decodeContent('p', bad)).toThrow(/base64/);
+    for (const bad of ['YQ', 'a-_b', 'YW Jj', 'YWJj\n', 'Y===', 'YQ==YQ==', '=AAA']) expect(() => decodeContent('p', bad)).toThrow(/base64/);
+  });
+
+  it('decodes 16 MiB, the most a commit carries, without overflowing the stack', () => {
+    const bytes = Buffer.alloc(16 << 20, 7);
+    expect(decodeContent('p', bytes.toString('base64')).equals(bytes)).toBe(true);
   });
 });
 
