@@ -6,7 +6,9 @@
 //      client sees them (the `git push` process, start to exit): p50 and p99;
 //   3. object-store requests per push and per warm read, from cw-git's `service_store_requests_total`;
 //   4. the JSON API's reads (tree, blob, compare) against the git commands they stand for, run on cw-git's own
-//      copy of the repository (bench/git-api.ts; --skip-api leaves it out).
+//      copy of the repository (bench/git-api.ts; --skip-api leaves it out);
+//   5. `POST /api/commits` of one small file through two instances in turn, against `git commit` + `git push`,
+//      and object-store requests per API commit (bench/git-api-write.ts; --skip-api-writes leaves it out).
 //
 // The repository is generated deterministically (bench/git-repo-gen.ts; cached) unless --repo names a local
 // one. Prints PASS/MISS against the targets; exits non-zero only when the run itself failed.
@@ -24,6 +26,7 @@ import { runGit } from '../src/git/run-git.ts';
 import { COMPACT_EVERY } from '../src/repo-store/pending.ts';
 import { spawnToFile } from './child.ts';
 import { apiReport, measureApi, type ApiFigures, type ApiSetup } from './git-api.ts';
+import { apiWriteReport, measureApiWrites, type ApiWriteFigures, type ApiWriteSetup } from './git-api-write.ts';
 import { DEFAULT_SHAPE, generatedRepo } from './git-repo-gen.ts';
 import { describeRepo, formatRequests, median, percentile, refsOf, requestsPer, storeRequests, timeGit, type RepoFacts } from './git-measure.ts';
 import { benchRun, runBench } from './run.ts';
@@ -46,13 +49,15 @@ const { values: flags } = parseArgs({
     'api-rounds': { type: 'string', default: '2' },
     'api-duration': { type: 'string', default: '3' },
     compares: { type: 'string', default: '20' },
+    'skip-api-writes': { type: 'boolean', default: false },
+    'api-commits': { type: 'string', default: '40' },
   },
 });
 const clones = positive('clones');
 const pushes = positive('pushes');
 const warmReads = positive('warm-reads');
 
-function positive(name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares'): number {
+function positive(name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares' | 'api-commits'): number {
   const value = Number(flags[name]);
   if (!Number.isSafeInteger(value) || value < 1) {
     process.stderr.write(`bench: --${name} must be a positive integer\n`);
@@ -99,23 +104,12 @@ async function startReference(root: string): Promise<Server & { service: Service
   return { name: 'git http-backend', url, gitConfig: [], service };
 }
 
-async function startCwGit(defaultBranch: string): Promise<Server & { service: Service; token: string; base: string; cacheCopy: string }> {
+async function startCwGit(defaultBranch: string): Promise<Server & { service: Service; token: string; base: string; cacheCopy: string; another: () => Promise<string> }> {
   const minio = await startMinio(stateDir);
   stops.push(() => minio.service.stop());
-  const port = await freePort();
   const tokenSecret = newTokenSecret();
-  const config = await gitServiceConfig({ s3: minio.s3, bucket: await createRunBucket(minio, 'cw-bench-git'), tokenSecret }, port);
-  stops.push(async () => rmSync(config.dir, { recursive: true, force: true }));
-  const service = spawnToFile({
-    name: 'cw-git',
-    command: node,
-    args: [join(repoRoot, 'bin/cw-git.ts'), 'serve', '--config', config.path],
-    env: { ...process.env, ...config.env, CW_LOG_LEVEL: 'warn' },
-    logPath: join(stateDir, 'cw-git.log'),
-  });
-  stops.push(() => service.stop());
-  const base = `http://127.0.0.1:${port}`;
-  await waitForHttp(service, `${base}/readyz`, 60_000);
+  const setup = { s3: minio.s3, bucket: await createRunBucket(minio, 'cw-bench-git'), tokenSecret };
+  const { service, base, dir } = await spawnCwGit(setup, 'cw-git');
   const token = mintToken({ sub: 'bench', scopes: ['read', 'write'] }, tokenSecret);
   const created = await fetch(`${base}/${REPO}`, {
     method: 'PUT',
@@ -124,8 +118,27 @@ async function startCwGit(defaultBranch: string): Promise<Server & { service: Se
   });
   if (created.status !== 201) throw new Error(`PUT /${REPO} answered ${created.status}: ${await created.text()}`);
   // Where cw-git keeps its copy of the repository (RepoCache.dirOf), which the API reads from.
-  const cacheCopy = join(config.dir, 'cache', 'repos', `${REPO}.git`);
-  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy };
+  const cacheCopy = join(dir, 'cache', 'repos', `${REPO}.git`);
+  // A second instance on the same bucket, for the API writes (answers its base URL).
+  const another = async () => (await spawnCwGit(setup, 'cw-git-2')).base;
+  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy, another };
+}
+
+async function spawnCwGit(setup: Parameters<typeof gitServiceConfig>[0], name: string): Promise<{ service: Service; base: string; dir: string }> {
+  const port = await freePort();
+  const config = await gitServiceConfig(setup, port);
+  stops.push(async () => rmSync(config.dir, { recursive: true, force: true }));
+  const service = spawnToFile({
+    name,
+    command: node,
+    args: [join(repoRoot, 'bin/cw-git.ts'), 'serve', '--config', config.path],
+    env: { ...process.env, ...config.env, CW_LOG_LEVEL: 'warn' },
+    logPath: join(stateDir, `${name}.log`),
+  });
+  stops.push(() => service.stop());
+  const base = `http://127.0.0.1:${port}`;
+  await waitForHttp(service, `${base}/readyz`, 60_000);
+  return { service, base, dir: config.dir };
 }
 
 /** Times `git clone --bare` from each server in turn (the order alternating per round); answers seconds. */
@@ -220,8 +233,17 @@ async function main(): Promise<void> {
   const pushed = cw ? await measurePushes(cw, facts.headBranch) : undefined;
   const reads = cw ? await measureWarmReads(cw) : undefined;
   const api = cw && !flags['skip-api'] ? await measureApiReads(cw, facts.headBranch) : undefined;
+  const writes = cw && !flags['skip-api-writes'] ? await measureApiCommits(cw, facts.headBranch) : undefined;
   report(facts, cloneTimes, pushed, reads);
   if (api) process.stdout.write(`${apiReport(...api).join('\n')}\n`);
+  if (writes) process.stdout.write(`${apiWriteReport(...writes).join('\n')}\n`);
+}
+
+/** `POST /api/commits` through cw-git and a second instance in turn, against git commit + push (bench/git-api-write.ts). */
+async function measureApiCommits(server: Awaited<ReturnType<typeof startCwGit>>, branch: string): Promise<[ApiWriteSetup, ApiWriteFigures]> {
+  const setup: ApiWriteSetup = { bases: [server.base, await server.another()], repo: REPO, token: server.token, branch, commits: positive('api-commits'), workDir: join(stateDir, 'committer'), say };
+  say(`${setup.commits} API commits through two instances in turn, then as many git commit + push`);
+  return [setup, await measureApiWrites(setup)];
 }
 
 /** The JSON API against git run directly on cw-git's copy of the repository (synced by the reads before: warm). */
