@@ -14,4 +14,8 @@ export interface RepoApiDependencies {
   readonly archives: ArchiveSpool;
   /** Adds the browser lane's CORS handling to its scope (browser-lane.ts). */
   readonly browserLane?: (scope: FastifyInstance) => void;
+  /** Repositories (`owner/name`, same bucket) `POST /initialize` may copy a tree from; none: refused (403). */
+  readonly initializeSources?: readonly string[];
+  /** Repositories (`owner/name`, same bucket) `POST /import` may import from; none: refused (403). */
+  readonly importSources?: readonly string[];
 }
