@@ -83,6 +83,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     app,
     {
       repos: deps.repos,
+      objects: deps.objects,
       cache: deps.cache,
       archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),
       browserLane: browserLane(deps.corsOrigins ?? []),
