@@ -129,7 +129,7 @@ async function initialize(deps: RepoApiDependencies, request: FastifyRequest, bo
 
   const releaseSource = deps.cache.hold(source);
   try {
-    const from = await deps.cache.sync(source);
+    const from = await deps.cache.sync(source, { fresh: true });
     if (from.head.objectFormat !== synced.head.objectFormat) throw new ObjectFormatMismatchError(from.head.objectFormat, synced.head.objectFormat);
     const tree = await sourceTree(from.dir, source, body.source.commit_oid);
     const lfs = await findLfsPointer(from.dir, tree);
