@@ -36,6 +36,10 @@ export interface GitServerDependencies {
   readonly limits?: Partial<GitServerLimits>;
   /** Browser origins allowed on the `/api-browser` lane (`server.cors_origins`). Default: none. */
   readonly corsOrigins?: readonly string[];
+  /** Repositories `POST /api/initialize` may copy from (`api.initialize_sources`). Default: none. */
+  readonly initializeSources?: readonly string[];
+  /** Repositories `POST /api/import` may import from (`api.import_sources`). Default: none. */
+  readonly importSources?: readonly string[];
 }
 
 export interface GitServerLimits {
@@ -79,9 +83,12 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     app,
     {
       repos: deps.repos,
+      objects: deps.objects,
       cache: deps.cache,
       archives: new ArchiveSpool({ dir: join(deps.cache.tmpDir, 'archives') }),
       browserLane: browserLane(deps.corsOrigins ?? []),
+      initializeSources: deps.initializeSources ?? [],
+      importSources: deps.importSources ?? [],
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     },
     [...READ_ROUTES, ...WRITE_ROUTES],

@@ -48,6 +48,8 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       metrics: new ServiceMetrics(registry),
       drain,
       corsOrigins: config.server.corsOrigins,
+      initializeSources: config.api.initializeSources,
+      importSources: config.api.importSources,
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },

@@ -19,6 +19,9 @@ export interface GitServiceSetup {
   readonly namespace?: string;
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
   readonly corsOrigins?: readonly string[];
+  /** `api.initialize_sources` and `api.import_sources`: repositories initialize and import may copy from. */
+  readonly initializeSources?: readonly string[];
+  readonly importSources?: readonly string[];
   /** `wal.freshness_ttl`: how long a read may answer from a head checked that long ago (default 0s: never). */
   readonly freshnessTtl?: string;
 }
@@ -32,6 +35,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
     store: { bucket: setup.bucket, s3: { endpoint: setup.s3.endpoint, region: setup.s3.region, force_path_style: true, credentials: 'env' } },
     server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s', ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}) },
     auth: { token_secret: setup.tokenSecret },
+    ...(setup.initializeSources || setup.importSources ? { api: { initialize_sources: [...(setup.initializeSources ?? [])], import_sources: [...(setup.importSources ?? [])] } } : {}),
     cache: { dir: join(dir, 'cache') },
     ...(setup.freshnessTtl ? { wal: { freshness_ttl: setup.freshnessTtl } } : {}),
     ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),

@@ -19,8 +19,8 @@ export interface GitTestbed {
   createRepo: (service?: { url: string }) => Promise<string>;
 }
 
-/** Registers the instances' start and stop with the calling test file; use the fields inside tests. `corsOrigins` configures both. */
-export function useGitTestbed(options: { corsOrigins?: readonly string[] } = {}): GitTestbed {
+/** Registers the instances' start and stop with the calling test file; use the fields inside tests. The options configure both. */
+export function useGitTestbed(options: Pick<GitServiceSetup, 'corsOrigins' | 'initializeSources' | 'importSources'> = {}): GitTestbed {
   const setup: GitServiceSetup = { s3: inject('s3'), bucket: inject('bucket'), tokenSecret: newTokenSecret(), ...options };
   const token = mintToken({ sub: 'ada', scopes: ['read', 'write'] }, setup.tokenSecret);
   const started: { a?: RunningService; b?: RunningService; git?: GitClient } = {};

@@ -2,7 +2,9 @@
 // origins outside `server.cors_origins` before any of them runs.
 import type { RepoApiRoutes } from './index.ts';
 import { commitsWriteRoutes } from './write/commits-write.ts';
+import { importWriteRoutes } from './write/import-write.ts';
+import { initializeWriteRoutes } from './write/initialize-write.ts';
 import { mergesWriteRoutes } from './write/merges-write.ts';
 import { refsWriteRoutes } from './write/refs-write.ts';
 
-export const WRITE_ROUTES: readonly RepoApiRoutes[] = [refsWriteRoutes, commitsWriteRoutes, mergesWriteRoutes];
+export const WRITE_ROUTES: readonly RepoApiRoutes[] = [refsWriteRoutes, commitsWriteRoutes, mergesWriteRoutes, initializeWriteRoutes, importWriteRoutes];

@@ -33,6 +33,12 @@ export interface GitServiceConfig {
     /** The header (lower case) carrying the end user's principal from a trusted proxy. */
     principalHeader: string;
   };
+  api: {
+    /** Repositories of this bucket `POST /api/initialize` may copy a template tree from (none: initialize is refused). */
+    initializeSources: string[];
+    /** Repositories of this bucket `POST /api/import` may import history from (none: import is refused). */
+    importSources: string[];
+  };
   events: {
     webhookUrl?: string;
     webhookSecret?: string;

@@ -59,6 +59,7 @@ describe('loadConfig', () => {
         trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
         principalHeader: 'x-forwarded-user',
       },
+      api: { initializeSources: ['templates/next-app'], importSources: [] },
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000 },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
@@ -79,6 +80,7 @@ describe('loadConfig', () => {
       drainTimeoutMs: 20_000,
     });
     expect(config.auth).toEqual({ tokenSecret: SECRET, trustedProxies: [], principalHeader: 'x-forwarded-user' });
+    expect(config.api).toEqual({ initializeSources: [], importSources: [] });
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000 });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
@@ -154,6 +156,11 @@ describe('loadConfig', () => {
     ['a fraction above 1', `${minimal}cache: { disk_high_watermark: 85 }\n`, /cache\.disk_high_watermark expected a fraction from 0 to 1 \(such as 0\.85\), got 85$/],
     ['a bad URL', `${minimal}events: { webhook_url: "hooks.example.com/x" }\n`, /events\.webhook_url is not a URL/],
     ['a URL with credentials', `${minimal}events: { webhook_url: "https://u:hook-secret@hooks.example.com" }\n`, /events\.webhook_url must not contain credentials/],
+    [
+      'a non-repository initialize source',
+      `${minimal}api: { initialize_sources: ["https://github.com/a/b"] }\n`,
+      /api\.initialize_sources item 1: "https:\/\/github\.com\/a\/b" is not a repository path/,
+    ],
     ['a non-origin CORS entry', `${minimal}server: { cors_origins: ["https://a.example.com/path"] }\n`, /server\.cors_origins item 1: "https:\/\/a\.example\.com\/path" is not an origin/],
     ['an unknown role', `${minimal}server: { roles: [serve, web] }\n`, /server\.roles item 2: "web" is not a role \(expected serve, maintain, events\)$/],
     [

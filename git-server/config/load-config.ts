@@ -131,6 +131,10 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       trustedProxies: v['auth.trusted_proxies'],
       principalHeader: v['auth.principal_header'],
     },
+    api: {
+      initializeSources: v['api.initialize_sources'],
+      importSources: v['api.import_sources'],
+    },
     events: {
       webhookUrl: v['events.webhook_url'],
       webhookSecret: v['events.webhook_secret'],

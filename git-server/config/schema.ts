@@ -1,5 +1,6 @@
 // Every key of the `cw-git` configuration file, with its kind and default (docs/repository-service.md,
 // "Configuration", documents each one). Keys are snake_case as in the spec; nested sections join with dots.
+import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import { FieldError } from './config-error.ts';
 import { bool, checkAddressOrRange, checkBaseUrl, checkHttpUrl, checkOrigin, duration, fraction, hostPort, list, oneOf, requiredText, text, type Field, type FieldValue } from './fields.ts';
 
@@ -22,6 +23,15 @@ function pattern(re: RegExp, what: string): (value: string) => string {
     if (!re.test(value)) throw new FieldError(`"${value}" is not ${what}`);
     return value;
   };
+}
+
+/** An `owner/name` repository path (the allow-lists of `api.*_sources`). */
+function repoPath(value: string): string {
+  try {
+    return parseRepoPath(value).full;
+  } catch {
+    throw new FieldError(`"${value}" is not a repository path (owner/name)`);
+  }
 }
 
 function role(value: string): Role {
@@ -50,6 +60,8 @@ export const FIELDS = {
   }),
   'auth.trusted_proxies': list(checkAddressOrRange),
   'auth.principal_header': text('x-forwarded-user', { check: (value) => pattern(HEADER_NAME, 'an HTTP header name')(value).toLowerCase() }),
+  'api.initialize_sources': list(repoPath),
+  'api.import_sources': list(repoPath),
   'events.webhook_url': text(undefined, { check: checkHttpUrl }),
   'events.webhook_secret': text(undefined, { secret: true }),
   'events.sweep_interval': duration('5m'),

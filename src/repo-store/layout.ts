@@ -42,6 +42,11 @@ export function eventsCursorKey(repo: RepoPath): string {
   return `${repoPrefix(repo)}events/cursor.json`;
 }
 
+/** The receipt of the import that filled the repository (`POST /api/import`), written once after it published. */
+export function importReceiptKey(repo: RepoPath): string {
+  return `${repoPrefix(repo)}import/receipt.json`;
+}
+
 /** Bucket-wide prefix of deletion markers: while one is fresh, the repository cannot be created again. */
 export const DELETING_PREFIX = 'deleting/';
 

@@ -2,7 +2,7 @@
 // cached copy (git's own plumbing: hash-object, mktree, commit-tree, merge-tree), packed, and published with the
 // ref updates through the write-ahead log as one `ref_update` entry, exactly as a push publishes (same seq, same
 // durability, same CAS on each ref's old value).
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Quarantine, type IndexedPack } from '../../../src/git/quarantine.ts';
@@ -79,9 +79,12 @@ export const publishWrite: PublishWrite = async (deps, request) => {
   }
 };
 
-/** Packs the loose objects `build` wrote into the quarantine (none: undefined), indexed as a push's pack is. */
+/**
+ * Packs the objects `build` wrote into the quarantine, loose or in packs (objects copied from another
+ * repository, src/git/write/copy-objects.ts), as one pack indexed as a push's pack is; none: undefined.
+ */
 async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefined> {
-  const oids = await looseObjects(quarantine.objectsDir);
+  const oids = [...new Set([...(await looseObjects(quarantine.objectsDir)), ...(await packedObjects(quarantine))])].sort();
   if (oids.length === 0) return undefined;
   const out = new PassThrough();
   const packed = runGit(['pack-objects', '--stdout', '--quiet'], { env: quarantine.env, stdin: `${oids.join('\n')}\n`, stdout: out, maxStdoutBytes: MAX_WRITE_PACK_BYTES }).then(
@@ -103,4 +106,19 @@ async function looseObjects(objectsDir: string): Promise<string[]> {
     for (const rest of await readdir(join(objectsDir, fanout))) if (/^[0-9a-f]{38}(?:[0-9a-f]{24})?$/.test(rest)) oids.push(fanout + rest);
   }
   return oids.sort();
+}
+
+/** The oids in the packs under the quarantine's `pack/` directory (`git show-index` of each idx). */
+async function packedObjects(quarantine: Quarantine): Promise<string[]> {
+  const packDir = join(quarantine.objectsDir, 'pack');
+  const oids: string[] = [];
+  for (const name of await readdir(packDir)) {
+    if (!name.endsWith('.idx')) continue;
+    const { stdout } = await runGit(['show-index'], { env: quarantine.env, stdin: await readFile(join(packDir, name)), maxStdoutBytes: MAX_WRITE_PACK_BYTES });
+    for (const line of stdout.toString().split('\n')) {
+      const oid = line.split(' ')[1];
+      if (oid) oids.push(oid);
+    }
+  }
+  return oids;
 }
