@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { RestorePointUnavailableError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
@@ -78,19 +79,8 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
   return app;
 }
 
-/** A tenant's description on the wire (snake_case, ISO times), as the operator reads it. */
-export interface TenantWire {
-  tenant: string;
-  created_at: string;
-  durability: 'async' | 'sync';
-  size_bytes: number;
-  rows_read: number;
-  rows_written: number;
-  last_write_at: string | null;
-  restore_window: { earliest: string; latest: string } | null;
-}
-
-function wire(d: TenantDescription): TenantWire {
+/** A tenant's description on the wire (snake_case, ISO times): the operator's client reads it as `EngineTenant`. */
+function wire(d: TenantDescription): EngineTenant {
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     tenant: d.tenant,

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { cwDbEnv } from '../e2e/harness/cw-db-env.ts';
 import type { MinioServer } from '../e2e/harness/minio.ts';
 import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
@@ -29,20 +30,7 @@ export async function startDevDb(options: { minio: MinioServer; stateDir: string
     command: toolPath('node'),
     args: [join(repoRoot, 'bin/cw-db.ts')],
     logPath: join(stateDir, 'cw-db.log'),
-    env: {
-      ...process.env,
-      CW_DB_HOST: '127.0.0.1',
-      CW_DB_PORT: String(port),
-      CW_DB_ADMIN_HOST: '127.0.0.1',
-      CW_DB_ADMIN_PORT: String(adminPort),
-      CW_DB_ADMIN_TOKEN: adminToken,
-      CW_DB_DATA_DIR: join(stateDir, 'cw-db'),
-      CW_DB_BUCKET: DEV_DB_BUCKET,
-      CW_S3_ENDPOINT: minio.endpoint,
-      CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
-      CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
-      CW_S3_REGION: minio.s3.region,
-    },
+    env: { ...process.env, ...cwDbEnv({ port, adminPort, adminToken, dataDir: join(stateDir, 'cw-db'), bucket: DEV_DB_BUCKET, s3: minio.s3 }) },
   });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(service, `${url}/health`, 120_000);

@@ -4,6 +4,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunBucket, startMinio, type MinioServer } from '../../e2e/harness/minio.ts';
+import { cwDbEnv } from '../../e2e/harness/cw-db-env.ts';
 import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../../e2e/harness/tools.ts';
 import { spawnToFile } from '../child.ts';
@@ -44,16 +45,7 @@ export async function startCwDb(run: BenchRun, opts: { cpuProfileDir?: string } 
       args: [...profile, join(repoRoot, 'bin/cw-db.ts')],
       env: {
         ...process.env,
-        CW_DB_HOST: '127.0.0.1',
-        CW_DB_PORT: String(port),
-        CW_DB_ADMIN_HOST: '127.0.0.1',
-        CW_DB_ADMIN_PORT: String(adminPort),
-        CW_DB_ADMIN_TOKEN: adminToken,
-        CW_DB_DATA_DIR: dataDir,
-        CW_DB_BUCKET: bucket,
-        CW_S3_ENDPOINT: minio.endpoint,
-        CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
-        CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
+        ...cwDbEnv({ port, adminPort, adminToken, dataDir, bucket, s3: minio.s3 }),
         CW_LOG_LEVEL: 'warn',
       },
       logPath: join(run.stateDir, `cw-db-${starts}.log`),

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { cwDbEnv } from './cw-db-env.ts';
 import { ensureBucket } from '../../src/object-store/s3-buckets.ts';
 import { freePort, killHard, startService, waitForHttp, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
@@ -53,17 +54,7 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    CW_DB_HOST: '127.0.0.1',
-    CW_DB_PORT: String(port),
-    CW_DB_ADMIN_HOST: '127.0.0.1',
-    CW_DB_ADMIN_PORT: String(adminPort),
-    CW_DB_ADMIN_TOKEN: adminToken,
-    CW_DB_DATA_DIR: dataDir,
-    CW_DB_BUCKET: bucket,
-    CW_S3_ENDPOINT: s3.endpoint ?? '',
-    CW_S3_REGION: s3.region,
-    CW_S3_ACCESS_KEY_ID: s3.credentials?.accessKeyId ?? '',
-    CW_S3_SECRET_ACCESS_KEY: s3.credentials?.secretAccessKey ?? '',
+    ...cwDbEnv({ port, adminPort, adminToken, dataDir, bucket, s3 }),
     CW_LOG_LEVEL: 'info',
     ...options.env,
   };
