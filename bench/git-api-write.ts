@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runGit } from '../src/git/run-git.ts';
+import { COMPACT_EVERY } from '../src/repo-store/pending.ts';
 import { CLIENT_ENV, formatRequests, percentile, requestsPer, storeRequests } from './git-measure.ts';
 
 /** The push budget: freshness GET, pack ∥ index PUT, log PUT, manifest CAS (bench/README.md). */
@@ -29,7 +30,10 @@ export interface ApiWriteFigures {
   readonly apiSeconds: number;
   readonly gitMs: number[];
   readonly gitSeconds: number;
+  /** Per API commit, the commits going through the two instances in turn (each syncs the other's pack first). */
   readonly requests: Map<string, number>;
+  /** Per API commit, through one instance: the condition the push budget is measured in. */
+  readonly oneInstanceRequests: Map<string, number>;
 }
 
 const IDENT = { name: 'Bench', email: 'bench@example.test' };
@@ -79,6 +83,12 @@ export async function measureApiWrites(setup: ApiWriteSetup): Promise<ApiWriteFi
   }
   const apiSeconds = (performance.now() - apiStart) / 1000;
   const requests = requestsPer(before, await sumRequests(), commits);
+  // The same commits through one instance, as the push budget is measured: no pack of another instance to sync
+  // (one unmeasured commit first brings its copy past the other instance's last commit).
+  head = await post(bases[0]!, head, 2 * commits);
+  const beforeOne = await sumRequests();
+  for (let i = 0; i < commits; i++) head = await post(bases[0]!, head, 2 * commits + 1 + i);
+  const oneInstanceRequests = requestsPer(beforeOne, await sumRequests(), commits);
 
   // The same change by the stock client: a sparse clone (the index holds the whole tree, the work tree only
   // what is written), then `git commit` + `git push` of each change, timed together.
@@ -101,7 +111,7 @@ export async function measureApiWrites(setup: ApiWriteSetup): Promise<ApiWriteFi
     gitMs.push(performance.now() - t0);
   }
   const gitSeconds = (performance.now() - gitStart) / 1000;
-  return { apiMs, apiSeconds, gitMs, gitSeconds, requests };
+  return { apiMs, apiSeconds, gitMs, gitSeconds, requests, oneInstanceRequests };
 }
 
 export function apiWriteReport(setup: ApiWriteSetup, figures: ApiWriteFigures): string[] {
@@ -110,14 +120,17 @@ export function apiWriteReport(setup: ApiWriteSetup, figures: ApiWriteFigures): 
     `  ${label.padEnd(66)}${percentile(ms, 50).toFixed(0).padStart(6)}${percentile(ms, 99).toFixed(0).padStart(8)}${Math.max(...ms)
       .toFixed(0)
       .padStart(8)}${(n / seconds).toFixed(1).padStart(10)}`;
-  const perCommit = figures.requests.get('total') ?? 0;
+  // As for pushes: every COMPACT_EVERY-th pack a publish also PUTs the maintenance marker, amortized, not per write.
+  const markerShare = Math.ceil(n / COMPACT_EVERY) / n;
+  const perCommit = (figures.oneInstanceRequests.get('total') ?? 0) - markerShare;
   return [
     '',
     `one small file committed on ${setup.branch}, ${n} sequential, ${setup.bases.length} instances in turn     p50 ms  p99 ms  max ms  commits/s`,
     row('cw-git  POST /api/commits (expected_head_oid)', figures.apiMs, figures.apiSeconds),
     row('git commit + git push (sparse clone, fast-forward)', figures.gitMs, figures.gitSeconds),
     `  (API p50 / git p50: ${(percentile(figures.apiMs, 50) / percentile(figures.gitMs, 50)).toFixed(2)}; each commit goes through the other instance than the one before)`,
-    `object-store requests per API commit (both instances): ${formatRequests(figures.requests)}`,
-    `  ${perCommit <= REQUESTS_PER_COMMIT_TARGET ? 'PASS' : 'MISS'} object-store requests per API commit ≤ ${REQUESTS_PER_COMMIT_TARGET} (the push budget): ${perCommit.toFixed(2)}`,
+    `object-store requests per API commit, through one instance: ${formatRequests(figures.oneInstanceRequests)}`,
+    `object-store requests per API commit, two instances in turn (each first syncs the other's pack): ${formatRequests(figures.requests)}`,
+    `  ${perCommit <= REQUESTS_PER_COMMIT_TARGET ? 'PASS' : 'MISS'} object-store requests per API commit through one instance ≤ ${REQUESTS_PER_COMMIT_TARGET} (the push budget, measured the same way): ${perCommit.toFixed(2)} without the maintenance marker (≤ ${markerShare.toFixed(2)}, one PUT per ${COMPACT_EVERY} packs)`,
   ];
 }

@@ -75,6 +75,8 @@ function devConfig(stateDir: string, endpoint: string) {
     auth: { token_secret: readFileSync(secretPath, 'utf8').trim() },
     cache: { dir: join(stateDir, 'cw-git-cache') },
     kubernetes: { namespace: DEV_GIT_NAMESPACE },
+    // The repositories make dev lets `POST /api/initialize` copy from and `POST /api/import` read (README).
+    api: { initialize_sources: ['templates/starter'], import_sources: ['acme/site'] },
   };
 }
 
