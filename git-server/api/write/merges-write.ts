@@ -26,7 +26,9 @@ const Person = Type.Object({
 export const MergeRequestBody = Type.Object({
   base: Type.String({ minLength: 1, maxLength: 255, description: 'The branch merged into (`main` or `refs/heads/main`).' }),
   head: Type.String({ minLength: 1, maxLength: 256, description: 'The revision merged: a branch, tag or commit id.' }),
-  message: Type.Optional(Type.String({ minLength: 1, maxLength: 65536, description: 'The new commit\'s message (merge, squash). Default: "Merge <head> into <base>".' })),
+  message: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 65536, description: 'The new commit\'s message (merge, squash). Default: "Merge <head> into <base>", or "Squash <head> into <base>" for a squash.' }),
+  ),
   committer: Person,
   author: Type.Optional(Person),
   strategy: Type.Union(
@@ -78,7 +80,8 @@ export function mergesWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
           if (current !== expected) throw new RefMismatchError(ref, current);
           const headOid = await resolveCommit(dir, body.head);
           if (!headOid) throw new RevisionNotFoundError(body.head, 'head');
-          const message = body.message ?? `Merge ${body.head} into ${ref.slice('refs/heads/'.length)}`;
+          const base = ref.slice('refs/heads/'.length);
+          const message = body.message ?? `${body.strategy === 'squash' ? 'Squash' : 'Merge'} ${body.head} into ${base}`;
           outcome = await computeMerge({ dir, env, base: expected, head: headOid, strategy: body.strategy, message, committer: body.committer, ...(body.author ? { author: body.author } : {}) });
           return [refUpdate(ref, expected, outcome, body.head)];
         },
