@@ -161,10 +161,12 @@ spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domai
     // Served on its default host and on the hostname, and reported Ready.
     await servedEverywhere([runtime], host, greeting);
     await servedEverywhere([runtime], `web.${namespace}.${BASE_DOMAIN}`, greeting);
+    // Ready, and its status lists the hostname too: the diff below reads the object twice, and a status still
+    // being written between the two reads would show as a difference that is no drift.
     await eventually(
-      'the app Ready',
+      'the app Ready, serving the hostname',
       () => objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(namespace, 'web'),
-      (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True',
+      (a) => findCondition(a?.status?.conditions, 'Ready')?.status === 'True' && (a?.status?.hosts ?? []).includes(host),
     );
 
     // The platform wrote status only: the same files diff clean under the same field manager.
