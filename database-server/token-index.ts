@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { databaseTokenSha256 } from '../src/platform/databases/database-token.ts';
 import type { TenantMeta } from './tenant-meta.ts';
 
 const MAX_DELETED = 10_000;
@@ -10,10 +10,8 @@ export interface TokenHolder {
   expiresAt?: number;
 }
 
-/** Lowercase hex SHA-256: the only form of a connection token cw-db holds. */
-export function tokenSha256(token: string): string {
-  return hash('sha256', token, 'hex');
-}
+/** Lowercase hex SHA-256: the only form of a connection token cw-db holds (the platform hashes tokens the same way). */
+export const tokenSha256 = databaseTokenSha256;
 
 /**
  * Every tenant's tokens by hash. A lookup hashes the presented token, so nothing is compared on plaintext and
