@@ -22,6 +22,7 @@ import { bodyBytes } from './put-body.ts';
 interface Stored {
   body: Uint8Array;
   etag: ETag;
+  lastModified: Date;
 }
 
 const MAX_PAGE = 1000;
@@ -35,6 +36,12 @@ const CHUNK = 64 * 1024;
  */
 export class MemoryObjectStore implements ObjectStore {
   readonly #objects = new Map<string, Stored>();
+  readonly #now: () => Date;
+
+  /** `now` stamps each write's `lastModified` (tests of grace periods pass a clock they move). */
+  constructor(options: { now?: () => Date } = {}) {
+    this.#now = options.now ?? (() => new Date());
+  }
 
   async get(key: string, options: GetOptions = {}): Promise<GetResult | undefined> {
     await tick();
@@ -57,7 +64,7 @@ export class MemoryObjectStore implements ObjectStore {
   async head(key: string): Promise<ObjectInfo | undefined> {
     await tick();
     const found = this.#objects.get(key);
-    return found && { key, etag: found.etag, size: found.body.byteLength };
+    return found && { key, etag: found.etag, size: found.body.byteLength, lastModified: found.lastModified };
   }
 
   async put(key: string, body: PutBody, options: PutOptions = {}): Promise<PutResult> {
@@ -70,7 +77,7 @@ export class MemoryObjectStore implements ObjectStore {
     if (options.ifNoneMatch === '*' && current) return PRECONDITION_FAILED;
     if (options.ifMatch !== undefined && current?.etag !== options.ifMatch) return PRECONDITION_FAILED;
     const etag = `"${createHash('md5').update(bytes).digest('hex')}"`;
-    this.#objects.set(key, { body: bytes, etag });
+    this.#objects.set(key, { body: bytes, etag, lastModified: this.#now() });
     return { kind: 'written', etag };
   }
 
@@ -87,7 +94,7 @@ export class MemoryObjectStore implements ObjectStore {
     const page = keys.slice(0, limit);
     const items = page.map((key) => {
       const stored = this.#objects.get(key) as Stored;
-      return { key, etag: stored.etag, size: stored.body.byteLength };
+      return { key, etag: stored.etag, size: stored.body.byteLength, lastModified: stored.lastModified };
     });
     const last = page.at(-1);
     return keys.length > limit && last !== undefined ? { items, next: last } : { items };

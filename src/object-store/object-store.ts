@@ -61,6 +61,8 @@ export interface ObjectInfo {
   readonly key: string;
   readonly etag: ETag;
   readonly size: number;
+  /** When the object was last written (the store's clock): maintenance keeps young objects for a grace period. */
+  readonly lastModified: Date;
 }
 
 export interface ListPage {

@@ -105,7 +105,7 @@ export class S3ObjectStore implements ObjectStore {
     return this.#request<ObjectInfo | undefined>('head', 0, async (abortSignal) => {
       try {
         const res = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }), { abortSignal });
-        return ['ok', { key, etag: res.ETag ?? '', size: res.ContentLength ?? 0 }];
+        return ['ok', { key, etag: res.ETag ?? '', size: res.ContentLength ?? 0, lastModified: res.LastModified ?? new Date(0) }];
       } catch (err) {
         if (classifyS3Error(err) === 'not_found') return ['not_found', undefined];
         throw err;
@@ -166,7 +166,7 @@ export class S3ObjectStore implements ObjectStore {
         }),
         { abortSignal },
       );
-      const items = (res.Contents ?? []).map((o) => ({ key: o.Key ?? '', etag: o.ETag ?? '', size: o.Size ?? 0 }));
+      const items = (res.Contents ?? []).map((o) => ({ key: o.Key ?? '', etag: o.ETag ?? '', size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) }));
       const last = items.at(-1);
       return ['ok', res.IsTruncated && last ? { items, next: last.key } : { items }];
     });

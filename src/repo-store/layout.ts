@@ -62,3 +62,21 @@ export const PENDING_PREFIX = 'pending/';
 export function pendingKey(repo: RepoPath): string {
   return `${PENDING_PREFIX}${repo.owner}/${repo.name}.json`;
 }
+
+/** What maintenance last did to the repository (checkpoint, compaction, fsck, gc), for overviews and status. */
+export function maintenanceStatusKey(repo: RepoPath): string {
+  return `${repoPrefix(repo)}maintenance/status.json`;
+}
+
+/** The lease a maintainer holds while it changes the repository's pack set or log (one at a time). */
+export function maintenanceLeaseKey(repo: RepoPath): string {
+  return `${repoPrefix(repo)}maintenance/lease.json`;
+}
+
+/** Bucket-wide prefix of maintainer heartbeats: one object per maintaining host. */
+export const MAINTAINERS_PREFIX = 'maintainers/';
+
+/** A maintainer's heartbeat, rewritten every pass. */
+export function maintainerKey(host: string): string {
+  return `${MAINTAINERS_PREFIX}${host}.json`;
+}

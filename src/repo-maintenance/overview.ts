@@ -1,0 +1,89 @@
+// A repository's operational state in one object: what `GET /api/overview` answers and what the Repository
+// controller copies into the resource's status. Health says what needs attention and what to do about it.
+import type { ObjectStore } from '../object-store/object-store.ts';
+import { pendingKey } from '../repo-store/layout.ts';
+import type { RepoHead } from '../repo-store/head-cache.ts';
+import type { RepoPath } from '../repo-store/repo-path.ts';
+import { CHECKPOINT_EVERY, COMPACT_EVERY } from '../repo-store/pending.ts';
+import { liveMaintainers, type Heartbeat } from './heartbeat.ts';
+import { readLease, type LeaseRecord } from './lease.ts';
+import { readStatus, type CheckpointRecord, type CompactionRecord, type FsckRecord, type GcRecord } from './status.ts';
+
+export type HealthStatus = 'ok' | 'degraded' | 'error';
+
+export interface HealthProblem {
+  readonly problem: string;
+  readonly suggestion: string;
+}
+
+export interface RepoOverview {
+  readonly repo: string;
+  readonly headSeq: number;
+  readonly logStart: number;
+  readonly packs: { readonly count: number; readonly bytes: number };
+  readonly checkpoint: CheckpointRecord | null;
+  readonly entriesSinceCheckpoint: number;
+  readonly lastCompaction: CompactionRecord | null;
+  readonly lastFsck: FsckRecord | null;
+  readonly lastGc: GcRecord | null;
+  readonly pending: { readonly marker: boolean; readonly checkpointDue: boolean; readonly compactionDue: boolean };
+  readonly lease: LeaseRecord | null;
+  readonly maintainers: readonly Heartbeat[];
+  readonly health: { readonly status: HealthStatus; readonly problems: readonly HealthProblem[] };
+}
+
+/** Work is overdue when it has piled up to twice what makes it due. */
+const OVERDUE = 2;
+
+export async function repoOverview(store: ObjectStore, repo: RepoPath, head: RepoHead, now: Date = new Date()): Promise<RepoOverview> {
+  const [status, lease, marker, maintainers] = await Promise.all([readStatus(store, repo, head.repoId), readLease(store, repo, now), store.head(pendingKey(repo)), liveMaintainers(store, now)]);
+  const entriesSinceCheckpoint = head.seq - (head.checkpoint?.seq ?? 0);
+  const checkpointDue = entriesSinceCheckpoint >= CHECKPOINT_EVERY;
+  const compactionDue = head.packs.length >= COMPACT_EVERY;
+  const problems: HealthProblem[] = [];
+  let level: HealthStatus = 'ok';
+  const report = (severity: Exclude<HealthStatus, 'ok'>, problem: string, suggestion: string) => {
+    problems.push({ problem, suggestion });
+    if (severity === 'error' || level === 'ok') level = severity;
+  };
+  if (status.fsck && status.fsck.missingObjects > 0) {
+    report(
+      'error',
+      `git fsck of seq ${status.fsck.seq} found ${status.fsck.missingObjects} missing objects`,
+      'Restore the missing packs from a backup of the bucket, or materialize an older seq (`cw-git wal materialize`) and push it back; then run POST /api/ops/fsck.',
+    );
+  } else if (status.fsck?.outcome === 'failed') {
+    report('degraded', `the last fsck (seq ${status.fsck.seq}) failed: ${status.fsck.problems[0] ?? 'no detail'}`, 'Run POST /api/ops/fsck and read its log.');
+  }
+  if (status.compaction?.outcome === 'failed') {
+    report(
+      'degraded',
+      `the last compaction failed${status.compaction.message ? `: ${status.compaction.message}` : ''}`,
+      'Run POST /api/ops/compact and read its log; the maintainer retries on its next pass.',
+    );
+  }
+  if (head.packs.length >= OVERDUE * COMPACT_EVERY) {
+    report('degraded', `${head.packs.length} live packs: fetches read every one`, 'Check that an instance with the maintain role is running (maintainers below), or run POST /api/ops/compact.');
+  }
+  if (entriesSinceCheckpoint >= OVERDUE * CHECKPOINT_EVERY) {
+    report('degraded', `${entriesSinceCheckpoint} log entries since the last checkpoint`, 'Check that an instance with the maintain role is running, or run POST /api/ops/checkpoint.');
+  }
+  if ((checkpointDue || compactionDue) && maintainers.length === 0) {
+    report('degraded', 'maintenance is due and no maintainer has reported recently', 'Run an instance whose server.roles includes maintain (or leaves roles empty).');
+  }
+  return {
+    repo: repo.full,
+    headSeq: head.seq,
+    logStart: head.logStart,
+    packs: { count: head.packs.length, bytes: head.packs.reduce((sum, p) => sum + p.size, 0) },
+    checkpoint: status.checkpoint,
+    entriesSinceCheckpoint,
+    lastCompaction: status.compaction,
+    lastFsck: status.fsck,
+    lastGc: status.gc,
+    pending: { marker: marker !== undefined, checkpointDue, compactionDue },
+    lease: lease ?? null,
+    maintainers,
+    health: { status: level, problems },
+  };
+}
