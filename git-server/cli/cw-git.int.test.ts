@@ -132,7 +132,7 @@ describe('cw-git wal', () => {
     const out = join(state, 'at-2.git');
     const made = await withConfig('wal', 'materialize', repo, '--at-seq', '2', '--out', out);
     expect(made).toMatchObject({ code: 0, stderr: '' });
-    expect(made.stdout).toBe(`materialized ${repo} at seq 2 into ${out}: 3 refs, 2 packs, HEAD → refs/heads/main\n`);
+    expect(made.stdout).toBe(`materialized ${repo} at seq 2 into ${out}: 3 refs, 3 packs, HEAD → refs/heads/main\n`);
     await runGit(['-C', out, 'fsck', '--full', '--strict']);
     const refs = (await runGit(['-C', out, 'for-each-ref', '--format=%(refname) %(objectname)'])).stdout.toString().trim().split('\n');
     expect(refs).toEqual([`refs/heads/main ${commits.b}`, `refs/heads/topic ${commits.c}`, `refs/tags/v1 ${commits.v1}`]);

@@ -22,6 +22,11 @@ export interface SyncBareRepoOptions {
   readonly state: RepoState;
   /** The bare repository; created (with its parents) when absent. */
   readonly dir: string;
+  /**
+   * Called for a live pack that cannot be fetched or does not verify, which is then left out instead of
+   * failing the sync (fsck wants to see what is missing, not stop at the first gap).
+   */
+  readonly onUnavailable?: (sha256: string, error: PackUnavailableError) => void;
 }
 
 /** A live pack missing from the bucket, or bytes that are not the pack the manifest names. */
@@ -62,7 +67,16 @@ export async function syncBareRepo(options: SyncBareRepoOptions): Promise<void> 
   );
   const missing = state.packs.filter((p) => !placed.has(p.sha256));
   for (let i = 0; i < missing.length; i += DOWNLOADS_AT_ONCE) {
-    await Promise.all(missing.slice(i, i + DOWNLOADS_AT_ONCE).map(async (p) => placed.set(p.sha256, await placePack(options, p))));
+    await Promise.all(
+      missing.slice(i, i + DOWNLOADS_AT_ONCE).map(async (p) => {
+        try {
+          placed.set(p.sha256, await placePack(options, p));
+        } catch (err) {
+          if (!(err instanceof PackUnavailableError) || !options.onUnavailable) throw err;
+          options.onUnavailable(p.sha256, err);
+        }
+      }),
+    );
   }
   await replaceIfChanged(dir, 'packed-refs', packedRefs(state.refs));
   await removeLooseRefs(join(dir, 'refs'));
@@ -114,7 +128,7 @@ function checkFormat(dir: string, found: string, wanted: ObjectFormat): void {
 }
 
 /** sha256 of a bucket pack → git's name for it, for every pack placed here and still present. */
-async function placedPacks(dir: string): Promise<Map<string, string>> {
+export async function placedPacks(dir: string): Promise<Map<string, string>> {
   const markers = join(dir, SYNC_STATE_DIR, 'packs');
   const placed = new Map<string, string>();
   const present = new Set(await readdir(join(dir, 'objects', 'pack')));
@@ -149,7 +163,7 @@ async function recognisePacks(dir: string, unplaced: readonly LivePack[], placed
   }
 }
 
-async function fileSha256(path: string): Promise<string> {
+export async function fileSha256(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
@@ -243,4 +257,14 @@ async function packEnds(path: string, format: ObjectFormat): Promise<Uint8Array>
   } finally {
     await file.close();
   }
+}
+
+/**
+ * Brings the sync's bookkeeping in line after git rewrote `objects/pack/` (a compaction's repack): markers of
+ * packs git removed are dropped, and `added` (bucket sha256 → git's name) are recorded, so the next sync
+ * neither fetches the new packs again nor looks for the removed ones.
+ */
+export async function recordRepack(dir: string, removed: Iterable<string>, added: ReadonlyMap<string, string>): Promise<void> {
+  for (const sha256 of removed) await unlink(join(dir, SYNC_STATE_DIR, 'packs', sha256)).catch(() => {});
+  for (const [sha256, name] of added) await writeFile(join(dir, SYNC_STATE_DIR, 'packs', sha256), `${name}\n`);
 }

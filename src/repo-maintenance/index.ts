@@ -5,3 +5,6 @@ export * from './status.ts';
 export * from './lease.ts';
 export * from './heartbeat.ts';
 export * from './overview.ts';
+export * from './context.ts';
+export { RepoMaintenance, LeaseHeldError, type MaintenanceOp } from './maintenance.ts';
+export { dropIdleWorkingCopies } from './working-copy.ts';

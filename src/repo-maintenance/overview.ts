@@ -52,6 +52,12 @@ export async function repoOverview(store: ObjectStore, repo: RepoPath, head: Rep
       `git fsck of seq ${status.fsck.seq} found ${status.fsck.missingObjects} missing objects`,
       'Restore the missing packs from a backup of the bucket, or materialize an older seq (`cw-git wal materialize`) and push it back; then run POST /api/ops/fsck.',
     );
+  } else if (status.fsck && status.fsck.problems.length > 0 && status.fsck.outcome === 'succeeded') {
+    report(
+      'degraded',
+      `git fsck of seq ${status.fsck.seq} reported: ${status.fsck.problems[0]}`,
+      'Read the fsck task log (POST /api/ops/fsck) and repair from a materialized older seq if objects are corrupt.',
+    );
   } else if (status.fsck?.outcome === 'failed') {
     report('degraded', `the last fsck (seq ${status.fsck.seq}) failed: ${status.fsck.problems[0] ?? 'no detail'}`, 'Run POST /api/ops/fsck and read its log.');
   }

@@ -2,7 +2,7 @@
 export { RepoStore, type CreateRepoOptions, type LogPage, type RepoStoreOptions } from './repo-store.ts';
 export type { PackUpload, PublishRequest, PublishResult } from './publish.ts';
 export type { RepoHead } from './head-cache.ts';
-export type { Manifest, CheckpointRef } from './manifest.ts';
+export type { Manifest, CheckpointRef, HeadAmendment } from './manifest.ts';
 export type { EntryKind, LogEntry, PackRef } from './log-entry.ts';
 export { logEntryJson } from './log-entry.ts';
 export type { LivePack, RepoState } from './state.ts';

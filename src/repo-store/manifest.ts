@@ -106,3 +106,25 @@ export function manifestAt(base: Manifest, state: RepoState, now: Date): Manifes
   const { repo, repoId, objectFormat, headRef, logStart, checkpoint, createdAt } = base;
   return { repo, repoId, objectFormat, headRef, logStart, checkpoint, createdAt, updatedAt: now.toISOString(), seq: state.seq, refs: state.refs, packs: state.packs };
 }
+
+/** What maintenance may change in a manifest; refs and seq belong to the writers. */
+export interface HeadAmendment {
+  readonly packs?: readonly LivePack[];
+  readonly checkpoint?: CheckpointRef;
+  readonly logStart?: number;
+}
+
+/** `base` with maintenance's `change`; throws `RangeError` for a change that breaks the manifest's rules. */
+export function amendedManifest(base: Manifest, change: HeadAmendment, now: Date): Manifest {
+  const next: Manifest = {
+    ...base,
+    packs: change.packs ?? base.packs,
+    checkpoint: change.checkpoint ?? base.checkpoint,
+    logStart: change.logStart ?? base.logStart,
+    updatedAt: now.toISOString(),
+  };
+  if (next.checkpoint && next.checkpoint.seq > next.seq) throw new RangeError('a checkpoint past the head');
+  if (next.logStart < base.logStart || next.logStart > (next.checkpoint?.seq ?? 0) + 1) throw new RangeError('logStart must move forward and stay covered by the checkpoint');
+  if (next.packs.some((p) => p.seq > next.seq)) throw new RangeError('a pack published after the head');
+  return next;
+}

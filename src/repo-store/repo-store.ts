@@ -6,13 +6,13 @@ import { PublicError } from '../errors.ts';
 import type { ObjectStore, ObjectStream } from '../object-store/object-store.ts';
 import { listAll } from '../object-store/list-all.ts';
 import { decodeCheckpoint } from './checkpoint.ts';
-import { HistoryUnavailableError, RepoBusyError, RepoExistsError, SeqOutOfRangeError } from './errors.ts';
+import { HistoryUnavailableError, PublishContentionError, RepoBusyError, RepoExistsError, RepoNotFoundError, SeqOutOfRangeError } from './errors.ts';
 import { HeadCache, type RepoHead } from './head-cache.ts';
 import { KeyedMutex } from '../collections/keyed-mutex.ts';
 import { checkpointKey, deletingKey, manifestKey, packIndexKey, packKey, pendingKey, repoPrefix } from './layout.ts';
 import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';
-import { encodeManifest, pristineManifest } from './manifest.ts';
+import { amendedManifest, encodeManifest, pristineManifest, type HeadAmendment } from './manifest.ts';
 import { listPending, type PendingMarker } from './pending.ts';
 import { publish, type PublishRequest, type PublishResult } from './publish.ts';
 import { isValidRefName, type ObjectFormat } from './refs.ts';
@@ -154,6 +154,32 @@ export class RepoStore {
     return publish(ctx, parseRepoPath(repo), request);
   }
 
+  /**
+   * Changes what maintenance owns in the manifest (the live pack set, the checkpoint pointer, `logStart`) by
+   * compare-and-swap, leaving refs and seq as the writers left them. `amend` sees the current head of
+   * incarnation `repoId` and answers the change, or `undefined` for none; it runs again after every lost swap
+   * (a publish landed in between). Answers the head after the change.
+   */
+  async amendHead(repo: string, repoId: string, amend: (head: RepoHead) => HeadAmendment | undefined): Promise<RepoHead> {
+    const path = parseRepoPath(repo);
+    return this.#lock.run(path.full, async () => {
+      for (let round = 0; round < this.#maxRounds; round++) {
+        const head = await this.#heads.read(path, true);
+        if (head.repoId !== repoId) throw new RepoNotFoundError(path.full);
+        const change = amend(head);
+        if (!change) return head;
+        const next = amendedManifest(head, change, this.#now());
+        const cas = await this.#store.put(manifestKey(path), encodeManifest(next), { ifMatch: head.etag, contentType: JSON_TYPE });
+        if (cas.kind === 'written') {
+          const after: RepoHead = Object.freeze({ ...next, etag: cas.etag });
+          this.#heads.remember(path, after);
+          return after;
+        }
+      }
+      throw new PublishContentionError(path.full);
+    });
+  }
+
   /** Committed entries from `fromSeq` (at most `limit`, default 100). Never LISTs: the head bounds the log. */
   async listLog(repo: string, fromSeq: number, options: { limit?: number } = {}): Promise<LogPage> {
     const path = parseRepoPath(repo);
@@ -182,6 +208,9 @@ export class RepoStore {
     if (!isSeq(seq) || seq > head.seq) throw new SeqOutOfRangeError(path.full, seq, head.seq);
     if (seq === head.seq) return head;
     const cp = head.checkpoint;
+    // Compaction merges packs keeping every object (reachable or not), so the head's live packs hold every
+    // object any earlier state names, while the packs an old state listed may since have been retired.
+    const withHeadPacks = (state: RepoState): RepoState => ({ seq: state.seq, refs: state.refs, packs: head.packs });
     const plans: { cost: number; run: () => Promise<RepoState> }[] = [];
     if (seq + 1 >= head.logStart) {
       plans.push({ cost: head.seq - seq, run: async () => undoEntries(head, (await this.#log.range(path, head.repoId, seq + 1, head.seq)).reverse()) });
@@ -192,7 +221,7 @@ export class RepoStore {
     if (head.logStart === 1) plans.push({ cost: seq, run: () => this.#replay(path, head, EMPTY_STATE, seq) });
     const best = plans.sort((a, b) => a.cost - b.cost)[0];
     if (!best) throw new HistoryUnavailableError(path.full, seq);
-    return best.run();
+    return withHeadPacks(await best.run());
   }
 
   /** The refs as of `seq` (see `stateAt`). */

@@ -1,0 +1,96 @@
+// Garbage collection: delete what nothing references any more. Kept: every pack the manifest or a kept
+// checkpoint lists; every pack written or retired less than the grace period ago (a publish between its
+// pack upload and its log entry, a reader still on an old manifest); log entries from `logStart` on;
+// checkpoints from the one `logStart` relies on. LFS objects are left alone (blobs reference them by content,
+// which only a walk of every blob could tell). Deletes run after a fresh read of the head, pack by pack
+// against it, so a pack a publish took up meanwhile is kept.
+import { listAll } from '../object-store/list-all.ts';
+import { decodeCheckpoint } from '../repo-store/checkpoint.ts';
+import type { RepoHead } from '../repo-store/head-cache.ts';
+import { logKey, repoPrefix } from '../repo-store/layout.ts';
+import { parseRepoPath, type RepoPath } from '../repo-store/repo-path.ts';
+import { parseSeqKey } from '../repo-store/seq.ts';
+import { listCheckpoints } from './checkpoint-unit.ts';
+import type { MaintenanceContext } from './context.ts';
+import { UnitInterruptedError, type UnitContext, type UnitResult } from './operation.ts';
+import type { MaintenanceStatus } from './status.ts';
+
+const PACK_OBJECT = /^([0-9a-f]{64})\.(pack|idx)$/;
+const DELETES_AT_ONCE = 16;
+
+export async function runGc(ctx: MaintenanceContext, repoName: string, head: RepoHead, unit: UnitContext, status: MaintenanceStatus): Promise<{ result: UnitResult; status: MaintenanceStatus }> {
+  const repo = parseRepoPath(repoName);
+  const now = ctx.now();
+  const at = now.toISOString();
+  const young = (time: Date | string) => now.getTime() - new Date(time).getTime() < ctx.graceMs;
+  const stop = () => {
+    if (unit.signal.aborted) throw new UnitInterruptedError();
+  };
+
+  unit.progress(0, 3, 'reading checkpoints');
+  const checkpoints = await listCheckpoints(ctx, repo);
+  // The checkpoint logStart relies on, and every newer one, stay; so do the packs they list.
+  const keptFrom = Math.max(0, head.logStart - 1);
+  const referenced = new Set(head.packs.map((p) => p.sha256));
+  const doomed: { key: string; size: number }[] = [];
+  for (const cp of checkpoints) {
+    if (cp.seq < keptFrom && cp.seq !== head.checkpoint?.seq) {
+      doomed.push({ key: cp.key, size: 0 });
+      continue;
+    }
+    const got = await ctx.store.get(cp.key);
+    if (got?.kind !== 'object') continue;
+    try {
+      for (const p of decodeCheckpoint(cp.key, got.body, { repoId: head.repoId, seq: cp.seq, objectFormat: head.objectFormat }).packs) referenced.add(p.sha256);
+    } catch {
+      // A leftover of a deleted incarnation (or unreadable): it keeps nothing alive, and goes when retention passes it.
+    }
+  }
+  stop();
+
+  unit.progress(1, 3, 'listing packs and log entries');
+  const retiredRecently = new Set(status.retiredPacks.filter((r) => young(r.at)).map((r) => r.sha256));
+  const candidatePacks: { key: string; sha256: string; size: number }[] = [];
+  for await (const item of listAll(ctx.store, `${repoPrefix(repo)}packs/`)) {
+    const match = PACK_OBJECT.exec(item.key.slice(`${repoPrefix(repo)}packs/`.length));
+    if (!match) continue;
+    const sha256 = match[1] as string;
+    if (referenced.has(sha256) || retiredRecently.has(sha256) || young(item.lastModified)) continue;
+    candidatePacks.push({ key: item.key, sha256, size: item.size });
+  }
+  for (const seq of await foldedLogSeqs(ctx, repo, head)) doomed.push({ key: logKey(repo, seq), size: 0 });
+  stop();
+
+  unit.progress(2, 3, 'deleting');
+  // A publish may have taken one of the candidates up since the head was read: check against a fresh one.
+  const fresh = await ctx.repos.readHead(repoName, { fresh: true });
+  const live = new Set(fresh.packs.map((p) => p.sha256));
+  for (const pack of candidatePacks) if (!live.has(pack.sha256)) doomed.push(pack);
+  let deletedBytes = 0;
+  for (let i = 0; i < doomed.length; i += DELETES_AT_ONCE) {
+    stop();
+    const batch = doomed.slice(i, i + DELETES_AT_ONCE);
+    await Promise.all(batch.map((item) => ctx.store.delete(item.key)));
+    deletedBytes += batch.reduce((sum, item) => sum + item.size, 0);
+    unit.progress(Math.min(i + DELETES_AT_ONCE, doomed.length), doomed.length, 'deleting');
+  }
+  const retiredPacks = status.retiredPacks.filter((r) => retiredRecently.has(r.sha256));
+  const summary = `deleted ${doomed.length} objects (${deletedBytes} bytes of packs)`;
+  unit.log(summary);
+  return { result: { summary }, status: { ...status, retiredPacks, gc: { at, outcome: 'succeeded', deletedObjects: doomed.length, deletedBytes } } };
+}
+
+/** Seqs of log entries below `logStart` still in the bucket (retired by a checkpoint, not yet deleted). */
+async function foldedLogSeqs(ctx: MaintenanceContext, repo: RepoPath, head: RepoHead): Promise<number[]> {
+  if (head.logStart <= 1) return [];
+  const prefix = `${repoPrefix(repo)}log/`;
+  const seqs: number[] = [];
+  for await (const item of listAll(ctx.store, prefix)) {
+    const seq = parseSeqKey(item.key.slice(prefix.length).replace(/\.json$/, ''));
+    // Key order is seq order: the first kept entry ends the folded run.
+    if (seq === undefined) continue;
+    if (seq >= head.logStart) break;
+    seqs.push(seq);
+  }
+  return seqs;
+}
