@@ -55,6 +55,10 @@ export interface GitServiceConfig {
   };
   maintenance: {
     intervalMs: number;
+    /** Log entries are retired only behind a checkpoint at least this old (and the events cursor). */
+    logRetentionMs: number;
+    /** Packs retired by compaction, or never referenced, stay in the bucket at least this long. */
+    gracePeriodMs: number;
   };
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */

@@ -63,7 +63,7 @@ describe('loadConfig', () => {
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000 },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
-      maintenance: { intervalMs: 60_000 },
+      maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
       kubernetes: { namespace: 'cloudwright-system' },
       environment: { logLevel: 'info' },
     });

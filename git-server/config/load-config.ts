@@ -147,7 +147,7 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       diskHighWatermark: v['cache.disk_high_watermark'],
       evictIntervalMs: v['cache.evict_interval'],
     },
-    maintenance: { intervalMs: v['maintenance.interval'] },
+    maintenance: { intervalMs: v['maintenance.interval'], logRetentionMs: v['maintenance.log_retention'], gracePeriodMs: v['maintenance.grace_period'] },
     kubernetes: { namespace: v['kubernetes.namespace'] },
     environment: { logLevel: env.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info'), ...(kubeconfig ? { kubeconfig } : {}) },
   };

@@ -70,6 +70,8 @@ export const FIELDS = {
   'cache.disk_high_watermark': fraction(0.85),
   'cache.evict_interval': duration('1m'),
   'maintenance.interval': duration('1m'),
+  'maintenance.log_retention': duration('7d'),
+  'maintenance.grace_period': duration('1h'),
   'kubernetes.namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
 } as const satisfies Record<string, Field<unknown>>;
 

@@ -15,7 +15,7 @@ describe('unbuiltSettings', () => {
     );
     expect(unbuiltSettings(hopeful)).toEqual([
       'events.webhook_url: the events bridge is not built yet; no ref event is delivered',
-      'server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no maintain or events work',
+      'server.roles: serving is not separated from the other roles yet; this instance serves git, LFS and the API too',
     ]);
   });
 });

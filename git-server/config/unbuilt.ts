@@ -13,7 +13,7 @@ export function unbuiltSettings(config: GitServiceConfig): string[] {
   }
   // The default (every role) is not worth a warning on every start; a list leaving serving out is.
   if (!config.server.roles.includes('serve')) {
-    notes.push(`server.roles: only the serve role is built; this instance serves git and LFS anyway, and runs no ${config.server.roles.join(' or ')} work`);
+    notes.push('server.roles: serving is not separated from the other roles yet; this instance serves git, LFS and the API too');
   }
   return notes;
 }

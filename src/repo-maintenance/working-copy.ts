@@ -25,7 +25,7 @@ export async function dropWorkingCopy(ctx: MaintenanceContext, repo: string): Pr
 }
 
 /** Deletes working copies not used for `idleMs` (their directory's mtime moves with every sync). */
-export async function dropIdleWorkingCopies(ctx: MaintenanceContext, idleMs: number): Promise<void> {
+export async function dropIdleWorkingCopies(ctx: Pick<MaintenanceContext, 'workDir' | 'now'>, idleMs: number): Promise<void> {
   const root = join(ctx.workDir, 'repos');
   for (const owner of await readdir(root).catch(() => [] as string[])) {
     for (const name of await readdir(join(root, owner)).catch(() => [] as string[])) {

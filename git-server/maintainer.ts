@@ -1,0 +1,154 @@
+// The `maintain` role: every `maintenance.interval` a pass writes this maintainer's heartbeat, lists the
+// pending markers, and runs on each marked repository the units that are due (checkpoint, compaction, fsck,
+// gc), each as a task of this instance. A marker is deleted only when its units all succeeded and no writer
+// replaced it meanwhile. Any number of maintainers may run: the repository lease keeps them apart, and a
+// repository another maintainer holds is skipped until the next pass.
+import type { FastifyBaseLogger } from 'fastify';
+import { Gauge, type Registry } from 'prom-client';
+import type { ObjectStore } from '../src/object-store/object-store.ts';
+import { readLease, readStatus, writeHeartbeat, type MaintenanceOp } from '../src/repo-maintenance/index.ts';
+import { dropIdleWorkingCopies } from '../src/repo-maintenance/working-copy.ts';
+import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
+import { parseRepoPath, RepoNotFoundError, type PendingMarker, type RepoHead } from '../src/repo-store/index.ts';
+import { CHECKPOINT_EVERY, COMPACT_EVERY } from '../src/repo-store/pending.ts';
+import type { RepoStore } from '../src/repo-store/repo-store.ts';
+
+/** A repository whose last fsck is older than this gets one on its next marked pass. */
+const FSCK_EVERY_MS = 24 * 60 * 60 * 1000;
+/** Markers handled per pass (oldest keys first); the rest wait for the next pass. */
+const MARKERS_PER_PASS = 1000;
+/** Working copies unused this long are deleted. */
+const WORKING_COPY_IDLE_MS = 24 * 60 * 60 * 1000;
+
+export type TaskOutcome = 'succeeded' | 'failed' | 'interrupted';
+
+export interface MaintainerOptions {
+  readonly repos: RepoStore;
+  readonly store: ObjectStore;
+  readonly context: Pick<MaintenanceContext, 'workDir' | 'now'>;
+  readonly host: string;
+  readonly intervalMs: number;
+  readonly registry: Registry;
+  readonly log: FastifyBaseLogger;
+  /** Runs one unit as a task of this instance; resolves with how it ended. */
+  readonly runTask: (repo: string, op: MaintenanceOp) => Promise<TaskOutcome>;
+}
+
+export interface PassReport {
+  readonly markers: number;
+  readonly repos: readonly { readonly repo: string; readonly ran: readonly MaintenanceOp[]; readonly outcome: 'done' | 'skipped' | 'failed' | 'interrupted' | 'gone' }[];
+}
+
+export class Maintainer {
+  readonly #options: MaintainerOptions;
+  readonly #pending: Gauge;
+  readonly #heartbeat: Gauge<'host'>;
+  #timer: NodeJS.Timeout | undefined;
+  #running: Promise<PassReport> | undefined;
+  #stopped = false;
+
+  constructor(options: MaintainerOptions) {
+    this.#options = options;
+    this.#pending = new Gauge({ name: 'service_pending_markers', help: 'Maintenance markers the last pass found.', registers: [options.registry] });
+    this.#heartbeat = new Gauge({
+      name: 'service_maintainer_heartbeat_timestamp',
+      help: "Unix time (seconds) of this maintainer's last heartbeat.",
+      labelNames: ['host'],
+      registers: [options.registry],
+    });
+  }
+
+  /** Runs a pass now and then every interval, until `stop`. */
+  start(): void {
+    const tick = () => {
+      if (this.#stopped) return;
+      this.pass()
+        .catch((err: unknown) => this.#options.log.warn({ err }, 'maintenance pass failed'))
+        .finally(() => {
+          if (!this.#stopped) this.#timer = setTimeout(tick, this.#options.intervalMs).unref();
+        });
+    };
+    tick();
+  }
+
+  /** No new pass or unit starts; a running pass ends after its current unit (which the drain interrupts). */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#timer);
+  }
+
+  /** Resolves when the pass under way (if any) has ended. */
+  async idle(): Promise<void> {
+    await this.#running?.catch(() => {});
+  }
+
+  /** One pass; concurrent calls share it. */
+  pass(): Promise<PassReport> {
+    this.#running ??= this.#pass().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #pass(): Promise<PassReport> {
+    const { repos, store, host, intervalMs, context } = this.#options;
+    const now = context.now();
+    await writeHeartbeat(store, { host, at: now.toISOString(), intervalMs });
+    this.#heartbeat.set({ host }, Math.floor(now.getTime() / 1000));
+    const markers = await repos.listPending();
+    this.#pending.set(markers.length);
+    const report: PassReport['repos'][number][] = [];
+    for (const marker of markers.slice(0, MARKERS_PER_PASS)) {
+      if (this.#stopped) break;
+      report.push(await this.#maintain(marker));
+    }
+    await dropIdleWorkingCopies(context, WORKING_COPY_IDLE_MS);
+    return { markers: markers.length, repos: report };
+  }
+
+  async #maintain(marker: PendingMarker): Promise<PassReport['repos'][number]> {
+    const { repos, store, context, runTask, log } = this.#options;
+    const repo = marker.repo;
+    const seen = await store.head(marker.key);
+    if (!seen) return { repo, ran: [], outcome: 'done' };
+    let head: RepoHead;
+    try {
+      head = await repos.readHead(repo, { fresh: true });
+    } catch (err) {
+      if (!(err instanceof RepoNotFoundError)) throw err;
+      await store.delete(marker.key);
+      return { repo, ran: [], outcome: 'gone' };
+    }
+    const path = parseRepoPath(repo);
+    if (await readLease(store, path, context.now())) return { repo, ran: [], outcome: 'skipped' };
+    const ops = dueUnits(head, await readStatus(store, path, head.repoId), context.now());
+    const ran: MaintenanceOp[] = [];
+    for (const op of ops) {
+      if (this.#stopped) return { repo, ran, outcome: 'interrupted' };
+      ran.push(op);
+      const outcome = await runTask(repo, op);
+      if (outcome !== 'succeeded') {
+        log.warn({ repo, op, outcome }, 'maintenance unit did not succeed; the marker stays for the next pass');
+        return { repo, ran, outcome: outcome === 'interrupted' ? 'interrupted' : 'failed' };
+      }
+    }
+    // A writer that crossed a threshold while we worked replaced the marker: keep the new one.
+    const now = await store.head(marker.key);
+    if (now?.etag === seen.etag) await store.delete(marker.key);
+    return { repo, ran, outcome: 'done' };
+  }
+}
+
+/** The units a marked repository needs, in the order they run. */
+export function dueUnits(head: RepoHead, status: { fsck: { at: string } | null; retiredPacks: readonly unknown[] }, now: Date): MaintenanceOp[] {
+  const ops: MaintenanceOp[] = [];
+  if (head.seq - (head.checkpoint?.seq ?? 0) >= CHECKPOINT_EVERY) ops.push('checkpoint');
+  const compact = head.packs.length >= COMPACT_EVERY;
+  if (compact) ops.push('compact');
+  if (compact || !status.fsck || now.getTime() - Date.parse(status.fsck.at) >= FSCK_EVERY_MS) ops.push('fsck');
+  if (compact || status.retiredPacks.length > 0 || head.logStart > 1) ops.push('gc');
+  return ops;
+}
+
+/** `service_repo_missing_objects{repo}`: set by every fsck this instance runs (scheduled or on demand). */
+export function missingObjectsGauge(registry: Registry): Gauge<'repo'> {
+  return new Gauge({ name: 'service_repo_missing_objects', help: 'Objects the last fsck found missing, by repository.', labelNames: ['repo'], registers: [registry] });
+}
