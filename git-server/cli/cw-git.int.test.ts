@@ -150,18 +150,19 @@ describe('cw-git wal', () => {
     expect(existsSync(join(state, 'past'))).toBe(false);
   });
 
-  it('pending lists the maintenance markers of the bucket', async () => {
+  it('pending lists the maintenance markers of the bucket with what waits in each repository', async () => {
     await s3.put(pendingKey(parseRepoPath(repo)), '{"schema":1}');
     const listed = await withConfig('wal', 'pending');
     expect(listed.code).toBe(0);
-    expect(listed.stdout.split('\n')).toContain(`${repo}  pending/${repo}.json`);
+    // This repository has 3 entries and 3 packs: marked, but nothing due by the thresholds.
+    expect(listed.stdout.split('\n').find((l) => l.startsWith(`${repo} `))).toMatch(/^\S+\s+\d{4}-\d\d-\d\dT\S+\s+3\s+3\s+3\s+nothing \(done since marked\)$/);
     const json = await withConfig('wal', 'pending', '--json');
     expect(
       json.stdout
         .trimEnd()
         .split('\n')
         .map((l) => JSON.parse(l) as unknown),
-    ).toContainEqual({ repo, key: `pending/${repo}.json` });
+    ).toContainEqual({ repo, key: `pending/${repo}.json`, marked_at: expect.any(String), head_seq: '3', entries_since_checkpoint: 3, packs: 3, due: [] });
     await s3.delete(pendingKey(parseRepoPath(repo)));
   });
 });

@@ -103,3 +103,24 @@ export function repoInfoJson(info: RepoInfo): Record<string, unknown> {
     checkpointSeq: info.checkpointSeq === null ? null : String(info.checkpointSeq),
   };
 }
+
+/** One row of `wal pending`: the marker and what waits in its repository. */
+export interface PendingRow {
+  readonly repo: string;
+  readonly key: string;
+  readonly marked_at: string;
+  /** `null` when the repository is gone (the maintainer drops the marker). */
+  readonly head_seq: string | null;
+  readonly entries_since_checkpoint: number;
+  readonly packs: number;
+  readonly due: readonly string[];
+}
+
+export const PENDING_HEADER = `${'REPOSITORY'.padEnd(32)}  ${'MARKED AT'.padEnd(24)}  ${'HEAD SEQ'.padStart(8)}  ${'SINCE CP'.padStart(8)}  ${'PACKS'.padStart(5)}  DUE`;
+
+export function formatPendingLine(row: PendingRow): string {
+  const due = row.head_seq === null ? 'repository gone' : row.due.length > 0 ? row.due.join(', ') : 'nothing (done since marked)';
+  return printable(
+    `${row.repo.padEnd(32)}  ${row.marked_at.padEnd(24)}  ${(row.head_seq ?? '-').padStart(8)}  ${String(row.entries_since_checkpoint).padStart(8)}  ${String(row.packs).padStart(5)}  ${due}`,
+  );
+}

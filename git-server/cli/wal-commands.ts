@@ -1,26 +1,30 @@
 // `cw-git wal pending|ls|show`: reading the write-ahead log of the bucket the configuration names.
 import { printable, seqArgument, UsageError } from './args.ts';
 import { repoArgument, writeJson, type Command } from './command.ts';
-import { ENTRY_HEADER, entryJson, formatEntryLine } from './format.ts';
+import { ENTRY_HEADER, entryJson, formatEntryLine, formatPendingLine, PENDING_HEADER } from './format.ts';
+import { pendingWork } from './pending-work.ts';
 
 // Entries read per request round; `listLog` reads a page's entries in parallel.
 const PAGE = 100;
 
 export const walPending: Command = {
   name: 'wal pending',
-  summary: 'list the maintenance markers (repositories with a checkpoint or compaction due); manual check only',
+  summary: 'list the maintenance markers and what waits in each repository (checkpoint, compaction); manual check only',
   positionals: [],
   options: {},
   json: true,
-  details: 'Lists the bucket-wide markers under pending/. It only reads: the maintainer acts on them.',
+  details:
+    "Lists the bucket-wide markers under pending/ with each repository's head: entries since its checkpoint and live packs, and which of them makes maintenance due. It only reads: the maintainer acts on them.",
   async run(invocation, context, out) {
     const markers = await context.repos.listPending();
-    if (invocation.json) {
-      for (const m of markers) await writeJson(out, { repo: m.repo, key: m.key });
-      return;
+    if (!invocation.json && markers.length === 0) return out.write('no pending maintenance markers\n');
+    if (!invocation.json) await out.write(`${PENDING_HEADER}\n`);
+    for (const marker of markers) {
+      const waiting = await pendingWork(context.repos, marker.repo);
+      const row = { repo: marker.repo, key: marker.key, marked_at: marker.markedAt.toISOString(), ...waiting };
+      if (invocation.json) await writeJson(out, row);
+      else await out.write(`${formatPendingLine(row)}\n`);
     }
-    if (markers.length === 0) return out.write('no pending maintenance markers\n');
-    for (const m of markers) await out.write(`${printable(m.repo)}  ${printable(m.key)}\n`);
   },
 };
 

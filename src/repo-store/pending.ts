@@ -28,6 +28,8 @@ export function maintenanceDue(before: Manifest, after: Manifest): MaintenanceRe
 export interface PendingMarker {
   readonly repo: string;
   readonly key: string;
+  /** When the marker was (last) put. */
+  readonly markedAt: Date;
 }
 
 const failuresByRegistry = new WeakMap<Registry, Counter>();
@@ -62,7 +64,7 @@ export async function listPending(store: ObjectStore): Promise<PendingMarker[]> 
   const markers: PendingMarker[] = [];
   for await (const item of listAll(store, PENDING_PREFIX)) {
     const repo = item.key.slice(PENDING_PREFIX.length).replace(/\.json$/, '');
-    markers.push({ repo, key: item.key });
+    markers.push({ repo, key: item.key, markedAt: item.lastModified });
   }
   return markers;
 }

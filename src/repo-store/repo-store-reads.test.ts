@@ -93,7 +93,7 @@ describe('RepoStore reads', () => {
     const store = new RepoStore({ store: bucket, registry: new Registry() });
     expect((await store.listPending()).map((m) => m.repo)).not.toContain(repo);
     await store.publish(repo, update([{ ref: 'refs/heads/other', old: Z, new: oid('x') }]));
-    expect((await store.listPending()).find((m) => m.repo === repo)).toEqual({ repo, key: `pending/${repo}.json` });
+    expect((await store.listPending()).find((m) => m.repo === repo)).toMatchObject({ repo, key: `pending/${repo}.json`, markedAt: expect.any(Date) });
     await store.deleteRepo(repo);
     expect((await store.listPending()).map((m) => m.repo)).not.toContain(repo);
   });
