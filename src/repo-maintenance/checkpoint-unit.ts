@@ -11,7 +11,7 @@ import { parseRepoPath, type RepoPath } from '../repo-store/repo-path.ts';
 import { parseSeqKey } from '../repo-store/seq.ts';
 import type { MaintenanceContext } from './context.ts';
 import { deliveredSeq } from './events-cursor.ts';
-import type { UnitContext, UnitResult } from './operation.ts';
+import { UnitInterruptedError, type UnitContext, type UnitResult } from './operation.ts';
 import type { MaintenanceStatus } from './status.ts';
 
 export interface StoredCheckpoint {

@@ -23,6 +23,8 @@ export interface LeaseOptions {
   readonly operation: string;
   /** How long the lease holds without renewal. The holder renews it every third of this. */
   readonly ttlMs: number;
+  /** Called once when a renewal finds that someone else holds the lease now. */
+  readonly onLost?: () => void;
   readonly now?: () => Date;
 }
 
@@ -93,7 +95,10 @@ export class Lease {
       contentType: 'application/json',
     });
     if (put.kind === 'written') this.#etag = put.etag;
-    else this.#lost = true;
+    else {
+      this.#lost = true;
+      this.#options.onLost?.();
+    }
   }
 
   /** Gives the lease up (expired at once), unless it was lost. */

@@ -46,15 +46,24 @@ export class RepoMaintenance implements MaintenanceRunner {
     const ctx = this.#ctx;
     const path = parseRepoPath(repo);
     const head = await ctx.repos.readHead(repo, { fresh: true });
-    const lease = await Lease.acquire({ store: ctx.store, repo: path, host: ctx.host, operation: op, ttlMs: ctx.leaseTtlMs, now: ctx.now });
-    if (!(lease instanceof Lease)) throw new LeaseHeldError(repo, lease);
+    // The unit stops when the instance drains, and also when its lease is lost: it must not publish then.
+    const stop = new AbortController();
+    const forward = () => stop.abort();
+    unit.signal.addEventListener('abort', forward, { once: true });
+    const lease = await Lease.acquire({ store: ctx.store, repo: path, host: ctx.host, operation: op, ttlMs: ctx.leaseTtlMs, now: ctx.now, onLost: forward });
+    if (!(lease instanceof Lease)) {
+      unit.signal.removeEventListener('abort', forward);
+      throw new LeaseHeldError(repo, lease);
+    }
+    if (unit.signal.aborted) stop.abort();
+    const inner: UnitContext = { ...unit, signal: stop.signal };
     unit.log(`${op} of ${repo} at seq ${head.seq} by ${ctx.host}`);
     try {
       // The head again, now that no other maintainer can change the pack set or checkpoints under us.
       const current = await ctx.repos.readHead(repo, { fresh: true });
       const status = await readStatus(ctx.store, path, current.repoId);
       try {
-        const done = await UNITS[op](ctx, repo, current, unit, status);
+        const done = await UNITS[op](ctx, repo, current, inner, status);
         if (lease.lost) throw new Error('the maintenance lease was lost while the unit ran; its result is not recorded');
         await writeStatus(ctx.store, path, done.status);
         if (done.record) this.#onFsck(repo, done.record);
@@ -64,6 +73,7 @@ export class RepoMaintenance implements MaintenanceRunner {
         throw err;
       }
     } finally {
+      unit.signal.removeEventListener('abort', forward);
       await lease.release().catch(() => {});
     }
   }
