@@ -24,6 +24,13 @@ export interface GitServiceSetup {
   readonly importSources?: readonly string[];
   /** `wal.freshness_ttl`: how long a read may answer from a head checked that long ago (default 0s: never). */
   readonly freshnessTtl?: string;
+  /**
+   * `server.roles`. Default `[serve]`: tests share one bucket, and a maintainer would compact other tests'
+   * repositories under them. Maintenance tests opt in, on a bucket of their own.
+   */
+  readonly roles?: readonly ('serve' | 'maintain' | 'events')[];
+  /** `maintenance.interval`, `maintenance.grace_period` and `maintenance.log_retention`. */
+  readonly maintenance?: { readonly interval?: string; readonly gracePeriod?: string; readonly logRetention?: string };
 }
 
 export const newTokenSecret = (): string => randomBytes(32).toString('hex');
@@ -33,11 +40,25 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
   const dir = await mkdtemp(join(tmpdir(), 'cw-git-instance-'));
   const config = {
     store: { bucket: setup.bucket, s3: { endpoint: setup.s3.endpoint, region: setup.s3.region, force_path_style: true, credentials: 'env' } },
-    server: { listen: `127.0.0.1:${port}`, drain_timeout: setup.drainTimeout ?? '5s', ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}) },
+    server: {
+      listen: `127.0.0.1:${port}`,
+      drain_timeout: setup.drainTimeout ?? '5s',
+      roles: [...(setup.roles ?? ['serve'])],
+      ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}),
+    },
     auth: { token_secret: setup.tokenSecret },
     ...(setup.initializeSources || setup.importSources ? { api: { initialize_sources: [...(setup.initializeSources ?? [])], import_sources: [...(setup.importSources ?? [])] } } : {}),
     cache: { dir: join(dir, 'cache') },
     ...(setup.freshnessTtl ? { wal: { freshness_ttl: setup.freshnessTtl } } : {}),
+    ...(setup.maintenance
+      ? {
+          maintenance: {
+            ...(setup.maintenance.interval ? { interval: setup.maintenance.interval } : {}),
+            ...(setup.maintenance.gracePeriod ? { grace_period: setup.maintenance.gracePeriod } : {}),
+            ...(setup.maintenance.logRetention ? { log_retention: setup.maintenance.logRetention } : {}),
+          },
+        }
+      : {}),
     ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),
   };
   const text = stringify(config);
