@@ -6,7 +6,8 @@ import type { KubeObject } from '../kube/types.ts';
  * (Ready and Reason when the status has conditions, Age always).
  *
  * `jsonPath` must be a plain dotted path (`.spec.x`, `.status.y.z`) to a scalar field of the kind's
- * schema; the emitter checks it, so a renamed field cannot leave a silently empty column behind.
+ * schema, or a condition's status or reason (`.status.conditions[?(@.type=="Healthy")].status`, a string
+ * column); the emitter checks it, so a renamed field cannot leave a silently empty column behind.
  */
 export interface PrinterColumn {
   readonly name: string;

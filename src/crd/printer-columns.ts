@@ -48,10 +48,18 @@ export function printerColumns(columns: readonly PrinterColumn[], root: JsonSche
   return all;
 }
 
+/** The one filter path a column may have: one condition's status or reason, as the Ready and Reason columns read them. */
+const CONDITION_PATH = /^\.status\.conditions\[\?\(@\.type=="[A-Z][A-Za-z0-9]*"\)\]\.(status|reason)$/;
+
 function checkColumn(column: PrinterColumn, root: JsonSchemaProps): void {
   const where = `printerColumns.${column.name}`;
+  if (CONDITION_PATH.test(column.jsonPath)) {
+    if (root.properties?.['status']?.properties?.['conditions'] === undefined) throw new CrdSchemaError(where, `jsonPath ${column.jsonPath} reads conditions, and the status has none`);
+    if (column.type !== 'string') throw new CrdSchemaError(where, `column type ${column.type} does not fit a condition's status or reason (string)`);
+    return;
+  }
   if (!/^(\.[A-Za-z_][A-Za-z0-9_]*)+$/.test(column.jsonPath)) {
-    throw new CrdSchemaError(where, `jsonPath ${column.jsonPath} must be a plain dotted path such as .status.url`);
+    throw new CrdSchemaError(where, `jsonPath ${column.jsonPath} must be a plain dotted path such as .status.url, or a condition's .status.conditions[?(@.type=="X")].status`);
   }
   let field: JsonSchemaProps | undefined = root;
   for (const segment of column.jsonPath.slice(1).split('.')) {

@@ -1,18 +1,19 @@
 // The Repository controller in this process against the real apiserver and MinIO, with a switch that makes
-// the object store unreachable: creation, refresh, name conflicts, adoption rules, lost repositories, and
-// deletion (also while the store is down).
+// the object store unreachable: creation, refresh, name conflicts, adoption rules, lost repositories,
+// deletion (also while the store is down), and the maintenance state (packs, fsck, the Healthy condition).
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { Registry } from 'prom-client';
 import { ADOPT_REPO_ID_ANNOTATION, REPOSITORY_FINALIZER, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { createInformer, eventWriter, objectClient, waitFor, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { StoreUnavailableError, type ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
-import { RepoNotFoundError, RepoStore, parseRepoPath } from '../../../src/repo-store/index.ts';
-import { Z, newRepoName, oid, update } from '../../../src/repo-store/testing/repo-store-scenarios.ts';
+import { emptyStatus, writeStatus, type FsckRecord } from '../../../src/repo-maintenance/index.ts';
+import { RepoNotFoundError, RepoStore, maintenanceStatusKey, parseRepoPath } from '../../../src/repo-store/index.ts';
+import { Z, newRepoName, oid, smallPack, update } from '../../../src/repo-store/testing/repo-store-scenarios.ts';
 import type { Controller } from '../../controller-runtime/controller.ts';
 import { EventRecorder } from '../../controller-runtime/events.ts';
 import { silentLogger } from '../../controller-runtime/log.ts';
@@ -54,7 +55,7 @@ beforeAll(async () => {
   controller = repositoryController({
     kube: conn,
     repositories: informer,
-    store: new RepoStore({ store: switchable, registry }),
+    store: { repos: new RepoStore({ store: switchable, registry }), objects: switchable },
     events: new EventRecorder({ writer: eventWriter(conn), component: 'repository-test' }),
     registry,
     log: silentLogger,
@@ -90,6 +91,22 @@ async function readyReason(name: string, reason: string, timeout = 15_000): Prom
     },
     { timeout, interval: 50 },
   );
+}
+
+/** Waits, on the watch's events, until the resource's status satisfies `holds`; returns the resource. */
+async function statusWhere(name: string, holds: (status: NonNullable<Repository['status']>) => boolean, timeout = 15_000): Promise<Repository> {
+  const { object, met } = await waitFor(informer, `${ns.name}/${name}`, (r) => r?.status !== undefined && holds(r.status), timeout);
+  expect(met, `status of ${name}: ${JSON.stringify(object?.status)}`).toBe(true);
+  return object as Repository;
+}
+
+const healthy = (status: NonNullable<Repository['status']>) => findCondition(status.conditions, 'Healthy');
+
+/** What a maintainer writes after a git fsck of `seq` (src/repo-maintenance/status.ts). */
+async function recordFsck(full: string, repoId: string, seq: number, missingObjects: number): Promise<FsckRecord> {
+  const fsck: FsckRecord = { at: '2030-01-02T03:04:05.678Z', seq, outcome: 'succeeded', missingObjects, problems: missingObjects ? ['missing blob 0b7d'] : [] };
+  await writeStatus(objects, parseRepoPath(full), { ...emptyStatus(repoId), fsck });
+  return fsck;
 }
 
 async function gone(name: string): Promise<void> {
@@ -199,5 +216,48 @@ describe('Repository controller', { timeout: 60_000 }, () => {
     }
     await gone('flaky');
     expect(await objectKeys(objects, full)).toEqual([]);
+  });
+
+  it('shows packs and the head seq after a publish, and a clean fsck as Healthy', async () => {
+    const full = newRepoName();
+    await client.create(resource('maintained', full));
+    const created = await statusWhere('maintained', (s) => healthy(s)?.status === 'True');
+    expect(created.status).toMatchObject({ headSeq: '0', packs: 0, packBytes: 0 });
+    expect(healthy(created.status ?? {})).toMatchObject({ reason: 'Healthy', observedGeneration: created.metadata?.generation });
+
+    const pack = smallPack();
+    await repos.publish(full, update([{ ref: 'refs/heads/main', old: Z, new: oid('m1') }], { kind: 'push', pack }));
+    await statusWhere('maintained', (s) => s.headSeq === '1' && s.packs === 1 && s.packBytes === pack.body.length);
+
+    await recordFsck(full, created.status?.repoId ?? '', 1, 0);
+    const checked = await statusWhere('maintained', (s) => s.lastFsck !== undefined);
+    expect(checked.status?.lastFsck).toEqual({ time: '2030-01-02T03:04:05Z', seq: '1', outcome: 'succeeded', missingObjects: 0 });
+    expect(healthy(checked.status ?? {})).toMatchObject({ status: 'True', reason: 'Healthy' });
+  });
+
+  it('reports missing objects as Healthy False, Error, naming the count, without touching Ready; a clean fsck heals it', async () => {
+    const full = newRepoName();
+    await client.create(resource('damaged', full));
+    const held = await readyReason('damaged', 'Available');
+    const repoId = held.status?.repoId ?? '';
+
+    await recordFsck(full, repoId, 0, 3);
+    const damaged = await statusWhere('damaged', (s) => healthy(s)?.status === 'False');
+    expect(healthy(damaged.status ?? {})).toMatchObject({ reason: 'Error', message: expect.stringContaining('found 3 missing objects') });
+    expect(damaged.status?.lastFsck).toMatchObject({ missingObjects: 3, seq: '0' });
+    expect(findCondition(damaged.status?.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
+
+    await recordFsck(full, repoId, 0, 0);
+    await statusWhere('damaged', (s) => healthy(s)?.status === 'True' && s.lastFsck?.missingObjects === 0);
+  });
+
+  it('reports a maintenance status it cannot read as Healthy Unknown, and Ready stays True', async () => {
+    const full = newRepoName();
+    await client.create(resource('torn', full));
+    await readyReason('torn', 'Available');
+    await objects.put(maintenanceStatusKey(parseRepoPath(full)), '{"schema":1,"repoId":', { contentType: 'application/json' });
+    const torn = await statusWhere('torn', (s) => healthy(s)?.status === 'Unknown');
+    expect(healthy(torn.status ?? {})).toMatchObject({ reason: 'StoreError', message: expect.stringMatching(/cannot be read \(CorruptObjectError\)/) });
+    expect(findCondition(torn.status?.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
   });
 });

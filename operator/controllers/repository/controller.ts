@@ -5,39 +5,42 @@ import { objectClient, objectKey, type Informer, type KubeConnection } from '../
 import { StoreUnavailableError } from '../../../src/object-store/object-store.ts';
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { settle } from '../../../src/platform/settle.ts';
-import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, parseRepoPath, type RepoPath, type RepoStore } from '../../../src/repo-store/index.ts';
+import { repoOverview } from '../../../src/repo-maintenance/index.ts';
+import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, parseRepoPath, type RepoHead, type RepoPath } from '../../../src/repo-store/index.ts';
 import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { EventRecorder } from '../../controller-runtime/events.ts';
 import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
-import { desiredStatus, type Observation } from './desired-status.ts';
+import type { RepositoryBucket } from './bucket.ts';
+import { desiredStatus, statusPatch, type Maintenance, type Observation } from './desired-status.ts';
 import { nameHolder } from './holder.ts';
 import { RepositoryPathIndex, repositoryPath } from './path-index.ts';
-import { cleanupAction, decide, type BucketState } from './plan.ts';
+import { cleanupAction, decide, type BucketState, type Decision } from './plan.ts';
 
 export interface RepositoryControllerDeps {
   kube: KubeConnection;
   repositories: Informer<Repository>;
   /** The repositories' bucket (cw-git's `store.bucket`). */
-  store: RepoStore;
+  store: RepositoryBucket;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
-  /** How often a held repository's `headSeq` and `pristine` are refreshed from the bucket. Default 45 s. */
+  /** How often a held repository's `headSeq`, `pristine` and maintenance fields are refreshed from the bucket. Default 45 s. */
   refreshMs?: number;
   now?: () => Date;
 }
 
-/** The Ready reason recorded as a Normal Event; every other one needs attention (Warning). */
-const NORMAL: ReadonlySet<string> = new Set(['Available']);
+/** The Ready and Healthy reasons recorded as Normal Events; every other one needs attention (Warning). */
+const NORMAL: ReadonlySet<string> = new Set(['Available', 'Healthy']);
 
 /**
  * Keeps each Repository resource's repository in the bucket. The resource holding `{owner}/{name}` (see
  * holder.ts; the others report NameConflict) gets a finalizer, then its repository is created or found
- * (plan.ts decides what may be adopted) and its incarnation recorded in `status.repoId`; `headSeq` and
- * `pristine` are refreshed every `refreshMs`, written only when they changed. Deleting the resource deletes
+ * (plan.ts decides what may be adopted) and its incarnation recorded in `status.repoId`; `headSeq`,
+ * `pristine`, the maintenance fields and the Healthy condition (from the repository's maintenance
+ * overview) are refreshed every `refreshMs`, written only when they changed. Deleting the resource deletes
  * the bucket data of its incarnation, then drops the finalizer. A store failure becomes a condition and a
  * retry with backoff. Reconciles of one `{owner}/{name}` run one at a time, and a new claim is awaited in
  * the cache before the next, so two resources of one name never both decide they hold it.
@@ -49,33 +52,48 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
   const now = deps.now ?? (() => new Date());
   const refreshMs = deps.refreshMs ?? 45_000;
 
-  const readBucket = async (path: RepoPath): Promise<BucketState> => {
+  /** The repository's head, or `undefined` when the bucket has no manifest of that name. */
+  const readHead = async (path: RepoPath): Promise<RepoHead | undefined> => {
     try {
-      const head = await deps.store.readHead(path.full);
-      return { kind: 'present', repoId: head.repoId, seq: head.seq };
+      return await deps.store.repos.readHead(path.full);
     } catch (err) {
-      if (err instanceof RepoNotFoundError) return { kind: 'missing' };
+      if (err instanceof RepoNotFoundError) return undefined;
       throw err;
     }
   };
+  const bucketState = (head: RepoHead | undefined): BucketState => (head ? { kind: 'present', repoId: head.repoId, seq: head.seq } : { kind: 'missing' });
 
-  /** Brings the bucket in line for the holder of the name; what it did becomes the observation. */
-  const converge = async (repo: Repository, path: RepoPath): Promise<Observation> => {
+  /** Brings the bucket in line for the holder of the name; what it did, and the head it holds, if any. */
+  const converge = async (repo: Repository, path: RepoPath): Promise<Exclude<Decision, { kind: 'create' | 'hold' }> | { kind: 'hold'; head: RepoHead }> => {
     const claim = repo.status?.repoId;
     const adopt = repo.metadata?.annotations?.[ADOPT_REPO_ID_ANNOTATION];
-    let decision = decide(claim, adopt, await readBucket(path));
+    let head = await readHead(path);
+    let decision = decide(claim, adopt, bucketState(head));
     if (decision.kind === 'create') {
       try {
-        const head = await deps.store.createRepo(path.full, { headRef: `refs/heads/${repo.spec.defaultBranch ?? 'main'}` });
-        return { kind: 'hold', repoId: head.repoId, seq: head.seq };
+        return { kind: 'hold', head: await deps.store.repos.createRepo(path.full, { headRef: `refs/heads/${repo.spec.defaultBranch ?? 'main'}` }) };
       } catch (err) {
         if (!(err instanceof RepoExistsError)) throw err;
         // Created by someone else since we looked: decide again on what is there now.
-        decision = decide(claim, adopt, await readBucket(path));
+        head = await readHead(path);
+        decision = decide(claim, adopt, bucketState(head));
         if (decision.kind === 'create') throw new Error(`${path.full} was created and deleted meanwhile; retrying`);
       }
     }
-    return decision;
+    if (decision.kind !== 'hold') return decision;
+    if (!head) throw new Error(`${path.full}: decided to hold a repository that is not in the bucket`); // decide holds only a present head
+    return { kind: 'hold', head };
+  };
+
+  /** The held repository's maintenance overview; a failure to read it is reported in Healthy, never in Ready. */
+  const maintenance = async (path: RepoPath, head: RepoHead, log: Logger): Promise<Maintenance> => {
+    try {
+      return { kind: 'overview', overview: await repoOverview(deps.store.objects, path, head, now()) };
+    } catch (err) {
+      log.warn('the maintenance status cannot be read', { err });
+      if (err instanceof StoreUnavailableError) return { kind: 'store-unavailable' };
+      return { kind: 'store-error', errorName: err instanceof Error ? err.name : 'Error' };
+    }
   };
 
   /** A failed step against the bucket, as what the status says about it (the log gets the error itself). */
@@ -90,13 +108,15 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
     const status = desiredStatus(repo, observation, now());
     if (!statusChanged(repo.status, status)) return;
     const { namespace = '', name = '', resourceVersion } = repo.metadata ?? {};
-    const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });
+    const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status: statusPatch(repo.status, status) });
     if (status.repoId !== repo.status?.repoId) {
       // A new claim changes who holds the name: the next reconcile of this name must see it (holder.ts).
       await settle(deps.repositories, objectKey(repo), (cached) => cached?.metadata?.resourceVersion !== resourceVersion);
     }
-    const [before, after] = [findCondition(repo.status?.conditions, 'Ready'), findCondition(written.status?.conditions, 'Ready')];
-    if (after && (before?.status !== after.status || before.reason !== after.reason)) {
+    for (const type of ['Ready', 'Healthy']) {
+      const [before, after] = [findCondition(repo.status?.conditions, type), findCondition(written.status?.conditions, type)];
+      if (!after || (before?.status === after.status && before.reason === after.reason)) continue;
+      if (type === 'Healthy' && after.status === 'Unknown') continue; // not being able to look is Ready's Event, or the log's
       await deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
     }
   };
@@ -117,7 +137,7 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
       if (!(path instanceof InvalidRepoNameError)) {
         const claim = repo.status?.repoId;
         try {
-          if (cleanupAction(claim, await readBucket(path)) === 'delete') await deps.store.deleteRepo(path.full);
+          if (cleanupAction(claim, bucketState(await readHead(path))) === 'delete') await deps.store.repos.deleteRepo(path.full);
         } catch (err) {
           await writeStatus(repo, failure(err, true, log));
           return { requeue: true };
@@ -141,12 +161,14 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
     repo = await addFinalizer(client, repo, REPOSITORY_FINALIZER);
     let observation: Observation;
     try {
-      observation = await converge(repo, path);
+      const converged = await converge(repo, path);
+      observation = converged.kind === 'hold' ? { kind: 'hold', repoId: converged.head.repoId, seq: converged.head.seq, maintenance: await maintenance(path, converged.head, log) } : converged;
     } catch (err) {
       observation = failure(err, false, log);
     }
     await writeStatus(repo, observation);
-    if (observation.kind === 'store-unavailable' || observation.kind === 'store-error') return { requeue: true };
+    const unreadable = observation.kind === 'hold' ? observation.maintenance : observation;
+    if (unreadable.kind === 'store-unavailable' || unreadable.kind === 'store-error') return { requeue: true };
     return { requeueAfter: refreshMs };
   };
 

@@ -1,10 +1,23 @@
-import { ADOPT_REPO_ID_ANNOTATION, RepositoryReasons, type Repository, type RepositoryStatus } from '../../../src/apis/v1alpha1/repository.ts';
-import { setCondition, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { ADOPT_REPO_ID_ANNOTATION, RepositoryHealthReasons, RepositoryReasons, type Repository, type RepositoryStatus } from '../../../src/apis/v1alpha1/repository.ts';
+import { formatTime, removeCondition, setCondition, type Condition, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import type { RepoOverview } from '../../../src/repo-maintenance/index.ts';
 import type { Decision } from './plan.ts';
+
+/** What of a repository's maintenance overview (src/repo-maintenance/overview.ts) the status shows. */
+export type MaintenanceView = Pick<RepoOverview, 'packs' | 'checkpoint' | 'lastCompaction' | 'lastFsck' | 'health'>;
+
+/** The maintenance overview of a held repository, or why it could not be read (Ready does not depend on it). */
+export type Maintenance =
+  | { readonly kind: 'overview'; readonly overview: MaintenanceView }
+  | { readonly kind: 'store-unavailable' }
+  /** `errorName`: the error class, e.g. CorruptObjectError for a torn `maintenance/status.json`. */
+  | { readonly kind: 'store-error'; readonly errorName: string };
 
 /** What one reconcile found out, from which the status follows. */
 export type Observation =
-  | Exclude<Decision, { kind: 'create' }>
+  /** The bucket holds this resource's incarnation, at `seq`. */
+  | (Extract<Decision, { kind: 'hold' }> & { readonly maintenance: Maintenance })
+  | Exclude<Decision, { kind: 'create' | 'hold' }>
   /** Another resource (`namespace/name`) holds the name. */
   | { readonly kind: 'conflict'; readonly holder: string }
   /** The store refuses the name (the message says why; it names no secret). */
@@ -59,14 +72,110 @@ function ready(repo: Repository, observation: Observation): ConditionUpdate {
   }
 }
 
+/** The longest Healthy message: what `kubectl describe` shows in a line or two; the overview has the rest. */
+const MAX_HEALTH_MESSAGE = 1024;
+
+/** The overview's problems, each followed by what to do about it. */
+function problemsMessage(problems: MaintenanceView['health']['problems']): string {
+  const sentence = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
+  const message = problems.map((p) => `${sentence(p.problem)} ${sentence(p.suggestion)}`).join(' ');
+  return message.length <= MAX_HEALTH_MESSAGE ? message : `${message.slice(0, MAX_HEALTH_MESSAGE - 1)}…`;
+}
+
+/** What `observation` says about the maintenance overview; `undefined`: the resource holds no repository to judge. */
+function maintenanceOf(observation: Observation): Maintenance | undefined {
+  switch (observation.kind) {
+    case 'hold':
+      return observation.maintenance;
+    case 'store-unavailable':
+      return { kind: 'store-unavailable' };
+    case 'store-error':
+      return { kind: 'store-error', errorName: observation.errorName };
+    default:
+      return undefined;
+  }
+}
+
+/** The Healthy condition `observation` calls for; `undefined`: none (the resource holds no repository). */
+function healthy(repo: Repository, observation: Observation): ConditionUpdate | undefined {
+  const full = `${repo.spec.owner}/${repo.spec.name}`;
+  const R = RepositoryHealthReasons;
+  const maintenance = maintenanceOf(observation);
+  switch (maintenance?.kind) {
+    case undefined:
+      return undefined;
+    case 'store-unavailable':
+      return { type: 'Healthy', status: 'Unknown', reason: R.StoreUnavailable, message: 'The object store cannot be reached, so the maintenance status cannot be read; retrying.' };
+    case 'store-error':
+      return {
+        type: 'Healthy',
+        status: 'Unknown',
+        reason: R.StoreError,
+        message: `The maintenance status of ${full} cannot be read (${maintenance.errorName}); retrying. The operator's log has the details.`,
+      };
+    case 'overview': {
+      const { status, problems } = maintenance.overview.health;
+      if (status === 'ok') return { type: 'Healthy', status: 'True', reason: R.Healthy, message: `Maintenance reports nothing about ${full} that needs attention.` };
+      return { type: 'Healthy', status: 'False', reason: status === 'error' ? R.Error : R.Degraded, message: problemsMessage(problems) };
+    }
+  }
+}
+
+/** A maintenance record's time as the API writes times; a time that does not parse is left out. */
+function time(at: string): { time?: string } {
+  const ms = Date.parse(at);
+  return Number.isNaN(ms) ? {} : { time: formatTime(ms) };
+}
+
+/** The status fields of the overview; a record maintenance never wrote is absent. */
+function maintenanceFields(view: MaintenanceView): Pick<RepositoryStatus, 'packs' | 'packBytes' | 'lastCheckpoint' | 'lastCompaction' | 'lastFsck'> {
+  const { checkpoint, lastCompaction: compaction, lastFsck: fsck } = view;
+  return {
+    packs: view.packs.count,
+    packBytes: view.packs.bytes,
+    ...(checkpoint ? { lastCheckpoint: { seq: String(checkpoint.seq), ...time(checkpoint.at) } } : {}),
+    ...(compaction ? { lastCompaction: { ...time(compaction.at), outcome: compaction.outcome, packsBefore: compaction.packsBefore, packsAfter: compaction.packsAfter } } : {}),
+    ...(fsck ? { lastFsck: { ...time(fsck.at), seq: String(fsck.seq), outcome: fsck.outcome, missingObjects: fsck.missingObjects } } : {}),
+  };
+}
+
+const MAINTENANCE_FIELDS = ['packs', 'packBytes', 'lastCheckpoint', 'lastCompaction', 'lastFsck'] as const;
+
 /**
  * The status `observation` calls for. `repoId`, `headSeq` and `pristine` change only when the repository
- * was seen (`hold`); otherwise they keep saying what was last known, and `repoId` (the claim) is never
- * dropped. Messages carry no sequence numbers or times, so an unchanged repository writes nothing.
+ * was seen (`hold`), the maintenance fields only when its overview was read too; otherwise they keep
+ * saying what was last known, and `repoId` (the claim) is never dropped. Healthy follows the overview's
+ * health, is Unknown while it cannot be read, and is absent while the resource holds no repository. Ready
+ * never depends on the overview. Messages carry no times (Healthy's carries the overview's counts, which
+ * change only as the repository does), so an unchanged repository writes nothing.
  */
 export function desiredStatus(repo: Repository, observation: Observation, now: Date): RepositoryStatus {
   const generation = repo.metadata?.generation;
-  const conditions = setCondition(repo.status?.conditions, ready(repo, observation), generation, now).conditions;
-  const seen = observation.kind === 'hold' ? { repoId: observation.repoId, headSeq: String(observation.seq), pristine: observation.seq === 0 } : {};
-  return { ...repo.status, ...seen, conditions, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+  let conditions: Condition[] = setCondition(repo.status?.conditions, ready(repo, observation), generation, now).conditions;
+  const health = healthy(repo, observation);
+  conditions = health ? setCondition(conditions, health, generation, now).conditions : removeCondition(conditions, 'Healthy').conditions;
+  const status: RepositoryStatus = { ...repo.status };
+  if (observation.kind === 'hold') {
+    Object.assign(status, { repoId: observation.repoId, headSeq: String(observation.seq), pristine: observation.seq === 0 });
+    if (observation.maintenance.kind === 'overview') {
+      for (const field of MAINTENANCE_FIELDS) delete status[field];
+      Object.assign(status, maintenanceFields(observation.maintenance.overview));
+    }
+  }
+  return { ...status, conditions, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
+}
+
+/**
+ * A merge patch turning status `before` into `after`: a field `after` drops is set to null, in nested objects
+ * too (a merge patch keeps what it does not mention, and merges objects field by field; lists it replaces).
+ */
+export function statusPatch(before: object | undefined, after: object): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...after };
+  const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
+  for (const [field, old] of Object.entries(before ?? {})) {
+    const next = patch[field];
+    if (next === undefined) patch[field] = null;
+    else if (isObject(old) && isObject(next)) patch[field] = statusPatch(old, next);
+  }
+  return patch;
 }

@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
-import { immutable } from './strings.ts';
+import { immutable, Timestamp } from './strings.ts';
 
 // `{owner}/{repo}` is the first two path segments of every repository URL and the bucket prefix of the
 // repository's state, so both segments follow the repository store's rule (src/repo-store/repo-path.ts):
@@ -62,17 +62,24 @@ export const RepositorySpec = Type.Object({
 });
 export type RepositorySpec = Static<typeof RepositorySpec>;
 
+/** A WAL sequence number: a string because the sequence is a 64-bit counter, beyond JSON's safe integers. */
+function Seq(description: string) {
+  return Type.String({ maxLength: 20, pattern: '^(0|[1-9][0-9]*)$', description });
+}
+
+function Count(description: string) {
+  return Type.Integer({ minimum: 0, format: 'int64', description });
+}
+
+/** How a maintenance unit ended (`interrupted`: the instance was draining, and the next pass runs it again). */
+export const MaintenanceOutcome = Type.Union([Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('interrupted')], {
+  description: 'How it ended: succeeded, failed, or interrupted (the maintainer was shutting down; the next pass runs it again).',
+});
+
 export const RepositoryStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   observedGeneration: Type.Optional(ObservedGeneration),
-  headSeq: Type.Optional(
-    Type.String({
-      maxLength: 20,
-      pattern: '^(0|[1-9][0-9]*)$',
-      // A string because the WAL sequence is a 64-bit counter, beyond JSON's safe integers.
-      description: 'Latest published WAL sequence number, as a decimal string.',
-    }),
-  ),
+  headSeq: Type.Optional(Seq('Latest published WAL sequence number, as a decimal string.')),
   pristine: Type.Optional(Type.Boolean({ description: 'True while the repository is empty (never written).' })),
   repoId: Type.Optional(
     Type.String({
@@ -83,6 +90,39 @@ export const RepositoryStatus = Type.Object({
         "The incarnation of the repository in the bucket this resource created or adopted (the manifest's repoId). " + 'Only that incarnation is served as, and deleted with, this resource.',
     }),
   ),
+  packs: Type.Optional(Count('Live packs at the head: a fetch reads every one, compaction merges them.')),
+  packBytes: Type.Optional(Count('Bytes of the live packs.')),
+  lastCheckpoint: Type.Optional(
+    Type.Object(
+      {
+        seq: Seq('The sequence number the checkpoint folds the log up to, as a decimal string.'),
+        time: Type.Optional(Timestamp({ description: 'When it was written.' })),
+      },
+      { description: "The latest checkpoint of the repository's log, as maintenance reports it." },
+    ),
+  ),
+  lastCompaction: Type.Optional(
+    Type.Object(
+      {
+        time: Type.Optional(Timestamp({ description: 'When it ended.' })),
+        outcome: MaintenanceOutcome,
+        packsBefore: Count('Live packs before it.'),
+        packsAfter: Count('Live packs after it.'),
+      },
+      { description: 'The last pack compaction, as maintenance reports it.' },
+    ),
+  ),
+  lastFsck: Type.Optional(
+    Type.Object(
+      {
+        time: Type.Optional(Timestamp({ description: 'When it ended.' })),
+        seq: Seq('The sequence number whose state was checked, as a decimal string.'),
+        outcome: MaintenanceOutcome,
+        missingObjects: Count('Objects the refs need that no live pack has (0 when clean).'),
+      },
+      { description: 'The last integrity check (git fsck of the published state), as maintenance reports it.' },
+    ),
+  ),
 });
 export type RepositoryStatus = Static<typeof RepositoryStatus>;
 
@@ -90,6 +130,8 @@ export type RepositoryStatus = Static<typeof RepositoryStatus>;
 export const RepositoryConditions = {
   /** The repository exists in the bucket and is served. */
   Ready: 'Ready',
+  /** Maintenance reports nothing that needs attention (integrity, compaction, checkpoints, maintainers). */
+  Healthy: 'Healthy',
 } as const;
 
 /** Reasons of a Repository's `Ready` condition (stable: the git server and alerts key on them). */
@@ -112,6 +154,21 @@ export const RepositoryReasons = {
   DeletionFailed: 'DeletionFailed',
 } as const;
 export type RepositoryReason = (typeof RepositoryReasons)[keyof typeof RepositoryReasons];
+
+/**
+ * Reasons of a Repository's `Healthy` condition, from the health of the repository's maintenance overview
+ * (`GET /api/overview`). Unknown while it cannot be read: `StoreUnavailable` or `StoreError`, as for Ready.
+ */
+export const RepositoryHealthReasons = {
+  /** True: nothing needs attention. */
+  Healthy: 'Healthy',
+  /** False: maintenance is failing or falling behind (a failed compaction or fsck run, packs or log piling up, no maintainer); reads still work. */
+  Degraded: 'Degraded',
+  /** False: the repository is damaged (fsck found objects the refs need missing from every live pack). */
+  Error: 'Error',
+  StoreUnavailable: RepositoryReasons.StoreUnavailable,
+  StoreError: RepositoryReasons.StoreError,
+} as const;
 
 /** The finalizer that deletes a repository's bucket data before its resource goes away. */
 export const REPOSITORY_FINALIZER = 'cloudwright.dev/repository-data';
@@ -142,7 +199,11 @@ export const RepositoryKind: KindDescriptor<'Repository', typeof RepositorySpec,
   printerColumns: [
     { name: 'Owner', type: 'string', jsonPath: '.spec.owner', description: 'Owner path segment.' },
     { name: 'Repository', type: 'string', jsonPath: '.spec.name', description: 'Repository path segment.' },
-    { name: 'Seq', type: 'string', jsonPath: '.status.headSeq', description: 'Latest WAL sequence.' },
+    { name: 'Healthy', type: 'string', jsonPath: '.status.conditions[?(@.type=="Healthy")].status', description: 'Status of the Healthy condition: False needs attention.' },
+    { name: 'Head Seq', type: 'string', jsonPath: '.status.headSeq', description: 'Latest WAL sequence.' },
+    { name: 'Packs', type: 'integer', jsonPath: '.status.packs', description: 'Live packs.' },
+    { name: 'Last Fsck', type: 'string', jsonPath: '.status.lastFsck.outcome', description: 'Outcome of the last integrity check.' },
+    { name: 'Pack Bytes', type: 'integer', jsonPath: '.status.packBytes', description: 'Bytes of the live packs.', priority: 1 },
     { name: 'Pristine', type: 'boolean', jsonPath: '.status.pristine', description: 'Still empty.', priority: 1 },
   ],
 };
