@@ -35,8 +35,18 @@ export interface RepoOverview {
 /** Work is overdue when it has piled up to twice what makes it due. */
 const OVERDUE = 2;
 
-export async function repoOverview(store: ObjectStore, repo: RepoPath, head: RepoHead, now: Date = new Date()): Promise<RepoOverview> {
-  const [status, lease, marker, maintainers] = await Promise.all([readStatus(store, repo, head.repoId), readLease(store, repo, now), store.head(pendingKey(repo)), liveMaintainers(store, now)]);
+/**
+ * `maintainers` answers the live maintainers; a caller that builds many overviews passes a cached one
+ * (`cachedMaintainers`), since reading them costs a LIST and a GET per maintainer.
+ */
+export async function repoOverview(
+  store: ObjectStore,
+  repo: RepoPath,
+  head: RepoHead,
+  now: Date = new Date(),
+  maintainers: (now: Date) => Promise<readonly Heartbeat[]> = (at) => liveMaintainers(store, at),
+): Promise<RepoOverview> {
+  const [status, lease, marker, live] = await Promise.all([readStatus(store, repo, head.repoId), readLease(store, repo, now), store.head(pendingKey(repo)), maintainers(now)]);
   const entriesSinceCheckpoint = head.seq - (head.checkpoint?.seq ?? 0);
   const checkpointDue = entriesSinceCheckpoint >= CHECKPOINT_EVERY;
   const compactionDue = head.packs.length >= COMPACT_EVERY;
@@ -74,7 +84,7 @@ export async function repoOverview(store: ObjectStore, repo: RepoPath, head: Rep
   if (entriesSinceCheckpoint >= OVERDUE * CHECKPOINT_EVERY) {
     report('degraded', `${entriesSinceCheckpoint} log entries since the last checkpoint`, 'Check that an instance with the maintain role is running, or run POST /api/ops/checkpoint.');
   }
-  if ((checkpointDue || compactionDue) && maintainers.length === 0) {
+  if ((checkpointDue || compactionDue) && live.length === 0) {
     report('degraded', 'maintenance is due and no maintainer has reported recently', 'Run an instance whose server.roles includes maintain (or leaves roles empty).');
   }
   return {
@@ -89,7 +99,20 @@ export async function repoOverview(store: ObjectStore, repo: RepoPath, head: Rep
     lastGc: status.gc,
     pending: { marker: marker !== undefined, checkpointDue, compactionDue },
     lease: lease ?? null,
-    maintainers,
+    maintainers: live,
     health: { status: level, problems },
+  };
+}
+
+/** `liveMaintainers` read at most once per `ttlMs`, for callers that build an overview of every repository. */
+export function cachedMaintainers(store: ObjectStore, ttlMs: number): (now: Date) => Promise<readonly Heartbeat[]> {
+  let cached: { at: number; value: Promise<readonly Heartbeat[]> } | undefined;
+  return (now) => {
+    if (!cached || now.getTime() - cached.at >= ttlMs) {
+      const value = liveMaintainers(store, now);
+      cached = { at: now.getTime(), value };
+      value.catch(() => (cached = undefined));
+    }
+    return cached.value;
   };
 }

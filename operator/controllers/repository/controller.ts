@@ -5,7 +5,7 @@ import { objectClient, objectKey, type Informer, type KubeConnection } from '../
 import { StoreUnavailableError } from '../../../src/object-store/object-store.ts';
 import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { settle } from '../../../src/platform/settle.ts';
-import { repoOverview } from '../../../src/repo-maintenance/index.ts';
+import { cachedMaintainers, repoOverview } from '../../../src/repo-maintenance/index.ts';
 import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, parseRepoPath, type RepoHead, type RepoPath } from '../../../src/repo-store/index.ts';
 import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
@@ -51,6 +51,8 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
   const byPath = new KeyedMutex();
   const now = deps.now ?? (() => new Date());
   const refreshMs = deps.refreshMs ?? 45_000;
+  // One read of the maintainers' heartbeats serves every repository's overview for a while.
+  const maintainers = cachedMaintainers(deps.store.objects, Math.min(refreshMs, 30_000));
 
   /** The repository's head, or `undefined` when the bucket has no manifest of that name. */
   const readHead = async (path: RepoPath): Promise<RepoHead | undefined> => {
@@ -88,7 +90,7 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
   /** The held repository's maintenance overview; a failure to read it is reported in Healthy, never in Ready. */
   const maintenance = async (path: RepoPath, head: RepoHead, log: Logger): Promise<Maintenance> => {
     try {
-      return { kind: 'overview', overview: await repoOverview(deps.store.objects, path, head, now()) };
+      return { kind: 'overview', overview: await repoOverview(deps.store.objects, path, head, now(), maintainers) };
     } catch (err) {
       log.warn('the maintenance status cannot be read', { err });
       if (err instanceof StoreUnavailableError) return { kind: 'store-unavailable' };
