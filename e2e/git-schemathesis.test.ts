@@ -32,8 +32,11 @@ const IN_SCOPE_OPERATIONS = [
   'GET api/commit',
   'GET api/commits',
   'GET api/compare',
+  'GET api/ops',
+  'GET api/overview',
   'GET api/refs',
   'GET api/resolve',
+  'GET api/tasks',
   'GET api/tree',
   'HEAD api/archive',
 ];

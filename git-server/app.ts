@@ -5,6 +5,7 @@ import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.t
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import type { RepoCache } from '../src/git/repo-cache.ts';
 import type { RepoStore } from '../src/repo-store/index.ts';
+import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
 import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
 import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
@@ -17,10 +18,13 @@ import { repositoryRoutes } from './routes/repositories.ts';
 import { repoApiRoutes } from './api/index.ts';
 import { READ_ROUTES } from './api/read-routes.ts';
 import { WRITE_ROUTES } from './api/write-routes.ts';
+import { OPS_ROUTES } from './api/ops-routes.ts';
 import { ArchiveSpool } from './api/archive-spool.ts';
 import { browserLane } from './api/browser-lane.ts';
 import { discoveryRoutes } from './api/discovery.ts';
 import { gitOpenApi } from './openapi.ts';
+import { TaskRegistry } from './tasks/task-registry.ts';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 
 export interface GitServerDependencies {
@@ -40,6 +44,10 @@ export interface GitServerDependencies {
   readonly initializeSources?: readonly string[];
   /** Repositories `POST /api/import` may import from (`api.import_sources`). Default: none. */
   readonly importSources?: readonly string[];
+  /** This instance's tasks (`/api/ops`, `/api/tasks`). Default: a registry of its own, named after the host. */
+  readonly tasks?: TaskRegistry;
+  /** Runs checkpoint, compact, gc and fsck for `POST /api/ops/{op}`. Absent: those answer 501; `sync` runs. */
+  readonly maintenance?: MaintenanceRunner;
 }
 
 export interface GitServerLimits {
@@ -89,9 +97,11 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       browserLane: browserLane(deps.corsOrigins ?? []),
       initializeSources: deps.initializeSources ?? [],
       importSources: deps.importSources ?? [],
+      tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
+      ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
     },
-    [...READ_ROUTES, ...WRITE_ROUTES],
+    [...READ_ROUTES, ...WRITE_ROUTES, ...OPS_ROUTES],
   );
   lfsRoutes(app, {
     objects: deps.objects,

@@ -15,6 +15,7 @@ import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
 import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
 import { unbuiltSettings } from './config/unbuilt.ts';
 
 /** After the drain timeout, this long more so the load balancer has surely stopped sending. */
@@ -38,6 +39,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
   await rm(cache.tmpDir, { recursive: true, force: true });
   await mkdir(cache.tmpDir, { recursive: true });
   const drain = new DrainState();
+  const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const app = await buildGitServer(
     {
       repos,
@@ -50,6 +52,9 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       corsOrigins: config.server.corsOrigins,
       initializeSources: config.api.initializeSources,
       importSources: config.api.importSources,
+      tasks,
+      // The maintenance runner (checkpoint, compact, gc, fsck) goes here as `maintenance`; without it those
+      // operations answer 501 and only `sync` runs.
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
@@ -74,7 +79,8 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       drain.start();
       evictor.stop();
       app.log.info({ drainTimeoutMs: config.server.drainTimeoutMs, inFlight: drain.active }, 'draining');
-      await Promise.race([drain.idle(), sleep(config.server.drainTimeoutMs)]);
+      // Running tasks are interrupted (and no new one starts); a client following one sees it end `interrupted`.
+      await Promise.race([Promise.all([drain.idle(), tasks.interruptAll()]), sleep(config.server.drainTimeoutMs)]);
       await sleep(LOAD_BALANCER_GRACE_MS);
       const closed = app.close();
       app.server.closeAllConnections();

@@ -1,13 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { RepoCache } from '../../src/git/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import type { MaintenanceRunner } from '../../src/repo-maintenance/operation.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
+import type { TaskRegistry } from '../tasks/task-registry.ts';
 import type { ArchiveSpool } from './archive-spool.ts';
 
 /** What the JSON API's routes need. */
 export interface RepoApiDependencies {
   readonly repos: RepoStore;
-  /** The bucket, for the few objects of the API itself (the import receipt). */
+  /** The bucket, for the few objects of the API itself (the import receipt) and the maintenance objects (overview). */
   readonly objects?: ObjectStore;
   /** Every read runs git over the cached copy, brought to the bucket's head first (as a fetch is). */
   readonly cache: RepoCache;
@@ -21,4 +23,8 @@ export interface RepoApiDependencies {
   readonly initializeSources?: readonly string[];
   /** Repositories (`owner/name`, same bucket) `POST /import` may import from; none: refused (403). */
   readonly importSources?: readonly string[];
+  /** This instance's tasks: `POST /ops/{op}` starts them, `/tasks` lists and follows them. */
+  readonly tasks: TaskRegistry;
+  /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */
+  readonly maintenance?: MaintenanceRunner;
 }

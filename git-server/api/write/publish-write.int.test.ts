@@ -9,6 +9,7 @@ import { runGit } from '../../../src/git/run-git.ts';
 import { HERMETIC_GIT_ENV } from '../../../src/git/testing/scratch-repo.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
 import { RepoStore, zeroOid } from '../../../src/repo-store/index.ts';
+import { TaskRegistry } from '../../tasks/task-registry.ts';
 import { ArchiveSpool } from '../archive-spool.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import { publishWrite } from './publish-write.ts';
@@ -21,7 +22,7 @@ async function setup() {
   await repos.createRepo('acme/site');
   const root = await mkdtemp(join(tmpdir(), 'cw-pw-'));
   const cache = new RepoCache({ repos, dir: join(root, 'cache') });
-  const deps: RepoApiDependencies = { repos, cache, archives: new ArchiveSpool({ dir: join(root, 'archives') }) };
+  const deps: RepoApiDependencies = { repos, cache, archives: new ArchiveSpool({ dir: join(root, 'archives') }), tasks: new TaskRegistry({ instance: 'test' }) };
   return { repos, cache, deps };
 }
 
