@@ -1,5 +1,6 @@
-// `cw-git serve`: builds the service from its configuration, listens, and drains on SIGTERM as the spec's
-// "States and transitions" says: `/readyz` turns 503, new git and LFS work is refused, in-flight requests get
+// `cw-git serve`: builds the service from its configuration, listens, and drains on SIGTERM in the spec's two
+// phases ("States and transitions"): maintenance first (running units interrupted, serving normal), then
+// serving: `/readyz` turns 503, new git and LFS work is refused, in-flight requests get
 // `server.drain_timeout` and 2 s more for the load balancer, then the process exits.
 import type { FastifyInstance } from 'fastify';
 import { mkdir, rm } from 'node:fs/promises';
@@ -17,6 +18,7 @@ import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
 import { unbuiltSettings } from './config/unbuilt.ts';
+import { maintenanceRole } from './maintenance-role.ts';
 
 /** After the drain timeout, this long more so the load balancer has surely stopped sending. */
 const LOAD_BALANCER_GRACE_MS = 2000;
@@ -40,6 +42,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
   await mkdir(cache.tmpDir, { recursive: true });
   const drain = new DrainState();
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
+  const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
   const app = await buildGitServer(
     {
       repos,
@@ -53,8 +56,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       initializeSources: config.api.initializeSources,
       importSources: config.api.importSources,
       tasks,
-      // The maintenance runner (checkpoint, compact, gc, fsck) goes here as `maintenance`; without it those
-      // operations answer 501 and only `sync` runs.
+      maintenance: maintenance.runner,
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
@@ -67,6 +69,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
     log: app.log,
   });
   evictor.start();
+  maintenance.start(app.log);
   await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.listen.port;
@@ -74,13 +77,16 @@ export async function startService(config: GitServiceConfig, options: { logLevel
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      // Still listening: /readyz answers 503 so the load balancer stops routing here, new git and LFS work
-      // is refused with Retry-After, and what is in flight gets the drain timeout to finish.
+      // Phase one, maintenance drain: no new unit starts and the running ones are interrupted (their tasks end
+      // `interrupted`, the next pass redoes them); serving goes on and /readyz stays 200. At most 30 s.
+      app.log.info({ running: tasks.running().length }, 'draining maintenance');
+      await maintenance.drain();
+      // Phase two, serving drain: /readyz answers 503 so the load balancer stops routing here, new git and LFS
+      // work is refused with Retry-After, and what is in flight gets the drain timeout to finish.
       drain.start();
       evictor.stop();
       app.log.info({ drainTimeoutMs: config.server.drainTimeoutMs, inFlight: drain.active }, 'draining');
-      // Running tasks are interrupted (and no new one starts); a client following one sees it end `interrupted`.
-      await Promise.race([Promise.all([drain.idle(), tasks.interruptAll()]), sleep(config.server.drainTimeoutMs)]);
+      await Promise.race([drain.idle(), sleep(config.server.drainTimeoutMs)]);
       await sleep(LOAD_BALANCER_GRACE_MS);
       const closed = app.close();
       app.server.closeAllConnections();
