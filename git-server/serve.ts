@@ -11,11 +11,12 @@ import { RepoStore } from '../src/repo-store/index.ts';
 // Direct imports, not the index: that one also loads the Kubernetes client.
 import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
 import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
-import { buildGitServer } from './app.ts';
+import { buildGitServer, type GitServerLimits } from './app.ts';
 import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
 import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
+import { RuntimeStallMonitor } from './runtime-stall.ts';
 import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
 import { unbuiltSettings } from './config/unbuilt.ts';
 import { maintenanceRole } from './maintenance-role.ts';
@@ -30,7 +31,14 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
-export async function startService(config: GitServiceConfig, options: { logLevel?: string } = {}): Promise<RunningService> {
+export interface StartOptions {
+  readonly logLevel?: string;
+  /** Tests: how late the event loop must run to count a stall (default 1 s), and smaller limits. */
+  readonly runtimeStallThresholdMs?: number;
+  readonly limits?: Partial<GitServerLimits>;
+}
+
+export async function startService(config: GitServiceConfig, options: StartOptions = {}): Promise<RunningService> {
   const registry = new Registry();
   const objects = createObjectStore(config, { registry });
   const repos = new RepoStore({ store: objects, registry, freshnessTtlMs: config.wal.freshnessTtlMs });
@@ -58,6 +66,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       tasks,
       maintenance: maintenance.runner,
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
   );
@@ -70,6 +79,8 @@ export async function startService(config: GitServiceConfig, options: { logLevel
   });
   evictor.start();
   maintenance.start(app.log);
+  const stalls = new RuntimeStallMonitor({ registry, log: app.log, ...(options.runtimeStallThresholdMs ? { thresholdMs: options.runtimeStallThresholdMs } : {}) });
+  stalls.start();
   await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.listen.port;
@@ -91,6 +102,7 @@ export async function startService(config: GitServiceConfig, options: { logLevel
       const closed = app.close();
       app.server.closeAllConnections();
       await closed;
+      stalls.stop();
     })());
   return { app, url, stop };
 }
