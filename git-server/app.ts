@@ -11,7 +11,7 @@ import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
-import { inflightGauge, type ServiceMetrics } from './metrics.ts';
+import { inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
 import { healthRoutes } from './routes/health.ts';
 import { repositoryRoutes } from './routes/repositories.ts';
@@ -79,7 +79,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   inflightGauge(app, deps.metrics);
   gitAuth(app, deps.auth);
   drainGate(app, deps.drain, (url) => {
-    if (url.split('?')[0]?.endsWith('/git-receive-pack')) deps.metrics.pushRefused.inc({ reason: 'draining' });
+    if (isPushRequest(url)) deps.metrics.pushRefused.inc({ reason: 'draining' });
   });
 
   await gitOpenApi(app);
@@ -100,6 +100,10 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      onLocalApplyFailed: (repo, error) => {
+        deps.metrics.publishLocalApplyFailed.inc();
+        app.log.warn({ err: error, repo }, 'published pack not moved into the cache; the next sync downloads it');
+      },
     },
     [...READ_ROUTES, ...WRITE_ROUTES, ...OPS_ROUTES],
   );

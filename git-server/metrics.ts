@@ -1,10 +1,13 @@
-// The service's own metrics (spec "Metric names"); the store's `service_store_*` counters are registered by
-// `S3ObjectStore` on the same registry.
+// The service's own metrics (spec "Metric names"); on the same registry, the store's `service_store_*` counters
+// are registered by `S3ObjectStore`, `service_pending_marker_put_failures_total` by the RepoStore's publish,
+// `service_cache_disk_used_fraction` by the cache evictor, `service_runtime_stall_total` by the stall monitor
+// and the maintenance gauges by the maintainer. docs/repository-service.md "Metrics" lists them all.
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 export class ServiceMetrics {
   readonly pushRefused: Counter<'reason'>;
+  readonly publishLocalApplyFailed: Counter;
   readonly inflight: Gauge;
   readonly registry: Registry;
 
@@ -14,6 +17,11 @@ export class ServiceMetrics {
       name: 'service_push_refused_total',
       help: 'Pushes (or ref updates of a push) refused, by reason.',
       labelNames: ['reason'],
+      registers: [registry],
+    });
+    this.publishLocalApplyFailed = new Counter({
+      name: 'service_publish_local_apply_failed_total',
+      help: 'Published packs (pushes and API writes) that could not be moved into the local cache; the next sync downloads them.',
       registers: [registry],
     });
     this.inflight = new Gauge({ name: 'service_http_inflight', help: 'HTTP requests being served.', registers: [registry] });
@@ -27,4 +35,14 @@ export function inflightGauge(app: FastifyInstance, metrics: ServiceMetrics): vo
     reply.raw.once('close', () => metrics.inflight.dec());
     done();
   });
+}
+
+/**
+ * Whether `url` is part of a push: the push itself, or its ref advertisement
+ * (`info/refs?service=git-receive-pack`), which a stock git asks for first, so a push refused while draining
+ * is refused there.
+ */
+export function isPushRequest(url: string): boolean {
+  const { pathname, searchParams } = new URL(url, 'http://host');
+  return pathname.endsWith('/git-receive-pack') || (pathname.endsWith('/info/refs') && searchParams.get('service') === 'git-receive-pack');
 }

@@ -27,4 +27,6 @@ export interface RepoApiDependencies {
   readonly tasks: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */
   readonly maintenance?: MaintenanceRunner;
+  /** A write's published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
+  readonly onLocalApplyFailed?: (repo: string, error: unknown) => void;
 }

@@ -97,7 +97,16 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
             signal: abort.signal,
             onNegotiated: ({ sideband }) => sideband && response.sidebandNegotiated(),
           },
-          { repos: deps.repos, cache: deps.cache, maxPackBytes: deps.maxPackBytes, onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }) },
+          {
+            repos: deps.repos,
+            cache: deps.cache,
+            maxPackBytes: deps.maxPackBytes,
+            onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }),
+            onLocalApplyFailed: (error) => {
+              deps.metrics.publishLocalApplyFailed.inc();
+              request.log.warn({ err: error, repo }, 'published pack not moved into the cache; the next sync downloads it');
+            },
+          },
         );
         if (outcome.seq !== undefined) request.log.info({ repo, seq: outcome.seq }, 'push published');
         return response.finish(outcome.body);

@@ -6,7 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Quarantine, type IndexedPack } from '../../../src/git/quarantine.ts';
-import { packUpload } from '../../../src/git/receive-pack/receive-pack.ts';
+import { applyLocally, packUpload } from '../../../src/git/receive-pack/receive-pack.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import type { RefUpdate } from '../../../src/repo-store/refs.ts';
 import type { PublishResult } from '../../../src/repo-store/publish.ts';
@@ -67,11 +67,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
       atomic: true,
       headMaxAgeMs: HEAD_MAX_AGE_MS,
     });
-    if (result.outcome === 'published' && pack) {
-      const held = quarantine;
-      // Saves downloading our own pack again on the next sync; losing it (a crash now) costs only that.
-      await deps.cache.exclusive(repo, () => held.adopt(pack)).catch(() => {});
-    }
+    if (result.outcome === 'published' && pack) await applyLocally(deps.cache, repo, quarantine, pack, (error) => deps.onLocalApplyFailed?.(repo, error));
     return result;
   } finally {
     await quarantine?.dispose();

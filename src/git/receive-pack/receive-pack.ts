@@ -24,6 +24,8 @@ export interface ReceivePackOptions {
   /** The largest pack a push may send. */
   readonly maxPackBytes: number;
   readonly onRefused?: (reason: RefusalReason) => void;
+  /** A published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
+  readonly onLocalApplyFailed?: (error: unknown) => void;
 }
 
 export interface PushInput {
@@ -105,12 +107,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     });
     for (const ref of result.refs) if (ref.status === 'rejected') refuse(ref.ref, rejection(ref), 'stale');
     if (result.outcome !== 'published') return { body: report('ok') };
-    if (pack && quarantine) {
-      const accepted = pack;
-      const held = quarantine;
-      // Saves downloading our own pack again on the next sync; losing it (a crash now) costs only that.
-      await options.cache.exclusive(input.repo, () => held.adopt(accepted)).catch(() => {});
-    }
+    if (pack && quarantine) await applyLocally(options.cache, input.repo, quarantine, pack, options.onLocalApplyFailed);
     const progress = request.capabilities.has('quiet') ? [] : [`cloudwright: published as seq ${result.seq}`];
     return { body: report('ok', progress), seq: result.seq };
   } finally {
@@ -140,6 +137,15 @@ async function checkObjects(commands: readonly RefCommand[], env: Record<string,
     else if (command.ref.startsWith('refs/heads/') && type !== 'commit') refuse(command.ref, `a branch must point to a commit, not a ${type}`, 'invalid');
     else if (!connected.get(command.new)) refuse(command.ref, 'missing necessary objects', 'connectivity');
   }
+}
+
+/**
+ * Moves a published pack from its quarantine into the cached copy, which saves downloading it again on the next
+ * sync. Never throws: the bucket has the pack, so losing it here (a crash, a file system error) costs only that
+ * download; `onFailed` hears of the error.
+ */
+export async function applyLocally(cache: RepoCache, repo: string, quarantine: Quarantine, pack: IndexedPack, onFailed?: (error: unknown) => void): Promise<void> {
+  await cache.exclusive(repo, () => quarantine.adopt(pack)).catch((error: unknown) => onFailed?.(error));
 }
 
 /** The store upload of an indexed pack (its `.pack` and `.idx`). */
