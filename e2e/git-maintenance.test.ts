@@ -119,11 +119,10 @@ describe('SIGTERM during a compaction', () => {
     const before = await repos.readHead(repo, { fresh: true });
     expect(before.packs).toHaveLength(32);
 
-    const maintaining: GitServiceSetup = { ...setup, roles: ['serve', 'maintain'], maintenance: { interval: '1h' } };
-    const first = await spawnGitService(maintaining);
+    // The first instance only serves, so the compaction is the one the POST starts (a maintainer's own first
+    // pass could finish it before the POST arrives); the restarted one maintains.
+    const first = await spawnGitService({ ...setup, roles: ['serve'] });
     try {
-      // The maintainer's first pass starts compacting the marked repository; the POST attaches to that task
-      // (or starts it, if it comes first) and follows it.
       const stream = await EventStream.open(`${first.url}/${repo}/api/ops/compact`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
       expect(stream.status).toBe(200);
       for (;;) {
@@ -148,7 +147,7 @@ describe('SIGTERM during a compaction', () => {
     expect((await readStatus(store, parseRepoPath(repo), before.repoId)).compaction?.outcome).toBe('interrupted');
 
     // A restarted maintainer finds the marker still there and finishes the compaction on its first pass.
-    const second = await spawnGitService(maintaining);
+    const second = await spawnGitService({ ...setup, roles: ['serve', 'maintain'], maintenance: { interval: '1h' } });
     try {
       await waitFor(async () => (await repos.readHead(repo, { fresh: true })).packs.length === 1, 120_000);
       expect((await readStatus(store, parseRepoPath(repo), before.repoId)).compaction).toMatchObject({ outcome: 'succeeded', packsBefore: 32, packsAfter: 1 });

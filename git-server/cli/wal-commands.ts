@@ -1,5 +1,5 @@
 // `cw-git wal pending|ls|show`: reading the write-ahead log of the bucket the configuration names.
-import { printable, seqArgument, UsageError } from './args.ts';
+import { seqArgument, UsageError } from './args.ts';
 import { repoArgument, writeJson, type Command } from './command.ts';
 import { ENTRY_HEADER, entryJson, formatEntryLine, formatPendingLine, PENDING_HEADER } from './format.ts';
 import { pendingWork } from './pending-work.ts';

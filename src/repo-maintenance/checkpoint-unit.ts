@@ -46,7 +46,7 @@ export async function runCheckpoint(
     await ctx.store.put(checkpointKey(repo, head.seq), encodeCheckpoint(head.repoId, head), { ifNoneMatch: '*', contentType: 'application/json' });
     unit.log(`wrote checkpoint at seq ${head.seq} (${head.refs.size} refs, ${head.packs.length} packs)`);
   }
-  if (unit.signal.aborted) throw unit.signal.reason;
+  if (unit.signal.aborted) throw new UnitInterruptedError();
   unit.progress(1, 3, 'choosing the log retention point');
   const logStart = await retentionStart(ctx, repo, now);
   unit.progress(2, 3, 'publishing');

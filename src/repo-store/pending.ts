@@ -34,7 +34,8 @@ export interface PendingMarker {
 
 const failuresByRegistry = new WeakMap<Registry, Counter>();
 
-function failureCounter(registry: Registry): Counter {
+/** `service_pending_marker_put_failures_total` on `registry`, registered once (so it reads 0 before any failure). */
+export function failureCounter(registry: Registry): Counter {
   let counter = failuresByRegistry.get(registry);
   if (!counter) {
     counter = new Counter({

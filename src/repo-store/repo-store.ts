@@ -13,7 +13,7 @@ import { checkpointKey, deletingKey, manifestKey, packIndexKey, packKey, pending
 import type { LogEntry } from './log-entry.ts';
 import { LogReader } from './log-reader.ts';
 import { amendedManifest, encodeManifest, pristineManifest, type HeadAmendment } from './manifest.ts';
-import { listPending, type PendingMarker } from './pending.ts';
+import { failureCounter, listPending, type PendingMarker } from './pending.ts';
 import { publish, type PublishRequest, type PublishResult } from './publish.ts';
 import { isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath, type RepoPath } from './repo-path.ts';
@@ -76,6 +76,7 @@ export class RepoStore {
     this.#heads = new HeadCache(options.store, { ttlMs: options.freshnessTtlMs ?? 0, clock: () => this.#now().getTime() });
     this.#log = new LogReader(options.store, options.entryCacheSize ?? 4096);
     this.#registry = options.registry ?? defaultRegistry;
+    failureCounter(this.#registry);
     this.#maxRounds = options.maxPublishRounds ?? 200;
   }
 
