@@ -75,6 +75,9 @@ function devConfig(stateDir: string, endpoint: string) {
     auth: { token_secret: readFileSync(secretPath, 'utf8').trim() },
     cache: { dir: join(stateDir, 'cw-git-cache') },
     kubernetes: { namespace: DEV_GIT_NAMESPACE },
+    // Both instances maintain (every role); a short interval so maintenance catching up after a burst of
+    // pushes shows within seconds (the default is a minute).
+    maintenance: { interval: '15s' },
     // The repositories make dev lets `POST /api/initialize` copy from and `POST /api/import` read (README).
     api: { initialize_sources: ['templates/starter'], import_sources: ['acme/site'] },
   };
