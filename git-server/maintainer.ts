@@ -65,7 +65,8 @@ export class Maintainer {
       this.pass()
         .catch((err: unknown) => this.#options.log.warn({ err }, 'maintenance pass failed'))
         .finally(() => {
-          if (!this.#stopped) this.#timer = setTimeout(tick, this.#options.intervalMs).unref();
+          // ±20 % jitter: maintainers started together (a rollout) drift apart instead of racing for every lease.
+          if (!this.#stopped) this.#timer = setTimeout(tick, this.#options.intervalMs * (0.8 + 0.4 * Math.random())).unref();
         });
     };
     tick();
