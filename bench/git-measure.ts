@@ -52,6 +52,11 @@ export async function storeRequests(base: string, token: string): Promise<Map<st
   const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`GET /metrics answered ${res.status}`);
+  return parseStoreRequests(text);
+}
+
+/** `service_store_requests_total` from a Prometheus text exposition (a `/metrics` body, `Registry.metrics()`). */
+export function parseStoreRequests(text: string): Map<string, number> {
   const counts = new Map<string, number>([['total', 0]]);
   for (const line of text.split('\n')) {
     const match = /^service_store_requests_total\{(.*)\} (\S+)$/.exec(line);

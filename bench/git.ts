@@ -8,7 +8,10 @@
 //   4. the JSON API's reads (tree, blob, compare) against the git commands they stand for, run on cw-git's own
 //      copy of the repository (bench/git-api.ts; --skip-api leaves it out);
 //   5. `POST /api/commits` of one small file through two instances in turn, against `git commit` + `git push`,
-//      and object-store requests per API commit (bench/git-api-write.ts; --skip-api-writes leaves it out).
+//      and object-store requests per API commit (bench/git-api-write.ts; --skip-api-writes leaves it out);
+//   6. maintenance: --maintenance-pushes small pushes to a new repository, clones of it before and after
+//      checkpoint, compact, gc and fsck, against the same history pushed in one push (bench/git-maintenance.ts;
+//      --skip-maintenance leaves it out).
 //
 // The repository is generated deterministically (bench/git-repo-gen.ts; cached) unless --repo names a local
 // one. Prints PASS/MISS against the targets; exits non-zero only when the run itself failed.
@@ -18,7 +21,7 @@ import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createRunBucket, startMinio } from '../e2e/harness/minio.ts';
-import { gitServiceConfig, newTokenSecret } from '../e2e/harness/git-service.ts';
+import { gitServiceConfig, newTokenSecret, type GitServiceSetup } from '../e2e/harness/git-service.ts';
 import { freePort, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { mintToken } from '../git-server/auth/index.ts';
@@ -27,6 +30,7 @@ import { COMPACT_EVERY } from '../src/repo-store/pending.ts';
 import { spawnToFile } from './child.ts';
 import { apiReport, measureApi, type ApiFigures, type ApiSetup } from './git-api.ts';
 import { apiWriteReport, measureApiWrites, type ApiWriteFigures, type ApiWriteSetup } from './git-api-write.ts';
+import { maintenanceReport, measureMaintenance, type BenchInstance, type MaintenanceFigures } from './git-maintenance.ts';
 import { DEFAULT_SHAPE, generatedRepo } from './git-repo-gen.ts';
 import { describeRepo, formatRequests, median, percentile, refsOf, requestsPer, storeRequests, timeGit, type RepoFacts } from './git-measure.ts';
 import { benchRun, runBench } from './run.ts';
@@ -51,13 +55,18 @@ const { values: flags } = parseArgs({
     compares: { type: 'string', default: '20' },
     'skip-api-writes': { type: 'boolean', default: false },
     'api-commits': { type: 'string', default: '40' },
+    'skip-maintenance': { type: 'boolean', default: false },
+    'maintenance-pushes': { type: 'string', default: '1000' },
   },
 });
 const clones = positive('clones');
 const pushes = positive('pushes');
 const warmReads = positive('warm-reads');
+const maintenancePushes = positive('maintenance-pushes');
 
-function positive(name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares' | 'api-commits'): number {
+function positive(
+  name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares' | 'api-commits' | 'maintenance-pushes',
+): number {
   const value = Number(flags[name]);
   if (!Number.isSafeInteger(value) || value < 1) {
     process.stderr.write(`bench: --${name} must be a positive integer\n`);
@@ -104,7 +113,9 @@ async function startReference(root: string): Promise<Server & { service: Service
   return { name: 'git http-backend', url, gitConfig: [], service };
 }
 
-async function startCwGit(defaultBranch: string): Promise<Server & { service: Service; token: string; base: string; cacheCopy: string; another: () => Promise<string> }> {
+type CwGit = Server & { service: Service; token: string; base: string; cacheCopy: string; setup: GitServiceSetup; another: () => Promise<string> };
+
+async function startCwGit(defaultBranch: string): Promise<CwGit> {
   const minio = await startMinio(stateDir);
   stops.push(() => minio.service.stop());
   const tokenSecret = newTokenSecret();
@@ -121,24 +132,30 @@ async function startCwGit(defaultBranch: string): Promise<Server & { service: Se
   const cacheCopy = join(dir, 'cache', 'repos', `${REPO}.git`);
   // A second instance on the same bucket, for the API writes (answers its base URL).
   const another = async () => (await spawnCwGit(setup, 'cw-git-2')).base;
-  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy, another };
+  return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy, setup, another };
 }
 
-async function spawnCwGit(setup: Parameters<typeof gitServiceConfig>[0], name: string): Promise<{ service: Service; base: string; dir: string }> {
+async function spawnCwGit(setup: GitServiceSetup, name: string, env: Record<string, string> = {}): Promise<{ service: Service; base: string; dir: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const config = await gitServiceConfig(setup, port);
-  stops.push(async () => rmSync(config.dir, { recursive: true, force: true }));
+  const removeDir = async () => rmSync(config.dir, { recursive: true, force: true });
+  stops.push(removeDir);
   const service = spawnToFile({
     name,
     command: node,
     args: [join(repoRoot, 'bin/cw-git.ts'), 'serve', '--config', config.path],
-    env: { ...process.env, ...config.env, CW_LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...config.env, ...env, CW_LOG_LEVEL: 'warn' },
     logPath: join(stateDir, `${name}.log`),
   });
   stops.push(() => service.stop());
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(service, `${base}/readyz`, 60_000);
-  return { service, base, dir: config.dir };
+  const stop = async () => {
+    await service.stop();
+    await removeDir();
+  };
+  // Stopping twice is harmless: the run's stops do it again at the end.
+  return { service, base, dir: config.dir, stop };
 }
 
 /** Times `git clone --bare` from each server in turn (the order alternating per round); answers seconds. */
@@ -220,7 +237,7 @@ async function main(): Promise<void> {
     `repository ${flags.repo ? source : 'generated'}: ${facts.commits} commits, ${facts.objects} objects, ${facts.refs.length} refs, pack ${(facts.packBytes / 2 ** 20).toFixed(1)} MiB${facts.bitmaps ? ', with bitmaps' : ''}; logs in ${stateDir}`,
   );
   const servers: Server[] = [await startReference(join(stateDir, 'reference'))];
-  let cw: Awaited<ReturnType<typeof startCwGit>> | undefined;
+  let cw: CwGit | undefined;
   if (!flags['reference-only']) {
     cw = await startCwGit(facts.headBranch);
     say(`pushing the repository into cw-git (all branches and tags)`);
@@ -234,20 +251,36 @@ async function main(): Promise<void> {
   const reads = cw ? await measureWarmReads(cw) : undefined;
   const api = cw && !flags['skip-api'] ? await measureApiReads(cw, facts.headBranch) : undefined;
   const writes = cw && !flags['skip-api-writes'] ? await measureApiCommits(cw, facts.headBranch) : undefined;
+  const maintained = cw && !flags['skip-maintenance'] ? await measureMaintenanceSection(cw) : undefined;
   report(facts, cloneTimes, pushed, reads);
   if (api) process.stdout.write(`${apiReport(...api).join('\n')}\n`);
   if (writes) process.stdout.write(`${apiWriteReport(...writes).join('\n')}\n`);
+  if (maintained) process.stdout.write(`${maintenanceReport(maintained).join('\n')}\n`);
+}
+
+/** Small pushes, then clones before and after maintenance, against a single-pack copy (bench/git-maintenance.ts). */
+async function measureMaintenanceSection(server: CwGit): Promise<MaintenanceFigures> {
+  let instances = 0;
+  const startInstance = async (): Promise<BenchInstance> => {
+    // The bench runs the maintenance units itself: an instance's own maintainer (the maintain role) must not
+    // compact the repository between the measurements.
+    const { base, stop } = await spawnCwGit(server.setup, `cw-git-maintenance-${++instances}`, { SERVICE__SERVER__ROLES: 'serve' });
+    return { base, stop };
+  };
+  const workDir = join(stateDir, 'maintenance');
+  mkdirSync(workDir, { recursive: true });
+  return measureMaintenance({ s3: server.setup.s3, bucket: server.setup.bucket, token: server.token, startInstance, pushes: maintenancePushes, workDir, say });
 }
 
 /** `POST /api/commits` through cw-git and a second instance in turn, against git commit + push (bench/git-api-write.ts). */
-async function measureApiCommits(server: Awaited<ReturnType<typeof startCwGit>>, branch: string): Promise<[ApiWriteSetup, ApiWriteFigures]> {
+async function measureApiCommits(server: CwGit, branch: string): Promise<[ApiWriteSetup, ApiWriteFigures]> {
   const setup: ApiWriteSetup = { bases: [server.base, await server.another()], repo: REPO, token: server.token, branch, commits: positive('api-commits'), workDir: join(stateDir, 'committer'), say };
   say(`${setup.commits} API commits through two instances in turn, then as many git commit + push`);
   return [setup, await measureApiWrites(setup)];
 }
 
 /** The JSON API against git run directly on cw-git's copy of the repository (synced by the reads before: warm). */
-async function measureApiReads(server: Awaited<ReturnType<typeof startCwGit>>, branch: string): Promise<[ApiSetup, ApiFigures]> {
+async function measureApiReads(server: CwGit, branch: string): Promise<[ApiSetup, ApiFigures]> {
   if (!existsSync(join(server.cacheCopy, 'HEAD'))) throw new Error(`cw-git's copy of the repository is not at ${server.cacheCopy}`);
   const setup: ApiSetup = {
     base: server.base,
