@@ -287,23 +287,26 @@ export function maintenanceReport(figures: MaintenanceFigures): string[] {
   const perRound = (values: (s: Snapshot) => number[]) => median(values(after).map((v, round) => v / (values(reference)[round] ?? Number.NaN)));
   const series = (values: (s: Snapshot) => number[]) => ({ value: (s: Snapshot) => median(values(s)), ratio: perRound(values) });
   const single = (value: (s: Snapshot) => number) => ({ value, ratio: value(after) / value(reference) });
-  const rows: [string, { value: (s: Snapshot) => number; ratio: number }][] = [
+  // The issue's target is on clone time and bucket requests per fetch; the object count is reported (the single
+  // copy has no checkpoint, status or lease object, so 1.1 × of its 4 objects is not a meaningful bar).
+  const rows: [string, { value: (s: Snapshot) => number; ratio: number; reported?: true }][] = [
     [`cold clone ms, median of ${COLD_ROUNDS} (a fresh instance each, empty cache)`, series((s) => s.coldMs)],
     [`warm clone ms, median of ${WARM_ROUNDS} (the last of those instances)`, series((s) => s.warmMs)],
     ['bucket requests per cold clone, median', series((s) => s.coldRequests)],
     ['bucket requests per warm clone, median', series((s) => s.warmRequests)],
     ['live packs', single((s) => s.livePacks)],
     ['live pack KiB', single((s) => s.packBytes / 1024)],
-    ['bucket objects under the repository prefix', single((s) => s.objects.get('total') ?? 0)],
+    ['bucket objects under the repository prefix', { ...single((s) => s.objects.get('total') ?? 0), reported: true }],
   ];
   const missed: string[] = [];
-  for (const [label, { value, ratio }] of rows) {
+  for (const [label, { value, ratio, reported }] of rows) {
     const met = ratio <= MAINTENANCE_TARGET_RATIO;
-    if (!met) missed.push(label.split(',')[0] as string);
+    if (!met && !reported) missed.push(label.split(',')[0] as string);
     lines.push(
-      `  ${label.padEnd(74)}${value(before).toFixed(0).padStart(9)}${value(after).toFixed(0).padStart(9)}${value(reference).toFixed(0).padStart(9)}${ratio.toFixed(2).padStart(14)}  ${met ? 'met' : 'not met'}`,
+      `  ${label.padEnd(74)}${value(before).toFixed(0).padStart(9)}${value(after).toFixed(0).padStart(9)}${value(reference).toFixed(0).padStart(9)}${ratio.toFixed(2).padStart(14)}  ${reported ? 'reported' : met ? 'met' : 'not met'}`,
     );
   }
+  const targeted = rows.filter(([, row]) => !row.reported).length;
   const kinds = (s: Snapshot) =>
     [...s.objects]
       .filter(([kind]) => kind !== 'total')
@@ -315,7 +318,7 @@ export function maintenanceReport(figures: MaintenanceFigures): string[] {
     `  bucket objects: before ${kinds(before)}; after ${kinds(after)}; single ${kinds(reference)}`,
     `  (${SINGLE} measured interleaved with the before figures too: cold ${median(referenceBefore.coldMs).toFixed(0)} ms, warm ${median(referenceBefore.warmMs).toFixed(0)} ms; ${median(referenceBefore.coldRequests)} bucket requests per cold clone)`,
     `  every clone had exactly ${BRANCH} at ${figures.tip.slice(0, 12)}; git fsck of each first-round clone clean; git ls-remote of both after maintenance equal`,
-    `  ${missed.length === 0 ? 'PASS' : 'MISS'} after maintenance within ${MAINTENANCE_TARGET_RATIO} × of the single-pack copy: ${rows.length - missed.length} of ${rows.length} figures${missed.length ? ` (not: ${missed.join('; ')})` : ''}`,
+    `  ${missed.length === 0 ? 'PASS' : 'MISS'} after maintenance within ${MAINTENANCE_TARGET_RATIO} × of the single-pack copy: ${targeted - missed.length} of ${targeted} figures${missed.length ? ` (not: ${missed.join('; ')})` : ''}`,
   );
   return lines;
 }

@@ -48,7 +48,8 @@ export async function runCheckpoint(
   }
   if (unit.signal.aborted) throw new UnitInterruptedError();
   unit.progress(1, 3, 'choosing the log retention point');
-  const logStart = await retentionStart(ctx, repo, now);
+  // The time again, after the write: with a retention of zero the checkpoint just written already counts.
+  const logStart = await retentionStart(ctx, repo, ctx.now());
   unit.progress(2, 3, 'publishing');
   const after = await ctx.repos.amendHead(repoName, head.repoId, (current) => {
     const checkpoint = head.seq > 0 && (current.checkpoint?.seq ?? 0) < head.seq ? { seq: head.seq } : undefined;

@@ -1,11 +1,10 @@
-// Garbage collection: delete what nothing references any more. Kept: every pack the manifest or a kept
-// checkpoint lists; every pack written or retired less than the grace period ago (a publish between its
-// pack upload and its log entry, a reader still on an old manifest); log entries from `logStart` on;
-// checkpoints from the one `logStart` relies on. LFS objects are left alone (blobs reference them by content,
+// Garbage collection: delete what nothing references any more. Kept: every pack the manifest lists (they
+// hold every object of every retained state: compaction keeps all of them); every pack written or retired
+// less than the grace period ago (a publish between its pack upload and its log entry, a reader still on an
+// old manifest); log entries from `logStart` on; checkpoints from the one `logStart` relies on. LFS objects are left alone (blobs reference them by content,
 // which only a walk of every blob could tell). Deletes run after a fresh read of the head, pack by pack
 // against it, so a pack a publish took up meanwhile is kept.
 import { listAll } from '../object-store/list-all.ts';
-import { decodeCheckpoint } from '../repo-store/checkpoint.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import { logKey, repoPrefix } from '../repo-store/layout.ts';
 import { parseRepoPath, type RepoPath } from '../repo-store/repo-path.ts';
@@ -29,23 +28,12 @@ export async function runGc(ctx: MaintenanceContext, repoName: string, head: Rep
 
   unit.progress(0, 3, 'reading checkpoints');
   const checkpoints = await listCheckpoints(ctx, repo);
-  // The checkpoint logStart relies on, and every newer one, stay; so do the packs they list.
+  // The checkpoint logStart relies on, and every newer one, stay. The packs a checkpoint lists keep nothing
+  // alive: every state is read with the head's packs, which hold every object (compaction keeps them all).
   const keptFrom = Math.max(0, head.logStart - 1);
   const referenced = new Set(head.packs.map((p) => p.sha256));
   const doomed: { key: string; size: number }[] = [];
-  for (const cp of checkpoints) {
-    if (cp.seq < keptFrom && cp.seq !== head.checkpoint?.seq) {
-      doomed.push({ key: cp.key, size: 0 });
-      continue;
-    }
-    const got = await ctx.store.get(cp.key);
-    if (got?.kind !== 'object') continue;
-    try {
-      for (const p of decodeCheckpoint(cp.key, got.body, { repoId: head.repoId, seq: cp.seq, objectFormat: head.objectFormat }).packs) referenced.add(p.sha256);
-    } catch {
-      // A leftover of a deleted incarnation (or unreadable): it keeps nothing alive, and goes when retention passes it.
-    }
-  }
+  for (const cp of checkpoints) if (cp.seq < keptFrom && cp.seq !== head.checkpoint?.seq) doomed.push({ key: cp.key, size: 0 });
   stop();
 
   unit.progress(1, 3, 'listing packs and log entries');
