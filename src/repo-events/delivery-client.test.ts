@@ -115,6 +115,8 @@ describe('DeliveryClient', () => {
     });
     expect(await mixed.post(configuredWebhook('https://hooks.example.test/x', undefined), body)).toMatchObject({ kind: 'refused_target', reason: expect.stringContaining('10.0.0.7') });
     expect(r.received).toEqual([]);
+    expect(await strict.refusal(configuredWebhook(r.url, undefined))).toMatch(/127\.0\.0\.0\/8/);
+    expect(await new DeliveryClient({ policy: open }).refusal(configuredWebhook(r.url, undefined))).toBeUndefined();
     // The connection goes to the addresses checked: a name only the resolver knows reaches the local receiver.
     const port = new URL(r.url).port;
     const pinned = new DeliveryClient({ policy: open, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });

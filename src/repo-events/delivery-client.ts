@@ -89,17 +89,12 @@ export class DeliveryClient {
       signal?.aborted ? { kind: 'aborted', durationMs: durationMs() } : timeout.signal.aborted ? { kind: 'timeout', durationMs: durationMs() } : undefined;
     try {
       const url = new URL(target.url);
-      const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
       let addresses: readonly LookupAddress[];
       try {
-        addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await untilAborted(this.#resolve(host), stop);
-        this.#policy.check(
-          host,
-          addresses.map((a) => a.address),
-        );
+        addresses = await this.#addresses(url, stop);
       } catch (err) {
         if (err instanceof TargetRefusedError) return { kind: 'refused_target', reason: err.message, durationMs: durationMs() };
-        return gaveUp() ?? { kind: 'unreachable', reason: `cannot resolve ${host}: ${errorCode(err)}`, durationMs: durationMs() };
+        return gaveUp() ?? { kind: 'unreachable', reason: `cannot resolve ${url.hostname}: ${errorCode(err)}`, durationMs: durationMs() };
       }
       try {
         const { status, bytes } = await this.#exchange(url, addresses, body, deliveryHeaders(body, target.secret), stop);
@@ -110,6 +105,27 @@ export class DeliveryClient {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Why deliveries to `target` would be refused now (its addresses), or `undefined` when they may go. */
+  async refusal(target: DeliveryTarget): Promise<string | undefined> {
+    try {
+      await this.#addresses(new URL(target.url), AbortSignal.timeout(this.#timeoutMs));
+      return undefined;
+    } catch (err) {
+      return err instanceof TargetRefusedError ? err.message : undefined;
+    }
+  }
+
+  /** Every address of the URL's host, checked; throws `TargetRefusedError`, or what resolving threw. */
+  async #addresses(url: URL, signal: AbortSignal): Promise<readonly LookupAddress[]> {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const addresses = isIP(host) ? [{ address: host, family: isIP(host) }] : await untilAborted(this.#resolve(host), signal);
+    this.#policy.check(
+      host,
+      addresses.map((a) => a.address),
+    );
+    return addresses;
   }
 
   /** Closes idle keep-alive connections. */
