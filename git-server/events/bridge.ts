@@ -104,7 +104,7 @@ export class EventsBridge {
     return this.#draining;
   }
 
-  /** Sweeps now and then every `sweepIntervalMs` (±10 %), until drained. */
+  /** Sweeps now (what happened while no bridge ran) and then every `sweepIntervalMs` (±10 %; 0: never again), until drained. */
   start(log?: FastifyBaseLogger): void {
     this.#log = log ?? this.#log;
     const tick = () => {
@@ -112,7 +112,8 @@ export class EventsBridge {
       this.sweep()
         .catch((err: unknown) => this.#log?.warn({ err }, 'events sweep failed'))
         .finally(() => {
-          if (!this.#draining) this.#sweepTimer = setTimeout(tick, this.#options.sweepIntervalMs * (0.9 + 0.2 * Math.random())).unref();
+          const every = this.#options.sweepIntervalMs;
+          if (!this.#draining && every > 0) this.#sweepTimer = setTimeout(tick, every * (0.9 + 0.2 * Math.random())).unref();
         });
     };
     tick();
