@@ -22,6 +22,7 @@ import { OPS_ROUTES } from './api/ops-routes.ts';
 import { ArchiveSpool } from './api/archive-spool.ts';
 import { browserLane } from './api/browser-lane.ts';
 import { discoveryRoutes } from './api/discovery.ts';
+import { eventsNotifyRoute, type EventsWaker } from './events/notify-route.ts';
 import { gitOpenApi } from './openapi.ts';
 import { TaskRegistry } from './tasks/task-registry.ts';
 import { hostname } from 'node:os';
@@ -48,6 +49,8 @@ export interface GitServerDependencies {
   readonly tasks?: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /api/ops/{op}`. Absent: those answer 501; `sync` runs. */
   readonly maintenance?: MaintenanceRunner;
+  /** The events bridge `POST /_events/notify` wakes. Absent: that route answers 404 `events_not_enabled`. */
+  readonly events?: EventsWaker;
 }
 
 export interface GitServerLimits {
@@ -86,6 +89,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   discoveryRoutes(app);
   healthRoutes(app, deps.drain, deps.metrics);
   repositoryRoutes(app, deps);
+  eventsNotifyRoute(app, deps.events);
   gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
   repoApiRoutes(
     app,

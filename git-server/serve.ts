@@ -20,6 +20,7 @@ import { RuntimeStallMonitor } from './runtime-stall.ts';
 import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
 import { unbuiltSettings } from './config/unbuilt.ts';
 import { maintenanceRole } from './maintenance-role.ts';
+import { eventsRole } from './events/events-role.ts';
 
 /** After the drain timeout, this long more so the load balancer has surely stopped sending. */
 const LOAD_BALANCER_GRACE_MS = 2000;
@@ -51,6 +52,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const drain = new DrainState();
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
+  const events = eventsRole({ config, repos, objects, registry });
   const app = await buildGitServer(
     {
       repos,
@@ -65,6 +67,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       importSources: config.api.importSources,
       tasks,
       maintenance: maintenance.runner,
+      ...(events.bridge ? { events: events.bridge } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
     },
@@ -79,6 +82,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   });
   evictor.start();
   maintenance.start(app.log);
+  events.start(app.log);
   const stalls = new RuntimeStallMonitor({ registry, log: app.log, ...(options.runtimeStallThresholdMs ? { thresholdMs: options.runtimeStallThresholdMs } : {}) });
   stalls.start();
   await app.listen({ host: config.server.listen.host, port: config.server.listen.port });
@@ -89,9 +93,10 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const stop = () =>
     (stopping ??= (async () => {
       // Phase one, maintenance drain: no new unit starts and the running ones are interrupted (their tasks end
-      // `interrupted`, the next pass redoes them); serving goes on and /readyz stays 200. At most 30 s.
+      // `interrupted`, the next pass redoes them); the events bridge takes no wake-up and finishes or gives up its
+      // delivery (cursor unmoved); serving goes on and /readyz stays 200. At most 30 s.
       app.log.info({ running: tasks.running().length }, 'draining maintenance');
-      await maintenance.drain();
+      await Promise.all([maintenance.drain(), events.drain()]);
       // Phase two, serving drain: /readyz answers 503 so the load balancer stops routing here, new git and LFS
       // work is refused with Retry-After, and what is in flight gets the drain timeout to finish.
       drain.start();

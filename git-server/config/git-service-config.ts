@@ -43,6 +43,10 @@ export interface GitServiceConfig {
     webhookUrl?: string;
     webhookSecret?: string;
     sweepIntervalMs: number;
+    /** Deliveries may go to loopback, private and link-local addresses (a receiver on this host or in the cluster). */
+    allowPrivateTargets: boolean;
+    /** Addresses and CIDR ranges deliveries never go to, on top of the internal ranges. */
+    deniedTargetRanges: string[];
   };
   wal: {
     freshnessTtlMs: number;

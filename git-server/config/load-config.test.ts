@@ -60,7 +60,7 @@ describe('loadConfig', () => {
         principalHeader: 'x-forwarded-user',
       },
       api: { initializeSources: ['templates/next-app'], importSources: [] },
-      events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000 },
+      events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
@@ -81,7 +81,7 @@ describe('loadConfig', () => {
     });
     expect(config.auth).toEqual({ tokenSecret: SECRET, trustedProxies: [], principalHeader: 'x-forwarded-user' });
     expect(config.api).toEqual({ initializeSources: [], importSources: [] });
-    expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000 });
+    expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
     expect(config.kubernetes.namespace).toBeUndefined();
@@ -120,6 +120,8 @@ describe('loadConfig', () => {
       SERVICE__AUTH__TRUSTED_PROXIES: '10.1.2.3,fd00::/8',
       SERVICE__AUTH__PRINCIPAL_HEADER: 'X-Remote-User',
       SERVICE__AUTH__TOKEN_SECRET: `${SECRET}-from-env`,
+      SERVICE__EVENTS__ALLOW_PRIVATE_TARGETS: 'true',
+      SERVICE__EVENTS__DENIED_TARGET_RANGES: '10.9.0.0/16, 192.0.2.7',
       OTHER__STORE__BUCKET: 'ignored',
     });
     expect(config.events.webhookSecret).toBe('hook-secret');
@@ -132,6 +134,8 @@ describe('loadConfig', () => {
     expect(config.auth.trustedProxies).toEqual(['10.1.2.3', 'fd00::/8']);
     expect(config.auth.principalHeader).toBe('x-remote-user');
     expect(config.auth.tokenSecret).toBe(`${SECRET}-from-env`);
+    expect(config.events.allowPrivateTargets).toBe(true);
+    expect(config.events.deniedTargetRanges).toEqual(['10.9.0.0/16', '192.0.2.7']);
   });
 
   it('lets an empty override clear a value from the file', () => {
@@ -168,6 +172,7 @@ describe('loadConfig', () => {
       `${minimal}auth: { token_secret: ${SECRET}, trusted_proxies: [10.0.0.0/33] }\n`.replace(/^auth: \{ token_secret: [^}]*\}\n/m, ''),
       /auth\.trusted_proxies item 1: "10\.0\.0\.0\/33" is not an IP address or CIDR range$/,
     ],
+    ['a bad denied target range', `${minimal}events: { denied_target_ranges: [10.0.0.0/8, example.com] }\n`, /events\.denied_target_ranges item 2: "example\.com" is not an IP address or CIDR range$/],
     ['a bad listen address', `${minimal}server: { listen: "8090" }\n`, /server\.listen "8090" is not host:port/],
     ['a list for a string', `${minimal}kubernetes: { namespace: [a] }\n`, /kubernetes\.namespace expected a string, got a list$/],
     ['a top level that is not a mapping', '- a\n- b\n', /the top level must be a mapping of keys$/],

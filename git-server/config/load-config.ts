@@ -139,6 +139,8 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       webhookUrl: v['events.webhook_url'],
       webhookSecret: v['events.webhook_secret'],
       sweepIntervalMs: v['events.sweep_interval'],
+      allowPrivateTargets: v['events.allow_private_targets'],
+      deniedTargetRanges: v['events.denied_target_ranges'],
     },
     wal: { freshnessTtlMs: v['wal.freshness_ttl'] },
     cache: {

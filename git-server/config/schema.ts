@@ -65,6 +65,8 @@ export const FIELDS = {
   'events.webhook_url': text(undefined, { check: checkHttpUrl }),
   'events.webhook_secret': text(undefined, { secret: true }),
   'events.sweep_interval': duration('5m'),
+  'events.allow_private_targets': bool(false),
+  'events.denied_target_ranges': list(checkAddressOrRange),
   'wal.freshness_ttl': duration('0s'),
   'cache.dir': text(undefined),
   'cache.disk_high_watermark': fraction(0.85),

@@ -9,3 +9,13 @@ export async function* listAll(store: ObjectStore, prefix: string): AsyncGenerat
     startAfter = page.next;
   } while (startAfter !== undefined);
 }
+
+/** Every "directory" directly under `prefix` (`listPrefixes`), page after page. */
+export async function* listAllPrefixes(store: ObjectStore, prefix: string): AsyncGenerator<string> {
+  let after: string | undefined;
+  do {
+    const page = await store.listPrefixes(prefix, after === undefined ? {} : { after });
+    yield* page.prefixes;
+    after = page.next;
+  } while (after !== undefined);
+}

@@ -13,6 +13,8 @@ import {
   type ObjectInfo,
   type ObjectStore,
   type ObjectStream,
+  type PrefixListOptions,
+  type PrefixPage,
   type PutBody,
   type PutOptions,
   type PutResult,
@@ -98,6 +100,23 @@ export class MemoryObjectStore implements ObjectStore {
     });
     const last = page.at(-1);
     return keys.length > limit && last !== undefined ? { items, next: last } : { items };
+  }
+
+  async listPrefixes(prefix: string, options: PrefixListOptions = {}): Promise<PrefixPage> {
+    await tick();
+    const limit = Math.min(options.limit ?? MAX_PAGE, MAX_PAGE);
+    const after = options.after;
+    const found = new Set<string>();
+    for (const key of this.#objects.keys()) {
+      if (!key.startsWith(prefix)) continue;
+      const slash = key.indexOf('/', prefix.length);
+      if (slash >= 0) found.add(key.slice(0, slash + 1));
+    }
+    const all = [...found].filter((p) => after === undefined || compareKeys(p, after) > 0).sort(compareKeys);
+    const prefixes = all.slice(0, limit);
+    const last = prefixes.at(-1);
+    // The token is the last prefix answered: the next page starts after it.
+    return all.length > limit && last !== undefined ? { prefixes, next: last } : { prefixes };
   }
 
   /** Every key, sorted (for tests). */

@@ -65,6 +65,21 @@ export interface ObjectInfo {
   readonly lastModified: Date;
 }
 
+export interface PrefixListOptions {
+  /** Continue after a page: pass the previous page's `next` (opaque). */
+  after?: string;
+  /** At most this many entries per page, at most 1000 (the default); a page may hold fewer prefixes. */
+  limit?: number;
+}
+
+/** One page of the "directories" under a prefix. */
+export interface PrefixPage {
+  /** Distinct `<prefix><segment>/`, in ascending (UTF-8 byte) order. */
+  readonly prefixes: readonly string[];
+  /** Set when more may follow: the `after` of the next page. Opaque (an S3 continuation token). */
+  readonly next?: string;
+}
+
 export interface ListPage {
   /** Keys in ascending (UTF-8 byte) order. */
   readonly items: readonly ObjectInfo[];
@@ -94,6 +109,12 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** One page of the keys starting with `prefix`. */
   list(prefix: string, options?: ListOptions): Promise<ListPage>;
+  /**
+   * One page of the key segments directly under `prefix`, each up to and including its next `/` (S3's
+   * ListObjectsV2 with `Delimiter: '/'`, its `CommonPrefixes`): `repos/` answers `repos/acme/`, `repos/zed/`.
+   * Keys with no `/` after `prefix` are not listed. Walks every repository owner, not a hot path.
+   */
+  listPrefixes(prefix: string, options?: PrefixListOptions): Promise<PrefixPage>;
 }
 
 /** The singleton answer for a failed condition. */

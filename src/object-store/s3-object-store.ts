@@ -14,6 +14,8 @@ import {
   type ObjectInfo,
   type ObjectStore,
   type ObjectStream,
+  type PrefixListOptions,
+  type PrefixPage,
   type PutBody,
   type PutOptions,
   type PutResult,
@@ -169,6 +171,25 @@ export class S3ObjectStore implements ObjectStore {
       const items = (res.Contents ?? []).map((o) => ({ key: o.Key ?? '', etag: o.ETag ?? '', size: o.Size ?? 0, lastModified: o.LastModified ?? new Date(0) }));
       const last = items.at(-1);
       return ['ok', res.IsTruncated && last ? { items, next: last.key } : { items }];
+    });
+  }
+
+  async listPrefixes(prefix: string, options: PrefixListOptions = {}): Promise<PrefixPage> {
+    return this.#request<PrefixPage>('list', 0, async (abortSignal) => {
+      // A continuation token, not StartAfter: every key under the last prefix sorts after that prefix, so
+      // starting after it would answer it again.
+      const res = await this.#client.send(
+        new ListObjectsV2Command({
+          Bucket: this.#bucket,
+          Prefix: prefix,
+          Delimiter: '/',
+          ContinuationToken: options.after,
+          MaxKeys: Math.min(options.limit ?? 1000, 1000),
+        }),
+        { abortSignal },
+      );
+      const prefixes = (res.CommonPrefixes ?? []).flatMap((p) => (p.Prefix ? [p.Prefix] : []));
+      return ['ok', res.IsTruncated && res.NextContinuationToken ? { prefixes, next: res.NextContinuationToken } : { prefixes }];
     });
   }
 

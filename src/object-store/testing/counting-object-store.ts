@@ -1,5 +1,5 @@
 // Test helper: an ObjectStore wrapper that counts the calls made through it, by operation and key.
-import type { GetOptions, ListOptions, PutBody, PutOptions } from '../object-store.ts';
+import type { GetOptions, ListOptions, PrefixListOptions, PutBody, PutOptions } from '../object-store.ts';
 import { ForwardingObjectStore } from './forwarding-object-store.ts';
 
 export type CountedOp = 'get' | 'head' | 'put' | 'delete' | 'list';
@@ -54,5 +54,10 @@ export class CountingObjectStore extends ForwardingObjectStore {
   override list(prefix: string, options?: ListOptions) {
     this.calls.push({ op: 'list', key: prefix });
     return super.list(prefix, options);
+  }
+
+  override listPrefixes(prefix: string, options?: PrefixListOptions) {
+    this.calls.push({ op: 'list', key: prefix });
+    return super.listPrefixes(prefix, options);
   }
 }

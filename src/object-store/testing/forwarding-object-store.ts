@@ -1,5 +1,5 @@
 // Test helper: the base of the wrappers that watch or disturb a store (counting, fault injection, gates).
-import type { GetOptions, ListOptions, ObjectStore, PutBody, PutOptions } from '../object-store.ts';
+import type { GetOptions, ListOptions, ObjectStore, PrefixListOptions, PutBody, PutOptions } from '../object-store.ts';
 
 /** Forwards every call to `inner`; a subclass overrides the calls it intercepts and calls `super`. */
 export class ForwardingObjectStore implements ObjectStore {
@@ -31,5 +31,9 @@ export class ForwardingObjectStore implements ObjectStore {
 
   list(prefix: string, options?: ListOptions) {
     return this.inner.list(prefix, options);
+  }
+
+  listPrefixes(prefix: string, options?: PrefixListOptions) {
+    return this.inner.listPrefixes(prefix, options);
   }
 }

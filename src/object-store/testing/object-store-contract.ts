@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { ChecksumMismatchError, type ObjectStore, type PutResult } from '../object-store.ts';
-import { listAll } from '../list-all.ts';
+import { listAll, listAllPrefixes } from '../list-all.ts';
 
 export interface ContractSubject {
   store: ObjectStore;
@@ -154,6 +154,36 @@ export function describeObjectStoreContract(name: string, subject: () => Contrac
       for await (const item of listAll(store, p)) all.push(item);
       expect(all.map((i) => i.key)).toEqual([...keys].sort());
       expect(all[0]?.size).toBe(keys[1]?.length);
+    });
+
+    it('lists the segments directly under a prefix (delimiter /), page by page, without plain keys', async () => {
+      const { store, prefix } = subject();
+      const p = prefix();
+      const keys = ['repos/b/x/manifest.json', 'repos/a/one/manifest.json', 'repos/a/two/log/1', 'repos/a/two/manifest.json', 'repos/c/m', 'repos/loose', 'top'];
+      await Promise.all(keys.map((k) => store.put(`${p}${k}`, k)));
+      await store.put(`${p.slice(0, -1)}-other/repos/z/m`, 'not mine');
+      const mine = async (under: string, limit?: number) => {
+        const got: string[] = [];
+        let after: string | undefined;
+        let pages = 0;
+        do {
+          const page = await store.listPrefixes(`${p}${under}`, { ...(limit ? { limit } : {}), ...(after ? { after } : {}) });
+          got.push(...page.prefixes.map((x) => x.slice(p.length)));
+          after = page.next;
+          pages++;
+        } while (after !== undefined && pages < 20);
+        return { got, pages };
+      };
+      expect((await mine('')).got).toEqual(['repos/']);
+      expect((await mine('repos/')).got).toEqual(['repos/a/', 'repos/b/', 'repos/c/']);
+      expect((await mine('repos/a/')).got).toEqual(['repos/a/one/', 'repos/a/two/']);
+      expect((await mine('repos/c/')).got).toEqual([]);
+      const paged = await mine('repos/', 1);
+      expect(paged.got).toEqual(['repos/a/', 'repos/b/', 'repos/c/']);
+      expect(paged.pages).toBeGreaterThanOrEqual(3);
+      const all: string[] = [];
+      for await (const x of listAllPrefixes(store, `${p}repos/a/`)) all.push(x.slice(p.length));
+      expect(all).toEqual(['repos/a/one/', 'repos/a/two/']);
     });
 
     it('verifies a declared SHA-256 and refuses a body that does not match it', async () => {

@@ -403,6 +403,7 @@ export function describeRepoStoreScenarios(name: string, subject: () => Scenario
         head: (key) => inner.head(key),
         put: (key, body, options) => inner.put(key, body, options),
         list: (prefix, options) => inner.list(prefix, options),
+        listPrefixes: (prefix, options) => inner.listPrefixes(prefix, options),
         delete: async (key) => {
           if (key.includes('/packs/') || key.includes('/log/')) {
             sweeping();
