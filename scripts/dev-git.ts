@@ -1,15 +1,17 @@
 // The repository service in `make dev`: two cw-git instances on one MinIO bucket (so a push through one and a
 // fetch through the other shows the shared-bucket design at work), repositories created as `Repository`
-// resources the operator reconciles, and a read+write token for the developer.
+// resources the operator reconciles, a read+write token for the developer, and MinIO's own bucket
+// notifications posting every manifest write to the first instance's `POST /_events/notify`.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { mintToken } from '../git-server/auth/index.ts';
 import { loadConfig } from '../git-server/config/index.ts';
-import type { MinioServer } from '../e2e/harness/minio.ts';
+import type { MinioServer, MinioWebhookTarget } from '../e2e/harness/minio.ts';
 import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
+import { putManifestNotifications } from '../src/object-store/s3-bucket-notifications.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { isAlreadyExists, loadKubeConnection, objectClient, NAMESPACES, type KubeObject } from '../src/kube/index.ts';
 
@@ -17,6 +19,29 @@ export const DEV_GIT_BUCKET = 'cloudwright-git';
 /** Where `PUT /{owner}/{repo}` creates `Repository` resources in make dev. */
 export const DEV_GIT_NAMESPACE = 'cloudwright-git';
 const DEV_PRINCIPAL = 'developer';
+/** The subject of MinIO's token: what cw-git's log names for a wake-up. */
+const NOTIFY_PRINCIPAL = 'minio-notifications';
+/** MinIO's webhook target: `MINIO_NOTIFY_WEBHOOK_*_CWGIT`, ARN `arn:minio:sqs::CWGIT:webhook`. */
+const NOTIFY_TARGET_ID = 'CWGIT';
+
+/** What is settled before MinIO starts: cw-git's ports, and the target MinIO's bucket notifications post to. */
+export interface DevGitPlan {
+  readonly ports: readonly [number, number];
+  readonly notifyTarget: MinioWebhookTarget;
+}
+
+/**
+ * Chooses the instances' ports and mints MinIO's token (`write`, which `POST /_events/notify` needs) with the
+ * dev token secret, so MinIO can start with its webhook target before cw-git runs. No queue directory: MinIO
+ * posts each manifest write at once (a queue directory is read every 3 s, and one unanswered wake-up would
+ * hold back the others); a wake-up cw-git does not take is dropped with a line in minio.log, and the bridge's
+ * sweeps and its own retries cover it.
+ */
+export async function planDevGit(stateDir: string): Promise<DevGitPlan> {
+  const ports = [await freePort(), await freePort()] as const;
+  const authToken = mintToken({ sub: NOTIFY_PRINCIPAL, scopes: ['write'] }, devTokenSecret(stateDir));
+  return { ports, notifyTarget: { id: NOTIFY_TARGET_ID, endpoint: `http://127.0.0.1:${ports[0]}/_events/notify`, authToken } };
+}
 
 export interface DevGit {
   readonly services: Service[];
@@ -26,11 +51,12 @@ export interface DevGit {
   readonly operatorEnv: Record<string, string>;
 }
 
-export async function startDevGit(options: { minio: MinioServer; stateDir: string; kubeconfig: string }): Promise<DevGit> {
-  const { minio, stateDir, kubeconfig } = options;
+export async function startDevGit(options: { minio: MinioServer; stateDir: string; kubeconfig: string; plan: DevGitPlan }): Promise<DevGit> {
+  const { minio, stateDir, kubeconfig, plan } = options;
   await ensureBucket(minio.s3, DEV_GIT_BUCKET);
+  if (minio.webhookArn) await putManifestNotifications(minio.s3, DEV_GIT_BUCKET, minio.webhookArn);
   await ensureNamespace(kubeconfig);
-  const ports = [await freePort(), await freePort()];
+  const { ports } = plan;
   const configPath = join(stateDir, 'cw-git.yaml');
   // Both instances read one file; each gets its own port and cache directory through SERVICE__ overrides,
   // the same way a deployment would vary them per replica.
@@ -65,14 +91,19 @@ export async function startDevGit(options: { minio: MinioServer; stateDir: strin
   };
 }
 
-/** The shared configuration; the token secret survives restarts so a developer's git remotes keep working. */
-function devConfig(stateDir: string, endpoint: string) {
+/** The token secret; it survives restarts so a developer's git remotes keep working. */
+function devTokenSecret(stateDir: string): string {
   const secretPath = join(stateDir, 'cw-git-token-secret');
   if (!existsSync(secretPath)) writeFileSync(secretPath, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(secretPath, 'utf8').trim();
+}
+
+/** The shared configuration. */
+function devConfig(stateDir: string, endpoint: string) {
   return {
     store: { bucket: DEV_GIT_BUCKET, s3: { endpoint, region: 'us-east-1', force_path_style: true, credentials: 'env' } },
     server: { listen: '127.0.0.1:8090', drain_timeout: '5s' },
-    auth: { token_secret: readFileSync(secretPath, 'utf8').trim() },
+    auth: { token_secret: devTokenSecret(stateDir) },
     cache: { dir: join(stateDir, 'cw-git-cache') },
     kubernetes: { namespace: DEV_GIT_NAMESPACE },
     // Both instances maintain (every role); a short interval so maintenance catching up after a burst of

@@ -10,7 +10,7 @@ import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { bootstrapAccounts } from './dev-bootstrap.ts';
-import { startDevGit } from './dev-git.ts';
+import { planDevGit, startDevGit } from './dev-git.ts';
 import { startDevDns } from './dev-dns-zone.ts';
 import { startDevDb } from './dev-db.ts';
 
@@ -31,9 +31,11 @@ async function main(): Promise<void> {
   rmSync(envFile, { force: true });
 
   say('starting the control plane, MinIO and moto');
+  // cw-git's ports are chosen now: MinIO starts with a webhook target, the first instance's /_events/notify.
+  const gitPlan = await planDevGit(stateDir);
   const [cluster, minio, moto] = await Promise.all([
     startControlPlane({ stateDir, throwaway: false }).then(track),
-    startMinio(stateDir, savedMinioCredentials()).then((m) => (track(m.service), m)),
+    startMinio(stateDir, savedMinioCredentials(), { webhook: gitPlan.notifyTarget }).then((m) => (track(m.service), m)),
     startMoto(stateDir).then((m) => (track(m.service), m)),
   ]);
   writeFileSync(join(stateDir, 'minio-credentials.json'), JSON.stringify(minio.s3.credentials), { mode: 0o600 });
@@ -86,7 +88,7 @@ async function main(): Promise<void> {
   const dns = await startDevDns(moto.endpoint);
   track(dns);
   // Git: two cw-git instances on one bucket; the operator reconciles their Repository resources.
-  const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig });
+  const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig, plan: gitPlan });
   git.services.forEach(track);
   // Databases: cw-db restores every database from its bucket before it serves.
   const db = await startDevDb({ minio, stateDir });
