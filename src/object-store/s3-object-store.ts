@@ -1,5 +1,5 @@
 // The ObjectStore port on S3 (AWS, MinIO and other S3-compatible stores with conditional writes). The only
-// module besides s3-buckets.ts that imports the S3 SDK.
+// module besides s3-buckets.ts and s3-bucket-notifications.ts (bucket administration) that imports the S3 SDK.
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
 import { register as defaultRegistry, type Registry } from 'prom-client';
