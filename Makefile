@@ -94,7 +94,7 @@ bench-runtime: setup ## Benchmark the runtime: deploy and rollback latency, entr
 	@node bench/runtime.ts
 
 .PHONY: bench-git
-bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests, clones before/after maintenance (BENCH_ARGS="--repo PATH")
+bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests, clones before/after maintenance, events bridge push-to-webhook latency and throughput (BENCH_ARGS="--repo PATH")
 	@node bench/git.ts $(BENCH_ARGS)
 
 .PHONY: bench-db

@@ -239,7 +239,7 @@ async function bucketObjects(store: S3ObjectStore, repo: string): Promise<Map<st
   return counts;
 }
 
-async function createRepo(base: string, repo: string, token: string): Promise<void> {
+export async function createRepo(base: string, repo: string, token: string): Promise<void> {
   const created = await fetch(`${base}/${repo}`, {
     method: 'PUT',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -248,14 +248,17 @@ async function createRepo(base: string, repo: string, token: string): Promise<vo
   if (created.status !== 201) throw new Error(`PUT /${repo} answered ${created.status}: ${await created.text()}`);
 }
 
-/** A bare repository whose branch is `n` commits, each changing one small file (one of ten); answers them oldest first. */
-async function commitChain(dir: string, n: number): Promise<string[]> {
+/**
+ * A bare repository whose branch is `n` commits, each changing one small file (one of ten); answers them oldest
+ * first. Deterministic: chains with another `label` (in the messages) have other commits.
+ */
+export async function commitChain(dir: string, n: number, label = ''): Promise<string[]> {
   await runGit(['init', '--quiet', '--bare', dir], { env: CLIENT_ENV });
   const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
   let stream = '';
   // Without `from`, each commit continues the branch from the one before it.
   for (let i = 1; i <= n; i++) {
-    stream += `commit refs/heads/${BRANCH}\ncommitter Bench <bench@example.test> ${1_700_000_000 + i} +0000\n${data(`bench push ${i}`)}`;
+    stream += `commit refs/heads/${BRANCH}\ncommitter Bench <bench@example.test> ${1_700_000_000 + i} +0000\n${data(`bench push ${i}${label}`)}`;
     stream += `M 100644 inline bench/push-${i % 10}.txt\n${data(`small change ${i}`)}`;
   }
   await runGit(['-C', dir, 'fast-import', '--quiet'], { env: CLIENT_ENV, stdin: stream });

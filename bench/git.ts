@@ -11,7 +11,10 @@
 //      and object-store requests per API commit (bench/git-api-write.ts; --skip-api-writes leaves it out);
 //   6. maintenance: --maintenance-pushes small pushes to a new repository, clones of it before and after
 //      checkpoint, compact, gc and fsck, against the same history pushed in one push (bench/git-maintenance.ts;
-//      --skip-maintenance leaves it out).
+//      --skip-maintenance leaves it out);
+//   7. events: push → webhook event latency with MinIO bucket notifications on and off (the bridge's sweep alone),
+//      and events per second for --events-repos × --events-repo-pushes pushes, on a MinIO of its own
+//      (bench/git-events.ts; --skip-events leaves it out).
 //
 // The repository is generated deterministically (bench/git-repo-gen.ts; cached) unless --repo names a local
 // one. Prints PASS/MISS against the targets; exits non-zero only when the run itself failed.
@@ -25,11 +28,13 @@ import { gitServiceConfig, newTokenSecret, type GitServiceSetup } from '../e2e/h
 import { freePort, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { mintToken } from '../git-server/auth/index.ts';
+import { parseDuration } from '../git-server/config/duration.ts';
 import { runGit } from '../src/git/run-git.ts';
 import { COMPACT_EVERY } from '../src/repo-store/pending.ts';
 import { spawnToFile } from './child.ts';
 import { apiReport, measureApi, type ApiFigures, type ApiSetup } from './git-api.ts';
 import { apiWriteReport, measureApiWrites, type ApiWriteFigures, type ApiWriteSetup } from './git-api-write.ts';
+import { eventsReport, measureEvents, type EventsFigures, type EventsSetup } from './git-events.ts';
 import { maintenanceReport, measureMaintenance, type BenchInstance, type MaintenanceFigures } from './git-maintenance.ts';
 import { DEFAULT_SHAPE, generatedRepo } from './git-repo-gen.ts';
 import { describeRepo, formatRequests, median, percentile, refsOf, requestsPer, storeRequests, timeGit, type RepoFacts } from './git-measure.ts';
@@ -57,6 +62,12 @@ const { values: flags } = parseArgs({
     'api-commits': { type: 'string', default: '40' },
     'skip-maintenance': { type: 'boolean', default: false },
     'maintenance-pushes': { type: 'string', default: '1000' },
+    'skip-events': { type: 'boolean', default: false },
+    'events-pushes': { type: 'string', default: '100' },
+    'events-repos': { type: 'string', default: '50' },
+    'events-repo-pushes': { type: 'string', default: '20' },
+    'events-in-flight': { type: 'string', default: '4' },
+    'events-sweep-interval': { type: 'string', default: '1s' },
   },
 });
 const clones = positive('clones');
@@ -65,7 +76,23 @@ const warmReads = positive('warm-reads');
 const maintenancePushes = positive('maintenance-pushes');
 
 function positive(
-  name: 'clones' | 'pushes' | 'warm-reads' | 'commits' | 'files' | 'seed' | 'api-connections' | 'api-rounds' | 'api-duration' | 'compares' | 'api-commits' | 'maintenance-pushes',
+  name:
+    | 'clones'
+    | 'pushes'
+    | 'warm-reads'
+    | 'commits'
+    | 'files'
+    | 'seed'
+    | 'api-connections'
+    | 'api-rounds'
+    | 'api-duration'
+    | 'compares'
+    | 'api-commits'
+    | 'maintenance-pushes'
+    | 'events-pushes'
+    | 'events-repos'
+    | 'events-repo-pushes'
+    | 'events-in-flight',
 ): number {
   const value = Number(flags[name]);
   if (!Number.isSafeInteger(value) || value < 1) {
@@ -135,8 +162,8 @@ async function startCwGit(defaultBranch: string): Promise<CwGit> {
   return { name: 'cw-git', url: `${base}/${REPO}`, gitConfig: ['-c', `http.extraHeader=Authorization: Bearer ${token}`], service, token, base, cacheCopy, setup, another };
 }
 
-async function spawnCwGit(setup: GitServiceSetup, name: string, env: Record<string, string> = {}): Promise<{ service: Service; base: string; dir: string; stop: () => Promise<void> }> {
-  const port = await freePort();
+async function spawnCwGit(setup: GitServiceSetup, name: string, env: Record<string, string> = {}, port?: number): Promise<{ service: Service; base: string; dir: string; stop: () => Promise<void> }> {
+  port ??= await freePort();
   const config = await gitServiceConfig(setup, port);
   const removeDir = async () => rmSync(config.dir, { recursive: true, force: true });
   stops.push(removeDir);
@@ -252,10 +279,41 @@ async function main(): Promise<void> {
   const api = cw && !flags['skip-api'] ? await measureApiReads(cw, facts.headBranch) : undefined;
   const writes = cw && !flags['skip-api-writes'] ? await measureApiCommits(cw, facts.headBranch) : undefined;
   const maintained = cw && !flags['skip-maintenance'] ? await measureMaintenanceSection(cw) : undefined;
+  const events = cw && !flags['skip-events'] ? await measureEventsSection() : undefined;
   report(facts, cloneTimes, pushed, reads);
   if (api) process.stdout.write(`${apiReport(...api).join('\n')}\n`);
   if (writes) process.stdout.write(`${apiWriteReport(...writes).join('\n')}\n`);
   if (maintained) process.stdout.write(`${maintenanceReport(maintained).join('\n')}\n`);
+  if (events) process.stdout.write(`${eventsReport(...events).join('\n')}\n`);
+}
+
+/** Push → event latency with bucket notifications on and off, and a burst's events per second (bench/git-events.ts). */
+async function measureEventsSection(): Promise<[EventsFigures, EventsSetup]> {
+  const sweepInterval = flags['events-sweep-interval'];
+  let sweepMs: number;
+  try {
+    sweepMs = parseDuration(sweepInterval);
+  } catch {
+    throw new Error(`--events-sweep-interval: "${sweepInterval}" is not a duration (500ms, 1s, 5s)`);
+  }
+  if (sweepMs <= 0) throw new Error('--events-sweep-interval must be longer than 0');
+  const setup: EventsSetup = {
+    // A MinIO of its own in here: its webhook target is fixed when it starts.
+    workDir: join(stateDir, 'events'),
+    stops,
+    startInstance: async (instanceSetup, name, env, port) => {
+      const { base, stop } = await spawnCwGit(instanceSetup, name, env, port);
+      return { base, stop };
+    },
+    latencyPushes: positive('events-pushes'),
+    repos: positive('events-repos'),
+    repoPushes: positive('events-repo-pushes'),
+    inFlight: positive('events-in-flight'),
+    sweepInterval,
+    sweepMs,
+    say,
+  };
+  return [await measureEvents(setup), setup];
 }
 
 /** Small pushes, then clones before and after maintenance, against a single-pack copy (bench/git-maintenance.ts). */
