@@ -1,0 +1,129 @@
+// Per-repository webhooks on the real kube-apiserver and MinIO: RepositoryWebhook resources and labelled Secrets
+// applied through the apiserver, delivered by the events role's webhooks bridge to real local receivers, signed
+// with each webhook's own secret in its own scheme (both verified here with code of the test's own), filtered,
+// each with a cursor of its own in the bucket. Waits on the receivers' arrivals and the lane's resolutions.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCursor } from '../../src/repo-events/cursor.ts';
+import type { RefEvent } from '../../src/repo-events/ref-event.ts';
+import { webhookCursorKey } from '../../src/repo-events/webhook-layout.ts';
+import { eventsCursorKey, parseRepoPath } from '../../src/repo-store/index.ts';
+import { WebhookReceiver, type Arrival } from './testing/webhook-receiver.ts';
+import { WebhooksTestbed } from './testing/webhooks-testbed.ts';
+
+const SERVICE_SECRET = 'per-repo-service-secret';
+const STANDARD_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
+
+let bed: WebhooksTestbed;
+const receivers: WebhookReceiver[] = [];
+beforeAll(async () => {
+  bed = await WebhooksTestbed.create('deliver');
+});
+afterAll(async () => {
+  await bed?.close();
+  for (const r of receivers) await r.close();
+});
+
+async function receiver(secret?: string): Promise<WebhookReceiver> {
+  const r = await WebhookReceiver.start(secret === undefined ? {} : { secret });
+  receivers.push(r);
+  return r;
+}
+
+/** The Standard Webhooks check, written from the specification: key from base64 after `whsec_`, HMAC of id.timestamp.body. */
+function standardWebhookValid(arrival: Arrival, secret: string, nowSeconds = Math.floor(Date.now() / 1000)): boolean {
+  const header = (name: string) => String(arrival.headers[name] ?? '');
+  const id = header('webhook-id');
+  const timestamp = Number(header('webhook-timestamp'));
+  if (!id || !Number.isInteger(timestamp) || Math.abs(nowSeconds - timestamp) > 300) return false;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = Buffer.from(
+    createHmac('sha256', key)
+      .update(Buffer.concat([Buffer.from(`${id}.${timestamp}.`), arrival.body]))
+      .digest('base64'),
+  );
+  return header('webhook-signature')
+    .split(' ')
+    .some((candidate) => {
+      const [version, signature = ''] = candidate.split(',');
+      const given = Buffer.from(signature);
+      return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+    });
+}
+
+const refs = (events: readonly RefEvent[]) => events.map((e) => `${e.action} ${e.ref_name} ${e._service.seq}`);
+
+describe('per-repository webhooks', () => {
+  it('deliver the events of their repository since they were created, signed in their scheme, filtered, each with its own cursor', { timeout: 60_000 }, async () => {
+    const tags = await receiver(SERVICE_SECRET);
+    const everything = await receiver();
+    const other = await receiver();
+    const repo = await bed.repository('deliver');
+    const otherRepo = await bed.repository('quiet');
+    await bed.secret('hook-keys', { service: SERVICE_SECRET, standard: STANDARD_SECRET });
+    const lane = await bed.lane();
+    const tagHook = await bed.webhook('tags', {
+      repository: repo,
+      url: tags.url,
+      secretRef: { name: 'hook-keys', key: 'service' },
+      events: { actions: ['create', 'delete'], refs: ['refs/tags/*'] },
+    });
+    const allHook = await bed.webhook('all', { repository: repo, url: everything.url, secretRef: { name: 'hook-keys', key: 'standard' }, signature: 'standard-webhooks' });
+    await bed.webhook('elsewhere', { repository: otherRepo, url: other.url, secretRef: { name: 'hook-keys', key: 'service' } });
+    for (const name of ['tags', 'all', 'elsewhere']) await bed.until(lane, name, (s) => s?.resolution.kind === 'ready');
+
+    const first = await bed.publish(repo, ['+main']);
+    const second = await bed.publish(repo, ['main', '+refs/tags/v1']);
+    const third = await bed.publish(repo, ['-refs/tags/v1', '+refs/tags/v2', '+feature']);
+    lane.wake(repo);
+    await everything.until(() => everything.acknowledged().length === 6);
+    await tags.until(() => tags.acknowledged().length === 3);
+
+    expect(refs(everything.acknowledged())).toEqual([
+      `create refs/heads/main ${first}`,
+      `update refs/heads/main ${second}`,
+      `create refs/tags/v1 ${second}`,
+      `delete refs/tags/v1 ${third}`,
+      `create refs/tags/v2 ${third}`,
+      `create refs/heads/feature ${third}`,
+    ]);
+    expect(refs(tags.acknowledged())).toEqual([`create refs/tags/v1 ${second}`, `delete refs/tags/v1 ${third}`, `create refs/tags/v2 ${third}`]);
+    // The spec's scheme: X-Service-Signature with this webhook's secret, checked by the receiver in constant time.
+    expect(tags.arrivals.every((a) => a.signatureValid === true && a.headers['webhook-signature'] === undefined)).toBe(true);
+    // Standard Webhooks: the same delivery id in webhook-id and X-Service-Delivery, the SHA-1 of the body.
+    for (const arrival of everything.arrivals) {
+      expect(standardWebhookValid(arrival, STANDARD_SECRET)).toBe(true);
+      expect(standardWebhookValid(arrival, `whsec_${randomBytes(32).toString('base64')}`)).toBe(false);
+      expect(arrival.headers['webhook-id']).toBe(createHash('sha1').update(arrival.body).digest('hex'));
+      expect(arrival.headers['x-service-delivery']).toBe(arrival.headers['webhook-id']);
+      expect(arrival.headers['x-service-signature']).toBeUndefined();
+    }
+    expect(other.arrivals).toEqual([]);
+
+    // A catch-up queued now runs after the one that delivered: the cursors are written by then.
+    await lane.bridge.wakeAll(repo);
+    const path = parseRepoPath(repo);
+    expect((await readCursor(bed.store, webhookCursorKey(path, tagHook.metadata?.uid ?? '')))?.seq).toBe(third);
+    expect((await readCursor(bed.store, webhookCursorKey(path, allHook.metadata?.uid ?? '')))?.seq).toBe(third);
+    expect(await readCursor(bed.store, eventsCursorKey(path))).toBeUndefined();
+  });
+
+  it('hold a webhook whose Secret is missing or unlabelled, and deliver once a labelled one appears', { timeout: 60_000 }, async () => {
+    const r = await receiver('late-secret');
+    const repo = await bed.repository('late');
+    const lane = await bed.lane();
+    await bed.secret('unlabelled', { key: 'late-secret' }, false);
+    await bed.webhook('late', { repository: repo, url: r.url, secretRef: { name: 'unlabelled', key: 'key' } });
+    const held = await bed.until(lane, 'late', (s) => s !== undefined);
+    expect(held?.resolution).toMatchObject({ kind: 'not-ready', reason: 'SecretNotFound' });
+    await bed.publish(repo, ['+main']);
+    lane.wake(repo);
+    expect(lane.webhooks.targetsOf(repo)).toEqual([]);
+
+    await bed.hooks.patch(bed.namespace, 'late', { spec: { secretRef: { name: 'late-keys', key: 'key' } } });
+    await bed.secret('late-keys', { key: 'late-secret' });
+    await bed.until(lane, 'late', (s) => s?.resolution.kind === 'ready');
+    await r.until(() => r.acknowledged().length === 1);
+    expect(r.arrivals.every((a) => a.signatureValid)).toBe(true);
+  });
+});
