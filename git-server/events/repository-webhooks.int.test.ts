@@ -1,9 +1,14 @@
 // Per-repository webhooks on the real kube-apiserver and MinIO: RepositoryWebhook resources and labelled Secrets
 // applied through the apiserver, delivered by the events role's webhooks bridge to real local receivers, signed
 // with each webhook's own secret in its own scheme (both verified here with code of the test's own), filtered,
-// each with a cursor of its own in the bucket. Waits on the receivers' arrivals and the lane's resolutions.
+// each with a cursor of its own in the bucket; and the status the bridge writes on the resources. Each test has a
+// namespace and a bucket of its own (one lane writes a namespace's statuses). Waits on the receivers' arrivals,
+// the lane's resolutions and the resources' watch; never sleeps.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { findCondition } from '../../src/conditions/index.ts';
+import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';
+import { TargetPolicy } from '../../src/repo-events/target-policy.ts';
 import { readCursor } from '../../src/repo-events/cursor.ts';
 import type { RefEvent } from '../../src/repo-events/ref-event.ts';
 import { webhookCursorKey } from '../../src/repo-events/webhook-layout.ts';
@@ -14,15 +19,20 @@ import { WebhooksTestbed } from './testing/webhooks-testbed.ts';
 const SERVICE_SECRET = 'per-repo-service-secret';
 const STANDARD_SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 
-let bed: WebhooksTestbed;
+const beds: WebhooksTestbed[] = [];
 const receivers: WebhookReceiver[] = [];
-beforeAll(async () => {
-  bed = await WebhooksTestbed.create('deliver');
-});
 afterAll(async () => {
-  await bed?.close();
+  for (const bed of beds) await bed.close();
   for (const r of receivers) await r.close();
 });
+
+async function testbed(name: string): Promise<WebhooksTestbed> {
+  const bed = await WebhooksTestbed.create(name);
+  beds.push(bed);
+  return bed;
+}
+
+const conditionOf = (hook: RepositoryWebhook | undefined, type: string) => findCondition(hook?.status?.conditions, type);
 
 async function receiver(secret?: string): Promise<WebhookReceiver> {
   const r = await WebhookReceiver.start(secret === undefined ? {} : { secret });
@@ -55,6 +65,7 @@ const refs = (events: readonly RefEvent[]) => events.map((e) => `${e.action} ${e
 
 describe('per-repository webhooks', () => {
   it('deliver the events of their repository since they were created, signed in their scheme, filtered, each with its own cursor', { timeout: 60_000 }, async () => {
+    const bed = await testbed('deliver');
     const tags = await receiver(SERVICE_SECRET);
     const everything = await receiver();
     const other = await receiver();
@@ -109,6 +120,7 @@ describe('per-repository webhooks', () => {
   });
 
   it('hold a webhook whose Secret is missing or unlabelled, and deliver once a labelled one appears', { timeout: 60_000 }, async () => {
+    const bed = await testbed('late');
     const r = await receiver('late-secret');
     const repo = await bed.repository('late');
     const lane = await bed.lane();
@@ -116,6 +128,12 @@ describe('per-repository webhooks', () => {
     await bed.webhook('late', { repository: repo, url: r.url, secretRef: { name: 'unlabelled', key: 'key' } });
     const held = await bed.until(lane, 'late', (s) => s !== undefined);
     expect(held?.resolution).toMatchObject({ kind: 'not-ready', reason: 'SecretNotFound' });
+    const status = await bed.resource('late', (h) => conditionOf(h, 'Ready')?.reason === 'SecretNotFound');
+    expect(conditionOf(status, 'Ready')).toMatchObject({
+      status: 'False',
+      message: 'Secret unlabelled is not found (cw-git reads only Secrets labelled cloudwright.dev/webhook-secret: "true"); nothing is delivered until it is.',
+    });
+    expect(JSON.stringify(status?.status)).not.toContain('late-secret');
     await bed.publish(repo, ['+main']);
     lane.wake(repo);
     expect(lane.webhooks.targetsOf(repo)).toEqual([]);
@@ -125,5 +143,59 @@ describe('per-repository webhooks', () => {
     await bed.until(lane, 'late', (s) => s?.resolution.kind === 'ready');
     await r.until(() => r.acknowledged().length === 1);
     expect(r.arrivals.every((a) => a.signatureValid)).toBe(true);
+    await bed.resource('late', (h) => conditionOf(h, 'Ready')?.status === 'True' && conditionOf(h, 'LastDeliverySucceeded')?.status === 'True');
+  });
+
+  it('report a failing receiver on the resource, counting consecutive failures, and the recovery', { timeout: 60_000 }, async () => {
+    const bed = await testbed('status');
+    const r = await receiver('status-secret');
+    r.answer = () => 503;
+    const repo = await bed.repository('status');
+    await bed.secret('status-keys', { key: 'status-secret' });
+    const lane = await bed.lane();
+    await bed.webhook('flaky', { repository: repo, url: r.url, secretRef: { name: 'status-keys', key: 'key' } });
+    const fresh = await bed.resource('flaky', (h) => conditionOf(h, 'Ready')?.status === 'True');
+    expect(conditionOf(fresh, 'Ready')).toMatchObject({ reason: 'Active', message: `Events of ${repo} are delivered to ${new URL(r.url).host}.`, observedGeneration: 1 });
+    expect(conditionOf(fresh, 'LastDeliverySucceeded')).toMatchObject({ status: 'Unknown', reason: 'NoDeliveryYet' });
+    expect(fresh?.status).toMatchObject({ observedGeneration: 1, urlHost: new URL(r.url).host, consecutiveFailures: 0 });
+
+    await bed.publish(repo, ['+main']);
+    lane.wake(repo);
+    // The bridge retries by itself after a backoff; each failure is counted on the resource.
+    const failing = await bed.resource('flaky', (h) => (h?.status?.consecutiveFailures ?? 0) >= 3);
+    expect(conditionOf(failing, 'LastDeliverySucceeded')).toMatchObject({ status: 'False', reason: 'Rejected', message: 'The receiver answered 503; the events are posted again after a backoff.' });
+    expect(failing?.status?.lastDelivery).toMatchObject({ status: 'failed', httpStatus: 503, seq: '1', deliveryId: r.arrivals[0]?.deliveryId });
+    expect(conditionOf(failing, 'Ready')?.status).toBe('True');
+
+    r.answer = () => 204;
+    const recovered = await bed.resource('flaky', (h) => conditionOf(h, 'LastDeliverySucceeded')?.status === 'True');
+    expect(recovered?.status).toMatchObject({ consecutiveFailures: 0, lastDelivery: { status: 'succeeded', httpStatus: 204, seq: '1' } });
+    expect(conditionOf(recovered, 'LastDeliverySucceeded')).toMatchObject({ reason: 'Delivered', message: 'The receiver answered 204.' });
+    expect(r.acknowledged().map((e) => e.ref_name)).toEqual(['refs/heads/main']);
+  });
+
+  it('refuse a URL on an internal address unless private targets are allowed, sending nothing', { timeout: 60_000 }, async () => {
+    const bed = await testbed('ssrf');
+    const r = await receiver();
+    const repo = await bed.repository('ssrf');
+    await bed.secret('ssrf-keys', { key: 'k' });
+    const strict = await bed.lane({ policy: new TargetPolicy() });
+    await bed.webhook('internal', { repository: repo, url: r.url, secretRef: { name: 'ssrf-keys', key: 'key' } });
+    const refused = await bed.resource('internal', (h) => conditionOf(h, 'Ready')?.reason === 'TargetRefused');
+    expect(conditionOf(refused, 'Ready')).toMatchObject({
+      status: 'False',
+      message: 'the webhook host 127.0.0.1 resolves to 127.0.0.1, in 127.0.0.0/8 (loopback); set events.allow_private_targets: true to deliver to internal addresses; nothing is delivered.',
+    });
+    await bed.publish(repo, ['+main']);
+    strict.wake(repo);
+    expect(strict.webhooks.targetsOf(repo)).toEqual([]);
+    expect(await strict.bridge.wakeAll(repo)).toEqual([]);
+    expect(r.arrivals).toEqual([]);
+
+    // The same resource, read by an instance that allows private targets: delivered.
+    await strict.drain(1000);
+    await bed.lane({ policy: new TargetPolicy({ allowPrivate: true }) });
+    await bed.resource('internal', (h) => conditionOf(h, 'Ready')?.status === 'True' && conditionOf(h, 'LastDeliverySucceeded')?.status === 'True');
+    expect(r.acknowledged()).toHaveLength(1);
   });
 });

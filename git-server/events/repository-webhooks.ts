@@ -9,6 +9,7 @@ import { RepositoryWebhookReasons, WEBHOOK_SECRET_LABEL, type RepositoryWebhook 
 import { createInformer, objectKey, SECRETS, type Informer, type KubeConnection, type KubeObject } from '../../src/kube/index.ts';
 import type { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
 import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
+import { SerialRuns } from './serial-runs.ts';
 import { resolveWebhook, webhookRepository, type SecretData, type WebhookResolution } from '../../src/repo-events/webhook-resolution.ts';
 
 type Secret = KubeObject & SecretData;
@@ -22,6 +23,8 @@ export interface WebhookState {
   /** `owner/name`, or `undefined` for a name that is no repository path. */
   readonly repo: string | undefined;
   readonly resolution: WebhookResolution;
+  /** What it was resolved from: the spec's generation and the Secret's version (a status write changes neither). */
+  readonly from: string;
 }
 
 /** A webhook resolved anew (`state`), or gone (`removed`: its key and last state). */
@@ -46,9 +49,10 @@ export class RepositoryWebhooks {
   readonly #recheckMs: number;
   readonly #states = new Map<string, WebhookState>();
   readonly #listeners = new Set<(change: WebhookChange) => void>();
-  /** Per key: the resolution under way (resolutions of one webhook never overlap) and whether another is due. */
-  readonly #running = new Map<string, Promise<void>>();
-  readonly #due = new Set<string>();
+  /** Resolutions of one webhook never overlap. */
+  readonly #runs = new SerialRuns((err, key) => this.#log?.warn({ err, webhook: key }, 'resolving a repository webhook failed'));
+  /** Keys to resolve again even when nothing they are resolved from changed (the periodic URL check). */
+  readonly #again = new Set<string>();
   #recheck: NodeJS.Timeout | undefined;
   #log: FastifyBaseLogger | undefined;
 
@@ -76,7 +80,7 @@ export class RepositoryWebhooks {
     for (const hook of this.#hooks.list()) this.#schedule(objectKey(hook));
     await this.settled();
     const recheck = () => {
-      for (const key of this.#states.keys()) this.#schedule(key);
+      for (const key of this.#states.keys()) this.#schedule(key, true);
       this.#recheck = setTimeout(recheck, this.#recheckMs).unref();
     };
     this.#recheck = setTimeout(recheck, this.#recheckMs).unref();
@@ -89,8 +93,8 @@ export class RepositoryWebhooks {
   }
 
   /** Resolves once no resolution is under way. */
-  async settled(): Promise<void> {
-    while (this.#running.size > 0) await Promise.all(this.#running.values());
+  settled(): Promise<void> {
+    return this.#runs.settled();
   }
 
   /** Calls `listener` on every resolution and removal until the returned function is called. */
@@ -120,28 +124,23 @@ export class RepositoryWebhooks {
     return state?.repo === repo ? state : undefined;
   }
 
+  /** The webhook `namespace/name` as last resolved. */
+  state(key: string): WebhookState | undefined {
+    return this.#states.get(key);
+  }
+
   /** The webhook resource as cached now (its status included). */
   cached(key: string): RepositoryWebhook | undefined {
     return this.#hooks.get(key);
   }
 
-  #schedule(key: string): void {
-    if (this.#due.has(key)) return;
-    this.#due.add(key);
-    const previous = this.#running.get(key) ?? Promise.resolve();
-    const next = previous
-      .then(() => {
-        this.#due.delete(key);
-        return this.#resolve(key);
-      })
-      .catch((err: unknown) => this.#log?.warn({ err, webhook: key }, 'resolving a repository webhook failed'))
-      .finally(() => {
-        if (this.#running.get(key) === next) this.#running.delete(key);
-      });
-    this.#running.set(key, next);
+  /** Resolves `key` after the resolution under way; `again`: even when nothing it is resolved from changed. */
+  #schedule(key: string, again = false): void {
+    if (again) this.#again.add(key);
+    this.#runs.schedule(key, () => this.#resolve(key, this.#again.delete(key)));
   }
 
-  async #resolve(key: string): Promise<void> {
+  async #resolve(key: string, force: boolean): Promise<void> {
     const hook = this.#hooks.get(key);
     if (!hook?.spec) {
       const last = this.#states.get(key);
@@ -150,13 +149,16 @@ export class RepositoryWebhooks {
       return;
     }
     const secret = this.#secrets.get(`${this.namespace}/${hook.spec.secretRef.name}`);
+    // A status write (ours) changes neither the spec's generation nor the Secret: nothing to resolve again.
+    const from = `${hook.metadata?.uid ?? ''}/${hook.metadata?.generation ?? ''}/${secret?.metadata?.uid ?? ''}/${secret?.metadata?.resourceVersion ?? ''}`;
+    if (!force && this.#states.get(key)?.from === from) return;
     let resolution = resolveWebhook(hook, secret);
     if (resolution.kind === 'ready') {
       const refused = await this.#client.refusal(resolution.target);
       if (refused) resolution = { kind: 'not-ready', reason: RepositoryWebhookReasons.TargetRefused, message: `${refused}; nothing is delivered.` };
     }
     // The cache may have moved on while the URL was checked: the newer version is resolved next (scheduled by its change).
-    const state: WebhookState = { key, hook, repo: webhookRepository(hook), resolution };
+    const state: WebhookState = { key, hook, repo: webhookRepository(hook), resolution, from };
     this.#states.set(key, state);
     this.#emit({ state });
   }

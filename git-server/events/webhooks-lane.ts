@@ -4,14 +4,22 @@
 // same wake-ups. Loaded only with `kubernetes.namespace` set: a cw-git without Kubernetes never loads its client.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
-import { loadKubeConnection } from '../../src/kube/index.ts';
+import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';
+import { loadKubeConnection, objectClient } from '../../src/kube/index.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
+import { REPOSITORY_WEBHOOKS } from '../../src/platform/resources.ts';
+import type { PostedBatch } from '../../src/repo-events/catch-up.ts';
+import { DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
+import { appendDelivery, recordOf } from '../../src/repo-events/delivery-log.ts';
+import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
+import { deliveryId } from '../../src/repo-events/signing.ts';
+import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import type { TargetPolicy } from '../../src/repo-events/target-policy.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
 import { RepositoryWebhooks } from './repository-webhooks.ts';
+import { WebhookStatusWriter } from './webhook-status-writer.ts';
 
 export interface WebhooksLaneOptions {
   readonly repos: RepoStore;
@@ -31,18 +39,25 @@ export class WebhooksLane {
   readonly webhooks: RepositoryWebhooks;
   readonly bridge: EventsBridge;
   readonly client: DeliveryClient;
+  readonly status: WebhookStatusWriter;
+  readonly #store: ObjectStore;
   #log: FastifyBaseLogger | undefined;
 
   constructor(options: WebhooksLaneOptions) {
     this.client = new DeliveryClient({ policy: options.policy, ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}) });
-    this.webhooks = new RepositoryWebhooks({ kube: loadKubeConnection(options.kubeconfig), namespace: options.namespace, client: this.client });
+    const kube = loadKubeConnection(options.kubeconfig);
+    this.#store = options.objects;
+    this.webhooks = new RepositoryWebhooks({ kube, namespace: options.namespace, client: this.client });
     const webhooks = this.webhooks;
+    this.status = new WebhookStatusWriter({ client: objectClient<RepositoryWebhook>(kube, REPOSITORY_WEBHOOKS), webhooks, store: options.objects });
     this.bridge = new EventsBridge({
       repos: options.repos,
       store: options.objects,
       targets: (repo) => webhooks.targetsOf(repo),
       repositories: () => webhooks.repositories(),
-      metricLabels: (repo, target) => ({ repo, webhook: target.id.replace(/^hook:/, '') }),
+      metricLabels: (repo, target) => ({ repo, webhook: webhookKeyOf(target) }),
+      onPosted: (target, batch, body, outcome) => this.#record(target, batch, body, outcome),
+      onCaughtUp: (target, result) => this.status.caughtUp(webhookKeyOf(target), result),
       client: this.client,
       metrics: new EventsMetrics(options.registry, 'repository_webhook'),
       sweepIntervalMs: options.sweepIntervalMs,
@@ -51,13 +66,36 @@ export class WebhooksLane {
     // A webhook that became ready (created, its Secret added, re-activated) is caught up at once: its cursor is
     // placed and whatever was published since it was created delivered.
     webhooks.onChange((change) => {
-      if ('state' in change && change.state.resolution.kind === 'ready' && change.state.repo !== undefined) void this.bridge.wakeAll(change.state.repo);
+      if (!('state' in change)) return this.status.removed(change.removed);
+      this.status.resolved(change.state);
+      if (change.state.resolution.kind === 'ready' && change.state.repo !== undefined) void this.bridge.wakeAll(change.state.repo);
     });
+  }
+
+  /** Appends a post to the webhook's delivery log (the status shows it after the catch-up). */
+  async #record(target: DeliveryTarget, batch: PostedBatch, body: Uint8Array, outcome: DeliveryOutcome): Promise<void> {
+    if (!target.logKey) return;
+    const record = recordOf(
+      {
+        deliveryId: deliveryId(body),
+        at: new Date(Date.now() - outcome.durationMs),
+        repo: batch.repo,
+        seqs: batch.events.map((e) => Number(e._service.seq)),
+        scheme: target.scheme ?? 'service',
+        redelivery: false,
+      },
+      outcome,
+    );
+    if (!record) return;
+    const key = target.logKey(parseRepoPath(batch.repo));
+    const { log } = await appendDelivery(this.#store, key, record);
+    this.status.recorded(key, log);
   }
 
   /** Starts watching the webhooks, then sweeps their repositories (now and every sweep interval). */
   async start(log: FastifyBaseLogger): Promise<void> {
     this.#log = log;
+    this.status.log = log;
     await this.webhooks.start(log);
     const ready = [...this.webhooks.repositories()];
     log.info({ namespace: this.webhooks.namespace, repositories: ready.length }, 'events bridge delivering per-repository webhooks');
@@ -72,6 +110,12 @@ export class WebhooksLane {
   async drain(boundMs: number): Promise<void> {
     this.webhooks.stop();
     await this.bridge.drain(boundMs);
+    await this.status.settled();
     this.#log?.debug('per-repository webhooks drained');
   }
+}
+
+/** The `namespace/name` of a webhook's target (its id is `hook:<namespace>/<name>`). */
+export function webhookKeyOf(target: Pick<DeliveryTarget, 'id'>): string {
+  return target.id.replace(/^hook:/, '');
 }

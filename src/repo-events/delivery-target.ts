@@ -26,6 +26,8 @@ export interface DeliveryTarget {
   readonly since?: Date;
   /** Where this target's cursor in `repo` lives in the bucket. */
   cursorKey(repo: RepoPath): string;
+  /** Where its delivery log in `repo` lives (delivery-log.ts); absent: its deliveries are not recorded. */
+  logKey?(repo: RepoPath): string;
 }
 
 export interface DeliveryTargetOptions {
@@ -36,6 +38,7 @@ export interface DeliveryTargetOptions {
   readonly filter?: EventFilter | undefined;
   readonly since?: Date | undefined;
   readonly cursorKey: (repo: RepoPath) => string;
+  readonly logKey?: ((repo: RepoPath) => string) | undefined;
 }
 
 /**
@@ -50,6 +53,7 @@ export function deliveryTarget(options: DeliveryTargetOptions): DeliveryTarget {
     ...(options.scheme ? { scheme: options.scheme } : {}),
     ...(options.filter ? { filter: options.filter } : {}),
     ...(options.since ? { since: options.since } : {}),
+    ...(options.logKey ? { logKey: options.logKey } : {}),
   };
   if (options.secret) Object.defineProperty(target, 'secret', { value: options.secret, enumerable: false });
   return target;

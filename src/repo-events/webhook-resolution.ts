@@ -6,7 +6,7 @@ import { parseRepoPath } from '../repo-store/repo-path.ts';
 import { deliveryTarget, type DeliveryTarget } from './delivery-target.ts';
 import { eventFilter } from './event-filter.ts';
 import { standardWebhookKey } from './standard-webhooks.ts';
-import { webhookCursorKey } from './webhook-layout.ts';
+import { webhookCursorKey, webhookDeliveriesKey } from './webhook-layout.ts';
 
 /** A Secret as read from the apiserver: its `data` values are base64. */
 export interface SecretData {
@@ -55,6 +55,7 @@ export function resolveWebhook(hook: RepositoryWebhook, secret: SecretData | und
       filter: eventFilter(spec.events),
       since: created ? new Date(created) : undefined,
       cursorKey: (repo) => webhookCursorKey(repo, uid),
+      logKey: (repo) => webhookDeliveriesKey(repo, uid),
     }),
   };
 }

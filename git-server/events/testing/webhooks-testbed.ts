@@ -7,7 +7,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { inject } from 'vitest';
 import { WEBHOOK_SECRET_LABEL, type RepositoryWebhook, type RepositoryWebhookSpec } from '../../../src/apis/v1alpha1/repository-webhook.ts';
-import { loadKubeConnection, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+import { createInformer, loadKubeConnection, objectClient, SECRETS, waitFor, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { NAMESPACES } from '../../../src/kube/resource.ts';
 import { ensureBucket } from '../../../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
@@ -27,6 +27,7 @@ export class WebhooksTestbed {
   readonly store: S3ObjectStore;
   readonly repos: RepoStore;
   readonly lanes: WebhooksLane[] = [];
+  #watch: Informer<RepositoryWebhook> | undefined;
   readonly #cleanups: (() => unknown)[] = [];
 
   private constructor(kube: KubeConnection, namespace: string, store: S3ObjectStore) {
@@ -79,6 +80,20 @@ export class WebhooksTestbed {
 
   async webhook(name: string, spec: RepositoryWebhookSpec): Promise<RepositoryWebhook> {
     return this.hooks.create({ metadata: { name, namespace: this.namespace }, spec });
+  }
+
+  /** Resolves once `test` holds for the resource `name` as the apiserver has it (watched, never polled). */
+  async resource(name: string, test: (hook: RepositoryWebhook | undefined) => boolean, timeoutMs = 20_000): Promise<RepositoryWebhook | undefined> {
+    if (!this.#watch) {
+      this.#watch = createInformer<RepositoryWebhook>(this.kube, REPOSITORY_WEBHOOKS, { namespace: this.namespace });
+      this.#watch.start();
+      const watch = this.#watch;
+      this.#cleanups.push(() => watch.stop());
+      await watch.waitForSync();
+    }
+    const { object, met } = await waitFor(this.#watch, `${this.namespace}/${name}`, test, timeoutMs);
+    if (!met) throw new Error(`RepositoryWebhook ${name}: condition not met within ${timeoutMs} ms; status ${JSON.stringify(object?.status)}`);
+    return object;
   }
 
   /** Resolves once `test` holds for the lane's view of the webhook `name` (checked now and on every resolution). */
