@@ -68,6 +68,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       tasks,
       maintenance: maintenance.runner,
       ...(events.waker ? { events: events.waker } : {}),
+      ...(events.webhooks ? { webhooks: events.webhooks } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
     },

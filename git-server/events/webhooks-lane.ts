@@ -10,7 +10,9 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { REPOSITORY_WEBHOOKS } from '../../src/platform/resources.ts';
 import type { PostedBatch } from '../../src/repo-events/catch-up.ts';
 import { DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
-import { appendDelivery, recordOf } from '../../src/repo-events/delivery-log.ts';
+import { appendDelivery, readDeliveryLog, recordOf, type DeliveryLog, type DeliveryRecord } from '../../src/repo-events/delivery-log.ts';
+import { webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
+import type { RepoWebhooksApi, RepoWebhookView } from '../api/hooks.ts';
 import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
 import { deliveryId } from '../../src/repo-events/signing.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
@@ -18,7 +20,7 @@ import type { TargetPolicy } from '../../src/repo-events/target-policy.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
-import { RepositoryWebhooks } from './repository-webhooks.ts';
+import { RepositoryWebhooks, type WebhookState } from './repository-webhooks.ts';
 import { WebhookStatusWriter } from './webhook-status-writer.ts';
 
 export interface WebhooksLaneOptions {
@@ -35,7 +37,7 @@ export interface WebhooksLaneOptions {
   readonly backoff?: { baseMs: number; maxMs: number };
 }
 
-export class WebhooksLane {
+export class WebhooksLane implements RepoWebhooksApi {
   readonly webhooks: RepositoryWebhooks;
   readonly bridge: EventsBridge;
   readonly client: DeliveryClient;
@@ -100,6 +102,38 @@ export class WebhooksLane {
     const ready = [...this.webhooks.repositories()];
     log.info({ namespace: this.webhooks.namespace, repositories: ready.length }, 'events bridge delivering per-repository webhooks');
     this.bridge.start(log);
+  }
+
+  async list(repo: string): Promise<RepoWebhookView[]> {
+    return Promise.all(
+      this.webhooks.list(repo).map(async (state) => {
+        const { spec } = state.hook;
+        const log = await this.#deliveryLog(state);
+        const { resolution } = state;
+        return {
+          name: state.hook.metadata?.name ?? '',
+          url: spec.url,
+          signature: spec.signature ?? 'service',
+          active: spec.active !== false,
+          events: spec.events,
+          ready:
+            resolution.kind === 'ready' ? { status: true, reason: 'Active', message: `Events of ${repo} are delivered.` } : { status: false, reason: resolution.reason, message: resolution.message },
+          consecutiveFailures: log.consecutiveFailures,
+          lastDelivery: log.last,
+        };
+      }),
+    );
+  }
+
+  async deliveries(repo: string, name: string): Promise<readonly DeliveryRecord[] | undefined> {
+    const state = this.webhooks.get(repo, name);
+    return state ? (await this.#deliveryLog(state)).records : undefined;
+  }
+
+  /** The webhook's delivery log as the bucket has it now. */
+  async #deliveryLog(state: WebhookState): Promise<DeliveryLog> {
+    const uid = state.hook.metadata?.uid ?? '';
+    return (await readDeliveryLog(this.#store, webhookDeliveriesKey(parseRepoPath(state.repo ?? ''), uid))).log;
   }
 
   /** Starts catching `repo` up for its webhooks, in the background. */
