@@ -75,7 +75,7 @@ async function resource(name: string, test: (hook: RepositoryWebhook | undefined
 }
 
 describe('per-repository webhooks in cw-git', () => {
-  it('deliver a push to a RepositoryWebhook, logged and readable through the JSON API', { timeout: 90_000 }, async () => {
+  it('deliver a push to a RepositoryWebhook, logged and readable through the JSON API, and redeliver one', { timeout: 90_000 }, async () => {
     const repo = `hooks${randomBytes(3).toString('hex')}/site`;
     await new RepoStore({ store, registry: new Registry() }).createRepo(repo);
     await hooks.create({
@@ -137,5 +137,25 @@ describe('per-repository webhooks in cw-git', () => {
     expect((await api(`/${repo}/api/hooks/site-deploy/deliveries/7`)).status).toBe(404);
     expect(await (await api(`/${repo}/api/hooks/nope/deliveries`)).json()).toMatchObject({ error: 'webhook_not_found' });
     expect((await api(`/${repo}/api/hooks`, { bearer: 'not-a-token' })).status).toBe(401);
+
+    // Redelivery: the write scope; the same payload with the same delivery id, recorded as a redelivery.
+    const redeliver = `/${repo}/api/hooks/site-deploy/deliveries/1/redeliver`;
+    expect((await api(redeliver, { method: 'POST', bearer: readToken })).status).toBe(403);
+    const again = await api(redeliver, { method: 'POST' });
+    expect(again.status).toBe(201);
+    expect(await again.json()).toEqual({ ...records[0], id: 2, attempt: 2, redelivery: true, at: expect.any(String), duration_ms: expect.any(Number) });
+    expect(receiver.arrivals).toHaveLength(2);
+    const [original, repeated] = receiver.arrivals;
+    expect(repeated?.deliveryId).toBe(original?.deliveryId);
+    expect(repeated?.body.equals(original?.body ?? Buffer.alloc(0))).toBe(true);
+    expect(repeated?.signatureValid).toBe(true);
+    const logged = (await (await api(`/${repo}/api/hooks/site-deploy/deliveries`)).json()) as { id: number; redelivery: boolean }[];
+    expect(logged.map((r) => [r.id, r.redelivery])).toEqual([
+      [2, true],
+      [1, false],
+    ]);
+    // The status is about the stream: a redelivery moves neither lastDelivery nor consecutiveFailures.
+    expect((await hooks.get(namespace, 'site-deploy'))?.status).toMatchObject({ consecutiveFailures: 0, lastDelivery: { id: 1 } });
+    expect(await (await api(`/${repo}/api/hooks/site-deploy/deliveries/9/redeliver`, { method: 'POST' })).json()).toMatchObject({ error: 'delivery_not_found' });
   });
 });

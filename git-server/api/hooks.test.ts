@@ -53,6 +53,7 @@ const fake: RepoWebhooksApi = {
         ]
       : [],
   deliveries: async (repo, name) => (repo === 'acme/site' && name === 'deploy' ? [record] : undefined),
+  redeliver: async (_repo, _name, id) => ({ ...record, id: id + 10, attempt: 2, redelivery: true, outcome: 'delivered', status_code: 204 }),
 };
 
 let app: FastifyInstance | undefined;
@@ -96,6 +97,13 @@ describe('/api/hooks', () => {
     expect(res.body).not.toContain('TOKEN');
     expect((await server.inject({ url: '/acme/site/api/hooks/deploy/deliveries', headers: read })).json()).toEqual([record]);
     expect((await server.inject({ url: '/acme/site/api/hooks/deploy/deliveries/2', headers: read })).json()).toEqual(record);
+  });
+
+  it('redelivers with the write scope only, answering the new record', async () => {
+    const server = await build(fake);
+    expect((await server.inject({ method: 'POST', url: '/acme/site/api/hooks/deploy/deliveries/2/redeliver', headers: read })).statusCode).toBe(403);
+    const res = await server.inject({ method: 'POST', url: '/acme/site/api/hooks/deploy/deliveries/2/redeliver', headers: write });
+    expect([res.statusCode, res.json()]).toEqual([201, { ...record, id: 12, attempt: 2, redelivery: true, outcome: 'delivered', status_code: 204 }]);
   });
 
   it('answers 404 for an unknown webhook, delivery or repository, and without webhooks on the instance', async () => {

@@ -1,6 +1,7 @@
 // `/api/hooks`: a repository's per-repository webhooks as this instance's events role sees them (`RepositoryWebhook`
 // resources, docs/repository-events.md), their delivery logs (`read`), and redelivery of a past delivery
-// (`write`). The resources themselves are managed with kubectl or GitOps, never here.
+// (`write`: the same payload, rebuilt from the log, posted again with the same delivery id, recorded as a
+// redelivery). The resources themselves are managed with kubectl or GitOps, never here.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
@@ -28,6 +29,11 @@ export interface RepoWebhooksApi {
   list(repo: string): Promise<readonly RepoWebhookView[]>;
   /** The delivery log of webhook `name` of `repo`, newest first; `undefined`: no such webhook. */
   deliveries(repo: string, name: string): Promise<readonly DeliveryRecord[] | undefined>;
+  /**
+   * Posts delivery `id` of webhook `name` again: the same payload with the same delivery id, now; answers the new
+   * record (`redelivery: true`), whatever the receiver answered. Throws the errors below.
+   */
+  redeliver(repo: string, name: string, id: number): Promise<DeliveryRecord>;
 }
 
 const Seq = (description: string) => Type.Integer({ minimum: 0, description });
@@ -102,6 +108,42 @@ export class DeliveryNotFoundError extends PublicError {
   readonly code = 'delivery_not_found';
   constructor(id: string, name: string) {
     super(404, `No delivery ${id} in the log of webhook ${JSON.stringify(name)} (it keeps the last 50).`);
+  }
+}
+
+/** 409: the webhook is not delivered to now (its Secret is missing, its URL refused, it is paused). */
+export class WebhookNotReadyError extends PublicError {
+  override readonly name = 'WebhookNotReadyError';
+  readonly code = 'webhook_not_ready';
+  constructor(name: string, reason: string, message: string) {
+    super(409, `Webhook ${JSON.stringify(name)} is not delivered to (${reason}): ${message}`);
+  }
+}
+
+/** 410: log retention retired entries the delivery covered; its payload cannot be rebuilt. */
+export class PayloadGoneError extends PublicError {
+  override readonly name = 'PayloadGoneError';
+  readonly code = 'payload_gone';
+  constructor(id: number, fromSeq: number, logStart: number) {
+    super(410, `Delivery ${id} covered seq ${fromSeq}, which the log no longer holds (it starts at ${logStart}); backfill with \`cw-git wal ls <repo> --from ${fromSeq}\`.`);
+  }
+}
+
+/** 409: the payload rebuilt from the log is not the one delivered (the webhook's filter changed, or the repository was replaced). */
+export class PayloadChangedError extends PublicError {
+  override readonly name = 'PayloadChangedError';
+  readonly code = 'payload_changed';
+  constructor(id: number) {
+    super(409, `Delivery ${id} cannot be posted again as it was: the webhook's event filter changed since, or the repository was deleted and created again.`);
+  }
+}
+
+/** 429: as many redeliveries as this instance posts at once are under way. */
+export class TooManyRedeliveriesError extends PublicError {
+  override readonly name = 'TooManyRedeliveriesError';
+  readonly code = 'too_many_redeliveries';
+  constructor(limit: number) {
+    super(429, `${limit} redeliveries are under way on this instance; retry.`, { 'retry-after': '5' });
   }
 }
 
@@ -184,6 +226,27 @@ export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): 
       if (!record) throw new DeliveryNotFoundError(params.id, params.name);
       reply.header('cache-control', 'no-store');
       return record;
+    },
+  });
+
+  scope.post('/hooks/:name/deliveries/:id/redeliver', {
+    config: { scope: 'write' },
+    schema: {
+      summary: 'Post a past delivery again: the same payload (rebuilt from the log) with the same delivery id, recorded as a redelivery; answers its record',
+      params: DeliveryParams,
+      response: {
+        201: Type.Object(DeliveryRecordBody.properties, { description: 'The new record (`redelivery: true`), whatever the receiver answered.' }),
+        ...NOT_ENABLED,
+        409: Type.Object(ErrorBodySchema.properties, { description: '`webhook_not_ready` (its Secret, URL or `active` stop delivery) or `payload_changed` (its filter changed since).' }),
+        410: Type.Object(ErrorBodySchema.properties, { description: '`payload_gone`: log retention retired the entries the delivery covered.' }),
+        429: Type.Object(ErrorBodySchema.properties, { description: '`too_many_redeliveries` under way on this instance; `Retry-After`.' }),
+      },
+    },
+    handler: async (request, reply) => {
+      const params = request.params as Static<typeof DeliveryParams>;
+      const { api, repo } = await webhooksOf(deps, params);
+      const record = await api.redeliver(repo, params.name, Number(params.id));
+      return reply.code(201).header('cache-control', 'no-store').send(record);
     },
   });
 }

@@ -117,6 +117,19 @@ describe('per-repository webhooks', () => {
     expect((await readCursor(bed.store, webhookCursorKey(path, tagHook.metadata?.uid ?? '')))?.seq).toBe(third);
     expect((await readCursor(bed.store, webhookCursorKey(path, allHook.metadata?.uid ?? '')))?.seq).toBe(third);
     expect(await readCursor(bed.store, eventsCursorKey(path))).toBeUndefined();
+
+    // A redelivery: the same body and webhook-id, a fresh timestamp, signed again; recorded as a redelivery.
+    const [firstRecord] = ((await lane.deliveries(repo, 'all')) ?? []).slice(-1);
+    const again = await lane.redeliver(repo, 'all', firstRecord?.id ?? 0);
+    expect(again).toMatchObject({ delivery_id: firstRecord?.delivery_id, redelivery: true, attempt: 2, outcome: 'delivered' });
+    const repeated = everything.arrivals.at(-1);
+    expect(repeated?.headers['webhook-id']).toBe(firstRecord?.delivery_id);
+    expect(repeated && standardWebhookValid(repeated, STANDARD_SECRET)).toBe(true);
+    // Once the filter changed, that payload can no longer be rebuilt as it was: refused, not posted under the old id.
+    await bed.hooks.patch(bed.namespace, 'tags', { spec: { events: { actions: ['create'] } } });
+    await bed.until(lane, 'tags', (s) => s?.hook.metadata?.generation === 2);
+    const tagRecord = (await lane.deliveries(repo, 'tags'))?.at(-1);
+    await expect(lane.redeliver(repo, 'tags', tagRecord?.id ?? 0)).rejects.toMatchObject({ code: 'payload_changed', status: 409 });
   });
 
   it('hold a webhook whose Secret is missing or unlabelled, and deliver once a labelled one appears', { timeout: 60_000 }, async () => {

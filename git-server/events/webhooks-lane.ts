@@ -12,7 +12,18 @@ import type { PostedBatch } from '../../src/repo-events/catch-up.ts';
 import { DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
 import { appendDelivery, readDeliveryLog, recordOf, type DeliveryLog, type DeliveryRecord } from '../../src/repo-events/delivery-log.ts';
 import { webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
-import type { RepoWebhooksApi, RepoWebhookView } from '../api/hooks.ts';
+import {
+  DeliveryNotFoundError,
+  PayloadChangedError,
+  PayloadGoneError,
+  TooManyRedeliveriesError,
+  WebhookNotFoundError,
+  WebhookNotReadyError,
+  type RepoWebhooksApi,
+  type RepoWebhookView,
+} from '../api/hooks.ts';
+import { UnavailableError } from '../../src/errors.ts';
+import { rebuildPayload } from '../../src/repo-events/redelivery.ts';
 import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
 import { deliveryId } from '../../src/repo-events/signing.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
@@ -37,18 +48,24 @@ export interface WebhooksLaneOptions {
   readonly backoff?: { baseMs: number; maxMs: number };
 }
 
+/** Redeliveries posted at once by one instance (each holds a connection for up to 10 s). */
+export const REDELIVERY_CONCURRENCY = 4;
+
 export class WebhooksLane implements RepoWebhooksApi {
   readonly webhooks: RepositoryWebhooks;
   readonly bridge: EventsBridge;
   readonly client: DeliveryClient;
   readonly status: WebhookStatusWriter;
   readonly #store: ObjectStore;
+  readonly #repos: RepoStore;
+  #redelivering = 0;
   #log: FastifyBaseLogger | undefined;
 
   constructor(options: WebhooksLaneOptions) {
     this.client = new DeliveryClient({ policy: options.policy, ...(options.answerTimeoutMs ? { answerTimeoutMs: options.answerTimeoutMs } : {}) });
     const kube = loadKubeConnection(options.kubeconfig);
     this.#store = options.objects;
+    this.#repos = options.repos;
     this.webhooks = new RepositoryWebhooks({ kube, namespace: options.namespace, client: this.client });
     const webhooks = this.webhooks;
     this.status = new WebhookStatusWriter({ client: objectClient<RepositoryWebhook>(kube, REPOSITORY_WEBHOOKS), webhooks, store: options.objects });
@@ -128,6 +145,36 @@ export class WebhooksLane implements RepoWebhooksApi {
   async deliveries(repo: string, name: string): Promise<readonly DeliveryRecord[] | undefined> {
     const state = this.webhooks.get(repo, name);
     return state ? (await this.#deliveryLog(state)).records : undefined;
+  }
+
+  async redeliver(repo: string, name: string, id: number): Promise<DeliveryRecord> {
+    if (this.bridge.draining) throw new UnavailableError('This instance is shutting down; retry.');
+    const state = this.webhooks.get(repo, name);
+    if (!state) throw new WebhookNotFoundError(name, repo);
+    const past = (await this.#deliveryLog(state)).records.find((r) => r.id === id);
+    if (!past) throw new DeliveryNotFoundError(String(id), name);
+    const { resolution } = state;
+    if (resolution.kind !== 'ready') throw new WebhookNotReadyError(name, resolution.reason, resolution.message);
+    if (this.#redelivering >= REDELIVERY_CONCURRENCY) throw new TooManyRedeliveriesError(REDELIVERY_CONCURRENCY);
+    this.#redelivering++;
+    try {
+      const { target } = resolution;
+      const payload = await rebuildPayload(this.#repos, repo, target, { fromSeq: past.from_seq, toSeq: past.to_seq, deliveryId: past.delivery_id });
+      if (payload.kind === 'gone') throw new PayloadGoneError(id, past.from_seq, payload.logStart);
+      if (payload.kind === 'changed') throw new PayloadChangedError(id);
+      const at = new Date();
+      const outcome = await this.client.post(target, payload.body);
+      const seqs = payload.events.map((e) => Number(e._service.seq));
+      const record = recordOf({ deliveryId: past.delivery_id, at, repo, seqs, scheme: target.scheme ?? 'service', redelivery: true }, outcome);
+      if (!record || !target.logKey) throw new Error('a redelivery without a record');
+      const key = target.logKey(parseRepoPath(repo));
+      const appended = await appendDelivery(this.#store, key, record);
+      this.status.recorded(key, appended.log);
+      this.#log?.info({ repo, webhook: state.key, id: appended.record.id, deliveryId: past.delivery_id, outcome: outcome.kind }, 'delivery posted again on request');
+      return appended.record;
+    } finally {
+      this.#redelivering--;
+    }
   }
 
   /** The webhook's delivery log as the bucket has it now. */
