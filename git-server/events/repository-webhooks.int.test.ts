@@ -11,7 +11,7 @@ import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webho
 import { TargetPolicy } from '../../src/repo-events/target-policy.ts';
 import { readCursor } from '../../src/repo-events/cursor.ts';
 import type { RefEvent } from '../../src/repo-events/ref-event.ts';
-import { webhookCursorKey } from '../../src/repo-events/webhook-layout.ts';
+import { webhookCursorKey, webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
 import { eventsCursorKey, parseRepoPath } from '../../src/repo-store/index.ts';
 import { WebhookReceiver, type Arrival } from './testing/webhook-receiver.ts';
 import { WebhooksTestbed } from './testing/webhooks-testbed.ts';
@@ -130,6 +130,14 @@ describe('per-repository webhooks', () => {
     await bed.until(lane, 'tags', (s) => s?.hook.metadata?.generation === 2);
     const tagRecord = (await lane.deliveries(repo, 'tags'))?.at(-1);
     await expect(lane.redeliver(repo, 'tags', tagRecord?.id ?? 0)).rejects.toMatchObject({ code: 'payload_changed', status: 409 });
+
+    // A deleted webhook takes its cursor and delivery log with it.
+    const gone = new Promise<void>((resolve) => lane.webhooks.onChange((change) => 'removed' in change && change.removed.key === `${bed.namespace}/all` && resolve()));
+    await bed.hooks.delete(bed.namespace, 'all');
+    await gone;
+    await lane.settled();
+    expect(await bed.store.get(webhookCursorKey(path, allHook.metadata?.uid ?? ''))).toBeUndefined();
+    expect(await bed.store.get(webhookDeliveriesKey(path, allHook.metadata?.uid ?? ''))).toBeUndefined();
   });
 
   it('hold a webhook whose Secret is missing or unlabelled, and deliver once a labelled one appears', { timeout: 60_000 }, async () => {

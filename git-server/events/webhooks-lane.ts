@@ -11,7 +11,7 @@ import { REPOSITORY_WEBHOOKS } from '../../src/platform/resources.ts';
 import type { PostedBatch } from '../../src/repo-events/catch-up.ts';
 import { DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
 import { appendDelivery, readDeliveryLog, recordOf, type DeliveryLog, type DeliveryRecord } from '../../src/repo-events/delivery-log.ts';
-import { webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
+import { webhookCursorKey, webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
 import {
   DeliveryNotFoundError,
   PayloadChangedError,
@@ -59,6 +59,7 @@ export class WebhooksLane implements RepoWebhooksApi {
   readonly #store: ObjectStore;
   readonly #repos: RepoStore;
   #redelivering = 0;
+  readonly #forgetting = new Set<Promise<void>>();
   #log: FastifyBaseLogger | undefined;
 
   constructor(options: WebhooksLaneOptions) {
@@ -85,7 +86,11 @@ export class WebhooksLane implements RepoWebhooksApi {
     // A webhook that became ready (created, its Secret added, re-activated) is caught up at once: its cursor is
     // placed and whatever was published since it was created delivered.
     webhooks.onChange((change) => {
-      if (!('state' in change)) return this.status.removed(change.removed);
+      if (!('state' in change)) {
+        this.status.removed(change.removed);
+        const forgetting = this.#forget(change.removed).finally(() => this.#forgetting.delete(forgetting));
+        return void this.#forgetting.add(forgetting);
+      }
       this.status.resolved(change.state);
       if (change.state.resolution.kind === 'ready' && change.state.repo !== undefined) void this.bridge.wakeAll(change.state.repo);
     });
@@ -177,10 +182,30 @@ export class WebhooksLane implements RepoWebhooksApi {
     }
   }
 
+  /**
+   * A deleted webhook's cursor and delivery log are deleted (by every instance that sees it go: deleting what is
+   * gone succeeds). Its folder is named after its uid, so nothing of a webhook created again under the name is.
+   */
+  async #forget(state: WebhookState): Promise<void> {
+    const uid = state.hook.metadata?.uid;
+    if (state.repo === undefined || !uid) return;
+    const path = parseRepoPath(state.repo);
+    await Promise.all([this.#store.delete(webhookCursorKey(path, uid)), this.#store.delete(webhookDeliveriesKey(path, uid))]).catch((err: unknown) =>
+      this.#log?.warn({ err, webhook: state.key }, 'deleting a removed webhook’s cursor and delivery log failed; they stay until the repository is deleted'),
+    );
+  }
+
   /** The webhook's delivery log as the bucket has it now. */
   async #deliveryLog(state: WebhookState): Promise<DeliveryLog> {
     const uid = state.hook.metadata?.uid ?? '';
     return (await readDeliveryLog(this.#store, webhookDeliveriesKey(parseRepoPath(state.repo ?? ''), uid))).log;
+  }
+
+  /** Resolves once the resolutions, status writes and clean-ups started so far are done. */
+  async settled(): Promise<void> {
+    await this.webhooks.settled();
+    await Promise.all([...this.#forgetting]);
+    await this.status.settled();
   }
 
   /** Starts catching `repo` up for its webhooks, in the background. */
