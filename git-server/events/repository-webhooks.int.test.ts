@@ -145,6 +145,9 @@ describe('per-repository webhooks', () => {
     const r = await receiver('late-secret');
     const repo = await bed.repository('late');
     const lane = await bed.lane();
+    // The apiserver refuses what the schema refuses: credentials in the URL, a repository that is no owner/name.
+    await expect(bed.webhook('creds', { repository: repo, url: 'https://user:pass@hooks.example.com/', secretRef: { name: 'x', key: 'k' } })).rejects.toMatchObject({ code: 422 });
+    await expect(bed.webhook('bad-repo', { repository: 'acme/site.git', url: r.url, secretRef: { name: 'x', key: 'k' } })).rejects.toMatchObject({ code: 422 });
     await bed.secret('unlabelled', { key: 'late-secret' }, false);
     await bed.webhook('late', { repository: repo, url: r.url, secretRef: { name: 'unlabelled', key: 'key' } });
     const held = await bed.until(lane, 'late', (s) => s !== undefined);
