@@ -92,7 +92,10 @@ export class WebhookStatusWriter {
       this.#logs.set(logKey, log);
     }
     const exists = this.#exists.get(key);
-    const desired = desiredWebhookStatus(hook, { resolution: state.resolution, ...(exists !== undefined ? { repositoryExists: exists } : {}), ...(log ? { log } : {}) }, new Date());
+    // The spec and generation that were resolved, with the status as it stands now: observedGeneration never
+    // claims a generation whose resolution is still under way.
+    const resolved: RepositoryWebhook = { ...state.hook, ...(hook.status ? { status: hook.status } : {}) };
+    const desired = desiredWebhookStatus(resolved, { resolution: state.resolution, ...(exists !== undefined ? { repositoryExists: exists } : {}), ...(log ? { log } : {}) }, new Date());
     if (!statusChanged(hook.status, desired)) return;
     try {
       await client.patchStatus(hook.metadata?.namespace ?? '', hook.metadata?.name ?? '', { status: desired });

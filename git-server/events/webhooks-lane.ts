@@ -98,7 +98,8 @@ export class WebhooksLane implements RepoWebhooksApi {
 
   /** Appends a post to the webhook's delivery log (the status shows it after the catch-up). */
   async #record(target: DeliveryTarget, batch: PostedBatch, body: Uint8Array, outcome: DeliveryOutcome): Promise<void> {
-    if (!target.logKey) return;
+    // A webhook deleted while its post was under way: its log was (or is being) deleted, not recreated.
+    if (!target.logKey || !this.webhooks.state(webhookKeyOf(target))) return;
     const record = recordOf(
       {
         deliveryId: deliveryId(body),
