@@ -5,13 +5,20 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';
+import { UnavailableError } from '../../src/errors.ts';
 import { loadKubeConnection, objectClient } from '../../src/kube/index.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { REPOSITORY_WEBHOOKS } from '../../src/platform/resources.ts';
 import type { PostedBatch } from '../../src/repo-events/catch-up.ts';
 import { DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
 import { appendDelivery, readDeliveryLog, recordOf, type DeliveryLog, type DeliveryRecord } from '../../src/repo-events/delivery-log.ts';
+import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
+import { rebuildPayload } from '../../src/repo-events/redelivery.ts';
+import { deliveryId } from '../../src/repo-events/signing.ts';
+import type { TargetPolicy } from '../../src/repo-events/target-policy.ts';
 import { webhookCursorKey, webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
+import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
+import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import {
   DeliveryNotFoundError,
   PayloadChangedError,
@@ -22,13 +29,6 @@ import {
   type RepoWebhooksApi,
   type RepoWebhookView,
 } from '../api/hooks.ts';
-import { UnavailableError } from '../../src/errors.ts';
-import { rebuildPayload } from '../../src/repo-events/redelivery.ts';
-import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
-import { deliveryId } from '../../src/repo-events/signing.ts';
-import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
-import type { TargetPolicy } from '../../src/repo-events/target-policy.ts';
-import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
 import { RepositoryWebhooks, type WebhookState } from './repository-webhooks.ts';
