@@ -19,6 +19,7 @@ import { repoApiRoutes } from './api/index.ts';
 import { READ_ROUTES } from './api/read-routes.ts';
 import { WRITE_ROUTES } from './api/write-routes.ts';
 import { OPS_ROUTES } from './api/ops-routes.ts';
+import type { RepoWebhooksApi } from './api/hooks.ts';
 import { ArchiveSpool } from './api/archive-spool.ts';
 import { browserLane } from './api/browser-lane.ts';
 import { discoveryRoutes } from './api/discovery.ts';
@@ -51,6 +52,8 @@ export interface GitServerDependencies {
   readonly maintenance?: MaintenanceRunner;
   /** The events bridge `POST /_events/notify` wakes. Absent: that route answers 404 `events_not_enabled`. */
   readonly events?: EventsWaker;
+  /** The per-repository webhooks of the events role (`/api/hooks`). Absent: 404 `webhooks_not_enabled`. */
+  readonly webhooks?: RepoWebhooksApi;
 }
 
 export interface GitServerLimits {
@@ -103,6 +106,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       importSources: deps.importSources ?? [],
       tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
+      ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       onLocalApplyFailed: (repo, error) => {
         deps.metrics.publishLocalApplyFailed.inc();

@@ -52,7 +52,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const drain = new DrainState();
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
-  const events = eventsRole({ config, repos, objects, registry });
+  const events = await eventsRole({ config, repos, objects, registry });
   const app = await buildGitServer(
     {
       repos,
@@ -67,7 +67,8 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       importSources: config.api.importSources,
       tasks,
       maintenance: maintenance.runner,
-      ...(events.bridge ? { events: events.bridge } : {}),
+      ...(events.waker ? { events: events.waker } : {}),
+      ...(events.webhooks ? { webhooks: events.webhooks } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
     },

@@ -5,6 +5,7 @@ import type { MaintenanceRunner } from '../../src/repo-maintenance/operation.ts'
 import type { RepoStore } from '../../src/repo-store/index.ts';
 import type { TaskRegistry } from '../tasks/task-registry.ts';
 import type { ArchiveSpool } from './archive-spool.ts';
+import type { RepoWebhooksApi } from './hooks.ts';
 
 /** What the JSON API's routes need. */
 export interface RepoApiDependencies {
@@ -27,6 +28,8 @@ export interface RepoApiDependencies {
   readonly tasks: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */
   readonly maintenance?: MaintenanceRunner;
+  /** The events role's per-repository webhooks (`/hooks`); absent: those routes answer 404 `webhooks_not_enabled`. */
+  readonly webhooks?: RepoWebhooksApi;
   /** A write's published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
   readonly onLocalApplyFailed?: (repo: string, error: unknown) => void;
 }

@@ -1,22 +1,24 @@
 // The events bridge of one instance: wake-ups (notifications, sweeps, retries) become catch-ups of one
-// repository each, at most `concurrency` at a time across repositories and one at a time per repository. A
-// bounded queue (64 repositories) takes notifications; a storm of them for one repository is one catch-up. A
-// repository whose delivery failed is retried after a backoff, and wake-ups meanwhile do not hammer the webhook.
+// repository for one target each, at most `concurrency` at a time and one at a time per repository and target.
+// A bounded queue (64 catch-ups) takes notifications; a storm of them for one repository is one catch-up per
+// target. A target whose delivery failed in a repository is retried after a backoff, and wake-ups meanwhile do
+// not hammer it. One bridge delivers the spec's webhook (one target); another, the per-repository webhooks
+// (the targets of each repository), so a slow receiver of theirs never holds the spec's webhook back.
 import type { FastifyBaseLogger } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from '../../src/repo-events/backoff.ts';
-import { catchUp, type CatchUpReport } from '../../src/repo-events/catch-up.ts';
-import { describeOutcome, type DeliveryClient } from '../../src/repo-events/delivery-client.ts';
+import { catchUp, type CatchUpReport, type PostedBatch } from '../../src/repo-events/catch-up.ts';
+import { describeOutcome, type DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
 import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
 import { listRepositories } from '../../src/repo-events/repositories.ts';
 import { RepoNotFoundError } from '../../src/repo-store/errors.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { EventsMetrics } from './metrics.ts';
 
-/** Repositories waiting for a catch-up at most; a notification beyond answers `not_queued`. */
+/** Catch-ups waiting at most (a repository and a target each); a notification beyond answers `not_queued`. */
 export const WAKE_QUEUE_LIMIT = 64;
-/** Catch-ups running at once, across repositories. */
+/** Catch-ups running at once, across repositories and targets. */
 export const DELIVERY_CONCURRENCY = 4;
 
 export type WakeOutcome =
@@ -35,6 +37,8 @@ export type WakeOutcome =
 
 export interface WakeResult {
   readonly repo: string;
+  /** The target's id (`webhook` for the spec's); set by the bridge. */
+  readonly target?: string;
   readonly outcome: WakeOutcome;
   /** What the catch-up did, when one ran. */
   readonly report?: CatchUpReport;
@@ -46,7 +50,16 @@ export interface WakeResult {
 
 type Trigger = 'notify' | 'sweep' | 'retry';
 
+/** One catch-up: a repository and a target, keyed by {@link unitKey}. */
+interface Unit {
+  readonly repo: string;
+  readonly target: DeliveryTarget;
+}
+
+const unitKey = (unit: Unit) => `${unit.target.id}\u0000${unit.repo}`;
+
 interface Queued {
+  readonly unit: Unit;
   readonly triggers: Set<Trigger>;
   readonly done: Promise<WakeResult>;
   resolve(result: WakeResult): void;
@@ -62,7 +75,18 @@ interface Backoff {
 export interface EventsBridgeOptions {
   readonly repos: Pick<RepoStore, 'readHead' | 'listLog'>;
   readonly store: ObjectStore;
-  readonly target: DeliveryTarget;
+  /** Where every repository's events go (the spec's webhook); or, per repository, `targets`. */
+  readonly target?: DeliveryTarget;
+  /** The targets of a repository, read at each wake-up (per-repository webhooks); `target` when absent. */
+  readonly targets?: (repo: string) => readonly DeliveryTarget[];
+  /** What a sweep wakes. Default: every repository of the bucket. */
+  readonly repositories?: () => AsyncIterable<string> | Iterable<string>;
+  /** Told of every post once it ended (a delivery log); its failure is logged, never fails the catch-up. */
+  readonly onPosted?: (target: DeliveryTarget, batch: PostedBatch, body: Uint8Array, outcome: DeliveryOutcome) => Promise<void>;
+  /** Told of every catch-up's result (a status writer). */
+  readonly onCaughtUp?: (target: DeliveryTarget, result: WakeResult) => void;
+  /** Labels of the per-repository metrics of a target in a repository. Default `{repo}`. */
+  readonly metricLabels?: (repo: string, target: DeliveryTarget) => Record<string, string>;
   readonly client: Pick<DeliveryClient, 'post' | 'answerTimeoutMs' | 'close'>;
   readonly metrics: EventsMetrics;
   readonly sweepIntervalMs: number;
@@ -81,7 +105,7 @@ export class EventsBridge {
   readonly #queued = new Map<string, Queued>();
   readonly #running = new Map<string, Promise<void>>();
   readonly #backoff = new Map<string, Backoff>();
-  /** Repositories woken while their retry ran: caught up again if it succeeds (if it fails, the next retry does). */
+  /** Units woken while their retry ran: caught up again if it succeeds (if it fails, the next retry does). */
   readonly #behind = new Set<string>();
   #roomWaiters: (() => void)[] = [];
   #sweeping: Promise<SweepReport> | undefined;
@@ -119,9 +143,15 @@ export class EventsBridge {
     tick();
   }
 
-  /** A notification names `repo`: catch it up (or join the catch-up already waiting). Never throws. */
-  wake(repo: string): Promise<WakeResult> {
-    return this.#wake(repo, 'notify');
+  /** A notification names `repo`: catch it up for the one target of this bridge (see {@link wakeAll}). Never throws. */
+  async wake(repo: string): Promise<WakeResult> {
+    const [first] = await this.wakeAll(repo);
+    return first ?? { repo, target: '', outcome: 'delivered' };
+  }
+
+  /** A notification names `repo`: catch it up for each of its targets (or join the catch-ups waiting). Never throws. */
+  wakeAll(repo: string): Promise<WakeResult[]> {
+    return this.#wakeTargets(repo, 'notify');
   }
 
   /** Every repository of the bucket once; concurrent calls share one sweep. */
@@ -139,7 +169,7 @@ export class EventsBridge {
     clearTimeout(this.#sweepTimer);
     for (const b of this.#backoff.values()) clearTimeout(b.timer);
     this.#stopping.abort();
-    for (const [repo, queued] of this.#queued) queued.resolve({ repo, outcome: 'abandoned', reason: 'the events bridge is shutting down' });
+    for (const queued of this.#queued.values()) queued.resolve(this.#abandoned(queued.unit));
     this.#queued.clear();
     this.#wakeRoomWaiters();
     const running = () => Promise.all([...this.#running.values(), this.#sweeping?.catch(() => undefined)]);
@@ -154,45 +184,61 @@ export class EventsBridge {
     this.#options.client.close();
   }
 
-  async #wake(repo: string, trigger: Trigger): Promise<WakeResult> {
-    if (this.#draining) return { repo, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
-    const backoff = this.#backoff.get(repo);
+  #targetsOf(repo: string): readonly DeliveryTarget[] {
+    if (this.#options.targets) return this.#options.targets(repo);
+    return this.#options.target ? [this.#options.target] : [];
+  }
+
+  #wakeTargets(repo: string, trigger: Trigger): Promise<WakeResult[]> {
+    return Promise.all(this.#targetsOf(repo).map((target) => this.#wake({ repo, target }, trigger)));
+  }
+
+  #abandoned(unit: Unit): WakeResult {
+    return { repo: unit.repo, target: unit.target.id, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
+  }
+
+  async #wake(unit: Unit, trigger: Trigger): Promise<WakeResult> {
+    const { repo } = unit;
+    const key = unitKey(unit);
+    if (this.#draining) return this.#abandoned(unit);
+    const backoff = this.#backoff.get(key);
     if (backoff && trigger !== 'retry') {
       // The retry under way may have read the head before what this wake-up reports: if it succeeds, go again.
-      if (this.#running.has(repo)) this.#behind.add(repo);
-      return { repo, outcome: 'deferred', reason: backoff.reason, retryInMs: Math.max(0, backoff.retryAt - Date.now()) };
+      if (this.#running.has(key)) this.#behind.add(key);
+      return { repo, target: unit.target.id, outcome: 'deferred', reason: backoff.reason, retryInMs: Math.max(0, backoff.retryAt - Date.now()) };
     }
     for (;;) {
-      const queued = this.#queued.get(repo);
+      const queued = this.#queued.get(key);
       if (queued) {
         queued.triggers.add(trigger);
         return queued.done;
       }
       if (this.#queued.size < this.#queueLimit) break;
       // Notifications never wait: the queue bounds what a storm can pile up. Sweeps and retries wait for room.
-      if (trigger === 'notify') return { repo, outcome: 'not_queued', reason: `the wake-up queue is full (${this.#queueLimit} repositories)` };
+      if (trigger === 'notify') return { repo, target: unit.target.id, outcome: 'not_queued', reason: `the wake-up queue is full (${this.#queueLimit} catch-ups)` };
       await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
-      if (this.#draining) return { repo, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
+      if (this.#draining) return this.#abandoned(unit);
     }
     let resolve: (result: WakeResult) => void = () => {};
     const done = new Promise<WakeResult>((r) => (resolve = r));
-    this.#queued.set(repo, { triggers: new Set([trigger]), done, resolve });
+    this.#queued.set(key, { unit, triggers: new Set([trigger]), done, resolve });
     this.#pump();
     return done;
   }
 
-  /** Starts queued catch-ups while there is capacity, oldest first, never two of one repository. */
+  /** Starts queued catch-ups while there is capacity, oldest first, never two of one repository and target. */
   #pump(): void {
     while (!this.#draining && this.#running.size < this.#concurrency) {
-      const next = [...this.#queued.keys()].find((repo) => !this.#running.has(repo));
+      const next = [...this.#queued.keys()].find((key) => !this.#running.has(key));
       if (next === undefined) return;
       const queued = this.#queued.get(next) as Queued;
       this.#queued.delete(next);
       this.#wakeRoomWaiters();
-      const run = this.#run(next, queued.triggers)
+      const run = this.#run(queued.unit, next, queued.triggers)
         .then((result) => {
           queued.resolve(result);
-          if (this.#behind.delete(next) && result.outcome === 'delivered') void this.#wake(next, 'retry');
+          this.#options.onCaughtUp?.(queued.unit.target, result);
+          if (this.#behind.delete(next) && result.outcome === 'delivered') void this.#wake(queued.unit, 'retry');
         })
         .finally(() => {
           this.#running.delete(next);
@@ -206,23 +252,35 @@ export class EventsBridge {
     for (const resolve of this.#roomWaiters.splice(0)) resolve();
   }
 
-  async #run(repo: string, triggers: ReadonlySet<Trigger>): Promise<WakeResult> {
-    const { repos, store, target, client, metrics, batchEvents } = this.#options;
+  /** Posts one batch and tells `onPosted` how it went (never failing the catch-up for it). */
+  async #post(target: DeliveryTarget, body: Uint8Array, signal: AbortSignal | undefined, batch: PostedBatch | undefined): Promise<DeliveryOutcome> {
+    const outcome = await this.#options.client.post(target, body, signal);
+    if (batch && this.#options.onPosted) {
+      await this.#options.onPosted(target, batch, body, outcome).catch((err: unknown) => this.#log?.warn({ err, repo: batch.repo, target: target.id }, 'recording a delivery failed'));
+    }
+    return outcome;
+  }
+
+  async #run(unit: Unit, key: string, triggers: ReadonlySet<Trigger>): Promise<WakeResult> {
+    const { repo, target } = unit;
+    const { repos, store, client, metrics, batchEvents } = this.#options;
+    const labels = this.#options.metricLabels?.(repo, target) ?? { repo };
+    const result = (fields: Omit<WakeResult, 'repo' | 'target'>): WakeResult => ({ repo, target: target.id, ...fields });
     let report: CatchUpReport;
     try {
-      report = await catchUp({ repos, store, post: (t, body, signal) => client.post(t, body, signal), ...(batchEvents ? { batchEvents } : {}) }, target, repo, {
+      report = await catchUp({ repos, store, post: (t, body, signal, batch) => this.#post(t, body, signal, batch), ...(batchEvents ? { batchEvents } : {}) }, target, repo, {
         abort: this.#abort.signal,
         stopping: this.#stopping.signal,
       });
     } catch (err) {
       if (err instanceof RepoNotFoundError) {
-        metrics.lag.remove({ repo });
-        this.#clearBackoff(repo);
-        return { repo, outcome: 'gone' };
+        metrics.lag.remove(labels);
+        this.#clearBackoff(key);
+        return result({ outcome: 'gone' });
       }
-      this.#log?.warn({ err, repo }, 'events catch-up failed');
+      this.#log?.warn({ err, repo, target: target.id }, 'events catch-up failed');
       const reason = err instanceof Error && err.name === 'StoreUnavailableError' ? 'the object store is unavailable' : 'internal error, see the service log';
-      return { repo, outcome: 'failed', reason, retryInMs: this.#failed(repo, reason) };
+      return result({ outcome: 'failed', reason, retryInMs: this.#failed(unit, key, reason) });
     }
     if (report.posts > 0) metrics.deliveries.inc({ outcome: 'delivered' }, report.posts);
     if (report.failure) metrics.deliveries.inc({ outcome: report.failure.kind });
@@ -234,43 +292,48 @@ export class EventsBridge {
         `events gap: log retention retired seq ${report.gap.fromSeq}..${report.gap.toSeq} of ${repo} before delivery; they are skipped (consumers backfill with \`cw-git wal ls ${repo} --from <seq>\`)`,
       );
     }
-    metrics.lag.set({ repo }, Math.max(0, report.headSeq - report.cursorSeq));
-    if (report.failure?.kind === 'aborted') return { repo, outcome: 'abandoned', report, reason: describeOutcome(report.failure) };
+    metrics.lag.set(labels, Math.max(0, report.headSeq - report.cursorSeq));
+    if (report.failure?.kind === 'aborted') return result({ outcome: 'abandoned', report, reason: describeOutcome(report.failure) });
     if (report.failure) {
       const reason = describeOutcome(report.failure, client.answerTimeoutMs);
-      return { repo, outcome: 'failed', report, reason, retryInMs: this.#failed(repo, reason) };
+      return result({ outcome: 'failed', report, reason, retryInMs: this.#failed(unit, key, reason) });
     }
-    this.#clearBackoff(repo);
+    this.#clearBackoff(key);
     if (report.emitted > 0 && triggers.size === 1 && triggers.has('sweep')) metrics.sweepFound.inc();
-    return { repo, outcome: report.superseded ? 'gone' : 'delivered', report };
+    return result({ outcome: report.superseded ? 'gone' : 'delivered', report });
   }
 
   /** Records a failure and schedules the retry; answers its delay. */
-  #failed(repo: string, reason: string): number {
-    const previous = this.#backoff.get(repo);
+  #failed(unit: Unit, key: string, reason: string): number {
+    const previous = this.#backoff.get(key);
     clearTimeout(previous?.timer);
     const failures = (previous?.failures ?? 0) + 1;
     const delay = backoffDelay(failures, this.#options.backoff ?? DEFAULT_BACKOFF);
-    const timer = setTimeout(() => void this.#wake(repo, 'retry'), delay).unref();
-    this.#backoff.set(repo, { failures, retryAt: Date.now() + delay, reason, timer });
-    this.#log?.warn({ repo, failures, retryInMs: delay, reason }, 'events delivery failed; the repository is retried after a backoff');
+    // The retry catches up what the target is then (a changed webhook's new settings), or nothing if it is gone.
+    const timer = setTimeout(() => {
+      const target = this.#targetsOf(unit.repo).find((t) => t.id === unit.target.id);
+      if (target) void this.#wake({ repo: unit.repo, target }, 'retry');
+      else this.#clearBackoff(key);
+    }, delay).unref();
+    this.#backoff.set(key, { failures, retryAt: Date.now() + delay, reason, timer });
+    this.#log?.warn({ repo: unit.repo, target: unit.target.id, failures, retryInMs: delay, reason }, 'events delivery failed; the repository is retried after a backoff');
     return delay;
   }
 
-  #clearBackoff(repo: string): void {
-    clearTimeout(this.#backoff.get(repo)?.timer);
-    this.#backoff.delete(repo);
+  #clearBackoff(key: string): void {
+    clearTimeout(this.#backoff.get(key)?.timer);
+    this.#backoff.delete(key);
   }
 
   async #sweep(): Promise<SweepReport> {
-    const runs: Promise<WakeResult>[] = [];
-    for await (const repo of listRepositories(this.#options.store)) {
+    const runs: Promise<WakeResult[]>[] = [];
+    for await (const repo of this.#options.repositories?.() ?? listRepositories(this.#options.store)) {
       // Listing waits while the queue is full, so a sweep of many repositories holds at most the queue's worth.
       while (!this.#draining && this.#queued.size >= this.#queueLimit) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
       if (this.#draining) break;
-      runs.push(this.#wake(repo, 'sweep'));
+      runs.push(this.#wakeTargets(repo, 'sweep'));
     }
-    const results = await Promise.all(runs);
+    const results = (await Promise.all(runs)).flat();
     const report = {
       repos: results.length,
       delivered: results.filter((r) => (r.report?.emitted ?? 0) > 0).length,

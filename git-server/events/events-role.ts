@@ -1,8 +1,9 @@
 // The `events` role in a cw-git instance (spec "Events"): with the role (`server.roles`, empty means all) and a
 // webhook (`events.webhook_url`), a bridge delivers every repository's ref events to it, woken by
-// `POST /_events/notify` and by a sweep every `events.sweep_interval`. On SIGTERM it drains with maintenance, in
-// the first phase: no wake-up is taken any more and the delivery under way finishes or is given up, its cursor
-// unmoved.
+// `POST /_events/notify` and by a sweep every `events.sweep_interval`. With `kubernetes.namespace` set, a second
+// bridge delivers the per-repository webhooks declared there as `RepositoryWebhook` resources, woken by the same
+// wake-ups. On SIGTERM both drain with maintenance, in the first phase: no wake-up is taken any more and the
+// delivery under way finishes or is given up, its cursor unmoved.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
@@ -13,45 +14,68 @@ import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { GitServiceConfig } from '../config/index.ts';
 import { EventsBridge } from './bridge.ts';
 import { EventsMetrics } from './metrics.ts';
+import type { EventsWaker } from './notify-route.ts';
+import type { WebhooksLane } from './webhooks-lane.ts';
 
 /** The drain's bound: the maintenance drain's (both run in the first phase), enough for a post's 10 s. */
 export const EVENTS_DRAIN_MS = 30_000;
 
 export interface EventsRole {
-  /** The bridge, when this instance delivers events. */
+  /** The bridge of `events.webhook_url`, when this instance delivers to it. */
   readonly bridge: EventsBridge | undefined;
-  /** Starts the sweeps (the first one at once), and says what the bridge delivers to. */
+  /** The per-repository webhooks, when this instance delivers them (`kubernetes.namespace`). */
+  readonly webhooks: WebhooksLane | undefined;
+  /** What `POST /_events/notify` wakes; absent when this instance delivers nothing. */
+  readonly waker: EventsWaker | undefined;
+  /** Starts the sweeps (the first one at once), and says what the bridges deliver to. */
   start(log: FastifyBaseLogger): void;
-  /** No more wake-ups; resolves once the delivery under way finished or, past `boundMs`, was given up. */
+  /** No more wake-ups; resolves once the deliveries under way finished or, past `boundMs`, were given up. */
   drain(boundMs?: number): Promise<void>;
 }
 
-export function eventsRole(options: { config: GitServiceConfig; repos: RepoStore; objects: ObjectStore; registry: Registry }): EventsRole {
+export async function eventsRole(options: { config: GitServiceConfig; repos: RepoStore; objects: ObjectStore; registry: Registry }): Promise<EventsRole> {
   const { config, repos, objects, registry } = options;
   const enabled = config.server.roles.includes('events');
   const url = config.events.webhookUrl;
-  if (!enabled || url === undefined) {
-    return {
-      bridge: undefined,
-      start(log) {
-        if (enabled) log.info('events role without events.webhook_url: no events are delivered');
-      },
-      async drain() {},
-    };
+  const namespace = config.kubernetes.namespace;
+  const policy = new TargetPolicy({ allowPrivate: config.events.allowPrivateTargets, denied: config.events.deniedTargetRanges });
+  const client = enabled && url !== undefined ? new DeliveryClient({ policy }) : undefined;
+  const target = url !== undefined ? configuredWebhook(url, config.events.webhookSecret) : undefined;
+  const bridge = client && target ? new EventsBridge({ repos, store: objects, target, client, metrics: new EventsMetrics(registry), sweepIntervalMs: config.events.sweepIntervalMs }) : undefined;
+  let webhooks: WebhooksLane | undefined;
+  if (enabled && namespace !== undefined) {
+    // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
+    const { WebhooksLane } = await import('./webhooks-lane.ts');
+    webhooks = new WebhooksLane({ repos, objects, registry, policy, namespace, kubeconfig: config.environment.kubeconfig, sweepIntervalMs: config.events.sweepIntervalMs });
   }
-  const client = new DeliveryClient({ policy: new TargetPolicy({ allowPrivate: config.events.allowPrivateTargets, denied: config.events.deniedTargetRanges }) });
-  const target = configuredWebhook(url, config.events.webhookSecret);
-  const bridge = new EventsBridge({ repos, store: objects, target, client, metrics: new EventsMetrics(registry), sweepIntervalMs: config.events.sweepIntervalMs });
+  const waker: EventsWaker | undefined =
+    bridge || webhooks
+      ? {
+          get draining() {
+            return (bridge ?? webhooks?.bridge)?.draining ?? false;
+          },
+          ...(bridge ? { wake: (repo: string) => bridge.wake(repo) } : {}),
+          ...(webhooks ? { wakeWebhooks: (repo: string) => webhooks?.wake(repo) } : {}),
+        }
+      : undefined;
   return {
     bridge,
+    webhooks,
+    waker,
     start(log) {
-      // The origin only: some receivers (chat webhooks) carry a secret in the path.
-      log.info({ webhook: new URL(url).origin, signed: config.events.webhookSecret !== undefined, sweepIntervalMs: config.events.sweepIntervalMs }, 'events bridge delivering');
-      void client.refusal(target).then((why) => {
-        if (why) log.error(`events.webhook_url is refused, no event is delivered until this changes: ${why}`);
-      });
-      bridge.start(log);
+      if (enabled && !bridge && !webhooks) log.info('events role without events.webhook_url or kubernetes.namespace: no events are delivered');
+      if (bridge && client && target && url !== undefined) {
+        // The origin only: some receivers (chat webhooks) carry a secret in the path.
+        log.info({ webhook: new URL(url).origin, signed: config.events.webhookSecret !== undefined, sweepIntervalMs: config.events.sweepIntervalMs }, 'events bridge delivering');
+        void client.refusal(target).then((why) => {
+          if (why) log.error(`events.webhook_url is refused, no event is delivered until this changes: ${why}`);
+        });
+        bridge.start(log);
+      }
+      webhooks?.start(log).catch((err: unknown) => log.error({ err }, 'per-repository webhooks could not start'));
     },
-    drain: (boundMs = EVENTS_DRAIN_MS) => bridge.drain(boundMs),
+    drain: async (boundMs = EVENTS_DRAIN_MS) => {
+      await Promise.all([bridge?.drain(boundMs), webhooks?.drain(boundMs)]);
+    },
   };
 }

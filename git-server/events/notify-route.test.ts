@@ -40,6 +40,16 @@ describe('POST /_events/notify', () => {
     expect((await gap({ repo: 'acme/site' })).json()).toEqual([{ repo: 'acme/site', from_seq: 3, head_seq: 5, emitted: 4, gap: { from_seq: 1, to_seq: 2 } }]);
   });
 
+  it('wakes the per-repository webhooks of each repository too, without waiting for them or answering for them', async () => {
+    const webhooks: string[] = [];
+    const both = await build({ draining: false, wake: async (repo) => ({ repo, outcome: 'delivered', report: report(repo) }), wakeWebhooks: (repo) => void webhooks.push(repo) });
+    expect((await both({ repo: 'acme/site' })).json()).toEqual([{ repo: 'acme/site', from_seq: 3, head_seq: 5, emitted: 4 }]);
+    const only = await build({ draining: false, wakeWebhooks: (repo) => void webhooks.push(repo) });
+    const res = await only({ key: 'repos/acme/api/manifest.json' });
+    expect([res.statusCode, res.json()]).toEqual([200, []]);
+    expect(webhooks).toEqual(['acme/site', 'acme/api']);
+  });
+
   it('answers 503 with Retry-After when a delivery failed, leaving out repositories that are gone', async () => {
     const notify = await build({
       draining: false,

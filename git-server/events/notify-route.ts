@@ -1,6 +1,8 @@
 // `POST /_events/notify` (spec "Wake-ups"): a storage notification, `{key}` or `{repo}` wakes the bridge for the
 // repositories whose manifests it names; the answer comes once they are caught up: 200 with what each catch-up
 // did, or 503 when a delivery failed (the caller, MinIO's webhook target for one, retries; so does the bridge).
+// The answer is the spec's webhook's: per-repository webhooks are woken too, and caught up in the background
+// (their resources' status and delivery logs say how), so a slow receiver of theirs never delays the notifier.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { repositoriesToWake } from '../../src/repo-events/wake-up.ts';
@@ -8,10 +10,13 @@ import { ErrorBodySchema } from '../api/schemas.ts';
 import { sendError } from '../errors.ts';
 import type { WakeResult } from './bridge.ts';
 
-/** What the route needs of the bridge. */
+/** What the route needs of the bridges. */
 export interface EventsWaker {
   readonly draining: boolean;
-  wake(repo: string): Promise<WakeResult>;
+  /** Catches `repo` up for the spec's webhook; absent when `events.webhook_url` is not set. */
+  wake?(repo: string): Promise<WakeResult>;
+  /** Starts catching `repo` up for its per-repository webhooks; absent without them. */
+  wakeWebhooks?(repo: string): void;
 }
 
 const Seq = Type.Integer({ minimum: 0 });
@@ -73,17 +78,24 @@ export function eventsNotifyRoute(app: FastifyInstance, waker: EventsWaker | und
         response: {
           200: Type.Array(NotifyResult, { description: 'One item per repository woken (a repository that does not exist is left out).' }),
           400: Type.Object(ErrorBodySchema.properties, { description: 'Not one of the three bodies (`invalid_request`).' }),
-          404: Type.Object(ErrorBodySchema.properties, { description: 'This instance does not deliver events (`events_not_enabled`): no `events` role or no `events.webhook_url`.' }),
+          404: Type.Object(ErrorBodySchema.properties, {
+            description: 'This instance does not deliver events (`events_not_enabled`): no `events` role, or neither `events.webhook_url` nor per-repository webhooks (`kubernetes.namespace`).',
+          }),
           503: FailedBody,
         },
       },
     },
     async (request, reply) => {
-      if (!waker) return sendError(reply, 404, 'events_not_enabled', 'This instance does not deliver events: it lacks the events role (server.roles) or events.webhook_url.');
+      if (!waker) {
+        return sendError(reply, 404, 'events_not_enabled', 'This instance does not deliver events: it lacks the events role (server.roles), or both events.webhook_url and kubernetes.namespace.');
+      }
       const wanted = repositoriesToWake(request.body);
       if ('error' in wanted) return sendError(reply, 400, 'invalid_request', wanted.error);
       if (waker.draining) return sendError(reply, 503, 'draining', 'This instance is shutting down; retry.', { 'retry-after': '15' }, { results: [], failed: [] });
-      const woken = await Promise.all(wanted.repos.map((repo) => waker.wake(repo)));
+      for (const repo of wanted.repos) waker.wakeWebhooks?.(repo);
+      const wake = waker.wake?.bind(waker);
+      if (!wake) return reply.send([]);
+      const woken = await Promise.all(wanted.repos.map((repo) => wake(repo)));
       const results = woken.flatMap((r) => resultOf(r) ?? []);
       const failed = woken.filter((r) => r.outcome !== 'delivered' && r.outcome !== 'gone');
       if (failed.length === 0) return reply.send(results);

@@ -10,6 +10,7 @@ import {
   ProjectDomainKind,
   ProjectKind,
   RepositoryKind,
+  RepositoryWebhookKind,
   RuntimeAppKind,
   RuntimeReplicaKind,
   UserKind,
@@ -34,6 +35,7 @@ export const DOMAIN_CLAIMS: ResourceRef = resourceOf(DomainClaimKind);
 export const HOSTNAME_CLAIMS: ResourceRef = resourceOf(HostnameClaimKind);
 export const DATABASES: ResourceRef = resourceOf(DatabaseKind);
 export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
+export const REPOSITORY_WEBHOOKS: ResourceRef = resourceOf(RepositoryWebhookKind);
 export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
 export { NAMESPACES } from '../kube/index.ts';
 

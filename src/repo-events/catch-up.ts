@@ -8,7 +8,9 @@ import { parseRepoPath } from '../repo-store/repo-path.ts';
 import { cursorCounts, moveCursor, readCursor, type Cursor } from './cursor.ts';
 import type { DeliveryOutcome } from './delivery-client.ts';
 import type { DeliveryTarget } from './delivery-target.ts';
+import type { EventFilter } from './event-filter.ts';
 import { encodeBatch, refEventsOf, type RefEvent } from './ref-event.ts';
+import { firstEntryAtOrAfter } from './start-point.ts';
 
 /** Events per post at most (one entry's events are never split: an entry with more goes alone). */
 export const BATCH_EVENTS = 500;
@@ -18,11 +20,17 @@ const PAGE_ENTRIES = 100;
 export interface CatchUpDependencies {
   readonly repos: Pick<RepoStore, 'readHead' | 'listLog'>;
   readonly store: ObjectStore;
-  /** Posts one batch; never throws. */
-  readonly post: (target: DeliveryTarget, body: Uint8Array, signal?: AbortSignal) => Promise<DeliveryOutcome>;
+  /** Posts one batch (`batch`: what it holds, for a delivery log); never throws. */
+  readonly post: (target: DeliveryTarget, body: Uint8Array, signal?: AbortSignal, batch?: PostedBatch) => Promise<DeliveryOutcome>;
   readonly now?: () => Date;
   /** Default {@link BATCH_EVENTS}. */
   readonly batchEvents?: number;
+}
+
+/** What one post carries: the repository and its events (the body is their encoding). */
+export interface PostedBatch {
+  readonly repo: string;
+  readonly events: readonly RefEvent[];
 }
 
 export interface CatchUpOptions {
@@ -72,7 +80,10 @@ export async function catchUp(deps: CatchUpDependencies, target: DeliveryTarget,
   const head = await deps.repos.readHead(repo, { fresh: true });
   const found = await readCursor(deps.store, key);
   let cursor: Cursor | undefined = found;
-  let at = cursorCounts(found, head.repoId, head.seq) ? found.seq : head.logStart - 1;
+  const counts = cursorCounts(found, head.repoId, head.seq);
+  // A target that starts at a time (a per-repository webhook) begins with the first entry written since.
+  const start = !counts && target.since ? (await firstEntryAtOrAfter(deps.repos, repo, head, target.since)) - 1 : head.logStart - 1;
+  let at = counts ? found.seq : start;
   let headSeq = head.seq;
   const report = { repo: path.full, fromSeq: at + 1, emitted: 0, posts: 0 };
   let gap: Gap | undefined;
@@ -87,9 +98,12 @@ export async function catchUp(deps: CatchUpDependencies, target: DeliveryTarget,
     return true;
   };
 
+  // Its place is kept from the start, so what is published from now on is not mistaken for what came before.
+  if (!counts && target.since && !(await advance(at))) return done({ superseded: true });
+
   for (;;) {
     if (at >= headSeq || options.stopping?.aborted) return done();
-    const batch = await collectBatch(deps.repos, repo, at, batchEvents);
+    const batch = await collectBatch(deps.repos, repo, at, batchEvents, target.filter);
     headSeq = batch.headSeq;
     if (batch.retiredUpTo !== undefined) {
       // Retention retired entries the cursor had not reached: skip them, once, on the record.
@@ -99,7 +113,7 @@ export async function catchUp(deps: CatchUpDependencies, target: DeliveryTarget,
     }
     if (batch.upTo === at) return done();
     if (batch.events.length > 0) {
-      const outcome = await deps.post(target, encodeBatch(batch.events), options.abort);
+      const outcome = await deps.post(target, encodeBatch(batch.events), options.abort, { repo: path.full, events: batch.events });
       if (outcome.kind !== 'delivered') return done({ failure: outcome });
       report.emitted += batch.events.length;
       report.posts++;
@@ -117,8 +131,8 @@ interface Batch {
   readonly retiredUpTo?: number;
 }
 
-/** The events after `at`, entry by entry, until the batch is full or the head is reached. */
-async function collectBatch(repos: CatchUpDependencies['repos'], repo: string, at: number, limit: number): Promise<Batch> {
+/** The events after `at` (those `filter` passes), entry by entry, until the batch is full or the head is reached. */
+async function collectBatch(repos: CatchUpDependencies['repos'], repo: string, at: number, limit: number, filter?: EventFilter): Promise<Batch> {
   const events: RefEvent[] = [];
   let upTo = at;
   let page: LogPage;
@@ -129,7 +143,7 @@ async function collectBatch(repos: CatchUpDependencies['repos'], repo: string, a
       return upTo === at ? { events, upTo, headSeq: page.headSeq, retiredUpTo: page.logStart - 1 } : { events, upTo, headSeq: page.headSeq };
     }
     for (const entry of page.entries) {
-      const more = refEventsOf(repo, entry);
+      const more = filter ? refEventsOf(repo, entry).filter(filter) : refEventsOf(repo, entry);
       if (events.length > 0 && events.length + more.length > limit) return { events, upTo, headSeq: page.headSeq };
       events.push(...more);
       upTo = entry.seq;

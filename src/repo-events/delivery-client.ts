@@ -9,7 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { DeliveryTarget } from './delivery-target.ts';
-import { deliveryHeaders } from './signing.ts';
+import { targetHeaders } from './signing.ts';
 import { TargetPolicy, TargetRefusedError } from './target-policy.ts';
 
 /** The spec's webhook answer time-out. */
@@ -97,7 +97,7 @@ export class DeliveryClient {
         return gaveUp() ?? { kind: 'unreachable', reason: `cannot resolve ${url.hostname}: ${errorCode(err)}`, durationMs: durationMs() };
       }
       try {
-        const { status, bytes } = await this.#exchange(url, addresses, body, deliveryHeaders(body, target.secret), stop);
+        const { status, bytes } = await this.#exchange(url, addresses, body, targetHeaders(target, body), stop);
         return { kind: status >= 200 && status < 300 ? 'delivered' : 'rejected', status, durationMs: durationMs(), responseBytes: bytes };
       } catch (err) {
         return gaveUp() ?? { kind: 'unreachable', reason: errorCode(err), durationMs: durationMs() };

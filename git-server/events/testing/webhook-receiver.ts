@@ -8,6 +8,8 @@ import type { RefEvent } from '../../../src/repo-events/ref-event.ts';
 
 export interface Arrival {
   readonly deliveryId: string;
+  /** The body as received (what a signature covers). */
+  readonly body: Buffer;
   readonly signatureValid: boolean | undefined;
   readonly events: readonly RefEvent[];
   readonly headers: IncomingMessage['headers'];
@@ -89,6 +91,7 @@ export class WebhookReceiver {
         signatureValid = signature !== undefined && signature.length === expected.length && timingSafeEqual(Buffer.from(signature), expected);
       }
       const arrival: Arrival = {
+        body,
         deliveryId: header('x-service-delivery') === expectedId ? expectedId : `mismatch:${header('x-service-delivery') ?? ''}`,
         signatureValid,
         events: JSON.parse(body.toString('utf8')) as RefEvent[],

@@ -8,6 +8,7 @@ import { DomainClaimKind, HostnameClaimKind } from './domain-claim.ts';
 import { ProjectDomainKind } from './project-domain.ts';
 import { ProjectKind } from './project.ts';
 import { RepositoryKind } from './repository.ts';
+import { RepositoryWebhookKind } from './repository-webhook.ts';
 import { RuntimeAppKind } from './runtime-app.ts';
 import { RuntimeReplicaKind } from './runtime-replica.ts';
 import { UserKind } from './user.ts';
@@ -28,6 +29,7 @@ export * from './dns-record.ts';
 export * from './domain-claim.ts';
 export * from './database.ts';
 export * from './repository.ts';
+export * from './repository-webhook.ts';
 export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
 
 /**
@@ -47,5 +49,6 @@ export const allKinds: readonly KindDescriptor[] = [
   HostnameClaimKind,
   DatabaseKind,
   RepositoryKind,
+  RepositoryWebhookKind,
   RuntimeReplicaKind,
 ];
