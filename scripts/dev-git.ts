@@ -109,6 +109,9 @@ function devConfig(stateDir: string, endpoint: string) {
     // Both instances maintain (every role); a short interval so maintenance catching up after a burst of
     // pushes shows within seconds (the default is a minute).
     maintenance: { interval: '15s' },
+    // Webhook receivers in make dev run on this machine (docs/examples/events-receiver): let deliveries reach
+    // loopback and private addresses, which a deployment refuses by default.
+    events: { allow_private_targets: true },
     // The repositories make dev lets `POST /api/initialize` copy from and `POST /api/import` read (README).
     api: { initialize_sources: ['templates/starter'], import_sources: ['acme/site'] },
   };

@@ -205,7 +205,7 @@ export class WebhooksLane implements RepoWebhooksApi {
   /** Resolves once the resolutions, status writes and clean-ups started so far are done. */
   async settled(): Promise<void> {
     await this.webhooks.settled();
-    await Promise.all([...this.#forgetting]);
+    await Promise.all(this.#forgetting);
     await this.status.settled();
   }
 
