@@ -27,7 +27,7 @@ class SwitchableStore extends ForwardingObjectStore {
   }
 }
 
-async function setup() {
+async function setup(options: { serve?: boolean } = {}) {
   const objects = new SwitchableStore(new MemoryObjectStore());
   const repos = new RepoStore({ store: objects });
   const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-git-app-')) });
@@ -40,8 +40,9 @@ async function setup() {
     auth: { tokenSecret: SECRET },
     metrics: new ServiceMetrics(new Registry()),
     drain,
+    ...options,
   });
-  return { app, objects, drain };
+  return { app, objects, drain, repos };
 }
 
 let t: Awaited<ReturnType<typeof setup>>;
@@ -131,5 +132,21 @@ describe('cw-git HTTP surface', () => {
     expect(metrics.statusCode).toBe(200);
     expect(metrics.body).toContain('service_http_inflight');
     expect(metrics.body).toContain('service_push_refused_total');
+  });
+});
+
+describe('an instance without the serve role', () => {
+  it('answers 404 to git, LFS and the repository API, and still serves operations, the overview, health and metrics', async () => {
+    const t = await setup({ serve: false });
+    await t.repos.createRepo('acme/site');
+    const status = async (method: 'GET' | 'PUT' | 'POST', url: string) => (await t.app.inject({ method, url, headers: write })).statusCode;
+    expect(await status('GET', '/acme/site/info/refs?service=git-upload-pack')).toBe(404);
+    expect(await status('POST', '/acme/site/info/lfs/objects/batch')).toBe(404);
+    expect(await status('GET', '/acme/site/api')).toBe(404);
+    expect(await status('PUT', '/acme/other')).toBe(404);
+    expect(await status('GET', '/acme/site/api/ops')).toBe(200);
+    expect(await status('GET', '/acme/site/api/overview')).toBe(200);
+    expect(await status('GET', '/readyz')).toBe(200);
+    expect(await status('GET', '/metrics')).toBe(200);
   });
 });

@@ -40,6 +40,12 @@ export interface GitServerDependencies {
   /** Base URL of this service for LFS action links; default from the request's Host. */
   readonly publicUrl?: string;
   readonly limits?: Partial<GitServerLimits>;
+  /**
+   * Whether this instance has the `serve` role: git, LFS, repository creation and the JSON API's reads and
+   * writes. Without it those routes are not registered (404); operations, tasks, the overview, webhook
+   * deliveries, health, metrics and the events wake-up remain. Default true.
+   */
+  readonly serve?: boolean;
   /** Browser origins allowed on the `/api-browser` lane (`server.cors_origins`). Default: none. */
   readonly corsOrigins?: readonly string[];
   /** Repositories `POST /api/initialize` may copy from (`api.initialize_sources`). Default: none. */
@@ -91,9 +97,10 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   await gitOpenApi(app);
   discoveryRoutes(app);
   healthRoutes(app, deps.drain, deps.metrics);
-  repositoryRoutes(app, deps);
+  const serving = deps.serve ?? true;
+  if (serving) repositoryRoutes(app, deps);
   eventsNotifyRoute(app, deps.events);
-  gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
+  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
   repoApiRoutes(
     app,
     {
@@ -113,15 +120,17 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
         app.log.warn({ err: error, repo }, 'published pack not moved into the cache; the next sync downloads it');
       },
     },
-    [...READ_ROUTES, ...WRITE_ROUTES, ...OPS_ROUTES],
+    serving ? [...READ_ROUTES, ...WRITE_ROUTES, ...OPS_ROUTES] : OPS_ROUTES,
   );
-  lfsRoutes(app, {
-    objects: deps.objects,
-    repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },
-    ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
-    maxObjectBytes: limits.maxLfsObjectBytes,
-    spoolDir: deps.cache.tmpDir,
-  });
+  if (serving) {
+    lfsRoutes(app, {
+      objects: deps.objects,
+      repos: { exists: (repo) => deps.repos.readHead(`${repo.owner}/${repo.name}`).then(() => true, notFoundAsFalse) },
+      ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
+      maxObjectBytes: limits.maxLfsObjectBytes,
+      spoolDir: deps.cache.tmpDir,
+    });
+  }
   return app;
 }
 

@@ -18,7 +18,6 @@ import { DrainState } from './drain.ts';
 import { ServiceMetrics } from './metrics.ts';
 import { RuntimeStallMonitor } from './runtime-stall.ts';
 import { instanceName, TaskRegistry } from './tasks/task-registry.ts';
-import { unbuiltSettings } from './config/unbuilt.ts';
 import { maintenanceRole } from './maintenance-role.ts';
 import { eventsRole } from './events/events-role.ts';
 
@@ -62,6 +61,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       auth: config.auth,
       metrics: new ServiceMetrics(registry),
       drain,
+      serve: config.server.roles.includes('serve'),
       corsOrigins: config.server.corsOrigins,
       initializeSources: config.api.initializeSources,
       importSources: config.api.importSources,
@@ -117,7 +117,6 @@ export async function startService(config: GitServiceConfig, options: StartOptio
 export async function serve(config: GitServiceConfig): Promise<void> {
   const service = await startService(config);
   service.app.log.info({ url: service.url }, 'cw-git serving');
-  for (const note of unbuiltSettings(config)) service.app.log.warn(note);
   const shutdown = (signal: string) => {
     service.app.log.info({ signal }, 'shutting down');
     service.stop().then(
