@@ -178,6 +178,14 @@ async function webhooksOf(deps: RepoApiDependencies, params: RepoParams): Promis
   return { api: deps.webhooks, repo };
 }
 
+/** A webhook's delivery log, newest first; `WebhookNotFoundError` when the repository has no such webhook. */
+async function deliveryLog(deps: RepoApiDependencies, params: RepoParams & { name: string }) {
+  const { api, repo } = await webhooksOf(deps, params);
+  const records = await api.deliveries(repo, params.name);
+  if (!records) throw new WebhookNotFoundError(params.name, repo);
+  return records;
+}
+
 export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): void {
   scope.get('/hooks', {
     config: { scope: 'read' },
@@ -201,10 +209,7 @@ export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): 
       response: { 200: Type.Array(DeliveryRecordBody), ...NOT_ENABLED },
     },
     handler: async (request, reply) => {
-      const params = request.params as Static<typeof HookParams>;
-      const { api, repo } = await webhooksOf(deps, params);
-      const records = await api.deliveries(repo, params.name);
-      if (!records) throw new WebhookNotFoundError(params.name, repo);
+      const records = await deliveryLog(deps, request.params as Static<typeof HookParams>);
       reply.header('cache-control', 'no-store');
       return records;
     },
@@ -219,10 +224,7 @@ export function hooksRoutes(scope: FastifyInstance, deps: RepoApiDependencies): 
     },
     handler: async (request, reply) => {
       const params = request.params as Static<typeof DeliveryParams>;
-      const { api, repo } = await webhooksOf(deps, params);
-      const records = await api.deliveries(repo, params.name);
-      if (!records) throw new WebhookNotFoundError(params.name, repo);
-      const record = records.find((r) => r.id === Number(params.id));
+      const record = (await deliveryLog(deps, params)).find((r) => r.id === Number(params.id));
       if (!record) throw new DeliveryNotFoundError(params.id, params.name);
       reply.header('cache-control', 'no-store');
       return record;
