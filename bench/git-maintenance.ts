@@ -12,6 +12,7 @@
 //      compact, gc, fsck, each timed, with its summary and bucket requests;
 //   5. the measurements of 3 again; every clone's refs checked, git fsck of the first round's clones.
 // The target: after maintenance, within 1.1 × of the single-pack copy. See bench/README.md.
+import { packBytes } from '../src/repo-store/state.ts';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -222,7 +223,7 @@ async function measureClones(setup: MaintenanceSetup, client: Client, repos: Rep
   const snapshot = async (i: number): Promise<Snapshot> => {
     const name = names[i] as string;
     const { packs } = await repos.readHead(name, { fresh: true });
-    return { ...(figures[i] as Snapshot), livePacks: packs.length, packBytes: packs.reduce((sum, p) => sum + p.size, 0), objects: await bucketObjects(store, name) };
+    return { ...(figures[i] as Snapshot), livePacks: packs.length, packBytes: packBytes(packs), objects: await bucketObjects(store, name) };
   };
   return [await snapshot(0), await snapshot(1)];
 }

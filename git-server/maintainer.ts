@@ -10,7 +10,7 @@ import { readLease, readStatus, writeHeartbeat, type MaintenanceOp } from '../sr
 import { dropIdleWorkingCopies } from '../src/repo-maintenance/working-copy.ts';
 import type { MaintenanceContext } from '../src/repo-maintenance/context.ts';
 import { parseRepoPath, RepoNotFoundError, type PendingMarker, type RepoHead } from '../src/repo-store/index.ts';
-import { CHECKPOINT_EVERY, COMPACT_EVERY } from '../src/repo-store/pending.ts';
+import { dueNow } from '../src/repo-store/pending.ts';
 import type { RepoStore } from '../src/repo-store/repo-store.ts';
 
 /** A repository whose last fsck is older than this gets one on its next marked pass. */
@@ -141,8 +141,9 @@ export class Maintainer {
 /** The units a marked repository needs, in the order they run. */
 export function dueUnits(head: RepoHead, status: { fsck: { at: string } | null; retiredPacks: readonly unknown[] }, now: Date): MaintenanceOp[] {
   const ops: MaintenanceOp[] = [];
-  if (head.seq - (head.checkpoint?.seq ?? 0) >= CHECKPOINT_EVERY) ops.push('checkpoint');
-  const compact = head.packs.length >= COMPACT_EVERY;
+  const due = dueNow(head);
+  if (due.checkpoint) ops.push('checkpoint');
+  const compact = due.compaction;
   if (compact) ops.push('compact');
   if (compact || !status.fsck || now.getTime() - Date.parse(status.fsck.at) >= FSCK_EVERY_MS) ops.push('fsck');
   if (compact || status.retiredPacks.length > 0 || head.logStart > 1) ops.push('gc');

@@ -1,5 +1,6 @@
 // `cw-git repo info <owner/repo>`: a full sync of the repository from the bucket into a local bare copy (which
 // proves every live pack is there and usable), then a summary of its head.
+import { packBytes } from '../../src/repo-store/state.ts';
 import { RepoCache } from '../../src/git/repo-cache.ts';
 import { runGit } from '../../src/git/run-git.ts';
 import { repoArgument, writeJson, type Command } from './command.ts';
@@ -25,7 +26,7 @@ export const repoInfo: Command = {
       checkpointSeq: head.checkpoint?.seq ?? null,
       pristine: head.seq === 0,
       refs: countRefs(head.refs.keys()),
-      packs: { count: head.packs.length, bytes: head.packs.reduce((sum, p) => sum + p.size, 0) },
+      packs: { count: head.packs.length, bytes: packBytes(head.packs) },
       objects: (counts['in-pack'] ?? 0) + (counts.count ?? 0),
       cacheDir: dir,
     };

@@ -13,7 +13,7 @@ import { runGit } from '../git/run-git.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import { packIndexKey, packKey } from '../repo-store/layout.ts';
 import { parseRepoPath } from '../repo-store/repo-path.ts';
-import type { LivePack } from '../repo-store/state.ts';
+import { packBytes, type LivePack } from '../repo-store/state.ts';
 import type { MaintenanceContext } from './context.ts';
 import { UnitInterruptedError, type UnitContext, type UnitResult } from './operation.ts';
 import type { CompactionRecord, MaintenanceStatus } from './status.ts';
@@ -21,7 +21,7 @@ import { dropWorkingCopy, syncWorkingCopy } from './working-copy.ts';
 
 /** The record of a compaction of `head` that did not finish: nothing changed. */
 export function unfinishedCompaction(head: RepoHead, at: string, outcome: 'failed' | 'interrupted', message: string): CompactionRecord {
-  const bytes = head.packs.reduce((sum, p) => sum + p.size, 0);
+  const bytes = packBytes(head.packs);
   return { at, outcome, packsBefore: head.packs.length, packsAfter: head.packs.length, bytesBefore: bytes, bytesAfter: bytes, message };
 }
 
@@ -39,7 +39,7 @@ export async function runCompaction(
 ): Promise<{ result: UnitResult; status: MaintenanceStatus }> {
   const repo = parseRepoPath(repoName);
   const at = ctx.now().toISOString();
-  const bytesBefore = head.packs.reduce((sum, p) => sum + p.size, 0);
+  const bytesBefore = packBytes(head.packs);
   if (head.packs.length < 2) {
     const summary = `nothing to compact: ${head.packs.length} pack${head.packs.length === 1 ? '' : 's'}`;
     return { result: { summary }, status };
@@ -97,7 +97,7 @@ export async function runCompaction(
     });
     await recordRepack(dir, removed, new Map(added.map((p) => [p.sha256, p.name])));
     rewritten = false;
-    const bytesAfter = after.packs.reduce((sum, p) => sum + p.size, 0);
+    const bytesAfter = packBytes(after.packs);
     const summary = `compacted ${removed.length} packs into ${uploaded.length}: ${head.packs.length} → ${after.packs.length} live packs, ${bytesBefore} → ${bytesAfter} bytes`;
     unit.log(summary);
     const retired = removed.map((sha256) => ({ sha256, at }));

@@ -1,13 +1,11 @@
 // fsck: `git fsck` of the published state (the head's refs over its live packs), in the maintainer's working
 // copy. The result is recorded in the status and as `service_repo_missing_objects{repo}`.
-import { PackUnavailableError } from '../git/bare-repo.ts';
-import { syncBareRepo } from '../git/bare-repo.ts';
 import { runGit } from '../git/run-git.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import type { MaintenanceContext } from './context.ts';
 import { UnitInterruptedError, type UnitContext, type UnitResult } from './operation.ts';
 import type { FsckRecord, MaintenanceStatus } from './status.ts';
-import { workingCopyDir } from './working-copy.ts';
+import { syncWorkingCopy } from './working-copy.ts';
 
 /** Problem lines kept in the record. */
 const PROBLEMS_KEPT = 20;
@@ -24,15 +22,7 @@ export async function runFsck(
 ): Promise<{ result: UnitResult; status: MaintenanceStatus; record: FsckRecord }> {
   const problems: string[] = [];
   unit.progress(0, 2, 'fetching packs');
-  const dir = workingCopyDir(ctx, repo);
-  await syncBareRepo({
-    repos: ctx.repos,
-    repo,
-    head,
-    state: head,
-    dir,
-    onUnavailable: (sha256, error: PackUnavailableError) => problems.push(`pack ${sha256}: ${error.message}`),
-  });
+  const dir = await syncWorkingCopy(ctx, repo, head, { onUnavailable: (sha256, error) => problems.push(`pack ${sha256}: ${error.message}`) });
   if (unit.signal.aborted) throw new UnitInterruptedError();
   unit.progress(1, 2, 'git fsck');
   const fsck = await runGit(['-C', dir, 'fsck', '--no-dangling', '--no-progress'], { okCodes: [0, 1, 2, 3, 4, 5, 6, 7], signal: unit.signal }).catch((err: unknown) => {

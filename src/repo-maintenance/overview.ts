@@ -1,10 +1,11 @@
 // A repository's operational state in one object: what `GET /api/overview` answers and what the Repository
 // controller copies into the resource's status. Health says what needs attention and what to do about it.
+import { packBytes } from '../repo-store/state.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { pendingKey } from '../repo-store/layout.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import type { RepoPath } from '../repo-store/repo-path.ts';
-import { CHECKPOINT_EVERY, COMPACT_EVERY } from '../repo-store/pending.ts';
+import { CHECKPOINT_EVERY, COMPACT_EVERY, dueNow, entriesSinceCheckpoint } from '../repo-store/pending.ts';
 import { liveMaintainers, type Heartbeat } from './heartbeat.ts';
 import { readLease, type LeaseRecord } from './lease.ts';
 import { readStatus, type CheckpointRecord, type CompactionRecord, type FsckRecord, type GcRecord } from './status.ts';
@@ -47,9 +48,8 @@ export async function repoOverview(
   maintainers: (now: Date) => Promise<readonly Heartbeat[]> = (at) => liveMaintainers(store, at),
 ): Promise<RepoOverview> {
   const [status, lease, marker, live] = await Promise.all([readStatus(store, repo, head.repoId), readLease(store, repo, now), store.head(pendingKey(repo)), maintainers(now)]);
-  const entriesSinceCheckpoint = head.seq - (head.checkpoint?.seq ?? 0);
-  const checkpointDue = entriesSinceCheckpoint >= CHECKPOINT_EVERY;
-  const compactionDue = head.packs.length >= COMPACT_EVERY;
+  const since = entriesSinceCheckpoint(head);
+  const { checkpoint: checkpointDue, compaction: compactionDue } = dueNow(head);
   const problems: HealthProblem[] = [];
   let level: HealthStatus = 'ok';
   const report = (severity: Exclude<HealthStatus, 'ok'>, problem: string, suggestion: string) => {
@@ -81,8 +81,8 @@ export async function repoOverview(
   if (head.packs.length >= OVERDUE * COMPACT_EVERY) {
     report('degraded', `${head.packs.length} live packs: fetches read every one`, 'Check that an instance with the maintain role is running (maintainers below), or run POST /api/ops/compact.');
   }
-  if (entriesSinceCheckpoint >= OVERDUE * CHECKPOINT_EVERY) {
-    report('degraded', `${entriesSinceCheckpoint} log entries since the last checkpoint`, 'Check that an instance with the maintain role is running, or run POST /api/ops/checkpoint.');
+  if (since >= OVERDUE * CHECKPOINT_EVERY) {
+    report('degraded', `${since} log entries since the last checkpoint`, 'Check that an instance with the maintain role is running, or run POST /api/ops/checkpoint.');
   }
   if ((checkpointDue || compactionDue) && live.length === 0) {
     report('degraded', 'maintenance is due and no maintainer has reported recently', 'Run an instance whose server.roles includes maintain (or leaves roles empty).');
@@ -91,9 +91,9 @@ export async function repoOverview(
     repo: repo.full,
     headSeq: head.seq,
     logStart: head.logStart,
-    packs: { count: head.packs.length, bytes: head.packs.reduce((sum, p) => sum + p.size, 0) },
+    packs: { count: head.packs.length, bytes: packBytes(head.packs) },
     checkpoint: status.checkpoint,
-    entriesSinceCheckpoint,
+    entriesSinceCheckpoint: since,
     lastCompaction: status.compaction,
     lastFsck: status.fsck,
     lastGc: status.gc,

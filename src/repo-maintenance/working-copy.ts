@@ -3,7 +3,7 @@
 // a failed or interrupted compaction (git may have rewritten its packs half-way) and when idle for a day.
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncBareRepo } from '../git/bare-repo.ts';
+import { syncBareRepo, type SyncBareRepoOptions } from '../git/bare-repo.ts';
 import type { RepoHead } from '../repo-store/head-cache.ts';
 import { parseRepoPath } from '../repo-store/repo-path.ts';
 import type { MaintenanceContext } from './context.ts';
@@ -13,10 +13,13 @@ export function workingCopyDir(ctx: MaintenanceContext, repo: string): string {
   return join(ctx.workDir, 'repos', path.owner, `${path.name}.git`);
 }
 
-/** The working copy of `repo`, brought to `head` (packs fetched from the bucket as needed). */
-export async function syncWorkingCopy(ctx: MaintenanceContext, repo: string, head: RepoHead): Promise<string> {
+/**
+ * The working copy of `repo`, brought to `head` (packs fetched from the bucket as needed). With
+ * `onUnavailable`, a live pack that cannot be fetched is reported and left out instead of failing the sync.
+ */
+export async function syncWorkingCopy(ctx: MaintenanceContext, repo: string, head: RepoHead, options: Pick<SyncBareRepoOptions, 'onUnavailable'> = {}): Promise<string> {
   const dir = workingCopyDir(ctx, repo);
-  await syncBareRepo({ repos: ctx.repos, repo, head, state: head, dir });
+  await syncBareRepo({ repos: ctx.repos, repo, head, state: head, dir, ...options });
   return dir;
 }
 

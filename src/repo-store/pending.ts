@@ -16,9 +16,19 @@ export const COMPACT_EVERY = 16;
 
 export type MaintenanceReason = 'checkpoint' | 'compaction';
 
+/** Log entries since the manifest's checkpoint: what a checkpoint would fold. */
+export function entriesSinceCheckpoint(m: Pick<Manifest, 'seq' | 'checkpoint'>): number {
+  return m.seq - (m.checkpoint?.seq ?? 0);
+}
+
+/** What the head owes maintenance now: the thresholds the writers mark by, read from the state they reached. */
+export function dueNow(m: Pick<Manifest, 'seq' | 'checkpoint' | 'packs'>): { readonly checkpoint: boolean; readonly compaction: boolean } {
+  return { checkpoint: entriesSinceCheckpoint(m) >= CHECKPOINT_EVERY, compaction: m.packs.length >= COMPACT_EVERY };
+}
+
 /** The maintenance that moving from `before` to `after` made due (each threshold is crossed once). */
 export function maintenanceDue(before: Manifest, after: Manifest): MaintenanceReason[] {
-  const tail = (m: Manifest) => m.seq - (m.checkpoint?.seq ?? 0);
+  const tail = entriesSinceCheckpoint;
   const reasons: MaintenanceReason[] = [];
   if (Math.floor(tail(after) / CHECKPOINT_EVERY) > Math.floor(tail(before) / CHECKPOINT_EVERY)) reasons.push('checkpoint');
   if (Math.floor(after.packs.length / COMPACT_EVERY) > Math.floor(before.packs.length / COMPACT_EVERY)) reasons.push('compaction');

@@ -70,3 +70,8 @@ export function sortRefs(refs: ReadonlyMap<string, string> | Iterable<[string, s
 function corrupt(seq: number, detail: string): CorruptObjectError {
   return new CorruptObjectError(`log seq ${seq}`, `the entry ${detail}; the log does not replay`);
 }
+
+/** The bytes of `packs` together (the bucket's cost of a pack set). */
+export function packBytes(packs: readonly PackRef[]): number {
+  return packs.reduce((sum, p) => sum + p.size, 0);
+}
