@@ -50,8 +50,17 @@ dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local pare
 	@node scripts/dev-dns.ts publish "$(NAME)" "$(TYPE)" "$(VALUE)"
 
 .PHONY: test
-test: setup typecheck lint example-nextjs ## Run every test: typecheck, lint, unit, integration and end-to-end
+test: setup typecheck lint example-nextjs cli ## Run every test: typecheck, lint, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
+
+.PHONY: cli
+cli: setup ## Build the cw command-line tool (cli/dist; `node cli/dist/bin/cw.js`, or `make cli-pack` for its npm package)
+	@tsc -p cli/tsconfig.build.json
+	@chmod +x cli/dist/bin/cw.js
+
+.PHONY: cli-pack
+cli-pack: cli ## Pack the cw npm package into cli/ (install it with `npm install -g cli/cloudwright-cli-*.tgz`)
+	@cd cli && npm pack --silent
 
 .PHONY: example-nextjs
 example-nextjs: setup ## Build the Next.js example (OpenNext) into a runtime artifact, cached by its sources
@@ -82,6 +91,7 @@ crds: setup ## Regenerate crds/ from the TypeBox schemas in src/apis
 openapi: setup ## Regenerate docs/openapi.json (cw-api) and docs/cw-git-openapi.json (cw-git) from their route schemas
 	@node scripts/update-openapi.ts
 	@node scripts/update-git-openapi.ts
+	@node cli/scripts/api-types.ts
 
 .PHONY: bench
 bench: setup ## Benchmarks (not part of `make test`): the API against bare Fastify, the runtime, then git (cw-git)

@@ -10,7 +10,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{src,api,git-server,database-server,operator,scripts,bin}/**/*.test.ts', 'docs/examples/events-receiver/*.test.ts'],
+          include: ['{src,api,git-server,database-server,operator,scripts,bin}/**/*.test.ts', 'cli/{src,scripts}/**/*.test.ts', 'docs/examples/events-receiver/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },

@@ -41,7 +41,18 @@ describe('app views', () => {
         conditions: [{ type: 'Ready', status: 'True', reason: 'Serving', message: 'Serving b-2.', lastTransitionTime: '2026-01-01T00:00:00Z' }],
       },
     };
-    expect(appView(served, [], 'apps.localhost')).toMatchObject({ url: 'http://web.p1.apps.localhost', ready: true, status_message: 'Serving b-2.' });
+    expect(appView(served, [], 'apps.localhost')).toMatchObject({ url: 'http://web.p1.apps.localhost', ready: true, status_reason: 'Serving', status_message: 'Serving b-2.' });
+  });
+
+  it('is not ready while the Ready condition describes an earlier generation (a deploy just written)', () => {
+    const status = {
+      servingBuildId: 'b-1',
+      conditions: [{ type: 'Ready', status: 'True' as const, reason: 'Serving', message: 'Build b-1 is served.', observedGeneration: 2, lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    };
+    const deployed: RuntimeApp = { ...app, metadata: { ...app.metadata, generation: 3 }, status };
+    expect(appView(deployed, [], 'apps.localhost')).toMatchObject({ active_build_id: 'b-2', serving_build_id: 'b-1', ready: false });
+    const settled: RuntimeApp = { ...deployed, metadata: { ...deployed.metadata, generation: 2 } };
+    expect(appView(settled, [], 'apps.localhost')).toMatchObject({ ready: true });
   });
 
   it('shows a build with its digest and whether it is active', () => {

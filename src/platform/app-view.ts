@@ -30,9 +30,14 @@ export interface AppView {
   hosts: string[];
   /** The default host's URL, once the runtime reports serving it. */
   url?: string;
+  /** The runtime serves the current spec: the Ready condition is True for the app's current generation. */
   ready: boolean;
+  /** The Ready condition's reason (`Serving`, `RollingOut`, `BuildFailed`, …), once the operator reported one. */
+  status_reason?: string;
   /** The runtime's account of `ready` (the Ready condition's message), once it reported one. */
   status_message?: string;
+  /** The build the runtime serves now (it differs from `active_build_id` while a deploy rolls out). */
+  serving_build_id?: string;
   created_at: string;
 }
 
@@ -51,8 +56,11 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
     builds: newestFirst(builds).map((b) => ({ build_id: b.spec.buildId })),
     hosts: hostsOf(app, baseDomain, attached),
     ...(app.status?.url ? { url: app.status.url } : {}),
-    ready: ready?.status === 'True',
+    // A condition computed for an earlier generation says nothing about the spec just written (a deploy).
+    ready: ready?.status === 'True' && (ready.observedGeneration ?? 0) >= (app.metadata?.generation ?? 0),
+    ...(ready?.reason ? { status_reason: ready.reason } : {}),
     ...(ready?.message ? { status_message: ready.message } : {}),
+    ...(app.status?.servingBuildId ? { serving_build_id: app.status.servingBuildId } : {}),
     created_at: app.metadata?.creationTimestamp ?? '',
   };
 }

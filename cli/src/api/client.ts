@@ -1,0 +1,48 @@
+// The API client: openapi-fetch typed by the types generated from the API's own OpenAPI document
+// (schema.ts, `make openapi`), so a request or response field the API does not have fails to compile.
+import createClient, { type Client } from 'openapi-fetch';
+import { ApiError, CliError } from '../errors.ts';
+import { VERSION } from '../version.ts';
+import type { paths } from './schema.ts';
+
+export type Api = Client<paths>;
+
+export function apiClient(baseUrl: string, token?: string): Api {
+  const headers: Record<string, string> = { 'user-agent': `cw/${VERSION}` };
+  if (token) headers.authorization = `Bearer ${token}`;
+  return createClient<paths>({ baseUrl, headers });
+}
+
+interface Answer<D> {
+  data?: D;
+  error?: unknown;
+  response: Response;
+}
+
+/** Awaits a request and returns its data, or throws the API's problem detail as one readable line. */
+export async function expectOk<D>(request: Promise<Answer<D>>, baseUrl: string): Promise<D> {
+  let answer: Answer<D>;
+  try {
+    answer = await request;
+  } catch (err) {
+    throw unreachable(err, baseUrl);
+  }
+  if (answer.response.ok) return answer.data as D;
+  throw apiError(answer.response, answer.error);
+}
+
+/** The problem detail's `detail` (RFC 9457), an OAuth `error_description`, else the status line. */
+export function apiError(response: Response, body: unknown): ApiError {
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const text = [problem.detail, problem.error_description, problem.title].find((v): v is string => typeof v === 'string' && v.length > 0);
+  let message = text ?? `${response.status} ${response.statusText || 'error'}`.trim();
+  if (response.status === 401) message += ' (run `cw login`, or set CW_TOKEN)';
+  return new ApiError(response.status, message);
+}
+
+/** A request that got no HTTP answer at all: say where `cw` tried to go and why it failed. */
+export function unreachable(err: unknown, baseUrl: string): CliError {
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const why = cause?.code ?? cause?.message ?? (err as Error).message;
+  return new CliError(`cannot reach the API at ${baseUrl} (${why})`);
+}

@@ -1,0 +1,118 @@
+// Turns what the user points `cw deploy` at into the runtime's artifact (docs/runtime.md, "The artifact"): a
+// `.tar.zst` file as it is, a Next.js build made with OpenNext (its bundled worker and static assets), or a
+// plain worker directory. Archives are deterministic (sorted paths, fixed times and owners), so deploying the
+// same files again is the same build id and the platform stores it once.
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, relative, sep } from 'node:path';
+import { buffer } from 'node:stream/consumers';
+import { pipeline } from 'node:stream/promises';
+import { createZstdCompress } from 'node:zlib';
+import { create as createTar } from 'tar';
+import { CliError, UsageError } from '../errors.ts';
+
+export interface Artifact {
+  bytes: Buffer;
+  /** What was found: an artifact file, a Next.js (OpenNext) build or a worker directory. */
+  kind: 'prebuilt' | 'nextjs' | 'worker';
+  /** Files in the archive (0 for a prebuilt one, which is sent as it is). */
+  files: number;
+}
+
+const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
+/** Never packed from a worker directory: dependencies, version control, local secrets, macOS litter. */
+const SKIPPED = new Set(['node_modules', '.git', '.DS_Store', '.cloudwright', '.wrangler', '.env']);
+/** What the runtime assumes for a Next.js build without its own cloudwright.json (docs/examples/nextjs). */
+const NEXT_CONFIG = { main: 'worker.js', compatibility_date: '2025-09-01', compatibility_flags: ['nodejs_compat'] };
+
+export async function artifactFrom(path: string, options: { prebuilt?: boolean } = {}): Promise<Artifact> {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch {
+    throw new UsageError(`${path}: no such file or directory`);
+  }
+  if (stat.isFile()) {
+    const bytes = readFileSync(path);
+    if (!bytes.subarray(0, 4).equals(ZSTD_MAGIC)) throw new CliError(`${path} is not a .tar.zst artifact (not zstd-compressed); pass a directory to have cw pack it`);
+    return { bytes, kind: 'prebuilt', files: 0 };
+  }
+  if (options.prebuilt) throw new UsageError(`--prebuilt takes an artifact file (.tar.zst), and ${path} is a directory`);
+  if (existsSync(join(path, '.open-next')) || existsSync(join(path, '.next'))) return nextBuild(path);
+  return workerDirectory(path);
+}
+
+async function workerDirectory(dir: string): Promise<Artifact> {
+  const files = walk(dir);
+  const entry = entryPoint(dir);
+  if (!files.includes(entry)) {
+    throw new CliError(`no entry point in ${dir}: expected ${entry} (a worker.js or index.js, or the file cloudwright.json names as main)`);
+  }
+  return { bytes: await pack(dir, files), kind: 'worker', files: files.length };
+}
+
+/**
+ * A Next.js app built with OpenNext's Cloudflare adapter and bundled by `wrangler deploy --dry-run --outdir
+ * dist`: the bundle's modules at the root, `.open-next/assets` as `assets/`, and a cloudwright.json.
+ */
+async function nextBuild(dir: string): Promise<Artifact> {
+  const how = 'build it with `npx opennextjs-cloudflare build && npx wrangler deploy --dry-run --outdir dist` first';
+  if (!existsSync(join(dir, '.open-next', 'assets'))) throw new CliError(`${dir} is a Next.js app without an OpenNext build (.open-next/assets): ${how}`);
+  if (!existsSync(join(dir, 'dist', 'worker.js'))) throw new CliError(`${dir} has an OpenNext build but no bundled worker (dist/worker.js): ${how}`);
+  const stage = mkdtempSync(join(tmpdir(), 'cw-deploy-'));
+  try {
+    for (const name of readdirSync(join(dir, 'dist'))) {
+      if (/\.(js|mjs|cjs|wasm)$/.test(name)) cpSync(join(dir, 'dist', name), join(stage, name));
+    }
+    cpSync(join(dir, '.open-next', 'assets'), join(stage, 'assets'), { recursive: true });
+    const own = join(dir, 'cloudwright.json');
+    if (existsSync(own)) cpSync(own, join(stage, 'cloudwright.json'));
+    else writeFileSync(join(stage, 'cloudwright.json'), `${JSON.stringify(NEXT_CONFIG)}\n`);
+    const files = walk(stage);
+    return { bytes: await pack(stage, files), kind: 'nextjs', files: files.length };
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** `cloudwright.json`'s `main`, else `worker.js`, else `index.js` (the runtime's order). */
+function entryPoint(dir: string): string {
+  const config = join(dir, 'cloudwright.json');
+  if (existsSync(config)) {
+    let main: unknown;
+    try {
+      main = (JSON.parse(readFileSync(config, 'utf8')) as { main?: unknown }).main;
+    } catch (err) {
+      throw new CliError(`${config} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof main === 'string') return main.replace(/^\.\//, '');
+  }
+  return existsSync(join(dir, 'worker.js')) || !existsSync(join(dir, 'index.js')) ? 'worker.js' : 'index.js';
+}
+
+/** Every regular file under `dir`, relative with `/` separators, sorted; skipped names and dotfiles' litter left out. */
+function walk(dir: string): string[] {
+  const found: string[] = [];
+  const visit = (current: string): void => {
+    for (const entry of readdirSync(current, { withFileTypes: true })) {
+      if (SKIPPED.has(entry.name) || entry.name.startsWith('._') || entry.name.startsWith('.env.')) continue;
+      const full = join(current, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.isFile()) found.push(relative(dir, full).split(sep).join('/'));
+    }
+  };
+  visit(dir);
+  return found.sort();
+}
+
+async function pack(cwd: string, files: string[]): Promise<Buffer> {
+  const tar = createTar({ cwd, portable: true, mtime: new Date(0), noDirRecurse: true }, files);
+  const zstd = createZstdCompress();
+  const [bytes] = await Promise.all([buffer(zstd), pipeline(tar, zstd)]);
+  return bytes;
+}
+
+/** The app name a directory or artifact file suggests: its base name without `.tar.zst`. */
+export function nameFromPath(path: string): string {
+  return basename(path.replace(/[/\\]+$/, '') || '.').replace(/\.(tar\.zst|tzst)$/, '');
+}

@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import { act, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
+
+export function registerApps(program: Command): void {
+  const apps = program.command('apps').alias('app').description('List, create, inspect and delete runtime apps');
+  examples(act(withJson(apps.command('ls').alias('list').description("List the project's apps")), list), ['cw apps ls', 'cw apps ls --project shop --json']);
+  examples(
+    act(
+      withJson(apps.command('create').argument('<name>', 'app name (a DNS label is used as the id as it is)').description('Register an app (nothing is deployed yet; `cw deploy` does that)')),
+      create,
+    ),
+    ['cw apps create web'],
+  );
+  examples(act(withJson(apps.command('get').alias('show').argument('<app>', 'app id').description("Show an app: what is served, where, and the runtime's status")), get), ['cw apps get web']);
+  examples(
+    act(
+      withJson(withYes(apps.command('rm').alias('delete').argument('<app>', 'app id').description('Delete an app with its builds, environment and host names, and report what was cleaned up'))),
+      remove,
+    ),
+    ['cw apps rm web', 'cw apps rm web --yes --json'],
+  );
+}
+
+async function list(ctx: Context): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['APP', 'NAME', 'BUILD', 'READY', 'URL'],
+    answer.apps.map((a) => [a.app_id, a.name, a.active_build_id, a.ready, a.url]),
+    'No apps yet: deploy one with `cw deploy DIR --app NAME`.',
+  );
+}
+
+async function create(ctx: Context, name: string): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps', { params: { path: { projectId } }, body: { name } }));
+  if (ctx.json) return printJson(answer);
+  success(`Created app ${answer.app.app_id} in ${projectId}; deploy it with \`cw deploy DIR --app ${answer.app.app_id}\``);
+}
+
+async function get(ctx: Context, appId: string): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } }));
+  if (ctx.json) return printJson(answer);
+  const { app } = answer;
+  printFields([
+    ['App', app.app_id],
+    ['Name', app.name],
+    ['Ready', app.ready],
+    ['Status', app.status_reason ? `${app.status_reason}: ${app.status_message ?? ''}` : app.status_message],
+    ['Active build', app.active_build_id],
+    ['Serving build', app.serving_build_id],
+    ['URL', app.url],
+    ['Hosts', app.hosts.join(', ')],
+    ['Builds', app.builds.length],
+    ['Created', `${app.created_at} (${ago(app.created_at)})`],
+  ]);
+}
+
+async function remove(ctx: Context, appId: string): Promise<void> {
+  const projectId = await ctx.project();
+  await confirmOrExit(ctx, `Delete app ${appId} of ${projectId}, its builds, environment and host names?`);
+  const report = await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } }));
+  if (ctx.json) return printJson(report);
+  const { deleted } = report;
+  success(`Deleted app ${report.app_id}`);
+  printFields([
+    ['Routing pointer', deleted.routing_pointer ? 'removed' : 'none'],
+    ['Runtime resources', deleted.runtime_resources],
+    ['Build artifacts', deleted.build_artifacts],
+    ['Environment keys', deleted.environment_keys],
+    ['DNS records', deleted.dns_records],
+    ['Host names', deleted.hostnames.join(', ')],
+  ]);
+  for (const pending of report.dns_cleanup_pending) {
+    note(
+      `${paint('yellow', '!', process.stderr)} ${pending.hostname}: remove its DNS records at your DNS provider${pending.records.length > 0 ? ` (${pending.records.map((r) => `${r.record_type} ${r.name} ${r.value}`).join('; ')})` : ''}, or another app could claim the name later`,
+    );
+  }
+}

@@ -1,0 +1,205 @@
+// SQL databases: create (the token is printed once), inspect usage, rotate, restore to a point in time, delete,
+// and run SQL with the official libSQL client (`cw db shell`, `cw db execute`).
+import type { Command } from 'commander';
+import { act, choiceOption, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { UsageError } from '../errors.ts';
+import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
+import { cellText, executeStatements, runShell } from './sql-shell.ts';
+
+const DURABILITY = ['async', 'sync'] as const;
+
+export function registerDatabases(program: Command): void {
+  const db = program.command('db').alias('databases').description('Create, inspect and query SQL databases');
+  examples(
+    act(
+      withJson(
+        db
+          .command('create')
+          .argument('<name>', 'lowercase letters, digits and dashes')
+          .option('--durability <mode>', 'async (default: commits reach object storage within a second) or sync', choiceOption(DURABILITY))
+          .description('Create a database and print its URL and token (the token is shown only now)'),
+      ),
+      create,
+    ),
+    ['cw db create notes', 'cw db create ledger --durability sync --json'],
+  );
+  examples(act(withJson(db.command('ls').alias('list').description("List the project's databases")), list), ['cw db ls']);
+  examples(act(withJson(db.command('get').alias('show').argument('<name>', 'name or database id').description('Show a database with its usage and restore window')), get), ['cw db get notes']);
+  examples(
+    act(
+      withJson(
+        withYes(
+          db
+            .command('rotate')
+            .argument('<name>', 'name or database id')
+            .option('--read-only', 'the new token can read but not write')
+            .description('Issue a new token; every earlier token of the database stops working'),
+        ),
+      ),
+      rotate,
+    ),
+    ['cw db rotate notes --yes'],
+  );
+  examples(
+    act(
+      withJson(
+        db
+          .command('restore')
+          .argument('<source>', 'the database to restore from (name or id)')
+          .requiredOption('--at <time>', 'the point in time, ISO 8601 (see the restore window in `cw db get`)')
+          .requiredOption('--to <name>', 'name of the new database')
+          .option('--durability <mode>', 'async or sync', choiceOption(DURABILITY))
+          .description('Create a new database from another as it was at a point in time'),
+      ),
+      restore,
+    ),
+    ['cw db restore notes --at 2026-11-26T10:00:00Z --to notes-before-migration'],
+  );
+  examples(act(withYes(db.command('rm').alias('delete').argument('<name>', 'name or database id').description('Delete a database and every copy of it')), remove), ['cw db rm notes --yes']);
+  examples(
+    act(
+      db
+        .command('shell')
+        .argument('<name>', 'name or database id')
+        .option('--read-only', 'refuse writes')
+        .description('An interactive SQL prompt (statements end with ;  .help lists the dot commands)'),
+      shell,
+    ),
+    ['cw db shell notes', 'echo "select count(*) from notes;" | cw db shell notes'],
+  );
+  examples(
+    act(
+      withJson(
+        db
+          .command('execute')
+          .argument('<name>', 'name or database id')
+          .argument('<sql...>', 'statements; several run in one transaction')
+          .option('--read-only', 'refuse writes')
+          .description('Run SQL and print the results'),
+      ),
+      execute,
+    ),
+    ['cw db execute notes "select * from notes"', 'cw db execute notes "insert into notes(body) values (\'hi\')" "select count(*) from notes" --json'],
+  );
+}
+
+async function create(ctx: Context, name: string, options: { durability?: 'async' | 'sync' }): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(
+    ctx.api.POST('/v1/projects/{projectId}/databases', { params: { path: { projectId } }, body: { name, ...(options.durability ? { durability: options.durability } : {}) } }),
+  );
+  if (ctx.json) return printJson(answer);
+  if (!answer.created) {
+    note(`${name} already exists (${answer.status}); its token is not shown again: \`cw db rotate ${name}\` issues a new one`);
+    return;
+  }
+  success(`Created database ${name} (${answer.status})`);
+  printCredentials(answer.database_url, answer.database_token);
+}
+
+function printCredentials(url: string | undefined, token: string | undefined): void {
+  printFields([
+    ['URL', url],
+    ['Token', token],
+  ]);
+  note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it (for example in your app's environment) before you go on.`);
+}
+
+async function list(ctx: Context): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases', { params: { path: { projectId } } }));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['NAME', 'ID', 'STATUS', 'URL', 'CREATED'],
+    answer.databases.map((d) => [d.name, d.database_id, d.status, d.database_url, ago(d.created_at)]),
+    'No databases yet: create one with `cw db create NAME`.',
+  );
+}
+
+async function get(ctx: Context, database: string): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params: { path: { projectId, database } } }));
+  if (ctx.json) return printJson(answer);
+  const d = answer.database;
+  printFields([
+    ['Name', d.name],
+    ['ID', d.database_id],
+    ['Status', d.status_message ? `${d.status}: ${d.status_message}` : d.status],
+    ['URL', d.database_url],
+    ['Durability', d.durability],
+    ['Size', formatBytes(d.usage.size_bytes)],
+    ['Rows read', d.usage.rows_read],
+    ['Rows written', d.usage.rows_written],
+    ['Last write', d.usage.last_write_at ? `${d.usage.last_write_at} (${ago(d.usage.last_write_at)})` : 'never'],
+    ['Restore window', d.restore_window ? `${d.restore_window.earliest} … ${d.restore_window.latest}` : 'none yet'],
+    ['Restored from', d.restored_from ? `${d.restored_from.database} at ${d.restored_from.timestamp}` : undefined],
+    ['Created', d.created_at],
+  ]);
+}
+
+async function rotate(ctx: Context, database: string, options: { readOnly?: boolean }): Promise<void> {
+  const projectId = await ctx.project();
+  await confirmOrExit(ctx, `Rotate the token of ${database}? Every earlier token stops working`);
+  const answer = await ctx.ok(
+    ctx.api.POST('/v1/projects/{projectId}/databases/{database}/tokens/rotate', { params: { path: { projectId, database } }, body: options.readOnly ? { read_only: true } : {} }),
+  );
+  if (ctx.json) return printJson(answer);
+  success(`Rotated the token of ${database}${answer.read_only ? ' (read-only)' : ''}; earlier tokens are refused`);
+  const { database: d } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params: { path: { projectId, database } } }));
+  printCredentials(d.database_url, answer.database_token);
+}
+
+async function restore(ctx: Context, source: string, options: { at: string; to: string; durability?: 'async' | 'sync' }): Promise<void> {
+  const at = Date.parse(options.at);
+  if (Number.isNaN(at)) throw new UsageError(`--at ${JSON.stringify(options.at)} is not a time: use ISO 8601, e.g. 2026-11-26T10:00:00Z`);
+  const projectId = await ctx.project();
+  const body = { name: options.to, restore_from: { database: source, timestamp: new Date(at).toISOString() }, ...(options.durability ? { durability: options.durability } : {}) };
+  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/databases', { params: { path: { projectId } }, body }));
+  if (ctx.json) return printJson(answer);
+  if (!answer.created) {
+    note(`${options.to} already exists; nothing was restored. Choose another --to name.`);
+    return;
+  }
+  success(`Restored ${source} as it was at ${body.restore_from.timestamp} into ${options.to} (${answer.status})`);
+  printCredentials(answer.database_url, answer.database_token);
+}
+
+async function remove(ctx: Context, database: string): Promise<void> {
+  const projectId = await ctx.project();
+  await confirmOrExit(ctx, `Delete database ${database} and every copy of its data?`);
+  const request = ctx.api.DELETE('/v1/projects/{projectId}/databases/{database}', { params: { path: { projectId, database } } });
+  await ctx.ok(request);
+  const { response } = await request;
+  success(response.status === 202 ? `Deleting ${database}: it is refused already and its data goes shortly` : `Deleted ${database}`);
+}
+
+/** Connects with a short-lived query token of its own, so the shell never needs the database's main token. */
+async function connection(ctx: Context, database: string, readOnly: boolean): Promise<{ url: string; token: string }> {
+  const projectId = await ctx.project();
+  const path = { projectId, database };
+  const { database: d } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params: { path } }));
+  if (!d.database_url) throw new UsageError(`${d.name} has no SQL endpoint yet (${d.status}${d.status_message ? `: ${d.status_message}` : ''})`);
+  const issued = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { read_only: readOnly, expires_in_seconds: 12 * 3600 } }));
+  return { url: d.database_url, token: issued.query_token };
+}
+
+async function shell(ctx: Context, database: string, options: { readOnly?: boolean }): Promise<void> {
+  const { url, token } = await connection(ctx, database, options.readOnly === true);
+  await runShell({ url, token, name: database });
+}
+
+async function execute(ctx: Context, database: string, statements: string[], options: { readOnly?: boolean }): Promise<void> {
+  const { url, token } = await connection(ctx, database, options.readOnly === true);
+  const results = await executeStatements({ url, token }, statements);
+  if (ctx.json) return printJson({ results });
+  for (const r of results) {
+    if (r.columns.length > 0)
+      printTable(
+        r.columns,
+        r.rows.map((row) => row.map(cellText)),
+        '(no rows)',
+      );
+    else println(`OK: ${r.rows_affected} row${r.rows_affected === 1 ? '' : 's'} changed`);
+  }
+}

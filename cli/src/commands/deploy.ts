@@ -1,0 +1,187 @@
+// `cw deploy`, `cw builds ls` and `cw rollback`: upload (or re-select) a build, then wait until the runtime
+// serves it and print where.
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spinner } from '@clack/prompts';
+import type { Command } from 'commander';
+import { artifactFrom, nameFromPath } from '../artifact/pack.ts';
+import { uploadStream } from '../artifact/upload.ts';
+import { act, appOf, choiceOption, examples, intOption, listOption, withJson } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { CliError } from '../errors.ts';
+import { ago, formatBytes, note, paint, printJson, printTable, println, success } from '../output.ts';
+import type { paths } from '../api/schema.ts';
+
+type App = paths['/v1/projects/{projectId}/apps/{appId}']['get']['responses'][200]['content']['application/json']['app'];
+
+const KIND = { prebuilt: 'artifact', nextjs: 'Next.js build', worker: 'worker directory' } as const;
+
+export function registerDeploy(program: Command): void {
+  examples(
+    act(
+      withJson(
+        program
+          .command('deploy')
+          .argument('[path]', 'a worker directory, a Next.js app built with OpenNext, or a .tar.zst artifact', '.')
+          .description('Pack and upload a build, make it the active one, and wait until it is served')
+          .option('--app <app>', 'app id (default: CW_APP, else the directory name); created when it does not exist')
+          .option('--hostnames <list>', 'comma-separated host names to serve the app on besides its default host (replaces the current ones; "" removes them)')
+          .option('--environment <name>', 'the environment to run with (an app has one: production)', choiceOption(['production'] as const))
+          .option('--max-concurrent-requests <n>', 'requests served at once before new ones queue (1-10000)', intOption(1, 10_000))
+          .option('--prebuilt', 'PATH is a .tar.zst artifact to upload as it is')
+          .option('--no-wait', 'return once the build is active, without waiting for the runtime to serve it')
+          .option('--wait-timeout <seconds>', 'how long to wait for the runtime to serve the build', intOption(1, 3600), 120),
+      ),
+      deploy,
+    ),
+    ['cw deploy ./site --app web', 'cw deploy --app web --hostnames www.example.com,example.com', 'cw deploy app.tar.zst --prebuilt --app web --json'],
+  );
+  const builds = program.command('builds').alias('build').description("List an app's builds");
+  examples(act(withJson(builds.command('ls').alias('list').option('--app <app>', 'app id (default: CW_APP)').description('List builds, newest first; * marks the active one')), listBuilds), [
+    'cw builds ls --app web',
+  ]);
+  examples(
+    act(
+      withJson(
+        program
+          .command('rollback')
+          .argument('[build]', 'build id to serve again (default: the build before the active one)')
+          .option('--app <app>', 'app id (default: CW_APP)')
+          .option('--no-wait', 'return once the build is active, without waiting for the runtime to serve it')
+          .option('--wait-timeout <seconds>', 'how long to wait for the runtime to serve the build', intOption(1, 3600), 120)
+          .description('Make an earlier build active again, without an upload'),
+      ),
+      rollback,
+    ),
+    ['cw rollback --app web', 'cw rollback b-3f2a9c0d1e2f3a4b --app web'],
+  );
+}
+
+interface DeployOptions {
+  app?: string;
+  hostnames?: string;
+  environment?: 'production';
+  maxConcurrentRequests?: number;
+  prebuilt?: boolean;
+  wait: boolean;
+  waitTimeout: number;
+}
+
+async function deploy(ctx: Context, path: string, options: DeployOptions): Promise<void> {
+  const projectId = await ctx.project();
+  const artifact = await artifactFrom(path, { prebuilt: options.prebuilt });
+  const appId = await ensureApp(ctx, projectId, options.app ?? ctx.env.CW_APP ?? nameFromPath(resolve(path)));
+  const what = `${formatBytes(artifact.bytes.length)}, ${KIND[artifact.kind]}${artifact.files > 0 ? `, ${artifact.files} file${artifact.files === 1 ? '' : 's'}` : ''}`;
+  if (!ctx.json) note(`Deploying ${path} to ${projectId}/${appId} (${what})`);
+  const upload = uploadStream(artifact.bytes, showsProgress(ctx));
+  const query = {
+    ...(options.hostnames !== undefined ? { hostnames: listOption(options.hostnames).join(',') } : {}),
+    ...(options.environment ? { environment: options.environment } : {}),
+    ...(options.maxConcurrentRequests ? { max_concurrent_requests: options.maxConcurrentRequests } : {}),
+  };
+  let result;
+  try {
+    result = await ctx.ok(
+      ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/deployments', {
+        params: { path: { projectId, appId }, query },
+        body: upload.body,
+        bodySerializer: (body: unknown) => body,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(artifact.bytes.length) },
+        // A streamed request body needs half-duplex fetch (the Fetch standard's `duplex`), which openapi-fetch passes on.
+        ...({ duplex: 'half' } as object),
+      }),
+    );
+  } finally {
+    upload.stop();
+  }
+  const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
+  if (ctx.json) return printJson(result);
+  success(`Deployed build ${result.build_id} to ${appId}${app ? ' and it is served' : ''}`);
+  for (const url of urlsOf(app, result.hosts)) println(`  ${paint('cyan', url)}`);
+}
+
+/** The app's id for `nameOrId`: an app with that id or name, else one created under that name. */
+async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<string> {
+  const { apps } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
+  const found = apps.find((a) => a.app_id === nameOrId) ?? apps.find((a) => a.name === nameOrId);
+  if (found) return found.app_id;
+  const { app } = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps', { params: { path: { projectId } }, body: { name: nameOrId } }));
+  if (!ctx.json) note(`Created app ${app.app_id}${app.name === app.app_id ? '' : ` (${app.name})`}`);
+  return app.app_id;
+}
+
+/**
+ * Polls the app until the runtime serves `buildId` for the current spec. A build the runtime refuses ends the
+ * wait at once with its reason; so does the bound.
+ */
+async function waitUntilServed(ctx: Context, projectId: string, appId: string, buildId: string, timeoutSeconds: number): Promise<App> {
+  const spin = showsProgress(ctx) ? spinner({ output: process.stderr }) : undefined;
+  spin?.start(`Waiting for the runtime to serve ${buildId}`);
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let app: App | undefined;
+  try {
+    for (;;) {
+      ({ app } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } })));
+      if (app.ready && app.serving_build_id === buildId) break;
+      if (app.active_build_id !== buildId) throw new CliError(`${appId} now points at build ${app.active_build_id || '(none)'}: another deploy or rollback replaced ${buildId}`);
+      if ((app.status_reason === 'BuildFailed' || app.status_reason === 'BuildNotFound') && app.status_message?.includes(buildId)) {
+        throw new CliError(`build ${buildId} is active but cannot be served: ${app.status_message}`);
+      }
+      if (Date.now() > deadline) {
+        throw new CliError(`build ${buildId} is active but not served after ${timeoutSeconds} s: ${app.status_message ?? 'the runtime has not reported yet'} (see \`cw apps get ${appId}\`)`);
+      }
+      await sleep(250);
+    }
+  } catch (err) {
+    spin?.error(`Not served: ${buildId}`);
+    throw err;
+  }
+  spin?.stop(`Served: ${buildId}`);
+  return app;
+}
+
+/** URLs of every host, with the scheme and port of the runtime's own URL for the default host. */
+function urlsOf(app: App | undefined, hosts: readonly string[]): string[] {
+  const base = app?.url ? new URL(app.url) : undefined;
+  return (app?.hosts ?? hosts).map((host) => {
+    if (!base) return host;
+    const url = new URL(base.href);
+    url.hostname = host;
+    return url.href.replace(/\/$/, '');
+  });
+}
+
+function showsProgress(ctx: Context): boolean {
+  return !ctx.json && process.stderr.isTTY === true && !ctx.env.NO_COLOR;
+}
+
+async function listBuilds(ctx: Context, options: { app?: string }): Promise<void> {
+  const projectId = await ctx.project();
+  const appId = appOf(options, ctx.env);
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path: { projectId, appId } } }));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['', 'BUILD', 'UPLOADED', 'SIZE', 'DIGEST'],
+    answer.builds.map((b) => [b.active ? '*' : '', b.build_id, ago(b.created_at), formatBytes(b.size), b.digest.slice(0, 19)]),
+    `No builds yet: deploy with \`cw deploy DIR --app ${appId}\`.`,
+  );
+}
+
+async function rollback(ctx: Context, buildArg: string | undefined, options: { app?: string; wait: boolean; waitTimeout: number }): Promise<void> {
+  const projectId = await ctx.project();
+  const appId = appOf(options, ctx.env);
+  const path = { projectId, appId };
+  let buildId = buildArg;
+  if (!buildId) {
+    const { builds } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path } }));
+    const active = builds.findIndex((b) => b.active);
+    const previous = active >= 0 ? builds[active + 1] : undefined;
+    if (!previous) throw new CliError(`${appId} has no build before ${active >= 0 ? builds[active]?.build_id : 'its first deploy'} to roll back to (see \`cw builds ls --app ${appId}\`)`);
+    buildId = previous.build_id;
+  }
+  const result = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/rollbacks', { params: { path }, body: { build_id: buildId } }));
+  const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
+  if (ctx.json) return printJson(result);
+  success(`Rolled back ${appId} to build ${result.build_id}${app ? ' and it is served' : ''}`);
+  for (const url of urlsOf(app, result.hosts)) println(`  ${paint('cyan', url)}`);
+}

@@ -1,0 +1,84 @@
+// An app's environment: plain configuration values (the platform has no secret store; the API refuses secrets).
+import { existsSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { act, appOf, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { UsageError } from '../errors.ts';
+import { printJson, printTable, success } from '../output.ts';
+
+const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+export function registerEnv(program: Command): void {
+  const env = program.command('env').description("Read and change an app's environment variables (plain values, applied as a new rollout)");
+  const app = (c: Command): Command => c.option('--app <app>', 'app id (default: CW_APP)');
+  examples(act(withJson(app(env.command('ls').alias('list').description('List the variables'))), list), ['cw env ls --app web']);
+  examples(act(withJson(app(env.command('set').argument('<pairs...>', 'KEY=VALUE pairs').description('Create or replace variables'))), set), [
+    'cw env set GREETING=hello --app web',
+    'cw env set A=1 B="two words" --app web',
+  ]);
+  examples(act(withYes(app(env.command('rm').alias('remove').argument('<keys...>', 'variable names').description('Remove variables'))), remove), ['cw env rm GREETING --app web --yes']);
+  examples(act(withYes(app(env.command('pull').argument('[file]', 'where to write', '.env').description('Write the variables to a .env file'))), pull), [
+    'cw env pull --app web',
+    'cw env pull .env.local --app web --yes',
+  ]);
+}
+
+type Path = { projectId: string; appId: string };
+
+async function target(ctx: Context, options: { app?: string }): Promise<Path> {
+  return { projectId: await ctx.project(), appId: appOf(options, ctx.env) };
+}
+
+async function read(ctx: Context, path: Path) {
+  return ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/environment', { params: { path } }));
+}
+
+async function list(ctx: Context, options: { app?: string }): Promise<void> {
+  const path = await target(ctx, options);
+  const answer = await read(ctx, path);
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['KEY', 'VALUE'],
+    Object.entries(answer.environment).map(([key, v]) => [key, v.value]),
+    `${path.appId} has no environment variables: set one with \`cw env set KEY=VALUE --app ${path.appId}\`.`,
+  );
+}
+
+async function set(ctx: Context, pairs: string[], options: { app?: string }): Promise<void> {
+  // Every pair is checked before anything is written, so a typo in the third leaves the first two unchanged too.
+  const parsed = pairs.map((pair) => {
+    const eq = pair.indexOf('=');
+    const key = eq > 0 ? pair.slice(0, eq) : '';
+    if (!KEY.test(key)) throw new UsageError(`expected KEY=VALUE with KEY of letters, digits and _ (not starting with a digit), got ${JSON.stringify(pair)}`);
+    return { key, value: pair.slice(eq + 1) };
+  });
+  const path = await target(ctx, options);
+  const stored = [];
+  for (const { key, value } of parsed) {
+    const answer = await ctx.ok(ctx.api.PUT('/v1/projects/{projectId}/apps/{appId}/environment/{key}', { params: { path: { ...path, key } }, body: { value, secret: false } }));
+    stored.push(answer.variable);
+  }
+  if (ctx.json) return printJson({ variables: stored });
+  success(`Set ${parsed.map((p) => p.key).join(', ')} on ${path.appId}; the runtime rolls it out now`);
+}
+
+async function remove(ctx: Context, keys: string[], options: { app?: string }): Promise<void> {
+  const path = await target(ctx, options);
+  await confirmOrExit(ctx, `Remove ${keys.join(', ')} from ${path.appId}?`);
+  for (const key of keys) await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/apps/{appId}/environment/{key}', { params: { path: { ...path, key } } }));
+  success(`Removed ${keys.join(', ')} from ${path.appId}`);
+}
+
+async function pull(ctx: Context, file: string, options: { app?: string }): Promise<void> {
+  const path = await target(ctx, options);
+  const { environment } = await read(ctx, path);
+  if (existsSync(file)) await confirmOrExit(ctx, `Overwrite ${file}?`);
+  const lines = Object.entries(environment).map(([key, v]) => `${key}=${dotenvQuote(v.value)}`);
+  writeFileSync(file, `# Environment of ${path.projectId}/${path.appId}, written by cw env pull\n${lines.join('\n')}\n`, { mode: 0o600 });
+  success(`Wrote ${lines.length} variable${lines.length === 1 ? '' : 's'} to ${file}`);
+}
+
+/** A double-quoted dotenv value: backslashes, quotes and newlines escaped, as dotenv and Vercel read them. */
+export function dotenvQuote(value: string): string {
+  return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n').replaceAll('\r', '\\r')}"`;
+}

@@ -1,0 +1,75 @@
+// Custom host names of an app: attach (the platform says which records must exist), publish, finalize.
+import type { Command } from 'commander';
+import { act, appOf, examples, withJson } from '../command-kit.ts';
+import type { Context } from '../context.ts';
+import { ago, note, paint, printJson, printTable, println, success } from '../output.ts';
+
+export function registerHostnames(program: Command): void {
+  const hostnames = program.command('hostnames').alias('hostname').description('Serve an app on your own host names: attach, publish the records, finalize');
+  const app = (c: Command): Command => c.option('--app <app>', 'app id (default: CW_APP)');
+  examples(
+    act(
+      withJson(
+        app(
+          hostnames
+            .command('attach')
+            .argument('<hostname>', 'the host name, e.g. www.example.com')
+            .option('--managed', 'let the platform write the records in one of your managed project domains (dns_mode managed_project_domain)')
+            .description('Bind a host name to the app and print the DNS records to publish (or that the platform wrote)'),
+        ),
+      ),
+      attach,
+    ),
+    ['cw hostnames attach www.example.com --app web', 'cw hostnames attach www.shop.example.com --managed --app web'],
+  );
+  examples(act(withJson(app(hostnames.command('finalize').argument('<hostname>').description('Activate the host name once its records are live'))), finalize), [
+    'cw hostnames finalize www.example.com --app web',
+  ]);
+  examples(act(withJson(app(hostnames.command('ls').alias('list').description("List the app's host names and their state"))), list), ['cw hostnames ls --app web']);
+}
+
+async function attach(ctx: Context, domain: string, options: { app?: string; managed?: boolean }): Promise<void> {
+  const projectId = await ctx.project();
+  const appId = appOf(options, ctx.env);
+  const answer = await ctx.ok(
+    ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/domains', {
+      params: { path: { projectId, appId } },
+      body: { domain, dns_mode: options.managed ? 'managed_project_domain' : 'external_records' },
+    }),
+  );
+  if (ctx.json) return printJson(answer);
+  success(`Attached ${answer.domain} to ${appId} (${answer.status})`);
+  if (answer.dns_records) {
+    println('Publish these records at your DNS provider, exactly as shown:');
+    printTable(
+      ['TYPE', 'NAME', 'VALUE'],
+      answer.dns_records.map((r) => [r.record_type, r.name, r.value]),
+    );
+  }
+  if (answer.managed_dns) {
+    if (answer.managed_dns.status === 'applied') println(`The platform wrote the records in ${answer.managed_dns.project_domain}.`);
+    else note(`${paint('yellow', '!', process.stderr)} Writing the records in ${answer.managed_dns.project_domain} failed for now; the platform keeps retrying (run the same attach again to see).`);
+  }
+  println(`Then run ${paint('bold', `cw hostnames finalize ${answer.domain} --app ${appId}`)}.`);
+}
+
+async function finalize(ctx: Context, domain: string, options: { app?: string }): Promise<void> {
+  const projectId = await ctx.project();
+  const appId = appOf(options, ctx.env);
+  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize', { params: { path: { projectId, appId, domain } } }));
+  if (ctx.json) return printJson(answer);
+  if (answer.status === 'active') success(`${answer.domain} is active: ${appId} is served on it`);
+  else note(`${answer.domain} is ${answer.status}: ${answer.status_message}`);
+}
+
+async function list(ctx: Context, options: { app?: string }): Promise<void> {
+  const projectId = await ctx.project();
+  const appId = appOf(options, ctx.env);
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/domains', { params: { path: { projectId, appId } } }));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['HOSTNAME', 'MODE', 'STATUS', 'WHY', 'ATTACHED'],
+    answer.domains.map((h) => [h.domain, h.dns_mode, h.status, h.status === 'active' ? '' : h.status_message, ago(h.created_at)]),
+    `${appId} has no custom host names: attach one with \`cw hostnames attach HOSTNAME --app ${appId}\`.`,
+  );
+}

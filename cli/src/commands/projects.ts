@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { act, choiceOption, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import { updateServer } from '../config.ts';
+import type { Context } from '../context.ts';
+import { ago, printJson, printTable, success } from '../output.ts';
+
+export function registerProjects(program: Command): void {
+  const projects = program.command('projects').alias('project').description('List, create and choose projects; manage members');
+  examples(act(withJson(projects.command('ls').alias('list').description('List the projects you belong to')), list), ['cw projects ls', 'cw projects ls --json | jq -r ".projects[].project_id"']);
+  examples(
+    act(
+      withJson(
+        projects
+          .command('create')
+          .argument('<id>', 'project id: lowercase letters, digits and dashes')
+          .option('--name <name>', 'display name (default: the id)')
+          .description('Create a project; you become its owner'),
+      ),
+      create,
+    ),
+    ['cw projects create shop', 'cw projects create shop --name "The Shop"'],
+  );
+  examples(act(projects.command('use').argument('<id>', 'project id').description('Make a project the default for this API URL (CW_PROJECT and --project still win)'), use), ['cw projects use shop']);
+  examples(act(withYes(projects.command('rm').alias('delete').argument('<id>', 'project id').description('Delete an empty project (apps, databases and domains must go first)')), remove), [
+    'cw projects rm shop --yes',
+  ]);
+
+  const members = projects.command('members').description("List, add and remove the current project's members");
+  examples(act(withJson(members.command('ls').alias('list').description('List members and their roles')), listMembers), ['cw projects members ls']);
+  examples(
+    act(
+      members
+        .command('add')
+        .argument('<user>', 'user id')
+        .option('--role <role>', 'owner or member', choiceOption(['owner', 'member'] as const), 'member')
+        .description('Add a member, or change their role'),
+      addMember,
+    ),
+    ['cw projects members add alice', 'cw projects members add bob --role owner'],
+  );
+  examples(act(withYes(members.command('rm').alias('remove').argument('<user>', 'user id').description('Remove a member')), removeMember), ['cw projects members rm alice']);
+}
+
+async function list(ctx: Context): Promise<void> {
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects'));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['ID', 'NAME', 'ROLE', 'READY', 'CREATED'],
+    answer.projects.map((p) => [p.project_id, p.name, p.role, p.ready, ago(p.created_at)]),
+    'No projects yet: create one with `cw projects create ID`.',
+  );
+}
+
+async function create(ctx: Context, id: string, options: { name?: string }): Promise<void> {
+  const answer = await ctx.ok(ctx.api.POST('/v1/projects', { body: { project_id: id, name: options.name ?? id } }));
+  if (ctx.json) return printJson(answer);
+  success(`Created project ${answer.project.project_id}`);
+}
+
+async function use(ctx: Context, id: string): Promise<void> {
+  await ctx.ok(ctx.api.GET('/v1/projects/{projectId}', { params: { path: { projectId: id } } }));
+  updateServer(ctx.apiUrl, (s) => ({ ...s, project: id }), ctx.env);
+  success(`Commands now use project ${id} on ${ctx.apiUrl}`);
+}
+
+async function remove(ctx: Context, id: string): Promise<void> {
+  await confirmOrExit(ctx, `Delete project ${id}?`);
+  await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}', { params: { path: { projectId: id } } }));
+  success(`Deleted project ${id}`);
+}
+
+async function listMembers(ctx: Context): Promise<void> {
+  const projectId = await ctx.project();
+  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/members', { params: { path: { projectId } } }));
+  if (ctx.json) return printJson(answer);
+  printTable(
+    ['USER', 'ROLE'],
+    answer.members.map((m) => [m.user_id, m.role]),
+  );
+}
+
+async function addMember(ctx: Context, user: string, options: { role: 'owner' | 'member' }): Promise<void> {
+  const projectId = await ctx.project();
+  await ctx.ok(ctx.api.PUT('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: user } }, body: { role: options.role } }));
+  success(`${user} is now ${options.role === 'owner' ? 'an owner' : 'a member'} of ${projectId}`);
+}
+
+async function removeMember(ctx: Context, user: string): Promise<void> {
+  const projectId = await ctx.project();
+  await confirmOrExit(ctx, `Remove ${user} from ${projectId}?`);
+  await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/members/{userId}', { params: { path: { projectId, userId: user } } }));
+  success(`Removed ${user} from ${projectId}`);
+}
