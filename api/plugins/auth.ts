@@ -7,7 +7,11 @@ import { appendOnRequest } from './route-hooks.ts';
 import { describeRate, TokenBuckets, type RateLimitOptions } from './token-buckets.ts';
 
 /** What a route needs from its caller; `false` marks a public route. */
-export type RouteAuth = false | { scope: Scope; project?: boolean };
+/**
+ * `false`: public. `{ scope }`: a token holding the scope (and, with `project`, a member of the path's project).
+ * `{ scope: null }`: any valid token, whatever its scopes (a token signing itself out).
+ */
+export type RouteAuth = false | { scope: Scope; project?: boolean } | { scope: null; project?: false };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -73,7 +77,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
     });
     route.schema = {
       ...schema,
-      ...(requirement === false ? {} : { security: [{ bearer: [requirement.scope] }] }),
+      ...(requirement === false ? {} : { security: [{ bearer: requirement.scope === null ? [] : [requirement.scope] }] }),
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
@@ -91,6 +95,7 @@ interface Refusals {
 function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date): onRequestHookHandler {
   const admit = async (request: FastifyRequest, principal: Principal): Promise<void> => {
     request.principal = principal;
+    if (requirement.scope === null) return;
     const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
     if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
     else requireScope(principal, requirement.scope);
@@ -121,7 +126,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
     // The common case without a promise: a caller seen before, on a route outside any project.
     request.principal = known;
     try {
-      requireScope(known, requirement.scope);
+      if (requirement.scope !== null) requireScope(known, requirement.scope);
     } catch (err) {
       return refuse(request, reply, done, err as Error);
     }

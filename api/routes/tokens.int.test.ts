@@ -64,6 +64,18 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     expect(after.json().tokens).toContainEqual({ ...token, state: 'revoked' });
   });
 
+  it('lets any token revoke itself (signing out), whatever its scopes, and only itself', async () => {
+    const [narrow, other] = await Promise.all([createToken({ description: 'cli', scopes: ['apps:read'] }), createToken({ description: 'other', scopes: ['apps:read'] })]);
+    const { access_token: plaintext } = narrow.json();
+    const signedOut = await p.app.inject({ method: 'DELETE', url: '/v1/user/token', headers: bearer(plaintext) });
+    expect(signedOut.statusCode).toBe(204);
+    expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: bearer(plaintext) })).statusCode).toBe(401);
+    expect((await p.app.inject({ method: 'DELETE', url: '/v1/user/token', headers: bearer(plaintext) })).statusCode).toBe(401);
+    const stillThere = await p.app.inject({ method: 'GET', url: `/v1/projects/${'x'}/apps`, headers: bearer(other.json().access_token) });
+    expect(stillThere.statusCode).not.toBe(401);
+    expect((await p.app.inject({ method: 'DELETE', url: '/v1/user/token' })).statusCode).toBe(401);
+  });
+
   it('takes JSON bodies only (415 for text/plain), and a JSON content type without a body where a route takes none', async () => {
     const asText = await p.app.inject({
       method: 'POST',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createPersonalToken, listPersonalTokens, MAX_ACTIVE_TOKENS_PER_USER, revokePersonalToken, summarize, type TokenStore, type TokenSummary } from '../../src/auth/index.ts';
+import { createPersonalToken, listPersonalTokens, MAX_ACTIVE_TOKENS_PER_USER, revokeOwnToken, revokePersonalToken, summarize, type TokenStore, type TokenSummary } from '../../src/auth/index.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { CreatedToken, Token, TokenBody, TokenParams } from '../schemas/token.ts';
@@ -69,6 +69,22 @@ export function tokenRoutes(app: FastifyInstance, tokens: TokenStore, now: () =>
       response: { 200: Type.Object({ tokens: Type.Array(Token) }), ...errorResponses(500) },
     },
     handler: async (request) => ({ tokens: (await listPersonalTokens(principalOf(request), tokens, now())).map(tokenView) }),
+  });
+
+  // Signing out must work for any token, so it needs no scope: a token may only ever revoke itself here.
+  r.delete('/v1/user/token', {
+    config: { auth: { scope: null } },
+    schema: {
+      tags,
+      summary: 'Revoke the token that makes this request (sign out); any valid token may, whatever its scopes',
+      response: { 204: Type.Null({ description: 'Revoked: the token is refused from now on.' }), ...errorResponses(500) },
+    },
+    handler: async (request, reply) => {
+      const { tokenId } = principalOf(request);
+      await revokeOwnToken({ tokenId }, tokens);
+      request.log.info({ token_id: tokenId }, 'access token revoked by itself');
+      return reply.code(204).send(null);
+    },
   });
 
   r.delete('/v1/tokens/:tokenId', {

@@ -79,11 +79,13 @@ export function formatBytes(bytes: number): string {
   const units = ['kB', 'MB', 'GB', 'TB'];
   let value = bytes / 1000;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
+  // Rounded before the unit is settled, so 999,500 B is 1.0 MB rather than 1000 kB.
+  const shown = (v: number): string => v.toFixed(Number(v.toFixed(1)) < 10 ? 1 : 0);
+  while (Number(shown(value)) >= 1000 && unit < units.length - 1) {
     value /= 1000;
     unit++;
   }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+  return `${shown(value)} ${units[unit]}`;
 }
 
 /** How long ago an ISO time was, for people: `3m ago`. */

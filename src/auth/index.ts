@@ -17,7 +17,16 @@ export { POLL_LEEWAY_MS, SLOW_DOWN_STEP_SECONDS } from './device-token-poll.ts';
 export { ForbiddenError, InvalidScopeError, REALM, UnauthorizedError } from './errors.ts';
 export { assertCanGrant, issueToken, mintToken, type IssuedToken, type TokenRequest } from './issue-token.ts';
 export type { DeviceTokenErrorCode, DeviceTokenResponse, OAuthErrorBody, OAuthTokenBody } from './oauth-error.ts';
-export { createPersonalToken, listPersonalTokens, MAX_ACTIVE_TOKENS_PER_USER, revokePersonalToken, summarize, type PersonalTokenRequest, type TokenSummary } from './personal-tokens.ts';
+export {
+  createPersonalToken,
+  listPersonalTokens,
+  MAX_ACTIVE_TOKENS_PER_USER,
+  revokeOwnToken,
+  revokePersonalToken,
+  summarize,
+  type PersonalTokenRequest,
+  type TokenSummary,
+} from './personal-tokens.ts';
 export type { DeviceGrant, DeviceGrantState, DeviceGrantStore, ProjectRole, StoredDeviceGrant, TokenRecord, TokenStore, UserRecord } from './ports.ts';
 export { hasScope, isScope, knownScopes, parseScopes, SCOPE_NAMES, SCOPES, type Scope } from './scopes.ts';
 export {

@@ -120,6 +120,11 @@ export async function revokePersonalToken(principal: Principal, tokenId: string,
   }
 }
 
+/** Revokes the caller's own token (signing out), which needs no scope. */
+export async function revokeOwnToken(principal: Pick<Principal, 'tokenId'>, store: Pick<TokenStore, 'revokeToken'>): Promise<void> {
+  if (!(await store.revokeToken(principal.tokenId))) throw new NotFoundError('This token no longer exists.');
+}
+
 /** The listing view of a stored token at `now`. */
 export function summarize(token: TokenRecord, now: Date): TokenSummary {
   const expired = token.expiresAt !== undefined && now.getTime() >= token.expiresAt.getTime();

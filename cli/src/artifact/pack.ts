@@ -6,8 +6,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, sta
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import { buffer } from 'node:stream/consumers';
-import { pipeline } from 'node:stream/promises';
-import { createZstdCompress } from 'node:zlib';
+import { zstdCompressSync } from 'node:zlib';
 import { create as createTar } from 'tar';
 import { CliError, UsageError } from '../errors.ts';
 
@@ -79,12 +78,13 @@ async function nextBuild(dir: string): Promise<Artifact> {
 function entryPoint(dir: string): string {
   const config = join(dir, 'cloudwright.json');
   if (existsSync(config)) {
-    let main: unknown;
+    let parsed: unknown;
     try {
-      main = (JSON.parse(readFileSync(config, 'utf8')) as { main?: unknown }).main;
+      parsed = JSON.parse(readFileSync(config, 'utf8'));
     } catch (err) {
       throw new CliError(`${config} is not valid JSON: ${(err as Error).message}`);
     }
+    const main = typeof parsed === 'object' && parsed !== null ? (parsed as { main?: unknown }).main : undefined;
     if (typeof main === 'string') return main.replace(/^\.\//, '');
   }
   return existsSync(join(dir, 'worker.js')) || !existsSync(join(dir, 'index.js')) ? 'worker.js' : 'index.js';
@@ -105,11 +105,13 @@ function walk(dir: string): string[] {
   return found.sort();
 }
 
+/**
+ * The tar in memory, then compressed in one call: a zstd stream may end its frame with the last chunk and
+ * then add an empty frame when flushed, depending on timing, which would change the build id.
+ */
 async function pack(cwd: string, files: string[]): Promise<Buffer> {
-  const tar = createTar({ cwd, portable: true, mtime: new Date(0), noDirRecurse: true }, files);
-  const zstd = createZstdCompress();
-  const [bytes] = await Promise.all([buffer(zstd), pipeline(tar, zstd)]);
-  return bytes;
+  const tar = await buffer(createTar({ cwd, portable: true, mtime: new Date(0), noDirRecurse: true }, files));
+  return zstdCompressSync(tar);
 }
 
 /** The app name a directory or artifact file suggests: its base name without `.tar.zst`. */

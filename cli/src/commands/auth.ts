@@ -106,9 +106,7 @@ async function openBrowser(url: string): Promise<boolean> {
 
 async function revokeQuietly(apiUrl: string, token: string): Promise<void> {
   try {
-    const api = apiClient(apiUrl, token);
-    const me = await api.GET('/v1/user');
-    if (me.data) await api.DELETE('/v1/tokens/{tokenId}', { params: { path: { tokenId: me.data.token.token_id } } });
+    await apiClient(apiUrl, token).DELETE('/v1/user/token');
   } catch {
     // Unreachable or already refused: nothing more to do from here.
   }
@@ -118,10 +116,8 @@ async function logout(ctx: Context): Promise<void> {
   const apiUrl = ctx.apiUrl;
   const token = readConfig(ctx.env).servers?.[apiUrl]?.token;
   if (!token) throw new CliError(`not signed in to ${apiUrl}: no stored token to remove`);
-  const api = apiClient(apiUrl, token);
   try {
-    const { token: info } = await expectOk(api.GET('/v1/user'), apiUrl);
-    await expectOk(api.DELETE('/v1/tokens/{tokenId}', { params: { path: { tokenId: info.token_id } } }), apiUrl);
+    await expectOk(apiClient(apiUrl, token).DELETE('/v1/user/token'), apiUrl);
   } catch (err) {
     // A token the server already refuses (revoked, expired) only needs forgetting; any other failure keeps it,
     // so the user can retry rather than leave a live token behind that nothing remembers.

@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { act, appOf, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
-import { UsageError } from '../errors.ts';
+import { CliError, UsageError } from '../errors.ts';
 import { printJson, printTable, success } from '../output.ts';
 
 const KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -73,12 +73,20 @@ async function pull(ctx: Context, file: string, options: { app?: string }): Prom
   const path = await target(ctx, options);
   const { environment } = await read(ctx, path);
   if (existsSync(file)) await confirmOrExit(ctx, `Overwrite ${file}?`);
-  const lines = Object.entries(environment).map(([key, v]) => `${key}=${dotenvQuote(v.value)}`);
+  const lines = Object.entries(environment).map(([key, v]) => `${key}=${dotenvQuote(key, v.value)}`);
   writeFileSync(file, `# Environment of ${path.projectId}/${path.appId}, written by cw env pull\n${lines.join('\n')}\n`, { mode: 0o600 });
   success(`Wrote ${lines.length} variable${lines.length === 1 ? '' : 's'} to ${file}`);
 }
 
-/** A double-quoted dotenv value: backslashes, quotes and newlines escaped, as dotenv and Vercel read them. */
-export function dotenvQuote(value: string): string {
-  return `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n').replaceAll('\r', '\\r')}"`;
+/**
+ * A .env value that Node's own parser (`--env-file`, util.parseEnv) and the dotenv package both read back
+ * exactly. Neither undoes escapes other than `\n` in double quotes, so nothing is escaped: the value is
+ * quoted with a quote character it does not contain (single quotes first: nothing inside them is special,
+ * newlines included).
+ */
+export function dotenvQuote(key: string, value: string): string {
+  if (!value.includes("'")) return `'${value}'`;
+  if (!value.includes('"') && !value.includes('\\n')) return `"${value}"`;
+  if (!value.includes('`')) return `\`${value}\``;
+  throw new CliError(`${key} cannot be written to a .env file: its value contains every kind of quote`);
 }

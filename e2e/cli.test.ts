@@ -1,0 +1,327 @@
+// `cw` end to end: the real command-line tool (cli/dist) run as a subprocess against a real stack — cw-api,
+// cw-operator, a cw-runtime, cw-db, moto's Route 53 and a parent zone for `test.` — the way a person at a
+// terminal or a script uses it. Every `--json` answer is checked against the API's OpenAPI schemas; what
+// the commands did is checked where it shows (the runtime's answers, SQL results, refused tokens); errors are
+// one line with the right exit code; a confirmation prompt is answered under a pseudo-terminal.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
+import { send } from '../src/workerd/testing/http.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { startApiServer, type ApiServer } from './harness/api-server.ts';
+import { cw, cwJson, type CwUser, expectOneLineError, newCwUser, startCw } from './harness/cli.ts';
+import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
+import { dnsTestEnv } from './harness/dns-env.ts';
+import { freePort, type Service } from './harness/process.ts';
+import { BASE_DOMAIN, s3Env, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+
+const kubeconfig = inject('kubeconfig');
+const running: Service[] = [];
+let api: ApiServer | undefined;
+let db: DatabaseServer | undefined;
+let parent: ParentZoneServer | undefined;
+let runtime: Runtime;
+let member: MemberAccount;
+/** A script's `cw`: the member's token in CW_TOKEN, the project in CW_PROJECT. */
+let script: CwUser;
+
+beforeAll(async () => {
+  member = await createMemberAccount(kubeconfig, 'cli');
+  // The operator below watches the project's namespace only, so its Project controller does not run.
+  await createProjectNamespace(kubeconfig, member.project);
+  parent = await startParentZoneServer({ suffix: 'test' });
+  db = await startDatabaseServer({ name: 'cw-db-cli' });
+  const dns = { CW_DNS_PARENT_SERVER: parent.address, CW_DNS_RESOLVER: parent.address, CW_DNS_TIMEOUT_MS: '2000', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, CW_RUNTIME_DNS_IPV4: '127.0.0.1' };
+  const started = await Promise.all([
+    startRuntime('cw-runtime-cli', member.project, running),
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns, CW_DB_URL: db.url } }),
+    startOperator(member.project, running, { ...dnsTestEnv(), ...dns, ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+  ]);
+  [runtime, api] = started;
+  script = newCwUser(api.url, { CW_TOKEN: member.token, CW_PROJECT: member.project });
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
+  await parent?.stop();
+});
+
+function apiUrl(): string {
+  if (!api) throw new Error('cw-api is not running');
+  return api.url;
+}
+
+/** GET `path` on the API with `token`: the status (200 or the refusal). */
+async function statusWith(token: string, path = '/v1/user'): Promise<number> {
+  const res = await fetch(`${apiUrl()}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** What the runtime answers for `host` right now. */
+async function served(host: string): Promise<string> {
+  const res = await send(runtime.port, host);
+  return `${res.status} ${res.body}`;
+}
+
+describe('signing in', () => {
+  /** Starts `cw login`, reads the code it prints, and approves (or denies) it as the member. */
+  async function signIn(user: CwUser, decision: 'approve' | 'deny', args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+    const login = startCw(user, ['login', '--no-browser', ...args]);
+    const [, userCode] = await login.waitFor(/one-time code: ([A-Z0-9]{4}-[A-Z0-9]{4})[\s\S]*approve the code/);
+    expect(login.output()).toContain(`${apiUrl()}/device?user_code=${userCode}`);
+    const res = await fetch(`${apiUrl()}/v1/device/${decision}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ user_code: userCode }),
+    });
+    expect(res.status, await res.text()).toBeLessThan(300);
+    return login.done;
+  }
+
+  it('logs in with the device flow, stores the token 0600 without printing it, and logs out by revoking it', { timeout: 60_000 }, async () => {
+    const person = newCwUser(apiUrl());
+    const refused = newCwUser(apiUrl());
+    const [approved, denied] = await Promise.all([signIn(person, 'approve', ['--scopes', 'projects:read,apps:read']), signIn(refused, 'deny')]);
+
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(`Signed in to ${apiUrl()} as ${member.user}`);
+    const stored = JSON.parse(readFileSync(person.configFile, 'utf8')) as { api_url: string; servers: Record<string, { token: string }> };
+    const token = stored.servers[apiUrl()]?.token ?? '';
+    expect(token).toMatch(/^cwt_/);
+    expect(stored.api_url).toBe(apiUrl());
+    expect(statSync(person.configFile).mode & 0o777).toBe(0o600);
+    expect(approved.stdout + approved.stderr).not.toContain(token);
+
+    expect(denied.code).toBe(1);
+    expect(denied.stderr.trimEnd().split('\n').at(-1)).toBe('error: the sign-in was denied in the browser');
+
+    const me = await cwJson<{ user: { user_id: string }; token: { scopes: string[] } }>(person, ['whoami'], { method: 'GET', path: '/v1/user' });
+    expect(me.user.user_id).toBe(member.user);
+    expect(me.token.scopes.sort()).toEqual(['apps:read', 'projects:read']);
+    // The scopes asked for are all the token has: writing is refused.
+    expectOneLineError(await cw(person, ['apps', 'create', 'nope', '-p', member.project]), 1, /scope/i);
+
+    const out = await cw(person, ['logout']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(await statusWith(token)).toBe(401);
+    expect(readFileSync(person.configFile, 'utf8')).not.toContain(token);
+    expectOneLineError(await cw(person, ['whoami']), 1, /not signed in to .*cw login/);
+  });
+});
+
+describe('apps, deploys, environment and rollback', () => {
+  it('deploys a worker directory, serves it as soon as cw returns, redeploys with new environment, rolls back and deletes', { timeout: 120_000 }, async () => {
+    const dir = join(script.home, 'greeter');
+    mkdirSync(dir, { recursive: true });
+    const worker = (version: string): void => writeFileSync(join(dir, 'worker.js'), `export default { fetch: (req, env) => new Response(\`${version} \${env.GREETING ?? 'hello'}\`) };\n`);
+    const www = `www.${member.project}.${BASE_DOMAIN}`;
+    const appHost = `greeter.${member.project}.${BASE_DOMAIN}`;
+    const deployment = { method: 'POST', path: '/v1/projects/{projectId}/apps/{appId}/deployments' };
+
+    worker('v1');
+    const first = await cwJson<{ build_id: string; hosts: string[] }>(script, ['deploy', dir, '--hostnames', www], deployment);
+    expect(first.hosts).toEqual(expect.arrayContaining([appHost, www]));
+    // cw waited until the runtime served the build: the very next request gets it.
+    expect(await served(www)).toBe('200 v1 hello');
+
+    const set = await cw(script, ['env', 'set', 'GREETING=bonjour', '--app', 'greeter']);
+    expect(set.code, set.stderr).toBe(0);
+    const env = await cwJson<{ environment: Record<string, { value: string }> }>(script, ['env', 'ls', '--app', 'greeter'], {
+      method: 'GET',
+      path: '/v1/projects/{projectId}/apps/{appId}/environment',
+    });
+    expect(env.environment.GREETING?.value).toBe('bonjour');
+    const pulled = await cw(script, ['env', 'pull', '--app', 'greeter']);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(readFileSync(join(script.home, '.env'), 'utf8')).toContain("GREETING='bonjour'");
+
+    worker('v2');
+    const human = await cw(script, ['deploy', dir]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/Deployed build b-[0-9a-f]{16} to greeter and it is served/);
+    expect(human.stdout).toContain(`http://${www}:8080`);
+    expect(await served(appHost)).toBe('200 v2 bonjour');
+
+    const builds = await cwJson<{ builds: { build_id: string; active: boolean }[] }>(script, ['builds', 'ls', '--app', 'greeter'], {
+      method: 'GET',
+      path: '/v1/projects/{projectId}/apps/{appId}/builds',
+    });
+    expect(builds.builds).toHaveLength(2);
+    expect(builds.builds[1]).toMatchObject({ build_id: first.build_id, active: false });
+
+    const back = await cwJson<{ build_id: string }>(script, ['rollback', '--app', 'greeter'], { method: 'POST', path: '/v1/projects/{projectId}/apps/{appId}/rollbacks' });
+    expect(back.build_id).toBe(first.build_id);
+    expect(await served(appHost)).toBe('200 v1 bonjour');
+
+    const apps = await cwJson<{ apps: { app_id: string; ready: boolean; serving_build_id?: string }[] }>(script, ['apps', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/apps' });
+    expect(apps.apps).toEqual([expect.objectContaining({ app_id: 'greeter', ready: true, serving_build_id: first.build_id })]);
+    await cwJson(script, ['apps', 'get', 'greeter'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}' });
+
+    const removed = await cwJson<{ deleted: { build_artifacts: number; environment_keys: number } }>(script, ['apps', 'rm', 'greeter', '--yes'], {
+      method: 'DELETE',
+      path: '/v1/projects/{projectId}/apps/{appId}',
+    });
+    expect(removed.deleted).toMatchObject({ build_artifacts: 2, environment_keys: 1 });
+    expect(await served(appHost)).toMatch(/^404 /);
+  });
+
+  it('answers every mistake with one line and a non-zero exit, and changes nothing', async () => {
+    expectOneLineError(await cw(script, ['apps', 'get', 'missing']), 1, /has no app missing/);
+    expectOneLineError(await cw(script, ['apps', 'ls', '-p', 'someone-elses']), 1, /does not exist or you are not a member/);
+    expectOneLineError(await cw(newCwUser(apiUrl()), ['apps', 'ls']), 1, /^error: not signed in to .* `cw login`/);
+    expectOneLineError(await cw(script, ['apps', 'ls', '--token', 'cwt_bogus']), 1, /malformed.*cw login/);
+    const closed = await freePort();
+    expectOneLineError(await cw(script, ['apps', 'ls', '--api-url', `http://127.0.0.1:${closed}`]), 1, new RegExp(`cannot reach the API at http://127\\.0\\.0\\.1:${closed} \\(ECONNREFUSED\\)`));
+    expectOneLineError(await cw(script, ['deploy', join(script.home, 'no-such-dir')]), 2, /no such file or directory/);
+    expectOneLineError(await cw(script, ['env', 'set', 'NOEQUALS', '--app', 'x']), 2, /expected KEY=VALUE/);
+    expectOneLineError(await cw(script, ['env', 'set', 'A=1']), 2, /pass --app/);
+    expectOneLineError(await cw(script, ['deploy', '--max-concurrent-requests', '0', '--app', 'x']), 2, /1 to 10000/);
+    const typo = await cw(script, ['apps', 'lss']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe("error: unknown command 'lss'\n(Did you mean ls?)\n");
+    // Destructive commands do not guess without a terminal to ask on.
+    expectOneLineError(await cw(script, ['projects', 'rm', member.project]), 2, /not confirmed.*--yes/);
+    const projects = await cwJson<{ projects: { project_id: string }[] }>(script, ['projects', 'ls'], { method: 'GET', path: '/v1/projects' });
+    expect(projects.projects.map((p) => p.project_id)).toContain(member.project);
+  });
+
+  it('asks before deleting on a terminal: "n" keeps the app, "y" deletes it', { timeout: 60_000 }, async () => {
+    await cwJson(script, ['apps', 'create', 'prompted'], { method: 'POST', path: '/v1/projects/{projectId}/apps', status: 201 });
+    const declined = startCw(script, ['apps', 'rm', 'prompted'], { pty: true });
+    await declined.waitFor(/Delete app prompted/);
+    declined.type('n');
+    const no = await declined.done;
+    expect(no.code, no.stdout).toBe(1);
+    expect(no.stdout).toContain('Cancelled: nothing was changed.');
+    await cwJson(script, ['apps', 'get', 'prompted'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}' });
+
+    const accepted = startCw(script, ['apps', 'rm', 'prompted'], { pty: true });
+    await accepted.waitFor(/Delete app prompted/);
+    accepted.type('y');
+    const yes = await accepted.done;
+    expect(yes.code, yes.stdout).toBe(0);
+    expect(yes.stdout).toContain('Deleted app prompted');
+    expectOneLineError(await cw(script, ['apps', 'get', 'prompted']), 1, /has no app prompted/);
+  });
+});
+
+describe('domains, records and host names', () => {
+  it('adds a domain, explains the delegation, goes managed, writes records and serves an app on a managed host name', { timeout: 120_000 }, async () => {
+    const domain = `cli-${randomBytes(3).toString('hex')}.test`;
+    const added = await cwJson<{ domain: { status: string; nameservers: string[] } }>(script, ['domains', 'add', domain], { method: 'POST', path: '/v1/projects/{projectId}/domains', status: 201 });
+    expect(added.domain.status).toBe('pending_delegation');
+
+    const pending = await cw(script, ['domains', 'check', domain]);
+    expect(pending.code, pending.stderr).toBe(0);
+    expect(pending.stdout).toContain('pending_delegation');
+    expect(pending.stdout).toContain(`The parent zone lists no nameservers for ${domain}`);
+    for (const ns of added.domain.nameservers) expect(pending.stdout).toContain(ns);
+    expectOneLineError(await cw(script, ['records', 'add', domain, 'api', 'A', '192.0.2.10']), 1, /pending_delegation/);
+
+    parent?.delegate(domain, added.domain.nameservers);
+    const checked = await cwJson<{ domain: { status: string } }>(script, ['domains', 'check', domain], { method: 'POST', path: '/v1/projects/{projectId}/domains/{domain}/delegation-check' });
+    expect(checked.domain.status).toBe('managed');
+    await cwJson(script, ['domains', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/domains' });
+    await cwJson(script, ['domains', 'get', domain], { method: 'GET', path: '/v1/projects/{projectId}/domains/{domain}' });
+
+    const record = await cwJson<{ record: { record_id: string; status: string } }>(script, ['records', 'add', domain, 'api', 'A', '192.0.2.10', '--ttl', '120'], {
+      method: 'POST',
+      path: '/v1/projects/{projectId}/domains/{domain}/records',
+      status: 201,
+    });
+    expect(record.record.status).toBe('applied');
+    const changed = await cwJson<{ record: { values: string[]; ttl: number } }>(script, ['records', 'set', domain, record.record.record_id, '--value', '192.0.2.20'], {
+      method: 'PUT',
+      path: '/v1/projects/{projectId}/domains/{domain}/records/{recordId}',
+    });
+    expect(changed.record).toMatchObject({ values: ['192.0.2.20'], ttl: 120 });
+    const listed = await cwJson<{ records: { record_id: string }[] }>(script, ['records', 'ls', domain], { method: 'GET', path: '/v1/projects/{projectId}/domains/{domain}/records' });
+    expect(listed.records.map((r) => r.record_id)).toContain(record.record.record_id);
+    await cwJson(script, ['records', 'rm', domain, record.record.record_id, '--yes'], { method: 'DELETE', path: '/v1/projects/{projectId}/domains/{domain}/records/{recordId}' });
+
+    const dir = join(script.home, 'shop');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'worker.js'), 'export default { fetch: () => new Response("shop") };\n');
+    expect((await cw(script, ['deploy', dir])).code).toBe(0);
+    const host = `www.${domain}`;
+    const attached = await cwJson<{ managed_dns?: { status: string } }>(script, ['hostnames', 'attach', host, '--managed', '--app', 'shop'], {
+      method: 'POST',
+      path: '/v1/projects/{projectId}/apps/{appId}/domains',
+    });
+    expect(attached.managed_dns?.status).toBe('applied');
+    const active = await cw(script, ['hostnames', 'finalize', host, '--app', 'shop']);
+    expect(active.stdout).toContain(`${host} is active`);
+    const hostnames = await cwJson<{ domains: { domain: string; status: string }[] }>(script, ['hostnames', 'ls', '--app', 'shop'], {
+      method: 'GET',
+      path: '/v1/projects/{projectId}/apps/{appId}/domains',
+    });
+    expect(hostnames.domains).toEqual([expect.objectContaining({ domain: host, status: 'active' })]);
+    await expect.poll(() => served(host)).toBe('200 shop');
+
+    expect((await cw(script, ['apps', 'rm', 'shop', '--yes'])).code).toBe(0);
+    const gone = await cwJson<{ domain: { status: string } }>(script, ['domains', 'rm', domain, '--yes'], { method: 'DELETE', path: '/v1/projects/{projectId}/domains/{domain}' });
+    expect(gone.domain.status).toBe('deleted');
+  });
+});
+
+describe('databases', () => {
+  it('creates a database (token once), runs SQL through execute and a piped shell, shows usage, rotates and deletes', { timeout: 120_000 }, async () => {
+    const created = await cwJson<{ database_token?: string; database_url?: string }>(script, ['db', 'create', 'notes'], { method: 'POST', path: '/v1/projects/{projectId}/databases', status: 201 });
+    expect(created.database_token).toMatch(/^cwdb_/);
+
+    // `db execute --json` prints the SQL results (no API answer to check against a schema): exact shapes instead.
+    const write = await cw(script, ['db', 'execute', 'notes', 'create table notes(id integer primary key, body text)', "insert into notes(body) values ('one'), ('two')", '--json']);
+    expect(write.code, write.stderr).toBe(0);
+    expect((JSON.parse(write.stdout) as { results: { rows_affected: number; last_insert_rowid: string }[] }).results[1]).toMatchObject({ rows_affected: 2, last_insert_rowid: '2' });
+    const rows = await cw(script, ['db', 'execute', 'notes', 'select body from notes order by id', '--json']);
+    expect(rows.code, rows.stderr).toBe(0);
+    expect(JSON.parse(rows.stdout)).toEqual({ results: [{ columns: ['body'], rows: [['one'], ['two']], rows_affected: 0, last_insert_rowid: null }] });
+
+    const shell = await cw(script, ['db', 'shell', 'notes'], { input: "insert into notes(body)\n values ('three');\nselect count(*) as n from notes;\n.tables\n" });
+    expect(shell.code, shell.stderr).toBe(0);
+    expect(shell.stdout).toMatch(/^n\s*\n3\s*$/m);
+    expect(shell.stdout).toMatch(/^notes\s*$/m);
+    const failing = await cw(script, ['db', 'shell', 'notes'], { input: 'select * from nowhere;\n' });
+    expect(failing.code).toBe(1);
+    expect(failing.stderr).toContain('no such table: nowhere');
+
+    const readOnly = await cw(script, ['db', 'execute', 'notes', "insert into notes(body) values ('four')", '--read-only']);
+    expect(readOnly.code).toBe(1);
+    expect(readOnly.stderr).toMatch(/readonly|read-only/i);
+
+    // Usage is refreshed by the operator (every second here): wait for the three rows written to show.
+    const usage = async (): Promise<number> =>
+      (await cwJson<{ database: { usage: { rows_written: number } } }>(script, ['db', 'get', 'notes'], { method: 'GET', path: '/v1/projects/{projectId}/databases/{database}' })).database.usage
+        .rows_written;
+    await expect.poll(usage, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+    await cwJson(script, ['db', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/databases' });
+
+    const rotated = await cwJson<{ database_token: string }>(script, ['db', 'rotate', 'notes', '--yes'], { method: 'POST', path: '/v1/projects/{projectId}/databases/{database}/tokens/rotate' });
+    expect(rotated.database_token).toMatch(/^cwdb_/);
+    expect(rotated.database_token).not.toBe(created.database_token);
+
+    expect((await cw(script, ['db', 'rm', 'notes', '--yes'])).code).toBe(0);
+    expectOneLineError(await cw(script, ['db', 'get', 'notes']), 1, /notes/);
+  });
+});
+
+describe('tokens', () => {
+  it('creates a token shown once, lists it without its value, and revokes it', async () => {
+    const created = await cwJson<{ access_token: string; token: { token_id: string } }>(script, ['tokens', 'create', '--scopes', 'projects:read', '--description', 'cli test'], {
+      method: 'POST',
+      path: '/v1/tokens',
+      status: 201,
+    });
+    expect(await statusWith(created.access_token)).toBe(200);
+    const listed = await cw(script, ['tokens', 'ls', '--json']);
+    expect(listed.stdout).toContain(created.token.token_id);
+    expect(listed.stdout).not.toContain(created.access_token);
+    await cwJson(script, ['tokens', 'ls'], { method: 'GET', path: '/v1/tokens' });
+    const revoked = await cw(script, ['tokens', 'revoke', created.token.token_id, '--yes']);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await statusWith(created.access_token)).toBe(401);
+  });
+});
