@@ -15,10 +15,15 @@ help: ## List the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: setup
-setup: .tools/bin/node node_modules/.installed tools ## Install everything the platform and its tests need (idempotent)
+setup: .tools/bin/node .tools/bin/node-cli-oldest node_modules/.installed tools ## Install everything the platform and its tests need (idempotent)
 
 .tools/bin/node: .node-version scripts/setup/node.sh
 	@scripts/setup/node.sh
+
+# The oldest Node the cw package supports (cli/package.json engines): its tests run the installed package on it.
+CLI_OLDEST_NODE := $(shell sed -n 's/.*"node": ">=\([0-9.]*\)".*/\1/p' cli/package.json)
+.tools/bin/node-cli-oldest: cli/package.json scripts/setup/node.sh
+	@scripts/setup/node.sh $(CLI_OLDEST_NODE).0 node-cli-oldest
 
 node_modules/.installed: package-lock.json .tools/bin/node
 	@npm ci --no-audit --no-fund

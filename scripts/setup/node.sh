@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Provisions Node 24 from the npm `node` package (it carries the Node binary) into the cache.
+# Provisions Node from the npm `node` package (it carries the Node binary) into the cache: the project's Node 24
+# (.node-version) as .tools/bin/node, or with `node.sh VERSION NAME` another one as .tools/bin/NAME (the oldest
+# Node the cw package supports, which its tests run it on).
 source "$(dirname "$0")/lib.sh"
-NODE_VERSION=$(cat "$ROOT/.node-version")
+NODE_VERSION=${1:-$(cat "$ROOT/.node-version")}
+NAME=${2:-node}
 dir=$CACHE/node-$NODE_VERSION
 if [[ ! -x $dir/node_modules/.bin/node ]]; then
   log "installing Node $NODE_VERSION from the npm registry"
@@ -12,4 +15,4 @@ if [[ ! -x $dir/node_modules/.bin/node ]]; then
   "$tmp/node_modules/.bin/node" --version >/dev/null || die "the node@$NODE_VERSION package did not install a working binary"
   publish "$tmp" "$dir"
 fi
-link node "$dir/node_modules/.bin/node"
+link "$NAME" "$dir/node_modules/.bin/node"
