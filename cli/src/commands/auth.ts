@@ -106,9 +106,24 @@ async function openBrowser(url: string): Promise<boolean> {
 
 async function revokeQuietly(apiUrl: string, token: string): Promise<void> {
   try {
-    await apiClient(apiUrl, token).DELETE('/v1/user/token');
+    await revoke(apiUrl, token);
   } catch {
     // Unreachable or already refused: nothing more to do from here.
+  }
+}
+
+/**
+ * Revokes `token` with itself (any scope may). An API older than that route (404) is asked the classic way:
+ * the token's id from /v1/user, then DELETE /v1/tokens/{id} (needs tokens:write).
+ */
+async function revoke(apiUrl: string, token: string): Promise<void> {
+  const api = apiClient(apiUrl, token);
+  try {
+    await expectOk(api.DELETE('/v1/user/token'), apiUrl);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+    const { token: info } = await expectOk(api.GET('/v1/user'), apiUrl);
+    await expectOk(api.DELETE('/v1/tokens/{tokenId}', { params: { path: { tokenId: info.token_id } } }), apiUrl);
   }
 }
 
@@ -117,7 +132,7 @@ async function logout(ctx: Context): Promise<void> {
   const token = readConfig(ctx.env).servers?.[apiUrl]?.token;
   if (!token) throw new CliError(`not signed in to ${apiUrl}: no stored token to remove`);
   try {
-    await expectOk(apiClient(apiUrl, token).DELETE('/v1/user/token'), apiUrl);
+    await revoke(apiUrl, token);
   } catch (err) {
     // A token the server already refuses (revoked, expired) only needs forgetting; any other failure keeps it,
     // so the user can retry rather than leave a live token behind that nothing remembers.

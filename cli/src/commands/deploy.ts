@@ -162,7 +162,7 @@ async function listBuilds(ctx: Context, options: { app?: string }): Promise<void
   if (ctx.json) return printJson(answer);
   printTable(
     ['', 'BUILD', 'UPLOADED', 'SIZE', 'DIGEST'],
-    answer.builds.map((b) => [b.active ? '*' : '', b.build_id, ago(b.created_at), formatBytes(b.size), b.digest.slice(0, 19)]),
+    answer.builds.map((b) => [b.active ? '*' : ' ', b.build_id, ago(b.created_at), formatBytes(b.size), b.digest.slice(0, 19)]),
     `No builds yet: deploy with \`cw deploy DIR --app ${appId}\`.`,
   );
 }

@@ -82,7 +82,7 @@ async function list(ctx: Context): Promise<void> {
   if (ctx.json) return printJson(answer);
   printTable(
     ['DOMAIN', 'STATUS', 'NAMESERVERS', 'CHECKED', 'ADDED'],
-    answer.domains.map((d) => [d.domain, d.status, d.nameservers.join(' '), ago(d.last_checked_at), ago(d.created_at)]),
+    answer.domains.map((d) => [d.domain, d.status, d.nameservers.length > 1 ? `${d.nameservers[0]} +${d.nameservers.length - 1}` : d.nameservers[0], ago(d.last_checked_at), ago(d.created_at)]),
     'No domains yet: add one with `cw domains add DOMAIN`.',
   );
 }
@@ -115,7 +115,8 @@ function showDomain(d: Domain): void {
     ['Domain', d.domain],
     ['Status', d.status],
     ['Why', d.status_message],
-    ['Nameservers', d.nameservers.join(' ')],
+    // While pending, the advice below lists the nameservers to set.
+    ...(d.status === 'pending_delegation' ? [] : ([['Nameservers', d.nameservers.join(' ')]] as const)),
     ['Zone', d.hosted_zone_id],
     ['Last checked', d.last_checked_at ? `${d.last_checked_at} (${ago(d.last_checked_at)})` : undefined],
     ['Added', d.created_at],
