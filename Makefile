@@ -39,7 +39,7 @@ tools: .tools/bin/node
 	@scripts/setup/go-tools.sh all
 
 .PHONY: dev
-dev: setup ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
+dev: setup cli ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
 	@node scripts/dev.ts
 
 .PHONY: delegate

@@ -208,6 +208,32 @@ describe('apps, deploys, environment and rollback', () => {
   });
 });
 
+describe('on a terminal', () => {
+  it('shows upload progress and colour on a terminal, and neither with NO_COLOR or when piped', { timeout: 60_000 }, async () => {
+    const dir = join(script.home, 'tty');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'worker.js'), 'export default { fetch: () => new Response("tty") };\n');
+    const green = '\u001b[32m✓';
+    const colourCode = /\u001b\[\d+(;\d+)*m/;
+
+    const terminal = startCw(script, ['deploy', dir, '--app', 'tty'], { pty: true });
+    const shown = await terminal.done;
+    expect(shown.code, shown.stdout).toBe(0);
+    expect(shown.stdout).toMatch(/Uploading \[█+\] 100% \| \d+ B of \d+ B \| /);
+    expect(shown.stdout).toContain(`${green}\u001b[39m Deployed build`);
+
+    const plain = await startCw(script, ['deploy', dir, '--app', 'tty'], { pty: true, env: { NO_COLOR: '1' } }).done;
+    expect(plain.code, plain.stdout).toBe(0);
+    expect(plain.stdout).toContain('✓ Deployed build');
+    expect(plain.stdout).not.toContain('Uploading');
+    expect(plain.stdout).not.toMatch(colourCode);
+
+    const piped = await cw(script, ['deploy', dir, '--app', 'tty']);
+    expect(piped.stdout + piped.stderr).not.toMatch(colourCode);
+    expect(piped.stderr).not.toContain('Uploading');
+  });
+});
+
 describe('domains, records and host names', () => {
   it('adds a domain, explains the delegation, goes managed, writes records and serves an app on a managed host name', { timeout: 120_000 }, async () => {
     const domain = `cli-${randomBytes(3).toString('hex')}.test`;

@@ -131,6 +131,7 @@ async function main(): Promise<void> {
     `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; databases ${db.env.CW_DB_URL}; environment in .dev/env; logs in .dev/state/*.log`,
   );
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
+  say('the cw CLI: node cli/dist/bin/cw.js login --api-url $CW_API_URL (or install it: make cli-pack, docs/cli.md)');
   say('Ctrl-C stops everything');
 }
 
