@@ -112,6 +112,36 @@ describe('signing in', () => {
   });
 });
 
+describe('projects and members', () => {
+  it('creates a project, makes it the default, manages its members and deletes it', { timeout: 60_000 }, async () => {
+    const other = await createMemberAccount(kubeconfig, 'cli-peer');
+    const id = `cli-made-${randomBytes(3).toString('hex')}`;
+    const created = await cwJson<{ project: { project_id: string; role: string } }>(script, ['projects', 'create', id, '--name', 'Made by cw'], { method: 'POST', path: '/v1/projects', status: 201 });
+    expect(created.project).toMatchObject({ project_id: id, role: 'owner' });
+
+    // A person without CW_PROJECT: `projects use` stores the default for this API URL.
+    const person = newCwUser(apiUrl(), { CW_TOKEN: member.token });
+    expectOneLineError(await cw(person, ['apps', 'ls']), 2, /choose a project with --project/);
+    expect((await cw(person, ['projects', 'use', id])).code).toBe(0);
+    const added = await cw(person, ['projects', 'members', 'add', other.user, '--role', 'member']);
+    expect(added.code, added.stderr).toBe(0);
+    const members = await cwJson<{ members: { user_id: string; role: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
+    expect(members.members).toEqual(
+      expect.arrayContaining([
+        { user_id: member.user, role: 'owner' },
+        { user_id: other.user, role: 'member' },
+      ]),
+    );
+    expect((await cw(person, ['projects', 'members', 'rm', other.user, '--yes'])).code).toBe(0);
+    const after = await cwJson<{ members: { user_id: string }[] }>(person, ['projects', 'members', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/members' });
+    expect(after.members.map((m) => m.user_id)).toEqual([member.user]);
+
+    const removed = await cw(person, ['projects', 'rm', id, '--yes']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expectOneLineError(await cw(person, ['projects', 'use', id]), 1, /does not exist or you are not a member/);
+  });
+});
+
 describe('apps, deploys, environment and rollback', () => {
   it('deploys a worker directory, serves it as soon as cw returns, redeploys with new environment, rolls back and deletes', { timeout: 120_000 }, async () => {
     const dir = join(script.home, 'greeter');
@@ -324,6 +354,23 @@ describe('databases', () => {
         .rows_written;
     await expect.poll(usage, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
     await cwJson(script, ['db', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/databases' });
+
+    // Point-in-time restore into a new database, at the newest restorable instant once it covers the last write
+    // (commits reach the bucket within about a second; the window is refreshed every second here).
+    type Detail = { database: { restore_window: { latest: string } | null; usage: { last_write_at: string | null } } };
+    const detail = (): Promise<Detail> => cwJson<Detail>(script, ['db', 'get', 'notes'], { method: 'GET', path: '/v1/projects/{projectId}/databases/{database}' });
+    const covered = (d: Detail): boolean => Date.parse(d.database.restore_window?.latest ?? '') >= Date.parse(d.database.usage.last_write_at ?? '');
+    await expect.poll(async () => covered(await detail()), { timeout: 15_000 }).toBe(true);
+    const { database } = await detail();
+    const restored = await cwJson<{ created: boolean }>(script, ['db', 'restore', 'notes', '--at', database.restore_window?.latest ?? '', '--to', 'notes-copy'], {
+      method: 'POST',
+      path: '/v1/projects/{projectId}/databases',
+      status: 201,
+    });
+    expect(restored.created).toBe(true);
+    const copy = await cw(script, ['db', 'execute', 'notes-copy', 'select count(*) as n from notes', '--json']);
+    expect(copy.code, copy.stderr).toBe(0);
+    expect((JSON.parse(copy.stdout) as { results: { rows: unknown[][] }[] }).results[0]?.rows).toEqual([[3]]);
 
     const rotated = await cwJson<{ database_token: string }>(script, ['db', 'rotate', 'notes', '--yes'], { method: 'POST', path: '/v1/projects/{projectId}/databases/{database}/tokens/rotate' });
     expect(rotated.database_token).toMatch(/^cwdb_/);
