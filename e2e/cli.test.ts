@@ -81,28 +81,39 @@ describe('signing in', () => {
     return login.done;
   }
 
-  it('logs in with the device flow, stores the token 0600 without printing it, and logs out by revoking it', { timeout: 60_000 }, async () => {
+  it('logs in with the device flow, stores the token 0600 without printing it, replaces it on a new login, and logs out by revoking it', { timeout: 60_000 }, async () => {
     const person = newCwUser(apiUrl());
     const refused = newCwUser(apiUrl());
-    const [approved, denied] = await Promise.all([signIn(person, 'approve', ['--scopes', 'projects:read,apps:read']), signIn(refused, 'deny')]);
-
-    expect(approved.code, approved.stderr).toBe(0);
-    expect(approved.stdout).toContain(`Signed in to ${apiUrl()} as ${member.user}`);
-    const stored = JSON.parse(readFileSync(person.configFile, 'utf8')) as { api_url: string; servers: Record<string, { token: string }> };
-    const token = stored.servers[apiUrl()]?.token ?? '';
-    expect(token).toMatch(/^cwt_/);
-    expect(stored.api_url).toBe(apiUrl());
-    expect(statSync(person.configFile).mode & 0o777).toBe(0o600);
-    expect(approved.stdout + approved.stderr).not.toContain(token);
+    const storedToken = (user: CwUser): string => (JSON.parse(readFileSync(user.configFile, 'utf8')) as { servers: Record<string, { token: string }> }).servers[apiUrl()]?.token ?? '';
+    // A narrow sign-in, without even projects:read (which `whoami` needs), still signs in.
+    const [narrow, denied] = await Promise.all([signIn(person, 'approve', ['--scopes', 'apps:read']), signIn(refused, 'deny')]);
+    expect(narrow.code, narrow.stderr).toBe(0);
+    expect(narrow.stdout).toContain(`Signed in to ${apiUrl()} (scopes: apps:read)`);
+    const first = storedToken(person);
+    expect((await cw(person, ['apps', 'ls', '-p', member.project])).code).toBe(0);
+    // The scopes asked for are all the token has: writing is refused.
+    expectOneLineError(await cw(person, ['apps', 'create', 'nope', '-p', member.project]), 1, /lacks the scope apps:write/);
+    expectOneLineError(await cw(person, ['whoami']), 1, /lacks the scope projects:read/);
 
     expect(denied.code).toBe(1);
     expect(denied.stderr.trimEnd().split('\n').at(-1)).toBe('error: the sign-in was denied in the browser');
 
+    // Signing in again replaces the stored token and revokes the one it replaces.
+    const approved = await signIn(person, 'approve', ['--scopes', 'projects:read,apps:read']);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(`Signed in to ${apiUrl()} as ${member.user}`);
+    const stored = JSON.parse(readFileSync(person.configFile, 'utf8')) as { api_url: string };
+    const token = storedToken(person);
+    expect(token).toMatch(/^cwt_/);
+    expect(token).not.toBe(first);
+    expect(await statusWith(first)).toBe(401);
+    expect(stored.api_url).toBe(apiUrl());
+    expect(statSync(person.configFile).mode & 0o777).toBe(0o600);
+    expect(approved.stdout + approved.stderr).not.toContain(token);
+
     const me = await cwJson<{ user: { user_id: string }; token: { scopes: string[] } }>(person, ['whoami'], { method: 'GET', path: '/v1/user' });
     expect(me.user.user_id).toBe(member.user);
     expect(me.token.scopes.sort()).toEqual(['apps:read', 'projects:read']);
-    // The scopes asked for are all the token has: writing is refused.
-    expectOneLineError(await cw(person, ['apps', 'create', 'nope', '-p', member.project]), 1, /scope/i);
 
     const out = await cw(person, ['logout']);
     expect(out.code, out.stderr).toBe(0);
@@ -164,9 +175,12 @@ describe('apps, deploys, environment and rollback', () => {
       path: '/v1/projects/{projectId}/apps/{appId}/environment',
     });
     expect(env.environment.GREETING?.value).toBe('bonjour');
-    const pulled = await cw(script, ['env', 'pull', '--app', 'greeter']);
+    // Over an existing, world-readable .env: the values may be secrets, so the new file is 0600 whatever was there.
+    writeFileSync(join(script.home, '.env'), 'OLD=1\n', { mode: 0o644 });
+    const pulled = await cw(script, ['env', 'pull', '--app', 'greeter', '--yes']);
     expect(pulled.code, pulled.stderr).toBe(0);
     expect(readFileSync(join(script.home, '.env'), 'utf8')).toContain("GREETING='bonjour'");
+    expect(statSync(join(script.home, '.env')).mode & 0o777).toBe(0o600);
 
     worker('v2');
     const human = await cw(script, ['deploy', dir]);
@@ -200,6 +214,8 @@ describe('apps, deploys, environment and rollback', () => {
 
   it('answers every mistake with one line and a non-zero exit, and changes nothing', async () => {
     expectOneLineError(await cw(script, ['apps', 'get', 'missing']), 1, /has no app missing/);
+    expectOneLineError(await cw(script, ['apps', 'rm', '..', '--yes']), 2, /"\.\." is not a valid app id/);
+    for (const help of [['help'], ['help', 'apps'], ['deploy', '--help']]) expect((await cw(script, help)).code).toBe(0);
     expectOneLineError(await cw(script, ['apps', 'ls', '-p', 'someone-elses']), 1, /does not exist or you are not a member/);
     expectOneLineError(await cw(newCwUser(apiUrl()), ['apps', 'ls']), 1, /^error: not signed in to .* `cw login`/);
     expectOneLineError(await cw(script, ['apps', 'ls', '--token', 'cwt_bogus']), 1, /malformed.*cw login/);
@@ -244,6 +260,7 @@ describe('on a terminal', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'worker.js'), 'export default { fetch: () => new Response("tty") };\n');
     const green = '\u001b[32m✓';
+    // oxlint-disable-next-line no-control-regex -- an ANSI colour sequence is what this test looks for
     const colourCode = /\u001b\[\d+(;\d+)*m/;
 
     const terminal = startCw(script, ['deploy', dir, '--app', 'tty'], { pty: true });
@@ -347,6 +364,22 @@ describe('databases', () => {
     const readOnly = await cw(script, ['db', 'execute', 'notes', "insert into notes(body) values ('four')", '--read-only']);
     expect(readOnly.code).toBe(1);
     expect(readOnly.stderr).toMatch(/readonly|read-only/i);
+    const reads = await cw(script, ['db', 'execute', 'notes', 'select 1', 'select count(*) from notes', '--read-only']);
+    expect(reads.code, reads.stderr).toBe(0);
+
+    // Ctrl-C at the prompt drops the statement being typed: the half-typed delete never runs.
+    const prompt = startCw(script, ['db', 'shell', 'notes'], { pty: true });
+    await prompt.waitFor(/notes> /);
+    prompt.type('delete from notes\r');
+    await prompt.waitFor(/\.\.\.> /);
+    prompt.type('\u0003');
+    await prompt.waitFor(/\^C/);
+    prompt.type('select count(*) as n from notes;\r');
+    // The column header is bold on a terminal.
+    // oxlint-disable-next-line no-control-regex -- the terminal's escape sequences are part of what is matched
+    await prompt.waitFor(/\u001b\[1mn\u001b\[22m\r\n3\r\n/);
+    prompt.type('.quit\r');
+    expect((await prompt.done).code).toBe(0);
 
     // Usage is refreshed by the operator (every second here): wait for the three rows written to show.
     const usage = async (): Promise<number> =>
@@ -375,6 +408,16 @@ describe('databases', () => {
     const rotated = await cwJson<{ database_token: string }>(script, ['db', 'rotate', 'notes', '--yes'], { method: 'POST', path: '/v1/projects/{projectId}/databases/{database}/tokens/rotate' });
     expect(rotated.database_token).toMatch(/^cwdb_/);
     expect(rotated.database_token).not.toBe(created.database_token);
+    const query = (token: string | undefined): Promise<Response> =>
+      fetch(`${apiUrl()}/v1/projects/${member.project}/databases/notes/query`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"sql":"select 1"}',
+      });
+    expect((await query(created.database_token)).status).toBe(401);
+    expect((await query(rotated.database_token)).status).toBe(200);
+    // cw's own stored query token went with the rotation: the next execute gets a new one and works.
+    expect((await cw(script, ['db', 'execute', 'notes', 'select 1'])).code).toBe(0);
 
     expect((await cw(script, ['db', 'rm', 'notes', '--yes'])).code).toBe(0);
     expectOneLineError(await cw(script, ['db', 'get', 'notes']), 1, /notes/);

@@ -47,7 +47,7 @@ export async function confirmOrExit(ctx: Context, question: string): Promise<voi
 
 /** `--app`, else `CW_APP`. */
 export function appOf(options: { app?: string }, env: NodeJS.ProcessEnv = process.env): string {
-  const app = options.app ?? env.CW_APP;
+  const app = options.app || env.CW_APP;
   if (!app) throw new UsageError('which app? pass --app APP (or set CW_APP)');
   return app;
 }

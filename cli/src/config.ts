@@ -10,6 +10,14 @@ export interface ServerSettings {
   token?: string;
   /** The project commands use when neither `--project` nor `CW_PROJECT` names one (`cw projects use`). */
   project?: string;
+  /** Query tokens of `cw db shell`/`execute`, by `<project>/<database>[:read-only]` (commands/query-token.ts). */
+  query_tokens?: Record<string, QueryTokenEntry>;
+}
+
+export interface QueryTokenEntry {
+  url: string;
+  token: string;
+  expires_at: string;
 }
 
 export interface StoredConfig {
@@ -62,7 +70,7 @@ export function updateServer(apiUrl: string, change: (settings: ServerSettings) 
   const config = readConfig(env);
   const servers = { ...config.servers };
   const next = change({ ...servers[apiUrl] });
-  if (next.token === undefined && next.project === undefined) delete servers[apiUrl];
+  if (next.token === undefined && next.project === undefined && Object.keys(next.query_tokens ?? {}).length === 0) delete servers[apiUrl];
   else servers[apiUrl] = next;
   writeConfig({ ...config, servers }, env);
 }

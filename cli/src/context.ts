@@ -28,14 +28,15 @@ export class Context {
 
   /** `--api-url`, `CW_API_URL`, else the one `cw login` stored. */
   get apiUrl(): string {
-    const raw = this.options.apiUrl ?? this.env.CW_API_URL ?? readConfig(this.env).api_url;
+    // `||`: an empty CW_API_URL= (common in CI templates) means unset.
+    const raw = this.options.apiUrl || this.env.CW_API_URL || readConfig(this.env).api_url;
     if (!raw) throw new UsageError('no API URL: pass --api-url, set CW_API_URL, or run `cw login --api-url URL`');
     return normalizeApiUrl(raw);
   }
 
   /** `--token`, `CW_TOKEN`, else the one `cw login` stored for this API URL. */
   get token(): string {
-    const token = this.options.token ?? this.env.CW_TOKEN ?? readConfig(this.env).servers?.[this.apiUrl]?.token;
+    const token = this.options.token || this.env.CW_TOKEN || readConfig(this.env).servers?.[this.apiUrl]?.token;
     if (!token) throw new CliError(`not signed in to ${this.apiUrl}: run \`cw login\` (or set CW_TOKEN)`);
     return token;
   }
@@ -56,7 +57,7 @@ export class Context {
    * and none chosen, a usage error listing them.
    */
   async project(): Promise<string> {
-    const chosen = this.options.project ?? this.env.CW_PROJECT ?? readConfig(this.env).servers?.[this.apiUrl]?.project;
+    const chosen = this.options.project || this.env.CW_PROJECT || readConfig(this.env).servers?.[this.apiUrl]?.project;
     if (chosen) return chosen;
     const { projects } = await this.ok(this.api.GET('/v1/projects'));
     const [only] = projects;

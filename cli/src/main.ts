@@ -15,8 +15,8 @@ try {
 function exitCodeOf(err: unknown): number {
   if (err instanceof CommanderError) {
     // Commander has printed its message (or the help) already.
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
-    return 2;
+    // Help asked for (`--help`, `cw help`) and --version are successes; everything else is a usage error.
+    return err.exitCode === 0 ? 0 : 2;
   }
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`${paint('red', 'error:', process.stderr)} ${message.replace(/\s*\n\s*/g, ' ')}\n`);

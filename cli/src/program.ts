@@ -18,7 +18,7 @@ export function buildProgram(): Command {
     .description('Cloudwright from your terminal: deploy apps, run databases and domains, manage tokens.')
     .version(VERSION, '-V, --version', 'print the version of cw')
     .option('--api-url <url>', 'the Cloudwright API (default: CW_API_URL, else the URL `cw login` stored)')
-    .option('--token <token>', 'an access token to use instead of the stored one (default: CW_TOKEN)')
+    .option('--token <token>', 'an access token to use instead of the stored one (prefer CW_TOKEN: arguments show in `ps`)')
     .option('-p, --project <id>', 'the project to act on (default: CW_PROJECT, else `cw projects use`, else your only project)')
     .helpOption('-h, --help', 'show help for a command')
     .showSuggestionAfterError()

@@ -104,9 +104,9 @@ export function startCw(user: CwUser, args: readonly string[], options: CwOption
         const check = (): void => {
           const match = pattern.exec(output());
           if (match) finish(() => resolve(match));
-          else if (child.exitCode !== null) finish(() => reject(new Error(`cw exited (${child.exitCode}) before printing ${pattern}: ${output()}`)));
+          else if (child.exitCode !== null) finish(() => reject(new Error(`cw exited (${child.exitCode}) before printing ${pattern}: ${JSON.stringify(output())}`)));
         };
-        const timer = setTimeout(() => finish(() => reject(new Error(`cw printed no ${pattern} within ${timeoutMs} ms: ${output()}`))), timeoutMs);
+        const timer = setTimeout(() => finish(() => reject(new Error(`cw printed no ${pattern} within ${timeoutMs} ms: ${JSON.stringify(output())}`))), timeoutMs);
         const finish = (settle: () => void): void => {
           clearTimeout(timer);
           waiters.delete(check);

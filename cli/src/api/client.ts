@@ -1,7 +1,7 @@
 // The API client: openapi-fetch typed by the types generated from the API's own OpenAPI document
 // (schema.ts, `make openapi`), so a request or response field the API does not have fails to compile.
-import createClient, { type Client } from 'openapi-fetch';
-import { ApiError, CliError } from '../errors.ts';
+import createClient, { type Client, defaultPathSerializer } from 'openapi-fetch';
+import { ApiError, CliError, UsageError } from '../errors.ts';
 import { VERSION } from '../version.ts';
 import type { paths } from './schema.ts';
 
@@ -10,7 +10,18 @@ export type Api = Client<paths>;
 export function apiClient(baseUrl: string, token?: string): Api {
   const headers: Record<string, string> = { 'user-agent': `cw/${VERSION}` };
   if (token) headers.authorization = `Bearer ${token}`;
-  return createClient<paths>({ baseUrl, headers });
+  return createClient<paths>({ baseUrl, headers, pathSerializer: checkedPath });
+}
+
+/**
+ * Path parameters as openapi-fetch writes them, refusing `.`, `..` and empty ones: a URL parser resolves those
+ * away, so `cw apps rm ..` would otherwise address the collection above the app.
+ */
+function checkedPath(pathname: string, params: Record<string, unknown>): string {
+  for (const [name, value] of Object.entries(params)) {
+    if (value === '' || value === '.' || value === '..') throw new UsageError(`${JSON.stringify(value)} is not a valid ${name.replace(/Id$/, ' id')}`);
+  }
+  return defaultPathSerializer(pathname, params);
 }
 
 interface Answer<D> {
@@ -25,6 +36,7 @@ export async function expectOk<D>(request: Promise<Answer<D>>, baseUrl: string):
   try {
     answer = await request;
   } catch (err) {
+    if (err instanceof CliError) throw err;
     throw unreachable(err, baseUrl);
   }
   if (answer.response.ok) return answer.data as D;

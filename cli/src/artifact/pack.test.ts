@@ -1,6 +1,6 @@
 // What `cw deploy` packs: worker directories, Next.js (OpenNext) builds and prebuilt artifacts, read back with tar and zstd.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -85,6 +85,33 @@ describe('a worker directory', () => {
     files({ 'worker.js': 'export default {}', 'a/b.js': '' });
     const first = (await artifactFrom(dir)).bytes;
     for (let i = 0; i < 50; i++) expect((await artifactFrom(dir)).bytes.equals(first)).toBe(true);
+  });
+
+  it('leaves out wrangler’s and npm’s local secrets', async () => {
+    files({ 'worker.js': '', '.dev.vars': 'S=1', '.dev.vars.staging': 'S=2', '.npmrc': '//registry/:_authToken=x' });
+    expect(entries((await artifactFrom(dir)).bytes)).toEqual(['worker.js']);
+  });
+
+  it('packs a name starting with @ as a file (node-tar would read it as an archive to splice in)', async () => {
+    files({ 'worker.js': '', '@lib/a.js': 'export const a = 1' });
+    const bytes = (await artifactFrom(dir)).bytes;
+    expect(entries(bytes)).toEqual(['./@lib/a.js', 'worker.js']);
+    expect(fileIn(bytes, './@lib/a.js')).toBe('export const a = 1');
+  });
+
+  it('packs what a symbolic link inside the directory points at, and refuses one pointing outside or nowhere', async () => {
+    files({ 'worker.js': '', 'shared/real.js': 'real' });
+    symlinkSync('../shared/real.js', join(dir, 'shared', 'alias.js'));
+    symlinkSync('shared', join(dir, 'again'));
+    const bytes = (await artifactFrom(dir)).bytes;
+    expect(entries(bytes)).toEqual(['again/alias.js', 'again/real.js', 'shared/alias.js', 'shared/real.js', 'worker.js']);
+    expect(fileIn(bytes, 'shared/alias.js')).toBe('real');
+
+    symlinkSync('/etc/hostname', join(dir, 'outside.js'));
+    expect((await refusal(artifactFrom(dir))).message).toMatch(/^outside\.js links outside .* \(to \/etc\/hostname\)/);
+    rmSync(join(dir, 'outside.js'));
+    symlinkSync('missing.js', join(dir, 'dangling.js'));
+    expect((await refusal(artifactFrom(dir))).message).toMatch(/^dangling\.js is a symbolic link to nothing/);
   });
 
   it('needs an entry point', async () => {

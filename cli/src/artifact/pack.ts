@@ -2,7 +2,7 @@
 // `.tar.zst` file as it is, a Next.js build made with OpenNext (its bundled worker and static assets), or a
 // plain worker directory. Archives are deterministic (sorted paths, fixed times and owners), so deploying the
 // same files again is the same build id and the platform stores it once.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, relative, sep } from 'node:path';
 import { buffer } from 'node:stream/consumers';
@@ -19,8 +19,9 @@ export interface Artifact {
 }
 
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
-/** Never packed from a worker directory: dependencies, version control, local secrets, macOS litter. */
-const SKIPPED = new Set(['node_modules', '.git', '.DS_Store', '.cloudwright', '.wrangler', '.env']);
+/** Never packed from a worker directory: dependencies, version control, local secrets (wrangler's `.dev.vars`, npm's credentials), macOS litter. */
+const SKIPPED = new Set(['node_modules', '.git', '.DS_Store', '.cloudwright', '.wrangler', '.env', '.dev.vars', '.npmrc']);
+const SKIPPED_PREFIXES = ['._', '.env.', '.dev.vars.'];
 /** What the runtime assumes for a Next.js build without its own cloudwright.json (docs/examples/nextjs). */
 const NEXT_CONFIG = { main: 'worker.js', compatibility_date: '2025-09-01', compatibility_flags: ['nodejs_compat'] };
 
@@ -90,18 +91,36 @@ function entryPoint(dir: string): string {
   return existsSync(join(dir, 'worker.js')) || !existsSync(join(dir, 'index.js')) ? 'worker.js' : 'index.js';
 }
 
-/** Every regular file under `dir`, relative with `/` separators, sorted; skipped names and dotfiles' litter left out. */
+/**
+ * Every file under `dir`, relative with `/` separators, sorted, skipped names left out. A symbolic link is
+ * packed as what it points at when that is inside `dir` (the runtime refuses links in an artifact); one
+ * pointing outside, or nowhere, is refused by name rather than silently left out.
+ */
 function walk(dir: string): string[] {
+  const root = realpathSync(dir);
   const found: string[] = [];
-  const visit = (current: string): void => {
+  const visit = (current: string, seen: ReadonlySet<string>): void => {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
-      if (SKIPPED.has(entry.name) || entry.name.startsWith('._') || entry.name.startsWith('.env.')) continue;
+      if (SKIPPED.has(entry.name) || SKIPPED_PREFIXES.some((p) => entry.name.startsWith(p))) continue;
       const full = join(current, entry.name);
-      if (entry.isDirectory()) visit(full);
-      else if (entry.isFile()) found.push(relative(dir, full).split(sep).join('/'));
+      const path = relative(dir, full).split(sep).join('/');
+      let isDirectory = entry.isDirectory();
+      if (entry.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = realpathSync(full);
+        } catch {
+          throw new CliError(`${path} is a symbolic link to nothing: remove it or point it at a file inside ${dir}`);
+        }
+        if (target !== root && !target.startsWith(`${root}${sep}`)) throw new CliError(`${path} links outside ${dir} (to ${target}): copy the file in instead`);
+        if (seen.has(target)) continue;
+        isDirectory = statSync(target).isDirectory();
+      }
+      if (isDirectory) visit(full, new Set([...seen, realpathSync(full)]));
+      else if (entry.isFile() || entry.isSymbolicLink()) found.push(path);
     }
   };
-  visit(dir);
+  visit(dir, new Set([root]));
   return found.sort();
 }
 
@@ -110,7 +129,9 @@ function walk(dir: string): string[] {
  * then add an empty frame when flushed, depending on timing, which would change the build id.
  */
 async function pack(cwd: string, files: string[]): Promise<Buffer> {
-  const tar = await buffer(createTar({ cwd, portable: true, mtime: new Date(0), noDirRecurse: true }, files));
+  // `follow` stores what a link points at; `./` keeps node-tar from reading a name starting with @ as an archive to splice in.
+  const entries = files.map((f) => (f.startsWith('@') ? `./${f}` : f));
+  const tar = await buffer(createTar({ cwd, portable: true, mtime: new Date(0), noDirRecurse: true, follow: true }, entries));
   return zstdCompressSync(tar);
 }
 

@@ -40,23 +40,29 @@ async function login(ctx: Context, options: LoginOptions): Promise<void> {
   const grant = await expectOk(anonymous.POST('/v1/device/code', { body: { scope: scopes.join(' '), client_id: 'cw' } }), apiUrl);
   note(`${paint('yellow', '!', process.stderr)} First copy your one-time code: ${paint('bold', grant.user_code, process.stderr)}`);
   const link = grant.verification_uri_complete ?? grant.verification_uri;
-  const opened = options.browser && canOpenBrowser() && (await openBrowser(link));
+  // The URL comes from the server: only a web page is ever handed to the system's opener.
+  const opened = options.browser && /^https?:\/\//.test(link) && canOpenBrowser() && (await openBrowser(link));
   note(opened ? `Opened ${link} in your browser; approve the code there.` : `Open ${link} in a browser and approve the code.`);
   note(paint('dim', 'Waiting for approval (Ctrl-C to give up)…', process.stderr));
 
-  const token = await pollForToken(apiUrl, grant.device_code, grant.interval, grant.expires_in);
-  const { user, token: info } = await expectOk(apiClient(apiUrl, token).GET('/v1/user'), apiUrl);
+  const { token, scope } = await pollForToken(apiUrl, grant.device_code, grant.interval, grant.expires_in);
+  // Stored before anything else can fail, so a token minted is never one nobody holds.
   const previous = readConfig(ctx.env).servers?.[apiUrl]?.token;
   updateServer(apiUrl, (s) => ({ ...s, token }), ctx.env);
   const config = readConfig(ctx.env);
   if (!config.api_url || ctx.options.apiUrl) writeConfig({ ...config, api_url: apiUrl }, ctx.env);
   // The token this replaces would otherwise live on, stored nowhere: revoke it (best effort, it may be gone).
   if (previous && previous !== token) await revokeQuietly(apiUrl, previous);
-  success(`Signed in to ${apiUrl} as ${user.user_id} (scopes: ${info.scopes.join(' ')})`);
+  // Who we are needs projects:read, which a narrower sign-in may lack: then the grant's scopes say enough.
+  const me = await apiClient(apiUrl, token)
+    .GET('/v1/user')
+    .catch(() => undefined);
+  const who = me?.data ? ` as ${me.data.user.user_id}` : '';
+  success(`Signed in to ${apiUrl}${who} (scopes: ${me?.data?.token.scopes.join(' ') ?? scope})`);
 }
 
 /** Polls the token endpoint at the server's interval until the code is approved, denied or expires. */
-async function pollForToken(apiUrl: string, deviceCode: string, interval: number, expiresIn: number): Promise<string> {
+async function pollForToken(apiUrl: string, deviceCode: string, interval: number, expiresIn: number): Promise<{ token: string; scope: string }> {
   const anonymous = apiClient(apiUrl);
   const deadline = Date.now() + expiresIn * 1000;
   let wait = Math.max(interval, 1);
@@ -69,7 +75,7 @@ async function pollForToken(apiUrl: string, deviceCode: string, interval: number
     } catch (err) {
       throw unreachable(err, apiUrl);
     }
-    if (answer.data) return answer.data.access_token;
+    if (answer.data) return { token: answer.data.access_token, scope: answer.data.scope };
     const code = (answer.error as { error?: string } | undefined)?.error;
     switch (code) {
       case 'authorization_pending':
@@ -138,7 +144,8 @@ async function logout(ctx: Context): Promise<void> {
     // so the user can retry rather than leave a live token behind that nothing remembers.
     if (!(err instanceof ApiError && err.status === 401)) throw err;
   }
-  updateServer(apiUrl, (s) => ({ ...s, token: undefined }), ctx.env);
+  // The database query tokens cw kept for this server go too: they belong to the session being closed.
+  updateServer(apiUrl, (s) => ({ project: s.project }), ctx.env);
   success(`Signed out of ${apiUrl}: the token is revoked and deleted from this machine`);
 }
 

@@ -5,6 +5,7 @@ import { act, choiceOption, confirmOrExit, examples, withJson, withYes } from '.
 import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
+import { forgetSqlConnections, isRefusedToken, sqlConnection } from './query-token.ts';
 import { cellText, executeStatements, runShell } from './sql-shell.ts';
 
 const DURABILITY = ['async', 'sync'] as const;
@@ -141,11 +142,13 @@ async function get(ctx: Context, database: string): Promise<void> {
 async function rotate(ctx: Context, database: string, options: { readOnly?: boolean }): Promise<void> {
   const projectId = await ctx.project();
   await confirmOrExit(ctx, `Rotate the token of ${database}? Every earlier token stops working`);
-  const answer = await ctx.ok(
-    ctx.api.POST('/v1/projects/{projectId}/databases/{database}/tokens/rotate', { params: { path: { projectId, database } }, body: options.readOnly ? { read_only: true } : {} }),
-  );
+  const request = ctx.api.POST('/v1/projects/{projectId}/databases/{database}/tokens/rotate', { params: { path: { projectId, database } }, body: options.readOnly ? { read_only: true } : {} });
+  const answer = await ctx.ok(request);
+  await forgetSqlConnections(ctx, database);
   if (ctx.json) return printJson(answer);
-  success(`Rotated the token of ${database}${answer.read_only ? ' (read-only)' : ''}; earlier tokens are refused`);
+  // 202: the engine has not applied the new token set yet; earlier tokens stop working within moments.
+  const applied = (await request).response.status !== 202;
+  success(`Rotated the token of ${database}${answer.read_only ? ' (read-only)' : ''}; ${applied ? 'earlier tokens are refused' : 'earlier tokens are refused as soon as the engine applies it'}`);
   const { database: d } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params: { path: { projectId, database } } }));
   printCredentials(d.database_url, answer.database_token);
 }
@@ -174,24 +177,21 @@ async function remove(ctx: Context, database: string): Promise<void> {
   success(response.status === 202 ? `Deleting ${database}: it is refused already and its data goes shortly` : `Deleted ${database}`);
 }
 
-/** Connects with a short-lived query token of its own, so the shell never needs the database's main token. */
-async function connection(ctx: Context, database: string, readOnly: boolean): Promise<{ url: string; token: string }> {
-  const projectId = await ctx.project();
-  const path = { projectId, database };
-  const { database: d } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params: { path } }));
-  if (!d.database_url) throw new UsageError(`${d.name} has no SQL endpoint yet (${d.status}${d.status_message ? `: ${d.status_message}` : ''})`);
-  const issued = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { read_only: readOnly, expires_in_seconds: 12 * 3600 } }));
-  return { url: d.database_url, token: issued.query_token };
-}
-
 async function shell(ctx: Context, database: string, options: { readOnly?: boolean }): Promise<void> {
-  const { url, token } = await connection(ctx, database, options.readOnly === true);
-  await runShell({ url, token, name: database });
+  const readOnly = options.readOnly === true;
+  await runShell({ ...(await sqlConnection(ctx, database, readOnly)), name: database });
 }
 
 async function execute(ctx: Context, database: string, statements: string[], options: { readOnly?: boolean }): Promise<void> {
-  const { url, token } = await connection(ctx, database, options.readOnly === true);
-  const results = await executeStatements({ url, token }, statements);
+  const readOnly = options.readOnly === true;
+  let results;
+  try {
+    results = await executeStatements(await sqlConnection(ctx, database, readOnly), statements, readOnly);
+  } catch (err) {
+    // The stored token may have been rotated away since: once more with a new one.
+    if (!isRefusedToken(err)) throw err;
+    results = await executeStatements(await sqlConnection(ctx, database, readOnly, true), statements, readOnly);
+  }
   if (ctx.json) return printJson({ results });
   for (const r of results) {
     if (r.columns.length > 0)

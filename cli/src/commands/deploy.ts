@@ -2,19 +2,26 @@
 // serves it and print where.
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { spinner } from '@clack/prompts';
 import type { Command } from 'commander';
+import yoctoSpinner from 'yocto-spinner';
 import { artifactFrom, nameFromPath } from '../artifact/pack.ts';
 import { uploadStream } from '../artifact/upload.ts';
 import { act, appOf, choiceOption, examples, intOption, listOption, withJson } from '../command-kit.ts';
 import type { Context } from '../context.ts';
-import { CliError } from '../errors.ts';
+import { ApiError, CliError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printJson, printTable, println, success } from '../output.ts';
 import type { paths } from '../api/schema.ts';
 
 type App = paths['/v1/projects/{projectId}/apps/{appId}']['get']['responses'][200]['content']['application/json']['app'];
 
 const KIND = { prebuilt: 'artifact', nextjs: 'Next.js build', worker: 'worker directory' } as const;
+/** The API's upload limit (platform-api.md, "Deploying"): checked before sending megabytes it would refuse. */
+const MAX_ARTIFACT_BYTES = 64 * 1024 * 1024;
+/**
+ * How long an answer may lag behind a write: API replicas answer from their own caches, and a poll or the
+ * deploy after a create may reach one that has not seen the write yet.
+ */
+const CACHE_LAG_MS = 5_000;
 
 export function registerDeploy(program: Command): void {
   examples(
@@ -70,29 +77,43 @@ interface DeployOptions {
 async function deploy(ctx: Context, path: string, options: DeployOptions): Promise<void> {
   const projectId = await ctx.project();
   const artifact = await artifactFrom(path, { prebuilt: options.prebuilt });
-  const appId = await ensureApp(ctx, projectId, options.app ?? ctx.env.CW_APP ?? nameFromPath(resolve(path)));
+  if (artifact.bytes.length > MAX_ARTIFACT_BYTES) throw new CliError(`the artifact is ${formatBytes(artifact.bytes.length)}; the platform takes at most 64 MiB`);
+  const { appId, created } = await ensureApp(ctx, projectId, options.app || ctx.env.CW_APP || nameFromPath(resolve(path)));
   const what = `${formatBytes(artifact.bytes.length)}, ${KIND[artifact.kind]}${artifact.files > 0 ? `, ${artifact.files} file${artifact.files === 1 ? '' : 's'}` : ''}`;
   if (!ctx.json) note(`Deploying ${path} to ${projectId}/${appId} (${what})`);
-  const upload = uploadStream(artifact.bytes, showsProgress(ctx));
   const query = {
     ...(options.hostnames !== undefined ? { hostnames: listOption(options.hostnames).join(',') } : {}),
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.maxConcurrentRequests ? { max_concurrent_requests: options.maxConcurrentRequests } : {}),
   };
+  const upload = async () => {
+    const stream = uploadStream(artifact.bytes, showsProgress(ctx));
+    try {
+      return await ctx.ok(
+        ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/deployments', {
+          params: { path: { projectId, appId }, query },
+          body: stream.body,
+          bodySerializer: (body: unknown) => body,
+          headers: { 'content-type': 'application/octet-stream', 'content-length': String(artifact.bytes.length) },
+          // A streamed request body needs half-duplex fetch (the Fetch standard's `duplex`), which openapi-fetch passes on.
+          ...({ duplex: 'half' } as object),
+        }),
+      );
+    } finally {
+      stream.stop();
+    }
+  };
+  const since = Date.now();
   let result;
-  try {
-    result = await ctx.ok(
-      ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/deployments', {
-        params: { path: { projectId, appId }, query },
-        body: upload.body,
-        bodySerializer: (body: unknown) => body,
-        headers: { 'content-type': 'application/octet-stream', 'content-length': String(artifact.bytes.length) },
-        // A streamed request body needs half-duplex fetch (the Fetch standard's `duplex`), which openapi-fetch passes on.
-        ...({ duplex: 'half' } as object),
-      }),
-    );
-  } finally {
-    upload.stop();
+  for (;;) {
+    try {
+      result = await upload();
+      break;
+    } catch (err) {
+      // An app created a moment ago may not be known yet to the API replica the upload reached.
+      if (!(created && err instanceof ApiError && err.status === 404 && Date.now() - since < CACHE_LAG_MS)) throw err;
+      await sleep(250);
+    }
   }
   const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
   if (ctx.json) return printJson(result);
@@ -101,13 +122,13 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
 }
 
 /** The app's id for `nameOrId`: an app with that id or name, else one created under that name. */
-async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<string> {
+async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<{ appId: string; created: boolean }> {
   const { apps } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
   const found = apps.find((a) => a.app_id === nameOrId) ?? apps.find((a) => a.name === nameOrId);
-  if (found) return found.app_id;
+  if (found) return { appId: found.app_id, created: false };
   const { app } = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps', { params: { path: { projectId } }, body: { name: nameOrId } }));
   if (!ctx.json) note(`Created app ${app.app_id}${app.name === app.app_id ? '' : ` (${app.name})`}`);
-  return app.app_id;
+  return { appId: app.app_id, created: true };
 }
 
 /**
@@ -115,15 +136,20 @@ async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Pro
  * wait at once with its reason; so does the bound.
  */
 async function waitUntilServed(ctx: Context, projectId: string, appId: string, buildId: string, timeoutSeconds: number): Promise<App> {
-  const spin = showsProgress(ctx) ? spinner({ output: process.stderr }) : undefined;
-  spin?.start(`Waiting for the runtime to serve ${buildId}`);
-  const deadline = Date.now() + timeoutSeconds * 1000;
+  // yocto-spinner leaves stdin alone, so Ctrl-C interrupts as anywhere else (exit 130).
+  const spin = showsProgress(ctx) ? yoctoSpinner({ text: `Waiting for the runtime to serve ${buildId}`, stream: process.stderr }).start() : undefined;
+  const started = Date.now();
+  const deadline = started + timeoutSeconds * 1000;
+  let seenActive = false;
   let app: App | undefined;
   try {
     for (;;) {
       ({ app } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } })));
       if (app.ready && app.serving_build_id === buildId) break;
-      if (app.active_build_id !== buildId) throw new CliError(`${appId} now points at build ${app.active_build_id || '(none)'}: another deploy or rollback replaced ${buildId}`);
+      seenActive ||= app.active_build_id === buildId;
+      // Another build active after ours was (or long after the deploy): someone else deployed or rolled back.
+      const replaced = app.active_build_id !== buildId && (seenActive || Date.now() - started > CACHE_LAG_MS);
+      if (replaced) throw new CliError(`${appId} now points at build ${app.active_build_id || '(none)'}: another deploy or rollback replaced ${buildId}`);
       if ((app.status_reason === 'BuildFailed' || app.status_reason === 'BuildNotFound') && app.status_message?.includes(buildId)) {
         throw new CliError(`build ${buildId} is active but cannot be served: ${app.status_message}`);
       }
@@ -136,7 +162,7 @@ async function waitUntilServed(ctx: Context, projectId: string, appId: string, b
     spin?.error(`Not served: ${buildId}`);
     throw err;
   }
-  spin?.stop(`Served: ${buildId}`);
+  spin?.success(`Served: ${buildId}`);
   return app;
 }
 

@@ -9,6 +9,8 @@ import type { paths } from '../api/schema.ts';
 type Domain = paths['/v1/projects/{projectId}/domains/{domain}']['get']['responses'][200]['content']['application/json']['domain'];
 
 const RECORD_TYPES = ['A', 'AAAA', 'CAA', 'CNAME', 'MX', 'NS', 'SRV', 'TXT'] as const;
+/** A record type in any case, as the API takes it. */
+const recordType = (value: string): string => choiceOption(RECORD_TYPES)(value.toUpperCase());
 
 export function registerDomains(program: Command): void {
   const domains = program.command('domains').alias('domain').description('Add project domains, delegate them to the platform and check the delegation');
@@ -37,7 +39,7 @@ export function registerDomains(program: Command): void {
           .command('add')
           .argument('<domain>', 'the project domain')
           .argument('<name>', 'name relative to the domain (@ for the apex)')
-          .argument('<type>', RECORD_TYPES.join(', '), choiceOption(RECORD_TYPES))
+          .argument('<type>', RECORD_TYPES.join(', '), recordType)
           .argument('<values...>', 'one or more values')
           .option('--ttl <seconds>', 'time to live (60-86400; default 300)', intOption(60, 86_400))
           .description('Create a record (the domain must be managed)'),
@@ -54,7 +56,7 @@ export function registerDomains(program: Command): void {
           .argument('<domain>', 'the project domain')
           .argument('<record>', 'record id (see `cw records ls`)')
           .option('--name <name>', 'new name')
-          .option('--type <type>', 'new type', choiceOption(RECORD_TYPES))
+          .option('--type <type>', 'new type', recordType)
           .option('--value <value...>', 'new values (replace the stored ones)')
           .option('--ttl <seconds>', 'new time to live', intOption(60, 86_400))
           .description('Change a record; what you leave out stays as it is'),
@@ -96,8 +98,11 @@ async function get(ctx: Context, domain: string): Promise<void> {
 
 async function check(ctx: Context, domain: string): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/domains/{domain}/delegation-check', { params: { path: { projectId, domain } } }));
+  const request = ctx.api.POST('/v1/projects/{projectId}/domains/{domain}/delegation-check', { params: { path: { projectId, domain } } });
+  const answer = await ctx.ok(request);
   if (ctx.json) return printJson(answer);
+  // 202: the controller has not answered within the API's bound; the domain is shown as it stands.
+  if ((await request).response.status === 202) note(`The check is still running: run \`cw domains check ${domain}\` again in a moment.`);
   if (answer.domain.status === 'managed') success(`${answer.domain.domain} is delegated: the platform answers its DNS and records can be written`);
   else showDomain(answer.domain);
 }

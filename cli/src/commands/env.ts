@@ -1,5 +1,5 @@
 // An app's environment: plain configuration values (the platform has no secret store; the API refuses secrets).
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { act, appOf, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
@@ -74,7 +74,10 @@ async function pull(ctx: Context, file: string, options: { app?: string }): Prom
   const { environment } = await read(ctx, path);
   if (existsSync(file)) await confirmOrExit(ctx, `Overwrite ${file}?`);
   const lines = Object.entries(environment).map(([key, v]) => `${key}=${dotenvQuote(key, v.value)}`);
-  writeFileSync(file, `# Environment of ${path.projectId}/${path.appId}, written by cw env pull\n${lines.join('\n')}\n`, { mode: 0o600 });
+  // A new file of mode 0600 renamed over the old one: an existing file's mode (or a symlink) is not inherited.
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `# Environment of ${path.projectId}/${path.appId}, written by cw env pull\n${lines.join('\n')}\n`, { mode: 0o600, flag: 'wx' });
+  renameSync(tmp, file);
   success(`Wrote ${lines.length} variable${lines.length === 1 ? '' : 's'} to ${file}`);
 }
 

@@ -22,11 +22,14 @@ function connect({ url, token }: Connection): Client {
   return createClient({ url, authToken: token });
 }
 
-/** Runs the statements (several in one write transaction) and returns their results. */
-export async function executeStatements(connection: Connection, statements: readonly string[]): Promise<StatementResult[]> {
+/**
+ * Runs the statements (several in one transaction: a read transaction for a read-only token, whose engine
+ * refuses the `BEGIN IMMEDIATE` of a write one) and returns their results.
+ */
+export async function executeStatements(connection: Connection, statements: readonly string[], readOnly = false): Promise<StatementResult[]> {
   const client = connect(connection);
   try {
-    const results = statements.length === 1 ? [await client.execute(statements[0] as string)] : await client.batch([...statements], 'write');
+    const results = statements.length === 1 ? [await client.execute(statements[0] as string)] : await client.batch([...statements], readOnly ? 'read' : 'write');
     return results.map(toJson);
   } catch (err) {
     throw sqlError(err);
@@ -54,6 +57,12 @@ export async function runShell(options: Connection & { name: string }): Promise<
   if (interactive) println(paint('dim', `Connected to ${options.name} (${options.url}). Statements end with ;  .help for help, .quit to leave.`));
   let buffer = '';
   let failed = false;
+  // Ctrl-C drops the statement being typed (never runs it), as sqlite3 does; Ctrl-D or .quit leaves.
+  lines.on('SIGINT', () => {
+    buffer = '';
+    process.stdout.write('^C\n');
+    prompt(false);
+  });
   prompt(false);
   try {
     for await (const line of lines) {
@@ -85,7 +94,8 @@ export async function runShell(options: Connection & { name: string }): Promise<
       }
       prompt(false);
     }
-    if (buffer.trim() !== '') await show(client, buffer);
+    // Piped SQL may end without a semicolon; typed SQL without one was never finished, so it is not run.
+    if (!interactive && buffer.trim() !== '') await show(client, buffer);
   } finally {
     lines.close();
     client.close();

@@ -13,7 +13,7 @@ export function registerTokens(program: Command): void {
           .command('create')
           .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. apps:read,deploys:write', listOption)
           .option('--description <text>', 'what the token is for', 'created with cw')
-          .option('--expires-in-days <days>', 'expire after this many days (default: never)', intOption(1, 3650))
+          .option('--expires-in-days <days>', 'expire after this many days (default: never)', intOption(1, 365))
           .description('Create a token and print it (once: it cannot be shown again)'),
       ),
       create,
