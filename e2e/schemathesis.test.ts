@@ -30,12 +30,15 @@ const running: Service[] = [];
 let member: MemberAccount;
 let spareProject: string;
 let decoyTokenId: string;
+/** The token `DELETE /v1/user/token` signs out: never the run's own. */
+let signOutDecoy: string;
 
 beforeAll(async () => {
   const kubeconfig = inject('kubeconfig');
   member = await createMemberAccount(kubeconfig, 'fuzz');
   spareProject = await createOwnedProject(kubeconfig, member.user, 'fuzz-spare');
   decoyTokenId = (await mintTestToken(kubeconfig, member.user, ['projects:read'], 'fuzz decoy')).tokenId;
+  signOutDecoy = (await mintTestToken(kubeconfig, member.user, ['apps:read'], 'fuzz sign-out decoy')).token;
   // A runtime replica reporting where the API looks (its POD_NAMESPACE): without one, /readyz answers 503.
   const platformNamespace = await createTestNamespace(loadKubeConnection(kubeconfig), 'fuzz-platform');
   await startRuntime('cw-runtime-fuzz', platformNamespace, running);
@@ -69,6 +72,8 @@ afterAll(async () => {
  *   member's project within seconds, and everything after answers 401/403. `DELETE /v1/tokens/{tokenId}`
  *   always revokes a decoy token of the member, `DELETE /v1/projects/{projectId}` always targets a spare
  *   project the member owns (the first call deletes it, later ones answer 403).
+ * - `DELETE /v1/user/token` revokes the token that calls it, so it calls with a decoy of its own (the first
+ *   call signs it out, later ones answer 401).
  */
 function config(): string {
   const values = (items: readonly string[]) => `[${items.map((v) => JSON.stringify(v)).join(', ')}]`;
@@ -92,6 +97,10 @@ parameters = { "path.tokenId" = ${JSON.stringify(decoyTokenId)} }
 [[operations]]
 include-name = "DELETE /v1/projects/{projectId}"
 parameters = { "path.projectId" = ${JSON.stringify(spareProject)} }
+
+[[operations]]
+include-name = "DELETE /v1/user/token"
+headers = { Authorization = ${JSON.stringify(`Bearer ${signOutDecoy}`)} }
 `;
 }
 

@@ -33,15 +33,15 @@ export interface SchemathesisResult {
 export function runSchemathesis(run: SchemathesisRun): Promise<SchemathesisResult> {
   mkdirSync(run.dir, { recursive: true });
   const configPath = join(run.dir, 'schemathesis.toml');
-  writeFileSync(configPath, run.config);
+  // The token goes in the config (not `--header`, which would win over everything) so an operation may
+  // authenticate with another one.
+  writeFileSync(configPath, `headers = { Authorization = ${JSON.stringify(`Bearer ${run.token}`)} }\n${run.config}`);
   const args = [
     '--config-file',
     configPath,
     '--no-color',
     'run',
     `${run.apiUrl}/openapi.json`,
-    '--header',
-    `Authorization: Bearer ${run.token}`,
     '--checks',
     run.checks.join(','),
     '--max-examples',
