@@ -29,6 +29,11 @@ import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
 import { databaseRoutes, type DatabaseServices } from './routes/databases.ts';
+import { sessionRoutes } from './routes/session.ts';
+import { openIdRoutes } from './routes/session-openid.ts';
+import type { OpenIdClient } from '../src/auth/openid.ts';
+import type { PasswordStore } from '../src/auth/ports.ts';
+import { DEFAULT_SESSION_POLICY, type SessionPolicy } from '../src/auth/sessions.ts';
 import { BadRequestError } from '../src/errors.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
@@ -42,6 +47,8 @@ export interface AppDependencies {
   deviceSignInRateLimit?: RateLimitOptions;
   /** Deploy uploads read at once; default `DEFAULT_UPLOAD_LIMITS`. */
   uploadLimits?: UploadLimits;
+  /** Console sessions: their lifetimes and whether the cookie is Secure (default: DEFAULT_SESSION_POLICY, Secure). */
+  sessions?: { policy?: SessionPolicy; secureCookies?: boolean; signInRateLimit?: RateLimitOptions; openId?: { client: OpenIdClient; createUsers: boolean } };
 }
 
 export interface PlatformDependencies {
@@ -57,6 +64,8 @@ export interface PlatformDependencies {
   environment: AppEnvironment;
   /** Project domains, their DNS records and app hostnames; without them those routes are not served. */
   dns?: DomainServices;
+  /** People's local passwords; with them the console's sign-in routes are served (routes/session.ts). */
+  passwords?: PasswordStore;
   /** SQL databases; without them (no CW_DB_URL) those routes are not served. */
   databases?: DatabaseServices;
 }
@@ -146,6 +155,16 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     tokenRoutes(app, deps.platform.tokens, now);
     deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);
+    if (deps.platform.passwords) {
+      const common = {
+        policy: deps.sessions?.policy ?? DEFAULT_SESSION_POLICY,
+        secureCookies: deps.sessions?.secureCookies ?? true,
+        ...(deps.sessions?.signInRateLimit ? { signInRateLimit: deps.sessions.signInRateLimit } : {}),
+      };
+      const openId = deps.sessions?.openId;
+      sessionRoutes(app, deps.platform.tokens, deps.platform.passwords, now, { ...common, ...(openId ? { openIdName: openId.client.settings.name } : {}) });
+      if (openId) openIdRoutes(app, openId.client, deps.platform.users, deps.platform.tokens, now, { ...common, createUsers: openId.createUsers });
+    }
     appRoutes(app, deps.platform.apps);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);

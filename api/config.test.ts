@@ -3,6 +3,23 @@ import { configFailure } from '../src/config/testing/config-failure.ts';
 import { apiConfig } from './config.ts';
 
 describe('apiConfig', () => {
+  it('reads the console sign-in settings: session lifetimes and an OpenID provider', () => {
+    const config = apiConfig({
+      CW_API_PUBLIC_URL: 'https://api.example.com/',
+      CW_API_SESSION_IDLE_MINUTES: '30',
+      CW_API_SESSION_MAX_HOURS: '8',
+      CW_OIDC_ISSUER: 'https://id.example.com',
+      CW_OIDC_CLIENT_ID: 'cloudwright',
+      CW_OIDC_CLIENT_SECRET: 'a-secret',
+      CW_OIDC_CREATE_USERS: 'false',
+    });
+    expect(config.sessionPolicy).toEqual({ idleTimeoutSeconds: 1800, maxAgeSeconds: 28_800 });
+    expect(config.openId).toEqual({
+      settings: { issuer: 'https://id.example.com', clientId: 'cloudwright', clientSecret: 'a-secret', redirectUri: 'https://api.example.com/v1/session/openid/callback', name: 'id.example.com' },
+      createUsers: false,
+    });
+  });
+
   it("has today's defaults, frozen", () => {
     const config = apiConfig({});
     expect(config).toEqual({
@@ -14,6 +31,7 @@ describe('apiConfig', () => {
       logLevel: 'info',
       podNamespace: 'default',
       runtimeTargetEnv: {},
+      sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rateLimit)).toBe(true);
@@ -51,6 +69,7 @@ describe('apiConfig', () => {
       podNamespace: 'cloudwright',
       runtimeTargetEnv: { CW_RUNTIME_DNS_IPV4: '192.0.2.1' },
       workerdBinary: '/bin/workerd',
+      sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
     });
   });
 
@@ -79,6 +98,8 @@ describe('apiConfig', () => {
     [{ CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
     [{ CW_S3_SECRET_ACCESS_KEY: 'hunter2-secret' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
+    [{ CW_OIDC_ISSUER: 'https://id.example.com', CW_OIDC_CLIENT_ID: 'cw' }, 'CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and CW_OIDC_CLIENT_SECRET go together: set all three, or none'],
+    [{ CW_API_SESSION_IDLE_MINUTES: '0' }, 'CW_API_SESSION_IDLE_MINUTES must be a whole number from 1 to 10080, got "0"'],
     [{ CW_RUNTIME_DNS_IPV4: '192.0.2.300' }, 'CW_RUNTIME_DNS_IPV4 must be a comma-separated list of IPv4 addresses, got "192.0.2.300"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => apiConfig(env))).toBe(message);

@@ -1,7 +1,9 @@
+import type { OpenIdSettings } from '../src/auth/openid.ts';
+import type { SessionPolicy } from '../src/auth/sessions.ts';
 import { isAddressOrRange } from '../src/address-range.ts';
 import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
 import { runtimeTargetEnv, type RuntimeTargetEnv } from '../src/config/dns-env.ts';
-import { configError, EnvReader, type Env } from '../src/config/env.ts';
+import { ConfigError, configError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 
@@ -15,6 +17,14 @@ export interface ApiConfig {
   readonly port: number;
   /** CW_API_PUBLIC_URL: how users reach the API, for links such as the device verification page. */
   readonly publicUrl: string;
+  /** CW_API_SESSION_IDLE_MINUTES (60) and CW_API_SESSION_MAX_HOURS (12): console sessions' idle and absolute expiry. */
+  readonly sessionPolicy: SessionPolicy;
+  /**
+   * Console sign-in through an OpenID Connect provider: CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and
+   * CW_OIDC_CLIENT_SECRET (all three or none), CW_OIDC_NAME (the button's label) and CW_OIDC_CREATE_USERS
+   * (default true: an account matching no user gets one).
+   */
+  readonly openId?: { readonly settings: OpenIdSettings; readonly createUsers: boolean };
   /** CW_API_TRUST_PROXY, Fastify's `trustProxy`; absent: nothing is trusted. */
   readonly trustProxy?: boolean | readonly string[];
   /** CW_SYSTEM_NAMESPACE: where device sign-ins live (default cloudwright-system). */
@@ -62,7 +72,14 @@ export function apiConfig(env: Env): ApiConfig {
   const runtimeTarget = runtimeTargetEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const dbUrl = read.url('CW_DB_URL');
+  const sessionPolicy = Object.freeze({
+    idleTimeoutSeconds: read.integer('CW_API_SESSION_IDLE_MINUTES', 60, { min: 1, max: 10_080 }) * 60,
+    maxAgeSeconds: read.integer('CW_API_SESSION_MAX_HOURS', 12, { min: 1, max: 720 }) * 3600,
+  });
+  const openId = openIdFromEnv(read, publicUrl);
   return Object.freeze({
+    sessionPolicy,
+    ...(openId ? { openId } : {}),
     ...(kubeconfig ? { kubeconfig } : {}),
     host,
     port,
@@ -86,6 +103,19 @@ export function apiConfig(env: Env): ApiConfig {
  * the peer is the ingress for every caller, so per-address limits (requests without a token, starting device
  * sign-ins) would be shared by all of them without it.
  */
+function openIdFromEnv(read: EnvReader, publicUrl: string): ApiConfig['openId'] {
+  const issuer = read.url('CW_OIDC_ISSUER');
+  const clientId = read.optional('CW_OIDC_CLIENT_ID');
+  const clientSecret = read.optional('CW_OIDC_CLIENT_SECRET');
+  const set = [issuer, clientId, clientSecret].filter((v) => v !== undefined).length;
+  if (set === 0) return undefined;
+  if (!issuer || !clientId || !clientSecret) throw new ConfigError('CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and CW_OIDC_CLIENT_SECRET go together: set all three, or none');
+  return {
+    settings: { issuer, clientId, clientSecret, redirectUri: `${publicUrl.replace(/\/+$/, '')}/v1/session/openid/callback`, name: read.string('CW_OIDC_NAME', new URL(issuer).hostname) },
+    createUsers: read.bool('CW_OIDC_CREATE_USERS', true),
+  };
+}
+
 function trustProxyFromEnv(read: EnvReader): boolean | readonly string[] | undefined {
   const raw = read.optional('CW_API_TRUST_PROXY');
   const text = raw?.trim();

@@ -15,6 +15,8 @@ import { DatabaseDirectory } from '../src/platform/databases/databases.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { UserDirectory } from '../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
+import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { OpenIdClient } from '../src/auth/openid.ts';
 import type { ApiConfig } from './config.ts';
 import type { ReadinessCheck } from './routes/health.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
@@ -68,11 +70,18 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
       ],
       rateLimit: config.rateLimit,
+      // Over plain HTTP (local dev) a Secure cookie would never be sent back.
+      sessions: {
+        policy: config.sessionPolicy,
+        secureCookies: config.publicUrl.startsWith('https:'),
+        ...(config.openId ? { openId: { client: new OpenIdClient(config.openId.settings), createUsers: config.openId.createUsers } } : {}),
+      },
       platform: {
         tokens,
         projects,
         users,
         deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${config.publicUrl}/device` }),
+        passwords: new KubePasswordStore(kube, { namespace: config.systemNamespace }),
         ...appServices,
         dns,
         ...(databases ? { databases } : {}),

@@ -18,6 +18,8 @@ const FIX = 'docs/openapi.json is out of date with the routes; run `make openapi
 const PUBLIC: Record<string, string> = {
   'POST /v1/device/code': 'RFC 8628: a signed-out device starts a sign-in',
   'POST /v1/device/token': 'RFC 8628: the device polls for its token with the device code it holds',
+  'POST /v1/session': 'a person signs in to the console with a password: they hold no token yet',
+  'GET /v1/session/methods': 'the console’s sign-in page asks what it may offer before anyone is signed in',
   'GET /healthz': 'probes (kubelet, load balancers) carry no token',
   'GET /readyz': 'probes (kubelet, load balancers) carry no token',
 };

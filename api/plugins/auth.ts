@@ -1,5 +1,8 @@
+import { timingSafeEqual } from 'node:crypto';
+import { parseCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { authorize, ForbiddenError, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
+import { csrfTokenFor } from '../../src/auth/sessions.ts';
 import { PublicError } from '../../src/errors.ts';
 import { errorResponses, implicitErrorStatuses } from '../schemas/problem.ts';
 import { clientAddressKey } from './client-address.ts';
@@ -19,6 +22,33 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+  }
+}
+
+/** The cookie holding a console session (src/auth/sessions.ts), set by `POST /v1/session`. */
+export const SESSION_COOKIE = 'cw_session';
+/** The header carrying a session's CSRF token on state-changing requests. */
+export const CSRF_HEADER = 'x-csrf-token';
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The credential of a request, as an `Authorization` header value: the header itself, else the session
+ * cookie. A request authenticated by the cookie that changes anything must also prove it comes from the
+ * console (its CSRF token), since a browser sends cookies with requests any site makes it send.
+ */
+function credentialOf(request: FastifyRequest): { header: string | undefined; session?: string } {
+  const header = request.headers.authorization;
+  if (header !== undefined || request.headers.cookie === undefined) return { header };
+  const session = parseCookie(request.headers.cookie)[SESSION_COOKIE];
+  return session ? { header: `Bearer ${session}`, session } : { header };
+}
+
+function checkCsrf(request: FastifyRequest, session: string): void {
+  if (SAFE_METHODS.has(request.method)) return;
+  const sent = Buffer.from(String(request.headers[CSRF_HEADER] ?? ''));
+  const expected = Buffer.from(csrfTokenFor(session));
+  if (sent.length !== expected.length || !timingSafeEqual(sent, expected)) {
+    throw new ForbiddenError(`A request signed in with the console's cookie must carry its ${CSRF_HEADER} header (GET /v1/session gives it).`);
   }
 }
 
@@ -93,7 +123,14 @@ interface Refusals {
 
 /** The onRequest hook of a route that needs `requirement`. */
 function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date): onRequestHookHandler {
-  const admit = async (request: FastifyRequest, principal: Principal): Promise<void> => {
+  const sessions = sessionUse(tokens, now);
+  const admit = async (request: FastifyRequest, principal: Principal, cookie: string | undefined): Promise<void> => {
+    if (cookie !== undefined) {
+      // Only a console session may ride in the cookie; a personal access token is sent as a header.
+      if (!principal.session) throw new UnauthorizedError('The session cookie holds no console session; sign in again.', { tokenPresented: true });
+      checkCsrf(request, cookie);
+    }
+    if (principal.session) sessions.touch(principal);
     request.principal = principal;
     if (requirement.scope === null) return;
     const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
@@ -108,15 +145,15 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
   };
   // Callback style: an async hook would cost a promise per request even when nothing needs waiting for.
   return (request, reply, done) => {
-    const header = request.headers.authorization;
+    const { header, session } = credentialOf(request);
     const known = principals.cached(header, now().getTime());
-    // Project routes also check the membership, which the store answers asynchronously.
-    if (known === undefined || requirement.project) {
+    // Project routes also check the membership, which the store answers asynchronously; sessions their CSRF token.
+    if (known === undefined || requirement.project || session !== undefined || known.session) {
       if (known === undefined) {
         const tooMany = refusals.failures.refusal(clientAddressKey(request.ip));
         if (tooMany) return done(tooMany);
       }
-      const admitted = known ? admit(request, known) : principals.authenticate(header, now()).then((principal) => admit(request, principal));
+      const admitted = known ? admit(request, known, session) : principals.authenticate(header, now()).then((principal) => admit(request, principal, session));
       admitted.then(
         () => done(),
         (err: Error) => refuse(request, reply, done, err),
@@ -135,6 +172,30 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
 }
 
 type AccessRule = Exclude<RouteAuth, false>;
+
+/** How often a session's `lastUsedAt` is written at most: its idle expiry is that coarse. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/**
+ * Records that sessions are in use (`TokenStore.touchToken`), at most once a minute each, in the
+ * background: their idle expiry counts from there. A failed write only makes a session look idle sooner.
+ */
+function sessionUse(tokens: TokenStore, now: () => Date): { touch(principal: Principal): void } {
+  const pending = new Set<string>();
+  return {
+    touch(principal) {
+      const session = principal.session;
+      if (!session || pending.has(principal.tokenId)) return;
+      const at = now();
+      if (at.getTime() - session.lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
+      pending.add(principal.tokenId);
+      tokens
+        .touchToken(principal.tokenId, at)
+        .catch(() => false)
+        .finally(() => pending.delete(principal.tokenId));
+    },
+  };
+}
 
 interface FailedAuthentications {
   /** The 429 for an address that has spent its allowance of failed authentications, else `undefined`. */

@@ -2,10 +2,12 @@ import { createHash } from 'node:crypto';
 import { DEVICE_CODE_LIFETIME_SECONDS } from '../../src/auth/index.ts';
 
 // The verification page of the device flow (`verification_uri`): one self-contained HTML document, no
-// external assets. The user pastes an access token with `tokens:write`; the inline script sends it as a
-// bearer header (never as a form field or a cookie). Approving takes two steps: the page first shows the
-// scopes the device asks for (GET /v1/device/requests/{code}), then approves exactly those (RFC 8628 §5.4:
-// a user sent a code by someone else must see what they would grant).
+// external assets. A person signed in to the console (the session cookie) approves as themself: the script
+// sends the session's CSRF token, never a credential of its own. Someone not signed in signs in here (a
+// password, or the OpenID provider), or pastes an access token with `tokens:write`, sent as a bearer header.
+// Approving takes two steps: the page first shows the scopes the device asks for
+// (GET /v1/device/requests/{code}), then approves exactly those (RFC 8628 §5.4: a user sent a code by
+// someone else must see what they would grant).
 
 const STYLE = `
 body { font: 16px/1.5 system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
@@ -14,11 +16,44 @@ input { width: 100%; box-sizing: border-box; padding: .5rem; font: inherit; }
 #user_code { font-family: ui-monospace, monospace; letter-spacing: .15em; text-transform: uppercase; }
 button { margin: 1rem .5rem 0 0; padding: .5rem 1.25rem; font: inherit; cursor: pointer; }
 pre { background: #f3f3f3; padding: .75rem; overflow-x: auto; font-size: 14px; }
-#out { min-height: 1.5em; font-weight: 600; }
+#out, #signin-out { min-height: 1.5em; font-weight: 600; }
+fieldset { border: 1px solid #ccc; padding: 0 1rem 1rem; margin-top: 1rem; }
 `;
 
 const SCRIPT = `
 const form = document.getElementById('f');
+const signin = document.getElementById('signin');
+const who = document.getElementById('who');
+// The console session's CSRF token once signed in; null while the page works with a pasted token.
+let csrf = null;
+const signedIn = (userId, token) => {
+  csrf = token;
+  signin.hidden = true;
+  form.token.required = false;
+  document.getElementById('token-field').hidden = true;
+  who.textContent = 'Signed in as ' + userId + '.';
+};
+fetch('v1/session').then(async (res) => {
+  if (res.ok) { const { session } = await res.json(); signedIn(session.user_id, session.csrf_token); return; }
+  signin.hidden = false;
+  const methods = await (await fetch('v1/session/methods')).json().catch(() => ({}));
+  if (methods.openid) {
+    const link = document.getElementById('openid');
+    link.href = methods.openid.url + '?return_to=' + encodeURIComponent(location.pathname + '?user_code=' + encodeURIComponent(form.user_code.value.trim()));
+    link.textContent = 'Sign in with ' + methods.openid.name;
+    link.hidden = false;
+  }
+}).catch(() => { signin.hidden = false; });
+signin.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const status = document.getElementById('signin-out');
+  const res = await fetch('v1/session', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user: signin.user.value.trim(), password: signin.password.value }) });
+  signin.password.value = '';
+  if (!res.ok) { const problem = await res.json().catch(() => ({})); status.textContent = problem.detail || 'The server answered ' + res.status + '.'; return; }
+  const { session } = await res.json();
+  status.textContent = '';
+  signedIn(session.user_id, session.csrf_token);
+});
 const out = document.getElementById('out');
 const review = document.getElementById('review');
 const approve = document.getElementById('approve');
@@ -29,7 +64,7 @@ const forget = () => { reviewed = null; review.hidden = true; approve.textConten
 form.user_code.addEventListener('input', forget);
 const call = (method, path, body) => fetch(path, {
   method,
-  headers: { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
+  headers: csrf ? { 'content-type': 'application/json', 'x-csrf-token': csrf } : { 'content-type': 'application/json', authorization: 'Bearer ' + form.token.value.trim() },
   body: body && JSON.stringify(body),
 });
 const explain = async (res) => {
@@ -99,16 +134,30 @@ export function devicePage(userCode: string): string {
 <body>
 <h1>Approve a device sign-in</h1>
 <p>A device or command-line tool (for example <code>cw login</code>) is showing you a code. Approving it gives
-that device an access token that acts as you, with the scopes it asked for, which you review before approving;
-it can never get a scope the token you paste below does not hold. <strong>If you did not start this sign-in
-yourself, deny it.</strong></p>
+that device an access token that acts as you, with the scopes it asked for, which you review before approving.
+<strong>If you did not start this sign-in yourself, deny it.</strong></p>
+<p id="who" role="status"></p>
+<form id="signin" hidden>
+<fieldset>
+<legend>Sign in</legend>
+<label for="signin-user">User</label>
+<input id="signin-user" name="user" autocomplete="username" required>
+<label for="signin-password">Password</label>
+<input id="signin-password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+<a id="openid" hidden></a>
+<p id="signin-out" role="status"></p>
+</fieldset>
+</form>
 <form id="f" autocomplete="off">
 <label for="user_code">Code shown on the device</label>
 <input id="user_code" name="user_code" value="${escapeHtml(userCode)}" placeholder="XXXX-XXXX" maxlength="32" required>
-<label for="token">Your access token (<code>cwt_…</code> with the <code>tokens:write</code> scope)</label>
+<div id="token-field">
+<label for="token">Or, without signing in: your access token (<code>cwt_…</code> with the <code>tokens:write</code> scope)</label>
 <input id="token" name="token" type="password" placeholder="cwt_…" required>
+</div>
 <div id="review" hidden>
-<p>The device asks for these scopes; the token it gets carries exactly these, and expires no later than yours:</p>
+<p>The device asks for these scopes; the token it gets carries exactly these (never more than you hold):</p>
 <ul id="scopes"></ul>
 <p>This request can be answered until <span id="expires"></span>.</p>
 </div>

@@ -15,6 +15,12 @@ export interface Principal {
   readonly admin: boolean;
   /** When the token expires; absent for a token that does not. What it makes or approves expires by then too. */
   readonly expiresAt?: Date;
+  /**
+   * A person's console sign-in (cookie), not a personal access token: refused from `idleUntil` on unless used
+   * again, and what it makes or approves is not bound to its own expiry (a person signed in may make a
+   * long-lived token, as on GitHub).
+   */
+  readonly session?: { readonly idleUntil: Date; readonly lastUsedAt: Date };
 }
 
 const REJECTION_DETAIL: Record<TokenRejection, string> = {
@@ -85,7 +91,12 @@ export async function resolvePrincipal(tokenHash: string, store: Pick<TokenStore
   // Least privilege: an administrator's everyday token without `admin` acts as an ordinary member, and a
   // user who lost administrator rights keeps no `admin` power through tokens minted before.
   const scopes = effectiveScopes(record.scopes, user.admin);
-  return { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
+  const principal = { userId: user.id, tokenId: record.id, scopes, admin: scopes.includes('admin'), ...(record.expiresAt ? { expiresAt: record.expiresAt } : {}) };
+  if (!record.session) return principal;
+  const lastUsedAt = record.lastUsedAt ?? record.createdAt;
+  const idleUntil = new Date(lastUsedAt.getTime() + record.session.idleTimeoutSeconds * 1000);
+  if (now.getTime() >= idleUntil.getTime()) throw presented(`The session expired after ${Math.round(record.session.idleTimeoutSeconds / 60)} minutes without use; sign in again.`);
+  return { ...principal, session: { idleUntil, lastUsedAt } };
 }
 
 const WHITESPACE = /\s+/;

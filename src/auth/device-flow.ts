@@ -203,7 +203,9 @@ async function decide(grants: DeviceGrantStore, userCode: string, principal: Pri
       assertCanGrant(principal, requested);
     }
     const answer: DeviceGrantState =
-      decision === 'approved' ? { kind: 'approved', userId: principal.userId, ...(principal.expiresAt ? { notAfter: principal.expiresAt } : {}) } : { kind: 'denied', userId: principal.userId };
+      decision === 'approved'
+        ? { kind: 'approved', userId: principal.userId, ...(principal.expiresAt && !principal.session ? { notAfter: principal.expiresAt } : {}) }
+        : { kind: 'denied', userId: principal.userId };
     if (await grants.update({ ...grant, state: answer }, revision)) return;
   }
   throw new ConflictError('This sign-in request changed while it was being answered; try again.');

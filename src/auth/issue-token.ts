@@ -46,8 +46,9 @@ export function assertCanGrant(principal: Principal, scopes: readonly Scope[]): 
  * principal's own token expires. Otherwise a short-lived token (or a leaked one, before it expires) could
  * make itself a permanent successor.
  */
-export function expiryWithin(principal: Pick<Principal, 'expiresAt'>, requested: Date | undefined): Date | undefined {
-  return earliest(requested, principal.expiresAt);
+export function expiryWithin(principal: Pick<Principal, 'expiresAt' | 'session'>, requested: Date | undefined): Date | undefined {
+  // A person signed in to the console is not a token that could be leaked and multiplied: no cap.
+  return principal.session ? requested : earliest(requested, principal.expiresAt);
 }
 
 /** The earlier of two instants, either of which may be absent (never). */

@@ -78,6 +78,14 @@ export class MemoryTokenStore implements TokenStore {
     return true;
   }
 
+  async touchToken(tokenId: string, at: Date): Promise<boolean> {
+    const token = this.#tokens.get(tokenId);
+    if (!token) return false;
+    this.#tokens.set(tokenId, { ...token, lastUsedAt: at });
+    this.#revision++;
+    return true;
+  }
+
   async deleteToken(tokenId: string): Promise<boolean> {
     if (!this.#tokens.delete(tokenId)) return false;
     this.#revision++;

@@ -29,6 +29,10 @@ export interface TokenRecord {
   readonly expiresAt?: Date | undefined;
   /** Revocation is final. */
   readonly revoked: boolean;
+  /** A console sign-in (a cookie) rather than a personal access token; refused once idle this long. */
+  readonly session?: { readonly idleTimeoutSeconds: number } | undefined;
+  /** When it last authenticated a request, coarsely (sessions record it; see `touchToken`). */
+  readonly lastUsedAt?: Date | undefined;
 }
 
 /** The parts of a User that authorisation reads. */
@@ -65,6 +69,8 @@ export interface TokenStore {
   listTokens(userId: string): Promise<TokenRecord[]>;
   /** Stores a new token. Rejects if a token with the same id or hash exists. */
   createToken(token: TokenRecord): Promise<void>;
+  /** Records that the token authenticated a request at `at` (`lastUsedAt`); `false` when no token has that id. */
+  touchToken(tokenId: string, at: Date): Promise<boolean>;
   /**
    * Marks the token revoked. Idempotent: revoking a revoked token succeeds. `false` when no token has
    * that id.
@@ -133,4 +139,15 @@ export interface DeviceGrantStore {
    * `false` when it changed meanwhile or is gone.
    */
   update(next: DeviceGrant, expectedRevision: string): Promise<boolean>;
+}
+
+/**
+ * People's local passwords, as Argon2id hashes (src/auth/passwords.ts). A user without one signs in only
+ * through OpenID Connect, or not at all (robots use tokens).
+ */
+export interface PasswordStore {
+  /** The user's password hash, `undefined` when they have none. */
+  getPasswordHash(userId: string): Promise<string | undefined>;
+  /** Sets or replaces it. With the user's uid, the stored hash goes when the user is deleted. */
+  setPasswordHash(userId: string, hash: string, userUid?: string): Promise<void>;
 }

@@ -61,7 +61,8 @@ export class PrincipalCache {
     const revision = this.#store.revision;
     const principal = await resolvePrincipal(tokenHash, this.#store, now);
     if (revision === this.#store.revision) {
-      this.#entries.set(tokenHash, { principal, expiresAtMs: principal.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY, revision });
+      const expiresAtMs = Math.min(principal.expiresAt?.getTime() ?? Number.POSITIVE_INFINITY, principal.session?.idleUntil.getTime() ?? Number.POSITIVE_INFINITY);
+      this.#entries.set(tokenHash, { principal, expiresAtMs, revision });
     }
     return principal;
   }

@@ -5,6 +5,20 @@ import { type ProjectRole, type TokenStore } from '../auth/index.ts';
 import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { PROJECTS, USERS } from './resources.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { createHash } from 'node:crypto';
+import { ForbiddenError } from '../auth/errors.ts';
+import type { OpenIdAccount } from '../auth/openid.ts';
+
+/** A DNS label from free text: lowercase letters, digits and dashes, at most 40 characters. */
+function slug(text: string): string {
+  const label = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return label || 'user';
+}
 
 /** A user as the REST API shows it. */
 export interface UserView {
@@ -66,6 +80,44 @@ export class UserDirectory {
     const user = this.#users.get(userId);
     if (!user) throw new NotFoundError(`No user ${userId} exists.`);
     return userView(user, this.#projects.list());
+  }
+
+  /**
+   * The user an OpenID Connect account signs in as, by these rules in order:
+   * 1. the user listing the account (`spec.identities`: issuer and subject);
+   * 2. else the one user whose email is the account's verified email: the account is added to their
+   *    identities, so later sign-ins match by rule 1 even if the email changes;
+   * 3. else, with `createUsers`, a new user named after the email's local part (or the subject), made unique
+   *    with a short hash of the account, holding the account, its name and verified email.
+   * An email the provider has not verified never matches anyone: anyone can claim any address at some providers.
+   *
+   * @throws ForbiddenError when no user matches and none may be created, or two users share the email.
+   */
+  async userForOpenId(account: OpenIdAccount, createUsers: boolean): Promise<string> {
+    const users = this.#users.list();
+    const linked = users.find((u) => u.spec.identities?.some((i) => i.issuer === account.issuer && i.subject === account.subject));
+    if (linked?.metadata?.name) return linked.metadata.name;
+    if (account.email) {
+      const byEmail = users.filter((u) => u.spec.email?.toLowerCase() === account.email);
+      if (byEmail.length > 1) throw new ForbiddenError(`Several users have the email ${account.email}; an administrator must link this account to one (User.spec.identities).`);
+      const [match] = byEmail;
+      if (match?.metadata?.name) {
+        const identities = [...(match.spec.identities ?? []), { issuer: account.issuer, subject: account.subject }];
+        if (identities.length > 8) throw new ForbiddenError(`The user ${match.metadata.name} has the most OpenID accounts linked already.`);
+        await this.#userClient.replace({ ...match, spec: { ...match.spec, identities } });
+        await this.#settle(match.metadata.name, (cached) => cached?.spec.identities?.some((i) => i.subject === account.subject) === true);
+        return match.metadata.name;
+      }
+    }
+    if (!createUsers) throw new ForbiddenError('No Cloudwright user is linked to this account; ask an administrator to add you.');
+    const base = slug(account.email?.split('@')[0] ?? account.name ?? 'user');
+    const suffix = createHash('sha256').update(`${account.issuer}\n${account.subject}`).digest('hex').slice(0, 6);
+    const userId = this.#users.get(base) ? `${base}-${suffix}` : base;
+    const created = await this.create({ userId, ...(account.name ? { displayName: account.name.slice(0, 128) } : {}), ...(account.email ? { email: account.email } : {}) });
+    const user = await this.#userClient.get('', created.user_id);
+    if (user) await this.#userClient.replace({ ...user, spec: { ...user.spec, identities: [{ issuer: account.issuer, subject: account.subject }] } });
+    await this.#settle(created.user_id, (cached) => cached?.spec.identities?.some((i) => i.subject === account.subject) === true);
+    return created.user_id;
   }
 
   /** @throws ConflictError when the id is taken. */

@@ -27,6 +27,7 @@ export function toAccessToken(token: TokenRecord): AccessToken {
       scopes: [...token.scopes],
       description: token.description,
       ...(token.expiresAt ? { expiresAt: formatTime(token.expiresAt) } : {}),
+      ...(token.session ? { session: { idleTimeoutSeconds: token.session.idleTimeoutSeconds } } : {}),
       revoked: token.revoked,
     },
   };
@@ -51,5 +52,7 @@ export function toTokenRecord(object: AccessToken): TokenRecord {
     createdAt,
     expiresAt: spec.expiresAt === undefined ? undefined : new Date(spec.expiresAt),
     revoked: spec.revoked === true,
+    ...(spec.session ? { session: { idleTimeoutSeconds: spec.session.idleTimeoutSeconds } } : {}),
+    ...(object.status?.lastUsedAt ? { lastUsedAt: new Date(object.status.lastUsedAt) } : {}),
   };
 }

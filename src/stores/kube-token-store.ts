@@ -1,6 +1,17 @@
 import { DNS_SUBDOMAIN_PATTERN, type AccessToken, type Project, type User } from '../apis/v1alpha1/index.ts';
 import type { ProjectRole, TokenRecord, TokenStore, UserRecord } from '../auth/ports.ts';
-import { createInformerFactory, isAlreadyExists, isNotFound, objectClient, type Informer, type InformerFactory, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
+import {
+  createInformerFactory,
+  formatTime,
+  isAlreadyExists,
+  isNotFound,
+  objectClient,
+  type Informer,
+  type InformerFactory,
+  type KubeConnection,
+  type KubeObject,
+  type ObjectClient,
+} from '../kube/index.ts';
 import { AccessTokenCache } from './access-token-cache.ts';
 import { toAccessToken, toTokenRecord } from './access-token-record.ts';
 import { ACCESS_TOKENS, PROJECTS, USERS } from '../platform/resources.ts';
@@ -127,6 +138,18 @@ export class KubeTokenStore implements TokenStore, ProjectReader {
     // token applied a moment ago by someone else can be revoked too.
     try {
       this.#tokens.record(await this.#client.patch('', tokenId, { spec: { revoked: true } }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** A merge patch of `status.lastUsedAt` alone (the status subresource: the API's one field there). */
+  async touchToken(tokenId: string, at: Date): Promise<boolean> {
+    if (!RESOURCE_NAME.test(tokenId)) return false;
+    try {
+      this.#tokens.record(await this.#client.patchStatus('', tokenId, { status: { lastUsedAt: formatTime(at) } }));
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;

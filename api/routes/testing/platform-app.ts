@@ -30,6 +30,9 @@ import { projectDomainController } from '../../../operator/controllers/project-d
 import { scopedInformer } from './scoped-informer.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
 import { KubeDeviceGrantStore, KubeTokenStore } from '../../../src/stores/index.ts';
+import { KubePasswordStore } from '../../../src/stores/kube-password-store.ts';
+import type { SessionPolicy } from '../../../src/auth/sessions.ts';
+import type { OpenIdClient } from '../../../src/auth/openid.ts';
 import { buildApp } from '../../app.ts';
 import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
 import type { UploadLimits } from '../upload-slots.ts';
@@ -81,6 +84,10 @@ export interface PlatformAppOptions {
   readonly rateLimit?: RateLimitOptions;
   /** Deploy uploads read at once (default the API's own). */
   readonly uploadLimits?: UploadLimits;
+  /** Console sessions' lifetimes (default DEFAULT_SESSION_POLICY). */
+  readonly sessionPolicy?: SessionPolicy;
+  /** Console sign-in through an OpenID provider. */
+  readonly openId?: { client: OpenIdClient; createUsers: boolean };
   /** Records a domain may hold (default the API's own). */
   readonly maxRecordsPerDomain?: number;
   /** Builds kept per app (default the API's own). */
@@ -181,8 +188,16 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       projects,
       users,
       deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: 'http://cw.test/device' }),
+      passwords: new KubePasswordStore(conn, { namespace: grantNamespace }),
       ...appServices,
       ...(dns ? { dns } : {}),
+    },
+    // Sign-ins here all come from one address, far more often than a person's.
+    sessions: {
+      secureCookies: false,
+      signInRateLimit: { perSecond: 100, burst: 1000 },
+      ...(options.sessionPolicy ? { policy: options.sessionPolicy } : {}),
+      ...(options.openId ? { openId: options.openId } : {}),
     },
   });
   return fixture;

@@ -28,6 +28,22 @@ export const AccessTokenSpec = Type.Object({
     ...immutable('tokenHash'),
   }),
   expiresAt: Type.Optional(Timestamp({ description: 'After this instant the token is refused; absent: no expiry.' })),
+  session: Type.Optional(
+    Type.Object(
+      {
+        idleTimeoutSeconds: Type.Integer({
+          minimum: 60,
+          maximum: 604_800,
+          format: 'int32',
+          description: 'The session is refused once this long has passed since its last use (status.lastUsedAt, else its creation).',
+        }),
+      },
+      {
+        description: 'Present on a person’s sign-in to the web console (held in a cookie) rather than a personal access token; it also expires when left unused.',
+        ...immutable('session'),
+      },
+    ),
+  ),
   revoked: Type.Optional(
     Type.Boolean({
       default: false,

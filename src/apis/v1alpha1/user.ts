@@ -12,6 +12,18 @@ export const UserSpec = Type.Object({
       description: 'Platform administrator: may act on every project. Defaults to false.',
     }),
   ),
+  identities: Type.Optional(
+    Type.Array(
+      Type.Object({
+        issuer: Type.String({ minLength: 1, maxLength: 512, description: 'The OpenID provider (its issuer URL).' }),
+        subject: Type.String({ minLength: 1, maxLength: 255, description: 'The account at that provider (the ID token’s sub).' }),
+      }),
+      {
+        maxItems: 8,
+        description: 'OpenID Connect accounts that sign in to the console as this user. The API adds one at a first sign-in it matched by verified email; an administrator may add them.',
+      },
+    ),
+  ),
 });
 export type UserSpec = Static<typeof UserSpec>;
 

@@ -1,0 +1,187 @@
+// People signing in to the web console: a local account's password gives a session (an access token in an
+// HttpOnly cookie, src/auth/sessions.ts); the console reads its CSRF token here and signs out here.
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ForbiddenError, UnauthorizedError } from '../../src/auth/errors.ts';
+import { checkPasswordPolicy, hashPassword, PasswordPolicyError, verifyPassword } from '../../src/auth/passwords.ts';
+import type { PasswordStore, TokenStore } from '../../src/auth/ports.ts';
+import { csrfTokenFor, endAllSessions, signInWithPassword, type Session, type SessionPolicy } from '../../src/auth/sessions.ts';
+import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
+import { principalOf, SESSION_COOKIE } from '../plugins/auth.ts';
+import { TokenBuckets, type RateLimitOptions } from '../plugins/token-buckets.ts';
+import { errorResponses } from '../schemas/problem.ts';
+
+const tags = ['session'];
+
+/** Per address: ten attempts, then one every ten seconds (a person mistyping is never held up). */
+export const SIGN_IN_RATE_LIMIT: RateLimitOptions = { perSecond: 0.1, burst: 10 };
+/** Per user, failed attempts only: five, then one a minute, whatever address they come from. */
+const FAILURES_PER_USER = { perSecond: 1 / 60, burst: 5 };
+
+export interface SessionRouteOptions {
+  policy: SessionPolicy;
+  /** Mark the cookie Secure (HTTPS only); off only where the API is served over plain HTTP (local dev). */
+  secureCookies: boolean;
+  signInRateLimit?: RateLimitOptions;
+  /** The label of the OpenID Connect sign-in, when one is configured (routes/session-openid.ts). */
+  openIdName?: string;
+}
+
+const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'The password (at least 12 characters when set).' });
+const SessionView = Type.Object({
+  user_id: Type.String(),
+  csrf_token: Type.String({ description: 'Send it as `x-csrf-token` with every state-changing request made with the session cookie.' }),
+  expires_at: Type.String({ format: 'date-time', description: 'The session ends then, whatever happens.' }),
+  idle_timeout_seconds: Type.Integer({ description: 'The session ends this long after its last use.' }),
+});
+
+export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, passwords: PasswordStore, now: () => Date, options: SessionRouteOptions): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const failures = new TokenBuckets(FAILURES_PER_USER, 10_000, () => now().getTime());
+  const cookie = (value: string, maxAgeSeconds: number): string =>
+    stringifySetCookie({ name: SESSION_COOKIE, value: value, httpOnly: true, sameSite: 'strict', path: '/', secure: options.secureCookies, maxAge: maxAgeSeconds });
+  const view = (session: Session | { token: string; userId: string; expiresAt: Date }) => {
+    const [token, userId, expiresAt] = 'record' in session ? [session.token, session.record.userId, session.record.expiresAt ?? now()] : [session.token, session.userId, session.expiresAt];
+    return { user_id: userId, csrf_token: csrfTokenFor(token), expires_at: expiresAt.toISOString(), idle_timeout_seconds: options.policy.idleTimeoutSeconds };
+  };
+
+  r.get('/v1/session/methods', {
+    config: { auth: false },
+    schema: {
+      tags,
+      summary: 'How people can sign in to the console: with a password, and through which OpenID Connect provider if any',
+      response: {
+        200: Type.Object({
+          password: Type.Boolean(),
+          openid: Type.Union([Type.Object({ name: Type.String(), url: Type.String({ description: 'Send the browser here to sign in.' }) }), Type.Null()]),
+        }),
+        ...errorResponses(500),
+      },
+    },
+    handler: async () => ({ password: true, openid: options.openIdName ? { name: options.openIdName, url: '/v1/session/openid' } : null }),
+  });
+
+  r.post('/v1/session', {
+    config: { auth: false, rateLimit: options.signInRateLimit ?? SIGN_IN_RATE_LIMIT },
+    schema: {
+      tags,
+      summary: 'Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token',
+      description:
+        'Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; five failures per user, then one a minute (429 with Retry-After).',
+      body: Type.Object({ user: Type.String({ minLength: 1, maxLength: 253 }), password: Password }, { additionalProperties: false }),
+      response: { 200: Type.Object({ session: SessionView }), ...errorResponses(401, 429, 500) },
+    },
+    handler: async (request, reply) => {
+      const { user, password } = request.body;
+      if (!failures.hasRoom(user)) throw new PublicError(429, 'Too many failed sign-ins for this user; try again in a minute.', { 'retry-after': String(failures.retryAfterSeconds(user)) });
+      let session: Session;
+      try {
+        session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
+      } catch (err) {
+        if (err instanceof UnauthorizedError) failures.take(user);
+        throw err;
+      }
+      request.log.info({ token_id: session.record.id, user }, 'console sign-in');
+      void reply.header('cache-control', 'no-store').header('set-cookie', cookie(session.token, options.policy.maxAgeSeconds));
+      return { session: view(session) };
+    },
+  });
+
+  r.get('/v1/session', {
+    config: { auth: { scope: null } },
+    schema: {
+      tags,
+      summary: 'The console session making this request, with its CSRF token (404 for a personal access token)',
+      response: { 200: Type.Object({ session: SessionView }), ...errorResponses(404, 500) },
+    },
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      const token = sessionCookie(request);
+      if (!principal.session || !token) throw new NotFoundError('This request is not signed in with a console session.');
+      const record = await tokens.getToken(principal.tokenId);
+      void reply.header('cache-control', 'no-store');
+      return { session: view({ token, userId: principal.userId, expiresAt: record?.expiresAt ?? now() }) };
+    },
+  });
+
+  r.delete('/v1/session', {
+    config: { auth: { scope: null } },
+    schema: {
+      tags,
+      summary: 'Sign out of the console: revokes the session making the request and clears the cookie (404 for a personal access token: DELETE /v1/user/token revokes those)',
+      response: { 204: Type.Null(), ...errorResponses(404, 500) },
+    },
+    handler: async (request, reply) => {
+      const principal = principalOf(request);
+      if (!principal.session) throw new NotFoundError('This request is not signed in with a console session.');
+      await tokens.revokeToken(principal.tokenId);
+      return reply.code(204).header('set-cookie', cookie('', 0)).send(null);
+    },
+  });
+
+  r.delete('/v1/sessions', {
+    config: { auth: { scope: null } },
+    schema: {
+      tags,
+      summary: 'Sign out everywhere: revokes every console session of the caller (personal access tokens stay)',
+      response: { 200: Type.Object({ ended: Type.Integer({ description: 'Sessions revoked.' }) }), ...errorResponses(500) },
+    },
+    handler: async (request, reply) => {
+      const ended = await endAllSessions(principalOf(request).userId, tokens, now());
+      void reply.header('set-cookie', cookie('', 0));
+      return { ended };
+    },
+  });
+
+  r.put('/v1/user/password', {
+    config: { auth: { scope: null } },
+    schema: {
+      tags,
+      summary: 'Change your own password (the current one is needed; a user without one asks an administrator)',
+      body: Type.Object({ current_password: Password, new_password: Password }, { additionalProperties: false }),
+      response: { 204: Type.Null(), ...errorResponses(400, 403, 500) },
+    },
+    handler: async (request, reply) => {
+      const { userId } = principalOf(request);
+      const stored = await passwords.getPasswordHash(userId);
+      if (!stored || !(await verifyPassword(request.body.current_password, stored))) throw new ForbiddenError('The current password is wrong.');
+      await passwords.setPasswordHash(userId, await hashed(request.body.new_password), (await tokens.getUser(userId))?.uid);
+      return reply.code(204).send(null);
+    },
+  });
+
+  r.put('/v1/users/:userId/password', {
+    config: { auth: { scope: 'admin' } },
+    schema: {
+      tags,
+      summary: 'Set a user’s password (administrators): they can then sign in to the console with it',
+      params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$' }) }),
+      body: Type.Object({ password: Password }, { additionalProperties: false }),
+      response: { 204: Type.Null(), ...errorResponses(400, 404, 500) },
+    },
+    handler: async (request, reply) => {
+      const user = await tokens.getUser(request.params.userId);
+      if (!user) throw new NotFoundError(`No user ${JSON.stringify(request.params.userId)}.`);
+      await passwords.setPasswordHash(user.id, await hashed(request.body.password), user.uid);
+      request.log.info({ user: user.id }, 'password set by an administrator');
+      return reply.code(204).send(null);
+    },
+  });
+}
+
+async function hashed(password: string): Promise<string> {
+  try {
+    checkPasswordPolicy(password);
+  } catch (err) {
+    if (err instanceof PasswordPolicyError) throw new BadRequestError(err.message);
+    throw err;
+  }
+  return hashPassword(password);
+}
+
+function sessionCookie(request: FastifyRequest): string | undefined {
+  if (request.headers.authorization !== undefined || !request.headers.cookie) return undefined;
+  return parseCookie(request.headers.cookie)[SESSION_COOKIE];
+}

@@ -1,0 +1,82 @@
+// People's sign-ins to the web console. A session is an access token (so revocation, the principal cache,
+// listing and every route work for it unchanged) marked as a session: it lives in an HttpOnly cookie, never
+// in the page, expires after `maxAgeSeconds` and after `idleTimeoutSeconds` without use, and state-changing
+// requests made with it must carry its CSRF token (api/plugins/auth.ts).
+import { createHash } from 'node:crypto';
+import { UnauthorizedError } from './errors.ts';
+import { verifyAgainstDecoy, verifyPassword } from './passwords.ts';
+import type { PasswordStore, TokenRecord, TokenStore } from './ports.ts';
+import { SCOPE_NAMES } from './scopes.ts';
+import { generateToken, hashToken, newTokenId, type PlaintextToken } from './token.ts';
+
+export interface SessionPolicy {
+  /** Refused once unused this long (OWASP: 15–30 minutes for high-value apps; an hour here). */
+  readonly idleTimeoutSeconds: number;
+  /** Refused this long after sign-in whatever happens (a working day). */
+  readonly maxAgeSeconds: number;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleTimeoutSeconds: 3600, maxAgeSeconds: 12 * 3600 };
+
+/** What a person can do in the console: everything a member can, never `admin` (that needs a token made for it). */
+export const SESSION_SCOPES = SCOPE_NAMES.filter((scope) => scope !== 'admin');
+
+export interface Session {
+  readonly token: PlaintextToken;
+  readonly record: TokenRecord;
+}
+
+/** Mints a session for `userId`, who has just proven who they are (`method` says how, for their token list). */
+export async function startSession(userId: string, method: 'password' | 'openid', tokens: Pick<TokenStore, 'getUser' | 'createToken'>, policy: SessionPolicy, now: Date): Promise<Session> {
+  const user = await tokens.getUser(userId);
+  if (!user) throw new UnauthorizedError('Unknown user or wrong password.', { tokenPresented: false });
+  const token = generateToken();
+  const record: TokenRecord = {
+    id: newTokenId(),
+    userId,
+    ...(user.uid ? { userUid: user.uid } : {}),
+    tokenHash: hashToken(token),
+    scopes: SESSION_SCOPES,
+    description: `Console sign-in (${method === 'password' ? 'password' : 'OpenID Connect'})`,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + policy.maxAgeSeconds * 1000),
+    revoked: false,
+    session: { idleTimeoutSeconds: policy.idleTimeoutSeconds },
+  };
+  await tokens.createToken(record);
+  return { token, record };
+}
+
+/**
+ * Checks a local account's password and starts a session. An unknown user, a user without a password and a
+ * wrong password answer alike and take as long (a decoy hash is verified), so accounts cannot be probed.
+ */
+export async function signInWithPassword(
+  userId: string,
+  password: string,
+  deps: { tokens: Pick<TokenStore, 'getUser' | 'createToken'>; passwords: PasswordStore },
+  policy: SessionPolicy,
+  now: Date,
+): Promise<Session> {
+  const user = await deps.tokens.getUser(userId);
+  const hash = user ? await deps.passwords.getPasswordHash(userId) : undefined;
+  const ok = hash ? await verifyPassword(password, hash) : await verifyAgainstDecoy(password);
+  if (!ok) throw new UnauthorizedError('Unknown user or wrong password.', { tokenPresented: false });
+  return startSession(userId, 'password', deps.tokens, policy, now);
+}
+
+/**
+ * The CSRF token of a session: derived from the session token, which only the browser's cookie jar holds
+ * (HttpOnly), so a page of another origin can neither read nor compute it. The console reads it from
+ * `GET /v1/session` and sends it as `x-csrf-token` with every state-changing request.
+ */
+export function csrfTokenFor(sessionToken: string): string {
+  return createHash('sha256').update(`cloudwright-csrf:${sessionToken}`).digest('base64url');
+}
+
+/** Revokes every active session of the user ("sign out everywhere"); returns how many. */
+export async function endAllSessions(userId: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<number> {
+  const active = (await tokens.listTokens(userId)).filter((t) => t.session && !t.revoked && (!t.expiresAt || t.expiresAt.getTime() > now.getTime()));
+  await Promise.all(active.map((t) => tokens.revokeToken(t.id)));
+  return active.length;
+}
