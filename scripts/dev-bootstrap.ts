@@ -1,7 +1,11 @@
 // The accounts `make dev` hands to its user: an ordinary member of one project (CW_TOKEN, all scopes but
-// `admin`, so other projects answer 403) and an administrator (CW_ADMIN_TOKEN). Tokens are minted afresh on
-// every start; the previous run's are revoked, so a stale .dev/env never keeps working.
+// `admin`, so other projects answer 403) and an administrator (CW_ADMIN_TOKEN), with passwords for signing in
+// as a person (CW_DEV_PASSWORD, CW_ADMIN_PASSWORD). Tokens and passwords are made afresh on every start; the
+// previous run's tokens are revoked, so a stale .dev/env never keeps working.
+import { randomBytes } from 'node:crypto';
 import { issueToken, SCOPE_NAMES, type Scope } from '../src/auth/index.ts';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
@@ -15,6 +19,8 @@ export interface DevAccounts {
   project: string;
   memberToken: string;
   adminToken: string;
+  memberPassword: string;
+  adminPassword: string;
 }
 
 export async function bootstrapAccounts(kubeconfig: string): Promise<DevAccounts> {
@@ -36,7 +42,11 @@ export async function bootstrapAccounts(kubeconfig: string): Promise<DevAccounts
     const everyScope = SCOPE_NAMES.filter((s): s is Scope => s !== 'admin');
     const member = await issueToken('developer', { scopes: everyScope, description: DESCRIPTION }, store, now);
     const admin = await issueToken('admin', { scopes: [...SCOPE_NAMES], description: DESCRIPTION }, store, now);
-    return { project: DEV_PROJECT, memberToken: member.token, adminToken: admin.token };
+    const passwords = new KubePasswordStore(kube);
+    const [memberPassword, adminPassword] = [randomBytes(18).toString('base64url'), randomBytes(18).toString('base64url')];
+    await passwords.setPasswordHash('developer', await hashPassword(memberPassword), (await store.getUser('developer'))?.uid);
+    await passwords.setPasswordHash('admin', await hashPassword(adminPassword), (await store.getUser('admin'))?.uid);
+    return { project: DEV_PROJECT, memberToken: member.token, adminToken: admin.token, memberPassword, adminPassword };
   } finally {
     store.stop();
   }

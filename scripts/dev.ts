@@ -110,6 +110,8 @@ async function main(): Promise<void> {
     CW_PROJECT: accounts.project,
     CW_TOKEN: accounts.memberToken,
     CW_ADMIN_TOKEN: accounts.adminToken,
+    CW_DEV_PASSWORD: accounts.memberPassword,
+    CW_ADMIN_PASSWORD: accounts.adminPassword,
     CW_RUNTIME_URL: runtimeUrl,
     ...runtimeEnv,
     ...s3Env,
@@ -132,6 +134,7 @@ async function main(): Promise<void> {
   );
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('the cw CLI: node cli/dist/bin/cw.js login --api-url $CW_API_URL (or install it: make cli-pack, docs/cli.md)');
+  say(`people sign in as developer (or admin) with CW_DEV_PASSWORD (CW_ADMIN_PASSWORD) from .dev/env: POST ${apiUrl}/v1/session, or on the device page ${apiUrl}/device to approve cw login`);
   say('Ctrl-C stops everything');
 }
 

@@ -166,7 +166,7 @@ that device an access token that acts as you, with the scopes it asked for, whic
 </form>
 <p id="out" role="status"></p>
 <h2>From a terminal</h2>
-<pre>curl <span data-origin>$CW_API_URL</span>/v1/device/requests/XXXX-XXXX -H "Authorization: Bearer $CW_TOKEN"
+<pre tabindex="0" aria-label="The same from a terminal">curl <span data-origin>$CW_API_URL</span>/v1/device/requests/XXXX-XXXX -H "Authorization: Bearer $CW_TOKEN"
 curl -X POST <span data-origin>$CW_API_URL</span>/v1/device/approve \\
   -H "Authorization: Bearer $CW_TOKEN" -H 'content-type: application/json' \\
   -d '{"user_code": "XXXX-XXXX", "scopes": ["…the scopes the first call showed…"]}'</pre>

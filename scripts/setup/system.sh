@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Debian packages the tests use: git, git-lfs and zstd (real clients for the repository service and deploy
-# artifacts). Installed with apt-get only when one is missing.
+# artifacts), and Chromium (the browser tests drive it headless through playwright-core, which downloads no
+# browser of its own). Installed with apt-get only when one is missing.
 source "$(dirname "$0")/lib.sh"
 missing=()
-for pkg in git git-lfs zstd; do
+for pkg in git git-lfs zstd chromium; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
 if ((${#missing[@]})); then
