@@ -39,7 +39,7 @@ tools: .tools/bin/node
 	@scripts/setup/go-tools.sh all
 
 .PHONY: dev
-dev: setup cli ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
+dev: setup cli console ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
 	@node scripts/dev.ts
 
 .PHONY: delegate
@@ -55,8 +55,15 @@ dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local pare
 	@node scripts/dev-dns.ts publish "$(NAME)" "$(TYPE)" "$(VALUE)"
 
 .PHONY: test
-test: setup typecheck lint example-nextjs cli ## Run every test: typecheck, lint, unit, integration and end-to-end
+test: setup typecheck lint example-nextjs cli console ## Run every test: typecheck, lint, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
+
+.PHONY: console
+console: setup console/dist/index.html ## Build the web console (console/dist, served by cw-api under /console/; Vite, under a second)
+
+# Rebuilt only when its sources change (the build takes well under a second, so no cache outside the checkout).
+console/dist/index.html: $(shell find console/src console/index.html console/vite.config.ts console/package.json -type f 2>/dev/null) package-lock.json
+	@cd console && vite build --logLevel warn
 
 .PHONY: cli
 cli: setup ## Build the cw command-line tool (cli/dist; `node cli/dist/bin/cw.js`, or `make cli-pack` for its npm package)
@@ -78,6 +85,7 @@ test-unit: setup ## Run only the unit tests (no servers)
 .PHONY: typecheck
 typecheck: setup ## Type-check every TypeScript file (strict)
 	@tsc --noEmit -p tsconfig.json
+	@tsc --noEmit -p console/tsconfig.json
 
 .PHONY: lint
 lint: setup ## Lint (oxlint, type-aware: floating promises, unused code, correctness) and check formatting (oxfmt)

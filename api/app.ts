@@ -30,6 +30,7 @@ import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
 import { databaseRoutes, type DatabaseServices } from './routes/databases.ts';
 import { sessionRoutes } from './routes/session.ts';
+import { consoleRoutes } from './routes/console.ts';
 import { openIdRoutes } from './routes/session-openid.ts';
 import type { OpenIdClient } from '../src/auth/openid.ts';
 import type { PasswordStore } from '../src/auth/ports.ts';
@@ -47,6 +48,8 @@ export interface AppDependencies {
   deviceSignInRateLimit?: RateLimitOptions;
   /** Deploy uploads read at once; default `DEFAULT_UPLOAD_LIMITS`. */
   uploadLimits?: UploadLimits;
+  /** Where the web console's build is (console/dist); absent or unbuilt: /console/ is not served. */
+  consoleDir?: string;
   /** Console sessions: their lifetimes and whether the cookie is Secure (default: DEFAULT_SESSION_POLICY, Secure). */
   sessions?: { policy?: SessionPolicy; secureCookies?: boolean; signInRateLimit?: RateLimitOptions; openId?: { client: OpenIdClient; createUsers: boolean } };
 }
@@ -150,6 +153,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   rateLimit(app, limiter);
 
   healthRoutes(app, deps.readiness);
+  if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');
   if (deps.platform) {
     projectRoutes(app, deps.platform.projects, deps.platform.tokens);
     tokenRoutes(app, deps.platform.tokens, now);

@@ -32,6 +32,7 @@ describe('apiConfig', () => {
       podNamespace: 'default',
       runtimeTargetEnv: {},
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
+      consoleDir: expect.stringMatching(/\/console\/dist$/),
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rateLimit)).toBe(true);
@@ -54,6 +55,7 @@ describe('apiConfig', () => {
       POD_NAMESPACE: 'cloudwright',
       CW_RUNTIME_DNS_IPV4: '192.0.2.1',
       CW_WORKERD_BIN: '/bin/workerd',
+      CW_API_CONSOLE_DIR: '/srv/console',
     });
     expect(config).toEqual({
       kubeconfig: '/k',
@@ -70,6 +72,7 @@ describe('apiConfig', () => {
       runtimeTargetEnv: { CW_RUNTIME_DNS_IPV4: '192.0.2.1' },
       workerdBinary: '/bin/workerd',
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
+      consoleDir: '/srv/console',
     });
   });
 

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import type { OpenIdSettings } from '../src/auth/openid.ts';
 import type { SessionPolicy } from '../src/auth/sessions.ts';
 import { isAddressOrRange } from '../src/address-range.ts';
@@ -25,6 +26,8 @@ export interface ApiConfig {
    * (default true: an account matching no user gets one).
    */
   readonly openId?: { readonly settings: OpenIdSettings; readonly createUsers: boolean };
+  /** CW_API_CONSOLE_DIR: the web console's build, served under /console/ (default: the checkout's console/dist). */
+  readonly consoleDir: string;
   /** CW_API_TRUST_PROXY, Fastify's `trustProxy`; absent: nothing is trusted. */
   readonly trustProxy?: boolean | readonly string[];
   /** CW_SYSTEM_NAMESPACE: where device sign-ins live (default cloudwright-system). */
@@ -77,7 +80,9 @@ export function apiConfig(env: Env): ApiConfig {
     maxAgeSeconds: read.integer('CW_API_SESSION_MAX_HOURS', 12, { min: 1, max: 720 }) * 3600,
   });
   const openId = openIdFromEnv(read, publicUrl);
+  const consoleDir = read.string('CW_API_CONSOLE_DIR', fileURLToPath(new URL('../console/dist', import.meta.url)));
   return Object.freeze({
+    consoleDir,
     sessionPolicy,
     ...(openId ? { openId } : {}),
     ...(kubeconfig ? { kubeconfig } : {}),

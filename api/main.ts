@@ -70,6 +70,7 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
       ],
       rateLimit: config.rateLimit,
+      consoleDir: config.consoleDir,
       // Over plain HTTP (local dev) a Secure cookie would never be sent back.
       sessions: {
         policy: config.sessionPolicy,

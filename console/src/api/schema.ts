@@ -1,0 +1,7410 @@
+// Generated from docs/openapi.json by openapi-typescript (cli/scripts/api-types.ts, run by `make openapi`).
+// Do not edit: regenerate.
+
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process serves (not rate limited) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                        };
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: every dependency answers within 2 s (not rate limited)
+         * @description The kube-apiserver, and the object store and runtime engine where configured. 503 names the ones that do not answer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            status: "ok";
+                            /** @description The dependencies checked, all reachable. */
+                            checks: string[];
+                        };
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller’s projects */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            projects: {
+                                /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                                project_id: string;
+                                /** @description Display name. */
+                                name: string;
+                                /** @description Namespace holding the project’s resources; null until the operator has created it. */
+                                namespace: string | null;
+                                /** @description The operator has set the project up. */
+                                ready: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description The caller’s role; absent for an administrator who is not a member.
+                                 * @enum {string}
+                                 */
+                                role?: "owner" | "member";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a project; the caller (or `owner`, for administrators) becomes its owner */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                        project_id: string;
+                        /** @description Display name (not blank; no control characters or bidirectional overrides). */
+                        name: string;
+                        /** @description User id of the first owner; defaults to the caller (administrators only). */
+                        owner?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project: a tenant owning apps, databases and domains. */
+                            project: {
+                                /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                                project_id: string;
+                                /** @description Display name. */
+                                name: string;
+                                /** @description Namespace holding the project’s resources; null until the operator has created it. */
+                                namespace: string | null;
+                                /** @description The operator has set the project up. */
+                                ready: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description The caller’s role; absent for an administrator who is not a member.
+                                 * @enum {string}
+                                 */
+                                role?: "owner" | "member";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a project */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project: a tenant owning apps, databases and domains. */
+                            project: {
+                                /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                                project_id: string;
+                                /** @description Display name. */
+                                name: string;
+                                /** @description Namespace holding the project’s resources; null until the operator has created it. */
+                                namespace: string | null;
+                                /** @description The operator has set the project up. */
+                                ready: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description The caller’s role; absent for an administrator who is not a member.
+                                 * @enum {string}
+                                 */
+                                role?: "owner" | "member";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an empty project (409 while it still holds apps, databases, domains or repositories) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted; the operator removes its namespace. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List members */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            members: {
+                                /** @description User id. */
+                                user_id: string;
+                                /**
+                                 * @description The member’s role: owners manage members.
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "member";
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add a member or change their role (owners and administrators) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description User id (a DNS subdomain: lowercase letters, digits, dashes and dots). */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        role: "owner" | "member";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A member of a project. */
+                            member: {
+                                /** @description User id. */
+                                user_id: string;
+                                /**
+                                 * @description The member’s role: owners manage members.
+                                 * @enum {string}
+                                 */
+                                role: "owner" | "member";
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a member (owners and administrators) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description User id (a DNS subdomain: lowercase letters, digits, dashes and dots). */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your access tokens, newest first (revoked and expired ones included; never their values)
+         * @description At most 100 active tokens, and the 100 most recently made of the revoked and expired ones (older ones are deleted as new tokens are made).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            tokens: {
+                                /** @description Stable id of the token (never the token itself); use it to revoke. */
+                                token_id: string;
+                                description: string;
+                                /** @description Scopes the token carries. */
+                                scopes: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description From this instant on the token is refused; null: it does not expire. */
+                                expires_at: string | null;
+                                state: "active" | "expired" | "revoked";
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an access token for yourself
+         * @description The response carries the token itself in `access_token`; it is never shown again (listings carry only `token_id`). The new token may hold only scopes the calling token holds, and expires no later than it. A user holds at most 100 active tokens (409 past that: revoke some first).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the token is for, shown in listings (not blank; no control characters or bidirectional overrides). */
+                        description: string;
+                        /** @description Scopes to grant; each must be one the calling token holds itself (`admin` only for administrators). */
+                        scopes: string[];
+                        /** @description Lifetime in days; omit for a token that does not expire. */
+                        expires_in_days?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An access token as listings show it: never its value, never its hash. */
+                            token: {
+                                /** @description Stable id of the token (never the token itself); use it to revoke. */
+                                token_id: string;
+                                description: string;
+                                /** @description Scopes the token carries. */
+                                scopes: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description From this instant on the token is refused; null: it does not expire. */
+                                expires_at: string | null;
+                                state: "active" | "expired" | "revoked";
+                            };
+                            /** @description The token itself (`cwt_…`). Returned only in this response; store it now, it cannot be shown again. */
+                            access_token: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke the token that makes this request (sign out); any valid token may, whatever its scopes */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked: the token is refused from now on. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of your access tokens
+         * @description Revocation is immediate and final; revoking a revoked token succeeds again. A token that is not yours answers 404 like a missing one (administrators may revoke any token).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The token id (`tok-…`), as listed by `GET /v1/tokens`. */
+                    tokenId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/device/requests/{userCode}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Review a device sign-in before answering it: the scopes the device asks for, and until when
+         * @description Needs the scope approving needs. 400 for an unknown or expired code, 409 once it has been answered.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description The code the device shows, `XXXX-XXXX`. */
+                    userCode: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A device sign-in waiting for an answer: what approving it would grant. */
+                            device_request: {
+                                /** @description `XXXX-XXXX`. */
+                                user_code: string;
+                                /** @description What the device asks for: the token it gets carries exactly these. */
+                                scopes: string[];
+                                /**
+                                 * Format: date-time
+                                 * @description After this instant the request can no longer be answered.
+                                 */
+                                expires_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/device/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a device sign-in: the device gets a token acting as you, with the scopes it asked for
+         * @description Every scope the device asked for must be one your token holds (else 403). Review the request first (`GET /v1/device/requests/{user_code}`) and send the scopes you saw as `scopes`: a request for others is then refused (409). The token the device gets expires no later than yours. Approving twice is a no-op.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The code the device shows (`XXXX-XXXX`); case, dashes and spaces are ignored. */
+                        user_code: string;
+                        /** @description The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409. */
+                        scopes?: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Approved. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/device/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny a device sign-in
+         * @description Any user may refuse a request (a token with `tokens:write`); the device then gets `access_denied`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The code the device shows (`XXXX-XXXX`); case, dashes and spaces are ignored. */
+                        user_code: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Denied. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The user the calling token acts as, with their memberships and this token’s effective scopes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A user: the principal behind access tokens and project memberships. */
+                            user: {
+                                user_id: string;
+                                display_name: string | null;
+                                email: string | null;
+                                /** @description Platform administrator. A token acts as one only when it also carries the `admin` scope. */
+                                admin: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description Projects the user belongs to, with their role. */
+                                memberships: {
+                                    project_id: string;
+                                    role: "owner" | "member";
+                                }[];
+                            };
+                            token: {
+                                token_id: string;
+                                /** @description The scopes this token is effective with (`admin` only for administrators). */
+                                scopes: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List every user (administrators) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            users: {
+                                user_id: string;
+                                display_name: string | null;
+                                email: string | null;
+                                /** @description Platform administrator. A token acts as one only when it also carries the `admin` scope. */
+                                admin: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description Projects the user belongs to, with their role. */
+                                memberships: {
+                                    project_id: string;
+                                    role: "owner" | "member";
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create a user (administrators)
+         * @description Add them to projects with `PUT /v1/projects/{projectId}/members/{userId}`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description User id: lowercase letters, digits, dashes and dots (a Kubernetes resource name), e.g. `alice`. */
+                        user_id: string;
+                        /** @description Human-readable name (not blank; no control characters or bidirectional overrides). */
+                        display_name?: string;
+                        /**
+                         * Format: email
+                         * @description Contact address.
+                         */
+                        email?: string;
+                        /** @description Platform administrator; default false. */
+                        admin?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A user: the principal behind access tokens and project memberships. */
+                            user: {
+                                user_id: string;
+                                display_name: string | null;
+                                email: string | null;
+                                /** @description Platform administrator. A token acts as one only when it also carries the `admin` scope. */
+                                admin: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description Projects the user belongs to, with their role. */
+                                memberships: {
+                                    project_id: string;
+                                    role: "owner" | "member";
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a user (administrators) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description User id: lowercase letters, digits, dashes and dots (a Kubernetes resource name), e.g. `alice`. */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A user: the principal behind access tokens and project memberships. */
+                            user: {
+                                user_id: string;
+                                display_name: string | null;
+                                email: string | null;
+                                /** @description Platform administrator. A token acts as one only when it also carries the `admin` scope. */
+                                admin: boolean;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /** @description Projects the user belongs to, with their role. */
+                                memberships: {
+                                    project_id: string;
+                                    role: "owner" | "member";
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Delete a user and revoke their tokens (administrators)
+         * @description 409 while the user is still a member of a project (remove them from it first) and for your own user. Every token of the user is revoked, so re-creating the id later does not bring them back.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description User id: lowercase letters, digits, dashes and dots (a Kubernetes resource name), e.g. `alice`. */
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How people can sign in to the console: with a password, and through which OpenID Connect provider if any */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            password: boolean;
+                            openid: {
+                                name: string;
+                                /** @description Send the browser here to sign in. */
+                                url: string;
+                            } | null;
+                        };
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The console session making this request, with its CSRF token (404 for a personal access token) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session: {
+                                user_id: string;
+                                /** @description Send it as `x-csrf-token` with every state-changing request made with the session cookie. */
+                                csrf_token: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The session ends then, whatever happens.
+                                 */
+                                expires_at: string;
+                                /** @description The session ends this long after its last use. */
+                                idle_timeout_seconds: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token
+         * @description Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; five failures per user, then one a minute (429 with Retry-After).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        user: string;
+                        /** @description The password (at least 12 characters when set). */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            session: {
+                                user_id: string;
+                                /** @description Send it as `x-csrf-token` with every state-changing request made with the session cookie. */
+                                csrf_token: string;
+                                /**
+                                 * Format: date-time
+                                 * @description The session ends then, whatever happens.
+                                 */
+                                expires_at: string;
+                                /** @description The session ends this long after its last use. */
+                                idle_timeout_seconds: number;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Sign out of the console: revokes the session making the request and clears the cookie (404 for a personal access token: DELETE /v1/user/token revokes those) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign out everywhere: revokes every console session of the caller (personal access tokens stay) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Sessions revoked. */
+                            ended: number;
+                        };
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change your own password (the current one is needed; a user without one asks an administrator) */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The password (at least 12 characters when set). */
+                        current_password: string;
+                        /** @description The password (at least 12 characters when set). */
+                        new_password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{userId}/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Set a user’s password (administrators): they can then sign in to the console with it */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    userId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The password (at least 12 characters when set). */
+                        password: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project’s apps (an empty list when there are none) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apps: {
+                                /** @description Identifier, unique within the project; part of the default host. */
+                                app_id: string;
+                                /** @description Name chosen at creation. */
+                                name: string;
+                                /** @description Build currently selected for serving; empty until the first deploy. */
+                                active_build_id: string;
+                                /** @description Builds uploaded for the app, newest first. */
+                                builds: {
+                                    build_id: string;
+                                }[];
+                                /** @description Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names and the custom domains attached and finalized for it. */
+                                hosts: string[];
+                                /** @description URL of the default host, once the runtime reports serving it. */
+                                url?: string;
+                                /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
+                                ready: boolean;
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                status_reason?: string;
+                                /** @description Why the app is or is not ready, as the runtime reports it. */
+                                status_message?: string;
+                                /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
+                                serving_build_id?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Register an app (nothing is deployed); 409 when the project already has an app of that name */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The app’s name (not blank; no control characters or bidirectional overrides), unique within the project. A name that is a DNS label (`web`) is also the app id; any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-b14e76`). */
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A runtime app. */
+                            app: {
+                                /** @description Identifier, unique within the project; part of the default host. */
+                                app_id: string;
+                                /** @description Name chosen at creation. */
+                                name: string;
+                                /** @description Build currently selected for serving; empty until the first deploy. */
+                                active_build_id: string;
+                                /** @description Builds uploaded for the app, newest first. */
+                                builds: {
+                                    build_id: string;
+                                }[];
+                                /** @description Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names and the custom domains attached and finalized for it. */
+                                hosts: string[];
+                                /** @description URL of the default host, once the runtime reports serving it. */
+                                url?: string;
+                                /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
+                                ready: boolean;
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                status_reason?: string;
+                                /** @description Why the app is or is not ready, as the runtime reports it. */
+                                status_message?: string;
+                                /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
+                                serving_build_id?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get an app */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A runtime app. */
+                            app: {
+                                /** @description Identifier, unique within the project; part of the default host. */
+                                app_id: string;
+                                /** @description Name chosen at creation. */
+                                name: string;
+                                /** @description Build currently selected for serving; empty until the first deploy. */
+                                active_build_id: string;
+                                /** @description Builds uploaded for the app, newest first. */
+                                builds: {
+                                    build_id: string;
+                                }[];
+                                /** @description Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names and the custom domains attached and finalized for it. */
+                                hosts: string[];
+                                /** @description URL of the default host, once the runtime reports serving it. */
+                                url?: string;
+                                /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
+                                ready: boolean;
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                status_reason?: string;
+                                /** @description Why the app is or is not ready, as the runtime reports it. */
+                                status_message?: string;
+                                /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
+                                serving_build_id?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Report of an app deletion. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app_id: string;
+                            /** @description What was cleaned up. */
+                            deleted: {
+                                /** @description The app had an active build and the pointer to it is gone: the runtime no longer routes to it. */
+                                routing_pointer: boolean;
+                                /** @description Control-plane objects removed: the app itself, its build records and its hostname bindings. */
+                                runtime_resources: number;
+                                /** @description Stored build artifacts removed. */
+                                build_artifacts: number;
+                                /** @description Environment variables removed. */
+                                environment_keys: number;
+                                /** @description Platform-owned DNS records of the app’s host names removed from managed project domains. */
+                                dns_records: number;
+                                /** @description Host names the app was bound to, now unbound. */
+                                hostnames: string[];
+                            };
+                            /** @description Host names whose DNS lives at the owner’s DNS provider and still points at the runtime: remove those records there, or another app could later claim the name. */
+                            dns_cleanup_pending: {
+                                hostname: string;
+                                /** @description The records published for it, as the attach returned them; empty when the platform never listed any (deploy host names). */
+                                records: {
+                                    record_type: string;
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/builds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the app’s builds, newest first */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            builds: {
+                                build_id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When it was uploaded (ISO 8601 UTC).
+                                 */
+                                created_at: string;
+                                /** @description Size of the uploaded `.tar.zst` in bytes. */
+                                size: number;
+                                /** @description `sha256:` and the hex SHA-256 of the uploaded `.tar.zst`. */
+                                digest: string;
+                                /** @description It is the app’s `active_build_id`. */
+                                active: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/rollbacks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Roll back: make a stored build of the app active again, without an upload
+         * @description Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Build id: `b-` and the first 16 hex digits of the artifact’s SHA-256. */
+                        build_id: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The deploy result. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description App deployed to. */
+                            app_id: string;
+                            /** @description The build; it is now the app’s `active_build_id`. */
+                            build_id: string;
+                            /** @description Host names the app is bound to after this deploy: the default host first, then the deploy’s host names and the attached custom domains it keeps. */
+                            hosts: string[];
+                            /** @description True when this request uploaded the artifact; false for a rollback. */
+                            uploaded: boolean;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/environment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the app’s environment: `{environment: {KEY: {value, secret: false}}}` */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The app’s variables by name (at most 128). */
+                            environment: {
+                                [key: string]: {
+                                    value: string;
+                                    /** @description Always false. */
+                                    secret: boolean;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/environment/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a variable (creates or replaces it); only plain values: `secret: true` is a 400
+         * @description The app is rolled out again with the new environment. An app has at most 128 variables (409 past that).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description Variable name: letters, digits and `_`, not starting with a digit. */
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Plain configuration value. */
+                        value: string;
+                        /** @description Must be `false` (the default): `true` is refused with 400, as no secret store exists. */
+                        secret?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A stored environment variable. */
+                            variable: {
+                                key: string;
+                                value: string;
+                                /** @description Always false. */
+                                secret: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove a variable (404 when the app has none of that name) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description Variable name: letters, digits and `_`, not starting with a digit. */
+                    key: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project’s domains (an empty list when there are none) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            domains: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Domain to host, for example example.com: not a public suffix, not an IP address, at most 200 characters. */
+                        domain: string;
+                        /**
+                         * @description zone_delegated (the only mode, and the default): the platform hosts a DNS zone and the owner delegates the domain to its nameservers.
+                         * @enum {string}
+                         */
+                        dns_mode?: "zone_delegated";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a domain */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain, for example example.com. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted; its history is kept and the domain can be added again */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain, for example example.com. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/domains/{domain}/delegation-check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Check the delegation: the parent zone’s authoritative servers are asked for the domain’s NS records; managed when they equal the zone’s nameservers, pending_delegation otherwise (status_message says why). 202 with the status as it stands when the check has not answered within 10 s. Repeatable */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain, for example example.com. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/domains/{domain}/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the domain’s records, platform-owned ones included */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain, for example example.com. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            records: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a record (name, type, values, ttl) and write it to the zone. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain, for example example.com. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            /** @description A record set. `value` is shorthand for one value; give `value` or `values`, not both. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Name relative to the domain (`www`, `@` for the apex) or fully qualified inside it. Required on create. */
+                        name?: string;
+                        /** @description Record type, any case: A, AAAA, CAA, CNAME, MX, NS, SRV or TXT. Required on create. */
+                        type?: string;
+                        /** @description The values; exactly one for CNAME. On update they replace the stored values. */
+                        values?: string[];
+                        /** @description One value in zone-file syntax, for example 192.0.2.1 or "10 mail.example.com". */
+                        value?: string;
+                        /** @description Time to live in seconds (60-86400); default 300. */
+                        ttl?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/domains/{domain}/records/{recordId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Update a record: omitted name, type and ttl keep the stored ones; values replace the stored values. 409 for platform-owned records and while the domain is not managed */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain. */
+                    domain: string;
+                    /** @description Record id, as the record’s `record_id`. */
+                    recordId: string;
+                };
+                cookie?: never;
+            };
+            /** @description A record set. `value` is shorthand for one value; give `value` or `values`, not both. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Name relative to the domain (`www`, `@` for the apex) or fully qualified inside it. Required on create. */
+                        name?: string;
+                        /** @description Record type, any case: A, AAAA, CAA, CNAME, MX, NS, SRV or TXT. Required on create. */
+                        type?: string;
+                        /** @description The values; exactly one for CNAME. On update they replace the stored values. */
+                        values?: string[];
+                        /** @description One value in zone-file syntax, for example 192.0.2.1 or "10 mail.example.com". */
+                        value?: string;
+                        /** @description Time to live in seconds (60-86400); default 300. */
+                        ttl?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Delete a record (in every domain state); 409 for platform-owned records. Answers the record as it was */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The project domain. */
+                    domain: string;
+                    /** @description Record id, as the record’s `record_id`. */
+                    recordId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the hostnames attached to the app, with their state */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            domains: {
+                                /** @description Hostname. */
+                                domain: string;
+                                /**
+                                 * @description Who publishes the records.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "external_records" | "managed_project_domain";
+                                /** @description App served on the hostname. */
+                                app_id: string;
+                                /**
+                                 * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                                 * @enum {string}
+                                 */
+                                status: "pending" | "active";
+                                /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                                status_reason: string;
+                                /** @description What to do next, in words. */
+                                status_message: string;
+                                /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                                dns_records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                                /** @description managed_project_domain: how applying the records went. */
+                                managed_dns?: {
+                                    /** @description The managed project domain holding the hostname. */
+                                    project_domain: string;
+                                    /**
+                                     * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                     * @enum {string}
+                                     */
+                                    status: "applied" | "failed";
+                                    /** @description The platform-owned records, when applied. */
+                                    records?: {
+                                        /** @description For example CNAME or TXT. */
+                                        record_type: string;
+                                        /** @description Fully qualified record name. */
+                                        name: string;
+                                        /** @description Record value, to publish exactly as given. */
+                                        value: string;
+                                    }[];
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description When the hostname was attached.
+                                 */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). Idempotent */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The hostname to attach, for example www.example.com. */
+                        domain: string;
+                        /**
+                         * @description external_records (default): you publish dns_records yourself. managed_project_domain: the platform writes the records into the managed project domain holding the hostname.
+                         * @enum {string}
+                         */
+                        dns_mode?: "external_records" | "managed_project_domain";
+                    };
+                };
+            };
+            responses: {
+                /** @description An app hostname: the attach result, and an entry of the app’s hostname list. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hostname. */
+                            domain: string;
+                            /**
+                             * @description Who publishes the records.
+                             * @enum {string}
+                             */
+                            dns_mode: "external_records" | "managed_project_domain";
+                            /** @description App served on the hostname. */
+                            app_id: string;
+                            /**
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active";
+                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status_reason: string;
+                            /** @description What to do next, in words. */
+                            status_message: string;
+                            /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                            dns_records?: {
+                                /** @description For example CNAME or TXT. */
+                                record_type: string;
+                                /** @description Fully qualified record name. */
+                                name: string;
+                                /** @description Record value, to publish exactly as given. */
+                                value: string;
+                            }[];
+                            /** @description managed_project_domain: how applying the records went. */
+                            managed_dns?: {
+                                /** @description The managed project domain holding the hostname. */
+                                project_domain: string;
+                                /**
+                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "failed";
+                                /** @description The platform-owned records, when applied. */
+                                records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the hostname was attached.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description An app hostname: the attach result, and an entry of the app’s hostname list. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hostname. */
+                            domain: string;
+                            /**
+                             * @description Who publishes the records.
+                             * @enum {string}
+                             */
+                            dns_mode: "external_records" | "managed_project_domain";
+                            /** @description App served on the hostname. */
+                            app_id: string;
+                            /**
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active";
+                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status_reason: string;
+                            /** @description What to do next, in words. */
+                            status_message: string;
+                            /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                            dns_records?: {
+                                /** @description For example CNAME or TXT. */
+                                record_type: string;
+                                /** @description Fully qualified record name. */
+                                name: string;
+                                /** @description Record value, to publish exactly as given. */
+                                value: string;
+                            }[];
+                            /** @description managed_project_domain: how applying the records went. */
+                            managed_dns?: {
+                                /** @description The managed project domain holding the hostname. */
+                                project_domain: string;
+                                /**
+                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "failed";
+                                /** @description The platform-owned records, when applied. */
+                                records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the hostname was attached.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Finalize: sets the binding’s finalize intent and has the records verified now (external: through the platform’s resolver; managed: applied), then the app is served on the hostname. 409 saying what is missing (the platform keeps re-checking and activates the hostname by itself once they are live); 202 when the check has not answered within 10 s; repeatable */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description The hostname attached to the app. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An app hostname: the attach result, and an entry of the app’s hostname list. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hostname. */
+                            domain: string;
+                            /**
+                             * @description Who publishes the records.
+                             * @enum {string}
+                             */
+                            dns_mode: "external_records" | "managed_project_domain";
+                            /** @description App served on the hostname. */
+                            app_id: string;
+                            /**
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active";
+                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status_reason: string;
+                            /** @description What to do next, in words. */
+                            status_message: string;
+                            /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                            dns_records?: {
+                                /** @description For example CNAME or TXT. */
+                                record_type: string;
+                                /** @description Fully qualified record name. */
+                                name: string;
+                                /** @description Record value, to publish exactly as given. */
+                                value: string;
+                            }[];
+                            /** @description managed_project_domain: how applying the records went. */
+                            managed_dns?: {
+                                /** @description The managed project domain holding the hostname. */
+                                project_domain: string;
+                                /**
+                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "failed";
+                                /** @description The platform-owned records, when applied. */
+                                records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the hostname was attached.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description An app hostname: the attach result, and an entry of the app’s hostname list. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hostname. */
+                            domain: string;
+                            /**
+                             * @description Who publishes the records.
+                             * @enum {string}
+                             */
+                            dns_mode: "external_records" | "managed_project_domain";
+                            /** @description App served on the hostname. */
+                            app_id: string;
+                            /**
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @enum {string}
+                             */
+                            status: "pending" | "active";
+                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status_reason: string;
+                            /** @description What to do next, in words. */
+                            status_message: string;
+                            /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                            dns_records?: {
+                                /** @description For example CNAME or TXT. */
+                                record_type: string;
+                                /** @description Fully qualified record name. */
+                                name: string;
+                                /** @description Record value, to publish exactly as given. */
+                                value: string;
+                            }[];
+                            /** @description managed_project_domain: how applying the records went. */
+                            managed_dns?: {
+                                /** @description The managed project domain holding the hostname. */
+                                project_domain: string;
+                                /**
+                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "failed";
+                                /** @description The platform-owned records, when applied. */
+                                records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the hostname was attached.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project’s databases (never a token; an empty list when there are none) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            databases: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a database (or restore one: restore_from copies another of the project as it was at a time). 201 with database_token, shown only here, once it answers SQL; 202 likewise when it is still being provisioned after 10 s (60 s for a restore). The same name again: 200 with created false and no token (rotate to get a new one). 422 for a restore point outside the source’s restore_window */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Database name: 1 to 63 lowercase letters, digits and dashes. */
+                        name: string;
+                        /**
+                         * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                         * @enum {string}
+                         */
+                        durability?: "async" | "sync";
+                        /** @description Point-in-time restore: the new database starts as a copy of this project’s database as it was at timestamp. */
+                        restore_from?: {
+                            /** @description The database’s name or its database_id. */
+                            database: string;
+                            /** @description ISO 8601 time within the source’s restore_window. */
+                            timestamp: string;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database_id: string;
+                            database_url?: string;
+                            /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
+                            created: boolean;
+                            /**
+                             * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                             * @enum {string}
+                             */
+                            status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                            /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
+                            database_token?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database_id: string;
+                            database_url?: string;
+                            /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
+                            created: boolean;
+                            /**
+                             * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                             * @enum {string}
+                             */
+                            status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                            /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
+                            database_token?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database_id: string;
+                            database_url?: string;
+                            /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
+                            created: boolean;
+                            /**
+                             * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                             * @enum {string}
+                             */
+                            status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                            /** @description The connection token (Authorization: Bearer). Shown here once; only on creation and rotation. */
+                            database_token?: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases/{database}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a database with its status, usage and restore window (never a token) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                                /**
+                                 * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                                 * @enum {string}
+                                 */
+                                durability: "async" | "sync";
+                                /** @description Why the database is not ready. */
+                                status_message?: string;
+                                usage: {
+                                    /** @description Bytes on the engine’s disk (database and write-ahead log). */
+                                    size_bytes: number;
+                                    /** @description Rows returned by statements since creation. */
+                                    rows_read: number;
+                                    /** @description Rows changed by statements since creation. */
+                                    rows_written: number;
+                                    /** @description When a statement last changed rows; null before any. */
+                                    last_write_at: string | null;
+                                };
+                                /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
+                                restore_window: {
+                                    earliest?: string;
+                                    latest?: string;
+                                } | null;
+                                restored_from?: {
+                                    database: string;
+                                    timestamp: string;
+                                };
+                                /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
+                                token_secret?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a database: its endpoint stops answering, its data and its copies in the object store are deleted, and its name can be used again. 204 once gone; 202 when still deleting after 10 s */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases/{database}/tokens/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the database token: a new database_token (shown once; read-only or expiring if asked), and every earlier token of the database, query tokens included, is refused once the engine has it (200; 202 if that took over 10 s) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token can read but not write (default false). */
+                        read_only?: boolean;
+                        /** @description The token stops working this long from now (default: never). */
+                        expires_in_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The new connection token. Every earlier token of the database (query tokens too) is refused from now on. */
+                            database_token: string;
+                            token_id: string;
+                            read_only: boolean;
+                            expires_at?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The new connection token. Every earlier token of the database (query tokens too) is refused from now on. */
+                            database_token: string;
+                            token_id: string;
+                            read_only: boolean;
+                            expires_at?: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases/{database}/query-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a query token for the query route (shown once; read-only and expiring if asked). Earlier tokens keep working; a rotation revokes them all. 409 past 32 live tokens */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The token can read but not write (default false). */
+                        read_only?: boolean;
+                        /** @description The token stops working this long from now (default: never). */
+                        expires_in_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A token for the query route (and for @libsql/client); shown once. Revoked with every other by a rotation. */
+                            query_token: string;
+                            token_id: string;
+                            read_only: boolean;
+                            expires_at?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A token for the query route (and for @libsql/client); shown once. Revoked with every other by a rotation. */
+                            query_token: string;
+                            token_id: string;
+                            read_only: boolean;
+                            expires_at?: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases/{database}/query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run SQL with a query token (Authorization: Bearer <query_token>): {sql, params} for one statement, or {statements: [{sql, params}]} for several in one transaction. Rows come back as JSON values (integers beyond 2^53 as strings, blobs as {base64}). 400 for a SQL error (nothing of the batch is kept), 401 for a token that is not this database’s */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description One statement. */
+                        sql?: string;
+                        /** @description Positional ([…]) or named ({"name": …}) parameters. */
+                        params?: unknown[] | {
+                            [key: string]: unknown;
+                        };
+                        /** @description Several statements, run as one transaction (all or nothing). */
+                        statements?: {
+                            sql: string;
+                            /** @description Positional ([…]) or named ({"name": …}) parameters. */
+                            params?: unknown[] | {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            results: {
+                                columns: string[];
+                                rows: unknown[][];
+                                rows_read: number;
+                                rows_written: number;
+                                changes: number;
+                                last_insert_id: number | string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/device/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a device sign-in (RFC 8628 device authorization request)
+         * @description Public. Send `scope` (space-separated scope names) as JSON or as a form body. Show the user `user_code` and `verification_uri`, then poll `POST /v1/device/token`. Errors here are problem details; a 400 also carries the OAuth members `error` (`invalid_scope` or `invalid_request`) and `error_description`, which OAuth clients read (RFC 8628 §3.2). Limited to 10 sign-ins at once and one every 10 s after that per client address (429), and per API process to 1000 within a code lifetime (503).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Unrecognized parameters are ignored (RFC 6749 §3.2). */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The scopes the device asks for, separated by spaces (the OAuth `scope` parameter), e.g. `projects:read apps:write`. */
+                        scope: string;
+                        /** @description Accepted and ignored: the API registers no OAuth clients. */
+                        client_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /** @description The scopes the device asks for, separated by spaces (the OAuth `scope` parameter), e.g. `projects:read apps:write`. */
+                        scope: string;
+                        /** @description Accepted and ignored: the API registers no OAuth clients. */
+                        client_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description The RFC 8628 §3.2 device authorization response (unwrapped, as OAuth clients expect). */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The device keeps this secret and polls `POST /v1/device/token` with it. */
+                            device_code: string;
+                            /** @description What the user types on the verification page, `XXXX-XXXX`. */
+                            user_code: string;
+                            /** @description Where the user approves the sign-in. */
+                            verification_uri: string;
+                            /** @description The verification URI with the user code filled in (for a link or QR code). */
+                            verification_uri_complete: string;
+                            /** @description Seconds until the codes expire. */
+                            expires_in: number;
+                            /** @description Minimum seconds between two polls of the token endpoint. */
+                            interval: number;
+                        };
+                    };
+                };
+                /** @description Invalid request or unknown scope. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"] & {
+                            /** @description RFC 6749 §5.2 error code: `invalid_scope` for an unknown or missing scope, `invalid_request` for anything else. */
+                            error: "invalid_scope" | "invalid_request";
+                            /** @description The same as `detail`. */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/device/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Poll for the token of a device sign-in (RFC 8628 device access token request)
+         * @description Public. Form or JSON body with `grant_type=urn:ietf:params:oauth:grant-type:device_code` and `device_code`. Until the user answers, 400 with `error` `authorization_pending` (or `slow_down`: polled too fast). Unlike every other route, 400 answers carry an OAuth error body `{error, error_description}` instead of a problem detail (RFC 8628 §3.5), because OAuth clients branch on `error`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            /** @description Unrecognized parameters are ignored (RFC 6749 §3.2). */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+                        /** @description The `device_code` from `POST /v1/device/code`. */
+                        device_code: string;
+                        /** @description Accepted and ignored: the API registers no OAuth clients. */
+                        client_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    "application/x-www-form-urlencoded": {
+                        /** @enum {string} */
+                        grant_type: "urn:ietf:params:oauth:grant-type:device_code";
+                        /** @description The `device_code` from `POST /v1/device/code`. */
+                        device_code: string;
+                        /** @description Accepted and ignored: the API registers no OAuth clients. */
+                        client_id?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description RFC 6749 §5.1 access token response. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A `cwt_` token acting as the approving user. Returned once. */
+                            access_token: string;
+                            /** @enum {string} */
+                            token_type: "Bearer";
+                            /** @description The granted scopes, separated by spaces. */
+                            scope: string;
+                            /** @description Seconds until the token expires; absent when it does not. */
+                            expires_in?: number;
+                        };
+                    };
+                };
+                /** @description OAuth error (RFC 8628 §3.5), the one exception to problem details in this API: `authorization_pending` (poll again after `interval`), `slow_down` (add 5 s to the interval for good), `access_denied`, `expired_token` (start over), `invalid_grant` (unknown device code, or its token was already handed out), `invalid_request` (missing or extra parameters), `unsupported_grant_type`. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description RFC 8628 §3.5 / RFC 6749 §5.2 error code; clients branch on it. */
+                            error: "authorization_pending" | "slow_down" | "access_denied" | "expired_token" | "invalid_grant" | "invalid_request" | "unsupported_grant_type";
+                            /** @description The same in words. */
+                            error_description: string;
+                        };
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build
+         * @description The body is validated in full before anything is stored (400 names the problem; 413 names the limit). The artifact is stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. At most 2 uploads of one user are read at once (429 past that) and 4 in all (503).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32); they replace the app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
+                    hostnames?: string;
+                    /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
+                    environment?: "production";
+                    /** @description Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it. */
+                    max_concurrent_requests?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The build artifact: a zstd-compressed tar archive (`.tar.zst`), sent raw as `application/octet-stream`, at most 64 MiB (256 MiB unpacked, 25 MiB per file, 20000 files). Layout: see docs/runtime.md. */
+            requestBody: {
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            responses: {
+                /** @description The deploy result. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description App deployed to. */
+                            app_id: string;
+                            /** @description The build; it is now the app’s `active_build_id`. */
+                            build_id: string;
+                            /** @description Host names the app is bound to after this deploy: the default host first, then the deploy’s host names and the attached custom domains it keeps. */
+                            hosts: string[];
+                            /** @description True when this request uploaded the artifact; false for a rollback. */
+                            uploaded: boolean;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description RFC 9457 problem details (application/problem+json). */
+        Problem: {
+            /** @description Short summary of the status code, e.g. Not Found. */
+            title: string;
+            /** @description The HTTP status code, repeated. */
+            status: number;
+            /** @description What went wrong with this request, in words a person can act on. */
+            detail: string;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;

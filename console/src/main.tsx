@@ -1,0 +1,45 @@
+// The console: a client of the platform API like `cw`, served by cw-api under /console/.
+import { render } from 'preact';
+import { LocationProvider, Route, Router } from 'preact-iso';
+import { AppPage } from './pages/app.tsx';
+import { Apps } from './pages/apps.tsx';
+import { Projects } from './pages/projects.tsx';
+import { SignIn } from './pages/sign-in.tsx';
+import { Tokens } from './pages/tokens.tsx';
+import { SessionProvider, useSession } from './session.tsx';
+import { Loading } from './ui.tsx';
+
+function Console() {
+  const { userId } = useSession();
+  if (userId === undefined) return <Loading what="your session" />;
+  if (userId === null) return <SignIn />;
+  return (
+    <Router>
+      <Route path="/console/" component={Projects} />
+      <Route path="/console/tokens" component={Tokens} />
+      <Route path="/console/projects/:project/apps" component={Apps} />
+      <Route path="/console/projects/:project/apps/:app" component={AppPage} />
+      <Route default component={NotFound} />
+    </Router>
+  );
+}
+
+function NotFound() {
+  return (
+    <main id="main">
+      <h1>Not found</h1>
+      <p>
+        <a href="/console/">Back to your projects</a>
+      </p>
+    </main>
+  );
+}
+
+render(
+  <LocationProvider>
+    <SessionProvider>
+      <Console />
+    </SessionProvider>
+  </LocationProvider>,
+  document.getElementById('app') as HTMLElement,
+);

@@ -1,0 +1,193 @@
+// One app: what the runtime serves and why (the operator's Ready condition, explained), its builds with a
+// rollback button, and its environment.
+import { useRoute } from 'preact-iso';
+import { useState } from 'preact/hooks';
+import { api, ok } from '../api/client.ts';
+import { ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+
+/** The Ready condition's reasons, in words a person acts on. */
+const REASONS: Record<string, string> = {
+  Serving: 'Every runtime replica serves the active build.',
+  RollingOut: 'The runtime is switching to the active build; the previous one serves meanwhile.',
+  BuildFailed: 'The runtime cannot load the active build (see the message); the previous build keeps serving. Deploy a fix or roll back.',
+  BuildNotFound: 'The active build’s artifact is missing from storage; the runtime keeps retrying. Roll back or deploy again.',
+  RuntimeUnavailable: 'No runtime replica is running: ask your platform team.',
+  NoBuild: 'Nothing deployed yet: run cw deploy.',
+};
+
+export function AppPage() {
+  const { params } = useRoute();
+  const path = { projectId: params.project ?? '', appId: params.app ?? '' };
+  const app = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path } })), [path.projectId, path.appId]);
+  const builds = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path } })), [path.projectId, path.appId]);
+  const [message, setMessage] = useState<string | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+
+  const rollback = async (buildId: string) => {
+    if (!confirm(`Serve build ${buildId} again?`)) return;
+    setError(undefined);
+    try {
+      await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/rollbacks', { params: { path }, body: { build_id: buildId } }));
+      setMessage(`Build ${buildId} is active again; the runtime switches to it within moments.`);
+      app.reload();
+      builds.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+
+  const a = app.data?.app;
+  return (
+    <Frame title={a ? a.name : path.appId}>
+      <p>
+        <a href={`/console/projects/${path.projectId}/apps`}>← Apps of {path.projectId}</a>
+      </p>
+      <ErrorNote message={app.error ?? error} />
+      {!a && !app.error && <Loading what="the app" />}
+      {a && (
+        <section aria-labelledby="status">
+          <h2 id="status">Status</h2>
+          <p class={a.ready ? 'ok' : 'warn'}>
+            <strong>{a.ready ? 'Serving' : (a.status_reason ?? 'Waiting for the runtime')}</strong>
+            {a.status_reason && REASONS[a.status_reason] ? ` — ${REASONS[a.status_reason]}` : ''}
+          </p>
+          {a.status_message && <p class="muted">{a.status_message}</p>}
+          <dl>
+            <dt>Active build</dt>
+            <dd>
+              <code>{a.active_build_id || '—'}</code>
+            </dd>
+            <dt>Serving build</dt>
+            <dd>
+              <code>{a.serving_build_id ?? '—'}</code>
+            </dd>
+            <dt>Hosts</dt>
+            <dd>{a.hosts.join(', ')}</dd>
+          </dl>
+        </section>
+      )}
+      <p role="status">{message}</p>
+      <section aria-labelledby="builds">
+        <h2 id="builds">Builds</h2>
+        <ErrorNote message={builds.error} />
+        {builds.data && builds.data.builds.length === 0 && <p>No builds yet.</p>}
+        {builds.data && builds.data.builds.length > 0 && (
+          <table>
+            <caption class="visually-hidden">Builds, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Build</th>
+                <th scope="col">Uploaded</th>
+                <th scope="col">Size</th>
+                <th scope="col">
+                  <span class="visually-hidden">Action</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {builds.data.builds.map((b) => (
+                <tr key={b.build_id}>
+                  <td>
+                    <code>{b.build_id}</code>
+                    {b.active && <span class="tag">active</span>}
+                  </td>
+                  <td>{new Date(b.created_at).toLocaleString()}</td>
+                  <td>{b.size.toLocaleString()} B</td>
+                  <td>
+                    {!b.active && (
+                      <button type="button" onClick={() => void rollback(b.build_id)}>
+                        Roll back to {b.build_id}
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <Environment path={path} />
+    </Frame>
+  );
+}
+
+function Environment({ path }: { path: { projectId: string; appId: string } }) {
+  const env = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/environment', { params: { path } })), [path.projectId, path.appId]);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const save = async (event: SubmitEvent) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    setError(undefined);
+    try {
+      await ok(
+        api.PUT('/v1/projects/{projectId}/apps/{appId}/environment/{key}', {
+          params: { path: { ...path, key: field(data, 'key') } },
+          body: { value: field(data, 'value'), secret: data.get('secret') === 'on' },
+        }),
+      );
+      form.reset();
+      env.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const remove = async (key: string) => {
+    if (!confirm(`Remove ${key}?`)) return;
+    try {
+      await ok(api.DELETE('/v1/projects/{projectId}/apps/{appId}/environment/{key}', { params: { path: { ...path, key } } }));
+      env.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  const entries = Object.entries(env.data?.environment ?? {});
+  return (
+    <section aria-labelledby="environment">
+      <h2 id="environment">Environment</h2>
+      <p class="muted">Plain configuration values; a change rolls out at once. Never put secrets here.</p>
+      <ErrorNote message={env.error ?? error} />
+      {entries.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Environment variables</caption>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Value</th>
+              <th scope="col">
+                <span class="visually-hidden">Action</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map(([key, v]) => (
+              <tr key={key}>
+                <td>
+                  <code>{key}</code>
+                </td>
+                <td>
+                  <code>{v.value}</code>
+                </td>
+                <td>
+                  <button type="button" onClick={() => void remove(key)}>
+                    Remove {key}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <form class="inline" onSubmit={(e) => void save(e)}>
+        <label for="env-key">Key</label>
+        <input id="env-key" name="key" required pattern="[A-Za-z_][A-Za-z0-9_]*" maxLength={128} />
+        <label for="env-value">Value</label>
+        <input id="env-value" name="value" maxLength={4096} />
+        <label class="check">
+          <input type="checkbox" name="secret" /> Secret
+        </label>
+        <button type="submit">Save variable</button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,45 @@
+import { useRoute } from 'preact-iso';
+import { api, ok } from '../api/client.ts';
+import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
+
+export function Apps() {
+  const { params } = useRoute();
+  const projectId = params.project ?? '';
+  const { data, error } = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } })), [projectId]);
+  return (
+    <Frame title={`Apps of ${projectId}`}>
+      <ErrorNote message={error} />
+      {!data && !error && <Loading what="apps" />}
+      {data && data.apps.length === 0 && (
+        <p>
+          No apps yet. Deploy one with <code>cw deploy ./my-worker --app hello --project {projectId}</code>.
+        </p>
+      )}
+      {data && data.apps.length > 0 && (
+        <table>
+          <caption class="visually-hidden">Apps</caption>
+          <thead>
+            <tr>
+              <th scope="col">App</th>
+              <th scope="col">Status</th>
+              <th scope="col">Active build</th>
+            </tr>
+          </thead>
+          <tbody>
+            {data.apps.map((a) => (
+              <tr key={a.app_id}>
+                <td>
+                  <a href={`/console/projects/${projectId}/apps/${a.app_id}`}>{a.name}</a>
+                </td>
+                <td>{a.ready ? 'Serving' : (a.status_reason ?? 'Not deployed')}</td>
+                <td>
+                  <code>{a.active_build_id || '—'}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Frame>
+  );
+}

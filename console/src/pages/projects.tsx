@@ -1,0 +1,30 @@
+import { api, ok } from '../api/client.ts';
+import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
+
+export function Projects() {
+  const { data, error } = useLoad(() => ok(api.GET('/v1/projects')));
+  return (
+    <Frame title="Projects">
+      <ErrorNote message={error} />
+      {!data && !error && <Loading what="projects" />}
+      {data && data.projects.length === 0 && (
+        <p>
+          You belong to no project yet. Create one with <code>cw projects create ID</code>.
+        </p>
+      )}
+      {data && data.projects.length > 0 && (
+        <ul class="cards">
+          {data.projects.map((p) => (
+            <li key={p.project_id}>
+              <a href={`/console/projects/${p.project_id}/apps`}>{p.name}</a>
+              <span class="muted">
+                {' '}
+                {p.project_id} · {p.role}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Frame>
+  );
+}
