@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   );
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('the cw CLI: node cli/dist/bin/cw.js login --api-url $CW_API_URL (or install it: make cli-pack, docs/cli.md)');
-  say(`people sign in as developer (or admin) with CW_DEV_PASSWORD (CW_ADMIN_PASSWORD) from .dev/env: POST ${apiUrl}/v1/session, or on the device page ${apiUrl}/device to approve cw login`);
+  say(`the web console: ${apiUrl}/console/ (sign in as developer with CW_DEV_PASSWORD from .dev/env; admin with CW_ADMIN_PASSWORD); cw login's codes are approved at ${apiUrl}/device`);
   say('Ctrl-C stops everything');
 }
 
