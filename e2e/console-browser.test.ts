@@ -4,21 +4,17 @@
 // Every page passes axe-core, fits a 320 px wide screen, runs under its strict Content-Security-Policy with no
 // error, and keeps no credential where scripts can read it. CW_UPDATE_SCREENSHOTS=1 writes the screenshots
 // docs/console.md shows.
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
 import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
-import { expectAccessible, launchBrowser, pageErrors } from './harness/browser.ts';
+import { checkConsolePage, launchBrowser, pageErrors } from './harness/browser.ts';
 import { packWorker, s3Env } from './harness/runtime-stack.ts';
-import { repoRoot } from './harness/tools.ts';
 
 const PASSWORD = 'a long passphrase for the console';
-const SCREENSHOTS = process.env.CW_UPDATE_SCREENSHOTS === '1' ? join(repoRoot, 'docs', 'screenshots') : undefined;
 let api: ApiServer | undefined;
 let browser: Browser | undefined;
 let member: MemberAccount;
@@ -58,18 +54,6 @@ async function call(method: string, path: string, body?: unknown, token = member
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-/** Checks what every page must be, then saves its screenshot when asked to. */
-async function checkPage(page: Page, name: string): Promise<void> {
-  await expectAccessible(page, name);
-  await page.setViewportSize({ width: 320, height: 800 });
-  expect(await page.evaluate('document.documentElement.scrollWidth'), `${name} fits 320 px`).toBeLessThanOrEqual(320);
-  await page.setViewportSize({ width: 1100, height: 800 });
-  if (SCREENSHOTS) {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, `console-${name}.png`), fullPage: true });
-  }
-}
-
 describe('the console', () => {
   it('signs in, rolls an app back, edits its environment, makes and revokes a token, and signs out', { timeout: 90_000 }, async () => {
     if (!browser || !api) throw new Error('not started');
@@ -80,7 +64,7 @@ describe('the console', () => {
     const response = await page.goto(`${api.url}/console/`);
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.getByRole('heading', { name: 'Sign in to Cloudwright' }).waitFor();
-    await checkPage(page, 'sign-in');
+    await checkConsolePage(page, 'sign-in');
     await page.getByLabel('User').fill(member.user);
     await page.getByLabel('Password').fill('wrong password here');
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -90,12 +74,12 @@ describe('the console', () => {
 
     await page.getByRole('heading', { name: 'Projects' }).waitFor();
     await page.getByRole('link', { name: /Test console/ }).waitFor();
-    await checkPage(page, 'projects');
+    await checkConsolePage(page, 'projects');
     await page.getByRole('link', { name: /Test console/ }).click();
     await page.getByRole('link', { name: 'shop' }).click();
     await page.getByRole('heading', { name: 'shop' }).waitFor();
     await page.getByRole('button', { name: `Roll back to ${builds[0]}` }).waitFor();
-    await checkPage(page, 'app');
+    await checkConsolePage(page, 'app');
 
     // Roll back from the console: the API's app points at the first build again.
     await page.getByRole('button', { name: `Roll back to ${builds[0]}` }).click();
@@ -120,7 +104,7 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Create token' }).click();
     const plaintext = (await page.locator('code.secret').textContent()) ?? '';
     expect(plaintext).toMatch(/^cwt_[A-Za-z0-9]{40}$/);
-    await checkPage(page, 'tokens');
+    await checkConsolePage(page, 'tokens');
     expect((await call('GET', '/v1/projects', undefined, plaintext)).status).toBe(200);
     await page.getByRole('button', { name: 'I stored it' }).click();
     expect(await page.locator('code.secret').count()).toBe(0);

@@ -26,9 +26,10 @@ export interface OperatorConfig {
   readonly git?: GitBucket;
   /**
    * cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN,
-   * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30); absent: no Database controller.
+   * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30), CW_DB_USAGE_SAMPLE_SECONDS (how
+   * often a sample is added to the usage history, default 300); absent: no Database controller.
    */
-  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number };
+  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number; readonly usageSampleMs: number };
 }
 
 const NAMESPACE = 'a Kubernetes namespace name';
@@ -70,6 +71,7 @@ export function operatorConfig(env: Env): OperatorConfig {
             adminUrl: dbAdminUrl,
             adminToken: dbAdminToken,
             usageRefreshMs: read.integer('CW_DB_USAGE_REFRESH_SECONDS', 30, { min: 1, max: 86_400 }) * 1000,
+            usageSampleMs: read.integer('CW_DB_USAGE_SAMPLE_SECONDS', 300, { min: 1, max: 3600 }) * 1000,
           }),
         }
       : {}),

@@ -107,6 +107,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         engine: databaseEngineClient({ adminUrl: engine.adminUrl, token: engine.adminToken }),
         dbUrl: engine.publicUrl,
         usageRefreshMs: engine.usageRefreshMs,
+        usageSampleMs: engine.usageSampleMs,
         log: manager.log.child({ controller: 'database' }),
       }),
     );

@@ -37,7 +37,7 @@ export async function startDevDb(options: { minio: MinioServer; stateDir: string
   return {
     service,
     env: { CW_DB_URL: url },
-    operatorEnv: { CW_DB_URL: url, CW_DB_ADMIN_URL: `http://127.0.0.1:${adminPort}`, CW_DB_ADMIN_TOKEN: adminToken, CW_DB_USAGE_REFRESH_SECONDS: '5' },
+    operatorEnv: { CW_DB_URL: url, CW_DB_ADMIN_URL: `http://127.0.0.1:${adminPort}`, CW_DB_ADMIN_TOKEN: adminToken, CW_DB_USAGE_REFRESH_SECONDS: '5', CW_DB_USAGE_SAMPLE_SECONDS: '60' },
   };
 }
 

@@ -65,6 +65,15 @@ export const DatabaseDetail = Type.Object({
     rows_written: Type.Integer({ description: 'Rows changed by statements since creation.' }),
     last_write_at: nullable('string', 'When a statement last changed rows; null before any.'),
   }),
+  usage_history: Type.Array(
+    Type.Object({
+      at: Type.String({ format: 'date-time' }),
+      size_bytes: Type.Integer(),
+      rows_read: Type.Integer(),
+      rows_written: Type.Integer(),
+    }),
+    { description: 'The usage figures every five minutes over the last day, oldest first (rows are totals since creation).' },
+  ),
   restore_window: Type.Unsafe<{ earliest: string; latest: string } | null>({
     type: ['object', 'null'],
     properties: { earliest: { type: 'string' }, latest: { type: 'string' } },

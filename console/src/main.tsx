@@ -2,6 +2,8 @@
 import { render } from 'preact';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { AppPage } from './pages/app.tsx';
+import { DatabasePage, Databases } from './pages/databases.tsx';
+import { DomainPage, Domains } from './pages/domains.tsx';
 import { Apps } from './pages/apps.tsx';
 import { Projects } from './pages/projects.tsx';
 import { SignIn } from './pages/sign-in.tsx';
@@ -19,6 +21,10 @@ function Console() {
       <Route path="/console/tokens" component={Tokens} />
       <Route path="/console/projects/:project/apps" component={Apps} />
       <Route path="/console/projects/:project/apps/:app" component={AppPage} />
+      <Route path="/console/projects/:project/domains" component={Domains} />
+      <Route path="/console/projects/:project/domains/:domain" component={DomainPage} />
+      <Route path="/console/projects/:project/databases" component={Databases} />
+      <Route path="/console/projects/:project/databases/:database" component={DatabasePage} />
       <Route default component={NotFound} />
     </Router>
   );

@@ -6343,6 +6343,14 @@ export interface paths {
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
                                 };
+                                /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
+                                usage_history: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    size_bytes: number;
+                                    rows_read: number;
+                                    rows_written: number;
+                                }[];
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
                                     earliest?: string;

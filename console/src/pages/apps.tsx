@@ -1,5 +1,6 @@
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client.ts';
+import { ProjectNav } from '../project-nav.tsx';
 import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
 
 export function Apps() {
@@ -8,6 +9,7 @@ export function Apps() {
   const { data, error } = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } })), [projectId]);
   return (
     <Frame title={`Apps of ${projectId}`}>
+      <ProjectNav projectId={projectId} current="apps" />
       <ErrorNote message={error} />
       {!data && !error && <Loading what="apps" />}
       {data && data.apps.length === 0 && (

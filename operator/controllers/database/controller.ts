@@ -26,6 +26,8 @@ export interface DatabaseControllerDeps {
   log: Logger;
   /** How often a ready database's usage figures are refreshed from the engine (default 30 s). */
   usageRefreshMs?: number;
+  /** How often a sample is added to the usage history (default five minutes). */
+  usageSampleMs?: number;
   now?: () => Date;
 }
 
@@ -47,7 +49,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
 
   /** Writes the status if it changed; answers the object as written, for the next write of this reconcile. */
   const writeStatus = async (db: Database, identity: Identity, observation: Observation): Promise<Database> => {
-    const status = desiredStatus(db, identity, observation, now());
+    const status = desiredStatus(db, identity, observation, now(), deps.usageSampleMs);
     if (!statusChanged(db.status, status)) return db;
     const { namespace = '', name = '', resourceVersion } = db.metadata ?? {};
     const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });

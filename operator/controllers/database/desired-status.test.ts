@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import { statusChanged } from '../../../src/conditions/index.ts';
 import type { EngineTenant } from '../../../src/platform/databases/engine-client.ts';
-import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
+import { desiredStatus, USAGE_SAMPLE_MS, withSample, type Identity, type Observation } from './desired-status.ts';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
 const t1 = new Date('2030-01-01T00:05:00Z');
@@ -24,6 +24,23 @@ const tenant: EngineTenant = {
 };
 
 const condition = (status: Database['status'], type: string) => status?.conditions?.find((c) => c.type === type);
+
+describe('the usage history', () => {
+  const sample = (minutes: number, rows = minutes) => ({ at: new Date(t0.getTime() + minutes * 60_000).toISOString(), sizeBytes: 1, rowsRead: rows, rowsWritten: rows });
+  it('keeps a sample every five minutes, a day of them, oldest first', () => {
+    let history = withSample(undefined, sample(0), t0);
+    history = withSample(history, sample(2), new Date(t0.getTime() + 2 * 60_000));
+    expect(history.map((s) => s.rowsRead)).toEqual([0]);
+    history = withSample(history, sample(5), new Date(t0.getTime() + USAGE_SAMPLE_MS));
+    expect(history.map((s) => s.rowsRead)).toEqual([0, 5]);
+    const dayLater = new Date(t0.getTime() + 24 * 3600_000 + 60_000);
+    expect(withSample(history, sample(24 * 60 + 1), dayLater).map((s) => s.rowsRead)).toEqual([5, 24 * 60 + 1]);
+  });
+
+  it('is written with the figures of a served database', () => {
+    expect(desiredStatus(db(), identity, { kind: 'served', tenant }, t0).usageHistory).toEqual([{ at: t0.toISOString(), sizeBytes: 12_288, rowsRead: 40, rowsWritten: 5 }]);
+  });
+});
 
 describe('desiredStatus', () => {
   it.each<[Observation, string, string, string, RegExp]>([
@@ -105,7 +122,8 @@ describe('desiredStatus', () => {
 
   it('writes nothing again for an unchanged database, and moves lastTransitionTime only on a flip', () => {
     const first = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
-    expect(statusChanged(first, desiredStatus(db(first), identity, { kind: 'served', tenant }, t1))).toBe(false);
+    // Within five minutes, so no new usage sample either.
+    expect(statusChanged(first, desiredStatus(db(first), identity, { kind: 'served', tenant }, new Date(t0.getTime() + 30_000)))).toBe(false);
     const deleting = desiredStatus(db(first), identity, { kind: 'deleting' }, t1);
     expect(condition(deleting, 'Ready')?.lastTransitionTime).toBe('2030-01-01T00:05:00Z');
   });

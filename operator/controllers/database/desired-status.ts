@@ -63,8 +63,21 @@ function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpda
   }
 }
 
+/** One sample of the usage history every five minutes, a day of them: 288 at most, oldest first. */
+export const USAGE_SAMPLE_MS = 5 * 60_000;
+const USAGE_HISTORY_MS = 24 * 3600_000;
+type UsageSample = NonNullable<DatabaseStatus['usageHistory']>[number];
+
+/** The history with `sample` added when the last one is `everyMs` old, samples older than a day dropped. */
+export function withSample(history: readonly UsageSample[] | undefined, sample: UsageSample, now: Date, everyMs = USAGE_SAMPLE_MS): UsageSample[] {
+  const kept = (history ?? []).filter((s) => now.getTime() - Date.parse(s.at) < USAGE_HISTORY_MS);
+  const last = kept.at(-1);
+  if (last && now.getTime() - Date.parse(last.at) < everyMs) return kept;
+  return [...kept, sample].slice(-288);
+}
+
 /** The status a reconcile writes: ids, state, conditions at this generation, and the engine's figures when served. */
-export function desiredStatus(db: Database, identity: Identity, observation: Observation, now: Date): DatabaseStatus {
+export function desiredStatus(db: Database, identity: Identity, observation: Observation, now: Date, usageSampleMs = USAGE_SAMPLE_MS): DatabaseStatus {
   const generation = db.metadata?.generation;
   let conditions = db.status?.conditions;
   for (const update of conditionsOf(observation)) conditions = setCondition(conditions, update, generation, now).conditions;
@@ -85,6 +98,7 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     status.rowsRead = t.rows_read;
     status.rowsWritten = t.rows_written;
     if (t.last_write_at) status.lastWriteAt = t.last_write_at;
+    status.usageHistory = withSample(db.status?.usageHistory, { at: now.toISOString(), sizeBytes: t.size_bytes, rowsRead: t.rows_read, rowsWritten: t.rows_written }, now, usageSampleMs);
     if (t.restore_window) status.restoreWindow = t.restore_window;
     else delete status.restoreWindow;
   } else if (observation.kind !== 'engine-unavailable') {

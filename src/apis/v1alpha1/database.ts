@@ -68,6 +68,17 @@ export const DatabaseStatus = Type.Object({
   rowsRead: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows returned by statements since creation.' })),
   rowsWritten: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows changed by statements since creation.' })),
   lastWriteAt: Type.Optional(Timestamp({ description: 'When a statement last changed rows.' })),
+  usageHistory: Type.Optional(
+    Type.Array(
+      Type.Object({
+        at: Timestamp({ description: 'When the figures were read.' }),
+        sizeBytes: Type.Integer({ minimum: 0, format: 'int64' }),
+        rowsRead: Type.Integer({ minimum: 0, format: 'int64' }),
+        rowsWritten: Type.Integer({ minimum: 0, format: 'int64' }),
+      }),
+      { maxItems: 288, description: 'The usage figures every five minutes over the last day, oldest first (the console charts them).' },
+    ),
+  ),
   restoreWindow: Type.Optional(
     Type.Object(
       {

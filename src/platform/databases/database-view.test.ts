@@ -66,6 +66,7 @@ describe('databaseDetailView', () => {
       database_url: 'https://db.example.com/v1/db-1',
       durability: 'sync',
       usage: { size_bytes: 8192, rows_read: 7, rows_written: 3, last_write_at: '2030-01-01T00:01:00Z' },
+      usage_history: [],
       restore_window: { earliest: '2030-01-01T00:00:00Z', latest: '2030-01-01T00:01:00Z' },
       restored_from: { database: 'src', timestamp: '2029-12-31T00:00:00Z' },
       token_secret: 'orders-db-token',

@@ -16,6 +16,8 @@ export interface DatabaseDetailView extends DatabaseView {
   /** Why the status is what it is, when it is not ready (the Ready condition's message). */
   status_message?: string;
   usage: { size_bytes: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  /** The usage figures every five minutes over the last day, oldest first. */
+  usage_history: { at: string; size_bytes: number; rows_read: number; rows_written: number }[];
   /** The times point-in-time restore can reach; null before the first copy is in the object store. */
   restore_window: { earliest: string; latest: string } | null;
   restored_from?: { database: string; timestamp: string };
@@ -46,6 +48,7 @@ export function databaseDetailView(db: Database): DatabaseDetailView {
       rows_written: db.status?.rowsWritten ?? 0,
       last_write_at: db.status?.lastWriteAt ?? null,
     },
+    usage_history: (db.status?.usageHistory ?? []).map((s) => ({ at: s.at, size_bytes: s.sizeBytes, rows_read: s.rowsRead, rows_written: s.rowsWritten })),
     restore_window: db.status?.restoreWindow ?? null,
     ...(db.spec.restoreFrom ? { restored_from: { database: db.spec.restoreFrom.database, timestamp: db.spec.restoreFrom.timestamp } } : {}),
     ...(db.status?.tokenSecretName ? { token_secret: db.status.tokenSecretName } : {}),

@@ -1,0 +1,117 @@
+// The console's domain and database pages in headless Chromium against the real stack (cw-api, cw-operator,
+// cw-db, moto's Route 53, a parent zone for `test.`): a domain is added, its delegation explained with the
+// nameservers to copy, checked once delegated, and given a record; a database is created (its token shown
+// once), queried in the SQL console, and its usage charted. Each page passes axe-core and fits 320 px.
+import { randomBytes } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { hashPassword } from '../src/auth/passwords.ts';
+import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
+import { loadKubeConnection } from '../src/kube/index.ts';
+import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { startApiServer, type ApiServer } from './harness/api-server.ts';
+import { checkConsolePage, launchBrowser, pageErrors, signInToConsole } from './harness/browser.ts';
+import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
+import { dnsTestEnv } from './harness/dns-env.ts';
+import type { Service } from './harness/process.ts';
+import { BASE_DOMAIN, s3Env, startOperator } from './harness/runtime-stack.ts';
+
+const PASSWORD = 'a long passphrase for the console';
+const running: Service[] = [];
+let api: ApiServer | undefined;
+let db: DatabaseServer | undefined;
+let parent: ParentZoneServer | undefined;
+let browser: Browser | undefined;
+let member: MemberAccount;
+
+beforeAll(async () => {
+  const kubeconfig = inject('kubeconfig');
+  member = await createMemberAccount(kubeconfig, 'console-data');
+  await createProjectNamespace(kubeconfig, member.project);
+  await new KubePasswordStore(loadKubeConnection(kubeconfig)).setPasswordHash(member.user, await hashPassword(PASSWORD));
+  parent = await startParentZoneServer({ suffix: 'test' });
+  db = await startDatabaseServer({ name: 'cw-db-console' });
+  const dns = { CW_DNS_PARENT_SERVER: parent.address, CW_DNS_RESOLVER: parent.address, CW_DNS_TIMEOUT_MS: '2000', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
+  [api, , browser] = await Promise.all([
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns, CW_DB_URL: db.url } }),
+    startOperator(member.project, running, { ...dnsTestEnv(), ...dns, ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1', CW_DB_USAGE_SAMPLE_SECONDS: '1' }),
+    launchBrowser(),
+  ]);
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.all([browser?.close(), api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
+  await parent?.stop();
+});
+
+describe('the console’s domains and databases', () => {
+  it('adds a domain, explains its delegation, checks it once delegated, and edits its records', { timeout: 90_000 }, async () => {
+    if (!browser || !api || !parent) throw new Error('not started');
+    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const errors = pageErrors(page);
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signInToConsole(page, `${api.url}/console/projects/${member.project}/domains`, member.user, PASSWORD);
+    const domain = `console-${randomBytes(3).toString('hex')}.test`;
+    await page.getByLabel('Add a domain').fill(domain);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    await page.getByRole('heading', { name: domain }).waitFor();
+    await page.getByText('Pending delegation').waitFor();
+    const copies = page.getByRole('button', { name: /^Copy ns-/ });
+    await copies.first().waitFor();
+    const nameservers = (await page.locator('.nameservers code').allTextContents()).filter(Boolean);
+    expect(nameservers.length).toBeGreaterThan(0);
+    expect(await page.getByRole('button', { name: 'Add record' }).isDisabled()).toBe(true);
+    await checkConsolePage(page, 'domain-pending');
+
+    parent.delegate(domain, nameservers);
+    await page.getByRole('button', { name: 'Check the delegation now' }).click();
+    await page.getByText('Managed', { exact: true }).waitFor();
+    await page.getByLabel('Name (@ for the apex)').fill('api');
+    await page.getByLabel('Value').fill('192.0.2.10');
+    await page.getByRole('button', { name: 'Add record' }).click();
+    await page.getByRole('button', { name: `Delete A api.${domain}` }).waitFor();
+    await checkConsolePage(page, 'domain');
+    await page.getByRole('button', { name: `Delete A api.${domain}` }).click();
+    await page.getByText('No records yet.').waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('creates a database with its token shown once, runs SQL in the console, and charts its usage', { timeout: 90_000 }, async () => {
+    if (!browser || !api) throw new Error('not started');
+    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const errors = pageErrors(page);
+    await signInToConsole(page, `${api.url}/console/projects/${member.project}/databases`, member.user, PASSWORD);
+    await page.getByLabel('New database').fill('notes');
+    await page.getByRole('button', { name: 'Create database' }).click();
+    expect((await page.locator('code.secret').textContent()) ?? '').toMatch(/^cwdb_/);
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    await page.getByRole('link', { name: 'notes' }).click();
+    await page.getByRole('heading', { name: 'SQL console' }).waitFor();
+
+    for (const sql of ['create table notes(id integer primary key, body text)', "insert into notes(body) values ('one'), ('two')"]) {
+      await page.getByLabel('Statement').fill(sql);
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('status').filter({ hasText: 'Done:' }).waitFor();
+    }
+    await page.getByLabel('Statement').fill('select id, body from notes order by id');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await expect.poll(() => page.getByRole('region', { name: 'SQL console' }).locator('td').allTextContents()).toEqual(['1', 'one', '2', 'two']);
+
+    // The operator samples usage (every second here, kept every five minutes): reload until it is charted.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.getByRole('heading', { name: 'SQL console' }).waitFor();
+          return page.getByRole('img', { name: /Rows written and size over the last day: [1-9]\d* rows written/ }).count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
+    await checkConsolePage(page, 'database');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
