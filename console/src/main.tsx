@@ -42,7 +42,8 @@ function NotFound() {
 }
 
 render(
-  <LocationProvider>
+  // Only the console's own paths are routed in the page; others (the OpenID sign-in, the API) are real navigations.
+  <LocationProvider scope="/console/">
     <SessionProvider>
       <Console />
     </SessionProvider>

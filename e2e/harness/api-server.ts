@@ -16,6 +16,8 @@ export interface ApiServerOptions {
   stateDir: string;
   /** Extra environment, e.g. CW_LOG_LEVEL. */
   env?: NodeJS.ProcessEnv;
+  /** The port to listen on (default: a free one), for a test that must name the API's URL before it starts. */
+  port?: number;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface ApiServerOptions {
  * free loopback port, and resolves once it serves: cw-api listens only after its caches have synced.
  */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const service = startService({
     name: 'cw-api',
     command: toolPath('node'),
