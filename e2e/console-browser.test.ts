@@ -97,6 +97,18 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Save variable' }).click();
     await page.getByRole('alert').filter({ hasText: 'secret app environment values are not enabled' }).waitFor();
 
+    // Members: another user added, made an owner, removed.
+    const other = await createMemberAccount(inject('kubeconfig'), 'console-peer');
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.getByLabel('Add a user').fill(other.user);
+    await page.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('button', { name: `Make ${other.user} an owner` }).click();
+    await page.getByRole('button', { name: `Make ${other.user} a member` }).waitFor();
+    await checkConsolePage(page, 'members');
+    await page.getByRole('button', { name: `Remove ${other.user}` }).click();
+    await expect.poll(() => page.getByRole('button', { name: `Remove ${other.user}` }).count()).toBe(0);
+    expect(((await call('GET', `/v1/projects/${member.project}/members`)).body as { members: { user_id: string }[] }).members.map((m) => m.user_id)).toEqual([member.user]);
+
     // A token, shown once, that works until it is revoked.
     await page.getByRole('link', { name: 'Tokens' }).click();
     await page.getByLabel('What it is for').fill('from the console test');

@@ -74,6 +74,26 @@ describe('the console’s domains and databases', () => {
     await checkConsolePage(page, 'domain');
     await page.getByRole('button', { name: `Delete A api.${domain}` }).click();
     await page.getByText('No records yet.').waitFor();
+
+    // An app served on a host name of the domain: attached with platform-written records, then finalized.
+    const created = await fetch(`${api.url}/v1/projects/${member.project}/apps`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+      body: '{"name":"web"}',
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${api.url}/console/projects/${member.project}/apps/web`);
+    await page.getByLabel('Attach a host name').fill(`www.${domain}`);
+    await page.getByLabel('DNS').selectOption('managed_project_domain');
+    await page.getByRole('button', { name: 'Attach' }).click();
+    await page.getByText(`The platform wrote the records in ${domain}: finalize now.`).waitFor();
+    await page.getByRole('button', { name: `Finalize www.${domain}` }).click();
+    await expect
+      .poll(async () => (await page.getByRole('button', { name: `Finalize www.${domain}` }).count()) === 0 && (await page.getByRole('cell', { name: 'active', exact: true }).count()) === 1, {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    await checkConsolePage(page, 'app-hostnames');
     expect(errors).toEqual([]);
     await page.close();
   });

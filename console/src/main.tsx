@@ -4,6 +4,7 @@ import { LocationProvider, Route, Router } from 'preact-iso';
 import { AppPage } from './pages/app.tsx';
 import { DatabasePage, Databases } from './pages/databases.tsx';
 import { DomainPage, Domains } from './pages/domains.tsx';
+import { Members } from './pages/members.tsx';
 import { Apps } from './pages/apps.tsx';
 import { Projects } from './pages/projects.tsx';
 import { SignIn } from './pages/sign-in.tsx';
@@ -24,6 +25,7 @@ function Console() {
       <Route path="/console/projects/:project/domains" component={Domains} />
       <Route path="/console/projects/:project/domains/:domain" component={DomainPage} />
       <Route path="/console/projects/:project/databases" component={Databases} />
+      <Route path="/console/projects/:project/members" component={Members} />
       <Route path="/console/projects/:project/databases/:database" component={DatabasePage} />
       <Route default component={NotFound} />
     </Router>

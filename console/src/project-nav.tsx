@@ -1,5 +1,5 @@
 // The tabs of a project: its apps, domains, databases and members.
-export function ProjectNav({ projectId, current }: { projectId: string; current: 'apps' | 'domains' | 'databases' }) {
+export function ProjectNav({ projectId, current }: { projectId: string; current: 'apps' | 'domains' | 'databases' | 'members' }) {
   const tab = (id: typeof current, label: string) => (
     <a href={`/console/projects/${projectId}/${id}`} aria-current={id === current ? 'page' : undefined}>
       {label}
@@ -10,6 +10,7 @@ export function ProjectNav({ projectId, current }: { projectId: string; current:
       {tab('apps', 'Apps')}
       {tab('domains', 'Domains')}
       {tab('databases', 'Databases')}
+      {tab('members', 'Members')}
     </nav>
   );
 }

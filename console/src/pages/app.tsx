@@ -3,6 +3,8 @@
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import { Hostnames } from '../hostnames.tsx';
+import { ProjectNav } from '../project-nav.tsx';
 import { ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
 
 /** The Ready condition's reasons, in words a person acts on. */
@@ -39,6 +41,7 @@ export function AppPage() {
   const a = app.data?.app;
   return (
     <Frame title={a ? a.name : path.appId}>
+      <ProjectNav projectId={path.projectId} current="apps" />
       <p>
         <a href={`/console/projects/${path.projectId}/apps`}>← Apps of {path.projectId}</a>
       </p>
@@ -106,6 +109,7 @@ export function AppPage() {
           </table>
         )}
       </section>
+      <Hostnames path={path} />
       <Environment path={path} />
     </Frame>
   );
