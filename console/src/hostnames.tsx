@@ -16,11 +16,13 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
   const [error, setError] = useState<string | undefined>(undefined);
   const attach = async (event: SubmitEvent) => {
     event.preventDefault();
-    const data = new FormData(event.currentTarget as HTMLFormElement);
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
     setError(undefined);
     try {
       const mode = field(data, 'mode') === 'managed_project_domain' ? 'managed_project_domain' : 'external_records';
       setAttached(await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/domains', { params: { path }, body: { domain: field(data, 'hostname'), dns_mode: mode } })));
+      form.reset();
       list.reload();
     } catch (err) {
       setError((err as Error).message);
@@ -29,7 +31,8 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
   const finalize = async (domain: string) => {
     setError(undefined);
     try {
-      await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize', { params: { path: { ...path, domain } } }));
+      const bound = await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize', { params: { path: { ...path, domain } } }));
+      if (bound.status === 'active' && attached?.domain === domain) setAttached(undefined);
     } catch (err) {
       setError((err as Error).message);
     }
