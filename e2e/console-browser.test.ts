@@ -130,7 +130,16 @@ describe('the console', () => {
       await page.evaluate(`fetch('/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"description":"x","scopes":["projects:read"]}' }).then((r) => r.status)`),
     ).toBe(403);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    // The session ended elsewhere (signed out everywhere, as from another device): the next request goes back
+    // to the sign-in page, saying why.
+    expect(((await call('DELETE', '/v1/sessions')).body as { ended: number }).ended).toBeGreaterThanOrEqual(1);
+    await page.getByRole('link', { name: 'Projects' }).click();
+    await page.getByText('Your session ended').waitFor();
+    await page.getByLabel('User').fill(member.user);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.getByRole('heading', { name: 'Sign in to Cloudwright' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Cloudwright' }).waitFor();

@@ -2,38 +2,52 @@
 // and the CSRF token in memory only.
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { api, ok, useCsrfToken } from './api/client.ts';
+import { api, ok, setCsrfToken, whenSignedOut } from './api/client.ts';
 
 export interface SessionState {
   /** `undefined` while it is being found out. */
   userId: string | null | undefined;
+  /** Why the person is signed out, when it was not their doing (the session expired or was revoked). */
+  ended: boolean;
   signedIn(userId: string, csrf: string): void;
   signOut(): Promise<void>;
+  signOutEverywhere(): Promise<void>;
 }
 
-const SessionContext = createContext<SessionState>({ userId: undefined, signedIn: () => {}, signOut: async () => {} });
+const SessionContext = createContext<SessionState>({ userId: undefined, ended: false, signedIn: () => {}, signOut: async () => {}, signOutEverywhere: async () => {} });
 
 export function SessionProvider({ children }: { children: ComponentChildren }) {
   const [userId, setUserId] = useState<string | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
   useEffect(() => {
+    whenSignedOut(() => {
+      setCsrfToken(null);
+      setEnded(true);
+      setUserId(null);
+    });
     ok(api.GET('/v1/session'))
       .then(({ session }) => {
-        useCsrfToken(session.csrf_token);
+        setCsrfToken(session.csrf_token);
         setUserId(session.user_id);
       })
       .catch(() => setUserId(null));
   }, []);
+  const end = async (request: Promise<unknown>): Promise<void> => {
+    await request.catch(() => undefined);
+    setCsrfToken(null);
+    setEnded(false);
+    setUserId(null);
+  };
   const state: SessionState = {
     userId,
+    ended,
     signedIn: (id, csrf) => {
-      useCsrfToken(csrf);
+      setCsrfToken(csrf);
+      setEnded(false);
       setUserId(id);
     },
-    signOut: async () => {
-      await ok(api.DELETE('/v1/session')).catch(() => undefined);
-      useCsrfToken(null);
-      setUserId(null);
-    },
+    signOut: () => end(ok(api.DELETE('/v1/session'))),
+    signOutEverywhere: () => end(ok(api.DELETE('/v1/sessions'))),
   };
   return <SessionContext.Provider value={state}>{children}</SessionContext.Provider>;
 }

@@ -22,6 +22,9 @@ export function Frame({ title, children }: { title: string; children: ComponentC
         <button type="button" class="link" onClick={() => void session.signOut()}>
           Sign out
         </button>
+        <button type="button" class="link" onClick={() => void session.signOutEverywhere()}>
+          Sign out everywhere
+        </button>
       </header>
       <main id="main">
         <h1>{title}</h1>

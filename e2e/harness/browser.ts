@@ -49,7 +49,7 @@ export async function signInToConsole(page: Page, url: string, user: string, pas
   await page.getByLabel('User').fill(user);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor();
 }
 
 /** Where `CW_UPDATE_SCREENSHOTS=1` has the console's tests write the screenshots docs/console.md shows. */

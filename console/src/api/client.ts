@@ -5,8 +5,14 @@ import createClient from 'openapi-fetch';
 import type { paths } from './schema.ts';
 
 let csrfToken: string | null = null;
+let onSignedOut: (() => void) | undefined;
 
-export function useCsrfToken(token: string | null): void {
+/** Called when the API says the session is gone (expired, revoked, signed out elsewhere). */
+export function whenSignedOut(listener: () => void): void {
+  onSignedOut = listener;
+}
+
+export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
@@ -39,5 +45,6 @@ export async function ok<D>(request: Promise<{ data?: D; error?: unknown; respon
   }
   if (answer.response.ok) return answer.data as D;
   const problem = (answer.error ?? {}) as { detail?: string; title?: string };
+  if (answer.response.status === 401 && csrfToken) onSignedOut?.();
   throw new ProblemError(answer.response.status, problem.detail ?? problem.title ?? `The server answered ${answer.response.status}.`);
 }

@@ -33,6 +33,11 @@ export function SignIn() {
   return (
     <main id="main" class="narrow">
       <h1>Sign in to Cloudwright</h1>
+      {session.ended && (
+        <p class="warn" role="status">
+          Your session ended (it expired, or was signed out elsewhere): sign in again.
+        </p>
+      )}
       <form onSubmit={(e) => void submit(e)}>
         <label for="user">User</label>
         <input id="user" name="user" autocomplete="username" required />
