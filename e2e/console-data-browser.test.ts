@@ -70,7 +70,10 @@ describe('the console’s domains and databases', () => {
     await page.getByLabel('Name (@ for the apex)').fill('api');
     await page.getByLabel('Value').fill('192.0.2.10');
     await page.getByRole('button', { name: 'Add record' }).click();
-    await page.getByRole('button', { name: `Delete A api.${domain}` }).waitFor();
+    await page.getByRole('button', { name: `Edit A api.${domain}` }).click();
+    await page.getByLabel(`New value of A api.${domain}`).fill('192.0.2.20');
+    await page.getByRole('button', { name: `Save A api.${domain}` }).click();
+    await page.getByRole('cell', { name: '192.0.2.20' }).waitFor();
     await checkConsolePage(page, 'domain');
     await page.getByRole('button', { name: `Delete A api.${domain}` }).click();
     await page.getByText('No records yet.').waitFor();
@@ -131,6 +134,15 @@ describe('the console’s domains and databases', () => {
       )
       .toBe(1);
     await checkConsolePage(page, 'database');
+
+    // Rotate (the new token shown once), then delete: back to the list, without it.
+    page.on('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Rotate the token' }).click();
+    expect((await page.locator('code.secret').textContent()) ?? '').toMatch(/^cwdb_/);
+    await page.getByRole('button', { name: 'I stored it' }).click();
+    await page.getByRole('button', { name: 'Delete notes' }).click();
+    await page.getByRole('heading', { name: /^Databases of / }).waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'notes' }).count(), { timeout: 15_000 }).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

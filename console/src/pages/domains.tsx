@@ -84,6 +84,24 @@ export function DomainPage() {
       setError((err as Error).message);
     }
   };
+  const [editing, setEditing] = useState<string | undefined>(undefined);
+  const saveRecord = async (event: SubmitEvent, recordId: string) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    setError(undefined);
+    try {
+      await ok(
+        api.PUT('/v1/projects/{projectId}/domains/{domain}/records/{recordId}', {
+          params: { path: { ...path, recordId } },
+          body: { values: [field(data, 'value')], ...(field(data, 'ttl') ? { ttl: Number(field(data, 'ttl')) } : {}) },
+        }),
+      );
+      setEditing(undefined);
+      records.reload();
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
   const removeRecord = async (recordId: string, label: string) => {
     if (!confirm(`Delete ${label}?`)) return;
     try {
@@ -143,25 +161,51 @@ export function DomainPage() {
               </tr>
             </thead>
             <tbody>
-              {records.data.records.map((r) => (
-                <tr key={r.record_id}>
-                  <td>{r.fqdn}</td>
-                  <td>{r.type}</td>
-                  <td>
-                    <code>{r.values.join(' ')}</code>
-                  </td>
-                  <td>{r.status}</td>
-                  <td>
-                    {r.owner ? (
-                      <span class="muted">Managed by the platform for app {r.owner.owner_resource_id}; it goes with the app’s host name.</span>
-                    ) : (
-                      <button type="button" onClick={() => void removeRecord(r.record_id, `${r.type} ${r.fqdn}`)}>
-                        Delete {r.type} {r.fqdn}
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
+              {records.data.records.map((r) =>
+                editing === r.record_id ? (
+                  <tr key={r.record_id}>
+                    <td colSpan={5}>
+                      <form class="inline" onSubmit={(e) => void saveRecord(e, r.record_id)}>
+                        <label for="edit-value">
+                          New value of {r.type} {r.fqdn}
+                        </label>
+                        <input id="edit-value" name="value" required defaultValue={r.values[0] ?? ''} />
+                        <label for="edit-ttl">TTL in seconds</label>
+                        <input id="edit-ttl" name="ttl" type="number" min={60} max={86400} defaultValue={String(r.ttl)} />
+                        <button type="submit">
+                          Save {r.type} {r.fqdn}
+                        </button>
+                        <button type="button" onClick={() => setEditing(undefined)}>
+                          Cancel
+                        </button>
+                      </form>
+                    </td>
+                  </tr>
+                ) : (
+                  <tr key={r.record_id}>
+                    <td>{r.fqdn}</td>
+                    <td>{r.type}</td>
+                    <td>
+                      <code>{r.values.join(' ')}</code>
+                    </td>
+                    <td>{r.status}</td>
+                    <td>
+                      {r.owner ? (
+                        <span class="muted">Managed by the platform for app {r.owner.owner_resource_id}; it goes with the app’s host name.</span>
+                      ) : (
+                        <>
+                          <button type="button" onClick={() => setEditing(r.record_id)} disabled={pending}>
+                            Edit {r.type} {r.fqdn}
+                          </button>{' '}
+                          <button type="button" onClick={() => void removeRecord(r.record_id, `${r.type} ${r.fqdn}`)}>
+                            Delete {r.type} {r.fqdn}
+                          </button>
+                        </>
+                      )}
+                    </td>
+                  </tr>
+                ),
+              )}
             </tbody>
           </table>
         )}
