@@ -6,7 +6,7 @@ import type { BuildCatalog } from '../src/platform/builds.ts';
 import type { DomainServices } from '../src/platform/domains/domain-services.ts';
 import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
-import { auth } from './plugins/auth.ts';
+import { auth, sessionCookieName } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
 import { notFound } from './plugins/not-found.ts';
 import { connectionProblem, problemDetails, sendProblem } from './plugins/problem-details.ts';
@@ -149,7 +149,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const limiter = callerRateLimiter(callerLimit);
   // Auth first, then the limiter (it limits by the token auth found). The requests auth refuses never reach
   // the limiter: auth charges a 403 to the caller's limit, and limits 401s by address, as much.
-  if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal });
+  const secureCookies = deps.sessions?.secureCookies ?? true;
+  if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
 
   healthRoutes(app, deps.readiness);
@@ -162,7 +163,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     if (deps.platform.passwords) {
       const common = {
         policy: deps.sessions?.policy ?? DEFAULT_SESSION_POLICY,
-        secureCookies: deps.sessions?.secureCookies ?? true,
+        secureCookies,
         ...(deps.sessions?.signInRateLimit ? { signInRateLimit: deps.sessions.signInRateLimit } : {}),
       };
       const openId = deps.sessions?.openId;

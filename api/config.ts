@@ -23,7 +23,7 @@ export interface ApiConfig {
   /**
    * Console sign-in through an OpenID Connect provider: CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and
    * CW_OIDC_CLIENT_SECRET (all three or none), CW_OIDC_NAME (the button's label) and CW_OIDC_CREATE_USERS
-   * (default true: an account matching no user gets one).
+   * (default false: only accounts matching a user sign in; true lets anyone the provider knows become a user).
    */
   readonly openId?: { readonly settings: OpenIdSettings; readonly createUsers: boolean };
   /** CW_API_CONSOLE_DIR: the web console's build, served under /console/ (default: the checkout's console/dist). */
@@ -117,7 +117,7 @@ function openIdFromEnv(read: EnvReader, publicUrl: string): ApiConfig['openId'] 
   if (!issuer || !clientId || !clientSecret) throw new ConfigError('CW_OIDC_ISSUER, CW_OIDC_CLIENT_ID and CW_OIDC_CLIENT_SECRET go together: set all three, or none');
   return {
     settings: { issuer, clientId, clientSecret, redirectUri: `${publicUrl.replace(/\/+$/, '')}/v1/session/openid/callback`, name: read.string('CW_OIDC_NAME', new URL(issuer).hostname) },
-    createUsers: read.bool('CW_OIDC_CREATE_USERS', true),
+    createUsers: read.bool('CW_OIDC_CREATE_USERS', false),
   };
 }
 

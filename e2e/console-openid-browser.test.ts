@@ -37,7 +37,7 @@ beforeAll(async () => {
       kubeconfig: inject('kubeconfig'),
       stateDir: inject('stateDir'),
       port,
-      env: { CW_API_PUBLIC_URL: apiUrl, CW_OIDC_ISSUER: issuer, CW_OIDC_CLIENT_ID: 'cloudwright', CW_OIDC_CLIENT_SECRET: SECRET, CW_OIDC_NAME: 'Test IdP' },
+      env: { CW_API_PUBLIC_URL: apiUrl, CW_OIDC_ISSUER: issuer, CW_OIDC_CLIENT_ID: 'cloudwright', CW_OIDC_CLIENT_SECRET: SECRET, CW_OIDC_NAME: 'Test IdP', CW_OIDC_CREATE_USERS: 'true' },
     }),
     launchBrowser(),
   ]);

@@ -25,8 +25,14 @@ declare module 'fastify' {
   }
 }
 
-/** The cookie holding a console session (src/auth/sessions.ts), set by `POST /v1/session`. */
-export const SESSION_COOKIE = 'cw_session';
+/**
+ * The cookie holding a console session (src/auth/sessions.ts), set by `POST /v1/session`. Over HTTPS it has the
+ * `__Host-` prefix, which browsers only accept from this very host with Secure and Path=/: a site on a sibling
+ * domain cannot plant one (a session of its own, for login CSRF). Plain HTTP (local dev) cannot have it.
+ */
+export function sessionCookieName(secure: boolean): string {
+  return secure ? '__Host-cw_session' : 'cw_session';
+}
 /** The header carrying a session's CSRF token on state-changing requests. */
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -36,11 +42,17 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * cookie. A request authenticated by the cookie that changes anything must also prove it comes from the
  * console (its CSRF token), since a browser sends cookies with requests any site makes it send.
  */
-function credentialOf(request: FastifyRequest): { header: string | undefined; session?: string } {
+function credentialOf(request: FastifyRequest, cookieName: string): { header: string | undefined; session?: string } {
   const header = request.headers.authorization;
   if (header !== undefined || request.headers.cookie === undefined) return { header };
-  const session = parseCookie(request.headers.cookie)[SESSION_COOKIE];
-  return session ? { header: `Bearer ${session}`, session } : { header };
+  const cookie = request.headers.cookie;
+  const session = parseCookie(cookie)[cookieName];
+  if (!session) return { header };
+  // Two cookies of the name (one planted for a parent domain, say): which the browser meant is unknowable.
+  if (cookie.split(';').filter((pair) => pair.trim().startsWith(`${cookieName}=`)).length > 1) {
+    throw new UnauthorizedError('The request carries the session cookie twice; sign in again.', { tokenPresented: true });
+  }
+  return { header: `Bearer ${session}`, session };
 }
 
 function checkCsrf(request: FastifyRequest, session: string): void {
@@ -59,6 +71,8 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 export interface AuthOptions {
+  /** The session cookie's name ({@link sessionCookieName}); default the Secure one. */
+  readonly sessionCookie?: string;
   /** Per client address, the allowance of requests that fail authentication (401). */
   readonly failureLimit: RateLimitOptions;
   /**
@@ -90,6 +104,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
   const principals = new PrincipalCache(tokens);
   const failures = failedAuthentications(options.failureLimit, now);
   const refusals: Refusals = { failures, charge: options.chargeRefusal ?? (() => true) };
+  const cookieName = options.sessionCookie ?? sessionCookieName(true);
   app.addHook('onRoute', (route) => {
     const requirement = route.config?.auth;
     if (requirement === undefined) {
@@ -111,7 +126,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
-    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now));
+    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now, cookieName));
   });
   app.decorateRequest('principal', undefined);
 }
@@ -122,20 +137,25 @@ interface Refusals {
 }
 
 /** The onRequest hook of a route that needs `requirement`. */
-function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date): onRequestHookHandler {
+function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date, cookieName: string): onRequestHookHandler {
   const sessions = sessionUse(tokens, now);
   const admit = async (request: FastifyRequest, principal: Principal, cookie: string | undefined): Promise<void> => {
     if (cookie !== undefined) {
       // Only a console session may ride in the cookie; a personal access token is sent as a header.
       if (!principal.session) throw new UnauthorizedError('The session cookie holds no console session; sign in again.', { tokenPresented: true });
       checkCsrf(request, cookie);
+    } else if (principal.session) {
+      // A session works only through its cookie, where CSRF tokens guard it; copied into a header it would not.
+      throw new UnauthorizedError('A console session is used only through its cookie, never as a bearer token.', { tokenPresented: true });
     }
-    if (principal.session) sessions.touch(principal);
     request.principal = principal;
-    if (requirement.scope === null) return;
-    const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
-    if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
-    else requireScope(principal, requirement.scope);
+    if (requirement.scope !== null) {
+      const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
+      if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
+      else requireScope(principal, requirement.scope);
+    }
+    // Only a request let through counts as use (a refused one does not keep a session alive).
+    if (principal.session) sessions.touch(principal);
   };
   /** Counts a refusal where it belongs, then answers it (unless the count answered 429 already). */
   const refuse = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, err: Error): void => {
@@ -145,7 +165,13 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
   };
   // Callback style: an async hook would cost a promise per request even when nothing needs waiting for.
   return (request, reply, done) => {
-    const { header, session } = credentialOf(request);
+    let credential: { header: string | undefined; session?: string };
+    try {
+      credential = credentialOf(request, cookieName);
+    } catch (err) {
+      return refuse(request, reply, done, err as Error);
+    }
+    const { header, session } = credential;
     const known = principals.cached(header, now().getTime());
     // Project routes also check the membership, which the store answers asynchronously; sessions their CSRF token.
     if (known === undefined || requirement.project || session !== undefined || known.session) {
@@ -173,7 +199,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
 
 type AccessRule = Exclude<RouteAuth, false>;
 
-/** How often a session's `lastUsedAt` is written at most: its idle expiry is that coarse. */
+/** How often a session's `lastUsedAt` is written at most (a quarter of its idle timeout when that is shorter). */
 const TOUCH_INTERVAL_MS = 60_000;
 
 /**
@@ -187,7 +213,8 @@ function sessionUse(tokens: TokenStore, now: () => Date): { touch(principal: Pri
       const session = principal.session;
       if (!session || pending.has(principal.tokenId)) return;
       const at = now();
-      if (at.getTime() - session.lastUsedAt.getTime() < TOUCH_INTERVAL_MS) return;
+      const interval = Math.min(TOUCH_INTERVAL_MS, (session.idleUntil.getTime() - session.lastUsedAt.getTime()) / 4);
+      if (at.getTime() - session.lastUsedAt.getTime() < interval) return;
       pending.add(principal.tokenId);
       tokens
         .touchToken(principal.tokenId, at)

@@ -140,6 +140,11 @@ describe('signing in through OpenID Connect', () => {
     expect(verified.back.statusCode, verified.back.body).toBe(302);
     const me = await strict.app.inject({ method: 'GET', url: '/v1/user', headers: { cookie: verified.api.header() } });
     expect(me.json().user.user_id).toBe(existing);
+
+    // Another account of the provider given the same address later (a recycled address) takes nobody over.
+    const recycled = await signInAs(strict, account({ email, email_verified: true }));
+    expect(recycled.back.statusCode).toBe(403);
+    expect(recycled.back.json().detail).toContain('linked to another account of this provider');
   });
 
   it('refuses a callback whose state does not match what the browser started with', async () => {
@@ -150,7 +155,7 @@ describe('signing in through OpenID Connect', () => {
   });
 
   it('refuses a return path that leaves the site, and a callback without the pending cookie', async () => {
-    expect((await p.app.inject({ method: 'GET', url: '/v1/session/openid?return_to=//evil.example/' })).statusCode).toBe(400);
+    for (const away of ['//evil.example/', '/\\evil.example/', '/%E4%B8%AD']) expect((await p.app.inject({ method: 'GET', url: `/v1/session/openid?return_to=${away}` })).statusCode).toBe(400);
     const orphan = await p.app.inject({ method: 'GET', url: '/v1/session/openid/callback?code=x&state=y' });
     expect(orphan.statusCode).toBe(400);
     expect(orphan.json().detail).toContain('start it again');

@@ -10,20 +10,22 @@ import type { TokenStore } from '../../src/auth/ports.ts';
 import { startSession, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, PublicError } from '../../src/errors.ts';
 import type { UserDirectory } from '../../src/platform/users.ts';
-import { SESSION_COOKIE } from '../plugins/auth.ts';
+import { sessionCookieName } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { SIGN_IN_RATE_LIMIT } from './session.ts';
 
 const tags = ['session'];
-const PENDING_COOKIE = 'cw_openid';
 const PENDING_PATH = '/v1/session/openid';
 /** Ten minutes to sign in at the provider. */
 const PENDING_MAX_AGE = 600;
 /** Where a person lands after signing in, unless the console asked for a page of its own. */
 export const CONSOLE_HOME = '/console/';
-/** A path on this origin: one leading slash, never two (`//evil.example` is another origin). */
-const LOCAL_PATH = '^/(?![/\\\\])[^\\s]*$';
+/**
+ * A path on this origin: one leading slash, never two or a backslash (`//evil.example` and `/\\evil.example` are
+ * other origins to browsers), printable ASCII only (it becomes a Location header).
+ */
+const LOCAL_PATH = '^/(?![/\\\\])[\\x21-\\x7e]*$';
 
 export interface OpenIdRouteOptions {
   policy: SessionPolicy;
@@ -35,9 +37,11 @@ export interface OpenIdRouteOptions {
 
 export function openIdRoutes(app: FastifyInstance, client: OpenIdClient, users: UserDirectory, tokens: TokenStore, now: () => Date, options: OpenIdRouteOptions): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  // `__Host-` over HTTPS, as the session cookie: no sibling domain can plant a sign-in of its own.
+  const pendingName = options.secureCookies ? '__Host-cw_openid' : 'cw_openid';
   const pendingCookie = (value: string, maxAge: number): string =>
     // Lax, not Strict: the browser comes back from the provider by a cross-site navigation, which must carry it.
-    stringifySetCookie({ name: PENDING_COOKIE, value: value, httpOnly: true, sameSite: 'lax', path: PENDING_PATH, secure: options.secureCookies, maxAge });
+    stringifySetCookie({ name: pendingName, value, httpOnly: true, sameSite: 'lax', path: '/', secure: options.secureCookies, maxAge });
 
   r.get(PENDING_PATH, {
     config: { auth: false, rateLimit: options.signInRateLimit ?? SIGN_IN_RATE_LIMIT },
@@ -78,10 +82,10 @@ export function openIdRoutes(app: FastifyInstance, client: OpenIdClient, users: 
       response: { 302: Type.Null({ description: 'Into the console, signed in.' }), ...errorResponses(400, 401, 403, 502, 500) },
     },
     handler: async (request, reply) => {
-      const pending = readPending(request.headers.cookie);
+      const pending = readPending(request.headers.cookie, pendingName);
       if (!pending) throw new BadRequestError('This sign-in took longer than ten minutes or began in another browser; start it again.');
       if (request.query.error) throw new UnauthorizedError(`The OpenID provider refused the sign-in: ${request.query.error_description ?? request.query.error}`, { tokenPresented: false });
-      const query = request.url.slice(request.url.indexOf('?'));
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
       let account;
       try {
         account = await client.finish(new URL(`${client.settings.redirectUri}${query}`), pending);
@@ -93,7 +97,15 @@ export function openIdRoutes(app: FastifyInstance, client: OpenIdClient, users: 
       const session = await startSession(userId, 'openid', tokens, options.policy, now());
       request.log.info({ token_id: session.record.id, user: userId }, 'console sign-in through OpenID Connect');
       const cookies = [
-        stringifySetCookie({ name: SESSION_COOKIE, value: session.token, httpOnly: true, sameSite: 'strict', path: '/', secure: options.secureCookies, maxAge: options.policy.maxAgeSeconds }),
+        stringifySetCookie({
+          name: sessionCookieName(options.secureCookies),
+          value: session.token,
+          httpOnly: true,
+          sameSite: 'strict',
+          path: '/',
+          secure: options.secureCookies,
+          maxAge: options.policy.maxAgeSeconds,
+        }),
         pendingCookie('', 0),
       ];
       return reply.code(302).header('location', pending.returnTo).header('cache-control', 'no-store').header('set-cookie', cookies).send(null);
@@ -101,8 +113,8 @@ export function openIdRoutes(app: FastifyInstance, client: OpenIdClient, users: 
   });
 }
 
-function readPending(cookieHeader: string | undefined): PendingSignIn | undefined {
-  const raw = cookieHeader ? parseCookie(cookieHeader)[PENDING_COOKIE] : undefined;
+function readPending(cookieHeader: string | undefined, name: string): PendingSignIn | undefined {
+  const raw = cookieHeader ? parseCookie(cookieHeader)[name] : undefined;
   if (!raw) return undefined;
   try {
     const value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Partial<PendingSignIn>;

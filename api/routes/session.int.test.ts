@@ -37,6 +37,14 @@ interface SignedIn {
   setCookie: string;
 }
 
+/** A user with a password of their own (each test signs in its own: sign-ins per user are limited). */
+async function person(): Promise<string> {
+  const user = await p.createUser();
+  const set = await p.app.inject({ method: 'PUT', url: `/v1/users/${user}/password`, headers: bearer(adminToken), payload: { password: PASSWORD } });
+  expect(set.statusCode, set.body).toBe(204);
+  return user;
+}
+
 async function signIn(user = alice, password = PASSWORD): Promise<SignedIn> {
   const res = await p.app.inject({ method: 'POST', url: '/v1/session', payload: { user, password } });
   expect(res.statusCode, res.body).toBe(200);
@@ -68,7 +76,7 @@ describe('signing in', () => {
   });
 
   it('lets the cookie do what the member can, with the CSRF token on every change', async () => {
-    const { cookie, csrf } = await signIn();
+    const { cookie, csrf } = await signIn(alice);
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie } })).statusCode).toBe(200);
     const session = await p.app.inject({ method: 'GET', url: '/v1/session', headers: { cookie } });
     expect(session.json().session).toMatchObject({ user_id: alice, csrf_token: csrf, idle_timeout_seconds: 120 });
@@ -95,7 +103,7 @@ describe('signing in', () => {
   });
 
   it('approves a device sign-in as the signed-in person: the device’s token is not capped at the session', async () => {
-    const { cookie, csrf } = await signIn();
+    const { cookie, csrf } = await signIn(alice);
     const code = (await p.app.inject({ method: 'POST', url: '/v1/device/code', payload: { scope: 'apps:read' } })).json();
     const review = await p.app.inject({ method: 'GET', url: `/v1/device/requests/${code.user_code}`, headers: { cookie } });
     expect(review.json().device_request.scopes).toEqual(['apps:read']);
@@ -112,8 +120,19 @@ describe('signing in', () => {
     expect(res.json().detail).toContain('no console session');
   });
 
+  it('is used only through its cookie: as a bearer token, or as two cookies, it is refused', async () => {
+    const { cookie } = await signIn(await person());
+    const token = cookie.slice('cw_session='.length);
+    const asBearer = await p.app.inject({ method: 'GET', url: '/v1/projects', headers: bearer(token) });
+    expect(asBearer.statusCode).toBe(401);
+    expect(asBearer.json().detail).toContain('only through its cookie');
+    const twice = await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: `${cookie}; ${cookie}` } });
+    expect(twice.statusCode).toBe(401);
+  });
+
   it('expires after the idle timeout unless used, and after the maximum age whatever happens', async () => {
-    const { cookie } = await signIn();
+    const user = await person();
+    const { cookie } = await signIn(user);
     p.clockOffsetMs = 70_000;
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie } })).statusCode).toBe(200);
     // That use was recorded (at most once a minute): idle time now counts from it.
@@ -126,29 +145,40 @@ describe('signing in', () => {
     expect(idle.json().detail).toBe('The session expired after 2 minutes without use; sign in again.');
 
     p.clockOffsetMs = 0;
-    const fresh = await signIn();
+    const fresh = await signIn(user);
     p.clockOffsetMs = 3_600_000;
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: fresh.cookie } })).statusCode).toBe(401);
     p.clockOffsetMs = 0;
   });
 
   it('signs out one session, or every session while personal tokens stay', async () => {
-    const one = await signIn();
+    const user = await person();
+    const one = await signIn(user);
     const out = await p.app.inject({ method: 'DELETE', url: '/v1/session', headers: { cookie: one.cookie, 'x-csrf-token': one.csrf } });
     expect(out.statusCode).toBe(204);
     expect(String(out.headers['set-cookie'])).toMatch(/^cw_session=; Max-Age=0;/);
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: one.cookie } })).statusCode).toBe(401);
 
-    const [a, b] = [await signIn(), await signIn()];
+    const [a, b] = [await signIn(user), await signIn(user)];
     const everywhere = await p.app.inject({ method: 'DELETE', url: '/v1/sessions', headers: { cookie: a.cookie, 'x-csrf-token': a.csrf } });
     expect(everywhere.json().ended).toBeGreaterThanOrEqual(2);
     for (const s of [a, b]) expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: s.cookie } })).statusCode).toBe(401);
     expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: bearer(aliceToken) })).statusCode).toBe(200);
   });
 
-  it('changes one’s own password only with the current one', async () => {
-    const bob = await p.createUser();
-    await p.app.inject({ method: 'PUT', url: `/v1/users/${bob}/password`, headers: bearer(adminToken), payload: { password: PASSWORD } });
+  it('counts every attempt before checking the password, so concurrent guesses cannot slip past', async () => {
+    const user = await person();
+    const guesses = await Promise.all(Array.from({ length: 8 }, () => p.app.inject({ method: 'POST', url: '/v1/session', payload: { user, password: 'guessing guessing' } })));
+    expect(guesses.filter((g) => g.statusCode === 401)).toHaveLength(5);
+    expect(guesses.filter((g) => g.statusCode === 429)).toHaveLength(3);
+  });
+
+  it('changes one’s own password only signed in and with the current one, ending the other sessions', async () => {
+    const bob = await person();
+    const bobToken = await p.tokenFor(bob, ['projects:read']);
+    const withToken = await p.app.inject({ method: 'PUT', url: '/v1/user/password', headers: bearer(bobToken), payload: { current_password: PASSWORD, new_password: 'a brand new passphrase' } });
+    expect(withToken.statusCode).toBe(403);
+    const elsewhere = await signIn(bob);
     const s = await signIn(bob);
     const refused = await p.app.inject({
       method: 'PUT',
@@ -164,10 +194,11 @@ describe('signing in', () => {
       payload: { current_password: PASSWORD, new_password: 'a brand new passphrase' },
     });
     expect(changed.statusCode).toBe(204);
-    await signIn(bob, 'a brand new passphrase');
+    expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: elsewhere.cookie } })).statusCode).toBe(401);
+    expect((await p.app.inject({ method: 'GET', url: '/v1/projects', headers: { cookie: s.cookie } })).statusCode).toBe(200);
   });
 
-  it('holds back a user after five failed attempts, from any address', async () => {
+  it('holds back a user after five attempts from one address', async () => {
     const carol = await p.createUser();
     const attempt = () => p.app.inject({ method: 'POST', url: '/v1/session', payload: { user: carol, password: 'guessing guessing' } });
     for (let i = 0; i < 5; i++) expect((await attempt()).statusCode).toBe(401);

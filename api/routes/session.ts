@@ -4,12 +4,15 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ForbiddenError, UnauthorizedError } from '../../src/auth/errors.ts';
+import { ForbiddenError } from '../../src/auth/errors.ts';
 import { checkPasswordPolicy, hashPassword, PasswordPolicyError, verifyPassword } from '../../src/auth/passwords.ts';
 import type { PasswordStore, TokenStore } from '../../src/auth/ports.ts';
-import { csrfTokenFor, endAllSessions, signInWithPassword, type Session, type SessionPolicy } from '../../src/auth/sessions.ts';
+import { capSessions, csrfTokenFor, endAllSessions, signInWithPassword, type Session, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
-import { principalOf, SESSION_COOKIE } from '../plugins/auth.ts';
+import { principalOf, sessionCookieName } from '../plugins/auth.ts';
+import { clientAddressKey } from '../plugins/client-address.ts';
+import { UserParams } from '../schemas/user.ts';
+import { pruneInactiveTokensQuietly } from '../../src/auth/personal-tokens.ts';
 import { TokenBuckets, type RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';
 
@@ -17,8 +20,14 @@ const tags = ['session'];
 
 /** Per address: ten attempts, then one every ten seconds (a person mistyping is never held up). */
 export const SIGN_IN_RATE_LIMIT: RateLimitOptions = { perSecond: 0.1, burst: 10 };
-/** Per user, failed attempts only: five, then one a minute, whatever address they come from. */
-const FAILURES_PER_USER = { perSecond: 1 / 60, burst: 5 };
+/**
+ * Attempts per user from one address: five, then one a minute. Per user from all addresses together: thirty,
+ * then one every ten seconds, so guessing from many addresses stays slow while one address guessing cannot
+ * lock the user out of signing in from anywhere else. Counted before the password is checked, so concurrent
+ * attempts cannot slip past.
+ */
+const ATTEMPTS_PER_USER_AND_ADDRESS = { perSecond: 1 / 60, burst: 5 };
+const ATTEMPTS_PER_USER = { perSecond: 1 / 10, burst: 30 };
 
 export interface SessionRouteOptions {
   policy: SessionPolicy;
@@ -39,9 +48,22 @@ const SessionView = Type.Object({
 
 export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, passwords: PasswordStore, now: () => Date, options: SessionRouteOptions): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const failures = new TokenBuckets(FAILURES_PER_USER, 10_000, () => now().getTime());
+  const clock = () => now().getTime();
+  const perUserAndAddress = new TokenBuckets(ATTEMPTS_PER_USER_AND_ADDRESS, 10_000, clock);
+  const perUser = new TokenBuckets(ATTEMPTS_PER_USER, 10_000, clock);
+  /** Counts an attempt for `user` from the request's address; a 429 once either allowance is spent. */
+  const attempt = (request: FastifyRequest, user: string): void => {
+    const pair = `${user}\n${clientAddressKey(request.ip)}`;
+    for (const [buckets, key] of [
+      [perUserAndAddress, pair],
+      [perUser, user],
+    ] as const) {
+      if (buckets.take(key) === undefined) throw new PublicError(429, 'Too many sign-in attempts for this user; try again in a minute.', { 'retry-after': String(buckets.retryAfterSeconds(key)) });
+    }
+  };
+  const sessionCookie = sessionCookieName(options.secureCookies);
   const cookie = (value: string, maxAgeSeconds: number): string =>
-    stringifySetCookie({ name: SESSION_COOKIE, value: value, httpOnly: true, sameSite: 'strict', path: '/', secure: options.secureCookies, maxAge: maxAgeSeconds });
+    stringifySetCookie({ name: sessionCookie, value, httpOnly: true, sameSite: 'strict', path: '/', secure: options.secureCookies, maxAge: maxAgeSeconds });
   const view = (session: Session | { token: string; userId: string; expiresAt: Date }) => {
     const [token, userId, expiresAt] = 'record' in session ? [session.token, session.record.userId, session.record.expiresAt ?? now()] : [session.token, session.userId, session.expiresAt];
     return { user_id: userId, csrf_token: csrfTokenFor(token), expires_at: expiresAt.toISOString(), idle_timeout_seconds: options.policy.idleTimeoutSeconds };
@@ -69,21 +91,17 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       tags,
       summary: 'Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token',
       description:
-        'Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; five failures per user, then one a minute (429 with Retry-After).',
+        'Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After).',
       body: Type.Object({ user: Type.String({ minLength: 1, maxLength: 253 }), password: Password }, { additionalProperties: false }),
       response: { 200: Type.Object({ session: SessionView }), ...errorResponses(401, 429, 500) },
     },
     handler: async (request, reply) => {
       const { user, password } = request.body;
-      if (!failures.hasRoom(user)) throw new PublicError(429, 'Too many failed sign-ins for this user; try again in a minute.', { 'retry-after': String(failures.retryAfterSeconds(user)) });
-      let session: Session;
-      try {
-        session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
-      } catch (err) {
-        if (err instanceof UnauthorizedError) failures.take(user);
-        throw err;
-      }
+      attempt(request, user);
+      const session = await signInWithPassword(user, password, { tokens, passwords }, options.policy, now());
       request.log.info({ token_id: session.record.id, user }, 'console sign-in');
+      await capSessions(user, tokens, now()).catch(() => undefined);
+      await pruneInactiveTokensQuietly(tokens, user, now());
       void reply.header('cache-control', 'no-store').header('set-cookie', cookie(session.token, options.policy.maxAgeSeconds));
       return { session: view(session) };
     },
@@ -98,7 +116,7 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      const token = sessionCookie(request);
+      const token = sessionToken(request, sessionCookie);
       if (!principal.session || !token) throw new NotFoundError('This request is not signed in with a console session.');
       const record = await tokens.getToken(principal.tokenId);
       void reply.header('cache-control', 'no-store');
@@ -144,10 +162,16 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       response: { 204: Type.Null(), ...errorResponses(400, 403, 500) },
     },
     handler: async (request, reply) => {
-      const { userId } = principalOf(request);
-      const stored = await passwords.getPasswordHash(userId);
+      const principal = principalOf(request);
+      // A token (a script's, a device's) never changes the password a person signs in with.
+      if (!principal.session) throw new ForbiddenError('Change your password signed in to the console, not with an access token.');
+      attempt(request, principal.userId);
+      const stored = await passwords.getPasswordHash(principal.userId);
       if (!stored || !(await verifyPassword(request.body.current_password, stored))) throw new ForbiddenError('The current password is wrong.');
-      await passwords.setPasswordHash(userId, await hashed(request.body.new_password), (await tokens.getUser(userId))?.uid);
+      await passwords.setPasswordHash(principal.userId, await hashed(request.body.new_password), (await tokens.getUser(principal.userId))?.uid);
+      // Whoever else was signed in with the old password is signed out.
+      const others = (await tokens.listTokens(principal.userId)).filter((t) => t.session && !t.revoked && t.id !== principal.tokenId);
+      await Promise.all(others.map((t) => tokens.revokeToken(t.id)));
       return reply.code(204).send(null);
     },
   });
@@ -157,7 +181,7 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     schema: {
       tags,
       summary: 'Set a user’s password (administrators): they can then sign in to the console with it',
-      params: Type.Object({ userId: Type.String({ minLength: 1, maxLength: 253, pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$' }) }),
+      params: UserParams,
       body: Type.Object({ password: Password }, { additionalProperties: false }),
       response: { 204: Type.Null(), ...errorResponses(400, 404, 500) },
     },
@@ -181,7 +205,7 @@ async function hashed(password: string): Promise<string> {
   return hashPassword(password);
 }
 
-function sessionCookie(request: FastifyRequest): string | undefined {
+function sessionToken(request: FastifyRequest, name: string): string | undefined {
   if (request.headers.authorization !== undefined || !request.headers.cookie) return undefined;
-  return parseCookie(request.headers.cookie)[SESSION_COOKIE];
+  return parseCookie(request.headers.cookie)[name];
 }

@@ -38,6 +38,7 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
       created_at: expect.any(String),
       expires_at: null,
       state: 'active',
+      session: false,
     });
 
     const projects = await p.app.inject({ method: 'GET', url: '/v1/projects', headers: bearer(plaintext) });

@@ -18,6 +18,7 @@ export function tokenView(token: TokenSummary) {
     created_at: token.createdAt.toISOString(),
     expires_at: token.expiresAt?.toISOString() ?? null,
     state: token.state,
+    session: token.session,
   };
 }
 

@@ -51,6 +51,7 @@ export const Token = Type.Object(
       description: 'From this instant on the token is refused; null: it does not expire.',
     }),
     state: Type.Union([Type.Literal('active'), Type.Literal('expired'), Type.Literal('revoked')]),
+    session: Type.Boolean({ description: 'A sign-in to the web console (held in its cookie), not a personal access token.' }),
   },
   { description: 'An access token as listings show it: never its value, never its hash.' },
 );

@@ -2,7 +2,7 @@
 // and the CSRF token in memory only.
 import { createContext, type ComponentChildren } from 'preact';
 import { useContext, useEffect, useState } from 'preact/hooks';
-import { api, ok, setCsrfToken, whenSignedOut } from './api/client.ts';
+import { api, ok, ProblemError, setCsrfToken, whenSignedOut } from './api/client.ts';
 
 export interface SessionState {
   /** `undefined` while it is being found out. */
@@ -33,7 +33,15 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
       .catch(() => setUserId(null));
   }, []);
   const end = async (request: Promise<unknown>): Promise<void> => {
-    await request.catch(() => undefined);
+    try {
+      await request;
+    } catch (err) {
+      // Still signed in unless the server says the session is gone already.
+      if (!(err instanceof ProblemError && err.status === 401)) {
+        alert(`Signing out failed: ${(err as Error).message}`);
+        return;
+      }
+    }
     setCsrfToken(null);
     setEnded(false);
     setUserId(null);

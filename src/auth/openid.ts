@@ -83,9 +83,11 @@ export class OpenIdClient {
       if (err instanceof OpenIdSignInError) throw err;
       throw new OpenIdSignInError(`The OpenID provider's answer was refused: ${(err as Error).message}`);
     }
-    const merged = { ...claims, ...profile };
-    const email = typeof merged.email === 'string' && merged.email_verified === true ? merged.email.toLowerCase() : undefined;
-    const name = typeof merged.name === 'string' ? merged.name : undefined;
+    // The email and whether it is verified come as a pair from one source (UserInfo when it has an email, else
+    // the ID token): mixing them could call one source's address verified because the other's was.
+    const source: Record<string, unknown> = typeof profile.email === 'string' ? profile : claims;
+    const email = typeof source.email === 'string' && source.email_verified === true ? source.email.toLowerCase() : undefined;
+    const name = typeof profile.name === 'string' ? profile.name : typeof claims.name === 'string' ? claims.name : undefined;
     return { issuer: claims.iss, subject: claims.sub, ...(email ? { email } : {}), ...(name ? { name } : {}) };
   }
 }

@@ -16,6 +16,8 @@ export interface TokenSummary {
   readonly createdAt: Date;
   readonly expiresAt?: Date | undefined;
   readonly state: 'active' | 'expired' | 'revoked';
+  /** A console sign-in rather than a personal access token. */
+  readonly session: boolean;
 }
 
 /** A request to create a personal access token, as the route receives it. */
@@ -127,7 +129,8 @@ export async function revokeOwnToken(principal: Pick<Principal, 'tokenId'>, stor
 
 /** The listing view of a stored token at `now`. */
 export function summarize(token: TokenRecord, now: Date): TokenSummary {
-  const expired = token.expiresAt !== undefined && now.getTime() >= token.expiresAt.getTime();
+  const idle = token.session !== undefined && now.getTime() >= (token.lastUsedAt ?? token.createdAt).getTime() + token.session.idleTimeoutSeconds * 1000;
+  const expired = idle || (token.expiresAt !== undefined && now.getTime() >= token.expiresAt.getTime());
   return {
     id: token.id,
     description: token.description,
@@ -135,5 +138,6 @@ export function summarize(token: TokenRecord, now: Date): TokenSummary {
     createdAt: token.createdAt,
     expiresAt: token.expiresAt,
     state: token.revoked ? 'revoked' : expired ? 'expired' : 'active',
+    session: token.session !== undefined,
   };
 }

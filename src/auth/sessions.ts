@@ -47,6 +47,17 @@ export async function startSession(userId: string, method: 'password' | 'openid'
   return { token, record };
 }
 
+/** Active sessions one user may hold; signing in past that ends the oldest (a sign-in loop cannot fill the cluster). */
+export const MAX_SESSIONS_PER_USER = 20;
+
+/** Ends the user's oldest active sessions beyond {@link MAX_SESSIONS_PER_USER} (the newest kept). */
+export async function capSessions(userId: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<void> {
+  const active = (await tokens.listTokens(userId))
+    .filter((t) => t.session && !t.revoked && (!t.expiresAt || t.expiresAt.getTime() > now.getTime()))
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  await Promise.all(active.slice(MAX_SESSIONS_PER_USER).map((t) => tokens.revokeToken(t.id)));
+}
+
 /**
  * Checks a local account's password and starts a session. An unknown user, a user without a password and a
  * wrong password answer alike and take as long (a decoy hash is verified), so accounts cannot be probed.
@@ -58,8 +69,9 @@ export async function signInWithPassword(
   policy: SessionPolicy,
   now: Date,
 ): Promise<Session> {
-  const user = await deps.tokens.getUser(userId);
-  const hash = user ? await deps.passwords.getPasswordHash(userId) : undefined;
+  // Both lookups whether or not the user exists, so an unknown user takes as long as a known one.
+  const [user, stored] = await Promise.all([deps.tokens.getUser(userId), deps.passwords.getPasswordHash(userId).catch(() => undefined)]);
+  const hash = user ? stored : undefined;
   const ok = hash ? await verifyPassword(password, hash) : await verifyAgainstDecoy(password);
   if (!ok) throw new UnauthorizedError('Unknown user or wrong password.', { tokenPresented: false });
   return startSession(userId, 'password', deps.tokens, policy, now);

@@ -9,6 +9,19 @@ import { createHash } from 'node:crypto';
 import { ForbiddenError } from '../auth/errors.ts';
 import type { OpenIdAccount } from '../auth/openid.ts';
 
+/** A display name from the provider's: control characters and bidirectional overrides left out, 128 at most. */
+function displayName(name: string | undefined): string | undefined {
+  const kept = Array.from(name ?? '')
+    .filter((c) => {
+      const code = c.codePointAt(0) ?? 0;
+      return code >= 0x20 && !(code >= 0x7f && code <= 0x9f) && !(code >= 0x202a && code <= 0x202e) && !(code >= 0x2066 && code <= 0x2069);
+    })
+    .join('')
+    .trim()
+    .slice(0, 128);
+  return kept || undefined;
+}
+
 /** A DNS label from free text: lowercase letters, digits and dashes, at most 40 characters. */
 function slug(text: string): string {
   const label = text
@@ -85,10 +98,12 @@ export class UserDirectory {
   /**
    * The user an OpenID Connect account signs in as, by these rules in order:
    * 1. the user listing the account (`spec.identities`: issuer and subject);
-   * 2. else the one user whose email is the account's verified email: the account is added to their
-   *    identities, so later sign-ins match by rule 1 even if the email changes;
-   * 3. else, with `createUsers`, a new user named after the email's local part (or the subject), made unique
-   *    with a short hash of the account, holding the account, its name and verified email.
+   * 2. else the one user whose email is the account's verified email, who has no account of this provider
+   *    linked yet and is not an administrator: the account is added to their identities, so later sign-ins
+   *    match by rule 1 even if the email changes (an address the provider hands to someone new cannot take
+   *    over a user already linked, and administrators are linked by hand);
+   * 3. else, with `createUsers`, a new user named after the verified email's local part (never after a name the
+   *    account chose), made unique with a short hash of the account, holding the account, its name and email.
    * An email the provider has not verified never matches anyone: anyone can claim any address at some providers.
    *
    * @throws ForbiddenError when no user matches and none may be created, or two users share the email.
@@ -101,6 +116,11 @@ export class UserDirectory {
       const byEmail = users.filter((u) => u.spec.email?.toLowerCase() === account.email);
       if (byEmail.length > 1) throw new ForbiddenError(`Several users have the email ${account.email}; an administrator must link this account to one (User.spec.identities).`);
       const [match] = byEmail;
+      if (match && (match.spec.admin || match.spec.identities?.some((i) => i.issuer === account.issuer))) {
+        throw new ForbiddenError(
+          `The user with the email ${account.email} is linked to another account of this provider, or is an administrator: an administrator must link this account (User.spec.identities).`,
+        );
+      }
       if (match?.metadata?.name) {
         const identities = [...(match.spec.identities ?? []), { issuer: account.issuer, subject: account.subject }];
         if (identities.length > 8) throw new ForbiddenError(`The user ${match.metadata.name} has the most OpenID accounts linked already.`);
@@ -110,14 +130,25 @@ export class UserDirectory {
       }
     }
     if (!createUsers) throw new ForbiddenError('No Cloudwright user is linked to this account; ask an administrator to add you.');
-    const base = slug(account.email?.split('@')[0] ?? account.name ?? 'user');
     const suffix = createHash('sha256').update(`${account.issuer}\n${account.subject}`).digest('hex').slice(0, 6);
-    const userId = this.#users.get(base) ? `${base}-${suffix}` : base;
-    const created = await this.create({ userId, ...(account.name ? { displayName: account.name.slice(0, 128) } : {}), ...(account.email ? { email: account.email } : {}) });
-    const user = await this.#userClient.get('', created.user_id);
-    if (user) await this.#userClient.replace({ ...user, spec: { ...user.spec, identities: [{ issuer: account.issuer, subject: account.subject }] } });
-    await this.#settle(created.user_id, (cached) => cached?.spec.identities?.some((i) => i.subject === account.subject) === true);
-    return created.user_id;
+    const base = account.email ? slug(account.email.split('@')[0] ?? '') : `oidc-${suffix}`;
+    const spec = {
+      ...(displayName(account.name) ? { displayName: displayName(account.name) } : {}),
+      ...(account.email ? { email: account.email } : {}),
+      admin: false,
+      identities: [{ issuer: account.issuer, subject: account.subject }],
+    };
+    // One write, account included; a taken id gets the account's hash (and a race on that, the next sign-in).
+    for (const userId of base === `oidc-${suffix}` ? [base] : [base, `${base}-${suffix}`]) {
+      try {
+        const created = await this.#userClient.create({ metadata: { name: userId }, spec });
+        await this.#settle(userId, (cached) => cached?.metadata?.uid === created.metadata?.uid);
+        return userId;
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+    throw new ForbiddenError('No user id is free for this account; ask an administrator to add you.');
   }
 
   /** @throws ConflictError when the id is taken. */

@@ -23,6 +23,12 @@ api.use({
     if (csrfToken && request.method !== 'GET' && request.method !== 'HEAD') request.headers.set('x-csrf-token', csrfToken);
     return request;
   },
+  onResponse({ request, response }) {
+    // A 401 to a request made with the session (not with a token of its own, as the SQL console's) means the
+    // session is gone.
+    if (response.status === 401 && csrfToken && !request.headers.has('authorization')) onSignedOut?.();
+    return response;
+  },
 });
 
 /** An answer that was not a success, with the problem detail's `detail` as its message. */
@@ -45,6 +51,5 @@ export async function ok<D>(request: Promise<{ data?: D; error?: unknown; respon
   }
   if (answer.response.ok) return answer.data as D;
   const problem = (answer.error ?? {}) as { detail?: string; title?: string };
-  if (answer.response.status === 401 && csrfToken) onSignedOut?.();
   throw new ProblemError(answer.response.status, problem.detail ?? problem.title ?? `The server answered ${answer.response.status}.`);
 }

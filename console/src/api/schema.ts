@@ -943,6 +943,8 @@ export interface paths {
                                 /** @description From this instant on the token is refused; null: it does not expire. */
                                 expires_at: string | null;
                                 state: "active" | "expired" | "revoked";
+                                /** @description A sign-in to the web console (held in its cookie), not a personal access token. */
+                                session: boolean;
                             }[];
                         };
                     };
@@ -1032,6 +1034,8 @@ export interface paths {
                                 /** @description From this instant on the token is refused; null: it does not expire. */
                                 expires_at: string | null;
                                 state: "active" | "expired" | "revoked";
+                                /** @description A sign-in to the web console (held in its cookie), not a personal access token. */
+                                session: boolean;
                             };
                             /** @description The token itself (`cwt_…`). Returned only in this response; store it now, it cannot be shown again. */
                             access_token: string;
@@ -2335,7 +2339,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in to the web console with a local account: sets the session cookie (HttpOnly) and returns its CSRF token
-         * @description Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; five failures per user, then one a minute (429 with Retry-After).
+         * @description Public. An unknown user and a wrong password answer the same 401. Ten attempts per address, then one every ten seconds; per user, five attempts from one address then one a minute, thirty from all addresses then one every ten seconds (429 with Retry-After).
          */
         post: {
             parameters: {
@@ -2732,6 +2736,7 @@ export interface paths {
                 query?: never;
                 header?: never;
                 path: {
+                    /** @description User id: lowercase letters, digits, dashes and dots (a Kubernetes resource name), e.g. `alice`. */
                     userId: string;
                 };
                 cookie?: never;

@@ -2,7 +2,7 @@
 // small console, rotate its token, restore it to a point in time, delete it.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
-import { api, ok } from '../api/client.ts';
+import { api, ok, ProblemError } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
 import { UsageChart } from '../usage-chart.tsx';
 import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
@@ -164,10 +164,20 @@ function SqlConsole({ path }: { path: { projectId: string; database: string } })
     event.preventDefault();
     const sql = field(new FormData(event.currentTarget as HTMLFormElement), 'sql');
     setError(undefined);
+    const mint = async () => (await ok(api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { expires_in_seconds: 3600 } }))).query_token;
+    const query = (queryToken: string) => ok(api.POST('/v1/projects/{projectId}/databases/{database}/query', { params: { path }, body: { sql }, headers: { authorization: `Bearer ${queryToken}` } }));
     try {
-      const queryToken = token ?? (await ok(api.POST('/v1/projects/{projectId}/databases/{database}/query-tokens', { params: { path }, body: { expires_in_seconds: 3600 } }))).query_token;
+      let queryToken = token ?? (await mint());
+      let answer;
+      try {
+        answer = await query(queryToken);
+      } catch (err) {
+        // The page's query token expired or was rotated away: once more with a new one.
+        if (!(err instanceof ProblemError && err.status === 401)) throw err;
+        queryToken = await mint();
+        answer = await query(queryToken);
+      }
       setToken(queryToken);
-      const answer = await ok(api.POST('/v1/projects/{projectId}/databases/{database}/query', { params: { path }, body: { sql }, headers: { authorization: `Bearer ${queryToken}` } }));
       setResult(answer.results[0]);
     } catch (err) {
       setError((err as Error).message);

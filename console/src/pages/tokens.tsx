@@ -49,7 +49,7 @@ export function Tokens() {
       setError((err as Error).message);
     }
   };
-  const list = tokens.data?.tokens.filter((t) => !t.description.startsWith('Console sign-in')) ?? [];
+  const list = tokens.data?.tokens.filter((t) => !t.session) ?? [];
   return (
     <Frame title="Access tokens">
       {made && (
