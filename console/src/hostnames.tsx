@@ -2,7 +2,7 @@
 // managed project domain), publish them, finalize; each binding's state and what it waits for.
 import { useState } from 'preact/hooks';
 import { api, ok } from './api/client.ts';
-import { CopyButton, ErrorNote, field, useLoad } from './ui.tsx';
+import { CopyButton, ErrorNote, field, Head, useLoad } from './ui.tsx';
 
 interface Attached {
   domain: string;
@@ -45,15 +45,7 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
       {list.data && list.data.domains.length > 0 && (
         <table>
           <caption class="visually-hidden">Host names of the app</caption>
-          <thead>
-            <tr>
-              <th scope="col">Host name</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span class="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <Head columns={['Host name', 'State']} action="Action" />
           <tbody>
             {list.data.domains.map((h) => (
               <tr key={h.domain}>

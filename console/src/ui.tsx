@@ -88,3 +88,23 @@ export function field(data: FormData, name: string): string {
   const value = data.get(name);
   return typeof value === 'string' ? value : '';
 }
+
+/** A table's header row: its columns, and a last one for row actions named for screen readers only. */
+export function Head({ columns, action }: { columns: readonly string[]; action?: string }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+        {action && (
+          <th scope="col">
+            <span class="visually-hidden">{action}</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}

@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { Hostnames } from '../hostnames.tsx';
 import { ProjectNav } from '../project-nav.tsx';
-import { ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+import { ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 /** The Ready condition's reasons, in words a person acts on. */
 const REASONS: Record<string, string> = {
@@ -77,16 +77,7 @@ export function AppPage() {
         {builds.data && builds.data.builds.length > 0 && (
           <table>
             <caption class="visually-hidden">Builds, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Build</th>
-                <th scope="col">Uploaded</th>
-                <th scope="col">Size</th>
-                <th scope="col">
-                  <span class="visually-hidden">Action</span>
-                </th>
-              </tr>
-            </thead>
+            <Head columns={['Build', 'Uploaded', 'Size']} action="Action" />
             <tbody>
               {builds.data.builds.map((b) => (
                 <tr key={b.build_id}>
@@ -154,15 +145,7 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
       {entries.length > 0 && (
         <table>
           <caption class="visually-hidden">Environment variables</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Value</th>
-              <th scope="col">
-                <span class="visually-hidden">Action</span>
-              </th>
-            </tr>
-          </thead>
+          <Head columns={['Key', 'Value']} action="Action" />
           <tbody>
             {entries.map(([key, v]) => (
               <tr key={key}>

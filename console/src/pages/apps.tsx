@@ -1,7 +1,7 @@
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
-import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
+import { ErrorNote, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 export function Apps() {
   const { params } = useRoute();
@@ -20,13 +20,7 @@ export function Apps() {
       {data && data.apps.length > 0 && (
         <table>
           <caption class="visually-hidden">Apps</caption>
-          <thead>
-            <tr>
-              <th scope="col">App</th>
-              <th scope="col">Status</th>
-              <th scope="col">Active build</th>
-            </tr>
-          </thead>
+          <Head columns={['App', 'Status', 'Active build']} />
           <tbody>
             {data.apps.map((a) => (
               <tr key={a.app_id}>

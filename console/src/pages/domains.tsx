@@ -5,7 +5,7 @@ import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
-import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 export function Domains() {
   const projectId = useRoute().params.project ?? '';
@@ -149,17 +149,7 @@ export function DomainPage() {
         {records.data && records.data.records.length > 0 && (
           <table>
             <caption class="visually-hidden">Records of {path.domain}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Values</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Action</span>
-                </th>
-              </tr>
-            </thead>
+            <Head columns={['Name', 'Type', 'Values', 'Status']} action="Action" />
             <tbody>
               {records.data.records.map((r) =>
                 editing === r.record_id ? (

@@ -3,7 +3,7 @@ import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
-import { ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+import { ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 export function Members() {
   const projectId = useRoute().params.project ?? '';
@@ -43,15 +43,7 @@ export function Members() {
       {members.data && (
         <table>
           <caption class="visually-hidden">Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">User</th>
-              <th scope="col">Role</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <Head columns={['User', 'Role']} action="Actions" />
           <tbody>
             {members.data.members.map((m) => (
               <tr key={m.user_id}>

@@ -2,7 +2,7 @@
 // listed without their values, revoked.
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
-import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
+import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 const SCOPES = [
   'projects:read',
@@ -92,16 +92,7 @@ export function Tokens() {
         {list.length > 0 && (
           <table>
             <caption class="visually-hidden">Your tokens, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Token</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Action</span>
-                </th>
-              </tr>
-            </thead>
+            <Head columns={['Token', 'Scopes', 'State']} action="Action" />
             <tbody>
               {list.map((t) => (
                 <tr key={t.token_id}>
