@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { parseCookie } from 'cookie';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import { authorize, ForbiddenError, PrincipalCache, requireScope, UnauthorizedError, type Principal, type Scope, type TokenStore } from '../../src/auth/index.ts';
 import { csrfTokenFor } from '../../src/auth/sessions.ts';
@@ -33,6 +33,17 @@ declare module 'fastify' {
 export function sessionCookieName(secure: boolean): string {
   return secure ? '__Host-cw_session' : 'cw_session';
 }
+/** The `set-cookie` value that stores a session (or, with `''` and 0, clears it): HttpOnly, SameSite=Strict. */
+export function sessionSetCookie(secure: boolean, value: string, maxAgeSeconds: number): string {
+  return stringifySetCookie({ name: sessionCookieName(secure), value, httpOnly: true, sameSite: 'strict', path: '/', secure, maxAge: maxAgeSeconds });
+}
+
+/** The session cookie a request carries without an `Authorization` header, as the auth hook reads it. */
+export function sessionCookieOf(request: FastifyRequest, name: string): string | undefined {
+  if (request.headers.authorization !== undefined || request.headers.cookie === undefined) return undefined;
+  return parseCookie(request.headers.cookie)[name];
+}
+
 /** The header carrying a session's CSRF token on state-changing requests. */
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -44,12 +55,10 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 function credentialOf(request: FastifyRequest, cookieName: string): { header: string | undefined; session?: string } {
   const header = request.headers.authorization;
-  if (header !== undefined || request.headers.cookie === undefined) return { header };
-  const cookie = request.headers.cookie;
-  const session = parseCookie(cookie)[cookieName];
+  const session = sessionCookieOf(request, cookieName);
   if (!session) return { header };
   // Two cookies of the name (one planted for a parent domain, say): which the browser meant is unknowable.
-  if (cookie.split(';').filter((pair) => pair.trim().startsWith(`${cookieName}=`)).length > 1) {
+  if ((request.headers.cookie ?? '').split(';').filter((pair) => pair.trim().startsWith(`${cookieName}=`)).length > 1) {
     throw new UnauthorizedError('The request carries the session cookie twice; sign in again.', { tokenPresented: true });
   }
   return { header: `Bearer ${session}`, session };
@@ -105,6 +114,8 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
   const failures = failedAuthentications(options.failureLimit, now);
   const refusals: Refusals = { failures, charge: options.chargeRefusal ?? (() => true) };
   const cookieName = options.sessionCookie ?? sessionCookieName(true);
+  // One record of session use for every route, so a session is touched once a minute however many it calls.
+  const sessions = sessionUse(tokens, now);
   app.addHook('onRoute', (route) => {
     const requirement = route.config?.auth;
     if (requirement === undefined) {
@@ -126,7 +137,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
-    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now, cookieName));
+    if (requirement !== false) appendOnRequest(route, authorizeFor(requirement, principals, refusals, tokens, now, cookieName, sessions));
   });
   app.decorateRequest('principal', undefined);
 }
@@ -137,8 +148,7 @@ interface Refusals {
 }
 
 /** The onRequest hook of a route that needs `requirement`. */
-function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date, cookieName: string): onRequestHookHandler {
-  const sessions = sessionUse(tokens, now);
+function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refusals: Refusals, tokens: TokenStore, now: () => Date, cookieName: string, sessions: SessionUse): onRequestHookHandler {
   const admit = async (request: FastifyRequest, principal: Principal, cookie: string | undefined): Promise<void> => {
     if (cookie !== undefined) {
       // Only a console session may ride in the cookie; a personal access token is sent as a header.
@@ -206,7 +216,11 @@ const TOUCH_INTERVAL_MS = 60_000;
  * Records that sessions are in use (`TokenStore.touchToken`), at most once a minute each, in the
  * background: their idle expiry counts from there. A failed write only makes a session look idle sooner.
  */
-function sessionUse(tokens: TokenStore, now: () => Date): { touch(principal: Principal): void } {
+interface SessionUse {
+  touch(principal: Principal): void;
+}
+
+function sessionUse(tokens: TokenStore, now: () => Date): SessionUse {
   const pending = new Set<string>();
   return {
     touch(principal) {

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { PAGE_HEADERS } from './page-headers.ts';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -28,9 +29,7 @@ export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; '),
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  ...PAGE_HEADERS,
   'cross-origin-opener-policy': 'same-origin',
 };
 

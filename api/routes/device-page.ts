@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { DEVICE_CODE_LIFETIME_SECONDS } from '../../src/auth/index.ts';
+import { PAGE_HEADERS } from './page-headers.ts';
 
 // The verification page of the device flow (`verification_uri`): one self-contained HTML document, no
 // external assets. A person signed in to the console (the session cookie) approves as themself: the script
@@ -115,9 +116,7 @@ export const DEVICE_PAGE_HEADERS: Readonly<Record<string, string>> = {
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; '),
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  ...PAGE_HEADERS,
   'cache-control': 'no-store',
 };
 

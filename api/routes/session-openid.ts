@@ -10,7 +10,7 @@ import type { TokenStore } from '../../src/auth/ports.ts';
 import { startSession, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, PublicError } from '../../src/errors.ts';
 import type { UserDirectory } from '../../src/platform/users.ts';
-import { sessionCookieName } from '../plugins/auth.ts';
+import { sessionSetCookie } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { SIGN_IN_RATE_LIMIT } from './session.ts';
@@ -96,18 +96,7 @@ export function openIdRoutes(app: FastifyInstance, client: OpenIdClient, users: 
       const userId = await users.userForOpenId(account, options.createUsers);
       const session = await startSession(userId, 'openid', tokens, options.policy, now());
       request.log.info({ token_id: session.record.id, user: userId }, 'console sign-in through OpenID Connect');
-      const cookies = [
-        stringifySetCookie({
-          name: sessionCookieName(options.secureCookies),
-          value: session.token,
-          httpOnly: true,
-          sameSite: 'strict',
-          path: '/',
-          secure: options.secureCookies,
-          maxAge: options.policy.maxAgeSeconds,
-        }),
-        pendingCookie('', 0),
-      ];
+      const cookies = [sessionSetCookie(options.secureCookies, session.token, options.policy.maxAgeSeconds), pendingCookie('', 0)];
       return reply.code(302).header('location', pending.returnTo).header('cache-control', 'no-store').header('set-cookie', cookies).send(null);
     },
   });

@@ -1,15 +1,14 @@
 // People signing in to the web console: a local account's password gives a session (an access token in an
 // HttpOnly cookie, src/auth/sessions.ts); the console reads its CSRF token here and signs out here.
-import { parseCookie, stringifySetCookie } from 'cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ForbiddenError } from '../../src/auth/errors.ts';
 import { checkPasswordPolicy, hashPassword, PasswordPolicyError, verifyPassword } from '../../src/auth/passwords.ts';
 import type { PasswordStore, TokenStore } from '../../src/auth/ports.ts';
-import { capSessions, csrfTokenFor, endAllSessions, signInWithPassword, type Session, type SessionPolicy } from '../../src/auth/sessions.ts';
+import { activeSessions, capSessions, csrfTokenFor, endAllSessions, signInWithPassword, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
-import { principalOf, sessionCookieName } from '../plugins/auth.ts';
+import { principalOf, sessionCookieName, sessionCookieOf, sessionSetCookie } from '../plugins/auth.ts';
 import { clientAddressKey } from '../plugins/client-address.ts';
 import { UserParams } from '../schemas/user.ts';
 import { pruneInactiveTokensQuietly } from '../../src/auth/personal-tokens.ts';
@@ -62,12 +61,13 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     }
   };
   const sessionCookie = sessionCookieName(options.secureCookies);
-  const cookie = (value: string, maxAgeSeconds: number): string =>
-    stringifySetCookie({ name: sessionCookie, value, httpOnly: true, sameSite: 'strict', path: '/', secure: options.secureCookies, maxAge: maxAgeSeconds });
-  const view = (session: Session | { token: string; userId: string; expiresAt: Date }) => {
-    const [token, userId, expiresAt] = 'record' in session ? [session.token, session.record.userId, session.record.expiresAt ?? now()] : [session.token, session.userId, session.expiresAt];
-    return { user_id: userId, csrf_token: csrfTokenFor(token), expires_at: expiresAt.toISOString(), idle_timeout_seconds: options.policy.idleTimeoutSeconds };
-  };
+  const cookie = (value: string, maxAgeSeconds: number): string => sessionSetCookie(options.secureCookies, value, maxAgeSeconds);
+  const view = (token: string, userId: string, expiresAt: Date | undefined) => ({
+    user_id: userId,
+    csrf_token: csrfTokenFor(token),
+    expires_at: (expiresAt ?? now()).toISOString(),
+    idle_timeout_seconds: options.policy.idleTimeoutSeconds,
+  });
 
   r.get('/v1/session/methods', {
     config: { auth: false },
@@ -103,7 +103,7 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       await capSessions(user, tokens, now()).catch(() => undefined);
       await pruneInactiveTokensQuietly(tokens, user, now());
       void reply.header('cache-control', 'no-store').header('set-cookie', cookie(session.token, options.policy.maxAgeSeconds));
-      return { session: view(session) };
+      return { session: view(session.token, session.record.userId, session.record.expiresAt) };
     },
   });
 
@@ -116,11 +116,10 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     },
     handler: async (request, reply) => {
       const principal = principalOf(request);
-      const token = sessionToken(request, sessionCookie);
+      const token = sessionCookieOf(request, sessionCookie);
       if (!principal.session || !token) throw new NotFoundError('This request is not signed in with a console session.');
-      const record = await tokens.getToken(principal.tokenId);
       void reply.header('cache-control', 'no-store');
-      return { session: view({ token, userId: principal.userId, expiresAt: record?.expiresAt ?? now() }) };
+      return { session: view(token, principal.userId, principal.expiresAt) };
     },
   });
 
@@ -170,7 +169,7 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       if (!stored || !(await verifyPassword(request.body.current_password, stored))) throw new ForbiddenError('The current password is wrong.');
       await passwords.setPasswordHash(principal.userId, await hashed(request.body.new_password), (await tokens.getUser(principal.userId))?.uid);
       // Whoever else was signed in with the old password is signed out.
-      const others = (await tokens.listTokens(principal.userId)).filter((t) => t.session && !t.revoked && t.id !== principal.tokenId);
+      const others = (await activeSessions(principal.userId, tokens, now())).filter((t) => t.id !== principal.tokenId);
       await Promise.all(others.map((t) => tokens.revokeToken(t.id)));
       return reply.code(204).send(null);
     },
@@ -203,9 +202,4 @@ async function hashed(password: string): Promise<string> {
     throw err;
   }
   return hashPassword(password);
-}
-
-function sessionToken(request: FastifyRequest, name: string): string | undefined {
-  if (request.headers.authorization !== undefined || !request.headers.cookie) return undefined;
-  return parseCookie(request.headers.cookie)[name];
 }

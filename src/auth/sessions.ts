@@ -52,9 +52,7 @@ export const MAX_SESSIONS_PER_USER = 20;
 
 /** Ends the user's oldest active sessions beyond {@link MAX_SESSIONS_PER_USER} (the newest kept). */
 export async function capSessions(userId: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<void> {
-  const active = (await tokens.listTokens(userId))
-    .filter((t) => t.session && !t.revoked && (!t.expiresAt || t.expiresAt.getTime() > now.getTime()))
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+  const active = (await activeSessions(userId, tokens, now)).sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
   await Promise.all(active.slice(MAX_SESSIONS_PER_USER).map((t) => tokens.revokeToken(t.id)));
 }
 
@@ -86,9 +84,14 @@ export function csrfTokenFor(sessionToken: string): string {
   return createHash('sha256').update(`cloudwright-csrf:${sessionToken}`).digest('base64url');
 }
 
+/** The user's sessions neither revoked nor past their absolute expiry. */
+export async function activeSessions(userId: string, tokens: Pick<TokenStore, 'listTokens'>, now: Date): Promise<TokenRecord[]> {
+  return (await tokens.listTokens(userId)).filter((t) => t.session && !t.revoked && (!t.expiresAt || t.expiresAt.getTime() > now.getTime()));
+}
+
 /** Revokes every active session of the user ("sign out everywhere"); returns how many. */
 export async function endAllSessions(userId: string, tokens: Pick<TokenStore, 'listTokens' | 'revokeToken'>, now: Date): Promise<number> {
-  const active = (await tokens.listTokens(userId)).filter((t) => t.session && !t.revoked && (!t.expiresAt || t.expiresAt.getTime() > now.getTime()));
+  const active = await activeSessions(userId, tokens, now);
   await Promise.all(active.map((t) => tokens.revokeToken(t.id)));
   return active.length;
 }

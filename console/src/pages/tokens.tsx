@@ -1,24 +1,12 @@
 // Personal access tokens: made here with the scopes chosen, the plaintext shown once with a copy button,
 // listed without their values, revoked.
 import { useState } from 'preact/hooks';
+import { SCOPE_NAMES } from '../../../src/auth/scopes.ts';
 import { api, ok } from '../api/client.ts';
 import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
-const SCOPES = [
-  'projects:read',
-  'projects:write',
-  'apps:read',
-  'apps:write',
-  'deploys:write',
-  'env:read',
-  'env:write',
-  'databases:read',
-  'databases:write',
-  'domain:read',
-  'domain:write',
-  'tokens:read',
-  'tokens:write',
-];
+// The API's own scope catalog (bundled with the console), less `admin`, which a console session never holds.
+const SCOPES = SCOPE_NAMES.filter((scope) => scope !== 'admin');
 
 export function Tokens() {
   const tokens = useLoad(() => ok(api.GET('/v1/tokens')));
