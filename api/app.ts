@@ -22,6 +22,8 @@ import { deviceRoutes } from './routes/device.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 import { appRoutes } from './routes/apps.ts';
+import { appLogRoutes } from './routes/app-logs.ts';
+import { AppLogSource } from '../src/platform/app-log-source.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
@@ -71,6 +73,8 @@ export interface PlatformDependencies {
   passwords?: PasswordStore;
   /** SQL databases; without them (no CW_DB_URL) those routes are not served. */
   databases?: DatabaseServices;
+  /** Apps' live logs, read from the runtime replicas; absent: the route streams nothing (no replica). */
+  appLogs?: AppLogSource;
 }
 
 export const API_VERSION = '0.1.0';
@@ -171,6 +175,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
       if (openId) openIdRoutes(app, openId.client, deps.platform.users, deps.platform.tokens, now, { ...common, createUsers: openId.createUsers });
     }
     appRoutes(app, deps.platform.apps);
+    appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }));
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
     if (deps.platform.dns) {

@@ -19,6 +19,7 @@ import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
 import { OpenIdClient } from '../src/auth/openid.ts';
 import type { ApiConfig } from './config.ts';
 import type { ReadinessCheck } from './routes/health.ts';
+import { AppLogSource } from '../src/platform/app-log-source.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
 import { startServer } from './server.ts';
 
@@ -86,6 +87,7 @@ export async function main(config: ApiConfig): Promise<void> {
         ...appServices,
         dns,
         ...(databases ? { databases } : {}),
+        appLogs: new AppLogSource(runtimeReplicas),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },

@@ -36,7 +36,8 @@ beforeAll(async () => {
   const dns = { CW_DNS_PARENT_SERVER: parent.address, CW_DNS_RESOLVER: parent.address, CW_DNS_TIMEOUT_MS: '2000', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, CW_RUNTIME_DNS_IPV4: '127.0.0.1' };
   const started = await Promise.all([
     startRuntime('cw-runtime-cli', member.project, running),
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns, CW_DB_URL: db.url } }),
+    // POD_NAMESPACE: the runtime replica reports in the project's namespace here, where the API reads app logs.
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns, CW_DB_URL: db.url, POD_NAMESPACE: member.project } }),
     startOperator(member.project, running, { ...dnsTestEnv(), ...dns, ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
   ]);
   [runtime, api] = started;
@@ -210,6 +211,38 @@ describe('apps, deploys, environment and rollback', () => {
     });
     expect(removed.deleted).toMatchObject({ build_artifacts: 2, environment_keys: 1 });
     expect(await served(appHost)).toMatch(/^404 /);
+  });
+
+  it('follows an app’s logs: console lines and exceptions as they happen, then the recent ones filtered, as text and JSON', { timeout: 60_000 }, async () => {
+    const dir = join(script.home, 'logger');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'worker.js'),
+      `export default { fetch(req) { const p = new URL(req.url).pathname; console.log('logger serving', p); if (p === '/boom') throw new Error('logger exploded'); return new Response('ok'); } };\n`,
+    );
+    const deployed = await cw(script, ['deploy', dir]);
+    expect(deployed.code, deployed.stderr).toBe(0);
+    const host = `logger.${member.project}.${BASE_DOMAIN}`;
+
+    const following = startCw(script, ['logs', 'logger', '--recent', '0']);
+    await following.waitFor(/Following logger on 1 runtime replica/);
+    await send(runtime.port, host, '/hi');
+    await send(runtime.port, host, '/boom');
+    await following.waitFor(/GET http:\/\/logger\.\S+\/hi 200[\s\S]*log {3}logger serving \/hi/);
+    await following.waitFor(/GET http:\/\/logger\.\S+\/boom --- exception[\s\S]*throw Error: logger exploded/);
+    following.interrupt();
+    await following.done;
+
+    const recent = await cw(script, ['logs', 'logger', '--no-follow', '--json', '--status', 'exception']);
+    expect(recent.code, recent.stderr).toBe(0);
+    const lines = recent.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { request: { url: string }; exceptions: { message: string }[] });
+    expect(lines.map((e) => [new URL(e.request.url).pathname, e.exceptions[0]?.message])).toEqual([['/boom', 'logger exploded']]);
+    expectOneLineError(await cw(script, ['logs', 'logger', '--status', 'teapot']), 2, /unknown --status teapot/);
+    expectOneLineError(await cw(script, ['logs', 'nope', '--no-follow']), 1, /nope/);
+    expect((await cw(script, ['apps', 'rm', 'logger', '--yes'])).code).toBe(0);
   });
 
   it('answers every mistake with one line and a non-zero exit, and changes nothing', async () => {

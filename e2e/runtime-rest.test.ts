@@ -10,6 +10,8 @@ import { listAll } from '../src/object-store/list-all.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { appArtifactPrefix } from '../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { send } from '../src/workerd/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import type { Service } from './harness/process.ts';
@@ -40,7 +42,8 @@ beforeAll(async () => {
   const started = await Promise.all([
     startRuntime('cw-runtime-rest-a', member.project, running),
     startRuntime('cw-runtime-rest-b', member.project, running),
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN } }),
+    // The replicas report in the project's namespace here: the API finds them there (app logs).
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, POD_NAMESPACE: member.project } }),
   ]);
   runtimes = [started[0], started[1]];
   api = started[2];
@@ -159,5 +162,65 @@ describe('runtime apps through the REST API', () => {
     const leftArtifacts: string[] = [];
     for await (const object of listAll(bucket, appArtifactPrefix(project, 'hello'))) leftArtifacts.push(object.key);
     expect(leftArtifacts).toEqual([]);
+  });
+
+  it('streams an app’s logs from every replica: console lines and exceptions within a second, filtered, its own only', { timeout: 120_000 }, async () => {
+    const project = member.project;
+    const logger = (name: string) =>
+      packWorker(`export default { fetch(request) {
+  const path = new URL(request.url).pathname;
+  console.log('${name} serving', path);
+  if (path === '/boom') throw new Error('${name} exploded');
+  return new Response('${name} ok');
+} };\n`);
+    for (const name of ['chatty', 'quiet']) {
+      await ok(201, 'POST', '/apps', { name });
+      await ok(200, 'POST', `/apps/${name}/deployments`, logger(name), 'application/octet-stream');
+      await servedEverywhere(runtimes, `${name}.${project}.${BASE_DOMAIN}`, `${name} ok`);
+    }
+    const headers = { authorization: `Bearer ${member.token}` };
+    const url = `${api?.url}/v1/projects/${project}/apps/chatty/logs`;
+    const stream = await EventStream.open(`${url}?recent=0`, { headers });
+    expect([stream.status, stream.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    expect(await stream.next({ events: true })).toEqual({ event: 'live', data: { replicas: 2 } });
+
+    // One request to each replica, one that throws, and one to the other app (never shown here).
+    const sent = performance.now();
+    await send(runtimes[0]!.port, `chatty.${project}.${BASE_DOMAIN}`, '/first', { headers: { authorization: 'Bearer app-secret' } });
+    await send(runtimes[1]!.port, `chatty.${project}.${BASE_DOMAIN}`, '/boom');
+    await send(runtimes[0]!.port, `quiet.${project}.${BASE_DOMAIN}`, '/');
+    const got: Record<string, unknown>[] = [];
+    while (got.length < 2) {
+      const message = await stream.next({ events: true });
+      expect(message && 'event' in message && message.event).toBe('log');
+      if (message && 'event' in message) got.push(message.data as Record<string, unknown>);
+    }
+    const latency = performance.now() - sent;
+    timings['logs: request → event'] = Math.round(latency);
+    expect(latency).toBeLessThan(1000);
+    const byPath = Object.fromEntries(got.map((e) => [new URL((e.request as { url: string }).url).pathname, e]));
+    expect(byPath['/first']).toMatchObject({ replica: runtimes[0]!.name, status: 200, outcome: 'ok', logs: [{ level: 'log', message: 'chatty serving /first' }], exceptions: [] });
+    expect(byPath['/boom']).toMatchObject({ replica: runtimes[1]!.name, outcome: 'exception', exceptions: [{ name: 'Error', message: 'chatty exploded' }] });
+    expect(JSON.stringify(got)).not.toContain('app-secret');
+    stream.close();
+
+    // The first screen from the replicas' recent buffers, merged in time order; filters; an end without follow.
+    const recent = async (query: string) => {
+      const res = await fetch(`${url}?follow=false&${query}`, { headers });
+      expect(res.status).toBe(200);
+      return (await res.text())
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => JSON.parse(line.slice(6)) as { request: { url: string }; time: string });
+    };
+    const all = await recent('recent=100');
+    // The '/' requests are the harness's checks that each replica serves the app.
+    expect(all.map((e) => new URL(e.request.url).pathname).filter((path) => path !== '/')).toEqual(['/first', '/boom']);
+    expect(all.map((e) => e.time)).toEqual(all.map((e) => e.time).toSorted());
+    expect((await recent('status=5xx,exception')).map((e) => new URL(e.request.url).pathname)).toEqual(['/boom']);
+    expect((await recent('search=FIRST')).map((e) => new URL(e.request.url).pathname)).toEqual(['/first']);
+    expect((await call('GET', '/apps/chatty/logs?status=6xx')).status).toBe(400);
+    expect((await call('GET', '/apps/nope/logs?follow=false')).status).toBe(404);
+    for (const name of ['chatty', 'quiet']) await ok(200, 'DELETE', `/apps/${name}`);
   });
 });

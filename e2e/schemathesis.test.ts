@@ -101,6 +101,10 @@ parameters = { "path.projectId" = ${JSON.stringify(spareProject)} }
 [[operations]]
 include-name = "DELETE /v1/user/token"
 headers = { Authorization = ${JSON.stringify(`Bearer ${signOutDecoy}`)} }
+
+[[operations]]
+include-name = "GET /v1/projects/{projectId}/apps/{appId}/logs"
+parameters = { "query.follow" = "false" }
 `;
 }
 

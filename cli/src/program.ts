@@ -8,6 +8,7 @@ import { registerDeploy } from './commands/deploy.ts';
 import { registerDomains } from './commands/domains.ts';
 import { registerEnv } from './commands/env.ts';
 import { registerHostnames } from './commands/hostnames.ts';
+import { registerLogs } from './commands/logs.ts';
 import { registerProjects } from './commands/projects.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { paint } from './output.ts';
@@ -34,6 +35,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerProjects(program);
   registerApps(program);
   registerDeploy(program);
+  registerLogs(program);
   registerEnv(program);
   registerHostnames(program);
   registerDomains(program);

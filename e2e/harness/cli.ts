@@ -62,6 +62,8 @@ export interface RunningCw {
   output(): string;
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   type(text: string): void;
+  /** Ctrl-C, as a person stops a command that follows something. */
+  interrupt(): void;
   done: Promise<CwResult>;
 }
 
@@ -99,6 +101,7 @@ export function startCw(user: CwUser, args: readonly string[], options: CwOption
     output,
     done,
     type: (text) => child.stdin.write(text),
+    interrupt: () => child.kill('SIGINT'),
     waitFor: (pattern, timeoutMs = 15_000) =>
       new Promise((resolve, reject) => {
         const check = (): void => {

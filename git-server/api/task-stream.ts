@@ -6,6 +6,7 @@
 // client goes away: the task then loses the listener.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
+import { EVENT_STREAM_HEADERS, sseEvent } from '../../src/event-stream.ts';
 import type { TaskRecord } from '../tasks/task-record.ts';
 import type { Task } from '../tasks/task.ts';
 
@@ -21,11 +22,6 @@ export function wantsEventStream(request: FastifyRequest): boolean {
 /** The terminal event of an ended task. */
 export function terminalEvent(record: TaskRecord): 'result' | 'error' {
   return record.state === 'succeeded' ? 'result' : 'error';
-}
-
-/** One SSE event: its name and one line of JSON. */
-export function sseEvent(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
 /** Answers `reply` with the task's event stream (200). */
@@ -55,6 +51,6 @@ export function streamTask(reply: FastifyReply, task: Task, keepaliveMs: number,
   }
   return reply
     .code(200)
-    .headers({ ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' })
+    .headers({ ...headers, ...EVENT_STREAM_HEADERS })
     .send(out);
 }

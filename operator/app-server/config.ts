@@ -20,6 +20,8 @@ export interface RuntimeServerConfig {
   /** Probes, metrics and `/apps/{namespace}/{app}`. */
   readonly statusPort: number;
   readonly statusHost: string;
+  /** How cw-api reaches the status port (app logs): CW_RUNTIME_STATUS_URL, else from POD_IP; absent: from statusHost. */
+  readonly statusURL?: string;
   /** Default hosts are `<app>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
@@ -76,6 +78,10 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const s3 = s3ConfigFromEnv(read);
   const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
   const workerdBinary = read.optional('CW_WORKERD_BIN');
+  const podIP = read.optional('POD_IP');
+  const statusURL =
+    read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081') ??
+    (podIP ? `http://${podIP.includes(':') ? `[${podIP}]` : podIP}:${statusPort}` : undefined);
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(watchNamespace ? { watchNamespace } : {}),
@@ -83,6 +89,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     host: read.string('CW_RUNTIME_HOST', '0.0.0.0'),
     statusPort,
     statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
+    ...(statusURL ? { statusURL } : {}),
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),

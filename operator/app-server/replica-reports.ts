@@ -4,6 +4,8 @@ import type { RuntimeAppReport } from './report.ts';
 /** What a replica publishes: whether it takes traffic, and its reports (already in key order). */
 export interface ReplicaSnapshot {
   readonly ready: boolean;
+  /** Where cw-api reaches this replica's status port (app logs). */
+  readonly statusURL?: string;
   readonly apps: readonly RuntimeAppReport[];
 }
 
@@ -23,7 +25,7 @@ export function replicaSpec(snapshot: ReplicaSnapshot, maxApps = MAX_REPORTED_AP
     apps.push(report);
   }
   const omitted = snapshot.apps.length - apps.length;
-  return { ready: snapshot.ready, apps, ...(omitted > 0 ? { omittedApps: omitted } : {}) };
+  return { ready: snapshot.ready, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}), apps, ...(omitted > 0 ? { omittedApps: omitted } : {}) };
 }
 
 function clip(message: string): string {

@@ -98,6 +98,15 @@ export class RuntimeServer {
     });
   }
 
+  /** Where cw-api reaches the status port: configured, or this machine's when the port is on every address or loopback. */
+  #statusURL(): string | undefined {
+    const { statusURL, statusHost } = this.#config;
+    if (statusURL) return statusURL;
+    if (this.#status === undefined) return undefined;
+    const host = ['0.0.0.0', '::', ''].includes(statusHost) ? '127.0.0.1' : statusHost;
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.#status.port}`;
+  }
+
   async start(): Promise<void> {
     const config = this.#config;
     this.#status = await startStatusServer({
@@ -108,6 +117,7 @@ export class RuntimeServer {
       ready: () => this.ready(),
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
+      logs: () => this.#engine?.logs,
     });
     this.#log.info('serving status, probes and metrics', { port: this.#status.port });
 
@@ -170,7 +180,7 @@ export class RuntimeServer {
       kube,
       identity: config.replica,
       leaseDurationSeconds: config.leaseDurationSeconds,
-      snapshot: () => ({ ready: this.ready(), apps: this.reports() }),
+      snapshot: () => ({ ready: this.ready(), statusURL: this.#statusURL(), apps: this.reports() }),
       log: this.#log.child({ component: 'replica' }),
     }));
     await publisher.start();

@@ -2,8 +2,11 @@ import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeAppReport } from './report.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
+import { AppLogs, type AppLogEntry } from '../../src/workerd/app-logs.ts';
+import { EventStream } from '../../git-server/api/testing/event-stream-client.ts';
 
 const report: RuntimeAppReport = { namespace: 'p', app: 'a', servingBuildId: 'b-1', hosts: ['a.p.apps.localhost'], url: 'https://a.p.apps.localhost', servedGeneration: 1, observedGeneration: 1 };
+const logs = new AppLogs();
 let server: StatusServer | undefined;
 afterEach(async () => server?.close());
 
@@ -17,6 +20,7 @@ async function start(ready: boolean) {
     ready: () => ready,
     report: (namespace, app) => (namespace === 'p' && app === 'a' ? report : undefined),
     reports: () => [report],
+    logs: () => logs,
   });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -40,5 +44,20 @@ describe('status server', () => {
     expect((await fetch(`${url}/readyz`)).status).toBe(503);
     expect((await fetch(`${url}/metrics`)).status).toBe(200);
     expect((await fetch(`${url}/apps/p/a`, { method: 'POST' })).status).toBe(405);
+  });
+
+  it('streams an app’s recent log entries, then its new ones as they come, and none of another app', async () => {
+    const url = await start(true);
+    const entry = (buildId: string): AppLogEntry => ({ time: new Date().toISOString(), buildId, outcome: 'ok', status: 200, logs: [], exceptions: [] });
+    logs.add('p/a', entry('old-1'));
+    logs.add('p/a', entry('old-2'));
+    const stream = await EventStream.open(`${url}/apps/p/a/logs?recent=1`);
+    expect([stream.status, stream.headers['content-type']]).toEqual([200, 'text/event-stream']);
+    expect(await stream.next()).toEqual({ event: 'log', data: expect.objectContaining({ buildId: 'old-2' }) });
+    expect(await stream.next()).toEqual({ event: 'live', data: {} });
+    logs.add('p/other', entry('theirs'));
+    logs.add('p/a', entry('new'));
+    expect(await stream.next()).toEqual({ event: 'log', data: expect.objectContaining({ buildId: 'new' }) });
+    stream.close();
   });
 });

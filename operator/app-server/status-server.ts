@@ -1,6 +1,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
+import type { AppLogs } from '../../src/workerd/app-logs.ts';
+import { streamAppLogs } from './log-stream.ts';
 import type { RuntimeAppReport } from './report.ts';
 
 export interface StatusServerOptions {
@@ -13,11 +15,13 @@ export interface StatusServerOptions {
   report: (namespace: string, app: string) => RuntimeAppReport | undefined;
   /** Every app this replica serves or has acted on. */
   reports: () => RuntimeAppReport[];
+  /** The apps' logs (`GET /apps/{namespace}/{app}/logs`); absent until the engine runs. */
+  logs: () => AppLogs | undefined;
 }
 
 export type StatusServer = ListeningServer;
 
-const APP_PATH = /^\/apps\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)$/;
+const APP_PATH = /^\/apps\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\/logs)?$/;
 
 function json(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(JSON.stringify(body));
@@ -25,8 +29,9 @@ function json(res: ServerResponse, status: number, body: unknown, type = 'applic
 
 /**
  * cw-runtime's internal HTTP port, apart from the entry point so apps can never shadow it: probes,
- * `/metrics`, and what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
- * platform reads the same reports from the replica's RuntimeReplica). Not for the public: keep it off the ingress.
+ * `/metrics`, what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
+ * platform reads the same reports from the replica's RuntimeReplica), and each app's live logs (cw-api's logs
+ * route reads them here). Not for the public: keep it off the ingress.
  */
 export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
   const server = createServer((req, res) => {
@@ -47,8 +52,13 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       json(res, 200, { apps: options.reports() });
     } else {
       const match = APP_PATH.exec(path);
+      const logs = options.logs();
+      if (match?.[5] && logs && req.method === 'GET') {
+        streamAppLogs(req, res, logs, `${match[1]}/${match[3]}`);
+        return;
+      }
       const report = match ? options.report(match[1] ?? '', match[3] ?? '') : undefined;
-      if (report) json(res, 200, report);
+      if (report && !match?.[5]) json(res, 200, report);
       else json(res, 404, { title: 'Not Found', status: 404, detail: 'This runtime neither serves nor knows that app.' }, 'application/problem+json');
     }
   });

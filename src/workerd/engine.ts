@@ -1,5 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import { join } from 'node:path';
+import { AppLogs } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
 import { BuildStore, buildKey } from './build-store.ts';
 import { ConcurrencyLimiter } from './concurrency-limiter.ts';
@@ -8,6 +10,7 @@ import { healthy, killLeftovers, probe, retire, sameWorkers, startGeneration, wo
 import { assignHosts, defaultHost, hostsOf } from './hosts.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import type { AppDeployment, ArtifactSource, ServedApp } from './ports.ts';
+import { startLogSink } from './log-sink.ts';
 import { RuntimeRouter, type RouterOptions } from './router.ts';
 import type { Route } from './upstream.ts';
 import { Waiters } from './waiters.ts';
@@ -69,6 +72,8 @@ const MAX_SOCKET_DIR = 90;
  */
 export class RuntimeEngine {
   readonly router: RuntimeRouter;
+  /** What the apps log (console lines, exceptions, each request's outcome), collected by workerd's tail worker. */
+  readonly logs = new AppLogs();
   readonly #o: RuntimeEngineOptions;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
@@ -92,6 +97,7 @@ export class RuntimeEngine {
   #restartTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
   #healthFailures = 0;
+  #logSink: Server | undefined;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -119,7 +125,9 @@ export class RuntimeEngine {
       limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits },
       maxCompatibilityDate,
     });
-    this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log };
+    const logSink = join(this.#runDir, 'logs.sock');
+    this.#logSink = await startLogSink(logSink, this.logs);
+    this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, logSink };
     this.#switchTo(await this.#startGeneration(new Map()));
     const interval = this.#o.healthCheck?.intervalMs ?? 2000;
     this.#healthTimer = setInterval(() => void this.#checkHealth(), interval);
@@ -144,6 +152,7 @@ export class RuntimeEngine {
       }),
     );
     if (this.router.server.listening) await this.router.close();
+    await new Promise((resolve) => (this.#logSink ? this.#logSink.close(resolve) : resolve(undefined)));
   }
 
   /** The host an app is always served on. */
@@ -177,6 +186,7 @@ export class RuntimeEngine {
     this.#desired.delete(key);
     ++this.#version;
     await this.#await(key);
+    if (!this.#desired.has(key)) this.logs.forget(key);
   }
 
   /** What the runtime serves for an app now, if anything. */

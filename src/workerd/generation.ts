@@ -37,6 +37,8 @@ export interface GenerationContext {
   readonly binary: string;
   readonly startTimeoutMs: number;
   readonly log: RuntimeLogger;
+  /** The log sink's Unix socket (`log-sink.ts`); absent for throwaway generations, whose apps serve no one. */
+  readonly logSink?: string;
 }
 
 /** What must be equal for two generations to run the same workers: build and environment. */
@@ -79,6 +81,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
   const config = renderWorkerdConfig({
     deployments: keys.map((key) => toDeployment(apps.get(key) as LiveApp, sockets.get(key) as string, dir)),
     healthSocket: `unix:${healthSocket}`,
+    ...(ctx.logSink === undefined ? {} : { logSink: `unix:${ctx.logSink}` }),
   });
   const configPath = join(dir, 'config.capnp');
   await writeFile(configPath, config.text);
@@ -147,7 +150,7 @@ export async function probe(ctx: GenerationContext, dir: string, live: LiveApp):
 
 /** Starts a throwaway generation of `apps` in `dir` and stops it again. @throws WorkerdStartError */
 async function startAndStop(ctx: GenerationContext, dir: string, apps: Map<string, LiveApp>): Promise<void> {
-  const gen = await startGeneration(ctx, 0, dir, apps);
+  const gen = await startGeneration({ binary: ctx.binary, startTimeoutMs: ctx.startTimeoutMs, log: ctx.log }, 0, dir, apps);
   await gen.proc.stop(1000);
   await rm(dir, { recursive: true, force: true });
 }

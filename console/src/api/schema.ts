@@ -3344,6 +3344,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/apps/{appId}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Follow an app’s logs live: each request, its console output and uncaught exceptions, from every runtime replica */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only requests in these classes, comma-separated: `2xx`, `3xx`, `4xx`, `5xx`, `exception` (threw, or did not finish normally). */
+                    status?: string;
+                    /** @description Only requests whose URL, console lines or exceptions contain this text (any case). */
+                    search?: string;
+                    /** @description Recent entries per runtime replica to start with, 0 to 100 (default 50), before filtering. */
+                    recent?: string;
+                    /** @description Keep the stream open for new entries (default); `false` ends it after the recent ones. */
+                    follow?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The event stream. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/apps/{appId}/builds": {
         parameters: {
             query?: never;

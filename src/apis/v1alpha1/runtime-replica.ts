@@ -44,6 +44,13 @@ export const ReplicaAppReport = Type.Object({
 
 export const RuntimeReplicaSpec = Type.Object({
   ready: Type.Boolean({ description: 'The replica takes traffic: workerd answers and the apps of its first list have settled.' }),
+  statusURL: Type.Optional(
+    Type.String({
+      maxLength: 2048,
+      pattern: '^https?://[^/?#@\\s]+$',
+      description: "Where the platform reaches this replica's status port (cw-api reads app logs there): scheme, host and port, no path.",
+    }),
+  ),
   apps: Type.Array(ReplicaAppReport, {
     maxItems: MAX_REPORTED_APPS,
     // Replaced whole by its one writer: one managedFields entry, not one per app.
