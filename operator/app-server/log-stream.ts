@@ -1,24 +1,39 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EVENT_STREAM_HEADERS, sseEvent } from '../../src/event-stream.ts';
-import type { AppLogs } from '../../src/workerd/app-logs.ts';
+import type { AppLogEntry, AppLogListener } from '../../src/workerd/app-logs.ts';
 
 /** Past this much unsent output (a reader too slow for the app's traffic), entries are counted as dropped, not queued. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
 
+/** An app's logs on this replica: the recent entries and, while followed, the new ones (`RuntimeEngine.followLogs`). */
+export interface AppLogFeed {
+  readonly recentPerApp: number;
+  recent(key: string, limit: number): AppLogEntry[];
+  follow(key: string, listener: AppLogListener): Promise<() => void>;
+}
+
 /**
  * `GET /apps/{namespace}/{app}/logs` on the status port, what cw-api's logs route merges from every replica:
- * `log` events with the app's recent entries (`?recent=N`, default all this replica keeps), then `live`, then
- * each new entry as a `log` event as it happens, with `: keepalive` comments while the app is quiet. A reader
- * that falls behind gets a `dropped` event ({count}) instead of unbounded buffering.
+ * `log` events with the app's recent entries (`?recent=N`, default all this replica keeps), then, unless
+ * `?follow=false`, `live` once the app's requests are being collected, each new entry as a `log` event, and
+ * `: keepalive` comments while the app is quiet. A reader that falls behind gets a `dropped` event ({count})
+ * instead of unbounded buffering.
  */
-export function streamAppLogs(req: IncomingMessage, res: ServerResponse, logs: AppLogs, key: string): void {
-  const recent = Number(new URL(req.url ?? '/', 'http://status').searchParams.get('recent') ?? logs.recentPerApp);
+export function streamAppLogs(req: IncomingMessage, res: ServerResponse, feed: AppLogFeed, key: string): void {
+  const query = new URL(req.url ?? '/', 'http://status').searchParams;
+  const recentParam = Number(query.get('recent') ?? feed.recentPerApp);
+  const recent = feed.recent(key, Number.isInteger(recentParam) ? recentParam : feed.recentPerApp);
   res.writeHead(200, EVENT_STREAM_HEADERS);
-  for (const entry of logs.recent(key, Number.isInteger(recent) ? recent : logs.recentPerApp)) res.write(sseEvent('log', entry));
-  res.write(sseEvent('live', {}));
+  if (query.get('follow') === 'false') {
+    res.end(recent.map((entry) => sseEvent('log', entry)).join(''));
+    return;
+  }
+  for (const entry of recent) res.write(sseEvent('log', entry));
   let dropped = 0;
-  const unsubscribe = logs.subscribe(key, (entry) => {
+  let live = false;
+  const pending: AppLogEntry[] = [];
+  const write = (entry: AppLogEntry) => {
     if (res.writableLength > MAX_BUFFERED_BYTES) {
       dropped += 1;
       return;
@@ -28,10 +43,22 @@ export function streamAppLogs(req: IncomingMessage, res: ServerResponse, logs: A
       dropped = 0;
     }
     res.write(sseEvent('log', entry));
-  });
+  };
+  let closed = false;
+  let unsubscribe = () => {};
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   res.once('close', () => {
+    closed = true;
     clearInterval(keepalive);
     unsubscribe();
   });
+  void feed
+    .follow(key, (entry) => (live ? write(entry) : pending.push(entry)))
+    .then((stop) => {
+      unsubscribe = stop;
+      if (closed) return stop();
+      res.write(sseEvent('live', {}));
+      live = true;
+      for (const entry of pending.splice(0)) write(entry);
+    });
 }

@@ -117,7 +117,10 @@ export class RuntimeServer {
       ready: () => this.ready(),
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
-      logs: () => this.#engine?.logs,
+      logs: () => {
+        const engine = this.#engine;
+        return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
+      },
     });
     this.#log.info('serving status, probes and metrics', { port: this.#status.port });
 

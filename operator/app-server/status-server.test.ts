@@ -20,7 +20,7 @@ async function start(ready: boolean) {
     ready: () => ready,
     report: (namespace, app) => (namespace === 'p' && app === 'a' ? report : undefined),
     reports: () => [report],
-    logs: () => logs,
+    logs: () => ({ recentPerApp: logs.recentPerApp, recent: (key, limit) => logs.recent(key, limit), follow: async (key, listener) => logs.subscribe(key, listener) }),
   });
   return `http://127.0.0.1:${server.port}`;
 }

@@ -1,8 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
-import type { AppLogs } from '../../src/workerd/app-logs.ts';
-import { streamAppLogs } from './log-stream.ts';
+import { streamAppLogs, type AppLogFeed } from './log-stream.ts';
 import type { RuntimeAppReport } from './report.ts';
 
 export interface StatusServerOptions {
@@ -16,7 +15,7 @@ export interface StatusServerOptions {
   /** Every app this replica serves or has acted on. */
   reports: () => RuntimeAppReport[];
   /** The apps' logs (`GET /apps/{namespace}/{app}/logs`); absent until the engine runs. */
-  logs: () => AppLogs | undefined;
+  logs: () => AppLogFeed | undefined;
 }
 
 export type StatusServer = ListeningServer;

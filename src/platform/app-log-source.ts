@@ -44,7 +44,7 @@ export class AppLogSource {
   async *open(project: string, app: string, options: AppLogOptions): AsyncGenerator<AppLogEvent> {
     const targets = this.#replicas.live().flatMap((r) => (r.spec.statusURL ? [{ name: r.metadata?.name ?? '', url: r.spec.statusURL }] : []));
     const queue = new EventQueue<AppLogEvent | Progress>();
-    const path = `/apps/${encodeURIComponent(project)}/${encodeURIComponent(app)}/logs?recent=${options.recent}`;
+    const path = `/apps/${encodeURIComponent(project)}/${encodeURIComponent(app)}/logs?recent=${options.recent}${options.follow ? '' : '&follow=false'}`;
     let open = targets.length;
     for (const target of targets) {
       let caughtUp = false;

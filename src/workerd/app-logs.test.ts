@@ -21,18 +21,16 @@ const LOGGER = `export default {
 
 const artifacts = new MemoryArtifactSource().put('logger', artifactFromFiles({ 'worker.js': LOGGER }));
 
-/** Resolves with the first `count` entries `logs` receives for `key` from now on. */
-function nextEntries(logs: AppLogs, key: string, count: number): Promise<AppLogEntry[]> {
-  return new Promise((resolve) => {
-    const got: AppLogEntry[] = [];
-    const stop = logs.subscribe(key, (entry) => {
-      got.push(entry);
-      if (got.length === count) {
-        stop();
-        resolve(got);
-      }
-    });
+/** Follows `key`'s logs; `entries` resolves with the first `count` entries from now on. */
+async function follow(engine: RuntimeEngine, key: string, count: number): Promise<{ entries: Promise<AppLogEntry[]>; stop: () => void }> {
+  const got: AppLogEntry[] = [];
+  let done: (entries: AppLogEntry[]) => void = () => {};
+  const entries = new Promise<AppLogEntry[]>((resolve) => (done = resolve));
+  const stop = await engine.followLogs(key, (entry) => {
+    got.push(entry);
+    if (got.length === count) done(got);
   });
+  return { entries, stop };
 }
 
 describe('AppLogs', () => {
@@ -56,7 +54,7 @@ describe('AppLogs', () => {
 
 describe('app logs from workerd', { timeout: 60_000 }, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cw-logs-'));
-  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http' });
+  const engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'apps.test', publicScheme: 'http', logLingerMs: 200 });
   let port = 0;
 
   beforeAll(async () => {
@@ -71,13 +69,17 @@ describe('app logs from workerd', { timeout: 60_000 }, () => {
   });
 
   it('records each request with its console lines and uncaught exception, without headers, for its own app only', async () => {
-    const one = nextEntries(engine.logs, 'demo/one', 2);
-    const two = nextEntries(engine.logs, 'demo/two', 1);
+    // Nothing is collected before someone follows: requests cost no tail worker then.
+    await send(port, 'one.demo.apps.test', '/unfollowed');
+    const { workerdStarts } = engine.status();
+    const one = await follow(engine, 'demo/one', 2);
+    const two = await follow(engine, 'demo/two', 1);
+    expect(engine.status().workerdStarts).toBe(workerdStarts + 2); // each first follower attaches the tail worker
     const started = Date.now();
     await send(port, 'one.demo.apps.test', '/hello?x=1', { headers: { authorization: 'Bearer secret-token', cookie: 'session=secret' } });
     expect((await send(port, 'one.demo.apps.test', '/boom')).status).toBe(500);
     await send(port, 'two.demo.apps.test', '/');
-    const [ok, boom] = await one;
+    const [ok, boom] = await one.entries;
     expect(Date.now() - started).toBeLessThan(1000);
     expect(ok).toMatchObject({
       buildId: 'logger',
@@ -93,8 +95,16 @@ describe('app logs from workerd', { timeout: 60_000 }, () => {
     expect(boom).toMatchObject({ outcome: 'exception', exceptions: [{ name: 'TypeError', message: 'kaboom one' }] });
     expect(boom?.status).toBeUndefined();
     expect(JSON.stringify([ok, boom])).not.toMatch(/secret|authorization|cookie/i);
-    const [other] = await two;
+    const [other] = await two.entries;
     expect(other?.logs[0]?.message).toBe('serving / {"app":"two"}');
     expect(engine.logs.recent('demo/one').every((e) => !JSON.stringify(e).includes('"two"'))).toBe(true);
+    expect(engine.logs.recent('demo/one').map((e) => new URL(e.request?.url ?? 'http://x').pathname)).toEqual(['/hello', '/boom']);
+    // The last follower leaving stops collection after the linger: the tail worker is detached again.
+    one.stop();
+    two.stop();
+    await expect.poll(() => engine.status().workerdStarts, { timeout: 5000 }).toBe(workerdStarts + 3);
+    await send(port, 'one.demo.apps.test', '/after');
+    await engine.deploy({ project: 'demo', appId: 'two', buildId: 'logger', env: { NAME: 'two' }, hostnames: [] });
+    expect(engine.logs.recent('demo/one')).toHaveLength(2);
   });
 });

@@ -1,7 +1,7 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { AppLogs } from './app-logs.ts';
+import { AppLogs, type AppLogListener } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
 import { BuildStore, buildKey } from './build-store.ts';
 import { ConcurrencyLimiter } from './concurrency-limiter.ts';
@@ -36,6 +36,8 @@ export interface RuntimeEngineOptions {
   readonly startTimeoutMs?: number;
   /** How long a replaced workerd may keep finishing in-flight requests (default 30 s). */
   readonly drainTimeoutMs?: number;
+  /** How long an app's logs keep being collected after its last follower left (default 5 minutes). */
+  readonly logLingerMs?: number;
   readonly healthCheck?: { readonly intervalMs?: number; readonly timeoutMs?: number; readonly failures?: number };
   /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
   readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
@@ -98,6 +100,9 @@ export class RuntimeEngine {
   #healthTimer: NodeJS.Timeout | undefined;
   #healthFailures = 0;
   #logSink: Server | undefined;
+  /** App key → how many follow its logs; an app is tailed while it has followers and for a while after. */
+  readonly #followers = new Map<string, number>();
+  readonly #lingers = new Map<string, NodeJS.Timeout>();
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -138,6 +143,7 @@ export class RuntimeEngine {
   /** Stops workerd (every generation) and the router's listener. Pending deploys are rejected. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    for (const timer of this.#lingers.values()) clearTimeout(timer);
     clearInterval(this.#healthTimer);
     clearTimeout(this.#restartTimer);
     await this.#loop?.catch(() => {});
@@ -187,6 +193,45 @@ export class RuntimeEngine {
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) this.logs.forget(key);
+  }
+
+  /**
+   * Follows an app's logs: calls `listener` with each new entry. Collecting them costs every request of the app
+   * (a tail worker invocation), so it runs only while someone follows, as `wrangler tail` does: the first
+   * follower attaches the tail worker (the app's workers are rolled out again) and the promise resolves once
+   * requests report to it; after the last one leaves, collection goes on for `logLingerMs`, so `follow=false`
+   * readers and reconnecting followers still find the recent entries. Resolves with the unsubscribe function.
+   */
+  async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
+    const unsubscribe = this.logs.subscribe(key, listener);
+    clearTimeout(this.#lingers.get(key));
+    this.#lingers.delete(key);
+    const count = (this.#followers.get(key) ?? 0) + 1;
+    this.#followers.set(key, count);
+    if (count === 1 && this.#desired.has(key) && this.#ctx && !this.#stopped) {
+      ++this.#version;
+      await this.#await(key).catch(() => undefined); // a build that cannot be served has no logs to wait for
+    }
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      unsubscribe();
+      const remaining = (this.#followers.get(key) ?? 1) - 1;
+      if (remaining > 0) {
+        this.#followers.set(key, remaining);
+        return;
+      }
+      const timer = setTimeout(() => {
+        this.#lingers.delete(key);
+        if ((this.#followers.get(key) ?? 0) > 0) return;
+        this.#followers.delete(key);
+        if (this.#desired.has(key)) this.#kick();
+      }, this.#o.logLingerMs ?? 300_000);
+      timer.unref();
+      this.#lingers.set(key, timer);
+      this.#followers.set(key, 0);
+    };
   }
 
   /** What the runtime serves for an app now, if anything. */
@@ -243,14 +288,14 @@ export class RuntimeEngine {
           if (build.assetsDir && ASSETS_BINDING in app.env) {
             throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
           }
-          const live = { app, build };
+          const live = { app, build, tailed: this.#followers.has(key) };
           const refused = this.#loadFailures.get(workerFingerprint(live));
           if (refused) throw refused;
           next.set(key, live);
         } catch (err) {
           failures.set(key, err);
           const served = previous.get(key);
-          if (served) next.set(key, served);
+          if (served) next.set(key, { ...served, tailed: this.#followers.has(key) });
         }
       }),
     );

@@ -12,6 +12,8 @@ import { WorkerdProcess, WorkerdStartError } from './workerd-process.ts';
 export interface LiveApp {
   readonly app: AppDeployment;
   readonly build: PreparedBuild;
+  /** Its requests report to the tail worker (someone follows its logs). */
+  readonly tailed?: boolean;
 }
 
 /**
@@ -51,7 +53,7 @@ export function sameWorkers(a: ReadonlyMap<string, LiveApp>, b: ReadonlyMap<stri
   if (a.size !== b.size) return false;
   for (const [key, live] of a) {
     const other = b.get(key);
-    if (!other || workerFingerprint(other) !== workerFingerprint(live)) return false;
+    if (!other || workerFingerprint(other) !== workerFingerprint(live) || !other.tailed !== !live.tailed) return false;
   }
   return true;
 }
@@ -63,6 +65,7 @@ function toDeployment(live: LiveApp, socketPath: string, configDir: string): Wor
     appId: app.appId,
     buildId: build.buildId,
     socket: `unix:${socketPath}`,
+    tailed: live.tailed === true,
     modules: build.modules.map((m) => ({ name: m.name, type: m.type, embedPath: relative(configDir, m.file) })),
     env: app.env,
     compatibilityDate: build.compatibilityDate,

@@ -73,6 +73,13 @@ export class RuntimeRouter {
 
   /** The request listener (usable on another `http.Server`). */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    // RFC 9112 §6.1: a request whose last transfer coding is not chunked has no reliable length; Node's parser
+    // reads such a body to the end of the connection, which could hide a second request in it.
+    const te = req.headers['transfer-encoding'];
+    if (te !== undefined && !/(^|,)[ \t]*chunked[ \t]*$/i.test(te)) {
+      problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
+      return;
+    }
     const host = normalizeHost(req.headers.host);
     const route = host === undefined ? undefined : this.#routes.get(host);
     if (!route || host === undefined) {

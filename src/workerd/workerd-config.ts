@@ -27,6 +27,8 @@ export interface WorkerdDeployment {
   readonly compatibilityFlags: readonly string[];
   /** Static assets, served before the worker as Cloudflare does, and bound to it as `env.ASSETS`. */
   readonly assets?: { readonly directory: string; readonly config: AssetServiceConfig };
+  /** Report each request to the tail worker (app logs): only while someone follows them, as it costs every request. */
+  readonly tailed?: boolean;
 }
 
 export interface WorkerdConfigInput {
@@ -89,7 +91,7 @@ export function renderWorkerdConfig(input: WorkerdConfigInput): WorkerdConfig {
     if (d.assets) bindings.push(`(name = ${capnpString(ASSETS_BINDING)}, service = (name = ${capnpString(names.assets)}, entrypoint = "AssetWorker"))`);
     const modules = d.modules.map((m) => `(name = ${capnpString(m.name)}, ${m.type} = embed ${capnpString(m.embedPath)})`);
     const props = JSON.stringify({ app: `${d.project}/${d.appId}`, build: d.buildId });
-    const tails = input.logSink === undefined ? '' : `\n      tails = [(name = "cw-tail", entrypoint = "AppTail", props = (json = ${capnpString(props)}))],`;
+    const tails = input.logSink === undefined || !d.tailed ? '' : `\n      tails = [(name = "cw-tail", entrypoint = "AppTail", props = (json = ${capnpString(props)}))],`;
     services.push(
       [
         `    (name = ${capnpString(names.worker)}, worker = (`,
