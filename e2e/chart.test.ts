@@ -171,6 +171,8 @@ async function podEnv(container: Container, pod: { name: string; uid: string }):
     else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
     else if (field === 'metadata.name') env[variable.name] = pod.name;
     else if (field === 'metadata.uid') env[variable.name] = pod.uid;
+    // The "pod" is a process on this machine.
+    else if (field === 'status.podIP') env[variable.name] = '127.0.0.1';
     else throw new Error(`${container.name}: no way to resolve ${variable.name}`);
   }
   return env;
