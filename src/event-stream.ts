@@ -5,3 +5,41 @@ export function sseEvent(event: string, data: unknown): string {
 
 /** The headers of an event stream: not cached, not buffered by proxies (nginx honours `x-accel-buffering`). */
 export const EVENT_STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } as const;
+
+/** Past this much unsent output (a reader slower than the events), `BoundedEventWriter` counts events instead of queueing them. */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+/**
+ * Writes a live event stream without letting a slow reader grow its buffer: `sendOrDrop` counts an event
+ * instead of queueing it while more than 1 MiB is unsent, and the next event that goes out is preceded by a
+ * `dropped` event ({count}). A `: keepalive` comment goes out every `keepaliveMs` until `out` closes, so no
+ * proxy drops a quiet stream.
+ */
+export class BoundedEventWriter {
+  readonly #out: NodeJS.WritableStream & { readonly writableLength: number };
+  #dropped = 0;
+
+  constructor(out: NodeJS.WritableStream & { readonly writableLength: number }, keepaliveMs: number) {
+    this.#out = out;
+    const keepalive = setInterval(() => out.write(': keepalive\n\n'), keepaliveMs);
+    out.once('close', () => clearInterval(keepalive));
+  }
+
+  /** More is unsent than a reader keeping up would leave. */
+  get full(): boolean {
+    return this.#out.writableLength > MAX_BUFFERED_BYTES;
+  }
+
+  send(event: string, data: unknown): void {
+    if (this.#dropped > 0) {
+      this.#out.write(sseEvent('dropped', { count: this.#dropped }));
+      this.#dropped = 0;
+    }
+    this.#out.write(sseEvent(event, data));
+  }
+
+  sendOrDrop(event: string, data: unknown): void {
+    if (this.full) this.#dropped += 1;
+    else this.send(event, data);
+  }
+}

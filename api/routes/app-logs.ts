@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
-import { EVENT_STREAM_HEADERS, sseEvent } from '../../src/event-stream.ts';
+import { BoundedEventWriter, EVENT_STREAM_HEADERS } from '../../src/event-stream.ts';
 import type { AppLogSource, ReplicaLogEntry } from '../../src/platform/app-log-source.ts';
 import type { AppDirectory } from '../../src/platform/apps.ts';
 import { AppParams } from '../schemas/app.ts';
@@ -10,8 +10,6 @@ import { errorResponses } from '../schemas/problem.ts';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'exception'] as const;
 const KEEPALIVE_MS = 15_000;
-/** Past this much unsent output (a slow reader), entries are counted as dropped rather than queued. */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 const LogQuery = Type.Object({
   status: Type.Optional(
@@ -78,25 +76,20 @@ export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: App
       const matches = logFilter(request.query);
       const abort = new AbortController();
       const out = new PassThrough();
-      const keepalive = setInterval(() => out.write(': keepalive\n\n'), KEEPALIVE_MS);
+      const stream = new BoundedEventWriter(out, KEEPALIVE_MS);
       // 'close' follows both the end of the stream and a client that went away (Fastify destroys it).
-      out.once('close', () => {
-        clearInterval(keepalive);
-        abort.abort();
-      });
+      out.once('close', () => abort.abort());
       void (async () => {
-        let dropped = 0;
         for await (const event of logs.open(projectId, appId, { recent: Number(request.query.recent ?? 50), follow: request.query.follow !== 'false', signal: abort.signal })) {
-          if (event.type === 'log' && !matches(event.entry)) continue;
-          if (out.writableLength > MAX_BUFFERED_BYTES) {
-            if (event.type === 'log') dropped += 1;
+          if (event.type === 'log') {
+            if (matches(event.entry)) stream.sendOrDrop('log', event.entry);
+          } else if (stream.full) {
             continue;
+          } else if (event.type === 'live') {
+            stream.send('live', { replicas: event.replicas });
+          } else {
+            stream.send('dropped', { replica: event.replica, count: event.count });
           }
-          if (dropped > 0) out.write(sseEvent('dropped', { count: dropped }));
-          dropped = 0;
-          if (event.type === 'log') out.write(sseEvent('log', event.entry));
-          else if (event.type === 'live') out.write(sseEvent('live', { replicas: event.replicas }));
-          else out.write(sseEvent('dropped', { replica: event.replica, count: event.count }));
         }
       })()
         .catch((err: unknown) => request.log.warn({ err }, 'app log stream failed'))

@@ -20,8 +20,10 @@ export interface RuntimeServerConfig {
   /** Probes, metrics and `/apps/{namespace}/{app}`. */
   readonly statusPort: number;
   readonly statusHost: string;
-  /** How cw-api reaches the status port (app logs): CW_RUNTIME_STATUS_URL, else from POD_IP; absent: from statusHost. */
+  /** How cw-api reaches the status port (app logs), when given (CW_RUNTIME_STATUS_URL); else the server builds it from `podIP`. */
   readonly statusURL?: string;
+  /** The pod's address (downward API), where cw-api reaches the status port in a cluster. */
+  readonly podIP?: string;
   /** Default hosts are `<app>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
@@ -79,9 +81,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const podIP = read.optional('POD_IP');
-  const statusURL =
-    read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081') ??
-    (podIP ? `http://${podIP.includes(':') ? `[${podIP}]` : podIP}:${statusPort}` : undefined);
+  const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(watchNamespace ? { watchNamespace } : {}),
@@ -90,6 +90,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     statusPort,
     statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
     ...(statusURL ? { statusURL } : {}),
+    ...(podIP ? { podIP } : {}),
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),

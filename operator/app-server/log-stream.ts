@@ -1,9 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EVENT_STREAM_HEADERS, sseEvent } from '../../src/event-stream.ts';
+import { BoundedEventWriter, EVENT_STREAM_HEADERS, sseEvent } from '../../src/event-stream.ts';
 import type { AppLogEntry, AppLogListener } from '../../src/workerd/app-logs.ts';
 
-/** Past this much unsent output (a reader too slow for the app's traffic), entries are counted as dropped, not queued. */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
 
 /** An app's logs on this replica: the recent entries and, while followed, the new ones (`RuntimeEngine.followLogs`). */
@@ -30,35 +28,22 @@ export function streamAppLogs(req: IncomingMessage, res: ServerResponse, feed: A
     return;
   }
   for (const entry of recent) res.write(sseEvent('log', entry));
-  let dropped = 0;
+  const stream = new BoundedEventWriter(res, KEEPALIVE_MS);
   let live = false;
   const pending: AppLogEntry[] = [];
-  const write = (entry: AppLogEntry) => {
-    if (res.writableLength > MAX_BUFFERED_BYTES) {
-      dropped += 1;
-      return;
-    }
-    if (dropped > 0) {
-      res.write(sseEvent('dropped', { count: dropped }));
-      dropped = 0;
-    }
-    res.write(sseEvent('log', entry));
-  };
   let closed = false;
   let unsubscribe = () => {};
-  const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
   res.once('close', () => {
     closed = true;
-    clearInterval(keepalive);
     unsubscribe();
   });
   void feed
-    .follow(key, (entry) => (live ? write(entry) : pending.push(entry)))
+    .follow(key, (entry) => (live ? stream.sendOrDrop('log', entry) : pending.push(entry)))
     .then((stop) => {
       unsubscribe = stop;
       if (closed) return stop();
-      res.write(sseEvent('live', {}));
+      stream.send('live', {});
       live = true;
-      for (const entry of pending.splice(0)) write(entry);
+      for (const entry of pending.splice(0)) stream.sendOrDrop('log', entry);
     });
 }

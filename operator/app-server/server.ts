@@ -98,12 +98,12 @@ export class RuntimeServer {
     });
   }
 
-  /** Where cw-api reaches the status port: configured, or this machine's when the port is on every address or loopback. */
+  /** Where cw-api reaches the status port: configured, else the pod's address, else this machine's (loopback for every address). */
   #statusURL(): string | undefined {
-    const { statusURL, statusHost } = this.#config;
+    const { statusURL, statusHost, podIP } = this.#config;
     if (statusURL) return statusURL;
     if (this.#status === undefined) return undefined;
-    const host = ['0.0.0.0', '::', ''].includes(statusHost) ? '127.0.0.1' : statusHost;
+    const host = podIP ?? (['0.0.0.0', '::', ''].includes(statusHost) ? '127.0.0.1' : statusHost);
     return `http://${host.includes(':') ? `[${host}]` : host}:${this.#status.port}`;
   }
 
