@@ -64,15 +64,15 @@ export class AppLogSource {
     const recent: ReplicaLogEntry[] = [];
     let caughtUp = 0;
     const deadline = setTimeout(() => queue.push({ type: 'deadline' }), RECENT_WAIT_MS);
-    const early: (AppLogEvent | Progress)[] = [];
+    const early: AppLogEvent[] = [];
     try {
       while (caughtUp < targets.length) {
         const event = await queue.next();
         if (!event) break;
         if (event.type === 'caught-up' || event.type === 'deadline') {
           caughtUp = event.type === 'deadline' ? targets.length : caughtUp + 1;
-        } else if (event.type === 'log' && caughtUp < targets.length) {
-          recent.push(event.entry);
+        } else if (event.type === 'log') {
+          recent.push(event.entry); // a replica already following adds to the first screen too
         } else {
           early.push(event);
         }
@@ -84,7 +84,7 @@ export class AppLogSource {
     for (const entry of recent) yield { type: 'log', entry };
     if (!options.follow) return;
     yield { type: 'live', replicas: targets.length };
-    for (const event of early) if (!isProgress(event)) yield event;
+    yield* early;
     for (let event = await queue.next(); event; event = await queue.next()) if (!isProgress(event)) yield event;
   }
 }
