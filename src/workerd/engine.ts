@@ -417,7 +417,7 @@ export class RuntimeEngine {
       const live = gen.apps.get(key);
       const socketPath = gen.sockets.get(key);
       if (!live || !socketPath) continue;
-      routes.set(host, { key, upstream: { client: gen.pool.client(socketPath), pool: gen.pool }, limiter: this.#limiter(key, live.app) });
+      routes.set(host, { key, upstream: { socket: gen.pool.socket(socketPath), pool: gen.pool }, limiter: this.#limiter(key, live.app) });
     }
     for (const key of this.#limiters.keys()) if (!gen.apps.has(key)) this.#limiters.delete(key);
     this.router.setRoutes(routes);

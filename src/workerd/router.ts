@@ -1,11 +1,11 @@
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { normalizeHost } from './hosts.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import type { ConcurrencyLimiter } from './concurrency-limiter.ts';
 import type { Route } from './upstream.ts';
-import type { BodyFraming, Exchange } from './upstream-client.ts';
+import type { Dispatcher } from 'undici';
 
 // Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
 // is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
@@ -115,7 +115,7 @@ export class RuntimeRouter {
   };
 
   #forward(req: IncomingMessage, res: ServerResponse, route: Route, limiter: ConcurrencyLimiter): void {
-    const { client, pool } = route.upstream;
+    const { socket, pool } = route.upstream;
     pool.enter();
     let finished = false;
     const done = () => {
@@ -124,36 +124,47 @@ export class RuntimeRouter {
       limiter.release();
       pool.leave();
     };
-    const framing: BodyFraming = req.headers['transfer-encoding'] !== undefined ? 'chunked' : req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0' ? 'length' : 'none';
-    const head = requestHead(req.method ?? 'GET', req.url ?? '/', this.#requestHeaders(req, false), framing === 'chunked');
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const headers = this.#requestHeaders(req, false);
+    let controller: Dispatcher.DispatchController | undefined;
     let complete = false;
-    const start = (fresh: boolean): Exchange =>
-      client.exchange(
-        head,
-        framing,
-        req.method === 'HEAD',
+    const send = (retried: boolean): void => {
+      let responded = false;
+      // undici frames the request (Content-Length when the client gave one, else chunked) and parses the answer.
+      socket.dispatcher.dispatch(
+        { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: hasBody ? req : null },
         {
-          head: (status, message, headers) => {
+          onRequestStart: (c) => {
+            controller = c;
+            if (res.destroyed) c.abort(new Error('the client went away'));
+          },
+          onResponseStart: (c, status, responseHeaderMap, message) => {
+            responded = true;
             try {
-              res.writeHead(status, message, responseHeaders(headers));
+              res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
             } catch {
-              exchange.abort();
+              c.abort(new Error('invalid response head'));
               problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
             }
           },
-          data: (chunk) => res.write(chunk),
-          end: () => {
+          onResponseData: (c, chunk) => {
+            if (!res.write(chunk)) {
+              c.pause();
+              res.once('drain', () => c.resume());
+            }
+          },
+          onResponseEnd: () => {
             complete = true;
             res.end();
           },
-          error: (err, responded) => {
-            if (res.destroyed) return;
-            if (responded) {
+          onResponseError: (_c, err) => {
+            if (res.destroyed || res.headersSent) {
               res.destroy(); // the response broke mid-body: the client must not see a clean end
               return;
             }
-            if (exchange.reused && framing === 'none' && !fresh) {
-              exchange = start(true); // the idle connection had been closed by workerd: once more on a new one
+            if (responded) return; // the 502 above has been sent
+            if (!hasBody && !retried && isClosedByPeer(err)) {
+              send(true); // a kept-alive connection had been closed by workerd: once more on a new one
               return;
             }
             if (!pool.reportedUnreachable) {
@@ -163,22 +174,13 @@ export class RuntimeRouter {
             problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
           },
         },
-        fresh,
       );
-    let exchange = start(false);
-    res.on('drain', () => exchange.resume());
+    };
+    send(false);
     res.once('close', () => {
-      if (!complete) exchange.abort();
+      if (!complete) controller?.abort(new Error('the client went away'));
       done();
     });
-    if (framing === 'none') return;
-    req.on('data', (chunk: Buffer) => {
-      if (!exchange.write(chunk)) {
-        req.pause();
-        exchange.socket.once('drain', () => req.resume());
-      }
-    });
-    req.once('end', () => exchange.finish());
   }
 
   /** The client's headers minus hop-by-hop ones, plus `X-Forwarded-*`. `Host` is kept: workerd builds `request.url` from it. */
@@ -225,8 +227,8 @@ export class RuntimeRouter {
       socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
       return;
     }
-    const { client, pool } = route.upstream;
-    const socketPath = client.socketPath;
+    const { socket: upstreamSocket, pool } = route.upstream;
+    const socketPath = upstreamSocket.socketPath;
     pool.enter();
     let left = false;
     const leave = () => {
@@ -269,25 +271,29 @@ export class RuntimeRouter {
   };
 }
 
-/** The request line and headers as workerd reads them. Node's parser already refused CR/LF in every part. */
-function requestHead(method: string, path: string, headers: string[], chunked: boolean): string {
-  let head = `${method} ${path} HTTP/1.1\r\n`;
-  for (let i = 0; i < headers.length; i += 2) head += `${headers[i]}: ${headers[i + 1]}\r\n`;
-  return `${head}${chunked ? 'transfer-encoding: chunked\r\n' : ''}\r\n`;
-}
-
 function connectionTokens(connection: string | undefined): Set<string> | undefined {
   if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
   return new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
 }
 
-function responseHeaders(raw: string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i] ?? '';
-    if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, raw[i + 1] ?? '');
+/** The response's headers minus hop-by-hop ones, in their received order and case when undici kept them raw. */
+function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders): string[] | OutgoingHttpHeaders {
+  if (Array.isArray(raw)) {
+    const out: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = String(raw[i] ?? '');
+      if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, String(raw[i + 1] ?? ''));
+    }
+    return out;
   }
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(parsed)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
   return out;
+}
+
+/** undici's error for a connection the peer closed before answering (a kept-alive one workerd had let go). */
+function isClosedByPeer(err: Error): boolean {
+  return err.name === 'SocketError' || (err as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' || (err as NodeJS.ErrnoException).code === 'ECONNRESET';
 }
 
 /** A response head for a raw socket; a relayed non-101 body is delimited by closing the connection. */

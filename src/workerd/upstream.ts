@@ -1,5 +1,11 @@
+import { Pool } from 'undici';
 import type { ConcurrencyLimiter } from './concurrency-limiter.ts';
-import { UpstreamClient } from './upstream-client.ts';
+
+/** Kept-alive connections to one workerd socket: undici's pool, which frames HTTP/1.1 for the router. */
+export interface UpstreamSocket {
+  readonly socketPath: string;
+  readonly dispatcher: Pool;
+}
 
 /**
  * The connections to one workerd process and the requests in flight on them. A blue/green switch
@@ -7,7 +13,7 @@ import { UpstreamClient } from './upstream-client.ts';
  * that workerd, so no request is dropped.
  */
 export class UpstreamPool {
-  readonly #clients = new Map<string, UpstreamClient>();
+  readonly #sockets = new Map<string, UpstreamSocket>();
   /** The router logged that this workerd cannot be reached. */
   reportedUnreachable = false;
   #inFlight = 0;
@@ -17,11 +23,15 @@ export class UpstreamPool {
     return this.#inFlight;
   }
 
-  /** The keep-alive client of one of this workerd's sockets. */
-  client(socketPath: string): UpstreamClient {
-    let client = this.#clients.get(socketPath);
-    if (!client) this.#clients.set(socketPath, (client = new UpstreamClient(socketPath)));
-    return client;
+  /** The kept-alive connections to one of this workerd's sockets. */
+  socket(socketPath: string): UpstreamSocket {
+    let socket = this.#sockets.get(socketPath);
+    if (!socket) {
+      // The origin only names the scheme: every request carries the client's own Host.
+      socket = { socketPath, dispatcher: new Pool('http://workerd', { socketPath, connections: null }) };
+      this.#sockets.set(socketPath, socket);
+    }
+    return socket;
   }
 
   enter(): void {
@@ -38,15 +48,15 @@ export class UpstreamPool {
     return this.#inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Closes the idle connections (in-flight ones finish first). */
+  /** Closes the connections once the requests on them have finished. */
   destroy(): void {
-    for (const client of this.#clients.values()) client.destroy();
+    for (const socket of this.#sockets.values()) void socket.dispatcher.close().catch(() => {});
   }
 }
 
 /** Where requests for one app go: a workerd socket of one generation. */
 export interface Upstream {
-  readonly client: UpstreamClient;
+  readonly socket: UpstreamSocket;
   readonly pool: UpstreamPool;
 }
 
