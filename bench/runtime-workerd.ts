@@ -1,34 +1,30 @@
 // The baseline of bench/runtime.ts: one worker alone in a workerd listening on TCP, as clients reach the
-// entry point, with the same config generator the runtime uses.
+// entry point.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderWorkerdConfig, resolveWorkerdBinary } from '../src/workerd/index.ts';
+import { capnpString } from '../src/workerd/capnp-text.ts';
+import { resolveWorkerdBinary } from '../src/workerd/index.ts';
 import { silentRuntimeLogger } from '../src/workerd/log.ts';
 import { WorkerdProcess } from '../src/workerd/workerd-process.ts';
 
 export async function workerdOnTcp(dir: string, port: number, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'worker.js'), source);
-  const config = renderWorkerdConfig({
-    deployments: [
-      {
-        project: 'bench',
-        appId: 'direct',
-        buildId: 'direct',
-        socket: `127.0.0.1:${port}`,
-        modules: [{ name: 'worker.js', type: 'esModule', embedPath: 'worker.js' }],
-        env,
-        compatibilityDate: '2025-09-01',
-        compatibilityFlags: [],
-      },
-    ],
-  });
-  writeFileSync(join(dir, 'config.capnp'), config.text);
+  const bindings = Object.entries(env).map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`);
+  const text = [
+    'using Workerd = import "/workerd/workerd.capnp";',
+    'const config :Workerd.Config = (',
+    `  services = [(name = "direct", worker = (modules = [(name = "worker.js", esModule = embed "worker.js")], compatibilityDate = "2025-09-01", bindings = [${bindings.join(', ')}]))],`,
+    `  sockets = [(name = "direct", address = "127.0.0.1:${port}", http = (), service = "direct")],`,
+    ');',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'config.capnp'), text);
   return WorkerdProcess.start({
     binary: resolveWorkerdBinary(),
     configPath: join(dir, 'config.capnp'),
-    experimental: config.experimental,
-    sockets: config.sockets.keys(),
+    experimental: false,
+    sockets: ['direct'],
     startTimeoutMs: 10_000,
     log: silentRuntimeLogger,
   });

@@ -1,12 +1,15 @@
 // `make bench-runtime` (and the second half of `make bench`): the runtime as a GitOps user drives it, with
 // custom resources and the bucket, no REST API. Starts a local control plane, MinIO and one cw-runtime, then:
 //
-//   1. deploy → first 200: 20 deploys of a ~100 KB bundle to one app, each timed from the artifact upload
-//      (what the API's deploy route does: store the artifact, create the Build, set spec.activeBuildId)
-//      until the entry point first answers 200 with the new build;
+//   1. deploy → first 200, with 100 other apps already served by the replica (`--apps`): 20 deploys of a
+//      ~100 KB bundle to one app, each timed from the artifact upload (what the API's deploy route does: store
+//      the artifact, create the Build, set spec.activeBuildId) until the entry point first answers 200 with
+//      the new build;
 //   2. rollback → served: spec.activeBuildId set back to earlier builds (no upload), until served;
 //   3. requests/s of a hello worker through the entry point against the same worker alone in workerd
-//      (on TCP), loaded alternately (`--rounds`, default 2, each), by autocannon in a process of its own.
+//      (on TCP), loaded alternately (`--rounds`, default 2, each), by autocannon in a process of its own;
+//   4. a replica with 1,000 apps (`--scale-apps`): first requests (each loads an isolate) and warm ones,
+//      memory per loaded app, and the start of a second replica until it is ready to serve them all.
 //
 // Prints PASS/MISS against the targets; exits non-zero only when the run itself failed. See
 // docs/runtime.md ("Measurements").
@@ -35,7 +38,7 @@ import { runToCompletion, spawnToFile } from './child.ts';
 import type { RuntimeLoadResult, RuntimeLoadSpec } from './runtime-load.ts';
 import { workerdOnTcp } from './runtime-workerd.ts';
 
-const TARGETS = { deployP50Ms: 1000, deployP95Ms: 2000, rollbackP50Ms: 500, ratio: 0.7 };
+const TARGETS = { deployP50Ms: 100, deployP95Ms: 250, rollbackP50Ms: 50, ratio: 0.9, p99ExtraMs: 1 };
 const BASE_DOMAIN = 'apps.localhost';
 
 const { values: flags } = parseArgs({
@@ -47,6 +50,8 @@ const { values: flags } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
+    apps: { type: 'string', default: '100' },
+    'scale-apps': { type: 'string', default: '1000' },
   },
 });
 const deploys = Number(flags.deploys);
@@ -56,6 +61,8 @@ const connections = Number(flags.connections);
 const durationSeconds = Number(flags.duration);
 const warmupSeconds = Number(flags.warmup);
 const rounds = Number(flags.rounds);
+const backgroundApps = Number(flags.apps);
+const scaleApps = Number(flags['scale-apps']);
 
 const run = benchRun();
 const { stateDir, stops } = run;
@@ -197,9 +204,9 @@ interface Measured extends RuntimeLoadResult {
   cpuMicros: Record<string, number>;
 }
 
-async function load(label: string, url: string, host: string, pids: Record<string, number>): Promise<Measured> {
-  const spec: RuntimeLoadSpec = { url, host, connections, warmupSeconds, durationSeconds };
-  say(`loading ${label}: ${connections} connections, ${warmupSeconds} s warm-up + ${durationSeconds} s`);
+async function load(label: string, url: string, host: string, pids: Record<string, number>, clients = connections): Promise<Measured> {
+  const spec: RuntimeLoadSpec = { url, host, connections: clients, warmupSeconds, durationSeconds };
+  say(`loading ${label}: ${clients} connection${clients === 1 ? '' : 's'}, ${warmupSeconds} s warm-up + ${durationSeconds} s`);
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
   const loaderBefore = reapedChildrenCpuSeconds();
   const result = JSON.parse(await runToCompletion(node, [join(repoRoot, 'bench/runtime-load.ts'), JSON.stringify(spec)])) as RuntimeLoadResult;
@@ -210,7 +217,14 @@ async function load(label: string, url: string, host: string, pids: Record<strin
   return { ...result, cpuMicros };
 }
 
-async function measureThroughput(kit: Kit, port: number, runtimePid: number): Promise<{ direct: Measured[]; routed: Measured[] }> {
+interface Throughput {
+  direct: Measured[];
+  routed: Measured[];
+  /** One request at a time: the latency the entry point adds, without the queueing of a saturated server. */
+  oneByOne: { direct: Measured; routed: Measured };
+}
+
+async function measureThroughput(kit: Kit, port: number, runtimePid: number): Promise<Throughput> {
   const app = 'hello';
   const host = `${app}.${kit.namespace}.${BASE_DOMAIN}`;
   const owner = await kit.apps.create({ metadata: { name: app, namespace: kit.namespace }, spec: { displayName: 'Hello', environment: { GREETING: 'Hello' } } });
@@ -223,14 +237,19 @@ async function measureThroughput(kit: Kit, port: number, runtimePid: number): Pr
   stops.push(() => workerd.stop());
   const direct: Measured[] = [];
   const routed: Measured[] = [];
-  const servingWorkerd = childrenOf(runtimePid);
-  if (servingWorkerd.length !== 1) throw new Error(`cw-runtime runs ${servingWorkerd.length} workerd processes, not 1`);
+  // The generation serving runs its config from `run/g<n>/` (the checker of new builds from `run/check<n>/`).
+  const servingWorkerd = childrenOf(runtimePid).filter((pid) => /\/run\/g\d+\/config\.capnp/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8')));
+  if (servingWorkerd.length !== 1) throw new Error(`cw-runtime runs ${servingWorkerd.length} serving workerd processes, not 1`);
   // Alternated, so a change in what else the machine does shows in both.
   for (let round = 1; round <= rounds; round++) {
     direct.push(await load(`direct workerd (round ${round})`, `http://127.0.0.1:${directPort}/`, host, { workerd: workerd.pid }));
     routed.push(await load(`entry point (round ${round})`, `http://127.0.0.1:${port}/`, host, { router: runtimePid, workerd: servingWorkerd[0]! }));
   }
-  return { direct, routed };
+  const oneByOne = {
+    direct: await load('direct workerd, one request at a time', `http://127.0.0.1:${directPort}/`, host, { workerd: workerd.pid }, 1),
+    routed: await load('entry point, one request at a time', `http://127.0.0.1:${port}/`, host, { router: runtimePid, workerd: servingWorkerd[0]! }, 1),
+  };
+  return { direct, routed, oneByOne };
 }
 
 async function main(): Promise<void> {
@@ -243,30 +262,9 @@ async function main(): Promise<void> {
   await installCrds(cluster.kubeconfig);
   const bucketName = await createRunBucket(minio, 'cw-bench');
 
-  const [port, statusPort] = [await freePort(), await freePort()];
-  const runtime = spawnToFile({
-    name: 'cw-runtime',
-    command: node,
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
-    env: {
-      ...process.env,
-      KUBECONFIG: cluster.kubeconfig,
-      CW_S3_ENDPOINT: minio.endpoint,
-      CW_S3_BUCKET: bucketName,
-      CW_S3_REGION: minio.s3.region,
-      CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId ?? '',
-      CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey ?? '',
-      CW_RUNTIME_HOST: '127.0.0.1',
-      CW_RUNTIME_PORT: String(port),
-      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
-      CW_RUNTIME_STATUS_PORT: String(statusPort),
-      CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
-      CW_LOG_LEVEL: 'warn',
-    },
-    logPath: join(stateDir, 'cw-runtime.log'),
-  });
-  stops.push(() => runtime.stop());
-  await waitForHttp(runtime, `http://127.0.0.1:${statusPort}/readyz`, 60_000);
+  const bucketEnv = { kubeconfig: cluster.kubeconfig, minio, bucketName };
+  const runtime = await startRuntime('cw-runtime', bucketEnv);
+  const port = runtime.port;
 
   const kube = loadKubeConnection(cluster.kubeconfig);
   const kit: Kit = {
@@ -277,15 +275,141 @@ async function main(): Promise<void> {
   };
   say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; logs in ${stateDir}`);
 
+  say(`${backgroundApps} apps served beside the one deployed`);
+  await createApps(kit, 0, backgroundApps);
+  await servedApps(runtime.statusPort, backgroundApps);
+  await firstRequests(kit, port, 0, backgroundApps);
   say(`${deploys} deploys of a ${flags['bundle-kb']} KB bundle`);
   const deployed = await measureDeploys(kit, port);
   say(`${rollbacks} rollbacks`);
   const rolledBack = await measureRollbacks(kit, port, deployed.builds);
-  const throughput = await measureThroughput(kit, port, runtime.child.pid ?? 0);
-  report(deployed, rolledBack, throughput);
+  const throughput = await measureThroughput(kit, port, runtime.pid);
+  const scale = scaleApps > backgroundApps ? await measureScale(kit, runtime, bucketEnv) : undefined;
+  report(deployed, rolledBack, throughput, scale);
 }
 
-function report(deployed: { total: number[]; fromSpec: number[]; compressed: number }, rolledBack: number[], throughput: { direct: Measured[]; routed: Measured[] }): void {
+interface BucketEnv {
+  kubeconfig: string;
+  minio: Awaited<ReturnType<typeof startMinio>>;
+  bucketName: string;
+}
+
+/** Starts a cw-runtime serving every namespace; resolves once it is ready. */
+async function startRuntime(name: string, env: BucketEnv): Promise<{ port: number; statusPort: number; pid: number; readyMs: number; stop: () => Promise<void> }> {
+  const [port, statusPort] = [await freePort(), await freePort()];
+  const t0 = performance.now();
+  const runtime = spawnToFile({
+    name,
+    command: node,
+    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    env: {
+      ...process.env,
+      KUBECONFIG: env.kubeconfig,
+      CW_S3_ENDPOINT: env.minio.endpoint,
+      CW_S3_BUCKET: env.bucketName,
+      CW_S3_REGION: env.minio.s3.region,
+      CW_S3_ACCESS_KEY_ID: env.minio.s3.credentials?.accessKeyId ?? '',
+      CW_S3_SECRET_ACCESS_KEY: env.minio.s3.credentials?.secretAccessKey ?? '',
+      CW_RUNTIME_HOST: '127.0.0.1',
+      CW_RUNTIME_PORT: String(port),
+      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+      CW_RUNTIME_STATUS_PORT: String(statusPort),
+      CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
+      CW_LOG_LEVEL: 'warn',
+    },
+    logPath: join(stateDir, `${name}.log`),
+  });
+  const stop = () => runtime.stop();
+  stops.push(stop);
+  await waitForHttp(runtime, `http://127.0.0.1:${statusPort}/readyz`, 300_000);
+  return { port, statusPort, pid: runtime.child.pid ?? 0, readyMs: performance.now() - t0, stop };
+}
+
+/** A small app of its own, about 100 bytes of JavaScript: it answers `app <i>`. */
+function smallApp(i: number): Uint8Array {
+  return artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response('app ${i} ok'); } };\n` });
+}
+
+/** Creates apps `bg-<from>` … `bg-<to - 1>`, each with a build of its own, as many API deploys would. */
+async function createApps(kit: Kit, from: number, to: number): Promise<void> {
+  let next = from;
+  const worker = async () => {
+    while (next < to) {
+      const i = next++;
+      const name = `bg-${i}`;
+      const owner = await kit.apps.create({ metadata: { name, namespace: kit.namespace }, spec: { displayName: name } });
+      const id = await upload(kit, name, owner, smallApp(i));
+      await kit.apps.patch(kit.namespace, name, { spec: { activeBuildId: id } });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+/** Waits until the replica's status server lists at least `count` served apps. */
+async function servedApps(statusPort: number, count: number, timeoutMs = 600_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const res = await fetch(`http://127.0.0.1:${statusPort}/apps`).catch(() => undefined);
+    const apps = res?.ok ? ((await res.json()) as { apps: unknown[] }).apps : [];
+    if (apps.length >= count) return;
+    await sleep(100);
+  }
+  throw new Error(`the replica did not serve ${count} apps within ${timeoutMs} ms`);
+}
+
+/** One request to each of apps `from` … `to - 1`, one after the other; answers each one's latency (ms). */
+async function firstRequests(kit: Kit, port: number, from: number, to: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = from; i < to; i++) {
+    const t0 = performance.now();
+    const res = await get(port, `bg-${i}.${kit.namespace}.${BASE_DOMAIN}`);
+    if (res.status !== 200 || res.body !== `app ${i} ok`) throw new Error(`bg-${i} answered ${res.status} ${res.body.slice(0, 200)}`);
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+/** Resident memory (bytes) of `pid` and its children (cw-runtime and its workerd processes). */
+function residentBytes(pid: number): number {
+  const rss = (p: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  return [pid, ...childrenOf(pid)].reduce((sum, p) => sum + rss(p), 0);
+}
+
+interface Scale {
+  apps: number;
+  converge: number;
+  cold: number[];
+  warm: number[];
+  bytesBefore: number;
+  bytesAfter: number;
+  loaded: number;
+  second: { readyMs: number; allServedMs: number; bytes: number };
+}
+
+/** Grows the replica to `scaleApps` apps, requests each (loading its isolate), then starts a second replica. */
+async function measureScale(kit: Kit, runtime: { port: number; statusPort: number; pid: number }, env: BucketEnv): Promise<Scale> {
+  const total = scaleApps + 2; // the deploy and hello apps too
+  say(`${scaleApps} apps on one replica`);
+  const bytesBefore = residentBytes(runtime.pid);
+  const t0 = performance.now();
+  await createApps(kit, backgroundApps, scaleApps);
+  await servedApps(runtime.statusPort, total);
+  const converge = performance.now() - t0;
+  const cold = await firstRequests(kit, runtime.port, backgroundApps, scaleApps);
+  const warm = await firstRequests(kit, runtime.port, backgroundApps, scaleApps);
+  const bytesAfter = residentBytes(runtime.pid);
+  const metrics = await (await fetch(`http://127.0.0.1:${runtime.statusPort}/metrics`)).text();
+  const loaded = Number(/cloudwright_runtime_isolates_loaded (\d+)/.exec(metrics)?.[1] ?? NaN);
+  say('a second replica starting with them');
+  const started = performance.now();
+  const second = await startRuntime('cw-runtime-2', env);
+  await servedApps(second.statusPort, total);
+  const result = { readyMs: second.readyMs, allServedMs: performance.now() - started, bytes: residentBytes(second.pid) };
+  await second.stop();
+  return { apps: total, converge, cold, warm, bytesBefore, bytesAfter, loaded, second: result };
+}
+
+function report(deployed: { total: number[]; fromSpec: number[]; compressed: number }, rolledBack: number[], throughput: Throughput, scale: Scale | undefined): void {
   const ms = (v: number) => `${v.toFixed(0)} ms`;
   const mean = (rs: Measured[]) => rs.reduce((sum, r) => sum + r.requestsPerSecond, 0) / rs.length;
   const cpu = (rs: Measured[], name: string) => rs.reduce((sum, r) => sum + (r.cpuMicros[name] ?? 0), 0) / rs.length;
@@ -294,11 +418,15 @@ function report(deployed: { total: number[]; fromSpec: number[]; compressed: num
   const deployP50 = percentile(deployed.total, 50);
   const deployP95 = percentile(deployed.total, 95);
   const rollbackP50 = percentile(rolledBack, 50);
+  const { oneByOne } = throughput;
+  const p99Extra = oneByOne.routed.p99Ms - oneByOne.direct.p99Ms;
+  const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
   const mark = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   const lines = [
     '',
     `Node ${process.version}, workerd ${readWorkerdVersion()}; bundle ${flags['bundle-kb']} KB of JavaScript (${(deployed.compressed / 1024).toFixed(0)} KB as .tar.zst)`,
     '',
+    `${backgroundApps} other apps served by the replica during the deploys and rollbacks`,
     `deploy → first 200 (${deploys} deploys; from the artifact upload)   p50 ${ms(deployP50)}   p95 ${ms(deployP95)}   max ${ms(Math.max(...deployed.total))}`,
     `  of which from spec.activeBuildId written                          p50 ${ms(percentile(deployed.fromSpec, 50))}   p95 ${ms(percentile(deployed.fromSpec, 95))}`,
     `rollback → served (${rollbacks} rollbacks; from spec.activeBuildId written) p50 ${ms(rollbackP50)}   p95 ${ms(percentile(rolledBack, 95))}`,
@@ -307,17 +435,31 @@ function report(deployed: { total: number[]; fromSpec: number[]; compressed: num
     ...throughput.direct.map((r, i) => `  direct workerd (TCP)    round ${i + 1}: ${r.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`),
     ...throughput.routed.map((r, i) => `  entry point (cw-runtime) round ${i + 1}: ${r.requestsPerSecond.toFixed(0).padStart(6)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`),
     `  ratio entry point / direct: ${ratio.toFixed(2)} (${routed.toFixed(0)} / ${direct.toFixed(0)} req/s)`,
+    // autocannon's percentiles have 1 ms resolution; one request at a time, the mean is exact (1 / rate).
+    `  one request at a time: direct mean ${(1000 / oneByOne.direct.requestsPerSecond).toFixed(2)} ms, p99 ${oneByOne.direct.p99Ms} ms; ` +
+      `entry point mean ${(1000 / oneByOne.routed.requestsPerSecond).toFixed(2)} ms, p99 ${oneByOne.routed.p99Ms} ms (+${(1000 / oneByOne.routed.requestsPerSecond - 1000 / oneByOne.direct.requestsPerSecond).toFixed(2)} ms per request)`,
     `  CPU per request: direct workerd ${cpu(throughput.direct, 'workerd').toFixed(0)} µs (load generator ${cpu(throughput.direct, 'loader').toFixed(0)} µs); ` +
       `through the entry point, router ${cpu(throughput.routed, 'router').toFixed(0)} µs + workerd ${cpu(throughput.routed, 'workerd').toFixed(0)} µs (load generator ${cpu(throughput.routed, 'loader').toFixed(0)} µs)`,
     `  (${cpus().length} CPUs, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')} at the end: the load generator, the router and workerd share them)`,
+    ...(scale
+      ? [
+          '',
+          `${scale.apps} apps on one replica (${scaleApps - backgroundApps} added at once: served by the replica ${(scale.converge / 1000).toFixed(1)} s after the first was created)`,
+          `  first request of an app (loads its isolate)   p50 ${ms(percentile(scale.cold, 50))}   p95 ${ms(percentile(scale.cold, 95))}`,
+          `  later requests                                p50 ${ms(percentile(scale.warm, 50))}   p95 ${ms(percentile(scale.warm, 95))}`,
+          `  memory (cw-runtime + workerd): ${mb(scale.bytesBefore)} with ${backgroundApps} loaded, ${mb(scale.bytesAfter)} with ${scale.loaded} isolates loaded: ${((scale.bytesAfter - scale.bytesBefore) / Math.max(scale.loaded - backgroundApps - 2, 1) / 1024 / 1024).toFixed(2)} MB per loaded app`,
+          `  a second replica: ready in ${(scale.second.readyMs / 1000).toFixed(1)} s (process start to /readyz), serving all ${scale.apps} after ${(scale.second.allServedMs / 1000).toFixed(1)} s, ${mb(scale.second.bytes)} then (isolates load on first request)`,
+        ]
+      : []),
     '',
     'targets',
     `  ${mark(deployP50 < TARGETS.deployP50Ms)} deploy p50 < ${TARGETS.deployP50Ms} ms: ${ms(deployP50)} (${(deployP50 / TARGETS.deployP50Ms).toFixed(2)} of target)`,
     `  ${mark(deployP95 < TARGETS.deployP95Ms)} deploy p95 < ${TARGETS.deployP95Ms} ms: ${ms(deployP95)} (${(deployP95 / TARGETS.deployP95Ms).toFixed(2)} of target)`,
     `  ${mark(rollbackP50 < TARGETS.rollbackP50Ms)} rollback p50 < ${TARGETS.rollbackP50Ms} ms: ${ms(rollbackP50)} (${(rollbackP50 / TARGETS.rollbackP50Ms).toFixed(2)} of target)`,
     `  ${mark(ratio >= TARGETS.ratio)} throughput ratio ≥ ${TARGETS.ratio}: ${ratio.toFixed(2)}`,
+    `  ${mark(p99Extra <= TARGETS.p99ExtraMs)} p99 within ${TARGETS.p99ExtraMs} ms of direct (one request at a time): ${p99Extra >= 0 ? '+' : ''}${p99Extra.toFixed(1)} ms`,
     '',
   ];
   process.stdout.write(lines.join('\n'));

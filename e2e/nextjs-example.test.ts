@@ -20,7 +20,7 @@ beforeAll(async () => {
   const bytes = new Uint8Array(readFileSync(artifactPath));
   engine = new RuntimeEngine({ artifacts: new MemoryArtifactSource().put('next', bytes), dataDir, baseDomain: 'apps.test', publicScheme: 'http' });
   await engine.start();
-  ({ port } = await engine.router.listen(0));
+  ({ port } = engine.address);
   await engine.deploy({ project: 'demo', appId: 'next', buildId: 'next', env: { GREETING: 'Bonjour' }, hostnames: ['next.example.test'] });
 }, 60_000);
 

@@ -98,6 +98,17 @@ describe('runtime apps applied as custom resources', () => {
       expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host, www], servedGeneration: ready?.metadata?.generation });
     }
 
+    // Per-app request metrics, counted by each replica's dispatcher worker.
+    for (const runtime of runtimes) {
+      const metrics = await (await fetch(`${runtime.statusUrl}/metrics`)).text();
+      const served = new RegExp(`cloudwright_runtime_requests_total\\{project="${namespace}",app="hello",class="2xx"\\} (\\d+)`).exec(metrics);
+      expect(Number(served?.[1])).toBeGreaterThan(0);
+      expect(metrics).toMatch(new RegExp(`cloudwright_runtime_request_duration_seconds_bucket\\{project="${namespace}",app="hello",le="\\+Inf"\\} ${served?.[1]}`));
+      expect(metrics).toMatch(new RegExp(`cloudwright_runtime_request_duration_seconds_count\\{project="${namespace}",app="hello"\\} ${served?.[1]}`));
+      expect(metrics).toMatch(new RegExp(`cloudwright_runtime_requests_in_flight\\{project="${namespace}",app="hello"\\} 0`));
+      expect(metrics).toMatch(/cloudwright_runtime_isolates_loaded [1-9]/);
+    }
+
     await apps.patch(namespace, 'hello', { spec: { environment: { GREETING: 'Howdy' } } });
     await servedEverywhere(runtimes, host, 'Howdy from v1');
     await readyReason(namespace, 'hello', 'Serving');

@@ -1,5 +1,5 @@
 // Serves an artifact with the runtime engine (real workerd, in-memory ArtifactSource) and requests a few paths
-// through the router with a Host header, as cw-runtime would. From the repository root:
+// through the entry point with a Host header, as cw-runtime would. From the repository root:
 //   node scripts/serve-artifact.ts next.tar.zst [/,/logo.svg,...]
 // Set HOLD=<ms> to keep serving (and print the port) for curl: curl -H 'Host: next.example.test' localhost:<port>/
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ const engine = new RuntimeEngine({
 });
 try {
   await engine.start();
-  const { port } = await engine.router.listen(0);
+  const { port } = engine.address;
   let started = performance.now();
   await engine.deploy({ project: 'demo', appId: 'next', buildId: 'next', env: { GREETING: 'Bonjour' }, hostnames: ['next.example.test'] });
   console.log(`deployed in ${Math.round(performance.now() - started)} ms`);

@@ -50,7 +50,7 @@ export interface ServingControllerDeps {
 }
 
 /**
- * Makes this replica's router serve what every RuntimeApp asks for: its active build with its environment,
+ * Makes this replica serve what every RuntimeApp asks for: its active build with its environment,
  * host names and concurrency limit; an app without a build, or deleted, is not served. Level-based: each
  * reconcile derives the deployment from the cached app and hands it to the engine, which converges (a
  * deploy of what is already served resolves at once). Side effects are in memory only, so any number of

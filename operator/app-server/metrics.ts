@@ -25,7 +25,7 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
   });
   new Gauge({
     name: 'cloudwright_runtime_apps_served',
-    help: 'Apps the router serves',
+    help: 'Apps the runtime serves',
     registers,
     collect() {
       this.set(engine.status().apps);
@@ -50,7 +50,7 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
   });
   new Counter({
     name: 'cloudwright_runtime_workerd_starts_total',
-    help: 'workerd processes launched: generations, failed attempts and single-app load checks',
+    help: 'workerd processes launched: generations, failed attempts and the checker that loads new builds first',
     registers,
     collect() {
       this.reset();

@@ -15,18 +15,19 @@ import { AppRecords } from './app-records.ts';
 import type { RuntimeServerConfig } from './config.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
+import { requestMetrics } from './request-metrics.ts';
 import { reportFor, type RuntimeAppReport } from './report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 
-/** How long stopping waits for requests in flight through the entry point before stopping workerd. */
-const ROUTER_DRAIN_MS = 10_000;
+/** How long stopping lets workerd finish the requests in flight. */
+const STOP_DRAIN_MS = 10_000;
 
 /**
  * `cw-runtime`, assembled: a RuntimeApp informer (every namespace) feeding the serving controller, the
- * runtime engine (workerd behind the Host router), the status server, and the replica's report (its
+ * runtime engine (workerd, whose dispatcher routes by Host), the status server, and the replica's report (its
  * RuntimeReplica and Lease). Stateless: the data directory is a cache, so replicas need no coordination
  * and a restart rebuilds everything from the informer.
  */
@@ -43,7 +44,7 @@ export class RuntimeServer {
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
-  #routerPort: number | undefined;
+  #entryPort: number | undefined;
   #ownDataDir: string | undefined;
   /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
   #firstPass: FirstPass | undefined;
@@ -55,8 +56,8 @@ export class RuntimeServer {
     this.#log = log;
   }
 
-  get routerPort(): number | undefined {
-    return this.#routerPort;
+  get entryPort(): number | undefined {
+    return this.#entryPort;
   }
 
   get statusPort(): number | undefined {
@@ -64,12 +65,12 @@ export class RuntimeServer {
   }
 
   /**
-   * Ready to take traffic: workerd answers, the router listens, and every app of the informer's first list
+   * Ready to take traffic: workerd answers on the entry socket, and every app of the informer's first list
    * has settled (served, or refused for good), so a new replica behind a load balancer never answers 404 for
    * apps it has not loaded yet; or the first pass has waited its limit (`FirstPass`).
    */
   ready(): boolean {
-    return !this.#stopping && this.#routerPort !== undefined && this.#firstPassDone() && !!this.#engine?.status().ready;
+    return !this.#stopping && this.#entryPort !== undefined && this.#firstPassDone() && !!this.#engine?.status().ready;
   }
 
   #firstPassDone(): boolean {
@@ -132,13 +133,15 @@ export class RuntimeServer {
       baseDomain: config.baseDomain,
       publicScheme: config.publicScheme,
       ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
-      router: { trustForwardedHeaders: config.trustForwardedHeaders },
+      listen: { port: config.port, host: config.host },
+      trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
-    this.#routerPort = (await engine.router.listen(config.port, config.host)).port;
-    this.#log.info('serving apps', { port: this.#routerPort, baseDomain: config.baseDomain, dataDir });
+    requestMetrics(this.registry, engine);
+    this.#entryPort = engine.address.port;
+    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir });
 
     const kube = loadKubeConnection(config.kubeconfig);
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
@@ -205,14 +208,7 @@ export class RuntimeServer {
     this.#informer?.stop();
     this.#hostnames?.stop();
     this.#domains?.stop();
-    const router = this.#engine?.router;
-    if (router?.server.listening) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([router.close(), new Promise((resolve) => (timer = setTimeout(resolve, ROUTER_DRAIN_MS)))]);
-      clearTimeout(timer);
-      router.server.closeAllConnections();
-    }
-    await this.#engine?.stop();
+    await this.#engine?.stop(STOP_DRAIN_MS);
     await this.#status?.close();
     if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });
     this.#log.info('stopped');

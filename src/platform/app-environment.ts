@@ -1,4 +1,4 @@
-import { ASSETS_BINDING } from '../workerd/workerd-config.ts';
+import { ASSETS_BINDING } from '../workerd/compatibility.ts';
 import type { AppStore } from './app-store.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 

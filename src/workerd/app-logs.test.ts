@@ -59,7 +59,7 @@ describe('app logs from workerd', { timeout: 60_000 }, () => {
 
   beforeAll(async () => {
     await engine.start();
-    port = (await engine.router.listen(0)).port;
+    port = engine.address.port;
     await engine.deploy({ project: 'demo', appId: 'one', buildId: 'logger', env: { NAME: 'one' }, hostnames: [] });
     await engine.deploy({ project: 'demo', appId: 'two', buildId: 'logger', env: { NAME: 'two' }, hostnames: [] });
   }, 60_000);
@@ -74,7 +74,7 @@ describe('app logs from workerd', { timeout: 60_000 }, () => {
     const { workerdStarts } = engine.status();
     const one = await follow(engine, 'demo/one', 2);
     const two = await follow(engine, 'demo/two', 1);
-    expect(engine.status().workerdStarts).toBe(workerdStarts + 2); // each first follower attaches the tail worker
+    expect(engine.status().workerdStarts).toBe(workerdStarts); // following loads the app's isolate anew, with tails: no new workerd
     const started = Date.now();
     await send(port, 'one.demo.apps.test', '/hello?x=1', { headers: { authorization: 'Bearer secret-token', cookie: 'session=secret' } });
     expect((await send(port, 'one.demo.apps.test', '/boom')).status).toBe(500);
@@ -99,12 +99,19 @@ describe('app logs from workerd', { timeout: 60_000 }, () => {
     expect(other?.logs[0]?.message).toBe('serving / {"app":"two"}');
     expect(engine.logs.recent('demo/one').every((e) => !JSON.stringify(e).includes('"two"'))).toBe(true);
     expect(engine.logs.recent('demo/one').map((e) => new URL(e.request?.url ?? 'http://x').pathname)).toEqual(['/hello', '/boom']);
-    // The last follower leaving stops collection after the linger: the tail worker is detached again.
+    // The last follower leaving stops collection after the linger: the app's isolate without tails serves.
+    expect(engine.collectingLogs('demo/one')).toBe(true);
     one.stop();
-    two.stop();
-    await expect.poll(() => engine.status().workerdStarts, { timeout: 5000 }).toBe(workerdStarts + 3);
+    await expect.poll(() => engine.collectingLogs('demo/one'), { timeout: 5000 }).toBe(false);
+    // A pass after that one has pushed its routing table when this resolves.
+    await engine.deploy({ project: 'demo', appId: 'one', buildId: 'logger', env: { NAME: 'one' }, hostnames: [] });
     await send(port, 'one.demo.apps.test', '/after');
-    await engine.deploy({ project: 'demo', appId: 'two', buildId: 'logger', env: { NAME: 'two' }, hostnames: [] });
+    // `two` is still followed, and its entries come through the same tail worker after any of `one`'s.
+    const barrier = await follow(engine, 'demo/two', 1);
+    await send(port, 'two.demo.apps.test', '/barrier');
+    await barrier.entries;
     expect(engine.logs.recent('demo/one')).toHaveLength(2);
+    two.stop();
+    barrier.stop();
   });
 });

@@ -1,20 +1,24 @@
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AppLogs, type AppLogListener } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
 import { BuildStore, buildKey } from './build-store.ts';
-import { ConcurrencyLimiter } from './concurrency-limiter.ts';
+import { ASSETS_BINDING } from './compatibility.ts';
+import { control } from './control-client.ts';
+import type { GenerationAssets } from './dispatcher/config.ts';
+import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
+import { EntryProxy } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
-import { healthy, killLeftovers, probe, retire, sameWorkers, startGeneration, workerFingerprint, type Generation, type GenerationContext, type LiveApp } from './generation.ts';
+import { assetsSignature, drained, health, killLeftovers, startGeneration, stopGeneration, type Generation, type GenerationContext } from './generation.ts';
 import { assignHosts, defaultHost, hostsOf } from './hosts.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
+import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ArtifactSource, ServedApp } from './ports.ts';
-import { startLogSink } from './log-sink.ts';
-import { RuntimeRouter, type RouterOptions } from './router.ts';
-import type { Route } from './upstream.ts';
+import { RequestStats, type DispatcherStats } from './request-stats.ts';
 import { Waiters } from './waiters.ts';
-import { ASSETS_BINDING } from './workerd-config.ts';
+import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from './workerd-process.ts';
 
 export interface RuntimeEngineOptions {
@@ -23,26 +27,40 @@ export interface RuntimeEngineOptions {
   readonly dataDir: string;
   /** Default hosts are `<appId>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
+  /** The entry point's address (default: a free port on 127.0.0.1). */
+  readonly listen?: { readonly port?: number; readonly host?: string };
   /** Scheme and port of `ServedApp.url` (default `https`, no port). */
   readonly publicScheme?: 'http' | 'https';
   readonly publicPort?: number;
+  /**
+   * Keep the client's `X-Forwarded-For/-Proto/-Host` and `X-Request-Id` (appending to `-For`): set it when the
+   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
+   * cannot pretend to have come over HTTPS or from another address.
+   */
+  readonly trustForwardedHeaders?: boolean;
+  /** `Retry-After` seconds on 503 answers (default 1). */
+  readonly retryAfterSeconds?: number;
   /** Default: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
   /** For apps that set none (default 100). */
   readonly defaultMaxConcurrentRequests?: number;
-  /** Requests that may wait for a slot, as a multiple of the app's limit (default 1), and for how long (default 10 s). */
-  readonly queue?: { readonly depthFactor?: number; readonly timeoutMs?: number };
-  /** How long workerd may take to load every app (default 30 s). */
+  /** Requests that may wait for a slot, as a multiple of the app's limit (default 1). They wait at most 10 s. */
+  readonly queue?: { readonly depthFactor?: number };
+  /** How long workerd may take to start (default 30 s). */
   readonly startTimeoutMs?: number;
   /** How long a replaced workerd may keep finishing in-flight requests (default 30 s). */
   readonly drainTimeoutMs?: number;
   /** How long an app's logs keep being collected after its last follower left (default 5 minutes). */
   readonly logLingerMs?: number;
+  /**
+   * Isolates one workerd may have loaded before the runtime replaces it with a fresh one, unloading every app
+   * (requested apps load again on demand). workerd never unloads on its own, and about 1.6 MB each (default 2000).
+   */
+  readonly maxLoadedWorkers?: number;
   readonly healthCheck?: { readonly intervalMs?: number; readonly timeoutMs?: number; readonly failures?: number };
   /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
   readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
   readonly artifactLimits?: Partial<ArtifactLimits>;
-  readonly router?: Omit<RouterOptions, 'log'>;
   readonly log?: RuntimeLogger;
 }
 
@@ -53,69 +71,105 @@ export interface RuntimeStatus {
   readonly pid: number;
   /** Crash restarts since start. */
   readonly restarts: number;
-  /** workerd processes launched since start: generations, failed attempts and single-app load checks. */
+  /** workerd processes launched since start. */
   readonly workerdStarts: number;
   readonly apps: number;
+  /** App isolates the serving workerd has loaded. */
+  readonly loadedWorkers: number;
+  /** Builds loaded in the checker workerd before they were served, since start. */
+  readonly loadChecks: number;
+}
+
+/** An app as the routing table has it: what it serves and under which loader id. */
+interface Served {
+  readonly live: LiveApp;
+  readonly id: string;
+  /** Reports to the tail worker (part of `id`). */
+  readonly tailed: boolean;
 }
 
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const MAX_SOCKET_DIR = 90;
+/** Load checks one checker workerd runs before it is replaced (each leaves an isolate of about 1.6 MB). */
+const CHECKS_PER_CHECKER = 100;
+/** workerd's Worker Loader refuses these; they say the build cannot load, not that loading failed for now. */
+const LOAD_FAILURE = /^(Error: )?(Failed to start Worker|No such compatibility flag|Dynamic Worker (code|env) size|.*must contain at least one module)/;
 
 /**
- * The runtime engine: serves runtime apps on workerd behind one HTTP entry point (`router`).
+ * The runtime engine: serves runtime apps on workerd, whose dispatcher worker routes each request by `Host`
+ * to the app's isolate (`dispatcher/dispatcher.js`); no request crosses this process.
  *
- * The controller declares what each app serves (`deploy`, `remove`); the engine converges on it. workerd
- * has no hot reload, so a change of code or environment is rolled out blue/green: a new workerd starts
- * with the new config on new sockets, the router switches once every app listens, and the old process
- * finishes its in-flight requests before it is stopped. Deploys that arrive during a rollout are
- * coalesced into the next one. A build that cannot load is isolated by loading the changed apps alone,
- * and refused (`BuildLoadError`) while the app keeps serving its previous build. A workerd that crashes
- * or stops answering health checks is restarted with backoff, with no action from anyone.
+ * The controller declares what each app serves (`deploy`, `remove`); one loop converges on it. A change of
+ * code or environment loads the app's new isolate in the running workerd (checked before traffic moves: a
+ * build that cannot load is refused with `BuildLoadError` and the app keeps its previous build), then the
+ * routing table moves to it. A change of an app's static assets starts a new workerd on the same entry
+ * socket and drains the old one. A workerd that crashes or stops answering is restarted with backoff.
  */
 export class RuntimeEngine {
-  readonly router: RuntimeRouter;
   /** What the apps log (console lines, exceptions, each request's outcome), collected by workerd's tail worker. */
   readonly logs = new AppLogs();
   readonly #o: RuntimeEngineOptions;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
+  readonly #served = new Map<string, Served>();
   readonly #waiters = new Waiters<ServedApp | undefined>();
-  readonly #limiters = new Map<string, ConcurrencyLimiter>();
   readonly #retiring = new Map<Generation, Promise<void>>();
+  /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
+  readonly #code = new Map<string, LiveApp>();
   /** Worker fingerprint → why workerd refused it: loading is deterministic, so it is not tried again. */
   readonly #loadFailures = new Map<string, BuildLoadError>();
+  /** Worker fingerprint → attempts that failed for another reason; part of the loader id, as workerd caches a failed id. */
+  readonly #attempts = new Map<string, number>();
+  /** Worker fingerprints that loaded in a check: a rollback to one needs no check again. */
+  readonly #checked = new Set<string>();
+  readonly #stats = new RequestStats();
+  /** App key → how many follow its logs; an app reports to the tail worker while followed and for a while after. */
+  readonly #followers = new Map<string, number>();
+  readonly #lingers = new Map<string, NodeJS.Timeout>();
   #assignment: ReadonlyMap<string, string> = new Map();
   #ctx: GenerationContext | undefined;
+  /** The entry point, in front of the serving generation's dispatcher. */
+  readonly #entry: EntryProxy;
+  #address: AddressInfo | undefined;
+  #nodeService: Server | undefined;
   #builds: BuildStore | undefined;
   #current: Generation | undefined;
+  /** The workerd that load-checks new builds, and how many it has checked. */
+  #checker: Generation | undefined;
+  #checks = 0;
+  #loadChecks = 0;
   #version = 0;
   #generations = 0;
   #dirty = false;
+  #recycle = false;
   #loop: Promise<void> | undefined;
   #stopped = false;
   #restarts = 0;
   #workerdStarts = 0;
+  #loaded = 0;
   #backoffMs: number;
   #restartTimer: NodeJS.Timeout | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
   #healthFailures = 0;
-  #logSink: Server | undefined;
-  /** App key → how many follow its logs; an app is tailed while it has followers and for a while after. */
-  readonly #followers = new Map<string, number>();
-  readonly #lingers = new Map<string, NodeJS.Timeout>();
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
     this.#log = options.log ?? silentRuntimeLogger;
     this.#backoffMs = options.restartBackoff?.initialMs ?? 100;
-    this.router = new RuntimeRouter({ ...options.router, log: this.#log });
+    this.#entry = new EntryProxy({ trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
   }
 
   get #runDir(): string {
     return join(this.#o.dataDir, 'run');
   }
 
-  /** Prepares the data directory and starts workerd (with no apps yet). */
+  /** The entry point's address, once started. */
+  get address(): AddressInfo {
+    if (!this.#address) throw new Error('the runtime engine is not running');
+    return this.#address;
+  }
+
+  /** Opens the entry socket, prepares the data directory and starts workerd (with no apps yet). */
   async start(): Promise<void> {
     if (this.#runDir.length > MAX_SOCKET_DIR) throw new Error(`runtime dataDir is too long for Unix socket paths: ${this.#o.dataDir}`);
     const binary = this.#o.workerdBinary ?? resolveWorkerdBinary();
@@ -130,35 +184,37 @@ export class RuntimeEngine {
       limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits },
       maxCompatibilityDate,
     });
-    const logSink = join(this.#runDir, 'logs.sock');
-    this.#logSink = await startLogSink(logSink, this.logs);
-    this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, logSink };
-    this.#switchTo(await this.#startGeneration(new Map()));
+    const runtimeSocket = join(this.#runDir, 'runtime.sock');
+    this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
+    this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, runtimeSocket };
+    this.#switchTo(await this.#startGeneration([], this.#table()));
+    this.#address = await this.#entry.listen(this.#o.listen?.port ?? 0, this.#o.listen?.host ?? '127.0.0.1');
     const interval = this.#o.healthCheck?.intervalMs ?? 2000;
     this.#healthTimer = setInterval(() => void this.#checkHealth(), interval);
     this.#healthTimer.unref();
-    this.#log.info('runtime engine started', { workerd: binary, maxCompatibilityDate, pid: this.#current?.proc.pid });
+    this.#log.info('runtime engine started', { workerd: binary, maxCompatibilityDate, pid: this.#current?.proc.pid, address: this.#address });
   }
 
-  /** Stops workerd (every generation) and the router's listener. Pending deploys are rejected. */
-  async stop(): Promise<void> {
+  /**
+   * Stops taking requests and stops workerd, letting requests in flight finish for at most `drainMs` (default
+   * the drain timeout). Pending deploys are rejected.
+   */
+  async stop(drainMs = this.#o.drainTimeoutMs ?? 30_000): Promise<void> {
     this.#stopped = true;
     for (const timer of this.#lingers.values()) clearTimeout(timer);
     clearInterval(this.#healthTimer);
     clearTimeout(this.#restartTimer);
     await this.#loop?.catch(() => {});
     this.#waiters.rejectAll(new Error('the runtime engine stopped'));
-    const gens = [...this.#retiring.keys(), ...(this.#current ? [this.#current] : [])];
-    await Promise.all(
-      gens.map(async (gen) => {
-        gen.retiring = true;
-        await gen.proc.stop();
-        gen.pool.destroy();
-        await rm(gen.dir, { recursive: true, force: true });
-      }),
-    );
-    if (this.router.server.listening) await this.router.close();
-    await new Promise((resolve) => (this.#logSink ? this.#logSink.close(resolve) : resolve(undefined)));
+    // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
+    const closed = this.#address ? this.#entry.close() : Promise.resolve();
+    await this.#stopChecker();
+    const current = this.#current;
+    if (current) await drained(current, drainMs).then(() => stopGeneration(current));
+    await Promise.all(this.#retiring.values());
+    this.#entry.server.closeAllConnections();
+    await closed;
+    await new Promise((resolve) => (this.#nodeService ? this.#nodeService.close(resolve) : resolve(undefined)));
   }
 
   /** The host an app is always served on. */
@@ -167,8 +223,8 @@ export class RuntimeEngine {
   }
 
   /**
-   * Declares what an app serves, replacing any earlier deployment of it. Resolves once the router sends
-   * the app's requests to `app.buildId` with `app.env`; rejects with `ArtifactError` (invalid artifact),
+   * Declares what an app serves, replacing any earlier deployment of it. Resolves once requests to the app's
+   * hosts reach `app.buildId` with `app.env`; rejects with `ArtifactError` (invalid artifact),
    * `BuildLoadError` (workerd cannot load it) or the artifact source's error, in which case the app keeps
    * serving what it served before. Idempotent: deploying what is served resolves at once.
    */
@@ -198,9 +254,8 @@ export class RuntimeEngine {
   /**
    * Follows an app's logs: calls `listener` with each new entry. Collecting them costs every request of the app
    * (a tail worker invocation), so it runs only while someone follows, as `wrangler tail` does: the first
-   * follower attaches the tail worker (the app's workers are rolled out again) and the promise resolves once
-   * requests report to it; after the last one leaves, collection goes on for `logLingerMs`, so `follow=false`
-   * readers and reconnecting followers still find the recent entries. Resolves with the unsubscribe function.
+   * follower loads the app's isolate anew with the tail worker attached, and the promise resolves once its
+   * requests report; after the last one leaves, collection goes on for `logLingerMs`.
    */
   async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
     const unsubscribe = this.logs.subscribe(key, listener);
@@ -218,10 +273,8 @@ export class RuntimeEngine {
       left = true;
       unsubscribe();
       const remaining = (this.#followers.get(key) ?? 1) - 1;
-      if (remaining > 0) {
-        this.#followers.set(key, remaining);
-        return;
-      }
+      this.#followers.set(key, Math.max(remaining, 0));
+      if (remaining > 0) return;
       const timer = setTimeout(() => {
         this.#lingers.delete(key);
         if ((this.#followers.get(key) ?? 0) > 0) return;
@@ -230,8 +283,12 @@ export class RuntimeEngine {
       }, this.#o.logLingerMs ?? 300_000);
       timer.unref();
       this.#lingers.set(key, timer);
-      this.#followers.set(key, 0);
     };
+  }
+
+  /** The app's served isolate reports to the tail worker: someone follows its logs, or did within the linger. */
+  collectingLogs(key: string): boolean {
+    return this.#served.get(key)?.tailed ?? false;
   }
 
   /** What the runtime serves for an app now, if anything. */
@@ -241,7 +298,7 @@ export class RuntimeEngine {
 
   /** Every served app. */
   list(): ServedApp[] {
-    return [...(this.#current?.apps.keys() ?? [])].sort().flatMap((key) => this.#servedApp(key) ?? []);
+    return [...this.#served.keys()].sort().flatMap((key) => this.#servedApp(key) ?? []);
   }
 
   status(): RuntimeStatus {
@@ -252,8 +309,40 @@ export class RuntimeEngine {
       pid: gen?.proc.pid ?? 0,
       restarts: this.#restarts,
       workerdStarts: this.#workerdStarts,
-      apps: gen?.apps.size ?? 0,
+      apps: this.#served.size,
+      loadedWorkers: this.#loaded,
+      loadChecks: this.#loadChecks,
     };
+  }
+
+  /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
+  async requestStats(): Promise<Map<string, DispatcherStats['apps'][string]>> {
+    const current = this.#current;
+    const gens = [...this.#retiring.keys(), ...(current ? [current] : [])];
+    const live = await Promise.all(gens.map((gen) => this.#fetchStats(gen)));
+    const latest = live.at(-1);
+    if (current && latest && this.#current === current) this.#loaded = latest.loads;
+    return this.#stats.merged(live.flatMap((s) => (s ? [s] : [])));
+  }
+
+  /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
+  get latencyBucketsMs(): readonly number[] {
+    return this.#stats.bucketsMs;
+  }
+
+  async #fetchStats(gen: Generation): Promise<DispatcherStats | undefined> {
+    if (!gen.proc.running) return undefined;
+    try {
+      const res = await control<DispatcherStats>(gen.controlSocket, 'GET', '/stats', undefined, 5000);
+      return res.status === 200 ? res.body : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {
+    const live = this.#code.get(id);
+    return live ? workerCode(live) : Promise.resolve(undefined);
   }
 
   #await(key: string): Promise<ServedApp | undefined> {
@@ -274,40 +363,52 @@ export class RuntimeEngine {
     })().finally(() => (this.#loop = undefined));
   }
 
-  /** One pass: prepare desired builds, roll out a new generation if workers changed, re-route, settle waiters. */
+  /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
+  #idOf(live: LiveApp, tailed: boolean): string {
+    const fingerprint = workerFingerprint(live);
+    return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#attempts.get(fingerprint) ?? 0}${tailed ? '~tailed' : ''}`;
+  }
+
+  /** One pass: prepare desired builds, load changed apps, start a generation if assets changed, push the table, settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
     const snapshot = new Map(this.#desired);
     const failures = new Map<string, unknown>();
-    const next = new Map<string, LiveApp>();
-    const previous = this.#current?.apps ?? new Map<string, LiveApp>();
+    const next = new Map<string, Served>();
     await Promise.all(
       [...snapshot].map(async ([key, { app }]) => {
+        const served = this.#served.get(key);
         try {
           const build = await this.#builds!.prepare(app);
           if (build.assetsDir && ASSETS_BINDING in app.env) {
             throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
           }
-          const live = { app, build, tailed: this.#followers.has(key) };
+          const live = { app, build };
           const refused = this.#loadFailures.get(workerFingerprint(live));
           if (refused) throw refused;
-          next.set(key, live);
+          // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
+          const tailed = this.#followers.has(key);
+          next.set(key, { live, id: this.#idOf(live, tailed), tailed });
         } catch (err) {
           failures.set(key, err);
-          const served = previous.get(key);
-          if (served) next.set(key, { ...served, tailed: this.#followers.has(key) });
+          const tailed = this.#followers.has(key);
+          if (served) next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
         }
       }),
     );
 
     try {
-      const current = this.#current;
-      const gen = !current || !current.proc.running || !sameWorkers(current.apps, next) ? await this.#rollOut(next, failures) : current;
-      if (gen === current) {
-        gen.apps = next;
-        this.#publishRoutes();
+      if (!this.#current?.proc.running) await this.#replaceGeneration(this.#servedAssets(this.#served));
+      await this.#checkLoads(next, failures);
+      const assets = this.#servedAssets(next);
+      const current = this.#current!;
+      const assetsChanged = assets.length !== current.assets.size || assets.some((a) => current.assets.get(a.key) !== assetsSignature(a));
+      this.#commit(next);
+      if (assetsChanged || this.#recycle || !current.proc.running) {
+        this.#recycle = false;
+        await this.#replaceGeneration(assets);
       } else {
-        this.#switchTo(gen);
+        await this.#push(current);
       }
     } catch (err) {
       this.#log.error('runtime rollout failed', { error: err });
@@ -317,42 +418,151 @@ export class RuntimeEngine {
     for (const key of this.#waiters.keys()) {
       this.#waiters.settle(key, upTo, failures.has(key) ? { error: failures.get(key) } : { value: () => this.#servedApp(key) });
     }
-    await this.#collectBuilds();
+    await this.#collect();
   }
 
-  /** Starts a generation for `next`; if it fails, finds the apps that cannot load, falls back to their previous build and tries once more. */
-  async #rollOut(next: Map<string, LiveApp>, failures: Map<string, unknown>): Promise<Generation> {
-    try {
-      return await this.#startGeneration(next);
-    } catch (err) {
-      const previous = this.#current?.apps ?? new Map<string, LiveApp>();
-      const changed = [...next].filter(([key, live]) => previous.get(key) === undefined || workerFingerprint(previous.get(key)!) !== workerFingerprint(live));
-      this.#log.warn('workerd failed to start; loading changed apps alone', { error: err, changed: changed.map(([key]) => key) });
-      let found = false;
-      for (const [key, live] of changed) {
-        this.#workerdStarts += 1;
-        const detail = await probe(this.#ctx!, join(this.#runDir, 'probe'), live);
-        if (detail === undefined) continue;
-        found = true;
-        const error = new BuildLoadError(live.build.buildId, detail);
-        failures.set(key, error);
-        this.#loadFailures.set(workerFingerprint(live), error);
-        if (this.#loadFailures.size > 1000) this.#loadFailures.delete(this.#loadFailures.keys().next().value as string);
-        const served = previous.get(key);
-        if (served) next.set(key, served);
-        else next.delete(key);
-      }
-      if (!found) throw err;
-      const current = this.#current;
-      if (current?.proc.running && sameWorkers(current.apps, next)) return current; // only the refused apps changed
-      return await this.#startGeneration(next);
-    }
+  /**
+   * Loads each app whose code or environment changed in the running workerd, before any request is routed to
+   * it: a build workerd refuses falls back to what the app served (`BuildLoadError`, remembered); a load that
+   * failed for another reason is retried on the next pass under a new id.
+   */
+  async #checkLoads(next: Map<string, Served>, failures: Map<string, unknown>): Promise<void> {
+    const changed = [...next].filter(([key, s]) => this.#served.get(key)?.id !== s.id && !this.#checked.has(workerFingerprint(s.live)));
+    if (changed.length === 0) return;
+    for (const [, s] of changed) this.#code.set(s.id, s.live);
+    const timeoutMs = this.#o.startTimeoutMs ?? 30_000;
+    // A workerd of its own, kept between deploys: a build that loops at its top level would otherwise block
+    // the one serving every app. It is replaced after such a build, and before its isolates add up.
+    const checker = this.#checker?.proc.running ? this.#checker : (this.#checker = await this.#startChecker());
+    const hung = await Promise.all(changed.map(([key, s]) => this.#checkLoad(checker, key, s, next, failures, timeoutMs)));
+    this.#checks += changed.length;
+    this.#loadChecks += changed.length;
+    if (hung.includes(true) || this.#checks >= CHECKS_PER_CHECKER) await this.#stopChecker();
   }
 
-  #startGeneration(apps: ReadonlyMap<string, LiveApp>): Promise<Generation> {
+  #startChecker(): Promise<Generation> {
     const id = ++this.#generations;
     this.#workerdStarts += 1;
-    return startGeneration(this.#ctx!, id, join(this.#runDir, `g${id}`), apps);
+    this.#checks = 0;
+    return startGeneration(this.#ctx!, id, join(this.#runDir, `check${id}`), [], this.#table([]));
+  }
+
+  async #stopChecker(): Promise<void> {
+    const checker = this.#checker;
+    this.#checker = undefined;
+    if (!checker) return;
+    checker.proc.kill(); // nothing of its own to finish
+    await stopGeneration(checker);
+  }
+
+  /** Checks that one app loads; answers whether the check hung (its workerd is then stuck in that build). */
+  async #checkLoad(check: Generation, key: string, s: Served, next: Map<string, Served>, failures: Map<string, unknown>, timeoutMs: number): Promise<boolean> {
+    let answer: { loaded: boolean; error?: string };
+    let hung = false;
+    try {
+      const res = await control<{ loaded: boolean; error?: string }>(check.controlSocket, 'POST', '/probe', { key, app: this.#routed(s) }, timeoutMs);
+      answer = res.status === 200 ? res.body : { loaded: false, error: `the dispatcher answered ${res.status}` };
+    } catch {
+      // That workerd answered its control socket before: the build is what does not finish loading.
+      answer = { loaded: false, error: `Failed to start Worker: it did not load within ${timeoutMs} ms` };
+      hung = true;
+    }
+    const fingerprint = workerFingerprint(s.live);
+    if (answer.loaded) {
+      this.#checked.add(fingerprint);
+      if (this.#checked.size > 10_000) this.#checked.delete(this.#checked.values().next().value as string);
+      return false;
+    }
+    const previous = this.#served.get(key);
+    if (previous) next.set(key, previous);
+    else next.delete(key);
+    this.#code.delete(s.id);
+    const error = answer.error ?? 'unknown';
+    if (LOAD_FAILURE.test(error)) {
+      const refusal = new BuildLoadError(s.live.build.buildId, error.replace(/^(Error: )?Failed to start Worker:\s*/, '').slice(0, 4096));
+      failures.set(key, refusal);
+      this.#loadFailures.set(fingerprint, refusal);
+      if (this.#loadFailures.size > 1000) this.#loadFailures.delete(this.#loadFailures.keys().next().value as string);
+    } else {
+      this.#attempts.set(fingerprint, (this.#attempts.get(fingerprint) ?? 0) + 1);
+      failures.set(key, new Error(`loading ${key} failed: ${error}`));
+    }
+    return hung;
+  }
+
+  /** Makes `next` what is served: host assignment and the apps' entries. */
+  #commit(next: Map<string, Served>): void {
+    this.#served.clear();
+    for (const [key, s] of next) {
+      this.#served.set(key, s);
+      this.#code.set(s.id, s.live);
+    }
+    const claims = [...next].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
+    this.#assignment = assignHosts(claims, this.#o.baseDomain, this.#assignment);
+  }
+
+  /** The static assets of the served apps, each with the binding prefix the table names. */
+  #servedAssets(served: ReadonlyMap<string, Served>): GenerationAssets[] {
+    return [...served]
+      .filter(([, s]) => s.live.build.assetsDir !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([key, s], i) => ({ binding: `A${i}`, key, directory: s.live.build.assetsDir!, config: s.live.build.assetConfig }));
+  }
+
+  #routed(s: Served, assets?: string): RoutedApp {
+    const limit = s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100;
+    return {
+      id: s.id,
+      build: s.live.build.buildId,
+      limit,
+      depth: Math.ceil(limit * (this.#o.queue?.depthFactor ?? 1)),
+      ...(assets ? { assets } : {}),
+      ...(s.tailed ? { tailed: true } : {}),
+    };
+  }
+
+  #table(assets: readonly GenerationAssets[] = this.#servedAssets(this.#served)): RoutingTable {
+    const bindings = new Map(assets.map((a) => [a.key, a.binding]));
+    const apps: Record<string, RoutedApp> = {};
+    for (const [key, s] of this.#served) apps[key] = this.#routed(s, bindings.get(key));
+    return { hosts: Object.fromEntries(this.#assignment), apps, retryAfter: String(this.#o.retryAfterSeconds ?? 1) };
+  }
+
+  async #push(gen: Generation): Promise<void> {
+    const res = await control(gen.controlSocket, 'PUT', '/routes', this.#table(), 10_000);
+    if (res.status !== 204) throw new Error(`the dispatcher refused the routing table (${res.status})`);
+  }
+
+  /** Replaces the serving workerd, blue/green: the new one starts, the entry point moves to it, the old one drains. */
+  async #replaceGeneration(assets: GenerationAssets[]): Promise<void> {
+    this.#switchTo(await this.#startGeneration(assets, this.#table(assets)));
+  }
+
+  /**
+   * Stops `old` once the requests it has are done (at most the drain timeout). Its final counts join the totals
+   * as it leaves the list `requestStats` reads, so nothing is counted twice.
+   */
+  #retire(old: Generation): void {
+    old.retiring = true;
+    const drainMs = this.#o.drainTimeoutMs ?? 30_000;
+    const done = (async () => {
+      await drained(old, drainMs);
+      const final = await this.#fetchStats(old);
+      await stopGeneration(old);
+      if (final) this.#stats.retire(final);
+    })()
+      .catch((err: unknown) => this.#log.error('retiring workerd failed', { generation: old.id, error: err }))
+      .finally(() => {
+        this.#retiring.delete(old);
+        this.#kick(); // a pass with nothing to roll out: collects the builds only the old generation used
+      });
+    this.#retiring.set(old, done);
+  }
+
+  #startGeneration(assets: readonly GenerationAssets[], table: RoutingTable): Promise<Generation> {
+    const id = ++this.#generations;
+    this.#workerdStarts += 1;
+    return startGeneration(this.#ctx!, id, join(this.#runDir, `g${id}`), assets, table);
   }
 
   /** Routes to `gen` from now on, then retires the previous generation once its requests are done. */
@@ -360,23 +570,15 @@ export class RuntimeEngine {
     const old = this.#current;
     this.#current = gen;
     this.#healthFailures = 0;
+    this.#loaded = 0;
     void gen.proc.exited.then(({ code, signal }) => {
       if (gen.retiring || this.#stopped) return;
       this.#log.error('workerd exited unexpectedly; restarting', { pid: gen.proc.pid, code, signal, output: gen.proc.output().slice(-2000) });
       if (this.#current === gen) this.#scheduleRestart();
     });
-    this.#publishRoutes();
-    this.#log.info('runtime generation serving', { generation: gen.id, pid: gen.proc.pid, apps: gen.apps.size });
-    if (old) {
-      old.retiring = true;
-      const done = retire(old, this.#o.drainTimeoutMs ?? 30_000)
-        .catch((err: unknown) => this.#log.error('retiring workerd failed', { generation: old.id, error: err }))
-        .finally(() => {
-          this.#retiring.delete(old);
-          this.#kick(); // a pass with nothing to roll out: collects the builds only the old generation used
-        });
-      this.#retiring.set(old, done);
-    }
+    this.#entry.setUpstream(gen.upstream);
+    this.#log.info('runtime generation serving', { generation: gen.id, pid: gen.proc.pid, apps: this.#served.size });
+    if (old && old !== gen && !old.retiring) this.#retire(old);
   }
 
   #scheduleRestart(): void {
@@ -388,72 +590,60 @@ export class RuntimeEngine {
       this.#restarts += 1;
       this.#kick();
     }, delay);
+    this.#restartTimer.unref();
   }
 
   async #checkHealth(): Promise<void> {
     const gen = this.#current;
-    if (!gen || !gen.proc.running || this.#stopped) return;
-    const ok = await healthy(gen, this.#o.healthCheck?.timeoutMs ?? 2000);
-    if (gen !== this.#current) return;
-    if (ok) {
+    if (!gen || this.#stopped || this.#loop) return;
+    if (gen.proc.running && Date.now() - gen.startedAt > 60_000) this.#backoffMs = this.#o.restartBackoff?.initialMs ?? 100;
+    const answer = gen.proc.running ? await health(gen, this.#o.healthCheck?.timeoutMs ?? 2000) : undefined;
+    if (this.#current !== gen || gen.retiring) return;
+    if (answer) {
       this.#healthFailures = 0;
-      if (Date.now() - gen.startedAt > 60_000) this.#backoffMs = this.#o.restartBackoff?.initialMs ?? 100;
+      this.#loaded = answer.loads;
+      if (answer.loads > (this.#o.maxLoadedWorkers ?? 2000)) {
+        this.#log.info('workerd holds too many isolates; starting a fresh one (apps load again on demand)', { loaded: answer.loads });
+        this.#recycle = true;
+        this.#kick();
+      }
       return;
     }
+    if (!gen.proc.running) return; // the exit handler restarts it
     this.#healthFailures += 1;
     if (this.#healthFailures >= (this.#o.healthCheck?.failures ?? 3)) {
-      this.#log.error('workerd does not answer health checks; killing it', { pid: gen.proc.pid, failures: this.#healthFailures });
-      gen.proc.kill(); // the exit handler restarts it
+      this.#log.error('workerd stopped answering health checks; restarting', { pid: gen.proc.pid, failures: this.#healthFailures });
+      gen.proc.kill();
     }
-  }
-
-  #publishRoutes(): void {
-    const gen = this.#current;
-    if (!gen) return;
-    const claims = [...gen.apps].map(([key, { app }]) => ({ key, project: app.project, appId: app.appId, hostnames: app.hostnames }));
-    this.#assignment = assignHosts(claims, this.#o.baseDomain, this.#assignment);
-    const routes = new Map<string, Route>();
-    for (const [host, key] of this.#assignment) {
-      const live = gen.apps.get(key);
-      const socketPath = gen.sockets.get(key);
-      if (!live || !socketPath) continue;
-      routes.set(host, { key, upstream: { socket: gen.pool.socket(socketPath), pool: gen.pool }, limiter: this.#limiter(key, live.app) });
-    }
-    for (const key of this.#limiters.keys()) if (!gen.apps.has(key)) this.#limiters.delete(key);
-    this.router.setRoutes(routes);
-  }
-
-  #limiter(key: string, app: AppDeployment): ConcurrencyLimiter {
-    const limit = app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100;
-    const depth = Math.ceil(limit * (this.#o.queue?.depthFactor ?? 1));
-    let limiter = this.#limiters.get(key);
-    if (limiter) limiter.setLimits(limit, depth);
-    else this.#limiters.set(key, (limiter = new ConcurrencyLimiter(limit, depth, this.#o.queue?.timeoutMs ?? 10_000)));
-    return limiter;
   }
 
   #servedApp(key: string): ServedApp | undefined {
-    const live = this.#current?.apps.get(key);
-    if (!live) return undefined;
-    const { project, appId } = live.app;
+    const s = this.#served.get(key);
+    if (!s) return undefined;
+    const { project, appId } = s.live.app;
     const host = this.defaultHost(project, appId);
     const port = this.#o.publicPort === undefined ? '' : `:${this.#o.publicPort}`;
     return {
       project,
       appId,
-      buildId: live.build.buildId,
+      buildId: s.live.build.buildId,
       hosts: hostsOf(key, this.#assignment, host),
       url: `${this.#o.publicScheme ?? 'https'}://${host}${port}`,
-      maxConcurrentRequests: this.#limiters.get(key)?.limit ?? live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100,
+      maxConcurrentRequests: s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100,
     };
   }
 
-  /** Deletes unpacked builds that neither the desired state nor a running generation uses. Runs inside the loop, so never beside a `prepare`. */
-  async #collectBuilds(): Promise<void> {
+  /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
+  async #collect(): Promise<void> {
     const keep = new Set<string>([...this.#desired.values()].map(({ app }) => buildKey(app)));
-    for (const gen of [...this.#retiring.keys(), ...(this.#current ? [this.#current] : [])]) {
-      for (const live of gen.apps.values()) keep.add(buildKey(live.app));
+    const ids = new Set<string>();
+    for (const s of this.#served.values()) {
+      keep.add(buildKey(s.live.app));
+      ids.add(s.id);
     }
+    // A retiring workerd may still load an app's previous isolate: its code stays until that workerd is gone.
+    if (this.#retiring.size === 0) for (const id of this.#code.keys()) if (!ids.has(id)) this.#code.delete(id);
+    for (const live of this.#code.values()) keep.add(buildKey(live.app));
     await this.#builds?.retain(keep).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
 }

@@ -62,7 +62,7 @@ async function pathsSeen(marker: string): Promise<string[]> {
 
 beforeAll(async () => {
   await engine.start();
-  port = (await engine.router.listen(0)).port;
+  port = engine.address.port;
   await engine.deploy({ project: 'demo', appId: 'a', buildId: 'echo', env: { NAME: 'a' }, hostnames: [] });
   await engine.deploy({ project: 'demo', appId: 'b', buildId: 'echo', env: { NAME: 'b' }, hostnames: [] });
   // Followed, so the apps' logs record every request that reaches them.

@@ -1,46 +1,24 @@
-import { createServer, type Server } from 'node:http';
-import { rm } from 'node:fs/promises';
 import { LOG_LIMITS, type AppLogEntry, type AppLogException, type AppLogLine, type AppLogs } from './app-logs.ts';
 
-const MAX_BATCH_BYTES = 16 * 1024 * 1024;
 const LEVELS = new Set(['debug', 'info', 'log', 'warn', 'error']);
 const KEY = /^[a-z0-9-]{1,63}\/[a-z0-9-]{1,63}$/;
 
 /**
- * Where the tail worker (`tail-worker.ts`) delivers batches of log entries: Node's HTTP server on a Unix
- * socket in the runtime's private run directory, so only workerd reaches it. Entries are checked and cut
- * to `LOG_LIMITS` before they reach the buffer; a malformed batch is dropped, never half taken.
+ * Takes a batch of log entries from the tail worker (`dispatcher/dispatcher.js`): each is checked and cut to
+ * `LOG_LIMITS` before it reaches the buffer; a batch that is not a JSON array is dropped whole.
  */
-export async function startLogSink(socketPath: string, logs: AppLogs): Promise<Server> {
-  await rm(socketPath, { force: true });
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BATCH_BYTES) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      res.writeHead(204).end();
-      let batch: unknown;
-      try {
-        batch = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch {
-        return;
-      }
-      if (!Array.isArray(batch)) return;
-      for (const raw of batch) {
-        const parsed = parseEntry(raw);
-        if (parsed) logs.add(parsed.key, parsed.entry);
-      }
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
-  });
-  return server;
+export function ingestLogBatch(body: string, logs: AppLogs): void {
+  let batch: unknown;
+  try {
+    batch = JSON.parse(body);
+  } catch {
+    return;
+  }
+  if (!Array.isArray(batch)) return;
+  for (const raw of batch) {
+    const parsed = parseEntry(raw);
+    if (parsed) logs.add(parsed.key, parsed.entry);
+  }
 }
 
 type Raw = Record<string, unknown>;

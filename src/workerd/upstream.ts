@@ -1,7 +1,6 @@
 import { Pool } from 'undici';
-import type { ConcurrencyLimiter } from './concurrency-limiter.ts';
 
-/** Kept-alive connections to one workerd socket: undici's pool, which frames HTTP/1.1 for the router. */
+/** Kept-alive connections to one workerd socket: undici's pool, which frames HTTP/1.1 for the entry point. */
 export interface UpstreamSocket {
   readonly socketPath: string;
   readonly dispatcher: Pool;
@@ -14,7 +13,7 @@ export interface UpstreamSocket {
  */
 export class UpstreamPool {
   readonly #sockets = new Map<string, UpstreamSocket>();
-  /** The router logged that this workerd cannot be reached. */
+  /** The entry point logged that this workerd cannot be reached. */
   reportedUnreachable = false;
   #inFlight = 0;
   #idleWaiters: Array<() => void> = [];
@@ -54,16 +53,8 @@ export class UpstreamPool {
   }
 }
 
-/** Where requests for one app go: a workerd socket of one generation. */
+/** Where the entry point sends requests: the dispatcher's socket of one workerd generation. */
 export interface Upstream {
   readonly socket: UpstreamSocket;
   readonly pool: UpstreamPool;
-}
-
-/** A routed app: its upstream now and its concurrency limiter, which outlives generations. */
-export interface Route {
-  /** `<project>/<appId>`. */
-  readonly key: string;
-  readonly upstream: Upstream;
-  readonly limiter: ConcurrencyLimiter;
 }

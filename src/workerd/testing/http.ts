@@ -6,7 +6,7 @@ export interface TestResponse {
   body: string;
 }
 
-/** One request through a router at `port` with `Host: host` (fetch cannot set Host). */
+/** One request through the entry point at `port` with `Host: host` (fetch cannot set Host). */
 export function send(
   port: number,
   host: string,

@@ -1,21 +1,20 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { normalizeHost } from './hosts.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
-import type { ConcurrencyLimiter } from './concurrency-limiter.ts';
-import type { Route } from './upstream.ts';
+import type { Upstream } from './upstream.ts';
 import type { Dispatcher } from 'undici';
 
 // Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
 // is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
 
-export interface RouterOptions {
+export interface EntryProxyOptions {
   /**
-   * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`): set it when the router sits
-   * behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client cannot
-   * pretend to have come over HTTPS or from another address.
+   * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`) and `X-Request-Id`: set it when the
+   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
+   * cannot pretend to have come over HTTPS or from another address.
    */
   readonly trustForwardedHeaders?: boolean;
   /** `Retry-After` seconds on 503 answers. */
@@ -24,34 +23,31 @@ export interface RouterOptions {
 }
 
 /**
- * The runtime's single HTTP entry point. It routes by `Host` to the workerd socket serving the app,
- * bounded by the app's concurrency limiter, streaming bodies both ways over keep-alive connections.
- * Unknown hosts get a 404 problem document; an app at its limit (queue full) gets 503 + `Retry-After`.
+ * The runtime's entry point: Node's HTTP server, whose strict parser is what faces clients (workerd's own
+ * accepts ambiguous framing: `entry-smuggling.test.ts`), in front of workerd's dispatcher worker, which routes
+ * by `Host`, bounds each app's concurrency and answers unknown hosts. This adds `X-Forwarded-*` and
+ * `X-Request-Id` and streams everything else both ways over undici's kept-alive connections.
  */
-export class RuntimeRouter {
+export class EntryProxy {
   readonly server: Server;
   readonly #trust: boolean;
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
-  #routes: ReadonlyMap<string, Route> = new Map();
+  #upstream: Upstream | undefined;
 
-  constructor(options: RouterOptions = {}) {
+  constructor(options: EntryProxyOptions = {}) {
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
-    // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the router
+    // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
     this.server.on('upgrade', this.#upgrade);
   }
 
-  /** Replaces the routing table (host → route). Requests already accepted finish where they started. */
-  setRoutes(routes: ReadonlyMap<string, Route>): void {
-    this.#routes = routes;
-  }
-
-  route(host: string): Route | undefined {
-    return this.#routes.get(host);
+  /** Sends new requests to `upstream` (a workerd generation's dispatcher). Requests already accepted finish where they started. */
+  setUpstream(upstream: Upstream | undefined): void {
+    this.#upstream = upstream;
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -80,48 +76,21 @@ export class RuntimeRouter {
       problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
       return;
     }
-    const host = normalizeHost(req.headers.host);
-    const route = host === undefined ? undefined : this.#routes.get(host);
-    if (!route || host === undefined) {
-      problem(res, 404, 'Not Found', host === undefined ? 'The request names no host.' : `No app is served at host ${JSON.stringify(host)}.`);
+    const upstream = this.#upstream;
+    if (!upstream) {
+      problem(res, 503, 'Service Unavailable', 'The runtime is starting; retry shortly.', { 'retry-after': this.#retryAfter });
       return;
     }
-    const limiter = route.limiter;
-    if (limiter.tryAcquire()) {
-      this.#forward(req, res, route, limiter);
-      return;
-    }
-    const abort = new AbortController();
-    res.once('close', () => abort.abort());
-    void limiter.wait(abort.signal).then((granted) => {
-      if (res.destroyed) {
-        if (granted) limiter.release();
-        return;
-      }
-      if (!granted) {
-        problem(res, 503, 'Service Unavailable', `The app is serving its maximum of ${limiter.limit} concurrent requests; retry later.`, {
-          'retry-after': this.#retryAfter,
-        });
-        return;
-      }
-      const current = this.#routes.get(host); // the app may have moved to a new generation meanwhile
-      if (!current) {
-        limiter.release();
-        problem(res, 404, 'Not Found', `No app is served at host ${JSON.stringify(host)}.`);
-        return;
-      }
-      this.#forward(req, res, current, limiter);
-    });
+    this.#forward(req, res, upstream);
   };
 
-  #forward(req: IncomingMessage, res: ServerResponse, route: Route, limiter: ConcurrencyLimiter): void {
-    const { socket, pool } = route.upstream;
+  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
+    const { socket, pool } = upstream;
     pool.enter();
     let finished = false;
     const done = () => {
       if (finished) return;
       finished = true;
-      limiter.release();
       pool.leave();
     };
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
@@ -169,7 +138,7 @@ export class RuntimeRouter {
             }
             if (!pool.reportedUnreachable) {
               pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
-              this.#log.warn('runtime upstream unreachable', { app: route.key, error: err.message });
+              this.#log.warn('workerd unreachable', { error: err.message });
             }
             problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
           },
@@ -191,6 +160,7 @@ export class RuntimeRouter {
     let forwardedFor: string | undefined;
     let forwardedProto: string | undefined;
     let forwardedHost: string | undefined;
+    let requestId: string | undefined;
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i] ?? '';
       const value = raw[i + 1] ?? '';
@@ -202,6 +172,8 @@ export class RuntimeRouter {
         if (this.#trust) forwardedProto = value;
       } else if (lower === 'x-forwarded-host') {
         if (this.#trust) forwardedHost = value;
+      } else if (lower === 'x-request-id') {
+        if (this.#trust) requestId = value;
       } else {
         out.push(name, value);
       }
@@ -214,20 +186,21 @@ export class RuntimeRouter {
       forwardedProto ?? ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'),
       'x-forwarded-host',
       forwardedHost ?? req.headers.host ?? '',
+      'x-request-id',
+      requestId ?? randomUUID(),
     );
     if (upgrade) out.push('connection', 'upgrade', 'upgrade', req.headers.upgrade ?? '');
     return out;
   }
 
-  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. Not bounded by the limiter. */
+  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
   readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const host = normalizeHost(req.headers.host);
-    const route = host === undefined ? undefined : this.#routes.get(host);
-    if (!route) {
-      socket.end('HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    const target = this.#upstream;
+    if (!target) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
       return;
     }
-    const { socket: upstreamSocket, pool } = route.upstream;
+    const { socket: upstreamSocket, pool } = target;
     const socketPath = upstreamSocket.socketPath;
     pool.enter();
     let left = false;

@@ -1,0 +1,52 @@
+/** One app's requests as a dispatcher counts them (`dispatcher.js`, `GET /stats` on the control socket). */
+export interface AppRequestCounts {
+  /** Requests being served now, and waiting for a slot. */
+  readonly active: number;
+  readonly queued: number;
+  /** Answers by status class: 1xx … 5xx. */
+  readonly classes: readonly number[];
+  /** Answers by latency bucket (`bucketsMs`, not cumulative). */
+  readonly buckets: readonly number[];
+  readonly count: number;
+  readonly sumMs: number;
+}
+
+export interface DispatcherStats {
+  readonly loads: number;
+  readonly bucketsMs: readonly number[];
+  readonly apps: Readonly<Record<string, AppRequestCounts>>;
+}
+
+const add = (a: readonly number[], b: readonly number[]): number[] => a.map((v, i) => v + (b[i] ?? 0));
+
+/**
+ * Request counts across workerd generations: each dispatcher counts from zero, so the final counts of a
+ * retired one are kept here and added to the live ones, and the totals never go back.
+ */
+export class RequestStats {
+  readonly #base = new Map<string, AppRequestCounts>();
+  #bucketsMs: readonly number[] = [];
+
+  get bucketsMs(): readonly number[] {
+    return this.#bucketsMs;
+  }
+
+  retire(final: DispatcherStats): void {
+    this.#bucketsMs = final.bucketsMs;
+    for (const [key, counts] of Object.entries(final.apps)) this.#base.set(key, sum(this.#base.get(key), { ...counts, active: 0, queued: 0 }));
+  }
+
+  merged(live: readonly DispatcherStats[]): Map<string, AppRequestCounts> {
+    const out = new Map(this.#base);
+    for (const stats of live) {
+      this.#bucketsMs = stats.bucketsMs;
+      for (const [key, counts] of Object.entries(stats.apps)) out.set(key, sum(out.get(key), counts));
+    }
+    return out;
+  }
+}
+
+function sum(a: AppRequestCounts | undefined, b: AppRequestCounts): AppRequestCounts {
+  if (!a) return b;
+  return { active: a.active + b.active, queued: a.queued + b.queued, classes: add(a.classes, b.classes), buckets: add(a.buckets, b.buckets), count: a.count + b.count, sumMs: a.sumMs + b.sumMs };
+}
