@@ -37,6 +37,10 @@ function upstream(name: string): Promise<{ server: Server; socketPath: string }>
         res.writeHead(200, { 'content-type': 'application/octet-stream' }); // chunked: no length
         for (let i = 0; i < 64; i++) res.write(Buffer.alloc(16 * 1024, 97 + (i % 26)));
         res.end();
+      } else if (req.url === '/die-after-head') {
+        res.writeHead(200, { 'content-length': '100' });
+        res.flushHeaders();
+        setImmediate(() => res.socket?.destroy());
       } else if (req.url === '/die') {
         res.writeHead(200, { 'content-length': '100' });
         res.write('partial');
@@ -128,6 +132,7 @@ describe('EntryProxy', () => {
     // The app dies once the client has the head: mid-response, whatever the timing.
     await expect(send(port, 'a.test', '/die', { onHead: () => die?.() })).rejects.toThrow(/aborted|socket hang up|ECONNRESET/);
     expect((await send(port, 'a.test')).status).toBe(201); // and the next request is fine
+    await expect(send(port, 'a.test', '/die-after-head')).rejects.toThrow(/aborted|socket hang up|ECONNRESET/); // not a hang
   });
 
   it('retries a bodiless request once on a new connection when a kept-alive one turns out closed', async () => {

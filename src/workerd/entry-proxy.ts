@@ -99,6 +99,7 @@ export class EntryProxy {
     let complete = false;
     const send = (retried: boolean): void => {
       let responded = false;
+      let replaced = false;
       // undici frames the request (Content-Length when the client gave one, else chunked) and parses the answer.
       socket.dispatcher.dispatch(
         { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: hasBody ? req : null },
@@ -112,8 +113,9 @@ export class EntryProxy {
             try {
               res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
             } catch {
-              c.abort(new Error('invalid response head'));
+              replaced = true;
               problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
+              c.abort(new Error('invalid response head'));
             }
           },
           onResponseData: (c, chunk) => {
@@ -127,11 +129,11 @@ export class EntryProxy {
             res.end();
           },
           onResponseError: (_c, err) => {
-            if (res.destroyed || res.headersSent) {
+            if (replaced) return; // the 502 above answered
+            if (responded || res.destroyed) {
               res.destroy(); // the response broke mid-body: the client must not see a clean end
               return;
             }
-            if (responded) return; // the 502 above has been sent
             if (!hasBody && !retried && isClosedByPeer(err)) {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
               return;
