@@ -189,8 +189,11 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
   it('answers 503 with Retry-After past maxConcurrentRequests', async () => {
     await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: {}, hostnames: [], maxConcurrentRequests: 1 });
+    const counts = async () => (await engine.requestStats()).get('demo/other');
+    const before = await counts();
     const slow = slowRequest(port, 'other.demo.apps.test');
     await slow.inFlight;
+    expect(await counts()).toMatchObject({ active: 1 });
     const rejected = await send(port, 'other.demo.apps.test');
     expect(rejected.status).toBe(503);
     expect(rejected.headers['retry-after']).toBe('1');
@@ -198,6 +201,11 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect((await send(port, 'hello.demo.apps.test')).status).toBe(200); // other apps are not limited by it
     expect((await slow.done).status).toBe(200);
     expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
+    // The dispatcher counted all three, the refusal among the 5xx, and holds no slot any more.
+    const after = await counts();
+    expect(after?.count).toBe((before?.count ?? 0) + 3);
+    expect(after?.classes[4]).toBe((before?.classes[4] ?? 0) + 1);
+    expect(after?.active).toBe(0);
   });
 
   it.each([

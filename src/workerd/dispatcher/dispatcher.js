@@ -164,6 +164,7 @@ export default {
     const upgrade = request.headers.get('upgrade') !== null;
     // A free slot is taken at once; only a full app waits (in a promise of its own).
     if (!upgrade && !(s.active < app.limit && s.queue.length === 0 ? (s.active += 1) > 0 : await acquire(s, app))) {
+      record(s, 503, 0);
       return problem(503, 'Service Unavailable', `The app is serving its maximum of ${app.limit} concurrent requests; retry later.`, { 'retry-after': table.retryAfter });
     }
     const started = Date.now();
