@@ -383,3 +383,27 @@ function processAlive(pid: number): boolean {
     return false;
   }
 }
+
+describe('RuntimeEngine past its maximum of loaded isolates', { timeout: 60_000 }, () => {
+  it('starts a fresh workerd, loads apps again on demand, and keeps the request counts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-'));
+    const engine = new RuntimeEngine({ artifacts, dataDir: dir, baseDomain: 'apps.test', publicScheme: 'http', maxLoadedWorkers: 2, healthCheck: { intervalMs: 100 } });
+    try {
+      await engine.start();
+      const { port } = engine.address;
+      const apps = ['one', 'two', 'three'];
+      for (const appId of apps) await engine.deploy({ project: 'demo', appId, buildId: 'v1', env: { GREETING: appId }, hostnames: [] });
+      const { generation } = engine.status();
+      for (const appId of apps) expect(JSON.parse((await send(port, `${appId}.demo.apps.test`)).body)).toMatchObject({ greeting: appId });
+      // The third isolate passes the bound: the next health check replaces workerd, blue/green.
+      await expect.poll(() => engine.status().generation, { timeout: 10_000 }).toBeGreaterThan(generation);
+      await expect.poll(() => engine.status().loadedWorkers, { timeout: 5000 }).toBeLessThanOrEqual(2);
+      for (const appId of apps) expect(JSON.parse((await send(port, `${appId}.demo.apps.test`)).body)).toMatchObject({ greeting: appId });
+      // The old workerd's counts stay in the totals once it is gone.
+      await expect.poll(async () => (await engine.requestStats()).get('demo/one')?.count, { timeout: 10_000 }).toBe(2);
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

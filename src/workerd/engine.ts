@@ -322,7 +322,7 @@ export class RuntimeEngine {
     const live = await Promise.all(gens.map((gen) => this.#fetchStats(gen)));
     const latest = live.at(-1);
     if (current && latest && this.#current === current) this.#loaded = latest.loads;
-    return this.#stats.merged(live.flatMap((s) => (s ? [s] : [])));
+    return this.#stats.merged(live.flatMap((stats, i) => (stats ? [{ generation: gens[i]!.id, stats }] : [])));
   }
 
   /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
@@ -549,7 +549,7 @@ export class RuntimeEngine {
       await drained(old, drainMs);
       const final = await this.#fetchStats(old);
       await stopGeneration(old);
-      if (final) this.#stats.retire(final);
+      if (final) this.#stats.retire(old.id, final);
     })()
       .catch((err: unknown) => this.#log.error('retiring workerd failed', { generation: old.id, error: err }))
       .finally(() => {

@@ -25,20 +25,24 @@ const add = (a: readonly number[], b: readonly number[]): number[] => a.map((v, 
  */
 export class RequestStats {
   readonly #base = new Map<string, AppRequestCounts>();
+  /** Generations whose final counts are in `#base`: a read of them still under way is not added again. */
+  readonly #retired = new Set<number>();
   #bucketsMs: readonly number[] = [];
 
   get bucketsMs(): readonly number[] {
     return this.#bucketsMs;
   }
 
-  retire(final: DispatcherStats): void {
+  retire(generation: number, final: DispatcherStats): void {
+    this.#retired.add(generation);
     this.#bucketsMs = final.bucketsMs;
     for (const [key, counts] of Object.entries(final.apps)) this.#base.set(key, sum(this.#base.get(key), { ...counts, active: 0, queued: 0 }));
   }
 
-  merged(live: readonly DispatcherStats[]): Map<string, AppRequestCounts> {
+  merged(live: ReadonlyArray<{ readonly generation: number; readonly stats: DispatcherStats }>): Map<string, AppRequestCounts> {
     const out = new Map(this.#base);
-    for (const stats of live) {
+    for (const { generation, stats } of live) {
+      if (this.#retired.has(generation)) continue;
       this.#bucketsMs = stats.bucketsMs;
       for (const [key, counts] of Object.entries(stats.apps)) out.set(key, sum(out.get(key), counts));
     }
