@@ -37,7 +37,7 @@ export function requestMetrics(registry: Registry, engine: Source): void {
   });
   new Gauge({
     name: 'cloudwright_runtime_requests_in_flight',
-    help: 'Requests an app is serving now (each holds one of its maxConcurrentRequests slots until its body is sent)',
+    help: 'Requests an app is handling now (each holds one of its maxConcurrentRequests slots until the app answers)',
     labelNames: ['project', 'app'],
     registers,
     async collect() {

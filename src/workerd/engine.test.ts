@@ -13,12 +13,14 @@ import { resolveWorkerdBinary } from './workerd-process.ts';
 /**
  * A worker that says which version it is. `/slow` is a long request: it answers its head and a first byte at
  * once (so a test knows it is in flight) and the rest a second later (a request that long is the subject).
+ * `/think?ms=N` takes N ms (default 1000) before it answers at all.
  */
 function worker(version: string): string {
   return `export default {
   async fetch(request, env) {
     const url = new URL(request.url);
     if (url.pathname === '/echo') return new Response(request.body, { headers: { 'x-method': request.method } });
+    if (url.pathname === '/think') await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('ms') ?? 1000)));
     const answer = { version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, url: request.url, xff: request.headers.get('x-forwarded-for') };
     if (url.pathname === '/slow') {
       const { readable, writable } = new TransformStream();
@@ -187,25 +189,41 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(engine.status().pid).toBe(pid);
   });
 
-  it('answers 503 with Retry-After past maxConcurrentRequests', async () => {
+  it('answers 503 with Retry-After past maxConcurrentRequests, counting each request until the app answers', async () => {
     await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: {}, hostnames: [], maxConcurrentRequests: 1 });
     const counts = async () => (await engine.requestStats()).get('demo/other');
     const before = await counts();
-    const slow = slowRequest(port, 'other.demo.apps.test');
-    await slow.inFlight;
-    expect(await counts()).toMatchObject({ active: 1 });
+    const thinking = send(port, 'other.demo.apps.test', '/think');
+    await expect.poll(async () => (await counts())?.active).toBe(1);
     const rejected = await send(port, 'other.demo.apps.test');
     expect(rejected.status).toBe(503);
     expect(rejected.headers['retry-after']).toBe('1');
     expect(JSON.parse(rejected.body)).toMatchObject({ title: 'Service Unavailable', status: 503 });
     expect((await send(port, 'hello.demo.apps.test')).status).toBe(200); // other apps are not limited by it
-    expect((await slow.done).status).toBe(200);
+    expect((await thinking).status).toBe(200);
+    // A streamed body is not counted once the app has answered: the slot is free for the next request.
+    const slow = slowRequest(port, 'other.demo.apps.test');
+    await slow.inFlight;
     expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
-    // The dispatcher counted all three, the refusal among the 5xx, and holds no slot any more.
+    expect((await slow.done).status).toBe(200);
+    // The dispatcher counted all four, the refusal among the 5xx, and holds no slot any more.
     const after = await counts();
-    expect(after?.count).toBe((before?.count ?? 0) + 3);
+    expect(after?.count).toBe((before?.count ?? 0) + 4);
     expect(after?.classes[4]).toBe((before?.classes[4] ?? 0) + 1);
     expect(after?.active).toBe(0);
+  });
+
+  it('frees the slot of a request whose client went away while the app was handling it', async () => {
+    await engine.deploy({ project: 'demo', appId: 'other', buildId: 'other', env: {}, hostnames: [], maxConcurrentRequests: 1 });
+    const counts = async () => (await engine.requestStats()).get('demo/other');
+    const { request } = await import('node:http');
+    const req = request({ host: '127.0.0.1', port, path: '/think?ms=600', headers: { host: 'other.demo.apps.test' }, agent: false });
+    req.on('error', () => {});
+    req.end();
+    await expect.poll(async () => (await counts())?.active).toBe(1);
+    req.destroy();
+    await expect.poll(async () => (await counts())?.active, { timeout: 5000 }).toBe(0);
+    expect((await send(port, 'other.demo.apps.test')).status).toBe(200);
   });
 
   it.each([
@@ -357,8 +375,12 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     const engine = new RuntimeEngine({ artifacts, dataDir: join(dir, 'data'), baseDomain: 'apps.test', startTimeoutMs: 1500 });
     await engine.start();
     try {
+      // Both arrive while a pass is under way, so the next pass checks them together: the loop must not take
+      // the good build down with it.
+      const first = engine.deploy({ project: 'demo', appId: 'first', buildId: 'v1', env: {}, hostnames: [] });
       const stuck = engine.deploy({ project: 'demo', appId: 'stuck', buildId: 'never-loads', env: {}, hostnames: [] });
       const fine = engine.deploy({ project: 'demo', appId: 'fine', buildId: 'v2', env: {}, hostnames: [] });
+      await first;
       const refused = await stuck.then(
         () => undefined,
         (err: unknown) => err,
@@ -401,6 +423,34 @@ describe('RuntimeEngine past its maximum of loaded isolates', { timeout: 60_000 
       for (const appId of apps) expect(JSON.parse((await send(port, `${appId}.demo.apps.test`)).body)).toMatchObject({ greeting: appId });
       // The old workerd's counts stay in the totals once it is gone.
       await expect.poll(async () => (await engine.requestStats()).get('demo/one')?.count, { timeout: 10_000 }).toBe(2);
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('RuntimeEngine queueing past maxConcurrentRequests', { timeout: 60_000 }, () => {
+  it('lets a queued request in as soon as the limit is raised, and refuses past the queue', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-'));
+    const engine = new RuntimeEngine({ artifacts, dataDir: dir, baseDomain: 'apps.test', publicScheme: 'http' });
+    try {
+      await engine.start();
+      const { port } = engine.address;
+      const app = { project: 'demo', appId: 'q', buildId: 'v1', env: {}, hostnames: [] };
+      await engine.deploy({ ...app, maxConcurrentRequests: 1 });
+      const counts = async () => (await engine.requestStats()).get('demo/q');
+      let firstDone = false;
+      const first = send(port, 'q.demo.apps.test', '/think?ms=3000').then((res) => ((firstDone = true), res));
+      await expect.poll(async () => (await counts())?.active).toBe(1);
+      const queued = send(port, 'q.demo.apps.test', '/think?ms=10');
+      await expect.poll(async () => (await counts())?.queued).toBe(1);
+      expect((await send(port, 'q.demo.apps.test')).status).toBe(503); // the queue holds one
+      await engine.deploy({ ...app, maxConcurrentRequests: 2 });
+      expect((await queued).status).toBe(200);
+      expect(firstDone).toBe(false); // let in by the raised limit, not by the first one finishing
+      expect((await first).status).toBe(200);
+      expect(await counts()).toMatchObject({ active: 0, queued: 0 });
     } finally {
       await engine.stop();
       rmSync(dir, { recursive: true, force: true });

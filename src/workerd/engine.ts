@@ -80,6 +80,13 @@ export interface RuntimeStatus {
   readonly loadChecks: number;
 }
 
+/** What a load check found; `hung`: the checker did not answer in time (it is stuck in that build). */
+interface LoadCheck {
+  readonly loaded: boolean;
+  readonly error?: string;
+  readonly hung: boolean;
+}
+
 /** An app as the routing table has it: what it serves and under which loader id. */
 interface Served {
   readonly live: LiveApp;
@@ -187,7 +194,7 @@ export class RuntimeEngine {
     const runtimeSocket = join(this.#runDir, 'runtime.sock');
     this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
     this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, runtimeSocket };
-    this.#switchTo(await this.#startGeneration([], this.#table()));
+    this.#switchTo(await this.#startGeneration([], this.#table().routes));
     this.#address = await this.#entry.listen(this.#o.listen?.port ?? 0, this.#o.listen?.host ?? '127.0.0.1');
     const interval = this.#o.healthCheck?.intervalMs ?? 2000;
     this.#healthTimer = setInterval(() => void this.#checkHealth(), interval);
@@ -322,7 +329,7 @@ export class RuntimeEngine {
     const live = await Promise.all(gens.map((gen) => this.#fetchStats(gen)));
     const latest = live.at(-1);
     if (current && latest && this.#current === current) this.#loaded = latest.loads;
-    return this.#stats.merged(live.flatMap((stats, i) => (stats ? [{ generation: gens[i]!.id, stats }] : [])));
+    return this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
   }
 
   /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
@@ -398,18 +405,21 @@ export class RuntimeEngine {
     );
 
     try {
-      if (!this.#current?.proc.running) await this.#replaceGeneration(this.#servedAssets(this.#served));
+      if (!this.#current?.proc.running) await this.#replaceGeneration(this.#table());
       await this.#checkLoads(next, failures);
-      const assets = this.#servedAssets(next);
+      // Applied first, then committed: if workerd does not take it, what is served stays what was served.
+      const assignment = this.#assign(next);
+      const table = this.#table(next, assignment);
+      for (const s of next.values()) this.#code.set(s.id, s.live); // before any request can load them
       const current = this.#current!;
-      const assetsChanged = assets.length !== current.assets.size || assets.some((a) => current.assets.get(a.key) !== assetsSignature(a));
-      this.#commit(next);
+      const assetsChanged = table.assets.length !== current.assets.size || table.assets.some((a) => current.assets.get(a.key) !== assetsSignature(a));
       if (assetsChanged || this.#recycle || !current.proc.running) {
+        await this.#replaceGeneration(table);
         this.#recycle = false;
-        await this.#replaceGeneration(assets);
       } else {
-        await this.#push(current);
+        await this.#push(current, table.routes);
       }
+      this.#commit(next, assignment);
     } catch (err) {
       this.#log.error('runtime rollout failed', { error: err });
       for (const key of snapshot.keys()) if (!failures.has(key)) failures.set(key, err);
@@ -431,20 +441,45 @@ export class RuntimeEngine {
     if (changed.length === 0) return;
     for (const [, s] of changed) this.#code.set(s.id, s.live);
     const timeoutMs = this.#o.startTimeoutMs ?? 30_000;
-    // A workerd of its own, kept between deploys: a build that loops at its top level would otherwise block
-    // the one serving every app. It is replaced after such a build, and before its isolates add up.
-    const checker = this.#checker?.proc.running ? this.#checker : (this.#checker = await this.#startChecker());
-    const hung = await Promise.all(changed.map(([key, s]) => this.#checkLoad(checker, key, s, next, failures, timeoutMs)));
-    this.#checks += changed.length;
-    this.#loadChecks += changed.length;
-    if (hung.includes(true) || this.#checks >= CHECKS_PER_CHECKER) await this.#stopChecker();
+    const answers = await this.#probeAll(changed, timeoutMs);
+    // A build that never finishes loading stalls the whole checker, and every check under way with it: those
+    // are checked again one by one, each on a fresh checker, so only that build is refused.
+    if (changed.length > 1) {
+      for (const [i, entry] of changed.entries()) if (answers[i]!.hung) answers[i] = (await this.#probeAll([entry], timeoutMs))[0]!;
+    }
+    changed.forEach(([key, s], i) => this.#settleCheck(key, s, answers[i]!, next, failures));
+  }
+
+  /**
+   * Loads `entries` in the checker, a workerd of its own kept between deploys: a build that loops at its top
+   * level would otherwise block the one serving every app. It is replaced after such a build (its thread is
+   * stuck), and before its isolates add up.
+   */
+  async #probeAll(entries: ReadonlyArray<readonly [string, Served]>, timeoutMs: number): Promise<LoadCheck[]> {
+    if (this.#checker && !this.#checker.proc.running) await this.#stopChecker(); // it crashed: its directory goes too
+    const checker = this.#checker ?? (this.#checker = await this.#startChecker());
+    const answers = await Promise.all(entries.map(([key, s]) => this.#probe(checker, key, s, timeoutMs)));
+    this.#checks += entries.length;
+    this.#loadChecks += entries.length;
+    if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) await this.#stopChecker();
+    return answers;
+  }
+
+  async #probe(checker: Generation, key: string, s: Served, timeoutMs: number): Promise<LoadCheck> {
+    try {
+      const res = await control<{ loaded: boolean; error?: string }>(checker.controlSocket, 'POST', '/probe', { key, app: this.#routed(s) }, timeoutMs);
+      return res.status === 200 ? { ...res.body, hung: false } : { loaded: false, error: `the dispatcher answered ${res.status}`, hung: false };
+    } catch {
+      // That workerd answered its control socket before: the build is what does not finish loading.
+      return { loaded: false, error: `Failed to start Worker: it did not load within ${timeoutMs} ms`, hung: true };
+    }
   }
 
   #startChecker(): Promise<Generation> {
     const id = ++this.#generations;
     this.#workerdStarts += 1;
     this.#checks = 0;
-    return startGeneration(this.#ctx!, id, join(this.#runDir, `check${id}`), [], this.#table([]));
+    return startGeneration(this.#ctx!, id, join(this.#runDir, `check${id}`), [], { hosts: {}, apps: {}, retryAfter: '1' });
   }
 
   async #stopChecker(): Promise<void> {
@@ -455,23 +490,13 @@ export class RuntimeEngine {
     await stopGeneration(checker);
   }
 
-  /** Checks that one app loads; answers whether the check hung (its workerd is then stuck in that build). */
-  async #checkLoad(check: Generation, key: string, s: Served, next: Map<string, Served>, failures: Map<string, unknown>, timeoutMs: number): Promise<boolean> {
-    let answer: { loaded: boolean; error?: string };
-    let hung = false;
-    try {
-      const res = await control<{ loaded: boolean; error?: string }>(check.controlSocket, 'POST', '/probe', { key, app: this.#routed(s) }, timeoutMs);
-      answer = res.status === 200 ? res.body : { loaded: false, error: `the dispatcher answered ${res.status}` };
-    } catch {
-      // That workerd answered its control socket before: the build is what does not finish loading.
-      answer = { loaded: false, error: `Failed to start Worker: it did not load within ${timeoutMs} ms` };
-      hung = true;
-    }
+  /** Acts on a load check: a build workerd refuses falls back to what the app served (remembered); another failure is retried later. */
+  #settleCheck(key: string, s: Served, answer: LoadCheck, next: Map<string, Served>, failures: Map<string, unknown>): void {
     const fingerprint = workerFingerprint(s.live);
     if (answer.loaded) {
       this.#checked.add(fingerprint);
       if (this.#checked.size > 10_000) this.#checked.delete(this.#checked.values().next().value as string);
-      return false;
+      return;
     }
     const previous = this.#served.get(key);
     if (previous) next.set(key, previous);
@@ -487,18 +512,19 @@ export class RuntimeEngine {
       this.#attempts.set(fingerprint, (this.#attempts.get(fingerprint) ?? 0) + 1);
       failures.set(key, new Error(`loading ${key} failed: ${error}`));
     }
-    return hung;
   }
 
-  /** Makes `next` what is served: host assignment and the apps' entries. */
-  #commit(next: Map<string, Served>): void {
-    this.#served.clear();
-    for (const [key, s] of next) {
-      this.#served.set(key, s);
-      this.#code.set(s.id, s.live);
-    }
+  /** Who gets each host name if `next` is served (a contested name stays with the app that had it). */
+  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
     const claims = [...next].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
-    this.#assignment = assignHosts(claims, this.#o.baseDomain, this.#assignment);
+    return assignHosts(claims, this.#o.baseDomain, this.#assignment);
+  }
+
+  /** Makes `next` what is served, once workerd serves it. */
+  #commit(next: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): void {
+    this.#served.clear();
+    for (const [key, s] of next) this.#served.set(key, s);
+    this.#assignment = assignment;
   }
 
   /** The static assets of the served apps, each with the binding prefix the table names. */
@@ -521,21 +547,23 @@ export class RuntimeEngine {
     };
   }
 
-  #table(assets: readonly GenerationAssets[] = this.#servedAssets(this.#served)): RoutingTable {
+  /** The routing table of `served` (default: what is served now) and the assets services it needs. */
+  #table(served: ReadonlyMap<string, Served> = this.#served, assignment = this.#assignment): { routes: RoutingTable; assets: GenerationAssets[] } {
+    const assets = this.#servedAssets(served);
     const bindings = new Map(assets.map((a) => [a.key, a.binding]));
     const apps: Record<string, RoutedApp> = {};
-    for (const [key, s] of this.#served) apps[key] = this.#routed(s, bindings.get(key));
-    return { hosts: Object.fromEntries(this.#assignment), apps, retryAfter: String(this.#o.retryAfterSeconds ?? 1) };
+    for (const [key, s] of served) apps[key] = this.#routed(s, bindings.get(key));
+    return { routes: { hosts: Object.fromEntries(assignment), apps, retryAfter: String(this.#o.retryAfterSeconds ?? 1) }, assets };
   }
 
-  async #push(gen: Generation): Promise<void> {
-    const res = await control(gen.controlSocket, 'PUT', '/routes', this.#table(), 10_000);
+  async #push(gen: Generation, routes: RoutingTable): Promise<void> {
+    const res = await control(gen.controlSocket, 'PUT', '/routes', routes, 10_000);
     if (res.status !== 204) throw new Error(`the dispatcher refused the routing table (${res.status})`);
   }
 
   /** Replaces the serving workerd, blue/green: the new one starts, the entry point moves to it, the old one drains. */
-  async #replaceGeneration(assets: GenerationAssets[]): Promise<void> {
-    this.#switchTo(await this.#startGeneration(assets, this.#table(assets)));
+  async #replaceGeneration(table: { routes: RoutingTable; assets: GenerationAssets[] }): Promise<void> {
+    this.#switchTo(await this.#startGeneration(table.assets, table.routes));
   }
 
   /**
@@ -545,14 +573,15 @@ export class RuntimeEngine {
   #retire(old: Generation): void {
     old.retiring = true;
     const drainMs = this.#o.drainTimeoutMs ?? 30_000;
+    let final: DispatcherStats | undefined;
     const done = (async () => {
       await drained(old, drainMs);
-      const final = await this.#fetchStats(old);
+      final = await this.#fetchStats(old);
       await stopGeneration(old);
-      if (final) this.#stats.retire(old.id, final);
     })()
       .catch((err: unknown) => this.#log.error('retiring workerd failed', { generation: old.id, error: err }))
       .finally(() => {
+        this.#stats.retire(old.id, final); // with its last read if it could not be read now (it crashed)
         this.#retiring.delete(old);
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old generation used
       });

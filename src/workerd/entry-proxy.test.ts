@@ -1,7 +1,7 @@
 // The entry point against real HTTP servers on Unix sockets standing in for workerd's dispatcher.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
+import { createConnection, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -181,6 +181,21 @@ describe('EntryProxy', () => {
     expect(res.headers['content-type']).toBe('application/problem+json');
     expect(res.headers['retry-after']).toBe('7');
     expect(JSON.parse(res.body)).toEqual({ title: 'Service Unavailable', status: 503, detail });
+  });
+
+  it('answers 400 to a request target it cannot forward, without calling workerd unreachable', async () => {
+    const warnings: string[] = [];
+    const log = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };
+    const { port } = await proxy(a, { log });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () => socket.end('OPTIONS * HTTP/1.1\r\nHost: a.test\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).toContain('The request target cannot be forwarded to an app.');
+    expect(warnings).toEqual([]);
   });
 
   it('sends new requests to a new upstream while one in flight finishes on the old', async () => {

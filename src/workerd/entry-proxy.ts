@@ -134,6 +134,11 @@ export class EntryProxy {
               res.destroy(); // the response broke mid-body: the client must not see a clean end
               return;
             }
+            if ((err as NodeJS.ErrnoException).code === 'UND_ERR_INVALID_ARG') {
+              // A request Node accepted but undici will not send on (`OPTIONS *`, say): the client's, not workerd's.
+              problem(res, 400, 'Bad Request', 'The request target cannot be forwarded to an app.');
+              return;
+            }
             if (!hasBody && !retried && isClosedByPeer(err)) {
               send(true); // a kept-alive connection had been closed by workerd: once more on a new one
               return;

@@ -18,4 +18,13 @@ describe('RequestStats', () => {
     expect(merged.get('p/b')).toMatchObject({ count: 1 });
     expect(totals.bucketsMs).toEqual([5, 10]);
   });
+
+  it('never goes back: a dispatcher that does not answer counts with its last answer, and a crashed one keeps it', () => {
+    const totals = new RequestStats();
+    expect(totals.merged([{ generation: 3, stats: stats({ 'p/a': counts(5, 2) }) }]).get('p/a')).toMatchObject({ count: 5, active: 2 });
+    // A read that timed out: the last answer stands in (nothing is in flight that anyone can vouch for).
+    expect(totals.merged([{ generation: 3, stats: undefined }]).get('p/a')).toMatchObject({ count: 5, active: 0 });
+    totals.retire(3); // it crashed: no final read
+    expect(totals.merged([{ generation: 4, stats: stats({ 'p/a': counts(1) }) }]).get('p/a')).toMatchObject({ count: 6 });
+  });
 });

@@ -21,30 +21,42 @@ const add = (a: readonly number[], b: readonly number[]): number[] => a.map((v, 
 
 /**
  * Request counts across workerd generations: each dispatcher counts from zero, so the final counts of a
- * retired one are kept here and added to the live ones, and the totals never go back.
+ * retired one are kept here and added to the live ones, and the totals never go back, not even when a
+ * dispatcher does not answer a read (its last answer stands in) or has crashed (its last answer is final).
  */
 export class RequestStats {
   readonly #base = new Map<string, AppRequestCounts>();
   /** Generations whose final counts are in `#base`: a read of them still under way is not added again. */
   readonly #retired = new Set<number>();
+  /** Each live generation's last answer. */
+  readonly #last = new Map<number, DispatcherStats>();
   #bucketsMs: readonly number[] = [];
 
   get bucketsMs(): readonly number[] {
     return this.#bucketsMs;
   }
 
-  retire(generation: number, final: DispatcherStats): void {
+  /** `final`: the generation's last counts, if it could still be read. */
+  retire(generation: number, final?: DispatcherStats): void {
+    if (this.#retired.has(generation)) return;
     this.#retired.add(generation);
-    this.#bucketsMs = final.bucketsMs;
-    for (const [key, counts] of Object.entries(final.apps)) this.#base.set(key, sum(this.#base.get(key), { ...counts, active: 0, queued: 0 }));
+    const counts = final ?? this.#last.get(generation);
+    this.#last.delete(generation);
+    if (!counts) return;
+    this.#bucketsMs = counts.bucketsMs;
+    for (const [key, c] of Object.entries(counts.apps)) this.#base.set(key, sum(this.#base.get(key), { ...c, active: 0, queued: 0 }));
   }
 
-  merged(live: ReadonlyArray<{ readonly generation: number; readonly stats: DispatcherStats }>): Map<string, AppRequestCounts> {
+  /** The totals, given what each live generation answered now (`undefined`: it did not). */
+  merged(live: ReadonlyArray<{ readonly generation: number; readonly stats: DispatcherStats | undefined }>): Map<string, AppRequestCounts> {
     const out = new Map(this.#base);
-    for (const { generation, stats } of live) {
+    for (const { generation, stats: answered } of live) {
       if (this.#retired.has(generation)) continue;
+      if (answered) this.#last.set(generation, answered);
+      const stats = answered ?? this.#last.get(generation);
+      if (!stats) continue;
       this.#bucketsMs = stats.bucketsMs;
-      for (const [key, counts] of Object.entries(stats.apps)) out.set(key, sum(out.get(key), counts));
+      for (const [key, counts] of Object.entries(stats.apps)) out.set(key, sum(out.get(key), answered ? counts : { ...counts, active: 0, queued: 0 }));
     }
     return out;
   }

@@ -52,7 +52,8 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     '    (name = "cw-dispatch", worker = (',
     `      modules = [(name = "dispatcher.js", esModule = ${capnpString(DISPATCHER_SOURCE)})],`,
     '      compatibilityDate = "2025-09-01",',
-    '      compatibilityFlags = ["enable_ctx_exports"],',
+    // request.signal tells the dispatcher of a client gone away (it frees that request's slot).
+    '      compatibilityFlags = ["enable_ctx_exports", "enable_request_signal"],',
     `      bindings = [\n        ${bindings.join(',\n        ')}\n      ],`,
     '    ))',
   ].join('\n');
