@@ -195,7 +195,13 @@ export class RuntimeEngine {
     this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
     this.#ctx = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, runtimeSocket };
     this.#switchTo(await this.#startGeneration([], this.#table().routes));
-    this.#address = await this.#entry.listen(this.#o.listen?.port ?? 0, this.#o.listen?.host ?? '127.0.0.1');
+    try {
+      this.#address = await this.#entry.listen(this.#o.listen?.port ?? 0, this.#o.listen?.host ?? '127.0.0.1');
+    } catch (err) {
+      // The port is taken, say: nothing of this start may outlive it.
+      await this.stop(0);
+      throw err;
+    }
     const interval = this.#o.healthCheck?.intervalMs ?? 2000;
     this.#healthTimer = setInterval(() => void this.#checkHealth(), interval);
     this.#healthTimer.unref();
@@ -216,9 +222,14 @@ export class RuntimeEngine {
     // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
     const closed = this.#address ? this.#entry.close() : Promise.resolve();
     await this.#stopChecker();
+    // Generations already draining get the same time as the serving one, not their own drain timeout.
+    const cutoff = setTimeout(() => {
+      for (const gen of this.#retiring.keys()) gen.proc.kill();
+    }, drainMs);
     const current = this.#current;
     if (current) await drained(current, drainMs).then(() => stopGeneration(current));
     await Promise.all(this.#retiring.values());
+    clearTimeout(cutoff);
     this.#entry.server.closeAllConnections();
     await closed;
     await new Promise((resolve) => (this.#nodeService ? this.#nodeService.close(resolve) : resolve(undefined)));

@@ -49,8 +49,9 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
   const config = renderDispatcherConfig({ assets, table, entrySocket: `unix:${entrySocket}`, controlSocket: `unix:${controlSocket}`, runtimeService: `unix:${ctx.runtimeSocket}` });
   const configPath = join(dir, 'config.capnp');
   await writeFile(configPath, config.text);
+  let proc: WorkerdProcess | undefined;
   try {
-    const proc = await WorkerdProcess.start({
+    proc = await WorkerdProcess.start({
       binary: ctx.binary,
       configPath,
       experimental: config.experimental,
@@ -72,6 +73,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
       retiring: false,
     };
   } catch (err) {
+    proc?.kill(); // it started, but what it needs next failed
     await rm(dir, { recursive: true, force: true });
     throw err;
   }
