@@ -42,6 +42,10 @@ tools: .tools/bin/node
 dev: setup cli console ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
 	@node scripts/dev.ts
 
+.PHONY: image
+image: setup console ## Build the container image without a daemon (mmdebstrap + buildah, as root): .tools/cloudwright-image.oci.tar
+	@scripts/setup/image.sh
+
 .PHONY: delegate
 delegate: ## With make dev running: delegate DOMAIN (under test.) to its hosted zone's nameservers in the local parent zone
 	@node scripts/dev-dns.ts delegate "$(DOMAIN)"

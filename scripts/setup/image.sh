@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `make image`: Cloudwright's one container image, built without a container daemon. A Debian base made by
+# mmdebstrap (no registry image can be pulled here), then, with buildah: Node 24, the production
+# node_modules (workerd among them), the platform's sources and the built console, the commands cw-api,
+# cw-operator, cw-runtime, cw-git and cw-db, tini as PID 1, and a non-root user. Written as an OCI archive,
+# tagged and cached by a hash of everything that goes into it, and linked as .tools/cloudwright-image.oci.tar.
+source "$(dirname "$0")/lib.sh"
+SUITE=bookworm
+MIRROR=http://deb.debian.org/debian
+BASE_PACKAGES=ca-certificates,git,git-lfs,tini,passwd
+UID_GID=10001
+# buildah keeps its layers under the cache, apart from any other containers storage on the machine.
+export STORAGE_DRIVER=vfs CONTAINERS_STORAGE_CONF=$CACHE/image-storage.conf
+[[ -f $CONTAINERS_STORAGE_CONF ]] || printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' "$CACHE/image-storage" "$CACHE/image-storage-run" >"$CONTAINERS_STORAGE_CONF"
+
+missing=()
+for pkg in mmdebstrap buildah; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if ((${#missing[@]})); then
+  [[ $(id -u) == 0 ]] || die "building the image needs root (mmdebstrap, buildah) and ${missing[*]}"
+  log "installing Debian packages: ${missing[*]}"
+  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+[[ $(id -u) == 0 ]] || die "building the image needs root (mmdebstrap and buildah run as root here)"
+
+# The base: Debian with git, git-lfs and tini, once per package list (rebuild it for Debian's updates by
+# removing $CACHE/image-base-*).
+base_key=$(printf '%s\n' "$SUITE" "$BASE_PACKAGES" | sha256sum | cut -c1-16)
+base=$CACHE/image-base-$base_key
+if [[ ! -f $base/rootfs.tar ]]; then
+  log "building the Debian base with mmdebstrap (about half a minute, once)"
+  tmp=$(mktemp -d "$CACHE/.image-base.XXXXXX")
+  mmdebstrap --quiet --variant=minbase --include="$BASE_PACKAGES" --mode=root "$SUITE" "$tmp/rootfs.tar" "$MIRROR" >&2
+  publish "$tmp" "$base"
+fi
+
+# What the image holds of the checkout: the servers' sources (tests left out) and the built console.
+files=$(cd "$ROOT" && git ls-files -co --exclude-standard bin api src operator git-server database-server package.json package-lock.json tsconfig.json | grep -v '\.test\.ts$' | LC_ALL=C sort)
+[[ -f $ROOT/console/dist/index.html ]] || die "the console is not built: run make console"
+console=$(cd "$ROOT" && find console/dist -type f | LC_ALL=C sort)
+node_bin=$(readlink -f "$TOOLS_BIN/node")
+key=$( (echo "$base_key"; "$node_bin" --version; cat "$0"; cd "$ROOT" && for f in $files $console; do echo "$f"; cat "$f"; done) | sha256sum | cut -c1-16)
+out=$CACHE/image-$key
+if [[ ! -f $out/cloudwright.oci.tar ]]; then
+  log "building the image cloudwright:$key"
+  stage=$(mktemp -d "$CACHE/.image-stage.XXXXXX")
+  app=$stage/opt/cloudwright
+  mkdir -p "$app" "$stage/usr/local/bin"
+  (cd "$ROOT" && tar -cf - $files $console) | tar -C "$app" -xf -
+  # The lockfile's production packages only; the CLI and console workspaces are not part of the servers.
+  (cd "$app" && npm ci --omit=dev --no-audit --no-fund --ignore-scripts --workspaces=false --include-workspace-root >&2)
+  install -m 0755 "$node_bin" "$stage/usr/local/bin/node"
+  for cmd in cw-api cw-operator cw-runtime cw-git cw-db; do
+    printf '#!/bin/sh\nexec node /opt/cloudwright/bin/%s.ts "$@"\n' "$cmd" >"$stage/usr/local/bin/$cmd"
+    chmod 0755 "$stage/usr/local/bin/$cmd"
+  done
+  epoch=$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || echo 0)
+  c=$(buildah from scratch)
+  trap 'buildah rm "$c" >/dev/null 2>&1 || true; rm -rf "$stage"' EXIT
+  buildah add --quiet "$c" "$base/rootfs.tar" / >/dev/null
+  buildah add --quiet "$c" "$stage" / >/dev/null
+  buildah run --isolation chroot "$c" -- useradd --system --uid "$UID_GID" --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin cloudwright
+  buildah config --user "$UID_GID:$UID_GID" --workingdir /opt/cloudwright --env NODE_ENV=production \
+    --entrypoint '["/usr/bin/tini", "--"]' --cmd cw-api \
+    --label org.opencontainers.image.title=cloudwright --label dev.cloudwright.source-hash="$key" "$c"
+  buildah commit --quiet --timestamp "$epoch" "$c" "localhost/cloudwright:$key" >/dev/null
+  tmp=$(mktemp -d "$CACHE/.image.XXXXXX")
+  buildah push --quiet "localhost/cloudwright:$key" "oci-archive:$tmp/cloudwright.oci.tar:localhost/cloudwright:$key" >&2
+  publish "$tmp" "$out"
+fi
+ln -sfn "$out/cloudwright.oci.tar" "$ROOT/.tools/cloudwright-image.oci.tar"
+log "image localhost/cloudwright:$key: $(du -h "$out/cloudwright.oci.tar" | cut -f1) as an OCI archive (.tools/cloudwright-image.oci.tar)"
+echo "localhost/cloudwright:$key"
