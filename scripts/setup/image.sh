@@ -61,7 +61,9 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   buildah add --quiet "$c" "$base/rootfs.tar" / >/dev/null
   buildah add --quiet "$c" "$stage" / >/dev/null
   buildah run --isolation chroot "$c" -- useradd --system --uid "$UID_GID" --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin cloudwright
+  # PATH too: an image from scratch has none, and containerd (unlike Docker) adds no default.
   buildah config --user "$UID_GID:$UID_GID" --workingdir /opt/cloudwright --env NODE_ENV=production \
+    --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --entrypoint '["/usr/bin/tini", "--"]' --cmd cw-api \
     --label org.opencontainers.image.title=cloudwright --label dev.cloudwright.source-hash="$key" "$c"
   buildah commit --quiet --timestamp "$epoch" "$c" "localhost/cloudwright:$key" >/dev/null
