@@ -3,6 +3,7 @@ import type { RuntimeEngine } from '../../src/workerd/index.ts';
 
 type Source = Pick<RuntimeEngine, 'requestStats' | 'latencyBucketsMs' | 'status'>;
 type Counts = Awaited<ReturnType<RuntimeEngine['requestStats']>>;
+type AppRequestCounts = Counts extends Map<string, infer C> ? C : never;
 type Labels = { project: string; app: string };
 /** One line of a metric as prom-client's registry prints it (its own type for this is not exported). */
 type Sample = { metricName: string; labels: Record<string, string | number>; value: number };
@@ -35,26 +36,19 @@ export function requestMetrics(registry: Registry, engine: Source): void {
       for (const [key, c] of await counts()) c.classes.forEach((n, i) => n > 0 && this.inc({ ...labels(key), class: CLASSES[i] }, n));
     },
   });
-  new Gauge({
-    name: 'cloudwright_runtime_requests_in_flight',
-    help: 'Requests an app is handling now (each holds one of its maxConcurrentRequests slots until the app answers)',
-    labelNames: ['project', 'app'],
-    registers,
-    async collect() {
-      this.reset();
-      for (const [key, c] of await counts()) this.set(labels(key), c.active);
-    },
-  });
-  new Gauge({
-    name: 'cloudwright_runtime_requests_queued',
-    help: 'Requests waiting for a slot of their app',
-    labelNames: ['project', 'app'],
-    registers,
-    async collect() {
-      this.reset();
-      for (const [key, c] of await counts()) this.set(labels(key), c.queued);
-    },
-  });
+  const perApp = (name: string, help: string, value: (c: AppRequestCounts) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['project', 'app'],
+      registers,
+      async collect() {
+        this.reset();
+        for (const [key, c] of await counts()) this.set(labels(key), value(c));
+      },
+    });
+  perApp('cloudwright_runtime_requests_in_flight', 'Requests an app is handling now (each holds one of its maxConcurrentRequests slots until the app answers)', (c) => c.active);
+  perApp('cloudwright_runtime_requests_queued', 'Requests waiting for a slot of their app', (c) => c.queued);
   new Gauge({
     name: 'cloudwright_runtime_isolates_loaded',
     help: 'App isolates the serving workerd has loaded (apps load on their first request)',

@@ -86,13 +86,7 @@ export class EntryProxy {
 
   #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
     const { socket, pool } = upstream;
-    pool.enter();
-    let finished = false;
-    const done = () => {
-      if (finished) return;
-      finished = true;
-      pool.leave();
-    };
+    const done = pool.enter();
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     const headers = this.#requestHeaders(req, false);
     let controller: Dispatcher.DispatchController | undefined;
@@ -203,19 +197,15 @@ export class EntryProxy {
   /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
   readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const target = this.#upstream;
+    // workerd not started, or not reachable.
+    const refuse = () => socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
     if (!target) {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
+      refuse();
       return;
     }
     const { socket: upstreamSocket, pool } = target;
     const socketPath = upstreamSocket.socketPath;
-    pool.enter();
-    let left = false;
-    const leave = () => {
-      if (left) return;
-      left = true;
-      pool.leave();
-    };
+    const leave = pool.enter();
     socket.on('error', () => socket.destroy());
     const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
     upstream.on('upgrade', (up, upSocket, upHead) => {
@@ -240,7 +230,7 @@ export class EntryProxy {
       });
     });
     upstream.on('error', () => {
-      socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
+      refuse();
       leave();
     });
     socket.once('close', () => {

@@ -33,13 +33,16 @@ export class UpstreamPool {
     return socket;
   }
 
-  enter(): void {
+  /** Counts a request in flight; the answer ends it, once however often it is called. */
+  enter(): () => void {
     this.#inFlight += 1;
-  }
-
-  leave(): void {
-    this.#inFlight -= 1;
-    if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.#inFlight -= 1;
+      if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+    };
   }
 
   /** Resolves once nothing is in flight. */
