@@ -2,17 +2,22 @@
 // tests: an embedded etcd and a kube-apiserver in one process, plus kube-controller-manager's
 // garbage-collector and namespace controllers in a child process of the same binary.
 //
-// The controller manager runs as a child rather than a goroutine because kube-apiserver and
-// kube-controller-manager both own process-wide state (the signal handler, the global feature gates and the
-// legacy metrics registry) that may only be set up once per process.
+// With --node-address it serves a node (e2e/harness/kube-node.ts): every controller and the scheduler run
+// too, and the same binary is the node's kubelet and kube-proxy, so they are always of the control plane's
+// Kubernetes version.
+//
+// Components run as children rather than goroutines because each owns process-wide state (the signal
+// handler, the global feature gates and the legacy metrics registry) that may only be set up once per
+// process.
 //
 // Usage:
 //
-//	cw-controlplane --dir DIR [--port N] [--unsafe-no-fsync]
-//	cw-controlplane controller-manager [kube-controller-manager flags]
+//	cw-controlplane --dir DIR [--port N] [--unsafe-no-fsync] [--node-address IP]
+//	cw-controlplane controller-manager|scheduler|kubelet|kube-proxy [that component's flags]
 //
-// It writes DIR/kubeconfig (cluster-admin through a static token) and prints one line
-// "cw-controlplane ready <kubeconfig>" once the apiserver answers /readyz.
+// It writes DIR/kubeconfig (cluster-admin through a static token; with a node also kubelet.kubeconfig and
+// kube-proxy.kubeconfig) and prints one line "cw-controlplane ready <kubeconfig>" once the apiserver answers
+// /readyz.
 package main
 
 import (
@@ -23,13 +28,16 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "controller-manager" {
-		os.Exit(runControllerManager(os.Args[2:]))
+	if len(os.Args) > 1 {
+		if component, ok := components[os.Args[1]]; ok {
+			os.Exit(runComponent(os.Args[1], component(), os.Args[2:]))
+		}
 	}
 	fs := flag.NewFlagSet("cw-controlplane", flag.ExitOnError)
 	dir := fs.String("dir", "", "state directory (etcd data, PKI, kubeconfig); required")
 	port := fs.Int("port", 0, "apiserver secure port on 127.0.0.1 (0 picks a free one)")
 	noFsync := fs.Bool("unsafe-no-fsync", false, "skip etcd fsync (throwaway test clusters only)")
+	nodeAddress := fs.String("node-address", "", "serve a node: the apiserver listens on this local address, which pods reach")
 	_ = fs.Parse(os.Args[1:])
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "cw-controlplane: --dir is required")
@@ -40,7 +48,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "cw-controlplane:", err)
 		os.Exit(2)
 	}
-	if err := run(abs, *port, *noFsync); err != nil {
+	if err := run(abs, *port, *noFsync, *nodeAddress); err != nil {
 		fmt.Fprintln(os.Stderr, "cw-controlplane:", err)
 		os.Exit(1)
 	}

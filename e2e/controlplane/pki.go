@@ -22,10 +22,20 @@ import (
 // directory and reused on restart, so a kubeconfig written earlier stays valid.
 type pki struct {
 	caCert, serverCert, serverKey, saKey, saPub, tokenFile string
-	adminToken                                            string
+	adminToken                                             string
+	// Set only for a cluster with a node: the client certificate the apiserver shows kubelets, and the
+	// tokens of the kubelet and kube-proxy.
+	kubeletClientCert, kubeletClientKey string
+	nodeToken, proxyToken               string
 }
 
-func ensurePKI(dir string) (*pki, error) {
+// nodeName is the one node a local cluster can have.
+const nodeName = "cw-node"
+
+// ensurePKI creates the credentials once per directory. nodeAddress, when set, is also in the serving
+// certificate (pods reach the apiserver there) and adds the node's credentials; a directory created without
+// them is refused rather than re-issued, since the CA key is not kept.
+func ensurePKI(dir, nodeAddress string) (*pki, error) {
 	p := &pki{
 		caCert:     filepath.Join(dir, "ca.crt"),
 		serverCert: filepath.Join(dir, "apiserver.crt"),
@@ -34,9 +44,16 @@ func ensurePKI(dir string) (*pki, error) {
 		saPub:      filepath.Join(dir, "sa.pub"),
 		tokenFile:  filepath.Join(dir, "tokens.csv"),
 	}
+	if nodeAddress != "" {
+		p.kubeletClientCert = filepath.Join(dir, "apiserver-kubelet-client.crt")
+		p.kubeletClientKey = filepath.Join(dir, "apiserver-kubelet-client.key")
+	}
 	tokenPath := filepath.Join(dir, "admin-token")
 	if raw, err := os.ReadFile(tokenPath); err == nil {
 		p.adminToken = string(raw)
+		if nodeAddress != "" {
+			return p, p.readNodeTokens(dir)
+		}
 		return p, nil
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -48,7 +65,7 @@ func ensurePKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	srvKey, srvDER, err := newServingCert(caKey, caCert)
+	srvKey, srvDER, err := newLeafCert(caKey, caCert, servingTemplate(nodeAddress))
 	if err != nil {
 		return nil, err
 	}
@@ -56,24 +73,39 @@ func ensurePKI(dir string) (*pki, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := make([]byte, 32)
-	if _, err := rand.Read(token); err != nil {
-		return nil, err
-	}
-	p.adminToken = hex.EncodeToString(token)
-	writes := []struct {
+	p.adminToken = randomToken()
+	tokens := fmt.Sprintf("%s,cluster-admin,cluster-admin,\"system:masters\"\n", p.adminToken)
+	type file struct {
 		path string
 		data []byte
-	}{
+	}
+	writes := []file{
 		{p.caCert, pemBlock("CERTIFICATE", caCert.Raw)},
 		{p.serverCert, pemBlock("CERTIFICATE", srvDER)},
 		{p.serverKey, mustPKCS8(srvKey)},
 		{p.saKey, mustPKCS8(saKey)},
 		{p.saPub, mustPKIX(&saKey.PublicKey)},
-		{p.tokenFile, []byte(fmt.Sprintf("%s,cluster-admin,cluster-admin,\"system:masters\"\n", p.adminToken))},
-		// Written last: its presence marks a complete PKI.
-		{tokenPath, []byte(p.adminToken)},
 	}
+	if nodeAddress != "" {
+		clientKey, clientDER, err := newLeafCert(caKey, caCert, kubeletClientTemplate())
+		if err != nil {
+			return nil, err
+		}
+		p.nodeToken, p.proxyToken = randomToken(), randomToken()
+		tokens += fmt.Sprintf("%s,system:node:%s,system:node:%s,\"system:nodes\"\n", p.nodeToken, nodeName, nodeName)
+		tokens += fmt.Sprintf("%s,system:kube-proxy,system:kube-proxy\n", p.proxyToken)
+		writes = append(writes,
+			file{p.kubeletClientCert, pemBlock("CERTIFICATE", clientDER)},
+			file{p.kubeletClientKey, mustPKCS8(clientKey)},
+			file{filepath.Join(dir, "node-token"), []byte(p.nodeToken)},
+			file{filepath.Join(dir, "proxy-token"), []byte(p.proxyToken)},
+		)
+	}
+	writes = append(writes,
+		file{p.tokenFile, []byte(tokens)},
+		// Written last: its presence marks a complete PKI.
+		file{tokenPath, []byte(p.adminToken)},
+	)
 	for _, w := range writes {
 		if err := os.WriteFile(w.path, w.data, 0o600); err != nil {
 			return nil, err
@@ -104,23 +136,63 @@ func newCA() (*ecdsa.PrivateKey, *x509.Certificate, error) {
 	return key, cert, err
 }
 
-func newServingCert(caKey *ecdsa.PrivateKey, ca *x509.Certificate) (*ecdsa.PrivateKey, []byte, error) {
+// readNodeTokens loads the node's tokens from a directory made for a node, or says how to get one.
+func (p *pki) readNodeTokens(dir string) error {
+	node, err := os.ReadFile(filepath.Join(dir, "node-token"))
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s was created for a cluster without a node; start with a new --dir", dir)
+	} else if err != nil {
+		return err
+	}
+	proxy, err := os.ReadFile(filepath.Join(dir, "proxy-token"))
+	if err != nil {
+		return err
+	}
+	p.nodeToken, p.proxyToken = string(node), string(proxy)
+	return nil
+}
+
+func servingTemplate(nodeAddress string) *x509.Certificate {
+	ips := []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1"), net.ParseIP(serviceIP)}
+	if nodeAddress != "" {
+		ips = append(ips, net.ParseIP(nodeAddress))
+	}
+	return &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "kube-apiserver"},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local"},
+		IPAddresses:  ips,
+	}
+}
+
+// kubeletClientTemplate is the identity the apiserver shows a kubelet for logs, exec and port-forward.
+func kubeletClientTemplate() *x509.Certificate {
+	return &x509.Certificate{
+		SerialNumber: big.NewInt(3),
+		Subject:      pkix.Name{CommonName: "kube-apiserver-kubelet-client", Organization: []string{"system:masters"}},
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+}
+
+func newLeafCert(caKey *ecdsa.PrivateKey, ca *x509.Certificate, tmpl *x509.Certificate) (*ecdsa.PrivateKey, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2),
-		Subject:      pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().AddDate(10, 0, 0),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:     []string{"localhost", "kubernetes", "kubernetes.default", "kubernetes.default.svc"},
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
-	}
+	tmpl.NotBefore = time.Now().Add(-time.Hour)
+	tmpl.NotAfter = time.Now().AddDate(10, 0, 0)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	return key, der, err
+}
+
+func randomToken() string {
+	token := make([]byte, 32)
+	if _, err := rand.Read(token); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(token)
 }
 
 func pemBlock(kind string, der []byte) []byte {

@@ -21,8 +21,16 @@ import (
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 )
 
-func run(dir string, port int, noFsync bool) error {
-	creds, err := ensurePKI(filepath.Join(dir, "pki"))
+// The service range, and the apiserver's own address in it (the kubernetes Service).
+const (
+	serviceRange = "10.96.0.0/16"
+	serviceIP    = "10.96.0.1"
+)
+
+// run starts the control plane. With a nodeAddress it serves a node: the apiserver listens there (pods
+// reach it through the kubernetes Service), authorises kubelets, and the scheduler and every controller run.
+func run(dir string, port int, noFsync bool, nodeAddress string) error {
+	creds, err := ensurePKI(filepath.Join(dir, "pki"), nodeAddress)
 	if err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
@@ -37,14 +45,26 @@ func run(dir string, port int, noFsync bool) error {
 	}
 	defer etcd.Close()
 
+	host := "127.0.0.1"
+	if nodeAddress != "" {
+		host = nodeAddress
+	}
 	kubeconfig := filepath.Join(dir, "kubeconfig")
-	server := fmt.Sprintf("https://127.0.0.1:%d", port)
-	if err := writeKubeconfig(kubeconfig, server, creds); err != nil {
+	server := fmt.Sprintf("https://%s", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err := writeKubeconfig(kubeconfig, server, creds.caCert, "cluster-admin", creds.adminToken); err != nil {
 		return err
+	}
+	if nodeAddress != "" {
+		if err := writeKubeconfig(filepath.Join(dir, "kubelet.kubeconfig"), server, creds.caCert, "system:node:"+nodeName, creds.nodeToken); err != nil {
+			return err
+		}
+		if err := writeKubeconfig(filepath.Join(dir, "kube-proxy.kubeconfig"), server, creds.caCert, "system:kube-proxy", creds.proxyToken); err != nil {
+			return err
+		}
 	}
 
 	cmd := apiserver.NewAPIServerCommand()
-	cmd.SetArgs(apiserverArgs(port, etcdURL, creds))
+	cmd.SetArgs(apiserverArgs(host, port, etcdURL, creds, nodeAddress != ""))
 	apiDone := make(chan error, 1)
 	go func() { apiDone <- cmd.Execute() }()
 
@@ -53,61 +73,95 @@ func run(dir string, port int, noFsync bool) error {
 	if err := waitReady(ctx, server, creds, apiDone); err != nil {
 		return err
 	}
-	kcm, err := startControllerManager(kubeconfig, filepath.Join(dir, "controller-manager.log"))
+	children := []*child{}
+	defer func() {
+		for _, c := range children {
+			c.stop()
+		}
+	}()
+	kcm, err := startChild(filepath.Join(dir, "controller-manager.log"), "controller-manager", controllerManagerArgs(kubeconfig, creds, nodeAddress != "")...)
 	if err != nil {
 		return err
+	}
+	children = append(children, kcm)
+	if nodeAddress != "" {
+		scheduler, err := startChild(filepath.Join(dir, "scheduler.log"), "scheduler",
+			"--kubeconfig="+kubeconfig, "--leader-elect=false", "--secure-port=0", "--v=0")
+		if err != nil {
+			return err
+		}
+		children = append(children, scheduler)
 	}
 	fmt.Printf("cw-controlplane ready %s\n", kubeconfig)
 
 	// The apiserver command owns the SIGTERM/SIGINT handler and drains on its own; we only watch the same
-	// signals to stop the controller manager first, so it does not hold watches open on a draining server.
+	// signals to stop the controllers first, so they do not hold watches open on a draining server.
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT)
-	kcmDone := make(chan struct{})
-	go func() { _, _ = kcm.Process.Wait(); close(kcmDone) }()
 	select {
 	case <-signals:
 	case err = <-apiDone:
 		apiDone <- err
 	}
-	stopChild(kcm, kcmDone)
+	for _, c := range children {
+		c.stop()
+	}
+	children = nil
 	return <-apiDone
 }
 
-// stopChild asks the controller manager to stop and kills it if it has not within a few seconds: it holds
-// no state of its own, so nothing is lost.
-func stopChild(cmd *exec.Cmd, done <-chan struct{}) {
-	_ = cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-	case <-time.After(3 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
-}
-
-func apiserverArgs(port int, etcdURL string, p *pki) []string {
-	return []string{
+func apiserverArgs(host string, port int, etcdURL string, p *pki, withNode bool) []string {
+	args := []string{
 		"--etcd-servers=" + etcdURL,
-		"--bind-address=127.0.0.1",
-		"--advertise-address=127.0.0.1",
+		"--bind-address=" + host,
+		"--advertise-address=" + host,
 		"--secure-port=" + strconv.Itoa(port),
 		"--tls-cert-file=" + p.serverCert,
 		"--tls-private-key-file=" + p.serverKey,
 		"--client-ca-file=" + p.caCert,
 		"--token-auth-file=" + p.tokenFile,
-		"--authorization-mode=RBAC",
 		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file=" + p.saPub,
 		"--service-account-signing-key-file=" + p.saKey,
-		"--service-cluster-ip-range=10.96.0.0/16",
-		// There is no node or pod network: the kubernetes Service endpoints would point at loopback,
-		// which endpoint validation rejects.
-		"--endpoint-reconciler-type=none",
+		"--service-cluster-ip-range=" + serviceRange,
 		"--shutdown-delay-duration=0s",
 		"--profiling=false",
 		"--v=0",
 	}
+	if !withNode {
+		// Without a node there is no pod network: the kubernetes Service's endpoints would point at
+		// loopback, which endpoint validation rejects.
+		return append(args, "--authorization-mode=RBAC", "--endpoint-reconciler-type=none")
+	}
+	return append(args,
+		"--authorization-mode=Node,RBAC",
+		"--enable-admission-plugins=NodeRestriction",
+		"--kubelet-client-certificate="+p.kubeletClientCert,
+		"--kubelet-client-key="+p.kubeletClientKey,
+		// The node's name is not in any DNS the apiserver asks.
+		"--kubelet-preferred-address-types=InternalIP",
+	)
+}
+
+// controllerManagerArgs runs only the garbage-collector and namespace controllers without a node (the
+// platform's tests need no more); with a node, all of them, as a real cluster has.
+func controllerManagerArgs(kubeconfig string, p *pki, withNode bool) []string {
+	args := []string{
+		"--kubeconfig=" + kubeconfig,
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--use-service-account-credentials=false",
+		"--v=0",
+	}
+	if !withNode {
+		return append(args, "--controllers=garbagecollector,namespace")
+	}
+	return append(args,
+		"--controllers=*",
+		"--root-ca-file="+p.caCert,
+		"--service-account-private-key-file="+p.saKey,
+		"--service-cluster-ip-range="+serviceRange,
+	)
 }
 
 func startEtcd(dir string, noFsync bool) (*embed.Etcd, string, error) {
@@ -176,8 +230,8 @@ func waitReady(ctx context.Context, server string, p *pki, apiDone <-chan error)
 	}
 }
 
-func writeKubeconfig(path, server string, p *pki) error {
-	caPEM, err := os.ReadFile(p.caCert)
+func writeKubeconfig(path, server, caCert, user, token string) error {
+	caPEM, err := os.ReadFile(caCert)
 	if err != nil {
 		return err
 	}
@@ -189,22 +243,28 @@ clusters:
     server: %s
     certificate-authority-data: %s
 users:
-- name: cluster-admin
+- name: %[3]s
   user:
-    token: %s
+    token: %[4]s
 contexts:
 - name: cloudwright-local
   context:
     cluster: cloudwright-local
-    user: cluster-admin
+    user: %[3]s
 current-context: cloudwright-local
-`, server, base64.StdEncoding.EncodeToString(caPEM), p.adminToken)
+`, server, base64.StdEncoding.EncodeToString(caPEM), user, token)
 	return os.WriteFile(path, []byte(content), 0o600)
 }
 
-// startControllerManager re-executes this binary as the controller manager. Pdeathsig ends it with us even
-// when we are killed without a chance to clean up.
-func startControllerManager(kubeconfig, logPath string) (*exec.Cmd, error) {
+// child is one of the control plane's components run as a child process of this binary (see main).
+type child struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// startChild re-executes this binary as a component. Pdeathsig ends it with us even when we are killed
+// without a chance to clean up.
+func startChild(logPath, component string, args ...string) (*child, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -213,21 +273,29 @@ func startControllerManager(kubeconfig, logPath string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "controller-manager",
-		"--kubeconfig="+kubeconfig,
-		"--controllers=garbagecollector,namespace",
-		"--leader-elect=false",
-		"--secure-port=0",
-		"--use-service-account-credentials=false",
-		"--v=0",
-	)
+	defer logFile.Close()
+	cmd := exec.Command(self, append([]string{component}, args...)...)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	return cmd, nil
+	c := &child{cmd: cmd, done: make(chan struct{})}
+	go func() { _, _ = cmd.Process.Wait(); close(c.done) }()
+	return c, nil
+}
+
+// stop asks the component to stop and kills it if it has not within a few seconds: the controllers and
+// the scheduler hold no state of their own, so nothing is lost.
+func (c *child) stop() {
+	_ = c.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-c.done:
+	case <-time.After(3 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
 }
 
 func freePort() (int, error) {

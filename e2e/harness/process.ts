@@ -50,7 +50,7 @@ export function startService(opts: StartOptions): Service {
   };
 }
 
-/** Resolves with the first stdout line matching `pattern`; rejects if the child exits first or time runs out. */
+/** Resolves with the first line of output (stdout or stderr) matching `pattern`; rejects if the child exits first or time runs out. */
 export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray> {
   return new Promise((resolve, reject) => {
     let buffered = '';
@@ -68,11 +68,13 @@ export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number
     function finish(err?: Error, match?: RegExpMatchArray) {
       clearTimeout(timer);
       service.child.stdout?.off('data', onData);
+      service.child.stderr?.off('data', onData);
       service.child.off('exit', onExit);
       if (err) reject(err);
       else resolve(match as RegExpMatchArray);
     }
     service.child.stdout?.on('data', onData);
+    service.child.stderr?.on('data', onData);
     service.child.once('exit', onExit);
   });
 }

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the local platform runs: the control plane (kube-apiserver + etcd + the
-# garbage-collector and namespace controllers, from e2e/controlplane), MinIO, Helm (the chart's tests
-# render charts/cloudwright with it) and kubectl. Each is cached by its version, the Go version and (for our own code)
+# controllers, the scheduler, and the node's kubelet and kube-proxy, from e2e/controlplane), MinIO, Helm (the
+# chart's tests render charts/cloudwright with it), kubectl and CoreDNS (the local node's cluster DNS). Each is cached by its version, the Go version and (for our own code)
 # the source hash.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
 HELM_VERSION=v3.22.0
+COREDNS_VERSION=v1.15.0
 gover=$(go_version)
 
 # A pinned module's command, built with `go install` into the cache once per version and Go version.
@@ -23,6 +24,13 @@ go_install() { # go_install NAME MODULE@VERSION WHAT-IT-TAKES
 
 build_minio() { go_install minio "github.com/minio/minio@$MINIO_VERSION" "a few minutes"; }
 build_helm() { go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "a minute or two"; }
+build_coredns() { go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION" "a minute or two"; }
+
+# The version the Kubernetes components report (kubectl version, a node's kubeletVersion), which `go build`
+# of a module cannot know on its own.
+version_ldflags() { # version_ldflags vX.Y.Z
+  echo "-X k8s.io/component-base/version.gitVersion=$1 -X k8s.io/client-go/pkg/version.gitVersion=$1"
+}
 
 build_controlplane() {
   local src=$ROOT/e2e/controlplane
@@ -32,7 +40,7 @@ build_controlplane() {
   if [[ ! -x $dir/cw-controlplane ]]; then
     log "building the local control plane (Kubernetes $k8s) with $gover (10+ minutes cold, once per machine)"
     local tmp; tmp=$(mktemp -d "$CACHE/.controlplane.XXXXXX")
-    (cd "$src" && go build -trimpath -buildvcs=false -o "$tmp/cw-controlplane" .) >&2
+    (cd "$src" && go build -trimpath -buildvcs=false -ldflags "$(version_ldflags "$k8s")" -o "$tmp/cw-controlplane" .) >&2
     publish "$tmp" "$dir"
   fi
   link cw-controlplane "$dir/cw-controlplane"
@@ -49,7 +57,7 @@ build_kubectl() {
     log "building kubectl $version with $gover (a minute or two, once per machine)"
     local tmp; tmp=$(mktemp -d "$CACHE/.kubectl.XXXXXX")
     local git=v1.${version#v0.}
-    (cd "$src" && go build -trimpath -buildvcs=false -ldflags "-X k8s.io/component-base/version.gitVersion=$git -X k8s.io/client-go/pkg/version.gitVersion=$git" -o "$tmp/kubectl" .) >&2
+    (cd "$src" && go build -trimpath -buildvcs=false -ldflags "$(version_ldflags "$git")" -o "$tmp/kubectl" .) >&2
     publish "$tmp" "$dir"
   fi
   link kubectl "$dir/kubectl"
@@ -60,6 +68,7 @@ case ${1:-all} in
   controlplane) build_controlplane ;;
   helm) build_helm ;;
   kubectl) build_kubectl ;;
-  all) build_controlplane; build_minio; build_helm; build_kubectl ;;
+  coredns) build_coredns ;;
+  all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns ;;
   *) die "unknown tool: $1" ;;
 esac

@@ -9,19 +9,8 @@ SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
 BASE_PACKAGES=ca-certificates,git,git-lfs,tini,passwd
 UID_GID=10001
-# buildah keeps its layers under the cache, apart from any other containers storage on the machine.
-export STORAGE_DRIVER=vfs CONTAINERS_STORAGE_CONF=$CACHE/image-storage.conf
-[[ -f $CONTAINERS_STORAGE_CONF ]] || printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' "$CACHE/image-storage" "$CACHE/image-storage-run" >"$CONTAINERS_STORAGE_CONF"
-
-missing=()
-for pkg in mmdebstrap buildah; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
-done
-if ((${#missing[@]})); then
-  [[ $(id -u) == 0 ]] || die "building the image needs root (mmdebstrap, buildah) and ${missing[*]}"
-  log "installing Debian packages: ${missing[*]}"
-  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+use_buildah_storage
+apt_install mmdebstrap buildah
 [[ $(id -u) == 0 ]] || die "building the image needs root (mmdebstrap and buildah run as root here)"
 
 # The base: Debian with git, git-lfs and tini, once per package list (rebuild it for Debian's updates by

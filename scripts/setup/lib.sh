@@ -19,3 +19,21 @@ publish() { # publish TMPDIR FINALDIR
 }
 
 go_version() { go env GOVERSION 2>/dev/null || die "Go is required to build the local control plane and MinIO (go not found)"; }
+
+# buildah keeps its layers under the cache, apart from any other containers storage on the machine.
+use_buildah_storage() {
+  export STORAGE_DRIVER=vfs CONTAINERS_STORAGE_CONF=$CACHE/image-storage.conf
+  [[ -f $CONTAINERS_STORAGE_CONF ]] || printf '[storage]\ndriver = "vfs"\ngraphroot = "%s"\nrunroot = "%s"\n' "$CACHE/image-storage" "$CACHE/image-storage-run" >"$CONTAINERS_STORAGE_CONF"
+}
+
+# apt_install PACKAGE...: installs the Debian packages not installed yet (as root).
+apt_install() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+  ((${#missing[@]})) || return 0
+  [[ $(id -u) == 0 ]] || die "missing Debian packages (${missing[*]}), and installing them needs root"
+  log "installing Debian packages: ${missing[*]}"
+  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# What the local Kubernetes node needs (e2e/harness/kube-node.ts): Debian's containerd, runc, CNI plugins
+# and iptables, the control plane's build (it is the node's kubelet and kube-proxy too), CoreDNS, and the pod
+# sandbox ("pause") image, built here from e2e/pause with buildah since no registry's can be pulled. The image
+# is cached by the hash of its source and linked as .tools/pause-image.oci.tar (its name beside it, .name).
+source "$(dirname "$0")/lib.sh"
+[[ $(id -u) == 0 ]] || die "the local node needs root (containerd, runc, the bridge and iptables)"
+apt_install containerd runc containernetworking-plugins iptables buildah
+"$(dirname "$0")/go-tools.sh" controlplane
+"$(dirname "$0")/go-tools.sh" coredns
+use_buildah_storage
+
+src=$ROOT/e2e/pause/main.go
+key=$( (go_version; cat "$src" "$0") | sha256sum | cut -c1-16)
+out=$CACHE/pause-image-$key
+name=localhost/cloudwright-pause:$key
+if [[ ! -f $out/pause.oci.tar ]]; then
+  log "building the pod sandbox image $name"
+  tmp=$(mktemp -d "$CACHE/.pause-image.XXXXXX")
+  CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags=-s -o "$tmp/pause" "$src" >&2
+  c=$(buildah from scratch)
+  trap 'buildah rm "$c" >/dev/null 2>&1 || true' EXIT
+  buildah copy --quiet "$c" "$tmp/pause" /pause >/dev/null
+  buildah config --entrypoint '["/pause"]' --user 65535:65535 "$c"
+  buildah commit --quiet --timestamp 0 "$c" "$name" >/dev/null
+  buildah push --quiet "$name" "oci-archive:$tmp/pause.oci.tar:$name" >&2
+  rm "$tmp/pause"
+  publish "$tmp" "$out"
+fi
+ln -sfn "$out/pause.oci.tar" "$ROOT/.tools/pause-image.oci.tar"
+echo "$name" >"$ROOT/.tools/pause-image.oci.tar.name"
