@@ -9,7 +9,10 @@
 // writes are not exercised here (operator/controllers/project has its own test). The release has a name of
 // its own, so its cluster-scoped objects never touch another release's; they are deleted afterwards. The runtime
 // replica runs as a Pod object made from its Deployment's template (never scheduled: there is no kubelet), so
-// its report is owned by a real pod and the garbage collector removes it with the pod.
+// its report is owned by a real pod and the garbage collector removes it with the pod. The release namespace
+// enforces the restricted Pod Security Standard, so that pod, and every other workload's pod (cw-git and cw-db
+// too, as dry runs), must pass it; each container's probes are checked against the routes and ports its
+// process serves, and those of the three running processes are asked for real.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,10 +20,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
-import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, resourcePath, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import { RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
@@ -45,6 +48,7 @@ const KINDS: Record<string, ResourceRef> = {
   Namespace: NAMESPACES,
   Service: { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true },
   Deployment: { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', namespaced: true },
+  StatefulSet: { group: 'apps', version: 'v1', plural: 'statefulsets', kind: 'StatefulSet', namespaced: true },
   Pod: { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true },
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
@@ -66,18 +70,81 @@ interface EnvVar {
   value?: string;
   valueFrom?: { fieldRef?: { fieldPath: string }; secretKeyRef?: { name: string; key: string } };
 }
+interface Probe {
+  httpGet?: { path: string; port: string | number };
+  periodSeconds?: number;
+  timeoutSeconds?: number;
+  failureThreshold?: number;
+}
+interface SecurityContext {
+  runAsNonRoot?: boolean;
+  runAsUser?: number;
+  runAsGroup?: number;
+  fsGroup?: number;
+  allowPrivilegeEscalation?: boolean;
+  readOnlyRootFilesystem?: boolean;
+  privileged?: boolean;
+  capabilities?: { drop?: string[]; add?: string[] };
+  seccompProfile?: { type: string };
+}
 interface Container {
   name: string;
   args?: string[];
   env?: EnvVar[];
   envFrom?: { secretRef?: { name: string; optional?: boolean } }[] | null;
+  ports?: { name?: string; containerPort: number }[];
+  startupProbe?: Probe;
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  securityContext?: SecurityContext;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
+}
+interface PodSpec {
+  serviceAccountName: string;
+  securityContext?: SecurityContext;
+  containers: Container[];
+  volumes?: { name: string; emptyDir?: { sizeLimit?: string }; configMap?: { name: string }; persistentVolumeClaim?: { claimName: string } }[];
 }
 interface Workload extends KubeObject {
   spec: {
     replicas: number;
-    template: { metadata?: { labels?: Record<string, string> }; spec: { serviceAccountName: string; containers: Container[] } };
+    template: { metadata?: { labels?: Record<string, string> }; spec: PodSpec };
+    volumeClaimTemplates?: { metadata: { name: string } }[];
   };
 }
+interface DisruptionBudget extends KubeObject {
+  spec: { maxUnavailable?: number | string; minAvailable?: number | string; selector: { matchLabels: Record<string, string> } };
+}
+
+/**
+ * Each workload's health routes as its server serves them: [named port, path] per probe. cw-api: api/routes/health.ts;
+ * cw-operator: operator/controller-runtime/http-server.ts; cw-runtime: operator/app-server/status-server.ts; cw-git:
+ * git-server/routes/health.ts; cw-db: database-server/admin-server.ts (liveness) and the Hrana port's /health
+ * (src/database-engine/http-server.ts), which opens only once every database is restored.
+ */
+const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | 'readinessProbe', [string, string]>>> = {
+  'cloudwright-api': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
+  'cloudwright-operator': { livenessProbe: ['metrics', '/healthz'], readinessProbe: ['metrics', '/readyz'] },
+  'cloudwright-runtime': { startupProbe: ['status', '/healthz'], livenessProbe: ['status', '/healthz'], readinessProbe: ['status', '/readyz'] },
+  'cloudwright-git': { livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
+  'cloudwright-db': { startupProbe: ['admin', '/healthz'], livenessProbe: ['admin', '/healthz'], readinessProbe: ['hrana', '/health'] },
+};
+/** The variable each process reads the port of a named container port from (cw-git's is in its ConfigMap). */
+const PORT_ENV: Record<string, Record<string, string>> = {
+  'cloudwright-api': { http: 'CW_API_PORT' },
+  'cloudwright-operator': { metrics: 'CW_OPERATOR_PORT' },
+  'cloudwright-runtime': { http: 'CW_RUNTIME_PORT', status: 'CW_RUNTIME_STATUS_PORT' },
+  'cloudwright-db': { hrana: 'CW_DB_PORT', admin: 'CW_DB_ADMIN_PORT' },
+};
+/** Where each process writes besides /tmp: a volume, since the root file system is read-only. */
+const DATA_DIRS: Record<string, string[]> = {
+  'cloudwright-api': [],
+  'cloudwright-operator': [],
+  'cloudwright-runtime': ['/var/lib/cw-runtime'],
+  'cloudwright-git': ['/var/cache/cw-git'],
+  'cloudwright-db': ['/var/lib/cw-db'],
+};
 
 const running: Service[] = [];
 const temporary: string[] = [];
@@ -85,6 +152,12 @@ const temporary: string[] = [];
 const kubeconfigs = new Map<string, string>();
 let releaseNamespace: string;
 let rendered: KubeObject[];
+/** The values the release is installed with. */
+let releaseValues: Record<string, string | number | boolean>;
+/** Every workload as a complete install renders it (cw-git and cw-db on, which the running release leaves out). */
+let complete: KubeObject[];
+/** Each running workload's named ports, as this machine reaches them. */
+const livePorts = new Map<string, Record<string, string>>();
 let member: MemberAccount;
 let apiUrl: string;
 let runtimePort: number;
@@ -108,15 +181,43 @@ async function helmTemplate(namespace: string, values: Record<string, string | n
   return stdout;
 }
 
-function find<T extends KubeObject>(kind: string, name: string): T {
-  const found = rendered.find((o) => o.kind === kind && o.metadata?.name === name);
+function parseRender(yaml: string): KubeObject[] {
+  return parseAllDocuments(yaml)
+    .map((doc) => doc.toJS() as KubeObject | null)
+    .filter((o): o is KubeObject => o !== null);
+}
+
+function find<T extends KubeObject>(kind: string, name: string, objects = rendered): T {
+  const found = objects.find((o) => o.kind === kind && o.metadata?.name === name);
   if (!found) throw new Error(`the chart renders no ${kind} ${name}`);
   return found as T;
 }
 
 /** A rendered workload's pod spec. */
-function podSpecOf(kind: string, name: string): Workload['spec']['template']['spec'] {
+function podSpecOf(kind: string, name: string): PodSpec {
   return find<Workload>(kind, name).spec.template.spec;
+}
+
+/** The Deployments and StatefulSets of `objects`. */
+function workloadsOf(objects: KubeObject[]): Workload[] {
+  return objects.filter((o): o is Workload => o.kind === 'Deployment' || o.kind === 'StatefulSet');
+}
+
+/** A Pod as `workload`'s controller would make it (a StatefulSet's claims become volumes), for a dry run. */
+function podOf(workload: Workload, namespace: string): KubeObject {
+  const { spec } = workload.spec.template;
+  const claims = (workload.spec.volumeClaimTemplates ?? []).map((c) => ({ name: c.metadata.name, persistentVolumeClaim: { claimName: `${c.metadata.name}-${workload.metadata?.name}-0` } }));
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: `${workload.metadata?.name}-dry-run`, namespace, labels: workload.spec.template.metadata?.labels ?? {} },
+    spec: { ...spec, volumes: [...(spec.volumes ?? []), ...claims] },
+  } as KubeObject;
+}
+
+/** Creates `pod` as a dry run: the apiserver validates and admits it (Pod Security included) and stores nothing. */
+async function dryRunPod(pod: KubeObject): Promise<void> {
+  await conn.api.request('POST', resourcePath(KINDS.Pod!, pod.metadata?.namespace), { body: pod, query: { dryRun: 'All' } });
 }
 
 /** The one container of a rendered workload. */
@@ -201,8 +302,12 @@ async function runPod(kind: string, name: string, env: Record<string, string>, p
 
 beforeAll(async () => {
   releaseNamespace = await createTestNamespace(conn, 'chart');
+  // Pods here must pass the restricted Pod Security Standard: the runtime's below, and the dry runs.
+  await objectClient(conn, NAMESPACES).patch('', releaseNamespace, {
+    metadata: { labels: { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'latest' } },
+  });
   const s3 = inject('s3');
-  const yaml = await helmTemplate(releaseNamespace, {
+  releaseValues = {
     'objectStore.endpoint': s3.endpoint ?? '',
     'objectStore.bucket': inject('bucket'),
     'objectStore.region': s3.region,
@@ -222,10 +327,9 @@ beforeAll(async () => {
     'api.trustProxy': '127.0.0.1\\,10.0.0.0/8',
     'git.enabled': false,
     'database.enabled': false,
-  });
-  rendered = parseAllDocuments(yaml)
-    .map((doc) => doc.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => o !== null);
+  };
+  rendered = parseRender(await helmTemplate(releaseNamespace, releaseValues));
+  complete = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'git.enabled': true, 'database.enabled': true, 'database.publicUrl': 'https://db.chart.test' }));
   // The Secrets the chart refers to and leaves to the admin.
   await apply({
     apiVersion: 'v1',
@@ -281,6 +385,9 @@ beforeAll(async () => {
     // Tests share the control plane: this operator keeps to the member's project.
     CW_WATCH_NAMESPACE: member.project,
   });
+  livePorts.set('cloudwright-runtime', { http: `http://127.0.0.1:${runtimePort}`, status: runtimeStatusUrl });
+  livePorts.set('cloudwright-api', { http: apiUrl });
+  livePorts.set('cloudwright-operator', { metrics: `http://127.0.0.1:${operatorPort}` });
   await Promise.all([
     waitForHttp(runtime, `${runtimeStatusUrl}/readyz`, 60_000),
     waitForHttp(api, `${apiUrl}/readyz`, 60_000),
@@ -399,6 +506,109 @@ describe('the Helm chart', () => {
 
   it('gives the API the proxies to trust', () => {
     expect(containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_API_TRUST_PROXY')?.value).toBe('127.0.0.1,10.0.0.0/8');
+  });
+
+  it("probes every container on its process's own health routes, on the ports it listens on", () => {
+    const workloads = workloadsOf(complete);
+    expect(workloads.map((w) => w.metadata?.name).sort()).toEqual(Object.keys(PROBES).sort());
+    const gitConfig = parseYaml(find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', complete).data['cw-git.yaml']!) as { server: { listen: string } };
+    for (const workload of workloads) {
+      const name = workload.metadata?.name ?? '';
+      for (const container of workload.spec.template.spec.containers) {
+        const where = `${name}/${container.name}`;
+        expect(container.livenessProbe, `${where} liveness`).toBeDefined();
+        expect(container.readinessProbe, `${where} readiness`).toBeDefined();
+        const probes = { startupProbe: container.startupProbe, livenessProbe: container.livenessProbe, readinessProbe: container.readinessProbe };
+        const routes = Object.fromEntries(Object.entries(probes).flatMap(([kind, probe]) => (probe ? [[kind, [probe.httpGet?.port, probe.httpGet?.path]]] : [])));
+        expect(routes, where).toEqual(PROBES[name]);
+        for (const probe of Object.values(probes)) {
+          if (!probe) continue;
+          // Timings given, not the kubelet's defaults (a 1 s timeout): room for an answer under load, a probe at a time.
+          expect(probe.timeoutSeconds, where).toBeGreaterThanOrEqual(2);
+          expect(probe.periodSeconds, where).toBeGreaterThanOrEqual(probe.timeoutSeconds ?? 1);
+        }
+        // A startup probe holds liveness off for a slow start: at least a minute of it.
+        if (container.startupProbe) expect((container.startupProbe.periodSeconds ?? 10) * (container.startupProbe.failureThreshold ?? 3), where).toBeGreaterThanOrEqual(60);
+        // Each probed port is one the process listens on.
+        const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+        for (const port of container.ports ?? []) {
+          const listens = name === 'cloudwright-git' ? gitConfig.server.listen.split(':').at(-1) : env[PORT_ENV[name]?.[port.name ?? ''] ?? ''];
+          expect(String(port.containerPort), `${where} port ${port.name}`).toBe(listens);
+        }
+      }
+    }
+  });
+
+  it('the running processes answer 200 on their probe routes', async () => {
+    for (const [name, ports] of livePorts) {
+      const container = containerOf('Deployment', name);
+      for (const probe of [container.startupProbe, container.livenessProbe, container.readinessProbe]) {
+        if (!probe?.httpGet) continue;
+        const url = `${ports[String(probe.httpGet.port)]}${probe.httpGet.path}`;
+        await eventually(
+          url,
+          () => fetch(url),
+          (r) => r.status === 200,
+        );
+      }
+    }
+  });
+
+  it('runs every pod as user 10001 under the restricted profile, with a read-only root and volumes where it writes, within its resources', async () => {
+    // The pods' ServiceAccounts (cw-git's and cw-db's too), which admission looks up.
+    for (const account of complete.filter((o) => o.kind === 'ServiceAccount')) await apply(account);
+    for (const workload of workloadsOf(complete)) {
+      const name = workload.metadata?.name ?? '';
+      const pod = workload.spec.template.spec;
+      expect(pod.securityContext, name).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, runAsGroup: 10001, fsGroup: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      const volumes = new Map((pod.volumes ?? []).map((v) => [v.name, v]));
+      const claims = new Set((workload.spec.volumeClaimTemplates ?? []).map((c) => c.metadata.name));
+      for (const container of pod.containers) {
+        const where = `${name}/${container.name}`;
+        expect(container.securityContext, where).toMatchObject({
+          runAsNonRoot: true,
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+          seccompProfile: { type: 'RuntimeDefault' },
+        });
+        expect(container.securityContext?.capabilities?.add ?? [], where).toEqual([]);
+        expect(container.securityContext?.privileged ?? false, where).toBe(false);
+        // What it writes: /tmp (TMPDIR) on an emptyDir, its data directory on an emptyDir or its volume.
+        const mounts = new Map((container.volumeMounts ?? []).map((m) => [m.mountPath, m]));
+        expect(volumes.get(mounts.get('/tmp')?.name ?? '')?.emptyDir, `${where} /tmp`).toMatchObject({ sizeLimit: expect.any(String) });
+        expect(container.env?.find((e) => e.name === 'TMPDIR')?.value, where).toBe('/tmp');
+        for (const dir of DATA_DIRS[name] ?? []) {
+          const mount = mounts.get(dir);
+          expect(mount?.readOnly ?? false, `${where} ${dir}`).toBe(false);
+          expect(volumes.get(mount?.name ?? '')?.emptyDir !== undefined || claims.has(mount?.name ?? ''), `${where} ${dir}`).toBe(true);
+        }
+        expect(container.resources?.requests, where).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+        expect(container.resources?.limits?.memory, where).toEqual(expect.any(String));
+      }
+      // The apiserver admits each pod in the release namespace, which enforces the restricted standard.
+      await dryRunPod(podOf(workload, releaseNamespace));
+    }
+    // It does enforce it: a pod allowed to escalate its privileges is refused.
+    const loose = podOf(find<Workload>('Deployment', 'cloudwright-api'), releaseNamespace) as KubeObject & { spec: PodSpec };
+    loose.spec.containers[0]!.securityContext = { ...loose.spec.containers[0]!.securityContext, allowPrivilegeEscalation: true };
+    await expect(dryRunPod(loose)).rejects.toThrow(/violates PodSecurity "restricted/);
+  });
+
+  it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
+    for (const component of ['api', 'runtime']) {
+      const budget = find<DisruptionBudget>('PodDisruptionBudget', `cloudwright-${component}`);
+      expect(budget.spec.maxUnavailable, component).toBe(1);
+      expect(budget.spec.minAvailable, component).toBeUndefined();
+      expect(budget.spec.selector.matchLabels).toEqual(find<Workload>('Deployment', `cloudwright-${component}`).spec.template.metadata?.labels);
+      expect(await objectClient(conn, KINDS.PodDisruptionBudget!).get(releaseNamespace, `cloudwright-${component}`), component).toBeDefined();
+    }
+    // minAvailable, when set, replaces maxUnavailable; a budget can be turned off.
+    const tuned = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'runtime.podDisruptionBudget.minAvailable': 1, 'api.podDisruptionBudget.enabled': false }));
+    expect(tuned.filter((o) => o.kind === 'PodDisruptionBudget').map((o) => [o.metadata?.name, (o as DisruptionBudget).spec])).toEqual([
+      ['cloudwright-runtime', expect.objectContaining({ minAvailable: 1 })],
+    ]);
+    expect(find<DisruptionBudget>('PodDisruptionBudget', 'cloudwright-runtime', tuned).spec.maxUnavailable).toBeUndefined();
   });
 
   it.each([

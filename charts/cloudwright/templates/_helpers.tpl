@@ -74,3 +74,53 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 - { name: CW_S3_BUCKET, value: {{ .Values.objectStore.bucket | quote }} }
 - { name: CW_S3_REGION, value: {{ .Values.objectStore.region | quote }} }
 {{- end -}}
+
+{{/* The pod's securityContext (values: podSecurityContext), at the indentation of a pod spec's fields. */}}
+{{- define "cloudwright.podSecurityContext" -}}
+securityContext: {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end -}}
+
+{{/* A container's securityContext (values: containerSecurityContext), at the indentation of its fields. */}}
+{{- define "cloudwright.containerSecurityContext" -}}
+securityContext: {{- toYaml .Values.containerSecurityContext | nindent 2 }}
+{{- end -}}
+
+{{/* The root file system is read-only: temporary files go to the pod's /tmp emptyDir (cloudwright.tmpVolume). */}}
+{{- define "cloudwright.tmpEnv" -}}
+- { name: TMPDIR, value: /tmp }
+{{- end -}}
+
+{{- define "cloudwright.tmpMount" -}}
+- { name: tmp, mountPath: /tmp }
+{{- end -}}
+
+{{- define "cloudwright.tmpVolume" -}}
+- name: tmp
+  emptyDir: { sizeLimit: {{ .Values.tmpSize }} }
+{{- end -}}
+
+{{/* The PodDisruptionBudget of `component`'s pods from `values` (its podDisruptionBudget settings), when enabled:
+minAvailable when set, else maxUnavailable. A document of its own, starting with `---`. */}}
+{{- define "cloudwright.podDisruptionBudget" -}}
+{{- $pdb := .values -}}
+{{- if $pdb.enabled }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: cloudwright-{{ .component }}
+  namespace: {{ .root.Release.Namespace }}
+  labels: {{- include "cloudwright.labels" .root | nindent 4 }}
+    app.kubernetes.io/component: {{ .component }}
+spec:
+  {{- if not (kindIs "invalid" $pdb.minAvailable) }}
+  minAvailable: {{ $pdb.minAvailable }}
+  {{- else if not (kindIs "invalid" $pdb.maxUnavailable) }}
+  maxUnavailable: {{ $pdb.maxUnavailable }}
+  {{- else }}
+  {{- fail (printf "%s.podDisruptionBudget needs maxUnavailable or minAvailable (or enabled: false)" .component) }}
+  {{- end }}
+  selector:
+    matchLabels: { app.kubernetes.io/component: {{ .component }}, app.kubernetes.io/part-of: cloudwright }
+{{- end }}
+{{- end -}}
