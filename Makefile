@@ -46,6 +46,14 @@ dev: setup cli console ## Run the whole platform locally (foreground; Ctrl-C sto
 image: setup console ## Build the container image without a daemon (mmdebstrap + buildah, as root): .tools/cloudwright-image.oci.tar
 	@scripts/setup/image.sh
 
+.PHONY: kube-node-tools
+kube-node-tools: setup
+	@scripts/setup/kube-node.sh
+
+.PHONY: kube-node
+kube-node: image kube-node-tools ## As root: a real Kubernetes node with the image imported, MinIO and moto, for helm install (foreground; writes .kube-node/env)
+	@node scripts/kube-node.ts
+
 .PHONY: delegate
 delegate: ## With make dev running: delegate DOMAIN (under test.) to its hosted zone's nameservers in the local parent zone
 	@node scripts/dev-dns.ts delegate "$(DOMAIN)"
@@ -59,7 +67,7 @@ dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local pare
 	@node scripts/dev-dns.ts publish "$(NAME)" "$(TYPE)" "$(VALUE)"
 
 .PHONY: test
-test: setup typecheck lint example-nextjs cli console ## Run every test: typecheck, lint, unit, integration and end-to-end
+test: setup typecheck lint example-nextjs cli console image kube-node-tools ## Run every test: typecheck, lint, unit, integration and end-to-end
 	@vitest run $(VITEST_ARGS)
 
 .PHONY: console

@@ -4,10 +4,10 @@
 // kube-proxy's iptables rules, and images come from OCI archives imported into containerd: no registry.
 // stop() removes every container, mount, interface, iptables rule and cgroup the node made.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadKubeConnection, type KubeObject } from '../../src/kube/index.ts';
+import { loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { containerdConfig, cniConfig, corefile, kubeletConfig, kubeProxyConfig, NODE_NAME, NODE_NETWORK, type NodeLayout } from './kube-node-config.ts';
 import { setUpHost, tearDownHost } from './kube-node-host.ts';
 import { startService, waitForLine, type Service } from './process.ts';
@@ -16,6 +16,7 @@ import { watchUntil } from './watch.ts';
 
 const exec = promisify(execFile);
 const NODES = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false } as const;
+const PERSISTENT_VOLUMES = { group: '', version: 'v1', plural: 'persistentvolumes', kind: 'PersistentVolume', namespaced: false } as const;
 
 export interface KubeNode {
   /** cluster-admin on the node's control plane (served at the node's address, which pods reach too). */
@@ -26,6 +27,11 @@ export interface KubeNode {
   startMs: number;
   /** The node's own processes, for measuring them. */
   processes(): { name: string; pid: number }[];
+  /**
+   * A PersistentVolume on the node's disk (hostPath, no storage class), for a claim to bind: the node has no
+   * provisioner. hostPath volumes take no fsGroup, so the directory is made `owner`'s (the pods' user).
+   */
+  addVolume(name: string, size: string, owner: number): Promise<void>;
   /** Runs kubectl against the node's cluster. */
   kubectl(...args: string[]): Promise<string>;
   /** Everything off: pods, node, control plane, and what they changed on the machine. Throws what it could not undo. */
@@ -130,6 +136,20 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
     kubeconfig,
     address: NODE_NETWORK.address,
     startMs: Math.round(performance.now() - started),
+    addVolume: async (name, size, owner) => {
+      const path = join(stateDir, 'volumes', name);
+      mkdirSync(path, { recursive: true });
+      chownSync(path, owner, owner);
+      await objectClient<KubeObject>(loadKubeConnection(kubeconfig), PERSISTENT_VOLUMES).apply(
+        {
+          apiVersion: 'v1',
+          kind: 'PersistentVolume',
+          metadata: { name },
+          spec: { capacity: { storage: size }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', hostPath: { path, type: 'Directory' } },
+        } as KubeObject,
+        { fieldManager: 'cloudwright-kube-node', force: true },
+      );
+    },
     processes: () => services.flatMap((s) => (s.child.pid && s.child.exitCode === null ? [{ name: s.name, pid: s.child.pid }] : [])),
     kubectl,
     stop,

@@ -42,19 +42,22 @@ export interface MinioWebhookTarget {
 export interface MinioOptions {
   /** Also start with this webhook notification target (no target otherwise). */
   webhook?: MinioWebhookTarget;
+  /** The local address to listen on: 127.0.0.1 unless pods of the local node must reach it. */
+  host?: string;
 }
 
-/** Starts MinIO on a free loopback port with a fresh data directory and generated root credentials. */
+/** Starts MinIO on a free port with a fresh data directory and generated root credentials. */
 export async function startMinio(stateDir: string, saved?: { accessKeyId: string; secretAccessKey: string }, options: MinioOptions = {}): Promise<MinioServer> {
   const dataDir = join(stateDir, 'minio');
   mkdirSync(dataDir, { recursive: true });
   const [port, consolePort] = [await freePort(), await freePort()];
+  const host = options.host ?? '127.0.0.1';
   // MinIO keeps its IAM data encrypted with the root credentials, so a kept data directory needs the same ones.
   const credentials = saved ?? { accessKeyId: 'cw-' + randomBytes(6).toString('hex'), secretAccessKey: randomBytes(24).toString('hex') };
   const service = startService({
     name: 'minio',
     command: toolPath('minio'),
-    args: ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
+    args: ['server', dataDir, '--address', `${host}:${port}`, '--console-address', `127.0.0.1:${consolePort}`, '--quiet'],
     logPath: join(stateDir, 'minio.log'),
     env: {
       ...process.env,
@@ -65,7 +68,7 @@ export async function startMinio(stateDir: string, saved?: { accessKeyId: string
       ...(options.webhook ? webhookEnv(options.webhook) : {}),
     },
   });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${host}:${port}`;
   await waitForHttp(service, `${endpoint}/minio/health/live`, 30_000);
   return {
     service,

@@ -8,16 +8,16 @@ export interface MotoServer {
   endpoint: string;
 }
 
-/** Starts moto's server (the AWS API emulator, pinned from PyPI) on a free loopback port. */
-export async function startMoto(stateDir: string): Promise<MotoServer> {
+/** Starts moto's server (the AWS API emulator, pinned from PyPI) on a free port of `host` (loopback by default). */
+export async function startMoto(stateDir: string, host = '127.0.0.1'): Promise<MotoServer> {
   const port = await freePort();
   const service = startService({
     name: 'moto',
     command: toolPath('moto_server'),
-    args: ['-H', '127.0.0.1', '-p', String(port)],
+    args: ['-H', host, '-p', String(port)],
     logPath: join(stateDir, 'moto.log'),
   });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const endpoint = `http://${host}:${port}`;
   await waitForHttp(service, `${endpoint}/moto-api/`, 60_000);
   return { service, endpoint };
 }

@@ -3,7 +3,8 @@
 # mmdebstrap (no registry image can be pulled here), then, with buildah: Node 24, the production
 # node_modules (workerd among them), the platform's sources and the built console, the commands cw-api,
 # cw-operator, cw-runtime, cw-git and cw-db, tini as PID 1, and a non-root user. Written as an OCI archive,
-# tagged and cached by a hash of everything that goes into it, and linked as .tools/cloudwright-image.oci.tar.
+# tagged and cached by a hash of everything that goes into it, and linked as .tools/cloudwright-image.oci.tar
+# (its name beside it, in .name).
 source "$(dirname "$0")/lib.sh"
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
@@ -61,5 +62,6 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   publish "$tmp" "$out"
 fi
 ln -sfn "$out/cloudwright.oci.tar" "$ROOT/.tools/cloudwright-image.oci.tar"
+echo "localhost/cloudwright:$key" >"$ROOT/.tools/cloudwright-image.oci.tar.name"
 log "image localhost/cloudwright:$key: $(du -h "$out/cloudwright.oci.tar" | cut -f1) as an OCI archive (.tools/cloudwright-image.oci.tar)"
 echo "localhost/cloudwright:$key"

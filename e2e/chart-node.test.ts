@@ -1,0 +1,311 @@
+// The chart on a real node: `helm install` of charts/cloudwright with the image `make image` built, on the
+// local node (e2e/harness/kube-node.ts), with MinIO and moto on the node's address where pods reach them.
+// Everything goes through Services as a user's would: an app created and deployed through the API's
+// Service and answered through the runtime's; then what a cluster admin does to an installation (scale,
+// lose the operator's leader, upgrade, uninstall) with the app answering throughout.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
+import { ensureBucket } from '../src/object-store/s3-buckets.ts';
+import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { hostFootprint } from './harness/kube-node-host.ts';
+import { startKubeNode, type KubeNode } from './harness/kube-node.ts';
+import { startMinio, type MinioServer } from './harness/minio.ts';
+import { startMoto, type MotoServer } from './harness/moto.ts';
+import { eventually, packWorker } from './harness/runtime-stack.ts';
+import { repoRoot, toolPath } from './harness/tools.ts';
+
+const exec = promisify(execFile);
+const RELEASE = 'cloudwright';
+const NAMESPACE = 'cloudwright';
+const BASE_DOMAIN = 'apps.node.test';
+const IMAGE_USER = 10001;
+const BUCKETS = { artifacts: 'cloudwright', git: 'cloudwright-git', db: 'cloudwright-db' };
+const WORKLOADS = ['deployment/cloudwright-api', 'deployment/cloudwright-operator', 'deployment/cloudwright-runtime', 'deployment/cloudwright-git', 'statefulset/cloudwright-db'];
+
+interface Pod extends KubeObject {
+  spec: { nodeName?: string };
+  status: { podIP?: string; phase?: string; containerStatuses?: { name: string; restartCount: number; ready: boolean }[] };
+}
+
+let node: KubeNode | undefined;
+let minio: MinioServer;
+let moto: MotoServer;
+let member: MemberAccount;
+let stateDir: string;
+let footprintBefore: ReturnType<typeof hostFootprint>;
+let image: string;
+let installMs = 0;
+const figures: Record<string, string> = {};
+
+function theNode(): KubeNode {
+  if (!node) throw new Error('the node is not running');
+  return node;
+}
+
+async function helm(...args: string[]): Promise<string> {
+  const { stdout } = await exec(toolPath('helm'), ['--kubeconfig', theNode().kubeconfig, ...args], { maxBuffer: 16 << 20 });
+  return stdout;
+}
+
+async function getJson<T>(...args: string[]): Promise<T> {
+  return JSON.parse(await theNode().kubectl('get', '-o', 'json', ...args)) as T;
+}
+
+async function pods(selector: string): Promise<Pod[]> {
+  return (await getJson<{ items: Pod[] }>('pods', '-n', NAMESPACE, '-l', selector)).items;
+}
+
+async function serviceUrl(name: string): Promise<string> {
+  const service = await getJson<{ spec: { clusterIP: string; ports: { port: number }[] } }>('service', '-n', NAMESPACE, name);
+  return `http://${service.spec.clusterIP}:${service.spec.ports[0]?.port}`;
+}
+
+/** A GET with a Host header (fetch will not send one of its own choosing). */
+function get(url: string, host: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { host }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url} (Host ${host}) timed out`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+async function callApi(method: string, path: string, body?: Uint8Array | object): Promise<{ status: number; body: Record<string, unknown> }> {
+  const raw = body instanceof Uint8Array;
+  const res = await fetch(`${await serviceUrl('cloudwright-api')}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${member.token}`, ...(body === undefined ? {} : { 'content-type': raw ? 'application/octet-stream' : 'application/json' }) },
+    ...(body === undefined ? {} : { body: raw ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+const appHost = () => `hello.${member.project}.${BASE_DOMAIN}`;
+
+async function deployWorker(text: string): Promise<void> {
+  const deploy = await callApi('POST', `/v1/projects/${member.project}/apps/hello/deployments`, packWorker(`export default { fetch() { return new Response(${JSON.stringify(text)}); } };\n`));
+  expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+}
+
+async function waitRolledOut(timeoutSeconds = 300): Promise<void> {
+  for (const workload of WORKLOADS) await theNode().kubectl('rollout', 'status', '-n', NAMESPACE, workload, `--timeout=${timeoutSeconds}s`);
+}
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(inject('stateDir'), 'chart-node-'));
+  const archive = join(repoRoot, '.tools', 'cloudwright-image.oci.tar');
+  image = readFileSync(`${archive}.name`, 'utf8').trim();
+  footprintBefore = hostFootprint();
+  node = await startKubeNode({ stateDir, images: [archive] });
+  figures['node start (control plane, containerd, image import, kubelet Ready)'] = `${node.startMs} ms`;
+  [minio, moto] = await Promise.all([startMinio(stateDir, undefined, { host: node.address }), startMoto(stateDir, node.address)]);
+  for (const bucket of Object.values(BUCKETS)) await ensureBucket(minio.s3, bucket);
+
+  const conn = loadKubeConnection(node.kubeconfig);
+  const apply = (object: KubeObject) => objectClient<KubeObject>(conn, kindOf(object)).apply(object, { fieldManager: 'chart-node-test', force: true });
+  await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+  const credentials = minio.s3.credentials ?? { accessKeyId: '', secretAccessKey: '' };
+  const secret = (name: string, stringData: Record<string, string>) => apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NAMESPACE }, stringData } as KubeObject);
+  await secret('cloudwright-s3', { CW_S3_ACCESS_KEY_ID: credentials.accessKeyId, CW_S3_SECRET_ACCESS_KEY: credentials.secretAccessKey });
+  await secret('cloudwright-route53', { CW_ROUTE53_ACCESS_KEY_ID: 'AKIDNODETEST', CW_ROUTE53_SECRET_ACCESS_KEY: 'node-test-secret' });
+  await secret('cloudwright-git', { 'token-secret': 'n'.repeat(40), AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey });
+  await secret('cloudwright-db', { 'admin-token': 'd'.repeat(40) });
+  // cw-db's volume: the node has no provisioner, so one an admin would create, owned by the image's user.
+  await node.addVolume('cloudwright-db-local', '10Gi', IMAGE_USER);
+
+  const [repository, tag] = image.split(':') as [string, string];
+  const started = performance.now();
+  await helm(
+    'install',
+    RELEASE,
+    join(repoRoot, 'charts', 'cloudwright'),
+    '--namespace',
+    NAMESPACE,
+    '--wait',
+    '--timeout=6m',
+    ...['image.repository', repository, 'image.tag', tag, 'image.pullPolicy', 'Never'].flatMap(pairs),
+    ...['api.publicUrl', 'https://api.node.test', 'runtime.baseDomain', BASE_DOMAIN, 'runtime.publicScheme', 'http'].flatMap(pairs),
+    ...['objectStore.endpoint', minio.endpoint, 'objectStore.bucket', BUCKETS.artifacts, 'objectStore.credentialsSecret', 'cloudwright-s3'].flatMap(pairs),
+    ...['dns.route53.endpoint', moto.endpoint, 'dns.route53.credentialsSecret', 'cloudwright-route53', 'dns.resolver', '127.0.0.1:9'].flatMap(pairs),
+    ...['git.bucket', BUCKETS.git, 'database.bucket', BUCKETS.db, 'database.publicUrl', 'https://db.node.test'].flatMap(pairs),
+  );
+  installMs = Math.round(performance.now() - started);
+  figures['helm install to every workload Ready'] = `${installMs} ms`;
+  member = await createMemberAccount(node.kubeconfig, 'node');
+}, 900_000);
+
+function pairs(value: string, index: number, all: string[]): string[] {
+  return index % 2 === 0 ? ['--set-string', `${value}=${all[index + 1]}`] : [];
+}
+
+function kindOf(object: KubeObject) {
+  const kinds: Record<string, { group: string; version: string; plural: string; namespaced: boolean }> = {
+    Namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
+    Secret: { group: '', version: 'v1', plural: 'secrets', namespaced: true },
+  };
+  const kind = kinds[object.kind ?? ''];
+  if (!kind) throw new Error(`no resource for ${object.kind}`);
+  return { ...kind, kind: object.kind ?? '' };
+}
+
+/**
+ * A pod's working set (usage less inactive page cache, as the kubelet counts it), read from its memory cgroup
+ * (cgroup v1, under the kubelet's kubepods/<qos class>/): exact at the moment of asking, where the kubelet's
+ * summary lags a new pod by its housekeeping interval.
+ */
+function podWorkingSet(uid: string): number {
+  const root = '/sys/fs/cgroup/memory/kubepods';
+  const dir = [`${root}/pod${uid}`, `${root}/burstable/pod${uid}`, `${root}/besteffort/pod${uid}`].find((path) => existsSync(path));
+  if (!dir) throw new Error(`no memory cgroup for pod ${uid}`);
+  const usage = Number(readFileSync(`${dir}/memory.usage_in_bytes`, 'utf8'));
+  const inactive = Number(/^total_inactive_file (\d+)$/m.exec(readFileSync(`${dir}/memory.stat`, 'utf8'))?.[1] ?? 0);
+  return usage - inactive;
+}
+
+afterAll(async () => {
+  console.log(
+    `chart on a node:\n${Object.entries(figures)
+      .map(([what, value]) => `  ${what}: ${value}`)
+      .join('\n')}`,
+  );
+  await node?.stop();
+  await Promise.all([minio?.service.stop(), moto?.service.stop()]);
+});
+
+describe('the chart on a real node', () => {
+  it('installs with helm: every Deployment and StatefulSet Ready on the node, from the imported image', async () => {
+    for (const workload of WORKLOADS) {
+      const object = await getJson<{ spec: { replicas: number }; status: { readyReplicas?: number } }>('-n', NAMESPACE, workload);
+      expect(object.status.readyReplicas, workload).toBe(object.spec.replicas);
+    }
+    const all = await pods('app.kubernetes.io/part-of=cloudwright');
+    expect(all.length).toBeGreaterThanOrEqual(8);
+    for (const pod of all) expect(pod.spec.nodeName).toBe('cw-node');
+  });
+
+  it('serves an app created and deployed through the API Service, answered through the runtime Service', { timeout: 120_000 }, async () => {
+    expect((await callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'hello' })).status).toBe(201);
+    await deployWorker('installed on a node');
+    const runtime = await serviceUrl('cloudwright-runtime');
+    await eventually(
+      'the app answers through the runtime Service',
+      () => get(runtime, appHost()),
+      (r) => r.status === 200 && r.body === 'installed on a node',
+      60_000,
+    );
+  });
+
+  it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {
+    const runtime = await serviceUrl('cloudwright-runtime');
+    const answers: number[] = [];
+    let scaling = true;
+    const traffic = (async () => {
+      while (scaling) answers.push((await get(runtime, appHost()).catch(() => ({ status: 0 }))).status);
+    })();
+    await theNode().kubectl('scale', '-n', NAMESPACE, 'deployment/cloudwright-runtime', '--replicas=3');
+    await theNode().kubectl('rollout', 'status', '-n', NAMESPACE, 'deployment/cloudwright-runtime', '--timeout=240s');
+    scaling = false;
+    await traffic;
+    expect(answers.length).toBeGreaterThan(10);
+    expect(answers.filter((status) => status !== 200)).toEqual([]);
+    const replicas = await pods('app.kubernetes.io/component=runtime');
+    expect(replicas.filter((pod) => pod.status.containerStatuses?.every((c) => c.ready))).toHaveLength(3);
+    for (const pod of replicas) expect((await get(`http://${pod.status.podIP}:8080`, appHost())).body, pod.metadata?.name).toBe('installed on a node');
+  });
+
+  it("hands the operator's leadership over when the leader's pod is deleted; a deploy made meanwhile converges", { timeout: 240_000 }, async () => {
+    const lease = () => getJson<{ spec: { holderIdentity?: string } }>('lease', '-n', NAMESPACE, 'cloudwright-operator');
+    const leader = (await lease()).spec.holderIdentity?.split('_')[0] ?? '';
+    expect(leader).toMatch(/^cloudwright-operator-/);
+    await theNode().kubectl('delete', 'pod', '-n', NAMESPACE, leader, '--wait=false');
+    await deployWorker('deployed while the leader changed');
+    const runtime = await serviceUrl('cloudwright-runtime');
+    await eventually(
+      'the new build answers',
+      () => get(runtime, appHost()),
+      (r) => r.body === 'deployed while the leader changed',
+      60_000,
+    );
+    type RuntimeApp = { metadata: { generation: number }; status?: { conditions?: { type: string; status: string; observedGeneration?: number }[] } };
+    await eventually(
+      'the RuntimeApp Ready at its new generation, marked by the new leader',
+      () => getJson<RuntimeApp>('runtimeapps.cloudwright.dev', '-n', member.project, 'hello'),
+      (app) => app.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True' && c.observedGeneration === app.metadata.generation) === true,
+      120_000,
+    );
+    const next = (await lease()).spec.holderIdentity?.split('_')[0] ?? '';
+    expect(next).toMatch(/^cloudwright-operator-/);
+    expect(next).not.toBe(leader);
+  });
+
+  it('rolls the pods on helm upgrade with a changed value, keeping the scaled runtime count, the app answering after', { timeout: 420_000 }, async () => {
+    const before = new Set((await pods('app.kubernetes.io/component=api')).map((pod) => pod.metadata?.uid));
+    const started = performance.now();
+    await helm('upgrade', RELEASE, join(repoRoot, 'charts', 'cloudwright'), '--namespace', NAMESPACE, '--reuse-values', '--set-string', 'api.trustProxy=10.244.0.0/24', '--wait', '--timeout=6m');
+    figures['helm upgrade (API pods rolled) to Ready'] = `${Math.round(performance.now() - started)} ms`;
+    await waitRolledOut();
+    const after = await pods('app.kubernetes.io/component=api');
+    expect(after.length).toBe(2);
+    for (const pod of after) expect(before.has(pod.metadata?.uid), pod.metadata?.name).toBe(false);
+    // The count kubectl scale set stays: the upgrade does not put runtime.replicas back.
+    expect((await getJson<{ spec: { replicas: number } }>('-n', NAMESPACE, 'deployment/cloudwright-runtime')).spec.replicas).toBe(3);
+    expect((await get(await serviceUrl('cloudwright-runtime'), appHost())).body).toBe('deployed while the leader changed');
+  });
+
+  it('has restarted no container, and reports what each component uses at rest', { timeout: 60_000 }, async () => {
+    for (const pod of await pods('app.kubernetes.io/part-of=cloudwright')) {
+      for (const container of pod.status.containerStatuses ?? []) expect(container.restartCount, `${pod.metadata?.name}/${container.name}`).toBe(0);
+    }
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+    for (const pod of await pods('app.kubernetes.io/part-of=cloudwright')) {
+      const bytes = podWorkingSet(pod.metadata?.uid ?? '');
+      expect(bytes, pod.metadata?.name).toBeGreaterThan(0);
+      figures[`memory at rest, pod ${pod.metadata?.name}`] = mib(bytes);
+    }
+    for (const { name, pid } of theNode().processes()) {
+      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+      expect(rss, name).toBeGreaterThan(0);
+      figures[`memory at rest, node process ${name}`] = mib(rss);
+    }
+  });
+
+  it('leaves only the CRDs and the data after helm uninstall', { timeout: 240_000 }, async () => {
+    await helm('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout=3m');
+    const kinds = 'deployments,statefulsets,services,configmaps,serviceaccounts,roles,rolebindings,poddisruptionbudgets,clusterroles,clusterrolebindings';
+    const left = await getJson<{ items: KubeObject[] }>(kinds, '--all-namespaces', '-l', 'app.kubernetes.io/part-of=cloudwright');
+    expect(left.items.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([]);
+    await eventually(
+      'the release pods gone',
+      () => pods('app.kubernetes.io/part-of=cloudwright'),
+      (list) => list.length === 0,
+      120_000,
+    );
+    // The data stays: the CRDs (and so every project's objects), cw-db's volume claim, and the buckets.
+    const crds = await getJson<{ items: KubeObject[] }>('customresourcedefinitions');
+    expect(crds.items.map((crd) => crd.metadata?.name)).toEqual(expect.arrayContaining(['runtimeapps.cloudwright.dev', 'projects.cloudwright.dev']));
+    expect((await getJson<KubeObject>('runtimeapps.cloudwright.dev', '-n', member.project, 'hello')).metadata?.name).toBe('hello');
+    expect((await getJson<{ items: KubeObject[] }>('pvc', '-n', NAMESPACE)).items.map((pvc) => pvc.metadata?.name)).toEqual(['data-cloudwright-db-0']);
+    const s3 = new S3Client({ ...minio.s3 });
+    const artifacts = await s3.send(new ListObjectsV2Command({ Bucket: BUCKETS.artifacts }));
+    expect(artifacts.KeyCount ?? 0).toBeGreaterThan(0);
+  });
+
+  it('stops the node leaving the machine as it was: links, iptables rules, network namespaces', { timeout: 120_000 }, async () => {
+    const stopping = theNode();
+    node = undefined;
+    await stopping.stop();
+    expect(hostFootprint()).toEqual(footprintBefore);
+  });
+});
