@@ -4,12 +4,13 @@
 // Service and answered through the runtime's; then what a cluster admin does to an installation (scale,
 // lose the operator's leader, upgrade, uninstall) with the app answering throughout.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
@@ -30,10 +31,17 @@ const WORKLOADS = ['deployment/cloudwright-api', 'deployment/cloudwright-operato
 
 interface Pod extends KubeObject {
   spec: { nodeName?: string };
-  status: { podIP?: string; phase?: string; containerStatuses?: { name: string; restartCount: number; ready: boolean }[] };
+  status: {
+    podIP?: string;
+    phase?: string;
+    conditions?: { type: string; status: string; reason?: string; lastTransitionTime?: string }[];
+    containerStatuses?: { name: string; restartCount: number; ready: boolean }[];
+  };
 }
 
 let node: KubeNode | undefined;
+/** The start, kept so that a beforeAll timing out during it still stops the node. */
+let starting: Promise<KubeNode> | undefined;
 let minio: MinioServer;
 let moto: MotoServer;
 let member: MemberAccount;
@@ -41,6 +49,8 @@ let stateDir: string;
 let footprintBefore: ReturnType<typeof hostFootprint>;
 let image: string;
 let installMs = 0;
+let stopped = false;
+let failed = false;
 const figures: Record<string, string> = {};
 
 function theNode(): KubeNode {
@@ -104,11 +114,13 @@ async function waitRolledOut(timeoutSeconds = 300): Promise<void> {
 }
 
 beforeAll(async () => {
-  stateDir = mkdtempSync(join(inject('stateDir'), 'chart-node-'));
+  // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
+  stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
   const archive = join(repoRoot, '.tools', 'cloudwright-image.oci.tar');
   image = readFileSync(`${archive}.name`, 'utf8').trim();
   footprintBefore = hostFootprint();
-  node = await startKubeNode({ stateDir, images: [archive] });
+  starting = startKubeNode({ stateDir, images: [archive] });
+  node = await starting;
   figures['node start (control plane, containerd, image import, kubelet Ready)'] = `${node.startMs} ms`;
   [minio, moto] = await Promise.all([startMinio(stateDir, undefined, { host: node.address }), startMoto(stateDir, node.address)]);
   for (const bucket of Object.values(BUCKETS)) await ensureBucket(minio.s3, bucket);
@@ -180,9 +192,17 @@ afterAll(async () => {
       .map(([what, value]) => `  ${what}: ${value}`)
       .join('\n')}`,
   );
-  await node?.stop();
-  await Promise.all([minio?.service.stop(), moto?.service.stop()]);
+  try {
+    if (node) await node.stop();
+    else if (starting && !stopped) await (await starting.catch(() => undefined))?.stop();
+  } finally {
+    await Promise.all([minio?.service.stop(), moto?.service.stop()]);
+    if (failed) console.log(`chart on a node: a test failed; the node's logs are kept in ${stateDir}/node`);
+    else rmSync(stateDir, { recursive: true, force: true });
+  }
 });
+
+beforeEach(() => onTestFailed(() => void (failed = true)));
 
 describe('the chart on a real node', () => {
   it('installs with helm: every Deployment and StatefulSet Ready on the node, from the imported image', async () => {
@@ -221,7 +241,8 @@ describe('the chart on a real node', () => {
     expect(answers.length).toBeGreaterThan(10);
     expect(answers.filter((status) => status !== 200)).toEqual([]);
     const replicas = await pods('app.kubernetes.io/component=runtime');
-    expect(replicas.filter((pod) => pod.status.containerStatuses?.every((c) => c.ready))).toHaveLength(3);
+    const readiness = replicas.map((pod) => `${pod.metadata?.name}: ${JSON.stringify(pod.status.conditions?.filter((c) => c.type === 'Ready'))}`);
+    expect(replicas.filter((pod) => pod.status.containerStatuses?.every((c) => c.ready)).length, readiness.join('\n')).toBe(3);
     for (const pod of replicas) expect((await get(`http://${pod.status.podIP}:8080`, appHost())).body, pod.metadata?.name).toBe('installed on a node');
   });
 
@@ -256,7 +277,8 @@ describe('the chart on a real node', () => {
     await helm('upgrade', RELEASE, join(repoRoot, 'charts', 'cloudwright'), '--namespace', NAMESPACE, '--reuse-values', '--set-string', 'api.trustProxy=10.244.0.0/24', '--wait', '--timeout=6m');
     figures['helm upgrade (API pods rolled) to Ready'] = `${Math.round(performance.now() - started)} ms`;
     await waitRolledOut();
-    const after = await pods('app.kubernetes.io/component=api');
+    // rollout status returns while the old pods are still terminating.
+    const after = (await pods('app.kubernetes.io/component=api')).filter((pod) => !pod.metadata?.deletionTimestamp);
     expect(after.length).toBe(2);
     for (const pod of after) expect(before.has(pod.metadata?.uid), pod.metadata?.name).toBe(false);
     // The count kubectl scale set stays: the upgrade does not put runtime.replicas back.
@@ -302,9 +324,10 @@ describe('the chart on a real node', () => {
     expect(artifacts.KeyCount ?? 0).toBeGreaterThan(0);
   });
 
-  it('stops the node leaving the machine as it was: links, iptables rules, network namespaces', { timeout: 120_000 }, async () => {
+  it('stops the node leaving the machine as it was: links, iptables rules, network namespaces, paths', { timeout: 240_000 }, async () => {
     const stopping = theNode();
     node = undefined;
+    stopped = true;
     await stopping.stop();
     expect(hostFootprint()).toEqual(footprintBefore);
   });

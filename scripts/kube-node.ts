@@ -3,8 +3,9 @@
 // what `helm install` of charts/cloudwright needs, as the README's "On a cluster (Helm)" describes. Writes
 // .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials); Ctrl-C stops everything and leaves the
 // machine as it found it.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_NETWORK } from '../e2e/harness/kube-node-config.ts';
 import { startKubeNode } from '../e2e/harness/kube-node.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
@@ -22,14 +23,19 @@ function say(message: string): void {
 }
 
 async function main(): Promise<void> {
+  // Before anything is removed: a second run must not take the first one's directory from under it.
+  if (existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`))
+    throw new Error(`a local node is running already (${NODE_NETWORK.bridge} exists; if none is, remove it: ip link del ${NODE_NETWORK.bridge})`);
   // A node's state does not outlive it: every start is a new cluster.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const archive = join(repoRoot, '.tools', 'cloudwright-image.oci.tar');
   const image = readFileSync(`${archive}.name`, 'utf8').trim();
   say(`starting the node (control plane, containerd, kubelet, kube-proxy, CoreDNS) and importing ${image}`);
-  const node = await startKubeNode({ stateDir: dir, images: [archive] });
-  stops.push(() => node.stop());
+  // Its stop is known before it starts: a Ctrl-C during the start waits for it, then stops it.
+  const starting = startKubeNode({ stateDir: dir, images: [archive] });
+  stops.push(async () => (await starting.catch(() => undefined))?.stop());
+  const node = await starting;
   const [minio, moto] = await Promise.all([startMinio(dir, undefined, { host: node.address }), startMoto(dir, node.address)]);
   stops.push(
     () => minio.service.stop(),

@@ -52,6 +52,9 @@ func ensurePKI(dir, nodeAddress string) (*pki, error) {
 	if raw, err := os.ReadFile(tokenPath); err == nil {
 		p.adminToken = string(raw)
 		if nodeAddress != "" {
+			if err := p.checkServes(nodeAddress); err != nil {
+				return nil, err
+			}
 			return p, p.readNodeTokens(dir)
 		}
 		return p, nil
@@ -134,6 +137,27 @@ func newCA() (*ecdsa.PrivateKey, *x509.Certificate, error) {
 	}
 	cert, err := x509.ParseCertificate(der)
 	return key, cert, err
+}
+
+// checkServes refuses a directory whose serving certificate was made for another node address: pods would
+// fail TLS against it with nothing saying why.
+func (p *pki) checkServes(nodeAddress string) error {
+	raw, err := os.ReadFile(p.serverCert)
+	if err != nil {
+		return err
+	}
+	block, _ := pem.Decode(raw)
+	if block == nil {
+		return fmt.Errorf("%s holds no certificate", p.serverCert)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return err
+	}
+	if cert.VerifyHostname(nodeAddress) != nil {
+		return fmt.Errorf("%s was created for another node address than %s; start with a new --dir", filepath.Dir(p.serverCert), nodeAddress)
+	}
+	return nil
 }
 
 // readNodeTokens loads the node's tokens from a directory made for a node, or says how to get one.

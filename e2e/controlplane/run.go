@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -74,11 +75,7 @@ func run(dir string, port int, noFsync bool, nodeAddress string) error {
 		return err
 	}
 	children := []*child{}
-	defer func() {
-		for _, c := range children {
-			c.stop()
-		}
-	}()
+	defer func() { stopAll(children) }()
 	kcm, err := startChild(filepath.Join(dir, "controller-manager.log"), "controller-manager", controllerManagerArgs(kubeconfig, creds, nodeAddress != "")...)
 	if err != nil {
 		return err
@@ -103,9 +100,7 @@ func run(dir string, port int, noFsync bool, nodeAddress string) error {
 	case err = <-apiDone:
 		apiDone <- err
 	}
-	for _, c := range children {
-		c.stop()
-	}
+	stopAll(children)
 	children = nil
 	return <-apiDone
 }
@@ -284,6 +279,16 @@ func startChild(logPath, component string, args ...string) (*child, error) {
 	c := &child{cmd: cmd, done: make(chan struct{})}
 	go func() { _, _ = cmd.Process.Wait(); close(c.done) }()
 	return c, nil
+}
+
+// stopAll stops the components together, so the whole stop takes one grace period, not one each.
+func stopAll(children []*child) {
+	var wg sync.WaitGroup
+	for _, c := range children {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.stop() }()
+	}
+	wg.Wait()
 }
 
 // stop asks the component to stop and kills it if it has not within a few seconds: the controllers and

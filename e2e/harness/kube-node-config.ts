@@ -46,6 +46,9 @@ state = "${dir}/state"
     runtime_type = "io.containerd.runc.v2"
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options]
     SystemdCgroup = false
+    Root = "${dir}/runc"
+[plugins."io.containerd.internal.v1.opt"]
+  path = "${dir}/opt"
 `;
 }
 
@@ -107,11 +110,15 @@ evictionHard: { memory.available: 100Mi, nodefs.available: 1%, imagefs.available
 imageGCHighThresholdPercent: 100
 imageGCLowThresholdPercent: 99
 containerRuntimeEndpoint: unix://${layout.containerdSocket}
+podLogsDir: ${layout.stateDir}/pod-logs
 serializeImagePulls: false
 `;
 }
 
-/** kube-proxy in iptables mode, its health and metrics servers off, touching no machine-wide sysctl. */
+/**
+ * kube-proxy in iptables mode, its health and metrics servers off, and touching no machine-wide sysctl: the
+ * conntrack table's size and TCP timeouts are left as they are (0 means "do not set").
+ */
 export function kubeProxyConfig(layout: NodeLayout): string {
   return `apiVersion: kubeproxy.config.k8s.io/v1alpha1
 kind: KubeProxyConfiguration
@@ -123,7 +130,7 @@ bindAddress: ${NODE_NETWORK.address}
 healthzBindAddress: ''
 metricsBindAddress: ''
 iptables: { localhostNodePorts: false }
-conntrack: { maxPerCore: 0 }
+conntrack: { maxPerCore: 0, tcpEstablishedTimeout: 0s, tcpCloseWaitTimeout: 0s }
 nodePortAddresses: [${NODE_NETWORK.address}/32]
 `;
 }

@@ -1,9 +1,11 @@
 // What the local node changes on this machine, and how each change is undone: the bridge and its forwarding,
-// the iptables chains of the kubelet and kube-proxy, the kernel settings the kubelet writes, the mounts under
-// the node's directory, the pods' network namespaces and the kubelet's cgroups.
+// the harness's own iptables rules, the kubelet's and kube-proxy's chains, the kernel settings the kubelet
+// writes, the mounts under the node's directory, the pods' network namespaces, the kubelet's cgroups, and the
+// few fixed paths the kubelet and containerd use whatever they are told.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NODE_NETWORK } from './kube-node-config.ts';
 
 /**
@@ -19,13 +21,33 @@ const SAVED_SYSCTLS = [
   'kernel/keys/root_maxbytes',
   'net/bridge/bridge-nf-call-iptables',
 ];
-/** The one rule of the harness's own: nothing from a pod is forwarded off the bridge. */
-const EGRESS_RULE = ['FORWARD', '-i', NODE_NETWORK.bridge, '!', '-o', NODE_NETWORK.bridge, '-m', 'comment', '--comment', 'cloudwright local node: pods reach only this machine', '-j', 'REJECT'];
+/**
+ * The settings as they were before any node started, kept until they are put back: a node killed before its
+ * stop leaves the kubelet's values, and the next start must not take those for the machine's own.
+ */
+const SAVED_SYSCTLS_FILE = '/run/cloudwright-kube-node.sysctls.json';
+/** Paths the kubelet and containerd create whatever their configuration says; removed if the node made them. */
+const FIXED_PATHS = ['/var/lib/kubelet', '/var/log/pods', '/run/containerd'];
+/** Where the kubelet links each container's log, by a fixed path; links it made are removed. */
+const CONTAINER_LOG_LINKS = '/var/log/containers';
 /** Chains the kubelet and kube-proxy create; no other program on these machines names its chains so. */
 const KUBE_CHAIN = /^KUBE-/;
+/** The harness's chain: the node's address answers only this machine and the pods. */
+const GUARD_CHAIN = 'CW-NODE-GUARD';
+const GUARD_JUMP = ['-t', 'filter', 'INPUT', '-d', NODE_NETWORK.address, '-j', GUARD_CHAIN];
+/**
+ * Nothing from a pod is forwarded off the bridge. In mangle, which runs before kube-proxy's accepting rules in
+ * filter's FORWARD.
+ */
+const EGRESS_RULE = ['-t', 'mangle', 'FORWARD', '-i', NODE_NETWORK.bridge, '!', '-o', NODE_NETWORK.bridge, '-j', 'DROP'];
 
 function run(command: string, args: string[]): string {
   return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** `iptables` with a rule spec whose chain follows the `-t table` pair: ACTION inserted before the chain. */
+function iptablesRule(action: '-I' | '-D', rule: string[]): void {
+  run('iptables', [...rule.slice(0, 2), action, ...rule.slice(2)]);
 }
 
 function sysctl(name: string, value?: string): string {
@@ -38,49 +60,136 @@ function sysctl(name: string, value?: string): string {
 export interface HostBefore {
   sysctls: Map<string, string>;
   netns: Set<string>;
+  paths: Set<string>;
+  containerLogs: Set<string>;
+}
+
+/** Each step runs even if an earlier one failed; what failed is answered, one line each. */
+function steps(): { step: (what: string, action: () => void) => void; problems: string[] } {
+  const problems: string[] = [];
+  return {
+    problems,
+    step: (what, action) => {
+      try {
+        action();
+      } catch (err) {
+        problems.push(`${what}: ${(err as Error).message.split('\n')[0]}`);
+      }
+    },
+  };
 }
 
 /**
  * Creates the node's bridge with its address and lets packets that arrive on it be forwarded (pods reaching
  * Services are translated to another pod on the same bridge), but only for that interface: the machine's
- * other interfaces still forward nothing, and a rule rejects whatever a pod sends off the bridge.
+ * other interfaces still forward nothing, a rule drops whatever a pod sends off the bridge, and the node's
+ * address answers only this machine and the pods (on Linux any interface would accept it otherwise).
+ * A failure part-way undoes what was done.
  */
 export function setUpHost(): HostBefore {
   if (existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`)) {
     throw new Error(`${NODE_NETWORK.bridge} exists: another local node is running, or one was killed before it could clean up (ip link del ${NODE_NETWORK.bridge})`);
   }
-  const before: HostBefore = { sysctls: new Map(SAVED_SYSCTLS.map((name) => [name, sysctl(name)])), netns: new Set(listNetns()) };
-  run('ip', ['link', 'add', NODE_NETWORK.bridge, 'type', 'bridge']);
-  run('ip', ['addr', 'add', `${NODE_NETWORK.address}/${NODE_NETWORK.prefixLength}`, 'dev', NODE_NETWORK.bridge]);
-  run('ip', ['link', 'set', NODE_NETWORK.bridge, 'up']);
-  sysctl(`net/ipv4/conf/${NODE_NETWORK.bridge}/forwarding`, '1');
-  sysctl('net/bridge/bridge-nf-call-iptables', '1');
-  run('iptables', ['-I', ...EGRESS_RULE]);
+  if (!existsSync(SAVED_SYSCTLS_FILE)) writeFileSync(SAVED_SYSCTLS_FILE, JSON.stringify(Object.fromEntries(SAVED_SYSCTLS.map((name) => [name, sysctl(name)]))));
+  const before: HostBefore = {
+    sysctls: new Map(Object.entries(JSON.parse(readFileSync(SAVED_SYSCTLS_FILE, 'utf8')) as Record<string, string>)),
+    netns: new Set(listNetns()),
+    paths: new Set(FIXED_PATHS.filter((path) => existsSync(path))),
+    containerLogs: new Set(listContainerLogs()),
+  };
+  try {
+    run('ip', ['link', 'add', NODE_NETWORK.bridge, 'type', 'bridge']);
+    run('ip', ['addr', 'add', `${NODE_NETWORK.address}/${NODE_NETWORK.prefixLength}`, 'dev', NODE_NETWORK.bridge]);
+    run('ip', ['link', 'set', NODE_NETWORK.bridge, 'up']);
+    sysctl(`net/ipv4/conf/${NODE_NETWORK.bridge}/forwarding`, '1');
+    sysctl('net/bridge/bridge-nf-call-iptables', '1');
+    iptablesRule('-I', EGRESS_RULE);
+    run('iptables', ['-t', 'filter', '-N', GUARD_CHAIN]);
+    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-i', 'lo', '-j', 'RETURN']);
+    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-i', NODE_NETWORK.bridge, '-j', 'RETURN']);
+    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-j', 'DROP']);
+    iptablesRule('-I', GUARD_JUMP);
+  } catch (err) {
+    const problems = tearDownHost(before, '/nonexistent');
+    throw new Error(`setting up the node's network: ${(err as Error).message.split('\n')[0]}${problems.length ? ` (and undoing it: ${problems.join('; ')})` : ''}`);
+  }
   return before;
 }
 
-/** Undoes setUpHost and everything the node's processes left; each step runs even if an earlier one failed. */
+/** Undoes setUpHost and everything the node's processes left; answers what it could not undo. */
 export function tearDownHost(before: HostBefore, stateDir: string): string[] {
-  const problems: string[] = [];
-  const step = (what: string, action: () => void) => {
-    try {
-      action();
-    } catch (err) {
-      problems.push(`${what}: ${(err as Error).message.split('\n')[0]}`);
-    }
-  };
+  const { step, problems } = steps();
   step('unmount', () => unmountUnder(stateDir));
   for (const name of listNetns()) if (!before.netns.has(name)) step(`netns ${name}`, () => run('ip', ['netns', 'delete', name]));
-  step('egress rule', () => run('iptables', ['-D', ...EGRESS_RULE]));
-  for (const command of ['iptables', 'ip6tables'] as const) step(command, () => removeKubeChains(command));
+  if (hasRule(EGRESS_RULE)) step('egress rule', () => iptablesRule('-D', EGRESS_RULE));
+  if (hasRule(GUARD_JUMP)) step('guard rule', () => iptablesRule('-D', GUARD_JUMP));
+  if (run('iptables-save', ['-t', 'filter']).includes(`:${GUARD_CHAIN} `)) {
+    step('guard chain', () => run('iptables', ['-t', 'filter', '-F', GUARD_CHAIN]));
+    step('guard chain', () => run('iptables', ['-t', 'filter', '-X', GUARD_CHAIN]));
+  }
+  for (const command of ['iptables', 'ip6tables'] as const) removeKubeChains(command, step);
   step('bridge', () => existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`) && run('ip', ['link', 'del', NODE_NETWORK.bridge]));
+  for (const path of FIXED_PATHS) if (!before.paths.has(path)) step(path, () => rmSync(path, { recursive: true, force: true }));
+  for (const link of listContainerLogs()) if (!before.containerLogs.has(link)) step(link, () => rmSync(join(CONTAINER_LOG_LINKS, link), { force: true }));
+  const restored = problems.length;
   for (const [name, value] of before.sysctls) step(name, () => sysctl(name, value));
-  step('cgroups', () => removeCgroups('kubepods'));
+  if (problems.length === restored) step('saved settings', () => rmSync(SAVED_SYSCTLS_FILE, { force: true }));
   return problems;
+}
+
+/**
+ * The kubelet's cgroups: whatever still runs in them is killed, then they are removed (the kernel frees a
+ * cgroup a moment after its last process, so a busy one is tried again for a few seconds).
+ */
+export async function removeKubeCgroups(): Promise<string[]> {
+  const { step, problems } = steps();
+  const roots = readdirSync('/sys/fs/cgroup')
+    .map((hierarchy) => join('/sys/fs/cgroup', hierarchy, 'kubepods'))
+    .filter((root) => existsSync(root));
+  for (const root of roots) for (const pid of cgroupProcs(root)) step(`kill ${pid}`, () => process.kill(pid, 'SIGKILL'));
+  for (const root of roots) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (existsSync(root)) removeCgroupTree(root);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EBUSY' || attempt === 50) {
+          problems.push(`${root}: ${(err as Error).message}`);
+          break;
+        }
+        await sleep(100);
+      }
+    }
+  }
+  return problems;
+}
+
+function cgroupProcs(dir: string): number[] {
+  const here = readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  const below = readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? cgroupProcs(join(dir, entry.name)) : []));
+  return [...here, ...below];
+}
+
+function removeCgroupTree(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeCgroupTree(join(dir, entry.name));
+  rmdirSync(dir);
 }
 
 function listNetns(): string[] {
   return existsSync('/run/netns') ? readdirSync('/run/netns') : [];
+}
+
+function listContainerLogs(): string[] {
+  return existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS).filter((name) => lstatSync(join(CONTAINER_LOG_LINKS, name)).isSymbolicLink()) : [];
+}
+
+function hasRule(rule: string[]): boolean {
+  try {
+    run('iptables', [...rule.slice(0, 2), '-C', ...rule.slice(2)]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Mounts at or below `dir` (the kubelet's volumes, containerd's snapshots), deepest first. */
@@ -96,19 +205,19 @@ function unmountUnder(dir: string): void {
   for (const point of mountsUnder(dir)) run('umount', ['--lazy', point]);
 }
 
-/** Deletes every KUBE-* chain and the rules that jump to them, table by table. */
-function removeKubeChains(command: 'iptables' | 'ip6tables'): void {
+/** Deletes every KUBE-* chain and the rules that jump to them, table by table, each on its own. */
+function removeKubeChains(command: 'iptables' | 'ip6tables', step: (what: string, action: () => void) => void): void {
   let table = '';
   const jumps: string[][] = [];
   const chains: [string, string][] = [];
   for (const line of run(`${command}-save`, []).split('\n')) {
     if (line.startsWith('*')) table = line.slice(1);
     else if (line.startsWith(':') && KUBE_CHAIN.test(line.slice(1))) chains.push([table, line.slice(1).split(' ')[0] ?? '']);
-    else if (line.startsWith('-A ') && !KUBE_CHAIN.test(line.split(' ')[1] ?? '') && / -j KUBE-/.test(line)) jumps.push(['-t', table, ...splitRule(line.slice(3))]);
+    else if (line.startsWith('-A ') && !KUBE_CHAIN.test(line.split(' ')[1] ?? '') && / -j KUBE-/.test(line)) jumps.push(['-t', table, '-D', ...splitRule(line.slice(3))]);
   }
-  for (const rule of jumps) run(command, [rule[0]!, rule[1]!, '-D', ...rule.slice(2)]);
-  for (const [t, chain] of chains) run(command, ['-t', t, '-F', chain]);
-  for (const [t, chain] of chains) run(command, ['-t', t, '-X', chain]);
+  for (const rule of jumps) step(`${command} ${rule.join(' ')}`, () => run(command, rule));
+  for (const [t, chain] of chains) step(`${command} -t ${t} -F ${chain}`, () => run(command, ['-t', t, '-F', chain]));
+  for (const [t, chain] of chains) step(`${command} -t ${t} -X ${chain}`, () => run(command, ['-t', t, '-X', chain]));
 }
 
 /** Splits an iptables-save rule into arguments, keeping quoted comments whole. */
@@ -116,29 +225,22 @@ function splitRule(rule: string): string[] {
   return [...rule.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!));
 }
 
-/** rmdir of a cgroup and its children in every v1 hierarchy (the kubelet leaves its QoS cgroups behind). */
-function removeCgroups(name: string): void {
-  for (const hierarchy of readdirSync('/sys/fs/cgroup')) {
-    const root = join('/sys/fs/cgroup', hierarchy, name);
-    if (existsSync(root)) removeCgroupTree(root);
-  }
-}
-
-function removeCgroupTree(dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) if (entry.isDirectory()) removeCgroupTree(join(dir, entry.name));
-  rmdirSync(dir);
-}
-
-/** What the node leaves on the machine that a test can compare before and after: links, rules, namespaces. */
-export function hostFootprint(): { links: string[]; iptables: string[]; netns: string[] } {
+/**
+ * What the node could leave on the machine, to compare before and after: links, iptables rules and chains of
+ * its own (a table iptables loaded on the way stays loaded, empty, which is not the node's doing), network
+ * namespaces, the fixed paths and the container log links.
+ */
+export function hostFootprint(): { links: string[]; iptables: string[]; netns: string[]; paths: string[]; containerLogs: string[] } {
   const rules = (command: string) =>
     run(command, [])
       .split('\n')
-      .filter((line) => line && !line.startsWith('#'))
+      .filter((line) => line.startsWith('-A ') || / - \[\d+:\d+\]$/.test(line))
       .map((line) => line.replace(/ \[\d+:\d+\]$/, ''));
   return {
     links: readdirSync('/sys/class/net').sort(),
     iptables: [...rules('iptables-save'), ...rules('ip6tables-save')],
     netns: listNetns().sort(),
+    paths: FIXED_PATHS.filter((path) => existsSync(path)),
+    containerLogs: listContainerLogs().sort(),
   };
 }

@@ -2,14 +2,16 @@
 // Debian's CNI plugins, and the kubelet and kube-proxy of the control plane's own build (cw-controlplane
 // kubelet|kube-proxy), with CoreDNS as cluster DNS. Pods get addresses on one bridge, Services work through
 // kube-proxy's iptables rules, and images come from OCI archives imported into containerd: no registry.
-// stop() removes every container, mount, interface, iptables rule and cgroup the node made.
+// stop() removes every container, mount, interface, iptables rule, cgroup and path the node made (see
+// kube-node-host.ts); a node killed without its stop leaves them, and the next start refuses until the bridge
+// is removed.
 import { execFile } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
 import { containerdConfig, cniConfig, corefile, kubeletConfig, kubeProxyConfig, NODE_NAME, NODE_NETWORK, type NodeLayout } from './kube-node-config.ts';
-import { setUpHost, tearDownHost } from './kube-node-host.ts';
+import { removeKubeCgroups, setUpHost, tearDownHost, type HostBefore } from './kube-node-host.ts';
 import { startService, waitForLine, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
 import { watchUntil } from './watch.ts';
@@ -75,10 +77,10 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
   writeFileSync(files.kubeProxy, kubeProxyConfig(layout));
   writeFileSync(files.corefile, corefile(layout));
 
-  const host = setUpHost();
+  let host: HostBefore | undefined;
   const services: Service[] = [];
   const start = (name: string, command: string, args: string[]) => {
-    const service = startService({ name, command, args, logPath: join(stateDir, `${name}.log`) });
+    const service = startService({ name, command, args, logPath: join(stateDir, `${name}.log`), ownProcessGroup: true });
     services.push(service);
     return service;
   };
@@ -99,14 +101,15 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
       await ctr('containers', 'delete', id).catch(() => {});
     }
     await containerd?.stop(10_000);
-    await controlPlane?.stop(5_000);
-    const problems = tearDownHost(host, stateDir);
+    await controlPlane?.stop(15_000);
+    const problems = [...(await removeKubeCgroups()), ...(host ? tearDownHost(host, stateDir) : [])];
     // The unpacked images are most of the node's disk.
     rmSync(join(stateDir, 'containerd', 'root'), { recursive: true, force: true });
     if (problems.length > 0) throw new Error(`the local node left: ${problems.join('; ')}`);
   };
 
   try {
+    host = setUpHost();
     const controlPlane = start('cw-controlplane', toolPath('cw-controlplane'), ['--dir', layout.clusterDir, '--unsafe-no-fsync', '--node-address', NODE_NETWORK.address]);
     await waitForLine(controlPlane, /^cw-controlplane ready (\S+)$/, 180_000);
     const containerd = start('containerd', 'containerd', ['--config', files.containerd]);
@@ -129,8 +132,11 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
       (nodes) => nodes.some((node) => node.metadata?.name === NODE_NAME && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
     );
   } catch (err) {
-    await stop().catch(() => {});
-    throw err;
+    const left = await stop().then(
+      () => '',
+      (stopErr: Error) => ` (and stopping: ${stopErr.message})`,
+    );
+    throw new Error(`${(err as Error).message}${left}`, { cause: err });
   }
   return {
     kubeconfig,

@@ -19,15 +19,22 @@ export interface StartOptions {
   logPath: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /**
+   * In a process group of its own, so a Ctrl-C at the terminal reaches only the harness, which then stops it
+   * in order; it still ends with the harness (parent-death signal) if the harness is killed.
+   */
+  ownProcessGroup?: boolean;
 }
 
 /** Starts a child whose stdout and stderr go to `logPath`. */
 export function startService(opts: StartOptions): Service {
   const log = createWriteStream(opts.logPath, { flags: 'a' });
-  const child = spawn(opts.command, opts.args, {
+  const [command, args] = opts.ownProcessGroup ? ['setpriv', ['--pdeathsig', 'TERM', '--', opts.command, ...opts.args]] : [opts.command, opts.args];
+  const child = spawn(command, args, {
     cwd: opts.cwd,
     env: opts.env ?? process.env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.ownProcessGroup ?? false,
   });
   child.stdout?.pipe(log, { end: false });
   child.stderr?.pipe(log, { end: false });

@@ -5,6 +5,10 @@
 # is cached by the hash of its source and linked as .tools/pause-image.oci.tar (its name beside it, .name).
 source "$(dirname "$0")/lib.sh"
 [[ $(id -u) == 0 ]] || die "the local node needs root (containerd, runc, the bridge and iptables)"
+# Docker's own containerd package conflicts with Debian's: installing this one would remove Docker.
+if dpkg-query -W -f='${Status}' containerd.io 2>/dev/null | grep -q 'install ok installed'; then
+  die "Docker's containerd.io is installed; the local node uses Debian's containerd, and installing it would remove Docker's"
+fi
 apt_install containerd runc containernetworking-plugins iptables buildah
 "$(dirname "$0")/go-tools.sh" controlplane
 "$(dirname "$0")/go-tools.sh" coredns
@@ -17,9 +21,10 @@ name=localhost/cloudwright-pause:$key
 if [[ ! -f $out/pause.oci.tar ]]; then
   log "building the pod sandbox image $name"
   tmp=$(mktemp -d "$CACHE/.pause-image.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
   CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags=-s -o "$tmp/pause" "$src" >&2
   c=$(buildah from scratch)
-  trap 'buildah rm "$c" >/dev/null 2>&1 || true' EXIT
+  trap 'buildah rm "$c" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
   buildah copy --quiet "$c" "$tmp/pause" /pause >/dev/null
   buildah config --entrypoint '["/pause"]' --user 65535:65535 "$c"
   buildah commit --quiet --timestamp 0 "$c" "$name" >/dev/null
