@@ -4,7 +4,7 @@
 // Service and answered through the runtime's; then what a cluster admin does to an installation (scale,
 // lose the operator's leader, upgrade, uninstall) with the app answering throughout.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -67,8 +67,10 @@ async function getJson<T>(...args: string[]): Promise<T> {
   return JSON.parse(await theNode().kubectl('get', '-o', 'json', ...args)) as T;
 }
 
-async function pods(selector: string): Promise<Pod[]> {
-  return (await getJson<{ items: Pod[] }>('pods', '-n', NAMESPACE, '-l', selector)).items;
+/** The pods matching `selector`, leaving out those already being deleted (a rollout's old ones) unless asked. */
+async function pods(selector: string, { terminating = false } = {}): Promise<Pod[]> {
+  const all = (await getJson<{ items: Pod[] }>('pods', '-n', NAMESPACE, '-l', selector)).items;
+  return terminating ? all : all.filter((pod) => !pod.metadata?.deletionTimestamp);
 }
 
 async function serviceUrl(name: string): Promise<string> {
@@ -193,6 +195,8 @@ afterAll(async () => {
       .join('\n')}`,
   );
   try {
+    // The cluster's Events (probe failures, kills) go with the logs a failed run keeps.
+    if (failed && node) writeFileSync(join(stateDir, 'node', 'events.txt'), await node.kubectl('get', 'events', '--all-namespaces', '--sort-by=.lastTimestamp').catch((err: Error) => err.message));
     if (node) await node.stop();
     else if (starting && !stopped) await (await starting.catch(() => undefined))?.stop();
   } finally {
@@ -277,8 +281,8 @@ describe('the chart on a real node', () => {
     await helm('upgrade', RELEASE, join(repoRoot, 'charts', 'cloudwright'), '--namespace', NAMESPACE, '--reuse-values', '--set-string', 'api.trustProxy=10.244.0.0/24', '--wait', '--timeout=6m');
     figures['helm upgrade (API pods rolled) to Ready'] = `${Math.round(performance.now() - started)} ms`;
     await waitRolledOut();
-    // rollout status returns while the old pods are still terminating.
-    const after = (await pods('app.kubernetes.io/component=api')).filter((pod) => !pod.metadata?.deletionTimestamp);
+    // rollout status returns while the old pods are still terminating (pods() leaves those out).
+    const after = await pods('app.kubernetes.io/component=api');
     expect(after.length).toBe(2);
     for (const pod of after) expect(before.has(pod.metadata?.uid), pod.metadata?.name).toBe(false);
     // The count kubectl scale set stays: the upgrade does not put runtime.replicas back.

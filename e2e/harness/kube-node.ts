@@ -122,6 +122,8 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
       `--hostname-override=${NODE_NAME}`,
       `--node-ip=${NODE_NETWORK.address}`,
       `--root-dir=${join(stateDir, 'kubelet', 'root')}`,
+      // Probe failures and container kills are logged from this level on.
+      '--v=1',
     ]);
     start('kube-proxy', toolPath('cw-controlplane'), ['kube-proxy', `--config=${files.kubeProxy}`]);
     start('coredns', toolPath('coredns'), ['-conf', files.corefile]);
