@@ -183,6 +183,23 @@ describe('EntryProxy', () => {
     expect(JSON.parse(res.body)).toEqual({ title: 'Service Unavailable', status: 503, detail });
   });
 
+  it.each([
+    ['while workerd is down', 'down'],
+    ['before workerd has started', 'unset'],
+  ])('refuses an upgrade with 503 and the configured Retry-After %s', async (_name, which) => {
+    const { port } = await proxy(which === 'down' ? upstreamAt(join(dir, 'nobody-listens.sock')) : undefined, { retryAfterSeconds: 7 });
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = createConnection({ host: '127.0.0.1', port }, () =>
+        socket.write('GET /ws HTTP/1.1\r\nHost: a.test\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n'),
+      );
+      let text = '';
+      socket.setEncoding('latin1').on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => resolve(text)).on('error', reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+    expect(answer.toLowerCase()).toContain('retry-after: 7\r\n');
+  });
+
   it('answers 400 to a request target it cannot forward, without calling workerd unreachable', async () => {
     const warnings: string[] = [];
     const log = { debug() {}, info() {}, warn: (message: string) => warnings.push(message), error() {} };

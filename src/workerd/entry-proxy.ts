@@ -198,7 +198,7 @@ export class EntryProxy {
   readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const target = this.#upstream;
     // workerd not started, or not reachable.
-    const refuse = () => socket.end('HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n');
+    const refuse = () => socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: ${this.#retryAfter}\r\nconnection: close\r\n\r\n`);
     if (!target) {
       refuse();
       return;
