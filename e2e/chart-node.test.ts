@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
+import { loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import { hostFootprint } from './harness/kube-node-host.ts';
@@ -128,10 +128,10 @@ beforeAll(async () => {
   for (const bucket of Object.values(BUCKETS)) await ensureBucket(minio.s3, bucket);
 
   const conn = loadKubeConnection(node.kubeconfig);
-  const apply = (object: KubeObject) => objectClient<KubeObject>(conn, kindOf(object)).apply(object, { fieldManager: 'chart-node-test', force: true });
-  await apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
+  const apply = (resource: ResourceRef, object: KubeObject) => objectClient<KubeObject>(conn, resource).apply(object, { fieldManager: 'chart-node-test', force: true });
+  await apply(NAMESPACES, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } });
   const credentials = minio.s3.credentials ?? { accessKeyId: '', secretAccessKey: '' };
-  const secret = (name: string, stringData: Record<string, string>) => apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NAMESPACE }, stringData } as KubeObject);
+  const secret = (name: string, stringData: Record<string, string>) => apply(SECRETS, { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: NAMESPACE }, stringData } as KubeObject);
   await secret('cloudwright-s3', { CW_S3_ACCESS_KEY_ID: credentials.accessKeyId, CW_S3_SECRET_ACCESS_KEY: credentials.secretAccessKey });
   await secret('cloudwright-route53', { CW_ROUTE53_ACCESS_KEY_ID: 'AKIDNODETEST', CW_ROUTE53_SECRET_ACCESS_KEY: 'node-test-secret' });
   await secret('cloudwright-git', { 'token-secret': 'n'.repeat(40), AWS_ACCESS_KEY_ID: credentials.accessKeyId, AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey });
@@ -162,16 +162,6 @@ beforeAll(async () => {
 
 function pairs(value: string, index: number, all: string[]): string[] {
   return index % 2 === 0 ? ['--set-string', `${value}=${all[index + 1]}`] : [];
-}
-
-function kindOf(object: KubeObject) {
-  const kinds: Record<string, { group: string; version: string; plural: string; namespaced: boolean }> = {
-    Namespace: { group: '', version: 'v1', plural: 'namespaces', namespaced: false },
-    Secret: { group: '', version: 'v1', plural: 'secrets', namespaced: true },
-  };
-  const kind = kinds[object.kind ?? ''];
-  if (!kind) throw new Error(`no resource for ${object.kind}`);
-  return { ...kind, kind: object.kind ?? '' };
 }
 
 /**
