@@ -15,7 +15,7 @@ import { loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject,
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import { hostFootprint } from './harness/kube-node-host.ts';
-import { startKubeNode, type KubeNode } from './harness/kube-node.ts';
+import { builtImage, startKubeNode, type KubeNode } from './harness/kube-node.ts';
 import { startMinio, type MinioServer } from './harness/minio.ts';
 import { startMoto, type MotoServer } from './harness/moto.ts';
 import { eventually, packWorker } from './harness/runtime-stack.ts';
@@ -118,10 +118,10 @@ async function waitRolledOut(timeoutSeconds = 300): Promise<void> {
 beforeAll(async () => {
   // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
-  const archive = join(repoRoot, '.tools', 'cloudwright-image.oci.tar');
-  image = readFileSync(`${archive}.name`, 'utf8').trim();
+  const built = builtImage('cloudwright-image');
+  image = built.name;
   footprintBefore = hostFootprint();
-  starting = startKubeNode({ stateDir, images: [archive] });
+  starting = startKubeNode({ stateDir, images: [built.archive] });
   node = await starting;
   figures['node start (control plane, containerd, image import, kubelet Ready)'] = `${node.startMs} ms`;
   [minio, moto] = await Promise.all([startMinio(stateDir, undefined, { host: node.address }), startMoto(stateDir, node.address)]);

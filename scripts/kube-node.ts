@@ -3,10 +3,10 @@
 // what `helm install` of charts/cloudwright needs, as the README's "On a cluster (Helm)" describes. Writes
 // .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials); Ctrl-C stops everything and leaves the
 // machine as it found it.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NODE_NETWORK } from '../e2e/harness/kube-node-config.ts';
-import { startKubeNode } from '../e2e/harness/kube-node.ts';
+import { builtImage, startKubeNode } from '../e2e/harness/kube-node.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
 import { repoRoot } from '../e2e/harness/tools.ts';
@@ -29,8 +29,7 @@ async function main(): Promise<void> {
   // A node's state does not outlive it: every start is a new cluster.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const archive = join(repoRoot, '.tools', 'cloudwright-image.oci.tar');
-  const image = readFileSync(`${archive}.name`, 'utf8').trim();
+  const { archive, name: image } = builtImage('cloudwright-image');
   say(`starting the node (control plane, containerd, kubelet, kube-proxy, CoreDNS) and importing ${image}`);
   // Its stop is known before it starts: a Ctrl-C during the start waits for it, then stops it.
   const starting = startKubeNode({ stateDir: dir, images: [archive] });

@@ -46,9 +46,12 @@ export interface KubeNodeOptions {
   images: string[];
 }
 
-/** The sandbox image every pod starts with, built by scripts/setup/kube-node.sh (see e2e/pause). */
-export function pauseImage(): { archive: string; name: string } {
-  const archive = join(repoRoot, '.tools', 'pause-image.oci.tar');
+/**
+ * An image built into .tools as an OCI archive with its name beside it: `pause-image`, the sandbox every pod
+ * starts with (scripts/setup/kube-node.sh, from e2e/pause), or `cloudwright-image` (`make image`).
+ */
+export function builtImage(which: 'pause-image' | 'cloudwright-image'): { archive: string; name: string } {
+  const archive = join(repoRoot, '.tools', `${which}.oci.tar`);
   return { archive, name: readFileSync(`${archive}.name`, 'utf8').trim() };
 }
 
@@ -56,7 +59,7 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
   if (process.getuid?.() !== 0) throw new Error('the local node needs root: containerd, runc, the bridge and iptables');
   const started = performance.now();
   const stateDir = join(options.stateDir, 'node');
-  const pause = pauseImage();
+  const pause = builtImage('pause-image');
   const layout: NodeLayout = {
     stateDir,
     containerdSocket: join(stateDir, 'containerd', 'containerd.sock'),
