@@ -1,4 +1,4 @@
-// `make bench-db`: Cloudwright's database engine (src/database-engine: Hrana v2 over HTTP on `libsql`) against the
+// `make bench-db`: Cloudwright's database engine (database-server: Hrana v2 over HTTP on `libsql`) against the
 // reference server, sqld, in the same run: the same schema, the same rows, the same queries, through the official
 // client (`@libsql/client`). Each server runs in a process of its own, and so does each load run (bench/db/load.ts).
 //

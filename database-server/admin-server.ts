@@ -2,7 +2,9 @@ import { timingSafeEqual } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
+import { LimitOutOfRangeError } from './limit-policy.ts';
 import { RestorePointUnavailableError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
+import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
 
@@ -22,6 +24,15 @@ export const TenantBody = Type.Object(
     ),
     durability: Type.Union([Type.Literal('async'), Type.Literal('sync')]),
     restore_from: Type.Optional(Type.Object({ tenant: Type.String({ pattern: TENANT }), at: Type.String({ format: 'date-time' }) }, { additionalProperties: false })),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          statement_timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000 })),
+          max_size_bytes: Type.Optional(Type.Integer({ minimum: 1_048_576 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -56,11 +67,13 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
           durability: body.durability,
           tokens: body.tokens.map((t) => ({ sha256: t.sha256, readOnly: t.read_only ?? false, ...(t.expires_at ? { expiresAt: Date.parse(t.expires_at) } : {}) })),
           ...(body.restore_from ? { restoreFrom: { tenant: body.restore_from.tenant, at: Date.parse(body.restore_from.at) } } : {}),
+          ...(body.limits ? { limits: requestedLimits(body.limits) } : {}),
         });
         const description = await options.directory.describe(request.params.tenant);
         return reply.code(created ? 201 : 200).send({ created, ...(description ? wire(description) : {}) });
       } catch (err) {
         if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
+        if (err instanceof LimitOutOfRangeError) return reply.code(422).send({ code: 'LIMIT_OUT_OF_RANGE', message: err.message });
         throw err;
       }
     });
@@ -91,5 +104,13 @@ function wire(d: TenantDescription): EngineTenant {
     rows_written: d.rowsWritten,
     last_write_at: d.lastWriteAt === null ? null : iso(d.lastWriteAt),
     restore_window: d.restoreWindow ? { earliest: iso(d.restoreWindow.earliest), latest: iso(d.restoreWindow.latest) } : null,
+    limits: { statement_timeout_ms: d.limits.statementTimeoutMs, max_size_bytes: d.limits.maxSizeBytes },
+  };
+}
+
+function requestedLimits(limits: NonNullable<TenantBody['limits']>): RequestedLimits {
+  return {
+    ...(limits.statement_timeout_ms === undefined ? {} : { statementTimeoutMs: limits.statement_timeout_ms }),
+    ...(limits.max_size_bytes === undefined ? {} : { maxSizeBytes: limits.max_size_bytes }),
   };
 }

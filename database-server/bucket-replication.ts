@@ -1,11 +1,11 @@
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from '../src/database-engine/replication/index.ts';
+import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
 import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-directory.ts';
 
 /**
- * The {@link Replication} on the bucket (src/database-engine/replication): what must run under the tenant lock
+ * The {@link Replication} on the bucket (database-server/replication): what must run under the tenant lock
  * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
  */
 export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix): Replication {
@@ -17,13 +17,13 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
       return {
         startGeneration: async () => {
           // The checkpoint and the copy under the lock; the upload after it is released.
-          const { upload } = await host.locked(() => ({ upload: replica.startGeneration(checkpoint) }));
+          const { upload } = await host.locked(() => replica.startGeneration(checkpoint));
           await upload;
         },
         capture: () => replica.capture(),
         flush: () => replica.flush(),
         maintain: async () => {
-          const { upload } = await host.locked(() => ({ upload: replica.maintain(checkpoint) }));
+          const { upload } = await host.locked(() => replica.maintain(checkpoint));
           await upload;
         },
         get pendingBytes() {

@@ -1,7 +1,9 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { databaseServerConfig } from './config.ts';
 
+const MIB = 1024 * 1024;
 const ADMIN_TOKEN = 'a-very-secret-admin-token-0123456789';
 const REQUIRED = { CW_DB_ADMIN_TOKEN: ADMIN_TOKEN, CW_DB_DATA_DIR: '/var/lib/cw-db', CW_DB_BUCKET: 'cw-db' };
 
@@ -20,6 +22,11 @@ describe('databaseServerConfig', () => {
       retentionMs: 168 * 3_600_000,
       streamIdleMs: 10_000,
       maxBodyBytes: 10 * 1024 * 1024,
+      shards: Math.min(64, availableParallelism()),
+      shardMemoryBytes: 256 * MIB,
+      limits: { defaults: { statementTimeoutMs: 5000, maxSizeBytes: 1024 * MIB }, maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 * MIB } },
+      answer: { maxRows: 1_000_000, maxBytes: 10 * MIB },
+      maxResponseBytes: 16 * MIB,
       logLevel: 'info',
     });
   });
@@ -36,6 +43,15 @@ describe('databaseServerConfig', () => {
       CW_DB_RETENTION_HOURS: '24',
       CW_DB_STREAM_IDLE_TIMEOUT: '1m',
       CW_DB_MAX_BODY_BYTES: '2048',
+      CW_DB_SHARDS: '3',
+      CW_DB_SHARD_MEMORY_MIB: '128',
+      CW_DB_STATEMENT_TIMEOUT: '2s',
+      CW_DB_MAX_STATEMENT_TIMEOUT: '1m',
+      CW_DB_SIZE_QUOTA_MIB: '100',
+      CW_DB_MAX_SIZE_QUOTA_MIB: '200',
+      CW_DB_MAX_RESULT_ROWS: '500',
+      CW_DB_MAX_RESULT_BYTES: '4096',
+      CW_DB_MAX_RESPONSE_BYTES: '8192',
       CW_LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -48,6 +64,11 @@ describe('databaseServerConfig', () => {
       retentionMs: 24 * 3_600_000,
       streamIdleMs: 60_000,
       maxBodyBytes: 2048,
+      shards: 3,
+      shardMemoryBytes: 128 * MIB,
+      limits: { defaults: { statementTimeoutMs: 2000, maxSizeBytes: 100 * MIB }, maxima: { statementTimeoutMs: 60_000, maxSizeBytes: 200 * MIB } },
+      answer: { maxRows: 500, maxBytes: 4096 },
+      maxResponseBytes: 8192,
       logLevel: 'debug',
     });
     expect(Object.isFrozen(config)).toBe(true);
@@ -80,6 +101,9 @@ describe('databaseServerConfig', () => {
     [{ CW_DB_RETENTION_HOURS: '0' }, 'CW_DB_RETENTION_HOURS must be a whole number from 1 to 8784, got "0"'],
     [{ CW_DB_RETENTION_HOURS: '7d' }, 'CW_DB_RETENTION_HOURS must be a whole number from 1 to 8784, got "7d"'],
     [{ CW_LOG_LEVEL: 'loud' }, 'CW_LOG_LEVEL must be one of debug, info, warn, error, got "loud"'],
+    [{ CW_DB_SHARDS: '0' }, 'CW_DB_SHARDS must be a whole number from 1 to 64, got "0"'],
+    [{ CW_DB_STATEMENT_TIMEOUT: '1m' }, 'CW_DB_STATEMENT_TIMEOUT must not be longer than CW_DB_MAX_STATEMENT_TIMEOUT'],
+    [{ CW_DB_SIZE_QUOTA_MIB: '20000' }, 'CW_DB_SIZE_QUOTA_MIB must not be more than CW_DB_MAX_SIZE_QUOTA_MIB'],
   ])('refuses %j with one line naming the variable', (bad, line) => {
     const message = configFailure(() => databaseServerConfig({ ...REQUIRED, ...bad }));
     expect(message).toBe(line);

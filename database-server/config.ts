@@ -1,4 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
+import type { LimitPolicy } from './limit-policy.ts';
+import type { AnswerLimits } from './sql/sql-limits.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import type { LogLevel } from '../operator/controller-runtime/log.ts';
@@ -24,8 +27,20 @@ export interface DatabaseServerConfig {
   /** A stream idle this long is closed (its transaction rolled back). */
   readonly streamIdleMs: number;
   readonly maxBodyBytes: number;
+  /** Shard processes the tenants are spread over (docs/databases.md, "Limits and isolation"). */
+  readonly shards: number;
+  /** SQLite's memory in each shard (`hard_heap_limit`). */
+  readonly shardMemoryBytes: number;
+  /** Databases' default limits, and the most one may ask for. */
+  readonly limits: LimitPolicy;
+  /** What one statement may answer. */
+  readonly answer: AnswerLimits;
+  /** What one pipeline request may answer in all. */
+  readonly maxResponseBytes: number;
   readonly logLevel: LogLevel;
 }
+
+const MIB = 1024 * 1024;
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 
@@ -51,6 +66,28 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     retentionMs: read.integer('CW_DB_RETENTION_HOURS', 168, { min: 1, max: 24 * 366 }) * 3_600_000,
     streamIdleMs: read.durationMs('CW_DB_STREAM_IDLE_TIMEOUT', 10_000, { min: 100, max: 600_000 }),
     maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
+    shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
+    shardMemoryBytes: read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 }) * MIB,
+    limits: limitPolicy(read),
+    answer: {
+      maxRows: read.integer('CW_DB_MAX_RESULT_ROWS', 1_000_000, { min: 1, max: 100_000_000 }),
+      maxBytes: read.integer('CW_DB_MAX_RESULT_BYTES', 10 * MIB, { min: 1024, max: 1024 * MIB }),
+    },
+    maxResponseBytes: read.integer('CW_DB_MAX_RESPONSE_BYTES', 16 * MIB, { min: 1024, max: 1024 * MIB }),
     logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
   });
+}
+
+/** The databases' limits: defaults and maxima; a default above its maximum is a configuration error. */
+function limitPolicy(read: EnvReader): LimitPolicy {
+  const statementTimeoutMs = read.durationMs('CW_DB_STATEMENT_TIMEOUT', 5000, { min: 10, max: 3_600_000 });
+  const maxStatementTimeoutMs = read.durationMs('CW_DB_MAX_STATEMENT_TIMEOUT', 30_000, { min: 10, max: 3_600_000 });
+  const sizeQuota = read.integer('CW_DB_SIZE_QUOTA_MIB', 1024, { min: 1, max: 1024 * 1024 }) * MIB;
+  const maxSizeQuota = read.integer('CW_DB_MAX_SIZE_QUOTA_MIB', 10 * 1024, { min: 1, max: 1024 * 1024 }) * MIB;
+  if (statementTimeoutMs > maxStatementTimeoutMs) throw new ConfigError('CW_DB_STATEMENT_TIMEOUT must not be longer than CW_DB_MAX_STATEMENT_TIMEOUT');
+  if (sizeQuota > maxSizeQuota) throw new ConfigError('CW_DB_SIZE_QUOTA_MIB must not be more than CW_DB_MAX_SIZE_QUOTA_MIB');
+  return {
+    defaults: { statementTimeoutMs, maxSizeBytes: sizeQuota },
+    maxima: { statementTimeoutMs: maxStatementTimeoutMs, maxSizeBytes: maxSizeQuota },
+  };
 }

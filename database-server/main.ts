@@ -1,9 +1,9 @@
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../operator/controller-runtime/log.ts';
-import { startHranaServer } from '../src/database-engine/http-server.ts';
-import { LibsqlEngine } from '../src/database-engine/libsql-engine.ts';
-import { StreamRegistry } from '../src/database-engine/stream-registry.ts';
-import { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import { startHranaServer } from './hrana/http-server.ts';
+import { ShardPool } from './shards/shard-pool.ts';
+import { StreamRegistry } from './hrana/stream-registry.ts';
+import { UsageMeter } from './sql/usage-meter.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { adminServer } from './admin-server.ts';
 import { bucketReplication } from './bucket-replication.ts';
@@ -18,8 +18,19 @@ const PRUNE_MS = 3_600_000;
 export interface DatabaseServer {
   port: number;
   adminPort: number;
+  /** The shard processes' pids, by shard. */
+  readonly shardPids: (number | undefined)[];
+  /** The shard a database's tenant id belongs to. */
+  shardOf(tenant: string): number;
   close(): Promise<void>;
 }
+
+// A shard's JavaScript heap: its pipelines' answers (at most PIPELINES_PER_SHARD × CW_DB_MAX_RESPONSE_BYTES) and
+// request bodies, with room to spare; SQLite's memory is bounded apart (CW_DB_SHARD_MEMORY_MIB).
+const SHARD_HEAP_MIB = 512;
+const PIPELINES_PER_SHARD = 8;
+// A shard that has not answered a ping for this long past the longest statement a database may run is stuck.
+const HANG_GRACE_MS = 10_000;
 
 /**
  * Starts cw-db: loads every tenant of the bucket (restoring those the disk lost) before serving, then serves Hrana
@@ -28,10 +39,25 @@ export interface DatabaseServer {
  */
 export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
   const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
-  const engine = new LibsqlEngine({ directory: config.dataDir, manualCheckpoints: true });
+  const engine = new ShardPool({
+    shards: config.shards,
+    config: {
+      directory: config.dataDir,
+      manualCheckpoints: true,
+      defaultLimits: config.limits.defaults,
+      memoryLimitBytes: config.shardMemoryBytes,
+      answer: config.answer,
+      maxPipelineAnswerBytes: config.maxResponseBytes,
+    },
+    heapMiB: SHARD_HEAP_MIB,
+    pipelinesPerShard: PIPELINES_PER_SHARD,
+    hangMs: config.limits.maxima.statementTimeoutMs + HANG_GRACE_MS,
+    log,
+  });
+  await engine.start();
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
-  const directory = new TenantDirectory({ engine, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store), log });
+  const directory = new TenantDirectory({ engine, limitPolicy: config.limits, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store), log });
   await directory.load();
   await directory.whenAllReady();
 
@@ -51,11 +77,15 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
 
   const savedUsage = new Map<string, string>();
   const timers = [every(config.flushIntervalMs, () => directory.flushAll()), every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)), every(PRUNE_MS, () => directory.prune(config.retentionMs))];
-  log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket });
+  log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket, shards: config.shards });
 
   return {
     port: hrana.port,
     adminPort,
+    get shardPids() {
+      return engine.pids;
+    },
+    shardOf: (tenant) => engine.shardOf(tenant),
     close: async () => {
       for (const timer of timers) timer.stop();
       await admin.close();

@@ -14,9 +14,9 @@ export interface TenantReplicaPort {
 /** What the replica needs from the tenant directory: its lock and its connection's checkpoint. */
 export interface ReplicaHost {
   /** Runs `fn` while holding the tenant's lock (waiting for a stream's transaction to end first). */
-  locked<T>(fn: () => T): Promise<T>;
+  locked<T>(fn: () => T | Promise<T>): Promise<T>;
   /** Runs `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection; call only inside `locked`. */
-  checkpoint(): void;
+  checkpoint(): Promise<void>;
 }
 
 /** The bucket side of durability: replicas, restores, windows, deletion and pruning. */

@@ -4,10 +4,11 @@ import path from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../operator/controller-runtime/log.ts';
-import { startHranaServer, type HranaServer } from '../src/database-engine/http-server.ts';
-import { LibsqlEngine } from '../src/database-engine/libsql-engine.ts';
-import { StreamRegistry } from '../src/database-engine/stream-registry.ts';
-import { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
+import { LocalEngine } from './shards/local-engine.ts';
+import { DEFAULT_DATABASE_LIMITS } from './sql/sql-limits.ts';
+import { StreamRegistry } from './hrana/stream-registry.ts';
+import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
@@ -33,7 +34,7 @@ interface Node {
   directory: TenantDirectory;
   server: HranaServer;
   streams: StreamRegistry;
-  engine: LibsqlEngine;
+  engine: LocalEngine;
   client(tenant: string, token: string, options?: { trailingSlash?: boolean }): Client;
   post(pathTenant: string | null, token: string | undefined, sql?: string): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
@@ -46,11 +47,12 @@ function tempDir(): string {
 }
 
 async function startNode(store: MemoryObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
-  const engine = new LibsqlEngine({ directory: tempDir(), manualCheckpoints: true });
+  const engine = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const streams = new StreamRegistry();
   const meter = new UsageMeter();
   const directory = new TenantDirectory({
     engine,
+    limitPolicy: { defaults: DEFAULT_DATABASE_LIMITS, maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 ** 3 } },
     streams,
     meter,
     metas: new TenantMetaStore(store),

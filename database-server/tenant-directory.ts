@@ -3,14 +3,16 @@ import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../operator/controller-runtime/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
-import type { Refusal } from '../src/database-engine/http-server.ts';
-import type { PipelineCaller } from '../src/database-engine/pipeline.ts';
-import type { SqlEngine } from '../src/database-engine/sql-engine.ts';
-import { SqlError } from '../src/database-engine/sql-error.ts';
-import type { StreamRegistry } from '../src/database-engine/stream-registry.ts';
-import type { UsageMeter } from '../src/database-engine/usage-meter.ts';
+import type { Refusal } from './hrana/http-server.ts';
+import type { PipelineCaller } from './hrana/pipeline.ts';
+import type { DatabaseEngine } from './shards/engine-port.ts';
+import { SqlError } from './sql/sql-error.ts';
+import type { DatabaseLimits } from './sql/sql-limits.ts';
+import type { StreamRegistry } from './hrana/stream-registry.ts';
+import type { UsageMeter } from './sql/usage-meter.ts';
+import { cappedLimits, effectiveLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Replication, TenantReplicaPort } from './replication-port.ts';
-import type { Durability, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
+import type { Durability, RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
 
 /** What the operator asks a tenant to be (the admin API's PUT). */
@@ -19,6 +21,8 @@ export interface DesiredTenant {
   durability: Durability;
   /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
   restoreFrom?: RestoreSource;
+  /** What the database asks for; cw-db's defaults for the rest. */
+  limits?: RequestedLimits;
 }
 
 /** A tenant's figures (the admin API's GET). */
@@ -32,6 +36,8 @@ export interface TenantDescription {
   lastWriteAt: number | null;
   restoreWindow: { earliest: number; latest: number } | null;
   restoredFrom?: RestoreSource;
+  /** The limits it runs under. */
+  limits: DatabaseLimits;
 }
 
 /** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
@@ -49,7 +55,9 @@ interface Entry {
 }
 
 export interface TenantDirectoryOptions {
-  engine: SqlEngine;
+  engine: DatabaseEngine;
+  /** The limits databases get, and the most they may ask for. */
+  limitPolicy: LimitPolicy;
   streams: StreamRegistry;
   meter: UsageMeter;
   metas: TenantMetaStore;
@@ -73,6 +81,7 @@ export class TenantDirectory {
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
     this.#now = options.now ?? (() => Date.now());
+    options.engine.onRestart((affected) => this.#restarted(affected));
   }
 
   /** Loads every tenant of the bucket; each is answered for once its own restore finished. */
@@ -113,14 +122,21 @@ export class TenantDirectory {
     return { tenant: holder.tenant, readOnly: holder.readOnly };
   }
 
-  /** Creates the tenant, or brings an existing one's tokens and durability to `desired`. */
+  /**
+   * Creates the tenant, or brings an existing one's tokens, durability and limits to `desired`.
+   *
+   * @throws LimitOutOfRangeError when `desired` asks for more than cw-db allows (nothing changes then).
+   */
   ensure(tenant: string, desired: DesiredTenant): Promise<{ created: boolean }> {
+    const limits = effectiveLimits(desired.limits, this.#options.limitPolicy);
     return this.#changes.run(tenant, async () => {
       const existing = this.#tenants.get(tenant);
       if (existing) {
         await existing.ready;
-        const meta: TenantMeta = { ...existing.meta, tokens: desired.tokens, durability: desired.durability };
+        const { limits: _previous, ...rest } = existing.meta;
+        const meta: TenantMeta = { ...rest, tokens: desired.tokens, durability: desired.durability, ...limitsField(desired.limits) };
         if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
+        if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) await this.#options.engine.open(tenant, limits);
         existing.meta = meta;
         this.#tokens.set(meta);
         return { created: false };
@@ -132,6 +148,7 @@ export class TenantDirectory {
         durability: desired.durability,
         tokens: desired.tokens,
         ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
+        ...limitsField(desired.limits),
       };
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it).
       await this.#options.metas.put(meta);
@@ -166,6 +183,7 @@ export class TenantDirectory {
       lastWriteAt: usage.lastWriteAt,
       restoreWindow: await this.#options.replication.window(tenant),
       ...(entry.meta.restoredFrom ? { restoredFrom: entry.meta.restoredFrom } : {}),
+      limits: this.#limitsOf(entry.meta),
     };
   }
 
@@ -177,7 +195,7 @@ export class TenantDirectory {
       this.#tenants.delete(tenant);
       if (entry) {
         await entry.ready.catch(() => {});
-        this.#options.streams.closeTenant(tenant);
+        await this.#options.streams.closeTenants((t) => t === tenant);
         await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
         // Whatever was captured is shipped before the data is deleted, so no upload lands after the deletion.
         await entry.replica?.flush().catch(() => {});
@@ -233,9 +251,9 @@ export class TenantDirectory {
 
   /** Ships what is pending and closes every connection (shutdown). */
   async close(): Promise<void> {
-    this.#options.streams.closeAll();
+    await this.#options.streams.closeAll();
     await this.flushAll();
-    this.#options.engine.closeAll();
+    await this.#options.engine.close();
   }
 
   async #open(entry: Entry, restoreFrom: RestoreSource | undefined): Promise<void> {
@@ -253,15 +271,53 @@ export class TenantDirectory {
         if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString() });
       }
     }
-    engine.connection(tenant);
-    const replica = replication.replica(tenant, path, {
+    await engine.open(tenant, this.#limitsOf(entry.meta));
+    await this.#startGeneration(entry);
+    const usage = await metas.getUsage(tenant);
+    if (usage) meter.restore(tenant, usage);
+  }
+
+  /** A new replica of the tenant's file, starting a generation (a snapshot of the file as it is now). */
+  async #startGeneration(entry: Entry): Promise<void> {
+    const { engine, replication } = this.#options;
+    const tenant = entry.meta.tenant;
+    const replica = replication.replica(tenant, engine.databasePath(tenant), {
       locked: (fn) => this.#locked(tenant, fn),
-      checkpoint: () => engine.connection(tenant).checkpoint(),
+      checkpoint: () => engine.checkpoint(tenant),
     });
     await replica.startGeneration();
     entry.replica = replica;
-    const usage = await metas.getUsage(tenant);
-    if (usage) meter.restore(tenant, usage);
+  }
+
+  /**
+   * The engine lost the connections of the tenants `affected` picks (a shard process died): their streams and open
+   * transactions are gone. Each is opened again, what it committed is shipped, and a new generation starts, since
+   * the dead process may have left the WAL where the replica cannot follow it; until then its requests wait.
+   */
+  #restarted(affected: (tenant: string) => boolean): void {
+    this.#options.streams.dropTenants(affected);
+    for (const entry of this.#tenants.values()) {
+      if (!affected(entry.meta.tenant)) continue;
+      const previous = entry.ready;
+      entry.ready = previous.catch(() => {}).then(() => this.#resume(entry));
+      entry.ready.catch((err: unknown) => this.#options.log.error('resuming a tenant after its shard restarted failed', { tenant: entry.meta.tenant, err }));
+    }
+  }
+
+  async #resume(entry: Entry): Promise<void> {
+    const tenant = entry.meta.tenant;
+    await this.#options.engine.open(tenant, this.#limitsOf(entry.meta));
+    const previous = entry.replica;
+    if (previous) {
+      await this.#locked(tenant, () => previous.capture()).catch((err: unknown) => this.#options.log.warn('capturing after a shard restart failed', { tenant, err }));
+      await previous.flush().catch(() => {});
+    }
+    await this.#startGeneration(entry);
+  }
+
+  /** The limits a stored tenant runs under; one that asked under a more generous configuration gets this one's maxima. */
+  #limitsOf(meta: TenantMeta): DatabaseLimits {
+    return cappedLimits(meta.limits, this.#options.limitPolicy);
   }
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
@@ -283,16 +339,21 @@ export class TenantDirectory {
     this.#options.meter.forget(tenant);
   }
 
-  async #locked<T>(tenant: string, fn: () => T): Promise<T> {
+  async #locked<T>(tenant: string, fn: () => T | Promise<T>): Promise<T> {
     const lock = this.#options.streams.lockFor(tenant);
     const owner = {};
     await lock.acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`));
     try {
-      return fn();
+      return await fn();
     } finally {
       lock.release(owner);
     }
   }
+}
+
+/** The `limits` field of a tenant's metadata: absent when the database asks for nothing. */
+function limitsField(limits: RequestedLimits | undefined): { limits?: RequestedLimits } {
+  return limits && (limits.maxSizeBytes !== undefined || limits.statementTimeoutMs !== undefined) ? { limits: { ...limits } } : {};
 }
 
 async function fileSize(path: string): Promise<number> {

@@ -18,6 +18,12 @@ export interface RestoreSource {
   at: number;
 }
 
+/** The limits a database asked for (the Database's `spec.limits`); what it leaves out is cw-db's default. */
+export interface RequestedLimits {
+  statementTimeoutMs?: number;
+  maxSizeBytes?: number;
+}
+
 /**
  * What cw-db knows of a tenant besides its data, kept in the bucket (`tenants/<tenant>.json`) so that a cw-db on
  * an empty disk knows which databases to restore and whose tokens to accept.
@@ -28,6 +34,7 @@ export interface TenantMeta {
   durability: Durability;
   tokens: TokenGrant[];
   restoredFrom?: RestoreSource;
+  limits?: RequestedLimits;
 }
 
 /** The usage counters, saved beside the metadata now and then so a restart does not reset them. */

@@ -121,7 +121,7 @@ interface DisruptionBudget extends KubeObject {
  * Each workload's health routes as its server serves them: [named port, path] per probe. cw-api: api/routes/health.ts;
  * cw-operator: operator/controller-runtime/http-server.ts; cw-runtime: operator/app-server/status-server.ts; cw-git:
  * git-server/routes/health.ts; cw-db: database-server/admin-server.ts (liveness) and the Hrana port's /health
- * (src/database-engine/http-server.ts), which opens only once every database is restored.
+ * (database-server/hrana/http-server.ts), which opens only once every database is restored.
  */
 const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | 'readinessProbe', [string, string]>>> = {
   'cloudwright-api': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../../src/platform/databases/sql-query.ts';
-import { CreatedDatabase, Database, DatabaseBody, DatabaseDetail, DatabaseParams, QueryBody, QueryResults, QueryToken, RotatedToken, TokenBody } from '../schemas/database.ts';
+import { CreatedDatabase, Database, DatabaseBody, DatabaseDetail, DatabaseParams, DatabasePatch, QueryBody, QueryResults, QueryToken, RotatedToken, TokenBody } from '../schemas/database.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
 
@@ -64,6 +64,22 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 200: Type.Object({ database: DatabaseDetail }), ...errorResponses(404) },
     },
     handler: async (request) => ({ database: services.databases.get(request.params.projectId, request.params.database) }),
+  });
+
+  r.patch('/v1/projects/:projectId/databases/:database', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Change a database’s limits (statement time limit, size quota; what is left out goes back to the default). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had)',
+      params: DatabaseParams,
+      body: DatabasePatch,
+      response: { 200: Type.Object({ database: DatabaseDetail }), 202: Type.Object({ database: DatabaseDetail }), ...errorResponses(400, 404, 422) },
+    },
+    handler: async (request, reply) => {
+      const { view, applied } = await services.databases.setLimits(request.params.projectId, request.params.database, request.body.limits);
+      return reply.code(applied ? 200 : 202).send({ database: view });
+    },
   });
 
   r.delete('/v1/projects/:projectId/databases/:database', {

@@ -22,6 +22,22 @@ const Durability = enumOf(
   'async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.',
 );
 
+export const Limits = Type.Object(
+  {
+    statement_timeout_ms: Type.Optional(
+      Type.Integer({ minimum: 10, maximum: 3_600_000, description: 'A statement running longer is interrupted (SQLITE_INTERRUPT). Default 5000; at most what the engine allows (30000 by default).' }),
+    ),
+    max_size_bytes: Type.Optional(
+      Type.Integer({
+        minimum: 1_048_576,
+        maximum: 1_099_511_627_776,
+        description: 'The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default).',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Limits of the database; what is left out is the engine’s default. 422 past the engine’s maxima.' },
+);
+
 export const DatabaseBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 63, description: 'Database name: 1 to 63 lowercase letters, digits and dashes.' }),
@@ -35,9 +51,12 @@ export const DatabaseBody = Type.Object(
         { additionalProperties: false, description: 'Point-in-time restore: the new database starts as a copy of this project’s database as it was at timestamp.' },
       ),
     ),
+    limits: Type.Optional(Limits),
   },
   { additionalProperties: false },
 );
+
+export const DatabasePatch = Type.Object({ limits: Limits }, { additionalProperties: false });
 
 export const TokenBody = Type.Object(
   {
@@ -61,6 +80,7 @@ export const DatabaseDetail = Type.Object({
   status_message: Type.Optional(Type.String({ description: 'Why the database is not ready.' })),
   usage: Type.Object({
     size_bytes: Type.Integer({ description: 'Bytes on the engine’s disk (database and write-ahead log).' }),
+    size_quota_bytes: Type.Optional(Type.Integer({ description: 'The size quota: writes past it fail (SQLITE_FULL).' })),
     rows_read: Type.Integer({ description: 'Rows returned by statements since creation.' }),
     rows_written: Type.Integer({ description: 'Rows changed by statements since creation.' }),
     last_write_at: nullable('string', 'When a statement last changed rows; null before any.'),
@@ -73,6 +93,12 @@ export const DatabaseDetail = Type.Object({
       rows_written: Type.Integer(),
     }),
     { description: 'The usage figures every five minutes over the last day, oldest first (rows are totals since creation).' },
+  ),
+  limits: Type.Optional(
+    Type.Object(
+      { statement_timeout_ms: Type.Integer(), max_size_bytes: Type.Integer() },
+      { description: 'The limits the engine applies (those asked for, else its defaults); absent until it serves the database.' },
+    ),
   ),
   restore_window: Type.Unsafe<{ earliest: string; latest: string } | null>({
     type: ['object', 'null'],

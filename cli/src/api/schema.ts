@@ -6227,6 +6227,13 @@ export interface paths {
                             /** @description ISO 8601 time within the source’s restore_window. */
                             timestamp: string;
                         };
+                        /** @description Limits of the database; what is left out is the engine’s default. 422 past the engine’s maxima. */
+                        limits?: {
+                            /** @description A statement running longer is interrupted (SQLITE_INTERRUPT). Default 5000; at most what the engine allows (30000 by default). */
+                            statement_timeout_ms?: number;
+                            /** @description The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default). */
+                            max_size_bytes?: number;
+                        };
                     };
                 };
             };
@@ -6445,6 +6452,8 @@ export interface paths {
                                 usage: {
                                     /** @description Bytes on the engine’s disk (database and write-ahead log). */
                                     size_bytes: number;
+                                    /** @description The size quota: writes past it fail (SQLITE_FULL). */
+                                    size_quota_bytes?: number;
                                     /** @description Rows returned by statements since creation. */
                                     rows_read: number;
                                     /** @description Rows changed by statements since creation. */
@@ -6460,6 +6469,11 @@ export interface paths {
                                     rows_read: number;
                                     rows_written: number;
                                 }[];
+                                /** @description The limits the engine applies (those asked for, else its defaults); absent until it serves the database. */
+                                limits?: {
+                                    statement_timeout_ms: number;
+                                    max_size_bytes: number;
+                                };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
                                     earliest?: string;
@@ -6656,7 +6670,252 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a database’s limits (statement time limit, size quota; what is left out goes back to the default). 200 once the engine applies them; 202 if that took over 10 s; 422 past what the engine allows (the database keeps the limits it had) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Limits of the database; what is left out is the engine’s default. 422 past the engine’s maxima. */
+                        limits: {
+                            /** @description A statement running longer is interrupted (SQLITE_INTERRUPT). Default 5000; at most what the engine allows (30000 by default). */
+                            statement_timeout_ms?: number;
+                            /** @description The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default). */
+                            max_size_bytes?: number;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                                /**
+                                 * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                                 * @enum {string}
+                                 */
+                                durability: "async" | "sync";
+                                /** @description Why the database is not ready. */
+                                status_message?: string;
+                                usage: {
+                                    /** @description Bytes on the engine’s disk (database and write-ahead log). */
+                                    size_bytes: number;
+                                    /** @description The size quota: writes past it fail (SQLITE_FULL). */
+                                    size_quota_bytes?: number;
+                                    /** @description Rows returned by statements since creation. */
+                                    rows_read: number;
+                                    /** @description Rows changed by statements since creation. */
+                                    rows_written: number;
+                                    /** @description When a statement last changed rows; null before any. */
+                                    last_write_at: string | null;
+                                };
+                                /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
+                                usage_history: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    size_bytes: number;
+                                    rows_read: number;
+                                    rows_written: number;
+                                }[];
+                                /** @description The limits the engine applies (those asked for, else its defaults); absent until it serves the database. */
+                                limits?: {
+                                    statement_timeout_ms: number;
+                                    max_size_bytes: number;
+                                };
+                                /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
+                                restore_window: {
+                                    earliest?: string;
+                                    latest?: string;
+                                } | null;
+                                restored_from?: {
+                                    database: string;
+                                    timestamp: string;
+                                };
+                                /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
+                                token_secret?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                                /**
+                                 * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                                 * @enum {string}
+                                 */
+                                durability: "async" | "sync";
+                                /** @description Why the database is not ready. */
+                                status_message?: string;
+                                usage: {
+                                    /** @description Bytes on the engine’s disk (database and write-ahead log). */
+                                    size_bytes: number;
+                                    /** @description The size quota: writes past it fail (SQLITE_FULL). */
+                                    size_quota_bytes?: number;
+                                    /** @description Rows returned by statements since creation. */
+                                    rows_read: number;
+                                    /** @description Rows changed by statements since creation. */
+                                    rows_written: number;
+                                    /** @description When a statement last changed rows; null before any. */
+                                    last_write_at: string | null;
+                                };
+                                /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
+                                usage_history: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    size_bytes: number;
+                                    rows_read: number;
+                                    rows_written: number;
+                                }[];
+                                /** @description The limits the engine applies (those asked for, else its defaults); absent until it serves the database. */
+                                limits?: {
+                                    statement_timeout_ms: number;
+                                    max_size_bytes: number;
+                                };
+                                /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
+                                restore_window: {
+                                    earliest?: string;
+                                    latest?: string;
+                                } | null;
+                                restored_from?: {
+                                    database: string;
+                                    timestamp: string;
+                                };
+                                /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
+                                token_secret?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/projects/{projectId}/databases/{database}/tokens/rotate": {

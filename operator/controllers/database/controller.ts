@@ -3,7 +3,7 @@ import { DATABASE_FINALIZER, type Database } from '../../../src/apis/v1alpha1/da
 import { findCondition, isTrue, statusChanged } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import { databaseIdFor } from '../../../src/platform/databases/database-token.ts';
-import { EngineUnavailableError, RestorePointError, type DatabaseEngine, type EngineTenantRequest } from '../../../src/platform/databases/engine-client.ts';
+import { EngineUnavailableError, LimitOutOfRangeError, RestorePointError, type DatabaseEngine, type EngineTenantRequest } from '../../../src/platform/databases/engine-client.ts';
 import { DATABASES } from '../../../src/platform/resources.ts';
 import { Controller, type Result } from '../../controller-runtime/controller.ts';
 import type { EventRecorder } from '../../controller-runtime/events.ts';
@@ -98,7 +98,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       tokens = [{ sha256: minted.sha256 }];
     }
 
-    const request: EngineTenantRequest = { tokens, durability: db.spec.durability ?? 'async' };
+    const request: EngineTenantRequest = { tokens, durability: db.spec.durability ?? 'async', ...engineLimits(db) };
     const restore = db.spec.restoreFrom;
     // A restore happens once, when the tenant is created; afterwards the source may go.
     if (restore && !isTrue(db.status?.conditions, 'Provisioned') && db.status?.state !== 'ready') {
@@ -116,6 +116,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       observation = { kind: 'served', tenant: await deps.engine.ensure(databaseId, request) };
     } catch (err) {
       if (err instanceof RestorePointError) observation = { kind: 'restore-point-unavailable', detail: err.message };
+      else if (err instanceof LimitOutOfRangeError) observation = { kind: 'limit-out-of-range', detail: err.message, served: db.status?.state === 'ready' };
       else if (err instanceof EngineUnavailableError) observation = { kind: 'engine-unavailable', detail: err.message, deleting: false };
       else throw err;
     }
@@ -137,4 +138,16 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     reconcile: (key, { log }) => reconcile(key, log),
   });
+}
+
+/** spec.limits as cw-db's admin API takes them (absent: the engine's defaults). */
+function engineLimits(db: Database): Pick<EngineTenantRequest, 'limits'> {
+  const limits = db.spec.limits;
+  if (limits?.statementTimeoutMs === undefined && limits?.maxSizeBytes === undefined) return {};
+  return {
+    limits: {
+      ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout_ms: limits.statementTimeoutMs }),
+      ...(limits.maxSizeBytes === undefined ? {} : { max_size_bytes: limits.maxSizeBytes }),
+    },
+  };
 }

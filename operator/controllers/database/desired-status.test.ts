@@ -17,6 +17,7 @@ const tenant: EngineTenant = {
   created_at: '2030-01-01T00:00:00Z',
   durability: 'async',
   size_bytes: 12_288,
+  limits: { statement_timeout_ms: 5000, max_size_bytes: 1024 ** 3 },
   rows_read: 40,
   rows_written: 5,
   last_write_at: '2030-01-01T00:04:00Z',
@@ -59,6 +60,7 @@ describe('desiredStatus', () => {
       /^The restore time is before the earliest point kept$/,
     ],
     [{ kind: 'secret-conflict', secret: 'orders-db' }, 'failed', 'False', 'TokenSecretConflict', /Secret orders-db exists and does not belong/],
+    [{ kind: 'limit-out-of-range', detail: 'The size quota may be at most 10 GiB', served: false }, 'failed', 'False', 'LimitOutOfRange', /^The size quota may be at most 10 GiB$/],
   ])('%j → %s, Provisioned %s (%s)', (observation, state, status, reason, message) => {
     const result = desiredStatus(db(), identity, observation, t0);
     expect(result.state).toBe(state);
@@ -96,6 +98,20 @@ describe('desiredStatus', () => {
     expect(unavailable).toMatchObject({ sizeBytes: 12_288, rowsRead: 40 });
   });
 
+  it('keeps a served database ready when the engine refuses new limits, saying so on Provisioned', () => {
+    const served = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
+    const refused = desiredStatus(db(served, 4), identity, { kind: 'limit-out-of-range', detail: 'The size quota may be at most 10 GiB', served: true }, t1);
+    expect(refused.state).toBe('ready');
+    expect(condition(refused, 'Provisioned')).toMatchObject({
+      status: 'False',
+      reason: 'LimitOutOfRange',
+      message: 'The size quota may be at most 10 GiB; the database keeps the limits it had.',
+      observedGeneration: 4,
+    });
+    expect(condition(refused, 'Ready')).toMatchObject({ status: 'True', reason: 'Ready' });
+    expect(refused.limits).toEqual({ statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3 });
+  });
+
   it("copies the engine's figures when served, and drops a restore window the engine no longer reports", () => {
     const served = desiredStatus(db(), identity, { kind: 'served', tenant }, t0);
     expect(served).toMatchObject({
@@ -104,6 +120,7 @@ describe('desiredStatus', () => {
       rowsWritten: 5,
       lastWriteAt: '2030-01-01T00:04:00Z',
       restoreWindow: { earliest: '2030-01-01T00:00:00Z', latest: '2030-01-01T00:04:00Z' },
+      limits: { statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3 },
     });
     const windowless = desiredStatus(db(served), identity, { kind: 'served', tenant: { ...tenant, restore_window: null, rows_read: 41 } }, t1);
     expect(windowless.restoreWindow).toBeUndefined();

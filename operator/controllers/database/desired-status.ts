@@ -12,6 +12,8 @@ export type Observation =
   | { readonly kind: 'engine-unavailable'; readonly detail: string; readonly deleting: boolean }
   | { readonly kind: 'restore-source-missing'; readonly source: string }
   | { readonly kind: 'restore-point-unavailable'; readonly detail: string }
+  /** The engine refused spec.limits; `served`: the tenant exists and keeps serving under the limits it had. */
+  | { readonly kind: 'limit-out-of-range'; readonly detail: string; readonly served: boolean }
   | { readonly kind: 'secret-conflict'; readonly secret: string };
 
 /** The ids and endpoint of a database, known from its uid before the engine is asked. */
@@ -32,6 +34,8 @@ function stateOf(db: Database, observation: Observation): DatabaseState {
     case 'engine-unavailable':
       // Unreachable for a while is not a failure of the database: it keeps the state it had.
       return observation.deleting ? 'deleting' : (db.status?.state ?? 'provisioning');
+    case 'limit-out-of-range':
+      return observation.served ? 'ready' : 'failed';
     default:
       return 'failed';
   }
@@ -58,6 +62,13 @@ function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpda
       return both('False', R.RestoreSourceNotFound, `No Database ${observation.source} with data to restore from in this namespace.`);
     case 'restore-point-unavailable':
       return both('False', R.RestorePointUnavailable, observation.detail);
+    case 'limit-out-of-range':
+      return observation.served
+        ? [
+            { type: 'Provisioned', status: 'False', reason: R.LimitOutOfRange, message: `${observation.detail}; the database keeps the limits it had.` },
+            { type: 'Ready', status: 'True', reason: R.Ready, message: 'The database answers SQL at its url.' },
+          ]
+        : both('False', R.LimitOutOfRange, observation.detail);
     case 'secret-conflict':
       return both('False', R.TokenSecretConflict, `Secret ${observation.secret} exists and does not belong to this Database; delete it or set spec.tokens.`);
   }
@@ -101,6 +112,7 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     status.usageHistory = withSample(db.status?.usageHistory, { at: now.toISOString(), sizeBytes: t.size_bytes, rowsRead: t.rows_read, rowsWritten: t.rows_written }, now, usageSampleMs);
     if (t.restore_window) status.restoreWindow = t.restore_window;
     else delete status.restoreWindow;
+    status.limits = { statementTimeoutMs: t.limits.statement_timeout_ms, maxSizeBytes: t.limits.max_size_bytes };
   } else if (observation.kind !== 'engine-unavailable') {
     status.observedGeneration = generation;
   }

@@ -24,6 +24,27 @@ export const DatabaseTokenGrant = Type.Object(
 );
 export type DatabaseTokenGrant = Static<typeof DatabaseTokenGrant>;
 
+/** The bounds a database's statements run under (docs/databases.md, "Limits and isolation"). */
+const StatementTimeoutMs = Type.Integer({ minimum: 10, maximum: 3_600_000, description: 'A statement running longer is interrupted (SQLITE_INTERRUPT), in milliseconds.' });
+const MaxSizeBytes = Type.Integer({
+  minimum: 1_048_576,
+  maximum: 1_099_511_627_776,
+  format: 'int64',
+  description: 'The size quota: a write that would grow the database past it fails (SQLITE_FULL), in bytes.',
+});
+
+export const DatabaseLimitsSpec = Type.Object(
+  {
+    statementTimeoutMs: Type.Optional(StatementTimeoutMs),
+    maxSizeBytes: Type.Optional(MaxSizeBytes),
+  },
+  {
+    additionalProperties: false,
+    description: "Limits this database asks for; what it leaves out is the engine's default. The engine refuses more than its maxima (condition Provisioned, reason LimitOutOfRange).",
+  },
+);
+export type DatabaseLimitsSpec = Static<typeof DatabaseLimitsSpec>;
+
 export const DatabaseSpec = Type.Object({
   displayName: Type.Optional(DisplayName({ description: 'The name the database was created with.' })),
   durability: Type.Optional(DatabaseDurability),
@@ -34,6 +55,7 @@ export const DatabaseSpec = Type.Object({
         'The connection tokens the database accepts, by hash (the API writes these: one database token, plus query tokens). Absent: the controller mints one token and keeps it in the Secret named in status.tokenSecretName (delete that Secret to rotate it).',
     }),
   ),
+  limits: Type.Optional(DatabaseLimitsSpec),
   restoreFrom: Type.Optional(
     Type.Object(
       {
@@ -79,6 +101,9 @@ export const DatabaseStatus = Type.Object({
       { maxItems: 288, description: 'The usage figures every five minutes over the last day, oldest first (the console charts them).' },
     ),
   ),
+  limits: Type.Optional(
+    Type.Object({ statementTimeoutMs: StatementTimeoutMs, maxSizeBytes: MaxSizeBytes }, { description: 'The limits the engine applies to this database (spec.limits, else its defaults).' }),
+  ),
   restoreWindow: Type.Optional(
     Type.Object(
       {
@@ -111,6 +136,8 @@ export const DatabaseReasons = {
   RestorePointUnavailable: 'RestorePointUnavailable',
   /** A Secret of the token's name exists and is not this Database's. */
   TokenSecretConflict: 'TokenSecretConflict',
+  /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
+  LimitOutOfRange: 'LimitOutOfRange',
 } as const;
 
 /** Label on the Secrets the controller mints tokens into, naming their Database. */
@@ -141,6 +168,7 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
   printerColumns: [
     { name: 'Status', type: 'string', jsonPath: '.status.state', description: 'provisioning, restoring, ready, deleting or failed.' },
     { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes', description: 'Bytes on disk.' },
+    { name: 'Quota', type: 'integer', jsonPath: '.status.limits.maxSizeBytes', description: 'The size quota in bytes.', priority: 1 },
     { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.', priority: 1 },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'SQL data endpoint.', priority: 1 },
   ],

@@ -15,7 +15,10 @@ export interface DatabaseDetailView extends DatabaseView {
   durability: 'async' | 'sync';
   /** Why the status is what it is, when it is not ready (the Ready condition's message). */
   status_message?: string;
-  usage: { size_bytes: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  /** `size_quota_bytes`: the size quota the engine applies (absent until it serves the database). */
+  usage: { size_bytes: number; size_quota_bytes?: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  /** The limits the engine applies (spec.limits, else its defaults); absent until it serves the database. */
+  limits?: { statement_timeout_ms: number; max_size_bytes: number };
   /** The usage figures every five minutes over the last day, oldest first. */
   usage_history: { at: string; size_bytes: number; rows_read: number; rows_written: number }[];
   /** The times point-in-time restore can reach; null before the first copy is in the object store. */
@@ -44,11 +47,13 @@ export function databaseDetailView(db: Database): DatabaseDetailView {
     ...(view.status !== 'ready' && ready?.status !== 'True' && ready?.message ? { status_message: ready.message } : {}),
     usage: {
       size_bytes: db.status?.sizeBytes ?? 0,
+      ...(db.status?.limits ? { size_quota_bytes: db.status.limits.maxSizeBytes } : {}),
       rows_read: db.status?.rowsRead ?? 0,
       rows_written: db.status?.rowsWritten ?? 0,
       last_write_at: db.status?.lastWriteAt ?? null,
     },
     usage_history: (db.status?.usageHistory ?? []).map((s) => ({ at: s.at, size_bytes: s.sizeBytes, rows_read: s.rowsRead, rows_written: s.rowsWritten })),
+    ...(db.status?.limits ? { limits: { statement_timeout_ms: db.status.limits.statementTimeoutMs, max_size_bytes: db.status.limits.maxSizeBytes } } : {}),
     restore_window: db.status?.restoreWindow ?? null,
     ...(db.spec.restoreFrom ? { restored_from: { database: db.spec.restoreFrom.database, timestamp: db.spec.restoreFrom.timestamp } } : {}),
     ...(db.status?.tokenSecretName ? { token_secret: db.status.tokenSecretName } : {}),

@@ -1,5 +1,5 @@
-import type { Database, DatabaseDurability, DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
-import { isTrue } from '../../conditions/index.ts';
+import { DatabaseReasons, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
+import { findCondition, isTrue } from '../../conditions/index.ts';
 import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
 import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
@@ -20,6 +20,13 @@ export interface CreateDatabaseInput {
   durability?: DatabaseDurability;
   /** Point-in-time restore: start as a copy of another database of the project as it was at `timestamp`. */
   restore_from?: { database: string; timestamp: string };
+  limits?: LimitsInput;
+}
+
+/** Limits a database asks for (the engine's defaults for what is left out; it refuses more than its maxima). */
+export interface LimitsInput {
+  statement_timeout_ms?: number;
+  max_size_bytes?: number;
 }
 
 /** What a create answers: the database, whether this request made it, and its token when it did. */
@@ -105,6 +112,7 @@ export class DatabaseDirectory {
           displayName: input.name,
           durability: input.durability ?? 'async',
           tokens: [minted.grant],
+          ...limitsSpec(input.limits),
           ...(input.restore_from ? { restoreFrom: { database: this.#find(project, input.restore_from.database).metadata?.name ?? '', timestamp: input.restore_from.timestamp } } : {}),
         },
       });
@@ -124,6 +132,43 @@ export class DatabaseDirectory {
       throw new PublicError(422, `The database could not be created: ${failureMessage(answered)}`);
     }
     return { view: databaseView(answered), created: true, token: minted.token, ready: answered.status?.state === 'ready' };
+  }
+
+  /**
+   * Sets the limits the database asks for (what is left out: the engine's default) and waits for the engine to
+   * apply them. Answers the database, and whether they were applied within the bound.
+   *
+   * @throws PublicError 422 when the engine refuses them (more than it allows); the database keeps the limits it had.
+   */
+  async setLimits(project: string, ref: string, limits: LimitsInput): Promise<{ view: DatabaseDetailView; applied: boolean }> {
+    const name = this.#find(project, ref).metadata?.name ?? '';
+    let previous: DatabaseLimitsSpec | undefined;
+    const written = await retryOnConflict(async () => {
+      const current = await this.#client.get(project, name);
+      if (!current || current.metadata?.deletionTimestamp) throw new NotFoundError(`No database ${ref} in project ${project}.`);
+      previous = current.spec.limits;
+      // A merge patch with null removes what the request leaves out, so the engine's default applies to it.
+      const asked = limitsSpec(limits).limits ?? {};
+      return this.#client.patch(project, name, {
+        metadata: { resourceVersion: current.metadata?.resourceVersion },
+        spec: { limits: { statementTimeoutMs: asked.statementTimeoutMs ?? null, maxSizeBytes: asked.maxSizeBytes ?? null } },
+      });
+    });
+    const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
+    const provisioned = findCondition(answered.status?.conditions, 'Provisioned');
+    const generation = written.metadata?.generation ?? 0;
+    if (provisioned?.reason === DatabaseReasons.LimitOutOfRange && (provisioned.observedGeneration ?? 0) >= generation) {
+      // Refused: the spec goes back to what the engine applies, unless someone changed it since.
+      await this.#client
+        .patch(project, name, {
+          metadata: { resourceVersion: answered.metadata?.resourceVersion },
+          spec: { limits: { statementTimeoutMs: previous?.statementTimeoutMs ?? null, maxSizeBytes: previous?.maxSizeBytes ?? null } },
+        })
+        .catch(() => undefined);
+      throw new PublicError(422, `The limits were refused: ${provisioned.message ?? 'more than the engine allows'}`);
+    }
+    const applied = (answered.status?.observedGeneration ?? 0) >= generation && provisioned?.status === 'True';
+    return { view: databaseDetailView(answered), applied };
   }
 
   /** Replaces every token of the database with a new database token: earlier ones stop working once applied. */
@@ -210,6 +255,17 @@ export class DatabaseDirectory {
     const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
     return (answered.status?.observedGeneration ?? 0) >= (written.metadata?.generation ?? 0) && answered.status?.state === 'ready';
   }
+}
+
+/** The spec's `limits` for what a request asks (none when it asks nothing). */
+function limitsSpec(limits: LimitsInput | undefined): { limits?: DatabaseLimitsSpec } {
+  if (limits?.statement_timeout_ms === undefined && limits?.max_size_bytes === undefined) return {};
+  return {
+    limits: {
+      ...(limits.statement_timeout_ms === undefined ? {} : { statementTimeoutMs: limits.statement_timeout_ms }),
+      ...(limits.max_size_bytes === undefined ? {} : { maxSizeBytes: limits.max_size_bytes }),
+    },
+  };
 }
 
 /** The controller has answered this generation: served, or failed for good. */

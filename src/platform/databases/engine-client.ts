@@ -8,6 +8,8 @@ export interface EngineTenant {
   rows_written: number;
   last_write_at: string | null;
   restore_window: { earliest: string; latest: string } | null;
+  /** The limits the tenant runs under. */
+  limits: { statement_timeout_ms: number; max_size_bytes: number };
 }
 
 /** What the controller asks cw-db a tenant to be. */
@@ -15,6 +17,8 @@ export interface EngineTenantRequest {
   tokens: { sha256: string; read_only?: boolean; expires_at?: string }[];
   durability: 'async' | 'sync';
   restore_from?: { tenant: string; at: string };
+  /** What the database asks for; cw-db's defaults for what is left out. */
+  limits?: { statement_timeout_ms?: number; max_size_bytes?: number };
 }
 
 /** cw-db could not be reached, or failed; retry later. The message names no secret. */
@@ -25,6 +29,11 @@ export class EngineUnavailableError extends Error {
 /** cw-db refused a restore: the time is outside the source's restore window (the message says which). */
 export class RestorePointError extends Error {
   override readonly name = 'RestorePointError';
+}
+
+/** cw-db refused the limits asked for: more than it allows (the message names the maximum). Nothing changed. */
+export class LimitOutOfRangeError extends Error {
+  override readonly name = 'LimitOutOfRangeError';
 }
 
 /** The operator's client of cw-db's admin API: the only code that calls the database engine. */
@@ -58,7 +67,11 @@ export function databaseEngineClient(options: { adminUrl: string; token: string;
   return {
     async ensure(tenant, request) {
       const { status, json } = await call('PUT', tenant, request);
-      if (status === 422) throw new RestorePointError((json as { message?: string })?.message ?? 'the restore point is not available');
+      if (status === 422) {
+        const refusal = json as { code?: string; message?: string } | undefined;
+        if (refusal?.code === 'LIMIT_OUT_OF_RANGE') throw new LimitOutOfRangeError(refusal.message ?? 'the limits are out of range');
+        throw new RestorePointError(refusal?.message ?? 'the restore point is not available');
+      }
       if (status !== 200 && status !== 201) throw new EngineUnavailableError(`the database engine answered ${status}`);
       return json as EngineTenant & { created: boolean };
     },

@@ -3,8 +3,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHranaServer, type HranaServer } from '../../database-engine/http-server.ts';
-import { LibsqlEngine } from '../../database-engine/libsql-engine.ts';
+import { startHranaServer, type HranaServer } from '../../../database-server/hrana/http-server.ts';
+import { LocalEngine } from '../../../database-server/shards/local-engine.ts';
 import { PublicError, UnavailableError } from '../../errors.ts';
 import { INVALID_QUERY_TOKEN, runQuery, SqlStatementError, type QueryStatement } from './sql-query.ts';
 
@@ -18,7 +18,8 @@ beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'cw-sql-query-'));
   server = await startHranaServer({
     port: 0,
-    engine: new LibsqlEngine({ directory }),
+    // Small answers, so the size bounds are reached with small tables.
+    engine: new LocalEngine({ directory, answer: { maxRows: 1000, maxBytes: 64 * 1024 } }),
     authorize: (request, pathTenant) => {
       // As cw-db's TenantDirectory: a tenant it does not have answers 404 before the token is looked at.
       if (pathTenant?.startsWith('gone-')) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
@@ -107,6 +108,21 @@ describe('runQuery', () => {
   it('answers 401 to an invalid token when the engine does not have the database', async () => {
     const failure = await query('gone-db', [{ sql: 'SELECT 1' }], 'cwdb_wrong').catch((e: unknown) => e);
     expect(failure).toMatchObject({ status: 401, message: INVALID_QUERY_TOKEN });
+  });
+
+  it("answers the engine's refusal of a result over its bound as the statement's error, not a cut-off result", async () => {
+    await query('q-large', [{ sql: "CREATE TABLE t AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2000) SELECT n, printf('%0100d', n) AS pad FROM r" }]);
+    const failure = await query('q-large', [{ sql: 'SELECT * FROM t' }]).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'SqlStatementError', status: 400, code: 'RESPONSE_TOO_LARGE' });
+    expect((failure as Error).message).toMatch(/page with LIMIT and OFFSET/);
+    expect((await query('q-large', [{ sql: 'SELECT * FROM t LIMIT 10' }]))[0]?.rows).toHaveLength(10);
+  });
+
+  it('reads no more of the engine’s answer than its bound, answering 502 past it', async () => {
+    await query('q-bound', [{ sql: 'CREATE TABLE t (v)' }, { sql: "INSERT INTO t VALUES (printf('%.*c', 20000, 'x'))" }]);
+    const failure = await runQuery({ dbUrl, tenantId: 'q-bound', token: TOKEN, statements: [{ sql: 'SELECT v FROM t' }], maxAnswerBytes: 10_000 }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PublicError);
+    expect(failure).toMatchObject({ status: 502 });
   });
 
   it('answers UnavailableError when the engine cannot be reached', async () => {

@@ -1,5 +1,12 @@
 import { BadRequestError, PublicError, UnavailableError } from '../../errors.ts';
 
+/**
+ * The most of cw-db's answer the query route reads: cw-db bounds what one request answers (16 MiB by default,
+ * CW_DB_MAX_RESPONSE_BYTES), so this only holds if it was configured higher; past it the API answers 502 rather
+ * than buffer without bound.
+ */
+export const MAX_ENGINE_ANSWER_BYTES = 32 * 1024 * 1024;
+
 /** The answer to a query token the engine refused, and to a database the caller cannot see without one. */
 export const INVALID_QUERY_TOKEN = 'The query token is not valid for this database (unknown, rotated or expired).';
 
@@ -50,7 +57,7 @@ export class SqlStatementError extends PublicError {
  * caller's query token: the engine checks that the token is the database's. Several statements run as one
  * transaction (all or nothing), like D1's batch.
  */
-export async function runQuery(options: { dbUrl: string; tenantId: string; token: string; statements: QueryStatement[]; timeoutMs?: number }): Promise<QueryResult[]> {
+export async function runQuery(options: { dbUrl: string; tenantId: string; token: string; statements: QueryStatement[]; timeoutMs?: number; maxAnswerBytes?: number }): Promise<QueryResult[]> {
   const { statements } = options;
   const stmts = statements.map((s, i) => toHranaStmt(s, i));
   const single = stmts.length === 1;
@@ -77,7 +84,10 @@ export async function runQuery(options: { dbUrl: string; tenantId: string; token
   // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
   if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
   if (response.status >= 500) throw new UnavailableError('The database engine failed to answer; retry later.');
-  const body = (await response.json()) as { results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[]; message?: string };
+  const body = (await readJson(response, options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES)) as {
+    results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[];
+    message?: string;
+  };
   if (response.status !== 200 || !body.results) throw new BadRequestError(body.message ?? 'The statements were refused.');
   const first = body.results[0];
   if (first?.type === 'error') throw new SqlStatementError(first.error?.message ?? 'error', first.error?.code ?? 'SQL_ERROR', 0);
@@ -140,4 +150,30 @@ function fromHranaResult(result: HranaStmtResult): QueryResult {
     changes: result.affected_row_count,
     last_insert_id: lastId === null ? null : Number.isSafeInteger(lastId) ? lastId : (result.last_insert_rowid as string),
   };
+}
+
+/** The JSON body of `response`, read up to `maxBytes` (the rest is not read: the connection is dropped). */
+async function readJson(response: Response, maxBytes: number): Promise<unknown> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  const tooLarge = () =>
+    new PublicError(502, `The database engine's answer is larger than ${maxBytes} bytes, more than the query route reads: select fewer rows or columns, or page with LIMIT and OFFSET.`);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new UnavailableError('The database engine answered something that is not JSON; retry later.');
+  }
 }

@@ -1,0 +1,249 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient, LibsqlError, type Client } from '@libsql/client';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startHranaServer, type HranaServer } from './http-server.ts';
+import { LocalEngine } from '../shards/local-engine.ts';
+import { StreamRegistry } from './stream-registry.ts';
+
+// The official client against the real server on a real engine: this is the compatibility contract.
+let directory: string;
+let server: HranaServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'cw-db-'));
+  server = await startHranaServer({
+    port: 0,
+    engine: new LocalEngine({ directory }),
+    authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }),
+    streams: new StreamRegistry({ lockTimeoutMs: 2_000 }),
+  });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await server.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function connect(tenant: string): Client {
+  const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/` });
+  clients.push(client);
+  return client;
+}
+
+async function pipeline(tenant: string, body: unknown): Promise<Response> {
+  return fetch(`http://127.0.0.1:${server.port}/v1/${tenant}/v2/pipeline`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('Hrana v2 over HTTP with @libsql/client', () => {
+  it('executes with positional and named arguments of every type', async () => {
+    const db = connect('types');
+    await db.execute('CREATE TABLE v (i INTEGER, f REAL, t TEXT, b BLOB, n)');
+    const big = 9007199254740993n;
+    const inserted = await db.execute({
+      sql: 'INSERT INTO v VALUES (?, ?, ?, ?, ?)',
+      args: [big, 1.5, 'héllo', new Uint8Array([0, 1, 255]), null],
+    });
+    expect(inserted.rowsAffected).toBe(1);
+    expect(inserted.lastInsertRowid).toBe(1n);
+    await db.execute({
+      sql: 'INSERT INTO v VALUES (:i, @f, $t, :b, :n)',
+      args: { i: -5n, f: 2.25, t: 'named', b: new Uint8Array([7]), n: null },
+    });
+
+    const integers = createClient({ url: `http://127.0.0.1:${server.port}/v1/types/`, intMode: 'bigint' });
+    clients.push(integers);
+    const result = await integers.execute('SELECT i, f, t, b, n FROM v ORDER BY rowid');
+    expect(result.columns).toEqual(['i', 'f', 't', 'b', 'n']);
+    expect(result.columnTypes).toEqual(['INTEGER', 'REAL', 'TEXT', 'BLOB', '']);
+    expect(result.rowsAffected).toBe(0);
+    const [first, second] = result.rows;
+    expect([first?.i, first?.f, first?.t, first?.n]).toEqual([big, 1.5, 'héllo', null]);
+    expect(new Uint8Array(first?.b as ArrayBuffer)).toEqual(new Uint8Array([0, 1, 255]));
+    expect([second?.i, second?.f, second?.t]).toEqual([-5n, 2.25, 'named']);
+    expect(new Uint8Array(second?.b as ArrayBuffer)).toEqual(new Uint8Array([7]));
+
+    const numbered = await db.execute({ sql: 'SELECT ?2 AS two, ?1 AS one, :x AS x', args: { 1: 'a', 2: 'b', x: 3 } });
+    expect(numbered.rows[0]).toMatchObject({ two: 'b', one: 'a', x: 3 });
+  });
+
+  it('runs a batch in a transaction, and rolls it all back when a statement fails', async () => {
+    const db = connect('batch');
+    await db.batch(['CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE)', { sql: 'INSERT INTO t (name) VALUES (?)', args: ['a'] }], 'write');
+    const failed = db.batch(
+      [
+        { sql: 'INSERT INTO t (name) VALUES (?)', args: ['b'] },
+        { sql: 'INSERT INTO t (name) VALUES (?)', args: ['a'] },
+      ],
+      'write',
+    );
+    await expect(failed).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT' });
+    const names = await db.execute('SELECT name FROM t ORDER BY id');
+    expect(names.rows.map((r) => r.name)).toEqual(['a']);
+  });
+
+  it('keeps a transaction open across requests with the baton', async () => {
+    const db = connect('tx');
+    await db.execute('CREATE TABLE c (n INTEGER)');
+    const tx = await db.transaction('write');
+    await tx.execute('INSERT INTO c VALUES (1)');
+    await tx.execute('INSERT INTO c VALUES (2)');
+    const inside = await tx.execute('SELECT count(*) AS n FROM c');
+    expect(inside.rows[0]?.n).toBe(2);
+    await tx.rollback();
+    expect((await db.execute('SELECT count(*) AS n FROM c')).rows[0]?.n).toBe(0);
+
+    const committed = await db.transaction('write');
+    await committed.execute('INSERT INTO c VALUES (3)');
+    await committed.commit();
+    expect((await db.execute('SELECT n FROM c')).rows.map((r) => r.n)).toEqual([3]);
+
+    // transaction('read') sends BEGIN TRANSACTION READONLY: it reads, refuses writes, and ends.
+    const read = await db.transaction('read');
+    expect((await read.execute('SELECT count(*) AS n FROM c')).rows[0]?.n).toBe(1);
+    await expect(read.execute('INSERT INTO c VALUES (4)')).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    await read.commit();
+    await db.execute('INSERT INTO c VALUES (5)');
+  });
+
+  it('makes another stream of the tenant wait for an open transaction, not fail with SQLITE_BUSY', async () => {
+    const db = connect('wait');
+    await db.execute('CREATE TABLE w (n INTEGER)');
+    const tx = await db.transaction('write');
+    await tx.execute('INSERT INTO w VALUES (1)');
+    const other = db.execute('INSERT INTO w VALUES (2)');
+    await tx.commit();
+    await other;
+    expect((await db.execute('SELECT n FROM w ORDER BY n')).rows.map((r) => r.n)).toEqual([1, 2]);
+  });
+
+  it('runs several statements with executeMultiple', async () => {
+    const db = connect('multi');
+    await db.executeMultiple(`
+      CREATE TABLE m (s TEXT); -- a ';' in a comment
+      INSERT INTO m VALUES ('x;y');
+      INSERT INTO m VALUES ('z');
+    `);
+    expect((await db.execute('SELECT s FROM m ORDER BY rowid')).rows.map((r) => r.s)).toEqual(['x;y', 'z']);
+  });
+
+  it('reports a constraint violation and a syntax error with sqld codes', async () => {
+    const db = connect('errors');
+    await db.execute('CREATE TABLE u (k TEXT PRIMARY KEY)');
+    await db.execute("INSERT INTO u VALUES ('k')");
+    const violation = await db.execute("INSERT INTO u VALUES ('k')").catch((e: unknown) => e);
+    expect(violation).toBeInstanceOf(LibsqlError);
+    expect(violation).toMatchObject({ code: 'SQLITE_CONSTRAINT' });
+    await expect(db.execute('SELEC 1')).rejects.toMatchObject({ code: 'SQL_INPUT_ERROR' });
+  });
+
+  it('isolates tenants', async () => {
+    const a = connect('tenant-a');
+    const b = connect('tenant-b');
+    await a.execute('CREATE TABLE secrets (s TEXT)');
+    await a.execute("INSERT INTO secrets VALUES ('only a')");
+    await expect(b.execute('SELECT * FROM secrets')).rejects.toMatchObject({ code: 'SQLITE_ERROR' });
+    await b.execute('CREATE TABLE secrets (s TEXT)');
+    expect((await b.execute('SELECT count(*) AS n FROM secrets')).rows[0]?.n).toBe(0);
+  });
+
+  it('refuses a baton of another tenant, and an unknown one with a text 400', async () => {
+    const opened = (await (await pipeline('tenant-a', { baton: null, requests: [] })).json()) as { baton: string };
+    expect(opened.baton).toMatch(/^[\w-]{32}$/);
+    const elsewhere = await pipeline('tenant-b', { baton: opened.baton, requests: [] });
+    expect(elsewhere.status).toBe(400);
+    expect(await elsewhere.text()).toBe('Invalid baton');
+    const unknown = await pipeline('tenant-a', { baton: 'nope', requests: [] });
+    expect(unknown.status).toBe(400);
+  });
+
+  it('answers STREAM_EXPIRED for a stream idle past the timeout, and rolls its transaction back', async () => {
+    const db = connect('expiry');
+    await db.execute('CREATE TABLE e (n INTEGER)');
+    const tx = await db.transaction('write');
+    await tx.execute('INSERT INTO e VALUES (1)');
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + server.streams.idleTimeoutMs + 1);
+    const late = await tx.execute('INSERT INTO e VALUES (2)').catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'STREAM_EXPIRED' });
+    tx.close();
+    vi.useRealTimers();
+    expect((await db.execute('SELECT count(*) AS n FROM e')).rows[0]?.n).toBe(0);
+  });
+
+  it('answers every request of a pipeline, a failing one with an error, and closes the stream on close', async () => {
+    const response = await pipeline('raw', {
+      baton: null,
+      requests: [
+        { type: 'store_sql', sql_id: 1, sql: 'SELECT ? AS v' },
+        { type: 'execute', stmt: { sql_id: 1, args: [{ type: 'integer', value: '42' }] } },
+        { type: 'execute', stmt: { sql: 'SELECT * FROM missing' } },
+        { type: 'describe', sql: 'SELECT :a AS a' },
+        { type: 'get_autocommit' },
+        { type: 'close_sql', sql_id: 1 },
+        { type: 'close' },
+      ],
+    });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { baton: unknown; base_url: unknown; results: unknown[] };
+    expect(body.baton).toBeNull();
+    expect(body.base_url).toBeNull();
+    expect(body.results).toEqual([
+      { type: 'ok', response: { type: 'store_sql' } },
+      {
+        type: 'ok',
+        response: {
+          type: 'execute',
+          result: {
+            cols: [{ name: 'v', decltype: null }],
+            rows: [[{ type: 'integer', value: '42' }]],
+            affected_row_count: 0,
+            last_insert_rowid: null,
+            rows_read: 1,
+            rows_written: 0,
+          },
+        },
+      },
+      { type: 'error', error: { message: 'no such table: missing', code: 'SQLITE_ERROR' } },
+      {
+        type: 'ok',
+        response: {
+          type: 'describe',
+          result: { params: [{ name: ':a' }], cols: [{ name: 'a', decltype: null }], is_explain: false, is_readonly: true },
+        },
+      },
+      { type: 'ok', response: { type: 'get_autocommit', is_autocommit: true } },
+      { type: 'ok', response: { type: 'close_sql' } },
+      { type: 'ok', response: { type: 'close' } },
+    ]);
+  });
+
+  it('answers JSON errors for a malformed body, an oversized one and an unknown path', async () => {
+    const notJson = await fetch(`http://127.0.0.1:${server.port}/v1/raw/v2/pipeline`, { method: 'POST', body: '{' });
+    expect([notJson.status, await notJson.json()]).toEqual([400, expect.objectContaining({ code: 'HRANA_PROTO_ERROR' })]);
+    const huge = await pipeline('raw', { baton: null, requests: [], pad: 'x'.repeat(11 * 1024 * 1024) });
+    expect(huge.status).toBe(413);
+    const v3 = await fetch(`http://127.0.0.1:${server.port}/v1/raw/v3-protobuf`);
+    expect(v3.status).toBe(404);
+  });
+
+  it('serves /v1/v2/pipeline with the tenant from the resolver', async () => {
+    // Without a trailing slash the client resolves `v2/pipeline` against `/v1/`, dropping the last segment.
+    const db = createClient({ url: `http://127.0.0.1:${server.port}/v1/ignored` });
+    clients.push(db);
+    await db.execute('CREATE TABLE d (n INTEGER)');
+    const viaPath = connect('default-tenant');
+    expect((await viaPath.execute('SELECT count(*) AS n FROM d')).rows[0]?.n).toBe(0);
+  });
+});

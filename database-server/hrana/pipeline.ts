@@ -1,0 +1,98 @@
+import type { HranaPipelineRequest, HranaPipelineResponse, HranaStreamResult } from './hrana-types.ts';
+import { SqlError } from '../sql/sql-error.ts';
+import type { UsageMeter } from '../sql/usage-meter.ts';
+import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
+import { toHranaError } from './stream.ts';
+import type { StreamHandle, StreamRegistry } from './stream-registry.ts';
+
+/** The HTTP answer to a pipeline request: JSON unless `body` is a string (sqld answers a bad baton in text). */
+export interface PipelineAnswer {
+  status: number;
+  body: HranaPipelineResponse | { message: string; code: string } | string;
+}
+
+/** Who asks: the tenant the token names, and whether the token only reads. */
+export interface PipelineCaller {
+  tenant: string;
+  readOnly?: boolean;
+}
+
+/** What a pipeline runs on. */
+export interface PipelineContext {
+  streams: StreamRegistry;
+  engine: DatabaseEngine;
+  meter?: UsageMeter;
+  /**
+   * Called under the tenant's lock after a pipeline that left no transaction open, so whatever it committed is
+   * in the WAL (the replication captures it there). A returned promise is awaited after the lock is released and
+   * before the answer is sent: the synchronous durability mode acknowledges a commit only once it is shipped.
+   */
+  afterCommit?: (tenant: string) => Promise<void> | undefined;
+}
+
+/**
+ * Executes one Hrana v2 pipeline for `tenant`: continues the stream named by the baton (or opens a new one), runs
+ * the requests in order where the tenant's SQL runs (a failing request answers an error and does not stop the
+ * next ones), then parks the stream under a new baton, or answers a null baton when a `close` ended it.
+ */
+export async function handlePipeline(request: PipelineCaller & { body: unknown }, context: PipelineContext): Promise<PipelineAnswer> {
+  const { streams, engine } = context;
+  const body = request.body as Partial<HranaPipelineRequest> | null;
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.requests)) {
+    return { status: 400, body: { message: 'Expected {baton, requests: [...]}', code: 'HRANA_PROTO_ERROR' } };
+  }
+  if (body.baton != null && typeof body.baton !== 'string') {
+    return { status: 400, body: 'Invalid baton' };
+  }
+
+  let stream: StreamHandle;
+  if (body.baton == null) {
+    stream = streams.create(request.tenant, request.readOnly ?? false);
+  } else {
+    const taken = streams.take(body.baton, request.tenant);
+    if ('missing' in taken) {
+      return taken.missing === 'expired' ? { status: 400, body: { message: 'The stream has expired due to inactivity', code: 'STREAM_EXPIRED' } } : { status: 400, body: 'Invalid baton' };
+    }
+    stream = taken.stream;
+  }
+
+  try {
+    await streams.lockFor(request.tenant).acquire(stream, streams.lockTimeoutMs, () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'));
+  } catch (error) {
+    // A client cannot continue a stream whose baton it did not get back: answer every request with the error and
+    // end the stream (it holds no lock, so its transaction, if any, is another stream's).
+    await streams.close(stream);
+    const failed: HranaStreamResult = { type: 'error', error: toHranaError(error) };
+    return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => failed) } };
+  }
+
+  let outcome: PipelineOutcome | undefined;
+  let durable: Promise<void> | undefined;
+  try {
+    // A read-only caller reads only, also on a stream a writer opened.
+    outcome = await engine.run({ tenant: request.tenant, stream: stream.id, mode: stream.readOnly || request.readOnly ? 'read-only' : 'read-write', requests: body.requests });
+    stream.inTransaction = !outcome.autocommit;
+    stream.closed = outcome.closed;
+    context.meter?.record(request.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
+  } catch (error) {
+    // The engine lost the stream (its shard restarted): what it had open is rolled back.
+    stream.closed = true;
+    stream.inTransaction = false;
+    if (!(error instanceof EngineUnavailableError)) throw error;
+    return { status: 503, body: { message: error.message, code: 'DATABASE_RESTARTING' } };
+  } finally {
+    if (!stream.inTransaction) durable = context.afterCommit?.(request.tenant);
+    streams.releaseUnlessInTransaction(stream);
+  }
+  if (durable) {
+    try {
+      await durable;
+    } catch {
+      // Committed on the local disk (and shipped later), but not yet in the bucket as the synchronous mode promised.
+      await streams.close(stream);
+      return { status: 503, body: { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' } };
+    }
+  }
+  const baton = stream.closed ? null : streams.park(stream);
+  return { status: 200, body: { baton, base_url: null, results: outcome.results } };
+}

@@ -1,0 +1,98 @@
+import { SqlError } from '../sql/sql-error.ts';
+import type { SqlValue } from '../sql/sql-value.ts';
+
+/** A parameter of a statement: its 1-based index and, for `:name`, `@name` and `$name`, the name with its sigil. */
+export interface SqlParameter {
+  index: number;
+  name: string | null;
+}
+
+/**
+ * The parameters of `sql`, numbered as SQLite numbers them: `?` takes the largest index so far plus one, `?NNN`
+ * takes NNN, a name takes the next index the first time it is seen and the same index afterwards.
+ *
+ * Why we scan SQL ourselves: the `libsql` package binds an object of named values by asking SQLite for each
+ * index's name, and panics (aborting the whole process) on an index without one (`?`, or a gap in `?NNN`). So we
+ * always bind an array by index, and need the index of each name. Strings, quoted identifiers and comments are
+ * skipped so a `?` or `:x` inside them is not taken for a parameter.
+ */
+export function sqlParameters(sql: string): SqlParameter[] {
+  const parameters: SqlParameter[] = [];
+  const byName = new Map<string, number>();
+  let max = 0;
+  let i = 0;
+  while (i < sql.length) {
+    const c = sql[i]!;
+    if (c === "'" || c === '"' || c === '`') {
+      i = skipQuoted(sql, i, c);
+    } else if (c === '[') {
+      const end = sql.indexOf(']', i + 1);
+      i = end === -1 ? sql.length : end + 1;
+    } else if (c === '-' && sql[i + 1] === '-') {
+      const end = sql.indexOf('\n', i);
+      i = end === -1 ? sql.length : end + 1;
+    } else if (c === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      i = end === -1 ? sql.length : end + 2;
+    } else if (c === '?') {
+      const digits = /^\d*/.exec(sql.slice(i + 1))![0];
+      const index = digits === '' ? max + 1 : Number(digits);
+      max = Math.max(max, index);
+      parameters.push({ index, name: null });
+      i += 1 + digits.length;
+    } else if ((c === ':' || c === '@' || c === '$') && isNameChar(sql[i + 1])) {
+      let end = i + 1;
+      while (isNameChar(sql[end])) end++;
+      const name = sql.slice(i, end);
+      let index = byName.get(name);
+      if (index === undefined) {
+        index = ++max;
+        byName.set(name, index);
+        parameters.push({ index, name });
+      }
+      i = end;
+    } else {
+      i++;
+    }
+  }
+  return parameters;
+}
+
+function skipQuoted(sql: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < sql.length) {
+    if (sql[i] === quote) {
+      // A doubled quote is an escaped quote inside the literal.
+      if (sql[i + 1] === quote) i += 2;
+      else return i + 1;
+    } else i++;
+  }
+  return i;
+}
+
+function isNameChar(c: string | undefined): boolean {
+  return c !== undefined && (/[A-Za-z0-9_$]/.test(c) || c.charCodeAt(0) > 127);
+}
+
+// SQLite's default SQLITE_MAX_VARIABLE_NUMBER; a bound here keeps `?99999999` from allocating a huge array.
+const MAX_PARAMETERS = 32766;
+
+/**
+ * The positional array to bind for `sql`: positional arguments take indexes 1..n, named ones the index of their
+ * parameter. A name may be given with its sigil (`:id`) or without (`id`, matching `:id`, `@id` or `$id`), as
+ * sqld accepts; `?3` takes the name `3` or `?3`. Parameters left without a value bind NULL, as in SQLite.
+ */
+export function bindingArray(sql: string, args: SqlValue[], namedArgs: { name: string; value: SqlValue }[]): SqlValue[] {
+  const parameters = sqlParameters(sql);
+  const count = Math.max(args.length, ...parameters.map((p) => p.index), 0);
+  if (count > MAX_PARAMETERS) throw new SqlError('SQLITE_RANGE', `Too many SQL parameters: ${count}`);
+  const values: SqlValue[] = Array.from({ length: count }, (_, i) => args[i] ?? null);
+  for (const { name, value } of namedArgs) {
+    // `?3` may also be named `3` or `?3` (the client's object args have no other way to reach a numbered one).
+    const numbered = /^\??(\d+)$/.exec(name);
+    const index = numbered ? Number(numbered[1]) : parameters.find((p) => p.name !== null && (p.name === name || (!/^[:@$]/.test(name) && p.name.slice(1) === name)))?.index;
+    if (index === undefined || index < 1 || index > count) continue;
+    values[index - 1] = value;
+  }
+  return values;
+}

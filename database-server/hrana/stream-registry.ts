@@ -1,0 +1,169 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TenantLock } from './tenant-lock.ts';
+
+/**
+ * A stream as the main process knows it: whose it is, whether it may write, and whether it left a transaction
+ * open. Its SQL state (stored SQL, the transaction) lives where the tenant's SQL runs, under `id`.
+ */
+export class StreamHandle {
+  readonly id = randomUUID();
+  readonly tenant: string;
+  readonly readOnly: boolean;
+  inTransaction = false;
+  closed = false;
+
+  constructor(tenant: string, readOnly: boolean) {
+    this.tenant = tenant;
+    this.readOnly = readOnly;
+  }
+}
+
+/** How a baton lookup ended: the stream, or why there is none. */
+export type TakeResult = { stream: StreamHandle } | { missing: 'unknown' | 'expired' };
+
+/** Options of a `StreamRegistry`. */
+export interface StreamRegistryOptions {
+  /** A stream idle this long is closed (rolling back its transaction) and its baton expires. Default 10 s. */
+  idleTimeoutMs?: number;
+  /** How long a request waits for its tenant's lock held by another stream. Default 5 s. */
+  lockTimeoutMs?: number;
+  /** The clock; tests move it with fake timers. */
+  now?: () => number;
+}
+
+// Expired batons are remembered so a late client learns STREAM_EXPIRED (retryable by starting over) rather than a
+// bare "bad baton"; the memory is bounded in time and size.
+const TOMBSTONE_MS = 10 * 60_000;
+const MAX_TOMBSTONES = 10_000;
+
+/**
+ * The streams alive between requests, each parked under a baton. A baton is random (unguessable: it is the only
+ * proof a request continues a stream) and used once: each response names the stream anew, so a replayed or
+ * concurrent request with an old baton is refused. Ending a stream is asked of `end` (the engine rolls back what
+ * it left open); its tenant's lock is released once that is done.
+ */
+export class StreamRegistry {
+  readonly idleTimeoutMs: number;
+  readonly lockTimeoutMs: number;
+  readonly #now: () => number;
+  readonly #parked = new Map<string, { stream: StreamHandle; since: number }>();
+  readonly #expired = new Map<string, number>();
+  readonly #locks = new Map<string, TenantLock>();
+  #end: (stream: StreamHandle) => Promise<void> = async () => {};
+
+  constructor(options: StreamRegistryOptions = {}) {
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 5_000;
+    this.#now = options.now ?? (() => Date.now());
+  }
+
+  /** Who ends streams where their SQL runs (the engine's `closeStream`). */
+  endStreamsWith(end: (stream: StreamHandle) => Promise<void>): void {
+    this.#end = end;
+  }
+
+  /** A new stream; it has no baton until parked. */
+  create(tenant: string, readOnly: boolean): StreamHandle {
+    return new StreamHandle(tenant, readOnly);
+  }
+
+  /** Takes the stream parked under `baton` (the baton is spent). A baton of another tenant is unknown. */
+  take(baton: string, tenant: string): TakeResult {
+    this.sweep();
+    const parked = this.#parked.get(baton);
+    if (parked === undefined || parked.stream.tenant !== tenant) {
+      return { missing: this.#expired.has(baton) ? 'expired' : 'unknown' };
+    }
+    this.#parked.delete(baton);
+    return { stream: parked.stream };
+  }
+
+  /** Parks `stream` until its next request and returns its new baton. */
+  park(stream: StreamHandle): string {
+    const baton = randomBytes(24).toString('base64url');
+    this.#parked.set(baton, { stream, since: this.#now() });
+    return baton;
+  }
+
+  /** The lock that serialises `tenant`'s streams. */
+  lockFor(tenant: string): TenantLock {
+    let lock = this.#locks.get(tenant);
+    if (lock === undefined) {
+      lock = new TenantLock();
+      this.#locks.set(tenant, lock);
+    }
+    return lock;
+  }
+
+  /** Releases `stream`'s tenant lock unless its connection is inside a transaction. */
+  releaseUnlessInTransaction(stream: StreamHandle): void {
+    if (!stream.closed && stream.inTransaction) return;
+    const lock = this.#locks.get(stream.tenant);
+    lock?.release(stream);
+    if (lock?.idle) this.#locks.delete(stream.tenant);
+  }
+
+  /**
+   * Ends `stream` where its SQL runs (rolling back its transaction), then releases its tenant's lock if it held
+   * it. Resolves when both are done; never rejects (an engine that lost the stream has nothing left to roll back).
+   */
+  async close(stream: StreamHandle): Promise<void> {
+    if (stream.closed) return this.releaseUnlessInTransaction(stream);
+    stream.closed = true;
+    await this.#end(stream).catch(() => {});
+    stream.inTransaction = false;
+    this.releaseUnlessInTransaction(stream);
+  }
+
+  /** Closes streams idle past the timeout (rolling back and releasing their lock) and forgets old tombstones. */
+  sweep(): void {
+    const now = this.#now();
+    for (const [baton, { stream, since }] of this.#parked) {
+      if (now - since <= this.idleTimeoutMs) continue;
+      this.#parked.delete(baton);
+      void this.close(stream);
+      this.#expired.set(baton, now);
+    }
+    for (const [baton, at] of this.#expired) {
+      if (now - at <= TOMBSTONE_MS && this.#expired.size <= MAX_TOMBSTONES) break;
+      this.#expired.delete(baton);
+    }
+  }
+
+  /** Closes every stream (shutdown). */
+  closeAll(): Promise<void> {
+    return this.closeTenants(() => true);
+  }
+
+  /**
+   * Closes every parked stream of the tenants `affected` picks, rolling back their transactions: the tenant is
+   * being deleted or closed. Their batons then answer as expired.
+   */
+  async closeTenants(affected: (tenant: string) => boolean): Promise<void> {
+    const now = this.#now();
+    const closing: Promise<void>[] = [];
+    for (const [baton, { stream }] of this.#parked) {
+      if (!affected(stream.tenant)) continue;
+      this.#parked.delete(baton);
+      closing.push(this.close(stream));
+      this.#expired.set(baton, now);
+    }
+    await Promise.all(closing);
+  }
+
+  /**
+   * Forgets the parked streams of the tenants `affected` picks without asking the engine: it lost them (a shard
+   * restarted), with their transactions. Their locks are released and their batons answer as expired.
+   */
+  dropTenants(affected: (tenant: string) => boolean): void {
+    const now = this.#now();
+    for (const [baton, { stream }] of this.#parked) {
+      if (!affected(stream.tenant)) continue;
+      this.#parked.delete(baton);
+      stream.closed = true;
+      stream.inTransaction = false;
+      this.releaseUnlessInTransaction(stream);
+      this.#expired.set(baton, now);
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import { evaluateCondition } from './batch-conditions.ts';
+import type { HranaBatchResult, HranaDescribeResult, HranaError, HranaStmt, HranaStmtResult, HranaStreamRequest, HranaStreamResponse } from './hrana-types.ts';
+import { fromHrana, toHrana } from './hrana-values.ts';
+import { bindingArray, sqlParameters } from './sql-parameters.ts';
+import type { SqlConnection, SqlEngine } from '../sql/sql-engine.ts';
+import { SqlError } from '../sql/sql-error.ts';
+import { formatBytes, type AnswerLimits } from '../sql/sql-limits.ts';
+
+// A client cannot make a stream hold unbounded SQL text: at most this many stored texts, this much text in all.
+const MAX_STORED_SQL = 150;
+const MAX_SQL_BYTES = 5 * 1024 * 1024;
+const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
+
+/** What a stream is opened with. */
+export interface StreamOptions {
+  tenant: string;
+  engine: SqlEngine;
+}
+
+/**
+ * What one pipeline request may answer: each statement at most `statement`, all of them together at most
+ * `totalBytes` (`usedBytes` counts up as statements answer). Past either the statement fails.
+ */
+export interface AnswerBudget {
+  statement: AnswerLimits;
+  totalBytes: number;
+  usedBytes: number;
+}
+
+/** What a pipeline's statements did, for the usage figures. */
+export interface StatementCounts {
+  rowsRead: number;
+  rowsWritten: number;
+}
+
+/**
+ * A Hrana stream: a turn at its tenant's shared connection plus the SQL texts stored with `store_sql`. It
+ * outlives a single HTTP request (its baton names it in the next one), which is what lets a transaction span
+ * requests. Statements run only while the tenant's lock is held for the stream (the main process holds it).
+ * Between statements the stream awaits `turn`, so the other tenants of its shard get theirs.
+ */
+export class Stream {
+  readonly tenant: string;
+  readonly #engine: SqlEngine;
+  readonly #storedSql = new Map<number, string>();
+  #storedBytes = 0;
+  #inTransaction = false;
+  #closed = false;
+
+  constructor(options: StreamOptions) {
+    this.tenant = options.tenant;
+    this.#engine = options.engine;
+  }
+
+  /** True once a `close` request (or expiry) closed it. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** True unless this stream has a transaction open on the tenant's connection. */
+  isAutocommit(): boolean {
+    return !this.#inTransaction;
+  }
+
+  /** Runs one request of a pipeline; a failure is thrown as a `SqlError` and answered for that request only. */
+  async run(request: HranaStreamRequest, context: { budget: AnswerBudget; counts: StatementCounts; turn: () => Promise<void> }): Promise<HranaStreamResponse> {
+    try {
+      return await this.#run(request, context);
+    } finally {
+      if (!this.#closed) this.#inTransaction = !this.#connect().isAutocommit();
+    }
+  }
+
+  async #run(request: HranaStreamRequest, context: { budget: AnswerBudget; counts: StatementCounts; turn: () => Promise<void> }): Promise<HranaStreamResponse> {
+    if (this.#closed) throw new SqlError('STREAM_CLOSED', 'The stream is closed');
+    switch (request?.type) {
+      case 'execute':
+        return { type: 'execute', result: this.#execute(request.stmt, context) };
+      case 'batch':
+        return { type: 'batch', result: await this.#batch(request.batch?.steps, context) };
+      case 'sequence':
+        this.#connect().executeScript(this.#sql(request.sql, request.sql_id));
+        return { type: 'sequence' };
+      case 'describe':
+        return { type: 'describe', result: this.#describe(this.#sql(request.sql, request.sql_id)) };
+      case 'store_sql':
+        this.#store(request.sql_id, request.sql);
+        return { type: 'store_sql' };
+      case 'close_sql':
+        this.#unstore(request.sql_id);
+        return { type: 'close_sql' };
+      case 'get_autocommit':
+        return { type: 'get_autocommit', is_autocommit: this.#connect().isAutocommit() };
+      case 'close':
+        this.close();
+        return { type: 'close' };
+    }
+    throw new SqlError('HRANA_PROTO_ERROR', `Unknown request type: ${String((request as { type?: unknown })?.type)}`);
+  }
+
+  /** Ends the stream, rolling back its open transaction (the connection is shared: only one it opened). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#storedSql.clear();
+    if (!this.#inTransaction) return;
+    this.#inTransaction = false;
+    try {
+      this.#connect().execute('ROLLBACK', [], { wantRows: false, answer: { maxRows: 0, maxBytes: 0 } });
+    } catch {
+      // The transaction is gone already (SQLite rolls back on some errors); nothing is left to undo.
+    }
+  }
+
+  #connect(): SqlConnection {
+    return this.#engine.connection(this.tenant);
+  }
+
+  #execute(stmt: HranaStmt, context: { budget: AnswerBudget; counts: StatementCounts }): HranaStmtResult {
+    if (typeof stmt !== 'object' || stmt === null) throw new SqlError('HRANA_PROTO_ERROR', 'Missing stmt');
+    const sql = this.#sql(stmt.sql, stmt.sql_id);
+    const args = (stmt.args ?? []).map(fromHrana);
+    const named = (stmt.named_args ?? []).map(({ name, value }) => ({ name, value: fromHrana(value) }));
+    const { budget } = context;
+    const left = budget.totalBytes - budget.usedBytes;
+    if (left <= 0)
+      throw new SqlError('RESPONSE_TOO_LARGE', `The results of this request reached the limit of ${formatBytes(budget.totalBytes)} in all: send the remaining statements in another request`);
+    const answer = { maxRows: budget.statement.maxRows, maxBytes: Math.min(budget.statement.maxBytes, left) };
+    const result = this.#connect().execute(sql, bindingArray(sql, args, named), { wantRows: stmt.want_rows ?? true, answer });
+    context.counts.rowsRead += result.rowsReturned;
+    context.counts.rowsWritten += result.affectedRowCount;
+    const encoded: HranaStmtResult = {
+      cols: result.columns,
+      rows: result.rows.map((row) => row.map(toHrana)),
+      affected_row_count: result.affectedRowCount,
+      last_insert_rowid: result.lastInsertRowid?.toString() ?? null,
+      // sqld's usage fields; the client ignores them.
+      rows_read: result.rowsReturned,
+      rows_written: result.affectedRowCount,
+    };
+    budget.usedBytes += result.answerBytes;
+    return encoded;
+  }
+
+  async #batch(steps: unknown, context: { budget: AnswerBudget; counts: StatementCounts; turn: () => Promise<void> }): Promise<HranaBatchResult> {
+    if (!Array.isArray(steps)) throw new SqlError('HRANA_PROTO_ERROR', 'Batch without steps');
+    const results: HranaBatchResult = { step_results: [], step_errors: [] };
+    const outcomes = {
+      ok: (i: number) => results.step_results[i] != null,
+      failed: (i: number) => results.step_errors[i] != null,
+      isAutocommit: () => this.#connect().isAutocommit(),
+    };
+    for (const [i, step] of (steps as { condition?: unknown; stmt: HranaStmt }[]).entries()) {
+      if (i > 0) await context.turn();
+      let result: HranaStmtResult | null = null;
+      let error: HranaError | null = null;
+      try {
+        const runs = step?.condition == null || evaluateCondition(step.condition as never, i, outcomes);
+        if (runs) result = this.#execute(step?.stmt, context);
+      } catch (e) {
+        error = toHranaError(e);
+      }
+      results.step_results.push(result);
+      results.step_errors.push(error);
+    }
+    return results;
+  }
+
+  #describe(sql: string): HranaDescribeResult {
+    const description = this.#connect().describe(sql);
+    return {
+      params: sqlParameters(sql).map((p) => ({ name: p.name })),
+      cols: description.columns,
+      is_explain: /^\s*explain\b/i.test(sql),
+      is_readonly: description.isReadonly,
+    };
+  }
+
+  #store(id: unknown, sql: unknown): void {
+    if (!Number.isInteger(id) || typeof sql !== 'string') throw new SqlError('HRANA_PROTO_ERROR', 'Invalid store_sql');
+    if (this.#storedSql.has(id as number)) throw new SqlError('HRANA_PROTO_ERROR', `SQL id ${String(id)} is in use`);
+    if (this.#storedSql.size >= MAX_STORED_SQL) throw new SqlError('SQL_STORE_FULL', `Too many stored SQL texts (at most ${MAX_STORED_SQL} a stream)`);
+    const bytes = Buffer.byteLength(sql);
+    if (bytes > MAX_SQL_BYTES) throw new SqlError('SQL_TOO_LONG', `SQL text too long (at most ${formatBytes(MAX_SQL_BYTES)})`);
+    if (this.#storedBytes + bytes > MAX_STORED_SQL_BYTES) throw new SqlError('SQL_STORE_FULL', `Too much stored SQL text (at most ${formatBytes(MAX_STORED_SQL_BYTES)} a stream)`);
+    this.#storedSql.set(id as number, sql);
+    this.#storedBytes += bytes;
+  }
+
+  #unstore(id: number): void {
+    const sql = this.#storedSql.get(id);
+    if (sql === undefined) return;
+    this.#storedSql.delete(id);
+    this.#storedBytes -= Buffer.byteLength(sql);
+  }
+
+  #sql(sql: string | null | undefined, sqlId: number | null | undefined): string {
+    if (typeof sql === 'string' && sqlId == null) {
+      if (sql.length > MAX_SQL_BYTES) throw new SqlError('SQL_TOO_LONG', `SQL text too long (at most ${formatBytes(MAX_SQL_BYTES)})`);
+      return sql;
+    }
+    if (sql == null && sqlId != null) {
+      const stored = this.#storedSql.get(sqlId);
+      if (stored === undefined) throw new SqlError('SQL_NOT_FOUND', `No SQL stored with id ${sqlId}`);
+      return stored;
+    }
+    throw new SqlError('HRANA_PROTO_ERROR', 'Exactly one of sql and sql_id must be given');
+  }
+}
+
+/** The Hrana error for anything thrown while running a request; only `SqlError` messages reach the client. */
+export function toHranaError(error: unknown): HranaError {
+  if (error instanceof SqlError) return { message: error.message, code: error.code };
+  return { message: 'Internal error', code: 'INTERNAL_ERROR' };
+}

@@ -1,0 +1,82 @@
+// Rebuilding a database file from its replica: a snapshot, then segments' commits applied page by page, the
+// way SQLite's own checkpoint moves WAL frames into the file.
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import { readGenerations, tenantRoot } from './bucket-layout.ts';
+import { planRestore } from './restore-plan.ts';
+import { decodeSegment, type SegmentCommit } from './segment-codec.ts';
+import { downloadSnapshot } from './snapshot-file.ts';
+import { FRAME_HEADER_BYTES } from './wal-format.ts';
+
+export interface RestoreOptions {
+  readonly store: ObjectStore;
+  readonly prefix: string;
+  readonly tenant: string;
+  /** The database file to (re)create; its `-wal` and `-shm` are removed. Nothing may have it open. */
+  readonly targetPath: string;
+  /** Restore the state as of this time (ms since the epoch): commits stamped later are left out. Default: the latest. */
+  readonly at?: number;
+}
+
+/** `at` is before the oldest snapshot the bucket still holds. */
+export class RestorePointUnavailableError extends Error {
+  override readonly name = 'RestorePointUnavailableError';
+}
+
+/**
+ * Rebuilds `targetPath` from the bucket. Answers null when the tenant has nothing there, else the time of the last
+ * commit applied (the snapshot's time when none was). Works in a temp file renamed over the target at the end,
+ * so a crash never leaves half a database.
+ */
+export async function restoreDatabase(options: RestoreOptions): Promise<{ restoredTo: number } | null> {
+  const { store, targetPath, at } = options;
+  const generations = await readGenerations(store, tenantRoot(options.prefix, options.tenant));
+  const plan = planRestore(generations, at);
+  if (!plan) {
+    if (generations.some((g) => g.snapshots.length > 0)) throw new RestorePointUnavailableError(`no snapshot of ${options.tenant} at or before ${at}`);
+    return null;
+  }
+  const temp = `${targetPath}.restore-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await downloadSnapshot(store, plan.snapshot.key, temp);
+    let restoredTo = plan.snapshot.time;
+    const file = await open(temp, 'r+');
+    try {
+      restore: for (const ref of plan.segments) {
+        const object = await store.get(ref.key);
+        if (object?.kind !== 'object') break; // pruned or deleted meanwhile: as a gap, stop here
+        const segment = await decodeSegment(object.body);
+        for (const commit of segment.commits) {
+          if (at !== undefined && commit.ts > at) break restore;
+          await applyCommit(file, segment.pageSize, commit);
+          restoredTo = commit.ts;
+        }
+      }
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    // A WAL left beside the target would be replayed over the restored file by the next open.
+    await Promise.all([rm(`${targetPath}-wal`, { force: true }), rm(`${targetPath}-shm`, { force: true })]);
+    await rename(temp, targetPath);
+    return { restoredTo };
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Writes each page the commit touched (its last image wins) and sets the file to the commit's database size. */
+async function applyCommit(file: FileHandle, pageSize: number, commit: SegmentCommit): Promise<void> {
+  const frameBytes = FRAME_HEADER_BYTES + pageSize;
+  const pages = new Map<number, Buffer>();
+  for (let offset = 0; offset < commit.frames.byteLength; offset += frameBytes) {
+    const pgno = commit.frames.readUInt32BE(offset);
+    pages.set(pgno, commit.frames.subarray(offset + FRAME_HEADER_BYTES, offset + frameBytes));
+  }
+  for (const [pgno, page] of pages) {
+    if (pgno <= commit.dbSize) await file.write(page, 0, pageSize, (pgno - 1) * pageSize);
+  }
+  await file.truncate(commit.dbSize * pageSize);
+}

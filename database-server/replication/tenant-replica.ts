@@ -1,0 +1,185 @@
+// One tenant's continuous replica: captures committed WAL frames under the tenant lock, ships them as segments,
+// and bounds the WAL with checkpoints and the replay length with snapshots.
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import { newGenerationId, snapshotKey, tenantRoot } from './bucket-layout.ts';
+import { SegmentQueue } from './segment-queue.ts';
+import { copyDatabaseFile, uploadSnapshot } from './snapshot-file.ts';
+import { FRAME_HEADER_BYTES, parseWalHeader, WAL_HEADER_BYTES, type WalChecksum, type WalHeader } from './wal-format.ts';
+import { readWal, walSize } from './wal-file.ts';
+import { scanCommits } from './wal-scan.ts';
+
+export interface TenantReplicaOptions {
+  readonly store: ObjectStore;
+  /** Key prefix of all replicas (ends with `/` or is empty); the tenant's objects are under `${prefix}${tenant}/`. */
+  readonly prefix: string;
+  readonly tenant: string;
+  /** The tenant's database file; its WAL is `${dbPath}-wal`. */
+  readonly dbPath: string;
+  /** Clock (ms since the epoch) stamped on commits and snapshots. */
+  readonly now?: () => number;
+  /** `maintain` checkpoints once the WAL is bigger than this (default 4 MiB). */
+  readonly checkpointBytes?: number;
+  /** `maintain` takes a snapshot once this many WAL bytes were captured since the last one (default 64 MiB). */
+  readonly snapshotEveryBytes?: number;
+  /** A segment holds commits up to this many bytes of frames (default 8 MiB; a larger commit goes alone). */
+  readonly maxSegmentBytes?: number;
+}
+
+/** Runs `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection (in a shard process, hence maybe async). */
+export type Checkpoint = () => void | Promise<void>;
+
+/** Where the next capture reads: inside a WAL whose header was read, after the last captured commit frame. */
+interface WalPosition {
+  readonly header: WalHeader;
+  readonly offset: number;
+  readonly checksum: WalChecksum;
+}
+
+/**
+ * The replica of one tenant's database in the bucket. Every method but `flush` expects the tenant lock, and the
+ * tenant's one connection to run with `wal_autocheckpoint = 0`: the WAL must only be reset through `maintain`
+ * (or `startGeneration`), or commits would leave it unseen.
+ */
+export class TenantReplica {
+  readonly #store: ObjectStore;
+  readonly #root: string;
+  readonly #dbPath: string;
+  readonly #walPath: string;
+  readonly #now: () => number;
+  readonly #checkpointBytes: number;
+  readonly #snapshotEveryBytes: number;
+  readonly #queue: SegmentQueue;
+  #started = false;
+  /** Undefined at the start of an empty WAL (after a TRUNCATE checkpoint). */
+  #wal: WalPosition | undefined;
+  #lastStamp = 0;
+  #bytesSinceSnapshot = 0;
+  #snapshotting: Promise<void> | undefined;
+
+  constructor(options: TenantReplicaOptions) {
+    this.#store = options.store;
+    this.#root = tenantRoot(options.prefix, options.tenant);
+    this.#dbPath = options.dbPath;
+    this.#walPath = `${options.dbPath}-wal`;
+    this.#now = options.now ?? Date.now;
+    this.#checkpointBytes = options.checkpointBytes ?? 4 * 1024 * 1024;
+    this.#snapshotEveryBytes = options.snapshotEveryBytes ?? 64 * 1024 * 1024;
+    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024);
+  }
+
+  /** Captured commits not yet in the bucket, in bytes of WAL frames. */
+  get pendingBytes(): number {
+    return this.#queue.pendingBytes;
+  }
+
+  /**
+   * Starts a new generation whose base is a snapshot of the file right after `checkpoint` (a TRUNCATE checkpoint
+   * on the tenant's connection). The checkpoint and the copy happen before this resolves, under the caller's
+   * lock; `upload` settles when the base is in the bucket (segments wait for it) and needs no lock. Continuity
+   * with an earlier generation is never assumed: another process may have written the file since.
+   */
+  async startGeneration(checkpoint: Checkpoint): Promise<{ upload: Promise<void> }> {
+    await this.#checkpoint(checkpoint);
+    const copy = copyDatabaseFile(this.#dbPath);
+    const time = this.#stamp();
+    const generation = newGenerationId(time);
+    const base = uploadSnapshot(this.#store, snapshotKey(this.#root, generation, 0, time), copy);
+    this.#queue.startGeneration(this.#root, generation, base);
+    this.#started = true;
+    this.#bytesSinceSnapshot = 0;
+    return { upload: base };
+  }
+
+  /**
+   * Queues the transactions committed since the last capture, stamped with now(). Synchronous, under the tenant
+   * lock, with the connection in autocommit; a stat when nothing was written. Answers whether it found any.
+   */
+  capture(): boolean {
+    if (!this.#started) throw new Error('capture before startGeneration');
+    const size = walSize(this.#walPath);
+    const offset = this.#wal?.offset ?? 0;
+    if (size < offset) throw new Error(`the WAL of ${this.#dbPath} shrank behind the replica: it was checkpointed outside maintain()`);
+    if (size === offset) return false;
+    const wal = this.#wal ?? this.#readHeader(size);
+    if (!wal) return false;
+    const frameBytes = FRAME_HEADER_BYTES + wal.header.pageSize;
+    const whole = Math.floor((size - wal.offset) / frameBytes) * frameBytes;
+    if (whole === 0) return false;
+    const scan = scanCommits(readWal(this.#walPath, wal.offset, whole), wal.header, wal.checksum);
+    if (scan.commits.length === 0) {
+      this.#checkSameWal(wal.header);
+      return false;
+    }
+    const ts = this.#stamp();
+    this.#queue.push(
+      scan.commits.map((c) => ({ ts, ...c })),
+      wal.header.pageSize,
+    );
+    this.#bytesSinceSnapshot += scan.consumed;
+    this.#wal = { header: wal.header, offset: wal.offset + scan.consumed, checksum: scan.checksum };
+    return true;
+  }
+
+  /** Resolves when every commit captured before the call is in the bucket. Needs no lock. */
+  flush(): Promise<void> {
+    return this.#queue.flush();
+  }
+
+  /**
+   * Under the tenant lock: captures, then checkpoints (TRUNCATE, through `checkpoint`) when the WAL is bigger than
+   * `checkpointBytes` or a snapshot is due, and takes that snapshot's copy. `upload` (when there is one) is the
+   * snapshot's upload, which needs no lock. Captured commits get their segment numbers before the checkpoint, so
+   * the snapshot's name says exactly which segments it holds.
+   */
+  async maintain(checkpoint: Checkpoint): Promise<{ upload?: Promise<void> }> {
+    this.capture();
+    const snapshotDue = this.#bytesSinceSnapshot >= this.#snapshotEveryBytes && this.#snapshotting === undefined;
+    if (!snapshotDue && walSize(this.#walPath) <= this.#checkpointBytes) return {};
+    const seq = this.#queue.seal();
+    await this.#checkpoint(checkpoint);
+    if (!snapshotDue) return {};
+    const copy = copyDatabaseFile(this.#dbPath);
+    const time = this.#stamp();
+    const shipped = this.#bytesSinceSnapshot;
+    this.#bytesSinceSnapshot = 0;
+    this.#snapshotting = uploadSnapshot(this.#store, snapshotKey(this.#root, this.#queue.generation, seq, time), copy)
+      .catch((error: unknown) => {
+        // Not taken after all: due again at the next maintain.
+        this.#bytesSinceSnapshot += shipped;
+        throw error;
+      })
+      .finally(() => {
+        this.#snapshotting = undefined;
+      });
+    return { upload: this.#snapshotting };
+  }
+
+  async #checkpoint(checkpoint: Checkpoint): Promise<void> {
+    await checkpoint();
+    const left = walSize(this.#walPath);
+    // A checkpoint that could not truncate (another connection reading) may still let SQLite restart the WAL
+    // in place later, overwriting frames this replica cannot tell apart by size: refuse rather than lose commits.
+    if (left !== 0) throw new Error(`checkpoint left ${left} bytes in the WAL of ${this.#dbPath}: is another connection open?`);
+    this.#wal = undefined;
+  }
+
+  #readHeader(size: number): WalPosition | undefined {
+    if (size < WAL_HEADER_BYTES) return undefined;
+    const header = parseWalHeader(readWal(this.#walPath, 0, WAL_HEADER_BYTES));
+    return { header, offset: WAL_HEADER_BYTES, checksum: header.checksum };
+  }
+
+  /** Frames were there but none continued our chain: if SQLite restarted the WAL behind us, commits were missed. */
+  #checkSameWal(header: WalHeader): void {
+    const current = parseWalHeader(readWal(this.#walPath, 0, WAL_HEADER_BYTES));
+    if (current.salt1 !== header.salt1 || current.salt2 !== header.salt2) {
+      throw new Error(`the WAL of ${this.#dbPath} was restarted behind the replica: start a new generation`);
+    }
+  }
+
+  /** now(), never going backwards, in whole milliseconds (keys hold integers). */
+  #stamp(): number {
+    this.#lastStamp = Math.max(this.#lastStamp, Math.floor(this.#now()));
+    return this.#lastStamp;
+  }
+}

@@ -1,0 +1,230 @@
+// The replica's behaviour against one ObjectStore: run on MemoryObjectStore (unit) and on MinIO (integration).
+import { afterEach, describe, expect, it } from 'vitest';
+import { listAll } from '../../../src/object-store/list-all.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import { CountingObjectStore } from '../../../src/object-store/testing/counting-object-store.ts';
+import { FaultObjectStore } from '../../../src/object-store/testing/fault-object-store.ts';
+import { deleteReplica, pruneReplica, restoreWindow } from '../replica-admin.ts';
+import { restoreDatabase, RestorePointUnavailableError } from '../restore.ts';
+import { walSize } from '../wal-file.ts';
+import { TenantFixture } from './tenant-fixture.ts';
+
+async function keysUnder(store: ObjectStore, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of listAll(store, prefix)) keys.push(key);
+  return keys;
+}
+
+export function describeReplicaSuite(name: string, makeStore: () => ObjectStore): void {
+  describe(name, () => {
+    const fixtures: TenantFixture[] = [];
+    const fixture = async (options: ConstructorParameters<typeof TenantFixture>[1] = {}): Promise<TenantFixture> => {
+      const f = new TenantFixture(makeStore(), options);
+      fixtures.push(f);
+      await (
+        await f.replica.startGeneration(f.checkpoint)
+      ).upload;
+      return f;
+    };
+    afterEach(() => {
+      for (const f of fixtures.splice(0)) f.close();
+    });
+
+    it('round-trips committed rows through the bucket into a fresh file', async () => {
+      const f = await fixture();
+      f.clock.tick();
+      expect(f.run('CREATE TABLE t (v TEXT)')).toBe(true);
+      for (let i = 0; i < 20; i++) f.run(`INSERT INTO t VALUES ('row ${i}')`);
+      const last = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('last')");
+      expect(f.replica.capture()).toBe(false);
+      await f.replica.flush();
+      expect(f.replica.pendingBytes).toBe(0);
+
+      const restored = await f.restoreRows();
+      expect(restored.rows).toEqual([...Array.from({ length: 20 }, (_, i) => `row ${i}`), 'last']);
+      expect(restored.restoredTo).toBe(last);
+    });
+
+    it('restores to a time between two commits: the first only', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      const first = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('a')");
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('b')");
+      await f.replica.flush();
+
+      expect(await f.restoreRows({ at: first + 500 })).toEqual({ restoredTo: first, rows: ['a'] });
+      expect((await f.restoreRows()).rows).toEqual(['a', 'b']);
+    });
+
+    it('never ships a rolled-back transaction that spilled into the WAL', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      f.db.pragma('cache_size = 10');
+      const before = walSize(`${f.dbPath}-wal`);
+      f.db.exec('BEGIN');
+      const insert = f.db.prepare('INSERT INTO t VALUES (?)');
+      for (let i = 0; i < 2000; i++) insert.run(`doomed ${i} ${'x'.repeat(200)}`);
+      expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(before); // it did spill
+      f.db.exec('ROLLBACK');
+      expect(f.replica.capture()).toBe(false);
+      expect(f.replica.pendingBytes).toBe(0);
+
+      // The next commit overwrites part of the spilled frames; only it is shipped.
+      f.run("INSERT INTO t VALUES ('kept')");
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toEqual(['kept']);
+    });
+
+    it('keeps shipping across checkpoints', async () => {
+      const f = await fixture({ checkpointBytes: 1 });
+      f.run('CREATE TABLE t (v TEXT)');
+      f.run("INSERT INTO t VALUES ('before')");
+      await f.replica.flush();
+      await (
+        await f.replica.maintain(f.checkpoint)
+      ).upload;
+      expect(walSize(`${f.dbPath}-wal`)).toBe(0);
+
+      f.run("INSERT INTO t VALUES ('after 1')");
+      await (
+        await f.replica.maintain(f.checkpoint)
+      ).upload; // captured, then checkpointed with the commit still queued
+      f.run("INSERT INTO t VALUES ('after 2')");
+      await f.replica.flush();
+      expect((await f.restoreRows()).rows).toEqual(['before', 'after 1', 'after 2']);
+    });
+
+    it('restores from the latest snapshot, reading only the segments after it', async () => {
+      const counting = new CountingObjectStore(makeStore());
+      const f = new TenantFixture(counting, { snapshotEveryBytes: 1 });
+      fixtures.push(f);
+      await (
+        await f.replica.startGeneration(f.checkpoint)
+      ).upload;
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      const early = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('one')");
+      await f.replica.flush();
+      f.clock.tick();
+      await (
+        await f.replica.maintain(f.checkpoint)
+      ).upload; // snapshot 2: both segments are in it
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('two')");
+      await f.replica.flush();
+
+      counting.reset();
+      expect((await f.restoreRows({ store: counting })).rows).toEqual(['one', 'two']);
+      const segmentReads = counting.calls.filter((c) => c.op === 'get' && c.key.includes('/segments/'));
+      expect(segmentReads.map((c) => c.key.split('/segments/')[1]?.slice(0, 10))).toEqual(['0000000002']);
+
+      // Before that snapshot, the base and the early segments still serve.
+      expect(await f.restoreRows({ at: early })).toEqual({ restoredTo: early, rows: ['one'] });
+    });
+
+    it('stops the restore at a gap in the segments', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      const first = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('a')");
+      await f.replica.flush();
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('b')");
+      await f.replica.flush();
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('c')");
+      await f.replica.flush();
+
+      const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
+      expect(segments).toHaveLength(4);
+      await f.store.delete(segments[2] as string);
+      expect(await f.restoreRows()).toEqual({ restoredTo: first, rows: ['a'] });
+    });
+
+    it('retries a failed segment upload under the same key, keeping the order', async () => {
+      const faults = new FaultObjectStore(makeStore());
+      const f = new TenantFixture(faults);
+      fixtures.push(f);
+      await (
+        await f.replica.startGeneration(f.checkpoint)
+      ).upload;
+      f.run('CREATE TABLE t (v TEXT)');
+      f.run("INSERT INTO t VALUES ('a')");
+      // The store takes the write but the answer is lost: the flush fails, the commits stay queued.
+      faults.inject({ match: (key) => key.includes('/segments/'), fault: 'lost-response' });
+      await expect(f.replica.flush()).rejects.toThrow(/was not written/);
+      expect(f.replica.pendingBytes).toBeGreaterThan(0);
+      f.run("INSERT INTO t VALUES ('b')");
+      await f.replica.flush();
+
+      const segments = (await keysUnder(f.store, f.prefix)).filter((k) => k.includes('/segments/'));
+      expect(segments.map((k) => k.split('/segments/')[1]?.slice(0, 10))).toEqual(['0000000000', '0000000001']);
+      expect((await f.restoreRows()).rows).toEqual(['a', 'b']);
+    });
+
+    it('refuses to go on when the WAL was checkpointed behind its back', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      for (let i = 0; i < 50; i++) f.run(`INSERT INTO t VALUES ('row ${i}')`);
+      f.db.pragma('wal_checkpoint(TRUNCATE)');
+      f.db.exec("INSERT INTO t VALUES ('unseen')");
+      expect(() => f.replica.capture()).toThrow(/checkpointed outside maintain|restarted behind the replica/);
+    });
+
+    it('refuses a restore point before the oldest snapshot', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      const before = f.clock.time - 1;
+      await expect(restoreDatabase({ store: f.store, prefix: f.prefix, tenant: f.tenant, targetPath: `${f.dir}/early.db`, at: before })).rejects.toBeInstanceOf(RestorePointUnavailableError);
+    });
+
+    it('answers the restore window and deletes every key', async () => {
+      const f = await fixture();
+      const start = f.clock.time;
+      expect(await restoreWindow({ store: f.store, prefix: f.prefix, tenant: 'nobody' })).toBeNull();
+      expect(await restoreDatabase({ store: f.store, prefix: f.prefix, tenant: 'nobody', targetPath: `${f.dir}/nobody.db` })).toBeNull();
+      f.clock.tick();
+      f.run('CREATE TABLE t (v TEXT)');
+      const last = f.clock.tick();
+      f.run("INSERT INTO t VALUES ('a')");
+      await f.replica.flush();
+      expect(await restoreWindow({ store: f.store, prefix: f.prefix, tenant: f.tenant })).toEqual({ earliest: start, latest: last });
+
+      await deleteReplica({ store: f.store, prefix: f.prefix, tenant: f.tenant });
+      expect(await keysUnder(f.store, f.prefix)).toEqual([]);
+      expect(await restoreWindow({ store: f.store, prefix: f.prefix, tenant: f.tenant })).toBeNull();
+    });
+
+    it('prunes old generations and keeps the latest state restorable', async () => {
+      const f = await fixture();
+      f.run('CREATE TABLE t (v TEXT)');
+      f.run("INSERT INTO t VALUES ('old generation')");
+      await f.replica.flush();
+      const oldKeys = await keysUnder(f.store, f.prefix);
+
+      f.clock.tick(60_000);
+      await f.startGeneration(); // a process restart
+      const second = f.clock.time;
+      f.clock.tick();
+      f.run("INSERT INTO t VALUES ('new generation')");
+      await f.replica.flush();
+
+      await pruneReplica({ store: f.store, prefix: f.prefix, tenant: f.tenant, retentionMs: 30_000, now: f.clock.time });
+      const left = await keysUnder(f.store, f.prefix);
+      expect(left.filter((k) => oldKeys.includes(k))).toEqual([]);
+      expect(left.length).toBeGreaterThan(0);
+      expect((await restoreWindow({ store: f.store, prefix: f.prefix, tenant: f.tenant }))?.earliest).toBe(second);
+
+      // Even a retention of nothing keeps what the latest state needs.
+      await pruneReplica({ store: f.store, prefix: f.prefix, tenant: f.tenant, retentionMs: 0, now: f.clock.time + 1e9 });
+      expect((await f.restoreRows()).rows).toEqual(['old generation', 'new generation']);
+    });
+  });
+}

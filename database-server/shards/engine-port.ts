@@ -1,0 +1,56 @@
+import type { HranaStreamResult } from '../hrana/hrana-types.ts';
+import type { StatementCounts } from '../hrana/stream.ts';
+import type { SqlMode } from '../sql/sandbox.ts';
+import type { DatabaseLimits } from '../sql/sql-limits.ts';
+
+/** One pipeline request's statements, for one stream of one tenant. */
+export interface PipelineRun {
+  tenant: string;
+  /** The stream's id (not its baton: batons stay in the main process). */
+  stream: string;
+  mode: SqlMode;
+  /** Hrana stream requests, as the client sent them (checked where they run). */
+  requests: unknown[];
+}
+
+/** What a pipeline did: a result per request, and where it left the stream. */
+export interface PipelineOutcome {
+  results: HranaStreamResult[];
+  /** False when the stream left a transaction open (its tenant's lock must stay with it). */
+  autocommit: boolean;
+  /** True when a `close` request (or a failure to open the database) ended the stream. */
+  closed: boolean;
+  counts: StatementCounts;
+}
+
+/**
+ * Where tenants' SQL runs, as cw-db's main process drives it: in shard processes (shard-pool.ts), or in this
+ * process (local-engine.ts, which is also what each shard process runs). Calls for one tenant are serialised by
+ * the caller (the tenant lock); calls for different tenants may overlap.
+ */
+export interface DatabaseEngine {
+  /** The path of `tenant`'s database file (its WAL is beside it, with `-wal`). */
+  databasePath(tenant: string): string;
+  /** Opens `tenant`'s database (creating it) under `limits`; called again to change its limits. */
+  open(tenant: string, limits: DatabaseLimits): Promise<void>;
+  /** Runs a pipeline's requests. Rejects (`EngineUnavailableError`) only when the engine itself failed meanwhile. */
+  run(run: PipelineRun): Promise<PipelineOutcome>;
+  /** Ends a stream, rolling back the transaction it left open. */
+  closeStream(tenant: string, stream: string): Promise<void>;
+  /** `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection; only under the tenant lock. */
+  checkpoint(tenant: string): Promise<void>;
+  /** Closes `tenant`'s connection (the next call opens it again). */
+  closeTenant(tenant: string): Promise<void>;
+  /**
+   * Calls `listener` after the engine lost the connections (and open transactions) of some tenants, with a test
+   * for which: a shard process that died and was started again. Their streams are gone and their replicas must
+   * start anew from the file.
+   */
+  onRestart(listener: (affected: (tenant: string) => boolean) => void): void;
+  close(): Promise<void>;
+}
+
+/** The engine could not run the request (a shard process died or is starting again); retrying later may work. */
+export class EngineUnavailableError extends Error {
+  override readonly name = 'EngineUnavailableError';
+}

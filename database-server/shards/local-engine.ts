@@ -1,0 +1,105 @@
+import type { HranaStreamRequest, HranaStreamResult } from '../hrana/hrana-types.ts';
+import { Stream, toHranaError, type AnswerBudget, type StatementCounts } from '../hrana/stream.ts';
+import { LibsqlEngine, type LibsqlEngineOptions } from '../sql/libsql-engine.ts';
+import { SqlError } from '../sql/sql-error.ts';
+import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '../sql/sql-limits.ts';
+import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
+
+/** Options of a `LocalEngine`: the SQL engine's, and how much one pipeline request may answer. */
+export interface LocalEngineOptions extends LibsqlEngineOptions {
+  /** Each statement's result at most; default 10 MiB and a million rows. */
+  answer?: AnswerLimits;
+  /** All the results of one pipeline request together at most; default 16 MiB. */
+  maxPipelineAnswerBytes?: number;
+}
+
+/** Lets every other pipeline waiting on this process run a statement first (setImmediate callbacks run in order). */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * The `DatabaseEngine` in this process: the sandboxed SQL engine and the streams' state (stored SQL, open
+ * transactions). Pipelines of different tenants take turns a statement at a time, so one tenant's long batch
+ * delays another's statement by at most one statement (itself bounded by its time limit), not by the batch.
+ * It is what each shard process runs; tests and tools use it directly.
+ */
+export class LocalEngine implements DatabaseEngine {
+  readonly #sql: LibsqlEngine;
+  readonly #streams = new Map<string, Stream>();
+  readonly #answer: AnswerLimits;
+  readonly #maxPipelineAnswerBytes: number;
+
+  constructor(options: LocalEngineOptions) {
+    this.#sql = new LibsqlEngine(options);
+    this.#answer = options.answer ?? DEFAULT_ANSWER_LIMITS;
+    this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
+  }
+
+  databasePath(tenant: string): string {
+    return this.#sql.databasePath(tenant);
+  }
+
+  async open(tenant: string, limits: DatabaseLimits): Promise<void> {
+    this.#sql.setLimits(tenant, limits);
+    this.#sql.connection(tenant);
+  }
+
+  async run(run: PipelineRun): Promise<PipelineOutcome> {
+    const counts: StatementCounts = { rowsRead: 0, rowsWritten: 0 };
+    let stream = this.#streams.get(run.stream);
+    if (stream === undefined) {
+      stream = new Stream({ tenant: run.tenant, engine: this.#sql });
+      this.#streams.set(run.stream, stream);
+    } else if (stream.tenant !== run.tenant) {
+      throw new SqlError('HRANA_PROTO_ERROR', 'The stream belongs to another database');
+    }
+    try {
+      this.#sql.connection(run.tenant).setMode(run.mode);
+    } catch (error) {
+      // The database could not even be opened: every request gets that error, and the stream ends.
+      this.#end(run.stream, stream);
+      const failed: HranaStreamResult = { type: 'error', error: toHranaError(error) };
+      return { results: run.requests.map(() => failed), autocommit: true, closed: true, counts };
+    }
+    const budget: AnswerBudget = { statement: this.#answer, totalBytes: this.#maxPipelineAnswerBytes, usedBytes: 0 };
+    const results: HranaStreamResult[] = [];
+    for (const [i, request] of run.requests.entries()) {
+      if (i > 0) await nextTurn();
+      try {
+        results.push({ type: 'ok', response: await stream.run(request as HranaStreamRequest, { budget, counts, turn: nextTurn }) });
+      } catch (error) {
+        results.push({ type: 'error', error: toHranaError(error) });
+      }
+    }
+    const autocommit = stream.isAutocommit();
+    if (stream.closed) this.#streams.delete(run.stream);
+    return { results, autocommit, closed: stream.closed, counts };
+  }
+
+  async closeStream(_tenant: string, id: string): Promise<void> {
+    const stream = this.#streams.get(id);
+    if (stream) this.#end(id, stream);
+  }
+
+  async checkpoint(tenant: string): Promise<void> {
+    this.#sql.connection(tenant).checkpoint();
+  }
+
+  async closeTenant(tenant: string): Promise<void> {
+    for (const [id, stream] of this.#streams) if (stream.tenant === tenant) this.#end(id, stream);
+    this.#sql.closeTenant(tenant);
+  }
+
+  onRestart(): void {
+    // Nothing here restarts: this process holds the connections for as long as it lives.
+  }
+
+  async close(): Promise<void> {
+    for (const [id, stream] of this.#streams) this.#end(id, stream);
+    this.#sql.closeAll();
+  }
+
+  #end(id: string, stream: Stream): void {
+    stream.close();
+    this.#streams.delete(id);
+  }
+}

@@ -1,0 +1,359 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'libsql';
+import { answerBytes } from './answer-size.ts';
+import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
+import { engineFailure, SqlError } from './sql-error.ts';
+import type { ExecuteOptions, SqlConnection, SqlDescription, SqlEngine, SqlResult } from './sql-engine.ts';
+import { DEFAULT_DATABASE_LIMITS, formatBytes, type DatabaseLimits } from './sql-limits.ts';
+import type { SqlValue } from './sql-value.ts';
+
+const { Authorization, Action } = Database as unknown as LibsqlModule;
+
+/** The part of the `libsql` package this engine uses (its bundled types are loose). */
+interface LibsqlModule {
+  Authorization: { ALLOW: number; DENY: number };
+  Action: Record<'ATTACH' | 'DETACH' | 'PRAGMA' | 'FUNCTION' | 'CREATE_VTABLE', number>;
+}
+interface QueryOptions {
+  queryTimeout: number;
+}
+interface LibsqlStatement {
+  readonly reader: boolean;
+  raw(on: boolean): LibsqlStatement;
+  columns(): { name: string; type: string | null }[];
+  iterate(params: SqlValue[], options: QueryOptions): IterableIterator<SqlValue[]> & { return?(): unknown };
+  run(params: SqlValue[], options: QueryOptions): unknown;
+  get(params: SqlValue[]): unknown;
+}
+interface LibsqlDatabase {
+  readonly inTransaction: boolean;
+  prepare(sql: string): LibsqlStatement;
+  exec(sql: string, options?: QueryOptions): void;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  authorizer(config: unknown): void;
+  defaultSafeIntegers(on: boolean): void;
+  close(): void;
+}
+
+const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
+
+/** Prepared statements kept per connection (by SQL text). */
+const STATEMENT_CACHE_SIZE = 128;
+
+/** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
+const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+
+/** sandbox.ts as the package's authorizer rules: the first rule that matches decides; anything else is allowed. */
+const SANDBOX = {
+  rules: [
+    { action: [Action.ATTACH, Action.DETACH], policy: Authorization.DENY },
+    ...ALLOWED_PRAGMAS.map((name) => ({ action: Action.PRAGMA, entity: name, policy: Authorization.ALLOW })),
+    { action: Action.PRAGMA, policy: Authorization.DENY },
+    ...DENIED_FUNCTIONS.map((name) => ({ action: Action.FUNCTION, entity: { glob: name }, policy: Authorization.DENY })),
+    ...DENIED_TABLES.map((table) => ({ table, policy: Authorization.DENY })),
+    ...ALLOWED_VIRTUAL_TABLE_MODULES.map((module) => ({ action: Action.CREATE_VTABLE, entity: module, policy: Authorization.ALLOW })),
+    { action: Action.CREATE_VTABLE, policy: Authorization.DENY },
+  ],
+  defaultPolicy: Authorization.ALLOW,
+};
+
+/** Options of a `LibsqlEngine`. */
+export interface LibsqlEngineOptions {
+  directory: string;
+  /**
+   * SQLite never checkpoints by itself (`wal_autocheckpoint = 0`); the replication does, once the frames are
+   * shipped. Without it, SQLite's default automatic checkpoints keep the WAL small.
+   */
+  manualCheckpoints?: boolean;
+  /** Limits of tenants without their own (`setLimits`). */
+  defaultLimits?: DatabaseLimits;
+  /**
+   * The most memory SQLite may allocate in this process (`hard_heap_limit`), over every connection: a statement that
+   * would need more fails with SQLITE_NOMEM instead of growing the process. Process-wide, so set only where one
+   * process is one shard of tenants.
+   */
+  memoryLimitBytes?: number;
+}
+
+/**
+ * The `SqlEngine` on the `libsql` npm package (the only importer of it): one SQLite file per tenant in
+ * `directory`, in WAL mode, each connection sandboxed by an authorizer the tenant's SQL cannot change.
+ */
+export class LibsqlEngine implements SqlEngine {
+  readonly #options: LibsqlEngineOptions;
+  readonly #connections = new Map<string, LibsqlConnection>();
+  readonly #limits = new Map<string, DatabaseLimits>();
+  #memoryLimitSet = false;
+
+  constructor(options: LibsqlEngineOptions) {
+    this.#options = options;
+    mkdirSync(options.directory, { recursive: true });
+  }
+
+  databasePath(tenant: string): string {
+    if (!TENANT_ID.test(tenant)) throw new SqlError('TENANT_INVALID', `Invalid tenant id: ${tenant}`);
+    return path.join(this.#options.directory, `${tenant}.db`);
+  }
+
+  connection(tenant: string): SqlConnection {
+    let connection = this.#connections.get(tenant);
+    if (connection === undefined || connection.closed) {
+      connection = new LibsqlConnection(this.#open(tenant), this.#limitsOf(tenant));
+      this.#connections.set(tenant, connection);
+    }
+    return connection;
+  }
+
+  setLimits(tenant: string, limits: DatabaseLimits): void {
+    this.#limits.set(tenant, limits);
+    this.#connections.get(tenant)?.setLimits(limits);
+  }
+
+  closeTenant(tenant: string): void {
+    this.#connections.get(tenant)?.close();
+    this.#connections.delete(tenant);
+  }
+
+  closeAll(): void {
+    for (const tenant of this.#connections.keys()) this.closeTenant(tenant);
+  }
+
+  #limitsOf(tenant: string): DatabaseLimits {
+    return this.#limits.get(tenant) ?? this.#options.defaultLimits ?? DEFAULT_DATABASE_LIMITS;
+  }
+
+  #open(tenant: string): LibsqlDatabase {
+    const db = wrap(() => new (Database as unknown as new (file: string) => LibsqlDatabase)(this.databasePath(tenant)));
+    try {
+      if (this.#options.memoryLimitBytes !== undefined && !this.#memoryLimitSet) {
+        db.pragma(`hard_heap_limit = ${this.#options.memoryLimitBytes}`);
+        this.#memoryLimitSet = true;
+      }
+      // busy_timeout 0: the engine is synchronous, so waiting for a lock inside SQLite would block the shard (and
+      // the very holder that could release it). Streams take turns under an async mutex per tenant instead.
+      db.pragma('busy_timeout = 0');
+      db.pragma('journal_mode = WAL');
+      if (this.#options.manualCheckpoints) db.pragma('wal_autocheckpoint = 0');
+      db.pragma('foreign_keys = ON');
+      // Functions in the schema (views, triggers, defaults) run only if innocuous; temporary tables and sorts stay
+      // in memory, under the heap limit, instead of filling the disk.
+      db.pragma('trusted_schema = OFF');
+      db.pragma('temp_store = MEMORY');
+      db.defaultSafeIntegers(true);
+      db.authorizer(SANDBOX);
+    } catch (error) {
+      db.close();
+      throw engineFailure(error);
+    }
+    return db;
+  }
+}
+
+class LibsqlConnection implements SqlConnection {
+  readonly #db: LibsqlDatabase;
+  #limits: DatabaseLimits;
+  #pageSize = 4096;
+  #closed = false;
+  // query_only is on while either holds: a read-only transaction, or a read-only caller.
+  #queryOnly = false;
+  #readonlyTransaction = false;
+  #mode: SqlMode = 'read-write';
+  readonly #statements = new Map<string, LibsqlStatement>();
+  #countersStmt: LibsqlStatement | undefined;
+
+  constructor(db: LibsqlDatabase, limits: DatabaseLimits) {
+    this.#db = db;
+    this.#limits = limits;
+    this.#pageSize = Number(this.#internal(() => db.pragma('page_size', { simple: true })));
+    this.#applySizeQuota();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  setLimits(limits: DatabaseLimits): void {
+    this.#limits = limits;
+    this.#applySizeQuota();
+  }
+
+  execute(sql: string, params: SqlValue[], options: ExecuteOptions): SqlResult {
+    return this.#wrap(() => {
+      try {
+        return this.#execute(sql, params, options);
+      } finally {
+        // A read-only transaction ends with COMMIT, ROLLBACK or an error that rolled it back.
+        if (this.#readonlyTransaction && !this.#db.inTransaction) {
+          this.#readonlyTransaction = false;
+          this.#applyQueryOnly();
+        }
+      }
+    });
+  }
+
+  #execute(sql: string, params: SqlValue[], options: ExecuteOptions): SqlResult {
+    // The client's transaction('read') sends sqld's BEGIN TRANSACTION READONLY; libsql accepts it but does
+    // not enforce it, so query_only does, until the transaction ends.
+    if (READONLY_BEGIN.test(sql) && !this.#db.inTransaction) {
+      this.#readonlyTransaction = true;
+      this.#applyQueryOnly();
+    }
+    const before = this.#counters();
+    const stmt = this.#prepare(sql);
+    const timeout = { queryTimeout: this.#limits.statementTimeoutMs };
+    let columns: SqlResult['columns'] = [];
+    const rows: SqlValue[][] = [];
+    let rowsReturned = 0;
+    let bytes = 0;
+    if (stmt.reader) {
+      stmt.raw(true);
+      columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
+      // Always one array argument: the package takes a lone object (a Buffer, null) for a map of named values.
+      const iterator = stmt.iterate(params, timeout);
+      try {
+        for (const row of iterator) {
+          rowsReturned++;
+          if (!options.wantRows) continue;
+          for (const value of row) bytes += answerBytes(value);
+          if (rowsReturned > options.answer.maxRows || bytes > options.answer.maxBytes) throw tooLarge(options, rowsReturned, bytes);
+          rows.push(row);
+        }
+      } finally {
+        iterator.return?.();
+      }
+    } else {
+      stmt.run(params, timeout);
+    }
+    const after = this.#counters();
+    // changes() keeps the count of the last INSERT/UPDATE/DELETE even across a SELECT or DDL; only when the
+    // total moved did this statement change rows (sqld reports 0 for a read, as here).
+    const affectedRowCount = after.total === before.total ? 0 : Number(after.changes);
+    return {
+      columns,
+      rows,
+      rowsReturned,
+      affectedRowCount,
+      answerBytes: bytes,
+      // Only a statement that inserted has a rowid to report: the connection is shared by the tenant's streams,
+      // and its last rowid may be another stream's (or a rolled-back one's).
+      lastInsertRowid: after.total !== before.total && after.lastInsertRowid !== before.lastInsertRowid ? after.lastInsertRowid : null,
+    };
+  }
+
+  executeScript(sql: string): void {
+    this.#wrap(() => this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs }));
+  }
+
+  describe(sql: string): SqlDescription {
+    return this.#wrap(() => {
+      const stmt = this.#db.prepare(sql);
+      const columns = stmt.reader ? stmt.columns().map((c) => ({ name: c.name, decltype: c.type })) : [];
+      // The package does not expose sqlite3_stmt_readonly; a statement that returns rows and is not DML with
+      // RETURNING is the closest honest answer.
+      const isReadonly = stmt.reader && !/^\s*(insert|update|delete|replace|with)\b/i.test(sql);
+      return { columns, isReadonly };
+    });
+  }
+
+  isAutocommit(): boolean {
+    return !this.#db.inTransaction;
+  }
+
+  setMode(mode: SqlMode): void {
+    this.#mode = mode;
+    this.#wrap(() => this.#applyQueryOnly());
+  }
+
+  checkpoint(): void {
+    this.#wrap(() => this.#internal(() => this.#db.pragma('wal_checkpoint(TRUNCATE)')));
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  #applyQueryOnly(): void {
+    const on = this.#readonlyTransaction || this.#mode === 'read-only';
+    if (on === this.#queryOnly) return;
+    this.#internal(() => this.#db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`));
+    this.#queryOnly = on;
+  }
+
+  /** The quota as SQLite's page limit: a write that would grow the database past it fails with SQLITE_FULL. */
+  #applySizeQuota(): void {
+    const pages = Math.max(1, Math.floor(this.#limits.maxSizeBytes / this.#pageSize));
+    this.#internal(() => this.#db.pragma(`max_page_count = ${pages}`));
+  }
+
+  /**
+   * Runs the engine's own PRAGMAs, which the sandbox refuses to tenants. Setting the authorizer again expires
+   * the prepared statements, which SQLite prepares anew (under the sandbox) on their next run.
+   */
+  #internal<T>(run: () => T): T {
+    this.#db.authorizer(null);
+    try {
+      return run();
+    } finally {
+      this.#db.authorizer(SANDBOX);
+    }
+  }
+
+  /** Runs `run`, turning the engine's failures into the tenant's errors, worded with its limits. */
+  #wrap<T>(run: () => T): T {
+    try {
+      return run();
+    } catch (error) {
+      throw this.#explain(engineFailure(error));
+    }
+  }
+
+  #explain(error: SqlError): SqlError {
+    switch (error.code) {
+      case 'SQLITE_INTERRUPT':
+        return new SqlError('SQLITE_INTERRUPT', `The statement was interrupted: it ran longer than this database's statement time limit of ${this.#limits.statementTimeoutMs / 1000} s`);
+      case 'SQLITE_FULL':
+        return new SqlError('SQLITE_FULL', `The database is full: the write would take it past its size quota of ${formatBytes(this.#limits.maxSizeBytes)}`);
+      default:
+        return error;
+    }
+  }
+
+  /**
+   * A prepared statement, from a small per-connection cache by SQL text: the connection lives as long as its
+   * tenant is open, and applications repeat the same statements (the profile showed preparing at a tenth of a read).
+   */
+  #prepare(sql: string): LibsqlStatement {
+    let stmt = this.#statements.get(sql);
+    if (stmt !== undefined) {
+      // Most recently used last: a Map iterates in insertion order, so the first key is the one to evict.
+      this.#statements.delete(sql);
+    } else {
+      stmt = this.#db.prepare(sql);
+      if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string);
+    }
+    this.#statements.set(sql, stmt);
+    return stmt;
+  }
+
+  #counters(): { changes: bigint; lastInsertRowid: bigint; total: bigint } {
+    this.#countersStmt ??= this.#db.prepare('SELECT changes(), last_insert_rowid(), total_changes()').raw(true);
+    const row = this.#countersStmt.get([]) as [bigint, bigint, bigint];
+    return { changes: row[0], lastInsertRowid: row[1], total: row[2] };
+  }
+}
+
+function tooLarge(options: ExecuteOptions, rows: number, bytes: number): SqlError {
+  const over = rows > options.answer.maxRows ? `more than ${options.answer.maxRows} rows` : `more than ${formatBytes(options.answer.maxBytes)}`;
+  return new SqlError('RESPONSE_TOO_LARGE', `The result is too large (${over} at row ${rows}, about ${formatBytes(bytes)}): select fewer rows or columns, or page with LIMIT and OFFSET`);
+}
+
+function wrap<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw engineFailure(error);
+  }
+}

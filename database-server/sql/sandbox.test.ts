@@ -1,0 +1,174 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient, LibsqlError, type Client } from '@libsql/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHranaServer, type HranaServer } from '../hrana/http-server.ts';
+import { LocalEngine } from '../shards/local-engine.ts';
+import { NOT_AUTHORIZED } from './sql-error.ts';
+
+// The sandbox as a hostile tenant meets it: the official client against the real Hrana server on the real engine.
+// A token "ro-…" is read-only; the tenant is the path's. The engine's limits are small so they are reached fast.
+let directory: string;
+let engine: LocalEngine;
+let server: HranaServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'cw-sandbox-'));
+  engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 300, maxSizeBytes: 64 * 1024 * 1024 }, memoryLimitBytes: 64 * 1024 * 1024 });
+  server = await startHranaServer({
+    port: 0,
+    engine,
+    authorize: (request, pathTenant) => ({ tenant: pathTenant ?? 'default', readOnly: /Bearer ro-/.test(request.headers.authorization ?? '') }),
+  });
+  const victim = connect('victim');
+  await victim.batch(['CREATE TABLE secret (v TEXT)', "INSERT INTO secret VALUES ('s3cr3t')"], 'write');
+});
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await server.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+function connect(tenant: string, token = 'rw-token'): Client {
+  const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/`, authToken: token });
+  clients.push(client);
+  return client;
+}
+
+/** The error a statement fails with (as the client exposes it), or the rows when it did not fail. */
+async function failure(client: Client, sql: string): Promise<LibsqlError> {
+  const outcome = await client.execute(sql).then(
+    (result) => result.rows,
+    (error: unknown) => error,
+  );
+  expect(outcome, `${sql} should have failed`).toBeInstanceOf(LibsqlError);
+  return outcome as LibsqlError;
+}
+
+describe('what a tenant cannot reach', () => {
+  const victimFile = () => engine.databasePath('victim');
+
+  it("refuses ATTACH and DETACH of another database's file, to writers and readers alike", async () => {
+    for (const client of [connect('attacker'), connect('attacker', 'ro-token')]) {
+      const attach = await failure(client, `ATTACH DATABASE '${victimFile()}' AS v`);
+      expect([attach.code, attach.message]).toEqual(['SQLITE_AUTH', expect.stringContaining('not authorized')]);
+      expect((await failure(client, 'DETACH DATABASE main')).code).toBe('SQLITE_AUTH');
+    }
+  });
+
+  it('refuses VACUUM INTO and the file functions, and writes no file', async () => {
+    const attacker = connect('attacker');
+    const written = path.join(directory, 'stolen.db');
+    expect((await failure(attacker, `VACUUM INTO '${written}'`)).code).toBe('SQLITE_AUTH');
+    expect((await failure(attacker, `SELECT writefile('${written}', 'x')`)).message).toMatch(/not authorized to use function: writefile/);
+    expect(existsSync(written)).toBe(false);
+    expect((await failure(attacker, `SELECT readfile('${victimFile()}')`)).message).toMatch(/not authorized to use function: readfile/);
+    expect((await failure(attacker, "SELECT readfile('/proc/self/environ')")).message).toMatch(/readfile/);
+    expect((await failure(attacker, `SELECT name FROM fsdir('${directory}')`)).code).toBe('SQLITE_AUTH');
+    expect((await failure(attacker, 'SELECT * FROM sqlite_dbpage')).code).toBe('SQLITE_AUTH');
+    expect((await failure(attacker, "SELECT load_extension('/tmp/x.so')")).message).toMatch(/not authorized/);
+    expect((await failure(attacker, 'CREATE VIRTUAL TABLE files USING fsdir')).message).toBe(`SQLITE_AUTH: ${NOT_AUTHORIZED}`);
+  });
+
+  it("hides the engine's file paths and settings, and keeps them", async () => {
+    const attacker = connect('attacker');
+    expect((await failure(attacker, 'PRAGMA database_list')).code).toBe('SQLITE_AUTH');
+    for (const setting of [
+      'journal_mode = DELETE',
+      'wal_autocheckpoint = 1',
+      'wal_checkpoint(TRUNCATE)',
+      'max_page_count = 4294967294',
+      'hard_heap_limit = 0',
+      'soft_heap_limit = 0',
+      'busy_timeout = 60000',
+      'cache_size = -10000000',
+      'mmap_size = 1000000000',
+      'temp_store = FILE',
+      'locking_mode = EXCLUSIVE',
+      'synchronous = OFF',
+      'writable_schema = ON',
+      'trusted_schema = ON',
+      'query_only = OFF',
+    ]) {
+      expect((await failure(attacker, `PRAGMA ${setting}`)).code, setting).toBe('SQLITE_AUTH');
+    }
+    expect((await failure(attacker, "SELECT * FROM pragma_journal_mode('DELETE')")).code).toMatch(/SQLITE_AUTH|SQLITE_ERROR/);
+    // Still in WAL mode: a write goes to the WAL beside the file.
+    await attacker.execute('CREATE TABLE IF NOT EXISTS marks (v)');
+    expect(existsSync(`${engine.databasePath('attacker')}-wal`)).toBe(true);
+  });
+
+  it('keeps what applications use: schema PRAGMAs, user_version, foreign keys, full-text search', async () => {
+    const tenant = connect('app');
+    await tenant.batch(['CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)', 'CREATE VIRTUAL TABLE notes_fts USING fts5(body)', "INSERT INTO notes_fts VALUES ('hello sandbox')"], 'write');
+    expect((await tenant.execute('PRAGMA table_info(notes)')).rows.map((r) => r.name)).toEqual(['id', 'body']);
+    expect((await tenant.execute("SELECT name FROM pragma_table_list WHERE name = 'notes'")).rows).toHaveLength(1);
+    await tenant.execute('PRAGMA user_version = 7');
+    expect((await tenant.execute('PRAGMA user_version')).rows[0]?.user_version).toBe(7);
+    await tenant.execute('PRAGMA foreign_keys = OFF');
+    expect((await tenant.execute("SELECT body FROM notes_fts WHERE notes_fts MATCH 'sandbox'")).rows[0]?.body).toBe('hello sandbox');
+  });
+});
+
+describe('read-only callers', () => {
+  it('stay read-only whatever they send first, and leave later callers as they should be', async () => {
+    const writer = connect('ledger');
+    await writer.execute('CREATE TABLE entries (v INTEGER)');
+    const reader = connect('ledger', 'ro-token');
+    expect((await failure(reader, 'PRAGMA query_only = OFF')).code).toBe('SQLITE_AUTH');
+    expect((await failure(reader, 'PRAGMA query_only = 0')).code).toBe('SQLITE_AUTH');
+    const write = await failure(reader, 'INSERT INTO entries VALUES (1)');
+    expect([write.code, write.message]).toEqual(['SQLITE_READONLY', 'SQLITE_READONLY: attempt to write a readonly database']);
+    expect((await failure(reader, 'CREATE TABLE sneaky (v)')).code).toBe('SQLITE_READONLY');
+    expect((await failure(reader, 'PRAGMA user_version = 99')).code).toBe('SQLITE_READONLY');
+    await writer.execute('INSERT INTO entries VALUES (2)');
+    expect((await failure(reader, 'DELETE FROM entries')).code).toBe('SQLITE_READONLY');
+    expect((await reader.execute('SELECT v FROM entries')).rows.map((r) => r.v)).toEqual([2]);
+  });
+
+  it('cannot write inside a transaction they open either', async () => {
+    const reader = connect('ledger', 'ro-token');
+    const transaction = await reader.transaction('write');
+    await expect(transaction.execute('INSERT INTO entries VALUES (3)')).rejects.toMatchObject({ code: 'SQLITE_READONLY' });
+    await transaction.rollback();
+    transaction.close();
+  });
+});
+
+describe('bounded statements', () => {
+  it('interrupts a statement past its time limit and answers the next ones', async () => {
+    const tenant = connect('looper');
+    const started = Date.now();
+    const loop = await failure(tenant, 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r');
+    expect(loop.code).toBe('SQLITE_INTERRUPT');
+    expect(loop.message).toMatch(/ran longer than this database's statement time limit of 0.3 s/);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((await tenant.execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+  });
+
+  it('interrupts a row that is slow to come after fast ones (the limit covers the whole statement)', async () => {
+    const slowSecondRow = 'SELECT v, CASE WHEN v = 2 THEN (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r) END FROM (SELECT 1 AS v UNION ALL SELECT 2)';
+    expect((await failure(connect('looper'), slowSecondRow)).code).toBe('SQLITE_INTERRUPT');
+  });
+
+  it('fails a write past the size quota, keeping what was written before', async () => {
+    await engine.open('quota', { statementTimeoutMs: 5000, maxSizeBytes: 1024 * 1024 });
+    const tenant = connect('quota');
+    await tenant.execute('CREATE TABLE blobs (b BLOB)');
+    await tenant.execute('INSERT INTO blobs VALUES (randomblob(100000))');
+    const full = await failure(tenant, 'INSERT INTO blobs SELECT randomblob(100000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20) SELECT n FROM r)');
+    expect([full.code, full.message]).toEqual(['SQLITE_FULL', 'SQLITE_FULL: The database is full: the write would take it past its size quota of 1 MiB']);
+    expect((await tenant.execute('SELECT count(*) AS n FROM blobs')).rows[0]?.n).toBe(1);
+    await tenant.execute('DELETE FROM blobs');
+  });
+
+  it('fails a statement that needs more memory than the engine allows, and the engine keeps serving', async () => {
+    const tenant = connect('hungry');
+    expect((await failure(tenant, 'SELECT zeroblob(900000000)')).code).toBe('SQLITE_NOMEM');
+    expect((await failure(tenant, "WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r")).code).toMatch(/SQLITE_NOMEM|SQLITE_INTERRUPT|SQLITE_TOOBIG/);
+    expect((await connect('victim').execute('SELECT v FROM secret')).rows[0]?.v).toBe('s3cr3t');
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { engineFailure, hranaErrorCode, NOT_AUTHORIZED } from './sql-error.ts';
+
+describe('Hrana error codes', () => {
+  it.each([
+    ['SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed: t.a', 'SQLITE_CONSTRAINT'],
+    ['SQLITE_CONSTRAINT', 'CHECK constraint failed', 'SQLITE_CONSTRAINT'],
+    ['SQLITE_BUSY_SNAPSHOT', 'database is locked', 'SQLITE_BUSY'],
+    ['SQLITE_ERROR', 'near "selec": syntax error', 'SQL_INPUT_ERROR'],
+    ['SQLITE_ERROR', 'no such table: t', 'SQLITE_ERROR'],
+    [undefined, 'something', 'SQLITE_ERROR'],
+    ['SOMETHING_ELSE', 'x', 'SOMETHING_ELSE'],
+  ])('%s (%s) is %s', (code, message, expected) => {
+    expect(hranaErrorCode(code, message)).toBe(expected);
+  });
+});
+
+describe('engine failures', () => {
+  it('reads the JSON the package puts in a generic failure from row iteration', () => {
+    const error = Object.assign(new Error('{"code":"SQLITE_INTERRUPT","libsqlError":true,"message":"interrupted","rawCode":9}'), { code: 'GenericFailure' });
+    const failure = engineFailure(error);
+    expect([failure.code, failure.message]).toEqual(['SQLITE_INTERRUPT', 'interrupted']);
+  });
+
+  it('words a refusal of the sandbox instead of passing on the package text', () => {
+    const error = Object.assign(new Error('{"code":"SQLITE_AUTH","libsqlError":true,"message":"Authorization denied by JS authorizer","rawCode":23}'), { code: 'SQLITE_AUTH' });
+    expect(engineFailure(error)).toMatchObject({ code: 'SQLITE_AUTH', message: NOT_AUTHORIZED });
+  });
+
+  it('keeps an error with a code and a plain message', () => {
+    const error = Object.assign(new Error('UNIQUE constraint failed: t.a'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(engineFailure(error)).toMatchObject({ code: 'SQLITE_CONSTRAINT', message: 'UNIQUE constraint failed: t.a' });
+  });
+});

@@ -1,4 +1,0 @@
-import { MemoryObjectStore } from '../../object-store/memory-object-store.ts';
-import { describeReplicaSuite } from './testing/replica-suite.ts';
-
-describeReplicaSuite('TenantReplica on MemoryObjectStore', () => new MemoryObjectStore());
