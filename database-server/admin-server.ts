@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { LimitOutOfRangeError } from './limit-policy.ts';
+import type { ShardState } from './shards/shard-pool.ts';
 import { RestorePointUnavailableError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
 
@@ -45,7 +46,7 @@ const Params = Type.Object({ tenant: Type.String({ pattern: TENANT }) });
  * tenant (optionally restored from another at a time) or updates its tokens and durability, `GET` describes it
  * (size, usage, restore window), `DELETE` removes it with its bucket data. `GET /readyz` answers without a token.
  */
-export async function adminServer(options: { directory: TenantDirectory; token: string; logger?: boolean }): Promise<FastifyInstance> {
+export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean }): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
   const expected = Buffer.from(`Bearer ${options.token}`);
 
@@ -77,6 +78,9 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
         throw err;
       }
     });
+
+    // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
+    api.get('/v1/shards', async () => ({ shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })) }));
 
     api.get<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant', { schema: { params: Params } }, async (request, reply) => {
       const description = await options.directory.describe(request.params.tenant);

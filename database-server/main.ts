@@ -18,10 +18,6 @@ const PRUNE_MS = 3_600_000;
 export interface DatabaseServer {
   port: number;
   adminPort: number;
-  /** The shard processes' pids, by shard. */
-  readonly shardPids: (number | undefined)[];
-  /** The shard a database's tenant id belongs to. */
-  shardOf(tenant: string): number;
   close(): Promise<void>;
 }
 
@@ -71,7 +67,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
     afterCommit: (tenant) => directory.afterCommit(tenant),
   });
-  const admin = await adminServer({ directory, token: config.adminToken });
+  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state() });
   await admin.listen({ port: config.adminPort, host: config.adminHost });
   const adminPort = (admin.server.address() as { port: number }).port;
 
@@ -82,10 +78,6 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   return {
     port: hrana.port,
     adminPort,
-    get shardPids() {
-      return engine.pids;
-    },
-    shardOf: (tenant) => engine.shardOf(tenant),
     close: async () => {
       for (const timer of timers) timer.stop();
       await admin.close();

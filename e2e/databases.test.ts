@@ -52,7 +52,8 @@ interface Detail {
   name: string;
   status: string;
   durability: string;
-  usage: { size_bytes: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  usage: { size_bytes: number; size_quota_bytes?: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  limits?: { statement_timeout_ms: number; max_size_bytes: number };
   restore_window: { earliest: string; latest: string } | null;
   restored_from?: { database: string; timestamp: string };
 }
@@ -317,6 +318,40 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     const reborn = await createDatabase('doomed');
     expect(reborn.database_id).not.toBe(doomed.database_id);
     await expect(connect(reborn.database_url, reborn.database_token).execute('SELECT * FROM t')).rejects.toThrow(/no such table/);
+  });
+
+  it("applies a database's limits: asked at creation, changed with PATCH, refused past cw-db's maxima (the database keeps its own)", async () => {
+    const MIB = 1024 * 1024;
+    const bounded = await createDatabase('bounded', { limits: { max_size_bytes: 2 * MIB, statement_timeout_ms: 500 } });
+    const client = connect(bounded.database_url, bounded.database_token);
+    const shown = await ok<{ database: Detail }>(200, 'GET', '/databases/bounded');
+    expect(shown.database).toMatchObject({ limits: { max_size_bytes: 2 * MIB, statement_timeout_ms: 500 }, usage: { size_quota_bytes: 2 * MIB } });
+    await expect(client.execute('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r')).rejects.toMatchObject({
+      code: 'SQLITE_INTERRUPT',
+      message: expect.stringContaining('0.5 s'),
+    });
+    await client.execute('CREATE TABLE blobs (b BLOB)');
+    await expect(
+      client.execute('INSERT INTO blobs SELECT randomblob(100000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 40) SELECT n FROM r)'),
+    ).rejects.toMatchObject({
+      code: 'SQLITE_FULL',
+      message: expect.stringContaining('size quota of 2 MiB'),
+    });
+
+    const raised = await ok<{ database: Detail }>(200, 'PATCH', '/databases/bounded', { limits: { max_size_bytes: 8 * MIB } });
+    // What the request leaves out goes back to the default (5 s).
+    expect(raised.database.limits).toEqual({ max_size_bytes: 8 * MIB, statement_timeout_ms: 5000 });
+    await client.execute('INSERT INTO blobs SELECT randomblob(100000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 40) SELECT n FROM r)');
+
+    const refused = await call<{ detail: string }>('PATCH', '/databases/bounded', { limits: { max_size_bytes: 100 * 1024 * MIB } });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toMatch(/size quota may be at most 10 GiB/);
+    const databases = objectClient<Database>(conn, DATABASES);
+    const kept = await databases.get(member.project, 'bounded');
+    expect(kept?.spec.limits).toEqual({ maxSizeBytes: 8 * MIB });
+    expect((await ok<{ database: Detail }>(200, 'GET', '/databases/bounded')).database).toMatchObject({ status: 'ready', limits: { max_size_bytes: 8 * MIB } });
+    expect((await call('POST', '/databases', { name: 'too-big', limits: { max_size_bytes: 100 * 1024 * MIB } })).status).toBe(422);
+    expect((await call('GET', '/databases/too-big')).status).toBe(404);
   });
 
   it('gives a Database applied kubectl-style, without tokens, a Secret with a working URL and token', async () => {

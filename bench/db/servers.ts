@@ -1,7 +1,7 @@
 // The two servers `make bench-db` compares, each started as a process of its own whose output goes to a log file.
 // Each starter answers a `DbServer`: the client URL (and token) is all the load generator knows of it. Ours is the
 // real cw-db (bench/db/cw-db.ts), with connection tokens and every commit shipped to its bucket.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import type { CwDb } from './cw-db.ts';
 import { join } from 'node:path';
 import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
@@ -54,11 +54,30 @@ function pidOf(pid: number | undefined): number {
   return pid;
 }
 
-/** CPU seconds (user + system, all threads) `pid` has used so far, from /proc (Linux). */
+/**
+ * CPU seconds (user + system, all threads) `pid` and its live children have used so far, from /proc (Linux):
+ * cw-db's SQL runs in its shard processes.
+ */
 export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  const own = (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  return own + childPids(pid).reduce((sum, child) => sum + cpuSeconds(child), 0);
+}
+
+/** The processes whose parent is `pid`. */
+function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // Exited meanwhile.
+    }
+  }
+  return children;
 }
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 

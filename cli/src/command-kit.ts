@@ -77,3 +77,22 @@ export function choiceOption<T extends string>(choices: readonly T[]): (value: s
     return value as T;
   };
 }
+
+const SIZE_UNITS: Record<string, number> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12 };
+
+/** A commander parser for a size: bytes, or with a unit (`512MiB`, `2GiB`, `500MB`). */
+export function sizeOption(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value.trim());
+  const factor = SIZE_UNITS[match?.[2]?.toLowerCase() ?? 'x'];
+  if (!match || factor === undefined) throw new InvalidArgumentError('expected a size such as 512MiB, 2GiB or a number of bytes.');
+  return Math.round(Number(match[1]) * factor);
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000 };
+
+/** A commander parser for a duration in milliseconds: `500ms`, `5s`, `1m` (a bare number is milliseconds). */
+export function durationOption(value: string): number {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('expected a duration such as 500ms, 5s or 1m.');
+  return Math.round(Number(match[1]) * (DURATION_UNITS[match[2] ?? 'ms'] ?? 1));
+}

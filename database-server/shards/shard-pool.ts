@@ -26,6 +26,14 @@ export interface ShardPoolOptions {
   pingIntervalMs?: number;
 }
 
+/** A shard as the admin API shows it. */
+export interface ShardState {
+  index: number;
+  pid: number | undefined;
+  /** Times it was started again since cw-db started. */
+  restarts: number;
+}
+
 interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
@@ -39,7 +47,9 @@ class Shard {
   readonly pending = new Map<number, Pending>();
   readonly slots: Slots;
   pingSince: number | undefined;
+  /** Restarts in a row (for the back-off); `restartsTotal` counts them all. */
   restarts = 0;
+  restartsTotal = 0;
   startedAt = 0;
 
   readonly index: number;
@@ -81,9 +91,9 @@ export class ShardPool implements DatabaseEngine {
     return shardIndex(tenant, this.#shards.length);
   }
 
-  /** The pids of the shard processes (for tests and metrics). */
-  get pids(): (number | undefined)[] {
-    return this.#shards.map((s) => s.child?.pid);
+  /** The shard processes: pid and restarts (the admin API's `GET /v1/shards`). */
+  state(): ShardState[] {
+    return this.#shards.map((s) => ({ index: s.index, pid: s.child?.pid, restarts: s.restartsTotal }));
   }
 
   databasePath(tenant: string): string {
@@ -200,6 +210,7 @@ export class ShardPool implements DatabaseEngine {
     // Back off when a shard keeps dying (100 ms doubling to 5 s), reset once one lived a minute.
     if (Date.now() - shard.startedAt > 60_000) shard.restarts = 0;
     const delay = Math.min(5000, 100 * 2 ** shard.restarts++);
+    shard.restartsTotal++;
     let started: () => void = () => {};
     shard.ready = new Promise<void>((resolve) => (started = resolve));
     setTimeout(() => {

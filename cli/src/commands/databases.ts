@@ -1,7 +1,7 @@
 // SQL databases: create (the token is printed once), inspect usage, rotate, restore to a point in time, delete,
 // and run SQL with the official libSQL client (`cw db shell`, `cw db execute`).
 import type { Command } from 'commander';
-import { act, choiceOption, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, durationOption, examples, sizeOption, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
@@ -19,11 +19,27 @@ export function registerDatabases(program: Command): void {
           .command('create')
           .argument('<name>', 'lowercase letters, digits and dashes')
           .option('--durability <mode>', 'async (default: commits reach object storage within a second) or sync', choiceOption(DURABILITY))
+          .option('--max-size <size>', 'size quota, e.g. 2GiB (default: the engine’s, 1 GiB)', sizeOption)
+          .option('--statement-timeout <duration>', 'statement time limit, e.g. 10s (default: the engine’s, 5s)', durationOption)
           .description('Create a database and print its URL and token (the token is shown only now)'),
       ),
       create,
     ),
-    ['cw db create notes', 'cw db create ledger --durability sync --json'],
+    ['cw db create notes', 'cw db create ledger --durability sync --json', 'cw db create archive --max-size 5GiB'],
+  );
+  examples(
+    act(
+      withJson(
+        db
+          .command('limits')
+          .argument('<name>', 'name or database id')
+          .option('--max-size <size>', 'size quota, e.g. 2GiB', sizeOption)
+          .option('--statement-timeout <duration>', 'statement time limit, e.g. 10s', durationOption)
+          .description('Show a database’s limits, or set them (what is not given goes back to the default)'),
+      ),
+      limits,
+    ),
+    ['cw db limits notes', 'cw db limits notes --max-size 5GiB --statement-timeout 10s'],
   );
   examples(act(withJson(db.command('ls').alias('list').description("List the project's databases")), list), ['cw db ls']);
   examples(act(withJson(db.command('get').alias('show').argument('<name>', 'name or database id').description('Show a database with its usage and restore window')), get), ['cw db get notes']);
@@ -85,11 +101,22 @@ export function registerDatabases(program: Command): void {
   );
 }
 
-async function create(ctx: Context, name: string, options: { durability?: 'async' | 'sync' }): Promise<void> {
+interface LimitOptions {
+  maxSize?: number;
+  statementTimeout?: number;
+}
+
+/** The API's `limits` for what was given; undefined when nothing was. */
+function limitsBody(options: LimitOptions): { max_size_bytes?: number; statement_timeout_ms?: number } | undefined {
+  if (options.maxSize === undefined && options.statementTimeout === undefined) return undefined;
+  return { ...(options.maxSize === undefined ? {} : { max_size_bytes: options.maxSize }), ...(options.statementTimeout === undefined ? {} : { statement_timeout_ms: options.statementTimeout }) };
+}
+
+async function create(ctx: Context, name: string, options: { durability?: 'async' | 'sync' } & LimitOptions): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(
-    ctx.api.POST('/v1/projects/{projectId}/databases', { params: { path: { projectId } }, body: { name, ...(options.durability ? { durability: options.durability } : {}) } }),
-  );
+  const limits = limitsBody(options);
+  const body = { name, ...(options.durability ? { durability: options.durability } : {}), ...(limits ? { limits } : {}) };
+  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/databases', { params: { path: { projectId } }, body }));
   if (ctx.json) return printJson(answer);
   if (!answer.created) {
     note(`${name} already exists (${answer.status}); its token is not shown again: \`cw db rotate ${name}\` issues a new one`);
@@ -129,13 +156,33 @@ async function get(ctx: Context, database: string): Promise<void> {
     ['Status', d.status_message ? `${d.status}: ${d.status_message}` : d.status],
     ['URL', d.database_url],
     ['Durability', d.durability],
-    ['Size', formatBytes(d.usage.size_bytes)],
+    ['Size', d.usage.size_quota_bytes === undefined ? formatBytes(d.usage.size_bytes) : `${formatBytes(d.usage.size_bytes)} of ${formatBytes(d.usage.size_quota_bytes)} (quota)`],
+    ['Statement limit', d.limits ? `${d.limits.statement_timeout_ms / 1000} s` : undefined],
     ['Rows read', d.usage.rows_read],
     ['Rows written', d.usage.rows_written],
     ['Last write', d.usage.last_write_at ? `${d.usage.last_write_at} (${ago(d.usage.last_write_at)})` : 'never'],
     ['Restore window', d.restore_window ? `${d.restore_window.earliest} … ${d.restore_window.latest}` : 'none yet'],
     ['Restored from', d.restored_from ? `${d.restored_from.database} at ${d.restored_from.timestamp}` : undefined],
     ['Created', d.created_at],
+  ]);
+}
+
+async function limits(ctx: Context, database: string, options: LimitOptions): Promise<void> {
+  const projectId = await ctx.project();
+  const params = { path: { projectId, database } };
+  const asked = limitsBody(options);
+  const request = asked
+    ? ctx.api.PATCH('/v1/projects/{projectId}/databases/{database}', { params, body: { limits: asked } })
+    : ctx.api.GET('/v1/projects/{projectId}/databases/{database}', { params });
+  const answer = await ctx.ok(request);
+  if (ctx.json) return printJson(answer);
+  const d = answer.database;
+  if (asked && (await request).response.status === 202) note('The engine has not applied the new limits yet; `cw db limits` shows them once it has.');
+  else if (asked) success(`Set the limits of ${d.name}`);
+  printFields([
+    ['Size quota', d.limits ? formatBytes(d.limits.max_size_bytes) : 'not known yet'],
+    ['Size', formatBytes(d.usage.size_bytes)],
+    ['Statement limit', d.limits ? `${d.limits.statement_timeout_ms / 1000} s` : 'not known yet'],
   ]);
 }
 

@@ -120,7 +120,16 @@ export function DatabasePage() {
               <code>{d.database_url ?? '—'}</code>
             </dd>
             <dt>Size</dt>
-            <dd>{d.usage.size_bytes.toLocaleString()} bytes</dd>
+            <dd>
+              {d.usage.size_bytes.toLocaleString()} bytes
+              {d.usage.size_quota_bytes !== undefined && ` of a ${d.usage.size_quota_bytes.toLocaleString()}-byte quota`}
+            </dd>
+            {d.limits && (
+              <>
+                <dt>Statement time limit</dt>
+                <dd>{d.limits.statement_timeout_ms / 1000} s</dd>
+              </>
+            )}
             <dt>Rows read / written</dt>
             <dd>
               {d.usage.rows_read.toLocaleString()} / {d.usage.rows_written.toLocaleString()}

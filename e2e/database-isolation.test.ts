@@ -1,0 +1,209 @@
+// One tenant cannot reach, stall or starve another on a shared cw-db: the attacks of issue 36 run against a real
+// cw-db (main process and two shard processes) with the official @libsql/client, each while victims on the other
+// shard and on the attacker's own shard are measured. The limits are small so they are reached quickly.
+import { readFileSync } from 'node:fs';
+import { createClient, type Client } from '@libsql/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateDatabaseToken } from '../src/platform/databases/database-token.ts';
+import { shardIndex } from '../database-server/shards/shard-index.ts';
+import { tokenSha256 } from '../database-server/token-index.ts';
+import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
+
+const SHARDS = 2;
+const STATEMENT_LIMIT_MS = 1000;
+const SHARD_MEMORY_MIB = 64;
+const LOOP = 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';
+
+let db: DatabaseServer;
+const clients: Client[] = [];
+const tokens = new Map<string, string>();
+
+/** A tenant id on `shard` (databases are hashed to shards by id). */
+function tenantOn(shard: number, prefix: string): string {
+  for (let i = 0; ; i++) if (shardIndex(`${prefix}-${i}`, SHARDS) === shard) return `${prefix}-${i}`;
+}
+const attacker = tenantOn(0, 'attacker');
+const neighbour = tenantOn(0, 'neighbour'); // the attacker's shard
+const bystander = tenantOn(1, 'bystander'); // the other shard
+
+async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${db.adminUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${db.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }): Promise<void> {
+  const token = tokens.get(tenant) ?? generateDatabaseToken();
+  tokens.set(tenant, token);
+  const { status, json } = await admin('PUT', `/v1/tenants/${tenant}`, { tokens: [{ sha256: tokenSha256(token) }], durability: 'async', ...(limits ? { limits } : {}) });
+  expect([200, 201], JSON.stringify(json)).toContain(status);
+}
+
+function connect(tenant: string): Client {
+  const client = createClient({ url: `${db.url}/v1/${tenant}`, authToken: tokens.get(tenant) });
+  clients.push(client);
+  return client;
+}
+
+/** Runs `probe` back to back while `attack` runs, and answers the probes' latencies in ms (and the attack's outcome). */
+async function during<T>(attack: Promise<T>, probe: () => Promise<unknown>): Promise<{ latencies: number[]; outcome: T }> {
+  const latencies: number[] = [];
+  let done = false;
+  const outcome = attack.finally(() => (done = true));
+  while (!done) {
+    const started = performance.now();
+    await probe();
+    latencies.push(performance.now() - started);
+  }
+  return { latencies, outcome: await outcome };
+}
+
+const stats = (ms: number[]) => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { n: ms.length, p50: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
+};
+const report = (what: string, ms: number[]) => {
+  const { n, p50, max } = stats(ms);
+  process.stdout.write(`database-isolation: ${what}: ${n} probes, p50 ${p50.toFixed(1)} ms, max ${max.toFixed(1)} ms\n`);
+};
+
+/** Peak and current resident memory of cw-db's shard processes, in MiB. */
+async function shardMemory(): Promise<{ pid: number; peakMiB: number; rssMiB: number }[]> {
+  const { json } = await admin('GET', '/v1/shards');
+  return (json.shards as { pid: number }[]).map(({ pid }) => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    return { pid, peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
+  });
+}
+
+beforeAll(async () => {
+  db = await startDatabaseServer({
+    name: 'cw-db-isolation',
+    env: {
+      CW_DB_SHARDS: String(SHARDS),
+      CW_DB_STATEMENT_TIMEOUT: `${STATEMENT_LIMIT_MS}ms`,
+      // The watchdog waits this plus 10 s for a shard that stopped answering.
+      CW_DB_MAX_STATEMENT_TIMEOUT: '2s',
+      CW_DB_SHARD_MEMORY_MIB: String(SHARD_MEMORY_MIB),
+      CW_DB_MAX_SIZE_QUOTA_MIB: '100',
+    },
+  });
+  for (const tenant of [attacker, neighbour, bystander]) await provision(tenant);
+  await connect(neighbour).batch(['CREATE TABLE secret (v TEXT)', "INSERT INTO secret VALUES ('neighbour secret')"], 'write');
+  await connect(bystander).execute('CREATE TABLE t (v)');
+}, 120_000);
+
+afterAll(async () => {
+  for (const client of clients) client.close();
+  await db?.stop();
+});
+
+describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
+  it("cannot read or write another database's file, or the engine's environment", async () => {
+    const client = connect(attacker);
+    const neighbourFile = `${db.dataDir}/${neighbour}.db`;
+    for (const sql of [
+      `ATTACH DATABASE '${neighbourFile}' AS n`,
+      `VACUUM INTO '${db.dataDir}/copy.db'`,
+      `SELECT readfile('${neighbourFile}')`,
+      "SELECT readfile('/proc/self/environ')",
+      `SELECT writefile('${neighbourFile}', 'x')`,
+      `SELECT name FROM fsdir('${db.dataDir}')`,
+      'PRAGMA database_list',
+    ]) {
+      await expect(client.execute(sql), sql).rejects.toMatchObject({ code: expect.stringMatching(/SQLITE_AUTH|SQLITE_ERROR/), message: expect.stringMatching(/not authorized/) });
+    }
+    expect((await connect(neighbour).execute('SELECT v FROM secret')).rows[0]?.v).toBe('neighbour secret');
+  });
+
+  it('loops: its statements are interrupted at the limit, the other shard does not notice, its own shard waits at most the limit', async () => {
+    const client = connect(attacker);
+    const loops = () => Promise.allSettled([1, 2, 3].map(() => client.execute(LOOP)));
+    const other = await during(loops(), () => connect(bystander).execute('SELECT 1'));
+    report('other shard during 3 looping statements', other.latencies);
+    for (const outcome of other.outcome) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_INTERRUPT' } });
+    expect(stats(other.latencies).max).toBeLessThan(STATEMENT_LIMIT_MS / 2);
+
+    const same = await during(loops(), () => connect(neighbour).execute('SELECT count(*) FROM secret'));
+    report('same shard during 3 looping statements', same.latencies);
+    expect(stats(same.latencies).max).toBeLessThan(STATEMENT_LIMIT_MS * 1.5);
+    const health = await during(loops(), () => fetch(`${db.url}/health`).then((r) => r.text()));
+    report('cw-db /health during 3 looping statements', health.latencies);
+    expect(stats(health.latencies).max).toBeLessThan(STATEMENT_LIMIT_MS / 2);
+  });
+
+  it('asks for huge values: the statement fails with SQLITE_NOMEM and the shard stays within its memory bound', async () => {
+    const client = connect(attacker);
+    const other = await during(
+      Promise.allSettled([
+        client.execute('SELECT zeroblob(900000000)'),
+        client.execute('SELECT randomblob(900000000)'),
+        client.execute("WITH RECURSIVE r(s) AS (SELECT 'x' UNION ALL SELECT s || s FROM r) SELECT length(s) FROM r"),
+      ]),
+      () => connect(bystander).execute('SELECT 1'),
+    );
+    report('other shard during huge values', other.latencies);
+    for (const outcome of other.outcome) expect(outcome).toMatchObject({ status: 'rejected', reason: { code: expect.stringMatching(/SQLITE_NOMEM|SQLITE_INTERRUPT/) } });
+    const memory = await shardMemory();
+    process.stdout.write(`database-isolation: shard peak memory ${memory.map((m) => `${m.peakMiB.toFixed(0)} MiB`).join(', ')}\n`);
+    // SQLite's bound plus the process itself (Node, the engine, answers in flight): far below the 900 MB asked.
+    for (const shard of memory) expect(shard.peakMiB).toBeLessThan(SHARD_MEMORY_MIB + 200);
+    expect((await client.execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+  });
+
+  it('fills its database: writes past the quota fail, its size and quota are reported, and a quota over the maximum is refused', async () => {
+    await provision(attacker, { max_size_bytes: 2 * 1024 * 1024 });
+    const client = connect(attacker);
+    await client.execute('CREATE TABLE IF NOT EXISTS junk (b BLOB)');
+    let full: unknown;
+    for (let i = 0; i < 100 && full === undefined; i++)
+      full = await client.execute('INSERT INTO junk VALUES (randomblob(100000))').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(full).toMatchObject({ code: 'SQLITE_FULL', message: expect.stringContaining('size quota of 2 MiB') });
+    const { json } = await admin('GET', `/v1/tenants/${attacker}`);
+    expect(json).toMatchObject({ limits: { statement_timeout_ms: STATEMENT_LIMIT_MS, max_size_bytes: 2 * 1024 * 1024 } });
+    expect(json.size_bytes as number).toBeLessThanOrEqual(2 * 1024 * 1024 + 4 * 1024 * 1024); // the file within the quota, the WAL beside it
+    expect(
+      await admin('PUT', `/v1/tenants/${attacker}`, { tokens: [{ sha256: tokenSha256(tokens.get(attacker) ?? '') }], durability: 'async', limits: { max_size_bytes: 200 * 1024 * 1024 } }),
+    ).toMatchObject({
+      status: 422,
+      json: { code: 'LIMIT_OUT_OF_RANGE', message: expect.stringContaining('at most 100 MiB') },
+    });
+    await client.execute('DROP TABLE junk');
+  });
+
+  it('answers too much: the statement fails, never a cut-off result', async () => {
+    const client = connect(bystander);
+    await client.execute("INSERT INTO t SELECT printf('%.*c', 1000, 'x') FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 12000) SELECT n FROM r)");
+    await expect(client.execute('SELECT v FROM t')).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
+    expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]?.n).toBe(12000);
+    await client.execute('DELETE FROM t');
+  });
+
+  it('stalls its shard beyond every limit: the watchdog kills and restarts that shard only, and its databases come back', async () => {
+    const before = ((await admin('GET', '/v1/shards')).json.shards as { index: number; pid: number; restarts: number }[])[0]!;
+    // As if the engine failed to stop a statement: the process stops answering altogether.
+    process.kill(before.pid, 'SIGSTOP');
+    const stalled = connect(neighbour)
+      .execute('SELECT count(*) FROM secret')
+      .then(
+        () => 'answered',
+        (e: unknown) => (e as { message?: string }).message ?? String(e),
+      );
+    const other = await during(stalled, () => connect(bystander).execute('SELECT 1'));
+    report('other shard while a shard was stuck and restarted', other.latencies);
+    expect(other.outcome).toMatch(/restarted while running this request; retry it|answered/);
+    expect(stats(other.latencies).max).toBeLessThan(STATEMENT_LIMIT_MS / 2);
+    const after = ((await admin('GET', '/v1/shards')).json.shards as { index: number; pid: number; restarts: number }[])[0]!;
+    expect(after.pid).not.toBe(before.pid);
+    expect(after.restarts).toBe(before.restarts + 1);
+    expect((await connect(neighbour).execute('SELECT v FROM secret')).rows[0]?.v).toBe('neighbour secret');
+  });
+});
