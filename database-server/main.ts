@@ -25,8 +25,9 @@ export interface DatabaseServer {
 // request bodies, with room to spare; SQLite's memory is bounded apart (CW_DB_SHARD_MEMORY_MIB).
 const SHARD_HEAP_MIB = 512;
 const PIPELINES_PER_SHARD = 8;
-// A shard that has not answered a ping for this long past the longest statement a database may run is stuck.
-const HANG_GRACE_MS = 10_000;
+// A shard answers a ping between two statements, so one silent for twice the longest statement a database may
+// run (plus scheduling slack) is stuck.
+const hangMs = (maxStatementMs: number) => 2 * maxStatementMs + 2000;
 
 /**
  * Starts cw-db: loads every tenant of the bucket (restoring those the disk lost) before serving, then serves Hrana
@@ -47,7 +48,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     },
     heapMiB: SHARD_HEAP_MIB,
     pipelinesPerShard: PIPELINES_PER_SHARD,
-    hangMs: config.limits.maxima.statementTimeoutMs + HANG_GRACE_MS,
+    hangMs: hangMs(config.limits.maxima.statementTimeoutMs),
     log,
   });
   await engine.start();

@@ -87,9 +87,10 @@ beforeAll(async () => {
     env: {
       CW_DB_SHARDS: String(SHARDS),
       CW_DB_STATEMENT_TIMEOUT: `${STATEMENT_LIMIT_MS}ms`,
-      // The watchdog waits this plus 10 s for a shard that stopped answering.
+      // The watchdog waits twice this plus 2 s for a shard that stopped answering.
       CW_DB_MAX_STATEMENT_TIMEOUT: '2s',
       CW_DB_SHARD_MEMORY_MIB: String(SHARD_MEMORY_MIB),
+      CW_DB_SIZE_QUOTA_MIB: '50',
       CW_DB_MAX_SIZE_QUOTA_MIB: '100',
     },
   });

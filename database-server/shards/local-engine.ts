@@ -4,6 +4,7 @@ import { LibsqlEngine, type LibsqlEngineOptions } from '../sql/libsql-engine.ts'
 import { SqlError } from '../sql/sql-error.ts';
 import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '../sql/sql-limits.ts';
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
+import { FairTurns } from './fair-turns.ts';
 
 /** Options of a `LocalEngine`: the SQL engine's, and how much one pipeline request may answer. */
 export interface LocalEngineOptions extends LibsqlEngineOptions {
@@ -13,20 +14,18 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   maxPipelineAnswerBytes?: number;
 }
 
-/** Lets every other pipeline waiting on this process run a statement first (setImmediate callbacks run in order). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 /**
  * The `DatabaseEngine` in this process: the sandboxed SQL engine and the streams' state (stored SQL, open
- * transactions). Pipelines of different tenants take turns a statement at a time, so one tenant's long batch
- * delays another's statement by at most one statement (itself bounded by its time limit), not by the batch.
- * It is what each shard process runs; tests and tools use it directly.
+ * transactions). Pipelines of different tenants take turns a statement at a time (fair-turns.ts), so one
+ * tenant's long batch delays another's statement by at most one statement (itself bounded by its time limit),
+ * not by the batch. It is what each shard process runs; tests and tools use it directly.
  */
 export class LocalEngine implements DatabaseEngine {
   readonly #sql: LibsqlEngine;
   readonly #streams = new Map<string, Stream>();
   readonly #answer: AnswerLimits;
   readonly #maxPipelineAnswerBytes: number;
+  readonly #turns = new FairTurns();
 
   constructor(options: LocalEngineOptions) {
     this.#sql = new LibsqlEngine(options);
@@ -62,13 +61,22 @@ export class LocalEngine implements DatabaseEngine {
     }
     const budget: AnswerBudget = { statement: this.#answer, totalBytes: this.#maxPipelineAnswerBytes, usedBytes: 0 };
     const results: HranaStreamResult[] = [];
-    for (const [i, request] of run.requests.entries()) {
-      if (i > 0) await nextTurn();
-      try {
-        results.push({ type: 'ok', response: await stream.run(request as HranaStreamRequest, { budget, counts, turn: nextTurn }) });
-      } catch (error) {
-        results.push({ type: 'error', error: toHranaError(error) });
+    const turn = async () => {
+      this.#turns.release();
+      await this.#turns.acquire(run.tenant);
+    };
+    await this.#turns.acquire(run.tenant);
+    try {
+      for (const [i, request] of run.requests.entries()) {
+        if (i > 0) await turn();
+        try {
+          results.push({ type: 'ok', response: await stream.run(request as HranaStreamRequest, { budget, counts, turn }) });
+        } catch (error) {
+          results.push({ type: 'error', error: toHranaError(error) });
+        }
       }
+    } finally {
+      this.#turns.release();
     }
     const autocommit = stream.isAutocommit();
     if (stream.closed) this.#streams.delete(run.stream);
@@ -87,6 +95,7 @@ export class LocalEngine implements DatabaseEngine {
   async closeTenant(tenant: string): Promise<void> {
     for (const [id, stream] of this.#streams) if (stream.tenant === tenant) this.#end(id, stream);
     this.#sql.closeTenant(tenant);
+    this.#turns.forget(tenant);
   }
 
   onRestart(): void {

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { FairTurns } from './fair-turns.ts';
+
+/** Runs `statements` turns for `tenant`, noting each one in `order`. */
+async function work(turns: FairTurns, tenant: string, statements: number, order: string[]): Promise<void> {
+  for (let i = 0; i < statements; i++) {
+    await turns.acquire(tenant);
+    order.push(tenant);
+    turns.release();
+  }
+}
+
+describe('FairTurns', () => {
+  it('alternates between databases with work, whatever order their requests came in', async () => {
+    const turns = new FairTurns();
+    const order: string[] = [];
+    await Promise.all([work(turns, 'a', 3, order), work(turns, 'b', 3, order), work(turns, 'c', 1, order)]);
+    expect(order).toEqual(['a', 'b', 'c', 'a', 'b', 'a', 'b']);
+  });
+
+  it('lets a database that was waiting go before one whose next request came after it', async () => {
+    const turns = new FairTurns();
+    const order: string[] = [];
+    await turns.acquire('a');
+    const waiting = work(turns, 'b', 1, order);
+    // a's next request arrives while b waits: b goes first.
+    const again = work(turns, 'a', 1, order);
+    turns.release();
+    await Promise.all([waiting, again]);
+    expect(order).toEqual(['b', 'a']);
+  });
+
+  it('gives one turn at a time', async () => {
+    const turns = new FairTurns();
+    let inside = 0;
+    let most = 0;
+    await Promise.all(
+      ['a', 'b', 'c', 'a', 'b'].map(async (tenant) => {
+        await turns.acquire(tenant);
+        most = Math.max(most, ++inside);
+        await new Promise((resolve) => setImmediate(resolve));
+        inside--;
+        turns.release();
+      }),
+    );
+    expect(most).toBe(1);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Turns at a shard's one thread, a statement each. A waiting database that was served least recently goes first,
+ * so a database with requests queued back to back (its next one arrives as its last one ends) cannot go ahead of
+ * another that was already waiting: a request waits for at most one statement of each other database with work
+ * on the shard. Turns are handed out from `setImmediate`, after the event loop has read the requests already
+ * sent, so a request that arrived during a long statement is among the candidates when it ends.
+ */
+export class FairTurns {
+  #holder: string | undefined;
+  readonly #waiting: { tenant: string; grant: () => void }[] = [];
+  // When each database was last given a turn (a counter, not a clock).
+  readonly #served = new Map<string, number>();
+  #turns = 0;
+  #scheduled = false;
+
+  /** Resolves when `tenant` may run a statement; call `release` after it. */
+  acquire(tenant: string): Promise<void> {
+    return new Promise((grant) => {
+      this.#waiting.push({ tenant, grant });
+      this.#schedule();
+    });
+  }
+
+  release(): void {
+    this.#holder = undefined;
+    this.#schedule();
+  }
+
+  /** Forgets when `tenant` was served (its database closed). */
+  forget(tenant: string): void {
+    this.#served.delete(tenant);
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#holder !== undefined || this.#waiting.length === 0) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    if (this.#holder !== undefined || this.#waiting.length === 0) return;
+    let next = 0;
+    for (let i = 1; i < this.#waiting.length; i++) {
+      if ((this.#served.get(this.#waiting[i]!.tenant) ?? -1) < (this.#served.get(this.#waiting[next]!.tenant) ?? -1)) next = i;
+    }
+    const [chosen] = this.#waiting.splice(next, 1);
+    this.#holder = chosen!.tenant;
+    this.#served.set(chosen!.tenant, ++this.#turns);
+    chosen!.grant();
+  }
+}
