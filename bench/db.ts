@@ -93,6 +93,7 @@ async function seed(server: DbServer): Promise<{ journalMode: string; synchronou
       const value = (await client.execute(`PRAGMA ${name}`)).rows[0]?.[0];
       return typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint' ? String(value) : '?';
     };
+    if (server.settings) return server.settings;
     const synchronous = await pragma('synchronous');
     return { journalMode: await pragma('journal_mode'), synchronous: SYNCHRONOUS[synchronous] ?? synchronous };
   } finally {

@@ -8,6 +8,7 @@ import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
 import { repoRoot } from '../../e2e/harness/tools.ts';
 import { runToCompletion, spawnToFile } from '../child.ts';
 import type { BenchRun } from '../run.ts';
+import { ENGINE_SETTINGS } from '../../database-server/sql/libsql-engine.ts';
 
 export interface DbServer {
   readonly name: string;
@@ -16,13 +17,15 @@ export interface DbServer {
   readonly authToken?: string;
   /** The serving process, for its CPU time. */
   readonly pid: number;
+  /** Its journal mode and synchronous setting when a client cannot read them (cw-db's sandbox refuses those PRAGMAs). */
+  readonly settings?: { journalMode: string; synchronous: string };
   stop(): Promise<void>;
 }
 
 /** cw-db (the real binary, shipping to its bucket) serving one asynchronous database, `bench`. */
 export async function startEngine(db: CwDb): Promise<DbServer> {
   const { url, authToken } = await db.createDatabase('bench', 'async');
-  return { name: 'cloudwright cw-db', url, authToken, pid: db.pid(), stop: () => db.stop() };
+  return { name: 'cloudwright cw-db', url, authToken, pid: db.pid(), settings: ENGINE_SETTINGS, stop: () => db.stop() };
 }
 
 /** sqld, the reference: installed on first use into the cache by scripts/setup/sqld.sh (CW_TOOL_SQLD overrides). */

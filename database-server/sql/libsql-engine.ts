@@ -1,40 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import Database from 'libsql';
+import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
 import { engineFailure, SqlError } from './sql-error.ts';
 import type { ExecuteOptions, SqlConnection, SqlDescription, SqlEngine, SqlResult } from './sql-engine.ts';
 import { DEFAULT_DATABASE_LIMITS, formatBytes, type DatabaseLimits } from './sql-limits.ts';
 import type { SqlValue } from './sql-value.ts';
-
-const { Authorization, Action } = Database as unknown as LibsqlModule;
-
-/** The part of the `libsql` package this engine uses (its bundled types are loose). */
-interface LibsqlModule {
-  Authorization: { ALLOW: number; DENY: number };
-  Action: Record<'ATTACH' | 'DETACH' | 'PRAGMA' | 'FUNCTION' | 'CREATE_VTABLE', number>;
-}
-interface QueryOptions {
-  queryTimeout: number;
-}
-interface LibsqlStatement {
-  readonly reader: boolean;
-  raw(on: boolean): LibsqlStatement;
-  columns(): { name: string; type: string | null }[];
-  iterate(params: SqlValue[], options: QueryOptions): IterableIterator<SqlValue[]> & { return?(): unknown };
-  run(params: SqlValue[], options: QueryOptions): unknown;
-  get(params: SqlValue[]): unknown;
-}
-interface LibsqlDatabase {
-  readonly inTransaction: boolean;
-  prepare(sql: string): LibsqlStatement;
-  exec(sql: string, options?: QueryOptions): void;
-  pragma(source: string, options?: { simple?: boolean }): unknown;
-  authorizer(config: unknown): void;
-  defaultSafeIntegers(on: boolean): void;
-  close(): void;
-}
 
 const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
 
@@ -44,7 +16,7 @@ const STATEMENT_CACHE_SIZE = 128;
 /** Tenant ids become file names, so only a safe, bounded alphabet is accepted. */
 const TENANT_ID = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
-/** sandbox.ts as the package's authorizer rules: the first rule that matches decides; anything else is allowed. */
+/** sandbox.ts as the engine's authorizer rules: the first rule that matches decides; anything else is allowed. */
 const SANDBOX = {
   rules: [
     { action: [Action.ATTACH, Action.DETACH], policy: Authorization.DENY },
@@ -57,6 +29,13 @@ const SANDBOX = {
   ],
   defaultPolicy: Authorization.ALLOW,
 };
+
+/**
+ * How every database is opened (before its sandbox, which keeps tenants from changing these): WAL, so readers are
+ * not blocked by a writer and the replication can follow commits; FULL, so a commit is on the local disk before
+ * it is acknowledged.
+ */
+export const ENGINE_SETTINGS = { journalMode: 'wal', synchronous: 'FULL' } as const;
 
 /** Options of a `LibsqlEngine`. */
 export interface LibsqlEngineOptions {
@@ -123,8 +102,8 @@ export class LibsqlEngine implements SqlEngine {
     return this.#limits.get(tenant) ?? this.#options.defaultLimits ?? DEFAULT_DATABASE_LIMITS;
   }
 
-  #open(tenant: string): LibsqlDatabase {
-    const db = wrap(() => new (Database as unknown as new (file: string) => LibsqlDatabase)(this.databasePath(tenant)));
+  #open(tenant: string): Connection {
+    const db = wrap(() => new Connection(this.databasePath(tenant)));
     try {
       if (this.#options.memoryLimitBytes !== undefined && !this.#memoryLimitSet) {
         db.pragma(`hard_heap_limit = ${this.#options.memoryLimitBytes}`);
@@ -133,7 +112,8 @@ export class LibsqlEngine implements SqlEngine {
       // busy_timeout 0: the engine is synchronous, so waiting for a lock inside SQLite would block the shard (and
       // the very holder that could release it). Streams take turns under an async mutex per tenant instead.
       db.pragma('busy_timeout = 0');
-      db.pragma('journal_mode = WAL');
+      db.pragma(`journal_mode = ${ENGINE_SETTINGS.journalMode}`);
+      db.pragma(`synchronous = ${ENGINE_SETTINGS.synchronous}`);
       if (this.#options.manualCheckpoints) db.pragma('wal_autocheckpoint = 0');
       db.pragma('foreign_keys = ON');
       // Functions in the schema (views, triggers, defaults) run only if innocuous; temporary tables and sorts stay
@@ -151,7 +131,7 @@ export class LibsqlEngine implements SqlEngine {
 }
 
 class LibsqlConnection implements SqlConnection {
-  readonly #db: LibsqlDatabase;
+  readonly #db: Connection;
   #limits: DatabaseLimits;
   #pageSize = 4096;
   #closed = false;
@@ -159,13 +139,13 @@ class LibsqlConnection implements SqlConnection {
   #queryOnly = false;
   #readonlyTransaction = false;
   #mode: SqlMode = 'read-write';
-  readonly #statements = new Map<string, LibsqlStatement>();
-  #countersStmt: LibsqlStatement | undefined;
+  readonly #statements = new Map<string, Statement>();
+  #countersStmt: Statement | undefined;
 
-  constructor(db: LibsqlDatabase, limits: DatabaseLimits) {
+  constructor(db: Connection, limits: DatabaseLimits) {
     this.#db = db;
     this.#limits = limits;
-    this.#pageSize = Number(this.#internal(() => db.pragma('page_size', { simple: true })));
+    this.#pageSize = Number(this.#internal(() => db.pragma('page_size')));
     this.#applySizeQuota();
   }
 
@@ -210,7 +190,7 @@ class LibsqlConnection implements SqlConnection {
       stmt.raw(true);
       columns = stmt.columns().map((c) => ({ name: c.name, decltype: c.type }));
       // Always one array argument: the package takes a lone object (a Buffer, null) for a map of named values.
-      const iterator = stmt.iterate(params, timeout);
+      const iterator = stmt.iterate(params, timeout) as Generator<SqlValue[], void, undefined>;
       try {
         for (const row of iterator) {
           rowsReturned++;
@@ -220,7 +200,7 @@ class LibsqlConnection implements SqlConnection {
           rows.push(row);
         }
       } finally {
-        iterator.return?.();
+        iterator.return();
       }
     } else {
       stmt.run(params, timeout);
@@ -325,7 +305,7 @@ class LibsqlConnection implements SqlConnection {
    * A prepared statement, from a small per-connection cache by SQL text: the connection lives as long as its
    * tenant is open, and applications repeat the same statements (the profile showed preparing at a tenth of a read).
    */
-  #prepare(sql: string): LibsqlStatement {
+  #prepare(sql: string): Statement {
     let stmt = this.#statements.get(sql);
     if (stmt !== undefined) {
       // Most recently used last: a Map iterates in insertion order, so the first key is the one to evict.

@@ -67,7 +67,7 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
       const before = walSize(`${f.dbPath}-wal`);
       f.db.exec('BEGIN');
       const insert = f.db.prepare('INSERT INTO t VALUES (?)');
-      for (let i = 0; i < 2000; i++) insert.run(`doomed ${i} ${'x'.repeat(200)}`);
+      for (let i = 0; i < 2000; i++) insert.run([`doomed ${i} ${'x'.repeat(200)}`]);
       expect(walSize(`${f.dbPath}-wal`)).toBeGreaterThan(before); // it did spill
       f.db.exec('ROLLBACK');
       expect(f.replica.capture()).toBe(false);

@@ -4,28 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import Database from 'libsql';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import { Connection } from '../../sql/libsql-native.ts';
 import { restoreDatabase } from '../restore.ts';
 import { TenantReplica, type TenantReplicaOptions } from '../tenant-replica.ts';
 
-/** The calls these tests make on a raw connection (the package's bundled types are looser than its behaviour). */
-interface TestStatement {
-  run(...params: unknown[]): unknown;
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-  raw(on?: boolean): TestStatement;
-  pluck(on?: boolean): TestStatement;
-}
-export interface LibsqlDatabase {
-  pragma(source: string): unknown;
-  exec(sql: string): void;
-  prepare(sql: string): TestStatement;
-  close(): void;
-}
+type LibsqlDatabase = Connection;
 
 function open(file: string): LibsqlDatabase {
-  return new Database(file, {}) as unknown as LibsqlDatabase;
+  return new Connection(file);
 }
 
 export function openTenantDb(dbPath: string): LibsqlDatabase {
