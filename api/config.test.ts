@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { apiConfig } from './config.ts';
 
+const TRUST_PROXY_EXPECTS = "a comma-separated list of the proxies' addresses and CIDR ranges (not true, nor a hop count: a client could then pick its own address)";
+
 describe('apiConfig', () => {
   it('reads the console sign-in settings: session lifetimes and an OpenID provider', () => {
     const config = apiConfig({
@@ -78,8 +80,7 @@ describe('apiConfig', () => {
 
   it.each([
     ['', undefined],
-    ['true', true],
-    ['false', false],
+    ['false', undefined],
     ['10.0.0.0/8, 127.0.0.1', ['10.0.0.0/8', '127.0.0.1']],
     ['fd00::/8', ['fd00::/8']],
   ])('reads CW_API_TRUST_PROXY=%j as %j', (value, expected) => {
@@ -90,9 +91,11 @@ describe('apiConfig', () => {
     [{ CW_API_PORT: '80a' }, 'CW_API_PORT must be a port number from 1 to 65535, got "80a"'],
     [{ CW_API_PORT: '0' }, 'CW_API_PORT must be a port number from 1 to 65535, got "0"'],
     [{ CW_API_PUBLIC_URL: 'api.example.com' }, 'CW_API_PUBLIC_URL must be an http:// or https:// URL, got "api.example.com"'],
-    [{ CW_API_TRUST_PROXY: 'yes' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "yes"'],
-    [{ CW_API_TRUST_PROXY: '10.0.0.0/8;127.0.0.1' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "10.0.0.0/8;127.0.0.1"'],
-    [{ CW_API_TRUST_PROXY: 'proxy.internal' }, 'CW_API_TRUST_PROXY must be true, false or a comma-separated list of addresses and CIDR ranges, got "proxy.internal"'],
+    [{ CW_API_TRUST_PROXY: 'true' }, `CW_API_TRUST_PROXY must be ${TRUST_PROXY_EXPECTS}, got "true"`],
+    [{ CW_API_TRUST_PROXY: '2' }, `CW_API_TRUST_PROXY must be ${TRUST_PROXY_EXPECTS}, got "2"`],
+    [{ CW_API_TRUST_PROXY: 'yes' }, `CW_API_TRUST_PROXY must be ${TRUST_PROXY_EXPECTS}, got "yes"`],
+    [{ CW_API_TRUST_PROXY: '10.0.0.0/8;127.0.0.1' }, `CW_API_TRUST_PROXY must be ${TRUST_PROXY_EXPECTS}, got "10.0.0.0/8;127.0.0.1"`],
+    [{ CW_API_TRUST_PROXY: 'proxy.internal' }, `CW_API_TRUST_PROXY must be ${TRUST_PROXY_EXPECTS}, got "proxy.internal"`],
     [{ CW_SYSTEM_NAMESPACE: 'Cloudwright' }, 'CW_SYSTEM_NAMESPACE must be a Kubernetes namespace name, got "Cloudwright"'],
     [{ CW_API_RATE_LIMIT: 'fast' }, 'CW_API_RATE_LIMIT must be a number greater than 0 and at most 1000000000, got "fast"'],
     [{ CW_API_RATE_BURST: '0' }, 'CW_API_RATE_BURST must be a whole number from 1 to 1000000000, got "0"'],

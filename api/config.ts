@@ -28,8 +28,8 @@ export interface ApiConfig {
   readonly openId?: { readonly settings: OpenIdSettings; readonly createUsers: boolean };
   /** CW_API_CONSOLE_DIR: the web console's build, served under /console/ (default: the checkout's console/dist). */
   readonly consoleDir: string;
-  /** CW_API_TRUST_PROXY, Fastify's `trustProxy`; absent: nothing is trusted. */
-  readonly trustProxy?: boolean | readonly string[];
+  /** CW_API_TRUST_PROXY, Fastify's `trustProxy`: the proxies' addresses and CIDR ranges; absent: nothing is trusted. */
+  readonly trustProxy?: readonly string[];
   /** CW_SYSTEM_NAMESPACE: where device sign-ins live (default cloudwright-system). */
   readonly systemNamespace: string;
   /** CW_API_RATE_LIMIT and CW_API_RATE_BURST: requests per second and burst per caller (default 50 and 200). */
@@ -121,15 +121,19 @@ function openIdFromEnv(read: EnvReader, publicUrl: string): ApiConfig['openId'] 
   };
 }
 
-function trustProxyFromEnv(read: EnvReader): boolean | readonly string[] | undefined {
+/**
+ * The proxies whose `X-Forwarded-For` names the client, by address. Not "every hop" (`true`): any client could then
+ * name itself anyone with the header, and pass every per-address limit by rotating it. Not a hop count either: it
+ * cannot tell a proxy from a client that sends enough hops itself (Fastify ignores one for that reason).
+ */
+function trustProxyFromEnv(read: EnvReader): readonly string[] | undefined {
   const raw = read.optional('CW_API_TRUST_PROXY');
   const text = raw?.trim();
-  if (raw === undefined || !text) return undefined;
-  if (text === 'true' || text === 'false') return text === 'true';
+  if (raw === undefined || !text || text === 'false') return undefined;
   const entries = text
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean);
   if (entries.length > 0 && entries.every(isAddressOrRange)) return Object.freeze(entries);
-  throw configError('CW_API_TRUST_PROXY', raw, 'true, false or a comma-separated list of addresses and CIDR ranges');
+  throw configError('CW_API_TRUST_PROXY', raw, "a comma-separated list of the proxies' addresses and CIDR ranges (not true, nor a hop count: a client could then pick its own address)");
 }

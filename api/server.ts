@@ -6,7 +6,7 @@ export interface ServerOptions {
   host: string;
   port: number;
   /** Fastify's `trustProxy`: which proxies' `X-Forwarded-For` names the client (CW_API_TRUST_PROXY, api/config.ts). */
-  trustProxy?: boolean | readonly string[];
+  trustProxy?: readonly string[];
   /** The log level (CW_LOG_LEVEL); default `info`. */
   logLevel?: string;
   /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
@@ -20,7 +20,7 @@ export function serverLoggerOptions(level = 'info'): LoggerOptions {
 
 /** Owns listening and shutdown; `app.ts` owns everything the server does. */
 export async function startServer(deps: AppDependencies, options: ServerOptions): Promise<FastifyInstance> {
-  const trustProxy = typeof options.trustProxy === 'object' ? [...options.trustProxy] : options.trustProxy;
+  const trustProxy = options.trustProxy ? [...options.trustProxy] : undefined;
   const app = await buildApp(deps, { logger: serverLoggerOptions(options.logLevel), trustProxy });
   await app.listen({ host: options.host, port: options.port });
   const shutdown = (signal: string) => {

@@ -96,6 +96,19 @@ describe('cw-git HTTP surface', () => {
     expect((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
   });
 
+  it('takes git bodies only: a push or fetch a browser could send cross-site without asking (text/plain, a form) is refused', async () => {
+    await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
+    for (const [route, type] of [
+      ['git-receive-pack', 'text/plain'],
+      ['git-receive-pack', 'application/x-www-form-urlencoded'],
+      ['git-upload-pack', 'text/plain;charset=utf-8'],
+      ['git-upload-pack', 'application/x-git-receive-pack-request'],
+    ]) {
+      const refused = await t.app.inject({ method: 'POST', url: `/acme/site/${route}`, headers: { ...write, 'content-type': type }, payload: '0000' });
+      expect([refused.statusCode, refused.json().error], `${route} with ${type}`).toEqual([415, 'unsupported_media_type']);
+    }
+  });
+
   it('serves only smart HTTP, with a .git suffix accepted, and 404 for an unknown repository', async () => {
     await t.app.inject({ method: 'PUT', url: '/acme/site', headers: write });
     const advert = await t.app.inject({ method: 'GET', url: '/acme/site.git/info/refs?service=git-receive-pack', headers: write });

@@ -32,12 +32,24 @@ interface RepoParams {
   repo: string;
 }
 
-const GIT_REQUEST_TYPES = ['application/x-git-upload-pack-request', 'application/x-git-receive-pack-request'];
+const UPLOAD_PACK_REQUEST = 'application/x-git-upload-pack-request';
+const RECEIVE_PACK_REQUEST = 'application/x-git-receive-pack-request';
+
+/**
+ * Refuses a request body that is not of git's `type` before it is read: git always sends it, and a body a browser
+ * may send cross-site without asking first (`text/plain`, a form) must never reach upload-pack or receive-pack.
+ */
+function requireGitBody(type: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const given = request.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+    if (given !== type) return sendError(reply, 415, 'unsupported_media_type', `This route takes ${type} bodies, as git sends them.`);
+  };
+}
 
 export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): void {
   app.register(async (scope) => {
     // git bodies are streams (a push's pack can be large): handed to the handler unread.
-    scope.addContentTypeParser(GIT_REQUEST_TYPES, (_request, payload, done) => done(null, payload));
+    scope.addContentTypeParser([UPLOAD_PACK_REQUEST, RECEIVE_PACK_REQUEST], (_request, payload, done) => done(null, payload));
 
     scope.get<{ Params: RepoParams; Querystring: { service?: string } }>('/:owner/:repo/info/refs', { config: { scope: 'read', drains: true } }, async (request, reply) => {
       const repo = repoOf(request.params);
@@ -62,7 +74,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       }
     });
 
-    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-upload-pack', { config: { scope: 'read', drains: true } }, async (request, reply) => {
+    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-upload-pack', { config: { scope: 'read', drains: true }, onRequest: requireGitBody(UPLOAD_PACK_REQUEST) }, async (request, reply) => {
       const repo = repoOf(request.params);
       // Held until the answer has streamed out (or the client left): eviction must not pull the copy away.
       reply.raw.once('close', deps.cache.hold(repo));
@@ -82,7 +94,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       return reply;
     });
 
-    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-receive-pack', { config: { scope: 'write', drains: true } }, async (request, reply) => {
+    scope.post<{ Params: RepoParams }>('/:owner/:repo/git-receive-pack', { config: { scope: 'write', drains: true }, onRequest: requireGitBody(RECEIVE_PACK_REQUEST) }, async (request, reply) => {
       const repo = repoOf(request.params);
       const abort = abortOnClose(request, reply);
       reply.raw.once('close', deps.cache.hold(repo));
@@ -130,8 +142,8 @@ function noCache(reply: FastifyReply): void {
 
 /** The request body, gunzipped when the client compressed it (git does for large fetch negotiations). */
 function requestBody(request: FastifyRequest, maxBytes: number): Readable {
-  // oxlint-disable-next-line typescript/no-base-to-string -- git's content types are parsed as the raw stream; any other body is text (or unusable) either way
-  const raw = request.body instanceof Readable ? request.body : Readable.from(request.body === undefined ? [] : [Buffer.from(String(request.body))]);
+  // Only git's content types reach here (requireGitBody), and their parser hands the body over unread.
+  const raw = request.body as Readable;
   const stages: NodeJS.ReadWriteStream[] = [];
   const encoding = request.headers['content-encoding'];
   if (encoding === 'gzip' || encoding === 'x-gzip') stages.push(createGunzip());

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { eventFilter, refPattern } from './event-filter.ts';
+import { eventFilter } from './event-filter.ts';
+import { refGlob } from './ref-glob.ts';
 import type { RefAction, RefEvent } from './ref-event.ts';
 
 const event = (action: RefAction, ref: string) => ({ action, ref_name: ref }) as RefEvent;
 
-describe('refPattern', () => {
+describe('refGlob', () => {
   it.each<[string, string, boolean]>([
     ['refs/heads/*', 'refs/heads/main', true],
     ['refs/heads/*', 'refs/heads/feature/x', false],
@@ -18,7 +19,17 @@ describe('refPattern', () => {
     ['refs/**/wip', 'refs/heads/a/b/wip', true],
     ['refs/heads/(a|b)', 'refs/heads/a', false],
   ])('%s on %s: %s', (pattern, ref, matches) => {
-    expect(refPattern(pattern).test(ref)).toBe(matches);
+    expect(refGlob(pattern).matches(ref)).toBe(matches);
+  });
+
+  it('matches a pattern that makes a backtracking matcher take seconds in about a millisecond', () => {
+    // As a regular expression, `^(.*a){12}.*b$`-shaped patterns on a long run of `a` backtrack exponentially
+    // (the old matcher took 21 s on one such pattern).
+    const pattern = `refs/${'**a'.repeat(12)}**b`;
+    const ref = `refs/${'a'.repeat(200)}`;
+    const started = performance.now();
+    expect(refGlob(pattern).matches(ref)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(200);
   });
 });
 

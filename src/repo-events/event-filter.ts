@@ -1,6 +1,7 @@
 // A per-repository webhook's event filter (`spec.events`): the actions it wants and the refs it follows. Pure, so
 // the catch-up and a redelivery's rebuild of a payload select exactly the same events.
 import type { RefAction, RefEvent } from './ref-event.ts';
+import { refGlob } from './ref-glob.ts';
 
 export interface EventFilterSpec {
   /** The actions delivered; absent or empty: all. */
@@ -15,14 +16,6 @@ export type EventFilter = (event: RefEvent) => boolean;
 /** The filter `spec` describes; an absent or empty spec passes everything. */
 export function eventFilter(spec: EventFilterSpec | undefined): EventFilter {
   const actions = spec?.actions?.length ? new Set(spec.actions) : undefined;
-  const refs = spec?.refs?.length ? spec.refs.map(refPattern) : undefined;
-  return (event) => (actions === undefined || actions.has(event.action)) && (refs === undefined || refs.some((re) => re.test(event.ref_name)));
+  const refs = spec?.refs?.length ? spec.refs.map(refGlob) : undefined;
+  return (event) => (actions === undefined || actions.has(event.action)) && (refs === undefined || refs.some((glob) => glob.matches(event.ref_name)));
 }
-
-/** `refs/heads/*` → a regular expression matching whole ref names: `**` any characters, `*` any but `/`. */
-export function refPattern(pattern: string): RegExp {
-  const parts = pattern.split('**').map((part) => part.split('*').map(escape).join('[^/]*'));
-  return new RegExp(`^${parts.join('.*')}$`);
-}
-
-const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
