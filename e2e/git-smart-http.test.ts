@@ -1,7 +1,7 @@
 // Stock git against two cw-git instances sharing one MinIO bucket: what a user sees when pushing through one
 // instance and fetching through another.
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -128,6 +128,23 @@ describe('git smart HTTP through two instances', () => {
     const forced = await git().commit(work, 'forced', { 'c.txt': 'c\n' });
     await git().run(['push', '-q', '--force', remote(bed.a, repo), 'main'], { cwd: work });
     expect(await lsRemote(remote(bed.b, repo))).toContain(`${forced}\trefs/heads/main`);
+  });
+
+  it("refuses a push of a malformed object with git fsck's complaint, and keeps the branch where it was", async () => {
+    const repo = await createRepo();
+    const work = await git().workdir(`fsck-${randomBytes(3).toString('hex')}`);
+    await git().run(['init', '-q'], { cwd: work });
+    const good = await git().commit(work, 'base', { 'a.txt': 'a\n' });
+    await git().run(['push', '-q', remote(bed.a, repo), 'main'], { cwd: work });
+    // A commit whose author line has an impossible time zone: git itself never writes one, a hostile client can.
+    const tree = await git().out(['rev-parse', 'HEAD^{tree}'], work);
+    const body = `tree ${tree}\nparent ${good}\nauthor Eve <eve@example.com> 1700000000 +99999\ncommitter Eve <eve@example.com> 1700000000 +0000\n\nbad\n`;
+    await writeFile(join(work, '.git', 'bad-commit'), body);
+    const bad = await git().out(['hash-object', '-t', 'commit', '-w', '--literally', '.git/bad-commit'], work);
+    await git().run(['update-ref', 'refs/heads/main', bad], { cwd: work });
+    const refused = await git().run(['push', remote(bed.a, repo), 'main'], { cwd: work, okCodes: [1] });
+    expect(refused.stderr).toMatch(/remote unpack failed: index-pack failed: .*(badTimezone|bad time zone)/i);
+    expect(await lsRemote(remote(bed.b, repo))).toContain(`${good}\trefs/heads/main`);
   });
 
   it('refuses a branch that would be a directory of another branch, as git does, and the repository stays clonable', async () => {

@@ -8,6 +8,7 @@ import { isOid } from '../../repo-store/refs.ts';
 import { PktReader } from '../pkt-line.ts';
 import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
 import type { RepoCache } from '../repo-cache.ts';
+import { GitCommandError } from '../run-git.ts';
 import { isConnected, objectTypes } from './connectivity.ts';
 import { reportBody, type CommandStatus } from './report.ts';
 import { readReceivePackRequest, type RefCommand } from './request.ts';
@@ -78,7 +79,7 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
         pack = await quarantine.indexPack(Readable.from(reader.rest()), options.maxPackBytes, input.signal);
       } catch (error) {
         const label = error instanceof PackTooLargeError ? 'body' : 'unpack';
-        const message = error instanceof PackTooLargeError ? error.message : 'index-pack failed';
+        const message = error instanceof PackTooLargeError ? error.message : unpackFailure(error);
         for (const command of request.commands) refuse(command.ref, 'unpacker error', label);
         return { body: report(message) };
       }
@@ -161,4 +162,14 @@ function rejection(result: Extract<RefResult, { status: 'rejected' }>): string {
   if (result.reason === 'stale old value') return 'fetch first';
   if (result.reason === 'ref name conflict') return `cannot create '${result.ref}': it conflicts with '${result.conflictsWith ?? ''}' (a ref cannot also be a directory of refs)`;
   return result.reason;
+}
+
+/** What the push's report says when index-pack refused the pack: git's own first complaint (an fsck error, say). */
+function unpackFailure(error: unknown): string {
+  const stderr = error instanceof GitCommandError ? error.stderr : '';
+  const complaint = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .find((line) => line.startsWith('error:') || line.startsWith('fatal:'));
+  return complaint ? `index-pack failed: ${complaint.replace(/^(error|fatal):\s*/, '').slice(0, 200)}` : 'index-pack failed';
 }
