@@ -60,6 +60,16 @@ describe('passwords', () => {
     expect(short.json().detail).toContain('at least 12 characters');
     expect((await p.app.inject({ method: 'PUT', url: '/v1/users/nobody-here/password', headers: bearer(adminToken), payload: { password: PASSWORD } })).statusCode).toBe(404);
   });
+
+  it('set by an administrator end every session the user had (a reset cuts off a stolen session)', async () => {
+    const user = await person();
+    const [first, second] = [await signIn(user), await signIn(user)];
+    expect((await p.app.inject({ method: 'GET', url: '/v1/session', headers: { cookie: first.cookie } })).statusCode).toBe(200);
+    const reset = await p.app.inject({ method: 'PUT', url: `/v1/users/${user}/password`, headers: bearer(adminToken), payload: { password: `${PASSWORD} 2` } });
+    expect(reset.statusCode).toBe(204);
+    for (const { cookie } of [first, second]) expect((await p.app.inject({ method: 'GET', url: '/v1/session', headers: { cookie } })).statusCode).toBe(401);
+    expect((await signIn(user, `${PASSWORD} 2`)).cookie).toMatch(/^cw_session=/);
+  });
 });
 
 describe('signing in', () => {

@@ -179,7 +179,7 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
     config: { auth: { scope: 'admin' } },
     schema: {
       tags,
-      summary: 'Set a user’s password (administrators): they can then sign in to the console with it',
+      summary: 'Set a user’s password (administrators): they can then sign in to the console with it, and every session they had ends (a reset is how a stolen session is cut off)',
       params: UserParams,
       body: Type.Object({ password: Password }, { additionalProperties: false }),
       response: { 204: Type.Null(), ...errorResponses(400, 404, 500) },
@@ -188,7 +188,8 @@ export function sessionRoutes(app: FastifyInstance, tokens: TokenStore, password
       const user = await tokens.getUser(request.params.userId);
       if (!user) throw new NotFoundError(`No user ${JSON.stringify(request.params.userId)}.`);
       await passwords.setPasswordHash(user.id, await hashed(request.body.password), user.uid);
-      request.log.info({ user: user.id }, 'password set by an administrator');
+      const ended = await endAllSessions(user.id, tokens, now());
+      request.log.info({ user: user.id, sessionsEnded: ended }, 'password set by an administrator');
       return reply.code(204).send(null);
     },
   });

@@ -2730,7 +2730,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Set a user’s password (administrators): they can then sign in to the console with it */
+        /** Set a user’s password (administrators): they can then sign in to the console with it, and every session they had ends (a reset is how a stolen session is cut off) */
         put: {
             parameters: {
                 query?: never;
