@@ -16,7 +16,7 @@ import { readCursor } from '../../src/repo-events/cursor.ts';
 import { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
 import { configuredWebhook } from '../../src/repo-events/delivery-target.ts';
 import type { RefEvent } from '../../src/repo-events/ref-event.ts';
-import { TargetPolicy } from '../../src/repo-events/target-policy.ts';
+import { TargetPolicy } from '../../src/target-policy.ts';
 import { RepoMaintenance, silentContext } from '../../src/repo-maintenance/index.ts';
 import { decodeManifest, encodeManifest } from '../../src/repo-store/manifest.ts';
 import { eventsCursorKey, manifestKey, parseRepoPath, RepoStore, zeroOid, type RefUpdate } from '../../src/repo-store/index.ts';

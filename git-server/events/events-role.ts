@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
 import { configuredWebhook } from '../../src/repo-events/delivery-target.ts';
-import { TargetPolicy } from '../../src/repo-events/target-policy.ts';
+import { TargetPolicy } from '../../src/target-policy.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { GitServiceConfig } from '../config/index.ts';
 import { EventsBridge } from './bridge.ts';

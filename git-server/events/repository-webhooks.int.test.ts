@@ -8,7 +8,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 import { afterAll, describe, expect, it } from 'vitest';
 import { findCondition } from '../../src/conditions/index.ts';
 import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';
-import { TargetPolicy } from '../../src/repo-events/target-policy.ts';
+import { TargetPolicy } from '../../src/target-policy.ts';
 import { readCursor } from '../../src/repo-events/cursor.ts';
 import type { RefEvent } from '../../src/repo-events/ref-event.ts';
 import { webhookCursorKey, webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';

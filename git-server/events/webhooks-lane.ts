@@ -15,7 +15,7 @@ import { appendDelivery, readDeliveryLog, recordOf, type DeliveryLog, type Deliv
 import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
 import { rebuildPayload } from '../../src/repo-events/redelivery.ts';
 import { deliveryId } from '../../src/repo-events/signing.ts';
-import type { TargetPolicy } from '../../src/repo-events/target-policy.ts';
+import type { TargetPolicy } from '../../src/target-policy.ts';
 import { webhookCursorKey, webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';

@@ -5,6 +5,7 @@ import { parseServerAddress, queryDns } from './dns-client.ts';
 import { decodeMessage, encodeMessage, RCODE } from './dns-wire.ts';
 import { checkDelegation, compareDelegation } from './delegation.ts';
 import { startParentZoneServer, type ParentZoneServer } from './parent-zone-server.ts';
+import { TargetPolicy } from '../target-policy.ts';
 
 const expected = ['ns-1.zone.example', 'ns-2.zone.example'];
 
@@ -58,6 +59,16 @@ describe('checkDelegation against the parent-zone server', () => {
     server.delegate('found.test', expected);
     const result = await checkDelegation('found.test', expected, { resolver: server.address, parentPort: server.port });
     expect(result).toMatchObject({ delegated: true, reason: 'Delegated' });
+  });
+
+  it('does not query parent nameservers that a domain’s DNS puts at internal addresses', async () => {
+    server.delegate('inside.test', expected);
+    // The resolver (configured, trusted) is asked for the parent zone and its nameservers; they are on loopback.
+    const before = server.queries.udp;
+    const result = await checkDelegation('inside.test', expected, { resolver: server.address, parentPort: server.port, nameservers: new TargetPolicy() });
+    expect(result).toMatchObject({ delegated: false, reason: 'NameserverRefused' });
+    expect(result.message).toMatch(/^The nameservers of the parent zone of inside\.test \(.+ of test\) are at internal or reserved addresses, which the platform does not query/);
+    expect(server.queries.udp - before, 'only the resolver was asked (SOA and NS), never the parent').toBe(2);
   });
 
   it('serves published records over UDP and TCP (the external-records flow)', async () => {

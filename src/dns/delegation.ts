@@ -7,7 +7,7 @@ import type { DnsRecordData } from './dns-wire.ts';
 import { nameSet, normalizeName, parentName } from './names.ts';
 
 /** CamelCase, stable: the `Delegated` condition's reason. */
-export type DelegationReason = 'Delegated' | 'NameserversMismatch' | 'NotDelegated' | 'Timeout' | 'Unreachable' | 'ServerFailure' | 'ParentNotFound';
+export type DelegationReason = 'Delegated' | 'NameserversMismatch' | 'NotDelegated' | 'Timeout' | 'Unreachable' | 'ServerFailure' | 'ParentNotFound' | 'NameserverRefused';
 
 export interface DelegationResult {
   readonly delegated: boolean;
@@ -34,6 +34,11 @@ export interface DelegationCheckOptions {
   timeoutMs?: number;
   /** How many parent servers to try before giving up. Default 3. */
   maxServers?: number;
+  /**
+   * Which addresses of parent servers found through `resolver` may be asked: the domain is a tenant's, and so is the
+   * DNS that names its parent's servers, which could point the operator's queries at internal hosts. Absent: any.
+   */
+  nameservers?: { refusal(address: string): string | undefined };
 }
 
 const list = (names: readonly string[]) => names.join(', ');
@@ -110,6 +115,7 @@ async function parentServers(domain: string, options: DelegationCheckOptions, ti
   if (!ns.ok) return ns;
   const max = options.maxServers ?? 3;
   const servers: DnsServerAddress[] = [];
+  const refused: string[] = [];
   for (const host of nsAt(ns.response.answers, parent).slice(0, max)) {
     let addresses = addressesOf(ns.response.additionals, host);
     if (addresses.length === 0) {
@@ -117,9 +123,11 @@ async function parentServers(domain: string, options: DelegationCheckOptions, ti
       // Following a CNAME chain the resolver already followed: any A record in the answer will do.
       addresses = a.ok ? a.response.answers.flatMap((r) => (r.type === 'A' ? [r.data] : [])) : [];
     }
-    const address = addresses[0];
+    const address = addresses.find((a) => options.nameservers?.refusal(a) === undefined);
+    if (addresses.length > 0 && address === undefined) refused.push(host);
     if (address) servers.push({ host: address, port: options.parentPort ?? 53 });
   }
+  if (servers.length === 0 && refused.length > 0) return { ok: false, reason: 'NameserverRefused', detail: `${refused.join(', ')} of ${parent}` };
   if (servers.length === 0) return { ok: false, reason: 'ParentNotFound', detail: `no address for the nameservers of ${parent}` };
   return servers;
 }
@@ -137,6 +145,13 @@ export async function checkDelegation(domain: string, expected: readonly string[
   if (!Array.isArray(servers)) {
     const detail = servers.ok ? '' : servers.detail;
     const reason = servers.ok ? 'ParentNotFound' : servers.reason;
+    if (reason === 'NameserverRefused') {
+      return failure(
+        reason,
+        `The nameservers of the parent zone of ${name} (${detail}) are at internal or reserved addresses, which the platform does not query; delegate it under a public parent zone.`,
+        expected,
+      );
+    }
     return failure(reason, `The parent zone of ${name} could not be found through the resolver (${detail}); ${again}`, expected);
   }
 

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DeliveryClient, describeOutcome } from './delivery-client.ts';
 import { configuredWebhook } from './delivery-target.ts';
 import { deliveryId, signature } from './signing.ts';
-import { TargetPolicy } from './target-policy.ts';
+import { TargetPolicy } from '../target-policy.ts';
 
 interface Received {
   readonly headers: IncomingMessage['headers'];

@@ -10,7 +10,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import type { DeliveryTarget } from './delivery-target.ts';
 import { targetHeaders } from './signing.ts';
-import { TargetPolicy, TargetRefusedError } from './target-policy.ts';
+import { TargetPolicy, TargetRefusedError } from '../target-policy.ts';
 
 /** The spec's webhook answer time-out. */
 export const ANSWER_TIMEOUT_MS = 10_000;

@@ -12,7 +12,7 @@ import { NAMESPACES } from '../../../src/kube/resource.ts';
 import { ensureBucket } from '../../../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { REPOSITORY_WEBHOOKS } from '../../../src/platform/resources.ts';
-import { TargetPolicy } from '../../../src/repo-events/target-policy.ts';
+import { TargetPolicy } from '../../../src/target-policy.ts';
 import { RepoStore, zeroOid, type RefUpdate } from '../../../src/repo-store/index.ts';
 import type { WebhookState } from '../repository-webhooks.ts';
 import { WebhooksLane, type WebhooksLaneOptions } from '../webhooks-lane.ts';

@@ -3,6 +3,7 @@
 // verified through, and where the runtime takes traffic (what app hostname records point at).
 import type { RuntimeTarget } from '../../dns/app-records.ts';
 import type { DelegationCheckOptions } from '../../dns/delegation.ts';
+import { TargetPolicy } from '../../target-policy.ts';
 import { MemoryDnsProvider } from '../../dns/memory-provider.ts';
 import type { DnsProvider } from '../../dns/provider.ts';
 import { Route53Provider } from '../../dns/route53-provider.ts';
@@ -39,7 +40,8 @@ export interface DnsSettings {
  * laptop without moto), CW_ROUTE53_ENDPOINT (absent: AWS), CW_ROUTE53_REGION, CW_ROUTE53_ACCESS_KEY_ID and
  * CW_ROUTE53_SECRET_ACCESS_KEY (absent: the SDK's default chain), CW_DNS_OWNER_ID (default `cloudwright`),
  * CW_DNS_PARENT_SERVER (`host:port` of a server authoritative for the parent zone: make dev's `test.` server),
- * CW_DNS_RESOLVER (`host:port`; default the system's), CW_DNS_TIMEOUT_MS (default 3000),
+ * CW_DNS_RESOLVER (`host:port`; default the system's), CW_DNS_ALLOW_PRIVATE_NAMESERVERS (`true`: parent nameservers
+ * found through the resolver may be at internal addresses; default refused), CW_DNS_TIMEOUT_MS (default 3000),
  * CW_DNS_RECHECK_INTERVAL_SECONDS (default 3600), CW_DNS_PENDING_RECHECK_SECONDS (default 60: the first
  * re-check of a pending domain; later ones back off to the re-check interval), CW_RUNTIME_DNS_TARGET (the host name app CNAMEs point at;
  * default `runtime.<CW_RUNTIME_BASE_DOMAIN>`), CW_RUNTIME_DNS_IPV4 and CW_RUNTIME_DNS_IPV6 (comma-separated
@@ -71,6 +73,11 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
       ...(env.CW_DNS_PARENT_SERVER ? { parentServer: env.CW_DNS_PARENT_SERVER } : {}),
       ...(env.CW_DNS_RESOLVER ? { resolver: env.CW_DNS_RESOLVER } : {}),
       timeoutMs,
+      // Parent nameservers found through the resolver are named by the tenant's DNS: only public ones are asked.
+      nameservers: new TargetPolicy({
+        allowPrivate: env.CW_DNS_ALLOW_PRIVATE_NAMESERVERS === 'true',
+        settings: { allowHint: 'set CW_DNS_ALLOW_PRIVATE_NAMESERVERS=true to query them', denied: 'the denied ranges' },
+      }),
     },
     resolver: env.CW_DNS_RESOLVER || env.CW_DNS_PARENT_SERVER || undefined,
     timeoutMs,

@@ -1,8 +1,9 @@
-// Where deliveries may go: a webhook URL is resolved and every address it resolves to is checked against the
-// internal ranges below, so a configured (or, later, a user-declared) webhook cannot make the service post into
-// the cluster, the node or a cloud metadata endpoint. The connection then uses exactly the addresses checked.
+// Where the platform may send what a tenant names: a webhook URL is resolved and every address it resolves to is
+// checked against the internal ranges below, so a webhook cannot make the service post into the cluster, the node
+// or a cloud metadata endpoint (the connection then uses exactly the addresses checked); a delegation check asks
+// only parent nameservers at public addresses, so a tenant's DNS cannot make the operator query internal hosts.
 import { BlockList, isIP, isIPv4 } from 'node:net';
-import { isAddressOrRange } from '../address-range.ts';
+import { isAddressOrRange } from './address-range.ts';
 
 /** Refused unless private targets are allowed: each range with what it is, for the error message. */
 export const INTERNAL_RANGES: readonly { readonly range: string; readonly what: string }[] = [
@@ -38,7 +39,11 @@ export interface TargetPolicyOptions {
   readonly allowPrivate?: boolean;
   /** `events.denied_target_ranges`: more addresses and CIDR ranges to refuse, whatever `allowPrivate` says. */
   readonly denied?: readonly string[];
+  /** The settings a refusal names, for the operator who would change them (default: cw-git's `events.*`). */
+  readonly settings?: { readonly allowHint: string; readonly denied: string };
 }
+
+const EVENTS_SETTINGS = { allowHint: 'set events.allow_private_targets: true to deliver to internal addresses', denied: 'events.denied_target_ranges' };
 
 type Family = 'ipv4' | 'ipv6';
 
@@ -84,11 +89,13 @@ function embeddedIPv4(address: string): string | undefined {
 export class TargetPolicy {
   readonly #rules: readonly { readonly range: string; readonly what: string; readonly list: BlockList }[];
   readonly #allowPrivate: boolean;
+  readonly #settings: { readonly allowHint: string; readonly denied: string };
 
   constructor(options: TargetPolicyOptions = {}) {
     this.#allowPrivate = options.allowPrivate === true;
+    this.#settings = options.settings ?? EVENTS_SETTINGS;
     const internal = this.#allowPrivate ? [] : INTERNAL_RANGES;
-    const denied = (options.denied ?? []).map((range) => ({ range, what: 'in events.denied_target_ranges' }));
+    const denied = (options.denied ?? []).map((range) => ({ range, what: `in ${this.#settings.denied}` }));
     this.#rules = [...internal, ...denied].map((rule) => ({ ...rule, list: blockList(rule.range) }));
   }
 
@@ -101,7 +108,7 @@ export class TargetPolicy {
       const kind: Family = isIPv4(candidate) ? 'ipv4' : 'ipv6';
       const rule = this.#rules.find((r) => r.list.check(candidate, kind));
       if (rule) {
-        const allow = this.#allowPrivate || rule.what.startsWith('in ') ? '' : '; set events.allow_private_targets: true to deliver to internal addresses';
+        const allow = this.#allowPrivate || rule.what.startsWith('in ') ? '' : `; ${this.#settings.allowHint}`;
         return `${address}, in ${rule.range} (${rule.what})${allow}`;
       }
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAddressOrRange } from '../address-range.ts';
+import { isAddressOrRange } from './address-range.ts';
 import { INTERNAL_RANGES, TargetPolicy, TargetRefusedError } from './target-policy.ts';
 
 describe('TargetPolicy', () => {
