@@ -29,7 +29,7 @@ describe('dnsSettingsFromEnv', () => {
     expect(s).toMatchObject({ ownerId: 'prod-eu', resolver: '127.0.0.1:5300', timeoutMs: 500, recheckIntervalMs: 30_000 });
     expect(s.delegation).toMatchObject({ parentServer: '127.0.0.1:5300', timeoutMs: 500 });
     // Parent nameservers found through a resolver are asked only at public addresses, unless allowed.
-    expect(s.delegation.nameservers?.refusal('10.0.0.53')).toMatch(/private; set CW_DNS_ALLOW_PRIVATE_NAMESERVERS=true/);
+    expect(s.delegation.nameservers?.refusal('10.0.0.53')).toMatch(/\(private\); set CW_DNS_ALLOW_PRIVATE_NAMESERVERS=true/);
     expect(s.delegation.nameservers?.refusal('192.0.1.53')).toBeUndefined();
     expect(dnsSettingsFromEnv({ CW_DNS_PROVIDER: 'memory', CW_DNS_ALLOW_PRIVATE_NAMESERVERS: 'true' }, 'a.b').delegation.nameservers?.refusal('10.0.0.53')).toBeUndefined();
     expect(s.runtimeTarget).toEqual({ hostname: 'edge.example.net', ipv4: ['192.0.2.1', '192.0.2.2'], ipv6: [] });
