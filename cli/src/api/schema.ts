@@ -4168,7 +4168,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
+        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
         post: {
             parameters: {
                 query?: never;
