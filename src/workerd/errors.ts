@@ -9,7 +9,7 @@ export class ArtifactError extends PublicError {
 }
 
 /** Which artifact limit was exceeded. */
-export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files';
+export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files' | 'moduleBytes' | 'configBytes';
 
 /** The artifact exceeds a configured limit (413); `limit` and `maximum` say which and how much. */
 export class ArtifactTooLargeError extends PublicError {
@@ -36,5 +36,32 @@ export class BuildLoadError extends Error {
     super(`build ${buildId} cannot be loaded: ${detail}`);
     this.buildId = buildId;
     this.detail = detail;
+  }
+}
+
+/**
+ * The runtime's data directory has no room for the build: unpacking it would take the builds past the room
+ * they are given, or the file system is nearly full. Not the build's fault, and it may pass once other builds
+ * go: the replica reports it (`InsufficientStorage`) and tries again later. Nothing of the build is kept.
+ */
+export class InsufficientStorageError extends Error {
+  override readonly name = 'InsufficientStorageError';
+  readonly buildId: string;
+  constructor(buildId: string, detail: string) {
+    super(detail);
+    this.buildId = buildId;
+  }
+}
+
+/**
+ * The project's builds would unpack to more than its quota on this replica. The replica reports it
+ * (`QuotaExceeded`) and tries again later: the project's other builds may shrink.
+ */
+export class BuildQuotaError extends Error {
+  override readonly name = 'BuildQuotaError';
+  readonly buildId: string;
+  constructor(buildId: string, detail: string) {
+    super(detail);
+    this.buildId = buildId;
   }
 }
