@@ -50,6 +50,7 @@ export async function main(config: ApiConfig): Promise<void> {
     artifacts,
     baseDomain: config.runtimeBaseDomain,
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
+    projectUnpackedQuota: config.projectUnpackedQuota,
   });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
@@ -71,6 +72,8 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
       ],
       rateLimit: config.rateLimit,
+      uploadLimits: config.uploadLimits,
+      logStreamLimits: config.logStreamLimits,
       consoleDir: config.consoleDir,
       // Over plain HTTP (local dev) a Secure cookie would never be sent back.
       sessions: {

@@ -13,6 +13,7 @@ import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
 import { artifactFromFiles, artifactOf } from '../../src/workerd/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { DEFAULT_UPLOAD_LIMITS } from './upload-slots.ts';
 
 let platform: PlatformApp;
 let project: string;
@@ -330,7 +331,7 @@ describe('builds and rollbacks', () => {
 
 describe('uploads in progress', () => {
   it('reads at most perUser uploads of one user (429) and total in all (503), freeing a slot when an upload ends', async () => {
-    const limited = await platformApp({ uploadLimits: { total: 2, perUser: 1 } });
+    const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, total: 2, perUser: 1 } });
     try {
       const account = async () => {
         const user = await limited.createUser();
