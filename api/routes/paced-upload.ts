@@ -27,9 +27,11 @@ export async function* pacedUpload(
   try {
     for (;;) {
       const elapsed = now() - started;
-      if (elapsed >= limits.timeoutMs) throw new UploadTooSlowError(`The upload took longer than ${limits.timeoutMs / 1000} s; send it faster, or a smaller artifact.`);
+      const tooLong = new UploadTooSlowError(`The upload took longer than ${limits.timeoutMs / 1000} s; send it faster, or a smaller artifact.`);
+      if (elapsed >= limits.timeoutMs) throw tooLong;
       // When the average would drop under the minimum if nothing more arrived (at the earliest, after the grace).
       const behindAt = Math.max(limits.graceMs, ((received + 1) / limits.minBytesPerSecond) * 1000);
+      const deadlineFirst = limits.timeoutMs <= behindAt;
       const wait = Math.max(1, Math.min(limits.timeoutMs, behindAt) - elapsed);
       const next = iterator.next();
       let timer: NodeJS.Timeout | undefined;
@@ -37,7 +39,7 @@ export async function* pacedUpload(
       const result = await Promise.race([next, late]).finally(() => clearTimeout(timer));
       if (result === 'late') {
         next.catch(() => {}); // abandoned: the request is closed with the answer
-        if (now() - started >= limits.timeoutMs) continue; // the deadline, answered at the loop's start
+        if (deadlineFirst) throw tooLong;
         throw new UploadTooSlowError(
           `The upload arrived at ${Math.round(received / ((now() - started) / 1000))} bytes/s on average, slower than the minimum of ${limits.minBytesPerSecond}; retry on a faster connection.`,
         );
