@@ -59,8 +59,9 @@ beforeAll(async () => {
       env: { ...s3Env(), CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, POD_NAMESPACE: member.project, CW_API_UPLOADS_PER_USER: '8', CW_API_LOG_STREAMS_PER_USER: '2' },
     }),
   ]);
-  // One operator per project, both counting the replica that reports in the first project's namespace.
-  await Promise.all([startOperator(member.project, running), startOperator(second, running, { POD_NAMESPACE: member.project })]);
+  // One operator per project, both counting the replica that reports in the first project's namespace (the
+  // second one without leader election: it would wait for the first one's Lease there).
+  await Promise.all([startOperator(member.project, running), startOperator(second, running, { POD_NAMESPACE: member.project, CW_LEADER_ELECTION: 'false' })]);
 }, 180_000);
 
 /**
