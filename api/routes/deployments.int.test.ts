@@ -470,7 +470,12 @@ describe('the project quota on unpacked builds', () => {
       const id = await limited.createProject(owner, { namespace: true });
       const as = { authorization: `Bearer ${await limited.tokenFor(owner, ['projects:read', 'apps:write', 'deploys:write'])}` };
       const call = (method: 'GET' | 'POST', url: string, payload?: Uint8Array | object) =>
-        limited.app.inject({ method, url: `/v1/projects/${id}${url}`, headers: { ...as, ...(payload instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : {}) }, ...(payload ? { payload } : {}) });
+        limited.app.inject({
+          method,
+          url: `/v1/projects/${id}${url}`,
+          headers: { ...as, ...(payload instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : {}) },
+          ...(payload ? { payload } : {}),
+        });
       for (const name of ['a', 'b', 'c']) expect((await call('POST', '/apps', { name })).statusCode).toBe(201);
       const WORKER = 'export default { fetch: () => new Response("x") };';
       const sized = (assetBytes: number, tag: string) => artifactFromFiles({ 'worker.js': WORKER, [`assets/${tag}`]: 'y'.repeat(assetBytes) });

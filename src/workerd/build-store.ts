@@ -185,7 +185,7 @@ export class BuildStore {
       if (others + mine > capacityBytes) {
         throw new InsufficientStorageError(
           ref.buildId,
-          `The runtime replica has no room for build ${ref.buildId}: the builds it serves take ${others} bytes of the ${capacityBytes} its data directory gives them, and this one unpacks to more than ${mine}.`,
+          `The runtime replica has no room for build ${ref.buildId}: the builds it serves take ${others} bytes of the ${capacityBytes} its data directory gives them, and this one unpacks to at least ${mine}.`,
         );
       }
     }
@@ -197,7 +197,7 @@ export class BuildStore {
       if (project + mine > projectQuotaBytes) {
         throw new BuildQuotaError(
           ref.buildId,
-          `Build ${ref.buildId} unpacks to more than ${mine} bytes and the project's other apps' builds to ${project}: more than the project's quota of ${projectQuotaBytes} bytes of unpacked builds.`,
+          `Build ${ref.buildId} unpacks to at least ${mine} bytes and the project's other apps' builds to ${project}: more than the project's quota of ${projectQuotaBytes} bytes of unpacked builds.`,
         );
       }
     }
