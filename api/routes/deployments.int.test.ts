@@ -73,6 +73,17 @@ async function appBuilds(appId: string): Promise<Build[]> {
   return (await builds().list(project)).items.filter((b) => b.spec.app === appId);
 }
 
+/** A new user owning a new project with an app `site` on `on`, and how they upload to it. */
+async function siteOwner(on: PlatformApp, scopes: Parameters<PlatformApp['tokenFor']>[1] = ['apps:write', 'deploys:write']) {
+  const owner = await on.createUser();
+  const id = await on.createProject(owner, { namespace: true });
+  const as = { authorization: `Bearer ${await on.tokenFor(owner, scopes)}` };
+  expect((await on.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
+  const upload = (payload: Uint8Array | Readable) =>
+    on.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
+  return { id, as, upload };
+}
+
 describe('deploy', () => {
   it('stores the artifact at its content address, records the Build, then activates it', async () => {
     const appId = await createApp('hello');
@@ -336,16 +347,7 @@ describe('uploads in progress', () => {
   it('reads at most perUser uploads of one user (429) and total in all (503), freeing a slot when an upload ends', async () => {
     const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, total: 2, perUser: 1 } });
     try {
-      const account = async () => {
-        const user = await limited.createUser();
-        const id = await limited.createProject(user, { namespace: true });
-        const as = { authorization: `Bearer ${await limited.tokenFor(user, ['apps:write', 'deploys:write'])}` };
-        expect((await limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
-        const upload = (payload: Uint8Array | Readable) =>
-          limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
-        return { upload };
-      };
-      const [a, b, c] = await Promise.all([account(), account(), account()]);
+      const [a, b, c] = await Promise.all([siteOwner(limited), siteOwner(limited), siteOwner(limited)]);
       // Uploads still arriving: their bodies have not ended.
       const slowA = new HeldBody();
       const slowB = new HeldBody();
@@ -412,12 +414,7 @@ describe('uploads in progress', () => {
   it('answers 408 to an upload that arrives slower than the minimum rate, and frees its slot at once', async () => {
     const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, perUser: 1, minBytesPerSecond: 1_000_000, graceMs: 500 } });
     try {
-      const owner = await limited.createUser();
-      const id = await limited.createProject(owner, { namespace: true });
-      const as = { authorization: `Bearer ${await limited.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
-      expect((await limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
-      const upload = (payload: Uint8Array | Readable) =>
-        limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
+      const { upload } = await siteOwner(limited);
       const trickle = new HeldBody();
       const started = performance.now();
       const slow = upload(trickle);
@@ -438,12 +435,9 @@ describe('uploads in progress', () => {
   it('answers 408 to an upload that takes longer than its deadline, however steadily it arrives', async () => {
     const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, timeoutMs: 1_000, minBytesPerSecond: 1, graceMs: 0 } });
     try {
-      const owner = await limited.createUser();
-      const id = await limited.createProject(owner, { namespace: true });
-      const as = { authorization: `Bearer ${await limited.tokenFor(owner, ['apps:write', 'deploys:write'])}` };
-      expect((await limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
+      const { upload } = await siteOwner(limited);
       const steady = new HeldBody();
-      const pending = limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload: steady });
+      const pending = upload(steady);
       // Incompressible, so its bytes arrive one by one: 16 every 50 ms, steadily but for longer than the deadline.
       const artifact = artifactFromFiles({ 'worker.js': 'export default {};', 'assets/noise': randomBytes(8 * 1024) });
       let at = 0;

@@ -39,13 +39,8 @@ export class BuildLoadError extends Error {
   }
 }
 
-/**
- * The runtime's data directory has no room for the build: unpacking it would take the builds past the room
- * they are given, or the file system is nearly full. Not the build's fault, and it may pass once other builds
- * go: the replica reports it (`InsufficientStorage`) and tries again later. Nothing of the build is kept.
- */
-export class InsufficientStorageError extends Error {
-  override readonly name = 'InsufficientStorageError';
+/** The runtime has no room for a build: not the build's fault, and room may come, so it is tried again later. */
+abstract class NoRoomError extends Error {
   readonly buildId: string;
   constructor(buildId: string, detail: string) {
     super(detail);
@@ -54,14 +49,15 @@ export class InsufficientStorageError extends Error {
 }
 
 /**
- * The project's builds would unpack to more than its quota on this replica. The replica reports it
- * (`QuotaExceeded`) and tries again later: the project's other builds may shrink.
+ * The runtime's data directory has no room for the build: unpacking it would take the builds past the room
+ * they are given, or the file system is nearly full. The replica reports it (`InsufficientStorage`). Nothing
+ * of the build is kept.
  */
-export class BuildQuotaError extends Error {
+export class InsufficientStorageError extends NoRoomError {
+  override readonly name = 'InsufficientStorageError';
+}
+
+/** The project's builds would unpack to more than its quota on this replica; reported as `QuotaExceeded`. */
+export class BuildQuotaError extends NoRoomError {
   override readonly name = 'BuildQuotaError';
-  readonly buildId: string;
-  constructor(buildId: string, detail: string) {
-    super(detail);
-    this.buildId = buildId;
-  }
 }
