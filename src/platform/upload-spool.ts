@@ -1,8 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdtemp, open, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StreamBody } from '../object-store/object-store.ts';
+
+const PREFIX = 'cw-upload-';
 
 /**
  * An upload kept on disk while it is checked, so it can be stored afterwards without being held in memory:
@@ -21,7 +23,7 @@ export class UploadSpool {
 
   /** A new spool in `dir` (default: the temporary directory; in the chart, the pod's `/tmp` volume). */
   static async create(dir = tmpdir()): Promise<UploadSpool> {
-    const own = await mkdtemp(join(dir, 'cw-upload-'));
+    const own = await mkdtemp(join(dir, PREFIX));
     try {
       return new UploadSpool(own, await open(join(own, 'artifact'), 'wx', 0o600));
     } catch (err) {
@@ -30,8 +32,24 @@ export class UploadSpool {
     }
   }
 
+  /**
+   * Removes the spools a process left behind when it was killed during an upload (a container restarted in
+   * its pod keeps `/tmp`). Only those older than `minAgeMs`: another process may share the directory.
+   */
+  static async removeLeftovers(dir = tmpdir(), minAgeMs = 3_600_000): Promise<number> {
+    const names = (await readdir(dir).catch(() => [])).filter((name) => name.startsWith(PREFIX));
+    let removed = 0;
+    for (const name of names) {
+      const info = await stat(join(dir, name)).catch(() => undefined);
+      if (!info || Date.now() - info.mtimeMs < minAgeMs) continue;
+      await rm(join(dir, name), { recursive: true, force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
   /** `source`, chunk by chunk, each written to the file before it is passed on. */
-  async *tee(source: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  async *tee(source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): AsyncGenerator<Uint8Array> {
     for await (const chunk of source) {
       await this.#file.write(chunk);
       this.#length += chunk.length;
