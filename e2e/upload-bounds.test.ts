@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
@@ -218,6 +219,41 @@ describe('bounded uploads and builds', () => {
     expect((await send(runtime.port, host(member.project, 'hello'))).body).toBe('hello');
     expect((await send(runtime.port, host(member.project, 'bomb-0'))).body).toBe('bomb');
     expect((await send(runtime.port, host(second, 'gitops-disk'))).status).toBe(404);
+  });
+
+  it('answers slow uploads 408 within seconds, so slow clients holding every upload slot free them quickly', { timeout: 60_000 }, async () => {
+    await createApp(member.project, 'slow-target');
+    const start = packWorker('export default { fetch: () => new Response("fast") };\n').subarray(0, 10); // a valid beginning
+    const { port } = new URL(api.url);
+    /** A deploy that sends its headers and the artifact's first bytes, then nothing; resolves with its status line once answered. */
+    const slowClient = () =>
+      new Promise<{ status: number; afterMs: number }>((resolve, reject) => {
+        const started = performance.now();
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST /v1/projects/${member.project}/apps/slow-target/deployments HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${member.token}\r\n` +
+              'Content-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n',
+          );
+          socket.write(start);
+        });
+        socket.once('data', (data) => {
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(data.toString('latin1'))?.[1]), afterMs: performance.now() - started });
+          socket.destroy();
+        });
+        socket.once('error', reject);
+      });
+    // Eight slow clients: every upload slot of the process (the user may hold eight here). Each 408 comes from
+    // the route past its slot, so eight of them after 10 s say the eight slots were held that long, and no more.
+    const slow = Array.from({ length: 8 }, () => slowClient());
+    const answers = await Promise.all(slow);
+    figures['slow uploads: answered 408 after (s)'] = answers.map((a) => (a.afterMs / 1000).toFixed(1)).join(' ');
+    for (const answer of answers) {
+      expect(answer.status).toBe(408);
+      // The minimum rate is checked from 10 s on: a slot is held that long, not the five minutes of a request.
+      expect(answer.afterMs).toBeLessThan(20_000);
+    }
+    const after = await call('POST', `${member.project}/apps/slow-target/deployments`, packWorker('export default { fetch: () => new Response("fast") };\n'));
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
   });
 
   it('lets a user follow at most their number of log streams (429 past it), and frees one as it closes', { timeout: 60_000 }, async () => {
