@@ -92,9 +92,14 @@ describe('BuildStore', () => {
         );
         expect(readdirSync(dir).sort()).toEqual(['p.a.big', 'q.b.small']);
         expect(store.usedBytes).toBe(5000 + 1000 + 2 * WORKER_BYTES);
-        // Not remembered as a failure: once the big build goes, the same build is prepared.
-        await store.retain(new Set(['q.b.small']));
+        // While nothing changes, it is refused again without being fetched again.
+        const fetches = roomy.fetches;
+        await expect(store.prepare({ project: 'q', appId: 'c', buildId: 'big' })).rejects.toBeInstanceOf(InsufficientStorageError);
+        expect(roomy.fetches).toBe(fetches);
+        // Not remembered as a failure for good: once the big build goes, the same build is prepared.
+        await store.retain(new Set(['q.b.small', 'q.c.big']));
         await store.prepare({ project: 'q', appId: 'c', buildId: 'big' });
+        expect(roomy.fetches).toBe(fetches + 1);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -66,7 +66,8 @@ export function buildKey(ref: BuildRef): string {
  * It keeps count of what its builds take on disk, per build and as they are written, and refuses a build
  * whose next file would take them past the store's capacity (`InsufficientStorageError`) or its project's
  * builds past the project quota (`BuildQuotaError`); the other builds of the same app do not count against
- * its project, as they go once the new one serves.
+ * its project, as they go once the new one serves. A build refused so is not fetched again while the room it
+ * needed (as far as it was read) is still not there.
  */
 export class BuildStore {
   readonly #root: string;
@@ -75,6 +76,8 @@ export class BuildStore {
   readonly #builds = new Map<string, Promise<PreparedBuild>>();
   /** Build key → bytes it takes on disk (counted as its files are written). */
   readonly #sizes = new Map<string, number>();
+  /** Build key → bytes a build refused for want of room needed at least: it is not fetched again until they fit. */
+  readonly #needs = new Map<string, number>();
   readonly #slots: Semaphore;
 
   constructor(root: string, artifacts: ArtifactSource, options: BuildStoreOptions = {}) {
@@ -117,6 +120,7 @@ export class BuildStore {
   async retain(keep: ReadonlySet<string>): Promise<void> {
     for (const id of this.#builds.keys()) if (!keep.has(id)) this.#builds.delete(id);
     for (const id of this.#sizes.keys()) if (!keep.has(id)) this.#sizes.delete(id);
+    for (const id of this.#needs.keys()) if (!keep.has(id)) this.#needs.delete(id);
     const entries = await readdir(this.#root).catch(() => []);
     const unused = entries.filter((name) => !keep.has(name) && !name.startsWith('.tmp-'));
     await Promise.all(unused.map((name) => rm(join(this.#root, name), { recursive: true, force: true })));
@@ -136,6 +140,8 @@ export class BuildStore {
     const tmp = join(this.#root, `.tmp-${key}-${randomBytes(4).toString('hex')}`);
     try {
       await this.#checkFreeSpace(ref);
+      const need = this.#needs.get(key);
+      if (need !== undefined) this.#reserve(ref, key, need); // still no room: refused again without a fetch
       this.#sizes.set(key, 0);
       const artifact = await readArtifact(await this.#artifacts.fetch(ref), {
         ...this.#options.parse,
@@ -155,9 +161,11 @@ export class BuildStore {
       await writeFile(join(tmp, MANIFEST), JSON.stringify(build));
       await rm(dir, { recursive: true, force: true });
       await rename(tmp, dir);
+      this.#needs.delete(key);
       return build;
     } catch (err) {
       this.#sizes.delete(key);
+      if (err instanceof InsufficientStorageError || err instanceof BuildQuotaError) this.#needs.set(key, Math.max(this.#needs.get(key) ?? 0, err.needed));
       throw err;
     } finally {
       await rm(tmp, { recursive: true, force: true });
@@ -185,6 +193,7 @@ export class BuildStore {
       if (others + mine > capacityBytes) {
         throw new InsufficientStorageError(
           ref.buildId,
+          mine,
           `The runtime replica has no room for build ${ref.buildId}: the builds it serves take ${others} bytes of the ${capacityBytes} its data directory gives them, and this one unpacks to at least ${mine}.`,
         );
       }
@@ -197,6 +206,7 @@ export class BuildStore {
       if (project + mine > projectQuotaBytes) {
         throw new BuildQuotaError(
           ref.buildId,
+          mine,
           `Build ${ref.buildId} unpacks to at least ${mine} bytes and the project's other apps' builds to ${project}: more than the project's quota of ${projectQuotaBytes} bytes of unpacked builds.`,
         );
       }
@@ -210,6 +220,7 @@ export class BuildStore {
     if (free < MIN_FREE_BYTES) {
       throw new InsufficientStorageError(
         ref.buildId,
+        0,
         `The runtime replica has no room for build ${ref.buildId}: its data directory's file system has ${free} bytes free, less than ${MIN_FREE_BYTES}.`,
       );
     }

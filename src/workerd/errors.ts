@@ -42,9 +42,12 @@ export class BuildLoadError extends Error {
 /** The runtime has no room for a build: not the build's fault, and room may come, so it is tried again later. */
 abstract class NoRoomError extends Error {
   readonly buildId: string;
-  constructor(buildId: string, detail: string) {
+  /** Bytes the build needs at least (as far as it was read; 0 when it was refused before). */
+  readonly needed: number;
+  constructor(buildId: string, needed: number, detail: string) {
     super(detail);
     this.buildId = buildId;
+    this.needed = needed;
   }
 }
 

@@ -60,7 +60,7 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
   if (failure?.reason === 'BuildNotFound') return { reason: Reasons.BuildNotFound, message: `The artifact of build ${buildId} is not in the object store.${keeps}`, report };
   // The replica's message names the figures (bytes, limits), which stay the same while nothing changes.
   if (failure?.reason === 'InsufficientStorage' || failure?.reason === 'QuotaExceeded') {
-    return { reason: Reasons[failure.reason], message: `${failure.message} It tries again as room comes.${keeps}`, report };
+    return { reason: Reasons[failure.reason], message: `${failure.message} The runtime tries again as room comes.${keeps}`, report };
   }
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
