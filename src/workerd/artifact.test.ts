@@ -233,9 +233,26 @@ describe('parseArtifact: limits (413, ArtifactTooLargeError)', () => {
     expect(pulled).toBe(3);
   });
 
-  it('the modules together', async () => {
+  it('the modules together, assets left out', async () => {
     const error = await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'a.txt': big, 'assets/b.css': big }), { limits: { maxModuleBytes: 5000 } }).catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 413, limit: 'moduleBytes', maximum: 5000 });
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'assets/b.css': big }), { limits: { maxModuleBytes: 5000 } })).modules).toHaveLength(1);
+  });
+
+  it('the modules as workerd is handed them: text with its JSON escapes, binary in base64', async () => {
+    /** What a text module costs as JSON, in UTF-8 bytes: what the runtime sends workerd. */
+    const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
+    const room = 5000;
+    const limits = { maxModuleBytes: jsonBytes(WORKER) + room };
+    const nul = String.fromCharCode(0).repeat(1000); // 1000 bytes in the archive, 6000 as JSON
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'n.txt': nul }), { limits })).rejects.toMatchObject({ status: 413, limit: 'moduleBytes' });
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'n.txt': 'x'.repeat(room) }), { limits })).modules).toHaveLength(2);
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'b.bin': new Uint8Array((room / 4) * 3 + 3) }), { limits })).rejects.toMatchObject({ limit: 'moduleBytes' });
+    const odd = `${String.fromCharCode(0, 8, 9, 10, 12, 13, 31, 34, 92)}é`;
+    const exactly = { maxModuleBytes: jsonBytes(WORKER) + jsonBytes(odd) };
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'e.txt': odd }), { limits: exactly })).modules).toHaveLength(2);
+    const short = { maxModuleBytes: exactly.maxModuleBytes - 1 };
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'e.txt': odd }), { limits: short })).rejects.toMatchObject({ limit: 'moduleBytes' });
   });
 
   it('a configuration file read whole', async () => {

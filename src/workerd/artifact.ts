@@ -16,7 +16,11 @@ export interface ArtifactLimits {
   readonly maxFileBytes: number;
   /** Files in the archive, modules and assets together. */
   readonly maxFiles: number;
-  /** The modules together (the code workerd loads into the app's isolate, not the assets it serves from disk). */
+  /**
+   * The modules together, as the runtime hands them to workerd to load into the app's isolate (JSON: text
+   * with its escapes, a control character counting 6 bytes; WebAssembly and data in base64, 4 bytes per 3).
+   * The assets, served from disk, do not count.
+   */
   readonly maxModuleBytes: number;
 }
 
@@ -135,7 +139,8 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
   const controls: { -readonly [K in keyof AssetServiceConfig]: AssetServiceConfig[K] } = {};
   let configText: string | undefined;
   let files = 0;
-  let moduleBytes = 0;
+  /** What the modules cost as workerd is handed them, counted as they stream. */
+  const moduleBytes = { total: 0, max: limits.maxModuleBytes };
   let unpacked = 0;
   try {
     for await (const entry of readTarStream(zstd.output, { maxEntries: limits.maxFiles * 2, maxPathBytes: 1024 })) {
@@ -165,11 +170,10 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
       if (!type) {
         throw new ArtifactError(`${JSON.stringify(entry.path)} is not a module (${Object.keys(MODULE_TYPES).join(', ')}); put static files under assets/`);
       }
-      moduleBytes += entry.size;
-      if (moduleBytes > limits.maxModuleBytes) throw tooLarge('moduleBytes', limits.maxModuleBytes, `the modules (files outside assets/) come to more than ${limits.maxModuleBytes} bytes`);
+      addModuleBytes(moduleBytes, type === 'wasm' || type === 'data' ? Math.ceil(entry.size / 3) * 4 : entry.size);
       unpacked = spend(unpacked, entry.size, options.budget);
       modules.push({ name: entry.path, type, size: entry.size });
-      await deliver(options.sink, 'module', entry.path, entry.size, checkedModule(entry, type));
+      await deliver(options.sink, 'module', entry.path, entry.size, checkedModule(entry, type, moduleBytes));
     }
   } catch (err) {
     if (err instanceof TarFormatError) throw new ArtifactError(`invalid artifact: ${err.message}`);
@@ -231,7 +235,7 @@ async function readConfigFile(entry: TarEntry): Promise<string> {
  * A module's bytes as they stream, checked on the way: modules other than WebAssembly and data must be UTF-8,
  * and JSON modules valid JSON. The iteration throws `ArtifactError` at the first fault, or at the end.
  */
-async function* checkedModule(entry: TarEntry, type: ModuleType): AsyncGenerator<Uint8Array> {
+async function* checkedModule(entry: TarEntry, type: ModuleType, moduleBytes: ModuleBytes): AsyncGenerator<Uint8Array> {
   if (type === 'wasm' || type === 'data') return yield* entry.content;
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   const json = type === 'json' ? new JsonSyntax() : undefined;
@@ -240,6 +244,7 @@ async function* checkedModule(entry: TarEntry, type: ModuleType): AsyncGenerator
     for await (const chunk of entry.content) {
       const text = utf8.decode(chunk, { stream: true });
       json?.write(text);
+      addModuleBytes(moduleBytes, escapesIn(chunk));
       yield chunk;
     }
     json?.write(utf8.decode());
@@ -249,6 +254,31 @@ async function* checkedModule(entry: TarEntry, type: ModuleType): AsyncGenerator
     if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') throw new ArtifactError(`${shown} is not valid UTF-8`);
     throw err;
   }
+}
+
+interface ModuleBytes {
+  total: number;
+  readonly max: number;
+}
+
+function addModuleBytes(bytes: ModuleBytes, more: number): void {
+  bytes.total += more;
+  if (bytes.total > bytes.max) {
+    throw tooLarge('moduleBytes', bytes.max, `the modules (files outside assets/) come to more than ${bytes.max} bytes as workerd loads them (text with its JSON escapes)`);
+  }
+}
+
+/**
+ * The bytes JSON's escapes add to text (`JSON.stringify`): 5 for a control character written `\u00XX`, 1 for
+ * `\b \t \n \f \r`, `"` and `\`. Counted on the UTF-8 bytes, whose multi-byte sequences never hold these.
+ */
+function escapesIn(chunk: Uint8Array): number {
+  let extra = 0;
+  for (const byte of chunk) {
+    if (byte >= 0x20) extra += byte === 0x22 || byte === 0x5c ? 1 : 0;
+    else extra += byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 1 : 5;
+  }
+  return extra;
 }
 
 function tooLarge(limit: ArtifactLimitName, maximum: number, detail: string): ArtifactTooLargeError {
