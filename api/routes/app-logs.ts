@@ -8,7 +8,7 @@ import type { AppDirectory } from '../../src/platform/apps.ts';
 import { AppParams } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { PublicError, UnavailableError } from '../../src/errors.ts';
-import { KeyedSlots } from '../../src/keyed-slots.ts';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import { principalOf } from '../plugins/auth.ts';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'exception'] as const;

@@ -1,5 +1,5 @@
 import { PublicError, UnavailableError } from '../../src/errors.ts';
-import { KeyedSlots } from '../../src/keyed-slots.ts';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 
 export interface UploadLimits {
   /** Uploads this process reads at once. */

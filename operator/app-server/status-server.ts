@@ -1,7 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
-import { KeyedSlots } from '../../src/keyed-slots.ts';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import { streamAppLogs, type AppLogFeed } from './log-stream.ts';
 import type { RuntimeAppReport } from './report.ts';
 

@@ -8,7 +8,7 @@ import { readArtifact, type ArtifactSink, type ModuleType, type ParseArtifactOpt
 import type { AssetServiceConfig } from './build-config.ts';
 import { ArtifactError, ArtifactTooLargeError, BuildQuotaError, InsufficientStorageError } from './errors.ts';
 import type { ArtifactSource, BuildRef } from './ports.ts';
-import { Semaphore } from './semaphore.ts';
+import { Semaphore } from '../collections/semaphore.ts';
 
 /** A build unpacked on disk, ready for a workerd config. */
 export interface PreparedBuild {
