@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
+
+const options = { intervalMs: 10, cpuLimitMs: 60, memoryLimitBytes: 1000 };
+
+/** A target whose pings answer or hang as the test says. */
+function target(overrides: Partial<WatchdogTarget> & { hang?: boolean } = {}) {
+  let lastOutput = Date.now();
+  let pings = 0;
+  const t: WatchdogTarget & { pings: () => number; output: () => void } = {
+    ping: () => {
+      pings += 1;
+      return overrides.hang ? new Promise<number | undefined>(() => {}) : Promise.resolve(7);
+    },
+    rss: () => 500,
+    lastOutput: () => lastOutput,
+    answered: () => void (lastOutput = Date.now()),
+    pings: () => pings,
+    output: () => void (lastOutput = Date.now()),
+    ...overrides,
+  };
+  return t;
+}
+
+function watch(t: WatchdogTarget) {
+  const events: string[] = [];
+  let stuckAt = 0;
+  const dog = new Watchdog(t, options, {
+    stuck: (kind) => {
+      stuckAt = Date.now();
+      events.push(kind);
+    },
+    healthy: (loads) => events.push(`healthy ${loads}`),
+    unhealthy: () => events.push('unhealthy'),
+  });
+  return { dog, events, stuckAt: () => stuckAt };
+}
+
+describe('Watchdog', () => {
+  it('reports a healthy shard with its loaded isolates', async () => {
+    const { dog, events } = watch(target());
+    dog.start();
+    await expect.poll(() => events.length).toBeGreaterThan(2);
+    dog.stop();
+    expect(new Set(events)).toEqual(new Set(['healthy 7']));
+  });
+
+  it('finds a shard stuck once a ping has waited the CPU bound with nothing answered, and says so once', async () => {
+    const t = target({ hang: true });
+    const { dog, events, stuckAt } = watch(t);
+    const started = Date.now();
+    dog.start();
+    await expect.poll(() => events).toEqual(['cpu']);
+    const after = stuckAt() - started;
+    expect(after).toBeGreaterThanOrEqual(options.cpuLimitMs);
+    expect(after).toBeLessThan(options.cpuLimitMs + 200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(events).toEqual(['cpu']);
+    expect(t.pings()).toBe(1);
+  });
+
+  it('does not find a shard stuck while it keeps answering requests, however late its ping', async () => {
+    const t = target({ hang: true });
+    const { dog, events } = watch(t);
+    const answering = setInterval(() => t.output(), 5);
+    dog.start();
+    await new Promise((resolve) => setTimeout(resolve, 4 * options.cpuLimitMs));
+    expect(events).toEqual([]);
+    clearInterval(answering); // now nothing comes out of it
+    await expect.poll(() => events).toEqual(['cpu']);
+  });
+
+  it('ends a shard past its memory bound', async () => {
+    const { dog, events } = watch(target({ rss: () => 2000 }));
+    dog.start();
+    await expect.poll(() => events).toEqual(['memory']);
+  });
+
+  it('reads resident memory from /proc statm', () => {
+    expect(residentBytes(1, () => '1000 25 3 1 0 10 0')).toBe(25 * 4096);
+    expect(
+      residentBytes(1, () => {
+        throw new Error('gone');
+      }),
+    ).toBeUndefined();
+  });
+});
