@@ -129,7 +129,10 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     const stoppedAfterMs = performance.now() - t0;
     console.log(`looping app: stopped after ${stoppedAfterMs.toFixed(0)} ms; the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
     expect(answer.status).toBe(503);
-    expect(stoppedAfterMs).toBeLessThan(CPU_LIMIT_MS + 1000);
+    // 300 ms of CPU time: about as much wall time on a free core, more on a machine busy with other tests
+    // (the looping thread then gets part of a core).
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(CPU_LIMIT_MS);
+    expect(stoppedAfterMs).toBeLessThan(20_000);
     // The victim was answered all along: several times while the looper's shard was stuck.
     expect(victimMs.length).toBeGreaterThan(2);
     expect(Math.max(...victimMs)).toBeLessThan(1000);

@@ -6,7 +6,7 @@ import type { RoutingTable } from './dispatcher/routing-table.ts';
 import { assetsChanged, dispatcherStats, drained, health, startGeneration, stopGeneration, type Generation, type GenerationContext } from './generation.ts';
 import type { RuntimeLogger } from './log.ts';
 import type { DispatcherStats } from './request-stats.ts';
-import { residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
 
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
 export interface ShardTable {
@@ -174,6 +174,7 @@ export class Shard {
       {
         ping: () => health(gen, 60_000),
         rss: () => residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
+        cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
         lastOutput: () => pool.lastOutput,
         answered: () => pool.output(),
       },

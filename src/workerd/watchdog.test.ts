@@ -1,18 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
+import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
 
 const options = { intervalMs: 10, cpuLimitMs: 60, memoryLimitBytes: 1000 };
 
-/** A target whose pings answer or hang as the test says. */
+/** A target whose pings answer or hang as the test says; its thread computes all the time unless told otherwise. */
 function target(overrides: Partial<WatchdogTarget> & { hang?: boolean } = {}) {
   let lastOutput = Date.now();
   let pings = 0;
+  const started = Date.now();
   const t: WatchdogTarget & { pings: () => number; output: () => void } = {
     ping: () => {
       pings += 1;
       return overrides.hang ? new Promise<number | undefined>(() => {}) : Promise.resolve(7);
     },
     rss: () => 500,
+    cpuMs: () => Date.now() - started,
     lastOutput: () => lastOutput,
     answered: () => void (lastOutput = Date.now()),
     pings: () => pings,
@@ -45,7 +47,7 @@ describe('Watchdog', () => {
     expect(new Set(events)).toEqual(new Set(['healthy 7']));
   });
 
-  it('finds a shard stuck once a ping has waited the CPU bound with nothing answered, and says so once', async () => {
+  it('finds a shard stuck once it has computed the CPU bound with a ping waiting and nothing answered, and says so once', async () => {
     const t = target({ hang: true });
     const { dog, events, stuckAt } = watch(t);
     const started = Date.now();
@@ -70,14 +72,24 @@ describe('Watchdog', () => {
     await expect.poll(() => events).toEqual(['cpu']);
   });
 
+  it('does not find a shard stuck that the machine does not schedule: it computes nothing', async () => {
+    const { dog, events } = watch(target({ hang: true, cpuMs: () => 1234 }));
+    dog.start();
+    await new Promise((resolve) => setTimeout(resolve, 4 * options.cpuLimitMs));
+    dog.stop();
+    expect(events).toEqual([]);
+  });
+
   it('ends a shard past its memory bound', async () => {
     const { dog, events } = watch(target({ rss: () => 2000 }));
     dog.start();
     await expect.poll(() => events).toEqual(['memory']);
   });
 
-  it('reads resident memory from /proc statm', () => {
+  it("reads resident memory and the main thread's CPU time from /proc", () => {
     expect(residentBytes(1, () => '1000 25 3 1 0 10 0')).toBe(25 * 4096);
+    const stat = '42 (work erd) R 1 42 42 0 -1 4194560 100 0 0 0 146 2 0 0 20 0 2 0 100 0 0';
+    expect(mainThreadCpuMs(42, (path) => (path === '/proc/42/task/42/stat' ? stat : ''))).toBe(1480);
     expect(
       residentBytes(1, () => {
         throw new Error('gone');

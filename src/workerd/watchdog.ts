@@ -4,6 +4,8 @@ export interface WatchdogTarget {
   ping(): Promise<number | undefined>;
   /** Its resident memory in bytes, or undefined when it cannot be read (it exited). */
   rss(): number | undefined;
+  /** CPU time its main thread (where every isolate runs) has used, in ms, or undefined when it cannot be read. */
+  cpuMs(): number | undefined;
   /** When it last answered anything (the entry point notes every byte of an answer). */
   lastOutput(): number;
   /** It answered: note the time. */
@@ -13,7 +15,7 @@ export interface WatchdogTarget {
 export interface WatchdogOptions {
   /** How often it pings (and reads the memory). */
   readonly intervalMs: number;
-  /** A shard that has not answered a ping, nor any request, for this long is stuck. */
+  /** A shard that has computed this long (CPU time) without answering a ping, nor any request, is stuck. */
   readonly cpuLimitMs: number;
   /** Resident memory past which the shard is ended (0: no bound). */
   readonly memoryLimitBytes: number;
@@ -30,10 +32,11 @@ export interface WatchdogHandlers {
 
 /**
  * Watches one workerd shard: a health ping every `intervalMs` on its control socket, answered by the
- * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping
- * has waited `cpuLimitMs` and nothing else came out of it meanwhile either (a shard busy with many requests
- * answers them, so it is slow, not stuck). Its memory is read from `/proc` at the same pace. A tick this
- * process itself ran late (its own event loop was blocked, so answers may be waiting unread) judges nothing.
+ * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping is
+ * waiting and its thread has computed for `cpuLimitMs` of CPU time since it last answered anything: a shard
+ * busy with many requests answers them (slow, not stuck), and a shard the machine does not schedule computes
+ * nothing (late, not stuck). CPU time and memory are read from `/proc` at each tick. A tick this process
+ * itself ran late (its own event loop was blocked, so answers may be waiting unread) judges nothing.
  */
 export class Watchdog {
   readonly #target: WatchdogTarget;
@@ -43,6 +46,8 @@ export class Watchdog {
   #pendingSince: number | undefined;
   #lastTick = 0;
   #fired = false;
+  /** The shard's CPU time at each recent tick, oldest first: what it computed since a moment. */
+  #samples: Array<{ readonly at: number; readonly cpuMs: number }> = [];
 
   constructor(target: WatchdogTarget, options: WatchdogOptions, handlers: WatchdogHandlers) {
     this.#target = target;
@@ -67,9 +72,19 @@ export class Watchdog {
     this.#lastTick = now;
     if (this.#fired) return;
     const { cpuLimitMs, memoryLimitBytes } = this.#options;
+    const cpuMs = this.#target.cpuMs();
+    if (cpuMs !== undefined) {
+      this.#samples.push({ at: now, cpuMs });
+      // Enough to look back over the bound and a few ticks more.
+      const keep = Math.ceil(cpuLimitMs / this.#options.intervalMs) + 8;
+      if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
+    }
     if (this.#pendingSince !== undefined) {
-      const waited = now - Math.max(this.#pendingSince, this.#target.lastOutput());
-      if (!late && waited >= cpuLimitMs) this.#fire('cpu', `it answered nothing for ${now - this.#target.lastOutput()} ms`);
+      const since = Math.max(this.#pendingSince, this.#target.lastOutput());
+      const computed = cpuMs === undefined ? undefined : this.#computedSince(since, cpuMs);
+      if (!late && computed !== undefined && computed >= cpuLimitMs) {
+        this.#fire('cpu', `it computed for ${computed} ms of CPU time without answering anything for ${now - this.#target.lastOutput()} ms`);
+      }
       return;
     }
     const rss = memoryLimitBytes > 0 ? this.#target.rss() : undefined;
@@ -92,9 +107,27 @@ export class Watchdog {
     );
   }
 
+  /** CPU time used since `since`, counted from the first sample at or after it (so never more than was used). */
+  #computedSince(since: number, nowCpuMs: number): number | undefined {
+    const from = this.#samples.find((sample) => sample.at >= since);
+    return from === undefined ? undefined : nowCpuMs - from.cpuMs;
+  }
+
   #fire(kind: 'cpu' | 'memory', detail: string): void {
     this.stop();
     this.#handlers.stuck(kind, detail);
+  }
+}
+
+/** CPU time (user + system) a process's main thread has used, in ms, from `/proc/<pid>/task/<pid>/stat` (Linux); undefined elsewhere or once it is gone. */
+export function mainThreadCpuMs(pid: number, readStat: (path: string) => string): number | undefined {
+  try {
+    const stat = readStat(`/proc/${pid}/task/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
   }
 }
 
