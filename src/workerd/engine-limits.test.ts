@@ -21,14 +21,14 @@ const CALM = `export default {
 `;
 
 /**
- * What a hostile tenant deploys: `/loop` never yields, `/later` waits 500 ms (looking innocent) then never
+ * What a hostile tenant deploys: `/loop` never yields, `/later?ms=N` waits N ms (looking innocent) then never
  * yields, `/grow` fills its heap, `/buffers` grows outside the heap while yielding.
  */
 const HOSTILE = `export default {
   async fetch(request) {
     const url = new URL(request.url);
     if (url.pathname === '/loop') for (;;) {}
-    if (url.pathname === '/later') { await scheduler.wait(500); for (;;) {} }
+    if (url.pathname === '/later') { await scheduler.wait(Number(url.searchParams.get('ms'))); for (;;) {} }
     if (url.pathname === '/grow') { const kept = []; for (;;) kept.push(new Array(100000).fill(Math.random())); }
     if (url.pathname === '/buffers') { const kept = []; for (;;) { kept.push(new Uint8Array(16 * 1024 * 1024).fill(1)); await scheduler.wait(1); } }
     return new Response('hostile ok');
@@ -178,7 +178,8 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     // On probation they take turns: while the looper's request is in flight (waiting, then looping), the
     // neighbour is told to retry, so the next stall has one suspect.
     await restarted(pid);
-    const looping = send(port, `sly.${projects.tenant}.apps.test`, '/later');
+    // Long enough for the test to see it in flight on a busy machine.
+    const looping = send(port, `sly.${projects.tenant}.apps.test`, '/later?ms=1500');
     await expect.poll(async () => (await engine.requestStats()).get(`${projects.tenant}/sly`)?.active).toBe(1);
     const turn = await send(port, neighbour);
     expect(turn.status).toBe(503);

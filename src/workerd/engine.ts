@@ -13,7 +13,7 @@ import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
 import { dispatcherStats, killLeftovers, startGeneration, type GenerationContext } from './generation.ts';
-import { assignHosts, defaultHost, hostsOf, normalizeHost } from './hosts.ts';
+import { assignHosts, defaultHost, hostsOf } from './hosts.ts';
 import { LoadChecker, type LoadCheck } from './load-checker.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import { startNodeService } from './node-service.ts';
@@ -22,6 +22,7 @@ import type { Quarantine } from './quarantine.ts';
 import { RequestStats, type DispatcherStats } from './request-stats.ts';
 import { Shard, type ShardTable } from './shard.ts';
 import { shardOf } from './shard-of.ts';
+import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
 import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from './workerd-process.ts';
@@ -169,8 +170,8 @@ export class RuntimeEngine {
   readonly #limits: AppLimits;
   readonly #shardCount: number;
   #assignment: ReadonlyMap<string, string> = new Map();
-  /** Host → the app it routes to and that app's shard: what the entry point reads per request. */
-  #hostRoutes = new Map<string, { readonly key: string; readonly shard: number }>();
+  /** Host → app → shard: what the entry point reads per request. */
+  readonly #router: ShardRouter;
   #ctx: GenerationContext | undefined;
   /** The entry point, in front of the shards' dispatchers. */
   readonly #entry: EntryProxy;
@@ -189,6 +190,7 @@ export class RuntimeEngine {
     this.#o = options;
     this.#log = options.log ?? silentRuntimeLogger;
     this.#shardCount = Math.max(1, options.shards ?? 1);
+    this.#router = new ShardRouter(this.#shardCount);
     const cpuLimitMs = options.limits?.cpuLimitMs ?? 500;
     const intervalMs = this.#intervalMs;
     this.#limits = new AppLimits({
@@ -445,9 +447,8 @@ export class RuntimeEngine {
 
   /** Where the entry point sends a request: its app's shard, unless the app is unknown or held back. */
   readonly #route = (hostHeader: string | undefined): Route => {
-    const host = normalizeHost(hostHeader);
-    const hit = host === undefined ? undefined : this.#hostRoutes.get(host);
-    if (!hit) return { refusal: { status: 404, title: 'Not Found', detail: host === undefined ? 'The request names no host.' : `No app is served at host ${JSON.stringify(host)}.` } };
+    const hit = this.#router.route(hostHeader);
+    if ('status' in hit) return { refusal: hit };
     const gen = this.#shards[hit.shard]?.current;
     if (!gen) return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: String(this.#o.retryAfterSeconds ?? 1) } };
     const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
@@ -596,12 +597,7 @@ export class RuntimeEngine {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
     this.#assignment = assignment;
-    const routes = new Map<string, { key: string; shard: number }>();
-    for (const [host, key] of assignment) {
-      const s = next.get(key);
-      if (s) routes.set(host, { key, shard: this.shardOf(s.live.app.project) });
-    }
-    this.#hostRoutes = routes;
+    this.#router.update(assignment);
   }
 
   #routed(s: Served, assets?: string): RoutedApp {
