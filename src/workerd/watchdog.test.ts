@@ -1,3 +1,4 @@
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogTarget } from './watchdog.ts';
 
@@ -80,10 +81,49 @@ describe('Watchdog', () => {
     expect(events).toEqual([]);
   });
 
+  it('ends a shard that computes without answering on a machine so busy it gets a sliver of a core, after ten times the bound', async () => {
+    const started = Date.now();
+    const { dog, events, stuckAt } = watch(target({ hang: true, cpuMs: () => (Date.now() - started) / 20 }));
+    dog.start();
+    await expect.poll(() => events, { timeout: 30 * options.cpuLimitMs }).toEqual(['cpu']);
+    expect(stuckAt() - started).toBeGreaterThanOrEqual(10 * options.cpuLimitMs);
+  });
+
   it('ends a shard past its memory bound', async () => {
     const { dog, events } = watch(target({ rss: () => 2000 }));
     dog.start();
     await expect.poll(() => events).toEqual(['memory']);
+  });
+
+  it('reads an answer that arrived while this process was busy before it finds the shard stuck', async () => {
+    const t = target({ hang: true });
+    const { dog, events } = watch(t);
+    // An answer from the shard arrives on a socket, as the entry point's do.
+    const server = createServer((socket) => socket.on('error', () => {}));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    client.on('data', () => t.output());
+    const accepted = await new Promise<Socket>((resolve) => server.once('connection', resolve));
+    dog.start();
+    await expect.poll(() => t.pings()).toBe(1); // a ping waits
+    // Busy in the check phase, so the next turn runs its timers (the watchdog's tick) before it reads sockets.
+    await new Promise<void>((resolve) =>
+      setTimeout(
+        () =>
+          setImmediate(() => {
+            accepted.write('answer'); // in the kernel's buffer, unread: this process is busy for longer than the bound
+            const until = Date.now() + 2 * options.cpuLimitMs;
+            while (Date.now() < until);
+            resolve();
+          }),
+        1,
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 3 * options.intervalMs));
+    dog.stop();
+    client.destroy();
+    server.close();
+    expect(events).toEqual([]);
   });
 
   it("reads resident memory and the main thread's CPU time from /proc", () => {

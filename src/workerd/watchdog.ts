@@ -35,8 +35,9 @@ export interface WatchdogHandlers {
  * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping is
  * waiting and its thread has computed for `cpuLimitMs` of CPU time since it last answered anything: a shard
  * busy with many requests answers them (slow, not stuck), and a shard the machine does not schedule computes
- * nothing (late, not stuck). CPU time and memory are read from `/proc` at each tick. A tick this process
- * itself ran late (its own event loop was blocked, so answers may be waiting unread) judges nothing.
+ * nothing (late, not stuck). CPU time and memory are read from `/proc` at each tick. Before it says so, it
+ * lets this process read what has arrived meanwhile (its own event loop may have been too busy to read an
+ * answer that is waiting), and looks again.
  */
 export class Watchdog {
   readonly #target: WatchdogTarget;
@@ -44,8 +45,8 @@ export class Watchdog {
   readonly #handlers: WatchdogHandlers;
   #timer: NodeJS.Timeout | undefined;
   #pendingSince: number | undefined;
-  #lastTick = 0;
   #fired = false;
+  #confirming = false;
   /** The shard's CPU time at each recent tick, oldest first: what it computed since a moment. */
   #samples: Array<{ readonly at: number; readonly cpuMs: number }> = [];
 
@@ -56,7 +57,6 @@ export class Watchdog {
   }
 
   start(): void {
-    this.#lastTick = Date.now();
     this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs);
     this.#timer.unref();
   }
@@ -68,9 +68,7 @@ export class Watchdog {
 
   #tick(): void {
     const now = Date.now();
-    const late = now - this.#lastTick > 2 * this.#options.intervalMs;
-    this.#lastTick = now;
-    if (this.#fired) return;
+    if (this.#fired || this.#confirming) return;
     const { cpuLimitMs, memoryLimitBytes } = this.#options;
     const cpuMs = this.#target.cpuMs();
     if (cpuMs !== undefined) {
@@ -80,10 +78,16 @@ export class Watchdog {
       if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
     }
     if (this.#pendingSince !== undefined) {
-      const since = Math.max(this.#pendingSince, this.#target.lastOutput());
-      const computed = cpuMs === undefined ? undefined : this.#computedSince(since, cpuMs);
-      if (!late && computed !== undefined && computed >= cpuLimitMs) {
-        this.#fire('cpu', `it computed for ${computed} ms of CPU time without answering anything for ${now - this.#target.lastOutput()} ms`);
+      if (this.#stuck(this.#stuckFor(cpuMs))) {
+        // Answers already here are read in this turn's I/O phase, before the immediate runs.
+        this.#confirming = true;
+        setImmediate(() => {
+          this.#confirming = false;
+          const stalled = this.#stuckFor(this.#target.cpuMs());
+          if (!this.#fired && stalled && this.#stuck(stalled)) {
+            this.#fire('cpu', `it computed for ${stalled.cpuMs} ms of CPU time without answering anything for ${stalled.wallMs} ms`);
+          }
+        });
       }
       return;
     }
@@ -107,10 +111,25 @@ export class Watchdog {
     );
   }
 
-  /** CPU time used since `since`, counted from the first sample at or after it (so never more than was used). */
-  #computedSince(since: number, nowCpuMs: number): number | undefined {
+  /**
+   * How long the shard has answered nothing while a ping waits (undefined: none waits), and the CPU time it
+   * used meanwhile, counted from the first sample at or after that moment, so never more than it used.
+   */
+  #stuckFor(nowCpuMs: number | undefined): { readonly wallMs: number; readonly cpuMs: number } | undefined {
+    if (this.#pendingSince === undefined || nowCpuMs === undefined) return undefined;
+    const since = Math.max(this.#pendingSince, this.#target.lastOutput());
     const from = this.#samples.find((sample) => sample.at >= since);
-    return from === undefined ? undefined : nowCpuMs - from.cpuMs;
+    return from === undefined ? undefined : { wallMs: Date.now() - since, cpuMs: nowCpuMs - from.cpuMs };
+  }
+
+  /**
+   * Computed the bound without answering; or, on a machine so busy that its thread gets a sliver of a core,
+   * answered nothing for ten times the bound while it did compute (its apps have waited that long).
+   */
+  #stuck(stalled: { readonly wallMs: number; readonly cpuMs: number } | undefined): boolean {
+    if (!stalled) return false;
+    const { cpuLimitMs } = this.#options;
+    return stalled.cpuMs >= cpuLimitMs || (stalled.wallMs >= 10 * cpuLimitMs && stalled.cpuMs >= cpuLimitMs / 10);
   }
 
   #fire(kind: 'cpu' | 'memory', detail: string): void {
