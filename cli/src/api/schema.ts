@@ -2882,7 +2882,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -2990,7 +2990,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3132,7 +3132,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
