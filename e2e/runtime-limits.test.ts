@@ -93,6 +93,8 @@ describe('bounded user code on the real stack', () => {
   });
 
   it('quarantines a looping app with CPULimitExceeded on its RuntimeApp, an Event and a log line, while another project keeps answering; then serves it again', { timeout: 90_000 }, async () => {
+    // The tenant's shard serves again after the attack before (its workerd was restarted).
+    await servedEverywhere([runtime], `looper.${tenant}.${BASE_DOMAIN}`, 'hostile ok');
     const { answer, victimMs } = await underAttack(() => send(runtime.port, `looper.${tenant}.${BASE_DOMAIN}`, '/loop'));
     console.log(`e2e looping app: the victim (another project, other shard) meanwhile: ${latencySummary(victimMs)}`);
     expect(answer.status).toBe(503);
