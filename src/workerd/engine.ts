@@ -5,11 +5,11 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { AppLimits, type LimitCounts } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from './app-logs.ts';
-import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from './artifact.ts';
 import { BuildStore, buildKey } from './build-store.ts';
 import { ASSETS_BINDING } from './compatibility.ts';
-import type { GenerationAssets } from './dispatcher/config.ts';
 import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
+import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
 import { dispatcherStats, killLeftovers, startGeneration, type GenerationContext } from './generation.ts';
@@ -17,108 +17,17 @@ import { assignHosts, defaultHost, hostsOf } from './hosts.ts';
 import { LoadChecker, type LoadCheck } from './load-checker.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import { startNodeService } from './node-service.ts';
-import type { AppDeployment, ArtifactSource, ServedApp } from './ports.ts';
+import type { AppDeployment, ServedApp } from './ports.ts';
 import type { Quarantine } from './quarantine.ts';
 import { RequestStats, type DispatcherStats } from './request-stats.ts';
 import { Shard, type ShardTable } from './shard.ts';
+import { shardTables, type TableApp } from './shard-tables.ts';
+import { LoadVerdicts } from './load-verdicts.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
 import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from './workerd-process.ts';
-
-export interface RuntimeEngineOptions {
-  readonly artifacts: ArtifactSource;
-  /** A writable directory of its own: unpacked builds, workerd configs and sockets. Keep the path short (Unix socket paths are limited to ~100 bytes). */
-  readonly dataDir: string;
-  /** Default hosts are `<appId>.<project>.<baseDomain>`. */
-  readonly baseDomain: string;
-  /** The entry point's address (default: a free port on 127.0.0.1). */
-  readonly listen?: { readonly port?: number; readonly host?: string };
-  /** Scheme and port of `ServedApp.url` (default `https`, no port). */
-  readonly publicScheme?: 'http' | 'https';
-  readonly publicPort?: number;
-  /**
-   * Keep the client's `X-Forwarded-For/-Proto/-Host` and `X-Request-Id` (appending to `-For`): set it when the
-   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
-   * cannot pretend to have come over HTTPS or from another address.
-   */
-  readonly trustForwardedHeaders?: boolean;
-  /** `Retry-After` seconds on 503 answers (default 1). */
-  readonly retryAfterSeconds?: number;
-  /** Default: the installed `@cloudflare/workerd-*` package's binary. */
-  readonly workerdBinary?: string;
-  /**
-   * workerd processes serving apps, each a shard of the projects (`shardOf`): one project's stuck code stalls
-   * its shard only, and the shards use that many cores. Default 1 (cw-runtime's default: one per core).
-   */
-  readonly shards?: number;
-  /** For apps that set none (default 100). */
-  readonly defaultMaxConcurrentRequests?: number;
-  /** Requests that may wait for a slot, as a multiple of the app's limit (default 1). They wait at most 10 s. */
-  readonly queue?: { readonly depthFactor?: number };
-  /** How long workerd may take to start (default 30 s). */
-  readonly startTimeoutMs?: number;
-  /** How long a replaced workerd may keep finishing in-flight requests (default 30 s). */
-  readonly drainTimeoutMs?: number;
-  /** How long an app's logs keep being collected after its last follower left (default 5 minutes). */
-  readonly logLingerMs?: number;
-  /**
-   * Isolates one workerd may have loaded before the runtime replaces it with a fresh one, unloading every app
-   * (requested apps load again on demand). workerd never unloads on its own, and about 1.6 MB each (default 2000).
-   */
-  readonly maxLoadedWorkers?: number;
-  /**
-   * The bounds on apps' code. `cpuLimitMs` (default 500): a shard whose thread does not come back for this long
-   * (one request computing without yielding) is killed and restarted, and the app blamed is quarantined;
-   * checked every `intervalMs` (default a fifth of it). `isolateHeapMb` (default 128): V8's heap bound of each
-   * isolate (an isolate past it ends its shard). `shardMemoryMb` (default 0, none): a shard whose resident
-   * memory passes it is ended the same way.
-   */
-  readonly limits?: { readonly cpuLimitMs?: number; readonly intervalMs?: number; readonly isolateHeapMb?: number; readonly shardMemoryMb?: number };
-  /** How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an hour). `probationMs`: how long suspects take turns (default 60 s). */
-  readonly quarantine?: { readonly initialMs?: number; readonly maxMs?: number; readonly probationMs?: number };
-  /** Called when an app's quarantine starts or ends on this replica. */
-  readonly onQuarantine?: (key: string) => void;
-  /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
-  readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
-  readonly artifactLimits?: Partial<ArtifactLimits>;
-  readonly log?: RuntimeLogger;
-}
-
-/** One shard's workerd. */
-export interface ShardStatus {
-  readonly index: number;
-  /** Its workerd runs and answered its last health check. */
-  readonly ready: boolean;
-  /** The id of the workerd serving, unique among every workerd the engine started. */
-  readonly generation: number;
-  readonly pid: number;
-  /** Restarts after a crash or a stop by the watchdog. */
-  readonly restarts: number;
-  /** App isolates it has loaded. */
-  readonly loadedWorkers: number;
-  /** Apps it serves. */
-  readonly apps: number;
-}
-
-export interface RuntimeStatus {
-  /**
-   * Every shard's workerd runs and answered its last health check, or is being started again right after an
-   * app's code stopped it at a limit (a moment: an app tripping its bound cannot make the replica unready).
-   */
-  readonly ready: boolean;
-  /** Restarts since start, over all shards. */
-  readonly restarts: number;
-  /** workerd processes launched since start. */
-  readonly workerdStarts: number;
-  readonly apps: number;
-  /** App isolates the serving workerd processes have loaded. */
-  readonly loadedWorkers: number;
-  /** Builds loaded in the checker workerd before they were served, since start. */
-  readonly loadChecks: number;
-  readonly shards: readonly ShardStatus[];
-}
 
 /** An app as the routing table has it: what it serves and under which loader id. */
 interface Served {
@@ -130,10 +39,8 @@ interface Served {
 
 const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const MAX_SOCKET_DIR = 90;
-/** workerd's Worker Loader refuses these; they say the build cannot load, not that loading failed for now. */
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
-const LOAD_FAILURE = /^(Error: )?(Failed to start Worker|No such compatibility flag|Dynamic Worker (code|env) size|.*must contain at least one module)/;
 
 /**
  * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
@@ -157,12 +64,8 @@ export class RuntimeEngine {
   readonly #waiters = new Waiters<ServedApp | undefined>();
   /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
   readonly #code = new Map<string, LiveApp>();
-  /** Worker fingerprint → why workerd refused it: loading is deterministic, so it is not tried again. */
-  readonly #loadFailures = new Map<string, BuildLoadError>();
-  /** Worker fingerprint → attempts that failed for another reason; part of the loader id, as workerd caches a failed id. */
-  readonly #attempts = new Map<string, number>();
-  /** Worker fingerprints that loaded in a check: a rollback to one needs no check again. */
-  readonly #checked = new Set<string>();
+  /** What load checks found, by worker fingerprint: refusals are not tried again, loaded builds not checked again. */
+  readonly #verdicts = new LoadVerdicts();
   readonly #stats = new RequestStats();
   /** App key → how many follow its logs; an app reports to the tail worker while followed and for a while after. */
   readonly #followers = new Map<string, number>();
@@ -486,7 +389,7 @@ export class RuntimeEngine {
   /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
   #idOf(live: LiveApp, tailed: boolean): string {
     const fingerprint = workerFingerprint(live);
-    return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#attempts.get(fingerprint) ?? 0}${tailed ? '~tailed' : ''}`;
+    return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#verdicts.attempts(fingerprint)}${tailed ? '~tailed' : ''}`;
   }
 
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
@@ -504,7 +407,7 @@ export class RuntimeEngine {
             throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
           }
           const live = { app, build };
-          const refused = this.#loadFailures.get(workerFingerprint(live));
+          const refused = this.#verdicts.refusal(workerFingerprint(live));
           if (refused) throw refused;
           // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
           const tailed = this.#followers.has(key);
@@ -555,7 +458,7 @@ export class RuntimeEngine {
    * failed for another reason is retried on the next pass under a new id.
    */
   async #checkLoads(next: Map<string, Served>, failures: Map<string, unknown>): Promise<void> {
-    const changed = [...next].filter(([key, s]) => this.#served.get(key)?.id !== s.id && !this.#checked.has(workerFingerprint(s.live)));
+    const changed = [...next].filter(([key, s]) => this.#served.get(key)?.id !== s.id && !this.#verdicts.loaded(workerFingerprint(s.live)));
     if (changed.length === 0) return;
     for (const [, s] of changed) this.#code.set(s.id, s.live);
     const answers = await this.#checker!.check(changed.map(([key, s]) => [key, this.#routed(s)] as const));
@@ -564,26 +467,13 @@ export class RuntimeEngine {
 
   /** Acts on a load check: a build workerd refuses falls back to what the app served (remembered); another failure is retried later. */
   #settleCheck(key: string, s: Served, answer: LoadCheck, next: Map<string, Served>, failures: Map<string, unknown>): void {
-    const fingerprint = workerFingerprint(s.live);
-    if (answer.loaded) {
-      this.#checked.add(fingerprint);
-      if (this.#checked.size > 10_000) this.#checked.delete(this.#checked.values().next().value as string);
-      return;
-    }
+    const error = this.#verdicts.record(workerFingerprint(s.live), s.live.build.buildId, key, answer);
+    if (!error) return;
     const previous = this.#served.get(key);
     if (previous) next.set(key, previous);
     else next.delete(key);
     this.#code.delete(s.id);
-    const error = answer.error ?? 'unknown';
-    if (LOAD_FAILURE.test(error)) {
-      const refusal = new BuildLoadError(s.live.build.buildId, error.replace(/^(Error: )?Failed to start Worker:\s*/, '').slice(0, 4096));
-      failures.set(key, refusal);
-      this.#loadFailures.set(fingerprint, refusal);
-      if (this.#loadFailures.size > 1000) this.#loadFailures.delete(this.#loadFailures.keys().next().value as string);
-    } else {
-      this.#attempts.set(fingerprint, (this.#attempts.get(fingerprint) ?? 0) + 1);
-      failures.set(key, new Error(`loading ${key} failed: ${error}`));
-    }
+    failures.set(key, error);
   }
 
   /** Who gets each host name if `next` is served (a contested name stays with the app that had it). */
@@ -600,14 +490,13 @@ export class RuntimeEngine {
     this.#router.update(assignment);
   }
 
-  #routed(s: Served, assets?: string): RoutedApp {
+  #routed(s: Served): RoutedApp {
     const limit = s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100;
     return {
       id: s.id,
       build: s.live.build.buildId,
       limit,
       depth: Math.ceil(limit * (this.#o.queue?.depthFactor ?? 1)),
-      ...(assets ? { assets } : {}),
       ...(s.tailed ? { tailed: true } : {}),
     };
   }
@@ -616,24 +505,14 @@ export class RuntimeEngine {
     return { hosts: {}, apps: {}, retryAfter: String(this.#o.retryAfterSeconds ?? 1) };
   }
 
-  /** Each shard's routing table for `served`, and the static assets its workerd needs (binding prefixes `A0`, `A1`, … per shard). */
+  /** Each shard's routing table for `served`, and the static assets its workerd needs. */
   #shardTables(served: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): ShardTable[] {
-    const tables = this.#shards.map(() => ({ hosts: {} as Record<string, string>, apps: {} as Record<string, RoutedApp>, assets: [] as GenerationAssets[] }));
-    for (const [key, s] of [...served].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const table = tables[this.shardOf(s.live.app.project)]!;
-      let binding: string | undefined;
-      if (s.live.build.assetsDir !== undefined) {
-        binding = `A${table.assets.length}`;
-        table.assets.push({ binding, key, directory: s.live.build.assetsDir, config: s.live.build.assetConfig });
-      }
-      table.apps[key] = this.#routed(s, binding);
+    const apps = new Map<string, TableApp>();
+    for (const [key, s] of served) {
+      const { assetsDir, assetConfig } = s.live.build;
+      apps.set(key, { project: s.live.app.project, routed: this.#routed(s), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
     }
-    for (const [host, key] of assignment) {
-      const s = served.get(key);
-      if (s) tables[this.shardOf(s.live.app.project)]!.hosts[host] = key;
-    }
-    const retryAfter = String(this.#o.retryAfterSeconds ?? 1);
-    return tables.map(({ hosts, apps, assets }) => ({ routes: { hosts, apps, retryAfter }, assets }));
+    return shardTables(apps, assignment, this.#shardCount, String(this.#o.retryAfterSeconds ?? 1));
   }
 
   #servedApp(key: string): ServedApp | undefined {

@@ -5,7 +5,7 @@ export type { Artifact, ArtifactLimits, ArtifactModule, ModuleType, ParseArtifac
 export { BUILD_CONFIG_FILE } from './build-config.ts';
 export type { AssetOptions, BuildConfig } from './build-config.ts';
 export { RuntimeEngine } from './engine.ts';
-export type { RuntimeEngineOptions, RuntimeStatus, ShardStatus } from './engine.ts';
+export type { RuntimeEngineOptions, RuntimeStatus, ShardStatus } from './engine-options.ts';
 export type { LimitCounts } from './app-limits.ts';
 export type { LimitReason, Quarantine } from './quarantine.ts';
 export { ArtifactError, ArtifactTooLargeError, BuildLoadError } from './errors.ts';
