@@ -84,7 +84,15 @@ export class RuntimeServer {
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
-    return reportFor(namespace, app, this.#records.get(`${namespace}/${app}`), this.#engine?.served(namespace, app));
+    const engine = this.#engine;
+    const quarantine = engine?.quarantine(namespace, app);
+    return reportFor(
+      namespace,
+      app,
+      this.#records.get(`${namespace}/${app}`),
+      engine?.served(namespace, app),
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limitMessage(quarantine.reason) },
+    );
   }
 
   reports(): RuntimeAppReport[] {
@@ -138,12 +146,17 @@ export class RuntimeServer {
       trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
+      shards: config.shards,
+      limits: config.limits,
+      quarantine: config.quarantine,
+      // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
+      onQuarantine: () => this.#publisher?.changed(),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
     requestMetrics(this.registry, engine);
     this.#entryPort = engine.address.port;
-    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir });
+    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
 
     const kube = loadKubeConnection(config.kubeconfig);
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {

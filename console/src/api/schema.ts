@@ -2912,7 +2912,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3020,7 +3020,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3162,7 +3162,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
