@@ -81,27 +81,22 @@ export function gitAuth(app: FastifyInstance, options: GitAuthOptions): void {
   const now = options.now ?? Date.now;
   app.decorateRequest('gitPrincipal', undefined);
   // onRequest: before the body is read, so an unauthenticated caller cannot make us read (or spool) anything.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
-    if (config.public === true) return done();
-    try {
-      const credential = authenticate(tokenFromAuthorization(request.headers.authorization), options, now());
-      const forwardedName = isTrusted(request.socket.remoteAddress) ? forwardedPrincipal(request, header) : undefined;
-      request.gitPrincipal = { ...credential, name: forwardedName ?? credential.name, forwarded: forwardedName !== undefined };
-      if (config.scope) requireScope(request, config.scope);
-      checkRouteReach(request);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+    if (config.public === true) return;
+    const credential = await authenticate(tokenFromAuthorization(request.headers.authorization), options, now());
+    const forwardedName = isTrusted(request.socket.remoteAddress) ? forwardedPrincipal(request, header) : undefined;
+    request.gitPrincipal = { ...credential, name: forwardedName ?? credential.name, forwarded: forwardedName !== undefined };
+    if (config.scope) requireScope(request, config.scope);
+    checkRouteReach(request);
   });
 }
 
 /** The principal a token makes, before a trusted proxy's header may rename it. */
-function authenticate(token: string, options: GitAuthOptions, now: number): Omit<GitPrincipal, 'forwarded'> {
+async function authenticate(token: string, options: GitAuthOptions, now: number): Promise<Omit<GitPrincipal, 'forwarded'>> {
   if (isGitTokenLike(token)) {
     if (!options.projectTokens) throw new UnauthenticatedError('Project git tokens (cwg_…) are not accepted by this cw-git (kubernetes.project_tokens is off).');
-    const grant = options.projectTokens.authenticate(token, now);
+    const grant = await options.projectTokens.authenticate(token, now);
     return {
       name: grant.user,
       scopes: grant.scopes,

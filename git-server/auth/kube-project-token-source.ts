@@ -56,4 +56,16 @@ export class KubeProjectTokenSource implements ProjectTokenSource {
   project(name: string): Project | undefined {
     return this.#projects.get(name);
   }
+
+  changed(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      const unsubscribe = this.#tokens.onChange(done);
+    });
+  }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnavailableError } from '../../src/errors.ts';
 import { UnauthenticatedError } from './errors.ts';
-import { ProjectTokens } from './project-tokens.ts';
+import { NEW_TOKEN_GRACE_MS, ProjectTokens } from './project-tokens.ts';
 import { MemoryProjectTokenSource } from './testing/memory-project-token-source.ts';
 
 const NOW = Date.UTC(2030, 0, 1);
@@ -14,7 +14,7 @@ function setup() {
 
 function refusal(tokens: ProjectTokens, token: string, now = NOW): string {
   try {
-    tokens.authenticate(token, now);
+    tokens.check(token, now);
   } catch (err) {
     expect(err).toBeInstanceOf(UnauthenticatedError);
     return (err as Error).message;
@@ -26,16 +26,16 @@ describe('project git tokens in cw-git', () => {
   it('grants a member’s token its project and scopes, write implying read', () => {
     const { source, tokens } = setup();
     const { token, resource } = source.addToken('acme', 'ada', { expiresAt: new Date(NOW + 60_000).toISOString() });
-    const grant = tokens.authenticate(token, NOW);
+    const grant = tokens.check(token, NOW);
     expect({ ...grant, scopes: [...grant.scopes].sort() }).toEqual({ id: resource.metadata?.name, project: 'acme', user: 'ada', scopes: ['read', 'write'], expiresAt: NOW + 60_000 });
     const reader = source.addToken('acme', 'bob', { scopes: ['read'] });
-    expect([...tokens.authenticate(reader.token, NOW).scopes]).toEqual(['read']);
+    expect([...tokens.check(reader.token, NOW).scopes]).toEqual(['read']);
   });
 
   it('refuses a revoked token, and one from its expiry on', () => {
     const { source, tokens } = setup();
     const { token, resource } = source.addToken('acme', 'ada', { expiresAt: new Date(NOW + 1000).toISOString() });
-    expect(tokens.authenticate(token, NOW + 999).user).toBe('ada');
+    expect(tokens.check(token, NOW + 999).user).toBe('ada');
     expect(refusal(tokens, token, NOW + 1000)).toBe(`The git token ${resource.metadata?.name} expired at 2030-01-01T00:00:01.000Z.`);
     resource.spec.revoked = true;
     expect(refusal(tokens, token, NOW)).toBe(`The git token ${resource.metadata?.name} was revoked.`);
@@ -69,10 +69,23 @@ describe('project git tokens in cw-git', () => {
     for (const message of [refusal(tokens, token), refusal(tokens, unknown)]) expect(message).not.toContain('cwg_');
   });
 
-  it('answers 503 while its caches are still loading, rather than "unknown token"', () => {
+  it('answers 503 while its caches are still loading, rather than "unknown token"', async () => {
     const { source, tokens } = setup();
     const { token } = source.addToken('acme', 'ada');
     source.loaded = false;
-    expect(() => tokens.authenticate(token, NOW)).toThrow(UnavailableError);
+    await expect(tokens.authenticate(token, NOW)).rejects.toThrow(UnavailableError);
+  });
+
+  it('waits a moment for a token its cache has not seen yet, and no longer than the grace', async () => {
+    const { source, tokens } = setup();
+    const made = source.addToken('acme', 'ada');
+    const later = source.tokens.pop()!;
+    const pending = tokens.authenticate(made.token, NOW);
+    source.tokens.push(later);
+    source.notify();
+    expect((await pending).user).toBe('ada');
+    const started = Date.now();
+    await expect(tokens.authenticate(`cwg_${'b'.repeat(43)}`, NOW)).rejects.toThrow(/not known/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(NEW_TOKEN_GRACE_MS - 50);
   });
 });

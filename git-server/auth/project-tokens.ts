@@ -18,6 +18,21 @@ export interface ProjectTokenSource {
   tokensWithHash(sha256: string): readonly GitToken[];
   /** The Project named `name`. */
   project(name: string): Project | undefined;
+  /** Resolves at the next change of the GitTokens cache, or after `timeoutMs`. */
+  changed(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * How long an unknown token waits for the cache to learn of it: the API answers a new token as soon as the
+ * apiserver stored it, and a client that uses it at once may be a moment ahead of this process's watch.
+ */
+export const NEW_TOKEN_GRACE_MS = 2000;
+
+/** No GitToken has the presented token's hash. */
+class UnknownGitTokenError extends UnauthenticatedError {
+  constructor() {
+    super('The git token is not known: it was never made here, or it was deleted.');
+  }
 }
 
 /** A token that passed every check. */
@@ -42,15 +57,30 @@ export class ProjectTokens {
   }
 
   /**
-   * The grant of `token` at `now` (ms). Throws `UnauthenticatedError` (401) saying why it is refused — never
-   * repeating it — or `UnavailableError` (503) while the caches are still loading.
+   * The grant of `token` at `now` (ms). Rejects with `UnauthenticatedError` (401) saying why it is refused — never
+   * repeating it — or `UnavailableError` (503) while the caches are still loading. A token not (yet) in the cache
+   * is looked for again as the watch delivers changes, for at most {@link NEW_TOKEN_GRACE_MS}.
    */
-  authenticate(token: string, now: number): ProjectTokenGrant {
+  async authenticate(token: string, now: number): Promise<ProjectTokenGrant> {
+    const deadline = Date.now() + NEW_TOKEN_GRACE_MS;
+    for (;;) {
+      try {
+        return this.check(token, now);
+      } catch (err) {
+        const left = deadline - Date.now();
+        if (!(err instanceof UnknownGitTokenError) || left <= 0) throw err;
+        await this.#source.changed(left);
+      }
+    }
+  }
+
+  /** {@link authenticate} against the cache as it is now, without waiting. */
+  check(token: string, now: number): ProjectTokenGrant {
     if (!isWellFormedGitToken(token)) throw new UnauthenticatedError('The git token is malformed: expected cwg_ and 43 letters and digits, as the platform made it.');
     if (!this.#source.synced()) throw new UnavailableError('cw-git is still loading the platform’s git tokens; retry in a moment.', 1);
     const matches = this.#source.tokensWithHash(gitTokenSha256(token));
     const found = matches.length === 1 ? matches[0] : undefined;
-    if (!found) throw new UnauthenticatedError('The git token is not known: it was never made here, or it was deleted.');
+    if (!found) throw new UnknownGitTokenError();
     const id = found.metadata?.name ?? '';
     const namespace = found.metadata?.namespace ?? '';
     if (found.spec.revoked === true) throw new UnauthenticatedError(`The git token ${id} was revoked.`);

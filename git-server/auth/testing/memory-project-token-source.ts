@@ -21,6 +21,25 @@ export class MemoryProjectTokenSource implements ProjectTokenSource {
     return this.projects.get(name);
   }
 
+  readonly #waiters = new Set<() => void>();
+
+  changed(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#waiters.add(done);
+    });
+  }
+
+  /** Tells waiting lookups the tokens changed (as a watch event would). */
+  notify(): void {
+    for (const waiter of [...this.#waiters]) waiter();
+  }
+
   /** A project owning its namespace, with `members` as members. */
   addProject(name: string, members: readonly string[]): Project {
     const project: Project = { metadata: { name }, spec: { displayName: name, members: members.map((user) => ({ user, role: 'member' as const })) }, status: { namespace: name } };
