@@ -37,7 +37,8 @@ export class MemoryProjectTokenSource implements ProjectTokenSource {
 
   /** Tells waiting lookups the tokens changed (as a watch event would). */
   notify(): void {
-    for (const waiter of [...this.#waiters]) waiter();
+    // Each waiter removes itself; a Set may lose visited entries while it is iterated.
+    for (const waiter of this.#waiters) waiter();
   }
 
   /** A project owning its namespace, with `members` as members. */
