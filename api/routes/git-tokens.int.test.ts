@@ -62,6 +62,7 @@ describe('git tokens', () => {
     const noTokens = await platform.tokenFor(owner, ['repositories:write', 'tokens:read']);
     expect((await call(noTokens, 'POST', '', { description: 'ci', scopes: ['read'] })).statusCode).toBe(403);
     expect((await call(noTokens, 'GET')).statusCode).toBe(200);
+    expect((await call(await platform.tokenFor(owner, ['tokens:write']), 'GET')).statusCode).toBe(403);
   });
 
   it('refuses what is not a token request, and projects the caller is not in', async () => {

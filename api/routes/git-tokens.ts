@@ -47,7 +47,7 @@ export function gitTokenRoutes(app: FastifyInstance, services: GitTokenServices,
   });
 
   r.get('/v1/projects/:projectId/git-tokens', {
-    config: { auth: { scope: 'tokens:read', project: true } },
+    config: { auth: { scope: 'repositories:read', project: true } },
     schema: {
       tags,
       summary: 'List the project’s git tokens, every member’s, newest first (revoked and expired ones included; never their values)',

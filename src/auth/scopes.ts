@@ -16,7 +16,7 @@ export const SCOPES = {
   'databases:write': 'Create and delete databases and rotate their connection tokens.',
   'domain:read': 'List and read project domains and their DNS records.',
   'domain:write': 'Add, check and delete project domains; create, update and delete DNS records.',
-  'repositories:read': 'Make git tokens that read the project’s repositories (clone, fetch, LFS downloads, the read API).',
+  'repositories:read': 'List the project’s git tokens, and make ones that read its repositories (clone, fetch, LFS downloads, the read API).',
   'repositories:write': 'Make git tokens that also push to the project’s repositories (and create and delete them).',
   'tokens:read': 'List your access tokens (never their values).',
   'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
