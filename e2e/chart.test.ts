@@ -435,6 +435,15 @@ describe('the Helm chart', () => {
       POD_UID: 'metadata.uid',
       POD_NAMESPACE: 'metadata.namespace',
     });
+    // The bounds on apps' code (the pod below runs with them); the shard count defaults to the node's cores.
+    expect(Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]))).toMatchObject({
+      CW_RUNTIME_CPU_LIMIT: '500ms',
+      CW_RUNTIME_ISOLATE_HEAP_MB: '128',
+      CW_RUNTIME_SHARD_MEMORY_MB: '1536',
+      CW_RUNTIME_QUARANTINE: '60s',
+      CW_RUNTIME_QUARANTINE_MAX: '1h',
+    });
+    expect(env.map((e) => e.name)).not.toContain('CW_RUNTIME_SHARDS');
     for (const name of ['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']) {
       expect(
         containerOf('Deployment', name).env?.map((e) => e.name),

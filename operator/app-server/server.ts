@@ -12,7 +12,7 @@ import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
 import { AppRecords } from './app-records.ts';
-import type { RuntimeServerConfig } from './config.ts';
+import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
@@ -84,7 +84,15 @@ export class RuntimeServer {
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
-    return reportFor(namespace, app, this.#records.get(`${namespace}/${app}`), this.#engine?.served(namespace, app));
+    const engine = this.#engine;
+    const quarantine = engine?.quarantine(namespace, app);
+    return reportFor(
+      namespace,
+      app,
+      this.#records.get(`${namespace}/${app}`),
+      engine?.served(namespace, app),
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limitMessage(quarantine.reason) },
+    );
   }
 
   reports(): RuntimeAppReport[] {
@@ -118,6 +126,7 @@ export class RuntimeServer {
       ready: () => this.ready(),
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
+      logStreamsPerCaller: config.logStreamsPerCaller,
       logs: () => {
         const engine = this.#engine;
         return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
@@ -136,12 +145,18 @@ export class RuntimeServer {
       listen: { port: config.port, host: config.host },
       trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
+      builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
+      shards: config.shards,
+      limits: config.limits,
+      quarantine: config.quarantine,
+      // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
+      onQuarantine: () => this.#publisher?.changed(),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
     requestMetrics(this.registry, engine);
     this.#entryPort = engine.address.port;
-    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir });
+    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
 
     const kube = loadKubeConnection(config.kubeconfig);
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {

@@ -17,8 +17,16 @@ export const Reasons = {
   BuildNotFound: 'BuildNotFound',
   /** The artifact is invalid or workerd refuses to load it; the message says why. */
   BuildFailed: 'BuildFailed',
+  /** A runtime replica has no room for the build in its data directory (it retries). */
+  InsufficientStorage: 'InsufficientStorage',
+  /** The project's active builds would unpack to more than its quota on a runtime replica (it retries). */
+  QuotaExceeded: 'QuotaExceeded',
   /** No runtime replica is live and ready (none running, or every lease expired). */
   RuntimeUnavailable: 'RuntimeUnavailable',
+  /** Served, but some replica quarantines the app: one of its requests ran past the CPU bound without yielding. */
+  CPULimitExceeded: 'CPULimitExceeded',
+  /** Served, but some replica quarantines the app: it ran its workerd shard out of memory. */
+  MemoryLimitExceeded: 'MemoryLimitExceeded',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -38,13 +46,13 @@ const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
 
 /** What one replica's report means for the app's current generation. */
 interface Assessment {
-  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed;
+  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed | typeof Reasons.InsufficientStorage | typeof Reasons.QuotaExceeded;
   readonly message: string;
   readonly report: RuntimeAppReport | undefined;
 }
 
 // Lower is worse: with several replicas the app is as deployed as its least deployed replica.
-const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
+const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, QuotaExceeded: 1, InsufficientStorage: 1, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
 
 function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
   if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
@@ -54,6 +62,10 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
   const failure = report && (report.observedGeneration ?? -1) >= generation && report.failure?.buildId === buildId ? report.failure : undefined;
   if (failure?.reason === 'BuildFailed') return { reason: Reasons.BuildFailed, message: `Build ${buildId} cannot be served: ${failure.message}${keeps}`, report };
   if (failure?.reason === 'BuildNotFound') return { reason: Reasons.BuildNotFound, message: `The artifact of build ${buildId} is not in the object store.${keeps}`, report };
+  // The replica's message names the figures (bytes, limits), which stay the same while nothing changes.
+  if (failure?.reason === 'InsufficientStorage' || failure?.reason === 'QuotaExceeded') {
+    return { reason: Reasons[failure.reason], message: `${failure.message} The runtime tries again as room comes.${keeps}`, report };
+  }
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }
@@ -64,11 +76,28 @@ function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppSta
   return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
 }
 
-function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string): ConditionUpdate[] {
+function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string | { reason: Reason; message: string }): ConditionUpdate[] {
   return [
     { type: 'Deployed', ...deployed },
-    { type: 'Ready', status: deployed.status === 'True' ? 'True' : 'False', reason: deployed.reason, message: ready },
+    typeof ready === 'string'
+      ? { type: 'Ready', status: deployed.status === 'True' ? 'True' : 'False', reason: deployed.reason, message: ready }
+      : { type: 'Ready', status: 'False', reason: ready.reason, message: ready.message },
   ];
+}
+
+/**
+ * Ready's verdict when the app is served everywhere but some replicas quarantine it (they answer its
+ * requests 503 for a back-off): the reason of the first by name of reason, and how many replicas. Stable
+ * while the quarantines last (the replicas' messages name no time).
+ */
+function quarantined(reports: ReadonlyArray<RuntimeAppReport | undefined>): { reason: Reason; message: string } | undefined {
+  const held = reports.flatMap((r) => (r?.quarantine ? [r.quarantine] : [])).sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  const first = held[0];
+  if (!first) return undefined;
+  return {
+    reason: first.reason === 'CPULimitExceeded' ? Reasons.CPULimitExceeded : Reasons.MemoryLimitExceeded,
+    message: `${first.message} ${held.length} of ${reports.length} runtime replicas answer its requests with 503 until its back-off ends (it doubles with each offence).`,
+  };
 }
 
 /**
@@ -117,7 +146,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const ready = worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message;
+    const held = worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined;
+    const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
   }
   let list = app.status?.conditions ?? [];
