@@ -22,6 +22,11 @@ describe('apiConfig', () => {
     });
   });
 
+  it('reads where users reach the repository service, without a trailing slash, and refuses what is no URL', () => {
+    expect(apiConfig({ CW_GIT_PUBLIC_URL: 'https://git.example.com/' }).gitPublicUrl).toBe('https://git.example.com');
+    expect(configFailure(() => apiConfig({ CW_GIT_PUBLIC_URL: 'git.example.com' }))).toMatch(/CW_GIT_PUBLIC_URL/);
+  });
+
   it("has today's defaults, frozen", () => {
     const config = apiConfig({});
     expect(config).toEqual({

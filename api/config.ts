@@ -57,6 +57,8 @@ export interface ApiConfig {
   readonly logStreamLimits: LogStreamLimits;
   /** CW_DB_URL: cw-db's Hrana address as the API reaches it (the query route, and /readyz); absent: the database routes are not served. */
   readonly dbUrl?: string;
+  /** CW_GIT_PUBLIC_URL: the repository service (cw-git) as users reach it, named in git token answers; absent: they say null. */
+  readonly gitPublicUrl?: string;
 }
 
 /**
@@ -84,6 +86,7 @@ export function apiConfig(env: Env): ApiConfig {
   const runtimeTarget = runtimeTargetEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const dbUrl = read.url('CW_DB_URL');
+  const gitPublicUrl = read.url('CW_GIT_PUBLIC_URL')?.replace(/\/+$/, '');
   const sessionPolicy = Object.freeze({
     idleTimeoutSeconds: read.integer('CW_API_SESSION_IDLE_MINUTES', 60, { min: 1, max: 10_080 }) * 60,
     maxAgeSeconds: read.integer('CW_API_SESSION_MAX_HOURS', 12, { min: 1, max: 720 }) * 3600,
@@ -120,6 +123,7 @@ export function apiConfig(env: Env): ApiConfig {
     runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),
     ...(dbUrl ? { dbUrl } : {}),
+    ...(gitPublicUrl ? { gitPublicUrl } : {}),
     projectUnpackedQuota,
     uploadLimits,
     logStreamLimits,

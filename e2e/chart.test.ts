@@ -487,6 +487,9 @@ describe('the Helm chart', () => {
     ['api', 'list', 'coordination.k8s.io', 'leases', 'other', false],
     // The API writes intent, never a status or a name claim: each has one writer, a controller.
     ['api', 'create', 'cloudwright.dev', 'projectdomains', 'other', true],
+    // Git tokens: the API writes them (and revokes them: a patch), in the project's namespace.
+    ['api', 'create', 'cloudwright.dev', 'gittokens', 'other', true],
+    ['api', 'patch', 'cloudwright.dev', 'gittokens', 'other', true],
     ['api', 'update', 'cloudwright.dev', 'projectdomains/status', 'other', false],
     ['api', 'update', 'cloudwright.dev', 'apphostnames/status', 'other', false],
     ['api', 'create', 'cloudwright.dev', 'domainclaims', 'other', false],

@@ -12,7 +12,8 @@ import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
-import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { projectOfNamespace } from '../src/platform/project-namespace.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
@@ -80,7 +81,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       projectController({
         ...common,
         projects: manager.informer<Project>(PROJECTS),
-        namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: 'cloudwright.dev/project' }),
+        namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: PROJECT_LABEL }),
         log: manager.log.child({ controller: 'project' }),
       }),
     );
@@ -92,6 +93,8 @@ export async function main(config: OperatorConfig): Promise<void> {
       repositoryController({
         ...common,
         store: git.store,
+        // A project's namespace holds only its own repositories ({project}/…), whatever its tenants apply there.
+        projectOfNamespace: projectOfNamespace(manager.informer<KubeObject>(NAMESPACES, { labelSelector: PROJECT_LABEL })),
         repositories: manager.informer<Repository>(REPOSITORIES, scope),
         log: manager.log.child({ controller: 'repository' }),
       }),

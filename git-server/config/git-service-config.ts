@@ -67,12 +67,14 @@ export interface GitServiceConfig {
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */
     namespace?: string;
+    /** Accept the platform's per-project git tokens (`cwg_…`, GitToken resources of project namespaces). */
+    projectTokens: boolean;
   };
   /** The process's own settings, from the environment rather than the file. */
   environment: {
     /** CW_LOG_LEVEL (default info). */
     logLevel: PinoLevel;
-    /** KUBECONFIG; absent: in-cluster (used with `kubernetes.namespace` only). */
+    /** KUBECONFIG; absent: in-cluster (used with `kubernetes.namespace` or `kubernetes.project_tokens` only). */
     kubeconfig?: string;
   };
 }
