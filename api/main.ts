@@ -93,7 +93,7 @@ export async function main(config: ApiConfig): Promise<void> {
         ...appServices,
         dns,
         ...(databases ? { databases } : {}),
-        appLogs: new AppLogSource(runtimeReplicas),
+        appLogs: new AppLogSource(runtimeReplicas, config.runtimeStatusToken),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
