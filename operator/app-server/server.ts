@@ -7,7 +7,8 @@ import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import type { DomainClaim, HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
@@ -41,6 +42,8 @@ export class RuntimeServer {
   #informer: Informer<RuntimeApp> | undefined;
   #hostnames: Informer<AppHostname> | undefined;
   #domains: Informer<ProjectDomain> | undefined;
+  #domainClaims: Informer<DomainClaim> | undefined;
+  #hostnameClaims: Informer<HostnameClaim> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -174,11 +177,18 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'projectdomains', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Who holds which name, installation-wide: a name is served only by the project its claim names.
+    const domainClaims = (this.#domainClaims = createInformer<DomainClaim>(kube, DOMAIN_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'domainclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const hostnameClaims = (this.#hostnameClaims = createInformer<HostnameClaim>(kube, HOSTNAME_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'hostnameclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
       hostnames,
-      names: { domains, baseDomain: config.baseDomain },
+      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),
@@ -190,10 +200,9 @@ export class RuntimeServer {
         this.#publisher?.changed();
       },
     });
-    informer.start();
-    hostnames.start();
-    domains.start();
-    await Promise.all([informer, hostnames, domains].map((i) => i.waitForSync(this.#abort.signal)));
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims];
+    for (const i of watched) i.start();
+    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
@@ -224,6 +233,8 @@ export class RuntimeServer {
     this.#informer?.stop();
     this.#hostnames?.stop();
     this.#domains?.stop();
+    this.#domainClaims?.stop();
+    this.#hostnameClaims?.stop();
     await this.#engine?.stop(STOP_DRAIN_MS);
     await this.#status?.close();
     if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
 import { dispatcherStats, killLeftovers, startGeneration, type GenerationContext } from './generation.ts';
-import { assignHosts, defaultHost, hostsOf } from './hosts.ts';
+import { assignHosts, contestedHosts, defaultHost, hostsOf } from './hosts.ts';
 import { LoadChecker, type LoadCheck } from './load-checker.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import { startNodeService } from './node-service.ts';
@@ -476,10 +476,12 @@ export class RuntimeEngine {
     failures.set(key, error);
   }
 
-  /** Who gets each host name if `next` is served (a contested name stays with the app that had it). */
+  /** Who gets each host name if `next` is served (a name several apps ask for goes to none of them). */
   #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
     const claims = [...next].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
-    return assignHosts(claims, this.#o.baseDomain, this.#assignment);
+    const contested = contestedHosts(claims, this.#o.baseDomain);
+    if (contested.length > 0) this.#log.warn('host names several apps ask for are served for none of them', { hosts: contested });
+    return assignHosts(claims, this.#o.baseDomain);
   }
 
   /** Makes `next` what is served, once the shards serve it. */

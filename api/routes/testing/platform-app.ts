@@ -155,7 +155,8 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
       const name = domain.replace(/\./g, '-');
       await domains.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name, namespace: project }, spec: { domain } });
-      await domains.patchStatus(project, name, { status: { state: 'managed' } });
+      // As the ProjectDomain controller leaves a delegated domain: a zone, managed, delegated since now.
+      await domains.patchStatus(project, name, { status: { state: 'managed', hostedZoneId: `Z-${name}`, delegatedAt: new Date().toISOString() } });
       await waitFor(informers.informer<ProjectDomain>(PROJECT_DOMAINS), `${project}/${name}`, (d) => d?.status?.state === 'managed', 10_000);
     },
     async tokenFor(userId, scopes) {
