@@ -73,8 +73,10 @@ describe('apiConfig', () => {
       CW_API_UPLOAD_MIN_RATE: '64Ki',
       CW_API_LOG_STREAMS: '50',
       CW_API_LOG_STREAMS_PER_USER: '3',
+      CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
     });
     expect(config).toEqual({
+      runtimeStatusToken: 's'.repeat(40),
       kubeconfig: '/k',
       host: '0.0.0.0',
       port: 9000,

@@ -97,7 +97,7 @@ export async function main(config: ApiConfig): Promise<void> {
         dns,
         ...(databases ? { databases } : {}),
         gitTokens: { gitTokens, ...(config.gitPublicUrl ? { gitUrl: config.gitPublicUrl } : {}) },
-        appLogs: new AppLogSource(runtimeReplicas),
+        appLogs: new AppLogSource(runtimeReplicas, config.runtimeStatusToken),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },

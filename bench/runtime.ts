@@ -28,6 +28,7 @@ import { installCrds } from '../e2e/harness/install-crds.ts';
 import { createRunBucket, startMinio } from '../e2e/harness/minio.ts';
 import { createTestNamespace } from '../e2e/harness/namespace.ts';
 import { freePort, waitForHttp } from '../e2e/harness/process.ts';
+import { RUNTIME_STATUS_TOKEN, STATUS_AUTH } from '../e2e/harness/runtime-status-token.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -212,6 +213,7 @@ async function startRuntime(name: string, env: BucketEnv): Promise<{ port: numbe
       CW_RUNTIME_STATUS_HOST: '127.0.0.1',
       CW_RUNTIME_STATUS_PORT: String(statusPort),
       CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
+      CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
       // Empty: the replica's default, one shard per core.
       ...(flags.shards ? { CW_RUNTIME_SHARDS: flags.shards } : {}),
       CW_LOG_LEVEL: 'warn',
@@ -248,7 +250,7 @@ async function createApps(kit: Kit, from: number, to: number): Promise<void> {
 async function servedApps(statusPort: number, count: number, timeoutMs = 600_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    const res = await fetch(`http://127.0.0.1:${statusPort}/apps`).catch(() => undefined);
+    const res = await fetch(`http://127.0.0.1:${statusPort}/apps`, STATUS_AUTH).catch(() => undefined);
     // Apps being deployed are listed too, without a build served yet.
     const apps = res?.ok ? ((await res.json()) as { apps: Array<{ servingBuildId?: string }> }).apps : [];
     if (apps.filter((a) => a.servingBuildId).length >= count) return;

@@ -13,6 +13,7 @@ import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
 import { send, type TestResponse } from '../src/workerd/testing/http.ts';
 import { latencySummary, whileProbing } from '../src/workerd/testing/probe-latency.ts';
 import { createTestNamespace } from './harness/namespace.ts';
+import { STATUS_AUTH } from './harness/runtime-status-token.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, eventually, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
@@ -119,10 +120,10 @@ describe('bounded user code on the real stack', () => {
     );
     expect(event?.type).toBe('Warning');
     // The replica's log of the app (what cw logs merges) says which request was stopped and why.
-    const logs = await (await fetch(`${runtime.statusUrl}/apps/${tenant}/looper/logs?follow=false`)).text();
+    const logs = await (await fetch(`${runtime.statusUrl}/apps/${tenant}/looper/logs?follow=false`, STATUS_AUTH)).text();
     expect(logs).toMatch(/"outcome":"exceededCpu"/);
     expect(logs).toMatch(/"url":"\/loop"/);
-    const report = (await (await fetch(`${runtime.statusUrl}/apps/${tenant}/looper`)).json()) as { quarantine?: { reason: string; until: string } };
+    const report = (await (await fetch(`${runtime.statusUrl}/apps/${tenant}/looper`, STATUS_AUTH)).json()) as { quarantine?: { reason: string; until: string } };
     expect(report.quarantine).toMatchObject({ reason: 'CPULimitExceeded' });
 
     // The back-off ends: served again, and the RuntimeApp says so.

@@ -83,8 +83,10 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_PUBLIC_SCHEME: 'http',
       CW_RUNTIME_PUBLIC_PORT: '8080',
       CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'true',
+      CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
     });
     expect(config).toMatchObject({
+      statusToken: 's'.repeat(40),
       kubeconfig: '/k',
       watchNamespace: 'ns',
       port: 8000,

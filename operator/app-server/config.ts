@@ -2,6 +2,7 @@ import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { isHostname, isNamespace } from '../../src/config/checks.ts';
 import { EnvReader, type Env } from '../../src/config/env.ts';
+import { runtimeStatusToken } from '../../src/config/status-token-env.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../../src/platform/runtime-replicas.ts';
@@ -26,6 +27,8 @@ export interface RuntimeServerConfig {
   readonly statusURL?: string;
   /** The pod's address (downward API), where cw-api reaches the status port in a cluster. */
   readonly podIP?: string;
+  /** The secret cw-api presents to read apps' reports and logs on the status port (CW_RUNTIME_STATUS_TOKEN); absent: nobody may. */
+  readonly statusToken?: string;
   /** Default hosts are `<app>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
@@ -118,6 +121,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const shardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
   const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
   const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
+  const statusToken = runtimeStatusToken(read);
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
@@ -128,6 +132,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
     ...(statusURL ? { statusURL } : {}),
     ...(podIP ? { podIP } : {}),
+    ...(statusToken ? { statusToken } : {}),
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),

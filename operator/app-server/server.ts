@@ -130,6 +130,7 @@ export class RuntimeServer {
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
       logStreamsPerCaller: config.logStreamsPerCaller,
+      ...(config.statusToken ? { token: config.statusToken } : {}),
       logs: () => {
         const engine = this.#engine;
         return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
