@@ -99,7 +99,15 @@ async function main(): Promise<void> {
   track(db.service);
   const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv, ...statusTokenEnv, ...dns.env, ...db.env, ...(git.env.CW_GIT_URL ? { CW_GIT_PUBLIC_URL: git.env.CW_GIT_URL } : {}) });
+  const api = startBinary('cw-api', {
+    CW_API_PORT: String(apiPort),
+    ...s3Env,
+    ...runtimeEnv,
+    ...statusTokenEnv,
+    ...dns.env,
+    ...db.env,
+    ...(git.env.CW_GIT_URL ? { CW_GIT_PUBLIC_URL: git.env.CW_GIT_URL } : {}),
+  });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([
     waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
