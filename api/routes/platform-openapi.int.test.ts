@@ -61,6 +61,9 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}/apps/{appId}/environment', 'env:read'],
   ['put', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
   ['delete', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
+  ['post', '/v1/projects/{projectId}/git-tokens', 'tokens:write'],
+  ['get', '/v1/projects/{projectId}/git-tokens', 'repositories:read'],
+  ['delete', '/v1/projects/{projectId}/git-tokens/{tokenId}', 'tokens:write'],
 ];
 
 describe('the OpenAPI description of the platform API core', () => {
