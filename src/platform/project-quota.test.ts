@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countedPlural, countResource, PROJECT_OBJECT_COUNTS, projectQuotaDrifted, projectResourceQuota } from './project-quota.ts';
+import { countedPlural, countResource, PROJECT_OBJECT_COUNTS, projectQuotaDrifted, projectResourceQuota, quotaRefusalDetail } from './project-quota.ts';
 
 describe('the project quota', () => {
   it('counts each Cloudwright kind a project namespace holds, with the API’s numbers', () => {
@@ -33,6 +33,22 @@ describe('the project quota', () => {
     ['with a count raised', canonical({ 'count/runtimeapps.cloudwright.dev': '3002' }), true],
     ['with a count removed', { spec: { hard: { 'count/runtimeapps.cloudwright.dev': '100' } } }, true],
   ])('%s: drifted %s', (_, quota, drifted) => expect(projectQuotaDrifted(quota)).toBe(drifted));
+});
+
+describe('quotaRefusalDetail', () => {
+  it('names the full counts in words, with the quota that refused', () => {
+    const exceeded = [
+      { resource: 'count/runtimeapps.cloudwright.dev', used: 100, limited: 100 },
+      { resource: 'count/widgets.example.com', used: 3, limited: 3 },
+    ];
+    expect(quotaRefusalDetail({ kind: 'exceeded', quota: 'cloudwright-project', exceeded })).toBe(
+      'The project has 100 apps of the 100 its quota cloudwright-project allows and 3 count/widgets.example.com of the 3 its quota cloudwright-project allows; delete some first.',
+    );
+  });
+
+  it('says a quota not counted yet is a matter of seconds', () => {
+    expect(quotaRefusalDetail({ kind: 'status-unknown', quota: 'cloudwright-project' })).toBe("The project's quota (cloudwright-project) is still being counted; retry in a few seconds.");
+  });
 });
 
 /** The quota as the apiserver stores it: 50000 as 50k, 10100 as 10100; `changes` on top. */

@@ -5,7 +5,7 @@
 // project's namespace. The numbers are the API's limits (or what they add up to per project), so the quota never
 // refuses what the API would allow.
 import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
-import { countQuantity, GROUP, type KubeObject } from '../kube/index.ts';
+import { countQuantity, GROUP, type KubeObject, type QuotaRefusal } from '../kube/index.ts';
 import { MAX_APPS_PER_PROJECT } from './apps.ts';
 import { MAX_BUILDS_PER_APP } from './builds.ts';
 import { MAX_DATABASES_PER_PROJECT } from './databases/databases.ts';
@@ -42,6 +42,18 @@ export const PROJECT_OBJECT_COUNTS: Readonly<Record<string, number>> = {
   repositorywebhooks: MAX_REPOSITORY_WEBHOOKS_PER_PROJECT,
 };
 
+/** What each counted kind is called in messages. */
+const NOUNS: Readonly<Record<string, string>> = {
+  runtimeapps: 'apps',
+  builds: 'builds',
+  apphostnames: 'app host names',
+  projectdomains: 'domains (deleted ones kept as history included)',
+  dnsrecords: 'DNS records',
+  databases: 'databases',
+  repositories: 'repositories',
+  repositorywebhooks: 'repository webhooks',
+};
+
 /** The quota's resource name of a Cloudwright kind's plural: `count/runtimeapps.cloudwright.dev`. */
 export function countResource(plural: string): string {
   return `count/${plural}.${GROUP}`;
@@ -75,4 +87,18 @@ export function projectResourceQuota(project: string): ResourceQuota & { spec: {
 export function projectQuotaDrifted(quota: ResourceQuota | undefined): boolean {
   const hard = quota?.spec?.hard ?? {};
   return Object.entries(PROJECT_OBJECT_COUNTS).some(([plural, count]) => countQuantity(hard[countResource(plural)]) !== count);
+}
+
+/**
+ * What a caller is told when the apiserver's quota refused a write into a project's namespace: which count is
+ * full (by any ResourceQuota of the namespace, an administrator's own included), or that the quota is still being
+ * counted (a namespace quota written moments after its kinds were defined).
+ */
+export function quotaRefusalDetail(refusal: QuotaRefusal): string {
+  if (refusal.kind === 'status-unknown') return `The project's quota (${refusal.quota}) is still being counted; retry in a few seconds.`;
+  const counts = refusal.exceeded.map(({ resource, used, limited }) => {
+    const plural = countedPlural(resource);
+    return `${used} ${plural ? (NOUNS[plural] ?? plural) : resource} of the ${limited} its quota ${refusal.quota} allows`;
+  });
+  return `The project has ${counts.join(' and ')}; delete some first.`;
 }
