@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { PROJECT_QUOTA_NAME, type ResourceQuota } from '../src/platform/project-quota.ts';
+import { DATABASES } from '../src/platform/resources.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { mayDo, serviceAccount, type Access } from './harness/access-review.ts';
 import { hostFootprint } from './harness/kube-node-host.ts';
 import { builtImage, startKubeNode, type KubeNode } from './harness/kube-node.ts';
 import { startMinio, type MinioServer } from './harness/minio.ts';
@@ -219,6 +222,52 @@ describe('the chart on a real node', () => {
       (r) => r.status === 200 && r.body === 'installed on a node',
       60_000,
     );
+  });
+
+  it('holds each ServiceAccount to its work (SubjectAccessReviews): Secrets only in project namespaces for the operator, only webhook keys for cw-git', async () => {
+    const conn = loadKubeConnection(theNode().kubeconfig);
+    // The Project controller bound the operator's project role in the member's namespace and wrote its quota,
+    // which the cluster's quota controller counts.
+    await eventually(
+      "the operator's binding and the counted quota in the project namespace",
+      async () => [await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-operator'), await objectClient<ResourceQuota & { status?: { used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS).get(member.project, PROJECT_QUOTA_NAME)] as const,
+      ([binding, quota]) => binding !== undefined && quota?.status?.used?.['count/runtimeapps.cloudwright.dev'] === '1',
+      60_000,
+    );
+    const secrets = (namespace?: string, verb = 'get') => ({ verb, group: '', resource: 'secrets', ...(namespace ? { namespace } : {}) });
+    const table: [string, Access, boolean][] = [
+      ['operator', secrets(member.project), true],
+      ['operator', secrets(member.project, 'create'), true],
+      ['operator', secrets(NAMESPACE), false],
+      ['operator', secrets(undefined, 'list'), false],
+      ['operator', secrets(`${NAMESPACE}-webhooks`, 'list'), false],
+      ['operator', { verb: 'delete', group: '', resource: 'namespaces' }, false],
+      ['git', secrets(`${NAMESPACE}-webhooks`, 'list'), true],
+      ['git', secrets(NAMESPACE, 'list'), false],
+      ['git', secrets(member.project, 'list'), false],
+      ['api', secrets(`${NAMESPACE}-sign-ins`, 'list'), true],
+      ['api', secrets(NAMESPACE), false],
+      ['api', secrets(member.project), false],
+      ['runtime', secrets(undefined, 'list'), false],
+      ['db', secrets(NAMESPACE), false],
+    ];
+    for (const [component, access, allowed] of table) {
+      expect(await mayDo(conn, serviceAccount(NAMESPACE, `cloudwright-${component}`), access), `${component} ${access.verb} ${access.resource} in ${access.namespace ?? 'every namespace'}`).toBe(allowed);
+    }
+    // Through that binding, a Database applied with kubectl gets its token minted into a Secret of the project.
+    await objectClient<KubeObject & { spec: object }>(conn, DATABASES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { name: 'notes', namespace: member.project }, spec: { displayName: 'notes' } },
+      { fieldManager: 'kubectl', force: true },
+    );
+    type Database = { status?: { tokenSecretName?: string; conditions?: { type: string; status: string }[] } };
+    const db = await eventually(
+      'the Database Ready with its Secret',
+      () => getJson<Database>('databases.cloudwright.dev', '-n', member.project, 'notes'),
+      (d) => d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+      60_000,
+    );
+    expect(db.status?.tokenSecretName).toBe('notes-database');
+    expect((await getJson<{ data: Record<string, string> }>('secret', '-n', member.project, 'notes-database')).data.DATABASE_TOKEN).toBeTruthy();
   });
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {

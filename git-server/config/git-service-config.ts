@@ -67,6 +67,11 @@ export interface GitServiceConfig {
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */
     namespace?: string;
+    /**
+     * Where the events role reads `RepositoryWebhook` resources and their Secrets (`kubernetes.webhook_namespace`,
+     * default `namespace`): a namespace of their own keeps every other Secret out of cw-git's reach.
+     */
+    webhookNamespace?: string;
   };
   /** The process's own settings, from the environment rather than the file. */
   environment: {
