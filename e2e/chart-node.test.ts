@@ -346,7 +346,7 @@ describe('the chart on a real node', () => {
     }
   });
 
-  it('leaves only the CRDs and the data after helm uninstall', { timeout: 240_000 }, async () => {
+  it('leaves only the CRDs and the data (the webhook namespace among it) after helm uninstall', { timeout: 240_000 }, async () => {
     await helm('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout=3m');
     const kinds = 'deployments,statefulsets,services,configmaps,serviceaccounts,roles,rolebindings,poddisruptionbudgets,clusterroles,clusterrolebindings';
     const left = await getJson<{ items: KubeObject[] }>(kinds, '--all-namespaces', '-l', 'app.kubernetes.io/part-of=cloudwright');
@@ -362,6 +362,8 @@ describe('the chart on a real node', () => {
     expect(crds.items.map((crd) => crd.metadata?.name)).toEqual(expect.arrayContaining(['runtimeapps.cloudwright.dev', 'projects.cloudwright.dev']));
     expect((await getJson<KubeObject>('runtimeapps.cloudwright.dev', '-n', member.project, 'hello')).metadata?.name).toBe('hello');
     expect((await getJson<{ items: KubeObject[] }>('pvc', '-n', NAMESPACE)).items.map((pvc) => pvc.metadata?.name)).toEqual(['data-cloudwright-db-0']);
+    // The webhook namespace, where RepositoryWebhooks and their keys are (helm.sh/resource-policy: keep).
+    expect((await getJson<KubeObject>('namespace', `${NAMESPACE}-webhooks`)).metadata?.deletionTimestamp).toBeUndefined();
     const s3 = new S3Client({ ...minio.s3 });
     const artifacts = await s3.send(new ListObjectsV2Command({ Bucket: BUCKETS.artifacts }));
     expect(artifacts.KeyCount ?? 0).toBeGreaterThan(0);
