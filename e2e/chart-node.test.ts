@@ -230,7 +230,11 @@ describe('the chart on a real node', () => {
     // which the cluster's quota controller counts.
     await eventually(
       "the operator's binding and the counted quota in the project namespace",
-      async () => [await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-operator'), await objectClient<ResourceQuota & { status?: { used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS).get(member.project, PROJECT_QUOTA_NAME)] as const,
+      async () =>
+        [
+          await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-operator'),
+          await objectClient<ResourceQuota & { status?: { used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS).get(member.project, PROJECT_QUOTA_NAME),
+        ] as const,
       ([binding, quota]) => binding !== undefined && quota?.status?.used?.['count/runtimeapps.cloudwright.dev'] === '1',
       60_000,
     );
@@ -252,7 +256,9 @@ describe('the chart on a real node', () => {
       ['db', secrets(NAMESPACE), false],
     ];
     for (const [component, access, allowed] of table) {
-      expect(await mayDo(conn, serviceAccount(NAMESPACE, `cloudwright-${component}`), access), `${component} ${access.verb} ${access.resource} in ${access.namespace ?? 'every namespace'}`).toBe(allowed);
+      expect(await mayDo(conn, serviceAccount(NAMESPACE, `cloudwright-${component}`), access), `${component} ${access.verb} ${access.resource} in ${access.namespace ?? 'every namespace'}`).toBe(
+        allowed,
+      );
     }
     // Through that binding, a Database applied with kubectl gets its token minted into a Secret of the project.
     await objectClient<KubeObject & { spec: object }>(conn, DATABASES).apply(

@@ -559,7 +559,13 @@ describe('the Helm chart', () => {
 
   it("ships a tenant ClusterRole: a project member's kubectl rights in the project's namespace, the specs and never a status or a claim", async () => {
     const name = `${RELEASE}-tenant`;
-    const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'alice', namespace: member.project }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }] };
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice', namespace: member.project },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    };
     await apply(binding as KubeObject);
     const alice = person('alice');
     const may = (verb: string, group: string, resource: string, namespace?: string) => mayDo(conn, alice, { verb, group, resource, ...(namespace ? { namespace } : {}) });
