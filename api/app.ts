@@ -22,7 +22,7 @@ import { deviceRoutes } from './routes/device.ts';
 import { tokenRoutes } from './routes/tokens.ts';
 import { userRoutes } from './routes/users.ts';
 import { appRoutes } from './routes/apps.ts';
-import { appLogRoutes } from './routes/app-logs.ts';
+import { appLogRoutes, type LogStreamLimits } from './routes/app-logs.ts';
 import { AppLogSource } from '../src/platform/app-log-source.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
@@ -50,6 +50,8 @@ export interface AppDependencies {
   deviceSignInRateLimit?: RateLimitOptions;
   /** Deploy uploads read at once; default `DEFAULT_UPLOAD_LIMITS`. */
   uploadLimits?: UploadLimits;
+  /** App log streams followed at once; default `DEFAULT_LOG_STREAM_LIMITS`. */
+  logStreamLimits?: LogStreamLimits;
   /** Where the web console's build is (console/dist); absent or unbuilt: /console/ is not served. */
   consoleDir?: string;
   /** Console sessions: their lifetimes and whether the cookie is Secure (default: DEFAULT_SESSION_POLICY, Secure). */
@@ -160,7 +162,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   healthRoutes(app, deps.readiness);
   if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');
   if (deps.platform) {
-    projectRoutes(app, deps.platform.projects, deps.platform.tokens);
+    projectRoutes(app, deps.platform.projects, deps.platform.tokens, deps.platform.builds);
     tokenRoutes(app, deps.platform.tokens, now);
     deviceRoutes(app, deps.platform.deviceFlow, now, deps.deviceSignInRateLimit);
     userRoutes(app, deps.platform.users);
@@ -175,7 +177,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
       if (openId) openIdRoutes(app, openId.client, deps.platform.users, deps.platform.tokens, now, { ...common, createUsers: openId.createUsers });
     }
     appRoutes(app, deps.platform.apps);
-    appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }));
+    appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
     if (deps.platform.dns) {

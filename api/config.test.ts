@@ -35,6 +35,9 @@ describe('apiConfig', () => {
       runtimeTargetEnv: {},
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
       consoleDir: expect.stringMatching(/\/console\/dist$/),
+      projectUnpackedQuota: 256 * 1024 * 1024,
+      uploadLimits: { total: 8, perUser: 2, timeoutMs: 120_000, minBytesPerSecond: 16_384, graceMs: 10_000 },
+      logStreamLimits: { total: 200, perUser: 8 },
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rateLimit)).toBe(true);
@@ -58,6 +61,13 @@ describe('apiConfig', () => {
       CW_RUNTIME_DNS_IPV4: '192.0.2.1',
       CW_WORKERD_BIN: '/bin/workerd',
       CW_API_CONSOLE_DIR: '/srv/console',
+      CW_PROJECT_UNPACKED_QUOTA: '1Gi',
+      CW_API_UPLOADS: '16',
+      CW_API_UPLOADS_PER_USER: '4',
+      CW_API_UPLOAD_TIMEOUT: '5m',
+      CW_API_UPLOAD_MIN_RATE: '64Ki',
+      CW_API_LOG_STREAMS: '50',
+      CW_API_LOG_STREAMS_PER_USER: '3',
     });
     expect(config).toEqual({
       kubeconfig: '/k',
@@ -75,6 +85,9 @@ describe('apiConfig', () => {
       workerdBinary: '/bin/workerd',
       sessionPolicy: { idleTimeoutSeconds: 3600, maxAgeSeconds: 43_200 },
       consoleDir: '/srv/console',
+      projectUnpackedQuota: 1024 ** 3,
+      uploadLimits: { total: 16, perUser: 4, timeoutMs: 300_000, minBytesPerSecond: 65_536, graceMs: 10_000 },
+      logStreamLimits: { total: 50, perUser: 3 },
     });
   });
 

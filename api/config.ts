@@ -7,6 +7,9 @@ import { runtimeTargetEnv, type RuntimeTargetEnv } from '../src/config/dns-env.t
 import { ConfigError, configError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
+import { DEFAULT_LOG_STREAM_LIMITS, type LogStreamLimits } from './routes/app-logs.ts';
+import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './routes/upload-slots.ts';
 
 /** Everything cw-api reads from its environment, read once at start (`apiConfig`). */
 export interface ApiConfig {
@@ -46,6 +49,12 @@ export interface ApiConfig {
   readonly runtimeTargetEnv: RuntimeTargetEnv;
   /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
+  /** CW_PROJECT_UNPACKED_QUOTA: what a project's apps' active builds may unpack to together (default 256 MiB). */
+  readonly projectUnpackedQuota: number;
+  /** CW_API_UPLOADS, CW_API_UPLOADS_PER_USER, CW_API_UPLOAD_TIMEOUT, CW_API_UPLOAD_MIN_RATE: deploy uploads read at once and how slowly. */
+  readonly uploadLimits: UploadLimits;
+  /** CW_API_LOG_STREAMS, CW_API_LOG_STREAMS_PER_USER: app log streams followed at once, in all and per user. */
+  readonly logStreamLimits: LogStreamLimits;
   /** CW_DB_URL: cw-db's Hrana address as the API reaches it (the query route, and /readyz); absent: the database routes are not served. */
   readonly dbUrl?: string;
 }
@@ -80,6 +89,18 @@ export function apiConfig(env: Env): ApiConfig {
     maxAgeSeconds: read.integer('CW_API_SESSION_MAX_HOURS', 12, { min: 1, max: 720 }) * 3600,
   });
   const openId = openIdFromEnv(read, publicUrl);
+  const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
+  const uploadLimits = Object.freeze({
+    total: read.integer('CW_API_UPLOADS', DEFAULT_UPLOAD_LIMITS.total, { max: 1000 }),
+    perUser: read.integer('CW_API_UPLOADS_PER_USER', DEFAULT_UPLOAD_LIMITS.perUser, { max: 1000 }),
+    timeoutMs: read.durationMs('CW_API_UPLOAD_TIMEOUT', DEFAULT_UPLOAD_LIMITS.timeoutMs, { min: 1000, max: 3_600_000 }),
+    minBytesPerSecond: read.bytes('CW_API_UPLOAD_MIN_RATE', DEFAULT_UPLOAD_LIMITS.minBytesPerSecond),
+    graceMs: DEFAULT_UPLOAD_LIMITS.graceMs,
+  });
+  const logStreamLimits = Object.freeze({
+    total: read.integer('CW_API_LOG_STREAMS', DEFAULT_LOG_STREAM_LIMITS.total, { max: 100_000 }),
+    perUser: read.integer('CW_API_LOG_STREAMS_PER_USER', DEFAULT_LOG_STREAM_LIMITS.perUser, { max: 100_000 }),
+  });
   const consoleDir = read.string('CW_API_CONSOLE_DIR', fileURLToPath(new URL('../console/dist', import.meta.url)));
   return Object.freeze({
     consoleDir,
@@ -99,6 +120,9 @@ export function apiConfig(env: Env): ApiConfig {
     runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),
     ...(dbUrl ? { dbUrl } : {}),
+    projectUnpackedQuota,
+    uploadLimits,
+    logStreamLimits,
   });
 }
 

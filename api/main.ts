@@ -21,6 +21,7 @@ import type { ApiConfig } from './config.ts';
 import type { ReadinessCheck } from './routes/health.ts';
 import { AppLogSource } from '../src/platform/app-log-source.ts';
 import { runtimeReadiness } from './runtime-readiness.ts';
+import { UploadSpool } from '../src/platform/upload-spool.ts';
 import { startServer } from './server.ts';
 
 /**
@@ -46,10 +47,13 @@ export async function main(config: ApiConfig): Promise<void> {
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
   if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
+  const leftovers = await UploadSpool.removeLeftovers();
+  if (leftovers > 0) process.stderr.write(`cw-api: removed ${leftovers} deploy uploads an earlier process left in the temporary directory\n`);
   const appServices = createAppServices(kube, informers, {
     artifacts,
     baseDomain: config.runtimeBaseDomain,
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
+    projectUnpackedQuota: config.projectUnpackedQuota,
   });
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
@@ -71,6 +75,8 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
       ],
       rateLimit: config.rateLimit,
+      uploadLimits: config.uploadLimits,
+      logStreamLimits: config.logStreamLimits,
       consoleDir: config.consoleDir,
       // Over plain HTTP (local dev) a Secure cookie would never be sent back.
       sessions: {

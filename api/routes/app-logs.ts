@@ -7,9 +7,26 @@ import type { AppLogSource, ReplicaLogEntry } from '../../src/platform/app-log-s
 import type { AppDirectory } from '../../src/platform/apps.ts';
 import { AppParams } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
+import { PublicError, UnavailableError } from '../../src/errors.ts';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
+import { principalOf } from '../plugins/auth.ts';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'exception'] as const;
 const KEEPALIVE_MS = 15_000;
+
+export interface LogStreamLimits {
+  /** Log streams this process follows at once. */
+  readonly total: number;
+  /** Of those, streams one user (with any of their tokens or sessions) follows at once. */
+  readonly perUser: number;
+}
+
+/**
+ * Eight streams per user (a terminal or two, a console tab, a script), 200 per API process: each holds a
+ * stream open to every runtime replica, which allow 256 per caller address (CW_RUNTIME_LOG_STREAMS_PER_CALLER).
+ */
+export const DEFAULT_LOG_STREAM_LIMITS: LogStreamLimits = { total: 200, perUser: 8 };
+const RETRY_AFTER_SECONDS = 10;
 
 const LogQuery = Type.Object({
   status: Type.Optional(
@@ -55,17 +72,19 @@ export function logFilter(query: { status?: string | undefined; search?: string 
   };
 }
 
-export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: AppLogSource): void {
+export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: AppLogSource, limits: LogStreamLimits = DEFAULT_LOG_STREAM_LIMITS): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const slots = new KeyedSlots({ total: limits.total, perKey: limits.perUser });
 
   r.get('/v1/projects/:projectId/apps/:appId/logs', {
     config: { auth: { scope: 'apps:read', project: true } },
     schema: {
       tags: ['apps'],
       summary: 'Follow an app’s logs live: each request, its console output and uncaught exceptions, from every runtime replica',
+      description: `A user follows at most ${DEFAULT_LOG_STREAM_LIMITS.perUser} log streams at once, with all their tokens and sessions (429 past that), and the API process ${DEFAULT_LOG_STREAM_LIMITS.total} (503): by default; the server may set others.`,
       params: AppParams,
       querystring: LogQuery,
-      response: { 200: { description: 'The event stream.', content: EVENT_STREAM }, ...errorResponses(404) },
+      response: { 200: { description: 'The event stream.', content: EVENT_STREAM }, ...errorResponses(404, 503) },
     },
     handler: async (request, reply) => {
       const { projectId, appId } = request.params;
@@ -73,12 +92,22 @@ export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: App
       reply.code(200).headers({ ...EVENT_STREAM_HEADERS });
       // Fastify's HEAD twin of this route would otherwise hold a stream open that nobody reads.
       if (request.method === 'HEAD') return reply.send();
+      const slot = slots.take(principalOf(request).userId);
+      if (!('release' in slot)) {
+        if (slot.refused === 'total') throw new UnavailableError('The API follows as many log streams as it holds at once; retry shortly.', RETRY_AFTER_SECONDS);
+        throw new PublicError(429, `You follow ${slot.held} log streams at once, the most a user may; close one (another terminal or tab) and retry.`, {
+          'retry-after': String(RETRY_AFTER_SECONDS),
+        });
+      }
       const matches = logFilter(request.query);
       const abort = new AbortController();
       const out = new PassThrough();
       const stream = new BoundedEventWriter(out, KEEPALIVE_MS);
       // 'close' follows both the end of the stream and a client that went away (Fastify destroys it).
-      out.once('close', () => abort.abort());
+      out.once('close', () => {
+        abort.abort();
+        slot.release();
+      });
       void (async () => {
         for await (const event of logs.open(projectId, appId, { recent: Number(request.query.recent ?? 50), follow: request.query.follow !== 'false', signal: abort.signal })) {
           if (event.type === 'log') {

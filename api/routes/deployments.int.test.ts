@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -13,6 +13,7 @@ import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
 import { artifactFromFiles, artifactOf } from '../../src/workerd/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
+import { DEFAULT_UPLOAD_LIMITS } from './upload-slots.ts';
 
 let platform: PlatformApp;
 let project: string;
@@ -41,7 +42,8 @@ class HeldBody extends PassThrough {
     return super.read(size);
   }
 }
-const worker = (text: string) => artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };` });
+const workerSource = (text: string) => `export default { fetch() { return new Response(${JSON.stringify(text)}); } };`;
+const worker = (text: string) => artifactFromFiles({ 'worker.js': workerSource(text) });
 const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const apps = () => objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
 const builds = () => objectClient<Build>(platform.conn, BUILDS);
@@ -71,6 +73,17 @@ async function appBuilds(appId: string): Promise<Build[]> {
   return (await builds().list(project)).items.filter((b) => b.spec.app === appId);
 }
 
+/** A new user owning a new project with an app `site` on `on`, and how they upload to it. */
+async function siteOwner(on: PlatformApp, scopes: Parameters<PlatformApp['tokenFor']>[1] = ['apps:write', 'deploys:write']) {
+  const owner = await on.createUser();
+  const id = await on.createProject(owner, { namespace: true });
+  const as = { authorization: `Bearer ${await on.tokenFor(owner, scopes)}` };
+  expect((await on.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
+  const upload = (payload: Uint8Array | Readable) =>
+    on.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
+  return { id, as, upload };
+}
+
 describe('deploy', () => {
   it('stores the artifact at its content address, records the Build, then activates it', async () => {
     const appId = await createApp('hello');
@@ -87,7 +100,7 @@ describe('deploy', () => {
     const app = await apps().get(project, appId);
     expect(app?.spec.activeBuildId).toBe(buildId);
     const build = await builds().get(project, buildResourceName(appId, buildId));
-    expect(build?.spec).toStrictEqual({ app: appId, buildId, digest, size: artifact.length, objectKey: artifactKey(project, appId, buildId) });
+    expect(build?.spec).toStrictEqual({ app: appId, buildId, digest, size: artifact.length, unpackedSize: workerSource('hello').length, objectKey: artifactKey(project, appId, buildId) });
     expect(build?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'RuntimeApp', name: appId, uid: app?.metadata?.uid, blockOwnerDeletion: true, controller: true })]);
 
     // Read-your-writes: the app and its builds show the deploy at once.
@@ -209,13 +222,15 @@ describe('deploy', () => {
     expect(declared.statusCode).toBe(413);
     expect(declared.json().detail).toContain(String(limit));
 
-    // No Content-Length: read until the limit is passed, then refused.
-    const chunk = Buffer.alloc(1024 * 1024);
+    // No Content-Length: read until the limit is passed, then refused. It is checked as it arrives, so it
+    // must be a valid artifact that far: incompressible assets, 72 MiB of them.
+    const big = artifactOf([{ name: 'worker.js', content: 'export default {};' }, ...[1, 2, 3].map((i) => ({ name: `assets/noise-${i}`, content: randomBytes(24 * 1024 * 1024) }))]);
+    expect(big.length).toBeGreaterThan(limit);
     const streamed = await deploy(
       appId,
       Readable.from(
         (function* () {
-          for (let i = 0; i <= limit / chunk.length; i++) yield chunk;
+          for (let at = 0; at < big.length; at += 1024 * 1024) yield big.subarray(at, at + 1024 * 1024);
         })(),
       ),
     );
@@ -330,18 +345,9 @@ describe('builds and rollbacks', () => {
 
 describe('uploads in progress', () => {
   it('reads at most perUser uploads of one user (429) and total in all (503), freeing a slot when an upload ends', async () => {
-    const limited = await platformApp({ uploadLimits: { total: 2, perUser: 1 } });
+    const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, total: 2, perUser: 1 } });
     try {
-      const account = async () => {
-        const user = await limited.createUser();
-        const id = await limited.createProject(user, { namespace: true });
-        const as = { authorization: `Bearer ${await limited.tokenFor(user, ['apps:write', 'deploys:write'])}` };
-        expect((await limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers: as, payload: { name: 'site' } })).statusCode).toBe(201);
-        const upload = (payload: Uint8Array | Readable) =>
-          limited.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps/site/deployments`, headers: { ...as, 'content-type': 'application/octet-stream' }, payload });
-        return { upload };
-      };
-      const [a, b, c] = await Promise.all([account(), account(), account()]);
+      const [a, b, c] = await Promise.all([siteOwner(limited), siteOwner(limited), siteOwner(limited)]);
       // Uploads still arriving: their bodies have not ended.
       const slowA = new HeldBody();
       const slowB = new HeldBody();
@@ -403,5 +409,103 @@ describe('uploads in progress', () => {
     expect(refused.json().detail).toContain(`${host} is already bound to another app`);
     expect((await apps().get(project, slowApp))?.spec.hostnames).toBeUndefined();
     expect((await apps().get(project, fastApp))?.spec.hostnames).toEqual([host]);
+  });
+
+  it('answers 408 to an upload that arrives slower than the minimum rate, and frees its slot at once', async () => {
+    const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, perUser: 1, minBytesPerSecond: 1_000_000, graceMs: 500 } });
+    try {
+      const { upload } = await siteOwner(limited);
+      const trickle = new HeldBody();
+      const started = performance.now();
+      const slow = upload(trickle);
+      trickle.write(worker('slow').subarray(0, 10)); // the start of a valid artifact, then nothing
+      const answered = await slow;
+      expect(answered.statusCode, answered.body).toBe(408);
+      expect(answered.headers.connection).toBe('close');
+      expect(answered.json().detail).toMatch(/^The upload arrived at \d+ bytes\/s on average, slower than the minimum of 1000000; retry on a faster connection\.$/);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      // The slot is free again: the same user's next upload is read (perUser 1).
+      expect((await upload(worker('fast'))).statusCode).toBe(200);
+      trickle.destroy();
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('answers 408 to an upload that takes longer than its deadline, however steadily it arrives', async () => {
+    const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, timeoutMs: 1_000, minBytesPerSecond: 1, graceMs: 0 } });
+    try {
+      const { upload } = await siteOwner(limited);
+      const steady = new HeldBody();
+      const pending = upload(steady);
+      // Incompressible, so its bytes arrive one by one: 16 every 50 ms, steadily but for longer than the deadline.
+      const artifact = artifactFromFiles({ 'worker.js': 'export default {};', 'assets/noise': randomBytes(8 * 1024) });
+      let at = 0;
+      const drip = setInterval(() => {
+        steady.write(artifact.subarray(at, at + 16));
+        at += 16;
+      }, 50);
+      const answered = await pending.finally(() => clearInterval(drip));
+      expect(answered.statusCode, answered.body).toBe(408);
+      expect(answered.json().detail).toBe('The upload took longer than 1 s; send it faster, or a smaller artifact.');
+      steady.destroy();
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('the project quota on unpacked builds', () => {
+  it('refuses a deploy or rollback that would take the project’s active builds past it (409, 413 for a build larger than it), naming the figures and storing nothing', async () => {
+    const quota = 100_000;
+    const limited = await platformApp({ projectUnpackedQuota: quota });
+    try {
+      const owner = await limited.createUser();
+      const id = await limited.createProject(owner, { namespace: true });
+      const as = { authorization: `Bearer ${await limited.tokenFor(owner, ['projects:read', 'apps:write', 'deploys:write'])}` };
+      const call = (method: 'GET' | 'POST', url: string, payload?: Uint8Array | object) =>
+        limited.app.inject({
+          method,
+          url: `/v1/projects/${id}${url}`,
+          headers: { ...as, ...(payload instanceof Uint8Array ? { 'content-type': 'application/octet-stream' } : {}) },
+          ...(payload ? { payload } : {}),
+        });
+      for (const name of ['a', 'b', 'c']) expect((await call('POST', '/apps', { name })).statusCode).toBe(201);
+      const WORKER = 'export default { fetch: () => new Response("x") };';
+      const sized = (assetBytes: number, tag: string) => artifactFromFiles({ 'worker.js': WORKER, [`assets/${tag}`]: 'y'.repeat(assetBytes) });
+
+      const first = await call('POST', '/apps/a/deployments', sized(60_000, 'one'));
+      expect(first.statusCode, first.body).toBe(200);
+      const used = WORKER.length + 60_000;
+      const view = await call('GET', '');
+      expect(view.json().project).toMatchObject({ usage: { active_builds_unpacked_bytes: used }, quotas: { active_builds_unpacked_bytes: quota } });
+
+      const over = await call('POST', '/apps/b/deployments', sized(50_000, 'two'));
+      expect(over.statusCode, over.body).toBe(409);
+      expect(over.json().detail).toBe(
+        `Project ${id}'s other apps' active builds unpack to ${used} bytes and this build to at least ${WORKER.length + 50_000} bytes: together more than the project's quota of ${quota} bytes of unpacked builds. Delete apps, or deploy smaller builds to them, to make room.`,
+      );
+      const alone = await call('POST', '/apps/c/deployments', sized(150_000, 'three'));
+      expect(alone.statusCode, alone.body).toBe(413);
+      expect(alone.json().detail).toMatch(/^This build unpacks to at least \d+ bytes, more than project .*'s quota of 100000 bytes of unpacked builds\.$/);
+      for (const app of ['b', 'c']) {
+        expect((await call('GET', `/apps/${app}/builds`)).json()).toEqual({ builds: [] });
+        const left: string[] = [];
+        for await (const item of listAll(limited.artifacts, appArtifactPrefix(id, app))) left.push(item.key);
+        expect(left).toEqual([]);
+      }
+
+      // The app's own active build does not count against its next one: a deploy replaces it.
+      const bigger = await call('POST', '/apps/a/deployments', sized(90_000, 'bigger'));
+      expect(bigger.statusCode, bigger.body).toBe(200);
+      // Rolled back to its smaller build, `a` leaves room for `b`; rolling `a` forward again no longer fits.
+      expect((await call('POST', '/apps/a/rollbacks', { build_id: first.json().build_id })).statusCode).toBe(200);
+      expect((await call('POST', '/apps/b/deployments', sized(35_000, 'b'))).statusCode).toBe(200);
+      const forward = await call('POST', '/apps/a/rollbacks', { build_id: bigger.json().build_id });
+      expect(forward.statusCode, forward.body).toBe(409);
+      expect(forward.json().detail).toContain(`other apps' active builds unpack to ${WORKER.length + 35_000} bytes and this build to ${WORKER.length + 90_000} bytes`);
+    } finally {
+      await limited.close();
+    }
   });
 });

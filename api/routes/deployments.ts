@@ -7,7 +7,9 @@ import { ArtifactTooLargeError } from '../../src/workerd/errors.ts';
 import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { pacedUpload } from './paced-upload.ts';
 import { DEFAULT_UPLOAD_LIMITS, UploadSlots, type UploadLimits } from './upload-slots.ts';
+import type { Readable } from 'node:stream';
 import { BadRequestError } from '../../src/errors.ts';
 
 const tags = ['apps'];
@@ -48,14 +50,16 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
         tags,
         summary: 'Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build',
         description:
-          'The body is validated in full before anything is stored (400 names the problem; 413 names the limit). The artifact is ' +
+          'The body is validated in full before anything is stored (400 names the problem; 413 names the limit; 409 or 413 names the ' +
+          'figures when the project’s quota on unpacked builds would be passed). The artifact is ' +
           'stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. ' +
-          `At most ${DEFAULT_UPLOAD_LIMITS.perUser} uploads of one user are read at once (429 past that) and ${DEFAULT_UPLOAD_LIMITS.total} in all (503).`,
+          `At most ${DEFAULT_UPLOAD_LIMITS.perUser} uploads of one user are read at once (429 past that) and ${DEFAULT_UPLOAD_LIMITS.total} in all (503), ` +
+          `each within ${DEFAULT_UPLOAD_LIMITS.timeoutMs / 1000} s and at ${DEFAULT_UPLOAD_LIMITS.minBytesPerSecond} bytes/s or more on average (408 otherwise; by default: the server may set others).`,
         consumes: [ARTIFACT_TYPE],
         params: AppParams,
         querystring: DeployQuery,
         body: ArtifactBody,
-        response: { 200: DeployResult, ...errorResponses(404, 409, 503) },
+        response: { 200: DeployResult, ...errorResponses(404, 408, 409, 503) },
       },
       handler: async (request, reply) => {
         const { projectId, appId } = request.params;
@@ -64,7 +68,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
         if (!body) throw new BadRequestError(`The body must be the build artifact (.tar.zst), sent as ${ARTIFACT_TYPE}.`);
         const release = slots.take(principalOf(request).userId);
         try {
-          return await builds.deploy(projectId, appId, body, contentLength(request), {
+          return await builds.deploy(projectId, appId, pacedUpload(body as Readable, uploadLimits), contentLength(request), {
             hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
             maxConcurrentRequests,
           });

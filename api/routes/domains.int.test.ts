@@ -10,7 +10,7 @@ import type { DomainView } from '../../src/platform/domains/views.ts';
 import { DNS_RECORDS, PROJECT_DOMAINS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, type MemoryDns } from './testing/memory-dns.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
-import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../src/platform/domains/project-domains.ts';
+import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT, MAX_PENDING_DOMAINS_PER_USER } from '../../src/platform/domains/project-domains.ts';
 import { byAge } from '../../src/platform/domains/domain-store.ts';
 
 let dns: MemoryDns;
@@ -74,6 +74,35 @@ describe('domains per project', () => {
     const refusedZone = await domains.get(crowded.project, extra.metadata?.name ?? '');
     expect(refusedZone?.status?.hostedZoneId).toBeUndefined();
     expect(refusedZone?.status?.conditions?.find((c) => c.type === 'Ready')?.message).toContain(`The project has ${MAX_DOMAINS_PER_PROJECT} domains, the most it may have`);
+  });
+});
+
+describe('domains waiting for their delegation, per person', () => {
+  it(`lets a person have at most ${MAX_PENDING_DOMAINS_PER_USER} across projects (409 past that); deleting one makes room`, async () => {
+    const owner = await platform.createUser();
+    const token = await platform.tokenFor(owner, ['domain:write']);
+    const projects = [await platform.createProject(owner, { namespace: true }), await platform.createProject(owner, { namespace: true })];
+    const added: { project: string; domain: string }[] = [];
+    for (let i = 0; i < MAX_PENDING_DOMAINS_PER_USER; i++) {
+      const as = { project: projects[i % 2] ?? '', token };
+      const domain = dns.domain(`waiting${i}`);
+      expect((await call('POST', '/domains', { domain }, as)).statusCode).toBe(201);
+      added.push({ project: as.project, domain });
+    }
+    const detail = await refused(409, 'POST', '/domains', { domain: dns.domain('one-too-many') }, { project: projects[0] ?? '', token });
+    expect(detail).toBe(`You have added ${MAX_PENDING_DOMAINS_PER_USER} domains that are not delegated yet, the most a person may have waiting; delegate or delete one first.`);
+    const first = added[0]!;
+    expect((await call('DELETE', `/domains/${first.domain}`, undefined, { project: first.project, token })).statusCode).toBe(200);
+    expect((await call('POST', '/domains', { domain: dns.domain('room-again') }, { project: first.project, token })).statusCode).toBe(201);
+  });
+});
+
+describe("names under another project's domain", () => {
+  it('refuses them (409) to every project but the one holding the domain', async () => {
+    const domain = dns.domain('parent');
+    await ok(201, 'POST', '/domains', { domain });
+    expect(await refused(409, 'POST', '/domains', { domain: `api.${domain}` }, rival)).toBe(`api.${domain} is under ${domain}, a domain of another project; only that project can add names under it.`);
+    await ok(201, 'POST', '/domains', { domain: `api.${domain}` });
   });
 });
 

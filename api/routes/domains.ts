@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DomainServices } from '../../src/platform/domains/domain-services.ts';
+import { principalOf } from '../plugins/auth.ts';
 import { Domain, DomainBody, DomainParams } from '../schemas/domain.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
@@ -25,12 +26,12 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     schema: {
       tags,
       summary:
-        'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
+        'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
       params: ProjectParams,
       body: DomainBody,
       response: { 201: one, ...errorResponses(409, 502, 503) },
     },
-    handler: async (request, reply) => reply.code(201).send({ domain: await dns.domains.create(request.params.projectId, request.body.domain) }),
+    handler: async (request, reply) => reply.code(201).send({ domain: await dns.domains.create(request.params.projectId, request.body.domain, principalOf(request).userId) }),
   });
 
   r.get('/v1/projects/:projectId/domains/:domain', {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ForbiddenError, type Principal, type TokenStore } from '../../src/auth/index.ts';
+import type { BuildCatalog } from '../../src/platform/builds.ts';
 import type { ProjectDirectory } from '../../src/platform/projects.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -18,7 +19,10 @@ async function requireOwner(tokens: TokenStore, principal: Principal, projectId:
   }
 }
 
-export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, tokens: TokenStore): void {
+/** A project's use of its build quota; absent (tests of the project routes alone), the view has no figures. */
+type BuildUsage = Pick<BuildCatalog, 'usage'>;
+
+export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, tokens: TokenStore, builds?: BuildUsage): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/v1/projects', {
@@ -49,7 +53,13 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
   r.get('/v1/projects/:projectId', {
     config: { auth: { scope: 'projects:read', project: true } },
     schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Object({ project: Project }), ...errorResponses(404, 500) } },
-    handler: async (request) => ({ project: projects.get(request.params.projectId, principalOf(request)) }),
+    handler: async (request) => {
+      const project = projects.get(request.params.projectId, principalOf(request));
+      const usage = builds?.usage(request.params.projectId);
+      return {
+        project: usage ? { ...project, usage: { active_builds_unpacked_bytes: usage.activeUnpackedBytes }, quotas: { active_builds_unpacked_bytes: usage.quota } } : project,
+      };
+    },
   });
 
   r.delete('/v1/projects/:projectId', {

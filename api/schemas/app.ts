@@ -50,7 +50,11 @@ export const App = Type.Object(
     }),
     url: Type.Optional(Type.String({ description: 'URL of the default host, once the runtime reports serving it.' })),
     ready: Type.Boolean({ description: 'The runtime serves the active build with the current environment and host names (false while a deploy rolls out).' }),
-    status_reason: Type.Optional(Type.String({ description: 'Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason).' })),
+    status_reason: Type.Optional(
+      Type.String({
+        description: 'Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason).',
+      }),
+    ),
     status_message: Type.Optional(Type.String({ description: 'Why the app is or is not ready, as the runtime reports it.' })),
     serving_build_id: Type.Optional(Type.String({ description: 'The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out.' })),
     created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),

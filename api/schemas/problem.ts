@@ -15,6 +15,7 @@ const descriptions: Record<number, string> = {
   401: 'Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`).',
   403: 'The token lacks the scope this route needs, or the project is not one of the caller’s.',
   404: 'No such resource.',
+  408: 'The body arrived too slowly, or took too long; `detail` says which. The connection is closed.',
   409: 'Conflicts with the current state; `detail` says with what.',
   413: 'The body is larger than this route accepts; `detail` gives the limit.',
   415: 'The body’s content type is not one this route accepts.',

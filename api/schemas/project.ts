@@ -42,6 +42,22 @@ export const Project = Type.Object(
     ready: Type.Boolean({ description: 'The operator has set the project up.' }),
     created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
     role: Type.Optional(roleSchema('The caller’s role; absent for an administrator who is not a member.')),
+    usage: Type.Optional(
+      Type.Object(
+        { active_builds_unpacked_bytes: Type.Integer({ description: 'Bytes the project’s apps’ active builds unpack to (their modules and assets).' }) },
+        { description: 'What the project uses of its quotas; in `GET /v1/projects/{projectId}` only.' },
+      ),
+    ),
+    quotas: Type.Optional(
+      Type.Object(
+        {
+          active_builds_unpacked_bytes: Type.Integer({
+            description: 'The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota).',
+          }),
+        },
+        { description: 'The project’s quotas; in `GET /v1/projects/{projectId}` only.' },
+      ),
+    ),
   },
   { description: 'A project: a tenant owning apps, databases and domains.' },
 );

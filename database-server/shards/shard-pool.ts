@@ -7,7 +7,7 @@ import type { DatabaseLimits } from '../sql/sql-limits.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome, type PipelineRun } from './engine-port.ts';
 import { SHARD_CONFIG_VARIABLE, type ShardCall, type ShardConfig, type ShardReply } from './shard-protocol.ts';
 import { shardIndex } from './shard-index.ts';
-import { Slots } from './slots.ts';
+import { Semaphore } from '../../src/collections/semaphore.ts';
 
 const SHARD_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'shard-process.ts');
 
@@ -45,7 +45,7 @@ class Shard {
   /** Settles when the current process can take calls. */
   ready: Promise<void> = Promise.resolve();
   readonly pending = new Map<number, Pending>();
-  readonly slots: Slots;
+  readonly slots: Semaphore;
   pingSince: number | undefined;
   /** Restarts in a row (for the back-off); `restartsTotal` counts them all. */
   restarts = 0;
@@ -56,7 +56,7 @@ class Shard {
 
   constructor(index: number, pipelines: number) {
     this.index = index;
-    this.slots = new Slots(pipelines);
+    this.slots = new Semaphore(pipelines);
   }
 }
 
@@ -106,7 +106,13 @@ export class ShardPool implements DatabaseEngine {
 
   async run(run: PipelineRun): Promise<PipelineOutcome> {
     const shard = this.#shards[this.shardOf(run.tenant)]!;
-    return shard.slots.run(() => this.#call(run.tenant, { op: 'run', run }) as Promise<PipelineOutcome>);
+    // At most so many pipelines in a shard at once; the others wait here, in arrival order.
+    const release = await shard.slots.acquire();
+    try {
+      return (await this.#call(run.tenant, { op: 'run', run })) as PipelineOutcome;
+    } finally {
+      release();
+    }
   }
 
   async closeStream(tenant: string, stream: string): Promise<void> {

@@ -18,7 +18,22 @@ describe('runtimeServerConfig', () => {
       logLevel: 'info',
       replica: { namespace: 'default', name: 'laptop.local-42' },
       leaseDurationSeconds: 40,
+      dataDirSizeBytes: 2 * 1024 ** 3,
+      prepareConcurrency: 2,
+      projectUnpackedQuota: 256 * 1024 * 1024,
+      logStreamsPerCaller: 256,
     });
+  });
+
+  it('reads the data directory size as bytes or a quantity, as the chart passes its volume size', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_RUNTIME_DATA_DIR_SIZE: '5Gi',
+      CW_RUNTIME_PREPARE_CONCURRENCY: '4',
+      CW_PROJECT_UNPACKED_QUOTA: '100000000',
+      CW_RUNTIME_LOG_STREAMS_PER_CALLER: '8',
+    });
+    expect([config.dataDirSizeBytes, config.prepareConcurrency, config.projectUnpackedQuota, config.logStreamsPerCaller]).toEqual([5 * 1024 ** 3, 4, 100_000_000, 8]);
   });
 
   it('names the replica after its pod in a cluster (the pod owns its report), and reads the lease duration', () => {

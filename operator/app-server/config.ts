@@ -5,6 +5,8 @@ import { EnvReader, type Env } from '../../src/config/env.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../../src/platform/runtime-replicas.ts';
+import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../../src/platform/build-quota.ts';
+import { DEFAULT_PREPARE_CONCURRENCY } from '../../src/workerd/build-store.ts';
 import type { LogLevel } from '../controller-runtime/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
 
@@ -31,6 +33,14 @@ export interface RuntimeServerConfig {
   readonly publicPort?: number;
   /** Where builds are unpacked and workerd's sockets live; absent: a fresh temporary directory. */
   readonly dataDir?: string;
+  /** The data directory's size (its volume's): builds may take {@link BUILDS_SHARE} of it, the rest is workerd's. */
+  readonly dataDirSizeBytes: number;
+  /** Builds fetched and unpacked at once. */
+  readonly prepareConcurrency: number;
+  /** What one project's unpacked builds may take on this replica (the same figure cw-api checks deploys against). */
+  readonly projectUnpackedQuota: number;
+  /** Log streams of one app one caller (an address) may follow at once on the status port. */
+  readonly logStreamsPerCaller: number;
   readonly s3: S3Config;
   readonly bucket: string;
   readonly workers: number;
@@ -45,6 +55,16 @@ export interface RuntimeServerConfig {
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
+/** The chart's volume for the data directory (`runtime.dataSize`), which it passes as CW_RUNTIME_DATA_DIR_SIZE. */
+export const DEFAULT_DATA_DIR_SIZE = 2 * 1024 ** 3;
+const MIN_DATA_DIR_SIZE = 1024 * 1024;
+/** Builds may take this share of the data directory; workerd's configs, sockets and a build being renamed need the rest. */
+export const BUILDS_SHARE = 0.9;
+/**
+ * Each cw-api process follows an app's logs on every replica once per reader: this bounds what one address
+ * (one API pod, or anything else that reaches the status port) holds open.
+ */
+export const DEFAULT_LOG_STREAMS_PER_CALLER = 256;
 
 /**
  * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster.
@@ -79,6 +99,10 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const bucket = read.required('CW_S3_BUCKET', 'the bucket the API server stores build artifacts in');
   const s3 = s3ConfigFromEnv(read);
   const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
+  const dataDirSizeBytes = read.bytes('CW_RUNTIME_DATA_DIR_SIZE', DEFAULT_DATA_DIR_SIZE, { min: MIN_DATA_DIR_SIZE });
+  const prepareConcurrency = read.integer('CW_RUNTIME_PREPARE_CONCURRENCY', DEFAULT_PREPARE_CONCURRENCY, { min: 1, max: 64 });
+  const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
+  const logStreamsPerCaller = read.integer('CW_RUNTIME_LOG_STREAMS_PER_CALLER', DEFAULT_LOG_STREAMS_PER_CALLER, { min: 1, max: 100_000 });
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const podIP = read.optional('POD_IP');
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
@@ -95,6 +119,10 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),
     ...(dataDir ? { dataDir } : {}),
+    dataDirSizeBytes,
+    prepareConcurrency,
+    projectUnpackedQuota,
+    logStreamsPerCaller,
     s3,
     bucket,
     workers,

@@ -126,14 +126,15 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         stopTimer({ result: failure.reason });
         if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
         if (!same || record.failure?.reason !== failure.reason) {
-          log.warn(terminal ? 'build cannot be served; not retrying this spec' : 'build not found; retrying', {
+          log.warn(terminal ? 'build cannot be served; not retrying this spec' : failure.reason === 'BuildNotFound' ? 'build not found; retrying' : 'no room for the build; retrying', {
             buildId: deployment.buildId,
             generation,
             reason: failure.reason,
             detail: failure.message,
           });
         }
-        // A missing artifact is a state, not an error: look again with backoff (it may be uploaded yet).
+        // A missing artifact, or no room for it, is a state, not an error: look again with backoff (it may be
+        // uploaded yet, room may come).
         settled();
         return terminal ? undefined : { requeue: true };
       }

@@ -59,18 +59,18 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
   });
   new Gauge({
     name: 'cloudwright_runtime_apps_failed',
-    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, Retrying)',
+    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, Retrying)',
     labelNames: ['reason'],
     registers,
     collect() {
       this.reset();
-      for (const reason of ['BuildFailed', 'BuildNotFound', 'Retrying']) this.set({ reason }, records.failureCounts().get(reason) ?? 0);
+      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'Retrying']) this.set({ reason }, records.failureCounts().get(reason) ?? 0);
     },
   });
   return {
     deploySeconds: new Histogram({
       name: 'cloudwright_runtime_deploy_duration_seconds',
-      help: 'Time until a spec handed to the engine is served or refused, by result (Served, BuildFailed, BuildNotFound, Retrying)',
+      help: 'Time until a spec handed to the engine is served or refused, by result (Served, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, Retrying)',
       labelNames: ['result'],
       buckets: deployBuckets,
       registers,

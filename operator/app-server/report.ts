@@ -5,9 +5,11 @@ import type { ServedApp } from '../../src/workerd/index.ts';
 /**
  * Why a replica does not serve the spec it last acted on: `BuildFailed` (the artifact is invalid or workerd
  * refuses to load it; not retried, the message says why), `BuildNotFound` (no artifact at the build's key;
- * retried with backoff), `Retrying` (anything else, such as the object store being unreachable; retried).
+ * retried with backoff), `InsufficientStorage` (no room for the build in the replica's data directory) and
+ * `QuotaExceeded` (the project's unpacked builds would pass its quota), both retried with backoff as room may
+ * come, and `Retrying` (anything else, such as the object store being unreachable; retried).
  */
-export type FailureReason = 'BuildFailed' | 'BuildNotFound' | 'Retrying';
+export type FailureReason = 'BuildFailed' | 'BuildNotFound' | 'InsufficientStorage' | 'QuotaExceeded' | 'Retrying';
 
 export interface DeployFailure {
   readonly reason: FailureReason;

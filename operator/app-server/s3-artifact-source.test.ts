@@ -8,11 +8,18 @@ import { ArtifactNotFoundError, S3ArtifactSource } from './s3-artifact-source.ts
 const bytes = new TextEncoder().encode('not really a tar.zst, but the source does not parse');
 const buildId = buildIdFor(createHash('sha256').update(bytes).digest('hex'));
 
+/** Reads the source's stream to its end (the digest is checked there). */
+async function read(source: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  return Buffer.concat(chunks);
+}
+
 describe('S3ArtifactSource', () => {
   it('reads the artifact at the key the API server writes', async () => {
     const store = new MemoryObjectStore();
     await store.put(artifactKey('proj', 'hello', buildId), bytes);
-    expect(await new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId })).toEqual(bytes);
+    expect(await read(await new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId }))).toEqual(Buffer.from(bytes));
   });
 
   it('says when there is no artifact (retryable: an upload may still come)', async () => {
@@ -20,16 +27,17 @@ describe('S3ArtifactSource', () => {
     await expect(source.fetch({ project: 'proj', appId: 'hello', buildId })).rejects.toThrow(ArtifactNotFoundError);
   });
 
-  it('refuses bytes that do not hash to a content-derived build id', async () => {
+  it('refuses bytes that do not hash to a content-derived build id, as their stream ends', async () => {
     const store = new MemoryObjectStore();
     await store.put(artifactKey('proj', 'hello', 'b-0000000000000000'), bytes);
-    await expect(new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId: 'b-0000000000000000' })).rejects.toThrow(ArtifactError);
+    const stream = await new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId: 'b-0000000000000000' });
+    await expect(read(stream)).rejects.toThrow(ArtifactError);
   });
 
   it('accepts any bytes under a build id that is not content-derived (a GitOps pipeline may name builds)', async () => {
     const store = new MemoryObjectStore();
     await store.put(artifactKey('proj', 'hello', 'v1'), bytes);
-    expect(await new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId: 'v1' })).toEqual(bytes);
+    expect(await read(await new S3ArtifactSource(store).fetch({ project: 'proj', appId: 'hello', buildId: 'v1' }))).toEqual(Buffer.from(bytes));
   });
 
   it('refuses an object over the size limit without reading it', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { artifactKey } from '../../src/platform/artifact-keys.ts';
 import { ArtifactError, DEFAULT_ARTIFACT_LIMITS, type ArtifactSource, type BuildRef } from '../../src/workerd/index.ts';
@@ -39,17 +40,34 @@ export class S3ArtifactSource implements ArtifactSource {
     this.#maxBytes = options.maxBytes ?? DEFAULT_ARTIFACT_LIMITS.maxCompressedBytes;
   }
 
-  async fetch(ref: BuildRef): Promise<Uint8Array> {
+  /**
+   * The artifact's bytes as they arrive from the bucket (never held whole). A content-derived build id is
+   * checked against the bytes' SHA-256 as the stream ends: the iteration throws `ArtifactError` then, and the
+   * runtime, which keeps what it unpacked aside until the artifact is read whole, drops it.
+   */
+  async fetch(ref: BuildRef): Promise<AsyncIterable<Uint8Array>> {
     const key = artifactKey(ref.project, ref.appId, ref.buildId);
     const info = await this.#store.head(key);
     if (!info) throw new ArtifactNotFoundError(key);
     if (info.size > this.#maxBytes) throw new ArtifactError(`the artifact of build ${ref.buildId} is ${info.size} bytes, over the limit of ${this.#maxBytes}`);
-    const got = await this.#store.get(key);
-    if (!got || got.kind !== 'object') throw new ArtifactNotFoundError(key);
+    const got = await this.#store.getStream(key);
+    if (!got) throw new ArtifactNotFoundError(key);
     const prefix = CONTENT_DERIVED.exec(ref.buildId)?.[1];
-    if (prefix !== undefined && !createHash('sha256').update(got.body).digest('hex').startsWith(prefix)) {
-      throw new ArtifactError(`the stored artifact does not match build ${ref.buildId} (its SHA-256 differs from the build id)`);
+    return checked(got.body, ref.buildId, prefix);
+  }
+}
+
+async function* checked(body: Readable, buildId: string, prefix: string | undefined): AsyncGenerator<Uint8Array> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      hash.update(chunk);
+      yield chunk;
     }
-    return got.body;
+  } finally {
+    body.destroy();
+  }
+  if (prefix !== undefined && !hash.digest('hex').startsWith(prefix)) {
+    throw new ArtifactError(`the stored artifact does not match build ${buildId} (its SHA-256 differs from the build id)`);
   }
 }

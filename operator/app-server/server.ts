@@ -12,7 +12,7 @@ import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
 import { AppRecords } from './app-records.ts';
-import type { RuntimeServerConfig } from './config.ts';
+import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
@@ -118,6 +118,7 @@ export class RuntimeServer {
       ready: () => this.ready(),
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
+      logStreamsPerCaller: config.logStreamsPerCaller,
       logs: () => {
         const engine = this.#engine;
         return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
@@ -136,6 +137,7 @@ export class RuntimeServer {
       listen: { port: config.port, host: config.host },
       trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
+      builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();

@@ -10,9 +10,10 @@ const logs = new AppLogs();
 let server: StatusServer | undefined;
 afterEach(async () => server?.close());
 
-async function start(ready: boolean) {
+async function start(ready: boolean, logStreamsPerCaller?: number) {
   const registry = new Registry();
   server = await startStatusServer({
+    ...(logStreamsPerCaller ? { logStreamsPerCaller } : {}),
     port: 0,
     host: '127.0.0.1',
     registry,
@@ -60,4 +61,31 @@ describe('status server', () => {
     expect(await stream.next()).toEqual({ event: 'log', data: expect.objectContaining({ buildId: 'new' }) });
     stream.close();
   });
+
+  it('lets one caller address follow at most its number of log streams (429 past it), and frees one as it closes', async () => {
+    const url = await start(true, 2);
+    const first = await EventStream.open(`${url}/apps/p/a/logs?recent=0`);
+    const second = await EventStream.open(`${url}/apps/p/a/logs?recent=0`);
+    expect(await first.next()).toEqual({ event: 'live', data: {} });
+    expect(await second.next()).toEqual({ event: 'live', data: {} });
+    const refused = await fetch(`${url}/apps/p/a/logs`);
+    expect([refused.status, refused.headers.get('content-type'), refused.headers.get('retry-after')]).toEqual([429, 'application/problem+json', '10']);
+    expect(((await refused.json()) as { detail: string }).detail).toBe('This address follows 2 log streams at once, the most a caller may; close one and retry.');
+    first.close();
+    // The server learns of the closed stream when its socket closes: the next open succeeds once it has.
+    const third = await eventuallyOpen(`${url}/apps/p/a/logs?recent=0`);
+    expect(await third.next()).toEqual({ event: 'live', data: {} });
+    second.close();
+    third.close();
+  });
 });
+
+/** Opens the stream, trying again while the server still counts a stream just closed (429). */
+async function eventuallyOpen(url: string): Promise<EventStream> {
+  for (let attempt = 0; ; attempt++) {
+    const stream = await EventStream.open(url);
+    if (stream.status === 200 || attempt === 50) return stream;
+    stream.close();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

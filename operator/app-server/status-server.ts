@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
+import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import { streamAppLogs, type AppLogFeed } from './log-stream.ts';
 import type { RuntimeAppReport } from './report.ts';
 
@@ -16,6 +17,8 @@ export interface StatusServerOptions {
   reports: () => RuntimeAppReport[];
   /** The apps' logs (`GET /apps/{namespace}/{app}/logs`); absent until the engine runs. */
   logs: () => AppLogFeed | undefined;
+  /** Log streams one caller (a peer address: a cw-api pod, say) may follow at once; past it, 429 (default unbounded). */
+  logStreamsPerCaller?: number;
 }
 
 export type StatusServer = ListeningServer;
@@ -33,6 +36,7 @@ function json(res: ServerResponse, status: number, body: unknown, type = 'applic
  * route reads them here). Not for the public: keep it off the ingress.
  */
 export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
+  const streams = new KeyedSlots({ total: Number.MAX_SAFE_INTEGER, perKey: options.logStreamsPerCaller ?? Number.MAX_SAFE_INTEGER });
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -53,6 +57,13 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       const match = APP_PATH.exec(path);
       const logs = options.logs();
       if (match?.[5] && logs && req.method === 'GET') {
+        const slot = streams.take(req.socket.remoteAddress ?? '');
+        if (!('release' in slot)) {
+          const detail = `This address follows ${slot.held} log streams at once, the most a caller may; close one and retry.`;
+          res.writeHead(429, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', 'retry-after': '10' }).end(JSON.stringify({ title: 'Too Many Requests', status: 429, detail }));
+          return;
+        }
+        res.once('close', slot.release);
         streamAppLogs(req, res, logs, `${match[1]}/${match[3]}`);
         return;
       }

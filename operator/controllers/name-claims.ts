@@ -56,6 +56,23 @@ export class NameClaims {
     }
   }
 
+  /** The holder of `name` when one still wants it; `undefined` for a free name or a stale claim. */
+  async holderOf(name: string): Promise<ClaimHolder | undefined> {
+    const existing = await this.#client.get('', name);
+    if (!existing) return undefined;
+    return (await this.#wantsName(existing.spec.holder, name)) ? existing.spec.holder : undefined;
+  }
+
+  /**
+   * Takes `name` over from `from` (the holder's uid) for `holder`: the caller has shown it has the better right
+   * (a delegation the other never proved). Nothing happens when someone else holds it by now.
+   */
+  async takeOver(name: string, from: string, holder: { namespace: string; name: string; uid: string }): Promise<ClaimResult> {
+    const existing = await this.#client.get('', name);
+    if (existing && existing.spec.holder.uid === from) await this.#delete(existing);
+    return this.claim(name, holder);
+  }
+
   /**
    * Gives `name` up when the object `holder` names held it and no longer wants it (it is gone: its uid is
    * not known any more); nothing otherwise.

@@ -42,6 +42,7 @@ export interface Bounds {
   readonly max?: number;
 }
 
+const BYTE_UNITS: Record<string, number> = { '': 1, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
 /**
@@ -110,6 +111,20 @@ export class EnvReader {
       const range = min === 0 && max >= Number.MAX_SAFE_INTEGER ? '' : ` ${rangeText('', min, max, ' ms').trim()}`;
       throw configError(name, raw, `a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h)${range}`);
     }
+    return value;
+  }
+
+  /**
+   * A size in bytes: whole bytes (`1048576`) or a Kubernetes quantity (`512Mi`, `2Gi`, `1G`, `500k`), so a
+   * chart value such as a volume's size can be passed as it is. From `min` (default 1) to `max`.
+   */
+  bytes(name: string, fallback: number, bounds: Bounds = {}): number {
+    const { min = 1, max = Number.MAX_SAFE_INTEGER } = bounds;
+    const raw = this.optional(name);
+    if (raw === undefined) return fallback;
+    const match = /^(\d{1,15})(Ki|Mi|Gi|Ti|k|M|G|T)?$/.exec(raw);
+    const value = match ? Number(match[1]) * (BYTE_UNITS[match[2] ?? ''] ?? NaN) : NaN;
+    if (!(value >= min && value <= max)) throw configError(name, raw, `a size in bytes, or with a unit (Ki, Mi, Gi, Ti, k, M, G, T: 512Mi, 2Gi)${min > 1 ? ` of at least ${min} bytes` : ''}`);
     return value;
   }
 

@@ -24,6 +24,8 @@ export interface AppServicesOptions {
   readonly maxCompatibilityDate?: string | undefined;
   /** Builds kept per app (default `MAX_BUILDS_PER_APP`). */
   readonly maxBuildsPerApp?: number;
+  /** What a project's apps' active builds may unpack to together (default `DEFAULT_PROJECT_UNPACKED_QUOTA`). */
+  readonly projectUnpackedQuota?: number | undefined;
 }
 
 export interface AppServices {
@@ -55,6 +57,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
       maxBuildsPerApp: options.maxBuildsPerApp,
+      ...(options.projectUnpackedQuota !== undefined ? { projectUnpackedQuota: options.projectUnpackedQuota } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
       managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
       finalizedHostnames: finalized,

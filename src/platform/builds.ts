@@ -3,7 +3,8 @@ import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app
 import { ForbiddenError } from '../auth/index.ts';
 import { isAlreadyExists, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
-import { DEFAULT_ARTIFACT_LIMITS, parseArtifact, readArtifactBody, type ArtifactLimits } from '../workerd/artifact.ts';
+import type { Artifact } from '../workerd/artifact.ts';
+import { DEFAULT_ARTIFACT_LIMITS, readArtifact, type ArtifactLimits } from '../workerd/artifact.ts';
 import { ArtifactTooLargeError } from '../workerd/errors.ts';
 import { defaultHost } from '../workerd/hosts.ts';
 import type { AppStore } from './app-store.ts';
@@ -16,6 +17,8 @@ import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
+import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
+import { UploadSpool } from './upload-spool.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
@@ -47,6 +50,10 @@ export interface BuildCatalogOptions {
   /** Where artifacts are stored; without one, deploys and rollbacks answer 503. */
   readonly artifacts: ObjectStore | undefined;
   readonly limits?: Partial<ArtifactLimits>;
+  /** What a project's apps' active builds may unpack to together; default {@link DEFAULT_PROJECT_UNPACKED_QUOTA}. */
+  readonly projectUnpackedQuota?: number;
+  /** Where uploads are kept while they are checked (default: the temporary directory). */
+  readonly spoolDir?: string;
   /** Builds kept per app; default {@link MAX_BUILDS_PER_APP}. */
   readonly maxBuildsPerApp?: number;
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
@@ -59,6 +66,14 @@ export interface BuildCatalogOptions {
    * from those objects, not from the deploy's `hostnames`, so a deploy neither writes nor removes them.
    */
   readonly finalizedHostnames?: (project: string, appId: string) => readonly string[];
+}
+
+/** A project's use of its quota on unpacked builds, as its view shows it. */
+export interface ProjectBuildUsage {
+  /** Bytes the project's apps' active builds unpack to. */
+  readonly activeUnpackedBytes: number;
+  /** The most they may unpack to together. */
+  readonly quota: number;
 }
 
 /**
@@ -76,6 +91,27 @@ export class BuildCatalog {
     this.#limits = { ...DEFAULT_ARTIFACT_LIMITS, ...options.limits };
   }
 
+  /** The project's quota on unpacked builds and what its active builds use of it (cache). */
+  usage(project: string): ProjectBuildUsage {
+    return { activeUnpackedBytes: activeUnpackedBytes(this.#activeBuilds(project)), quota: this.#quota };
+  }
+
+  get #quota(): number {
+    return this.#options.projectUnpackedQuota ?? DEFAULT_PROJECT_UNPACKED_QUOTA;
+  }
+
+  /** Each app's active build with the bytes it counts for (cache); a build without its Build counts nothing. */
+  #activeBuilds(project: string): ActiveBuild[] {
+    const builds = this.#store.buildsByApp(project);
+    return this.#store.list(project).flatMap((app) => {
+      const appId = app.metadata?.name ?? '';
+      const buildId = app.spec.activeBuildId;
+      if (!buildId) return [];
+      const build = builds.get(appId)?.find((b) => b.spec.buildId === buildId);
+      return [{ appId, buildId, unpackedBytes: build ? unpackedSizeOf(build) : 0 }];
+    });
+  }
+
   /** The app's builds, newest first. @throws NotFoundError */
   list(project: string, appId: string): BuildView[] {
     const app = this.#store.cached(project, appId);
@@ -84,14 +120,15 @@ export class BuildCatalog {
 
   /**
    * Deploys the artifact read from `body`. Each step starts only once the one before is durable: the bytes
-   * are read (at most the upload limit) and validated in full before anything is written; the artifact is
+   * are read (at most the upload limit) and validated in full as they stream (kept in a temporary file, never
+   * in memory), against the artifact limits and the project quota, before anything is written; the artifact is
    * stored under its content address (a conditional create: one already there has the same digest, so the
    * same bytes); then the Build is recorded, owned by the app; only then does the app's `activeBuildId`
    * point at it. A failure part way leaves at most a stored artifact or a Build that nothing points at,
    * which the same upload reuses and which deleting the app removes; the app keeps serving what it served.
    *
    * @param declaredLength the request's Content-Length, so an oversized upload is refused before it is read
-   * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), BadRequestError, ConflictError
+   * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), ProjectQuotaError (409/413), BadRequestError, ConflictError
    */
   async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
@@ -101,33 +138,58 @@ export class BuildCatalog {
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
     }
-    const bytes = await readArtifactBody(body, this.#limits);
-    const artifact = await parseArtifact(bytes, {
-      limits: this.#limits,
-      ...(this.#options.maxCompatibilityDate ? { maxCompatibilityDate: this.#options.maxCompatibilityDate } : {}),
-    });
+    // Checked as the files' headers arrive, against the other apps' active builds (this app's is replaced).
+    const used = activeUnpackedBytes(this.#activeBuilds(project), appId);
+    let unpacked = 0;
+    const spool = await UploadSpool.create(this.#options.spoolDir);
+    try {
+      const artifact = await readArtifact(spool.tee(body), {
+        limits: this.#limits,
+        ...(this.#options.maxCompatibilityDate ? { maxCompatibilityDate: this.#options.maxCompatibilityDate } : {}),
+        budget: { spend: (bytes) => checkProjectQuota(project, this.#quota, used, (unpacked += bytes), true) },
+      });
+      return await this.#activate(project, appId, app, artifacts, artifact, spool, hostnames, options);
+    } finally {
+      await spool.dispose();
+    }
+  }
+
+  /** Stores a validated upload, records its Build and makes it the app's active build (the rest of `deploy`). */
+  async #activate(
+    project: string,
+    appId: string,
+    app: RuntimeApp,
+    artifacts: ObjectStore,
+    artifact: Artifact,
+    spool: UploadSpool,
+    hostnames: string[] | undefined,
+    options: DeployOptions,
+  ): Promise<DeployResult> {
     const digest = artifact.digest.slice('sha256:'.length);
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);
+    const size = artifact.compressedBytes;
 
-    const put = await artifacts.put(key, bytes, { ifNoneMatch: '*', sha256: digest, contentType: 'application/zstd' });
+    const put = await artifacts.put(key, spool.body(), { ifNoneMatch: '*', sha256: digest, contentType: 'application/zstd' });
     const wrote = put.kind === 'written';
     if (!wrote) {
       const stored = await artifacts.head(key);
       if (!stored) throw new ConflictError(`The app's stored builds changed during the upload (was it deleted?); retry the deploy.`);
-      if (stored.size !== bytes.length) {
+      if (stored.size !== size) {
         throw new ConflictError(`Build ${buildId} is already stored with different content (a digest prefix collision); change the artifact and deploy again.`);
       }
     }
     let recorded = false;
     try {
-      recorded = await this.#record(app, { buildId, digest, size: bytes.length, objectKey: key });
+      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key });
       const updated = await this.#store.update(
         project,
         appId,
         ({ spec }) => {
-          // Checked again as the write is made: another app may have taken a name during the upload.
+          // Checked again as the write is made: another app may have taken a name, or another deploy of the
+          // project some of its quota, during the upload.
           if (hostnames) this.#checkHostnames(project, appId, hostnames);
+          checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
           const { hostnames: _old, ...rest } = spec;
           const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withinLimit(project, appId, hostnames);
           return {
@@ -164,7 +226,16 @@ export class BuildCatalog {
     if (!(await artifacts.head(build.spec.objectKey))) {
       throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
     }
-    const updated = await this.#store.update(project, appId, ({ spec }) => (spec.activeBuildId === buildId ? undefined : { ...spec, activeBuildId: buildId }), { uid: app.metadata?.uid });
+    const updated = await this.#store.update(
+      project,
+      appId,
+      ({ spec }) => {
+        if (spec.activeBuildId === buildId) return undefined;
+        checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
+        return { ...spec, activeBuildId: buildId };
+      },
+      { uid: app.metadata?.uid },
+    );
     return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: false };
   }
 

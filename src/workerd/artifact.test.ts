@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { zstdCompressSync } from 'node:zlib';
+import { constants, zstdCompressSync } from 'node:zlib';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseArtifact, readArtifactBody } from './artifact.ts';
+import { parseArtifact, readArtifact } from './artifact.ts';
 import { ArtifactError, ArtifactTooLargeError } from './errors.ts';
 import { artifactFromFiles, artifactOf, tarOf } from './testing/artifact-builder.ts';
 
@@ -179,7 +179,8 @@ describe('parseArtifact: refused artifacts (400, ArtifactError)', () => {
       ]),
       /appears twice/,
     ],
-    ['a file that is also a directory', artifactFromFiles({ 'worker.js': WORKER, lib: 'x', 'lib/a.js': '' }), /"lib" is both a file and a directory/],
+    ['a file that is also a directory', artifactFromFiles({ 'worker.js': WORKER, 'assets/lib': 'x', 'assets/lib/a.css': '' }), /"assets\/lib" is both a file and a directory/],
+    ['a directory that is also a file', artifactFromFiles({ 'worker.js': WORKER, 'assets/lib/a.css': '', 'assets/lib': 'x' }), /"assets\/lib" is both a file and a directory/],
     ['no entry point', artifactFromFiles({ 'server.js': WORKER }), /no entry point: add worker.js/],
     ['main names a missing module', artifactFromFiles({ 'worker.js': WORKER, 'cloudwright.json': '{"main":"dist/w.js"}' }), /names main "dist\/w.js"/],
     ['entry point that is not an ES module', artifactFromFiles({ 'w.cjs': '', 'cloudwright.json': '{"main":"w.cjs"}' }), /must be an ES module/],
@@ -219,17 +220,113 @@ describe('parseArtifact: limits (413, ArtifactTooLargeError)', () => {
     expect(error).toMatchObject({ status: 413, limit, maximum });
   });
 
-  it('readArtifactBody stops reading at the compressed limit', async () => {
+  it('stops reading the upload at the compressed limit', async () => {
     let pulled = 0;
+    const artifact = artifactFromFiles({ 'worker.js': 'x'.repeat(50_000) });
     async function* body() {
-      for (let i = 0; i < 100; i++) {
+      for (let at = 0; at < artifact.length; at += 20) {
         pulled += 1;
-        yield new Uint8Array(100);
+        yield artifact.subarray(at, at + 20);
       }
     }
-    await expect(readArtifactBody(body(), { maxCompressedBytes: 250 })).rejects.toMatchObject({ status: 413, limit: 'compressedBytes', maximum: 250 });
+    await expect(readArtifact(body(), { limits: { maxCompressedBytes: 50 } })).rejects.toMatchObject({ status: 413, limit: 'compressedBytes', maximum: 50 });
     expect(pulled).toBe(3);
-    expect((await readArtifactBody(body(), { maxCompressedBytes: 10_000 })).length).toBe(10_000);
+  });
+
+  it('the modules together, assets left out', async () => {
+    const error = await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'a.txt': big, 'assets/b.css': big }), { limits: { maxModuleBytes: 5000 } }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 413, limit: 'moduleBytes', maximum: 5000 });
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'assets/b.css': big }), { limits: { maxModuleBytes: 5000 } })).modules).toHaveLength(1);
+  });
+
+  it('the modules as workerd is handed them: text with its JSON escapes, binary in base64', async () => {
+    /** What a text module costs as JSON, in UTF-8 bytes: what the runtime sends workerd. */
+    const jsonBytes = (text: string) => Buffer.byteLength(JSON.stringify(text)) - 2;
+    const room = 5000;
+    const limits = { maxModuleBytes: jsonBytes(WORKER) + room };
+    const nul = String.fromCharCode(0).repeat(1000); // 1000 bytes in the archive, 6000 as JSON
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'n.txt': nul }), { limits })).rejects.toMatchObject({ status: 413, limit: 'moduleBytes' });
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'n.txt': 'x'.repeat(room) }), { limits })).modules).toHaveLength(2);
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'b.bin': new Uint8Array((room / 4) * 3 + 3) }), { limits })).rejects.toMatchObject({ limit: 'moduleBytes' });
+    const odd = `${String.fromCharCode(0, 8, 9, 10, 12, 13, 31, 34, 92)}é`;
+    const exactly = { maxModuleBytes: jsonBytes(WORKER) + jsonBytes(odd) };
+    expect((await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'e.txt': odd }), { limits: exactly })).modules).toHaveLength(2);
+    const short = { maxModuleBytes: exactly.maxModuleBytes - 1 };
+    await expect(parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'e.txt': odd }), { limits: short })).rejects.toMatchObject({ limit: 'moduleBytes' });
+  });
+
+  it('a configuration file read whole', async () => {
+    const error = await parseArtifact(artifactFromFiles({ 'worker.js': WORKER, 'assets/_redirects': 'x'.repeat(1024 * 1024 + 1) })).catch((e: unknown) => e);
+    expect(error).toMatchObject({ status: 413, limit: 'configBytes', maximum: 1024 * 1024 });
+    expect((error as Error).message).toMatch(/"assets\/_redirects" is larger than 1048576 bytes/);
+  });
+});
+
+describe('readArtifact: streaming', () => {
+  const big = 'x'.repeat(10_000);
+  it('hands each module and asset to the sink as it is read, with what the archive holds', async () => {
+    const files: [string, string, string][] = [];
+    const artifact = await readArtifact([artifactFromFiles({ 'worker.js': WORKER, 'data.json': '{"a":[1,2]}', 'assets/index.html': '<p>hi', 'x.js.map': '{}', 'cloudwright.json': '{}' })], {
+      sink: {
+        async file(kind, path, _size, content) {
+          const chunks: Uint8Array[] = [];
+          for await (const chunk of content) chunks.push(chunk);
+          files.push([kind, path, Buffer.concat(chunks).toString()]);
+        },
+      },
+    });
+    expect(files).toEqual([
+      ['module', 'worker.js', WORKER],
+      ['module', 'data.json', '{"a":[1,2]}'],
+      ['asset', 'index.html', '<p>hi'],
+    ]);
+    expect(artifact.unpackedBytes).toBe(WORKER.length + 11 + 5);
+  });
+
+  it('the sink sees a bad module refused as it reads it, and the artifact is refused', async () => {
+    let failed: unknown;
+    const error = await readArtifact([artifactFromFiles({ 'worker.js': WORKER, 'd.json': '[1,2' })], {
+      sink: {
+        async file(_kind, _path, _size, content) {
+          try {
+            for await (const _ of content);
+          } catch (err) {
+            failed = err;
+            throw err;
+          }
+        },
+      },
+    }).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(ArtifactError);
+    expect(error).toBe(failed);
+    expect((error as Error).message).toMatch(/"d.json" is not valid JSON/);
+  });
+
+  it('the budget is asked for each file before its content is read, and may refuse it', async () => {
+    const asked: number[] = [];
+    const refusal = new Error('over budget');
+    const error = await readArtifact([artifactFromFiles({ 'worker.js': WORKER, 'assets/a': big, 'assets/b': big })], {
+      budget: {
+        spend(bytes) {
+          asked.push(bytes);
+          if (asked.length === 3) throw refusal;
+        },
+      },
+    }).catch((e: unknown) => e);
+    expect(error).toBe(refusal);
+    expect(asked).toEqual([WORKER.length, 10_000, 10_000]);
+  });
+
+  it('refuses a zstd window past 8 MiB (--long, --ultra), which would cost that much memory to decode', async () => {
+    const tar = tarOf([
+      { name: 'worker.js', content: WORKER },
+      { name: 'assets/big', content: new Uint8Array(20 * 1024 * 1024) },
+    ]);
+    const long = zstdCompressSync(tar, { params: { [constants.ZSTD_c_windowLog]: 25 } });
+    const error = await parseArtifact(long).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ArtifactError);
+    expect((error as Error).message).toMatch(/needs a zstd window larger than 8 MiB/);
+    expect((await parseArtifact(zstdCompressSync(tar, { params: { [constants.ZSTD_c_compressionLevel]: 19 } }))).assets).toHaveLength(1);
   });
 });
 

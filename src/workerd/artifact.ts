@@ -1,25 +1,27 @@
-import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
-import { zstdDecompress } from 'node:zlib';
 import { BUILD_CONFIG_FILE, parseBuildConfig, type AssetServiceConfig } from './build-config.ts';
-import { ArtifactError, ArtifactTooLargeError } from './errors.ts';
-import { readTar, TarFormatError, type TarFile } from './tar.ts';
+import { ArtifactError, ArtifactTooLargeError, type ArtifactLimitName } from './errors.ts';
+import { JsonSyntax, JsonSyntaxError } from './json-syntax.ts';
+import { readTarStream, TarFormatError, type ByteSource, type TarEntry } from './tar.ts';
+import { decompressZstd } from './zstd-stream.ts';
 
-const decompress = promisify(zstdDecompress);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 const MIB = 1024 * 1024;
 
 /** Size bounds of an artifact; each one exceeded is an `ArtifactTooLargeError` (413). */
 export interface ArtifactLimits {
   /** The `.tar.zst` as uploaded. */
   readonly maxCompressedBytes: number;
-  /** The tar stream once decompressed (bounds memory: decompression stops there). */
+  /** The tar stream once decompressed (decompression stops there). */
   readonly maxUncompressedBytes: number;
   /** Any one file (a module or an asset). */
   readonly maxFileBytes: number;
   /** Files in the archive, modules and assets together. */
   readonly maxFiles: number;
+  /**
+   * The modules together, as the runtime hands them to workerd to load into the app's isolate (JSON: text
+   * with its escapes, a control character counting 6 bytes; WebAssembly and data in base64, 4 bytes per 3).
+   * The assets, served from disk, do not count.
+   */
+  readonly maxModuleBytes: number;
 }
 
 export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
@@ -27,7 +29,14 @@ export const DEFAULT_ARTIFACT_LIMITS: ArtifactLimits = {
   maxUncompressedBytes: 256 * MIB,
   maxFileBytes: 25 * MIB,
   maxFiles: 20_000,
+  maxModuleBytes: 64 * MIB,
 };
+
+/**
+ * `cloudwright.json`, `assets/_headers`, `assets/_redirects` and `assets/.assetsignore` are read whole (their
+ * text configures serving), so they have a bound of their own.
+ */
+export const MAX_CONFIG_FILE_BYTES = MIB;
 
 /** The compatibility date of a build whose artifact does not name one. Fixed, so upgrading workerd never changes an app's behaviour. */
 export const DEFAULT_COMPATIBILITY_DATE = '2025-09-01';
@@ -56,24 +65,48 @@ export interface ArtifactModule {
   /** Path in the archive; also the name other modules import it by. */
   readonly name: string;
   readonly type: ModuleType;
-  readonly content: Uint8Array;
+  readonly size: number;
 }
 
-/** A validated build, ready to be written to disk and configured into workerd. */
+/** A file under `assets/`, its path relative to it; includes `_headers` and friends (workerd ignores them as assets). */
+export interface ArtifactAsset {
+  readonly path: string;
+  readonly size: number;
+}
+
+/** A validated build: what it holds and how it is configured. Its files went to the {@link ArtifactSink} as they were read. */
 export interface Artifact {
   /** `sha256:<hex>` of the compressed bytes: the content address of the upload. */
   readonly digest: string;
   readonly compressedBytes: number;
   readonly uncompressedBytes: number;
+  /** The modules and assets together: what unpacking the build writes (source maps and `cloudwright.json` are not written). */
+  readonly unpackedBytes: number;
   /** Entry point module name; `modules[0]`. */
   readonly main: string;
   readonly modules: readonly ArtifactModule[];
-  /** Files under `assets/`, paths relative to it; includes `_headers` and friends (workerd ignores them as assets). */
-  readonly assets: readonly TarFile[];
+  readonly assets: readonly ArtifactAsset[];
   /** The assets service config (wrangler's field names) with the text of `_headers`, `_redirects`, `.assetsignore`. */
   readonly assetConfig: AssetServiceConfig;
   readonly compatibilityDate: string;
   readonly compatibilityFlags: readonly string[];
+}
+
+/** Where the files of an artifact go as they are read (the runtime writes them to disk; the API only checks). */
+export interface ArtifactSink {
+  /**
+   * Takes one module or asset. `content` yields the file's bytes as they are checked, and throws from the
+   * iteration if they turn out invalid (the file, and so the artifact, is then refused): read it to its end.
+   */
+  file(kind: 'module' | 'asset', path: string, size: number, content: ByteSource): Promise<void>;
+}
+
+/**
+ * A bound on the bytes unpacked (modules and assets): a project's quota, a replica's disk. `spend` is called
+ * with each file's size from its header, before its content is read, and throws to refuse it.
+ */
+export interface UnpackedBudget {
+  spend(bytes: number): void;
 }
 
 export interface ParseArtifactOptions {
@@ -84,66 +117,70 @@ export interface ParseArtifactOptions {
   readonly defaultCompatibilityDate?: string;
 }
 
-/**
- * Reads the body of a deploy upload, refusing it (`ArtifactTooLargeError`) as soon as it passes the
- * compressed limit, so an oversized upload is never buffered whole.
- */
-export async function readArtifactBody(body: AsyncIterable<Uint8Array>, limits: Partial<ArtifactLimits> = {}): Promise<Uint8Array> {
-  const max = limits.maxCompressedBytes ?? DEFAULT_ARTIFACT_LIMITS.maxCompressedBytes;
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.length;
-    if (total > max) throw tooLarge('compressedBytes', max);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, total);
+export interface ReadArtifactOptions extends ParseArtifactOptions {
+  /** Receives each module and asset; without one they are checked and dropped. */
+  readonly sink?: ArtifactSink;
+  readonly budget?: UnpackedBudget;
 }
 
 /**
- * Decompresses and validates a `.tar.zst` artifact. Throws `ArtifactError` (400) for anything malformed
- * or unservable and `ArtifactTooLargeError` (413) past a limit; both messages are safe to show.
+ * Reads, decompresses and validates a `.tar.zst` artifact as it arrives, handing each file to `options.sink`
+ * as it is checked. Memory stays at the decoder's window, a chunk and the configuration files, whatever the
+ * artifact unpacks to. Throws `ArtifactError` (400) for anything malformed or unservable and
+ * `ArtifactTooLargeError` (413) past a limit, both with messages safe to show, and whatever `source`, the
+ * sink or the budget throw. An error can come after some files went to the sink: a caller that writes them
+ * keeps them aside until this resolves.
  */
-export async function parseArtifact(compressed: Uint8Array, options: ParseArtifactOptions = {}): Promise<Artifact> {
+export async function readArtifact(source: ByteSource, options: ReadArtifactOptions = {}): Promise<Artifact> {
   const limits = { ...DEFAULT_ARTIFACT_LIMITS, ...options.limits };
-  if (compressed.length > limits.maxCompressedBytes) throw tooLarge('compressedBytes', limits.maxCompressedBytes);
-  const tar = await decompressZstd(compressed, limits.maxUncompressedBytes);
-  let files: TarFile[];
+  const zstd = decompressZstd(source, limits);
+  const modules: ArtifactModule[] = [];
+  const assets: ArtifactAsset[] = [];
+  const controls: { -readonly [K in keyof AssetServiceConfig]: AssetServiceConfig[K] } = {};
+  let configText: string | undefined;
+  let files = 0;
+  /** What the modules cost as workerd is handed them, counted as they stream. */
+  const moduleBytes = { total: 0, max: limits.maxModuleBytes };
+  let unpacked = 0;
   try {
-    files = readTar(tar, { maxEntries: limits.maxFiles * 2, maxPathBytes: 1024 });
+    for await (const entry of readTarStream(zstd.output, { maxEntries: limits.maxFiles * 2, maxPathBytes: 1024 })) {
+      if (++files > limits.maxFiles) throw tooLarge('files', limits.maxFiles, `artifact has more than ${limits.maxFiles} files`);
+      if (entry.size > limits.maxFileBytes) throw tooLarge('fileBytes', limits.maxFileBytes, `${JSON.stringify(entry.path)} is larger than ${limits.maxFileBytes} bytes`);
+      if (entry.path === BUILD_CONFIG_FILE) {
+        configText = await readConfigFile(entry);
+        continue;
+      }
+      if (entry.path.startsWith(ASSETS_DIR)) {
+        const path = entry.path.slice(ASSETS_DIR.length);
+        unpacked = spend(unpacked, entry.size, options.budget);
+        const control = ASSET_CONTROL_FILES[path as keyof typeof ASSET_CONTROL_FILES];
+        let content: ByteSource = entry.content;
+        if (control) {
+          const text = await readConfigFile(entry);
+          controls[control] = text;
+          content = [Buffer.from(text)];
+        }
+        assets.push({ path, size: entry.size });
+        await deliver(options.sink, 'asset', path, entry.size, content);
+        continue;
+      }
+      const ext = extension(entry.path);
+      if (IGNORED_EXTENSIONS.has(ext)) continue;
+      const type = MODULE_TYPES[ext];
+      if (!type) {
+        throw new ArtifactError(`${JSON.stringify(entry.path)} is not a module (${Object.keys(MODULE_TYPES).join(', ')}); put static files under assets/`);
+      }
+      addModuleBytes(moduleBytes, type === 'wasm' || type === 'data' ? Math.ceil(entry.size / 3) * 4 : entry.size);
+      unpacked = spend(unpacked, entry.size, options.budget);
+      modules.push({ name: entry.path, type, size: entry.size });
+      await deliver(options.sink, 'module', entry.path, entry.size, checkedModule(entry, type, moduleBytes));
+    }
   } catch (err) {
     if (err instanceof TarFormatError) throw new ArtifactError(`invalid artifact: ${err.message}`);
     throw err;
   }
-  if (files.length > limits.maxFiles) throw tooLarge('files', limits.maxFiles);
-  const big = files.find((f) => f.content.length > limits.maxFileBytes);
-  if (big) throw tooLarge('fileBytes', limits.maxFileBytes, big.path);
 
-  const configFile = files.find((f) => f.path === BUILD_CONFIG_FILE);
-  const config = configFile ? parseBuildConfig(decodeUtf8(configFile), options.maxCompatibilityDate) : {};
-  const assets: TarFile[] = [];
-  const modules: ArtifactModule[] = [];
-  const assetConfig: { -readonly [K in keyof AssetServiceConfig]: AssetServiceConfig[K] } = { ...config.assets };
-  for (const file of files) {
-    if (file === configFile) continue;
-    if (file.path.startsWith(ASSETS_DIR)) {
-      const path = file.path.slice(ASSETS_DIR.length);
-      const control = ASSET_CONTROL_FILES[path as keyof typeof ASSET_CONTROL_FILES];
-      if (control) assetConfig[control] = decodeUtf8(file);
-      assets.push({ path, content: file.content });
-      continue;
-    }
-    const ext = extension(file.path);
-    if (IGNORED_EXTENSIONS.has(ext)) continue;
-    const type = MODULE_TYPES[ext];
-    if (!type) {
-      throw new ArtifactError(`${JSON.stringify(file.path)} is not a module (${Object.keys(MODULE_TYPES).join(', ')}); put static files under assets/`);
-    }
-    if (type !== 'wasm' && type !== 'data') decodeUtf8(file);
-    if (type === 'json') parseJsonModule(file);
-    modules.push({ name: file.path, type, content: file.content });
-  }
-
+  const config = configText === undefined ? {} : parseBuildConfig(configText, options.maxCompatibilityDate);
   const main = config.main ?? (modules.some((m) => m.name === 'worker.js') ? 'worker.js' : 'index.js');
   const entry = modules.find((m) => m.name === main);
   if (!entry) {
@@ -156,38 +193,95 @@ export async function parseArtifact(compressed: Uint8Array, options: ParseArtifa
   if (entry.type !== 'esModule') throw new ArtifactError(`the entry point ${JSON.stringify(main)} must be an ES module (.js or .mjs)`);
 
   return {
-    digest: `sha256:${createHash('sha256').update(compressed).digest('hex')}`,
-    compressedBytes: compressed.length,
-    uncompressedBytes: tar.length,
+    digest: zstd.digest(),
+    compressedBytes: zstd.compressedBytes(),
+    uncompressedBytes: zstd.uncompressedBytes(),
+    unpackedBytes: unpacked,
     main,
     modules: [entry, ...modules.filter((m) => m !== entry)],
     assets,
-    assetConfig,
+    assetConfig: { ...config.assets, ...controls },
     compatibilityDate: config.compatibility_date ?? options.defaultCompatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
     compatibilityFlags: config.compatibility_flags ?? [],
   };
 }
 
-async function decompressZstd(compressed: Uint8Array, maxOutputLength: number): Promise<Uint8Array> {
-  if (!ZSTD_MAGIC.every((b, i) => compressed[i] === b)) {
-    const gzip = compressed[0] === 0x1f && compressed[1] === 0x8b;
-    throw new ArtifactError(`artifact must be a zstd-compressed tar archive (.tar.zst)${gzip ? '; this is gzip data' : ''}`);
+/** Validates a whole `.tar.zst` held in memory (`readArtifact` without a sink). */
+export function parseArtifact(compressed: Uint8Array, options: ParseArtifactOptions = {}): Promise<Artifact> {
+  return readArtifact([compressed], options);
+}
+
+function spend(total: number, size: number, budget: UnpackedBudget | undefined): number {
+  budget?.spend(size);
+  return total + size;
+}
+
+async function deliver(sink: ArtifactSink | undefined, kind: 'module' | 'asset', path: string, size: number, content: ByteSource): Promise<void> {
+  if (sink) await sink.file(kind, path, size, content);
+  else for await (const _ of content);
+}
+
+/** A configuration file's text, read whole: at most {@link MAX_CONFIG_FILE_BYTES}, UTF-8. */
+async function readConfigFile(entry: TarEntry): Promise<string> {
+  if (entry.size > MAX_CONFIG_FILE_BYTES) {
+    throw tooLarge('configBytes', MAX_CONFIG_FILE_BYTES, `${JSON.stringify(entry.path)} is larger than ${MAX_CONFIG_FILE_BYTES} bytes (configuration files are read whole)`);
   }
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of entry.content) chunks.push(chunk);
+  return decodeUtf8(entry.path, Buffer.concat(chunks));
+}
+
+/**
+ * A module's bytes as they stream, checked on the way: modules other than WebAssembly and data must be UTF-8,
+ * and JSON modules valid JSON. The iteration throws `ArtifactError` at the first fault, or at the end.
+ */
+async function* checkedModule(entry: TarEntry, type: ModuleType, moduleBytes: ModuleBytes): AsyncGenerator<Uint8Array> {
+  if (type === 'wasm' || type === 'data') return yield* entry.content;
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  const json = type === 'json' ? new JsonSyntax() : undefined;
+  const shown = JSON.stringify(entry.path);
   try {
-    return await decompress(compressed, { maxOutputLength });
+    for await (const chunk of entry.content) {
+      const text = utf8.decode(chunk, { stream: true });
+      json?.write(text);
+      addModuleBytes(moduleBytes, escapesIn(chunk));
+      yield chunk;
+    }
+    json?.write(utf8.decode());
+    json?.end();
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge('uncompressedBytes', maxOutputLength);
-    throw new ArtifactError(`artifact is not a valid zstd stream: ${(err as Error).message}`);
+    if (err instanceof JsonSyntaxError) throw new ArtifactError(`${shown} is not valid JSON: ${err.message}`);
+    if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') throw new ArtifactError(`${shown} is not valid UTF-8`);
+    throw err;
   }
 }
 
-function tooLarge(limit: 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files', maximum: number, path?: string): ArtifactTooLargeError {
-  const detail = {
-    compressedBytes: `artifact is larger than ${maximum} bytes`,
-    uncompressedBytes: `artifact unpacks to more than ${maximum} bytes`,
-    fileBytes: `${JSON.stringify(path)} is larger than ${maximum} bytes`,
-    files: `artifact has more than ${maximum} files`,
-  }[limit];
+interface ModuleBytes {
+  total: number;
+  readonly max: number;
+}
+
+function addModuleBytes(bytes: ModuleBytes, more: number): void {
+  bytes.total += more;
+  if (bytes.total > bytes.max) {
+    throw tooLarge('moduleBytes', bytes.max, `the modules (files outside assets/) come to more than ${bytes.max} bytes as workerd loads them (text with its JSON escapes)`);
+  }
+}
+
+/**
+ * The bytes JSON's escapes add to text (`JSON.stringify`): 5 for a control character written `\u00XX`, 1 for
+ * `\b \t \n \f \r`, `"` and `\`. Counted on the UTF-8 bytes, whose multi-byte sequences never hold these.
+ */
+function escapesIn(chunk: Uint8Array): number {
+  let extra = 0;
+  for (const byte of chunk) {
+    if (byte >= 0x20) extra += byte === 0x22 || byte === 0x5c ? 1 : 0;
+    else extra += byte === 0x08 || byte === 0x09 || byte === 0x0a || byte === 0x0c || byte === 0x0d ? 1 : 5;
+  }
+  return extra;
+}
+
+function tooLarge(limit: ArtifactLimitName, maximum: number, detail: string): ArtifactTooLargeError {
   return new ArtifactTooLargeError(limit, maximum, detail);
 }
 
@@ -197,19 +291,10 @@ function extension(path: string): string {
   return dot <= 0 ? '' : base.slice(dot).toLowerCase();
 }
 
-function decodeUtf8(file: TarFile): string {
+function decodeUtf8(path: string, bytes: Uint8Array): string {
   try {
-    return utf8.decode(file.content);
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new ArtifactError(`${JSON.stringify(file.path)} is not valid UTF-8`);
-  }
-}
-
-function parseJsonModule(file: TarFile): void {
-  try {
-    JSON.parse(decodeUtf8(file));
-  } catch (err) {
-    if (err instanceof ArtifactError) throw err;
-    throw new ArtifactError(`${JSON.stringify(file.path)} is not valid JSON`);
+    throw new ArtifactError(`${JSON.stringify(path)} is not valid UTF-8`);
   }
 }

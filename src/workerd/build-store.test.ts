@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BuildStore, buildKey } from './build-store.ts';
-import { ArtifactError } from './errors.ts';
+import { ArtifactError, BuildQuotaError, InsufficientStorageError } from './errors.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
 
@@ -67,5 +67,91 @@ describe('BuildStore', () => {
     await store.retain(new Set([buildKey(ref('b2'))]));
     expect(existsSync(join(root, 'p.a.b1'))).toBe(false);
     expect(existsSync(join(root, 'p.a.b2', 'build.json'))).toBe(true);
+  });
+
+  describe('room on disk', () => {
+    const sized = (bytes: number) => artifactFromFiles({ 'worker.js': 'export default {};', 'assets/blob': new Uint8Array(bytes) });
+    const WORKER_BYTES = 'export default {};'.length;
+    const roomy = new MemoryArtifactSource().put('small', sized(1000)).put('big', sized(5000)).put('bigger', sized(8000));
+
+    it('refuses a build that would take the store past its capacity, keeps nothing of it, and takes it once room comes', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
+      try {
+        const store = new BuildStore(dir, roomy, { capacityBytes: 7000 });
+        await store.prepare({ project: 'p', appId: 'a', buildId: 'big' });
+        expect(store.usedBytes).toBe(5000 + WORKER_BYTES);
+        const refused = await store.prepare({ project: 'q', appId: 'b', buildId: 'small' }).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
+        expect(refused).toBeUndefined(); // 1018 more fits in 7000
+        const error = await store.prepare({ project: 'q', appId: 'c', buildId: 'big' }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(InsufficientStorageError);
+        expect((error as Error).message).toBe(
+          `The runtime replica has no room for build big: the builds it serves take ${5000 + 1000 + 2 * WORKER_BYTES} bytes of the 7000 its data directory gives them, and this one unpacks to at least ${5000 + WORKER_BYTES}.`,
+        );
+        expect(readdirSync(dir).sort()).toEqual(['p.a.big', 'q.b.small']);
+        expect(store.usedBytes).toBe(5000 + 1000 + 2 * WORKER_BYTES);
+        // While nothing changes, it is refused again without being fetched again.
+        const fetches = roomy.fetches;
+        await expect(store.prepare({ project: 'q', appId: 'c', buildId: 'big' })).rejects.toBeInstanceOf(InsufficientStorageError);
+        expect(roomy.fetches).toBe(fetches);
+        // Not remembered as a failure for good: once the big build goes, the same build is prepared.
+        await store.retain(new Set(['q.b.small', 'q.c.big']));
+        await store.prepare({ project: 'q', appId: 'c', buildId: 'big' });
+        expect(roomy.fetches).toBe(fetches + 1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('refuses a build that would take its project past its quota; the app’s own other builds and other projects do not count', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
+      try {
+        const store = new BuildStore(dir, roomy, { projectQuotaBytes: 10_000 });
+        await store.prepare({ project: 'p', appId: 'a', buildId: 'big' });
+        await store.prepare({ project: 'p', appId: 'a', buildId: 'bigger' }); // the same app's: `big` does not count against it
+        await store.prepare({ project: 'other', appId: 'x', buildId: 'bigger' });
+        await store.retain(new Set(['p.a.bigger', 'other.x.bigger'])); // what the engine does once `bigger` serves
+        await store.prepare({ project: 'p', appId: 'b', buildId: 'small' });
+        const error = await store.prepare({ project: 'p', appId: 'c', buildId: 'big' }).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BuildQuotaError);
+        expect((error as Error).message).toBe(
+          `Build big unpacks to at least ${5000 + WORKER_BYTES} bytes and the project's other apps' builds to ${8000 + 1000 + 2 * WORKER_BYTES}: more than the project's quota of 10000 bytes of unpacked builds.`,
+        );
+        expect(existsSync(join(dir, 'p.c.big'))).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('unpacks at most its concurrency at once', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'cw-builds-'));
+      // Each artifact's bytes wait for its gate: what is waiting is what is being unpacked.
+      const gates: (() => void)[] = [];
+      let fetched = 0;
+      const held = {
+        async fetch(ref: { buildId: string }) {
+          fetched += 1;
+          const bytes = roomy.builds.get(ref.buildId)!;
+          return (async function* () {
+            await new Promise<void>((resolve) => gates.push(resolve));
+            yield bytes;
+          })();
+        },
+      };
+      try {
+        const store = new BuildStore(dir, held, { concurrency: 2 });
+        const all = Promise.all(['a', 'b', 'c', 'd', 'e'].map((appId) => store.prepare({ project: 'p', appId, buildId: 'small' })));
+        for (let done = 0; done < 5; done++) {
+          await vi.waitFor(() => expect(gates.length).toBe(Math.min(2, 5 - done)));
+          expect(fetched).toBe(Math.min(5, done + 2));
+          gates.shift()!();
+        }
+        await all;
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 });

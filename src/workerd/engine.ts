@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AppLogs, type AppLogListener } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS, type ArtifactLimits } from './artifact.ts';
-import { BuildStore, buildKey } from './build-store.ts';
+import { BuildStore, buildKey, type BuildStoreOptions } from './build-store.ts';
 import { ASSETS_BINDING } from './compatibility.ts';
 import { control } from './control-client.ts';
 import type { GenerationAssets } from './dispatcher/config.ts';
@@ -61,6 +61,8 @@ export interface RuntimeEngineOptions {
   /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
   readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
   readonly artifactLimits?: Partial<ArtifactLimits>;
+  /** How builds are unpacked: at once at most, the room they have, a project's quota (`BuildStore`). */
+  readonly builds?: Omit<BuildStoreOptions, 'parse'>;
   readonly log?: RuntimeLogger;
 }
 
@@ -188,8 +190,8 @@ export class RuntimeEngine {
     await mkdir(buildsDir, { recursive: true });
     for (const name of await readdir(buildsDir)) if (name.startsWith('.tmp-')) await rm(join(buildsDir, name), { recursive: true, force: true });
     this.#builds = new BuildStore(buildsDir, this.#o.artifacts, {
-      limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits },
-      maxCompatibilityDate,
+      ...this.#o.builds,
+      parse: { limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits }, maxCompatibilityDate },
     });
     const runtimeSocket = join(this.#runDir, 'runtime.sock');
     this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });

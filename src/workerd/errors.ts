@@ -9,7 +9,7 @@ export class ArtifactError extends PublicError {
 }
 
 /** Which artifact limit was exceeded. */
-export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files';
+export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files' | 'moduleBytes' | 'configBytes';
 
 /** The artifact exceeds a configured limit (413); `limit` and `maximum` say which and how much. */
 export class ArtifactTooLargeError extends PublicError {
@@ -37,4 +37,30 @@ export class BuildLoadError extends Error {
     this.buildId = buildId;
     this.detail = detail;
   }
+}
+
+/** The runtime has no room for a build: not the build's fault, and room may come, so it is tried again later. */
+abstract class NoRoomError extends Error {
+  readonly buildId: string;
+  /** Bytes the build needs at least (as far as it was read; 0 when it was refused before). */
+  readonly needed: number;
+  constructor(buildId: string, needed: number, detail: string) {
+    super(detail);
+    this.buildId = buildId;
+    this.needed = needed;
+  }
+}
+
+/**
+ * The runtime's data directory has no room for the build: unpacking it would take the builds past the room
+ * they are given, or the file system is nearly full. The replica reports it (`InsufficientStorage`). Nothing
+ * of the build is kept.
+ */
+export class InsufficientStorageError extends NoRoomError {
+  override readonly name = 'InsufficientStorageError';
+}
+
+/** The project's builds would unpack to more than its quota on this replica; reported as `QuotaExceeded`. */
+export class BuildQuotaError extends NoRoomError {
+  override readonly name = 'BuildQuotaError';
 }

@@ -11,7 +11,11 @@ export interface BuildRef {
  * (`src/object-store/`); tests use an in-memory map. Throws when the build does not exist.
  */
 export interface ArtifactSource {
-  fetch(ref: BuildRef): Promise<Uint8Array>;
+  /**
+   * The artifact's bytes as a stream, read once and to its end (the runtime unpacks as they arrive). The
+   * iteration may throw at its end: a source that checks the bytes (their digest) can only tell then.
+   */
+  fetch(ref: BuildRef): Promise<AsyncIterable<Uint8Array> | Iterable<Uint8Array>>;
 }
 
 /** What the controller asks the runtime to serve for one app. */

@@ -1,10 +1,17 @@
-// A small, strict reader for the tar archives inside build artifacts: POSIX ustar, pax extended headers
-// (what `tar --format=posix` and bsdtar write for long names) and GNU long names (GNU tar's default
+// A small, strict, streaming reader for the tar archives inside build artifacts: POSIX ustar, pax extended
+// headers (what `tar --format=posix` and bsdtar write for long names) and GNU long names (GNU tar's default
 // format). Only regular files and directories are accepted: links, devices and FIFOs are refused, as are
 // absolute paths, `..` segments and names that differ only by a leading `./`. Anything it does not
 // understand is an error, never skipped, so what is validated is exactly what gets served.
+//
+// It reads the archive as it arrives (a decompressor's output) and hands each file's content on as a stream:
+// it holds a header, a pax record or a long name at a time, never a file. Why not `tar-stream`: it decodes
+// names lossily (invalid UTF-8 becomes U+FFFD), ignores malformed pax records instead of refusing them, and
+// accepts pre-POSIX headers and base-256 sizes; each is a way for two readers to see two different archives.
 
 const BLOCK = 512;
+/** pax headers and GNU long names are held whole: a path is at most `maxPathBytes`, so these stay small. */
+const MAX_META_BYTES = 64 * 1024;
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** A regular file of the archive, its path normalised (no leading `./`, `/`-separated). */
@@ -12,6 +19,19 @@ export interface TarFile {
   readonly path: string;
   readonly content: Uint8Array;
 }
+
+/**
+ * A regular file as the archive streams it. `content` must be read to its end (or abandoned by throwing)
+ * before the next entry is asked for; what is not read is skipped.
+ */
+export interface TarEntry {
+  readonly path: string;
+  readonly size: number;
+  readonly content: AsyncIterable<Uint8Array>;
+}
+
+/** Bytes as they arrive: a stream, or chunks already in memory. */
+export type ByteSource = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 
 export interface TarLimits {
   /** Most entries (files and directories) accepted. */
@@ -25,41 +45,56 @@ export class TarFormatError extends Error {
   override readonly name = 'TarFormatError';
 }
 
-/** Parses `archive` into its regular files. Directories are checked and dropped. */
-export function readTar(archive: Uint8Array, limits: TarLimits): TarFile[] {
+/** Parses a whole `archive` held in memory into its regular files (tests and small archives). */
+export async function readTar(archive: Uint8Array, limits: TarLimits): Promise<TarFile[]> {
   const files: TarFile[] = [];
-  const seen = new Set<string>();
-  let offset = 0;
+  for await (const entry of readTarStream([archive], limits)) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of entry.content) chunks.push(chunk);
+    files.push({ path: entry.path, content: Buffer.concat(chunks) });
+  }
+  return files;
+}
+
+/**
+ * Reads the tar stream `source`, yielding its regular files in archive order (directories are checked and
+ * dropped). Throws `TarFormatError` as soon as something is wrong, before the offending file's content is
+ * handed on: a file that is also a directory of another one is found as the second of them arrives. What
+ * follows the end-of-archive marker is read and discarded, so the whole of `source` is consumed.
+ */
+export async function* readTarStream(source: ByteSource, limits: TarLimits): AsyncGenerator<TarEntry> {
+  const input = new ByteReader(source);
+  const files = new Set<string>();
+  const dirs = new Set<string>();
   let entries = 0;
   let longName: string | undefined;
   let pax: Record<string, string> = {};
   for (;;) {
-    if (offset + BLOCK > archive.length) {
-      if (offset === archive.length && entries > 0) return checkNesting(files); // no end marker: tolerated after entries
-      throw new TarFormatError(offset === 0 ? 'not a tar archive: it is empty' : 'truncated tar archive');
+    const at = input.position;
+    const header = await input.exact(BLOCK);
+    if (!header) {
+      if (input.position === at && entries > 0) return; // no end marker: tolerated after entries
+      throw new TarFormatError(input.position === 0 ? 'not a tar archive: it is empty' : 'truncated tar archive');
     }
-    const header = archive.subarray(offset, offset + BLOCK);
     if (header.every((b) => b === 0)) {
       if (entries === 0) throw new TarFormatError('the tar archive has no entries');
-      return checkNesting(files);
+      await input.drain();
+      return;
     }
-    checkHeader(header, offset);
+    checkHeader(header, input.position === BLOCK);
     const type = String.fromCharCode(header[156] ?? 0);
     const meta = type === 'x' || type === 'g' || type === 'L';
     const size = !meta && pax.size !== undefined ? parseDecimal(pax.size, 'pax size') : parseOctal(header.subarray(124, 136), 'size');
-    const dataStart = offset + BLOCK;
-    const dataEnd = dataStart + size;
-    if (dataEnd > archive.length) throw new TarFormatError(`truncated tar archive: an entry claims ${size} bytes past the end`);
-    const data = archive.subarray(dataStart, dataEnd);
-    offset = dataStart + Math.ceil(size / BLOCK) * BLOCK;
+    const padding = Math.ceil(size / BLOCK) * BLOCK - size;
 
-    if (type === 'x') {
-      pax = { ...pax, ...parsePax(data) };
-      continue;
-    }
-    if (type === 'g') continue; // global pax header: only metadata we do not use (mtime, uname, …)
-    if (type === 'L') {
-      longName = text(trimNul(data), 'GNU long name');
+    if (meta) {
+      if (size > MAX_META_BYTES) throw new TarFormatError(`a ${type === 'L' ? 'GNU long name' : 'pax header'} of ${size} bytes is larger than ${MAX_META_BYTES}`);
+      const data = await input.exact(size);
+      if (!data) throw new TarFormatError(`truncated tar archive: an entry claims ${size} bytes past the end`);
+      await input.skip(padding);
+      if (type === 'x') pax = { ...pax, ...parsePax(data) };
+      else if (type === 'L') longName = text(trimNul(data), 'GNU long name');
+      // 'g', a global pax header: only metadata we do not use (mtime, uname, …)
       continue;
     }
     const rawName = pax.path ?? longName ?? headerName(header);
@@ -70,30 +105,119 @@ export function readTar(archive: Uint8Array, limits: TarLimits): TarFile[] {
     const path = normalizePath(rawName, limits.maxPathBytes);
     if (type === '5') {
       if (size !== 0) throw new TarFormatError(`directory ${JSON.stringify(rawName)} has content`);
+      if (path !== './') addDirectory(path.slice(0, -1), files, dirs);
       continue;
     }
     if (type !== '0' && type !== '\0') throw new TarFormatError(`${JSON.stringify(rawName)} is ${describeType(type)}; only regular files and directories are allowed`);
     if (path.endsWith('/')) throw new TarFormatError(`file ${JSON.stringify(rawName)} has a directory name`);
-    if (seen.has(path)) throw new TarFormatError(`${JSON.stringify(path)} appears twice in the archive`);
-    seen.add(path);
-    files.push({ path, content: data });
+    if (files.has(path)) throw new TarFormatError(`${JSON.stringify(path)} appears twice in the archive`);
+    if (dirs.has(path)) throw new TarFormatError(`${JSON.stringify(path)} is both a file and a directory`);
+    addDirectory(parentOf(path), files, dirs);
+    files.add(path);
+    const end = input.position + size;
+    let current = true;
+    const content = input.take(
+      size,
+      () => new TarFormatError(`truncated tar archive: ${JSON.stringify(path)} claims ${size} bytes past the end`),
+      () => current,
+    );
+    yield { path, size, content };
+    current = false;
+    await input.skip(end - input.position + padding); // whatever the consumer left unread
   }
 }
 
-/** A file cannot also be a directory of another file (`a` and `a/b`): it could not be unpacked. */
-function checkNesting(files: TarFile[]): TarFile[] {
-  const paths = new Set(files.map((f) => f.path));
-  for (const { path } of files) {
-    for (let at = path.indexOf('/'); at !== -1; at = path.indexOf('/', at + 1)) {
-      if (paths.has(path.slice(0, at))) throw new TarFormatError(`${JSON.stringify(path.slice(0, at))} is both a file and a directory`);
+/** Records `dir` and its ancestors as directories; one that is already a file is an error. */
+function addDirectory(dir: string, files: ReadonlySet<string>, dirs: Set<string>): void {
+  for (let path = dir; path !== '' && !dirs.has(path); path = parentOf(path)) {
+    if (files.has(path)) throw new TarFormatError(`${JSON.stringify(path)} is both a file and a directory`);
+    dirs.add(path);
+  }
+}
+
+function parentOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  return slash === -1 ? '' : path.slice(0, slash);
+}
+
+/**
+ * Reads exact byte counts from an async stream of chunks. `position` counts the bytes handed out or skipped.
+ * A chunk is sliced, never copied, except to gather a header that spans two chunks.
+ */
+class ByteReader {
+  readonly #source: AsyncIterator<Uint8Array>;
+  #pending: Uint8Array = new Uint8Array(0);
+  #done = false;
+  position = 0;
+
+  constructor(source: ByteSource) {
+    this.#source = (async function* () {
+      yield* source;
+    })();
+  }
+
+  /** The next bytes of the stream, at most `max` of them; `undefined` at its end. */
+  async #next(max: number): Promise<Uint8Array | undefined> {
+    while (this.#pending.length === 0) {
+      if (this.#done) return undefined;
+      const { value, done } = await this.#source.next();
+      if (done) this.#done = true;
+      else this.#pending = value;
+    }
+    const chunk = this.#pending.subarray(0, max);
+    this.#pending = this.#pending.subarray(chunk.length);
+    this.position += chunk.length;
+    return chunk;
+  }
+
+  /** Exactly `n` bytes, or `undefined` when the stream ends first (a truncated archive, or its end). */
+  async exact(n: number): Promise<Uint8Array | undefined> {
+    const first = await this.#next(n);
+    if (!first || first.length === n) return first;
+    const parts = [first];
+    let got = first.length;
+    while (got < n) {
+      const chunk = await this.#next(n - got);
+      if (!chunk) return undefined;
+      parts.push(chunk);
+      got += chunk.length;
+    }
+    return Buffer.concat(parts, n);
+  }
+
+  /**
+   * The next `n` bytes as they arrive; `truncated()` is thrown if the stream ends first. While `current()`
+   * holds: once the reader has moved on, a late read would hand out another entry's bytes.
+   */
+  async *take(n: number, truncated: () => Error, current: () => boolean = () => true): AsyncGenerator<Uint8Array> {
+    let left = n;
+    while (left > 0) {
+      if (!current()) throw new Error('a tar entry was read after the next one was asked for');
+      const chunk = await this.#next(left);
+      if (!chunk) throw truncated();
+      left -= chunk.length;
+      yield chunk;
     }
   }
-  return files;
+
+  async skip(n: number): Promise<void> {
+    let left = n;
+    while (left > 0) {
+      const chunk = await this.#next(left);
+      if (!chunk) throw new TarFormatError('truncated tar archive');
+      left -= chunk.length;
+    }
+  }
+
+  /** Reads the rest of the stream and discards it. */
+  async drain(): Promise<void> {
+    while (await this.#next(Number.MAX_SAFE_INTEGER));
+  }
 }
 
-function checkHeader(header: Uint8Array, offset: number): void {
+function checkHeader(header: Uint8Array, first: boolean): void {
   const magic = String.fromCharCode(...header.subarray(257, 262));
-  if (magic !== 'ustar') throw new TarFormatError(offset === 0 ? 'not a tar archive (no ustar header)' : 'corrupt tar archive: bad header magic');
+  if (magic !== 'ustar') throw new TarFormatError(first ? 'not a tar archive (no ustar header)' : 'corrupt tar archive: bad header magic');
   const expected = parseOctal(header.subarray(148, 156), 'checksum');
   let sum = 0;
   for (let i = 0; i < BLOCK; i++) sum += i >= 148 && i < 156 ? 0x20 : (header[i] ?? 0);

@@ -33,6 +33,7 @@ export async function memoryDns(options: { recheckIntervalMs?: number } = {}): P
     provider,
     parentServer: parent.address,
     runtimeTarget: { hostname: RUNTIME_TARGET, ipv4: [RUNTIME_IPV4], ipv6: [] },
+    baseDomain: BASE_DOMAIN,
     ...(options.recheckIntervalMs ? { recheckIntervalMs: options.recheckIntervalMs } : {}),
   });
   return {

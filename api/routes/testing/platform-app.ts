@@ -92,6 +92,8 @@ export interface PlatformAppOptions {
   readonly maxRecordsPerDomain?: number;
   /** Builds kept per app (default the API's own). */
   readonly maxBuildsPerApp?: number;
+  /** A project's quota on unpacked active builds (default the API's own). */
+  readonly projectUnpackedQuota?: number;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
   readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
 }
@@ -105,6 +107,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     artifacts: options.wrapArtifacts ? options.wrapArtifacts(artifacts) : artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
     maxBuildsPerApp: options.maxBuildsPerApp,
+    projectUnpackedQuota: options.projectUnpackedQuota,
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain }) : undefined;

@@ -155,6 +155,16 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 role?: "owner" | "member";
+                                /** @description What the project uses of its quotas; in `GET /v1/projects/{projectId}` only. */
+                                usage?: {
+                                    /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
+                                    active_builds_unpacked_bytes: number;
+                                };
+                                /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
+                                quotas?: {
+                                    /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
+                                    active_builds_unpacked_bytes: number;
+                                };
                             }[];
                         };
                     };
@@ -246,6 +256,16 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 role?: "owner" | "member";
+                                /** @description What the project uses of its quotas; in `GET /v1/projects/{projectId}` only. */
+                                usage?: {
+                                    /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
+                                    active_builds_unpacked_bytes: number;
+                                };
+                                /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
+                                quotas?: {
+                                    /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
+                                    active_builds_unpacked_bytes: number;
+                                };
                             };
                         };
                     };
@@ -386,6 +406,16 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 role?: "owner" | "member";
+                                /** @description What the project uses of its quotas; in `GET /v1/projects/{projectId}` only. */
+                                usage?: {
+                                    /** @description Bytes the project’s apps’ active builds unpack to (their modules and assets). */
+                                    active_builds_unpacked_bytes: number;
+                                };
+                                /** @description The project’s quotas; in `GET /v1/projects/{projectId}` only. */
+                                quotas?: {
+                                    /** @description The most the project’s apps’ active builds may unpack to together: a deploy or rollback past it is refused (409, or 413 for a build larger than the whole quota). */
+                                    active_builds_unpacked_bytes: number;
+                                };
                             };
                         };
                     };
@@ -2882,7 +2912,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -2990,7 +3020,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3132,7 +3162,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3351,7 +3381,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Follow an app’s logs live: each request, its console output and uncaught exceptions, from every runtime replica */
+        /**
+         * Follow an app’s logs live: each request, its console output and uncaught exceptions, from every runtime replica
+         * @description A user follows at most 8 log streams at once, with all their tokens and sessions (429 past that), and the API process 200 (503): by default; the server may set others.
+         */
         get: {
             parameters: {
                 query?: {
@@ -3431,6 +3464,15 @@ export interface paths {
                 };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4168,7 +4210,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain; 409 when this or another project holds it; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
+        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
         post: {
             parameters: {
                 query?: never;
@@ -7618,7 +7660,7 @@ export interface paths {
         put?: never;
         /**
          * Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build
-         * @description The body is validated in full before anything is stored (400 names the problem; 413 names the limit). The artifact is stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. At most 2 uploads of one user are read at once (429 past that) and 4 in all (503).
+         * @description The body is validated in full before anything is stored (400 names the problem; 413 names the limit; 409 or 413 names the figures when the project’s quota on unpacked builds would be passed). The artifact is stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. At most 2 uploads of one user are read at once (429 past that) and 8 in all (503), each within 120 s and at 16384 bytes/s or more on average (408 otherwise; by default: the server may set others).
          */
         post: {
             parameters: {
@@ -7693,6 +7735,15 @@ export interface paths {
                 };
                 /** @description No such resource. */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body arrived too slowly, or took too long; `detail` says which. The connection is closed. */
+                408: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -12,6 +12,9 @@ import { ApiError, CliError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printJson, printTable, println, success } from '../output.ts';
 import type { paths } from '../api/schema.ts';
 
+/** Reasons the runtime gives for not serving a build that waiting will not change soon (it retries the last three with backoff). */
+const NOT_SERVED = new Set(['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded']);
+
 type App = paths['/v1/projects/{projectId}/apps/{appId}']['get']['responses'][200]['content']['application/json']['app'];
 
 const KIND = { prebuilt: 'artifact', nextjs: 'Next.js build', worker: 'worker directory' } as const;
@@ -150,7 +153,7 @@ async function waitUntilServed(ctx: Context, projectId: string, appId: string, b
       // Another build active after ours was (or long after the deploy): someone else deployed or rolled back.
       const replaced = app.active_build_id !== buildId && (seenActive || Date.now() - started > CACHE_LAG_MS);
       if (replaced) throw new CliError(`${appId} now points at build ${app.active_build_id || '(none)'}: another deploy or rollback replaced ${buildId}`);
-      if ((app.status_reason === 'BuildFailed' || app.status_reason === 'BuildNotFound') && app.status_message?.includes(buildId)) {
+      if (NOT_SERVED.has(app.status_reason ?? '') && app.status_message?.includes(buildId)) {
         throw new CliError(`build ${buildId} is active but cannot be served: ${app.status_message}`);
       }
       if (Date.now() > deadline) {

@@ -13,6 +13,8 @@ const REASONS: Record<string, string> = {
   RollingOut: 'The runtime is switching to the active build; the previous one serves meanwhile.',
   BuildFailed: 'The runtime cannot load the active build (see the message); the previous build keeps serving. Deploy a fix or roll back.',
   BuildNotFound: 'The active build’s artifact is missing from storage; the runtime keeps retrying. Roll back or deploy again.',
+  InsufficientStorage: 'A runtime replica has no room on its disk for the active build; the previous build keeps serving and the runtime retries. Deploy a smaller build, or ask your platform team.',
+  QuotaExceeded: 'The project’s active builds unpack to more than its quota; the previous build keeps serving. Delete apps or deploy smaller builds.',
   RuntimeUnavailable: 'No runtime replica is running: ask your platform team.',
   NoBuild: 'Nothing deployed yet: run cw deploy.',
 };

@@ -5,7 +5,7 @@
 // and the conditions, reasons and Events it writes on the way.
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
@@ -27,6 +27,10 @@ import { silentLogger } from '../../controller-runtime/log.ts';
 import { projectDomainController } from './controller.ts';
 
 const RECHECK_MS = 400;
+/** A domain never delegated holds its name this long (as in production): the stale-claim test moves the clock past it. */
+const PENDING_CLAIM_MS = 7 * 24 * 3600 * 1000;
+/** How far the controller's clock is ahead of the apiserver's. */
+let clockSkewMs = 0;
 const conn = testConnection();
 const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
@@ -68,7 +72,14 @@ beforeAll(async () => {
     records: createInformer<DnsRecord>(conn, DNS_RECORDS, { labelSelector }),
     hostnames: createInformer<AppHostname>(conn, APP_HOSTNAMES, { labelSelector }),
   };
-  const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: 'runtime.apps.cw-ctl.test' }, recheckIntervalMs: RECHECK_MS });
+  const settings = testDnsSettings({
+    provider,
+    parentServer: parent.address,
+    runtimeTarget: { hostname: 'runtime.apps.cw-ctl.test' },
+    baseDomain: 'apps.cw-ctl.test',
+    recheckIntervalMs: RECHECK_MS,
+    pendingClaimMs: PENDING_CLAIM_MS,
+  });
 
   controller = projectDomainController({
     kube: conn,
@@ -78,6 +89,7 @@ beforeAll(async () => {
     registry: new Registry(),
     log: silentLogger,
     takenRecheckMs: 300,
+    now: () => new Date(Date.now() + clockSkewMs),
   });
   for (const i of Object.values(informers)) i.start();
   await controller.start();
@@ -96,8 +108,14 @@ afterAll(async () => {
 const newDomain = (prefix = 'ctl') => `${prefix}-${randomBytes(4).toString('hex')}.test`;
 const condition = (d: { status?: { conditions?: Parameters<typeof findCondition>[0] } } | undefined, type: string) => findCondition(d?.status?.conditions, type);
 
-async function apply(domain: string, options: { namespace?: string; name?: string } = {}): Promise<ProjectDomain> {
+async function apply(domain: string, options: { namespace?: string; name?: string; deleteAfterTest?: boolean } = {}): Promise<ProjectDomain> {
   const namespace = options.namespace ?? ns;
+  if (options.deleteAfterTest) {
+    // Domains that are looked at again and again (a name taken or refused) are gone before the next test.
+    onTestFinished(async () => {
+      for (const d of (await domainClient.list(namespace)).items.filter((o) => o.spec.domain === domain)) await domainClient.delete(namespace, d.metadata?.name ?? '').catch(() => {});
+    });
+  }
   return domainClient.create({
     apiVersion: API_VERSION,
     kind: 'ProjectDomain',
@@ -239,6 +257,48 @@ describe('what the controller refuses', () => {
     await domainClient.delete(other, first.metadata?.name ?? '');
     const freed = await until(live(second), (o) => !!o.status?.hostedZoneId, 'zone once the other is deleted');
     expect(condition(freed, 'ZoneReady')).toMatchObject({ status: 'True', reason: 'ZoneCreated' });
+  });
+
+  it("refuses the platform's base domain and names in it (ReservedDomain), whoever applies them", async () => {
+    for (const name of ['apps.cw-ctl.test', `${other}.apps.cw-ctl.test`]) {
+      const d = await apply(name, { deleteAfterTest: true });
+      const refused = await until(live(d), (o) => condition(o, 'Ready')?.reason === 'ReservedDomain', `${name} ReservedDomain`);
+      expect(condition(refused, 'Ready')?.message).toBe(`${name} cannot be a project domain: the platform serves apps under apps.cw-ctl.test.`);
+      expect(refused.status?.hostedZoneId).toBeUndefined();
+      expect([...provider.backend.zones.values()].filter((z) => z.domain === name)).toEqual([]);
+    }
+  });
+
+  it("refuses a name under another project's domain (UnderAnotherProject), and lets that project add it", async () => {
+    const domain = newDomain('parent');
+    const theirs = await apply(domain, { namespace: other, deleteAfterTest: true });
+    await until(live(theirs), (o) => !!o.status?.hostedZoneId, 'their zone');
+    const nested = await apply(`shop.${domain}`, { deleteAfterTest: true });
+    const refused = await until(live(nested), (o) => condition(o, 'Ready')?.reason === 'UnderAnotherProject', 'UnderAnotherProject');
+    expect(condition(refused, 'Ready')?.message).toBe(`shop.${domain} is under ${domain}, a domain of another project; only that project can add names under it.`);
+    expect(refused.status?.hostedZoneId).toBeUndefined();
+    const own = await apply(`shop.${domain}`, { namespace: other, deleteAfterTest: true });
+    await until(live(own), (o) => !!o.status?.hostedZoneId, 'zone for the owner of the parent');
+  });
+
+  it('lets a project that delegates a domain take it over from a holder that never did, once that claim is stale', async () => {
+    const domain = newDomain('squat');
+    const squatter = await apply(domain, { namespace: other, deleteAfterTest: true });
+    await until(live(squatter), (o) => !!o.status?.hostedZoneId, 'the squatter’s zone');
+    // Eight days on, as the controller sees it: the squatter never delegated, so its claim is stale.
+    clockSkewMs = PENDING_CLAIM_MS + 24 * 3600 * 1000;
+    onTestFinished(() => {
+      clockSkewMs = 0;
+    });
+    const owner = await apply(domain, { deleteAfterTest: true });
+    const challenging = await until(live(owner), (o) => !!o.status?.hostedZoneId && condition(o, 'Ready')?.reason === 'DomainTaken', 'a zone of its own to prove delegation with');
+    expect(condition(challenging, 'Ready')?.message).toContain(`delegate ${domain} to ${challenging.status?.nameservers?.join(', ')}`);
+    parent.delegate(domain, challenging.status?.nameservers ?? []);
+    const taken = await askDelegationCheck(domainClient, challenging);
+    expect(taken.status?.state).toBe('managed');
+    const lost = await until(live(squatter), (o) => condition(o, 'Ready')?.reason === 'DomainTaken' && !o.status?.hostedZoneId, 'the squatter lost the name and its zone');
+    expect(provider.backend.zones.get(squatter.status?.hostedZoneId ?? lost.metadata?.uid ?? '')).toBeUndefined();
+    expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
   });
 
   it('gives a name the API would refuse Ready=False InvalidDomain and no zone', async () => {

@@ -119,10 +119,10 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
         stuckSince.set(key, { uid: domain.metadata?.uid, generation: domain.metadata?.generation, at: now().getTime() });
         return { requeueAfter: STUCK_RETRY_MS };
       }
-      // Another project's domain going away enqueues only that one: look again after a while.
-      // Likewise a domain past the project's limit, once an older one goes.
+      // Another project's domain going away enqueues only that one: look again after a while. Likewise a domain
+      // past the project's limit, once an older one goes, and one under another project's domain.
       const reason = findCondition(pass.domain.status?.conditions, 'Ready')?.reason;
-      if (reason === R.DomainTaken || reason === R.TooManyDomains) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
+      if (reason === R.DomainTaken || reason === R.TooManyDomains || reason === R.UnderAnotherProject) return { requeueAfter: deps.takenRecheckMs ?? TAKEN_RECHECK_MS };
       const next = checkIn(pass.domain);
       return next === undefined ? undefined : { requeueAfter: Math.max(1000, next) };
     },

@@ -18,6 +18,7 @@ import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-record
 import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
+import { ancestorDomains, domainRefusal, type DomainRefusal } from '../../../src/platform/domains/domain-admission.ts';
 import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
 
@@ -67,15 +68,19 @@ export class DomainReconciler {
     const name = checkDomainName(domain.spec.domain);
     const { namespace = '', name: objectName = '', uid = '' } = domain.metadata ?? {};
     const valid = name.ok && name.domain === domain.spec.domain;
+    const refused = valid ? await this.#refusal(domain) : undefined;
     // Past the project's limit, a domain claims no name either: it must not block other projects for nothing.
-    const over = valid ? this.#overLimit(domain) : undefined;
-    if (over !== undefined) await this.#claims.release(domain.spec.domain, uid);
-    const claim = valid && over === undefined ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
+    const over = valid && !refused ? this.#overLimit(domain) : undefined;
+    if (refused || over !== undefined) await this.#claims.release(domain.spec.domain, uid);
+    let claim = valid && !refused && over === undefined ? await this.#claims.claim(domain.spec.domain, { namespace, name: objectName, uid }) : undefined;
+    const staleHolder = claim && !claim.held ? await this.#staleHolder(claim.holder) : undefined;
     if (!valid) {
       seen.invalid = { message: name.ok ? `${domain.spec.domain} is not in normal form; use ${name.domain}.` : name.message };
+    } else if (refused) {
+      seen.refused = refused;
     } else if (over !== undefined) {
       seen.overLimit = over;
-    } else if (claim && !claim.held) {
+    } else if (claim && !claim.held && !staleHolder) {
       seen.takenBy = claim.holder.namespace;
     } else {
       const zone = await this.#zone(domain);
@@ -88,6 +93,16 @@ export class DomainReconciler {
           delegation = await checkDelegation(domain.spec.domain, zone.nameservers, this.#settings.delegation);
           seen.delegation = delegation;
         }
+        if (claim && !claim.held && staleHolder) {
+          // The holder never proved its delegation and its claim went stale: delegated to this zone, the name is ours.
+          if (delegation?.delegated) claim = await this.#claims.takeOver(domain.spec.domain, staleHolder.uid, { namespace, name: objectName, uid });
+          if (!claim.held) {
+            seen.takenBy = claim.holder.namespace;
+            seen.stale = true;
+          }
+        }
+      }
+      if (seen.takenBy === undefined && !('failure' in zone)) {
         const managed = domainStatus(domain, seen, this.#now()).state === 'managed';
         // From the apiserver, in one read: the records the plan writes and the deleted ones it takes out are
         // the same moment's, so a record released below has left the zone (one deleted later waits for a pass).
@@ -114,6 +129,12 @@ export class DomainReconciler {
           await this.#writeRecordStatuses(domain, records, new Map(), f.failure.message);
         }
       }
+    }
+    // A zone this domain no longer may have (its name refused by a rule, or taken over by a project that proved
+    // its delegation) goes, with its records: the name is not this project's to answer for.
+    if ((seen.refused || (seen.takenBy && !seen.stale)) && domain.status?.hostedZoneId) {
+      await this.#deleteZone(domain, domain.status.hostedZoneId);
+      await this.releaseDeletedRecords(domain);
     }
     // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
     if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
@@ -150,6 +171,27 @@ export class DomainReconciler {
       if (!finalizers.includes(ZONE_FINALIZER)) return live;
       return this.#store.domainClient.patch(namespace, name, { metadata: { resourceVersion: live.metadata?.resourceVersion, finalizers: finalizers.filter((f) => f !== ZONE_FINALIZER) } });
     });
+  }
+
+  /** Why the project may not hold this domain at all (the rule the API applies too), from the DomainClaims of its ancestors. */
+  async #refusal(domain: ProjectDomain): Promise<DomainRefusal | undefined> {
+    const holders = new Map<string, string>();
+    for (const ancestor of ancestorDomains(domain.spec.domain)) {
+      const holder = await this.#claims.holderOf(ancestor);
+      if (holder) holders.set(ancestor, holder.namespace);
+    }
+    return domainRefusal(domain.spec.domain, domain.metadata?.namespace ?? '', { baseDomain: this.#settings.baseDomain, holderOf: (name) => holders.get(name) });
+  }
+
+  /**
+   * The holder of a name when its claim is stale: a domain never found delegated, created longer ago than
+   * `settings.pendingClaimMs`. Such a claim no longer keeps the name from a project that proves it controls it.
+   */
+  async #staleHolder(holder: { namespace: string; name: string; uid: string }): Promise<{ uid: string } | undefined> {
+    const live = await this.#store.domainClient.get(holder.namespace, holder.name);
+    if (!live || live.metadata?.uid !== holder.uid || live.status?.delegatedAt) return undefined;
+    const created = Date.parse(live.metadata?.creationTimestamp ?? '');
+    return this.#now().getTime() - created > this.#settings.pendingClaimMs ? { uid: holder.uid } : undefined;
   }
 
   /**

@@ -17,6 +17,10 @@ export const Reasons = {
   BuildNotFound: 'BuildNotFound',
   /** The artifact is invalid or workerd refuses to load it; the message says why. */
   BuildFailed: 'BuildFailed',
+  /** A runtime replica has no room for the build in its data directory (it retries). */
+  InsufficientStorage: 'InsufficientStorage',
+  /** The project's active builds would unpack to more than its quota on a runtime replica (it retries). */
+  QuotaExceeded: 'QuotaExceeded',
   /** No runtime replica is live and ready (none running, or every lease expired). */
   RuntimeUnavailable: 'RuntimeUnavailable',
 } as const;
@@ -38,13 +42,13 @@ const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
 
 /** What one replica's report means for the app's current generation. */
 interface Assessment {
-  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed;
+  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed | typeof Reasons.InsufficientStorage | typeof Reasons.QuotaExceeded;
   readonly message: string;
   readonly report: RuntimeAppReport | undefined;
 }
 
 // Lower is worse: with several replicas the app is as deployed as its least deployed replica.
-const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
+const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, QuotaExceeded: 1, InsufficientStorage: 1, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
 
 function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
   if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
@@ -54,6 +58,10 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
   const failure = report && (report.observedGeneration ?? -1) >= generation && report.failure?.buildId === buildId ? report.failure : undefined;
   if (failure?.reason === 'BuildFailed') return { reason: Reasons.BuildFailed, message: `Build ${buildId} cannot be served: ${failure.message}${keeps}`, report };
   if (failure?.reason === 'BuildNotFound') return { reason: Reasons.BuildNotFound, message: `The artifact of build ${buildId} is not in the object store.${keeps}`, report };
+  // The replica's message names the figures (bytes, limits), which stay the same while nothing changes.
+  if (failure?.reason === 'InsufficientStorage' || failure?.reason === 'QuotaExceeded') {
+    return { reason: Reasons[failure.reason], message: `${failure.message} The runtime tries again as room comes.${keeps}`, report };
+  }
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }

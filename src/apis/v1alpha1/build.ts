@@ -14,6 +14,16 @@ export const BuildSpec = Type.Object({
     ...immutable('digest'),
   }),
   size: Type.Integer({ minimum: 0, maximum: 1099511627776, format: 'int64', description: 'Size of the uploaded artifact in bytes.', ...immutable('size') }),
+  unpackedSize: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 1099511627776,
+      format: 'int64',
+      description:
+        'Bytes the build unpacks to (its modules and assets), as the API measured it on upload. What the project quota counts for this build; absent (a Build written by hand), its compressed size counts instead, and the runtime counts the real figure as it unpacks.',
+      ...immutable('unpackedSize'),
+    }),
+  ),
   objectKey: Type.String({ minLength: 1, maxLength: 1024, description: 'Where the artifact is stored in the object store bucket.', ...immutable('objectKey') }),
 });
 export type BuildSpec = Static<typeof BuildSpec>;
@@ -39,5 +49,6 @@ export const BuildKind: KindDescriptor<'Build', typeof BuildSpec, undefined> = {
     { name: 'App', type: 'string', jsonPath: '.spec.app', description: 'The app the build belongs to.' },
     { name: 'Build', type: 'string', jsonPath: '.spec.buildId', description: 'Build id.' },
     { name: 'Size', type: 'integer', jsonPath: '.spec.size', description: 'Artifact size in bytes.' },
+    { name: 'Unpacked', type: 'integer', jsonPath: '.spec.unpackedSize', description: 'Bytes the build unpacks to.' },
   ],
 };

@@ -55,6 +55,12 @@ export const ProjectDomainStatus = Type.Object({
   ),
   records: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'DnsRecords of the domain in the zone as specified.' })),
   deletedAt: Type.Optional(Timestamp({ description: 'When the domain was soft-deleted.' })),
+  delegatedAt: Type.Optional(
+    Timestamp({
+      description:
+        'When a delegation check first found the domain delegated to its zone. A domain never delegated holds its name only for a while (its claim goes stale: another project that proves delegation takes it over).',
+    }),
+  ),
 });
 export type ProjectDomainStatus = Static<typeof ProjectDomainStatus>;
 
@@ -96,6 +102,10 @@ export const ProjectDomainReasons = {
   ZoneDeletionFailed: 'ZoneDeletionFailed',
   InvalidDomain: 'InvalidDomain',
   DomainTaken: 'DomainTaken',
+  /** The platform's base domain, or a name in or above it: never a project domain. */
+  ReservedDomain: 'ReservedDomain',
+  /** Under a domain another project holds: only that project may add names under it. */
+  UnderAnotherProject: 'UnderAnotherProject',
   /** The project has as many domains as it may (older ones first): no zone is created for this one. */
   TooManyDomains: 'TooManyDomains',
   NotChecked: 'NotChecked',

@@ -29,6 +29,13 @@ export interface DnsSettings {
   readonly runtimeTarget: RuntimeTarget;
   /** How often the operator re-checks the delegation of managed domains; pending ones back off up to it. */
   readonly recheckIntervalMs: number;
+  /** The runtime's base domain: it and the names in or above it are never project domains. */
+  readonly baseDomain: string;
+  /**
+   * How long a domain never found delegated holds its name (CW_DNS_PENDING_CLAIM_DAYS, default 7): after that its
+   * claim is stale, and a project that delegates the domain to a zone of its own takes the name over.
+   */
+  readonly pendingClaimMs: number;
   /** How soon the operator first re-checks a domain pending delegation (see `nextPendingCheckIn`). */
   readonly pendingRecheckMinMs: number;
   /** Stops the provider's connections. */
@@ -83,6 +90,8 @@ export function dnsSettingsFromEnv(env: NodeJS.ProcessEnv, baseDomain: string): 
     timeoutMs,
     runtimeTarget: runtimeTargetFromEnv(env, baseDomain),
     recheckIntervalMs: recheckSeconds * 1000,
+    baseDomain,
+    pendingClaimMs: positive('CW_DNS_PENDING_CLAIM_DAYS', env.CW_DNS_PENDING_CLAIM_DAYS, 7) * 24 * 3600 * 1000,
     pendingRecheckMinMs: pendingSeconds * 1000,
     close: () => route53?.destroy(),
   };

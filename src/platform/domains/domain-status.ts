@@ -5,13 +5,21 @@ import { ProjectDomainReasons as R, type ProjectDomain, type ProjectDomainState,
 import { findCondition, formatTime, setCondition, type ConditionUpdate } from '../../conditions/index.ts';
 import type { DelegationResult } from '../../dns/delegation.ts';
 import { DnsProviderError, type DnsProviderErrorCode } from '../../dns/provider.ts';
+import type { DomainRefusal } from './domain-admission.ts';
 
 /** What a reconciliation saw; an absent part was not looked at this time and keeps its previous status. */
 export interface DomainObservation {
   /** The domain name itself was refused (a GitOps object): no zone is created. */
   readonly invalid?: { readonly message: string };
-  /** Another project holds the domain (it was added there first): no zone is created. */
+  /** The domain is one no project may hold, or one under another project's domain: no zone is created. */
+  readonly refused?: DomainRefusal;
+  /**
+   * Another project holds the domain (it was added there first): no zone is created, unless the holder never proved
+   * its delegation and its claim is stale (`stale`): then this domain gets a zone of its own and takes the name
+   * over once delegated to it.
+   */
   readonly takenBy?: string;
+  readonly stale?: boolean;
   /** The project already has this many domains, older than this one: no zone is created. */
   readonly overLimit?: number;
   readonly zone?: { readonly zoneId: string; readonly nameservers: readonly string[] } | ProviderFailure;
@@ -94,16 +102,19 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     set({ type: 'Ready', status: 'False', reason: R.ZoneDeletionFailed, message: why });
     return { ...status, conditions };
   }
-  if (seen.invalid || seen.takenBy || seen.overLimit !== undefined) {
-    const reason = seen.invalid ? R.InvalidDomain : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
+  if (seen.invalid || seen.refused || (seen.takenBy && !seen.stale) || seen.overLimit !== undefined) {
+    const reason = seen.invalid ? R.InvalidDomain : seen.refused ? seen.refused.reason : seen.takenBy ? R.DomainTaken : R.TooManyDomains;
     const message =
       seen.invalid?.message ??
+      seen.refused?.message ??
       (seen.takenBy
         ? `${name} is already a domain of another project; a domain can belong to one project only. It must be deleted there first.`
         : `The project has ${seen.overLimit} domains, the most it may have: no hosted zone is created for ${name}. Delete one; this one then gets its zone.`);
     set({ type: 'ZoneReady', status: 'False', reason, message });
     set({ type: 'Ready', status: 'False', reason, message });
-    return { ...status, state: 'pending_delegation', conditions };
+    // A zone it had (the name taken over, or refused by a rule since) was deleted with it.
+    const { hostedZoneId: _zone, nameservers: _nameservers, ...rest } = status;
+    return { ...rest, state: 'pending_delegation', conditions };
   }
 
   if (isFailure(seen.zone)) {
@@ -139,6 +150,7 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
     });
   }
   status.state = state;
+  if (state === 'managed') status.delegatedAt ??= formatTime(now);
 
   const r = seen.records;
   if (isFailure(r)) {
@@ -166,6 +178,9 @@ export function domainStatus(domain: ProjectDomain, seen: DomainObservation, now
   const records = find('RecordsApplied');
   if (zone?.status !== 'True') {
     set({ type: 'Ready', status: 'False', reason: zone?.reason ?? R.ZoneNotReady, message: zone?.message ?? `The hosted zone of ${name} is being created.` });
+  } else if (seen.takenBy && seen.stale) {
+    const message = `${name} is held by another project that never proved its delegation; delegate ${name} to ${status.nameservers?.join(', ') ?? 'this zone'} and run the delegation check to take it over.`;
+    set({ type: 'Ready', status: 'False', reason: R.DomainTaken, message });
   } else if (state !== 'managed') {
     set({ type: 'Ready', status: 'False', reason: R.PendingDelegation, message: delegated?.message ?? `${name} is not delegated to its zone yet.` });
   } else if (records && records.status !== 'True') {

@@ -72,6 +72,11 @@ export class DomainStore {
       .sort(byAge);
   }
 
+  /** Active domains still waiting for their delegation that `userId` added (by the API's annotation), in every project. */
+  pendingDomainsAddedBy(userId: string, annotation: string): ProjectDomain[] {
+    return this.caches.domains.list().filter((d) => live(d) && isActive(d) && d.status?.state !== 'managed' && d.metadata?.annotations?.[annotation] === userId);
+  }
+
   /** The project's active domain named `domain` (as typed: case and a trailing dot do not matter). @throws NotFoundError */
   domain(project: string, domain: string): ProjectDomain {
     const name = normalizeName(domain.trim());

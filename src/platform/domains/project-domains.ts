@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { CREATED_BY_API_ANNOTATION, DELEGATION_CHECK_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
 import { parseDomainName } from '../../dns/domain-name.ts';
-import { isInZone } from '../../dns/names.ts';
 import { BadRequestError, ConflictError, PublicError } from '../../errors.ts';
 import { isNotFound, waitForAnswer } from '../../kube/index.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
+import { domainRefusal, type DomainRefusal } from './domain-admission.ts';
 import type { DomainStore } from './domain-store.ts';
 import { providerFailureOf } from './domain-status.ts';
 import { domainView, type DomainView } from './views.ts';
@@ -30,6 +30,15 @@ export const MAX_DOMAINS_PER_PROJECT = 50;
  * loop would otherwise leave an object behind every round, for good.
  */
 export const MAX_DELETED_DOMAINS_KEPT = 20;
+
+/**
+ * Domains one person may have waiting for their delegation, across every project (each is a hosted zone, which
+ * the installation's provider account bounds: a person adding names they never delegate would use it up).
+ */
+export const MAX_PENDING_DOMAINS_PER_USER = 10;
+
+/** On ProjectDomains the API created: who added it (a user id), for the per-person bound on pending domains. */
+export const CREATED_BY_USER_ANNOTATION = 'cloudwright.dev/created-by-user';
 
 /**
  * Project domains for the REST routes. Each request writes intent on the ProjectDomain and waits (watching
@@ -68,15 +77,19 @@ export class ProjectDomains {
    * project holds it (the controller's DomainClaim decides a race). Answered once the zone exists; when the
    * provider fails the domain stays added (the controller retries) and the error says so.
    */
-  async create(project: string, input: string): Promise<DomainView> {
+  async create(project: string, input: string, userId?: string): Promise<DomainView> {
     const domain = parseDomainName(input);
-    const base = this.#baseDomain;
-    if (isInZone(domain, base) || isInZone(base, domain)) {
-      throw new BadRequestError(`${domain} cannot be a project domain: the platform serves apps under ${base}.`);
-    }
+    const refusal = domainRefusal(domain, project, { baseDomain: this.#baseDomain, holderOf: (name) => this.#store.holders(name)[0]?.metadata?.namespace });
+    if (refusal) throw refusalError(refusal);
     this.#refuseHeld(project, this.#store.holders(domain), domain);
     const held = this.#store.activeDomains(project).length;
     if (held >= MAX_DOMAINS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${held} domains, the most a project may have; delete one first.`);
+    if (userId !== undefined) {
+      const pending = this.#store.pendingDomainsAddedBy(userId, CREATED_BY_USER_ANNOTATION).length;
+      if (pending >= MAX_PENDING_DOMAINS_PER_USER) {
+        throw new ConflictError(`You have added ${pending} domains that are not delegated yet, the most a person may have waiting; delegate or delete one first.`);
+      }
+    }
     let created: ProjectDomain;
     try {
       created = await this.#store.domainClient.create({
@@ -84,7 +97,7 @@ export class ProjectDomains {
           name: `${domain.replaceAll('.', '-').slice(0, 50).replace(/-+$/, '')}-${randomBytes(3).toString('hex')}`,
           namespace: project,
           labels: { [PROJECT_LABEL]: project },
-          annotations: { [CREATED_BY_API_ANNOTATION]: 'true' },
+          annotations: { [CREATED_BY_API_ANNOTATION]: 'true', ...(userId !== undefined ? { [CREATED_BY_USER_ANNOTATION]: userId } : {}) },
         },
         spec: { domain, dnsMode: 'zone_delegated' },
       });
@@ -94,6 +107,11 @@ export class ProjectDomains {
     }
     const answered = await this.#answer(created, (d) => findCondition(d.status?.conditions, 'ZoneReady') !== undefined);
     const ready = findCondition(answered.status?.conditions, 'Ready');
+    if (ready?.reason === ProjectDomainReasons.ReservedDomain || ready?.reason === ProjectDomainReasons.UnderAnotherProject) {
+      // The controller, deciding from the claims, refused what the cache let through: this add does not stand.
+      await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
+      throw refusalError({ reason: ready.reason, message: ready.message ?? `${domain} cannot be a domain of this project.` });
+    }
     if (ready?.reason === ProjectDomainReasons.TooManyDomains) {
       // Adds racing past the count above: the controller, counting oldest first, keeps the limit; this one goes.
       await this.#store.domainClient.delete(project, created.metadata?.name ?? '', { preconditions: { uid: created.metadata?.uid } });
@@ -167,4 +185,9 @@ export class ProjectDomains {
     if (holder?.metadata?.namespace === project) throw new ConflictError(`${domain} is already a domain of project ${project}.`);
     throw new ConflictError(`${domain} is already a domain of another project; a domain can belong to one project only.`);
   }
+}
+
+/** A refused name as the API answers it: one no project may have is a bad request; one under another project's domain a conflict. */
+function refusalError(refusal: DomainRefusal): PublicError {
+  return refusal.reason === 'ReservedDomain' ? new BadRequestError(refusal.message) : new ConflictError(refusal.message);
 }

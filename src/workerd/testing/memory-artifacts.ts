@@ -10,10 +10,10 @@ export class MemoryArtifactSource implements ArtifactSource {
     return this;
   }
 
-  async fetch(ref: BuildRef): Promise<Uint8Array> {
+  async fetch(ref: BuildRef): Promise<Iterable<Uint8Array>> {
     this.fetches += 1;
     const artifact = this.builds.get(ref.buildId);
     if (!artifact) throw new Error(`no such build: ${ref.buildId}`);
-    return artifact;
+    return [artifact];
   }
 }

@@ -6,7 +6,15 @@ import type { DnsProvider } from '../../../dns/provider.ts';
 import type { DnsSettings } from '../dns-settings.ts';
 
 /** Settings on `provider` whose delegation checks and record look-ups ask `parentServer` (`host:port`). */
-export function testDnsSettings(options: { provider: DnsProvider; parentServer: string; runtimeTarget: RuntimeTarget; recheckIntervalMs?: number; pendingRecheckMinMs?: number }): DnsSettings {
+export function testDnsSettings(options: {
+  provider: DnsProvider;
+  parentServer: string;
+  runtimeTarget: RuntimeTarget;
+  recheckIntervalMs?: number;
+  pendingRecheckMinMs?: number;
+  baseDomain?: string;
+  pendingClaimMs?: number;
+}): DnsSettings {
   return {
     provider: options.provider,
     ownerId: 'cloudwright',
@@ -16,6 +24,8 @@ export function testDnsSettings(options: { provider: DnsProvider; parentServer: 
     runtimeTarget: options.runtimeTarget,
     recheckIntervalMs: options.recheckIntervalMs ?? 60 * 60 * 1000,
     pendingRecheckMinMs: options.pendingRecheckMinMs ?? 60 * 1000,
+    baseDomain: options.baseDomain ?? 'apps.cw.test',
+    pendingClaimMs: options.pendingClaimMs ?? 7 * 24 * 3600 * 1000,
     close: () => {},
   };
 }

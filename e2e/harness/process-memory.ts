@@ -1,0 +1,66 @@
+// Resident memory of the servers a test runs, read from /proc as the kernel counts it: what a pod's memory
+// limit is measured against.
+import { readFileSync } from 'node:fs';
+
+/** The process's resident set in bytes (VmRSS), or 0 once it has gone. */
+export function residentBytes(pid: number): number {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** `pid` and every process below it (cw-runtime's workerd processes, say). */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    const parent = tree[i]!;
+    let tasks: string[] = [];
+    try {
+      tasks = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    } catch {
+      continue;
+    }
+    tree.push(...tasks.map(Number));
+  }
+  return tree;
+}
+
+/** The resident bytes of `pid` and the processes below it, summed. */
+export function treeResidentBytes(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + residentBytes(p), 0);
+}
+
+/**
+ * Samples a process's (or process tree's) resident memory every few milliseconds until stopped, keeping the
+ * peak: a transient buffer of a few hundred megabytes shows although it is freed before the test looks.
+ */
+export class MemorySampler {
+  readonly baseline: number;
+  #peak: number;
+  readonly #timer: NodeJS.Timeout;
+  readonly #read: () => number;
+
+  constructor(read: () => number, everyMs = 20) {
+    this.#read = read;
+    this.baseline = read();
+    this.#peak = this.baseline;
+    this.#timer = setInterval(() => (this.#peak = Math.max(this.#peak, this.#read())), everyMs);
+  }
+
+  /** The highest reading so far. */
+  get peak(): number {
+    return Math.max(this.#peak, this.#read());
+  }
+
+  /** How far the peak rose above the first reading. */
+  get growth(): number {
+    return this.peak - this.baseline;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
