@@ -89,9 +89,13 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     } else {
       const minted = await secrets.ensure(db, identity.url);
       identity.tokenSecretName = minted.name;
-      if (minted.kind === 'conflict') {
-        await writeStatus(db, identity, { kind: 'secret-conflict', secret: minted.name });
-        // The Secret is not watched (token-secret.ts): look again whether it was removed.
+      if (minted.kind !== 'minted') {
+        await writeStatus(
+          db,
+          identity,
+          minted.kind === 'conflict' ? { kind: 'secret-conflict', secret: minted.name } : { kind: 'secret-forbidden', secret: minted.name, namespace: db.metadata?.namespace ?? '' },
+        );
+        // The Secret is not watched (token-secret.ts): look again whether it was removed, or the binding made.
         return { requeueAfter: usageRefreshMs };
       }
       tokens = [{ sha256: minted.sha256 }];

@@ -1,13 +1,13 @@
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import { DATABASE_LABEL, type Database } from '../../../src/apis/v1alpha1/database.ts';
-import { isAlreadyExists, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+import { isAlreadyExists, objectClient, SECRETS, statusCodeOf, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { databaseTokenSha256, generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
 
 /** A Secret holding a minted database token: `DATABASE_URL` and `DATABASE_TOKEN`, ready for `envFrom`. */
 export type TokenSecret = KubeObject & { type?: string; data?: Record<string, string> };
 
-/** What `ensure` found: the token's hash, or a Secret of that name that is someone else's. */
-export type MintedToken = { kind: 'minted'; name: string; sha256: string } | { kind: 'conflict'; name: string };
+/** What `ensure` found: the token's hash, a Secret of that name that is someone else's, or no right to Secrets there. */
+export type MintedToken = { kind: 'minted'; name: string; sha256: string } | { kind: 'conflict' | 'forbidden'; name: string };
 
 /**
  * The Secrets of Databases declared without `spec.tokens` (by `kubectl apply` or GitOps): the controller mints a
@@ -33,14 +33,21 @@ export class TokenSecrets {
   async ensure(db: Database, url: string): Promise<MintedToken> {
     const namespace = db.metadata?.namespace ?? '';
     const name = TokenSecrets.nameFor(db);
-    let secret = await this.#client.get(namespace, name);
-    if (!secret) {
-      try {
-        secret = await this.#client.create(this.#newSecret(db, name, url));
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
-        secret = await this.#client.get(namespace, name);
+    let secret: TokenSecret | undefined;
+    try {
+      secret = await this.#client.get(namespace, name);
+      if (!secret) {
+        try {
+          secret = await this.#client.create(this.#newSecret(db, name, url));
+        } catch (err) {
+          if (!isAlreadyExists(err)) throw err;
+          secret = await this.#client.get(namespace, name);
+        }
       }
+    } catch (err) {
+      // No binding in this namespace: the Project controller writes one into project namespaces only.
+      if (statusCodeOf(err) === 403) return { kind: 'forbidden', name };
+      throw err;
     }
     const owned = secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true);
     const token = secret?.data?.DATABASE_TOKEN;
