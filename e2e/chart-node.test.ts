@@ -273,6 +273,18 @@ describe('the chart on a real node', () => {
       60_000,
     );
     expect(db.status?.tokenSecretName).toBe('notes-database');
+    // Outside a project's namespace the operator has no Secret to write: the Database says so.
+    await objectClient<KubeObject & { spec: object }>(conn, DATABASES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { name: 'stray', namespace: 'default' }, spec: { displayName: 'stray' } },
+      { fieldManager: 'kubectl', force: true },
+    );
+    await eventually(
+      'the stray Database refused its Secret',
+      () => getJson<Database>('databases.cloudwright.dev', '-n', 'default', 'stray'),
+      (d) => d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && (c as { reason?: string }).reason === 'TokenSecretForbidden') === true,
+      60_000,
+    );
+    expect((await getJson<{ items: KubeObject[] }>('secrets', '-n', 'default')).items.map((s) => s.metadata?.name)).not.toContain('stray-database');
     expect((await getJson<{ data: Record<string, string> }>('secret', '-n', member.project, 'notes-database')).data.DATABASE_TOKEN).toBeTruthy();
   });
 
