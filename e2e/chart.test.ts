@@ -132,7 +132,7 @@ const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | '
   'cloudwright-api': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
   'cloudwright-operator': { livenessProbe: ['metrics', '/healthz'], readinessProbe: ['metrics', '/readyz'] },
   'cloudwright-runtime': { startupProbe: ['status', '/healthz'], livenessProbe: ['status', '/healthz'], readinessProbe: ['status', '/readyz'] },
-  'cloudwright-git': { livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
+  'cloudwright-git': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
   'cloudwright-db': { startupProbe: ['admin', '/healthz'], livenessProbe: ['admin', '/healthz'], readinessProbe: ['hrana', '/health'] },
 };
 /** The variable each process reads the port of a named container port from (cw-git's is in its ConfigMap). */
