@@ -31,6 +31,7 @@ import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
 import { databaseRoutes, type DatabaseServices } from './routes/databases.ts';
+import { gitTokenRoutes, type GitTokenServices } from './routes/git-tokens.ts';
 import { sessionRoutes } from './routes/session.ts';
 import { consoleRoutes } from './routes/console.ts';
 import { openIdRoutes } from './routes/session-openid.ts';
@@ -75,6 +76,8 @@ export interface PlatformDependencies {
   passwords?: PasswordStore;
   /** SQL databases; without them (no CW_DB_URL) those routes are not served. */
   databases?: DatabaseServices;
+  /** Projects' tokens for the repository service; without them those routes are not served. */
+  gitTokens?: GitTokenServices;
   /** Apps' live logs, read from the runtime replicas; absent: the route streams nothing (no replica). */
   appLogs?: AppLogSource;
 }
@@ -186,6 +189,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
       appDomainRoutes(app, deps.platform.dns);
     }
     if (deps.platform.databases) databaseRoutes(app, deps.platform.databases);
+    if (deps.platform.gitTokens) gitTokenRoutes(app, deps.platform.gitTokens, now);
   }
   await app.ready();
   return app;

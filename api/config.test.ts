@@ -22,6 +22,11 @@ describe('apiConfig', () => {
     });
   });
 
+  it('reads where users reach the repository service, without a trailing slash, and refuses what is no URL', () => {
+    expect(apiConfig({ CW_GIT_PUBLIC_URL: 'https://git.example.com/' }).gitPublicUrl).toBe('https://git.example.com');
+    expect(configFailure(() => apiConfig({ CW_GIT_PUBLIC_URL: 'git.example.com' }))).toMatch(/CW_GIT_PUBLIC_URL/);
+  });
+
   it("has today's defaults, frozen", () => {
     const config = apiConfig({});
     expect(config).toEqual({
@@ -68,8 +73,10 @@ describe('apiConfig', () => {
       CW_API_UPLOAD_MIN_RATE: '64Ki',
       CW_API_LOG_STREAMS: '50',
       CW_API_LOG_STREAMS_PER_USER: '3',
+      CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
     });
     expect(config).toEqual({
+      runtimeStatusToken: 's'.repeat(40),
       kubeconfig: '/k',
       host: '0.0.0.0',
       port: 9000,

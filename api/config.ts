@@ -5,6 +5,7 @@ import { isAddressOrRange } from '../src/address-range.ts';
 import { isHostname, isNamespace, PINO_LEVELS, type PinoLevel } from '../src/config/checks.ts';
 import { runtimeTargetEnv, type RuntimeTargetEnv } from '../src/config/dns-env.ts';
 import { ConfigError, configError, EnvReader, type Env } from '../src/config/env.ts';
+import { runtimeStatusToken } from '../src/config/status-token-env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
@@ -57,6 +58,10 @@ export interface ApiConfig {
   readonly logStreamLimits: LogStreamLimits;
   /** CW_DB_URL: cw-db's Hrana address as the API reaches it (the query route, and /readyz); absent: the database routes are not served. */
   readonly dbUrl?: string;
+  /** CW_GIT_PUBLIC_URL: the repository service (cw-git) as users reach it, named in git token answers; absent: they say null. */
+  readonly gitPublicUrl?: string;
+  /** CW_RUNTIME_STATUS_TOKEN: presented on cw-runtime's status port to read apps' logs; absent: the replicas give none. */
+  readonly runtimeStatusToken?: string;
 }
 
 /**
@@ -84,6 +89,8 @@ export function apiConfig(env: Env): ApiConfig {
   const runtimeTarget = runtimeTargetEnv(read);
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const dbUrl = read.url('CW_DB_URL');
+  const gitPublicUrl = read.url('CW_GIT_PUBLIC_URL')?.replace(/\/+$/, '');
+  const statusToken = runtimeStatusToken(read);
   const sessionPolicy = Object.freeze({
     idleTimeoutSeconds: read.integer('CW_API_SESSION_IDLE_MINUTES', 60, { min: 1, max: 10_080 }) * 60,
     maxAgeSeconds: read.integer('CW_API_SESSION_MAX_HOURS', 12, { min: 1, max: 720 }) * 3600,
@@ -120,6 +127,8 @@ export function apiConfig(env: Env): ApiConfig {
     runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),
     ...(dbUrl ? { dbUrl } : {}),
+    ...(gitPublicUrl ? { gitPublicUrl } : {}),
+    ...(statusToken ? { runtimeStatusToken: statusToken } : {}),
     projectUnpackedQuota,
     uploadLimits,
     logStreamLimits,

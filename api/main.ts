@@ -9,7 +9,9 @@ import { createDomainServices } from '../src/platform/domains/domain-services.ts
 import { runtimeTargetFromEnv } from '../src/platform/domains/runtime-target.ts';
 import { ProjectDirectory } from '../src/platform/projects.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../src/workerd/workerd-process.ts';
-import { DATABASES, PROJECTS, USERS } from '../src/platform/resources.ts';
+import { DATABASES, GIT_TOKENS, PROJECTS, USERS } from '../src/platform/resources.ts';
+import type { GitToken } from '../src/apis/v1alpha1/git-token.ts';
+import { GitTokenDirectory } from '../src/platform/git-tokens.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { DatabaseDirectory } from '../src/platform/databases/databases.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
@@ -59,6 +61,7 @@ export async function main(config: ApiConfig): Promise<void> {
   const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
   const databases = config.dbUrl ? { databases: new DatabaseDirectory(kube, informers.informer<Database>(DATABASES)), dbUrl: config.dbUrl } : undefined;
   if (!databases) process.stderr.write('cw-api: CW_DB_URL is not set: the database routes are not served\n');
+  const gitTokens = new GitTokenDirectory(kube, informers.informer<GitToken>(GIT_TOKENS), informers.informer<Project>(PROJECTS));
   const grants = new KubeDeviceGrantStore(kube, { namespace: config.systemNamespace });
   // cw-runtime's replicas report in the platform's namespace (POD_NAMESPACE): readiness counts them.
   const runtimeReplicas = runtimeReplicaView((resource, labelSelector) => informers.informer(resource, { namespace: config.podNamespace, labelSelector }));
@@ -93,7 +96,8 @@ export async function main(config: ApiConfig): Promise<void> {
         ...appServices,
         dns,
         ...(databases ? { databases } : {}),
-        appLogs: new AppLogSource(runtimeReplicas),
+        gitTokens: { gitTokens, ...(config.gitPublicUrl ? { gitUrl: config.gitPublicUrl } : {}) },
+        appLogs: new AppLogSource(runtimeReplicas, config.runtimeStatusToken),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },

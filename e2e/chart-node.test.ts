@@ -1,8 +1,11 @@
 // The chart on a real node: `helm install` of charts/cloudwright with the image `make image` built, on the
 // local node (e2e/harness/kube-node.ts), with MinIO and moto on the node's address where pods reach them.
 // Everything goes through Services as a user's would: an app created and deployed through the API's
-// Service and answered through the runtime's; then what a cluster admin does to an installation (scale,
-// lose the operator's leader, upgrade, uninstall) with the app answering throughout.
+// Service and answered through the runtime's; the chart's NetworkPolicies enforced (kube-router on the node):
+// a tenant's pod reaches neither the runtime's status port nor cw-db's admin port, which cw-api and
+// cw-operator reach, and an app's fetch of the platform by its in-cluster names is refused; then what a
+// cluster admin does to an installation (scale, lose the operator's leader, upgrade, uninstall) with the app
+// answering throughout.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +20,8 @@ import { DATABASES } from '../src/platform/resources.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, serviceAccount, type Access } from './harness/access-review.ts';
+import { EGRESS_PROBE_WORKER, errorReference, refusalReason, type ProbeAnswer } from './harness/egress-probe.ts';
+import { chartNetworkValues } from './harness/kube-node-config.ts';
 import { hostFootprint } from './harness/kube-node-host.ts';
 import { builtImage, startKubeNode, type KubeNode } from './harness/kube-node.ts';
 import { startMinio, type MinioServer } from './harness/minio.ts';
@@ -30,6 +35,7 @@ const NAMESPACE = 'cloudwright';
 const BASE_DOMAIN = 'apps.node.test';
 const IMAGE_USER = 10001;
 const BUCKETS = { artifacts: 'cloudwright', git: 'cloudwright-git', db: 'cloudwright-db' };
+const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 const WORKLOADS = ['deployment/cloudwright-api', 'deployment/cloudwright-operator', 'deployment/cloudwright-runtime', 'deployment/cloudwright-git', 'statefulset/cloudwright-db'];
 
 interface Pod extends KubeObject {
@@ -118,6 +124,40 @@ async function waitRolledOut(timeoutSeconds = 300): Promise<void> {
   for (const workload of WORKLOADS) await theNode().kubectl('rollout', 'status', '-n', NAMESPACE, workload, `--timeout=${timeoutSeconds}s`);
 }
 
+/** What a pod's `fetch` gets for each URL: the HTTP status, or the connection error's code. */
+const PROBE_SCRIPT = `const answers = [];
+for (const url of process.argv.slice(1)) {
+  try {
+    answers.push((await fetch(url, { signal: AbortSignal.timeout(5000), redirect: 'manual' })).status);
+  } catch (err) {
+    answers.push(err.cause?.code ?? err.name);
+  }
+}
+console.log(JSON.stringify(answers));`;
+
+/** Fetches `urls` from inside `target` (kubectl exec's pod or workload) in `namespace`, with the image's Node. */
+async function probeFrom(namespace: string, target: string, urls: string[]): Promise<(number | string)[]> {
+  const out = await theNode().kubectl('exec', '-n', namespace, target, '--', 'node', '--input-type=module', '-e', PROBE_SCRIPT, ...urls);
+  return JSON.parse(out) as (number | string)[];
+}
+
+/** A pod of the platform's image that does nothing, in `namespace`, as a tenant could run one; resolves with its name once Ready. */
+async function startTenantPod(namespace: string): Promise<string> {
+  const name = 'tenant-probe';
+  const restricted = { runAsNonRoot: true, runAsUser: IMAGE_USER, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  await objectClient<KubeObject>(loadKubeConnection(theNode().kubeconfig), PODS).apply(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace },
+      spec: { containers: [{ name: 'probe', image, imagePullPolicy: 'Never', command: ['sleep', 'infinity'], securityContext: restricted }], terminationGracePeriodSeconds: 0 },
+    } as KubeObject,
+    { fieldManager: 'chart-node-test', force: true },
+  );
+  await theNode().kubectl('wait', '-n', namespace, '--for=condition=Ready', `pod/${name}`, '--timeout=60s');
+  return name;
+}
+
 beforeAll(async () => {
   // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
@@ -143,6 +183,9 @@ beforeAll(async () => {
   await node.addVolume('cloudwright-db-local', '10Gi', IMAGE_USER);
 
   const [repository, tag] = image.split(':') as [string, string];
+  // The runtime's pods reach DNS and the bucket on the node's address, as `make kube-node` writes it too.
+  const policyValues = join(stateDir, 'network-policy.json');
+  writeFileSync(policyValues, JSON.stringify(chartNetworkValues(minio.endpoint)));
   const started = performance.now();
   await helm(
     'install',
@@ -152,6 +195,8 @@ beforeAll(async () => {
     NAMESPACE,
     '--wait',
     '--timeout=6m',
+    '--values',
+    policyValues,
     ...['image.repository', repository, 'image.tag', tag, 'image.pullPolicy', 'Never'].flatMap(pairs),
     ...['api.publicUrl', 'https://api.node.test', 'runtime.baseDomain', BASE_DOMAIN, 'runtime.publicScheme', 'http'].flatMap(pairs),
     ...['objectStore.endpoint', minio.endpoint, 'objectStore.bucket', BUCKETS.artifacts, 'objectStore.credentialsSecret', 'cloudwright-s3'].flatMap(pairs),
@@ -288,6 +333,84 @@ describe('the chart on a real node', () => {
     expect((await getJson<{ data: Record<string, string> }>('secret', '-n', member.project, 'notes-database')).data.DATABASE_TOKEN).toBeTruthy();
   });
 
+  it(
+    "enforces the NetworkPolicies: a tenant's pod reaches the runtime's entry point and cw-db's SQL port, but not the runtime's status port or cw-db's admin port, which cw-api and cw-operator reach",
+    { timeout: 120_000 },
+    async () => {
+      const [runtime] = await pods('app.kubernetes.io/component=runtime');
+      const [db] = await pods('app.kubernetes.io/component=database');
+      const entry = `http://${runtime?.status.podIP}:8080/`;
+      const status = `http://${runtime?.status.podIP}:8081/healthz`;
+      const sql = `http://${db?.status.podIP}:8080/health`;
+      const admin = `http://${db?.status.podIP}:8081/healthz`;
+      // A pod in the tenant's own namespace: anything a project's member could run with kubectl.
+      const tenant = await startTenantPod(member.project);
+      // The allowed callers get through (once kube-router has their pods' addresses: it works from watches)…
+      await eventually(
+        'cw-api reaches the status port (its app routes asking for the token)',
+        () => probeFrom(NAMESPACE, 'deploy/cloudwright-api', [status, `http://${runtime?.status.podIP}:8081/apps`]),
+        (answers) => answers[0] === 200 && answers[1] === 401,
+      );
+      await eventually(
+        "cw-operator reaches cw-db's admin port",
+        () => probeFrom(NAMESPACE, 'deploy/cloudwright-operator', [admin]),
+        (answers) => answers[0] === 200,
+      );
+      // …others reach the open ports, and are refused on the guarded ones: a tenant's pod, and a platform pod
+      // (cw-git) that has no business there either.
+      expect(await probeFrom(member.project, `pod/${tenant}`, [entry, sql, status, admin])).toEqual([404, 200, 'ECONNREFUSED', 'ECONNREFUSED']);
+      expect(await probeFrom(NAMESPACE, 'deploy/cloudwright-git', [status, admin])).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+    },
+  );
+
+  it("refuses an app's fetch of the platform by its in-cluster names and addresses, even where the runtime's own egress is allowed", { timeout: 120_000 }, async () => {
+    expect((await callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'egress' })).status).toBe(201);
+    const deploy = await callApi('POST', `/v1/projects/${member.project}/apps/egress/deployments`, packWorker(EGRESS_PROBE_WORKER));
+    expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+    const runtimeService = await serviceUrl('cloudwright-runtime');
+    const host = `egress.${member.project}.${BASE_DOMAIN}`;
+    await eventually(
+      'the probe app answers',
+      () => get(runtimeService, host),
+      (r) => r.body === 'probe ok',
+      60_000,
+    );
+    const [runtime] = await pods('app.kubernetes.io/component=runtime');
+    const minioPort = new URL(minio.endpoint).port;
+    // CoreDNS answers <a-b-c-d>.<namespace>.pod.cluster.local with that address: a name for any address.
+    const podName = (address: string) => `${address.replaceAll('.', '-')}.default.pod.cluster.local`;
+    const runtimeIp = runtime?.status.podIP ?? '';
+    const urls = [
+      'https://kubernetes.default.svc/version',
+      'https://10.96.0.1/version',
+      `http://cloudwright-db-admin.${NAMESPACE}.svc/healthz`,
+      `${await serviceUrl('cloudwright-db-admin')}/healthz`,
+      `http://${podName(node!.address)}:${minioPort}/minio/health/live`,
+      `${minio.endpoint}/minio/health/live`,
+      `http://${podName(runtimeIp)}:8081/apps`,
+      `http://${runtimeIp}:8081/apps`,
+      `http://${podName('169.254.169.254')}/latest/meta-data/`,
+      'http://169.254.169.254/latest/meta-data/',
+    ];
+    const references = new Map<string, string>();
+    for (const url of urls) {
+      const res = await get(`${runtimeService}/?url=${encodeURIComponent(url)}`, host);
+      const answer = JSON.parse(res.body) as ProbeAnswer;
+      expect([url, answer.reached], res.body).toEqual([url, false]);
+      references.set(url, errorReference(answer) ?? '');
+    }
+    // The reasons, from the logs of whichever replica served each probe.
+    const reasons = await eventually(
+      "workerd's reasons in the runtime replicas' logs",
+      async () => {
+        const logs = await theNode().kubectl('logs', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=runtime', '--tail=-1', '--max-log-requests=10');
+        return [...references].map(([url, reference]) => [url, refusalReason(logs, reference)] as const);
+      },
+      (found) => found.every(([, reason]) => reason !== undefined),
+    );
+    for (const [url, reason] of reasons) expect(reason, url).toMatch(/^connecting to .* is not allowed$/);
+  });
+
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {
     const runtime = await serviceUrl('cloudwright-runtime');
     const answers: number[] = [];
@@ -366,7 +489,7 @@ describe('the chart on a real node', () => {
 
   it('leaves only the CRDs and the data (the webhook namespace among it) after helm uninstall', { timeout: 240_000 }, async () => {
     await helm('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout=3m');
-    const kinds = 'deployments,statefulsets,services,configmaps,serviceaccounts,roles,rolebindings,poddisruptionbudgets,clusterroles,clusterrolebindings';
+    const kinds = 'deployments,statefulsets,services,configmaps,secrets,serviceaccounts,roles,rolebindings,poddisruptionbudgets,networkpolicies,clusterroles,clusterrolebindings';
     const left = await getJson<{ items: KubeObject[] }>(kinds, '--all-namespaces', '-l', 'app.kubernetes.io/part-of=cloudwright');
     expect(left.items.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([]);
     await eventually(

@@ -30,6 +30,7 @@ import { projectResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { operatorRoleBinding, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../src/workerd/testing/http.ts';
+import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, person, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
@@ -58,6 +59,7 @@ const KINDS: Record<string, ResourceRef> = {
   Role: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles', kind: 'Role', namespaced: true },
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
+  NetworkPolicy: { group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true },
   ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
   ValidatingAdmissionPolicy: { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false },
@@ -118,6 +120,19 @@ interface Workload extends KubeObject {
     volumeClaimTemplates?: { metadata: { name: string } }[];
   };
 }
+interface PolicyPeer {
+  podSelector?: { matchLabels?: Record<string, string> };
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface PolicyRule {
+  from?: PolicyPeer[];
+  to?: PolicyPeer[];
+  ports?: { protocol?: string; port?: number }[];
+}
+interface NetworkPolicy extends KubeObject {
+  spec: { podSelector: { matchLabels: Record<string, string> }; policyTypes: string[]; ingress?: PolicyRule[]; egress?: PolicyRule[] };
+}
 interface DisruptionBudget extends KubeObject {
   spec: { maxUnavailable?: number | string; minAvailable?: number | string; selector: { matchLabels: Record<string, string> } };
 }
@@ -130,7 +145,7 @@ interface DisruptionBudget extends KubeObject {
  */
 const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | 'readinessProbe', [string, string]>>> = {
   'cloudwright-api': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
-  'cloudwright-operator': { livenessProbe: ['metrics', '/healthz'], readinessProbe: ['metrics', '/readyz'] },
+  'cloudwright-operator': { startupProbe: ['metrics', '/healthz'], livenessProbe: ['metrics', '/healthz'], readinessProbe: ['metrics', '/readyz'] },
   'cloudwright-runtime': { startupProbe: ['status', '/healthz'], livenessProbe: ['status', '/healthz'], readinessProbe: ['status', '/readyz'] },
   'cloudwright-git': { startupProbe: ['http', '/healthz'], livenessProbe: ['http', '/healthz'], readinessProbe: ['http', '/readyz'] },
   'cloudwright-db': { startupProbe: ['admin', '/healthz'], livenessProbe: ['admin', '/healthz'], readinessProbe: ['hrana', '/health'] },
@@ -178,6 +193,13 @@ afterAll(async () => {
   if (releaseNamespace) await objectClient(conn, NAMESPACES).delete('', releaseNamespace);
   for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 });
+
+/** The test apiserver's URL, as the kubeconfig names it. */
+function apiServerUrl(): string {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  return config.getCurrentCluster()?.server ?? '';
+}
 
 /** `helm template` of the chart into `namespace` with `values` (strings as strings, the rest as YAML); rejects with helm's message. */
 async function helmTemplate(namespace: string, values: Record<string, string | number | boolean>): Promise<string> {
@@ -261,7 +283,7 @@ async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: st
   return file;
 }
 
-/** The environment the kubelet would give `container` of pod `pod`: values, field refs and `envFrom` Secrets. */
+/** The environment the kubelet would give `container` of pod `pod`: values, field refs, Secret keys and `envFrom` Secrets. */
 async function podEnv(container: Container, pod: { name: string; uid: string }, serviceAccountName: string): Promise<Record<string, string>> {
   const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS);
   const env: Record<string, string> = {};
@@ -273,8 +295,13 @@ async function podEnv(container: Container, pod: { name: string; uid: string }, 
   }
   for (const variable of container.env ?? []) {
     const field = variable.valueFrom?.fieldRef?.fieldPath;
+    const secretKey = variable.valueFrom?.secretKeyRef;
     if (variable.value !== undefined) env[variable.name] = variable.value;
-    else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
+    else if (secretKey) {
+      const value = (await secrets.get(releaseNamespace, secretKey.name))?.data?.[secretKey.key];
+      if (value === undefined) throw new Error(`${container.name}: Secret ${secretKey.name} has no key ${secretKey.key}`);
+      env[variable.name] = Buffer.from(value, 'base64').toString();
+    } else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
     else if (field === 'metadata.name') env[variable.name] = pod.name;
     else if (field === 'metadata.uid') env[variable.name] = pod.uid;
     else if (field === 'spec.serviceAccountName') env[variable.name] = serviceAccountName;
@@ -333,6 +360,9 @@ beforeAll(async () => {
     'api.trustProxy': '127.0.0.1\\,10.0.0.0/8',
     'git.enabled': false,
     'database.enabled': false,
+    // Where the runtime's pods reach the apiserver (helm template cannot look it up): this test's.
+    'networkPolicy.runtime.apiServer[0].cidr': '127.0.0.1/32',
+    'networkPolicy.runtime.apiServer[0].port': Number(new URL(apiServerUrl()).port),
   };
   rendered = parseRender(await helmTemplate(releaseNamespace, releaseValues));
   complete = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'git.enabled': true, 'database.enabled': true, 'database.publicUrl': 'https://db.chart.test' }));
@@ -441,6 +471,15 @@ describe('the Helm chart', () => {
       POD_UID: 'metadata.uid',
       POD_NAMESPACE: 'metadata.namespace',
     });
+    // The bounds on apps' code (the pod below runs with them); the shard count defaults to the node's cores.
+    expect(Object.fromEntries(env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]))).toMatchObject({
+      CW_RUNTIME_CPU_LIMIT: '500ms',
+      CW_RUNTIME_ISOLATE_HEAP_MB: '128',
+      CW_RUNTIME_SHARD_MEMORY_MB: '1536',
+      CW_RUNTIME_QUARANTINE: '60s',
+      CW_RUNTIME_QUARANTINE_MAX: '1h',
+    });
+    expect(env.map((e) => e.name)).not.toContain('CW_RUNTIME_SHARDS');
     for (const name of ['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']) {
       expect(
         containerOf('Deployment', name).env?.map((e) => e.name),
@@ -484,6 +523,9 @@ describe('the Helm chart', () => {
     ['api', 'list', 'coordination.k8s.io', 'leases', 'other', false],
     // The API writes intent, never a status or a name claim: each has one writer, a controller.
     ['api', 'create', 'cloudwright.dev', 'projectdomains', 'other', true],
+    // Git tokens: the API writes them (and revokes them: a patch), in the project's namespace.
+    ['api', 'create', 'cloudwright.dev', 'gittokens', 'other', true],
+    ['api', 'patch', 'cloudwright.dev', 'gittokens', 'other', true],
     ['api', 'update', 'cloudwright.dev', 'projectdomains/status', 'other', false],
     ['api', 'update', 'cloudwright.dev', 'apphostnames/status', 'other', false],
     ['api', 'create', 'cloudwright.dev', 'domainclaims', 'other', false],
@@ -699,10 +741,99 @@ describe('the Helm chart', () => {
     expect(find<DisruptionBudget>('PodDisruptionBudget', 'cloudwright-runtime', tuned).spec.maxUnavailable).toBeUndefined();
   });
 
+  it("lets only cw-api's pods reach the runtime's status port and only cw-operator's cw-db's admin port; other ports are open", async () => {
+    const labels = new Map(workloadsOf(complete).map((w) => [w.metadata?.name ?? '', w.spec.template.metadata?.labels ?? {}]));
+    const selects = (selector: Record<string, string> | undefined, of: Record<string, string>) => Object.entries(selector ?? {}).every(([key, value]) => of[key] === value);
+    /** The workloads whose pods `rule` lets in (peers in the release namespace: podSelector only). */
+    const admitted = (rule: PolicyRule) =>
+      [...labels].filter(([, of]) => rule.from?.some((peer) => !peer.namespaceSelector && !peer.ipBlock && selects(peer.podSelector?.matchLabels, of))).map(([name]) => name);
+    const expectations: [string, string, number, number][] = [
+      ['cloudwright-runtime', 'cloudwright-api', 8081, 8080],
+      ['cloudwright-db', 'cloudwright-operator', 8081, 8080],
+    ];
+    for (const [workload, only, guarded, open] of expectations) {
+      const policy = find<NetworkPolicy>('NetworkPolicy', workload, complete);
+      // It selects the workload's pods, and no other workload's.
+      expect([...labels].filter(([, of]) => selects(policy.spec.podSelector.matchLabels, of)).map(([name]) => name)).toEqual([workload]);
+      expect(policy.spec.policyTypes).toContain('Ingress');
+      const rules = policy.spec.ingress ?? [];
+      expect(rules.map((rule) => rule.ports?.map((p) => p.port))).toEqual([[open], [guarded]]);
+      // The open port: from anywhere (no `from`). The guarded one: one workload's pods, in the release namespace.
+      expect(rules[0]?.from).toBeUndefined();
+      expect(admitted(rules[1]!)).toEqual([only]);
+      expect(rules[1]?.from).toHaveLength(1);
+    }
+    // Only what the values add (a Prometheus, say) joins cw-api.
+    const prometheus = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', rendered).spec.ingress?.[1]?.from).toHaveLength(1);
+    const yaml = await helmTemplate(releaseNamespace, { ...releaseValues, 'networkPolicy.runtime.statusFrom[0].namespaceSelector.matchLabels.kubernetes\\.io/metadata\\.name': 'monitoring' });
+    expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', parseRender(yaml)).spec.ingress?.[1]?.from?.[1]).toEqual(prometheus);
+  });
+
+  it("lets the runtime's pods, where tenants' code runs, reach the apiserver, cluster DNS and public addresses only", async () => {
+    const egress = find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.egress ?? [];
+    expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(egress[0]).toEqual({ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port: Number(new URL(apiServerUrl()).port) }] });
+    expect(egress[1]).toEqual({
+      to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+    const [v4, v6] = egress[2]?.to ?? [];
+    expect(egress[2]?.ports).toBeUndefined();
+    expect(v4?.ipBlock?.cidr).toBe('0.0.0.0/0');
+    // The cluster's ranges, the node's own and the cloud metadata service are not "public".
+    expect(v4?.ipBlock?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '127.0.0.0/8', '0.0.0.0/8']));
+    expect(v6?.ipBlock).toEqual({ cidr: '::/0', except: expect.arrayContaining(['fc00::/7', 'fe80::/10', '::/127']) });
+    expect(egress).toHaveLength(3);
+    // No apps' internet: none of that rule; a private bucket: a rule of the admin's, appended.
+    const closed = parseRender(
+      await helmTemplate(releaseNamespace, {
+        ...releaseValues,
+        'networkPolicy.runtime.internet': false,
+        'networkPolicy.runtime.extraEgress[0].to[0].ipBlock.cidr': '10.0.5.7/32',
+        'networkPolicy.runtime.extraEgress[0].ports[0].port': 9000,
+      }),
+    );
+    expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', closed).spec.egress?.slice(2)).toEqual([{ to: [{ ipBlock: { cidr: '10.0.5.7/32' } }], ports: [{ port: 9000 }] }]);
+    // Off: no policy at all.
+    const off = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'networkPolicy.enabled': false }));
+    expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+  });
+
+  it('gives cw-runtime and cw-api one status token from a Secret the chart makes (or the one named), never in plain text', async () => {
+    const secret = find<KubeObject & { data: { token: string } }>('Secret', 'cloudwright-runtime-status');
+    expect(Buffer.from(secret.data.token, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
+    for (const name of ['cloudwright-runtime', 'cloudwright-api']) {
+      expect(
+        containerOf('Deployment', name).env?.find((e) => e.name === 'CW_RUNTIME_STATUS_TOKEN'),
+        name,
+      ).toEqual({
+        name: 'CW_RUNTIME_STATUS_TOKEN',
+        valueFrom: { secretKeyRef: { name: 'cloudwright-runtime-status', key: 'token' } },
+      });
+    }
+    expect(containerOf('Deployment', 'cloudwright-operator').env?.map((e) => e.name)).not.toContain('CW_RUNTIME_STATUS_TOKEN');
+    const own = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'runtime.statusTokenSecret': 'my-status-token' }));
+    expect(own.filter((o) => o.kind === 'Secret')).toEqual([]);
+    expect(find<Workload>('Deployment', 'cloudwright-api', own).spec.template.spec.containers[0]?.env?.find((e) => e.name === 'CW_RUNTIME_STATUS_TOKEN')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'my-status-token',
+      key: 'token',
+    });
+    // The running replica answers its app routes to the token's holder only.
+    const status = livePorts.get('cloudwright-runtime')?.status ?? '';
+    expect((await fetch(`${status}/apps`)).status).toBe(401);
+    const token = Buffer.from((await objectClient<KubeObject & { data: { token: string } }>(conn, SECRETS).get(releaseNamespace, 'cloudwright-runtime-status'))!.data.token, 'base64').toString();
+    expect((await fetch(`${status}/apps`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+  });
+
   it.each([
     [{ 'api.publicUrl': 'https://api.chart.test', 'dns.provider': 'memory' }, 'dns.provider must be route53 in a cluster, not "memory"'],
     [{}, 'api.publicUrl is required'],
     [{ 'api.publicUrl': 'https://api.chart.test' }, 'database.publicUrl is required with database.enabled'],
+    [{ 'api.publicUrl': 'https://api.chart.test', 'database.enabled': false }, 'networkPolicy.runtime.apiServer is required when the chart is rendered without a cluster'],
   ])('refuses to render %j: %s', async (values, message) => {
     const failure = await helmTemplate(releaseNamespace, values).catch((err: unknown) => err);
     expect(String((failure as { stderr?: string }).stderr)).toContain(message);
@@ -720,6 +851,12 @@ describe('the Helm chart', () => {
       (r) => r.status === 200 && r.body === 'installed by the chart',
     );
     const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    // The API follows the app's logs on the replica's status port with the Secret's token.
+    const logs = await EventStream.open(`${apiUrl}${project}/apps/hello/logs?recent=0`, { headers: { authorization: `Bearer ${member.token}` } });
+    expect(await logs.next({ events: true })).toEqual({ event: 'live', data: { replicas: 1 } });
+    expect((await send(runtimePort, host, '/logged')).status).toBe(200);
+    expect(await logs.next({ events: true })).toMatchObject({ event: 'log', data: { request: { url: `http://${host}/logged` } } });
+    logs.close();
     await eventually(
       'RuntimeApp Ready (the operator asked the runtime)',
       () => apps.get(member.project, 'hello'),

@@ -128,4 +128,23 @@ describe('KubeRepositoryDirectory', { timeout: 30_000 }, () => {
     expect((await client.list(other)).items).toEqual([]);
     await expect(directory.delete(repo)).rejects.toBeInstanceOf(RepoNotFoundError);
   });
+
+  it('puts a project’s repository in the project’s namespace, and deletes it only from there when the project asks', async () => {
+    const elsewhere = await createTestNamespace(conn, 'cwgitns'); // cw-git's own namespace: nothing is made there
+    const directory = new KubeRepositoryDirectory({ kube: conn, namespace: elsewhere, timeoutMs: 20_000 });
+    const repo = parseRepoPath(newRepoName());
+    await directory.create(repo, { namespace });
+    const made = (await client.list(namespace)).items.filter((r) => r.spec.owner === repo.owner && r.spec.name === repo.name);
+    expect(made).toHaveLength(1);
+    expect((await client.list(elsewhere)).items).toEqual([]);
+    expect((await repos.readHead(repo.full)).repoId).toBe(made[0]?.status?.repoId);
+    // Another project's token finds nothing of it to delete; its own project's does, and so does an unrestricted one.
+    await expect(directory.delete(repo, { namespace: elsewhere })).rejects.toBeInstanceOf(RepoNotFoundError);
+    await directory.delete(repo, { namespace });
+    await expect(repos.readHead(repo.full)).rejects.toBeInstanceOf(RepoNotFoundError);
+    const again = parseRepoPath(newRepoName());
+    await directory.create(again, { namespace });
+    await directory.delete(again);
+    expect((await client.list(namespace)).items.filter((r) => r.spec.owner === again.owner && r.spec.name === again.name)).toEqual([]);
+  });
 });

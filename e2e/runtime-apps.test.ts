@@ -13,6 +13,7 @@ import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { createTestNamespace } from './harness/namespace.ts';
+import { STATUS_AUTH } from './harness/runtime-status-token.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, PUBLIC_PORT, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
@@ -94,7 +95,7 @@ describe('runtime apps applied as custom resources', () => {
     expect(condition(ready, 'Deployed')).toMatchObject({ status: 'True', reason: 'Serving', message: `Build ${v1} is served.` });
     expect(ready?.status).toMatchObject({ servingBuildId: v1, hosts: [host, www], url: `http://${host}:${PUBLIC_PORT}` });
     for (const runtime of runtimes) {
-      const res = await fetch(`${runtime.statusUrl}/apps/${namespace}/hello`);
+      const res = await fetch(`${runtime.statusUrl}/apps/${namespace}/hello`, STATUS_AUTH);
       expect(await res.json()).toMatchObject({ servingBuildId: v1, hosts: [host, www], servedGeneration: ready?.metadata?.generation });
     }
 
@@ -130,7 +131,7 @@ describe('runtime apps applied as custom resources', () => {
     for (const runtime of runtimes) {
       await eventually(
         'status 404',
-        () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`).then((r) => r.status),
+        () => fetch(`${runtime.statusUrl}/apps/${namespace}/hello`, STATUS_AUTH).then((r) => r.status),
         (s) => s === 404,
       );
     }

@@ -12,6 +12,7 @@ import { RepoStore } from '../src/repo-store/index.ts';
 import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
 import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
 import { buildGitServer, type GitServerLimits } from './app.ts';
+import { ProjectTokens } from './auth/project-tokens.ts';
 import { CacheEvictor } from './cache-evictor.ts';
 import { createObjectStore, type GitServiceConfig } from './config/index.ts';
 import { DrainState } from './drain.ts';
@@ -36,6 +37,8 @@ export interface StartOptions {
   /** Tests: how late the event loop must run to count a stall (default 1 s), and smaller limits. */
   readonly runtimeStallThresholdMs?: number;
   readonly limits?: Partial<GitServerLimits>;
+  /** Tests: the clock tokens are checked against (ms since the epoch). */
+  readonly now?: () => number;
 }
 
 export async function startService(config: GitServiceConfig, options: StartOptions = {}): Promise<RunningService> {
@@ -52,13 +55,18 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
   const events = await eventsRole({ config, repos, objects, registry });
+  const projectTokens = await projectTokenSource(config);
   const app = await buildGitServer(
     {
       repos,
       objects,
       cache,
       directory: await repositoryDirectory(config, repos),
-      auth: config.auth,
+      auth: {
+        ...config.auth,
+        ...(projectTokens ? { projectTokens: new ProjectTokens(projectTokens.source) } : {}),
+        ...(options.now ? { now: options.now } : {}),
+      },
       metrics: new ServiceMetrics(registry),
       drain,
       serve: config.server.roles.includes('serve'),
@@ -82,6 +90,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
     log: app.log,
   });
   evictor.start();
+  projectTokens?.start(app.log);
   maintenance.start(app.log);
   events.start(app.log);
   const stalls = new RuntimeStallMonitor({ registry, log: app.log, ...(options.runtimeStallThresholdMs ? { thresholdMs: options.runtimeStallThresholdMs } : {}) });
@@ -109,6 +118,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       app.server.closeAllConnections();
       await closed;
       stalls.stop();
+      projectTokens?.source.stop();
     })());
   return { app, url, stop };
 }
@@ -126,6 +136,22 @@ export async function serve(config: GitServiceConfig): Promise<void> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+/** The platform's GitTokens and Projects, watched when `kubernetes.project_tokens` is on. */
+async function projectTokenSource(config: GitServiceConfig) {
+  if (!config.kubernetes.projectTokens) return undefined;
+  // Loaded only when configured, as the directory below.
+  const [{ KubeProjectTokenSource }, { loadKubeConnection }] = await Promise.all([import('./auth/kube-project-token-source.ts'), import('../src/kube/index.ts')]);
+  let log: { warn(obj: object, msg: string): void } | undefined;
+  const source = new KubeProjectTokenSource(loadKubeConnection(config.environment.kubeconfig), (err) => log?.warn({ err }, 'watch of git tokens or projects failed; retrying'));
+  return {
+    source,
+    start(logger: { warn(obj: object, msg: string): void }) {
+      log = logger;
+      source.start();
+    },
+  };
 }
 
 async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): Promise<RepositoryDirectory> {

@@ -13,6 +13,7 @@ import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
 import type { ResourceQuota } from '../src/platform/project-quota.ts';
+import { projectOfNamespace } from '../src/platform/project-namespace.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
@@ -96,6 +97,8 @@ export async function main(config: OperatorConfig): Promise<void> {
       repositoryController({
         ...common,
         store: git.store,
+        // A project's namespace holds only its own repositories ({project}/…), whatever its tenants apply there.
+        projectOfNamespace: projectOfNamespace(manager.informer<KubeObject>(NAMESPACES, { labelSelector: PROJECT_LABEL })),
         repositories: manager.informer<Repository>(REPOSITORIES, scope),
         log: manager.log.child({ controller: 'repository' }),
       }),

@@ -105,7 +105,9 @@ function devConfig(stateDir: string, endpoint: string) {
     server: { listen: '127.0.0.1:8090', drain_timeout: '5s' },
     auth: { token_secret: devTokenSecret(stateDir) },
     cache: { dir: join(stateDir, 'cw-git-cache') },
-    kubernetes: { namespace: DEV_GIT_NAMESPACE },
+    // Repositories of CW_GIT_TOKEN's making live in this namespace; a project's git tokens (`cw git token`, the
+    // API's git-tokens route) reach that project's repositories, which live in its namespace.
+    kubernetes: { namespace: DEV_GIT_NAMESPACE, project_tokens: true },
     // Both instances maintain (every role); a short interval so maintenance catching up after a burst of
     // pushes shows within seconds (the default is a minute).
     maintenance: { interval: '15s' },

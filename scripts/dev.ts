@@ -1,5 +1,6 @@
 // `make dev`: the whole platform on this machine, in the foreground. Ctrl-C (or SIGTERM) stops everything
 // it started. State (the cluster's etcd, MinIO's data) is kept in .dev/state between runs.
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startControlPlane } from '../e2e/harness/control-plane.ts';
@@ -71,6 +72,8 @@ async function main(): Promise<void> {
   // operator and the API find it: no address is passed around, and a second `bin/cw-runtime.ts` started
   // with the same environment (another CW_RUNTIME_PORT) is found the same way.
   const runtimeEnv = { CW_RUNTIME_BASE_DOMAIN: RUNTIME_BASE_DOMAIN };
+  // What cw-api presents on the runtime's status port to read apps' logs (the chart's Secret, in a cluster).
+  const statusTokenEnv = { CW_RUNTIME_STATUS_TOKEN: randomBytes(24).toString('hex') };
   const runtime = startBinary('cw-runtime', {
     ...s3Env,
     CW_RUNTIME_HOST: '127.0.0.1',
@@ -81,6 +84,7 @@ async function main(): Promise<void> {
     // Apps' URLs as a browser on this machine reaches them: http://<app>.<project>.apps.localhost:<port>.
     CW_RUNTIME_PUBLIC_SCHEME: 'http',
     CW_RUNTIME_PUBLIC_PORT: String(runtimePort),
+    ...statusTokenEnv,
     ...runtimeDataDir(),
   });
   const operatorPort = await freePort();
@@ -95,7 +99,15 @@ async function main(): Promise<void> {
   track(db.service);
   const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
-  const api = startBinary('cw-api', { CW_API_PORT: String(apiPort), ...s3Env, ...runtimeEnv, ...dns.env, ...db.env });
+  const api = startBinary('cw-api', {
+    CW_API_PORT: String(apiPort),
+    ...s3Env,
+    ...runtimeEnv,
+    ...statusTokenEnv,
+    ...dns.env,
+    ...db.env,
+    ...(git.env.CW_GIT_URL ? { CW_GIT_PUBLIC_URL: git.env.CW_GIT_URL } : {}),
+  });
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await Promise.all([
     waitForHttp(operator, `http://127.0.0.1:${operatorPort}/healthz`, 60_000),
@@ -114,6 +126,8 @@ async function main(): Promise<void> {
     CW_ADMIN_PASSWORD: accounts.adminPassword,
     CW_RUNTIME_URL: runtimeUrl,
     ...runtimeEnv,
+    // A second bin/cw-runtime.ts started with this environment gives the API its logs too.
+    ...statusTokenEnv,
     ...s3Env,
     CW_ROUTE53_ENDPOINT: moto.endpoint,
     CW_DNS_PARENT_SERVER: dns.env.CW_DNS_PARENT_SERVER,

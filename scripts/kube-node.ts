@@ -1,11 +1,11 @@
 // `make kube-node`: a real Kubernetes node on this machine (e2e/harness/kube-node.ts), in the foreground, with
 // Cloudwright's image imported, and MinIO and moto (the S3 and Route 53 stand-ins) where its pods reach them:
 // what `helm install` of charts/cloudwright needs, as the README's "On a cluster (Helm)" describes. Writes
-// .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials); Ctrl-C stops everything and leaves the
-// machine as it found it.
+// .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials) and .kube-node/values.json (the chart's
+// network policy settings for this node); Ctrl-C stops everything and leaves the machine as it found it.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NODE_NETWORK } from '../e2e/harness/kube-node-config.ts';
+import { chartNetworkValues, NODE_NETWORK } from '../e2e/harness/kube-node-config.ts';
 import { builtImage, startKubeNode } from '../e2e/harness/kube-node.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
@@ -60,6 +60,8 @@ async function main(): Promise<void> {
       .join(''),
     { mode: 0o600 },
   );
+  // The runtime's pods find DNS and the bucket on the node's address: `helm install -f .kube-node/values.json`.
+  writeFileSync(join(dir, 'values.json'), JSON.stringify(chartNetworkValues(minio.endpoint), null, 2));
   say(`node cw-node Ready in ${(node.startMs / 1000).toFixed(1)} s; buckets ${BUCKETS.join(', ')} on ${minio.endpoint}; three 10Gi volumes`);
   say(`. .kube-node/env, then install the chart as the README's "On a cluster (Helm)" says. Ctrl-C stops it all.`);
 }

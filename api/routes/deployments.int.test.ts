@@ -135,8 +135,26 @@ describe('deploy', () => {
     await platform.managedDomain(project, 'bank.example');
     expect((await deploy(appId, worker('owned'), '?hostnames=www.bank.example')).json().hosts).toContain('www.bank.example');
 
-    // The domain is no longer the project's: a name the app has only from an earlier deploy proves nothing.
-    await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).patchStatus(project, 'bank-example', { status: { state: 'pending_delegation' } });
+    // Found not delegated an hour ago: a brief demotion (a registrar's hiccup) keeps the name for a day.
+    const demoted = (hoursAgo: number) => ({
+      status: {
+        state: 'pending_delegation' as const,
+        conditions: [
+          {
+            type: 'Delegated',
+            status: 'False' as const,
+            reason: 'NotDelegated',
+            message: 'not delegated',
+            lastTransitionTime: new Date(Date.now() - hoursAgo * 3_600_000).toISOString().replace(/\.\d+Z$/, 'Z'),
+          },
+        ],
+      },
+    });
+    const domains = objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS);
+    await domains.patchStatus(project, 'bank-example', demoted(1));
+    await vi.waitFor(async () => expect((await deploy(appId, worker('brief'), '?hostnames=www.bank.example')).statusCode).toBe(200));
+    // A day later the domain is no longer the project's: a name the app has only from an earlier deploy proves nothing.
+    await domains.patchStatus(project, 'bank-example', demoted(25));
     await vi.waitFor(async () => {
       const again = await deploy(appId, worker('kept'), '?hostnames=www.bank.example');
       expect(again.statusCode).toBe(403);

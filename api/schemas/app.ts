@@ -52,7 +52,8 @@ export const App = Type.Object(
     ready: Type.Boolean({ description: 'The runtime serves the active build with the current environment and host names (false while a deploy rolls out).' }),
     status_reason: Type.Optional(
       Type.String({
-        description: 'Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason).',
+        description:
+          'Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md).',
       }),
     ),
     status_message: Type.Optional(Type.String({ description: 'Why the app is or is not ready, as the runtime reports it.' })),

@@ -12,6 +12,17 @@ export interface ServerSettings {
   project?: string;
   /** Query tokens of `cw db shell`/`execute`, by `<project>/<database>[:read-only]` (commands/query-token.ts). */
   query_tokens?: Record<string, QueryTokenEntry>;
+  /** The repository service's URL, as the API names it (`cw git setup`). */
+  git_url?: string;
+  /** Git tokens `cw git credentials` made, by project (commands/git-credentials.ts). */
+  git_tokens?: Record<string, GitTokenEntry>;
+}
+
+export interface GitTokenEntry {
+  token: string;
+  token_id: string;
+  user: string;
+  expires_at: string;
 }
 
 export interface QueryTokenEntry {
@@ -70,7 +81,8 @@ export function updateServer(apiUrl: string, change: (settings: ServerSettings) 
   const config = readConfig(env);
   const servers = { ...config.servers };
   const next = change({ ...servers[apiUrl] });
-  if (next.token === undefined && next.project === undefined && Object.keys(next.query_tokens ?? {}).length === 0) delete servers[apiUrl];
+  const empty = next.token === undefined && next.project === undefined && next.git_url === undefined;
+  if (empty && Object.keys(next.query_tokens ?? {}).length === 0 && Object.keys(next.git_tokens ?? {}).length === 0) delete servers[apiUrl];
   else servers[apiUrl] = next;
   writeConfig({ ...config, servers }, env);
 }

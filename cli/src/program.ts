@@ -7,6 +7,7 @@ import { registerDatabases } from './commands/databases.ts';
 import { registerDeploy } from './commands/deploy.ts';
 import { registerDomains } from './commands/domains.ts';
 import { registerEnv } from './commands/env.ts';
+import { registerGit } from './commands/git.ts';
 import { registerHostnames } from './commands/hostnames.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerProjects } from './commands/projects.ts';
@@ -40,6 +41,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerHostnames(program);
   registerDomains(program);
   registerDatabases(program);
+  registerGit(program);
   registerTokens(program);
   registerCompletion(program);
   // Every subcommand exits through the same path as the program (errors become exit codes in bin/cw.ts).

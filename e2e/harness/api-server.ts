@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { freePort, startService, waitForHttp, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
 import { dnsTestEnv } from './dns-env.ts';
+import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 
 export interface ApiServer {
   service: Service;
@@ -31,7 +32,7 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     command: toolPath('node'),
     args: [join(repoRoot, 'bin/cw-api.ts')],
     logPath: join(opts.stateDir, `cw-api-${port}.log`),
-    env: { ...process.env, ...dnsTestEnv(), ...opts.env, KUBECONFIG: opts.kubeconfig, CW_API_HOST: '127.0.0.1', CW_API_PORT: String(port) },
+    env: { ...process.env, ...dnsTestEnv(), CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN, ...opts.env, KUBECONFIG: opts.kubeconfig, CW_API_HOST: '127.0.0.1', CW_API_PORT: String(port) },
   });
   const url = `http://127.0.0.1:${port}`;
   try {

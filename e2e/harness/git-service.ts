@@ -17,6 +17,8 @@ export interface GitServiceSetup {
   readonly tokenSecret: string;
   readonly drainTimeout?: string;
   readonly namespace?: string;
+  /** `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. */
+  readonly projectTokens?: { readonly kubeconfig: string };
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
   readonly corsOrigins?: readonly string[];
   /** `api.initialize_sources` and `api.import_sources`: repositories initialize and import may copy from. */
@@ -59,20 +61,24 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
-    ...(setup.namespace ? { kubernetes: { namespace: setup.namespace } } : {}),
+    ...(setup.namespace || setup.projectTokens ? { kubernetes: { ...(setup.namespace ? { namespace: setup.namespace } : {}), ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
   };
   const text = stringify(config);
   const path = join(dir, 'cw-git.yaml');
   await writeFile(path, text);
-  const env = { AWS_ACCESS_KEY_ID: setup.s3.credentials?.accessKeyId ?? '', AWS_SECRET_ACCESS_KEY: setup.s3.credentials?.secretAccessKey ?? '' };
+  const env = {
+    AWS_ACCESS_KEY_ID: setup.s3.credentials?.accessKeyId ?? '',
+    AWS_SECRET_ACCESS_KEY: setup.s3.credentials?.secretAccessKey ?? '',
+    ...(setup.projectTokens ? { KUBECONFIG: setup.projectTokens.kubeconfig } : {}),
+  };
   return { path, text, env, dir };
 }
 
-/** One cw-git instance in this process, on a free port. */
-export async function startGitService(setup: GitServiceSetup): Promise<RunningService> {
+/** One cw-git instance in this process, on a free port; `now` is the clock it checks tokens against. */
+export async function startGitService(setup: GitServiceSetup, options: { now?: () => number } = {}): Promise<RunningService> {
   const { text, env, dir } = await gitServiceConfig(setup);
   const config = parseConfig(text, env, { source: 'test config', baseDir: dir });
-  return startGitServer(config, { logLevel: 'warn' });
+  return startGitServer(config, { logLevel: 'warn', ...(options.now ? { now: options.now } : {}) });
 }
 
 /** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`). */

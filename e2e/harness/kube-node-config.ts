@@ -1,5 +1,6 @@
-// The local node's configuration files: containerd's, the CNI network's, the kubelet's, kube-proxy's and
-// CoreDNS's. Pure functions of the node's layout, so what the node runs with can be read in one place.
+// The local node's configuration files: containerd's, the CNI network's, the kubelet's, kube-proxy's,
+// CoreDNS's, and kube-router's flags. Pure functions of the node's layout, so what the node runs with can be
+// read in one place.
 
 /** Where the node's network lives: one bridge on this machine, with the pods behind it. */
 export const NODE_NETWORK = {
@@ -8,6 +9,8 @@ export const NODE_NETWORK = {
   address: '10.244.0.1',
   prefixLength: 24,
   podRange: '10.244.0.0/24',
+  /** Services' cluster IPs (the control plane's --service-cluster-ip-range, e2e/controlplane/run.go). */
+  serviceRange: '10.96.0.0/16',
 } as const;
 
 export const NODE_NAME = 'cw-node';
@@ -149,4 +152,35 @@ export function corefile(layout: NodeLayout): string {
     cache 30
 }
 `;
+}
+
+/**
+ * The chart's NetworkPolicy values for this node: its pods find cluster DNS (CoreDNS) and the bucket (MinIO at
+ * `s3Endpoint`) on the node's address rather than in pods. The apiserver's address the chart looks up itself.
+ */
+export function chartNetworkValues(s3Endpoint: string): object {
+  const node = [{ ipBlock: { cidr: `${NODE_NETWORK.address}/32` } }];
+  return { networkPolicy: { runtime: { dns: node, extraEgress: [{ to: node, ports: [{ protocol: 'TCP', port: Number(new URL(s3Endpoint).port) }] }] } } };
+}
+
+/**
+ * kube-router as the node's NetworkPolicy enforcer, and nothing else: its network-policy controller programs
+ * iptables chains and ipsets beside kube-proxy's (no routing, no service proxy, no CNI of its own, no health or
+ * metrics port). It logs each sync (level 1), which the harness waits for before the node counts as up.
+ */
+export function kubeRouterArgs(layout: NodeLayout): string[] {
+  return [
+    `--kubeconfig=${layout.clusterDir}/kubeconfig`,
+    `--hostname-override=${NODE_NAME}`,
+    '--run-firewall=true',
+    '--run-router=false',
+    '--run-service-proxy=false',
+    '--run-loadbalancer=false',
+    '--enable-cni=false',
+    '--enable-ipv6=false',
+    `--service-cluster-ip-range=${NODE_NETWORK.serviceRange}`,
+    '--health-port=0',
+    '--metrics-port=0',
+    '--v=1',
+  ];
 }

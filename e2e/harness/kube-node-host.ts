@@ -1,7 +1,7 @@
 // What the local node changes on this machine, and how each change is undone: the bridge and its forwarding,
-// the harness's own iptables rules, the kubelet's and kube-proxy's chains, the kernel settings the kubelet
-// writes, the mounts under the node's directory, the pods' network namespaces, the kubelet's cgroups, and the
-// few fixed paths the kubelet and containerd use whatever they are told.
+// the harness's own iptables rules, the kubelet's, kube-proxy's and kube-router's chains, kube-router's ipsets,
+// the kernel settings the kubelet writes, the mounts under the node's directory, the pods' network namespaces,
+// the kubelet's cgroups, and the few fixed paths the kubelet and containerd use whatever they are told.
 import { execFileSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -30,11 +30,16 @@ const SAVED_SYSCTLS_FILE = '/run/cloudwright-kube-node.sysctls.json';
 const FIXED_PATHS = ['/var/lib/kubelet', '/var/log/pods', '/run/containerd'];
 /** Where the kubelet links each container's log, by a fixed path; links it made are removed. */
 const CONTAINER_LOG_LINKS = '/var/log/containers';
-/** Chains the kubelet and kube-proxy create; no other program on these machines names its chains so. */
+/** Chains the kubelet, kube-proxy and kube-router create; no other program on these machines names its chains so. */
 const KUBE_CHAIN = /^KUBE-/;
-/** The harness's chain: the node's address answers only this machine and the pods. */
+/** kube-router's ipsets: its policies' (KUBE-SRC-*, KUBE-DST-*) and the ones it swaps them through (TMP-*). */
+const KUBE_ROUTER_SET = /^(KUBE-|TMP-)/;
+/**
+ * The harness's chain: the node's address answers only this machine and the pods. In mangle, which runs before
+ * the accepting rules kube-proxy and kube-router put at the head of filter's INPUT.
+ */
 const GUARD_CHAIN = 'CW-NODE-GUARD';
-const GUARD_JUMP = ['-t', 'filter', 'INPUT', '-d', NODE_NETWORK.address, '-j', GUARD_CHAIN];
+const GUARD_JUMP = ['-t', 'mangle', 'INPUT', '-d', NODE_NETWORK.address, '-j', GUARD_CHAIN];
 /**
  * Nothing from a pod is forwarded off the bridge. In mangle, which runs before kube-proxy's accepting rules in
  * filter's FORWARD.
@@ -60,6 +65,7 @@ function sysctl(name: string, value?: string): string {
 export interface HostBefore {
   sysctls: Map<string, string>;
   netns: Set<string>;
+  ipsets: Set<string>;
   paths: Set<string>;
   containerLogs: Set<string>;
 }
@@ -94,6 +100,7 @@ export function setUpHost(): HostBefore {
   const before: HostBefore = {
     sysctls: new Map(Object.entries(JSON.parse(readFileSync(SAVED_SYSCTLS_FILE, 'utf8')) as Record<string, string>)),
     netns: new Set(listNetns()),
+    ipsets: new Set(listIpsets()),
     paths: new Set(FIXED_PATHS.filter((path) => existsSync(path))),
     containerLogs: new Set(listContainerLogs()),
   };
@@ -104,10 +111,10 @@ export function setUpHost(): HostBefore {
     sysctl(`net/ipv4/conf/${NODE_NETWORK.bridge}/forwarding`, '1');
     sysctl('net/bridge/bridge-nf-call-iptables', '1');
     iptablesRule('-I', EGRESS_RULE);
-    run('iptables', ['-t', 'filter', '-N', GUARD_CHAIN]);
-    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-i', 'lo', '-j', 'RETURN']);
-    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-i', NODE_NETWORK.bridge, '-j', 'RETURN']);
-    run('iptables', ['-t', 'filter', '-A', GUARD_CHAIN, '-j', 'DROP']);
+    run('iptables', ['-t', 'mangle', '-N', GUARD_CHAIN]);
+    run('iptables', ['-t', 'mangle', '-A', GUARD_CHAIN, '-i', 'lo', '-j', 'RETURN']);
+    run('iptables', ['-t', 'mangle', '-A', GUARD_CHAIN, '-i', NODE_NETWORK.bridge, '-j', 'RETURN']);
+    run('iptables', ['-t', 'mangle', '-A', GUARD_CHAIN, '-j', 'DROP']);
     iptablesRule('-I', GUARD_JUMP);
   } catch (err) {
     const problems = tearDownHost(before, '/nonexistent');
@@ -123,11 +130,13 @@ export function tearDownHost(before: HostBefore, stateDir: string): string[] {
   for (const name of listNetns()) if (!before.netns.has(name)) step(`netns ${name}`, () => run('ip', ['netns', 'delete', name]));
   if (hasRule(EGRESS_RULE)) step('egress rule', () => iptablesRule('-D', EGRESS_RULE));
   if (hasRule(GUARD_JUMP)) step('guard rule', () => iptablesRule('-D', GUARD_JUMP));
-  if (run('iptables-save', ['-t', 'filter']).includes(`:${GUARD_CHAIN} `)) {
-    step('guard chain', () => run('iptables', ['-t', 'filter', '-F', GUARD_CHAIN]));
-    step('guard chain', () => run('iptables', ['-t', 'filter', '-X', GUARD_CHAIN]));
+  if (run('iptables-save', ['-t', 'mangle']).includes(`:${GUARD_CHAIN} `)) {
+    step('guard chain', () => run('iptables', ['-t', 'mangle', '-F', GUARD_CHAIN]));
+    step('guard chain', () => run('iptables', ['-t', 'mangle', '-X', GUARD_CHAIN]));
   }
   for (const command of ['iptables', 'ip6tables'] as const) removeKubeChains(command, step);
+  // Once no rule refers to them.
+  for (const set of listIpsets()) if (!before.ipsets.has(set) && KUBE_ROUTER_SET.test(set)) step(`ipset ${set}`, () => run('ipset', ['destroy', set]));
   step('bridge', () => existsSync(`/sys/class/net/${NODE_NETWORK.bridge}`) && run('ip', ['link', 'del', NODE_NETWORK.bridge]));
   for (const path of FIXED_PATHS) if (!before.paths.has(path)) step(path, () => rmSync(path, { recursive: true, force: true }));
   for (const link of listContainerLogs()) if (!before.containerLogs.has(link)) step(link, () => rmSync(join(CONTAINER_LOG_LINKS, link), { force: true }));
@@ -179,6 +188,10 @@ function listNetns(): string[] {
   return existsSync('/run/netns') ? readdirSync('/run/netns') : [];
 }
 
+function listIpsets(): string[] {
+  return run('ipset', ['list', '-n']).split('\n').filter(Boolean);
+}
+
 function listContainerLogs(): string[] {
   return existsSync(CONTAINER_LOG_LINKS) ? readdirSync(CONTAINER_LOG_LINKS).filter((name) => lstatSync(join(CONTAINER_LOG_LINKS, name)).isSymbolicLink()) : [];
 }
@@ -227,10 +240,10 @@ function splitRule(rule: string): string[] {
 
 /**
  * What the node could leave on the machine, to compare before and after: links, iptables rules and chains of
- * its own (a table iptables loaded on the way stays loaded, empty, which is not the node's doing), network
- * namespaces, the fixed paths and the container log links.
+ * its own (a table iptables loaded on the way stays loaded, empty, which is not the node's doing), ipsets,
+ * network namespaces, the fixed paths and the container log links.
  */
-export function hostFootprint(): { links: string[]; iptables: string[]; netns: string[]; paths: string[]; containerLogs: string[] } {
+export function hostFootprint(): { links: string[]; iptables: string[]; ipsets: string[]; netns: string[]; paths: string[]; containerLogs: string[] } {
   const rules = (command: string) =>
     run(command, [])
       .split('\n')
@@ -239,6 +252,7 @@ export function hostFootprint(): { links: string[]; iptables: string[]; netns: s
   return {
     links: readdirSync('/sys/class/net').sort(),
     iptables: [...rules('iptables-save'), ...rules('ip6tables-save')],
+    ipsets: listIpsets().sort(),
     netns: listNetns().sort(),
     paths: FIXED_PATHS.filter((path) => existsSync(path)),
     containerLogs: listContainerLogs().sort(),

@@ -1,6 +1,7 @@
 // A real Kubernetes node on this machine, joined to a control plane of its own: containerd with runc and
 // Debian's CNI plugins, and the kubelet and kube-proxy of the control plane's own build (cw-controlplane
-// kubelet|kube-proxy), with CoreDNS as cluster DNS. Pods get addresses on one bridge, Services work through
+// kubelet|kube-proxy), with CoreDNS as cluster DNS and kube-router's network-policy controller enforcing
+// NetworkPolicies (the bridge plugins do not). Pods get addresses on one bridge, Services work through
 // kube-proxy's iptables rules, and images come from OCI archives imported into containerd: no registry.
 // stop() removes every container, mount, interface, iptables rule, cgroup and path the node made (see
 // kube-node-host.ts); a node killed without its stop leaves them, and the next start refuses until the bridge
@@ -10,7 +11,7 @@ import { chownSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
-import { containerdConfig, cniConfig, corefile, kubeletConfig, kubeProxyConfig, NODE_NAME, NODE_NETWORK, type NodeLayout } from './kube-node-config.ts';
+import { containerdConfig, cniConfig, corefile, kubeletConfig, kubeProxyConfig, kubeRouterArgs, NODE_NAME, NODE_NETWORK, type NodeLayout } from './kube-node-config.ts';
 import { removeKubeCgroups, setUpHost, tearDownHost, type HostBefore } from './kube-node-host.ts';
 import { startService, waitForLine, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
@@ -105,7 +106,9 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
     }
     await containerd?.stop(10_000);
     await controlPlane?.stop(15_000);
-    const problems = [...(await removeKubeCgroups()), ...(host ? tearDownHost(host, stateDir) : [])];
+    // Only a node that set the machine up cleans it: a start refused because another node runs (its bridge
+    // exists) must leave that node's pods and cgroups alone.
+    const problems = host ? [...(await removeKubeCgroups()), ...tearDownHost(host, stateDir)] : [];
     // The unpacked images are most of the node's disk.
     rmSync(join(stateDir, 'containerd', 'root'), { recursive: true, force: true });
     if (problems.length > 0) throw new Error(`the local node left: ${problems.join('; ')}`);
@@ -136,6 +139,10 @@ export async function startKubeNode(options: KubeNodeOptions): Promise<KubeNode>
       { timeoutMs: 120_000, what: `node ${NODE_NAME} Ready` },
       (nodes) => nodes.some((node) => node.metadata?.name === NODE_NAME && node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
     );
+    // It reads the Node object at start (its addresses), so it starts once the kubelet has registered it; its
+    // first sync has put its chains in place before any pod of a test's starts.
+    const kubeRouter = start('kube-router', toolPath('kube-router'), kubeRouterArgs(layout));
+    await waitForLine(kubeRouter, /sync iptables took/, 60_000);
   } catch (err) {
     const left = await stop().then(
       () => '',

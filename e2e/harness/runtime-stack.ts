@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { send } from '../../src/workerd/testing/http.ts';
 import { freePort, startService, waitForHttp, type Service } from './process.ts';
+import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
 /** What clients are told the entry point is (as if behind a load balancer), the same for every replica. */
@@ -73,6 +74,7 @@ export async function startRuntime(name: string, namespace: string, running: Ser
       CW_RUNTIME_PUBLIC_PORT: String(PUBLIC_PORT),
       POD_NAMESPACE: namespace,
       CW_RUNTIME_REPLICA_NAME: name,
+      CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
       ...env,
     },
   });

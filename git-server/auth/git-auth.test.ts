@@ -3,6 +3,8 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { errorHandler } from '../errors.ts';
 import { gitAuth, principalOf, type GitAuthOptions } from './git-auth.ts';
+import { ProjectTokens } from './project-tokens.ts';
+import { MemoryProjectTokenSource } from './testing/memory-project-token-source.ts';
 import { mintToken } from './token.ts';
 
 const SECRET = 's'.repeat(40);
@@ -27,6 +29,11 @@ async function build(options: Partial<GitAuthOptions> = {}, logs?: string[]): Pr
   app.get('/o/r/info/refs', { config: { scope: 'read' } }, who);
   app.post('/o/r/git-receive-pack', { config: { scope: 'write' } }, who);
   app.get('/undeclared', who);
+  app.get('/metrics', { config: { scope: 'read' } }, who);
+  app.put('/:owner/:repo', { config: { scope: 'write' } }, who);
+  app.get('/:owner/:repo/info/refs', { config: { scope: 'read' } }, who);
+  app.post('/:owner/:repo/info/lfs/objects/batch', { config: { scope: 'read' } }, who);
+  app.get('/:owner/:repo/api/tree/*', { config: { scope: 'read' } }, who);
   await app.ready();
   return app;
 }
@@ -107,6 +114,69 @@ describe('gitAuth', () => {
     await build({ trustedProxies: ['10.0.0.0/8'] });
     const res = await app.inject({ url: '/o/r/info/refs', headers: { authorization: `Bearer ${read}`, 'x-forwarded-user': 'mallory' } });
     expect(res.json()).toEqual({ name: 'reader', tokenSubject: 'reader', forwarded: false });
+  });
+
+  it('lets a token with repos reach only those repositories, on every kind of route', async () => {
+    await build();
+    const acme = mintToken({ sub: 'ci', scopes: ['write'], repos: ['acme', 'beta/site'] }, SECRET);
+    const headers = { authorization: `Bearer ${acme}` };
+    for (const url of ['/acme/site/info/refs', '/acme/other.git/info/refs', '/beta/site/api/tree/main/', '/beta/site.git/info/refs']) {
+      expect((await app.inject({ url, headers })).statusCode, url).toBe(200);
+    }
+    expect((await app.inject({ method: 'PUT', url: '/acme/new', headers })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: '/acme/site/info/lfs/objects/batch', headers })).statusCode).toBe(200);
+    for (const [method, url] of [
+      ['GET', '/beta/other/info/refs'],
+      ['GET', '/acme2/site/info/refs'],
+      ['POST', '/other/site/info/lfs/objects/batch'],
+      ['GET', '/other/site/api/tree/main/'],
+      ['PUT', '/other/new'],
+    ] as const) {
+      const res = await app.inject({ method, url, headers });
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json(), url).toEqual({ error: 'forbidden', message: `This token reaches only acme/*, beta/site; not ${url.split('/').slice(1, 3).join('/')}.`, retryable: false });
+    }
+  });
+
+  it('keeps a token that reaches some repositories off the routes about none, and lets a path with no route answer 404', async () => {
+    await build();
+    const headers = { authorization: `Bearer ${mintToken({ sub: 'ci', scopes: ['write'], repos: ['acme'] }, SECRET)}` };
+    const metrics = await app.inject({ url: '/metrics', headers });
+    expect(metrics.statusCode).toBe(403);
+    expect(metrics.json().message).toBe('This route is not about one repository: it needs a token that reaches every repository, and this one reaches only acme/*.');
+    expect((await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${read}` } })).statusCode).toBe(200);
+    expect((await app.inject({ url: '/no/such/route/here', headers })).statusCode).toBe(404);
+  });
+
+  it('authenticates a project git token as its maker, reaching its project only', async () => {
+    const source = new MemoryProjectTokenSource();
+    source.addProject('acme', ['ada']);
+    source.addProject('beta', ['bob']);
+    const { token, resource } = source.addToken('acme', 'ada', { scopes: ['read'] });
+    await build({ projectTokens: new ProjectTokens(source) });
+    for (const authorization of [`Bearer ${token}`, basic('git', token), basic('ada', token)]) {
+      const res = await app.inject({ url: '/acme/site/info/refs', headers: { authorization } });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ name: 'ada', tokenSubject: resource.metadata?.name, forwarded: false });
+    }
+    const other = await app.inject({ url: '/beta/site/info/refs', headers: { authorization: basic('git', token) } });
+    expect(other.statusCode).toBe(403);
+    expect(other.json().message).toBe('This token reaches only acme/*; not beta/site.');
+    const push = await app.inject({ method: 'PUT', url: '/acme/new', headers: { authorization: `Bearer ${token}` } });
+    expect(push.statusCode).toBe(403);
+    expect(push.json().message).toBe('This needs the "write" scope; the access token has: read.');
+    resource.spec.revoked = true;
+    const revoked = await app.inject({ url: '/acme/site/info/refs', headers: { authorization: basic('git', token) } });
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.headers['www-authenticate']).toMatch(/^Basic realm="cw-git"/);
+    expect(revoked.json().message).toBe(`The git token ${resource.metadata?.name} was revoked.`);
+  });
+
+  it('refuses project git tokens where cw-git does not watch them', async () => {
+    await build();
+    const res = await app.inject({ url: '/acme/site/info/refs', headers: { authorization: `Bearer cwg_${'a'.repeat(43)}` } });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().message).toMatch(/not accepted by this cw-git \(kubernetes.project_tokens is off\)/);
   });
 
   it('never logs a token, accepted or refused', async () => {

@@ -1,10 +1,15 @@
-// Authentication and scope checks for every cw-git route, driven by the route's config: `{ scope: 'read' }`
+// Authentication, scope and reach checks for every cw-git route, driven by the route's config: `{ scope: 'read' }`
 // or `{ scope: 'write' }` names what it needs; `{ public: true }` (health and readiness probes only) skips it.
-// A route that declares neither still requires a valid token: nothing is public by accident.
+// A route that declares neither still requires a valid token: nothing is public by accident. A token that reaches
+// only some repositories (a project's git token, a JWT with `repos`) may use only routes under one of them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PublicError } from '../../src/errors.ts';
+import { describeReach, reaches, repoReach, type RepoReach } from '../../src/repo-access/repo-patterns.ts';
+import { isGitTokenLike } from '../../src/repo-access/git-token.ts';
+import { parseUrlRepoPath, type RepoPath } from '../../src/repo-store/repo-path.ts';
 import { tokenFromAuthorization } from './credentials.ts';
-import { ForbiddenError } from './errors.ts';
+import { ForbiddenError, UnauthenticatedError } from './errors.ts';
+import type { ProjectTokens } from './project-tokens.ts';
 import { verifyToken, type GitScope } from './token.ts';
 import { trustedPeers } from './trusted-proxies.ts';
 
@@ -18,6 +23,8 @@ export interface GitAuthOptions {
   readonly principalHeader?: string;
   /** The clock, in ms since the epoch (tests). */
   readonly now?: () => number;
+  /** The platform's per-project git tokens (`cwg_…`); absent: such tokens are refused (401). */
+  readonly projectTokens?: ProjectTokens;
 }
 
 /** The authenticated caller of a request. */
@@ -32,6 +39,10 @@ export interface GitPrincipal {
   readonly forwarded: boolean;
   /** When the token stops working (ms since the epoch), if it expires. */
   readonly expiresAt?: number;
+  /** The repositories the token reaches. */
+  readonly reach: RepoReach;
+  /** For a project's git token: the project (and its namespace), where the repositories it creates belong. */
+  readonly project?: string;
 }
 
 declare module 'fastify' {
@@ -70,25 +81,62 @@ export function gitAuth(app: FastifyInstance, options: GitAuthOptions): void {
   const now = options.now ?? Date.now;
   app.decorateRequest('gitPrincipal', undefined);
   // onRequest: before the body is read, so an unauthenticated caller cannot make us read (or spool) anything.
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config;
-    if (config.public === true) return done();
-    try {
-      const claims = verifyToken(tokenFromAuthorization(request.headers.authorization), options.tokenSecret, now());
-      const forwardedName = isTrusted(request.socket.remoteAddress) ? forwardedPrincipal(request, header) : undefined;
-      request.gitPrincipal = {
-        name: forwardedName ?? claims.sub,
-        scopes: claims.scopes,
-        tokenSubject: claims.sub,
-        forwarded: forwardedName !== undefined,
-        ...(claims.exp === undefined ? {} : { expiresAt: claims.exp * 1000 }),
-      };
-      if (config.scope) requireScope(request, config.scope);
-      done();
-    } catch (err) {
-      done(err as Error);
-    }
+    if (config.public === true) return;
+    const credential = await authenticate(tokenFromAuthorization(request.headers.authorization), options, now());
+    const forwardedName = isTrusted(request.socket.remoteAddress) ? forwardedPrincipal(request, header) : undefined;
+    request.gitPrincipal = { ...credential, name: forwardedName ?? credential.name, forwarded: forwardedName !== undefined };
+    if (config.scope) requireScope(request, config.scope);
+    checkRouteReach(request);
   });
+}
+
+/** The principal a token makes, before a trusted proxy's header may rename it. */
+async function authenticate(token: string, options: GitAuthOptions, now: number): Promise<Omit<GitPrincipal, 'forwarded'>> {
+  if (isGitTokenLike(token)) {
+    if (!options.projectTokens) throw new UnauthenticatedError('Project git tokens (cwg_…) are not accepted by this cw-git (kubernetes.project_tokens is off).');
+    const grant = await options.projectTokens.authenticate(token, now);
+    return {
+      name: grant.user,
+      scopes: grant.scopes,
+      tokenSubject: grant.id,
+      reach: repoReach([grant.project]),
+      project: grant.project,
+      ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
+    };
+  }
+  const claims = verifyToken(token, options.tokenSecret, now);
+  return { name: claims.sub, scopes: claims.scopes, tokenSubject: claims.sub, reach: claims.reach, ...(claims.exp === undefined ? {} : { expiresAt: claims.exp * 1000 }) };
+}
+
+/**
+ * A token reaching only some repositories may use a route only under one of them (`/{owner}/{repo}/…`): git,
+ * LFS, the JSON API, creating and deleting. Routes about no one repository (metrics, the events wake-up) need a
+ * token reaching every repository. A path no route matches goes on to its 404, and a repository name that is
+ * not one to the route's 400: neither serves anything.
+ */
+function checkRouteReach(request: FastifyRequest): void {
+  const { reach } = principalOf(request);
+  if (reach.all || request.is404) return;
+  const params = request.params as { owner?: unknown; repo?: unknown } | undefined;
+  if (typeof params?.owner !== 'string' || typeof params.repo !== 'string') {
+    throw new ForbiddenError(`This route is not about one repository: it needs a token that reaches every repository, and this one reaches only ${describeReach(reach)}.`);
+  }
+  let repo: RepoPath;
+  try {
+    repo = parseUrlRepoPath(params.owner, params.repo);
+  } catch {
+    return;
+  }
+  requireReach(request, repo);
+}
+
+/** Throws `ForbiddenError` (403) unless the caller's token reaches `repo`: for repositories a request names besides its route's (an import source). */
+export function requireReach(request: FastifyRequest, repo: RepoPath): void {
+  const { reach } = principalOf(request);
+  if (reaches(reach, repo)) return;
+  throw new ForbiddenError(`This token reaches only ${describeReach(reach)}; not ${repo.full}.`);
 }
 
 function forwardedPrincipal(request: FastifyRequest, header: string): string | undefined {

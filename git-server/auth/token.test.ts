@@ -37,7 +37,27 @@ describe('cw-git tokens', () => {
     expect(header).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(payload).toEqual({ sub: 'ci-bot', aud: 'cw-git', scope: 'read write', iat: NOW / 1000, exp: NOW / 1000 + 3600 });
     const verified = verifyToken(token, SECRET, NOW + 1000);
-    expect({ ...verified, scopes: [...verified.scopes] }).toEqual({ sub: 'ci-bot', scopes: ['read', 'write'], iat: NOW / 1000, exp: NOW / 1000 + 3600 });
+    expect({ ...verified, scopes: [...verified.scopes] }).toEqual({ sub: 'ci-bot', scopes: ['read', 'write'], iat: NOW / 1000, exp: NOW / 1000 + 3600, reach: { all: true } });
+  });
+
+  it('carries the repositories a token reaches in repos; without it, every repository', () => {
+    const token = mintToken({ sub: 'ci-bot', scopes: ['read'], repos: ['acme', 'team-*/site'] }, SECRET, NOW);
+    expect(JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString())).toMatchObject({ repos: ['acme', 'team-*/site'] });
+    const { reach } = verifyToken(token, SECRET, NOW);
+    expect(reach.all === false && reach.patterns).toEqual(['acme/*', 'team-*/site']);
+    expect(verifyToken(mintToken({ sub: 'ops', scopes: ['read'] }, SECRET, NOW), SECRET, NOW).reach.all).toBe(true);
+    expect(() => mintToken({ sub: 'ci-bot', scopes: ['read'], repos: ['a/b/c'] }, SECRET)).toThrow(/not a repository pattern/);
+    expect(() => mintToken({ sub: 'ci-bot', scopes: ['read'], repos: [] }, SECRET)).toThrow(/at least one/);
+  });
+
+  it.each([
+    ['an empty list', []],
+    ['a string', 'acme'],
+    ['a number in the list', ['acme', 1]],
+    ['an invalid pattern', ['acme/**']],
+    ['null', null],
+  ])('refuses a well-signed repos claim that is %s, rather than widening the token', (_what, repos) => {
+    expect(refusal(forge({ alg: 'HS256' }, { ...claims, repos }))).toMatch(/malformed/);
   });
 
   it('lets write imply read, ignores unknown scopes, and never expires without exp', () => {

@@ -1,8 +1,10 @@
 // cw-git access tokens: JWTs (RFC 7519) signed with HS256 under `auth.token_secret`, on node:crypto alone.
-// Claims: `sub` (the principal), `scope` (space-separated `read` / `write`), `iat`, optional `exp`, and
-// `aud: "cw-git"`. Stateless: rotating the secret revokes every token.
+// Claims: `sub` (the principal), `scope` (space-separated `read` / `write`), `iat`, optional `exp`, optional
+// `repos` (the repositories it reaches; absent: every one), and `aud: "cw-git"`. Stateless: rotating the secret
+// revokes every token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MIN_TOKEN_SECRET_BYTES } from '../config/schema.ts';
+import { EVERY_REPOSITORY, MAX_REPO_PATTERNS, repoReach, type RepoReach } from '../../src/repo-access/repo-patterns.ts';
 import { UnauthenticatedError } from './errors.ts';
 
 /** The audience every cw-git token carries, so a JWT minted for another service with the same key is refused. */
@@ -21,6 +23,8 @@ export interface TokenClaims {
   readonly iat: number;
   /** Expires at (exclusive), seconds since the epoch; absent: never. */
   readonly exp?: number;
+  /** The repositories it reaches: its `repos` patterns, or every repository without that claim. */
+  readonly reach: RepoReach;
 }
 
 /** What `mintToken` needs. */
@@ -29,6 +33,8 @@ export interface MintRequest {
   scopes: readonly GitScope[];
   /** Lifetime in seconds; absent: the token does not expire. */
   ttlSeconds?: number;
+  /** Repository patterns (`acme`, `acme/site`, `team-*`) the token reaches; absent: every repository. */
+  repos?: readonly string[];
 }
 
 /** A token is a short string; anything longer is not ours (and is not worth hashing). */
@@ -65,6 +71,8 @@ export function mintToken(request: MintRequest, secret: string | Uint8Array, now
   }
   const { ttlSeconds } = request;
   if (ttlSeconds !== undefined && !(Number.isSafeInteger(ttlSeconds) && ttlSeconds > 0)) throw new Error('the lifetime must be a positive whole number of seconds');
+  // Checked here so a token is never minted with a reach verification would refuse.
+  if (request.repos !== undefined) repoReach(request.repos);
   const iat = Math.floor(now / 1000);
   const payload = encodeSegment({
     sub: request.sub,
@@ -72,6 +80,7 @@ export function mintToken(request: MintRequest, secret: string | Uint8Array, now
     scope: scopes.join(' '),
     iat,
     ...(ttlSeconds === undefined ? {} : { exp: iat + ttlSeconds }),
+    ...(request.repos === undefined ? {} : { repos: [...request.repos] }),
   });
   const signingInput = `${HEADER}.${payload}`;
   return `${signingInput}.${sign(signingInput, secret).toString('base64url')}`;
@@ -112,7 +121,7 @@ export function verifyToken(token: string, secret: string | Uint8Array, now: num
   }
   const claims = decodeJson(payloadPart);
   if (!claims) throw malformed();
-  const { sub, scope, iat, exp, nbf, aud } = claims;
+  const { sub, scope, iat, exp, nbf, aud, repos } = claims;
   if (!(aud === TOKEN_AUDIENCE || (Array.isArray(aud) && aud.includes(TOKEN_AUDIENCE)))) {
     throw new UnauthenticatedError(`The access token is not meant for ${TOKEN_AUDIENCE} (its audience differs).`);
   }
@@ -122,8 +131,19 @@ export function verifyToken(token: string, secret: string | Uint8Array, now: num
   const seconds = now / 1000;
   if (exp !== undefined && seconds >= exp) throw new UnauthenticatedError(`The access token expired at ${new Date(exp * 1000).toISOString()}.`);
   if (nbf !== undefined && seconds < nbf) throw new UnauthenticatedError('The access token is not valid yet.');
+  const reach = repos === undefined ? EVERY_REPOSITORY : reachOf(repos);
   const names = new Set(scope.split(' '));
   const scopes = new Set<GitScope>(GIT_SCOPES.filter((name) => names.has(name)));
   if (scopes.has('write')) scopes.add('read');
-  return { sub, scopes, iat, ...(exp === undefined ? {} : { exp }) };
+  return { sub, scopes, iat, ...(exp === undefined ? {} : { exp }), reach };
+}
+
+/** A well-signed `repos` claim that is not a list of patterns reaches nothing: the token is refused, never widened. */
+function reachOf(repos: unknown): RepoReach {
+  if (!Array.isArray(repos) || repos.length === 0 || repos.length > MAX_REPO_PATTERNS || !repos.every((r) => typeof r === 'string')) throw malformed();
+  try {
+    return repoReach(repos as string[]);
+  } catch {
+    throw malformed();
+  }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mintToken } from '../auth/index.ts';
 import { UsageError } from './args.ts';
-import { expiryOf, parseScopes, parseTtl } from './token.ts';
+import { expiryOf, parseRepos, parseScopes, parseTtl } from './token.ts';
 
 describe('token arguments', () => {
   it('parses lifetimes, never, and refuses the rest', () => {
@@ -19,6 +19,12 @@ describe('token arguments', () => {
     expect(() => parseScopes('read,admin')).toThrow('unknown scope "admin" (scopes: read, write)');
     expect(() => parseScopes('read,read')).toThrow('names a scope twice');
     expect(() => parseScopes('')).toThrow('unknown scope ""');
+  });
+
+  it('parses repository patterns, refusing what is no pattern', () => {
+    expect(parseRepos('acme, team-*,docs/site')).toEqual(['acme', 'team-*', 'docs/site']);
+    expect(() => parseRepos('acme,a/b/c')).toThrow(/--repos: "a\/b\/c" is not a repository pattern/);
+    expect(() => parseRepos('')).toThrow(UsageError);
   });
 
   it('reads the expiry back from a token', () => {

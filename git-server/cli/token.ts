@@ -1,6 +1,7 @@
-// `cw-git token --sub <principal> --scope read[,write] [--ttl 30d]`: an access token signed with the
-// configured `auth.token_secret`, for operators to hand out (the service has no sign-in of its own).
+// `cw-git token --sub <principal> --scope read[,write] [--ttl 30d] [--repos acme,team-*]`: an access token signed
+// with the configured `auth.token_secret`, for operators to hand out (the service has no sign-in of its own).
 import { GIT_SCOPES, mintToken, type GitScope } from '../auth/index.ts';
+import { repoReach } from '../../src/repo-access/repo-patterns.ts';
 import { printable, UsageError } from './args.ts';
 import { writeJson, type Command } from './command.ts';
 
@@ -29,6 +30,17 @@ export function parseScopes(text: string): GitScope[] {
   return scopes as GitScope[];
 }
 
+/** `acme,team-*,docs/site` → the patterns, each checked; the token then reaches only repositories matching one. */
+export function parseRepos(text: string): string[] {
+  const patterns = text.split(',').map((s) => s.trim());
+  try {
+    repoReach(patterns);
+  } catch (err) {
+    throw new UsageError(`--repos: ${printable((err as Error).message)}`, 'token');
+  }
+  return patterns;
+}
+
 /** The `exp` claim of a JWT as an ISO time, or null: read back from the token rather than recomputed. */
 export function expiryOf(token: string): string | null {
   try {
@@ -47,6 +59,7 @@ export const tokenCommand: Command = {
     sub: { type: 'string', value: 'principal', help: 'who the token is for (1-256 printable characters, no spaces): the pusher events report', required: true },
     scope: { type: 'string', value: 'read[,write]', help: 'read: fetch, clone, LFS download, read API; write (implies read): push, LFS upload, write API', required: true },
     ttl: { type: 'string', value: 'duration', help: `lifetime such as 12h or 90d, or never (default ${DEFAULT_TTL})` },
+    repos: { type: 'string', value: 'patterns', help: 'the repositories it reaches: owners (acme), owner/repo (acme/site), * within a segment (team-*); default: every repository' },
   },
   json: true,
   details:
@@ -55,14 +68,15 @@ export const tokenCommand: Command = {
     const sub = String(invocation.options.sub);
     const scopes = parseScopes(String(invocation.options.scope));
     const ttl = parseTtl(String(invocation.options.ttl ?? DEFAULT_TTL));
+    const repos = invocation.options.repos === undefined ? undefined : parseRepos(String(invocation.options.repos));
     let token: string;
     try {
-      token = mintToken({ sub, scopes, ...(ttl === undefined ? {} : { ttlSeconds: ttl }) }, context.config.auth.tokenSecret);
+      token = mintToken({ sub, scopes, ...(ttl === undefined ? {} : { ttlSeconds: ttl }), ...(repos ? { repos } : {}) }, context.config.auth.tokenSecret);
     } catch (err) {
       // mintToken refuses only its inputs (the secret was checked when the configuration loaded).
       throw new UsageError(`--sub: ${(err as Error).message}`, 'token');
     }
-    if (invocation.json) await writeJson(out, { token, sub, scopes, expiresAt: expiryOf(token) });
+    if (invocation.json) await writeJson(out, { token, sub, scopes, expiresAt: expiryOf(token), repos: repos ?? null });
     else await out.write(`${token}\n`);
   },
 };

@@ -67,6 +67,8 @@ export interface GitServiceConfig {
   kubernetes: {
     /** When set, repositories are `Repository` custom resources in this namespace (KUBECONFIG from the environment). */
     namespace?: string;
+    /** Accept the platform's per-project git tokens (`cwg_…`, GitToken resources of project namespaces). */
+    projectTokens: boolean;
     /**
      * Where the events role reads `RepositoryWebhook` resources and their Secrets (`kubernetes.webhook_namespace`,
      * default `namespace`): a namespace of their own keeps every other Secret out of cw-git's reach.
@@ -77,7 +79,7 @@ export interface GitServiceConfig {
   environment: {
     /** CW_LOG_LEVEL (default info). */
     logLevel: PinoLevel;
-    /** KUBECONFIG; absent: in-cluster (used with `kubernetes.namespace` only). */
+    /** KUBECONFIG; absent: in-cluster (used with `kubernetes.namespace` or `kubernetes.project_tokens` only). */
     kubeconfig?: string;
   };
 }

@@ -64,7 +64,7 @@ describe('loadConfig', () => {
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
-      kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks' },
+      kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },
     });
   });
@@ -84,7 +84,7 @@ describe('loadConfig', () => {
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
-    expect(config.kubernetes).toEqual({ namespace: undefined, webhookNamespace: undefined });
+    expect(config.kubernetes).toEqual({ namespace: undefined, webhookNamespace: undefined, projectTokens: false });
   });
 
   it('reads JSON, resolves a relative cache.dir against the file, and keeps roles in a stable order', () => {

@@ -76,6 +76,7 @@ export const FIELDS = {
   'maintenance.grace_period': duration('1h'),
   'kubernetes.namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
   'kubernetes.webhook_namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
+  'kubernetes.project_tokens': bool(false),
 } as const satisfies Record<string, Field<unknown>>;
 
 export type ConfigKey = keyof typeof FIELDS;

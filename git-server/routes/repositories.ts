@@ -8,6 +8,7 @@ import type { RepoCache } from '../../src/git/repo-cache.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
 import { parseRepoPath } from '../../src/repo-store/index.ts';
 import type { RepositoryDirectory } from '../../src/repositories/repository-directory.ts';
+import { principalOf } from '../auth/index.ts';
 
 export interface RepositoryRouteDependencies {
   readonly directory: RepositoryDirectory;
@@ -26,14 +27,17 @@ export function repositoryRoutes(app: FastifyInstance, deps: RepositoryRouteDepe
   app.put<{ Params: RepoParams; Body: { default_branch?: string } | null }>('/:owner/:repo', { config: { scope: 'write' }, schema: { body: CreateBody } }, async (request, reply) => {
     const path = parseRepoPath(`${request.params.owner}/${request.params.repo}`);
     const defaultBranch = request.body?.default_branch ?? 'main';
-    await deps.directory.create(path, { defaultBranch });
+    // A project's token creates the project's repository (its resource in the project's namespace).
+    const { project } = principalOf(request);
+    await deps.directory.create(path, { defaultBranch, ...(project ? { namespace: project } : {}) });
     const head = await deps.repos.readHead(`${path.owner}/${path.name}`);
     return reply.code(201).send({ repository: summary(head) });
   });
 
   app.delete<{ Params: RepoParams }>('/:owner/:repo', { config: { scope: 'write' } }, async (request, reply) => {
     const path = parseRepoPath(`${request.params.owner}/${request.params.repo}`);
-    await deps.directory.delete(path);
+    const { project } = principalOf(request);
+    await deps.directory.delete(path, project ? { namespace: project } : {});
     await deps.cache.evict(`${path.owner}/${path.name}`);
     return reply.code(204).send();
   });

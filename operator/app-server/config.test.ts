@@ -4,7 +4,7 @@ import { runtimeServerConfig } from './config.ts';
 
 describe('runtimeServerConfig', () => {
   it('has defaults for everything but the bucket', () => {
-    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42 })).toEqual({
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42, cores: 6 })).toEqual({
       port: 8080,
       host: '0.0.0.0',
       statusPort: 8081,
@@ -22,6 +22,9 @@ describe('runtimeServerConfig', () => {
       prepareConcurrency: 2,
       projectUnpackedQuota: 256 * 1024 * 1024,
       logStreamsPerCaller: 256,
+      shards: 6,
+      limits: { cpuLimitMs: 500, isolateHeapMb: 128, shardMemoryMb: 2048 },
+      quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
     });
   });
 
@@ -34,6 +37,21 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_LOG_STREAMS_PER_CALLER: '8',
     });
     expect([config.dataDirSizeBytes, config.prepareConcurrency, config.projectUnpackedQuota, config.logStreamsPerCaller]).toEqual([5 * 1024 ** 3, 4, 100_000_000, 8]);
+  });
+
+  it('reads the shards and the bounds on apps', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_RUNTIME_SHARDS: '3',
+      CW_RUNTIME_CPU_LIMIT: '250ms',
+      CW_RUNTIME_ISOLATE_HEAP_MB: '64',
+      CW_RUNTIME_SHARD_MEMORY_MB: '0',
+      CW_RUNTIME_QUARANTINE: '2m',
+      CW_RUNTIME_QUARANTINE_MAX: '6h',
+    });
+    expect(config).toMatchObject({ shards: 3, limits: { cpuLimitMs: 250, isolateHeapMb: 64, shardMemoryMb: 0 }, quarantine: { initialMs: 120_000, maxMs: 21_600_000 } });
+    // A first quarantine longer than the default maximum raises the maximum with it.
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_QUARANTINE: '2h' }).quarantine).toEqual({ initialMs: 7_200_000, maxMs: 7_200_000 });
   });
 
   it('names the replica after its pod in a cluster (the pod owns its report), and reads the lease duration', () => {
@@ -65,8 +83,10 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_PUBLIC_SCHEME: 'http',
       CW_RUNTIME_PUBLIC_PORT: '8080',
       CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'true',
+      CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
     });
     expect(config).toMatchObject({
+      statusToken: 's'.repeat(40),
       kubeconfig: '/k',
       watchNamespace: 'ns',
       port: 8000,
@@ -104,6 +124,14 @@ describe('runtimeServerConfig', () => {
     [{ CW_RUNTIME_LEASE_DURATION_SECONDS: '1' }, 'CW_RUNTIME_LEASE_DURATION_SECONDS must be a whole number from 2 to 3600, got "1"'],
     [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name, got "Not A Name"'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
+    [{ CW_RUNTIME_SHARDS: '0' }, 'CW_RUNTIME_SHARDS must be a whole number from 1 to 64, got "0"'],
+    [{ CW_RUNTIME_CPU_LIMIT: '10ms' }, 'CW_RUNTIME_CPU_LIMIT must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 50 ms to 60000 ms, got "10ms"'],
+    [{ CW_RUNTIME_ISOLATE_HEAP_MB: 'lots' }, 'CW_RUNTIME_ISOLATE_HEAP_MB must be a whole number from 16 to 16384, got "lots"'],
+    [{ CW_RUNTIME_SHARD_MEMORY_MB: '-1' }, 'CW_RUNTIME_SHARD_MEMORY_MB must be a whole number from 0 to 1048576, got "-1"'],
+    [
+      { CW_RUNTIME_QUARANTINE: '1h', CW_RUNTIME_QUARANTINE_MAX: '1m' },
+      'CW_RUNTIME_QUARANTINE_MAX must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 3600000 ms to 604800000 ms, got "1m"',
+    ],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', ...env }))).toBe(message);
   });

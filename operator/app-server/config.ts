@@ -1,7 +1,8 @@
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { isHostname, isNamespace } from '../../src/config/checks.ts';
 import { EnvReader, type Env } from '../../src/config/env.ts';
+import { runtimeStatusToken } from '../../src/config/status-token-env.ts';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../../src/object-store/s3-env.ts';
 import { DEFAULT_REPLICA_LEASE_SECONDS } from '../../src/platform/runtime-replicas.ts';
@@ -26,6 +27,8 @@ export interface RuntimeServerConfig {
   readonly statusURL?: string;
   /** The pod's address (downward API), where cw-api reaches the status port in a cluster. */
   readonly podIP?: string;
+  /** The secret cw-api presents to read apps' reports and logs on the status port (CW_RUNTIME_STATUS_TOKEN); absent: nobody may. */
+  readonly statusToken?: string;
   /** Default hosts are `<app>.<project>.<baseDomain>`. */
   readonly baseDomain: string;
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
@@ -52,6 +55,12 @@ export interface RuntimeServerConfig {
   readonly replica: ReplicaIdentity;
   /** How long after its last renewal the replica's lease expires (it renews every quarter of this). */
   readonly leaseDurationSeconds: number;
+  /** workerd processes serving apps, the projects spread over them (default: one per core). */
+  readonly shards: number;
+  /** The bounds on apps' code (docs/runtime.md, "Bounded user code"). */
+  readonly limits: { readonly cpuLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number };
+  /** An app's first quarantine, doubling with each offence up to `maxMs`. */
+  readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -67,11 +76,12 @@ export const BUILDS_SHARE = 0.9;
 export const DEFAULT_LOG_STREAMS_PER_CALLER = 256;
 
 /**
- * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster.
+ * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster and says how many
+ * cores it has (the default shard count).
  *
  * @throws ConfigError naming the first variable with a bad value.
  */
-export function runtimeServerConfig(env: Env, host: { hostname: string; pid: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
+export function runtimeServerConfig(env: Env, host: { hostname: string; pid: number; cores?: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
   const read = new EnvReader(env);
   const kubeconfig = read.optional('KUBECONFIG');
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, 'a Kubernetes namespace name');
@@ -105,6 +115,13 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const logStreamsPerCaller = read.integer('CW_RUNTIME_LOG_STREAMS_PER_CALLER', DEFAULT_LOG_STREAMS_PER_CALLER, { min: 1, max: 100_000 });
   const workerdBinary = read.optional('CW_WORKERD_BIN');
   const podIP = read.optional('POD_IP');
+  const shards = read.integer('CW_RUNTIME_SHARDS', Math.min(host.cores ?? availableParallelism(), 64), { min: 1, max: 64 });
+  const cpuLimitMs = read.durationMs('CW_RUNTIME_CPU_LIMIT', 500, { min: 50, max: 60_000 });
+  const isolateHeapMb = read.integer('CW_RUNTIME_ISOLATE_HEAP_MB', 128, { min: 16, max: 16_384 });
+  const shardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
+  const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
+  const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
+  const statusToken = runtimeStatusToken(read);
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
@@ -115,6 +132,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
     ...(statusURL ? { statusURL } : {}),
     ...(podIP ? { podIP } : {}),
+    ...(statusToken ? { statusToken } : {}),
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),
@@ -135,5 +153,8 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
       ...(podName && podUid ? { pod: Object.freeze({ name: podName, uid: podUid }) } : {}),
     }),
     leaseDurationSeconds,
+    shards,
+    limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb }),
+    quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
   });
 }

@@ -60,7 +60,15 @@ async function setup() {
     apps: source,
     engine,
     records,
-    metrics: servingMetrics(registry, { status: () => ({ ready: true, generation: 1, pid: 1, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0 }) }, records),
+    metrics: servingMetrics(
+      registry,
+      {
+        status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
+        limitCounts: () => ({ stops: new Map(), quarantined: new Map() }),
+        onProbation: () => [],
+      },
+      records,
+    ),
     registry,
     log: silentLogger,
     onReconciled: (key) => reconciled.push(key),

@@ -1,8 +1,10 @@
 import type { Registry } from 'prom-client';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { DomainClaim, HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../../src/kube/index.ts';
-import { heldDomainNames } from '../../src/platform/custom-hostnames.ts';
+import { isInZone } from '../../src/dns/names.ts';
+import { isActiveHostname, serveRefusal, type NameFacts } from '../../src/platform/host-admission.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from '../../src/workerd/index.ts';
 import { Controller } from '../controller-runtime/controller.ts';
@@ -10,7 +12,7 @@ import type { Logger } from '../controller-runtime/log.ts';
 import { ItemExponentialRateLimiter } from '../controller-runtime/rate-limiter.ts';
 import type { Source } from '../controller-runtime/source.ts';
 import type { AppRecords } from './app-records.ts';
-import { allowedHostnames, deploymentOf } from './desired.ts';
+import { deploymentOf } from './desired.ts';
 import { classifyDeployError } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
@@ -25,11 +27,17 @@ export interface ServingControllerDeps {
    */
   hostnames?: Source<AppHostname>;
   /**
-   * With the project domains and the runtime's base domain, a deploy's host names are served only where the
-   * project may have them (see {@link allowedHostnames}): a RuntimeApp applied with kubectl cannot take
-   * another project's names. Without them (unit tests), every deploy host name is served.
+   * With the project domains, the name claims and the runtime's base domain, an app's host names (its deploy's
+   * and its active AppHostnames) are served only where the project may serve them (src/platform/host-admission.ts):
+   * a RuntimeApp applied with kubectl cannot take another project's names, and a contested or unclaimed name is
+   * served for nobody. Without them (unit tests), every host name is served.
    */
-  names?: { domains: Source<ProjectDomain>; baseDomain: string };
+  names?: {
+    domains: Source<ProjectDomain>;
+    domainClaims: Source<DomainClaim> & { get(key: string): DomainClaim | undefined };
+    hostnameClaims: Source<HostnameClaim> & { get(key: string): HostnameClaim | undefined };
+    baseDomain: string;
+  };
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -68,17 +76,40 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
   /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
   const attachedTo = (namespace: string, name: string): string[] =>
     (hostnames?.list() ?? [])
-      .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && h.status?.state === 'active' && !h.metadata?.deletionTimestamp)
+      .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && isActiveHostname(h))
       .map((h) => h.spec.hostname)
       .sort();
+  const names = deps.names;
+  const facts = (): NameFacts | undefined =>
+    names && {
+      baseDomain: names.baseDomain,
+      now: new Date(),
+      domainHolder: (name) => names.domainClaims.get(name)?.spec.holder.namespace,
+      hostnameHolder: (name) => names.hostnameClaims.get(name)?.spec.holder.namespace,
+      projectDomain: (project, domain) => names.domains.list().find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
+      hostnameActive: (project, host) => (hostnames?.list() ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
+    };
+  /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
+  const appsUnder = (zone: string) =>
+    deps.apps
+      .list()
+      .filter((a) => [...(a.spec.hostnames ?? []), ...attachedTo(a.metadata?.namespace ?? '', a.metadata?.name ?? '')].some((h) => isInZone(h, zone)))
+      .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
   return new Controller<RuntimeApp>({
     name: 'runtime',
     kind: 'RuntimeApp',
     source: deps.apps,
     owns: [
       ...(hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h: KubeObject) => hostnameAppKeys(h as AppHostname) }] : []),
-      // A project domain becoming managed (or going) changes which deploy host names its apps may have.
-      ...(deps.names ? [{ kind: 'ProjectDomain', source: deps.names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) }] : []),
+      // A project domain becoming managed (or going) changes which host names its apps may have; a claim made or
+      // given up changes it for every app with a name under it.
+      ...(names
+        ? [
+            { kind: 'ProjectDomain', source: names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) },
+            { kind: 'DomainClaim', source: names.domainClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+            { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+          ]
+        : []),
     ],
     registry: deps.registry,
     log: deps.log,
@@ -90,12 +121,13 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     reconcile: async (key, { namespace, name, log }) => {
       const settled = () => deps.onReconciled?.(key);
       const app = deps.apps.get(key);
-      const attached = attachedTo(namespace, name);
-      const allowed = app && deps.names ? allowedHostnames(app, heldDomainNames(deps.names.domains.list().filter((d) => d.metadata?.namespace === namespace)), deps.names.baseDomain) : undefined;
-      if (app && allowed && allowed.length < (app.spec.hostnames ?? []).length) {
-        log.warn('not serving host names the project does not control', { refused: (app.spec.hostnames ?? []).filter((h) => !allowed.includes(h)) });
-      }
-      const deployment = deploymentOf(app && allowed ? { ...app, spec: { ...app.spec, hostnames: allowed } } : app, attached);
+      const known = facts();
+      const admitted = (hosts: readonly string[]) => (known ? servable(namespace, hosts, known) : { served: [...hosts], refused: [] });
+      const attached = admitted(attachedTo(namespace, name));
+      const deploy = admitted(app?.spec.hostnames ?? []);
+      const refused = [...deploy.refused, ...attached.refused];
+      if (app && refused.length > 0) log.warn('not serving host names the project may not serve', { refused });
+      const deployment = deploymentOf(app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app, attached.served);
       if (!deployment) {
         if (records.has(key) || engine.served(namespace, name)) {
           await engine.remove(namespace, name);
@@ -106,13 +138,13 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
       const generation = app?.metadata?.generation ?? 0;
       const record = records.get(key);
-      const same = record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.join(' ');
+      const same = record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ');
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-      records.attempt(key, generation, deployment.buildId, attached);
+      records.attempt(key, generation, deployment.buildId, attached.served);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
         const served = await engine.deploy(deployment);
@@ -146,4 +178,16 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
 function hostnameAppKeys(h: AppHostname): string[] {
   const namespace = h.metadata?.namespace;
   return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
+}
+
+/** `hosts` split by the admission rule into those `project` may serve and those it may not (with why). */
+function servable(project: string, hosts: readonly string[], facts: NameFacts): { served: string[]; refused: string[] } {
+  const served: string[] = [];
+  const refused: string[] = [];
+  for (const host of hosts) {
+    const why = serveRefusal(project, host.toLowerCase().replace(/\.$/, ''), facts);
+    if (why === undefined) served.push(host);
+    else refused.push(`${host}: ${why}`);
+  }
+  return { served, refused };
 }

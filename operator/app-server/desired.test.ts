@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { allowedHostnames, deploymentOf } from './desired.ts';
+import { deploymentOf } from './desired.ts';
 
 function app(spec: Partial<RuntimeApp['spec']>, metadata: RuntimeApp['metadata'] = {}): RuntimeApp {
   return { metadata: { name: 'hello', namespace: 'proj', generation: 3, ...metadata }, spec: { displayName: 'Hello', ...spec } };
@@ -30,14 +30,5 @@ describe('deploymentOf', () => {
     ['an app being deleted', app({ activeBuildId: 'b-1' }, { deletionTimestamp: '2026-01-01T00:00:00Z' })],
   ])('serves nothing for %s', (_name, input) => {
     expect(deploymentOf(input)).toBeUndefined();
-  });
-});
-
-describe('allowedHostnames', () => {
-  const withHosts = (hostnames: string[]) => app({ activeBuildId: 'b-1', hostnames });
-  it('keeps names in the project’s part of the base domain and inside its managed domains, and nothing else', () => {
-    const app = withHosts(['www.proj.apps.example', 'a.b.proj.apps.example', 'shop.example.com', 'www.shop.example.com', 'bank.example', 'proj.apps.example.evil.test', 'www.other.apps.example']);
-    expect(allowedHostnames(app, ['shop.example.com'], 'apps.example')).toEqual(['www.proj.apps.example', 'a.b.proj.apps.example', 'shop.example.com', 'www.shop.example.com']);
-    expect(allowedHostnames(app, [], 'apps.example')).toEqual(['www.proj.apps.example', 'a.b.proj.apps.example']);
   });
 });

@@ -1,5 +1,4 @@
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { isInZone } from '../../src/dns/names.ts';
 import type { AppDeployment } from '../../src/workerd/index.ts';
 
 /**
@@ -21,15 +20,4 @@ export function deploymentOf(app: RuntimeApp | undefined, attached: readonly str
     hostnames: [...new Set([...(app.spec.hostnames ?? []), ...attached])],
     ...(app.spec.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: app.spec.maxConcurrentRequests } : {}),
   };
-}
-
-/**
- * The deploy host names `app` may be served on: names in its project's part of the base domain
- * (`*.<project>.<base>`) and names inside one of the domains the project holds (with a zone, so its
- * DomainClaim: no other project's). The API refuses the others at deploy time; this holds for RuntimeApps written any other
- * way too. Custom names verified through an AppHostname are served from that object, not from here.
- */
-export function allowedHostnames(app: RuntimeApp, managedDomains: readonly string[], baseDomain: string): string[] {
-  const own = `${app.metadata?.namespace}.${baseDomain}`;
-  return (app.spec.hostnames ?? []).filter((h) => isInZone(h, own) || managedDomains.some((d) => isInZone(h, d)));
 }

@@ -41,4 +41,10 @@ describe('reportFor', () => {
   it('reports a first deploy in progress: nothing served yet', () => {
     expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined)).toEqual({ namespace: 'p', app: 'a', hosts: [], observedGeneration: 1 });
   });
+
+  it('reports a quarantine beside what is served, and none for an app it does not serve', () => {
+    const quarantine = { reason: 'CPULimitExceeded' as const, until: '2026-12-01T10:00:00.000Z', message: 'The app was stopped.' };
+    expect(reportFor('p', 'a', { generation: 2, buildId: 'b-1', servedGeneration: 2 }, served, quarantine)).toMatchObject({ servingBuildId: 'b-1', quarantine });
+    expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined, quarantine)).not.toHaveProperty('quarantine');
+  });
 });

@@ -1,6 +1,6 @@
 // One app's report, as a replica's RuntimeReplica carries it (and `GET /apps/{namespace}/{app}` shows it):
 // the contract between a cw-runtime replica and the RuntimeApp controller, which turns it into conditions.
-import type { ServedApp } from '../../src/workerd/index.ts';
+import type { LimitReason, ServedApp } from '../../src/workerd/index.ts';
 
 /**
  * Why a replica does not serve the spec it last acted on: `BuildFailed` (the artifact is invalid or workerd
@@ -33,6 +33,16 @@ export interface RuntimeAppReport {
   readonly observedGeneration?: number;
   /** Why `observedGeneration` is not served; absent while it rolls out and once it is served. */
   readonly failure?: DeployFailure;
+  /** This replica does not route to the app for a while: one of its requests stopped its workerd shard. */
+  readonly quarantine?: QuarantineReport;
+}
+
+export interface QuarantineReport {
+  readonly reason: LimitReason;
+  /** When it is served again (RFC 3339). */
+  readonly until: string;
+  /** What the app did (stable while it lasts: no times). */
+  readonly message: string;
 }
 
 /** What a replica remembers of one app between reconciles: in memory only, rebuilt after a restart. */
@@ -46,7 +56,7 @@ export interface AppRecord {
 }
 
 /** The report for an app, or `undefined` when this replica neither serves nor has acted on it (404). */
-export function reportFor(namespace: string, app: string, record: AppRecord | undefined, served: ServedApp | undefined): RuntimeAppReport | undefined {
+export function reportFor(namespace: string, app: string, record: AppRecord | undefined, served: ServedApp | undefined, quarantine?: QuarantineReport): RuntimeAppReport | undefined {
   if (!record && !served) return undefined;
   return {
     namespace,
@@ -56,5 +66,6 @@ export function reportFor(namespace: string, app: string, record: AppRecord | un
     ...(record?.servedGeneration !== undefined && served ? { servedGeneration: record.servedGeneration } : {}),
     ...(record ? { observedGeneration: record.generation } : {}),
     ...(record?.failure ? { failure: record.failure } : {}),
+    ...(quarantine && served ? { quarantine } : {}),
   };
 }

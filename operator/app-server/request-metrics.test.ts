@@ -10,7 +10,7 @@ describe('requestMetrics', () => {
     let reads = 0;
     requestMetrics(registry, {
       latencyBucketsMs: [5, 10, 25],
-      status: () => ({ ready: true, generation: 1, pid: 1, restarts: 0, workerdStarts: 1, apps: 1, loadedWorkers: 3, loadChecks: 1 }),
+      status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 1, loadedWorkers: 3, loadChecks: 1, shards: [] }),
       requestStats: async () => {
         reads += 1;
         return new Map([['p1/web', { active: 2, queued: 1, classes: [0, 7, 0, 2, 1], buckets: [6, 3, 0], count: 10, sumMs: 57 }]]);

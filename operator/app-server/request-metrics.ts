@@ -51,10 +51,9 @@ export function requestMetrics(registry: Registry, engine: Source): void {
   perApp('cloudwright_runtime_requests_queued', 'Requests waiting for a slot of their app', (c) => c.queued);
   new Gauge({
     name: 'cloudwright_runtime_isolates_loaded',
-    help: 'App isolates the serving workerd has loaded (apps load on their first request)',
+    help: "App isolates the shards' workerd processes have loaded (apps load on their first request; each shard reports at its health checks)",
     registers,
-    async collect() {
-      await counts(); // which brings the serving workerd's count up to date
+    collect() {
       this.set(engine.status().loadedWorkers);
     },
   });

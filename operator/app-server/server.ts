@@ -7,7 +7,8 @@ import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import type { DomainClaim, HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
@@ -41,6 +42,8 @@ export class RuntimeServer {
   #informer: Informer<RuntimeApp> | undefined;
   #hostnames: Informer<AppHostname> | undefined;
   #domains: Informer<ProjectDomain> | undefined;
+  #domainClaims: Informer<DomainClaim> | undefined;
+  #hostnameClaims: Informer<HostnameClaim> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -84,7 +87,15 @@ export class RuntimeServer {
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
-    return reportFor(namespace, app, this.#records.get(`${namespace}/${app}`), this.#engine?.served(namespace, app));
+    const engine = this.#engine;
+    const quarantine = engine?.quarantine(namespace, app);
+    return reportFor(
+      namespace,
+      app,
+      this.#records.get(`${namespace}/${app}`),
+      engine?.served(namespace, app),
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limitMessage(quarantine.reason) },
+    );
   }
 
   reports(): RuntimeAppReport[] {
@@ -119,6 +130,7 @@ export class RuntimeServer {
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
       logStreamsPerCaller: config.logStreamsPerCaller,
+      ...(config.statusToken ? { token: config.statusToken } : {}),
       logs: () => {
         const engine = this.#engine;
         return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
@@ -138,12 +150,17 @@ export class RuntimeServer {
       trustForwardedHeaders: config.trustForwardedHeaders,
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
+      shards: config.shards,
+      limits: config.limits,
+      quarantine: config.quarantine,
+      // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
+      onQuarantine: () => this.#publisher?.changed(),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
     requestMetrics(this.registry, engine);
     this.#entryPort = engine.address.port;
-    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir });
+    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
 
     const kube = loadKubeConnection(config.kubeconfig);
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
@@ -160,11 +177,18 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'projectdomains', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Who holds which name, installation-wide: a name is served only by the project its claim names.
+    const domainClaims = (this.#domainClaims = createInformer<DomainClaim>(kube, DOMAIN_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'domainclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const hostnameClaims = (this.#hostnameClaims = createInformer<HostnameClaim>(kube, HOSTNAME_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'hostnameclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
       hostnames,
-      names: { domains, baseDomain: config.baseDomain },
+      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),
@@ -176,10 +200,9 @@ export class RuntimeServer {
         this.#publisher?.changed();
       },
     });
-    informer.start();
-    hostnames.start();
-    domains.start();
-    await Promise.all([informer, hostnames, domains].map((i) => i.waitForSync(this.#abort.signal)));
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims];
+    for (const i of watched) i.start();
+    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
@@ -210,6 +233,8 @@ export class RuntimeServer {
     this.#informer?.stop();
     this.#hostnames?.stop();
     this.#domains?.stop();
+    this.#domainClaims?.stop();
+    this.#hostnameClaims?.stop();
     await this.#engine?.stop(STOP_DRAIN_MS);
     await this.#status?.close();
     if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });

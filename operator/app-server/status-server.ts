@@ -1,6 +1,7 @@
 import { createServer, type ServerResponse } from 'node:http';
 import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
 import type { Registry } from 'prom-client';
+import { bearerSecretCheck } from '../../src/auth/shared-secret.ts';
 import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
 import { streamAppLogs, type AppLogFeed } from './log-stream.ts';
 import type { RuntimeAppReport } from './report.ts';
@@ -19,6 +20,11 @@ export interface StatusServerOptions {
   logs: () => AppLogFeed | undefined;
   /** Log streams one caller (a peer address: a cw-api pod, say) may follow at once; past it, 429 (default unbounded). */
   logStreamsPerCaller?: number;
+  /**
+   * The secret cw-api presents (`Authorization: Bearer`) to read what apps this replica serves and their logs
+   * (`/apps…`); absent: those routes answer nobody. Probes and metrics need none.
+   */
+  token?: string;
 }
 
 export type StatusServer = ListeningServer;
@@ -29,14 +35,24 @@ function json(res: ServerResponse, status: number, body: unknown, type = 'applic
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(JSON.stringify(body));
 }
 
+function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers }).end(JSON.stringify({ title, status, detail }));
+}
+
 /**
  * cw-runtime's internal HTTP port, apart from the entry point so apps can never shadow it: probes,
  * `/metrics`, what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
  * platform reads the same reports from the replica's RuntimeReplica), and each app's live logs (cw-api's logs
- * route reads them here). Not for the public: keep it off the ingress.
+ * route reads them here). Not for the public: keep it off the ingress. The `/apps` routes (URLs, console
+ * output) answer only a caller presenting the shared token (`token`); the chart's network policy also lets
+ * only cw-api's pods reach the port.
  */
 export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
   const streams = new KeyedSlots({ total: Number.MAX_SAFE_INTEGER, perKey: options.logStreamsPerCaller ?? Number.MAX_SAFE_INTEGER });
+  const authorized = options.token ? bearerSecretCheck(options.token) : () => false;
+  const unauthorized = options.token
+    ? 'The app routes of the status port need the runtime status token (Authorization: Bearer), which cw-api presents.'
+    : 'This replica has no status token (CW_RUNTIME_STATUS_TOKEN), so its app routes answer nobody.';
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -51,6 +67,8 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
         (body) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(body),
         () => res.writeHead(500).end(),
       );
+    } else if ((path === '/apps' || path.startsWith('/apps/')) && !authorized(req.headers.authorization)) {
+      problem(res, 401, 'Unauthorized', unauthorized, { 'www-authenticate': 'Bearer' });
     } else if (path === '/apps') {
       json(res, 200, { apps: options.reports() });
     } else {
@@ -59,8 +77,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       if (match?.[5] && logs && req.method === 'GET') {
         const slot = streams.take(req.socket.remoteAddress ?? '');
         if (!('release' in slot)) {
-          const detail = `This address follows ${slot.held} log streams at once, the most a caller may; close one and retry.`;
-          res.writeHead(429, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', 'retry-after': '10' }).end(JSON.stringify({ title: 'Too Many Requests', status: 429, detail }));
+          problem(res, 429, 'Too Many Requests', `This address follows ${slot.held} log streams at once, the most a caller may; close one and retry.`, { 'retry-after': '10' });
           return;
         }
         res.once('close', slot.release);
@@ -69,7 +86,7 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       }
       const report = match ? options.report(match[1] ?? '', match[3] ?? '') : undefined;
       if (report && !match?.[5]) json(res, 200, report);
-      else json(res, 404, { title: 'Not Found', status: 404, detail: 'This runtime neither serves nor knows that app.' }, 'application/problem+json');
+      else problem(res, 404, 'Not Found', 'This runtime neither serves nor knows that app.');
     }
   });
   return listen(server, options.port, options.host);

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the local platform runs: the control plane (kube-apiserver + etcd + the
 # controllers, the scheduler, and the node's kubelet and kube-proxy, from e2e/controlplane), MinIO, Helm (the
-# chart's tests render charts/cloudwright with it), kubectl and CoreDNS (the local node's cluster DNS). Each is cached by its version, the Go version and (for our own code)
-# the source hash.
+# chart's tests render charts/cloudwright with it), kubectl, CoreDNS (the local node's cluster DNS) and
+# kube-router (its network-policy controller enforces the node's NetworkPolicies). Each is cached by its
+# version, the Go version and (for our own code) the source hash.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
 HELM_VERSION=v3.22.0
 COREDNS_VERSION=v1.15.0
+# The only version the module proxy serves (v2.1.0 has published advisories: docs/kube-node.md says which and
+# why they do not touch the local node). sigs.k8s.io/kube-network-policies cannot run here: it queues packets
+# with nftables' `queue`, which this kernel lacks (CONFIG_NFT_QUEUE).
+KUBE_ROUTER_VERSION=v2.1.0
 gover=$(go_version)
 
 # A pinned module's command, built with `go install` into the cache once per version and Go version.
@@ -25,6 +30,7 @@ go_install() { # go_install NAME MODULE@VERSION WHAT-IT-TAKES
 build_minio() { go_install minio "github.com/minio/minio@$MINIO_VERSION" "a few minutes"; }
 build_helm() { go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "a minute or two"; }
 build_coredns() { go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION" "a minute or two"; }
+build_kube_router() { go_install kube-router "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION" "a few minutes"; }
 
 # The version the Kubernetes components report (kubectl version, a node's kubeletVersion), which `go build`
 # of a module cannot know on its own.
@@ -69,6 +75,7 @@ case ${1:-all} in
   helm) build_helm ;;
   kubectl) build_kubectl ;;
   coredns) build_coredns ;;
+  kube-router) build_kube_router ;;
   all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns ;;
   *) die "unknown tool: $1" ;;
 esac

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# What the local Kubernetes node needs (e2e/harness/kube-node.ts): Debian's containerd, runc, CNI plugins
-# and iptables, the control plane's build (it is the node's kubelet and kube-proxy too), CoreDNS, and the pod
+# What the local Kubernetes node needs (e2e/harness/kube-node.ts): Debian's containerd, runc, CNI plugins,
+# iptables and ipset, the control plane's build (it is the node's kubelet and kube-proxy too), CoreDNS,
+# kube-router (its network-policy controller: the bridge plugins enforce no NetworkPolicy), and the pod
 # sandbox ("pause") image, built here from e2e/pause with buildah since no registry's can be pulled. The image
 # is cached by the hash of its source and linked as .tools/pause-image.oci.tar (its name beside it, .name).
 source "$(dirname "$0")/lib.sh"
@@ -9,9 +10,10 @@ source "$(dirname "$0")/lib.sh"
 if dpkg-query -W -f='${Status}' containerd.io 2>/dev/null | grep -q 'install ok installed'; then
   die "Docker's containerd.io is installed; the local node uses Debian's containerd, and installing it would remove Docker's"
 fi
-apt_install containerd runc containernetworking-plugins iptables buildah
+apt_install containerd runc containernetworking-plugins iptables ipset buildah
 "$(dirname "$0")/go-tools.sh" controlplane
 "$(dirname "$0")/go-tools.sh" coredns
+"$(dirname "$0")/go-tools.sh" kube-router
 use_buildah_storage
 
 src=$ROOT/e2e/pause/main.go

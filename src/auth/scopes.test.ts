@@ -16,6 +16,8 @@ describe('scope catalog', () => {
       'databases:write',
       'domain:read',
       'domain:write',
+      'repositories:read',
+      'repositories:write',
       'tokens:read',
       'tokens:write',
       'admin',

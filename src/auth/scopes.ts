@@ -16,6 +16,8 @@ export const SCOPES = {
   'databases:write': 'Create and delete databases and rotate their connection tokens.',
   'domain:read': 'List and read project domains and their DNS records.',
   'domain:write': 'Add, check and delete project domains; create, update and delete DNS records.',
+  'repositories:read': 'List the project’s git tokens, and make ones that read its repositories (clone, fetch, LFS downloads, the read API).',
+  'repositories:write': 'Make git tokens that also push to the project’s repositories (and create and delete them).',
   'tokens:read': 'List your access tokens (never their values).',
   'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
   admin: 'Administration: manage users, manage the members of and delete any project, reach every project. ' + 'Only effective on tokens of platform administrators.',
@@ -62,7 +64,7 @@ export function knownScopes(stored: readonly string[]): Scope[] {
 
 const SCOPE_BITS = new Map<string, number>(SCOPE_NAMES.map((scope, index) => [scope, 1 << index]));
 const ADMIN_BIT = SCOPE_BITS.get('admin') ?? 0;
-/** One frozen list per combination of catalog scopes (at most 2^14), shared by every principal holding it. */
+/** One frozen list per combination of catalog scopes (at most 2^16), shared by every principal holding it. */
 const scopeListsByBits = new Map<number, readonly Scope[]>();
 
 /**

@@ -32,13 +32,16 @@ const RECENT_WAIT_MS = 3000;
  * RuntimeReplica) as `GET /apps/{namespace}/{app}/logs`: the recent entries of all of them merged in time
  * order, then each replica's new entries as they arrive. Replicas that start later are not followed (open the
  * stream again); an unreachable replica is left out. The address comes from a RuntimeReplica, which only
- * the runtime's own pods may write (the chart's admission policy), never from the caller.
+ * the runtime's own pods may write (the chart's admission policy), never from the caller; the request carries
+ * the runtime status token (`statusToken`), without which a replica answers 401 and is left out too.
  */
 export class AppLogSource {
   readonly #replicas: Pick<RuntimeReplicaView, 'live'>;
+  readonly #headers: Record<string, string>;
 
-  constructor(replicas: Pick<RuntimeReplicaView, 'live'>) {
+  constructor(replicas: Pick<RuntimeReplicaView, 'live'>, statusToken?: string) {
     this.#replicas = replicas;
+    this.#headers = { accept: 'text/event-stream', ...(statusToken ? { authorization: `Bearer ${statusToken}` } : {}) };
   }
 
   async *open(project: string, app: string, options: AppLogOptions): AsyncGenerator<AppLogEvent> {
@@ -52,7 +55,7 @@ export class AppLogSource {
         if (event.type === 'caught-up') caughtUp = true;
         queue.push(event);
       };
-      void readReplica(target.name, `${target.url}${path}`, options.signal, emit).finally(() => {
+      void readReplica(target.name, `${target.url}${path}`, this.#headers, options.signal, emit).finally(() => {
         if (!caughtUp) emit({ type: 'caught-up' });
         open -= 1;
         if (open === 0) queue.close();
@@ -90,10 +93,10 @@ export class AppLogSource {
 }
 
 /** Reads one replica's stream, calling `emit` with its events and `caught-up` once its recent entries are given. */
-async function readReplica(replica: string, url: string, signal: AbortSignal, emit: (event: AppLogEvent | Progress) => void): Promise<void> {
+async function readReplica(replica: string, url: string, headers: Record<string, string>, signal: AbortSignal, emit: (event: AppLogEvent | Progress) => void): Promise<void> {
   let response: Response;
   try {
-    response = await fetch(url, { headers: { accept: 'text/event-stream' }, signal, redirect: 'error' });
+    response = await fetch(url, { headers, signal, redirect: 'error' });
   } catch {
     return;
   }

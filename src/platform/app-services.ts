@@ -9,7 +9,7 @@ import { AppEnvironment } from './app-environment.ts';
 import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
-import { managedDomainNames } from './custom-hostnames.ts';
+import { factsFromObjects } from './host-admission.ts';
 import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
 
 /** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
@@ -59,7 +59,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       maxBuildsPerApp: options.maxBuildsPerApp,
       ...(options.projectUnpackedQuota !== undefined ? { projectUnpackedQuota: options.projectUnpackedQuota } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
-      managedDomains: (project) => managedDomainNames(domains.list().filter((d) => d.metadata?.namespace === project)),
+      nameFacts: () => factsFromObjects(domains.list(), hostnames.list(), baseDomain, new Date()),
       finalizedHostnames: finalized,
     }),
     environment: new AppEnvironment(store),

@@ -13,6 +13,10 @@ import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
 import { isInZone } from '../dns/names.ts';
 import { customHostnameProblem } from './custom-hostnames.ts';
+import type { NameFacts } from './host-admission.ts';
+
+/** No claims known: every custom host name needs attaching first. */
+const NO_NAMES: NameFacts = { baseDomain: '', now: new Date(0), domainHolder: () => undefined, hostnameHolder: () => undefined, projectDomain: () => undefined, hostnameActive: () => false };
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
 import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
@@ -59,8 +63,8 @@ export interface BuildCatalogOptions {
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
   readonly maxCompatibilityDate?: string | undefined;
   readonly now?: () => Date;
-  /** The domains a project controls (its managed project domains): custom host names must be inside one. */
-  readonly managedDomains?: (project: string) => readonly string[];
+  /** What the host-name admission rule reads (host-admission.ts); without it, custom host names need attaching first. */
+  readonly nameFacts?: () => NameFacts;
   /**
    * The app's AppHostnames whose proof of control completed (finalized: the binding is `active`): served
    * from those objects, not from the deploy's `hostnames`, so a deploy neither writes nor removes them.
@@ -349,7 +353,7 @@ export class BuildCatalog {
       const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
       if (foreign) throw new BadRequestError(foreign);
       if (!isInZone(hostname, baseDomain)) {
-        const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.managedDomains?.(project) ?? []);
+        const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.nameFacts?.() ?? NO_NAMES);
         if (problem) throw new ForbiddenError(problem);
       }
       if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);

@@ -1,5 +1,5 @@
 import type { Project } from '../apis/v1alpha1/project.ts';
-import { API_VERSION, type KubeObject } from '../kube/index.ts';
+import { API_VERSION, type Informer, type KubeObject } from '../kube/index.ts';
 import { PROJECT_LABEL } from './resources.ts';
 
 /**
@@ -16,4 +16,12 @@ export function projectNamespace(project: Project): KubeObject {
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Project', name, uid: project.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
     },
   };
+}
+
+/**
+ * The project a namespace belongs to, by the label the Project controller gives it (only those who may edit
+ * namespaces, not a project's tenants, can set it), from a cache of the labelled namespaces.
+ */
+export function projectOfNamespace(namespaces: Informer<KubeObject>): (namespace: string) => string | undefined {
+  return (namespace) => namespaces.get(namespace)?.metadata?.labels?.[PROJECT_LABEL];
 }

@@ -7,16 +7,17 @@ describe('the project quota', () => {
       runtimeapps: 100,
       builds: 10_100,
       apphostnames: 3200,
-      projectdomains: 70,
+      projectdomains: 120,
       dnsrecords: 50_000,
       databases: 50,
       repositories: 100,
       repositorywebhooks: 100,
+      gittokens: 300,
     });
     const quota = projectResourceQuota('p1');
     expect(quota.metadata).toEqual({ name: 'cloudwright-project', namespace: 'p1', labels: { 'cloudwright.dev/project': 'p1' } });
     expect(quota.spec.hard['count/runtimeapps.cloudwright.dev']).toBe('100');
-    expect(Object.keys(quota.spec.hard)).toHaveLength(8);
+    expect(Object.keys(quota.spec.hard)).toHaveLength(9);
   });
 
   it('names quota resources both ways', () => {

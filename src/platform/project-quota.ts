@@ -11,6 +11,7 @@ import { MAX_BUILDS_PER_APP } from './builds.ts';
 import { MAX_DATABASES_PER_PROJECT } from './databases/databases.ts';
 import { MAX_RECORDS_PER_DOMAIN } from './domains/dns-records.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from './domains/project-domains.ts';
+import { MAX_ACTIVE_GIT_TOKENS_PER_PROJECT, MAX_INACTIVE_GIT_TOKENS_KEPT } from './git-tokens.ts';
 import { PROJECT_LABEL } from './resources.ts';
 
 /** A ResourceQuota as far as the project quota needs it. */
@@ -28,18 +29,23 @@ export const MAX_REPOSITORIES_PER_PROJECT = 100;
 export const MAX_REPOSITORY_WEBHOOKS_PER_PROJECT = 100;
 
 /**
- * Objects one project's namespace may hold, by the kind's plural. Builds: each app's kept builds and the one a
- * deploy adds before it prunes; project domains: the active ones and the deleted ones kept as history.
+ * Objects one project's namespace may hold, by the kind's plural. Where the API keeps history and prunes it only
+ * as it goes (the prune runs after a create), the count leaves room for what is pruned late, so the quota can
+ * never refuse the create that would prune: builds are each app's kept builds and the one a deploy adds before
+ * it prunes; project domains the active ones, as many again being deleted (their zones going) and the deleted
+ * ones kept as history; git tokens the live ones, the inactive ones kept, and a whole generation of live ones
+ * expired at once before the next token made prunes them.
  */
 export const PROJECT_OBJECT_COUNTS: Readonly<Record<string, number>> = {
   runtimeapps: MAX_APPS_PER_PROJECT,
   builds: MAX_APPS_PER_PROJECT * (MAX_BUILDS_PER_APP + 1),
   apphostnames: MAX_APPS_PER_PROJECT * MAX_APP_HOSTNAMES,
-  projectdomains: MAX_DOMAINS_PER_PROJECT + MAX_DELETED_DOMAINS_KEPT,
+  projectdomains: 2 * MAX_DOMAINS_PER_PROJECT + MAX_DELETED_DOMAINS_KEPT,
   dnsrecords: MAX_DOMAINS_PER_PROJECT * MAX_RECORDS_PER_DOMAIN,
   databases: MAX_DATABASES_PER_PROJECT,
   repositories: MAX_REPOSITORIES_PER_PROJECT,
   repositorywebhooks: MAX_REPOSITORY_WEBHOOKS_PER_PROJECT,
+  gittokens: 2 * MAX_ACTIVE_GIT_TOKENS_PER_PROJECT + MAX_INACTIVE_GIT_TOKENS_KEPT,
 };
 
 /** What each counted kind is called in messages. */
@@ -47,11 +53,12 @@ const NOUNS: Readonly<Record<string, string>> = {
   runtimeapps: 'apps',
   builds: 'builds',
   apphostnames: 'app host names',
-  projectdomains: 'domains (deleted ones kept as history included)',
+  projectdomains: 'domains (deleted ones and those being deleted included)',
   dnsrecords: 'DNS records',
   databases: 'databases',
   repositories: 'repositories',
   repositorywebhooks: 'repository webhooks',
+  gittokens: 'git tokens (revoked and expired ones kept as history included)',
 };
 
 /** The quota's resource name of a Cloudwright kind's plural: `count/runtimeapps.cloudwright.dev`. */

@@ -6,6 +6,7 @@ import {
   DatabaseKind,
   DnsRecordKind,
   DomainClaimKind,
+  GitTokenKind,
   HostnameClaimKind,
   ProjectDomainKind,
   ProjectKind,
@@ -36,6 +37,7 @@ export const HOSTNAME_CLAIMS: ResourceRef = resourceOf(HostnameClaimKind);
 export const DATABASES: ResourceRef = resourceOf(DatabaseKind);
 export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
 export const REPOSITORY_WEBHOOKS: ResourceRef = resourceOf(RepositoryWebhookKind);
+export const GIT_TOKENS: ResourceRef = resourceOf(GitTokenKind);
 export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
 export { NAMESPACES } from '../kube/index.ts';
 

@@ -6,12 +6,12 @@ import { isAlreadyExists, objectClient, statusCodeOf, type KubeConnection, type 
 import { StoreUnavailableError } from '../object-store/object-store.ts';
 import { REPOSITORIES } from '../platform/resources.ts';
 import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, type RepoPath } from '../repo-store/index.ts';
-import { defaultBranchOf, type CreateRepositoryOptions, type RepositoryDirectory } from './repository-directory.ts';
+import { defaultBranchOf, type CreateRepositoryOptions, type DeleteRepositoryOptions, type RepositoryDirectory } from './repository-directory.ts';
 import { repositoryResourceName } from './resource-name.ts';
 
 export interface KubeRepositoryDirectoryOptions {
   kube: KubeConnection;
-  /** Where the directory creates `Repository` resources (cw-git's `kubernetes.namespace`). */
+  /** Where the directory creates `Repository` resources (cw-git's `kubernetes.namespace`), unless a create names a project's. */
   namespace: string;
   /** How long a create waits for `Ready=True`, and a delete for the resource to be gone. Default 20 s. */
   timeoutMs?: number;
@@ -36,8 +36,9 @@ const TAKEN: ReadonlySet<string> = new Set([RepositoryReasons.NameConflict, Repo
  * resource or by data already in the bucket (`NameConflict`, `RepositoryExists`) withdraws the resource
  * and throws `RepoExistsError`; a create not ready in time withdraws it too and throws a retryable
  * `RepositoryPendingError` (or `StoreUnavailableError` when the controller reports the store unreachable),
- * so a failed create leaves nothing behind. `delete` deletes every resource of `owner/name` in the
- * namespace and waits until they are gone: their finalizer deletes the bucket data first.
+ * so a failed create leaves nothing behind. A create for a project (`options.namespace`) puts the resource in
+ * that project's namespace, so the project owns it. `delete` deletes every resource of `owner/name` (in every
+ * namespace, or only the project's) and waits until they are gone: their finalizer deletes the bucket data first.
  */
 export class KubeRepositoryDirectory implements RepositoryDirectory {
   readonly #client: ObjectClient<Repository>;
@@ -53,11 +54,14 @@ export class KubeRepositoryDirectory implements RepositoryDirectory {
   async create(repo: RepoPath, options?: CreateRepositoryOptions): Promise<void> {
     const defaultBranch = defaultBranchOf(options);
     const name = repositoryResourceName(repo);
-    const namespace = this.#namespace;
+    const namespace = options?.namespace ?? this.#namespace;
     try {
       await this.#client.create({ metadata: { name, namespace }, spec: { owner: repo.owner, name: repo.name, defaultBranch } });
     } catch (err) {
-      if (statusCodeOf(err) === 404) throw new Error(`cannot create Repository resources: namespace ${namespace} does not exist (cw-git's kubernetes.namespace)`);
+      if (statusCodeOf(err) === 404) {
+        if (options?.namespace) throw new RepositoryPendingError(`project ${namespace} has no namespace yet; retry in a few seconds`);
+        throw new Error(`cannot create Repository resources: namespace ${namespace} does not exist (cw-git's kubernetes.namespace)`);
+      }
       if (!isAlreadyExists(err)) throw unavailable(err);
       const existing = await this.#client.get(namespace, name).catch(() => undefined);
       if (existing?.metadata?.deletionTimestamp) throw new RepositoryPendingError(`repository ${repo.full} is being deleted; retry`, 1);
@@ -81,21 +85,21 @@ export class KubeRepositoryDirectory implements RepositoryDirectory {
     throw new RepositoryPendingError(`repository ${repo.full} was not ready within ${seconds(this.#timeoutMs)}${why}; the request was withdrawn, retry`);
   }
 
-  async delete(repo: RepoPath): Promise<void> {
-    const namespace = this.#namespace;
+  async delete(repo: RepoPath, options?: DeleteRepositoryOptions): Promise<void> {
     // Every resource of the name, not only the directory's own: one made with kubectl counts, and a
-    // NameConflict loser left behind would take the name over (and recreate it) once the holder is gone.
-    const list = await this.#client.list(namespace).catch((err: unknown) => {
+    // NameConflict loser left behind would take the name over (and recreate it) once the holder is gone. A
+    // project's token deletes only what its project holds.
+    const list = await this.#client.list(options?.namespace ?? '').catch((err: unknown) => {
       throw unavailable(err);
     });
-    const names = list.items.filter((r) => r.spec?.owner === repo.owner && r.spec?.name === repo.name).map((r) => r.metadata?.name ?? '');
-    if (names.length === 0) throw new RepoNotFoundError(repo.full);
+    const found = list.items.filter((r) => r.spec?.owner === repo.owner && r.spec?.name === repo.name).map((r) => ({ namespace: r.metadata?.namespace ?? '', name: r.metadata?.name ?? '' }));
+    if (found.length === 0) throw new RepoNotFoundError(repo.full);
     let left: Repository[] = [];
     const gone = await poll(this.#timeoutMs, async () => {
-      await Promise.all(names.map((n) => this.#client.delete(namespace, n))).catch((err: unknown) => {
+      await Promise.all(found.map((r) => this.#client.delete(r.namespace, r.name))).catch((err: unknown) => {
         throw unavailable(err);
       });
-      left = (await Promise.all(names.map((n) => this.#client.get(namespace, n)))).filter((r): r is Repository => r !== undefined);
+      left = (await Promise.all(found.map((r) => this.#client.get(r.namespace, r.name)))).filter((r): r is Repository => r !== undefined);
       return left.length === 0;
     });
     if (gone) return;

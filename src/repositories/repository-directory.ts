@@ -9,6 +9,16 @@ import type { RepoPath } from '../repo-store/index.ts';
 export interface CreateRepositoryOptions {
   /** The branch HEAD points at (a short name, without `refs/heads/`). Default `main`. */
   defaultBranch?: string;
+  /**
+   * The project namespace the repository belongs to (a project's git token created it). Only the Kubernetes
+   * directory uses it: the `Repository` resource goes there instead of the directory's own namespace.
+   */
+  namespace?: string;
+}
+
+export interface DeleteRepositoryOptions {
+  /** Delete only resources of this project namespace (a project's git token asks). Absent: wherever they are. */
+  namespace?: string;
 }
 
 /** Creates and deletes repositories. Both calls resolve only once the bucket shows the change. */
@@ -19,7 +29,7 @@ export interface RepositoryDirectory {
    */
   create(repo: RepoPath, options?: CreateRepositoryOptions): Promise<void>;
   /** Deletes it and its bucket data; resolves once gone. Throws `RepoNotFoundError` when absent. */
-  delete(repo: RepoPath): Promise<void>;
+  delete(repo: RepoPath, options?: DeleteRepositoryOptions): Promise<void>;
 }
 
 export const DEFAULT_BRANCH = 'main';

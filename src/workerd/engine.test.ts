@@ -105,12 +105,14 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     dataDir,
     baseDomain: 'apps.test',
     publicScheme: 'http',
-    healthCheck: { intervalMs: 300, timeoutMs: 1000, failures: 2 },
     restartBackoff: { initialMs: 100, maxMs: 1000 },
     drainTimeoutMs: 10_000,
     queue: { depthFactor: 0 },
+    shards: 2,
   });
   let port = 0;
+  /** The shard serving project `demo` (the other one serves `burst`'s apps or nothing). */
+  const demoShard = () => engine.status().shards[engine.shardOf('demo')]!;
 
   beforeAll(async () => {
     await engine.start();
@@ -165,6 +167,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
 
   it('rolls out v2 in the running workerd while a slow v1 request is in flight: it completes with v1, later requests get v2', async () => {
     const before = engine.status();
+    const beforeShard = demoShard();
     const slow = slowRequest(port, 'hello.demo.apps.test');
     await slow.inFlight;
     const served = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['www.hello.example'] });
@@ -175,18 +178,19 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(JSON.parse(slowResult.body)).toMatchObject({ version: 'v1' });
     // Code and environment load a new isolate beside the old one: the same workerd serves (the checker
     // workerd loaded v2 first).
-    expect(engine.status()).toMatchObject({ generation: before.generation, pid: before.pid, loadChecks: before.loadChecks + 1 });
+    expect(demoShard()).toMatchObject({ generation: beforeShard.generation, pid: beforeShard.pid });
+    expect(engine.status().loadChecks).toBe(before.loadChecks + 1);
   });
 
   it('changes host names and limits without restarting workerd; deploying the same thing again is a no-op', async () => {
-    const { pid } = engine.status();
+    const { pid } = demoShard();
     const served = await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['hello.example'], maxConcurrentRequests: 50 });
     expect(served.hosts).toEqual(['hello.demo.apps.test', 'hello.example']);
     expect(served.maxConcurrentRequests).toBe(50);
     expect((await send(port, 'www.hello.example')).status).toBe(404);
     expect((await send(port, 'hello.example')).status).toBe(200);
     await engine.deploy({ project: 'demo', appId: 'hello', buildId: 'v2', env: { GREETING: 'hi' }, hostnames: ['hello.example'], maxConcurrentRequests: 50 });
-    expect(engine.status().pid).toBe(pid);
+    expect(demoShard().pid).toBe(pid);
   });
 
   it('answers 503 with Retry-After past maxConcurrentRequests, counting each request until the app answers', async () => {
@@ -266,12 +270,12 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
   });
 
   it('starts a new workerd when static assets change (blue/green): a request in flight finishes on the old one, which then exits', async () => {
-    const before = engine.status();
+    const before = demoShard();
     const slow = slowRequest(port, 'hello.demo.apps.test');
     await slow.inFlight;
     // A new app with assets: workerd fixes assets services at start, so this needs a new generation.
     await engine.deploy({ project: 'demo', appId: 'more-assets', buildId: 'next-like', env: { GREETING: 'again' }, hostnames: [] });
-    const after = engine.status();
+    const after = demoShard();
     expect(after.generation).toBeGreaterThan(before.generation);
     expect(after.pid).not.toBe(before.pid);
     expect((await send(port, 'more-assets.demo.apps.test', '/_next/static/chunk.js')).body).toBe('console.log("chunk")');
@@ -309,10 +313,15 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(reply).toBe('echo:ping');
   });
 
-  it('restarts workerd after kill -9 and serves again within seconds', async () => {
-    const { pid, restarts } = engine.status();
+  it("restarts a shard's workerd after kill -9 and serves again within seconds; the other shard is untouched", async () => {
+    // A project the other shard serves.
+    const side = ['side', 'aside', 'elsewhere', 'yonder', 'beyond'].find((p) => engine.shardOf(p) !== engine.shardOf('demo'))!;
+    await engine.deploy({ project: side, appId: 'calm', buildId: 'other', env: {}, hostnames: [] });
+    const otherShard = engine.status().shards[engine.shardOf(side)]!;
+    const { pid, restarts } = demoShard();
     process.kill(pid, 'SIGKILL');
     const killedAt = Date.now();
+    expect((await send(port, `calm.${side}.apps.test`)).status).toBe(200);
     const during = await send(port, 'hello.demo.apps.test');
     if (during.status !== 200) {
       expect(during.status).toBe(503);
@@ -322,8 +331,10 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     const recoveredInMs = Date.now() - killedAt;
     expect(recoveredInMs).toBeLessThan(5000);
     expect(engine.status()).toMatchObject({ ready: true, restarts: restarts + 1 });
-    expect(engine.status().pid).not.toBe(pid);
+    expect(demoShard().pid).not.toBe(pid);
     expect(JSON.parse((await send(port, 'other.demo.apps.test')).body)).toMatchObject({ version: 'other' });
+    expect(engine.status().shards[engine.shardOf(side)]).toMatchObject({ pid: otherShard.pid, restarts: otherShard.restarts });
+    await engine.remove(side, 'calm');
   });
 
   it('removes an app: its hosts answer 404', async () => {
@@ -409,16 +420,16 @@ function processAlive(pid: number): boolean {
 describe('RuntimeEngine past its maximum of loaded isolates', { timeout: 60_000 }, () => {
   it('starts a fresh workerd, loads apps again on demand, and keeps the request counts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cw-rt-'));
-    const engine = new RuntimeEngine({ artifacts, dataDir: dir, baseDomain: 'apps.test', publicScheme: 'http', maxLoadedWorkers: 2, healthCheck: { intervalMs: 100 } });
+    const engine = new RuntimeEngine({ artifacts, dataDir: dir, baseDomain: 'apps.test', publicScheme: 'http', maxLoadedWorkers: 2, limits: { intervalMs: 100 } });
     try {
       await engine.start();
       const { port } = engine.address;
       const apps = ['one', 'two', 'three'];
       for (const appId of apps) await engine.deploy({ project: 'demo', appId, buildId: 'v1', env: { GREETING: appId }, hostnames: [] });
-      const { generation } = engine.status();
+      const { generation } = engine.status().shards[0]!;
       for (const appId of apps) expect(JSON.parse((await send(port, `${appId}.demo.apps.test`)).body)).toMatchObject({ greeting: appId });
       // The third isolate passes the bound: the next health check replaces workerd, blue/green.
-      await expect.poll(() => engine.status().generation, { timeout: 10_000 }).toBeGreaterThan(generation);
+      await expect.poll(() => engine.status().shards[0]!.generation, { timeout: 10_000 }).toBeGreaterThan(generation);
       await expect.poll(() => engine.status().loadedWorkers, { timeout: 5000 }).toBeLessThanOrEqual(2);
       for (const appId of apps) expect(JSON.parse((await send(port, `${appId}.demo.apps.test`)).body)).toMatchObject({ greeting: appId });
       // The old workerd's counts stay in the totals once it is gone.

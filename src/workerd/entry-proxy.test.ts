@@ -5,7 +5,7 @@ import { createConnection, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EntryProxy } from './entry-proxy.ts';
+import { EntryProxy, type Route } from './entry-proxy.ts';
 import { send } from './testing/http.ts';
 import { UpstreamPool, type Upstream } from './upstream.ts';
 
@@ -59,12 +59,22 @@ describe('EntryProxy', () => {
   let flakyPosts = 0;
   let a: Upstream;
   let b: Upstream;
-  /** Listens with `upstream` (none: not started yet); answers its port. */
-  async function proxy(upstream: Upstream | undefined, options: ConstructorParameters<typeof EntryProxy>[0] = {}): Promise<{ proxy: EntryProxy; port: number }> {
-    const p = new EntryProxy(options);
-    p.setUpstream(upstream);
+  /**
+   * Listens, routing every host to `upstream` as app `demo/app` (none: refused as the engine refuses before
+   * workerd has started); answers its port and a way to route to another upstream.
+   */
+  async function proxy(
+    upstream: Upstream | undefined,
+    options: Omit<ConstructorParameters<typeof EntryProxy>[0], 'route'> = {},
+  ): Promise<{ proxy: EntryProxy; port: number; switchTo: (next: Upstream) => void }> {
+    let current = upstream;
+    const route = (): Route =>
+      current
+        ? { upstream: current, app: 'demo/app' }
+        : { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: String(options.retryAfterSeconds ?? 1) } };
+    const p = new EntryProxy({ ...options, route });
     proxies.push(p);
-    return { proxy: p, port: (await p.listen(0)).port };
+    return { proxy: p, port: (await p.listen(0)).port, switchTo: (next) => (current = next) };
   }
   function upstreamAt(socketPath: string): Upstream {
     const pool = new UpstreamPool();
@@ -216,11 +226,11 @@ describe('EntryProxy', () => {
   });
 
   it('sends new requests to a new upstream while one in flight finishes on the old', async () => {
-    const { proxy: p, port } = await proxy(a);
+    const { port, switchTo } = await proxy(a);
     const held = send(port, 'a.test', '/hold');
     await expect.poll(() => release !== undefined).toBe(true);
     expect(a.pool.inFlight).toBe(1);
-    p.setUpstream(b);
+    switchTo(b);
     expect((await send(port, 'b.test')).body).toBe('b:0');
     const idle = a.pool.idle();
     release!();
@@ -228,6 +238,39 @@ describe('EntryProxy', () => {
     expect((await held).body).toBe('a:0');
     await idle;
     expect(a.pool.inFlight).toBe(0);
+  });
+
+  it('records each request on its upstream: the app, when it was sent, and when the upstream last answered', async () => {
+    const { port } = await proxy(a);
+    const before = Date.now();
+    const held = send(port, 'a.test', '/hold');
+    await expect.poll(() => release !== undefined).toBe(true);
+    // Requests the upstream broke off earlier (/die) stay as evidence too: it was running them when it broke.
+    const during = a.pool.evidence();
+    const hold = during.open.filter((f) => f.sentAt >= before);
+    expect(hold).toEqual([{ app: 'demo/app', method: 'GET', url: '/hold', sentAt: hold[0]!.sentAt }]);
+    expect(a.pool.requestOf('demo/app')).toEqual({ method: 'GET', url: '/hold' });
+    expect(a.pool.inFlight).toBe(1);
+    expect(a.pool.busy('demo/app', 0)).toBe(true);
+    const answeredBefore = a.pool.lastOutput;
+    release!();
+    release = undefined;
+    await held;
+    const after = a.pool.evidence();
+    expect(after.open.filter((f) => f.sentAt >= before)).toEqual([]);
+    expect(after.ended.get('demo/app')).toBeGreaterThanOrEqual(hold[0]!.sentAt);
+    expect(after.lastAlive).toBeGreaterThanOrEqual(answeredBefore);
+    expect(a.pool.busy('demo/app', 60_000)).toBe(true); // finished just now
+  });
+
+  it('answers a refusal itself, as a problem document with Retry-After and the reason', async () => {
+    const refusal = { status: 503, title: 'Service Unavailable', detail: 'The app was stopped.', retryAfter: '42', reason: 'CPULimitExceeded' };
+    const p = new EntryProxy({ route: () => ({ refusal }) });
+    proxies.push(p);
+    const res = await send((await p.listen(0)).port, 'a.test');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('42');
+    expect(JSON.parse(res.body)).toEqual({ title: 'Service Unavailable', status: 503, detail: 'The app was stopped.', reason: 'CPULimitExceeded' });
   });
 
   it('counts a request as done when the client goes away mid-request', async () => {

@@ -10,32 +10,50 @@ import type { Dispatcher } from 'undici';
 // is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
 
+/** Why the entry point answers a request itself: an RFC 9457 problem, with `Retry-After` when retrying helps. */
+export interface Refusal {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly retryAfter?: string;
+  /** Extension member naming a runtime limit (`CPULimitExceeded`, …), for clients that act on it. */
+  readonly reason?: string;
+}
+
+/** Where a request goes: the upstream of its app's shard (with the app, for the watchdog), or refused here. */
+export type Route = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
+
 export interface EntryProxyOptions {
+  /** Picks the upstream of a request by its `Host` header (the engine: the app's shard), or refuses it. */
+  readonly route: (host: string | undefined) => Route;
   /**
    * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`) and `X-Request-Id`: set it when the
    * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
    * cannot pretend to have come over HTTPS or from another address.
    */
   readonly trustForwardedHeaders?: boolean;
-  /** `Retry-After` seconds on 503 answers. */
+  /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
   readonly retryAfterSeconds?: number;
   readonly log?: RuntimeLogger;
 }
 
 /**
  * The runtime's entry point: Node's HTTP server, whose strict parser is what faces clients (workerd's own
- * accepts ambiguous framing: `entry-smuggling.test.ts`), in front of workerd's dispatcher worker, which routes
- * by `Host`, bounds each app's concurrency and answers unknown hosts. This adds `X-Forwarded-*` and
- * `X-Request-Id` and streams everything else both ways over undici's kept-alive connections.
+ * accepts ambiguous framing: `entry-smuggling.test.ts`), in front of the workerd shards. `route` picks the
+ * shard of the request's app by `Host` (or refuses it: unknown host, app quarantined); that shard's
+ * dispatcher worker bounds the app's concurrency and calls its isolate. This adds `X-Forwarded-*` and
+ * `X-Request-Id`, streams everything else both ways over undici's kept-alive connections, and records each
+ * request on its upstream (app, when sent, every byte answered): the watchdog's evidence.
  */
 export class EntryProxy {
   readonly server: Server;
   readonly #trust: boolean;
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
-  #upstream: Upstream | undefined;
+  readonly #route: EntryProxyOptions['route'];
 
-  constructor(options: EntryProxyOptions = {}) {
+  constructor(options: EntryProxyOptions) {
+    this.#route = options.route;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
@@ -43,11 +61,6 @@ export class EntryProxy {
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
     this.server.on('upgrade', this.#upgrade);
-  }
-
-  /** Sends new requests to `upstream` (a workerd generation's dispatcher). Requests already accepted finish where they started. */
-  setUpstream(upstream: Upstream | undefined): void {
-    this.#upstream = upstream;
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -76,21 +89,23 @@ export class EntryProxy {
       problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
       return;
     }
-    const upstream = this.#upstream;
-    if (!upstream) {
-      problem(res, 503, 'Service Unavailable', 'The runtime is starting; retry shortly.', { 'retry-after': this.#retryAfter });
+    const route = this.#route(req.headers.host);
+    if (route.refusal) {
+      refuse(res, route.refusal);
       return;
     }
-    this.#forward(req, res, upstream);
+    this.#forward(req, res, route.upstream, route.app);
   };
 
-  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream): void {
+  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string): void {
     const { socket, pool } = upstream;
-    const done = pool.enter();
+    const done = pool.enter(app, req.method ?? '', req.url ?? '');
     const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     const headers = this.#requestHeaders(req, false);
     let controller: Dispatcher.DispatchController | undefined;
     let complete = false;
+    /** workerd broke off the exchange (it died under it, say): the watchdog's evidence keeps the request. */
+    let lost = false;
     const send = (retried: boolean): void => {
       let responded = false;
       let replaced = false;
@@ -104,6 +119,7 @@ export class EntryProxy {
           },
           onResponseStart: (c, status, responseHeaderMap, message) => {
             responded = true;
+            pool.output();
             try {
               res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
             } catch {
@@ -113,6 +129,7 @@ export class EntryProxy {
             }
           },
           onResponseData: (c, chunk) => {
+            pool.output();
             if (!res.write(chunk)) {
               c.pause();
               res.once('drain', () => c.resume());
@@ -120,11 +137,13 @@ export class EntryProxy {
           },
           onResponseEnd: () => {
             complete = true;
+            pool.output();
             res.end();
           },
           onResponseError: (_c, err) => {
             if (replaced) return; // the 502 above answered
             if (responded || res.destroyed) {
+              lost = !res.destroyed;
               res.destroy(); // the response broke mid-body: the client must not see a clean end
               return;
             }
@@ -141,6 +160,7 @@ export class EntryProxy {
               pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
               this.#log.warn('workerd unreachable', { error: err.message });
             }
+            lost = true;
             problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
           },
         },
@@ -149,7 +169,7 @@ export class EntryProxy {
     send(false);
     res.once('close', () => {
       if (!complete) controller?.abort(new Error('the client went away'));
-      done();
+      done(lost);
     });
   }
 
@@ -196,19 +216,20 @@ export class EntryProxy {
 
   /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
   readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const target = this.#upstream;
-    // workerd not started, or not reachable.
-    const refuse = () => socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: ${this.#retryAfter}\r\nconnection: close\r\n\r\n`);
-    if (!target) {
-      refuse();
+    const route = this.#route(req.headers.host);
+    if (route.refusal) {
+      socket.end(rawRefusal(route.refusal));
       return;
     }
-    const { socket: upstreamSocket, pool } = target;
+    // workerd not reachable.
+    const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
+    const { socket: upstreamSocket, pool } = route.upstream;
     const socketPath = upstreamSocket.socketPath;
-    const leave = pool.enter();
+    const leave = pool.enter(route.app, req.method ?? '', req.url ?? '');
     socket.on('error', () => socket.destroy());
     const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
     upstream.on('upgrade', (up, upSocket, upHead) => {
+      pool.output();
       socket.write(rawHead(up, false));
       if (upHead.length > 0) socket.write(upHead);
       if (head.length > 0) upSocket.write(head);
@@ -218,10 +239,12 @@ export class EntryProxy {
         leave();
       };
       upSocket.on('error', close).on('close', close);
+      upSocket.on('data', () => pool.output());
       socket.on('close', close);
       upSocket.pipe(socket).pipe(upSocket);
     });
     upstream.on('response', (up) => {
+      pool.output();
       socket.write(rawHead(up, true));
       up.pipe(socket);
       up.once('close', () => {
@@ -231,7 +254,7 @@ export class EntryProxy {
     });
     upstream.on('error', () => {
       refuse();
-      leave();
+      leave(true);
     });
     socket.once('close', () => {
       upstream.destroy();
@@ -280,8 +303,19 @@ function rawHead(res: IncomingMessage, closeDelimited: boolean): string {
 }
 
 /** An RFC 9457 problem document (the same shape the API answers with). */
-function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ title, status, detail });
+function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}, extra: Record<string, string> = {}): void {
+  const body = JSON.stringify({ title, status, detail, ...extra });
   res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
+}
+
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  problem(res, refusal.status, refusal.title, refusal.detail, refusal.retryAfter ? { 'retry-after': refusal.retryAfter } : {}, refusal.reason ? { reason: refusal.reason } : {});
+}
+
+/** A refusal on a raw socket (an upgrade request): the problem document, then the connection closes. */
+function rawRefusal(refusal: Refusal): string {
+  const body = JSON.stringify({ title: refusal.title, status: refusal.status, detail: refusal.detail, ...(refusal.reason ? { reason: refusal.reason } : {}) });
+  const retry = refusal.retryAfter ? `retry-after: ${refusal.retryAfter}\r\n` : '';
+  return `HTTP/1.1 ${refusal.status} ${refusal.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${body}`;
 }

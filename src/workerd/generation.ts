@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { control } from './control-client.ts';
 import { CONTROL_SOCKET, ENTRY_SOCKET, renderDispatcherConfig, type GenerationAssets } from './dispatcher/config.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
+import type { DispatcherStats } from './request-stats.ts';
 import type { RuntimeLogger } from './log.ts';
 import { UpstreamPool, type Upstream } from './upstream.ts';
 import { WorkerdProcess } from './workerd-process.ts';
@@ -15,6 +16,8 @@ import { WorkerdProcess } from './workerd-process.ts';
  */
 export interface Generation {
   readonly id: number;
+  /** The shard it serves (the checker of new builds: -1). */
+  readonly shard: number;
   readonly dir: string;
   readonly proc: WorkerdProcess;
   readonly controlSocket: string;
@@ -25,6 +28,8 @@ export interface Generation {
   readonly bindings: ReadonlyMap<string, string>;
   readonly startedAt: number;
   retiring: boolean;
+  /** Why the runtime killed it (its watchdog), so its exit is not taken for a crash. */
+  killedFor?: string;
 }
 
 export interface GenerationContext {
@@ -33,6 +38,8 @@ export interface GenerationContext {
   readonly log: RuntimeLogger;
   /** The runtime process's Unix socket (code and logs). */
   readonly runtimeSocket: string;
+  /** V8 flags of every isolate (the heap bound). */
+  readonly v8Flags: readonly string[];
 }
 
 /** What identifies an app's assets service: the build's directory and its config. */
@@ -40,13 +47,25 @@ export function assetsSignature(assets: Pick<GenerationAssets, 'directory' | 'co
   return JSON.stringify([assets.directory, assets.config]);
 }
 
+/** Whether `gen` was started with other static assets than `assets` (workerd fixes them at start). */
+export function assetsChanged(gen: Generation, assets: readonly GenerationAssets[]): boolean {
+  return assets.length !== gen.assets.size || assets.some((a) => gen.assets.get(a.key) !== assetsSignature(a));
+}
+
 /** Writes the config into a fresh `dir` and starts workerd on it; resolves once it listens on the entry and control sockets. */
-export async function startGeneration(ctx: GenerationContext, id: number, dir: string, assets: readonly GenerationAssets[], table: RoutingTable): Promise<Generation> {
+export async function startGeneration(ctx: GenerationContext, id: number, shard: number, dir: string, assets: readonly GenerationAssets[], table: RoutingTable): Promise<Generation> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
   const controlSocket = join(dir, 'control.sock');
   const entrySocket = join(dir, 'entry.sock');
-  const config = renderDispatcherConfig({ assets, table, entrySocket: `unix:${entrySocket}`, controlSocket: `unix:${controlSocket}`, runtimeService: `unix:${ctx.runtimeSocket}` });
+  const config = renderDispatcherConfig({
+    assets,
+    table,
+    entrySocket: `unix:${entrySocket}`,
+    controlSocket: `unix:${controlSocket}`,
+    runtimeService: `unix:${ctx.runtimeSocket}`,
+    v8Flags: ctx.v8Flags,
+  });
   const configPath = join(dir, 'config.capnp');
   await writeFile(configPath, config.text);
   let proc: WorkerdProcess | undefined;
@@ -63,6 +82,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, dir: s
     const pool = new UpstreamPool();
     return {
       id,
+      shard,
       dir,
       proc,
       controlSocket,
@@ -114,12 +134,22 @@ export async function stopGeneration(gen: Generation, graceMs = 5000): Promise<v
   await rm(gen.dir, { recursive: true, force: true });
 }
 
-/** The dispatcher's health: the isolates it has loaded, or undefined when it does not answer within `timeoutMs`. */
-export async function health(gen: Generation, timeoutMs: number): Promise<{ loads: number } | undefined> {
+/**
+ * The dispatcher's health: the isolates it has loaded, or undefined for an answer that is not healthy.
+ * Rejects when it does not answer within `timeoutMs` or cannot be reached.
+ */
+export async function health(gen: Generation, timeoutMs: number): Promise<number | undefined> {
+  const res = await control<string>(gen.controlSocket, 'GET', '/health', undefined, timeoutMs);
+  const match = res.status === 200 ? /^ok (\d+)$/.exec(res.body) : null;
+  return match ? Number(match[1]) : undefined;
+}
+
+/** The dispatcher's per-app request counts, or undefined when it has exited or does not answer. */
+export async function dispatcherStats(gen: Generation): Promise<DispatcherStats | undefined> {
+  if (!gen.proc.running) return undefined;
   try {
-    const res = await control<string>(gen.controlSocket, 'GET', '/health', undefined, timeoutMs);
-    const match = res.status === 200 ? /^ok (\d+)$/.exec(res.body) : null;
-    return match ? { loads: Number(match[1]) } : undefined;
+    const res = await control<DispatcherStats>(gen.controlSocket, 'GET', '/stats', undefined, 5000);
+    return res.status === 200 ? res.body : undefined;
   } catch {
     return undefined;
   }

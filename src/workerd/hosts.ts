@@ -28,29 +28,31 @@ export function normalizeHost(header: string | undefined): string | undefined {
 }
 
 /**
- * Assigns host names to apps. Default hosts always belong to their app. An explicit host name claimed
- * by several apps stays with the app that had it in `previous` (so a new claim never takes a host away
- * from a serving app); otherwise the smallest key wins, so the outcome does not depend on order.
+ * Assigns host names to apps. Default hosts always belong to their app. An explicit host name that several apps
+ * ask for is served for none of them: which app answers a name must not depend on which asked first, on this
+ * replica's age or on its start order (every replica decides alike). Across projects the admission rule
+ * (src/platform/host-admission.ts) has already given each name to one project; this is the same decision within
+ * one project, whose two apps bound the same name (the API refuses that; `kubectl apply` cannot).
  */
-export function assignHosts(claims: readonly HostClaim[], baseDomain: string, previous: ReadonlyMap<string, string> = new Map()): Map<string, string> {
+export function assignHosts(claims: readonly HostClaim[], baseDomain: string): Map<string, string> {
   const hosts = new Map<string, string>();
-  const sorted = [...claims].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  for (const claim of sorted) hosts.set(defaultHost(claim.project, claim.appId, baseDomain), claim.key);
-  const contenders = new Map<string, string[]>();
-  for (const claim of sorted) {
+  for (const claim of claims) hosts.set(defaultHost(claim.project, claim.appId, baseDomain), claim.key);
+  const contenders = new Map<string, Set<string>>();
+  for (const claim of claims) {
     for (const raw of claim.hostnames) {
       const host = normalizeHost(raw);
       if (!host || hosts.has(host)) continue;
-      const list = contenders.get(host) ?? [];
-      if (!list.includes(claim.key)) list.push(claim.key);
-      contenders.set(host, list);
+      contenders.set(host, (contenders.get(host) ?? new Set()).add(claim.key));
     }
   }
-  for (const [host, keys] of contenders) {
-    const incumbent = previous.get(host);
-    hosts.set(host, incumbent !== undefined && keys.includes(incumbent) ? incumbent : (keys[0] ?? ''));
-  }
+  for (const [host, keys] of contenders) if (keys.size === 1) hosts.set(host, [...keys][0] ?? '');
   return hosts;
+}
+
+/** The host names several apps ask for, served for none of them (for the log). */
+export function contestedHosts(claims: readonly HostClaim[], baseDomain: string): string[] {
+  const assigned = assignHosts(claims, baseDomain);
+  return [...new Set(claims.flatMap((c) => c.hostnames.map(normalizeHost)))].filter((h): h is string => h !== undefined && !assigned.has(h)).sort();
 }
 
 /** The hosts of `key` in an assignment, its default host first. */

@@ -5,7 +5,9 @@ export type { Artifact, ArtifactLimits, ArtifactModule, ArtifactSink, ModuleType
 export { BUILD_CONFIG_FILE } from './build-config.ts';
 export type { AssetOptions, BuildConfig } from './build-config.ts';
 export { RuntimeEngine } from './engine.ts';
-export type { RuntimeEngineOptions, RuntimeStatus } from './engine.ts';
+export type { RuntimeEngineOptions, RuntimeStatus, ShardStatus } from './engine-options.ts';
+export type { LimitCounts } from './app-limits.ts';
+export type { LimitReason, Quarantine } from './quarantine.ts';
 export { ArtifactError, ArtifactTooLargeError, BuildLoadError, BuildQuotaError, InsufficientStorageError } from './errors.ts';
 export type { ArtifactLimitName } from './errors.ts';
 export { defaultHost, normalizeHost } from './hosts.ts';

@@ -1,4 +1,5 @@
 import { Pool } from 'undici';
+import type { StallEvidence } from './blame.ts';
 
 /** Kept-alive connections to one workerd socket: undici's pool, which frames HTTP/1.1 for the entry point. */
 export interface UpstreamSocket {
@@ -6,20 +7,42 @@ export interface UpstreamSocket {
   readonly dispatcher: Pool;
 }
 
+/** Dropped requests kept as evidence (a workerd that died dropped all it had). */
+const MAX_LOST = 1000;
+
+/** One request the entry point sent to a workerd: whose, which, and since when. */
+interface Flight {
+  readonly app: string;
+  readonly method: string;
+  readonly url: string;
+  readonly sentAt: number;
+}
+
 /**
  * The connections to one workerd process and the requests in flight on them. A blue/green switch
  * leaves the old pool serving what it already accepted; the engine waits for `idle()` before stopping
- * that workerd, so no request is dropped.
+ * that workerd, so no request is dropped. What it records of each request (app, when sent, when the
+ * workerd last answered anything) is the watchdog's evidence when that workerd gets stuck (`blame.ts`).
  */
 export class UpstreamPool {
   readonly #sockets = new Map<string, UpstreamSocket>();
   /** The entry point logged that this workerd cannot be reached. */
   reportedUnreachable = false;
-  #inFlight = 0;
+  readonly #open = new Set<Flight>();
+  /** Requests this workerd dropped (it died under them): still evidence of what it was running. */
+  readonly #lost: Flight[] = [];
+  /** App key → when its last request here finished. */
+  readonly #ended = new Map<string, number>();
+  /** The last moment this workerd showed it runs: a byte of an answer, a health answer. */
+  #lastOutput = Date.now();
   #idleWaiters: Array<() => void> = [];
 
   get inFlight(): number {
-    return this.#inFlight;
+    return this.#open.size;
+  }
+
+  get lastOutput(): number {
+    return this.#lastOutput;
   }
 
   /** The kept-alive connections to one of this workerd's sockets. */
@@ -33,21 +56,52 @@ export class UpstreamPool {
     return socket;
   }
 
-  /** Counts a request in flight; the answer ends it, once however often it is called. */
-  enter(): () => void {
-    this.#inFlight += 1;
+  /**
+   * Counts a request of `app` in flight; the returned function ends it, once however often it is called:
+   * `lost` when the workerd broke off its answer (it died), so it still counts as running when it died.
+   */
+  enter(app = '', method = '', url = ''): (lost?: boolean) => void {
+    const flight: Flight = { app, method, url, sentAt: Date.now() };
+    this.#open.add(flight);
     let left = false;
-    return () => {
+    return (lost = false) => {
       if (left) return;
       left = true;
-      this.#inFlight -= 1;
-      if (this.#inFlight === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
+      this.#open.delete(flight);
+      if (lost) {
+        this.#lost.push(flight);
+        if (this.#lost.length > MAX_LOST) this.#lost.shift();
+      } else if (app) this.#ended.set(app, Date.now());
+      if (this.#open.size === 0) for (const resolve of this.#idleWaiters.splice(0)) resolve();
     };
+  }
+
+  /** The workerd answered something (a response head, body bytes, a health check): it is not stuck. */
+  output(): void {
+    this.#lastOutput = Date.now();
+  }
+
+  /** Whether `app` has a request in flight here, or finished one within `graceMs`. */
+  busy(app: string, graceMs: number, now = Date.now()): boolean {
+    if ((this.#ended.get(app) ?? -Infinity) >= now - graceMs) return true;
+    for (const flight of this.#open) if (flight.app === app) return true;
+    return false;
+  }
+
+  /** What was seen of this workerd, for blaming the app that stopped it. */
+  evidence(): StallEvidence {
+    return { open: [...this.#open, ...this.#lost], ended: new Map(this.#ended), lastAlive: this.#lastOutput };
+  }
+
+  /** The oldest request of `app` in flight here (what the app's log says was stopped). */
+  requestOf(app: string): { method: string; url: string } | undefined {
+    for (const flight of [...this.#open, ...this.#lost]) if (flight.app === app) return { method: flight.method, url: flight.url };
+    return undefined;
   }
 
   /** Resolves once nothing is in flight. */
   idle(): Promise<void> {
-    return this.#inFlight === 0 ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#open.size === 0 ? Promise.resolve() : new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
   /** Closes the connections once the requests on them have finished. */

@@ -41,6 +41,12 @@ export interface StartWorkerdOptions {
   readonly log: RuntimeLogger;
 }
 
+/**
+ * workerd's whole environment: nothing of the runtime process's (no bucket keys, no KUBECONFIG, no token
+ * paths of a cloud's identity). workerd reads its config file and nothing else; apps reach only their bindings.
+ */
+export const WORKERD_ENV: Readonly<Record<string, string>> = Object.freeze({ TZ: 'UTC' });
+
 /** workerd exited or timed out before listening; `output` is the tail of what it printed. */
 export class WorkerdStartError extends Error {
   override readonly name = 'WorkerdStartError';
@@ -69,7 +75,7 @@ process.once('exit', () => {
 /** One `workerd serve` process. */
 export class WorkerdProcess {
   readonly pid: number;
-  /** Settles when the process has exited, for whatever reason. */
+  /** Settles when the process has exited, for whatever reason, and its output has been read to the end. */
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   #child: ChildProcess;
   #tail = '';
@@ -79,13 +85,12 @@ export class WorkerdProcess {
     this.#child = child;
     this.pid = child.pid ?? -1;
     running.add(child);
-    this.exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        running.delete(child);
-        this.#hasExited = true;
-        resolve({ code, signal });
-      });
+    child.once('exit', () => {
+      running.delete(child);
+      this.#hasExited = true;
     });
+    // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
+    this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
     const forward = (stream: NodeJS.ReadableStream | null, level: 'info' | 'warn') => {
       if (!stream) return;
       createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
@@ -104,7 +109,7 @@ export class WorkerdProcess {
    */
   static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
     const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
-    const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV });
     const proc = new WorkerdProcess(child, options.log);
     const pending = new Set(options.sockets);
     const control = child.stdio[3];

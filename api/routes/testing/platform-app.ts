@@ -17,7 +17,9 @@ import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/pla
 import { createDomainServices } from '../../../src/platform/domains/domain-services.ts';
 import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
 import { ProjectDirectory } from '../../../src/platform/projects.ts';
-import { ACCESS_TOKENS, APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
+import { ACCESS_TOKENS, APP_HOSTNAMES, DNS_RECORDS, GIT_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
+import type { GitToken } from '../../../src/apis/v1alpha1/git-token.ts';
+import { GitTokenDirectory } from '../../../src/platform/git-tokens.ts';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
@@ -38,6 +40,9 @@ import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
 import type { UploadLimits } from '../upload-slots.ts';
 
 export const unique = (prefix: string): string => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+/** The repository service's URL the fixture's API names in git token answers. */
+export const GIT_URL = 'http://git.cw.test';
 
 export interface PlatformApp {
   app: FastifyInstance;
@@ -118,6 +123,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
   const users = new UserDirectory(conn, informers.informer<User>(USERS), projectCache, tokens);
+  const gitTokens = new GitTokenDirectory(conn, informers.informer<GitToken>(GIT_TOKENS), projectCache);
   const grantNamespace = unique('grants');
   const grants = new KubeDeviceGrantStore(conn, { namespace: grantNamespace });
   informers.start();
@@ -155,7 +161,8 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       const domains = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
       const name = domain.replace(/\./g, '-');
       await domains.create({ apiVersion: API_VERSION, kind: 'ProjectDomain', metadata: { name, namespace: project }, spec: { domain } });
-      await domains.patchStatus(project, name, { status: { state: 'managed' } });
+      // As the ProjectDomain controller leaves a delegated domain: a zone, managed, delegated since now.
+      await domains.patchStatus(project, name, { status: { state: 'managed', hostedZoneId: `Z-${name}`, delegatedAt: new Date().toISOString() } });
       await waitFor(informers.informer<ProjectDomain>(PROJECT_DOMAINS), `${project}/${name}`, (d) => d?.status?.state === 'managed', 10_000);
     },
     async tokenFor(userId, scopes) {
@@ -194,6 +201,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       passwords: new KubePasswordStore(conn, { namespace: grantNamespace }),
       ...appServices,
       ...(dns ? { dns } : {}),
+      gitTokens: { gitTokens, gitUrl: GIT_URL },
     },
     // Sign-ins here all come from one address, far more often than a person's.
     sessions: {

@@ -129,3 +129,9 @@ spec:
     matchLabels: { app.kubernetes.io/component: {{ .component }}, app.kubernetes.io/part-of: cloudwright }
 {{- end }}
 {{- end -}}
+
+{{/* CW_RUNTIME_STATUS_TOKEN from the runtime status token's Secret (runtime-status-token.yaml): cw-runtime checks it, cw-api presents it. */}}
+{{- define "cloudwright.runtimeStatusTokenEnv" -}}
+- name: CW_RUNTIME_STATUS_TOKEN
+  valueFrom: { secretKeyRef: { name: {{ .Values.runtime.statusTokenSecret | default "cloudwright-runtime-status" }}, key: token } }
+{{- end -}}

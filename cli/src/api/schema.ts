@@ -2912,7 +2912,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3020,7 +3020,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -3162,7 +3162,7 @@ export interface paths {
                                 url?: string;
                                 /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
                                 ready: boolean;
-                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable or NoBuild (the Ready condition’s reason). */
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
                                 status_reason?: string;
                                 /** @description Why the app is or is not ready, as the runtime reports it. */
                                 status_message?: string;
@@ -7400,6 +7400,362 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/git-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the project’s git tokens, every member’s, newest first (revoked and expired ones included; never their values) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The repository service as users reach it (CW_GIT_PUBLIC_URL); the project’s repositories are `{git_url}/{project_id}/{repository}`. null when the platform does not say. */
+                            git_url: string | null;
+                            tokens: {
+                                /** @description Stable id of the token (never the token itself); use it to revoke. */
+                                token_id: string;
+                                description: string;
+                                scopes: ("read" | "write")[];
+                                /** @description The member who made it: it works only while they are a member of the project, and acts as them (the pusher of its pushes). */
+                                user: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description From this instant on the token is refused; null: it does not expire.
+                                 */
+                                expires_at: string | null;
+                                /** @enum {string} */
+                                state: "active" | "expired" | "revoked";
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Make a git token for the project’s repositories (clone, fetch and, with write, push; LFS and the repository API too)
+         * @description The response carries the token itself in `git_token`; it is never shown again (listings carry only `token_id`). It reaches only this project’s repositories (`{git_url}/{project_id}/…`), acts as the caller, and works only while the caller is a member. Needs `tokens:write`, and `repositories:read` for the read scope or `repositories:write` for write; it expires no later than the calling token. A project holds at most 100 live git tokens (409 past that).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the token is for, shown in listings (not blank; no control characters or bidirectional overrides). */
+                        description: string;
+                        /** @description What the token may do with the project’s repositories. */
+                        scopes: ("read" | "write")[];
+                        /** @description Lifetime in seconds (60 s to 366 days); omit for a token that does not expire. Never later than the calling token’s own expiry. */
+                        expires_in_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A git token as listings show it: never its value, never its hash. */
+                            token: {
+                                /** @description Stable id of the token (never the token itself); use it to revoke. */
+                                token_id: string;
+                                description: string;
+                                scopes: ("read" | "write")[];
+                                /** @description The member who made it: it works only while they are a member of the project, and acts as them (the pusher of its pushes). */
+                                user: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description From this instant on the token is refused; null: it does not expire.
+                                 */
+                                expires_at: string | null;
+                                /** @enum {string} */
+                                state: "active" | "expired" | "revoked";
+                            };
+                            /** @description The token itself (`cwg_…`), the password of any user name for git and git-lfs (or `Authorization: Bearer`). Returned only in this response; store it now, it cannot be shown again. */
+                            git_token: string;
+                            /** @description The repository service as users reach it (CW_GIT_PUBLIC_URL); the project’s repositories are `{git_url}/{project_id}/{repository}`. null when the platform does not say. */
+                            git_url: string | null;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/git-tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a git token of the project: your own, or any as an owner of the project
+         * @description Revocation is final; revoking a revoked token succeeds again. The repository service refuses it as soon as it sees the change (normally within a second).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The token id (`gtk-…`), as listed. */
+                    tokenId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

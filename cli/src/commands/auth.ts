@@ -10,7 +10,7 @@ import { ApiError, CliError } from '../errors.ts';
 import { note, paint, printFields, printJson, success } from '../output.ts';
 
 /** What `cw login` asks for unless told otherwise: everything an ordinary member can do (`:write` implies `:read`). */
-export const LOGIN_SCOPES = ['projects:write', 'apps:write', 'deploys:write', 'env:write', 'databases:write', 'domain:write', 'tokens:write'];
+export const LOGIN_SCOPES = ['projects:write', 'apps:write', 'deploys:write', 'env:write', 'databases:write', 'domain:write', 'repositories:write', 'tokens:write'];
 
 export function registerAuth(program: Command): void {
   examples(
@@ -135,8 +135,14 @@ async function revoke(apiUrl: string, token: string): Promise<void> {
 
 async function logout(ctx: Context): Promise<void> {
   const apiUrl = ctx.apiUrl;
-  const token = readConfig(ctx.env).servers?.[apiUrl]?.token;
+  const settings = readConfig(ctx.env).servers?.[apiUrl];
+  const token = settings?.token;
   if (!token) throw new CliError(`not signed in to ${apiUrl}: no stored token to remove`);
+  // The git tokens `cw git credentials` made belong to this sign-in: revoked first, while its token still works.
+  const api = apiClient(apiUrl, token);
+  for (const [projectId, entry] of Object.entries(settings.git_tokens ?? {})) {
+    await api.DELETE('/v1/projects/{projectId}/git-tokens/{tokenId}', { params: { path: { projectId, tokenId: entry.token_id } } }).catch(() => undefined);
+  }
   try {
     await revoke(apiUrl, token);
   } catch (err) {
@@ -144,8 +150,8 @@ async function logout(ctx: Context): Promise<void> {
     // so the user can retry rather than leave a live token behind that nothing remembers.
     if (!(err instanceof ApiError && err.status === 401)) throw err;
   }
-  // The database query tokens cw kept for this server go too: they belong to the session being closed.
-  updateServer(apiUrl, (s) => ({ project: s.project }), ctx.env);
+  // The database query tokens and git tokens cw kept for this server go too: they belong to the session being closed.
+  updateServer(apiUrl, (s) => ({ project: s.project, ...(s.git_url ? { git_url: s.git_url } : {}) }), ctx.env);
   success(`Signed out of ${apiUrl}: the token is revoked and deleted from this machine`);
 }
 

@@ -17,6 +17,8 @@ const REASONS: Record<string, string> = {
   QuotaExceeded: 'The project’s active builds unpack to more than its quota; the previous build keeps serving. Delete apps or deploy smaller builds.',
   RuntimeUnavailable: 'No runtime replica is running: ask your platform team.',
   NoBuild: 'Nothing deployed yet: run cw deploy.',
+  CPULimitExceeded: 'A request of the app computed too long without yielding: the runtime stops serving it for a while (503) and serves it again when the back-off ends. Fix the code path that loops.',
+  MemoryLimitExceeded: 'The app used more memory than its runtime allows: the runtime stops serving it for a while (503) and serves it again when the back-off ends.',
 };
 
 export function AppPage() {

@@ -10,10 +10,10 @@
 // publish); anything else is 409 `not_pristine`. `GET /import/receipt?operation_key=[&request_hash=]`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { principalOf } from '../../auth/index.ts';
+import { principalOf, requireReach } from '../../auth/index.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { copyObjects } from '../../../src/git/write/copy-objects.ts';
-import { parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
+import { parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
@@ -70,7 +70,7 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
     config: { scope: 'write' },
     schema: { summary: 'Pin a full-history import source', params: RepoParamsSchema, body: ResolveRequest, response: { 200: ImportSnapshot, ...errors } },
     handler: async (request) => {
-      const source = allowedSource((request.body as ResolveRequest).source, deps.importSources, SOURCES_KEY);
+      const source = importSource(request, (request.body as ResolveRequest).source, deps);
       const { head } = await deps.cache.sync(source, { fresh: true });
       return snapshotOf(source, head);
     },
@@ -105,6 +105,16 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
   });
 }
 
+/**
+ * An allow-listed source the caller's token also reaches: an import copies the source's whole history into a
+ * repository the caller can read, so it must not be a way to read a repository the token does not reach.
+ */
+function importSource(request: FastifyRequest, source: { owner: string; repo: string }, deps: RepoApiDependencies): string {
+  const path = allowedSource(source, deps.importSources, SOURCES_KEY);
+  requireReach(request, parseRepoPath(path));
+  return path;
+}
+
 function targetOf(request: FastifyRequest): string {
   const { owner, repo } = request.params as RepoParams;
   return parseUrlRepoPath(owner, repo).full;
@@ -118,7 +128,7 @@ function receiptsOf(deps: RepoApiDependencies): ImportReceipts {
 async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest, body: ImportRequest): Promise<ImportResult> {
   const { snapshot } = body;
   checkSnapshot(snapshot);
-  const source = allowedSource(snapshot.source, deps.importSources, SOURCES_KEY);
+  const source = importSource(request, snapshot.source, deps);
   const target = targetOf(request);
   const receipts = receiptsOf(deps);
 

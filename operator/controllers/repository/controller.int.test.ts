@@ -46,6 +46,8 @@ let ns: { name: string; remove: () => Promise<void> };
 let informer: Informer<Repository>;
 let controller: Controller<Repository>;
 const registry = new Registry();
+/** The project the test namespace belongs to, as its label would say; none unless a test sets it. */
+let namespaceProject: string | undefined;
 /** Reconciles that asked to look again later: each refresh of a repository that is in the bucket is one. */
 const refreshCount = async () => (await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values.find((v) => v.labels.result === 'requeue_after')?.value ?? 0;
 
@@ -60,6 +62,7 @@ beforeAll(async () => {
     registry,
     log: silentLogger,
     refreshMs: 300,
+    projectOfNamespace: (namespace) => (namespace === ns.name ? namespaceProject : undefined),
   });
   informer.start();
   await controller.start();
@@ -152,6 +155,31 @@ describe('Repository controller', { timeout: 60_000 }, () => {
     expect(taken.status).toMatchObject({ repoId: head.repoId, pristine: true });
     expect(head.repoId).not.toBe(holder.status?.repoId); // a new, empty incarnation: the holder's data went with it
     expect(head.seq).toBe(0);
+  });
+
+  it('in a project’s namespace, creates only repositories of the project’s owner: another owner’s is refused and creates nothing', async () => {
+    const squatted = parseRepoPath(newRepoName());
+    namespaceProject = `p${squatted.owner.replace(/[^a-z0-9]/g, '').slice(-20)}`;
+    try {
+      await client.create(resource('squatter', squatted.full));
+      const refused = await readyReason('squatter', 'OwnerNotAllowed');
+      expect(findCondition(refused.status?.conditions, 'Ready')).toMatchObject({
+        status: 'False',
+        message: `This namespace is project ${namespaceProject}'s: its repositories are ${namespaceProject}/<name>, not ${squatted.full}. Nothing was created; use owner ${namespaceProject}.`,
+      });
+      expect(refused.metadata?.finalizers ?? []).not.toContain(REPOSITORY_FINALIZER);
+      await expect(repos.readHead(squatted.full)).rejects.toBeInstanceOf(RepoNotFoundError);
+      const own = `${namespaceProject}/site`;
+      await client.create(resource('own', own));
+      const held = await readyReason('own', 'Available');
+      expect((await repos.readHead(own)).repoId).toBe(held.status?.repoId);
+      await client.delete(ns.name, 'own');
+      await gone('own');
+    } finally {
+      namespaceProject = undefined;
+    }
+    // Outside a project's namespace any owner goes again (the refused resource is re-checked on its refresh).
+    await readyReason('squatter', 'Available');
   });
 
   it('adopts a pristine repository nobody claimed, but not one with data unless the annotation names it', async () => {

@@ -15,7 +15,7 @@ import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import type { RepositoryBucket } from './bucket.ts';
 import { desiredStatus, statusPatch, type Maintenance, type Observation } from './desired-status.ts';
-import { nameHolder } from './holder.ts';
+import { foreignOwnerOf, nameHolder } from './holder.ts';
 import { RepositoryPathIndex, repositoryPath } from './path-index.ts';
 import { cleanupAction, decide, type BucketState, type Decision } from './plan.ts';
 
@@ -29,6 +29,8 @@ export interface RepositoryControllerDeps {
   log: Logger;
   /** How often a held repository's `headSeq`, `pristine` and maintenance fields are refreshed from the bucket. Default 45 s. */
   refreshMs?: number;
+  /** The project a namespace belongs to (its `cloudwright.dev/project` label), if any. Default: none. */
+  projectOfNamespace?: (namespace: string) => string | undefined;
   now?: () => Date;
 }
 
@@ -51,6 +53,7 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
   const byPath = new KeyedMutex();
   const now = deps.now ?? (() => new Date());
   const refreshMs = deps.refreshMs ?? 45_000;
+  const projectOf = deps.projectOfNamespace ?? (() => undefined);
   // One read of the maintainers' heartbeats serves every repository's overview for a while.
   const maintainers = cachedMaintainers(deps.store.objects, Math.min(refreshMs, 30_000));
 
@@ -154,7 +157,12 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
       await writeStatus(repo, { kind: 'invalid-name', detail: path.message });
       return;
     }
-    const holder = nameHolder(index.resources(path.full));
+    const project = foreignOwnerOf(repo, projectOf);
+    if (project !== undefined) {
+      await writeStatus(repo, { kind: 'owner-not-allowed', project });
+      return { requeueAfter: refreshMs };
+    }
+    const holder = nameHolder(index.resources(path.full).filter((r) => foreignOwnerOf(r, projectOf) === undefined));
     if (holder && objectKey(holder) !== key) {
       await writeStatus(repo, { kind: 'conflict', holder: objectKey(holder) });
       return { requeueAfter: refreshMs }; // the holder's own changes re-check this one sooner (owns)

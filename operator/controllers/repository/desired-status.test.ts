@@ -48,6 +48,7 @@ describe('desiredStatus', () => {
     [{ kind: 'lost', claim: 'id-1' }, 'False', 'RepositoryLost', /was deleted from the bucket outside this resource/],
     [{ kind: 'lost', claim: 'id-1', found: 'id-2' }, 'False', 'RepositoryLost', /another repository \(repoId id-2\)/],
     [{ kind: 'invalid-name', detail: '"acme/x.git" is not a repository name' }, 'False', 'InvalidName', /x\.git/],
+    [{ kind: 'owner-not-allowed', project: 'shop' }, 'False', 'OwnerNotAllowed', /project shop's: its repositories are shop\/<name>/],
     [{ kind: 'store-unavailable', deleting: true }, 'False', 'StoreUnavailable', /Deleting the bucket data of acme\/app failed/],
     [{ kind: 'store-error', errorName: 'CorruptObjectError', deleting: false }, 'False', 'StoreError', /\(CorruptObjectError\)/],
     [{ kind: 'store-error', errorName: 'Error', deleting: true }, 'False', 'DeletionFailed', /Deleting the bucket data/],

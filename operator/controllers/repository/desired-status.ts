@@ -22,6 +22,8 @@ export type Observation =
   | { readonly kind: 'conflict'; readonly holder: string }
   /** The store refuses the name (the message says why; it names no secret). */
   | { readonly kind: 'invalid-name'; readonly detail: string }
+  /** The resource is in `project`'s namespace but names another owner. */
+  | { readonly kind: 'owner-not-allowed'; readonly project: string }
   /** The object store could not be reached (during a delete too). */
   | { readonly kind: 'store-unavailable'; readonly deleting: boolean }
   /** The store answered something this build cannot use (`errorName`: the error class, e.g. CorruptObjectError). */
@@ -58,6 +60,13 @@ function ready(repo: Repository, observation: Observation): ConditionUpdate {
       };
     case 'invalid-name':
       return { type: 'Ready', status: 'False', reason: R.InvalidName, message: observation.detail };
+    case 'owner-not-allowed':
+      return {
+        type: 'Ready',
+        status: 'False',
+        reason: R.OwnerNotAllowed,
+        message: `This namespace is project ${observation.project}'s: its repositories are ${observation.project}/<name>, not ${full}. Nothing was created; use owner ${observation.project}.`,
+      };
     case 'store-unavailable':
       return observation.deleting
         ? { type: 'Ready', status: 'False', reason: R.StoreUnavailable, message: `Deleting the bucket data of ${full} failed: the object store cannot be reached; retrying.` }

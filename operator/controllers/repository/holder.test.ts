@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
-import { nameHolder } from './holder.ts';
+import { foreignOwnerOf, nameHolder } from './holder.ts';
 
 function repo(namespace: string, name: string, created: string, repoId?: string): Repository {
   return {
@@ -35,5 +35,21 @@ describe('nameHolder', () => {
     const older = repo('a', 'x', '2030-01-01T00:00:00Z');
     const claimed = repo('b', 'y', '2030-01-02T00:00:00Z', 'id-1');
     expect(holderKey(older, claimed)).toBe('b/y');
+  });
+});
+
+describe('foreignOwnerOf', () => {
+  const projects: Record<string, string> = { shop: 'shop' };
+  const projectOf = (namespace: string) => projects[namespace];
+  const at = (namespace: string, owner: string): Repository => ({ metadata: { namespace, name: 'r' }, spec: { owner, name: 'site' } });
+
+  it('names the project whose namespace holds a repository of another owner', () => {
+    expect(foreignOwnerOf(at('shop', 'acme'), projectOf)).toBe('shop');
+    expect(foreignOwnerOf(at('shop', 'Shop'), projectOf)).toBe('shop');
+  });
+
+  it('lets a project’s own owner through, and any owner outside project namespaces', () => {
+    expect(foreignOwnerOf(at('shop', 'shop'), projectOf)).toBeUndefined();
+    expect(foreignOwnerOf(at('cloudwright-git', 'acme'), projectOf)).toBeUndefined();
   });
 });

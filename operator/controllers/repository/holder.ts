@@ -16,6 +16,17 @@ export function nameHolder(candidates: readonly Repository[]): Repository | unde
   return [...candidates].sort(holderOrder)[0];
 }
 
+/**
+ * The project whose namespace holds `repo`, when that project is not its owner: a project's repositories are
+ * `{project}/…` (what its git tokens reach), so a resource in one project's namespace naming another owner may
+ * not hold that name. `projectOf` names the project of a namespace (none for other namespaces, such as cw-git's
+ * own, where any owner goes).
+ */
+export function foreignOwnerOf(repo: Repository, projectOf: (namespace: string) => string | undefined): string | undefined {
+  const project = projectOf(repo.metadata?.namespace ?? '');
+  return project !== undefined && project !== repo.spec?.owner ? project : undefined;
+}
+
 function holderOrder(a: Repository, b: Repository): number {
   const claimed = Number(!a.status?.repoId) - Number(!b.status?.repoId);
   if (claimed !== 0) return claimed;

@@ -27,7 +27,15 @@ export interface RuntimeAppControllerDeps {
 }
 
 /** Ready reasons that need someone's attention (Event type Warning). */
-const WARNINGS: ReadonlySet<string> = new Set([Reasons.BuildFailed, Reasons.BuildNotFound, Reasons.InsufficientStorage, Reasons.QuotaExceeded, Reasons.RuntimeUnavailable]);
+const WARNINGS: ReadonlySet<string> = new Set([
+  Reasons.BuildFailed,
+  Reasons.BuildNotFound,
+  Reasons.InsufficientStorage,
+  Reasons.QuotaExceeded,
+  Reasons.RuntimeUnavailable,
+  Reasons.CPULimitExceeded,
+  Reasons.MemoryLimitExceeded,
+]);
 
 /**
  * Reconciles RuntimeApps' status: reads the app from the cache, reads how each live runtime replica serves

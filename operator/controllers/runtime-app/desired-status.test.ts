@@ -142,4 +142,30 @@ describe('desiredStatus with a runtime', () => {
     const first = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
     expect(desiredStatus(app({ activeBuildId: 'b2' }, 2, first), t2, observed([served()]))).toEqual(first);
   });
+
+  it('says Ready=False with the limit when a replica quarantines the app it serves, Deployed staying True', () => {
+    const cpu = { reason: 'CPULimitExceeded' as const, until: '2026-01-01T00:01:00.000Z', message: 'The app was stopped: one of its requests ran for more than 500 ms without yielding.' };
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served({ quarantine: cpu }), served()]));
+    expect(findCondition(status.conditions, 'Deployed')).toMatchObject({ status: 'True', reason: 'Serving' });
+    expect(findCondition(status.conditions, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'CPULimitExceeded',
+      message: `${cpu.message} 1 of 2 runtime replicas answer its requests with 503 until its back-off ends (it doubles with each offence).`,
+    });
+    expect(status.servingReplicas).toBe(2);
+    // A later back-off (another until) says the same: nothing to write.
+    const again = desiredStatus(app({ activeBuildId: 'b2' }, 2, status), t2, observed([served({ quarantine: { ...cpu, until: '2026-01-01T00:05:00.000Z' } }), served()]));
+    expect(again).toEqual(status);
+    // Lifted: served again.
+    const lifted = desiredStatus(app({ activeBuildId: 'b2' }, 2, status), t2, observed([served(), served()]));
+    expect(findCondition(lifted.conditions, 'Ready')).toMatchObject({ status: 'True', reason: 'Serving', lastTransitionTime: '2026-01-01T01:00:00Z' });
+  });
+
+  it('names the memory limit, and lets a failed deploy speak first', () => {
+    const memory = { reason: 'MemoryLimitExceeded' as const, until: '2026-01-01T00:01:00.000Z', message: 'The app was stopped: it ran its runtime shard out of memory.' };
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served({ quarantine: memory })]));
+    expect(findCondition(status.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'MemoryLimitExceeded' });
+    const failing = { ...old, observedGeneration: 2, failure: { reason: 'BuildFailed' as const, buildId: 'b2', message: 'SyntaxError' }, quarantine: memory };
+    expect(findCondition(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([failing])).conditions, 'Ready')).toMatchObject({ reason: 'BuildFailed' });
+  });
 });

@@ -23,6 +23,10 @@ export const Reasons = {
   QuotaExceeded: 'QuotaExceeded',
   /** No runtime replica is live and ready (none running, or every lease expired). */
   RuntimeUnavailable: 'RuntimeUnavailable',
+  /** Served, but some replica quarantines the app: one of its requests ran past the CPU bound without yielding. */
+  CPULimitExceeded: 'CPULimitExceeded',
+  /** Served, but some replica quarantines the app: it ran its workerd shard out of memory. */
+  MemoryLimitExceeded: 'MemoryLimitExceeded',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -72,11 +76,28 @@ function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppSta
   return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
 }
 
-function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string): ConditionUpdate[] {
+function conditions(deployed: { status: ConditionStatus; reason: Reason; message: string }, ready: string | { reason: Reason; message: string }): ConditionUpdate[] {
   return [
     { type: 'Deployed', ...deployed },
-    { type: 'Ready', status: deployed.status === 'True' ? 'True' : 'False', reason: deployed.reason, message: ready },
+    typeof ready === 'string'
+      ? { type: 'Ready', status: deployed.status === 'True' ? 'True' : 'False', reason: deployed.reason, message: ready }
+      : { type: 'Ready', status: 'False', reason: ready.reason, message: ready.message },
   ];
+}
+
+/**
+ * Ready's verdict when the app is served everywhere but some replicas quarantine it (they answer its
+ * requests 503 for a back-off): the reason of the first by name of reason, and how many replicas. Stable
+ * while the quarantines last (the replicas' messages name no time).
+ */
+function quarantined(reports: ReadonlyArray<RuntimeAppReport | undefined>): { reason: Reason; message: string } | undefined {
+  const held = reports.flatMap((r) => (r?.quarantine ? [r.quarantine] : [])).sort((a, b) => (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  const first = held[0];
+  if (!first) return undefined;
+  return {
+    reason: first.reason === 'CPULimitExceeded' ? Reasons.CPULimitExceeded : Reasons.MemoryLimitExceeded,
+    message: `${first.message} ${held.length} of ${reports.length} runtime replicas answer its requests with 503 until its back-off ends (it doubles with each offence).`,
+  };
 }
 
 /**
@@ -125,7 +146,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const ready = worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message;
+    const held = worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined;
+    const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
   }
   let list = app.status?.conditions ?? [];

@@ -12,6 +12,23 @@ export const TokenScope = Type.String({
   description: 'A scope such as domain:read or domain:write.',
 });
 
+/** The stored form of a token shown once at creation: its SHA-256, set once (AccessToken and GitToken). */
+export const TokenHash = Type.String({
+  minLength: 64,
+  maxLength: 64,
+  pattern: '^[0-9a-f]{64}$',
+  description: 'Lowercase hex SHA-256 of the token. The token itself is shown once at creation and never stored.',
+  ...immutable('tokenHash'),
+});
+
+/** Revocation of a token, one-way (AccessToken and GitToken). */
+export const Revoked = Type.Boolean({
+  default: false,
+  description: 'A revoked token is refused. Revocation is final.',
+  // One-way, so a leaked token cannot be brought back by re-applying an old manifest.
+  'x-kubernetes-validations': [{ rule: 'self || !oldSelf', message: 'a revoked token cannot be restored' }],
+});
+
 export const AccessTokenSpec = Type.Object({
   user: DnsSubdomain({ description: 'Name of the User the token acts as.', ...immutable('user') }),
   description: Text({ maxLength: 256, description: 'What the token is for, as its owner described it.' }),
@@ -20,13 +37,7 @@ export const AccessTokenSpec = Type.Object({
     uniqueItems: true,
     description: 'Scopes granted; requests needing any other scope are refused.',
   }),
-  tokenHash: Type.String({
-    minLength: 64,
-    maxLength: 64,
-    pattern: '^[0-9a-f]{64}$',
-    description: 'Lowercase hex SHA-256 of the token. The token itself is shown once at creation and never stored.',
-    ...immutable('tokenHash'),
-  }),
+  tokenHash: TokenHash,
   expiresAt: Type.Optional(Timestamp({ description: 'After this instant the token is refused; absent: no expiry.' })),
   session: Type.Optional(
     Type.Object(
@@ -44,14 +55,7 @@ export const AccessTokenSpec = Type.Object({
       },
     ),
   ),
-  revoked: Type.Optional(
-    Type.Boolean({
-      default: false,
-      description: 'A revoked token is refused. Revocation is final.',
-      // One-way, so a leaked token cannot be brought back by re-applying an old manifest.
-      'x-kubernetes-validations': [{ rule: 'self || !oldSelf', message: 'a revoked token cannot be restored' }],
-    }),
-  ),
+  revoked: Type.Optional(Revoked),
 });
 export type AccessTokenSpec = Static<typeof AccessTokenSpec>;
 

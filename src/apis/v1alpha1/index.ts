@@ -5,6 +5,7 @@ import { BuildKind } from './build.ts';
 import { DatabaseKind } from './database.ts';
 import { DnsRecordKind } from './dns-record.ts';
 import { DomainClaimKind, HostnameClaimKind } from './domain-claim.ts';
+import { GitTokenKind } from './git-token.ts';
 import { ProjectDomainKind } from './project-domain.ts';
 import { ProjectKind } from './project.ts';
 import { RepositoryKind } from './repository.ts';
@@ -30,6 +31,7 @@ export * from './domain-claim.ts';
 export * from './database.ts';
 export * from './repository.ts';
 export * from './repository-webhook.ts';
+export * from './git-token.ts';
 export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
 
 /**
@@ -50,5 +52,6 @@ export const allKinds: readonly KindDescriptor[] = [
   DatabaseKind,
   RepositoryKind,
   RepositoryWebhookKind,
+  GitTokenKind,
   RuntimeReplicaKind,
 ];

@@ -146,6 +146,12 @@ export const RepositoryReasons = {
   RepositoryLost: 'RepositoryLost',
   /** False: `{owner}/{name}` is not a name the repository store accepts. */
   InvalidName: 'InvalidName',
+  /**
+   * False: the resource is in a project's namespace but names another owner. A project's repositories are
+   * `{project}/…` (its git tokens reach those); such a resource never holds a name, so it cannot take one from
+   * the project it names.
+   */
+  OwnerNotAllowed: 'OwnerNotAllowed',
   /** Unknown: the object store cannot be reached; retried with backoff. */
   StoreUnavailable: 'StoreUnavailable',
   /** False: the object store answered something unusable (a corrupt manifest, an unknown schema). */

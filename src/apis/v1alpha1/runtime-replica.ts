@@ -16,6 +16,11 @@ export const MAX_FAILURE_MESSAGE = 4096;
 
 const Generation = (description: string) => Type.Integer({ minimum: 0, format: 'int64', description });
 
+/** Why a replica stopped serving an app for a while (cw-runtime's quarantine, docs/runtime.md "Bounded user code"). */
+export const LimitReason = Type.Union([Type.Literal('CPULimitExceeded'), Type.Literal('MemoryLimitExceeded')], {
+  description: 'CPULimitExceeded (a request ran past the CPU bound without yielding) or MemoryLimitExceeded (it ran its shard out of memory).',
+});
+
 export const ReplicaAppReport = Type.Object({
   namespace: DnsLabel({ description: 'Namespace (project) of the RuntimeApp.' }),
   app: DnsLabel({ description: 'Name of the RuntimeApp.' }),
@@ -39,6 +44,16 @@ export const ReplicaAppReport = Type.Object({
         message: Type.String({ maxLength: MAX_FAILURE_MESSAGE, description: 'Why; for BuildFailed, about the user code (workerd output, several lines).' }),
       },
       { description: 'Why observedGeneration is not served; absent while rolling out and once served.' },
+    ),
+  ),
+  quarantine: Type.Optional(
+    Type.Object(
+      {
+        reason: LimitReason,
+        until: Type.String({ format: 'date-time', maxLength: 64, description: 'When the replica serves the app again.' }),
+        message: Type.String({ maxLength: MAX_FAILURE_MESSAGE, description: 'What the app did, for its owner.' }),
+      },
+      { description: 'The replica stopped serving the app for a while (its requests are answered 503): one of them stopped its workerd shard.' },
     ),
   ),
 });

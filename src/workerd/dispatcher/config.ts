@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { AssetServiceConfig } from '../build-config.ts';
-import { capnpString } from '../capnp-text.ts';
+import { capnpString, capnpStringList } from '../capnp-text.ts';
 import type { RoutingTable } from './routing-table.ts';
 
 /** An app's static assets in a generation: workerd's assets service reads the directory; its config is fixed at start. */
@@ -22,6 +22,8 @@ export interface DispatcherConfigInput {
   readonly controlSocket: string;
   /** `unix:` address of the runtime process's service (`node-service.ts`). */
   readonly runtimeService: string;
+  /** V8 flags, for every isolate of the process (such as `--max-old-space-size`, the heap bound). */
+  readonly v8Flags?: readonly string[];
 }
 
 /** The socket the entry point forwards requests to, private to the runtime process. */
@@ -70,6 +72,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     `    (name = "${ENTRY_SOCKET}", address = ${capnpString(input.entrySocket)}, http = (forwardedProtoHeader = "x-forwarded-proto"), service = "cw-dispatch"),`,
     `    (name = "${CONTROL_SOCKET}", address = ${capnpString(input.controlSocket)}, http = (cfBlobHeader = "${CONTROL_CF_HEADER}"), service = "cw-dispatch"),`,
     '  ],',
+    ...(input.v8Flags?.length ? [`  v8Flags = ${capnpStringList(input.v8Flags)},`] : []),
     ');',
     '',
   ].join('\n');

@@ -1,0 +1,88 @@
+// Whether a project may serve a host name: the one rule the API (at deploy time), the controllers and every
+// cw-runtime replica apply, so that which app answers a name never depends on who asked first, a replica's age or
+// its start order. The cluster-scoped claims decide who holds a name; holding it is not enough to serve it:
+// a domain must have been delegated, a custom host name verified.
+import { findCondition } from '../conditions/index.ts';
+import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
+import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
+import { isInZone, parentName } from '../dns/names.ts';
+
+/**
+ * How long a domain found not delegated any more keeps serving its apps: the hourly re-check can catch a
+ * registrar's brief hiccup, and that must not take every app of the domain down.
+ */
+export const DEMOTION_GRACE_MS = 24 * 3600 * 1000;
+
+/** What the rule reads: the claims, and the objects that prove a project may serve under them. */
+export interface NameFacts {
+  readonly baseDomain: string;
+  /** The project holding `name` as a domain (its DomainClaim), if any. */
+  domainHolder(name: string): string | undefined;
+  /** The project holding `name` as a custom host name (its HostnameClaim), if any. */
+  hostnameHolder(name: string): string | undefined;
+  /** `project`'s ProjectDomain for exactly `domain`, if it has one. */
+  projectDomain(project: string, domain: string): ProjectDomain | undefined;
+  /** Whether `project` has an `active` AppHostname for `host`. */
+  hostnameActive(project: string, host: string): boolean;
+  readonly now: Date;
+}
+
+/** Why `project` may not serve `host`, or `undefined` when it may. `host` is lowercase, without a trailing dot. */
+export function serveRefusal(project: string, host: string, facts: NameFacts): string | undefined {
+  const base = facts.baseDomain;
+  if (isInZone(host, `${project}.${base}`)) return undefined;
+  if (isInZone(host, base)) return `${host} is in another project's part of ${base}`;
+  // The most specific claim covering the name decides: the name's own (as a domain or a custom host name),
+  // else the nearest domain above it.
+  for (let name = host; name.includes('.'); name = parentName(name)) {
+    const domainHolder = facts.domainHolder(name);
+    const hostnameHolder = name === host ? facts.hostnameHolder(host) : undefined;
+    if (domainHolder === undefined && hostnameHolder === undefined) continue;
+    if (domainHolder !== undefined) {
+      if (domainHolder !== project) return `${host} is under ${name}, a domain another project holds`;
+      return domainServes(facts.projectDomain(project, name), facts.now) ? undefined : `${name} has not been delegated to this project's zone`;
+    }
+    if (hostnameHolder !== project) return `${host} is a custom host name another project holds`;
+    return facts.hostnameActive(project, host) ? undefined : `${host} is not an active custom host name of this project`;
+  }
+  return `${host} is held by no project: add its domain and delegate it, or attach it as a custom host name`;
+}
+
+/**
+ * Whether a domain's apps may be served: delegated now, or found not delegated any more less than
+ * {@link DEMOTION_GRACE_MS} ago after having been delegated. A domain never delegated serves nothing.
+ */
+export function domainServes(domain: ProjectDomain | undefined, now: Date): boolean {
+  if (!domain || domain.spec.deleted === true || domain.metadata?.deletionTimestamp || !domain.status?.hostedZoneId) return false;
+  if (domain.status.state === 'managed') return true;
+  if (!domain.status.delegatedAt) return false;
+  const delegated = findCondition(domain.status.conditions, 'Delegated');
+  const since = Date.parse(delegated?.lastTransitionTime ?? '');
+  return delegated?.status !== 'False' || (Number.isFinite(since) && now.getTime() - since < DEMOTION_GRACE_MS);
+}
+
+/** Whether an AppHostname counts for its project: active and not being deleted. */
+export function isActiveHostname(h: AppHostname): boolean {
+  return h.status?.state === 'active' && !h.metadata?.deletionTimestamp;
+}
+
+/**
+ * The facts as the API's caches tell them, without the claims themselves: a domain's holder is the project whose
+ * domain has a zone and was not refused the name (its claim), a custom host name's the project whose AppHostname
+ * is active (activation follows the claim). The runtime and the controllers read the claims.
+ */
+export function factsFromObjects(domains: readonly ProjectDomain[], hostnames: readonly AppHostname[], baseDomain: string, now: Date): NameFacts {
+  const NOT_HELD = new Set(['DomainTaken', 'UnderAnotherProject', 'ReservedDomain']);
+  const holding = domains.filter(
+    (d) => d.spec.deleted !== true && !d.metadata?.deletionTimestamp && d.status?.hostedZoneId && !NOT_HELD.has(findCondition(d.status.conditions, 'Ready')?.reason ?? ''),
+  );
+  const active = hostnames.filter(isActiveHostname);
+  return {
+    baseDomain,
+    now,
+    domainHolder: (name) => holding.find((d) => d.spec.domain === name)?.metadata?.namespace,
+    hostnameHolder: (name) => active.find((h) => h.spec.hostname === name)?.metadata?.namespace,
+    projectDomain: (project, domain) => holding.find((d) => d.metadata?.namespace === project && d.spec.domain === domain),
+    hostnameActive: (project, host) => active.some((h) => h.metadata?.namespace === project && h.spec.hostname === host),
+  };
+}

@@ -1,0 +1,194 @@
+// The bounds on apps' code, against the real workerd: an app looping or growing without bound ends its shard's
+// workerd (not the replica), is quarantined, and another project's app on the other shard keeps answering.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RuntimeEngine } from './engine.ts';
+import { artifactFromFiles } from './testing/artifact-builder.ts';
+import { send, type TestResponse } from './testing/http.ts';
+import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
+import { latencySummary, whileProbing } from './testing/probe-latency.ts';
+
+/** A worker that answers at once, and `/think?ms=N` after N ms (awaiting a timer: waiting, not computing). */
+const CALM = `export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === '/think') await new Promise((resolve) => setTimeout(resolve, Number(url.searchParams.get('ms') ?? 1000)));
+    return new Response('calm ' + url.pathname);
+  },
+};
+`;
+
+/**
+ * What a hostile tenant deploys: `/loop` never yields, `/later?ms=N` waits N ms (looking innocent) then never
+ * yields, `/grow` fills its heap, `/buffers` grows outside the heap while yielding.
+ */
+const HOSTILE = `export default {
+  async fetch(request) {
+    const url = new URL(request.url);
+    if (url.pathname === '/loop') for (;;) {}
+    if (url.pathname === '/later') { await scheduler.wait(Number(url.searchParams.get('ms'))); for (;;) {} }
+    if (url.pathname === '/grow') { const kept = []; for (;;) kept.push(new Array(100000).fill(Math.random())); }
+    if (url.pathname === '/buffers') { const kept = []; for (;;) { kept.push(new Uint8Array(16 * 1024 * 1024).fill(1)); await scheduler.wait(1); } }
+    return new Response('hostile ok');
+  },
+};
+`;
+
+const artifacts = new MemoryArtifactSource().put('calm', artifactFromFiles({ 'worker.js': CALM })).put('hostile', artifactFromFiles({ 'worker.js': HOSTILE }));
+
+const CPU_LIMIT_MS = 300;
+
+describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cw-rt-lim-'));
+  process.env.CW_TEST_RUNTIME_SECRET = 'never-for-workerd';
+  const engine = new RuntimeEngine({
+    artifacts,
+    dataDir,
+    baseDomain: 'apps.test',
+    publicScheme: 'http',
+    shards: 2,
+    limits: { cpuLimitMs: CPU_LIMIT_MS, isolateHeapMb: 32, shardMemoryMb: 400 },
+    quarantine: { initialMs: 60_000 },
+  });
+  let port = 0;
+  /** Project names: two on the shard the attacks hit, one on the other shard. */
+  const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+  let attacked = -1;
+  const projects = { tenant: '', neighbour: '', victim: '' };
+
+  beforeAll(async () => {
+    await engine.start();
+    port = engine.address.port;
+    attacked = engine.shardOf('alpha');
+    projects.tenant = 'alpha';
+    projects.neighbour = names.find((p) => p !== 'alpha' && engine.shardOf(p) === attacked)!;
+    projects.victim = names.find((p) => engine.shardOf(p) !== attacked)!;
+    await engine.deploy({ project: projects.victim, appId: 'victim', buildId: 'calm', env: {}, hostnames: [] });
+    await engine.deploy({ project: projects.neighbour, appId: 'neighbour', buildId: 'calm', env: {}, hostnames: [] });
+  }, 60_000);
+  afterAll(async () => {
+    await engine.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    delete process.env.CW_TEST_RUNTIME_SECRET;
+  });
+
+  /** Runs `attack` while the victim (another project, on the other shard) is asked one request after another, each answered 200. */
+  async function underAttack(attack: () => Promise<TestResponse>): Promise<{ answer: TestResponse; victimMs: number[] }> {
+    const probe = async () => expect((await send(port, `victim.${projects.victim}.apps.test`)).status).toBe(200);
+    const { result, latenciesMs } = await whileProbing(probe, attack);
+    return { answer: result, victimMs: latenciesMs };
+  }
+
+  /** Waits until the attacked shard serves again after a stop (a workerd other than `pid`, answering its health checks). */
+  async function restarted(pid: number): Promise<void> {
+    await expect
+      .poll(() => {
+        const shard = engine.status().shards[attacked]!;
+        return shard.ready && shard.pid !== pid;
+      })
+      .toBe(true);
+  }
+
+  it('gives workerd none of the runtime process environment', () => {
+    for (const shard of engine.status().shards) {
+      const environ = readFileSync(`/proc/${shard.pid}/environ`, 'utf8').split('\0').filter(Boolean);
+      expect(environ).toEqual(['TZ=UTC']);
+    }
+    expect(process.env.CW_TEST_RUNTIME_SECRET).toBe('never-for-workerd');
+  });
+
+  it('quarantines an app that fills its heap with MemoryLimitExceeded; the other shard keeps serving', async () => {
+    await engine.deploy({ project: projects.tenant, appId: 'hog', buildId: 'hostile', env: {}, hostnames: [] });
+    const { answer, victimMs } = await underAttack(() => send(port, `hog.${projects.tenant}.apps.test`, '/grow'));
+    console.log(`heap-filling app: the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
+    expect(answer.status).toBe(503);
+    await expect.poll(() => engine.quarantine(projects.tenant, 'hog')?.reason).toBe('MemoryLimitExceeded');
+    expect(engine.logs.recent(`${projects.tenant}/hog`).at(-1)).toMatchObject({ outcome: 'exceededMemory', request: { url: '/grow' } });
+    expect(JSON.parse((await send(port, `hog.${projects.tenant}.apps.test`)).body)).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limitCounts().stops.get('heap')).toBe(1);
+    expect(engine.status().shards[1 - attacked]!.restarts).toBe(0);
+  });
+
+  it('ends a shard whose memory passes its bound outside the heap, while yielding, and quarantines the app', async () => {
+    await engine.deploy({ project: projects.tenant, appId: 'buffers', buildId: 'hostile', env: {}, hostnames: [] });
+    const { answer, victimMs } = await underAttack(() => send(port, `buffers.${projects.tenant}.apps.test`, '/buffers'));
+    console.log(`buffer-growing app: the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
+    expect(answer.status).toBe(503);
+    expect(engine.quarantine(projects.tenant, 'buffers')).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limitCounts().stops.get('memory')).toBe(1);
+  });
+
+  it('ends a shard stuck in a loop within the CPU bound, quarantines the app with CPULimitExceeded, and keeps the other shard serving', async () => {
+    const key = `${projects.tenant}/looper`;
+    await engine.deploy({ project: projects.tenant, appId: 'looper', buildId: 'hostile', env: {}, hostnames: [] });
+    const before = engine.status().shards;
+    const t0 = performance.now();
+    const { answer, victimMs } = await underAttack(() => send(port, `looper.${projects.tenant}.apps.test`, '/loop'));
+    const stoppedAfterMs = performance.now() - t0;
+    console.log(`looping app: stopped after ${stoppedAfterMs.toFixed(0)} ms; the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
+    expect(answer.status).toBe(503);
+    // 300 ms of CPU time: about as much wall time on a free core, more on a machine busy with other tests
+    // (the looping thread then gets part of a core).
+    expect(stoppedAfterMs).toBeGreaterThanOrEqual(CPU_LIMIT_MS);
+    expect(stoppedAfterMs).toBeLessThan(20_000);
+    // The victim was answered all along: several times while the looper's shard was stuck.
+    expect(victimMs.length).toBeGreaterThan(2);
+    expect(Math.max(...victimMs)).toBeLessThan(1000);
+
+    expect(engine.quarantine(projects.tenant, 'looper')).toMatchObject({ reason: 'CPULimitExceeded', offences: 1 });
+    const refused = await send(port, `looper.${projects.tenant}.apps.test`);
+    expect(refused.status).toBe(503);
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50);
+    expect(JSON.parse(refused.body)).toMatchObject({ title: 'Service Unavailable', status: 503, reason: 'CPULimitExceeded' });
+    expect(JSON.parse(refused.body).detail).toMatch(/ran for more than 300 ms without yielding/);
+    // The app's log (cw logs) says what happened to which request.
+    expect(engine.logs.recent(key).at(-1)).toMatchObject({ outcome: 'exceededCpu', request: { method: 'GET', url: '/loop' }, status: 503 });
+
+    // Only the attacked shard was restarted, and it serves its other apps again.
+    await restarted(before[attacked]!.pid);
+    const after = engine.status().shards;
+    expect(after[attacked]!.restarts).toBe(before[attacked]!.restarts + 1);
+    expect(after[1 - attacked]!.pid).toBe(before[1 - attacked]!.pid);
+    await expect.poll(async () => (await send(port, `neighbour.${projects.neighbour}.apps.test`)).status).toBe(200);
+    expect(engine.status().ready).toBe(true);
+    expect(engine.limitCounts().stops).toEqual(
+      new Map([
+        ['heap', 1],
+        ['memory', 1],
+        ['cpu', 1],
+      ]),
+    );
+  });
+
+  it('does not quarantine an app that merely had a request in flight on the stuck shard: suspects take turns until one is alone', async () => {
+    await engine.deploy({ project: projects.tenant, appId: 'sly', buildId: 'hostile', env: {}, hostnames: [] });
+    const neighbour = `neighbour.${projects.neighbour}.apps.test`;
+    // The neighbour (another project, same shard) awaits a timer: from outside it looks like the looper.
+    const waiting = send(port, neighbour, '/think?ms=5000');
+    await expect.poll(async () => (await engine.requestStats()).get(`${projects.neighbour}/neighbour`)?.active).toBe(1);
+    const { pid } = engine.status().shards[attacked]!;
+    expect((await send(port, `sly.${projects.tenant}.apps.test`, '/loop')).status).toBe(503);
+    expect((await waiting).status).toBe(503); // its shard was restarted under it
+    expect(engine.quarantine(projects.tenant, 'sly')).toBeUndefined();
+    expect(engine.quarantine(projects.neighbour, 'neighbour')).toBeUndefined();
+    expect(engine.onProbation().sort()).toEqual([`${projects.neighbour}/neighbour`, `${projects.tenant}/sly`].sort());
+
+    // On probation they take turns: while the looper's request is in flight (waiting, then looping), the
+    // neighbour is told to retry, so the next stall has one suspect.
+    await restarted(pid);
+    // Long enough for the test to see it in flight on a busy machine.
+    const looping = send(port, `sly.${projects.tenant}.apps.test`, '/later?ms=1500');
+    await expect.poll(async () => (await engine.requestStats()).get(`${projects.tenant}/sly`)?.active).toBe(1);
+    const turn = await send(port, neighbour);
+    expect(turn.status).toBe(503);
+    expect(turn.headers['retry-after']).toBe('1');
+    expect(JSON.parse(turn.body)).toMatchObject({ reason: 'Probation' });
+    expect((await looping).status).toBe(503);
+    // The looper was alone this time: it is blamed, and the neighbour is served again.
+    expect(engine.quarantine(projects.tenant, 'sly')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.quarantine(projects.neighbour, 'neighbour')).toBeUndefined();
+    await expect.poll(async () => (await send(port, neighbour)).status).toBe(200);
+  });
+});

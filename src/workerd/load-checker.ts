@@ -1,0 +1,78 @@
+import { control } from './control-client.ts';
+import type { RoutedApp } from './dispatcher/routing-table.ts';
+import { stopGeneration, type Generation } from './generation.ts';
+
+/** What a load check found; `hung`: the checker did not answer in time (it is stuck in that build). */
+export interface LoadCheck {
+  readonly loaded: boolean;
+  readonly error?: string;
+  readonly hung: boolean;
+}
+
+/** Load checks one checker workerd runs before it is replaced (each leaves an isolate of about 1.6 MB). */
+const CHECKS_PER_CHECKER = 100;
+
+/**
+ * Loads new builds in a workerd of their own before any shard serves them: a build that loops at its top level
+ * (which no bound of workerd's stops) or does not load at all must not touch a workerd that serves apps. The
+ * checker is kept between deploys, and replaced after a build that hung it, or once its isolates add up.
+ */
+export class LoadChecker {
+  readonly #start: () => Promise<Generation>;
+  readonly #timeoutMs: number;
+  #checker: Generation | undefined;
+  #checks = 0;
+  /** Builds checked since start. */
+  total = 0;
+
+  /** `start` starts a checker workerd (with no apps); `timeoutMs` is how long a build may take to load. */
+  constructor(start: () => Promise<Generation>, timeoutMs: number) {
+    this.#start = start;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Loads each app's code (its module top level, none of its handlers) and answers, in order, whether it
+   * loaded. A build that never finishes loading stalls the whole checker and every check under way with it:
+   * those are checked again one by one, each on a fresh checker, so only that build is refused.
+   */
+  async check(entries: ReadonlyArray<readonly [string, RoutedApp]>): Promise<LoadCheck[]> {
+    const answers = await this.#probeAll(entries);
+    if (entries.length > 1) {
+      for (const [i, entry] of entries.entries()) if (answers[i]!.hung) answers[i] = (await this.#probeAll([entry]))[0]!;
+    }
+    return answers;
+  }
+
+  async stop(): Promise<void> {
+    const checker = this.#checker;
+    this.#checker = undefined;
+    if (!checker) return;
+    checker.proc.kill(); // nothing of its own to finish
+    await stopGeneration(checker);
+  }
+
+  async #probeAll(entries: ReadonlyArray<readonly [string, RoutedApp]>): Promise<LoadCheck[]> {
+    if (this.#checker && !this.#checker.proc.running) await this.stop(); // it crashed: its directory goes too
+    if (!this.#checker) {
+      this.#checker = await this.#start();
+      this.#checks = 0;
+    }
+    const checker = this.#checker;
+    const answers = await Promise.all(entries.map(([key, app]) => this.#probe(checker, key, app)));
+    this.#checks += entries.length;
+    this.total += entries.length;
+    if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) await this.stop();
+    return answers;
+  }
+
+  async #probe(checker: Generation, key: string, app: RoutedApp): Promise<LoadCheck> {
+    try {
+      const res = await control<{ loaded: boolean; error?: string }>(checker.controlSocket, 'POST', '/probe', { key, app }, this.#timeoutMs);
+      return res.status === 200 ? { ...res.body, hung: false } : { loaded: false, error: `the dispatcher answered ${res.status}`, hung: false };
+    } catch {
+      // That workerd answered its control socket before: the build is what does not finish loading.
+      return { loaded: false, error: `Failed to start Worker: it did not load within ${this.#timeoutMs} ms`, hung: true };
+    }
+  }
+}

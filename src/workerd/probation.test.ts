@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { Probation } from './probation.ts';
+
+describe('Probation', () => {
+  it('lasts its period', () => {
+    const p = new Probation(1000);
+    p.add(['p/a', 'q/b'], 0);
+    expect(p.has('p/a', 999)).toBe(true);
+    expect(p.list(999)).toEqual(['p/a', 'q/b']);
+    expect(p.has('p/a', 1000)).toBe(false);
+    expect(p.size).toBe(1);
+    expect(p.list(1000)).toEqual([]);
+  });
+
+  it('lets one suspect at a time send requests to a shard', () => {
+    const p = new Probation(60_000);
+    p.add(['p/a', 'q/b']);
+    const busy = new Set<string>();
+    const isBusy = (app: string) => busy.has(app);
+    expect(p.admit(0, 'p/a', isBusy)).toBe(true);
+    busy.add('p/a');
+    expect(p.admit(0, 'p/a', isBusy)).toBe(true); // its own requests go on
+    expect(p.admit(0, 'q/b', isBusy)).toBe(false); // the other waits
+    expect(p.admit(1, 'q/b', isBusy)).toBe(true); // another shard has its own turns
+  });
+
+  it('makes the holder give way once its requests are done when another suspect waits', () => {
+    const p = new Probation(60_000);
+    p.add(['p/a', 'q/b']);
+    const busy = new Set(['p/a']);
+    const isBusy = (app: string) => busy.has(app);
+    expect(p.admit(0, 'p/a', isBusy)).toBe(true);
+    expect(p.admit(0, 'q/b', isBusy)).toBe(false);
+    expect(p.admit(0, 'p/a', isBusy)).toBe(false); // no new requests while another waits
+    busy.delete('p/a');
+    expect(p.admit(0, 'p/a', isBusy)).toBe(false); // done: it hands the turn on
+    expect(p.admit(0, 'q/b', isBusy)).toBe(true);
+    busy.add('q/b');
+    expect(p.admit(0, 'p/a', isBusy)).toBe(false);
+  });
+
+  it('takes the turn from a holder whose probation ended', () => {
+    const p = new Probation(1000);
+    p.add(['p/a'], 0);
+    p.add(['q/b'], 500);
+    expect(p.admit(0, 'p/a', () => true, 100)).toBe(true);
+    expect(p.admit(0, 'q/b', () => true, 900)).toBe(false);
+    expect(p.admit(0, 'q/b', () => true, 1001)).toBe(true);
+  });
+});

@@ -1,0 +1,161 @@
+/** What the watchdog watches: one workerd process. */
+export interface WatchdogTarget {
+  /** Asks the dispatcher for its health; resolves with the isolates it has loaded, or undefined for an answer that is not healthy. */
+  ping(): Promise<number | undefined>;
+  /** Its resident memory in bytes, or undefined when it cannot be read (it exited). */
+  rss(): number | undefined;
+  /** CPU time its main thread (where every isolate runs) has used, in ms, or undefined when it cannot be read. */
+  cpuMs(): number | undefined;
+  /** When it last answered anything (the entry point notes every byte of an answer). */
+  lastOutput(): number;
+  /** It answered: note the time. */
+  answered(): void;
+}
+
+export interface WatchdogOptions {
+  /** How often it pings (and reads the memory). */
+  readonly intervalMs: number;
+  /** A shard that has computed this long (CPU time) without answering a ping, nor any request, is stuck. */
+  readonly cpuLimitMs: number;
+  /** Resident memory past which the shard is ended (0: no bound). */
+  readonly memoryLimitBytes: number;
+}
+
+export interface WatchdogHandlers {
+  /** The shard is stuck (`cpu`: its thread has not come back for `cpuLimitMs`) or past its memory bound. Called once. */
+  stuck(kind: 'cpu' | 'memory', detail: string): void;
+  /** It answered healthy, with this many isolates loaded. */
+  healthy(loads: number): void;
+  /** It answered, but not healthy, or the ping failed (a crash shows as its exit). */
+  unhealthy(): void;
+}
+
+/**
+ * Watches one workerd shard: a health ping every `intervalMs` on its control socket, answered by the
+ * dispatcher, which can only answer while the shard's one thread is free. The shard is stuck when a ping is
+ * waiting and its thread has computed for `cpuLimitMs` of CPU time since it last answered anything: a shard
+ * busy with many requests answers them (slow, not stuck), and a shard the machine does not schedule computes
+ * nothing (late, not stuck). CPU time and memory are read from `/proc` at each tick. Before it says so, it
+ * lets this process read what has arrived meanwhile (its own event loop may have been too busy to read an
+ * answer that is waiting), and looks again.
+ */
+export class Watchdog {
+  readonly #target: WatchdogTarget;
+  readonly #options: WatchdogOptions;
+  readonly #handlers: WatchdogHandlers;
+  #timer: NodeJS.Timeout | undefined;
+  #pendingSince: number | undefined;
+  #fired = false;
+  #confirming = false;
+  /** The shard's CPU time at each recent tick, oldest first: what it computed since a moment. */
+  #samples: Array<{ readonly at: number; readonly cpuMs: number }> = [];
+
+  constructor(target: WatchdogTarget, options: WatchdogOptions, handlers: WatchdogHandlers) {
+    this.#target = target;
+    this.#options = options;
+    this.#handlers = handlers;
+  }
+
+  start(): void {
+    this.#timer = setInterval(() => this.#tick(), this.#options.intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#fired = true;
+  }
+
+  #tick(): void {
+    const now = Date.now();
+    if (this.#fired || this.#confirming) return;
+    const { cpuLimitMs, memoryLimitBytes } = this.#options;
+    const cpuMs = this.#target.cpuMs();
+    if (cpuMs !== undefined) {
+      this.#samples.push({ at: now, cpuMs });
+      // Enough to look back over the bound and a few ticks more.
+      const keep = Math.ceil(cpuLimitMs / this.#options.intervalMs) + 8;
+      if (this.#samples.length > keep) this.#samples.splice(0, this.#samples.length - keep);
+    }
+    if (this.#pendingSince !== undefined) {
+      if (this.#stuck(this.#stuckFor(cpuMs))) {
+        // Answers already here are read in this turn's I/O phase, before the immediate runs.
+        this.#confirming = true;
+        setImmediate(() => {
+          this.#confirming = false;
+          const stalled = this.#stuckFor(this.#target.cpuMs());
+          if (!this.#fired && stalled && this.#stuck(stalled)) {
+            this.#fire('cpu', `it computed for ${stalled.cpuMs} ms of CPU time without answering anything for ${stalled.wallMs} ms`);
+          }
+        });
+      }
+      return;
+    }
+    const rss = memoryLimitBytes > 0 ? this.#target.rss() : undefined;
+    if (rss !== undefined && rss > memoryLimitBytes) {
+      this.#fire('memory', `it used ${Math.round(rss / 1048576)} MiB of memory, past its bound of ${Math.round(memoryLimitBytes / 1048576)} MiB`);
+      return;
+    }
+    this.#pendingSince = now;
+    this.#target.ping().then(
+      (loads) => {
+        this.#pendingSince = undefined;
+        this.#target.answered();
+        if (loads === undefined) this.#handlers.unhealthy();
+        else this.#handlers.healthy(loads);
+      },
+      () => {
+        this.#pendingSince = undefined;
+        this.#handlers.unhealthy();
+      },
+    );
+  }
+
+  /**
+   * How long the shard has answered nothing while a ping waits (undefined: none waits), and the CPU time it
+   * used meanwhile, counted from the first sample at or after that moment, so never more than it used.
+   */
+  #stuckFor(nowCpuMs: number | undefined): { readonly wallMs: number; readonly cpuMs: number } | undefined {
+    if (this.#pendingSince === undefined || nowCpuMs === undefined) return undefined;
+    const since = Math.max(this.#pendingSince, this.#target.lastOutput());
+    const from = this.#samples.find((sample) => sample.at >= since);
+    return from === undefined ? undefined : { wallMs: Date.now() - since, cpuMs: nowCpuMs - from.cpuMs };
+  }
+
+  /**
+   * Computed the bound without answering; or, on a machine so busy that its thread gets a sliver of a core,
+   * answered nothing for ten times the bound while it did compute (its apps have waited that long).
+   */
+  #stuck(stalled: { readonly wallMs: number; readonly cpuMs: number } | undefined): boolean {
+    if (!stalled) return false;
+    const { cpuLimitMs } = this.#options;
+    return stalled.cpuMs >= cpuLimitMs || (stalled.wallMs >= 10 * cpuLimitMs && stalled.cpuMs >= cpuLimitMs / 10);
+  }
+
+  #fire(kind: 'cpu' | 'memory', detail: string): void {
+    this.stop();
+    this.#handlers.stuck(kind, detail);
+  }
+}
+
+/** CPU time (user + system) a process's main thread has used, in ms, from `/proc/<pid>/task/<pid>/stat` (Linux); undefined elsewhere or once it is gone. */
+export function mainThreadCpuMs(pid: number, readStat: (path: string) => string): number | undefined {
+  try {
+    const stat = readStat(`/proc/${pid}/task/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+/** Resident memory of a process in bytes, from `/proc/<pid>/statm` (Linux); undefined elsewhere or once it is gone. */
+export function residentBytes(pid: number, readStatm: (path: string) => string): number | undefined {
+  try {
+    const pages = Number(readStatm(`/proc/${pid}/statm`).split(' ')[1]);
+    return Number.isFinite(pages) ? pages * 4096 : undefined;
+  } catch {
+    return undefined;
+  }
+}
