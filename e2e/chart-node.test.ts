@@ -14,9 +14,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { loadKubeConnection, NAMESPACES, objectClient, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { PROJECT_QUOTA_NAME, type ResourceQuota } from '../src/platform/project-quota.ts';
+import { DATABASES } from '../src/platform/resources.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
+import { mayDo, serviceAccount, type Access } from './harness/access-review.ts';
 import { EGRESS_PROBE_WORKER, errorReference, refusalReason, type ProbeAnswer } from './harness/egress-probe.ts';
 import { chartNetworkValues } from './harness/kube-node-config.ts';
 import { hostFootprint } from './harness/kube-node-host.ts';
@@ -266,6 +269,70 @@ describe('the chart on a real node', () => {
     );
   });
 
+  it('holds each ServiceAccount to its work (SubjectAccessReviews): Secrets only in project namespaces for the operator, only webhook keys for cw-git', async () => {
+    const conn = loadKubeConnection(theNode().kubeconfig);
+    // The Project controller bound the operator's project role in the member's namespace and wrote its quota,
+    // which the cluster's quota controller counts.
+    await eventually(
+      "the operator's binding and the counted quota in the project namespace",
+      async () =>
+        [
+          await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-operator'),
+          await objectClient<ResourceQuota & { status?: { used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS).get(member.project, PROJECT_QUOTA_NAME),
+        ] as const,
+      ([binding, quota]) => binding !== undefined && quota?.status?.used?.['count/runtimeapps.cloudwright.dev'] === '1',
+      60_000,
+    );
+    const secrets = (namespace?: string, verb = 'get') => ({ verb, group: '', resource: 'secrets', ...(namespace ? { namespace } : {}) });
+    const table: [string, Access, boolean][] = [
+      ['operator', secrets(member.project), true],
+      ['operator', secrets(member.project, 'create'), true],
+      ['operator', secrets(NAMESPACE), false],
+      ['operator', secrets(undefined, 'list'), false],
+      ['operator', secrets(`${NAMESPACE}-webhooks`, 'list'), false],
+      ['operator', { verb: 'delete', group: '', resource: 'namespaces' }, false],
+      ['git', secrets(`${NAMESPACE}-webhooks`, 'list'), true],
+      ['git', secrets(NAMESPACE, 'list'), false],
+      ['git', secrets(member.project, 'list'), false],
+      ['api', secrets(`${NAMESPACE}-sign-ins`, 'list'), true],
+      ['api', secrets(NAMESPACE), false],
+      ['api', secrets(member.project), false],
+      ['runtime', secrets(undefined, 'list'), false],
+      ['db', secrets(NAMESPACE), false],
+    ];
+    for (const [component, access, allowed] of table) {
+      expect(await mayDo(conn, serviceAccount(NAMESPACE, `cloudwright-${component}`), access), `${component} ${access.verb} ${access.resource} in ${access.namespace ?? 'every namespace'}`).toBe(
+        allowed,
+      );
+    }
+    // Through that binding, a Database applied with kubectl gets its token minted into a Secret of the project.
+    await objectClient<KubeObject & { spec: object }>(conn, DATABASES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { name: 'notes', namespace: member.project }, spec: { displayName: 'notes' } },
+      { fieldManager: 'kubectl', force: true },
+    );
+    type Database = { status?: { tokenSecretName?: string; conditions?: { type: string; status: string }[] } };
+    const db = await eventually(
+      'the Database Ready with its Secret',
+      () => getJson<Database>('databases.cloudwright.dev', '-n', member.project, 'notes'),
+      (d) => d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+      60_000,
+    );
+    expect(db.status?.tokenSecretName).toBe('notes-database');
+    // Outside a project's namespace the operator has no Secret to write: the Database says so.
+    await objectClient<KubeObject & { spec: object }>(conn, DATABASES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Database', metadata: { name: 'stray', namespace: 'default' }, spec: { displayName: 'stray' } },
+      { fieldManager: 'kubectl', force: true },
+    );
+    await eventually(
+      'the stray Database refused its Secret',
+      () => getJson<Database>('databases.cloudwright.dev', '-n', 'default', 'stray'),
+      (d) => d.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False' && (c as { reason?: string }).reason === 'TokenSecretForbidden') === true,
+      60_000,
+    );
+    expect((await getJson<{ items: KubeObject[] }>('secrets', '-n', 'default')).items.map((s) => s.metadata?.name)).not.toContain('stray-database');
+    expect((await getJson<{ data: Record<string, string> }>('secret', '-n', member.project, 'notes-database')).data.DATABASE_TOKEN).toBeTruthy();
+  });
+
   it(
     "enforces the NetworkPolicies: a tenant's pod reaches the runtime's entry point and cw-db's SQL port, but not the runtime's status port or cw-db's admin port, which cw-api and cw-operator reach",
     { timeout: 120_000 },
@@ -420,7 +487,7 @@ describe('the chart on a real node', () => {
     }
   });
 
-  it('leaves only the CRDs and the data after helm uninstall', { timeout: 240_000 }, async () => {
+  it('leaves only the CRDs and the data (the webhook namespace among it) after helm uninstall', { timeout: 240_000 }, async () => {
     await helm('uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout=3m');
     const kinds = 'deployments,statefulsets,services,configmaps,secrets,serviceaccounts,roles,rolebindings,poddisruptionbudgets,networkpolicies,clusterroles,clusterrolebindings';
     const left = await getJson<{ items: KubeObject[] }>(kinds, '--all-namespaces', '-l', 'app.kubernetes.io/part-of=cloudwright');
@@ -436,6 +503,8 @@ describe('the chart on a real node', () => {
     expect(crds.items.map((crd) => crd.metadata?.name)).toEqual(expect.arrayContaining(['runtimeapps.cloudwright.dev', 'projects.cloudwright.dev']));
     expect((await getJson<KubeObject>('runtimeapps.cloudwright.dev', '-n', member.project, 'hello')).metadata?.name).toBe('hello');
     expect((await getJson<{ items: KubeObject[] }>('pvc', '-n', NAMESPACE)).items.map((pvc) => pvc.metadata?.name)).toEqual(['data-cloudwright-db-0']);
+    // The webhook namespace, where RepositoryWebhooks and their keys are (helm.sh/resource-policy: keep).
+    expect((await getJson<KubeObject>('namespace', `${NAMESPACE}-webhooks`)).metadata?.deletionTimestamp).toBeUndefined();
     const s3 = new S3Client({ ...minio.s3 });
     const artifacts = await s3.send(new ListObjectsV2Command({ Bucket: BUCKETS.artifacts }));
     expect(artifacts.KeyCount ?? 0).toBeGreaterThan(0);

@@ -23,11 +23,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
-import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, resourcePath, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
-import { RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
+import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, resourcePath, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import type { Project } from '../src/apis/v1alpha1/project.ts';
+import { projectNamespace } from '../src/platform/project-namespace.ts';
+import { projectResourceQuota } from '../src/platform/project-quota.ts';
+import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
+import { operatorRoleBinding, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { mayDo, person, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, killHard, startService, waitForHttp, type Service } from './harness/process.ts';
 import { eventually, packWorker } from './harness/runtime-stack.ts';
@@ -279,7 +284,7 @@ async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: st
 }
 
 /** The environment the kubelet would give `container` of pod `pod`: values, field refs, Secret keys and `envFrom` Secrets. */
-async function podEnv(container: Container, pod: { name: string; uid: string }): Promise<Record<string, string>> {
+async function podEnv(container: Container, pod: { name: string; uid: string }, serviceAccountName: string): Promise<Record<string, string>> {
   const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS);
   const env: Record<string, string> = {};
   for (const from of container.envFrom ?? []) {
@@ -299,6 +304,7 @@ async function podEnv(container: Container, pod: { name: string; uid: string }):
     } else if (field === 'metadata.namespace') env[variable.name] = releaseNamespace;
     else if (field === 'metadata.name') env[variable.name] = pod.name;
     else if (field === 'metadata.uid') env[variable.name] = pod.uid;
+    else if (field === 'spec.serviceAccountName') env[variable.name] = serviceAccountName;
     // The "pod" is a process on this machine.
     else if (field === 'status.podIP') env[variable.name] = '127.0.0.1';
     else throw new Error(`${container.name}: no way to resolve ${variable.name}`);
@@ -321,7 +327,7 @@ async function runPod(kind: string, name: string, env: Record<string, string>, p
     args: [join(repoRoot, `bin/${binary}.ts`)],
     logPath: join(stateDir, `chart-${binary}-${releaseNamespace}.log`),
     // Only PATH from this process: nothing of the test's own environment leaks into the pod's.
-    env: { PATH: process.env.PATH ?? '', ...(await podEnv(container, pod)), KUBECONFIG: serviceAccountKubeconfigFile, ...env },
+    env: { PATH: process.env.PATH ?? '', ...(await podEnv(container, pod, podSpecOf(kind, name).serviceAccountName)), KUBECONFIG: serviceAccountKubeconfigFile, ...env },
   });
   running.push(service);
   return service;
@@ -525,25 +531,107 @@ describe('the Helm chart', () => {
     ['api', 'create', 'cloudwright.dev', 'domainclaims', 'other', false],
     ['operator', 'update', 'cloudwright.dev', 'projectdomains/status', 'other', true],
     ['operator', 'create', 'cloudwright.dev', 'hostnameclaims', 'other', true],
+    // No Secret anywhere but in project namespaces, through the binding the Project controller writes there (none
+    // here yet: this operator runs no Project controller; the operator's scope test below binds it).
+    ['operator', 'get', '', 'secrets', 'release', false],
+    ['operator', 'list', '', 'secrets', 'cluster', false],
+    ['operator', 'watch', '', 'secrets', 'cluster', false],
+    ['operator', 'create', '', 'secrets', 'release', false],
+    // Project namespaces are created, never changed or deleted (the garbage collector deletes them with their Project).
+    ['operator', 'create', '', 'namespaces', 'cluster', true],
+    ['operator', 'delete', '', 'namespaces', 'cluster', false],
+    ['operator', 'patch', '', 'namespaces', 'cluster', false],
+    ['operator', 'update', '', 'namespaces', 'cluster', false],
+    // The API's only Secrets are device sign-ins, in a namespace of their own.
+    ['api', 'get', '', 'secrets', 'release', false],
+    ['api', 'list', '', 'secrets', 'other', false],
+    ['api', 'list', '', 'secrets', 'cluster', false],
+    ['runtime', 'list', '', 'secrets', 'cluster', false],
   ])('ServiceAccount %s may %s %s/%s in the %s namespace: %s', async (component, verb, group, resource, where, allowed) => {
-    const review = await conn.api.request<{ status: { allowed: boolean } }>('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {
-      body: {
-        apiVersion: 'authorization.k8s.io/v1',
-        kind: 'SubjectAccessReview',
-        spec: {
-          user: `system:serviceaccount:${releaseNamespace}:cloudwright-${component}`,
-          groups: ['system:serviceaccounts', `system:serviceaccounts:${releaseNamespace}`, 'system:authenticated'],
-          resourceAttributes: {
-            verb,
-            group,
-            resource: resource.split('/')[0],
-            ...(resource.includes('/') ? { subresource: resource.split('/')[1] } : {}),
-            namespace: where === 'release' ? releaseNamespace : member.project,
-          },
-        },
-      },
-    });
-    expect(review.status.allowed).toBe(allowed);
+    const namespace = where === 'release' ? releaseNamespace : where === 'other' ? member.project : undefined;
+    expect(await mayDo(conn, serviceAccount(releaseNamespace, `cloudwright-${component}`), { verb, group, resource, ...(namespace ? { namespace } : {}) })).toBe(allowed);
+  });
+
+  it("confines the operator's writes to project namespaces: its Secret binding, quotas and the namespaces it creates (admission policy)", async () => {
+    const asOperator = loadKubeConnection(kubeconfigs.get('cloudwright-operator'));
+    const operator = serviceAccount(releaseNamespace, 'cloudwright-operator');
+    const access = { clusterRole: `${RELEASE}-operator-project`, serviceAccount: { namespace: releaseNamespace, name: 'cloudwright-operator' } };
+    expect(containerOf('Deployment', 'cloudwright-operator').env?.find((e) => e.name === 'CW_PROJECT_ROLE')?.value).toBe(access.clusterRole);
+    const bindings = objectClient<RoleBinding>(asOperator, ROLE_BINDINGS);
+    const APPLY = { fieldManager: 'cloudwright-operator', force: true };
+    /** A write as the operator, stored nowhere (the apiserver admits a dry run as it would the write). */
+    const dryRun = (ref: ResourceRef, object: KubeObject) => asOperator.api.request('POST', resourcePath(ref, object.metadata?.namespace), { body: object, query: { dryRun: 'All' } });
+
+    // In the member's project namespace (labelled as the Project controller labels it), the binding is the
+    // operator's to write, and it then reads that namespace's Secrets, and no other namespace's.
+    await bindings.apply(operatorRoleBinding(member.project, access), APPLY);
+    expect(await mayDo(conn, operator, { verb: 'get', group: '', resource: 'secrets', namespace: member.project })).toBe(true);
+    expect(await mayDo(conn, operator, { verb: 'list', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
+    expect(await mayDo(conn, operator, { verb: 'get', group: '', resource: 'secrets', namespace: releaseNamespace })).toBe(false);
+    // The same binding in the release namespace would reach cw-db's admin token and the cloud credentials.
+    await expect(bindings.apply(operatorRoleBinding(releaseNamespace, access), APPLY)).rejects.toThrow(/only in project namespaces/);
+    // Another subject, or another name, in a project namespace: refused too.
+    const forSomeoneElse = { ...operatorRoleBinding(member.project, access), subjects: [{ kind: 'User', name: 'mallory' }] };
+    await expect(bindings.apply(forSomeoneElse, APPLY)).rejects.toThrow(/binds only its project role, to itself/);
+    // Nor may it remove an administrator's binding there (a tenant's, say).
+    const teams = { ...operatorRoleBinding(member.project, access), metadata: { name: 'team', namespace: member.project } };
+    await apply({ ...teams, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } } as KubeObject);
+    await expect(asOperator.api.request('DELETE', resourcePath(ROLE_BINDINGS, member.project, 'team'), { query: { dryRun: 'All' } })).rejects.toThrow(/binds only its project role/);
+    // A role it may not bind (RBAC's own escalation check): refused whatever the namespace.
+    const edit = { ...operatorRoleBinding(member.project, access), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' } };
+    await expect(dryRun(ROLE_BINDINGS, edit)).rejects.toMatchObject({ code: 403 });
+
+    // Quotas: the project quota in a project namespace, nothing else.
+    await dryRun(RESOURCE_QUOTAS, projectResourceQuota(member.project));
+    await expect(dryRun(RESOURCE_QUOTAS, projectResourceQuota(releaseNamespace))).rejects.toThrow(/only in project namespaces/);
+    const another = projectResourceQuota(member.project);
+    another.metadata = { ...another.metadata, name: 'pods-zero' };
+    await expect(dryRun(RESOURCE_QUOTAS, another)).rejects.toThrow(/only the project quota/);
+
+    // Namespaces: a project's, labelled and owned by its Project, and nothing else.
+    const project = await objectClient<Project>(conn, PROJECTS).get('', member.project);
+    const fresh = projectNamespace({ ...project!, metadata: { ...project!.metadata, name: `${member.project}-x` } });
+    await dryRun(NAMESPACES, fresh);
+    await expect(dryRun(NAMESPACES, { metadata: { name: `${member.project}-y` } })).rejects.toThrow(/creates only project namespaces/);
+    await expect(dryRun(NAMESPACES, { metadata: { name: `${member.project}-z`, labels: { [PROJECT_LABEL]: `${member.project}-z` } } })).rejects.toThrow(/creates only project namespaces/);
+    await expect(objectClient(asOperator, NAMESPACES).delete('', member.project)).rejects.toMatchObject({ code: 403 });
+    expect(await mayDo(conn, operator, { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: access.clusterRole })).toBe(true);
+    expect(await mayDo(conn, operator, { verb: 'bind', group: 'rbac.authorization.k8s.io', resource: 'clusterroles', name: 'cluster-admin' })).toBe(false);
+  });
+
+  it("ships a tenant ClusterRole: a project member's kubectl rights in the project's namespace, the specs and never a status or a claim", async () => {
+    const name = `${RELEASE}-tenant`;
+    const binding = {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice', namespace: member.project },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    };
+    await apply(binding as KubeObject);
+    const alice = person('alice');
+    const may = (verb: string, group: string, resource: string, namespace?: string) => mayDo(conn, alice, { verb, group, resource, ...(namespace ? { namespace } : {}) });
+    for (const kind of ['runtimeapps', 'builds', 'apphostnames', 'projectdomains', 'dnsrecords', 'databases', 'repositories']) {
+      for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) expect(await may(verb, 'cloudwright.dev', kind, member.project), `${verb} ${kind}`).toBe(true);
+      expect(await may('patch', 'cloudwright.dev', `${kind}/status`, member.project), `${kind}/status`).toBe(false);
+      expect(await may('create', 'cloudwright.dev', kind, releaseNamespace), `${kind} elsewhere`).toBe(false);
+    }
+    for (const [verb, group, resource, allowed] of [
+      ['create', 'cloudwright.dev', 'runtimereplicas', false],
+      ['create', 'cloudwright.dev', 'repositorywebhooks', false],
+      ['get', '', 'secrets', true],
+      ['delete', '', 'secrets', true],
+      ['create', '', 'secrets', false],
+      ['list', '', 'resourcequotas', true],
+      ['patch', '', 'resourcequotas', false],
+      ['create', 'rbac.authorization.k8s.io', 'rolebindings', false],
+      ['create', '', 'pods', false],
+    ] as const) {
+      expect(await may(verb, group, resource, member.project), `${verb} ${resource}`).toBe(allowed);
+    }
+    // Nothing cluster-scoped: no claim, no project, no token, no namespace.
+    for (const resource of ['domainclaims', 'hostnameclaims', 'projects', 'accesstokens', 'users']) expect(await may('create', 'cloudwright.dev', resource), resource).toBe(false);
+    expect(await may('create', '', 'namespaces')).toBe(false);
   });
 
   it('gives the API the proxies to trust', () => {

@@ -370,5 +370,27 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     await client.execute('CREATE TABLE k (v TEXT)');
     await client.execute("INSERT INTO k VALUES ('from a Secret')");
     expect((await client.execute('SELECT v FROM k')).rows.map((r) => r.v)).toEqual(['from a Secret']);
+
+    // Deleting the Secret rotates the token: the controller, which reads the Secret at each reconcile rather
+    // than watching Secrets, mints a new one and the old token stops working.
+    const secrets = objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS);
+    await secrets.delete(member.project, 'from-kubectl-database');
+    const minted = await eventually(
+      'a new Secret',
+      () => secrets.get(member.project, 'from-kubectl-database'),
+      (s) => s !== undefined && s.metadata?.uid !== secret?.metadata?.uid,
+    );
+    const token = Buffer.from(minted?.data?.DATABASE_TOKEN ?? '', 'base64').toString('utf8');
+    expect(token).not.toBe(decode('DATABASE_TOKEN'));
+    await eventually(
+      'the old token refused',
+      () =>
+        client.execute('SELECT 1').then(
+          () => 'accepted',
+          (err: unknown) => String(err),
+        ),
+      (outcome) => outcome !== 'accepted',
+    );
+    expect((await connect(decode('DATABASE_URL'), token).execute('SELECT v FROM k')).rows.map((r) => r.v)).toEqual(['from a Secret']);
   });
 });

@@ -2,6 +2,7 @@ import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import type { ProjectAccess } from './controllers/project/operator-access.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
 /** Everything cw-operator reads from its environment, read once at start (`operatorConfig`). */
@@ -18,6 +19,12 @@ export interface OperatorConfig {
   readonly watchNamespace?: string;
   /** POD_NAMESPACE: the platform's namespace, where cw-runtime's replicas report (default `default`). */
   readonly podNamespace: string;
+  /**
+   * CW_PROJECT_ROLE: a ClusterRole the Project controller binds, in each project's namespace, to the operator's
+   * ServiceAccount (CW_SERVICE_ACCOUNT, default `cloudwright-operator`, in POD_NAMESPACE): the operator's only
+   * access to Secrets. Absent: nothing is bound (its own credentials reach project namespaces, as in `make dev`).
+   */
+  readonly projectAccess?: ProjectAccess;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
   readonly runtimeBaseDomain?: string;
   /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
@@ -33,6 +40,8 @@ export interface OperatorConfig {
 }
 
 const NAMESPACE = 'a Kubernetes namespace name';
+/** A DNS subdomain (RFC 1123): a ClusterRole's or a ServiceAccount's name as the chart writes them. */
+const isObjectName = (text: string) => text.length <= 253 && /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text);
 
 /**
  * Reads cw-operator's configuration (the variables of {@link OperatorConfig}); the answer is frozen.
@@ -46,6 +55,8 @@ export function operatorConfig(env: Env): OperatorConfig {
   const leaderElection = read.bool('CW_LEADER_ELECTION', true);
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, NAMESPACE);
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
+  const projectRole = read.matching('CW_PROJECT_ROLE', undefined, isObjectName, 'a ClusterRole name');
+  const serviceAccount = read.matching('CW_SERVICE_ACCOUNT', 'cloudwright-operator', isObjectName, 'a ServiceAccount name');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
@@ -61,6 +72,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     instance: read.string('HOSTNAME', ''),
     ...(watchNamespace ? { watchNamespace } : {}),
     podNamespace,
+    ...(projectRole ? { projectAccess: Object.freeze({ clusterRole: projectRole, serviceAccount: Object.freeze({ namespace: podNamespace, name: serviceAccount }) }) } : {}),
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),

@@ -2,22 +2,23 @@ import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { eventWriter, loadKubeConnection, SECRETS, type KubeObject } from '../src/kube/index.ts';
-import { DATABASE_LABEL, type Database } from '../src/apis/v1alpha1/database.ts';
+import { eventWriter, loadKubeConnection, RESOURCE_QUOTAS, ROLE_BINDINGS, type KubeObject } from '../src/kube/index.ts';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { databaseEngineClient } from '../src/platform/databases/engine-client.ts';
 import { databaseController } from './controllers/database/controller.ts';
-import type { TokenSecret } from './controllers/database/token-secret.ts';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
 import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import type { ResourceQuota } from '../src/platform/project-quota.ts';
 import { projectOfNamespace } from '../src/platform/project-namespace.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
 import { projectController } from './controllers/project/controller.ts';
+import type { RoleBinding } from './controllers/project/operator-access.ts';
 import { repositoryController } from './controllers/repository/controller.ts';
 import { repositoryStore } from './controllers/repository/bucket.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
@@ -33,7 +34,8 @@ import type { OperatorConfig } from './config.ts';
  * RuntimeReplicas, so no runtime address is configured) and CW_LEADER_ELECTION, CW_WATCH_NAMESPACE,
  * CW_GIT_BUCKET with the CW_S3_* settings for the repositories' bucket. Project domains and app hostnames:
  * the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
- * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them.
+ * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them. CW_PROJECT_ROLE and
+ * CW_SERVICE_ACCOUNT: the operator's access in each project's namespace (operator/config.ts).
  */
 export async function main(config: OperatorConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig);
@@ -82,6 +84,8 @@ export async function main(config: OperatorConfig): Promise<void> {
         ...common,
         projects: manager.informer<Project>(PROJECTS),
         namespaces: manager.informer<KubeObject>(NAMESPACES, { labelSelector: PROJECT_LABEL }),
+        quotas: manager.informer<ResourceQuota>(RESOURCE_QUOTAS, { labelSelector: PROJECT_LABEL }),
+        ...(config.projectAccess ? { access: { project: config.projectAccess, bindings: manager.informer<RoleBinding>(ROLE_BINDINGS, { labelSelector: PROJECT_LABEL }) } } : {}),
         log: manager.log.child({ controller: 'project' }),
       }),
     );
@@ -106,7 +110,6 @@ export async function main(config: OperatorConfig): Promise<void> {
       databaseController({
         ...common,
         databases: manager.informer<Database>(DATABASES, scope),
-        secrets: manager.informer<TokenSecret>(SECRETS, { ...scope, labelSelector: DATABASE_LABEL }),
         engine: databaseEngineClient({ adminUrl: engine.adminUrl, token: engine.adminToken }),
         dbUrl: engine.publicUrl,
         usageRefreshMs: engine.usageRefreshMs,

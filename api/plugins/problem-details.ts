@@ -3,7 +3,8 @@ import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { PublicError } from '../../src/errors.ts';
-import { KubeApiError } from '../../src/kube/index.ts';
+import { KubeApiError, quotaRefusal } from '../../src/kube/index.ts';
+import { quotaRefusalDetail } from '../../src/platform/project-quota.ts';
 
 /** RFC 9457 problem details: the only error body this API sends. */
 export interface ProblemDetails {
@@ -81,9 +82,13 @@ function bodyCutOff(error: FastifyError, raw: IncomingMessage): boolean {
  * check before writing, so a validation refusal (422) means a rule the API missed: the caller gets a fixed
  * 400 (the apiserver's message names our resources and fields, not theirs) and the log gets the message.
  * A conflict that outlasted the write's own retries (others keep changing the object) is a 409 to retry.
+ * A create past a ResourceQuota of the project's namespace (the object counts kubectl-made objects share with
+ * the API's) is a 409 naming the full count; one the quota controller has not counted yet a 503 to retry.
  * Overload and unavailability become a retryable 503; anything else is ours.
  */
 function kubeProblem(error: KubeApiError, log: FastifyBaseLogger, reply: FastifyReply): FastifyReply {
+  const quota = quotaRefusal(error);
+  if (quota) return sendProblem(reply, quota.kind === 'exceeded' ? 409 : 503, quotaRefusalDetail(quota), quota.kind === 'exceeded' ? {} : { 'retry-after': '5' });
   if (error.code === 422) {
     log.warn({ err: error }, 'kube-apiserver refused a write the API let through');
     return sendProblem(reply, 400, 'The request was refused: it breaks a limit of the stored resource.');

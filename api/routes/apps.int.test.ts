@@ -3,7 +3,7 @@ import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { objectClient } from '../../src/kube/index.ts';
+import { objectClient, RESOURCE_QUOTAS, type KubeObject } from '../../src/kube/index.ts';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
@@ -132,6 +132,22 @@ describe('apps', () => {
     const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${crowded}/apps`, headers: headers(), payload: { name: 'one-more' } });
     expect(res.statusCode).toBe(409);
     expect(res.json().detail).toBe(`Project ${crowded} has ${MAX_APPS_PER_PROJECT} apps, the most a project may have; delete one first.`);
+  });
+
+  it("answers 409 naming the full count when the namespace's quota refuses the write, apps made with kubectl counted", { timeout: 60_000 }, async () => {
+    const quoted = await platform.createProject(owner, { namespace: true });
+    // A quota below the API's own limit, as an administrator may set one (the operator's project quota is refused the same way).
+    type Quota = KubeObject & { spec: { hard: Record<string, string> }; status?: { used?: Record<string, string> } };
+    const quotas = objectClient<Quota>(platform.conn, RESOURCE_QUOTAS);
+    await quotas.create({ metadata: { name: 'team-quota', namespace: quoted }, spec: { hard: { 'count/runtimeapps.cloudwright.dev': '2' } } });
+    // The control plane's quota controller counts it (it learns of custom resources up to 30 s after they are defined).
+    await vi.waitFor(async () => expect((await quotas.get(quoted, 'team-quota'))?.status?.used?.['count/runtimeapps.cloudwright.dev']).toBe('0'), { timeout: 45_000, interval: 100 });
+    for (const name of ['one', 'two']) await apps().create({ metadata: { name, namespace: quoted }, spec: { displayName: name } });
+    const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${quoted}/apps`, headers: headers(), payload: { name: 'three' } });
+    expect(res.statusCode).toBe(409);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(res.json().detail).toBe('The project has 2 apps of the 2 its quota team-quota allows; delete some first.');
+    expect(await apps().get(quoted, 'three')).toBeUndefined();
   });
 
   it('answers 409 while the project has no namespace yet', async () => {

@@ -1,6 +1,6 @@
 // Command cw-controlplane is the real local Kubernetes control plane used by `make dev` and the end-to-end
 // tests: an embedded etcd and a kube-apiserver in one process, plus kube-controller-manager's
-// garbage-collector and namespace controllers in a child process of the same binary.
+// garbage-collector, namespace and resource-quota controllers in a child process of the same binary.
 //
 // With --node-address it serves a node (e2e/harness/kube-node.ts): every controller and the scheduler run
 // too, and the same binary is the node's kubelet and kube-proxy, so they are always of the control plane's

@@ -80,7 +80,7 @@ const DeliveryParams = Type.Object({ ...HookParams.properties, id: Type.String({
 const NOT_ENABLED = {
   404: Type.Object(ErrorBodySchema.properties, {
     description:
-      '`repository_not_found`, `webhook_not_found`, `delivery_not_found`, or `webhooks_not_enabled`: this instance does not deliver per-repository webhooks (no events role or no kubernetes.namespace).',
+      '`repository_not_found`, `webhook_not_found`, `delivery_not_found`, or `webhooks_not_enabled`: this instance does not deliver per-repository webhooks (no events role, or neither kubernetes.webhook_namespace nor kubernetes.namespace).',
   }),
 };
 
@@ -89,7 +89,7 @@ export class WebhooksNotEnabledError extends PublicError {
   override readonly name = 'WebhooksNotEnabledError';
   readonly code = 'webhooks_not_enabled';
   constructor() {
-    super(404, 'This instance does not deliver per-repository webhooks: it lacks the events role (server.roles) or kubernetes.namespace.');
+    super(404, 'This instance does not deliver per-repository webhooks: it lacks the events role (server.roles) or kubernetes.webhook_namespace.');
   }
 }
 
@@ -98,7 +98,7 @@ export class WebhookNotFoundError extends PublicError {
   override readonly name = 'WebhookNotFoundError';
   readonly code = 'webhook_not_found';
   constructor(name: string, repo: string) {
-    super(404, `No webhook ${JSON.stringify(name)} of ${repo} (RepositoryWebhook resources in cw-git's kubernetes.namespace whose spec.repository is ${repo}).`);
+    super(404, `No webhook ${JSON.stringify(name)} of ${repo} (RepositoryWebhook resources in cw-git's kubernetes.webhook_namespace whose spec.repository is ${repo}).`);
   }
 }
 

@@ -69,6 +69,11 @@ export interface GitServiceConfig {
     namespace?: string;
     /** Accept the platform's per-project git tokens (`cwg_…`, GitToken resources of project namespaces). */
     projectTokens: boolean;
+    /**
+     * Where the events role reads `RepositoryWebhook` resources and their Secrets (`kubernetes.webhook_namespace`,
+     * default `namespace`): a namespace of their own keeps every other Secret out of cw-git's reach.
+     */
+    webhookNamespace?: string;
   };
   /** The process's own settings, from the environment rather than the file. */
   environment: {

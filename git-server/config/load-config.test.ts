@@ -64,7 +64,7 @@ describe('loadConfig', () => {
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
-      kubernetes: { namespace: 'cloudwright-system', projectTokens: true },
+      kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },
     });
   });
@@ -84,7 +84,7 @@ describe('loadConfig', () => {
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
-    expect(config.kubernetes).toEqual({ namespace: undefined, projectTokens: false });
+    expect(config.kubernetes).toEqual({ namespace: undefined, webhookNamespace: undefined, projectTokens: false });
   });
 
   it('reads JSON, resolves a relative cache.dir against the file, and keeps roles in a stable order', () => {
@@ -175,6 +175,7 @@ describe('loadConfig', () => {
     ['a bad denied target range', `${minimal}events: { denied_target_ranges: [10.0.0.0/8, example.com] }\n`, /events\.denied_target_ranges item 2: "example\.com" is not an IP address or CIDR range$/],
     ['a bad listen address', `${minimal}server: { listen: "8090" }\n`, /server\.listen "8090" is not host:port/],
     ['a list for a string', `${minimal}kubernetes: { namespace: [a] }\n`, /kubernetes\.namespace expected a string, got a list$/],
+    ['a webhook namespace that is no namespace name', `${minimal}kubernetes: { webhook_namespace: Hooks }\n`, /kubernetes\.webhook_namespace "Hooks" is not a Kubernetes namespace name$/],
     ['a top level that is not a mapping', '- a\n- b\n', /the top level must be a mapping of keys$/],
   ])('refuses %s with one line naming the key', (_what, text, expected) => {
     if (text === null) {

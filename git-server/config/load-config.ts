@@ -150,7 +150,7 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       evictIntervalMs: v['cache.evict_interval'],
     },
     maintenance: { intervalMs: v['maintenance.interval'], logRetentionMs: v['maintenance.log_retention'], gracePeriodMs: v['maintenance.grace_period'] },
-    kubernetes: { namespace: v['kubernetes.namespace'], projectTokens: v['kubernetes.project_tokens'] },
+    kubernetes: { namespace: v['kubernetes.namespace'], webhookNamespace: v['kubernetes.webhook_namespace'] ?? v['kubernetes.namespace'], projectTokens: v['kubernetes.project_tokens'] },
     environment: { logLevel: env.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info'), ...(kubeconfig ? { kubeconfig } : {}) },
   };
 }

@@ -75,6 +75,7 @@ export const FIELDS = {
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),
   'kubernetes.namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
+  'kubernetes.webhook_namespace': text(undefined, { check: pattern(NAMESPACE, 'a Kubernetes namespace name') }),
   'kubernetes.project_tokens': bool(false),
 } as const satisfies Record<string, Field<unknown>>;
 

@@ -1,8 +1,8 @@
 // The `events` role in a cw-git instance (spec "Events"): with the role (`server.roles`, empty means all) and a
 // webhook (`events.webhook_url`), a bridge delivers every repository's ref events to it, woken by
-// `POST /_events/notify` and by a sweep every `events.sweep_interval`. With `kubernetes.namespace` set, a second
-// bridge delivers the per-repository webhooks declared there as `RepositoryWebhook` resources, woken by the same
-// wake-ups. On SIGTERM both drain with maintenance, in the first phase: no wake-up is taken any more and the
+// `POST /_events/notify` and by a sweep every `events.sweep_interval`. With `kubernetes.webhook_namespace` set (it
+// defaults to `kubernetes.namespace`), a second bridge delivers the per-repository webhooks declared there as
+// `RepositoryWebhook` resources, woken by the same wake-ups. On SIGTERM both drain with maintenance, in the first phase: no wake-up is taken any more and the
 // delivery under way finishes or is given up, its cursor unmoved.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
@@ -23,7 +23,7 @@ export const EVENTS_DRAIN_MS = 30_000;
 export interface EventsRole {
   /** The bridge of `events.webhook_url`, when this instance delivers to it. */
   readonly bridge: EventsBridge | undefined;
-  /** The per-repository webhooks, when this instance delivers them (`kubernetes.namespace`). */
+  /** The per-repository webhooks, when this instance delivers them (`kubernetes.webhook_namespace`). */
   readonly webhooks: WebhooksLane | undefined;
   /** What `POST /_events/notify` wakes; absent when this instance delivers nothing. */
   readonly waker: EventsWaker | undefined;
@@ -37,7 +37,7 @@ export async function eventsRole(options: { config: GitServiceConfig; repos: Rep
   const { config, repos, objects, registry } = options;
   const enabled = config.server.roles.includes('events');
   const url = config.events.webhookUrl;
-  const namespace = config.kubernetes.namespace;
+  const namespace = config.kubernetes.webhookNamespace;
   const policy = new TargetPolicy({ allowPrivate: config.events.allowPrivateTargets, denied: config.events.deniedTargetRanges });
   const client = enabled && url !== undefined ? new DeliveryClient({ policy }) : undefined;
   const target = url !== undefined ? configuredWebhook(url, config.events.webhookSecret) : undefined;
@@ -63,7 +63,7 @@ export async function eventsRole(options: { config: GitServiceConfig; repos: Rep
     webhooks,
     waker,
     start(log) {
-      if (enabled && !bridge && !webhooks) log.info('events role without events.webhook_url or kubernetes.namespace: no events are delivered');
+      if (enabled && !bridge && !webhooks) log.info('events role without events.webhook_url or kubernetes.webhook_namespace: no events are delivered');
       if (bridge && client && target && url !== undefined) {
         // The origin only: some receivers (chat webhooks) carry a secret in the path.
         log.info({ webhook: new URL(url).origin, signed: config.events.webhookSecret !== undefined, sweepIntervalMs: config.events.sweepIntervalMs }, 'events bridge delivering');

@@ -79,7 +79,8 @@ export function eventsNotifyRoute(app: FastifyInstance, waker: EventsWaker | und
           200: Type.Array(NotifyResult, { description: 'One item per repository woken (a repository that does not exist is left out).' }),
           400: Type.Object(ErrorBodySchema.properties, { description: 'Not one of the three bodies (`invalid_request`).' }),
           404: Type.Object(ErrorBodySchema.properties, {
-            description: 'This instance does not deliver events (`events_not_enabled`): no `events` role, or neither `events.webhook_url` nor per-repository webhooks (`kubernetes.namespace`).',
+            description:
+              'This instance does not deliver events (`events_not_enabled`): no `events` role, or neither `events.webhook_url` nor per-repository webhooks (`kubernetes.webhook_namespace`).',
           }),
           503: FailedBody,
         },
@@ -87,7 +88,12 @@ export function eventsNotifyRoute(app: FastifyInstance, waker: EventsWaker | und
     },
     async (request, reply) => {
       if (!waker) {
-        return sendError(reply, 404, 'events_not_enabled', 'This instance does not deliver events: it lacks the events role (server.roles), or both events.webhook_url and kubernetes.namespace.');
+        return sendError(
+          reply,
+          404,
+          'events_not_enabled',
+          'This instance does not deliver events: it lacks the events role (server.roles), or both events.webhook_url and kubernetes.webhook_namespace.',
+        );
       }
       const wanted = repositoriesToWake(request.body);
       if ('error' in wanted) return sendError(reply, 400, 'invalid_request', wanted.error);

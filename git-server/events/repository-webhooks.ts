@@ -1,4 +1,4 @@
-// The per-repository webhooks as cw-git sees them: `RepositoryWebhook` resources of its `kubernetes.namespace`
+// The per-repository webhooks as cw-git sees them: `RepositoryWebhook` resources of its `kubernetes.webhook_namespace`
 // and the Secrets labelled for webhooks there, both watched (informers), each webhook resolved to a delivery
 // target or to the reason it has none (its Secret missing, its URL refused by the target policy, paused). Level-
 // based: any change of a webhook, or of a Secret one names, re-resolves that webhook from the caches; listeners
@@ -32,7 +32,7 @@ export type WebhookChange = { readonly state: WebhookState } | { readonly remove
 
 export interface RepositoryWebhooksOptions {
   readonly kube: KubeConnection;
-  /** cw-git's `kubernetes.namespace`: where the webhooks and their Secrets are. */
+  /** cw-git's `kubernetes.webhook_namespace`: where the webhooks and their Secrets are, and no other Secret. */
   readonly namespace: string;
   /** Checks each webhook's URL against the target policy before it counts as ready. */
   readonly client: Pick<DeliveryClient, 'refusal'>;

@@ -1,7 +1,7 @@
 // The per-repository webhooks' half of the events role: the `RepositoryWebhook` resources of cw-git's namespace
 // (repository-webhooks.ts), delivered by a bridge of their own (the same catch-up, queue, backoff and drain as the
 // spec's webhook, a concurrency of its own so a slow receiver of theirs never holds that one back), woken by the
-// same wake-ups. Loaded only with `kubernetes.namespace` set: a cw-git without Kubernetes never loads its client.
+// same wake-ups. Loaded only with `kubernetes.webhook_namespace` set: a cw-git without Kubernetes never loads its client.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';

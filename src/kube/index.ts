@@ -1,5 +1,6 @@
 // The one module that imports @kubernetes/client-node: everything else goes through these wrappers.
 export { KubeApiError, isAlreadyExists, isConflict, isGone, isNotFound, statusCodeOf } from './api-error.ts';
+export { countQuantity, quotaRefusal, type ExceededCount, type QuotaRefusal } from './quota.ts';
 export { eventWriter, type EventWriter, type InvolvedObject, type NewEvent } from './event-writer.ts';
 export { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
 export { createInformerFactory, type InformerFactory } from './informer-factory.ts';

@@ -41,6 +41,10 @@ export const LEASES: ResourceRef = {
   namespaced: true,
 };
 
+/** What the operator writes into each project's namespace: its object-count quota and its own access there. */
+export const RESOURCE_QUOTAS: ResourceRef = { group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true };
+export const ROLE_BINDINGS: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true };
+
 /** `apiVersion` as written in objects: `v1` for core, `group/version` otherwise. */
 export function apiVersionOf(ref: ResourceRef): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;

@@ -63,6 +63,11 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- printf "%s-sign-ins" .Release.Namespace | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The namespace of RepositoryWebhooks and their Secrets (git.webhookNamespace): the only Secrets cw-git reads. */}}
+{{- define "cloudwright.webhookNamespace" -}}
+{{- .Values.git.webhookNamespace | default (printf "%s-webhooks" .Release.Namespace) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
 {{/* The API's public URL, required: it is the link users open to approve a device sign-in. */}}
 {{- define "cloudwright.apiPublicUrl" -}}
 {{- required "api.publicUrl is required: the URL users reach the API at (https://api.example.com), for the device sign-in link" .Values.api.publicUrl | trimSuffix "/" -}}

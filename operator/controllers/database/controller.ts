@@ -11,13 +11,11 @@ import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-ru
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
-import { TokenSecrets, type TokenSecret } from './token-secret.ts';
+import { TokenSecrets } from './token-secret.ts';
 
 export interface DatabaseControllerDeps {
   kube: KubeConnection;
   databases: Informer<Database>;
-  /** The Secrets labelled `cloudwright.dev/database` (minted tokens), so deleting one re-mints it. */
-  secrets: Informer<TokenSecret>;
   engine: DatabaseEngine;
   /** cw-db's public URL (`db_url`): a database's url is `{dbUrl}/v1/{database_id}`. */
   dbUrl: string;
@@ -42,7 +40,7 @@ const NORMAL: ReadonlySet<string> = new Set(['Ready', 'Provisioning', 'Restoring
  */
 export function databaseController(deps: DatabaseControllerDeps): Controller<Database> {
   const client = objectClient<Database>(deps.kube, DATABASES);
-  const secrets = new TokenSecrets(deps.kube, deps.secrets);
+  const secrets = new TokenSecrets(deps.kube);
   const now = deps.now ?? (() => new Date());
   const usageRefreshMs = deps.usageRefreshMs ?? 30_000;
   const dbUrl = deps.dbUrl.replace(/\/+$/, '');
@@ -91,9 +89,14 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     } else {
       const minted = await secrets.ensure(db, identity.url);
       identity.tokenSecretName = minted.name;
-      if (minted.kind === 'conflict') {
-        await writeStatus(db, identity, { kind: 'secret-conflict', secret: minted.name });
-        return;
+      if (minted.kind !== 'minted') {
+        await writeStatus(
+          db,
+          identity,
+          minted.kind === 'conflict' ? { kind: 'secret-conflict', secret: minted.name } : { kind: 'secret-forbidden', secret: minted.name, namespace: db.metadata?.namespace ?? '' },
+        );
+        // The Secret is not watched (token-secret.ts): look again whether it was removed, or the binding made.
+        return { requeueAfter: usageRefreshMs };
       }
       tokens = [{ sha256: minted.sha256 }];
     }
@@ -130,7 +133,6 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     name: 'database',
     kind: 'Database',
     source: deps.databases,
-    owns: [{ kind: 'Secret', source: deps.secrets, mapToOwner: (secret) => TokenSecrets.ownerKeys(secret as TokenSecret) }],
     registry: deps.registry,
     log: deps.log,
     workers: 4,

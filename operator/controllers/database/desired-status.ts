@@ -14,7 +14,9 @@ export type Observation =
   | { readonly kind: 'restore-point-unavailable'; readonly detail: string }
   /** The engine refused spec.limits; `served`: the tenant exists and keeps serving under the limits it had. */
   | { readonly kind: 'limit-out-of-range'; readonly detail: string; readonly served: boolean }
-  | { readonly kind: 'secret-conflict'; readonly secret: string };
+  | { readonly kind: 'secret-conflict'; readonly secret: string }
+  /** The operator may not read or write Secrets in the Database's namespace (no project's: no binding there). */
+  | { readonly kind: 'secret-forbidden'; readonly secret: string; readonly namespace: string };
 
 /** The ids and endpoint of a database, known from its uid before the engine is asked. */
 export interface Identity {
@@ -71,6 +73,12 @@ function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpda
         : both('False', R.LimitOutOfRange, observation.detail);
     case 'secret-conflict':
       return both('False', R.TokenSecretConflict, `Secret ${observation.secret} exists and does not belong to this Database; delete it or set spec.tokens.`);
+    case 'secret-forbidden':
+      return both(
+        'False',
+        R.TokenSecretForbidden,
+        `The operator may not write Secret ${observation.secret}: it writes Secrets only in project namespaces, and ${observation.namespace} is none; create the Database in a project's namespace or set spec.tokens.`,
+      );
   }
 }
 

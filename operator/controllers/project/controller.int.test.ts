@@ -1,19 +1,24 @@
 // The Project controller in this process against the real apiserver: a project gets a namespace of its own,
 // owned through an owner reference, and a namespace that already exists under the project's name is never
 // adopted (else deleting the project would let the garbage collector delete someone else's namespace).
+// Into its namespace go the object-count quota, which the apiserver then enforces on kubectl-style creates
+// (the control plane's quota controller counts), and the operator's RoleBinding; both are put back when changed.
 // The controller sees only this file's Projects (a label of their own), so other tests' projects are left alone.
 import { randomBytes } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { API_VERSION, createInformer, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { API_VERSION, countQuantity, createInformer, objectClient, quotaRefusal, RESOURCE_QUOTAS, ROLE_BINDINGS, type Informer, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
-import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
+import { PROJECT_OBJECT_COUNTS, PROJECT_QUOTA_NAME, type ResourceQuota } from '../../../src/platform/project-quota.ts';
+import { NAMESPACES, PROJECT_LABEL, PROJECTS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import type { Controller } from '../../controller-runtime/controller.ts';
 import { silentLogger } from '../../controller-runtime/log.ts';
 import { projectController } from './controller.ts';
+import { OPERATOR_BINDING_NAME, type ProjectAccess, type RoleBinding } from './operator-access.ts';
 
 const conn = testConnection();
 const projects = objectClient<Project>(conn, PROJECTS);
@@ -21,7 +26,10 @@ const namespaces = objectClient<KubeObject>(conn, NAMESPACES);
 const RUN_LABEL = 'test.cloudwright.dev/project-controller';
 const run = randomBytes(4).toString('hex');
 const created: string[] = [];
-let informers: { projects: Informer<Project>; namespaces: Informer<KubeObject> };
+const quotas = objectClient<ResourceQuota & { status?: { hard?: Record<string, string>; used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS);
+const bindings = objectClient<RoleBinding>(conn, ROLE_BINDINGS);
+const access: ProjectAccess = { clusterRole: 'cloudwright-test-operator-project', serviceAccount: { namespace: 'default', name: 'cloudwright-test-operator' } };
+let informers: { projects: Informer<Project>; namespaces: Informer<KubeObject>; quotas: Informer<ResourceQuota>; bindings: Informer<RoleBinding> };
 let controller: Controller<Project>;
 const registry = new Registry();
 /** Reconciles of the project controller that asked to look again later. */
@@ -32,8 +40,11 @@ beforeAll(async () => {
   informers = {
     projects: createInformer<Project>(conn, PROJECTS, { labelSelector: `${RUN_LABEL}=${run}` }),
     namespaces: createInformer<KubeObject>(conn, NAMESPACES, { labelSelector: PROJECT_LABEL }),
+    quotas: createInformer<ResourceQuota>(conn, RESOURCE_QUOTAS, { labelSelector: PROJECT_LABEL }),
+    bindings: createInformer<RoleBinding>(conn, ROLE_BINDINGS, { labelSelector: PROJECT_LABEL }),
   };
-  controller = projectController({ kube: conn, ...informers, registry, log: silentLogger, conflictRecheckMs: 200 });
+  const { bindings: bound, ...rest } = informers;
+  controller = projectController({ kube: conn, ...rest, access: { project: access, bindings: bound }, registry, log: silentLogger, conflictRecheckMs: 200 });
   for (const informer of Object.values(informers)) informer.start();
   await controller.start();
 });
@@ -74,6 +85,67 @@ describe('the Project controller', () => {
     const namespace = await namespaces.get('', name);
     expect(namespace?.metadata?.labels?.[PROJECT_LABEL]).toBe(name);
     expect(namespace?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Project', name, uid: project?.metadata?.uid, controller: true })]);
+  });
+
+  it("writes the operator's RoleBinding into the namespace, and puts it back when deleted or changed", async () => {
+    const name = await createProject();
+    const binding = await eventually(
+      'the RoleBinding',
+      () => bindings.get(name, OPERATOR_BINDING_NAME),
+      (b) => b !== undefined,
+    );
+    expect(binding?.roleRef).toEqual({ apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: access.clusterRole });
+    expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'cloudwright-test-operator', namespace: 'default' }]);
+    // Someone adds themselves to it: the binding is put back as it was.
+    await bindings.patch(name, OPERATOR_BINDING_NAME, { subjects: [...(binding?.subjects ?? []), { kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'mallory' }] });
+    await eventually(
+      'the subjects put back',
+      () => bindings.get(name, OPERATOR_BINDING_NAME),
+      (b) => b?.subjects?.length === 1,
+    );
+    // Deleted: made again.
+    await bindings.delete(name, OPERATOR_BINDING_NAME);
+    await eventually(
+      'the RoleBinding made again',
+      () => bindings.get(name, OPERATOR_BINDING_NAME),
+      (b) => b !== undefined && b.metadata?.uid !== binding?.metadata?.uid,
+    );
+  });
+
+  it('writes the object-count quota the apiserver holds kubectl-style creates to, and puts it back when changed', { timeout: 60_000 }, async () => {
+    const name = await createProject();
+    // Counted by the control plane's quota controller, which learns of custom resources up to 30 s after they are
+    // defined (it rediscovers them that often); until then the apiserver refuses creates ("status unknown").
+    const quota = await eventually(
+      'the quota, counted',
+      () => quotas.get(name, PROJECT_QUOTA_NAME),
+      (q) => q?.status?.used?.['count/runtimeapps.cloudwright.dev'] !== undefined,
+      45_000,
+    );
+    expect(Object.fromEntries(Object.entries(quota?.spec?.hard ?? {}).map(([k, v]) => [k, countQuantity(v)]))).toEqual(
+      Object.fromEntries(Object.entries(PROJECT_OBJECT_COUNTS).map(([plural, count]) => [`count/${plural}.cloudwright.dev`, count])),
+    );
+
+    // Apps applied as kubectl would (no API): the first 100 are taken, the 101st is refused by the apiserver.
+    const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    const app = (i: number) => apps.create({ metadata: { name: `a${i}`, namespace: name }, spec: { displayName: `a${i}` } });
+    const limit = PROJECT_OBJECT_COUNTS.runtimeapps ?? 0;
+    for (let i = 0; i < limit; i += 20) await Promise.all(Array.from({ length: Math.min(20, limit - i) }, (_, j) => app(i + j)));
+    const refused = await app(limit).catch((err: unknown) => err);
+    expect(quotaRefusal(refused)).toEqual({
+      kind: 'exceeded',
+      quota: PROJECT_QUOTA_NAME,
+      exceeded: [{ resource: 'count/runtimeapps.cloudwright.dev', used: limit, limited: limit }],
+    });
+    expect((await apps.list(name)).items).toHaveLength(limit);
+
+    // An administrator raises the count (another field manager): the controller puts its own number back.
+    await quotas.patch(name, PROJECT_QUOTA_NAME, { spec: { hard: { 'count/runtimeapps.cloudwright.dev': '3002' } } });
+    await eventually(
+      'the count put back',
+      () => quotas.get(name, PROJECT_QUOTA_NAME),
+      (q) => countQuantity(q?.spec?.hard?.['count/runtimeapps.cloudwright.dev']) === limit,
+    );
   });
 
   it('never adopts a namespace that already exists under the project’s name: NamespaceConflict, and the namespace is left as it was', async () => {

@@ -1,16 +1,25 @@
 import type { Registry } from 'prom-client';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
-import { isAlreadyExists, objectClient, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+import { isAlreadyExists, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { projectNamespace } from '../../../src/platform/project-namespace.ts';
-import { NAMESPACES, PROJECTS } from '../../../src/platform/resources.ts';
+import { PROJECT_QUOTA_NAME, projectQuotaDrifted, projectResourceQuota, type ResourceQuota } from '../../../src/platform/project-quota.ts';
+import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
 import { Controller } from '../../controller-runtime/controller.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
+import { bindingChange, OPERATOR_BINDING_NAME, operatorRoleBinding, type ProjectAccess, type RoleBinding } from './operator-access.ts';
 
 export interface ProjectControllerDeps {
   kube: KubeConnection;
   projects: Informer<Project>;
   namespaces: Informer<KubeObject>;
+  /** The ResourceQuotas labelled `cloudwright.dev/project` (the project quotas), so a changed one is put back. */
+  quotas: Informer<ResourceQuota>;
+  /**
+   * The operator's access in each project namespace (CW_PROJECT_ROLE), with the RoleBindings labelled
+   * `cloudwright.dev/project`; absent: none is bound (the operator's credentials reach project namespaces already).
+   */
+  access?: { project: ProjectAccess; bindings: Informer<RoleBinding> };
   registry: Registry;
   log: Logger;
   now?: () => Date;
@@ -22,16 +31,24 @@ export interface ProjectControllerDeps {
  * Gives each Project the namespace of the same name, owned by the Project through an owner reference, so
  * deleting the Project lets the garbage collector delete the namespace and everything in it. A namespace
  * of that name that the project does not own is never adopted: the project reports NamespaceConflict.
+ * Into the project's own namespace it writes the object-count quota (src/platform/project-quota.ts) and, when
+ * configured, the operator's RoleBinding there (operator-access.ts), and puts either back when changed or deleted.
  */
 export function projectController(deps: ProjectControllerDeps): Controller<Project> {
   const projects = objectClient<Project>(deps.kube, PROJECTS);
   const namespaces = objectClient<KubeObject>(deps.kube, NAMESPACES);
+  const quotas = objectClient<ResourceQuota>(deps.kube, RESOURCE_QUOTAS);
+  const bindings = objectClient<RoleBinding>(deps.kube, ROLE_BINDINGS);
   const now = deps.now ?? (() => new Date());
   return new Controller<Project>({
     name: 'project',
     kind: 'Project',
     source: deps.projects,
-    owns: [{ kind: 'Namespace', source: deps.namespaces, mapToOwner: (ns) => ownerProject(ns) }],
+    owns: [
+      { kind: 'Namespace', source: deps.namespaces, mapToOwner: (ns) => ownerProject(ns) },
+      { kind: 'ResourceQuota', source: deps.quotas, mapToOwner: (quota) => labelledProject(quota, PROJECT_QUOTA_NAME) },
+      ...(deps.access ? [{ kind: 'RoleBinding', source: deps.access.bindings, mapToOwner: (binding: KubeObject) => labelledProject(binding, OPERATOR_BINDING_NAME) }] : []),
+    ],
     registry: deps.registry,
     log: deps.log,
     reconcile: async (key) => {
@@ -61,11 +78,34 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
       for (const update of updates) conditions = setCondition(conditions, update, project.metadata?.generation, now()).conditions;
       const status = { ...project.status, conditions, observedGeneration: project.metadata?.generation, ...(owned ? { namespace: name } : {}) };
       if (statusChanged(project.status, status)) await projects.patchStatus('', name, { metadata: { resourceVersion: project.metadata?.resourceVersion }, status });
+      if (owned && !namespace.metadata?.deletionTimestamp) {
+        // The binding first: the Database controller needs it for the project's token Secrets.
+        if (deps.access) await ensureBinding(bindings, deps.access.bindings, operatorRoleBinding(name, deps.access.project));
+        if (projectQuotaDrifted(deps.quotas.get(`${name}/${PROJECT_QUOTA_NAME}`))) await quotas.apply(projectResourceQuota(name), APPLY);
+      }
       // Deleting the other namespace, as the condition advises, sends no event here (it carries no project
       // label, so the cache never held it): look again after a while.
       return owned ? undefined : { requeueAfter: deps.conflictRecheckMs ?? 60_000 };
     },
   });
+}
+
+const APPLY = { fieldManager: 'cloudwright-operator', force: true };
+
+/** Applies `desired` unless the cached binding matches it; one naming another role is deleted first (`roleRef` is immutable). */
+async function ensureBinding(client: ObjectClient<RoleBinding>, cache: Informer<RoleBinding>, desired: RoleBinding): Promise<void> {
+  const { namespace = '', name = '' } = desired.metadata ?? {};
+  const current = cache.get(`${namespace}/${name}`);
+  const change = bindingChange(current, desired);
+  if (change === 'none') return;
+  if (change === 'recreate') await client.delete(namespace, name, { preconditions: { uid: current?.metadata?.uid } });
+  await client.apply(desired, APPLY);
+}
+
+/** The project an object of ours in a project namespace belongs to: its label, for the one name we write. */
+function labelledProject(object: KubeObject, name: string): string[] {
+  const project = object.metadata?.labels?.[PROJECT_LABEL];
+  return object.metadata?.name === name && project === object.metadata?.namespace && project ? [project] : [];
 }
 
 function ownerProject(namespace: KubeObject): string[] {

@@ -136,6 +136,8 @@ export const DatabaseReasons = {
   RestorePointUnavailable: 'RestorePointUnavailable',
   /** A Secret of the token's name exists and is not this Database's. */
   TokenSecretConflict: 'TokenSecretConflict',
+  /** The operator may not write the token's Secret here: the namespace is no project's (it has no binding there). */
+  TokenSecretForbidden: 'TokenSecretForbidden',
   /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
   LimitOutOfRange: 'LimitOutOfRange',
 } as const;

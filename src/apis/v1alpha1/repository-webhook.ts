@@ -6,7 +6,8 @@ import { DnsSubdomain, Timestamp } from './strings.ts';
 
 // A per-repository webhook of the repository service (docs/repository-events.md, "Per-repository webhooks").
 // The spec is the user's; cw-git's events bridge is the one writer of the status. Lives in cw-git's
-// `kubernetes.namespace`, beside the Secret holding its signing key.
+// `kubernetes.webhook_namespace` (the chart's `<release namespace>-webhooks`), beside the Secret holding its
+// signing key and apart from every other Secret.
 
 // `owner/name`: two segments of the repository store's rule (repository.ts says it in full).
 const SEGMENT = '[A-Za-z0-9_](\\.?[A-Za-z0-9_-])*';
@@ -160,7 +161,7 @@ export type RepositoryWebhook = CustomResource<'RepositoryWebhook', RepositoryWe
 /**
  * A webhook of one repository: the repository's ref events are posted to `url`, signed with a key from a Secret,
  * filtered by action and ref, with a cursor of its own and a delivery log in the bucket. cw-git (the events
- * role, with `kubernetes.namespace` set) delivers it and writes its status.
+ * role, with `kubernetes.webhook_namespace` set) delivers it and writes its status.
  */
 export const RepositoryWebhookKind: KindDescriptor<'RepositoryWebhook', typeof RepositoryWebhookSpec, typeof RepositoryWebhookStatus> = {
   kind: 'RepositoryWebhook',
