@@ -593,8 +593,12 @@ describe('the Helm chart', () => {
     expect(await mayDo(conn, runtime, { verb: 'watch', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
     expect(await mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: releaseNamespace })).toBe(false);
     // The runtime's role bound to the operator, or the operator's role under the runtime's binding: refused.
-    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, subjects: operatorRoleBinding(member.project, access).subjects } as KubeObject)).rejects.toThrow(/the runtime's project role to the runtime/);
-    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, roleRef: operatorRoleBinding(member.project, access).roleRef } as KubeObject)).rejects.toThrow(/the runtime's project role to the runtime/);
+    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, subjects: operatorRoleBinding(member.project, access).subjects } as KubeObject)).rejects.toThrow(
+      /the runtime's project role to the runtime/,
+    );
+    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, roleRef: operatorRoleBinding(member.project, access).roleRef } as KubeObject)).rejects.toThrow(
+      /the runtime's project role to the runtime/,
+    );
     await expect(bindings.apply({ ...runtimeBinding!, metadata: { ...runtimeBinding!.metadata, namespace: releaseNamespace } }, APPLY)).rejects.toThrow(/only in project namespaces/);
     // A role it may not bind (RBAC's own escalation check): refused whatever the namespace.
     const edit = { ...operatorRoleBinding(member.project, access), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' } };

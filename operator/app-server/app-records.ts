@@ -25,7 +25,13 @@ export class AppRecords {
   /** A deploy of `generation` (with the app's `attached` host names and `linked` token generations) starts; an earlier failure no longer describes it. */
   attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = ''): void {
     const previous = this.#records.get(key);
-    this.#records.set(key, { generation, buildId, ...(attached.length > 0 ? { attached } : {}), ...(linked ? { linked } : {}), ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}) });
+    this.#records.set(key, {
+      generation,
+      buildId,
+      ...(attached.length > 0 ? { attached } : {}),
+      ...(linked ? { linked } : {}),
+      ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),
+    });
     this.#onChange();
   }
 

@@ -179,10 +179,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         return { requeue: true };
       }
       const same =
-        record?.generation === generation &&
-        record.buildId === deployment.buildId &&
-        (record.attached ?? []).join(' ') === attached.served.join(' ') &&
-        (record.linked ?? '') === linked.signature;
+        record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ') && (record.linked ?? '') === linked.signature;
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();

@@ -106,7 +106,8 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     registers,
     collect() {
       this.reset();
-      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'DatabaseNotFound', 'DatabaseNotReady', 'Retrying']) this.set({ reason }, records.failureCounts().get(reason) ?? 0);
+      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'DatabaseNotFound', 'DatabaseNotReady', 'Retrying'])
+        this.set({ reason }, records.failureCounts().get(reason) ?? 0);
     },
   });
   return {

@@ -5,9 +5,7 @@ import { databaseTokenSha256, generateDatabaseToken } from '../../../src/platfor
 import { ensureOwnedSecret, secretText, type TokenSecret } from './owned-secret.ts';
 
 /** The app tokens' hashes and a generation that changes with them, or why there are none. */
-export type AppTokens =
-  | { kind: 'minted'; name: string; full: string; readOnly: string; generation: string }
-  | { kind: 'conflict' | 'forbidden'; name: string };
+export type AppTokens = { kind: 'minted'; name: string; full: string; readOnly: string; generation: string } | { kind: 'conflict' | 'forbidden'; name: string };
 
 /**
  * The tokens runtime apps get through `spec.databaseEnvironment`: one full, one read-only, minted once into

@@ -50,7 +50,15 @@ const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
 
 /** What one replica's report means for the app's current generation. */
 interface Assessment {
-  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed | typeof Reasons.InsufficientStorage | typeof Reasons.QuotaExceeded | typeof Reasons.DatabaseNotFound | typeof Reasons.DatabaseNotReady;
+  readonly reason:
+    | typeof Reasons.Serving
+    | typeof Reasons.RollingOut
+    | typeof Reasons.BuildNotFound
+    | typeof Reasons.BuildFailed
+    | typeof Reasons.InsufficientStorage
+    | typeof Reasons.QuotaExceeded
+    | typeof Reasons.DatabaseNotFound
+    | typeof Reasons.DatabaseNotReady;
   readonly message: string;
   readonly report: RuntimeAppReport | undefined;
 }

@@ -42,38 +42,38 @@ export const MAX_APP_HOSTNAMES = 32;
 
 export const RuntimeAppSpec = Type.Object(
   {
-  displayName: DisplayName({ description: 'The name the app was created with.' }),
-  activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
-  environment: Type.Optional(
-    MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
-      maxProperties: 128,
-      keys: EnvironmentKey,
-      description: 'Plain environment of the app, by variable name (stored here and shown by the API: no secrets).',
-    }),
-  ),
-  databaseEnvironment: Type.Optional(
-    MapOf(DatabaseEnvironmentEntry, {
-      maxProperties: MAX_DATABASE_ENVIRONMENT_KEYS,
-      keys: EnvironmentKey,
-      description:
-        "Variables whose value is a token of a Database in the app's namespace (access: read-only unless full), by variable name. The runtime reads the token from the Database's app-token Secret; neither this object nor the API ever holds it.",
-    }),
-  ),
-  hostnames: Type.Optional(
-    Type.Array(Hostname({ description: 'Host name.' }), {
-      maxItems: MAX_APP_HOSTNAMES,
-      uniqueItems: true,
-      description: 'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
-    }),
-  ),
-  maxConcurrentRequests: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 10000,
-      format: 'int32',
-      description: 'Requests served at once before new ones queue; absent: the runtime default.',
-    }),
-  ),
+    displayName: DisplayName({ description: 'The name the app was created with.' }),
+    activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
+    environment: Type.Optional(
+      MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
+        maxProperties: 128,
+        keys: EnvironmentKey,
+        description: 'Plain environment of the app, by variable name (stored here and shown by the API: no secrets).',
+      }),
+    ),
+    databaseEnvironment: Type.Optional(
+      MapOf(DatabaseEnvironmentEntry, {
+        maxProperties: MAX_DATABASE_ENVIRONMENT_KEYS,
+        keys: EnvironmentKey,
+        description:
+          "Variables whose value is a token of a Database in the app's namespace (access: read-only unless full), by variable name. The runtime reads the token from the Database's app-token Secret; neither this object nor the API ever holds it.",
+      }),
+    ),
+    hostnames: Type.Optional(
+      Type.Array(Hostname({ description: 'Host name.' }), {
+        maxItems: MAX_APP_HOSTNAMES,
+        uniqueItems: true,
+        description: 'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
+      }),
+    ),
+    maxConcurrentRequests: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10000,
+        format: 'int32',
+        description: 'Requests served at once before new ones queue; absent: the runtime default.',
+      }),
+    ),
   },
   {
     'x-kubernetes-validations': [
