@@ -22,6 +22,12 @@ export async function ensureOwnedSecret(client: ObjectClient<TokenSecret>, db: D
   let secret: TokenSecret | undefined;
   try {
     secret = await client.get(namespace, name);
+    if (secret && staleFor(secret, db)) {
+      // Left by an earlier Database of this name (deleted and made again before the garbage collector came): its
+      // tokens are no longer accepted anywhere, so it goes now rather than block the new Database.
+      await client.delete(namespace, name, { preconditions: { uid: secret.metadata?.uid } });
+      secret = undefined;
+    }
     if (!secret) {
       try {
         secret = await client.create(newSecret(db, name, data()));
@@ -36,6 +42,12 @@ export async function ensureOwnedSecret(client: ObjectClient<TokenSecret>, db: D
     throw err;
   }
   return secret && ownedBy(secret, db) ? { kind: 'owned', secret } : { kind: 'conflict' };
+}
+
+/** Controlled by another Database of `db`'s name (a deleted one: names are unique in a namespace). */
+function staleFor(secret: TokenSecret, db: Database): boolean {
+  const ref = secret.metadata?.ownerReferences?.find((r) => r.controller === true);
+  return ref?.kind === 'Database' && ref.name === db.metadata?.name && ref.uid !== db.metadata?.uid;
 }
 
 /** The text of `key` in `secret`, if any. */
