@@ -269,7 +269,7 @@ describe('the chart on a real node', () => {
     );
   });
 
-  it('holds each ServiceAccount to its work (SubjectAccessReviews): Secrets only in project namespaces for the operator, only webhook keys for cw-git', async () => {
+  it('holds each ServiceAccount to its work (SubjectAccessReviews): Secrets only in project namespaces for the operator and the runtime, only webhook keys for cw-git', async () => {
     const conn = loadKubeConnection(theNode().kubeconfig);
     // The Project controller bound the operator's project role in the member's namespace and wrote its quota,
     // which the cluster's quota controller counts.
@@ -279,8 +279,9 @@ describe('the chart on a real node', () => {
         [
           await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-operator'),
           await objectClient<ResourceQuota & { status?: { used?: Record<string, string> } }>(conn, RESOURCE_QUOTAS).get(member.project, PROJECT_QUOTA_NAME),
+          await objectClient<KubeObject>(conn, ROLE_BINDINGS).get(member.project, 'cloudwright-runtime'),
         ] as const,
-      ([binding, quota]) => binding !== undefined && quota?.status?.used?.['count/runtimeapps.cloudwright.dev'] === '1',
+      ([binding, quota, runtimeBinding]) => binding !== undefined && runtimeBinding !== undefined && quota?.status?.used?.['count/runtimeapps.cloudwright.dev'] === '1',
       60_000,
     );
     const secrets = (namespace?: string, verb = 'get') => ({ verb, group: '', resource: 'secrets', ...(namespace ? { namespace } : {}) });
@@ -298,6 +299,10 @@ describe('the chart on a real node', () => {
       ['api', secrets(NAMESPACE), false],
       ['api', secrets(member.project), false],
       ['runtime', secrets(undefined, 'list'), false],
+      // The runtime gets, by name, the app tokens of Databases in project namespaces, and nothing else.
+      ['runtime', secrets(member.project), true],
+      ['runtime', secrets(member.project, 'list'), false],
+      ['runtime', secrets(NAMESPACE), false],
       ['db', secrets(NAMESPACE), false],
     ];
     for (const [component, access, allowed] of table) {

@@ -28,7 +28,7 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { projectNamespace } from '../src/platform/project-namespace.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
-import { operatorRoleBinding, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
+import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
@@ -547,6 +547,10 @@ describe('the Helm chart', () => {
     ['api', 'list', '', 'secrets', 'other', false],
     ['api', 'list', '', 'secrets', 'cluster', false],
     ['runtime', 'list', '', 'secrets', 'cluster', false],
+    // The runtime reads Databases (no secret in them) everywhere, and Secrets only through its project binding.
+    ['runtime', 'watch', 'cloudwright.dev', 'databases', 'cluster', true],
+    ['runtime', 'get', '', 'secrets', 'release', false],
+    ['runtime', 'get', '', 'secrets', 'other', false],
   ])('ServiceAccount %s may %s %s/%s in the %s namespace: %s', async (component, verb, group, resource, where, allowed) => {
     const namespace = where === 'release' ? releaseNamespace : where === 'other' ? member.project : undefined;
     expect(await mayDo(conn, serviceAccount(releaseNamespace, `cloudwright-${component}`), { verb, group, resource, ...(namespace ? { namespace } : {}) })).toBe(allowed);
@@ -572,11 +576,32 @@ describe('the Helm chart', () => {
     await expect(bindings.apply(operatorRoleBinding(releaseNamespace, access), APPLY)).rejects.toThrow(/only in project namespaces/);
     // Another subject, or another name, in a project namespace: refused too.
     const forSomeoneElse = { ...operatorRoleBinding(member.project, access), subjects: [{ kind: 'User', name: 'mallory' }] };
-    await expect(bindings.apply(forSomeoneElse, APPLY)).rejects.toThrow(/binds only its project role, to itself/);
+    await expect(bindings.apply(forSomeoneElse, APPLY)).rejects.toThrow(/binds only its project role to itself/);
     // Nor may it remove an administrator's binding there (a tenant's, say).
     const teams = { ...operatorRoleBinding(member.project, access), metadata: { name: 'team', namespace: member.project } };
     await apply({ ...teams, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' } } as KubeObject);
-    await expect(asOperator.api.request('DELETE', resourcePath(ROLE_BINDINGS, member.project, 'team'), { query: { dryRun: 'All' } })).rejects.toThrow(/binds only its project role/);
+    await expect(asOperator.api.request('DELETE', resourcePath(ROLE_BINDINGS, member.project, 'team'), { query: { dryRun: 'All' } })).rejects.toThrow(/binds only its project role to itself/);
+    // The runtime's binding: its project role, to the runtime, under its own name; it then gets (never lists) that
+    // namespace's Secrets, and none of the release namespace.
+    const runtime = serviceAccount(releaseNamespace, 'cloudwright-runtime');
+    const runtimeAccess = { ...access, runtime: { clusterRole: `${RELEASE}-runtime-project`, serviceAccount: { namespace: releaseNamespace, name: 'cloudwright-runtime' } } };
+    expect(containerOf('Deployment', 'cloudwright-operator').env?.find((e) => e.name === 'CW_RUNTIME_PROJECT_ROLE')?.value).toBe(runtimeAccess.runtime.clusterRole);
+    const [, runtimeBinding] = projectRoleBindings(member.project, runtimeAccess);
+    await bindings.apply(runtimeBinding!, APPLY);
+    expect(await mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: member.project })).toBe(true);
+    expect(await mayDo(conn, runtime, { verb: 'list', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
+    expect(await mayDo(conn, runtime, { verb: 'watch', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
+    expect(await mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: releaseNamespace })).toBe(false);
+    // The runtime's role bound to the operator, or the operator's role under the runtime's binding: refused.
+    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, subjects: operatorRoleBinding(member.project, access).subjects } as KubeObject)).rejects.toThrow(
+      /the runtime's project role to the runtime/,
+    );
+    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, roleRef: operatorRoleBinding(member.project, access).roleRef } as KubeObject)).rejects.toThrow(
+      /the runtime's project role to the runtime/,
+    );
+    // (A create: the chart's own binding of that name in the release namespace names another role, which an apply
+    // would fail on before admission.)
+    await expect(dryRun(ROLE_BINDINGS, { ...runtimeBinding!, metadata: { ...runtimeBinding!.metadata, namespace: releaseNamespace } } as KubeObject)).rejects.toThrow(/only in project namespaces/);
     // A role it may not bind (RBAC's own escalation check): refused whatever the namespace.
     const edit = { ...operatorRoleBinding(member.project, access), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'edit' } };
     await expect(dryRun(ROLE_BINDINGS, edit)).rejects.toMatchObject({ code: 403 });

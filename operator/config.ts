@@ -23,6 +23,8 @@ export interface OperatorConfig {
    * CW_PROJECT_ROLE: a ClusterRole the Project controller binds, in each project's namespace, to the operator's
    * ServiceAccount (CW_SERVICE_ACCOUNT, default `cloudwright-operator`, in POD_NAMESPACE): the operator's only
    * access to Secrets. Absent: nothing is bound (its own credentials reach project namespaces, as in `make dev`).
+   * With it, CW_RUNTIME_PROJECT_ROLE: a ClusterRole bound likewise to the runtime's ServiceAccount
+   * (CW_RUNTIME_SERVICE_ACCOUNT, default `cloudwright-runtime`, in POD_NAMESPACE): its only access to Secrets.
    */
   readonly projectAccess?: ProjectAccess;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
@@ -57,6 +59,8 @@ export function operatorConfig(env: Env): OperatorConfig {
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, NAMESPACE);
   const projectRole = read.matching('CW_PROJECT_ROLE', undefined, isObjectName, 'a ClusterRole name');
   const serviceAccount = read.matching('CW_SERVICE_ACCOUNT', 'cloudwright-operator', isObjectName, 'a ServiceAccount name');
+  const runtimeRole = read.matching('CW_RUNTIME_PROJECT_ROLE', undefined, isObjectName, 'a ClusterRole name');
+  const runtimeAccount = read.matching('CW_RUNTIME_SERVICE_ACCOUNT', 'cloudwright-runtime', isObjectName, 'a ServiceAccount name');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
@@ -72,7 +76,15 @@ export function operatorConfig(env: Env): OperatorConfig {
     instance: read.string('HOSTNAME', ''),
     ...(watchNamespace ? { watchNamespace } : {}),
     podNamespace,
-    ...(projectRole ? { projectAccess: Object.freeze({ clusterRole: projectRole, serviceAccount: Object.freeze({ namespace: podNamespace, name: serviceAccount }) }) } : {}),
+    ...(projectRole
+      ? {
+          projectAccess: Object.freeze({
+            clusterRole: projectRole,
+            serviceAccount: Object.freeze({ namespace: podNamespace, name: serviceAccount }),
+            ...(runtimeRole ? { runtime: Object.freeze({ clusterRole: runtimeRole, serviceAccount: Object.freeze({ namespace: podNamespace, name: runtimeAccount }) }) } : {}),
+          }),
+        }
+      : {}),
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),

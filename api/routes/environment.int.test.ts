@@ -1,18 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from '../../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
-import { RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { DATABASES, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;
 let project: string;
+let otherProject: string;
 let token: string;
 
 beforeAll(async () => {
   platform = await platformApp();
   const owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
+  // Another tenant's project, with a database of its own: never linkable from this one.
+  otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
   token = await platform.tokenFor(owner, ['apps:write', 'env:write']);
+  const databases = objectClient<Database>(platform.conn, DATABASES);
+  await databases.create({ metadata: { name: 'orders', namespace: project }, spec: { displayName: 'orders' } });
+  await databases.create({ metadata: { name: 'theirs', namespace: otherProject }, spec: { displayName: 'theirs' } });
 });
 afterAll(() => platform.close());
 
@@ -125,5 +132,72 @@ describe('environment', () => {
     expect(over.statusCode).toBe(409);
     expect(over.json().detail).toContain('128');
     expect((await call('PUT', `/apps/${appId}/environment/V0`, { value: 'changed' })).statusCode).toBe(200);
+  });
+
+  it('links a variable to a database of the project: shown as linked, never with a value; replaces and is replaced by a plain value', async () => {
+    const appId = await createApp('env-linked');
+    // The API's cache sees the database once it is listed.
+    await vi.waitFor(async () => expect((await call('PUT', `/apps/${appId}/environment/DB_TOKEN`, { database: 'orders', access: 'full' })).statusCode).toBe(200));
+    expect((await call('PUT', `/apps/${appId}/environment/DB_READER`, { database: 'orders' })).json()).toStrictEqual({
+      variable: { key: 'DB_READER', database: 'orders', access: 'read-only', secret: true },
+    });
+    expect((await call('PUT', `/apps/${appId}/environment/PLAIN`, { value: 'p' })).statusCode).toBe(200);
+    const shown = await call('GET', `/apps/${appId}/environment`);
+    expect(shown.json()).toStrictEqual({
+      environment: {
+        DB_READER: { database: 'orders', access: 'read-only', secret: true },
+        DB_TOKEN: { database: 'orders', access: 'full', secret: true },
+        PLAIN: { value: 'p', secret: false },
+      },
+    });
+    expect((await apps().get(project, appId))?.spec).toMatchObject({
+      environment: { PLAIN: 'p' },
+      databaseEnvironment: { DB_TOKEN: { database: 'orders', access: 'full' }, DB_READER: { database: 'orders', access: 'read-only' } },
+    });
+
+    // A plain value of a linked name replaces the link, and a link replaces a plain value: one map each.
+    expect((await call('PUT', `/apps/${appId}/environment/DB_READER`, { value: 'plain now' })).statusCode).toBe(200);
+    expect((await call('PUT', `/apps/${appId}/environment/PLAIN`, { database: 'orders' })).statusCode).toBe(200);
+    expect((await apps().get(project, appId))?.spec).toMatchObject({
+      environment: { DB_READER: 'plain now' },
+      databaseEnvironment: { DB_TOKEN: { database: 'orders', access: 'full' }, PLAIN: { database: 'orders', access: 'read-only' } },
+    });
+    expect((await apps().get(project, appId))?.spec.environment).not.toHaveProperty('PLAIN');
+
+    expect((await call('DELETE', `/apps/${appId}/environment/DB_TOKEN`)).statusCode).toBe(204);
+    expect((await call('DELETE', `/apps/${appId}/environment/PLAIN`)).statusCode).toBe(204);
+    expect((await call('DELETE', `/apps/${appId}/environment/PLAIN`)).statusCode).toBe(404);
+    expect((await apps().get(project, appId))?.spec.databaseEnvironment).toBeUndefined();
+  });
+
+  it("refuses a link to a database the project does not have (another project's among them), and malformed bodies", async () => {
+    const appId = await createApp('env-link-bad');
+    await vi.waitFor(async () => expect((await call('PUT', `/apps/${appId}/environment/OK`, { database: 'orders' })).statusCode).toBe(200));
+    for (const [body, status, detail] of [
+      [{ database: 'theirs' }, 404, new RegExp(`no database theirs in project ${project}`, 'i')],
+      [{ database: 'nope' }, 404, /no database nope/i],
+      [{ database: 'orders', value: 'x' }, 400, /either "value".*or "database"/],
+      [{}, 400, /either "value".*or "database"/],
+      [{ database: 'orders', secret: true }, 400, /"secret" goes with "value"/],
+      [{ value: 'x', access: 'full' }, 400, /"access" goes with "database"/],
+      [{ database: 'orders', access: 'admin' }, 400, /access/],
+      [{ database: 'Orders!' }, 400, /database/],
+    ] as const) {
+      const res = await call('PUT', `/apps/${appId}/environment/X`, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(status);
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.json().detail, JSON.stringify(body)).toMatch(detail);
+    }
+    expect((await call('PUT', `/apps/${appId}/environment/ASSETS`, { database: 'orders' })).statusCode).toBe(400);
+    expect(Object.keys((await apps().get(project, appId))?.spec.databaseEnvironment ?? {})).toEqual(['OK']);
+  });
+
+  it('keeps a name out of both maps, also for kubectl (the CRD refuses it)', async () => {
+    await expect(
+      apps().create({
+        metadata: { name: 'both-maps', namespace: project },
+        spec: { displayName: 'both', environment: { DB: 'x' }, databaseEnvironment: { DB: { database: 'orders' } } },
+      }),
+    ).rejects.toThrow(/in environment or in databaseEnvironment, not both/);
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { BadRequestError } from '../../src/errors.ts';
 import type { AppEnvironment } from '../../src/platform/app-environment.ts';
 import { AppParams, Environment, Variable, VariableBody, VariableParams } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -14,7 +15,7 @@ export function environmentRoutes(app: FastifyInstance, environment: AppEnvironm
     config: { auth: { scope: 'env:read', project: true } },
     schema: {
       tags,
-      summary: 'Get the app’s environment: `{environment: {KEY: {value, secret: false}}}`',
+      summary: 'Get the app’s environment: `{environment: {KEY: {value, secret: false} | {database, access, secret: true}}}`; a linked variable’s token is never shown',
       params: AppParams,
       response: { 200: Type.Object({ environment: Environment }), ...errorResponses(404) },
     },
@@ -25,15 +26,23 @@ export function environmentRoutes(app: FastifyInstance, environment: AppEnvironm
     config: { auth: { scope: 'env:write', project: true } },
     schema: {
       tags,
-      summary: 'Set a variable (creates or replaces it); only plain values: `secret: true` is a 400',
-      description: 'The app is rolled out again with the new environment. An app has at most 128 variables (409 past that).',
+      summary: 'Set a variable (creates or replaces it): a plain `value`, or a link to a project database’s token (`database`, `access`)',
+      description:
+        'The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).',
       params: VariableParams,
       body: VariableBody,
-      response: { 200: Type.Object({ variable: Variable }), ...errorResponses(404, 409) },
+      response: { 200: Type.Object({ variable: Variable }), ...errorResponses(400, 404, 409) },
     },
     handler: async (request) => {
       const { projectId, appId, key } = request.params;
-      return { variable: await environment.set(projectId, appId, key, request.body.value, request.body.secret ?? false) };
+      const { value, secret, database, access } = request.body;
+      if ((value === undefined) === (database === undefined)) throw new BadRequestError('Give either "value" (a plain value) or "database" (a link to a database’s token), not both or neither.');
+      if (database !== undefined) {
+        if (secret !== undefined) throw new BadRequestError('"secret" goes with "value"; a database link is always secret.');
+        return { variable: await environment.link(projectId, appId, key, database, access) };
+      }
+      if (access !== undefined) throw new BadRequestError('"access" goes with "database".');
+      return { variable: await environment.set(projectId, appId, key, value ?? '', secret ?? false) };
     },
   });
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
+import { MAX_DATABASE_ENVIRONMENT_KEYS } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
@@ -133,24 +134,44 @@ export const RollbackBody = Type.Object({ build_id: BuildId }, { additionalPrope
 
 export const VariableBody = Type.Object(
   {
-    value: Type.String({ maxLength: 4096, description: 'Plain configuration value.' }),
-    secret: Type.Optional(Type.Boolean({ description: 'Must be `false` (the default): `true` is refused with 400, as no secret store exists.' })),
+    value: Type.Optional(Type.String({ maxLength: 4096, description: 'A plain configuration value (stored in the app and shown by GET). Give this or `database`.' })),
+    secret: Type.Optional(Type.Boolean({ description: 'With `value`: must be `false` (the default); `true` is refused with 400 (link a database token instead).' })),
+    database: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        pattern: DNS_LABEL_PATTERN,
+        description: "Link the variable to this database of the project: its value is the database's app token, which the runtime binds and no response ever shows. Give this or `value`.",
+      }),
+    ),
+    access: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read-only')], { description: 'With `database`: `read-only` (the default) or `full` (reads and writes).' })),
   },
   { additionalProperties: false },
 );
 
 const VariableValue = Type.Object({
-  value: Type.String(),
-  secret: Type.Boolean({ description: 'Always false.' }),
+  value: Type.Optional(Type.String({ description: 'A plain variable’s value; absent for a linked one.' })),
+  database: Type.Optional(Type.String({ description: 'A linked variable’s database; its token is never shown.' })),
+  access: Type.Optional(Type.String({ description: 'A linked variable’s access: `read-only` or `full`.' })),
+  secret: Type.Boolean({ description: 'false for a plain value; true for a database link (no value shown).' }),
 });
 
 export const Environment = Type.Unsafe<Record<string, Static<typeof VariableValue>>>({
   type: 'object',
   additionalProperties: VariableValue,
-  description: `The app’s variables by name (at most ${MAX_ENVIRONMENT_KEYS}).`,
+  description: `The app’s variables by name (at most ${MAX_ENVIRONMENT_KEYS} plain ones and ${MAX_DATABASE_ENVIRONMENT_KEYS} database links).`,
 });
 
-export const Variable = Type.Object({ key: Type.String(), value: Type.String(), secret: Type.Boolean({ description: 'Always false.' }) }, { description: 'A stored environment variable.' });
+export const Variable = Type.Object(
+  {
+    key: Type.String(),
+    value: Type.Optional(Type.String({ description: 'A plain variable’s value; absent for a linked one.' })),
+    database: Type.Optional(Type.String({ description: 'A linked variable’s database.' })),
+    access: Type.Optional(Type.String({ description: 'A linked variable’s access: `read-only` or `full`.' })),
+    secret: Type.Boolean({ description: 'false for a plain value; true for a database link (no value shown).' }),
+  },
+  { description: 'A stored environment variable.' },
+);
 
 const PendingRecord = Type.Object({ record_type: Type.String(), name: Type.String(), value: Type.String() });
 

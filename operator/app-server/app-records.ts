@@ -22,16 +22,25 @@ export class AppRecords {
     return this.#records.has(key);
   }
 
-  /** A deploy of `generation` (with the app's `attached` host names) starts; an earlier failure no longer describes it. */
-  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = []): void {
+  /** A deploy of `generation` (with the app's `attached` host names and `linked` token generations) starts; an earlier failure no longer describes it. */
+  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = ''): void {
     const previous = this.#records.get(key);
-    this.#records.set(key, { generation, buildId, ...(attached.length > 0 ? { attached } : {}), ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}) });
+    this.#records.set(key, {
+      generation,
+      buildId,
+      ...(attached.length > 0 ? { attached } : {}),
+      ...(linked ? { linked } : {}),
+      ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),
+    });
     this.#onChange();
   }
 
   served(key: string, generation: number): void {
     const record = this.#records.get(key);
-    if (record) this.#records.set(key, { generation: record.generation, buildId: record.buildId, ...(record.attached ? { attached: record.attached } : {}), servedGeneration: generation });
+    if (record) {
+      const { failure: _gone, ...kept } = record;
+      this.#records.set(key, { ...kept, servedGeneration: generation });
+    }
     this.#onChange();
   }
 

@@ -11,7 +11,10 @@ import { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
 import { ItemExponentialRateLimiter } from '../controller-runtime/rate-limiter.ts';
 import type { Source } from '../controller-runtime/source.ts';
+import type { Database } from '../../src/apis/v1alpha1/database.ts';
 import type { AppRecords } from './app-records.ts';
+import type { AppTokenReader } from './app-token-reader.ts';
+import { linkedValues, linkSignature, type LinkProblem } from './database-links.ts';
 import { deploymentOf } from './desired.ts';
 import { classifyDeployError } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
@@ -38,6 +41,13 @@ export interface ServingControllerDeps {
     hostnameClaims: Source<HostnameClaim> & { get(key: string): HostnameClaim | undefined };
     baseDomain: string;
   };
+  /**
+   * The Databases (every namespace served) and the reader of their app-token Secrets: an app's
+   * `spec.databaseEnvironment` variables get their values from them, and a Database's token generation
+   * changing (a rotation) deploys its apps again. Without them, an app with such variables is not deployed
+   * (DatabaseNotFound).
+   */
+  databases?: { source: Source<Database> & { get(key: string): Database | undefined }; tokens: AppTokenReader };
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -89,6 +99,23 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       projectDomain: (project, domain) => names.domains.list().find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
       hostnameActive: (project, host) => (hostnames?.list() ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
     };
+  /** Apps of `db`'s namespace with a variable linked to it. */
+  const appsLinkedTo = (db: KubeObject) =>
+    deps.apps
+      .list()
+      .filter((a) => a.metadata?.namespace === db.metadata?.namespace && Object.values(a.spec.databaseEnvironment ?? {}).some((e) => e.database === db.metadata?.name))
+      .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
+  /** The values of the app's linked variables and their signature, or why they cannot be had. */
+  const linkedEnvironment = async (app: RuntimeApp, namespace: string): Promise<{ env: Record<string, string>; signature: string } | { problem: LinkProblem }> => {
+    const entries = app.spec.databaseEnvironment;
+    if (!entries || Object.keys(entries).length === 0) return { env: {}, signature: '' };
+    const databases = deps.databases;
+    if (!databases) return { problem: { reason: 'DatabaseNotFound', message: 'This runtime does not resolve database variables.' } };
+    const values = linkedValues(entries, (name) => databases.source.get(`${namespace}/${name}`));
+    if (!Array.isArray(values)) return { problem: values };
+    const read = await databases.tokens.read(namespace, values);
+    return 'problem' in read ? read : { env: read.env, signature: linkSignature(values) };
+  };
   /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
   const appsUnder = (zone: string) =>
     deps.apps
@@ -110,6 +137,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
             { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
           ]
         : []),
+      // A Database's app tokens appearing or rotating changes the environment of the apps linked to it.
+      ...(deps.databases ? [{ kind: 'Database', source: deps.databases.source, mapToOwner: appsLinkedTo }] : []),
     ],
     registry: deps.registry,
     log: deps.log,
@@ -127,7 +156,8 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const deploy = admitted(app?.spec.hostnames ?? []);
       const refused = [...deploy.refused, ...attached.refused];
       if (app && refused.length > 0) log.warn('not serving host names the project may not serve', { refused });
-      const deployment = deploymentOf(app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app, attached.served);
+      const linked = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedEnvironment(app, namespace) : { env: {}, signature: '' };
+      const deployment = deploymentOf(app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app, attached.served, 'env' in linked ? linked.env : {});
       if (!deployment) {
         if (records.has(key) || engine.served(namespace, name)) {
           await engine.remove(namespace, name);
@@ -138,13 +168,24 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
       const generation = app?.metadata?.generation ?? 0;
       const record = records.get(key);
-      const same = record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ');
+      if ('problem' in linked) {
+        // Not deployed without its tokens: what the app served before (if anything) stays, and the report says why.
+        const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
+        if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
+        if (record?.generation !== generation || record.buildId !== deployment.buildId) records.attempt(key, generation, deployment.buildId, attached.served);
+        if (records.get(key)?.failure?.message !== failure.message) records.failed(key, failure);
+        settled();
+        // A Database changing enqueues the app; a Secret does not (it is not watched), so look again with backoff.
+        return { requeue: true };
+      }
+      const same =
+        record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ') && (record.linked ?? '') === linked.signature;
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-      records.attempt(key, generation, deployment.buildId, attached.served);
+      records.attempt(key, generation, deployment.buildId, attached.served, linked.signature);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
         const served = await engine.deploy(deployment);

@@ -32,3 +32,10 @@ describe('deploymentOf', () => {
     expect(deploymentOf(input)).toBeUndefined();
   });
 });
+
+describe('deploymentOf with linked variables', () => {
+  it('adds the values read for spec.databaseEnvironment to the plain environment', () => {
+    const linked = app({ activeBuildId: 'b-1', environment: { A: 'a' }, databaseEnvironment: { DB: { database: 'orders' } } });
+    expect(deploymentOf(linked, [], { DB: 'cwdb_token' })?.env).toEqual({ A: 'a', DB: 'cwdb_token' });
+  });
+});

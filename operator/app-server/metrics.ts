@@ -101,12 +101,13 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
   });
   new Gauge({
     name: 'cloudwright_runtime_apps_failed',
-    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, Retrying)',
+    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, DatabaseNotFound, DatabaseNotReady, Retrying)',
     labelNames: ['reason'],
     registers,
     collect() {
       this.reset();
-      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'Retrying']) this.set({ reason }, records.failureCounts().get(reason) ?? 0);
+      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'DatabaseNotFound', 'DatabaseNotReady', 'Retrying'])
+        this.set({ reason }, records.failureCounts().get(reason) ?? 0);
     },
   });
   return {

@@ -7,9 +7,10 @@ import type { LimitReason, ServedApp } from '../../src/workerd/index.ts';
  * refuses to load it; not retried, the message says why), `BuildNotFound` (no artifact at the build's key;
  * retried with backoff), `InsufficientStorage` (no room for the build in the replica's data directory) and
  * `QuotaExceeded` (the project's unpacked builds would pass its quota), both retried with backoff as room may
- * come, and `Retrying` (anything else, such as the object store being unreachable; retried).
+ * come, `DatabaseNotFound` and `DatabaseNotReady` (an entry of `spec.databaseEnvironment` names no Database of the
+ * app's namespace, or one without app tokens yet; retried when the Database changes), and `Retrying` (anything else, such as the object store being unreachable; retried).
  */
-export type FailureReason = 'BuildFailed' | 'BuildNotFound' | 'InsufficientStorage' | 'QuotaExceeded' | 'Retrying';
+export type FailureReason = 'BuildFailed' | 'BuildNotFound' | 'InsufficientStorage' | 'QuotaExceeded' | 'DatabaseNotFound' | 'DatabaseNotReady' | 'Retrying';
 
 export interface DeployFailure {
   readonly reason: FailureReason;
@@ -51,6 +52,8 @@ export interface AppRecord {
   readonly buildId: string;
   /** The app's active AppHostnames deployed with that generation (sorted): they change without a new generation. */
   readonly attached?: readonly string[];
+  /** The app tokens' generations its linked variables were read at (`linkSignature`): a rotation changes it. */
+  readonly linked?: string;
   readonly servedGeneration?: number;
   readonly failure?: DeployFailure;
 }

@@ -4,15 +4,17 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
+import type { Database } from '../../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
-import { createInformer, loadKubeConnection, objectKey, type Informer } from '../../src/kube/index.ts';
+import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer } from '../../src/kube/index.ts';
 import { S3ObjectStore } from '../../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import type { DomainClaim, HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import { RuntimeEngine } from '../../src/workerd/index.ts';
 import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
 import { AppRecords } from './app-records.ts';
+import { AppTokenReader, type SecretObject } from './app-token-reader.ts';
 import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
@@ -44,6 +46,7 @@ export class RuntimeServer {
   #domains: Informer<ProjectDomain> | undefined;
   #domainClaims: Informer<DomainClaim> | undefined;
   #hostnameClaims: Informer<HostnameClaim> | undefined;
+  #databases: Informer<Database> | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -184,11 +187,19 @@ export class RuntimeServer {
     const hostnameClaims = (this.#hostnameClaims = createInformer<HostnameClaim>(kube, HOSTNAME_CLAIMS, {
       onError: (err, info) => this.#log.warn('informer error', { resource: 'hostnameclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // Apps' database variables: the Databases hold no secret (their status names the app-token Secret and its
+    // generation); the Secrets are read one by one where an app needs them.
+    const databases = (this.#databases = createInformer<Database>(kube, DATABASES, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'databases', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const secrets = objectClient<SecretObject>(kube, SECRETS);
     const records = this.#records;
     this.#controller = servingController({
       apps: informer,
       hostnames,
       names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
+      databases: { source: databases, tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)) },
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),
@@ -200,7 +211,7 @@ export class RuntimeServer {
         this.#publisher?.changed();
       },
     });
-    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims];
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases];
     for (const i of watched) i.start();
     await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
@@ -235,6 +246,7 @@ export class RuntimeServer {
     this.#domains?.stop();
     this.#domainClaims?.stop();
     this.#hostnameClaims?.stop();
+    this.#databases?.stop();
     await this.#engine?.stop(STOP_DRAIN_MS);
     await this.#status?.close();
     if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });

@@ -116,7 +116,7 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
       routing_pointer: routed,
       runtime_resources: (removedApp ? 1 : 0) + removedBuilds + removedHostnames,
       build_artifacts: keys.length + late.length,
-      environment_keys: Object.keys(app.spec.environment ?? {}).length,
+      environment_keys: Object.keys(app.spec.environment ?? {}).length + Object.keys(app.spec.databaseEnvironment ?? {}).length,
       dns_records: removedRecords,
       hostnames: unbound.hostnames,
     },

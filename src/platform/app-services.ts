@@ -1,5 +1,6 @@
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../apis/v1alpha1/build.ts';
+import type { Database } from '../apis/v1alpha1/database.ts';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import type { InformerFactory, KubeConnection } from '../kube/index.ts';
@@ -10,7 +11,7 @@ import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
 import { factsFromObjects } from './host-admission.ts';
-import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
+import { APP_HOSTNAMES, BUILDS, DATABASES, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
 
 /** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
 export const DEFAULT_RUNTIME_BASE_DOMAIN = 'apps.localhost';
@@ -44,6 +45,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   const baseDomain = (options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN).toLowerCase();
   const domains = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
   const hostnames = informers.informer<AppHostname>(APP_HOSTNAMES);
+  const databases = informers.informer<Database>(DATABASES);
   /** The app's AppHostnames (cache) that are not being deleted. */
   const bindingsOf = (project: string, appId: string) => hostnames.list().filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
   const finalized = (project: string, appId: string) =>
@@ -62,6 +64,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       nameFacts: () => factsFromObjects(domains.list(), hostnames.list(), baseDomain, new Date()),
       finalizedHostnames: finalized,
     }),
-    environment: new AppEnvironment(store),
+    // A variable linked to a database names one of the project's (the shared Database cache).
+    environment: new AppEnvironment(store, (project, name) => databases.get(`${project}/${name}`)),
   };
 }

@@ -3757,7 +3757,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get the app’s environment: `{environment: {KEY: {value, secret: false}}}` */
+        /** Get the app’s environment: `{environment: {KEY: {value, secret: false} | {database, access, secret: true}}}`; a linked variable’s token is never shown */
         get: {
             parameters: {
                 query?: never;
@@ -3779,11 +3779,16 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description The app’s variables by name (at most 128). */
+                            /** @description The app’s variables by name (at most 128 plain ones and 32 database links). */
                             environment: {
                                 [key: string]: {
-                                    value: string;
-                                    /** @description Always false. */
+                                    /** @description A plain variable’s value; absent for a linked one. */
+                                    value?: string;
+                                    /** @description A linked variable’s database; its token is never shown. */
+                                    database?: string;
+                                    /** @description A linked variable’s access: `read-only` or `full`. */
+                                    access?: string;
+                                    /** @description false for a plain value; true for a database link (no value shown). */
                                     secret: boolean;
                                 };
                             };
@@ -3863,8 +3868,8 @@ export interface paths {
         };
         get?: never;
         /**
-         * Set a variable (creates or replaces it); only plain values: `secret: true` is a 400
-         * @description The app is rolled out again with the new environment. An app has at most 128 variables (409 past that).
+         * Set a variable (creates or replaces it): a plain `value`, or a link to a project database’s token (`database`, `access`)
+         * @description The app is rolled out again with the new environment. A plain value is stored in the app and shown by GET; `secret: true` is a 400. A linked variable gets the database’s app token (read-only unless `access` is `full`), which the runtime reads from the Database’s Secret: no response shows it. A database that is not in the project is a 404, one being deleted a 409. An app has at most 128 plain variables and 32 links (409 past that).
          */
         put: {
             parameters: {
@@ -3883,10 +3888,14 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Plain configuration value. */
-                        value: string;
-                        /** @description Must be `false` (the default): `true` is refused with 400, as no secret store exists. */
+                        /** @description A plain configuration value (stored in the app and shown by GET). Give this or `database`. */
+                        value?: string;
+                        /** @description With `value`: must be `false` (the default); `true` is refused with 400 (link a database token instead). */
                         secret?: boolean;
+                        /** @description Link the variable to this database of the project: its value is the database's app token, which the runtime binds and no response ever shows. Give this or `value`. */
+                        database?: string;
+                        /** @description With `database`: `read-only` (the default) or `full` (reads and writes). */
+                        access?: "full" | "read-only";
                     };
                 };
             };
@@ -3901,8 +3910,13 @@ export interface paths {
                             /** @description A stored environment variable. */
                             variable: {
                                 key: string;
-                                value: string;
-                                /** @description Always false. */
+                                /** @description A plain variable’s value; absent for a linked one. */
+                                value?: string;
+                                /** @description A linked variable’s database. */
+                                database?: string;
+                                /** @description A linked variable’s access: `read-only` or `full`. */
+                                access?: string;
+                                /** @description false for a plain value; true for a database link (no value shown). */
                                 secret: boolean;
                             };
                         };

@@ -144,7 +144,9 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
   return (
     <section aria-labelledby="environment">
       <h2 id="environment">Environment</h2>
-      <p class="muted">Plain configuration values; a change rolls out at once. Never put secrets here.</p>
+      <p class="muted">
+        Plain configuration values; a change rolls out at once. Never put secrets here: link a database's token with <code>cw env set KEY --database NAME</code>.
+      </p>
       <ErrorNote message={env.error ?? error} />
       {entries.length > 0 && (
         <table>
@@ -157,7 +159,13 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
                   <code>{key}</code>
                 </td>
                 <td>
-                  <code>{v.value}</code>
+                  {v.database ? (
+                    <span>
+                      Linked to database <code>{v.database}</code> ({v.access ?? 'read-only'} token, not shown)
+                    </span>
+                  ) : (
+                    <code>{v.value}</code>
+                  )}
                 </td>
                 <td>
                   <button type="button" onClick={() => void remove(key)}>

@@ -11,6 +11,7 @@ import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-ru
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
+import { AppTokenSecrets } from './app-token-secret.ts';
 import { TokenSecrets } from './token-secret.ts';
 
 export interface DatabaseControllerDeps {
@@ -41,6 +42,7 @@ const NORMAL: ReadonlySet<string> = new Set(['Ready', 'Provisioning', 'Restoring
 export function databaseController(deps: DatabaseControllerDeps): Controller<Database> {
   const client = objectClient<Database>(deps.kube, DATABASES);
   const secrets = new TokenSecrets(deps.kube);
+  const appSecrets = new AppTokenSecrets(deps.kube);
   const now = deps.now ?? (() => new Date());
   const usageRefreshMs = deps.usageRefreshMs ?? 30_000;
   const dbUrl = deps.dbUrl.replace(/\/+$/, '');
@@ -81,6 +83,18 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
 
     // Before the engine has anything, so a delete from now on always cleans up.
     db = await addFinalizer(client, db, DATABASE_FINALIZER);
+    // The apps' tokens, accepted besides any other. Outside a project's namespace (no right to Secrets there)
+    // the database has none: no app can be there to use them, as the runtime reads Secrets in projects only.
+    const appTokens = await appSecrets.ensure(db);
+    if (appTokens.kind === 'conflict') {
+      await writeStatus(db, identity, { kind: 'secret-conflict', secret: appTokens.name });
+      return { requeueAfter: usageRefreshMs };
+    }
+    const appTokenHashes: EngineTenantRequest['tokens'] = [];
+    if (appTokens.kind === 'minted') {
+      Object.assign(identity, { appTokenSecretName: appTokens.name, appTokenGeneration: appTokens.generation });
+      appTokenHashes.push({ sha256: appTokens.full }, { sha256: appTokens.readOnly, read_only: true });
+    }
     let tokens: EngineTenantRequest['tokens'];
     if (db.spec.tokens) {
       // Tokens given in the spec (by the API's rotation, say) replace a minted one: its Secret would only mislead.
@@ -101,7 +115,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       tokens = [{ sha256: minted.sha256 }];
     }
 
-    const request: EngineTenantRequest = { tokens, durability: db.spec.durability ?? 'async', ...engineLimits(db) };
+    const request: EngineTenantRequest = { tokens: [...tokens, ...appTokenHashes], durability: db.spec.durability ?? 'async', ...engineLimits(db) };
     const restore = db.spec.restoreFrom;
     // A restore happens once, when the tenant is created; afterwards the source may go.
     if (restore && !isTrue(db.status?.conditions, 'Provisioned') && db.status?.state !== 'ready') {

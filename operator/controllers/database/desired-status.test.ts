@@ -146,3 +146,23 @@ describe('desiredStatus', () => {
     expect(condition(deleting, 'Ready')?.lastTransitionTime).toBe('2030-01-01T00:05:00Z');
   });
 });
+
+describe("the app tokens' Secret and generation in the status", () => {
+  const withApp: Identity = { ...identity, appTokenSecretName: 'orders-app-tokens', appTokenGeneration: 'aaaa' };
+  it('are published once the engine serves the tokens, and a new generation only then', () => {
+    expect(desiredStatus(db(), withApp, { kind: 'provisioning', restoring: false }, t0).appTokenSecretName).toBeUndefined();
+    const served = desiredStatus(db(), withApp, { kind: 'served', tenant }, t0);
+    expect(served).toMatchObject({ appTokenSecretName: 'orders-app-tokens', appTokenGeneration: 'aaaa' });
+    // Rotated (the Secret deleted and minted again): the engine is asked first, the generation follows.
+    const rotated: Identity = { ...withApp, appTokenGeneration: 'bbbb' };
+    expect(desiredStatus(db(served), rotated, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1).appTokenGeneration).toBe('aaaa');
+    expect(desiredStatus(db(served), rotated, { kind: 'served', tenant }, t1).appTokenGeneration).toBe('bbbb');
+  });
+
+  it('are removed where the controller may not write them', () => {
+    const served = desiredStatus(db(), withApp, { kind: 'served', tenant }, t0);
+    const status = desiredStatus(db(served), identity, { kind: 'served', tenant }, t1);
+    expect(status).not.toHaveProperty('appTokenSecretName');
+    expect(status).not.toHaveProperty('appTokenGeneration');
+  });
+});

@@ -23,6 +23,9 @@ export interface Identity {
   databaseId: string;
   url: string;
   tokenSecretName?: string;
+  /** The app tokens' Secret and generation; absent where the controller may not write Secrets. */
+  appTokenSecretName?: string;
+  appTokenGeneration?: string;
 }
 
 function stateOf(db: Database, observation: Observation): DatabaseState {
@@ -110,6 +113,15 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     ...(identity.tokenSecretName ? { tokenSecretName: identity.tokenSecretName } : {}),
   };
   if (!identity.tokenSecretName) delete status.tokenSecretName;
+  // The generation is published only once the engine accepts the tokens it stands for, so the runtime never
+  // binds a token cw-db would refuse yet.
+  if (identity.appTokenSecretName && observation.kind === 'served') {
+    status.appTokenSecretName = identity.appTokenSecretName;
+    if (identity.appTokenGeneration) status.appTokenGeneration = identity.appTokenGeneration;
+  } else if (!identity.appTokenSecretName) {
+    delete status.appTokenSecretName;
+    delete status.appTokenGeneration;
+  }
   if (observation.kind === 'served') {
     const t = observation.tenant;
     status.observedGeneration = generation;

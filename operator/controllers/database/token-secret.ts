@@ -1,10 +1,7 @@
-import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
-import { DATABASE_LABEL, type Database } from '../../../src/apis/v1alpha1/database.ts';
-import { isAlreadyExists, objectClient, SECRETS, statusCodeOf, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+import type { Database } from '../../../src/apis/v1alpha1/database.ts';
+import { objectClient, SECRETS, type KubeConnection, type ObjectClient } from '../../../src/kube/index.ts';
 import { databaseTokenSha256, generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
-
-/** A Secret holding a minted database token: `DATABASE_URL` and `DATABASE_TOKEN`, ready for `envFrom`. */
-export type TokenSecret = KubeObject & { type?: string; data?: Record<string, string> };
+import { ensureOwnedSecret, ownedBy, secretText, type TokenSecret } from './owned-secret.ts';
 
 /** What `ensure` found: the token's hash, a Secret of that name that is someone else's, or no right to Secrets there. */
 export type MintedToken = { kind: 'minted'; name: string; sha256: string } | { kind: 'conflict' | 'forbidden'; name: string };
@@ -31,28 +28,12 @@ export class TokenSecrets {
   }
 
   async ensure(db: Database, url: string): Promise<MintedToken> {
-    const namespace = db.metadata?.namespace ?? '';
     const name = TokenSecrets.nameFor(db);
-    let secret: TokenSecret | undefined;
-    try {
-      secret = await this.#client.get(namespace, name);
-      if (!secret) {
-        try {
-          secret = await this.#client.create(this.#newSecret(db, name, url));
-        } catch (err) {
-          if (!isAlreadyExists(err)) throw err;
-          secret = await this.#client.get(namespace, name);
-        }
-      }
-    } catch (err) {
-      // No binding in this namespace: the Project controller writes one into project namespaces only.
-      if (statusCodeOf(err) === 403) return { kind: 'forbidden', name };
-      throw err;
-    }
-    const owned = secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true);
-    const token = secret?.data?.DATABASE_TOKEN;
-    if (!owned || !token) return { kind: 'conflict', name };
-    return { kind: 'minted', name, sha256: databaseTokenSha256(Buffer.from(token, 'base64').toString('utf8')) };
+    const found = await ensureOwnedSecret(this.#client, db, name, () => ({ DATABASE_URL: url, DATABASE_TOKEN: generateDatabaseToken() }));
+    const token = found.kind === 'owned' ? secretText(found.secret, 'DATABASE_TOKEN') : undefined;
+    if (found.kind === 'forbidden') return { kind: 'forbidden', name };
+    if (!token) return { kind: 'conflict', name };
+    return { kind: 'minted', name, sha256: databaseTokenSha256(token) };
   }
 
   /**
@@ -65,23 +46,7 @@ export class TokenSecrets {
     const namespace = db.metadata?.namespace ?? '';
     const name = TokenSecrets.nameFor(db);
     const secret = await this.#client.get(namespace, name);
-    if (!secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true)) return;
+    if (!secret?.metadata?.uid || !ownedBy(secret, db)) return;
     await this.#client.delete(namespace, name, { preconditions: { uid: secret.metadata.uid } });
-  }
-
-  #newSecret(db: Database, name: string, url: string): TokenSecret {
-    const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-    return {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'Opaque',
-      metadata: {
-        name,
-        namespace: db.metadata?.namespace ?? '',
-        labels: { [DATABASE_LABEL]: db.metadata?.name ?? '' },
-        ownerReferences: [{ apiVersion: API_VERSION, kind: 'Database', name: db.metadata?.name ?? '', uid: db.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
-      },
-      data: { DATABASE_URL: encode(url), DATABASE_TOKEN: encode(generateDatabaseToken()) },
-    };
   }
 }

@@ -7,7 +7,7 @@ import { PROJECT_QUOTA_NAME, projectQuotaDrifted, projectResourceQuota, type Res
 import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
 import { Controller } from '../../controller-runtime/controller.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
-import { bindingChange, OPERATOR_BINDING_NAME, operatorRoleBinding, type ProjectAccess, type RoleBinding } from './operator-access.ts';
+import { bindingChange, OPERATOR_BINDING_NAME, projectRoleBindings, RUNTIME_BINDING_NAME, type ProjectAccess, type RoleBinding } from './operator-access.ts';
 
 export interface ProjectControllerDeps {
   kube: KubeConnection;
@@ -32,7 +32,7 @@ export interface ProjectControllerDeps {
  * deleting the Project lets the garbage collector delete the namespace and everything in it. A namespace
  * of that name that the project does not own is never adopted: the project reports NamespaceConflict.
  * Into the project's own namespace it writes the object-count quota (src/platform/project-quota.ts) and, when
- * configured, the operator's RoleBinding there (operator-access.ts), and puts either back when changed or deleted.
+ * configured, the operator's and the runtime's RoleBindings there (operator-access.ts), and puts either back when changed or deleted.
  */
 export function projectController(deps: ProjectControllerDeps): Controller<Project> {
   const projects = objectClient<Project>(deps.kube, PROJECTS);
@@ -47,7 +47,9 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
     owns: [
       { kind: 'Namespace', source: deps.namespaces, mapToOwner: (ns) => ownerProject(ns) },
       { kind: 'ResourceQuota', source: deps.quotas, mapToOwner: (quota) => labelledProject(quota, PROJECT_QUOTA_NAME) },
-      ...(deps.access ? [{ kind: 'RoleBinding', source: deps.access.bindings, mapToOwner: (binding: KubeObject) => labelledProject(binding, OPERATOR_BINDING_NAME) }] : []),
+      ...(deps.access
+        ? [{ kind: 'RoleBinding', source: deps.access.bindings, mapToOwner: (binding: KubeObject) => [OPERATOR_BINDING_NAME, RUNTIME_BINDING_NAME].flatMap((n) => labelledProject(binding, n)) }]
+        : []),
     ],
     registry: deps.registry,
     log: deps.log,
@@ -79,8 +81,9 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
       const status = { ...project.status, conditions, observedGeneration: project.metadata?.generation, ...(owned ? { namespace: name } : {}) };
       if (statusChanged(project.status, status)) await projects.patchStatus('', name, { metadata: { resourceVersion: project.metadata?.resourceVersion }, status });
       if (owned && !namespace.metadata?.deletionTimestamp) {
-        // The binding first: the Database controller needs it for the project's token Secrets.
-        if (deps.access) await ensureBinding(bindings, deps.access.bindings, operatorRoleBinding(name, deps.access.project));
+        // The bindings first: the Database controller needs the operator's for the project's token Secrets, the
+        // runtime its own for the app tokens of Databases.
+        for (const binding of deps.access ? projectRoleBindings(name, deps.access.project) : []) await ensureBinding(bindings, deps.access!.bindings, binding);
         if (projectQuotaDrifted(deps.quotas.get(`${name}/${PROJECT_QUOTA_NAME}`))) await quotas.apply(projectResourceQuota(name), APPLY);
       }
       // Deleting the other namespace, as the condition advises, sends no event here (it carries no project

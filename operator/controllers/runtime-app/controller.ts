@@ -32,6 +32,8 @@ const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.BuildNotFound,
   Reasons.InsufficientStorage,
   Reasons.QuotaExceeded,
+  Reasons.DatabaseNotFound,
+  Reasons.DatabaseNotReady,
   Reasons.RuntimeUnavailable,
   Reasons.CPULimitExceeded,
   Reasons.MemoryLimitExceeded,

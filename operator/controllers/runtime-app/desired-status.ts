@@ -21,6 +21,10 @@ export const Reasons = {
   InsufficientStorage: 'InsufficientStorage',
   /** The project's active builds would unpack to more than its quota on a runtime replica (it retries). */
   QuotaExceeded: 'QuotaExceeded',
+  /** A `spec.databaseEnvironment` entry names no Database of the app's namespace (the runtime deploys the spec once it does). */
+  DatabaseNotFound: 'DatabaseNotFound',
+  /** A `spec.databaseEnvironment` entry names a Database whose app tokens are not there yet. */
+  DatabaseNotReady: 'DatabaseNotReady',
   /** No runtime replica is live and ready (none running, or every lease expired). */
   RuntimeUnavailable: 'RuntimeUnavailable',
   /** Served, but some replica quarantines the app: one of its requests ran past the CPU bound without yielding. */
@@ -46,13 +50,30 @@ const NOT_CONFIGURED: RuntimeObservation = { kind: 'not-configured' };
 
 /** What one replica's report means for the app's current generation. */
 interface Assessment {
-  readonly reason: typeof Reasons.Serving | typeof Reasons.RollingOut | typeof Reasons.BuildNotFound | typeof Reasons.BuildFailed | typeof Reasons.InsufficientStorage | typeof Reasons.QuotaExceeded;
+  readonly reason:
+    | typeof Reasons.Serving
+    | typeof Reasons.RollingOut
+    | typeof Reasons.BuildNotFound
+    | typeof Reasons.BuildFailed
+    | typeof Reasons.InsufficientStorage
+    | typeof Reasons.QuotaExceeded
+    | typeof Reasons.DatabaseNotFound
+    | typeof Reasons.DatabaseNotReady;
   readonly message: string;
   readonly report: RuntimeAppReport | undefined;
 }
 
 // Lower is worse: with several replicas the app is as deployed as its least deployed replica.
-const SEVERITY: Record<Assessment['reason'], number> = { BuildFailed: 0, QuotaExceeded: 1, InsufficientStorage: 1, BuildNotFound: 1, RollingOut: 2, Serving: 3 };
+const SEVERITY: Record<Assessment['reason'], number> = {
+  BuildFailed: 0,
+  QuotaExceeded: 1,
+  InsufficientStorage: 1,
+  BuildNotFound: 1,
+  DatabaseNotFound: 1,
+  DatabaseNotReady: 1,
+  RollingOut: 2,
+  Serving: 3,
+};
 
 function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
   if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
@@ -66,6 +87,8 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
   if (failure?.reason === 'InsufficientStorage' || failure?.reason === 'QuotaExceeded') {
     return { reason: Reasons[failure.reason], message: `${failure.message} The runtime tries again as room comes.${keeps}`, report };
   }
+  // The runtime's message names the variable and the Database (never a token); stable while nothing changes.
+  if (failure?.reason === 'DatabaseNotFound' || failure?.reason === 'DatabaseNotReady') return { reason: Reasons[failure.reason], message: `${failure.message}${keeps}`, report };
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }

@@ -86,6 +86,14 @@ export const DatabaseStatus = Type.Object({
   tenantId: Type.Optional(DnsLabel({ description: 'Tenant of the database engine; the last segment of url.' })),
   url: Type.Optional(Type.String({ format: 'uri', maxLength: 2048, description: 'SQL data endpoint, {db_url}/v1/<tenantId>.' })),
   tokenSecretName: Type.Optional(DnsSubdomain({ description: 'The Secret holding the minted token (url and token), when spec.tokens is absent.' })),
+  appTokenSecretName: Type.Optional(
+    DnsSubdomain({
+      description: 'The Secret holding the tokens apps get through RuntimeApp spec.databaseEnvironment (FULL_TOKEN, READ_ONLY_TOKEN); read by the runtime, never by the API. Delete it to rotate both.',
+    }),
+  ),
+  appTokenGeneration: Type.Optional(
+    Type.String({ maxLength: 64, description: 'Changes whenever the app tokens change (a digest of their hashes, not a token): the runtime re-reads the Secret then.' }),
+  ),
   sizeBytes: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Bytes on the engine’s disk (database and WAL).' })),
   rowsRead: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows returned by statements since creation.' })),
   rowsWritten: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows changed by statements since creation.' })),

@@ -18,35 +18,72 @@ export const EnvironmentKey = Type.String({
   description: 'Environment variable name.',
 });
 
+/** How much a linked database's token may do: `full` reads and writes, `read-only` only reads. */
+export const DatabaseAccess = Type.Union([Type.Literal('full'), Type.Literal('read-only')], {
+  description: 'full: the token reads and writes; read-only: it only reads (cw-db refuses writes).',
+});
+export type DatabaseAccess = Static<typeof DatabaseAccess>;
+
+/** Entries of spec.databaseEnvironment an app may have. */
+export const MAX_DATABASE_ENVIRONMENT_KEYS = 32;
+
+/** A variable whose value is a Database's app token, resolved by the runtime: the spec never holds the token. */
+export const DatabaseEnvironmentEntry = Type.Object(
+  {
+    database: DnsLabel({ description: 'A Database in the app’s namespace.' }),
+    access: Type.Optional(DatabaseAccess),
+  },
+  { additionalProperties: false },
+);
+export type DatabaseEnvironmentEntry = Static<typeof DatabaseEnvironmentEntry>;
+
 /** Host names an app is served on besides its default host: deploy host names and attached custom domains. */
 export const MAX_APP_HOSTNAMES = 32;
 
-export const RuntimeAppSpec = Type.Object({
-  displayName: DisplayName({ description: 'The name the app was created with.' }),
-  activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
-  environment: Type.Optional(
-    MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
-      maxProperties: 128,
-      keys: EnvironmentKey,
-      description: 'Plain environment of the app (no secret store exists), by variable name.',
-    }),
-  ),
-  hostnames: Type.Optional(
-    Type.Array(Hostname({ description: 'Host name.' }), {
-      maxItems: MAX_APP_HOSTNAMES,
-      uniqueItems: true,
-      description: 'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
-    }),
-  ),
-  maxConcurrentRequests: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 10000,
-      format: 'int32',
-      description: 'Requests served at once before new ones queue; absent: the runtime default.',
-    }),
-  ),
-});
+export const RuntimeAppSpec = Type.Object(
+  {
+    displayName: DisplayName({ description: 'The name the app was created with.' }),
+    activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
+    environment: Type.Optional(
+      MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
+        maxProperties: 128,
+        keys: EnvironmentKey,
+        description: 'Plain environment of the app, by variable name (stored here and shown by the API: no secrets).',
+      }),
+    ),
+    databaseEnvironment: Type.Optional(
+      MapOf(DatabaseEnvironmentEntry, {
+        maxProperties: MAX_DATABASE_ENVIRONMENT_KEYS,
+        keys: EnvironmentKey,
+        description:
+          "Variables whose value is a token of a Database in the app's namespace (access: read-only unless full), by variable name. The runtime reads the token from the Database's app-token Secret; neither this object nor the API ever holds it.",
+      }),
+    ),
+    hostnames: Type.Optional(
+      Type.Array(Hostname({ description: 'Host name.' }), {
+        maxItems: MAX_APP_HOSTNAMES,
+        uniqueItems: true,
+        description: 'Host names to serve the app on besides its default host (the deploy hostnames option); custom domains are attached with AppHostname.',
+      }),
+    ),
+    maxConcurrentRequests: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10000,
+        format: 'int32',
+        description: 'Requests served at once before new ones queue; absent: the runtime default.',
+      }),
+    ),
+  },
+  {
+    'x-kubernetes-validations': [
+      {
+        rule: '!has(self.environment) || !has(self.databaseEnvironment) || self.databaseEnvironment.all(k, !(k in self.environment))',
+        message: 'a variable is in environment or in databaseEnvironment, not both',
+      },
+    ],
+  },
+);
 export type RuntimeAppSpec = Static<typeof RuntimeAppSpec>;
 
 export const RuntimeAppStatus = Type.Object({

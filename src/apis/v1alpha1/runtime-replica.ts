@@ -35,10 +35,21 @@ export const ReplicaAppReport = Type.Object({
   failure: Type.Optional(
     Type.Object(
       {
-        reason: Type.Union([Type.Literal('BuildFailed'), Type.Literal('BuildNotFound'), Type.Literal('InsufficientStorage'), Type.Literal('QuotaExceeded'), Type.Literal('Retrying')], {
-          description:
-            "BuildFailed (not retried), BuildNotFound, InsufficientStorage (no room in the replica's data directory), QuotaExceeded (the project's unpacked builds past its quota) or Retrying (all retried).",
-        }),
+        reason: Type.Union(
+          [
+            Type.Literal('BuildFailed'),
+            Type.Literal('BuildNotFound'),
+            Type.Literal('InsufficientStorage'),
+            Type.Literal('QuotaExceeded'),
+            Type.Literal('DatabaseNotFound'),
+            Type.Literal('DatabaseNotReady'),
+            Type.Literal('Retrying'),
+          ],
+          {
+            description:
+              "BuildFailed (not retried), BuildNotFound, InsufficientStorage (no room in the replica's data directory), QuotaExceeded (the project's unpacked builds past its quota), DatabaseNotFound or DatabaseNotReady (a spec.databaseEnvironment entry cannot be resolved yet) or Retrying (all retried).",
+          },
+        ),
         buildId: DnsLabel({ description: 'The build that failed.' }),
         // Multi-line (workerd's error output), so not a Text: any characters, bounded.
         message: Type.String({ maxLength: MAX_FAILURE_MESSAGE, description: 'Why; for BuildFailed, about the user code (workerd output, several lines).' }),

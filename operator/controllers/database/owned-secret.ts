@@ -1,0 +1,72 @@
+import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
+import { DATABASE_LABEL, type Database } from '../../../src/apis/v1alpha1/database.ts';
+import { isAlreadyExists, statusCodeOf, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
+
+/** A Secret the Database controller writes tokens into. */
+export type TokenSecret = KubeObject & { type?: string; data?: Record<string, string> };
+
+/** What `ensureOwnedSecret` found: the Secret (owned by the Database), one of that name that is someone else's, or no right to Secrets there. */
+export type OwnedSecret = { kind: 'owned'; secret: TokenSecret } | { kind: 'conflict' | 'forbidden' };
+
+/** Whether `secret` is controlled by `db` (the same uid: a Database deleted and made again owns none of the old). */
+export function ownedBy(secret: TokenSecret | undefined, db: Database): boolean {
+  return secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true) ?? false;
+}
+
+/**
+ * The Secret `name` in `db`'s namespace, created with `data()` (plain text, encoded here) when absent, owned by
+ * `db` so it goes with it. Read with a GET, never watched: the operator may not list Secrets across namespaces.
+ */
+export async function ensureOwnedSecret(client: ObjectClient<TokenSecret>, db: Database, name: string, data: () => Record<string, string>): Promise<OwnedSecret> {
+  const namespace = db.metadata?.namespace ?? '';
+  let secret: TokenSecret | undefined;
+  try {
+    secret = await client.get(namespace, name);
+    if (secret && staleFor(secret, db)) {
+      // Left by an earlier Database of this name (deleted and made again before the garbage collector came): its
+      // tokens are no longer accepted anywhere, so it goes now rather than block the new Database.
+      await client.delete(namespace, name, { preconditions: { uid: secret.metadata?.uid } });
+      secret = undefined;
+    }
+    if (!secret) {
+      try {
+        secret = await client.create(newSecret(db, name, data()));
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        secret = await client.get(namespace, name);
+      }
+    }
+  } catch (err) {
+    // No binding in this namespace: the Project controller writes one into project namespaces only.
+    if (statusCodeOf(err) === 403) return { kind: 'forbidden' };
+    throw err;
+  }
+  return secret && ownedBy(secret, db) ? { kind: 'owned', secret } : { kind: 'conflict' };
+}
+
+/** Controlled by another Database of `db`'s name (a deleted one: names are unique in a namespace). */
+function staleFor(secret: TokenSecret, db: Database): boolean {
+  const ref = secret.metadata?.ownerReferences?.find((r) => r.controller === true);
+  return ref?.kind === 'Database' && ref.name === db.metadata?.name && ref.uid !== db.metadata?.uid;
+}
+
+/** The text of `key` in `secret`, if any. */
+export function secretText(secret: TokenSecret, key: string): string | undefined {
+  const value = secret.data?.[key];
+  return value ? Buffer.from(value, 'base64').toString('utf8') : undefined;
+}
+
+function newSecret(db: Database, name: string, data: Record<string, string>): TokenSecret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name,
+      namespace: db.metadata?.namespace ?? '',
+      labels: { [DATABASE_LABEL]: db.metadata?.name ?? '' },
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Database', name: db.metadata?.name ?? '', uid: db.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
+    },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),
+  };
+}
