@@ -70,7 +70,7 @@ describe('GET /refs', () => {
     expect(await json('/refs')).toEqual({ head: { name: 'refs/heads/main', sha: sha.main } });
   });
 
-  it('lists branches in byte order, a prefix by whole segments, a substring any case', async () => {
+  it('lists branches in byte order, a plain string prefix (whole segments with a trailing slash), a substring any case', async () => {
     expect(await json('/refs/branches')).toEqual({
       refs: [
         { name: 'feature/login', sha: sha.login },
@@ -79,8 +79,18 @@ describe('GET /refs', () => {
       ],
       more: false,
     });
-    expect(await json('/refs/branches?prefix=feature')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: false });
+    const both = {
+      refs: [
+        { name: 'feature/login', sha: sha.login },
+        { name: 'features', sha: sha.main },
+      ],
+      more: false,
+    };
+    expect(await json('/refs/branches?prefix=feat')).toEqual(both);
+    expect(await json('/refs/branches?prefix=feature')).toEqual(both);
+    expect(await json('/refs/branches?prefix=feature%2F')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: false });
     expect(await json('/refs/branches?prefix=features')).toEqual({ refs: [{ name: 'features', sha: sha.main }], more: false });
+    expect(await json('/refs/branches?prefix=mainline')).toEqual({ refs: [], more: false });
     expect(await json('/refs/branches?q=LOG')).toEqual({ refs: [{ name: 'feature/login', sha: sha.login }], more: false });
   });
 

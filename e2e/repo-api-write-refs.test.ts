@@ -124,6 +124,8 @@ describe('repository JSON API: ref writes', () => {
       ],
       more: false,
     });
+    // A plain string prefix, as git's ref-prefix: `v1.` ends mid-segment and still finds `v1.0`.
+    expect(await (await api(bed.a, 'GET', `/${repo}/api/refs/tags?prefix=v1.`)).json()).toEqual({ refs: [{ name: 'v1.0', sha: body.oid, peeled: second }], more: false });
 
     expect((await api(bed.a, 'DELETE', `/${repo}/api/refs/tags/v1.0?expected_old_oid=${body.oid}`)).status).toBe(204);
     const badTagger = await api(bed.a, 'POST', `/${repo}/api/tags`, { name: 'v2', target: 'main', message: 'm', tagger: { name: 'a <b>', email: 'x' } });

@@ -20,7 +20,13 @@ export type DefaultRef = Static<typeof DefaultRef>;
 export const RefListParams = Type.Object({ ...RepoParamsSchema.properties, kind: Type.Union([Type.Literal('branches'), Type.Literal('tags')]) });
 
 export const RefListQuery = Type.Object({
-  prefix: Type.Optional(Type.String({ maxLength: 1024, description: 'Whole leading path segments: `feature` lists `feature` and `feature/x`, not `features`.' })),
+  prefix: Type.Optional(
+    Type.String({
+      maxLength: 1024,
+      description:
+        'A plain string prefix of the short name, as git’s `ref-prefix`: `v1.` lists `v1.2.3`; `feature` lists `feature/x` and `features`. For whole segments end it with `/`: `feature/` lists `feature/x` only.',
+    }),
+  ),
   q: Type.Optional(Type.String({ maxLength: 256, description: 'Case-insensitive substring of the name.' })),
   after: Type.Optional(Type.String({ maxLength: 1024, description: 'Exclusive cursor: the last name of the previous page.' })),
   n: Type.Optional(Type.String({ pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: 'Page size, 1 to 1000; default 100.' })),

@@ -23,11 +23,22 @@ describe('pageRefs', () => {
     expect(names(pageRefs(refs, 'branches', { n: 100 }))).toEqual(['feature', 'feature/Logout', 'feature/login', 'features', 'main', '\uffff', '\u{1f600}']);
   });
 
-  it('matches a prefix by whole path segments', () => {
-    expect(names(pageRefs(refs, 'branches', { prefix: 'feature', n: 100 }))).toEqual(['feature', 'feature/Logout', 'feature/login']);
-    expect(names(pageRefs(refs, 'branches', { prefix: 'feature/', n: 100 }))).toEqual(['feature', 'feature/Logout', 'feature/login']);
-    expect(names(pageRefs(refs, 'branches', { prefix: 'feat', n: 100 }))).toEqual([]);
+  it('matches a plain string prefix, whole segments when it ends with a slash', () => {
+    expect(names(pageRefs(refs, 'branches', { prefix: 'feat', n: 100 }))).toEqual(['feature', 'feature/Logout', 'feature/login', 'features']);
+    expect(names(pageRefs(refs, 'branches', { prefix: 'feature', n: 100 }))).toEqual(['feature', 'feature/Logout', 'feature/login', 'features']);
+    expect(names(pageRefs(refs, 'branches', { prefix: 'feature/', n: 100 }))).toEqual(['feature/Logout', 'feature/login']);
     expect(names(pageRefs(refs, 'branches', { prefix: 'features', n: 100 }))).toEqual(['features']);
+    expect(names(pageRefs(refs, 'branches', { prefix: 'nope', n: 100 }))).toEqual([]);
+  });
+
+  it('finds dotted tags by a prefix that ends mid-segment', () => {
+    const tags = new Map([
+      ['refs/tags/v1.2.3', oid('1')],
+      ['refs/tags/v1.10.0', oid('2')],
+      ['refs/tags/v10.0.0', oid('3')],
+      ['refs/tags/v2.0.0', oid('4')],
+    ]);
+    expect(names(pageRefs(tags, 'tags', { prefix: 'v1.', n: 100 }))).toEqual(['v1.10.0', 'v1.2.3']);
   });
 
   it('filters by a case-insensitive substring', () => {

@@ -7,7 +7,10 @@ export type RefKind = 'branches' | 'tags';
 export const REF_KIND_PREFIX: Readonly<Record<RefKind, string>> = { branches: 'refs/heads/', tags: 'refs/tags/' };
 
 export interface RefPageQuery {
-  /** Whole leading path segments: `feature` keeps `feature` and `feature/x`, not `features`. */
+  /**
+   * A plain string prefix of the short name, as git's `ref-prefix` and GitHub's matching-refs: `v1.` keeps
+   * `v1.2.3`, `feature` keeps `feature/x` and `features`. Whole segments only: end it with `/` (`feature/`).
+   */
   readonly prefix?: string;
   /** A case-insensitive substring of the short name. */
   readonly q?: string;
@@ -26,13 +29,13 @@ export interface RefPage {
 /** The page of `kind` refs in `refs` (full name → oid, in any order) that `query` selects. */
 export function pageRefs(refs: ReadonlyMap<string, string>, kind: RefKind, query: RefPageQuery): RefPage {
   const base = REF_KIND_PREFIX[kind];
-  const prefix = query.prefix?.replace(/\/+$/, '');
+  const prefix = query.prefix ?? '';
   const needle = query.q?.toLowerCase();
   const names: string[] = [];
   for (const ref of refs.keys()) {
     if (!ref.startsWith(base)) continue;
     const name = ref.slice(base.length);
-    if (prefix && name !== prefix && !name.startsWith(`${prefix}/`)) continue;
+    if (!name.startsWith(prefix)) continue;
     if (needle && !name.toLowerCase().includes(needle)) continue;
     if (query.after !== undefined && compareRefNames(name, query.after) <= 0) continue;
     names.push(name);
