@@ -58,7 +58,8 @@ export function cacheAddress(request: FastifyRequest, reply: FastifyReply, addre
     immutable(reply);
     return false;
   }
-  return revalidated(request, reply, `${address.sha}-${shapeTag(address.path, request)}`);
+  // The ref in the tag too: the default branch (HEAD) can be retargeted to another at the same commit.
+  return revalidated(request, reply, `${address.sha}-${shapeTag(`${address.ref ?? ''}\0${address.path}`, request)}`);
 }
 
 /** A short hash of what, besides the commit, shapes an answer: `key` (a path, a ref kind) and the query string. */

@@ -53,7 +53,8 @@ export function refsRoutes(scope: FastifyInstance, deps: RepoApiDependencies): v
     schema: { summary: 'The default ref and its commit', params: RepoParamsSchema, response: { 200: DefaultRef, 404: ErrorBodySchema } },
     handler: async (request, reply) =>
       readRepo(deps, request, async ({ head }) => {
-        if (revalidated(request, reply, `${head.repoId}-${head.seq}`)) return reply;
+        // HEAD in the tag: a retarget changes the answer but not the seq.
+        if (revalidated(request, reply, `${head.repoId}-${head.seq}-${shapeTag(head.headRef, request)}`)) return reply;
         const sha = head.refs.get(head.headRef);
         const body: DefaultRef = { head: sha ? { name: head.headRef, sha } : null };
         return body;

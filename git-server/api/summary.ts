@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { RepoApiDependencies } from './dependencies.ts';
+import { shapeTag } from './address.ts';
 import { revalidated } from './http-cache.ts';
 import { readRepo } from './repo-read.ts';
 import { RepoParamsSchema } from './schemas.ts';
@@ -35,8 +36,8 @@ export function summaryRoutes(scope: FastifyInstance, deps: RepoApiDependencies)
           if (ref.startsWith('refs/heads/')) branches++;
           else if (ref.startsWith('refs/tags/')) tags++;
         }
-        // The head's seq and HEAD say everything this answer is made of.
-        if (revalidated(request, reply, `${head.repoId}-${head.seq}`)) return reply;
+        // The head's seq and HEAD say everything this answer is made of (a retarget of HEAD keeps the seq).
+        if (revalidated(request, reply, `${head.repoId}-${head.seq}-${shapeTag(head.headRef, request)}`)) return reply;
         const base = baseUrl(deps, request);
         const [owner = '', repo = ''] = name.split('/');
         const body: RepoSummary = {

@@ -80,7 +80,7 @@ export async function syncBareRepo(options: SyncBareRepoOptions): Promise<void> 
   }
   await replaceIfChanged(dir, 'packed-refs', packedRefs(state.refs));
   await removeLooseRefs(join(dir, 'refs'));
-  await replaceIfChanged(dir, 'HEAD', `ref: ${head.headRef}\n`);
+  await writeHead(dir, head.headRef);
   await removeDeadPacks(dir, placed, new Set(state.packs.map((p) => p.sha256)));
 }
 
@@ -205,6 +205,11 @@ async function placePack(options: SyncBareRepoOptions, pack: LivePack): Promise<
 }
 
 /** Replaces `dir/file` by write + rename, unless it already has `content`. */
+/** Points the copy's HEAD at `headRef` (a retarget moves no ref, so it can come without a new seq). */
+export async function writeHead(dir: string, headRef: string): Promise<void> {
+  await replaceIfChanged(dir, 'HEAD', `ref: ${headRef}\n`);
+}
+
 async function replaceIfChanged(dir: string, file: string, content: string): Promise<void> {
   const path = join(dir, file);
   if ((await readFile(path, 'utf8').catch(() => undefined)) === content) return;

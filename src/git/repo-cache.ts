@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { RepoHead, RepoStore } from '../repo-store/index.ts';
 import { parseRepoPath } from '../repo-store/index.ts';
 import { KeyedMutex } from '../collections/keyed-mutex.ts';
-import { syncBareRepo } from './bare-repo.ts';
+import { syncBareRepo, writeHead } from './bare-repo.ts';
 import { objectReaders } from './read/object-readers.ts';
 
 export interface SyncedRepo {
@@ -23,7 +23,7 @@ export class RepoCache {
   readonly #repos: RepoStore;
   readonly #lock = new KeyedMutex();
   /** What each cached copy was last brought to. */
-  readonly #synced = new Map<string, { readonly repoId: string; readonly seq: number }>();
+  readonly #synced = new Map<string, { readonly repoId: string; readonly seq: number; readonly headRef: string }>();
   /** When each repository was last served from here (ms since the epoch), for eviction. */
   readonly #lastUsed = new Map<string, number>();
   /** Requests using each copy right now (an upload-pack streaming from it, a push indexing against it). */
@@ -54,18 +54,18 @@ export class RepoCache {
     let head = await this.#repos.readHead(repo, options);
     const dir = this.dirOf(repo);
     this.#lastUsed.set(repo, Date.now());
-    if (this.#isAtOrPast(repo, head)) return { dir, head };
+    if (this.#isAtOrPast(repo, head) && !this.#headMoved(repo, head)) return { dir, head };
     return this.#lock.run(repo, async () => {
       // Another request may have brought the copy here, or past here, while this one waited: never move it
       // back (and never pay a second read of the head to find out).
-      if (this.#isAtOrPast(repo, head)) return { dir, head };
+      if (this.#isAtOrPast(repo, head)) return this.#followHead(repo, dir, head);
       const marker = join(dir, INCARNATION_FILE);
       const cachedIncarnation = await readFile(marker, 'utf8').catch(() => undefined);
       if (cachedIncarnation !== undefined && cachedIncarnation !== head.repoId) {
         // The copy is of another incarnation: before replacing it, make sure ours is the current one (a
         // request that read the head before a delete-and-create must not bring the deleted one back).
         head = await this.#repos.readHead(repo, { fresh: true });
-        if (this.#isAtOrPast(repo, head)) return { dir, head };
+        if (this.#isAtOrPast(repo, head)) return this.#followHead(repo, dir, head);
       }
       if (cachedIncarnation !== head.repoId) await rm(dir, { recursive: true, force: true });
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
@@ -74,7 +74,7 @@ export class RepoCache {
         // A reader started in the deleted copy (or while this one was written) must not answer for this one.
         objectReaders.close(dir);
       }
-      this.#synced.set(repo, { repoId: head.repoId, seq: head.seq });
+      this.#synced.set(repo, { repoId: head.repoId, seq: head.seq, headRef: head.headRef });
       // Eviction after a restart picks the least recently used copies by this file's time.
       const now = new Date();
       await utimes(marker, now, now).catch(() => {});
@@ -134,6 +134,21 @@ export class RepoCache {
   /** Runs `task` while no sync of `repo` runs (a push moving its accepted pack into the copy). */
   exclusive<T>(repo: string, task: () => Promise<T>): Promise<T> {
     return this.#lock.run(repo, task);
+  }
+
+  /** Whether HEAD was retargeted at the seq the copy is at (a retarget writes no log entry: the seq stays). */
+  #headMoved(repo: string, head: RepoHead): boolean {
+    const synced = this.#synced.get(repo);
+    return synced !== undefined && synced.seq === head.seq && synced.headRef !== head.headRef;
+  }
+
+  /** The copy is at `head`'s seq or past it: it only has to follow a retarget of HEAD. Runs under the lock. */
+  async #followHead(repo: string, dir: string, head: RepoHead): Promise<SyncedRepo> {
+    if (this.#headMoved(repo, head)) {
+      await writeHead(dir, head.headRef);
+      this.#synced.set(repo, { repoId: head.repoId, seq: head.seq, headRef: head.headRef });
+    }
+    return { dir, head };
   }
 
   /** Whether the copy is of `head`'s incarnation, at its seq or later. */

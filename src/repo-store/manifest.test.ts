@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeCheckpoint, encodeCheckpoint } from './checkpoint.ts';
 import { CorruptObjectError, UnsupportedSchemaError } from './errors.ts';
 import { decodeLogEntry, encodeLogEntry, type LogEntry } from './log-entry.ts';
-import { decodeManifest, encodeManifest, manifestAt, pristineManifest, type Manifest } from './manifest.ts';
+import { amendedManifest, decodeManifest, encodeManifest, firstBranchesHead, manifestAt, pristineManifest, type Manifest } from './manifest.ts';
 
 const A = 'a'.repeat(40);
 const B = 'b'.repeat(40);
@@ -68,6 +68,31 @@ describe('manifest codec', () => {
     const next = manifestAt({ ...manifest, etag: '"x"' } as Manifest, { seq: 8, refs: new Map(), packs: [] }, later);
     expect(next).toEqual({ ...manifest, seq: 8, refs: new Map(), packs: [], updatedAt: later.toISOString() });
     expect('etag' in next).toBe(false);
+  });
+});
+
+describe('HEAD after a write', () => {
+  const pristine = pristineManifest({ repo: 'acme/app', repoId: 'id-1', objectFormat: 'sha1', headRef: 'refs/heads/main', now });
+  const refs = (...names: string[]) => new Map(names.map((n) => [n, A]));
+
+  it('follows the first branches when HEAD’s own is not among them: main, then master, then the first by bytes', () => {
+    expect(firstBranchesHead(pristine, refs('refs/heads/master'))).toBe('refs/heads/master');
+    expect(firstBranchesHead(pristine, refs('refs/heads/zeta', 'refs/heads/master', 'refs/heads/alpha'))).toBe('refs/heads/master');
+    expect(firstBranchesHead(pristine, refs('refs/heads/zeta', 'refs/heads/Beta', 'refs/tags/a'))).toBe('refs/heads/Beta');
+    expect(firstBranchesHead({ ...pristine, headRef: 'refs/heads/trunk' }, refs('refs/heads/master', 'refs/heads/main'))).toBe('refs/heads/main');
+    expect(manifestAt(pristine, { seq: 1, refs: refs('refs/heads/master'), packs: [] }, now).headRef).toBe('refs/heads/master');
+  });
+
+  it('stays when its branch comes, when only tags come, and once the repository has branches', () => {
+    expect(firstBranchesHead(pristine, refs('refs/heads/master', 'refs/heads/main'))).toBe('refs/heads/main');
+    expect(firstBranchesHead(pristine, refs('refs/tags/v1'))).toBe('refs/heads/main');
+    expect(firstBranchesHead({ ...pristine, refs: refs('refs/heads/dev') }, refs('refs/heads/dev', 'refs/heads/master'))).toBe('refs/heads/main');
+  });
+
+  it('is retargeted by an amendment naming a branch, and only a branch', () => {
+    expect(amendedManifest(manifest, { headRef: 'refs/heads/dev' }, now).headRef).toBe('refs/heads/dev');
+    expect(() => amendedManifest(manifest, { headRef: 'refs/tags/v1' }, now)).toThrow(RangeError);
+    expect(() => amendedManifest(manifest, { headRef: 'refs/heads/a..b' }, now)).toThrow(RangeError);
   });
 });
 

@@ -3,7 +3,7 @@
 // conditional GET.
 import { encodeJson, Fields, SCHEMA_VERSION } from './json-fields.ts';
 import { readPackRef } from './log-entry.ts';
-import { isOid, isValidRefName, type ObjectFormat } from './refs.ts';
+import { compareRefNames, isOid, isValidRefName, type ObjectFormat } from './refs.ts';
 import { parseRepoPath } from './repo-path.ts';
 import { seqToString } from './seq.ts';
 import { sortRefs, type LivePack, type RepoState } from './state.ts';
@@ -103,15 +103,40 @@ export function pristineManifest(options: { repo: string; repoId: string; object
 
 /** `base` moved to `state` at `now`: what a writer CASes in. */
 export function manifestAt(base: Manifest, state: RepoState, now: Date): Manifest {
-  const { repo, repoId, objectFormat, headRef, logStart, checkpoint, createdAt } = base;
+  const { repo, repoId, objectFormat, logStart, checkpoint, createdAt } = base;
+  const headRef = firstBranchesHead(base, state.refs);
   return { repo, repoId, objectFormat, headRef, logStart, checkpoint, createdAt, updatedAt: now.toISOString(), seq: state.seq, refs: state.refs, packs: state.packs };
 }
 
-/** What maintenance may change in a manifest; refs and seq belong to the writers. */
+/** The branches HEAD prefers when the first branches of a repository leave its own branch absent, in order. */
+export const FIRST_PUSH_HEADS: readonly string[] = ['refs/heads/main', 'refs/heads/master'];
+
+/**
+ * HEAD after `base` moves to `refs`. As GitHub and Gitea do, the write that gives a repository its first branches
+ * also chooses its default branch when HEAD's own is not among them (a project still on `master`): `main`, else
+ * `master`, else the first branch in git's byte order. Otherwise HEAD stays: later writes never retarget it (that
+ * is `PUT /api/refs`, which writes no log entry). Computed from base and refs alone, so whichever writer commits
+ * an entry (its own, or another's by roll-forward) reaches the same HEAD.
+ */
+export function firstBranchesHead(base: Manifest, refs: ReadonlyMap<string, string>): string {
+  if (refs.has(base.headRef) || hasBranch(base.refs)) return base.headRef;
+  const branches = [...refs.keys()].filter(isBranch);
+  if (branches.length === 0) return base.headRef;
+  return FIRST_PUSH_HEADS.find((name) => refs.has(name)) ?? (branches.sort(compareRefNames)[0] as string);
+}
+
+const isBranch = (name: string) => name.startsWith('refs/heads/');
+const hasBranch = (refs: ReadonlyMap<string, string>) => [...refs.keys()].some(isBranch);
+
+/**
+ * What maintenance may change in a manifest, and HEAD's target (a retarget: no log entry, so no event); refs and
+ * seq belong to the writers.
+ */
 export interface HeadAmendment {
   readonly packs?: readonly LivePack[];
   readonly checkpoint?: CheckpointRef;
   readonly logStart?: number;
+  readonly headRef?: string;
 }
 
 /** `base` with maintenance's `change`; throws `RangeError` for a change that breaks the manifest's rules. */
@@ -121,8 +146,10 @@ export function amendedManifest(base: Manifest, change: HeadAmendment, now: Date
     packs: change.packs ?? base.packs,
     checkpoint: change.checkpoint ?? base.checkpoint,
     logStart: change.logStart ?? base.logStart,
+    headRef: change.headRef ?? base.headRef,
     updatedAt: now.toISOString(),
   };
+  if (change.headRef !== undefined && (!change.headRef.startsWith('refs/heads/') || !isValidRefName(change.headRef))) throw new RangeError('HEAD must name a branch');
   if (next.checkpoint && next.checkpoint.seq > next.seq) throw new RangeError('a checkpoint past the head');
   if (next.logStart < base.logStart || next.logStart > (next.checkpoint?.seq ?? 0) + 1) throw new RangeError('logStart must move forward and stay covered by the checkpoint');
   if (next.packs.some((p) => p.seq > next.seq)) throw new RangeError('a pack published after the head');

@@ -156,8 +156,9 @@ export class RepoStore {
   }
 
   /**
-   * Changes what maintenance owns in the manifest (the live pack set, the checkpoint pointer, `logStart`) by
-   * compare-and-swap, leaving refs and seq as the writers left them. `amend` sees the current head of
+   * Changes what maintenance owns in the manifest (the live pack set, the checkpoint pointer, `logStart`), or
+   * HEAD's target (a retarget: no log entry, no event), by compare-and-swap, leaving refs and seq as the writers
+   * left them. `amend` sees the current head of
    * incarnation `repoId` and answers the change, or `undefined` for none; it runs again after every lost swap
    * (a publish landed in between). Answers the head after the change.
    */

@@ -48,7 +48,8 @@ export const BranchName = Type.String({
 export const RepositorySpec = Type.Object({
   owner: Type.With(RepositoryOwner, identity('owner')),
   name: Type.With(RepositoryName, identity('name')),
-  // Immutable: the repository store has no HEAD retarget yet, so a change could never be carried out.
+  // Immutable: it is the HEAD a repository starts with; afterwards the default branch is repository state, changed
+  // through the repository service (`PUT /{owner}/{repo}/api/refs`), as pushes change branches.
   defaultBranch: Type.Optional(
     Type.With(BranchName, {
       default: 'main',
