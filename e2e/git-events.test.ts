@@ -186,6 +186,54 @@ describe('the events bridge in cw-git', () => {
     await service.stop();
   });
 
+  it('a pristine repository’s first API commit is a branch create event; a HEAD retarget emits nothing', { timeout: 60_000 }, async () => {
+    const service = await startInProcess({ webhook_url: receiver.url, allow_private_targets: true });
+    const repo = `first${randomBytes(3).toString('hex')}/site`;
+    const call = (method: string, path: string, body: unknown, requestId: string) =>
+      fetch(`${service.url}/${repo}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-request-id': requestId },
+        body: JSON.stringify(body),
+      });
+    expect((await fetch(`${service.url}/${repo}`, { method: 'PUT', headers: { authorization: `Bearer ${token}` } })).status).toBe(201);
+    const commit = (branch: string, extra: Record<string, unknown>, requestId: string) =>
+      call(
+        'POST',
+        '/api/commits',
+        { branch, message: `${branch}\n`, committer: { name: 'Ada', email: 'ada@example.com' }, changes: [{ op: 'upsert', path: `${branch}.txt`, content: 'eAo=', mode: '100644' }], ...extra },
+        requestId,
+      );
+
+    const first = await commit('main', {}, 'e2e-first-1');
+    expect(first.status).toBe(201);
+    const { oid } = (await first.json()) as { oid: string };
+    expect(await (await notify(service.url, { repo })).json()).toEqual([{ repo, from_seq: 1, head_seq: 1, emitted: 1 }]);
+    expect(receiver.arrivals.at(-1)?.events).toEqual([
+      {
+        action: 'create',
+        ref_type: 'branch',
+        ref_name: 'refs/heads/main',
+        old: Z,
+        new: oid,
+        pusher: 'ada',
+        correlation_id: 'e2e-first-1',
+        repo,
+        _service: { schema_version: 1, seq: '1', entry_kind: 'ref_update', request_id: 'e2e-first-1' },
+      },
+    ]);
+
+    expect((await commit('dev', { base: 'main' }, 'e2e-first-2')).status).toBe(201);
+    expect(await (await notify(service.url, { repo })).json()).toEqual([{ repo, from_seq: 2, head_seq: 2, emitted: 1 }]);
+    expect(receiver.arrivals.at(-1)?.events[0]).toMatchObject({ action: 'create', ref_name: 'refs/heads/dev', old: Z });
+
+    const posts = receiver.arrivals.length;
+    const retarget = await call('PUT', '/api/refs', { branch: 'dev' }, 'e2e-first-3');
+    expect(retarget.status).toBe(200);
+    expect(await (await notify(service.url, minioNotification(`repos/${repo}/manifest.json`))).json()).toEqual([{ repo, from_seq: 3, head_seq: 2, emitted: 0 }]);
+    expect(receiver.arrivals).toHaveLength(posts);
+    await service.stop();
+  });
+
   it('delivers the batch again after the bridge is killed between the delivery and its cursor write: nothing lost', { timeout: 90_000 }, async () => {
     const repo = `kill${randomBytes(3).toString('hex')}/app`;
     await repos.createRepo(repo);

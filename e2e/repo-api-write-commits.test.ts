@@ -125,6 +125,97 @@ describe('POST /api/commits', () => {
     expect(await head(bed.a, repo)).toBe(first);
   });
 
+  it('writes the first commit of a pristine repository: a clone checks it out with HEAD resolving, no warning', async () => {
+    const repo = await bed.createRepo();
+    const answer = await post(bed.a, repo, commitBody([upsert('README.md', '# first\n')]));
+    expect(answer).toMatchObject({ status: 201, body: { ref: 'refs/heads/main', oid: expect.stringMatching(/^[0-9a-f]{40}$/), seq: 1 } });
+
+    const dir = await bed.git.workdir(`clone-first-${repo.split('/')[1]}`);
+    const cloned = await bed.git.run(['clone', bed.remote(bed.b, repo), dir]);
+    expect(cloned.stderr.toString()).not.toMatch(/warning/i);
+    expect(await bed.git.out(['rev-parse', 'HEAD'], dir)).toBe(answer.body.oid);
+    expect(await bed.git.out(['rev-list', '--count', 'HEAD'], dir)).toBe('1');
+    expect(await bed.git.out(['show', 'HEAD:README.md'], dir)).toBe('# first');
+    await bed.git.run(['fsck', '--strict'], { cwd: dir });
+  });
+
+  it('a pristine repository’s first commit on another branch makes it the default branch', async () => {
+    const repo = await bed.createRepo();
+    const answer = await post(bed.a, repo, commitBody([upsert('a.txt', 'a\n')], { branch: 'trunk' }));
+    expect(answer).toMatchObject({ status: 201, body: { ref: 'refs/heads/trunk' } });
+    const dir = await clone(repo, `clone-trunk-${repo.split('/')[1]}`);
+    expect(await bed.git.out(['symbolic-ref', 'HEAD'], dir)).toBe('refs/heads/trunk');
+    expect(await bed.git.out(['rev-parse', 'HEAD'], dir)).toBe(answer.body.oid);
+  });
+
+  it('creates a branch from base, or with expected_head_oid of zeros; refuses creating one that exists', async () => {
+    const { repo, first } = await seeded();
+    const ZERO = '0'.repeat(40);
+    const fromBase = await post(bed.a, repo, commitBody([upsert('feature.txt', 'f\n')], { branch: 'feature/x', base: 'main' }));
+    expect(fromBase).toMatchObject({ status: 201, body: { ref: 'refs/heads/feature/x' } });
+    const dir = await clone(repo, `clone-base-${repo.split('/')[1]}`);
+    await bed.git.run(['fetch', '-q', 'origin', 'feature/x'], { cwd: dir });
+    expect(await bed.git.out(['rev-parse', 'FETCH_HEAD^'], dir)).toBe(first);
+
+    // zeros and base: the same creation; zeros alone: a root commit (an orphan branch, asked for explicitly).
+    const both = await post(bed.b, repo, commitBody([upsert('b.txt', 'b\n')], { branch: 'b', base: first, expected_head_oid: ZERO }));
+    expect(both.status).toBe(201);
+    const orphan = await post(bed.b, repo, commitBody([upsert('o.txt', 'o\n')], { branch: 'orphan', expected_head_oid: ZERO }));
+    expect(orphan.status).toBe(201);
+    await bed.git.run(['fetch', '-q', 'origin', 'b', 'orphan'], { cwd: dir });
+    expect(await bed.git.out(['rev-parse', `${String(both.body.oid)}^`], dir)).toBe(first);
+    expect(await bed.git.out(['rev-list', '--count', String(orphan.body.oid)], dir)).toBe('1');
+
+    // The branch exists now: creating it again is a stale expectation, with where it is.
+    for (const extra of [{ base: 'main' }, { expected_head_oid: ZERO }]) {
+      expect(await post(bed.a, repo, commitBody([upsert('again.txt', 'x\n')], { branch: 'feature/x', ...extra }))).toMatchObject({
+        status: 409,
+        body: { error: 'ref_mismatch', current_oid: fromBase.body.oid },
+      });
+    }
+    // A branch that does not exist cannot be where a non-zero expectation says; base must name a commit; base
+    // contradicts a non-zero expectation; a branch beside one of its own directory's name conflicts.
+    expect(await post(bed.a, repo, commitBody([upsert('x', 'x')], { branch: 'nope', expected_head_oid: first }))).toMatchObject({ status: 409, body: { error: 'ref_mismatch', current_oid: null } });
+    expect(await post(bed.a, repo, commitBody([upsert('x', 'x')], { branch: 'nope', base: 'no-such-rev' }))).toMatchObject({ status: 404, body: { error: 'revision_not_found' } });
+    expect((await post(bed.a, repo, commitBody([upsert('x', 'x')], { branch: 'nope', base: 'main', expected_head_oid: first }))).status).toBe(400);
+    expect(await post(bed.a, repo, commitBody([upsert('x', 'x')], { branch: 'feature', base: 'main' }))).toMatchObject({ status: 409, body: { error: 'ref_name_conflict' } });
+    expect(await head(bed.a, repo)).toBe(first);
+  });
+
+  it('without expected_head_oid, concurrent commits all land on the latest head however many races they lose', { timeout: 120_000 }, async () => {
+    const { repo, first } = await seeded();
+    const writers = 10;
+    const answers = await Promise.all(
+      Array.from({ length: writers }, (_, i) => post(i % 2 === 0 ? bed.a : bed.b, repo, { ...commitBody([upsert(`forced/${i}.txt`, `${i}\n`)]), message: `forced ${i}\n` })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: writers }, () => 201));
+    const dir = await clone(repo, `clone-forced-${repo.split('/')[1]}`);
+    const history = (await bed.git.out(['rev-list', '--first-parent', `${first}..HEAD`], dir)).split('\n');
+    expect(new Set(history)).toEqual(new Set(answers.map((a) => a.body.oid)));
+    expect((await bed.git.out(['ls-tree', '--name-only', 'HEAD', 'forced/'], dir)).split('\n')).toHaveLength(writers);
+  });
+
+  it('without expected_head_oid, a change another writer made impossible meanwhile answers 409 path_conflict with the path', { timeout: 120_000 }, async () => {
+    const { repo } = await seeded();
+    // Writers deleting one file at once: one wins; one that loses the race finds the file gone on the new head
+    // (409, a conflict with another's write); one that starts after the win finds it gone at once (400, as asked).
+    let conflicts = 0;
+    for (let round = 0; round < 5 && conflicts === 0; round++) {
+      const doomed = `doomed-${round}.txt`;
+      const created = await post(bed.a, repo, commitBody([upsert(doomed, 'x\n')]));
+      expect(created.status).toBe(201);
+      const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 === 0 ? bed.a : bed.b, repo, commitBody([{ op: 'delete', path: doomed }]))));
+      expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+      for (const answer of answers.filter((a) => a.status !== 201)) {
+        if (answer.status === 409) {
+          expect(answer.body).toMatchObject({ error: 'path_conflict', conflicts: [doomed], current_oid: expect.stringMatching(/^[0-9a-f]{40}$/), retryable: false });
+          conflicts++;
+        } else expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_change' } });
+      }
+    }
+    expect(conflicts).toBeGreaterThan(0);
+  });
+
   it('refuses a read-only token with 403', async () => {
     const { repo, first } = await seeded();
     const reader = mintToken({ sub: 'reader', scopes: ['read'] }, bed.setup.tokenSecret);

@@ -1,14 +1,10 @@
 // The 409s of `POST /api/merges`: each a stable code, and the fields a client acts on beside the message.
-import { Type } from 'typebox';
 import { PublicError } from '../../../src/errors.ts';
 import type { ErrorDetails } from '../../errors.ts';
-import { RefConflictBody } from './write-errors.ts';
+import { PathConflictBody } from './write-errors.ts';
 
 /** The 409 body: the error body, plus `conflicts` (merge_conflict) or `current_oid` (ref_mismatch). */
-export const MergeConflictBody = Type.Object({
-  ...RefConflictBody.properties,
-  conflicts: Type.Optional(Type.Array(Type.String(), { description: 'merge_conflict: the paths that conflict, sorted.' })),
-});
+export const MergeConflictBody = PathConflictBody;
 
 /** The trees of base and head conflict; nothing was written. */
 export class MergeConflictError extends PublicError implements ErrorDetails {

@@ -9,6 +9,12 @@ const CurrentOid = Type.Union([Type.String(), Type.Null()], { description: 'ref_
 /** The 409 body of a write: the error body, plus `current_oid` when a ref was not where the request expected. */
 export const RefConflictBody = Type.Object({ ...ErrorBodySchema.properties, current_oid: Type.Optional(CurrentOid) });
 
+/** The 409 body of a write that can conflict by path: the above, plus `conflicts`. */
+export const PathConflictBody = Type.Object({
+  ...RefConflictBody.properties,
+  conflicts: Type.Optional(Type.Array(Type.String(), { description: 'merge_conflict, path_conflict: the paths that conflict, sorted.' })),
+});
+
 /**
  * 409: a ref is not where the request expected it (a stale `expected_old_oid`, `expected_head_oid` or
  * `expected_base_oid`), or a tag to create exists (`tag_exists`). Every write route answers a stale expectation

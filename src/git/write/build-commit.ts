@@ -123,12 +123,20 @@ async function lookUp(git: Git, tree: string, paths: readonly string[]): Promise
   return found;
 }
 
+/** A change that does not fit the parent's tree (a missing file, a file where a directory must be); `path` is where. */
+export class TreeConflictError extends InvalidChangeError {
+  readonly path: string;
+  constructor(path: string, detail: string) {
+    super('invalid_change', detail);
+    this.path = path;
+  }
+}
+
 function checkAgainstParent(changes: readonly FileChange[], existing: ReadonlyMap<string, TreeEntry>): void {
-  const fail = (detail: string) => new InvalidChangeError('invalid_change', detail);
   const requireFile = (path: string, op: string) => {
     const entry = existing.get(path);
-    if (!entry) throw fail(`Cannot ${op} ${JSON.stringify(path)}: no such file in the branch.`);
-    if (entry.type === 'tree') throw fail(`Cannot ${op} ${JSON.stringify(path)}: it is a directory; name its files.`);
+    if (!entry) throw new TreeConflictError(path, `Cannot ${op} ${JSON.stringify(path)}: no such file in the branch.`);
+    if (entry.type === 'tree') throw new TreeConflictError(path, `Cannot ${op} ${JSON.stringify(path)}: it is a directory; name its files.`);
   };
   for (const change of changes) {
     if (change.op === 'delete') requireFile(change.path, 'delete');
@@ -139,11 +147,11 @@ function checkAgainstParent(changes: readonly FileChange[], existing: ReadonlyMa
     for (let i = 1; i < segments.length; i++) {
       const dir = segments.slice(0, i).join('/');
       const entry = existing.get(dir);
-      if (entry && entry.type !== 'tree') throw fail(`Cannot write ${JSON.stringify(target)}: ${JSON.stringify(dir)} is a file in the branch.`);
+      if (entry && entry.type !== 'tree') throw new TreeConflictError(target, `Cannot write ${JSON.stringify(target)}: ${JSON.stringify(dir)} is a file in the branch.`);
     }
     const entry = existing.get(target);
-    if (entry?.type === 'tree') throw fail(`Cannot write ${JSON.stringify(target)}: it is a directory in the branch.`);
-    if (entry && change.op === 'rename') throw fail(`Cannot rename ${JSON.stringify(change.from)} to ${JSON.stringify(target)}: it exists; delete it first.`);
+    if (entry?.type === 'tree') throw new TreeConflictError(target, `Cannot write ${JSON.stringify(target)}: it is a directory in the branch.`);
+    if (entry && change.op === 'rename') throw new TreeConflictError(target, `Cannot rename ${JSON.stringify(change.from)} to ${JSON.stringify(target)}: it exists; delete it first.`);
   }
 }
 
