@@ -109,6 +109,7 @@ interface Container {
 }
 interface PodSpec {
   serviceAccountName: string;
+  terminationGracePeriodSeconds?: number;
   securityContext?: SecurityContext;
   containers: Container[];
   volumes?: { name: string; emptyDir?: { sizeLimit?: string }; configMap?: { name: string }; persistentVolumeClaim?: { claimName: string } }[];
@@ -748,6 +749,17 @@ describe('the Helm chart', () => {
     const loose = podOf(find<Workload>('Deployment', 'cloudwright-api'), releaseNamespace) as KubeObject & { spec: PodSpec };
     loose.spec.containers[0]!.securityContext = { ...loose.spec.containers[0]!.securityContext, allowPrivilegeEscalation: true };
     await expect(dryRunPod(loose)).rejects.toThrow(/violates PodSecurity "restricted/);
+  });
+
+  it("gives cw-git's pods a termination grace covering the spec's whole drain: 30 s of maintenance, drainTimeout, 2 s", async () => {
+    const graceOf = (objects: KubeObject[]) => find<Workload>('Deployment', 'cloudwright-git', objects).spec.template.spec.terminationGracePeriodSeconds;
+    expect(graceOf(complete)).toBe(60);
+    const withGit = { ...releaseValues, 'git.enabled': true, 'database.enabled': false };
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '45s' })))).toBe(85);
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '2m' })))).toBe(160);
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms', 'git.terminationGracePeriodSeconds': 50 })))).toBe(50);
+    const failure = await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms' }).catch((err: unknown) => err);
+    expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
   });
 
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
