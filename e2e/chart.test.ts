@@ -31,6 +31,7 @@ import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPO
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { parseConfig } from '../git-server/config/index.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, person, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
@@ -760,6 +761,32 @@ describe('the Helm chart', () => {
     expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms', 'git.terminationGracePeriodSeconds': 50 })))).toBe(50);
     const failure = await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms' }).catch((err: unknown) => err);
     expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
+  });
+
+  it("passes cw-git's initialize and import sources and its events settings through, parsed by cw-git's own configuration loader", async () => {
+    const gitConfigOf = (objects: KubeObject[]) =>
+      parseConfig(find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!, { SERVICE__AUTH__TOKEN_SECRET: 'x'.repeat(32) }, { source: 'chart', baseDir: stateDir });
+    // The defaults are safe: no initialize, no import, no bucket-wide webhook, no internal receiver.
+    const defaults = gitConfigOf(complete);
+    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [] });
+    expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
+    const tuned = gitConfigOf(
+      parseRender(
+        await helmTemplate(releaseNamespace, {
+          ...releaseValues,
+          'git.enabled': true,
+          'database.enabled': false,
+          'git.initializeSources[0]': 'templates/starter',
+          'git.importSources[0]': 'mirrors/upstream',
+          'git.events.webhookUrl': 'https://hooks.example.com/git',
+          'git.events.sweepInterval': '1m',
+          'git.events.allowPrivateTargets': true,
+          'git.events.deniedTargetRanges[0]': '10.96.0.0/12',
+        }),
+      ),
+    );
+    expect(tuned.api).toMatchObject({ initializeSources: ['templates/starter'], importSources: ['mirrors/upstream'] });
+    expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
   });
 
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
