@@ -765,7 +765,11 @@ describe('the Helm chart', () => {
 
   it("passes cw-git's initialize and import sources and its events settings through, parsed by cw-git's own configuration loader", async () => {
     const gitConfigOf = (objects: KubeObject[]) =>
-      parseConfig(find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!, { SERVICE__AUTH__TOKEN_SECRET: 'x'.repeat(32) }, { source: 'chart', baseDir: stateDir });
+      parseConfig(
+        find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
+        { SERVICE__AUTH__TOKEN_SECRET: 'x'.repeat(32) },
+        { source: 'chart', baseDir: stateDir },
+      );
     // The defaults are safe: no initialize, no import, no bucket-wide webhook, no internal receiver.
     const defaults = gitConfigOf(complete);
     expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [] });
