@@ -133,6 +133,9 @@ export class RuntimeServer {
 
   async start(): Promise<void> {
     const config = this.#config;
+    // Before anything listens: an endpoint on an address the platform shares stops the start.
+    const kube = loadKubeConnection(config.kubeconfig);
+    const databaseEgress = config.databaseUrl ? await this.#databaseEgress(config, config.databaseUrl, kube.server) : undefined;
     this.#status = await startStatusServer({
       port: config.statusPort,
       host: config.statusHost,
@@ -150,8 +153,6 @@ export class RuntimeServer {
     });
     this.#log.info('serving status, probes and metrics', { port: this.#status.port });
 
-    const kube = loadKubeConnection(config.kubeconfig);
-    const databaseEgress = config.databaseUrl ? await this.#databaseEgress(config, config.databaseUrl, kube.server) : undefined;
     const dataDir = config.dataDir ?? (this.#ownDataDir = await mkdtemp(join(tmpdir(), 'cw-runtime-')));
     const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: this.registry });
     const engine = (this.#engine = new RuntimeEngine({
