@@ -1,10 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing running; `integration` (files named *.int.test.ts beside the code, and
-// everything under e2e/) runs against the real local control plane, MinIO and moto, started once per run by
-// e2e/harness/global-setup.ts.
+// `unit` needs nothing running; `integration` (files named *.int.test.ts beside the code, and everything under
+// e2e/) runs against the real local control plane, MinIO and moto, started once per run by
+// e2e/harness/global-setup.ts. Most integration tests wait on processes more than they compute, so files run
+// two at a time; the few that measure one tenant's effect on another's latency run afterwards, alone
+// (`measured`), so their bounds are about the code under test and not about a neighbouring test file.
+const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts'];
+
+const integration = {
+  globalSetup: ['e2e/harness/global-setup.ts'],
+  testTimeout: 60_000,
+  hookTimeout: 180_000,
+};
+
 export default defineConfig({
   test: {
+    maxWorkers: 2,
     reporters: ['default', './e2e/harness/summary-reporter.ts'],
     projects: [
       {
@@ -18,10 +29,17 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['{src,api,git-server,database-server,operator,bin}/**/*.int.test.ts', 'e2e/**/*.test.ts'],
-          exclude: ['**/node_modules/**'],
-          globalSetup: ['e2e/harness/global-setup.ts'],
-          testTimeout: 60_000,
-          hookTimeout: 180_000,
+          exclude: ['**/node_modules/**', ...MEASURED],
+          ...integration,
+        },
+      },
+      {
+        test: {
+          name: 'measured',
+          include: MEASURED,
+          ...integration,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -1,4 +1,4 @@
-// Vitest global setup for the `integration` project: one real control plane, MinIO and moto per test run,
+// Vitest global setup for the integration projects: one real control plane, MinIO and moto per test run,
 // with the CRDs installed and a bucket of the run's own. Tests read what they need with `inject(...)`.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,43 @@ declare module 'vitest' {
   }
 }
 
+/** What the run's environment provides to the tests, and how to stop it. */
+interface Environment {
+  readonly provided: { kubeconfig: string; s3: S3Config; bucket: string; route53Endpoint: string; stateDir: string };
+  teardown(): Promise<void>;
+}
+
+/**
+ * Both integration projects (the one run in parallel and the one measured alone, vitest.config.ts) use this
+ * setup; vitest calls it once per project, in one process, so the environment is kept on `globalThis` and
+ * started once, then stopped by the last project to finish.
+ */
+interface SharedEnvironment {
+  started?: Promise<Environment>;
+  users: number;
+}
+const SHARED = Symbol.for('cloudwright.test-environment');
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const holder = globalThis as { [SHARED]?: SharedEnvironment };
+  const shared = (holder[SHARED] ??= { users: 0 });
+  shared.users++;
+  shared.started ??= startEnvironment();
+  const environment = await shared.started;
+  const { kubeconfig, s3, bucket, route53Endpoint, stateDir } = environment.provided;
+  project.provide('kubeconfig', kubeconfig);
+  project.provide('s3', s3);
+  project.provide('bucket', bucket);
+  project.provide('route53Endpoint', route53Endpoint);
+  project.provide('stateDir', stateDir);
+  return async () => {
+    if (--shared.users > 0) return;
+    shared.started = undefined;
+    await environment.teardown();
+  };
+}
+
+async function startEnvironment(): Promise<Environment> {
   const stateDir = mkdtempSync(join(tmpdir(), 'cw-test-'));
   const stops: (() => Promise<void>)[] = [];
   const teardown = async () => {
@@ -34,14 +70,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       startMoto(stateDir).then((m) => (stops.push(() => m.service.stop()), m)),
     ]);
     await installCrds(cluster.kubeconfig);
-    project.provide('kubeconfig', cluster.kubeconfig);
-    project.provide('s3', minio.s3);
-    project.provide('bucket', await createRunBucket(minio, 'cw-test'));
-    project.provide('route53Endpoint', moto.endpoint);
-    project.provide('stateDir', stateDir);
+    const bucket = await createRunBucket(minio, 'cw-test');
+    return { provided: { kubeconfig: cluster.kubeconfig, s3: minio.s3, bucket, route53Endpoint: moto.endpoint, stateDir }, teardown };
   } catch (err) {
     await teardown();
     throw err;
   }
-  return teardown;
 }
