@@ -838,7 +838,7 @@ describe('the Helm chart', () => {
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', parseRender(yaml)).spec.ingress?.[1]?.from?.[1]).toEqual(prometheus);
   });
 
-  it("lets the runtime's pods, where tenants' code runs, reach the apiserver, cluster DNS and public addresses only", async () => {
+  it("lets the runtime's pods, where tenants' code runs, reach the apiserver, cluster DNS, cw-db's SQL port and public addresses only", async () => {
     const egress = find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.egress ?? [];
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(egress[0]).toEqual({ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port: Number(new URL(apiServerUrl()).port) }] });
@@ -866,6 +866,20 @@ describe('the Helm chart', () => {
       }),
     );
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', closed).spec.egress?.slice(2)).toEqual([{ to: [{ ipBlock: { cidr: '10.0.5.7/32' } }], ports: [{ port: 9000 }] }]);
+    // With cw-db: its pods on the SQL port, the one private destination apps have (the admin port is not
+    // opened), and the runtime told the SQL Service's name, which resolves to its ClusterIP.
+    const withDb = find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', complete).spec.egress ?? [];
+    expect(withDb).toHaveLength(4);
+    expect(withDb[2]).toEqual({
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/component': 'database', 'app.kubernetes.io/part-of': 'cloudwright' } } }],
+      ports: [{ protocol: 'TCP', port: 8080 }],
+    });
+    const runtimeEnv = find<Workload>('Deployment', 'cloudwright-runtime', complete).spec.template.spec.containers[0]?.env ?? [];
+    expect(runtimeEnv.find((e) => e.name === 'CW_RUNTIME_DATABASE_URL')?.value).toBe(`http://cloudwright-db.${releaseNamespace}.svc`);
+    expect(find<Workload>('Deployment', 'cloudwright-runtime').spec.template.spec.containers[0]?.env?.some((e) => e.name === 'CW_RUNTIME_DATABASE_URL')).toBe(false);
+    const sqlService = find<KubeObject & { spec: { ports: { port: number; targetPort: string }[]; clusterIP?: string } }>('Service', 'cloudwright-db', complete);
+    expect(sqlService.spec.ports).toEqual([{ name: 'hrana', port: 80, targetPort: 'hrana' }]);
+    expect(sqlService.spec.clusterIP).toBeUndefined(); // a ClusterIP of its own, not headless (a pod IP has the admin port too)
     // Off: no policy at all.
     const off = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'networkPolicy.enabled': false }));
     expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
