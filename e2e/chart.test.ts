@@ -154,7 +154,7 @@ const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | '
 };
 /** The variable each process reads the port of a named container port from (cw-git's is in its ConfigMap). */
 const PORT_ENV: Record<string, Record<string, string>> = {
-  'cloudwright-api': { http: 'CW_API_PORT' },
+  'cloudwright-api': { http: 'CW_API_PORT', metrics: 'CW_API_METRICS_PORT' },
   'cloudwright-operator': { metrics: 'CW_OPERATOR_PORT' },
   'cloudwright-runtime': { http: 'CW_RUNTIME_PORT', status: 'CW_RUNTIME_STATUS_PORT' },
   'cloudwright-db': { hrana: 'CW_DB_PORT', admin: 'CW_DB_ADMIN_PORT' },

@@ -188,7 +188,6 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     },
   };
   fixture.app = await buildApp({
-    readiness: [],
     deviceSignInRateLimit: options.deviceSignInRateLimit,
     uploadLimits: options.uploadLimits,
     rateLimit: options.rateLimit,

@@ -154,3 +154,11 @@ says otherwise. drainTimeout must then be whole seconds or minutes (20s, 1m), th
 {{- fail (printf "git.drainTimeout %q is not whole seconds or minutes (20s, 1m): set git.terminationGracePeriodSeconds, at least 32 s more than it" $drain) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+cw-api's metrics port. With a default here too: `helm upgrade --reuse-values` from a release made before the
+value existed would otherwise render port 0.
+*/}}
+{{- define "cloudwright.apiMetricsPort" -}}
+{{- .Values.api.metricsPort | default 9090 -}}
+{{- end -}}

@@ -58,8 +58,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: every dependency answers within 2 s (not rate limited)
-         * @description The kube-apiserver, and the object store and runtime engine where configured. 503 names the ones that do not answer.
+         * Readiness: the process can serve (not rate limited); the states of its dependencies, which never make it unready
+         * @description Always 200 once the API listens: a dependency that is down (cw-db, the bucket, the runtime, the apiserver) fails the routes that need it with their own problem details, and must not take every API pod out of its Service. Each dependency is also the gauge `cloudwright_api_dependency_up` on the metrics port.
          */
         get: {
             parameters: {
@@ -79,22 +79,23 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
-                            /** @description The dependencies checked, all reachable. */
-                            checks: string[];
+                            /** @description What the API works with, as its background checks (every 10 s) last found them. */
+                            dependencies: {
+                                /** @description kube-apiserver, object-store, runtime engine or database engine. */
+                                name: string;
+                                /** @description Whether it answered its last check; null until checked once. */
+                                up: boolean | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Since when it has been up, or down.
+                                 */
+                                since?: string;
+                            }[];
                         };
                     };
                 };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
-                503: {
                     headers: {
                         [name: string]: unknown;
                     };
