@@ -1,22 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { connect, type AddressInfo } from 'node:net';
+import { Registry } from 'prom-client';
 import { buildApp, REQUEST_TIMEOUT_MS } from './app.ts';
+import { DependencyMonitor } from './dependencies.ts';
 
 describe('health and problem details', () => {
   let reachable = true;
   let app: FastifyInstance;
+  let monitor: DependencyMonitor;
+  const registry = new Registry();
   beforeAll(async () => {
-    app = await buildApp({
-      readiness: [
+    monitor = new DependencyMonitor(
+      [
         {
-          name: 'kube-apiserver',
+          name: 'database engine',
           check: async () => {
-            if (!reachable) throw new Error('connect ECONNREFUSED 127.0.0.1:6443 (internal detail)');
+            if (!reachable) throw new Error('connect ECONNREFUSED 127.0.0.1:8081 (internal detail)');
           },
         },
       ],
-    });
+      { registry, now: () => new Date('2026-11-28T12:00:00Z') },
+    );
+    app = await buildApp({ dependencies: monitor, metrics: registry });
   });
   afterAll(() => app.close());
 
@@ -31,22 +37,32 @@ describe('health and problem details', () => {
     expect(res.json()).toEqual({ status: 'ok' });
   });
 
-  it('is ready when every dependency answers', async () => {
+  it('is ready whatever its dependencies do, and says which answer: unknown, up, then down without its internals', async () => {
+    const readyz = async () => {
+      const res = await app.inject({ method: 'GET', url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+      return res;
+    };
+    expect((await readyz()).json()).toEqual({ status: 'ok', dependencies: [{ name: 'database engine', up: null }] });
     reachable = true;
-    const res = await app.inject({ method: 'GET', url: '/readyz' });
-    expect(res.statusCode).toBe(200);
+    await monitor.checkAll();
+    expect((await readyz()).json()).toEqual({ status: 'ok', dependencies: [{ name: 'database engine', up: true, since: '2026-11-28T12:00:00.000Z' }] });
+    expect(await registry.getSingleMetricAsString('cloudwright_api_dependency_up')).toContain('cloudwright_api_dependency_up{dependency="database engine"} 1');
+    reachable = false;
+    await monitor.checkAll();
+    const down = await readyz();
+    expect(down.json()).toMatchObject({ dependencies: [{ name: 'database engine', up: false }] });
+    expect(down.body).not.toContain('ECONNREFUSED');
+    expect(await registry.getSingleMetricAsString('cloudwright_api_dependency_up')).toContain('cloudwright_api_dependency_up{dependency="database engine"} 0');
   });
 
-  it('names the unreachable dependency in a 503 problem detail without its internals', async () => {
-    reachable = false;
-    const res = await app.inject({ method: 'GET', url: '/readyz' });
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.headers['retry-after']).toBe('5');
-    const body = res.json();
-    expect(body).toMatchObject({ title: 'Service Unavailable', status: 503 });
-    expect(body.detail).toContain('kube-apiserver');
-    expect(body.detail).not.toContain('ECONNREFUSED');
+  it('counts answered requests by route pattern and status class, never by raw URL', async () => {
+    await app.inject({ method: 'GET', url: '/v1/nothing-here?x=1' });
+    await app.inject({ method: 'GET', url: '/healthz' });
+    const text = await registry.getSingleMetricAsString('cloudwright_api_request_duration_seconds');
+    expect(text).toContain('cloudwright_api_request_duration_seconds_count{method="GET",route="/healthz",status_class="2xx"}');
+    expect(text).toContain('route="unmatched",status_class="4xx"');
+    expect(text).not.toContain('nothing-here');
   });
 
   it('answers an unknown route with a 404 problem detail', async () => {
@@ -60,7 +76,7 @@ describe('health and problem details', () => {
 describe('requests Node refuses before Fastify sees them', () => {
   /** What the server answers to `raw` sent over a fresh connection, up to its closing it. */
   async function exchange(raw: string): Promise<string> {
-    const app = await buildApp({ readiness: [] });
+    const app = await buildApp({});
     await app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.server.address() as AddressInfo;
     try {

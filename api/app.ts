@@ -16,7 +16,10 @@ import { withBufferedLogs } from './plugins/log-destination.ts';
 import { apiHttpServer } from './plugins/http-server.ts';
 import { echoRequestId, requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
-import { healthRoutes, type ReadinessCheck } from './routes/health.ts';
+import { healthRoutes } from './routes/health.ts';
+import type { DependencyReport } from './dependencies.ts';
+import { requestMetrics } from './plugins/request-metrics.ts';
+import type { Registry } from 'prom-client';
 import { projectRoutes } from './routes/projects.ts';
 import { deviceRoutes } from './routes/device.ts';
 import { tokenRoutes } from './routes/tokens.ts';
@@ -42,7 +45,10 @@ import { BadRequestError } from '../src/errors.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
-  readiness: ReadinessCheck[];
+  /** What `/readyz` reports of the API's dependencies (main.ts: a DependencyMonitor); absent: none. */
+  dependencies?: DependencyReport;
+  /** Where request metrics go (main.ts serves it on the metrics port); absent: none kept. */
+  metrics?: Registry;
   platform?: PlatformDependencies;
   now?: () => Date;
   /** Per-caller request rate (and per-address rate of failed authentications); default 50/s with bursts of 200. */
@@ -162,7 +168,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
 
-  healthRoutes(app, deps.readiness);
+  if (deps.metrics) requestMetrics(app, deps.metrics);
+  healthRoutes(app, deps.dependencies);
   if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');
   if (deps.platform) {
     projectRoutes(app, deps.platform.projects, deps.platform.tokens, deps.platform.builds);

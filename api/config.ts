@@ -20,6 +20,10 @@ export interface ApiConfig {
   readonly host: string;
   /** CW_API_PORT (default 8080). */
   readonly port: number;
+  /** CW_API_METRICS_PORT: where `/metrics` is served, on CW_API_HOST; unset: no metrics endpoint. */
+  readonly metricsPort?: number;
+  /** CW_API_DEPENDENCY_CHECK_SECONDS (default 10, at most 300): how often the dependencies `/readyz` reports are checked. */
+  readonly dependencyCheckMs: number;
   /** CW_API_PUBLIC_URL: how users reach the API, for links such as the device verification page. */
   readonly publicUrl: string;
   /** CW_API_SESSION_IDLE_MINUTES (60) and CW_API_SESSION_MAX_HOURS (12): console sessions' idle and absolute expiry. */
@@ -74,6 +78,8 @@ export function apiConfig(env: Env): ApiConfig {
   const kubeconfig = read.optional('KUBECONFIG');
   const host = read.string('CW_API_HOST', '127.0.0.1');
   const port = read.port('CW_API_PORT', 8080);
+  const metricsPort = read.optional('CW_API_METRICS_PORT') === undefined ? undefined : read.port('CW_API_METRICS_PORT', 0);
+  const dependencyCheckMs = read.integer('CW_API_DEPENDENCY_CHECK_SECONDS', 10, { min: 1, max: 300 }) * 1000;
   const publicUrl = read.url('CW_API_PUBLIC_URL') ?? `http://${host}:${port}`;
   const trustProxy = trustProxyFromEnv(read);
   const systemNamespace = read.matching('CW_SYSTEM_NAMESPACE', 'cloudwright-system', isNamespace, 'a Kubernetes namespace name');
@@ -116,6 +122,8 @@ export function apiConfig(env: Env): ApiConfig {
     ...(kubeconfig ? { kubeconfig } : {}),
     host,
     port,
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
+    dependencyCheckMs,
     publicUrl,
     ...(trustProxy !== undefined ? { trustProxy } : {}),
     systemNamespace,

@@ -20,9 +20,12 @@ import { KubeDeviceGrantStore, KubeTokenStore } from '../src/stores/index.ts';
 import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
 import { OpenIdClient } from '../src/auth/openid.ts';
 import type { ApiConfig } from './config.ts';
-import type { ReadinessCheck } from './routes/health.ts';
+import { DependencyMonitor, type DependencyCheck } from './dependencies.ts';
+import { startMetricsServer } from './metrics-server.ts';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { FastifyBaseLogger } from 'fastify';
 import { AppLogSource } from '../src/platform/app-log-source.ts';
-import { runtimeReadiness } from './runtime-readiness.ts';
+import { runtimeDependency } from './runtime-dependency.ts';
 import { UploadSpool } from '../src/platform/upload-spool.ts';
 import { startServer } from './server.ts';
 
@@ -69,14 +72,28 @@ export async function main(config: ApiConfig): Promise<void> {
   await tokens.start(AbortSignal.timeout(60_000));
   await informers.waitForSync(AbortSignal.timeout(60_000));
 
-  await startServer(
+  const metrics = new Registry();
+  collectDefaultMetrics({ register: metrics });
+  const dependencies = new DependencyMonitor(
+    [
+      { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
+      ...(artifacts ? [objectStoreDependency(artifacts)] : []),
+      runtimeDependency(runtimeReplicas),
+      ...(config.dbUrl ? [databaseEngineDependency(config.dbUrl)] : []),
+    ],
     {
-      readiness: [
-        { name: 'kube-apiserver', check: (signal) => pingApiServer(kube, signal) },
-        ...(artifacts ? [objectStoreReadiness(artifacts)] : []),
-        ...runtimeReadiness(runtimeReplicas),
-        ...(config.dbUrl ? [databaseEngineReadiness(config.dbUrl)] : []),
-      ],
+      registry: metrics,
+      intervalMs: config.dependencyCheckMs,
+      onChange: ({ name, up }) => (up ? log?.info({ dependency: name }, 'dependency up again') : log?.warn({ dependency: name }, 'dependency down')),
+    },
+  );
+  let log: FastifyBaseLogger | undefined;
+  if (config.metricsPort !== undefined) await startMetricsServer(metrics, config.metricsPort, config.host);
+
+  const app = await startServer(
+    {
+      dependencies,
+      metrics,
       rateLimit: config.rateLimit,
       uploadLimits: config.uploadLimits,
       logStreamLimits: config.logStreamLimits,
@@ -102,10 +119,13 @@ export async function main(config: ApiConfig): Promise<void> {
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
   );
+  log = app.log;
+  // Its timer is unref'd: it never keeps the process up past the server's shutdown.
+  await dependencies.start();
 }
 
-/** `/readyz` asks cw-db's health endpoint: databases are only useful when the engine answers. */
-function databaseEngineReadiness(dbUrl: string): ReadinessCheck {
+/** cw-db's health endpoint: the database routes need the engine. */
+function databaseEngineDependency(dbUrl: string): DependencyCheck {
   return {
     name: 'database engine',
     check: async (signal) => {
@@ -115,8 +135,8 @@ function databaseEngineReadiness(dbUrl: string): ReadinessCheck {
   };
 }
 
-/** `/readyz` lists one key of the bucket: deploys need it. */
-function objectStoreReadiness(store: ObjectStore): ReadinessCheck {
+/** One key of the bucket listed: deploys need it. */
+function objectStoreDependency(store: ObjectStore): DependencyCheck {
   return {
     name: 'object-store',
     check: (signal) =>

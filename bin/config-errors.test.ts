@@ -47,6 +47,20 @@ describe('a bad variable stops each binary with one line and exit status 2', () 
     expect(code).toBe(2);
   });
 
+  it("stops cw-runtime before it listens when apps' SQL endpoint is on an address the platform shares", async () => {
+    const kubeconfig = join(state, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    );
+    const { code, stderr } = await run(['bin/cw-runtime.ts'], { CW_S3_BUCKET: 'builds', KUBECONFIG: kubeconfig, CW_RUNTIME_DATABASE_URL: 'http://localhost:8090' });
+    expect(stderr).toMatch(
+      /^cw-runtime: CW_RUNTIME_DATABASE_URL: localhost resolves to .*(127\.0\.0\.1|::1).*, where other parts of the platform listen too, so apps could reach them; give cw-db's SQL listener an address of its own/,
+    );
+    expect(stderr.split('\n')).toHaveLength(2);
+    expect(code).toBe(2);
+  });
+
   it('never shows a secret', async () => {
     const { code, stderr } = await run(['bin/cw-api.ts'], { CW_S3_BUCKET: 'builds', CW_S3_SECRET_ACCESS_KEY: 'hunter2-secret' });
     expect(stderr).toBe('cw-api: CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)\n');

@@ -368,53 +368,66 @@ describe('the chart on a real node', () => {
     },
   );
 
-  it("refuses an app's fetch of the platform by its in-cluster names and addresses, even where the runtime's own egress is allowed", { timeout: 120_000 }, async () => {
-    expect((await callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'egress' })).status).toBe(201);
-    const deploy = await callApi('POST', `/v1/projects/${member.project}/apps/egress/deployments`, packWorker(EGRESS_PROBE_WORKER));
-    expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
-    const runtimeService = await serviceUrl('cloudwright-runtime');
-    const host = `egress.${member.project}.${BASE_DOMAIN}`;
-    await eventually(
-      'the probe app answers',
-      () => get(runtimeService, host),
-      (r) => r.body === 'probe ok',
-      60_000,
-    );
-    const [runtime] = await pods('app.kubernetes.io/component=runtime');
-    const minioPort = new URL(minio.endpoint).port;
-    // CoreDNS answers <a-b-c-d>.<namespace>.pod.cluster.local with that address: a name for any address.
-    const podName = (address: string) => `${address.replaceAll('.', '-')}.default.pod.cluster.local`;
-    const runtimeIp = runtime?.status.podIP ?? '';
-    const urls = [
-      'https://kubernetes.default.svc/version',
-      'https://10.96.0.1/version',
-      `http://cloudwright-db-admin.${NAMESPACE}.svc/healthz`,
-      `${await serviceUrl('cloudwright-db-admin')}/healthz`,
-      `http://${podName(node!.address)}:${minioPort}/minio/health/live`,
-      `${minio.endpoint}/minio/health/live`,
-      `http://${podName(runtimeIp)}:8081/apps`,
-      `http://${runtimeIp}:8081/apps`,
-      `http://${podName('169.254.169.254')}/latest/meta-data/`,
-      'http://169.254.169.254/latest/meta-data/',
-    ];
-    const references = new Map<string, string>();
-    for (const url of urls) {
-      const res = await get(`${runtimeService}/?url=${encodeURIComponent(url)}`, host);
-      const answer = JSON.parse(res.body) as ProbeAnswer;
-      expect([url, answer.reached], res.body).toEqual([url, false]);
-      references.set(url, errorReference(answer) ?? '');
-    }
-    // The reasons, from the logs of whichever replica served each probe.
-    const reasons = await eventually(
-      "workerd's reasons in the runtime replicas' logs",
-      async () => {
-        const logs = await theNode().kubectl('logs', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=runtime', '--tail=-1', '--max-log-requests=10');
-        return [...references].map(([url, reference]) => [url, refusalReason(logs, reference)] as const);
-      },
-      (found) => found.every(([, reason]) => reason !== undefined),
-    );
-    for (const [url, reason] of reasons) expect(reason, url).toMatch(/^connecting to .* is not allowed$/);
-  });
+  it(
+    "refuses an app's fetch of the platform by its in-cluster names and addresses, even where the runtime's own egress is allowed; cw-db's SQL Service alone is reached",
+    { timeout: 120_000 },
+    async () => {
+      expect((await callApi('POST', `/v1/projects/${member.project}/apps`, { name: 'egress' })).status).toBe(201);
+      const deploy = await callApi('POST', `/v1/projects/${member.project}/apps/egress/deployments`, packWorker(EGRESS_PROBE_WORKER));
+      expect(deploy.status, JSON.stringify(deploy.body)).toBe(200);
+      const runtimeService = await serviceUrl('cloudwright-runtime');
+      const host = `egress.${member.project}.${BASE_DOMAIN}`;
+      await eventually(
+        'the probe app answers',
+        () => get(runtimeService, host),
+        (r) => r.body === 'probe ok',
+        60_000,
+      );
+      const [runtime] = await pods('app.kubernetes.io/component=runtime');
+      const minioPort = new URL(minio.endpoint).port;
+      // CoreDNS answers <a-b-c-d>.<namespace>.pod.cluster.local with that address: a name for any address.
+      const podName = (address: string) => `${address.replaceAll('.', '-')}.default.pod.cluster.local`;
+      const runtimeIp = runtime?.status.podIP ?? '';
+      // cw-db's pod itself, SQL port included: only its SQL Service's ClusterIP is allowed (the pod has the admin port).
+      const [database] = await pods('app.kubernetes.io/component=database');
+      const urls = [
+        `http://${database?.status.podIP ?? ''}:8080/health`,
+        'https://kubernetes.default.svc/version',
+        'https://10.96.0.1/version',
+        `http://cloudwright-db-admin.${NAMESPACE}.svc/healthz`,
+        `${await serviceUrl('cloudwright-db-admin')}/healthz`,
+        `http://${podName(node!.address)}:${minioPort}/minio/health/live`,
+        `${minio.endpoint}/minio/health/live`,
+        `http://${podName(runtimeIp)}:8081/apps`,
+        `http://${runtimeIp}:8081/apps`,
+        `http://${podName('169.254.169.254')}/latest/meta-data/`,
+        'http://169.254.169.254/latest/meta-data/',
+      ];
+      const references = new Map<string, string>();
+      for (const url of urls) {
+        const res = await get(`${runtimeService}/?url=${encodeURIComponent(url)}`, host);
+        const answer = JSON.parse(res.body) as ProbeAnswer;
+        expect([url, answer.reached], res.body).toEqual([url, false]);
+        references.set(url, errorReference(answer) ?? '');
+      }
+      // The reasons, from the logs of whichever replica served each probe.
+      const reasons = await eventually(
+        "workerd's reasons in the runtime replicas' logs",
+        async () => {
+          const logs = await theNode().kubectl('logs', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=runtime', '--tail=-1', '--max-log-requests=10');
+          return [...references].map(([url, reference]) => [url, refusalReason(logs, reference)] as const);
+        },
+        (found) => found.every(([, reason]) => reason !== undefined),
+      );
+      for (const [url, reason] of reasons) expect(reason, url).toMatch(/^connecting to .* is not allowed$/);
+      // The one private destination apps have: cw-db's SQL Service (CW_RUNTIME_DATABASE_URL), through workerd's
+      // filter and the runtime's NetworkPolicy, by name and by its ClusterIP.
+      for (const url of [`http://cloudwright-db.${NAMESPACE}.svc/health`, `${await serviceUrl('cloudwright-db')}/health`]) {
+        const res = await get(`${runtimeService}/?url=${encodeURIComponent(url)}`, host);
+        expect([url, JSON.parse(res.body)], res.body).toEqual([url, { reached: true, status: 200 }]);
+      }
+    },
+  );
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {
     const runtime = await serviceUrl('cloudwright-runtime');

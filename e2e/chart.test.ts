@@ -31,6 +31,7 @@ import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPO
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../src/workerd/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { parseConfig } from '../git-server/config/index.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { mayDo, person, serviceAccount } from './harness/access-review.ts';
 import { createTestNamespace } from './harness/namespace.ts';
@@ -109,6 +110,7 @@ interface Container {
 }
 interface PodSpec {
   serviceAccountName: string;
+  terminationGracePeriodSeconds?: number;
   securityContext?: SecurityContext;
   containers: Container[];
   volumes?: { name: string; emptyDir?: { sizeLimit?: string }; configMap?: { name: string }; persistentVolumeClaim?: { claimName: string } }[];
@@ -152,7 +154,7 @@ const PROBES: Record<string, Partial<Record<'startupProbe' | 'livenessProbe' | '
 };
 /** The variable each process reads the port of a named container port from (cw-git's is in its ConfigMap). */
 const PORT_ENV: Record<string, Record<string, string>> = {
-  'cloudwright-api': { http: 'CW_API_PORT' },
+  'cloudwright-api': { http: 'CW_API_PORT', metrics: 'CW_API_METRICS_PORT' },
   'cloudwright-operator': { metrics: 'CW_OPERATOR_PORT' },
   'cloudwright-runtime': { http: 'CW_RUNTIME_PORT', status: 'CW_RUNTIME_STATUS_PORT' },
   'cloudwright-db': { hrana: 'CW_DB_PORT', admin: 'CW_DB_ADMIN_PORT' },
@@ -750,6 +752,47 @@ describe('the Helm chart', () => {
     await expect(dryRunPod(loose)).rejects.toThrow(/violates PodSecurity "restricted/);
   });
 
+  it("gives cw-git's pods a termination grace covering the spec's whole drain: 30 s of maintenance, drainTimeout, 2 s", async () => {
+    const graceOf = (objects: KubeObject[]) => find<Workload>('Deployment', 'cloudwright-git', objects).spec.template.spec.terminationGracePeriodSeconds;
+    expect(graceOf(complete)).toBe(60);
+    const withGit = { ...releaseValues, 'git.enabled': true, 'database.enabled': false };
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '45s' })))).toBe(85);
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '2m' })))).toBe(160);
+    expect(graceOf(parseRender(await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms', 'git.terminationGracePeriodSeconds': 50 })))).toBe(50);
+    const failure = await helmTemplate(releaseNamespace, { ...withGit, 'git.drainTimeout': '1500ms' }).catch((err: unknown) => err);
+    expect(String((failure as { stderr?: string }).stderr)).toContain('git.drainTimeout "1500ms" is not whole seconds or minutes');
+  });
+
+  it("passes cw-git's initialize and import sources and its events settings through, parsed by cw-git's own configuration loader", async () => {
+    const gitConfigOf = (objects: KubeObject[]) =>
+      parseConfig(
+        find<KubeObject & { data: Record<string, string> }>('ConfigMap', 'cloudwright-git', objects).data['cw-git.yaml']!,
+        { SERVICE__AUTH__TOKEN_SECRET: 'x'.repeat(32) },
+        { source: 'chart', baseDir: stateDir },
+      );
+    // The defaults are safe: no initialize, no import, no bucket-wide webhook, no internal receiver.
+    const defaults = gitConfigOf(complete);
+    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [] });
+    expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
+    const tuned = gitConfigOf(
+      parseRender(
+        await helmTemplate(releaseNamespace, {
+          ...releaseValues,
+          'git.enabled': true,
+          'database.enabled': false,
+          'git.initializeSources[0]': 'templates/starter',
+          'git.importSources[0]': 'mirrors/upstream',
+          'git.events.webhookUrl': 'https://hooks.example.com/git',
+          'git.events.sweepInterval': '1m',
+          'git.events.allowPrivateTargets': true,
+          'git.events.deniedTargetRanges[0]': '10.96.0.0/12',
+        }),
+      ),
+    );
+    expect(tuned.api).toMatchObject({ initializeSources: ['templates/starter'], importSources: ['mirrors/upstream'] });
+    expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
+  });
+
   it('keeps one API and one runtime pod at most out at a time in voluntary disruptions, a one-replica install still drainable', async () => {
     for (const component of ['api', 'runtime']) {
       const budget = find<DisruptionBudget>('PodDisruptionBudget', `cloudwright-${component}`);
@@ -795,7 +838,7 @@ describe('the Helm chart', () => {
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', parseRender(yaml)).spec.ingress?.[1]?.from?.[1]).toEqual(prometheus);
   });
 
-  it("lets the runtime's pods, where tenants' code runs, reach the apiserver, cluster DNS and public addresses only", async () => {
+  it("lets the runtime's pods, where tenants' code runs, reach the apiserver, cluster DNS, cw-db's SQL port and public addresses only", async () => {
     const egress = find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.egress ?? [];
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime').spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(egress[0]).toEqual({ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port: Number(new URL(apiServerUrl()).port) }] });
@@ -823,6 +866,20 @@ describe('the Helm chart', () => {
       }),
     );
     expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', closed).spec.egress?.slice(2)).toEqual([{ to: [{ ipBlock: { cidr: '10.0.5.7/32' } }], ports: [{ port: 9000 }] }]);
+    // With cw-db: its pods on the SQL port, the one private destination apps have (the admin port is not
+    // opened), and the runtime told the SQL Service's name, which resolves to its ClusterIP.
+    const withDb = find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', complete).spec.egress ?? [];
+    expect(withDb).toHaveLength(4);
+    expect(withDb[2]).toEqual({
+      to: [{ podSelector: { matchLabels: { 'app.kubernetes.io/component': 'database', 'app.kubernetes.io/part-of': 'cloudwright' } } }],
+      ports: [{ protocol: 'TCP', port: 8080 }],
+    });
+    const runtimeEnv = find<Workload>('Deployment', 'cloudwright-runtime', complete).spec.template.spec.containers[0]?.env ?? [];
+    expect(runtimeEnv.find((e) => e.name === 'CW_RUNTIME_DATABASE_URL')?.value).toBe(`http://cloudwright-db.${releaseNamespace}.svc`);
+    expect(find<Workload>('Deployment', 'cloudwright-runtime').spec.template.spec.containers[0]?.env?.some((e) => e.name === 'CW_RUNTIME_DATABASE_URL')).toBe(false);
+    const sqlService = find<KubeObject & { spec: { ports: { port: number; targetPort: string }[]; clusterIP?: string } }>('Service', 'cloudwright-db', complete);
+    expect(sqlService.spec.ports).toEqual([{ name: 'hrana', port: 80, targetPort: 'hrana' }]);
+    expect(sqlService.spec.clusterIP).toBeUndefined(); // a ClusterIP of its own, not headless (a pod IP has the admin port too)
     // Off: no policy at all.
     const off = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'networkPolicy.enabled': false }));
     expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);

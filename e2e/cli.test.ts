@@ -15,6 +15,7 @@ import { cw, cwJson, type CwUser, expectOneLineError, newCwUser, startCw } from 
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
 import { freePort, type Service } from './harness/process.ts';
+import { startRoute53Proxy, type Route53Proxy } from './harness/route53-proxy.ts';
 import { BASE_DOMAIN, s3Env, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 const kubeconfig = inject('kubeconfig');
@@ -22,6 +23,8 @@ const running: Service[] = [];
 let api: ApiServer | undefined;
 let db: DatabaseServer | undefined;
 let parent: ParentZoneServer | undefined;
+/** Between the platform and moto's Route 53: holds zone creations when a test asks. */
+let route53: Route53Proxy | undefined;
 let runtime: Runtime;
 let member: MemberAccount;
 /** A script's `cw`: the member's token in CW_TOKEN, the project in CW_PROJECT. */
@@ -32,13 +35,14 @@ beforeAll(async () => {
   // The operator below watches the project's namespace only, so its Project controller does not run.
   await createProjectNamespace(kubeconfig, member.project);
   parent = await startParentZoneServer({ suffix: 'test' });
+  route53 = await startRoute53Proxy(inject('route53Endpoint'));
   db = await startDatabaseServer({ name: 'cw-db-cli' });
   const dns = { CW_DNS_PARENT_SERVER: parent.address, CW_DNS_RESOLVER: parent.address, CW_DNS_TIMEOUT_MS: '2000', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, CW_RUNTIME_DNS_IPV4: '127.0.0.1' };
   const started = await Promise.all([
     startRuntime('cw-runtime-cli', member.project, running),
     // POD_NAMESPACE: the runtime replica reports in the project's namespace here, where the API reads app logs.
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns, CW_DB_URL: db.url, POD_NAMESPACE: member.project } }),
-    startOperator(member.project, running, { ...dnsTestEnv(), ...dns, ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(route53.endpoint), ...dns, CW_DB_URL: db.url, POD_NAMESPACE: member.project } }),
+    startOperator(member.project, running, { ...dnsTestEnv(route53.endpoint), ...dns, ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
   ]);
   [runtime, api] = started;
   script = newCwUser(api.url, { CW_TOKEN: member.token, CW_PROJECT: member.project });
@@ -47,6 +51,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
   await parent?.stop();
+  await route53?.stop();
 });
 
 function apiUrl(): string {
@@ -367,9 +372,38 @@ describe('domains, records and host names', () => {
     expect(hostnames.domains).toEqual([expect.objectContaining({ domain: host, status: 'active' })]);
     await expect.poll(() => served(host)).toBe('200 shop');
 
+    const detached = await cw(script, ['hostnames', 'rm', host, '--app', 'shop', '--yes']);
+    expect(detached.code, detached.stderr).toBe(0);
+    expect(detached.stdout).toContain(`Detached ${host} from shop`);
+    const left = await cwJson<{ domains: unknown[] }>(script, ['hostnames', 'ls', '--app', 'shop'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}/domains' });
+    expect(left.domains).toEqual([]);
+    await expect.poll(() => served(host), { timeout: 10_000 }).not.toBe('200 shop');
+    expectOneLineError(await cw(script, ['hostnames', 'rm', host, '--app', 'shop', '--yes']), 1, /is not attached to app shop/);
+
     expect((await cw(script, ['apps', 'rm', 'shop', '--yes'])).code).toBe(0);
     const gone = await cwJson<{ domain: { status: string } }>(script, ['domains', 'rm', domain, '--yes'], { method: 'DELETE', path: '/v1/projects/{projectId}/domains/{domain}' });
     expect(gone.domain.status).toBe('deleted');
+  });
+});
+
+describe('a platform slower than the API waits', () => {
+  it("`domains add` waits on for the nameservers when the zone is not created within the API's bound (202), and says so", { timeout: 120_000 }, async () => {
+    const domain = `slow-${randomBytes(3).toString('hex')}.test`;
+    if (!route53) throw new Error('no Route 53 proxy');
+    route53.holdZoneCreates = true;
+    const add = startCw(script, ['domains', 'add', domain]);
+    try {
+      await add.waitFor(/still being created: waiting for its nameservers/, 30_000);
+    } finally {
+      route53.releaseHeld();
+    }
+    const done = await add.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`Added ${domain}`);
+    const { domain: shown } = await cwJson<{ domain: { nameservers: string[] } }>(script, ['domains', 'get', domain], { method: 'GET', path: '/v1/projects/{projectId}/domains/{domain}' });
+    expect(shown.nameservers.length).toBeGreaterThan(0);
+    for (const ns of shown.nameservers) expect(done.stdout).toContain(ns);
+    expect((await cw(script, ['domains', 'rm', domain, '--yes'])).code).toBe(0);
   });
 });
 

@@ -97,6 +97,9 @@ describe('the console’s domains and databases', () => {
       })
       .toBe(true);
     await checkConsolePage(page, 'app-hostnames');
+    // Detached, once the confirmation is accepted: its row goes.
+    await page.getByRole('button', { name: `Detach www.${domain}` }).click();
+    await expect.poll(async () => page.getByRole('cell', { name: `www.${domain}`, exact: true }).count(), { timeout: 15_000 }).toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,12 +1,13 @@
 // A database linked to an app, end to end: a real cw-api, cw-operator, cw-runtime and cw-db on the run's control
 // plane. The app's variable is linked through the API, the runtime binds the Database's app token to `env`, and
-// that token works with the official @libsql/client; no API answer and no custom resource holds the token;
-// deleting the app-token Secret rotates it, the app gets the new one without a redeploy, and cw-db refuses the
-// old one. Hostile probes: the API refuses another project's database, and a RuntimeApp manifest naming a
-// database its namespace does not have is not resolved (condition DatabaseNotFound), even when another
-// namespace has a ready Database of that name. workerd's network filter refuses loopback addresses (the local
-// cw-db's), so the app answers its token and this test runs the SQL with it, as the app would in a cluster
-// through cw-db's public URL.
+// the app itself runs SQL with it at the database's URL (Hrana over HTTP, `POST <url>/v2/pipeline`, as
+// @libsql/client sends it): cw-db's SQL listener has a loopback address of its own, the one private address the
+// runtime lets apps reach. No API answer and no custom resource holds the token; deleting the app-token Secret
+// rotates it, the app gets the new one without a redeploy, and cw-db refuses the old one (tried with the official
+// @libsql/client). Hostile probes: the API refuses another project's database, and a RuntimeApp manifest naming
+// a database its namespace does not have is not resolved (condition DatabaseNotFound), even when another
+// namespace has a ready Database of that name.
+import { createHash } from 'node:crypto';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
@@ -34,12 +35,13 @@ beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'dbenv');
   // The operator below watches the project's namespace only, so its Project controller does not run.
   await createProjectNamespace(kubeconfig, member.project);
-  db = await startDatabaseServer({ name: 'cw-db-env' });
+  const database = (db = await startDatabaseServer({ name: 'cw-db-env' }));
   [api, runtime] = await Promise.all([
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_DB_URL: db.url, CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, POD_NAMESPACE: member.project } }),
-    startRuntime('cw-runtime-dbenv', member.project, running),
+    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_DB_URL: database.url, CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, POD_NAMESPACE: member.project } }),
+    // The runtime lets apps reach cw-db's SQL endpoint (and nothing else private).
+    startRuntime('cw-runtime-dbenv', member.project, running, { CW_RUNTIME_DATABASE_URL: database.url }),
     // Usage (and so the Secret's GET) every second: a rotation is noticed within about a second.
-    startOperator(member.project, running, { ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+    startOperator(member.project, running, { ...database.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
   ]);
 }, 120_000);
 
@@ -65,10 +67,52 @@ async function ok<T>(status: number, method: string, path: string, body?: unknow
   return res;
 }
 
-/** What the app answers: its `env.DB_TOKEN` (the token it was given), or `none`. */
-const TOKEN_WORKER = packWorker("export default { fetch(request, env) { return new Response(env.DB_TOKEN ?? 'none'); } };\n");
+/**
+ * The app: `?sql=…` runs the statement at `env.DB_URL` with `env.DB_TOKEN` and answers cw-db's Hrana answer with
+ * its status; without `sql`, the SHA-256 of its token (so the test tells which token it has without the app
+ * showing it), or `none`.
+ */
+const SQL_WORKER = packWorker(`export default {
+  async fetch(request, env) {
+    const sql = new URL(request.url).searchParams.get('sql');
+    if (sql === null) {
+      if (!env.DB_TOKEN) return new Response('none');
+      const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(env.DB_TOKEN));
+      return new Response([...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join(''));
+    }
+    const res = await fetch(new URL('v2/pipeline', env.DB_URL), {
+      method: 'POST',
+      headers: { authorization: 'Bearer ' + env.DB_TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify({ baton: null, requests: [{ type: 'execute', stmt: { sql } }, { type: 'close' }] }),
+    });
+    return new Response(await res.text(), { status: res.status });
+  },
+};
+`);
 
-const appToken = async (app: string) => (await send(runtime.port, `${app}.${member.project}.${BASE_DOMAIN}`)).body;
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const hostOf = (app: string) => `${app}.${member.project}.${BASE_DOMAIN}`;
+/** The digest of the token the app has, or `none`. */
+const appTokenDigest = async (app: string) => (await send(runtime.port, hostOf(app))).body;
+
+interface PipelineAnswer {
+  results: ({ type: 'ok'; response: { type: string; result?: { rows: { type: string; value?: string }[][] } } } | { type: 'error'; error: { message: string } })[];
+}
+
+/** Runs `sql` from inside the app; answers the rows' values (as Hrana gives them: text), or throws with the app's answer. */
+async function appQuery(app: string, sql: string): Promise<(string | undefined)[][]> {
+  const res = await send(runtime.port, hostOf(app), `/?sql=${encodeURIComponent(sql)}`);
+  if (res.status !== 200) throw new Error(`the app answered ${res.status}: ${res.body}`);
+  const first = (JSON.parse(res.body) as PipelineAnswer).results[0];
+  if (first?.type !== 'ok') throw new Error(`cw-db refused the app's statement: ${res.body}`);
+  return (first.response.result?.rows ?? []).map((row) => row.map((cell) => cell.value));
+}
+
+/** The app tokens the Database controller minted, as the runtime reads them (the test is an administrator). */
+async function appTokens(): Promise<{ full: string }> {
+  const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, 'orders-app-tokens');
+  return { full: Buffer.from(secret?.data?.FULL_TOKEN ?? '', 'base64').toString('utf8') };
+}
 
 function connect(url: string, authToken: string): Client {
   const client = createClient({ url, authToken });
@@ -77,29 +121,33 @@ function connect(url: string, authToken: string): Client {
 }
 
 describe('a database linked to an app', { timeout: 120_000 }, () => {
-  it("binds the database's app token to env, shows it nowhere, and rotates it when its Secret is deleted", async () => {
+  it("binds the database's app token to env, the app runs SQL with it, nothing shows it, and its Secret's deletion rotates it", async () => {
     const { body: created } = await ok<{ database_url: string; status: string }>(201, 'POST', '/databases', { name: 'orders' });
     expect(created.status).toBe('ready');
+    // The URL users are given is the endpoint apps may reach.
+    expect(created.database_url.startsWith(`${db?.url ?? ''}/`)).toBe(true);
     await ok(201, 'POST', '/apps', { name: 'shop' });
     const { body: linked } = await ok<{ variable: object }>(200, 'PUT', '/apps/shop/environment/DB_TOKEN', { database: 'orders', access: 'full' });
     expect(linked.variable).toStrictEqual({ key: 'DB_TOKEN', database: 'orders', access: 'full', secret: true });
-    await ok(200, 'POST', '/apps/shop/deployments', TOKEN_WORKER, 'application/octet-stream');
+    await ok(200, 'PUT', '/apps/shop/environment/DB_URL', { value: created.database_url });
+    await ok(200, 'POST', '/apps/shop/deployments', SQL_WORKER, 'application/octet-stream');
 
-    const token = await eventually(
-      'the app has its token',
-      () => appToken('shop'),
-      (t) => t.startsWith('cwdb_'),
+    const { full: token } = await appTokens();
+    expect(token).toMatch(/^cwdb_/);
+    await eventually(
+      'the app has the full token',
+      () => appTokenDigest('shop'),
+      (digest) => digest === sha256(token),
       60_000,
     );
-    // The full token reads and writes, with the official client, at the database's URL.
-    const client = connect(created.database_url, token);
-    await client.execute('CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT)');
-    await client.execute({ sql: 'INSERT INTO orders (item) VALUES (?)', args: ['tea'] });
-    expect((await client.execute('SELECT item FROM orders')).rows.map((r) => r.item)).toEqual(['tea']);
+    // The app itself writes and reads its database, through the runtime's network filter.
+    await appQuery('shop', 'CREATE TABLE orders (id INTEGER PRIMARY KEY, item TEXT)');
+    await appQuery('shop', "INSERT INTO orders (item) VALUES ('tea')");
+    expect(await appQuery('shop', 'SELECT item FROM orders')).toEqual([['tea']]);
 
     // Nowhere in what the API answers, nor in the objects a tenant with kubectl reads.
     const { text: shown, body: environment } = await ok<object>(200, 'GET', '/apps/shop/environment');
-    expect(environment).toStrictEqual({ environment: { DB_TOKEN: { database: 'orders', access: 'full', secret: true } } });
+    expect(environment).toStrictEqual({ environment: { DB_TOKEN: { database: 'orders', access: 'full', secret: true }, DB_URL: { value: created.database_url, secret: false } } });
     expect(shown).not.toContain(token);
     for (const path of ['/apps/shop', '/databases/orders', '/databases']) expect((await ok(200, 'GET', path)).text, path).not.toContain(token);
     const app = await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'shop');
@@ -112,13 +160,19 @@ describe('a database linked to an app', { timeout: 120_000 }, () => {
     const generation = database?.status?.appTokenGeneration;
     await objectClient<KubeObject>(conn, SECRETS).delete(member.project, 'orders-app-tokens');
     const rotated = await eventually(
-      'the app has a new token',
-      () => appToken('shop'),
-      (t) => t.startsWith('cwdb_') && t !== token,
+      'new app tokens',
+      () => appTokens(),
+      (t) => t.full.startsWith('cwdb_') && t.full !== token,
+      30_000,
+    );
+    await eventually(
+      'the app has the new token',
+      () => appTokenDigest('shop'),
+      (digest) => digest === sha256(rotated.full),
       30_000,
     );
     expect((await objectClient<Database>(conn, DATABASES).get(member.project, 'orders'))?.status?.appTokenGeneration).not.toBe(generation);
-    expect((await connect(created.database_url, rotated).execute('SELECT item FROM orders')).rows.map((r) => r.item)).toEqual(['tea']);
+    expect(await appQuery('shop', 'SELECT item FROM orders')).toEqual([['tea']]);
     await expect(connect(created.database_url, token).execute('SELECT 1')).rejects.toThrow();
   });
 
@@ -137,10 +191,10 @@ describe('a database linked to an app', { timeout: 120_000 }, () => {
     const refused = await call<{ status: number; detail: string }>('PUT', '/apps/probe/environment/DB_TOKEN', { database: 'theirs' });
     expect(refused.status).toBe(404);
     expect(refused.body.detail).toMatch(/no database theirs/i);
-    await ok(200, 'POST', '/apps/probe/deployments', TOKEN_WORKER, 'application/octet-stream');
+    await ok(200, 'POST', '/apps/probe/deployments', SQL_WORKER, 'application/octet-stream');
     await eventually(
       'the probe app is served',
-      () => appToken('probe'),
+      () => appTokenDigest('probe'),
       (t) => t === 'none',
       60_000,
     );
@@ -156,6 +210,6 @@ describe('a database linked to an app', { timeout: 120_000 }, () => {
     );
     expect(reported?.status?.conditions?.find((c) => c.type === 'Deployed')?.message).toMatch(/DB_TOKEN names Database theirs, which does not exist in the app's namespace/);
     // It keeps serving what it served, without any token.
-    expect(await appToken('probe')).toBe('none');
+    expect(await appTokenDigest('probe')).toBe('none');
   });
 });

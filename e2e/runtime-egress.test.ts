@@ -2,10 +2,13 @@
 // MinIO, a cw-db), an app fetches the Kubernetes API, cw-db's admin port, MinIO, the runtime's own status port
 // and the cloud metadata address, by IP (also spelled as 0.0.0.0, IPv4-mapped IPv6, short and decimal forms)
 // and by name; every fetch is refused by workerd's network filter (its log says "is not allowed"), while each
-// target is up: this test's own process reaches every one of them. In a cluster the chart's NetworkPolicy
-// stands behind the filter (e2e/chart-node.test.ts probes the in-cluster names there).
+// target is up: this test's own process reaches every one of them. The one private destination it allows is
+// the platform's SQL endpoint (cw-db's SQL listener on a loopback address of its own, CW_RUNTIME_DATABASE_URL):
+// the app reaches it, while cw-db's admin port (127.0.0.1) and a listener on the next loopback address stay
+// refused. In a cluster the chart's NetworkPolicy stands behind the filter (e2e/chart-node.test.ts probes the
+// in-cluster names there).
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -26,14 +29,20 @@ const running: Service[] = [];
 let runtime: Runtime;
 let db: DatabaseServer;
 let host = '';
+/** Something listening on a loopback address the runtime was not told of (next to cw-db's SQL address). */
+let neighbour: Server | undefined;
 afterAll(async () => {
   await Promise.all(running.map((s) => s.stop(5_000)));
   await db?.stop();
+  neighbour?.close();
 });
 
 beforeAll(async () => {
   const namespace = await createTestNamespace(conn, 'egress');
-  [runtime, db] = await Promise.all([startRuntime('cw-runtime-egress', namespace, running), startDatabaseServer({ name: 'cw-db-egress' })]);
+  db = await startDatabaseServer({ name: 'cw-db-egress' });
+  runtime = await startRuntime('cw-runtime-egress', namespace, running, { CW_RUNTIME_DATABASE_URL: db.url });
+  const server = (neighbour = createServer((socket) => socket.destroy()));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.3', resolve));
   const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
   await bucket.put(artifactKey(namespace, 'probe', 'b-probe'), artifactFromFiles({ 'worker.js': EGRESS_PROBE_WORKER }));
   await objectClient<RuntimeApp>(conn, RUNTIME_APPS).create({ metadata: { name: 'probe', namespace }, spec: { displayName: 'probe', activeBuildId: 'b-probe' } });
@@ -68,6 +77,10 @@ describe("an app's outbound fetch", () => {
       MinIO: `${inject('s3').endpoint ?? ''}/minio/health/live`,
       "the runtime's status port": `${runtime.statusUrl}/apps`,
     };
+    // The SQL endpoint's address is allowed, and nothing next to it.
+    const address = neighbour?.address();
+    const nextDoor = `http://127.0.0.3:${typeof address === 'object' && address ? address.port : 0}/`;
+    expect(await listening('127.0.0.3', Number(new URL(nextDoor).port)), 'the neighbour is up').toBe(true);
     const urls: string[] = [];
     for (const [what, url] of Object.entries(targets)) {
       const { hostname, port } = new URL(url);
@@ -80,6 +93,7 @@ describe("an app's outbound fetch", () => {
     const status = targets["the runtime's status port"]!;
     urls.push(...['0.0.0.0', '[::ffff:127.0.0.1]', '127.1', '2130706433', '[::1]'].map((hostname) => at(status, hostname)));
     urls.push(...['169.254.169.254', '[::ffff:169.254.169.254]', '2852039166'].map((hostname) => `http://${hostname}/latest/meta-data/`));
+    urls.push(nextDoor);
 
     const references = new Map<string, string>();
     for (const url of urls) {
@@ -98,5 +112,22 @@ describe("an app's outbound fetch", () => {
       10_000,
     );
     for (const [url, reason] of reasons) expect(reason, url).toMatch(/^connecting to .* is not allowed$/);
+  });
+
+  it("reaches the platform's SQL endpoint, the one private address allowed, while cw-db's admin port stays refused", { timeout: 30_000 }, async () => {
+    const probe = async (url: string) => JSON.parse((await send(runtime.port, host, `/?url=${encodeURIComponent(url)}`)).body) as ProbeAnswer;
+    expect(new URL(db.url).hostname).toBe('127.0.0.2');
+    expect(await probe(`${db.url}/health`)).toEqual({ reached: true, status: 200 });
+    // The same cw-db, its admin API: on 127.0.0.1, refused by the filter.
+    const admin = await probe(`${db.adminUrl}/healthz`);
+    expect(admin.reached).toBe(false);
+    const reference = errorReference(admin) ?? '';
+    const reason = await eventually(
+      "workerd's reason in the runtime's log",
+      async () => refusalReason(readFileSync(runtime.service.logPath, 'utf8'), reference),
+      (found) => found !== undefined,
+      10_000,
+    );
+    expect(reason).toMatch(/^connecting to 127\.0\.0\.1:\d+ is not allowed$/);
   });
 });

@@ -42,10 +42,10 @@ beforeAll(async () => {
   spareProject = await createOwnedProject(kubeconfig, member.user, 'fuzz-spare');
   decoyTokenId = (await mintTestToken(kubeconfig, member.user, ['projects:read'], 'fuzz decoy')).tokenId;
   signOutDecoy = (await mintTestToken(kubeconfig, member.user, ['apps:read'], 'fuzz sign-out decoy')).token;
-  // A runtime replica reporting where the API looks (its POD_NAMESPACE): without one, /readyz answers 503.
+  // A runtime replica reporting where the API looks (its POD_NAMESPACE), so the logs route has one to read.
   const platformNamespace = await createTestNamespace(loadKubeConnection(kubeconfig), 'fuzz-platform');
   await startRuntime('cw-runtime-fuzz', platformNamespace, running);
-  // cw-db, so the database routes are served (and /readyz finds the engine). No operator runs here: a database
+  // cw-db, so the database routes are served (and /readyz reports the engine up). No operator runs here: a database
   // the fuzzer manages to create is answered 202 (not provisioned) or 409 (the project has no namespace).
   db = await startDatabaseServer({ name: 'cw-db-fuzz' });
   api = await startApiServer({

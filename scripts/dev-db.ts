@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { cwDbEnv } from '../e2e/harness/cw-db-env.ts';
+import { cwDbEnv, LOCAL_DB_SQL_HOST } from '../e2e/harness/cw-db-env.ts';
 import type { MinioServer } from '../e2e/harness/minio.ts';
 import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
@@ -20,10 +20,19 @@ export interface DevDb {
   readonly operatorEnv: Record<string, string>;
 }
 
-export async function startDevDb(options: { minio: MinioServer; stateDir: string }): Promise<DevDb> {
-  const { minio, stateDir } = options;
+/**
+ * The SQL endpoint make dev's cw-db will have (CW_DB_PORT, else the port of the last run while it is free), known
+ * before it starts: the runtime is told it at its own start (the one private address apps may reach).
+ */
+export async function devDbUrl(stateDir: string): Promise<string> {
+  return `http://${LOCAL_DB_SQL_HOST}:${process.env.CW_DB_PORT ?? (await savedPort(stateDir))}`;
+}
+
+/** Starts cw-db with its SQL endpoint at `url` (`devDbUrl`); resolves once it serves. */
+export async function startDevDb(options: { minio: MinioServer; stateDir: string; url: string }): Promise<DevDb> {
+  const { minio, stateDir, url } = options;
   await ensureBucket(minio.s3, DEV_DB_BUCKET);
-  const [port, adminPort] = [Number(process.env.CW_DB_PORT ?? (await savedPort(stateDir))), await freePort()];
+  const [port, adminPort] = [Number(new URL(url).port), await freePort()];
   const adminToken = savedAdminToken(stateDir);
   const service = startService({
     name: 'cw-db',
@@ -32,7 +41,6 @@ export async function startDevDb(options: { minio: MinioServer; stateDir: string
     logPath: join(stateDir, 'cw-db.log'),
     env: { ...process.env, ...cwDbEnv({ port, adminPort, adminToken, dataDir: join(stateDir, 'cw-db'), bucket: DEV_DB_BUCKET, s3: minio.s3 }) },
   });
-  const url = `http://127.0.0.1:${port}`;
   await waitForHttp(service, `${url}/health`, 120_000);
   return {
     service,
@@ -58,7 +66,7 @@ function isFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    server.listen(port, LOCAL_DB_SQL_HOST, () => server.close(() => resolve(true)));
   });
 }
 

@@ -13,7 +13,7 @@ import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { bootstrapAccounts } from './dev-bootstrap.ts';
 import { planDevGit, startDevGit } from './dev-git.ts';
 import { startDevDns } from './dev-dns-zone.ts';
-import { startDevDb } from './dev-db.ts';
+import { devDbUrl, startDevDb } from './dev-db.ts';
 
 const devDir = join(repoRoot, '.dev');
 const stateDir = join(devDir, 'state');
@@ -74,6 +74,8 @@ async function main(): Promise<void> {
   const runtimeEnv = { CW_RUNTIME_BASE_DOMAIN: RUNTIME_BASE_DOMAIN };
   // What cw-api presents on the runtime's status port to read apps' logs (the chart's Secret, in a cluster).
   const statusTokenEnv = { CW_RUNTIME_STATUS_TOKEN: randomBytes(24).toString('hex') };
+  // cw-db's SQL endpoint, on a loopback address of its own: the one private address apps may reach.
+  const dbUrl = await devDbUrl(stateDir);
   const runtime = startBinary('cw-runtime', {
     ...s3Env,
     CW_RUNTIME_HOST: '127.0.0.1',
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
     CW_RUNTIME_PUBLIC_SCHEME: 'http',
     CW_RUNTIME_PUBLIC_PORT: String(runtimePort),
     ...statusTokenEnv,
+    CW_RUNTIME_DATABASE_URL: dbUrl,
     ...runtimeDataDir(),
   });
   const operatorPort = await freePort();
@@ -95,7 +98,7 @@ async function main(): Promise<void> {
   const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig, plan: gitPlan });
   git.services.forEach(track);
   // Databases: cw-db restores every database from its bucket before it serves.
-  const db = await startDevDb({ minio, stateDir });
+  const db = await startDevDb({ minio, stateDir, url: dbUrl });
   track(db.service);
   const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));

@@ -26,7 +26,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     get: (target, key) => (key in target ? target[key as keyof PlatformDependencies] : untouchable(String(key))),
     has: () => true,
   }) as PlatformDependencies;
-  const app = await buildApp({ readiness: [], platform, now: () => new Date(0) });
+  const app = await buildApp({ platform, now: () => new Date(0) });
   try {
     return app.swagger() as unknown as Record<string, unknown>;
   } finally {

@@ -17,7 +17,7 @@ import { lazyRequestLoggers } from './request-logger.ts';
 
 describe('routing errors', () => {
   it('answers a known path with another method 405 and Allow', async () => {
-    const app = await buildApp({ readiness: [] });
+    const app = await buildApp({});
     const res = await app.inject({ method: 'DELETE', url: '/healthz' });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD');
@@ -26,7 +26,7 @@ describe('routing errors', () => {
   });
 
   it('answers a request no route matches 404 or 405 whatever its body, without parsing it', async () => {
-    const app = await buildApp({ readiness: [] });
+    const app = await buildApp({});
     const json = { 'content-type': 'application/json' };
     expect((await app.inject({ method: 'POST', url: '/nope', headers: json, payload: '{"broken":' })).statusCode).toBe(404);
     const wrongMethod = await app.inject({ method: 'POST', url: '/healthz', headers: json, payload: '{"broken":' });
@@ -36,7 +36,7 @@ describe('routing errors', () => {
   });
 
   it.each(['/healthz/', '/openapi.json/'])('answers %s, a path no route serves (a trailing slash), 404 whatever the method', async (url) => {
-    const app = await buildApp({ readiness: [] });
+    const app = await buildApp({});
     for (const method of ['GET', 'DELETE'] as const) {
       const res = await app.inject({ method, url });
       expect(res.statusCode).toBe(404);
@@ -48,7 +48,7 @@ describe('routing errors', () => {
   it.each(['/v1/domain-availability?domain=example.com', '/v1/domain-prices?tld=com', '/v1/projects/p1/domain-orders', '/v1/projects/p1/domain-orders/o1'])(
     'does not serve the planned route %s',
     async (url) => {
-      const app = await buildApp({ readiness: [] });
+      const app = await buildApp({});
       for (const method of ['GET', 'POST'] as const) {
         const res = await app.inject({ method, url });
         expect(res.statusCode).toBe(404);
@@ -59,7 +59,7 @@ describe('routing errors', () => {
   );
 
   it('echoes a plain x-request-id and replaces one that could forge log lines', async () => {
-    const app = await buildApp({ readiness: [] });
+    const app = await buildApp({});
     const kept = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
     expect(kept.headers['x-request-id']).toBe('abc-123');
     const replaced = await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'a\nfake log line' } });
@@ -70,7 +70,7 @@ describe('routing errors', () => {
   it('gives answers the router makes before any route (a bad URL) a request id and an access line', async () => {
     let logged = '';
     const stream = new Writable({ write: (chunk, _enc, done) => ((logged += String(chunk)), done()) });
-    const app = await buildApp({ readiness: [] }, { logger: { level: 'info', stream } });
+    const app = await buildApp({}, { logger: { level: 'info', stream } });
     const res = await app.inject({ method: 'GET', url: '/v1/projects/%E0%A4%A', headers: { 'x-request-id': 'bad-url-1' } });
     expect(res.statusCode).toBe(400);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -82,7 +82,7 @@ describe('routing errors', () => {
   it('never writes a bearer token into the access log', async () => {
     let logged = '';
     const stream = new Writable({ write: (chunk, _enc, done) => ((logged += String(chunk)), done()) });
-    const app = await buildApp({ readiness: [] }, { logger: { level: 'trace', stream } });
+    const app = await buildApp({}, { logger: { level: 'trace', stream } });
     const token = 'cwt_SECRETSECRETSECRETSECRETSECRETSECRETSECRETSEC';
     await app.inject({ method: 'GET', url: '/healthz', headers: { authorization: `Bearer ${token}` } });
     await app.inject({ method: 'GET', url: '/nope', headers: { authorization: `Bearer ${token}` } });

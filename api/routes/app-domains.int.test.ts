@@ -4,12 +4,13 @@
 import { domainToASCII } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
+import type { HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { artifactFromFiles } from '../../src/workerd/testing/artifact-builder.ts';
 import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
-import { APP_HOSTNAMES, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, HOSTNAME_CLAIMS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_IPV4, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
 import { zoneContents } from '../../src/platform/domains/testing/test-dns-settings.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
@@ -324,6 +325,46 @@ describe('attach in managed_project_domain mode', () => {
     expect(dns.provider.backend.zones.has(zoneId)).toBe(false);
     const finalize = await refused(409, 'POST', `/apps/api/domains/www.${domain}/finalize`);
     expect(finalize).toContain('was deleted; add it again and repeat the attach request');
+  });
+});
+
+describe('detach', () => {
+  it('detaches a finalized managed hostname: 204, no longer served, its records out of the zone, the name free for another project', async () => {
+    const { domain, zoneId } = await addDomain();
+    const host = `gone.${domain}`;
+    await ok(200, 'POST', '/apps/web/domains', { domain: host, dns_mode: 'managed_project_domain' });
+    await ok(200, 'POST', `/apps/web/domains/${host}/finalize`);
+    expect(await appHosts('web')).toContain(host);
+    const claims = objectClient<HostnameClaim>(platform.conn, HOSTNAME_CLAIMS);
+    expect((await claims.get('', host))?.spec.holder).toMatchObject({ namespace: me.project, name: host });
+    expect(await refused(409, 'POST', '/apps/web/domains', { domain: host }, rival)).toContain('verified and served by another project');
+
+    const res = await call('DELETE', `/apps/web/domains/${host.toUpperCase()}`);
+    expect(res.statusCode, res.body).toBe(204);
+    expect(res.body).toBe('');
+    expect(await hostnameObject(host)).toBeUndefined();
+    expect(await appHosts('web')).not.toContain(host);
+    expect((await ok<{ domains: HostnameView[] }>(200, 'GET', '/apps/web/domains')).domains.map((h) => h.domain)).not.toContain(host);
+    // Answered once the platform-owned records had left the zone.
+    expect(await records(domain)).toEqual([]);
+    expect(await zone(zoneId, domain)).toEqual([]);
+    // The controller lets go of the name (as on kubectl delete): another project may verify it now.
+    await vi.waitFor(async () => expect(await claims.get('', host)).toBeUndefined(), { timeout: 10_000 });
+    expect((await ok(200, 'POST', '/apps/api/domains', { domain: host }, rival)).status).toBe('pending');
+  });
+
+  it('detaches an external hostname (204) and answers 404, as problem details, for one not attached to the app', async () => {
+    const host = `www.${dns.domain('detach')}`;
+    await ok(200, 'POST', '/apps/web/domains', { domain: host });
+    expect(await refused(404, 'DELETE', `/apps/api/domains/${host}`)).toBe(`${host} is not attached to app api.`);
+    await refused(404, 'DELETE', `/apps/nope/domains/${host}`);
+    // Another project's binding of the same name is not this project's to detach.
+    await ok(200, 'POST', '/apps/api/domains', { domain: host }, rival);
+    expect((await call('DELETE', `/apps/web/domains/${host}`)).statusCode).toBe(204);
+    expect(await hostnameObject(host)).toBeUndefined();
+    expect(await hostnameObject(host, rival)).toBeDefined();
+    expect(await refused(404, 'DELETE', `/apps/web/domains/${host}`)).toBe(`${host} is not attached to app web.`);
+    await refused(400, 'DELETE', `/apps/web/domains/${'a'.repeat(254)}`);
   });
 });
 

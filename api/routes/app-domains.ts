@@ -24,7 +24,7 @@ export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void
     schema: {
       tags,
       summary:
-        'Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). Idempotent',
+        'Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent',
       params: AppParams,
       body: HostnameBody,
       response: { 200: Hostname, 202: Hostname, ...errorResponses(404, 409) },
@@ -32,6 +32,21 @@ export function appDomainRoutes(app: FastifyInstance, dns: DomainServices): void
     handler: async (request, reply) => {
       const result = await dns.hostnames.attach(request.params.projectId, request.params.appId, request.body);
       return reply.code(result.statusCode).send(result.view);
+    },
+  });
+
+  r.delete('/v1/projects/:projectId/apps/:appId/domains/:domain', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Detach a hostname: the app is no longer served on it, the records the platform wrote for it leave the zone and the name is free for others to attach. 204 once gone; 202 with the hostname (status deleting) when that has not finished within 10 s (the platform carries on); 404 when the hostname is not attached to the app. Records you published yourself are yours to remove',
+      params: HostnameParams,
+      response: { 202: Hostname, 204: Type.Null(), ...errorResponses(404) },
+    },
+    handler: async (request, reply) => {
+      const { gone, view } = await dns.hostnames.detach(request.params.projectId, request.params.appId, request.params.domain);
+      return gone ? reply.code(204).send(null) : reply.code(202).send(view);
     },
   });
 

@@ -26,12 +26,16 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     schema: {
       tags,
       summary:
-        'Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
+        'Add a domain: its hosted zone is created and its nameservers answered (201, status pending_delegation); 202 with the domain as it stands (pending_delegation, status_reason Creating, no nameservers yet) and a Location to GET it when the zone has not been created within 10 s. 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries)',
       params: ProjectParams,
       body: DomainBody,
-      response: { 201: one, ...errorResponses(409, 502, 503) },
+      response: { 201: one, 202: one, ...errorResponses(409, 502, 503) },
     },
-    handler: async (request, reply) => reply.code(201).send({ domain: await dns.domains.create(request.params.projectId, request.body.domain, principalOf(request).userId) }),
+    handler: async (request, reply) => {
+      const { zoneReady, view } = await dns.domains.create(request.params.projectId, request.body.domain, principalOf(request).userId);
+      if (!zoneReady) reply.header('location', `/v1/projects/${request.params.projectId}/domains/${encodeURIComponent(view.domain)}`);
+      return reply.code(zoneReady ? 201 : 202).send({ domain: view });
+    },
   });
 
   r.get('/v1/projects/:projectId/domains/:domain', {
@@ -44,11 +48,15 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
     config: { auth: { scope: 'domain:write', project: true } },
     schema: {
       tags,
-      summary: 'Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted; its history is kept and the domain can be added again',
+      summary:
+        'Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted (200); 202 with status_reason Deleting when that has not finished within 10 s (the platform carries on). Its history is kept and the domain can be added again',
       params: DomainParams,
-      response: { 200: one, ...errorResponses(404, 502, 503) },
+      response: { 200: one, 202: one, ...errorResponses(404, 502, 503) },
     },
-    handler: async (request) => ({ domain: await dns.domains.delete(request.params.projectId, request.params.domain) }),
+    handler: async (request, reply) => {
+      const { retired, view } = await dns.domains.delete(request.params.projectId, request.params.domain);
+      return reply.code(retired ? 200 : 202).send({ domain: view });
+    },
   });
 
   r.post('/v1/projects/:projectId/domains/:domain/delegation-check', {

@@ -1,45 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sendProblem } from '../plugins/problem-details.ts';
-import { errorResponses } from '../schemas/problem.ts';
+import type { DependencyReport } from '../dependencies.ts';
 
-/** A dependency the API needs to do real work; `check` throws when it is not reachable. */
-export interface ReadinessCheck {
-  name: string;
-  check: (signal: AbortSignal) => Promise<void>;
-}
-
-const checkTimeoutMs = 2_000;
 const tags = ['health'];
 
 const Alive = Type.Object({ status: Type.Literal('ok') });
 const Ready = Type.Object({
   status: Type.Literal('ok'),
-  checks: Type.Array(Type.String(), { description: 'The dependencies checked, all reachable.' }),
+  dependencies: Type.Array(
+    Type.Object({
+      name: Type.String({ description: 'kube-apiserver, object-store, runtime engine or database engine.' }),
+      up: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether it answered its last check; null until checked once.' }),
+      since: Type.Optional(Type.String({ format: 'date-time', description: 'Since when it has been up, or down.' })),
+    }),
+    { description: 'What the API works with, as its background checks (every 10 s) last found them.' },
+  ),
 });
 
-/** `/healthz`: the process serves. `/readyz`: every dependency answers, else 503 naming the ones that do not. */
-export function healthRoutes(app: FastifyInstance, checks: ReadinessCheck[]): void {
+/**
+ * `/healthz`: the process serves. `/readyz`: it can serve (it listens only once its caches are filled), whatever
+ * its dependencies do; their states are in the body and in `/metrics`, not a reason to leave the Service.
+ */
+export function healthRoutes(app: FastifyInstance, dependencies: DependencyReport | undefined): void {
   app.get('/healthz', { config: { auth: false }, schema: { tags, summary: 'Liveness: the process serves (not rate limited)', response: { 200: Alive } } }, async () => ({ status: 'ok' as const }));
   const readiness = {
     tags,
-    summary: 'Readiness: every dependency answers within 2 s (not rate limited)',
-    description: 'The kube-apiserver, and the object store and runtime engine where configured. 503 names the ones that do not answer.',
-    response: { 200: Ready, ...errorResponses(503) },
+    summary: 'Readiness: the process can serve (not rate limited); the states of its dependencies, which never make it unready',
+    description:
+      'Always 200 once the API listens: a dependency that is down (cw-db, the bucket, the runtime, the apiserver) fails the routes that need it with their own problem details, and must not take every API pod out of its Service. Each dependency is also the gauge `cloudwright_api_dependency_up` on the metrics port.',
+    response: { 200: Ready },
   };
-  app.get('/readyz', { config: { auth: false }, schema: readiness }, async (_request, reply) => {
-    const results = await Promise.all(
-      checks.map(async ({ name, check }) => {
-        try {
-          await check(AbortSignal.timeout(checkTimeoutMs));
-          return undefined;
-        } catch {
-          return name;
-        }
-      }),
-    );
-    const failing = results.filter((name): name is string => name !== undefined);
-    if (failing.length > 0) return sendProblem(reply, 503, `Not ready: ${failing.join(', ')} not reachable.`, { 'retry-after': '5' });
-    return { status: 'ok' as const, checks: checks.map((c) => c.name) };
-  });
+  app.get('/readyz', { config: { auth: false }, schema: readiness }, async () => ({
+    status: 'ok' as const,
+    dependencies: (dependencies?.states() ?? []).map(({ name, up, since }) => ({ name, up: up ?? null, ...(since ? { since } : {}) })),
+  }));
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryDns, type MemoryDns } from './testing/memory-dns.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 interface Operation {
@@ -10,15 +11,20 @@ interface Operation {
 }
 
 let p: PlatformApp;
+let dns: MemoryDns;
 let paths: Record<string, Record<string, Operation>>;
 
 beforeAll(async () => {
-  p = await platformApp();
+  dns = await memoryDns();
+  p = await platformApp({ dns: dns.settings });
   const res = await p.app.inject({ method: 'GET', url: '/openapi.json' });
   expect(res.statusCode).toBe(200);
   paths = res.json().paths;
 });
-afterAll(() => p?.close());
+afterAll(async () => {
+  await p?.close();
+  await dns?.stop();
+});
 
 // Every route of the platform API core, with the scope it needs (null: public; '': any valid token).
 const ROUTES: [string, string, string | null][] = [
@@ -61,6 +67,19 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}/apps/{appId}/environment', 'env:read'],
   ['put', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
   ['delete', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/domains', 'apps:read'],
+  ['post', '/v1/projects/{projectId}/apps/{appId}/domains', 'apps:write'],
+  ['delete', '/v1/projects/{projectId}/apps/{appId}/domains/{domain}', 'apps:write'],
+  ['post', '/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize', 'apps:write'],
+  ['get', '/v1/projects/{projectId}/domains', 'domain:read'],
+  ['post', '/v1/projects/{projectId}/domains', 'domain:write'],
+  ['get', '/v1/projects/{projectId}/domains/{domain}', 'domain:read'],
+  ['delete', '/v1/projects/{projectId}/domains/{domain}', 'domain:write'],
+  ['post', '/v1/projects/{projectId}/domains/{domain}/delegation-check', 'domain:write'],
+  ['get', '/v1/projects/{projectId}/domains/{domain}/records', 'domain:read'],
+  ['post', '/v1/projects/{projectId}/domains/{domain}/records', 'domain:write'],
+  ['put', '/v1/projects/{projectId}/domains/{domain}/records/{recordId}', 'domain:write'],
+  ['delete', '/v1/projects/{projectId}/domains/{domain}/records/{recordId}', 'domain:write'],
   ['post', '/v1/projects/{projectId}/git-tokens', 'tokens:write'],
   ['get', '/v1/projects/{projectId}/git-tokens', 'repositories:read'],
   ['delete', '/v1/projects/{projectId}/git-tokens/{tokenId}', 'tokens:write'],

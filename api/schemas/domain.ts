@@ -35,7 +35,7 @@ export const Domain = Type.Object(
     dns_mode: enumOf(['zone_delegated'], 'Always zone_delegated.'),
     status: enumOf(
       ['pending_delegation', 'managed', 'deleted'],
-      'pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.',
+      'pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.',
     ),
     hosted_zone_id: Type.String({ description: 'Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists.' }),
     nameservers: Type.Array(Type.String(), { description: 'Nameservers to set at the registrar.' }),
@@ -111,15 +111,21 @@ export const Hostname = Type.Object(
     domain: Type.String({ description: 'Hostname.' }),
     dns_mode: enumOf(['external_records', 'managed_project_domain'], 'Who publishes the records.'),
     app_id: Type.String({ description: 'App served on the hostname.' }),
-    status: enumOf(['pending', 'active'], 'pending until finalize verified the records, then active: the app is served on the hostname.'),
-    status_reason: Type.String({ description: 'CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …).' }),
+    status: enumOf(
+      ['pending', 'active', 'deleting'],
+      'pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).',
+    ),
+    status_reason: Type.String({ description: 'CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …).' }),
     status_message: Type.String({ description: 'What to do next, in words.' }),
     dns_records: Type.Optional(Type.Array(RequiredRecord, { description: 'external_records: the CNAME to the runtime and the ownership TXT challenge to publish.' })),
     managed_dns: Type.Optional(
       Type.Object(
         {
           project_domain: Type.String({ description: 'The managed project domain holding the hostname.' }),
-          status: enumOf(['applied', 'failed'], 'applied: the records are in the zone; failed: writing them failed (repeat the request).'),
+          status: enumOf(
+            ['applied', 'pending', 'failed'],
+            'applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).',
+          ),
           records: Type.Optional(Type.Array(RequiredRecord, { description: 'The platform-owned records, when applied.' })),
         },
         { description: 'managed_project_domain: how applying the records went.' },

@@ -4,7 +4,7 @@ import { hash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunBucket, startMinio, type MinioServer } from '../../e2e/harness/minio.ts';
-import { cwDbEnv } from '../../e2e/harness/cw-db-env.ts';
+import { cwDbEnv, LOCAL_DB_SQL_HOST } from '../../e2e/harness/cw-db-env.ts';
 import { freePort, waitForHttp } from '../../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../../e2e/harness/tools.ts';
 import { spawnToFile } from '../child.ts';
@@ -34,7 +34,7 @@ export async function startCwDb(run: BenchRun, opts: { cpuProfileDir?: string } 
   const adminToken = randomBytes(32).toString('hex');
   const dataDir = join(run.stateDir, 'cw-db-data');
   const profile = opts.cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfileDir] : [];
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${LOCAL_DB_SQL_HOST}:${port}`;
   let service: ReturnType<typeof spawnToFile> | undefined;
   let starts = 0;
   const start = async () => {

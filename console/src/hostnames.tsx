@@ -1,5 +1,5 @@
 // An app's own host names: attach one (the platform says which DNS records must exist, or writes them in a
-// managed project domain), publish them, finalize; each binding's state and what it waits for.
+// managed project domain), publish them, finalize, detach; each binding's state and what it waits for.
 import { useState } from 'preact/hooks';
 import { api, ok } from './api/client.ts';
 import { CopyButton, ErrorNote, field, Head, useLoad } from './ui.tsx';
@@ -27,6 +27,17 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
     } catch (err) {
       setError((err as Error).message);
     }
+  };
+  const detach = async (domain: string) => {
+    if (!confirm(`Detach ${domain}? The app will no longer be served on it.`)) return;
+    setError(undefined);
+    try {
+      await ok(api.DELETE('/v1/projects/{projectId}/apps/{appId}/domains/{domain}', { params: { path: { ...path, domain } } }));
+      if (attached?.domain === domain) setAttached(undefined);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+    list.reload();
   };
   const finalize = async (domain: string) => {
     setError(undefined);
@@ -59,14 +70,18 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
                     <button type="button" onClick={() => void finalize(h.domain)}>
                       Finalize {h.domain}
                     </button>
-                  )}
+                  )}{' '}
+                  <button type="button" onClick={() => void detach(h.domain)}>
+                    Detach {h.domain}
+                  </button>
                 </td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {attached?.dns_records && (
+      {attached?.dns_records?.length === 0 && <p role="status">The records to publish for {attached.domain} are not known yet: reload in a moment.</p>}
+      {attached?.dns_records && attached.dns_records.length > 0 && (
         <div class="once" role="status">
           <p>Publish these records for {attached.domain} at your DNS provider, exactly as shown, then finalize:</p>
           <ul class="nameservers">
@@ -85,7 +100,9 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
         <p role="status">
           {attached.managed_dns.status === 'applied'
             ? `The platform wrote the records in ${attached.managed_dns.project_domain}: finalize now.`
-            : `Writing the records in ${attached.managed_dns.project_domain} failed for now; the platform keeps retrying.`}
+            : attached.managed_dns.status === 'pending'
+              ? `The records are still being written in ${attached.managed_dns.project_domain}: reload in a moment.`
+              : `Writing the records in ${attached.managed_dns.project_domain} failed for now; the platform keeps retrying.`}
         </p>
       )}
       <form class="inline" onSubmit={(e) => void attach(e)}>

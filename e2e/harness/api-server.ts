@@ -8,6 +8,8 @@ export interface ApiServer {
   service: Service;
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   url: string;
+  /** Where its `/metrics` is served (CW_API_METRICS_PORT). */
+  metricsUrl: string;
   stop(): Promise<void>;
 }
 
@@ -27,12 +29,24 @@ export interface ApiServerOptions {
  */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
   const port = opts.port ?? (await freePort());
+  const metricsPort = await freePort();
   const service = startService({
     name: 'cw-api',
     command: toolPath('node'),
     args: [join(repoRoot, 'bin/cw-api.ts')],
     logPath: join(opts.stateDir, `cw-api-${port}.log`),
-    env: { ...process.env, ...dnsTestEnv(), CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN, ...opts.env, KUBECONFIG: opts.kubeconfig, CW_API_HOST: '127.0.0.1', CW_API_PORT: String(port) },
+    env: {
+      ...process.env,
+      ...dnsTestEnv(),
+      CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
+      // A dependency going down shows within a second, so a test waits for that, not for the default 10 s.
+      CW_API_DEPENDENCY_CHECK_SECONDS: '1',
+      ...opts.env,
+      KUBECONFIG: opts.kubeconfig,
+      CW_API_HOST: '127.0.0.1',
+      CW_API_PORT: String(port),
+      CW_API_METRICS_PORT: String(metricsPort),
+    },
   });
   const url = `http://127.0.0.1:${port}`;
   try {
@@ -41,5 +55,5 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer>
     await service.stop();
     throw err;
   }
-  return { service, url, stop: () => service.stop() };
+  return { service, url, metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`, stop: () => service.stop() };
 }

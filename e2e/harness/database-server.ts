@@ -6,13 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { cwDbEnv } from './cw-db-env.ts';
+import { cwDbEnv, LOCAL_DB_SQL_HOST } from './cw-db-env.ts';
 import { ensureBucket } from '../../src/object-store/s3-buckets.ts';
 import { freePort, killHard, startService, waitForHttp, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
 export interface DatabaseServer {
-  /** Hrana base URL (`http://127.0.0.1:<port>`): cw-api's and cw-operator's CW_DB_URL. */
+  /** Hrana base URL (`http://127.0.0.2:<port>`, an address of its own): cw-api's, cw-operator's and cw-runtime's CW_DB_URL. */
   readonly url: string;
   /** The admin API (`http://127.0.0.1:<adminPort>`): the operator's CW_DB_ADMIN_URL. */
   readonly adminUrl: string;
@@ -50,7 +50,7 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
   const dataDir = join(stateDir, `${options.name}-${suffix}-data`);
   const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(32).toString('hex');
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${LOCAL_DB_SQL_HOST}:${port}`;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,

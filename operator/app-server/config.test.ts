@@ -103,6 +103,12 @@ describe('runtimeServerConfig', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '80' }).publicPort).toBeUndefined();
   });
 
+  it('reads the SQL endpoint apps may reach, CW_DB_URL when it is not given', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATABASE_URL: 'http://cloudwright-db.cw.svc' }).databaseUrl).toBe('http://cloudwright-db.cw.svc');
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_DB_URL: 'http://127.0.0.2:7000' }).databaseUrl).toBe('http://127.0.0.2:7000');
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_DB_URL: 'http://x', CW_RUNTIME_DATABASE_URL: 'http://y' }).databaseUrl).toBe('http://y');
+  });
+
   it('answers a frozen object', () => {
     expect(Object.isFrozen(runtimeServerConfig({ CW_S3_BUCKET: 'b' }))).toBe(true);
   });
@@ -124,6 +130,7 @@ describe('runtimeServerConfig', () => {
     [{ CW_RUNTIME_LEASE_DURATION_SECONDS: '1' }, 'CW_RUNTIME_LEASE_DURATION_SECONDS must be a whole number from 2 to 3600, got "1"'],
     [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name, got "Not A Name"'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
+    [{ CW_RUNTIME_DATABASE_URL: 'cloudwright-db:80' }, 'CW_RUNTIME_DATABASE_URL must be an http:// or https:// URL, got "cloudwright-db:80"'],
     [{ CW_RUNTIME_SHARDS: '0' }, 'CW_RUNTIME_SHARDS must be a whole number from 1 to 64, got "0"'],
     [{ CW_RUNTIME_CPU_LIMIT: '10ms' }, 'CW_RUNTIME_CPU_LIMIT must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 50 ms to 60000 ms, got "10ms"'],
     [{ CW_RUNTIME_ISOLATE_HEAP_MB: 'lots' }, 'CW_RUNTIME_ISOLATE_HEAP_MB must be a whole number from 16 to 16384, got "lots"'],

@@ -61,6 +61,11 @@ export interface RuntimeServerConfig {
   readonly limits: { readonly cpuLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number };
   /** An app's first quarantine, doubling with each offence up to `maxMs`. */
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * The platform's SQL endpoint as apps reach it (CW_RUNTIME_DATABASE_URL, else CW_DB_URL): the one private
+   * destination their `fetch()` may have (`database-egress.ts`); absent: none.
+   */
+  readonly databaseUrl?: string;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -122,6 +127,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
   const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
   const statusToken = runtimeStatusToken(read);
+  const databaseUrl = read.url('CW_RUNTIME_DATABASE_URL') ?? read.url('CW_DB_URL');
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
@@ -156,5 +162,6 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     shards,
     limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb }),
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
+    ...(databaseUrl ? { databaseUrl } : {}),
   });
 }

@@ -15,6 +15,7 @@ import type { Controller } from '../controller-runtime/controller.ts';
 import type { Logger } from '../controller-runtime/log.ts';
 import { AppRecords } from './app-records.ts';
 import { AppTokenReader, type SecretObject } from './app-token-reader.ts';
+import { DatabaseEgress } from './database-egress.ts';
 import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
@@ -122,8 +123,19 @@ export class RuntimeServer {
     return `http://${host.includes(':') ? `[${host}]` : host}:${this.#status.port}`;
   }
 
+  /** The SQL endpoint apps may reach, checked against where the rest of the platform listens (throws when shared). */
+  async #databaseEgress(config: RuntimeServerConfig, url: string, kubeServer: string): Promise<DatabaseEgress> {
+    const platformHosts = [config.host, config.statusHost, new URL(kubeServer).hostname, ...(config.s3.endpoint ? [new URL(config.s3.endpoint).hostname] : [])];
+    const egress = new DatabaseEgress({ url, platformHosts, log: this.#log.child({ component: 'database-egress' }) });
+    await egress.check();
+    return egress;
+  }
+
   async start(): Promise<void> {
     const config = this.#config;
+    // Before anything listens: an endpoint on an address the platform shares stops the start.
+    const kube = loadKubeConnection(config.kubeconfig);
+    const databaseEgress = config.databaseUrl ? await this.#databaseEgress(config, config.databaseUrl, kube.server) : undefined;
     this.#status = await startStatusServer({
       port: config.statusPort,
       host: config.statusHost,
@@ -158,6 +170,7 @@ export class RuntimeServer {
       quarantine: config.quarantine,
       // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
       onQuarantine: () => this.#publisher?.changed(),
+      ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
@@ -165,7 +178,6 @@ export class RuntimeServer {
     this.#entryPort = engine.address.port;
     this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
 
-    const kube = loadKubeConnection(config.kubeconfig);
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'runtimeapps', phase: info.phase, retryInMs: info.retryInMs, err }),

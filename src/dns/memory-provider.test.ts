@@ -36,6 +36,19 @@ describe('MemoryDnsProvider', () => {
     expect((await provider.listRecords(zoneId)).length).toBe(2);
   });
 
+  it('holds the next call of an operation until released (a provider slower than a bound)', async () => {
+    const provider = new MemoryDnsProvider({ ownerId: 'test' });
+    const release = provider.holdNext('createZone');
+    let done = false;
+    const created = provider.createZone('example.com', 'ref').then((z) => ((done = true), z));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(done).toBe(false);
+    release();
+    expect((await created).zoneId).toMatch(/^ZMEM/);
+    // Only the next call: the one after runs at once.
+    expect((await provider.createZone('example.org', 'ref-2')).zoneId).toMatch(/^ZMEM/);
+  });
+
   it('never reuses a caller reference, for a deleted zone or another domain (as Route 53)', async () => {
     const provider = new MemoryDnsProvider({ ownerId: 'test' });
     const { zoneId } = await provider.createZone('example.com', 'uid-1');

@@ -34,6 +34,7 @@ export class MemoryDnsProvider implements DnsProvider {
   readonly #ownerId: string;
   readonly #nameservers: (domain: string, seq: number) => readonly string[];
   readonly #failures = new Map<MemoryDnsOp, DnsProviderError[]>();
+  readonly #holds = new Map<MemoryDnsOp, Promise<void>[]>();
 
   constructor(options: MemoryDnsProviderOptions) {
     assertOwnerId(options.ownerId);
@@ -47,7 +48,19 @@ export class MemoryDnsProvider implements DnsProvider {
     this.#failures.set(op, [...(this.#failures.get(op) ?? []), error]);
   }
 
+  /**
+   * Test hook: the next call of `op` waits until the returned function is called, then runs (a provider
+   * slower than the platform's bound for an answer).
+   */
+  holdNext(op: 'createZone' | 'deleteZone' | 'applyChanges'): () => void {
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    this.#holds.set(op, [...(this.#holds.get(op) ?? []), held]);
+    return release;
+  }
+
   async createZone(domain: string, callerReference: string): Promise<HostedZone> {
+    await this.#held('createZone');
     this.#injected('createZone');
     if (callerReference.length < 1 || callerReference.length > 128) throw new DnsProviderError('invalid', { op: 'createZone' });
     const name = normalizeName(domain);
@@ -83,6 +96,7 @@ export class MemoryDnsProvider implements DnsProvider {
   }
 
   async deleteZone(zoneId: string): Promise<void> {
+    await this.#held('deleteZone');
     this.#injected('deleteZone');
     const zone = this.backend.zones.get(zoneId);
     if (!zone) return;
@@ -97,6 +111,7 @@ export class MemoryDnsProvider implements DnsProvider {
 
   async applyChanges(zoneId: string, changes: Changes): Promise<void> {
     if (isEmptyChanges(changes)) return;
+    await this.#held('applyChanges');
     this.#injected('applyChanges');
     const zone = this.#zone(zoneId, 'applyChanges');
     const all = [...changes.delete, ...changes.create, ...changes.update];
@@ -115,6 +130,10 @@ export class MemoryDnsProvider implements DnsProvider {
     const zone = this.backend.zones.get(zoneId);
     if (!zone) throw new DnsProviderError('zone_not_found', { op, providerCode: 'NoSuchHostedZone' });
     return zone;
+  }
+
+  async #held(op: MemoryDnsOp): Promise<void> {
+    await this.#holds.get(op)?.shift();
   }
 
   #injected(op: MemoryDnsOp): void {

@@ -54,6 +54,13 @@ export interface RuntimeEngineOptions {
   readonly limits?: { readonly cpuLimitMs?: number; readonly intervalMs?: number; readonly isolateHeapMb?: number; readonly shardMemoryMb?: number };
   /** How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an hour). `probationMs`: how long suspects take turns (default 60 s). */
   readonly quarantine?: { readonly initialMs?: number; readonly maxMs?: number; readonly probationMs?: number };
+  /**
+   * The private addresses apps' `fetch()` and `connect()` may reach besides public ones, as CIDRs of single
+   * addresses (the platform's SQL endpoint); asked before each workerd starts, whose network is fixed then.
+   * Default: none. Only an address where nothing but that endpoint listens belongs here: workerd allows addresses,
+   * not ports.
+   */
+  readonly outboundAllow?: () => Promise<readonly string[]>;
   /** Called when an app's quarantine starts or ends on this replica. */
   readonly onQuarantine?: (key: string) => void;
   /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */

@@ -148,7 +148,14 @@ export class RuntimeEngine {
     const runtimeSocket = join(this.#runDir, 'runtime.sock');
     this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
     const heapMb = this.#o.limits?.isolateHeapMb ?? 128;
-    const ctx: GenerationContext = { binary, startTimeoutMs: this.#o.startTimeoutMs ?? 30_000, log: this.#log, runtimeSocket, v8Flags: [`--max-old-space-size=${heapMb}`] };
+    const ctx: GenerationContext = {
+      binary,
+      startTimeoutMs: this.#o.startTimeoutMs ?? 30_000,
+      log: this.#log,
+      runtimeSocket,
+      v8Flags: [`--max-old-space-size=${heapMb}`],
+      ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
+    };
     this.#ctx = ctx;
     const emptyTable = this.#emptyTable();
     this.#checker = new LoadChecker(() => {

@@ -40,6 +40,8 @@ export interface GenerationContext {
   readonly runtimeSocket: string;
   /** V8 flags of every isolate (the heap bound). */
   readonly v8Flags: readonly string[];
+  /** Private addresses apps may reach (CIDRs), asked before each workerd starts (`RuntimeEngineOptions.outboundAllow`). */
+  readonly outboundAllow?: () => Promise<readonly string[]>;
 }
 
 /** What identifies an app's assets service: the build's directory and its config. */
@@ -65,6 +67,7 @@ export async function startGeneration(ctx: GenerationContext, id: number, shard:
     controlSocket: `unix:${controlSocket}`,
     runtimeService: `unix:${ctx.runtimeSocket}`,
     v8Flags: ctx.v8Flags,
+    outboundAllow: (await ctx.outboundAllow?.()) ?? [],
   });
   const configPath = join(dir, 'config.capnp');
   await writeFile(configPath, config.text);

@@ -95,6 +95,8 @@ export interface PlatformAppOptions {
   readonly openId?: { client: OpenIdClient; createUsers: boolean };
   /** Records a domain may hold (default the API's own). */
   readonly maxRecordsPerDomain?: number;
+  /** How long the DNS routes wait for a controller's answer (default the API's own, 10 s). */
+  readonly dnsAnswerWithinMs?: number;
   /** Builds kept per app (default the API's own). */
   readonly maxBuildsPerApp?: number;
   /** A project's quota on unpacked active builds (default the API's own). */
@@ -115,7 +117,9 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     projectUnpackedQuota: options.projectUnpackedQuota,
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
-  const dns = options.dns ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain }) : undefined;
+  const dns = options.dns
+    ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain, answerWithinMs: options.dnsAnswerWithinMs })
+    : undefined;
   const made = { users: new Set<string>(), projects: new Set<string>(), namespaces: new Set<string>() };
   // The DNS routes write intent and wait for the controllers' answer: run them here, on this fixture's projects only.
   const controllers = options.dns ? dnsControllers(conn, informers, options.dns, (obj) => made.namespaces.has(obj.metadata?.namespace ?? '')) : [];
@@ -188,7 +192,6 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     },
   };
   fixture.app = await buildApp({
-    readiness: [],
     deviceSignInRateLimit: options.deviceSignInRateLimit,
     uploadLimits: options.uploadLimits,
     rateLimit: options.rateLimit,

@@ -135,3 +135,30 @@ spec:
 - name: CW_RUNTIME_STATUS_TOKEN
   valueFrom: { secretKeyRef: { name: {{ .Values.runtime.statusTokenSecret | default "cloudwright-runtime-status" }}, key: token } }
 {{- end -}}
+
+{{/*
+cw-git's termination grace: the spec's worst drain (maintenance drain, at most 30 s, then git.drainTimeout for
+what is in flight, then 2 s for the load balancer) plus 8 s of margin, unless git.terminationGracePeriodSeconds
+says otherwise. drainTimeout must then be whole seconds or minutes (20s, 1m), the forms helm can read.
+*/}}
+{{- define "cloudwright.gitTerminationGrace" -}}
+{{- $git := .Values.git -}}
+{{- $drain := toString $git.drainTimeout -}}
+{{- if $git.terminationGracePeriodSeconds -}}
+{{- $git.terminationGracePeriodSeconds -}}
+{{- else if regexMatch "^[0-9]+s$" $drain -}}
+{{- add 40 (trimSuffix "s" $drain | atoi) -}}
+{{- else if regexMatch "^[0-9]+m$" $drain -}}
+{{- add 40 (mul 60 (trimSuffix "m" $drain | atoi)) -}}
+{{- else -}}
+{{- fail (printf "git.drainTimeout %q is not whole seconds or minutes (20s, 1m): set git.terminationGracePeriodSeconds, at least 32 s more than it" $drain) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+cw-api's metrics port. With a default here too: `helm upgrade --reuse-values` from a release made before the
+value existed would otherwise render port 0.
+*/}}
+{{- define "cloudwright.apiMetricsPort" -}}
+{{- .Values.api.metricsPort | default 9090 -}}
+{{- end -}}

@@ -131,7 +131,7 @@ function printCredentials(url: string | undefined, token: string | undefined): v
     ['URL', url],
     ['Token', token],
   ]);
-  note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it (for example in your app's environment) before you go on.`);
+  note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it before you go on (an app gets a token of its own: cw env set DATABASE_TOKEN --database NAME --app APP).`);
 }
 
 async function list(ctx: Context): Promise<void> {

@@ -5,6 +5,7 @@ import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
 import type { paths } from '../api/schema.ts';
+import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
 
 type Domain = paths['/v1/projects/{projectId}/domains/{domain}']['get']['responses'][200]['content']['application/json']['domain'];
 
@@ -72,7 +73,14 @@ export function registerDomains(program: Command): void {
 
 async function add(ctx: Context, domain: string): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/domains', { params: { path: { projectId } }, body: { domain, dns_mode: 'zone_delegated' } }));
+  const request = ctx.api.POST('/v1/projects/{projectId}/domains', { params: { path: { projectId } }, body: { domain, dns_mode: 'zone_delegated' } });
+  let answer = await ctx.ok(request);
+  // 202: the zone was not created within the API's bound; its nameservers come once it is.
+  if ((await request).response.status === 202) {
+    if (!ctx.json) note(`The DNS zone of ${answer.domain.domain} is still being created: waiting for its nameservers…`);
+    const read = () => ctx.ok(ctx.api.GET('/v1/projects/{projectId}/domains/{domain}', { params: { path: { projectId, domain: answer.domain.domain } } }));
+    answer = (await pollUntil(read, (a) => a.domain.nameservers.length > 0, FOLLOW_UP_MS)).value;
+  }
   if (ctx.json) return printJson(answer);
   success(`Added ${answer.domain.domain} to ${projectId}`);
   delegationAdvice(answer.domain);

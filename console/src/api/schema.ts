@@ -58,8 +58,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: every dependency answers within 2 s (not rate limited)
-         * @description The kube-apiserver, and the object store and runtime engine where configured. 503 names the ones that do not answer.
+         * Readiness: the process can serve (not rate limited); the states of its dependencies, which never make it unready
+         * @description Always 200 once the API listens: a dependency that is down (cw-db, the bucket, the runtime, the apiserver) fails the routes that need it with their own problem details, and must not take every API pod out of its Service. Each dependency is also the gauge `cloudwright_api_dependency_up` on the metrics port.
          */
         get: {
             parameters: {
@@ -79,22 +79,23 @@ export interface paths {
                         "application/json": {
                             /** @enum {string} */
                             status: "ok";
-                            /** @description The dependencies checked, all reachable. */
-                            checks: string[];
+                            /** @description What the API works with, as its background checks (every 10 s) last found them. */
+                            dependencies: {
+                                /** @description kube-apiserver, object-store, runtime engine or database engine. */
+                                name: string;
+                                /** @description Whether it answered its last check; null until checked once. */
+                                up: boolean | null;
+                                /**
+                                 * Format: date-time
+                                 * @description Since when it has been up, or down.
+                                 */
+                                since?: string;
+                            }[];
                         };
                     };
                 };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
-                503: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4145,7 +4146,7 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -4224,7 +4225,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Add a domain: its hosted zone is created and its nameservers answered (status pending_delegation). 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
+        /** Add a domain: its hosted zone is created and its nameservers answered (201, status pending_delegation); 202 with the domain as it stands (pending_delegation, status_reason Creating, no nameservers yet) and a Location to GET it when the zone has not been created within 10 s. 400 for a name that cannot be a project domain (the platform’s base domain, names in or above it); 409 when this or another project holds it, when it is under another project’s domain, or when the caller has 10 domains waiting for their delegation; 502/503 when the DNS provider fails (the domain stays added and the platform retries) */
         post: {
             parameters: {
                 query?: never;
@@ -4266,7 +4267,55 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -4434,7 +4483,7 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -4523,7 +4572,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted; its history is kept and the domain can be added again */
+        /** Delete a domain (soft delete): its records, platform-owned ones included, and its hosted zone are deleted (200); 202 with status_reason Deleting when that has not finished within 10 s (the platform carries on). Its history is kept and the domain can be added again */
         delete: {
             parameters: {
                 query?: never;
@@ -4555,7 +4604,55 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @enum {string}
+                                 */
+                                status: "pending_delegation" | "managed" | "deleted";
+                                /** @description Hosted zone at the DNS provider (an infrastructure id, for debugging); empty until the zone exists. */
+                                hosted_zone_id: string;
+                                /** @description Nameservers to set at the registrar. */
+                                nameservers: string[];
+                                /** @description Why the domain is or is not managed, as a CamelCase reason (for example PendingDelegation, NameserversMismatch, Managed). */
+                                status_reason: string;
+                                /** @description The same in words, with what to do next. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Last delegation check.
+                                 */
+                                last_checked_at?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was added.
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the domain was deleted.
+                                 */
+                                deleted_at?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A project domain. */
+                            domain: {
+                                /** @description Domain name. */
+                                domain: string;
+                                /**
+                                 * @description Always zone_delegated.
+                                 * @enum {string}
+                                 */
+                                dns_mode: "zone_delegated";
+                                /**
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -4724,7 +4821,7 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -4772,7 +4869,7 @@ export interface paths {
                                  */
                                 dns_mode: "zone_delegated";
                                 /**
-                                 * @description pending_delegation until the parent zone delegates to the nameservers, then managed (records can be written); deleted only in the answer to DELETE.
+                                 * @description pending_delegation until the parent zone delegates to the nameservers (also while its zone is being created: status_reason Creating, no nameservers yet), then managed (records can be written); deleted only in the answer to DELETE.
                                  * @enum {string}
                                  */
                                 status: "pending_delegation" | "managed" | "deleted";
@@ -5033,7 +5130,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a record (name, type, values, ttl) and write it to the zone. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name) */
+        /** Create a record (name, type, values, ttl) and write it to the zone: 201 once the platform has tried (status says how it went), 202 with the record as it stands (pending) when it has not within 10 s. 409 while the domain is not managed, or when the name is taken (one record set per name and type; a CNAME alone at its name) */
         post: {
             parameters: {
                 query?: never;
@@ -5066,6 +5163,60 @@ export interface paths {
             responses: {
                 /** @description Default Response */
                 201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5215,7 +5366,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Update a record: omitted name, type and ttl keep the stored ones; values replace the stored values. 409 for platform-owned records and while the domain is not managed */
+        /** Update a record: omitted name, type and ttl keep the stored ones; values replace the stored values. 200 once the platform has tried to write it (status says how it went), 202 with the record as it stands when it has not within 10 s. 409 for platform-owned records and while the domain is not managed */
         put: {
             parameters: {
                 query?: never;
@@ -5250,6 +5401,60 @@ export interface paths {
             responses: {
                 /** @description Default Response */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5386,7 +5591,7 @@ export interface paths {
             };
         };
         post?: never;
-        /** Delete a record (in every domain state); 409 for platform-owned records. Answers the record as it was */
+        /** Delete a record (in every domain state); 409 for platform-owned records. Answers the record as it was: 200 once it has left the zone, 202 when it has not within 10 s (the platform carries on) */
         delete: {
             parameters: {
                 query?: never;
@@ -5405,6 +5610,60 @@ export interface paths {
             responses: {
                 /** @description Default Response */
                 200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A DNS record set of a project domain. */
+                            record: {
+                                /** @description Record id. */
+                                record_id: string;
+                                /** @description Name relative to the domain; `@` is the apex. */
+                                name: string;
+                                /** @description Fully qualified name. */
+                                fqdn: string;
+                                /** @description Record type. */
+                                type: string;
+                                /** @description Values in canonical form. */
+                                values: string[];
+                                /** @description Time to live in seconds. */
+                                ttl: number;
+                                /** @description Present on platform-owned records only; those cannot be changed or deleted by hand. */
+                                owner?: {
+                                    /**
+                                     * @description platform_app: written by the platform for an app hostname.
+                                     * @enum {string}
+                                     */
+                                    kind: "platform_app";
+                                    /**
+                                     * @description runtime_app.
+                                     * @enum {string}
+                                     */
+                                    owner_resource_type: "runtime_app";
+                                    /** @description The app id. */
+                                    owner_resource_id: string;
+                                };
+                                /**
+                                 * @description applied: in the zone; pending: waiting for the delegation or the DNS provider; failed: refused (see status_message).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description CamelCase reason of the status. */
+                                status_reason: string;
+                                /** @description The status in words. */
+                                status_message: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the record was created.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5585,11 +5844,11 @@ export interface paths {
                                 /** @description App served on the hostname. */
                                 app_id: string;
                                 /**
-                                 * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                                 * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
                                  * @enum {string}
                                  */
-                                status: "pending" | "active";
-                                /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                                status: "pending" | "active" | "deleting";
+                                /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
                                 status_reason: string;
                                 /** @description What to do next, in words. */
                                 status_message: string;
@@ -5607,10 +5866,10 @@ export interface paths {
                                     /** @description The managed project domain holding the hostname. */
                                     project_domain: string;
                                     /**
-                                     * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                     * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
                                      * @enum {string}
                                      */
-                                    status: "applied" | "failed";
+                                    status: "applied" | "pending" | "failed";
                                     /** @description The platform-owned records, when applied. */
                                     records?: {
                                         /** @description For example CNAME or TXT. */
@@ -5687,7 +5946,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). Idempotent */
+        /** Attach a hostname (the runtime first, then DNS). external_records answers the records to publish; managed_project_domain writes them into the managed project domain holding the hostname: 200 with managed_dns.status=applied, or 202 with failed when writing them failed (repeat the identical request). 202 with the hostname as it stands (status pending, managed_dns.status pending) when the platform has not answered within 10 s: GET the app’s hostnames, or repeat the request, to follow it. Idempotent */
         post: {
             parameters: {
                 query?: never;
@@ -5731,11 +5990,11 @@ export interface paths {
                             /** @description App served on the hostname. */
                             app_id: string;
                             /**
-                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
                              * @enum {string}
                              */
-                            status: "pending" | "active";
-                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status: "pending" | "active" | "deleting";
+                            /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
                             status_reason: string;
                             /** @description What to do next, in words. */
                             status_message: string;
@@ -5753,10 +6012,10 @@ export interface paths {
                                 /** @description The managed project domain holding the hostname. */
                                 project_domain: string;
                                 /**
-                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
                                  * @enum {string}
                                  */
-                                status: "applied" | "failed";
+                                status: "applied" | "pending" | "failed";
                                 /** @description The platform-owned records, when applied. */
                                 records?: {
                                     /** @description For example CNAME or TXT. */
@@ -5792,11 +6051,11 @@ export interface paths {
                             /** @description App served on the hostname. */
                             app_id: string;
                             /**
-                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
                              * @enum {string}
                              */
-                            status: "pending" | "active";
-                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status: "pending" | "active" | "deleting";
+                            /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
                             status_reason: string;
                             /** @description What to do next, in words. */
                             status_message: string;
@@ -5814,10 +6073,10 @@ export interface paths {
                                 /** @description The managed project domain holding the hostname. */
                                 project_domain: string;
                                 /**
-                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
                                  * @enum {string}
                                  */
-                                status: "applied" | "failed";
+                                status: "applied" | "pending" | "failed";
                                 /** @description The platform-owned records, when applied. */
                                 records?: {
                                     /** @description For example CNAME or TXT. */
@@ -5925,6 +6184,180 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/apps/{appId}/domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Detach a hostname: the app is no longer served on it, the records the platform wrote for it leave the zone and the name is free for others to attach. 204 once gone; 202 with the hostname (status deleting) when that has not finished within 10 s (the platform carries on); 404 when the hostname is not attached to the app. Records you published yourself are yours to remove */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description The hostname attached to the app. */
+                    domain: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description An app hostname: the attach result, and an entry of the app’s hostname list. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Hostname. */
+                            domain: string;
+                            /**
+                             * @description Who publishes the records.
+                             * @enum {string}
+                             */
+                            dns_mode: "external_records" | "managed_project_domain";
+                            /** @description App served on the hostname. */
+                            app_id: string;
+                            /**
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
+                             * @enum {string}
+                             */
+                            status: "pending" | "active" | "deleting";
+                            /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
+                            status_reason: string;
+                            /** @description What to do next, in words. */
+                            status_message: string;
+                            /** @description external_records: the CNAME to the runtime and the ownership TXT challenge to publish. */
+                            dns_records?: {
+                                /** @description For example CNAME or TXT. */
+                                record_type: string;
+                                /** @description Fully qualified record name. */
+                                name: string;
+                                /** @description Record value, to publish exactly as given. */
+                                value: string;
+                            }[];
+                            /** @description managed_project_domain: how applying the records went. */
+                            managed_dns?: {
+                                /** @description The managed project domain holding the hostname. */
+                                project_domain: string;
+                                /**
+                                 * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
+                                 * @enum {string}
+                                 */
+                                status: "applied" | "pending" | "failed";
+                                /** @description The platform-owned records, when applied. */
+                                records?: {
+                                    /** @description For example CNAME or TXT. */
+                                    record_type: string;
+                                    /** @description Fully qualified record name. */
+                                    name: string;
+                                    /** @description Record value, to publish exactly as given. */
+                                    value: string;
+                                }[];
+                            };
+                            /**
+                             * Format: date-time
+                             * @description When the hostname was attached.
+                             */
+                            created_at: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/apps/{appId}/domains/{domain}/finalize": {
         parameters: {
             query?: never;
@@ -5968,11 +6401,11 @@ export interface paths {
                             /** @description App served on the hostname. */
                             app_id: string;
                             /**
-                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
                              * @enum {string}
                              */
-                            status: "pending" | "active";
-                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status: "pending" | "active" | "deleting";
+                            /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
                             status_reason: string;
                             /** @description What to do next, in words. */
                             status_message: string;
@@ -5990,10 +6423,10 @@ export interface paths {
                                 /** @description The managed project domain holding the hostname. */
                                 project_domain: string;
                                 /**
-                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
                                  * @enum {string}
                                  */
-                                status: "applied" | "failed";
+                                status: "applied" | "pending" | "failed";
                                 /** @description The platform-owned records, when applied. */
                                 records?: {
                                     /** @description For example CNAME or TXT. */
@@ -6029,11 +6462,11 @@ export interface paths {
                             /** @description App served on the hostname. */
                             app_id: string;
                             /**
-                             * @description pending until finalize verified the records, then active: the app is served on the hostname.
+                             * @description pending until finalize verified the records, then active: the app is served on the hostname; deleting only in the 202 answer to DELETE (detached, its records still leaving the zone).
                              * @enum {string}
                              */
-                            status: "pending" | "active";
-                            /** @description CamelCase reason (AwaitingFinalize, DnsNotApplied, Active …). */
+                            status: "pending" | "active" | "deleting";
+                            /** @description CamelCase reason (Attaching, AwaitingFinalize, DnsNotApplied, Active …). */
                             status_reason: string;
                             /** @description What to do next, in words. */
                             status_message: string;
@@ -6051,10 +6484,10 @@ export interface paths {
                                 /** @description The managed project domain holding the hostname. */
                                 project_domain: string;
                                 /**
-                                 * @description applied: the records are in the zone; failed: writing them failed (repeat the request).
+                                 * @description applied: the records are in the zone; pending: they are being written (the platform has not answered yet); failed: writing them failed (repeat the request).
                                  * @enum {string}
                                  */
-                                status: "applied" | "failed";
+                                status: "applied" | "pending" | "failed";
                                 /** @description The platform-owned records, when applied. */
                                 records?: {
                                     /** @description For example CNAME or TXT. */

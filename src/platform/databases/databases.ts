@@ -1,7 +1,7 @@
 import { DatabaseReasons, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
 import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
-import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
+import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { DATABASES, PROJECT_LABEL } from '../resources.ts';
 import { databaseTokenSha256, generateDatabaseToken, newDatabaseTokenId } from './database-token.ts';
@@ -127,8 +127,10 @@ export class DatabaseDirectory {
     }
     const answered = await waitForAnswer(this.#cache, written, (d) => settled(d), input.restore_from ? this.#restoreAnswerMs : this.#answerWithinMs);
     if (answered.status?.state === 'failed') {
-      // Nothing of it is usable (a restore point the engine refused): it does not stand.
+      // Nothing of it is usable (a restore point the engine refused): it does not stand. The caller's next read
+      // must see it gone or going, so the answer waits for this process's cache to show the delete.
       await this.#client.delete(project, input.name, { preconditions: { uid: written.metadata?.uid } });
+      await waitFor(this.#cache, objectKey(written), isGoneFrom(written), this.#answerWithinMs);
       throw new PublicError(422, `The database could not be created: ${failureMessage(answered)}`);
     }
     return { view: databaseView(answered), created: true, token: minted.token, ready: answered.status?.state === 'ready' };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { HostnameReasons, VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
+import { VERIFY_ANNOTATION, type AppHostname, type HostnameDnsMode } from '../../apis/v1alpha1/app-hostname.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { MAX_APP_HOSTNAMES } from '../../apis/v1alpha1/runtime-app.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -9,21 +9,31 @@ import { externalAppRecords, isRegistrableDomain, managedAppRecords, UnroutableE
 import { isInZone, normalizeName } from '../../dns/names.ts';
 import { checkExclusivity } from '../../dns/records.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.ts';
-import { isAlreadyExists, waitForAnswer } from '../../kube/index.ts';
+import { isAlreadyExists, isConflict, objectKey, waitFor, waitForAnswer, type KubeObject } from '../../kube/index.ts';
 import type { AppStore } from '../app-store.ts';
 import { PROJECT_LABEL } from '../resources.ts';
 import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import type { RuntimeTarget } from '../../dns/app-records.ts';
 import { existingRecords, MAX_RECORDS_PER_DOMAIN } from './dns-records.ts';
 import type { DomainStore } from './domain-store.ts';
-import { noRuntimeAddresses } from './hostname-records.ts';
-import { hostnameView, type HostnameView } from './views.ts';
+import { controllerUid, noRuntimeAddresses } from './hostname-records.ts';
+import { hostnameView, managedDnsStatus, type HostnameView } from './views.ts';
 
 const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
 
 export interface AttachResult {
-  /** 200 when the records are in place (or the owner publishes them), 202 when managed DNS application failed. */
+  /**
+   * 200 when the controller has answered: the records to publish (external), or the records in place
+   * (managed). 202 when it has not within the bound (the binding stands, `pending`) or writing the records
+   * failed (`managed_dns.status: failed`).
+   */
   readonly statusCode: 200 | 202;
+  readonly view: HostnameView;
+}
+
+export interface DetachResult {
+  /** The binding and its platform-owned records are gone (within the bound). */
+  readonly gone: boolean;
   readonly view: HostnameView;
 }
 
@@ -103,20 +113,24 @@ export class AppHostnames {
 
     // The runtime attach: the binding exists before any DNS is touched.
     const binding = existing ?? (await this.#create(project, app.metadata?.uid ?? '', appId, hostname, mode));
+    const observed = (h: AppHostname) => (h.status?.observedGeneration ?? 0) >= (binding.metadata?.generation ?? 0);
     if (!domain) {
-      const answered = await this.#answer(binding, (h) => h.status?.dnsRecords !== undefined);
-      return { statusCode: 200, view: this.#view(answered) };
+      // The records to publish, or the controller's word on why there are none.
+      const answers = (h: AppHostname) => h.status?.dnsRecords !== undefined || findCondition(h.status?.conditions, 'DnsReady') !== undefined;
+      const answered = await this.#answer(binding, answers);
+      return { statusCode: observed(answered) && answers(answered) ? 200 : 202, view: this.#view(answered) };
     }
     // Applied (True), or refused for a reason repeating the attach may mend; a first write is waited for. A
     // repeat of an attach that failed waits for the records to be applied: the controllers keep retrying
-    // them, and the repeat answers what they achieved within the bound.
-    const failedBefore = existing !== undefined && findCondition(existing.status?.conditions, 'DnsReady')?.status === 'False';
+    // them, and the repeat answers what they achieved within the bound. Past the bound the binding is
+    // answered as it stands (202): `pending` while the records are on their way, `failed` only when the
+    // controller said so.
+    const failedBefore = existing !== undefined && managedDnsStatus(existing) === 'failed';
     const answered = await this.#answer(binding, (h) => {
-      const dns = findCondition(h.status?.conditions, 'DnsReady');
-      if (failedBefore) return dns?.status === 'True' || h.status?.state === 'active';
-      return dns !== undefined && (dns.status === 'True' || !IN_PROGRESS.has(dns.reason));
+      const dns = managedDnsStatus(h);
+      return failedBefore ? dns === 'applied' || h.status?.state === 'active' : dns !== 'pending';
     });
-    const applied = findCondition(answered.status?.conditions, 'DnsReady')?.status === 'True' || answered.status?.state === 'active';
+    const applied = observed(answered) && (managedDnsStatus(answered) === 'applied' || answered.status?.state === 'active');
     return { statusCode: applied ? 200 : 202, view: this.#view(answered) };
   }
 
@@ -146,6 +160,38 @@ export class AppHostnames {
     const dns = findCondition(answered.status?.conditions, 'DnsReady');
     const why = dns?.status === 'False' ? dns.message : (ready?.message ?? `The DNS records of ${hostname} are not verified yet.`);
     throw new ConflictError(why);
+  }
+
+  /**
+   * Detaches `host` from the app by deleting its AppHostname, as `kubectl delete` would: the app is no longer
+   * served on it (cw-runtime serves active bindings only), the garbage collector deletes the platform-owned
+   * records it owns (each leaves the zone before it goes: its finalizer) and the controller releases the
+   * name's HostnameClaim. Waits, watching and at most the bound, for the binding and those records to be
+   * gone: `gone`, else the binding as it stands, `deleting` (the deletion carries on). Records the owner
+   * published at their own DNS provider are theirs to remove.
+   * @throws NotFoundError for a missing app, or a host name not attached to it
+   */
+  async detach(project: string, appId: string, host: string): Promise<DetachResult> {
+    this.#apps.cached(project, appId);
+    const hostname = normalizeName(host.trim());
+    const binding = this.#store.hostnames(project).find((h) => h.spec.hostname === hostname && h.spec.appRef.name === appId);
+    if (!binding) throw new NotFoundError(`${hostname} is not attached to app ${appId}.`);
+    const { name = '', uid } = binding.metadata ?? {};
+    const owned = this.#store.caches.records.list().filter((r) => r.metadata?.namespace === project && controllerUid(r) === uid);
+    try {
+      await this.#store.hostnameClient.delete(project, name, { preconditions: { uid } });
+    } catch (err) {
+      // Deleted and attached again meanwhile: this incarnation is gone, the new one is not ours to delete.
+      if (!isConflict(err)) throw err;
+    }
+    const deadline = Date.now() + this.#answerWithinMs;
+    let gone = true;
+    for (const [cache, obj] of [[this.#store.caches.hostnames, binding], ...owned.map((r) => [this.#store.caches.records, r] as const)] as const) {
+      const { met } = await waitFor<KubeObject>(cache, objectKey(obj), (o) => o?.metadata?.uid !== obj.metadata?.uid, Math.max(0, deadline - Date.now()));
+      gone &&= met;
+    }
+    const view = this.#view(binding);
+    return gone ? { gone, view } : { gone, view: { ...view, status: 'deleting', status_reason: 'Deleting', status_message: `${hostname} is detached from ${appId}; its records are being removed.` } };
   }
 
   /** 409 when the app is already served on as many host names as it may have (deploy host names and active bindings). */
@@ -246,6 +292,3 @@ export class AppHostnames {
     }
   }
 }
-
-/** DnsReady reasons of a managed binding whose records are still on their way to the zone (not a refusal). */
-const IN_PROGRESS: ReadonlySet<string> = new Set([HostnameReasons.Writing]);

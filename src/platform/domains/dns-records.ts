@@ -36,6 +36,12 @@ export function existingRecords(records: readonly DnsRecord[], domain: string, e
   });
 }
 
+/** A record write's answer: the record, and whether the controller answered it within the bound. */
+export interface RecordAnswer {
+  readonly answered: boolean;
+  readonly view: RecordView;
+}
+
 /** Records one domain may have, platform-owned ones included (as Cloudflare's plans start at 1000 per zone). */
 export const MAX_RECORDS_PER_DOMAIN = 1000;
 
@@ -76,7 +82,7 @@ export class DnsRecords {
       .sort((a, b) => a.fqdn.localeCompare(b.fqdn) || a.type.localeCompare(b.type) || a.record_id.localeCompare(b.record_id));
   }
 
-  async create(project: string, domain: string, input: RecordInput): Promise<RecordView> {
+  async create(project: string, domain: string, input: RecordInput): Promise<RecordAnswer> {
     const d = this.#store.domain(project, domain);
     this.#requireManaged(d, 'created');
     if (input.name === undefined || input.type === undefined) throw new BadRequestError('name and type are required.');
@@ -103,7 +109,7 @@ export class DnsRecords {
   }
 
   /** Omitted name, type and ttl keep the stored ones; `values` (or `value`) replace the stored values. */
-  async update(project: string, domain: string, recordId: string, input: RecordInput): Promise<RecordView> {
+  async update(project: string, domain: string, recordId: string, input: RecordInput): Promise<RecordAnswer> {
     const d = this.#store.domain(project, domain);
     const stored = this.#record(d, recordId);
     this.#refuseOwned(stored, 'changed');
@@ -154,20 +160,24 @@ export class DnsRecords {
     throw new ConflictError(refusal);
   }
 
-  /** Removes the record from the zone (also while the domain is pending delegation). */
-  async delete(project: string, domain: string, recordId: string): Promise<RecordView> {
+  /**
+   * Removes the record from the zone (also while the domain is pending delegation). `answered` once it is
+   * out of the zone (the object gone); false when the controller had not removed it within the bound.
+   */
+  async delete(project: string, domain: string, recordId: string): Promise<RecordAnswer> {
     const d = this.#store.domain(project, domain);
     const stored = this.#record(d, recordId);
     this.#refuseOwned(stored, 'deleted');
     await this.#store.recordClient.delete(project, recordId);
     // The record's finalizer holds the object until the controller has taken it out of the zone.
-    await waitFor(this.#store.caches.records, objectKey(stored), (r) => r?.metadata?.uid !== stored.metadata?.uid, this.#answerWithinMs);
-    return recordView(stored, d.spec.domain);
+    const { met } = await waitFor(this.#store.caches.records, objectKey(stored), (r) => r?.metadata?.uid !== stored.metadata?.uid, this.#answerWithinMs);
+    return { answered: met, view: recordView(stored, d.spec.domain) };
   }
 
-  /** `written` once the controller has reported on its generation (watched; bounded), else as written. */
-  async #applied(d: ProjectDomain, written: DnsRecord): Promise<RecordView> {
-    return recordView(await waitForAnswer(this.#store.caches.records, written, () => true, this.#answerWithinMs), d.spec.domain);
+  /** `written` once the controller has reported on its generation (watched; bounded), else as it stands. */
+  async #applied(d: ProjectDomain, written: DnsRecord): Promise<RecordAnswer> {
+    const answered = await waitForAnswer(this.#store.caches.records, written, () => true, this.#answerWithinMs);
+    return { answered: (answered.status?.observedGeneration ?? 0) >= (written.metadata?.generation ?? 0), view: recordView(answered, d.spec.domain) };
   }
 
   #record(d: ProjectDomain, recordId: string): DnsRecord {

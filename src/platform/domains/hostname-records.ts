@@ -131,7 +131,7 @@ export function noRuntimeAddresses(hostname: string): string {
   return `${hostname} is the apex of its zone, where only A and AAAA records can route it, and this platform has no runtime addresses configured (CW_RUNTIME_DNS_IPV4, CW_RUNTIME_DNS_IPV6).`;
 }
 
-function controllerUid(record: DnsRecord): string | undefined {
+export function controllerUid(record: DnsRecord): string | undefined {
   return record.metadata?.ownerReferences?.find((r) => r.controller)?.uid;
 }
 

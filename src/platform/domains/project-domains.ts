@@ -74,10 +74,11 @@ export class ProjectDomains {
 
   /**
    * Adds `input` to the project: 400 for a name that cannot be a project domain, 409 when this or another
-   * project holds it (the controller's DomainClaim decides a race). Answered once the zone exists; when the
-   * provider fails the domain stays added (the controller retries) and the error says so.
+   * project holds it (the controller's DomainClaim decides a race). Answered once the zone exists
+   * (`zoneReady`), else, past the bound, as it stands (no zone nor nameservers yet); when the provider fails
+   * the domain stays added (the controller retries) and the error says so.
    */
-  async create(project: string, input: string, userId?: string): Promise<DomainView> {
+  async create(project: string, input: string, userId?: string): Promise<{ zoneReady: boolean; view: DomainView }> {
     const domain = parseDomainName(input);
     const refusal = domainRefusal(domain, project, { baseDomain: this.#baseDomain, holderOf: (name) => this.#store.holders(name)[0]?.metadata?.namespace });
     if (refusal) throw refusalError(refusal);
@@ -135,7 +136,7 @@ export class ProjectDomains {
         failure.headers,
       );
     }
-    return domainView(answered);
+    return { zoneReady: answered.status?.hostedZoneId !== undefined, view: domainView(answered) };
   }
 
   /**
@@ -155,8 +156,11 @@ export class ProjectDomains {
     return { checked: answered.status?.lastHandledDelegationCheck === request, view: domainView(answered) };
   }
 
-  /** Soft delete: records and zone go, the object is kept (`status: deleted`); the name can be added again. */
-  async delete(project: string, domain: string): Promise<DomainView> {
+  /**
+   * Soft delete: records and zone go, the object is kept (`status: deleted`); the name can be added again.
+   * `retired` once the controller has deleted them; false when it had not within the bound (it carries on).
+   */
+  async delete(project: string, domain: string): Promise<{ retired: boolean; view: DomainView }> {
     const found = this.#store.domain(project, domain);
     const { namespace = '', name = '' } = found.metadata ?? {};
     const marked = await this.#store.domainClient.patch(namespace, name, { spec: { deleted: true } });
@@ -167,7 +171,7 @@ export class ProjectDomains {
     if (failure) {
       throw new PublicError(failure.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${failure.message} The platform keeps retrying.`, failure.headers);
     }
-    return domainView(answered);
+    return { retired: retired(answered), view: domainView(answered) };
   }
 
   /**

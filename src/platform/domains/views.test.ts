@@ -26,6 +26,10 @@ describe('views', () => {
     });
     expect(domainView({ ...d, spec: { ...d.spec, deleted: true } }).status).toBe('deleted');
     expect(domainView({ spec: { domain: 'a.test' } })).toMatchObject({ status: 'pending_delegation', hosted_zone_id: '', status_reason: 'Creating' });
+    // Deleted, its zone not yet: said so rather than the Ready it had.
+    expect(domainView({ ...d, spec: { ...d.spec, deleted: true } })).toMatchObject({ status: 'deleted', status_reason: 'Deleting' });
+    const retired = { ...d, spec: { ...d.spec, deleted: true }, status: { state: 'deleted' as const, conditions: ready('False', 'Deleted', 'gone') } };
+    expect(domainView(retired)).toMatchObject({ status: 'deleted', status_reason: 'Deleted' });
   });
 
   it('a record: applied, pending or failed, with its owner when the platform wrote it', () => {
@@ -60,7 +64,11 @@ describe('views', () => {
       status: 'pending',
       managed_dns: { project_domain: 'shop.test', status: 'applied', records: [{ record_type: 'CNAME', name: 'www.shop.test', value: 'runtime.x.net' }] },
     });
-    expect(hostnameView({ ...h, status: { ...h.status, conditions: [] } }, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'failed' });
+    // Not answered yet, or still writing: pending, never a failure the controller did not report.
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: [] } }, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'pending' });
+    const dnsReady = (status: 'True' | 'False', reason: string) => [{ type: 'DnsReady', status, reason, message: 'm', lastTransitionTime: t }];
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'Writing') } }, 'shop.test').managed_dns?.status).toBe('pending');
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'ProviderError') } }, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'failed' });
     const external = hostnameView({ ...h, spec: { ...h.spec, dnsMode: 'external_records' }, status: { ...h.status, state: 'active' } });
     expect(external).toMatchObject({ status: 'active', dns_records: [{ record_type: 'CNAME' }] });
     expect(external.managed_dns).toBeUndefined();

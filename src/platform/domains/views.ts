@@ -1,5 +1,5 @@
 // The REST shapes of project domains, DNS records and app hostnames, from their custom resources. Pure.
-import type { AppHostname, RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
+import { HostnameReasons, type AppHostname, type RequiredDnsRecord } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import { ProjectDomainReasons, type ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../conditions/index.ts';
@@ -21,8 +21,12 @@ export interface DomainView {
 }
 
 export function domainView(d: ProjectDomain): DomainView {
-  const ready = findCondition(d.status?.conditions, 'Ready');
   const status = d.spec.deleted ? 'deleted' : d.status?.state === 'managed' ? 'managed' : 'pending_delegation';
+  // Deleted for the API at once (spec.deleted), but its zone and records go only once the controller has them.
+  const ready =
+    d.spec.deleted && d.status?.state !== 'deleted'
+      ? { reason: 'Deleting', message: `The records and the hosted zone of ${d.spec.domain} are being deleted.` }
+      : findCondition(d.status?.conditions, 'Ready');
   return {
     domain: d.spec.domain,
     dns_mode: 'zone_delegated',
@@ -91,13 +95,29 @@ export interface HostnameView {
   domain: string;
   dns_mode: 'external_records' | 'managed_project_domain';
   app_id: string;
-  /** `pending` until finalize verified the records, then `active` (the app is served on it). */
-  status: 'pending' | 'active';
+  /** `pending` until finalize verified the records, then `active` (the app is served on it); `deleting` once detached, until its records are gone. */
+  status: 'pending' | 'active' | 'deleting';
   status_reason: string;
   status_message: string;
   dns_records?: DnsRecordItem[];
-  managed_dns?: { project_domain: string; status: 'applied' | 'failed'; records?: DnsRecordItem[] };
+  /** `status`: `applied` (in the zone), `pending` (being written, or not looked at yet) or `failed` (refused: see `status_message`). */
+  managed_dns?: { project_domain: string; status: ManagedDnsStatus; records?: DnsRecordItem[] };
   created_at: string;
+}
+
+export type ManagedDnsStatus = 'applied' | 'pending' | 'failed';
+
+/** DnsReady reasons of a managed binding whose records are still on their way to the zone (not a refusal). */
+const DNS_IN_PROGRESS: ReadonlySet<string> = new Set([HostnameReasons.Writing]);
+
+/**
+ * Where a managed binding's records stand, from its DnsReady condition: `pending` while the controller has
+ * not said (no condition yet) or is still writing them, never a failure it did not report.
+ */
+export function managedDnsStatus(h: AppHostname): ManagedDnsStatus {
+  const dns = findCondition(h.status?.conditions, 'DnsReady');
+  if (dns?.status === 'True') return 'applied';
+  return dns === undefined || DNS_IN_PROGRESS.has(dns.reason) ? 'pending' : 'failed';
 }
 
 export const items = (records: readonly RequiredDnsRecord[]): DnsRecordItem[] => records.map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
@@ -106,9 +126,8 @@ export const items = (records: readonly RequiredDnsRecord[]): DnsRecordItem[] =>
 export function hostnameView(h: AppHostname, projectDomain?: string): HostnameView {
   const mode = h.spec.dnsMode ?? 'external_records';
   const ready = findCondition(h.status?.conditions, 'Ready');
-  const dnsReady = findCondition(h.status?.conditions, 'DnsReady');
   const records = items(h.status?.dnsRecords ?? []);
-  const applied = dnsReady?.status === 'True';
+  const dns = managedDnsStatus(h);
   return {
     domain: h.spec.hostname,
     dns_mode: mode,
@@ -117,7 +136,7 @@ export function hostnameView(h: AppHostname, projectDomain?: string): HostnameVi
     status_reason: ready?.reason ?? 'Attaching',
     status_message: ready?.message ?? 'The hostname is being attached.',
     ...(mode === 'external_records' ? { dns_records: records } : {}),
-    ...(mode === 'managed_project_domain' ? { managed_dns: { project_domain: projectDomain ?? '', status: applied ? 'applied' : 'failed', ...(applied ? { records } : {}) } } : {}),
+    ...(mode === 'managed_project_domain' ? { managed_dns: { project_domain: projectDomain ?? '', status: dns, ...(dns === 'applied' ? { records } : {}) } } : {}),
     created_at: h.metadata?.creationTimestamp ?? '',
   } as HostnameView;
 }

@@ -24,6 +24,11 @@ export interface DispatcherConfigInput {
   readonly runtimeService: string;
   /** V8 flags, for every isolate of the process (such as `--max-old-space-size`, the heap bound). */
   readonly v8Flags?: readonly string[];
+  /**
+   * Addresses apps' `fetch()` and `connect()` may reach besides public ones, as CIDRs (`10.96.4.7/32`): the
+   * platform's SQL endpoint (`database-egress.ts`). Nothing else private is reachable.
+   */
+  readonly outboundAllow?: readonly string[];
 }
 
 /** The socket the entry point forwards requests to, private to the runtime process. */
@@ -34,6 +39,15 @@ export const CONTROL_CF_HEADER = 'x-cloudwright-cf';
 export const CONTROL_CF = JSON.stringify({ cloudwrightControl: true });
 
 const DISPATCHER_SOURCE = readFileSync(new URL('./dispatcher.js', import.meta.url), 'utf8');
+
+/**
+ * The `internet` service, which backs every worker's global `fetch()` and `connect()` (none sets another
+ * `globalOutbound`): workerd's default (`public` addresses only, browsers' CAs trusted) plus `allow`. An address
+ * counts when it matches an allow entry and no deny entry, after name resolution.
+ */
+export function internetService(allow: readonly string[] = []): string {
+  return `    (name = "internet", network = (allow = ${capnpStringList(['public', ...allow])}, tlsOptions = (trustBrowserCas = true)))`;
+}
 
 /**
  * The workerd config of one generation: the dispatcher (the entry socket's service, with the Worker Loader),
@@ -65,7 +79,7 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
     '',
     'const config :Workerd.Config = (',
     '  services = [',
-    [dispatcher, `    (name = "cw-runtime", external = (address = ${capnpString(input.runtimeService)}, http = ()))`, ...services].join(',\n'),
+    [dispatcher, `    (name = "cw-runtime", external = (address = ${capnpString(input.runtimeService)}, http = ()))`, internetService(input.outboundAllow), ...services].join(',\n'),
     '  ],',
     '  sockets = [',
     // The entry point always sets X-Forwarded-Proto (from the client's connection, or a trusted ingress).

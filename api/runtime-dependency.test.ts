@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { RuntimeReplicaView, type ReplicaLease, type ReplicaSource } from '../src/platform/runtime-replicas.ts';
-import { runtimeReadiness } from './runtime-readiness.ts';
+import { runtimeDependency } from './runtime-dependency.ts';
 
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 
@@ -32,9 +32,9 @@ function view(replicas: Array<{ name: string; ready: boolean; renewedMsAgo?: num
   return new RuntimeReplicaView(objects, leases);
 }
 
-const check = (v: RuntimeReplicaView) => runtimeReadiness(v, () => t0)[0]!.check(AbortSignal.timeout(1_000));
+const check = (v: RuntimeReplicaView) => runtimeDependency(v, () => t0).check(AbortSignal.timeout(1_000));
 
-describe('runtimeReadiness', () => {
+describe('runtimeDependency', () => {
   it('passes while any replica is live and ready, however many are starting or gone', async () => {
     await expect(check(view([{ name: 'a', ready: true, renewedMsAgo: 5_000 }]))).resolves.toBeUndefined();
     await expect(

@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { internetService, renderDispatcherConfig, type DispatcherConfigInput } from './config.ts';
+
+const input: DispatcherConfigInput = {
+  assets: [],
+  table: { hosts: {}, apps: {}, retryAfter: '1' },
+  entrySocket: 'unix:/run/e.sock',
+  controlSocket: 'unix:/run/c.sock',
+  runtimeService: 'unix:/run/r.sock',
+};
+
+describe("apps' outbound network", () => {
+  it("is workerd's default when nothing else is allowed: public addresses, browsers' CAs", () => {
+    expect(internetService()).toBe('    (name = "internet", network = (allow = ["public"], tlsOptions = (trustBrowserCas = true)))');
+  });
+
+  it('adds exactly the addresses given to the public ones', () => {
+    expect(internetService(['127.0.0.2/32', 'fd00::5/128'])).toBe('    (name = "internet", network = (allow = ["public", "127.0.0.2/32", "fd00::5/128"], tlsOptions = (trustBrowserCas = true)))');
+  });
+
+  it('is the one internet service of the generated config, which no worker overrides with a globalOutbound of its own', () => {
+    const { text } = renderDispatcherConfig({ ...input, outboundAllow: ['10.96.0.20/32'] });
+    expect(text.match(/name = "internet"/g)).toHaveLength(1);
+    expect(text).toContain('allow = ["public", "10.96.0.20/32"]');
+    expect(text).not.toContain('globalOutbound');
+    expect(renderDispatcherConfig(input).text).toContain('allow = ["public"]');
+  });
+});
