@@ -41,7 +41,8 @@ it('docs/cw-git-openapi.json matches what the routes produce', () => {
   expect(committed === undefined ? 'missing' : committed === rendered ? 'same' : 'differs', FIX).toBe('same');
 });
 
-it('is a valid OpenAPI 3.1 document', () => {
+// The validator is a Python process: seconds to start on two cores busy with the integration tests.
+it('is a valid OpenAPI 3.1 document', { timeout: 60_000 }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'cw-git-openapi-'));
   try {
     const file = join(dir, 'openapi.json');

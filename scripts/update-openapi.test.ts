@@ -79,7 +79,8 @@ it('docs/openapi.json matches what the routes produce', () => {
   expect(committed === undefined ? 'docs/openapi.json is missing' : committed === rendered ? 'same' : 'differs', FIX).toBe('same');
 });
 
-it('is a valid OpenAPI 3.1 document', () => {
+// The validator is a Python process: seconds to start on two cores busy with the integration tests.
+it('is a valid OpenAPI 3.1 document', { timeout: 60_000 }, () => {
   expect(doc.openapi).toBe('3.1.0');
   const dir = mkdtempSync(join(tmpdir(), 'cw-openapi-'));
   try {

@@ -12,6 +12,8 @@ const shim = mkdtempSync(join(tmpdir(), 'cw-completion-'));
 writeFileSync(join(shim, 'cw'), `#!/bin/sh\nexec "${process.execPath}" "${CW}" "$@"\n`);
 chmodSync(join(shim, 'cw'), 0o755);
 afterAll(() => rmSync(shim, { recursive: true, force: true }));
+/** Each case starts the CLI several times (a Node start each): seconds on two cores busy with the integration tests. */
+const SPAWNS = { timeout: 30_000 };
 
 /** What bash completes for `line` (the cursor at its end). */
 function complete(line: string): string[] {
@@ -23,13 +25,13 @@ _cw_completion; printf '%s\\n' "\${COMPREPLY[@]}"`;
   return out.split('\n').filter((l) => l !== '');
 }
 
-it('completes commands, subcommands and options in bash', () => {
+it('completes commands, subcommands and options in bash', SPAWNS, () => {
   expect(complete('cw ap')).toEqual(['apps']);
   expect(complete('cw db ')).toEqual(expect.arrayContaining(['create', 'shell', 'restore']));
   expect(complete('cw deploy --ho')).toEqual(['--hostnames']);
 });
 
-it('prints scripts for zsh and fish that call back into cw', () => {
+it('prints scripts for zsh and fish that call back into cw', SPAWNS, () => {
   for (const shell of ['zsh', 'fish']) {
     const script = execFileSync(process.execPath, [CW, 'completion', shell], { encoding: 'utf8' });
     expect(script).toContain('completion-server');
