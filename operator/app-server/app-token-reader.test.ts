@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { appTokenGeneration } from '../../src/platform/databases/app-tokens.ts';
 import { databaseTokenSha256 } from '../../src/platform/databases/database-token.ts';
-import { AppTokenReader, type SecretObject } from './app-token-reader.ts';
+import { AppTokenReader } from './app-token-reader.ts';
+import type { SecretObject } from '../../src/kube/index.ts';
 import type { LinkedValue } from './database-links.ts';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');

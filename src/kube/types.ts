@@ -33,6 +33,23 @@ export interface KubeObject {
   metadata?: ObjectMeta;
 }
 
+/** Whether `obj` is controlled by the object whose uid is `ownerUid` (so not by an earlier one of the same name). */
+export function isControlledBy(obj: KubeObject | undefined, ownerUid: string | undefined): boolean {
+  return ownerUid !== undefined && (obj?.metadata?.ownerReferences?.some((ref) => ref.uid === ownerUid && ref.controller === true) ?? false);
+}
+
+/** A Secret as JSON: its values base64-encoded under `data`. */
+export interface SecretObject extends KubeObject {
+  type?: string;
+  data?: Record<string, string>;
+}
+
+/** The text under `key` of a Secret's data, decoded; undefined when absent or empty. */
+export function secretText(secret: SecretObject | undefined, key: string): string | undefined {
+  const value = secret?.data?.[key];
+  return value ? Buffer.from(value, 'base64').toString('utf8') : undefined;
+}
+
 /** A list response as JSON. */
 export interface KubeList<T extends KubeObject> {
   apiVersion?: string;

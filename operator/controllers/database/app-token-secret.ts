@@ -1,8 +1,8 @@
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
-import { objectClient, SECRETS, type KubeConnection, type ObjectClient } from '../../../src/kube/index.ts';
-import { APP_TOKEN_KEYS, appTokenGeneration } from '../../../src/platform/databases/app-tokens.ts';
-import { databaseTokenSha256, generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
-import { ensureOwnedSecret, secretText, type TokenSecret } from './owned-secret.ts';
+import { objectClient, SECRETS, secretText, type KubeConnection, type ObjectClient, type SecretObject } from '../../../src/kube/index.ts';
+import { APP_TOKEN_KEYS, appTokenHashes } from '../../../src/platform/databases/app-tokens.ts';
+import { generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
+import { ensureOwnedSecret } from './owned-secret.ts';
 
 /** The app tokens' hashes and a generation that changes with them, or why there are none. */
 export type AppTokens = { kind: 'minted'; name: string; full: string; readOnly: string; generation: string } | { kind: 'conflict' | 'forbidden'; name: string };
@@ -16,10 +16,10 @@ export type AppTokens = { kind: 'minted'; name: string; full: string; readOnly: 
  * reconcile (its usage refresh, every 30 s by default).
  */
 export class AppTokenSecrets {
-  readonly #client: ObjectClient<TokenSecret>;
+  readonly #client: ObjectClient<SecretObject>;
 
   constructor(kube: KubeConnection) {
-    this.#client = objectClient<TokenSecret>(kube, SECRETS);
+    this.#client = objectClient<SecretObject>(kube, SECRETS);
   }
 
   static nameFor(db: Database): string {
@@ -30,10 +30,8 @@ export class AppTokenSecrets {
     const name = AppTokenSecrets.nameFor(db);
     const found = await ensureOwnedSecret(this.#client, db, name, () => ({ [APP_TOKEN_KEYS.full]: generateDatabaseToken(), [APP_TOKEN_KEYS['read-only']]: generateDatabaseToken() }));
     if (found.kind === 'forbidden') return { kind: 'forbidden', name };
-    const full = found.kind === 'owned' ? secretText(found.secret, APP_TOKEN_KEYS.full) : undefined;
-    const readOnly = found.kind === 'owned' ? secretText(found.secret, APP_TOKEN_KEYS['read-only']) : undefined;
-    if (!full || !readOnly) return { kind: 'conflict', name };
-    const [fullHash, readOnlyHash] = [databaseTokenSha256(full), databaseTokenSha256(readOnly)];
-    return { kind: 'minted', name, full: fullHash, readOnly: readOnlyHash, generation: appTokenGeneration(fullHash, readOnlyHash) };
+    const hashes = found.kind === 'owned' ? appTokenHashes((key) => secretText(found.secret, key)) : undefined;
+    if (!hashes) return { kind: 'conflict', name };
+    return { kind: 'minted', name, ...hashes };
   }
 }

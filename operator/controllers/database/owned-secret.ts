@@ -1,25 +1,22 @@
 import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
 import { DATABASE_LABEL, type Database } from '../../../src/apis/v1alpha1/database.ts';
-import { isAlreadyExists, statusCodeOf, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
-
-/** A Secret the Database controller writes tokens into. */
-export type TokenSecret = KubeObject & { type?: string; data?: Record<string, string> };
+import { isAlreadyExists, isControlledBy, statusCodeOf, type ObjectClient, type SecretObject } from '../../../src/kube/index.ts';
 
 /** What `ensureOwnedSecret` found: the Secret (owned by the Database), one of that name that is someone else's, or no right to Secrets there. */
-export type OwnedSecret = { kind: 'owned'; secret: TokenSecret } | { kind: 'conflict' | 'forbidden' };
+export type OwnedSecret = { kind: 'owned'; secret: SecretObject } | { kind: 'conflict' | 'forbidden' };
 
 /** Whether `secret` is controlled by `db` (the same uid: a Database deleted and made again owns none of the old). */
-export function ownedBy(secret: TokenSecret | undefined, db: Database): boolean {
-  return secret?.metadata?.ownerReferences?.some((ref) => ref.uid === db.metadata?.uid && ref.controller === true) ?? false;
+export function ownedBy(secret: SecretObject | undefined, db: Database): boolean {
+  return isControlledBy(secret, db.metadata?.uid);
 }
 
 /**
  * The Secret `name` in `db`'s namespace, created with `data()` (plain text, encoded here) when absent, owned by
  * `db` so it goes with it. Read with a GET, never watched: the operator may not list Secrets across namespaces.
  */
-export async function ensureOwnedSecret(client: ObjectClient<TokenSecret>, db: Database, name: string, data: () => Record<string, string>): Promise<OwnedSecret> {
+export async function ensureOwnedSecret(client: ObjectClient<SecretObject>, db: Database, name: string, data: () => Record<string, string>): Promise<OwnedSecret> {
   const namespace = db.metadata?.namespace ?? '';
-  let secret: TokenSecret | undefined;
+  let secret: SecretObject | undefined;
   try {
     secret = await client.get(namespace, name);
     if (secret && staleFor(secret, db)) {
@@ -45,18 +42,12 @@ export async function ensureOwnedSecret(client: ObjectClient<TokenSecret>, db: D
 }
 
 /** Controlled by another Database of `db`'s name (a deleted one: names are unique in a namespace). */
-function staleFor(secret: TokenSecret, db: Database): boolean {
+function staleFor(secret: SecretObject, db: Database): boolean {
   const ref = secret.metadata?.ownerReferences?.find((r) => r.controller === true);
   return ref?.kind === 'Database' && ref.name === db.metadata?.name && ref.uid !== db.metadata?.uid;
 }
 
-/** The text of `key` in `secret`, if any. */
-export function secretText(secret: TokenSecret, key: string): string | undefined {
-  const value = secret.data?.[key];
-  return value ? Buffer.from(value, 'base64').toString('utf8') : undefined;
-}
-
-function newSecret(db: Database, name: string, data: Record<string, string>): TokenSecret {
+function newSecret(db: Database, name: string, data: Record<string, string>): SecretObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',

@@ -1,7 +1,7 @@
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
-import { objectClient, SECRETS, type KubeConnection, type ObjectClient } from '../../../src/kube/index.ts';
+import { objectClient, SECRETS, secretText, type KubeConnection, type ObjectClient, type SecretObject } from '../../../src/kube/index.ts';
 import { databaseTokenSha256, generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
-import { ensureOwnedSecret, ownedBy, secretText, type TokenSecret } from './owned-secret.ts';
+import { ensureOwnedSecret, ownedBy } from './owned-secret.ts';
 
 /** What `ensure` found: the token's hash, a Secret of that name that is someone else's, or no right to Secrets there. */
 export type MintedToken = { kind: 'minted'; name: string; sha256: string } | { kind: 'conflict' | 'forbidden'; name: string };
@@ -17,10 +17,10 @@ export type MintedToken = { kind: 'minted'; name: string; sha256: string } | { k
  * refresh (every 30 s by default).
  */
 export class TokenSecrets {
-  readonly #client: ObjectClient<TokenSecret>;
+  readonly #client: ObjectClient<SecretObject>;
 
   constructor(kube: KubeConnection) {
-    this.#client = objectClient<TokenSecret>(kube, SECRETS);
+    this.#client = objectClient<SecretObject>(kube, SECRETS);
   }
 
   static nameFor(db: Database): string {

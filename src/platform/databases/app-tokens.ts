@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DatabaseAccess } from '../../apis/v1alpha1/runtime-app.ts';
+import { databaseTokenSha256 } from './database-token.ts';
 
 /**
  * The keys of a Database's app-token Secret (`status.appTokenSecretName`), by the access a RuntimeApp's
@@ -17,4 +18,12 @@ export const DEFAULT_DATABASE_ACCESS: DatabaseAccess = 'read-only';
  */
 export function appTokenGeneration(fullSha256: string, readOnlySha256: string): string {
   return createHash('sha256').update(`${fullSha256}:${readOnlySha256}`).digest('hex').slice(0, 16);
+}
+
+/** The hashes of a Secret's two app tokens and their generation, from `text(key)` (its decoded values); undefined when one is missing. */
+export function appTokenHashes(text: (key: string) => string | undefined): { full: string; readOnly: string; generation: string } | undefined {
+  const [full, readOnly] = [text(APP_TOKEN_KEYS.full), text(APP_TOKEN_KEYS['read-only'])];
+  if (!full || !readOnly) return undefined;
+  const hashes = { full: databaseTokenSha256(full), readOnly: databaseTokenSha256(readOnly) };
+  return { ...hashes, generation: appTokenGeneration(hashes.full, hashes.readOnly) };
 }
