@@ -1,15 +1,10 @@
 // cw-api's Prometheus endpoint, on a port of its own (CW_API_METRICS_PORT) so it never faces the API's clients
 // through the ingress. Plain node:http: one fixed route needs no framework.
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listen, type ListeningServer } from '../src/listen.ts';
 
-export interface MetricsServer {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-export async function startMetricsServer(registry: Registry, port: number, host: string): Promise<MetricsServer> {
+export function startMetricsServer(registry: Registry, port: number, host: string): Promise<ListeningServer> {
   const server = createServer((req, res) => {
     if ((req.url ?? '/').split('?')[0] !== '/metrics') return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     if (req.method !== 'GET' && req.method !== 'HEAD') return void res.writeHead(405, { allow: 'GET, HEAD' }).end();
@@ -18,12 +13,5 @@ export async function startMetricsServer(registry: Registry, port: number, host:
       () => res.writeHead(500).end(),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return listen(server, port, host);
 }

@@ -1,5 +1,5 @@
 import { createServer, type ServerResponse } from 'node:http';
-import { listen, type ListeningServer } from '../controller-runtime/listen.ts';
+import { listen, type ListeningServer } from '../../src/listen.ts';
 import type { Registry } from 'prom-client';
 import { bearerSecretCheck } from '../../src/auth/shared-secret.ts';
 import { KeyedSlots } from '../../src/collections/keyed-slots.ts';

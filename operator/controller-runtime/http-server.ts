@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import { listen, type ListeningServer } from './listen.ts';
+import { listen, type ListeningServer } from '../../src/listen.ts';
 import type { Registry } from 'prom-client';
 
 export interface ProbeServerOptions {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A listening probe or status server, and how to close it. */
+/** A listening probe, status or metrics server (cw-operator, cw-runtime, cw-api), and how to close it. */
 export interface ListeningServer {
   port: number;
   close(): Promise<void>;
