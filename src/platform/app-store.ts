@@ -3,6 +3,7 @@ import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
+import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 
 /**
@@ -133,6 +134,12 @@ export class AppStore {
   /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */
   settleBuild(namespace: string, name: string, present: boolean): Promise<void> {
     return settle(this.#buildCache, `${namespace}/${name}`, (cached) => (cached !== undefined) === present, this.#cacheWaitMs);
+  }
+
+  /** Resolves once the build cache holds the build uploaded at `uploadedAt` or later (bounded). */
+  settleBuildUploaded(namespace: string, name: string, uploadedAt: string): Promise<void> {
+    const since = Date.parse(uploadedAt);
+    return settle(this.#buildCache, `${namespace}/${name}`, (cached) => cached !== undefined && Date.parse(uploadedAtOf(cached)) >= since, this.#cacheWaitMs);
   }
 }
 

@@ -68,7 +68,7 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
 export function buildView(build: Build, activeBuildId: string | undefined): BuildView {
   return {
     build_id: build.spec.buildId,
-    created_at: uploadedAt(build),
+    created_at: uploadedAtOf(build),
     size: build.spec.size,
     digest: `sha256:${build.spec.digest}`,
     active: build.spec.buildId === activeBuildId,
@@ -78,11 +78,12 @@ export function buildView(build: Build, activeBuildId: string | undefined): Buil
 /** Newest upload first; builds of the same instant by id, so the order is stable. */
 export function newestFirst(builds: readonly Build[]): Build[] {
   return [...builds].sort((a, b) => {
-    const [ta, tb] = [Date.parse(uploadedAt(a)) || 0, Date.parse(uploadedAt(b)) || 0];
+    const [ta, tb] = [Date.parse(uploadedAtOf(a)) || 0, Date.parse(uploadedAtOf(b)) || 0];
     return tb - ta || a.spec.buildId.localeCompare(b.spec.buildId);
   });
 }
 
-function uploadedAt(build: Build): string {
+/** When the build was last uploaded: its annotation, or its creation for one recorded without it. */
+export function uploadedAtOf(build: Build): string {
   return build.metadata?.annotations?.[UPLOADED_AT_ANNOTATION] ?? build.metadata?.creationTimestamp ?? '';
 }

@@ -256,12 +256,17 @@ export class BuildCatalog {
     const builds = newestFirst(this.#store.buildsOf(project, appId));
     if (builds.length <= keep) return;
     try {
+      const pruned: string[] = [];
       for (const build of oldestBeyond(builds.toReversed(), keep, PRUNED_PER_DEPLOY)) {
         // Read per build: a rollback meanwhile may have made an old build active again.
         if (build.spec.buildId === previous || build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
-        await this.#store.builds.delete(project, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
+        const name = build.metadata?.name ?? '';
+        await this.#store.builds.delete(project, name, { preconditions: { uid: build.metadata?.uid ?? '' } });
         await artifacts.delete(build.spec.objectKey);
+        pruned.push(name);
       }
+      // The build list the deploy's caller reads next comes from the cache: it must not show what went.
+      await Promise.all(pruned.map((name) => this.#store.settleBuild(project, name, false)));
     } catch {
       // Left for the next deploy.
     }
@@ -310,6 +315,8 @@ export class BuildCatalog {
     // garbage collector would delete it.
     const adopt = existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid) ? {} : { ownerReferences: [owner] };
     await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } });
+    // Pruning and listing read the cache: until it holds the new time, this build would still look old.
+    await this.#store.settleBuildUploaded(namespace, name, uploadedAt);
     return false;
   }
 
