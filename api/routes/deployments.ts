@@ -30,6 +30,20 @@ function integerQuery(...names: string[]): preValidationHookHandler {
   };
 }
 
+/**
+ * Refuses a `hostnames` value in the parser's own words (naming the name at fault) before the schema's
+ * pattern, whose failure could only quote the pattern. Anything the parser takes, the pattern checks after.
+ */
+const hostnamesInWords: preValidationHookHandler = (request, _reply, done) => {
+  const { hostnames } = request.query as Record<string, unknown>;
+  try {
+    if (typeof hostnames === 'string') parseDeployHostnames(hostnames);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
+};
+
 function contentLength(request: FastifyRequest): number | undefined {
   const header = request.headers['content-length'];
   return header === undefined || !/^[0-9]+$/.test(header) ? undefined : Number(header);
@@ -45,7 +59,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
     upload.addContentTypeParser(ARTIFACT_TYPE, (_request, payload, done) => done(null, payload));
     upload.withTypeProvider<TypeBoxTypeProvider>().post('/v1/projects/:projectId/apps/:appId/deployments', {
       config: { auth: { scope: 'deploys:write', project: true } },
-      preValidation: integerQuery('max_concurrent_requests'),
+      preValidation: [integerQuery('max_concurrent_requests'), hostnamesInWords],
       schema: {
         tags,
         summary: 'Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build',

@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
+import { shape } from './one-of.ts';
 import { MAX_DATABASE_ENVIRONMENT_KEYS } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
-import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
+import { DEPLOY_HOSTNAMES_PATTERN, MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
 import { ProjectId } from './project.ts';
@@ -106,6 +107,7 @@ export const DeployQuery = Type.Object(
     hostnames: Type.Optional(
       Type.String({
         maxLength: 8192,
+        pattern: DEPLOY_HOSTNAMES_PATTERN,
         description:
           `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}); they replace the ` +
           'app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the ' +
@@ -135,7 +137,9 @@ export const RollbackBody = Type.Object({ build_id: BuildId }, { additionalPrope
 export const VariableBody = Type.Object(
   {
     value: Type.Optional(Type.String({ maxLength: 4096, description: 'A plain configuration value (stored in the app and shown by GET). Give this or `database`.' })),
-    secret: Type.Optional(Type.Boolean({ description: 'With `value`: must be `false` (the default); `true` is refused with 400 (link a database token instead).' })),
+    secret: Type.Optional(
+      Type.Literal(false, { description: 'With `value`: `false` (the default); `true` is refused with 400, since secret values are not enabled (link a database token instead).' }),
+    ),
     database: Type.Optional(
       Type.String({
         minLength: 1,
@@ -146,8 +150,12 @@ export const VariableBody = Type.Object(
     ),
     access: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read-only')], { description: 'With `database`: `read-only` (the default) or `full` (reads and writes).' })),
   },
-  { additionalProperties: false },
+  // A plain value (with `secret`), or a link (with `access`): never both, never neither.
+  { additionalProperties: false, oneOf: [shape('value', 'database', 'access'), shape('database', 'value', 'secret')] },
 );
+
+/** What to send when a body is neither of the two shapes {@link VariableBody} allows. */
+export const VARIABLE_SHAPE_RULE = 'Give either "value" (a plain value, with "secret" if any) or "database" (a link to a database’s token, with "access" if any), not both or neither.';
 
 const VariableValue = Type.Object({
   value: Type.Optional(Type.String({ description: 'A plain variable’s value; absent for a linked one.' })),

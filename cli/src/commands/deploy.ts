@@ -1,6 +1,7 @@
 // `cw deploy`, `cw builds ls` and `cw rollback`: upload (or re-select) a build, then wait until the runtime
 // serves it and print where.
 import { resolve } from 'node:path';
+import { domainToASCII } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import yoctoSpinner from 'yocto-spinner';
@@ -85,7 +86,14 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
   const what = `${formatBytes(artifact.bytes.length)}, ${KIND[artifact.kind]}${artifact.files > 0 ? `, ${artifact.files} file${artifact.files === 1 ? '' : 's'}` : ''}`;
   if (!ctx.json) note(`Deploying ${path} to ${projectId}/${appId} (${what})`);
   const query = {
-    ...(options.hostnames !== undefined ? { hostnames: listOption(options.hostnames).join(',') } : {}),
+    // The API takes ASCII host names: a name outside ASCII goes in its punycode form (bücher.example → xn--bcher-kva.example).
+    ...(options.hostnames !== undefined
+      ? {
+          hostnames: listOption(options.hostnames)
+            .map((name) => domainToASCII(name) || name)
+            .join(','),
+        }
+      : {}),
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.maxConcurrentRequests ? { max_concurrent_requests: options.maxConcurrentRequests } : {}),
   };

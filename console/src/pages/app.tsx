@@ -122,7 +122,7 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
       await ok(
         api.PUT('/v1/projects/{projectId}/apps/{appId}/environment/{key}', {
           params: { path: { ...path, key: field(data, 'key') } },
-          body: { value: field(data, 'value'), secret: data.get('secret') === 'on' },
+          body: { value: field(data, 'value') },
         }),
       );
       form.reset();
@@ -182,9 +182,6 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
         <input id="env-key" name="key" required pattern="[A-Za-z_][A-Za-z0-9_]*" maxLength={128} />
         <label for="env-value">Value</label>
         <input id="env-value" name="value" maxLength={4096} />
-        <label class="check">
-          <input type="checkbox" name="secret" /> Secret
-        </label>
         <button type="submit">Save variable</button>
       </form>
     </section>
