@@ -1,26 +1,19 @@
 import type { Build, BuildDeployOptions } from '../apis/v1alpha1/build.ts';
-import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { ForbiddenError } from '../auth/index.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, isNotFound, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import type { Artifact } from '../workerd/artifact.ts';
 import { DEFAULT_ARTIFACT_LIMITS, readArtifact, type ArtifactLimits } from '../workerd/artifact.ts';
 import { ArtifactTooLargeError } from '../workerd/errors.ts';
-import { defaultHost } from '../workerd/hosts.ts';
 import type { AppStore } from './app-store.ts';
 import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
 import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
-import { isInZone } from '../dns/names.ts';
-import { customHostnameProblem } from './custom-hostnames.ts';
 import type { NameFacts } from './host-admission.ts';
-
-/** No claims known: every custom host name needs attaching first. */
-const NO_NAMES: NameFacts = { baseDomain: '', now: new Date(0), domainHolder: () => undefined, hostnameHolder: () => undefined, projectDomain: () => undefined, hostnameActive: () => false };
-import { foreignBaseDomainHost } from './deploy-hostnames.ts';
+import { DeployHostRules } from './deploy-host-rules.ts';
 import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
-import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../errors.ts';
+import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
@@ -92,11 +85,13 @@ export class BuildCatalog {
   readonly #store: AppStore;
   readonly #options: BuildCatalogOptions;
   readonly #limits: ArtifactLimits;
+  readonly #hosts: DeployHostRules;
 
   constructor(store: AppStore, options: BuildCatalogOptions) {
     this.#store = store;
     this.#options = options;
     this.#limits = { ...DEFAULT_ARTIFACT_LIMITS, ...options.limits };
+    this.#hosts = new DeployHostRules(store, options);
   }
 
   /** The project's quota on unpacked builds and what its active builds use of it (cache). */
@@ -141,7 +136,7 @@ export class BuildCatalog {
   async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = this.#checkHostnames(project, appId, options.hostnames ?? []);
+    const hostnames = this.#hosts.check(project, appId, options.hostnames ?? []);
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -188,7 +183,7 @@ export class BuildCatalog {
         ({ spec }) => {
           // Checked again as the write is made: another app may have taken a name, or another deploy of the
           // project some of its quota, during the upload.
-          this.#withinLimit(project, appId, this.#checkHostnames(project, appId, hostnames));
+          this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
           return { ...withOptions(spec, deployOptions), activeBuildId: buildId };
         },
@@ -197,7 +192,7 @@ export class BuildCatalog {
       // A build uploaded before keeps the options of its earlier deploy until this one has succeeded.
       if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
       await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
-      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: true };
+      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
       // it goes too (a project's deletion never looks for builds it did not know of).
@@ -240,7 +235,7 @@ export class BuildCatalog {
       },
       { uid: app.metadata?.uid },
     );
-    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: false };
+    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: false };
   }
 
   /**
@@ -340,60 +335,11 @@ export class BuildCatalog {
   /** A build's recorded host names, checked as a deploy's are; a refusal says they are the build's. */
   #recordedHostnames(project: string, appId: string, buildId: string, hostnames: readonly string[]): string[] {
     try {
-      return [...this.#withinLimit(project, appId, this.#checkHostnames(project, appId, hostnames))];
+      return [...this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames))];
     } catch (err) {
       if (!(err instanceof PublicError)) throw err;
       throw new PublicError(err.status, `Build ${buildId} was deployed with host names it cannot have again, so nothing was rolled back: ${err.message} Deploy it again with other hostnames instead.`);
     }
-  }
-
-  /** `hostnames`, checked against the app's limit counting the attached custom domains it is also served on (409). */
-  #withinLimit(project: string, appId: string, hostnames: readonly string[]): readonly string[] {
-    const all = new Set([...hostnames, ...this.#finalized(project, appId)]);
-    if (all.size > MAX_APP_HOSTNAMES) {
-      throw new ConflictError(
-        `hostnames: with its ${all.size - hostnames.length} attached custom domains the app would have ${all.size} host names, more than the ${MAX_APP_HOSTNAMES} an app can have; deploy fewer.`,
-      );
-    }
-    return hostnames;
-  }
-
-  #finalized(project: string, appId: string): readonly string[] {
-    return this.#options.finalizedHostnames?.(project, appId) ?? [];
-  }
-
-  /**
-   * The requested host names, minus the app's own default host. Names under the runtime's base domain must
-   * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
-   * 403); a name another app is bound to, or another app's default host, is a 409.
-   */
-  #checkHostnames(project: string, appId: string, hostnames: readonly string[]): string[] {
-    const { baseDomain } = this.#options;
-    const own = defaultHost(project, appId, baseDomain);
-    const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
-    const taken = new Set(
-      others.flatMap((a) => {
-        const [namespace, name] = [a.metadata?.namespace ?? '', a.metadata?.name ?? ''];
-        return [defaultHost(namespace, name, baseDomain), ...(a.spec.hostnames ?? []), ...(namespace === project ? this.#finalized(namespace, name) : [])];
-      }),
-    );
-    // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
-    // it proves nothing (the domain it was under may have been deleted, or handed to another project, since),
-    // and neither does an attach whose proof is still pending.
-    const finalized = this.#finalized(project, appId);
-    const kept: string[] = [];
-    for (const hostname of hostnames) {
-      if (hostname === own) continue;
-      const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
-      if (foreign) throw new BadRequestError(foreign);
-      if (!isInZone(hostname, baseDomain)) {
-        const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.nameFacts?.() ?? NO_NAMES);
-        if (problem) throw new ForbiddenError(problem);
-      }
-      if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
-      kept.push(hostname);
-    }
-    return kept;
   }
 }
 
