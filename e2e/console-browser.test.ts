@@ -78,6 +78,9 @@ describe('the console', () => {
     await page.getByRole('link', { name: 'shop' }).click();
     await page.getByRole('heading', { name: 'shop' }).waitFor();
     await page.getByRole('button', { name: `Roll back to ${builds[0]}` }).waitFor();
+    // Each build's recorded deploy options (both deployed without any): what a rollback applies again.
+    expect(await page.getByRole('cell', { name: 'no extra host names' }).count()).toBe(2);
+    expect(await page.getByRole('cell', { name: 'default: 100 requests at once' }).count()).toBe(2);
     await checkConsolePage(page, 'app');
 
     // Roll back from the console: the API's app points at the first build again.

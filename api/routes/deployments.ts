@@ -115,7 +115,12 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
     schema: {
       tags,
       summary: 'Roll back: make a stored build of the app active again, without an upload',
-      description: 'Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.',
+      description:
+        'Any build `GET …/builds` lists can be selected. The app gets the deploy options that build was last deployed with (its ' +
+        '`deploy_options`: host names and concurrency bound, a default where it left one out); a build without recorded options keeps ' +
+        'the app’s current ones. Custom domains attached through `…/domains` stay attached. A recorded host name the app may no ' +
+        'longer have (another app’s now: 409; a custom domain the project no longer controls: 403) refuses the rollback, naming it, ' +
+        'and nothing changes. Answers the deploy result with `uploaded: false`.',
       params: AppParams,
       body: RollbackBody,
       response: { 200: DeployResult, ...errorResponses(404, 409, 503) },

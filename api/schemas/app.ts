@@ -72,6 +72,18 @@ export const Build = Type.Object(
     size: Type.Integer({ description: 'Size of the uploaded `.tar.zst` in bytes.' }),
     digest: Type.String({ description: '`sha256:` and the hex SHA-256 of the uploaded `.tar.zst`.' }),
     active: Type.Boolean({ description: 'It is the app’s `active_build_id`.' }),
+    deploy_options: Type.Optional(
+      Type.Object(
+        {
+          hostnames: Type.Array(Type.String(), { description: 'The deploy’s host names (besides the default host); empty when it named none.' }),
+          max_concurrent_requests: Type.Optional(Type.Integer({ description: 'The deploy’s concurrency bound; absent when it left the runtime default (100).' })),
+        },
+        {
+          description:
+            'The options the build was last deployed with: a rollback to it applies them again. Absent for a build deployed before builds recorded their options (a rollback to it keeps the app’s current ones).',
+        },
+      ),
+    ),
   },
   { description: 'An uploaded, durably stored build of an app.' },
 );
@@ -109,9 +121,11 @@ export const DeployQuery = Type.Object(
         maxLength: 8192,
         pattern: DEPLOY_HOSTNAMES_PATTERN,
         description:
-          `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}); they replace the ` +
-          'app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the ' +
-          'runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409.',
+          `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}). A per-deployment ` +
+          'option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom ' +
+          'domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case ' +
+          'and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another ' +
+          'app is bound to is a 409.',
       }),
     ),
     environment: Type.Optional(
@@ -125,7 +139,9 @@ export const DeployQuery = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: 10000,
-        description: 'Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it.',
+        description:
+          'Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the ' +
+          'previous deploy’s bound. Recorded on the build, so a rollback to it applies it again.',
       }),
     ),
   },

@@ -3857,6 +3857,13 @@ export interface paths {
                                 digest: string;
                                 /** @description It is the app’s `active_build_id`. */
                                 active: boolean;
+                                /** @description The options the build was last deployed with: a rollback to it applies them again. Absent for a build deployed before builds recorded their options (a rollback to it keeps the app’s current ones). */
+                                deploy_options?: {
+                                    /** @description The deploy’s host names (besides the default host); empty when it named none. */
+                                    hostnames: string[];
+                                    /** @description The deploy’s concurrency bound; absent when it left the runtime default (100). */
+                                    max_concurrent_requests?: number;
+                                };
                             }[];
                         };
                     };
@@ -3945,7 +3952,7 @@ export interface paths {
         put?: never;
         /**
          * Roll back: make a stored build of the app active again, without an upload
-         * @description Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.
+         * @description Any build `GET …/builds` lists can be selected. The app gets the deploy options that build was last deployed with (its `deploy_options`: host names and concurrency bound, a default where it left one out); a build without recorded options keeps the app’s current ones. Custom domains attached through `…/domains` stay attached. A recorded host name the app may no longer have (another app’s now: 409; a custom domain the project no longer controls: 403) refuses the rollback, naming it, and nothing changes. Answers the deploy result with `uploaded: false`.
          */
         post: {
             parameters: {
@@ -9083,11 +9090,11 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32); they replace the app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
+                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
                     hostnames?: string;
                     /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
                     environment?: "production";
-                    /** @description Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it. */
+                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. */
                     max_concurrent_requests?: number;
                 };
                 header?: never;
