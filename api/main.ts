@@ -51,7 +51,7 @@ export async function main(config: ApiConfig): Promise<void> {
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
-  if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
+  if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys and rollbacks will answer 503\n');
   const leftovers = await UploadSpool.removeLeftovers();
   if (leftovers > 0) process.stderr.write(`cw-api: removed ${leftovers} deploy uploads an earlier process left in the temporary directory\n`);
   const appServices = createAppServices(kube, informers, {

@@ -147,6 +147,7 @@ describe('runtime apps through the REST API', () => {
     const report = await ok(200, 'DELETE', '/apps/hello');
     expect(report).toEqual({
       app_id: 'hello',
+      status: 'deleted',
       deleted: { routing_pointer: true, runtime_resources: 3, build_artifacts: 2, environment_keys: 1, dns_records: 0, hostnames: [www] },
       dns_cleanup_pending: [{ hostname: www, records: [] }],
     });

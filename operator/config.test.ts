@@ -22,6 +22,7 @@ describe('operatorConfig', () => {
         CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
         CW_DNS_RECHECK_INTERVAL_SECONDS: '60',
         CW_GIT_BUCKET: 'git',
+        CW_S3_BUCKET: 'artifacts',
         CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
         CW_S3_ACCESS_KEY_ID: 'id',
         CW_S3_SECRET_ACCESS_KEY: 'secret',
@@ -37,6 +38,7 @@ describe('operatorConfig', () => {
       runtimeBaseDomain: 'apps.example.com',
       dnsEnv: { CW_DNS_RECHECK_INTERVAL_SECONDS: '60' },
       git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
+      artifacts: { bucket: 'artifacts', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
     });
   });
 

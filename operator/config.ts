@@ -1,6 +1,7 @@
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
+import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import type { ProjectAccess } from './controllers/project/operator-access.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
@@ -34,6 +35,12 @@ export interface OperatorConfig {
   /** CW_GIT_BUCKET with the CW_S3_* settings: the repositories' bucket; absent: no Repository controller. */
   readonly git?: GitBucket;
   /**
+   * CW_S3_BUCKET with the CW_S3_* settings: the build-artifact bucket, as cw-api's; the RuntimeApp controller
+   * deletes an app's artifacts there before the app goes. Absent: apps get no finalizer, and a deleted app's
+   * artifacts stay in the bucket.
+   */
+  readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
+  /**
    * cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN,
    * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30), CW_DB_USAGE_SAMPLE_SECONDS (how
    * often a sample is added to the usage history, default 300); absent: no Database controller.
@@ -64,6 +71,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
+  const artifactBucket = read.optional('CW_S3_BUCKET');
   const s3 = s3ConfigFromEnv(read);
   const dbUrl = read.url('CW_DB_URL');
   const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
@@ -88,6 +96,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
+    ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),
     ...(dbUrl && dbAdminUrl && dbAdminToken
       ? {
           databaseEngine: Object.freeze({

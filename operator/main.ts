@@ -5,6 +5,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { eventWriter, loadKubeConnection, RESOURCE_QUOTAS, ROLE_BINDINGS, type KubeObject } from '../src/kube/index.ts';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { databaseEngineClient } from '../src/platform/databases/engine-client.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { databaseController } from './controllers/database/controller.ts';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
@@ -35,7 +36,9 @@ import type { OperatorConfig } from './config.ts';
  * CW_GIT_BUCKET with the CW_S3_* settings for the repositories' bucket. Project domains and app hostnames:
  * the DNS settings of `dnsSettingsFromEnv` (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*, with
  * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them. CW_PROJECT_ROLE and
- * CW_SERVICE_ACCOUNT: the operator's access in each project's namespace (operator/config.ts).
+ * CW_SERVICE_ACCOUNT: the operator's access in each project's namespace (operator/config.ts). CW_S3_BUCKET
+ * (with the CW_S3_* settings): the build-artifact bucket, whose artifacts of a deleted app the RuntimeApp
+ * controller deletes.
  */
 export async function main(config: OperatorConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig);
@@ -51,6 +54,9 @@ export async function main(config: OperatorConfig): Promise<void> {
   const watchNamespace = config.watchNamespace;
   const scope = watchNamespace ? { namespace: watchNamespace } : {};
   // The runtime replicas publish what they serve in the platform's namespace, whoever scaled them.
+  // Without the artifact bucket apps get no finalizer: their deletion is not held up by what cannot be done.
+  const artifacts = config.artifacts && new S3ObjectStore({ bucket: config.artifacts.bucket, registry: manager.registry, config: config.artifacts.s3 });
+  if (!artifacts) manager.log.info('runtime apps get no artifact finalizer: CW_S3_BUCKET is not set, so deleting an app leaves its build artifacts in the bucket');
   const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }));
   manager.add(
     runtimeAppController({
@@ -58,6 +64,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
       replicas,
       builds: manager.informer<Build>(BUILDS, scope),
+      ...(artifacts ? { artifacts } : {}),
       log: manager.log.child({ controller: 'runtimeapp' }),
     }),
   );

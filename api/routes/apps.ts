@@ -44,10 +44,14 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory): void {
     config: { auth: { scope: 'apps:write', project: true } },
     schema: {
       tags,
-      summary: 'Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up',
+      summary:
+        'Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up. 200 once gone; 202 with status deleting when its stored artifacts were not all deleted within 10 s (the platform carries on; repeat the DELETE to follow it)',
       params: AppParams,
-      response: { 200: AppDeletion, ...errorResponses(404, 503) },
+      response: { 200: AppDeletion, 202: AppDeletion, ...errorResponses(404, 503) },
     },
-    handler: async (request) => apps.delete(request.params.projectId, request.params.appId),
+    handler: async (request, reply) => {
+      const report = await apps.delete(request.params.projectId, request.params.appId);
+      return reply.code(report.status === 'deleted' ? 200 : 202).send(report);
+    },
   });
 }

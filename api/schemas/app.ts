@@ -202,13 +202,17 @@ const PendingRecord = Type.Object({ record_type: Type.String(), name: Type.Strin
 export const AppDeletion = Type.Object(
   {
     app_id: Type.String(),
+    status: Type.Union([Type.Literal('deleted'), Type.Literal('deleting')], {
+      description:
+        'deleted: the app is gone, its stored artifacts with it (200). deleting: the platform had not finished deleting its stored artifacts within 10 s (202); it carries on, and the same DELETE answers again (200 once gone).',
+    }),
     deleted: Type.Object(
       {
         routing_pointer: Type.Boolean({
           description: 'The app had an active build and the pointer to it is gone: the runtime no longer routes to it.',
         }),
-        runtime_resources: Type.Integer({ description: 'Control-plane objects removed: the app itself, its build records and its hostname bindings.' }),
-        build_artifacts: Type.Integer({ description: 'Stored build artifacts removed.' }),
+        runtime_resources: Type.Integer({ description: 'Control-plane objects removed: the app itself (once gone), its build records and its hostname bindings.' }),
+        build_artifacts: Type.Integer({ description: 'Stored build artifacts removed (0 while the app is still being deleted).' }),
         environment_keys: Type.Integer({ description: 'Environment variables removed.' }),
         dns_records: Type.Integer({ description: 'Platform-owned DNS records of the app’s host names removed from managed project domains.' }),
         hostnames: Type.Array(Type.String(), { description: 'Host names the app was bound to, now unbound.' }),

@@ -23,7 +23,7 @@ export interface Runtime {
   statusUrl: string;
 }
 
-/** CW_S3_* for the run's bucket, as cw-api and cw-runtime read them. */
+/** CW_S3_* for the run's bucket, as cw-api, cw-runtime and cw-operator (a deleted app's artifacts) read them. */
 export function s3Env(): Record<string, string> {
   const s3 = inject('s3');
   return {
@@ -87,7 +87,8 @@ export async function startRuntime(name: string, namespace: string, running: Ser
 /**
  * Starts a cw-operator that reconciles `namespace` only (so tests sharing the control plane never fight over
  * each other's objects; cluster-scoped kinds such as Projects are left alone) and counts the runtime replicas
- * reporting in that namespace (`startRuntime`'s).
+ * reporting in that namespace (`startRuntime`'s). It has the run's artifact bucket (`s3Env`), as cw-api has:
+ * a deleted app's artifacts are its RuntimeApp controller's to delete.
  */
 export async function startOperator(namespace: string, running: Service[], env: Record<string, string> = {}): Promise<void> {
   const port = await freePort();
@@ -102,6 +103,7 @@ export async function startOperator(namespace: string, running: Service[], env: 
       CW_OPERATOR_PORT: String(port),
       POD_NAMESPACE: namespace,
       CW_WATCH_NAMESPACE: namespace,
+      ...s3Env(),
       ...env,
     },
   });

@@ -1,12 +1,12 @@
 import type { AppHostname } from '../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../apis/v1alpha1/dns-record.ts';
-import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isConflict, objectClient, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
 import { listAll } from '../object-store/list-all.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { appArtifactPrefix } from './artifact-keys.ts';
-import type { AppStore } from './app-store.ts';
-import { requireArtifactStore } from './artifact-store.ts';
+import { missingApp, type AppStore } from './app-store.ts';
+import { CONTROLLER_ANSWER_MS } from './domains/controller-answer.ts';
 import { APP_HOSTNAMES, DNS_RECORDS } from './resources.ts';
 import { inParallel } from '../collections/in-parallel.ts';
 
@@ -20,12 +20,17 @@ export interface PendingDnsRecord {
 /** What deleting an app removed, and what is left for its owner to remove. */
 export interface AppDeletionReport {
   app_id: string;
+  /**
+   * `deleted` once the app is gone; `deleting` when the operator had not finished its part (the stored
+   * artifacts) within the bound: the deletion carries on, and the same DELETE answers again when it is done.
+   */
+  status: 'deleted' | 'deleting';
   deleted: {
     /** The app had an active build, and the pointer to it was removed: the runtime stopped routing to it. */
     routing_pointer: boolean;
-    /** Kubernetes objects removed: the RuntimeApp, its Builds and its AppHostnames. */
+    /** Kubernetes objects removed: the RuntimeApp (once gone), its Builds and its AppHostnames. */
     runtime_resources: number;
-    /** Stored `.tar.zst` artifacts removed from the object store. */
+    /** Stored `.tar.zst` artifacts the operator removed (counted when the deletion began; 0 until the app is gone). */
     build_artifacts: number;
     environment_keys: number;
     /** Platform-owned records of the app's host names removed from managed project domains. */
@@ -40,37 +45,45 @@ export interface AppDeletionReport {
 export interface AppDeletionDeps {
   readonly conn: KubeConnection;
   readonly store: AppStore;
+  /** The artifact bucket, to count what the operator will delete; without it none are counted. */
   readonly artifacts: ObjectStore | undefined;
+  /** How long the request waits for the app to be gone (the operator deleting its artifacts); default {@link CONTROLLER_ANSWER_MS}. */
+  readonly answerWithinMs?: number | undefined;
 }
 
-/** Deletions of one app's objects and artifacts under way at once. */
+/** Deletions of one app's objects under way at once. */
 const PARALLEL = 8;
 
 /**
- * Deletes an app and everything it owns, in an order that keeps every intermediate state valid: first the
- * routing pointer (the active build and deploy host names) is cleared, so the runtime stops serving the app
- * before anything it serves disappears; then its platform-owned DNS records, host names, Builds and stored
- * artifacts go; the RuntimeApp itself (with its environment) goes last. A failure on the way leaves an app
- * that is no longer served and answers the next DELETE, which finishes the job: its report counts only what
- * that call removed, but names every host name the app had and all the DNS its owner must still remove,
- * which the first call records on the app (`UNBOUND_ANNOTATION`) before unbinding anything. The artifact
- * prefix is swept once more at the end for a deploy that raced.
+ * Deletes an app, in an order that keeps every intermediate state valid: first the routing pointer (the
+ * active build and deploy host names) is cleared, so the runtime stops serving the app before anything it
+ * serves disappears; then its platform-owned DNS records, host names and Builds go (the garbage collector
+ * would take them with the app, but the report counts them); then the RuntimeApp is deleted. Its stored
+ * artifacts are outside the cluster: the RuntimeApp controller deletes them under the app's finalizer
+ * ({@link RUNTIME_APP_FINALIZER}) and then lets the app go, whoever deleted it (this request, kubectl, a GitOps
+ * prune). The request waits for that, at most `answerWithinMs`, and answers `status: deleting` past it.
+ *
+ * A failure on the way leaves an app that is no longer served and answers the next DELETE, which finishes
+ * the job (an app already being deleted is waited for again): its report counts only what that call removed,
+ * but names every host name the app had and all the DNS its owner must still remove, which the first call
+ * records on the app (`UNBOUND_ANNOTATION`) before unbinding anything.
  */
 export async function deleteApp(deps: AppDeletionDeps, project: string, appId: string): Promise<AppDeletionReport> {
   const { conn, store } = deps;
-  const app = await store.live(project, appId);
-  const artifacts = requireArtifactStore(deps.artifacts);
+  const app = await store.apps.get(project, appId);
+  if (!app) throw missingApp(project, appId);
+  const deleting = app.metadata?.deletionTimestamp !== undefined;
   const hostnameClient = objectClient<AppHostname>(conn, APP_HOSTNAMES);
   const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
-  const prefix = appArtifactPrefix(project, appId);
   const [keys, builds, attached, records] = await Promise.all([
-    artifactKeys(artifacts, prefix),
+    deps.artifacts ? artifactCount(deps.artifacts, appArtifactPrefix(project, appId)) : 0,
     store.builds.list(project).then((l) => l.items.filter((b) => b.spec.app === appId)),
     hostnameClient.list(project).then((l) => l.items.filter((h) => h.spec.appRef.name === appId)),
     recordClient.list(project).then((l) => l.items.filter((r) => r.spec.owner?.kind === 'platform_app' && r.spec.owner.resourceId === appId)),
   ]);
 
-  const routed = app.spec.activeBuildId !== undefined;
+  // An app already being deleted (by an earlier call, or kubectl) can no longer be changed: this call waits.
+  const routed = !deleting && app.spec.activeBuildId !== undefined;
   // What the owner must still be told, with what an earlier, interrupted call already unbound: its host
   // names and AppHostnames are gone from the cluster, so only the app's own record of them remains.
   // An earlier call's record counts only while the app is still as that call left it (not served): a deploy
@@ -80,43 +93,45 @@ export async function deleteApp(deps: AppDeletionDeps, project: string, appId: s
     hostnames: [...(app.spec.hostnames ?? []), ...attached.map((h) => h.spec.hostname)],
     dnsCleanupPending: pendingDns(app, attached),
   });
-  await store.updateObject(
-    project,
-    appId,
-    (live) => {
-      const annotation = JSON.stringify(unbound);
-      const { spec } = live;
-      if (spec.activeBuildId === undefined && spec.hostnames === undefined && live.metadata?.annotations?.[UNBOUND_ANNOTATION] === annotation) return undefined;
-      const { activeBuildId: _build, hostnames: _hosts, ...rest } = spec;
-      return { ...live, metadata: { ...live.metadata, annotations: { ...live.metadata?.annotations, [UNBOUND_ANNOTATION]: annotation } }, spec: rest };
-    },
-    { uid: app.metadata?.uid },
-  );
+  if (!deleting) {
+    await store.updateObject(
+      project,
+      appId,
+      (live) => {
+        const annotation = JSON.stringify(unbound);
+        const { spec } = live;
+        if (spec.activeBuildId === undefined && spec.hostnames === undefined && live.metadata?.annotations?.[UNBOUND_ANNOTATION] === annotation) return undefined;
+        const { activeBuildId: _build, hostnames: _hosts, ...rest } = spec;
+        return { ...live, metadata: { ...live.metadata, annotations: { ...live.metadata?.annotations, [UNBOUND_ANNOTATION]: annotation } }, spec: rest };
+      },
+      { uid: app.metadata?.uid },
+    );
+  }
 
   // Records before their AppHostnames, which own them: the garbage collector deletes a record whose owner
   // went, and one it got to first would be missing from the count.
   const removedRecords = await deleteAll(recordClient, project, records);
   const removedHostnames = await deleteAll(hostnameClient, project, attached);
   const removedBuilds = await deleteAll(store.builds, project, builds);
-  await inParallel(keys, (key) => artifacts.delete(key), PARALLEL);
-  // This incarnation only: an app deleted by a concurrent call and created again under the name is not ours,
-  // and neither are its artifacts, so the last sweep is made only after deleting ours.
-  const removedApp = await store.apps.delete(project, appId, { preconditions: { uid: app.metadata?.uid } }).catch((err: unknown) => {
-    if (isConflict(err)) return false;
-    throw err;
-  });
-  const late = removedApp ? await artifactKeys(artifacts, prefix) : [];
-  await inParallel(late, (key) => artifacts.delete(key), PARALLEL);
-  await store.settleAppGone(app);
+  // This incarnation only: an app deleted by a concurrent call and created again under the name is not ours.
+  if (!deleting) {
+    await store.apps.delete(project, appId, { preconditions: { uid: app.metadata?.uid } }).catch((err: unknown) => {
+      if (!isConflict(err)) throw err;
+    });
+  }
+  const gone = await store.waitAppRemoved(app, deps.answerWithinMs ?? CONTROLLER_ANSWER_MS);
   await Promise.all(builds.map((b) => store.settleBuild(project, b.metadata?.name ?? '', false)));
+  // Without the finalizer nobody deleted the artifacts (an operator without the bucket): none are reported.
+  const torndown = gone && app.metadata?.finalizers?.includes(RUNTIME_APP_FINALIZER) === true;
 
   return {
     app_id: appId,
+    status: gone ? 'deleted' : 'deleting',
     deleted: {
       routing_pointer: routed,
-      runtime_resources: (removedApp ? 1 : 0) + removedBuilds + removedHostnames,
-      build_artifacts: keys.length + late.length,
-      environment_keys: Object.keys(app.spec.environment ?? {}).length + Object.keys(app.spec.databaseEnvironment ?? {}).length,
+      runtime_resources: (gone ? 1 : 0) + removedBuilds + removedHostnames,
+      build_artifacts: torndown ? keys : 0,
+      environment_keys: deleting ? 0 : Object.keys(app.spec.environment ?? {}).length + Object.keys(app.spec.databaseEnvironment ?? {}).length,
       dns_records: removedRecords,
       hostnames: unbound.hostnames,
     },
@@ -174,10 +189,10 @@ function pendingDns(app: RuntimeApp, attached: readonly AppHostname[]): AppDelet
   return [...pending].sort(([a], [b]) => a.localeCompare(b)).map(([hostname, records]) => ({ hostname, records }));
 }
 
-async function artifactKeys(artifacts: ObjectStore, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
-  for await (const item of listAll(artifacts, prefix)) keys.push(item.key);
-  return keys;
+async function artifactCount(artifacts: ObjectStore, prefix: string): Promise<number> {
+  let count = 0;
+  for await (const _ of listAll(artifacts, prefix)) count++;
+  return count;
 }
 
 /** Deletes the objects; answers how many existed (one already gone is not counted). */

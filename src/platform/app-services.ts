@@ -27,6 +27,8 @@ export interface AppServicesOptions {
   readonly maxBuildsPerApp?: number;
   /** What a project's apps' active builds may unpack to together (default `DEFAULT_PROJECT_UNPACKED_QUOTA`). */
   readonly projectUnpackedQuota?: number | undefined;
+  /** How long deleting an app waits for it to be gone, its artifacts deleted by the operator (default 10 s). */
+  readonly deleteAnswerWithinMs?: number | undefined;
 }
 
 export interface AppServices {
@@ -53,7 +55,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       .filter((h) => h.status?.state === 'active')
       .map((h) => h.spec.hostname);
   return {
-    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts, attachedHostnames: finalized }),
+    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts, attachedHostnames: finalized, deleteAnswerWithinMs: options.deleteAnswerWithinMs }),
     builds: new BuildCatalog(store, {
       baseDomain,
       artifacts: options.artifacts,

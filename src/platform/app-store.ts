@@ -1,7 +1,7 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from './settle.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, waitFor, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
@@ -129,6 +129,16 @@ export class AppStore {
   settleAppGone(app: RuntimeApp): Promise<void> {
     const key = `${app.metadata?.namespace}/${app.metadata?.name}`;
     return settle(this.#appCache, key, isGoneFrom(app), this.#cacheWaitMs);
+  }
+
+  /**
+   * Resolves once this incarnation of the app is gone from the cache (no longer held at all, not merely
+   * being deleted: its finalizers done), or after `timeoutMs`; answers whether it went.
+   */
+  async waitAppRemoved(app: RuntimeApp, timeoutMs: number): Promise<boolean> {
+    const key = `${app.metadata?.namespace}/${app.metadata?.name}`;
+    const { met } = await waitFor(this.#appCache, key, (cached) => cached?.metadata?.uid !== app.metadata?.uid, timeoutMs);
+    return met;
   }
 
   /** Resolves once the build cache holds (`present`) or no longer holds the build (bounded). */

@@ -14,8 +14,10 @@ export interface AppDirectoryOptions {
   readonly baseDomain: string;
   /** The app's active (finalized) AppHostnames: served besides its default host and deploy host names. */
   readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
-  /** Where build artifacts are stored; without one, deleting an app answers 503. */
+  /** Where build artifacts are stored: deleting an app counts what the operator deletes there. */
   readonly artifacts: ObjectStore | undefined;
+  /** How long deleting an app waits for it to be gone (the operator deleting its artifacts); default 10 s. */
+  readonly deleteAnswerWithinMs?: number | undefined;
 }
 
 /** Apps one project may have (Cloudflare's Workers plans allow 100 to 500 per account). Checked against the cache. */
@@ -23,7 +25,7 @@ export const MAX_APPS_PER_PROJECT = 100;
 
 /**
  * Runtime apps of a project: registering one creates its RuntimeApp (nothing is deployed); deleting one
- * removes everything it owns and reports what that was (see {@link deleteApp}).
+ * removes everything it owns (its artifacts by the operator) and reports what that was (see {@link deleteApp}).
  */
 export class AppDirectory {
   readonly #store: AppStore;
@@ -86,7 +88,7 @@ export class AppDirectory {
 
   /** @throws NotFoundError */
   delete(project: string, appId: string): Promise<AppDeletionReport> {
-    return deleteApp({ conn: this.#conn, store: this.#store, artifacts: this.#options.artifacts }, project, appId);
+    return deleteApp({ conn: this.#conn, store: this.#store, artifacts: this.#options.artifacts, answerWithinMs: this.#options.deleteAnswerWithinMs }, project, appId);
   }
 
   async #taken(project: string, appId: string, name: string): Promise<ConflictError> {

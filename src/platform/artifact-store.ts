@@ -7,7 +7,7 @@ import type { ObjectStore } from '../object-store/object-store.ts';
  */
 export function requireArtifactStore(store: ObjectStore | undefined): ObjectStore {
   if (!store) {
-    throw new UnavailableError('Build storage is not configured on this API server (no object store); deploys, rollbacks and app deletion are unavailable.', 60);
+    throw new UnavailableError('Build storage is not configured on this API server (no object store); deploys and rollbacks are unavailable.', 60);
   }
   return store;
 }

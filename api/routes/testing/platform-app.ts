@@ -9,7 +9,18 @@ import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import type { User } from '../../../src/apis/v1alpha1/user.ts';
 import { createDeviceFlow, issueToken, parseScopes, type Scope } from '../../../src/auth/index.ts';
-import { createInformerFactory, eventWriter, NAMESPACES, objectClient, waitFor, type InformerFactory, type KubeConnection, type KubeObject, type ResourceRef } from '../../../src/kube/index.ts';
+import {
+  createInformerFactory,
+  eventWriter,
+  NAMESPACES,
+  objectClient,
+  waitFor,
+  type InformerFactory,
+  type KubeConnection,
+  type KubeObject,
+  type ObjectClient,
+  type ResourceRef,
+} from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
@@ -28,6 +39,7 @@ import type { Controller } from '../../../operator/controller-runtime/controller
 import { EventRecorder } from '../../../operator/controller-runtime/events.ts';
 import { silentLogger } from '../../../operator/controller-runtime/log.ts';
 import { appHostnameController } from '../../../operator/controllers/app-hostname/controller.ts';
+import { runtimeAppController } from '../../../operator/controllers/runtime-app/controller.ts';
 import { projectDomainController } from '../../../operator/controllers/project-domain/controller.ts';
 import { scopedInformer } from './scoped-informer.ts';
 import { UserDirectory } from '../../../src/platform/users.ts';
@@ -101,8 +113,13 @@ export interface PlatformAppOptions {
   readonly maxBuildsPerApp?: number;
   /** A project's quota on unpacked active builds (default the API's own). */
   readonly projectUnpackedQuota?: number;
-  /** Wraps the real artifact store the app services use (to inject a failure around it). */
-  readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
+  /**
+   * Runs the RuntimeApp controller on this fixture's projects, with this artifact store (the run's bucket,
+   * or a wrapper of it): deleted apps' artifacts are its to delete. Without it apps get no finalizer.
+   */
+  readonly runtimeAppArtifacts?: (artifacts: S3ObjectStore) => ObjectStore;
+  /** How long deleting an app waits for it to be gone (default the API's own, 10 s). */
+  readonly appDeleteAnswerWithinMs?: number;
 }
 
 export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
@@ -111,10 +128,11 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const artifacts = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
   const baseDomain = options.baseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const appServices = createAppServices(conn, informers, {
-    artifacts: options.wrapArtifacts ? options.wrapArtifacts(artifacts) : artifacts,
+    artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
     maxBuildsPerApp: options.maxBuildsPerApp,
     projectUnpackedQuota: options.projectUnpackedQuota,
+    deleteAnswerWithinMs: options.appDeleteAnswerWithinMs,
   });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns
@@ -122,7 +140,13 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     : undefined;
   const made = { users: new Set<string>(), projects: new Set<string>(), namespaces: new Set<string>() };
   // The DNS routes write intent and wait for the controllers' answer: run them here, on this fixture's projects only.
-  const controllers = options.dns ? dnsControllers(conn, informers, options.dns, (obj) => made.namespaces.has(obj.metadata?.namespace ?? '')) : [];
+  const mine = (obj: KubeObject) => made.namespaces.has(obj.metadata?.namespace ?? '');
+  const controllers: Controller[] = options.dns ? dnsControllers(conn, informers, options.dns, mine) : [];
+  if (options.runtimeAppArtifacts) {
+    const events = new EventRecorder({ writer: eventWriter(conn), component: 'route-test', log: silentLogger });
+    const apps = scopedInformer(informers.informer<RuntimeApp>(RUNTIME_APPS), mine);
+    controllers.push(runtimeAppController({ kube: conn, apps, artifacts: options.runtimeAppArtifacts(artifacts), events, registry: new Registry(), log: silentLogger }) as unknown as Controller);
+  }
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);
@@ -180,8 +204,9 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       informers.stop();
       const tokenClient = objectClient<AccessToken>(conn, ACCESS_TOKENS);
       const { items } = await tokenClient.list('');
-      // The controllers are stopped: release the zone finalizers they set, or the namespaces never go.
-      if (options.dns) await releaseDomainFinalizers(conn, [...made.namespaces]);
+      // The controllers are stopped: release the finalizers they set, or the namespaces never go.
+      if (options.dns) await releaseFinalizers([objectClient<ProjectDomain>(conn, PROJECT_DOMAINS), objectClient<DnsRecord>(conn, DNS_RECORDS)], [...made.namespaces]);
+      if (options.runtimeAppArtifacts) await releaseFinalizers([objectClient<RuntimeApp>(conn, RUNTIME_APPS)], [...made.namespaces]);
       await Promise.all([
         ...items.filter((t) => made.users.has(t.spec.user)).map((t) => tokenClient.delete('', t.metadata?.name ?? '')),
         ...[...made.users].map((name) => objectClient(conn, USERS).delete('', name)),
@@ -234,8 +259,8 @@ function dnsControllers(conn: KubeConnection, informers: InformerFactory, settin
   ];
 }
 
-async function releaseDomainFinalizers(conn: KubeConnection, namespaces: readonly string[]): Promise<void> {
-  for (const client of [objectClient<ProjectDomain>(conn, PROJECT_DOMAINS), objectClient<DnsRecord>(conn, DNS_RECORDS)]) {
+async function releaseFinalizers(clients: readonly ObjectClient<KubeObject>[], namespaces: readonly string[]): Promise<void> {
+  for (const client of clients) {
     for (const namespace of namespaces) {
       for (const o of (await client.list(namespace)).items) {
         if (o.metadata?.finalizers?.length) await client.patch(namespace, o.metadata.name ?? '', { metadata: { finalizers: null } });

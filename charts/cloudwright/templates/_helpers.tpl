@@ -73,7 +73,7 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- required "api.publicUrl is required: the URL users reach the API at (https://api.example.com), for the device sign-in link" .Values.api.publicUrl | trimSuffix "/" -}}
 {{- end -}}
 
-{{/* The build-artifact bucket, as cw-api stores into it and cw-runtime reads from it (CW_S3_*). */}}
+{{/* The build-artifact bucket, as cw-api stores into it, cw-runtime reads from it and cw-operator deletes a deleted app's artifacts from it (CW_S3_*). */}}
 {{- define "cloudwright.artifactStoreEnv" -}}
 - { name: CW_S3_ENDPOINT, value: {{ .Values.objectStore.endpoint | quote }} }
 - { name: CW_S3_BUCKET, value: {{ .Values.objectStore.bucket | quote }} }

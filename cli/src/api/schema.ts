@@ -3542,7 +3542,7 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up */
+        /** Delete an app: it stops being served, and its builds, stored artifacts, environment and host names go; answers what was cleaned up. 200 once gone; 202 with status deleting when its stored artifacts were not all deleted within 10 s (the platform carries on; repeat the DELETE to follow it) */
         delete: {
             parameters: {
                 query?: never;
@@ -3565,13 +3565,53 @@ export interface paths {
                     content: {
                         "application/json": {
                             app_id: string;
+                            /** @description deleted: the app is gone, its stored artifacts with it (200). deleting: the platform had not finished deleting its stored artifacts within 10 s (202); it carries on, and the same DELETE answers again (200 once gone). */
+                            status: "deleted" | "deleting";
                             /** @description What was cleaned up. */
                             deleted: {
                                 /** @description The app had an active build and the pointer to it is gone: the runtime no longer routes to it. */
                                 routing_pointer: boolean;
-                                /** @description Control-plane objects removed: the app itself, its build records and its hostname bindings. */
+                                /** @description Control-plane objects removed: the app itself (once gone), its build records and its hostname bindings. */
                                 runtime_resources: number;
-                                /** @description Stored build artifacts removed. */
+                                /** @description Stored build artifacts removed (0 while the app is still being deleted). */
+                                build_artifacts: number;
+                                /** @description Environment variables removed. */
+                                environment_keys: number;
+                                /** @description Platform-owned DNS records of the app’s host names removed from managed project domains. */
+                                dns_records: number;
+                                /** @description Host names the app was bound to, now unbound. */
+                                hostnames: string[];
+                            };
+                            /** @description Host names whose DNS lives at the owner’s DNS provider and still points at the runtime: remove those records there, or another app could later claim the name. */
+                            dns_cleanup_pending: {
+                                hostname: string;
+                                /** @description The records published for it, as the attach returned them; empty when the platform never listed any (deploy host names). */
+                                records: {
+                                    record_type: string;
+                                    name: string;
+                                    value: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description Report of an app deletion. */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            app_id: string;
+                            /** @description deleted: the app is gone, its stored artifacts with it (200). deleting: the platform had not finished deleting its stored artifacts within 10 s (202); it carries on, and the same DELETE answers again (200 once gone). */
+                            status: "deleted" | "deleting";
+                            /** @description What was cleaned up. */
+                            deleted: {
+                                /** @description The app had an active build and the pointer to it is gone: the runtime no longer routes to it. */
+                                routing_pointer: boolean;
+                                /** @description Control-plane objects removed: the app itself (once gone), its build records and its hostname bindings. */
+                                runtime_resources: number;
+                                /** @description Stored build artifacts removed (0 while the app is still being deleted). */
                                 build_artifacts: number;
                                 /** @description Environment variables removed. */
                                 environment_keys: number;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { act, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
+import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
 
 export function registerApps(program: Command): void {
   const apps = program.command('apps').alias('app').description('List, create, inspect and delete runtime apps');
@@ -63,10 +64,22 @@ async function get(ctx: Context, appId: string): Promise<void> {
 async function remove(ctx: Context, appId: string): Promise<void> {
   const projectId = await ctx.project();
   await confirmOrExit(ctx, `Delete app ${appId} of ${projectId}, its builds, environment and host names?`);
-  const report = await ctx.ok(ctx.api.DELETE('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } }));
+  const call = () => ctx.api.DELETE('/v1/projects/{projectId}/apps/{appId}', { params: { path: { projectId, appId } } });
+  let report = await ctx.ok(call());
+  // 202: the platform was still deleting the stored artifacts. The same DELETE waits again (and answers the
+  // final report once the app is gone); a 404 means it went between two calls.
+  if (report.status === 'deleting') {
+    if (!ctx.json) note(`The platform is still deleting the stored builds of ${appId}: waiting…`);
+    const again = async () => {
+      const { data, response } = await call();
+      return response.status === 404 ? { ...report, status: 'deleted' as const } : (data ?? report);
+    };
+    report = (await pollUntil(again, (r) => r.status === 'deleted', FOLLOW_UP_MS, 0)).value;
+  }
   if (ctx.json) return printJson(report);
   const { deleted } = report;
-  success(`Deleted app ${report.app_id}`);
+  if (report.status === 'deleted') success(`Deleted app ${report.app_id}`);
+  else note(`App ${report.app_id} is still being deleted (its stored builds); \`cw apps rm ${report.app_id}\` again follows it.`);
   printFields([
     ['Routing pointer', deleted.routing_pointer ? 'removed' : 'none'],
     ['Runtime resources', deleted.runtime_resources],

@@ -102,6 +102,8 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     const report = { ...served(generation), namespace: ns };
 
     await eventually('RuntimeUnavailable with no replica', get, (a) => ready(a)?.reason === 'RuntimeUnavailable' && a?.status?.servingReplicas === 0);
+    // Without an artifact bucket the controller holds no deletion up: no finalizer.
+    expect((await get())?.metadata?.finalizers).toBeUndefined();
 
     const a = await replica('replica-a', { ready: true, apps: [report] });
     await eventually('Serving on one replica', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);

@@ -1,17 +1,20 @@
 import type { Registry } from 'prom-client';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
-import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp, type RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import type { RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
 import { Controller, type OwnsSpec } from '../../controller-runtime/controller.ts';
 import type { EventRecorder } from '../../controller-runtime/events.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
 import type { Logger } from '../../controller-runtime/log.ts';
 import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports } from './replica-reports.ts';
+import { deleteAppArtifacts } from './artifact-teardown.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
@@ -20,6 +23,12 @@ export interface RuntimeAppControllerDeps {
   builds?: Informer<Build>;
   /** The runtime replicas' RuntimeReplicas and Leases; without them, apps with a build report RuntimeNotConfigured. */
   replicas?: RuntimeReplicaView;
+  /**
+   * The build-artifact bucket (cw-api's CW_S3_BUCKET). With it every app carries {@link RUNTIME_APP_FINALIZER}
+   * and its deletion deletes its artifacts first; without it no finalizer is added, and one found on an app
+   * being deleted is removed with a Warning Event (ArtifactsNotDeleted), so a deletion never waits forever.
+   */
+  artifacts?: ObjectStore;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -46,7 +55,9 @@ const WARNINGS: ReadonlySet<string> = new Set([
  * report changing re-checks the apps whose report changed, a replica starting or stopping to count (its
  * Lease; the RuntimeReplica controller removes expired ones) re-checks every app, and a Build appearing
  * re-checks its app. An Event is recorded only when Ready changes, after the status write: a restart
- * re-derives the same status, finds nothing to write and so records nothing again.
+ * re-derives the same status, finds nothing to write and so records nothing again. Deletion: the app's
+ * stored build artifacts are outside the cluster, so they are deleted under a finalizer before the app goes
+ * (its Builds, AppHostnames and records go by their owner references).
  */
 export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller<RuntimeApp> {
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
@@ -77,6 +88,17 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     return replicas.length === 0 ? { kind: 'unavailable' } : { kind: 'observed', replicas, buildExists };
   };
 
+  /** The finalizer's work: the artifacts go (idempotent: a restart part way lists what is left), then the finalizer. */
+  const teardown = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
+    if (deps.artifacts) {
+      const deleted = await deleteAppArtifacts(deps.artifacts, namespace, name);
+      log.info('build artifacts deleted', { artifacts: deleted });
+    } else {
+      await deps.events.event(app, 'Warning', 'ArtifactsNotDeleted', 'The operator has no artifact bucket (CW_S3_BUCKET): stored builds of this app, if any, were left in the object store.');
+    }
+    await removeFinalizer(apps, app, RUNTIME_APP_FINALIZER);
+  };
+
   return new Controller<RuntimeApp>({
     name: 'runtimeapp',
     kind: 'RuntimeApp',
@@ -88,9 +110,15 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     // client-go's default backoff, capped at a minute per key, for failed status writes only: a missing build
     // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
-    reconcile: async (key, { namespace, name }) => {
-      const app = deps.apps.get(key);
-      if (!app || app.metadata?.deletionTimestamp) return;
+    reconcile: async (key, { namespace, name, log }) => {
+      let app = deps.apps.get(key);
+      if (!app) return;
+      if (app.metadata?.deletionTimestamp) {
+        if (hasFinalizer(app, RUNTIME_APP_FINALIZER)) await teardown(app, namespace, name, log);
+        return;
+      }
+      // Before anything is deployed to it, when the app is new: a delete from then on always cleans up.
+      if (deps.artifacts) app = await addFinalizer(apps, app, RUNTIME_APP_FINALIZER);
       const status = desiredStatus(app, now(), observe(app, namespace, name));
       if (!statusChanged(app.status, status)) return;
       const before = findCondition(app.status?.conditions, 'Ready');

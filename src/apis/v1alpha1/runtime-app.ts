@@ -111,6 +111,13 @@ export const RuntimeAppConditions = {
 export type RuntimeApp = CustomResource<'RuntimeApp', RuntimeAppSpec, RuntimeAppStatus>;
 
 /**
+ * On RuntimeApps while the operator has the artifact bucket: removed by the RuntimeApp controller once every
+ * stored build artifact under the app's prefix is deleted, so no deletion (the API's, kubectl's, a GitOps
+ * prune's) leaves them behind.
+ */
+export const RUNTIME_APP_FINALIZER = 'cloudwright.dev/runtime-app-artifacts';
+
+/**
  * A deployable V8-isolate app (Next.js among them) in a project's namespace. The name is the app id
  * (a DNS label, used in its default host). Build history is kept with the build artifacts, not in the
  * spec: the spec only points at the build to serve.

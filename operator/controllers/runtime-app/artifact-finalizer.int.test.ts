@@ -1,0 +1,149 @@
+// The RuntimeApp controller's finalizer against the real apiserver and the run's MinIO bucket: an app deleted
+// directly (as kubectl or a GitOps prune deletes it, with no API in between) goes only once its stored build
+// artifacts are deleted, and a controller stopped part way through is finished by the next one.
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { listAll } from '../../../src/object-store/list-all.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
+import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
+import { appArtifactPrefix, artifactKey } from '../../../src/platform/artifact-keys.ts';
+import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { eventually } from '../../../e2e/harness/runtime-stack.ts';
+import type { Controller } from '../../controller-runtime/controller.ts';
+import { EventRecorder } from '../../controller-runtime/events.ts';
+import { silentLogger } from '../../controller-runtime/log.ts';
+import { runtimeAppController } from './controller.ts';
+
+const conn = testConnection();
+const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
+let namespace: { name: string; remove: () => Promise<void> };
+let informer: Informer<RuntimeApp>;
+const running: Controller<RuntimeApp>[] = [];
+
+beforeAll(async () => {
+  namespace = await testNamespace(conn, 'rtapp-fin');
+  informer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { namespace: namespace.name });
+  informer.start();
+  await informer.waitForSync(AbortSignal.timeout(30_000));
+});
+
+afterAll(async () => {
+  await Promise.all(running.map((c) => c.stop()));
+  informer?.stop();
+  // Whatever a failed test left holding its finalizer.
+  for (const app of (await apps.list(namespace.name)).items) await apps.patch(namespace.name, app.metadata?.name ?? '', { metadata: { finalizers: null } });
+  await namespace?.remove();
+});
+
+/** A RuntimeApp controller (no runtime replicas: its status says RuntimeNotConfigured) on this file's namespace. */
+async function startController(artifacts: ObjectStore): Promise<Controller<RuntimeApp>> {
+  const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-finalizer-test' });
+  const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, events, registry: new Registry(), log: silentLogger });
+  running.push(controller);
+  await controller.start();
+  return controller;
+}
+
+async function stored(prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const item of listAll(bucket, prefix)) keys.push(item.key);
+  return keys;
+}
+
+/** An app with `count` stored builds, once the controller has put its finalizer on it. */
+async function appWithArtifacts(name: string, count: number): Promise<string[]> {
+  const ns = namespace.name;
+  await apps.create({ metadata: { name, namespace: ns }, spec: { displayName: name } });
+  const keys = Array.from({ length: count }, (_, i) => artifactKey(ns, name, `b-${String(i).padStart(16, '0')}`));
+  for (const key of keys) await bucket.put(key, new TextEncoder().encode(key));
+  await eventually(
+    'the finalizer on the app',
+    () => apps.get(ns, name),
+    (a) => a?.metadata?.finalizers?.includes(RUNTIME_APP_FINALIZER) === true,
+  );
+  return keys;
+}
+
+/** Deletes go through until `allowed` are spent; then each fails, as a store going away would make them. */
+class DeletesThenFails extends ForwardingObjectStore {
+  #allowed: number;
+  deleted = 0;
+  constructor(inner: ObjectStore, allowed: number) {
+    super(inner);
+    this.#allowed = allowed;
+  }
+  override async delete(key: string): Promise<void> {
+    if (this.#allowed <= 0) throw new Error('object store unreachable (injected)');
+    this.#allowed--;
+    await super.delete(key);
+    this.deleted++;
+  }
+}
+
+describe('the RuntimeApp controller’s artifact finalizer', () => {
+  it('deletes the artifacts of an app deleted directly, then lets it go; another app’s stay', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const controller = await startController(bucket);
+    try {
+      const keys = await appWithArtifacts('doomed', 3);
+      // Another app whose id starts with this one's: a prefix of its own, untouched.
+      const neighbour = await appWithArtifacts('doomed-2', 1);
+      expect(await stored(appArtifactPrefix(ns, 'doomed'))).toEqual(keys);
+
+      await apps.delete(ns, 'doomed');
+      await eventually(
+        'the app gone',
+        () => apps.get(ns, 'doomed'),
+        (a) => a === undefined,
+      );
+      expect(await stored(appArtifactPrefix(ns, 'doomed'))).toEqual([]);
+      expect(await stored(appArtifactPrefix(ns, 'doomed-2'))).toEqual(neighbour);
+
+      await apps.delete(ns, 'doomed-2');
+      await eventually(
+        'the neighbour gone',
+        () => apps.get(ns, 'doomed-2'),
+        (a) => a === undefined,
+      );
+      expect(await stored(appArtifactPrefix(ns, 'doomed-2'))).toEqual([]);
+    } finally {
+      await controller.stop();
+    }
+  });
+
+  it('converges after a controller stopped part way through the artifacts: the next one finishes and the app goes', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const failing = new DeletesThenFails(bucket, 2);
+    const first = await startController(failing);
+    await appWithArtifacts('halfway', 5);
+    await apps.delete(ns, 'halfway');
+    await eventually(
+      'two artifacts deleted, then the store failing',
+      async () => failing.deleted,
+      (n) => n === 2,
+    );
+    await first.stop();
+    // Held by the finalizer, with what is left of its artifacts.
+    const held = await apps.get(ns, 'halfway');
+    expect(held?.metadata?.deletionTimestamp).toBeDefined();
+    expect(held?.metadata?.finalizers).toContain(RUNTIME_APP_FINALIZER);
+    expect(await stored(appArtifactPrefix(ns, 'halfway'))).toHaveLength(3);
+
+    const second = await startController(bucket);
+    try {
+      await eventually(
+        'the app gone',
+        () => apps.get(ns, 'halfway'),
+        (a) => a === undefined,
+      );
+      expect(await stored(appArtifactPrefix(ns, 'halfway'))).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  });
+});
