@@ -175,7 +175,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   requestId(app);
   problemDetails(app);
   jsonBodiesOnly(app);
-  notFound(app, sendProblem);
+  const unmatched = notFound(app, sendProblem);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
   const limiter = callerRateLimiter(callerLimit);
@@ -184,6 +184,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const secureCookies = deps.sessions?.secureCookies ?? true;
   if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
+  // After the limiter, which counts requests no route matches too.
+  app.addHook('onRequest', unmatched.beforeBody);
 
   if (deps.metrics) requestMetrics(app, deps.metrics);
   healthRoutes(app, deps.dependencies);
