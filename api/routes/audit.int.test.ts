@@ -184,6 +184,19 @@ describe('when the bucket does not take the entry', () => {
     // The fault is spent: the next try is recorded and made.
     expect((await failing.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers, payload: { name: 'unrecorded' } })).statusCode).toBe(201);
   });
+
+  it('sends the answer when only the outcome could not be stored: the entry keeps status null', async () => {
+    const user = await failing.createUser();
+    const id = await failing.createProject(user, { namespace: true });
+    const headers = as(await failing.tokenFor(user, 'apps:write audit:read'));
+    let puts = 0;
+    // The second write of the entry (its outcome) fails; the first (before the change) goes through.
+    store.inject({ match: (key) => key.startsWith(projectPrefix(id)) && ++puts === 2, fault: 'crash-before' });
+    const made = await failing.app.inject({ method: 'POST', url: `/v1/projects/${id}/apps`, headers, payload: { name: 'half-recorded' } });
+    expect(made.statusCode).toBe(201);
+    const res = await failing.app.inject({ method: 'GET', url: `/v1/projects/${id}/audit`, headers });
+    expect(res.json().entries).toEqual([expect.objectContaining({ action: 'app.create', status: null, request_id: made.headers['x-request-id'] })]);
+  });
 });
 
 /** Retries `attempt` until it answers `expected` (a project id is free again once the deleted Project is gone). */
