@@ -111,8 +111,25 @@ function jsonBodiesOnly(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (request.is404 || (body === '' && request.routeOptions.schema?.body === undefined)) return done(null, undefined);
     // Fastify types a body parser as maybe async; the default JSON parser is synchronous and reports every error through `done`.
-    void parseJson(request, body as string, (err, value) => done(err && parsesAsJson(body as string) ? new BadRequestError(PROTOTYPE_KEYS) : err, value));
+    void parseJson(request, body as string, (err, value) => {
+      if (err) return done(parsesAsJson(body as string) ? new BadRequestError(PROTOTYPE_KEYS) : err, undefined);
+      // Only a `\uD8xx`-style escape can carry one (decoding the bytes as UTF-8 replaces any other).
+      if (ESCAPED_SURROGATE.test(body as string) && hasUnpairedSurrogate(value)) return done(new BadRequestError(UNPAIRED_SURROGATE), undefined);
+      done(null, value);
+    });
   });
+}
+
+const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
+/** Such a string would not survive the apiserver, which stores it as U+FFFD: the value would change on the way. */
+const UNPAIRED_SURROGATE = 'The body has a string with an unpaired surrogate escape (\\uD800 to \\uDFFF without its pair): not well-formed Unicode.';
+
+/** Whether any string in a parsed JSON value (keys included) holds a lone UTF-16 surrogate. */
+function hasUnpairedSurrogate(value: unknown): boolean {
+  if (typeof value === 'string') return !value.isWellFormed();
+  if (Array.isArray(value)) return value.some(hasUnpairedSurrogate);
+  if (value !== null && typeof value === 'object') return Object.entries(value).some(([key, item]) => !key.isWellFormed() || hasUnpairedSurrogate(item));
+  return false;
 }
 
 /** Why valid JSON was refused: the parser refuses keys that would reach an object's prototype. */

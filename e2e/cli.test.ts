@@ -188,23 +188,33 @@ describe('apps, deploys, environment and rollback', () => {
     expect(readFileSync(join(script.home, '.env'), 'utf8')).toContain("GREETING='bonjour'");
     expect(statSync(join(script.home, '.env')).mode & 0o777).toBe(0o600);
 
+    // Deploy options are per deploy: without --hostnames this one binds none, and cw says what it dropped.
     worker('v2');
-    const human = await cw(script, ['deploy', dir]);
+    const human = await cw(script, ['deploy', dir, '--max-concurrent-requests', '20']);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toMatch(/Deployed build b-[0-9a-f]{16} to greeter and it is served/);
-    expect(human.stdout).toContain(`http://${www}:8080`);
+    expect(human.stdout).not.toContain(www);
+    expect(human.stderr).toContain(`No longer served on ${www}: this deploy's --hostnames did not name it.`);
     expect(await served(appHost)).toBe('200 v2 bonjour');
+    expect(await served(www)).toMatch(/^404 /);
 
-    const builds = await cwJson<{ builds: { build_id: string; active: boolean }[] }>(script, ['builds', 'ls', '--app', 'greeter'], {
+    const builds = await cwJson<{ builds: { build_id: string; active: boolean; deploy_options?: unknown }[] }>(script, ['builds', 'ls', '--app', 'greeter'], {
       method: 'GET',
       path: '/v1/projects/{projectId}/apps/{appId}/builds',
     });
     expect(builds.builds).toHaveLength(2);
-    expect(builds.builds[1]).toMatchObject({ build_id: first.build_id, active: false });
+    expect(builds.builds[0]).toMatchObject({ active: true, deploy_options: { hostnames: [], max_concurrent_requests: 20 } });
+    expect(builds.builds[1]).toMatchObject({ build_id: first.build_id, active: false, deploy_options: { hostnames: [www] } });
+    const table = await cw(script, ['builds', 'ls', '--app', 'greeter']);
+    expect(table.stdout).toMatch(/HOST NAMES.*MAX REQUESTS/);
+    expect(table.stdout).toMatch(new RegExp(`${first.build_id}.*${www.replace(/\./g, '\\.')}.*default`));
 
-    const back = await cwJson<{ build_id: string }>(script, ['rollback', '--app', 'greeter'], { method: 'POST', path: '/v1/projects/{projectId}/apps/{appId}/rollbacks' });
+    // The rollback serves the first build as it was deployed: on www again, with the default bound.
+    const back = await cwJson<{ build_id: string; hosts: string[] }>(script, ['rollback', '--app', 'greeter'], { method: 'POST', path: '/v1/projects/{projectId}/apps/{appId}/rollbacks' });
     expect(back.build_id).toBe(first.build_id);
+    expect(back.hosts).toEqual([appHost, www]);
     expect(await served(appHost)).toBe('200 v1 bonjour');
+    expect(await served(www)).toBe('200 v1 bonjour');
 
     const apps = await cwJson<{ apps: { app_id: string; ready: boolean; serving_build_id?: string }[] }>(script, ['apps', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/apps' });
     expect(apps.apps).toEqual([expect.objectContaining({ app_id: 'greeter', ready: true, serving_build_id: first.build_id })]);

@@ -120,22 +120,23 @@ describe('runtime apps through the REST API', () => {
     await takesEffect('set GREETING', () => servedEverywhere(runtimes, www, 'Howdy from v1'));
     expect(await ok(200, 'GET', '/apps/hello/environment')).toEqual({ environment: { GREETING: { value: 'Howdy', secret: false } } });
 
-    // No `hostnames`: the deploy keeps the app's host names.
+    // No `hostnames`: deploy options are per deploy, so this one binds none and www is no longer served.
     const v2 = await ok<DeployResult>(200, 'POST', '/apps/hello/deployments', workerArtifact('v2'), 'application/octet-stream');
-    expect(v2).toMatchObject({ app_id: 'hello', hosts: [host, www], uploaded: true });
+    expect(v2).toMatchObject({ app_id: 'hello', hosts: [host], uploaded: true });
     expect(v2.build_id).not.toBe(v1.build_id);
     await takesEffect('deploy v2', async () => {
-      await servedEverywhere(runtimes, www, 'Howdy from v2');
       await servedEverywhere(runtimes, host, 'Howdy from v2');
+      await notServedAnywhere(runtimes, www);
     });
 
-    const { builds } = await ok<{ builds: { build_id: string; active: boolean; size: number; digest: string }[] }>(200, 'GET', '/apps/hello/builds');
-    expect(builds.map((b) => [b.build_id, b.active])).toEqual([
-      [v2.build_id, true],
-      [v1.build_id, false],
+    const { builds } = await ok<{ builds: { build_id: string; active: boolean; size: number; digest: string; deploy_options?: unknown }[] }>(200, 'GET', '/apps/hello/builds');
+    expect(builds.map((b) => [b.build_id, b.active, b.deploy_options])).toEqual([
+      [v2.build_id, true, { hostnames: [] }],
+      [v1.build_id, false, { hostnames: [www] }],
     ]);
     for (const b of builds) expect(b.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
 
+    // The rollback serves v1 as it was deployed: on www again.
     const rollback = await ok<DeployResult>(200, 'POST', '/apps/hello/rollbacks', { build_id: v1.build_id });
     expect(rollback).toEqual({ app_id: 'hello', build_id: v1.build_id, hosts: [host, www], uploaded: false });
     await takesEffect('roll back to v1', async () => {

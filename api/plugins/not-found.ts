@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from './problem-details.ts';
 
 interface KnownRoute {
@@ -29,7 +29,12 @@ export function notFound(app: FastifyInstance): void {
     for (const method of [route.method].flat()) known.methods.add(method);
     routes.set(route.url, known);
   });
-  app.setNotFoundHandler((request, reply) => {
+  // Answered before the body is read: Fastify would refuse a body method it knows (QUERY without a
+  // Content-Type, say) with a 400 before any not-found handler ran.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answer(request, reply);
+  });
+  const answer = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = new Set<string>();
     for (const route of routes.values()) if (route.pattern.test(path)) for (const m of route.methods) allowed.add(m);
@@ -38,5 +43,6 @@ export function notFound(app: FastifyInstance): void {
       return sendProblem(reply, 405, `${request.method} is not allowed on ${path}; allowed: ${allow}.`, { allow });
     }
     return sendProblem(reply, 404, `No route ${request.method} ${path}.`);
-  });
+  };
+  app.setNotFoundHandler(answer);
 }

@@ -35,6 +35,15 @@ describe('routing errors', () => {
     await app.close();
   });
 
+  it('answers a method no route serves 405 even when Fastify would want a body for it (QUERY without a Content-Type)', async () => {
+    const app = await buildApp({});
+    const res = await app.inject({ method: 'QUERY' as 'GET', url: '/healthz' });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD');
+    expect((await app.inject({ method: 'QUERY' as 'GET', url: '/nope' })).statusCode).toBe(404);
+    await app.close();
+  });
+
   it.each(['/healthz/', '/openapi.json/'])('answers %s, a path no route serves (a trailing slash), 404 whatever the method', async (url) => {
     const app = await buildApp({});
     for (const method of ['GET', 'DELETE'] as const) {

@@ -40,7 +40,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
         'Create a database (or restore one: restore_from copies another of the project as it was at a time). 201 with database_token, shown only here, once it answers SQL; 202 likewise when it is still being provisioned after 10 s (60 s for a restore). The same name again: 200 with created false and no token (rotate to get a new one). 422 for a restore point outside the source’s restore_window',
       params: ProjectParams,
       body: DatabaseBody,
-      response: { 200: CreatedDatabase, 201: CreatedDatabase, 202: CreatedDatabase, ...errorResponses(400, 409, 422, 503) },
+      response: { 200: CreatedDatabase, 201: CreatedDatabase, 202: CreatedDatabase, ...errorResponses(400, 404, 409, 422, 503) },
     },
     handler: async (request, reply) => {
       const result = await services.databases.create(request.params.projectId, request.body);

@@ -100,14 +100,22 @@ describe('deploy', () => {
     const app = await apps().get(project, appId);
     expect(app?.spec.activeBuildId).toBe(buildId);
     const build = await builds().get(project, buildResourceName(appId, buildId));
-    expect(build?.spec).toStrictEqual({ app: appId, buildId, digest, size: artifact.length, unpackedSize: workerSource('hello').length, objectKey: artifactKey(project, appId, buildId) });
+    expect(build?.spec).toStrictEqual({
+      app: appId,
+      buildId,
+      digest,
+      size: artifact.length,
+      unpackedSize: workerSource('hello').length,
+      objectKey: artifactKey(project, appId, buildId),
+      deployOptions: {},
+    });
     expect(build?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'RuntimeApp', name: appId, uid: app?.metadata?.uid, blockOwnerDeletion: true, controller: true })]);
 
     // Read-your-writes: the app and its builds show the deploy at once.
     const read = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}`, headers: headers() })).json().app;
     expect(read).toMatchObject({ active_build_id: buildId, builds: [{ build_id: buildId }] });
     const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: headers() })).json();
-    expect(listed.builds).toEqual([{ build_id: buildId, created_at: expect.any(String), size: artifact.length, digest: `sha256:${digest}`, active: true }]);
+    expect(listed.builds).toEqual([{ build_id: buildId, created_at: expect.any(String), size: artifact.length, digest: `sha256:${digest}`, active: true, deploy_options: { hostnames: [] } }]);
   });
 
   it('applies the options: host names (normalised), the concurrency bound, the one environment', async () => {
@@ -119,11 +127,15 @@ describe('deploy', () => {
     const app = await apps().get(project, appId);
     expect(app?.spec).toMatchObject({ hostnames: ['shop.example.com', 'www.example.com'], maxConcurrentRequests: 50 });
 
-    // Absent options keep what the app has; an empty host name list removes them.
-    expect((await deploy(appId, worker('options 2'))).json().hosts).toHaveLength(3);
-    expect((await deploy(appId, worker('options 3'), '?hostnames=')).json().hosts).toEqual([`${appId}.${project}.apps.localhost`]);
-    expect((await apps().get(project, appId))?.spec).toMatchObject({ maxConcurrentRequests: 50 });
+    // Options are per deployment: one left out is its default (no deploy host names, the runtime's bound),
+    // not the previous deploy's; an empty host name list is none too.
+    expect((await deploy(appId, worker('options 2'))).json().hosts).toEqual([`${appId}.${project}.apps.localhost`]);
+    const after = (await apps().get(project, appId))?.spec;
+    expect([after?.hostnames, after?.maxConcurrentRequests]).toEqual([undefined, undefined]);
+    expect((await deploy(appId, worker('options 3'), '?hostnames=www.example.com&max_concurrent_requests=5')).json().hosts).toHaveLength(2);
+    expect((await deploy(appId, worker('options 4'), '?hostnames=')).json().hosts).toEqual([`${appId}.${project}.apps.localhost`]);
     expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+    expect((await apps().get(project, appId))?.spec.maxConcurrentRequests).toBeUndefined();
   });
 
   it('binds a custom host name only inside a managed project domain (or one the app already has)', async () => {
@@ -361,6 +373,119 @@ describe('builds and rollbacks', () => {
   });
 });
 
+describe('deploy options per deployment', () => {
+  const rollback = (appId: string, build_id: string) => platform.app.inject({ method: 'POST', url: `/v1/projects/${project}/apps/${appId}/rollbacks`, headers: headers(), payload: { build_id } });
+  const listedOptions = async (appId: string) =>
+    Object.fromEntries(
+      (await platform.app.inject({ method: 'GET', url: `/v1/projects/${project}/apps/${appId}/builds`, headers: headers() }))
+        .json()
+        .builds.map((b: { build_id: string; deploy_options?: unknown }) => [b.build_id, b.deploy_options]),
+    );
+  const options = async (appId: string) => {
+    const spec = (await apps().get(project, appId))?.spec;
+    return { activeBuildId: spec?.activeBuildId, hostnames: spec?.hostnames, maxConcurrentRequests: spec?.maxConcurrentRequests };
+  };
+
+  it('records each deploy’s options on its build, lists them, and a rollback applies them again (a default where one was left out)', async () => {
+    const appId = await createApp('per-deploy');
+    const [own, www, shop] = [`${appId}.${project}.apps.localhost`, `www.${project}.apps.localhost`, `shop.${project}.apps.localhost`];
+    const a = (await deploy(appId, worker('a'), `?hostnames=${www}&max_concurrent_requests=7`)).json().build_id as string;
+    const b = (await deploy(appId, worker('b'))).json().build_id as string;
+    expect(await options(appId)).toEqual({ activeBuildId: b, hostnames: undefined, maxConcurrentRequests: undefined });
+    expect((await builds().get(project, buildResourceName(appId, a)))?.spec.deployOptions).toEqual({ hostnames: [www], maxConcurrentRequests: 7 });
+    expect((await builds().get(project, buildResourceName(appId, b)))?.spec.deployOptions).toEqual({});
+    expect(await listedOptions(appId)).toEqual({ [a]: { hostnames: [www], max_concurrent_requests: 7 }, [b]: { hostnames: [] } });
+
+    const back = await rollback(appId, a);
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json()).toStrictEqual({ app_id: appId, build_id: a, hosts: [own, www], uploaded: false });
+    expect(await options(appId)).toEqual({ activeBuildId: a, hostnames: [www], maxConcurrentRequests: 7 });
+    expect((await rollback(appId, b)).json().hosts).toEqual([own]);
+    expect(await options(appId)).toEqual({ activeBuildId: b, hostnames: undefined, maxConcurrentRequests: undefined });
+
+    // The same artifact deployed again is the same build: it records its latest deploy's options.
+    expect((await deploy(appId, worker('a'), `?hostnames=${shop}`)).json()).toMatchObject({ build_id: a, hosts: [own, shop] });
+    expect(await listedOptions(appId)).toEqual({ [a]: { hostnames: [shop] }, [b]: { hostnames: [] } });
+    expect((await rollback(appId, b)).statusCode).toBe(200);
+    expect((await rollback(appId, a)).json().hosts).toEqual([own, shop]);
+    expect(await options(appId)).toEqual({ activeBuildId: a, hostnames: [shop], maxConcurrentRequests: undefined });
+    // Rolling back to the active build puts its options back too (they were changed by hand here).
+    await apps().patch(project, appId, { spec: { hostnames: null, maxConcurrentRequests: 3 } });
+    expect((await rollback(appId, a)).json().hosts).toEqual([own, shop]);
+    expect(await options(appId)).toEqual({ activeBuildId: a, hostnames: [shop], maxConcurrentRequests: undefined });
+  });
+
+  it('leaves custom domains attached through the domains API bound across deploys and rollbacks', async () => {
+    const appId = await createApp('attached-stays');
+    const own = `${appId}.${project}.apps.localhost`;
+    const deployed = `deployed.${project}.apps.localhost`;
+    const v1 = (await deploy(appId, worker('attached v1'))).json().build_id as string;
+    // Attached and verified (the AppHostname controller, not running here, would write the status).
+    const bindings = objectClient<AppHostname>(platform.conn, APP_HOSTNAMES);
+    const binding = await bindings.create({
+      metadata: { name: 'www.attached.example', namespace: project },
+      spec: { appRef: { name: appId }, hostname: 'www.attached.example', dnsMode: 'external_records' },
+    });
+    await bindings.replaceStatus({ ...binding, status: { state: 'active' } });
+    await vi.waitFor(async () => expect((await deploy(appId, worker('attached v2'), `?hostnames=${deployed}`)).json().hosts).toEqual([own, deployed, 'www.attached.example']));
+
+    const back = await rollback(appId, v1);
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json().hosts).toEqual([own, 'www.attached.example']);
+    expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+    expect((await bindings.get(project, 'www.attached.example'))?.metadata?.deletionTimestamp).toBeUndefined();
+  });
+
+  it('keeps the app’s options on a rollback to a build that recorded none (deployed before builds recorded them)', async () => {
+    const appId = await createApp('unrecorded');
+    const www = `www.${project}.apps.localhost`;
+    const old = (await deploy(appId, worker('old'))).json().build_id as string;
+    // As a Build recorded before this change looks: no deployOptions.
+    await builds().patch(project, buildResourceName(appId, old), { spec: { deployOptions: null } });
+    const current = (await deploy(appId, worker('current'), `?hostnames=${www}&max_concurrent_requests=9`)).json().build_id as string;
+    await vi.waitFor(async () => expect(await listedOptions(appId)).toEqual({ [old]: undefined, [current]: { hostnames: [www], max_concurrent_requests: 9 } }));
+
+    const back = await rollback(appId, old);
+    expect(back.statusCode, back.body).toBe(200);
+    expect(back.json().hosts).toEqual([`${appId}.${project}.apps.localhost`, www]);
+    expect(await options(appId)).toEqual({ activeBuildId: old, hostnames: [www], maxConcurrentRequests: 9 });
+  });
+
+  it('refuses a rollback whose recorded host name another app holds now (409 naming it) and changes nothing', async () => {
+    const first = await createApp('gave-up-host');
+    const second = await createApp('took-host');
+    const host = `contested.${project}.apps.localhost`;
+    const withHost = (await deploy(first, worker('with host'), `?hostnames=${host}&max_concurrent_requests=4`)).json().build_id as string;
+    expect((await deploy(first, worker('without host'), '?max_concurrent_requests=8')).statusCode).toBe(200);
+    expect((await deploy(second, worker('taker'), `?hostnames=${host}`)).statusCode).toBe(200);
+    const before = await apps().get(project, first);
+
+    const refused = await rollback(first, withHost);
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().detail).toContain(`Build ${withHost} was deployed with host names it cannot have again, so nothing was rolled back`);
+    expect(refused.json().detail).toContain(`${host} is already bound to another app`);
+    const after = await apps().get(project, first);
+    expect(after?.metadata?.resourceVersion).toBe(before?.metadata?.resourceVersion);
+    expect(after?.spec.maxConcurrentRequests).toBe(8);
+    expect((await apps().get(project, second))?.spec.hostnames).toEqual([host]);
+  });
+
+  it('refuses a rollback to a custom host name the project no longer controls (403) and changes nothing', async () => {
+    const appId = await createApp('lost-domain');
+    await platform.managedDomain(project, 'lost.example');
+    const owned = (await deploy(appId, worker('owned name'), '?hostnames=www.lost.example')).json().build_id as string;
+    expect((await deploy(appId, worker('no name'))).statusCode).toBe(200);
+    // The project deletes its domain: a rollback must not bind a name of it again.
+    await objectClient<ProjectDomain>(platform.conn, PROJECT_DOMAINS).delete(project, 'lost-example');
+    await vi.waitFor(async () => {
+      const refused = await rollback(appId, owned);
+      expect(refused.statusCode, refused.body).toBe(403);
+      expect(refused.json().detail).toMatch(/www\.lost\.example is a custom domain this project has not shown it controls/);
+    });
+    expect((await apps().get(project, appId))?.spec.hostnames).toBeUndefined();
+  });
+});
+
 describe('uploads in progress', () => {
   it('reads at most perUser uploads of one user (429) and total in all (503), freeing a slot when an upload ends', async () => {
     const limited = await platformApp({ uploadLimits: { ...DEFAULT_UPLOAD_LIMITS, total: 2, perUser: 1 } });
@@ -371,8 +496,11 @@ describe('uploads in progress', () => {
       const slowB = new HeldBody();
       const pendingA = a.upload(slowA);
       const pendingB = b.upload(slowB);
-      slowA.write('partial');
-      slowB.write('partial');
+      // The start of a real artifact: a body the route could only refuse at its end (a bad first chunk is
+      // refused at once, which would free its slot before the requests below arrive).
+      const start = Buffer.from(worker('partial')).subarray(0, 8);
+      slowA.write(start);
+      slowB.write(start);
       await Promise.all([slowA.pulled, slowB.pulled]); // both hold their slots and are being read
 
       const mine = await a.upload(worker('a2'));

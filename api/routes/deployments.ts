@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
@@ -16,6 +16,20 @@ import { BadRequestError } from '../../src/errors.ts';
 const tags = ['apps'];
 const ARTIFACT_TYPE = 'application/octet-stream';
 
+/**
+ * Refuses a `hostnames` value in the parser's own words (naming the name at fault) before the schema's
+ * pattern, whose failure could only quote the pattern. Anything the parser takes, the pattern checks after.
+ */
+const hostnamesInWords: preValidationHookHandler = (request, _reply, done) => {
+  const { hostnames } = request.query as Record<string, unknown>;
+  try {
+    if (typeof hostnames === 'string') parseDeployHostnames(hostnames);
+    done();
+  } catch (err) {
+    done(err as Error);
+  }
+};
+
 function contentLength(request: FastifyRequest): number | undefined {
   const header = request.headers['content-length'];
   return header === undefined || !/^[0-9]+$/.test(header) ? undefined : Number(header);
@@ -31,7 +45,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
     upload.addContentTypeParser(ARTIFACT_TYPE, (_request, payload, done) => done(null, payload));
     upload.withTypeProvider<TypeBoxTypeProvider>().post('/v1/projects/:projectId/apps/:appId/deployments', {
       config: { auth: { scope: 'deploys:write', project: true } },
-      preValidation: integerQuery('max_concurrent_requests'),
+      preValidation: [integerQuery('max_concurrent_requests'), hostnamesInWords],
       schema: {
         tags,
         summary: 'Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build',
@@ -87,7 +101,12 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
     schema: {
       tags,
       summary: 'Roll back: make a stored build of the app active again, without an upload',
-      description: 'Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.',
+      description:
+        'Any build `GET …/builds` lists can be selected. The app gets the deploy options that build was last deployed with (its ' +
+        '`deploy_options`: host names and concurrency bound, a default where it left one out); a build without recorded options keeps ' +
+        'the app’s current ones. Custom domains attached through `…/domains` stay attached. A recorded host name the app may no ' +
+        'longer have (another app’s now: 409; a custom domain the project no longer controls: 403) refuses the rollback, naming it, ' +
+        'and nothing changes. Answers the deploy result with `uploaded: false`.',
       params: AppParams,
       body: RollbackBody,
       response: { 200: DeployResult, ...errorResponses(404, 409, 503) },

@@ -102,7 +102,7 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect(late.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
-  it('refuses to approve scopes the approving token does not hold (403), and unknown codes (400)', async () => {
+  it('refuses to approve scopes the approving token does not hold (403), and unknown codes (404)', async () => {
     const code = await startSignIn('projects:read databases:write');
     const res = await decide('approve', code.user_code);
     expect(res.statusCode).toBe(403);
@@ -110,8 +110,8 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     expect((await poll(code.device_code)).json().error).toBe('authorization_pending');
 
     const unknown = await decide('approve', 'BBBB-BBBB');
-    expect(unknown.statusCode).toBe(400);
-    expect(unknown.json()).toMatchObject({ title: 'Bad Request', status: 400, detail: expect.stringContaining('not valid or has expired') });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ title: 'Not Found', status: 404, detail: expect.stringContaining('not valid or has expired') });
   });
 
   it('shows what a request asks for before it is answered, and approves only the scopes reviewed', async () => {
@@ -123,7 +123,7 @@ describe('device sign-in (RFC 8628) over HTTP, on the Kubernetes-backed stores',
     // Reviewing needs what approving needs.
     const readOnly = await p.tokenFor(alice, ['projects:read']);
     expect((await p.app.inject({ method: 'GET', url: `/v1/device/requests/${code.user_code}`, headers: bearer(readOnly) })).statusCode).toBe(403);
-    expect((await p.app.inject({ method: 'GET', url: '/v1/device/requests/BBBB-BBBB', headers: bearer(aliceToken) })).statusCode).toBe(400);
+    expect((await p.app.inject({ method: 'GET', url: '/v1/device/requests/BBBB-BBBB', headers: bearer(aliceToken) })).statusCode).toBe(404);
 
     // Approving other scopes than those reviewed is refused; the request stays pending.
     const approveWith = (scopes: string[]) => p.app.inject({ method: 'POST', url: '/v1/device/approve', headers: bearer(aliceToken), payload: { user_code: code.user_code, scopes } });

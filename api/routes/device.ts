@@ -58,9 +58,9 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
     schema: {
       tags,
       summary: 'Review a device sign-in before answering it: the scopes the device asks for, and until when',
-      description: 'Needs the scope approving needs. 400 for an unknown or expired code, 409 once it has been answered.',
+      description: 'Needs the scope approving needs. 404 for an unknown or expired code, 409 once it has been answered.',
       params: DeviceRequestParams,
-      response: { 200: Type.Object({ device_request: DeviceRequest }), ...errorResponses(400, 409, 500) },
+      response: { 200: Type.Object({ device_request: DeviceRequest }), ...errorResponses(400, 404, 409, 500) },
     },
     handler: async (request) => {
       const pending = await flow.inspect(request.params.userCode, now());
@@ -83,7 +83,7 @@ export function deviceRoutes(app: FastifyInstance, flow: DeviceFlow, now: () => 
         body: decision === 'approve' ? ApproveBody : UserCodeBody,
         response: {
           204: Type.Null({ description: decision === 'approve' ? 'Approved.' : 'Denied.' }),
-          ...errorResponses(400, 409, 413, 415, 500),
+          ...errorResponses(400, 404, 409, 413, 415, 500),
         },
       },
       handler: async (request, reply) => {

@@ -69,7 +69,8 @@ describe('domains per project', () => {
     // (Named to sort last: creation times have whole seconds, and a tie is broken by name.)
     const extra = await domains.create({ metadata: { name: 'zz-over-the-limit', namespace: crowded.project }, spec: { domain: dns.domain('over'), dnsMode: 'zone_delegated' } });
     await vi.waitFor(async () => expect((await domains.get(crowded.project, extra.metadata?.name ?? ''))?.status?.conditions?.find((c) => c.type === 'Ready')?.reason).toBe('TooManyDomains'), {
-      timeout: 15_000,
+      // The controller works through the 51 zones first: room for a busy machine.
+      timeout: 45_000,
     });
     const refusedZone = await domains.get(crowded.project, extra.metadata?.name ?? '');
     expect(refusedZone?.status?.hostedZoneId).toBeUndefined();
@@ -86,14 +87,15 @@ describe('domains waiting for their delegation, per person', () => {
     for (let i = 0; i < MAX_PENDING_DOMAINS_PER_USER; i++) {
       const as = { project: projects[i % 2] ?? '', token };
       const domain = dns.domain(`waiting${i}`);
-      expect((await call('POST', '/domains', { domain }, as)).statusCode).toBe(201);
+      // Added either way: 201 once the controller made its zone within the API's bound, 202 while it still works on it.
+      expect([201, 202]).toContain((await call('POST', '/domains', { domain }, as)).statusCode);
       added.push({ project: as.project, domain });
     }
     const detail = await refused(409, 'POST', '/domains', { domain: dns.domain('one-too-many') }, { project: projects[0] ?? '', token });
     expect(detail).toBe(`You have added ${MAX_PENDING_DOMAINS_PER_USER} domains that are not delegated yet, the most a person may have waiting; delegate or delete one first.`);
     const first = added[0]!;
     expect((await call('DELETE', `/domains/${first.domain}`, undefined, { project: first.project, token })).statusCode).toBe(200);
-    expect((await call('POST', '/domains', { domain: dns.domain('room-again') }, { project: first.project, token })).statusCode).toBe(201);
+    expect([201, 202]).toContain((await call('POST', '/domains', { domain: dns.domain('room-again') }, { project: first.project, token })).statusCode);
   });
 });
 
@@ -143,7 +145,7 @@ describe('adding a domain', () => {
     ['printer.local', 'reserved name local'],
     ['1.2.3.in-addr.arpa', 'reserved name arpa'],
     ['shop.123', 'numeric top-level label'],
-    [`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(20)}.test`, 'at most 200'],
+    [`${'a'.repeat(60)}.${'b'.repeat(60)}.${'c'.repeat(60)}.${'d'.repeat(20)}.test`, 'more than 200 characters'],
   ])('refuses %s with the reason (400), and adds nothing', async (domain, reason) => {
     expect(await refused(400, 'POST', '/domains', { domain })).toContain(reason);
     expect((await call('GET', '/domains')).json().domains.map((d: DomainView) => d.domain)).not.toContain(domain);

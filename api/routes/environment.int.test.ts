@@ -178,8 +178,9 @@ describe('environment', () => {
       [{ database: 'nope' }, 404, /no database nope/i],
       [{ database: 'orders', value: 'x' }, 400, /either "value".*or "database"/],
       [{}, 400, /either "value".*or "database"/],
-      [{ database: 'orders', secret: true }, 400, /"secret" goes with "value"/],
-      [{ value: 'x', access: 'full' }, 400, /"access" goes with "database"/],
+      [{ database: 'orders', secret: true }, 400, /secret app environment values are not enabled/i],
+      [{ database: 'orders', secret: false }, 400, /either "value" \(a plain value, with "secret" if any\)/],
+      [{ value: 'x', access: 'full' }, 400, /or "database" \(a link to a database’s token, with "access" if any\)/],
       [{ database: 'orders', access: 'admin' }, 400, /access/],
       [{ database: 'Orders!' }, 400, /database/],
     ] as const) {

@@ -109,6 +109,19 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
     expect(broken.json().detail).toBe("Body is not valid JSON but content-type is set to 'application/json'");
   });
 
+  it('refuses a string with an unpaired surrogate escape anywhere in a JSON body, and keeps a paired one', async () => {
+    const post = (payload: string) => p.app.inject({ method: 'POST', url: '/v1/tokens', headers: { ...bearer(aliceToken), 'content-type': 'application/json' }, payload });
+    for (const description of ['a\\uD800b', 'a\\udfffb', 'end\\uDBFF']) {
+      const refused = await post(`{"description":"${description}","scopes":["projects:read"]}`);
+      expect(refused.statusCode, description).toBe(400);
+      expect(refused.json().detail).toContain('unpaired surrogate');
+    }
+    expect((await post('{"description":"x","scopes":["projects:read"],"\\uD800":1}')).json().detail).toContain('unpaired surrogate');
+    const paired = await post('{"description":"launch \\uD83D\\uDE80","scopes":["projects:read"]}');
+    expect(paired.statusCode).toBe(201);
+    expect(paired.json().token.description).toBe('launch 🚀');
+  });
+
   it('refuses an expired token with 401 and lists it as expired', async () => {
     const created = await createToken({ description: 'short-lived', scopes: ['projects:read'], expires_in_days: 1 });
     expect(created.statusCode).toBe(201);
@@ -160,7 +173,7 @@ describe('personal access tokens over HTTP, on the Kubernetes-backed store', () 
   });
 
   it.each([
-    [{ description: 'x', scopes: ['nope:read'] }, /Unknown scope "nope:read"\. Valid scopes: projects:read/],
+    [{ description: 'x', scopes: ['nope:read'] }, /body\.scopes\.0 must be one of "projects:read", "projects:write"/],
     [{ description: 'x', scopes: [] }, /body\.scopes must NOT have fewer than 1 items/],
     [{ description: '', scopes: ['apps:read'] }, /body\.description/],
     [{ description: 'bell\u0007', scopes: ['apps:read'] }, /body\.description/],

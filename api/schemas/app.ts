@@ -1,8 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
+import { shape } from './one-of.ts';
 import { MAX_DATABASE_ENVIRONMENT_KEYS } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
-import { MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
+import { DEPLOY_HOSTNAMES_PATTERN, MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
 import { ProjectId } from './project.ts';
@@ -71,6 +72,18 @@ export const Build = Type.Object(
     size: Type.Integer({ description: 'Size of the uploaded `.tar.zst` in bytes.' }),
     digest: Type.String({ description: '`sha256:` and the hex SHA-256 of the uploaded `.tar.zst`.' }),
     active: Type.Boolean({ description: 'It is the app’s `active_build_id`.' }),
+    deploy_options: Type.Optional(
+      Type.Object(
+        {
+          hostnames: Type.Array(Type.String(), { description: 'The deploy’s host names (besides the default host); empty when it named none.' }),
+          max_concurrent_requests: Type.Optional(Type.Integer({ description: 'The deploy’s concurrency bound; absent when it left the runtime default (100).' })),
+        },
+        {
+          description:
+            'The options the build was last deployed with: a rollback to it applies them again. Absent for a build deployed before builds recorded their options (a rollback to it keeps the app’s current ones).',
+        },
+      ),
+    ),
   },
   { description: 'An uploaded, durably stored build of an app.' },
 );
@@ -106,10 +119,13 @@ export const DeployQuery = Type.Object(
     hostnames: Type.Optional(
       Type.String({
         maxLength: 8192,
+        pattern: DEPLOY_HOSTNAMES_PATTERN,
         description:
-          `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}); they replace the ` +
-          'app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the ' +
-          'runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409.',
+          `Host names to serve the app on besides its default host, comma-separated (at most ${MAX_DEPLOY_HOSTNAMES}). A per-deployment ` +
+          'option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom ' +
+          'domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case ' +
+          'and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another ' +
+          'app is bound to is a 409.',
       }),
     ),
     environment: Type.Optional(
@@ -123,7 +139,9 @@ export const DeployQuery = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: 10000,
-        description: 'Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it.',
+        description:
+          'Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the ' +
+          'previous deploy’s bound. Recorded on the build, so a rollback to it applies it again.',
       }),
     ),
   },
@@ -135,7 +153,9 @@ export const RollbackBody = Type.Object({ build_id: BuildId }, { additionalPrope
 export const VariableBody = Type.Object(
   {
     value: Type.Optional(Type.String({ maxLength: 4096, description: 'A plain configuration value (stored in the app and shown by GET). Give this or `database`.' })),
-    secret: Type.Optional(Type.Boolean({ description: 'With `value`: must be `false` (the default); `true` is refused with 400 (link a database token instead).' })),
+    secret: Type.Optional(
+      Type.Literal(false, { description: 'With `value`: `false` (the default); `true` is refused with 400, since secret values are not enabled (link a database token instead).' }),
+    ),
     database: Type.Optional(
       Type.String({
         minLength: 1,
@@ -146,8 +166,12 @@ export const VariableBody = Type.Object(
     ),
     access: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read-only')], { description: 'With `database`: `read-only` (the default) or `full` (reads and writes).' })),
   },
-  { additionalProperties: false },
+  // A plain value (with `secret`), or a link (with `access`): never both, never neither.
+  { additionalProperties: false, oneOf: [shape('value', 'database', 'access'), shape('database', 'value', 'secret')] },
 );
+
+/** What to send when a body is neither of the two shapes {@link VariableBody} allows. */
+export const VARIABLE_SHAPE_RULE = 'Give either "value" (a plain value, with "secret" if any) or "database" (a link to a database’s token, with "access" if any), not both or neither.';
 
 const VariableValue = Type.Object({
   value: Type.Optional(Type.String({ description: 'A plain variable’s value; absent for a linked one.' })),

@@ -40,7 +40,12 @@ export const Limits = Type.Object(
 
 export const DatabaseBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 63, description: 'Database name: 1 to 63 lowercase letters, digits and dashes.' }),
+    name: Type.String({
+      minLength: 1,
+      maxLength: 63,
+      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      description: 'Database name: 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit.',
+    }),
     durability: Type.Optional(Durability),
     restore_from: Type.Optional(
       Type.Object(

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ScopeName } from './token.ts';
 
 /** The one grant type the device token endpoint accepts (RFC 8628 §3.4). */
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -98,7 +99,7 @@ export const ApproveBody = Type.Object(
   {
     user_code: UserCodeBody.properties.user_code,
     scopes: Type.Optional(
-      Type.Array(Type.String({ maxLength: 64 }), {
+      Type.Array(ScopeName, {
         maxItems: 64,
         description: 'The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409.',
       }),

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { DNS_SUBDOMAIN_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { TTL_MAX, TTL_MIN, VALUES_MAX } from '../../src/dns/records.ts';
+import { DOMAIN_MAX_LENGTH } from '../../src/dns/domain-name.ts';
 import { AppId } from './app.ts';
 import { ProjectId } from './project.ts';
 
@@ -8,7 +9,7 @@ import { ProjectId } from './project.ts';
 const enumOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description });
 
 /** A domain or host name as typed: checked by the handler, which says exactly what is wrong with it. */
-const DomainName = (description: string) => Type.String({ minLength: 1, maxLength: 253, pattern: '^[^\\x00-\\x20\\x7F/]+$', description });
+const DomainName = (description: string, maxLength = 253) => Type.String({ minLength: 1, maxLength, pattern: '^[^\\x00-\\x20\\x7F/]+$', description });
 
 export const DomainParams = Type.Object({ projectId: ProjectId, domain: DomainName('The project domain, for example example.com.') }, { additionalProperties: false });
 export const RecordParams = Type.Object(
@@ -23,7 +24,7 @@ export const HostnameParams = Type.Object({ projectId: ProjectId, appId: AppId, 
 
 export const DomainBody = Type.Object(
   {
-    domain: DomainName('Domain to host, for example example.com: not a public suffix, not an IP address, at most 200 characters.'),
+    domain: DomainName('Domain to host, for example example.com: not a public suffix, not an IP address, at most 200 characters.', DOMAIN_MAX_LENGTH),
     dns_mode: Type.Optional(enumOf(['zone_delegated'], 'zone_delegated (the only mode, and the default): the platform hosts a DNS zone and the owner delegates the domain to its nameservers.')),
   },
   { additionalProperties: false },

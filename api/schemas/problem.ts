@@ -20,6 +20,7 @@ const descriptions: Record<number, string> = {
   413: 'The body is larger than this route accepts; `detail` gives the limit.',
   415: 'The body’s content type is not one this route accepts.',
   429: 'Too many requests; retry after `Retry-After` seconds.',
+  431: 'The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers).',
   500: 'The server failed; nothing internal is disclosed.',
   503: 'A dependency is unavailable; retry after `Retry-After` seconds.',
 };
@@ -40,10 +41,10 @@ export function errorResponses(...statuses: number[]): Record<number, unknown> {
  * The errors a route can answer with, derived from its shape so no route forgets one: every route can
  * fail (500); authenticated ones answer 401, 403 and 429; anything with parameters or a body can be invalid
  * (400); a route that reads bodies (any method but GET and HEAD, whether it wants one or not) can be sent
- * one too large (413) or of the wrong type (415).
+ * one too large (413) or of the wrong type (415); any request can come with a URL and headers too large (431).
  */
 export function implicitErrorStatuses(route: { authenticated: boolean; hasInput: boolean; readsBody: boolean }): number[] {
-  return [...(route.hasInput ? [400] : []), ...(route.authenticated ? [401, 403, 429] : []), ...(route.readsBody ? [413, 415] : []), 500];
+  return [...(route.hasInput ? [400] : []), ...(route.authenticated ? [401, 403, 429] : []), ...(route.readsBody ? [413, 415] : []), 431, 500];
 }
 
 /** Errors any authenticated route can answer with. */

@@ -9,7 +9,7 @@ import { createPersonalToken, MAX_ACTIVE_TOKENS_PER_USER, MAX_INACTIVE_TOKENS_KE
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantStore } from './ports.ts';
 import { SCOPE_NAMES, type Scope } from './scopes.ts';
-import { BadRequestError, ConflictError } from '../errors.ts';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 
 const T0 = new Date('2030-06-01T12:00:00Z');
 /** The injected clock: `at(s)` is `s` seconds after the authorization started. */
@@ -375,10 +375,10 @@ describe('approve, deny and inspect', () => {
     { name: 'an unknown code', code: () => 'BCDF-GHJK' },
     { name: 'a malformed code', code: () => 'hello' },
     { name: 'an empty code', code: () => '' },
-  ])('refuse $name with 400', async ({ code }) => {
+  ])('refuse $name with 404: no sign-in waits under it', async ({ code }) => {
     await flow.start('apps:read', T0);
     for (const answer of [flow.approve(code(), alice, at(1)), flow.deny(code(), alice, at(1)), flow.inspect(code(), at(1))]) {
-      await expect(answer).rejects.toThrow(BadRequestError);
+      await expect(answer).rejects.toThrow(NotFoundError);
     }
   });
 
@@ -405,7 +405,7 @@ describe('approve, deny and inspect', () => {
     expect(await flow.inspect(` ${user_code.toLowerCase()} `, at(1))).toEqual({ userCode: user_code, scopes: ['apps:read', 'env:read'], expiresAt: at(900) });
     await flow.approve(user_code, alice, at(2));
     await expect(flow.inspect(user_code, at(3))).rejects.toThrow(ConflictError);
-    await expect(flow.inspect(user_code, at(900))).rejects.toThrow(BadRequestError);
+    await expect(flow.inspect(user_code, at(900))).rejects.toThrow(NotFoundError);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Principal } from './authenticate.ts';
 import { formatUserCode, generateDeviceCode, generateUserCode, hashDeviceCode, normalizeUserCode } from './device-code.ts';
 import { isExpired, pollDeviceToken } from './device-token-poll.ts';
-import { BadRequestError, ConflictError, UnavailableError } from '../errors.ts';
+import { ConflictError, NotFoundError, UnavailableError } from '../errors.ts';
 import { assertCanGrant } from './issue-token.ts';
 import type { DeviceTokenResponse } from './oauth-error.ts';
 import type { DeviceGrantState, DeviceGrantStore, StoredDeviceGrant, TokenStore } from './ports.ts';
@@ -61,7 +61,7 @@ export interface DeviceFlow {
   start(scopes: string | readonly string[], now: Date): Promise<DeviceAuthorizationResponse>;
   /**
    * The pending request behind a user code, for the approval page.
-   * @throws BadRequestError for an unknown or expired code; ConflictError when it was already answered.
+   * @throws NotFoundError for an unknown or expired code; ConflictError when it was already answered.
    */
   inspect(userCode: string, now: Date): Promise<DeviceAuthorizationRequest>;
   /**
@@ -69,14 +69,14 @@ export interface DeviceFlow {
    * scopes. Repeating one's own approval is a no-op.
    * `reviewed`: the scopes the user was shown ({@link inspect}); when given, a request for any others is
    * refused, so what is approved is what was seen.
-   * @throws BadRequestError for an unknown or expired code; ForbiddenError when the principal lacks
+   * @throws NotFoundError for an unknown or expired code; ForbiddenError when the principal lacks
    *   `tokens:write` or a requested scope; ConflictError when it was answered otherwise already, or asks for
    *   other scopes than `reviewed`.
    */
   approve(userCode: string, principal: Principal, now: Date, reviewed?: readonly string[]): Promise<void>;
   /**
    * The signed-in user denies; any signed-in user may refuse a request they did not start.
-   * @throws BadRequestError for an unknown or expired code; ConflictError when it was answered otherwise.
+   * @throws NotFoundError for an unknown or expired code; ConflictError when it was answered otherwise.
    */
   deny(userCode: string, principal: Principal, now: Date): Promise<void>;
   /**
@@ -215,9 +215,10 @@ async function decide(grants: DeviceGrantStore, userCode: string, principal: Pri
 async function findDecidable(grants: DeviceGrantStore, userCode: string, now: Date): Promise<StoredDeviceGrant> {
   const code = normalizeUserCode(userCode);
   const stored = code === undefined ? undefined : await grants.findByUserCode(code);
-  // Unknown and expired read the same: the person's next step is the same, to start over on the device.
+  // Unknown and expired read the same (no sign-in waits under this code): the person's next step is the
+  // same, to start over on the device.
   if (!stored || isExpired(stored.grant, now)) {
-    throw new BadRequestError('This code is not valid or has expired. Start the sign-in on your device again.');
+    throw new NotFoundError('This code is not valid or has expired. Start the sign-in on your device again.');
   }
   return stored;
 }

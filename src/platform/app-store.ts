@@ -136,6 +136,13 @@ export class AppStore {
     return settle(this.#buildCache, `${namespace}/${name}`, (cached) => (cached !== undefined) === present, this.#cacheWaitMs);
   }
 
+  /** Resolves once the build cache holds `written` or a later version of it (bounded). */
+  settleBuildWritten(written: Build): Promise<void> {
+    const key = `${written.metadata?.namespace}/${written.metadata?.name}`;
+    const generation = written.metadata?.generation ?? 0;
+    return settle(this.#buildCache, key, (cached) => cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= generation, this.#cacheWaitMs);
+  }
+
   /** Resolves once the build cache holds the build uploaded at `uploadedAt` or later (bounded). */
   settleBuildUploaded(namespace: string, name: string, uploadedAt: string): Promise<void> {
     const since = Date.parse(uploadedAt);

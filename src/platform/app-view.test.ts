@@ -65,4 +65,11 @@ describe('app views', () => {
     });
     expect(buildView(build('b-1'), 'b-2')).toMatchObject({ created_at: '2026-01-01T00:00:00Z', active: false });
   });
+
+  it('shows the deploy options a build recorded, and none for a build that recorded none', () => {
+    const recorded = build('b-3');
+    recorded.spec.deployOptions = { hostnames: ['www.example.com'], maxConcurrentRequests: 5 };
+    expect(buildView(recorded, 'b-2').deploy_options).toStrictEqual({ hostnames: ['www.example.com'], max_concurrent_requests: 5 });
+    expect('deploy_options' in buildView(build('b-1'), 'b-2')).toBe(false);
+  });
 });

@@ -2,6 +2,7 @@ import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../conditions/index.ts';
 import { defaultHost } from '../workerd/hosts.ts';
+import { deployOptionsView, type DeployOptionsView } from './deploy-options.ts';
 
 /** Annotation on a Build: when it was uploaded, to the millisecond (creationTimestamp has whole seconds). */
 export const UPLOADED_AT_ANNOTATION = 'cloudwright.dev/uploaded-at';
@@ -16,6 +17,8 @@ export interface BuildView {
   /** `sha256:<hex>` of the uploaded `.tar.zst`. */
   digest: string;
   active: boolean;
+  /** The options it was last deployed with, which a rollback to it applies; absent when none were recorded. */
+  deploy_options?: DeployOptionsView;
 }
 
 /** An app as the REST API shows it. */
@@ -72,6 +75,7 @@ export function buildView(build: Build, activeBuildId: string | undefined): Buil
     size: build.spec.size,
     digest: `sha256:${build.spec.digest}`,
     active: build.spec.buildId === activeBuildId,
+    ...(build.spec.deployOptions ? { deploy_options: deployOptionsView(build.spec.deployOptions) } : {}),
   };
 }
 

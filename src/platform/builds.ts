@@ -1,26 +1,20 @@
-import type { Build } from '../apis/v1alpha1/build.ts';
-import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
-import { ForbiddenError } from '../auth/index.ts';
-import { isAlreadyExists, KubeApiError } from '../kube/index.ts';
+import type { Build, BuildDeployOptions } from '../apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { isAlreadyExists, isNotFound, KubeApiError } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import type { Artifact } from '../workerd/artifact.ts';
 import { DEFAULT_ARTIFACT_LIMITS, readArtifact, type ArtifactLimits } from '../workerd/artifact.ts';
 import { ArtifactTooLargeError } from '../workerd/errors.ts';
-import { defaultHost } from '../workerd/hosts.ts';
 import type { AppStore } from './app-store.ts';
 import { APP_LABEL, buildView, hostsOf, newestFirst, UPLOADED_AT_ANNOTATION, type BuildView } from './app-view.ts';
 import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
-import { isInZone } from '../dns/names.ts';
-import { customHostnameProblem } from './custom-hostnames.ts';
 import type { NameFacts } from './host-admission.ts';
-
-/** No claims known: every custom host name needs attaching first. */
-const NO_NAMES: NameFacts = { baseDomain: '', now: new Date(0), domainHolder: () => undefined, hostnameHolder: () => undefined, projectDomain: () => undefined, hostnameActive: () => false };
-import { foreignBaseDomainHost } from './deploy-hostnames.ts';
+import { DeployHostRules } from './deploy-host-rules.ts';
 import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
+import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
+import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
 
@@ -32,11 +26,14 @@ export const MAX_BUILDS_PER_APP = 100;
 /** Builds one deploy prunes at most (oldest first). */
 const PRUNED_PER_DEPLOY = 10;
 
-/** The deploy options (query parameters of the deploy route), already parsed. */
+/**
+ * The deploy options (query parameters of the deploy route), already parsed. Each deploy sets them all, as
+ * the spec's per-deployment options: one left out is its default, never the previous deploy's value.
+ */
 export interface DeployOptions {
-  /** Replaces the app's deploy host names; `[]` removes them; absent keeps them. Attached ones stay either way. */
+  /** The app's deploy host names; absent or `[]`: none. Attached custom domains are served either way. */
   readonly hostnames?: readonly string[] | undefined;
-  /** Replaces the app's concurrency bound; absent keeps it. */
+  /** The app's concurrency bound; absent: the runtime's default. */
   readonly maxConcurrentRequests?: number | undefined;
 }
 
@@ -88,11 +85,13 @@ export class BuildCatalog {
   readonly #store: AppStore;
   readonly #options: BuildCatalogOptions;
   readonly #limits: ArtifactLimits;
+  readonly #hosts: DeployHostRules;
 
   constructor(store: AppStore, options: BuildCatalogOptions) {
     this.#store = store;
     this.#options = options;
     this.#limits = { ...DEFAULT_ARTIFACT_LIMITS, ...options.limits };
+    this.#hosts = new DeployHostRules(store, options);
   }
 
   /** The project's quota on unpacked builds and what its active builds use of it (cache). */
@@ -137,7 +136,7 @@ export class BuildCatalog {
   async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = options.hostnames && this.#checkHostnames(project, appId, options.hostnames);
+    const hostnames = this.#hosts.check(project, appId, options.hostnames ?? []);
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -159,16 +158,7 @@ export class BuildCatalog {
   }
 
   /** Stores a validated upload, records its Build and makes it the app's active build (the rest of `deploy`). */
-  async #activate(
-    project: string,
-    appId: string,
-    app: RuntimeApp,
-    artifacts: ObjectStore,
-    artifact: Artifact,
-    spool: UploadSpool,
-    hostnames: string[] | undefined,
-    options: DeployOptions,
-  ): Promise<DeployResult> {
+  async #activate(project: string, appId: string, app: RuntimeApp, artifacts: ObjectStore, artifact: Artifact, spool: UploadSpool, hostnames: string[], options: DeployOptions): Promise<DeployResult> {
     const digest = artifact.digest.slice('sha256:'.length);
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);
@@ -183,43 +173,44 @@ export class BuildCatalog {
         throw new ConflictError(`Build ${buildId} is already stored with different content (a digest prefix collision); change the artifact and deploy again.`);
       }
     }
-    let recorded = false;
+    const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
+    let recorded: { build: Build; created: boolean } | undefined;
     try {
-      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key });
+      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, deployOptions });
       const updated = await this.#store.update(
         project,
         appId,
         ({ spec }) => {
           // Checked again as the write is made: another app may have taken a name, or another deploy of the
           // project some of its quota, during the upload.
-          if (hostnames) this.#checkHostnames(project, appId, hostnames);
+          this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
-          const { hostnames: _old, ...rest } = spec;
-          const nextHostnames = hostnames === undefined ? spec.hostnames : this.#withinLimit(project, appId, hostnames);
-          return {
-            ...rest,
-            activeBuildId: buildId,
-            ...(nextHostnames && nextHostnames.length > 0 ? { hostnames: [...nextHostnames] } : {}),
-            ...(options.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: options.maxConcurrentRequests } : {}),
-          };
+          return { ...withOptions(spec, deployOptions), activeBuildId: buildId };
         },
         { uid: app.metadata?.uid },
       );
+      // A build uploaded before keeps the options of its earlier deploy until this one has succeeded.
+      if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
       await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
-      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: true };
+      return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
       // it goes too (a project's deletion never looks for builds it did not know of).
       const projectGone = namespaceGone(err);
       if (err instanceof NotFoundError || projectGone) {
-        if (recorded) await this.#store.builds.delete(project, buildResourceName(appId, buildId)).catch(() => {});
+        if (recorded?.created) await this.#store.builds.delete(project, buildResourceName(appId, buildId)).catch(() => {});
         if (wrote) await artifacts.delete(key).catch(() => {});
       }
       throw projectGone ? new NotFoundError(`The app ${appId} was deleted, with its project, during the upload.`) : err;
     }
   }
 
-  /** Makes a stored build of the app active again, without an upload. @throws NotFoundError, ConflictError */
+  /**
+   * Makes a stored build of the app active again, without an upload, with the deploy options it was last
+   * deployed with (host names checked again as a deploy checks them: they may be another app's by now); a
+   * build that recorded none keeps the app's. Attached custom domains are separate objects: untouched.
+   * @throws NotFoundError, ConflictError, ForbiddenError, BadRequestError (nothing changed)
+   */
   async rollback(project: string, appId: string, buildId: string): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
@@ -234,13 +225,17 @@ export class BuildCatalog {
       project,
       appId,
       ({ spec }) => {
-        if (spec.activeBuildId === buildId) return undefined;
-        checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
-        return { ...spec, activeBuildId: buildId };
+        const recorded = build.spec.deployOptions;
+        const next = recorded ? withOptions(spec, { ...recorded, hostnames: this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []) }) : spec;
+        if (spec.activeBuildId === buildId && sameOptions(next, spec)) return undefined;
+        if (spec.activeBuildId !== buildId) {
+          checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
+        }
+        return { ...next, activeBuildId: buildId };
       },
       { uid: app.metadata?.uid },
     );
-    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#finalized(project, appId)), uploaded: false };
+    return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: false };
   }
 
   /**
@@ -274,10 +269,11 @@ export class BuildCatalog {
 
   /**
    * Records the Build, owned by the app (the garbage collector deletes it with the app). One that exists
-   * already is the same build uploaded before: it counts as uploaded now (the newest, so not pruned).
-   * Answers whether this call created it.
+   * already is the same build uploaded before: it counts as uploaded now (the newest, so not pruned), and
+   * keeps its recorded deploy options (the caller records this deploy's once it has succeeded).
+   * Answers the Build and whether this call created it.
    */
-  async #record(app: RuntimeApp, spec: Omit<Build['spec'], 'app'>): Promise<boolean> {
+  async #record(app: RuntimeApp, spec: Omit<Build['spec'], 'app'>): Promise<{ build: Build; created: boolean }> {
     const uploadedAt = (this.#options.now?.() ?? new Date()).toISOString();
     const namespace = app.metadata?.namespace ?? '';
     const appId = app.metadata?.name ?? '';
@@ -291,7 +287,7 @@ export class BuildCatalog {
       blockOwnerDeletion: true,
     };
     try {
-      await this.#store.builds.create({
+      const build = await this.#store.builds.create({
         metadata: {
           name,
           namespace,
@@ -302,7 +298,7 @@ export class BuildCatalog {
         spec: { app: appId, ...spec },
       });
       await this.#store.settleBuild(namespace, name, true);
-      return true;
+      return { build, created: true };
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
@@ -314,59 +310,36 @@ export class BuildCatalog {
     // Uploaded again: the newest build now. Left over from an earlier app of the same id: adopt it, or the
     // garbage collector would delete it.
     const adopt = existing.metadata?.ownerReferences?.some((r) => r.uid === owner.uid) ? {} : { ownerReferences: [owner] };
-    await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } });
+    const build = await this.#store.builds.patch(namespace, name, { metadata: { ...adopt, annotations: { [UPLOADED_AT_ANNOTATION]: uploadedAt } } });
     // Pruning and listing read the cache: until it holds the new time, this build would still look old.
     await this.#store.settleBuildUploaded(namespace, name, uploadedAt);
-    return false;
-  }
-
-  /** `hostnames`, checked against the app's limit counting the attached custom domains it is also served on (409). */
-  #withinLimit(project: string, appId: string, hostnames: readonly string[]): readonly string[] {
-    const all = new Set([...hostnames, ...this.#finalized(project, appId)]);
-    if (all.size > MAX_APP_HOSTNAMES) {
-      throw new ConflictError(
-        `hostnames: with its ${all.size - hostnames.length} attached custom domains the app would have ${all.size} host names, more than the ${MAX_APP_HOSTNAMES} an app can have; deploy fewer.`,
-      );
-    }
-    return hostnames;
-  }
-
-  #finalized(project: string, appId: string): readonly string[] {
-    return this.#options.finalizedHostnames?.(project, appId) ?? [];
+    return { build, created: false };
   }
 
   /**
-   * The requested host names, minus the app's own default host. Names under the runtime's base domain must
-   * be the project's (else 400); a custom name must be one the project controls (custom-hostnames.ts; else
-   * 403); a name another app is bound to, or another app's default host, is a 409.
+   * Records `options` as the ones the build was last deployed with, replacing what it had (a merge patch
+   * with each absent option as `null`, so it is removed), once this process's cache shows them.
    */
-  #checkHostnames(project: string, appId: string, hostnames: readonly string[]): string[] {
-    const { baseDomain } = this.#options;
-    const own = defaultHost(project, appId, baseDomain);
-    const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
-    const taken = new Set(
-      others.flatMap((a) => {
-        const [namespace, name] = [a.metadata?.namespace ?? '', a.metadata?.name ?? ''];
-        return [defaultHost(namespace, name, baseDomain), ...(a.spec.hostnames ?? []), ...(namespace === project ? this.#finalized(namespace, name) : [])];
-      }),
-    );
-    // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
-    // it proves nothing (the domain it was under may have been deleted, or handed to another project, since),
-    // and neither does an attach whose proof is still pending.
-    const finalized = this.#finalized(project, appId);
-    const kept: string[] = [];
-    for (const hostname of hostnames) {
-      if (hostname === own) continue;
-      const foreign = foreignBaseDomainHost(hostname, project, baseDomain);
-      if (foreign) throw new BadRequestError(foreign);
-      if (!isInZone(hostname, baseDomain)) {
-        const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.nameFacts?.() ?? NO_NAMES);
-        if (problem) throw new ForbiddenError(problem);
-      }
-      if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
-      kept.push(hostname);
+  async #recordOptions(build: Build, options: BuildDeployOptions): Promise<void> {
+    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
+    const deployOptions = { hostnames: options.hostnames ?? null, maxConcurrentRequests: options.maxConcurrentRequests ?? null };
+    try {
+      const written = await this.#store.builds.patch(namespace, name, { metadata: { uid: build.metadata?.uid }, spec: { deployOptions } });
+      await this.#store.settleBuildWritten(written);
+    } catch (err) {
+      // Gone (the app deleted meanwhile): there is nothing left to record them on.
+      if (!isNotFound(err)) throw err;
     }
-    return kept;
+  }
+
+  /** A build's recorded host names, checked as a deploy's are; a refusal says they are the build's. */
+  #recordedHostnames(project: string, appId: string, buildId: string, hostnames: readonly string[]): string[] {
+    try {
+      return [...this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames))];
+    } catch (err) {
+      if (!(err instanceof PublicError)) throw err;
+      throw new PublicError(err.status, `Build ${buildId} was deployed with host names it cannot have again, so nothing was rolled back: ${err.message} Deploy it again with other hostnames instead.`);
+    }
   }
 }
 

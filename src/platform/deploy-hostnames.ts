@@ -8,6 +8,15 @@ export const MAX_DEPLOY_HOSTNAMES = MAX_APP_HOSTNAMES;
 
 const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
 
+const ANY_CASE_LABEL = '[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?';
+const ANY_CASE_HOST = `(${ANY_CASE_LABEL}\\.)+[A-Za-z]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?\\.?`;
+/**
+ * The `hostnames` option's shape for the API's schema, so clients and fuzzers reading the document know it:
+ * ASCII host names in any case (a trailing dot allowed; a name outside ASCII in its punycode form, as `cw
+ * deploy` sends it), comma-separated with optional spaces, or empty. The length of each name is the parser's.
+ */
+export const DEPLOY_HOSTNAMES_PATTERN = `^ *(${ANY_CASE_HOST} *(, *${ANY_CASE_HOST} *){0,${MAX_APP_HOSTNAMES - 1}})?$`;
+
 /**
  * The `hostnames` deploy option: a comma-separated list (spaces around names ignored). Case and a trailing
  * dot do not matter (`WWW.Example.com.` is `www.example.com`), a name outside ASCII is taken in its

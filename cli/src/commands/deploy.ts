@@ -1,6 +1,7 @@
 // `cw deploy`, `cw builds ls` and `cw rollback`: upload (or re-select) a build, then wait until the runtime
 // serves it and print where.
 import { resolve } from 'node:path';
+import { domainToASCII } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
 import yoctoSpinner from 'yocto-spinner';
@@ -35,9 +36,9 @@ export function registerDeploy(program: Command): void {
           .argument('[path]', 'a worker directory, a Next.js app built with OpenNext, or a .tar.zst artifact', '.')
           .description('Pack and upload a build, make it the active one, and wait until it is served')
           .option('--app <app>', 'app id (default: CW_APP, else the directory name); created when it does not exist')
-          .option('--hostnames <list>', 'comma-separated host names to serve the app on besides its default host (replaces the current ones; "" removes them)')
+          .option('--hostnames <list>', "comma-separated host names to serve the app on besides its default host (this deploy's own: left out, none; attached domains stay)")
           .option('--environment <name>', 'the environment to run with (an app has one: production)', choiceOption(['production'] as const))
-          .option('--max-concurrent-requests <n>', 'requests served at once before new ones queue (1-10000)', intOption(1, 10_000))
+          .option('--max-concurrent-requests <n>', 'requests served at once before new ones queue (1-10000; left out, the default: 100)', intOption(1, 10_000))
           .option('--prebuilt', 'PATH is a .tar.zst artifact to upload as it is')
           .option('--no-wait', 'return once the build is active, without waiting for the runtime to serve it')
           .option('--wait-timeout <seconds>', 'how long to wait for the runtime to serve the build', intOption(1, 3600), 120),
@@ -59,7 +60,7 @@ export function registerDeploy(program: Command): void {
           .option('--app <app>', 'app id (default: CW_APP)')
           .option('--no-wait', 'return once the build is active, without waiting for the runtime to serve it')
           .option('--wait-timeout <seconds>', 'how long to wait for the runtime to serve the build', intOption(1, 3600), 120)
-          .description('Make an earlier build active again, without an upload'),
+          .description('Make an earlier build active again, without an upload, with the host names and concurrency bound it was deployed with'),
       ),
       rollback,
     ),
@@ -81,11 +82,18 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
   const projectId = await ctx.project();
   const artifact = await artifactFrom(path, { prebuilt: options.prebuilt });
   if (artifact.bytes.length > MAX_ARTIFACT_BYTES) throw new CliError(`the artifact is ${formatBytes(artifact.bytes.length)}; the platform takes at most 64 MiB`);
-  const { appId, created } = await ensureApp(ctx, projectId, options.app || ctx.env.CW_APP || nameFromPath(resolve(path)));
+  const { appId, created, hosts: before } = await ensureApp(ctx, projectId, options.app || ctx.env.CW_APP || nameFromPath(resolve(path)));
   const what = `${formatBytes(artifact.bytes.length)}, ${KIND[artifact.kind]}${artifact.files > 0 ? `, ${artifact.files} file${artifact.files === 1 ? '' : 's'}` : ''}`;
   if (!ctx.json) note(`Deploying ${path} to ${projectId}/${appId} (${what})`);
   const query = {
-    ...(options.hostnames !== undefined ? { hostnames: listOption(options.hostnames).join(',') } : {}),
+    // The API takes ASCII host names: a name outside ASCII goes in its punycode form (bücher.example → xn--bcher-kva.example).
+    ...(options.hostnames !== undefined
+      ? {
+          hostnames: listOption(options.hostnames)
+            .map((name) => domainToASCII(name) || name)
+            .join(','),
+        }
+      : {}),
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.maxConcurrentRequests ? { max_concurrent_requests: options.maxConcurrentRequests } : {}),
   };
@@ -121,17 +129,20 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
   const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
   if (ctx.json) return printJson(result);
   success(`Deployed build ${result.build_id} to ${appId}${app ? ' and it is served' : ''}`);
+  // Deploy options are per deploy: names the previous deploy bound and this one left out are dropped.
+  const dropped = before.filter((host) => !result.hosts.includes(host));
+  if (dropped.length > 0) note(`No longer served on ${dropped.join(', ')}: this deploy's --hostnames did not name ${dropped.length === 1 ? 'it' : 'them'}.`);
   for (const url of urlsOf(app, result.hosts)) println(`  ${paint('cyan', url)}`);
 }
 
 /** The app's id for `nameOrId`: an app with that id or name, else one created under that name. */
-async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<{ appId: string; created: boolean }> {
+async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<{ appId: string; created: boolean; hosts: string[] }> {
   const { apps } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
   const found = apps.find((a) => a.app_id === nameOrId) ?? apps.find((a) => a.name === nameOrId);
-  if (found) return { appId: found.app_id, created: false };
+  if (found) return { appId: found.app_id, created: false, hosts: found.hosts };
   const { app } = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps', { params: { path: { projectId } }, body: { name: nameOrId } }));
   if (!ctx.json) note(`Created app ${app.app_id}${app.name === app.app_id ? '' : ` (${app.name})`}`);
-  return { appId: app.app_id, created: true };
+  return { appId: app.app_id, created: true, hosts: [] };
 }
 
 /**
@@ -190,10 +201,16 @@ async function listBuilds(ctx: Context, options: { app?: string }): Promise<void
   const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path: { projectId, appId } } }));
   if (ctx.json) return printJson(answer);
   printTable(
-    ['', 'BUILD', 'UPLOADED', 'SIZE', 'DIGEST'],
-    answer.builds.map((b) => [b.active ? '*' : ' ', b.build_id, ago(b.created_at), formatBytes(b.size), b.digest.slice(0, 19)]),
+    ['', 'BUILD', 'UPLOADED', 'SIZE', 'DIGEST', 'HOST NAMES', 'MAX REQUESTS'],
+    answer.builds.map((b) => [b.active ? '*' : ' ', b.build_id, ago(b.created_at), formatBytes(b.size), b.digest.slice(0, 19), ...optionCells(b.deploy_options)]),
     `No builds yet: deploy with \`cw deploy DIR --app ${appId}\`.`,
   );
+}
+
+/** The options a build was deployed with, as `builds ls` shows them; blank when it recorded none. */
+function optionCells(options: { hostnames: string[]; max_concurrent_requests?: number } | undefined): [string, string] {
+  if (!options) return ['', ''];
+  return [options.hostnames.join(', ') || '-', String(options.max_concurrent_requests ?? 'default')];
 }
 
 async function rollback(ctx: Context, buildArg: string | undefined, options: { app?: string; wait: boolean; waitTimeout: number }): Promise<void> {

@@ -1,6 +1,7 @@
 // Personal access tokens: the plaintext is printed once, at creation; listings never show it.
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, listOption, withJson, withYes } from '../command-kit.ts';
+import type { Scope } from '../../../src/auth/scopes.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printJson, printTable, println, success } from '../output.ts';
 
@@ -27,7 +28,8 @@ export function registerTokens(program: Command): void {
 }
 
 async function create(ctx: Context, options: { scopes: string[]; description: string; expiresInDays?: number }): Promise<void> {
-  const body = { description: options.description, scopes: options.scopes, ...(options.expiresInDays ? { expires_in_days: options.expiresInDays } : {}) };
+  // An unknown scope is the API's to refuse: its 400 lists the valid ones.
+  const body = { description: options.description, scopes: options.scopes as Scope[], ...(options.expiresInDays ? { expires_in_days: options.expiresInDays } : {}) };
   const answer = await ctx.ok(ctx.api.POST('/v1/tokens', { body }));
   if (ctx.json) return printJson(answer);
   success(`Created token ${answer.token.token_id} (${answer.token.scopes.join(' ')})${answer.token.expires_at ? `, expires ${answer.token.expires_at}` : ''}`);

@@ -31,6 +31,15 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -92,6 +101,15 @@ export interface paths {
                                 since?: string;
                             }[];
                         };
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description The server failed; nothing internal is disclosed. */
@@ -190,6 +208,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -343,6 +370,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -466,6 +502,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -571,6 +616,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -664,6 +718,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -811,6 +874,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -917,6 +989,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -1007,6 +1088,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -1036,7 +1126,7 @@ export interface paths {
                         /** @description What the token is for, shown in listings (not blank; no control characters or bidirectional overrides). */
                         description: string;
                         /** @description Scopes to grant; each must be one the calling token holds itself (`admin` only for administrators). */
-                        scopes: string[];
+                        scopes: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "audit:read" | "tokens:read" | "tokens:write" | "admin")[];
                         /** @description Lifetime in days; omit for a token that does not expire. */
                         expires_in_days?: number;
                     };
@@ -1136,6 +1226,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -1218,6 +1317,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1337,6 +1445,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -1362,7 +1479,7 @@ export interface paths {
         };
         /**
          * Review a device sign-in before answering it: the scopes the device asks for, and until when
-         * @description Needs the scope approving needs. 400 for an unknown or expired code, 409 once it has been answered.
+         * @description Needs the scope approving needs. 404 for an unknown or expired code, 409 once it has been answered.
          */
         get: {
             parameters: {
@@ -1425,6 +1542,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Conflicts with the current state; `detail` says with what. */
                 409: {
                     headers: {
@@ -1436,6 +1562,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1488,7 +1623,7 @@ export interface paths {
                         /** @description The code the device shows (`XXXX-XXXX`); case, dashes and spaces are ignored. */
                         user_code: string;
                         /** @description The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409. */
-                        scopes?: string[];
+                        scopes?: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "audit:read" | "tokens:read" | "tokens:write" | "admin")[];
                     };
                 };
             };
@@ -1527,6 +1662,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Conflicts with the current state; `detail` says with what. */
                 409: {
                     headers: {
@@ -1556,6 +1700,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1643,6 +1796,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Conflicts with the current state; `detail` says with what. */
                 409: {
                     headers: {
@@ -1672,6 +1834,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1773,6 +1944,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -1856,6 +2036,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1995,6 +2184,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -2098,6 +2296,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2213,6 +2420,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -2260,6 +2476,15 @@ export interface paths {
                                 url: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description The server failed; nothing internal is disclosed. */
@@ -2349,6 +2574,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2456,6 +2690,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -2531,6 +2774,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2624,6 +2876,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2728,6 +2989,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2851,6 +3121,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -2957,6 +3236,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3099,6 +3387,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -3216,6 +3513,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3350,6 +3656,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -3463,6 +3778,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -3533,6 +3857,13 @@ export interface paths {
                                 digest: string;
                                 /** @description It is the app’s `active_build_id`. */
                                 active: boolean;
+                                /** @description The options the build was last deployed with: a rollback to it applies them again. Absent for a build deployed before builds recorded their options (a rollback to it keeps the app’s current ones). */
+                                deploy_options?: {
+                                    /** @description The deploy’s host names (besides the default host); empty when it named none. */
+                                    hostnames: string[];
+                                    /** @description The deploy’s concurrency bound; absent when it left the runtime default (100). */
+                                    max_concurrent_requests?: number;
+                                };
                             }[];
                         };
                     };
@@ -3582,6 +3913,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -3612,7 +3952,7 @@ export interface paths {
         put?: never;
         /**
          * Roll back: make a stored build of the app active again, without an upload
-         * @description Any build `GET …/builds` lists can be selected. Answers the deploy result with `uploaded: false`.
+         * @description Any build `GET …/builds` lists can be selected. The app gets the deploy options that build was last deployed with (its `deploy_options`: host names and concurrency bound, a default where it left one out); a build without recorded options keeps the app’s current ones. Custom domains attached through `…/domains` stay attached. A recorded host name the app may no longer have (another app’s now: 409; a custom domain the project no longer controls: 403) refuses the rollback, naming it, and nothing changes. Answers the deploy result with `uploaded: false`.
          */
         post: {
             parameters: {
@@ -3718,6 +4058,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3841,6 +4190,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -3891,13 +4249,16 @@ export interface paths {
                     "application/json": {
                         /** @description A plain configuration value (stored in the app and shown by GET). Give this or `database`. */
                         value?: string;
-                        /** @description With `value`: must be `false` (the default); `true` is refused with 400 (link a database token instead). */
-                        secret?: boolean;
+                        /**
+                         * @description With `value`: `false` (the default); `true` is refused with 400, since secret values are not enabled (link a database token instead).
+                         * @enum {boolean}
+                         */
+                        secret?: false;
                         /** @description Link the variable to this database of the project: its value is the database's app token, which the runtime binds and no response ever shows. Give this or `value`. */
                         database?: string;
                         /** @description With `database`: `read-only` (the default) or `full` (reads and writes). */
                         access?: "full" | "read-only";
-                    };
+                    } & (unknown | unknown);
                 };
             };
             responses: {
@@ -3988,6 +4349,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4087,6 +4457,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4206,6 +4585,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4409,6 +4797,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -4552,6 +4949,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4739,6 +5145,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4963,6 +5378,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -5111,6 +5535,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5334,6 +5767,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5579,6 +6021,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -5788,6 +6239,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -5927,6 +6387,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6167,6 +6636,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -6335,6 +6813,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6578,6 +7065,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -6676,6 +7172,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -6702,7 +7207,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Database name: 1 to 63 lowercase letters, digits and dashes. */
+                        /** @description Database name: 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit. */
                         name: string;
                         /**
                          * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
@@ -6817,6 +7322,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description Conflicts with the current state; `detail` says with what. */
                 409: {
                     headers: {
@@ -6855,6 +7369,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7023,6 +7546,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -7139,6 +7671,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7394,6 +7935,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -7526,6 +8076,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7685,6 +8244,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -7826,6 +8394,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -7933,6 +8510,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8077,6 +8663,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -8185,6 +8780,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8343,6 +8947,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -8476,6 +9089,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -8598,6 +9220,15 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
                     headers: {
@@ -8631,11 +9262,11 @@ export interface paths {
         post: {
             parameters: {
                 query?: {
-                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32); they replace the app’s current ones, an empty value removes them, absent keeps them. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
+                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
                     hostnames?: string;
                     /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
                     environment?: "production";
-                    /** @description Requests the app serves at once before new ones queue (runtime default 100); replaces the current bound, absent keeps it. */
+                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. */
                     max_concurrent_requests?: number;
                 };
                 header?: never;
@@ -8746,6 +9377,15 @@ export interface paths {
                 };
                 /** @description Too many requests; retry after `Retry-After` seconds. */
                 429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -30,7 +30,7 @@ export function AppPage() {
   const [error, setError] = useState<string | undefined>(undefined);
 
   const rollback = async (buildId: string) => {
-    if (!confirm(`Serve build ${buildId} again?`)) return;
+    if (!confirm(`Serve build ${buildId} again, with the host names and concurrency bound it was deployed with?`)) return;
     setError(undefined);
     try {
       await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/rollbacks', { params: { path }, body: { build_id: buildId } }));
@@ -81,7 +81,7 @@ export function AppPage() {
         {builds.data && builds.data.builds.length > 0 && (
           <table>
             <caption class="visually-hidden">Builds, newest first</caption>
-            <Head columns={['Build', 'Uploaded', 'Size']} action="Action" />
+            <Head columns={['Build', 'Uploaded', 'Size', 'Host names', 'Concurrency']} action="Action" />
             <tbody>
               {builds.data.builds.map((b) => (
                 <tr key={b.build_id}>
@@ -91,6 +91,9 @@ export function AppPage() {
                   </td>
                   <td>{new Date(b.created_at).toLocaleString()}</td>
                   <td>{b.size.toLocaleString()} B</td>
+                  {/* What a rollback to the build applies again; blank for a build that recorded none. */}
+                  <td>{b.deploy_options && (b.deploy_options.hostnames.join(', ') || 'no extra host names')}</td>
+                  <td>{b.deploy_options && `${b.deploy_options.max_concurrent_requests ?? 'default: 100'} requests at once`}</td>
                   <td>
                     {!b.active && (
                       <button type="button" onClick={() => void rollback(b.build_id)}>
@@ -122,7 +125,7 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
       await ok(
         api.PUT('/v1/projects/{projectId}/apps/{appId}/environment/{key}', {
           params: { path: { ...path, key: field(data, 'key') } },
-          body: { value: field(data, 'value'), secret: data.get('secret') === 'on' },
+          body: { value: field(data, 'value') },
         }),
       );
       form.reset();
@@ -182,9 +185,6 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
         <input id="env-key" name="key" required pattern="[A-Za-z_][A-Za-z0-9_]*" maxLength={128} />
         <label for="env-value">Value</label>
         <input id="env-value" name="value" maxLength={4096} />
-        <label class="check">
-          <input type="checkbox" name="secret" /> Secret
-        </label>
         <button type="submit">Save variable</button>
       </form>
     </section>

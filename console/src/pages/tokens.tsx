@@ -1,7 +1,7 @@
 // Personal access tokens: made here with the scopes chosen, the plaintext shown once with a copy button,
 // listed without their values, revoked.
 import { useState } from 'preact/hooks';
-import { SCOPE_NAMES } from '../../../src/auth/scopes.ts';
+import { isScope, SCOPE_NAMES, type Scope } from '../../../src/auth/scopes.ts';
 import { api, ok } from '../api/client.ts';
 import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
@@ -16,7 +16,7 @@ export function Tokens() {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const data = new FormData(form);
-    const scopes = data.getAll('scope').filter((v): v is string => typeof v === 'string');
+    const scopes = data.getAll('scope').filter((v): v is Scope => typeof v === 'string' && isScope(v));
     const days = Number(field(data, 'days'));
     setError(undefined);
     try {

@@ -1,7 +1,34 @@
 import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
-import { DnsLabel, immutable } from './strings.ts';
+import { MAX_APP_HOSTNAMES } from './runtime-app.ts';
+import { DnsLabel, Hostname, immutable } from './strings.ts';
+
+/**
+ * The deploy options a build was last deployed with, as the app's spec took them: what a rollback to the
+ * build applies again. Absent on a Build recorded before options were recorded (or written without them):
+ * a rollback to it leaves the app's options as they are.
+ */
+export const BuildDeployOptions = Type.Object(
+  {
+    hostnames: Type.Optional(
+      Type.Array(Hostname({ description: 'Host name.' }), {
+        maxItems: MAX_APP_HOSTNAMES,
+        uniqueItems: true,
+        description: 'The deploy host names (the hostnames option, without the default host); absent or empty: none.',
+      }),
+    ),
+    maxConcurrentRequests: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 10000, format: 'int32', description: 'The concurrency bound (the max_concurrent_requests option); absent: the runtime default.' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'The deploy options of the latest deploy of this artifact (host names, concurrency bound): a rollback to the build applies them again. Absent: recorded before deploys recorded their options, and a rollback keeps the app’s.',
+  },
+);
+export type BuildDeployOptions = Static<typeof BuildDeployOptions>;
 
 export const BuildSpec = Type.Object({
   app: DnsLabel({ description: 'Name of the RuntimeApp the build belongs to.', ...immutable('app') }),
@@ -25,6 +52,7 @@ export const BuildSpec = Type.Object({
     }),
   ),
   objectKey: Type.String({ minLength: 1, maxLength: 1024, description: 'Where the artifact is stored in the object store bucket.', ...immutable('objectKey') }),
+  deployOptions: Type.Optional(BuildDeployOptions),
 });
 export type BuildSpec = Static<typeof BuildSpec>;
 
@@ -32,8 +60,9 @@ export type Build = CustomResource<'Build', BuildSpec, undefined>;
 
 /**
  * One uploaded artifact of a RuntimeApp, in the app's namespace, owned by the app (deleting the app lets
- * the garbage collector delete its builds). Immutable: it records what was durably stored; which build is
- * served is the app's `spec.activeBuildId`. Named `<app>-<buildId>`.
+ * the garbage collector delete its builds). Its artifact fields are immutable: they record what was durably
+ * stored; `deployOptions` records the options the artifact was last deployed with. Which build is served is
+ * the app's `spec.activeBuildId`. Named `<app>-<buildId>`.
  */
 export const BuildKind: KindDescriptor<'Build', typeof BuildSpec, undefined> = {
   kind: 'Build',

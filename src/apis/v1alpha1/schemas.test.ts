@@ -2,6 +2,7 @@ import Value from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { AccessTokenSpec } from './access-token.ts';
 import { AppHostnameSpec } from './app-hostname.ts';
+import { BuildSpec } from './build.ts';
 import { DnsRecordSpec } from './dns-record.ts';
 import { ProjectSpec } from './project.ts';
 import { RepositorySpec } from './repository.ts';
@@ -12,6 +13,7 @@ import { DNS_LABEL_PATTERN, HOSTNAME_PATTERN } from './strings.ts';
 // pin the field rules, the CRD side is exercised by the end-to-end tests.
 
 const HASH = 'a'.repeat(64);
+const BUILD = { app: 'web', buildId: 'b-0123456789abcdef', digest: HASH, size: 1, objectKey: 'apps/p/web/builds/b-0123456789abcdef.tar.zst' };
 
 describe('v1alpha1 schemas', () => {
   it.each<[string, unknown, unknown, boolean]>([
@@ -21,6 +23,11 @@ describe('v1alpha1 schemas', () => {
     ['a concurrency limit of 0', RuntimeAppSpec, { displayName: 'x', maxConcurrentRequests: 0 }, false],
     ['duplicate hostnames', RuntimeAppSpec, { displayName: 'x', hostnames: ['a.example.com', 'a.example.com'] }, false],
     ['a display name with a control character', RuntimeAppSpec, { displayName: 'a\u0007' }, false],
+    ['a build with its deploy options', BuildSpec, { ...BUILD, deployOptions: { hostnames: ['www.example.com'], maxConcurrentRequests: 7 } }, true],
+    ['a build deployed with the defaults', BuildSpec, { ...BUILD, deployOptions: {} }, true],
+    ['a build that recorded no options', BuildSpec, BUILD, true],
+    ['a build recorded with a concurrency bound of 0', BuildSpec, { ...BUILD, deployOptions: { maxConcurrentRequests: 0 } }, false],
+    ['a build recorded with an unknown option', BuildSpec, { ...BUILD, deployOptions: { environment: 'staging' } }, false],
     ['a token', AccessTokenSpec, { user: 'alice', description: '', scopes: ['domain:read'], tokenHash: HASH }, true],
     ['a token hash in uppercase', AccessTokenSpec, { user: 'alice', description: '', scopes: [], tokenHash: HASH.toUpperCase() }, false],
     ['a token expiry that is no timestamp', AccessTokenSpec, { user: 'alice', description: '', scopes: [], tokenHash: HASH, expiresAt: 'tomorrow' }, false],
