@@ -8,7 +8,7 @@ import type { ProjectDirectory } from '../src/platform/projects.ts';
 import type { UserDirectory } from '../src/platform/users.ts';
 import { auth, sessionCookieName } from './plugins/auth.ts';
 import { openapi } from './plugins/openapi.ts';
-import { notFound } from './plugins/not-found.ts';
+import { notFound } from '../src/fastify-plugins/not-found.ts';
 import { connectionProblem, problemDetails, sendProblem } from './plugins/problem-details.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/rate-limit.ts';
 import { accessLogController } from './plugins/access-log.ts';
@@ -180,7 +180,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   requestId(app);
   problemDetails(app);
   jsonBodiesOnly(app);
-  notFound(app);
+  notFound(app, sendProblem);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
   const limiter = callerRateLimiter(callerLimit);

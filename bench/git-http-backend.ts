@@ -29,8 +29,11 @@ function cgiEnv(req: IncomingMessage, root: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs http-backend for one request: the CGI header block becomes the HTTP status and headers, the rest streams. */
-function handle(req: IncomingMessage, res: ServerResponse, root: string): void {
+/**
+ * Runs http-backend for one request: the CGI header block becomes the HTTP status and headers, the rest streams.
+ * (Also the git server of the URL import tests, behind their HTTPS server: e2e/harness/git-https-source.ts.)
+ */
+export function handle(req: IncomingMessage, res: ServerResponse, root: string): void {
   const child = spawn('git', ['http-backend'], { env: cgiEnv(req, root), stdio: ['pipe', 'pipe', 'inherit'] });
   req.pipe(child.stdin);
   child.stdin.on('error', () => {});

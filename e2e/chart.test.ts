@@ -772,7 +772,7 @@ describe('the Helm chart', () => {
       );
     // The defaults are safe: no initialize, no import, no bucket-wide webhook, no internal receiver.
     const defaults = gitConfigOf(complete);
-    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [] });
+    expect(defaults.api).toMatchObject({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
     expect(defaults.events).toMatchObject({ webhookUrl: undefined, allowPrivateTargets: false, deniedTargetRanges: [], sweepIntervalMs: 300_000 });
     const tuned = gitConfigOf(
       parseRender(
@@ -782,6 +782,10 @@ describe('the Helm chart', () => {
           'database.enabled': false,
           'git.initializeSources[0]': 'templates/starter',
           'git.importSources[0]': 'mirrors/upstream',
+          'git.importSources[1]': 'https://github.com/acme/*',
+          'git.importTimeout': '90s',
+          'git.importMaxSize': '256MiB',
+          'git.importAllowPrivateTargets': true,
           'git.events.webhookUrl': 'https://hooks.example.com/git',
           'git.events.sweepInterval': '1m',
           'git.events.allowPrivateTargets': true,
@@ -789,7 +793,13 @@ describe('the Helm chart', () => {
         }),
       ),
     );
-    expect(tuned.api).toMatchObject({ initializeSources: ['templates/starter'], importSources: ['mirrors/upstream'] });
+    expect(tuned.api).toMatchObject({
+      initializeSources: ['templates/starter'],
+      importSources: ['mirrors/upstream', 'https://github.com/acme/*'],
+      importTimeoutMs: 90_000,
+      importMaxBytes: 256 * 1024 ** 2,
+      importAllowPrivateTargets: true,
+    });
     expect(tuned.events).toMatchObject({ webhookUrl: 'https://hooks.example.com/git', sweepIntervalMs: 60_000, allowPrivateTargets: true, deniedTargetRanges: ['10.96.0.0/12'] });
   });
 

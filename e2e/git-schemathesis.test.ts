@@ -1,7 +1,8 @@
 // Property-based fuzzing of cw-git's repository JSON API with schemathesis (pinned in e2e/requirements.txt), as
 // e2e/schemathesis.test.ts does for cw-api: a real cw-git on the run's bucket, a repository with a small history
 // pushed by the stock git client, and schemathesis driven from cw-git's own /openapi.json with a read token.
-// Fails on any 5xx and on any response whose body breaks the schema documented for its status.
+// Every check schemathesis has: fails on any 5xx, any answer that breaks what is documented for it, valid data refused,
+// invalid data accepted, and an undeclared method answered otherwise than 405 with `Allow`.
 //
 // Scope: the JSON API's read routes (`/{owner}/{repo}/api…`, GET and HEAD) and discovery (`/api/v1`) only.
 // Git smart HTTP and LFS speak binary protocols their schemas do not describe (pkt-lines, pack streams), and the
@@ -17,7 +18,8 @@ import { useGitTestbed } from './harness/git-testbed.ts';
 import { failureSummary, runSchemathesis } from './harness/schemathesis.ts';
 import { repoRoot } from './harness/tools.ts';
 
-const CHECKS = ['not_a_server_error', 'response_schema_conformance'];
+/** Every check schemathesis has: status codes, content types, headers, schemas, positive and negative data, methods. */
+const CHECKS = ['all'];
 /** Examples per operation and phase: keeps the run well under a minute over the 13 operations. */
 const MAX_EXAMPLES = Number(process.env.CW_FUZZ_EXAMPLES ?? 40);
 /** The JSON API lane and discovery; everything else in the document is out of scope (see above). */
@@ -69,6 +71,11 @@ beforeAll(async () => {
  * Steering, not exclusion: `{owner}/{repo}` is always the pushed repository (otherwise nearly every request is a
  * 404 before any handler runs); `{rest}` and `{archive_ref}` often take revisions and comparisons that exist; the
  * blob operation always reads one file (its query parameters are what varies).
+ *
+ * Expected answers: a path parameter over the router's limit (414) and a URL over the server's (431) are refusals of
+ * invalid data too. Whether text names a revision is git's to say (its ref-name rules, and which objects exist), not
+ * a pattern's: a well-formed `{rest}` that names no revision or comparison, or an archive name without its format,
+ * is a 400 on the three operations that read one.
  */
 function config(): string {
   const [owner, name] = repo.split('/');
@@ -84,10 +91,15 @@ archives = { values = ${values(known.archives)} }
 "path.rest" = { dictionary = "rests", probability = 0.6 }
 "path.archive_ref" = { dictionary = "archives", probability = 0.6 }
 
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "414", "415", "422", "428", "429", "431", "5xx"]
+
 [[operations]]
 include-name = "GET /{owner}/{repo}/api/blob/{rest}"
 parameters = { "path.rest" = "main/README.md" }
-`;
+${['GET /{owner}/{repo}/api/commit/{rest}', 'GET /{owner}/{repo}/api/compare/{rest}', 'GET /{owner}/{repo}/api/archive/{archive_ref}', 'HEAD /{owner}/{repo}/api/archive/{archive_ref}']
+  .map((name) => `\n[[operations]]\ninclude-name = ${JSON.stringify(name)}\nchecks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]\n`)
+  .join('')}`;
 }
 
 it('serves the document committed as docs/cw-git-openapi.json', async () => {

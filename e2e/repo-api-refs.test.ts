@@ -222,6 +222,11 @@ describe('GET /blob', () => {
     const binary = await api(`/blob/${sha.main}/logo.png?raw=1`);
     expect(Buffer.from(await binary.arrayBuffer()).equals(BINARY)).toBe(true);
     expect(binary.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(binary.headers.get('content-type')).toBe('application/octet-stream');
+    // The same bytes asked for by Accept, streamed.
+    const negotiated = await api('/blob/main/big.txt', { accept: 'text/plain' });
+    expect([negotiated.status, negotiated.headers.get('content-type'), negotiated.headers.get('content-length')]).toEqual([200, 'text/plain; charset=utf-8', String(BIG.length)]);
+    expect(Buffer.from(await negotiated.arrayBuffer()).equals(expected)).toBe(true);
   });
 
   it('recognises an LFS pointer committed as text', async () => {
@@ -241,6 +246,105 @@ describe('GET /blob', () => {
 
   it('answers 404 for a directory, pointing at /tree', async () => {
     expect(await json('/blob/main/src', 404)).toEqual({ error: 'not_a_blob', message: 'Path "src" at main is a directory: list it with /tree/.', retryable: false });
+  });
+});
+
+describe('GET /blob by content negotiation', () => {
+  const HTML = '<!doctype html><script>fetch("/acme/site/api/refs", {credentials: "include"})</script>\n';
+  const SVG = '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>\n';
+  const LATIN1 = Buffer.from('caf\xe9\n', 'latin1');
+  let files = '';
+  beforeAll(async () => {
+    files = await bed.createRepo();
+    const dir = await bed.git.workdir('raw-negotiation');
+    await bed.git.run(['init', '-q', '-b', 'main'], { cwd: dir });
+    await writeFile(join(dir, 'logo.png'), BINARY);
+    await writeFile(join(dir, 'latin1.txt'), LATIN1);
+    await bed.git.commit(dir, 'files', { 'page.html': HTML, 'icon.svg': SVG, 'empty.txt': '', 'naïve notes.md': 'héllo\n', 'model.bin': LFS_POINTER });
+    await bed.git.run(['push', '-q', bed.remote(bed.a, files), 'main'], { cwd: dir });
+  });
+  const get = (path: string, accept?: string) =>
+    fetch(`${bed.b.url}/${files}/api/blob/main/${path}`, { headers: { authorization: `Bearer ${bed.token}`, ...(accept === undefined ? {} : { accept }) } });
+  const raw = async (path: string, accept?: string) => {
+    const response = await get(path, accept);
+    const h = (name: string) => response.headers.get(name);
+    return {
+      status: response.status,
+      type: h('content-type'),
+      nosniff: h('x-content-type-options'),
+      csp: h('content-security-policy'),
+      disposition: h('content-disposition'),
+      length: h('content-length'),
+      vary: h('vary'),
+      bytes: Buffer.from(await response.arrayBuffer()),
+    };
+  };
+  const isJson = async (path: string, accept?: string) => {
+    const response = await get(path, accept);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(response.headers.get('vary')).toBe('Accept');
+    return (await response.json()) as { path: string };
+  };
+
+  it('keeps JSON without Accept, for application/json, for */* (curl and fetch) and for a browser navigation', async () => {
+    for (const accept of [undefined, 'application/json', '*/*', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/plain, application/json']) {
+      expect((await isJson('page.html', accept)).path).toBe('page.html');
+    }
+    // A text file preferred as text, but the binary one cannot be: JSON, the next best.
+    expect((await isJson('logo.png', 'text/plain, application/json;q=0.5')).path).toBe('logo.png');
+  });
+
+  it('answers the bytes of text as text/plain, sandboxed, when Accept prefers them', async () => {
+    const common = { status: 200, type: 'text/plain; charset=utf-8', nosniff: 'nosniff', csp: "default-src 'none'; sandbox", vary: 'Accept' };
+    for (const accept of ['text/plain', 'text/*', 'application/json;q=0.5, */*', 'application/json;q=0, */*']) {
+      expect(await raw('page.html', accept)).toEqual({ ...common, disposition: 'inline; filename="page.html"; filename*=UTF-8\'\'page.html', length: String(HTML.length), bytes: Buffer.from(HTML) });
+    }
+    // Never as the HTML or SVG it is: a browser must not render a tenant's file as a page of this origin.
+    expect(await raw('icon.svg', 'image/svg+xml, text/plain;q=0.1')).toMatchObject({ ...common, bytes: Buffer.from(SVG) });
+    expect(await raw(`${encodeURIComponent('naïve notes.md')}`, 'text/plain')).toMatchObject({ ...common, disposition: `inline; filename="na_ve notes.md"; filename*=UTF-8''na%C3%AFve%20notes.md` });
+    expect(await raw('empty.txt', 'text/plain')).toMatchObject({ ...common, length: '0', bytes: Buffer.alloc(0) });
+    // An LFS pointer stays the pointer.
+    expect(await raw('model.bin', 'text/plain')).toMatchObject({ ...common, bytes: Buffer.from(LFS_POINTER) });
+    // ?raw=1 is kept, whatever Accept says.
+    expect(await raw('page.html?raw=1', 'application/json')).toMatchObject({ ...common, bytes: Buffer.from(HTML) });
+  });
+
+  it('answers binary bytes (a NUL, or not UTF-8) as application/octet-stream, an attachment', async () => {
+    const common = { status: 200, type: 'application/octet-stream', nosniff: 'nosniff', csp: "default-src 'none'; sandbox", vary: 'Accept' };
+    expect(await raw('logo.png', 'application/octet-stream')).toEqual({
+      ...common,
+      disposition: 'attachment; filename="logo.png"; filename*=UTF-8\'\'logo.png',
+      length: String(BINARY.length),
+      bytes: BINARY,
+    });
+    expect(await raw('latin1.txt', 'application/json;q=0.1, */*')).toMatchObject({ ...common, bytes: LATIN1 });
+    expect(await raw('logo.png?raw=1')).toMatchObject({ ...common, bytes: BINARY });
+    // Text asked for as bytes.
+    expect(await raw('page.html', 'application/octet-stream')).toMatchObject({ ...common, disposition: 'attachment; filename="page.html"; filename*=UTF-8\'\'page.html', bytes: Buffer.from(HTML) });
+  });
+
+  it('answers 406 when Accept allows neither JSON nor the file’s type, with what it could have', async () => {
+    for (const [path, accept, types] of [
+      ['logo.png', 'text/plain', 'application/json, application/octet-stream'],
+      ['page.html', 'text/html', 'application/json, text/plain, application/octet-stream'],
+    ] as const) {
+      const response = await get(path, accept);
+      expect(response.status).toBe(406);
+      expect(await response.json()).toEqual({ error: 'not_acceptable', message: `Accept "${accept}" allows none of the types this file can be answered as: ${types}.`, retryable: false });
+    }
+  });
+
+  it('gives JSON and the raw bytes different ETags, so a cache never answers one for the other', async () => {
+    const asJson = await get('page.html');
+    const etag = asJson.headers.get('etag') ?? '';
+    expect(etag).toMatch(/^"[0-9a-f]{40}-[0-9a-f]{16}"$/);
+    const again = await fetch(`${bed.b.url}/${files}/api/blob/main/page.html`, { headers: { authorization: `Bearer ${bed.token}`, 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    const rawAnswer = await fetch(`${bed.b.url}/${files}/api/blob/main/page.html`, { headers: { authorization: `Bearer ${bed.token}`, 'if-none-match': etag, accept: 'text/plain' } });
+    expect(rawAnswer.status).toBe(200);
+    expect(rawAnswer.headers.get('etag')).not.toBe(etag);
+    expect(await rawAnswer.text()).toBe(HTML);
   });
 });
 

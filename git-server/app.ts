@@ -9,7 +9,7 @@ import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
 import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
 import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
-import { errorHandler } from './errors.ts';
+import { errorHandler, gitFrameworkErrorOptions } from './errors.ts';
 import { lfsRoutes } from './lfs/index.ts';
 import { inflightGauge, isPushRequest, type ServiceMetrics } from './metrics.ts';
 import { gitHttpRoutes } from './routes/git-http.ts';
@@ -26,6 +26,10 @@ import { discoveryRoutes } from './api/discovery.ts';
 import { eventsNotifyRoute, type EventsWaker } from './events/notify-route.ts';
 import { gitOpenApi } from './openapi.ts';
 import { TaskRegistry } from './tasks/task-registry.ts';
+import type { UrlImports } from './api/dependencies.ts';
+import { IMPORT_POLICY_SETTINGS } from './import/remote-source.ts';
+import { SourcePatterns } from './import/source-url.ts';
+import { TargetPolicy } from '../src/target-policy.ts';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,8 +54,10 @@ export interface GitServerDependencies {
   readonly corsOrigins?: readonly string[];
   /** Repositories `POST /api/initialize` may copy from (`api.initialize_sources`). Default: none. */
   readonly initializeSources?: readonly string[];
-  /** Repositories `POST /api/import` may import from (`api.import_sources`). Default: none. */
+  /** Repositories and `https://` URL patterns `POST /api/import` may import from (`api.import_sources`). Default: none. */
   readonly importSources?: readonly string[];
+  /** The bounds of imports from URLs (`api.import_*`). Default: 5 min, 1 GiB, internal addresses refused. */
+  readonly urlImports?: { readonly timeoutMs: number; readonly maxBytes: number; readonly allowPrivateTargets: boolean; readonly caFile?: string };
   /** This instance's tasks (`/api/ops`, `/api/tasks`). Default: a registry of its own, named after the host. */
   readonly tasks?: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /api/ops/{op}`. Absent: those answer 501; `sync` runs. */
@@ -84,6 +90,9 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
     connectionTimeout: 10 * 60_000,
     ...requestIdOptions,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false } },
+    // Room for the longest parameter a schema allows (a 253-character name, percent-encoded); longer is a 414.
+    routerOptions: { maxParamLength: 1024 },
+    ...gitFrameworkErrorOptions,
     ...options,
   });
   requestId(app);
@@ -111,6 +120,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       browserLane: browserLane(deps.corsOrigins ?? []),
       initializeSources: deps.initializeSources ?? [],
       importSources: deps.importSources ?? [],
+      urlImports: urlImports(deps),
       tasks: deps.tasks ?? new TaskRegistry({ instance: hostname(), log: app.log }),
       ...(deps.maintenance ? { maintenance: deps.maintenance } : {}),
       ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
@@ -137,4 +147,16 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
 function notFoundAsFalse(error: unknown): false {
   if (error instanceof Error && error.name === 'RepoNotFoundError') return false;
   throw error;
+}
+
+/** The URL patterns of `api.import_sources` with their bounds and the target policy (imports' own switch). */
+function urlImports(deps: Pick<GitServerDependencies, 'importSources' | 'urlImports'>): UrlImports {
+  const { timeoutMs = 5 * 60_000, maxBytes = 1024 ** 3, allowPrivateTargets = false, caFile } = deps.urlImports ?? {};
+  return {
+    patterns: new SourcePatterns(deps.importSources ?? []),
+    timeoutMs,
+    maxBytes,
+    policy: new TargetPolicy({ allowPrivate: allowPrivateTargets, settings: IMPORT_POLICY_SETTINGS }),
+    ...(caFile ? { caFile } : {}),
+  };
 }

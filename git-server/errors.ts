@@ -1,7 +1,10 @@
 // One translation point from errors to cw-git's JSON error body: `{"error": <code>, "message", "retryable"}`.
 // The spec fixes this shape for `store_unavailable`; every other error uses it too, so clients parse one shape.
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { Socket } from 'node:net';
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
 import { PublicError } from '../src/errors.ts';
+import { notFound } from '../src/fastify-plugins/not-found.ts';
 
 export interface ErrorBody {
   readonly error: string;
@@ -29,11 +32,14 @@ const BY_STATUS: Readonly<Record<number, string>> = {
   403: 'forbidden',
   404: 'not_found',
   405: 'method_not_allowed',
+  408: 'request_timeout',
   409: 'conflict',
   413: 'too_large',
+  414: 'uri_too_long',
   415: 'unsupported_media_type',
   422: 'unprocessable',
   429: 'rate_limited',
+  431: 'headers_too_large',
   503: 'unavailable',
 };
 
@@ -71,5 +77,31 @@ export function errorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, 500, 'internal', 'The server failed to handle the request; it has been logged.');
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, 404, 'not_found', `no route for ${request.method} ${request.url.split('?')[0]}`));
+  notFound(app, (reply, status, message, headers) => sendError(reply, status, BY_STATUS[status] ?? 'not_found', message, headers));
 }
+
+/**
+ * Errors the router raises before any route runs (bad URL encoding, a path parameter over the router's
+ * limit, 414), and those of the connection before Fastify has a request (a request line and headers over
+ * Node's limit, 431; a request that did not arrive in time, 408): in the same body as every other error.
+ */
+export const gitFrameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'> = {
+  frameworkErrors: (error, _request, reply) => {
+    const status = error.statusCode ?? 400;
+    sendError(reply, status, BY_STATUS[status] ?? 'invalid_request', error.message);
+  },
+  clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const [status, message] =
+      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive in time.']
+        : error.code === 'HPE_HEADER_OVERFLOW'
+          ? [431, 'The request line and headers are larger than the server accepts.']
+          : [400, 'The request is not valid HTTP.'];
+    const body = JSON.stringify({ error: BY_STATUS[status] ?? 'invalid_request', message, retryable: false } satisfies ErrorBody);
+    if (socket.writable) {
+      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    }
+    socket.destroy(error);
+  },
+};

@@ -21,6 +21,12 @@ const AUTH_ERRORS = {
   403: errorAnswer('The token lacks the scope (`forbidden`), or a browser origin not allowed (`origin_not_allowed`).'),
   503: errorAnswer('The object store cannot be reached (`store_unavailable`, `retryable: true`, `Retry-After`), or the instance is draining.'),
 };
+/** What any request can be refused with before its route runs: its size, or input its schema refuses. */
+const REQUEST_ERRORS = {
+  400: errorAnswer('A parameter, query or body its schema refuses (`invalid_request`); `message` names it.'),
+  414: errorAnswer('A path parameter longer than the router accepts (`uri_too_long`).'),
+  431: errorAnswer('The request line and headers together are larger than the server accepts (`headers_too_large`).'),
+};
 
 /** The version of the HTTP interface the document describes. */
 export const GIT_API_VERSION = '0.1.0';
@@ -80,6 +86,10 @@ function describe(route: RouteOptions, schema: Record<string, unknown> | undefin
     // What any authenticated route with documented answers can also say: no or a bad token, a scope it lacks, the
     // store out of reach. Documented only: these bodies are sent by the error handler, not the route's serializer.
     if (described.response) described.response = { 401: AUTH_ERRORS[401], 403: AUTH_ERRORS[403], 503: AUTH_ERRORS[503], ...(described.response as object) };
+  }
+  if (described.response) {
+    const validates = Object.keys(properties).length > 0 || schema?.querystring !== undefined || schema?.body !== undefined;
+    described.response = { 431: REQUEST_ERRORS[431], ...(validates ? { 400: REQUEST_ERRORS[400], 414: REQUEST_ERRORS[414] } : {}), ...(described.response as object) };
   }
   return { url, schema: described };
 }

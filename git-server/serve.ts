@@ -73,6 +73,12 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       corsOrigins: config.server.corsOrigins,
       initializeSources: config.api.initializeSources,
       importSources: config.api.importSources,
+      urlImports: {
+        timeoutMs: config.api.importTimeoutMs,
+        maxBytes: config.api.importMaxBytes,
+        allowPrivateTargets: config.api.importAllowPrivateTargets,
+        ...(config.api.importCaFile ? { caFile: config.api.importCaFile } : {}),
+      },
       tasks,
       maintenance: maintenance.runner,
       ...(events.waker ? { events: events.waker } : {}),

@@ -24,6 +24,8 @@ export interface GitServiceSetup {
   /** `api.initialize_sources` and `api.import_sources`: repositories initialize and import may copy from. */
   readonly initializeSources?: readonly string[];
   readonly importSources?: readonly string[];
+  /** `api.import_timeout`, `api.import_max_size`, `api.import_allow_private_targets`, `api.import_ca_file`. */
+  readonly urlImports?: { readonly timeout?: string; readonly maxSize?: string; readonly allowPrivateTargets?: boolean; readonly caFile?: string };
   /** `wal.freshness_ttl`: how long a read may answer from a head checked that long ago (default 0s: never). */
   readonly freshnessTtl?: string;
   /**
@@ -49,7 +51,18 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
       ...(setup.corsOrigins ? { cors_origins: [...setup.corsOrigins] } : {}),
     },
     auth: { token_secret: setup.tokenSecret },
-    ...(setup.initializeSources || setup.importSources ? { api: { initialize_sources: [...(setup.initializeSources ?? [])], import_sources: [...(setup.importSources ?? [])] } } : {}),
+    ...(setup.initializeSources || setup.importSources || setup.urlImports
+      ? {
+          api: {
+            initialize_sources: [...(setup.initializeSources ?? [])],
+            import_sources: [...(setup.importSources ?? [])],
+            ...(setup.urlImports?.timeout ? { import_timeout: setup.urlImports.timeout } : {}),
+            ...(setup.urlImports?.maxSize ? { import_max_size: setup.urlImports.maxSize } : {}),
+            ...(setup.urlImports?.allowPrivateTargets !== undefined ? { import_allow_private_targets: setup.urlImports.allowPrivateTargets } : {}),
+            ...(setup.urlImports?.caFile ? { import_ca_file: setup.urlImports.caFile } : {}),
+          },
+        }
+      : {}),
     cache: { dir: join(dir, 'cache') },
     ...(setup.freshnessTtl ? { wal: { freshness_ttl: setup.freshnessTtl } } : {}),
     ...(setup.maintenance

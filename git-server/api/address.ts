@@ -51,15 +51,17 @@ export async function entryAt(dir: string, address: Address): Promise<TreeEntry>
 
 /**
  * Cache headers for an answer about `address`: immutable when addressed by a full object id, else an ETag of the
- * commit, path and query string (all the answer is made of) revalidated on each use. True when a 304 was sent.
+ * commit, path, query string and `variant` (all the answer is made of) revalidated on each use. True when a 304
+ * was sent.
  */
-export function cacheAddress(request: FastifyRequest, reply: FastifyReply, address: Address): boolean {
+export function cacheAddress(request: FastifyRequest, reply: FastifyReply, address: Address, variant = ''): boolean {
   if (address.byFullOid) {
     immutable(reply);
     return false;
   }
   // The ref in the tag too: the default branch (HEAD) can be retargeted to another at the same commit.
-  return revalidated(request, reply, `${address.sha}-${shapeTag(`${address.ref ?? ''}\0${address.path}`, request)}`);
+  // `variant`: what else a route's answer depends on (the blob's `Accept`).
+  return revalidated(request, reply, `${address.sha}-${shapeTag(`${address.ref ?? ''}\0${address.path}${variant ? `\0${variant}` : ''}`, request)}`);
 }
 
 /** A short hash of what, besides the commit, shapes an answer: `key` (a path, a ref kind) and the query string. */

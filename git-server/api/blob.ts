@@ -1,12 +1,14 @@
 // `GET /blob/{rest}`: a file. Inline in JSON up to 2 MiB (UTF-8 text as is; binary only when asked, as base64);
-// `?raw=1` streams the bytes themselves, any size, from git to the socket.
-import { PassThrough } from 'node:stream';
-import type { FastifyInstance } from 'fastify';
+// `?raw=1`, or an `Accept` that prefers the bytes to JSON, streams the bytes themselves, any size, from git to the
+// socket (blob-raw.ts). JSON stays the default: no `Accept`, `*/*` (curl's and fetch's), or a tie.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
 import { decodeText, MAX_LFS_POINTER, parseLfsPointer } from '../../src/git/read/blob-content.ts';
-import { readBlob, streamBlob } from '../../src/git/read/read-blob.ts';
+import { readBlob } from '../../src/git/read/read-blob.ts';
+import { negotiate } from './accept.ts';
 import { cacheAddress, entryAt, resolveAddress } from './address.ts';
+import { openBlob, RAW_BINARY, RAW_TEXT } from './blob-raw.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { readRepo } from './repo-read.ts';
 import { PathField, RefField, RestParams, ShaField } from './resolve.ts';
@@ -17,7 +19,11 @@ import { baseUrl } from './summary.ts';
 export const MAX_INLINE_BLOB = 2 * 1024 * 1024;
 
 export const BlobQuery = Type.Object({
-  raw: Type.Optional(Type.Union([Type.Literal('1'), Type.Literal('true')], { description: 'Answer the bytes themselves (`text/plain; charset=utf-8`, `nosniff`), any size.' })),
+  raw: Type.Optional(
+    Type.Union([Type.Literal('1'), Type.Literal('true')], {
+      description: 'Answer the bytes themselves, any size, whatever `Accept` says: `text/plain; charset=utf-8` for text, `application/octet-stream` for binary files.',
+    }),
+  ),
   encoding: Type.Optional(
     Type.Union([Type.Literal('utf-8'), Type.Literal('base64')], { description: '`base64`: inline `contents` as base64 whatever they are (binary included). Default `utf-8`: text only.' }),
   ),
@@ -45,18 +51,54 @@ export const Blob = Type.Object({
 });
 export type Blob = Static<typeof Blob>;
 
+const JSON_TYPE = 'application/json';
+/** Every type the route can answer, JSON (the default) first; which raw ones apply depends on the file. */
+const OFFERS = [JSON_TYPE, 'text/plain', 'application/octet-stream'];
+
+const RAW_DESCRIPTION = [
+  'JSON by default (no `Accept`, `*/*`, `application/json`, or a tie). An `Accept` that prefers the bytes (RFC 9110 negotiation: `text/plain`, `application/octet-stream`, `application/json;q=0, */*`) or `?raw=1` answers the file itself, streamed, any size.',
+  `Its type is guessed from its first 8000 bytes: \`${RAW_TEXT}\` for text (no NUL, UTF-8), \`${RAW_BINARY}\` otherwise (a text file may also be asked for as \`${RAW_BINARY}\`); never a type a browser renders as active content.`,
+  'An Accept that allows neither JSON nor the file’s type (`text/plain` for a binary file, `text/html`) answers 406 `not_acceptable`. Git LFS pointers are answered as the pointer.',
+].join(' ');
+
+const RAW_HEADERS = {
+  'x-content-type-options': { type: 'string', description: '`nosniff` on raw answers.' },
+  'content-security-policy': { type: 'string', description: "`default-src 'none'; sandbox` on raw answers." },
+  'content-disposition': { type: 'string', description: 'Raw answers: `inline` for text, `attachment` for binary files, with the file name.' },
+  vary: { type: 'string', description: '`Accept`: JSON and the raw bytes are two representations of one URL.' },
+};
+
+/** 406: the client accepts neither JSON nor any type the file's bytes can be answered as. */
+function notAcceptable(request: FastifyRequest, offers: readonly string[]): PublicError {
+  const accept = JSON.stringify(request.headers.accept ?? '');
+  return Object.assign(new PublicError(406, `Accept ${accept} allows none of the types this file can be answered as: ${[JSON_TYPE, ...offers].join(', ')}.`), { code: 'not_acceptable' });
+}
+
 export function blobRoutes(scope: FastifyInstance, deps: RepoApiDependencies): void {
   scope.get('/blob/*', {
     config: { scope: 'read' },
     schema: {
-      summary: 'A file: inline up to 2 MiB, or its raw bytes with ?raw=1',
+      summary: 'A file: inline up to 2 MiB, or its raw bytes with ?raw=1 or Accept',
+      description: RAW_DESCRIPTION,
       params: RestParams,
       querystring: BlobQuery,
-      // Both bodies of a 200 are documented: `?raw=1` answers the bytes as text/plain (found by schemathesis).
+      // Every body of a 200 is documented: the raw bytes are text/plain or application/octet-stream (found by schemathesis).
       response: {
-        200: { description: 'The file as JSON, or with `?raw=1` its bytes.', content: { 'application/json': { schema: Blob }, 'text/plain': { schema: { type: 'string' } } } },
+        200: {
+          description: 'The file as JSON, or its bytes (`?raw=1`, or an `Accept` preferring them).',
+          headers: RAW_HEADERS,
+          content: {
+            'application/json': { schema: Blob },
+            'text/plain': { schema: { type: 'string', description: 'A text file’s bytes (UTF-8).' } },
+            'application/octet-stream': { schema: { type: 'string', format: 'binary', description: 'The file’s bytes.' } },
+          },
+        },
         400: ErrorBodySchema,
         404: ErrorBodySchema,
+        406: {
+          description: 'The `Accept` allows neither JSON nor a type the file’s bytes can be answered as (`not_acceptable`).',
+          content: { 'application/json': { schema: ErrorBodySchema } },
+        },
       },
     },
     handler: async (request, reply) =>
@@ -68,18 +110,25 @@ export function blobRoutes(scope: FastifyInstance, deps: RepoApiDependencies): v
           const what = entry.type === 'tree' ? 'a directory: list it with /tree/' : 'a submodule, not a file';
           throw Object.assign(new PublicError(404, `Path ${JSON.stringify(address.path)} at ${address.revision} is ${what}.`), { code: 'not_a_blob' });
         }
-        if (cacheAddress(request, reply, address)) return reply;
+        // Every answer depends on Accept: caches must key on it (the ETag does, below).
+        void reply.header('vary', 'Accept');
+        if (cacheAddress(request, reply, address, request.headers.accept ?? '')) return reply;
         const size = entry.size ?? 0;
 
-        if (query.raw) {
-          // Streamed while the repository is held (readRepo): the handler returns once git has written it all.
-          const out = new PassThrough();
-          void reply.type('text/plain; charset=utf-8').header('x-content-type-options', 'nosniff').header('content-length', String(size)).send(out);
-          await streamBlob(repo.dir, entry.sha, out).then(
-            () => out.end(),
-            (error: unknown) => out.destroy(error instanceof Error ? error : new Error(String(error))),
-          );
-          return reply;
+        const accept = request.headers.accept;
+        if (query.raw || negotiate(accept, OFFERS) !== JSON_TYPE) {
+          const blob = await openBlob(repo.dir, entry.sha, size);
+          const type = query.raw ? blob.offers[0] : negotiate(accept, [JSON_TYPE, ...blob.offers]);
+          if (type !== JSON_TYPE) {
+            if (type === undefined) {
+              await blob.cancel();
+              throw notAcceptable(request, blob.offers);
+            }
+            // Streamed while the repository is held (readRepo): the handler returns once git has written it all.
+            await blob.send(reply, type, entry.name);
+            return reply;
+          }
+          await blob.cancel();
         }
 
         const encoding = query.encoding ?? 'utf-8';

@@ -5,7 +5,7 @@ import { PublicError } from '../../src/errors.ts';
 import { logCommits } from '../../src/git/read/commit-log.ts';
 import { resolveCommit, RevisionNotFoundError } from '../../src/git/read/rev-parse.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
-import { CommitSchema, digest, IntegerText, isFullOid, withDeadline } from './history-schemas.ts';
+import { CommitSchema, digest, isFullOid, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';
 import { readRepo } from './repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from './schemas.ts';
@@ -14,11 +14,12 @@ export const COMMITS_DEFAULT = 35;
 export const COMMITS_MAX = 200;
 export const SKIP_MAX = 100_000;
 
-const CommitsQuery = Type.Object({
+export const CommitsQuery = Type.Object({
   ref: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'A branch, tag or commit; default: the default branch.' })),
   path: Type.Optional(Type.String({ maxLength: 4096, description: 'Only commits touching this file or directory (literal, no globs).' })),
-  skip: Type.Optional(IntegerText(`Commits to skip, 0 to ${SKIP_MAX}; default 0.`)),
-  n: Type.Optional(IntegerText(`Commits per page, 1 to ${COMMITS_MAX}; default ${COMMITS_DEFAULT}.`)),
+  // Query values are text: the ranges are spelled as patterns (0 to 100000, 1 to 200), so the document states them.
+  skip: Type.Optional(Type.String({ pattern: '^(0|[1-9][0-9]{0,4}|100000)$', description: `Commits to skip, 0 to ${SKIP_MAX}; default 0.` })),
+  n: Type.Optional(Type.String({ pattern: '^([1-9]|[1-9][0-9]|1[0-9][0-9]|200)$', description: `Commits per page, 1 to ${COMMITS_MAX}; default ${COMMITS_DEFAULT}.` })),
 });
 type CommitsQuery = Static<typeof CommitsQuery>;
 

@@ -3,9 +3,22 @@ import type { RepoCache } from '../../src/git/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { MaintenanceRunner } from '../../src/repo-maintenance/operation.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
+import type { TargetPolicy } from '../../src/target-policy.ts';
+import type { SourcePatterns } from '../import/source-url.ts';
 import type { TaskRegistry } from '../tasks/task-registry.ts';
 import type { ArchiveSpool } from './archive-spool.ts';
 import type { RepoWebhooksApi } from './hooks.ts';
+
+/** Imports from https URLs (`api.import_*`): which URLs, and the bounds of each fetch. */
+export interface UrlImports {
+  /** The URL patterns of `api.import_sources`; none: every URL is refused (403). */
+  readonly patterns: SourcePatterns;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  /** The webhooks' target policy, with `api.import_allow_private_targets`. */
+  readonly policy: TargetPolicy;
+  readonly caFile?: string;
+}
 
 /** What the JSON API's routes need. */
 export interface RepoApiDependencies {
@@ -24,6 +37,8 @@ export interface RepoApiDependencies {
   readonly initializeSources?: readonly string[];
   /** Repositories (`owner/name`, same bucket) `POST /import` may import from; none: refused (403). */
   readonly importSources?: readonly string[];
+  /** Imports from https URLs; absent: refused (403). */
+  readonly urlImports?: UrlImports;
   /** This instance's tasks: `POST /ops/{op}` starts them, `/tasks` lists and follows them. */
   readonly tasks: TaskRegistry;
   /** Runs checkpoint, compact, gc and fsck for `POST /ops/{op}`; absent: those answer 501 (`sync` still runs). */

@@ -46,9 +46,6 @@ export function digest(parts: readonly unknown[]): string {
   return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 16);
 }
 
-/** A non-negative integer query value (queries are not coerced: they arrive as text). */
-export const IntegerText = (description: string) => Type.String({ pattern: '^[0-9]{1,7}$', description });
-
 /** Runs `read` with a signal that fires after `READ_DEADLINE_MS`; git stopped by it answers 504 `timeout`. */
 export async function withDeadline<T>(read: (signal: AbortSignal) => Promise<T>, ms = READ_DEADLINE_MS): Promise<T> {
   const signal = AbortSignal.timeout(ms);

@@ -115,6 +115,28 @@ export function fraction(fallback: number): Field<number> {
   };
 }
 
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+
+/** A size in bytes: a whole number with an optional binary unit (`512MiB`, `1GiB`, `65536`). */
+export function byteSize(fallback: string): Field<number> {
+  const parse = (value: string): number => {
+    const match = /^(\d{1,16})\s*([KMGT]iB|B)?$/i.exec(value.trim());
+    const bytes = match ? Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase()] ?? NaN) : NaN;
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new FieldError(`"${value}" is not a size (examples: 65536, 512MiB, 1GiB)`);
+    return bytes;
+  };
+  return {
+    secret: false,
+    fromYaml: (value) => {
+      if (typeof value === 'number') return parse(String(value));
+      if (typeof value !== 'string') throw new FieldError(`expected a size such as "1GiB", got ${describe(value)}`);
+      return parse(value);
+    },
+    fromEnv: (value) => parse(value === '' ? fallback : value),
+    absent: () => parse(fallback),
+  };
+}
+
 /** One of a fixed set of words. */
 export function oneOf<const V extends string>(values: readonly V[], fallback: V): Field<V> {
   return text(fallback, {

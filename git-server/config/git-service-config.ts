@@ -36,8 +36,16 @@ export interface GitServiceConfig {
   api: {
     /** Repositories of this bucket `POST /api/initialize` may copy a template tree from (none: initialize is refused). */
     initializeSources: string[];
-    /** Repositories of this bucket `POST /api/import` may import history from (none: import is refused). */
+    /** Repositories of this bucket (`owner/name`) and `https://` URL patterns `POST /api/import` may import from (none: refused). */
     importSources: string[];
+    /** An import from a URL must finish within this (resolve and fetch each). */
+    importTimeoutMs: number;
+    /** An import from a URL may receive at most this many bytes from the source. */
+    importMaxBytes: number;
+    /** Imports may fetch from loopback, private and link-local addresses (a git server in the cluster). */
+    importAllowPrivateTargets: boolean;
+    /** A PEM bundle git trusts instead of the system's CAs for URL imports (a source behind a private CA). */
+    importCaFile?: string;
   };
   events: {
     webhookUrl?: string;

@@ -59,7 +59,7 @@ describe('loadConfig', () => {
         trustedProxies: ['10.0.0.0/8', '127.0.0.1'],
         principalHeader: 'x-forwarded-user',
       },
-      api: { initializeSources: ['templates/next-app'], importSources: [] },
+      api: { initializeSources: ['templates/next-app'], importSources: ['https://github.com/acme/*'], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false },
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: ['169.254.169.254/32'] },
       wal: { freshnessTtlMs: 0 },
       cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
@@ -80,7 +80,7 @@ describe('loadConfig', () => {
       drainTimeoutMs: 20_000,
     });
     expect(config.auth).toEqual({ tokenSecret: SECRET, trustedProxies: [], principalHeader: 'x-forwarded-user' });
-    expect(config.api).toEqual({ initializeSources: [], importSources: [] });
+    expect(config.api).toEqual({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
     expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
@@ -165,6 +165,17 @@ describe('loadConfig', () => {
       `${minimal}api: { initialize_sources: ["https://github.com/a/b"] }\n`,
       /api\.initialize_sources item 1: "https:\/\/github\.com\/a\/b" is not a repository path/,
     ],
+    [
+      'an import source that is neither a repository nor an https pattern',
+      `${minimal}api: { import_sources: ["http://github.com/a/b"] }\n`,
+      /api\.import_sources item 1: "http:\/\/github\.com\/a\/b" is not a repository path/,
+    ],
+    [
+      'an https import pattern with credentials',
+      `${minimal}api: { import_sources: ["https://u:p@github.com"] }\n`,
+      /api\.import_sources item 1: "https:\/\/u:p@github\.com" is not an import source pattern/,
+    ],
+    ['an import size without a unit it knows', `${minimal}api: { import_max_size: "1GB" }\n`, /api\.import_max_size "1GB" is not a size \(examples: 65536, 512MiB, 1GiB\)/],
     ['a non-origin CORS entry', `${minimal}server: { cors_origins: ["https://a.example.com/path"] }\n`, /server\.cors_origins item 1: "https:\/\/a\.example\.com\/path" is not an origin/],
     ['an unknown role', `${minimal}server: { roles: [serve, web] }\n`, /server\.roles item 2: "web" is not a role \(expected serve, maintain, events\)$/],
     [

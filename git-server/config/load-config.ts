@@ -134,6 +134,10 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
     api: {
       initializeSources: v['api.initialize_sources'],
       importSources: v['api.import_sources'],
+      importTimeoutMs: v['api.import_timeout'],
+      importMaxBytes: v['api.import_max_size'],
+      importAllowPrivateTargets: v['api.import_allow_private_targets'],
+      ...(v['api.import_ca_file'] ? { importCaFile: resolve(baseDir, v['api.import_ca_file']) } : {}),
     },
     events: {
       webhookUrl: v['events.webhook_url'],

@@ -2,7 +2,8 @@
 // "Configuration", documents each one). Keys are snake_case as in the spec; nested sections join with dots.
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import { FieldError } from './config-error.ts';
-import { bool, checkAddressOrRange, checkBaseUrl, checkHttpUrl, checkOrigin, duration, fraction, hostPort, list, oneOf, requiredText, text, type Field, type FieldValue } from './fields.ts';
+import { checkUrlPattern, isUrlPattern } from '../import/source-url.ts';
+import { bool, byteSize, checkAddressOrRange, checkBaseUrl, checkHttpUrl, checkOrigin, duration, fraction, hostPort, list, oneOf, requiredText, text, type Field, type FieldValue } from './fields.ts';
 
 /** The roles an instance can take (`server.roles`); none listed means all of them. */
 export const ROLES = ['serve', 'maintain', 'events'] as const;
@@ -34,6 +35,16 @@ function repoPath(value: string): string {
   }
 }
 
+/** An `api.import_sources` entry: an `owner/name` of this bucket, or an `https://host[/path]` pattern. */
+function importSource(value: string): string {
+  if (!isUrlPattern(value)) return repoPath(value);
+  try {
+    return checkUrlPattern(value);
+  } catch (error) {
+    throw new FieldError((error as Error).message);
+  }
+}
+
 function role(value: string): Role {
   if (!(ROLES as readonly string[]).includes(value)) throw new FieldError(`"${value}" is not a role (expected ${ROLES.join(', ')})`);
   return value as Role;
@@ -61,7 +72,11 @@ export const FIELDS = {
   'auth.trusted_proxies': list(checkAddressOrRange),
   'auth.principal_header': text('x-forwarded-user', { check: (value) => pattern(HEADER_NAME, 'an HTTP header name')(value).toLowerCase() }),
   'api.initialize_sources': list(repoPath),
-  'api.import_sources': list(repoPath),
+  'api.import_sources': list(importSource),
+  'api.import_timeout': duration('5m'),
+  'api.import_max_size': byteSize('1GiB'),
+  'api.import_allow_private_targets': bool(false),
+  'api.import_ca_file': text(undefined),
   'events.webhook_url': text(undefined, { check: checkHttpUrl }),
   'events.webhook_secret': text(undefined, { secret: true }),
   'events.sweep_interval': duration('5m'),

@@ -1,7 +1,7 @@
 // Personal access tokens: the plaintext is printed once, at creation; listings never show it.
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, listOption, withJson, withYes } from '../command-kit.ts';
-import type { Scope } from '../../../src/auth/scopes.ts';
+import type { paths } from '../api/schema.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printJson, printTable, println, success } from '../output.ts';
 
@@ -26,6 +26,9 @@ export function registerTokens(program: Command): void {
     'cw tokens revoke tok-3f2a9c0d --yes',
   ]);
 }
+
+/** A scope name as the API's document lists them. */
+type Scope = paths['/v1/tokens']['post']['requestBody']['content']['application/json']['scopes'][number];
 
 async function create(ctx: Context, options: { scopes: string[]; description: string; expiresInDays?: number }): Promise<void> {
   // An unknown scope is the API's to refuse: its 400 lists the valid ones.

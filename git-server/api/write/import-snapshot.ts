@@ -11,7 +11,10 @@ export const MAX_IMPORT_REFS = 10_000;
 
 export const ImportSnapshot = Type.Object(
   {
-    source: Type.Object({ owner: Type.String({ minLength: 1, maxLength: 100 }), repo: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+    source: Type.Union([
+      Type.Object({ owner: Type.String({ minLength: 1, maxLength: 100 }), repo: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: false }),
+      Type.Object({ url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https:// git URL, without credentials.' }) }, { additionalProperties: false }),
+    ]),
     object_format: Type.Union([Type.Literal('sha1'), Type.Literal('sha256')]),
     refs: Type.Record(Type.String({ maxLength: 1000 }), Type.String({ pattern: '^(?:[0-9a-f]{40}|[0-9a-f]{64})$' }), {
       description: `Every branch and tag of the source (full ref names) and the object it points at; at most ${MAX_IMPORT_REFS}.`,
@@ -28,18 +31,26 @@ export function importedRefs(refs: ReadonlyMap<string, string>): Map<string, str
   return new Map([...refs].filter(([name]) => name.startsWith('refs/heads/') || name.startsWith('refs/tags/')).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** The snapshot of `source` (`owner/name`) at `head`. */
-export function snapshotOf(source: string, head: Pick<RepoHead, 'refs' | 'objectFormat' | 'headRef'>): ImportSnapshot {
-  const [owner = '', repo = ''] = source.split('/');
+/** The snapshot of `source` (`owner/name` of this bucket, or an https URL) at `head`. */
+export function snapshotOf(source: string | URL, head: Pick<RepoHead, 'refs' | 'objectFormat' | 'headRef'>): ImportSnapshot {
+  const [owner = '', repo = ''] = typeof source === 'string' ? source.split('/') : [];
   const refs = Object.fromEntries(importedRefs(head.refs));
-  const base = { source: { owner, repo }, object_format: head.objectFormat, refs, head: head.headRef };
+  const base = { source: typeof source === 'string' ? { owner, repo } : { url: source.href }, object_format: head.objectFormat, refs, head: head.headRef };
   return { ...base, snapshot_hash: snapshotHash(base) };
+}
+
+/** Whether `refs` are exactly the snapshot's branches and tags. */
+export function sameRefs(snapshot: ImportSnapshot, refs: ReadonlyMap<string, string>): boolean {
+  const imported = importedRefs(refs);
+  const wanted = Object.entries(snapshot.refs);
+  return imported.size === wanted.length && wanted.every(([name, oid]) => imported.get(name) === oid);
 }
 
 /** SHA-256 (hex) over the snapshot's fields, refs in byte order: independent of the JSON's key order. */
 export function snapshotHash(snapshot: Omit<ImportSnapshot, 'snapshot_hash'>): string {
   const hash = createHash('sha256');
-  hash.update(`source ${snapshot.source.owner}/${snapshot.source.repo}\nformat ${snapshot.object_format}\nhead ${snapshot.head}\n`);
+  const source = 'url' in snapshot.source ? snapshot.source.url : `${snapshot.source.owner}/${snapshot.source.repo}`;
+  hash.update(`source ${source}\nformat ${snapshot.object_format}\nhead ${snapshot.head}\n`);
   for (const name of Object.keys(snapshot.refs).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) hash.update(`${snapshot.refs[name]} ${name}\n`);
   return hash.digest('hex');
 }
@@ -57,8 +68,8 @@ export class InvalidSnapshotError extends PublicError {
 export class SnapshotStaleError extends PublicError {
   override readonly name = 'SnapshotStaleError';
   readonly code = 'snapshot_stale';
-  constructor(source: string) {
-    super(409, `The refs of ${source} changed since the snapshot was resolved; resolve it again (POST /api/import/resolve).`);
+  constructor(source: string | URL) {
+    super(409, `The refs of ${String(source)} changed since the snapshot was resolved; resolve it again (POST /api/import/resolve).`);
   }
 }
 

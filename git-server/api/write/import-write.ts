@@ -1,5 +1,8 @@
-// Full-history import into a pristine repository, from an allow-listed repository of the same bucket
-// (`api.import_sources`; no URLs: the service never fetches from other hosts).
+// Full-history import into a pristine repository, from an allow-listed repository of the same bucket (the fast
+// path: objects copied from its cached copy) or from an allow-listed `https://` git URL (`api.import_sources`
+// patterns), fetched by git within the import's bounds (git-server/import/: time, size, the target policy).
+// Imports run in the request, as every write of this API does: there is no controller, and nothing of a request
+// outlives it, so the credentials a URL import is given live in its memory (and git's environment) only.
 //
 // `POST /import/resolve` pins the source: its branches and tags now, hashed (import-snapshot.ts).
 // `POST /import {operation_key, snapshot}` checks the source still has exactly those refs (409 `snapshot_stale`
@@ -8,18 +11,23 @@
 // A request on a target that is no longer pristine replays (200) when the receipt has the same key and
 // snapshot hash, or when there is no receipt yet and the target's refs are the snapshot's (a crash after the
 // publish); anything else is 409 `not_pristine`. `GET /import/receipt?operation_key=[&request_hash=]`.
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf, requireReach } from '../../auth/index.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { copyObjects } from '../../../src/git/write/copy-objects.ts';
 import { parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
-import type { RepoApiDependencies } from '../dependencies.ts';
+import { fetchRemote, listRemote, type SourceCredentials } from '../../import/remote-source.ts';
+import { parseSourceUrl } from '../../import/source-url.ts';
+import type { RepoApiDependencies, UrlImports } from '../dependencies.ts';
 import type { RepoParams } from '../repo-read.ts';
 import { ErrorBodySchema, RepoParamsSchema } from '../schemas.ts';
 import { ImportReceipts, type ImportReceipt } from './import-receipt.ts';
-import { checkSnapshot, importedRefs, ImportSnapshot, snapshotOf, SnapshotStaleError } from './import-snapshot.ts';
-import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY } from './operation.ts';
+import { checkSnapshot, importedRefs, InvalidSnapshotError, ImportSnapshot, sameRefs, snapshotOf, SnapshotStaleError } from './import-snapshot.ts';
+import { allowedSource, NotPristineError, ObjectFormatMismatchError, OPERATION_KEY, SourceNotAllowedError } from './operation.ts';
 import { publishWrite } from './publish-write.ts';
 
 const NAME = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' });
@@ -28,13 +36,32 @@ const BODY_LIMIT = 4 << 20;
 const MAX_IMPORT_PACK_BYTES = 1024 ** 3;
 const SOURCES_KEY = 'api.import_sources';
 
-export const ResolveRequest = Type.Object(
-  { source: Type.Object({ owner: NAME, repo: NAME }, { additionalProperties: false, description: 'A repository of this bucket listed in `api.import_sources`.' }) },
+// Visible ASCII or any printable text: never a line break, which would end git's header and start another.
+const HEADER_SAFE = '^[^\\x00-\\x1f\\x7f]+$';
+export const Credentials = Type.Union(
+  [
+    Type.Object({ token: Type.String({ minLength: 1, maxLength: 4096, pattern: '^[\\x21-\\x7e]+$', description: 'Sent as `Authorization: Bearer <token>`.' }) }, { additionalProperties: false }),
+    Type.Object(
+      {
+        username: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[^:\\x00-\\x1f\\x7f]+$', description: 'Default `git`.' })),
+        password: Type.String({ minLength: 1, maxLength: 4096, pattern: HEADER_SAFE, description: 'A password or a personal access token (GitHub, GitLab, Gitea take one here).' }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'For a URL source only: sent to the source’s host only (HTTP Basic, or Bearer for a token), and kept nowhere: not in the snapshot, the receipt, a log or an error.' },
+);
+
+const BucketSource = Type.Object({ owner: NAME, repo: NAME }, { additionalProperties: false, description: 'A repository of this bucket listed in `api.import_sources`.' });
+const UrlSource = Type.Object(
+  { url: Type.String({ minLength: 1, maxLength: 2048, description: 'An `https://` git URL matching a pattern of `api.import_sources`, without credentials.' }) },
   { additionalProperties: false },
 );
+
+export const ResolveRequest = Type.Object({ source: Type.Union([BucketSource, UrlSource]), credentials: Type.Optional(Credentials) }, { additionalProperties: false });
 type ResolveRequest = Static<typeof ResolveRequest>;
 
-export const ImportRequest = Type.Object({ operation_key: OPERATION_KEY, snapshot: ImportSnapshot }, { additionalProperties: false });
+export const ImportRequest = Type.Object({ operation_key: OPERATION_KEY, snapshot: ImportSnapshot, credentials: Type.Optional(Credentials) }, { additionalProperties: false });
 type ImportRequest = Static<typeof ImportRequest>;
 
 export const ImportReceiptSchema = Type.Object({
@@ -65,12 +92,31 @@ class TargetNotPristine extends Error {
 }
 
 export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependencies): void {
-  const errors = { 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema, 409: ErrorBodySchema, 422: ErrorBodySchema };
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBodySchema } } });
+  const errors = {
+    400: error('Malformed input (`invalid_request`), an edited snapshot (`invalid_snapshot`), a URL that is not https or holds credentials (`invalid_source_url`).'),
+    403: error('No `write` scope or no reach (`forbidden`), a source outside `api.import_sources` (`source_not_allowed`), a URL resolving to an internal address (`source_refused`).'),
+    404: ErrorBodySchema,
+    409: error('The target is not pristine (`not_pristine`), or the source moved since the snapshot (`snapshot_stale`).'),
+    422: error(
+      'Object formats differ (`object_format_mismatch`); a URL source that needs or refused the credentials (`source_authentication_failed`), has no repository there (`source_not_found`), or sent more than `api.import_max_size` (`source_too_large`).',
+    ),
+    502: error('A URL source could not be reached or its certificate verified (`source_unreachable`), or git failed against it (`source_failed`).'),
+    504: error('A URL source did not finish within `api.import_timeout` (`source_timeout`).'),
+  };
   scope.post('/import/resolve', {
     config: { scope: 'write' },
     schema: { summary: 'Pin a full-history import source', params: RepoParamsSchema, body: ResolveRequest, response: { 200: ImportSnapshot, ...errors } },
     handler: async (request) => {
-      const source = importSource(request, (request.body as ResolveRequest).source, deps);
+      const body = request.body as ResolveRequest;
+      if ('url' in body.source) {
+        const url = urlSource(body.source.url, deps);
+        const remote = await listRemote(url, remoteOptions(deps, body.credentials));
+        const headRef = remote.head ?? [...remote.refs.keys()].find((name) => name.startsWith('refs/heads/')) ?? 'refs/heads/main';
+        return snapshotOf(url, { refs: remote.refs, objectFormat: remote.objectFormat, headRef });
+      }
+      noCredentials(body.credentials);
+      const source = importSource(request, body.source, deps);
       const { head } = await deps.cache.sync(source, { fresh: true });
       return snapshotOf(source, head);
     },
@@ -91,7 +137,12 @@ export function importWriteRoutes(scope: FastifyInstance, deps: RepoApiDependenc
   });
   scope.get('/import/receipt', {
     config: { scope: 'write' },
-    schema: { summary: 'Read a committed import receipt', params: RepoParamsSchema, querystring: ReceiptQuery, response: { 200: ImportReceiptSchema, ...errors } },
+    schema: {
+      summary: 'Read a committed import receipt',
+      params: RepoParamsSchema,
+      querystring: ReceiptQuery,
+      response: { 200: ImportReceiptSchema, 400: ErrorBodySchema, 403: ErrorBodySchema, 404: ErrorBodySchema },
+    },
     handler: async (request, reply) => {
       const query = request.query as ReceiptQuery;
       const target = targetOf(request);
@@ -115,6 +166,23 @@ function importSource(request: FastifyRequest, source: { owner: string; repo: st
   return path;
 }
 
+/** An allow-listed URL source, canonical; 400 when it is no https URL, 403 when no pattern admits it. */
+function urlSource(text: string, deps: RepoApiDependencies): URL {
+  const url = parseSourceUrl(text);
+  if (!deps.urlImports?.patterns.admits(url)) throw new SourceNotAllowedError(url.href, SOURCES_KEY);
+  return url;
+}
+
+function remoteOptions(deps: RepoApiDependencies, credentials: SourceCredentials | undefined): UrlImports & { credentials?: SourceCredentials } {
+  return { ...(deps.urlImports as UrlImports), ...(credentials ? { credentials } : {}) };
+}
+
+/** 400: credentials are for URL sources; a repository of this bucket is read with the caller's own token. */
+function noCredentials(credentials: unknown): void {
+  if (credentials !== undefined)
+    throw Object.assign(new PublicError(400, '`credentials` are for a URL source only; a repository of this bucket is read with your own token.'), { code: 'invalid_request' });
+}
+
 function targetOf(request: FastifyRequest): string {
   const { owner, repo } = request.params as RepoParams;
   return parseUrlRepoPath(owner, repo).full;
@@ -125,10 +193,53 @@ function receiptsOf(deps: RepoApiDependencies): ImportReceipts {
   return new ImportReceipts(deps.objects);
 }
 
+/** A source ready to copy from: a repository directory whose refs are the snapshot's, and how to let it go. */
+interface OpenSource {
+  readonly dir: string;
+  release(): Promise<void>;
+}
+
+/** The same-bucket source, synced and held; 409 when its refs moved since the snapshot. */
+async function openBucketSource(deps: RepoApiDependencies, source: string, snapshot: ImportSnapshot): Promise<OpenSource> {
+  const release = deps.cache.hold(source);
+  try {
+    const from = await deps.cache.sync(source, { fresh: true });
+    if (snapshotOf(source, from.head).snapshot_hash !== snapshot.snapshot_hash) throw new SnapshotStaleError(source);
+    return { dir: from.dir, release: async () => release() };
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+/** The URL source, fetched into a directory of the cache's tmp (deleted on release); 409 when its refs moved. */
+async function openUrlSource(deps: RepoApiDependencies, url: URL, snapshot: ImportSnapshot, credentials: SourceCredentials | undefined): Promise<OpenSource> {
+  const dir = join(deps.cache.tmpDir, 'imports', randomUUID());
+  const release = () => rm(dir, { recursive: true, force: true });
+  try {
+    await mkdir(join(deps.cache.tmpDir, 'imports'), { recursive: true });
+    const refs = await fetchRemote(url, dir, snapshot.object_format, remoteOptions(deps, credentials));
+    if (!sameRefs(snapshot, refs)) throw new SnapshotStaleError(url);
+    return { dir, release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
 async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest, body: ImportRequest): Promise<ImportResult> {
   const { snapshot } = body;
   checkSnapshot(snapshot);
-  const source = importSource(request, snapshot.source, deps);
+  let open: () => Promise<OpenSource>;
+  if ('url' in snapshot.source) {
+    const url = urlSource(snapshot.source.url, deps);
+    if (url.href !== snapshot.source.url) throw new InvalidSnapshotError('source.url is not as resolve answered it; send the snapshot as POST /api/import/resolve answered it.');
+    open = () => openUrlSource(deps, url, snapshot, body.credentials);
+  } else {
+    noCredentials(body.credentials);
+    const source = importSource(request, snapshot.source, deps);
+    open = () => openBucketSource(deps, source, snapshot);
+  }
   const target = targetOf(request);
   const receipts = receiptsOf(deps);
 
@@ -136,10 +247,8 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
   if (synced.head.refs.size > 0) return replay(deps, receipts, target, synced.head, body);
   if (snapshot.object_format !== synced.head.objectFormat) throw new ObjectFormatMismatchError(snapshot.object_format, synced.head.objectFormat);
 
-  const releaseSource = deps.cache.hold(source);
+  const from = await open();
   try {
-    const from = await deps.cache.sync(source, { fresh: true });
-    if (snapshotOf(source, from.head).snapshot_hash !== snapshot.snapshot_hash) throw new SnapshotStaleError(source);
     const refs = Object.entries(snapshot.refs);
     const result = await publishWrite(deps, {
       repo: target,
@@ -159,7 +268,7 @@ async function importSnapshot(deps: RepoApiDependencies, request: FastifyRequest
       return answer(await receipts.write(target, result.head.repoId, receipt), body, target);
     }
   } finally {
-    releaseSource();
+    await from.release();
   }
   return replay(deps, receipts, target, (await deps.cache.sync(target, { fresh: true })).head, body);
 }

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './problem-details.ts';
 
 interface KnownRoute {
   pattern: RegExp;
   methods: Set<string>;
+  /** Its parameters and wildcards: of the routes a path matches, those with the fewest are its resource. */
+  parameters: number;
 }
 
 /**
@@ -18,14 +19,18 @@ function compile(url: string): RegExp {
   return new RegExp(`^${source}$`);
 }
 
+/** Sends a 404 or a 405 in the server's own error format (cw-api's problem details, cw-git's error body). */
+export type SendRoutingError = (reply: FastifyReply, status: 404 | 405, detail: string, headers: Record<string, string>) => FastifyReply;
+
 /**
  * Unknown paths answer 404; a known path with a method it does not serve answers 405 with `Allow`
  * (Fastify's router answers 404 for both). Must be registered before the routes it should know.
  */
-export function notFound(app: FastifyInstance): void {
+export function notFound(app: FastifyInstance, send: SendRoutingError): void {
   const routes = new Map<string, KnownRoute>();
   app.addHook('onRoute', (route) => {
-    const known = routes.get(route.url) ?? { pattern: compile(route.url), methods: new Set<string>() };
+    const parameters = route.url.split('/').filter((segment) => segment.startsWith(':') || segment === '*').length;
+    const known = routes.get(route.url) ?? { pattern: compile(route.url), methods: new Set<string>(), parameters };
     for (const method of [route.method].flat()) known.methods.add(method);
     routes.set(route.url, known);
   });
@@ -36,13 +41,17 @@ export function notFound(app: FastifyInstance): void {
   });
   const answer = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
+    // `/api/v1` is a route of its own and also matches `/:owner/:repo`: the methods listed are those of the
+    // most specific routes matching, the resource the path names as the document describes it.
+    const matching = [...routes.values()].filter((route) => route.pattern.test(path));
+    const fewest = Math.min(...matching.map((route) => route.parameters));
     const allowed = new Set<string>();
-    for (const route of routes.values()) if (route.pattern.test(path)) for (const m of route.methods) allowed.add(m);
+    for (const route of matching) if (route.parameters === fewest) for (const m of route.methods) allowed.add(m);
     if (allowed.size > 0) {
       const allow = [...allowed].sort().join(', ');
-      return sendProblem(reply, 405, `${request.method} is not allowed on ${path}; allowed: ${allow}.`, { allow });
+      return send(reply, 405, `${request.method} is not allowed on ${path}; allowed: ${allow}.`, { allow });
     }
-    return sendProblem(reply, 404, `No route ${request.method} ${path}.`);
+    return send(reply, 404, `No route ${request.method} ${path}.`, {});
   };
   app.setNotFoundHandler(answer);
 }
