@@ -6,15 +6,17 @@ import { join } from 'node:path';
 import { AppLimits, type LimitCounts } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from './artifact.ts';
-import { BuildStore, buildKey } from './build-store.ts';
+import { BuildStore } from './build-store.ts';
+import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from './compatibility.ts';
 import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
 import { dispatcherStats, killLeftovers, startGeneration, type GenerationContext } from './generation.ts';
-import { assignHosts, contestedHosts, defaultHost, hostsOf } from './hosts.ts';
+import { assignHosts, contestedHosts, defaultHost } from './hosts.ts';
 import { LoadChecker, type LoadCheck } from './load-checker.ts';
+import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
@@ -26,18 +28,13 @@ import { LoadVerdicts } from './load-verdicts.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
+import { ConvergenceLoop } from './convergence-loop.ts';
+import { deploymentProblem } from './deployment-check.ts';
+import { engineStatus } from './engine-status.ts';
+import { routedApp, servedApp, type Served, type ServingOptions } from './served.ts';
 import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from './workerd-process.ts';
 
-/** An app as the routing table has it: what it serves and under which loader id. */
-interface Served {
-  readonly live: LiveApp;
-  readonly id: string;
-  /** Reports to the tail worker (part of `id`). */
-  readonly tailed: boolean;
-}
-
-const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const MAX_SOCKET_DIR = 90;
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
@@ -67,9 +64,8 @@ export class RuntimeEngine {
   /** What load checks found, by worker fingerprint: refusals are not tried again, loaded builds not checked again. */
   readonly #verdicts = new LoadVerdicts();
   readonly #stats = new RequestStats();
-  /** App key → how many follow its logs; an app reports to the tail worker while followed and for a while after. */
-  readonly #followers = new Map<string, number>();
-  readonly #lingers = new Map<string, NodeJS.Timeout>();
+  /** An app reports to the tail worker while its logs are followed and for a while after. */
+  readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
   readonly #shardCount: number;
   #assignment: ReadonlyMap<string, string> = new Map();
@@ -85,8 +81,8 @@ export class RuntimeEngine {
   #checker: LoadChecker | undefined;
   #version = 0;
   #generations = 0;
-  #dirty = false;
-  #loop: Promise<void> | undefined;
+  /** The one loop that converges on the desired state. */
+  readonly #loop = new ConvergenceLoop(() => this.#converge());
   #stopped = false;
 
   constructor(options: RuntimeEngineOptions) {
@@ -107,6 +103,7 @@ export class RuntimeEngine {
       logs: this.logs,
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
     });
+    this.#followers = new LogFollowers(options.logLingerMs ?? 300_000, (key) => this.#desired.has(key) && this.#kick());
     this.#entry = new EntryProxy({ route: this.#route, trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
   }
 
@@ -195,9 +192,9 @@ export class RuntimeEngine {
    */
   async stop(drainMs = this.#o.drainTimeoutMs ?? 30_000): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#lingers.values()) clearTimeout(timer);
+    this.#followers.stop();
     this.#limits.clear();
-    await this.#loop?.catch(() => {});
+    await this.#loop.stop();
     this.#waiters.rejectAll(new Error('the runtime engine stopped'));
     // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
     const closed = this.#address ? this.#entry.close() : Promise.resolve();
@@ -226,9 +223,8 @@ export class RuntimeEngine {
    */
   deploy(app: AppDeployment): Promise<ServedApp> {
     if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
-    if (!LABEL.test(app.project) || !LABEL.test(app.appId)) return Promise.reject(new TypeError(`project and app id must be DNS labels: ${app.project}/${app.appId}`));
-    const limit = app.maxConcurrentRequests;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return Promise.reject(new TypeError('maxConcurrentRequests must be a positive integer'));
+    const problem = deploymentProblem(app);
+    if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     this.#desired.set(key, { app, version: ++this.#version });
     return this.#await(key).then((served) => {
@@ -258,30 +254,14 @@ export class RuntimeEngine {
    */
   async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
     const unsubscribe = this.logs.subscribe(key, listener);
-    clearTimeout(this.#lingers.get(key));
-    this.#lingers.delete(key);
-    const count = (this.#followers.get(key) ?? 0) + 1;
-    this.#followers.set(key, count);
-    if (count === 1 && this.#desired.has(key) && this.#ctx && !this.#stopped) {
+    const { first, leave } = this.#followers.join(key);
+    if (first && this.#desired.has(key) && this.#ctx && !this.#stopped) {
       ++this.#version;
       await this.#await(key).catch(() => undefined); // a build that cannot be served has no logs to wait for
     }
-    let left = false;
     return () => {
-      if (left) return;
-      left = true;
       unsubscribe();
-      const remaining = (this.#followers.get(key) ?? 1) - 1;
-      this.#followers.set(key, Math.max(remaining, 0));
-      if (remaining > 0) return;
-      const timer = setTimeout(() => {
-        this.#lingers.delete(key);
-        if ((this.#followers.get(key) ?? 0) > 0) return;
-        this.#followers.delete(key);
-        if (this.#desired.has(key)) this.#kick();
-      }, this.#o.logLingerMs ?? 300_000);
-      timer.unref();
-      this.#lingers.set(key, timer);
+      leave();
     };
   }
 
@@ -321,26 +301,8 @@ export class RuntimeEngine {
   }
 
   status(): RuntimeStatus {
-    const perShard = new Array<number>(this.#shards.length).fill(0);
-    for (const s of this.#served.values()) perShard[this.shardOf(s.live.app.project)]! += 1;
-    const shards = this.#shards.map((shard) => ({
-      index: shard.index,
-      ready: shard.healthy,
-      generation: shard.current?.id ?? 0,
-      pid: shard.current?.proc.pid ?? 0,
-      restarts: shard.restarts,
-      loadedWorkers: shard.loaded,
-      apps: perShard[shard.index] ?? 0,
-    }));
-    return {
-      ready: this.#shards.length > 0 && this.#shards.every((s) => s.ready),
-      restarts: shards.reduce((sum, s) => sum + s.restarts, 0),
-      workerdStarts: this.#generations,
-      apps: this.#served.size,
-      loadedWorkers: shards.reduce((sum, s) => sum + s.loadedWorkers, 0),
-      loadChecks: this.#checker?.total ?? 0,
-      shards,
-    };
+    const appShards = [...this.#served.values()].map((s) => this.shardOf(s.live.app.project));
+    return engineStatus(this.#shards, appShards, { workerdStarts: this.#generations, loadChecks: this.#checker?.total ?? 0 });
   }
 
   /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
@@ -382,15 +344,7 @@ export class RuntimeEngine {
   }
 
   #kick(): void {
-    if (this.#stopped) return;
-    this.#dirty = true;
-    if (this.#loop) return;
-    this.#loop = (async () => {
-      while (this.#dirty && !this.#stopped) {
-        this.#dirty = false;
-        await this.#converge();
-      }
-    })().finally(() => (this.#loop = undefined));
+    this.#loop.kick();
   }
 
   /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
@@ -417,11 +371,11 @@ export class RuntimeEngine {
           const refused = this.#verdicts.refusal(workerFingerprint(live));
           if (refused) throw refused;
           // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
-          const tailed = this.#followers.has(key);
+          const tailed = this.#followers.collecting(key);
           next.set(key, { live, id: this.#idOf(live, tailed), tailed });
         } catch (err) {
           failures.set(key, err);
-          const tailed = this.#followers.has(key);
+          const tailed = this.#followers.collecting(key);
           if (served) next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
         }
       }),
@@ -500,13 +454,17 @@ export class RuntimeEngine {
   }
 
   #routed(s: Served): RoutedApp {
-    const limit = s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100;
+    return routedApp(s, this.#serving);
+  }
+
+  get #serving(): ServingOptions {
+    const o = this.#o;
     return {
-      id: s.id,
-      build: s.live.build.buildId,
-      limit,
-      depth: Math.ceil(limit * (this.#o.queue?.depthFactor ?? 1)),
-      ...(s.tailed ? { tailed: true } : {}),
+      baseDomain: o.baseDomain,
+      ...(o.publicScheme !== undefined ? { publicScheme: o.publicScheme } : {}),
+      ...(o.publicPort !== undefined ? { publicPort: o.publicPort } : {}),
+      ...(o.defaultMaxConcurrentRequests !== undefined ? { defaultMaxConcurrentRequests: o.defaultMaxConcurrentRequests } : {}),
+      ...(o.queue?.depthFactor !== undefined ? { queueDepthFactor: o.queue.depthFactor } : {}),
     };
   }
 
@@ -526,31 +484,19 @@ export class RuntimeEngine {
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    if (!s) return undefined;
-    const { project, appId } = s.live.app;
-    const host = this.defaultHost(project, appId);
-    const port = this.#o.publicPort === undefined ? '' : `:${this.#o.publicPort}`;
-    return {
-      project,
-      appId,
-      buildId: s.live.build.buildId,
-      hosts: hostsOf(key, this.#assignment, host),
-      url: `${this.#o.publicScheme ?? 'https'}://${host}${port}`,
-      maxConcurrentRequests: s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100,
-    };
+    return s && servedApp(key, s, this.#assignment, this.#serving);
   }
 
   /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
   async #collect(): Promise<void> {
-    const keep = new Set<string>([...this.#desired.values()].map(({ app }) => buildKey(app)));
-    const ids = new Set<string>();
-    for (const s of this.#served.values()) {
-      keep.add(buildKey(s.live.app));
-      ids.add(s.id);
-    }
-    // A retiring workerd may still load an app's previous isolate: its code stays until that workerd is gone.
-    if (this.#shards.every((shard) => shard.retiring === 0)) for (const id of this.#code.keys()) if (!ids.has(id)) this.#code.delete(id);
-    for (const live of this.#code.values()) keep.add(buildKey(live.app));
-    await this.#builds?.retain(keep).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
+    const retiring = this.#shards.some((shard) => shard.retiring > 0);
+    const { unusedIds, keepBuilds } = retention(
+      [...this.#desired.values()].map(({ app }) => app),
+      this.#served.values(),
+      this.#code,
+      retiring,
+    );
+    for (const id of unusedIds) this.#code.delete(id);
+    await this.#builds?.retain(keepBuilds).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
 }
