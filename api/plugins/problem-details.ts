@@ -5,6 +5,7 @@ import type { Socket } from 'node:net';
 import { PublicError } from '../../src/errors.ts';
 import { KubeApiError, quotaRefusal } from '../../src/kube/index.ts';
 import { quotaRefusalDetail } from '../../src/platform/project-quota.ts';
+import { patternInWords } from '../schemas/pattern-words.ts';
 
 /** RFC 9457 problem details: the only error body this API sends. */
 export interface ProblemDetails {
@@ -113,6 +114,9 @@ export function validationDetail(error: FastifyError): string {
   if (typeof extra === 'string') return `${field} has an unknown property "${extra}"`;
   const allowed = allowedValues(error.validation ?? [], first.instancePath);
   if (allowed.length > 0) return `${field} must be one of ${allowed.map((value) => JSON.stringify(value)).join(', ')}`;
+  const pattern = first.keyword === 'pattern' ? (first.params as { pattern?: unknown } | undefined)?.pattern : undefined;
+  const words = typeof pattern === 'string' ? patternInWords(pattern) : undefined;
+  if (words) return `${field} must be ${words}`;
   return `${field} ${first.message ?? 'is invalid'}`;
 }
 

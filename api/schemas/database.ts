@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { ProjectId } from './project.ts';
 
 // Response schemas avoid `anyOf` (see project.ts): enums, type lists and optional fields instead.
@@ -8,7 +9,7 @@ const nullable = (type: string, description: string) => Type.Unsafe<unknown>({ t
 const DatabaseRef = Type.String({
   minLength: 1,
   maxLength: 63,
-  pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+  pattern: DNS_LABEL_PATTERN,
   description: 'The database’s name or its database_id.',
 });
 export const DatabaseParams = Type.Object({ projectId: ProjectId, database: DatabaseRef }, { additionalProperties: false });
@@ -43,7 +44,7 @@ export const DatabaseBody = Type.Object(
     name: Type.String({
       minLength: 1,
       maxLength: 63,
-      pattern: '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$',
+      pattern: DNS_LABEL_PATTERN,
       description: 'Database name: 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit.',
     }),
     durability: Type.Optional(Durability),
