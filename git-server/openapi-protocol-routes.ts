@@ -7,6 +7,7 @@
 import { Type, type TSchema } from 'typebox';
 import { ErrorBodySchema } from './api/schemas.ts';
 import { BatchRequest, MAX_BATCH_OBJECTS } from './lfs/batch.ts';
+import { VerifyRequest } from './lfs/lfs-routes.ts';
 
 /** The JSON error body of cw-git with a description of the cases a status covers. */
 export const errorAnswer = (description: string, headers?: Record<string, TSchema>) => ({
@@ -21,7 +22,7 @@ const json = (description: string, schema: TSchema, type = 'application/json') =
 const empty = (description: string) => ({ description, type: 'null' });
 
 const GIT_PROTOCOL = Type.Object({
-  'git-protocol': Type.Optional(Type.String({ maxLength: 1000, description: '`version=2` for git protocol v2 (git sends it by default since 2.26); absent: v0.' })),
+  'git-protocol': Type.Optional(Type.String({ description: '`version=2` for git protocol v2 (git sends it by default since 2.26); absent: v0.' })),
 });
 const DRAINING = 'or the instance is draining (`draining`, `Retry-After: 15`)';
 const STORE = 'The object store cannot be reached (`store_unavailable`, `Retry-After`)';
@@ -136,7 +137,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
     querystring: Type.Object({
       service: Type.Optional(
         Type.Union([Type.Literal('git-upload-pack'), Type.Literal('git-receive-pack')], {
-          description: 'The service to advertise; `git-receive-pack` needs the `write` scope. Absent (the dumb protocol): 403 `smart_http_required`.',
+          description: 'The service to advertise; `git-receive-pack` needs the `write` scope. Absent (the dumb protocol) or another value: 403 `smart_http_required`.',
         }),
       ),
     }),
@@ -144,7 +145,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
     response: {
       200: binary('The pkt-line advertisement of the service asked for.', 'application/x-git-upload-pack-advertisement', 'application/x-git-receive-pack-advertisement'),
       400: BAD_REPO_NAME,
-      403: errorAnswer(`${REPO_REACH} Without \`service\`: \`smart_http_required\` (only the smart protocol is served).`),
+      403: errorAnswer(`${REPO_REACH} Without \`service\`, or with another value: \`smart_http_required\` (only the smart protocol is served).`),
       404: REPO_NOT_FOUND,
       503: errorAnswer(`${STORE}, ${DRAINING}.`, RETRY_AFTER),
     },
@@ -194,7 +195,7 @@ export const PROTOCOL_ROUTES: Readonly<Record<string, RouteDescription>> = {
   },
   'POST /{owner}/{repo}/info/lfs/verify': {
     summary: 'Git LFS: verify an uploaded object',
-    body: { content: { [LFS]: { schema: LfsObject }, 'application/json': { schema: LfsObject } } },
+    body: { content: { [LFS]: { schema: VerifyRequest }, 'application/json': { schema: VerifyRequest } } },
     response: {
       200: json('The object is stored with this size.', LfsObject, LFS),
       ...LFS_BODY_ERRORS,
