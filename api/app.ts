@@ -42,6 +42,9 @@ import type { OpenIdClient } from '../src/auth/openid.ts';
 import type { PasswordStore } from '../src/auth/ports.ts';
 import { DEFAULT_SESSION_POLICY, type SessionPolicy } from '../src/auth/sessions.ts';
 import { BadRequestError } from '../src/errors.ts';
+import { audit } from './plugins/audit.ts';
+import type { AuditTrail } from './audit/audit-trail.ts';
+import { auditRoutes } from './routes/audit.ts';
 
 /** Everything the routes need; `main.ts` builds the real ones, tests may build their own. */
 export interface AppDependencies {
@@ -86,6 +89,8 @@ export interface PlatformDependencies {
   gitTokens?: GitTokenServices;
   /** Apps' live logs, read from the runtime replicas; absent: the route streams nothing (no replica). */
   appLogs?: AppLogSource;
+  /** Projects' audit trails (in the bucket); absent: changes are not recorded and the audit route is not served. */
+  audit?: AuditTrail;
 }
 
 export const API_VERSION = '0.1.0';
@@ -175,7 +180,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   requestId(app);
   problemDetails(app);
   jsonBodiesOnly(app);
-  notFound(app, sendProblem);
+  const unmatched = notFound(app, sendProblem);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
   const limiter = callerRateLimiter(callerLimit);
@@ -184,8 +189,11 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const secureCookies = deps.sessions?.secureCookies ?? true;
   if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
+  // After the limiter, which counts requests no route matches too.
+  app.addHook('onRequest', unmatched.beforeBody);
 
   if (deps.metrics) requestMetrics(app, deps.metrics);
+  if (deps.platform) audit(app, { ...(deps.platform.audit ? { trail: deps.platform.audit } : {}), tokens: deps.platform.tokens, now });
   healthRoutes(app, deps.dependencies);
   if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');
   if (deps.platform) {
@@ -214,6 +222,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     }
     if (deps.platform.databases) databaseRoutes(app, deps.platform.databases);
     if (deps.platform.gitTokens) gitTokenRoutes(app, deps.platform.gitTokens, now);
+    if (deps.platform.audit) auditRoutes(app, deps.platform.audit, deps.platform.projects, deps.platform.tokens);
   }
   await app.ready();
   return app;

@@ -44,6 +44,7 @@ describe('apiConfig', () => {
       projectUnpackedQuota: 256 * 1024 * 1024,
       uploadLimits: { total: 8, perUser: 2, timeoutMs: 120_000, minBytesPerSecond: 16_384, graceMs: 10_000 },
       logStreamLimits: { total: 200, perUser: 8 },
+      audit: { retention: { maxAgeMs: 90 * 86_400_000, maxEntries: 10_000 }, pruneIntervalMs: 3_600_000 },
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.rateLimit)).toBe(true);
@@ -77,6 +78,9 @@ describe('apiConfig', () => {
       CW_API_LOG_STREAMS: '50',
       CW_API_LOG_STREAMS_PER_USER: '3',
       CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
+      CW_AUDIT_RETENTION_DAYS: '30',
+      CW_AUDIT_MAX_ENTRIES: '500',
+      CW_AUDIT_PRUNE_MINUTES: '5',
     });
     expect(config).toEqual({
       runtimeStatusToken: 's'.repeat(40),
@@ -100,6 +104,7 @@ describe('apiConfig', () => {
       projectUnpackedQuota: 1024 ** 3,
       uploadLimits: { total: 16, perUser: 4, timeoutMs: 300_000, minBytesPerSecond: 65_536, graceMs: 10_000 },
       logStreamLimits: { total: 50, perUser: 3 },
+      audit: { retention: { maxAgeMs: 30 * 86_400_000, maxEntries: 500 }, pruneIntervalMs: 300_000 },
     });
   });
 

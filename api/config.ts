@@ -8,6 +8,7 @@ import { ConfigError, configError, EnvReader, type Env } from '../src/config/env
 import { runtimeStatusToken } from '../src/config/status-token-env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import { DEFAULT_AUDIT_RETENTION, type AuditRetention } from './audit/audit-trail.ts';
 import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_LOG_STREAM_LIMITS, type LogStreamLimits } from './routes/app-logs.ts';
 import { DEFAULT_UPLOAD_LIMITS, type UploadLimits } from './routes/upload-slots.ts';
@@ -46,7 +47,12 @@ export interface ApiConfig {
   readonly logLevel: PinoLevel;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
   readonly runtimeBaseDomain?: string;
-  /** CW_S3_BUCKET with the CW_S3_* settings: where build artifacts go; absent: deploys answer 503. */
+  /**
+   * CW_AUDIT_RETENTION_DAYS (default 90), CW_AUDIT_MAX_ENTRIES (per project, default 10,000) and
+   * CW_AUDIT_PRUNE_MINUTES (default 60): how long projects' audit entries are kept and how often they are pruned.
+   */
+  readonly audit: { readonly retention: AuditRetention; readonly pruneIntervalMs: number };
+  /** CW_S3_BUCKET with the CW_S3_* settings: where build artifacts and audit trails go; absent: deploys answer 503, nothing is audited. */
   readonly artifacts?: { readonly bucket: string; readonly s3: S3Config };
   /** POD_NAMESPACE: the platform's namespace, where cw-runtime's replicas report (default `default`). */
   readonly podNamespace: string;
@@ -90,6 +96,13 @@ export function apiConfig(env: Env): ApiConfig {
   const logLevel = read.oneOf('CW_LOG_LEVEL', PINO_LEVELS, 'info');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
   const bucket = read.optional('CW_S3_BUCKET');
+  const audit = Object.freeze({
+    retention: Object.freeze({
+      maxAgeMs: read.integer('CW_AUDIT_RETENTION_DAYS', DEFAULT_AUDIT_RETENTION.maxAgeMs / 86_400_000, { min: 1, max: 3650 }) * 86_400_000,
+      maxEntries: read.integer('CW_AUDIT_MAX_ENTRIES', DEFAULT_AUDIT_RETENTION.maxEntries, { min: 100, max: 1_000_000 }),
+    }),
+    pruneIntervalMs: read.integer('CW_AUDIT_PRUNE_MINUTES', 60, { min: 1, max: 1440 }) * 60_000,
+  });
   const s3 = s3ConfigFromEnv(read);
   const podNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
   const runtimeTarget = runtimeTargetEnv(read);
@@ -131,6 +144,7 @@ export function apiConfig(env: Env): ApiConfig {
     logLevel,
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
     ...(bucket ? { artifacts: Object.freeze({ bucket, s3 }) } : {}),
+    audit,
     podNamespace,
     runtimeTargetEnv: runtimeTarget,
     ...(workerdBinary ? { workerdBinary } : {}),

@@ -28,6 +28,8 @@ import { AppLogSource } from '../src/platform/app-log-source.ts';
 import { runtimeDependency } from './runtime-dependency.ts';
 import { UploadSpool } from '../src/platform/upload-spool.ts';
 import { startServer } from './server.ts';
+import { AuditTrail } from './audit/audit-trail.ts';
+import { startAuditPruning } from './audit/audit-pruning.ts';
 
 /**
  * `cw-api`: the platform API server, with the configuration `apiConfig` read from the environment before
@@ -51,7 +53,8 @@ export async function main(config: ApiConfig): Promise<void> {
   const projects = new ProjectDirectory(kube, informers.informer<Project>(PROJECTS));
   const users = new UserDirectory(kube, informers.informer<User>(USERS), informers.informer<Project>(PROJECTS), tokens);
   const artifacts = config.artifacts ? new S3ObjectStore({ bucket: config.artifacts.bucket, config: config.artifacts.s3 }) : undefined;
-  if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503\n');
+  if (!artifacts) process.stderr.write('cw-api: CW_S3_BUCKET is not set: deploys, rollbacks and app deletion will answer 503, and no audit trail is kept\n');
+  const auditTrail = artifacts ? new AuditTrail(artifacts, config.audit.retention) : undefined;
   const leftovers = await UploadSpool.removeLeftovers();
   if (leftovers > 0) process.stderr.write(`cw-api: removed ${leftovers} deploy uploads an earlier process left in the temporary directory\n`);
   const appServices = createAppServices(kube, informers, {
@@ -115,11 +118,14 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(databases ? { databases } : {}),
         gitTokens: { gitTokens, ...(config.gitPublicUrl ? { gitUrl: config.gitPublicUrl } : {}) },
         appLogs: new AppLogSource(runtimeReplicas, config.runtimeStatusToken),
+        ...(auditTrail ? { audit: auditTrail } : {}),
       },
     },
     { host: config.host, port: config.port, shutdownGraceMs: 10_000, trustProxy: config.trustProxy, logLevel: config.logLevel },
   );
   log = app.log;
+  // Its timers are unref'd: they never keep the process up past the server's shutdown.
+  if (auditTrail) startAuditPruning(auditTrail, config.audit.pruneIntervalMs, app.log);
   // Its timer is unref'd: it never keeps the process up past the server's shutdown.
   await dependencies.start();
 }

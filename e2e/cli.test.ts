@@ -501,6 +501,30 @@ describe('databases', () => {
   });
 });
 
+describe('audit', () => {
+  it('shows who changed what in the project, newest first, filtered and a page at a time, without the values', { timeout: 60_000 }, async () => {
+    expect((await cw(script, ['apps', 'create', 'audited'])).code).toBe(0);
+    const set = await cw(script, ['env', 'set', 'PASSWORD=hunter2-cli-audit', '--app', 'audited']);
+    expect(set.code, set.stderr).toBe(0);
+    const trail = { method: 'GET', path: '/v1/projects/{projectId}/audit' };
+    const page = await cwJson<{ entries: { action: string; resource: { id: string | null }; status: number; request_id: string; principal: { user_id: string } }[] }>(
+      script,
+      ['audit', '--type', 'environment_variable', '--limit', '1'],
+      trail,
+    );
+    expect(page.entries).toEqual([
+      expect.objectContaining({ action: 'environment_variable.set', resource: expect.objectContaining({ id: 'PASSWORD' }), status: 200, principal: expect.objectContaining({ user_id: member.user }) }),
+    ]);
+    const human = await cw(script, ['audit', '--limit', '2']);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toMatch(/environment_variable\.set +PASSWORD \(app audited\) +200/);
+    expect(human.stdout).toMatch(/app\.create +audited +201/);
+    expect(human.stderr).toMatch(/More: cw audit --cursor [0-9]{13}-[0-9a-f]{16}/);
+    expect(human.stdout + (await cw(script, ['audit', '--json'])).stdout).not.toContain('hunter2-cli-audit');
+    expectOneLineError(await cw(script, ['audit', '--type', 'secrets']), 2, /secrets/);
+  });
+});
+
 describe('tokens', () => {
   it('creates a token shown once, lists it without its value, and revokes it', async () => {
     const created = await cwJson<{ access_token: string; token: { token_id: string } }>(script, ['tokens', 'create', '--scopes', 'projects:read', '--description', 'cli test'], {

@@ -1,5 +1,6 @@
 // The web console in a real browser (headless Chromium): a person signs in with their password, finds their
-// project and app, rolls the app back to an earlier build, edits its environment, makes a token (shown once, and working), revokes it (and it stops working), and signs out.
+// project and app, rolls the app back to an earlier build, edits its environment, manages members, reads the
+// audit trail, makes a token (shown once, and working), revokes it (and it stops working), and signs out.
 // Every page passes axe-core, fits a 320 px wide screen, runs under its strict Content-Security-Policy with no
 // error, and keeps no credential where scripts can read it. CW_UPDATE_SCREENSHOTS=1 writes the screenshots
 // docs/console.md shows.
@@ -90,7 +91,7 @@ describe('the console', () => {
 
     // The environment: a plain value is stored (secrets are database links, made with the CLI).
     await page.getByLabel('Key').fill('GREETING');
-    await page.getByLabel('Value').fill('hello');
+    await page.getByLabel('Value').fill('hello-from-the-console');
     await page.getByRole('button', { name: 'Save variable' }).click();
     await page.getByRole('button', { name: 'Remove GREETING' }).waitFor();
 
@@ -105,6 +106,18 @@ describe('the console', () => {
     await page.getByRole('button', { name: `Remove ${other.user}` }).click();
     await expect.poll(() => page.getByRole('button', { name: `Remove ${other.user}` }).count()).toBe(0);
     expect(((await call('GET', `/v1/projects/${member.project}/members`)).body as { members: { user_id: string }[] }).members.map((m) => m.user_id)).toEqual([member.user]);
+
+    // The audit trail: what was just done, by whom and how (the console), filtered by resource type; no value.
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('cell', { name: 'member.remove' }).waitFor();
+    expect(await page.getByRole('cell', { name: `${member.user} (console)` }).count()).toBeGreaterThanOrEqual(4);
+    await checkConsolePage(page, 'audit');
+    await page.getByLabel('Resource type').selectOption('app');
+    // The filtered page replaces the whole one: both tell apart only once it has.
+    await expect.poll(() => page.getByRole('cell', { name: 'member.remove' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('cell', { name: 'app.deploy' }).count()).toBe(2);
+    await page.getByRole('cell', { name: 'app.rollback' }).waitFor();
+    expect(await page.content()).not.toContain('hello-from-the-console');
 
     // A token, shown once, that works until it is revoked.
     await page.getByRole('link', { name: 'Tokens' }).click();

@@ -15,7 +15,7 @@ import { createMemberAccount, createOwnedProject, deleteProjectsOf, MEMBER_SCOPE
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import type { Service } from './harness/process.ts';
-import { startRuntime } from './harness/runtime-stack.ts';
+import { s3Env, startRuntime } from './harness/runtime-stack.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
 import { repoRoot } from './harness/tools.ts';
@@ -55,7 +55,8 @@ beforeAll(async () => {
     stateDir: inject('stateDir'),
     // The per-caller rate limit (50/s by default) would answer most of the run with 429 and leave the
     // handlers behind it untested; the limiter itself has unit tests (api/plugins/plugins.test.ts).
-    env: { CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace, CW_DB_URL: db.url },
+    // The bucket, so the audit trail is kept and its route served (every change the run makes is recorded).
+    env: { ...s3Env(), CW_API_RATE_LIMIT: '100000', CW_API_RATE_BURST: '100000', CW_LOG_LEVEL: 'warn', POD_NAMESPACE: platformNamespace, CW_DB_URL: db.url },
   });
 });
 

@@ -496,8 +496,11 @@ describe('uploads in progress', () => {
       const slowB = new HeldBody();
       const pendingA = a.upload(slowA);
       const pendingB = b.upload(slowB);
-      slowA.write('partial');
-      slowB.write('partial');
+      // The start of a real artifact: a body the route could only refuse at its end (a bad first chunk is
+      // refused at once, which would free its slot before the requests below arrive).
+      const start = Buffer.from(worker('partial')).subarray(0, 8);
+      slowA.write(start);
+      slowB.write(start);
       await Promise.all([slowA.pulled, slowB.pulled]); // both hold their slots and are being read
 
       const mine = await a.upload(worker('a2'));

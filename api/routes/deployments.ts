@@ -7,6 +7,7 @@ import { ArtifactTooLargeError } from '../../src/workerd/errors.ts';
 import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { integerQuery } from './integer-query.ts';
 import { pacedUpload } from './paced-upload.ts';
 import { DEFAULT_UPLOAD_LIMITS, UploadSlots, type UploadLimits } from './upload-slots.ts';
 import type { Readable } from 'node:stream';
@@ -14,21 +15,6 @@ import { BadRequestError } from '../../src/errors.ts';
 
 const tags = ['apps'];
 const ARTIFACT_TYPE = 'application/octet-stream';
-
-/**
- * Query values arrive as text and the API does not coerce types (bodies must be typed JSON), so the
- * integer options are converted here, before validation; anything but digits stays text and fails it.
- */
-function integerQuery(...names: string[]): preValidationHookHandler {
-  return (request, _reply, done) => {
-    const query = request.query as Record<string, unknown>;
-    for (const name of names) {
-      const value = query[name];
-      if (typeof value === 'string' && /^[0-9]{1,9}$/.test(value)) query[name] = Number(value);
-    }
-    done();
-  };
-}
 
 /**
  * Refuses a `hostnames` value in the parser's own words (naming the name at fault) before the schema's

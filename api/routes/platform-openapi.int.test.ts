@@ -33,6 +33,7 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}', 'projects:read'],
   ['delete', '/v1/projects/{projectId}', 'projects:write'],
   ['get', '/v1/projects/{projectId}/members', 'projects:read'],
+  ['get', '/v1/projects/{projectId}/audit', 'audit:read'],
   ['put', '/v1/projects/{projectId}/members/{userId}', 'projects:write'],
   ['delete', '/v1/projects/{projectId}/members/{userId}', 'projects:write'],
   ['post', '/v1/tokens', 'tokens:write'],

@@ -1,6 +1,7 @@
 // The `cw` command tree. Each file under commands/ registers one group; this file holds the global options.
 import { Command } from 'commander';
 import { registerApps } from './commands/apps.ts';
+import { registerAudit } from './commands/audit.ts';
 import { registerAuth } from './commands/auth.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDatabases } from './commands/databases.ts';
@@ -42,6 +43,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerDomains(program);
   registerDatabases(program);
   registerGit(program);
+  registerAudit(program);
   registerTokens(program);
   registerCompletion(program);
   // Every subcommand exits through the same path as the program (errors become exit codes in bin/cw.ts).

@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { AppPage } from './pages/app.tsx';
+import { Audit } from './pages/audit.tsx';
 import { DatabasePage, Databases } from './pages/databases.tsx';
 import { DomainPage, Domains } from './pages/domains.tsx';
 import { Members } from './pages/members.tsx';
@@ -26,6 +27,7 @@ function Console() {
       <Route path="/console/projects/:project/domains/:domain" component={DomainPage} />
       <Route path="/console/projects/:project/databases" component={Databases} />
       <Route path="/console/projects/:project/members" component={Members} />
+      <Route path="/console/projects/:project/audit" component={Audit} />
       <Route path="/console/projects/:project/databases/:database" component={DatabasePage} />
       <Route default component={NotFound} />
     </Router>

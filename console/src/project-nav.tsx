@@ -1,5 +1,5 @@
-// The tabs of a project: its apps, domains, databases and members.
-export function ProjectNav({ projectId, current }: { projectId: string; current: 'apps' | 'domains' | 'databases' | 'members' }) {
+// The tabs of a project: its apps, domains, databases, members and audit trail.
+export function ProjectNav({ projectId, current }: { projectId: string; current: 'apps' | 'domains' | 'databases' | 'members' | 'audit' }) {
   const tab = (id: typeof current, label: string) => (
     <a href={`/console/projects/${projectId}/${id}`} aria-current={id === current ? 'page' : undefined}>
       {label}
@@ -11,6 +11,7 @@ export function ProjectNav({ projectId, current }: { projectId: string; current:
       {tab('domains', 'Domains')}
       {tab('databases', 'Databases')}
       {tab('members', 'Members')}
+      {tab('audit', 'Audit')}
     </nav>
   );
 }

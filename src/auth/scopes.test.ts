@@ -18,6 +18,7 @@ describe('scope catalog', () => {
       'domain:write',
       'repositories:read',
       'repositories:write',
+      'audit:read',
       'tokens:read',
       'tokens:write',
       'admin',

@@ -18,6 +18,7 @@ export const SCOPES = {
   'domain:write': 'Add, check and delete project domains; create, update and delete DNS records.',
   'repositories:read': 'List the project’s git tokens, and make ones that read its repositories (clone, fetch, LFS downloads, the read API).',
   'repositories:write': 'Make git tokens that also push to the project’s repositories (and create and delete them).',
+  'audit:read': 'Read the audit trail of projects you belong to: who changed what, when, and the outcome.',
   'tokens:read': 'List your access tokens (never their values).',
   'tokens:write': 'Create and revoke your access tokens and approve device sign-ins.',
   admin: 'Administration: manage users, manage the members of and delete any project, reach every project. ' + 'Only effective on tokens of platform administrators.',

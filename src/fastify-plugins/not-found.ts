@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 
 interface KnownRoute {
   pattern: RegExp;
@@ -24,20 +24,18 @@ export type SendRoutingError = (reply: FastifyReply, status: 404 | 405, detail: 
 
 /**
  * Unknown paths answer 404; a known path with a method it does not serve answers 405 with `Allow`
- * (Fastify's router answers 404 for both). Must be registered before the routes it should know.
+ * (Fastify's router answers 404 for both). Must be registered before the routes it should know. Answers in
+ * the not-found handler, and earlier through the returned hook, which the caller registers as an `onRequest`
+ * hook after those that must still see such a request (a rate limit): Fastify would refuse a body method it
+ * knows (QUERY without a Content-Type, say) with a 400 before any not-found handler ran.
  */
-export function notFound(app: FastifyInstance, send: SendRoutingError): void {
+export function notFound(app: FastifyInstance, send: SendRoutingError): { beforeBody: onRequestAsyncHookHandler } {
   const routes = new Map<string, KnownRoute>();
   app.addHook('onRoute', (route) => {
     const parameters = route.url.split('/').filter((segment) => segment.startsWith(':') || segment === '*').length;
     const known = routes.get(route.url) ?? { pattern: compile(route.url), methods: new Set<string>(), parameters };
     for (const method of [route.method].flat()) known.methods.add(method);
     routes.set(route.url, known);
-  });
-  // Answered before the body is read: Fastify would refuse a body method it knows (QUERY without a
-  // Content-Type, say) with a 400 before any not-found handler ran.
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.is404) return answer(request, reply);
   });
   const answer = (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0] ?? '/';
@@ -54,4 +52,9 @@ export function notFound(app: FastifyInstance, send: SendRoutingError): void {
     return send(reply, 404, `No route ${request.method} ${path}.`, {});
   };
   app.setNotFoundHandler(answer);
+  return {
+    beforeBody: async (request, reply) => {
+      if (request.is404) return answer(request, reply);
+    },
+  };
 }

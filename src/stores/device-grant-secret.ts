@@ -3,7 +3,7 @@
 import { Type } from 'typebox';
 import Value from 'typebox/value';
 import type { DeviceGrant, DeviceGrantState } from '../auth/ports.ts';
-import type { KubeObject } from '../kube/index.ts';
+import { secretText, type SecretObject } from '../kube/index.ts';
 
 /** The `type` of every grant Secret: what the store lists, and how it recognises its own Secrets. */
 export const DEVICE_GRANT_SECRET_TYPE = 'cloudwright.dev/device-grant';
@@ -16,12 +16,6 @@ const HASH = /^[0-9a-f]{64}$/;
 // A label value (at most 63 characters) — anything else could not be stored, so it cannot be found either.
 const LABEL_VALUE = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
 
-/** A core/v1 Secret, as far as the store reads and writes it. */
-export interface Secret extends KubeObject {
-  type?: string;
-  data?: Record<string, string>;
-}
-
 /** The Secret's name for a device code hash; `undefined` when the input is not a lowercase hex SHA-256. */
 export function grantSecretName(deviceCodeHash: string): string | undefined {
   return HASH.test(deviceCodeHash) ? `device-grant-${deviceCodeHash}` : undefined;
@@ -33,7 +27,7 @@ export function isStorableUserCode(userCode: string): boolean {
 }
 
 /** The Secret holding `grant`; with `resourceVersion`, a replacement conditional on it. */
-export function toGrantSecret(namespace: string, grant: DeviceGrant, resourceVersion?: string): Secret {
+export function toGrantSecret(namespace: string, grant: DeviceGrant, resourceVersion?: string): SecretObject {
   const name = grantSecretName(grant.deviceCodeHash);
   if (!name) throw new Error('deviceCodeHash must be a lowercase hex SHA-256');
   if (!isStorableUserCode(grant.userCode)) throw new Error('userCode must be a normalised user code');
@@ -53,12 +47,12 @@ export function toGrantSecret(namespace: string, grant: DeviceGrant, resourceVer
 }
 
 /** The grant a Secret holds; `undefined` for a Secret of another type or with unreadable data. */
-export function fromGrantSecret(secret: Secret): DeviceGrant | undefined {
-  const encoded = secret.data?.[DATA_KEY];
-  if (secret.type !== DEVICE_GRANT_SECRET_TYPE || encoded === undefined) return undefined;
+export function fromGrantSecret(secret: SecretObject): DeviceGrant | undefined {
+  const text = secret.type === DEVICE_GRANT_SECRET_TYPE ? secretText(secret, DATA_KEY) : undefined;
+  if (text === undefined) return undefined;
   let stored: unknown;
   try {
-    stored = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    stored = JSON.parse(text);
   } catch {
     return undefined;
   }

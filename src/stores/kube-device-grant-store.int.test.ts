@@ -3,18 +3,18 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generateDeviceCode, generateUserCode, hashDeviceCode } from '../auth/device-code.ts';
 import { describeDeviceGrantStoreContract } from '../auth/device-grant-store-contract.ts';
 import type { DeviceGrant } from '../auth/ports.ts';
-import { NAMESPACES, objectClient, SECRETS, type KubeConnection, type ObjectClient } from '../kube/index.ts';
+import { NAMESPACES, objectClient, SECRETS, type KubeConnection, type ObjectClient, type SecretObject } from '../kube/index.ts';
 import { testConnection } from '../kube/testing/test-kube.ts';
-import { DEVICE_GRANT_SECRET_TYPE, USER_CODE_LABEL, type Secret } from './device-grant-secret.ts';
+import { DEVICE_GRANT_SECRET_TYPE, USER_CODE_LABEL } from './device-grant-secret.ts';
 import { KubeDeviceGrantStore, type KubeDeviceGrantStoreOptions } from './kube-device-grant-store.ts';
 
 let conn: KubeConnection;
-let secrets: ObjectClient<Secret>;
+let secrets: ObjectClient<SecretObject>;
 const namespaces: string[] = [];
 
 beforeAll(() => {
   conn = testConnection();
-  secrets = objectClient<Secret>(conn, SECRETS);
+  secrets = objectClient<SecretObject>(conn, SECRETS);
 });
 
 afterAll(async () => {

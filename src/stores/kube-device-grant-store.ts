@@ -1,6 +1,6 @@
 import type { DeviceGrant, DeviceGrantStore, StoredDeviceGrant } from '../auth/ports.ts';
-import { isAlreadyExists, isConflict, isNotFound, NAMESPACES, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
-import { DEVICE_GRANT_SECRET_TYPE, fromGrantSecret, grantSecretName, isStorableUserCode, toGrantSecret, USER_CODE_LABEL, type Secret } from './device-grant-secret.ts';
+import { isAlreadyExists, isConflict, isNotFound, NAMESPACES, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient, type SecretObject } from '../kube/index.ts';
+import { DEVICE_GRANT_SECRET_TYPE, fromGrantSecret, grantSecretName, isStorableUserCode, toGrantSecret, USER_CODE_LABEL } from './device-grant-secret.ts';
 
 export interface KubeDeviceGrantStoreOptions {
   /** Where grant Secrets live; created on first use if missing. Default `cloudwright-system`. */
@@ -29,7 +29,7 @@ export interface KubeDeviceGrantStoreOptions {
 export class KubeDeviceGrantStore implements DeviceGrantStore {
   /** The namespace holding the grant Secrets. */
   readonly namespace: string;
-  readonly #secrets: ObjectClient<Secret>;
+  readonly #secrets: ObjectClient<SecretObject>;
   readonly #namespaces: ObjectClient<KubeObject>;
   readonly #retentionMs: number;
   readonly #gcIntervalMs: number;
@@ -39,7 +39,7 @@ export class KubeDeviceGrantStore implements DeviceGrantStore {
 
   constructor(conn: KubeConnection, options: KubeDeviceGrantStoreOptions = {}) {
     this.namespace = options.namespace ?? 'cloudwright-system';
-    this.#secrets = objectClient<Secret>(conn, SECRETS);
+    this.#secrets = objectClient<SecretObject>(conn, SECRETS);
     this.#namespaces = objectClient(conn, NAMESPACES);
     this.#retentionMs = options.retentionMs ?? 60 * 60 * 1000;
     this.#gcIntervalMs = options.gcIntervalMs ?? 5 * 60 * 1000;
@@ -106,7 +106,7 @@ export class KubeDeviceGrantStore implements DeviceGrantStore {
     this.collectGarbage().catch(this.#onError);
   }
 
-  async #createSecret(secret: Secret): Promise<boolean> {
+  async #createSecret(secret: SecretObject): Promise<boolean> {
     try {
       await this.#secrets.create(secret);
       return true;
@@ -133,7 +133,7 @@ export class KubeDeviceGrantStore implements DeviceGrantStore {
     }
   }
 
-  async #liveWithUserCode(userCode: string): Promise<Secret[]> {
+  async #liveWithUserCode(userCode: string): Promise<SecretObject[]> {
     const { items } = await this.#secrets.list(this.namespace, {
       labelSelector: `${USER_CODE_LABEL}=${userCode}`,
       fieldSelector: `type=${DEVICE_GRANT_SECRET_TYPE}`,
@@ -144,7 +144,7 @@ export class KubeDeviceGrantStore implements DeviceGrantStore {
     });
   }
 
-  #stored(secret: Secret): StoredDeviceGrant | undefined {
+  #stored(secret: SecretObject): StoredDeviceGrant | undefined {
     const grant = fromGrantSecret(secret);
     const revision = secret.metadata?.resourceVersion;
     return grant && revision && !this.#isDropped(grant) ? { grant, revision } : undefined;

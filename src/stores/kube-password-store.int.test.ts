@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passwordStoreContract } from '../auth/password-store-contract.ts';
 import type { User } from '../apis/v1alpha1/user.ts';
-import { NAMESPACES, objectClient, SECRETS, type KubeConnection } from '../kube/index.ts';
+import { NAMESPACES, objectClient, SECRETS, type KubeConnection, type SecretObject } from '../kube/index.ts';
 import { testConnection } from '../kube/testing/test-kube.ts';
 import { USERS } from '../platform/resources.ts';
-import type { Secret } from './device-grant-secret.ts';
 import { KubePasswordStore, passwordSecretName, USER_PASSWORD_SECRET_TYPE } from './kube-password-store.ts';
 
 let conn: KubeConnection;
@@ -33,12 +32,12 @@ describe('KubePasswordStore', () => {
     const userId = `pw-owner-${randomBytes(4).toString('hex')}`;
     const user = await objectClient<User>(conn, USERS).create({ metadata: { name: userId }, spec: { displayName: 'Owner', admin: false } });
     await store.setPasswordHash(userId, '$argon2id$v=19$m=19456,t=2,p=1$x$y', user.metadata?.uid);
-    const secret = await objectClient<Secret>(conn, SECRETS).get(namespace, passwordSecretName(userId));
+    const secret = await objectClient<SecretObject>(conn, SECRETS).get(namespace, passwordSecretName(userId));
     expect(secret?.type).toBe(USER_PASSWORD_SECRET_TYPE);
     expect(secret?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'User', name: userId, uid: user.metadata?.uid })]);
 
     const other = `pw-other-${randomBytes(4).toString('hex')}`;
-    await objectClient<Secret>(conn, SECRETS).create({
+    await objectClient<SecretObject>(conn, SECRETS).create({
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name: passwordSecretName(other), namespace },

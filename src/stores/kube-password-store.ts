@@ -4,8 +4,7 @@
 // `node bin/cw-api.ts hash-password`); nothing else reads these Secrets.
 import type { PasswordStore } from '../auth/ports.ts';
 import { API_VERSION } from '../apis/v1alpha1/group-version.ts';
-import { isAlreadyExists, isNotFound, NAMESPACES, objectClient, SECRETS, type KubeConnection, type KubeObject, type ObjectClient } from '../kube/index.ts';
-import type { Secret } from './device-grant-secret.ts';
+import { isAlreadyExists, isNotFound, NAMESPACES, objectClient, SECRETS, secretText, type KubeConnection, type KubeObject, type ObjectClient, type SecretObject } from '../kube/index.ts';
 
 export const USER_PASSWORD_SECRET_TYPE = 'cloudwright.dev/user-password';
 const KEY = 'passwordHash';
@@ -16,24 +15,23 @@ export function passwordSecretName(userId: string): string {
 
 export class KubePasswordStore implements PasswordStore {
   readonly #namespace: string;
-  readonly #secrets: ObjectClient<Secret>;
+  readonly #secrets: ObjectClient<SecretObject>;
   readonly #namespaces: ObjectClient<KubeObject>;
 
   constructor(conn: KubeConnection, options: { namespace?: string } = {}) {
     this.#namespace = options.namespace ?? 'cloudwright-system';
-    this.#secrets = objectClient<Secret>(conn, SECRETS);
+    this.#secrets = objectClient<SecretObject>(conn, SECRETS);
     this.#namespaces = objectClient(conn, NAMESPACES);
   }
 
   /** Read from the apiserver on each sign-in: rare, and a password changed elsewhere must count at once. */
   async getPasswordHash(userId: string): Promise<string | undefined> {
     const secret = await this.#secrets.get(this.#namespace, passwordSecretName(userId));
-    const encoded = secret?.type === USER_PASSWORD_SECRET_TYPE ? secret.data?.[KEY] : undefined;
-    return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+    return secret?.type === USER_PASSWORD_SECRET_TYPE ? secretText(secret, KEY) : undefined;
   }
 
   async setPasswordHash(userId: string, hash: string, userUid?: string): Promise<void> {
-    const secret: Secret = {
+    const secret: SecretObject = {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: {
@@ -56,7 +54,7 @@ export class KubePasswordStore implements PasswordStore {
   }
 
   /** Creates the namespace first when it is missing (a chart creates it; a local run may not have). */
-  async #create(secret: Secret): Promise<void> {
+  async #create(secret: SecretObject): Promise<void> {
     try {
       await this.#secrets.create(secret);
     } catch (err) {

@@ -36,6 +36,7 @@ import { KubePasswordStore } from '../../../src/stores/kube-password-store.ts';
 import type { SessionPolicy } from '../../../src/auth/sessions.ts';
 import type { OpenIdClient } from '../../../src/auth/openid.ts';
 import { buildApp } from '../../app.ts';
+import { AuditTrail } from '../../audit/audit-trail.ts';
 import type { RateLimitOptions } from '../../plugins/rate-limit.ts';
 import type { UploadLimits } from '../upload-slots.ts';
 
@@ -53,6 +54,8 @@ export interface PlatformApp {
   readonly conn: KubeConnection;
   /** The run's MinIO bucket, where build artifacts go. */
   readonly artifacts: S3ObjectStore;
+  /** The projects' audit trails, in the same bucket (as main.ts keeps them). */
+  readonly audit: AuditTrail;
   /** The app's clock runs this far ahead of the real one (for expiry tests). */
   clockOffsetMs: number;
   /** A user created through the user directory (remembered for clean-up). */
@@ -103,6 +106,8 @@ export interface PlatformAppOptions {
   readonly projectUnpackedQuota?: number;
   /** Wraps the real artifact store the app services use (to inject a failure around it). */
   readonly wrapArtifacts?: (artifacts: ObjectStore) => ObjectStore;
+  /** Wraps the bucket as the audit trail uses it (to inject a failure around it). */
+  readonly wrapAudit?: (bucket: ObjectStore) => ObjectStore;
 }
 
 export async function platformApp(options: PlatformAppOptions = {}): Promise<PlatformApp> {
@@ -128,6 +133,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const projects = new ProjectDirectory(conn, projectCache);
   const users = new UserDirectory(conn, informers.informer<User>(USERS), projectCache, tokens);
   const gitTokens = new GitTokenDirectory(conn, informers.informer<GitToken>(GIT_TOKENS), projectCache);
+  const audit = new AuditTrail(options.wrapAudit ? options.wrapAudit(artifacts) : artifacts);
   const grantNamespace = unique('grants');
   const grants = new KubeDeviceGrantStore(conn, { namespace: grantNamespace });
   informers.start();
@@ -142,6 +148,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     projects,
     conn,
     artifacts,
+    audit,
     clockOffsetMs: 0,
     async createUser({ admin = false, prefix = admin ? 'admin' : 'user' } = {}) {
       const id = unique(prefix);
@@ -205,6 +212,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       ...appServices,
       ...(dns ? { dns } : {}),
       gitTokens: { gitTokens, gitUrl: GIT_URL },
+      audit,
     },
     // Sign-ins here all come from one address, far more often than a person's.
     sessions: {

@@ -1126,7 +1126,7 @@ export interface paths {
                         /** @description What the token is for, shown in listings (not blank; no control characters or bidirectional overrides). */
                         description: string;
                         /** @description Scopes to grant; each must be one the calling token holds itself (`admin` only for administrators). */
-                        scopes: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "tokens:read" | "tokens:write" | "admin")[];
+                        scopes: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "audit:read" | "tokens:read" | "tokens:write" | "admin")[];
                         /** @description Lifetime in days; omit for a token that does not expire. */
                         expires_in_days?: number;
                     };
@@ -1623,7 +1623,7 @@ export interface paths {
                         /** @description The code the device shows (`XXXX-XXXX`); case, dashes and spaces are ignored. */
                         user_code: string;
                         /** @description The scopes you reviewed (as `GET /v1/device/requests/{user_code}` shows them). When given, an approval of a request for any other scopes is refused with 409. */
-                        scopes?: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "tokens:read" | "tokens:write" | "admin")[];
+                        scopes?: ("projects:read" | "projects:write" | "apps:read" | "apps:write" | "deploys:write" | "env:read" | "env:write" | "databases:read" | "databases:write" | "domain:read" | "domain:write" | "repositories:read" | "repositories:write" | "audit:read" | "tokens:read" | "tokens:write" | "admin")[];
                     };
                 };
             };
@@ -8807,6 +8807,178 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project’s audit trail: who changed what and when, newest first
+         * @description Every request through this API that changed (or tried to change) the project, its apps (deploys, rollbacks, environment, hostnames), domains, DNS records, databases and git tokens, with its principal, request id and status code. Entries are kept for a retention the platform sets (default 90 days and 10,000 entries per project), after the project’s deletion too (administrators read those). Changes made with kubectl do not pass through the API and are not here: Kubernetes audit logging records them.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Entries per page (default 50, at most 100). */
+                    limit?: number;
+                    /** @description The `next` of the previous page: continue after it. */
+                    cursor?: string;
+                    /** @description Only entries about this kind of resource. */
+                    resource_type?: "project" | "member" | "app" | "environment_variable" | "hostname" | "domain" | "dns_record" | "database" | "git_token";
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first. */
+                            entries: {
+                                /** @description Unique and time-ordered. */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the API received the request (ISO 8601 UTC).
+                                 */
+                                time: string;
+                                project_id: string;
+                                /** @description Who made the request. */
+                                principal: {
+                                    user_id: string;
+                                    /** @description The id of the token or console session that made the request, never the token. */
+                                    token_id: string;
+                                    /** @description The token’s description; null when the token was gone by then. */
+                                    token_name: string | null;
+                                    /**
+                                     * @description A console sign-in or an access token.
+                                     * @enum {string}
+                                     */
+                                    kind: "session" | "access_token";
+                                };
+                                /** @description `<resource type>.<verb>`, such as `app.deploy`, `environment_variable.set`, `dns_record.delete`. */
+                                action: string;
+                                /** @description What the request acted on. */
+                                resource: {
+                                    /** @enum {string} */
+                                    type: "project" | "member" | "app" | "environment_variable" | "hostname" | "domain" | "dns_record" | "database" | "git_token";
+                                    /** @description The resource’s id (an environment variable’s key, a hostname, a record id); null for a create that made none. */
+                                    id: string | null;
+                                    /** @description The app, for environment variables and hostnames. */
+                                    app_id?: string;
+                                    /** @description The project domain, for DNS records. */
+                                    domain?: string;
+                                };
+                                /** @description Names and options of the request (a deploy’s host names, a record’s name and type, a git token’s scopes): never values that could be secret. */
+                                details: {
+                                    [key: string]: unknown;
+                                };
+                                method: string;
+                                /** @description The request’s path, without its query. */
+                                path: string;
+                                /** @description The request’s x-request-id, as its answer and the API’s log carry it. */
+                                request_id: string;
+                                /** @description The answer’s status code; null while the request runs, or when its answer could not be recorded. */
+                                status: number | null;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null at the end. */
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

@@ -10,7 +10,7 @@ import { ApiError, CliError } from '../errors.ts';
 import { note, paint, printFields, printJson, success } from '../output.ts';
 
 /** What `cw login` asks for unless told otherwise: everything an ordinary member can do (`:write` implies `:read`). */
-export const LOGIN_SCOPES = ['projects:write', 'apps:write', 'deploys:write', 'env:write', 'databases:write', 'domain:write', 'repositories:write', 'tokens:write'];
+export const LOGIN_SCOPES = ['projects:write', 'apps:write', 'deploys:write', 'env:write', 'databases:write', 'domain:write', 'repositories:write', 'audit:read', 'tokens:write'];
 
 export function registerAuth(program: Command): void {
   examples(
