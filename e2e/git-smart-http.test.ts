@@ -179,7 +179,7 @@ describe('git smart HTTP through two instances', () => {
     expect(unauthenticated.stderr).toMatch(/Authentication failed|could not read Username/i);
   });
 
-  it('keeps every acknowledged push of 8 concurrent pushers through both instances, with a gapless log', async () => {
+  it('keeps every acknowledged push of 8 concurrent pushers through both instances, with a gapless log', { timeout: 180_000 }, async () => {
     const repo = await createRepo();
     const pushers = 8;
     const rounds = 25;

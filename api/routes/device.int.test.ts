@@ -235,8 +235,11 @@ describe('starting device sign-ins', () => {
       expect(starts.slice(0, 10).map((r) => r.statusCode)).toEqual(Array(10).fill(200));
       const refused = starts[10];
       expect(refused?.statusCode).toBe(429);
-      expect(refused?.headers['retry-after']).toBe('10');
-      expect(refused?.json().detail).toBe('Rate limit of 6 requests per minute exceeded; retry in 10 s.');
+      // The next start is 10 s after the burst, less what the eleven requests took on a busy machine.
+      const retryAfter = Number(refused?.headers['retry-after']);
+      expect(retryAfter).toBeGreaterThanOrEqual(5);
+      expect(retryAfter).toBeLessThanOrEqual(10);
+      expect(refused?.json().detail).toBe(`Rate limit of 6 requests per minute exceeded; retry in ${retryAfter} s.`);
       // Other routes keep the caller's ordinary budget.
       expect((await limited.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
       expect((await limited.app.inject({ method: 'POST', url: '/v1/device/token', payload: { grant_type: GRANT_TYPE, device_code: 'nope' } })).statusCode).toBe(400);

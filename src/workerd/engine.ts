@@ -1,4 +1,3 @@
-import { mkdir, readdir, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
@@ -6,15 +5,17 @@ import { join } from 'node:path';
 import { AppLimits, type LimitCounts } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from './app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from './artifact.ts';
-import { BuildStore, buildKey } from './build-store.ts';
+import { BuildStore } from './build-store.ts';
+import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from './compatibility.ts';
 import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from './errors.ts';
-import { dispatcherStats, killLeftovers, startGeneration, type GenerationContext } from './generation.ts';
-import { assignHosts, contestedHosts, defaultHost, hostsOf } from './hosts.ts';
+import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
+import { assignHosts, contestedHosts, defaultHost } from './hosts.ts';
 import { LoadChecker, type LoadCheck } from './load-checker.ts';
+import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from './log.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
@@ -26,19 +27,16 @@ import { LoadVerdicts } from './load-verdicts.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
+import { MAX_RUN_DIR, prepareDataDir, runDirOf } from './data-dir.ts';
+import { PassPlan } from './pass-plan.ts';
+import { ConvergenceLoop } from './convergence-loop.ts';
+import { deploymentProblem } from './deployment-check.ts';
+import { engineStatus } from './engine-status.ts';
+import { routedApp, servedApp, type Served } from './served.ts';
+import { engineSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from './workerd-process.ts';
 
-/** An app as the routing table has it: what it serves and under which loader id. */
-interface Served {
-  readonly live: LiveApp;
-  readonly id: string;
-  /** Reports to the tail worker (part of `id`). */
-  readonly tailed: boolean;
-}
-
-const LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const MAX_SOCKET_DIR = 90;
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
 
@@ -58,6 +56,7 @@ export class RuntimeEngine {
   /** What the apps log (console lines, exceptions, each request's outcome), collected by workerd's tail worker. */
   readonly logs = new AppLogs();
   readonly #o: RuntimeEngineOptions;
+  readonly #s: EngineSettings;
   readonly #log: RuntimeLogger;
   readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
   readonly #served = new Map<string, Served>();
@@ -67,9 +66,8 @@ export class RuntimeEngine {
   /** What load checks found, by worker fingerprint: refusals are not tried again, loaded builds not checked again. */
   readonly #verdicts = new LoadVerdicts();
   readonly #stats = new RequestStats();
-  /** App key → how many follow its logs; an app reports to the tail worker while followed and for a while after. */
-  readonly #followers = new Map<string, number>();
-  readonly #lingers = new Map<string, NodeJS.Timeout>();
+  /** An app reports to the tail worker while its logs are followed and for a while after. */
+  readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
   readonly #shardCount: number;
   #assignment: ReadonlyMap<string, string> = new Map();
@@ -85,28 +83,28 @@ export class RuntimeEngine {
   #checker: LoadChecker | undefined;
   #version = 0;
   #generations = 0;
-  #dirty = false;
-  #loop: Promise<void> | undefined;
+  /** The one loop that converges on the desired state. */
+  readonly #loop = new ConvergenceLoop(() => this.#converge());
   #stopped = false;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
     this.#log = options.log ?? silentRuntimeLogger;
-    this.#shardCount = Math.max(1, options.shards ?? 1);
+    const s = (this.#s = engineSettings(options));
+    this.#shardCount = s.shards;
     this.#router = new ShardRouter(this.#shardCount);
-    const cpuLimitMs = options.limits?.cpuLimitMs ?? 500;
-    const intervalMs = this.#intervalMs;
     this.#limits = new AppLimits({
-      cpuLimitMs,
-      quarantine: { initialMs: options.quarantine?.initialMs ?? 60_000, maxMs: options.quarantine?.maxMs ?? 3_600_000 },
-      probationMs: options.quarantine?.probationMs ?? 60_000,
+      cpuLimitMs: s.cpuLimitMs,
+      quarantine: s.quarantine,
+      probationMs: s.probationMs,
       // A request sent two health-check intervals after the shard last answered found it stuck already; an app
       // whose answer was the shard's last sign of life may have gone on computing after it (ctx.waitUntil).
-      blame: { lateMs: 2 * intervalMs, endedGraceMs: LAST_ANSWER_MS },
+      blame: { lateMs: 2 * s.intervalMs, endedGraceMs: LAST_ANSWER_MS },
       log: this.#log,
       logs: this.logs,
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
     });
+    this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
     this.#entry = new EntryProxy({ route: this.#route, trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
   }
 
@@ -116,12 +114,7 @@ export class RuntimeEngine {
   }
 
   get #runDir(): string {
-    return join(this.#o.dataDir, 'run');
-  }
-
-  get #intervalMs(): number {
-    const cpuLimitMs = this.#o.limits?.cpuLimitMs ?? 500;
-    return this.#o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5));
+    return runDirOf(this.#o.dataDir);
   }
 
   /** The entry point's address, once started. */
@@ -132,28 +125,22 @@ export class RuntimeEngine {
 
   /** Opens the entry socket, prepares the data directory and starts every shard's workerd (with no apps yet). */
   async start(): Promise<void> {
-    if (this.#runDir.length > MAX_SOCKET_DIR) throw new Error(`runtime dataDir is too long for Unix socket paths: ${this.#o.dataDir}`);
+    if (this.#runDir.length > MAX_RUN_DIR) throw new Error(`runtime dataDir is too long for Unix socket paths: ${this.#o.dataDir}`);
     const binary = this.#o.workerdBinary ?? resolveWorkerdBinary();
     const maxCompatibilityDate = await workerdCompatibilityDate(binary);
-    const buildsDir = join(this.#o.dataDir, 'builds');
-    await killLeftovers(this.#runDir);
-    await rm(this.#runDir, { recursive: true, force: true }); // stale sockets of a previous process
-    await mkdir(this.#runDir, { recursive: true, mode: 0o700 }); // the sockets reach every app: this process only
-    await mkdir(buildsDir, { recursive: true });
-    for (const name of await readdir(buildsDir)) if (name.startsWith('.tmp-')) await rm(join(buildsDir, name), { recursive: true, force: true });
-    this.#builds = new BuildStore(buildsDir, this.#o.artifacts, {
+    const dirs = await prepareDataDir(this.#o.dataDir);
+    this.#builds = new BuildStore(dirs.builds, this.#o.artifacts, {
       ...this.#o.builds,
       parse: { limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits }, maxCompatibilityDate },
     });
     const runtimeSocket = join(this.#runDir, 'runtime.sock');
     this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
-    const heapMb = this.#o.limits?.isolateHeapMb ?? 128;
     const ctx: GenerationContext = {
       binary,
-      startTimeoutMs: this.#o.startTimeoutMs ?? 30_000,
+      startTimeoutMs: this.#s.startTimeoutMs,
       log: this.#log,
       runtimeSocket,
-      v8Flags: [`--max-old-space-size=${heapMb}`],
+      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
       ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
     };
     this.#ctx = ctx;
@@ -165,10 +152,10 @@ export class RuntimeEngine {
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
-      drainTimeoutMs: this.#o.drainTimeoutMs ?? 30_000,
-      restartBackoff: { initialMs: this.#o.restartBackoff?.initialMs ?? 100, maxMs: this.#o.restartBackoff?.maxMs ?? 10_000 },
-      watchdog: { intervalMs: this.#intervalMs, cpuLimitMs: this.#o.limits?.cpuLimitMs ?? 500, memoryLimitBytes: (this.#o.limits?.shardMemoryMb ?? 0) * 1048576 },
-      maxLoadedWorkers: this.#o.maxLoadedWorkers ?? 2000,
+      drainTimeoutMs: this.#s.drainTimeoutMs,
+      restartBackoff: this.#s.restartBackoff,
+      watchdog: { intervalMs: this.#s.intervalMs, cpuLimitMs: this.#s.cpuLimitMs, memoryLimitBytes: this.#s.shardMemoryBytes },
+      maxLoadedWorkers: this.#s.maxLoadedWorkers,
       log: this.#log,
       nextId: () => this.#nextId(),
       retired: (gen: { id: number }, final: DispatcherStats | undefined) => {
@@ -180,7 +167,7 @@ export class RuntimeEngine {
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
     try {
       await Promise.all(this.#shards.map((shard) => shard.start()));
-      this.#address = await this.#entry.listen(this.#o.listen?.port ?? 0, this.#o.listen?.host ?? '127.0.0.1');
+      this.#address = await this.#entry.listen(this.#s.listen.port, this.#s.listen.host);
     } catch (err) {
       // A shard that cannot start, the port taken: nothing of this start may outlive it.
       await this.stop(0);
@@ -193,11 +180,11 @@ export class RuntimeEngine {
    * Stops taking requests and stops workerd, letting requests in flight finish for at most `drainMs` (default
    * the drain timeout). Pending deploys are rejected.
    */
-  async stop(drainMs = this.#o.drainTimeoutMs ?? 30_000): Promise<void> {
+  async stop(drainMs = this.#s.drainTimeoutMs): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#lingers.values()) clearTimeout(timer);
+    this.#followers.stop();
     this.#limits.clear();
-    await this.#loop?.catch(() => {});
+    await this.#loop.stop();
     this.#waiters.rejectAll(new Error('the runtime engine stopped'));
     // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
     const closed = this.#address ? this.#entry.close() : Promise.resolve();
@@ -226,9 +213,8 @@ export class RuntimeEngine {
    */
   deploy(app: AppDeployment): Promise<ServedApp> {
     if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
-    if (!LABEL.test(app.project) || !LABEL.test(app.appId)) return Promise.reject(new TypeError(`project and app id must be DNS labels: ${app.project}/${app.appId}`));
-    const limit = app.maxConcurrentRequests;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) return Promise.reject(new TypeError('maxConcurrentRequests must be a positive integer'));
+    const problem = deploymentProblem(app);
+    if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     this.#desired.set(key, { app, version: ++this.#version });
     return this.#await(key).then((served) => {
@@ -258,30 +244,14 @@ export class RuntimeEngine {
    */
   async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
     const unsubscribe = this.logs.subscribe(key, listener);
-    clearTimeout(this.#lingers.get(key));
-    this.#lingers.delete(key);
-    const count = (this.#followers.get(key) ?? 0) + 1;
-    this.#followers.set(key, count);
-    if (count === 1 && this.#desired.has(key) && this.#ctx && !this.#stopped) {
+    const { first, leave } = this.#followers.join(key);
+    if (first && this.#desired.has(key) && this.#ctx && !this.#stopped) {
       ++this.#version;
       await this.#await(key).catch(() => undefined); // a build that cannot be served has no logs to wait for
     }
-    let left = false;
     return () => {
-      if (left) return;
-      left = true;
       unsubscribe();
-      const remaining = (this.#followers.get(key) ?? 1) - 1;
-      this.#followers.set(key, Math.max(remaining, 0));
-      if (remaining > 0) return;
-      const timer = setTimeout(() => {
-        this.#lingers.delete(key);
-        if ((this.#followers.get(key) ?? 0) > 0) return;
-        this.#followers.delete(key);
-        if (this.#desired.has(key)) this.#kick();
-      }, this.#o.logLingerMs ?? 300_000);
-      timer.unref();
-      this.#lingers.set(key, timer);
+      leave();
     };
   }
 
@@ -321,26 +291,8 @@ export class RuntimeEngine {
   }
 
   status(): RuntimeStatus {
-    const perShard = new Array<number>(this.#shards.length).fill(0);
-    for (const s of this.#served.values()) perShard[this.shardOf(s.live.app.project)]! += 1;
-    const shards = this.#shards.map((shard) => ({
-      index: shard.index,
-      ready: shard.healthy,
-      generation: shard.current?.id ?? 0,
-      pid: shard.current?.proc.pid ?? 0,
-      restarts: shard.restarts,
-      loadedWorkers: shard.loaded,
-      apps: perShard[shard.index] ?? 0,
-    }));
-    return {
-      ready: this.#shards.length > 0 && this.#shards.every((s) => s.ready),
-      restarts: shards.reduce((sum, s) => sum + s.restarts, 0),
-      workerdStarts: this.#generations,
-      apps: this.#served.size,
-      loadedWorkers: shards.reduce((sum, s) => sum + s.loadedWorkers, 0),
-      loadChecks: this.#checker?.total ?? 0,
-      shards,
-    };
+    const appShards = [...this.#served.values()].map((s) => this.shardOf(s.live.app.project));
+    return engineStatus(this.#shards, appShards, { workerdStarts: this.#generations, loadChecks: this.#checker?.total ?? 0 });
   }
 
   /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
@@ -360,7 +312,7 @@ export class RuntimeEngine {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) return { refusal: hit };
     const gen = this.#shards[hit.shard]?.current;
-    if (!gen) return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: String(this.#o.retryAfterSeconds ?? 1) } };
+    if (!gen) return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter } };
     const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
     return refusal ? { refusal } : { upstream: gen.upstream, app: hit.key };
   };
@@ -382,15 +334,7 @@ export class RuntimeEngine {
   }
 
   #kick(): void {
-    if (this.#stopped) return;
-    this.#dirty = true;
-    if (this.#loop) return;
-    this.#loop = (async () => {
-      while (this.#dirty && !this.#stopped) {
-        this.#dirty = false;
-        await this.#converge();
-      }
-    })().finally(() => (this.#loop = undefined));
+    this.#loop.kick();
   }
 
   /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
@@ -403,60 +347,52 @@ export class RuntimeEngine {
   async #converge(): Promise<void> {
     const upTo = this.#version;
     const snapshot = new Map(this.#desired);
-    const failures = new Map<string, unknown>();
-    const next = new Map<string, Served>();
-    await Promise.all(
-      [...snapshot].map(async ([key, { app }]) => {
-        const served = this.#served.get(key);
-        try {
-          const build = await this.#builds!.prepare(app);
-          if (build.assetsDir && ASSETS_BINDING in app.env) {
-            throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
-          }
-          const live = { app, build };
-          const refused = this.#verdicts.refusal(workerFingerprint(live));
-          if (refused) throw refused;
-          // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
-          const tailed = this.#followers.has(key);
-          next.set(key, { live, id: this.#idOf(live, tailed), tailed });
-        } catch (err) {
-          failures.set(key, err);
-          const tailed = this.#followers.has(key);
-          if (served) next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
-        }
-      }),
-    );
-
+    const plan = new PassPlan(this.#served, snapshot.keys());
+    await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     try {
-      await this.#checkLoads(next, failures);
-      for (const s of next.values()) this.#code.set(s.id, s.live); // before any request can load them
+      await this.#checkLoads(plan);
+      for (const s of plan.next.values()) this.#code.set(s.id, s.live); // before any request can load them
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
-      let assignment = this.#assign(next);
-      const tables = this.#shardTables(next, assignment);
+      let assignment = this.#assign(plan.next);
+      const tables = this.#shardTables(plan.next, assignment);
       const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
-      const failed = new Map<number, unknown>();
-      applied.forEach((result, i) => result.status === 'rejected' && failed.set(i, result.reason));
-      if (failed.size > 0) {
-        for (const [i, err] of failed) this.#log.error('runtime rollout failed', { shard: i, error: err });
-        for (const key of new Set([...next.keys(), ...this.#served.keys()])) {
-          const err = failed.get(this.shardOf(key.slice(0, key.indexOf('/'))));
-          if (err === undefined) continue;
-          const previous = this.#served.get(key);
-          if (previous) next.set(key, previous);
-          else next.delete(key);
-          if (snapshot.has(key) && !failures.has(key)) failures.set(key, err);
-        }
-        assignment = this.#assign(next);
+      const refused = new Map<number, unknown>();
+      applied.forEach((result, i) => result.status === 'rejected' && refused.set(i, result.reason));
+      if (refused.size > 0) {
+        for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
+        plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
+        assignment = this.#assign(plan.next);
       }
-      this.#commit(next, assignment);
+      this.#commit(plan.next, assignment);
     } catch (err) {
       this.#log.error('runtime rollout failed', { error: err });
-      for (const key of snapshot.keys()) if (!failures.has(key)) failures.set(key, err);
+      plan.failAll(err);
     }
     for (const key of this.#waiters.keys()) {
-      this.#waiters.settle(key, upTo, failures.has(key) ? { error: failures.get(key) } : { value: () => this.#servedApp(key) });
+      this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
     await this.#collect();
+  }
+
+  /** Unpacks the desired build of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
+  async #prepare(plan: PassPlan, key: string, app: AppDeployment): Promise<void> {
+    // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
+    try {
+      const build = await this.#builds!.prepare(app);
+      if (build.assetsDir && ASSETS_BINDING in app.env) {
+        throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
+      }
+      const live = { app, build };
+      const refused = this.#verdicts.refusal(workerFingerprint(live));
+      if (refused) throw refused;
+      const tailed = this.#followers.collecting(key);
+      plan.next.set(key, { live, id: this.#idOf(live, tailed), tailed });
+    } catch (err) {
+      plan.failures.set(key, err);
+      const served = this.#served.get(key);
+      const tailed = this.#followers.collecting(key);
+      if (served) plan.next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
+    }
   }
 
   /**
@@ -464,23 +400,20 @@ export class RuntimeEngine {
    * it: a build workerd refuses falls back to what the app served (`BuildLoadError`, remembered); a load that
    * failed for another reason is retried on the next pass under a new id.
    */
-  async #checkLoads(next: Map<string, Served>, failures: Map<string, unknown>): Promise<void> {
-    const changed = [...next].filter(([key, s]) => this.#served.get(key)?.id !== s.id && !this.#verdicts.loaded(workerFingerprint(s.live)));
+  async #checkLoads(plan: PassPlan): Promise<void> {
+    const changed = plan.changed().filter(([, s]) => !this.#verdicts.loaded(workerFingerprint(s.live)));
     if (changed.length === 0) return;
     for (const [, s] of changed) this.#code.set(s.id, s.live);
     const answers = await this.#checker!.check(changed.map(([key, s]) => [key, this.#routed(s)] as const));
-    changed.forEach(([key, s], i) => this.#settleCheck(key, s, answers[i]!, next, failures));
+    changed.forEach(([key, s], i) => this.#settleCheck(plan, key, s, answers[i]!));
   }
 
   /** Acts on a load check: a build workerd refuses falls back to what the app served (remembered); another failure is retried later. */
-  #settleCheck(key: string, s: Served, answer: LoadCheck, next: Map<string, Served>, failures: Map<string, unknown>): void {
+  #settleCheck(plan: PassPlan, key: string, s: Served, answer: LoadCheck): void {
     const error = this.#verdicts.record(workerFingerprint(s.live), s.live.build.buildId, key, answer);
     if (!error) return;
-    const previous = this.#served.get(key);
-    if (previous) next.set(key, previous);
-    else next.delete(key);
+    plan.keepPrevious(key, error);
     this.#code.delete(s.id);
-    failures.set(key, error);
   }
 
   /** Who gets each host name if `next` is served (a name several apps ask for goes to none of them). */
@@ -500,18 +433,11 @@ export class RuntimeEngine {
   }
 
   #routed(s: Served): RoutedApp {
-    const limit = s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100;
-    return {
-      id: s.id,
-      build: s.live.build.buildId,
-      limit,
-      depth: Math.ceil(limit * (this.#o.queue?.depthFactor ?? 1)),
-      ...(s.tailed ? { tailed: true } : {}),
-    };
+    return routedApp(s, this.#s.serving);
   }
 
   #emptyTable(): RoutingTable {
-    return { hosts: {}, apps: {}, retryAfter: String(this.#o.retryAfterSeconds ?? 1) };
+    return { hosts: {}, apps: {}, retryAfter: this.#s.retryAfter };
   }
 
   /** Each shard's routing table for `served`, and the static assets its workerd needs. */
@@ -521,36 +447,24 @@ export class RuntimeEngine {
       const { assetsDir, assetConfig } = s.live.build;
       apps.set(key, { project: s.live.app.project, routed: this.#routed(s), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
     }
-    return shardTables(apps, assignment, this.#shardCount, String(this.#o.retryAfterSeconds ?? 1));
+    return shardTables(apps, assignment, this.#shardCount, this.#s.retryAfter);
   }
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    if (!s) return undefined;
-    const { project, appId } = s.live.app;
-    const host = this.defaultHost(project, appId);
-    const port = this.#o.publicPort === undefined ? '' : `:${this.#o.publicPort}`;
-    return {
-      project,
-      appId,
-      buildId: s.live.build.buildId,
-      hosts: hostsOf(key, this.#assignment, host),
-      url: `${this.#o.publicScheme ?? 'https'}://${host}${port}`,
-      maxConcurrentRequests: s.live.app.maxConcurrentRequests ?? this.#o.defaultMaxConcurrentRequests ?? 100,
-    };
+    return s && servedApp(key, s, this.#assignment, this.#s.serving);
   }
 
   /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
   async #collect(): Promise<void> {
-    const keep = new Set<string>([...this.#desired.values()].map(({ app }) => buildKey(app)));
-    const ids = new Set<string>();
-    for (const s of this.#served.values()) {
-      keep.add(buildKey(s.live.app));
-      ids.add(s.id);
-    }
-    // A retiring workerd may still load an app's previous isolate: its code stays until that workerd is gone.
-    if (this.#shards.every((shard) => shard.retiring === 0)) for (const id of this.#code.keys()) if (!ids.has(id)) this.#code.delete(id);
-    for (const live of this.#code.values()) keep.add(buildKey(live.app));
-    await this.#builds?.retain(keep).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
+    const retiring = this.#shards.some((shard) => shard.retiring > 0);
+    const { unusedIds, keepBuilds } = retention(
+      [...this.#desired.values()].map(({ app }) => app),
+      this.#served.values(),
+      this.#code,
+      retiring,
+    );
+    for (const id of unusedIds) this.#code.delete(id);
+    await this.#builds?.retain(keepBuilds).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
   }
 }

@@ -1,0 +1,51 @@
+import type { RuntimeEngineOptions } from './engine-options.ts';
+import type { ServingOptions } from './served.ts';
+
+/** The engine's options with every default applied: one place says what an unset option means. */
+export interface EngineSettings {
+  readonly shards: number;
+  readonly cpuLimitMs: number;
+  /** How often a shard's watchdog looks: a fifth of the CPU bound unless set, at least 10 ms. */
+  readonly intervalMs: number;
+  readonly isolateHeapMb: number;
+  /** 0: no bound. */
+  readonly shardMemoryBytes: number;
+  readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
+  readonly probationMs: number;
+  readonly logLingerMs: number;
+  readonly startTimeoutMs: number;
+  readonly drainTimeoutMs: number;
+  readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly maxLoadedWorkers: number;
+  /** The `Retry-After` value of the runtime's own 503 answers. */
+  readonly retryAfter: string;
+  readonly listen: { readonly port: number; readonly host: string };
+  readonly serving: ServingOptions;
+}
+
+export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
+  const cpuLimitMs = o.limits?.cpuLimitMs ?? 500;
+  return {
+    shards: Math.max(1, o.shards ?? 1),
+    cpuLimitMs,
+    intervalMs: o.limits?.intervalMs ?? Math.max(10, Math.round(cpuLimitMs / 5)),
+    isolateHeapMb: o.limits?.isolateHeapMb ?? 128,
+    shardMemoryBytes: (o.limits?.shardMemoryMb ?? 0) * 1048576,
+    quarantine: { initialMs: o.quarantine?.initialMs ?? 60_000, maxMs: o.quarantine?.maxMs ?? 3_600_000 },
+    probationMs: o.quarantine?.probationMs ?? 60_000,
+    logLingerMs: o.logLingerMs ?? 300_000,
+    startTimeoutMs: o.startTimeoutMs ?? 30_000,
+    drainTimeoutMs: o.drainTimeoutMs ?? 30_000,
+    restartBackoff: { initialMs: o.restartBackoff?.initialMs ?? 100, maxMs: o.restartBackoff?.maxMs ?? 10_000 },
+    maxLoadedWorkers: o.maxLoadedWorkers ?? 2000,
+    retryAfter: String(o.retryAfterSeconds ?? 1),
+    listen: { port: o.listen?.port ?? 0, host: o.listen?.host ?? '127.0.0.1' },
+    serving: {
+      baseDomain: o.baseDomain,
+      ...(o.publicScheme !== undefined ? { publicScheme: o.publicScheme } : {}),
+      ...(o.publicPort !== undefined ? { publicPort: o.publicPort } : {}),
+      ...(o.defaultMaxConcurrentRequests !== undefined ? { defaultMaxConcurrentRequests: o.defaultMaxConcurrentRequests } : {}),
+      ...(o.queue?.depthFactor !== undefined ? { queueDepthFactor: o.queue.depthFactor } : {}),
+    },
+  };
+}
