@@ -39,7 +39,8 @@ interface ObjectParams extends RepoParams {
   oid: string;
 }
 
-const VerifyRequest = Type.Object({ oid: Type.String({ maxLength: 200 }), size: Type.Integer({ minimum: 0 }) });
+/** The body of `POST …/info/lfs/verify`. */
+export const VerifyRequest = Type.Object({ oid: Type.String({ maxLength: 200 }), size: Type.Integer({ minimum: 0 }) });
 
 /**
  * Registers the LFS routes in their own encapsulated context (their body parsers stay theirs). Call after
