@@ -180,7 +180,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   requestId(app);
   problemDetails(app);
   jsonBodiesOnly(app);
-  const unmatched = notFound(app, sendProblem);
+  notFound(app, sendProblem);
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
   const limiter = callerRateLimiter(callerLimit);
@@ -189,8 +189,6 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
   const secureCookies = deps.sessions?.secureCookies ?? true;
   if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
-  // After the limiter, which counts requests no route matches too.
-  app.addHook('onRequest', unmatched.beforeBody);
 
   if (deps.metrics) requestMetrics(app, deps.metrics);
   if (deps.platform) audit(app, { ...(deps.platform.audit ? { trail: deps.platform.audit } : {}), tokens: deps.platform.tokens, now });

@@ -86,9 +86,11 @@ describe('cw-git HTTP surface', () => {
   });
 
   it('answers a method a path does not serve 405 with the Allow of the resource it names, in its JSON error body', async () => {
-    // `/api/v1` also matches `/:owner/:repo`, but names the discovery document: GET and HEAD only.
+    // `/api/v1` also matches `/:owner/:repo`, but names the discovery document: GET and HEAD only. (Without
+    // a token the answer is 401: cw-git authenticates whatever no public route serves.)
+    expect((await t.app.inject({ method: 'OPTIONS', url: '/api/v1' })).statusCode).toBe(401);
     for (const method of ['OPTIONS', 'QUERY', 'POST'] as const) {
-      const res = await t.app.inject({ method: method as 'GET', url: '/api/v1' });
+      const res = await t.app.inject({ method: method as 'GET', url: '/api/v1', headers: read });
       expect(res.statusCode, method).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
       expect(res.json()).toMatchObject({ error: 'method_not_allowed', retryable: false });
@@ -96,7 +98,7 @@ describe('cw-git HTTP surface', () => {
     const repo = await t.app.inject({ method: 'PATCH', url: '/acme/site', headers: write });
     expect(repo.statusCode).toBe(405);
     expect(repo.headers.allow).toBe('DELETE, PUT');
-    expect((await t.app.inject({ method: 'GET', url: '/a/b/c/d/e' })).json()).toMatchObject({ error: 'not_found' });
+    expect((await t.app.inject({ method: 'GET', url: '/a/b/c/d/e', headers: read })).json()).toMatchObject({ error: 'not_found' });
   });
 
   it('answers store_unavailable (503, retryable) while the bucket is unreachable; health and readiness stay up', async () => {

@@ -77,8 +77,7 @@ export function errorHandler(app: FastifyInstance): void {
     request.log.error({ err: error }, 'request failed');
     return sendError(reply, 500, 'internal', 'The server failed to handle the request; it has been logged.');
   });
-  const unmatched = notFound(app, (reply, status, message, headers) => sendError(reply, status, BY_STATUS[status] ?? 'not_found', message, headers));
-  app.addHook('onRequest', unmatched.beforeBody);
+  notFound(app, (reply, status, message, headers) => sendError(reply, status, BY_STATUS[status] ?? 'not_found', message, headers));
 }
 
 /**

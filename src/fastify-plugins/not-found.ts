@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 interface KnownRoute {
   pattern: RegExp;
@@ -24,12 +24,12 @@ export type SendRoutingError = (reply: FastifyReply, status: 404 | 405, detail: 
 
 /**
  * Unknown paths answer 404; a known path with a method it does not serve answers 405 with `Allow`
- * (Fastify's router answers 404 for both). Must be registered before the routes it should know. Answers in
- * the not-found handler, and earlier through the returned hook, which the caller registers as an `onRequest`
- * hook after those that must still see such a request (a rate limit): Fastify would refuse a body method it
- * knows (QUERY without a Content-Type, say) with a 400 before any not-found handler ran.
+ * (Fastify's router answers 404 for both). Must be registered before the routes it should know. Answers
+ * before the body is parsed (a `preParsing` hook, so after every `onRequest` hook: authentication and rate
+ * limits still see such requests), since Fastify would refuse a body method it knows (QUERY without a
+ * Content-Type, say) with a 400 before any not-found handler ran.
  */
-export function notFound(app: FastifyInstance, send: SendRoutingError): { beforeBody: onRequestAsyncHookHandler } {
+export function notFound(app: FastifyInstance, send: SendRoutingError): void {
   const routes = new Map<string, KnownRoute>();
   app.addHook('onRoute', (route) => {
     const parameters = route.url.split('/').filter((segment) => segment.startsWith(':') || segment === '*').length;
@@ -52,9 +52,8 @@ export function notFound(app: FastifyInstance, send: SendRoutingError): { before
     return send(reply, 404, `No route ${request.method} ${path}.`, {});
   };
   app.setNotFoundHandler(answer);
-  return {
-    beforeBody: async (request, reply) => {
-      if (request.is404) return answer(request, reply);
-    },
-  };
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (request.is404) await answer(request, reply);
+    return payload;
+  });
 }
