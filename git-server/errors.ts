@@ -1,9 +1,8 @@
 // One translation point from errors to cw-git's JSON error body: `{"error": <code>, "message", "retryable"}`.
 // The spec fixes this shape for `store_unavailable`; every other error uses it too, so clients parse one shape.
-import type { Socket } from 'node:net';
-import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyServerOptions } from 'fastify';
 import { PublicError } from '../src/errors.ts';
+import { connectionErrorHandler } from '../src/fastify-plugins/connection-errors.ts';
 import { notFound } from '../src/fastify-plugins/not-found.ts';
 
 export interface ErrorBody {
@@ -90,18 +89,8 @@ export const gitFrameworkErrorOptions: Pick<FastifyServerOptions, 'frameworkErro
     const status = error.statusCode ?? 400;
     sendError(reply, status, BY_STATUS[status] ?? 'invalid_request', error.message);
   },
-  clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    const [status, message] =
-      error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-        ? [408, 'The request did not arrive in time.']
-        : error.code === 'HPE_HEADER_OVERFLOW'
-          ? [431, 'The request line and headers are larger than the server accepts.']
-          : [400, 'The request is not valid HTTP.'];
-    const body = JSON.stringify({ error: BY_STATUS[status] ?? 'invalid_request', message, retryable: false } satisfies ErrorBody);
-    if (socket.writable) {
-      socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    }
-    socket.destroy(error);
-  },
+  clientErrorHandler: connectionErrorHandler((status, message) => ({
+    contentType: 'application/json',
+    body: JSON.stringify({ error: BY_STATUS[status] ?? 'invalid_request', message, retryable: false } satisfies ErrorBody),
+  })),
 };

@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import { connectionErrorHandler } from '../../src/fastify-plugins/connection-errors.ts';
 import { PublicError } from '../../src/errors.ts';
 import { KubeApiError, quotaRefusal } from '../../src/kube/index.ts';
 import { quotaRefusalDetail } from '../../src/platform/project-quota.ts';
@@ -24,27 +24,11 @@ export function sendProblem(reply: FastifyReply, status: number, detail: string,
   return reply.code(status).headers(headers).type('application/problem+json').send(body);
 }
 
-/**
- * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses before there is a request (a garbled
- * request line, headers past the size limit, a request that did not arrive in time) is answered as a
- * problem detail too, then the connection is closed, as Node and Fastify close it.
- */
-export function connectionProblem(error: Error & { code?: string }, socket: Socket): void {
-  // The peer reset the connection: nobody is left to answer.
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, detail] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'The request did not arrive in time.']
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'The request line and headers are larger than the server accepts.']
-        : [400, 'The request is not valid HTTP.'];
-  const title = STATUS_CODES[status] ?? 'Error';
-  const body = JSON.stringify({ title, status, detail } satisfies ProblemDetails);
-  if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-  }
-  socket.destroy(error);
-}
+/** Fastify's `clientErrorHandler`: refusals of Node's HTTP parser, as problem details. */
+export const connectionProblem = connectionErrorHandler((status, detail) => ({
+  contentType: 'application/problem+json',
+  body: JSON.stringify({ title: STATUS_CODES[status] ?? 'Error', status, detail } satisfies ProblemDetails),
+}));
 
 /**
  * The single translation point from thrown errors to HTTP responses. Only `PublicError` messages and
