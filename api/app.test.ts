@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { connect, type AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { buildApp, REQUEST_TIMEOUT_MS } from './app.ts';
+import { rawExchange } from '../src/fastify-plugins/testing/raw-exchange.ts';
 import { DependencyMonitor } from './dependencies.ts';
 
 describe('health and problem details', () => {
@@ -74,23 +74,7 @@ describe('health and problem details', () => {
 });
 
 describe('requests Node refuses before Fastify sees them', () => {
-  /** What the server answers to `raw` sent over a fresh connection, up to its closing it. */
-  async function exchange(raw: string): Promise<string> {
-    const app = await buildApp({});
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const { port } = app.server.address() as AddressInfo;
-    try {
-      return await new Promise<string>((resolve, reject) => {
-        let answer = '';
-        const socket = connect(port, '127.0.0.1', () => socket.write(raw));
-        socket.on('data', (chunk) => (answer += String(chunk)));
-        socket.on('close', () => resolve(answer));
-        socket.on('error', reject);
-      });
-    } finally {
-      await app.close();
-    }
-  }
+  const exchange = async (raw: string) => rawExchange(await buildApp({}), raw);
 
   it.each([
     ['a garbled request line', 'GARBAGE\r\n\r\n', 400, 'The request is not valid HTTP.'],

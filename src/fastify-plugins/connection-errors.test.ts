@@ -1,25 +1,13 @@
 import Fastify from 'fastify';
-import { connect, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { connectionErrorHandler } from './connection-errors.ts';
+import { rawExchange } from './testing/raw-exchange.ts';
 
 /** What a server with the handler answers to `raw` over a fresh connection, up to its closing it. */
-async function exchange(raw: string): Promise<string> {
+function exchange(raw: string): Promise<string> {
   const app = Fastify({ clientErrorHandler: connectionErrorHandler((status, message) => ({ contentType: 'application/x-test', body: `${status}: ${message}` })) });
   app.get('/healthz', async () => 'ok');
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const { port } = app.server.address() as AddressInfo;
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      let answer = '';
-      const socket = connect(port, '127.0.0.1', () => socket.write(raw));
-      socket.on('data', (chunk) => (answer += String(chunk)));
-      socket.on('close', () => resolve(answer));
-      socket.on('error', reject);
-    });
-  } finally {
-    await app.close();
-  }
+  return rawExchange(app, raw);
 }
 
 describe('connectionErrorHandler', () => {
