@@ -21,14 +21,14 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{src,api,git-server,database-server,operator,scripts,bin}/**/*.test.ts', 'cli/{src,scripts}/**/*.test.ts', 'docs/examples/events-receiver/*.test.ts'],
+          include: ['{src,api,git-server,database-server,operator,runtime-server,scripts,bin}/**/*.test.ts', 'cli/{src,scripts}/**/*.test.ts', 'docs/examples/events-receiver/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['{src,api,git-server,database-server,operator,bin}/**/*.int.test.ts', 'e2e/**/*.test.ts'],
+          include: ['{src,api,git-server,database-server,operator,runtime-server,bin}/**/*.int.test.ts', 'e2e/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...MEASURED],
           ...integration,
         },

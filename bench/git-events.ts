@@ -33,7 +33,7 @@ import { freePort } from '../e2e/harness/process.ts';
 import { mintToken } from '../git-server/auth/index.ts';
 import { runGit } from '../src/git/run-git.ts';
 import { putManifestNotifications } from '../src/object-store/s3-bucket-notifications.ts';
-import type { RefEvent } from '../src/repo-events/ref-event.ts';
+import type { RefEvent } from '../git-server/events/ref-event.ts';
 import { CLIENT_ENV, median, percentile } from './git-measure.ts';
 import { commitChain, createRepo, type BenchInstance } from './git-maintenance.ts';
 

@@ -4,8 +4,8 @@
 // /proc; and the latency the path adds, one request at a time.
 import { join } from 'node:path';
 import type { KubeConnection } from '../src/kube/index.ts';
-import { shardOf } from '../src/workerd/shard-of.ts';
-import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
+import { shardOf } from '../runtime-server/engine/shard-of.ts';
+import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { createTestNamespace } from '../e2e/harness/namespace.ts';
 import { freePort } from '../e2e/harness/process.ts';
 import { repoRoot } from '../e2e/harness/tools.ts';

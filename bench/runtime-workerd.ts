@@ -2,10 +2,10 @@
 // entry point.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { capnpString } from '../src/workerd/capnp-text.ts';
-import { resolveWorkerdBinary } from '../src/workerd/index.ts';
-import { silentRuntimeLogger } from '../src/workerd/log.ts';
-import { WorkerdProcess } from '../src/workerd/workerd-process.ts';
+import { capnpString } from '../runtime-server/engine/capnp-text.ts';
+import { resolveWorkerdBinary } from '../runtime-server/engine/index.ts';
+import { silentRuntimeLogger } from '../src/runtime-contract/log.ts';
+import { WorkerdProcess } from '../runtime-server/engine/workerd-process.ts';
 
 export async function workerdOnTcp(dir: string, port: number, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
   mkdirSync(dir, { recursive: true });

@@ -35,7 +35,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { spawnToFile } from './child.ts';
 import { agent, childrenOf, firstServed, get, percentile, upload, type Kit } from './runtime-kit.ts';
 import { measureThroughput, RENDER_SOURCE, type Measured, type Throughput } from './runtime-throughput.ts';

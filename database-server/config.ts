@@ -4,7 +4,7 @@ import type { LimitPolicy } from './limit-policy.ts';
 import type { AnswerLimits } from './sql/sql-limits.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
-import type { LogLevel } from '../operator/controller-runtime/log.ts';
+import type { LogLevel } from '../src/logging/log.ts';
 
 /** cw-db's settings, all from the environment, read once at start (docs/databases.md, "Running cw-db"). */
 export interface DatabaseServerConfig {

@@ -1,5 +1,5 @@
 import { Registry } from 'prom-client';
-import { createLogger, type Logger } from '../operator/controller-runtime/log.ts';
+import { createLogger, type Logger } from '../src/logging/log.ts';
 import { startHranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';

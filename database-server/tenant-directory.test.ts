@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { silentLogger } from '../operator/controller-runtime/log.ts';
+import { silentLogger } from '../src/logging/log.ts';
 import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { LocalEngine } from './shards/local-engine.ts';
 import { DEFAULT_DATABASE_LIMITS } from './sql/sql-limits.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from '../operator/controller-runtime/log.ts';
+import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
 import type { Refusal } from './hrana/http-server.ts';
 import type { PipelineCaller } from './hrana/pipeline.ts';

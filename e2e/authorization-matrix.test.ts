@@ -3,7 +3,7 @@
 // document, so a route added later is covered without touching this file.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadKubeConnection } from '../src/kube/index.ts';
-import { KubeTokenStore } from '../src/stores/index.ts';
+import { KubeTokenStore } from '../api/stores/index.ts';
 import { createMemberAccount, mintTestToken, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 

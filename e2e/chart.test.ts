@@ -25,11 +25,11 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, resourcePath, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
-import { projectNamespace } from '../src/platform/project-namespace.ts';
+import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
-import { send } from '../src/workerd/testing/http.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
 import { parseConfig } from '../git-server/config/index.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
@@ -141,7 +141,7 @@ interface DisruptionBudget extends KubeObject {
 
 /**
  * Each workload's health routes as its server serves them: [named port, path] per probe. cw-api: api/routes/health.ts;
- * cw-operator: operator/controller-runtime/http-server.ts; cw-runtime: operator/app-server/status-server.ts; cw-git:
+ * cw-operator: src/controller-runtime/http-server.ts; cw-runtime: runtime-server/status-server.ts; cw-git:
  * git-server/routes/health.ts; cw-db: database-server/admin-server.ts (liveness) and the Hrana port's /health
  * (database-server/hrana/http-server.ts), which opens only once every database is restored.
  */

@@ -8,7 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
-import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { checkConsolePage, launchBrowser, pageErrors } from './harness/browser.ts';

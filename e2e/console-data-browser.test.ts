@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
-import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { checkConsolePage, launchBrowser, pageErrors, signInToConsole } from './harness/browser.ts';

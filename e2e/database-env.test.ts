@@ -14,7 +14,7 @@ import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
 import { DATABASES, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { send } from '../src/workerd/testing/http.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { hashPassword } from '../src/auth/passwords.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
-import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import { createMemberAccount, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { expectAccessible, launchBrowser, pageErrors } from './harness/browser.ts';

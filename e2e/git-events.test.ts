@@ -14,8 +14,8 @@ import { WebhookReceiver } from '../git-server/events/testing/webhook-receiver.t
 import { startService as startGitServer, type RunningService } from '../git-server/serve.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { readCursor } from '../src/repo-events/cursor.ts';
-import { ANSWER_TIMEOUT_MS } from '../src/repo-events/delivery-client.ts';
+import { readCursor } from '../git-server/events/cursor.ts';
+import { ANSWER_TIMEOUT_MS } from '../git-server/events/delivery-client.ts';
 import { eventsCursorKey, parseRepoPath, RepoStore, zeroOid } from '../src/repo-store/index.ts';
 import { GitClient } from './harness/git-client.ts';
 import { gitServiceConfig, newTokenSecret, type GitServiceSetup } from './harness/git-service.ts';

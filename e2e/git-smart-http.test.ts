@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { mintToken } from '../git-server/auth/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
-import { FLUSH, pktLine } from '../src/git/pkt-line.ts';
+import { FLUSH, pktLine } from '../git-server/plumbing/pkt-line.ts';
 import { useGitTestbed } from './harness/git-testbed.ts';
 
 const bed = useGitTestbed();

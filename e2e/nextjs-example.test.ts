@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RuntimeEngine } from '../src/workerd/engine.ts';
-import { send } from '../src/workerd/testing/http.ts';
-import { MemoryArtifactSource } from '../src/workerd/testing/memory-artifacts.ts';
+import { RuntimeEngine } from '../runtime-server/engine/engine.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
+import { MemoryArtifactSource } from '../runtime-server/engine/testing/memory-artifacts.ts';
 import { repoRoot } from './harness/tools.ts';
 
 const artifactPath = join(repoRoot, '.tools', 'nextjs-example.tar.zst');

@@ -8,10 +8,10 @@ import { EVENTS, loadKubeConnection, objectClient, type KubeObject } from '../sr
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey } from '../src/platform/artifact-keys.ts';
 import { RUNTIME_APPS } from '../src/platform/resources.ts';
-import { shardOf } from '../src/workerd/shard-of.ts';
-import { artifactFromFiles } from '../src/workerd/testing/artifact-builder.ts';
-import { send, type TestResponse } from '../src/workerd/testing/http.ts';
-import { latencySummary, whileProbing } from '../src/workerd/testing/probe-latency.ts';
+import { shardOf } from '../runtime-server/engine/shard-of.ts';
+import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
+import { send, type TestResponse } from '../runtime-server/engine/testing/http.ts';
+import { latencySummary, whileProbing } from '../runtime-server/engine/testing/probe-latency.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { STATUS_AUTH } from './harness/runtime-status-token.ts';
 import type { Service } from './harness/process.ts';

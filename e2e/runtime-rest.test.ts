@@ -11,7 +11,7 @@ import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { appArtifactPrefix } from '../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
-import { send } from '../src/workerd/testing/http.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import type { Service } from './harness/process.ts';

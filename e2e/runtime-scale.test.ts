@@ -9,7 +9,7 @@ import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { findCondition } from '../src/conditions/index.ts';
 import { createInformer, LEASES, loadKubeConnection, objectClient, type Informer, type KubeObject } from '../src/kube/index.ts';
 import { RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
-import { send } from '../src/workerd/testing/http.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { killHard, type Service } from './harness/process.ts';

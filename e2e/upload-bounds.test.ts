@@ -15,7 +15,7 @@ import { listAll } from '../src/object-store/list-all.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
-import { send } from '../src/workerd/testing/http.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createOwnedProject, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { MemorySampler, residentBytes, treeResidentBytes } from './harness/process-memory.ts';

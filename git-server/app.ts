@@ -3,10 +3,10 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import type { RepoCache } from '../src/git/repo-cache.ts';
+import type { RepoCache } from './plumbing/repo-cache.ts';
 import type { RepoStore } from '../src/repo-store/index.ts';
 import type { MaintenanceRunner } from '../src/repo-maintenance/operation.ts';
-import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
+import type { RepositoryDirectory } from './repositories/repository-directory.ts';
 import { gitAuth, type GitAuthOptions } from './auth/index.ts';
 import { drainGate, type DrainState } from './drain.ts';
 import { errorHandler, gitFrameworkErrorOptions } from './errors.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
-import { RepoCache } from '../src/git/repo-cache.ts';
+import { RepoCache } from './plumbing/repo-cache.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
 import { CacheEvictor } from './cache-evictor.ts';
 

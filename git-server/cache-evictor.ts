@@ -4,7 +4,7 @@
 // used within the last minute, are kept.
 import { statfs } from 'node:fs/promises';
 import { Gauge, type Registry } from 'prom-client';
-import type { RepoCache } from '../src/git/repo-cache.ts';
+import type { RepoCache } from './plumbing/repo-cache.ts';
 
 const RECENTLY_USED_MS = 60_000;
 

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { GitClient } from '../e2e/harness/git-client.ts';
 import { newTokenSecret, startGitService } from '../e2e/harness/git-service.ts';
-import { FLUSH, pktLine } from '../src/git/pkt-line.ts';
+import { FLUSH, pktLine } from './plumbing/pkt-line.ts';
 import { mintToken } from './auth/index.ts';
 import type { RunningService } from './serve.ts';
 import { scrape } from './testing/scrape.ts';

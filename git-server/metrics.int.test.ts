@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { GitClient } from '../e2e/harness/git-client.ts';
 import { gitServiceConfig, newTokenSecret } from '../e2e/harness/git-service.ts';
-import { FLUSH, pktLine } from '../src/git/pkt-line.ts';
+import { FLUSH, pktLine } from './plumbing/pkt-line.ts';
 import { runGit } from '../src/git/run-git.ts';
 import { HERMETIC_GIT_ENV, ScratchRepo } from '../src/git/testing/scratch-repo.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';

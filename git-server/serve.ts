@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
-import { RepoCache } from '../src/git/repo-cache.ts';
+import { RepoCache } from './plumbing/repo-cache.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
 // Direct imports, not the index: that one also loads the Kubernetes client.
-import { BucketRepositoryDirectory } from '../src/repositories/bucket-repository-directory.ts';
-import type { RepositoryDirectory } from '../src/repositories/repository-directory.ts';
+import { BucketRepositoryDirectory } from './repositories/bucket-repository-directory.ts';
+import type { RepositoryDirectory } from './repositories/repository-directory.ts';
 import { buildGitServer, type GitServerLimits } from './app.ts';
 import { ProjectTokens } from './auth/project-tokens.ts';
 import { CacheEvictor } from './cache-evictor.ts';
@@ -163,6 +163,6 @@ async function projectTokenSource(config: GitServiceConfig) {
 async function repositoryDirectory(config: GitServiceConfig, repos: RepoStore): Promise<RepositoryDirectory> {
   if (!config.kubernetes.namespace) return new BucketRepositoryDirectory(repos);
   // Loaded only when configured: a cw-git without Kubernetes never loads the Kubernetes client.
-  const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([import('../src/repositories/kube-repository-directory.ts'), import('../src/kube/index.ts')]);
+  const [{ KubeRepositoryDirectory }, { loadKubeConnection }] = await Promise.all([import('./repositories/kube-repository-directory.ts'), import('../src/kube/index.ts')]);
   return new KubeRepositoryDirectory({ kube: loadKubeConnection(config.environment.kubeconfig), namespace: config.kubernetes.namespace });
 }

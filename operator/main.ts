@@ -11,10 +11,10 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
-import { dnsSettingsFromEnv } from '../src/platform/domains/dns-settings.ts';
+import { dnsSettingsFromEnv } from './dns-settings.ts';
 import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
 import type { ResourceQuota } from '../src/platform/project-quota.ts';
-import { projectOfNamespace } from '../src/platform/project-namespace.ts';
+import { projectOfNamespace } from './controllers/project/project-namespace.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
 import { appHostnameController } from './controllers/app-hostname/controller.ts';
 import { projectDomainController } from './controllers/project-domain/controller.ts';
@@ -24,8 +24,8 @@ import { repositoryController } from './controllers/repository/controller.ts';
 import { repositoryStore } from './controllers/repository/bucket.ts';
 import { runtimeAppController } from './controllers/runtime-app/controller.ts';
 import { runtimeReplicaController } from './controllers/runtime-replica/controller.ts';
-import { EventRecorder } from './controller-runtime/events.ts';
-import { Manager, runManager } from './controller-runtime/manager.ts';
+import { EventRecorder } from '../src/controller-runtime/events.ts';
+import { Manager, runManager } from '../src/controller-runtime/manager.ts';
 import type { OperatorConfig } from './config.ts';
 
 /**

@@ -5,12 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { issueToken, SCOPE_NAMES, type Scope } from '../src/auth/index.ts';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { KubePasswordStore } from '../src/stores/kube-password-store.ts';
+import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
-import { KubeTokenStore } from '../src/stores/index.ts';
+import { KubeTokenStore } from '../api/stores/index.ts';
 
 const DESCRIPTION = 'make dev bootstrap';
 export const DEV_PROJECT = 'dev';

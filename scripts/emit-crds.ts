@@ -1,9 +1,9 @@
 // Writes crds/<plural>.cloudwright.dev.yaml for every kind in src/apis/v1alpha1 (`make crds`).
-// src/crd/drift.test.ts fails when the committed files differ from what this would write.
+// scripts/crd/drift.test.ts fails when the committed files differ from what this would write.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderCrdFiles } from '../src/crd/render.ts';
+import { renderCrdFiles } from './crd/render.ts';
 
 export { renderCrdFiles };
 

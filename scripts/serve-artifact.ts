@@ -5,10 +5,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArtifact } from '../src/workerd/artifact.ts';
-import { RuntimeEngine } from '../src/workerd/engine.ts';
-import { send } from '../src/workerd/testing/http.ts';
-import { MemoryArtifactSource } from '../src/workerd/testing/memory-artifacts.ts';
+import { parseArtifact } from '../src/app-artifacts/artifact.ts';
+import { RuntimeEngine } from '../runtime-server/engine/engine.ts';
+import { send } from '../runtime-server/engine/testing/http.ts';
+import { MemoryArtifactSource } from '../runtime-server/engine/testing/memory-artifacts.ts';
 
 const file = process.argv[2];
 if (!file) throw new Error('usage: serve-artifact.ts ARTIFACT.tar.zst [comma-separated paths]');

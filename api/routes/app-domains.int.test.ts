@@ -7,12 +7,12 @@ import type { AppHostname } from '../../src/apis/v1alpha1/app-hostname.ts';
 import type { HostnameClaim } from '../../src/apis/v1alpha1/domain-claim.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
 import { objectClient } from '../../src/kube/index.ts';
-import { artifactFromFiles } from '../../src/workerd/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import type { HostnameView, RecordView } from '../../src/platform/domains/views.ts';
 import { APP_HOSTNAMES, HOSTNAME_CLAIMS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_IPV4, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
-import { zoneContents } from '../../src/platform/domains/testing/test-dns-settings.ts';
+import { zoneContents } from '../../operator/testing/test-dns-settings.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 let dns: MemoryDns;

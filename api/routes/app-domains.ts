@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { DomainServices } from '../../src/platform/domains/domain-services.ts';
+import type { DomainServices } from '../services/domain-services.ts';
 import { AppParams } from '../schemas/app.ts';
 import { Hostname, HostnameBody, HostnameParams } from '../schemas/domain.ts';
 import { errorResponses } from '../schemas/problem.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
 import { BoundedEventWriter, EVENT_STREAM_HEADERS } from '../../src/event-stream.ts';
-import type { AppLogSource, ReplicaLogEntry } from '../../src/platform/app-log-source.ts';
+import type { AppLogSource, ReplicaLogEntry } from '../services/app-log-source.ts';
 import type { AppDirectory } from '../../src/platform/apps.ts';
 import { AppParams } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';

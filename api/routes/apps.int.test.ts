@@ -7,7 +7,7 @@ import { objectClient, RESOURCE_QUOTAS, type KubeObject } from '../../src/kube/i
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, RUNTIME_APPS } from '../../src/platform/resources.ts';
-import { artifactFromFiles } from '../../src/workerd/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 import { MAX_APPS_PER_PROJECT } from '../../src/platform/apps.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { listAll } from '../../src/object-store/list-all.ts';
 import { FaultObjectStore } from '../../src/object-store/testing/fault-object-store.ts';
-import { artifactFromFiles } from '../../src/workerd/testing/artifact-builder.ts';
+import { artifactFromFiles } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import { projectPrefix, type AuditEntry } from '../audit/audit-entry.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
 

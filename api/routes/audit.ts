@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { authorize, type TokenStore } from '../../src/auth/index.ts';
-import type { ProjectDirectory } from '../../src/platform/projects.ts';
+import type { ProjectDirectory } from '../services/projects.ts';
 import { isResourceType } from '../audit/audit-entry.ts';
 import type { AuditTrail } from '../audit/audit-trail.ts';
 import { principalOf } from '../plugins/auth.ts';

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
-import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../../src/platform/databases/sql-query.ts';
+import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
 import { CreatedDatabase, Database, DatabaseBody, DatabaseDetail, DatabaseParams, DatabasePatch, QueryBody, QueryResults, QueryToken, RotatedToken, TokenBody } from '../schemas/database.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';

@@ -10,8 +10,8 @@ import { NAMESPACES, objectClient, type KubeObject } from '../../src/kube/index.
 import { listAll } from '../../src/object-store/list-all.ts';
 import { appArtifactPrefix, artifactKey, buildIdFor, buildResourceName } from '../../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, BUILDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
-import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
-import { artifactFromFiles, artifactOf } from '../../src/workerd/testing/artifact-builder.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
+import { artifactFromFiles, artifactOf } from '../../runtime-server/engine/testing/artifact-builder.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 import { DEFAULT_UPLOAD_LIMITS } from './upload-slots.ts';
 

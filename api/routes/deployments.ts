@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
 import { parseDeployHostnames } from '../../src/platform/deploy-hostnames.ts';
-import { ArtifactTooLargeError } from '../../src/workerd/errors.ts';
+import { ArtifactTooLargeError } from '../../src/app-artifacts/errors.ts';
 import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { principalOf } from '../plugins/auth.ts';

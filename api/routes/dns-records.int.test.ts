@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordView } from '../../src/platform/domains/views.ts';
 import { BASE_DOMAIN, memoryDns, RUNTIME_TARGET, type MemoryDns } from './testing/memory-dns.ts';
-import { zoneContents } from '../../src/platform/domains/testing/test-dns-settings.ts';
+import { zoneContents } from '../../operator/testing/test-dns-settings.ts';
 import { platformApp, type PlatformApp } from './testing/platform-app.ts';
 import { MAX_RECORDS_PER_DOMAIN } from '../../src/platform/domains/dns-records.ts';
 

@@ -3,7 +3,7 @@ import type { GitToken } from '../../src/apis/v1alpha1/git-token.ts';
 import { issueToken, parseScopes } from '../../src/auth/index.ts';
 import { objectClient } from '../../src/kube/index.ts';
 import { GIT_TOKENS } from '../../src/platform/resources.ts';
-import { gitTokenSha256 } from '../../src/repo-access/git-token.ts';
+import { gitTokenSha256 } from '../../src/auth/git-token.ts';
 import { GIT_URL, platformApp, type PlatformApp } from './testing/platform-app.ts';
 
 let platform: PlatformApp;

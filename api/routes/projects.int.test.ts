@@ -5,7 +5,7 @@ import { testConnection } from '../../src/kube/testing/test-kube.ts';
 import { PROJECT_DOMAINS, PROJECTS, RUNTIME_APPS } from '../../src/platform/resources.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import { platformApp, unique, type PlatformApp } from './testing/platform-app.ts';
-import { MAX_PROJECTS_PER_OWNER } from '../../src/platform/projects.ts';
+import { MAX_PROJECTS_PER_OWNER } from '../services/projects.ts';
 
 let platform: PlatformApp;
 let owner: string;

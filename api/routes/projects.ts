@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { ForbiddenError, type Principal, type TokenStore } from '../../src/auth/index.ts';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
-import type { ProjectDirectory } from '../../src/platform/projects.ts';
+import type { ProjectDirectory } from '../services/projects.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { Member, MemberBody, MemberParams, Project, ProjectBody, ProjectParams } from '../schemas/project.ts';

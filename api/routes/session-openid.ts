@@ -9,7 +9,7 @@ import { OpenIdSignInError, type OpenIdClient, type PendingSignIn } from '../../
 import type { TokenStore } from '../../src/auth/ports.ts';
 import { startSession, type SessionPolicy } from '../../src/auth/sessions.ts';
 import { BadRequestError, PublicError } from '../../src/errors.ts';
-import type { UserDirectory } from '../../src/platform/users.ts';
+import type { UserDirectory } from '../services/users.ts';
 import { sessionSetCookie } from '../plugins/auth.ts';
 import type { RateLimitOptions } from '../plugins/token-buckets.ts';
 import { errorResponses } from '../schemas/problem.ts';

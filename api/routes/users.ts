@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { UserDirectory } from '../../src/platform/users.ts';
+import type { UserDirectory } from '../services/users.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { CallerToken, User, UserBody, UserParams } from '../schemas/user.ts';

@@ -5,7 +5,7 @@ import { MAX_DATABASE_ENVIRONMENT_KEYS } from '../../src/apis/v1alpha1/runtime-a
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { DEPLOY_HOSTNAMES_PATTERN, MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
-import { DEFAULT_ARTIFACT_LIMITS } from '../../src/workerd/artifact.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { ProjectId } from './project.ts';
 
 // Response schemas avoid `anyOf` (see project.ts): optional fields are simply absent.

@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../operator/controller-runtime/log.ts';
+import type { Logger } from '../../src/logging/log.ts';
 import { SqlError } from '../sql/sql-error.ts';
 import type { DatabaseLimits } from '../sql/sql-limits.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome, type PipelineRun } from './engine-port.ts';

@@ -3,9 +3,9 @@ import type { Project } from '../../src/apis/v1alpha1/project.ts';
 import type { User } from '../../src/apis/v1alpha1/user.ts';
 import { issueToken, SCOPE_NAMES, type Scope } from '../../src/auth/index.ts';
 import { loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
-import { projectNamespace } from '../../src/platform/project-namespace.ts';
+import { projectNamespace } from '../../operator/controllers/project/project-namespace.ts';
 import { NAMESPACES, PROJECTS, USERS } from '../../src/platform/resources.ts';
-import { KubeTokenStore } from '../../src/stores/index.ts';
+import { KubeTokenStore } from '../../api/stores/index.ts';
 
 /** An ordinary user who owns one project, with a token carrying every scope but `admin`. */
 export interface MemberAccount {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
-import { send } from '../../src/workerd/testing/http.ts';
+import { send } from '../../runtime-server/engine/testing/http.ts';
 import { freePort, startService, waitForHttp, type Service } from './process.ts';
 import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 import { repoRoot, toolPath } from './tools.ts';

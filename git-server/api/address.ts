@@ -2,11 +2,11 @@
 // (resolve-rest.ts splits, git resolves), the object at that path, and the cache headers the address allows.
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { SyncedRepo } from '../../src/git/repo-cache.ts';
-import { PathNotFoundError, normalizeRepoPath } from '../../src/git/read/repo-file-path.ts';
-import { firstSegment, splitRest } from '../../src/git/read/resolve-rest.ts';
-import { RevisionNotFoundError, resolveCommit } from '../../src/git/read/rev-parse.ts';
-import { lookupEntry, rootTree, type TreeEntry } from '../../src/git/read/tree-entries.ts';
+import type { SyncedRepo } from '../plumbing/repo-cache.ts';
+import { PathNotFoundError, normalizeRepoPath } from '../plumbing/read/repo-file-path.ts';
+import { firstSegment, splitRest } from '../plumbing/read/resolve-rest.ts';
+import { RevisionNotFoundError, resolveCommit } from '../plumbing/read/rev-parse.ts';
+import { lookupEntry, rootTree, type TreeEntry } from '../plumbing/read/tree-entries.ts';
 import { OID_LENGTH } from '../../src/repo-store/refs.ts';
 import { immutable, revalidated } from './http-cache.ts';
 

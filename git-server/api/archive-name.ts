@@ -3,7 +3,7 @@
 // otherwise. Pure, so the naming rules are table-tested.
 import { createHash } from 'node:crypto';
 import { PublicError } from '../../src/errors.ts';
-import { ARCHIVE_FORMATS, type ArchiveFormat } from '../../src/git/read/archive.ts';
+import { ARCHIVE_FORMATS, type ArchiveFormat } from '../plumbing/read/archive.ts';
 
 /** How many hex digits of the commit the default prefix and file name carry (git's and GitHub's default). */
 export const SHORT_SHA_LENGTH = 7;

@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
-import { ARCHIVE_FORMATS, writeArchive, type ArchiveRequest } from '../../src/git/read/archive.ts';
-import { resolveCommit, RevisionNotFoundError } from '../../src/git/read/rev-parse.ts';
+import { ARCHIVE_FORMATS, writeArchive, type ArchiveRequest } from '../plumbing/read/archive.ts';
+import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
 import { archiveFileName, archiveTag, checkPrefix, contentDisposition, CONTENT_TYPES, defaultPrefix, isFullObjectId, parseArchiveRef } from './archive-name.ts';
 import type { SpooledArchive } from './archive-spool.ts';
 import { byteRange } from './byte-range.ts';

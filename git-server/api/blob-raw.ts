@@ -6,7 +6,7 @@
 // tenant committed cannot run as a page of this origin.
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { streamBlob } from '../../src/git/read/read-blob.ts';
+import { streamBlob } from '../plumbing/read/read-blob.ts';
 
 /** Bytes looked at to tell text from binary (git's `buffer_is_binary`). */
 export const SNIFF_BYTES = 8000;

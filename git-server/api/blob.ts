@@ -4,8 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
-import { decodeText, MAX_LFS_POINTER, parseLfsPointer } from '../../src/git/read/blob-content.ts';
-import { readBlob } from '../../src/git/read/read-blob.ts';
+import { decodeText, MAX_LFS_POINTER, parseLfsPointer } from '../plumbing/read/blob-content.ts';
+import { readBlob } from '../plumbing/read/read-blob.ts';
 import { negotiate } from './accept.ts';
 import { cacheAddress, entryAt, resolveAddress } from './address.ts';
 import { openBlob, RAW_BINARY, RAW_TEXT } from './blob-raw.ts';

@@ -2,11 +2,11 @@
 // commit against the empty tree), as GitHub shows a merge.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { logCommits } from '../../src/git/read/commit-log.ts';
-import { diffFiles } from '../../src/git/read/diff-files.ts';
-import { diffPatch } from '../../src/git/read/diff-patch.ts';
-import { emptyTree } from '../../src/git/read/merge-base.ts';
-import { resolveCommit, RevisionNotFoundError } from '../../src/git/read/rev-parse.ts';
+import { logCommits } from '../plumbing/read/commit-log.ts';
+import { diffFiles } from '../plumbing/read/diff-files.ts';
+import { diffPatch } from '../plumbing/read/diff-patch.ts';
+import { emptyTree } from '../plumbing/read/merge-base.ts';
+import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { CommitSchema, FileChangeSchema, isFullOid, MAX_FILES, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';

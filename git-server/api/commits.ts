@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
-import { logCommits } from '../../src/git/read/commit-log.ts';
-import { resolveCommit, RevisionNotFoundError } from '../../src/git/read/rev-parse.ts';
+import { logCommits } from '../plumbing/read/commit-log.ts';
+import { resolveCommit, RevisionNotFoundError } from '../plumbing/read/rev-parse.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { CommitSchema, digest, isFullOid, withDeadline } from './history-schemas.ts';
 import { immutable, revalidated } from './http-cache.ts';

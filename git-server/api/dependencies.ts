@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { RepoCache } from '../../src/git/repo-cache.ts';
+import type { RepoCache } from '../plumbing/repo-cache.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import type { MaintenanceRunner } from '../../src/repo-maintenance/operation.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
-import { FILE_STATUSES } from '../../src/git/read/diff-files.ts';
+import { FILE_STATUSES } from '../plumbing/read/diff-files.ts';
 
 /** Files listed per commit or comparison; beyond, the list is cut and says so. */
 export const MAX_FILES = 3000;

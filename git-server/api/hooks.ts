@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
-import type { DeliveryRecord } from '../../src/repo-events/delivery-log.ts';
+import type { DeliveryRecord } from '../events/delivery-log.ts';
 import { parseUrlRepoPath } from '../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import type { RepoParams } from './repo-read.ts';

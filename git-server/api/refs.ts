@@ -3,8 +3,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { shapeTag } from './address.ts';
-import { peelTags } from '../../src/git/read/peel-tags.ts';
-import { pageRefs, type RefKind } from '../../src/git/read/ref-page.ts';
+import { peelTags } from '../plumbing/read/peel-tags.ts';
+import { pageRefs, type RefKind } from '../plumbing/read/ref-page.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { revalidated } from './http-cache.ts';
 import { readRepo } from './repo-read.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { SyncedRepo } from '../../src/git/repo-cache.ts';
+import type { SyncedRepo } from '../plumbing/repo-cache.ts';
 import { parseUrlRepoPath } from '../../src/repo-store/index.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 

@@ -2,9 +2,9 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { PublicError } from '../../src/errors.ts';
-import { decodeText, pickReadme } from '../../src/git/read/blob-content.ts';
-import { readBlob } from '../../src/git/read/read-blob.ts';
-import { listTree } from '../../src/git/read/tree-entries.ts';
+import { decodeText, pickReadme } from '../plumbing/read/blob-content.ts';
+import { readBlob } from '../plumbing/read/read-blob.ts';
+import { listTree } from '../plumbing/read/tree-entries.ts';
 import { cacheAddress, entryAt, resolveAddress } from './address.ts';
 import type { RepoApiDependencies } from './dependencies.ts';
 import { readRepo } from './repo-read.ts';

@@ -4,8 +4,8 @@
 // only some repositories (a project's git token, a JWT with `repos`) may use only routes under one of them.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PublicError } from '../../src/errors.ts';
-import { describeReach, reaches, repoReach, type RepoReach } from '../../src/repo-access/repo-patterns.ts';
-import { isGitTokenLike } from '../../src/repo-access/git-token.ts';
+import { describeReach, reaches, repoReach, type RepoReach } from './repo-patterns.ts';
+import { isGitTokenLike } from '../../src/auth/git-token.ts';
 import { parseUrlRepoPath, type RepoPath } from '../../src/repo-store/repo-path.ts';
 import { tokenFromAuthorization } from './credentials.ts';
 import { ForbiddenError, UnauthenticatedError } from './errors.ts';

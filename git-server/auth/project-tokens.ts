@@ -6,7 +6,7 @@
 import type { GitToken } from '../../src/apis/v1alpha1/git-token.ts';
 import type { Project } from '../../src/apis/v1alpha1/project.ts';
 import { UnavailableError } from '../../src/errors.ts';
-import { gitTokenSha256, isWellFormedGitToken } from '../../src/repo-access/git-token.ts';
+import { gitTokenSha256, isWellFormedGitToken } from '../../src/auth/git-token.ts';
 import { UnauthenticatedError } from './errors.ts';
 import type { GitScope } from './token.ts';
 

@@ -4,7 +4,7 @@
 // revokes every token.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { MIN_TOKEN_SECRET_BYTES } from '../config/schema.ts';
-import { EVERY_REPOSITORY, MAX_REPO_PATTERNS, repoReach, type RepoReach } from '../../src/repo-access/repo-patterns.ts';
+import { EVERY_REPOSITORY, MAX_REPO_PATTERNS, repoReach, type RepoReach } from './repo-patterns.ts';
 import { UnauthenticatedError } from './errors.ts';
 
 /** The audience every cw-git token carries, so a JWT minted for another service with the same key is refused. */

@@ -1,7 +1,7 @@
 // `cw-git repo info <owner/repo>`: a full sync of the repository from the bucket into a local bare copy (which
 // proves every live pack is there and usable), then a summary of its head.
 import { packBytes } from '../../src/repo-store/state.ts';
-import { RepoCache } from '../../src/git/repo-cache.ts';
+import { RepoCache } from '../plumbing/repo-cache.ts';
 import { runGit } from '../../src/git/run-git.ts';
 import { repoArgument, writeJson, type Command } from './command.ts';
 import { countRefs, formatRepoInfo, parseCountObjects, repoInfoJson, type RepoInfo } from './format.ts';

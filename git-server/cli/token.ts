@@ -1,7 +1,7 @@
 // `cw-git token --sub <principal> --scope read[,write] [--ttl 30d] [--repos acme,team-*]`: an access token signed
 // with the configured `auth.token_secret`, for operators to hand out (the service has no sign-in of its own).
 import { GIT_SCOPES, mintToken, type GitScope } from '../auth/index.ts';
-import { repoReach } from '../../src/repo-access/repo-patterns.ts';
+import { repoReach } from '../auth/repo-patterns.ts';
 import { printable, UsageError } from './args.ts';
 import { writeJson, type Command } from './command.ts';
 

@@ -7,11 +7,11 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from '../../src/repo-events/backoff.ts';
-import { catchUp, type CatchUpReport, type PostedBatch } from '../../src/repo-events/catch-up.ts';
-import { describeOutcome, type DeliveryClient, type DeliveryOutcome } from '../../src/repo-events/delivery-client.ts';
-import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
-import { listRepositories } from '../../src/repo-events/repositories.ts';
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import { catchUp, type CatchUpReport, type PostedBatch } from './catch-up.ts';
+import { describeOutcome, type DeliveryClient, type DeliveryOutcome } from './delivery-client.ts';
+import type { DeliveryTarget } from './delivery-target.ts';
+import { listRepositories } from './repositories.ts';
 import { RepoNotFoundError } from '../../src/repo-store/errors.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { EventsMetrics } from './metrics.ts';

@@ -7,8 +7,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
-import { configuredWebhook } from '../../src/repo-events/delivery-target.ts';
+import { DeliveryClient } from './delivery-client.ts';
+import { configuredWebhook } from './delivery-target.ts';
 import { TargetPolicy } from '../../src/target-policy.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { GitServiceConfig } from '../config/index.ts';

@@ -5,7 +5,7 @@
 // (their resources' status and delivery logs say how), so a slow receiver of theirs never delays the notifier.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { repositoriesToWake } from '../../src/repo-events/wake-up.ts';
+import { repositoriesToWake } from './wake-up.ts';
 import { ErrorBodySchema } from '../api/schemas.ts';
 import { sendError } from '../errors.ts';
 import type { WakeResult } from './bridge.ts';

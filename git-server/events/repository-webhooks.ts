@@ -7,10 +7,10 @@ import type { FastifyBaseLogger } from 'fastify';
 import { REPOSITORY_WEBHOOKS } from '../../src/platform/resources.ts';
 import { RepositoryWebhookReasons, WEBHOOK_SECRET_LABEL, type RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webhook.ts';
 import { createInformer, objectKey, SECRETS, type Informer, type KubeConnection, type KubeObject } from '../../src/kube/index.ts';
-import type { DeliveryClient } from '../../src/repo-events/delivery-client.ts';
-import type { DeliveryTarget } from '../../src/repo-events/delivery-target.ts';
+import type { DeliveryClient } from './delivery-client.ts';
+import type { DeliveryTarget } from './delivery-target.ts';
 import { SerialRuns } from './serial-runs.ts';
-import { resolveWebhook, webhookRepository, type SecretData, type WebhookResolution } from '../../src/repo-events/webhook-resolution.ts';
+import { resolveWebhook, webhookRepository, type SecretData, type WebhookResolution } from './webhook-resolution.ts';
 
 type Secret = KubeObject & SecretData;
 

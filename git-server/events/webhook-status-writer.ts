@@ -8,9 +8,9 @@ import type { RepositoryWebhook } from '../../src/apis/v1alpha1/repository-webho
 import { statusChanged } from '../../src/conditions/index.ts';
 import { isNotFound, type ObjectClient } from '../../src/kube/index.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { readDeliveryLog, type DeliveryLog } from '../../src/repo-events/delivery-log.ts';
-import { webhookDeliveriesKey } from '../../src/repo-events/webhook-layout.ts';
-import { desiredWebhookStatus } from '../../src/repo-events/webhook-status.ts';
+import { readDeliveryLog, type DeliveryLog } from './delivery-log.ts';
+import { webhookDeliveriesKey } from './webhook-layout.ts';
+import { desiredWebhookStatus } from './webhook-status.ts';
 import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import type { WakeResult } from './bridge.ts';
 import type { RepositoryWebhooks, WebhookState } from './repository-webhooks.ts';

@@ -4,7 +4,7 @@
 // when given, its path (`*` within one segment, `**` across segments: `https://github.com/acme/*`); without a path
 // every repository of the host is admitted. Matched in linear time (ref-glob.ts), so no pattern can stall a request.
 import { PublicError } from '../../src/errors.ts';
-import { refGlob, type RefGlob } from '../../src/repo-events/ref-glob.ts';
+import { refGlob, type RefGlob } from '../events/ref-glob.ts';
 
 /** At most this long, as git and browsers cope with much longer URLs but nobody's repository needs it. */
 const MAX_URL = 2048;

@@ -6,7 +6,7 @@
 import type { FastifyReply } from 'fastify';
 import { PassThrough } from 'node:stream';
 import { PublicError } from '../../src/errors.ts';
-import { Band, FLUSH, sideband } from '../../src/git/pkt-line.ts';
+import { Band, FLUSH, sideband } from '../plumbing/pkt-line.ts';
 
 /** An empty band-1 packet: the client's demultiplexer reads it as no data. */
 const KEEPALIVE = Buffer.from('0005\x01');

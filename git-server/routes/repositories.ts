@@ -4,10 +4,10 @@
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { BranchName } from '../../src/apis/v1alpha1/repository.ts';
-import type { RepoCache } from '../../src/git/repo-cache.ts';
+import type { RepoCache } from '../plumbing/repo-cache.ts';
 import type { RepoStore } from '../../src/repo-store/index.ts';
 import { parseRepoPath } from '../../src/repo-store/index.ts';
-import type { RepositoryDirectory } from '../../src/repositories/repository-directory.ts';
+import type { RepositoryDirectory } from '../repositories/repository-directory.ts';
 import { principalOf } from '../auth/index.ts';
 
 export interface RepositoryRouteDependencies {

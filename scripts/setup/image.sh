@@ -26,7 +26,7 @@ if [[ ! -f $base/rootfs.tar ]]; then
 fi
 
 # What the image holds of the checkout: the servers' sources (tests left out) and the built console.
-files=$(cd "$ROOT" && git ls-files -co --exclude-standard bin api src operator git-server database-server package.json package-lock.json tsconfig.json | grep -v '\.test\.ts$' | LC_ALL=C sort)
+files=$(cd "$ROOT" && git ls-files -co --exclude-standard bin api src operator runtime-server git-server database-server package.json package-lock.json tsconfig.json | grep -v '\.test\.ts$' | LC_ALL=C sort)
 [[ -f $ROOT/console/dist/index.html ]] || die "the console is not built: run make console"
 console=$(cd "$ROOT" && find console/dist -type f | LC_ALL=C sort)
 node_bin=$(readlink -f "$TOOLS_BIN/node")

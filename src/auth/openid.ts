@@ -1,6 +1,6 @@
 // Sign-in through any OpenID Connect provider: the authorization code flow with PKCE, state and nonce
 // (openid-client, certified), for a confidential client. What links a provider's account to a Cloudwright
-// user is src/platform/users.ts (`userForOpenId`); this file only speaks OpenID Connect.
+// user is api/services/users.ts (`userForOpenId`); this file only speaks OpenID Connect.
 import * as oidc from 'openid-client';
 
 export interface OpenIdSettings {

@@ -3,7 +3,7 @@ import { parseServerAddress } from '../dns/dns-client.ts';
 import { isHostname } from './checks.ts';
 import { ConfigError, type EnvReader } from './env.ts';
 
-/** The variables `dnsSettingsFromEnv` (src/platform/domains/dns-settings.ts, docs/dns.md) reads. */
+/** The variables `dnsSettingsFromEnv` (operator/dns-settings.ts, docs/dns.md) reads. */
 export const DNS_VARIABLES = [
   'CW_DNS_PROVIDER',
   'CW_DNS_OWNER_ID',

@@ -1,6 +1,6 @@
 import type { Database } from '../apis/v1alpha1/database.ts';
 import { MAX_DATABASE_ENVIRONMENT_KEYS, type DatabaseAccess } from '../apis/v1alpha1/runtime-app.ts';
-import { ASSETS_BINDING } from '../workerd/compatibility.ts';
+import { ASSETS_BINDING } from '../app-artifacts/compatibility.ts';
 import type { AppStore } from './app-store.ts';
 import { DEFAULT_DATABASE_ACCESS } from './databases/app-tokens.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';

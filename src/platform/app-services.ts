@@ -5,7 +5,7 @@ import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import type { InformerFactory, KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
-import type { ArtifactLimits } from '../workerd/artifact.ts';
+import type { ArtifactLimits } from '../app-artifacts/artifact.ts';
 import { AppEnvironment } from './app-environment.ts';
 import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';

@@ -1,7 +1,7 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../conditions/index.ts';
-import { defaultHost } from '../workerd/hosts.ts';
+import { defaultHost } from '../runtime-contract/hosts.ts';
 import { deployOptionsView, type DeployOptionsView } from './deploy-options.ts';
 
 /** Annotation on a Build: when it was uploaded, to the millisecond (creationTimestamp has whole seconds). */

@@ -5,7 +5,7 @@ import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
 import type { AppStore } from './app-store.ts';
 import { appView, type AppView } from './app-view.ts';
-import { defaultHost } from '../workerd/hosts.ts';
+import { defaultHost } from '../runtime-contract/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError } from '../errors.ts';
 

@@ -2,7 +2,7 @@ import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
 import { ForbiddenError } from '../auth/index.ts';
 import { isInZone } from '../dns/names.ts';
 import { BadRequestError, ConflictError } from '../errors.ts';
-import { defaultHost } from '../workerd/hosts.ts';
+import { defaultHost } from '../runtime-contract/hosts.ts';
 import type { AppStore } from './app-store.ts';
 import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';

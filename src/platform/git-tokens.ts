@@ -4,8 +4,8 @@ import { ForbiddenError, hasScope, requireScope, type Principal } from '../auth/
 import { expiryWithin } from '../auth/issue-token.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
 import { formatTime, holdsWrite, isNotFound, objectClient, waitFor, type Informer, type KubeConnection, type ObjectClient } from '../kube/index.ts';
-import { generateGitToken, gitTokenSha256, newGitTokenId } from '../repo-access/git-token.ts';
-import { roleIn } from '../stores/project-reader.ts';
+import { generateGitToken, gitTokenSha256, newGitTokenId } from '../auth/git-token.ts';
+import { roleIn } from './project-reader.ts';
 import { GIT_TOKENS, PROJECT_LABEL } from './resources.ts';
 
 /** Live (neither revoked nor expired) git tokens one project may hold: each is an object in the cluster. */

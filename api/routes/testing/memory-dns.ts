@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
-import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
-import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
+import type { DnsSettings } from '../../../operator/dns-settings.ts';
+import { testDnsSettings } from '../../../operator/testing/test-dns-settings.ts';
 
 /**
  * The runtime's base domain in the DNS route tests (pass it to `platformApp`): under `test.` and not a reserved

@@ -21,7 +21,7 @@ helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version }}
 {{- end }}
 {{- end -}}
 
-{{/* Environment of the process that reaches DNS (cw-operator's controllers): src/platform/domains/dns-settings.ts. */}}
+{{/* Environment of the process that reaches DNS (cw-operator's controllers): operator/dns-settings.ts. */}}
 {{- define "cloudwright.dnsEnv" -}}
 {{- $dns := .Values.dns -}}
 {{- if ne $dns.provider "route53" -}}

@@ -1,5 +1,5 @@
 // `POST /commits` (`write` scope): a batch of file changes committed on a branch with no clone. The blobs, trees
-// and the commit are built with git's plumbing in a quarantine (src/git/write/build-commit.ts) and published with
+// and the commit are built with git's plumbing in a quarantine (git-server/plumbing/write/build-commit.ts) and published with
 // the branch's move as one `ref_update` log entry (publishWrite).
 //
 // Decisions (docs/repository-service.md, "Commits"):
@@ -15,9 +15,9 @@ import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
 import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
 import { PublicError } from '../../../src/errors.ts';
-import { RevisionNotFoundError, resolveCommit } from '../../../src/git/read/rev-parse.ts';
-import { buildCommit, TreeConflictError } from '../../../src/git/write/build-commit.ts';
-import { decodedLength } from '../../../src/git/write/changes.ts';
+import { RevisionNotFoundError, resolveCommit } from '../../plumbing/read/rev-parse.ts';
+import { buildCommit, TreeConflictError } from '../../plumbing/write/build-commit.ts';
+import { decodedLength } from '../../plumbing/write/changes.ts';
 import { isValidRefName, parseUrlRepoPath, PublishContentionError, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
 import type { ErrorDetails } from '../../errors.ts';
 import type { RepoApiDependencies } from '../dependencies.ts';

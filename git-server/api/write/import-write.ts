@@ -18,7 +18,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf, requireReach } from '../../auth/index.ts';
 import { PublicError } from '../../../src/errors.ts';
-import { copyObjects } from '../../../src/git/write/copy-objects.ts';
+import { copyObjects } from '../../plumbing/write/copy-objects.ts';
 import { parseRepoPath, parseUrlRepoPath, zeroOid, type RepoHead } from '../../../src/repo-store/index.ts';
 import { fetchRemote, listRemote, type SourceCredentials } from '../../import/remote-source.ts';
 import { parseSourceUrl } from '../../import/source-url.ts';

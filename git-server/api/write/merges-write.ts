@@ -3,8 +3,8 @@
 // branch moves only from `expected_base_oid`, so a concurrent push makes this a 409, never a lost update.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { resolveCommit, RevisionNotFoundError } from '../../../src/git/read/rev-parse.ts';
-import { computeMerge, MERGE_STRATEGIES, type MergeOutcome } from '../../../src/git/write/merge.ts';
+import { resolveCommit, RevisionNotFoundError } from '../../plumbing/read/rev-parse.ts';
+import { computeMerge, MERGE_STRATEGIES, type MergeOutcome } from '../../plumbing/write/merge.ts';
 import { isValidRefName, parseUrlRepoPath, type RefUpdate } from '../../../src/repo-store/index.ts';
 import { BadRequestError } from '../../../src/errors.ts';
 import { principalOf } from '../../auth/git-auth.ts';

@@ -4,7 +4,7 @@ import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RepoCache } from '../../../src/git/repo-cache.ts';
+import { RepoCache } from '../../plumbing/repo-cache.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import { HERMETIC_GIT_ENV } from '../../../src/git/testing/scratch-repo.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';

@@ -5,8 +5,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { Quarantine, type IndexedPack } from '../../../src/git/quarantine.ts';
-import { applyLocally, packUpload } from '../../../src/git/receive-pack/receive-pack.ts';
+import { Quarantine, type IndexedPack } from '../../plumbing/quarantine.ts';
+import { applyLocally, packUpload } from '../../plumbing/receive-pack/receive-pack.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import type { RefUpdate } from '../../../src/repo-store/refs.ts';
 import type { PublishResult } from '../../../src/repo-store/publish.ts';
@@ -77,7 +77,7 @@ export const publishWrite: PublishWrite = async (deps, request) => {
 
 /**
  * Packs the objects `build` wrote into the quarantine, loose or in packs (objects copied from another
- * repository, src/git/write/copy-objects.ts), as one pack indexed as a push's pack is; none: undefined.
+ * repository, git-server/plumbing/write/copy-objects.ts), as one pack indexed as a push's pack is; none: undefined.
  */
 async function packWritten(quarantine: Quarantine): Promise<IndexedPack | undefined> {
   const oids = [...new Set([...(await looseObjects(quarantine.objectsDir)), ...(await packedObjects(quarantine))])].sort();

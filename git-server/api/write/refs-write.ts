@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { principalOf } from '../../auth/index.ts';
-import { resolveCommit } from '../../../src/git/read/rev-parse.ts';
+import { resolveCommit } from '../../plumbing/read/rev-parse.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import { isValidRefName, parseUrlRepoPath, zeroOid, type PublishResult, type RepoHead } from '../../../src/repo-store/index.ts';
 import { isOid } from '../../../src/repo-store/refs.ts';

@@ -1,7 +1,7 @@
 // An in-memory ProjectTokenSource for unit tests: GitTokens and Projects as plain objects.
 import type { GitToken, GitTokenSpec } from '../../../src/apis/v1alpha1/git-token.ts';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
-import { generateGitToken, gitTokenSha256, newGitTokenId } from '../../../src/repo-access/git-token.ts';
+import { generateGitToken, gitTokenSha256, newGitTokenId } from '../../../src/auth/git-token.ts';
 import type { ProjectTokenSource } from '../project-tokens.ts';
 
 export class MemoryProjectTokenSource implements ProjectTokenSource {

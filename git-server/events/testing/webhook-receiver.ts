@@ -4,7 +4,7 @@
 import { createHmac, createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { RefEvent } from '../../../src/repo-events/ref-event.ts';
+import type { RefEvent } from '../ref-event.ts';
 
 export interface Arrival {
   readonly deliveryId: string;

@@ -18,14 +18,14 @@ import type { ParentZoneRecordType } from '../../../src/dns/parent-zone.ts';
 import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
-import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
+import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { EventRecorder } from '../../controller-runtime/events.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
 import { projectDomainController } from '../project-domain/controller.ts';
 import { appHostnameController } from './controller.ts';
 

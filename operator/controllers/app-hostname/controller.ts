@@ -11,9 +11,9 @@ import { objectClient, type Informer, type KubeConnection, type KubeObject } fro
 import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
 import { NameClaims } from '../name-claims.ts';
 import { unansweredRequest } from '../request-annotation.ts';
-import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
+import type { DnsSettings } from '../../dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
-import { verifyExternalRecords } from '../../../src/platform/domains/external-verification.ts';
+import { verifyExternalRecords } from './external-verification.ts';
 import {
   challengeToken,
   desiredManagedRecords,
@@ -24,8 +24,8 @@ import {
   recordsApplied,
   removeStaleManagedRecords,
 } from '../../../src/platform/domains/hostname-records.ts';
-import { Controller, type Result } from '../../controller-runtime/controller.ts';
-import type { Logger } from '../../controller-runtime/log.ts';
+import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import type { Logger } from '../../../src/logging/log.ts';
 import { desiredStatus, finalizing, verificationDue, withRecords, type DnsObservation, type Failure, type Observation, type Verdict } from './desired-status.ts';
 
 export interface AppHostnameControllerDeps {

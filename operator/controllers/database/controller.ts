@@ -5,11 +5,11 @@ import { objectClient, type Informer, type KubeConnection } from '../../../src/k
 import { databaseIdFor } from '../../../src/platform/databases/database-token.ts';
 import { EngineUnavailableError, LimitOutOfRangeError, RestorePointError, type DatabaseEngine, type EngineTenantRequest } from '../../../src/platform/databases/engine-client.ts';
 import { DATABASES } from '../../../src/platform/resources.ts';
-import { Controller, type Result } from '../../controller-runtime/controller.ts';
-import type { EventRecorder } from '../../controller-runtime/events.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
-import type { Logger } from '../../controller-runtime/log.ts';
-import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
+import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
 import { AppTokenSecrets } from './app-token-secret.ts';
 import { TokenSecrets } from './token-secret.ts';

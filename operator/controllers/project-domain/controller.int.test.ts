@@ -18,12 +18,12 @@ import { createInformer, EVENTS, eventWriter, objectClient, type Informer, type 
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { DELEGATION_CHECK_ANNOTATION, ZONE_FINALIZER } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
-import { testDnsSettings } from '../../../src/platform/domains/testing/test-dns-settings.ts';
+import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, PROJECT_LABEL } from '../../../src/platform/resources.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { EventRecorder } from '../../controller-runtime/events.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
 import { projectDomainController } from './controller.ts';
 
 const RECHECK_MS = 400;

@@ -9,12 +9,12 @@ import { DomainStore, isActive } from '../../../src/platform/domains/domain-stor
 import { DOMAIN_CLAIMS } from '../../../src/platform/resources.ts';
 import { NameClaims, TAKEN_RECHECK_MS } from '../name-claims.ts';
 import { DomainReconciler } from './domain-reconciler.ts';
-import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
-import { Controller, type Result } from '../../controller-runtime/controller.ts';
-import type { EventRecorder } from '../../controller-runtime/events.ts';
-import { addFinalizer, runFinalizer } from '../../controller-runtime/finalizers.ts';
-import type { Logger } from '../../controller-runtime/log.ts';
-import { controllerRateLimiter } from '../../controller-runtime/rate-limiter.ts';
+import type { DnsSettings } from '../../dns-settings.ts';
+import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { delegationRequest, nextCheckIn, nextPendingCheckIn } from './recheck.ts';
 
 export interface ProjectDomainControllerDeps {

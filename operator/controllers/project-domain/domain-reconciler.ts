@@ -3,7 +3,7 @@
 // records, for a delegation check asked through the annotation, and on the re-check schedule. Every step is
 // idempotent (zone creation by caller reference, record changes by UPSERT), so a pass may be repeated.
 import { RECORD_FINALIZER, type DnsRecord, type DnsRecordStatus } from '../../../src/apis/v1alpha1/dns-record.ts';
-import { addFinalizer, hasFinalizer, removeFinalizer } from '../../controller-runtime/finalizers.ts';
+import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/controller-runtime/finalizers.ts';
 import { CREATED_BY_API_ANNOTATION, ProjectDomainReasons, ZONE_FINALIZER, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { findCondition, setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { checkDelegation, type DelegationResult } from '../../../src/dns/delegation.ts';
@@ -11,7 +11,7 @@ import { checkDomainName } from '../../../src/dns/domain-name.ts';
 import { absoluteName } from '../../../src/dns/names.ts';
 import { DnsProviderError } from '../../../src/dns/provider.ts';
 import { isConflict, isNotFound, retryOnConflict } from '../../../src/kube/index.ts';
-import type { DnsSettings } from '../../../src/platform/domains/dns-settings.ts';
+import type { DnsSettings } from '../../dns-settings.ts';
 import { byAge, isActive, type DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { MAX_DELETED_DOMAINS_KEPT, MAX_DOMAINS_PER_PROJECT } from '../../../src/platform/domains/project-domains.ts';
 import { MAX_RECORDS_PER_DOMAIN } from '../../../src/platform/domains/dns-records.ts';
@@ -19,7 +19,7 @@ import { inParallel } from '../../../src/collections/in-parallel.ts';
 import { oldestBeyond } from '../../../src/collections/retention.ts';
 import { domainStatus, type DomainObservation, type ProviderFailure } from '../../../src/platform/domains/domain-status.ts';
 import { ancestorDomains, domainRefusal, type DomainRefusal } from '../../../src/platform/domains/domain-admission.ts';
-import { syncDomainRecords } from '../../../src/platform/domains/record-sync.ts';
+import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
 
 /** Old history deleted at most per pass: a bound on the work of one reconcile. */

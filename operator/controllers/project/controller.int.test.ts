@@ -15,8 +15,8 @@ import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import { PROJECT_OBJECT_COUNTS, PROJECT_QUOTA_NAME, type ResourceQuota } from '../../../src/platform/project-quota.ts';
 import { NAMESPACES, PROJECT_LABEL, PROJECTS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
 import { projectController } from './controller.ts';
 import { OPERATOR_BINDING_NAME, type ProjectAccess, type RoleBinding } from './operator-access.ts';
 

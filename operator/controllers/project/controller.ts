@@ -2,11 +2,11 @@ import type { Registry } from 'prom-client';
 import type { Project } from '../../../src/apis/v1alpha1/project.ts';
 import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { isAlreadyExists, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
-import { projectNamespace } from '../../../src/platform/project-namespace.ts';
+import { projectNamespace } from './project-namespace.ts';
 import { PROJECT_QUOTA_NAME, projectQuotaDrifted, projectResourceQuota, type ResourceQuota } from '../../../src/platform/project-quota.ts';
 import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
-import { Controller } from '../../controller-runtime/controller.ts';
-import type { Logger } from '../../controller-runtime/log.ts';
+import { Controller } from '../../../src/controller-runtime/controller.ts';
+import type { Logger } from '../../../src/logging/log.ts';
 import { bindingChange, OPERATOR_BINDING_NAME, projectRoleBindings, RUNTIME_BINDING_NAME, type ProjectAccess, type RoleBinding } from './operator-access.ts';
 
 export interface ProjectControllerDeps {

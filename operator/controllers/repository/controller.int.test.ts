@@ -14,10 +14,10 @@ import { REPOSITORIES } from '../../../src/platform/resources.ts';
 import { emptyStatus, writeStatus, type FsckRecord } from '../../../src/repo-maintenance/index.ts';
 import { RepoNotFoundError, RepoStore, maintenanceStatusKey, parseRepoPath } from '../../../src/repo-store/index.ts';
 import { Z, newRepoName, oid, smallPack, update } from '../../../src/repo-store/testing/repo-store-scenarios.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { EventRecorder } from '../../controller-runtime/events.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
-import { objectKeys } from '../../../src/repositories/testing/repository-directory-contract.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
+import { objectKeys } from '../../../git-server/repositories/testing/repository-directory-contract.ts';
 import { repositoryController } from './controller.ts';
 
 /** Forwards to the bucket, or fails every call as an unreachable store does, while `down`. */

@@ -13,9 +13,9 @@ import { ForwardingObjectStore } from '../../../src/object-store/testing/forward
 import { appArtifactPrefix, artifactKey } from '../../../src/platform/artifact-keys.ts';
 import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { EventRecorder } from '../../controller-runtime/events.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
 import { runtimeAppController } from './controller.ts';
 
 const conn = testConnection();

@@ -13,12 +13,12 @@ import { testConnection, testNamespace } from '../../../src/kube/testing/test-ku
 import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
 import { RuntimeReplicaView, type ReplicaLease } from '../../../src/platform/runtime-replicas.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
-import { ReplicaPublisher } from '../../app-server/replica-publisher.ts';
-import type { ReplicaSnapshot } from '../../app-server/replica-reports.ts';
-import type { RuntimeAppReport } from '../../app-server/report.ts';
-import type { Controller } from '../../controller-runtime/controller.ts';
-import { EventRecorder } from '../../controller-runtime/events.ts';
-import { silentLogger } from '../../controller-runtime/log.ts';
+import { ReplicaPublisher } from '../../../runtime-server/replica-publisher.ts';
+import type { ReplicaSnapshot } from '../../../runtime-server/replica-reports.ts';
+import type { RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
 import { runtimeReplicaController } from '../runtime-replica/controller.ts';
 import { runtimeAppController } from './controller.ts';
 

@@ -1,9 +1,9 @@
 import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import type { RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
-import type { RuntimeAppReport } from '../../app-server/report.ts';
+import type { RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
 
-export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../app-server/report.ts';
+export type { DeployFailure, FailureReason, RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
 
 /** A replica's reports by app key (`namespace/app`). */
 export type ReportIndex = ReadonlyMap<string, RuntimeAppReport>;

@@ -3,8 +3,8 @@ import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.
 import { isConflict, LEASES, objectClient, objectKey, type KubeConnection } from '../../../src/kube/index.ts';
 import { RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
 import type { ReplicaLease, RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
-import { Controller } from '../../controller-runtime/controller.ts';
-import type { Logger } from '../../controller-runtime/log.ts';
+import { Controller } from '../../../src/controller-runtime/controller.ts';
+import type { Logger } from '../../../src/logging/log.ts';
 import { replicaPlan } from './expiry.ts';
 
 export interface RuntimeReplicaControllerDeps {

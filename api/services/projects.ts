@@ -1,0 +1,172 @@
+import type { Project, ProjectMember } from '../../src/apis/v1alpha1/project.ts';
+import { settle } from '../../src/platform/settle.ts';
+import type { Principal } from '../../src/auth/index.ts';
+import { isAlreadyExists, objectClient, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
+import { RecentMap } from '../../src/collections/recent-map.ts';
+import { projectView, type ProjectView } from './project-view.ts';
+import { NAMESPACES, PROJECT_CONTENTS, PROJECTS } from '../../src/platform/resources.ts';
+import { ConflictError, NotFoundError, BadRequestError } from '../../src/errors.ts';
+
+/** What a project holds, as the API calls it (its resources' kinds are not the caller's words). */
+const CONTENT_NOUNS: Readonly<Record<string, readonly [string, string]>> = {
+  runtimeapps: ['app', 'apps'],
+  databases: ['database', 'databases'],
+  projectdomains: ['domain', 'domains'],
+  repositories: ['repository', 'repositories'],
+};
+
+type ProjectContent = KubeObject & { spec?: { deleted?: boolean; domain?: string } };
+
+/** `2 apps (web, shop)`: how many, and the first few by the names the caller knows them by. */
+function describeContents(resource: ResourceRef, items: readonly ProjectContent[]): string {
+  const [one, many] = CONTENT_NOUNS[resource.plural] ?? [resource.kind, resource.plural];
+  const names = items.slice(0, 5).map((item) => item.spec?.domain ?? item.metadata?.name ?? '?');
+  return `${items.length} ${items.length === 1 ? one : many} (${names.join(', ')}${items.length > 5 ? ', …' : ''})`;
+}
+
+/** Namespaces a project may not take: its namespace carries the project's id. */
+const RESERVED = /^(default|kube-.*|cloudwright|cloudwright-.*|openshift.*)$/;
+
+/**
+ * Projects one user may own: each is a namespace and the home of apps, domains and zones, and any
+ * authenticated user may create one. Checked against the cache, so concurrent creates may pass it by a few.
+ */
+export const MAX_PROJECTS_PER_OWNER = 50;
+
+/**
+ * Projects, read from an informer cache and written to the apiserver. Each write is conditional on the
+ * resourceVersion it read, and retried on a conflict, so concurrent member changes never lose one another.
+ */
+export class ProjectDirectory {
+  readonly #conn: KubeConnection;
+  readonly #cache: Informer<Project>;
+  /** Listings by caller, each valid while no Project has changed since it was made. */
+  readonly #listings = new RecentMap<{ readonly changes: number; readonly views: readonly ProjectView[] }>(10_000);
+
+  constructor(conn: KubeConnection, cache: Informer<Project>) {
+    this.#conn = conn;
+    this.#cache = cache;
+  }
+
+  /**
+   * The caller's projects; administrators see every project. Sorted by id. Made once per caller and Project
+   * change rather than per request: `GET /v1/projects` is the API's most frequent read (bench/README.md).
+   * The list is shared: callers must not change it.
+   */
+  listFor(principal: Principal): readonly ProjectView[] {
+    // Administrators see more than the same user's everyday token does, so they get a listing of their own.
+    const key = principal.admin ? `admin/${principal.userId}` : principal.userId;
+    const listing = this.#listings.get(key);
+    const changes = this.#cache.changes();
+    if (listing?.changes === changes) return listing.views;
+    const views = this.#cache
+      .list()
+      .filter((p) => principal.admin || p.spec.members?.some((m) => m.user === principal.userId))
+      .map((p) => projectView(p, principal.userId))
+      .sort((a, b) => (a.project_id < b.project_id ? -1 : a.project_id > b.project_id ? 1 : 0));
+    this.#listings.set(key, { changes, views });
+    return views;
+  }
+
+  /** Only called after authorisation has established the caller may see it. */
+  get(projectId: string, principal: Principal): ProjectView {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    return projectView(project, principal.userId);
+  }
+
+  async create(input: { projectId: string; name: string; owner: string }): Promise<ProjectView> {
+    if (RESERVED.test(input.projectId)) throw new BadRequestError(`The project id ${input.projectId} is reserved; choose another.`);
+    const owned = this.#cache.list().filter((p) => !p.metadata?.deletionTimestamp && p.spec.members?.some((m) => m.user === input.owner && m.role === 'owner')).length;
+    if (owned >= MAX_PROJECTS_PER_OWNER) {
+      throw new ConflictError(`${input.owner} owns ${owned} projects, the most a user may; delete one, or hand one over to another owner, first.`);
+    }
+    // The project's namespace will carry its id. One that exists already belongs to something else (the
+    // operator would never adopt it, and the project would stay NamespaceConflict): say so now.
+    if (await objectClient<KubeObject>(this.#conn, NAMESPACES).get('', input.projectId)) {
+      throw new ConflictError(`A namespace named ${input.projectId} already exists in the cluster; choose another project id.`);
+    }
+    try {
+      const created = await this.#projects().create({
+        metadata: { name: input.projectId },
+        spec: { displayName: input.name, members: [{ user: input.owner, role: 'owner' }] },
+      });
+      await this.#cacheCaughtUp(created);
+      return projectView(created, input.owner);
+    } catch (err) {
+      if (isAlreadyExists(err)) throw new ConflictError(`A project with the id ${input.projectId} already exists.`);
+      throw err;
+    }
+  }
+
+  /**
+   * Deletes an empty project; the operator then deletes its namespace. A project that still holds apps,
+   * databases, domains or repositories is refused with 409 listing them: deleting those is a decision the
+   * caller makes one by one, not a side effect of removing a container. Soft-deleted domains, kept as
+   * history, do not count; they go with the namespace.
+   */
+  async delete(projectId: string): Promise<void> {
+    const project = this.#cache.get(projectId) ?? (await this.#projects().get('', projectId));
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    // The namespace is named after the project; look there even before the operator has reported it.
+    const namespace = project.status?.namespace ?? projectId;
+    {
+      const live: string[] = [];
+      for (const resource of PROJECT_CONTENTS) {
+        const { items } = await objectClient<ProjectContent>(this.#conn, resource).list(namespace);
+        // A soft-deleted domain is history, not content: its zone is gone (or its finalizer sees to it).
+        const held = items.filter((item) => item.spec?.deleted !== true);
+        if (held.length > 0) live.push(describeContents(resource, held));
+      }
+      if (live.length > 0) throw new ConflictError(`Project ${projectId} still has ${live.join(', ')}; delete them first.`);
+    }
+    await this.#projects().delete('', projectId);
+    await settle(this.#cache, projectId, (cached) => cached?.metadata?.uid !== project.metadata?.uid);
+  }
+
+  members(projectId: string): ProjectMember[] {
+    const project = this.#cache.get(projectId);
+    if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+    return [...(project.spec.members ?? [])];
+  }
+
+  async setMember(projectId: string, member: ProjectMember): Promise<ProjectMember[]> {
+    return this.#updateMembers(projectId, (members) => [...members.filter((m) => m.user !== member.user), member]);
+  }
+
+  async removeMember(projectId: string, userId: string): Promise<ProjectMember[]> {
+    return this.#updateMembers(projectId, (members) => {
+      if (!members.some((m) => m.user === userId)) throw new NotFoundError(`${userId} is not a member of ${projectId}.`);
+      return members.filter((m) => m.user !== userId);
+    });
+  }
+
+  async #updateMembers(projectId: string, change: (members: ProjectMember[]) => ProjectMember[]): Promise<ProjectMember[]> {
+    const updated = await retryOnConflict(async () => {
+      const project = await this.#projects().get('', projectId);
+      if (!project) throw new NotFoundError(`Project ${projectId} does not exist.`);
+      const members = change(project.spec.members ?? []);
+      if (!members.some((m) => m.role === 'owner')) throw new ConflictError(`Project ${projectId} must keep at least one owner.`);
+      return this.#projects().replace({ ...project, spec: { ...project.spec, members } });
+    });
+    await this.#cacheCaughtUp(updated);
+    return updated.spec.members ?? [];
+  }
+
+  /**
+   * Read-your-writes for this process: authorisation reads memberships from the cache, so a write is
+   * answered only once the cache holds it (or a newer version), bounded so a stalled watch cannot hang the
+   * request; the write itself is durable either way.
+   */
+  async #cacheCaughtUp(written: Project): Promise<void> {
+    const name = written.metadata?.name ?? '';
+    const wanted = written.metadata?.generation ?? 0;
+    await settle(this.#cache, name, (cached) => {
+      return cached?.metadata?.uid === written.metadata?.uid && (cached?.metadata?.generation ?? 0) >= wanted;
+    });
+  }
+
+  #projects() {
+    return objectClient<Project>(this.#conn, PROJECTS);
+  }
+}

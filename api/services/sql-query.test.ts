@@ -1,0 +1,137 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHranaServer, type HranaServer } from '../../database-server/hrana/http-server.ts';
+import { LocalEngine } from '../../database-server/shards/local-engine.ts';
+import { PublicError, UnavailableError } from '../../src/errors.ts';
+import { INVALID_QUERY_TOKEN, runQuery, SqlStatementError, type QueryStatement } from './sql-query.ts';
+
+// runQuery against the real Hrana server on the real engine; the gate accepts one token, for tenants q-*.
+const TOKEN = 'cwdb_query-token';
+let directory: string;
+let server: HranaServer;
+let dbUrl: string;
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'cw-sql-query-'));
+  server = await startHranaServer({
+    port: 0,
+    // Small answers, so the size bounds are reached with small tables.
+    engine: new LocalEngine({ directory, answer: { maxRows: 1000, maxBytes: 64 * 1024 } }),
+    authorize: (request, pathTenant) => {
+      // As cw-db's TenantDirectory: a tenant it does not have answers 404 before the token is looked at.
+      if (pathTenant?.startsWith('gone-')) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
+      if (request.headers.authorization !== `Bearer ${TOKEN}`) return { status: 401, code: 'UNAUTHORIZED', message: 'bad token' };
+      if (!pathTenant?.startsWith('q-')) return { status: 403, code: 'FORBIDDEN', message: 'not yours' };
+      return { tenant: pathTenant };
+    },
+  });
+  dbUrl = `http://127.0.0.1:${server.port}/`;
+});
+
+afterAll(async () => {
+  await server.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+const query = (tenantId: string, statements: QueryStatement[], token = TOKEN) => runQuery({ dbUrl, tenantId, token, statements });
+
+describe('runQuery', () => {
+  it('runs one statement with positional parameters, then one with named ones', async () => {
+    await query('q-one', [{ sql: 'CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL, flag INTEGER, note TEXT)' }]);
+    const [inserted] = await query('q-one', [{ sql: 'INSERT INTO t (name, score, flag, note) VALUES (?, ?, ?, ?)', params: ['ada', 1.5, true, null] }]);
+    expect(inserted).toEqual({ columns: [], rows: [], rows_read: 0, rows_written: 1, changes: 1, last_insert_id: 1 });
+    await query('q-one', [{ sql: 'INSERT INTO t (name, score, flag) VALUES (:name, @score, $flag)', params: { ':name': 'bob', '@score': 2, $flag: false } }]);
+    await query('q-one', [{ sql: 'INSERT INTO t (name, note) VALUES (:name, :note)', params: { name: 'cy', note: 'unprefixed' } }]);
+    const [unprefixed] = await query('q-one', [{ sql: 'SELECT name, note FROM t WHERE id = 3' }]);
+    expect(unprefixed?.rows).toEqual([['cy', 'unprefixed']]);
+    const [selected] = await query('q-one', [{ sql: 'SELECT id, name, score, flag, note FROM t WHERE id BETWEEN ? AND ? ORDER BY id', params: [1, 2] }]);
+    expect(selected).toEqual({
+      columns: ['id', 'name', 'score', 'flag', 'note'],
+      rows: [
+        [1, 'ada', 1.5, 1, null],
+        [2, 'bob', 2, 0, null],
+      ],
+      rows_read: 2,
+      rows_written: 0,
+      changes: 0,
+      last_insert_id: null,
+    });
+  });
+
+  it('passes blobs as {base64} both ways', async () => {
+    const base64 = Buffer.from([0, 1, 254, 255]).toString('base64');
+    const [result] = await query('q-blob', [{ sql: 'SELECT ? AS b, length(?) AS n, typeof(?) AS t', params: [{ base64 }, { base64 }, { base64 }] }]);
+    expect(result?.rows).toEqual([[{ base64 }, 4, 'blob']]);
+  });
+
+  it('answers integers beyond 2^53 as strings, exactly', async () => {
+    const [result] = await query('q-big', [{ sql: 'SELECT 9007199254740993 AS big, -9223372036854775808 AS min, 9007199254740991 AS safe' }]);
+    expect(result?.rows).toEqual([['9007199254740993', '-9223372036854775808', 9007199254740991]]);
+    await query('q-big', [{ sql: 'CREATE TABLE r (id INTEGER PRIMARY KEY)' }]);
+    const [inserted] = await query('q-big', [{ sql: 'INSERT INTO r VALUES (9007199254740993)' }]);
+    expect(inserted?.last_insert_id).toBe('9007199254740993');
+  });
+
+  it('runs several statements as one transaction and answers each', async () => {
+    const results = await query('q-batch-ok', [{ sql: 'CREATE TABLE b (n INTEGER)' }, { sql: 'INSERT INTO b VALUES (?), (?)', params: [1, 2] }, { sql: 'SELECT sum(n) AS s FROM b' }]);
+    expect(results).toHaveLength(3);
+    expect(results[1]).toMatchObject({ changes: 2, rows_written: 2 });
+    expect(results[2]).toMatchObject({ columns: ['s'], rows: [[3]] });
+  });
+
+  it('rolls back the whole batch when statement 2 fails, naming it', async () => {
+    await query('q-batch', [{ sql: 'CREATE TABLE u (k TEXT PRIMARY KEY)' }, { sql: "INSERT INTO u VALUES ('taken')" }]);
+    const failure = await query('q-batch', [{ sql: "INSERT INTO u VALUES ('kept?')" }, { sql: "INSERT INTO u VALUES ('taken')" }, { sql: "INSERT INTO u VALUES ('never')" }]).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(SqlStatementError);
+    expect(failure).toMatchObject({ statement: 1, code: 'SQLITE_CONSTRAINT', status: 400 });
+    expect((failure as Error).message).toMatch(/^Statement 2 failed \(SQLITE_CONSTRAINT\): /);
+    const [rows] = await query('q-batch', [{ sql: 'SELECT k FROM u ORDER BY k' }]);
+    expect(rows?.rows).toEqual([['taken']]);
+    // The stream was closed: the tenant is not left locked in a transaction.
+    await query('q-batch', [{ sql: "INSERT INTO u VALUES ('after')" }]);
+  });
+
+  it('names statement 1 when a lone statement fails', async () => {
+    await expect(query('q-syntax', [{ sql: 'SELEC 1' }])).rejects.toMatchObject({ name: 'SqlStatementError', statement: 0, code: 'SQL_INPUT_ERROR' });
+  });
+
+  it('answers 401 with a Bearer challenge for a refused token, and for a token of another database', async () => {
+    for (const failure of [await query('q-one', [{ sql: 'SELECT 1' }], 'cwdb_wrong').catch((e: unknown) => e), await query('other', [{ sql: 'SELECT 1' }]).catch((e: unknown) => e)]) {
+      expect(failure).toBeInstanceOf(PublicError);
+      expect(failure).toMatchObject({ status: 401, message: INVALID_QUERY_TOKEN, headers: { 'www-authenticate': 'Bearer' } });
+    }
+  });
+
+  it('answers 401 to an invalid token when the engine does not have the database', async () => {
+    const failure = await query('gone-db', [{ sql: 'SELECT 1' }], 'cwdb_wrong').catch((e: unknown) => e);
+    expect(failure).toMatchObject({ status: 401, message: INVALID_QUERY_TOKEN });
+  });
+
+  it("answers the engine's refusal of a result over its bound as the statement's error, not a cut-off result", async () => {
+    await query('q-large', [{ sql: "CREATE TABLE t AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2000) SELECT n, printf('%0100d', n) AS pad FROM r" }]);
+    const failure = await query('q-large', [{ sql: 'SELECT * FROM t' }]).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ name: 'SqlStatementError', status: 400, code: 'RESPONSE_TOO_LARGE' });
+    expect((failure as Error).message).toMatch(/page with LIMIT and OFFSET/);
+    expect((await query('q-large', [{ sql: 'SELECT * FROM t LIMIT 10' }]))[0]?.rows).toHaveLength(10);
+  });
+
+  it('reads no more of the engine’s answer than its bound, answering 502 past it', async () => {
+    await query('q-bound', [{ sql: 'CREATE TABLE t (v)' }, { sql: "INSERT INTO t VALUES (printf('%.*c', 20000, 'x'))" }]);
+    const failure = await runQuery({ dbUrl, tenantId: 'q-bound', token: TOKEN, statements: [{ sql: 'SELECT v FROM t' }], maxAnswerBytes: 10_000 }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(PublicError);
+    expect(failure).toMatchObject({ status: 502 });
+  });
+
+  it('answers UnavailableError when the engine cannot be reached', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as { port: number };
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const failure = await runQuery({ dbUrl: `http://127.0.0.1:${port}`, tenantId: 'q-x', token: TOKEN, statements: [{ sql: 'SELECT 1' }] }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UnavailableError);
+    expect(failure).toMatchObject({ status: 503 });
+  });
+});

@@ -1,0 +1,179 @@
+import { BadRequestError, PublicError, UnavailableError } from '../../src/errors.ts';
+
+/**
+ * The most of cw-db's answer the query route reads: cw-db bounds what one request answers (16 MiB by default,
+ * CW_DB_MAX_RESPONSE_BYTES), so this only holds if it was configured higher; past it the API answers 502 rather
+ * than buffer without bound.
+ */
+export const MAX_ENGINE_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The answer to a query token the engine refused, and to a database the caller cannot see without one. */
+export const INVALID_QUERY_TOKEN = 'The query token is not valid for this database (unknown, rotated or expired).';
+
+/** A JSON value as the query route takes it: numbers, text, null, booleans (0/1), and `{base64}` for a blob. */
+export type JsonSqlValue = number | string | boolean | null | { base64: string };
+
+/** One statement of the query route, with positional (`[…]`) or named (`{name: …}`) parameters. */
+export interface QueryStatement {
+  sql: string;
+  params?: JsonSqlValue[] | Record<string, JsonSqlValue>;
+}
+
+/** One statement's outcome, D1-style. */
+export interface QueryResult {
+  columns: string[];
+  rows: JsonSqlValue[][];
+  rows_read: number;
+  rows_written: number;
+  changes: number;
+  last_insert_id: number | string | null;
+}
+
+type HranaValue = { type: 'null' } | { type: 'integer'; value: string } | { type: 'float'; value: number } | { type: 'text'; value: string } | { type: 'blob'; base64: string };
+
+interface HranaStmtResult {
+  cols: { name: string | null }[];
+  rows: HranaValue[][];
+  affected_row_count: number;
+  last_insert_rowid: string | null;
+  rows_read?: number;
+  rows_written?: number;
+}
+
+/** A SQL error of the statements (a constraint, a syntax error): the caller's, answered 400 with sqld's code. */
+export class SqlStatementError extends PublicError {
+  override readonly name = 'SqlStatementError';
+  readonly code: string;
+  readonly statement: number;
+  constructor(message: string, code: string, statement: number) {
+    super(400, `Statement ${statement + 1} failed (${code}): ${message}`);
+    this.code = code;
+    this.statement = statement;
+  }
+}
+
+/**
+ * Runs statements on a database through cw-db's Hrana endpoint, as the database's own clients do, with the
+ * caller's query token: the engine checks that the token is the database's. Several statements run as one
+ * transaction (all or nothing), like D1's batch.
+ */
+export async function runQuery(options: { dbUrl: string; tenantId: string; token: string; statements: QueryStatement[]; timeoutMs?: number; maxAnswerBytes?: number }): Promise<QueryResult[]> {
+  const { statements } = options;
+  const stmts = statements.map((s, i) => toHranaStmt(s, i));
+  const single = stmts.length === 1;
+  // BEGIN, each statement only if the one before succeeded, COMMIT if the last did, else ROLLBACK.
+  const steps: unknown[] = [
+    { stmt: { sql: 'BEGIN' } },
+    ...stmts.map((stmt, i) => ({ stmt, condition: { type: 'ok', step: i } })),
+    { stmt: { sql: 'COMMIT' }, condition: { type: 'ok', step: stmts.length } },
+    { stmt: { sql: 'ROLLBACK' }, condition: { type: 'not', cond: { type: 'ok', step: stmts.length + 1 } } },
+  ];
+  const requests = single ? [{ type: 'execute', stmt: stmts[0] }, { type: 'close' }] : [{ type: 'batch', batch: { steps } }, { type: 'close' }];
+
+  let response: Response;
+  try {
+    response = await fetch(`${options.dbUrl.replace(/\/+$/, '')}/v1/${options.tenantId}/v2/pipeline`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${options.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ baton: null, requests }),
+      signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+    });
+  } catch {
+    throw new UnavailableError('The database engine cannot be reached; retry later.');
+  }
+  // 404: the engine has no such database (deleted, or not provisioned yet); without a valid token that is all the caller learns.
+  if (response.status === 401 || response.status === 403 || response.status === 404) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+  if (response.status >= 500) throw new UnavailableError('The database engine failed to answer; retry later.');
+  const body = (await readJson(response, options.maxAnswerBytes ?? MAX_ENGINE_ANSWER_BYTES)) as {
+    results?: { type: string; response?: { result: unknown }; error?: { message: string; code: string } }[];
+    message?: string;
+  };
+  if (response.status !== 200 || !body.results) throw new BadRequestError(body.message ?? 'The statements were refused.');
+  const first = body.results[0];
+  if (first?.type === 'error') throw new SqlStatementError(first.error?.message ?? 'error', first.error?.code ?? 'SQL_ERROR', 0);
+  if (single) return [fromHranaResult(first?.response?.result as HranaStmtResult)];
+  const batch = first?.response?.result as { step_results: (HranaStmtResult | null)[]; step_errors: ({ message: string; code: string } | null)[] };
+  const failed = batch.step_errors.findIndex((e, i) => e !== null && i > 0 && i <= stmts.length);
+  if (failed > 0) {
+    const error = batch.step_errors[failed];
+    throw new SqlStatementError(error?.message ?? 'error', error?.code ?? 'SQL_ERROR', failed - 1);
+  }
+  if (batch.step_errors[0] || batch.step_errors[stmts.length + 1]) {
+    const error = batch.step_errors[0] ?? batch.step_errors[stmts.length + 1];
+    throw new SqlStatementError(error?.message ?? 'error', error?.code ?? 'SQL_ERROR', 0);
+  }
+  return batch.step_results.slice(1, stmts.length + 1).map((r) => fromHranaResult(r as HranaStmtResult));
+}
+
+function toHranaStmt(statement: QueryStatement, index: number): { sql: string; args?: HranaValue[]; named_args?: { name: string; value: HranaValue }[]; want_rows: boolean } {
+  const where = `statements[${index}]`;
+  const { params } = statement;
+  if (params === undefined) return { sql: statement.sql, want_rows: true };
+  if (Array.isArray(params)) return { sql: statement.sql, args: params.map((v, i) => toHrana(v, `${where}.params[${i}]`)), want_rows: true };
+  return { sql: statement.sql, named_args: Object.entries(params).map(([name, v]) => ({ name, value: toHrana(v, `${where}.params.${name}`) })), want_rows: true };
+}
+
+function toHrana(value: JsonSqlValue, where: string): HranaValue {
+  if (value === null) return { type: 'null' };
+  if (typeof value === 'boolean') return { type: 'integer', value: value ? '1' : '0' };
+  if (typeof value === 'number') return Number.isInteger(value) ? { type: 'integer', value: String(value) } : { type: 'float', value };
+  if (typeof value === 'string') return { type: 'text', value };
+  if (typeof value === 'object' && typeof value.base64 === 'string') return { type: 'blob', base64: value.base64 };
+  throw new BadRequestError(`${where} must be a number, a string, a boolean, null or {"base64": "…"}.`);
+}
+
+function fromHrana(value: HranaValue): JsonSqlValue {
+  switch (value.type) {
+    case 'null':
+      return null;
+    case 'integer': {
+      // Integers beyond 2^53 stay exact as strings, as JSON numbers would round them.
+      const n = Number(value.value);
+      return Number.isSafeInteger(n) ? n : value.value;
+    }
+    case 'float':
+      return value.value;
+    case 'text':
+      return value.value;
+    case 'blob':
+      return { base64: value.base64 };
+  }
+}
+
+function fromHranaResult(result: HranaStmtResult): QueryResult {
+  const lastId = result.last_insert_rowid === null ? null : Number(result.last_insert_rowid);
+  return {
+    columns: result.cols.map((c) => c.name ?? ''),
+    rows: result.rows.map((row) => row.map(fromHrana)),
+    rows_read: result.rows_read ?? result.rows.length,
+    rows_written: result.rows_written ?? result.affected_row_count,
+    changes: result.affected_row_count,
+    last_insert_id: lastId === null ? null : Number.isSafeInteger(lastId) ? lastId : (result.last_insert_rowid as string),
+  };
+}
+
+/** The JSON body of `response`, read up to `maxBytes` (the rest is not read: the connection is dropped). */
+async function readJson(response: Response, maxBytes: number): Promise<unknown> {
+  const declared = Number(response.headers.get('content-length') ?? 0);
+  const tooLarge = () =>
+    new PublicError(502, `The database engine's answer is larger than ${maxBytes} bytes, more than the query route reads: select fewer rows or columns, or page with LIMIT and OFFSET.`);
+  if (declared > maxBytes) {
+    await response.body?.cancel();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body ?? []) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      await response.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new UnavailableError('The database engine answered something that is not JSON; retry later.');
+  }
+}

@@ -1,0 +1,136 @@
+// Against a real (temporary) bare repository: what git records is the contract.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runGit } from '../../../src/git/run-git.ts';
+import { buildCommit, type BuildCommitRequest } from './build-commit.ts';
+
+let dir = '';
+const git = async (args: string[]) => (await runGit(['--git-dir', dir, ...args])).stdout.toString();
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const who = { name: 'Ada', email: 'ada@example.com', when: '2024-05-01T12:00:00+02:00' };
+const base = (over: Partial<BuildCommitRequest>): BuildCommitRequest => ({ dir, parent: null, changes: [], message: 'm\n', author: who, committer: who, allowEmpty: false, ...over });
+const files = async (commit: string) => (await git(['ls-tree', '-r', commit])).trim().split('\n').filter(Boolean);
+const reason = (p: Promise<unknown>) =>
+  p.then(
+    () => 'resolved',
+    (e: unknown) => `${(e as { status?: number }).status} ${(e as Error).message}`,
+  );
+
+let root = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'build-commit-'));
+  await runGit(['init', '-q', '--bare', dir]);
+  root = (
+    await buildCommit(
+      base({
+        changes: [
+          { op: 'upsert', path: 'README.md', content: b64('hello\n'), mode: '100644' },
+          { op: 'upsert', path: 'bin/run', content: b64('#!/bin/sh\n'), mode: '100755' },
+          { op: 'upsert', path: 'link', content: b64('README.md'), mode: '120000' },
+          { op: 'upsert', path: 'src/a/b.txt', content: b64('b\n'), mode: '100644' },
+        ],
+      }),
+    )
+  ).commit;
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+describe('buildCommit', () => {
+  it('writes a root commit with contents, modes, identities and dates', async () => {
+    expect(await files(root)).toEqual([
+      `100644 blob ${(await git(['rev-parse', `${root}:README.md`])).trim()}\tREADME.md`,
+      expect.stringMatching(/^100755 blob \w+\tbin\/run$/),
+      expect.stringMatching(/^120000 blob \w+\tlink$/),
+      expect.stringMatching(/^100644 blob \w+\tsrc\/a\/b\.txt$/),
+    ]);
+    expect(await git(['cat-file', '-p', `${root}:link`])).toBe('README.md');
+    const raw = await git(['cat-file', 'commit', root]);
+    expect(raw).not.toContain('parent ');
+    expect(raw).toContain('author Ada <ada@example.com> 1714557600 +0200');
+    expect(raw).toContain('committer Ada <ada@example.com> 1714557600 +0200');
+    expect(raw.endsWith('\n\nm\n')).toBe(true);
+    await git(['fsck', '--strict', '--no-dangling', root]);
+  });
+
+  it('applies upserts, deletes and renames on top of the parent, keeping the mode of a renamed file', async () => {
+    const author = { name: 'Bo', email: 'bo@example.com', when: '2024-01-02T03:04:05Z' };
+    const { commit } = await buildCommit(
+      base({
+        parent: root,
+        author,
+        changes: [
+          { op: 'upsert', path: 'README.md', content: b64('changed\n'), mode: '100644' },
+          { op: 'delete', path: 'src/a/b.txt' },
+          { op: 'rename', from: 'bin/run', to: 'tools/run' },
+        ],
+      }),
+    );
+    expect((await files(commit)).map((l) => l.replace(/ blob \w+/, ''))).toEqual(['100644\tREADME.md', '120000\tlink', '100755\ttools/run']);
+    expect(await git(['cat-file', '-p', `${commit}:README.md`])).toBe('changed\n');
+    const raw = await git(['cat-file', 'commit', commit]);
+    expect(raw).toContain(`parent ${root}`);
+    expect(raw).toContain('author Bo <bo@example.com> 1704164645 +0000');
+    expect(raw).toContain('committer Ada <ada@example.com> 1714557600 +0200');
+  });
+
+  it('refuses an unchanged tree unless allow_empty', async () => {
+    const same = [{ op: 'upsert', path: 'README.md', content: b64('hello\n'), mode: '100644' } as const];
+    expect(await reason(buildCommit(base({ parent: root, changes: same })))).toMatch(/^400 .*allow_empty/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [] })))).toMatch(/^400 /);
+    expect(await reason(buildCommit(base({ changes: [] })))).toMatch(/^400 /);
+    const { commit, tree } = await buildCommit(base({ parent: root, changes: same, allowEmpty: true }));
+    expect(tree).toBe((await git(['rev-parse', `${root}^{tree}`])).trim());
+    expect(commit).not.toBe(root);
+  });
+
+  it.each([
+    ['../x', /"\.\." segment/],
+    ['a/../b', /"\.\." segment/],
+    ['./a', /"\." segment/],
+    ['/etc/passwd', /absolute/],
+    ['a//b', /empty segment/],
+    ['a/', /empty segment/],
+    ['.git/config', /\.git/],
+    ['x/.GIT/hooks', /\.git/],
+    ['', /empty/],
+  ])('refuses the path %j', async (path, message) => {
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path, content: '', mode: '100644' }] })))).toMatch(new RegExp(`^400 .*${message.source}`));
+  });
+
+  it('refuses overlapping or repeated paths, naming them', async () => {
+    const up = (path: string) => ({ op: 'upsert', path, content: '', mode: '100644' }) as const;
+    expect(await reason(buildCommit(base({ parent: root, changes: [up('a'), up('a/b')] })))).toMatch(/^400 Paths "a" and "a\/b" overlap/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [up('x'), { op: 'delete', path: 'x' }] })))).toMatch(/^400 Path "x" is changed more than once/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'rename', from: 'README.md', to: 'README.md/x' }] })))).toMatch(/^400 .*overlap/);
+  });
+
+  it('refuses deleting or renaming a missing file, a directory, and writing across a file or onto a directory', async () => {
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'delete', path: 'nope.txt' }] })))).toMatch(/^400 Cannot delete "nope.txt": no such file/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'rename', from: 'nope', to: 'x' }] })))).toMatch(/^400 Cannot rename "nope"/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'delete', path: 'src' }] })))).toMatch(/^400 .*directory/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: 'README.md/x', content: '', mode: '100644' }] })))).toMatch(/^400 .*"README.md" is a file/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'upsert', path: 'src/a', content: '', mode: '100644' }] })))).toMatch(/^400 .*is a directory/);
+    expect(await reason(buildCommit(base({ parent: root, changes: [{ op: 'rename', from: 'link', to: 'README.md' }] })))).toMatch(/^400 .*exists/);
+  });
+
+  it('refuses bad base64 and bad signatures', async () => {
+    expect(await reason(buildCommit(base({ changes: [{ op: 'upsert', path: 'a', content: 'not base64!', mode: '100644' }] })))).toMatch(/^400 .*base64/);
+    expect(await reason(buildCommit(base({ committer: { ...who, when: '2024-05-01 12:00' }, changes: [{ op: 'upsert', path: 'a', content: '', mode: '100644' }] })))).toMatch(/^400 .*RFC 3339/);
+    expect(await reason(buildCommit(base({ author: { ...who, name: 'a <b>' }, changes: [{ op: 'upsert', path: 'a', content: '', mode: '100644' }] })))).toMatch(/^400 /);
+  });
+
+  it('writes objects only where env sends them (a quarantine)', async () => {
+    const quarantine = await mkdtemp(join(tmpdir(), 'build-commit-q-'));
+    try {
+      const env = { GIT_OBJECT_DIRECTORY: quarantine, GIT_ALTERNATE_OBJECT_DIRECTORIES: join(dir, 'objects') };
+      const { commit } = await buildCommit(base({ env, parent: root, changes: [{ op: 'upsert', path: 'q.txt', content: b64('quarantined\n'), mode: '100644' }] }));
+      expect(await reason(git(['cat-file', '-e', commit]))).not.toBe('resolved');
+      expect((await runGit(['--git-dir', dir, 'cat-file', '-p', `${commit}:q.txt`], { env })).stdout.toString()).toBe('quarantined\n');
+    } finally {
+      await rm(quarantine, { recursive: true, force: true });
+    }
+  });
+});

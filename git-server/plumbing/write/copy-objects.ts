@@ -1,0 +1,35 @@
+// Objects copied from one repository of the bucket into another's write quarantine: `git pack-objects --revs`
+// in the source's cached copy, piped into `git index-pack --stdin` under the quarantine's environment, so the
+// copy lands as one pack in the quarantine (publishWrite packs and publishes it with the ref updates).
+import { PassThrough } from 'node:stream';
+import { runGit } from '../../../src/git/run-git.ts';
+
+export interface CopyObjectsRequest {
+  /** The source's bare repository (its cached copy). */
+  readonly sourceDir: string;
+  /** The quarantine's environment (GIT_DIR, GIT_OBJECT_DIRECTORY, alternates) the pack is indexed into. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Object ids whose reachable objects are copied (commits, tags, trees: `rev-list --objects` semantics). */
+  readonly tips: readonly string[];
+  /** A bound on the pack's size (the command fails beyond it). */
+  readonly maxBytes: number;
+}
+
+/** Copies every object reachable from `tips` in the source into the quarantine, as one pack. */
+export async function copyObjects(request: CopyObjectsRequest): Promise<void> {
+  if (request.tips.length === 0) return;
+  const pipe = new PassThrough();
+  const packed = runGit(['pack-objects', '--revs', '--stdout', '--quiet'], {
+    env: { GIT_DIR: request.sourceDir },
+    stdin: `${request.tips.join('\n')}\n`,
+    stdout: pipe,
+    maxStdoutBytes: request.maxBytes,
+  }).then(
+    () => pipe.end(),
+    (error: unknown) => {
+      pipe.destroy(error as Error);
+      throw error;
+    },
+  );
+  await Promise.all([runGit(['index-pack', '--stdin'], { env: request.env, stdin: pipe }), packed]);
+}

@@ -1,0 +1,66 @@
+import type { DeployFailure } from '../src/runtime-contract/report.ts';
+import type { AppRecord } from './app-report.ts';
+
+/**
+ * Per app key (`namespace/name`), what this replica last did: which generation it deployed, which one is
+ * served, and why the last one failed. Only the reconciler of that key writes its record (the work queue
+ * never runs one key twice at once), so there are no races between writers.
+ */
+export class AppRecords {
+  readonly #records = new Map<string, AppRecord>();
+  readonly #onChange: () => void;
+
+  /** `onChange` hears every write (the replica publishes its reports from them, coalesced). */
+  constructor(onChange: () => void = () => {}) {
+    this.#onChange = onChange;
+  }
+
+  get(key: string): AppRecord | undefined {
+    return this.#records.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.#records.has(key);
+  }
+
+  /** A deploy of `generation` (with the app's `attached` host names and `linked` token generations) starts; an earlier failure no longer describes it. */
+  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = ''): void {
+    const previous = this.#records.get(key);
+    this.#records.set(key, {
+      generation,
+      buildId,
+      ...(attached.length > 0 ? { attached } : {}),
+      ...(linked ? { linked } : {}),
+      ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),
+    });
+    this.#onChange();
+  }
+
+  served(key: string, generation: number): void {
+    const record = this.#records.get(key);
+    if (record) {
+      const { failure: _gone, ...kept } = record;
+      this.#records.set(key, { ...kept, servedGeneration: generation });
+    }
+    this.#onChange();
+  }
+
+  failed(key: string, failure: DeployFailure): void {
+    const record = this.#records.get(key);
+    if (record) this.#records.set(key, { ...record, failure });
+    this.#onChange();
+  }
+
+  delete(key: string): void {
+    if (this.#records.delete(key)) this.#onChange();
+  }
+
+  /** How many apps have a failed deploy, by reason (for metrics). */
+  failureCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const record of this.#records.values()) {
+      if (record.failure) counts.set(record.failure.reason, (counts.get(record.failure.reason) ?? 0) + 1);
+    }
+    return counts;
+  }
+}

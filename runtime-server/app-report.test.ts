@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import type { ServedApp } from './engine/index.ts';
+import { reportFor } from './app-report.ts';
+
+const served: ServedApp = {
+  project: 'p',
+  appId: 'a',
+  buildId: 'b-1',
+  hosts: ['a.p.apps.localhost', 'www.example.com'],
+  url: 'https://a.p.apps.localhost',
+  maxConcurrentRequests: 100,
+};
+
+describe('reportFor', () => {
+  it('is 404 for an app the replica neither serves nor has acted on', () => {
+    expect(reportFor('p', 'a', undefined, undefined)).toBeUndefined();
+  });
+
+  it('reports what is served and for which generation', () => {
+    expect(reportFor('p', 'a', { generation: 2, buildId: 'b-1', servedGeneration: 2 }, served)).toEqual({
+      namespace: 'p',
+      app: 'a',
+      servingBuildId: 'b-1',
+      url: 'https://a.p.apps.localhost',
+      hosts: ['a.p.apps.localhost', 'www.example.com'],
+      servedGeneration: 2,
+      observedGeneration: 2,
+    });
+  });
+
+  it('reports a refused build beside the build still served', () => {
+    const failure = { reason: 'BuildFailed' as const, buildId: 'b-2', message: 'SyntaxError' };
+    expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 2, failure }, served)).toMatchObject({
+      servingBuildId: 'b-1',
+      servedGeneration: 2,
+      observedGeneration: 3,
+      failure,
+    });
+  });
+
+  it('reports a first deploy in progress: nothing served yet', () => {
+    expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined)).toEqual({ namespace: 'p', app: 'a', hosts: [], observedGeneration: 1 });
+  });
+
+  it('reports a quarantine beside what is served, and none for an app it does not serve', () => {
+    const quarantine = { reason: 'CPULimitExceeded' as const, until: '2026-12-01T10:00:00.000Z', message: 'The app was stopped.' };
+    expect(reportFor('p', 'a', { generation: 2, buildId: 'b-1', servedGeneration: 2 }, served, quarantine)).toMatchObject({ servingBuildId: 'b-1', quarantine });
+    expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined, quarantine)).not.toHaveProperty('quarantine');
+  });
+});

@@ -1,0 +1,145 @@
+import { describe, expect, it } from 'vitest';
+import { configFailure } from '../src/config/testing/config-failure.ts';
+import { runtimeServerConfig } from './config.ts';
+
+describe('runtimeServerConfig', () => {
+  it('has defaults for everything but the bucket', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'artifacts' }, { hostname: 'Laptop.local', pid: 42, cores: 6 })).toEqual({
+      port: 8080,
+      host: '0.0.0.0',
+      statusPort: 8081,
+      statusHost: '0.0.0.0',
+      baseDomain: 'apps.localhost',
+      publicScheme: 'https',
+      s3: { region: 'us-east-1', forcePathStyle: false },
+      bucket: 'artifacts',
+      workers: 64,
+      trustForwardedHeaders: false,
+      logLevel: 'info',
+      replica: { namespace: 'default', name: 'laptop.local-42' },
+      leaseDurationSeconds: 40,
+      dataDirSizeBytes: 2 * 1024 ** 3,
+      prepareConcurrency: 2,
+      projectUnpackedQuota: 256 * 1024 * 1024,
+      logStreamsPerCaller: 256,
+      shards: 6,
+      limits: { cpuLimitMs: 500, isolateHeapMb: 128, shardMemoryMb: 2048 },
+      quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
+    });
+  });
+
+  it('reads the data directory size as bytes or a quantity, as the chart passes its volume size', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_RUNTIME_DATA_DIR_SIZE: '5Gi',
+      CW_RUNTIME_PREPARE_CONCURRENCY: '4',
+      CW_PROJECT_UNPACKED_QUOTA: '100000000',
+      CW_RUNTIME_LOG_STREAMS_PER_CALLER: '8',
+    });
+    expect([config.dataDirSizeBytes, config.prepareConcurrency, config.projectUnpackedQuota, config.logStreamsPerCaller]).toEqual([5 * 1024 ** 3, 4, 100_000_000, 8]);
+  });
+
+  it('reads the shards and the bounds on apps', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_RUNTIME_SHARDS: '3',
+      CW_RUNTIME_CPU_LIMIT: '250ms',
+      CW_RUNTIME_ISOLATE_HEAP_MB: '64',
+      CW_RUNTIME_SHARD_MEMORY_MB: '0',
+      CW_RUNTIME_QUARANTINE: '2m',
+      CW_RUNTIME_QUARANTINE_MAX: '6h',
+    });
+    expect(config).toMatchObject({ shards: 3, limits: { cpuLimitMs: 250, isolateHeapMb: 64, shardMemoryMb: 0 }, quarantine: { initialMs: 120_000, maxMs: 21_600_000 } });
+    // A first quarantine longer than the default maximum raises the maximum with it.
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_QUARANTINE: '2h' }).quarantine).toEqual({ initialMs: 7_200_000, maxMs: 7_200_000 });
+  });
+
+  it('names the replica after its pod in a cluster (the pod owns its report), and reads the lease duration', () => {
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', POD_NAME: 'runtime-7d9-x2', POD_UID: 'u-1', POD_NAMESPACE: 'cloudwright', CW_RUNTIME_LEASE_DURATION_SECONDS: '3' });
+    expect(config.replica).toEqual({ namespace: 'cloudwright', name: 'runtime-7d9-x2', pod: { name: 'runtime-7d9-x2', uid: 'u-1' } });
+    expect(config.leaseDurationSeconds).toBe(3);
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_REPLICA_NAME: 'r1' }).replica).toEqual({ namespace: 'default', name: 'r1' });
+  });
+
+  it('reads the S3 settings the API server reads too', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      CW_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      CW_S3_ACCESS_KEY_ID: 'id',
+      CW_S3_SECRET_ACCESS_KEY: 'secret',
+      CW_S3_REGION: 'eu-west-1',
+    });
+    expect(config.s3).toEqual({ endpoint: 'http://127.0.0.1:9000', region: 'eu-west-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } });
+  });
+
+  it('reads ports, the public URL and the namespace', () => {
+    const config = runtimeServerConfig({
+      CW_S3_BUCKET: 'b',
+      KUBECONFIG: '/k',
+      CW_WATCH_NAMESPACE: 'ns',
+      CW_RUNTIME_PORT: '8000',
+      CW_RUNTIME_STATUS_PORT: '9001',
+      CW_RUNTIME_BASE_DOMAIN: 'Apps.Example.com',
+      CW_RUNTIME_PUBLIC_SCHEME: 'http',
+      CW_RUNTIME_PUBLIC_PORT: '8080',
+      CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'true',
+      CW_RUNTIME_STATUS_TOKEN: 's'.repeat(40),
+    });
+    expect(config).toMatchObject({
+      statusToken: 's'.repeat(40),
+      kubeconfig: '/k',
+      watchNamespace: 'ns',
+      port: 8000,
+      statusPort: 9001,
+      baseDomain: 'apps.example.com',
+      publicScheme: 'http',
+      publicPort: 8080,
+      trustForwardedHeaders: true,
+    });
+  });
+
+  it("leaves the scheme's own port out of app URLs", () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_PORT: '443' }).publicPort).toBeUndefined();
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '80' }).publicPort).toBeUndefined();
+  });
+
+  it('reads the SQL endpoint apps may reach, CW_DB_URL when it is not given', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATABASE_URL: 'http://cloudwright-db.cw.svc' }).databaseUrl).toBe('http://cloudwright-db.cw.svc');
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_DB_URL: 'http://127.0.0.2:7000' }).databaseUrl).toBe('http://127.0.0.2:7000');
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_DB_URL: 'http://x', CW_RUNTIME_DATABASE_URL: 'http://y' }).databaseUrl).toBe('http://y');
+  });
+
+  it('answers a frozen object', () => {
+    expect(Object.isFrozen(runtimeServerConfig({ CW_S3_BUCKET: 'b' }))).toBe(true);
+  });
+
+  it.each([
+    [{ CW_S3_BUCKET: '' }, 'CW_S3_BUCKET is required (the bucket the API server stores build artifacts in)'],
+    [{ CW_RUNTIME_PORT: 'x' }, 'CW_RUNTIME_PORT must be a port number from 1 to 65535, got "x"'],
+    [{ CW_RUNTIME_PORT: '0' }, 'CW_RUNTIME_PORT must be a port number from 1 to 65535, got "0"'],
+    [{ CW_RUNTIME_STATUS_PORT: '65536' }, 'CW_RUNTIME_STATUS_PORT must be a port number from 1 to 65535, got "65536"'],
+    [{ CW_RUNTIME_PUBLIC_PORT: '443x' }, 'CW_RUNTIME_PUBLIC_PORT must be a port number from 1 to 65535, got "443x"'],
+    [{ CW_RUNTIME_BASE_DOMAIN: 'not a domain' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "not a domain"'],
+    [{ CW_RUNTIME_PUBLIC_SCHEME: 'ftp' }, 'CW_RUNTIME_PUBLIC_SCHEME must be one of http, https, got "ftp"'],
+    [{ CW_RUNTIME_WORKERS: '0' }, 'CW_RUNTIME_WORKERS must be a whole number from 1 to 10000, got "0"'],
+    [{ CW_RUNTIME_TRUST_FORWARDED_HEADERS: 'yes' }, 'CW_RUNTIME_TRUST_FORWARDED_HEADERS must be true or false (or 1 or 0), got "yes"'],
+    [{ CW_LOG_LEVEL: 'trace' }, 'CW_LOG_LEVEL must be one of debug, info, warn, error, got "trace"'],
+    [{ CW_WATCH_NAMESPACE: 'Not_A_Namespace' }, 'CW_WATCH_NAMESPACE must be a Kubernetes namespace name, got "Not_A_Namespace"'],
+    [{ CW_S3_ENDPOINT: 'minio:9000' }, 'CW_S3_ENDPOINT must be an http:// or https:// URL, got "minio:9000"'],
+    [{ CW_S3_ACCESS_KEY_ID: 'id' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
+    [{ CW_RUNTIME_LEASE_DURATION_SECONDS: '1' }, 'CW_RUNTIME_LEASE_DURATION_SECONDS must be a whole number from 2 to 3600, got "1"'],
+    [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name, got "Not A Name"'],
+    [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
+    [{ CW_RUNTIME_DATABASE_URL: 'cloudwright-db:80' }, 'CW_RUNTIME_DATABASE_URL must be an http:// or https:// URL, got "cloudwright-db:80"'],
+    [{ CW_RUNTIME_SHARDS: '0' }, 'CW_RUNTIME_SHARDS must be a whole number from 1 to 64, got "0"'],
+    [{ CW_RUNTIME_CPU_LIMIT: '10ms' }, 'CW_RUNTIME_CPU_LIMIT must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 50 ms to 60000 ms, got "10ms"'],
+    [{ CW_RUNTIME_ISOLATE_HEAP_MB: 'lots' }, 'CW_RUNTIME_ISOLATE_HEAP_MB must be a whole number from 16 to 16384, got "lots"'],
+    [{ CW_RUNTIME_SHARD_MEMORY_MB: '-1' }, 'CW_RUNTIME_SHARD_MEMORY_MB must be a whole number from 0 to 1048576, got "-1"'],
+    [
+      { CW_RUNTIME_QUARANTINE: '1h', CW_RUNTIME_QUARANTINE_MAX: '1m' },
+      'CW_RUNTIME_QUARANTINE_MAX must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 3600000 ms to 604800000 ms, got "1m"',
+    ],
+  ])('refuses %j in one line naming the variable', (env, message) => {
+    expect(configFailure(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', ...env }))).toBe(message);
+  });
+});

@@ -1,0 +1,167 @@
+import { availableParallelism, hostname } from 'node:os';
+import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
+import { isHostname, isNamespace } from '../src/config/checks.ts';
+import { EnvReader, type Env } from '../src/config/env.ts';
+import { runtimeStatusToken } from '../src/config/status-token-env.ts';
+import type { S3Config } from '../src/object-store/s3-config.ts';
+import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import { DEFAULT_REPLICA_LEASE_SECONDS } from '../src/platform/runtime-replicas.ts';
+import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
+import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
+import type { LogLevel } from '../src/logging/log.ts';
+import type { ReplicaIdentity } from './replica-publisher.ts';
+
+/** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
+export interface RuntimeServerConfig {
+  /** Path of a kubeconfig; absent: client-node's default chain (in-cluster service account). */
+  readonly kubeconfig?: string;
+  /** Serve one namespace's apps only (tests); absent: every namespace. */
+  readonly watchNamespace?: string;
+  /** The entry point (apps by `Host`). */
+  readonly port: number;
+  readonly host: string;
+  /** Probes, metrics and `/apps/{namespace}/{app}`. */
+  readonly statusPort: number;
+  readonly statusHost: string;
+  /** How cw-api reaches the status port (app logs), when given (CW_RUNTIME_STATUS_URL); else the server builds it from `podIP`. */
+  readonly statusURL?: string;
+  /** The pod's address (downward API), where cw-api reaches the status port in a cluster. */
+  readonly podIP?: string;
+  /** The secret cw-api presents to read apps' reports and logs on the status port (CW_RUNTIME_STATUS_TOKEN); absent: nobody may. */
+  readonly statusToken?: string;
+  /** Default hosts are `<app>.<project>.<baseDomain>`. */
+  readonly baseDomain: string;
+  /** How clients reach the entry point: the scheme and port of each app's `url`. */
+  readonly publicScheme: 'http' | 'https';
+  readonly publicPort?: number;
+  /** Where builds are unpacked and workerd's sockets live; absent: a fresh temporary directory. */
+  readonly dataDir?: string;
+  /** The data directory's size (its volume's): builds may take {@link BUILDS_SHARE} of it, the rest is workerd's. */
+  readonly dataDirSizeBytes: number;
+  /** Builds fetched and unpacked at once. */
+  readonly prepareConcurrency: number;
+  /** What one project's unpacked builds may take on this replica (the same figure cw-api checks deploys against). */
+  readonly projectUnpackedQuota: number;
+  /** Log streams of one app one caller (an address) may follow at once on the status port. */
+  readonly logStreamsPerCaller: number;
+  readonly s3: S3Config;
+  readonly bucket: string;
+  readonly workers: number;
+  readonly trustForwardedHeaders: boolean;
+  readonly logLevel: LogLevel;
+  /** CW_WORKERD_BIN; absent: the installed `@cloudflare/workerd-*` package's binary. */
+  readonly workerdBinary?: string;
+  /** Who this replica is, where it publishes its RuntimeReplica and Lease (the platform's namespace). */
+  readonly replica: ReplicaIdentity;
+  /** How long after its last renewal the replica's lease expires (it renews every quarter of this). */
+  readonly leaseDurationSeconds: number;
+  /** workerd processes serving apps, the projects spread over them (default: one per core). */
+  readonly shards: number;
+  /** The bounds on apps' code (docs/runtime.md, "Bounded user code"). */
+  readonly limits: { readonly cpuLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number };
+  /** An app's first quarantine, doubling with each offence up to `maxMs`. */
+  readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
+  /**
+   * The platform's SQL endpoint as apps reach it (CW_RUNTIME_DATABASE_URL, else CW_DB_URL): the one private
+   * destination their `fetch()` may have (`database-egress.ts`); absent: none.
+   */
+  readonly databaseUrl?: string;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
+/** The chart's volume for the data directory (`runtime.dataSize`), which it passes as CW_RUNTIME_DATA_DIR_SIZE. */
+export const DEFAULT_DATA_DIR_SIZE = 2 * 1024 ** 3;
+const MIN_DATA_DIR_SIZE = 1024 * 1024;
+/** Builds may take this share of the data directory; workerd's configs, sockets and a build being renamed need the rest. */
+export const BUILDS_SHARE = 0.9;
+/**
+ * Each cw-api process follows an app's logs on every replica once per reader: this bounds what one address
+ * (one API pod, or anything else that reaches the status port) holds open.
+ */
+export const DEFAULT_LOG_STREAMS_PER_CALLER = 256;
+
+/**
+ * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster and says how many
+ * cores it has (the default shard count).
+ *
+ * @throws ConfigError naming the first variable with a bad value.
+ */
+export function runtimeServerConfig(env: Env, host: { hostname: string; pid: number; cores?: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
+  const read = new EnvReader(env);
+  const kubeconfig = read.optional('KUBECONFIG');
+  const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, 'a Kubernetes namespace name');
+  const port = read.port('CW_RUNTIME_PORT', 8080);
+  const statusPort = read.port('CW_RUNTIME_STATUS_PORT', 8081);
+  const baseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', 'apps.localhost', isHostname, 'a host name (such as apps.example.com)').toLowerCase();
+  const publicScheme = read.oneOf('CW_RUNTIME_PUBLIC_SCHEME', ['http', 'https'], 'https');
+  const givenPublicPort = read.optional('CW_RUNTIME_PUBLIC_PORT') === undefined ? undefined : read.port('CW_RUNTIME_PUBLIC_PORT', 0);
+  // The scheme's own port is left out of URLs, as browsers do.
+  const publicPort = givenPublicPort === (publicScheme === 'http' ? 80 : 443) ? undefined : givenPublicPort;
+  const workers = read.integer('CW_RUNTIME_WORKERS', 64, { min: 1, max: 10_000 });
+  const logLevel = read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info');
+  // In a cluster the pod's name and uid (downward API); elsewhere one name per process, so two processes on one
+  // machine are two replicas.
+  const podName = read.optional('POD_NAME');
+  const podUid = read.optional('POD_UID');
+  const fallbackName = `${host.hostname
+    .toLowerCase()
+    .replace(/[^-a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
+  const isReplicaName = (text: string) => text.length <= 253 && new RegExp(DNS_SUBDOMAIN_PATTERN).test(text);
+  const replicaName = podName ?? read.matching('CW_RUNTIME_REPLICA_NAME', fallbackName, isReplicaName, 'a DNS subdomain name');
+  const replicaNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
+  const leaseDurationSeconds = read.integer('CW_RUNTIME_LEASE_DURATION_SECONDS', DEFAULT_REPLICA_LEASE_SECONDS, { min: 2, max: 3600 });
+  const bucket = read.required('CW_S3_BUCKET', 'the bucket the API server stores build artifacts in');
+  const s3 = s3ConfigFromEnv(read);
+  const dataDir = read.optional('CW_RUNTIME_DATA_DIR');
+  const dataDirSizeBytes = read.bytes('CW_RUNTIME_DATA_DIR_SIZE', DEFAULT_DATA_DIR_SIZE, { min: MIN_DATA_DIR_SIZE });
+  const prepareConcurrency = read.integer('CW_RUNTIME_PREPARE_CONCURRENCY', DEFAULT_PREPARE_CONCURRENCY, { min: 1, max: 64 });
+  const projectUnpackedQuota = read.bytes('CW_PROJECT_UNPACKED_QUOTA', DEFAULT_PROJECT_UNPACKED_QUOTA);
+  const logStreamsPerCaller = read.integer('CW_RUNTIME_LOG_STREAMS_PER_CALLER', DEFAULT_LOG_STREAMS_PER_CALLER, { min: 1, max: 100_000 });
+  const workerdBinary = read.optional('CW_WORKERD_BIN');
+  const podIP = read.optional('POD_IP');
+  const shards = read.integer('CW_RUNTIME_SHARDS', Math.min(host.cores ?? availableParallelism(), 64), { min: 1, max: 64 });
+  const cpuLimitMs = read.durationMs('CW_RUNTIME_CPU_LIMIT', 500, { min: 50, max: 60_000 });
+  const isolateHeapMb = read.integer('CW_RUNTIME_ISOLATE_HEAP_MB', 128, { min: 16, max: 16_384 });
+  const shardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
+  const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
+  const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
+  const statusToken = runtimeStatusToken(read);
+  const databaseUrl = read.url('CW_RUNTIME_DATABASE_URL') ?? read.url('CW_DB_URL');
+  const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
+  return Object.freeze({
+    ...(kubeconfig ? { kubeconfig } : {}),
+    ...(watchNamespace ? { watchNamespace } : {}),
+    port,
+    host: read.string('CW_RUNTIME_HOST', '0.0.0.0'),
+    statusPort,
+    statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
+    ...(statusURL ? { statusURL } : {}),
+    ...(podIP ? { podIP } : {}),
+    ...(statusToken ? { statusToken } : {}),
+    baseDomain,
+    publicScheme,
+    ...(publicPort !== undefined ? { publicPort } : {}),
+    ...(dataDir ? { dataDir } : {}),
+    dataDirSizeBytes,
+    prepareConcurrency,
+    projectUnpackedQuota,
+    logStreamsPerCaller,
+    s3,
+    bucket,
+    workers,
+    trustForwardedHeaders: read.bool('CW_RUNTIME_TRUST_FORWARDED_HEADERS', false),
+    logLevel,
+    ...(workerdBinary ? { workerdBinary } : {}),
+    replica: Object.freeze({
+      namespace: replicaNamespace,
+      name: replicaName,
+      ...(podName && podUid ? { pod: Object.freeze({ name: podName, uid: podUid }) } : {}),
+    }),
+    leaseDurationSeconds,
+    shards,
+    limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb }),
+    quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
+    ...(databaseUrl ? { databaseUrl } : {}),
+  });
+}

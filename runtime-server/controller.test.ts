@@ -1,0 +1,174 @@
+import { Registry } from 'prom-client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { BuildLoadError, type AppDeployment, type ServedApp } from './engine/index.ts';
+import type { Controller } from '../src/controller-runtime/controller.ts';
+import { silentLogger } from '../src/logging/log.ts';
+import { MemorySource } from '../src/controller-runtime/source.ts';
+import { AppRecords } from './app-records.ts';
+import { servingController, type ServingEngine } from './controller.ts';
+import { servingMetrics } from './metrics.ts';
+import { ArtifactNotFoundError } from './s3-artifact-source.ts';
+
+/** Serves whatever it is asked to, except builds listed in `fail`. */
+class FakeEngine implements ServingEngine {
+  readonly served_ = new Map<string, ServedApp>();
+  readonly fail = new Map<string, () => Error>();
+  deploys: AppDeployment[] = [];
+  removes: string[] = [];
+
+  async deploy(app: AppDeployment): Promise<ServedApp> {
+    this.deploys.push(app);
+    const error = this.fail.get(app.buildId);
+    if (error) throw error();
+    const served = {
+      project: app.project,
+      appId: app.appId,
+      buildId: app.buildId,
+      hosts: [`${app.appId}.${app.project}.test`, ...app.hostnames],
+      url: `https://${app.appId}.${app.project}.test`,
+      maxConcurrentRequests: 100,
+    };
+    this.served_.set(`${app.project}/${app.appId}`, served);
+    return served;
+  }
+
+  async remove(project: string, appId: string): Promise<void> {
+    this.removes.push(`${project}/${appId}`);
+    this.served_.delete(`${project}/${appId}`);
+  }
+
+  served(project: string, appId: string): ServedApp | undefined {
+    return this.served_.get(`${project}/${appId}`);
+  }
+}
+
+function app(name: string, spec: Partial<RuntimeApp['spec']>, generation = 1): RuntimeApp {
+  return { metadata: { name, namespace: 'p', generation }, spec: { displayName: name, ...spec } };
+}
+
+let controller: Controller<RuntimeApp> | undefined;
+afterEach(async () => controller?.stop());
+
+async function setup() {
+  const source = new MemorySource<RuntimeApp>();
+  const engine = new FakeEngine();
+  const records = new AppRecords();
+  const reconciled: string[] = [];
+  const registry = new Registry();
+  controller = servingController({
+    apps: source,
+    engine,
+    records,
+    metrics: servingMetrics(
+      registry,
+      {
+        status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
+        limitCounts: () => ({ stops: new Map(), quarantined: new Map() }),
+        onProbation: () => [],
+      },
+      records,
+    ),
+    registry,
+    log: silentLogger,
+    onReconciled: (key) => reconciled.push(key),
+  });
+  await controller.start();
+  return { source, engine, records, reconciled, registry };
+}
+
+/** Waits until `check` holds: it reads the records the reconciler writes, which no event announces. */
+async function until(check: () => boolean): Promise<void> {
+  await vi.waitFor(() => expect(check()).toBe(true), { timeout: 2000, interval: 5 });
+}
+
+/** Waits for one more settled reconcile of `key` than `reconciled` holds now (`onReconciled` reports each). */
+async function reconciledAgain(reconciled: readonly string[], key: string, act: () => void): Promise<void> {
+  const count = () => reconciled.filter((k) => k === key).length;
+  const before = count();
+  act();
+  await until(() => count() > before);
+}
+
+describe('servingController', () => {
+  it('serves the active build with the spec, and records the generation served', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    source.upsert(app('a', { activeBuildId: 'b-1', environment: { K: 'v' }, hostnames: ['a.example.com'], maxConcurrentRequests: 5 }, 4));
+    await until(() => records.get('p/a')?.servedGeneration === 4);
+    expect(engine.deploys).toEqual([{ project: 'p', appId: 'a', buildId: 'b-1', env: { K: 'v' }, hostnames: ['a.example.com'], maxConcurrentRequests: 5 }]);
+    expect(reconciled).toContain('p/a');
+  });
+
+  it('does not call the engine again for a converged app (resync)', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    await reconciledAgain(reconciled, 'p/a', () => controller?.enqueue('p/a'));
+    expect(engine.deploys).toHaveLength(1);
+  });
+
+  it('records a build workerd refuses and does not retry that spec', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    engine.fail.set('b-bad', () => new BuildLoadError('b-bad', 'SyntaxError: Unexpected token'));
+    source.upsert(app('a', { activeBuildId: 'b-1' }, 1));
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    source.upsert(app('a', { activeBuildId: 'b-bad' }, 2));
+    await until(() => records.get('p/a')?.failure !== undefined);
+    await reconciledAgain(reconciled, 'p/a', () => source.upsert(app('a', { activeBuildId: 'b-bad' }, 2))); // e.g. the operator wrote its status
+    expect(engine.deploys.filter((d) => d.buildId === 'b-bad')).toHaveLength(1);
+    expect(records.get('p/a')).toEqual({
+      generation: 2,
+      buildId: 'b-bad',
+      servedGeneration: 1,
+      failure: { reason: 'BuildFailed', buildId: 'b-bad', message: 'SyntaxError: Unexpected token' },
+    });
+  });
+
+  it('retries a missing artifact until it appears', async () => {
+    const { source, engine, records } = await setup();
+    engine.fail.set('b-1', () => new ArtifactNotFoundError('apps/p/a/builds/b-1.tar.zst'));
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => records.get('p/a')?.failure?.reason === 'BuildNotFound');
+    engine.fail.delete('b-1');
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    expect(records.get('p/a')?.failure).toBeUndefined();
+    expect(engine.deploys.length).toBeGreaterThan(1);
+  });
+
+  it('reports an app settled once it is served or refused for good, not while its deploy is retried', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    engine.fail.set('b-1', () => new Error('object store unreachable'));
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => engine.deploys.length >= 2); // failed, then retried
+    expect(records.get('p/a')?.failure?.reason).toBe('Retrying');
+    expect(reconciled).not.toContain('p/a');
+    engine.fail.delete('b-1');
+    await until(() => reconciled.includes('p/a'));
+    expect(records.get('p/a')?.servedGeneration).toBe(1);
+
+    engine.fail.set('b-2', () => new BuildLoadError('b-2', 'SyntaxError'));
+    source.upsert(app('broken', { activeBuildId: 'b-2' }));
+    await until(() => reconciled.includes('p/broken'));
+  });
+
+  it('stops serving an app that loses its build or is deleted, and never touches apps it did not serve', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    source.upsert(app('none', {}));
+    await until(() => reconciled.includes('p/none'));
+    expect(engine.removes).toEqual([]);
+
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    const deleted = app('a', { activeBuildId: 'b-1' });
+    source.delete(deleted);
+    await until(() => engine.removes.includes('p/a'));
+    expect(records.has('p/a')).toBe(false);
+  });
+
+  it('exports deploy durations by result', async () => {
+    const { source, records, registry } = await setup();
+    source.upsert(app('a', { activeBuildId: 'b-1' }));
+    await until(() => records.get('p/a')?.servedGeneration === 1);
+    expect(await registry.metrics()).toMatch(/cloudwright_runtime_deploy_duration_seconds_count\{result="Served"\} 1/);
+  });
+});

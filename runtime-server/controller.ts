@@ -1,0 +1,234 @@
+import type { Registry } from 'prom-client';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
+import type { KubeObject } from '../src/kube/index.ts';
+import { isInZone } from '../src/dns/names.ts';
+import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { RuntimeEngine } from './engine/index.ts';
+import { Controller } from '../src/controller-runtime/controller.ts';
+import type { Logger } from '../src/logging/log.ts';
+import { ItemExponentialRateLimiter } from '../src/controller-runtime/rate-limiter.ts';
+import type { Source } from '../src/controller-runtime/source.ts';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
+import type { AppRecords } from './app-records.ts';
+import type { AppTokenReader } from './app-token-reader.ts';
+import { linkedValues, linkSignature, type LinkProblem } from './database-links.ts';
+import { deploymentOf } from './desired.ts';
+import { classifyDeployError } from './failures.ts';
+import type { ServingMetrics } from './metrics.ts';
+
+/** The engine calls the reconciler makes (a fake in unit tests). */
+export type ServingEngine = Pick<RuntimeEngine, 'deploy' | 'remove' | 'served'>;
+
+export interface ServingControllerDeps {
+  apps: Source<RuntimeApp> & { get(key: string): RuntimeApp | undefined };
+  /**
+   * The AppHostnames (every namespace served): an app is also served on its `active` ones, which change
+   * without a new generation of the app. Without them, apps are served on their deploy's host names only.
+   */
+  hostnames?: Source<AppHostname>;
+  /**
+   * With the project domains, the name claims and the runtime's base domain, an app's host names (its deploy's
+   * and its active AppHostnames) are served only where the project may serve them (src/platform/host-admission.ts):
+   * a RuntimeApp applied with kubectl cannot take another project's names, and a contested or unclaimed name is
+   * served for nobody. Without them (unit tests), every host name is served.
+   */
+  names?: {
+    domains: Source<ProjectDomain>;
+    domainClaims: Source<DomainClaim> & { get(key: string): DomainClaim | undefined };
+    hostnameClaims: Source<HostnameClaim> & { get(key: string): HostnameClaim | undefined };
+    baseDomain: string;
+  };
+  /**
+   * The Databases (every namespace served) and the reader of their app-token Secrets: an app's
+   * `spec.databaseEnvironment` variables get their values from them, and a Database's token generation
+   * changing (a rotation) deploys its apps again. Without them, an app with such variables is not deployed
+   * (DatabaseNotFound).
+   */
+  databases?: { source: Source<Database> & { get(key: string): Database | undefined }; tokens: AppTokenReader };
+  engine: ServingEngine;
+  records: AppRecords;
+  metrics: ServingMetrics;
+  registry: Registry;
+  log: Logger;
+  /**
+   * Concurrent reconciles. Deploys wait for the engine's convergence pass and the engine coalesces what
+   * arrives during a rollout, so many workers mean fewer rollouts when many apps change at once (startup).
+   */
+  workers?: number;
+  /**
+   * Called once `key` has settled: served, not to be served, or refused for good (a build that cannot load
+   * or is not stored). Not after a failure that is retried (the object store or workerd unreachable): a
+   * replica is ready only when every app of its first pass has settled, so a new replica does not take
+   * traffic for an app it cannot serve yet while the old ones are being replaced.
+   */
+  onReconciled?: (key: string) => void;
+}
+
+/**
+ * Makes this replica serve what every RuntimeApp asks for: its active build with its environment,
+ * host names and concurrency limit; an app without a build, or deleted, is not served. Level-based: each
+ * reconcile derives the deployment from the cached app and hands it to the engine, which converges (a
+ * deploy of what is already served resolves at once). Side effects are in memory only, so any number of
+ * replicas run it side by side, with no leader and no finalizer: a replica that starts rebuilds everything
+ * from the informer's first list.
+ */
+export function servingController(deps: ServingControllerDeps): Controller<RuntimeApp> {
+  const { engine, records, metrics } = deps;
+  const hostnames = deps.hostnames;
+  const appsIn = (namespace: string | undefined) =>
+    deps.apps
+      .list()
+      .filter((a) => a.metadata?.namespace === namespace)
+      .map((a) => `${namespace}/${a.metadata?.name}`);
+  /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
+  const attachedTo = (namespace: string, name: string): string[] =>
+    (hostnames?.list() ?? [])
+      .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && isActiveHostname(h))
+      .map((h) => h.spec.hostname)
+      .sort();
+  const names = deps.names;
+  const facts = (): NameFacts | undefined =>
+    names && {
+      baseDomain: names.baseDomain,
+      now: new Date(),
+      domainHolder: (name) => names.domainClaims.get(name)?.spec.holder.namespace,
+      hostnameHolder: (name) => names.hostnameClaims.get(name)?.spec.holder.namespace,
+      projectDomain: (project, domain) => names.domains.list().find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
+      hostnameActive: (project, host) => (hostnames?.list() ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
+    };
+  /** Apps of `db`'s namespace with a variable linked to it. */
+  const appsLinkedTo = (db: KubeObject) =>
+    deps.apps
+      .list()
+      .filter((a) => a.metadata?.namespace === db.metadata?.namespace && Object.values(a.spec.databaseEnvironment ?? {}).some((e) => e.database === db.metadata?.name))
+      .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
+  /** The values of the app's linked variables and their signature, or why they cannot be had. */
+  const linkedEnvironment = async (app: RuntimeApp, namespace: string): Promise<{ env: Record<string, string>; signature: string } | { problem: LinkProblem }> => {
+    const entries = app.spec.databaseEnvironment;
+    if (!entries || Object.keys(entries).length === 0) return { env: {}, signature: '' };
+    const databases = deps.databases;
+    if (!databases) return { problem: { reason: 'DatabaseNotFound', message: 'This runtime does not resolve database variables.' } };
+    const values = linkedValues(entries, (name) => databases.source.get(`${namespace}/${name}`));
+    if (!Array.isArray(values)) return { problem: values };
+    const read = await databases.tokens.read(namespace, values);
+    return 'problem' in read ? read : { env: read.env, signature: linkSignature(values) };
+  };
+  /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
+  const appsUnder = (zone: string) =>
+    deps.apps
+      .list()
+      .filter((a) => [...(a.spec.hostnames ?? []), ...attachedTo(a.metadata?.namespace ?? '', a.metadata?.name ?? '')].some((h) => isInZone(h, zone)))
+      .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
+  return new Controller<RuntimeApp>({
+    name: 'runtime',
+    kind: 'RuntimeApp',
+    source: deps.apps,
+    owns: [
+      ...(hostnames ? [{ kind: 'AppHostname', source: hostnames, mapToOwner: (h: KubeObject) => hostnameAppKeys(h as AppHostname) }] : []),
+      // A project domain becoming managed (or going) changes which host names its apps may have; a claim made or
+      // given up changes it for every app with a name under it.
+      ...(names
+        ? [
+            { kind: 'ProjectDomain', source: names.domains, mapToOwner: (d: KubeObject) => appsIn(d.metadata?.namespace) },
+            { kind: 'DomainClaim', source: names.domainClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+            { kind: 'HostnameClaim', source: names.hostnameClaims, mapToOwner: (c: KubeObject) => appsUnder(c.metadata?.name ?? '') },
+          ]
+        : []),
+      // A Database's app tokens appearing or rotating changes the environment of the apps linked to it.
+      ...(deps.databases ? [{ kind: 'Database', source: deps.databases.source, mapToOwner: appsLinkedTo }] : []),
+    ],
+    registry: deps.registry,
+    log: deps.log,
+    workers: deps.workers ?? 64,
+    // From 50 ms up to a minute: the longest a replica waits before it retries an artifact that was missing.
+    // No overall bucket (unlike the operator's controllers): every retry is a read for this replica alone,
+    // and the minute is what readiness and docs/runtime.md promise.
+    rateLimiter: new ItemExponentialRateLimiter<string>(50, 60_000),
+    reconcile: async (key, { namespace, name, log }) => {
+      const settled = () => deps.onReconciled?.(key);
+      const app = deps.apps.get(key);
+      const known = facts();
+      const admitted = (hosts: readonly string[]) => (known ? servable(namespace, hosts, known) : { served: [...hosts], refused: [] });
+      const attached = admitted(attachedTo(namespace, name));
+      const deploy = admitted(app?.spec.hostnames ?? []);
+      const refused = [...deploy.refused, ...attached.refused];
+      if (app && refused.length > 0) log.warn('not serving host names the project may not serve', { refused });
+      const linked = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedEnvironment(app, namespace) : { env: {}, signature: '' };
+      const deployment = deploymentOf(app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app, attached.served, 'env' in linked ? linked.env : {});
+      if (!deployment) {
+        if (records.has(key) || engine.served(namespace, name)) {
+          await engine.remove(namespace, name);
+          log.info('app no longer served');
+        }
+        records.delete(key);
+        return settled();
+      }
+      const generation = app?.metadata?.generation ?? 0;
+      const record = records.get(key);
+      if ('problem' in linked) {
+        // Not deployed without its tokens: what the app served before (if anything) stays, and the report says why.
+        const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
+        if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
+        if (record?.generation !== generation || record.buildId !== deployment.buildId) records.attempt(key, generation, deployment.buildId, attached.served);
+        if (records.get(key)?.failure?.message !== failure.message) records.failed(key, failure);
+        settled();
+        // A Database changing enqueues the app; a Secret does not (it is not watched), so look again with backoff.
+        return { requeue: true };
+      }
+      const same =
+        record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ') && (record.linked ?? '') === linked.signature;
+      // The engine changes only through these calls, so a converged app costs nothing on a resync or when
+      // its status is written; nor does a refused build, which the engine would refuse again at once.
+      if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
+      if (same && record.failure?.reason === 'BuildFailed') return settled();
+
+      records.attempt(key, generation, deployment.buildId, attached.served, linked.signature);
+      const stopTimer = metrics.deploySeconds.startTimer();
+      try {
+        const served = await engine.deploy(deployment);
+        records.served(key, generation);
+        stopTimer({ result: 'Served' });
+        log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts });
+        return settled();
+      } catch (err) {
+        const { failure, terminal } = classifyDeployError(err, deployment.buildId);
+        records.failed(key, failure);
+        stopTimer({ result: failure.reason });
+        if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
+        if (!same || record.failure?.reason !== failure.reason) {
+          log.warn(terminal ? 'build cannot be served; not retrying this spec' : failure.reason === 'BuildNotFound' ? 'build not found; retrying' : 'no room for the build; retrying', {
+            buildId: deployment.buildId,
+            generation,
+            reason: failure.reason,
+            detail: failure.message,
+          });
+        }
+        // A missing artifact, or no room for it, is a state, not an error: look again with backoff (it may be
+        // uploaded yet, room may come).
+        settled();
+        return terminal ? undefined : { requeue: true };
+      }
+    },
+  });
+}
+
+/** An AppHostname re-checks the app it names. */
+function hostnameAppKeys(h: AppHostname): string[] {
+  const namespace = h.metadata?.namespace;
+  return namespace && h.spec?.appRef?.name ? [`${namespace}/${h.spec.appRef.name}`] : [];
+}
+
+/** `hosts` split by the admission rule into those `project` may serve and those it may not (with why). */
+function servable(project: string, hosts: readonly string[], facts: NameFacts): { served: string[]; refused: string[] } {
+  const served: string[] = [];
+  const refused: string[] = [];
+  for (const host of hosts) {
+    const why = serveRefusal(project, host.toLowerCase().replace(/\.$/, ''), facts);
+    if (why === undefined) served.push(host);
+    else refused.push(`${host}: ${why}`);
+  }
+  return { served, refused };
+}

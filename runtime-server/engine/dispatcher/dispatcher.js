@@ -1,0 +1,304 @@
+// The runtime's request path, inside workerd: behind the entry point (Node's strict HTTP parser, which sets
+// `X-Forwarded-*` and `X-Request-Id`), this worker picks the app by `Host`, bounds its concurrent requests,
+// and calls the app's isolate, loaded on demand with workerd's Worker Loader from the code the runtime
+// process hands out (`GET /code/{id}` on its Unix socket). The runtime process steers it over the control
+// socket: the routing table, load checks, health, and the per-app request statistics behind `/metrics`.
+//
+// State is module-level: one isolate serves every request of this workerd process, and JavaScript's single
+// thread makes each table swap atomic. No request waits on a promise another request created (workerd
+// forbids I/O across requests), so a queued request polls its own flag.
+import { WorkerEntrypoint } from 'cloudflare:workers';
+
+/** How long a request may wait for a slot, and how often it looks. */
+const QUEUE_TIMEOUT_MS = 10_000;
+const QUEUE_POLL_MS = 5;
+/** Upper bounds (ms) of the latency histogram's buckets, as the runtime's `/metrics` reports them. */
+const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000];
+/** The tail worker ships log entries at most this often. */
+const LOG_FLUSH_MS = 50;
+const MAX_QUEUED_LOG_ENTRIES = 5000;
+
+/**
+ * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
+ * limit, depth, assets?}`: the loader id of the app's code and environment, its build, its concurrency limit
+ * and queue depth, and the binding prefix of its assets service when it has one).
+ */
+let table;
+/** The generation starts with the table of its config (`ROUTES`); later ones arrive over the control socket. */
+function routes(env) {
+  table ??= env.ROUTES;
+  return table;
+}
+/** Per app: requests being served, requests queued, and the statistics. */
+const states = new Map();
+let loads = 0;
+
+function state(key) {
+  let s = states.get(key);
+  if (!s) {
+    s = { active: 0, queue: [], classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0 };
+    states.set(key, s);
+  }
+  return s;
+}
+
+/** The host of a `Host` header as routed (as src/runtime-contract/hosts.ts): lowercase, no port, no trailing dot. */
+function normalizeHost(header) {
+  if (!header || header.startsWith('[')) return undefined;
+  const colon = header.indexOf(':');
+  let host = (colon === -1 ? header : header.slice(0, colon)).toLowerCase();
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return host || undefined;
+}
+
+function problem(status, title, detail, headers = {}) {
+  return new Response(JSON.stringify({ title, status, detail }), { status, headers: { 'content-type': 'application/problem+json', ...headers } });
+}
+
+/**
+ * A request's claim on a slot of its app: `waiting` in the queue, `active` (holding a slot) or `done`. Slots
+ * are freed by `release`, whichever comes first: the app's answer, or the client going away (`request.signal`,
+ * for a request workerd cancels before its handler resumes).
+ */
+function lease(key, app) {
+  return { key, app, state: 'new', deadline: 0 };
+}
+
+/** The app's limit and queue depth now: a routing table pushed meanwhile may have changed them. */
+function limits(l) {
+  const app = table.apps[l.key] ?? l.app;
+  return { limit: app.limit, depth: app.depth };
+}
+
+/**
+ * Takes a slot for `l`, waiting in the app's queue (bounded in length and time) when all are taken. The first
+ * in line takes a slot as soon as one is free or the limit is raised; it looks every few milliseconds, as
+ * workerd forbids resolving one request's promise from another.
+ */
+async function acquire(s, l) {
+  const { limit, depth } = limits(l);
+  if (s.active < limit && s.queue.length === 0) {
+    s.active += 1;
+    l.state = 'active';
+    return true;
+  }
+  if (s.queue.length >= depth) return false;
+  l.state = 'waiting';
+  l.deadline = Date.now() + QUEUE_TIMEOUT_MS;
+  s.queue.push(l);
+  for (;;) {
+    // Waiters whose time is up, or whose request was cancelled without resuming, leave the line.
+    const now = Date.now();
+    while (s.queue.length > 0 && (s.queue[0].deadline <= now || s.queue[0].state !== 'waiting')) s.queue.shift().state = 'done';
+    if (l.state !== 'waiting') return false;
+    if (s.queue[0] === l && s.active < limits(l).limit) {
+      s.queue.shift();
+      s.active += 1;
+      l.state = 'active';
+      return true;
+    }
+    await scheduler.wait(QUEUE_POLL_MS);
+  }
+}
+
+/** Frees `l`'s slot or leaves the queue; idempotent. */
+function release(s, l) {
+  if (l.state === 'active') s.active -= 1;
+  else if (l.state === 'waiting') s.queue.splice(s.queue.indexOf(l), 1);
+  l.state = 'done';
+}
+
+function record(s, status, ms) {
+  s.classes[Math.min(Math.max(Math.floor(status / 100), 1), 5) - 1] += 1;
+  s.count += 1;
+  s.sumMs += ms;
+  for (let i = 0; i < BUCKETS_MS.length; i++) {
+    if (ms <= BUCKETS_MS[i]) {
+      s.buckets[i] += 1;
+      break;
+    }
+  }
+}
+
+/** Loader ids this isolate has handed code for: workerd keeps those isolates, so their code is not fetched again. */
+const loadedIds = new Set();
+
+/**
+ * The app's isolate: loaded once per id (code + environment) and cached by workerd. The code is fetched from
+ * the runtime before `LOADER.get`, whose callback then answers at once: with the fetch inside the callback,
+ * streamed responses of a freshly loaded isolate sometimes never arrived (workerd 2026-11-17).
+ */
+function worker(env, exports, key, app) {
+  // Loaded before: workerd keeps the isolate under its id, and the callback is not called.
+  if (loadedIds.has(app.id)) return env.LOADER.get(app.id, notLoaded).getEntrypoint();
+  return firstLoad(env, exports, key, app);
+}
+
+function notLoaded() {
+  throw new Error('the isolate is gone');
+}
+
+async function firstLoad(env, exports, key, app) {
+  const res = await env.RUNTIME.fetch(`http://runtime/code/${encodeURIComponent(app.codeId ?? app.id)}`);
+  if (!res.ok) throw new Error(`the runtime has no code for ${app.id}: ${await res.text()}`);
+  const code = await res.json();
+  const stub = env.LOADER.get(app.id, () => {
+    loads += 1;
+    const modules = {};
+    for (const [name, module] of Object.entries(code.modules)) {
+      const [type, value] = Object.entries(module)[0];
+      modules[name] = type === 'wasm' || type === 'data' ? { [type]: Uint8Array.from(atob(value), (c) => c.charCodeAt(0)).buffer } : { [type]: value };
+    }
+    const assets = app.assets ? { ASSETS: env[`${app.assets}_ASSETS`] } : {};
+    return {
+      compatibilityDate: code.compatibilityDate,
+      compatibilityFlags: code.compatibilityFlags,
+      mainModule: code.mainModule,
+      modules,
+      env: { ...code.env, ...assets },
+      // Only while someone follows the app's logs: a tail invocation costs every request.
+      ...(app.tailed ? { tails: [exports.AppTail({ props: { app: key, build: app.build } })] } : {}),
+    };
+  });
+  loadedIds.add(app.id);
+  return stub.getEntrypoint();
+}
+
+/** Serves one request of the app `key` (already counted against its limit) by its assets service or its isolate. */
+async function serve(env, exports, key, app, request) {
+  if (app.assets) return env[`${app.assets}_ROUTER`].fetch(request);
+  const entrypoint = worker(env, exports, key, app);
+  return (entrypoint instanceof Promise ? await entrypoint : entrypoint).fetch(request);
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    // The control socket marks its requests in `cf` (its `cfBlobHeader`); the entry socket takes none, so no
+    // client can reach these routes.
+    if (request.cf?.cloudwrightControl === true) return controlRequest(request, env, ctx);
+    routes(env);
+    const host = normalizeHost(request.headers.get('host'));
+    const key = host === undefined ? undefined : table.hosts[host];
+    const app = key === undefined ? undefined : table.apps[key];
+    if (!app) return problem(404, 'Not Found', host === undefined ? 'The request names no host.' : `No app is served at host ${JSON.stringify(host)}.`);
+    const s = state(key);
+    const l = lease(key, app);
+    // workerd cancels a request whose client went away, and then nothing after an await below runs.
+    request.signal.addEventListener('abort', () => release(s, l));
+    if (!(await acquire(s, l))) {
+      record(s, 503, 0);
+      return problem(503, 'Service Unavailable', `The app is serving its maximum of ${limits(l).limit} concurrent requests; retry later.`, { 'retry-after': table.retryAfter });
+    }
+    const started = Date.now();
+    let response;
+    try {
+      response = await serve(env, ctx.exports, key, table.apps[key] ?? app, request);
+    } catch {
+      // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
+      response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
+    }
+    record(s, response.status, Date.now() - started);
+    // The slot is the app's handler: it is free once the response is returned (a WebSocket once it is
+    // accepted). The body streams on unwrapped, so workerd keeps its length (Content-Length); wrapping it to
+    // hold the slot longer cost a third of the dispatcher's CPU per request and made every response chunked.
+    release(s, l);
+    return response;
+  },
+};
+
+/** The runtime process's control socket: routing table, load checks, health and statistics. */
+async function controlRequest(request, env, ctx) {
+  routes(env);
+  {
+    const { pathname } = new URL(request.url);
+    if (pathname === '/health') return new Response(`ok ${loads}`);
+    if (pathname === '/routes' && request.method === 'GET') return Response.json(table);
+    if (pathname === '/routes' && request.method === 'PUT') {
+      table = await request.json();
+      return new Response(null, { status: 204 });
+    }
+    if (pathname === '/probe' && request.method === 'POST') {
+      const { key, app } = await request.json();
+      // Loads the code (running the module's top level) without calling the app's handlers: a method no app
+      // has is a TypeError once loaded; anything else is why it did not load. The runtime asks a throwaway
+      // workerd, so a build that never finishes loading blocks nothing that serves.
+      const probed = { ...app, assets: undefined };
+      try {
+        await (await worker(env, ctx.exports, key, probed)).__cloudwrightLoadCheck();
+        return Response.json({ loaded: true });
+      } catch (err) {
+        const message = String(err?.message ?? err);
+        if (err instanceof TypeError && message.includes('does not implement the method')) return Response.json({ loaded: true });
+        return Response.json({ loaded: false, error: message });
+      }
+    }
+    if (pathname === '/stats') {
+      const apps = {};
+      for (const [key, s] of states) apps[key] = { active: s.active, queued: s.queue.length, classes: s.classes, buckets: s.buckets, count: s.count, sumMs: s.sumMs };
+      return Response.json({ loads, bucketsMs: BUCKETS_MS, apps });
+    }
+    return new Response(null, { status: 404 });
+  }
+}
+
+/** The assets service's user worker (`userWorker`): a request its assets did not answer goes to the app's isolate. */
+export class AppWorker extends WorkerEntrypoint {
+  fetch(request) {
+    const key = this.ctx.props.app;
+    const app = routes(this.env).apps[key];
+    if (!app) return problem(404, 'Not Found', 'The app is no longer served here.');
+    return Promise.resolve(worker(this.env, this.ctx.exports, key, app)).then((entrypoint) => entrypoint.fetch(request));
+  }
+}
+
+// Logs: every app isolate reports to this entrypoint (workerd's tail workers), its key in the props the
+// runtime gave it, so an app can neither choose nor read another's. Request headers and `cf` are dropped
+// (they can hold secrets); entries go to the runtime in batches. The flush timer belongs to the invocation
+// that found none scheduled.
+let logQueue = [];
+let flushScheduled = false;
+
+function logText(part) {
+  if (typeof part === 'string') return part;
+  try {
+    return JSON.stringify(part);
+  } catch {
+    return String(part);
+  }
+}
+
+function logEntry(props, item) {
+  const request = item.event?.request;
+  const response = item.event?.response;
+  return {
+    app: props.app,
+    buildId: props.build,
+    time: item.eventTimestamp ?? Date.now(),
+    outcome: item.outcome ?? 'unknown',
+    request: request ? { method: request.method, url: request.url } : undefined,
+    status: response?.status,
+    logs: (item.logs ?? []).map((l) => ({ time: l.timestamp, level: l.level, message: (Array.isArray(l.message) ? l.message : [l.message]).map(logText).join(' ') })),
+    exceptions: (item.exceptions ?? []).map((e) => ({ time: e.timestamp, name: e.name, message: e.message, stack: e.stack })),
+  };
+}
+
+export class AppTail extends WorkerEntrypoint {
+  tail(events) {
+    // Requests only: the runtime's load check of an isolate is an RPC call, not the app's traffic.
+    for (const item of events) if (item.event?.request && logQueue.length < MAX_QUEUED_LOG_ENTRIES) logQueue.push(logEntry(this.ctx.props, item));
+    if (flushScheduled) return;
+    flushScheduled = true;
+    this.ctx.waitUntil(
+      scheduler
+        .wait(LOG_FLUSH_MS)
+        .then(async () => {
+          flushScheduled = false;
+          const batch = logQueue;
+          logQueue = [];
+          const res = await this.env.RUNTIME.fetch('http://runtime/logs', { method: 'POST', body: JSON.stringify(batch) });
+          await res.body?.cancel();
+        })
+        .catch(() => {}),
+    );
+  }
+}

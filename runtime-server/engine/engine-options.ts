@@ -1,0 +1,106 @@
+import type { BuildStoreOptions } from './build-store.ts';
+import type { ArtifactLimits } from '../../src/app-artifacts/artifact.ts';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { ArtifactSource } from './ports.ts';
+
+export interface RuntimeEngineOptions {
+  readonly artifacts: ArtifactSource;
+  /** A writable directory of its own: unpacked builds, workerd configs and sockets. Keep the path short (Unix socket paths are limited to ~100 bytes). */
+  readonly dataDir: string;
+  /** Default hosts are `<appId>.<project>.<baseDomain>`. */
+  readonly baseDomain: string;
+  /** The entry point's address (default: a free port on 127.0.0.1). */
+  readonly listen?: { readonly port?: number; readonly host?: string };
+  /** Scheme and port of `ServedApp.url` (default `https`, no port). */
+  readonly publicScheme?: 'http' | 'https';
+  readonly publicPort?: number;
+  /**
+   * Keep the client's `X-Forwarded-For/-Proto/-Host` and `X-Request-Id` (appending to `-For`): set it when the
+   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
+   * cannot pretend to have come over HTTPS or from another address.
+   */
+  readonly trustForwardedHeaders?: boolean;
+  /** `Retry-After` seconds on 503 answers (default 1). */
+  readonly retryAfterSeconds?: number;
+  /** Default: the installed `@cloudflare/workerd-*` package's binary. */
+  readonly workerdBinary?: string;
+  /**
+   * workerd processes serving apps, each a shard of the projects (`shardOf`): one project's stuck code stalls
+   * its shard only, and the shards use that many cores. Default 1 (cw-runtime's default: one per core).
+   */
+  readonly shards?: number;
+  /** For apps that set none (default 100). */
+  readonly defaultMaxConcurrentRequests?: number;
+  /** Requests that may wait for a slot, as a multiple of the app's limit (default 1). They wait at most 10 s. */
+  readonly queue?: { readonly depthFactor?: number };
+  /** How long workerd may take to start (default 30 s). */
+  readonly startTimeoutMs?: number;
+  /** How long a replaced workerd may keep finishing in-flight requests (default 30 s). */
+  readonly drainTimeoutMs?: number;
+  /** How long an app's logs keep being collected after its last follower left (default 5 minutes). */
+  readonly logLingerMs?: number;
+  /**
+   * Isolates one workerd may have loaded before the runtime replaces it with a fresh one, unloading every app
+   * (requested apps load again on demand). workerd never unloads on its own, and about 1.6 MB each (default 2000).
+   */
+  readonly maxLoadedWorkers?: number;
+  /**
+   * The bounds on apps' code. `cpuLimitMs` (default 500): a shard whose thread does not come back for this long
+   * (one request computing without yielding) is killed and restarted, and the app blamed is quarantined;
+   * checked every `intervalMs` (default a fifth of it). `isolateHeapMb` (default 128): V8's heap bound of each
+   * isolate (an isolate past it ends its shard). `shardMemoryMb` (default 0, none): a shard whose resident
+   * memory passes it is ended the same way.
+   */
+  readonly limits?: { readonly cpuLimitMs?: number; readonly intervalMs?: number; readonly isolateHeapMb?: number; readonly shardMemoryMb?: number };
+  /** How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an hour). `probationMs`: how long suspects take turns (default 60 s). */
+  readonly quarantine?: { readonly initialMs?: number; readonly maxMs?: number; readonly probationMs?: number };
+  /**
+   * The private addresses apps' `fetch()` and `connect()` may reach besides public ones, as CIDRs of single
+   * addresses (the platform's SQL endpoint); asked before each workerd starts, whose network is fixed then.
+   * Default: none. Only an address where nothing but that endpoint listens belongs here: workerd allows addresses,
+   * not ports.
+   */
+  readonly outboundAllow?: () => Promise<readonly string[]>;
+  /** Called when an app's quarantine starts or ends on this replica. */
+  readonly onQuarantine?: (key: string) => void;
+  /** Delay before restarting a crashed workerd: doubles from `initialMs` to `maxMs`; reset after a minute up. */
+  readonly restartBackoff?: { readonly initialMs?: number; readonly maxMs?: number };
+  readonly artifactLimits?: Partial<ArtifactLimits>;
+  /** How builds are unpacked: at once at most, the room they have, a project's quota (`BuildStore`). */
+  readonly builds?: Omit<BuildStoreOptions, 'parse'>;
+  readonly log?: RuntimeLogger;
+}
+
+/** One shard's workerd. */
+export interface ShardStatus {
+  readonly index: number;
+  /** Its workerd runs and answered its last health check. */
+  readonly ready: boolean;
+  /** The id of the workerd serving, unique among every workerd the engine started. */
+  readonly generation: number;
+  readonly pid: number;
+  /** Restarts after a crash or a stop by the watchdog. */
+  readonly restarts: number;
+  /** App isolates it has loaded. */
+  readonly loadedWorkers: number;
+  /** Apps it serves. */
+  readonly apps: number;
+}
+
+export interface RuntimeStatus {
+  /**
+   * Every shard's workerd runs and answered its last health check, or is being started again right after an
+   * app's code stopped it at a limit (a moment: an app tripping its bound cannot make the replica unready).
+   */
+  readonly ready: boolean;
+  /** Restarts since start, over all shards. */
+  readonly restarts: number;
+  /** workerd processes launched since start. */
+  readonly workerdStarts: number;
+  readonly apps: number;
+  /** App isolates the serving workerd processes have loaded. */
+  readonly loadedWorkers: number;
+  /** Builds loaded in the checker workerd before they were served, since start. */
+  readonly loadChecks: number;
+  readonly shards: readonly ShardStatus[];
+}

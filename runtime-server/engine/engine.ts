@@ -1,0 +1,470 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { AppLimits, type LimitCounts } from './app-limits.ts';
+import { AppLogs, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
+import { BuildStore } from './build-store.ts';
+import { retention } from './build-retention.ts';
+import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
+import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
+import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
+import { EntryProxy, type Route } from './entry-proxy.ts';
+import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
+import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
+import { assignHosts, contestedHosts, defaultHost } from '../../src/runtime-contract/hosts.ts';
+import { LoadChecker, type LoadCheck } from './load-checker.ts';
+import { LogFollowers } from './log-followers.ts';
+import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { startNodeService } from './node-service.ts';
+import type { AppDeployment, ServedApp } from './ports.ts';
+import type { Quarantine } from './quarantine.ts';
+import { RequestStats, type DispatcherStats } from './request-stats.ts';
+import { Shard, type ShardTable } from './shard.ts';
+import { shardTables, type TableApp } from './shard-tables.ts';
+import { LoadVerdicts } from './load-verdicts.ts';
+import { shardOf } from './shard-of.ts';
+import { ShardRouter } from './shard-router.ts';
+import { Waiters } from './waiters.ts';
+import { MAX_RUN_DIR, prepareDataDir, runDirOf } from './data-dir.ts';
+import { PassPlan } from './pass-plan.ts';
+import { ConvergenceLoop } from './convergence-loop.ts';
+import { deploymentProblem } from './deployment-check.ts';
+import { engineStatus } from './engine-status.ts';
+import { routedApp, servedApp, type Served } from './served.ts';
+import { engineSettings, type EngineSettings } from './engine-settings.ts';
+import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
+import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
+
+/** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
+const LAST_ANSWER_MS = 10;
+
+/**
+ * The runtime engine: serves runtime apps on workerd shards (one process each, the projects spread over them
+ * by `shardOf`), behind one entry point that routes each request by `Host` to its app's shard; there, the
+ * dispatcher worker (`dispatcher/dispatcher.js`) calls the app's isolate.
+ *
+ * The controller declares what each app serves (`deploy`, `remove`); one loop converges on it. A change of
+ * code or environment loads the app's new isolate in the running workerd of its shard (checked first in a
+ * checker workerd: a build that cannot load is refused with `BuildLoadError` and the app keeps its previous
+ * build), then the shard's routing table moves to it. A change of an app's static assets starts a new workerd
+ * for its shard and drains the old one. Each shard's watchdog ends a workerd stuck in an app's code or past its
+ * memory bound, the app blamed is quarantined (`app-limits.ts`), and the shard restarts alone.
+ */
+export class RuntimeEngine {
+  /** What the apps log (console lines, exceptions, each request's outcome), collected by workerd's tail worker. */
+  readonly logs = new AppLogs();
+  readonly #o: RuntimeEngineOptions;
+  readonly #s: EngineSettings;
+  readonly #log: RuntimeLogger;
+  readonly #desired = new Map<string, { app: AppDeployment; version: number }>();
+  readonly #served = new Map<string, Served>();
+  readonly #waiters = new Waiters<ServedApp | undefined>();
+  /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
+  readonly #code = new Map<string, LiveApp>();
+  /** What load checks found, by worker fingerprint: refusals are not tried again, loaded builds not checked again. */
+  readonly #verdicts = new LoadVerdicts();
+  readonly #stats = new RequestStats();
+  /** An app reports to the tail worker while its logs are followed and for a while after. */
+  readonly #followers: LogFollowers;
+  readonly #limits: AppLimits;
+  readonly #shardCount: number;
+  #assignment: ReadonlyMap<string, string> = new Map();
+  /** Host → app → shard: what the entry point reads per request. */
+  readonly #router: ShardRouter;
+  #ctx: GenerationContext | undefined;
+  /** The entry point, in front of the shards' dispatchers. */
+  readonly #entry: EntryProxy;
+  #address: AddressInfo | undefined;
+  #nodeService: Server | undefined;
+  #builds: BuildStore | undefined;
+  #shards: Shard[] = [];
+  #checker: LoadChecker | undefined;
+  #version = 0;
+  #generations = 0;
+  /** The one loop that converges on the desired state. */
+  readonly #loop = new ConvergenceLoop(() => this.#converge());
+  #stopped = false;
+
+  constructor(options: RuntimeEngineOptions) {
+    this.#o = options;
+    this.#log = options.log ?? silentRuntimeLogger;
+    const s = (this.#s = engineSettings(options));
+    this.#shardCount = s.shards;
+    this.#router = new ShardRouter(this.#shardCount);
+    this.#limits = new AppLimits({
+      cpuLimitMs: s.cpuLimitMs,
+      quarantine: s.quarantine,
+      probationMs: s.probationMs,
+      // A request sent two health-check intervals after the shard last answered found it stuck already; an app
+      // whose answer was the shard's last sign of life may have gone on computing after it (ctx.waitUntil).
+      blame: { lateMs: 2 * s.intervalMs, endedGraceMs: LAST_ANSWER_MS },
+      log: this.#log,
+      logs: this.logs,
+      ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
+    });
+    this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
+    this.#entry = new EntryProxy({ route: this.#route, trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
+  }
+
+  /** The default shard count of a process that should use every core it is given. */
+  static defaultShards(): number {
+    return availableParallelism();
+  }
+
+  get #runDir(): string {
+    return runDirOf(this.#o.dataDir);
+  }
+
+  /** The entry point's address, once started. */
+  get address(): AddressInfo {
+    if (!this.#address) throw new Error('the runtime engine is not running');
+    return this.#address;
+  }
+
+  /** Opens the entry socket, prepares the data directory and starts every shard's workerd (with no apps yet). */
+  async start(): Promise<void> {
+    if (this.#runDir.length > MAX_RUN_DIR) throw new Error(`runtime dataDir is too long for Unix socket paths: ${this.#o.dataDir}`);
+    const binary = this.#o.workerdBinary ?? resolveWorkerdBinary();
+    const maxCompatibilityDate = await workerdCompatibilityDate(binary);
+    const dirs = await prepareDataDir(this.#o.dataDir);
+    this.#builds = new BuildStore(dirs.builds, this.#o.artifacts, {
+      ...this.#o.builds,
+      parse: { limits: { ...DEFAULT_ARTIFACT_LIMITS, ...this.#o.artifactLimits }, maxCompatibilityDate },
+    });
+    const runtimeSocket = join(this.#runDir, 'runtime.sock');
+    this.#nodeService = await startNodeService(runtimeSocket, { logs: this.logs, code: async (id) => this.#codeOf(id) });
+    const ctx: GenerationContext = {
+      binary,
+      startTimeoutMs: this.#s.startTimeoutMs,
+      log: this.#log,
+      runtimeSocket,
+      v8Flags: [`--max-old-space-size=${this.#s.isolateHeapMb}`],
+      ...(this.#o.outboundAllow ? { outboundAllow: this.#o.outboundAllow } : {}),
+    };
+    this.#ctx = ctx;
+    const emptyTable = this.#emptyTable();
+    this.#checker = new LoadChecker(() => {
+      const id = this.#nextId();
+      return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
+    }, ctx.startTimeoutMs);
+    const shardContext = {
+      generation: ctx,
+      runDir: this.#runDir,
+      drainTimeoutMs: this.#s.drainTimeoutMs,
+      restartBackoff: this.#s.restartBackoff,
+      watchdog: { intervalMs: this.#s.intervalMs, cpuLimitMs: this.#s.cpuLimitMs, memoryLimitBytes: this.#s.shardMemoryBytes },
+      maxLoadedWorkers: this.#s.maxLoadedWorkers,
+      log: this.#log,
+      nextId: () => this.#nextId(),
+      retired: (gen: { id: number }, final: DispatcherStats | undefined) => {
+        this.#stats.retire(gen.id, final);
+        this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
+      },
+      stopped: (stop: Parameters<AppLimits['stopped']>[0]) => this.#limits.stopped(stop, (key) => this.#served.get(key)?.live.build.buildId),
+    };
+    this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
+    try {
+      await Promise.all(this.#shards.map((shard) => shard.start()));
+      this.#address = await this.#entry.listen(this.#s.listen.port, this.#s.listen.host);
+    } catch (err) {
+      // A shard that cannot start, the port taken: nothing of this start may outlive it.
+      await this.stop(0);
+      throw err;
+    }
+    this.#log.info('runtime engine started', { workerd: binary, maxCompatibilityDate, shards: this.#shards.map((s) => s.current?.proc.pid), address: this.#address });
+  }
+
+  /**
+   * Stops taking requests and stops workerd, letting requests in flight finish for at most `drainMs` (default
+   * the drain timeout). Pending deploys are rejected.
+   */
+  async stop(drainMs = this.#s.drainTimeoutMs): Promise<void> {
+    this.#stopped = true;
+    this.#followers.stop();
+    this.#limits.clear();
+    await this.#loop.stop();
+    this.#waiters.rejectAll(new Error('the runtime engine stopped'));
+    // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
+    const closed = this.#address ? this.#entry.close() : Promise.resolve();
+    await this.#checker?.stop();
+    await Promise.all(this.#shards.map((shard) => shard.stop(drainMs)));
+    this.#entry.server.closeAllConnections();
+    await closed;
+    await new Promise((resolve) => (this.#nodeService ? this.#nodeService.close(resolve) : resolve(undefined)));
+  }
+
+  /** The host an app is always served on. */
+  defaultHost(project: string, appId: string): string {
+    return defaultHost(project, appId, this.#o.baseDomain);
+  }
+
+  /** The shard that serves a project's apps. */
+  shardOf(project: string): number {
+    return shardOf(project, this.#shardCount);
+  }
+
+  /**
+   * Declares what an app serves, replacing any earlier deployment of it. Resolves once requests to the app's
+   * hosts reach `app.buildId` with `app.env`; rejects with `ArtifactError` (invalid artifact),
+   * `BuildLoadError` (workerd cannot load it) or the artifact source's error, in which case the app keeps
+   * serving what it served before. Idempotent: deploying what is served resolves at once.
+   */
+  deploy(app: AppDeployment): Promise<ServedApp> {
+    if (!this.#ctx || this.#stopped) return Promise.reject(new Error('the runtime engine is not running'));
+    const problem = deploymentProblem(app);
+    if (problem) return Promise.reject(problem);
+    const key = `${app.project}/${app.appId}`;
+    this.#desired.set(key, { app, version: ++this.#version });
+    return this.#await(key).then((served) => {
+      if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
+      return served;
+    });
+  }
+
+  /** Stops serving an app (idempotent); resolves once its hosts no longer route. */
+  async remove(project: string, appId: string): Promise<void> {
+    if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
+    const key = `${project}/${appId}`;
+    this.#desired.delete(key);
+    ++this.#version;
+    await this.#await(key);
+    if (!this.#desired.has(key)) {
+      this.logs.forget(key);
+      this.#limits.forget(key);
+    }
+  }
+
+  /**
+   * Follows an app's logs: calls `listener` with each new entry. Collecting them costs every request of the app
+   * (a tail worker invocation), so it runs only while someone follows, as `wrangler tail` does: the first
+   * follower loads the app's isolate anew with the tail worker attached, and the promise resolves once its
+   * requests report; after the last one leaves, collection goes on for `logLingerMs`.
+   */
+  async followLogs(key: string, listener: AppLogListener): Promise<() => void> {
+    const unsubscribe = this.logs.subscribe(key, listener);
+    const { first, leave } = this.#followers.join(key);
+    if (first && this.#desired.has(key) && this.#ctx && !this.#stopped) {
+      ++this.#version;
+      await this.#await(key).catch(() => undefined); // a build that cannot be served has no logs to wait for
+    }
+    return () => {
+      unsubscribe();
+      leave();
+    };
+  }
+
+  /** The app's served isolate reports to the tail worker: someone follows its logs, or did within the linger. */
+  collectingLogs(key: string): boolean {
+    return this.#served.get(key)?.tailed ?? false;
+  }
+
+  /** What the runtime serves for an app now, if anything. */
+  served(project: string, appId: string): ServedApp | undefined {
+    return this.#servedApp(`${project}/${appId}`);
+  }
+
+  /** The app's quarantine on this replica (its requests are answered 503 until `until`), if it is quarantined. */
+  quarantine(project: string, appId: string): Quarantine | undefined {
+    return this.#limits.quarantine(`${project}/${appId}`);
+  }
+
+  /** What an app quarantined for `reason` did, for its owner (stable while it lasts). */
+  limitMessage(reason: Quarantine['reason']): string {
+    return this.#limits.why(reason);
+  }
+
+  /** Apps on probation now (suspected together of stopping their shard; they take turns). */
+  onProbation(): string[] {
+    return this.#limits.onProbation();
+  }
+
+  /** Shards stopped at a limit or crashed, by kind, and apps quarantined now, by reason. */
+  limitCounts(): LimitCounts {
+    return this.#limits.counts();
+  }
+
+  /** Every served app. */
+  list(): ServedApp[] {
+    return [...this.#served.keys()].sort().flatMap((key) => this.#servedApp(key) ?? []);
+  }
+
+  status(): RuntimeStatus {
+    const appShards = [...this.#served.values()].map((s) => this.shardOf(s.live.app.project));
+    return engineStatus(this.#shards, appShards, { workerdStarts: this.#generations, loadChecks: this.#checker?.total ?? 0 });
+  }
+
+  /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
+  async requestStats(): Promise<Map<string, DispatcherStats['apps'][string]>> {
+    const gens = this.#shards.flatMap((shard) => shard.generations);
+    const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
+    return this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
+  }
+
+  /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
+  get latencyBucketsMs(): readonly number[] {
+    return this.#stats.bucketsMs;
+  }
+
+  /** Where the entry point sends a request: its app's shard, unless the app is unknown or held back. */
+  readonly #route = (hostHeader: string | undefined): Route => {
+    const hit = this.#router.route(hostHeader);
+    if ('status' in hit) return { refusal: hit };
+    const gen = this.#shards[hit.shard]?.current;
+    if (!gen) return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter } };
+    const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
+    return refusal ? { refusal } : { upstream: gen.upstream, app: hit.key };
+  };
+
+  #nextId(): number {
+    this.#generations += 1;
+    return this.#generations;
+  }
+
+  #codeOf(id: string): Promise<ReturnType<typeof workerCode> extends Promise<infer T> ? T | undefined : never> {
+    const live = this.#code.get(id);
+    return live ? workerCode(live) : Promise.resolve(undefined);
+  }
+
+  #await(key: string): Promise<ServedApp | undefined> {
+    const promise = this.#waiters.add(key, this.#version);
+    this.#kick();
+    return promise;
+  }
+
+  #kick(): void {
+    this.#loop.kick();
+  }
+
+  /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
+  #idOf(live: LiveApp, tailed: boolean): string {
+    const fingerprint = workerFingerprint(live);
+    return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#verdicts.attempts(fingerprint)}${tailed ? '~tailed' : ''}`;
+  }
+
+  /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
+  async #converge(): Promise<void> {
+    const upTo = this.#version;
+    const snapshot = new Map(this.#desired);
+    const plan = new PassPlan(this.#served, snapshot.keys());
+    await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
+    try {
+      await this.#checkLoads(plan);
+      for (const s of plan.next.values()) this.#code.set(s.id, s.live); // before any request can load them
+      // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
+      let assignment = this.#assign(plan.next);
+      const tables = this.#shardTables(plan.next, assignment);
+      const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
+      const refused = new Map<number, unknown>();
+      applied.forEach((result, i) => result.status === 'rejected' && refused.set(i, result.reason));
+      if (refused.size > 0) {
+        for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
+        plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
+        assignment = this.#assign(plan.next);
+      }
+      this.#commit(plan.next, assignment);
+    } catch (err) {
+      this.#log.error('runtime rollout failed', { error: err });
+      plan.failAll(err);
+    }
+    for (const key of this.#waiters.keys()) {
+      this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
+    }
+    await this.#collect();
+  }
+
+  /** Unpacks the desired build of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
+  async #prepare(plan: PassPlan, key: string, app: AppDeployment): Promise<void> {
+    // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
+    try {
+      const build = await this.#builds!.prepare(app);
+      if (build.assetsDir && ASSETS_BINDING in app.env) {
+        throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
+      }
+      const live = { app, build };
+      const refused = this.#verdicts.refusal(workerFingerprint(live));
+      if (refused) throw refused;
+      const tailed = this.#followers.collecting(key);
+      plan.next.set(key, { live, id: this.#idOf(live, tailed), tailed });
+    } catch (err) {
+      plan.failures.set(key, err);
+      const served = this.#served.get(key);
+      const tailed = this.#followers.collecting(key);
+      if (served) plan.next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
+    }
+  }
+
+  /**
+   * Loads each app whose code or environment changed in the checker workerd, before any request is routed to
+   * it: a build workerd refuses falls back to what the app served (`BuildLoadError`, remembered); a load that
+   * failed for another reason is retried on the next pass under a new id.
+   */
+  async #checkLoads(plan: PassPlan): Promise<void> {
+    const changed = plan.changed().filter(([, s]) => !this.#verdicts.loaded(workerFingerprint(s.live)));
+    if (changed.length === 0) return;
+    for (const [, s] of changed) this.#code.set(s.id, s.live);
+    const answers = await this.#checker!.check(changed.map(([key, s]) => [key, this.#routed(s)] as const));
+    changed.forEach(([key, s], i) => this.#settleCheck(plan, key, s, answers[i]!));
+  }
+
+  /** Acts on a load check: a build workerd refuses falls back to what the app served (remembered); another failure is retried later. */
+  #settleCheck(plan: PassPlan, key: string, s: Served, answer: LoadCheck): void {
+    const error = this.#verdicts.record(workerFingerprint(s.live), s.live.build.buildId, key, answer);
+    if (!error) return;
+    plan.keepPrevious(key, error);
+    this.#code.delete(s.id);
+  }
+
+  /** Who gets each host name if `next` is served (a name several apps ask for goes to none of them). */
+  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
+    const claims = [...next].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
+    const contested = contestedHosts(claims, this.#o.baseDomain);
+    if (contested.length > 0) this.#log.warn('host names several apps ask for are served for none of them', { hosts: contested });
+    return assignHosts(claims, this.#o.baseDomain);
+  }
+
+  /** Makes `next` what is served, once the shards serve it. */
+  #commit(next: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): void {
+    this.#served.clear();
+    for (const [key, s] of next) this.#served.set(key, s);
+    this.#assignment = assignment;
+    this.#router.update(assignment);
+  }
+
+  #routed(s: Served): RoutedApp {
+    return routedApp(s, this.#s.serving);
+  }
+
+  #emptyTable(): RoutingTable {
+    return { hosts: {}, apps: {}, retryAfter: this.#s.retryAfter };
+  }
+
+  /** Each shard's routing table for `served`, and the static assets its workerd needs. */
+  #shardTables(served: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): ShardTable[] {
+    const apps = new Map<string, TableApp>();
+    for (const [key, s] of served) {
+      const { assetsDir, assetConfig } = s.live.build;
+      apps.set(key, { project: s.live.app.project, routed: this.#routed(s), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
+    }
+    return shardTables(apps, assignment, this.#shardCount, this.#s.retryAfter);
+  }
+
+  #servedApp(key: string): ServedApp | undefined {
+    const s = this.#served.get(key);
+    return s && servedApp(key, s, this.#assignment, this.#s.serving);
+  }
+
+  /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
+  async #collect(): Promise<void> {
+    const retiring = this.#shards.some((shard) => shard.retiring > 0);
+    const { unusedIds, keepBuilds } = retention(
+      [...this.#desired.values()].map(({ app }) => app),
+      this.#served.values(),
+      this.#code,
+      retiring,
+    );
+    for (const id of unusedIds) this.#code.delete(id);
+    await this.#builds?.retain(keepBuilds).catch((err: unknown) => this.#log.warn('removing unused builds failed', { error: err }));
+  }
+}

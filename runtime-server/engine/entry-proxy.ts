@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { Upstream } from './upstream.ts';
+import type { Dispatcher } from 'undici';
+
+// Headers that describe one connection, not the message: never forwarded (RFC 9110 §7.6.1). `expect`
+// is answered by this server (Node sends 100-continue itself), so workerd must not answer it again.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate', 'expect']);
+
+/** Why the entry point answers a request itself: an RFC 9457 problem, with `Retry-After` when retrying helps. */
+export interface Refusal {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly retryAfter?: string;
+  /** Extension member naming a runtime limit (`CPULimitExceeded`, …), for clients that act on it. */
+  readonly reason?: string;
+}
+
+/** Where a request goes: the upstream of its app's shard (with the app, for the watchdog), or refused here. */
+export type Route = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
+
+export interface EntryProxyOptions {
+  /** Picks the upstream of a request by its `Host` header (the engine: the app's shard), or refuses it. */
+  readonly route: (host: string | undefined) => Route;
+  /**
+   * Keep the client's `X-Forwarded-For/-Proto/-Host` (appending to `-For`) and `X-Request-Id`: set it when the
+   * runtime sits behind an ingress or load balancer that sets them. Otherwise they are replaced, so a client
+   * cannot pretend to have come over HTTPS or from another address.
+   */
+  readonly trustForwardedHeaders?: boolean;
+  /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
+  readonly retryAfterSeconds?: number;
+  readonly log?: RuntimeLogger;
+}
+
+/**
+ * The runtime's entry point: Node's HTTP server, whose strict parser is what faces clients (workerd's own
+ * accepts ambiguous framing: `entry-smuggling.test.ts`), in front of the workerd shards. `route` picks the
+ * shard of the request's app by `Host` (or refuses it: unknown host, app quarantined); that shard's
+ * dispatcher worker bounds the app's concurrency and calls its isolate. This adds `X-Forwarded-*` and
+ * `X-Request-Id`, streams everything else both ways over undici's kept-alive connections, and records each
+ * request on its upstream (app, when sent, every byte answered): the watchdog's evidence.
+ */
+export class EntryProxy {
+  readonly server: Server;
+  readonly #trust: boolean;
+  readonly #retryAfter: string;
+  readonly #log: RuntimeLogger;
+  readonly #route: EntryProxyOptions['route'];
+
+  constructor(options: EntryProxyOptions) {
+    this.#route = options.route;
+    this.#trust = options.trustForwardedHeaders ?? false;
+    this.#retryAfter = String(options.retryAfterSeconds ?? 1);
+    this.#log = options.log ?? silentRuntimeLogger;
+    // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
+    // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
+    this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
+    this.server.on('upgrade', this.#upgrade);
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    return this.server.address() as AddressInfo;
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    await closed;
+  }
+
+  /** The request listener (usable on another `http.Server`). */
+  readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
+    // RFC 9112 §6.1: a request whose last transfer coding is not chunked has no reliable length; Node's parser
+    // reads such a body to the end of the connection, which could hide a second request in it.
+    const te = req.headers['transfer-encoding'];
+    if (te !== undefined && !/(^|,)[ \t]*chunked[ \t]*$/i.test(te)) {
+      problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
+      return;
+    }
+    const route = this.#route(req.headers.host);
+    if (route.refusal) {
+      refuse(res, route.refusal);
+      return;
+    }
+    this.#forward(req, res, route.upstream, route.app);
+  };
+
+  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string): void {
+    const { socket, pool } = upstream;
+    const done = pool.enter(app, req.method ?? '', req.url ?? '');
+    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const headers = this.#requestHeaders(req, false);
+    let controller: Dispatcher.DispatchController | undefined;
+    let complete = false;
+    /** workerd broke off the exchange (it died under it, say): the watchdog's evidence keeps the request. */
+    let lost = false;
+    const send = (retried: boolean): void => {
+      let responded = false;
+      let replaced = false;
+      // undici frames the request (Content-Length when the client gave one, else chunked) and parses the answer.
+      socket.dispatcher.dispatch(
+        { method: req.method ?? 'GET', path: req.url ?? '/', headers, body: hasBody ? req : null },
+        {
+          onRequestStart: (c) => {
+            controller = c;
+            if (res.destroyed) c.abort(new Error('the client went away'));
+          },
+          onResponseStart: (c, status, responseHeaderMap, message) => {
+            responded = true;
+            pool.output();
+            try {
+              res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
+            } catch {
+              replaced = true;
+              problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
+              c.abort(new Error('invalid response head'));
+            }
+          },
+          onResponseData: (c, chunk) => {
+            pool.output();
+            if (!res.write(chunk)) {
+              c.pause();
+              res.once('drain', () => c.resume());
+            }
+          },
+          onResponseEnd: () => {
+            complete = true;
+            pool.output();
+            res.end();
+          },
+          onResponseError: (_c, err) => {
+            if (replaced) return; // the 502 above answered
+            if (responded || res.destroyed) {
+              lost = !res.destroyed;
+              res.destroy(); // the response broke mid-body: the client must not see a clean end
+              return;
+            }
+            if ((err as NodeJS.ErrnoException).code === 'UND_ERR_INVALID_ARG') {
+              // A request Node accepted but undici will not send on (`OPTIONS *`, say): the client's, not workerd's.
+              problem(res, 400, 'Bad Request', 'The request target cannot be forwarded to an app.');
+              return;
+            }
+            if (!hasBody && !retried && isClosedByPeer(err)) {
+              send(true); // a kept-alive connection had been closed by workerd: once more on a new one
+              return;
+            }
+            if (!pool.reportedUnreachable) {
+              pool.reportedUnreachable = true; // once per generation: a crashed workerd would otherwise log every request
+              this.#log.warn('workerd unreachable', { error: err.message });
+            }
+            lost = true;
+            problem(res, 503, 'Service Unavailable', 'The app is restarting; retry shortly.', { 'retry-after': this.#retryAfter });
+          },
+        },
+      );
+    };
+    send(false);
+    res.once('close', () => {
+      if (!complete) controller?.abort(new Error('the client went away'));
+      done(lost);
+    });
+  }
+
+  /** The client's headers minus hop-by-hop ones, plus `X-Forwarded-*`. `Host` is kept: workerd builds `request.url` from it. */
+  #requestHeaders(req: IncomingMessage, upgrade: boolean): string[] {
+    const raw = req.rawHeaders;
+    const out: string[] = [];
+    const named = connectionTokens(req.headers.connection);
+    let forwardedFor: string | undefined;
+    let forwardedProto: string | undefined;
+    let forwardedHost: string | undefined;
+    let requestId: string | undefined;
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = raw[i] ?? '';
+      const value = raw[i + 1] ?? '';
+      const lower = name.toLowerCase();
+      if (HOP_BY_HOP.has(lower) || named?.has(lower)) continue;
+      if (lower === 'x-forwarded-for') {
+        if (this.#trust) forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
+      } else if (lower === 'x-forwarded-proto') {
+        if (this.#trust) forwardedProto = value;
+      } else if (lower === 'x-forwarded-host') {
+        if (this.#trust) forwardedHost = value;
+      } else if (lower === 'x-request-id') {
+        if (this.#trust) requestId = value;
+      } else {
+        out.push(name, value);
+      }
+    }
+    const client = req.socket.remoteAddress ?? '';
+    out.push(
+      'x-forwarded-for',
+      forwardedFor === undefined ? client : `${forwardedFor}, ${client}`,
+      'x-forwarded-proto',
+      forwardedProto ?? ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'),
+      'x-forwarded-host',
+      forwardedHost ?? req.headers.host ?? '',
+      'x-request-id',
+      requestId ?? randomUUID(),
+    );
+    if (upgrade) out.push('connection', 'upgrade', 'upgrade', req.headers.upgrade ?? '');
+    return out;
+  }
+
+  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
+  readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const route = this.#route(req.headers.host);
+    if (route.refusal) {
+      socket.end(rawRefusal(route.refusal));
+      return;
+    }
+    // workerd not reachable.
+    const refuse = () => socket.end(rawRefusal({ status: 503, title: 'Service Unavailable', detail: 'The app is restarting; retry shortly.', retryAfter: this.#retryAfter }));
+    const { socket: upstreamSocket, pool } = route.upstream;
+    const socketPath = upstreamSocket.socketPath;
+    const leave = pool.enter(route.app, req.method ?? '', req.url ?? '');
+    socket.on('error', () => socket.destroy());
+    const upstream = request({ socketPath, agent: false, method: req.method, path: req.url, headers: this.#requestHeaders(req, true), setHost: false });
+    upstream.on('upgrade', (up, upSocket, upHead) => {
+      pool.output();
+      socket.write(rawHead(up, false));
+      if (upHead.length > 0) socket.write(upHead);
+      if (head.length > 0) upSocket.write(head);
+      const close = () => {
+        upSocket.destroy();
+        socket.destroy();
+        leave();
+      };
+      upSocket.on('error', close).on('close', close);
+      upSocket.on('data', () => pool.output());
+      socket.on('close', close);
+      upSocket.pipe(socket).pipe(upSocket);
+    });
+    upstream.on('response', (up) => {
+      pool.output();
+      socket.write(rawHead(up, true));
+      up.pipe(socket);
+      up.once('close', () => {
+        socket.end();
+        leave();
+      });
+    });
+    upstream.on('error', () => {
+      refuse();
+      leave(true);
+    });
+    socket.once('close', () => {
+      upstream.destroy();
+      leave();
+    });
+    upstream.end();
+  };
+}
+
+function connectionTokens(connection: string | undefined): Set<string> | undefined {
+  if (!connection || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set(connection.split(',').map((t) => t.trim().toLowerCase()));
+}
+
+/** The response's headers minus hop-by-hop ones, in their received order and case when undici kept them raw. */
+function responseHeaders(raw: Dispatcher.DispatchController['rawHeaders'], parsed: IncomingHttpHeaders): string[] | OutgoingHttpHeaders {
+  if (Array.isArray(raw)) {
+    const out: string[] = [];
+    for (let i = 0; i < raw.length; i += 2) {
+      const name = String(raw[i] ?? '');
+      if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, String(raw[i + 1] ?? ''));
+    }
+    return out;
+  }
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(parsed)) if (!HOP_BY_HOP.has(name) && value !== undefined) out[name] = value;
+  return out;
+}
+
+/** undici's error for a connection the peer closed before answering (a kept-alive one workerd had let go). */
+function isClosedByPeer(err: Error): boolean {
+  return err.name === 'SocketError' || (err as NodeJS.ErrnoException).code === 'UND_ERR_SOCKET' || (err as NodeJS.ErrnoException).code === 'ECONNRESET';
+}
+
+/** A response head for a raw socket; a relayed non-101 body is delimited by closing the connection. */
+function rawHead(res: IncomingMessage, closeDelimited: boolean): string {
+  const lines = [`HTTP/1.1 ${res.statusCode ?? 502} ${res.statusMessage ?? ''}`];
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] ?? '';
+    if (closeDelimited && HOP_BY_HOP.has(name.toLowerCase())) continue;
+    lines.push(`${name}: ${raw[i + 1] ?? ''}`);
+  }
+  if (closeDelimited) lines.push('connection: close');
+  return `${lines.join('\r\n')}\r\n\r\n`;
+}
+
+/** An RFC 9457 problem document (the same shape the API answers with). */
+function problem(res: ServerResponse, status: number, title: string, detail: string, headers: Record<string, string> = {}, extra: Record<string, string> = {}): void {
+  const body = JSON.stringify({ title, status, detail, ...extra });
+  res.writeHead(status, { 'content-type': 'application/problem+json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+function refuse(res: ServerResponse, refusal: Refusal): void {
+  problem(res, refusal.status, refusal.title, refusal.detail, refusal.retryAfter ? { 'retry-after': refusal.retryAfter } : {}, refusal.reason ? { reason: refusal.reason } : {});
+}
+
+/** A refusal on a raw socket (an upgrade request): the problem document, then the connection closes. */
+function rawRefusal(refusal: Refusal): string {
+  const body = JSON.stringify({ title: refusal.title, status: refusal.status, detail: refusal.detail, ...(refusal.reason ? { reason: refusal.reason } : {}) });
+  const retry = refusal.retryAfter ? `retry-after: ${refusal.retryAfter}\r\n` : '';
+  return `HTTP/1.1 ${refusal.status} ${refusal.title}\r\ncontent-type: application/problem+json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n${retry}connection: close\r\n\r\n${body}`;
+}

@@ -1,0 +1,54 @@
+import type { RoutedApp } from './dispatcher/routing-table.ts';
+import { defaultHost, hostsOf } from '../../src/runtime-contract/hosts.ts';
+import type { ServedApp } from './ports.ts';
+import type { LiveApp } from './worker-code.ts';
+
+/** An app as the routing table has it: what it serves and under which loader id. */
+export interface Served {
+  readonly live: LiveApp;
+  readonly id: string;
+  /** Reports to the tail worker (part of `id`). */
+  readonly tailed: boolean;
+}
+
+/** How served apps are presented: their public URL and their concurrency bounds. */
+export interface ServingOptions {
+  readonly baseDomain: string;
+  readonly publicScheme?: string;
+  readonly publicPort?: number;
+  readonly defaultMaxConcurrentRequests?: number;
+  /** The queue's depth as a multiple of the concurrency limit. */
+  readonly queueDepthFactor?: number;
+}
+
+/** An app's concurrency limit: its own, else the engine's default (100). */
+export function concurrencyLimit(s: Served, o: ServingOptions): number {
+  return s.live.app.maxConcurrentRequests ?? o.defaultMaxConcurrentRequests ?? 100;
+}
+
+/** What the dispatcher's routing table says of a served app: its loader id, build, limit and queue. */
+export function routedApp(s: Served, o: ServingOptions): RoutedApp {
+  const limit = concurrencyLimit(s, o);
+  return {
+    id: s.id,
+    build: s.live.build.buildId,
+    limit,
+    depth: Math.ceil(limit * (o.queueDepthFactor ?? 1)),
+    ...(s.tailed ? { tailed: true } : {}),
+  };
+}
+
+/** What the engine tells its callers it serves for `key`: build, hosts (those `assignment` gives it), URL, limit. */
+export function servedApp(key: string, s: Served, assignment: ReadonlyMap<string, string>, o: ServingOptions): ServedApp {
+  const { project, appId } = s.live.app;
+  const host = defaultHost(project, appId, o.baseDomain);
+  const port = o.publicPort === undefined ? '' : `:${o.publicPort}`;
+  return {
+    project,
+    appId,
+    buildId: s.live.build.buildId,
+    hosts: hostsOf(key, assignment, host),
+    url: `${o.publicScheme ?? 'https'}://${host}${port}`,
+    maxConcurrentRequests: concurrencyLimit(s, o),
+  };
+}

@@ -1,0 +1,293 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { control } from './control-client.ts';
+import type { GenerationAssets } from './dispatcher/config.ts';
+import type { RoutingTable } from './dispatcher/routing-table.ts';
+import { assetsChanged, dispatcherStats, drained, health, startGeneration, stopGeneration, type Generation, type GenerationContext } from './generation.ts';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { DispatcherStats } from './request-stats.ts';
+import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+
+/** What one shard serves: its apps' routing table and the static assets its workerd needs. */
+export interface ShardTable {
+  readonly routes: RoutingTable;
+  readonly assets: readonly GenerationAssets[];
+}
+
+/** Why a shard's workerd stopped serving. */
+export interface ShardStop {
+  /** `cpu` and `memory`: its watchdog ended it; `heap`: V8's heap bound ended it; `crash`: anything else. */
+  readonly kind: 'cpu' | 'memory' | 'heap' | 'crash';
+  readonly detail: string;
+  /** The workerd that stopped, with what the entry point saw of its requests (`upstream.pool.evidence()`). */
+  readonly generation: Generation;
+}
+
+export interface ShardContext {
+  readonly generation: GenerationContext;
+  readonly runDir: string;
+  /** How long a replaced workerd may finish its requests. */
+  readonly drainTimeoutMs: number;
+  /** Delay before restarting a workerd that crashed: doubles from `initialMs` to `maxMs`; reset after a minute up. */
+  readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly watchdog: WatchdogOptions;
+  /** Isolates a workerd may load before it is replaced by a fresh one (workerd never unloads). */
+  readonly maxLoadedWorkers: number;
+  readonly log: RuntimeLogger;
+  /** The id of the next workerd the engine starts (every one has its own). */
+  nextId(): number;
+  /** A replaced workerd is gone; `final` are its last counts if it could still be read. */
+  retired(gen: Generation, final: DispatcherStats | undefined): void;
+  /** The shard's workerd stopped serving; called before anything of it is torn down, so its evidence is whole. */
+  stopped(stop: ShardStop): void;
+}
+
+/** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
+const UNHEALTHY_LIMIT = 3;
+/** What V8 prints when an isolate passes its heap bound (`--max-old-space-size`) and it ends the process. */
+const HEAP_EXHAUSTED = /Reached heap limit|heap out of memory/;
+
+/**
+ * One shard of a replica: a workerd process serving the apps of the projects that hash to it (`shardOf`), so
+ * one tenant's stuck code stalls this shard only. It serves the table the engine's convergence loop last
+ * applied (pushed to the running workerd, or a new workerd started blue/green when its static assets change),
+ * restarts its workerd alone when it crashes or its watchdog ends it, and replaces it once it has loaded too
+ * many isolates. Everything that changes its workerd runs one at a time.
+ */
+export class Shard {
+  readonly index: number;
+  readonly #ctx: ShardContext;
+  #current: Generation | undefined;
+  readonly #retiring = new Map<Generation, Promise<void>>();
+  /** What it serves: what a restart starts again with. */
+  #applied: ShardTable;
+  #lock: Promise<unknown> = Promise.resolve();
+  #watchdog: Watchdog | undefined;
+  #backoffMs: number;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #unhealthy = 0;
+  #recycling = false;
+  /** Its workerd was ended at a limit and is being started again: a moment, not a failing replica. */
+  #limitRestart = false;
+  #stopped = false;
+  /** Restarts of a workerd that crashed or was ended by its watchdog. */
+  restarts = 0;
+  /** Isolates its workerd reported loaded at the last health check. */
+  loaded = 0;
+
+  constructor(index: number, ctx: ShardContext, table: ShardTable) {
+    this.index = index;
+    this.#ctx = ctx;
+    this.#applied = table;
+    this.#backoffMs = ctx.restartBackoff.initialMs;
+  }
+
+  /** The workerd serving now. */
+  get current(): Generation | undefined {
+    return this.#current;
+  }
+
+  /** Every workerd of the shard still running: those finishing their requests, then the serving one. */
+  get generations(): Generation[] {
+    return [...this.#retiring.keys(), ...(this.#current ? [this.#current] : [])];
+  }
+
+  get retiring(): number {
+    return this.#retiring.size;
+  }
+
+  /** Its workerd runs and answered its last health check. */
+  get healthy(): boolean {
+    return !!this.#current?.proc.running && this.#unhealthy === 0;
+  }
+
+  /**
+   * It takes traffic: healthy, or restarting right after an app's code stopped it at a limit (its apps are
+   * answered 503 for that moment). So an app that keeps tripping its bound cannot make the replica unready.
+   */
+  get ready(): boolean {
+    return this.healthy || this.#limitRestart;
+  }
+
+  /** Starts its first workerd, with the table it was made with. */
+  start(): Promise<void> {
+    return this.#exclusive(() => this.#replace(this.#applied));
+  }
+
+  /**
+   * Serves `table`: pushed to the running workerd, or a new workerd (blue/green) when the static assets
+   * changed or none runs. Rejects when workerd does not take it; the shard then serves what it served.
+   */
+  apply(table: ShardTable): Promise<void> {
+    return this.#exclusive(async () => {
+      const current = this.#current;
+      if (!current?.proc.running || assetsChanged(current, table.assets)) await this.#replace(table);
+      else if (JSON.stringify(table) !== JSON.stringify(this.#applied)) await push(current, table.routes);
+      this.#applied = table;
+    });
+  }
+
+  /** Stops taking work; the serving workerd finishes its requests for at most `drainMs`, as do those already draining. */
+  async stop(drainMs: number): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#restartTimer);
+    this.#watchdog?.stop();
+    await this.#lock.catch(() => {});
+    const cutoff = setTimeout(() => {
+      for (const gen of this.#retiring.keys()) gen.proc.kill();
+    }, drainMs);
+    const current = this.#current;
+    if (current) await drained(current, drainMs).then(() => stopGeneration(current));
+    await Promise.all(this.#retiring.values());
+    clearTimeout(cutoff);
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#lock.catch(() => {}).then(work);
+    this.#lock = run.catch(() => {});
+    return run;
+  }
+
+  async #replace(table: ShardTable): Promise<void> {
+    const id = this.#ctx.nextId();
+    const gen = await startGeneration(this.#ctx.generation, id, this.index, join(this.#ctx.runDir, `s${this.index}g${id}`), table.assets, table.routes);
+    this.#switchTo(gen);
+  }
+
+  /** Routes to `gen` from now on, then retires the previous workerd once its requests are done. */
+  #switchTo(gen: Generation): void {
+    const old = this.#current;
+    this.#current = gen;
+    this.#unhealthy = 0;
+    this.#limitRestart = false;
+    this.loaded = 0;
+    this.#watch(gen);
+    void gen.proc.exited.then(({ code, signal }) => this.#exited(gen, code, signal));
+    this.#ctx.log.info('workerd serving', { shard: this.index, generation: gen.id, pid: gen.proc.pid });
+    if (old && old !== gen && !old.retiring) this.#retire(old);
+  }
+
+  #watch(gen: Generation): void {
+    this.#watchdog?.stop();
+    const pool = gen.upstream.pool;
+    const dog = new Watchdog(
+      {
+        ping: () => health(gen, 60_000),
+        rss: () => residentBytes(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
+        cpuMs: () => mainThreadCpuMs(gen.proc.pid, (path) => readFileSync(path, 'utf8')),
+        lastOutput: () => pool.lastOutput,
+        answered: () => pool.output(),
+      },
+      this.#ctx.watchdog,
+      {
+        stuck: (kind, detail) => this.#stuck(gen, kind, detail),
+        healthy: (loads) => {
+          if (gen !== this.#current) return;
+          this.#unhealthy = 0;
+          this.loaded = loads;
+          if (Date.now() - gen.startedAt > 60_000) this.#backoffMs = this.#ctx.restartBackoff.initialMs;
+          if (loads > this.#ctx.maxLoadedWorkers) this.#recycle(gen, loads);
+        },
+        unhealthy: () => {
+          if (gen !== this.#current || !gen.proc.running) return; // an exit is handled as such
+          this.#unhealthy += 1;
+          if (this.#unhealthy >= UNHEALTHY_LIMIT) {
+            this.#ctx.log.error('workerd answers its health checks wrongly; restarting it', { shard: this.index, pid: gen.proc.pid });
+            gen.proc.kill();
+          }
+        },
+      },
+    );
+    dog.start();
+    this.#watchdog = dog;
+  }
+
+  /** Its watchdog found the workerd stuck or too big: the app to blame is judged now, then it is killed and started again at once. */
+  #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string): void {
+    if (gen !== this.#current || gen.retiring || this.#stopped) return;
+    gen.killedFor = kind;
+    this.#limitRestart = true;
+    this.#ctx.stopped({ kind, detail, generation: gen });
+    gen.proc.kill();
+    this.#restart(gen, 0);
+  }
+
+  #exited(gen: Generation, code: number | null, signal: NodeJS.Signals | null): void {
+    if (gen !== this.#current || gen.retiring || this.#stopped || gen.killedFor) return;
+    const output = gen.proc.output();
+    const heap = HEAP_EXHAUSTED.test(output);
+    this.#limitRestart = heap;
+    this.#ctx.log.error(heap ? 'workerd ran an isolate out of heap; restarting it' : 'workerd exited unexpectedly; restarting it', {
+      shard: this.index,
+      pid: gen.proc.pid,
+      code,
+      signal,
+      output: output.slice(-2000),
+    });
+    this.#ctx.stopped({ kind: heap ? 'heap' : 'crash', detail: heap ? 'an isolate passed its heap bound' : `workerd exited (${signal ?? `code ${code}`})`, generation: gen });
+    // A heap bound reached is an app's doing and contained: no back-off. A crash may repeat: back off.
+    this.#restart(gen, heap ? 0 : this.#nextBackoff());
+  }
+
+  #nextBackoff(): number {
+    const delay = this.#backoffMs;
+    this.#backoffMs = Math.min(delay * 2, this.#ctx.restartBackoff.maxMs);
+    return delay;
+  }
+
+  /**
+   * Replaces `dead` (ended, or being killed) by a new workerd with what the shard serves, after `delayMs`,
+   * unless something replaced it meanwhile; a start that fails is tried again, backing off.
+   */
+  #restart(dead: Generation, delayMs: number): void {
+    if (this.#stopped || this.#restartTimer) return;
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      this.restarts += 1;
+      this.#exclusive(async () => {
+        if (this.#stopped || this.#current !== dead) return;
+        await this.#replace(this.#applied);
+      }).catch((err: unknown) => {
+        this.#limitRestart = false; // a start that fails is the replica's problem
+        this.#ctx.log.error('restarting workerd failed', { shard: this.index, error: err });
+        this.#restart(dead, this.#nextBackoff());
+      });
+    }, delayMs);
+    this.#restartTimer.unref();
+  }
+
+  /** A fresh workerd with the same table: apps load again on demand, and the isolates of the old one go with it. */
+  #recycle(gen: Generation, loads: number): void {
+    if (this.#recycling) return;
+    this.#recycling = true;
+    this.#ctx.log.info('workerd holds too many isolates; starting a fresh one (apps load again on demand)', { shard: this.index, loaded: loads });
+    this.#exclusive(() => (gen === this.#current ? this.#replace(this.#applied) : Promise.resolve()))
+      .catch((err: unknown) => this.#ctx.log.error('replacing workerd failed', { shard: this.index, error: err }))
+      .finally(() => (this.#recycling = false));
+  }
+
+  /**
+   * Stops `old` once the requests it has are done (at most the drain time). Its final counts join the totals
+   * as it leaves the list the request statistics read, so nothing is counted twice.
+   */
+  #retire(old: Generation): void {
+    old.retiring = true;
+    let final: DispatcherStats | undefined;
+    const done = (async () => {
+      await drained(old, this.#ctx.drainTimeoutMs);
+      final = await dispatcherStats(old);
+      await stopGeneration(old);
+    })()
+      .catch((err: unknown) => this.#ctx.log.error('retiring workerd failed', { shard: this.index, generation: old.id, error: err }))
+      .finally(() => {
+        this.#retiring.delete(old);
+        this.#ctx.retired(old, final); // with its last read if it could not be read now (it crashed)
+      });
+    this.#retiring.set(old, done);
+  }
+}
+
+async function push(gen: Generation, routes: RoutingTable): Promise<void> {
+  const res = await control(gen.controlSocket, 'PUT', '/routes', routes, 10_000);
+  if (res.status !== 204) throw new Error(`the dispatcher refused the routing table (${res.status})`);
+}

@@ -1,0 +1,50 @@
+import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import type { ModuleType } from '../../src/app-artifacts/artifact.ts';
+import type { PreparedBuild } from './build-store.ts';
+import type { AppDeployment } from './ports.ts';
+import { effectiveFlags } from '../../src/app-artifacts/compatibility.ts';
+
+/** An app as the runtime serves it: the deployment asked for and its unpacked build. */
+export interface LiveApp {
+  readonly app: AppDeployment;
+  readonly build: PreparedBuild;
+}
+
+/** The module kinds of workerd's Worker Loader, by artifact module type. */
+const LOADER_TYPES: Record<ModuleType, string> = { esModule: 'js', commonJsModule: 'cjs', text: 'text', data: 'data', wasm: 'wasm', json: 'json' };
+
+/** What the dispatcher hands the Worker Loader (`dispatcher.js`), as JSON: binary modules in base64. */
+export interface WorkerCodeJson {
+  readonly compatibilityDate: string;
+  readonly compatibilityFlags: readonly string[];
+  readonly mainModule: string;
+  readonly modules: Record<string, Record<string, unknown>>;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What must be equal for two deployments to run the same isolate: build and environment. */
+export function workerFingerprint(live: LiveApp): string {
+  const env = Object.entries(live.app.env).sort(([a], [b]) => (a < b ? -1 : 1));
+  return createHash('sha256')
+    .update(JSON.stringify([live.app.project, live.app.appId, live.build.buildId, env]))
+    .digest('hex')
+    .slice(0, 24);
+}
+
+/** The worker's code and environment, read from the unpacked build. */
+export async function workerCode(live: LiveApp): Promise<WorkerCodeJson> {
+  const modules: Record<string, Record<string, unknown>> = {};
+  for (const m of live.build.modules) {
+    const bytes = await readFile(m.file);
+    const type = LOADER_TYPES[m.type];
+    modules[m.name] = { [type]: m.type === 'wasm' || m.type === 'data' ? bytes.toString('base64') : m.type === 'json' ? JSON.parse(bytes.toString('utf8')) : bytes.toString('utf8') };
+  }
+  return {
+    compatibilityDate: live.build.compatibilityDate,
+    compatibilityFlags: effectiveFlags(live.build.compatibilityFlags),
+    mainModule: live.build.modules[0]?.name ?? 'worker.js',
+    modules,
+    env: live.app.env,
+  };
+}

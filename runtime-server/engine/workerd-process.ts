@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+
+export interface StartWorkerdOptions {
+  readonly binary: string;
+  readonly configPath: string;
+  readonly experimental: boolean;
+  /** Socket names that must all be listening before the process counts as started. */
+  readonly sockets: Iterable<string>;
+  readonly startTimeoutMs: number;
+  readonly log: RuntimeLogger;
+}
+
+/**
+ * workerd's whole environment: nothing of the runtime process's (no bucket keys, no KUBECONFIG, no token
+ * paths of a cloud's identity). workerd reads its config file and nothing else; apps reach only their bindings.
+ */
+export const WORKERD_ENV: Readonly<Record<string, string>> = Object.freeze({ TZ: 'UTC' });
+
+/** workerd exited or timed out before listening; `output` is the tail of what it printed. */
+export class WorkerdStartError extends Error {
+  override readonly name = 'WorkerdStartError';
+  readonly output: string;
+  /**
+   * workerd exited on its own with an error code: it refused its configuration (a worker that does not
+   * load). `false` for what says nothing about the workers it was given: it could not be run, was killed
+   * (the OOM killer, say), or did not listen in time on a machine too busy.
+   */
+  readonly refusedConfig: boolean;
+  constructor(message: string, output: string, refusedConfig = false) {
+    super(output ? `${message}: ${output}` : message);
+    this.output = output;
+    this.refusedConfig = refusedConfig;
+  }
+}
+
+const OUTPUT_TAIL = 16 * 1024;
+
+// workerd does not notice its parent dying; kill what is still running when this process exits.
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** One `workerd serve` process. */
+export class WorkerdProcess {
+  readonly pid: number;
+  /** Settles when the process has exited, for whatever reason, and its output has been read to the end. */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  #child: ChildProcess;
+  #tail = '';
+  #hasExited = false;
+
+  private constructor(child: ChildProcess, log: RuntimeLogger) {
+    this.#child = child;
+    this.pid = child.pid ?? -1;
+    running.add(child);
+    child.once('exit', () => {
+      running.delete(child);
+      this.#hasExited = true;
+    });
+    // 'close' comes after the output streams end, so `output()` then holds workerd's last words (a fatal error).
+    this.exited = new Promise((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+    const forward = (stream: NodeJS.ReadableStream | null, level: 'info' | 'warn') => {
+      if (!stream) return;
+      createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
+        this.#tail = (this.#tail + line + '\n').slice(-OUTPUT_TAIL);
+        log[level](line, { source: 'workerd', pid: this.pid });
+      });
+    };
+    forward(child.stdout, 'info');
+    forward(child.stderr, 'warn');
+  }
+
+  /**
+   * Starts workerd and resolves once every socket in `options.sockets` listens (workerd reports each on
+   * its `--control-fd`, after loading every worker). Rejects with `WorkerdStartError` if workerd exits
+   * first (a worker failed to load) or takes longer than `startTimeoutMs`; the process is then killed.
+   */
+  static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
+    const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
+    const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV });
+    const proc = new WorkerdProcess(child, options.log);
+    const pending = new Set(options.sockets);
+    const control = child.stdio[3];
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        if (!control) return reject(new WorkerdStartError('workerd has no control pipe', ''));
+        createInterface({ input: control as NodeJS.ReadableStream }).on('line', (line) => {
+          const event = parseControl(line);
+          if (event?.event === 'listen' && typeof event.socket === 'string') pending.delete(event.socket);
+          if (pending.size === 0) resolve();
+        });
+        if (pending.size === 0) resolve();
+        child.once('error', (err) => reject(new WorkerdStartError(`cannot run workerd: ${err.message}`, '')));
+        void proc.exited.then(({ code, signal }) => {
+          // Let the output streams drain so the error carries workerd's explanation.
+          const refused = signal === null && code !== 0;
+          setTimeout(() => reject(new WorkerdStartError(`workerd exited (${signal ?? `code ${code}`}) while starting`, proc.output().trim(), refused)), 20);
+        });
+        timer = setTimeout(() => reject(new WorkerdStartError(`workerd did not listen within ${options.startTimeoutMs} ms`, proc.output().trim())), options.startTimeoutMs);
+      });
+    } catch (err) {
+      proc.kill();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    return proc;
+  }
+
+  get running(): boolean {
+    return !this.#hasExited;
+  }
+
+  /** The last lines workerd printed (stdout and stderr). */
+  output(): string {
+    return this.#tail;
+  }
+
+  /** SIGKILL now. */
+  kill(): void {
+    if (!this.#hasExited) this.#child.kill('SIGKILL');
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.#hasExited) return;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.kill(), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+function parseControl(line: string): { event?: unknown; socket?: unknown } | undefined {
+  try {
+    return JSON.parse(line) as { event?: unknown; socket?: unknown };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,122 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { RuntimeEngine } from './engine/index.ts';
+import type { AppRecords } from './app-records.ts';
+
+export interface ServingMetrics {
+  /** Time from a reconcile handing a spec to the engine until it is served or refused. */
+  readonly deploySeconds: Histogram<'result'>;
+}
+
+const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
+
+/**
+ * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
+ * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
+ */
+export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limitCounts' | 'onProbation'>, records: AppRecords): ServingMetrics {
+  const registers = [registry];
+  new Gauge({
+    name: 'cloudwright_runtime_ready',
+    help: '1 when workerd runs and answered its last health check',
+    registers,
+    collect() {
+      this.set(engine.status().ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_served',
+    help: 'Apps the runtime serves',
+    registers,
+    collect() {
+      this.set(engine.status().apps);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_generation',
+    help: 'Sequence number of the workerd serving each shard now (every workerd started has its own)',
+    labelNames: ['shard'],
+    registers,
+    collect() {
+      this.reset();
+      for (const shard of engine.status().shards) this.set({ shard: shard.index }, shard.generation);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_shard_apps',
+    help: 'Apps each shard (workerd process) serves',
+    labelNames: ['shard'],
+    registers,
+    collect() {
+      this.reset();
+      for (const shard of engine.status().shards) this.set({ shard: shard.index }, shard.apps);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_shard_stops_total',
+    help: "A shard's workerd ended by kind: cpu (stuck in an app's code past the CPU bound), memory (past its memory bound), heap (an isolate past its heap bound), crash",
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.reset();
+      const { stops } = engine.limitCounts();
+      for (const kind of ['cpu', 'memory', 'heap', 'crash'] as const) this.inc({ kind }, stops.get(kind) ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_quarantined',
+    help: 'Apps this replica does not route to for a while (answered 503), by reason (CPULimitExceeded, MemoryLimitExceeded)',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      const { quarantined } = engine.limitCounts();
+      for (const reason of ['CPULimitExceeded', 'MemoryLimitExceeded'] as const) this.set({ reason }, quarantined.get(reason) ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_on_probation',
+    help: 'Apps suspected together of stopping their shard, taking turns on it',
+    registers,
+    collect() {
+      this.set(engine.onProbation().length);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_workerd_restarts_total',
+    help: 'Restarts of a crashed or unresponsive workerd',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.status().restarts);
+    },
+  });
+  new Counter({
+    name: 'cloudwright_runtime_workerd_starts_total',
+    help: 'workerd processes launched: generations, failed attempts and the checker that loads new builds first',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(engine.status().workerdStarts);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_failed',
+    help: 'Apps whose current spec cannot be served, by reason (BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, DatabaseNotFound, DatabaseNotReady, Retrying)',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const reason of ['BuildFailed', 'BuildNotFound', 'InsufficientStorage', 'QuotaExceeded', 'DatabaseNotFound', 'DatabaseNotReady', 'Retrying'])
+        this.set({ reason }, records.failureCounts().get(reason) ?? 0);
+    },
+  });
+  return {
+    deploySeconds: new Histogram({
+      name: 'cloudwright_runtime_deploy_duration_seconds',
+      help: 'Time until a spec handed to the engine is served or refused, by result (Served, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, Retrying)',
+      labelNames: ['result'],
+      buckets: deployBuckets,
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,268 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Registry } from 'prom-client';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer, type SecretObject } from '../src/kube/index.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
+import { RuntimeEngine } from './engine/index.ts';
+import type { Controller } from '../src/controller-runtime/controller.ts';
+import type { Logger } from '../src/logging/log.ts';
+import { AppRecords } from './app-records.ts';
+import { AppTokenReader } from './app-token-reader.ts';
+import { DatabaseEgress } from './database-egress.ts';
+import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
+import { servingController } from './controller.ts';
+import { servingMetrics } from './metrics.ts';
+import { requestMetrics } from './request-metrics.ts';
+import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
+import { reportFor } from './app-report.ts';
+import { S3ArtifactSource } from './s3-artifact-source.ts';
+import { startStatusServer, type StatusServer } from './status-server.ts';
+import { FirstPass } from './first-pass.ts';
+import { ReplicaPublisher } from './replica-publisher.ts';
+
+/** How long stopping lets workerd finish the requests in flight. */
+const STOP_DRAIN_MS = 10_000;
+
+/**
+ * `cw-runtime`, assembled: a RuntimeApp informer (every namespace) feeding the serving controller, the
+ * runtime engine (workerd, whose dispatcher routes by Host), the status server, and the replica's report (its
+ * RuntimeReplica and Lease). Stateless: the data directory is a cache, so replicas need no coordination
+ * and a restart rebuilds everything from the informer.
+ */
+export class RuntimeServer {
+  readonly registry = new Registry();
+  readonly #config: RuntimeServerConfig;
+  readonly #log: Logger;
+  readonly #records = new AppRecords(() => this.#publisher?.changed());
+  readonly #abort = new AbortController();
+  #engine: RuntimeEngine | undefined;
+  #informer: Informer<RuntimeApp> | undefined;
+  #hostnames: Informer<AppHostname> | undefined;
+  #domains: Informer<ProjectDomain> | undefined;
+  #domainClaims: Informer<DomainClaim> | undefined;
+  #hostnameClaims: Informer<HostnameClaim> | undefined;
+  #databases: Informer<Database> | undefined;
+  #controller: Controller<RuntimeApp> | undefined;
+  #status: StatusServer | undefined;
+  #publisher: ReplicaPublisher | undefined;
+  #entryPort: number | undefined;
+  #ownDataDir: string | undefined;
+  /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
+  #firstPass: FirstPass | undefined;
+  #firstPassOverdueLogged = false;
+  #stopping: Promise<void> | undefined;
+
+  constructor(config: RuntimeServerConfig, log: Logger) {
+    this.#config = config;
+    this.#log = log;
+  }
+
+  get entryPort(): number | undefined {
+    return this.#entryPort;
+  }
+
+  get statusPort(): number | undefined {
+    return this.#status?.port;
+  }
+
+  /**
+   * Ready to take traffic: workerd answers on the entry socket, and every app of the informer's first list
+   * has settled (served, or refused for good), so a new replica behind a load balancer never answers 404 for
+   * apps it has not loaded yet; or the first pass has waited its limit (`FirstPass`).
+   */
+  ready(): boolean {
+    return !this.#stopping && this.#entryPort !== undefined && this.#firstPassDone() && !!this.#engine?.status().ready;
+  }
+
+  #firstPassDone(): boolean {
+    const pass = this.#firstPass;
+    if (!pass?.done()) return false;
+    if (pass.pending.length > 0 && !this.#firstPassOverdueLogged) {
+      this.#firstPassOverdueLogged = true;
+      this.#log.warn('ready with apps of the first list not served yet: their deploys keep failing', { apps: pass.pending.slice(0, 20), count: pass.pending.length });
+    }
+    return true;
+  }
+
+  report(namespace: string, app: string): RuntimeAppReport | undefined {
+    const engine = this.#engine;
+    const quarantine = engine?.quarantine(namespace, app);
+    return reportFor(
+      namespace,
+      app,
+      this.#records.get(`${namespace}/${app}`),
+      engine?.served(namespace, app),
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limitMessage(quarantine.reason) },
+    );
+  }
+
+  reports(): RuntimeAppReport[] {
+    const keys = new Set<string>((this.#engine?.list() ?? []).map((s) => `${s.project}/${s.appId}`));
+    for (const app of this.#informer?.list() ?? []) {
+      const key = objectKey(app);
+      if (this.#records.has(key)) keys.add(key);
+    }
+    return [...keys].sort().flatMap((key) => {
+      const [namespace = '', app = ''] = key.split('/');
+      return this.report(namespace, app) ?? [];
+    });
+  }
+
+  /** Where cw-api reaches the status port: configured, else the pod's address, else this machine's (loopback for every address). */
+  #statusURL(): string | undefined {
+    const { statusURL, statusHost, podIP } = this.#config;
+    if (statusURL) return statusURL;
+    if (this.#status === undefined) return undefined;
+    const host = podIP ?? (['0.0.0.0', '::', ''].includes(statusHost) ? '127.0.0.1' : statusHost);
+    return `http://${host.includes(':') ? `[${host}]` : host}:${this.#status.port}`;
+  }
+
+  /** The SQL endpoint apps may reach, checked against where the rest of the platform listens (throws when shared). */
+  async #databaseEgress(config: RuntimeServerConfig, url: string, kubeServer: string): Promise<DatabaseEgress> {
+    const platformHosts = [config.host, config.statusHost, new URL(kubeServer).hostname, ...(config.s3.endpoint ? [new URL(config.s3.endpoint).hostname] : [])];
+    const egress = new DatabaseEgress({ url, platformHosts, log: this.#log.child({ component: 'database-egress' }) });
+    await egress.check();
+    return egress;
+  }
+
+  async start(): Promise<void> {
+    const config = this.#config;
+    // Before anything listens: an endpoint on an address the platform shares stops the start.
+    const kube = loadKubeConnection(config.kubeconfig);
+    const databaseEgress = config.databaseUrl ? await this.#databaseEgress(config, config.databaseUrl, kube.server) : undefined;
+    this.#status = await startStatusServer({
+      port: config.statusPort,
+      host: config.statusHost,
+      registry: this.registry,
+      healthy: () => !this.#stopping,
+      ready: () => this.ready(),
+      report: (namespace, app) => this.report(namespace, app),
+      reports: () => this.reports(),
+      logStreamsPerCaller: config.logStreamsPerCaller,
+      ...(config.statusToken ? { token: config.statusToken } : {}),
+      logs: () => {
+        const engine = this.#engine;
+        return engine && { recentPerApp: engine.logs.recentPerApp, recent: (key, limit) => engine.logs.recent(key, limit), follow: (key, listener) => engine.followLogs(key, listener) };
+      },
+    });
+    this.#log.info('serving status, probes and metrics', { port: this.#status.port });
+
+    const dataDir = config.dataDir ?? (this.#ownDataDir = await mkdtemp(join(tmpdir(), 'cw-runtime-')));
+    const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: this.registry });
+    const engine = (this.#engine = new RuntimeEngine({
+      artifacts: new S3ArtifactSource(store),
+      dataDir,
+      baseDomain: config.baseDomain,
+      publicScheme: config.publicScheme,
+      ...(config.publicPort !== undefined ? { publicPort: config.publicPort } : {}),
+      listen: { port: config.port, host: config.host },
+      trustForwardedHeaders: config.trustForwardedHeaders,
+      ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
+      builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
+      shards: config.shards,
+      limits: config.limits,
+      quarantine: config.quarantine,
+      // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
+      onQuarantine: () => this.#publisher?.changed(),
+      ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
+      log: this.#log.child({ component: 'engine' }),
+    }));
+    await engine.start();
+    requestMetrics(this.registry, engine);
+    this.#entryPort = engine.address.port;
+    this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
+
+    const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'runtimeapps', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    // Custom host names are served once their AppHostname is active (nothing writes them into the app's spec).
+    const hostnames = (this.#hostnames = createInformer<AppHostname>(kube, APP_HOSTNAMES, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'apphostnames', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    // Which deploy host names a project may have: its part of the base domain and its managed domains.
+    const domains = (this.#domains = createInformer<ProjectDomain>(kube, PROJECT_DOMAINS, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'projectdomains', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    // Who holds which name, installation-wide: a name is served only by the project its claim names.
+    const domainClaims = (this.#domainClaims = createInformer<DomainClaim>(kube, DOMAIN_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'domainclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const hostnameClaims = (this.#hostnameClaims = createInformer<HostnameClaim>(kube, HOSTNAME_CLAIMS, {
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'hostnameclaims', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    // Apps' database variables: the Databases hold no secret (their status names the app-token Secret and its
+    // generation); the Secrets are read one by one where an app needs them.
+    const databases = (this.#databases = createInformer<Database>(kube, DATABASES, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'databases', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const secrets = objectClient<SecretObject>(kube, SECRETS);
+    const records = this.#records;
+    this.#controller = servingController({
+      apps: informer,
+      hostnames,
+      names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
+      databases: { source: databases, tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)) },
+      engine,
+      records,
+      metrics: servingMetrics(this.registry, engine, records),
+      registry: this.registry,
+      log: this.#log,
+      workers: config.workers,
+      onReconciled: (key) => {
+        this.#firstPass?.settled(key);
+        this.#publisher?.changed();
+      },
+    });
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases];
+    for (const i of watched) i.start();
+    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
+    // Before the controller's workers start, so no reconcile can finish before its key is counted.
+    this.#firstPass = new FirstPass(informer.list().map(objectKey));
+    this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
+    // Found by the operator and the API through this object and its Lease: nobody configures an address.
+    const publisher = (this.#publisher = new ReplicaPublisher({
+      kube,
+      identity: config.replica,
+      leaseDurationSeconds: config.leaseDurationSeconds,
+      snapshot: () => ({ ready: this.ready(), statusURL: this.#statusURL(), apps: this.reports() }),
+      log: this.#log.child({ component: 'replica' }),
+    }));
+    await publisher.start();
+    this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
+    await this.#controller.start(this.#abort.signal);
+  }
+
+  /** Stops reconciling, lets requests in flight finish (bounded), then stops workerd. Idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  async #stop(): Promise<void> {
+    this.#abort.abort();
+    // First, so the operator stops counting this replica (and the API its readiness) before it goes.
+    await this.#publisher?.stop().catch((err: unknown) => this.#log.warn('cannot remove the replica report', { err }));
+    await this.#controller?.stop();
+    this.#informer?.stop();
+    this.#hostnames?.stop();
+    this.#domains?.stop();
+    this.#domainClaims?.stop();
+    this.#hostnameClaims?.stop();
+    this.#databases?.stop();
+    await this.#engine?.stop(STOP_DRAIN_MS);
+    await this.#status?.close();
+    if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });
+    this.#log.info('stopped');
+  }
+}

@@ -1,0 +1,231 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { describe, expect, it, vi } from 'vitest';
+import { TerminalError } from '../errors.ts';
+import type { KubeObject } from '../kube/types.ts';
+import { Controller, controllerOwnerKeys, type ControllerOptions, type Reconciler } from './controller.ts';
+import { ItemExponentialRateLimiter } from './rate-limiter.ts';
+import { MemorySource } from './source.ts';
+
+const obj = (namespace: string, name: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  apiVersion: 'cloudwright.dev/v1alpha1',
+  kind: 'RuntimeApp',
+  metadata: { namespace, name, ...extra },
+});
+
+async function metric(registry: Registry, name: string, labels: Record<string, string>): Promise<number | undefined> {
+  const values = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+  const match = values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+  return match?.value;
+}
+
+function setup(reconcile: Reconciler, options: Partial<ControllerOptions> = {}) {
+  const registry = new Registry();
+  const source = new MemorySource();
+  const controller = new Controller({
+    name: 'app',
+    kind: 'RuntimeApp',
+    source,
+    reconcile,
+    registry,
+    // Fast backoff so retries happen within a test: 1 ms doubling up to 20 ms.
+    rateLimiter: new ItemExponentialRateLimiter<string>(1, 20),
+    ...options,
+  });
+  return { registry, source, controller };
+}
+
+describe('Controller', () => {
+  it('turns events into keys and reconciles a key once for a burst of events', async () => {
+    const calls: string[] = [];
+    const { source, controller } = setup(async (key, ctx) => {
+      calls.push(`${key} ${ctx.namespace} ${ctx.name}`);
+    });
+    source.upsert(obj('ns', 'a'));
+    source.upsert(obj('ns', 'a', { labels: { x: '1' } }));
+    source.delete(obj('ns', 'a'));
+    source.upsert(obj('ns', 'b'));
+    await controller.start();
+    await vi.waitFor(() => expect(calls).toHaveLength(2));
+    await controller.stop();
+    expect(calls).toEqual(['ns/a ns a', 'ns/b ns b']);
+  });
+
+  it('maps owned objects to their controller owner', async () => {
+    const seen: string[] = [];
+    const configMaps = new MemorySource();
+    const { controller } = setup(async (key) => void seen.push(key), { owns: [{ kind: 'ConfigMap', source: configMaps }] });
+    await controller.start();
+    const ref = { apiVersion: 'cloudwright.dev/v1alpha1', uid: 'u', kind: 'RuntimeApp' };
+    configMaps.upsert(obj('ns', 'cm1', { ownerReferences: [{ ...ref, name: 'owner', controller: true }] }));
+    configMaps.upsert(obj('ns', 'cm2', { ownerReferences: [{ ...ref, name: 'not-controller' }] }));
+    configMaps.upsert(obj('ns', 'cm3', { ownerReferences: [{ ...ref, kind: 'Other', name: 'x', controller: true }] }));
+    await vi.waitFor(() => expect(seen).toEqual(['ns/owner']));
+    await controller.stop();
+  });
+
+  it('uses a custom owner mapping', async () => {
+    const seen: string[] = [];
+    const secrets = new MemorySource();
+    const mapToOwner = (o: KubeObject) => [`${o.metadata?.namespace}/${o.metadata?.labels?.app}`];
+    const { controller } = setup(async (key) => void seen.push(key), { owns: [{ kind: 'Secret', source: secrets, mapToOwner }] });
+    await controller.start();
+    secrets.upsert(obj('ns', 's', { labels: { app: 'web' } }));
+    await vi.waitFor(() => expect(seen).toEqual(['ns/web']));
+    await controller.stop();
+  });
+
+  it('retries a thrown error with growing backoff and forgets after success', async () => {
+    let attempts = 0;
+    const times: number[] = [];
+    const { source, controller, registry } = setup(async () => {
+      times.push(performance.now());
+      if (++attempts < 5) throw new Error('apiserver hiccup');
+    });
+    source.upsert(obj('ns', 'a'));
+    await controller.start();
+    await vi.waitFor(() => expect(attempts).toBe(5));
+    await vi.waitFor(async () => expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'success' })).toBe(1));
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'error' })).toBe(4);
+    expect(await metric(registry, 'controller_runtime_reconcile_errors_total', { controller: 'app' })).toBe(4);
+    expect(await metric(registry, 'workqueue_retries_total', { name: 'app' })).toBe(4);
+    expect(controller.queue.numRequeues('ns/a')).toBe(0);
+    const gaps = times.slice(1).map((t, i) => t - (times[i] as number));
+    expect(gaps[3]).toBeGreaterThanOrEqual(7); // 1, 2, 4, 8 ms
+    await controller.stop();
+  });
+
+  it('does not retry a TerminalError and counts it', async () => {
+    // Time is the subject (no retry however long the backoff): fake timers let it pass, well past the 20 ms cap.
+    vi.useFakeTimers();
+    try {
+      let attempts = 0;
+      const { source, controller, registry } = setup(async () => {
+        attempts++;
+        throw new TerminalError('spec.domain is not a valid DNS name');
+      });
+      source.upsert(obj('ns', 'a'));
+      await controller.start();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(await metric(registry, 'controller_runtime_terminal_reconcile_errors_total', {})).toBe(1);
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(attempts).toBe(1);
+      expect(await metric(registry, 'controller_runtime_reconcile_errors_total', {})).toBe(1);
+      expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'error' })).toBe(1);
+      await controller.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('requeues after the requested delay and resets the backoff', async () => {
+    const times: number[] = [];
+    const rateLimiter = new ItemExponentialRateLimiter<string>(1, 20);
+    rateLimiter.when('ns/a'); // earlier failures
+    rateLimiter.when('ns/a');
+    const { source, controller, registry } = setup(
+      async () => {
+        times.push(performance.now());
+        return times.length === 1 ? { requeueAfter: 30 } : undefined;
+      },
+      { rateLimiter },
+    );
+    source.upsert(obj('ns', 'a'));
+    await controller.start();
+    await vi.waitFor(() => expect(times).toHaveLength(2));
+    expect((times[1] as number) - (times[0] as number)).toBeGreaterThanOrEqual(25);
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue_after' })).toBe(1);
+    expect(controller.queue.numRequeues('ns/a')).toBe(0);
+    await controller.stop();
+  });
+
+  it('requeue: true goes through the rate limiter without counting an error', async () => {
+    let attempts = 0;
+    const { source, controller, registry } = setup(async () => (++attempts < 3 ? { requeue: true } : undefined));
+    source.upsert(obj('ns', 'a'));
+    await controller.start();
+    await vi.waitFor(() => expect(attempts).toBe(3));
+    expect(await metric(registry, 'controller_runtime_reconcile_total', { result: 'requeue' })).toBe(2);
+    expect(await metric(registry, 'controller_runtime_reconcile_errors_total', {})).toBe(0);
+    await controller.stop();
+  });
+
+  it('never reconciles one key concurrently, even with many workers', async () => {
+    const running = new Set<string>();
+    let overlap = false;
+    let runs = 0;
+    const { source, controller, registry } = setup(
+      async (key) => {
+        if (running.has(key)) overlap = true;
+        running.add(key);
+        runs++;
+        await nextTurn(); // holds the key across a turn of the event loop, where another worker could take it
+        running.delete(key);
+      },
+      { workers: 4 },
+    );
+    await controller.start();
+    expect(await metric(registry, 'controller_runtime_max_concurrent_reconciles', {})).toBe(4);
+    for (let i = 0; i < 100; i++) {
+      source.upsert(obj('ns', `k${i % 3}`, { resourceVersion: String(i) }));
+      if (i % 7 === 0) await nextTurn(); // lets the workers run between bursts of events
+    }
+    await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0));
+    await controller.stop();
+    expect(overlap).toBe(false);
+    expect(runs).toBeGreaterThanOrEqual(3);
+    expect(await metric(registry, 'controller_runtime_active_workers', {})).toBe(0);
+  });
+
+  it('resyncs every cached key periodically', async () => {
+    const seen: string[] = [];
+    const { source, controller } = setup(async (key) => void seen.push(key), { resyncPeriodMs: 20 });
+    source.upsert(obj('ns', 'a'));
+    source.upsert(obj('ns', 'b'));
+    await controller.start();
+    await vi.waitFor(() => expect(seen.filter((k) => k === 'ns/b').length).toBeGreaterThanOrEqual(3));
+    await controller.stop();
+  });
+
+  it('waits for its sources to sync before starting workers', async () => {
+    const seen: string[] = [];
+    const registry = new Registry();
+    const source = new MemorySource({ synced: false });
+    const controller = new Controller({ name: 'c', kind: 'RuntimeApp', source, registry, reconcile: async (k) => void seen.push(k) });
+    source.upsert(obj('ns', 'a'));
+    let startedEarly = false;
+    const started = controller.start().then(() => void (startedEarly = !source.hasSynced()));
+    await nextTurn(); // a controller that did not wait would have reconciled by now: nothing else is pending
+    expect(seen).toEqual([]);
+    source.markSynced();
+    await started;
+    expect(startedEarly).toBe(false);
+    await vi.waitFor(() => expect(seen).toEqual(['ns/a']));
+    await controller.stop();
+  });
+
+  it('stop lets an in-flight reconcile finish and takes no new work', async () => {
+    let release: () => void = () => {};
+    const finished: string[] = [];
+    const { source, controller } = setup(async (key) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      finished.push(key);
+    });
+    source.upsert(obj('ns', 'a'));
+    source.upsert(obj('ns', 'b'));
+    await controller.start();
+    await vi.waitFor(() => expect(controller.queue.processing()).toBe(1));
+    let stopped = false;
+    const stopping = controller.stop().then(() => void (stopped = true));
+    await nextTurn(); // a stop that did not wait for the reconcile would have resolved by now
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(finished).toEqual(['ns/a']); // 'b' was queued, never started
+  });
+
+  it('controllerOwnerKeys handles cluster-scoped owned objects', () => {
+    const o: KubeObject = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v', kind: 'K', name: 'o', uid: 'u', controller: true }] } };
+    expect(controllerOwnerKeys('K', o)).toEqual(['o']);
+  });
+});

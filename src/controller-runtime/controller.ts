@@ -1,0 +1,181 @@
+import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { TerminalError } from '../errors.ts';
+import { objectKey, splitKey, type KubeObject } from '../kube/types.ts';
+import { silentLogger, type Logger } from '../logging/log.ts';
+import { runtimeMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { Source } from './source.ts';
+import { MAX_TIMER_MS, WorkQueue } from './work-queue.ts';
+
+/**
+ * What a reconcile asks for next (controller-runtime's `Result`): nothing (converged), `requeueAfter` ms
+ * (poll something outside the cluster), or `requeue` (retry with the rate limiter's backoff, not an error).
+ */
+export type Result = void | { requeueAfter?: number; requeue?: boolean };
+
+export interface ReconcileContext {
+  namespace: string;
+  name: string;
+  /** Carries `controller`, `namespace`, `name` and `reconcileID`. */
+  log: Logger;
+}
+
+/**
+ * Converges the object named by `key` (`namespace/name`). It is told nothing about what happened: it re-reads
+ * the object (gone means deleted) and acts. Throwing retries with backoff; a `TerminalError` is not retried.
+ */
+export type Reconciler = (key: string, ctx: ReconcileContext) => Promise<Result>;
+
+/** A kind this controller creates; its events enqueue the owner's key. */
+export interface OwnsSpec {
+  kind: string;
+  source: Source;
+  /** Owner keys for an owned object; defaults to its controller owner reference of the primary kind. */
+  mapToOwner?: (obj: KubeObject) => string[];
+}
+
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
+  /** Metrics and logs label, e.g. `runtimeapp`. */
+  name: string;
+  /** The primary kind, e.g. `RuntimeApp`. */
+  kind: string;
+  source: Source<T>;
+  reconcile: Reconciler;
+  /** Concurrent reconciles (controller-runtime's MaxConcurrentReconciles); one key never runs twice at once. */
+  workers?: number;
+  /** Re-enqueue every cached object this often (default 10 h, controller-runtime's SyncPeriod); 0 disables. */
+  resyncPeriodMs?: number;
+  owns?: OwnsSpec[];
+  registry?: Registry;
+  log?: Logger;
+  rateLimiter?: RateLimiter<string>;
+}
+
+/** The owner keys of `obj` for owner kind `kind`: only its controller reference, like controller-runtime's `Owns`. */
+export function controllerOwnerKeys(kind: string, obj: KubeObject): string[] {
+  const namespace = obj.metadata?.namespace;
+  return (obj.metadata?.ownerReferences ?? []).filter((ref) => ref.kind === kind && ref.controller === true).map((ref) => (namespace ? `${namespace}/${ref.name}` : ref.name));
+}
+
+/** A level-based controller: watch events become keys in a de-duplicated queue drained by `workers` workers. */
+export class Controller<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  readonly queue: WorkQueue<string>;
+  readonly #options: ControllerOptions<T>;
+  readonly #metrics: RuntimeMetrics;
+  readonly #log: Logger;
+  readonly #workers: number;
+  #running: Promise<void>[] = [];
+  #resync: NodeJS.Timeout | undefined;
+
+  constructor(options: ControllerOptions<T>) {
+    this.#options = options;
+    this.name = options.name;
+    this.#workers = Math.max(1, options.workers ?? 1);
+    this.#metrics = runtimeMetrics(options.registry ?? new Registry());
+    this.#log = (options.log ?? silentLogger).child({ controller: options.name });
+    this.queue = new WorkQueue<string>({
+      metrics: this.#metrics.queue(options.name),
+      ...(options.rateLimiter ? { rateLimiter: options.rateLimiter } : {}),
+    });
+    for (const result of ['success', 'error', 'requeue', 'requeue_after'] as const) {
+      this.#metrics.reconcileTotal.inc({ controller: this.name, result }, 0);
+    }
+    this.#metrics.reconcileErrors.inc({ controller: this.name }, 0);
+    this.#metrics.terminalReconcileErrors.inc({ controller: this.name }, 0);
+    this.#metrics.maxConcurrentReconciles.set({ controller: this.name }, this.#workers);
+    this.#metrics.activeWorkers.set({ controller: this.name }, 0);
+
+    // Subscribing now, before informers start, means the initial list fills the queue.
+    options.source.onChange((obj) => this.enqueue(objectKey(obj)));
+    for (const owned of options.owns ?? []) {
+      const map = owned.mapToOwner ?? ((obj: KubeObject) => controllerOwnerKeys(options.kind, obj));
+      owned.source.onChange((obj) => {
+        for (const key of map(obj)) this.enqueue(key);
+      });
+    }
+  }
+
+  /** Queues a reconcile of `key`. */
+  enqueue(key: string): void {
+    this.queue.add(key);
+  }
+
+  /** Waits for every source to sync, then starts the workers and the resync timer. */
+  async start(signal?: AbortSignal): Promise<void> {
+    const sources = [this.#options.source, ...(this.#options.owns ?? []).map((o) => o.source)];
+    await Promise.all(sources.map((source) => source.waitForSync(signal)));
+    if (this.queue.isShuttingDown()) return;
+    // A shared informer may have synced before we subscribed: enqueue what it holds (duplicates collapse).
+    this.#enqueueAll();
+    this.#log.info('starting workers', { workers: this.#workers });
+    this.#running = Array.from({ length: this.#workers }, () => this.#work());
+    const period = this.#options.resyncPeriodMs ?? 10 * 60 * 60 * 1000;
+    if (period > 0) {
+      this.#resync = setInterval(() => this.#enqueueAll(), Math.min(period, MAX_TIMER_MS));
+    }
+  }
+
+  /** Stops taking work and resolves once in-flight reconciles have finished. */
+  async stop(): Promise<void> {
+    clearInterval(this.#resync);
+    await this.queue.shutDown();
+    await Promise.all(this.#running);
+    this.#log.info('workers stopped');
+  }
+
+  #enqueueAll(): void {
+    for (const obj of this.#options.source.list()) this.enqueue(objectKey(obj));
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.#reconcileKey(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async #reconcileKey(key: string): Promise<void> {
+    const controller = this.name;
+    const { namespace, name } = splitKey(key);
+    const log = this.#log.child({ namespace: namespace || undefined, name, reconcileID: randomUUID() });
+    const stopTimer = this.#metrics.reconcileTime.startTimer({ controller });
+    this.#metrics.activeWorkers.inc({ controller });
+    let outcome: ReconcileResult;
+    try {
+      const result = await this.#options.reconcile(key, { namespace, name, log });
+      if (result && result.requeueAfter !== undefined && result.requeueAfter > 0) {
+        // As controller-runtime: a timed requeue is not a failure, so the backoff starts over.
+        this.queue.forget(key);
+        this.queue.addAfter(key, result.requeueAfter);
+        outcome = 'requeue_after';
+      } else if (result && result.requeue) {
+        this.queue.addRateLimited(key);
+        outcome = 'requeue';
+      } else {
+        this.queue.forget(key);
+        outcome = 'success';
+      }
+    } catch (err) {
+      outcome = 'error';
+      this.#metrics.reconcileErrors.inc({ controller });
+      if (err instanceof TerminalError) {
+        this.#metrics.terminalReconcileErrors.inc({ controller });
+        log.error('reconcile failed terminally, not retrying', { err });
+      } else {
+        this.queue.addRateLimited(key);
+        log.error('reconcile failed, retrying', { err, retries: this.queue.numRequeues(key) });
+      }
+    } finally {
+      stopTimer();
+      this.#metrics.activeWorkers.dec({ controller });
+    }
+    this.#metrics.reconcileTotal.inc({ controller, result: outcome });
+  }
+}
