@@ -64,8 +64,7 @@ async function setup() {
       registry,
       {
         status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 0, loadedWorkers: 0, loadChecks: 0, shards: [] }),
-        limitCounts: () => ({ stops: new Map(), quarantined: new Map() }),
-        onProbation: () => [],
+        limits: { counts: () => ({ stops: new Map(), quarantined: new Map() }), onProbation: () => [], quarantine: () => undefined, why: () => '' },
       },
       records,
     ),

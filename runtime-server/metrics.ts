@@ -13,7 +13,7 @@ const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
  * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
  * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
  */
-export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limitCounts' | 'onProbation'>, records: AppRecords): ServingMetrics {
+export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits'>, records: AppRecords): ServingMetrics {
   const registers = [registry];
   new Gauge({
     name: 'cloudwright_runtime_ready',
@@ -58,7 +58,7 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     registers,
     collect() {
       this.reset();
-      const { stops } = engine.limitCounts();
+      const { stops } = engine.limits.counts();
       for (const kind of ['cpu', 'memory', 'heap', 'crash'] as const) this.inc({ kind }, stops.get(kind) ?? 0);
     },
   });
@@ -69,7 +69,7 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     registers,
     collect() {
       this.reset();
-      const { quarantined } = engine.limitCounts();
+      const { quarantined } = engine.limits.counts();
       for (const reason of ['CPULimitExceeded', 'MemoryLimitExceeded'] as const) this.set({ reason }, quarantined.get(reason) ?? 0);
     },
   });
@@ -78,7 +78,7 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     help: 'Apps suspected together of stopping their shard, taking turns on it',
     registers,
     collect() {
-      this.set(engine.onProbation().length);
+      this.set(engine.limits.onProbation().length);
     },
   });
   new Counter({

@@ -93,13 +93,13 @@ export class RuntimeServer {
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
     const engine = this.#engine;
-    const quarantine = engine?.quarantine(namespace, app);
+    const quarantine = engine?.limits.quarantine(`${namespace}/${app}`);
     return reportFor(
       namespace,
       app,
       this.#records.get(`${namespace}/${app}`),
       engine?.served(namespace, app),
-      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limitMessage(quarantine.reason) },
+      quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limits.why(quarantine.reason) },
     );
   }
 

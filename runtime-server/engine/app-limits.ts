@@ -33,7 +33,19 @@ export interface LimitCounts {
  * says why), or puts the suspects on probation when several could have been running; and, for each request,
  * whether it is refused for one of those reasons.
  */
-export class AppLimits {
+/** What callers of the engine read of its limits: quarantines, probation, the counts, and what each reason means. */
+export interface AppLimitsView {
+  /** The app's quarantine on this replica (its requests are answered 503 until `until`), if it is quarantined. */
+  quarantine(key: string): Quarantine | undefined;
+  /** Apps on probation now (suspected together of stopping their shard; they take turns). */
+  onProbation(): string[];
+  /** Shards stopped at a limit or crashed, by kind, and apps quarantined now, by reason. */
+  counts(): LimitCounts;
+  /** What an app quarantined for `reason` did, for its owner (stable while it lasts). */
+  why(reason: LimitReason): string;
+}
+
+export class AppLimits implements AppLimitsView {
   readonly #options: AppLimitsOptions;
   readonly #quarantines: Quarantines;
   readonly #probation: Probation;

@@ -104,10 +104,10 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     const { answer, victimMs } = await underAttack(() => send(port, `hog.${projects.tenant}.apps.test`, '/grow'));
     console.log(`heap-filling app: the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
     expect(answer.status).toBe(503);
-    await expect.poll(() => engine.quarantine(projects.tenant, 'hog')?.reason).toBe('MemoryLimitExceeded');
+    await expect.poll(() => engine.limits.quarantine(`${projects.tenant}/hog`)?.reason).toBe('MemoryLimitExceeded');
     expect(engine.logs.recent(`${projects.tenant}/hog`).at(-1)).toMatchObject({ outcome: 'exceededMemory', request: { url: '/grow' } });
     expect(JSON.parse((await send(port, `hog.${projects.tenant}.apps.test`)).body)).toMatchObject({ reason: 'MemoryLimitExceeded' });
-    expect(engine.limitCounts().stops.get('heap')).toBe(1);
+    expect(engine.limits.counts().stops.get('heap')).toBe(1);
     expect(engine.status().shards[1 - attacked]!.restarts).toBe(0);
   });
 
@@ -116,8 +116,8 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     const { answer, victimMs } = await underAttack(() => send(port, `buffers.${projects.tenant}.apps.test`, '/buffers'));
     console.log(`buffer-growing app: the victim on the other shard meanwhile: ${latencySummary(victimMs)}`);
     expect(answer.status).toBe(503);
-    expect(engine.quarantine(projects.tenant, 'buffers')).toMatchObject({ reason: 'MemoryLimitExceeded' });
-    expect(engine.limitCounts().stops.get('memory')).toBe(1);
+    expect(engine.limits.quarantine(`${projects.tenant}/buffers`)).toMatchObject({ reason: 'MemoryLimitExceeded' });
+    expect(engine.limits.counts().stops.get('memory')).toBe(1);
   });
 
   it('ends a shard stuck in a loop within the CPU bound, quarantines the app with CPULimitExceeded, and keeps the other shard serving', async () => {
@@ -137,7 +137,7 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     expect(victimMs.length).toBeGreaterThan(2);
     expect(Math.max(...victimMs)).toBeLessThan(1000);
 
-    expect(engine.quarantine(projects.tenant, 'looper')).toMatchObject({ reason: 'CPULimitExceeded', offences: 1 });
+    expect(engine.limits.quarantine(`${projects.tenant}/looper`)).toMatchObject({ reason: 'CPULimitExceeded', offences: 1 });
     const refused = await send(port, `looper.${projects.tenant}.apps.test`);
     expect(refused.status).toBe(503);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50);
@@ -153,7 +153,7 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     expect(after[1 - attacked]!.pid).toBe(before[1 - attacked]!.pid);
     await expect.poll(async () => (await send(port, `neighbour.${projects.neighbour}.apps.test`)).status).toBe(200);
     expect(engine.status().ready).toBe(true);
-    expect(engine.limitCounts().stops).toEqual(
+    expect(engine.limits.counts().stops).toEqual(
       new Map([
         ['heap', 1],
         ['memory', 1],
@@ -171,9 +171,9 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     const { pid } = engine.status().shards[attacked]!;
     expect((await send(port, `sly.${projects.tenant}.apps.test`, '/loop')).status).toBe(503);
     expect((await waiting).status).toBe(503); // its shard was restarted under it
-    expect(engine.quarantine(projects.tenant, 'sly')).toBeUndefined();
-    expect(engine.quarantine(projects.neighbour, 'neighbour')).toBeUndefined();
-    expect(engine.onProbation().sort()).toEqual([`${projects.neighbour}/neighbour`, `${projects.tenant}/sly`].sort());
+    expect(engine.limits.quarantine(`${projects.tenant}/sly`)).toBeUndefined();
+    expect(engine.limits.quarantine(`${projects.neighbour}/neighbour`)).toBeUndefined();
+    expect(engine.limits.onProbation().sort()).toEqual([`${projects.neighbour}/neighbour`, `${projects.tenant}/sly`].sort());
 
     // On probation they take turns: while the looper's request is in flight (waiting, then looping), the
     // neighbour is told to retry, so the next stall has one suspect.
@@ -187,8 +187,8 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     expect(JSON.parse(turn.body)).toMatchObject({ reason: 'Probation' });
     expect((await looping).status).toBe(503);
     // The looper was alone this time: it is blamed, and the neighbour is served again.
-    expect(engine.quarantine(projects.tenant, 'sly')).toMatchObject({ reason: 'CPULimitExceeded' });
-    expect(engine.quarantine(projects.neighbour, 'neighbour')).toBeUndefined();
+    expect(engine.limits.quarantine(`${projects.tenant}/sly`)).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine(`${projects.neighbour}/neighbour`)).toBeUndefined();
     await expect.poll(async () => (await send(port, neighbour)).status).toBe(200);
   });
 });

@@ -1,3 +1,4 @@
+import type { ShardContext } from './shard.ts';
 import type { RuntimeEngineOptions } from './engine-options.ts';
 import type { ServingOptions } from './served.ts';
 
@@ -47,5 +48,15 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
       ...(o.defaultMaxConcurrentRequests !== undefined ? { defaultMaxConcurrentRequests: o.defaultMaxConcurrentRequests } : {}),
       ...(o.queue?.depthFactor !== undefined ? { queueDepthFactor: o.queue.depthFactor } : {}),
     },
+  };
+}
+
+/** What every shard is run with, of the settings: drain, restart backoff, watchdog bounds, isolates per workerd. */
+export function shardSettings(s: EngineSettings): Pick<ShardContext, 'drainTimeoutMs' | 'restartBackoff' | 'watchdog' | 'maxLoadedWorkers'> {
+  return {
+    drainTimeoutMs: s.drainTimeoutMs,
+    restartBackoff: s.restartBackoff,
+    watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, memoryLimitBytes: s.shardMemoryBytes },
+    maxLoadedWorkers: s.maxLoadedWorkers,
   };
 }

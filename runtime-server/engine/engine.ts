@@ -2,28 +2,26 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { AppLimits, type LimitCounts } from './app-limits.ts';
+import { AppLimits, type AppLimitsView } from './app-limits.ts';
 import { AppLogs, type AppLogListener } from '../../src/runtime-contract/app-logs.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { BuildStore } from './build-store.ts';
 import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
-import type { RoutedApp, RoutingTable } from './dispatcher/routing-table.ts';
+import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
 import { EntryProxy, type Route } from './entry-proxy.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
-import { assignHosts, contestedHosts, defaultHost } from '../../src/runtime-contract/hosts.ts';
-import { LoadChecker, type LoadCheck } from './load-checker.ts';
+import { defaultHost } from '../../src/runtime-contract/hosts.ts';
+import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
-import type { Quarantine } from './quarantine.ts';
 import { RequestStats, type DispatcherStats } from './request-stats.ts';
-import { Shard, type ShardTable } from './shard.ts';
-import { shardTables, type TableApp } from './shard-tables.ts';
-import { LoadVerdicts } from './load-verdicts.ts';
+import { Shard } from './shard.ts';
+import { servedHostAssignment, servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
@@ -32,9 +30,9 @@ import { PassPlan } from './pass-plan.ts';
 import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
-import { routedApp, servedApp, type Served } from './served.ts';
-import { engineSettings, type EngineSettings } from './engine-settings.ts';
-import { workerCode, workerFingerprint, type LiveApp } from './worker-code.ts';
+import { servedApp, type Served } from './served.ts';
+import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
+import { workerCode, type LiveApp } from './worker-code.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
@@ -63,12 +61,12 @@ export class RuntimeEngine {
   readonly #waiters = new Waiters<ServedApp | undefined>();
   /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
   readonly #code = new Map<string, LiveApp>();
-  /** What load checks found, by worker fingerprint: refusals are not tried again, loaded builds not checked again. */
-  readonly #verdicts = new LoadVerdicts();
   readonly #stats = new RequestStats();
   /** An app reports to the tail worker while its logs are followed and for a while after. */
   readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
+  /** Quarantines, probation and their counts (apps by `project/appId`). */
+  readonly limits: AppLimitsView;
   readonly #shardCount: number;
   #assignment: ReadonlyMap<string, string> = new Map();
   /** Host → app → shard: what the entry point reads per request. */
@@ -80,7 +78,7 @@ export class RuntimeEngine {
   #nodeService: Server | undefined;
   #builds: BuildStore | undefined;
   #shards: Shard[] = [];
-  #checker: LoadChecker | undefined;
+  #gate: LoadGate | undefined;
   #version = 0;
   #generations = 0;
   /** The one loop that converges on the desired state. */
@@ -104,6 +102,7 @@ export class RuntimeEngine {
       logs: this.logs,
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
     });
+    this.limits = this.#limits;
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
     this.#entry = new EntryProxy({ route: this.#route, trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
   }
@@ -145,17 +144,15 @@ export class RuntimeEngine {
     };
     this.#ctx = ctx;
     const emptyTable = this.#emptyTable();
-    this.#checker = new LoadChecker(() => {
+    const startChecker = () => {
       const id = this.#nextId();
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
-    }, ctx.startTimeoutMs);
+    };
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, this.#s.serving);
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
-      drainTimeoutMs: this.#s.drainTimeoutMs,
-      restartBackoff: this.#s.restartBackoff,
-      watchdog: { intervalMs: this.#s.intervalMs, cpuLimitMs: this.#s.cpuLimitMs, memoryLimitBytes: this.#s.shardMemoryBytes },
-      maxLoadedWorkers: this.#s.maxLoadedWorkers,
+      ...shardSettings(this.#s),
       log: this.#log,
       nextId: () => this.#nextId(),
       retired: (gen: { id: number }, final: DispatcherStats | undefined) => {
@@ -188,7 +185,7 @@ export class RuntimeEngine {
     this.#waiters.rejectAll(new Error('the runtime engine stopped'));
     // No new connections; kept-alive ones close once idle, the rest when workerd is stopped after the drain.
     const closed = this.#address ? this.#entry.close() : Promise.resolve();
-    await this.#checker?.stop();
+    await this.#gate?.stop();
     await Promise.all(this.#shards.map((shard) => shard.stop(drainMs)));
     this.#entry.server.closeAllConnections();
     await closed;
@@ -265,26 +262,6 @@ export class RuntimeEngine {
     return this.#servedApp(`${project}/${appId}`);
   }
 
-  /** The app's quarantine on this replica (its requests are answered 503 until `until`), if it is quarantined. */
-  quarantine(project: string, appId: string): Quarantine | undefined {
-    return this.#limits.quarantine(`${project}/${appId}`);
-  }
-
-  /** What an app quarantined for `reason` did, for its owner (stable while it lasts). */
-  limitMessage(reason: Quarantine['reason']): string {
-    return this.#limits.why(reason);
-  }
-
-  /** Apps on probation now (suspected together of stopping their shard; they take turns). */
-  onProbation(): string[] {
-    return this.#limits.onProbation();
-  }
-
-  /** Shards stopped at a limit or crashed, by kind, and apps quarantined now, by reason. */
-  limitCounts(): LimitCounts {
-    return this.#limits.counts();
-  }
-
   /** Every served app. */
   list(): ServedApp[] {
     return [...this.#served.keys()].sort().flatMap((key) => this.#servedApp(key) ?? []);
@@ -292,7 +269,7 @@ export class RuntimeEngine {
 
   status(): RuntimeStatus {
     const appShards = [...this.#served.values()].map((s) => this.shardOf(s.live.app.project));
-    return engineStatus(this.#shards, appShards, { workerdStarts: this.#generations, loadChecks: this.#checker?.total ?? 0 });
+    return engineStatus(this.#shards, appShards, { workerdStarts: this.#generations, loadChecks: this.#gate?.total ?? 0 });
   }
 
   /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
@@ -337,12 +314,6 @@ export class RuntimeEngine {
     this.#loop.kick();
   }
 
-  /** The loader id of a deployment: its fingerprint, and a new one after each failed attempt (workerd caches failures). */
-  #idOf(live: LiveApp, tailed: boolean): string {
-    const fingerprint = workerFingerprint(live);
-    return `${live.app.project}/${live.app.appId}@${live.build.buildId}~${fingerprint}~${this.#verdicts.attempts(fingerprint)}${tailed ? '~tailed' : ''}`;
-  }
-
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
@@ -350,18 +321,18 @@ export class RuntimeEngine {
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     try {
-      await this.#checkLoads(plan);
+      await this.#gate!.check(plan, this.#code);
       for (const s of plan.next.values()) this.#code.set(s.id, s.live); // before any request can load them
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
-      let assignment = this.#assign(plan.next);
-      const tables = this.#shardTables(plan.next, assignment);
+      let assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
+      const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
       const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
       const refused = new Map<number, unknown>();
       applied.forEach((result, i) => result.status === 'rejected' && refused.set(i, result.reason));
       if (refused.size > 0) {
         for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
         plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
-        assignment = this.#assign(plan.next);
+        assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
       }
       this.#commit(plan.next, assignment);
     } catch (err) {
@@ -383,45 +354,16 @@ export class RuntimeEngine {
         throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
       }
       const live = { app, build };
-      const refused = this.#verdicts.refusal(workerFingerprint(live));
+      const refused = this.#gate!.refusal(live);
       if (refused) throw refused;
       const tailed = this.#followers.collecting(key);
-      plan.next.set(key, { live, id: this.#idOf(live, tailed), tailed });
+      plan.next.set(key, { live, id: this.#gate!.idOf(live, tailed), tailed });
     } catch (err) {
       plan.failures.set(key, err);
       const served = this.#served.get(key);
       const tailed = this.#followers.collecting(key);
-      if (served) plan.next.set(key, { live: served.live, id: this.#idOf(served.live, tailed), tailed });
+      if (served) plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed });
     }
-  }
-
-  /**
-   * Loads each app whose code or environment changed in the checker workerd, before any request is routed to
-   * it: a build workerd refuses falls back to what the app served (`BuildLoadError`, remembered); a load that
-   * failed for another reason is retried on the next pass under a new id.
-   */
-  async #checkLoads(plan: PassPlan): Promise<void> {
-    const changed = plan.changed().filter(([, s]) => !this.#verdicts.loaded(workerFingerprint(s.live)));
-    if (changed.length === 0) return;
-    for (const [, s] of changed) this.#code.set(s.id, s.live);
-    const answers = await this.#checker!.check(changed.map(([key, s]) => [key, this.#routed(s)] as const));
-    changed.forEach(([key, s], i) => this.#settleCheck(plan, key, s, answers[i]!));
-  }
-
-  /** Acts on a load check: a build workerd refuses falls back to what the app served (remembered); another failure is retried later. */
-  #settleCheck(plan: PassPlan, key: string, s: Served, answer: LoadCheck): void {
-    const error = this.#verdicts.record(workerFingerprint(s.live), s.live.build.buildId, key, answer);
-    if (!error) return;
-    plan.keepPrevious(key, error);
-    this.#code.delete(s.id);
-  }
-
-  /** Who gets each host name if `next` is served (a name several apps ask for goes to none of them). */
-  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
-    const claims = [...next].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
-    const contested = contestedHosts(claims, this.#o.baseDomain);
-    if (contested.length > 0) this.#log.warn('host names several apps ask for are served for none of them', { hosts: contested });
-    return assignHosts(claims, this.#o.baseDomain);
   }
 
   /** Makes `next` what is served, once the shards serve it. */
@@ -432,22 +374,8 @@ export class RuntimeEngine {
     this.#router.update(assignment);
   }
 
-  #routed(s: Served): RoutedApp {
-    return routedApp(s, this.#s.serving);
-  }
-
   #emptyTable(): RoutingTable {
     return { hosts: {}, apps: {}, retryAfter: this.#s.retryAfter };
-  }
-
-  /** Each shard's routing table for `served`, and the static assets its workerd needs. */
-  #shardTables(served: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): ShardTable[] {
-    const apps = new Map<string, TableApp>();
-    for (const [key, s] of served) {
-      const { assetsDir, assetConfig } = s.live.build;
-      apps.set(key, { project: s.live.app.project, routed: this.#routed(s), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
-    }
-    return shardTables(apps, assignment, this.#shardCount, this.#s.retryAfter);
   }
 
   #servedApp(key: string): ServedApp | undefined {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from './shard-of.ts';
-import { shardTables, type TableApp } from './shard-tables.ts';
+import { servedHostAssignment, servedTables, shardTables, type TableApp } from './shard-tables.ts';
+import type { Served } from './served.ts';
+import type { LiveApp } from './worker-code.ts';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 const config = { html_handling: 'auto-trailing-slash', not_found_handling: 'none' } as unknown as NonNullable<TableApp['assets']>['config'];
 function app(project: string, id: string, assets?: string): TableApp {
@@ -54,5 +57,34 @@ describe('shardTables', () => {
   it('is the same for the same apps in another order (a push is skipped when nothing changed)', () => {
     const reversed = new Map([...apps].reverse());
     expect(JSON.stringify(shardTables(reversed, assignment, 2, '7'))).toBe(JSON.stringify(tables));
+  });
+});
+
+describe('servedHostAssignment', () => {
+  const served = (project: string, appId: string, hostnames: string[]): [string, Served] => [
+    `${project}/${appId}`,
+    { id: `${appId}-id`, tailed: false, live: { app: { project, appId, buildId: 'b-1', env: {}, hostnames }, build: { buildId: 'b-1' } as LiveApp['build'] } },
+  ];
+
+  it('gives each app its default host and the deploy host names only it asks for; a contested name to none, with a warning', () => {
+    const warnings: unknown[] = [];
+    const log = { ...silentRuntimeLogger, warn: (message: string, fields?: unknown) => warnings.push({ message, fields }) };
+    const assignment = servedHostAssignment(new Map([served(a, 'web', ['www.example', 'both.example']), served(b, 'shop', ['both.example'])]), 'apps.test', log);
+    expect(Object.fromEntries(assignment)).toEqual({
+      [`web.${a}.apps.test`]: `${a}/web`,
+      'www.example': `${a}/web`,
+      [`shop.${b}.apps.test`]: `${b}/shop`,
+    });
+    expect(warnings).toEqual([{ message: 'host names several apps ask for are served for none of them', fields: { hosts: ['both.example'] } }]);
+  });
+});
+
+describe('servedTables', () => {
+  it("puts each served app in its project's shard with its routing entry", () => {
+    const s: Served = { id: 'w-id', tailed: true, live: { app: { project: a, appId: 'web', buildId: 'b-1', env: {}, hostnames: [] }, build: { buildId: 'b-1' } as LiveApp['build'] } };
+    const tables = servedTables(new Map([[`${a}/web`, s]]), new Map([[`web.${a}.apps.test`, `${a}/web`]]), 2, { baseDomain: 'apps.test', defaultMaxConcurrentRequests: 5 }, '3');
+    expect(tables[shardOf(a, 2)]?.routes.apps[`${a}/web`]).toEqual({ id: 'w-id', build: 'b-1', limit: 5, depth: 5, tailed: true });
+    expect(tables[shardOf(a, 2)]?.routes.hosts).toEqual({ [`web.${a}.apps.test`]: `${a}/web` });
+    expect(tables[1 - shardOf(a, 2)]?.routes.apps).toEqual({});
   });
 });

@@ -3,6 +3,9 @@ import type { GenerationAssets } from './dispatcher/config.ts';
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import type { ShardTable } from './shard.ts';
 import { shardOf } from './shard-of.ts';
+import { routedApp, type Served, type ServingOptions } from './served.ts';
+import { assignHosts, contestedHosts } from '../../src/runtime-contract/hosts.ts';
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 /** One served app as the shards' tables need it. */
 export interface TableApp {
@@ -35,4 +38,25 @@ export function shardTables(apps: ReadonlyMap<string, TableApp>, assignment: Rea
     if (app) tables[shardOf(app.project, shards)]!.hosts[host] = key;
   }
   return tables.map(({ hosts, apps: routed, assets }) => ({ routes: { hosts, apps: routed, retryAfter }, assets }));
+}
+
+/** {@link shardTables} for what the engine serves: each app's routing entry and its build's static assets. */
+export function servedTables(served: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>, shards: number, serving: ServingOptions, retryAfter: string): ShardTable[] {
+  const apps = new Map<string, TableApp>();
+  for (const [key, s] of served) {
+    const { assetsDir, assetConfig } = s.live.build;
+    apps.set(key, { project: s.live.app.project, routed: routedApp(s, serving), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
+  }
+  return shardTables(apps, assignment, shards, retryAfter);
+}
+
+/**
+ * Who gets each host name if `served` is what the engine serves: every app its default host, and each deploy
+ * host name to the one app asking for it (a name several apps ask for goes to none of them, with a warning).
+ */
+export function servedHostAssignment(served: ReadonlyMap<string, Served>, baseDomain: string, log: RuntimeLogger): ReadonlyMap<string, string> {
+  const claims = [...served].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
+  const contested = contestedHosts(claims, baseDomain);
+  if (contested.length > 0) log.warn('host names several apps ask for are served for none of them', { hosts: contested });
+  return assignHosts(claims, baseDomain);
 }
