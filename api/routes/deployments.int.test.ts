@@ -320,8 +320,8 @@ describe('builds and rollbacks', () => {
     expect(await storedKeys(appId)).toHaveLength(2);
   });
 
-  it('keeps the most recently uploaded builds and prunes older ones, Build and artifact; an upload again counts as new', async () => {
-    const keeping = await platformApp({ maxBuildsPerApp: 2 });
+  it('keeps the most recently uploaded builds and the RuntimeApp controller prunes older ones, Build and artifact; an upload again counts as new', async () => {
+    const keeping = await platformApp({ maxBuildsPerApp: 2, runtimeAppArtifacts: (bucket) => bucket });
     try {
       const owner = await keeping.createUser();
       const project = await keeping.createProject(owner, { namespace: true });
@@ -344,19 +344,21 @@ describe('builds and rollbacks', () => {
         const recorded = (await builds().list(project)).items.filter((b) => b.spec.app === appId).map((b) => b.spec.buildId);
         return { listed, stored: stored.sort(), recorded: recorded.sort() };
       };
+      // Retention is the controller's: each state is waited for, not read once after the deploy.
+      const settles = (expected: { listed: string[]; stored: string[]; recorded: string[] }) => vi.waitFor(async () => expect(await state()).toEqual(expected), { timeout: 10_000, interval: 50 });
       const a = await up('a');
       const b = await up('b');
       const c = await up('c');
       const keys = (...ids: string[]) => ids.map((id) => artifactKey(project, appId, id)).sort();
-      expect(await state()).toEqual({ listed: [c, b], stored: keys(b, c), recorded: [b, c].sort() });
+      await settles({ listed: [c, b], stored: keys(b, c), recorded: [b, c].sort() });
       // `b` again (still stored): it counts as uploaded now, so `c` is the oldest when `d` arrives.
       expect(await up('b')).toBe(b);
-      expect((await state()).listed).toEqual([b, c]);
+      await settles({ listed: [b, c], stored: keys(b, c), recorded: [b, c].sort() });
       const d = await up('d');
-      expect(await state()).toEqual({ listed: [d, b], stored: keys(b, d), recorded: [b, d].sort() });
+      await settles({ listed: [d, b], stored: keys(b, d), recorded: [b, d].sort() });
       // `a` again (pruned before): stored and recorded anew, the newest; `b` goes.
       expect(await up('a')).toBe(a);
-      expect(await state()).toEqual({ listed: [a, d], stored: keys(a, d), recorded: [a, d].sort() });
+      await settles({ listed: [a, d], stored: keys(a, d), recorded: [a, d].sort() });
     } finally {
       await keeping.close();
     }

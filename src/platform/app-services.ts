@@ -23,8 +23,6 @@ export interface AppServicesOptions {
   readonly baseDomain?: string;
   readonly limits?: Partial<ArtifactLimits>;
   readonly maxCompatibilityDate?: string | undefined;
-  /** Builds kept per app (default `MAX_BUILDS_PER_APP`). */
-  readonly maxBuildsPerApp?: number;
   /** What a project's apps' active builds may unpack to together (default `DEFAULT_PROJECT_UNPACKED_QUOTA`). */
   readonly projectUnpackedQuota?: number | undefined;
   /** How long deleting an app waits for it to be gone, its artifacts deleted by the operator (default 10 s). */
@@ -60,7 +58,6 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       baseDomain,
       artifacts: options.artifacts,
       ...(options.limits ? { limits: options.limits } : {}),
-      maxBuildsPerApp: options.maxBuildsPerApp,
       ...(options.projectUnpackedQuota !== undefined ? { projectUnpackedQuota: options.projectUnpackedQuota } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
       nameFacts: () => factsFromObjects(domains.list(), hostnames.list(), baseDomain, new Date()),

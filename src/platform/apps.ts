@@ -1,4 +1,4 @@
-import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, isNotFound, type KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
@@ -72,8 +72,11 @@ export class AppDirectory {
     }
     let created: RuntimeApp;
     try {
+      // With the artifact finalizer from the start: a deploy can store artifacts before the RuntimeApp
+      // controller's first pass, and a kubectl delete in between must not leave them behind.
+      const finalizers = this.#options.artifacts ? { finalizers: [RUNTIME_APP_FINALIZER] } : {};
       created = await this.#store.apps.create({
-        metadata: { name: appId, namespace: project, labels: { [PROJECT_LABEL]: project } },
+        metadata: { name: appId, namespace: project, labels: { [PROJECT_LABEL]: project }, ...finalizers },
         spec: { displayName: name },
       });
     } catch (err) {

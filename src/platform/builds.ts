@@ -11,7 +11,6 @@ import { artifactKey, buildIdFor, buildResourceName } from './artifact-keys.ts';
 import { requireArtifactStore } from './artifact-store.ts';
 import type { NameFacts } from './host-admission.ts';
 import { DeployHostRules } from './deploy-host-rules.ts';
-import { oldestBeyond } from '../collections/retention.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
@@ -20,11 +19,10 @@ import { UploadSpool } from './upload-spool.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
- * versions. A deploy prunes older ones (their Build and artifact); the active build is never pruned.
+ * versions. The RuntimeApp controller prunes older ones (their Build and artifact); the active build is never
+ * pruned.
  */
 export const MAX_BUILDS_PER_APP = 100;
-/** Builds one deploy prunes at most (oldest first). */
-const PRUNED_PER_DEPLOY = 10;
 
 /**
  * The deploy options (query parameters of the deploy route), already parsed. Each deploy sets them all, as
@@ -55,8 +53,6 @@ export interface BuildCatalogOptions {
   readonly projectUnpackedQuota?: number;
   /** Where uploads are kept while they are checked (default: the temporary directory). */
   readonly spoolDir?: string;
-  /** Builds kept per app; default {@link MAX_BUILDS_PER_APP}. */
-  readonly maxBuildsPerApp?: number;
   /** The newest compatibility date the runtime's workerd supports; unchecked here when absent. */
   readonly maxCompatibilityDate?: string | undefined;
   readonly now?: () => Date;
@@ -191,7 +187,6 @@ export class BuildCatalog {
       );
       // A build uploaded before keeps the options of its earlier deploy until this one has succeeded.
       if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
-      await this.#pruneBuilds(project, appId, artifacts, app.spec.activeBuildId);
       return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
     } catch (err) {
       // The app was deleted meanwhile, or its whole project: nothing can point at what this upload wrote, so
@@ -236,35 +231,6 @@ export class BuildCatalog {
       { uid: app.metadata?.uid },
     );
     return { app_id: appId, build_id: buildId, hosts: hostsOf(updated, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: false };
-  }
-
-  /**
-   * Deletes the app's builds past the most recently uploaded ones it keeps, except the active one and
-   * `previous` (the one this deploy replaced: the runtime serves it until the new one loads, and a rollback
-   * to it must work): each Build first, so that nothing points at its artifact when the artifact goes (a
-   * crash in between leaves an artifact that deleting the app removes). At most {@link PRUNED_PER_DEPLOY}
-   * per deploy, so a deploy stays quick however many builds an app had; each deploy adds one, so the count
-   * converges. Best effort: the deploy is done, and the next one prunes whatever this one could not.
-   */
-  async #pruneBuilds(project: string, appId: string, artifacts: ObjectStore, previous: string | undefined): Promise<void> {
-    const keep = this.#options.maxBuildsPerApp ?? MAX_BUILDS_PER_APP;
-    const builds = newestFirst(this.#store.buildsOf(project, appId));
-    if (builds.length <= keep) return;
-    try {
-      const pruned: string[] = [];
-      for (const build of oldestBeyond(builds.toReversed(), keep, PRUNED_PER_DEPLOY)) {
-        // Read per build: a rollback meanwhile may have made an old build active again.
-        if (build.spec.buildId === previous || build.spec.buildId === this.#store.cached(project, appId).spec.activeBuildId) continue;
-        const name = build.metadata?.name ?? '';
-        await this.#store.builds.delete(project, name, { preconditions: { uid: build.metadata?.uid ?? '' } });
-        await artifacts.delete(build.spec.objectKey);
-        pruned.push(name);
-      }
-      // The build list the deploy's caller reads next comes from the cache: it must not show what went.
-      await Promise.all(pruned.map((name) => this.#store.settleBuild(project, name, false)));
-    } catch {
-      // Left for the next deploy.
-    }
   }
 
   /**

@@ -28,12 +28,13 @@ import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/pla
 import { createDomainServices } from '../../services/domain-services.ts';
 import type { DnsSettings } from '../../../operator/dns-settings.ts';
 import { ProjectDirectory } from '../../services/projects.ts';
-import { ACCESS_TOKENS, APP_HOSTNAMES, DNS_RECORDS, GIT_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
+import { ACCESS_TOKENS, APP_HOSTNAMES, BUILDS, DNS_RECORDS, GIT_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
 import type { GitToken } from '../../../src/apis/v1alpha1/git-token.ts';
 import { GitTokenDirectory } from '../../../src/platform/git-tokens.ts';
 import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { Registry } from 'prom-client';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -112,13 +113,13 @@ export interface PlatformAppOptions {
   readonly maxRecordsPerDomain?: number;
   /** How long the DNS routes wait for a controller's answer (default the API's own, 10 s). */
   readonly dnsAnswerWithinMs?: number;
-  /** Builds kept per app (default the API's own). */
+  /** Builds the RuntimeApp controller keeps per app (its default otherwise); needs `runtimeAppArtifacts`. */
   readonly maxBuildsPerApp?: number;
   /** A project's quota on unpacked active builds (default the API's own). */
   readonly projectUnpackedQuota?: number;
   /**
-   * Runs the RuntimeApp controller on this fixture's projects, with this artifact store (the run's bucket,
-   * or a wrapper of it): deleted apps' artifacts are its to delete. Without it apps get no finalizer.
+   * The RuntimeApp controller runs on this fixture's projects, as the operator does beside the API (apps are
+   * created with its artifact finalizer): this wraps the bucket it deletes deleted apps' artifacts from.
    */
   readonly runtimeAppArtifacts?: (artifacts: S3ObjectStore) => ObjectStore;
   /** How long deleting an app waits for it to be gone (default the API's own, 10 s). */
@@ -135,7 +136,6 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   const appServices = createAppServices(conn, informers, {
     artifacts,
     ...(options.baseDomain ? { baseDomain } : {}),
-    maxBuildsPerApp: options.maxBuildsPerApp,
     projectUnpackedQuota: options.projectUnpackedQuota,
     deleteAnswerWithinMs: options.appDeleteAnswerWithinMs,
   });
@@ -147,11 +147,22 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
   // The DNS routes write intent and wait for the controllers' answer: run them here, on this fixture's projects only.
   const mine = (obj: KubeObject) => made.namespaces.has(obj.metadata?.namespace ?? '');
   const controllers: Controller[] = options.dns ? dnsControllers(conn, informers, options.dns, mine) : [];
-  if (options.runtimeAppArtifacts) {
-    const events = new EventRecorder({ writer: eventWriter(conn), component: 'route-test', log: silentLogger });
-    const apps = scopedInformer(informers.informer<RuntimeApp>(RUNTIME_APPS), mine);
-    controllers.push(runtimeAppController({ kube: conn, apps, artifacts: options.runtimeAppArtifacts(artifacts), events, registry: new Registry(), log: silentLogger }) as unknown as Controller);
-  }
+  // As the operator runs beside the API: apps carry the artifact finalizer, and builds past the bound are pruned.
+  const events = new EventRecorder({ writer: eventWriter(conn), component: 'route-test', log: silentLogger });
+  const apps = scopedInformer(informers.informer<RuntimeApp>(RUNTIME_APPS), mine);
+  const builds = scopedInformer(informers.informer<Build>(BUILDS), mine);
+  controllers.push(
+    runtimeAppController({
+      kube: conn,
+      apps,
+      builds,
+      artifacts: options.runtimeAppArtifacts ? options.runtimeAppArtifacts(artifacts) : artifacts,
+      ...(options.maxBuildsPerApp ? { maxBuildsPerApp: options.maxBuildsPerApp } : {}),
+      events,
+      registry: new Registry(),
+      log: silentLogger,
+    }) as unknown as Controller,
+  );
   const tokens = new KubeTokenStore(conn, { informers });
   const projectCache = informers.informer<Project>(PROJECTS);
   const projects = new ProjectDirectory(conn, projectCache);

@@ -1,6 +1,7 @@
-// The RuntimeApp controller's finalizer against the real apiserver and the run's MinIO bucket: an app deleted
-// directly (as kubectl or a GitOps prune deletes it, with no API in between) goes only once its stored build
-// artifacts are deleted, and a controller stopped part way through is finished by the next one.
+// The RuntimeApp controller's finalizer and build retention against the real apiserver and the run's MinIO
+// bucket: an app deleted directly (as kubectl or a GitOps prune deletes it, with no API in between) goes only
+// once its stored build artifacts are deleted, and a controller stopped part way through is finished by the
+// next one; Builds applied past what an app keeps are pruned, Build and artifact, the active one never.
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
@@ -10,8 +11,10 @@ import { listAll } from '../../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { ForwardingObjectStore } from '../../../src/object-store/testing/forwarding-object-store.ts';
-import { appArtifactPrefix, artifactKey } from '../../../src/platform/artifact-keys.ts';
-import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { appArtifactPrefix, artifactKey, buildResourceName } from '../../../src/platform/artifact-keys.ts';
+import { BUILDS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -22,28 +25,34 @@ const conn = testConnection();
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 let namespace: { name: string; remove: () => Promise<void> };
+const buildClient = objectClient<Build>(conn, BUILDS);
 let informer: Informer<RuntimeApp>;
+let buildInformer: Informer<Build>;
 const running: Controller<RuntimeApp>[] = [];
 
 beforeAll(async () => {
   namespace = await testNamespace(conn, 'rtapp-fin');
   informer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { namespace: namespace.name });
+  buildInformer = createInformer<Build>(conn, BUILDS, { namespace: namespace.name });
   informer.start();
-  await informer.waitForSync(AbortSignal.timeout(30_000));
+  buildInformer.start();
+  await Promise.all([informer.waitForSync(AbortSignal.timeout(30_000)), buildInformer.waitForSync(AbortSignal.timeout(30_000))]);
 });
 
 afterAll(async () => {
   await Promise.all(running.map((c) => c.stop()));
   informer?.stop();
+  buildInformer?.stop();
   // Whatever a failed test left holding its finalizer.
   for (const app of (await apps.list(namespace.name)).items) await apps.patch(namespace.name, app.metadata?.name ?? '', { metadata: { finalizers: null } });
   await namespace?.remove();
 });
 
 /** A RuntimeApp controller (no runtime replicas: its status says RuntimeNotConfigured) on this file's namespace. */
-async function startController(artifacts: ObjectStore): Promise<Controller<RuntimeApp>> {
+async function startController(artifacts: ObjectStore, maxBuildsPerApp?: number): Promise<Controller<RuntimeApp>> {
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-finalizer-test' });
-  const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, events, registry: new Registry(), log: silentLogger });
+  const retention = maxBuildsPerApp ? { builds: buildInformer, maxBuildsPerApp } : {};
+  const controller = runtimeAppController({ kube: conn, apps: informer, artifacts, ...retention, events, registry: new Registry(), log: silentLogger });
   running.push(controller);
   await controller.start();
   return controller;
@@ -144,6 +153,49 @@ describe('the RuntimeApp controller’s artifact finalizer', () => {
       expect(await stored(appArtifactPrefix(ns, 'halfway'))).toEqual([]);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('the RuntimeApp controller’s build retention', () => {
+  /** A Build as `kubectl apply` writes one (uploaded at `minute` past noon), with its artifact stored. */
+  async function applyBuild(app: string, buildId: string, minute: number): Promise<void> {
+    const ns = namespace.name;
+    const objectKey = artifactKey(ns, app, buildId);
+    await bucket.put(objectKey, new TextEncoder().encode(buildId));
+    await buildClient.create({
+      metadata: { name: buildResourceName(app, buildId), namespace: ns, annotations: { [UPLOADED_AT_ANNOTATION]: `2026-01-01T12:${String(minute).padStart(2, '0')}:00Z` } },
+      spec: { app, buildId, digest: buildId.slice(2).padEnd(64, '0'), size: buildId.length, objectKey },
+    });
+  }
+  const buildIds = (n: number) => Array.from({ length: n }, (_, i) => `b-${String(i).padStart(16, '0')}`);
+  const recorded = async (app: string) =>
+    (await buildClient.list(namespace.name)).items
+      .filter((b) => b.spec.app === app)
+      .map((b) => b.spec.buildId)
+      .sort();
+
+  it('prunes applied Builds past the newest it keeps, Build and artifact, but never the active one', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const controller = await startController(bucket, 2);
+    try {
+      const ids = buildIds(5);
+      // Rolled back to the oldest build: active, so kept beyond the newest two.
+      await apps.create({ metadata: { name: 'kept', namespace: ns }, spec: { displayName: 'kept', activeBuildId: ids[0] } });
+      for (const [minute, id] of ids.entries()) await applyBuild('kept', id, minute);
+      const survivors = [ids[0], ids[3], ids[4]].map(String).sort();
+      await eventually(
+        'only the newest two and the active build left',
+        () => recorded('kept'),
+        (left) => JSON.stringify(left) === JSON.stringify(survivors),
+      );
+      await eventually(
+        'their artifacts alone stored',
+        () => stored(appArtifactPrefix(ns, 'kept')),
+        (keys) => JSON.stringify(keys) === JSON.stringify(survivors.map((id) => artifactKey(ns, 'kept', id)).sort()),
+      );
+    } finally {
+      await controller.stop();
     }
   });
 });

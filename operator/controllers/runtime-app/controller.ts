@@ -5,7 +5,8 @@ import { findCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { objectClient, objectKey, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
-import { RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { MAX_BUILDS_PER_APP } from '../../../src/platform/builds.ts';
+import { BUILDS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
 import type { RuntimeReplicaView } from '../../../src/platform/runtime-replicas.ts';
 import { Controller, type OwnsSpec } from '../../../src/controller-runtime/controller.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -15,6 +16,7 @@ import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limi
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports } from './replica-reports.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
+import { buildsToPrune, pruneBuilds } from './build-pruning.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
@@ -29,6 +31,8 @@ export interface RuntimeAppControllerDeps {
    * being deleted is removed with a Warning Event (ArtifactsNotDeleted), so a deletion never waits forever.
    */
   artifacts?: ObjectStore;
+  /** Builds kept per app past the active one and those served (default {@link MAX_BUILDS_PER_APP}); needs `builds` and `artifacts`. */
+  maxBuildsPerApp?: number;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -57,10 +61,13 @@ const WARNINGS: ReadonlySet<string> = new Set([
  * re-checks its app. An Event is recorded only when Ready changes, after the status write: a restart
  * re-derives the same status, finds nothing to write and so records nothing again. Deletion: the app's
  * stored build artifacts are outside the cluster, so they are deleted under a finalizer before the app goes
- * (its Builds, AppHostnames and records go by their owner references).
+ * (its Builds, AppHostnames and records go by their owner references). Retention: an app keeps its most
+ * recently uploaded builds (and always the active one and those a replica serves); a Build appearing past that
+ * deletes the oldest, Build and artifact, so builds applied with kubectl are pruned as deployed ones are.
  */
 export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller<RuntimeApp> {
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
+  const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
   const reports =
     deps.replicas &&
@@ -99,6 +106,32 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     await removeFinalizer(apps, app, RUNTIME_APP_FINALIZER);
   };
 
+  /** Retention's work: the app's builds past what it keeps go, oldest first, a bounded number per pass. */
+  const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
+    if (!deps.builds || !deps.artifacts) return;
+    const builds = deps.builds.list().filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
+    const kept = new Set([app.spec.activeBuildId ?? '', ...(reports?.app(namespace, name) ?? []).map((report) => report?.servingBuildId ?? '')]);
+    const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
+    if (due.length === 0) return;
+    const pruned = await pruneBuilds({ apps, builds: buildClient, artifacts: deps.artifacts }, namespace, name, due);
+    log.info('old builds pruned', { builds: pruned });
+  };
+
+  /** Writes the status the app's observation calls for, when it changed, with an Event when Ready changes. */
+  const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<void> => {
+    const status = desiredStatus(app, now(), observe(app, namespace, name));
+    if (!statusChanged(app.status, status)) return;
+    const before = findCondition(app.status?.conditions, 'Ready');
+    const written = await apps.patchStatus(namespace, name, {
+      metadata: { resourceVersion: app.metadata?.resourceVersion },
+      status: statusPatch(app.status, status),
+    });
+    const after = findCondition(written.status?.conditions, 'Ready');
+    if (after && (before?.status !== after.status || before.reason !== after.reason)) {
+      await deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
+    }
+  };
+
   return new Controller<RuntimeApp>({
     name: 'runtimeapp',
     kind: 'RuntimeApp',
@@ -107,7 +140,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    // client-go's default backoff, capped at a minute per key, for failed status writes only: a missing build
+    // client-go's default backoff, capped at a minute per key, for failed status writes and prunes only: a missing build
     // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     reconcile: async (key, { namespace, name, log }) => {
@@ -119,17 +152,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       }
       // Before anything is deployed to it, when the app is new: a delete from then on always cleans up.
       if (deps.artifacts) app = await addFinalizer(apps, app, RUNTIME_APP_FINALIZER);
-      const status = desiredStatus(app, now(), observe(app, namespace, name));
-      if (!statusChanged(app.status, status)) return;
-      const before = findCondition(app.status?.conditions, 'Ready');
-      const written = await apps.patchStatus(namespace, name, {
-        metadata: { resourceVersion: app.metadata?.resourceVersion },
-        status: statusPatch(app.status, status),
-      });
-      const after = findCondition(written.status?.conditions, 'Ready');
-      if (after && (before?.status !== after.status || before.reason !== after.reason)) {
-        await deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
-      }
+      await writeStatus(app, namespace, name);
+      // After the status: a bucket that fails the deletions retries them without holding the status back.
+      await prune(app, namespace, name, log);
     },
   });
 }

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
+import { buildsToPrune, PRUNED_PER_PASS } from './build-pruning.ts';
+
+/** Builds `b0`, `b1`, … uploaded a minute apart, `b0` first. */
+function builds(n: number): Build[] {
+  return Array.from({ length: n }, (_, i) => ({
+    metadata: { name: `app-b${i}`, annotations: { [UPLOADED_AT_ANNOTATION]: new Date(Date.UTC(2026, 0, 1, 12, i)).toISOString() } },
+    spec: { app: 'app', buildId: `b${i}`, digest: '0'.repeat(64), size: 1, objectKey: `b${i}` },
+  }));
+}
+const ids = (list: Build[]) => list.map((b) => b.spec.buildId);
+
+describe('buildsToPrune', () => {
+  it.each([
+    { name: 'nothing while within the bound', count: 3, keep: 3, kept: [], pruned: [] },
+    { name: 'the oldest past the newest kept, oldest first', count: 5, keep: 2, kept: [], pruned: ['b0', 'b1', 'b2'] },
+    { name: 'never the active or a served build', count: 5, keep: 2, kept: ['b0', 'b2'], pruned: ['b1'] },
+    { name: 'the kept ones do not push a recent build out', count: 3, keep: 2, kept: ['b0'], pruned: [] },
+    { name: 'no build at all', count: 0, keep: 2, kept: [], pruned: [] },
+  ])('$name', ({ count, keep, kept, pruned }) => {
+    expect(ids(buildsToPrune(builds(count), keep, new Set(kept)))).toEqual(pruned);
+  });
+
+  it('takes at most a pass worth, the oldest, whatever order the cache lists them in', () => {
+    const many = builds(PRUNED_PER_PASS + 20).toReversed();
+    expect(ids(buildsToPrune(many, 5, new Set()))).toEqual(ids(builds(PRUNED_PER_PASS)));
+  });
+
+  it('counts a build uploaded again by its new time', () => {
+    const [b0, b1, b2] = builds(3);
+    const again = { ...b0!, metadata: { ...b0!.metadata, annotations: { [UPLOADED_AT_ANNOTATION]: '2026-01-01T13:00:00.000Z' } } };
+    expect(ids(buildsToPrune([again, b1!, b2!], 2, new Set()))).toEqual(['b1']);
+  });
+});
