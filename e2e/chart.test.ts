@@ -21,9 +21,23 @@ import { promisify } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
-import { CONFIG_MAPS, LEASES, loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, resourcePath, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import {
+  CONFIG_MAPS,
+  connectionFor,
+  LEASES,
+  loadKubeConnection,
+  NAMESPACES,
+  objectClient,
+  RESOURCE_QUOTAS,
+  resourcePath,
+  ROLE_BINDINGS,
+  SECRETS,
+  type KubeConnection,
+  type KubeObject,
+  type ResourceRef,
+} from '../src/kube/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
@@ -283,6 +297,20 @@ async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: st
   const file = join(stateDir, `chart-${serviceAccount}-${releaseNamespace}.kubeconfig`);
   writeFileSync(file, config.exportConfig(), { mode: 0o600 });
   return file;
+}
+
+/** The test's admin connection acting as `user` (impersonation: the user's own RBAC and no admin group apply). */
+function impersonating(user: string): KubeConnection {
+  const admin = new KubeConfig();
+  admin.loadFromFile(kubeconfig);
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: admin.clusters,
+    users: admin.users.map((u) => ({ ...u, impersonateUser: user })),
+    contexts: admin.contexts,
+    currentContext: admin.currentContext,
+  });
+  return connectionFor(config);
 }
 
 /** The environment the kubelet would give `container` of pod `pod`: values, field refs, Secret keys and `envFrom` Secrets. */
@@ -659,6 +687,35 @@ describe('the Helm chart', () => {
     // Nothing cluster-scoped: no claim, no project, no token, no namespace.
     for (const resource of ['domainclaims', 'hostnameclaims', 'projects', 'accesstokens', 'users']) expect(await may('create', 'cloudwright.dev', resource), resource).toBe(false);
     expect(await may('create', '', 'namespaces')).toBe(false);
+  });
+
+  it("lets a tenant delete Cloudwright's objects but not strip the finalizers the operator's cleanup needs (admission policy)", { timeout: 60_000 }, async () => {
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice', namespace: member.project },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${RELEASE}-tenant` },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    } as KubeObject);
+    const asAlice = objectClient<RuntimeApp>(impersonating('alice'), RUNTIME_APPS);
+    const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+    await asAlice.create({ metadata: { name: 'held', namespace: member.project }, spec: { displayName: 'held' } });
+    // The chart's operator puts the artifact finalizer on it.
+    await eventually(
+      'the finalizer on the app',
+      () => apps.get(member.project, 'held'),
+      (app) => app?.metadata?.finalizers?.includes(RUNTIME_APP_FINALIZER) === true,
+    );
+    await expect(asAlice.patch(member.project, 'held', { metadata: { finalizers: null } })).rejects.toThrow(/only cw-operator removes Cloudwright's finalizers/);
+    await expect(asAlice.patch(member.project, 'held', { metadata: { finalizers: ['example.com/mine'] } })).rejects.toThrow(/only cw-operator removes/);
+    // Everything else stays hers to change, and to delete: the operator then lets the app go.
+    await asAlice.patch(member.project, 'held', { metadata: { labels: { team: 'web' } } });
+    await asAlice.delete(member.project, 'held');
+    await eventually(
+      'the app gone, its finalizer removed by the operator',
+      () => apps.get(member.project, 'held'),
+      (app) => app === undefined,
+    );
   });
 
   it('gives the API the proxies to trust', () => {

@@ -4,7 +4,7 @@ export { countQuantity, quotaRefusal, type ExceededCount, type QuotaRefusal } fr
 export { eventWriter, type EventWriter, type InvolvedObject, type NewEvent } from './event-writer.ts';
 export { createInformer, type Informer, type InformerErrorHandler, type InformerOptions } from './informer.ts';
 export { createInformerFactory, type InformerFactory } from './informer-factory.ts';
-export { loadKubeConnection, type KubeConnection } from './kube-config.ts';
+export { connectionFor, loadKubeConnection, type KubeConnection } from './kube-config.ts';
 export { leaseClient, type LeaseClient, type LeaseRecord, type StoredLease } from './lease-client.ts';
 export { objectClient, type ApplyOptions, type ListOptions, type ObjectClient, type PatchType } from './object-client.ts';
 export * from './resource.ts';
