@@ -169,3 +169,33 @@ describe('desiredStatus with a runtime', () => {
     expect(findCondition(desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([failing])).conditions, 'Ready')).toMatchObject({ reason: 'BuildFailed' });
   });
 });
+
+describe('desiredStatus: HostnamesServed', () => {
+  const report = (hosts: string[]): RuntimeAppReport => ({ namespace: 'p', app: 'hello', servingBuildId: 'b1', hosts, servedGeneration: 1, observedGeneration: 1 });
+  const serving = (hosts: string[]): RuntimeObservation => ({ kind: 'observed', replicas: [report(hosts)], buildExists: true });
+
+  it.each<[string, string[] | undefined, string[], { status: string; reason: string; message: RegExp } | undefined]>([
+    ['no deploy host names: no condition', undefined, ['hello.p.apps.localhost'], undefined],
+    ['every one routed', ['www.example.com'], ['hello.p.apps.localhost', 'www.example.com'], { status: 'True', reason: 'AllHostnamesServed', message: /www\.example\.com/ }],
+    [
+      'one not routed: named, the rest still served',
+      ['www.example.com', 'shop.example.com'],
+      ['hello.p.apps.localhost', 'www.example.com'],
+      { status: 'False', reason: 'HostnamesRefused', message: /^Not served: shop\.example\.com\. Another app asks for the same name/ },
+    ],
+  ])('%s', (_name, hostnames, hosts, expected) => {
+    const status = desiredStatus(app({ activeBuildId: 'b1', ...(hostnames ? { hostnames } : {}) }), t1, serving(hosts));
+    const condition = findCondition(status.conditions, 'HostnamesServed');
+    if (!expected) return expect(condition).toBeUndefined();
+    expect(condition).toMatchObject({ status: expected.status, reason: expected.reason, observedGeneration: 1 });
+    expect(condition?.message).toMatch(expected.message);
+  });
+
+  it('keeps what it said while a new spec rolls out, and drops it once the spec asks for no host names', () => {
+    const refused = desiredStatus(app({ activeBuildId: 'b1', hostnames: ['shop.example.com'] }), t1, serving(['hello.p.apps.localhost']));
+    const rolling = desiredStatus(app({ activeBuildId: 'b2', hostnames: ['shop.example.com'] }, 2, refused), t2, serving(['hello.p.apps.localhost']));
+    expect(findCondition(rolling.conditions, 'HostnamesServed')).toMatchObject({ status: 'False', observedGeneration: 1 });
+    const none = desiredStatus(app({ activeBuildId: 'b2' }, 3, rolling), t2, serving(['hello.p.apps.localhost']));
+    expect(findCondition(none.conditions, 'HostnamesServed')).toBeUndefined();
+  });
+});

@@ -1,5 +1,5 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
+import { removeCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
 
@@ -31,6 +31,10 @@ export const Reasons = {
   CPULimitExceeded: 'CPULimitExceeded',
   /** Served, but some replica quarantines the app: it ran its workerd shard out of memory. */
   MemoryLimitExceeded: 'MemoryLimitExceeded',
+  /** HostnamesServed: every deploy host name of the spec is routed to the app. */
+  AllHostnamesServed: 'AllHostnamesServed',
+  /** HostnamesServed: some deploy host names are not routed to the app (another app asks for them too, or another project's domain holds them). */
+  HostnamesRefused: 'HostnamesRefused',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -124,6 +128,26 @@ function quarantined(reports: ReadonlyArray<RuntimeAppReport | undefined>): { re
 }
 
 /**
+ * The HostnamesServed condition once the spec is served: which of its deploy host names the serving replica
+ * does not route to the app. The runtime gives a name several apps ask for to none of them, and a name in
+ * another project's domain to no app of this one; a kubectl user learns it here, as an API caller does from the
+ * deploy's 409. Nothing to say for a spec without deploy host names.
+ */
+function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefined): ConditionUpdate | undefined {
+  const asked = app.spec.hostnames ?? [];
+  if (asked.length === 0) return undefined;
+  const served = new Set(report?.hosts ?? []);
+  const refused = asked.filter((host) => !served.has(host));
+  if (refused.length === 0) return { type: 'HostnamesServed', status: 'True', reason: Reasons.AllHostnamesServed, message: `Every deploy host name is served: ${asked.join(', ')}.` };
+  return {
+    type: 'HostnamesServed',
+    status: 'False',
+    reason: Reasons.HostnamesRefused,
+    message: `Not served: ${refused.join(', ')}. Another app asks for the same name (a name several apps ask for goes to none of them), or another project's domain holds it; the app is served on its other hosts.`,
+  };
+}
+
+/**
  * What the status of `app` should say, given what the controller observed of the runtime. Pure, so the
  * table of cases is tested without a cluster; the reconciler only diffs and writes.
  *
@@ -172,8 +196,12 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     const held = worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined;
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
+    const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
+    if (hostnames) updates.push(hostnames);
   }
   let list = app.status?.conditions ?? [];
+  // Until the spec is served the condition keeps what it said of an earlier generation (its observedGeneration says which).
+  if (!app.spec.hostnames?.length) list = removeCondition(list, 'HostnamesServed').conditions;
   for (const update of updates) list = setCondition(list, update, generation, now).conditions;
   return {
     ...rest,
