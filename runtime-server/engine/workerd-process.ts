@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 
@@ -37,8 +38,17 @@ export class WorkerdStartError extends Error {
 
 const OUTPUT_TAIL = 16 * 1024;
 
-// workerd does not notice its parent dying; kill what is still running when this process exits.
+// workerd does not notice its parent dying; kill what is still running when this process exits. A process
+// killed outright (SIGKILL, a test worker ended by its runner) runs no exit handler: for that, workerd is
+// started under util-linux's `setpriv --pdeathsig KILL`, which has the kernel kill it when its parent dies
+// (setpriv execs workerd, so the pid is workerd's). Where there is no setpriv, the exit handler is all there is.
 const running = new Set<ChildProcess>();
+const SETPRIV = ['/usr/bin/setpriv', '/bin/setpriv'].find((path) => existsSync(path));
+
+/** The command line that runs `binary` with `args`, tied to this process's life where the system allows. */
+export function workerdCommand(binary: string, args: readonly string[]): [string, string[]] {
+  return SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', binary, ...args]] : [binary, [...args]];
+}
 process.once('exit', () => {
   for (const child of running) child.kill('SIGKILL');
 });
@@ -80,7 +90,8 @@ export class WorkerdProcess {
    */
   static async start(options: StartWorkerdOptions): Promise<WorkerdProcess> {
     const args = ['serve', options.configPath, 'config', '--control-fd=3', ...(options.experimental ? ['--experimental'] : [])];
-    const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV });
+    const [command, commandArgs] = workerdCommand(options.binary, args);
+    const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe', 'pipe'], env: WORKERD_ENV });
     const proc = new WorkerdProcess(child, options.log);
     const pending = new Set(options.sockets);
     const control = child.stdio[3];
