@@ -39,7 +39,7 @@ const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods', kind: 'Pod
 const WORKLOADS = ['deployment/cloudwright-api', 'deployment/cloudwright-operator', 'deployment/cloudwright-runtime', 'deployment/cloudwright-git', 'statefulset/cloudwright-db'];
 
 interface Pod extends KubeObject {
-  spec: { nodeName?: string };
+  spec: { nodeName?: string; containers?: { name: string; ports?: { name?: string; containerPort: number }[] }[] };
   status: {
     podIP?: string;
     phase?: string;
@@ -443,7 +443,14 @@ describe('the chart on a real node', () => {
     expect(answers.length).toBeGreaterThan(10);
     expect(answers.filter((status) => status !== 200)).toEqual([]);
     const replicas = await pods('app.kubernetes.io/component=runtime');
-    const readiness = replicas.map((pod) => `${pod.metadata?.name}: ${JSON.stringify(pod.status.conditions?.filter((c) => c.type === 'Ready'))}`);
+    // Each replica's own word on its readiness (its /readyz says why it is not ready), so a failure explains itself.
+    const statusPort = (pod: Pod) => pod.spec.containers?.[0]?.ports?.find((port) => port.name === 'status')?.containerPort;
+    const readiness = await Promise.all(
+      replicas.map(async (pod) => {
+        const readyz = await get(`http://${pod.status.podIP}:${statusPort(pod)}/readyz`, '').catch((err: unknown) => ({ status: 0, body: String(err) }));
+        return `${pod.metadata?.name}: ${JSON.stringify(pod.status.conditions?.filter((c) => c.type === 'Ready'))}, /readyz ${readyz.status} ${readyz.body}`;
+      }),
+    );
     expect(replicas.filter((pod) => pod.status.containerStatuses?.every((c) => c.ready)).length, readiness.join('\n')).toBe(3);
     for (const pod of replicas) expect((await get(`http://${pod.status.podIP}:8080`, appHost())).body, pod.metadata?.name).toBe('installed on a node');
   });

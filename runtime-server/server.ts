@@ -58,6 +58,8 @@ export class RuntimeServer {
   #firstPass: FirstPass | undefined;
   #firstPassOverdueLogged = false;
   #stopping: Promise<void> | undefined;
+  /** What `notReady` answered last (`null` before its first call), to log each change once. */
+  #lastNotReady: string | undefined | null = null;
 
   constructor(config: RuntimeServerConfig, log: Logger) {
     this.#config = config;
@@ -78,7 +80,29 @@ export class RuntimeServer {
    * apps it has not loaded yet; or the first pass has waited its limit (`FirstPass`).
    */
   ready(): boolean {
-    return !this.#stopping && this.#entryPort !== undefined && this.#firstPassDone() && !!this.#engine?.status().ready;
+    return this.notReady() === undefined;
+  }
+
+  /** Why this replica does not take traffic now (what `/readyz` answers with its 503), or `undefined`. */
+  notReady(): string | undefined {
+    const reason = this.#notReadyReason();
+    // Each change is logged once: a replica leaving its Service says why in its own log.
+    if (reason !== this.#lastNotReady) {
+      if (reason === undefined) this.#log.info('ready: taking traffic');
+      else this.#log.warn('not ready', { reason });
+      this.#lastNotReady = reason;
+    }
+    return reason;
+  }
+
+  #notReadyReason(): string | undefined {
+    if (this.#stopping) return 'stopping: finishing the requests in flight';
+    if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
+    if (!this.#firstPassDone()) return `starting: ${this.#firstPass?.pending.length ?? 0} apps of the first list are not served yet`;
+    const status = this.#engine.status();
+    if (status.ready) return undefined;
+    const shards = status.shards.filter((shard) => !shard.ready).map((shard) => `shard ${shard.index} (workerd generation ${shard.generation}, ${shard.restarts} restarts)`);
+    return `workerd not healthy: ${shards.join(', ') || 'no shard running'}`;
   }
 
   #firstPassDone(): boolean {
@@ -142,7 +166,7 @@ export class RuntimeServer {
       host: config.statusHost,
       registry: this.registry,
       healthy: () => !this.#stopping,
-      ready: () => this.ready(),
+      notReady: () => this.notReady(),
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
       logStreamsPerCaller: config.logStreamsPerCaller,

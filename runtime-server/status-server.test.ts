@@ -22,7 +22,7 @@ async function start(ready: boolean, logStreamsPerCaller?: number, token: string
     host: '127.0.0.1',
     registry,
     healthy: () => true,
-    ready: () => ready,
+    notReady: () => (ready ? undefined : 'starting: the entry point does not listen yet'),
     report: (namespace, app) => (namespace === 'p' && app === 'a' ? report : undefined),
     reports: () => [report],
     logs: () => ({ recentPerApp: logs.recentPerApp, recent: (key, limit) => logs.recent(key, limit), follow: async (key, listener) => logs.subscribe(key, listener) }),
@@ -65,7 +65,9 @@ describe('status server', () => {
   it('serves probes and metrics, and only GET', async () => {
     const url = await start(false);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${url}/readyz`)).status).toBe(503);
+    const readyz = await fetch(`${url}/readyz`);
+    expect(readyz.status).toBe(503);
+    expect(await readyz.text()).toBe('not ok: starting: the entry point does not listen yet');
     expect((await fetch(`${url}/metrics`)).status).toBe(200);
     expect((await fetch(`${url}/apps/p/a`, { method: 'POST' })).status).toBe(405);
   });

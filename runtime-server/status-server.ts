@@ -11,7 +11,8 @@ export interface StatusServerOptions {
   host?: string;
   registry: Registry;
   healthy: () => boolean;
-  ready: () => boolean;
+  /** Why the replica does not take traffic now (the readiness probe's 503 says it), or `undefined` when it does. */
+  notReady: () => string | undefined;
   /** The report of one app, or `undefined` (404). */
   report: (namespace: string, app: string) => RuntimeAppReport | undefined;
   /** Every app this replica serves or has acted on. */
@@ -60,8 +61,8 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
       return;
     }
     if (path === '/healthz' || path === '/readyz') {
-      const ok = path === '/healthz' ? options.healthy() : options.ready();
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' }).end(ok ? 'ok' : 'not ok');
+      const problem = path === '/healthz' ? (options.healthy() ? undefined : 'stopping') : options.notReady();
+      res.writeHead(problem === undefined ? 200 : 503, { 'content-type': 'text/plain' }).end(problem === undefined ? 'ok' : `not ok: ${problem}`);
     } else if (path === '/metrics') {
       options.registry.metrics().then(
         (body) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(body),
