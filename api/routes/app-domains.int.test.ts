@@ -256,16 +256,15 @@ describe('attach in managed_project_domain mode', () => {
     const { domain } = await addDomain();
     const apps = objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS);
     const full = Array.from({ length: 32 }, (_, i) => `h${i}.${me.project}.${BASE_DOMAIN}`);
-    const app = await apps.get(me.project, 'api');
-    const saved = app?.spec.hostnames;
-    await apps.replace({ ...app!, spec: { ...app!.spec, hostnames: full } });
+    const saved = (await apps.get(me.project, 'api'))?.spec.hostnames;
+    // Merge patches: the RuntimeApp controller writes the app's status meanwhile, so a replace could conflict.
+    await apps.patch(me.project, 'api', { spec: { hostnames: full } });
     try {
       const host = `many.${domain}`;
       await ok(200, 'POST', '/apps/api/domains', { domain: host, dns_mode: 'managed_project_domain' });
       expect(await refused(409, 'POST', `/apps/api/domains/${host}/finalize`)).toMatch(/served on (32|33) host names besides its default host, the most it can have/); // 33: an earlier test's binding of api is active
     } finally {
-      const now = await apps.get(me.project, 'api');
-      await apps.replace({ ...now!, spec: { ...now!.spec, hostnames: saved ?? [] } });
+      await apps.patch(me.project, 'api', { spec: { hostnames: saved ?? null } });
     }
     const attached = `one.${domain}`;
     await ok(200, 'POST', '/apps/api/domains', { domain: attached, dns_mode: 'managed_project_domain' });
