@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Go binaries the local platform runs: the control plane (kube-apiserver + etcd + the
 # controllers, the scheduler, and the node's kubelet and kube-proxy, from e2e/controlplane), MinIO, Helm (the
-# chart's tests render charts/cloudwright with it), kubectl, CoreDNS (the local node's cluster DNS) and
-# kube-router (its network-policy controller enforces the node's NetworkPolicies). Each is cached by its
-# version, the Go version and (for our own code) the source hash.
+# chart's tests render charts/cloudwright with it), kubectl, CoreDNS (the local node's cluster DNS), kube-router
+# (its network-policy controller enforces the node's NetworkPolicies) and Pebble (a real ACME CA). Each is
+# cached by its version, the Go version and (for our own code) the source hash.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
 HELM_VERSION=v3.22.0
@@ -12,6 +12,8 @@ COREDNS_VERSION=v1.15.0
 # why they do not touch the local node). sigs.k8s.io/kube-network-policies cannot run here: it queues packets
 # with nftables' `queue`, which this kernel lacks (CONFIG_NFT_QUEUE).
 KUBE_ROUTER_VERSION=v2.1.0
+# Let's Encrypt's test CA and its DNS/challenge test server (the non-/v2 module path is refused by the proxy).
+PEBBLE_VERSION=v2.10.3
 gover=$(go_version)
 
 # A pinned module's command, built with `go install` into the cache once per version and Go version.
@@ -31,6 +33,22 @@ build_minio() { go_install minio "github.com/minio/minio@$MINIO_VERSION" "a few 
 build_helm() { go_install helm "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" "a minute or two"; }
 build_coredns() { go_install coredns "github.com/coredns/coredns@$COREDNS_VERSION" "a minute or two"; }
 build_kube_router() { go_install kube-router "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$KUBE_ROUTER_VERSION" "a few minutes"; }
+
+# Pebble and pebble-challtestsrv, with the certificate Pebble's own HTTPS listener uses and the root that signed
+# it (the module's test data: a client of Pebble trusts minica.pem).
+build_pebble() {
+  local dir=$CACHE/pebble-$PEBBLE_VERSION-$gover
+  if [[ ! -x $dir/pebble || ! -x $dir/pebble-challtestsrv ]]; then
+    log "building pebble $PEBBLE_VERSION with $gover (a minute or two, once per machine)"
+    local tmp; tmp=$(mktemp -d "$CACHE/.pebble.XXXXXX")
+    GOBIN=$tmp GOFLAGS="-trimpath -buildvcs=false" go install "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION" "github.com/letsencrypt/pebble/v2/cmd/pebble-challtestsrv@$PEBBLE_VERSION" >&2
+    local certs; certs=$(go env GOMODCACHE)/github.com/letsencrypt/pebble/v2@$PEBBLE_VERSION/test/certs
+    cp "$certs/pebble.minica.pem" "$tmp/minica.pem" && cp "$certs/localhost/cert.pem" "$tmp/cert.pem" && cp "$certs/localhost/key.pem" "$tmp/key.pem"
+    publish "$tmp" "$dir"
+  fi
+  link pebble "$dir/pebble"
+  link pebble-challtestsrv "$dir/pebble-challtestsrv"
+}
 
 # The version the Kubernetes components report (kubectl version, a node's kubeletVersion), which `go build`
 # of a module cannot know on its own.
@@ -76,6 +94,7 @@ case ${1:-all} in
   kubectl) build_kubectl ;;
   coredns) build_coredns ;;
   kube-router) build_kube_router ;;
-  all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns ;;
+  pebble) build_pebble ;;
+  all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns; build_pebble ;;
   *) die "unknown tool: $1" ;;
 esac
