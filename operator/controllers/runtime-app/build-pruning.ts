@@ -36,7 +36,8 @@ export async function pruneBuilds(targets: PruneTargets, namespace: string, appN
   let pruned = 0;
   for (const build of builds) {
     const app = await targets.apps.get(namespace, appName);
-    if (!app || app.metadata?.deletionTimestamp || app.spec.activeBuildId === build.spec.buildId) return pruned;
+    if (!app || app.metadata?.deletionTimestamp) return pruned;
+    if (app.spec.activeBuildId === build.spec.buildId) continue;
     try {
       await targets.builds.delete(namespace, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
     } catch (err) {
