@@ -60,7 +60,8 @@ beforeAll(async () => {
     CW_RUNTIME_SHARDS: String(SHARDS),
     CW_RUNTIME_CPU_LIMIT: '300ms',
     CW_RUNTIME_ISOLATE_HEAP_MB: '32',
-    CW_RUNTIME_QUARANTINE: '6s',
+    // Long enough for the report to reach the RuntimeApp on a loaded machine (it shows only while the quarantine lasts).
+    CW_RUNTIME_QUARANTINE: '15s',
   });
   await startOperator(tenant, running);
   await Promise.all([deploy(victim, 'victim', CALM), deploy(tenant, 'looper', HOSTILE), deploy(tenant, 'hog', HOSTILE)]);
@@ -131,7 +132,7 @@ describe('bounded user code on the real stack', () => {
       'looper Ready Serving again',
       () => apps.get(tenant, 'looper'),
       (app) => ready(app)?.reason === 'Serving',
-      20_000,
+      40_000,
     );
     expect((await send(runtime.port, `looper.${tenant}.${BASE_DOMAIN}`)).body).toBe('hostile ok');
   });
