@@ -94,7 +94,7 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
     const managementUrl = `https://127.0.0.1:${managementPort}`;
     const challenges = `http://127.0.0.1:${challManagementPort}`;
     await waitForHttp(services[0]!, challenges, 30_000);
-    await waitForHttps(services[1]!, directoryUrl, agent);
+    await waitForHttp(services[1]!, directoryUrl, 30_000, agent);
     const post = async (url: string, body: unknown, dispatcher?: Agent) => {
       const res = await fetch(url, { method: 'POST', body: JSON.stringify(body), ...(dispatcher ? { dispatcher } : {}) });
       if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
@@ -124,20 +124,5 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
   } catch (err) {
     await stop();
     throw err;
-  }
-}
-
-/** Waits until `service` answers `url` over HTTPS trusting `agent`'s roots (as `waitForHttp` does over HTTP). */
-async function waitForHttps(service: Service, url: string, agent: Agent): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (service.child.exitCode !== null) throw new Error(`${service.name} exited with ${service.child.exitCode} (log: ${service.logPath})`);
-    const answered = await fetch(url, { dispatcher: agent, signal: AbortSignal.timeout(1000) }).then(
-      (res) => res.ok,
-      () => false,
-    );
-    if (answered) return;
-    if (Date.now() > deadline) throw new Error(`${service.name}: ${url} not answering within 30 s (log: ${service.logPath})`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fetch, type Dispatcher } from 'undici';
 
 /** A child process started by the harness, with its output going to a log file. */
 export interface Service {
@@ -92,12 +93,12 @@ export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number
  * and not every service prints a line when it is ready, so asking every 100 ms is the honest wait. The
  * process exiting ends it at once.
  */
-export async function waitForHttp(service: Service, url: string, timeoutMs: number): Promise<void> {
+export async function waitForHttp(service: Service, url: string, timeoutMs: number, dispatcher?: Dispatcher): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (service.child.exitCode !== null) throw new Error(`${service.name} exited with ${service.child.exitCode} (log: ${service.logPath})`);
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000), ...(dispatcher ? { dispatcher } : {}) });
       await res.body?.cancel();
       if (res.status < 500) return;
     } catch {

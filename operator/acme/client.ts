@@ -1,5 +1,5 @@
 import { Agent, fetch, type Response } from 'undici';
-import { externalAccountBinding, signJws, type AccountKey } from './jws.ts';
+import { base64url, externalAccountBinding, signJws, type AccountKey } from './jws.ts';
 import { AcmeProblem } from './problem.ts';
 
 /** What a directory names (RFC 8555 §7.1.1), with RFC 9773's `renewalInfo` and the profiles extension. */
@@ -157,7 +157,7 @@ export class AcmeClient {
 
   /** Sends the CSR (DER) of a `ready` order; the order comes back `processing` or `valid`. */
   async finalize(order: AcmeOrder, csrDer: Uint8Array): Promise<AcmeOrder> {
-    const response = await this.#post(order.finalize, { csr: Buffer.from(csrDer).toString('base64url') });
+    const response = await this.#post(order.finalize, { csr: base64url(csrDer) });
     return { ...((await this.#json(response)) as Omit<AcmeOrder, 'url'>), url: order.url, ...retryAfter(response) };
   }
 
@@ -183,7 +183,7 @@ export class AcmeClient {
 
   /** Revokes a certificate (DER) this account ordered; `reason` an RFC 5280 code (0 unspecified, 4 superseded, 5 cessationOfOperation). */
   async revoke(certificateDer: Uint8Array, reason = 0): Promise<void> {
-    const response = await this.#post((await this.directory()).revokeCert, { certificate: Buffer.from(certificateDer).toString('base64url'), reason });
+    const response = await this.#post((await this.directory()).revokeCert, { certificate: base64url(certificateDer), reason });
     await this.#text(response);
   }
 

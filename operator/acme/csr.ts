@@ -1,7 +1,8 @@
 // @peculiar/x509 resolves its parsers through tsyringe, which needs the Reflect metadata polyfill loaded first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { webcrypto } from 'node:crypto';
+import { KeyObject, webcrypto } from 'node:crypto';
+import { base64url } from './jws.ts';
 
 /** The algorithm of certificate keys: ECDSA P-256, what every CA and client takes and the cheapest to handshake. */
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -16,8 +17,7 @@ export async function certificateRequest(names: readonly string[]): Promise<{ cs
     signingAlgorithm: KEY_ALGORITHM,
     extensions: [new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns', value })))],
   });
-  const pkcs8 = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', keys.privateKey));
-  const privateKeyPem = `-----BEGIN PRIVATE KEY-----\n${pkcs8.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END PRIVATE KEY-----\n`;
+  const privateKeyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }) as string;
   return { csrDer: new Uint8Array(csr.rawData), privateKeyPem };
 }
 
@@ -36,5 +36,5 @@ export function renewalCertId(certificate: x509.X509Certificate): string {
   // The serial is hex; DER encodes a positive integer with a leading zero byte when its top bit is set.
   let serial = certificate.serialNumber.length % 2 === 1 ? `0${certificate.serialNumber}` : certificate.serialNumber;
   if (/^[89a-f]/i.test(serial)) serial = `00${serial}`;
-  return `${Buffer.from(aki.keyId, 'hex').toString('base64url')}.${Buffer.from(serial, 'hex').toString('base64url')}`;
+  return `${base64url(Buffer.from(aki.keyId, 'hex'))}.${base64url(Buffer.from(serial, 'hex'))}`;
 }
