@@ -200,7 +200,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     if (hostnames) updates.push(hostnames);
   }
   let list = app.status?.conditions ?? [];
-  // Until the spec is served the condition keeps what it said of an earlier generation (its observedGeneration says which).
+  // Gone once the spec asks for no host names. Otherwise, until a spec is served, the condition keeps what it
+  // said of an earlier generation (its observedGeneration says which).
   if (!app.spec.hostnames?.length) list = removeCondition(list, 'HostnamesServed').conditions;
   for (const update of updates) list = setCondition(list, update, generation, now).conditions;
   return {
