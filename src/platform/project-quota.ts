@@ -46,6 +46,8 @@ export const PROJECT_OBJECT_COUNTS: Readonly<Record<string, number>> = {
   repositories: MAX_REPOSITORIES_PER_PROJECT,
   repositorywebhooks: MAX_REPOSITORY_WEBHOOKS_PER_PROJECT,
   gittokens: 2 * MAX_ACTIVE_GIT_TOKENS_PER_PROJECT + MAX_INACTIVE_GIT_TOKENS_KEPT,
+  // One per host name, and one per domain (its apex and wildcard).
+  tlscertificates: MAX_APPS_PER_PROJECT * MAX_APP_HOSTNAMES + MAX_DOMAINS_PER_PROJECT,
 };
 
 /** What each counted kind is called in messages. */
@@ -59,6 +61,7 @@ const NOUNS: Readonly<Record<string, string>> = {
   repositories: 'repositories',
   repositorywebhooks: 'repository webhooks',
   gittokens: 'git tokens (revoked and expired ones kept as history included)',
+  tlscertificates: 'TLS certificates',
 };
 
 /** The quota's resource name of a Cloudwright kind's plural: `count/runtimeapps.cloudwright.dev`. */

@@ -14,6 +14,7 @@ import {
   RepositoryWebhookKind,
   RuntimeAppKind,
   RuntimeReplicaKind,
+  TlsCertificateKind,
   UserKind,
 } from '../apis/v1alpha1/index.ts';
 import { customResource, type ResourceRef } from '../kube/index.ts';
@@ -39,6 +40,7 @@ export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
 export const REPOSITORY_WEBHOOKS: ResourceRef = resourceOf(RepositoryWebhookKind);
 export const GIT_TOKENS: ResourceRef = resourceOf(GitTokenKind);
 export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
+export const TLS_CERTIFICATES: ResourceRef = resourceOf(TlsCertificateKind);
 export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */

@@ -12,6 +12,7 @@ import { RepositoryKind } from './repository.ts';
 import { RepositoryWebhookKind } from './repository-webhook.ts';
 import { RuntimeAppKind } from './runtime-app.ts';
 import { RuntimeReplicaKind } from './runtime-replica.ts';
+import { TlsCertificateKind } from './tls-certificate.ts';
 import { UserKind } from './user.ts';
 
 export * from './group-version.ts';
@@ -32,6 +33,7 @@ export * from './database.ts';
 export * from './repository.ts';
 export * from './repository-webhook.ts';
 export * from './git-token.ts';
+export * from './tls-certificate.ts';
 export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
 
 /**
@@ -54,4 +56,5 @@ export const allKinds: readonly KindDescriptor[] = [
   RepositoryWebhookKind,
   GitTokenKind,
   RuntimeReplicaKind,
+  TlsCertificateKind,
 ];
