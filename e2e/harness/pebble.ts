@@ -15,11 +15,13 @@ export interface Pebble {
   /** Pebble's management API (roots, renewal info). */
   readonly managementUrl: string;
   /** Answers every A query with 127.0.0.1 unless told otherwise; TXT records as set. */
-  readonly dns: { setTxt(name: string, value: string): Promise<void>; clearTxt(name: string): Promise<void> };
+  readonly dns: { setTxt(name: string, value: string): Promise<void>; clearTxt(name: string): Promise<void>; addA(name: string, address: string): Promise<void> };
   /** The root that signs issued certificates (regenerated at each start). */
   issuingRoot(): Promise<string>;
   /** Has Pebble suggest renewing the certificate (PEM) in the window given (RFC 9773), from now on. */
   setRenewalWindow(certificatePem: string, window: { start: Date; end: Date }): Promise<void>;
+  /** What Pebble knows of the certificate with serial `serial` (hex): `Valid` or `Revoked`. */
+  certificateStatus(serial: string): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
       dns: {
         setTxt: (name, value) => post(`${challenges}/set-txt`, { host: `${name}.`, value }),
         clearTxt: (name) => post(`${challenges}/clear-txt`, { host: `${name}.` }),
+        addA: (name, address) => post(`${challenges}/add-a`, { host: `${name}.`, addresses: [address] }),
       },
       issuingRoot: async () => (await fetch(`${managementUrl}/roots/0`, { dispatcher: agent })).text(),
       setRenewalWindow: (certificatePem, window) =>
@@ -116,6 +119,11 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
           { certificate: certificatePem, ariResponse: JSON.stringify({ suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } }) },
           agent,
         ),
+      certificateStatus: async (serial) => {
+        const res = await fetch(`${managementUrl}/cert-status-by-serial/${serial.replace(/^0+/, '')}`, { dispatcher: agent });
+        if (res.status === 404) return (await res.body?.cancel(), undefined);
+        return ((await res.json()) as { Status?: string }).Status;
+      },
       stop: async () => {
         await agent.close();
         await stop();
