@@ -28,12 +28,15 @@ export interface Pebble {
 export interface PebbleOptions {
   /** Percent of nonces Pebble rejects as bad (its default is 5): clients must retry them. */
   readonly nonceRejectPercent?: number;
+  /** The port Pebble validates HTTP-01 on (the runtime's entry point in `make dev`); default a free one. */
+  readonly http01Port?: number;
 }
 
 /** Starts pebble-challtestsrv (DNS only) and Pebble resolving through it, on free loopback ports. */
 export async function startPebble(stateDir: string, options: PebbleOptions = {}): Promise<Pebble> {
   const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  const [dnsPort, challManagementPort, acmePort, managementPort, http01Port, tlsPort] = ports as [number, number, number, number, number, number];
+  const [dnsPort, challManagementPort, acmePort, managementPort, freeHttp01Port, tlsPort] = ports as [number, number, number, number, number, number];
+  const http01Port = options.http01Port ?? freeHttp01Port;
   const services: Service[] = [];
   const stop = async () => {
     for (const service of services.reverse()) await service.stop();
