@@ -94,14 +94,15 @@ export async function main(config: OperatorConfig): Promise<void> {
     records: manager.informer<DnsRecord>(DNS_RECORDS, scope),
     hostnames: manager.informer<AppHostname>(APP_HOSTNAMES, scope),
   };
-  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, log: manager.log.child({ controller: 'projectdomain' }) }));
+  const tls = config.tls !== undefined && artifacts !== undefined;
+  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, tls, log: manager.log.child({ controller: 'projectdomain' }) }));
   manager.add(
     appHostnameController({
       ...common,
       ...dnsInformers,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
       settings: dns,
-      tls: config.tls !== undefined && artifacts !== undefined,
+      tls,
       log: manager.log.child({ controller: 'apphostname' }),
     }),
   );
@@ -115,6 +116,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         domains: dnsInformers.domains,
         domainClaims: manager.informer<DomainClaim>(DOMAIN_CLAIMS),
         hostnameClaims: manager.informer<HostnameClaim>(HOSTNAME_CLAIMS),
+        records: dnsInformers.records,
         baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
         acme: config.tls.acme,
         sealed: new SealedStore(artifacts, config.tls.sealingKey),

@@ -15,6 +15,8 @@ import { TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import type { AcmeClient } from '../../acme/client.ts';
 import { acmeAccount, type AcmeSettings } from './acme-account.ts';
+import { Dns01Records } from './dns01-records.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { Issuance, renewalWindow, type Step } from './issuance.ts';
 import { OrderLimiter } from './order-limiter.ts';
 import { renewalTime } from './renewal.ts';
@@ -28,6 +30,8 @@ export interface TlsCertificateControllerDeps {
   domains: Informer<ProjectDomain>;
   domainClaims: Informer<DomainClaim>;
   hostnameClaims: Informer<HostnameClaim>;
+  /** The DnsRecords of project domains: dns-01 answers are written as TXT records; absent: no dns-01. */
+  records?: Informer<DnsRecord>;
   baseDomain: string;
   acme: AcmeSettings;
   sealed: SealedStore;
@@ -66,6 +70,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     acme,
     sealed: deps.sealed,
     takeOrder: () => limiter.take(),
+    ...(deps.records ? { dns01: new Dns01Records(deps.kube, deps.records, deps.domains) } : {}),
     ...(deps.acme.profile ? { profile: deps.acme.profile } : {}),
     ...(deps.http01SelfCheckUrl ? { http01Ready: http01SelfCheck(deps.http01SelfCheckUrl) } : {}),
     now,
@@ -106,6 +111,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       { kind: 'ProjectDomain', source: deps.domains, mapToOwner: inNamespaceOf },
       { kind: 'DomainClaim', source: deps.domainClaims, mapToOwner: (claim) => naming(claim.metadata?.name ?? '') },
       { kind: 'HostnameClaim', source: deps.hostnameClaims, mapToOwner: (claim) => naming(claim.metadata?.name ?? '') },
+      ...(deps.records ? [{ kind: 'DnsRecord', source: deps.records }] : []),
     ],
     registry: deps.registry,
     log: deps.log,

@@ -1,7 +1,8 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { AcmeAuthorization, AcmeClient, AcmeOrder } from '../../acme/client.ts';
 import { certificateRequestFor, chainOf, newCertificateKey, renewalCertId } from '../../acme/csr.ts';
-import { keyAuthorization } from '../../acme/jws.ts';
+import { dns01Value, keyAuthorization } from '../../acme/jws.ts';
+import type { Dns01Records } from './dns01-records.ts';
 import { AcmeProblem } from '../../acme/problem.ts';
 import type { Http01Challenge, TlsCertificate, TlsCertificateStatus } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { certificateObjectKey, orderKeyObjectKey, type StoredCertificate, type StoredOrderKey } from '../../../src/tls/certificate-objects.ts';
@@ -31,6 +32,8 @@ export interface IssuanceDeps {
    * failed authorization. Absent: the challenge is answered one step after it is published.
    */
   readonly http01Ready?: (challenge: Http01Challenge) => Promise<boolean>;
+  /** DNS-01 answers as TXT records in project domains; absent: dns-01 certificates fail with the reason. */
+  readonly dns01?: Dns01Records;
   /** Takes a new-order token: 0, or milliseconds until one is free. */
   readonly takeOrder: () => number;
   readonly profile?: string;
@@ -101,7 +104,7 @@ export class Issuance {
   async #authorize(cert: TlsCertificate, acme: AcmeClient, order: AcmeOrder): Promise<Step> {
     const status = cert.status ?? {};
     const type = cert.spec.challenge ?? 'http-01';
-    if (type !== 'http-01') return this.failed(cert, { reason: 'ChallengeUnsupported', message: `The ${type} challenge is not supported yet; use http-01.` });
+    if (type === 'dns-01') return this.#authorizeDns01(cert, acme, order);
     let http01 = [...(status.http01 ?? [])];
     const responded = new Set(status.order?.responded ?? []);
     let wait = POLL_MS;
@@ -128,6 +131,41 @@ export class Issuance {
     }
     const next: TlsCertificateStatus = { ...status, http01, ...(status.order ? { order: { ...status.order, responded: [...responded] } } : {}) };
     return { status: next, requeueAfterMs: wait };
+  }
+
+  /** Publishes the TXT records of the pending authorizations, and tells the CA to validate once the zone has them all. */
+  async #authorizeDns01(cert: TlsCertificate, acme: AcmeClient, order: AcmeOrder): Promise<Step> {
+    const status = cert.status ?? {};
+    const dns = this.#deps.dns01;
+    if (!dns) return this.failed(cert, { reason: 'ChallengeUnsupported', message: 'This installation has no DNS provider for dns-01 challenges; use http-01.' });
+    const target = dns.domainFor(cert, this.#deps.now());
+    if ('problem' in target) return this.failed(cert, { reason: 'DomainNotReady', message: target.problem });
+    const responded = new Set(status.order?.responded ?? []);
+    const pending: { url: string; fqdn: string; value: string }[] = [];
+    let wait = POLL_MS;
+    for (const url of order.authorizations) {
+      const authz = await acme.authorization(url);
+      if (authz.status === 'valid') continue;
+      if (authz.status !== 'pending') return this.failed(cert, whyAuthorizationFailed(authz));
+      const challenge = authz.challenges.find((c) => c.type === 'dns-01');
+      if (!challenge) return this.failed(cert, { reason: 'ChallengeUnavailable', message: `The CA offers no dns-01 challenge for ${authz.identifier.value}.` });
+      if (challenge.status === 'invalid') return this.failed(cert, whyAuthorizationFailed(authz));
+      if (responded.has(challenge.url) || challenge.status === 'processing') wait = Math.max(wait, pollMs(authz.retryAfterSeconds));
+      pending.push({ url: challenge.url, fqdn: `_acme-challenge.${authz.identifier.value}`, value: dns01Value(challenge.token, acme.accountKey) });
+    }
+    // A name and its wildcard share one TXT name: both values go in one record set.
+    const byName = new Map<string, string[]>();
+    for (const p of pending) byName.set(p.fqdn, [...(byName.get(p.fqdn) ?? []), p.value]);
+    let published = true;
+    for (const [fqdn, values] of byName) published = (await dns.publish(cert, target.domain, fqdn, values)) && published;
+    if (published) {
+      for (const p of pending) {
+        if (responded.has(p.url)) continue;
+        await acme.respond(p.url);
+        responded.add(p.url);
+      }
+    }
+    return { status: { ...status, ...(status.order ? { order: { ...status.order, responded: [...responded] } } : {}) }, requeueAfterMs: wait };
   }
 
   /** Seals a key for the order (or finds the one sealed before a restart) and sends its CSR. */
@@ -192,6 +230,7 @@ export class Issuance {
     return {
       status: next,
       after: async () => {
+        await this.#deps.dns01?.remove(cert);
         await this.#deps.sealed.delete(orderKey);
         if (previous && previous !== serial) await this.#deps.sealed.delete(certificateObjectKey(namespace, name, previous));
       },
@@ -219,7 +258,7 @@ export class Issuance {
       failures: Math.min(failures, 1000),
       nextAttemptAt: new Date(now.getTime() + backoffMs(failures, failure.retryAfterMs)).toISOString(),
     };
-    return { status: next, event: { type: 'Warning', reason: failure.reason, message: failure.message } };
+    return { status: next, after: () => this.#deps.dns01?.remove(cert) ?? Promise.resolve(), event: { type: 'Warning', reason: failure.reason, message: failure.message } };
   }
 }
 
