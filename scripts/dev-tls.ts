@@ -4,10 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startPebble, type Pebble } from '../e2e/harness/pebble.ts';
+import { startPebble } from '../e2e/harness/pebble.ts';
+import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
+import { startHostedZoneServer } from '../src/dns/hosted-zone-server.ts';
+import { Route53Provider } from '../src/dns/route53-provider.ts';
+import { createInformer, loadKubeConnection } from '../src/kube/index.ts';
+import { PROJECT_DOMAINS } from '../src/platform/resources.ts';
 
 export interface DevTls {
-  readonly pebble: Pebble;
+  stop(): Promise<void>;
   /** CW_ACME_* and CW_TLS_SEALING_KEY for cw-operator. */
   readonly operatorEnv: Record<string, string>;
   /** CW_RUNTIME_HTTPS_* and CW_TLS_SEALING_KEY for cw-runtime. */
@@ -20,15 +25,42 @@ export interface DevTls {
  * Starts Pebble. Its roots are new at each start, so CW_TLS_CA_FILE is written again: certificates issued before a
  * restart chain to the old root until they are renewed (or their host names attached again).
  */
-export async function startDevTls(options: { stateDir: string; runtimePort: number; runtimeHttpsPort: number; runtimeUrl: string }): Promise<DevTls> {
-  const pebble = await startPebble(options.stateDir, { http01Port: options.runtimePort });
+export async function startDevTls(options: {
+  stateDir: string;
+  kubeconfig: string;
+  route53: Record<string, string>;
+  runtimePort: number;
+  runtimeHttpsPort: number;
+  runtimeUrl: string;
+}): Promise<DevTls> {
+  // Pebble resolves through the hosted zones (DNS-01's TXT records in moto's Route 53) and finds every other
+  // name on this machine, where the runtime listens.
+  const domains = createInformer<ProjectDomain>(loadKubeConnection(options.kubeconfig), PROJECT_DOMAINS, {});
+  domains.start();
+  const provider = new Route53Provider({
+    ownerId: 'cloudwright',
+    endpoint: options.route53['CW_ROUTE53_ENDPOINT'] ?? '',
+    region: 'us-east-1',
+    credentials: { accessKeyId: options.route53['CW_ROUTE53_ACCESS_KEY_ID'] ?? '', secretAccessKey: options.route53['CW_ROUTE53_SECRET_ACCESS_KEY'] ?? '' },
+  });
+  const zones = await startHostedZoneServer({
+    provider,
+    zones: () => domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : [])),
+    defaultIPv4: '127.0.0.1',
+  });
+  const pebble = await startPebble(options.stateDir, { http01Port: options.runtimePort, dnsServer: zones.address });
   const listenerCaFile = join(options.stateDir, 'pebble-listener-ca.pem');
   writeFileSync(listenerCaFile, pebble.listenerCa);
   const rootFile = join(options.stateDir, 'tls-ca.pem');
   writeFileSync(rootFile, await pebble.issuingRoot());
   const sealingKey = { CW_TLS_SEALING_KEY: devSealingKey(options.stateDir) };
   return {
-    pebble,
+    stop: async () => {
+      await pebble.stop();
+      await zones.stop();
+      domains.stop();
+      provider.destroy();
+    },
     operatorEnv: { CW_ACME_DIRECTORY_URL: pebble.directoryUrl, CW_ACME_CA_FILE: listenerCaFile, CW_ACME_HTTP01_SELF_CHECK_URL: options.runtimeUrl, ...sealingKey },
     runtimeEnv: { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort), ...sealingKey },
     env: { CW_RUNTIME_HTTPS_URL: `https://127.0.0.1:${options.runtimeHttpsPort}`, CW_TLS_CA_FILE: rootFile },

@@ -77,10 +77,12 @@ async function main(): Promise<void> {
   const statusTokenEnv = { CW_RUNTIME_STATUS_TOKEN: randomBytes(24).toString('hex') };
   // cw-db's SQL endpoint, on a loopback address of its own: the one private address apps may reach.
   const dbUrl = await devDbUrl(stateDir);
+  // DNS: project zones in moto's Route 53, delegation checks against a local parent zone for `test.`.
+  const dns = await startDevDns(moto.endpoint);
+  track(dns);
   // HTTPS: Pebble validates HTTP-01 answers on the runtime's port; the runtime serves certificates on its own.
   const runtimeHttpsPort = Number(process.env.CW_RUNTIME_HTTPS_PORT ?? (await freePort()));
-  const tls = await startDevTls({ stateDir, runtimePort, runtimeHttpsPort, runtimeUrl });
-  track(tls.pebble);
+  const tls = track(await startDevTls({ stateDir, kubeconfig: cluster.kubeconfig, route53: dns.env, runtimePort, runtimeHttpsPort, runtimeUrl }));
   const runtime = startBinary('cw-runtime', {
     ...tls.runtimeEnv,
     ...s3Env,
@@ -97,9 +99,6 @@ async function main(): Promise<void> {
     ...runtimeDataDir(),
   });
   const operatorPort = await freePort();
-  // DNS: project zones in moto's Route 53, delegation checks against a local parent zone for `test.`.
-  const dns = await startDevDns(moto.endpoint);
-  track(dns);
   // Git: two cw-git instances on one bucket; the operator reconciles their Repository resources.
   const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig, plan: gitPlan });
   git.services.forEach(track);

@@ -53,7 +53,17 @@ async function answer(options: HostedZoneServerOptions, buf: Buffer): Promise<Bu
     return encodeMessage({ ...base, flags: rd | RCODE.SERVFAIL });
   }
   const atName = sets.filter((s) => s.name === name);
-  const answers = atName.filter((s) => s.type === question.type).flatMap((s) => s.values.map((value) => record(question.name, s.type, s.ttl, value)));
+  const exact = atName.filter((s) => s.type === question.type);
+  const answers = exact.flatMap((s) => s.values.map((value) => record(question.name, s.type, s.ttl, value)));
+  // An address asked of a CNAME (an app host name): the alias, then the target's address as a resolver would chase it.
+  const alias = exact.length === 0 && (question.type === 'A' || question.type === 'AAAA') ? atName.find((s) => s.type === 'CNAME') : undefined;
+  if (alias?.values[0]) {
+    answers.push(record(question.name, 'CNAME', alias.ttl, alias.values[0]));
+    const target = alias.values[0].replace(/\.$/, '');
+    const targetSets = sets.filter((s) => s.name === target && s.type === question.type);
+    if (targetSets.length > 0) answers.push(...targetSets.flatMap((s) => s.values.map((value) => record(target, s.type, s.ttl, value))));
+    else if (question.type === 'A' && options.defaultIPv4) answers.push(record(target, 'A', 60, options.defaultIPv4));
+  }
   return encodeMessage({ ...base, flags: rd | FLAGS.AA | (atName.length > 0 ? RCODE.NOERROR : RCODE.NXDOMAIN), answers });
 }
 
