@@ -8,6 +8,7 @@ import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
+import { factsFromClaims } from '../src/platform/claim-facts.ts';
 import type { Logger } from '../src/logging/log.ts';
 import { ItemExponentialRateLimiter } from '../src/controller-runtime/rate-limiter.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
@@ -90,15 +91,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .map((h) => h.spec.hostname)
       .sort();
   const names = deps.names;
-  const facts = (): NameFacts | undefined =>
-    names && {
-      baseDomain: names.baseDomain,
-      now: new Date(),
-      domainHolder: (name) => names.domainClaims.get(name)?.spec.holder.namespace,
-      hostnameHolder: (name) => names.hostnameClaims.get(name)?.spec.holder.namespace,
-      projectDomain: (project, domain) => names.domains.list().find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
-      hostnameActive: (project, host) => (hostnames?.list() ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
-    };
+  const facts = (): NameFacts | undefined => names && factsFromClaims({ ...names, hostnames });
   /** Apps of `db`'s namespace with a variable linked to it. */
   const appsLinkedTo = (db: KubeObject) =>
     deps.apps
