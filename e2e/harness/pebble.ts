@@ -30,6 +30,8 @@ export interface PebbleOptions {
   readonly nonceRejectPercent?: number;
   /** The port Pebble validates HTTP-01 on (the runtime's entry point in `make dev`); default a free one. */
   readonly http01Port?: number;
+  /** The DNS server Pebble resolves through (`host:port`), such as the hosted zones' (DNS-01); default challtestsrv's. */
+  readonly dnsServer?: string;
 }
 
 /** Starts pebble-challtestsrv (DNS only) and Pebble resolving through it, on free loopback ports. */
@@ -88,7 +90,7 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
       startService({
         name: 'pebble',
         command: toolPath('pebble'),
-        args: ['-config', configPath, '-dnsserver', `127.0.0.1:${dnsPort}`],
+        args: ['-config', configPath, '-dnsserver', options.dnsServer ?? `127.0.0.1:${dnsPort}`],
         env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5) },
         logPath: join(stateDir, 'pebble.log'),
       }),
