@@ -34,6 +34,11 @@ export interface EntryProxyOptions {
   readonly trustForwardedHeaders?: boolean;
   /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
   readonly retryAfterSeconds?: number;
+  /**
+   * Answers a request before it is routed to an app (the ACME HTTP-01 answers of `runtime-server/tls/`), or
+   * returns false to let it through. Called for every request, so it must decide without I/O.
+   */
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
   readonly log?: RuntimeLogger;
 }
 
@@ -51,16 +56,18 @@ export class EntryProxy {
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
   readonly #route: EntryProxyOptions['route'];
+  readonly #answer: EntryProxyOptions['answer'];
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
+    this.#answer = options.answer;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
     // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
-    this.server.on('upgrade', this.#upgrade);
+    this.server.on('upgrade', this.upgrade);
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -89,6 +96,7 @@ export class EntryProxy {
       problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
       return;
     }
+    if (this.#answer?.(req, res)) return;
     const route = this.#route(req.headers.host);
     if (route.refusal) {
       refuse(res, route.refusal);
@@ -214,8 +222,8 @@ export class EntryProxy {
     return out;
   }
 
-  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
-  readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101 (the `upgrade` listener, usable on another server). */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const route = this.#route(req.headers.host);
     if (route.refusal) {
       socket.end(rawRefusal(route.refusal));
