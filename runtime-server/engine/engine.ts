@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { Server as HttpsServer } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -130,9 +130,8 @@ export class RuntimeEngine {
   }
 
   /** Serves the entry point on another server too (the HTTPS listener): the same routing, requests and upgrades. */
-  serveOn(server: Server | HttpsServer): void {
-    server.on('request', this.#entry.handle);
-    server.on('upgrade', this.#entry.upgrade);
+  serveOn(server: Server | Http2SecureServer): void {
+    this.#entry.serveOn(server);
   }
 
   /** Opens the entry socket, prepares the data directory and starts every shard's workerd (with no apps yet). */

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
+import { hostOf } from '../engine/entry-proxy.ts';
 import type { MayServe } from './certificate-index.ts';
 
 const PREFIX = '/.well-known/acme-challenge/';
@@ -17,7 +18,7 @@ export function http01Answerer(options: { certificates: { list(): readonly TlsCe
     const path = req.url ?? '';
     if (!path.startsWith(PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
     const token = path.slice(PREFIX.length);
-    const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
+    const host = (hostOf(req) ?? '').replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
     const answer = keyAuthorization(options.certificates.list(), host, token, options.mayServe);
     if (answer === undefined) return false;
     res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer), 'cache-control': 'no-store' });

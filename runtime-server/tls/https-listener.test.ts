@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { connect as connectHttp2 } from 'node:http2';
+import type { Duplex } from 'node:stream';
 import { connect, type ConnectionOptions, type TLSSocket } from 'node:tls';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +10,7 @@ import { MemorySource } from '../../src/controller-runtime/source.ts';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
 import { certificateObjectKey, type StoredCertificate } from '../../src/tls/certificate-objects.ts';
 import { SealedStore } from '../../src/tls/sealed-store.ts';
+import { hostOf } from '../engine/entry-proxy.ts';
 import { ContextCache } from './context-cache.ts';
 import { startHttpsListener } from './https-listener.ts';
 import { sealedCertificateLoader } from './sealed-certificates.ts';
@@ -66,22 +70,50 @@ beforeAll(async () => {
     SNICallback: served.SNICallback,
     known: (name) => served.lookup(name) !== undefined,
     metrics,
-    serve: (server) => server.on('request', (req, res) => res.end(`hello ${req.headers.host} over ${req.socket.constructor.name}`)),
+    serve: (server) => {
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => res.end(`hello ${hostOf(req)} over HTTP/${req.httpVersion}`));
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex) => socket.end(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${req.headers.upgrade}\r\nconnection: upgrade\r\n\r\n`));
+    },
   });
 });
 afterAll(() => listener?.close());
 
 describe('the HTTPS listener', () => {
-  it('serves the certificate of the server name, preloaded before the first handshake, over HTTP/1.1', async () => {
+  it('serves the certificate of the server name, preloaded before the first handshake', async () => {
     const stored = await issue('alpha', 'shop', ['www.alpha.test']);
     await cache.preload({ namespace: 'alpha', name: 'shop', serial: stored.serial, notAfter: '' }); // already started by the index: joins it
     expect(cache.size).toBe(1);
     const result = await handshake('www.alpha.test');
     if ('error' in result) throw result.error;
     expect(result.serial).toBe(stored.serial);
-    expect(result.socket.alpnProtocol).toBe('http/1.1');
+    expect(result.socket.alpnProtocol).toBe('h2');
     expect(['TLSv1.2', 'TLSv1.3']).toContain(result.socket.getProtocol());
     result.socket.end();
+  });
+
+  it('speaks HTTP/2 to a client that offers it, with the same request listener', async () => {
+    const session = connectHttp2(`https://www.alpha.test:${listener.address.port}`, { ca: ca.certPem, host: '127.0.0.1', servername: 'www.alpha.test' });
+    try {
+      const stream = session.request({ ':path': '/' });
+      let body = '';
+      stream.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      const status = await new Promise<number>((resolve) => stream.once('response', (headers) => resolve(Number(headers[':status']))));
+      await new Promise((resolve) => stream.once('end', resolve));
+      expect([status, body]).toEqual([200, `hello www.alpha.test:${listener.address.port} over HTTP/2.0`]);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('hands an HTTP/1.1 upgrade to the upgrade listener', async () => {
+    const result = await handshake('www.alpha.test', { ALPNProtocols: ['http/1.1'] });
+    if ('error' in result) throw result.error;
+    result.socket.write('GET /ws HTTP/1.1\r\nhost: www.alpha.test\r\nconnection: upgrade\r\nupgrade: websocket\r\n\r\n');
+    let head = '';
+    result.socket.setEncoding('utf8').on('data', (chunk: string) => (head += chunk));
+    await new Promise((resolve) => result.socket.once('end', resolve));
+    expect(head).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\nupgrade: websocket/);
+    result.socket.destroy();
   });
 
   it('serves a wildcard for a name under it, loading on a miss', async () => {

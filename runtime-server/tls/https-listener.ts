@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:https';
+import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import type { TlsMetrics } from './tls-metrics.ts';
@@ -11,23 +11,44 @@ export interface HttpsListenerOptions {
   readonly SNICallback: (serverName: string, done: (err: Error | null, context?: SecureContext) => void) => void;
   /** Whether a server name has a certificate (to tell an unknown name from another failure in the metrics). */
   readonly known: (serverName: string) => boolean;
-  /** Attaches the request and upgrade listeners (the engine's entry point). */
-  readonly serve: (server: Server) => void;
+  /** Attaches the `request` and `upgrade` listeners (the engine's entry point). */
+  readonly serve: (server: Http2SecureServer) => void;
   readonly metrics: TlsMetrics;
+}
+
+export interface HttpsListener {
+  readonly server: Http2SecureServer;
+  readonly address: AddressInfo;
+  /** Stops accepting connections and asks HTTP/2 clients to go (GOAWAY); resolves once every connection has ended. */
+  close(): Promise<void>;
+  /** Ends every connection still open. */
+  closeAll(): void;
 }
 
 /**
  * The HTTPS entry point beside the HTTP one: TLS 1.2+ with Node's default suites, the certificate chosen by SNI
- * (the server itself has none, so a handshake without a known name fails), HTTP/1.1 by ALPN, and session
+ * (the server itself has none, so a handshake without a known name fails), HTTP/2 and HTTP/1.1 by ALPN (Node's
+ * HTTP/2 compatibility API hands both to the same request listener; upgrades are HTTP/1.1's), and session
  * resumption by tickets (TLS 1.3 PSK, TLS 1.2 tickets) under keys of this process: a client resumes on the
  * replica it last reached, and does a full handshake elsewhere.
  */
-export async function startHttpsListener(options: HttpsListenerOptions): Promise<{ server: Server; address: AddressInfo; close(): Promise<void> }> {
+export async function startHttpsListener(options: HttpsListenerOptions): Promise<HttpsListener> {
   const { metrics } = options;
-  // Timeouts as the HTTP entry point's: longer than the idle timeout of a load balancer in front.
-  const server = createServer({ SNICallback: options.SNICallback, ALPNProtocols: ['http/1.1'], keepAliveTimeout: 65_000, headersTimeout: 66_000, ...TLS_VERSIONS });
+  const server = createSecureServer({ allowHTTP1: true, SNICallback: options.SNICallback, ALPNProtocols: ['h2', 'http/1.1'], ...TLS_VERSIONS });
+  // As the HTTP entry point's: longer than the idle timeout of a load balancer in front (HTTP/1.1 connections).
+  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 });
   options.serve(server);
-  server.on('secureConnection', (socket: TLSSocket) => metrics.handshake(socket.isSessionReused() ? 'resumed' : 'full'));
+  const sockets = new Set<TLSSocket>();
+  const sessions = new Set<Http2Session>();
+  server.on('secureConnection', (socket: TLSSocket) => {
+    metrics.handshake(socket.isSessionReused() ? 'resumed' : 'full');
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  server.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.once('close', () => sessions.delete(session));
+  });
   server.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
     const name = typeof socket.servername === 'string' ? socket.servername : '';
     metrics.handshake(!name ? 'no_server_name' : options.known(name) ? 'failed' : 'unknown_name');
@@ -45,8 +66,11 @@ export async function startHttpsListener(options: HttpsListenerOptions): Promise
     address: server.address() as AddressInfo,
     close: async () => {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      for (const session of sessions) session.close();
       await closed;
+    },
+    closeAll: () => {
+      for (const socket of sockets) socket.destroy();
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Server } from 'node:https';
+import type { Http2SecureServer } from 'node:http2';
 import type { Registry } from 'prom-client';
 import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
 import type { Informer } from '../../src/kube/index.ts';
@@ -10,7 +10,7 @@ import type { MayServe } from './certificate-index.ts';
 import { ContextCache } from './context-cache.ts';
 import { http01Answerer } from './http01-answers.ts';
 import type { HttpsConfig } from './https-config.ts';
-import { startHttpsListener } from './https-listener.ts';
+import { startHttpsListener, type HttpsListener } from './https-listener.ts';
 import { sealedCertificateLoader } from './sealed-certificates.ts';
 import { ServedCertificates } from './served-certificates.ts';
 import { tlsMetrics } from './tls-metrics.ts';
@@ -31,7 +31,7 @@ export interface RuntimeTlsOptions {
 export class RuntimeTls {
   readonly #options: RuntimeTlsOptions;
   readonly #answer: (req: IncomingMessage, res: ServerResponse) => boolean;
-  #listener: Awaited<ReturnType<typeof startHttpsListener>> | undefined;
+  #listener: HttpsListener | undefined;
 
   constructor(options: RuntimeTlsOptions) {
     this.#options = options;
@@ -46,7 +46,7 @@ export class RuntimeTls {
   }
 
   /** Starts the HTTPS listener on `config`, its requests and upgrades served by `serve` (the engine's entry point). */
-  async listen(config: HttpsConfig, store: ObjectStore, serve: (server: Server) => void): Promise<void> {
+  async listen(config: HttpsConfig, store: ObjectStore, serve: (server: Http2SecureServer) => void): Promise<void> {
     const { certificates, mayServe, registry, log } = this.#options;
     const tlsLog = log.child({ component: 'tls' });
     const metricsSource = { cacheSize: () => cache.size, certificates: () => served.certificates };
@@ -67,6 +67,6 @@ export class RuntimeTls {
   close(): { drained: Promise<void>; closeAll(): void } {
     const listener = this.#listener;
     if (!listener) return { drained: Promise.resolve(), closeAll: () => {} };
-    return { drained: listener.close(), closeAll: () => listener.server.closeAllConnections() };
+    return { drained: listener.close(), closeAll: () => listener.closeAll() };
   }
 }
