@@ -70,6 +70,7 @@ beforeAll(async () => {
     SNICallback: served.SNICallback,
     known: (name) => served.lookup(name) !== undefined,
     metrics,
+    idleMs: 300,
     serve: (server) => {
       server.on('request', (req: IncomingMessage, res: ServerResponse) => res.end(`hello ${hostOf(req)} over HTTP/${req.httpVersion}`));
       server.on('upgrade', (req: IncomingMessage, socket: Duplex) => socket.end(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${req.headers.upgrade}\r\nconnection: upgrade\r\n\r\n`));
@@ -103,6 +104,16 @@ describe('the HTTPS listener', () => {
     } finally {
       session.close();
     }
+  });
+
+  it('closes an idle HTTP/2 connection after the idle timeout (GOAWAY)', async () => {
+    const session = connectHttp2(`https://www.alpha.test:${listener.address.port}`, { ca: ca.certPem, host: '127.0.0.1', servername: 'www.alpha.test' });
+    const goaway = new Promise((resolve) => session.once('goaway', resolve));
+    const stream = session.request({ ':path': '/' });
+    stream.resume();
+    await new Promise((resolve) => stream.once('end', resolve));
+    await goaway;
+    session.destroy();
   });
 
   it('hands an HTTP/1.1 upgrade to the upgrade listener', async () => {

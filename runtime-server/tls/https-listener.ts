@@ -1,4 +1,4 @@
-import { createSecureServer, type Http2SecureServer, type Http2Session } from 'node:http2';
+import { createSecureServer, type Http2SecureServer, type Http2Session, type ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { SecureContext, TLSSocket } from 'node:tls';
 import type { TlsMetrics } from './tls-metrics.ts';
@@ -14,7 +14,12 @@ export interface HttpsListenerOptions {
   /** Attaches the `request` and `upgrade` listeners (the engine's entry point). */
   readonly serve: (server: Http2SecureServer) => void;
   readonly metrics: TlsMetrics;
+  /** How long an idle connection is kept (default {@link IDLE_MS}). */
+  readonly idleMs?: number;
 }
+
+/** As the HTTP entry point's keep-alive: longer than the idle timeout of a load balancer in front (often 60 s). */
+export const IDLE_MS = 65_000;
 
 export interface HttpsListener {
   readonly server: Http2SecureServer;
@@ -35,8 +40,9 @@ export interface HttpsListener {
 export async function startHttpsListener(options: HttpsListenerOptions): Promise<HttpsListener> {
   const { metrics } = options;
   const server = createSecureServer({ allowHTTP1: true, SNICallback: options.SNICallback, ALPNProtocols: ['h2', 'http/1.1'], ...TLS_VERSIONS });
-  // As the HTTP entry point's: longer than the idle timeout of a load balancer in front (HTTP/1.1 connections).
-  Object.assign(server, { keepAliveTimeout: 65_000, headersTimeout: 66_000 });
+  const idleMs = options.idleMs ?? IDLE_MS;
+  // HTTP/1.1 connections: as the HTTP entry point's.
+  Object.assign(server, { keepAliveTimeout: idleMs, headersTimeout: idleMs + 1000 });
   options.serve(server);
   const sockets = new Set<TLSSocket>();
   const sessions = new Set<Http2Session>();
@@ -48,6 +54,16 @@ export async function startHttpsListener(options: HttpsListenerOptions): Promise
   server.on('session', (session: Http2Session) => {
     sessions.add(session);
     session.once('close', () => sessions.delete(session));
+    // An idle HTTP/2 connection goes as an idle HTTP/1.1 one does (GOAWAY); one with an open stream that is
+    // quiet (server-sent events, a long poll) stays: its stream ending is activity, which arms the timeout again.
+    let open = 0;
+    session.on('stream', (stream: ServerHttp2Stream) => {
+      open++;
+      stream.once('close', () => open--);
+    });
+    session.setTimeout(idleMs, () => {
+      if (open === 0) session.close();
+    });
   });
   server.on('tlsClientError', (_err: Error, socket: TLSSocket) => {
     const name = typeof socket.servername === 'string' ? socket.servername : '';
