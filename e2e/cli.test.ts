@@ -17,6 +17,7 @@ import { dnsTestEnv } from './harness/dns-env.ts';
 import { freePort, type Service } from './harness/process.ts';
 import { startRoute53Proxy, type Route53Proxy } from './harness/route53-proxy.ts';
 import { BASE_DOMAIN, s3Env, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { certifyDomain, certifyHostname } from './harness/tls-certificates.ts';
 
 const kubeconfig = inject('kubeconfig');
 const running: Service[] = [];
@@ -346,7 +347,20 @@ describe('domains, records and host names', () => {
     const checked = await cwJson<{ domain: { status: string } }>(script, ['domains', 'check', domain], { method: 'POST', path: '/v1/projects/{projectId}/domains/{domain}/delegation-check' });
     expect(checked.domain.status).toBe('managed');
     await cwJson(script, ['domains', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/domains' });
-    await cwJson(script, ['domains', 'get', domain], { method: 'GET', path: '/v1/projects/{projectId}/domains/{domain}' });
+    const noCertificate = await cwJson<{ domain: { tls: unknown } }>(script, ['domains', 'get', domain], { method: 'GET', path: '/v1/projects/{projectId}/domains/{domain}' });
+    expect(noCertificate.domain.tls).toEqual({ status: 'none', not_after: null, issuer: null, last_error: null, next_attempt_at: null });
+    // The domain's certificate as the certificate controller leaves a failed renewal: `get` says why, and when next.
+    const refusal = { reason: 'CAAForbidden', message: `A CAA record of ${domain} allows only another CA.`, at: '2026-11-29T10:00:00Z' };
+    await certifyDomain(kubeconfig, member.project, domain, {
+      state: 'Renewing',
+      notAfter: '2026-12-10T00:00:00Z',
+      issuer: 'Pebble Intermediate CA',
+      lastError: refusal,
+      nextAttemptAt: '2026-11-29T11:00:00Z',
+    });
+    await expect.poll(async () => (await cw(script, ['domains', 'get', domain])).stdout).toContain(refusal.message);
+    const shownDomain = (await cw(script, ['domains', 'get', domain])).stdout;
+    for (const line of [/Certificate: +renewing/, /Expires: +2026-12-10T00:00:00Z/, /Issuer: +Pebble Intermediate CA/, /Next attempt: +2026-11-29T11:00:00Z/]) expect(shownDomain).toMatch(line);
 
     const record = await cwJson<{ record: { record_id: string; status: string } }>(script, ['records', 'add', domain, 'api', 'A', '192.0.2.10', '--ttl', '120'], {
       method: 'POST',
@@ -380,6 +394,12 @@ describe('domains, records and host names', () => {
       path: '/v1/projects/{projectId}/apps/{appId}/domains',
     });
     expect(hostnames.domains).toEqual([expect.objectContaining({ domain: host, status: 'active' })]);
+    // Its certificate, written as the certificate controller would: a TLS column with the expiry, and --json as the API says.
+    await certifyHostname(kubeconfig, member.project, host, { state: 'Issued', notAfter: '2027-02-27T10:30:00Z', issuer: 'Pebble Intermediate CA' });
+    await expect.poll(async () => (await cw(script, ['hostnames', 'ls', '--app', 'shop'])).stdout).toContain('issued until 2027-02-27');
+    expect((await cw(script, ['hostnames', 'ls', '--app', 'shop'])).stdout).toMatch(/HOSTNAME +MODE +STATUS +TLS +WHY +ATTACHED/);
+    const certified = await cwJson<{ domains: { tls: unknown }[] }>(script, ['hostnames', 'ls', '--app', 'shop'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}/domains' });
+    expect(certified.domains[0]?.tls).toEqual({ status: 'issued', not_after: '2027-02-27T10:30:00Z', issuer: 'Pebble Intermediate CA', last_error: null, next_attempt_at: null });
     await expect.poll(() => served(host)).toBe('200 shop');
 
     const detached = await cw(script, ['hostnames', 'rm', host, '--app', 'shop', '--yes']);

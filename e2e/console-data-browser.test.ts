@@ -16,6 +16,7 @@ import { startDatabaseServer, type DatabaseServer } from './harness/database-ser
 import { dnsTestEnv } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, s3Env, startOperator } from './harness/runtime-stack.ts';
+import { certifyDomain, certifyHostname } from './harness/tls-certificates.ts';
 
 const PASSWORD = 'a long passphrase for the console';
 const running: Service[] = [];
@@ -74,6 +75,21 @@ describe('the console’s domains and databases', () => {
     await page.getByLabel(`New value of A api.${domain}`).fill('192.0.2.20');
     await page.getByRole('button', { name: `Save A api.${domain}` }).click();
     await page.getByRole('cell', { name: '192.0.2.20' }).waitFor();
+    // The domain's certificate as the certificate controller leaves a failed order: the page says why.
+    const refusal = `A CAA record of ${domain} allows only another CA.`;
+    await certifyDomain(inject('kubeconfig'), member.project, domain, {
+      state: 'Failed',
+      lastError: { reason: 'CAAForbidden', message: refusal, at: '2026-11-29T10:00:00Z' },
+      nextAttemptAt: '2026-11-29T11:00:00Z',
+    });
+    // Each round reloads the page and reads it once the domain has loaded (its Certificate heading shows).
+    const certificateSays = async (text: string) => {
+      await page.reload();
+      await page.getByRole('heading', { name: 'Certificate' }).waitFor();
+      return page.getByRole('region', { name: 'Certificate' }).getByText(text).count();
+    };
+    await expect.poll(() => certificateSays(refusal), { timeout: 15_000 }).toBe(1);
+    await page.getByRole('cell', { name: '192.0.2.20' }).waitFor();
     await checkConsolePage(page, 'domain');
     await page.getByRole('button', { name: `Delete A api.${domain}` }).click();
     await page.getByText('No records yet.').waitFor();
@@ -96,6 +112,14 @@ describe('the console’s domains and databases', () => {
         timeout: 15_000,
       })
       .toBe(true);
+    // Its certificate, issued (as the certificate controller writes it): the state and expiry date in the row.
+    await certifyHostname(inject('kubeconfig'), member.project, `www.${domain}`, { state: 'Issued', notAfter: '2027-02-27T10:30:00Z', issuer: 'Pebble Intermediate CA' });
+    const rowSays = async (text: string) => {
+      await page.reload();
+      await page.getByRole('cell', { name: `www.${domain}`, exact: true }).waitFor();
+      return page.getByRole('cell', { name: text }).count();
+    };
+    await expect.poll(() => rowSays('issued, expires 2027-02-27'), { timeout: 15_000 }).toBe(1);
     await checkConsolePage(page, 'app-hostnames');
     // Detached, once the confirmation is accepted: its row goes.
     await page.getByRole('button', { name: `Detach www.${domain}` }).click();

@@ -2,7 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { operatorConfig } from './config.ts';
 
+const SEALING_KEY = Buffer.alloc(32, 7).toString('base64');
+const TLS = { CW_ACME_DIRECTORY_URL: 'https://ca.example/dir', CW_TLS_SEALING_KEY: SEALING_KEY, CW_S3_BUCKET: 'artifacts' };
+
 describe('operatorConfig', () => {
+  it('reads the ACME settings, never showing the sealing key in an error', () => {
+    const config = operatorConfig({
+      ...TLS,
+      CW_ACME_EMAIL: 'ops@example.com',
+      CW_ACME_PROFILE: 'shortlived',
+      CW_ACME_EAB_KID: 'k',
+      CW_ACME_EAB_HMAC_KEY: 'h',
+      CW_ACME_HTTP01_SELF_CHECK_URL: 'http://runtime',
+    });
+    expect(config.tls).toEqual({
+      acme: { directoryUrl: 'https://ca.example/dir', contact: ['mailto:ops@example.com'], externalAccountBinding: { keyId: 'k', hmacKey: 'h' }, profile: 'shortlived' },
+      sealingKey: Buffer.alloc(32, 7),
+      http01SelfCheckUrl: 'http://runtime',
+      ordersPerHour: 100,
+    });
+    expect(configFailure(() => operatorConfig({ CW_TLS_SEALING_KEY: 'secret-value-not-base64-of-32' }))).not.toContain('secret-value');
+  });
+
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
     expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', dnsEnv: {} });
@@ -59,6 +80,13 @@ describe('operatorConfig', () => {
     [{ CW_DNS_PROVIDER: 'bind' }, 'CW_DNS_PROVIDER must be one of route53, memory, got "bind"'],
     [{ CW_GIT_BUCKET: 'git', CW_S3_SECRET_ACCESS_KEY: 'do-not-print-me' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ CW_S3_ACCESS_KEY_ID: 'AKIA-NOT-SHOWN', CW_S3_SECRET_ACCESS_KEY: 's', CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],
+    [{ CW_ACME_DIRECTORY_URL: 'https://ca.example/dir', CW_S3_BUCKET: 'a' }, 'CW_ACME_DIRECTORY_URL needs CW_TLS_SEALING_KEY (the key certificate keys are sealed with in the bucket)'],
+    [{ CW_TLS_SEALING_KEY: 'c2hvcnQ=' }, 'CW_TLS_SEALING_KEY must be base64 of 32 random bytes (openssl rand -base64 32)'],
+    [{ CW_ACME_DIRECTORY_URL: 'https://ca.example/dir', CW_TLS_SEALING_KEY: SEALING_KEY }, 'CW_ACME_DIRECTORY_URL needs CW_S3_BUCKET (certificate keys are sealed in the artifact bucket)'],
+    [{ ...TLS, CW_ACME_EAB_KID: 'kid' }, 'CW_ACME_EAB_KID and CW_ACME_EAB_HMAC_KEY go together'],
+    [{ ...TLS, CW_ACME_EMAIL: 'ops@example.com,not-an-address' }, 'CW_ACME_EMAIL must be a comma-separated list of email addresses, got "ops@example.com,not-an-address"'],
+    [{ ...TLS, CW_ACME_CA_FILE: '/nonexistent/ca.pem' }, 'CW_ACME_CA_FILE cannot be read: ENOENT (/nonexistent/ca.pem)'],
+    [{ ...TLS, CW_ACME_ORDERS_PER_HOUR: '0' }, 'CW_ACME_ORDERS_PER_HOUR must be a whole number from 1 to 100000, got "0"'],
   ])('refuses %j in one line naming the variable', (env, message) => {
     expect(configFailure(() => operatorConfig(env))).toBe(message);
   });

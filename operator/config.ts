@@ -3,6 +3,7 @@ import { dnsEnv, type DnsEnv } from '../src/config/dns-env.ts';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
+import { tlsSettingsFromEnv, type TlsSettings } from './acme-env.ts';
 import type { ProjectAccess } from './controllers/project/operator-access.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
@@ -45,6 +46,8 @@ export interface OperatorConfig {
    * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30), CW_DB_USAGE_SAMPLE_SECONDS (how
    * often a sample is added to the usage history, default 300); absent: no Database controller.
    */
+  /** Certificates for every host (operator/acme-env.ts, CW_ACME_* and CW_TLS_SEALING_KEY); absent: no TlsCertificate controller. */
+  readonly tls?: TlsSettings;
   readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number; readonly usageSampleMs: number };
 }
 
@@ -76,6 +79,8 @@ export function operatorConfig(env: Env): OperatorConfig {
   const dbUrl = read.url('CW_DB_URL');
   const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
   const dbAdminToken = read.optional('CW_DB_ADMIN_TOKEN');
+  const tls = tlsSettingsFromEnv(read);
+  if (tls && !artifactBucket) throw new ConfigError('CW_ACME_DIRECTORY_URL needs CW_S3_BUCKET (certificate keys are sealed in the artifact bucket)');
   if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError("CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine's admin API)");
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
@@ -97,6 +102,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
     ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),
+    ...(tls ? { tls } : {}),
     ...(dbUrl && dbAdminUrl && dbAdminToken
       ? {
           databaseEngine: Object.freeze({

@@ -12,7 +12,25 @@ import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import { DEFAULT_RUNTIME_BASE_DOMAIN } from '../src/platform/app-services.ts';
 import { dnsSettingsFromEnv } from './dns-settings.ts';
-import { APP_HOSTNAMES, BUILDS, DATABASES, DNS_RECORDS, NAMESPACES, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, REPOSITORIES, RUNTIME_APPS } from '../src/platform/resources.ts';
+import {
+  APP_HOSTNAMES,
+  BUILDS,
+  DATABASES,
+  DNS_RECORDS,
+  DOMAIN_CLAIMS,
+  HOSTNAME_CLAIMS,
+  NAMESPACES,
+  PROJECT_DOMAINS,
+  PROJECT_LABEL,
+  PROJECTS,
+  REPOSITORIES,
+  RUNTIME_APPS,
+  TLS_CERTIFICATES,
+} from '../src/platform/resources.ts';
+import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
+import type { TlsCertificate } from '../src/apis/v1alpha1/tls-certificate.ts';
+import { SealedStore } from '../src/tls/sealed-store.ts';
+import { tlsCertificateController } from './controllers/tls-certificate/controller.ts';
 import type { ResourceQuota } from '../src/platform/project-quota.ts';
 import { projectOfNamespace } from './controllers/project/project-namespace.ts';
 import { runtimeReplicaView } from '../src/platform/runtime-replica-informers.ts';
@@ -38,7 +56,8 @@ import type { OperatorConfig } from './config.ts';
  * CW_RUNTIME_BASE_DOMAIN; docs/dns.md), CW_DNS_RECHECK_INTERVAL_SECONDS among them. CW_PROJECT_ROLE and
  * CW_SERVICE_ACCOUNT: the operator's access in each project's namespace (operator/config.ts). CW_S3_BUCKET
  * (with the CW_S3_* settings): the build-artifact bucket, whose artifacts of a deleted app the RuntimeApp
- * controller deletes.
+ * controller deletes. CW_ACME_* with CW_TLS_SEALING_KEY (operator/acme-env.ts): the TlsCertificate controller,
+ * which seals certificate keys in that bucket.
  */
 export async function main(config: OperatorConfig): Promise<void> {
   const kube = loadKubeConnection(config.kubeconfig);
@@ -75,16 +94,37 @@ export async function main(config: OperatorConfig): Promise<void> {
     records: manager.informer<DnsRecord>(DNS_RECORDS, scope),
     hostnames: manager.informer<AppHostname>(APP_HOSTNAMES, scope),
   };
-  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, log: manager.log.child({ controller: 'projectdomain' }) }));
+  const tls = config.tls !== undefined && artifacts !== undefined;
+  manager.add(projectDomainController({ ...common, ...dnsInformers, settings: dns, tls, log: manager.log.child({ controller: 'projectdomain' }) }));
   manager.add(
     appHostnameController({
       ...common,
       ...dnsInformers,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
       settings: dns,
+      tls,
       log: manager.log.child({ controller: 'apphostname' }),
     }),
   );
+  if (!config.tls) manager.log.info('TLS certificate controller not started: CW_ACME_DIRECTORY_URL is not set');
+  else if (artifacts)
+    manager.add(
+      tlsCertificateController({
+        ...common,
+        certificates: manager.informer<TlsCertificate>(TLS_CERTIFICATES, scope),
+        hostnames: dnsInformers.hostnames,
+        domains: dnsInformers.domains,
+        domainClaims: manager.informer<DomainClaim>(DOMAIN_CLAIMS),
+        hostnameClaims: manager.informer<HostnameClaim>(HOSTNAME_CLAIMS),
+        records: dnsInformers.records,
+        baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
+        acme: config.tls.acme,
+        sealed: new SealedStore(artifacts, config.tls.sealingKey),
+        ...(config.tls.http01SelfCheckUrl ? { http01SelfCheckUrl: config.tls.http01SelfCheckUrl } : {}),
+        ordersPerHour: config.tls.ordersPerHour,
+        log: manager.log.child({ controller: 'tlscertificate' }),
+      }),
+    );
   if (!watchNamespace)
     manager.add(
       projectController({

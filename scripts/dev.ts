@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { startControlPlane } from '../e2e/harness/control-plane.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
+import { startDevTls } from './dev-tls.ts';
 import { freePort, startService, waitForHttp, type Service } from '../e2e/harness/process.ts';
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
@@ -76,7 +77,14 @@ async function main(): Promise<void> {
   const statusTokenEnv = { CW_RUNTIME_STATUS_TOKEN: randomBytes(24).toString('hex') };
   // cw-db's SQL endpoint, on a loopback address of its own: the one private address apps may reach.
   const dbUrl = await devDbUrl(stateDir);
+  // DNS: project zones in moto's Route 53, delegation checks against a local parent zone for `test.`.
+  const dns = await startDevDns(moto.endpoint);
+  track(dns);
+  // HTTPS: Pebble validates HTTP-01 answers on the runtime's port; the runtime serves certificates on its own.
+  const runtimeHttpsPort = Number(process.env.CW_RUNTIME_HTTPS_PORT ?? (await freePort()));
+  const tls = track(await startDevTls({ stateDir, kubeconfig: cluster.kubeconfig, route53: dns.env, runtimePort, runtimeHttpsPort, runtimeUrl }));
   const runtime = startBinary('cw-runtime', {
+    ...tls.runtimeEnv,
     ...s3Env,
     CW_RUNTIME_HOST: '127.0.0.1',
     CW_RUNTIME_PORT: String(runtimePort),
@@ -91,16 +99,13 @@ async function main(): Promise<void> {
     ...runtimeDataDir(),
   });
   const operatorPort = await freePort();
-  // DNS: project zones in moto's Route 53, delegation checks against a local parent zone for `test.`.
-  const dns = await startDevDns(moto.endpoint);
-  track(dns);
   // Git: two cw-git instances on one bucket; the operator reconciles their Repository resources.
   const git = await startDevGit({ minio, stateDir, kubeconfig: cluster.kubeconfig, plan: gitPlan });
   git.services.forEach(track);
   // Databases: cw-db restores every database from its bucket before it serves.
   const db = await startDevDb({ minio, stateDir, url: dbUrl });
   track(db.service);
-  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv });
+  const operator = startBinary('cw-operator', { CW_OPERATOR_PORT: String(operatorPort), ...runtimeEnv, ...dns.env, ...s3Env, ...git.operatorEnv, ...db.operatorEnv, ...tls.operatorEnv });
   const apiPort = Number(process.env.CW_API_PORT ?? (await freePort()));
   const api = startBinary('cw-api', {
     CW_API_PORT: String(apiPort),
@@ -128,6 +133,7 @@ async function main(): Promise<void> {
     CW_DEV_PASSWORD: accounts.memberPassword,
     CW_ADMIN_PASSWORD: accounts.adminPassword,
     CW_RUNTIME_URL: runtimeUrl,
+    ...tls.env,
     ...runtimeEnv,
     // A second bin/cw-runtime.ts started with this environment gives the API its logs too.
     ...statusTokenEnv,
@@ -147,7 +153,7 @@ async function main(): Promise<void> {
     { mode: 0o600 },
   );
   say(
-    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; databases ${db.env.CW_DB_URL}; environment in .dev/env; logs in .dev/state/*.log`,
+    `ready in ${((Date.now() - t0) / 1000).toFixed(1)} s: API ${apiUrl}; apps ${runtimeUrl} (by Host: <app>.<project>.${RUNTIME_BASE_DOMAIN}); git ${git.env.CW_GIT_URL} and ${git.env.CW_GIT_URL_2}; databases ${db.env.CW_DB_URL}; HTTPS ${tls.env.CW_RUNTIME_HTTPS_URL} (certificates from Pebble: trust $CW_TLS_CA_FILE); environment in .dev/env; logs in .dev/state/*.log`,
   );
   say('try: set -a; . .dev/env; set +a; kubectl get crd; curl $CW_API_URL/readyz');
   say('the cw CLI: node cli/dist/bin/cw.js login --api-url $CW_API_URL (or install it: make cli-pack, docs/cli.md)');

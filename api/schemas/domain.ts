@@ -8,6 +8,35 @@ import { ProjectId } from './project.ts';
 // Response schemas avoid `anyOf` (see project.ts): enums and optional fields instead.
 const enumOf = <T extends string>(values: readonly T[], description: string) => Type.Unsafe<T>({ type: 'string', enum: [...values], description });
 
+const nullableString = (description: string, format?: string) => Type.Unsafe<string | null>({ type: ['string', 'null'], ...(format ? { format } : {}), description });
+
+/** Where the certificate of a host name or a domain stands (src/platform/domains/tls-view.ts). */
+export const Tls = Type.Object(
+  {
+    status: enumOf(
+      ['none', 'pending', 'issuing', 'issued', 'renewing', 'failed'],
+      'none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).',
+    ),
+    not_after: nullableString('When the certificate served expires; null while none is served.', 'date-time'),
+    issuer: nullableString('The certificate authority that issued the certificate served; null while none is served.'),
+    last_error: Type.Unsafe<{ reason: string; message: string; at: string } | null>({
+      type: ['object', 'null'],
+      properties: {
+        reason: { type: 'string', description: 'CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, …' },
+        message: { type: 'string', description: 'What went wrong and what to do.' },
+        at: { type: 'string', format: 'date-time', description: 'When the order failed.' },
+      },
+      required: ['reason', 'message', 'at'],
+      description: 'The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise.',
+    }),
+    next_attempt_at: nullableString('After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.', 'date-time'),
+  },
+  {
+    description:
+      'The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed.',
+  },
+);
+
 /** A domain or host name as typed: checked by the handler, which says exactly what is wrong with it. */
 const DomainName = (description: string, maxLength = 253) => Type.String({ minLength: 1, maxLength, pattern: '^[^\\x00-\\x20\\x7F/]+$', description });
 
@@ -45,6 +74,7 @@ export const Domain = Type.Object(
     last_checked_at: Type.Optional(Type.String({ format: 'date-time', description: 'Last delegation check.' })),
     created_at: Type.String({ format: 'date-time', description: 'When the domain was added.' }),
     deleted_at: Type.Optional(Type.String({ format: 'date-time', description: 'When the domain was deleted.' })),
+    tls: Tls,
   },
   { description: 'A project domain.' },
 );
@@ -133,6 +163,7 @@ export const Hostname = Type.Object(
       ),
     ),
     created_at: Type.String({ format: 'date-time', description: 'When the hostname was attached.' }),
+    tls: Tls,
   },
   { description: 'An app hostname: the attach result, and an entry of the app’s hostname list.' },
 );

@@ -17,6 +17,8 @@ import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import { existingRecords, MAX_RECORDS_PER_DOMAIN } from '../../src/platform/domains/dns-records.ts';
 import type { DomainStore } from '../../src/platform/domains/domain-store.ts';
 import { controllerUid, noRuntimeAddresses } from '../../src/platform/domains/hostname-records.ts';
+import type { TlsCertificates } from '../../src/platform/domains/tls-certificates.ts';
+import { tlsView } from '../../src/platform/domains/tls-view.ts';
 import { hostnameView, managedDnsStatus, type HostnameView } from '../../src/platform/domains/views.ts';
 
 const HOSTNAME = new RegExp(HOSTNAME_PATTERN);
@@ -54,14 +56,23 @@ export interface FinalizeResult {
  */
 export class AppHostnames {
   readonly #store: DomainStore;
+  readonly #certificates: TlsCertificates;
   readonly #apps: AppStore;
   readonly #settings: { readonly runtimeTarget: RuntimeTarget };
   readonly #baseDomain: string;
   readonly #answerWithinMs: number;
 
   /** `settings.runtimeTarget` is read at each attach: where app hostname records point. */
-  constructor(deps: { store: DomainStore; apps: AppStore; settings: { readonly runtimeTarget: RuntimeTarget }; baseDomain: string; answerWithinMs?: number | undefined }) {
+  constructor(deps: {
+    store: DomainStore;
+    certificates: TlsCertificates;
+    apps: AppStore;
+    settings: { readonly runtimeTarget: RuntimeTarget };
+    baseDomain: string;
+    answerWithinMs?: number | undefined;
+  }) {
     this.#store = deps.store;
+    this.#certificates = deps.certificates;
     this.#apps = deps.apps;
     this.#settings = deps.settings;
     this.#baseDomain = deps.baseDomain;
@@ -208,7 +219,7 @@ export class AppHostnames {
 
   #view(h: AppHostname): HostnameView {
     const domain = this.#store.allDomains(h.metadata?.namespace ?? '').find((d) => d.metadata?.name === h.status?.projectDomain);
-    return hostnameView(h, domain?.spec.domain);
+    return hostnameView(h, tlsView(this.#certificates.of('AppHostname', h)), domain?.spec.domain);
   }
 
   #parseHostname(input: string): string {

@@ -3,14 +3,16 @@ import type { Build } from '../../src/apis/v1alpha1/build.ts';
 import type { DnsRecord } from '../../src/apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../src/apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../src/apis/v1alpha1/runtime-app.ts';
+import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
 import type { InformerFactory, KubeConnection } from '../../src/kube/index.ts';
 import { AppStore } from '../../src/platform/app-store.ts';
-import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS, TLS_CERTIFICATES } from '../../src/platform/resources.ts';
 import { AppHostnames } from './app-hostnames.ts';
 import type { RuntimeTarget } from '../../src/dns/app-records.ts';
 import { DnsRecords } from '../../src/platform/domains/dns-records.ts';
 import { DomainStore } from '../../src/platform/domains/domain-store.ts';
 import { ProjectDomains } from '../../src/platform/domains/project-domains.ts';
+import { TlsCertificates } from '../../src/platform/domains/tls-certificates.ts';
 
 export interface DomainServices {
   domains: ProjectDomains;
@@ -40,12 +42,14 @@ export function createDomainServices(
     records: informers.informer<DnsRecord>(DNS_RECORDS),
     hostnames: informers.informer<AppHostname>(APP_HOSTNAMES),
   });
+  // The operator's certificates, read for the views' `tls` (the API never writes them).
+  const certificates = new TlsCertificates(informers.informer<TlsCertificate>(TLS_CERTIFICATES));
   const apps = new AppStore(conn, informers.informer<RuntimeApp>(RUNTIME_APPS), informers.informer<Build>(BUILDS));
   const baseDomain = options.baseDomain.toLowerCase();
   const answerWithinMs = options.answerWithinMs;
   return {
-    domains: new ProjectDomains({ store, baseDomain, ...(answerWithinMs !== undefined ? { answerWithinMs } : {}) }),
+    domains: new ProjectDomains({ store, certificates, baseDomain, ...(answerWithinMs !== undefined ? { answerWithinMs } : {}) }),
     records: new DnsRecords(store, { maxRecords: options.maxRecordsPerDomain, answerWithinMs }),
-    hostnames: new AppHostnames({ store, apps, settings: options.settings, baseDomain, answerWithinMs }),
+    hostnames: new AppHostnames({ store, certificates, apps, settings: options.settings, baseDomain, answerWithinMs }),
   };
 }

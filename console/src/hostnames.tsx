@@ -2,6 +2,7 @@
 // managed project domain), publish them, finalize, detach; each binding's state and what it waits for.
 import { useState } from 'preact/hooks';
 import { api, ok } from './api/client.ts';
+import { TlsSummary } from './tls-status.tsx';
 import { CopyButton, ErrorNote, field, Head, useLoad } from './ui.tsx';
 
 interface Attached {
@@ -56,7 +57,7 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
       {list.data && list.data.domains.length > 0 && (
         <table>
           <caption class="visually-hidden">Host names of the app</caption>
-          <Head columns={['Host name', 'State']} action="Action" />
+          <Head columns={['Host name', 'State', 'Certificate']} action="Action" />
           <tbody>
             {list.data.domains.map((h) => (
               <tr key={h.domain}>
@@ -64,6 +65,9 @@ export function Hostnames({ path }: { path: { projectId: string; appId: string }
                 <td>
                   {h.status}
                   {h.status !== 'active' && <span class="muted"> — {h.status_message}</span>}
+                </td>
+                <td>
+                  <TlsSummary tls={h.tls} />
                 </td>
                 <td>
                   {h.status !== 'active' && (

@@ -15,23 +15,30 @@ export interface Pebble {
   /** Pebble's management API (roots, renewal info). */
   readonly managementUrl: string;
   /** Answers every A query with 127.0.0.1 unless told otherwise; TXT records as set. */
-  readonly dns: { setTxt(name: string, value: string): Promise<void>; clearTxt(name: string): Promise<void> };
+  readonly dns: { setTxt(name: string, value: string): Promise<void>; clearTxt(name: string): Promise<void>; addA(name: string, address: string): Promise<void> };
   /** The root that signs issued certificates (regenerated at each start). */
   issuingRoot(): Promise<string>;
   /** Has Pebble suggest renewing the certificate (PEM) in the window given (RFC 9773), from now on. */
   setRenewalWindow(certificatePem: string, window: { start: Date; end: Date }): Promise<void>;
+  /** What Pebble knows of the certificate with serial `serial` (hex): `Valid` or `Revoked`. */
+  certificateStatus(serial: string): Promise<string | undefined>;
   stop(): Promise<void>;
 }
 
 export interface PebbleOptions {
   /** Percent of nonces Pebble rejects as bad (its default is 5): clients must retry them. */
   readonly nonceRejectPercent?: number;
+  /** The port Pebble validates HTTP-01 on (the runtime's entry point in `make dev`); default a free one. */
+  readonly http01Port?: number;
+  /** The DNS server Pebble resolves through (`host:port`), such as the hosted zones' (DNS-01); default challtestsrv's. */
+  readonly dnsServer?: string;
 }
 
 /** Starts pebble-challtestsrv (DNS only) and Pebble resolving through it, on free loopback ports. */
 export async function startPebble(stateDir: string, options: PebbleOptions = {}): Promise<Pebble> {
   const ports = await Promise.all(Array.from({ length: 6 }, () => freePort()));
-  const [dnsPort, challManagementPort, acmePort, managementPort, http01Port, tlsPort] = ports as [number, number, number, number, number, number];
+  const [dnsPort, challManagementPort, acmePort, managementPort, freeHttp01Port, tlsPort] = ports as [number, number, number, number, number, number];
+  const http01Port = options.http01Port ?? freeHttp01Port;
   const services: Service[] = [];
   const stop = async () => {
     for (const service of services.reverse()) await service.stop();
@@ -83,7 +90,7 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
       startService({
         name: 'pebble',
         command: toolPath('pebble'),
-        args: ['-config', configPath, '-dnsserver', `127.0.0.1:${dnsPort}`],
+        args: ['-config', configPath, '-dnsserver', options.dnsServer ?? `127.0.0.1:${dnsPort}`],
         env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5) },
         logPath: join(stateDir, 'pebble.log'),
       }),
@@ -108,6 +115,7 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
       dns: {
         setTxt: (name, value) => post(`${challenges}/set-txt`, { host: `${name}.`, value }),
         clearTxt: (name) => post(`${challenges}/clear-txt`, { host: `${name}.` }),
+        addA: (name, address) => post(`${challenges}/add-a`, { host: `${name}.`, addresses: [address] }),
       },
       issuingRoot: async () => (await fetch(`${managementUrl}/roots/0`, { dispatcher: agent })).text(),
       setRenewalWindow: (certificatePem, window) =>
@@ -116,6 +124,11 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
           { certificate: certificatePem, ariResponse: JSON.stringify({ suggestedWindow: { start: window.start.toISOString(), end: window.end.toISOString() } }) },
           agent,
         ),
+      certificateStatus: async (serial) => {
+        const res = await fetch(`${managementUrl}/cert-status-by-serial/${serial.replace(/^0+/, '')}`, { dispatcher: agent });
+        if (res.status === 404) return (await res.body?.cancel(), undefined);
+        return ((await res.json()) as { Status?: string }).Status;
+      },
       stop: async () => {
         await agent.close();
         await stop();

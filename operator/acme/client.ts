@@ -98,6 +98,11 @@ export class AcmeClient {
     return this.#accountUrl;
   }
 
+  /** The account key: challenges' key authorizations are made with it. */
+  get accountKey(): AccountKey {
+    return this.#options.accountKey;
+  }
+
   async directory(): Promise<AcmeDirectory> {
     if (!this.#directory) {
       const response = await this.#fetch(this.#options.directoryUrl, { method: 'GET' });

@@ -1,24 +1,38 @@
 // @peculiar/x509 resolves its parsers through tsyringe, which needs the Reflect metadata polyfill loaded first.
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { KeyObject, webcrypto } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type webcrypto } from 'node:crypto';
 import { base64url } from './jws.ts';
 
 /** The algorithm of certificate keys: ECDSA P-256, what every CA and client takes and the cheapest to handshake. */
 const KEY_ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 
-/** A certificate's new key and the CSR for `names` (the first as subject CN, all as SANs), DER. */
-export async function certificateRequest(names: readonly string[]): Promise<{ csrDer: Uint8Array; privateKeyPem: string }> {
+/** A new certificate key (ECDSA P-256), PKCS#8 PEM. */
+export function newCertificateKey(): string {
+  return generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+}
+
+/** The CSR (DER) for `names` (the first as subject CN, all as SANs) with the key `privateKeyPem`. */
+export async function certificateRequestFor(names: readonly string[], privateKeyPem: string): Promise<Uint8Array> {
   if (names.length === 0) throw new Error('a certificate request needs at least one name');
-  const keys = (await webcrypto.subtle.generateKey(KEY_ALGORITHM, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const privateKey = createPrivateKey(privateKeyPem);
+  const keys = {
+    privateKey: privateKey.toCryptoKey(KEY_ALGORITHM, false, ['sign']),
+    publicKey: createPublicKey(privateKey).toCryptoKey(KEY_ALGORITHM, true, ['verify']),
+  } as webcrypto.CryptoKeyPair;
   const csr = await x509.Pkcs10CertificateRequestGenerator.create({
     name: `CN=${names[0]}`,
     keys,
     signingAlgorithm: KEY_ALGORITHM,
     extensions: [new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns', value })))],
   });
-  const privateKeyPem = KeyObject.from(keys.privateKey).export({ type: 'pkcs8', format: 'pem' }) as string;
-  return { csrDer: new Uint8Array(csr.rawData), privateKeyPem };
+  return new Uint8Array(csr.rawData);
+}
+
+/** A certificate's new key and the CSR for `names`, DER. */
+export async function certificateRequest(names: readonly string[]): Promise<{ csrDer: Uint8Array; privateKeyPem: string }> {
+  const privateKeyPem = newCertificateKey();
+  return { csrDer: await certificateRequestFor(names, privateKeyPem), privateKeyPem };
 }
 
 /** The certificates of a PEM chain, leaf first. */

@@ -13,11 +13,12 @@ describe('the project quota', () => {
       repositories: 100,
       repositorywebhooks: 100,
       gittokens: 300,
+      tlscertificates: 3250,
     });
     const quota = projectResourceQuota('p1');
     expect(quota.metadata).toEqual({ name: 'cloudwright-project', namespace: 'p1', labels: { 'cloudwright.dev/project': 'p1' } });
     expect(quota.spec.hard['count/runtimeapps.cloudwright.dev']).toBe('100');
-    expect(Object.keys(quota.spec.hard)).toHaveLength(9);
+    expect(Object.keys(quota.spec.hard)).toHaveLength(10);
   });
 
   it('names quota resources both ways', () => {

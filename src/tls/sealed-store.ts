@@ -45,6 +45,18 @@ export class SealedStore {
     return this.#store.delete(key);
   }
 
+  /** Every key under `prefix`, all pages. */
+  async keys(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let startAfter: string | undefined;
+    do {
+      const page = await this.#store.list(prefix, startAfter ? { startAfter } : {});
+      keys.push(...page.items.map((item) => item.key));
+      startAfter = page.next;
+    } while (startAfter);
+    return keys;
+  }
+
   seal(key: string, plaintext: Uint8Array): Buffer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.#key, iv);

@@ -4592,6 +4592,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             }[];
                         };
                     };
@@ -4722,6 +4754,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -4770,6 +4834,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -4947,6 +5043,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -5077,6 +5205,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -5125,6 +5285,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -5303,6 +5495,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -5351,6 +5575,38 @@ export interface paths {
                                  * @description When the domain was deleted.
                                  */
                                 deleted_at?: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             };
                         };
                     };
@@ -6385,6 +6641,38 @@ export interface paths {
                                  * @description When the hostname was attached.
                                  */
                                 created_at: string;
+                                /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                                tls: {
+                                    /**
+                                     * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                     * @enum {string}
+                                     */
+                                    status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                    /**
+                                     * Format: date-time
+                                     * @description When the certificate served expires; null while none is served.
+                                     */
+                                    not_after: string | null;
+                                    /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                    issuer: string | null;
+                                    /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                    last_error: {
+                                        /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                        reason: string;
+                                        /** @description What went wrong and what to do. */
+                                        message: string;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the order failed.
+                                         */
+                                        at: string;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                     */
+                                    next_attempt_at: string | null;
+                                };
                             }[];
                         };
                     };
@@ -6540,6 +6828,38 @@ export interface paths {
                              * @description When the hostname was attached.
                              */
                             created_at: string;
+                            /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                            tls: {
+                                /**
+                                 * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                 * @enum {string}
+                                 */
+                                status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When the certificate served expires; null while none is served.
+                                 */
+                                not_after: string | null;
+                                /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                issuer: string | null;
+                                /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                last_error: {
+                                    /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                    reason: string;
+                                    /** @description What went wrong and what to do. */
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the order failed.
+                                     */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                 */
+                                next_attempt_at: string | null;
+                            };
                         };
                     };
                 };
@@ -6601,6 +6921,38 @@ export interface paths {
                              * @description When the hostname was attached.
                              */
                             created_at: string;
+                            /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                            tls: {
+                                /**
+                                 * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                 * @enum {string}
+                                 */
+                                status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When the certificate served expires; null while none is served.
+                                 */
+                                not_after: string | null;
+                                /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                issuer: string | null;
+                                /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                last_error: {
+                                    /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                    reason: string;
+                                    /** @description What went wrong and what to do. */
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the order failed.
+                                     */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                 */
+                                next_attempt_at: string | null;
+                            };
                         };
                     };
                 };
@@ -6787,6 +7139,38 @@ export interface paths {
                              * @description When the hostname was attached.
                              */
                             created_at: string;
+                            /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                            tls: {
+                                /**
+                                 * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                 * @enum {string}
+                                 */
+                                status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When the certificate served expires; null while none is served.
+                                 */
+                                not_after: string | null;
+                                /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                issuer: string | null;
+                                /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                last_error: {
+                                    /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                    reason: string;
+                                    /** @description What went wrong and what to do. */
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the order failed.
+                                     */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                 */
+                                next_attempt_at: string | null;
+                            };
                         };
                     };
                 };
@@ -6969,6 +7353,38 @@ export interface paths {
                              * @description When the hostname was attached.
                              */
                             created_at: string;
+                            /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                            tls: {
+                                /**
+                                 * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                 * @enum {string}
+                                 */
+                                status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When the certificate served expires; null while none is served.
+                                 */
+                                not_after: string | null;
+                                /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                issuer: string | null;
+                                /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                last_error: {
+                                    /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                    reason: string;
+                                    /** @description What went wrong and what to do. */
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the order failed.
+                                     */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                 */
+                                next_attempt_at: string | null;
+                            };
                         };
                     };
                 };
@@ -7030,6 +7446,38 @@ export interface paths {
                              * @description When the hostname was attached.
                              */
                             created_at: string;
+                            /** @description The TLS certificate the platform obtains and renews for the name and serves by SNI: for a hostname once it is active, for a project domain (the domain and *.domain) once it is managed. */
+                            tls: {
+                                /**
+                                 * @description none: no certificate exists for it (this install issues none, or none is ordered yet: a host name gets one once active, a domain once managed). pending: waiting to be ordered. issuing: an order is in progress. issued: a valid certificate is served. renewing: served, and its replacement is being ordered. failed: no certificate is served and the last order failed (last_error says why, next_attempt_at when the platform tries again).
+                                 * @enum {string}
+                                 */
+                                status: "none" | "pending" | "issuing" | "issued" | "renewing" | "failed";
+                                /**
+                                 * Format: date-time
+                                 * @description When the certificate served expires; null while none is served.
+                                 */
+                                not_after: string | null;
+                                /** @description The certificate authority that issued the certificate served; null while none is served. */
+                                issuer: string | null;
+                                /** @description The last failed order, kept until a certificate is issued (also while a renewal keeps failing and the old certificate is still served); null otherwise. */
+                                last_error: {
+                                    /** @description CamelCase: CAAForbidden, DnsNotPointingHere, RateLimited, ChallengeFailed, CAUnavailable, NameNotHeld, … */
+                                    reason: string;
+                                    /** @description What went wrong and what to do. */
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the order failed.
+                                     */
+                                    at: string;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description After a failed order: when the platform places the next one (it backs off, doubling); null otherwise.
+                                 */
+                                next_attempt_at: string | null;
+                            };
                         };
                     };
                 };

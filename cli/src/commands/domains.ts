@@ -6,6 +6,7 @@ import { UsageError } from '../errors.ts';
 import { ago, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
 import type { paths } from '../api/schema.ts';
 import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
+import { tlsFields } from './tls-status.ts';
 
 type Domain = paths['/v1/projects/{projectId}/domains/{domain}']['get']['responses'][200]['content']['application/json']['domain'];
 
@@ -133,6 +134,7 @@ function showDomain(d: Domain): void {
     ['Zone', d.hosted_zone_id],
     ['Last checked', d.last_checked_at ? `${d.last_checked_at} (${ago(d.last_checked_at)})` : undefined],
     ['Added', d.created_at],
+    ...tlsFields(d.tls),
   ]);
   if (d.status === 'pending_delegation') delegationAdvice(d);
 }

@@ -5,6 +5,7 @@ import type { paths } from '../api/schema.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printJson, printTable, println, success } from '../output.ts';
 import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
+import { tlsCell } from './tls-status.ts';
 
 type Hostname = paths['/v1/projects/{projectId}/apps/{appId}/domains']['get']['responses'][200]['content']['application/json']['domains'][number];
 
@@ -86,11 +87,14 @@ async function list(ctx: Context, options: { app?: string }): Promise<void> {
   const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/domains', { params: { path: { projectId, appId } } }));
   if (ctx.json) return printJson(answer);
   printTable(
-    ['HOSTNAME', 'MODE', 'STATUS', 'WHY', 'ATTACHED'],
-    answer.domains.map((h) => [h.domain, h.dns_mode, h.status, h.status === 'active' ? '' : h.status_message, ago(h.created_at)]),
+    ['HOSTNAME', 'MODE', 'STATUS', 'TLS', 'WHY', 'ATTACHED'],
+    answer.domains.map((h) => [h.domain, h.dns_mode, h.status, tlsCell(h.tls), why(h), ago(h.created_at)]),
     `${appId} has no custom host names: attach one with \`cw hostnames attach HOSTNAME --app ${appId}\`.`,
   );
 }
+
+/** What a host name waits for; once active, why its certificate's last order failed, if it did. */
+const why = (h: Hostname): string => (h.status === 'active' ? (h.tls.last_error?.message ?? '') : h.status_message);
 
 async function remove(ctx: Context, domain: string, options: { app?: string }): Promise<void> {
   const projectId = await ctx.project();

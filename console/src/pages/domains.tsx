@@ -5,6 +5,7 @@ import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
+import { TlsDetails } from '../tls-status.tsx';
 import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 export function Domains() {
@@ -139,6 +140,12 @@ export function DomainPage() {
           <button type="button" onClick={() => void check()} disabled={checking}>
             {checking ? 'Checking…' : 'Check the delegation now'}
           </button>
+        </section>
+      )}
+      {d && (
+        <section aria-labelledby="certificate">
+          <h2 id="certificate">Certificate</h2>
+          <TlsDetails tls={d.tls} domain={d.domain} />
         </section>
       )}
       <section aria-labelledby="records">

@@ -21,7 +21,8 @@ import { askDelegationCheck } from '../../../src/platform/domains/testing/delega
 import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { challengeToken } from '../../../src/platform/domains/hostname-records.ts';
-import { APP_HOSTNAMES, DNS_RECORDS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, RUNTIME_APPS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -36,6 +37,7 @@ const claims = objectClient<HostnameClaim>(conn, HOSTNAME_CLAIMS);
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
 const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+const certificateClient = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
 const provider = new MemoryDnsProvider({ ownerId: 'cloudwright' });
 let parent: ParentZoneServer;
 let namespace: { name: string; remove: () => Promise<void> };
@@ -64,7 +66,7 @@ beforeAll(async () => {
 
   const common = { kube: conn, settings, registry: new Registry(), log: silentLogger };
   controllers = [
-    appHostnameController({ ...common, ...informers }),
+    appHostnameController({ ...common, ...informers, tls: true }),
     projectDomainController({
       ...common,
       domains: informers.domains,
@@ -241,6 +243,14 @@ describe('active bindings', () => {
     expect((await claims.get('', host))?.spec.holder).toMatchObject({ kind: 'AppHostname', namespace: ns, name: host, uid: h.metadata?.uid });
     // cw-runtime reads active AppHostnames; the app's spec stays its deploy's.
     expect((await apps.get(ns, 'served'))?.spec.hostnames).toEqual(['kept.example.test']);
+    // Active, it gets its certificate: named after it, owned by it, over HTTP-01 (the name points at the runtime now).
+    const certificate = await until(
+      () => certificateClient.get(ns, host),
+      () => true,
+      'certificate',
+    );
+    expect(certificate.spec).toEqual({ dnsNames: [host], challenge: 'http-01' });
+    expect(certificate.metadata?.ownerReferences).toMatchObject([{ kind: 'AppHostname', name: host, uid: h.metadata?.uid, controller: true }]);
   });
 });
 

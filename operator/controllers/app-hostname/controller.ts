@@ -8,7 +8,9 @@ import type { HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { UnroutableError } from '../../../src/dns/app-records.ts';
 import { isInZone } from '../../../src/dns/names.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
-import { HOSTNAME_CLAIMS } from '../../../src/platform/resources.ts';
+import { HOSTNAME_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import { ensureHostnameCertificate } from './certificate.ts';
 import { NameClaims } from '../name-claims.ts';
 import { unansweredRequest } from '../request-annotation.ts';
 import type { DnsSettings } from '../../dns-settings.ts';
@@ -35,6 +37,8 @@ export interface AppHostnameControllerDeps {
   records: Informer<DnsRecord>;
   apps: Informer<RuntimeApp>;
   settings: DnsSettings;
+  /** Certificates are ordered on this installation: each active hostname gets its TlsCertificate. */
+  tls?: boolean;
   registry: Registry;
   log: Logger;
   now?: () => Date;
@@ -53,6 +57,7 @@ export interface AppHostnameControllerDeps {
 export function appHostnameController(deps: AppHostnameControllerDeps): Controller<AppHostname> {
   const now = deps.now ?? (() => new Date());
   const recheck = { minMs: deps.settings.pendingRecheckMinMs, intervalMs: deps.settings.recheckIntervalMs };
+  const certificates = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
   const store = new DomainStore(deps.kube, { domains: deps.domains, records: deps.records, hostnames: deps.hostnames });
   // A hostname is claimed when it is activated: several projects may attach one, the first to verify it serves it.
   const claims = new NameClaims(objectClient<HostnameClaim>(deps.kube, HOSTNAME_CLAIMS), 'AppHostname', async (holder, hostname) => {
@@ -118,6 +123,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       if (statusChanged(h.status, status)) {
         await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, status) ? status : undefined));
       }
+      if (deps.tls && status.state === 'active') await ensureHostnameCertificate(certificates, h);
       return requeueAfter === undefined ? undefined : { requeueAfter };
     },
   });

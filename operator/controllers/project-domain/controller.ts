@@ -6,7 +6,9 @@ import type { DomainClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import { DomainStore, isActive } from '../../../src/platform/domains/domain-store.ts';
-import { DOMAIN_CLAIMS } from '../../../src/platform/resources.ts';
+import { DOMAIN_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import { ensureDomainCertificate } from './certificate.ts';
 import { NameClaims, TAKEN_RECHECK_MS } from '../name-claims.ts';
 import { DomainReconciler } from './domain-reconciler.ts';
 import type { DnsSettings } from '../../dns-settings.ts';
@@ -29,6 +31,8 @@ export interface ProjectDomainControllerDeps {
   now?: () => Date;
   /** How soon a domain another project holds is looked at again (default a minute). */
   takenRecheckMs?: number;
+  /** Certificates are ordered on this installation: each managed domain gets one for its apex and wildcard. */
+  tls?: boolean;
 }
 
 /** Ready reasons that are good news; every other change of Ready is a Warning. */
@@ -58,6 +62,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     return live?.metadata?.uid === holder.uid && live.spec.domain === domain && isActive(live) && !live.metadata?.deletionTimestamp;
   });
   const reconciler = new DomainReconciler(store, claims, deps.settings, now);
+  const certificates = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
   const interval = deps.settings.recheckIntervalMs;
   /**
    * When each domain's zone last failed to be created for a reason retrying will not fix (credentials,
@@ -113,6 +118,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
       const pass = await reconciler.reconcile(domain, { checkDelegation: due, ...(request !== undefined ? { answersRequest: request } : {}) });
       await report(domain, pass.domain);
       stuckSince.delete(key);
+      if (deps.tls && pass.domain.status?.state === 'managed') await ensureDomainCertificate(certificates, pass.domain);
       if (pass.failure) {
         log.warn('DNS provider failed', { code: pass.failure.code, op: pass.failure.op, providerCode: pass.failure.providerCode });
         if (pass.failure.retryable) throw pass.failure;

@@ -68,6 +68,7 @@ export const TlsCertificateStatus = Type.Object({
     ),
   ),
   renewAt: Type.Optional(Timestamp({ description: 'The moment in the renewal window chosen for the renewal.' })),
+  renewalCheckAt: Type.Optional(Timestamp({ description: 'When the CA’s renewal information is asked again (it may move the window).' })),
   order: Type.Optional(
     Type.Object(
       {

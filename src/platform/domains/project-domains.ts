@@ -9,6 +9,8 @@ import { CONTROLLER_ANSWER_MS } from './controller-answer.ts';
 import { domainRefusal, type DomainRefusal } from './domain-admission.ts';
 import type { DomainStore } from './domain-store.ts';
 import { providerFailureOf } from './domain-status.ts';
+import type { TlsCertificates } from './tls-certificates.ts';
+import { tlsView } from './tls-view.ts';
 import { domainView, type DomainView } from './views.ts';
 
 export interface ProjectDomainsOptions {
@@ -50,11 +52,13 @@ export const CREATED_BY_USER_ANNOTATION = 'cloudwright.dev/created-by-user';
  */
 export class ProjectDomains {
   readonly #store: DomainStore;
+  readonly #certificates: TlsCertificates;
   readonly #baseDomain: string;
   readonly #answerWithinMs: number;
 
-  constructor(deps: { store: DomainStore } & ProjectDomainsOptions) {
+  constructor(deps: { store: DomainStore; certificates: TlsCertificates } & ProjectDomainsOptions) {
     this.#store = deps.store;
+    this.#certificates = deps.certificates;
     this.#baseDomain = deps.baseDomain;
     this.#answerWithinMs = deps.answerWithinMs ?? CONTROLLER_ANSWER_MS;
   }
@@ -63,13 +67,13 @@ export class ProjectDomains {
   list(project: string): DomainView[] {
     return this.#store
       .activeDomains(project)
-      .map(domainView)
+      .map((d) => this.#view(d))
       .sort((a, b) => a.domain.localeCompare(b.domain));
   }
 
   /** @throws NotFoundError */
   get(project: string, domain: string): DomainView {
-    return domainView(this.#store.domain(project, domain));
+    return this.#view(this.#store.domain(project, domain));
   }
 
   /**
@@ -136,7 +140,7 @@ export class ProjectDomains {
         failure.headers,
       );
     }
-    return { zoneReady: answered.status?.hostedZoneId !== undefined, view: domainView(answered) };
+    return { zoneReady: answered.status?.hostedZoneId !== undefined, view: this.#view(answered) };
   }
 
   /**
@@ -153,7 +157,7 @@ export class ProjectDomains {
     const failure = providerFailureOf(answered);
     if (failure && !answered.status?.hostedZoneId) throw failure;
     // Not checked within the bound: the status as it stands, said to be so (202); the check still runs.
-    return { checked: answered.status?.lastHandledDelegationCheck === request, view: domainView(answered) };
+    return { checked: answered.status?.lastHandledDelegationCheck === request, view: this.#view(answered) };
   }
 
   /**
@@ -171,7 +175,12 @@ export class ProjectDomains {
     if (failure) {
       throw new PublicError(failure.status, `${found.spec.domain} is deleted, but its hosted zone could not be removed yet: ${failure.message} The platform keeps retrying.`, failure.headers);
     }
-    return { retired: retired(answered), view: domainView(answered) };
+    return { retired: retired(answered), view: this.#view(answered) };
+  }
+
+  /** The domain with the certificate the operator keeps for it and its wildcard. */
+  #view(d: ProjectDomain): DomainView {
+    return domainView(d, tlsView(this.#certificates.of('ProjectDomain', d)));
   }
 
   /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
+import { NO_TLS } from './tls-view.ts';
 import { domainView, hostnameView, recordView } from './views.ts';
 
 const t = '2026-01-01T12:00:00Z';
@@ -14,7 +15,7 @@ describe('views', () => {
       spec: { domain: 'shop.test' },
       status: { state: 'managed', hostedZoneId: 'Z1', nameservers: ['ns1.x.net'], conditions: ready('True', 'Managed', 'ok') },
     };
-    expect(domainView(d)).toEqual({
+    expect(domainView(d, NO_TLS)).toEqual({
       domain: 'shop.test',
       dns_mode: 'zone_delegated',
       status: 'managed',
@@ -23,13 +24,14 @@ describe('views', () => {
       status_reason: 'Managed',
       status_message: 'ok',
       created_at: t,
+      tls: NO_TLS,
     });
-    expect(domainView({ ...d, spec: { ...d.spec, deleted: true } }).status).toBe('deleted');
-    expect(domainView({ spec: { domain: 'a.test' } })).toMatchObject({ status: 'pending_delegation', hosted_zone_id: '', status_reason: 'Creating' });
+    expect(domainView({ ...d, spec: { ...d.spec, deleted: true } }, NO_TLS).status).toBe('deleted');
+    expect(domainView({ spec: { domain: 'a.test' } }, NO_TLS)).toMatchObject({ status: 'pending_delegation', hosted_zone_id: '', status_reason: 'Creating' });
     // Deleted, its zone not yet: said so rather than the Ready it had.
-    expect(domainView({ ...d, spec: { ...d.spec, deleted: true } })).toMatchObject({ status: 'deleted', status_reason: 'Deleting' });
+    expect(domainView({ ...d, spec: { ...d.spec, deleted: true } }, NO_TLS)).toMatchObject({ status: 'deleted', status_reason: 'Deleting' });
     const retired = { ...d, spec: { ...d.spec, deleted: true }, status: { state: 'deleted' as const, conditions: ready('False', 'Deleted', 'gone') } };
-    expect(domainView(retired)).toMatchObject({ status: 'deleted', status_reason: 'Deleted' });
+    expect(domainView(retired, NO_TLS)).toMatchObject({ status: 'deleted', status_reason: 'Deleted' });
   });
 
   it('a record: applied, pending or failed, with its owner when the platform wrote it', () => {
@@ -60,16 +62,16 @@ describe('views', () => {
         conditions: [{ type: 'DnsReady', status: 'True', reason: 'RecordsApplied', message: '', lastTransitionTime: t }],
       },
     };
-    expect(hostnameView(h, 'shop.test')).toMatchObject({
+    expect(hostnameView(h, NO_TLS, 'shop.test')).toMatchObject({
       status: 'pending',
       managed_dns: { project_domain: 'shop.test', status: 'applied', records: [{ record_type: 'CNAME', name: 'www.shop.test', value: 'runtime.x.net' }] },
     });
     // Not answered yet, or still writing: pending, never a failure the controller did not report.
-    expect(hostnameView({ ...h, status: { ...h.status, conditions: [] } }, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'pending' });
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: [] } }, NO_TLS, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'pending' });
     const dnsReady = (status: 'True' | 'False', reason: string) => [{ type: 'DnsReady', status, reason, message: 'm', lastTransitionTime: t }];
-    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'Writing') } }, 'shop.test').managed_dns?.status).toBe('pending');
-    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'ProviderError') } }, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'failed' });
-    const external = hostnameView({ ...h, spec: { ...h.spec, dnsMode: 'external_records' }, status: { ...h.status, state: 'active' } });
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'Writing') } }, NO_TLS, 'shop.test').managed_dns?.status).toBe('pending');
+    expect(hostnameView({ ...h, status: { ...h.status, conditions: dnsReady('False', 'ProviderError') } }, NO_TLS, 'shop.test').managed_dns).toEqual({ project_domain: 'shop.test', status: 'failed' });
+    const external = hostnameView({ ...h, spec: { ...h.spec, dnsMode: 'external_records' }, status: { ...h.status, state: 'active' } }, NO_TLS);
     expect(external).toMatchObject({ status: 'active', dns_records: [{ record_type: 'CNAME' }] });
     expect(external.managed_dns).toBeUndefined();
   });

@@ -5,6 +5,7 @@ import { ProjectDomainReasons, type ProjectDomain } from '../../apis/v1alpha1/pr
 import { findCondition } from '../../conditions/index.ts';
 import { absoluteName } from '../../dns/names.ts';
 import { TTL_DEFAULT } from '../../dns/records.ts';
+import type { TlsView } from './tls-view.ts';
 
 export interface DomainView {
   domain: string;
@@ -18,9 +19,12 @@ export interface DomainView {
   last_checked_at?: string;
   created_at: string;
   deleted_at?: string;
+  /** The certificate for the domain and its wildcard (tls-view.ts). */
+  tls: TlsView;
 }
 
-export function domainView(d: ProjectDomain): DomainView {
+/** `tls`: the view of the domain's TlsCertificate (see tls-certificates.ts). */
+export function domainView(d: ProjectDomain, tls: TlsView): DomainView {
   const status = d.spec.deleted ? 'deleted' : d.status?.state === 'managed' ? 'managed' : 'pending_delegation';
   // Deleted for the API at once (spec.deleted), but its zone and records go only once the controller has them.
   const ready =
@@ -38,6 +42,7 @@ export function domainView(d: ProjectDomain): DomainView {
     ...(d.status?.lastCheckedAt ? { last_checked_at: d.status.lastCheckedAt } : {}),
     created_at: d.metadata?.creationTimestamp ?? '',
     ...(d.status?.deletedAt ? { deleted_at: d.status.deletedAt } : {}),
+    tls,
   };
 }
 
@@ -103,6 +108,8 @@ export interface HostnameView {
   /** `status`: `applied` (in the zone), `pending` (being written, or not looked at yet) or `failed` (refused: see `status_message`). */
   managed_dns?: { project_domain: string; status: ManagedDnsStatus; records?: DnsRecordItem[] };
   created_at: string;
+  /** The certificate for the host name (tls-view.ts). */
+  tls: TlsView;
 }
 
 export type ManagedDnsStatus = 'applied' | 'pending' | 'failed';
@@ -122,8 +129,11 @@ export function managedDnsStatus(h: AppHostname): ManagedDnsStatus {
 
 export const items = (records: readonly RequiredDnsRecord[]): DnsRecordItem[] => records.map((r) => ({ record_type: r.recordType, name: r.name, value: r.value }));
 
-/** The binding as `GET …/apps/{appId}/domains` lists it (and as the attach and finalize routes answer). */
-export function hostnameView(h: AppHostname, projectDomain?: string): HostnameView {
+/**
+ * The binding as `GET …/apps/{appId}/domains` lists it (and as the attach and finalize routes answer); `tls`
+ * is the view of its TlsCertificate.
+ */
+export function hostnameView(h: AppHostname, tls: TlsView, projectDomain?: string): HostnameView {
   const mode = h.spec.dnsMode ?? 'external_records';
   const ready = findCondition(h.status?.conditions, 'Ready');
   const records = items(h.status?.dnsRecords ?? []);
@@ -138,5 +148,6 @@ export function hostnameView(h: AppHostname, projectDomain?: string): HostnameVi
     ...(mode === 'external_records' ? { dns_records: records } : {}),
     ...(mode === 'managed_project_domain' ? { managed_dns: { project_domain: projectDomain ?? '', status: dns, ...(dns === 'applied' ? { records } : {}) } } : {}),
     created_at: h.metadata?.creationTimestamp ?? '',
+    tls,
   } as HostnameView;
 }

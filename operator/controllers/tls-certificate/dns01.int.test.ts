@@ -1,0 +1,175 @@
+// DNS-01 end to end on the platform's own zones: a wildcard certificate for a delegated project domain, its
+// TXT records written as DnsRecords, put in the zone by the ProjectDomain controller (a zone in memory here, as
+// moto's Route 53 in `make dev`), and Pebble validating them through a DNS server that answers from that zone
+// (src/dns/hosted-zone-server.ts, what the provider's nameservers would answer).
+import { randomBytes, X509Certificate } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from '../../../e2e/harness/runtime-stack.ts';
+import { startPebble, type Pebble } from '../../../e2e/harness/pebble.ts';
+import type { AppHostname } from '../../../src/apis/v1alpha1/app-hostname.ts';
+import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
+import type { DomainClaim, HostnameClaim } from '../../../src/apis/v1alpha1/domain-claim.ts';
+import { API_VERSION } from '../../../src/apis/v1alpha1/group-version.ts';
+import type { ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import type { Controller } from '../../../src/controller-runtime/controller.ts';
+import { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { startHostedZoneServer, type HostedZoneServer } from '../../../src/dns/hosted-zone-server.ts';
+import { MemoryDnsProvider } from '../../../src/dns/memory-provider.ts';
+import { startParentZoneServer, type ParentZoneServer } from '../../../src/dns/parent-zone-server.ts';
+import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
+import { silentLogger } from '../../../src/logging/log.ts';
+import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
+import { askDelegationCheck } from '../../../src/platform/domains/testing/delegation-check.ts';
+import { APP_HOSTNAMES, DNS_RECORDS, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, PROJECT_LABEL, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import { certificateObjectKey, type StoredCertificate } from '../../../src/tls/certificate-objects.ts';
+import { SealedStore } from '../../../src/tls/sealed-store.ts';
+import { testDnsSettings } from '../../testing/test-dns-settings.ts';
+import { domainCertificateName } from '../project-domain/certificate.ts';
+import { projectDomainController } from '../project-domain/controller.ts';
+import { tlsCertificateController } from './controller.ts';
+
+const conn = testConnection();
+const certificates = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
+const domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
+const recordClient = objectClient<DnsRecord>(conn, DNS_RECORDS);
+const provider = new MemoryDnsProvider({ ownerId: 'cloudwright' });
+let parent: ParentZoneServer;
+let zones: HostedZoneServer;
+let pebble: Pebble;
+let namespace: { name: string; remove: () => Promise<void> };
+let ns: string;
+let sealed: SealedStore;
+let informers: {
+  certificates: Informer<TlsCertificate>;
+  hostnames: Informer<AppHostname>;
+  domains: Informer<ProjectDomain>;
+  records: Informer<DnsRecord>;
+  domainClaims: Informer<DomainClaim>;
+  hostnameClaims: Informer<HostnameClaim>;
+};
+let controllers: Controller[];
+
+beforeAll(async () => {
+  parent = await startParentZoneServer({ suffix: 'test' });
+  namespace = await testNamespace(conn, 'tlsdns');
+  ns = namespace.name;
+  const labelSelector = `${PROJECT_LABEL}=${ns}`;
+  informers = {
+    certificates: createInformer<TlsCertificate>(conn, TLS_CERTIFICATES, { namespace: ns }),
+    hostnames: createInformer<AppHostname>(conn, APP_HOSTNAMES, { labelSelector }),
+    domains: createInformer<ProjectDomain>(conn, PROJECT_DOMAINS, { labelSelector }),
+    records: createInformer<DnsRecord>(conn, DNS_RECORDS, { labelSelector }),
+    domainClaims: createInformer<DomainClaim>(conn, DOMAIN_CLAIMS),
+    hostnameClaims: createInformer<HostnameClaim>(conn, HOSTNAME_CLAIMS),
+  };
+  zones = await startHostedZoneServer({
+    provider,
+    zones: () => informers.domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : [])),
+  });
+  pebble = await startPebble(inject('stateDir'), { dnsServer: zones.address, nonceRejectPercent: 20 });
+  sealed = new SealedStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket'), registry: new Registry() }), randomBytes(32));
+  const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: 'runtime.apps.cw-tlsdns.test', ipv4: ['192.0.2.80'] } });
+  const events = new EventRecorder({ writer: eventWriter(conn), component: 'tlsdns-test' });
+  const common = { kube: conn, registry: new Registry(), log: silentLogger, events };
+  controllers = [
+    projectDomainController({ ...common, domains: informers.domains, records: informers.records, hostnames: informers.hostnames, settings, tls: true }),
+    tlsCertificateController({ ...common, ...informers, baseDomain: 'apps.cw-tlsdns.test', acme: { directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa }, sealed }),
+  ] as Controller[];
+  for (const informer of Object.values(informers)) informer.start();
+  await Promise.all(controllers.map((c) => c.start()));
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of (await certificates.list(ns).catch(() => ({ items: [] }))).items) await certificates.delete(ns, c.metadata?.name ?? '').catch(() => {});
+  for (const d of (await domainClient.list(ns).catch(() => ({ items: [] }))).items) await domainClient.delete(ns, d.metadata?.name ?? '').catch(() => {});
+  await eventually(
+    'domains gone',
+    () => domainClient.list(ns),
+    (list) => list.items.length === 0,
+    20_000,
+  ).catch(() => {});
+  await Promise.all((controllers ?? []).map((c) => c.stop()));
+  for (const informer of Object.values(informers ?? {})) informer.stop();
+  await namespace?.remove();
+  await pebble?.stop();
+  await zones?.stop();
+  await parent?.stop();
+});
+
+/** A project domain delegated to its zone (the delegation check passes against the `test.` parent). */
+async function managedDomain(domain: string): Promise<ProjectDomain> {
+  const created = await domainClient.create({
+    apiVersion: API_VERSION,
+    kind: 'ProjectDomain',
+    metadata: { name: domain.replaceAll('.', '-'), namespace: ns, labels: { [PROJECT_LABEL]: ns } },
+    spec: { domain },
+  });
+  const zoned = await eventually(
+    'zone',
+    () => domainClient.get(ns, created.metadata?.name ?? ''),
+    (d) => !!d?.status?.hostedZoneId,
+  );
+  parent.delegate(domain, zoned!.status?.nameservers ?? []);
+  const checked = await askDelegationCheck(domainClient, zoned!);
+  expect(checked.status?.state).toBe('managed');
+  return checked;
+}
+
+describe('DNS-01 through the project domain’s zone', () => {
+  it('gives a delegated domain a certificate for its apex and wildcard, and removes the challenge records afterwards', async () => {
+    const domain = `shop-${randomBytes(3).toString('hex')}.test`;
+    const d = await managedDomain(domain);
+    const name = domainCertificateName(d);
+    const issued = await eventually(
+      'issued',
+      () => certificates.get(ns, name),
+      (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
+      60_000,
+    );
+    expect(issued?.status?.lastError).toBeUndefined();
+    expect(issued?.status?.state).toBe('Issued');
+    expect(issued?.spec).toMatchObject({ challenge: 'dns-01', domainRef: { name: d.metadata?.name } });
+    expect(issued?.metadata?.ownerReferences).toMatchObject([{ kind: 'ProjectDomain', uid: d.metadata?.uid, controller: true }]);
+    const stored = await sealed.get<StoredCertificate>(certificateObjectKey(ns, name, issued!.status!.serial!));
+    expect(new X509Certificate(stored!.chainPem).subjectAltName?.split(', ').sort()).toEqual([`DNS:*.${domain}`, `DNS:${domain}`]);
+    // The _acme-challenge records leave the cluster and the zone once the order is done.
+    await eventually(
+      'challenge records deleted',
+      () => recordClient.list(ns),
+      (list) => !list.items.some((r) => r.spec.name.startsWith('_acme-challenge')),
+      20_000,
+    );
+    await eventually(
+      'challenge records out of the zone',
+      () => provider.listRecords(d.status!.hostedZoneId!),
+      (sets) => !sets.some((s) => s.name.startsWith('_acme-challenge.')),
+      20_000,
+    );
+  });
+
+  it('refuses a dns-01 certificate whose domain is not delegated, saying why', async () => {
+    const domain = `late-${randomBytes(3).toString('hex')}.test`;
+    const created = await domainClient.create({
+      apiVersion: API_VERSION,
+      kind: 'ProjectDomain',
+      metadata: { name: domain.replaceAll('.', '-'), namespace: ns, labels: { [PROJECT_LABEL]: ns } },
+      spec: { domain },
+    });
+    await certificates.create({
+      apiVersion: API_VERSION,
+      kind: 'TlsCertificate',
+      metadata: { namespace: ns, name: 'late' },
+      spec: { dnsNames: [`*.${domain}`], challenge: 'dns-01', domainRef: { name: created.metadata!.name! } },
+    });
+    const refused = await eventually(
+      'refused',
+      () => certificates.get(ns, 'late'),
+      (c) => c?.status?.lastError !== undefined,
+    );
+    expect(refused?.status?.lastError?.reason).toMatch(/NameNotHeld|DomainNotReady/);
+    expect(refused?.status?.order).toBeUndefined();
+  });
+});

@@ -1,0 +1,41 @@
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import { certificateObjectKey, certificateObjectPrefix, orderKeyObjectPrefix, type StoredCertificate } from '../../../src/tls/certificate-objects.ts';
+import type { SealedStore } from '../../../src/tls/sealed-store.ts';
+import type { AcmeClient } from '../../acme/client.ts';
+import { chainOf } from '../../acme/csr.ts';
+import { AcmeProblem } from '../../acme/problem.ts';
+
+/** RFC 5280 reason code: the certificate is no longer needed (its host name was detached). */
+const CESSATION_OF_OPERATION = 5;
+
+/**
+ * What deleting a TlsCertificate does before its finalizer goes: the served certificate, if still valid, is
+ * revoked (its name may be someone else's next), then its sealed key and chain and any order key are deleted.
+ * Idempotent: a revoked certificate answers `alreadyRevoked`, a deleted object is deleted again.
+ */
+export async function retireCertificate(cert: TlsCertificate, deps: { readonly acme: () => Promise<AcmeClient>; readonly sealed: SealedStore; readonly log: Logger }): Promise<void> {
+  const namespace = cert.metadata?.namespace ?? '';
+  const name = cert.metadata?.name ?? '';
+  const serial = cert.status?.serial;
+  const notAfter = cert.status?.notAfter;
+  if (serial && notAfter && Date.parse(notAfter) > Date.now()) {
+    const stored = await deps.sealed.get<StoredCertificate>(certificateObjectKey(namespace, name, serial));
+    const [leaf] = stored ? chainOf(stored.chainPem) : [];
+    if (leaf) {
+      try {
+        await (await deps.acme()).revoke(new Uint8Array(leaf.rawData), CESSATION_OF_OPERATION);
+      } catch (err) {
+        if (!(err instanceof AcmeProblem && err.kind === 'alreadyRevoked')) throw err;
+      }
+      deps.log.info('revoked the certificate of a deleted TlsCertificate', { namespace, name, serial });
+    }
+  }
+  await deleteUnder(deps.sealed, certificateObjectPrefix(namespace, name), serial);
+  await deleteUnder(deps.sealed, orderKeyObjectPrefix(namespace, name));
+}
+
+async function deleteUnder(sealed: SealedStore, prefix: string, known?: string): Promise<void> {
+  for (const key of await sealed.keys(prefix)) await sealed.delete(key);
+  if (known) await sealed.delete(`${prefix}${known}`);
+}
