@@ -978,6 +978,25 @@ describe('the Helm chart', () => {
     expect((await fetch(`${status}/apps`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
   });
 
+  it('serves HTTPS from cw-runtime only with tls.enabled: its port on the container, the Service and the NetworkPolicy, the sealing key from the Secret', async () => {
+    // Off (the default, TLS ends at an ingress): no HTTPS anywhere.
+    const off = containerOf('Deployment', 'cloudwright-runtime');
+    expect(off.env?.map((e) => e.name)).not.toContain('CW_RUNTIME_HTTPS_PORT');
+    expect(off.ports?.map((p) => p.name)).toEqual(['http', 'status']);
+    const tlsValues = { ...releaseValues, 'tls.enabled': true, 'tls.acme.directoryUrl': 'https://ca.chart.test/dir' };
+    const on = parseRender(await helmTemplate(releaseNamespace, tlsValues));
+    const runtime = find<Workload>('Deployment', 'cloudwright-runtime', on).spec.template.spec.containers[0]!;
+    const env = Object.fromEntries((runtime.env ?? []).map((e) => [e.name, e.value ?? e.valueFrom]));
+    expect(env).toMatchObject({ CW_RUNTIME_HTTPS_PORT: '8443', CW_RUNTIME_TLS_CACHE: '1000', CW_TLS_SEALING_KEY: { secretKeyRef: { name: 'cloudwright-tls-sealing', key: 'key' } } });
+    expect(runtime.ports).toContainEqual({ name: 'https', containerPort: 8443 });
+    const service = find<KubeObject & { spec: { ports: { name: string; port: number; targetPort: string }[] } }>('Service', 'cloudwright-runtime', on);
+    expect(service.spec.ports).toContainEqual({ name: 'https', port: 443, targetPort: 'https' });
+    expect(find<NetworkPolicy>('NetworkPolicy', 'cloudwright-runtime', on).spec.ingress?.[0]?.ports?.map((p) => p.port)).toEqual([8080, 8443]);
+    const own = parseRender(await helmTemplate(releaseNamespace, { ...tlsValues, 'tls.sealingKeySecret': 'my-sealing-key' }));
+    const named = find<Workload>('Deployment', 'cloudwright-runtime', own).spec.template.spec.containers[0]!.env?.find((e) => e.name === 'CW_TLS_SEALING_KEY');
+    expect(named?.valueFrom?.secretKeyRef).toEqual({ name: 'my-sealing-key', key: 'key' });
+  });
+
   it.each([
     [{ 'api.publicUrl': 'https://api.chart.test', 'dns.provider': 'memory' }, 'dns.provider must be route53 in a cluster, not "memory"'],
     [{}, 'api.publicUrl is required'],

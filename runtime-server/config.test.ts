@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { configFailure } from '../src/config/testing/config-failure.ts';
 import { runtimeServerConfig } from './config.ts';
+
+const KEY = randomBytes(32).toString('base64');
 
 describe('runtimeServerConfig', () => {
   it('has defaults for everything but the bucket', () => {
@@ -25,6 +28,16 @@ describe('runtimeServerConfig', () => {
       shards: 6,
       limits: { cpuLimitMs: 500, isolateHeapMb: 128, shardMemoryMb: 2048 },
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
+    });
+  });
+
+  it('has an HTTPS listener only with a port, on the entry host by default, with the sealing key', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_TLS_SEALING_KEY: KEY }).https).toBeUndefined();
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: '8443', CW_TLS_SEALING_KEY: KEY });
+    expect(config.https).toEqual({ port: 8443, host: '127.0.0.1', sealingKey: Buffer.from(KEY, 'base64'), cacheSize: 1000 });
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_HTTPS_PORT: '443', CW_RUNTIME_HTTPS_HOST: '::', CW_RUNTIME_TLS_CACHE: '5', CW_TLS_SEALING_KEY: KEY }).https).toMatchObject({
+      host: '::',
+      cacheSize: 5,
     });
   });
 
@@ -135,6 +148,13 @@ describe('runtimeServerConfig', () => {
     [{ CW_RUNTIME_CPU_LIMIT: '10ms' }, 'CW_RUNTIME_CPU_LIMIT must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 50 ms to 60000 ms, got "10ms"'],
     [{ CW_RUNTIME_ISOLATE_HEAP_MB: 'lots' }, 'CW_RUNTIME_ISOLATE_HEAP_MB must be a whole number from 16 to 16384, got "lots"'],
     [{ CW_RUNTIME_SHARD_MEMORY_MB: '-1' }, 'CW_RUNTIME_SHARD_MEMORY_MB must be a whole number from 0 to 1048576, got "-1"'],
+    [
+      { CW_RUNTIME_HTTPS_PORT: '8443' },
+      'CW_RUNTIME_HTTPS_PORT is set but CW_TLS_SEALING_KEY is not: the HTTPS listener reads certificates sealed with that key (the Secret cloudwright-tls-sealing, key `key`, as the operator has it)',
+    ],
+    [{ CW_RUNTIME_HTTPS_PORT: 'https' }, 'CW_RUNTIME_HTTPS_PORT must be a port number from 1 to 65535, got "https"'],
+    [{ CW_RUNTIME_HTTPS_PORT: '8443', CW_TLS_SEALING_KEY: 'c2hvcnQ=' }, 'CW_TLS_SEALING_KEY must be base64 of 32 random bytes (openssl rand -base64 32)'],
+    [{ CW_RUNTIME_HTTPS_PORT: '8443', CW_TLS_SEALING_KEY: KEY, CW_RUNTIME_TLS_CACHE: '0' }, 'CW_RUNTIME_TLS_CACHE must be a whole number from 1 to 1000000, got "0"'],
     [
       { CW_RUNTIME_QUARANTINE: '1h', CW_RUNTIME_QUARANTINE_MAX: '1m' },
       'CW_RUNTIME_QUARANTINE_MAX must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 3600000 ms to 604800000 ms, got "1m"',

@@ -10,6 +10,7 @@ import { DEFAULT_PROJECT_UNPACKED_QUOTA } from '../src/platform/build-quota.ts';
 import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
 import type { LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
+import { httpsConfig, type HttpsConfig } from './tls/https-config.ts';
 
 /** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {
@@ -66,6 +67,8 @@ export interface RuntimeServerConfig {
    * destination their `fetch()` may have (`database-egress.ts`); absent: none.
    */
   readonly databaseUrl?: string;
+  /** The HTTPS listener beside the entry point (`tls/https-config.ts`); absent: HTTP only (TLS ends at an ingress). */
+  readonly https?: HttpsConfig;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -128,12 +131,14 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
   const statusToken = runtimeStatusToken(read);
   const databaseUrl = read.url('CW_RUNTIME_DATABASE_URL') ?? read.url('CW_DB_URL');
+  const entryHost = read.string('CW_RUNTIME_HOST', '0.0.0.0');
+  const https = httpsConfig(read, entryHost);
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(watchNamespace ? { watchNamespace } : {}),
     port,
-    host: read.string('CW_RUNTIME_HOST', '0.0.0.0'),
+    host: entryHost,
     statusPort,
     statusHost: read.string('CW_RUNTIME_STATUS_HOST', '0.0.0.0'),
     ...(statusURL ? { statusURL } : {}),
@@ -163,5 +168,6 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb }),
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
     ...(databaseUrl ? { databaseUrl } : {}),
+    ...(https ? { https } : {}),
   });
 }

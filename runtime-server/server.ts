@@ -8,7 +8,10 @@ import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { createInformer, loadKubeConnection, objectClient, objectKey, SECRETS, type Informer, type SecretObject } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, DATABASES, DOMAIN_CLAIMS, HOSTNAME_CLAIMS, PROJECT_DOMAINS, RUNTIME_APPS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import type { TlsCertificate } from '../src/apis/v1alpha1/tls-certificate.ts';
+import { factsFromClaims } from '../src/platform/claim-facts.ts';
+import { serveRefusal } from '../src/platform/host-admission.ts';
 import type { DomainClaim, HostnameClaim } from '../src/apis/v1alpha1/domain-claim.ts';
 import { RuntimeEngine } from './engine/index.ts';
 import type { Controller } from '../src/controller-runtime/controller.ts';
@@ -26,6 +29,7 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
+import { RuntimeTls } from './tls/runtime-tls.ts';
 
 /** How long stopping lets workerd finish the requests in flight. */
 const STOP_DRAIN_MS = 10_000;
@@ -49,6 +53,8 @@ export class RuntimeServer {
   #domainClaims: Informer<DomainClaim> | undefined;
   #hostnameClaims: Informer<HostnameClaim> | undefined;
   #databases: Informer<Database> | undefined;
+  #certificates: Informer<TlsCertificate> | undefined;
+  #tls: RuntimeTls | undefined;
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
@@ -68,6 +74,11 @@ export class RuntimeServer {
 
   get entryPort(): number | undefined {
     return this.#entryPort;
+  }
+
+  /** The HTTPS listener's port, when it listens. */
+  get httpsPort(): number | undefined {
+    return this.#tls?.port;
   }
 
   get statusPort(): number | undefined {
@@ -196,6 +207,8 @@ export class RuntimeServer {
       // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
       onQuarantine: () => this.#publisher?.changed(),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
+      // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).
+      answer: (req, res) => this.#tls?.answer(req, res) ?? false,
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();
@@ -230,6 +243,18 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'databases', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    // The certificates served by SNI and the HTTP-01 challenges answered, for names their project may serve.
+    const certificates = (this.#certificates = createInformer<TlsCertificate>(kube, TLS_CERTIFICATES, {
+      ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      onError: (err, info) => this.#log.warn('informer error', { resource: 'tlscertificates', phase: info.phase, retryInMs: info.retryInMs, err }),
+    }));
+    const claimSources = { baseDomain: config.baseDomain, domains, hostnames, domainClaims, hostnameClaims };
+    const tls = (this.#tls = new RuntimeTls({
+      certificates,
+      mayServe: (namespace, host) => serveRefusal(namespace, host, factsFromClaims(claimSources)) === undefined,
+      registry: this.registry,
+      log: this.#log,
+    }));
     const secrets = objectClient<SecretObject>(kube, SECRETS);
     const records = this.#records;
     this.#controller = servingController({
@@ -248,9 +273,11 @@ export class RuntimeServer {
         this.#publisher?.changed();
       },
     });
-    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases];
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
     for (const i of watched) i.start();
     await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
+    // Once the certificates are known, so the first handshakes find theirs.
+    if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
     this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
@@ -284,7 +311,12 @@ export class RuntimeServer {
     this.#domainClaims?.stop();
     this.#hostnameClaims?.stop();
     this.#databases?.stop();
+    this.#certificates?.stop();
+    // HTTPS connections drain with the entry point's; those still open when workerd has stopped are closed.
+    const https = this.#tls?.close();
     await this.#engine?.stop(STOP_DRAIN_MS);
+    https?.closeAll();
+    await https?.drained;
     await this.#status?.close();
     if (this.#ownDataDir) await rm(this.#ownDataDir, { recursive: true, force: true });
     this.#log.info('stopped');

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BuildStoreOptions } from './build-store.ts';
 import type { ArtifactLimits } from '../../src/app-artifacts/artifact.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -22,6 +23,8 @@ export interface RuntimeEngineOptions {
   readonly trustForwardedHeaders?: boolean;
   /** `Retry-After` seconds on 503 answers (default 1). */
   readonly retryAfterSeconds?: number;
+  /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
   /** Default: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
   /**

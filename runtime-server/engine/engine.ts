@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Http2SecureServer } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
@@ -104,7 +105,13 @@ export class RuntimeEngine {
     });
     this.limits = this.#limits;
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
-    this.#entry = new EntryProxy({ route: this.#route, trustForwardedHeaders: options.trustForwardedHeaders, retryAfterSeconds: options.retryAfterSeconds, log: this.#log });
+    this.#entry = new EntryProxy({
+      route: this.#route,
+      trustForwardedHeaders: options.trustForwardedHeaders,
+      retryAfterSeconds: options.retryAfterSeconds,
+      ...(options.answer ? { answer: options.answer } : {}),
+      log: this.#log,
+    });
   }
 
   /** The default shard count of a process that should use every core it is given. */
@@ -120,6 +127,11 @@ export class RuntimeEngine {
   get address(): AddressInfo {
     if (!this.#address) throw new Error('the runtime engine is not running');
     return this.#address;
+  }
+
+  /** Serves the entry point on another server too (the HTTPS listener): the same routing, requests and upgrades. */
+  serveOn(server: Server | Http2SecureServer): void {
+    this.#entry.serveOn(server);
   }
 
   /** Opens the entry socket, prepares the data directory and starts every shard's workerd (with no apps yet). */

@@ -1,7 +1,8 @@
 // The entry point against real HTTP servers on Unix sockets standing in for workerd's dispatcher.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { createConnection, createServer as createNetServer } from 'node:net';
+import { connect as connectHttp2, createServer as createHttp2Server } from 'node:http2';
+import { createConnection, createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +125,43 @@ describe('EntryProxy', () => {
     expect(request.headers.te).toBeUndefined();
     await send(port, 'a.test');
     expect(seen.at(-1)!.headers['x-request-id']).not.toBe(request.headers['x-request-id']);
+  });
+
+  it('forwards an HTTP/2 request as HTTP/1.1: :authority as Host, no pseudo-headers, a body without a length', async () => {
+    // The HTTPS listener hands HTTP/2 requests to the same listener through Node's compatibility API (h2c here).
+    const p = new EntryProxy({ route: () => ({ upstream: a, app: 'demo/app' }) });
+    proxies.push(p);
+    const h2 = createHttp2Server();
+    p.serveOn(h2);
+    await new Promise<void>((resolve) => h2.listen(0, '127.0.0.1', resolve));
+    const session = connectHttp2(`http://127.0.0.1:${(h2.address() as AddressInfo).port}`);
+    try {
+      const exchange = async (headers: Record<string, string>, body?: string) => {
+        const stream = session.request(headers, { endStream: body === undefined });
+        if (body !== undefined) {
+          stream.write(body.slice(0, 3));
+          stream.end(body.slice(3));
+        }
+        let text = '';
+        stream.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        const head = await new Promise<Record<string, unknown>>((resolve) => stream.once('response', resolve));
+        await new Promise((resolve) => stream.once('end', resolve));
+        return { head, text };
+      };
+      const post = await exchange({ ':method': 'POST', ':path': '/h2?x=1', ':authority': 'A.test', 'x-custom': 'kept' }, 'hello h2');
+      expect(post.head).toMatchObject({ ':status': 201, 'set-cookie': ['a=1', 'b=2'], 'x-upstream': 'a' });
+      expect(post.text).toBe('a:8');
+      const request = seen.at(-1)!;
+      expect(request).toMatchObject({ method: 'POST', url: '/h2?x=1', body: 'hello h2' });
+      expect(request.headers).toMatchObject({ host: 'A.test', 'x-custom': 'kept', 'x-forwarded-host': 'A.test', 'transfer-encoding': 'chunked' });
+      expect(Object.keys(request.headers).filter((name) => name.startsWith(':'))).toEqual([]);
+      const get = await exchange({ ':path': '/', ':authority': 'a.test' });
+      expect([get.head[':status'], get.text]).toEqual([201, 'a:0']);
+      expect(seen.at(-1)!.headers['transfer-encoding']).toBeUndefined();
+    } finally {
+      session.close();
+      await new Promise((resolve) => h2.close(resolve));
+    }
   });
 
   it('streams a large chunked response and answers HEAD without a body', async () => {

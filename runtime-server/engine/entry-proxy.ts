@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { Http2SecureServer, Http2Server, ServerHttp2Stream } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -34,6 +35,11 @@ export interface EntryProxyOptions {
   readonly trustForwardedHeaders?: boolean;
   /** `Retry-After` seconds on 503 answers of a workerd that cannot be reached. */
   readonly retryAfterSeconds?: number;
+  /**
+   * Answers a request before it is routed to an app (the ACME HTTP-01 answers of `runtime-server/tls/`), or
+   * returns false to let it through. Called for every request, so it must decide without I/O.
+   */
+  readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
   readonly log?: RuntimeLogger;
 }
 
@@ -51,16 +57,18 @@ export class EntryProxy {
   readonly #retryAfter: string;
   readonly #log: RuntimeLogger;
   readonly #route: EntryProxyOptions['route'];
+  readonly #answer: EntryProxyOptions['answer'];
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
+    this.#answer = options.answer;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
     // Longer than the idle timeout of the ingress or load balancer in front (often 60 s), so the proxy
     // never closes a kept-alive connection just as the ingress reuses it (a spurious 502 there).
     this.server = createServer({ keepAliveTimeout: 65_000, headersTimeout: 66_000 }, this.handle);
-    this.server.on('upgrade', this.#upgrade);
+    this.server.on('upgrade', this.upgrade);
   }
 
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
@@ -80,6 +88,15 @@ export class EntryProxy {
     await closed;
   }
 
+  /**
+   * Serves the entry point on another server too: the HTTPS listener, whose HTTP/2 requests come through Node's
+   * compatibility API, close enough to HTTP/1.1's for `handle` (it reads `:authority` and skips pseudo-headers).
+   */
+  serveOn(server: Server | Http2Server | Http2SecureServer): void {
+    server.on('request', this.handle);
+    server.on('upgrade', this.upgrade);
+  }
+
   /** The request listener (usable on another `http.Server`). */
   readonly handle = (req: IncomingMessage, res: ServerResponse): void => {
     // RFC 9112 §6.1: a request whose last transfer coding is not chunked has no reliable length; Node's parser
@@ -89,7 +106,8 @@ export class EntryProxy {
       problem(res, 400, 'Bad Request', 'The request is refused: its Transfer-Encoding does not end with chunked.', { connection: 'close' });
       return;
     }
-    const route = this.#route(req.headers.host);
+    if (this.#answer?.(req, res)) return;
+    const route = this.#route(hostOf(req));
     if (route.refusal) {
       refuse(res, route.refusal);
       return;
@@ -100,7 +118,10 @@ export class EntryProxy {
   #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string): void {
     const { socket, pool } = upstream;
     const done = pool.enter(app, req.method ?? '', req.url ?? '');
-    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const hasBody = isHttp2(req)
+      ? !req.stream.endAfterHeaders // an HTTP/2 body needs no length: DATA frames until END_STREAM
+      : req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const gone = () => res.destroyed || (isHttp2(req) && req.stream.destroyed);
     const headers = this.#requestHeaders(req, false);
     let controller: Dispatcher.DispatchController | undefined;
     let complete = false;
@@ -115,13 +136,15 @@ export class EntryProxy {
         {
           onRequestStart: (c) => {
             controller = c;
-            if (res.destroyed) c.abort(new Error('the client went away'));
+            if (gone()) c.abort(new Error('the client went away'));
           },
           onResponseStart: (c, status, responseHeaderMap, message) => {
             responded = true;
             pool.output();
             try {
-              res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
+              // HTTP/2 has no reason phrase (Node warns when given one).
+              if (isHttp2(req)) res.writeHead(status, responseHeaders(c.rawHeaders, responseHeaderMap));
+              else res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
             } catch {
               replaced = true;
               problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
@@ -142,8 +165,8 @@ export class EntryProxy {
           },
           onResponseError: (_c, err) => {
             if (replaced) return; // the 502 above answered
-            if (responded || res.destroyed) {
-              lost = !res.destroyed;
+            if (responded || gone()) {
+              lost = !gone();
               res.destroy(); // the response broke mid-body: the client must not see a clean end
               return;
             }
@@ -186,7 +209,8 @@ export class EntryProxy {
       const name = raw[i] ?? '';
       const value = raw[i + 1] ?? '';
       const lower = name.toLowerCase();
-      if (HOP_BY_HOP.has(lower) || named?.has(lower)) continue;
+      // HTTP/2's pseudo-headers (`:authority` becomes `host` below) are not headers of an HTTP/1.1 request.
+      if (HOP_BY_HOP.has(lower) || named?.has(lower) || lower.startsWith(':')) continue;
       if (lower === 'x-forwarded-for') {
         if (this.#trust) forwardedFor = forwardedFor === undefined ? value : `${forwardedFor}, ${value}`;
       } else if (lower === 'x-forwarded-proto') {
@@ -200,13 +224,15 @@ export class EntryProxy {
       }
     }
     const client = req.socket.remoteAddress ?? '';
+    const host = hostOf(req);
+    if (req.headers.host === undefined && host !== undefined) out.push('host', host);
     out.push(
       'x-forwarded-for',
       forwardedFor === undefined ? client : `${forwardedFor}, ${client}`,
       'x-forwarded-proto',
       forwardedProto ?? ('encrypted' in req.socket && req.socket.encrypted ? 'https' : 'http'),
       'x-forwarded-host',
-      forwardedHost ?? req.headers.host ?? '',
+      forwardedHost ?? host ?? '',
       'x-request-id',
       requestId ?? randomUUID(),
     );
@@ -214,8 +240,8 @@ export class EntryProxy {
     return out;
   }
 
-  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101. */
-  readonly #upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101 (the `upgrade` listener, usable on another server). */
+  readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const route = this.#route(req.headers.host);
     if (route.refusal) {
       socket.end(rawRefusal(route.refusal));
@@ -262,6 +288,16 @@ export class EntryProxy {
     });
     upstream.end();
   };
+}
+
+/** A request over HTTP/2 (the HTTPS listener's, through Node's compatibility API). */
+function isHttp2(req: IncomingMessage): req is IncomingMessage & { stream: ServerHttp2Stream } {
+  return req.httpVersionMajor === 2;
+}
+
+/** The request's host: `Host`, or HTTP/2's `:authority`. */
+export function hostOf(req: IncomingMessage): string | undefined {
+  return req.headers.host ?? (req.headers[':authority'] as string | undefined);
 }
 
 function connectionTokens(connection: string | undefined): Set<string> | undefined {

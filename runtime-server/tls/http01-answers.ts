@@ -1,0 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TlsCertificate } from '../../src/apis/v1alpha1/tls-certificate.ts';
+import { hostOf } from '../engine/entry-proxy.ts';
+import type { MayServe } from './certificate-index.ts';
+
+const PREFIX = '/.well-known/acme-challenge/';
+
+/**
+ * The ACME HTTP-01 answers (RFC 8555 §8.3): `GET /.well-known/acme-challenge/<token>` on a host being validated
+ * answers the key authorization the operator wrote into the TlsCertificate's `status.http01`, before the request
+ * is routed to an app (a host with no app yet is validated too). Only for a host the certificate's namespace may
+ * serve by the host admission rule (for a custom host name: its claim and an active AppHostname of that
+ * namespace), so a tenant's status cannot answer for another project's name. Any other request, including an
+ * unknown token, goes on to the app.
+ */
+export function http01Answerer(options: { certificates: { list(): readonly TlsCertificate[] }; mayServe: MayServe }): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    const path = req.url ?? '';
+    if (!path.startsWith(PREFIX) || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+    const token = path.slice(PREFIX.length);
+    const host = (hostOf(req) ?? '').replace(/:\d+$/, '').toLowerCase().replace(/\.$/, '');
+    const answer = keyAuthorization(options.certificates.list(), host, token, options.mayServe);
+    if (answer === undefined) return false;
+    res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer), 'cache-control': 'no-store' });
+    res.end(req.method === 'HEAD' ? undefined : answer);
+    return true;
+  };
+}
+
+/** The key authorization for `token` on `host`, from a TlsCertificate whose namespace may serve `host`. */
+export function keyAuthorization(certificates: readonly TlsCertificate[], host: string, token: string, mayServe: MayServe): string | undefined {
+  if (!token) return undefined;
+  for (const cert of certificates) {
+    const challenge = cert.status?.http01?.find((c) => c.token === token && c.dnsName.toLowerCase() === host);
+    if (challenge && cert.metadata?.namespace && mayServe(cert.metadata.namespace, host)) return challenge.keyAuthorization;
+  }
+  return undefined;
+}
