@@ -146,7 +146,17 @@ describe('HTTPS for a custom host name', () => {
     const serial = cert?.status?.serial ?? '';
     expect(await pebble.certificateStatus(serial)).toBe('Valid');
     await call('DELETE', `/apps/web/domains/${host}`);
-    await eventually('revoked', () => pebble.certificateStatus(serial), (status) => status === 'Revoked', 30_000);
-    await eventually('certificate gone', () => certificates.get(member.project, host), (c) => c === undefined, 30_000);
+    await eventually(
+      'revoked',
+      () => pebble.certificateStatus(serial),
+      (status) => status === 'Revoked',
+      30_000,
+    );
+    await eventually(
+      'certificate gone',
+      () => certificates.get(member.project, host),
+      (c) => c === undefined,
+      30_000,
+    );
   });
 });
