@@ -125,8 +125,8 @@ bench: setup ## Benchmarks (not part of `make test`): the API against bare Fasti
 	@node bench/git.ts
 
 .PHONY: bench-runtime
-bench-runtime: setup ## Benchmark the runtime: deploy and rollback latency, entry point vs direct workerd (docs/runtime.md)
-	@node bench/runtime.ts
+bench-runtime: setup ## Benchmark the runtime: HTTPS (handshakes vs Node's tls server, kept-alive HTTPS vs HTTP, certificate cache memory, issuance against Pebble), deploy and rollback latency, entry point vs direct workerd (docs/runtime.md; BENCH_ARGS="--tls-only" or "--skip-tls")
+	@node bench/runtime.ts $(BENCH_ARGS)
 
 .PHONY: bench-git
 bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests, clones before/after maintenance, events bridge push-to-webhook latency and throughput (BENCH_ARGS="--repo PATH")

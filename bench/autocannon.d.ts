@@ -20,6 +20,7 @@ declare module 'autocannon' {
     pipelining?: number;
     headers?: Record<string, string>;
     method?: string;
+    servername?: string;
   }
   interface Result {
     requests: Histogram;

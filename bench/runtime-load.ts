@@ -1,6 +1,6 @@
 // One load measurement for bench/runtime.ts, as its own process (the load generator shares no event loop
 // with the orchestrator, cw-runtime or workerd). Argument: JSON {url, host, connections, warmupSeconds,
-// durationSeconds}; `host` is sent as the Host header (the entry point routes by it). Prints one JSON line.
+// durationSeconds, servername?}; `host` is sent as the Host header (the entry point routes by it). Prints one JSON line.
 import autocannon from 'autocannon';
 
 export interface RuntimeLoadSpec {
@@ -9,6 +9,8 @@ export interface RuntimeLoadSpec {
   connections: number;
   warmupSeconds: number;
   durationSeconds: number;
+  /** The SNI server name of an https `url` (default: its host, 127.0.0.1). */
+  servername?: string;
 }
 
 export interface RuntimeLoadResult {
@@ -24,7 +26,7 @@ export interface RuntimeLoadResult {
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as RuntimeLoadSpec;
-const run = (duration: number) => autocannon({ url: spec.url, connections: spec.connections, duration, headers: { host: spec.host } });
+const run = (duration: number) => autocannon({ url: spec.url, connections: spec.connections, duration, headers: { host: spec.host }, ...(spec.servername ? { servername: spec.servername } : {}) });
 
 const warmup = spec.warmupSeconds > 0 ? await run(spec.warmupSeconds) : undefined;
 const result = await run(spec.durationSeconds);

@@ -12,7 +12,10 @@
 //      about 1 ms of CPU (`--render-rows`); CPU per request of each process from /proc; then one request at a
 //      time, direct and through the entry point (bench/runtime-throughput.ts);
 //   4. a replica with 1,000 apps (`--scale-apps`): first requests (each loads an isolate) and warm ones,
-//      memory per loaded app, and the start of a second replica until it is ready to serve them all.
+//      memory per loaded app, and the start of a second replica until it is ready to serve them all;
+//   0. first, on a replica of its own with its HTTPS listener (bench/runtime-tls.ts; `--skip-tls`, or
+//      `--tls-only` for this section alone): handshakes against Node's own tls server, kept-alive HTTPS against
+//      HTTP, memory with 1,000 certificates cached and the cache bound, issuance against Pebble.
 //
 // Prints PASS/MISS against the targets; exits non-zero only when the run itself failed. See
 // docs/runtime.md ("Measurements").
@@ -32,17 +35,21 @@ import { RUNTIME_STATUS_TOKEN, STATUS_AUTH } from '../e2e/harness/runtime-status
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { loadKubeConnection, objectClient, type KubeConnection } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { spawnToFile } from './child.ts';
 import { agent, childrenOf, firstServed, get, percentile, upload, type Kit } from './runtime-kit.ts';
+import { measureTls } from './runtime-tls.ts';
+import { tlsReport } from './runtime-tls-report.ts';
 import { measureThroughput, RENDER_SOURCE, type Measured, type Throughput } from './runtime-throughput.ts';
 
 /** The ratios compare the entry point with direct workerd on the same cores; added latency is one request at a time. */
 const TARGETS = { deployP50Ms: 100, deployP95Ms: 250, rollbackP50Ms: 50, helloRatio: 0.9, renderRatio: 0.85, addedP50Ms: 0.3 };
 const BASE_DOMAIN = 'apps.localhost';
+/** Pebble orders only names under a public suffix it accepts: `.test`, not `.localhost`. */
+const TLS_BASE_DOMAIN = 'apps.bench.test';
 
 const { values: flags } = parseArgs({
   options: {
@@ -58,6 +65,16 @@ const { values: flags } = parseArgs({
     shards: { type: 'string', default: '' },
     apps: { type: 'string', default: '100' },
     'scale-apps': { type: 'string', default: '1000' },
+    'skip-tls': { type: 'boolean', default: false },
+    'tls-only': { type: 'boolean', default: false },
+    'tls-certificates': { type: 'string', default: '1000' },
+    'tls-extra': { type: 'string', default: '500' },
+    'tls-connections': { type: 'string', default: '16' },
+    'tls-duration': { type: 'string', default: '3' },
+    'tls-warmup': { type: 'string', default: '1' },
+    'tls-rounds': { type: 'string', default: '3' },
+    'tls-issuances': { type: 'string', default: '5' },
+    'tls-churn-passes': { type: 'string', default: '3' },
   },
 });
 const deploys = Number(flags.deploys);
@@ -142,15 +159,20 @@ async function main(): Promise<void> {
   const bucketName = await createRunBucket(minio, 'cw-bench');
 
   const bucketEnv = { kubeconfig: cluster.kubeconfig, minio, bucketName };
+  const kube = loadKubeConnection(cluster.kubeconfig);
+  const bucket = new S3ObjectStore({ config: minio.s3, bucket: bucketName });
+  if (!flags['skip-tls']) {
+    await runTls(bucketEnv, kube, bucket);
+    if (flags['tls-only']) return;
+  }
   const runtime = await startRuntime('cw-runtime', bucketEnv);
   const port = runtime.port;
 
-  const kube = loadKubeConnection(cluster.kubeconfig);
   const kit: Kit = {
     namespace: await createTestNamespace(kube, 'bench'),
     apps: objectClient<RuntimeApp>(kube, RUNTIME_APPS),
     builds: objectClient<Build>(kube, BUILDS),
-    bucket: new S3ObjectStore({ config: minio.s3, bucket: bucketName }),
+    bucket,
   };
   say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; logs in ${stateDir}`);
 
@@ -184,6 +206,30 @@ async function main(): Promise<void> {
   });
   const scale = scaleApps > backgroundApps ? await measureScale(kit, runtime, bucketEnv, 1 + throughput.workers.length * throughput.shards) : undefined;
   report(deployed, rolledBack, throughput, scale);
+}
+
+/** The TLS section, on a cw-runtime of its own (stopped at its end), printed as soon as it is measured. */
+async function runTls(env: BucketEnv, kube: KubeConnection, bucket: S3ObjectStore): Promise<void> {
+  const timing = {
+    connections: Number(flags['tls-connections']),
+    httpConnections: connections,
+    warmupSeconds: Number(flags['tls-warmup']),
+    durationSeconds: Number(flags['tls-duration']),
+    rounds: Number(flags['tls-rounds']),
+  };
+  const figures = await measureTls({
+    env: { ...env, stateDir, stops, node, baseDomain: TLS_BASE_DOMAIN },
+    kube,
+    kit: { apps: objectClient<RuntimeApp>(kube, RUNTIME_APPS), builds: objectClient<Build>(kube, BUILDS), bucket },
+    helloSource,
+    certificates: Number(flags['tls-certificates']),
+    extra: Number(flags['tls-extra']),
+    issuances: Number(flags['tls-issuances']),
+    churnPasses: Number(flags['tls-churn-passes']),
+    say,
+    ...timing,
+  });
+  process.stdout.write(`${tlsReport(figures, timing).join('\n')}\n`);
 }
 
 interface BucketEnv {
