@@ -62,7 +62,13 @@ export async function startDevTls(options: {
       provider.destroy();
     },
     operatorEnv: { CW_ACME_DIRECTORY_URL: pebble.directoryUrl, CW_ACME_CA_FILE: listenerCaFile, CW_ACME_HTTP01_SELF_CHECK_URL: options.runtimeUrl, ...sealingKey },
-    runtimeEnv: { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort), ...sealingKey },
+    // No load balancer in front: an app's redirect to HTTPS names the listener's own port.
+    runtimeEnv: {
+      CW_RUNTIME_HTTPS_HOST: '127.0.0.1',
+      CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort),
+      CW_RUNTIME_PUBLIC_HTTPS_PORT: String(options.runtimeHttpsPort),
+      ...sealingKey,
+    },
     env: { CW_RUNTIME_HTTPS_URL: `https://127.0.0.1:${options.runtimeHttpsPort}`, CW_TLS_CA_FILE: rootFile },
   };
 }
