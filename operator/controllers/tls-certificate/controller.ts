@@ -15,7 +15,9 @@ import { TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import type { AcmeClient } from '../../acme/client.ts';
 import { acmeAccount, type AcmeSettings } from './acme-account.ts';
-import { Dns01Records } from './dns01-records.ts';
+import { Dns01Records, type Dns01Answers } from './dns01-records.ts';
+import { dns01Answers, PlatformZoneTxt } from './platform-zone-txt.ts';
+import type { DnsProvider } from '../../../src/dns/provider.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { Issuance, renewalWindow, type Step } from './issuance.ts';
 import { OrderLimiter } from './order-limiter.ts';
@@ -30,8 +32,10 @@ export interface TlsCertificateControllerDeps {
   domains: Informer<ProjectDomain>;
   domainClaims: Informer<DomainClaim>;
   hostnameClaims: Informer<HostnameClaim>;
-  /** The DnsRecords of project domains: dns-01 answers are written as TXT records; absent: no dns-01. */
+  /** The DnsRecords of project domains: dns-01 answers are written as TXT records; absent: no dns-01 there. */
   records?: Informer<DnsRecord>;
+  /** The installation's zone for the base domain: dns-01 for projects' default hosts (`*.<project>.<base>`); absent: none. */
+  baseZone?: { provider: DnsProvider; zoneId: string };
   baseDomain: string;
   acme: AcmeSettings;
   sealed: SealedStore;
@@ -70,7 +74,9 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     acme,
     sealed: deps.sealed,
     takeOrder: () => limiter.take(),
-    ...(deps.records ? { dns01: new Dns01Records(deps.kube, deps.records, deps.domains) } : {}),
+    ...dns01Option(
+      dns01Answers(deps.records && new Dns01Records(deps.kube, deps.records, deps.domains), deps.baseZone && new PlatformZoneTxt(deps.baseZone.provider, deps.baseZone.zoneId, deps.baseDomain)),
+    ),
     ...(deps.acme.profile ? { profile: deps.acme.profile } : {}),
     ...(deps.http01SelfCheckUrl ? { http01Ready: http01SelfCheck(deps.http01SelfCheckUrl) } : {}),
     now,
@@ -145,6 +151,10 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       return step.status.nextAttemptAt ? { requeueAfter: Math.max(Date.parse(step.status.nextAttemptAt) - at.getTime(), 1) } : undefined;
     },
   });
+}
+
+function dns01Option(answers: Dns01Answers | undefined): { dns01?: Dns01Answers } {
+  return answers ? { dns01: answers } : {};
 }
 
 /** A certificate needs an order when none is served, the names changed, its renewal time came, or it expired. */
