@@ -71,7 +71,13 @@ export async function startDevTls(options: {
       CW_TLS_BASE_ZONE_ID: baseZoneId,
       ...sealingKey,
     },
-    runtimeEnv: { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort), ...sealingKey },
+    // No load balancer in front: an app's redirect to HTTPS names the listener's own port.
+    runtimeEnv: {
+      CW_RUNTIME_HTTPS_HOST: '127.0.0.1',
+      CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort),
+      CW_RUNTIME_PUBLIC_HTTPS_PORT: String(options.runtimeHttpsPort),
+      ...sealingKey,
+    },
     env: { CW_RUNTIME_HTTPS_URL: `https://127.0.0.1:${options.runtimeHttpsPort}`, CW_TLS_CA_FILE: rootFile },
   };
 }
