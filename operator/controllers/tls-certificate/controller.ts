@@ -20,7 +20,7 @@ import { dns01Answers, PlatformZoneTxt } from './platform-zone-txt.ts';
 import type { DnsProvider } from '../../../src/dns/provider.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { Issuance, renewalWindow, type Step } from './issuance.ts';
-import { OrderLimiter } from './order-limiter.ts';
+import { OrderLimiter, ProjectOrderLimiter } from './order-limiter.ts';
 import { renewalTime } from './renewal.ts';
 import { retireCertificate } from './retirement.ts';
 import { http01SelfCheck } from './self-check.ts';
@@ -69,11 +69,13 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     });
     return account;
   };
-  const limiter = new OrderLimiter({ perHour: deps.ordersPerHour ?? 100, burst: 10 });
+  const perHour = deps.ordersPerHour ?? 100;
+  // A project may take a fifth of the account's hourly budget: one cannot hold up the others' certificates.
+  const limiter = new ProjectOrderLimiter({ account: new OrderLimiter({ perHour, burst: 10 }), perProjectPerHour: Math.max(1, Math.floor(perHour / 5)), perProjectBurst: 5 });
   const issuance = new Issuance({
     acme,
     sealed: deps.sealed,
-    takeOrder: () => limiter.take(),
+    takeOrder: (project) => limiter.take(project),
     ...dns01Option(
       dns01Answers(deps.records && new Dns01Records(deps.kube, deps.records, deps.domains), deps.baseZone && new PlatformZoneTxt(deps.baseZone.provider, deps.baseZone.zoneId, deps.baseDomain)),
     ),

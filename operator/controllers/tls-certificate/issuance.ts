@@ -34,8 +34,8 @@ export interface IssuanceDeps {
   readonly http01Ready?: (challenge: Http01Challenge) => Promise<boolean>;
   /** DNS-01 answers as TXT records in project domains; absent: dns-01 certificates fail with the reason. */
   readonly dns01?: Dns01Answers;
-  /** Takes a new-order token: 0, or milliseconds until one is free. */
-  readonly takeOrder: () => number;
+  /** Takes a new-order token for the certificate's project: 0, or milliseconds until one is free. */
+  readonly takeOrder: (project: string) => number;
   readonly profile?: string;
   readonly now: () => Date;
 }
@@ -82,7 +82,7 @@ export class Issuance {
 
   async #newOrder(cert: TlsCertificate, names: string[]): Promise<Step> {
     const status = cert.status ?? {};
-    const wait = this.#deps.takeOrder();
+    const wait = this.#deps.takeOrder(cert.metadata?.namespace ?? '');
     if (wait > 0) return { status, requeueAfterMs: wait };
     const acme = await this.#deps.acme();
     const profile = cert.spec.profile ?? this.#deps.profile;
