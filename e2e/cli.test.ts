@@ -220,6 +220,15 @@ describe('apps, deploys, environment and rollback', () => {
     const apps = await cwJson<{ apps: { app_id: string; ready: boolean; serving_build_id?: string }[] }>(script, ['apps', 'ls'], { method: 'GET', path: '/v1/projects/{projectId}/apps' });
     expect(apps.apps).toEqual([expect.objectContaining({ app_id: 'greeter', ready: true, serving_build_id: first.build_id })]);
     await cwJson(script, ['apps', 'get', 'greeter'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}' });
+    // HTTPS settings: set by flags, an --hsts-* flag alone keeping the HSTS settings it does not name.
+    const secured = await cwJson<{ app: { https: unknown } }>(script, ['apps', 'update', 'greeter', '--https-redirect', '--hsts-max-age', '600', '--hsts-include-subdomains'], {
+      method: 'PATCH',
+      path: '/v1/projects/{projectId}/apps/{appId}',
+    });
+    expect(secured.app.https).toEqual({ redirect_http: true, hsts: { max_age_seconds: 600, include_subdomains: true, preload: false } });
+    expectOneLineError(await cw(script, ['apps', 'update', 'greeter', '--hsts-preload']), 1, /preload needs include_subdomains and a max_age_seconds of at least 31536000/);
+    expectOneLineError(await cw(script, ['apps', 'update', 'greeter']), 2, /nothing to change/);
+    expect((await cw(script, ['apps', 'get', 'greeter'])).stdout).toMatch(/HSTS:?\s+max-age=600; includeSubDomains/);
 
     const removed = await cwJson<{ deleted: { build_artifacts: number; environment_keys: number } }>(script, ['apps', 'rm', 'greeter', '--yes'], {
       method: 'DELETE',

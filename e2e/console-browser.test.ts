@@ -28,7 +28,7 @@ beforeAll(async () => {
   [api, browser] = await Promise.all([startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: s3Env() }), launchBrowser()]);
   if ((await fetch(`${api.url}/console/`)).status !== 200) throw new Error('cw-api serves no console: build it first (make console)');
   // An app with two builds, deployed through the API as `cw deploy` would.
-  await call('POST', `/v1/projects/${member.project}/apps`, { name: 'shop' });
+  await call('POST', `/v1/projects/${member.project}/apps`, { name: 'shop', https: { redirect_http: true, hsts: { max_age_seconds: 600 } } });
   for (const version of ['v1', 'v2']) {
     const res = await fetch(`${api.url}/v1/projects/${member.project}/apps/shop/deployments`, {
       method: 'POST',
@@ -82,6 +82,9 @@ describe('the console', () => {
     // Each build's recorded deploy options (both deployed without any): what a rollback applies again.
     expect(await page.getByRole('cell', { name: 'no extra host names' }).count()).toBe(2);
     expect(await page.getByRole('cell', { name: 'default: 100 requests at once' }).count()).toBe(2);
+    // Its HTTPS settings, as the API has them.
+    await page.getByText('Redirected (308) on hosts with a certificate').waitFor();
+    await page.getByText('max-age=600', { exact: true }).waitFor();
     await checkConsolePage(page, 'app');
 
     // Roll back from the console: the API's app points at the first build again.

@@ -3,8 +3,6 @@
 // the status subresource as the operator would. Each handshake is checked by the serial the client is shown.
 import { randomBytes } from 'node:crypto';
 import { connect as connectHttp2 } from 'node:http2';
-import type { LookupFunction } from 'node:net';
-import { connect } from 'node:tls';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -20,6 +18,7 @@ import { send } from '../runtime-server/engine/testing/http.ts';
 import { TestCa } from '../runtime-server/tls/testing/test-ca.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { freePort, type Service } from './harness/process.ts';
+import { localLookup as lookup, serialShown } from './harness/tls-client.ts';
 import { BASE_DOMAIN, eventually, servedEverywhere, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
@@ -38,12 +37,6 @@ let alpha = '';
 let beta = '';
 let host = '';
 
-/** Every name resolves to this machine (the runtime's), as DNS would send a custom host name to it. */
-const lookup: LookupFunction = (_hostname, options, callback) => {
-  if (options.all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
-  else callback(null, '127.0.0.1', 4);
-};
-
 /** Seals `certificate` as the operator does, then names it in the TlsCertificate's status (creating the object the first time). */
 async function serve(namespace: string, name: string, certificate: StoredCertificate, extra: TlsCertificateStatus = {}): Promise<void> {
   await sealed.put(certificateObjectKey(namespace, name, certificate.serial), certificate);
@@ -52,15 +45,7 @@ async function serve(namespace: string, name: string, certificate: StoredCertifi
 }
 
 /** The serial the runtime shows for `servername`, or the handshake's error message. */
-function handshake(servername: string): Promise<{ serial: string } | { error: string }> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: httpsPort, servername, ca: ca.certPem }, () => {
-      resolve({ serial: String(socket.getPeerCertificate().serialNumber).toLowerCase() });
-      socket.end();
-    });
-    socket.once('error', (err) => resolve({ error: err.message }));
-  });
-}
+const handshake = (servername: string) => serialShown(httpsPort, servername, ca.certPem);
 
 beforeAll(async () => {
   ca = await TestCa.create();

@@ -17,7 +17,11 @@ import { createMemberAccount, createProjectNamespace, type MemberAccount } from 
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
 import { startPebble, type Pebble } from './harness/pebble.ts';
-import { freePort, type Service } from './harness/process.ts';
+import { freePort, killHard, type Service } from './harness/process.ts';
+import { startSwitchableProxy, type SwitchableProxy } from './harness/switchable-proxy.ts';
+import { acmeAccount } from '../operator/controllers/tls-certificate/acme-account.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { SealedStore } from '../src/tls/sealed-store.ts';
 import { BASE_DOMAIN, eventually, packWorker, s3Env, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +38,9 @@ let pebble: Pebble;
 let member: MemberAccount;
 let httpsPort: number;
 let root: string;
+let sealingKey: Buffer;
+let selfCheck: SwitchableProxy;
+let operatorEnv: Record<string, string>;
 
 /** Every name resolves to this machine, where the runtime listens (as the published CNAME sends it there). */
 const lookup: LookupFunction = (_hostname, options, callback) => {
@@ -45,9 +52,10 @@ beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'tls');
   await createProjectNamespace(kubeconfig, member.project);
   parent = await startParentZoneServer({ suffix: 'test' });
-  const sealingKey = { CW_TLS_SEALING_KEY: randomBytes(32).toString('base64') };
+  sealingKey = randomBytes(32);
+  const sealingEnv = { CW_TLS_SEALING_KEY: sealingKey.toString('base64') };
   httpsPort = await freePort();
-  runtime = await startRuntime('cw-runtime-tls', member.project, running, { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(httpsPort), ...sealingKey });
+  runtime = await startRuntime('cw-runtime-tls', member.project, running, { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(httpsPort), ...sealingEnv });
   // Pebble validates HTTP-01 on the runtime's entry port; its DNS answers 127.0.0.1 for every name.
   pebble = await startPebble(inject('stateDir'), { http01Port: runtime.port });
   const caFile = join(inject('stateDir'), `pebble-listener-${member.project}.pem`);
@@ -55,19 +63,16 @@ beforeAll(async () => {
   root = await pebble.issuingRoot();
   const dns = { CW_DNS_PARENT_SERVER: parent.address, CW_DNS_RESOLVER: parent.address, CW_DNS_TIMEOUT_MS: '2000', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, CW_DNS_RECHECK_INTERVAL_SECONDS: '1' };
   api = await startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), ...dnsTestEnv(), ...dns } });
-  await startOperator(member.project, running, {
-    ...dnsTestEnv(),
-    ...dns,
-    ...sealingKey,
-    CW_ACME_DIRECTORY_URL: pebble.directoryUrl,
-    CW_ACME_CA_FILE: caFile,
-    CW_ACME_HTTP01_SELF_CHECK_URL: `http://127.0.0.1:${runtime.port}`,
-  });
+  // The operator's self-check reaches the runtime through a proxy the test can switch off: an order then waits,
+  // its challenge published, for as long as the test needs to kill the operator mid-order.
+  selfCheck = await startSwitchableProxy(`http://127.0.0.1:${runtime.port}`);
+  operatorEnv = { ...dnsTestEnv(), ...dns, ...sealingEnv, CW_ACME_DIRECTORY_URL: pebble.directoryUrl, CW_ACME_CA_FILE: caFile, CW_ACME_HTTP01_SELF_CHECK_URL: selfCheck.endpoint };
+  await startOperator(member.project, running, operatorEnv);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all([api?.stop(), ...running.map((s) => s.stop(5_000))]);
-  await Promise.all([parent?.stop(), pebble?.stop()]);
+  await Promise.all([parent?.stop(), pebble?.stop(), selfCheck?.close()]);
 });
 
 async function call<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
@@ -139,6 +144,50 @@ describe('HTTPS for a custom host name', () => {
     expect('error' in shown).toBe(true);
     const ordered = (await certificates.list(member.project)).items.filter((c) => c.spec.dnsNames.includes(unknown));
     expect(ordered).toEqual([]);
+  });
+
+  it('resumes the same order after the operator is SIGKILLed mid-order', { timeout: 120_000 }, async () => {
+    const other = `resume.tls-${randomBytes(3).toString('hex')}.test`;
+    selfCheck.down();
+    const attached = await call<HostnameView>('POST', '/apps/web/domains', { domain: other });
+    parent.setRecord(other, 'CNAME', [RUNTIME_TARGET]);
+    const challenge = attached.dns_records?.find((r) => r.record_type === 'TXT');
+    parent.setRecord(challenge?.name ?? '', 'TXT', [challenge?.value ?? '']);
+    await call('POST', `/apps/web/domains/${other}/finalize`);
+    const midway = await eventually(
+      'ordered, its challenge published',
+      () => certificates.get(member.project, other),
+      (c) => (c?.status?.http01?.length ?? 0) > 0,
+      60_000,
+    );
+    const orderUrl = midway!.status!.order!.url;
+    const operator = running.find((s) => s.name === `operator-${member.project}`);
+    if (!operator) throw new Error('no operator');
+    await killHard(operator);
+    running.splice(running.indexOf(operator), 1);
+    selfCheck.up();
+    await startOperator(member.project, running, operatorEnv);
+    const dispatcher = new Agent({ connect: { ca: root, lookup } });
+    await eventually(
+      'served over HTTPS after the restart',
+      async () => (await request(`https://${other}:${httpsPort}/`, { dispatcher })).statusCode,
+      (code) => code === 200,
+      90_000,
+    );
+    await dispatcher.close();
+    // The order placed before the kill is the one that was finalized: it holds the served certificate.
+    const served = await certificates.get(member.project, other);
+    const acme = await acmeAccount(
+      { directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa },
+      new SealedStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }), sealingKey),
+    );
+    try {
+      const order = await acme.order(orderUrl);
+      expect(order.status).toBe('valid');
+      expect(new X509Certificate(await acme.certificate(order.certificate!)).serialNumber.toLowerCase()).toBe(served?.status?.serial);
+    } finally {
+      await acme.close();
+    }
   });
 
   it('revokes the certificate when the host name is detached', { timeout: 60_000 }, async () => {

@@ -14,12 +14,14 @@ describe('operatorConfig', () => {
       CW_ACME_EAB_KID: 'k',
       CW_ACME_EAB_HMAC_KEY: 'h',
       CW_ACME_HTTP01_SELF_CHECK_URL: 'http://runtime',
+      CW_TLS_BASE_ZONE_ID: 'Z0123',
     });
     expect(config.tls).toEqual({
       acme: { directoryUrl: 'https://ca.example/dir', contact: ['mailto:ops@example.com'], externalAccountBinding: { keyId: 'k', hmacKey: 'h' }, profile: 'shortlived' },
       sealingKey: Buffer.alloc(32, 7),
       http01SelfCheckUrl: 'http://runtime',
       ordersPerHour: 100,
+      baseZoneId: 'Z0123',
     });
     expect(configFailure(() => operatorConfig({ CW_TLS_SEALING_KEY: 'secret-value-not-base64-of-32' }))).not.toContain('secret-value');
   });

@@ -14,6 +14,7 @@ describe('runtimeServerConfig', () => {
       statusHost: '0.0.0.0',
       baseDomain: 'apps.localhost',
       publicScheme: 'https',
+      publicHttpsPort: 443,
       s3: { region: 'us-east-1', forcePathStyle: false },
       bucket: 'artifacts',
       workers: 64,
@@ -114,6 +115,14 @@ describe('runtimeServerConfig', () => {
   it("leaves the scheme's own port out of app URLs", () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_PORT: '443' }).publicPort).toBeUndefined();
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '80' }).publicPort).toBeUndefined();
+  });
+
+  it('says which port redirects to HTTPS name: the public one under https, else 443, unless given', () => {
+    const port = (env: Record<string, string>) => runtimeServerConfig({ CW_S3_BUCKET: 'b', ...env }).publicHttpsPort;
+    expect(port({ CW_RUNTIME_PUBLIC_PORT: '8443' })).toBe(8443);
+    expect(port({ CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_PORT: '8080' })).toBe(443);
+    expect(port({ CW_RUNTIME_PUBLIC_SCHEME: 'http', CW_RUNTIME_PUBLIC_HTTPS_PORT: '9443' })).toBe(9443);
+    expect(() => port({ CW_RUNTIME_PUBLIC_HTTPS_PORT: 'x' })).toThrow('CW_RUNTIME_PUBLIC_HTTPS_PORT must be a port number from 1 to 65535, got "x"');
   });
 
   it('reads the SQL endpoint apps may reach, CW_DB_URL when it is not given', () => {

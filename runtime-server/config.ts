@@ -35,6 +35,11 @@ export interface RuntimeServerConfig {
   /** How clients reach the entry point: the scheme and port of each app's `url`. */
   readonly publicScheme: 'http' | 'https';
   readonly publicPort?: number;
+  /**
+   * The port clients reach HTTPS on, for the `Location` of an app's redirect to HTTPS (CW_RUNTIME_PUBLIC_HTTPS_PORT;
+   * default: the public port when the public scheme is https, else 443).
+   */
+  readonly publicHttpsPort: number;
   /** Where builds are unpacked and workerd's sockets live; absent: a fresh temporary directory. */
   readonly dataDir?: string;
   /** The data directory's size (its volume's): builds may take {@link BUILDS_SHARE} of it, the rest is workerd's. */
@@ -100,6 +105,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const givenPublicPort = read.optional('CW_RUNTIME_PUBLIC_PORT') === undefined ? undefined : read.port('CW_RUNTIME_PUBLIC_PORT', 0);
   // The scheme's own port is left out of URLs, as browsers do.
   const publicPort = givenPublicPort === (publicScheme === 'http' ? 80 : 443) ? undefined : givenPublicPort;
+  const publicHttpsPort = read.port('CW_RUNTIME_PUBLIC_HTTPS_PORT', publicScheme === 'https' ? (givenPublicPort ?? 443) : 443);
   const workers = read.integer('CW_RUNTIME_WORKERS', 64, { min: 1, max: 10_000 });
   const logLevel = read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info');
   // In a cluster the pod's name and uid (downward API); elsewhere one name per process, so two processes on one
@@ -147,6 +153,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     baseDomain,
     publicScheme,
     ...(publicPort !== undefined ? { publicPort } : {}),
+    publicHttpsPort,
     ...(dataDir ? { dataDir } : {}),
     dataDirSizeBytes,
     prepareConcurrency,

@@ -29,6 +29,7 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
+import { httpsPolicy } from './tls/https-policy.ts';
 import { RuntimeTls } from './tls/runtime-tls.ts';
 
 /** How long stopping lets workerd finish the requests in flight. */
@@ -209,6 +210,12 @@ export class RuntimeServer {
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).
       answer: (req, res) => this.#tls?.answer(req, res) ?? false,
+      // Each app's redirect and HSTS, from its RuntimeApp as the informer has it now (no reload needed).
+      https: httpsPolicy({
+        settings: (app) => this.#informer?.get(app)?.spec.https,
+        hasCertificate: (host) => this.#tls?.hasCertificate(host) ?? false,
+        publicHttpsPort: config.publicHttpsPort,
+      }),
       log: this.#log.child({ component: 'engine' }),
     }));
     await engine.start();

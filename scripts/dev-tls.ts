@@ -28,6 +28,7 @@ export interface DevTls {
 export async function startDevTls(options: {
   stateDir: string;
   kubeconfig: string;
+  baseDomain: string;
   route53: Record<string, string>;
   runtimePort: number;
   runtimeHttpsPort: number;
@@ -43,9 +44,11 @@ export async function startDevTls(options: {
     region: 'us-east-1',
     credentials: { accessKeyId: options.route53['CW_ROUTE53_ACCESS_KEY_ID'] ?? '', secretAccessKey: options.route53['CW_ROUTE53_SECRET_ACCESS_KEY'] ?? '' },
   });
+  // The installation's zone for the base domain: each project's default hosts get a wildcard over DNS-01 there.
+  const baseZoneId = (await provider.createZone(options.baseDomain, 'cloudwright-dev-base-domain')).zoneId;
   const zones = await startHostedZoneServer({
     provider,
-    zones: () => domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : [])),
+    zones: () => [{ domain: options.baseDomain, zoneId: baseZoneId }, ...domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : []))],
     defaultIPv4: '127.0.0.1',
   });
   const pebble = await startPebble(options.stateDir, { http01Port: options.runtimePort, dnsServer: zones.address });
@@ -61,8 +64,20 @@ export async function startDevTls(options: {
       domains.stop();
       provider.destroy();
     },
-    operatorEnv: { CW_ACME_DIRECTORY_URL: pebble.directoryUrl, CW_ACME_CA_FILE: listenerCaFile, CW_ACME_HTTP01_SELF_CHECK_URL: options.runtimeUrl, ...sealingKey },
-    runtimeEnv: { CW_RUNTIME_HTTPS_HOST: '127.0.0.1', CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort), ...sealingKey },
+    operatorEnv: {
+      CW_ACME_DIRECTORY_URL: pebble.directoryUrl,
+      CW_ACME_CA_FILE: listenerCaFile,
+      CW_ACME_HTTP01_SELF_CHECK_URL: options.runtimeUrl,
+      CW_TLS_BASE_ZONE_ID: baseZoneId,
+      ...sealingKey,
+    },
+    // No load balancer in front: an app's redirect to HTTPS names the listener's own port.
+    runtimeEnv: {
+      CW_RUNTIME_HTTPS_HOST: '127.0.0.1',
+      CW_RUNTIME_HTTPS_PORT: String(options.runtimeHttpsPort),
+      CW_RUNTIME_PUBLIC_HTTPS_PORT: String(options.runtimeHttpsPort),
+      ...sealingKey,
+    },
     env: { CW_RUNTIME_HTTPS_URL: `https://127.0.0.1:${options.runtimeHttpsPort}`, CW_TLS_CA_FILE: rootFile },
   };
 }

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
   track(dns);
   // HTTPS: Pebble validates HTTP-01 answers on the runtime's port; the runtime serves certificates on its own.
   const runtimeHttpsPort = Number(process.env.CW_RUNTIME_HTTPS_PORT ?? (await freePort()));
-  const tls = track(await startDevTls({ stateDir, kubeconfig: cluster.kubeconfig, route53: dns.env, runtimePort, runtimeHttpsPort, runtimeUrl }));
+  const tls = track(await startDevTls({ stateDir, kubeconfig: cluster.kubeconfig, route53: dns.env, baseDomain: RUNTIME_BASE_DOMAIN, runtimePort, runtimeHttpsPort, runtimeUrl }));
   const runtime = startBinary('cw-runtime', {
     ...tls.runtimeEnv,
     ...s3Env,

@@ -42,6 +42,21 @@ const child = (key: string) => (answer: Readonly<Record<string, unknown>>, field
   return typeof object === 'object' && object !== null ? (object as Record<string, unknown>)[field] : undefined;
 };
 
+/** An app's HTTPS settings in a request, flattened (`https.hsts.max_age_seconds`; `https.hsts: null` as `false`). */
+function httpsDetails(https: unknown): AuditDetails {
+  if (typeof https !== 'object' || https === null) return {};
+  const { hsts, ...rest } = https as Record<string, unknown>;
+  const out: Record<string, string | number | boolean> = {};
+  for (const [key, value] of Object.entries(pick(rest, ['redirect_http']))) if (typeof value === 'boolean') out[`https.${key}`] = value;
+  if (hsts === null) out['https.hsts'] = false;
+  else if (typeof hsts === 'object') {
+    for (const [key, value] of Object.entries(pick(hsts as Record<string, unknown>, ['max_age_seconds', 'include_subdomains', 'preload']))) {
+      if (typeof value !== 'object') out[`https.hsts.${key}`] = value;
+    }
+  }
+  return out;
+}
+
 const P = '/v1/projects/:projectId';
 const app = (request: RequestParts) => ({ app_id: text(request.params['appId']) ?? '' });
 const domain = (request: RequestParts) => ({ domain: text(request.params['domain']) ?? '' });
@@ -63,9 +78,11 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
     action: 'app.create',
     type: 'app',
     resource: () => ({ id: null }),
-    details: (r) => pick(r.body, ['name']),
+    details: (r) => ({ ...pick(r.body, ['name']), ...httpsDetails(r.body['https']) }),
     createdId: (answer) => child('app')(answer, 'app_id'),
   },
+  // The settings are flags and a number, never secrets: recorded as set.
+  [`PATCH ${P}/apps/:appId`]: { action: 'app.update', type: 'app', resource: (r) => ({ id: param('appId')(r) }), details: (r) => httpsDetails(r.body['https']) },
   [`DELETE ${P}/apps/:appId`]: { action: 'app.delete', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
   [`POST ${P}/apps/:appId/deployments`]: {
     action: 'app.deploy',

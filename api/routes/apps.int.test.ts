@@ -91,6 +91,7 @@ describe('apps', () => {
       builds: [],
       hosts: [`web.${project}.apps.localhost`],
       ready: false,
+      https: { redirect_http: false },
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     const cr = await apps().get(project, 'web');

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { AppDirectory } from '../../src/platform/apps.ts';
-import { App, AppBody, AppDeletion, AppParams } from '../schemas/app.ts';
+import { App, AppBody, AppDeletion, AppParams, AppUpdateBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
 
@@ -29,15 +29,27 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory): void {
       summary: 'Register an app (nothing is deployed); 409 when the project already has an app of that name',
       params: ProjectParams,
       body: AppBody,
-      response: { 201: Type.Object({ app: App }), ...errorResponses(409) },
+      response: { 201: Type.Object({ app: App }), ...errorResponses(400, 409) },
     },
-    handler: async (request, reply) => reply.code(201).send({ app: await apps.create(request.params.projectId, request.body.name) }),
+    handler: async (request, reply) => reply.code(201).send({ app: await apps.create(request.params.projectId, request.body.name, request.body.https) }),
   });
 
   r.get('/v1/projects/:projectId/apps/:appId', {
     config: { auth: { scope: 'apps:read', project: true } },
     schema: { tags, summary: 'Get an app', params: AppParams, response: { 200: Type.Object({ app: App }), ...errorResponses(404) } },
     handler: async (request) => ({ app: apps.get(request.params.projectId, request.params.appId) }),
+  });
+
+  r.patch('/v1/projects/:projectId/apps/:appId', {
+    config: { auth: { scope: 'apps:write', project: true } },
+    schema: {
+      tags,
+      summary: 'Change an app’s settings (its redirect to HTTPS and HSTS); what the body leaves out stays as it is. The runtime applies them without a redeploy',
+      params: AppParams,
+      body: AppUpdateBody,
+      response: { 200: Type.Object({ app: App }), ...errorResponses(400, 404) },
+    },
+    handler: async (request) => ({ app: await apps.update(request.params.projectId, request.params.appId, { https: request.body.https }) }),
   });
 
   r.delete('/v1/projects/:projectId/apps/:appId', {

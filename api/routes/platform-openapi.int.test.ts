@@ -60,6 +60,7 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}/apps', 'apps:read'],
   ['post', '/v1/projects/{projectId}/apps', 'apps:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}', 'apps:read'],
+  ['patch', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/logs', 'apps:read'],
   ['delete', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
   ['post', '/v1/projects/{projectId}/apps/{appId}/deployments', 'deploys:write'],

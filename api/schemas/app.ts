@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { DISPLAY_TEXT_PATTERN, DISPLAY_TEXT_RULE } from './display-text.ts';
 import { shape } from './one-of.ts';
 import { MAX_DATABASE_ENVIRONMENT_KEYS } from '../../src/apis/v1alpha1/runtime-app.ts';
+import { DEFAULT_HSTS_MAX_AGE_SECONDS, MAX_HSTS_MAX_AGE_SECONDS, MIN_PRELOAD_MAX_AGE_SECONDS } from '../../src/apis/v1alpha1/app-https.ts';
 import { DNS_LABEL_PATTERN } from '../../src/apis/v1alpha1/strings.ts';
 import { DEPLOY_HOSTNAMES_PATTERN, MAX_DEPLOY_HOSTNAMES } from '../../src/platform/deploy-hostnames.ts';
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
@@ -24,8 +25,43 @@ export const EnvironmentKey = Type.String({
 export const AppParams = Type.Object({ projectId: ProjectId, appId: AppId }, { additionalProperties: false });
 export const VariableParams = Type.Object({ projectId: ProjectId, appId: AppId, key: EnvironmentKey }, { additionalProperties: false });
 
+const HstsBody = Type.Object(
+  {
+    max_age_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_HSTS_MAX_AGE_SECONDS,
+        description: `How long browsers keep to HTTPS after seeing the header, in seconds (default ${DEFAULT_HSTS_MAX_AGE_SECONDS}, one year; at most two years). 0 tells browsers to forget the policy.`,
+      }),
+    ),
+    include_subdomains: Type.Optional(Type.Boolean({ description: 'Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false).' })),
+    preload: Type.Optional(
+      Type.Boolean({
+        description: `Add \`preload\` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least ${MIN_PRELOAD_MAX_AGE_SECONDS} (400 otherwise). Hard to undo: see docs/tls.md.`,
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'Send `Strict-Transport-Security` with the app’s answers over HTTPS. Given, it replaces the app’s HSTS settings whole.' },
+);
+
+/** The HTTPS settings a create or an update takes: fields left out are kept (off for a new app). */
+export const HttpsBody = Type.Object(
+  {
+    redirect_http: Type.Optional(
+      Type.Boolean({
+        description: 'Answer plain-HTTP requests to the app with `308` to the same URL over HTTPS, on each host the platform serves a certificate for (ACME challenges excepted). Default false.',
+      }),
+    ),
+    hsts: Type.Optional(Type.Union([HstsBody, Type.Null()], { description: 'HSTS settings; `null` removes them (no header).' })),
+  },
+  { additionalProperties: false, description: 'Redirect to HTTPS and HSTS (docs/tls.md, "Redirect and HSTS").' },
+);
+
+export const AppUpdateBody = Type.Object({ https: Type.Optional(HttpsBody) }, { additionalProperties: false, description: 'The settings to change; what is left out stays as it is.' });
+
 export const AppBody = Type.Object(
   {
+    https: Type.Optional(HttpsBody),
     name: Type.String({
       minLength: 1,
       maxLength: 128,
@@ -60,6 +96,18 @@ export const App = Type.Object(
     ),
     status_message: Type.Optional(Type.String({ description: 'Why the app is or is not ready, as the runtime reports it.' })),
     serving_build_id: Type.Optional(Type.String({ description: 'The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out.' })),
+    https: Type.Object(
+      {
+        redirect_http: Type.Boolean({ description: 'Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate.' }),
+        hsts: Type.Optional(
+          Type.Object(
+            { max_age_seconds: Type.Integer(), include_subdomains: Type.Boolean(), preload: Type.Boolean() },
+            { description: 'The `Strict-Transport-Security` sent over HTTPS; absent: none.' },
+          ),
+        ),
+      },
+      { description: 'Redirect to HTTPS and HSTS.' },
+    ),
     created_at: Type.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp.' }),
   },
   { description: 'A runtime app.' },

@@ -91,7 +91,8 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
         name: 'pebble',
         command: toolPath('pebble'),
         args: ['-config', configPath, '-dnsserver', options.dnsServer ?? `127.0.0.1:${dnsPort}`],
-        env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5) },
+        // Authorizations are never reused, so each order (a renewal too) is validated again, deterministically.
+        env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5), PEBBLE_AUTHZREUSE: '0' },
         logPath: join(stateDir, 'pebble.log'),
       }),
     );

@@ -3,6 +3,7 @@ import type { BuildStoreOptions } from './build-store.ts';
 import type { ArtifactLimits } from '../../src/app-artifacts/artifact.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { ArtifactSource } from './ports.ts';
+import type { EntryProxyOptions } from './entry-proxy.ts';
 
 export interface RuntimeEngineOptions {
   readonly artifacts: ArtifactSource;
@@ -25,6 +26,8 @@ export interface RuntimeEngineOptions {
   readonly retryAfterSeconds?: number;
   /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */
   readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The redirect and HSTS of the app a request is routed to (`EntryProxyOptions.https`). */
+  readonly https?: EntryProxyOptions['https'];
   /** Default: the installed `@cloudflare/workerd-*` package's binary. */
   readonly workerdBinary?: string;
   /**

@@ -110,6 +110,7 @@ export class RuntimeEngine {
       trustForwardedHeaders: options.trustForwardedHeaders,
       retryAfterSeconds: options.retryAfterSeconds,
       ...(options.answer ? { answer: options.answer } : {}),
+      ...(options.https ? { https: options.https } : {}),
       log: this.#log,
     });
   }

@@ -46,6 +46,9 @@ function upstream(name: string): Promise<{ server: Server; socketPath: string }>
         res.writeHead(200, { 'content-length': '100' });
         res.write('partial');
         die = () => res.socket?.destroy();
+      } else if (req.url === '/own-sts') {
+        res.writeHead(200, { 'strict-transport-security': 'max-age=0' });
+        res.end('own');
       } else if (req.url === '/hold') release = reply;
       else reply();
     });
@@ -217,6 +220,36 @@ describe('EntryProxy', () => {
     const trusting = await proxy(a, { trustForwardedHeaders: true });
     await send(trusting.port, 'a.test', '/', { headers: spoofed });
     expect(seen.at(-1)!.headers).toMatchObject({ 'x-forwarded-for': '10.0.0.1, 127.0.0.1', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.test', 'x-request-id': 'chosen' });
+  });
+
+  it("redirects or adds HSTS as the app's HTTPS settings say, HTTPS counted from a trusted X-Forwarded-Proto only", async () => {
+    const calls: [string, boolean][] = [];
+    const https = (req: IncomingMessage, app: string, secure: boolean) => {
+      calls.push([app, secure]);
+      if (req.url === '/go') return { redirect: 'https://a.test:8443/go?x=1' };
+      return secure ? { hsts: 'max-age=600' } : undefined;
+    };
+    const plain = await proxy(a, { https });
+    const before = seen.length;
+    const redirected = await send(plain.port, 'a.test', '/go', { method: 'POST', body: 'form' });
+    expect([redirected.status, redirected.headers.location, redirected.body]).toEqual([308, 'https://a.test:8443/go?x=1', '']);
+    expect(seen.length).toBe(before); // answered without reaching the app
+    // Not trusted: a client's X-Forwarded-Proto does not make plain HTTP count as HTTPS.
+    const spoofed = await send(plain.port, 'a.test', '/', { headers: { 'x-forwarded-proto': 'https' } });
+    expect(spoofed.headers['strict-transport-security']).toBeUndefined();
+    const trusting = await proxy(a, { https, trustForwardedHeaders: true });
+    expect((await send(trusting.port, 'a.test', '/', { headers: { 'x-forwarded-proto': 'HTTPS, http' } })).headers['strict-transport-security']).toBe('max-age=600');
+    expect((await send(trusting.port, 'a.test', '/', { headers: { 'x-forwarded-proto': 'http' } })).headers['strict-transport-security']).toBeUndefined();
+    // The app's own header is kept, not doubled.
+    const own = await send(trusting.port, 'a.test', '/own-sts', { headers: { 'x-forwarded-proto': 'https' } });
+    expect([own.body, own.headers['strict-transport-security']]).toEqual(['own', 'max-age=0']);
+    expect(calls).toEqual([
+      ['demo/app', false],
+      ['demo/app', false],
+      ['demo/app', true],
+      ['demo/app', false],
+      ['demo/app', true],
+    ]);
   });
 
   it.each([

@@ -40,6 +40,12 @@ export interface EntryProxyOptions {
    * returns false to let it through. Called for every request, so it must decide without I/O.
    */
   readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * The app's HTTPS settings for a request routed to it (`runtime-server/tls/https-policy.ts`): a URL to redirect
+   * it to (308), or a `Strict-Transport-Security` value for its answer. `secure` is {@link cameOverHttps}'s.
+   * Called for every routed request, so it must decide without I/O.
+   */
+  readonly https?: (req: IncomingMessage, app: string, secure: boolean) => { readonly redirect?: string | undefined; readonly hsts?: string | undefined } | undefined;
   readonly log?: RuntimeLogger;
 }
 
@@ -58,10 +64,12 @@ export class EntryProxy {
   readonly #log: RuntimeLogger;
   readonly #route: EntryProxyOptions['route'];
   readonly #answer: EntryProxyOptions['answer'];
+  readonly #https: EntryProxyOptions['https'];
 
   constructor(options: EntryProxyOptions) {
     this.#route = options.route;
     this.#answer = options.answer;
+    this.#https = options.https;
     this.#trust = options.trustForwardedHeaders ?? false;
     this.#retryAfter = String(options.retryAfterSeconds ?? 1);
     this.#log = options.log ?? silentRuntimeLogger;
@@ -112,10 +120,18 @@ export class EntryProxy {
       refuse(res, route.refusal);
       return;
     }
-    this.#forward(req, res, route.upstream, route.app);
+    const verdict = this.#https?.(req, route.app, cameOverHttps(req, this.#trust));
+    if (verdict?.redirect !== undefined) {
+      // 308, not 301: the method and body are kept (a form POST to http:// is not turned into a GET).
+      res.writeHead(308, { location: verdict.redirect, 'content-length': 0 });
+      res.end();
+      return;
+    }
+    this.#forward(req, res, route.upstream, route.app, verdict?.hsts);
   };
 
-  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string): void {
+  /** Sends the request to `app`'s upstream and streams the answer back, with `hsts` unless the app sent its own. */
+  #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string, hsts?: string): void {
     const { socket, pool } = upstream;
     const done = pool.enter(app, req.method ?? '', req.url ?? '');
     const hasBody = isHttp2(req)
@@ -142,9 +158,15 @@ export class EntryProxy {
             responded = true;
             pool.output();
             try {
+              const headers = responseHeaders(c.rawHeaders, responseHeaderMap);
+              // The app's own Strict-Transport-Security wins: it may know better for a path (or send max-age=0).
+              if (hsts !== undefined && responseHeaderMap['strict-transport-security'] === undefined) {
+                if (Array.isArray(headers)) headers.push('strict-transport-security', hsts);
+                else headers['strict-transport-security'] = hsts;
+              }
               // HTTP/2 has no reason phrase (Node warns when given one).
-              if (isHttp2(req)) res.writeHead(status, responseHeaders(c.rawHeaders, responseHeaderMap));
-              else res.writeHead(status, message, responseHeaders(c.rawHeaders, responseHeaderMap));
+              if (isHttp2(req)) res.writeHead(status, headers);
+              else res.writeHead(status, message, headers);
             } catch {
               replaced = true;
               problem(res, 502, 'Bad Gateway', 'The app answered with an invalid response head.');
@@ -293,6 +315,17 @@ export class EntryProxy {
 /** A request over HTTP/2 (the HTTPS listener's, through Node's compatibility API). */
 function isHttp2(req: IncomingMessage): req is IncomingMessage & { stream: ServerHttp2Stream } {
   return req.httpVersionMajor === 2;
+}
+
+/**
+ * Whether a request came over HTTPS: on the TLS listener, or, behind an ingress whose `X-Forwarded-*` the runtime
+ * trusts, when its `X-Forwarded-Proto` says `https` (the first value: the client-facing hop's).
+ */
+export function cameOverHttps(req: IncomingMessage, trustForwardedHeaders: boolean): boolean {
+  if ('encrypted' in req.socket && req.socket.encrypted) return true;
+  if (!trustForwardedHeaders) return false;
+  const proto = req.headers['x-forwarded-proto'];
+  return (Array.isArray(proto) ? proto[0] : proto)?.split(',')[0]?.trim().toLowerCase() === 'https';
 }
 
 /** The request's host: `Host`, or HTTP/2's `:authority`. */

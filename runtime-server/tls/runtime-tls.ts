@@ -32,6 +32,7 @@ export class RuntimeTls {
   readonly #options: RuntimeTlsOptions;
   readonly #answer: (req: IncomingMessage, res: ServerResponse) => boolean;
   #listener: HttpsListener | undefined;
+  #served: ServedCertificates | undefined;
 
   constructor(options: RuntimeTlsOptions) {
     this.#options = options;
@@ -40,6 +41,9 @@ export class RuntimeTls {
 
   /** The entry point's `answer` hook: an HTTP-01 challenge is answered before routing. */
   readonly answer = (req: IncomingMessage, res: ServerResponse): boolean => this.#answer(req, res);
+
+  /** Whether the HTTPS listener serves a certificate for `host` now (false without a listener): what a redirect to HTTPS needs. */
+  readonly hasCertificate = (host: string): boolean => this.#served?.lookup(host) !== undefined;
 
   get port(): number | undefined {
     return this.#listener?.address.port;
@@ -58,7 +62,7 @@ export class RuntimeTls {
       // The reference only: never the certificate's key or its object's bytes.
       onError: (ref, err) => tlsLog.warn('cannot load a certificate; its names get no certificate until it loads', { namespace: ref.namespace, name: ref.name, serial: ref.serial, err }),
     });
-    const served = new ServedCertificates({ certificates, mayServe, cache });
+    const served = (this.#served = new ServedCertificates({ certificates, mayServe, cache }));
     this.#listener = await startHttpsListener({ port: config.port, host: config.host, SNICallback: served.SNICallback, known: (name) => served.lookup(name) !== undefined, serve, metrics });
     tlsLog.info('serving apps over HTTPS', { port: this.#listener.address.port, certificates: served.certificates, cacheSize: config.cacheSize });
   }

@@ -29,8 +29,14 @@ describe('app views', () => {
       builds: [{ build_id: 'b-2' }, { build_id: 'b-1' }],
       hosts: ['web.p1.apps.localhost', 'shop.example.com'],
       ready: false,
+      https: { redirect_http: false },
       created_at: '2026-01-01T00:00:00Z',
     });
+  });
+
+  it('shows the HTTPS settings, with the defaults of what the spec leaves out', () => {
+    const secured: RuntimeApp = { ...app, spec: { ...app.spec, https: { redirectHttp: true, hsts: { includeSubdomains: true } } } };
+    expect(appView(secured, [], 'apps.localhost').https).toEqual({ redirect_http: true, hsts: { max_age_seconds: 31_536_000, include_subdomains: true, preload: false } });
   });
 
   it('shows what the runtime reports', () => {

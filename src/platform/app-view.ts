@@ -2,6 +2,7 @@ import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../conditions/index.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
+import { httpsView, type HttpsView } from './app-https-settings.ts';
 import { deployOptionsView, type DeployOptionsView } from './deploy-options.ts';
 
 /** Annotation on a Build: when it was uploaded, to the millisecond (creationTimestamp has whole seconds). */
@@ -41,6 +42,8 @@ export interface AppView {
   status_message?: string;
   /** The build the runtime serves now (it differs from `active_build_id` while a deploy rolls out). */
   serving_build_id?: string;
+  /** Redirect to HTTPS and HSTS (`spec.https`). */
+  https: HttpsView;
   created_at: string;
 }
 
@@ -64,6 +67,7 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
     ...(ready?.reason ? { status_reason: ready.reason } : {}),
     ...(ready?.message ? { status_message: ready.message } : {}),
     ...(app.status?.servingBuildId ? { serving_build_id: app.status.servingBuildId } : {}),
+    https: httpsView(app.spec.https),
     created_at: app.metadata?.creationTimestamp ?? '',
   };
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, isNotFound, type KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
@@ -8,6 +9,7 @@ import { appView, type AppView } from './app-view.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError } from '../errors.ts';
+import { applyHttpsChange, type HttpsChange } from './app-https-settings.ts';
 
 export interface AppDirectoryOptions {
   /** The runtime's base domain: an app's default host is `<appId>.<project>.<baseDomain>`. */
@@ -56,10 +58,12 @@ export class AppDirectory {
   /**
    * Registers an app named `name` under the id {@link appIdFor} derives from it. Names are therefore unique
    * within a project: a second app of the same name is a 409 naming the first.
-   * @throws ConflictError when the id is taken or the project's namespace does not exist yet
+   * @throws ConflictError when the id is taken or the project's namespace does not exist yet; BadRequestError for
+   *   `https` asking for HSTS preload without its requirements
    */
-  async create(project: string, name: string): Promise<AppView> {
+  async create(project: string, name: string, https: HttpsChange = {}): Promise<AppView> {
     const appId = appIdFor(name);
+    const settings = applyHttpsChange(undefined, https);
     const apps = this.#store.all().filter((a) => a.metadata?.namespace === project);
     if (apps.length >= MAX_APPS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${apps.length} apps, the most a project may have; delete one first.`);
     // Its default host may already be another app's deploy host name (the runtime would keep it there).
@@ -77,7 +81,7 @@ export class AppDirectory {
       const finalizers = this.#options.artifacts ? { finalizers: [RUNTIME_APP_FINALIZER] } : {};
       created = await this.#store.apps.create({
         metadata: { name: appId, namespace: project, labels: { [PROJECT_LABEL]: project }, ...finalizers },
-        spec: { displayName: name },
+        spec: { displayName: name, ...(settings ? { https: settings } : {}) },
       });
     } catch (err) {
       if (isAlreadyExists(err)) throw await this.#taken(project, appId, name);
@@ -87,6 +91,21 @@ export class AppDirectory {
     }
     await this.#store.settleApp(created);
     return appView(created, [], this.#options.baseDomain);
+  }
+
+  /**
+   * Changes the app's settings (its HTTPS redirect and HSTS); the same settings again write nothing.
+   * @throws NotFoundError; BadRequestError for HSTS preload without its requirements
+   */
+  async update(project: string, appId: string, change: { https?: HttpsChange | undefined }): Promise<AppView> {
+    await this.#store.update(project, appId, ({ spec }) => {
+      if (change.https === undefined) return undefined;
+      const { https: current, ...rest } = spec;
+      const next = applyHttpsChange(current, change.https);
+      if (isDeepStrictEqual(next, current)) return undefined;
+      return { ...rest, ...(next ? { https: next } : {}) };
+    });
+    return this.get(project, appId);
   }
 
   /** @throws NotFoundError */

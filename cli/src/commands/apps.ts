@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { act, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
+import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
 import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
@@ -15,6 +16,27 @@ export function registerApps(program: Command): void {
     ['cw apps create web'],
   );
   examples(act(withJson(apps.command('get').alias('show').argument('<app>', 'app id').description("Show an app: what is served, where, and the runtime's status")), get), ['cw apps get web']);
+  examples(
+    act(
+      withJson(
+        apps
+          .command('update')
+          .argument('<app>', 'app id')
+          .description("Change an app's HTTPS settings (applied without a redeploy): redirect plain HTTP to HTTPS, send HSTS")
+          .option('--https-redirect', 'answer plain-HTTP requests with 308 to the same URL over HTTPS (on hosts with a certificate)')
+          .option('--no-https-redirect', 'serve plain HTTP as it is (the default)')
+          .option('--hsts', 'send Strict-Transport-Security over HTTPS (max-age one year unless --hsts-max-age says)')
+          .option('--no-hsts', 'stop sending it (browsers keep a policy they saw until its max-age runs out)')
+          .option('--hsts-max-age <seconds>', 'how long browsers keep to HTTPS (0-63072000; 0 makes them forget)', intOption(0, 63_072_000))
+          .option('--hsts-include-subdomains', 'the policy covers every subdomain of the hosts too')
+          .option('--no-hsts-include-subdomains', 'the policy covers the hosts only')
+          .option('--hsts-preload', 'add preload (needs --hsts-include-subdomains and a max-age of a year or more; hard to undo, see docs/tls.md)')
+          .option('--no-hsts-preload', 'leave preload out'),
+      ),
+      update,
+    ),
+    ['cw apps update web --https-redirect --hsts', 'cw apps update web --hsts-max-age 63072000 --hsts-include-subdomains', 'cw apps update web --no-https-redirect --no-hsts --json'],
+  );
   examples(
     act(
       withJson(withYes(apps.command('rm').alias('delete').argument('<app>', 'app id').description('Delete an app with its builds, environment and host names, and report what was cleaned up'))),
@@ -57,8 +79,20 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['URL', app.url],
     ['Hosts', app.hosts.join(', ')],
     ['Builds', app.builds.length],
+    ...httpsFields(app.https),
     ['Created', `${app.created_at} (${ago(app.created_at)})`],
   ]);
+}
+
+async function update(ctx: Context, appId: string, flags: HttpsFlags): Promise<void> {
+  const projectId = await ctx.project();
+  const params = { path: { projectId, appId } };
+  // HSTS is replaced whole by the API: the current one fills in what the flags leave out.
+  const current = touchesHsts(flags) ? (await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}', { params }))).app.https : undefined;
+  const answer = await ctx.ok(ctx.api.PATCH('/v1/projects/{projectId}/apps/{appId}', { params, body: { https: httpsChange(flags, current) } }));
+  if (ctx.json) return printJson(answer);
+  success(`Updated app ${answer.app.app_id}`);
+  printFields(httpsFields(answer.app.https));
 }
 
 async function remove(ctx: Context, appId: string): Promise<void> {

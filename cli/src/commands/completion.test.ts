@@ -18,7 +18,7 @@ describe('completions', () => {
   });
 
   it("lists a group's subcommands", () => {
-    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'rm']);
+    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'update', 'rm']);
   });
 
   it("completes an option after a '-'", () => {

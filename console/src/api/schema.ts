@@ -3198,6 +3198,17 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description Redirect to HTTPS and HSTS. */
+                                https: {
+                                    /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
+                                    redirect_http: boolean;
+                                    /** @description The `Strict-Transport-Security` sent over HTTPS; absent: none. */
+                                    hsts?: {
+                                        max_age_seconds: number;
+                                        include_subdomains: boolean;
+                                        preload: boolean;
+                                    };
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3278,6 +3289,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description Redirect to HTTPS and HSTS (docs/tls.md, "Redirect and HSTS"). */
+                        https?: {
+                            /** @description Answer plain-HTTP requests to the app with `308` to the same URL over HTTPS, on each host the platform serves a certificate for (ACME challenges excepted). Default false. */
+                            redirect_http?: boolean;
+                            /** @description HSTS settings; `null` removes them (no header). */
+                            hsts?: {
+                                /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. */
+                                max_age_seconds?: number;
+                                /** @description Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false). */
+                                include_subdomains?: boolean;
+                                /** @description Add `preload` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least 31536000 (400 otherwise). Hard to undo: see docs/tls.md. */
+                                preload?: boolean;
+                            } | null;
+                        };
                         /** @description The app’s name (not blank; no control characters or bidirectional overrides), unique within the project. A name that is a DNS label (`web`) is also the app id; any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-b14e76`). */
                         name: string;
                     };
@@ -3315,6 +3340,17 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description Redirect to HTTPS and HSTS. */
+                                https: {
+                                    /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
+                                    redirect_http: boolean;
+                                    /** @description The `Strict-Transport-Security` sent over HTTPS; absent: none. */
+                                    hsts?: {
+                                        max_age_seconds: number;
+                                        include_subdomains: boolean;
+                                        preload: boolean;
+                                    };
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3466,6 +3502,17 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description Redirect to HTTPS and HSTS. */
+                                https: {
+                                    /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
+                                    redirect_http: boolean;
+                                    /** @description The `Strict-Transport-Security` sent over HTTPS; absent: none. */
+                                    hsts?: {
+                                        max_age_seconds: number;
+                                        include_subdomains: boolean;
+                                        preload: boolean;
+                                    };
+                                };
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp.
@@ -3727,7 +3774,175 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change an app’s settings (its redirect to HTTPS and HSTS); what the body leaves out stays as it is. The runtime applies them without a redeploy */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The settings to change; what is left out stays as it is. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Redirect to HTTPS and HSTS (docs/tls.md, "Redirect and HSTS"). */
+                        https?: {
+                            /** @description Answer plain-HTTP requests to the app with `308` to the same URL over HTTPS, on each host the platform serves a certificate for (ACME challenges excepted). Default false. */
+                            redirect_http?: boolean;
+                            /** @description HSTS settings; `null` removes them (no header). */
+                            hsts?: {
+                                /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. */
+                                max_age_seconds?: number;
+                                /** @description Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false). */
+                                include_subdomains?: boolean;
+                                /** @description Add `preload` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least 31536000 (400 otherwise). Hard to undo: see docs/tls.md. */
+                                preload?: boolean;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A runtime app. */
+                            app: {
+                                /** @description Identifier, unique within the project; part of the default host. */
+                                app_id: string;
+                                /** @description Name chosen at creation. */
+                                name: string;
+                                /** @description Build currently selected for serving; empty until the first deploy. */
+                                active_build_id: string;
+                                /** @description Builds uploaded for the app, newest first. */
+                                builds: {
+                                    build_id: string;
+                                }[];
+                                /** @description Host names the app is bound to: its default host `<app_id>.<project>.<runtime base domain>` first, then the deploy’s host names and the custom domains attached and finalized for it. */
+                                hosts: string[];
+                                /** @description URL of the default host, once the runtime reports serving it. */
+                                url?: string;
+                                /** @description The runtime serves the active build with the current environment and host names (false while a deploy rolls out). */
+                                ready: boolean;
+                                /** @description Why, in one word: Serving, RollingOut, BuildFailed, BuildNotFound, InsufficientStorage, QuotaExceeded, RuntimeUnavailable, NoBuild, CPULimitExceeded or MemoryLimitExceeded (the Ready condition’s reason; the last two: the runtime stopped the app for a while, see docs/runtime.md). */
+                                status_reason?: string;
+                                /** @description Why the app is or is not ready, as the runtime reports it. */
+                                status_message?: string;
+                                /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
+                                serving_build_id?: string;
+                                /** @description Redirect to HTTPS and HSTS. */
+                                https: {
+                                    /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
+                                    redirect_http: boolean;
+                                    /** @description The `Strict-Transport-Security` sent over HTTPS; absent: none. */
+                                    hsts?: {
+                                        max_age_seconds: number;
+                                        include_subdomains: boolean;
+                                        preload: boolean;
+                                    };
+                                };
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp.
+                                 */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/projects/{projectId}/apps/{appId}/logs": {

@@ -70,6 +70,16 @@ export function AppPage() {
             </dd>
             <dt>Hosts</dt>
             <dd>{a.hosts.join(', ')}</dd>
+            <dt>HTTP to HTTPS</dt>
+            <dd>{a.https.redirect_http ? 'Redirected (308) on hosts with a certificate' : 'Not redirected'}</dd>
+            <dt>HSTS</dt>
+            <dd>
+              {a.https.hsts ? (
+                <code>{[`max-age=${a.https.hsts.max_age_seconds}`, ...(a.https.hsts.include_subdomains ? ['includeSubDomains'] : []), ...(a.https.hsts.preload ? ['preload'] : [])].join('; ')}</code>
+              ) : (
+                'Off'
+              )}
+            </dd>
           </dl>
         </section>
       )}

@@ -13,7 +13,8 @@ import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { API_VERSION, countQuantity, createInformer, objectClient, quotaRefusal, RESOURCE_QUOTAS, ROLE_BINDINGS, type Informer, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection } from '../../../src/kube/testing/test-kube.ts';
 import { PROJECT_OBJECT_COUNTS, PROJECT_QUOTA_NAME, type ResourceQuota } from '../../../src/platform/project-quota.ts';
-import { NAMESPACES, PROJECT_LABEL, PROJECTS, RUNTIME_APPS } from '../../../src/platform/resources.ts';
+import { NAMESPACES, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { silentLogger } from '../../../src/logging/log.ts';
@@ -23,6 +24,7 @@ import { OPERATOR_BINDING_NAME, type ProjectAccess, type RoleBinding } from './o
 const conn = testConnection();
 const projects = objectClient<Project>(conn, PROJECTS);
 const namespaces = objectClient<KubeObject>(conn, NAMESPACES);
+const certificates = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
 const RUN_LABEL = 'test.cloudwright.dev/project-controller';
 const run = randomBytes(4).toString('hex');
 const created: string[] = [];
@@ -44,7 +46,15 @@ beforeAll(async () => {
     bindings: createInformer<RoleBinding>(conn, ROLE_BINDINGS, { labelSelector: PROJECT_LABEL }),
   };
   const { bindings: bound, ...rest } = informers;
-  controller = projectController({ kube: conn, ...rest, access: { project: access, bindings: bound }, registry, log: silentLogger, conflictRecheckMs: 200 });
+  controller = projectController({
+    kube: conn,
+    ...rest,
+    access: { project: access, bindings: bound },
+    registry,
+    log: silentLogger,
+    conflictRecheckMs: 200,
+    defaultHostsCertificate: { baseDomain: 'apps.pctl.test' },
+  });
   for (const informer of Object.values(informers)) informer.start();
   await controller.start();
 });
@@ -112,7 +122,7 @@ describe('the Project controller', () => {
     );
   });
 
-  it('writes the object-count quota the apiserver holds kubectl-style creates to, and puts it back when changed', { timeout: 60_000 }, async () => {
+  it('writes the object-count quota the apiserver holds kubectl-style creates to, and puts it back when changed, and the default-hosts certificate', { timeout: 120_000 }, async () => {
     const name = await createProject();
     // Counted by the control plane's quota controller, which learns of custom resources up to 30 s after they are
     // defined (it rediscovers them that often); until then the apiserver refuses creates ("status unknown").
@@ -122,6 +132,17 @@ describe('the Project controller', () => {
       (q) => q?.status?.used?.['count/runtimeapps.cloudwright.dev'] !== undefined,
       45_000,
     );
+    // Its apps' default hosts get one wildcard certificate (DNS-01 in the base domain's zone), created once the
+    // quota counts TlsCertificates too (until then the apiserver refuses it, and the controller tries again).
+    const certificate = await eventually(
+      'default-hosts certificate',
+      () => certificates.get(name, 'default-hosts'),
+      (c) => c !== undefined,
+      45_000,
+    );
+    expect(certificate?.spec).toEqual({ dnsNames: [`*.${name}.apps.pctl.test`], challenge: 'dns-01' });
+    const owner = await projects.get('', name);
+    expect(certificate?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Project', name, uid: owner?.metadata?.uid })]);
     expect(Object.fromEntries(Object.entries(quota?.spec?.hard ?? {}).map(([k, v]) => [k, countQuantity(v)]))).toEqual(
       Object.fromEntries(Object.entries(PROJECT_OBJECT_COUNTS).map(([plural, count]) => [`count/${plural}.cloudwright.dev`, count])),
     );

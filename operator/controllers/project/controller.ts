@@ -4,7 +4,9 @@ import { setCondition, statusChanged, type ConditionUpdate } from '../../../src/
 import { isAlreadyExists, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../../src/kube/index.ts';
 import { projectNamespace } from './project-namespace.ts';
 import { PROJECT_QUOTA_NAME, projectQuotaDrifted, projectResourceQuota, type ResourceQuota } from '../../../src/platform/project-quota.ts';
-import { NAMESPACES, PROJECT_LABEL, PROJECTS } from '../../../src/platform/resources.ts';
+import { NAMESPACES, PROJECT_LABEL, PROJECTS, TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import { ensureDefaultHostsCertificate } from './default-hosts-certificate.ts';
 import { Controller } from '../../../src/controller-runtime/controller.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { bindingChange, OPERATOR_BINDING_NAME, projectRoleBindings, RUNTIME_BINDING_NAME, type ProjectAccess, type RoleBinding } from './operator-access.ts';
@@ -25,6 +27,8 @@ export interface ProjectControllerDeps {
   now?: () => Date;
   /** How soon a project whose namespace name is taken looks again whether it is free (default a minute). */
   conflictRecheckMs?: number;
+  /** Each project gets a wildcard certificate for its apps' default hosts, `*.<project>.<baseDomain>` (DNS-01 in the base zone). */
+  defaultHostsCertificate?: { baseDomain: string };
 }
 
 /**
@@ -39,6 +43,7 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
   const namespaces = objectClient<KubeObject>(deps.kube, NAMESPACES);
   const quotas = objectClient<ResourceQuota>(deps.kube, RESOURCE_QUOTAS);
   const bindings = objectClient<RoleBinding>(deps.kube, ROLE_BINDINGS);
+  const certificates = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
   const now = deps.now ?? (() => new Date());
   return new Controller<Project>({
     name: 'project',
@@ -85,6 +90,7 @@ export function projectController(deps: ProjectControllerDeps): Controller<Proje
         // runtime its own for the app tokens of Databases.
         for (const binding of deps.access ? projectRoleBindings(name, deps.access.project) : []) await ensureBinding(bindings, deps.access!.bindings, binding);
         if (projectQuotaDrifted(deps.quotas.get(`${name}/${PROJECT_QUOTA_NAME}`))) await quotas.apply(projectResourceQuota(name), APPLY);
+        if (deps.defaultHostsCertificate) await ensureDefaultHostsCertificate(certificates, project, deps.defaultHostsCertificate.baseDomain);
       }
       // Deleting the other namespace, as the condition advises, sends no event here (it carries no project
       // label, so the cache never held it): look again after a while.

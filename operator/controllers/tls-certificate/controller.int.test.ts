@@ -17,7 +17,7 @@ import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.
 import { findCondition } from '../../../src/conditions/index.ts';
 import type { Controller } from '../../../src/controller-runtime/controller.ts';
 import { EventRecorder } from '../../../src/controller-runtime/events.ts';
-import { createInformer, eventWriter, objectClient, type Informer } from '../../../src/kube/index.ts';
+import { createInformer, EVENTS, eventWriter, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
 import { silentLogger } from '../../../src/logging/log.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
@@ -214,6 +214,27 @@ describe('TlsCertificate controller, against Pebble', () => {
     );
     expect((await storedOf(renewed)).serial).toBe(renewed.status?.serial);
     issued = renewed;
+  });
+
+  it('keeps serving a certificate whose renewal fails, says why in RenewalFailing and a Warning Event', { timeout: 90_000 }, async () => {
+    const before = issued.status!;
+    const name = before.dnsNames![0]!;
+    // The name now resolves where nothing answers: a renewal's validation cannot connect.
+    await pebble.dns.addA(name, '127.0.0.2');
+    const now = Date.now();
+    await pebble.setRenewalWindow((await storedOf(issued)).chainPem, { start: new Date(now - 120_000), end: new Date(now - 60_000) });
+    // Past the renewed certificate's next renewal-information check (6 hours after its issuance, itself 7 hours ahead).
+    clockOffsetMs = 14 * 3600 * 1000;
+    await certificates.patch(ns, 'shop', { metadata: { annotations: { 'test.cloudwright.dev/nudge': `${now}-fail` } } }, 'merge');
+    const failing = await until('shop', 'renewal failing', (c) => findCondition(c.status?.conditions, 'RenewalFailing')?.status === 'True', 45_000);
+    clockOffsetMs = 0;
+    expect(failing.status?.state).toBe('Renewing');
+    expect(failing.status?.serial).toBe(before.serial);
+    expect(findCondition(failing.status?.conditions, 'Ready')?.status).toBe('True');
+    expect(failing.status?.lastError?.reason).toMatch(/DnsNotPointingHere|ChallengeFailed/);
+    expect(findCondition(failing.status?.conditions, 'RenewalFailing')?.message).toContain(`expires at ${before.notAfter}`);
+    const events = await objectClient<KubeObject & { involvedObject: { name?: string }; type: string; reason: string }>(conn, EVENTS).list(ns);
+    expect(events.items.some((e) => e.involvedObject.name === 'shop' && e.type === 'Warning' && e.reason === failing.status?.lastError?.reason)).toBe(true);
   });
 
   it('revokes the certificate and deletes its key when the TlsCertificate is deleted', async () => {

@@ -15,10 +15,12 @@ import { TLS_CERTIFICATES } from '../../../src/platform/resources.ts';
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import type { AcmeClient } from '../../acme/client.ts';
 import { acmeAccount, type AcmeSettings } from './acme-account.ts';
-import { Dns01Records } from './dns01-records.ts';
+import { Dns01Records, type Dns01Answers } from './dns01-records.ts';
+import { dns01Answers, PlatformZoneTxt } from './platform-zone-txt.ts';
+import type { DnsProvider } from '../../../src/dns/provider.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
 import { Issuance, renewalWindow, type Step } from './issuance.ts';
-import { OrderLimiter } from './order-limiter.ts';
+import { OrderLimiter, ProjectOrderLimiter } from './order-limiter.ts';
 import { renewalTime } from './renewal.ts';
 import { retireCertificate } from './retirement.ts';
 import { http01SelfCheck } from './self-check.ts';
@@ -30,8 +32,10 @@ export interface TlsCertificateControllerDeps {
   domains: Informer<ProjectDomain>;
   domainClaims: Informer<DomainClaim>;
   hostnameClaims: Informer<HostnameClaim>;
-  /** The DnsRecords of project domains: dns-01 answers are written as TXT records; absent: no dns-01. */
+  /** The DnsRecords of project domains: dns-01 answers are written as TXT records; absent: no dns-01 there. */
   records?: Informer<DnsRecord>;
+  /** The installation's zone for the base domain: dns-01 for projects' default hosts (`*.<project>.<base>`); absent: none. */
+  baseZone?: { provider: DnsProvider; zoneId: string };
   baseDomain: string;
   acme: AcmeSettings;
   sealed: SealedStore;
@@ -65,12 +69,16 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     });
     return account;
   };
-  const limiter = new OrderLimiter({ perHour: deps.ordersPerHour ?? 100, burst: 10 });
+  const perHour = deps.ordersPerHour ?? 100;
+  // A project may take a fifth of the account's hourly budget: one cannot hold up the others' certificates.
+  const limiter = new ProjectOrderLimiter({ account: new OrderLimiter({ perHour, burst: 10 }), perProjectPerHour: Math.max(1, Math.floor(perHour / 5)), perProjectBurst: 5 });
   const issuance = new Issuance({
     acme,
     sealed: deps.sealed,
-    takeOrder: () => limiter.take(),
-    ...(deps.records ? { dns01: new Dns01Records(deps.kube, deps.records, deps.domains) } : {}),
+    takeOrder: (project) => limiter.take(project),
+    ...dns01Option(
+      dns01Answers(deps.records && new Dns01Records(deps.kube, deps.records, deps.domains), deps.baseZone && new PlatformZoneTxt(deps.baseZone.provider, deps.baseZone.zoneId, deps.baseDomain)),
+    ),
     ...(deps.acme.profile ? { profile: deps.acme.profile } : {}),
     ...(deps.http01SelfCheckUrl ? { http01Ready: http01SelfCheck(deps.http01SelfCheckUrl) } : {}),
     now,
@@ -145,6 +153,10 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       return step.status.nextAttemptAt ? { requeueAfter: Math.max(Date.parse(step.status.nextAttemptAt) - at.getTime(), 1) } : undefined;
     },
   });
+}
+
+function dns01Option(answers: Dns01Answers | undefined): { dns01?: Dns01Answers } {
+  return answers ? { dns01: answers } : {};
 }
 
 /** A certificate needs an order when none is served, the names changed, its renewal time came, or it expired. */

@@ -9,15 +9,27 @@ import { domainServes } from '../../../src/platform/host-admission.ts';
 import { isAlreadyExists, isNotFound, objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import { DNS_RECORDS } from '../../../src/platform/resources.ts';
 
+/** Where one certificate's DNS-01 TXT records go. */
+export interface Dns01Zone {
+  /** Makes the TXT record set at `fqdn` hold `values`; answers whether the zone has it so (then the CA may look). */
+  publish(fqdn: string, values: readonly string[]): Promise<boolean>;
+}
+
+/** The DNS-01 side of issuance: the zone a certificate's records go in, and their removal once the order ends. */
+export interface Dns01Answers {
+  zoneFor(cert: TlsCertificate, now: Date): { zone: Dns01Zone } | { problem: string };
+  remove(cert: TlsCertificate): Promise<void>;
+}
+
 /** TXT records of DNS-01 challenges are short-lived: a resolver must not keep an old value for long. */
-const CHALLENGE_TTL = 60;
+export const CHALLENGE_TTL = 60;
 
 /**
  * The DNS-01 answers of a TlsCertificate: one TXT DnsRecord per `_acme-challenge` name in the project domain of
  * `spec.domainRef`, owned by the certificate (garbage-collected with it), written to the zone by the ProjectDomain
  * controller like any record. The certificate controller writes their spec; it deletes them once the order ends.
  */
-export class Dns01Records {
+export class Dns01Records implements Dns01Answers {
   readonly #client;
   readonly #records: Informer<DnsRecord>;
   readonly #domains: Informer<ProjectDomain>;
@@ -28,8 +40,14 @@ export class Dns01Records {
     this.#domains = domains;
   }
 
-  /** The domain the certificate's TXT records go in, or why there is none that may hold them. */
-  domainFor(cert: TlsCertificate, now: Date): { domain: ProjectDomain } | { problem: string } {
+  /** The zone the certificate's TXT records go in (its project domain's), or why there is none that may hold them. */
+  zoneFor(cert: TlsCertificate, now: Date): { zone: Dns01Zone } | { problem: string } {
+    const found = this.#domainFor(cert, now);
+    if ('problem' in found) return found;
+    return { zone: { publish: (fqdn, values) => this.#publish(cert, found.domain, fqdn, values) } };
+  }
+
+  #domainFor(cert: TlsCertificate, now: Date): { domain: ProjectDomain } | { problem: string } {
     const ref = cert.spec.domainRef?.name;
     if (!ref) return { problem: 'A dns-01 certificate names its project domain in spec.domainRef.' };
     const domain = this.#domains.get(`${cert.metadata?.namespace}/${ref}`);
@@ -43,7 +61,7 @@ export class Dns01Records {
    * Makes the TXT record at `fqdn` hold `values`; answers whether the zone has it so (the record's `Ready`
    * for its current generation), so the CA is told to look only then.
    */
-  async publish(cert: TlsCertificate, domain: ProjectDomain, fqdn: string, values: readonly string[]): Promise<boolean> {
+  async #publish(cert: TlsCertificate, domain: ProjectDomain, fqdn: string, values: readonly string[]): Promise<boolean> {
     const namespace = cert.metadata?.namespace ?? '';
     const name = recordName(cert, fqdn);
     const spec = { domainRef: { name: domain.metadata?.name ?? '' }, name: relativeName(fqdn, domain.spec.domain), type: 'TXT' as const, values: [...values].sort(), ttl: CHALLENGE_TTL };

@@ -51,6 +51,8 @@ let informers: {
   hostnameClaims: Informer<HostnameClaim>;
 };
 let controllers: Controller[];
+const BASE = 'apps.cw-tlsdns.test';
+let baseZoneId: string;
 
 beforeAll(async () => {
   parent = await startParentZoneServer({ suffix: 'test' });
@@ -65,9 +67,11 @@ beforeAll(async () => {
     domainClaims: createInformer<DomainClaim>(conn, DOMAIN_CLAIMS),
     hostnameClaims: createInformer<HostnameClaim>(conn, HOSTNAME_CLAIMS),
   };
+  // The installation's own zone for the base domain: projects' default hosts get their wildcard there.
+  baseZoneId = (await provider.createZone(BASE, `base-${randomBytes(4).toString('hex')}`)).zoneId;
   zones = await startHostedZoneServer({
     provider,
-    zones: () => informers.domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : [])),
+    zones: () => [{ domain: BASE, zoneId: baseZoneId }, ...informers.domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : []))],
   });
   pebble = await startPebble(inject('stateDir'), { dnsServer: zones.address, nonceRejectPercent: 20 });
   sealed = new SealedStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket'), registry: new Registry() }), randomBytes(32));
@@ -76,7 +80,14 @@ beforeAll(async () => {
   const common = { kube: conn, registry: new Registry(), log: silentLogger, events };
   controllers = [
     projectDomainController({ ...common, domains: informers.domains, records: informers.records, hostnames: informers.hostnames, settings, tls: true }),
-    tlsCertificateController({ ...common, ...informers, baseDomain: 'apps.cw-tlsdns.test', acme: { directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa }, sealed }),
+    tlsCertificateController({
+      ...common,
+      ...informers,
+      baseDomain: BASE,
+      baseZone: { provider, zoneId: baseZoneId },
+      acme: { directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa },
+      sealed,
+    }),
   ] as Controller[];
   for (const informer of Object.values(informers)) informer.start();
   await Promise.all(controllers.map((c) => c.start()));
@@ -148,6 +159,46 @@ describe('DNS-01 through the project domain’s zone', () => {
       (sets) => !sets.some((s) => s.name.startsWith('_acme-challenge.')),
       20_000,
     );
+  });
+
+  it('issues a project’s default-hosts wildcard in the platform’s base-domain zone, and cleans its record up', async () => {
+    await certificates.create({
+      apiVersion: API_VERSION,
+      kind: 'TlsCertificate',
+      metadata: { namespace: ns, name: 'default-hosts' },
+      spec: { dnsNames: [`*.${ns}.${BASE}`], challenge: 'dns-01' },
+    });
+    const issued = await eventually(
+      'issued',
+      () => certificates.get(ns, 'default-hosts'),
+      (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
+      60_000,
+    );
+    expect(issued?.status?.lastError).toBeUndefined();
+    const stored = await sealed.get<StoredCertificate>(certificateObjectKey(ns, 'default-hosts', issued!.status!.serial!));
+    expect(new X509Certificate(stored!.chainPem).subjectAltName).toBe(`DNS:*.${ns}.${BASE}`);
+    await eventually(
+      'challenge record out of the base zone',
+      () => provider.listRecords(baseZoneId),
+      (sets) => !sets.some((r) => r.name === `_acme-challenge.${ns}.${BASE}`),
+      20_000,
+    );
+  });
+
+  it('orders nothing in the base zone for another project’s part of it', async () => {
+    await certificates.create({
+      apiVersion: API_VERSION,
+      kind: 'TlsCertificate',
+      metadata: { namespace: ns, name: 'not-ours' },
+      spec: { dnsNames: [`*.someone-else.${BASE}`], challenge: 'dns-01' },
+    });
+    const refused = await eventually(
+      'refused',
+      () => certificates.get(ns, 'not-ours'),
+      (c) => c?.status?.lastError !== undefined,
+    );
+    expect(refused?.status?.lastError?.reason).toBe('NameNotHeld');
+    expect((await provider.listRecords(baseZoneId)).some((r) => r.name.includes('someone-else'))).toBe(false);
   });
 
   it('refuses a dns-01 certificate whose domain is not delegated, saying why', async () => {

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import type { AcmeAuthorization, AcmeClient, AcmeOrder } from '../../acme/client.ts';
 import { certificateRequestFor, chainOf, newCertificateKey, renewalCertId } from '../../acme/csr.ts';
 import { dns01Value, keyAuthorization } from '../../acme/jws.ts';
-import type { Dns01Records } from './dns01-records.ts';
+import type { Dns01Answers } from './dns01-records.ts';
 import { AcmeProblem } from '../../acme/problem.ts';
 import type { Http01Challenge, TlsCertificate, TlsCertificateStatus } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { certificateObjectKey, orderKeyObjectKey, type StoredCertificate, type StoredOrderKey } from '../../../src/tls/certificate-objects.ts';
@@ -33,9 +33,9 @@ export interface IssuanceDeps {
    */
   readonly http01Ready?: (challenge: Http01Challenge) => Promise<boolean>;
   /** DNS-01 answers as TXT records in project domains; absent: dns-01 certificates fail with the reason. */
-  readonly dns01?: Dns01Records;
-  /** Takes a new-order token: 0, or milliseconds until one is free. */
-  readonly takeOrder: () => number;
+  readonly dns01?: Dns01Answers;
+  /** Takes a new-order token for the certificate's project: 0, or milliseconds until one is free. */
+  readonly takeOrder: (project: string) => number;
   readonly profile?: string;
   readonly now: () => Date;
 }
@@ -82,7 +82,7 @@ export class Issuance {
 
   async #newOrder(cert: TlsCertificate, names: string[]): Promise<Step> {
     const status = cert.status ?? {};
-    const wait = this.#deps.takeOrder();
+    const wait = this.#deps.takeOrder(cert.metadata?.namespace ?? '');
     if (wait > 0) return { status, requeueAfterMs: wait };
     const acme = await this.#deps.acme();
     const profile = cert.spec.profile ?? this.#deps.profile;
@@ -138,7 +138,7 @@ export class Issuance {
     const status = cert.status ?? {};
     const dns = this.#deps.dns01;
     if (!dns) return this.failed(cert, { reason: 'ChallengeUnsupported', message: 'This installation has no DNS provider for dns-01 challenges; use http-01.' });
-    const target = dns.domainFor(cert, this.#deps.now());
+    const target = dns.zoneFor(cert, this.#deps.now());
     if ('problem' in target) return this.failed(cert, { reason: 'DomainNotReady', message: target.problem });
     const responded = new Set(status.order?.responded ?? []);
     const pending: { url: string; fqdn: string; value: string }[] = [];
@@ -157,7 +157,7 @@ export class Issuance {
     const byName = new Map<string, string[]>();
     for (const p of pending) byName.set(p.fqdn, [...(byName.get(p.fqdn) ?? []), p.value]);
     let published = true;
-    for (const [fqdn, values] of byName) published = (await dns.publish(cert, target.domain, fqdn, values)) && published;
+    for (const [fqdn, values] of byName) published = (await target.zone.publish(fqdn, values)) && published;
     if (published) {
       for (const p of pending) {
         if (responded.has(p.url)) continue;

@@ -1,5 +1,6 @@
 import { Type, type Static, type TString } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
+import { AppHttps } from './app-https.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
@@ -74,6 +75,7 @@ export const RuntimeAppSpec = Type.Object(
         description: 'Requests served at once before new ones queue; absent: the runtime default.',
       }),
     ),
+    https: Type.Optional(AppHttps),
   },
   {
     'x-kubernetes-validations': [

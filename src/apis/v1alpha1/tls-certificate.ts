@@ -127,8 +127,9 @@ export const TlsCertificateKind: KindDescriptor<'TlsCertificate', typeof TlsCert
   status: TlsCertificateStatus,
   printerColumns: [
     { name: 'State', type: 'string', jsonPath: '.status.state', description: 'Pending, Issuing, Issued, Renewing or Failed.' },
-    { name: 'Not After', type: 'date', jsonPath: '.status.notAfter', description: 'Expiry of the served certificate.' },
+    // A string: kubectl shows a date column as an age, and a time to come as <invalid>.
+    { name: 'Not After', type: 'string', jsonPath: '.status.notAfter', description: 'Expiry of the served certificate.' },
     { name: 'Issuer', type: 'string', jsonPath: '.status.issuer', description: 'Issuing CA.', priority: 1 },
-    { name: 'Next Attempt', type: 'date', jsonPath: '.status.nextAttemptAt', description: 'After a failure: the next order.', priority: 1 },
+    { name: 'Next Attempt', type: 'string', jsonPath: '.status.nextAttemptAt', description: 'After a failure: the next order.', priority: 1 },
   ],
 };

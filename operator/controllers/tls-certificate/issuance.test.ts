@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
+import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
+import { SealedStore } from '../../../src/tls/sealed-store.ts';
+import { Issuance } from './issuance.ts';
+
+const now = new Date('2026-11-29T00:00:00Z');
+
+/** An issuance whose CA cannot be reached (its account cannot even be fetched). */
+function unreachable(): Issuance {
+  return new Issuance({
+    acme: () => Promise.reject(new Error('connect ECONNREFUSED 192.0.2.1:443')),
+    sealed: new SealedStore(new MemoryObjectStore(), randomBytes(32)),
+    takeOrder: () => 0,
+    now: () => now,
+  });
+}
+
+function cert(status: TlsCertificate['status'] = {}): TlsCertificate {
+  return { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'TlsCertificate', metadata: { namespace: 'p', name: 'c', uid: 'u' }, spec: { dnsNames: ['a.example.com'] }, status };
+}
+
+describe('Issuance with the CA down', () => {
+  it('fails with CAUnavailable and backs off a minute, then two', async () => {
+    const first = await unreachable().step(cert());
+    expect(first.status).toMatchObject({ state: 'Failed', failures: 1, lastError: { reason: 'CAUnavailable', message: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(Date.parse(first.status.nextAttemptAt!) - now.getTime()).toBe(60_000);
+    const second = await unreachable().step(cert(first.status));
+    expect(second.status.failures).toBe(2);
+    expect(Date.parse(second.status.nextAttemptAt!) - now.getTime()).toBe(120_000);
+    expect(second.event).toMatchObject({ type: 'Warning', reason: 'CAUnavailable' });
+  });
+
+  it('keeps a served certificate served (state Renewing, same serial) while its renewal cannot reach the CA', async () => {
+    const served = { state: 'Issued' as const, serial: 'ab12', dnsNames: ['a.example.com'], notAfter: '2027-01-01T00:00:00Z' };
+    const step = await unreachable().step(cert(served));
+    expect(step.status).toMatchObject({ state: 'Renewing', serial: 'ab12', notAfter: '2027-01-01T00:00:00Z', lastError: { reason: 'CAUnavailable' } });
+  });
+
+  it('waits for the account’s order budget before ordering, without failing', async () => {
+    const issuance = new Issuance({ acme: () => Promise.reject(new Error('not reached')), sealed: new SealedStore(new MemoryObjectStore(), randomBytes(32)), takeOrder: () => 42_000, now: () => now });
+    const step = await issuance.step(cert());
+    expect(step.requeueAfterMs).toBe(42_000);
+    expect(step.status.lastError).toBeUndefined();
+  });
+});
