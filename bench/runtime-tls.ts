@@ -223,8 +223,13 @@ async function measured<R>(pid: number, script: string, spec: object, statusPort
   const server0 = cpuSeconds(pid);
   const loader0 = reapedChildrenCpuSeconds();
   const out = await runToCompletion(process.execPath, [join(repoRoot, 'bench', script), JSON.stringify(spec)]);
-  const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as R & { errors: number; firstError?: string };
-  if (result.errors > 0) throw new Error(`${script} against pid ${pid}: ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ''}`);
+  const result = JSON.parse(out.trim().split('\n').pop() ?? '{}') as R & { errors: number; firstError?: string; timeouts?: number; non2xx?: number };
+  // A refused or failed request would make the rate meaningless: the run fails instead.
+  const failures = result.errors + (result.timeouts ?? 0) + (result.non2xx ?? 0);
+  if (failures > 0)
+    throw new Error(
+      `${script} against pid ${pid}: ${result.errors} errors, ${result.timeouts ?? 0} timeouts, ${result.non2xx ?? 0} non-2xx${result.firstError ? ` (first error: ${result.firstError})` : ''}`,
+    );
   const window: Window<R> = { result, serverCpuSeconds: cpuSeconds(pid) - server0, loaderCpuSeconds: reapedChildrenCpuSeconds() - loader0 };
   const after = await handshakes();
   if (before && after) window.counted = { full: after.full - before.full, resumed: after.resumed - before.resumed };
