@@ -161,7 +161,8 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     logController,
     ...lazyRequestLoggers,
     // Strict input: unknown fields are an error, not silently dropped; no type coercion of bodies.
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // verbose: a refusal of a union of objects can name the union's own description (problem-details.ts).
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false, verbose: true } },
     // Room for the longest id we accept (a 253-character user id, percent-encoded); longer is a 414.
     routerOptions: { maxParamLength: 1024 },
     // Errors the router raises before any route runs (bad URL encoding, an over-long parameter): no hook

@@ -367,7 +367,7 @@ describe('domains, records and host names', () => {
       lastError: refusal,
       nextAttemptAt: '2026-11-29T11:00:00Z',
     });
-    await expect.poll(async () => (await cw(script, ['domains', 'get', domain])).stdout).toContain(refusal.message);
+    await expect.poll(async () => (await cw(script, ['domains', 'get', domain])).stdout, { timeout: 15_000 }).toContain(refusal.message);
     const shownDomain = (await cw(script, ['domains', 'get', domain])).stdout;
     for (const line of [/Certificate: +renewing/, /Expires: +2026-12-10T00:00:00Z/, /Issuer: +Pebble Intermediate CA/, /Next attempt: +2026-11-29T11:00:00Z/]) expect(shownDomain).toMatch(line);
 
@@ -405,7 +405,7 @@ describe('domains, records and host names', () => {
     expect(hostnames.domains).toEqual([expect.objectContaining({ domain: host, status: 'active' })]);
     // Its certificate, written as the certificate controller would: a TLS column with the expiry, and --json as the API says.
     await certifyHostname(kubeconfig, member.project, host, { state: 'Issued', notAfter: '2027-02-27T10:30:00Z', issuer: 'Pebble Intermediate CA' });
-    await expect.poll(async () => (await cw(script, ['hostnames', 'ls', '--app', 'shop'])).stdout).toContain('issued until 2027-02-27');
+    await expect.poll(async () => (await cw(script, ['hostnames', 'ls', '--app', 'shop'])).stdout, { timeout: 15_000 }).toContain('issued until 2027-02-27');
     expect((await cw(script, ['hostnames', 'ls', '--app', 'shop'])).stdout).toMatch(/HOSTNAME +MODE +STATUS +TLS +WHY +ATTACHED/);
     const certified = await cwJson<{ domains: { tls: unknown }[] }>(script, ['hostnames', 'ls', '--app', 'shop'], { method: 'GET', path: '/v1/projects/{projectId}/apps/{appId}/domains' });
     expect(certified.domains[0]?.tls).toEqual({ status: 'issued', not_after: '2027-02-27T10:30:00Z', issuer: 'Pebble Intermediate CA', last_error: null, next_attempt_at: null });

@@ -94,6 +94,11 @@ export function validationDetail(error: FastifyError): string {
   if (!first) return error.message;
   const context = error.validationContext ?? 'request';
   const field = first.instancePath ? `${context}${first.instancePath.replaceAll('/', '.')}` : context;
+  // A union of objects refused as a whole (no branch fits): its description says what the forms are, where the
+  // first branch's complaint alone ("preload must be one of false") would mislead.
+  const union = error.validation?.find((e) => e.keyword === 'anyOf' && e.instancePath !== first.instancePath && first.instancePath.startsWith(e.instancePath));
+  const described = (union as { parentSchema?: { description?: unknown } } | undefined)?.parentSchema?.description;
+  if (union && typeof described === 'string') return `${union.instancePath ? `${context}${union.instancePath.replaceAll('/', '.')}` : context}: ${described}`;
   const extra = (first.params as { additionalProperty?: unknown } | undefined)?.additionalProperty;
   if (typeof extra === 'string') return `${field} has an unknown property "${extra}"`;
   const allowed = allowedValues(error.validation ?? [], first.instancePath);

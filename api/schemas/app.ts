@@ -25,24 +25,34 @@ export const EnvironmentKey = Type.String({
 export const AppParams = Type.Object({ projectId: ProjectId, appId: AppId }, { additionalProperties: false });
 export const VariableParams = Type.Object({ projectId: ProjectId, appId: AppId, key: EnvironmentKey }, { additionalProperties: false });
 
-const HstsBody = Type.Object(
+const MAX_AGE_DESCRIPTION = `How long browsers keep to HTTPS after seeing the header, in seconds (default ${DEFAULT_HSTS_MAX_AGE_SECONDS}, one year; at most two years). 0 tells browsers to forget the policy.`;
+const HSTS_DESCRIPTION = 'Send `Strict-Transport-Security` with the app’s answers over HTTPS. Given, it replaces the app’s HSTS settings whole.';
+
+/** HSTS without `preload`. */
+const HstsPlain = Type.Object(
+  {
+    max_age_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HSTS_MAX_AGE_SECONDS, description: MAX_AGE_DESCRIPTION })),
+    include_subdomains: Type.Optional(Type.Boolean({ description: 'Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false).' })),
+    preload: Type.Optional(Type.Literal(false, { description: 'No `preload` (the default).' })),
+  },
+  { additionalProperties: false, description: HSTS_DESCRIPTION },
+);
+
+/** HSTS with `preload`: the schema itself holds hstspreload.org's requirements, so a client sees them before it asks. */
+const HstsPreload = Type.Object(
   {
     max_age_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_HSTS_MAX_AGE_SECONDS,
-        description: `How long browsers keep to HTTPS after seeing the header, in seconds (default ${DEFAULT_HSTS_MAX_AGE_SECONDS}, one year; at most two years). 0 tells browsers to forget the policy.`,
-      }),
+      Type.Integer({ minimum: MIN_PRELOAD_MAX_AGE_SECONDS, maximum: MAX_HSTS_MAX_AGE_SECONDS, description: `${MAX_AGE_DESCRIPTION} With preload, at least ${MIN_PRELOAD_MAX_AGE_SECONDS}.` }),
     ),
-    include_subdomains: Type.Optional(Type.Boolean({ description: 'Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false).' })),
-    preload: Type.Optional(
-      Type.Boolean({
-        description: `Add \`preload\` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least ${MIN_PRELOAD_MAX_AGE_SECONDS} (400 otherwise). Hard to undo: see docs/tls.md.`,
-      }),
-    ),
+    include_subdomains: Type.Literal(true, { description: 'Preload needs `includeSubDomains`.' }),
+    preload: Type.Literal(true, { description: 'Consent to browsers’ built-in HSTS lists. Hard to undo: see docs/tls.md.' }),
   },
-  { additionalProperties: false, description: 'Send `Strict-Transport-Security` with the app’s answers over HTTPS. Given, it replaces the app’s HSTS settings whole.' },
+  { additionalProperties: false, description: `${HSTS_DESCRIPTION} With preload: include_subdomains true and max_age_seconds of at least ${MIN_PRELOAD_MAX_AGE_SECONDS}.` },
 );
+
+const HstsBody = Type.Union([HstsPlain, HstsPreload], {
+  description: `HSTS settings (max_age_seconds 0 to ${MAX_HSTS_MAX_AGE_SECONDS}, include_subdomains, preload); preload needs include_subdomains true and a max_age_seconds of at least ${MIN_PRELOAD_MAX_AGE_SECONDS} (hstspreload.org's requirements).`,
+});
 
 /** The HTTPS settings a create or an update takes: fields left out are kept (off for a new app). */
 export const HttpsBody = Type.Object(

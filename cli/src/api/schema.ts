@@ -3294,14 +3294,30 @@ export interface paths {
                             /** @description Answer plain-HTTP requests to the app with `308` to the same URL over HTTPS, on each host the platform serves a certificate for (ACME challenges excepted). Default false. */
                             redirect_http?: boolean;
                             /** @description HSTS settings; `null` removes them (no header). */
-                            hsts?: {
+                            hsts?: ({
                                 /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. */
                                 max_age_seconds?: number;
                                 /** @description Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false). */
                                 include_subdomains?: boolean;
-                                /** @description Add `preload` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least 31536000 (400 otherwise). Hard to undo: see docs/tls.md. */
-                                preload?: boolean;
-                            } | null;
+                                /**
+                                 * @description No `preload` (the default).
+                                 * @enum {boolean}
+                                 */
+                                preload?: false;
+                            } | {
+                                /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. With preload, at least 31536000. */
+                                max_age_seconds?: number;
+                                /**
+                                 * @description Preload needs `includeSubDomains`.
+                                 * @enum {boolean}
+                                 */
+                                include_subdomains: true;
+                                /**
+                                 * @description Consent to browsers’ built-in HSTS lists. Hard to undo: see docs/tls.md.
+                                 * @enum {boolean}
+                                 */
+                                preload: true;
+                            }) | null;
                         };
                         /** @description The app’s name (not blank; no control characters or bidirectional overrides), unique within the project. A name that is a DNS label (`web`) is also the app id; any other name gets a slug of it plus six hex digits as its id (`My Shop` → `my-shop-b14e76`). */
                         name: string;
@@ -3796,14 +3812,30 @@ export interface paths {
                             /** @description Answer plain-HTTP requests to the app with `308` to the same URL over HTTPS, on each host the platform serves a certificate for (ACME challenges excepted). Default false. */
                             redirect_http?: boolean;
                             /** @description HSTS settings; `null` removes them (no header). */
-                            hsts?: {
+                            hsts?: ({
                                 /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. */
                                 max_age_seconds?: number;
                                 /** @description Cover every subdomain of each of the app’s hosts too (`includeSubDomains`; default false). */
                                 include_subdomains?: boolean;
-                                /** @description Add `preload` (default false): consent to browsers’ built-in HSTS lists. Needs include_subdomains and a max_age_seconds of at least 31536000 (400 otherwise). Hard to undo: see docs/tls.md. */
-                                preload?: boolean;
-                            } | null;
+                                /**
+                                 * @description No `preload` (the default).
+                                 * @enum {boolean}
+                                 */
+                                preload?: false;
+                            } | {
+                                /** @description How long browsers keep to HTTPS after seeing the header, in seconds (default 31536000, one year; at most two years). 0 tells browsers to forget the policy. With preload, at least 31536000. */
+                                max_age_seconds?: number;
+                                /**
+                                 * @description Preload needs `includeSubDomains`.
+                                 * @enum {boolean}
+                                 */
+                                include_subdomains: true;
+                                /**
+                                 * @description Consent to browsers’ built-in HSTS lists. Hard to undo: see docs/tls.md.
+                                 * @enum {boolean}
+                                 */
+                                preload: true;
+                            }) | null;
                         };
                     };
                 };

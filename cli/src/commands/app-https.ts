@@ -1,4 +1,5 @@
 // `cw apps update`'s HTTPS flags, turned into the body of `PATCH …/apps/{appId}`.
+import type { paths } from '../api/schema.ts';
 import { UsageError } from '../errors.ts';
 
 /** The HTTPS settings as the API shows them (`app.https`). */
@@ -16,7 +17,9 @@ export interface HttpsFlags {
   hstsPreload?: boolean;
 }
 
-export type HttpsChange = { redirect_http?: boolean; hsts?: { max_age_seconds?: number; include_subdomains?: boolean; preload?: boolean } | null };
+/** The body's `https`, as the API documents it: a preload HSTS carries include_subdomains true (and a year or more). */
+export type HttpsChange = NonNullable<NonNullable<paths['/v1/projects/{projectId}/apps/{appId}']['patch']['requestBody']>['content']['application/json']['https']>;
+type Hsts = NonNullable<HttpsChange['hsts']>;
 
 /** Whether the flags touch HSTS (so the current settings are needed to keep what they leave out). */
 export function touchesHsts(flags: HttpsFlags): boolean {
@@ -40,11 +43,12 @@ export function httpsChange(flags: HttpsFlags, current: HttpsSettings | undefine
     const maxAge = flags.hstsMaxAge ?? now?.max_age_seconds;
     const include = flags.hstsIncludeSubdomains ?? now?.include_subdomains;
     const preload = flags.hstsPreload ?? now?.preload;
+    // Sent as asked: a preload without its requirements is the API's to refuse, with the reason, which cw prints.
     change.hsts = {
       ...(maxAge !== undefined ? { max_age_seconds: maxAge } : {}),
       ...(include !== undefined ? { include_subdomains: include } : {}),
       ...(preload !== undefined ? { preload } : {}),
-    };
+    } as Hsts;
   }
   if (Object.keys(change).length === 0) throw new UsageError('nothing to change: give --https-redirect, --no-https-redirect, --hsts, --no-hsts or an --hsts-* option');
   return change;
