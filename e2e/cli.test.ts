@@ -226,7 +226,7 @@ describe('apps, deploys, environment and rollback', () => {
       path: '/v1/projects/{projectId}/apps/{appId}',
     });
     expect(secured.app.https).toEqual({ redirect_http: true, hsts: { max_age_seconds: 600, include_subdomains: true, preload: false } });
-    expectOneLineError(await cw(script, ['apps', 'update', 'greeter', '--hsts-preload']), 1, /preload needs include_subdomains and a max_age_seconds of at least 31536000/);
+    expectOneLineError(await cw(script, ['apps', 'update', 'greeter', '--hsts-preload']), 1, /preload needs include_subdomains true and a max_age_seconds of at least 31536000/);
     expectOneLineError(await cw(script, ['apps', 'update', 'greeter']), 2, /nothing to change/);
     expect((await cw(script, ['apps', 'get', 'greeter'])).stdout).toMatch(/HSTS:?\s+max-age=600; includeSubDomains/);
 
