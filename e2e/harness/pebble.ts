@@ -30,6 +30,8 @@ export interface PebbleOptions {
   readonly nonceRejectPercent?: number;
   /** The port Pebble validates HTTP-01 on (the runtime's entry point in `make dev`); default a free one. */
   readonly http01Port?: number;
+  /** Pebble waits up to this many seconds (at random) before each validation, as a busy CA does; default none. */
+  readonly validationDelaySeconds?: number;
   /** The DNS server Pebble resolves through (`host:port`), such as the hosted zones' (DNS-01); default challtestsrv's. */
   readonly dnsServer?: string;
 }
@@ -92,7 +94,12 @@ export async function startPebble(stateDir: string, options: PebbleOptions = {})
         command: toolPath('pebble'),
         args: ['-config', configPath, '-dnsserver', options.dnsServer ?? `127.0.0.1:${dnsPort}`],
         // Authorizations are never reused, so each order (a renewal too) is validated again, deterministically.
-        env: { ...process.env, PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5), PEBBLE_AUTHZREUSE: '0' },
+        env: {
+          ...process.env,
+          ...(options.validationDelaySeconds ? { PEBBLE_VA_SLEEPTIME: String(options.validationDelaySeconds) } : { PEBBLE_VA_NOSLEEP: '1' }),
+          PEBBLE_WFE_NONCEREJECT: String(options.nonceRejectPercent ?? 5),
+          PEBBLE_AUTHZREUSE: '0',
+        },
         logPath: join(stateDir, 'pebble.log'),
       }),
     );

@@ -1,7 +1,8 @@
 // DNS-01 end to end on the platform's own zones: a wildcard certificate for a delegated project domain, its
 // TXT records written as DnsRecords, put in the zone by the ProjectDomain controller (a zone in memory here, as
 // moto's Route 53 in `make dev`), and Pebble validating them through a DNS server that answers from that zone
-// (src/dns/hosted-zone-server.ts, what the provider's nameservers would answer).
+// (src/dns/hosted-zone-server.ts, what the provider's nameservers would answer). Pebble delays its validations
+// here, as a busy CA does: the controller polls the order as the CA's Retry-After says.
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -73,7 +74,8 @@ beforeAll(async () => {
     provider,
     zones: () => [{ domain: BASE, zoneId: baseZoneId }, ...informers.domains.list().flatMap((d) => (d.status?.hostedZoneId ? [{ domain: d.spec.domain, zoneId: d.status.hostedZoneId }] : []))],
   });
-  pebble = await startPebble(inject('stateDir'), { dnsServer: zones.address, nonceRejectPercent: 20 });
+  // A CA as a busy one behaves: a fifth of its nonces refused, and each validation delayed (up to 3 s, at random).
+  pebble = await startPebble(inject('stateDir'), { dnsServer: zones.address, nonceRejectPercent: 20, validationDelaySeconds: 3 });
   sealed = new SealedStore(new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket'), registry: new Registry() }), randomBytes(32));
   const settings = testDnsSettings({ provider, parentServer: parent.address, runtimeTarget: { hostname: 'runtime.apps.cw-tlsdns.test', ipv4: ['192.0.2.80'] } });
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'tlsdns-test' });
