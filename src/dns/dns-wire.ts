@@ -61,3 +61,11 @@ export class TcpFrameReader {
     return out;
   }
 }
+
+/** A TXT answer of `text`, split into <character-string>s of at most 255 bytes (RFC 1035 §3.3.14). */
+export function txtRecordData(name: string, ttl: number, text: string): DnsRecordData {
+  const bytes = Buffer.from(text, 'utf8');
+  const strings: Buffer[] = [];
+  for (let i = 0; i < bytes.length || strings.length === 0; i += 255) strings.push(bytes.subarray(i, i + 255));
+  return { type: 'TXT', name, ttl, data: strings };
+}

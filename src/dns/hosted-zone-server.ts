@@ -5,7 +5,7 @@
 import { isInZone } from './names.ts';
 import type { DnsProvider, RecordSet } from './provider.ts';
 import { listenDns } from './dns-listener.ts';
-import { decodeMessage, ednsOpt, encodeMessage, RCODE, FLAGS, type DecodedDnsMessage, type DnsRecordData } from './dns-wire.ts';
+import { decodeMessage, ednsOpt, encodeMessage, RCODE, FLAGS, txtRecordData, type DecodedDnsMessage, type DnsRecordData } from './dns-wire.ts';
 
 export interface HostedZoneServer {
   /** `host:port`, as a resolver setting (Pebble's `-dnsserver`) takes it. */
@@ -68,11 +68,6 @@ async function answer(options: HostedZoneServerOptions, buf: Buffer): Promise<Bu
 }
 
 function record(name: string, type: string, ttl: number, value: string): DnsRecordData {
-  if (type === 'TXT') {
-    const bytes = Buffer.from(value, 'utf8');
-    const strings: Buffer[] = [];
-    for (let i = 0; i < bytes.length || strings.length === 0; i += 255) strings.push(bytes.subarray(i, i + 255));
-    return { type: 'TXT', name, ttl, data: strings };
-  }
+  if (type === 'TXT') return txtRecordData(name, ttl, value);
   return { type, name, ttl, data: value } as DnsRecordData;
 }

@@ -3,7 +3,7 @@
 // succeed or fail on demand) and holds a few A/AAAA/CNAME/TXT records (so the records an owner publishes for an
 // external hostname can be resolved). Pure: parent-zone-server.ts puts it on the network.
 import { isIPv4, isIPv6 } from 'node:net';
-import { RCODE, type DnsRecordData } from './dns-wire.ts';
+import { RCODE, txtRecordData, type DnsRecordData } from './dns-wire.ts';
 import { isBelow, isInZone, normalizeName } from './names.ts';
 import { hostValue, ipv4Value, ipv6Value } from './record-values.ts';
 
@@ -127,12 +127,7 @@ export class ParentZone {
   }
 
   #record(name: string, type: ParentZoneRecordType, value: string): DnsRecordData {
-    if (type === 'TXT') {
-      const bytes = Buffer.from(value, 'utf8');
-      const strings: Buffer[] = [];
-      for (let i = 0; i < bytes.length || strings.length === 0; i += 255) strings.push(bytes.subarray(i, i + 255));
-      return { type, name, ttl: this.#ttl, data: strings };
-    }
+    if (type === 'TXT') return txtRecordData(name, this.#ttl, value);
     return { type, name, ttl: this.#ttl, data: value };
   }
 

@@ -19,7 +19,8 @@ import { Dns01Records, type Dns01Answers } from './dns01-records.ts';
 import { dns01Answers, PlatformZoneTxt } from './platform-zone-txt.ts';
 import type { DnsProvider } from '../../../src/dns/provider.ts';
 import type { DnsRecord } from '../../../src/apis/v1alpha1/dns-record.ts';
-import { Issuance, renewalWindow, type Step } from './issuance.ts';
+import { Issuance, renewalWindow, sameNames, withoutOrder, type Step } from './issuance.ts';
+import { clip } from './failures.ts';
 import { OrderLimiter, ProjectOrderLimiter } from './order-limiter.ts';
 import { renewalTime } from './renewal.ts';
 import { retireCertificate } from './retirement.ts';
@@ -134,11 +135,10 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
       const refusal = namesRefusal(namespace, cert.spec.dnsNames);
       if (refusal) {
         // Nothing is ordered for a name the project does not hold; a change of the claims or the sources comes back here.
-        const { order: _order, http01: _http01, ...rest } = status;
         await writeStatus(cert, {
           status: {
-            ...rest,
-            state: status.serial ? rest.state : 'Pending',
+            ...withoutOrder(status),
+            state: status.serial ? status.state : 'Pending',
             lastError: { reason: 'NameNotHeld', message: clip(refusal), at: status.lastError?.reason === 'NameNotHeld' ? status.lastError.at : at.toISOString() },
           },
         });
@@ -163,8 +163,7 @@ function dns01Option(answers: Dns01Answers | undefined): { dns01?: Dns01Answers 
 function needsOrder(cert: TlsCertificate, at: Date): boolean {
   const status = cert.status ?? {};
   if (!status.serial || !status.notAfter || !status.renewAt) return true;
-  const served = [...(status.dnsNames ?? [])].sort().join(',');
-  if (served !== [...cert.spec.dnsNames].sort().join(',')) return true;
+  if (!sameNames(status.dnsNames ?? [], cert.spec.dnsNames)) return true;
   return at.getTime() >= Date.parse(status.renewAt) || at.getTime() >= Date.parse(status.notAfter);
 }
 
@@ -199,7 +198,7 @@ function requeueAt(status: TlsCertificateStatus, at: Date): Result {
 function withConditions(cert: TlsCertificate, status: TlsCertificateStatus, at: Date): TlsCertificateStatus {
   const generation = cert.metadata?.generation;
   const served = status.serial !== undefined && status.notAfter !== undefined && Date.parse(status.notAfter) > at.getTime();
-  const covers = served && [...(status.dnsNames ?? [])].sort().join(',') === [...cert.spec.dnsNames].sort().join(',');
+  const covers = served && sameNames(status.dnsNames ?? [], cert.spec.dnsNames);
   const ready = covers
     ? { type: TlsCertificateConditions.Ready, status: 'True' as const, reason: 'Issued', message: `Served until ${status.notAfter}.` }
     : {
@@ -224,8 +223,4 @@ function withConditions(cert: TlsCertificate, status: TlsCertificateStatus, at: 
     at,
   ).conditions;
   return { ...status, conditions, ...(generation !== undefined ? { observedGeneration: generation } : {}) };
-}
-
-function clip(text: string): string {
-  return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
 }

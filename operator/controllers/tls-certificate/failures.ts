@@ -53,6 +53,6 @@ export function failureOfError(err: unknown, what: string): OrderFailure {
 }
 
 /** Status messages are bounded (the kind allows 1,024 characters). */
-function clip(text: string): string {
+export function clip(text: string): string {
   return text.length > 1000 ? `${text.slice(0, 999)}…` : text;
 }

@@ -209,7 +209,8 @@ export class Issuance {
     await this.#deps.sealed.put(certificateObjectKey(namespace, name, serial), stored);
     const certId = safeCertId(leaf);
     const now = this.#deps.now();
-    const window = (certId && (await renewalWindow(acme, certId, now))) || { ...lastThird(notBefore, notAfter) };
+    const ari = certId ? await renewalWindow(acme, certId, now) : undefined;
+    const window = ari ?? lastThird(notBefore, notAfter);
     const previous = status.serial;
     const next: TlsCertificateStatus = {
       ...withoutOrder(status),
@@ -222,7 +223,7 @@ export class Issuance {
       ...(certId ? { certId } : {}),
       renewalWindow: { start: window.start.toISOString(), end: window.end.toISOString() },
       renewAt: renewalTime(window, now).toISOString(),
-      ...('recheckAt' in window && window.recheckAt ? { renewalCheckAt: window.recheckAt.toISOString() } : {}),
+      ...(ari ? { renewalCheckAt: ari.recheckAt.toISOString() } : {}),
     };
     delete next.lastError;
     delete next.failures;
@@ -274,15 +275,19 @@ function whyAuthorizationFailed(authz: AcmeAuthorization): OrderFailure {
   return { reason: 'ChallengeFailed', message: `The CA did not validate ${authz.identifier.value} (its authorization is ${authz.status}).` };
 }
 
-function withoutOrder(status: TlsCertificateStatus): TlsCertificateStatus {
+/** The status without an order in progress (its URL, answers and HTTP-01 challenges). */
+export function withoutOrder(status: TlsCertificateStatus): TlsCertificateStatus {
   const next = { ...status };
   delete next.order;
   delete next.http01;
   return next;
 }
 
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && [...a].sort().every((name, i) => name === [...b].sort()[i]);
+/** Whether two lists of names hold the same names, in any order. */
+export function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const sorted = [...b].sort();
+  return [...a].sort().every((name, i) => name === sorted[i]);
 }
 
 function pollMs(retryAfterSeconds: number | undefined): number {

@@ -31,11 +31,7 @@ export async function retireCertificate(cert: TlsCertificate, deps: { readonly a
       deps.log.info('revoked the certificate of a deleted TlsCertificate', { namespace, name, serial });
     }
   }
-  await deleteUnder(deps.sealed, certificateObjectPrefix(namespace, name), serial);
-  await deleteUnder(deps.sealed, orderKeyObjectPrefix(namespace, name));
-}
-
-async function deleteUnder(sealed: SealedStore, prefix: string, known?: string): Promise<void> {
-  for (const key of await sealed.keys(prefix)) await sealed.delete(key);
-  if (known) await sealed.delete(`${prefix}${known}`);
+  for (const prefix of [certificateObjectPrefix(namespace, name), orderKeyObjectPrefix(namespace, name)]) {
+    for (const key of await deps.sealed.keys(prefix)) await deps.sealed.delete(key);
+  }
 }
