@@ -14,6 +14,8 @@ describe('the project quota', () => {
       repositorywebhooks: 100,
       gittokens: 300,
       tlscertificates: 3250,
+      appsources: 100,
+      sourcebuilds: 2100,
     });
     const quota = projectResourceQuota('p1');
     expect(quota.metadata).toEqual({ name: 'cloudwright-project', namespace: 'p1', labels: { 'cloudwright.dev/project': 'p1' } });

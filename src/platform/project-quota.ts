@@ -5,6 +5,7 @@
 // project's namespace. The numbers are the API's limits (or what they add up to per project), so the quota never
 // refuses what the API would allow.
 import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
+import { MAX_SOURCE_BUILDS_PER_APP } from '../apis/v1alpha1/source-build.ts';
 import { countQuantity, GROUP, type KubeObject, type QuotaRefusal } from '../kube/index.ts';
 import { MAX_APPS_PER_PROJECT } from './apps.ts';
 import { MAX_BUILDS_PER_APP } from './builds.ts';
@@ -48,6 +49,9 @@ export const PROJECT_OBJECT_COUNTS: Readonly<Record<string, number>> = {
   gittokens: 2 * MAX_ACTIVE_GIT_TOKENS_PER_PROJECT + MAX_INACTIVE_GIT_TOKENS_KEPT,
   // One per host name, and one per domain (its apex and wildcard).
   tlscertificates: MAX_APPS_PER_PROJECT * MAX_APP_HOSTNAMES + MAX_DOMAINS_PER_PROJECT,
+  appsources: MAX_APPS_PER_PROJECT,
+  // Kept per app (preview apps are apps), and one running per app beside them.
+  sourcebuilds: MAX_APPS_PER_PROJECT * (MAX_SOURCE_BUILDS_PER_APP + 1),
 };
 
 /** What each counted kind is called in messages. */
@@ -62,6 +66,8 @@ const NOUNS: Readonly<Record<string, string>> = {
   repositorywebhooks: 'repository webhooks',
   gittokens: 'git tokens (revoked and expired ones kept as history included)',
   tlscertificates: 'TLS certificates',
+  appsources: 'app sources',
+  sourcebuilds: 'source builds',
 };
 
 /** The quota's resource name of a Cloudwright kind's plural: `count/runtimeapps.cloudwright.dev`. */

@@ -2,6 +2,7 @@ import type { KindDescriptor } from '../apis/kind-descriptor.ts';
 import {
   AccessTokenKind,
   AppHostnameKind,
+  AppSourceKind,
   BuildKind,
   DatabaseKind,
   DnsRecordKind,
@@ -14,6 +15,7 @@ import {
   RepositoryWebhookKind,
   RuntimeAppKind,
   RuntimeReplicaKind,
+  SourceBuildKind,
   TlsCertificateKind,
   UserKind,
 } from '../apis/v1alpha1/index.ts';
@@ -41,6 +43,8 @@ export const REPOSITORY_WEBHOOKS: ResourceRef = resourceOf(RepositoryWebhookKind
 export const GIT_TOKENS: ResourceRef = resourceOf(GitTokenKind);
 export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
 export const TLS_CERTIFICATES: ResourceRef = resourceOf(TlsCertificateKind);
+export const APP_SOURCES: ResourceRef = resourceOf(AppSourceKind);
+export const SOURCE_BUILDS: ResourceRef = resourceOf(SourceBuildKind);
 export { NAMESPACES } from '../kube/index.ts';
 
 /** The kinds a project's namespace holds; a project with any of them is not deleted (see projects.ts). */

@@ -1,6 +1,7 @@
 import type { KindDescriptor } from '../kind-descriptor.ts';
 import { AccessTokenKind } from './access-token.ts';
 import { AppHostnameKind } from './app-hostname.ts';
+import { AppSourceKind } from './app-source.ts';
 import { BuildKind } from './build.ts';
 import { DatabaseKind } from './database.ts';
 import { DnsRecordKind } from './dns-record.ts';
@@ -12,6 +13,7 @@ import { RepositoryKind } from './repository.ts';
 import { RepositoryWebhookKind } from './repository-webhook.ts';
 import { RuntimeAppKind } from './runtime-app.ts';
 import { RuntimeReplicaKind } from './runtime-replica.ts';
+import { SourceBuildKind } from './source-build.ts';
 import { TlsCertificateKind } from './tls-certificate.ts';
 import { UserKind } from './user.ts';
 
@@ -34,6 +36,8 @@ export * from './repository.ts';
 export * from './repository-webhook.ts';
 export * from './git-token.ts';
 export * from './tls-certificate.ts';
+export * from './app-source.ts';
+export * from './source-build.ts';
 export type { CustomResource, KindDescriptor, PrinterColumn } from '../kind-descriptor.ts';
 
 /**
@@ -57,4 +61,6 @@ export const allKinds: readonly KindDescriptor[] = [
   GitTokenKind,
   RuntimeReplicaKind,
   TlsCertificateKind,
+  AppSourceKind,
+  SourceBuildKind,
 ];
