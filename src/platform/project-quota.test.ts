@@ -20,7 +20,7 @@ describe('the project quota', () => {
     const quota = projectResourceQuota('p1');
     expect(quota.metadata).toEqual({ name: 'cloudwright-project', namespace: 'p1', labels: { 'cloudwright.dev/project': 'p1' } });
     expect(quota.spec.hard['count/runtimeapps.cloudwright.dev']).toBe('100');
-    expect(Object.keys(quota.spec.hard)).toHaveLength(10);
+    expect(Object.keys(quota.spec.hard)).toHaveLength(12);
   });
 
   it('names quota resources both ways', () => {
