@@ -16,8 +16,7 @@ export const MAX_PREVIEWS_PER_SOURCE = 50;
 const RelativePath = (description: string) =>
   Type.String({ minLength: 1, maxLength: 512, pattern: '^(?:[A-Za-z0-9_@+=,~-][A-Za-z0-9_.@+=,~-]*)(?:/[A-Za-z0-9_@+=,~-][A-Za-z0-9_.@+=,~-]*)*$', description });
 
-const ContextEnvironment = (description: string) =>
-  MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), { maxProperties: 128, keys: EnvironmentKey, description });
+const ContextEnvironment = (description: string) => MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), { maxProperties: 128, keys: EnvironmentKey, description });
 
 export const SourceBuildSettings = Type.Object(
   {
@@ -28,7 +27,9 @@ export const SourceBuildSettings = Type.Object(
         description: 'Shell command run in the root directory, for example `npm ci && npm run build`. Absent: nothing is built; the output directory is packed as `cw deploy` packs a directory.',
       }),
     ),
-    outputDirectory: Type.Optional(RelativePath('What is packed after the command, relative to the root directory (a worker directory or a Next.js app built with OpenNext). Absent: the root directory.')),
+    outputDirectory: Type.Optional(
+      RelativePath('What is packed after the command, relative to the root directory (a worker directory or a Next.js app built with OpenNext). Absent: the root directory.'),
+    ),
   },
   { additionalProperties: false, description: 'How a commit becomes an artifact.' },
 );

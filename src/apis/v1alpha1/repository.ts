@@ -184,6 +184,13 @@ export const REPOSITORY_FINALIZER = 'cloudwright.dev/repository-data';
  * Annotation adopting a repository that is already in the bucket and was not created by this resource:
  * its value must be that repository's `repoId` (`cw-git repo info`), so nothing is taken over by accident.
  */
+/**
+ * Set by cw-git's events role on each published change of the repository: its head sequence number (decimal,
+ * only ever raised). A wake-up, not a source of truth: the AppSource controller watches it to read the refs
+ * again within moments of a push, and reads them anyway on its periodic pass, so a missed mark loses nothing.
+ */
+export const PUSHED_SEQ_ANNOTATION = 'cloudwright.dev/pushed-seq';
+
 export const ADOPT_REPO_ID_ANNOTATION = 'cloudwright.dev/adopt-repo-id';
 
 export type Repository = CustomResource<'Repository', RepositorySpec, RepositoryStatus>;

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../object-store/memory-object-store.ts';
+import { BuildLogWriter, deleteBuildObjects, MAX_BUILD_LOG_BYTES, readBuildLog } from './build-log.ts';
+
+describe('build logs', () => {
+  it('are read back in order, followed from a cursor, and end with the build', async () => {
+    const store = new MemoryObjectStore();
+    const log = new BuildLogWriter(store, 'p', 'b');
+    log.write('npm ci\n');
+    await log.flush();
+    const first = await readBuildLog(store, 'p', 'b');
+    expect(first.text).toBe('npm ci\n');
+    expect(first.end).toBeUndefined();
+    log.write('added 3 packages\n');
+    log.write('build done\n');
+    await log.finish({ state: 'Succeeded' });
+    const rest = await readBuildLog(store, 'p', 'b', first.cursor);
+    expect(rest.text).toBe('added 3 packages\nbuild done\n');
+    expect(rest.end).toEqual({ state: 'Succeeded' });
+    const again = await readBuildLog(store, 'p', 'b', rest.cursor);
+    expect(again.text).toBe('');
+    expect(again.end).toEqual({ state: 'Succeeded' });
+  });
+
+  it('says the end only once every chunk was read', async () => {
+    const store = new MemoryObjectStore();
+    const log = new BuildLogWriter(store, 'p', 'b');
+    for (let i = 0; i < 3; i++) {
+      log.write(`line ${i}\n`);
+      await log.flush();
+    }
+    await log.finish({ state: 'Failed', message: 'exit 1' });
+    const part = await readBuildLog(store, 'p', 'b', undefined, 2);
+    expect(part.text).toBe('line 0\nline 1\n');
+    expect(part.end).toBeUndefined();
+    const rest = await readBuildLog(store, 'p', 'b', part.cursor, 2);
+    expect(rest.text).toBe('line 2\n');
+    expect(rest.end).toEqual({ state: 'Failed', message: 'exit 1' });
+  });
+
+  it('is bounded, saying so in one line', async () => {
+    const store = new MemoryObjectStore();
+    const log = new BuildLogWriter(store, 'p', 'b');
+    const line = `${'x'.repeat(1023)}\n`;
+    for (let i = 0; i < MAX_BUILD_LOG_BYTES / 1024 + 100; i++) log.write(line);
+    await log.finish({ state: 'Succeeded' });
+    let text = '';
+    let cursor: string | undefined;
+    for (;;) {
+      const read = await readBuildLog(store, 'p', 'b', cursor);
+      text += read.text;
+      cursor = read.cursor;
+      if (read.end) break;
+    }
+    expect(text.length).toBeLessThan(MAX_BUILD_LOG_BYTES + 200);
+    expect(text).toMatch(/the rest of the build's output is left out\n$/);
+  });
+
+  it('are deleted with the build’s other objects', async () => {
+    const store = new MemoryObjectStore();
+    const log = new BuildLogWriter(store, 'p', 'b');
+    log.write('x\n');
+    await log.finish({ state: 'Succeeded' });
+    await store.put('source-builds/p/b/artifact.tar.zst', 'a');
+    await store.put('source-builds/p/bb/log/00000000.txt', 'other build');
+    await deleteBuildObjects(store, 'p', 'b');
+    expect((await store.list('source-builds/p/b/')).items).toEqual([]);
+    expect((await store.list('source-builds/p/bb/')).items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,144 @@
+// A build's log in the artifact bucket: numbered chunks written as the build runs (the operator), read and
+// followed by the API. S3 has no append, so a live log is a series of small objects; `end.json` says the build
+// is over, so a follower knows when to stop. Kept as long as the SourceBuild is (deleted with it).
+import type { ObjectStore } from '../../object-store/object-store.ts';
+
+/** Most bytes one build logs; beyond, one line says the rest was left out. */
+export const MAX_BUILD_LOG_BYTES = 4 * 1024 * 1024;
+/** A chunk is written once it holds this much, or after {@link FLUSH_INTERVAL_MS}. */
+const CHUNK_BYTES = 64 * 1024;
+export const FLUSH_INTERVAL_MS = 500;
+
+/** Where one build's log lives: `source-builds/<namespace>/<build>/log/`. */
+export function buildLogPrefix(namespace: string, build: string): string {
+  return `${buildObjectsPrefix(namespace, build)}log/`;
+}
+
+/** Every object of one build (its log, its staged source and artifact). */
+export function buildObjectsPrefix(namespace: string, build: string): string {
+  return `source-builds/${namespace}/${build}/`;
+}
+
+const chunkKey = (prefix: string, index: number) => `${prefix}${String(index).padStart(8, '0')}.txt`;
+const endKey = (prefix: string) => `${prefix}end.json`;
+
+/** How a log ended, as its last object says. */
+export interface LogEnd {
+  readonly state: string;
+  readonly message?: string | undefined;
+}
+
+/**
+ * Writes a build's output as it comes: lines are buffered and flushed as a chunk every half second or 64 KiB,
+ * so a follower sees them within a second. A failed write is retried with the next flush (the chunk keeps its
+ * number), and `finish` writes what is left, then the end marker.
+ */
+export class BuildLogWriter {
+  readonly #store: ObjectStore;
+  readonly #prefix: string;
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #written = 0;
+  #next = 0;
+  #truncated = false;
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(store: ObjectStore, namespace: string, build: string) {
+    this.#store = store;
+    this.#prefix = buildLogPrefix(namespace, build);
+  }
+
+  /** Adds output (any text; lines need not be whole). */
+  write(text: string): void {
+    if (this.#truncated) return;
+    const bytes = Buffer.byteLength(text);
+    if (this.#written + this.#pendingBytes + bytes > MAX_BUILD_LOG_BYTES) {
+      this.#truncated = true;
+      this.#pending.push(`\n[cloudwright] the log passed ${MAX_BUILD_LOG_BYTES} bytes; the rest of the build's output is left out\n`);
+    } else {
+      this.#pending.push(text);
+      this.#pendingBytes += bytes;
+    }
+    if (this.#pendingBytes >= CHUNK_BYTES) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+  }
+
+  /** Writes what is buffered as the next chunk (one flush at a time). */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(() => this.#flushOnce());
+    return this.#flushing;
+  }
+
+  async #flushOnce(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
+    try {
+      await this.#store.put(chunkKey(this.#prefix, this.#next), text, { contentType: 'text/plain; charset=utf-8' });
+    } catch {
+      this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
+      return; // kept, and tried again with the next flush
+    }
+    this.#pending = [];
+    this.#written += this.#pendingBytes;
+    this.#pendingBytes = 0;
+    this.#next += 1;
+  }
+
+  /** Writes the rest and the end marker; throws when the bucket refuses (the caller retries the whole end). */
+  async finish(end: LogEnd): Promise<void> {
+    await this.flush();
+    if (this.#pending.length > 0) {
+      await this.#store.put(chunkKey(this.#prefix, this.#next), this.#pending.join(''), { contentType: 'text/plain; charset=utf-8' });
+      this.#pending = [];
+    }
+    clearTimeout(this.#timer);
+    await this.#store.put(endKey(this.#prefix), JSON.stringify(end), { contentType: 'application/json' });
+  }
+
+  /** Stops the timer without writing (the build's runner went away; a later run writes the log again). */
+  abandon(): void {
+    clearTimeout(this.#timer);
+    this.#truncated = true;
+  }
+}
+
+/** A part of a log read from `after` on. */
+export interface LogRead {
+  /** The text of the chunks read, in order. */
+  readonly text: string;
+  /** Pass it back as `after` to read on. */
+  readonly cursor: string | undefined;
+  /** Set once the build is over and every chunk was read. */
+  readonly end: LogEnd | undefined;
+}
+
+/** Reads the chunks after `cursor` (a chunk key; none: from the start), at most `maxChunks` of them. */
+export async function readBuildLog(store: ObjectStore, namespace: string, build: string, cursor?: string, maxChunks = 64): Promise<LogRead> {
+  const prefix = buildLogPrefix(namespace, build);
+  const page = await store.list(prefix, { ...(cursor ? { startAfter: cursor } : {}), limit: maxChunks + 1 });
+  const chunks = page.items.map((i) => i.key).filter((key) => key.endsWith('.txt'));
+  const hasEnd = page.items.some((i) => i.key === endKey(prefix));
+  const read = chunks.slice(0, maxChunks);
+  const texts = await Promise.all(read.map(async (key) => store.get(key)));
+  const text = texts.map((got) => (got?.kind === 'object' ? Buffer.from(got.body).toString('utf8') : '')).join('');
+  const complete = hasEnd && read.length === chunks.length;
+  let end: LogEnd | undefined;
+  if (complete) {
+    const got = await store.get(endKey(prefix));
+    if (got?.kind === 'object') end = JSON.parse(Buffer.from(got.body).toString('utf8')) as LogEnd;
+  }
+  return { text, cursor: read.at(-1) ?? cursor, end };
+}
+
+/** Deletes every object of one build (its log, staged source and artifact). */
+export async function deleteBuildObjects(store: ObjectStore, namespace: string, build: string): Promise<void> {
+  const prefix = buildObjectsPrefix(namespace, build);
+  for (;;) {
+    const page = await store.list(prefix);
+    if (page.items.length === 0) return;
+    await Promise.all(page.items.map((i) => store.delete(i.key)));
+  }
+}
