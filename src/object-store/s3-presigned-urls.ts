@@ -3,7 +3,7 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { checkPresignRequest, type ObjectUrlSigner, type PresignedMethod } from './presigned-urls.ts';
-import type { S3Config } from './s3-config.ts';
+import { s3ClientSettings, type S3Config } from './s3-config.ts';
 
 export interface S3UrlSignerOptions {
   /** The endpoint in the URLs is `config.endpoint`: it must be an address the URLs' users reach (the signature covers the host). */
@@ -19,16 +19,7 @@ export class S3UrlSigner implements ObjectUrlSigner {
   readonly #now: () => Date;
 
   constructor(options: S3UrlSignerOptions) {
-    const { config } = options;
-    this.#client = new S3Client({
-      region: config.region,
-      forcePathStyle: config.forcePathStyle,
-      ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-      ...(config.credentials ? { credentials: config.credentials } : {}),
-      // No checksum in the signed query: the uploader (the builder's plain fetch) sends none.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.#client = new S3Client(s3ClientSettings(options.config));
     this.#bucket = options.bucket;
     this.#now = options.now ?? (() => new Date());
   }
