@@ -10,6 +10,7 @@ export { objectClient, type ApplyOptions, type ListOptions, type ObjectClient, t
 export * from './resource.ts';
 export * from './types.ts';
 export { pingApiServer } from './ping.ts';
+export { followPodLog, type PodLogFollow } from './pod-log.ts';
 export { CONFLICT_RETRIES, retryOnConflict } from './retry.ts';
 export { holdsWrite, isGoneFrom, waitFor, waitForAnswer, type WaitResult } from './wait.ts';
 export { formatMicroTime, formatTime } from './time.ts';

@@ -45,6 +45,10 @@ export const LEASES: ResourceRef = {
 export const RESOURCE_QUOTAS: ResourceRef = { group: '', version: 'v1', plural: 'resourcequotas', kind: 'ResourceQuota', namespaced: true };
 export const ROLE_BINDINGS: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true };
 
+/** What a build runs as (operator/controllers/source-build/job-runner.ts): a Job and the pod it makes. */
+export const JOBS: ResourceRef = { group: 'batch', version: 'v1', plural: 'jobs', kind: 'Job', namespaced: true };
+export const PODS: ResourceRef = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+
 /** `apiVersion` as written in objects: `v1` for core, `group/version` otherwise. */
 export function apiVersionOf(ref: ResourceRef): string {
   return ref.group ? `${ref.group}/${ref.version}` : ref.version;
