@@ -1,0 +1,194 @@
+// BuildRunner on Kubernetes Jobs: one Job per run id in the builds namespace (build-job.ts says what its pod
+// gets), watched through informers on that namespace's build Jobs and pods; the pod's log followed to
+// `events.log`, the end read from the Job's conditions and the pod's final state (job-outcome.ts).
+import { createInformer, followPodLog, isAlreadyExists, JOBS, objectClient, PODS, type Informer, type KubeConnection, type ObjectClient, type PodLogFollow } from '../../../src/kube/index.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, type BuildJobSettings, type Job } from './build-job.ts';
+import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
+import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
+
+/** How long the end of a run waits for the rest of its log once the Job has ended. */
+const LOG_DRAIN_MS = 5000;
+/** Kept of the log for the failure message, when the pod's termination message is not there. */
+const TAIL_BYTES = 4096;
+/** Before following a log again whose connection ended while the container still runs. */
+const REFOLLOW_DELAY_MS = 1000;
+
+interface Run {
+  readonly spec: BuildRunSpec;
+  events: RunEvents;
+  /** Set once the watch has shown the Job: its disappearance afterwards ends the run. */
+  seen: boolean;
+  stopping: boolean;
+  ending: boolean;
+  /** The log being followed (or starting to be), for the pod of this uid. */
+  following?: { podUid: string; follow: Promise<PodLogFollow | undefined> };
+  tail: string;
+  /** When the last chunk of log came, to follow again from there. */
+  lastLogAt?: Date;
+}
+
+export interface JobRunnerOptions {
+  conn: KubeConnection;
+  settings: BuildJobSettings;
+  log: Logger;
+}
+
+export class JobRunner implements BuildRunner {
+  readonly kind = 'job';
+  readonly #conn: KubeConnection;
+  readonly #settings: BuildJobSettings;
+  readonly #log: Logger;
+  readonly #jobClient: ObjectClient<Job>;
+  readonly #jobs: Informer<Job>;
+  readonly #pods: Informer<BuildPod>;
+  readonly #runs = new Map<string, Run>();
+  #started = false;
+
+  constructor(options: JobRunnerOptions) {
+    this.#conn = options.conn;
+    this.#settings = options.settings;
+    this.#log = options.log.child({ runner: 'job', namespace: options.settings.namespace });
+    this.#jobClient = objectClient<Job>(this.#conn, JOBS);
+    const scope = { namespace: this.#settings.namespace, labelSelector: BUILD_SELECTOR };
+    const onError = (err: unknown, info: { phase: string; retryInMs?: number }) => this.#log.warn('watch of build Jobs or pods failed', { err, ...info });
+    this.#jobs = createInformer<Job>(this.#conn, JOBS, { ...scope, onError });
+    this.#pods = createInformer<BuildPod>(this.#conn, PODS, { ...scope, onError });
+    this.#jobs.onChange((job) => this.#check(job.metadata?.name ?? ''));
+    this.#pods.onChange((pod) => this.#check(pod.metadata?.labels?.[JOB_NAME_LABEL] ?? ''));
+  }
+
+  async run(spec: BuildRunSpec, events: RunEvents): Promise<void> {
+    checkRunSpec(spec);
+    await this.#start();
+    const known = this.#runs.get(spec.id);
+    if (known) {
+      // Asked again (a controller's retry): the run goes on, reporting to the newer listener.
+      known.events = events;
+      return;
+    }
+    if (!this.#jobs.get(this.#key(spec.id))) {
+      try {
+        await this.#jobClient.create(buildJob(spec, this.#settings));
+      } catch (err) {
+        // The Job of this id exists (an operator restart, or a watch that has not shown it yet): followed.
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+    this.#runs.set(spec.id, { spec, events, seen: false, stopping: false, ending: false, tail: '' });
+    this.#check(spec.id);
+  }
+
+  async stop(id: string): Promise<void> {
+    const run = this.#runs.get(id);
+    if (run) run.stopping = true;
+    // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check).
+    const deleted = await this.#jobClient.delete(this.#settings.namespace, id, { propagationPolicy: 'Foreground' });
+    if (!deleted && run) this.#end(run, { outcome: 'stopped' });
+  }
+
+  /** Stops watching and following; runs still going are left to their Jobs. */
+  close(): void {
+    this.#jobs.stop();
+    this.#pods.stop();
+    for (const run of this.#runs.values()) void run.following?.follow.then((follow) => follow?.stop());
+    this.#runs.clear();
+  }
+
+  async #start(): Promise<void> {
+    if (!this.#started) {
+      this.#started = true;
+      this.#jobs.start();
+      this.#pods.start();
+    }
+    await Promise.all([this.#jobs.waitForSync(), this.#pods.waitForSync()]);
+  }
+
+  #key(id: string): string {
+    return `${this.#settings.namespace}/${id}`;
+  }
+
+  /** The newest pod of the Job (one, with backoffLimit 0, unless someone deleted it and the Job made another). */
+  #podOf(id: string): BuildPod | undefined {
+    return this.#pods
+      .list()
+      .filter((pod) => pod.metadata?.labels?.[JOB_NAME_LABEL] === id)
+      .sort((a, b) => (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''))
+      .at(-1);
+  }
+
+  /** Re-reads the run's Job and pod from the caches and moves the run on: its log, its end. */
+  #check(id: string): void {
+    const run = this.#runs.get(id);
+    if (!run || run.ending) return;
+    const job = this.#jobs.get(this.#key(id));
+    if (!job) {
+      if (run.stopping) this.#end(run, { outcome: 'stopped' });
+      else if (run.seen) this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: "the build's Job was deleted" });
+      return;
+    }
+    run.seen = true;
+    if (run.stopping) return;
+    const pod = this.#podOf(id);
+    if (pod && containerStarted(pod) && run.following?.podUid !== pod.metadata?.uid) this.#follow(run, pod);
+    const result = runOutcome(job, pod, run.spec.limits, run.tail);
+    if (!result) return;
+    this.#end(run, result);
+    // A run that cannot start does not wait for its deadline: its Job goes now.
+    if (!job.status?.conditions?.some((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True') && result.outcome === 'failed') {
+      this.#jobClient
+        .delete(this.#settings.namespace, id, { propagationPolicy: 'Background' })
+        .catch((err: unknown) => this.#log.warn('cannot delete a build Job that could not start', { job: id, err }));
+    }
+  }
+
+  #follow(run: Run, pod: BuildPod, sinceTime?: string): void {
+    const podUid = pod.metadata?.uid ?? '';
+    const target = { namespace: this.#settings.namespace, pod: pod.metadata?.name ?? '', container: BUILD_CONTAINER, sinceTime };
+    const follow = followPodLog(this.#conn, target, (text) => {
+      run.lastLogAt = new Date();
+      run.tail = (run.tail + text).slice(-TAIL_BYTES);
+      run.events.log(text);
+    }).catch((err: unknown) => {
+      this.#log.warn('cannot follow a build log', { job: run.spec.id, err });
+      return undefined;
+    });
+    run.following = { podUid, follow };
+    void follow.then((followed) =>
+      followed?.done.then(() => {
+        // The connection ended while the container runs on (the transport's idle timeout, an apiserver restart):
+        // followed again from the last chunk's second (a line or two of it may come twice).
+        const now = this.#podOf(run.spec.id);
+        if (this.#runs.get(run.spec.id) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
+        setTimeout(() => {
+          if (this.#runs.get(run.spec.id) === run && !run.ending) this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
+        }, REFOLLOW_DELAY_MS);
+      }),
+    );
+  }
+
+  /** Ends the run once: after the rest of its log (bounded), `finished` with `result`. */
+  #end(run: Run, result: RunResult): void {
+    if (run.ending) return;
+    run.ending = true;
+    void (async () => {
+      const followed = await run.following?.follow;
+      if (followed) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([followed.done, new Promise((resolve) => (timer = setTimeout(resolve, LOG_DRAIN_MS)))]);
+        clearTimeout(timer);
+        followed.stop();
+      }
+      // The message may want the log's last lines that came meanwhile (when the pod had no termination message).
+      const final = result.outcome === 'failed' && run.tail && !run.stopping ? this.#refine(run, result) : result;
+      if (this.#runs.get(run.spec.id) === run) this.#runs.delete(run.spec.id);
+      this.#log.info('build run ended', { job: run.spec.id, outcome: final.outcome, ...(final.outcome === 'failed' ? { reason: final.reason } : {}) });
+      run.events.finished(final);
+    })();
+  }
+
+  #refine(run: Run, result: RunResult): RunResult {
+    const job = this.#jobs.get(this.#key(run.spec.id));
+    return (job && runOutcome(job, this.#podOf(run.spec.id), run.spec.limits, run.tail)) ?? result;
+  }
+}
