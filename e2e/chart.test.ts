@@ -40,6 +40,9 @@ import {
 } from '../src/kube/index.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
+import { buildJob } from '../operator/controllers/source-build/build-job.ts';
+import { DEFAULT_BUILD_LIMITS, type BuildRunSpec } from '../operator/controllers/source-build/build-runner.ts';
+import { buildJobSettingsFromEnv, buildLimitsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
@@ -75,6 +78,7 @@ const KINDS: Record<string, ResourceRef> = {
   RoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings', kind: 'RoleBinding', namespaced: true },
   PodDisruptionBudget: { group: 'policy', version: 'v1', plural: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true },
   NetworkPolicy: { group: 'networking.k8s.io', version: 'v1', plural: 'networkpolicies', kind: 'NetworkPolicy', namespaced: true },
+  PriorityClass: { group: 'scheduling.k8s.io', version: 'v1', plural: 'priorityclasses', kind: 'PriorityClass', namespaced: false },
   ClusterRole: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false },
   ClusterRoleBinding: { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false },
   ValidatingAdmissionPolicy: { group: 'admissionregistration.k8s.io', version: 'v1', plural: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false },
@@ -581,8 +585,19 @@ describe('the Helm chart', () => {
     ['runtime', 'watch', 'cloudwright.dev', 'databases', 'cluster', true],
     ['runtime', 'get', '', 'secrets', 'release', false],
     ['runtime', 'get', '', 'secrets', 'other', false],
+    // Builds: the operator runs their Jobs and reads their pods and logs in the builds namespace, and there only.
+    ['operator', 'create', 'batch', 'jobs', 'builds', true],
+    ['operator', 'delete', 'batch', 'jobs', 'builds', true],
+    ['operator', 'watch', 'batch', 'jobs', 'builds', true],
+    ['operator', 'watch', '', 'pods', 'builds', true],
+    ['operator', 'get', '', 'pods/log', 'builds', true],
+    ['operator', 'create', '', 'pods', 'builds', false],
+    ['operator', 'get', '', 'secrets', 'builds', false],
+    ['operator', 'create', 'batch', 'jobs', 'release', false],
+    ['operator', 'create', 'batch', 'jobs', 'other', false],
+    ['operator', 'get', '', 'pods/log', 'other', false],
   ])('ServiceAccount %s may %s %s/%s in the %s namespace: %s', async (component, verb, group, resource, where, allowed) => {
-    const namespace = where === 'release' ? releaseNamespace : where === 'other' ? member.project : undefined;
+    const namespace = where === 'release' ? releaseNamespace : where === 'other' ? member.project : where === 'builds' ? `${releaseNamespace}-builds` : undefined;
     expect(await mayDo(conn, serviceAccount(releaseNamespace, `cloudwright-${component}`), { verb, group, resource, ...(namespace ? { namespace } : {}) })).toBe(allowed);
   });
 
@@ -683,6 +698,17 @@ describe('the Helm chart', () => {
       ['create', '', 'pods', false],
     ] as const) {
       expect(await may(verb, group, resource, member.project), `${verb} ${resource}`).toBe(allowed);
+    }
+    // Nothing of the builds namespace, where every project's builds run: no pod, log or Job to read or change.
+    for (const [verb, resource] of [
+      ['list', 'pods'],
+      ['get', 'pods/log'],
+      ['create', 'pods/exec'],
+      ['delete', 'pods'],
+      ['list', 'jobs'],
+      ['delete', 'jobs'],
+    ] as const) {
+      expect(await may(verb, resource === 'jobs' ? 'batch' : '', resource, `${releaseNamespace}-builds`), `${verb} ${resource} of builds`).toBe(false);
     }
     // Nothing cluster-scoped: no claim, no project, no token, no namespace.
     for (const resource of ['domainclaims', 'hostnameclaims', 'projects', 'accesstokens', 'users']) expect(await may('create', 'cloudwright.dev', resource), resource).toBe(false);
@@ -807,6 +833,48 @@ describe('the Helm chart', () => {
     const loose = podOf(find<Workload>('Deployment', 'cloudwright-api'), releaseNamespace) as KubeObject & { spec: PodSpec };
     loose.spec.containers[0]!.securityContext = { ...loose.spec.containers[0]!.securityContext, allowPrivilegeEscalation: true };
     await expect(dryRunPod(loose)).rejects.toThrow(/violates PodSecurity "restricted/);
+  });
+
+  it("runs builds in a namespace of their own that enforces the restricted profile, on an account with no rights, below the apps' priority", async () => {
+    const buildsNamespace = `${releaseNamespace}-builds`;
+    const namespace = find<KubeObject>('Namespace', buildsNamespace);
+    expect(namespace.metadata?.labels).toMatchObject({ 'pod-security.kubernetes.io/enforce': 'restricted' });
+    expect(find<KubeObject & { value: number; preemptionPolicy: string }>('PriorityClass', `${RELEASE}-build`)).toMatchObject({ value: -100, preemptionPolicy: 'Never', globalDefault: false });
+    expect(find<KubeObject & { automountServiceAccountToken: boolean }>('ServiceAccount', 'cloudwright-build').automountServiceAccountToken).toBe(false);
+    const builder = serviceAccount(buildsNamespace, 'cloudwright-build');
+    for (const [verb, group, resource, where] of [
+      ['list', '', 'pods', buildsNamespace],
+      ['get', '', 'secrets', buildsNamespace],
+      ['list', 'batch', 'jobs', buildsNamespace],
+      ['get', '', 'configmaps', releaseNamespace],
+      ['list', 'cloudwright.dev', 'runtimeapps', member.project],
+    ] as const) {
+      expect(await mayDo(conn, builder, { verb, group, resource, namespace: where }), `${verb} ${resource} in ${where}`).toBe(false);
+    }
+    // The operator is told where and as what builds run (operator/controllers/source-build/job-runner-env.ts reads it).
+    const env = Object.fromEntries((containerOf('Deployment', 'cloudwright-operator').env ?? []).map((e) => [e.name, e.value]));
+    const settings = buildJobSettingsFromEnv(env);
+    expect(settings).toMatchObject({ namespace: buildsNamespace, serviceAccountName: 'cloudwright-build', priorityClassName: `${RELEASE}-build` });
+    expect(buildLimitsFromEnv(env)).toEqual({ cpuMillis: 1000, memoryBytes: 2 * 2 ** 30, diskBytes: 4 * 2 ** 30, deadlineSeconds: 900 });
+    // A build's pod as the Job controller would make it is admitted there; one loosened is refused.
+    const spec: BuildRunSpec = {
+      id: 'site-1a2b3c-1',
+      namespace: member.project,
+      build: 'site-1a2b3c',
+      sourceUrl: 'http://bucket.test/s',
+      outputUrl: 'http://bucket.test/o',
+      command: 'true',
+      outputDirectory: '.',
+      environment: {},
+      limits: DEFAULT_BUILD_LIMITS,
+    };
+    const template = buildJob(spec, settings!).spec!.template!;
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { ...template.metadata, name: 'build-dry-run', namespace: buildsNamespace }, spec: template.spec } as unknown as KubeObject & {
+      spec: PodSpec;
+    };
+    await dryRunPod(pod);
+    pod.spec.containers[0]!.securityContext = { ...pod.spec.containers[0]!.securityContext, capabilities: { drop: ['ALL'], add: ['NET_RAW'] } };
+    await expect(dryRunPod(pod)).rejects.toThrow(/violates PodSecurity "restricted/);
   });
 
   it("gives cw-git's pods a termination grace covering the spec's whole drain: 30 s of maintenance, drainTimeout, 2 s", async () => {

@@ -160,7 +160,8 @@ export function corefile(layout: NodeLayout): string {
  */
 export function chartNetworkValues(s3Endpoint: string): object {
   const node = [{ ipBlock: { cidr: `${NODE_NETWORK.address}/32` } }];
-  return { networkPolicy: { runtime: { dns: node, extraEgress: [{ to: node, ports: [{ protocol: 'TCP', port: Number(new URL(s3Endpoint).port) }] }] } } };
+  // Build pods reach the bucket by its address already (the chart takes it from objectStore.endpoint).
+  return { networkPolicy: { runtime: { dns: node, extraEgress: [{ to: node, ports: [{ protocol: 'TCP', port: Number(new URL(s3Endpoint).port) }] }] } }, builds: { egress: { dns: node } } };
 }
 
 /**

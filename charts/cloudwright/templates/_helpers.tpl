@@ -162,3 +162,8 @@ value existed would otherwise render port 0.
 {{- define "cloudwright.apiMetricsPort" -}}
 {{- .Values.api.metricsPort | default 9090 -}}
 {{- end -}}
+
+{{/* The namespace build Jobs run in (builds.namespace): no tenant has rights there (docs/push-to-deploy.md, "Build sandbox"). */}}
+{{- define "cloudwright.buildsNamespace" -}}
+{{- .Values.builds.namespace | default (printf "%s-builds" .Release.Namespace) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
