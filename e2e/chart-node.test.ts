@@ -13,8 +13,14 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
-import { loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { connectionFor, JOBS, loadKubeConnection, NAMESPACES, objectClient, RESOURCE_QUOTAS, ROLE_BINDINGS, SECRETS, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { createLogger } from '../src/logging/log.ts';
+import { S3UrlSigner } from '../src/object-store/s3-presigned-urls.ts';
+import type { BuildRunSpec, RunResult } from '../operator/controllers/source-build/build-runner.ts';
+import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
+import { JobRunner } from '../operator/controllers/source-build/job-runner.ts';
 import { PROJECT_QUOTA_NAME, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { DATABASES } from '../src/platform/resources.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
@@ -158,6 +164,109 @@ async function startTenantPod(namespace: string): Promise<string> {
   return name;
 }
 
+/** A build run as the operator makes it: its runner, its log and its end. */
+interface BuildRun {
+  log: string;
+  finished: Promise<RunResult>;
+  /** Resolves once the log holds `text`. */
+  logged(text: string): Promise<void>;
+}
+
+let buildRunner: JobRunner | undefined;
+let urlSigner: S3UrlSigner | undefined;
+
+/** The JobRunner as cw-operator would run it: its ServiceAccount's token, the settings the chart gives it. */
+async function jobRunner(): Promise<JobRunner> {
+  if (buildRunner) return buildRunner;
+  const token = (await theNode().kubectl('create', 'token', '-n', NAMESPACE, 'cloudwright-operator', '--duration=1h')).trim();
+  const admin = new KubeConfig();
+  admin.loadFromFile(theNode().kubeconfig);
+  const cluster = admin.getCurrentCluster()!;
+  const config = new KubeConfig();
+  config.loadFromOptions({
+    clusters: [cluster],
+    users: [{ name: 'operator', token }],
+    contexts: [{ name: 'operator', cluster: cluster.name, user: 'operator' }],
+    currentContext: 'operator',
+  });
+  type Deployment = { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
+  const env = (await getJson<Deployment>('-n', NAMESPACE, 'deployment/cloudwright-operator')).spec.template.spec.containers[0]?.env ?? [];
+  const settings = buildJobSettingsFromEnv(Object.fromEntries(env.map((e) => [e.name, e.value])));
+  if (!settings) throw new Error('the chart gives the operator no CW_BUILDS_NAMESPACE');
+  buildRunner = new JobRunner({ conn: connectionFor(config), settings, log: createLogger({ level: 'warn', write: (line) => void process.stderr.write(line) }) });
+  return buildRunner;
+}
+
+/** The build's inputs in the bucket: a gzipped tar of `files`, and URLs presigned for its source and output. */
+async function buildUrls(id: string, files: Record<string, string>): Promise<{ sourceUrl: string; outputUrl: string; output: () => Promise<Record<string, string>> }> {
+  urlSigner ??= new S3UrlSigner({ config: minio.s3, bucket: BUCKETS.artifacts });
+  const dir = mkdtempSync(join(stateDir, 'build-source-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  await exec('tar', ['-czf', join(dir, '..', `${id}.tar.gz`), '-C', dir, '.']);
+  const put = await fetch(await urlSigner.presign(`builds/${id}/source.tar.gz`, 'PUT', 300), { method: 'PUT', body: readFileSync(join(dir, '..', `${id}.tar.gz`)) });
+  expect(put.status).toBe(200);
+  const outputUrl = await urlSigner.presign(`builds/${id}/output.tar`, 'PUT', 300);
+  const output = async () => {
+    const res = await fetch(await urlSigner!.presign(`builds/${id}/output.tar`, 'GET', 60));
+    expect(res.status).toBe(200);
+    const tarball = join(stateDir, `${id}-output.tar`);
+    writeFileSync(tarball, Buffer.from(await res.arrayBuffer()));
+    const out = mkdtempSync(join(stateDir, 'build-output-'));
+    await exec('tar', ['-xf', tarball, '-C', out]);
+    const names = (await exec('tar', ['-tf', tarball])).stdout.split('\n').filter((n) => n && !n.endsWith('/'));
+    return Object.fromEntries(names.map((name) => [name.replace(/^\.\//, ''), readFileSync(join(out, name), 'utf8')]));
+  };
+  return { sourceUrl: await urlSigner.presign(`builds/${id}/source.tar.gz`, 'GET', 300), outputUrl, output };
+}
+
+/** Small bounds, so that the node (two cores, the platform on it) runs builds beside the platform. */
+const BUILD_LIMITS = { cpuMillis: 250, memoryBytes: 256 * 2 ** 20, diskBytes: 512 * 2 ** 20, deadlineSeconds: 120 };
+
+async function startBuild(
+  id: string,
+  command: string,
+  files: Record<string, string> = { 'index.txt': 'hello\n' },
+  limits = BUILD_LIMITS,
+): Promise<BuildRun & { spec: BuildRunSpec; output: () => Promise<Record<string, string>> }> {
+  const { sourceUrl, outputUrl, output } = await buildUrls(id, files);
+  const spec: BuildRunSpec = {
+    id,
+    namespace: member.project,
+    build: id.replace(/-\d+$/, ''),
+    sourceUrl,
+    outputUrl,
+    command,
+    outputDirectory: 'out',
+    environment: { GREETING: 'from the build' },
+    limits,
+  };
+  return Object.assign(await follow(await jobRunner(), spec), { spec, output });
+}
+
+async function follow(runner: JobRunner, spec: BuildRunSpec): Promise<BuildRun> {
+  const waiters: { text: string; resolve: () => void }[] = [];
+  let finish: (result: RunResult) => void = () => {};
+  const run: BuildRun = {
+    log: '',
+    finished: new Promise((resolve) => (finish = resolve)),
+    logged: (text) => (run.log.includes(text) ? Promise.resolve() : new Promise((resolve) => waiters.push({ text, resolve }))),
+  };
+  await runner.run(spec, {
+    log(text) {
+      run.log += text;
+      for (const waiter of waiters.filter((w) => run.log.includes(w.text))) waiter.resolve();
+    },
+    finished: (result) => finish(result),
+  });
+  return run;
+}
+
+async function buildPod(id: string): Promise<Pod & { spec: Record<string, unknown> }> {
+  const [pod] = (await getJson<{ items: (Pod & { spec: Record<string, unknown> })[] }>('pods', '-n', `${NAMESPACE}-builds`, '-l', `batch.kubernetes.io/job-name=${id}`)).items;
+  if (!pod) throw new Error(`no pod for build ${id}`);
+  return pod;
+}
+
 beforeAll(async () => {
   // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
@@ -227,6 +336,8 @@ function podWorkingSet(uid: string): number {
 }
 
 afterAll(async () => {
+  buildRunner?.close();
+  urlSigner?.destroy();
   console.log(
     `chart on a node:\n${Object.entries(figures)
       .map(([what, value]) => `  ${what}: ${value}`)
@@ -428,6 +539,111 @@ describe('the chart on a real node', () => {
       }
     },
   );
+
+  it(
+    'builds in a Job on the node: the source fetched and the output put through presigned URLs, in a restricted pod with no token, its limits, priority and deadline, the platform out of its reach',
+    { timeout: 240_000 },
+    async () => {
+      const [runtime] = await pods('app.kubernetes.io/component=runtime');
+      const [db] = await pods('app.kubernetes.io/component=database');
+      // What a build's code would try, all of it open to a pod without the policy: the runtime's entry point and
+      // status port, cw-db's admin port.
+      const probes = [`http://${runtime?.status.podIP}:8080/`, `http://${runtime?.status.podIP}:8081/healthz`, `http://${db?.status.podIP}:8081/healthz`];
+      const probe = `for (const u of ${JSON.stringify(probes)}) {
+  try { const r = await fetch(u, { signal: AbortSignal.timeout(3000) }); console.log('probe reached ' + u + ' ' + r.status); }
+  catch (e) { console.log('probe refused ' + u + ' ' + (e.cause?.code ?? e.name)); }
+}\n`;
+      const command = [
+        'mkdir -p out',
+        'cp index.txt out/',
+        'echo "$GREETING as $(id -u):$(id -g)" > out/who.txt',
+        'test -e /var/run/secrets/kubernetes.io/serviceaccount && echo token-mounted || echo no-token',
+        'echo "names: $(env | cut -d= -f1 | sort | tr "\\n" " ")"',
+        'node probe.mjs',
+        'echo built',
+      ].join(' && ');
+      const started = performance.now();
+      const run = await startBuild('site-ok-1', command, { 'index.txt': 'hello\n', 'probe.mjs': probe });
+      expect(await run.finished, run.log).toEqual({ outcome: 'succeeded' });
+      figures['build Job: run to succeeded (pod start, fetch, command, upload)'] = `${Math.round(performance.now() - started)} ms`;
+      expect(await run.output()).toEqual({ 'index.txt': 'hello\n', 'who.txt': 'from the build as 10001:10001\n' });
+      expect(run.log).toContain('no-token');
+      expect(run.log).toContain('[cloudwright] done');
+      // The command sees the build's environment and what the pod always has, never the builder's URLs.
+      const names =
+        run.log
+          .split('\n')
+          .find((line) => line.startsWith('names: '))
+          ?.slice(7)
+          .trim()
+          .split(' ') ?? [];
+      expect(names).toContain('GREETING');
+      expect(names.filter((name) => name.startsWith('CW_'))).toEqual([]);
+      for (const url of probes) expect(run.log, url).toContain(`probe refused ${url} `);
+
+      const pod = await buildPod('site-ok-1');
+      const spec = pod.spec as unknown as {
+        automountServiceAccountToken: boolean;
+        priorityClassName: string;
+        priority: number;
+        enableServiceLinks: boolean;
+        securityContext: object;
+        volumes: { name: string; projected?: object; emptyDir?: object }[];
+        containers: { securityContext: object; resources: object; volumeMounts: { mountPath: string }[] }[];
+      };
+      expect(spec).toMatchObject({ automountServiceAccountToken: false, enableServiceLinks: false, priorityClassName: 'cloudwright-build', priority: -100, serviceAccountName: 'cloudwright-build' });
+      expect(spec.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: IMAGE_USER, seccompProfile: { type: 'RuntimeDefault' } });
+      const [container] = spec.containers;
+      expect(container?.securityContext).toEqual({
+        runAsNonRoot: true,
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      // No token anywhere: no projected volume (the admission plugin adds one for a mounted token), no mount of it.
+      expect(spec.volumes.filter((v) => v.projected)).toEqual([]);
+      expect(container?.volumeMounts.map((m) => m.mountPath)).toEqual(['/workspace', '/tmp']);
+      const bounds = { cpu: '250m', memory: String(256 * 2 ** 20), 'ephemeral-storage': String(512 * 2 ** 20) };
+      expect(container?.resources).toEqual({ requests: bounds, limits: bounds });
+      const job = await getJson<{ spec: { activeDeadlineSeconds: number; backoffLimit: number } }>('job', '-n', `${NAMESPACE}-builds`, 'site-ok-1');
+      expect(job.spec).toMatchObject({ activeDeadlineSeconds: 120, backoffLimit: 0 });
+
+      // Another runner (a restarted operator) asked for the same run follows the Job it finds: same result, the log again.
+      const again = new JobRunner({
+        conn: loadKubeConnection(theNode().kubeconfig),
+        settings: buildJobSettingsFromEnv({ CW_BUILDS_NAMESPACE: `${NAMESPACE}-builds`, CW_BUILDS_IMAGE: image })!,
+        log: createLogger({ level: 'error' }),
+      });
+      try {
+        const followed = await follow(again, run.spec);
+        expect(await followed.finished).toEqual({ outcome: 'succeeded' });
+        expect(followed.log).toContain('[cloudwright] done');
+      } finally {
+        again.close();
+      }
+    },
+  );
+
+  it('fails a build whose command exits 1 with CommandFailed and its last line, one past its deadline with DeadlineExceeded; stop removes a Job', { timeout: 240_000 }, async () => {
+    const [broken, slow, stopped] = await Promise.all([
+      startBuild('site-broken-1', 'echo compiling; echo "error: the widget is broken" >&2; exit 1'),
+      startBuild('site-slow-1', 'echo sleeping; sleep 600', undefined, { ...BUILD_LIMITS, deadlineSeconds: 15 }),
+      startBuild('site-stop-1', 'echo waiting; sleep 600'),
+    ]);
+    expect(await broken.finished, broken.log).toEqual({ outcome: 'failed', reason: 'CommandFailed', message: 'the command exited with 1: error: the widget is broken' });
+    expect(broken.log).toContain('compiling');
+
+    await stopped.logged('waiting');
+    const runner = await jobRunner();
+    await runner.stop('site-stop-1');
+    expect(await stopped.finished).toEqual({ outcome: 'stopped' });
+    expect(await objectClient(loadKubeConnection(theNode().kubeconfig), JOBS).get(`${NAMESPACE}-builds`, 'site-stop-1')).toBeUndefined();
+    expect((await getJson<{ items: Pod[] }>('pods', '-n', `${NAMESPACE}-builds`, '-l', 'batch.kubernetes.io/job-name=site-stop-1')).items).toEqual([]);
+
+    expect(await slow.finished, slow.log).toEqual({ outcome: 'failed', reason: 'DeadlineExceeded', message: 'the build ran past its deadline of 15 s' });
+    expect(slow.log).toContain('sleeping');
+  });
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {
     const runtime = await serviceUrl('cloudwright-runtime');
