@@ -130,6 +130,20 @@ export class BuildCatalog {
    * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), ProjectQuotaError (409/413), BadRequestError, ConflictError
    */
   async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
+    return this.#upload(project, appId, body, declaredLength, options, true);
+  }
+
+  /**
+   * Stores an artifact as a deploy does (validated, content-addressed, recorded as a Build with `options` as its
+   * deploy options) without making it active: a build from a commit, which its AppSource activates once it is the
+   * branch's newest (`rollback` activates a stored build). Answers the build id.
+   * @throws as `deploy`
+   */
+  async store(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<string> {
+    return (await this.#upload(project, appId, body, declaredLength, options, false)).build_id;
+  }
+
+  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
     const hostnames = this.#hosts.check(project, appId, options.hostnames ?? []);
@@ -147,14 +161,14 @@ export class BuildCatalog {
         ...(this.#options.maxCompatibilityDate ? { maxCompatibilityDate: this.#options.maxCompatibilityDate } : {}),
         budget: { spend: (bytes) => checkProjectQuota(project, this.#quota, used, (unpacked += bytes), true) },
       });
-      return await this.#activate(project, appId, app, artifacts, artifact, spool, hostnames, options);
+      return await this.#activate(project, appId, app, artifacts, artifact, spool, hostnames, options, activate);
     } finally {
       await spool.dispose();
     }
   }
 
-  /** Stores a validated upload, records its Build and makes it the app's active build (the rest of `deploy`). */
-  async #activate(project: string, appId: string, app: RuntimeApp, artifacts: ObjectStore, artifact: Artifact, spool: UploadSpool, hostnames: string[], options: DeployOptions): Promise<DeployResult> {
+  /** Stores a validated upload, records its Build and (with `activate`) makes it the app's active build (the rest of `deploy`). */
+  async #activate(project: string, appId: string, app: RuntimeApp, artifacts: ObjectStore, artifact: Artifact, spool: UploadSpool, hostnames: string[], options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const digest = artifact.digest.slice('sha256:'.length);
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);
@@ -173,6 +187,10 @@ export class BuildCatalog {
     let recorded: { build: Build; created: boolean } | undefined;
     try {
       recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, deployOptions });
+      if (!activate) {
+        if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
+        return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
+      }
       const updated = await this.#store.update(
         project,
         appId,
