@@ -47,7 +47,13 @@ function spec(id: string, over: Partial<BuildRunSpec> = {}): BuildRunSpec {
 async function run(runner: LocalBuildRunner, s: BuildRunSpec, onLog?: (log: string) => void): Promise<{ result: RunResult; log: string }> {
   let log = '';
   const result = await new Promise<RunResult>((resolve) => {
-    void runner.run(s, { log: (text) => onLog?.((log += text)), finished: resolve });
+    void runner.run(s, {
+      log: (text) => {
+        log += text;
+        onLog?.(log);
+      },
+      finished: resolve,
+    });
   });
   return { result, log };
 }
