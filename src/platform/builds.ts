@@ -134,19 +134,20 @@ export class BuildCatalog {
   }
 
   /**
-   * Stores an artifact as a deploy does (validated, content-addressed, recorded as a Build with `options` as its
-   * deploy options) without making it active: a build from a commit, which its AppSource activates once it is the
-   * branch's newest (`rollback` activates a stored build). Answers the build id.
+   * Stores an artifact as a deploy does (validated, content-addressed, recorded as a Build) without making it
+   * active: a build from a commit, which its AppSource activates once it is the branch's newest (`rollback`
+   * activates a stored build). It records no deploy options, so activating it leaves the app's as they are.
+   * Answers the build id.
    * @throws as `deploy`
    */
-  async store(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<string> {
-    return (await this.#upload(project, appId, body, declaredLength, options, false)).build_id;
+  async store(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined): Promise<string> {
+    return (await this.#upload(project, appId, body, declaredLength, {}, false)).build_id;
   }
 
   async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = this.#hosts.check(project, appId, options.hostnames ?? []);
+    const hostnames = activate ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -186,9 +187,8 @@ export class BuildCatalog {
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
-      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, deployOptions });
+      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, ...(activate ? { deployOptions } : {}) });
       if (!activate) {
-        if (!sameOptions(recorded.build.spec.deployOptions, deployOptions)) await this.#recordOptions(recorded.build, deployOptions);
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
       const updated = await this.#store.update(
