@@ -169,7 +169,17 @@ export class BuildCatalog {
   }
 
   /** Stores a validated upload, records its Build and (with `activate`) makes it the app's active build (the rest of `deploy`). */
-  async #activate(project: string, appId: string, app: RuntimeApp, artifacts: ObjectStore, artifact: Artifact, spool: UploadSpool, hostnames: string[], options: DeployOptions, activate: boolean): Promise<DeployResult> {
+  async #activate(
+    project: string,
+    appId: string,
+    app: RuntimeApp,
+    artifacts: ObjectStore,
+    artifact: Artifact,
+    spool: UploadSpool,
+    hostnames: string[],
+    options: DeployOptions,
+    activate: boolean,
+  ): Promise<DeployResult> {
     const digest = artifact.digest.slice('sha256:'.length);
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);

@@ -1,6 +1,15 @@
 import type { Registry } from 'prom-client';
-import { AppSourceConditions, AppSourceReasons, PREVIEW_BRANCH_ANNOTATION, PREVIEW_EXPIRES_ANNOTATION, PREVIEW_OF_LABEL, type AppSource, type AppSourceStatus, type SourceDeployment } from '../../../src/apis/v1alpha1/app-source.ts';
-import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
+import {
+  AppSourceConditions,
+  AppSourceReasons,
+  PREVIEW_BRANCH_ANNOTATION,
+  PREVIEW_EXPIRES_ANNOTATION,
+  PREVIEW_OF_LABEL,
+  type AppSource,
+  type AppSourceStatus,
+  type SourceDeployment,
+} from '../../../src/apis/v1alpha1/app-source.ts';
+import { PUSHED_SEQ_ANNOTATION, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { MAX_SOURCE_BUILDS_PER_APP, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
@@ -19,7 +28,7 @@ import { buildName, buildSpec, productionBranch, targetsOf, type Target } from '
 /** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
 export const DEFAULT_PREVIEW_GRACE_MS = 60 * 60 * 1000;
 /** Refs are read again this often even without a wake-up: a missed one delays a deploy, never loses it. */
-const RESYNC_MS = 5 * 60 * 1000;
+export const DEFAULT_RESYNC_MS = 5 * 60 * 1000;
 const FINISHED = new Set(['Succeeded', 'Failed', 'Cancelled']);
 
 export interface AppSourceControllerDeps {
@@ -34,6 +43,7 @@ export interface AppSourceControllerDeps {
   catalog: Pick<BuildCatalog, 'rollback'>;
   baseDomain: string;
   previewGraceMs?: number;
+  resyncMs?: number;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -56,7 +66,14 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   const builds = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
 
-  const owner = (source: AppSource) => ({ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'AppSource', name: source.metadata?.name ?? '', uid: source.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true });
+  const owner = (source: AppSource) => ({
+    apiVersion: 'cloudwright.dev/v1alpha1',
+    kind: 'AppSource',
+    name: source.metadata?.name ?? '',
+    uid: source.metadata?.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  });
   const buildsOf = (source: AppSource) => deps.builds.list().filter((b) => b.metadata?.namespace === source.metadata?.namespace && b.spec.source === source.metadata?.name);
   const previewsOf = (source: AppSource) => deps.apps.list().filter((a) => a.metadata?.namespace === source.metadata?.namespace && a.metadata?.labels?.[PREVIEW_OF_LABEL] === source.metadata?.name);
 
@@ -94,7 +111,10 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     }
     const expiring = existing.metadata?.annotations?.[PREVIEW_EXPIRES_ANNOTATION] !== undefined;
     if (expiring || statusChanged(existing.spec, spec)) {
-      await apps.patch(namespace, target.app, { metadata: { resourceVersion: existing.metadata?.resourceVersion, annotations: { [PREVIEW_EXPIRES_ANNOTATION]: null } }, spec: { ...spec, environment: spec.environment ?? null, https: spec.https ?? null } });
+      await apps.patch(namespace, target.app, {
+        metadata: { resourceVersion: existing.metadata?.resourceVersion, annotations: { [PREVIEW_EXPIRES_ANNOTATION]: null } },
+        spec: { ...spec, environment: spec.environment ?? null, https: spec.https ?? null },
+      });
     }
     return undefined;
   };
@@ -220,7 +240,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     registry: deps.registry,
     log: deps.log,
     workers: 2,
-    resyncPeriodMs: RESYNC_MS,
+    resyncPeriodMs: deps.resyncMs ?? DEFAULT_RESYNC_MS,
     reconcile: async (key, { namespace }): Promise<Result> => {
       const source = deps.sources.get(key);
       if (!source || source.metadata?.deletionTimestamp) return;
@@ -246,7 +266,14 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
         await writeStatus(source, condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryUnavailable, message));
         return { requeueAfter: 30_000 };
       }
-      status = condition(source, status, AppSourceConditions.RepositoryReady, true, 'Read', `refs read at seq ${repository.metadata?.annotations?.['cloudwright.dev/pushed-seq'] ?? repository.status?.headSeq ?? '?'}`);
+      status = condition(
+        source,
+        status,
+        AppSourceConditions.RepositoryReady,
+        true,
+        'Read',
+        `refs read at seq ${repository.metadata?.annotations?.[PUSHED_SEQ_ANNOTATION] ?? repository.status?.headSeq ?? '?'}`,
+      );
       const targets = targetsOf(source, refs);
 
       let production: SourceDeployment | undefined;
@@ -275,7 +302,18 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
         ? condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.BranchNotFound, `branch ${main} has no commits yet: push to it to deploy`)
         : production.deployedCommit === production.commit
           ? condition(source, status, AppSourceConditions.Ready, true, AppSourceReasons.Deployed, `${main}@${production.commit?.slice(0, 12)} is deployed`)
-          : condition(source, status, AppSourceConditions.Ready, false, production.message?.startsWith('building') ? AppSourceReasons.Building : production.message?.includes('could not be deployed') ? AppSourceReasons.DeployFailed : AppSourceReasons.BuildFailed, production.message ?? '');
+          : condition(
+              source,
+              status,
+              AppSourceConditions.Ready,
+              false,
+              production.message?.startsWith('building')
+                ? AppSourceReasons.Building
+                : production.message?.includes('could not be deployed')
+                  ? AppSourceReasons.DeployFailed
+                  : AppSourceReasons.BuildFailed,
+              production.message ?? '',
+            );
       await writeStatus(source, status);
       return nextExpiry === undefined ? undefined : { requeueAfter: Math.max(nextExpiry, 1000) };
     },

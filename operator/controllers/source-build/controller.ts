@@ -8,6 +8,7 @@ import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/fina
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import { BuildLogWriter, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
@@ -22,11 +23,6 @@ export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
 /** A presigned URL lives this long: enough for a slow fetch to start, never a standing credential. */
 const URL_TTL_SECONDS = 15 * 60;
 
-export interface PresignedUrls {
-  get(key: string, expiresSeconds: number): Promise<string>;
-  put(key: string, expiresSeconds: number): Promise<string>;
-}
-
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
   builds: Informer<SourceBuild>;
@@ -34,7 +30,8 @@ export interface SourceBuildControllerDeps {
   exporter: SourceExporter;
   /** The artifact bucket: sources, outputs and logs of builds, and the artifacts they become. */
   artifacts: ObjectStore;
-  urls: PresignedUrls;
+  /** Presigns the URLs a run gets for its source and output: no credential of the platform reaches a build. */
+  urls: ObjectUrlSigner;
   catalog: BuildCatalog;
   limits: BuildLimits;
   /** Builds running at once, in all (default 2), and per project (default 1): one project's pushes cannot hold up the others'. */
@@ -97,8 +94,8 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         id: runId(started),
         namespace,
         build: name,
-        sourceUrl: await deps.urls.get(source.key, URL_TTL_SECONDS),
-        outputUrl: await deps.urls.put(outputKey(namespace, name), URL_TTL_SECONDS),
+        sourceUrl: await deps.urls.presign(source.key, 'GET', URL_TTL_SECONDS),
+        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', URL_TTL_SECONDS),
         command: build.spec.build?.command,
         outputDirectory: build.spec.build?.outputDirectory ?? '.',
         environment: build.spec.environment ?? {},
@@ -122,7 +119,13 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     try {
       const packed = await packOutput(output.body);
       const buildId = await deps.catalog.store(namespace, build.spec.app, Readable.from([packed.bytes]), packed.bytes.length);
-      return { ...build.status, state: 'Succeeded', reason: 'Stored', message: `built ${packed.kind === 'nextjs' ? 'a Next.js app' : 'a worker'} of ${packed.files} files as build ${buildId}`, buildId };
+      return {
+        ...build.status,
+        state: 'Succeeded',
+        reason: 'Stored',
+        message: `built ${packed.kind === 'nextjs' ? 'a Next.js app' : 'a worker'} of ${packed.files} files as build ${buildId}`,
+        buildId,
+      };
     } catch (err) {
       if (err instanceof OutputInvalidError) return failed(build, SourceBuildReasons.OutputInvalid, err.message);
       // The artifact checks, the project's quota: the same refusals an upload gets, said the same way.
@@ -162,7 +165,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       const result = results.get(key);
       if (result && state === 'Building') {
         results.delete(key);
-        const status = result.outcome === 'succeeded' ? await store(build) : result.outcome === 'stopped' ? { ...build.status, state: 'Cancelled' as const, reason: 'Stopped', message: 'the build was stopped' } : failed(build, result.reason, result.message);
+        const status =
+          result.outcome === 'succeeded'
+            ? await store(build)
+            : result.outcome === 'stopped'
+              ? { ...build.status, state: 'Cancelled' as const, reason: 'Stopped', message: 'the build was stopped' }
+              : failed(build, result.reason, result.message);
         await finish(key, build, status);
         return;
       }
@@ -178,7 +186,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         if (!state) await write(build, { state: 'Queued', message: 'waiting for a build slot' });
         return; // a finished build enqueues the waiting ones
       }
-      const building = await write(build, { ...build.status, state: 'Building', message: 'building', startedAt: now().toISOString(), runner: deps.runner.kind, attempts: (build.status?.attempts ?? 0) + 1 });
+      const building = await write(build, {
+        ...build.status,
+        state: 'Building',
+        message: 'building',
+        startedAt: now().toISOString(),
+        runner: deps.runner.kind,
+        attempts: (build.status?.attempts ?? 0) + 1,
+      });
       await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
       await runOrFail(key, building);
       return;
@@ -198,7 +213,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
 }
 
 function failed(build: SourceBuild, reason: string, message: string): SourceBuildStatus {
-  return { ...build.status, state: 'Failed', reason, message: message.replace(/[\x00-\x1f\x7f]+/g, ' ').slice(0, 1024) };
+  return { ...build.status, state: 'Failed', reason, message: printable(message).slice(0, 1024) };
+}
+
+/** A message may name the output's files, which may hold control characters; the status refuses them. */
+function printable(text: string): string {
+  return Array.from(text, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('');
 }
 
 /** Ready: True once Succeeded; False with the reason otherwise (Queued, Building, the failure's). */
