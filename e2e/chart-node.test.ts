@@ -192,7 +192,7 @@ async function jobRunner(): Promise<JobRunner> {
   type Deployment = { spec: { template: { spec: { containers: { env?: { name: string; value?: string }[] }[] } } } };
   const env = (await getJson<Deployment>('-n', NAMESPACE, 'deployment/cloudwright-operator')).spec.template.spec.containers[0]?.env ?? [];
   const settings = buildJobSettingsFromEnv(Object.fromEntries(env.map((e) => [e.name, e.value])));
-  if (!settings) throw new Error('the chart gives the operator no CW_BUILDS_NAMESPACE');
+  if (!settings) throw new Error('the chart gives the operator no CW_BUILD_JOB_NAMESPACE');
   buildRunner = new JobRunner({ conn: connectionFor(config), settings, log: createLogger({ level: 'warn', write: (line) => void process.stderr.write(line) }) });
   return buildRunner;
 }
@@ -612,7 +612,7 @@ describe('the chart on a real node', () => {
       // Another runner (a restarted operator) asked for the same run follows the Job it finds: same result, the log again.
       const again = new JobRunner({
         conn: loadKubeConnection(theNode().kubeconfig),
-        settings: buildJobSettingsFromEnv({ CW_BUILDS_NAMESPACE: `${NAMESPACE}-builds`, CW_BUILDS_IMAGE: image })!,
+        settings: buildJobSettingsFromEnv({ CW_BUILD_JOB_NAMESPACE: `${NAMESPACE}-builds`, CW_BUILD_JOB_IMAGE: image })!,
         log: createLogger({ level: 'error' }),
       });
       try {
@@ -643,6 +643,9 @@ describe('the chart on a real node', () => {
 
     expect(await slow.finished, slow.log).toEqual({ outcome: 'failed', reason: 'DeadlineExceeded', message: 'the build ran past its deadline of 15 s' });
     expect(slow.log).toContain('sleeping');
+    // Its watches would only complain through the tests that follow (the uninstall takes the namespace away).
+    buildRunner?.close();
+    buildRunner = undefined;
   });
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {

@@ -42,7 +42,9 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
 import { buildJob } from '../operator/controllers/source-build/build-job.ts';
 import { DEFAULT_BUILD_LIMITS, type BuildRunSpec } from '../operator/controllers/source-build/build-runner.ts';
-import { buildJobSettingsFromEnv, buildLimitsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
+import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
+import { buildSettingsFromEnv } from '../operator/build-env.ts';
+import { EnvReader } from '../src/config/env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
@@ -851,11 +853,14 @@ describe('the Helm chart', () => {
     ] as const) {
       expect(await mayDo(conn, builder, { verb, group, resource, namespace: where }), `${verb} ${resource} in ${where}`).toBe(false);
     }
-    // The operator is told where and as what builds run (operator/controllers/source-build/job-runner-env.ts reads it).
-    const env = Object.fromEntries((containerOf('Deployment', 'cloudwright-operator').env ?? []).map((e) => [e.name, e.value]));
+    // With cw-git (the sources), the operator builds in Jobs, told where and as what they run and their limits.
+    const operatorEnv = (objects: KubeObject[]) =>
+      Object.fromEntries((find<Workload>('Deployment', 'cloudwright-operator', objects).spec.template.spec.containers[0]?.env ?? []).map((e) => [e.name, e.value]));
+    expect(operatorEnv(rendered).CW_BUILD_RUNNER).toBeUndefined();
+    const env = operatorEnv(complete);
+    expect(buildSettingsFromEnv(new EnvReader(env))).toMatchObject({ runner: 'job', limits: { cpuMillis: 1000, memoryBytes: 2 * 2 ** 30, diskBytes: 4 * 2 ** 30, deadlineSeconds: 900 } });
     const settings = buildJobSettingsFromEnv(env);
     expect(settings).toMatchObject({ namespace: buildsNamespace, serviceAccountName: 'cloudwright-build', priorityClassName: `${RELEASE}-build` });
-    expect(buildLimitsFromEnv(env)).toEqual({ cpuMillis: 1000, memoryBytes: 2 * 2 ** 30, diskBytes: 4 * 2 ** 30, deadlineSeconds: 900 });
     // A build's pod as the Job controller would make it is admitted there; one loosened is refused.
     const spec: BuildRunSpec = {
       id: 'site-1a2b3c-1',

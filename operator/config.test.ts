@@ -26,6 +26,14 @@ describe('operatorConfig', () => {
     expect(configFailure(() => operatorConfig({ CW_TLS_SEALING_KEY: 'secret-value-not-base64-of-32' }))).not.toContain('secret-value');
   });
 
+  it('builds in Jobs with CW_BUILD_RUNNER=job, told where by CW_BUILD_JOB_*, which it then requires', () => {
+    const buckets = { CW_GIT_BUCKET: 'git', CW_S3_BUCKET: 'artifacts', CW_BUILD_RUNNER: 'job' };
+    expect(() => operatorConfig(buckets)).toThrow('CW_BUILD_RUNNER=job needs CW_BUILD_JOB_NAMESPACE and CW_BUILD_JOB_IMAGE');
+    expect(operatorConfig({ ...buckets, CW_BUILD_JOB_NAMESPACE: 'cloudwright-builds', CW_BUILD_JOB_IMAGE: 'img:1' }).buildJobs).toMatchObject({ namespace: 'cloudwright-builds', image: 'img:1' });
+    // The local runner reads none of them.
+    expect(operatorConfig({ ...buckets, CW_BUILD_RUNNER: 'local', CW_BUILD_JOB_NAMESPACE: 'cloudwright-builds' }).buildJobs).toBeUndefined();
+  });
+
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
     expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', dnsEnv: {} });

@@ -5,6 +5,8 @@ import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { tlsSettingsFromEnv, type TlsSettings } from './acme-env.ts';
 import { buildSettingsFromEnv, type BuildSettings } from './build-env.ts';
+import type { BuildJobSettings } from './controllers/source-build/build-job.ts';
+import { buildJobSettingsFromEnv } from './controllers/source-build/job-runner-env.ts';
 import type { ProjectAccess } from './controllers/project/operator-access.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
@@ -51,6 +53,8 @@ export interface OperatorConfig {
   readonly tls?: TlsSettings;
   /** Push to deploy (operator/build-env.ts, CW_BUILD_*): needs CW_GIT_BUCKET and CW_S3_BUCKET; absent: no AppSource controllers. */
   readonly builds?: BuildSettings;
+  /** With CW_BUILD_RUNNER=job: where and as what build Jobs run (CW_BUILD_JOB_*, required then). */
+  readonly buildJobs?: BuildJobSettings;
   readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number; readonly usageSampleMs: number };
 }
 
@@ -85,6 +89,8 @@ export function operatorConfig(env: Env): OperatorConfig {
   const tls = tlsSettingsFromEnv(read);
   const builds = buildSettingsFromEnv(read);
   if (builds && (!bucket || !artifactBucket)) throw new ConfigError('CW_BUILD_RUNNER needs CW_GIT_BUCKET (where the sources are) and CW_S3_BUCKET (where builds and their logs go)');
+  const buildJobs = builds?.runner === 'job' ? buildJobSettingsFromEnv(env) : undefined;
+  if (builds?.runner === 'job' && !buildJobs) throw new ConfigError('CW_BUILD_RUNNER=job needs CW_BUILD_JOB_NAMESPACE and CW_BUILD_JOB_IMAGE (where build Jobs run, and their image)');
   if (tls && !artifactBucket) throw new ConfigError('CW_ACME_DIRECTORY_URL needs CW_S3_BUCKET (certificate keys are sealed in the artifact bucket)');
   if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError("CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine's admin API)");
   return Object.freeze({
@@ -109,6 +115,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),
     ...(tls ? { tls } : {}),
     ...(builds ? { builds } : {}),
+    ...(buildJobs ? { buildJobs } : {}),
     ...(dbUrl && dbAdminUrl && dbAdminToken
       ? {
           databaseEngine: Object.freeze({

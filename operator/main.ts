@@ -46,6 +46,7 @@ import { EventRecorder } from '../src/controller-runtime/events.ts';
 import { Manager, runManager } from '../src/controller-runtime/manager.ts';
 import type { OperatorConfig } from './config.ts';
 import { addPushToDeploy } from './push-to-deploy.ts';
+import { JobRunner } from './controllers/source-build/job-runner.ts';
 
 /**
  * `cw-operator`: every Cloudwright controller in one process, with the configuration `operatorConfig` read
@@ -153,6 +154,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         log: manager.log.child({ controller: 'repository' }),
       }),
     );
+  const { buildJobs } = config;
   if (!config.builds) manager.log.info('push to deploy not started: CW_BUILD_RUNNER is not set');
   else if (artifacts && config.artifacts && !('disabled' in git))
     addPushToDeploy({
@@ -165,6 +167,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       artifactBucket: config.artifacts,
       baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
       scope,
+      ...(buildJobs ? { jobRunner: () => new JobRunner({ conn: kube, settings: buildJobs, log: manager.log.child({ controller: 'sourcebuild' }) }) } : {}),
     });
   const engine = config.databaseEngine;
   if (!engine) manager.log.info('database controller not started: CW_DB_URL is not set');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BUILD_LIMITS, type BuildRunSpec } from './build-runner.ts';
 import { BUILDER_ENV, BUILDER_SCRIPT } from './builder-script.ts';
-import { buildJob, type BuildJobSettings } from './build-job.ts';
+import { buildJob, jobName, type BuildJobSettings } from './build-job.ts';
 
 const settings: BuildJobSettings = {
   namespace: 'cloudwright-builds',
@@ -36,6 +36,7 @@ describe('buildJob', () => {
     expect(job.metadata).toEqual({
       name: 'web-3f2a9c1-1',
       namespace: 'cloudwright-builds',
+      annotations: { 'cloudwright.dev/build-run': 'web-3f2a9c1-1', 'cloudwright.dev/source-build': 'p-acme/web-3f2a9c1' },
       labels: { 'app.kubernetes.io/part-of': 'cloudwright', 'app.kubernetes.io/component': 'build', 'cloudwright.dev/project': 'p-acme', 'cloudwright.dev/build': 'web-3f2a9c1' },
     });
     expect(job.spec?.template?.metadata?.labels).toEqual(job.metadata?.labels);
@@ -90,10 +91,25 @@ describe('buildJob', () => {
     expect(bare.env.map((v) => v.name)).not.toContain(BUILDER_ENV.command);
   });
 
-  it('refuses a run id that cannot name a Job, a build name that cannot be a label, and limits that are not positive integers', () => {
-    expect(() => buildJob({ ...spec, id: 'Web_1' }, settings)).toThrow(/must be a DNS label/);
-    expect(() => buildJob({ ...spec, id: 'a'.repeat(64) }, settings)).toThrow(/must be a DNS label/);
-    expect(() => buildJob({ ...spec, build: 'b'.repeat(64) }, settings)).toThrow(/must be a label value/);
+  it('names the Job of a run id longer than a label by its start and a hash of the whole, the same every time; the full id in an annotation', () => {
+    const id = `${'feature-x--web'.repeat(5)}-3f2a9c1e0b7d-1`;
+    const build = id.slice(0, -2);
+    const long = buildJob({ ...spec, id, build }, settings);
+    const name = long.metadata?.name ?? '';
+    expect(name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    expect(name.length).toBeLessThanOrEqual(63);
+    expect(name).toBe(jobName(id));
+    expect(name.startsWith(id.slice(0, 40))).toBe(true);
+    expect(jobName(`${id}x`)).not.toBe(name);
+    expect(long.metadata?.annotations).toEqual({ 'cloudwright.dev/build-run': id, 'cloudwright.dev/source-build': `p-acme/${build}` });
+    expect(long.metadata?.labels?.['cloudwright.dev/build']?.length).toBeLessThanOrEqual(63);
+    expect(jobName('web-3f2a9c1-1')).toBe('web-3f2a9c1-1');
+  });
+
+  it('refuses a run id or build name that cannot name an object, and limits that are not positive integers', () => {
+    expect(() => buildJob({ ...spec, id: 'Web_1' }, settings)).toThrow(/run's id must be an object name/);
+    expect(() => buildJob({ ...spec, id: '' }, settings)).toThrow(/run's id must be an object name/);
+    expect(() => buildJob({ ...spec, build: 'b/1' }, settings)).toThrow(/build's name must be an object name/);
     expect(() => buildJob({ ...spec, limits: { ...DEFAULT_BUILD_LIMITS, deadlineSeconds: 0 } }, settings)).toThrow(/deadlineSeconds must be a positive integer, got 0/);
     expect(() => buildJob({ ...spec, limits: { ...DEFAULT_BUILD_LIMITS, cpuMillis: 0.5 } }, settings)).toThrow(/cpuMillis/);
   });

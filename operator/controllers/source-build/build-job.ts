@@ -1,10 +1,11 @@
 // The Job one build run becomes (job-runner.ts): a pure function of the run and the installation's settings,
 // so what a build's pod gets and does not get is read in one place (docs/push-to-deploy.md, "Build sandbox").
+import { createHash } from 'node:crypto';
 import type { KubeObject } from '../../../src/kube/index.ts';
 import type { BuildRunSpec } from './build-runner.ts';
 import { BUILDER_ENV, BUILDER_SCRIPT } from './builder-script.ts';
 
-/** Where and as what build pods run: the chart's `builds.*` values, through the operator's CW_BUILDS_* variables. */
+/** Where and as what build pods run: the chart's `builds.*` values, through the operator's CW_BUILD_JOB_* variables. */
 export interface BuildJobSettings {
   /** The builds namespace: no tenant has rights there, and its NetworkPolicy holds build pods' egress. */
   readonly namespace: string;
@@ -30,6 +31,9 @@ export const BUILD_SELECTOR = Object.entries(BUILD_LABELS)
   .join(',');
 export const PROJECT_LABEL = 'cloudwright.dev/project';
 export const BUILD_LABEL = 'cloudwright.dev/build';
+/** The run's id and the SourceBuild's name in full, when the Job's name or the label had to shorten them. */
+export const RUN_ANNOTATION = 'cloudwright.dev/build-run';
+export const BUILD_ANNOTATION = 'cloudwright.dev/source-build';
 /** The label the Job controller puts on a Job's pods. */
 export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name';
 
@@ -39,6 +43,25 @@ export const WORKSPACE = '/workspace';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/;
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/**
+ * The Job of run `id`: the id itself when it is a DNS label (the Job controller puts the Job's name in a label of
+ * its pods, so 63 characters at most), else its first 52 characters and a hash of the whole, the same every time.
+ */
+export function jobName(id: string): string {
+  if (DNS_LABEL.test(id)) return id;
+  return `${id
+    .slice(0, 52)
+    .replace(/[-.]+$/, '')
+    .replaceAll('.', '-')}-${createHash('sha256').update(id).digest('hex').slice(0, 10)}`;
+}
+
+/** A label value of at most 63 characters naming `text` (cut, with a hash, when longer). */
+function labelValue(text: string): string {
+  if (LABEL_VALUE.test(text)) return text;
+  return `${text.slice(0, 52).replace(/[-_.]+$/, '')}-${createHash('sha256').update(text).digest('hex').slice(0, 10)}`;
+}
 
 export interface Job extends KubeObject {
   spec?: Record<string, unknown> & { template?: { metadata?: KubeObject['metadata']; spec?: PodSpec } };
@@ -55,10 +78,10 @@ interface PodSpec {
   containers: Record<string, unknown>[];
 }
 
-/** Throws for a run that cannot become a Job (its id is the Job's name and a label value: a DNS label). */
+/** Throws for a run that cannot become a Job: its id and build must be object names, its limits positive integers. */
 export function checkRunSpec(spec: BuildRunSpec): void {
-  if (!DNS_LABEL.test(spec.id)) throw new RangeError(`a build run's id must be a DNS label (63 characters at most), got ${JSON.stringify(spec.id)}`);
-  if (!LABEL_VALUE.test(spec.build)) throw new RangeError(`a build's name must be a label value, got ${JSON.stringify(spec.build)}`);
+  if (!OBJECT_NAME.test(spec.id)) throw new RangeError(`a build run's id must be an object name (lower-case letters, digits, '-' and '.'), got ${JSON.stringify(spec.id)}`);
+  if (!OBJECT_NAME.test(spec.build)) throw new RangeError(`a build's name must be an object name, got ${JSON.stringify(spec.build)}`);
   const { cpuMillis, memoryBytes, diskBytes, deadlineSeconds } = spec.limits;
   for (const [name, value] of Object.entries({ cpuMillis, memoryBytes, diskBytes, deadlineSeconds })) {
     if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`a build's ${name} must be a positive integer, got ${value}`);
@@ -84,12 +107,12 @@ function environment(spec: BuildRunSpec): { name: string; value: string }[] {
 export function buildJob(spec: BuildRunSpec, settings: BuildJobSettings): Job {
   checkRunSpec(spec);
   const { limits } = spec;
-  const labels = { ...BUILD_LABELS, [PROJECT_LABEL]: spec.namespace, [BUILD_LABEL]: spec.build };
+  const labels = { ...BUILD_LABELS, [PROJECT_LABEL]: spec.namespace, [BUILD_LABEL]: labelValue(spec.build) };
   const bounds = { cpu: `${limits.cpuMillis}m`, memory: String(limits.memoryBytes), 'ephemeral-storage': String(limits.diskBytes) };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name: spec.id, namespace: settings.namespace, labels },
+    metadata: { name: jobName(spec.id), namespace: settings.namespace, labels, annotations: { [RUN_ANNOTATION]: spec.id, [BUILD_ANNOTATION]: `${spec.namespace}/${spec.build}` } },
     spec: {
       // A failed build is a result, not something to retry: the controller decides about another attempt.
       backoffLimit: 0,

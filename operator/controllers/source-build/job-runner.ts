@@ -3,7 +3,7 @@
 // `events.log`, the end read from the Job's conditions and the pod's final state (job-outcome.ts).
 import { createInformer, followPodLog, isAlreadyExists, JOBS, objectClient, PODS, type Informer, type KubeConnection, type ObjectClient, type PodLogFollow } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
-import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, type BuildJobSettings, type Job } from './build-job.ts';
+import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, jobName, type BuildJobSettings, type Job } from './build-job.ts';
 import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
 import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
 
@@ -16,6 +16,8 @@ const REFOLLOW_DELAY_MS = 1000;
 
 interface Run {
   readonly spec: BuildRunSpec;
+  /** The Job's name (build-job.ts's jobName of the run's id): runs are keyed by it. */
+  readonly name: string;
   events: RunEvents;
   /** Set once the watch has shown the Job: its disappearance afterwards ends the run. */
   seen: boolean;
@@ -61,13 +63,14 @@ export class JobRunner implements BuildRunner {
   async run(spec: BuildRunSpec, events: RunEvents): Promise<void> {
     checkRunSpec(spec);
     await this.#start();
-    const known = this.#runs.get(spec.id);
+    const name = jobName(spec.id);
+    const known = this.#runs.get(name);
     if (known) {
       // Asked again (a controller's retry): the run goes on, reporting to the newer listener.
       known.events = events;
       return;
     }
-    if (!this.#jobs.get(this.#key(spec.id))) {
+    if (!this.#jobs.get(this.#key(name))) {
       try {
         await this.#jobClient.create(buildJob(spec, this.#settings));
       } catch (err) {
@@ -75,15 +78,16 @@ export class JobRunner implements BuildRunner {
         if (!isAlreadyExists(err)) throw err;
       }
     }
-    this.#runs.set(spec.id, { spec, events, seen: false, stopping: false, ending: false, tail: '' });
-    this.#check(spec.id);
+    this.#runs.set(name, { spec, name, events, seen: false, stopping: false, ending: false, tail: '' });
+    this.#check(name);
   }
 
   async stop(id: string): Promise<void> {
-    const run = this.#runs.get(id);
+    const name = jobName(id);
+    const run = this.#runs.get(name);
     if (run) run.stopping = true;
     // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check).
-    const deleted = await this.#jobClient.delete(this.#settings.namespace, id, { propagationPolicy: 'Foreground' });
+    const deleted = await this.#jobClient.delete(this.#settings.namespace, name, { propagationPolicy: 'Foreground' });
     if (!deleted && run) this.#end(run, { outcome: 'stopped' });
   }
 
@@ -104,24 +108,24 @@ export class JobRunner implements BuildRunner {
     await Promise.all([this.#jobs.waitForSync(), this.#pods.waitForSync()]);
   }
 
-  #key(id: string): string {
-    return `${this.#settings.namespace}/${id}`;
+  #key(name: string): string {
+    return `${this.#settings.namespace}/${name}`;
   }
 
   /** The newest pod of the Job (one, with backoffLimit 0, unless someone deleted it and the Job made another). */
-  #podOf(id: string): BuildPod | undefined {
+  #podOf(name: string): BuildPod | undefined {
     return this.#pods
       .list()
-      .filter((pod) => pod.metadata?.labels?.[JOB_NAME_LABEL] === id)
+      .filter((pod) => pod.metadata?.labels?.[JOB_NAME_LABEL] === name)
       .sort((a, b) => (a.metadata?.creationTimestamp ?? '').localeCompare(b.metadata?.creationTimestamp ?? ''))
       .at(-1);
   }
 
   /** Re-reads the run's Job and pod from the caches and moves the run on: its log, its end. */
-  #check(id: string): void {
-    const run = this.#runs.get(id);
+  #check(name: string): void {
+    const run = this.#runs.get(name);
     if (!run || run.ending) return;
-    const job = this.#jobs.get(this.#key(id));
+    const job = this.#jobs.get(this.#key(name));
     if (!job) {
       if (run.stopping) this.#end(run, { outcome: 'stopped' });
       else if (run.seen) this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: "the build's Job was deleted" });
@@ -129,7 +133,7 @@ export class JobRunner implements BuildRunner {
     }
     run.seen = true;
     if (run.stopping) return;
-    const pod = this.#podOf(id);
+    const pod = this.#podOf(name);
     if (pod && containerStarted(pod) && run.following?.podUid !== pod.metadata?.uid) this.#follow(run, pod);
     const result = runOutcome(job, pod, run.spec.limits, run.tail);
     if (!result) return;
@@ -137,8 +141,8 @@ export class JobRunner implements BuildRunner {
     // A run that cannot start does not wait for its deadline: its Job goes now.
     if (!job.status?.conditions?.some((c) => (c.type === 'Failed' || c.type === 'FailureTarget') && c.status === 'True') && result.outcome === 'failed') {
       this.#jobClient
-        .delete(this.#settings.namespace, id, { propagationPolicy: 'Background' })
-        .catch((err: unknown) => this.#log.warn('cannot delete a build Job that could not start', { job: id, err }));
+        .delete(this.#settings.namespace, name, { propagationPolicy: 'Background' })
+        .catch((err: unknown) => this.#log.warn('cannot delete a build Job that could not start', { job: name, err }));
     }
   }
 
@@ -150,7 +154,7 @@ export class JobRunner implements BuildRunner {
       run.tail = (run.tail + text).slice(-TAIL_BYTES);
       run.events.log(text);
     }).catch((err: unknown) => {
-      this.#log.warn('cannot follow a build log', { job: run.spec.id, err });
+      this.#log.warn('cannot follow a build log', { job: run.name, err });
       return undefined;
     });
     run.following = { podUid, follow };
@@ -158,10 +162,10 @@ export class JobRunner implements BuildRunner {
       followed?.done.then(() => {
         // The connection ended while the container runs on (the transport's idle timeout, an apiserver restart):
         // followed again from the last chunk's second (a line or two of it may come twice).
-        const now = this.#podOf(run.spec.id);
-        if (this.#runs.get(run.spec.id) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
+        const now = this.#podOf(run.name);
+        if (this.#runs.get(run.name) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
         setTimeout(() => {
-          if (this.#runs.get(run.spec.id) === run && !run.ending) this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
+          if (this.#runs.get(run.name) === run && !run.ending) this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
         }, REFOLLOW_DELAY_MS);
       }),
     );
@@ -181,14 +185,14 @@ export class JobRunner implements BuildRunner {
       }
       // The message may want the log's last lines that came meanwhile (when the pod had no termination message).
       const final = result.outcome === 'failed' && run.tail && !run.stopping ? this.#refine(run, result) : result;
-      if (this.#runs.get(run.spec.id) === run) this.#runs.delete(run.spec.id);
-      this.#log.info('build run ended', { job: run.spec.id, outcome: final.outcome, ...(final.outcome === 'failed' ? { reason: final.reason } : {}) });
+      if (this.#runs.get(run.name) === run) this.#runs.delete(run.name);
+      this.#log.info('build run ended', { job: run.name, outcome: final.outcome, ...(final.outcome === 'failed' ? { reason: final.reason } : {}) });
       run.events.finished(final);
     })();
   }
 
   #refine(run: Run, result: RunResult): RunResult {
-    const job = this.#jobs.get(this.#key(run.spec.id));
-    return (job && runOutcome(job, this.#podOf(run.spec.id), run.spec.limits, run.tail)) ?? result;
+    const job = this.#jobs.get(this.#key(run.name));
+    return (job && runOutcome(job, this.#podOf(run.name), run.spec.limits, run.tail)) ?? result;
   }
 }
