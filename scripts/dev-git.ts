@@ -1,7 +1,9 @@
 // The repository service in `make dev`: two cw-git instances on one MinIO bucket (so a push through one and a
 // fetch through the other shows the shared-bucket design at work), repositories created as `Repository`
 // resources the operator reconciles, a read+write token for the developer, and MinIO's own bucket
-// notifications posting every manifest write to the first instance's `POST /_events/notify`.
+// notifications posting every manifest write to the first instance's `POST /_events/notify`. Both instances have
+// every role and the Kubernetes directory, so the events role raises each pushed repository's
+// `cloudwright.dev/pushed-seq` annotation (the wake-up of push-to-deploy) on the notification and in its sweeps.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
