@@ -21,6 +21,10 @@ import { S3UrlSigner } from '../src/object-store/s3-presigned-urls.ts';
 import type { BuildRunSpec, RunResult } from '../operator/controllers/source-build/build-runner.ts';
 import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/job-runner-env.ts';
 import { JobRunner } from '../operator/controllers/source-build/job-runner.ts';
+import type { SourceBuild } from '../src/apis/v1alpha1/source-build.ts';
+import { APP_SOURCES, REPOSITORIES, SOURCE_BUILDS } from '../src/platform/resources.ts';
+import { mintToken } from '../git-server/auth/index.ts';
+import { GitClient } from './harness/git-client.ts';
 import { PROJECT_QUOTA_NAME, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { DATABASES } from '../src/platform/resources.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
@@ -311,6 +315,8 @@ beforeAll(async () => {
     ...['objectStore.endpoint', minio.endpoint, 'objectStore.bucket', BUCKETS.artifacts, 'objectStore.credentialsSecret', 'cloudwright-s3'].flatMap(pairs),
     ...['dns.route53.endpoint', moto.endpoint, 'dns.route53.credentialsSecret', 'cloudwright-route53', 'dns.resolver', '127.0.0.1:9'].flatMap(pairs),
     ...['git.bucket', BUCKETS.git, 'database.bucket', BUCKETS.db, 'database.publicUrl', 'https://db.node.test'].flatMap(pairs),
+    // Builds small enough to be scheduled beside the platform on this node's two cores.
+    ...['builds.limits.cpu', '250m', 'builds.limits.memory', '512Mi', 'builds.limits.disk', '1Gi'].flatMap(pairs),
   );
   installMs = Math.round(performance.now() - started);
   figures['helm install to every workload Ready'] = `${installMs} ms`;
@@ -646,6 +652,49 @@ describe('the chart on a real node', () => {
     // Its watches would only complain through the tests that follow (the uninstall takes the namespace away).
     buildRunner?.close();
     buildRunner = undefined;
+  });
+
+  it('deploys a push to cw-git through the installed operator, its build a Job in the builds namespace', { timeout: 240_000 }, async () => {
+    const conn = loadKubeConnection(theNode().kubeconfig);
+    const project = member.project;
+    const APPLY = { fieldManager: 'kubectl', force: true };
+    await objectClient<KubeObject & { spec: object }>(conn, REPOSITORIES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Repository', metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } },
+      APPLY,
+    );
+    await eventually(
+      'the repository Ready',
+      () => getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('repositories.cloudwright.dev', '-n', project, 'site'),
+      (r) => r.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+      60_000,
+    );
+    expect((await callApi('POST', `/v1/projects/${project}/apps`, { name: 'pushed' })).status).toBe(201);
+    await objectClient<KubeObject & { spec: object }>(conn, APP_SOURCES).apply(
+      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'AppSource', metadata: { name: 'pushed', namespace: project }, spec: { app: 'pushed', repository: { owner: project, name: 'site' } } },
+      APPLY,
+    );
+    const git = await GitClient.create();
+    const work = await git.workdir('site');
+    await git.run(['init', '-q'], { cwd: work });
+    const commit = await git.commit(work, 'first', { 'worker.js': 'export default { fetch() { return new Response("pushed to the node"); } };\n' });
+    const token = mintToken({ sub: 'ada', scopes: ['write'] }, 'n'.repeat(40));
+    const remote = `${(await serviceUrl('cloudwright-git')).replace('http://', `http://git:${token}@`)}/${project}/site`;
+    const pushed = performance.now();
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    const runtime = await serviceUrl('cloudwright-runtime');
+    const host = `pushed.${project}.${BASE_DOMAIN}`;
+    await eventually(
+      'the pushed commit served',
+      () => get(runtime, host),
+      (r) => r.status === 200 && r.body === 'pushed to the node',
+      180_000,
+    );
+    figures['push → production served (installed operator, build Job)'] = `${Math.round(performance.now() - pushed)} ms`;
+    const build = await objectClient<SourceBuild>(conn, SOURCE_BUILDS).get(project, `pushed-${commit.slice(0, 12)}`);
+    expect(build?.status).toMatchObject({ state: 'Succeeded', runner: 'job' });
+    // Its Job ran in the builds namespace, labelled with the project (the TTL keeps it for a while).
+    const jobs = await getJson<{ items: KubeObject[] }>('jobs', '-n', `${NAMESPACE}-builds`, '-l', `cloudwright.dev/project=${project},cloudwright.dev/build=pushed-${commit.slice(0, 12)}`);
+    expect(jobs.items).toHaveLength(1);
   });
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {

@@ -26,6 +26,11 @@ interface Run {
   /** The log being followed (or starting to be), for the pod of this uid. */
   following?: { podUid: string; follow: Promise<PodLogFollow | undefined> };
   tail: string;
+  /**
+   * The pod as last seen: the Job controller deletes it when the deadline passes, which the pod watch may show
+   * before the Job's condition; the end is judged from what it was then.
+   */
+  pod?: BuildPod;
   /** When the last chunk of log came, to follow again from there. */
   lastLogAt?: Date;
 }
@@ -133,7 +138,8 @@ export class JobRunner implements BuildRunner {
     }
     run.seen = true;
     if (run.stopping) return;
-    const pod = this.#podOf(name);
+    const pod = this.#podOf(name) ?? run.pod;
+    if (pod) run.pod = pod;
     if (pod && containerStarted(pod) && run.following?.podUid !== pod.metadata?.uid) this.#follow(run, pod);
     const result = runOutcome(job, pod, run.spec.limits, run.tail);
     if (!result) return;
@@ -193,6 +199,6 @@ export class JobRunner implements BuildRunner {
 
   #refine(run: Run, result: RunResult): RunResult {
     const job = this.#jobs.get(this.#key(run.name));
-    return (job && runOutcome(job, this.#podOf(run.name), run.spec.limits, run.tail)) ?? result;
+    return (job && runOutcome(job, this.#podOf(run.name) ?? run.pod, run.spec.limits, run.tail)) ?? result;
   }
 }
