@@ -4,6 +4,7 @@ import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import { tlsSettingsFromEnv, type TlsSettings } from './acme-env.ts';
+import { buildSettingsFromEnv, type BuildSettings } from './build-env.ts';
 import type { ProjectAccess } from './controllers/project/operator-access.ts';
 import type { GitBucket } from './controllers/repository/bucket.ts';
 
@@ -48,6 +49,8 @@ export interface OperatorConfig {
    */
   /** Certificates for every host (operator/acme-env.ts, CW_ACME_* and CW_TLS_SEALING_KEY); absent: no TlsCertificate controller. */
   readonly tls?: TlsSettings;
+  /** Push to deploy (operator/build-env.ts, CW_BUILD_*): needs CW_GIT_BUCKET and CW_S3_BUCKET; absent: no AppSource controllers. */
+  readonly builds?: BuildSettings;
   readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number; readonly usageSampleMs: number };
 }
 
@@ -80,6 +83,8 @@ export function operatorConfig(env: Env): OperatorConfig {
   const dbAdminUrl = read.url('CW_DB_ADMIN_URL');
   const dbAdminToken = read.optional('CW_DB_ADMIN_TOKEN');
   const tls = tlsSettingsFromEnv(read);
+  const builds = buildSettingsFromEnv(read);
+  if (builds && (!bucket || !artifactBucket)) throw new ConfigError('CW_BUILD_RUNNER needs CW_GIT_BUCKET (where the sources are) and CW_S3_BUCKET (where builds and their logs go)');
   if (tls && !artifactBucket) throw new ConfigError('CW_ACME_DIRECTORY_URL needs CW_S3_BUCKET (certificate keys are sealed in the artifact bucket)');
   if (dbUrl && (!dbAdminUrl || !dbAdminToken)) throw new ConfigError("CW_DB_URL needs CW_DB_ADMIN_URL and CW_DB_ADMIN_TOKEN (the database engine's admin API)");
   return Object.freeze({
@@ -103,6 +108,7 @@ export function operatorConfig(env: Env): OperatorConfig {
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
     ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),
     ...(tls ? { tls } : {}),
+    ...(builds ? { builds } : {}),
     ...(dbUrl && dbAdminUrl && dbAdminToken
       ? {
           databaseEngine: Object.freeze({

@@ -45,6 +45,7 @@ import { runtimeReplicaController } from './controllers/runtime-replica/controll
 import { EventRecorder } from '../src/controller-runtime/events.ts';
 import { Manager, runManager } from '../src/controller-runtime/manager.ts';
 import type { OperatorConfig } from './config.ts';
+import { addPushToDeploy } from './push-to-deploy.ts';
 
 /**
  * `cw-operator`: every Cloudwright controller in one process, with the configuration `operatorConfig` read
@@ -152,6 +153,19 @@ export async function main(config: OperatorConfig): Promise<void> {
         log: manager.log.child({ controller: 'repository' }),
       }),
     );
+  if (!config.builds) manager.log.info('push to deploy not started: CW_BUILD_RUNNER is not set');
+  else if (artifacts && config.artifacts && !('disabled' in git))
+    addPushToDeploy({
+      manager,
+      kube,
+      events,
+      settings: config.builds,
+      repos: git.store.repos,
+      artifacts,
+      artifactBucket: config.artifacts,
+      baseDomain: config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN,
+      scope,
+    });
   const engine = config.databaseEngine;
   if (!engine) manager.log.info('database controller not started: CW_DB_URL is not set');
   else

@@ -23,7 +23,7 @@ import {
 import { bodyLength, isStreamBody } from './put-body.ts';
 import { DEFAULT_RETRY_POLICY, withRetries, type RetryPolicy } from './retry.ts';
 import { classifyS3Error, type S3ErrorClass } from './s3-errors.ts';
-import type { S3Config } from './s3-config.ts';
+import { s3ClientSettings, type S3Config } from './s3-config.ts';
 import { storeMetrics, type StoreMetrics, type StoreOp, type StoreOutcome } from './store-metrics.ts';
 
 export interface S3ObjectStoreOptions {
@@ -57,16 +57,7 @@ export class S3ObjectStore implements ObjectStore {
 
   constructor(options: S3ObjectStoreOptions) {
     const { config } = options;
-    this.#client = new S3Client({
-      region: config.region,
-      forcePathStyle: config.forcePathStyle,
-      ...(config.endpoint ? { endpoint: config.endpoint } : {}),
-      ...(config.credentials ? { credentials: config.credentials } : {}),
-      maxAttempts: 1,
-      // Checksums only where we ask for them (pack writes pass `sha256`); no CRC trailers on every PUT.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.#client = new S3Client({ ...s3ClientSettings(config), maxAttempts: 1 });
     this.#bucket = options.bucket;
     this.#metrics = storeMetrics(options.registry ?? defaultRegistry);
     this.#retry = options.retry ?? DEFAULT_RETRY_POLICY;

@@ -130,9 +130,24 @@ export class BuildCatalog {
    * @throws NotFoundError, ArtifactError (400), ArtifactTooLargeError (413), ProjectQuotaError (409/413), BadRequestError, ConflictError
    */
   async deploy(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions): Promise<DeployResult> {
+    return this.#upload(project, appId, body, declaredLength, options, true);
+  }
+
+  /**
+   * Stores an artifact as a deploy does (validated, content-addressed, recorded as a Build) without making it
+   * active: a build from a commit, which its AppSource activates once it is the branch's newest (`rollback`
+   * activates a stored build). It records no deploy options, so activating it leaves the app's as they are.
+   * Answers the build id.
+   * @throws as `deploy`
+   */
+  async store(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined): Promise<string> {
+    return (await this.#upload(project, appId, body, declaredLength, {}, false)).build_id;
+  }
+
+  async #upload(project: string, appId: string, body: AsyncIterable<Uint8Array>, declaredLength: number | undefined, options: DeployOptions, activate: boolean): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
-    const hostnames = this.#hosts.check(project, appId, options.hostnames ?? []);
+    const hostnames = activate ? this.#hosts.check(project, appId, options.hostnames ?? []) : [];
     const max = this.#limits.maxCompressedBytes;
     if (declaredLength !== undefined && declaredLength > max) {
       throw new ArtifactTooLargeError('compressedBytes', max, `artifact is larger than ${max} bytes`);
@@ -147,14 +162,24 @@ export class BuildCatalog {
         ...(this.#options.maxCompatibilityDate ? { maxCompatibilityDate: this.#options.maxCompatibilityDate } : {}),
         budget: { spend: (bytes) => checkProjectQuota(project, this.#quota, used, (unpacked += bytes), true) },
       });
-      return await this.#activate(project, appId, app, artifacts, artifact, spool, hostnames, options);
+      return await this.#activate(project, appId, app, artifacts, artifact, spool, hostnames, options, activate);
     } finally {
       await spool.dispose();
     }
   }
 
-  /** Stores a validated upload, records its Build and makes it the app's active build (the rest of `deploy`). */
-  async #activate(project: string, appId: string, app: RuntimeApp, artifacts: ObjectStore, artifact: Artifact, spool: UploadSpool, hostnames: string[], options: DeployOptions): Promise<DeployResult> {
+  /** Stores a validated upload, records its Build and (with `activate`) makes it the app's active build (the rest of `deploy`). */
+  async #activate(
+    project: string,
+    appId: string,
+    app: RuntimeApp,
+    artifacts: ObjectStore,
+    artifact: Artifact,
+    spool: UploadSpool,
+    hostnames: string[],
+    options: DeployOptions,
+    activate: boolean,
+  ): Promise<DeployResult> {
     const digest = artifact.digest.slice('sha256:'.length);
     const buildId = buildIdFor(digest);
     const key = artifactKey(project, appId, buildId);
@@ -172,7 +197,10 @@ export class BuildCatalog {
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
-      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, deployOptions });
+      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, ...(activate ? { deployOptions } : {}) });
+      if (!activate) {
+        return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
+      }
       const updated = await this.#store.update(
         project,
         appId,

@@ -128,6 +128,8 @@ export const AppSourceKind: KindDescriptor<'AppSource', typeof AppSourceSpec, ty
   scope: 'Namespaced',
   categories: [CATEGORY],
   description: 'A repository connected to a Cloudwright runtime app: push to deploy, with previews per branch.',
+  // One source per app: the app's name is the source's.
+  objectRules: [{ rule: 'self.metadata.name == self.spec.app', message: 'an AppSource is named after its app (metadata.name must equal spec.app)' }],
   spec: AppSourceSpec,
   status: AppSourceStatus,
   printerColumns: [

@@ -1,0 +1,131 @@
+// Push to deploy (issue 40) with stock git: a repository on cw-git connected to an app by an AppSource (applied
+// as kubectl would), the operator building each push with its local runner and deploying it, previews per branch,
+// a broken build leaving production as it was, and a deleted branch taking its preview with it.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
+import type { Repository } from '../src/apis/v1alpha1/repository.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { SourceBuild } from '../src/apis/v1alpha1/source-build.ts';
+import { findCondition } from '../src/conditions/index.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { APP_SOURCES, PROJECT_LABEL, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../src/platform/resources.ts';
+import { readBuildLog } from '../src/platform/source-builds/build-log.ts';
+import type { RunningService } from '../git-server/serve.ts';
+import { mintToken } from '../git-server/auth/index.ts';
+import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
+import { GitClient } from './harness/git-client.ts';
+import { newTokenSecret, startGitService } from './harness/git-service.ts';
+import type { Service } from './harness/process.ts';
+import { BASE_DOMAIN, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+
+const kubeconfig = inject('kubeconfig');
+const conn = loadKubeConnection(kubeconfig);
+const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
+const sources = objectClient<AppSource>(conn, APP_SOURCES);
+const builds = objectClient<SourceBuild>(conn, SOURCE_BUILDS);
+const repositories = objectClient<Repository>(conn, REPOSITORIES);
+const artifacts = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
+const running: Service[] = [];
+let member: MemberAccount;
+let project: string;
+let runtime: Runtime;
+let git: GitClient;
+let service: RunningService;
+let work: string;
+let remote: string;
+
+const host = (app: string) => `${app}.${project}.${BASE_DOMAIN}`;
+const worker = (text: string) => ({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };\n` });
+
+beforeAll(async () => {
+  member = await createMemberAccount(kubeconfig, 'push');
+  project = member.project;
+  await createProjectNamespace(kubeconfig, project);
+  const tokenSecret = newTokenSecret();
+  [service, git] = await Promise.all([startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, roles: ['serve', 'events'] }), GitClient.create()]);
+  runtime = await startRuntime('cw-runtime-push', project, running);
+  await startOperator(project, running, { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '2s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN });
+  await repositories.create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
+  await eventually(
+    'the repository Ready',
+    () => repositories.get(project, 'site'),
+    (r) => findCondition(r?.status?.conditions, 'Ready')?.status === 'True',
+  );
+  await apps.create({ metadata: { name: 'web', namespace: project, labels: { [PROJECT_LABEL]: project } }, spec: { displayName: 'web' } });
+  const token = mintToken({ sub: 'ada', scopes: ['write'] }, tokenSecret);
+  remote = `${service.url.replace('http://', `http://git:${token}@`)}/${project}/site`;
+  work = await git.workdir(`site-${randomBytes(3).toString('hex')}`);
+  await git.run(['init', '-q'], { cwd: work });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([service?.stop(), ...running.map((s) => s.stop(5_000))]);
+});
+
+describe('push to deploy', () => {
+  it('deploys each push to main, serves each branch on its preview host, keeps production on a broken build, and drops a deleted branch’s preview', { timeout: 240_000 }, async () => {
+    await sources.create({ metadata: { name: 'web', namespace: project }, spec: { app: 'web', repository: { owner: project, name: 'site' } } });
+    const before = await eventually(
+      'the source says main has no commits',
+      () => sources.get(project, 'web'),
+      (s) => findCondition(s?.status?.conditions, 'Ready')?.reason === 'BranchNotFound',
+    );
+    expect(findCondition(before?.status?.conditions, 'RepositoryReady')?.status).toBe('True');
+
+    // A push to main is built and served on the app's host.
+    const first = await git.commit(work, 'first', worker('hello from main'));
+    const pushed = Date.now();
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    await servedEverywhere([runtime], host('web'), 'hello from main', 60_000);
+    console.log(`push → production served: ${Date.now() - pushed} ms`);
+    const deployed = await sources.get(project, 'web');
+    expect(deployed?.status?.production).toMatchObject({ branch: 'main', commit: first, deployedCommit: first, host: host('web') });
+    const build = await builds.get(project, `web-${first.slice(0, 12)}`);
+    expect(build?.status).toMatchObject({ state: 'Succeeded', commitMessage: 'first', author: 'Ada <ada@example.com>', runner: 'local' });
+    const log = await readBuildLog(artifacts, project, `web-${first.slice(0, 12)}`);
+    expect(log.text).toContain('fetching the source');
+    expect(log.end).toMatchObject({ state: 'Succeeded' });
+
+    // A branch gets its preview on <branch>--<app>; production is unchanged.
+    await git.run(['checkout', '-q', '-b', 'feature/x'], { cwd: work });
+    await git.commit(work, 'preview', worker('hello from feature/x'));
+    await git.run(['push', '-q', remote, 'feature/x'], { cwd: work });
+    await servedEverywhere([runtime], host('feature-x--web'), 'hello from feature/x', 60_000);
+    await servedEverywhere([runtime], host('web'), 'hello from main');
+    const preview = await apps.get(project, 'feature-x--web');
+    expect(preview?.metadata?.labels?.['cloudwright.dev/preview-of']).toBe('web');
+
+    // A broken build (no entry point) fails with its reason; production keeps serving the last good build.
+    await git.run(['checkout', '-q', 'main'], { cwd: work });
+    await git.run(['rm', '-q', 'worker.js'], { cwd: work });
+    const broken = await git.commit(work, 'broken', { 'README.md': 'no worker here\n' });
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    const failed = await eventually(
+      'the broken build failed',
+      () => builds.get(project, `web-${broken.slice(0, 12)}`),
+      (b) => b?.status?.state === 'Failed',
+      60_000,
+    );
+    expect(failed?.status).toMatchObject({ reason: 'OutputInvalid' });
+    expect(failed?.status?.message).toContain('no entry point');
+    const source = await eventually(
+      'the source says why main is not deployed',
+      () => sources.get(project, 'web'),
+      (s) => findCondition(s?.status?.conditions, 'Ready')?.reason === 'BuildFailed',
+    );
+    expect(source?.status?.production).toMatchObject({ commit: broken, deployedCommit: first });
+    await servedEverywhere([runtime], host('web'), 'hello from main');
+    expect((await readBuildLog(artifacts, project, `web-${broken.slice(0, 12)}`)).text).toContain('no entry point');
+
+    // Deleting the branch deletes its preview after the grace period (1 s here).
+    await git.run(['push', '-q', remote, ':feature/x'], { cwd: work });
+    await notServedAnywhere([runtime], host('feature-x--web'), 60_000);
+    await eventually(
+      'the preview app gone',
+      () => apps.get(project, 'feature-x--web'),
+      (a) => a === undefined,
+    );
+  });
+});

@@ -1,0 +1,325 @@
+import type { Registry } from 'prom-client';
+import {
+  AppSourceConditions,
+  AppSourceReasons,
+  PREVIEW_BRANCH_ANNOTATION,
+  PREVIEW_EXPIRES_ANNOTATION,
+  PREVIEW_OF_LABEL,
+  type AppSource,
+  type AppSourceStatus,
+  type SourceDeployment,
+} from '../../../src/apis/v1alpha1/app-source.ts';
+import { PUSHED_SEQ_ANNOTATION, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
+import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { MAX_SOURCE_BUILDS_PER_APP, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
+import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
+import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { PublicError } from '../../../src/errors.ts';
+import { isAlreadyExists, isNotFound, objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import { APP_LABEL } from '../../../src/platform/app-view.ts';
+import type { BuildCatalog } from '../../../src/platform/builds.ts';
+import { APP_SOURCES, PROJECT_LABEL, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
+import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
+import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
+import { buildName, buildSpec, productionBranch, targetsOf, type Target } from './targets.ts';
+
+/** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
+export const DEFAULT_PREVIEW_GRACE_MS = 60 * 60 * 1000;
+/** Refs are read again this often even without a wake-up: a missed one delays a deploy, never loses it. */
+export const DEFAULT_RESYNC_MS = 5 * 60 * 1000;
+const FINISHED = new Set(['Succeeded', 'Failed', 'Cancelled']);
+
+export interface AppSourceControllerDeps {
+  kube: KubeConnection;
+  sources: Informer<AppSource>;
+  builds: Informer<SourceBuild>;
+  apps: Informer<RuntimeApp>;
+  repositories: Informer<Repository>;
+  /** The repositories' bucket: the refs are read from there, the one source of truth. */
+  repos: Pick<RepoStore, 'readHead'>;
+  /** Activates a stored build as a rollback does. */
+  catalog: Pick<BuildCatalog, 'rollback'>;
+  baseDomain: string;
+  previewGraceMs?: number;
+  resyncMs?: number;
+  events: EventRecorder;
+  registry: Registry;
+  log: Logger;
+  now?: () => Date;
+}
+
+const keyOf = (obj: KubeObject) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+
+/**
+ * Deploys every push of a connected repository: derives from the repository's refs (read from the bucket, not
+ * from events, so a missed or doubled wake-up changes nothing) one SourceBuild per branch head it deploys,
+ * cancels the builds a newer push superseded, activates each branch's newest successful build on its app (the
+ * production app, or the branch's preview app, which it creates and owns), deletes a preview a grace period after
+ * its branch goes, and prunes old builds. The only writer of AppSource status and of preview apps.
+ */
+export function appSourceController(deps: AppSourceControllerDeps): Controller<AppSource> {
+  const now = deps.now ?? (() => new Date());
+  const graceMs = deps.previewGraceMs ?? DEFAULT_PREVIEW_GRACE_MS;
+  const sources = objectClient<AppSource>(deps.kube, APP_SOURCES);
+  const builds = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
+  const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
+
+  const owner = (source: AppSource) => ({
+    apiVersion: 'cloudwright.dev/v1alpha1',
+    kind: 'AppSource',
+    name: source.metadata?.name ?? '',
+    uid: source.metadata?.uid ?? '',
+    controller: true,
+    blockOwnerDeletion: true,
+  });
+  const buildsOf = (source: AppSource) => deps.builds.list().filter((b) => b.metadata?.namespace === source.metadata?.namespace && b.spec.source === source.metadata?.name);
+  const previewsOf = (source: AppSource) => deps.apps.list().filter((a) => a.metadata?.namespace === source.metadata?.namespace && a.metadata?.labels?.[PREVIEW_OF_LABEL] === source.metadata?.name);
+
+  /** The preview app of `target`, created or brought to the source's settings; a message when it cannot be. */
+  const ensurePreview = async (source: AppSource, app: RuntimeApp, target: Target): Promise<string | undefined> => {
+    const namespace = source.metadata?.namespace ?? '';
+    const existing = deps.apps.get(`${namespace}/${target.app}`);
+    if (existing && existing.metadata?.labels?.[PREVIEW_OF_LABEL] !== source.metadata?.name) return `an app named ${target.app} exists already, so branch ${target.branch} gets no preview`;
+    const environment = { ...app.spec.environment, ...source.spec.environment?.preview };
+    const spec: RuntimeApp['spec'] = {
+      displayName: `${app.spec.displayName} (${target.branch})`.slice(0, 128),
+      ...(existing?.spec.activeBuildId ? { activeBuildId: existing.spec.activeBuildId } : {}),
+      ...(Object.keys(environment).length > 0 ? { environment } : {}),
+      ...(app.spec.https ? { https: app.spec.https } : {}),
+    };
+    if (!existing) {
+      try {
+        await apps.create({
+          metadata: {
+            name: target.app,
+            namespace,
+            labels: { [PROJECT_LABEL]: namespace, [PREVIEW_OF_LABEL]: source.metadata?.name ?? '' },
+            annotations: { [PREVIEW_BRANCH_ANNOTATION]: target.branch },
+            finalizers: [RUNTIME_APP_FINALIZER],
+            ownerReferences: [owner(source)],
+          },
+          spec,
+        });
+      } catch (err) {
+        if (isAlreadyExists(err)) return undefined; // the cache is behind: the next pass sees it
+        if (err instanceof Error && /exceeded quota/.test(err.message)) return `the project has as many apps as its quota allows, so branch ${target.branch} gets no preview`;
+        throw err;
+      }
+      return undefined;
+    }
+    const expiring = existing.metadata?.annotations?.[PREVIEW_EXPIRES_ANNOTATION] !== undefined;
+    if (expiring || statusChanged(existing.spec, spec)) {
+      await apps.patch(namespace, target.app, {
+        metadata: { resourceVersion: existing.metadata?.resourceVersion, annotations: { [PREVIEW_EXPIRES_ANNOTATION]: null } },
+        spec: { ...spec, environment: spec.environment ?? null, https: spec.https ?? null },
+      });
+    }
+    return undefined;
+  };
+
+  /** The build of the target's head exists; builds of older heads of the branch not yet finished are cancelled. */
+  const ensureBuild = async (source: AppSource, app: RuntimeApp, target: Target): Promise<SourceBuild | undefined> => {
+    const namespace = source.metadata?.namespace ?? '';
+    const name = buildName(target);
+    for (const stale of buildsOf(source)) {
+      const superseded = stale.spec.app === target.app && stale.metadata?.name !== name && !stale.spec.cancelled && !FINISHED.has(stale.status?.state ?? '');
+      if (superseded) await builds.patch(namespace, stale.metadata?.name ?? '', { spec: { cancelled: true } });
+    }
+    const existing = deps.builds.get(`${namespace}/${name}`);
+    // The branch came back to a commit whose build was superseded (a force-push back): build it afresh.
+    if (existing?.status?.state === 'Cancelled') {
+      await builds.delete(namespace, name).catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
+      return undefined;
+    }
+    if (existing) return existing;
+    try {
+      await builds.create({
+        metadata: { name, namespace, labels: { [PROJECT_LABEL]: namespace, [APP_LABEL]: target.app }, ownerReferences: [owner(source)] },
+        spec: buildSpec(source, target, app.spec.environment),
+      });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    return undefined;
+  };
+
+  /** Makes the target's build the app's active one when it succeeded and is not deployed yet; the branch's entry. */
+  const deploy = async (source: AppSource, target: Target, build: SourceBuild | undefined, before: SourceDeployment | undefined): Promise<SourceDeployment> => {
+    const namespace = source.metadata?.namespace ?? '';
+    const entry: SourceDeployment = {
+      branch: target.branch,
+      app: target.app,
+      host: defaultHost(namespace, target.app, deps.baseDomain),
+      commit: target.commit,
+      build: buildName(target),
+      ...(before?.app === target.app && before.deployedCommit ? { deployedCommit: before.deployedCommit, deployedBuildId: before.deployedBuildId, deployedAt: before.deployedAt } : {}),
+    };
+    const state = build?.status?.state;
+    if (state === 'Failed') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} failed: ${build?.status?.message ?? 'no reason given'}` };
+    if (state !== 'Succeeded' || !build?.status?.buildId) return { ...entry, message: `building ${target.commit.slice(0, 12)}` };
+    if (entry.deployedCommit === target.commit) return entry;
+    try {
+      await deps.catalog.rollback(namespace, target.app, build.status.buildId);
+    } catch (err) {
+      if (!(err instanceof PublicError) || err.status >= 500) throw err;
+      return { ...entry, message: `build ${build.status.buildId} could not be deployed: ${err.message}` };
+    }
+    await deps.events.normal(source, 'Deployed', `deployed ${target.branch}@${target.commit.slice(0, 12)} to ${target.app} (build ${build.status.buildId})`);
+    return { ...entry, deployedCommit: target.commit, deployedBuildId: build.status.buildId, deployedAt: now().toISOString() };
+  };
+
+  /** Previews whose branch is gone: marked with their expiry, deleted (with their builds) once it passed. Answers the nearest expiry. */
+  const retirePreviews = async (source: AppSource, live: ReadonlySet<string>): Promise<number | undefined> => {
+    const namespace = source.metadata?.namespace ?? '';
+    let next: number | undefined;
+    for (const preview of previewsOf(source)) {
+      const name = preview.metadata?.name ?? '';
+      if (live.has(name) || preview.metadata?.deletionTimestamp) continue;
+      const expires = preview.metadata?.annotations?.[PREVIEW_EXPIRES_ANNOTATION];
+      if (!expires) {
+        const at = new Date(now().getTime() + graceMs).toISOString();
+        await apps.patch(namespace, name, { metadata: { annotations: { [PREVIEW_EXPIRES_ANNOTATION]: at } } });
+        next = Math.min(next ?? Infinity, graceMs);
+        continue;
+      }
+      const left = Date.parse(expires) - now().getTime();
+      if (left > 0) {
+        next = Math.min(next ?? Infinity, left);
+        continue;
+      }
+      for (const b of buildsOf(source).filter((b) => b.spec.app === name)) await builds.delete(namespace, b.metadata?.name ?? '').catch(ignoreNotFound);
+      await apps.delete(namespace, name).catch(ignoreNotFound);
+      await deps.events.normal(source, 'PreviewDeleted', `deleted the preview ${name}: its branch ${preview.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION] ?? ''} is gone`);
+    }
+    return next;
+  };
+
+  /** Finished builds past the newest MAX_SOURCE_BUILDS_PER_APP of each app go (never the one deployed). */
+  const prune = async (source: AppSource, deployed: ReadonlySet<string>): Promise<void> => {
+    const byApp = new Map<string, SourceBuild[]>();
+    for (const b of buildsOf(source)) byApp.set(b.spec.app, [...(byApp.get(b.spec.app) ?? []), b]);
+    for (const list of byApp.values()) {
+      const old = list
+        .filter((b) => FINISHED.has(b.status?.state ?? ''))
+        .sort((a, b) => Date.parse(b.metadata?.creationTimestamp ?? '') - Date.parse(a.metadata?.creationTimestamp ?? ''))
+        .slice(MAX_SOURCE_BUILDS_PER_APP)
+        .filter((b) => !deployed.has(b.metadata?.name ?? ''));
+      for (const b of old) await builds.delete(b.metadata?.namespace ?? '', b.metadata?.name ?? '').catch(ignoreNotFound);
+    }
+  };
+
+  const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
+    if (statusChanged(source.status, status)) await sources.replaceStatus({ ...source, status });
+  };
+
+  const condition = (source: AppSource, status: AppSourceStatus, type: string, ok: boolean, reason: string, message: string): AppSourceStatus => {
+    const { conditions } = setCondition(status.conditions, { type, status: ok ? 'True' : 'False', reason, message }, source.metadata?.generation, now());
+    return { ...status, conditions, observedGeneration: source.metadata?.generation };
+  };
+
+  const sourcesNaming = (repository: KubeObject & Partial<Repository>) =>
+    deps.sources
+      .list()
+      .filter((s) => s.metadata?.namespace === repository.metadata?.namespace && s.spec.repository.owner === repository.spec?.owner && s.spec.repository.name === repository.spec?.name)
+      .map(keyOf);
+
+  return new Controller<AppSource>({
+    name: 'appsource',
+    kind: 'AppSource',
+    source: deps.sources,
+    owns: [
+      { kind: 'SourceBuild', source: deps.builds },
+      // Preview apps are the source's; a production app's change (its environment) is its source's too.
+      { kind: 'RuntimeApp', source: deps.apps, mapToOwner: (app) => [app.metadata?.labels?.[PREVIEW_OF_LABEL] ? `${app.metadata.namespace}/${app.metadata.labels[PREVIEW_OF_LABEL]}` : keyOf(app)] },
+      { kind: 'Repository', source: deps.repositories, mapToOwner: (repo) => sourcesNaming(repo as Repository) },
+    ],
+    registry: deps.registry,
+    log: deps.log,
+    workers: 2,
+    resyncPeriodMs: deps.resyncMs ?? DEFAULT_RESYNC_MS,
+    reconcile: async (key, { namespace }): Promise<Result> => {
+      const source = deps.sources.get(key);
+      if (!source || source.metadata?.deletionTimestamp) return;
+      let status: AppSourceStatus = { ...source.status };
+      const app = deps.apps.get(`${namespace}/${source.spec.app}`);
+      if (!app) {
+        await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.AppNotFound, `there is no app ${source.spec.app} in this project`));
+        return;
+      }
+      const { owner: repoOwner, name: repoName } = source.spec.repository;
+      const repository = deps.repositories.list().find((r) => r.metadata?.namespace === namespace && r.spec.owner === repoOwner && r.spec.name === repoName);
+      if (!repository) {
+        const message = `this project has no repository ${repoOwner}/${repoName}`;
+        status = condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryNotFound, message);
+        await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.RepositoryNotFound, message));
+        return;
+      }
+      let refs: ReadonlyMap<string, string>;
+      try {
+        refs = (await deps.repos.readHead(`${repoOwner}/${repoName}`, { fresh: true })).refs;
+      } catch (err) {
+        const message = `the repository ${repoOwner}/${repoName} cannot be read: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1024);
+        await writeStatus(source, condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryUnavailable, message));
+        return { requeueAfter: 30_000 };
+      }
+      status = condition(
+        source,
+        status,
+        AppSourceConditions.RepositoryReady,
+        true,
+        'Read',
+        `refs read at seq ${repository.metadata?.annotations?.[PUSHED_SEQ_ANNOTATION] ?? repository.status?.headSeq ?? '?'}`,
+      );
+      const targets = targetsOf(source, refs);
+
+      let production: SourceDeployment | undefined;
+      if (targets.production) {
+        const build = await ensureBuild(source, app, targets.production);
+        production = await deploy(source, targets.production, build, source.status?.production);
+      }
+      const previews: SourceDeployment[] = [];
+      for (const target of targets.previews) {
+        const before = source.status?.previews?.find((p) => p.branch === target.branch);
+        const refused = await ensurePreview(source, app, target);
+        if (refused) {
+          previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: refused });
+          continue;
+        }
+        previews.push(await deploy(source, target, await ensureBuild(source, app, target), before));
+      }
+      const nextExpiry = await retirePreviews(source, new Set(targets.previews.map((t) => t.app)));
+      const deployed = new Set([production, ...previews].flatMap((d) => (d?.deployedCommit ? [buildName({ app: d.app, commit: d.deployedCommit })] : [])));
+      await prune(source, deployed);
+
+      status = { ...status, ...(production ? { production } : {}), previews };
+      if (!production) delete status.production;
+      const main = productionBranch(source);
+      status = !production
+        ? condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.BranchNotFound, `branch ${main} has no commits yet: push to it to deploy`)
+        : production.deployedCommit === production.commit
+          ? condition(source, status, AppSourceConditions.Ready, true, AppSourceReasons.Deployed, `${main}@${production.commit?.slice(0, 12)} is deployed`)
+          : condition(
+              source,
+              status,
+              AppSourceConditions.Ready,
+              false,
+              production.message?.startsWith('building')
+                ? AppSourceReasons.Building
+                : production.message?.includes('could not be deployed')
+                  ? AppSourceReasons.DeployFailed
+                  : AppSourceReasons.BuildFailed,
+              production.message ?? '',
+            );
+      await writeStatus(source, status);
+      return nextExpiry === undefined ? undefined : { requeueAfter: Math.max(nextExpiry, 1000) };
+    },
+  });
+}
+
+function ignoreNotFound(err: unknown): void {
+  if (!isNotFound(err)) throw err;
+}

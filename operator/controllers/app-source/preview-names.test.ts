@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { DNS_LABEL_PATTERN } from '../../../src/apis/v1alpha1/strings.ts';
+import { matchesPreview, previewAppName } from './preview-names.ts';
+
+const label = new RegExp(DNS_LABEL_PATTERN);
+
+describe('previewAppName', () => {
+  it.each([
+    ['feature/x', 'web', 'feature-x--web'],
+    ['Fix_Login--Bug', 'web', 'fix-login-bug--web'],
+    ['dependabot/npm_and_yarn/next-15.0.1', 'shop', 'dependabot-npm-and-yarn-next-15-0-1--shop'],
+  ])('%s of %s is %s', (branch, app, name) => {
+    expect(previewAppName(branch, app)).toBe(name);
+  });
+
+  it('is always a DNS label, and different branches stay apart when names are cut', () => {
+    const app = 'a'.repeat(40);
+    const long1 = `feature/${'x'.repeat(100)}-one`;
+    const long2 = `feature/${'x'.repeat(100)}-two`;
+    for (const [branch, forApp] of [
+      [long1, app],
+      [long2, app],
+      ['___', 'web'],
+      ['feature/x', 'b'.repeat(63)],
+      ['ü', 'web'],
+    ] as const) {
+      const name = previewAppName(branch, forApp);
+      expect(name).toMatch(label);
+      expect(name.length).toBeLessThanOrEqual(63);
+    }
+    expect(previewAppName(long1, app)).not.toBe(previewAppName(long2, app));
+    expect(previewAppName(long1, app).endsWith(`--${app}`)).toBe(true);
+    expect(previewAppName('___', 'web')).toMatch(/^[0-9a-f]{6}--web$/);
+  });
+});
+
+describe('matchesPreview', () => {
+  it('matches every branch without patterns, none with an empty list, and * across slashes', () => {
+    expect(matchesPreview('feature/x', undefined)).toBe(true);
+    expect(matchesPreview('feature/x', [])).toBe(false);
+    expect(matchesPreview('feature/x/y', ['feature/*'])).toBe(true);
+    expect(matchesPreview('fix/x', ['feature/*', 'release-*'])).toBe(false);
+    expect(matchesPreview('release-1.2', ['release-*'])).toBe(true);
+    expect(matchesPreview('releaseX1', ['release.1'])).toBe(false);
+  });
+});

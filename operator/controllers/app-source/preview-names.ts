@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+
+const MAX_LABEL = 63;
+
+/** A branch as a DNS label's characters: lowercase letters, digits and single hyphens, none at the ends. */
+export function branchSlug(branch: string): string {
+  return branch
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/**
+ * The preview app of `branch` for the app `app`: `<branch-slug>--<app>`, so its default host is
+ * `<branch-slug>--<app>.<project>.<base>` (Netlify's shape). Always a valid DNS label: when it would pass 63
+ * characters, or the branch has no letter or digit, the slug is cut and a short hash of the branch keeps
+ * different branches apart; the app's name is cut only when it alone leaves no room.
+ */
+export function previewAppName(branch: string, app: string): string {
+  const slug = branchSlug(branch);
+  const whole = `${slug}--${app}`;
+  if (slug !== '' && whole.length <= MAX_LABEL) return whole;
+  const hash = createHash('sha256').update(branch).digest('hex').slice(0, 6);
+  const room = MAX_LABEL - app.length - 2 - hash.length - 1;
+  if (room >= 1 && slug !== '') return `${slug.slice(0, room).replace(/-+$/, '')}-${hash}--${app}`;
+  if (MAX_LABEL - app.length - 2 - hash.length >= 0) return `${hash}--${app}`;
+  return `${hash}--${app.slice(0, MAX_LABEL - hash.length - 2).replace(/-+$/, '')}`;
+}
+
+/** Whether `branch` matches one of the preview patterns (`*` matches any characters, `/` included). */
+export function matchesPreview(branch: string, patterns: readonly string[] | undefined): boolean {
+  if (patterns === undefined) return true;
+  return patterns.some((pattern) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`).test(branch));
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

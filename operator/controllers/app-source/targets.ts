@@ -1,0 +1,69 @@
+// What an AppSource wants from its repository's refs: one target per branch it deploys (the production branch
+// to the app, each preview branch to its preview app), each with the head commit to build. Pure, so the table
+// test says what a push, a new branch, a deleted branch or a force-push leads to.
+import { MAX_PREVIEWS_PER_SOURCE, type AppSource } from '../../../src/apis/v1alpha1/app-source.ts';
+import type { SourceBuildSpec } from '../../../src/apis/v1alpha1/source-build.ts';
+import { matchesPreview, previewAppName } from './preview-names.ts';
+
+const HEADS = 'refs/heads/';
+
+export interface Target {
+  readonly context: 'production' | 'preview';
+  readonly branch: string;
+  /** The app it deploys to. */
+  readonly app: string;
+  /** The branch's head. */
+  readonly commit: string;
+}
+
+export interface Targets {
+  readonly production: Target | undefined;
+  readonly previews: readonly Target[];
+  /** Preview branches left out past the bound, by name. */
+  readonly leftOut: readonly string[];
+}
+
+export function productionBranch(source: AppSource): string {
+  return source.spec.productionBranch ?? 'main';
+}
+
+/** The targets of `source` given the repository's refs (ref name → oid). */
+export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>): Targets {
+  const app = source.spec.app;
+  const main = productionBranch(source);
+  const head = refs.get(`${HEADS}${main}`);
+  const previewBranches = [...refs.keys()]
+    .filter((ref) => ref.startsWith(HEADS))
+    .map((ref) => ref.slice(HEADS.length))
+    .filter((branch) => branch !== main && matchesPreview(branch, source.spec.previewBranches))
+    .sort();
+  const kept = previewBranches.slice(0, MAX_PREVIEWS_PER_SOURCE);
+  return {
+    production: head === undefined ? undefined : { context: 'production', branch: main, app, commit: head },
+    previews: kept.map((branch) => ({ context: 'preview', branch, app: previewAppName(branch, app), commit: refs.get(`${HEADS}${branch}`) ?? '' })),
+    leftOut: previewBranches.slice(MAX_PREVIEWS_PER_SOURCE),
+  };
+}
+
+/** The SourceBuild of a target: `<app>-<first 12 hex digits of the commit>`. */
+export function buildName(target: Pick<Target, 'app' | 'commit'>): string {
+  return `${target.app}-${target.commit.slice(0, 12)}`;
+}
+
+/** The SourceBuild spec of `target`, with the settings and environment of the source and app as they are now. */
+export function buildSpec(source: AppSource, target: Target, appEnvironment: Readonly<Record<string, string>> | undefined): SourceBuildSpec {
+  const context = source.spec.environment?.[target.context];
+  const environment = { ...appEnvironment, ...context };
+  const { owner, name } = source.spec.repository;
+  return {
+    app: target.app,
+    source: source.metadata?.name ?? source.spec.app,
+    context: target.context,
+    repository: `${owner}/${name}`,
+    branch: target.branch,
+    commit: target.commit,
+    ...(source.spec.rootDirectory ? { rootDirectory: source.spec.rootDirectory } : {}),
+    ...(source.spec.build ? { build: source.spec.build } : {}),
+    ...(Object.keys(environment).length > 0 ? { environment } : {}),
+  };
+}

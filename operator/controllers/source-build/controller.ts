@@ -1,0 +1,230 @@
+import { Readable } from 'node:stream';
+import type { Registry } from 'prom-client';
+import { SourceBuildReasons, type SourceBuild, type SourceBuildStatus } from '../../../src/apis/v1alpha1/source-build.ts';
+import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
+import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
+import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
+import type { Logger } from '../../../src/logging/log.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
+import type { BuildCatalog } from '../../../src/platform/builds.ts';
+import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
+import { BuildLogWriter, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
+import { PublicError } from '../../../src/errors.ts';
+import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
+import { OutputInvalidError, packOutput } from './pack-output.ts';
+import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
+import { BuildSlots } from './build-slots.ts';
+
+/** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
+export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
+/** A presigned URL lives this long: enough for a slow fetch to start, never a standing credential. */
+const URL_TTL_SECONDS = 15 * 60;
+
+export interface SourceBuildControllerDeps {
+  kube: KubeConnection;
+  builds: Informer<SourceBuild>;
+  runner: BuildRunner;
+  exporter: SourceExporter;
+  /** The artifact bucket: sources, outputs and logs of builds, and the artifacts they become. */
+  artifacts: ObjectStore;
+  /** Presigns the URLs a run gets for its source and output: no credential of the platform reaches a build. */
+  urls: ObjectUrlSigner;
+  catalog: BuildCatalog;
+  limits: BuildLimits;
+  /** Builds running at once, in all (default 2), and per project (default 1): one project's pushes cannot hold up the others'. */
+  concurrency?: { total: number; perProject: number };
+  events: EventRecorder;
+  registry: Registry;
+  log: Logger;
+  now?: () => Date;
+}
+
+const FINISHED = new Set(['Succeeded', 'Failed', 'Cancelled']);
+const runId = (build: SourceBuild) => `${build.metadata?.name ?? ''}-${build.status?.attempts ?? 1}`;
+
+/**
+ * Runs each SourceBuild once, through the build runner (a Job, or a local process), and is the only writer of
+ * their status: Queued until a slot is free, Building while it runs (the run is followed again after an operator
+ * restart, by its id), then Succeeded (the output packed as `cw deploy` packs it and stored as a Build of the app,
+ * not yet active: the AppSource controller activates the branch's newest) or Failed with a reason, or Cancelled
+ * when a newer push superseded it. Deleting one stops its run and removes its objects from the bucket.
+ */
+export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
+  const now = deps.now ?? (() => new Date());
+  const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
+  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 });
+  /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
+  const results = new Map<string, RunResult>();
+  const logs = new Map<string, BuildLogWriter>();
+
+  const write = async (build: SourceBuild, status: SourceBuildStatus): Promise<SourceBuild> => {
+    const next = withConditions(build, status, now());
+    return statusChanged(build.status, next) ? client.replaceStatus({ ...build, status: next }) : build;
+  };
+
+  const finish = async (key: string, build: SourceBuild, status: SourceBuildStatus): Promise<void> => {
+    const log = logs.get(key) ?? new BuildLogWriter(deps.artifacts, build.metadata?.namespace ?? '', build.metadata?.name ?? '');
+    if (status.message) log.write(`[cloudwright] ${status.state === 'Succeeded' ? '' : `${status.reason}: `}${status.message}\n`);
+    await log.finish({ state: status.state ?? 'Failed', message: status.message });
+    logs.delete(key);
+    slots.release(key);
+    await write(build, { ...status, finishedAt: now().toISOString() });
+    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
+    // The staged source and output served their purpose; the log stays with the build.
+    await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
+    if (status.state === 'Failed') await deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
+    // A slot is free: the builds waiting for one are looked at again.
+    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
+  };
+
+  const start = async (key: string, build: SourceBuild): Promise<void> => {
+    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
+    // A run started again (the runner lost with a restart) writes its log again from the start.
+    await deleteBuildObjects(deps.artifacts, namespace, name);
+    const log = new BuildLogWriter(deps.artifacts, namespace, name);
+    logs.set(key, log);
+    log.write(`[cloudwright] building ${build.spec.repository}@${build.spec.commit.slice(0, 12)} (${build.spec.branch}) for ${build.spec.app}\n`);
+    const source = await deps.exporter.export(build.spec.repository, build.spec.commit, build.spec.rootDirectory, namespace, name);
+    const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+    await deps.runner.run(
+      {
+        id: runId(started),
+        namespace,
+        build: name,
+        sourceUrl: await deps.urls.presign(source.key, 'GET', URL_TTL_SECONDS),
+        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', URL_TTL_SECONDS),
+        command: build.spec.build?.command,
+        outputDirectory: build.spec.build?.outputDirectory ?? '.',
+        environment: build.spec.environment ?? {},
+        limits: deps.limits,
+      },
+      {
+        log: (text) => log.write(text),
+        finished: (result) => {
+          results.set(key, result);
+          controller.enqueue(key);
+        },
+      },
+    );
+  };
+
+  /** The run succeeded: its output, packed, becomes a stored Build of the app. */
+  const store = async (build: SourceBuild): Promise<SourceBuildStatus> => {
+    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
+    const output = await deps.artifacts.getStream(outputKey(namespace, name));
+    if (!output) return failed(build, 'RunnerFailed', 'the build succeeded but its output is not in the bucket');
+    try {
+      const packed = await packOutput(output.body);
+      const buildId = await deps.catalog.store(namespace, build.spec.app, Readable.from([packed.bytes]), packed.bytes.length);
+      return {
+        ...build.status,
+        state: 'Succeeded',
+        reason: 'Stored',
+        message: `built ${packed.kind === 'nextjs' ? 'a Next.js app' : 'a worker'} of ${packed.files} files as build ${buildId}`,
+        buildId,
+      };
+    } catch (err) {
+      if (err instanceof OutputInvalidError) return failed(build, SourceBuildReasons.OutputInvalid, err.message);
+      // The artifact checks, the project's quota: the same refusals an upload gets, said the same way.
+      if (err instanceof PublicError && err.status < 500) return failed(build, SourceBuildReasons.OutputInvalid, err.message);
+      throw err;
+    }
+  };
+
+  const controller = new Controller<SourceBuild>({
+    name: 'sourcebuild',
+    kind: 'SourceBuild',
+    source: deps.builds,
+    registry: deps.registry,
+    log: deps.log,
+    workers: 4,
+    reconcile: async (key, { namespace }): Promise<Result> => {
+      let build = deps.builds.get(key);
+      if (!build) return;
+      const cleanup = async (b: SourceBuild) => {
+        await deps.runner.stop(runId(b));
+        slots.release(key);
+        logs.get(key)?.abandon();
+        logs.delete(key);
+        await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
+      };
+      if (await runFinalizer(client, build, SOURCE_BUILD_FINALIZER, cleanup)) return;
+      if (FINISHED.has(build.status?.state ?? '')) return;
+      build = await addFinalizer(client, build, SOURCE_BUILD_FINALIZER);
+      const state = build.status?.state;
+
+      if (build.spec.cancelled) {
+        if (state === 'Building') await deps.runner.stop(runId(build));
+        results.delete(key);
+        await finish(key, build, { ...build.status, state: 'Cancelled', reason: SourceBuildReasons.Superseded, message: 'a newer push to the branch superseded this build' });
+        return;
+      }
+      const result = results.get(key);
+      if (result && state === 'Building') {
+        results.delete(key);
+        const status =
+          result.outcome === 'succeeded'
+            ? await store(build)
+            : result.outcome === 'stopped'
+              ? { ...build.status, state: 'Cancelled' as const, reason: 'Stopped', message: 'the build was stopped' }
+              : failed(build, result.reason, result.message);
+        await finish(key, build, status);
+        return;
+      }
+      if (state === 'Building') {
+        // Building with no run in this process: the operator restarted. Follow (a Job) or run again (local).
+        if (!slots.holds(key)) {
+          slots.take(key, namespace, true);
+          await runOrFail(key, build);
+        }
+        return;
+      }
+      if (!slots.take(key, namespace)) {
+        if (!state) await write(build, { state: 'Queued', message: 'waiting for a build slot' });
+        return; // a finished build enqueues the waiting ones
+      }
+      const building = await write(build, {
+        ...build.status,
+        state: 'Building',
+        message: 'building',
+        startedAt: now().toISOString(),
+        runner: deps.runner.kind,
+        attempts: (build.status?.attempts ?? 0) + 1,
+      });
+      await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
+      await runOrFail(key, building);
+      return;
+    },
+  });
+
+  const runOrFail = async (key: string, build: SourceBuild): Promise<void> => {
+    try {
+      await start(key, build);
+    } catch (err) {
+      if (err instanceof SourceUnavailableError) return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
+      slots.release(key);
+      throw err; // retried with backoff; the run id is the same, so a Job started meanwhile is followed
+    }
+  };
+  return controller;
+}
+
+function failed(build: SourceBuild, reason: string, message: string): SourceBuildStatus {
+  return { ...build.status, state: 'Failed', reason, message: printable(message).slice(0, 1024) };
+}
+
+/** A message may name the output's files, which may hold control characters; the status refuses them. */
+function printable(text: string): string {
+  return Array.from(text, (c) => (c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f ? ' ' : c)).join('');
+}
+
+/** Ready: True once Succeeded; False with the reason otherwise (Queued, Building, the failure's). */
+function withConditions(build: SourceBuild, status: SourceBuildStatus, at: Date): SourceBuildStatus {
+  const succeeded = status.state === 'Succeeded';
+  const reason = succeeded ? 'Succeeded' : (status.reason ?? status.state ?? 'Queued');
+  const { conditions } = setCondition(status.conditions, { type: 'Ready', status: succeeded ? 'True' : 'False', reason, message: status.message ?? '' }, build.metadata?.generation, at);
+  return { ...status, conditions, observedGeneration: build.metadata?.generation };
+}

@@ -1,0 +1,71 @@
+// A commit's source for a build: the repository brought into a local bare copy from the bucket (only the packs
+// published since the last build of it are fetched), the commit's root directory archived with `git archive`,
+// and the archive put in the artifact bucket, where the build's sandbox fetches it through a presigned URL.
+import { join } from 'node:path';
+import { syncBareRepo } from '../../../src/git/bare-repo.ts';
+import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
+import { KeyedMutex } from '../../../src/collections/keyed-mutex.ts';
+import type { ObjectStore } from '../../../src/object-store/object-store.ts';
+import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
+import { parseRepoPath } from '../../../src/repo-store/repo-path.ts';
+import { buildObjectsPrefix } from '../../../src/platform/source-builds/build-log.ts';
+
+/** Most bytes a commit's source archive may take; a larger one fails the build (SourceUnavailable). */
+export const MAX_SOURCE_ARCHIVE_BYTES = 512 * 1024 * 1024;
+
+/** The source cannot be had: the commit is gone (a force-push and a collection), or the root directory is not in it. */
+export class SourceUnavailableError extends Error {
+  override readonly name = 'SourceUnavailableError';
+}
+
+export interface ExportedSource {
+  /** Where the gzipped tar is, in the artifact bucket. */
+  readonly key: string;
+  readonly commitMessage: string;
+  readonly author: string;
+}
+
+export const sourceKey = (namespace: string, build: string) => `${buildObjectsPrefix(namespace, build)}source.tar.gz`;
+export const outputKey = (namespace: string, build: string) => `${buildObjectsPrefix(namespace, build)}output.tar`;
+
+export class SourceExporter {
+  readonly #repos: RepoStore;
+  readonly #artifacts: ObjectStore;
+  readonly #workDir: string;
+  /** One sync of a repository's copy at a time (a sync is safe beside readers, not beside another sync). */
+  readonly #syncs = new KeyedMutex();
+
+  constructor(options: { repos: RepoStore; artifacts: ObjectStore; workDir: string }) {
+    this.#repos = options.repos;
+    this.#artifacts = options.artifacts;
+    this.#workDir = options.workDir;
+  }
+
+  /** Archives `commit`'s `rootDirectory` (whole tree when absent) into the bucket for the build `namespace/build`. */
+  async export(repo: string, commit: string, rootDirectory: string | undefined, namespace: string, build: string): Promise<ExportedSource> {
+    const path = parseRepoPath(repo);
+    const dir = join(this.#workDir, 'repos', path.owner, `${path.name}.git`);
+    await this.#syncs.run(repo, async () => {
+      const head = await this.#repos.readHead(repo, { fresh: true });
+      await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
+    });
+    const describe = await this.#git(dir, ['log', '-1', '--format=%an <%ae>%x00%s', commit], `commit ${commit} is not in the repository (force-pushed away?)`);
+    const [author = '', subject = ''] = describe.toString('utf8').trimEnd().split('\0');
+    const tree = rootDirectory ? `${commit}:${rootDirectory}` : commit;
+    const archive = await this.#git(dir, ['archive', '--format=tar.gz', tree], `the root directory ${rootDirectory ?? ''} is not a directory in commit ${commit.slice(0, 12)}`);
+    const key = sourceKey(namespace, build);
+    await this.#artifacts.put(key, archive, { contentType: 'application/gzip' });
+    return { key, commitMessage: subject.slice(0, 256), author: author.slice(0, 256) };
+  }
+
+  async #git(dir: string, args: string[], missing: string): Promise<Buffer> {
+    try {
+      return (await runGit(['-C', dir, ...args], { maxStdoutBytes: MAX_SOURCE_ARCHIVE_BYTES })).stdout;
+    } catch (err) {
+      if (err instanceof GitCommandError && /not a valid object name|bad revision|unknown revision|not a tree object|bad object/i.test(err.message + err.stderr)) {
+        throw new SourceUnavailableError(missing);
+      }
+      throw err;
+    }
+  }
+}
