@@ -66,7 +66,8 @@ export const AppSourceView = Type.Object(
     state: Type.Unsafe<'pending' | 'ready' | 'failed'>({
       type: 'string',
       enum: ['pending', 'ready', 'failed'],
-      description: 'ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing, a build failed); pending: the platform is at work.',
+      description:
+        'ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).',
     }),
     reason: Type.Optional(Type.String({ description: 'In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, …' })),
     message: Type.Optional(Type.String({ description: 'What the platform found, in one line.' })),

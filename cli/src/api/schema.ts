@@ -4857,7 +4857,7 @@ export interface paths {
                                     };
                                 };
                                 /**
-                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing, a build failed); pending: the platform is at work.
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";
@@ -5060,7 +5060,7 @@ export interface paths {
                                     };
                                 };
                                 /**
-                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing, a build failed); pending: the platform is at work.
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";
@@ -5151,7 +5151,7 @@ export interface paths {
                                     };
                                 };
                                 /**
-                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing, a build failed); pending: the platform is at work.
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";

@@ -30,6 +30,7 @@ describe('sourceView', () => {
   it.each([
     [[condition('RepositoryReady', 'True', 'Found'), condition('Ready', 'True', 'Deployed')], 'ready', 'Deployed'],
     [[condition('RepositoryReady', 'True', 'Found'), condition('Ready', 'False', 'Building')], 'pending', 'Building'],
+    [[condition('RepositoryReady', 'True', 'Found'), condition('Ready', 'False', 'BranchNotFound')], 'pending', 'BranchNotFound'],
     [[condition('RepositoryReady', 'True', 'Found'), condition('Ready', 'False', 'BuildFailed')], 'failed', 'BuildFailed'],
     // The repository's failure is the one that says why, whatever Ready says.
     [[condition('RepositoryReady', 'False', 'RepositoryNotFound'), condition('Ready', 'False', 'Building')], 'failed', 'RepositoryNotFound'],
@@ -37,8 +38,8 @@ describe('sourceView', () => {
     expect(sourceView(source({ observedGeneration: 2, conditions: [...conditions] }))).toMatchObject({ state, reason, message: `${reason}.` });
   });
 
-  it('says pending, without a reason, for a status of an earlier generation', () => {
-    const view = sourceView(source({ observedGeneration: 1, conditions: [condition('Ready', 'True', 'Deployed', 1)] }));
+  it('says pending, without a reason, for conditions of an earlier generation', () => {
+    const view = sourceView(source({ observedGeneration: 2, conditions: [condition('RepositoryReady', 'True', 'Found'), condition('Ready', 'True', 'Deployed', 1)] }));
     expect(view.state).toBe('pending');
     expect(view).not.toHaveProperty('reason');
   });

@@ -1,6 +1,6 @@
 // How the REST API shows an AppSource and its SourceBuilds: snake_case, the spec's defaults filled in, the
 // status's conditions summed up as one state with its reason and message (as the other views do).
-import { AppSourceConditions, type AppSource, type SourceDeployment } from '../../apis/v1alpha1/app-source.ts';
+import { AppSourceConditions, AppSourceReasons, type AppSource, type SourceDeployment } from '../../apis/v1alpha1/app-source.ts';
 import type { SourceBuild, SourceBuildState } from '../../apis/v1alpha1/source-build.ts';
 import { findCondition } from '../../conditions/index.ts';
 
@@ -42,23 +42,26 @@ export interface SourceView {
   created_at: string;
 }
 
-/** Reasons of the Ready condition that mean "still working on it", not a failure. */
-const PENDING_REASONS = new Set(['Building']);
+/** Reasons of the Ready condition that mean "working on it" or "waiting for a push", not a failure. */
+const PENDING_REASONS = new Set<string>([AppSourceReasons.Building, AppSourceReasons.BranchNotFound]);
 
 export function sourceView(source: AppSource): SourceView {
   const { spec, status } = source;
   const generation = source.metadata?.generation ?? 0;
-  const repository = findCondition(status?.conditions, AppSourceConditions.RepositoryReady);
-  const ready = findCondition(status?.conditions, AppSourceConditions.Ready);
   // A condition computed for an earlier generation says nothing about the spec just written.
-  const current = (status?.observedGeneration ?? ready?.observedGeneration ?? 0) >= generation;
+  const fresh = (type: string) => {
+    const found = findCondition(status?.conditions, type);
+    return found && (found.observedGeneration ?? status?.observedGeneration ?? 0) >= generation ? found : undefined;
+  };
+  const repository = fresh(AppSourceConditions.RepositoryReady);
+  const ready = fresh(AppSourceConditions.Ready);
   let state: SourceState = 'pending';
   let why = ready;
-  if (current && repository?.status === 'False') {
+  if (repository?.status === 'False') {
     state = 'failed';
     why = repository;
-  } else if (current && ready?.status === 'True') state = 'ready';
-  else if (current && ready?.status === 'False' && !PENDING_REASONS.has(ready.reason ?? '')) state = 'failed';
+  } else if (ready?.status === 'True') state = 'ready';
+  else if (ready?.status === 'False' && !PENDING_REASONS.has(ready.reason ?? '')) state = 'failed';
   return {
     app_id: spec.app,
     repository: `${spec.repository.owner}/${spec.repository.name}`,
@@ -69,8 +72,8 @@ export function sourceView(source: AppSource): SourceView {
     ...(spec.build?.outputDirectory ? { output_directory: spec.build.outputDirectory } : {}),
     environment: { production: spec.environment?.production ?? {}, preview: spec.environment?.preview ?? {} },
     state,
-    ...(current && why?.reason ? { reason: why.reason } : {}),
-    ...(current && why?.message ? { message: why.message } : {}),
+    ...(why?.reason ? { reason: why.reason } : {}),
+    ...(why?.message ? { message: why.message } : {}),
     ...(status?.production ? { production: deploymentView(status.production) } : {}),
     previews: (status?.previews ?? []).map(deploymentView),
     created_at: source.metadata?.creationTimestamp ?? '',
