@@ -17,7 +17,7 @@ import { mintToken } from '../git-server/auth/index.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { GitClient } from './harness/git-client.ts';
 import { newTokenSecret, startGitService } from './harness/git-service.ts';
-import type { Service } from './harness/process.ts';
+import { killHard, type Service } from './harness/process.ts';
 import { BASE_DOMAIN, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 
 const kubeconfig = inject('kubeconfig');
@@ -35,6 +35,8 @@ let git: GitClient;
 let service: RunningService;
 let work: string;
 let remote: string;
+let tokenSecret: string;
+const operatorEnv = { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '2s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
 
 const host = (app: string) => `${app}.${project}.${BASE_DOMAIN}`;
 const worker = (text: string) => ({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };\n` });
@@ -43,22 +45,28 @@ beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'push');
   project = member.project;
   await createProjectNamespace(kubeconfig, project);
-  const tokenSecret = newTokenSecret();
+  tokenSecret = newTokenSecret();
   [service, git] = await Promise.all([startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, roles: ['serve', 'events'] }), GitClient.create()]);
   runtime = await startRuntime('cw-runtime-push', project, running);
-  await startOperator(project, running, { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '2s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN });
-  await repositories.create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
+  await startOperator(project, running, operatorEnv);
+  ({ work, remote } = await appWithRepository('web', 'site'));
+  await sources.create({ metadata: { name: 'web', namespace: project }, spec: { app: 'web', repository: { owner: project, name: 'site' } } });
+}, 120_000);
+
+/** An app and a ready repository of the project, and a local clone-to-be pushing to it. */
+async function appWithRepository(app: string, repo: string): Promise<{ work: string; remote: string }> {
+  await repositories.create({ metadata: { name: repo, namespace: project }, spec: { owner: project, name: repo } });
   await eventually(
-    'the repository Ready',
-    () => repositories.get(project, 'site'),
+    `the repository ${repo} Ready`,
+    () => repositories.get(project, repo),
     (r) => findCondition(r?.status?.conditions, 'Ready')?.status === 'True',
   );
-  await apps.create({ metadata: { name: 'web', namespace: project, labels: { [PROJECT_LABEL]: project } }, spec: { displayName: 'web' } });
+  await apps.create({ metadata: { name: app, namespace: project, labels: { [PROJECT_LABEL]: project } }, spec: { displayName: app } });
   const token = mintToken({ sub: 'ada', scopes: ['write'] }, tokenSecret);
-  remote = `${service.url.replace('http://', `http://git:${token}@`)}/${project}/site`;
-  work = await git.workdir(`site-${randomBytes(3).toString('hex')}`);
-  await git.run(['init', '-q'], { cwd: work });
-}, 120_000);
+  const dir = await git.workdir(`${repo}-${randomBytes(3).toString('hex')}`);
+  await git.run(['init', '-q'], { cwd: dir });
+  return { work: dir, remote: `${service.url.replace('http://', `http://git:${token}@`)}/${project}/${repo}` };
+}
 
 afterAll(async () => {
   await Promise.all([service?.stop(), ...running.map((s) => s.stop(5_000))]);
@@ -66,7 +74,6 @@ afterAll(async () => {
 
 describe('push to deploy', () => {
   it('deploys each push to main, serves each branch on its preview host, keeps production on a broken build, and drops a deleted branch’s preview', { timeout: 240_000 }, async () => {
-    await sources.create({ metadata: { name: 'web', namespace: project }, spec: { app: 'web', repository: { owner: project, name: 'site' } } });
     const before = await eventually(
       'the source says main has no commits',
       () => sources.get(project, 'web'),
@@ -127,5 +134,51 @@ describe('push to deploy', () => {
       () => apps.get(project, 'feature-x--web'),
       (a) => a === undefined,
     );
+  });
+
+  it('deploys the newer of two quick pushes, and rebuilds a force-pushed commit', { timeout: 120_000 }, async () => {
+    const a = await git.commit(work, 'quick a', worker('quick a'));
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    const b = await git.commit(work, 'quick b', worker('quick b'));
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    await servedEverywhere([runtime], host('web'), 'quick b', 60_000);
+    const source = await sources.get(project, 'web');
+    expect(source?.status?.production).toMatchObject({ commit: b, deployedCommit: b });
+    const older = await builds.get(project, `web-${a.slice(0, 12)}`);
+    // Superseded while it waited or ran, or finished first and never deployed over the newer.
+    expect(['Cancelled', 'Succeeded', undefined]).toContain(older?.status?.state);
+
+    // A force-push back to an older commit deploys that commit again.
+    await git.run(['reset', '-q', '--hard', a], { cwd: work });
+    await git.run(['push', '-q', '--force', remote, 'main'], { cwd: work });
+    await servedEverywhere([runtime], host('web'), 'quick a', 60_000);
+  });
+
+  it('loses no deploy when the operator is killed in the middle of a build', { timeout: 180_000 }, async () => {
+    const slow = await appWithRepository('slow', 'slow-site');
+    // The build sleeps 3 s before its output exists, so the kill lands while it runs.
+    await sources.create({
+      metadata: { name: 'slow', namespace: project },
+      spec: { app: 'slow', repository: { owner: project, name: 'slow-site' }, previewBranches: [], build: { command: 'sleep 3 && mkdir -p out && cp worker.js out/', outputDirectory: 'out' } },
+    });
+    const commit = await git.commit(slow.work, 'slow', worker('built after a crash'));
+    await git.run(['push', '-q', slow.remote, 'main'], { cwd: slow.work });
+    await eventually(
+      'the build running',
+      () => builds.get(project, `slow-${commit.slice(0, 12)}`),
+      (b) => b?.status?.state === 'Building',
+      60_000,
+    );
+    const operator = running.find((s) => s.name === `operator-${project}`);
+    if (!operator) throw new Error('no operator');
+    await killHard(operator);
+    running.splice(running.indexOf(operator), 1);
+    await startOperator(project, running, operatorEnv);
+    await servedEverywhere([runtime], host('slow'), 'built after a crash', 90_000);
+    const build = await builds.get(project, `slow-${commit.slice(0, 12)}`);
+    expect(build?.status?.state).toBe('Succeeded');
+    const log = (await readBuildLog(artifacts, project, `slow-${commit.slice(0, 12)}`)).text;
+    // The run started again after the restart, its log written afresh: one fetch, not two.
+    expect(log.match(/fetching the source/g)).toHaveLength(1);
   });
 });

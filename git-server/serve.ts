@@ -54,14 +54,15 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const drain = new DrainState();
   const tasks = new TaskRegistry({ instance: instanceName(config.server.listen.port) });
   const maintenance = maintenanceRole({ config, repos, objects, registry, tasks });
-  const events = await eventsRole({ config, repos, objects, registry });
+  const directory = await repositoryDirectory(config, repos);
+  const events = await eventsRole({ config, repos, objects, registry, ...(directory.resources ? { resources: directory.resources } : {}) });
   const projectTokens = await projectTokenSource(config);
   const app = await buildGitServer(
     {
       repos,
       objects,
       cache,
-      directory: await repositoryDirectory(config, repos),
+      directory,
       auth: {
         ...config.auth,
         ...(projectTokens ? { projectTokens: new ProjectTokens(projectTokens.source) } : {}),

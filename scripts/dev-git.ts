@@ -1,7 +1,9 @@
 // The repository service in `make dev`: two cw-git instances on one MinIO bucket (so a push through one and a
 // fetch through the other shows the shared-bucket design at work), repositories created as `Repository`
 // resources the operator reconciles, a read+write token for the developer, and MinIO's own bucket
-// notifications posting every manifest write to the first instance's `POST /_events/notify`.
+// notifications posting every manifest write to the first instance's `POST /_events/notify`. Both instances have
+// every role and the Kubernetes directory, so the events role raises each pushed repository's
+// `cloudwright.dev/pushed-seq` annotation (the wake-up of push-to-deploy) on the notification and in its sweeps.
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -87,7 +89,8 @@ export async function startDevGit(options: { minio: MinioServer; stateDir: strin
   return {
     services,
     env: { CW_GIT_URL: urls[0]!, CW_GIT_URL_2: urls[1]!, CW_GIT_TOKEN: token, CW_GIT_CONFIG: configPath, ...credentials },
-    operatorEnv: { CW_GIT_BUCKET: DEV_GIT_BUCKET },
+    // Push to deploy: builds run as limited child processes of the operator (no node to run Jobs on here).
+    operatorEnv: { CW_GIT_BUCKET: DEV_GIT_BUCKET, CW_BUILD_RUNNER: 'local', CW_BUILD_WORK_DIR: join(stateDir, 'builds') },
   };
 }
 

@@ -16,7 +16,14 @@ export interface GitServiceSetup {
   /** Shared by instances that should accept each other's tokens. */
   readonly tokenSecret: string;
   readonly drainTimeout?: string;
+  /**
+   * `kubernetes.namespace`: repositories are `Repository` resources (the Kubernetes directory) of the apiserver of
+   * `kubeconfig`; with the `events` role too, each push raises its resource's `cloudwright.dev/pushed-seq`.
+   */
   readonly namespace?: string;
+  readonly kubeconfig?: string;
+  /** `events.sweep_interval` (default 5m; `0`: one sweep at start only). */
+  readonly sweepInterval?: string;
   /** `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. */
   readonly projectTokens?: { readonly kubeconfig: string };
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
@@ -74,6 +81,7 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
+    ...(setup.sweepInterval ? { events: { sweep_interval: setup.sweepInterval } } : {}),
     ...(setup.namespace || setup.projectTokens ? { kubernetes: { ...(setup.namespace ? { namespace: setup.namespace } : {}), ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
   };
   const text = stringify(config);
@@ -82,14 +90,14 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
   const env = {
     AWS_ACCESS_KEY_ID: setup.s3.credentials?.accessKeyId ?? '',
     AWS_SECRET_ACCESS_KEY: setup.s3.credentials?.secretAccessKey ?? '',
-    ...(setup.projectTokens ? { KUBECONFIG: setup.projectTokens.kubeconfig } : {}),
+    ...(setup.kubeconfig || setup.projectTokens ? { KUBECONFIG: setup.kubeconfig ?? setup.projectTokens?.kubeconfig ?? '' } : {}),
   };
   return { path, text, env, dir };
 }
 
-/** One cw-git instance in this process, on a free port; `now` is the clock it checks tokens against. */
-export async function startGitService(setup: GitServiceSetup, options: { now?: () => number } = {}): Promise<RunningService> {
-  const { text, env, dir } = await gitServiceConfig(setup);
+/** One cw-git instance in this process, on `port` (default a free one); `now` is the clock it checks tokens against. */
+export async function startGitService(setup: GitServiceSetup, options: { now?: () => number; port?: number } = {}): Promise<RunningService> {
+  const { text, env, dir } = await gitServiceConfig(setup, options.port);
   const config = parseConfig(text, env, { source: 'test config', baseDir: dir });
   return startGitServer(config, { logLevel: 'warn', ...(options.now ? { now: options.now } : {}) });
 }

@@ -2,12 +2,13 @@
 // repository for one target each, at most `concurrency` at a time and one at a time per repository and target.
 // A bounded queue (64 catch-ups) takes notifications; a storm of them for one repository is one catch-up per
 // target. A target whose delivery failed in a repository is retried after a backoff, and wake-ups meanwhile do
-// not hammer it. One bridge delivers the spec's webhook (one target); another, the per-repository webhooks
-// (the targets of each repository), so a slow receiver of theirs never holds the spec's webhook back.
+// not hammer it (the queue is wake-queue.ts, which the push mark shares). One bridge delivers the spec's webhook
+// (one target); another, the per-repository webhooks (the targets of each repository), so a slow receiver of
+// theirs never holds the spec's webhook back.
 import type { FastifyBaseLogger } from 'fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { backoffDelay, DEFAULT_BACKOFF, type BackoffPolicy } from './backoff.ts';
+import type { BackoffPolicy } from './backoff.ts';
 import { catchUp, type CatchUpReport, type PostedBatch } from './catch-up.ts';
 import { describeOutcome, type DeliveryClient, type DeliveryOutcome } from './delivery-client.ts';
 import type { DeliveryTarget } from './delivery-target.ts';
@@ -15,6 +16,8 @@ import { listRepositories } from './repositories.ts';
 import { RepoNotFoundError } from '../../src/repo-store/errors.ts';
 import type { RepoStore } from '../../src/repo-store/repo-store.ts';
 import type { EventsMetrics } from './metrics.ts';
+import { SweepTimer } from './sweep-timer.ts';
+import { WakeQueue, type Refusal, type Trigger } from './wake-queue.ts';
 
 /** Catch-ups waiting at most (a repository and a target each); a notification beyond answers `not_queued`. */
 export const WAKE_QUEUE_LIMIT = 64;
@@ -48,8 +51,6 @@ export interface WakeResult {
   readonly retryInMs?: number;
 }
 
-type Trigger = 'notify' | 'sweep' | 'retry';
-
 /** One catch-up: a repository and a target, keyed by {@link unitKey}. */
 interface Unit {
   readonly repo: string;
@@ -57,20 +58,6 @@ interface Unit {
 }
 
 const unitKey = (unit: Unit) => `${unit.target.id}\u0000${unit.repo}`;
-
-interface Queued {
-  readonly unit: Unit;
-  readonly triggers: Set<Trigger>;
-  readonly done: Promise<WakeResult>;
-  resolve(result: WakeResult): void;
-}
-
-interface Backoff {
-  readonly failures: number;
-  readonly retryAt: number;
-  readonly reason: string;
-  readonly timer: NodeJS.Timeout;
-}
 
 export interface EventsBridgeOptions {
   readonly repos: Pick<RepoStore, 'readHead' | 'listLog'>;
@@ -100,16 +87,9 @@ export interface EventsBridgeOptions {
 
 export class EventsBridge {
   readonly #options: EventsBridgeOptions;
-  readonly #concurrency: number;
-  readonly #queueLimit: number;
-  readonly #queued = new Map<string, Queued>();
-  readonly #running = new Map<string, Promise<void>>();
-  readonly #backoff = new Map<string, Backoff>();
-  /** Units woken while their retry ran: caught up again if it succeeds (if it fails, the next retry does). */
-  readonly #behind = new Set<string>();
-  #roomWaiters: (() => void)[] = [];
+  readonly #queue: WakeQueue<Unit, WakeResult>;
   #sweeping: Promise<SweepReport> | undefined;
-  #sweepTimer: NodeJS.Timeout | undefined;
+  readonly #sweeps = new SweepTimer();
   #draining = false;
   /** No further batch starts (drain). */
   readonly #stopping = new AbortController();
@@ -119,8 +99,21 @@ export class EventsBridge {
 
   constructor(options: EventsBridgeOptions) {
     this.#options = options;
-    this.#concurrency = options.concurrency ?? DELIVERY_CONCURRENCY;
-    this.#queueLimit = options.queueLimit ?? WAKE_QUEUE_LIMIT;
+    this.#queue = new WakeQueue<Unit, WakeResult>({
+      key: unitKey,
+      run: (unit, _key, triggers) => this.#run(unit, triggers),
+      refused: (unit, refusal) => this.#refused(unit, refusal),
+      succeeded: (result) => result.outcome === 'delivered',
+      onDone: (unit, result) => this.#options.onCaughtUp?.(unit.target, result),
+      // The retry catches up what the target is then (a changed webhook's new settings), or nothing if it is gone.
+      retryUnit: (unit) => {
+        const target = this.#targetsOf(unit.repo).find((t) => t.id === unit.target.id);
+        return target ? { repo: unit.repo, target } : undefined;
+      },
+      concurrency: options.concurrency ?? DELIVERY_CONCURRENCY,
+      queueLimit: options.queueLimit ?? WAKE_QUEUE_LIMIT,
+      backoff: options.backoff,
+    });
     this.#log = options.log;
   }
 
@@ -131,16 +124,7 @@ export class EventsBridge {
   /** Sweeps now (what happened while no bridge ran) and then every `sweepIntervalMs` (±10 %; 0: never again), until drained. */
   start(log?: FastifyBaseLogger): void {
     this.#log = log ?? this.#log;
-    const tick = () => {
-      if (this.#draining) return;
-      this.sweep()
-        .catch((err: unknown) => this.#log?.warn({ err }, 'events sweep failed'))
-        .finally(() => {
-          const every = this.#options.sweepIntervalMs;
-          if (!this.#draining && every > 0) this.#sweepTimer = setTimeout(tick, every * (0.9 + 0.2 * Math.random())).unref();
-        });
-    };
-    tick();
+    this.#sweeps.start(() => this.sweep().catch((err: unknown) => this.#log?.warn({ err }, 'events sweep failed')), this.#options.sweepIntervalMs);
   }
 
   /** A notification names `repo`: catch it up for the one target of this bridge (see {@link wakeAll}). Never throws. */
@@ -166,18 +150,15 @@ export class EventsBridge {
    */
   async drain(boundMs: number): Promise<void> {
     this.#draining = true;
-    clearTimeout(this.#sweepTimer);
-    for (const b of this.#backoff.values()) clearTimeout(b.timer);
+    this.#sweeps.stop();
     this.#stopping.abort();
-    for (const queued of this.#queued.values()) queued.resolve(this.#abandoned(queued.unit));
-    this.#queued.clear();
-    this.#wakeRoomWaiters();
-    const running = () => Promise.all([...this.#running.values(), this.#sweeping?.catch(() => undefined)]);
+    this.#queue.stop();
+    const running = () => Promise.all([...this.#queue.running.values(), this.#sweeping?.catch(() => undefined)]);
     const bound = new AbortController();
     const finished = await Promise.race([running().then(() => true), sleep(boundMs, false, { signal: bound.signal }).catch(() => false)]);
     bound.abort();
     if (!finished) {
-      this.#log?.warn({ running: [...this.#running.keys()] }, 'events drain: giving up the deliveries under way; their cursors stay');
+      this.#log?.warn({ running: [...this.#queue.running.keys()] }, 'events drain: giving up the deliveries under way; their cursors stay');
       this.#abort.abort();
       await running();
     }
@@ -190,66 +171,14 @@ export class EventsBridge {
   }
 
   #wakeTargets(repo: string, trigger: Trigger): Promise<WakeResult[]> {
-    return Promise.all(this.#targetsOf(repo).map((target) => this.#wake({ repo, target }, trigger)));
+    return Promise.all(this.#targetsOf(repo).map((target) => this.#queue.wake({ repo, target }, trigger)));
   }
 
-  #abandoned(unit: Unit): WakeResult {
-    return { repo: unit.repo, target: unit.target.id, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
-  }
-
-  async #wake(unit: Unit, trigger: Trigger): Promise<WakeResult> {
-    const { repo } = unit;
-    const key = unitKey(unit);
-    if (this.#draining) return this.#abandoned(unit);
-    const backoff = this.#backoff.get(key);
-    if (backoff && trigger !== 'retry') {
-      // The retry under way may have read the head before what this wake-up reports: if it succeeds, go again.
-      if (this.#running.has(key)) this.#behind.add(key);
-      return { repo, target: unit.target.id, outcome: 'deferred', reason: backoff.reason, retryInMs: Math.max(0, backoff.retryAt - Date.now()) };
-    }
-    for (;;) {
-      const queued = this.#queued.get(key);
-      if (queued) {
-        queued.triggers.add(trigger);
-        return queued.done;
-      }
-      if (this.#queued.size < this.#queueLimit) break;
-      // Notifications never wait: the queue bounds what a storm can pile up. Sweeps and retries wait for room.
-      if (trigger === 'notify') return { repo, target: unit.target.id, outcome: 'not_queued', reason: `the wake-up queue is full (${this.#queueLimit} catch-ups)` };
-      await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
-      if (this.#draining) return this.#abandoned(unit);
-    }
-    let resolve: (result: WakeResult) => void = () => {};
-    const done = new Promise<WakeResult>((r) => (resolve = r));
-    this.#queued.set(key, { unit, triggers: new Set([trigger]), done, resolve });
-    this.#pump();
-    return done;
-  }
-
-  /** Starts queued catch-ups while there is capacity, oldest first, never two of one repository and target. */
-  #pump(): void {
-    while (!this.#draining && this.#running.size < this.#concurrency) {
-      const next = [...this.#queued.keys()].find((key) => !this.#running.has(key));
-      if (next === undefined) return;
-      const queued = this.#queued.get(next) as Queued;
-      this.#queued.delete(next);
-      this.#wakeRoomWaiters();
-      const run = this.#run(queued.unit, next, queued.triggers)
-        .then((result) => {
-          queued.resolve(result);
-          this.#options.onCaughtUp?.(queued.unit.target, result);
-          if (this.#behind.delete(next) && result.outcome === 'delivered') void this.#wake(queued.unit, 'retry');
-        })
-        .finally(() => {
-          this.#running.delete(next);
-          this.#pump();
-        });
-      this.#running.set(next, run);
-    }
-  }
-
-  #wakeRoomWaiters(): void {
-    for (const resolve of this.#roomWaiters.splice(0)) resolve();
+  #refused(unit: Unit, refusal: Refusal): WakeResult {
+    const base = { repo: unit.repo, target: unit.target.id };
+    if (refusal.outcome === 'deferred') return { ...base, ...refusal };
+    if (refusal.outcome === 'not_queued') return { ...base, outcome: 'not_queued', reason: `the wake-up queue is full (${refusal.queueLimit} catch-ups)` };
+    return { ...base, outcome: 'abandoned', reason: 'the events bridge is shutting down' };
   }
 
   /** Posts one batch and tells `onPosted` how it went (never failing the catch-up for it). */
@@ -261,7 +190,7 @@ export class EventsBridge {
     return outcome;
   }
 
-  async #run(unit: Unit, key: string, triggers: ReadonlySet<Trigger>): Promise<WakeResult> {
+  async #run(unit: Unit, triggers: ReadonlySet<Trigger>): Promise<WakeResult> {
     const { repo, target } = unit;
     const { repos, store, client, metrics, batchEvents } = this.#options;
     const labels = this.#options.metricLabels?.(repo, target) ?? { repo };
@@ -275,12 +204,12 @@ export class EventsBridge {
     } catch (err) {
       if (err instanceof RepoNotFoundError) {
         metrics.lag.remove(labels);
-        this.#clearBackoff(key);
+        this.#queue.clearBackoff(unit);
         return result({ outcome: 'gone' });
       }
       this.#log?.warn({ err, repo, target: target.id }, 'events catch-up failed');
       const reason = err instanceof Error && err.name === 'StoreUnavailableError' ? 'the object store is unavailable' : 'internal error, see the service log';
-      return result({ outcome: 'failed', reason, retryInMs: this.#failed(unit, key, reason) });
+      return result({ outcome: 'failed', reason, retryInMs: this.#failed(unit, reason) });
     }
     if (report.posts > 0) metrics.deliveries.inc({ outcome: 'delivered' }, report.posts);
     if (report.failure) metrics.deliveries.inc({ outcome: report.failure.kind });
@@ -296,40 +225,25 @@ export class EventsBridge {
     if (report.failure?.kind === 'aborted') return result({ outcome: 'abandoned', report, reason: describeOutcome(report.failure) });
     if (report.failure) {
       const reason = describeOutcome(report.failure, client.answerTimeoutMs);
-      return result({ outcome: 'failed', report, reason, retryInMs: this.#failed(unit, key, reason) });
+      return result({ outcome: 'failed', report, reason, retryInMs: this.#failed(unit, reason) });
     }
-    this.#clearBackoff(key);
+    this.#queue.clearBackoff(unit);
     if (report.emitted > 0 && triggers.size === 1 && triggers.has('sweep')) metrics.sweepFound.inc();
     return result({ outcome: report.superseded ? 'gone' : 'delivered', report });
   }
 
   /** Records a failure and schedules the retry; answers its delay. */
-  #failed(unit: Unit, key: string, reason: string): number {
-    const previous = this.#backoff.get(key);
-    clearTimeout(previous?.timer);
-    const failures = (previous?.failures ?? 0) + 1;
-    const delay = backoffDelay(failures, this.#options.backoff ?? DEFAULT_BACKOFF);
-    // The retry catches up what the target is then (a changed webhook's new settings), or nothing if it is gone.
-    const timer = setTimeout(() => {
-      const target = this.#targetsOf(unit.repo).find((t) => t.id === unit.target.id);
-      if (target) void this.#wake({ repo: unit.repo, target }, 'retry');
-      else this.#clearBackoff(key);
-    }, delay).unref();
-    this.#backoff.set(key, { failures, retryAt: Date.now() + delay, reason, timer });
-    this.#log?.warn({ repo: unit.repo, target: unit.target.id, failures, retryInMs: delay, reason }, 'events delivery failed; the repository is retried after a backoff');
-    return delay;
-  }
-
-  #clearBackoff(key: string): void {
-    clearTimeout(this.#backoff.get(key)?.timer);
-    this.#backoff.delete(key);
+  #failed(unit: Unit, reason: string): number {
+    const { delayMs, failures } = this.#queue.failed(unit, reason);
+    this.#log?.warn({ repo: unit.repo, target: unit.target.id, failures, retryInMs: delayMs, reason }, 'events delivery failed; the repository is retried after a backoff');
+    return delayMs;
   }
 
   async #sweep(): Promise<SweepReport> {
     const runs: Promise<WakeResult[]>[] = [];
     for await (const repo of this.#options.repositories?.() ?? listRepositories(this.#options.store)) {
       // Listing waits while the queue is full, so a sweep of many repositories holds at most the queue's worth.
-      while (!this.#draining && this.#queued.size >= this.#queueLimit) await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
+      await this.#queue.room();
       if (this.#draining) break;
       runs.push(this.#wakeTargets(repo, 'sweep'));
     }

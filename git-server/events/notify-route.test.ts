@@ -50,6 +50,16 @@ describe('POST /_events/notify', () => {
     expect(webhooks).toEqual(['acme/site', 'acme/api']);
   });
 
+  it('wakes the push mark of each repository a notification names, in the background, on an instance with nothing else', async () => {
+    const marked: string[] = [];
+    const notify = await build({ draining: false, wakeMarks: (repo) => void marked.push(repo) });
+    const res = await notify({ Records: [{ s3: { object: { key: 'repos%2Facme%2Fsite%2Fmanifest.json' } } }, { s3: { object: { key: 'repos/acme/site/manifest.json' } } }] });
+    expect([res.statusCode, res.json()]).toEqual([200, []]);
+    expect(marked).toEqual(['acme/site']);
+    expect((await notify({ key: 'repos/acme/site/packs/p.pack' })).statusCode).toBe(200);
+    expect(marked).toEqual(['acme/site']);
+  });
+
   it('answers 503 with Retry-After when a delivery failed, leaving out repositories that are gone', async () => {
     const notify = await build({
       draining: false,

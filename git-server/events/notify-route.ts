@@ -1,8 +1,8 @@
 // `POST /_events/notify` (spec "Wake-ups"): a storage notification, `{key}` or `{repo}` wakes the bridge for the
 // repositories whose manifests it names; the answer comes once they are caught up: 200 with what each catch-up
 // did, or 503 when a delivery failed (the caller, MinIO's webhook target for one, retries; so does the bridge).
-// The answer is the spec's webhook's: per-repository webhooks are woken too, and caught up in the background
-// (their resources' status and delivery logs say how), so a slow receiver of theirs never delays the notifier.
+// The answer is the spec's webhook's: per-repository webhooks and the push mark are woken too, in the background
+// (the webhooks' status and delivery logs say how they went), so a slow receiver of theirs never delays the notifier.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { repositoriesToWake } from './wake-up.ts';
@@ -17,6 +17,8 @@ export interface EventsWaker {
   wake?(repo: string): Promise<WakeResult>;
   /** Starts catching `repo` up for its per-repository webhooks; absent without them. */
   wakeWebhooks?(repo: string): void;
+  /** Starts raising `repo`'s push mark on its Repository resource; absent without the Kubernetes directory. */
+  wakeMarks?(repo: string): void;
 }
 
 const Seq = Type.Integer({ minimum: 0 });
@@ -98,7 +100,10 @@ export function eventsNotifyRoute(app: FastifyInstance, waker: EventsWaker | und
       const wanted = repositoriesToWake(request.body);
       if ('error' in wanted) return sendError(reply, 400, 'invalid_request', wanted.error);
       if (waker.draining) return sendError(reply, 503, 'draining', 'This instance is shutting down; retry.', { 'retry-after': '15' }, { results: [], failed: [] });
-      for (const repo of wanted.repos) waker.wakeWebhooks?.(repo);
+      for (const repo of wanted.repos) {
+        waker.wakeMarks?.(repo);
+        waker.wakeWebhooks?.(repo);
+      }
       const wake = waker.wake?.bind(waker);
       if (!wake) return reply.send([]);
       const woken = await Promise.all(wanted.repos.map((repo) => wake(repo)));

@@ -3,3 +3,4 @@ export { DEFAULT_BRANCH, InvalidBranchNameError, defaultBranchOf, type CreateRep
 export { BucketRepositoryDirectory } from './bucket-repository-directory.ts';
 export { KubeRepositoryDirectory, RepositoryPendingError, type KubeRepositoryDirectoryOptions } from './kube-repository-directory.ts';
 export { repositoryResourceName } from './resource-name.ts';
+export { KubeRepositoryResources, type RepositoryResource, type RepositoryResources } from './kube-repository-resources.ts';

@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
 import { REPOSITORIES } from '../../src/platform/resources.ts';
 import { InvalidRepoNameError, RepoExistsError, RepoNotFoundError, type RepoPath } from '../../src/repo-store/index.ts';
 import { defaultBranchOf, type CreateRepositoryOptions, type DeleteRepositoryOptions, type RepositoryDirectory } from './repository-directory.ts';
+import { KubeRepositoryResources } from './kube-repository-resources.ts';
 import { repositoryResourceName } from './resource-name.ts';
 
 export interface KubeRepositoryDirectoryOptions {
@@ -44,11 +45,14 @@ export class KubeRepositoryDirectory implements RepositoryDirectory {
   readonly #client: ObjectClient<Repository>;
   readonly #namespace: string;
   readonly #timeoutMs: number;
+  /** Where the repositories' resources are, for the events role's push mark. */
+  readonly resources: KubeRepositoryResources;
 
   constructor(options: KubeRepositoryDirectoryOptions) {
     this.#client = objectClient<Repository>(options.kube, REPOSITORIES);
     this.#namespace = options.namespace;
     this.#timeoutMs = options.timeoutMs ?? 20_000;
+    this.resources = new KubeRepositoryResources(this.#client, this.#namespace);
   }
 
   async create(repo: RepoPath, options?: CreateRepositoryOptions): Promise<void> {

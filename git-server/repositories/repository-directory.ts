@@ -5,6 +5,7 @@ import Value from 'typebox/value';
 import { BranchName } from '../../src/apis/v1alpha1/repository.ts';
 import { PublicError } from '../../src/errors.ts';
 import type { RepoPath } from '../../src/repo-store/index.ts';
+import type { RepositoryResources } from './kube-repository-resources.ts';
 
 export interface CreateRepositoryOptions {
   /** The branch HEAD points at (a short name, without `refs/heads/`). Default `main`. */
@@ -30,6 +31,8 @@ export interface RepositoryDirectory {
   create(repo: RepoPath, options?: CreateRepositoryOptions): Promise<void>;
   /** Deletes it and its bucket data; resolves once gone. Throws `RepoNotFoundError` when absent. */
   delete(repo: RepoPath, options?: DeleteRepositoryOptions): Promise<void>;
+  /** The repositories' `Repository` resources (the Kubernetes directory only): what the events role marks on a push. */
+  readonly resources?: RepositoryResources;
 }
 
 export const DEFAULT_BRANCH = 'main';

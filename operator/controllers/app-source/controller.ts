@@ -212,8 +212,11 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     }
   };
 
+  // A merge patch, not a replace: this controller is the status's one writer, and a reconcile woken by a build's
+  // change often reads the source from a cache that has not seen the last write yet (a replace would conflict).
   const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
-    if (statusChanged(source.status, status)) await sources.replaceStatus({ ...source, status });
+    if (!statusChanged(source.status, status)) return;
+    await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production: status.production ?? null } });
   };
 
   const condition = (source: AppSource, status: AppSourceStatus, type: string, ok: boolean, reason: string, message: string): AppSourceStatus => {

@@ -60,18 +60,21 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
 
+  // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
   const write = async (build: SourceBuild, status: SourceBuildStatus): Promise<SourceBuild> => {
     const next = withConditions(build, status, now());
-    return statusChanged(build.status, next) ? client.replaceStatus({ ...build, status: next }) : build;
+    return statusChanged(build.status, next) ? client.patchStatus(build.metadata?.namespace ?? '', build.metadata?.name ?? '', { status: next }) : build;
   };
 
+  /** Ends the build: the log's last line and end marker, then the status; retried whole when a step fails. */
   const finish = async (key: string, build: SourceBuild, status: SourceBuildStatus): Promise<void> => {
-    const log = logs.get(key) ?? new BuildLogWriter(deps.artifacts, build.metadata?.namespace ?? '', build.metadata?.name ?? '');
-    if (status.message) log.write(`[cloudwright] ${status.state === 'Succeeded' ? '' : `${status.reason}: `}${status.message}\n`);
+    let log = logs.get(key);
+    if (!log) logs.set(key, (log = new BuildLogWriter(deps.artifacts, build.metadata?.namespace ?? '', build.metadata?.name ?? '')));
+    if (status.message && !log.ended) log.write(`[cloudwright] ${status.state === 'Succeeded' ? '' : `${status.reason}: `}${status.message}\n`);
     await log.finish({ state: status.state ?? 'Failed', message: status.message });
+    await write(build, { ...status, finishedAt: now().toISOString() });
     logs.delete(key);
     slots.release(key);
-    await write(build, { ...status, finishedAt: now().toISOString() });
     const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
     // The staged source and output served their purpose; the log stays with the build.
     await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
@@ -158,13 +161,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
 
       if (build.spec.cancelled) {
         if (state === 'Building') await deps.runner.stop(runId(build));
-        results.delete(key);
         await finish(key, build, { ...build.status, state: 'Cancelled', reason: SourceBuildReasons.Superseded, message: 'a newer push to the branch superseded this build' });
+        results.delete(key);
         return;
       }
       const result = results.get(key);
       if (result && state === 'Building') {
-        results.delete(key);
         const status =
           result.outcome === 'succeeded'
             ? await store(build)
@@ -172,6 +174,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
               ? { ...build.status, state: 'Cancelled' as const, reason: 'Stopped', message: 'the build was stopped' }
               : failed(build, result.reason, result.message);
         await finish(key, build, status);
+        results.delete(key); // only now: a step above that failed is retried with the result still at hand
         return;
       }
       if (state === 'Building') {

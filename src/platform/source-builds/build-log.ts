@@ -43,6 +43,7 @@ export class BuildLogWriter {
   #truncated = false;
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> = Promise.resolve();
+  #ended = false;
 
   constructor(store: ObjectStore, namespace: string, build: string) {
     this.#store = store;
@@ -87,8 +88,14 @@ export class BuildLogWriter {
     this.#next += 1;
   }
 
-  /** Writes the rest and the end marker; throws when the bucket refuses (the caller retries the whole end). */
+  /** Whether `finish` was called (its last line is written, even if the end marker is still to be). */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** Writes the rest and the end marker; throws when the bucket refuses (calling it again retries). */
   async finish(end: LogEnd): Promise<void> {
+    this.#ended = true;
     await this.flush();
     if (this.#pending.length > 0) {
       await this.#store.put(chunkKey(this.#prefix, this.#next), this.#pending.join(''), { contentType: 'text/plain; charset=utf-8' });

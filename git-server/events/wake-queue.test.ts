@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { WakeQueue, type Refusal } from './wake-queue.ts';
+
+type Result = { readonly unit: string; readonly ok: boolean } | Refusal;
+
+/** A queue whose runs are scripted: each run of a unit takes the next answer (true: success) once released. */
+function queue(script: Record<string, boolean[]>, options: { retryUnit?: (unit: string) => string | undefined } = {}) {
+  const runs: string[] = [];
+  let started = 0;
+  const waiters: (() => void)[] = [];
+  let gate: Promise<void> | undefined;
+  const q: WakeQueue<string, Result> = new WakeQueue<string, Result>({
+    key: (unit) => unit,
+    run: async (unit) => {
+      started++;
+      waiters.splice(0).forEach((wake) => wake());
+      await gate;
+      runs.push(unit);
+      waiters.splice(0).forEach((wake) => wake());
+      const ok = script[unit]?.shift() ?? true;
+      if (!ok) q.failed(unit, 'scripted failure');
+      else q.clearBackoff(unit);
+      return { unit, ok };
+    },
+    refused: (_unit, refusal) => refusal,
+    succeeded: (result) => 'ok' in result && result.ok,
+    concurrency: 2,
+    queueLimit: 4,
+    backoff: { baseMs: 40, maxMs: 40 },
+    ...options,
+  });
+  return {
+    q,
+    runs,
+    hold: (): (() => void) => {
+      let release = () => {};
+      gate = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        gate = undefined;
+        release();
+      };
+    },
+    ran: async (count: number): Promise<void> => {
+      while (runs.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+    started: async (count: number): Promise<void> => {
+      while (started < count) await new Promise<void>((resolve) => waiters.push(resolve));
+    },
+  };
+}
+
+describe('WakeQueue', () => {
+  it('runs a unit woken while its retry ran once more after the retry succeeds', async () => {
+    const { q, runs, hold, ran, started } = queue({ a: [false, true, true] });
+    expect(await q.wake('a', 'notify')).toEqual({ unit: 'a', ok: false });
+    const release = hold();
+    // The retry starts after the backoff; while it is held, a notification is deferred but remembered.
+    await started(2);
+    expect(await q.wake('a', 'notify')).toMatchObject({ outcome: 'deferred', reason: 'scripted failure' });
+    release();
+    await ran(3);
+    expect(runs).toEqual(['a', 'a', 'a']);
+  });
+
+  it('drops the retry of a unit that is gone meanwhile', async () => {
+    let asked = () => {};
+    const retryAsked = new Promise<void>((resolve) => (asked = resolve));
+    const { q, runs } = queue(
+      { a: [false] },
+      {
+        retryUnit: () => {
+          asked();
+          return undefined;
+        },
+      },
+    );
+    expect(await q.wake('a', 'notify')).toEqual({ unit: 'a', ok: false });
+    await retryAsked;
+    expect(runs).toEqual(['a']);
+    // Its backoff ended with it: a new wake-up runs at once.
+    expect(await q.wake('a', 'notify')).toEqual({ unit: 'a', ok: true });
+  });
+
+  it('lets a sweep wait for room where a notification is refused, and answers what waits abandoned once stopped', async () => {
+    const { q, hold } = queue({});
+    const release = hold();
+    const first = ['u1', 'u2', 'u3', 'u4', 'u5', 'u6'].map((u) => q.wake(u, 'notify'));
+    expect(await q.wake('u7', 'notify')).toEqual({ outcome: 'not_queued', queueLimit: 4 });
+    const swept = q.wake('u7', 'sweep');
+    q.stop();
+    release();
+    expect(await swept).toEqual({ outcome: 'abandoned' });
+    const results = await Promise.all(first);
+    expect(results.slice(0, 2)).toEqual([
+      { unit: 'u1', ok: true },
+      { unit: 'u2', ok: true },
+    ]);
+    expect(results.slice(2)).toEqual(Array.from({ length: 4 }, () => ({ outcome: 'abandoned' })));
+  });
+});
