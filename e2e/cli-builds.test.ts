@@ -26,7 +26,7 @@ let user: CwUser;
 beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'cli-builds');
   await createProjectNamespace(kubeconfig, member.project);
-  await objectClient<Repository>(kube, REPOSITORIES).create({ metadata: { name: 'shop-site', namespace: member.project }, spec: { owner: 'shop', name: 'site' } });
+  await objectClient<Repository>(kube, REPOSITORIES).create({ metadata: { name: 'site', namespace: member.project }, spec: { owner: member.project, name: 'site' } });
   api = await startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: s3Env() });
   user = newCwUser(api.url, { CW_TOKEN: member.token, CW_PROJECT: member.project });
   const created = await cw(user, ['apps', 'create', 'web']);
@@ -38,6 +38,7 @@ afterAll(async () => {
 });
 
 const P = '/v1/projects/{projectId}/apps/{appId}';
+const repo = () => `${member.project}/site`;
 
 /** A SourceBuild as the AppSource controller makes one, its status as the SourceBuild controller writes it. */
 async function sourceBuild(branch: string, commit: string, status: SourceBuild['status']): Promise<string> {
@@ -56,7 +57,7 @@ describe('cw and push to deploy', () => {
       'connect',
       'web',
       '--repo',
-      'shop/site',
+      repo(),
       '--branch',
       'release',
       '--preview-branches',
@@ -67,10 +68,10 @@ describe('cw and push to deploy', () => {
       'dist',
     ]);
     expect(connected.code, connected.stderr).toBe(0);
-    expect(connected.stdout).toContain('Connected app web to shop/site: pushes to release deploy it');
+    expect(connected.stdout).toContain(`Connected app web to ${repo()}: pushes to release deploy it`);
     const stored = await objectClient<AppSource>(kube, APP_SOURCES).get(member.project, 'web');
     expect(stored?.spec).toMatchObject({
-      repository: { owner: 'shop', name: 'site' },
+      repository: { owner: member.project, name: 'site' },
       productionBranch: 'release',
       previewBranches: ['feature/*', 'fix/*'],
       build: { command: 'npm ci && npm run build', outputDirectory: 'dist' },
@@ -78,25 +79,25 @@ describe('cw and push to deploy', () => {
 
     const shown = await cw(user, ['apps', 'source', 'web']);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toMatch(/Repository:\s+shop\/site/);
+    expect(shown.stdout).toContain(repo());
     expect(shown.stdout).toMatch(/Preview branches:\s+feature\/\*, fix\/\*/);
     const json = await cwJson<{ source: { state: string } }>(user, ['apps', 'source', 'web'], { method: 'GET', path: `${P}/source` });
     expect(json.source.state).toBe('pending');
-    expect((await cwJson<{ app: { source?: string } }>(user, ['apps', 'get', 'web'], { method: 'GET', path: P })).app.source).toBe('shop/site');
+    expect((await cwJson<{ app: { source?: string } }>(user, ['apps', 'get', 'web'], { method: 'GET', path: P })).app.source).toBe(repo());
 
     // Run again: the settings not given go back to their defaults.
-    expect((await cw(user, ['apps', 'connect', 'web', '--repo', 'shop/site', '--no-previews'])).code).toBe(0);
+    expect((await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--no-previews'])).code).toBe(0);
     expect((await objectClient<AppSource>(kube, APP_SOURCES).get(member.project, 'web'))?.spec).toMatchObject({ productionBranch: 'main', previewBranches: [] });
 
-    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', 'shop/nothing']), 1, new RegExp(`no repository shop/nothing`));
-    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', 'shop/site', '--no-previews', '--preview-branches', 'x']), 2, /--preview-branches or --no-previews/);
+    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', `${member.project}/nothing`]), 1, /no repository/);
+    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--no-previews', '--preview-branches', 'x']), 2, /--preview-branches or --no-previews/);
     expectOneLineError(await cw(user, ['apps', 'connect', 'web']), 2, /--repo/);
     expectOneLineError(await cw(user, ['apps', 'source', 'nope']), 1, /no app nope/);
 
     expect((await cw(user, ['apps', 'disconnect', 'web', '--yes'])).code).toBe(0);
     expect(await objectClient<AppSource>(kube, APP_SOURCES).get(member.project, 'web')).toBeUndefined();
     expectOneLineError(await cw(user, ['apps', 'source', 'web']), 1, /not connected to a repository/);
-    expect((await cw(user, ['apps', 'connect', 'web', '--repo', 'shop/site'])).code).toBe(0);
+    expect((await cw(user, ['apps', 'connect', 'web', '--repo', repo()])).code).toBe(0);
   });
 
   it('lists builds, prints a log, follows one to its failure, and cancels', async () => {

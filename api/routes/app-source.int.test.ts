@@ -20,14 +20,17 @@ beforeAll(async () => {
   platform = await platformApp();
   owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
-  // Another tenant, with a repository of the very same owner and name as one of this project's, and one of its own.
+  // Another tenant, with a repository of its own.
   otherProject = await platform.createProject(await platform.createUser(), { namespace: true });
   token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write', 'audit:read']);
   const repositories = objectClient<Repository>(platform.conn, REPOSITORIES);
+  await repositories.create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
+  await repositories.create({ metadata: { name: 'docs', namespace: project }, spec: { owner: project, name: 'docs' } });
+  await repositories.create({ metadata: { name: 'secret', namespace: otherProject }, spec: { owner: otherProject, name: 'secret' } });
+  // A tenant's resource naming the other project's repository from its own namespace: it holds nothing (the
+  // Repository controller refuses the owner), and must not let this project build that code.
+  await repositories.create({ metadata: { name: 'theirs', namespace: project }, spec: { owner: otherProject, name: 'secret' } });
   await repositories.create({ metadata: { name: 'shop-site', namespace: project }, spec: { owner: 'shop', name: 'site' } });
-  await repositories.create({ metadata: { name: 'shop-docs', namespace: project }, spec: { owner: 'shop', name: 'docs' } });
-  await repositories.create({ metadata: { name: 'shop-site', namespace: otherProject }, spec: { owner: 'shop', name: 'site' } });
-  await repositories.create({ metadata: { name: 'rival-secret', namespace: otherProject }, spec: { owner: 'rival', name: 'secret' } });
 });
 afterAll(() => platform.close());
 
@@ -44,7 +47,7 @@ describe('connecting an app to a repository', () => {
   it('connects, shows, replaces and disconnects, writing the AppSource spec only', async () => {
     const appId = await createApp('src-basic');
     const put = await call('PUT', `/apps/${appId}/source`, {
-      repository: 'shop/site',
+      repository: `${project}/site`,
       production_branch: 'release',
       preview_branches: ['feature/*'],
       root_directory: 'apps/web',
@@ -56,7 +59,7 @@ describe('connecting an app to a repository', () => {
     const view = put.json().source;
     expect(view).toMatchObject({
       app_id: appId,
-      repository: 'shop/site',
+      repository: `${project}/site`,
       production_branch: 'release',
       preview_branches: ['feature/*'],
       root_directory: 'apps/web',
@@ -69,7 +72,7 @@ describe('connecting an app to a repository', () => {
     const stored = await sources().get(project, appId);
     expect(stored?.spec).toStrictEqual({
       app: appId,
-      repository: { owner: 'shop', name: 'site' },
+      repository: { owner: project, name: 'site' },
       productionBranch: 'release',
       previewBranches: ['feature/*'],
       rootDirectory: 'apps/web',
@@ -82,20 +85,20 @@ describe('connecting an app to a repository', () => {
     expect(stored?.metadata?.labels?.[PROJECT_LABEL]).toBe(project);
 
     expect((await call('GET', `/apps/${appId}/source`)).json()).toStrictEqual({ source: view });
-    expect((await call('GET', `/apps/${appId}`)).json().app.source).toBe('shop/site');
+    expect((await call('GET', `/apps/${appId}`)).json().app.source).toBe(`${project}/site`);
 
     // PUT replaces whole: what is left out gets its default again.
-    const replaced = await call('PUT', `/apps/${appId}/source`, { repository: 'shop/docs', preview_branches: [] });
+    const replaced = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_branches: [] });
     expect(replaced.statusCode).toBe(200);
-    expect(replaced.json().source).toMatchObject({ repository: 'shop/docs', production_branch: 'main', preview_branches: [], environment: { production: {}, preview: {} } });
+    expect(replaced.json().source).toMatchObject({ repository: `${project}/docs`, production_branch: 'main', preview_branches: [], environment: { production: {}, preview: {} } });
     expect(replaced.json().source).not.toHaveProperty('build_command');
-    expect((await sources().get(project, appId))?.spec).toStrictEqual({ app: appId, repository: { owner: 'shop', name: 'docs' }, productionBranch: 'main', previewBranches: [] });
+    expect((await sources().get(project, appId))?.spec).toStrictEqual({ app: appId, repository: { owner: project, name: 'docs' }, productionBranch: 'main', previewBranches: [] });
     // The same settings again: 200, nothing written.
     const generation = (await sources().get(project, appId))?.metadata?.generation;
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/docs', preview_branches: [] })).statusCode).toBe(200);
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_branches: [] })).statusCode).toBe(200);
     expect((await sources().get(project, appId))?.metadata?.generation).toBe(generation);
     // Absent preview patterns: every branch.
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/docs' })).json().source.preview_branches).toEqual(['*']);
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs` })).json().source.preview_branches).toEqual(['*']);
 
     expect((await call('DELETE', `/apps/${appId}/source`)).statusCode).toBe(204);
     expect(await sources().get(project, appId)).toBeUndefined();
@@ -108,7 +111,7 @@ describe('connecting an app to a repository', () => {
 
   it('sums the operator’s status up as a state, with production and previews', async () => {
     const appId = await createApp('src-status');
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site' })).statusCode).toBe(201);
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` })).statusCode).toBe(201);
     const written = await sources().get(project, appId);
     const generation = written?.metadata?.generation ?? 1;
     const commit = 'a'.repeat(40);
@@ -143,7 +146,7 @@ describe('connecting an app to a repository', () => {
       .toMatchObject({ state: 'failed', reason: 'RepositoryNotFound', message: 'shop/site is gone.' });
 
     // A status computed for an earlier spec says nothing of the new one.
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/docs' })).json().source).toMatchObject({ state: 'pending' });
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs` })).json().source).toMatchObject({ state: 'pending' });
   });
 
   it('shows preview apps with the app and branch they serve', async () => {
@@ -160,29 +163,30 @@ describe('connecting an app to a repository', () => {
     expect(listed.find((a) => a.app_id === appId)).not.toHaveProperty('preview_of');
 
     // A preview app is connected through the app it previews.
-    const refused = await call('PUT', `/apps/${previewId}/source`, { repository: 'shop/site' });
+    const refused = await call('PUT', `/apps/${previewId}/source`, { repository: `${project}/site` });
     expect(refused.statusCode).toBe(409);
     expect(refused.json().detail).toContain(`connect ${appId} instead`);
     expect(await sources().get(project, previewId)).toBeUndefined();
   });
 
-  it('refuses an unknown app, a repository the project does not have, and another project’s', async () => {
+  it('refuses an unknown app, a repository the project does not have, and another project’s, even named from its own namespace', async () => {
     const appId = await createApp('src-missing');
-    const noApp = await call('PUT', '/apps/no-such-app/source', { repository: 'shop/site' });
+    const noApp = await call('PUT', '/apps/no-such-app/source', { repository: `${project}/site` });
     expect(noApp.statusCode).toBe(404);
     expect(noApp.json().detail).toContain('no-such-app');
     expect((await call('GET', '/apps/no-such-app/source')).statusCode).toBe(404);
     expect((await call('DELETE', '/apps/no-such-app/source')).statusCode).toBe(404);
 
-    for (const repository of ['shop/nothing', 'rival/secret']) {
+    // Not the project's: one it lacks, the other project's (also through a resource of this namespace naming it),
+    // and an owner that is no project's.
+    for (const repository of [`${project}/nothing`, `${otherProject}/secret`, 'shop/site']) {
       const res = await call('PUT', `/apps/${appId}/source`, { repository });
       expect(res.statusCode).toBe(404);
-      expect(res.json().detail).toBe(`Project ${project} has no repository ${repository}.`);
+      expect(res.json().detail).toContain(`Project ${project} has no repository ${repository}`);
     }
     expect(await sources().get(project, appId)).toBeUndefined();
-    // The other project's shop/site is not what connects here: this project's is (the spec names no namespace).
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site' })).statusCode).toBe(201);
-    expect((await call('GET', `/apps/${appId}`)).json().app.source).toBe('shop/site');
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` })).statusCode).toBe(201);
+    expect((await call('GET', `/apps/${appId}`)).json().app.source).toBe(`${project}/site`);
     // Another project's app is out of reach whatever the repository.
     const theirs = await platform.app.inject({
       method: 'PUT',
@@ -223,15 +227,15 @@ describe('connecting an app to a repository', () => {
   it('needs apps:write and repositories:read to connect, apps:write to disconnect, apps:read to look', async () => {
     const appId = await createApp('src-scopes');
     const withScopes = (scopes: Scope[]) => platform.tokenFor(owner, scopes);
-    const noRepositories = await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site' }, await withScopes(['apps:write']));
+    const noRepositories = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write']));
     expect(noRepositories.statusCode).toBe(403);
     expect(noRepositories.json().detail).toContain('repositories:read');
-    const noApps = await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site' }, await withScopes(['apps:read', 'repositories:write']));
+    const noApps = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:read', 'repositories:write']));
     expect(noApps.statusCode).toBe(403);
     expect(noApps.json().detail).toContain('apps:write');
     expect(await sources().get(project, appId)).toBeUndefined();
 
-    expect((await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site' }, await withScopes(['apps:write', 'repositories:read']))).statusCode).toBe(201);
+    expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site` }, await withScopes(['apps:write', 'repositories:read']))).statusCode).toBe(201);
     const reader = await withScopes(['apps:read']);
     expect((await call('GET', `/apps/${appId}/source`, undefined, reader)).statusCode).toBe(200);
     expect((await call('DELETE', `/apps/${appId}/source`, undefined, reader)).statusCode).toBe(403);
@@ -245,7 +249,7 @@ describe('connecting an app to a repository', () => {
 
   it('records connect and disconnect in the audit trail, without the build command or environment values', async () => {
     const appId = await createApp('src-audited');
-    await call('PUT', `/apps/${appId}/source`, { repository: 'shop/site', build_command: 'TOKEN=hunter2 npm run build', environment: { production: { KEY: 'v4lue' } } });
+    await call('PUT', `/apps/${appId}/source`, { repository: `${project}/site`, build_command: 'TOKEN=hunter2 npm run build', environment: { production: { KEY: 'v4lue' } } });
     await call('DELETE', `/apps/${appId}/source`);
     const entries = (await call('GET', '/audit?resource_type=app')).json().entries as { action: string; resource: { id: string }; details: object; status: number }[];
     const mine = entries.filter((e) => e.resource.id === appId);
@@ -254,7 +258,7 @@ describe('connecting an app to a repository', () => {
       ['app.connect', 201],
       ['app.create', 201],
     ]);
-    expect(mine[1]?.details).toStrictEqual({ repository: 'shop/site' });
+    expect(mine[1]?.details).toStrictEqual({ repository: `${project}/site` });
     expect(JSON.stringify(entries)).not.toMatch(/hunter2|v4lue/);
   });
 });

@@ -38,8 +38,8 @@ export function appSourceRoutes(app: FastifyInstance, sources: AppSources): void
       description:
         'Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app ' +
         '`<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the ' +
-        'settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no repository of that ' +
-        'owner and name (another project’s repositories are not found either). 409: the app is a preview app, or its connection is being removed.',
+        'settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a ' +
+        'project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.',
       params: AppParams,
       body: SourceBody,
       response: { 200: Type.Object({ source: AppSourceView }), 201: Type.Object({ source: AppSourceView }), ...errorResponses(404, 409) },

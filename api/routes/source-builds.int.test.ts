@@ -23,9 +23,9 @@ beforeAll(async () => {
   owner = await platform.createUser();
   project = await platform.createProject(owner, { namespace: true });
   token = await platform.tokenFor(owner, ['apps:write', 'repositories:read', 'deploys:write']);
-  await objectClient<Repository>(platform.conn, REPOSITORIES).create({ metadata: { name: 'shop-site', namespace: project }, spec: { owner: 'shop', name: 'site' } });
+  await objectClient<Repository>(platform.conn, REPOSITORIES).create({ metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } });
   for (const name of [APP, OTHER]) expect((await call('POST', '/apps', { name })).statusCode).toBe(201);
-  expect((await call('PUT', `/apps/${APP}/source`, { repository: 'shop/site' })).statusCode).toBe(201);
+  expect((await call('PUT', `/apps/${APP}/source`, { repository: `${project}/site` })).statusCode).toBe(201);
   await platform.app.listen({ port: 0, host: '127.0.0.1' });
   url = `http://127.0.0.1:${(platform.app.server.address() as AddressInfo).port}/v1/projects/${project}`;
 });

@@ -18,7 +18,7 @@ export const SourceBody = Type.Object(
       minLength: 3,
       maxLength: 201,
       pattern: `^${SEGMENT}/${SEGMENT}$`,
-      description: 'The repository on the platform’s repository service, `owner/name`: one of this project’s (a Repository in its namespace).',
+      description: 'The repository on the platform’s repository service, `owner/name`: one of this project’s, so `<project id>/<name>` (a Repository in its namespace).',
     }),
     production_branch: Type.Optional(Type.With(BranchName, { description: 'Each push to this branch is built and deployed to the app. Default main.' })),
     preview_branches: Type.Optional(

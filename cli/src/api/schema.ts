@@ -4980,7 +4980,7 @@ export interface paths {
         };
         /**
          * Connect the app to one of the project’s repositories (push to deploy), or replace the connection’s settings
-         * @description Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app `<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no repository of that owner and name (another project’s repositories are not found either). 409: the app is a preview app, or its connection is being removed.
+         * @description Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app `<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.
          */
         put: {
             parameters: {
@@ -4998,7 +4998,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The repository on the platform’s repository service, `owner/name`: one of this project’s (a Repository in its namespace). */
+                        /** @description The repository on the platform’s repository service, `owner/name`: one of this project’s, so `<project id>/<name>` (a Repository in its namespace). */
                         repository: string;
                         /** @description Each push to this branch is built and deployed to the app. Default main. */
                         production_branch?: string;

@@ -71,9 +71,15 @@ export class AppSources {
     const previewOf = app.metadata?.labels?.[PREVIEW_OF_LABEL];
     if (previewOf !== undefined) throw new ConflictError(`App ${appId} is a preview of ${previewOf}, made from a branch of its repository; connect ${previewOf} instead.`);
     const { owner, name } = settings.repository;
-    // Another project's repository with the same owner and name is in its own namespace: not found here.
-    const repository = this.#repositoryCache.list().find((r) => r.metadata?.namespace === project && r.spec.owner === owner && r.spec.name === name && !r.metadata.deletionTimestamp);
-    if (!repository) throw new NotFoundError(`Project ${project} has no repository ${owner}/${name}.`);
+    // A project's repositories are `<project>/<name>` (what its git tokens reach). A Repository in this namespace
+    // naming another owner holds nothing (the Repository controller refuses it): connecting through one would
+    // build another project's code into this one's app.
+    const repository =
+      owner === project ? this.#repositoryCache.list().find((r) => r.metadata?.namespace === project && r.spec.owner === owner && r.spec.name === name && !r.metadata.deletionTimestamp) : undefined;
+    if (!repository) {
+      const hint = owner === project ? '' : ` (its repositories are ${project}/<name>)`;
+      throw new NotFoundError(`Project ${project} has no repository ${owner}/${name}${hint}.`);
+    }
     const spec: AppSourceSpec = { app: appId, ...settings };
     try {
       const created = await this.#sources.create({
