@@ -1,6 +1,8 @@
 // Push to deploy (issue 40) with stock git: a repository on cw-git connected to an app by an AppSource (applied
 // as kubectl would), the operator building each push with its local runner and deploying it, previews per branch,
-// a broken build leaving production as it was, and a deleted branch taking its preview with it.
+// a broken build leaving production as it was, and a deleted branch taking its preview with it. cw-git's events
+// role marks each push on the Repository (found by its sweep here, every second: the shared test bucket sends no
+// notifications), which wakes the operator; its own pass over the refs comes only every 30 s.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
@@ -36,7 +38,7 @@ let service: RunningService;
 let work: string;
 let remote: string;
 let tokenSecret: string;
-const operatorEnv = { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '2s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
+const operatorEnv = { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '30s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
 
 const host = (app: string) => `${app}.${project}.${BASE_DOMAIN}`;
 const worker = (text: string) => ({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };\n` });
@@ -46,7 +48,10 @@ beforeAll(async () => {
   project = member.project;
   await createProjectNamespace(kubeconfig, project);
   tokenSecret = newTokenSecret();
-  [service, git] = await Promise.all([startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, roles: ['serve', 'events'] }), GitClient.create()]);
+  [service, git] = await Promise.all([
+    startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['serve', 'events'], sweepInterval: '1s' }),
+    GitClient.create(),
+  ]);
   runtime = await startRuntime('cw-runtime-push', project, running);
   await startOperator(project, running, operatorEnv);
   ({ work, remote } = await appWithRepository('web', 'site'));
@@ -137,6 +142,7 @@ describe('push to deploy', () => {
   });
 
   it('deploys the newer of two quick pushes, and rebuilds a force-pushed commit', { timeout: 120_000 }, async () => {
+    await git.run(['rm', '-q', '--ignore-unmatch', 'README.md'], { cwd: work }); // not a module: the artifact refuses it
     const a = await git.commit(work, 'quick a', worker('quick a'));
     await git.run(['push', '-q', remote, 'main'], { cwd: work });
     const b = await git.commit(work, 'quick b', worker('quick b'));
