@@ -1,6 +1,8 @@
 // Push to deploy (issue 40) with stock git: a repository on cw-git connected to an app by an AppSource (applied
 // as kubectl would), the operator building each push with its local runner and deploying it, previews per branch,
-// a broken build leaving production as it was, and a deleted branch taking its preview with it.
+// a broken build leaving production as it was, and a deleted branch taking its preview with it. cw-git's events
+// role marks each push on the Repository (found by its sweep here, every second: the shared test bucket sends no
+// notifications), which wakes the operator; its own pass over the refs comes only every 30 s.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
@@ -10,6 +12,8 @@ import type { SourceBuild } from '../src/apis/v1alpha1/source-build.ts';
 import { findCondition } from '../src/conditions/index.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { RepoStore } from '../src/repo-store/repo-store.ts';
+import { appArtifactPrefix } from '../src/platform/artifact-keys.ts';
 import { APP_SOURCES, PROJECT_LABEL, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from '../src/platform/resources.ts';
 import { readBuildLog } from '../src/platform/source-builds/build-log.ts';
 import type { RunningService } from '../git-server/serve.ts';
@@ -36,7 +40,7 @@ let service: RunningService;
 let work: string;
 let remote: string;
 let tokenSecret: string;
-const operatorEnv = { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '2s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
+const operatorEnv = { CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_BUILD_RESYNC: '30s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN };
 
 const host = (app: string) => `${app}.${project}.${BASE_DOMAIN}`;
 const worker = (text: string) => ({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(text)}); } };\n` });
@@ -46,7 +50,10 @@ beforeAll(async () => {
   project = member.project;
   await createProjectNamespace(kubeconfig, project);
   tokenSecret = newTokenSecret();
-  [service, git] = await Promise.all([startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, roles: ['serve', 'events'] }), GitClient.create()]);
+  [service, git] = await Promise.all([
+    startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['serve', 'events'], sweepInterval: '1s' }),
+    GitClient.create(),
+  ]);
   runtime = await startRuntime('cw-runtime-push', project, running);
   await startOperator(project, running, operatorEnv);
   ({ work, remote } = await appWithRepository('web', 'site'));
@@ -180,5 +187,43 @@ describe('push to deploy', () => {
     const log = (await readBuildLog(artifacts, project, `slow-${commit.slice(0, 12)}`)).text;
     // The run started again after the restart, its log written afresh: one fetch, not two.
     expect(log.match(/fetching the source/g)).toHaveLength(1);
+  });
+
+  it('never builds another project’s repository: not through a Repository naming it, nor through a SourceBuild applied by hand', { timeout: 120_000 }, async () => {
+    // The victim's repository, in the bucket and holding a secret, pushed through cw-git.
+    const victim = `victim-${randomBytes(3).toString('hex')}`;
+    await new RepoStore({ store: artifacts }).createRepo(`${victim}/secret`);
+    const token = mintToken({ sub: 'victim', scopes: ['write'] }, tokenSecret);
+    const dir = await git.workdir(`secret-${randomBytes(3).toString('hex')}`);
+    await git.run(['init', '-q'], { cwd: dir });
+    const secret = await git.commit(dir, 'secret', worker('the victim’s secret'));
+    await git.run(['push', '-q', `${service.url.replace('http://', `http://git:${token}@`)}/${victim}/secret`, 'main'], { cwd: dir });
+
+    // A Repository in this project naming it never holds the name, so a source pointing at it builds nothing.
+    await repositories.create({ metadata: { name: 'stolen', namespace: project }, spec: { owner: victim, name: 'secret' } });
+    await apps.create({ metadata: { name: 'thief', namespace: project, labels: { [PROJECT_LABEL]: project } }, spec: { displayName: 'thief' } });
+    await sources.create({ metadata: { name: 'thief', namespace: project }, spec: { app: 'thief', repository: { owner: victim, name: 'secret' } } });
+    const refused = await eventually(
+      'the source refused',
+      () => sources.get(project, 'thief'),
+      (s) => findCondition(s?.status?.conditions, 'RepositoryReady')?.status === 'False',
+    );
+    expect(findCondition(refused?.status?.conditions, 'RepositoryReady')).toMatchObject({ reason: 'RepositoryNotFound' });
+    expect(findCondition(refused?.status?.conditions, 'RepositoryReady')?.message).toContain(`the repository ${victim}/secret is not ready in this project`);
+
+    // A SourceBuild applied by hand for that commit fails before anything is fetched.
+    await builds.create({
+      metadata: { name: `thief-${secret.slice(0, 12)}`, namespace: project },
+      spec: { app: 'thief', source: 'thief', context: 'production', repository: `${victim}/secret`, branch: 'main', commit: secret },
+    });
+    const failed = await eventually(
+      'the hand-made build refused',
+      () => builds.get(project, `thief-${secret.slice(0, 12)}`),
+      (b) => b?.status?.state === 'Failed',
+    );
+    expect(failed?.status).toMatchObject({ reason: 'SourceUnavailable' });
+    expect(failed?.status?.message).toContain(`the repository ${victim}/secret is not ready in this project`);
+    expect((await artifacts.list(appArtifactPrefix(project, 'thief'))).items).toEqual([]);
+    expect((await apps.get(project, 'thief'))?.spec.activeBuildId).toBeUndefined();
   });
 });

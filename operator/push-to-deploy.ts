@@ -45,6 +45,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
   const store = new AppStore(kube, apps, manager.informer<Build>(BUILDS, scope));
   const catalog = new BuildCatalog(store, { baseDomain: options.baseDomain, artifacts: options.artifacts, projectUnpackedQuota: settings.projectUnpackedQuota });
   const builds = manager.informer<SourceBuild>(SOURCE_BUILDS, scope);
+  const repositories = manager.informer<Repository>(REPOSITORIES, scope);
   const runner = settings.runner === 'job' && options.jobRunner ? options.jobRunner() : new LocalBuildRunner({ workDir: settings.workDir });
   if (settings.runner === 'job' && !options.jobRunner) manager.log.warn('CW_BUILD_RUNNER=job, but this operator has no Job runner: builds run as local processes');
   manager.add(
@@ -53,7 +54,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
       sources: manager.informer<AppSource>(APP_SOURCES, scope),
       builds,
       apps,
-      repositories: manager.informer<Repository>(REPOSITORIES, scope),
+      repositories,
       repos: options.repos,
       catalog,
       baseDomain: options.baseDomain,
@@ -66,6 +67,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
     sourceBuildController({
       ...common,
       builds,
+      repositories,
       runner,
       exporter: new SourceExporter({ repos: options.repos, artifacts: options.artifacts, workDir: join(settings.workDir, 'sources') }),
       artifacts: options.artifacts,

@@ -23,6 +23,7 @@ import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { APP_SOURCES, PROJECT_LABEL, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
+import { projectRepository } from './project-repository.ts';
 import { buildName, buildSpec, productionBranch, targetsOf, type Target } from './targets.ts';
 
 /** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
@@ -254,16 +255,18 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
         return;
       }
       const { owner: repoOwner, name: repoName } = source.spec.repository;
-      const repository = deps.repositories.list().find((r) => r.metadata?.namespace === namespace && r.spec.owner === repoOwner && r.spec.name === repoName);
-      if (!repository) {
-        const message = `this project has no repository ${repoOwner}/${repoName}`;
-        status = condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryNotFound, message);
-        await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.RepositoryNotFound, message));
+      const found = projectRepository(deps.repositories, namespace, `${repoOwner}/${repoName}`);
+      if ('missing' in found) {
+        status = condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryNotFound, found.missing);
+        await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.RepositoryNotFound, found.missing));
         return;
       }
+      const repository = found.repository;
       let refs: ReadonlyMap<string, string>;
       try {
-        refs = (await deps.repos.readHead(`${repoOwner}/${repoName}`, { fresh: true })).refs;
+        const head = await deps.repos.readHead(`${repoOwner}/${repoName}`, { fresh: true });
+        if (head.repoId !== repository.status?.repoId) throw new Error('the bucket holds another incarnation of it than this project’s Repository');
+        refs = head.refs;
       } catch (err) {
         const message = `the repository ${repoOwner}/${repoName} cannot be read: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1024);
         await writeStatus(source, condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryUnavailable, message));

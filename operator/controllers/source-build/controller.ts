@@ -17,6 +17,8 @@ import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots } from './build-slots.ts';
+import { projectRepository } from '../app-source/project-repository.ts';
+import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 
 /** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
 export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
@@ -26,6 +28,8 @@ const URL_TTL_SECONDS = 15 * 60;
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
   builds: Informer<SourceBuild>;
+  /** The projects' Repositories: a build reads only a Ready one of its own namespace. */
+  repositories: Informer<Repository>;
   runner: BuildRunner;
   exporter: SourceExporter;
   /** The artifact bucket: sources, outputs and logs of builds, and the artifacts they become. */
@@ -90,7 +94,10 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     const log = new BuildLogWriter(deps.artifacts, namespace, name);
     logs.set(key, log);
     log.write(`[cloudwright] building ${build.spec.repository}@${build.spec.commit.slice(0, 12)} (${build.spec.branch}) for ${build.spec.app}\n`);
-    const source = await deps.exporter.export(build.spec.repository, build.spec.commit, build.spec.rootDirectory, namespace, name);
+    // Only the project's own repository: a SourceBuild applied by hand naming another project's is refused.
+    const found = projectRepository(deps.repositories, namespace, build.spec.repository);
+    if ('missing' in found) throw new SourceUnavailableError(found.missing);
+    const source = await deps.exporter.export(build.spec.repository, found.repository.status?.repoId, build.spec.commit, build.spec.rootDirectory, namespace, name);
     const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
     await deps.runner.run(
       {

@@ -42,11 +42,13 @@ export class SourceExporter {
   }
 
   /** Archives `commit`'s `rootDirectory` (whole tree when absent) into the bucket for the build `namespace/build`. */
-  async export(repo: string, commit: string, rootDirectory: string | undefined, namespace: string, build: string): Promise<ExportedSource> {
+  /** `repoId`: the incarnation the project's Repository holds; another one in the bucket is refused. */
+  async export(repo: string, repoId: string | undefined, commit: string, rootDirectory: string | undefined, namespace: string, build: string): Promise<ExportedSource> {
     const path = parseRepoPath(repo);
     const dir = join(this.#workDir, 'repos', path.owner, `${path.name}.git`);
     await this.#syncs.run(repo, async () => {
       const head = await this.#repos.readHead(repo, { fresh: true });
+      if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
     });
     const describe = await this.#git(dir, ['log', '-1', '--format=%an <%ae>%x00%s', commit], `commit ${commit} is not in the repository (force-pushed away?)`);
