@@ -633,7 +633,7 @@ describe('the chart on a real node', () => {
 
   it('fails a build whose command exits 1 with CommandFailed and its last line, one past its deadline with DeadlineExceeded; stop removes a Job', { timeout: 240_000 }, async () => {
     const [broken, slow, stopped] = await Promise.all([
-      startBuild('site-broken-1', 'echo compiling; echo "error: the widget is broken" >&2; exit 1'),
+      startBuild('site-broken-1', 'echo compiling >&2; echo "error: the widget is broken" >&2; exit 1'),
       startBuild('site-slow-1', 'echo sleeping; sleep 600', undefined, { ...BUILD_LIMITS, deadlineSeconds: 15 }),
       startBuild('site-stop-1', 'echo waiting; sleep 600'),
     ]);

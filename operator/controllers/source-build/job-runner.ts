@@ -164,23 +164,28 @@ export class JobRunner implements BuildRunner {
       return undefined;
     });
     run.following = { podUid, follow };
-    void follow.then((followed) =>
-      followed?.done.then(() => {
-        // The connection ended while the container runs on (the transport's idle timeout, an apiserver restart):
-        // followed again from the last chunk's second (a line or two of it may come twice).
-        const now = this.#podOf(run.name);
-        if (this.#runs.get(run.name) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
-        setTimeout(() => {
-          if (this.#runs.get(run.name) === run && !run.ending) this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
-        }, REFOLLOW_DELAY_MS);
-      }),
-    );
+    void follow
+      .then((followed) => followed?.done.then(() => true))
+      .then(
+        (ended) =>
+          ended &&
+          // The connection ended while the container ran on (the transport's idle timeout, an apiserver restart):
+          // followed again from the last chunk's second (a line or two may come twice), unless the pod shows it
+          // had ended by then (the log of an exited container ends before the pod's status says so).
+          void setTimeout(() => {
+            const now = this.#podOf(run.name);
+            if (this.#runs.get(run.name) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
+            this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
+          }, REFOLLOW_DELAY_MS),
+      )
+      .catch((err: unknown) => this.#log.warn('cannot follow a build log again', { job: run.name, err }));
   }
 
   /** Ends the run once: after the rest of its log (bounded), `finished` with `result`. */
   #end(run: Run, result: RunResult): void {
     if (run.ending) return;
     run.ending = true;
+    // Never a rejection left unhandled (it would end the operator): a listener that throws is logged.
     void (async () => {
       const followed = await run.following?.follow;
       if (followed) {
@@ -194,7 +199,7 @@ export class JobRunner implements BuildRunner {
       if (this.#runs.get(run.name) === run) this.#runs.delete(run.name);
       this.#log.info('build run ended', { job: run.name, outcome: final.outcome, ...(final.outcome === 'failed' ? { reason: final.reason } : {}) });
       run.events.finished(final);
-    })();
+    })().catch((err: unknown) => this.#log.error('a build run ended, but reporting it failed', { job: run.name, err }));
   }
 
   #refine(run: Run, result: RunResult): RunResult {
