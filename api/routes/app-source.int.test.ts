@@ -137,6 +137,8 @@ describe('connecting an app to a repository', () => {
         production: { branch: 'main', app_id: appId, host: `${appId}.${project}.apps.localhost`, commit, source_build_id: `${appId}-aaaaaaaaaaaa`, message: 'Its build failed.' },
         previews: [{ branch: 'feature/x', app_id: `feature-x--${appId}`, deployed_commit: 'b'.repeat(40), deployed_build_id: 'b-0123456789abcdef', deployed_at: now }],
       });
+    // The app's own view says why its latest push is not served, in one line.
+    expect((await call('GET', `/apps/${appId}`)).json().app).toMatchObject({ source: `${project}/site`, source_message: 'npm run build exited with 1.' });
 
     await sources().patchStatus(project, appId, {
       status: { conditions: [{ type: 'RepositoryReady', status: 'False', reason: 'RepositoryNotFound', message: 'shop/site is gone.', lastTransitionTime: now, observedGeneration: generation }] },

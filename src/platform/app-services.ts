@@ -69,7 +69,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       artifacts: options.artifacts,
       attachedHostnames: finalized,
       deleteAnswerWithinMs: options.deleteAnswerWithinMs,
-      sourceRepository: (project, appId) => sources.repositoryOf(project, appId),
+      sourceSummary: (project, appId) => sources.summaryOf(project, appId),
     }),
     builds: new BuildCatalog(store, {
       baseDomain,

@@ -52,6 +52,14 @@ export interface AppView {
   branch?: string;
   /** The repository (`owner/name`) connected to the app, when one is. */
   source?: string;
+  /** Why the connected repository's latest push to the production branch is not served, when it is not (one line). */
+  source_message?: string;
+}
+
+/** What the app view says of a connected repository. */
+export interface AppSourceSummary {
+  readonly repository: string;
+  readonly message?: string | undefined;
 }
 
 export function hostsOf(app: RuntimeApp, baseDomain: string, attached: readonly string[] = []): string[] {
@@ -60,7 +68,7 @@ export function hostsOf(app: RuntimeApp, baseDomain: string, attached: readonly 
   return [...new Set([first, ...(app.spec.hostnames ?? []), ...attached])];
 }
 
-export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string, attached: readonly string[] = [], source?: string): AppView {
+export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string, attached: readonly string[] = [], source?: AppSourceSummary): AppView {
   const previewOf = app.metadata?.labels?.[PREVIEW_OF_LABEL];
   const branch = app.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION];
   const ready = findCondition(app.status?.conditions, 'Ready');
@@ -80,7 +88,7 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
     created_at: app.metadata?.creationTimestamp ?? '',
     ...(previewOf ? { preview_of: previewOf } : {}),
     ...(previewOf && branch ? { branch } : {}),
-    ...(source ? { source } : {}),
+    ...(source ? { source: source.repository, ...(source.message ? { source_message: source.message } : {}) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ObjectStore } from '../object-store/object-store.ts';
 import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
 import type { AppStore } from './app-store.ts';
-import { appView, type AppView } from './app-view.ts';
+import { appView, type AppSourceSummary, type AppView } from './app-view.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError } from '../errors.ts';
@@ -17,7 +17,7 @@ export interface AppDirectoryOptions {
   /** The app's active (finalized) AppHostnames: served besides its default host and deploy host names. */
   readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
   /** The repository (`owner/name`) connected to an app, for its view. */
-  readonly sourceRepository?: (project: string, appId: string) => string | undefined;
+  readonly sourceSummary?: (project: string, appId: string) => AppSourceSummary | undefined;
   /** Where build artifacts are stored: deleting an app counts what the operator deletes there. */
   readonly artifacts: ObjectStore | undefined;
   /** How long deleting an app waits for it to be gone (the operator deleting its artifacts); default 10 s. */
@@ -127,8 +127,8 @@ export class AppDirectory {
     return new ConflictError(`The app id ${appId} for the name ${JSON.stringify(name)} is taken by another app; choose another name.`);
   }
 
-  #source(project: string, appId: string): string | undefined {
-    return this.#options.sourceRepository?.(project, appId);
+  #source(project: string, appId: string): AppSourceSummary | undefined {
+    return this.#options.sourceSummary?.(project, appId);
   }
 
   #attached(project: string, appId: string): readonly string[] {

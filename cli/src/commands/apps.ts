@@ -81,7 +81,7 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['URL', app.url],
     ['Hosts', app.hosts.join(', ')],
     ['Builds', app.builds.length],
-    ['Repository', app.source],
+    ['Repository', app.source_message ? `${app.source} (${app.source_message})` : app.source],
     ['Preview of', app.preview_of ? `${app.preview_of} (branch ${app.branch ?? '?'})` : undefined],
     ...httpsFields(app.https),
     ['Created', `${app.created_at} (${ago(app.created_at)})`],

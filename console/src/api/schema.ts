@@ -3204,6 +3204,8 @@ export interface paths {
                                 branch?: string;
                                 /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
                                 source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3368,6 +3370,8 @@ export interface paths {
                                 branch?: string;
                                 /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
                                 source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3536,6 +3540,8 @@ export interface paths {
                                 branch?: string;
                                 /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
                                 source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3896,6 +3902,8 @@ export interface paths {
                                 branch?: string;
                                 /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
                                 source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */

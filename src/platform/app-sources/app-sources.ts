@@ -1,3 +1,4 @@
+import type { AppSourceSummary } from '../app-view.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { PREVIEW_OF_LABEL, type AppSource, type AppSourceSpec } from '../../apis/v1alpha1/app-source.ts';
 import { API_VERSION } from '../../apis/v1alpha1/group-version.ts';
@@ -48,11 +49,15 @@ export class AppSources {
     this.#cacheWaitMs = options.cacheWaitMs ?? DEFAULT_CACHE_WAIT_MS;
   }
 
-  /** The repository (`owner/name`) connected to the app, if any (cache): the app view shows it. */
-  repositoryOf(project: string, appId: string): string | undefined {
+  /**
+   * The repository (`owner/name`) connected to the app, if any (cache), and why its production branch's head is
+   * not served when it is not: what the app view shows.
+   */
+  summaryOf(project: string, appId: string): AppSourceSummary | undefined {
     const source = this.#sourceCache.get(`${project}/${appId}`);
     if (!source || source.metadata?.deletionTimestamp) return undefined;
-    return `${source.spec.repository.owner}/${source.spec.repository.name}`;
+    const view = sourceView(source);
+    return { repository: view.repository, message: view.state === 'failed' ? view.message : undefined };
   }
 
   /** @throws NotFoundError for an unknown app, or one not connected */
