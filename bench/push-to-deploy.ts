@@ -182,6 +182,18 @@ interface NextjsFigure {
   readonly artifactLine: string | undefined;
 }
 
+/** A build's whole log (read a page of chunks at a time, as `cw builds logs` does). */
+async function wholeLog(store: S3ObjectStore, namespace: string, build: string): Promise<string> {
+  let text = '';
+  let cursor: string | undefined;
+  for (;;) {
+    const page = await readBuildLog(store, namespace, build, cursor);
+    text += page.text;
+    if (page.end || page.cursor === cursor) return text;
+    cursor = page.cursor;
+  }
+}
+
 async function measureNextjs(stack: PushStack, c: Clients, timeline: PushTimeline): Promise<NextjsFigure> {
   const git = await GitClient.create();
   const remote = await connect(stack, c, 'next-site', 'next', {
@@ -207,9 +219,9 @@ async function measureNextjs(stack: PushStack, c: Clients, timeline: PushTimelin
   const pushMs = Date.now() - t0;
   const host = `next.${stack.project}.${BASE_DOMAIN}`;
   const servedAt = await served(stack.runtimePort, host, (b) => b.includes('from Next.js on Cloudwright'), NEXTJS_TIMEOUT_MS);
-  const log = await readBuildLog(new S3ObjectStore({ config: stack.s3, bucket: stack.artifactBucket }), stack.project, `next-${commit.slice(0, 12)}`);
-  const command = /the command succeeded in ([\d.]+) s/.exec(log.text);
-  const artifactLine = /built a Next\.js app of \d+ files/.exec(log.text)?.[0];
+  const text = await wholeLog(new S3ObjectStore({ config: stack.s3, bucket: stack.artifactBucket }), stack.project, `next-${commit.slice(0, 12)}`);
+  const command = /the command succeeded in ([\d.]+) s/.exec(text);
+  const artifactLine = /built a Next\.js app of \d+ files/.exec(text)?.[0];
   return { totalMs: servedAt - t0, pushMs, at: { ...at }, pushed: t0, served: servedAt, commandSeconds: command ? Number(command[1]) : undefined, artifactLine };
 }
 
