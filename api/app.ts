@@ -3,6 +3,8 @@ import { type DeviceFlow, type TokenStore } from '../src/auth/index.ts';
 import type { AppEnvironment } from '../src/platform/app-environment.ts';
 import type { AppDirectory } from '../src/platform/apps.ts';
 import type { BuildCatalog } from '../src/platform/builds.ts';
+import type { AppSources } from '../src/platform/app-sources/app-sources.ts';
+import type { ObjectStore } from '../src/object-store/object-store.ts';
 import type { DomainServices } from './services/domain-services.ts';
 import type { ProjectDirectory } from './services/projects.ts';
 import type { UserDirectory } from './services/users.ts';
@@ -30,6 +32,9 @@ import { AppLogSource } from './services/app-log-source.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
+import { appSourceRoutes } from './routes/app-source.ts';
+import { sourceBuildRoutes } from './routes/source-builds.ts';
+import { sourceBuildLogRoutes } from './routes/source-build-logs.ts';
 import { domainRoutes } from './routes/domains.ts';
 import { dnsRecordRoutes } from './routes/dns-records.ts';
 import { appDomainRoutes } from './routes/app-domains.ts';
@@ -79,6 +84,10 @@ export interface PlatformDependencies {
   builds: BuildCatalog;
   /** App environment variables. */
   environment: AppEnvironment;
+  /** Repositories connected to apps and the builds made from them; without them those routes are not served. */
+  sources?: AppSources;
+  /** Where build logs are (the artifact bucket); absent: the build log route answers 503. */
+  buildLogs?: ObjectStore;
   /** Project domains, their DNS records and app hostnames; without them those routes are not served. */
   dns?: DomainServices;
   /** People's local passwords; with them the console's sign-in routes are served (routes/session.ts). */
@@ -214,6 +223,11 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
+    if (deps.platform.sources) {
+      appSourceRoutes(app, deps.platform.sources);
+      sourceBuildRoutes(app, deps.platform.sources);
+      sourceBuildLogRoutes(app, deps.platform.sources, deps.platform.buildLogs, deps.logStreamLimits);
+    }
     if (deps.platform.dns) {
       domainRoutes(app, deps.platform.dns);
       dnsRecordRoutes(app, deps.platform.dns);

@@ -114,6 +114,7 @@ export async function main(config: ApiConfig): Promise<void> {
         deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${config.publicUrl}/device` }),
         passwords: new KubePasswordStore(kube, { namespace: config.systemNamespace }),
         ...appServices,
+        ...(artifacts ? { buildLogs: artifacts } : {}),
         dns,
         ...(databases ? { databases } : {}),
         gitTokens: { gitTokens, ...(config.gitPublicUrl ? { gitUrl: config.gitPublicUrl } : {}) },

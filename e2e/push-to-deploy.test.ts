@@ -144,7 +144,6 @@ describe('push to deploy', () => {
   });
 
   it('deploys the newer of two quick pushes, and rebuilds a force-pushed commit', { timeout: 120_000 }, async () => {
-    await git.run(['rm', '-q', '--ignore-unmatch', 'README.md'], { cwd: work }); // not a module: the artifact refuses it
     const a = await git.commit(work, 'quick a', worker('quick a'));
     await git.run(['push', '-q', remote, 'main'], { cwd: work });
     const b = await git.commit(work, 'quick b', worker('quick b'));

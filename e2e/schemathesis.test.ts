@@ -81,6 +81,8 @@ afterAll(async () => {
  *   project the member owns (the first call deletes it, later ones answer 403).
  * - `DELETE /v1/user/token` revokes the token that calls it, so it calls with a decoy of its own (the first
  *   call signs it out, later ones answer 401).
+ * - The app log and build log routes are read with `follow=false`: a followed stream stays open for as long as
+ *   the app runs or the build logs, longer than a fuzzer waits.
  * - A request can be refused for its size before any route reads it: a URL and headers over the server's
  *   limit (431) or a path parameter over the router's (414) are rejections of invalid data too.
  * - The two OAuth endpoints answer a well-formed request 400 by their RFCs: a device code that is pending,
@@ -133,6 +135,10 @@ headers = { Authorization = ${JSON.stringify(`Bearer ${signOutDecoy}`)} }
 
 [[operations]]
 include-name = "GET /v1/projects/{projectId}/apps/{appId}/logs"
+parameters = { "query.follow" = "false" }
+
+[[operations]]
+include-name = "GET /v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs"
 parameters = { "query.follow" = "false" }
 `;
 }

@@ -93,6 +93,21 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   },
   [`POST ${P}/apps/:appId/rollbacks`]: { action: 'app.rollback', type: 'app', resource: (r) => ({ id: param('appId')(r) }), details: (r) => pick(r.body, ['build_id']) },
 
+  // Names and paths only: the build command and the environment values could hold a credential.
+  [`PUT ${P}/apps/:appId/source`]: {
+    action: 'app.connect',
+    type: 'app',
+    resource: (r) => ({ id: param('appId')(r) }),
+    details: (r) => pick(r.body, ['repository', 'production_branch', 'preview_branches', 'root_directory', 'output_directory']),
+  },
+  [`DELETE ${P}/apps/:appId/source`]: { action: 'app.disconnect', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
+  [`POST ${P}/apps/:appId/source-builds/:build/cancel`]: {
+    action: 'app.cancel_build',
+    type: 'app',
+    resource: (r) => ({ id: param('appId')(r) }),
+    details: (r) => ({ source_build_id: param('build')(r) ?? '' }),
+  },
+
   // The variable's key only: its value may be anything, a credential included.
   [`PUT ${P}/apps/:appId/environment/:key`]: {
     action: 'environment_variable.set',

@@ -11,10 +11,11 @@ import { describeRate, TokenBuckets, type RateLimitOptions } from './token-bucke
 
 /** What a route needs from its caller; `false` marks a public route. */
 /**
- * `false`: public. `{ scope }`: a token holding the scope (and, with `project`, a member of the path's project).
- * `{ scope: null }`: any valid token, whatever its scopes (a token signing itself out).
+ * `false`: public. `{ scope }`: a token holding the scope (and, with `project`, a member of the path's project),
+ * and each scope of `also` besides (a route reaching two kinds of resource). `{ scope: null }`: any valid token,
+ * whatever its scopes (a token signing itself out).
  */
-export type RouteAuth = false | { scope: Scope; project?: boolean } | { scope: null; project?: false };
+export type RouteAuth = false | { scope: Scope; project?: boolean; also?: readonly Scope[] } | { scope: null; project?: false };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -133,7 +134,7 @@ export function auth(app: FastifyInstance, tokens: TokenStore, now: () => Date, 
     });
     route.schema = {
       ...schema,
-      ...(requirement === false ? {} : { security: [{ bearer: requirement.scope === null ? [] : [requirement.scope] }] }),
+      ...(requirement === false ? {} : { security: [{ bearer: requirement.scope === null ? [] : [requirement.scope, ...alsoOf(requirement)] }] }),
       // What the route documents itself wins (the OAuth token endpoint's own 400, for one).
       response: { ...errorResponses(...statuses), ...(schema.response as object) },
     };
@@ -163,6 +164,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
       const projectId = requirement.project ? (request.params as { projectId?: string }).projectId : undefined;
       if (projectId !== undefined) await authorize(principal, { scope: requirement.scope, projectId }, tokens);
       else requireScope(principal, requirement.scope);
+      for (const scope of alsoOf(requirement)) requireScope(principal, scope);
     }
     // Only a request let through counts as use (a refused one does not keep a session alive).
     if (principal.session) sessions.touch(principal);
@@ -200,6 +202,7 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
     request.principal = known;
     try {
       if (requirement.scope !== null) requireScope(known, requirement.scope);
+      for (const scope of alsoOf(requirement)) requireScope(known, scope);
     } catch (err) {
       return refuse(request, reply, done, err as Error);
     }
@@ -208,6 +211,10 @@ function authorizeFor(requirement: AccessRule, principals: PrincipalCache, refus
 }
 
 type AccessRule = Exclude<RouteAuth, false>;
+
+function alsoOf(requirement: AccessRule): readonly Scope[] {
+  return 'also' in requirement ? (requirement.also ?? []) : [];
+}
 
 /** How often a session's `lastUsedAt` is written at most (a quarter of its idle timeout when that is shorter). */
 const TOUCH_INTERVAL_MS = 60_000;

@@ -1,18 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { PassThrough } from 'node:stream';
 import { Type } from 'typebox';
-import { BoundedEventWriter, EVENT_STREAM_HEADERS } from '../../src/event-stream.ts';
+import { EVENT_STREAM_HEADERS } from '../../src/event-stream.ts';
 import type { AppLogSource, ReplicaLogEntry } from '../services/app-log-source.ts';
 import type { AppDirectory } from '../../src/platform/apps.ts';
 import { AppParams } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
-import { PublicError, UnavailableError } from '../../src/errors.ts';
 import { KeyedSlots } from '../../src/collections/keyed-slots.ts';
-import { principalOf } from '../plugins/auth.ts';
+import { openLogStream } from './log-stream.ts';
 
 const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx', 'exception'] as const;
-const KEEPALIVE_MS = 15_000;
 
 export interface LogStreamLimits {
   /** Log streams this process follows at once. */
@@ -26,7 +23,6 @@ export interface LogStreamLimits {
  * stream open to every runtime replica, which allow 256 per caller address (CW_RUNTIME_LOG_STREAMS_PER_CALLER).
  */
 export const DEFAULT_LOG_STREAM_LIMITS: LogStreamLimits = { total: 200, perUser: 8 };
-const RETRY_AFTER_SECONDS = 10;
 
 const LogQuery = Type.Object({
   status: Type.Optional(
@@ -92,24 +88,10 @@ export function appLogRoutes(app: FastifyInstance, apps: AppDirectory, logs: App
       reply.code(200).headers({ ...EVENT_STREAM_HEADERS });
       // Fastify's HEAD twin of this route would otherwise hold a stream open that nobody reads.
       if (request.method === 'HEAD') return reply.send();
-      const slot = slots.take(principalOf(request).userId);
-      if (!('release' in slot)) {
-        if (slot.refused === 'total') throw new UnavailableError('The API follows as many log streams as it holds at once; retry shortly.', RETRY_AFTER_SECONDS);
-        throw new PublicError(429, `You follow ${slot.held} log streams at once, the most a user may; close one (another terminal or tab) and retry.`, {
-          'retry-after': String(RETRY_AFTER_SECONDS),
-        });
-      }
+      const { out, events: stream, signal } = openLogStream(slots, request, 'log streams');
       const matches = logFilter(request.query);
-      const abort = new AbortController();
-      const out = new PassThrough();
-      const stream = new BoundedEventWriter(out, KEEPALIVE_MS);
-      // 'close' follows both the end of the stream and a client that went away (Fastify destroys it).
-      out.once('close', () => {
-        abort.abort();
-        slot.release();
-      });
       void (async () => {
-        for await (const event of logs.open(projectId, appId, { recent: Number(request.query.recent ?? 50), follow: request.query.follow !== 'false', signal: abort.signal })) {
+        for await (const event of logs.open(projectId, appId, { recent: Number(request.query.recent ?? 50), follow: request.query.follow !== 'false', signal })) {
           if (event.type === 'log') {
             if (matches(event.entry)) stream.sendOrDrop('log', event.entry);
           } else if (stream.full) {

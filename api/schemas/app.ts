@@ -106,6 +106,15 @@ export const App = Type.Object(
     ),
     status_message: Type.Optional(Type.String({ description: 'Why the app is or is not ready, as the runtime reports it.' })),
     serving_build_id: Type.Optional(Type.String({ description: 'The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out.' })),
+    preview_of: Type.Optional(Type.String({ description: 'A preview app: the app whose repository’s branch it serves (docs/push-to-deploy.md).' })),
+    branch: Type.Optional(Type.String({ description: 'A preview app’s branch.' })),
+    source: Type.Optional(Type.String({ description: 'The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`).' })),
+    source_message: Type.Optional(
+      Type.String({
+        description:
+          'Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details).',
+      }),
+    ),
     https: Type.Object(
       {
         redirect_http: Type.Boolean({ description: 'Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate.' }),

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerApps } from './commands/apps.ts';
 import { registerAudit } from './commands/audit.ts';
+import { registerBuilds } from './commands/builds.ts';
 import { registerAuth } from './commands/auth.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerDatabases } from './commands/databases.ts';
@@ -37,6 +38,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerProjects(program);
   registerApps(program);
   registerDeploy(program);
+  registerBuilds(program);
   registerLogs(program);
   registerEnv(program);
   registerHostnames(program);

@@ -3,6 +3,9 @@ import type { Build } from '../apis/v1alpha1/build.ts';
 import type { Database } from '../apis/v1alpha1/database.ts';
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import type { AppSource } from '../apis/v1alpha1/app-source.ts';
+import type { Repository } from '../apis/v1alpha1/repository.ts';
+import type { SourceBuild } from '../apis/v1alpha1/source-build.ts';
 import type { InformerFactory, KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import type { ArtifactLimits } from '../app-artifacts/artifact.ts';
@@ -11,7 +14,8 @@ import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
 import { factsFromObjects } from './host-admission.ts';
-import { APP_HOSTNAMES, BUILDS, DATABASES, PROJECT_DOMAINS, RUNTIME_APPS } from './resources.ts';
+import { APP_HOSTNAMES, APP_SOURCES, BUILDS, DATABASES, PROJECT_DOMAINS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from './resources.ts';
+import { AppSources } from './app-sources/app-sources.ts';
 
 /** The runtime's base domain when none is configured (`CW_RUNTIME_BASE_DOMAIN`). */
 export const DEFAULT_RUNTIME_BASE_DOMAIN = 'apps.localhost';
@@ -33,6 +37,8 @@ export interface AppServices {
   apps: AppDirectory;
   builds: BuildCatalog;
   environment: AppEnvironment;
+  /** Repositories connected to apps, and the builds made from them. */
+  sources: AppSources;
 }
 
 /**
@@ -52,8 +58,19 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
     bindingsOf(project, appId)
       .filter((h) => h.status?.state === 'active')
       .map((h) => h.spec.hostname);
+  const sources = new AppSources(conn, store, {
+    sources: informers.informer<AppSource>(APP_SOURCES),
+    builds: informers.informer<SourceBuild>(SOURCE_BUILDS),
+    repositories: informers.informer<Repository>(REPOSITORIES),
+  });
   return {
-    apps: new AppDirectory(conn, store, { baseDomain, artifacts: options.artifacts, attachedHostnames: finalized, deleteAnswerWithinMs: options.deleteAnswerWithinMs }),
+    apps: new AppDirectory(conn, store, {
+      baseDomain,
+      artifacts: options.artifacts,
+      attachedHostnames: finalized,
+      deleteAnswerWithinMs: options.deleteAnswerWithinMs,
+      sourceSummary: (project, appId) => sources.summaryOf(project, appId),
+    }),
     builds: new BuildCatalog(store, {
       baseDomain,
       artifacts: options.artifacts,
@@ -65,5 +82,6 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
     }),
     // A variable linked to a database names one of the project's (the shared Database cache).
     environment: new AppEnvironment(store, (project, name) => databases.get(`${project}/${name}`)),
+    sources,
   };
 }

@@ -1,5 +1,6 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import { PREVIEW_BRANCH_ANNOTATION, PREVIEW_OF_LABEL } from '../apis/v1alpha1/app-source.ts';
 import { findCondition } from '../conditions/index.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
 import { httpsView, type HttpsView } from './app-https-settings.ts';
@@ -45,6 +46,20 @@ export interface AppView {
   /** Redirect to HTTPS and HSTS (`spec.https`). */
   https: HttpsView;
   created_at: string;
+  /** A preview app: the app whose repository's branch it serves. */
+  preview_of?: string;
+  /** A preview app's branch. */
+  branch?: string;
+  /** The repository (`owner/name`) connected to the app, when one is. */
+  source?: string;
+  /** Why the connected repository's latest push to the production branch is not served, when it is not (one line). */
+  source_message?: string;
+}
+
+/** What the app view says of a connected repository. */
+export interface AppSourceSummary {
+  readonly repository: string;
+  readonly message?: string | undefined;
 }
 
 export function hostsOf(app: RuntimeApp, baseDomain: string, attached: readonly string[] = []): string[] {
@@ -53,7 +68,9 @@ export function hostsOf(app: RuntimeApp, baseDomain: string, attached: readonly 
   return [...new Set([first, ...(app.spec.hostnames ?? []), ...attached])];
 }
 
-export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string, attached: readonly string[] = []): AppView {
+export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: string, attached: readonly string[] = [], source?: AppSourceSummary): AppView {
+  const previewOf = app.metadata?.labels?.[PREVIEW_OF_LABEL];
+  const branch = app.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION];
   const ready = findCondition(app.status?.conditions, 'Ready');
   return {
     app_id: app.metadata?.name ?? '',
@@ -69,6 +86,9 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
     ...(app.status?.servingBuildId ? { serving_build_id: app.status.servingBuildId } : {}),
     https: httpsView(app.spec.https),
     created_at: app.metadata?.creationTimestamp ?? '',
+    ...(previewOf ? { preview_of: previewOf } : {}),
+    ...(previewOf && branch ? { branch } : {}),
+    ...(source ? { source: source.repository, ...(source.message ? { source_message: source.message } : {}) } : {}),
   };
 }
 

@@ -5,7 +5,7 @@ import type { ObjectStore } from '../object-store/object-store.ts';
 import { deleteApp, type AppDeletionReport } from './app-deletion.ts';
 import { appIdFor } from './app-id.ts';
 import type { AppStore } from './app-store.ts';
-import { appView, type AppView } from './app-view.ts';
+import { appView, type AppSourceSummary, type AppView } from './app-view.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
 import { PROJECT_LABEL } from './resources.ts';
 import { ConflictError } from '../errors.ts';
@@ -16,6 +16,8 @@ export interface AppDirectoryOptions {
   readonly baseDomain: string;
   /** The app's active (finalized) AppHostnames: served besides its default host and deploy host names. */
   readonly attachedHostnames?: (project: string, appId: string) => readonly string[];
+  /** The repository (`owner/name`) connected to an app, for its view. */
+  readonly sourceSummary?: (project: string, appId: string) => AppSourceSummary | undefined;
   /** Where build artifacts are stored: deleting an app counts what the operator deletes there. */
   readonly artifacts: ObjectStore | undefined;
   /** How long deleting an app waits for it to be gone (the operator deleting its artifacts); default 10 s. */
@@ -45,14 +47,17 @@ export class AppDirectory {
     const builds = this.#store.buildsByApp(project);
     return this.#store
       .list(project)
-      .map((app) => appView(app, builds.get(app.metadata?.name ?? '') ?? [], this.#options.baseDomain, this.#attached(project, app.metadata?.name ?? '')))
+      .map((app) => {
+        const appId = app.metadata?.name ?? '';
+        return appView(app, builds.get(appId) ?? [], this.#options.baseDomain, this.#attached(project, appId), this.#source(project, appId));
+      })
       .sort((a, b) => a.app_id.localeCompare(b.app_id));
   }
 
   /** @throws NotFoundError */
   get(project: string, appId: string): AppView {
     const app = this.#store.cached(project, appId);
-    return appView(app, this.#store.buildsOf(project, appId), this.#options.baseDomain, this.#attached(project, appId));
+    return appView(app, this.#store.buildsOf(project, appId), this.#options.baseDomain, this.#attached(project, appId), this.#source(project, appId));
   }
 
   /**
@@ -120,6 +125,10 @@ export class AppDirectory {
       return new ConflictError(`Project ${project} already has an app named ${JSON.stringify(name)} (app id ${appId}).`);
     }
     return new ConflictError(`The app id ${appId} for the name ${JSON.stringify(name)} is taken by another app; choose another name.`);
+  }
+
+  #source(project: string, appId: string): AppSourceSummary | undefined {
+    return this.#options.sourceSummary?.(project, appId);
   }
 
   #attached(project: string, appId: string): readonly string[] {

@@ -246,6 +246,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: 'http://cw.test/device' }),
       passwords: new KubePasswordStore(conn, { namespace: grantNamespace }),
       ...appServices,
+      buildLogs: artifacts,
       ...(dns ? { dns } : {}),
       gitTokens: { gitTokens, gitUrl: GIT_URL },
       audit,

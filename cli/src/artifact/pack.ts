@@ -19,9 +19,32 @@ export interface Artifact {
 }
 
 const ZSTD_MAGIC = Buffer.from([0x28, 0xb5, 0x2f, 0xfd]);
-/** Never packed from a worker directory: dependencies, version control, local secrets (wrangler's `.dev.vars`, npm's credentials), macOS litter. */
-const SKIPPED = new Set(['node_modules', '.git', '.DS_Store', '.cloudwright', '.wrangler', '.env', '.dev.vars', '.npmrc']);
+/**
+ * Never packed from a worker directory, at any depth: dependencies, version control and editors' files, local
+ * secrets (wrangler's `.dev.vars`, npm's credentials), macOS litter.
+ */
+const SKIPPED = new Set([
+  'node_modules',
+  '.git',
+  '.DS_Store',
+  '.cloudwright',
+  '.wrangler',
+  '.env',
+  '.dev.vars',
+  '.npmrc',
+  '.gitignore',
+  '.gitattributes',
+  '.gitmodules',
+  '.gitkeep',
+  '.github',
+  '.gitlab',
+  '.editorconfig',
+  '.vscode',
+  '.idea',
+]);
 const SKIPPED_PREFIXES = ['._', '.env.', '.dev.vars.'];
+/** Never packed from the directory's top: a repository's documents, which no worker imports (and the artifact refuses). */
+const TOP_DOCUMENTS = /^(readme|license|licence|changelog|contributing|code_of_conduct|security)(\.[^/]*)?$|^[^/]*\.md$/i;
 /** What the runtime assumes for a Next.js build without its own cloudwright.json (docs/examples/nextjs). */
 const NEXT_CONFIG = { main: 'worker.js', compatibility_date: '2025-09-01', compatibility_flags: ['nodejs_compat'] };
 
@@ -101,7 +124,7 @@ function walk(dir: string): string[] {
   const found: string[] = [];
   const visit = (current: string, seen: ReadonlySet<string>): void => {
     for (const entry of readdirSync(current, { withFileTypes: true })) {
-      if (SKIPPED.has(entry.name) || SKIPPED_PREFIXES.some((p) => entry.name.startsWith(p))) continue;
+      if (SKIPPED.has(entry.name) || SKIPPED_PREFIXES.some((p) => entry.name.startsWith(p)) || (current === dir && TOP_DOCUMENTS.test(entry.name))) continue;
       const full = join(current, entry.name);
       const path = relative(dir, full).split(sep).join('/');
       let isDirectory = entry.isDirectory();

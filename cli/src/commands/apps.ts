@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
+import { registerAppSource } from './app-source.ts';
 import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
@@ -44,6 +45,7 @@ export function registerApps(program: Command): void {
     ),
     ['cw apps rm web', 'cw apps rm web --yes --json'],
   );
+  registerAppSource(apps);
 }
 
 async function list(ctx: Context): Promise<void> {
@@ -79,6 +81,8 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['URL', app.url],
     ['Hosts', app.hosts.join(', ')],
     ['Builds', app.builds.length],
+    ['Repository', app.source_message ? `${app.source} (${app.source_message})` : app.source],
+    ['Preview of', app.preview_of ? `${app.preview_of} (branch ${app.branch ?? '?'})` : undefined],
     ...httpsFields(app.https),
     ['Created', `${app.created_at} (${ago(app.created_at)})`],
   ]);

@@ -18,7 +18,8 @@ describe('completions', () => {
   });
 
   it("lists a group's subcommands", () => {
-    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'update', 'rm']);
+    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'update', 'rm', 'connect', 'disconnect', 'source']);
+    expect(names('cw builds ')).toEqual(['ls', 'logs', 'cancel']);
   });
 
   it("completes an option after a '-'", () => {

@@ -9,7 +9,8 @@ import { artifactFrom, nameFromPath } from '../artifact/pack.ts';
 import { uploadStream } from '../artifact/upload.ts';
 import { act, appOf, choiceOption, examples, intOption, listOption, withJson } from '../command-kit.ts';
 import type { Context } from '../context.ts';
-import { ApiError, CliError } from '../errors.ts';
+import { ApiError, CliError, UsageError } from '../errors.ts';
+import { listSourceBuilds, type SourceBuildListOptions } from './builds.ts';
 import { ago, formatBytes, note, paint, printJson, printTable, println, success } from '../output.ts';
 import type { paths } from '../api/schema.ts';
 
@@ -47,10 +48,23 @@ export function registerDeploy(program: Command): void {
     ),
     ['cw deploy ./site --app web', 'cw deploy --app web --hostnames www.example.com,example.com', 'cw deploy app.tar.zst --prebuilt --app web --json'],
   );
-  const builds = program.command('builds').alias('build').description("List an app's builds");
-  examples(act(withJson(builds.command('ls').alias('list').option('--app <app>', 'app id (default: CW_APP)').description('List builds, newest first; * marks the active one')), listBuilds), [
-    'cw builds ls --app web',
-  ]);
+  const builds = program.command('builds').alias('build').description("An app's builds: those uploaded, and those made from its repository (their logs; cancel one)");
+  examples(
+    act(
+      withJson(
+        builds
+          .command('ls')
+          .alias('list')
+          .argument('[app]', 'an app connected to a repository: list the builds made from its pushes (and its previews’) instead')
+          .option('--app <app>', 'app id (default: CW_APP): list its uploaded builds')
+          .option('--branch <branch>', 'with [app]: only the builds of this branch')
+          .option('--limit <n>', 'with [app]: at most this many (default 20)', intOption(1, 100))
+          .description('List builds, newest first: with --app the uploaded ones (* marks the active one); with the app as an argument those made from its repository'),
+      ),
+      listBuilds,
+    ),
+    ['cw builds ls --app web', 'cw builds ls web', 'cw builds ls web --branch feature/x --json'],
+  );
   examples(
     act(
       withJson(
@@ -195,7 +209,10 @@ function showsProgress(ctx: Context): boolean {
   return !ctx.json && process.stderr.isTTY === true && !ctx.env.NO_COLOR;
 }
 
-async function listBuilds(ctx: Context, options: { app?: string }): Promise<void> {
+async function listBuilds(ctx: Context, sourceApp: string | undefined, options: { app?: string } & SourceBuildListOptions): Promise<void> {
+  if (sourceApp !== undefined) return listSourceBuilds(ctx, sourceApp, options);
+  if (options.branch !== undefined || options.limit !== undefined)
+    throw new UsageError('--branch and --limit list the builds made from a repository: give the app as an argument (`cw builds ls APP --branch B`)');
   const projectId = await ctx.project();
   const appId = appOf(options, ctx.env);
   const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path: { projectId, appId } } }));

@@ -3198,6 +3198,14 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description A preview app: the app whose repository’s branch it serves (docs/push-to-deploy.md). */
+                                preview_of?: string;
+                                /** @description A preview app’s branch. */
+                                branch?: string;
+                                /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
+                                source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3356,6 +3364,14 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description A preview app: the app whose repository’s branch it serves (docs/push-to-deploy.md). */
+                                preview_of?: string;
+                                /** @description A preview app’s branch. */
+                                branch?: string;
+                                /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
+                                source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3518,6 +3534,14 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description A preview app: the app whose repository’s branch it serves (docs/push-to-deploy.md). */
+                                preview_of?: string;
+                                /** @description A preview app’s branch. */
+                                branch?: string;
+                                /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
+                                source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3872,6 +3896,14 @@ export interface paths {
                                 status_message?: string;
                                 /** @description The build the runtime serves now; it differs from active_build_id while a deploy or rollback rolls out. */
                                 serving_build_id?: string;
+                                /** @description A preview app: the app whose repository’s branch it serves (docs/push-to-deploy.md). */
+                                preview_of?: string;
+                                /** @description A preview app’s branch. */
+                                branch?: string;
+                                /** @description The repository (`owner/name`) connected to the app, when one is: pushes deploy it (`…/source`). */
+                                source?: string;
+                                /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
+                                source_message?: string;
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -4771,6 +4803,1222 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/source": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app’s repository connection: its settings, what production and each preview serve, and its state (404 when not connected) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A repository connected to an app: its settings and what is deployed from it. */
+                            source: {
+                                /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                                app_id: string;
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch deployed to the app. */
+                                production_branch: string;
+                                /** @description Patterns of the branches that get previews (`["*"]`: every branch; empty: none). */
+                                preview_branches: string[];
+                                /** @description Where the app lives in the repository; absent: its root. */
+                                root_directory?: string;
+                                /** @description The build command; absent: nothing is built, the output directory is packed as `cw deploy` packs one. */
+                                build_command?: string;
+                                /** @description What is packed, relative to the root directory; absent: the root directory. */
+                                output_directory?: string;
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
+                                environment: {
+                                    /** @description Plain variables, by name. */
+                                    production: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description Plain variables, by name. */
+                                    preview: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /**
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
+                                 * @enum {string}
+                                 */
+                                state: "pending" | "ready" | "failed";
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                reason?: string;
+                                /** @description What the platform found, in one line. */
+                                message?: string;
+                                /** @description One branch and what its app serves. */
+                                production?: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                };
+                                /** @description The preview branches and their apps. */
+                                previews: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                }[];
+                                /** @description When the app was connected. */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Connect the app to one of the project’s repositories (push to deploy), or replace the connection’s settings
+         * @description Every push to the production branch is built and deployed to the app; each other branch matching `preview_branches` gets a preview app `<branch-slug>--<app>` of its own (docs/push-to-deploy.md). Needs `apps:write` and `repositories:read`. 201 when connected, 200 when the settings were replaced (PUT: what the body leaves out is reset to its default). 404: no such app, or the project has no such repository (a project’s repositories are `<project id>/<name>`: another project’s is not found, whatever names it). 409: the app is a preview app, or its connection is being removed.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The connection; what is left out gets its default (PUT replaces the settings whole). */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The repository on the platform’s repository service, `owner/name`: one of this project’s, so `<project id>/<name>` (a Repository in its namespace). */
+                        repository: string;
+                        /** @description Each push to this branch is built and deployed to the app. Default main. */
+                        production_branch?: string;
+                        /** @description Patterns of the branches (other than the production branch) that get a preview app of their own; `*` matches any characters, `/` included. At most 20. Absent: every branch; empty: none. */
+                        preview_branches?: string[];
+                        /** @description Where the app lives inside the repository. Absent: the repository root. */
+                        root_directory?: string;
+                        /** @description Shell command run in the root directory, for example `npm ci && npm run build`. Absent: nothing is built; the output directory is packed as `cw deploy` packs a directory. */
+                        build_command?: string;
+                        /** @description What is packed after the command, relative to the root directory (a worker directory or a Next.js app built with OpenNext). Absent: the root directory. */
+                        output_directory?: string;
+                        /** @description Plain environment per context, on top of the app’s (no secrets: the API shows it). */
+                        environment?: {
+                            /** @description Variables of production builds (the running app keeps its own environment). */
+                            production?: {
+                                [key: string]: string;
+                            };
+                            /** @description Variables of preview builds and of the preview apps, over the app’s own environment. */
+                            preview?: {
+                                [key: string]: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A repository connected to an app: its settings and what is deployed from it. */
+                            source: {
+                                /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                                app_id: string;
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch deployed to the app. */
+                                production_branch: string;
+                                /** @description Patterns of the branches that get previews (`["*"]`: every branch; empty: none). */
+                                preview_branches: string[];
+                                /** @description Where the app lives in the repository; absent: its root. */
+                                root_directory?: string;
+                                /** @description The build command; absent: nothing is built, the output directory is packed as `cw deploy` packs one. */
+                                build_command?: string;
+                                /** @description What is packed, relative to the root directory; absent: the root directory. */
+                                output_directory?: string;
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
+                                environment: {
+                                    /** @description Plain variables, by name. */
+                                    production: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description Plain variables, by name. */
+                                    preview: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /**
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
+                                 * @enum {string}
+                                 */
+                                state: "pending" | "ready" | "failed";
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                reason?: string;
+                                /** @description What the platform found, in one line. */
+                                message?: string;
+                                /** @description One branch and what its app serves. */
+                                production?: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                };
+                                /** @description The preview branches and their apps. */
+                                previews: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                }[];
+                                /** @description When the app was connected. */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description A repository connected to an app: its settings and what is deployed from it. */
+                            source: {
+                                /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                                app_id: string;
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch deployed to the app. */
+                                production_branch: string;
+                                /** @description Patterns of the branches that get previews (`["*"]`: every branch; empty: none). */
+                                preview_branches: string[];
+                                /** @description Where the app lives in the repository; absent: its root. */
+                                root_directory?: string;
+                                /** @description The build command; absent: nothing is built, the output directory is packed as `cw deploy` packs one. */
+                                build_command?: string;
+                                /** @description What is packed, relative to the root directory; absent: the root directory. */
+                                output_directory?: string;
+                                /** @description Plain variables of builds per context (and of the preview apps), over the app’s own. */
+                                environment: {
+                                    /** @description Plain variables, by name. */
+                                    production: {
+                                        [key: string]: string;
+                                    };
+                                    /** @description Plain variables, by name. */
+                                    preview: {
+                                        [key: string]: string;
+                                    };
+                                };
+                                /**
+                                 * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
+                                 * @enum {string}
+                                 */
+                                state: "pending" | "ready" | "failed";
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                reason?: string;
+                                /** @description What the platform found, in one line. */
+                                message?: string;
+                                /** @description One branch and what its app serves. */
+                                production?: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                };
+                                /** @description The preview branches and their apps. */
+                                previews: {
+                                    /** @description The branch. */
+                                    branch: string;
+                                    /** @description The app it deploys to: the app itself for production, a preview app (`<branch-slug>--<app>`) otherwise. */
+                                    app_id: string;
+                                    /** @description The app’s default host. */
+                                    host?: string;
+                                    /** @description The branch’s head as last read from the repository. */
+                                    commit?: string;
+                                    /** @description The source build of that commit. */
+                                    source_build_id?: string;
+                                    /** @description The commit the app serves. */
+                                    deployed_commit?: string;
+                                    /** @description The build (as `GET …/builds` lists it) the app serves from it. */
+                                    deployed_build_id?: string;
+                                    /** @description When it was deployed. */
+                                    deployed_at?: string;
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    message?: string;
+                                }[];
+                                /** @description When the app was connected. */
+                                created_at: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Disconnect the app from its repository: pushes no longer deploy, the preview apps go; the app keeps serving its build (404 when not connected) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Disconnected. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/source-builds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the builds made from the app’s repository (the app’s and its previews’), newest first
+         * @description One build per pushed commit of each deployed branch; the platform keeps the 20 newest per app (docs/push-to-deploy.md).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Only the builds of this branch. */
+                    branch?: string;
+                    /** @description At most this many (default 20). */
+                    limit?: number;
+                    /** @description The `next` of the previous page: continue after it. */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Newest first. */
+                            builds: {
+                                /** @description Its id (`<app>-<first 12 hex digits of the commit>`). */
+                                source_build_id: string;
+                                /** @description The app it deploys to (the app, or one of its previews). */
+                                app_id: string;
+                                /**
+                                 * @description production or preview.
+                                 * @enum {string}
+                                 */
+                                context: "production" | "preview";
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch whose head the commit was. */
+                                branch: string;
+                                /** @description The commit built. */
+                                commit: string;
+                                /**
+                                 * @description queued, building, succeeded (stored as a build and deployed), failed (reason and message say why) or cancelled (by a newer push, or a user).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "building" | "succeeded" | "failed" | "cancelled";
+                                /** @description A cancel was asked for; state says whether it took effect yet. */
+                                cancel_requested: boolean;
+                                /** @description CamelCase: CommandFailed, DeadlineExceeded, ResourceLimitExceeded, OutputInvalid, SourceUnavailable, Superseded, … */
+                                reason?: string;
+                                /** @description One line: what happened, and for a failure why. */
+                                message?: string;
+                                /** @description The first line of the commit message. */
+                                commit_message?: string;
+                                /** @description The commit’s author. */
+                                author?: string;
+                                /** @description When the platform saw the commit. */
+                                created_at: string;
+                                /** @description When the build started. */
+                                started_at?: string;
+                                /** @description When it ended. */
+                                finished_at?: string;
+                                /** @description The build (as `GET …/builds` lists it) it was stored as. */
+                                build_id?: string;
+                            }[];
+                            /** @description Pass as `cursor` for the next page; null at the end. */
+                            next: string | null;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/source-builds/{build}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a build made from the app’s repository (one of its previews’ too) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description Source build id: `<app>-<first 12 hex digits of the commit>`. */
+                    build: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One build of an app from one commit of its repository. */
+                            build: {
+                                /** @description Its id (`<app>-<first 12 hex digits of the commit>`). */
+                                source_build_id: string;
+                                /** @description The app it deploys to (the app, or one of its previews). */
+                                app_id: string;
+                                /**
+                                 * @description production or preview.
+                                 * @enum {string}
+                                 */
+                                context: "production" | "preview";
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch whose head the commit was. */
+                                branch: string;
+                                /** @description The commit built. */
+                                commit: string;
+                                /**
+                                 * @description queued, building, succeeded (stored as a build and deployed), failed (reason and message say why) or cancelled (by a newer push, or a user).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "building" | "succeeded" | "failed" | "cancelled";
+                                /** @description A cancel was asked for; state says whether it took effect yet. */
+                                cancel_requested: boolean;
+                                /** @description CamelCase: CommandFailed, DeadlineExceeded, ResourceLimitExceeded, OutputInvalid, SourceUnavailable, Superseded, … */
+                                reason?: string;
+                                /** @description One line: what happened, and for a failure why. */
+                                message?: string;
+                                /** @description The first line of the commit message. */
+                                commit_message?: string;
+                                /** @description The commit’s author. */
+                                author?: string;
+                                /** @description When the platform saw the commit. */
+                                created_at: string;
+                                /** @description When the build started. */
+                                started_at?: string;
+                                /** @description When it ended. */
+                                finished_at?: string;
+                                /** @description The build (as `GET …/builds` lists it) it was stored as. */
+                                build_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a queued or running build: a queued one never starts, a running one is stopped and the app keeps what it serves
+         * @description Answers the build with `cancel_requested: true`; its `state` becomes `cancelled` once the platform has stopped it. Repeatable. 409 when the build has already finished.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description Source build id: `<app>-<first 12 hex digits of the commit>`. */
+                    build: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description One build of an app from one commit of its repository. */
+                            build: {
+                                /** @description Its id (`<app>-<first 12 hex digits of the commit>`). */
+                                source_build_id: string;
+                                /** @description The app it deploys to (the app, or one of its previews). */
+                                app_id: string;
+                                /**
+                                 * @description production or preview.
+                                 * @enum {string}
+                                 */
+                                context: "production" | "preview";
+                                /** @description `owner/name`. */
+                                repository: string;
+                                /** @description The branch whose head the commit was. */
+                                branch: string;
+                                /** @description The commit built. */
+                                commit: string;
+                                /**
+                                 * @description queued, building, succeeded (stored as a build and deployed), failed (reason and message say why) or cancelled (by a newer push, or a user).
+                                 * @enum {string}
+                                 */
+                                state: "queued" | "building" | "succeeded" | "failed" | "cancelled";
+                                /** @description A cancel was asked for; state says whether it took effect yet. */
+                                cancel_requested: boolean;
+                                /** @description CamelCase: CommandFailed, DeadlineExceeded, ResourceLimitExceeded, OutputInvalid, SourceUnavailable, Superseded, … */
+                                reason?: string;
+                                /** @description One line: what happened, and for a failure why. */
+                                message?: string;
+                                /** @description The first line of the commit message. */
+                                commit_message?: string;
+                                /** @description The commit’s author. */
+                                author?: string;
+                                /** @description When the platform saw the commit. */
+                                created_at: string;
+                                /** @description When the build started. */
+                                started_at?: string;
+                                /** @description When it ended. */
+                                finished_at?: string;
+                                /** @description The build (as `GET …/builds` lists it) it was stored as. */
+                                build_id?: string;
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A build’s log: the whole log so far as text/plain, or followed live as server-sent events (`Accept: text/event-stream` or `?follow=true`) until the build ends
+         * @description A user follows at most 8 build logs at once (429 past that), the API process 200 (503): by default, the bounds of app log streams (counted apart from them).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `true`: a server-sent event stream that follows the log until the build ends (as `Accept: text/event-stream` asks). */
+                    follow?: "true" | "false";
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                    /** @description Source build id: `<app>-<first 12 hex digits of the commit>`. */
+                    build: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The log, or its event stream. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/plain": string;
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

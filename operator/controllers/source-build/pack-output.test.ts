@@ -23,7 +23,7 @@ function files(entries: Record<string, string>): void {
 const outputTar = () => [execFileSync('tar', ['-cf', '-', '-C', dir, '.'], { maxBuffer: 64 * 1024 * 1024 })];
 
 describe('packOutput', () => {
-  it('packs a worker directory byte for byte as cw deploy does, secrets and dependencies left out', async () => {
+  it('packs a worker directory byte for byte as cw deploy does, secrets, dependencies and the repository’s documents left out', async () => {
     files({
       'worker.js': 'export default { fetch() { return new Response("hi") } }',
       'lib/util.js': 'export const x = 1;',
@@ -32,11 +32,16 @@ describe('packOutput', () => {
       '.env.local': 'SECRET=2',
       'node_modules/dep/index.js': 'dep',
       'sub/.npmrc': '//registry:_authToken=x',
+      'README.md': '# site',
+      LICENSE: 'MIT',
+      '.gitignore': 'node_modules',
+      '.github/workflows/ci.yml': 'on: push',
+      'assets/notes.md': 'served: assets may be any file',
     });
     const packed = await packOutput(outputTar());
     const cli = await artifactFrom(dir);
     expect(packed.kind).toBe('worker');
-    expect(packed.files).toBe(3);
+    expect(packed.files).toBe(4);
     expect(packed.bytes.equals(cli.bytes)).toBe(true);
   });
 

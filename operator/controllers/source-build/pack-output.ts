@@ -14,9 +14,29 @@ import { create as createTar } from 'tar';
 import { readTarStream, TarFormatError, type ByteSource } from '../../../src/app-artifacts/tar.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../../src/app-artifacts/artifact.ts';
 
-/** Never packed, at any depth: dependencies, version control, local secrets, macOS litter (as cw deploy). */
-const SKIPPED = new Set(['node_modules', '.git', '.DS_Store', '.cloudwright', '.wrangler', '.env', '.dev.vars', '.npmrc']);
+/** Never packed, at any depth: dependencies, version control and editors' files, local secrets, macOS litter (as cw deploy). */
+const SKIPPED = new Set([
+  'node_modules',
+  '.git',
+  '.DS_Store',
+  '.cloudwright',
+  '.wrangler',
+  '.env',
+  '.dev.vars',
+  '.npmrc',
+  '.gitignore',
+  '.gitattributes',
+  '.gitmodules',
+  '.gitkeep',
+  '.github',
+  '.gitlab',
+  '.editorconfig',
+  '.vscode',
+  '.idea',
+]);
 const SKIPPED_PREFIXES = ['._', '.env.', '.dev.vars.'];
+/** Never packed from the output's top: a repository's documents (README, LICENSE, *.md), which no worker imports. */
+const TOP_DOCUMENTS = /^(readme|license|licence|changelog|contributing|code_of_conduct|security)(\.[^/]*)?$|^[^/]*\.md$/i;
 const NEXT_CONFIG = { main: 'worker.js', compatibility_date: '2025-09-01', compatibility_flags: ['nodejs_compat'] };
 
 /** The output cannot be packed; the message says why in one line (the build fails with OutputInvalid). */
@@ -31,7 +51,7 @@ export interface PackedOutput {
   readonly files: number;
 }
 
-const skipped = (path: string) => path.split('/').some((name) => SKIPPED.has(name) || SKIPPED_PREFIXES.some((p) => name.startsWith(p)));
+const skipped = (path: string) => TOP_DOCUMENTS.test(path) || path.split('/').some((name) => SKIPPED.has(name) || SKIPPED_PREFIXES.some((p) => name.startsWith(p)));
 
 /** Reads the output tar (regular files only: a link or device is refused) and packs it as cw deploy would. */
 export async function packOutput(tar: ByteSource, limits = DEFAULT_ARTIFACT_LIMITS): Promise<PackedOutput> {
