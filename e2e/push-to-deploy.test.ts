@@ -97,9 +97,9 @@ describe('push to deploy', () => {
     const deployed = await sources.get(project, 'web');
     expect(deployed?.status?.production).toMatchObject({ branch: 'main', commit: first, deployedCommit: first, host: host('web') });
     const build = await builds.get(project, `web-${first.slice(0, 12)}`);
-    expect(build?.status).toMatchObject({ state: 'Succeeded', commitMessage: 'first', author: 'Ada <ada@example.com>', runner: 'local' });
+    expect(build?.status).toMatchObject({ state: 'Succeeded', commitMessage: 'first', author: 'Ada <ada@example.com>', runner: 'none' });
     const log = await readBuildLog(artifacts, project, `web-${first.slice(0, 12)}`);
-    expect(log.text).toContain('fetching the source');
+    expect(log.text).toContain('no build command: packing the repository as it is');
     expect(log.end).toMatchObject({ state: 'Succeeded' });
 
     // A branch gets its preview on <branch>--<app>; production is unchanged.

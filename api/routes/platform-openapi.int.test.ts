@@ -85,6 +85,14 @@ const ROUTES: [string, string, string | null][] = [
   ['post', '/v1/projects/{projectId}/git-tokens', 'tokens:write'],
   ['get', '/v1/projects/{projectId}/git-tokens', 'repositories:read'],
   ['delete', '/v1/projects/{projectId}/git-tokens/{tokenId}', 'tokens:write'],
+  // Connecting a repository needs both: the app's and the repository's (space-separated, as OAuth writes scopes).
+  ['put', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:write repositories:read'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:read'],
+  ['delete', '/v1/projects/{projectId}/apps/{appId}/source', 'apps:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/source-builds', 'apps:read'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/source-builds/{build}', 'apps:read'],
+  ['post', '/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/cancel', 'deploys:write'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/source-builds/{build}/logs', 'apps:read'],
 ];
 
 describe('the OpenAPI description of the platform API core', () => {
@@ -98,7 +106,7 @@ describe('the OpenAPI description of the platform API core', () => {
     if (scope === null) {
       expect(operation.security).toBeUndefined();
     } else {
-      expect(operation.security).toEqual([{ bearer: scope === '' ? [] : [scope] }]);
+      expect(operation.security).toEqual([{ bearer: scope === '' ? [] : scope.split(' ') }]);
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['401', '403']));
     }
   });

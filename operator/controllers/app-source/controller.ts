@@ -215,9 +215,13 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
 
   // A merge patch, not a replace: this controller is the status's one writer, and a reconcile woken by a build's
   // change often reads the source from a cache that has not seen the last write yet (a replace would conflict).
+  // The status each write left, by key: a reconcile starts from it rather than from a cache that may be behind it,
+  // so what was deployed is never read from before the deploy.
+  const written = new Map<string, { uid: string | undefined; status: AppSourceStatus }>();
   const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
     if (!statusChanged(source.status, status)) return;
-    await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production: status.production ?? null } });
+    const patched = await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production: status.production ?? null } });
+    written.set(keyOf(source), { uid: patched.metadata?.uid, status: patched.status ?? status });
   };
 
   const condition = (source: AppSource, status: AppSourceStatus, type: string, ok: boolean, reason: string, message: string): AppSourceStatus => {
@@ -246,8 +250,13 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     workers: 2,
     resyncPeriodMs: deps.resyncMs ?? DEFAULT_RESYNC_MS,
     reconcile: async (key, { namespace }): Promise<Result> => {
-      const source = deps.sources.get(key);
-      if (!source || source.metadata?.deletionTimestamp) return;
+      const cached = deps.sources.get(key);
+      if (!cached || cached.metadata?.deletionTimestamp) {
+        written.delete(key);
+        return;
+      }
+      const mine = written.get(key);
+      const source = mine && mine.uid === cached.metadata?.uid ? { ...cached, status: mine.status } : cached;
       let status: AppSourceStatus = { ...source.status };
       const app = deps.apps.get(`${namespace}/${source.spec.app}`);
       if (!app) {

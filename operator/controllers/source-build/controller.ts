@@ -65,9 +65,16 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const logs = new Map<string, BuildLogWriter>();
 
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
+  // The status each write left, by key: a reconcile starts from it rather than from a cache that may not have seen
+  // it yet, so a later write never puts back an older field (each write sends the whole status).
+  const written = new Map<string, { uid: string | undefined; status: SourceBuildStatus }>();
   const write = async (build: SourceBuild, status: SourceBuildStatus): Promise<SourceBuild> => {
     const next = withConditions(build, status, now());
-    return statusChanged(build.status, next) ? client.patchStatus(build.metadata?.namespace ?? '', build.metadata?.name ?? '', { status: next }) : build;
+    if (!statusChanged(build.status, next)) return build;
+    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
+    const patched = await client.patchStatus(namespace, name, { status: next });
+    written.set(`${namespace}/${name}`, { uid: patched.metadata?.uid, status: patched.status ?? next });
+    return patched;
   };
 
   /** Ends the build: the log's last line and end marker, then the status; retried whole when a step fails. */
@@ -97,7 +104,18 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     // Only the project's own repository: a SourceBuild applied by hand naming another project's is refused.
     const found = projectRepository(deps.repositories, namespace, build.spec.repository);
     if ('missing' in found) throw new SourceUnavailableError(found.missing);
-    const source = await deps.exporter.export(build.spec.repository, found.repository.status?.repoId, build.spec.commit, build.spec.rootDirectory, namespace, name);
+    const repoId = found.repository.status?.repoId;
+    if (!build.spec.build?.command) {
+      // Nothing of the user's runs: the commit's files are the output, packed by the operator without a sandbox.
+      const path = [build.spec.rootDirectory, build.spec.build?.outputDirectory].filter(Boolean).join('/') || undefined;
+      log.write(`[cloudwright] no build command: packing ${path ?? 'the repository'} as it is\n`);
+      const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, path, { key: outputKey(namespace, name), format: 'tar' });
+      await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+      results.set(key, { outcome: 'succeeded' });
+      controller.enqueue(key);
+      return;
+    }
+    const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, build.spec.rootDirectory, { key: sourceKey(namespace, name), format: 'tar.gz' });
     const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
     await deps.runner.run(
       {
@@ -153,7 +171,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     workers: 4,
     reconcile: async (key, { namespace }): Promise<Result> => {
       let build = deps.builds.get(key);
-      if (!build) return;
+      if (!build) {
+        written.delete(key);
+        return;
+      }
+      const mine = written.get(key);
+      if (mine && mine.uid === build.metadata?.uid) build = { ...build, status: mine.status };
       const cleanup = async (b: SourceBuild) => {
         await deps.runner.stop(runId(b));
         slots.release(key);
@@ -201,7 +224,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         state: 'Building',
         message: 'building',
         startedAt: now().toISOString(),
-        runner: deps.runner.kind,
+        runner: build.spec.build?.command ? deps.runner.kind : 'none',
         attempts: (build.status?.attempts ?? 0) + 1,
       });
       await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);

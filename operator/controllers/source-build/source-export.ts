@@ -41,11 +41,14 @@ export class SourceExporter {
     this.#workDir = options.workDir;
   }
 
-  /** Archives `commit`'s `rootDirectory` (whole tree when absent) into the bucket for the build `namespace/build`. */
-  /** `repoId`: the incarnation the project's Repository holds; another one in the bucket is refused. */
-  async export(repo: string, repoId: string | undefined, commit: string, rootDirectory: string | undefined, namespace: string, build: string): Promise<ExportedSource> {
-    const path = parseRepoPath(repo);
-    const dir = join(this.#workDir, 'repos', path.owner, `${path.name}.git`);
+  /**
+   * Archives `path` of `commit` (the whole tree when absent) into the bucket at `to.key`: gzipped for a builder to
+   * fetch, or a plain tar that is the build's output itself (a source without a build command). `repoId`: the
+   * incarnation the project's Repository holds; another one in the bucket is refused.
+   */
+  async export(repo: string, repoId: string | undefined, commit: string, path: string | undefined, to: { key: string; format: 'tar' | 'tar.gz' }): Promise<ExportedSource> {
+    const repoPath = parseRepoPath(repo);
+    const dir = join(this.#workDir, 'repos', repoPath.owner, `${repoPath.name}.git`);
     await this.#syncs.run(repo, async () => {
       const head = await this.#repos.readHead(repo, { fresh: true });
       if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
@@ -53,11 +56,10 @@ export class SourceExporter {
     });
     const describe = await this.#git(dir, ['log', '-1', '--format=%an <%ae>%x00%s', commit], `commit ${commit} is not in the repository (force-pushed away?)`);
     const [author = '', subject = ''] = describe.toString('utf8').trimEnd().split('\0');
-    const tree = rootDirectory ? `${commit}:${rootDirectory}` : commit;
-    const archive = await this.#git(dir, ['archive', '--format=tar.gz', tree], `the root directory ${rootDirectory ?? ''} is not a directory in commit ${commit.slice(0, 12)}`);
-    const key = sourceKey(namespace, build);
-    await this.#artifacts.put(key, archive, { contentType: 'application/gzip' });
-    return { key, commitMessage: subject.slice(0, 256), author: author.slice(0, 256) };
+    const tree = path ? `${commit}:${path}` : commit;
+    const archive = await this.#git(dir, ['archive', `--format=${to.format}`, tree], `${path ?? ''} is not a directory in commit ${commit.slice(0, 12)}`);
+    await this.#artifacts.put(to.key, archive, { contentType: to.format === 'tar' ? 'application/x-tar' : 'application/gzip' });
+    return { key: to.key, commitMessage: subject.slice(0, 256), author: author.slice(0, 256) };
   }
 
   async #git(dir: string, args: string[], missing: string): Promise<Buffer> {
