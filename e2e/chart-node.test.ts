@@ -670,7 +670,13 @@ describe('the chart on a real node', () => {
     );
     expect((await callApi('POST', `/v1/projects/${project}/apps`, { name: 'pushed' })).status).toBe(201);
     await objectClient<KubeObject & { spec: object }>(conn, APP_SOURCES).apply(
-      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'AppSource', metadata: { name: 'pushed', namespace: project }, spec: { app: 'pushed', repository: { owner: project, name: 'site' } } },
+      // A build command, so the build is a Job (a source without one is packed by the operator itself).
+      {
+        apiVersion: 'cloudwright.dev/v1alpha1',
+        kind: 'AppSource',
+        metadata: { name: 'pushed', namespace: project },
+        spec: { app: 'pushed', repository: { owner: project, name: 'site' }, build: { command: 'mkdir -p out && cp worker.js out/', outputDirectory: 'out' } },
+      },
       APPLY,
     );
     const git = await GitClient.create();
