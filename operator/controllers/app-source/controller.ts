@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import { isFinished } from '../../../src/platform/app-sources/source-view.ts';
 import {
   AppSourceConditions,
   AppSourceReasons,
@@ -30,7 +31,6 @@ import { buildName, buildSpec, productionBranch, targetsOf, type Target } from '
 export const DEFAULT_PREVIEW_GRACE_MS = 60 * 60 * 1000;
 /** Refs are read again this often even without a wake-up: a missed one delays a deploy, never loses it. */
 export const DEFAULT_RESYNC_MS = 5 * 60 * 1000;
-const FINISHED = new Set(['Succeeded', 'Failed', 'Cancelled']);
 
 export interface AppSourceControllerDeps {
   kube: KubeConnection;
@@ -125,7 +125,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     const namespace = source.metadata?.namespace ?? '';
     const name = buildName(target);
     for (const stale of buildsOf(source)) {
-      const superseded = stale.spec.app === target.app && stale.metadata?.name !== name && !stale.spec.cancelled && !FINISHED.has(stale.status?.state ?? '');
+      const superseded = stale.spec.app === target.app && stale.metadata?.name !== name && !stale.spec.cancelled && !isFinished(stale.status?.state);
       if (superseded) await builds.patch(namespace, stale.metadata?.name ?? '', { spec: { cancelled: true } });
     }
     const existing = deps.builds.get(`${namespace}/${name}`);
@@ -205,7 +205,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     for (const b of buildsOf(source)) byApp.set(b.spec.app, [...(byApp.get(b.spec.app) ?? []), b]);
     for (const list of byApp.values()) {
       const old = list
-        .filter((b) => FINISHED.has(b.status?.state ?? ''))
+        .filter((b) => isFinished(b.status?.state))
         .sort((a, b) => Date.parse(b.metadata?.creationTimestamp ?? '') - Date.parse(a.metadata?.creationTimestamp ?? ''))
         .slice(MAX_SOURCE_BUILDS_PER_APP)
         .filter((b) => !deployed.has(b.metadata?.name ?? ''));

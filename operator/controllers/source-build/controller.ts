@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Registry } from 'prom-client';
+import { isFinished } from '../../../src/platform/app-sources/source-view.ts';
 import { SourceBuildReasons, type SourceBuild, type SourceBuildStatus } from '../../../src/apis/v1alpha1/source-build.ts';
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
@@ -46,7 +47,6 @@ export interface SourceBuildControllerDeps {
   now?: () => Date;
 }
 
-const FINISHED = new Set(['Succeeded', 'Failed', 'Cancelled']);
 const runId = (build: SourceBuild) => `${build.metadata?.name ?? ''}-${build.status?.attempts ?? 1}`;
 
 /**
@@ -185,7 +185,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         await deleteBuildObjects(deps.artifacts, namespace, b.metadata?.name ?? '');
       };
       if (await runFinalizer(client, build, SOURCE_BUILD_FINALIZER, cleanup)) return;
-      if (FINISHED.has(build.status?.state ?? '')) return;
+      if (isFinished(build.status?.state)) return;
       build = await addFinalizer(client, build, SOURCE_BUILD_FINALIZER);
       const state = build.status?.state;
 
