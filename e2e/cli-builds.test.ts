@@ -66,6 +66,8 @@ describe('cw and push to deploy', () => {
       'npm ci && npm run build',
       '--output-dir',
       'dist',
+      '--preview-databases',
+      'fork',
     ]);
     expect(connected.code, connected.stderr).toBe(0);
     expect(connected.stdout).toContain(`Connected app web to ${repo()}: pushes to release deploy it`);
@@ -75,23 +77,26 @@ describe('cw and push to deploy', () => {
       productionBranch: 'release',
       previewBranches: ['feature/*', 'fix/*'],
       build: { command: 'npm ci && npm run build', outputDirectory: 'dist' },
+      previewDatabases: 'Fork',
     });
 
     const shown = await cw(user, ['apps', 'source', 'web']);
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toContain(repo());
     expect(shown.stdout).toMatch(/Preview branches:\s+feature\/\*, fix\/\*/);
+    expect(shown.stdout).toMatch(/Preview databases:\s+a copy of each linked database per preview/);
     const json = await cwJson<{ source: { state: string } }>(user, ['apps', 'source', 'web'], { method: 'GET', path: `${P}/source` });
     expect(json.source.state).toBe('pending');
     expect((await cwJson<{ app: { source?: string } }>(user, ['apps', 'get', 'web'], { method: 'GET', path: P })).app.source).toBe(repo());
 
     // Run again: the settings not given go back to their defaults.
     expect((await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--no-previews'])).code).toBe(0);
-    expect((await objectClient<AppSource>(kube, APP_SOURCES).get(member.project, 'web'))?.spec).toMatchObject({ productionBranch: 'main', previewBranches: [] });
+    expect((await objectClient<AppSource>(kube, APP_SOURCES).get(member.project, 'web'))?.spec).toMatchObject({ productionBranch: 'main', previewBranches: [], previewDatabases: 'None' });
 
     expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', `${member.project}/nothing`]), 1, /no repository/);
     expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--no-previews', '--preview-branches', 'x']), 2, /--preview-branches or --no-previews/);
     expectOneLineError(await cw(user, ['apps', 'connect', 'web']), 2, /--repo/);
+    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--preview-databases', 'copy']), 2, /--preview-databases is none or fork, not copy/);
     expectOneLineError(await cw(user, ['apps', 'source', 'nope']), 1, /no app nope/);
 
     expect((await cw(user, ['apps', 'disconnect', 'web', '--yes'])).code).toBe(0);

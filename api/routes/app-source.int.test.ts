@@ -54,6 +54,7 @@ describe('connecting an app to a repository', () => {
       build_command: 'npm ci && npm run build',
       output_directory: 'dist',
       environment: { production: { API_URL: 'https://api.example' }, preview: { API_URL: 'https://staging.example' } },
+      preview_databases: 'fork',
     });
     expect(put.statusCode).toBe(201);
     const view = put.json().source;
@@ -66,6 +67,7 @@ describe('connecting an app to a repository', () => {
       build_command: 'npm ci && npm run build',
       output_directory: 'dist',
       environment: { production: { API_URL: 'https://api.example' }, preview: { API_URL: 'https://staging.example' } },
+      preview_databases: 'fork',
       state: 'pending',
       previews: [],
     });
@@ -78,6 +80,7 @@ describe('connecting an app to a repository', () => {
       rootDirectory: 'apps/web',
       build: { command: 'npm ci && npm run build', outputDirectory: 'dist' },
       environment: { production: { API_URL: 'https://api.example' }, preview: { API_URL: 'https://staging.example' } },
+      previewDatabases: 'Fork',
     });
     expect(stored?.status).toBeUndefined();
     // Owned by the app: deleting the app deletes its connection.
@@ -90,9 +93,21 @@ describe('connecting an app to a repository', () => {
     // PUT replaces whole: what is left out gets its default again.
     const replaced = await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_branches: [] });
     expect(replaced.statusCode).toBe(200);
-    expect(replaced.json().source).toMatchObject({ repository: `${project}/docs`, production_branch: 'main', preview_branches: [], environment: { production: {}, preview: {} } });
+    expect(replaced.json().source).toMatchObject({
+      repository: `${project}/docs`,
+      production_branch: 'main',
+      preview_branches: [],
+      environment: { production: {}, preview: {} },
+      preview_databases: 'none',
+    });
     expect(replaced.json().source).not.toHaveProperty('build_command');
-    expect((await sources().get(project, appId))?.spec).toStrictEqual({ app: appId, repository: { owner: project, name: 'docs' }, productionBranch: 'main', previewBranches: [] });
+    expect((await sources().get(project, appId))?.spec).toStrictEqual({
+      app: appId,
+      repository: { owner: project, name: 'docs' },
+      productionBranch: 'main',
+      previewBranches: [],
+      previewDatabases: 'None',
+    });
     // The same settings again: 200, nothing written.
     const generation = (await sources().get(project, appId))?.metadata?.generation;
     expect((await call('PUT', `/apps/${appId}/source`, { repository: `${project}/docs`, preview_branches: [] })).statusCode).toBe(200);
@@ -217,6 +232,7 @@ describe('connecting an app to a repository', () => {
     [{ repository: 'shop/site', environment: { staging: {} } }, 'environment'],
     [{ repository: 'shop/site', environment: { production: Object.fromEntries(Array.from({ length: 129 }, (_, i) => [`K${i}`, 'v'])) } }, 'environment'],
     [{ repository: 'shop/site', token: 'x' }, 'token'],
+    [{ repository: 'shop/site', preview_databases: 'copy' }, 'preview_databases'],
   ])('refuses bad input #%# with 400 naming the field, writing nothing', async (body, field) => {
     const appId = 'src-bounds';
     if ((await call('GET', `/apps/${appId}`)).statusCode === 404) await createApp(appId);

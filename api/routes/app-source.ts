@@ -23,6 +23,7 @@ export function sourceSettings(body: Static<typeof SourceBody>): SourceSettings 
     ...(body.root_directory ? { rootDirectory: body.root_directory } : {}),
     ...(Object.keys(build).length > 0 ? { build } : {}),
     ...(Object.keys(environment).length > 0 ? { environment } : {}),
+    previewDatabases: body.preview_databases === 'fork' ? 'Fork' : 'None',
   };
 }
 

@@ -7,6 +7,13 @@ import { ProjectId } from './project.ts';
 
 // Response schemas avoid `anyOf` (see project.ts): optional fields are simply absent.
 
+const PreviewDatabases = Type.Unsafe<'none' | 'fork'>({
+  type: 'string',
+  enum: ['none', 'fork'],
+  description:
+    'none (the default): preview apps get none of the app’s linked databases. fork: each preview gets its own copy of every database the app links (a point-in-time restore taken when the preview is created), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.',
+});
+
 // The bounds are the kind's own (src/apis/v1alpha1/app-source.ts), so what the API takes the apiserver takes.
 const SEGMENT = '[A-Za-z0-9_](\\.?[A-Za-z0-9_-])*';
 export const SOURCE_BUILD_PAGE_MAX = 100;
@@ -30,6 +37,7 @@ export const SourceBody = Type.Object(
     build_command: Type.Optional(SourceBuildSettings.properties.command),
     output_directory: Type.Optional(SourceBuildSettings.properties.outputDirectory),
     environment: Type.Optional(AppSourceSpec.properties.environment),
+    preview_databases: Type.Optional(PreviewDatabases),
   },
   { additionalProperties: false, description: 'The connection; what is left out gets its default (PUT replaces the settings whole).' },
 );
@@ -46,7 +54,8 @@ const SourceDeployment = Type.Object(
     deployed_commit: Type.Optional(Commit('The commit the app serves.')),
     deployed_build_id: Type.Optional(Type.String({ description: 'The build (as `GET …/builds` lists it) the app serves from it.' })),
     deployed_at: Type.Optional(Type.String({ description: 'When it was deployed.' })),
-    message: Type.Optional(Type.String({ description: 'Why the head is not deployed, when it is not (its build failed, the deploy was refused).' })),
+    message: Type.Optional(Type.String({ description: 'Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database.' })),
+    databases: Type.Optional(Type.Array(Type.String(), { description: 'A preview’s own copies of the app’s databases (preview_databases fork), by database id.' })),
   },
   { description: 'One branch and what its app serves.' },
 );
@@ -63,6 +72,7 @@ export const AppSourceView = Type.Object(
     build_command: Type.Optional(Type.String({ description: 'The build command; absent: nothing is built, the output directory is packed as `cw deploy` packs one.' })),
     output_directory: Type.Optional(Type.String({ description: 'What is packed, relative to the root directory; absent: the root directory.' })),
     environment: Type.Object({ production: ContextVariables, preview: ContextVariables }, { description: 'Plain variables of builds per context (and of the preview apps), over the app’s own.' }),
+    preview_databases: PreviewDatabases,
     state: Type.Unsafe<'pending' | 'ready' | 'failed'>({
       type: 'string',
       enum: ['pending', 'ready', 'failed'],

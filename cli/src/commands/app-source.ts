@@ -15,6 +15,7 @@ interface ConnectOptions {
   root?: string;
   buildCommand?: string;
   outputDir?: string;
+  previewDatabases?: string;
 }
 
 export function registerAppSource(apps: Command): void {
@@ -33,7 +34,8 @@ export function registerAppSource(apps: Command): void {
           .option('--no-previews', 'no previews: only the production branch deploys')
           .option('--root <dir>', 'where the app lives in the repository (default: its root)')
           .option('--build-command <cmd>', 'the build, run in the root directory (for example "npm ci && npm run build"); default: none, the directory is deployed as it is')
-          .option('--output-dir <dir>', 'what the build leaves to deploy, relative to the root directory (default: the root directory)'),
+          .option('--output-dir <dir>', 'what the build leaves to deploy, relative to the root directory (default: the root directory)')
+          .option('--preview-databases <none|fork>', 'fork: each preview gets its own copy of the databases the app links, taken when it is created (default none: previews link no database)'),
       ),
       connect,
     ),
@@ -41,6 +43,7 @@ export function registerAppSource(apps: Command): void {
       'cw apps connect web --repo shop/site',
       'cw apps connect web --repo shop/site --branch release --preview-branches "feature/*,fix/*"',
       'cw apps connect web --repo shop/site --no-previews --build-command "npm ci && npm run build" --output-dir dist',
+      'cw apps connect web --repo shop/site --preview-databases fork',
     ],
   );
   examples(
@@ -62,6 +65,8 @@ async function getSource(ctx: Context, projectId: string, appId: string) {
 
 async function connect(ctx: Context, appId: string, options: ConnectOptions): Promise<void> {
   if (!options.previews && options.previewBranches) throw new UsageError('give --preview-branches or --no-previews, not both');
+  const previewDatabases = options.previewDatabases;
+  if (previewDatabases !== undefined && previewDatabases !== 'none' && previewDatabases !== 'fork') throw new UsageError(`--preview-databases is none or fork, not ${previewDatabases}`);
   const projectId = await ctx.project();
   // The environment per context has no flags: a connection changed from here keeps the one it has.
   let environment: SourceView['environment'] | undefined;
@@ -81,6 +86,7 @@ async function connect(ctx: Context, appId: string, options: ConnectOptions): Pr
         ...(options.root ? { root_directory: options.root } : {}),
         ...(options.buildCommand ? { build_command: options.buildCommand } : {}),
         ...(options.outputDir ? { output_directory: options.outputDir } : {}),
+        ...(previewDatabases ? { preview_databases: previewDatabases } : {}),
         ...(environment ? { environment } : {}),
       },
     }),
@@ -120,12 +126,21 @@ async function show(ctx: Context, appId: string): Promise<void> {
     ['Root directory', source.root_directory],
     ['Build command', source.build_command],
     ['Output directory', source.output_directory],
+    ['Preview databases', source.preview_databases === 'fork' ? 'a copy of each linked database per preview' : 'none'],
     ['Connected', `${source.created_at} (${ago(source.created_at)})`],
   ]);
   const rows = [...(source.production ? [{ ...source.production, kind: 'production' }] : []), ...source.previews.map((p) => ({ ...p, kind: 'preview' }))];
   printTable(
     ['', 'BRANCH', 'APP', 'HOST', 'SERVES', 'HEAD', 'NOTE'],
-    rows.map((d) => [d.kind, d.branch, d.app_id, d.host, short(d.deployed_commit), short(d.commit), d.message]),
+    rows.map((d) => [
+      d.kind,
+      d.branch,
+      d.app_id,
+      d.host,
+      short(d.deployed_commit),
+      short(d.commit),
+      [d.databases?.length ? `databases ${d.databases.join(', ')}` : undefined, d.message].filter(Boolean).join('; '),
+    ]),
     'Nothing deployed from it yet: push to the production branch.',
   );
 }

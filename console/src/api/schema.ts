@@ -4865,6 +4865,11 @@ export interface paths {
                                     };
                                 };
                                 /**
+                                 * @description none (the default): preview apps get none of the app’s linked databases. fork: each preview gets its own copy of every database the app links (a point-in-time restore taken when the preview is created), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.
+                                 * @enum {string}
+                                 */
+                                preview_databases: "none" | "fork";
+                                /**
                                  * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
@@ -4891,8 +4896,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 };
                                 /** @description The preview branches and their apps. */
                                 previews: {
@@ -4912,8 +4919,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 }[];
                                 /** @description When the app was connected. */
                                 created_at: string;
@@ -5029,6 +5038,11 @@ export interface paths {
                                 [key: string]: string;
                             };
                         };
+                        /**
+                         * @description none (the default): preview apps get none of the app’s linked databases. fork: each preview gets its own copy of every database the app links (a point-in-time restore taken when the preview is created), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.
+                         * @enum {string}
+                         */
+                        preview_databases?: "none" | "fork";
                     };
                 };
             };
@@ -5068,6 +5082,11 @@ export interface paths {
                                     };
                                 };
                                 /**
+                                 * @description none (the default): preview apps get none of the app’s linked databases. fork: each preview gets its own copy of every database the app links (a point-in-time restore taken when the preview is created), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.
+                                 * @enum {string}
+                                 */
+                                preview_databases: "none" | "fork";
+                                /**
                                  * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
@@ -5094,8 +5113,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 };
                                 /** @description The preview branches and their apps. */
                                 previews: {
@@ -5115,8 +5136,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 }[];
                                 /** @description When the app was connected. */
                                 created_at: string;
@@ -5159,6 +5182,11 @@ export interface paths {
                                     };
                                 };
                                 /**
+                                 * @description none (the default): preview apps get none of the app’s linked databases. fork: each preview gets its own copy of every database the app links (a point-in-time restore taken when the preview is created), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.
+                                 * @enum {string}
+                                 */
+                                preview_databases: "none" | "fork";
+                                /**
                                  * @description ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).
                                  * @enum {string}
                                  */
@@ -5185,8 +5213,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 };
                                 /** @description The preview branches and their apps. */
                                 previews: {
@@ -5206,8 +5236,10 @@ export interface paths {
                                     deployed_build_id?: string;
                                     /** @description When it was deployed. */
                                     deployed_at?: string;
-                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused). */
+                                    /** @description Why the head is not deployed, when it is not (its build failed, the deploy was refused), or why a preview lacks a copy of a database. */
                                     message?: string;
+                                    /** @description A preview’s own copies of the app’s databases (preview_databases fork), by database id. */
+                                    databases?: string[];
                                 }[];
                                 /** @description When the app was connected. */
                                 created_at: string;

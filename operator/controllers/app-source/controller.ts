@@ -10,6 +10,7 @@ import {
   type AppSourceStatus,
   type SourceDeployment,
 } from '../../../src/apis/v1alpha1/app-source.ts';
+import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import { PUSHED_SEQ_ANNOTATION, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { MAX_SOURCE_BUILDS_PER_APP, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
@@ -21,9 +22,10 @@ import { isAlreadyExists, isNotFound, objectClient, type Informer, type KubeConn
 import type { Logger } from '../../../src/logging/log.ts';
 import { APP_LABEL } from '../../../src/platform/app-view.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
-import { APP_SOURCES, PROJECT_LABEL, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
+import { APP_SOURCES, DATABASES, PROJECT_LABEL, RUNTIME_APPS, SOURCE_BUILDS } from '../../../src/platform/resources.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
+import { ensureForks, planPreviewDatabases } from './preview-databases.ts';
 import { projectRepository } from './project-repository.ts';
 import { buildName, buildSpec, productionBranch, targetsOf, type Target } from './targets.ts';
 
@@ -38,6 +40,8 @@ export interface AppSourceControllerDeps {
   builds: Informer<SourceBuild>;
   apps: Informer<RuntimeApp>;
   repositories: Informer<Repository>;
+  /** The databases production apps link, and previews' copies of them. */
+  databases: Informer<Database>;
   /** The repositories' bucket: the refs are read from there, the one source of truth. */
   repos: Pick<RepoStore, 'readHead'>;
   /** Activates a stored build as a rollback does. */
@@ -66,6 +70,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   const sources = objectClient<AppSource>(deps.kube, APP_SOURCES);
   const builds = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
+  const databaseClient = objectClient<Database>(deps.kube, DATABASES);
 
   const owner = (source: AppSource) => ({
     apiVersion: 'cloudwright.dev/v1alpha1',
@@ -78,21 +83,29 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   const buildsOf = (source: AppSource) => deps.builds.list().filter((b) => b.metadata?.namespace === source.metadata?.namespace && b.spec.source === source.metadata?.name);
   const previewsOf = (source: AppSource) => deps.apps.list().filter((a) => a.metadata?.namespace === source.metadata?.namespace && a.metadata?.labels?.[PREVIEW_OF_LABEL] === source.metadata?.name);
 
-  /** The preview app of `target`, created or brought to the source's settings; a message when it cannot be. */
-  const ensurePreview = async (source: AppSource, app: RuntimeApp, target: Target): Promise<string | undefined> => {
+  /**
+   * The preview app of `target`, created or brought to the source's settings, with its copies of the app's
+   * databases (previewDatabases Fork): `refused` when it cannot be, `note` when a copy cannot be made.
+   */
+  const ensurePreview = async (source: AppSource, app: RuntimeApp, target: Target): Promise<{ refused?: string; note?: string; databases: string[] }> => {
     const namespace = source.metadata?.namespace ?? '';
     const existing = deps.apps.get(`${namespace}/${target.app}`);
-    if (existing && existing.metadata?.labels?.[PREVIEW_OF_LABEL] !== source.metadata?.name) return `an app named ${target.app} exists already, so branch ${target.branch} gets no preview`;
-    const environment = { ...app.spec.environment, ...source.spec.environment?.preview };
+    if (existing && existing.metadata?.labels?.[PREVIEW_OF_LABEL] !== source.metadata?.name)
+      return { refused: `an app named ${target.app} exists already, so branch ${target.branch} gets no preview`, databases: [] };
+    const databaseOf = (name: string) => deps.databases.get(`${namespace}/${name}`);
+    const plan = planPreviewDatabases(source, app, target.app, { ...app.spec.environment, ...source.spec.environment?.preview }, databaseOf);
     const spec: RuntimeApp['spec'] = {
       displayName: `${app.spec.displayName} (${target.branch})`.slice(0, 128),
       ...(existing?.spec.activeBuildId ? { activeBuildId: existing.spec.activeBuildId } : {}),
-      ...(Object.keys(environment).length > 0 ? { environment } : {}),
+      ...(Object.keys(plan.environment).length > 0 ? { environment: plan.environment } : {}),
+      ...(plan.databaseEnvironment ? { databaseEnvironment: plan.databaseEnvironment } : {}),
       ...(app.spec.https ? { https: app.spec.https } : {}),
     };
-    if (!existing) {
+    const databases = plan.forks.map((f) => f.name);
+    let preview = existing;
+    if (!preview) {
       try {
-        await apps.create({
+        preview = await apps.create({
           metadata: {
             name: target.app,
             namespace,
@@ -104,20 +117,22 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
           spec,
         });
       } catch (err) {
-        if (isAlreadyExists(err)) return undefined; // the cache is behind: the next pass sees it
-        if (err instanceof Error && /exceeded quota/.test(err.message)) return `the project has as many apps as its quota allows, so branch ${target.branch} gets no preview`;
+        if (isAlreadyExists(err)) return { databases }; // the cache is behind: the next pass sees it
+        if (err instanceof Error && /exceeded quota/.test(err.message))
+          return { refused: `the project has as many apps as its quota allows, so branch ${target.branch} gets no preview`, databases: [] };
         throw err;
       }
-      return undefined;
+    } else {
+      const expiring = preview.metadata?.annotations?.[PREVIEW_EXPIRES_ANNOTATION] !== undefined;
+      if (expiring || statusChanged(preview.spec, spec)) {
+        await apps.patch(namespace, target.app, {
+          metadata: { resourceVersion: preview.metadata?.resourceVersion, annotations: { [PREVIEW_EXPIRES_ANNOTATION]: null } },
+          spec: { ...spec, environment: spec.environment ?? null, databaseEnvironment: spec.databaseEnvironment ?? null, https: spec.https ?? null },
+        });
+      }
     }
-    const expiring = existing.metadata?.annotations?.[PREVIEW_EXPIRES_ANNOTATION] !== undefined;
-    if (expiring || statusChanged(existing.spec, spec)) {
-      await apps.patch(namespace, target.app, {
-        metadata: { resourceVersion: existing.metadata?.resourceVersion, annotations: { [PREVIEW_EXPIRES_ANNOTATION]: null } },
-        spec: { ...spec, environment: spec.environment ?? null, https: spec.https ?? null },
-      });
-    }
-    return undefined;
+    const note = await ensureForks(databaseClient, plan, preview, source, databaseOf, now());
+    return { ...(note ? { note } : {}), databases };
   };
 
   /** The build of the target's head exists; builds of older heads of the branch not yet finished are cancelled. */
@@ -244,6 +259,8 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       // Preview apps are the source's; a production app's change (its environment) is its source's too.
       { kind: 'RuntimeApp', source: deps.apps, mapToOwner: (app) => [app.metadata?.labels?.[PREVIEW_OF_LABEL] ? `${app.metadata.namespace}/${app.metadata.labels[PREVIEW_OF_LABEL]}` : keyOf(app)] },
       { kind: 'Repository', source: deps.repositories, mapToOwner: (repo) => sourcesNaming(repo as Repository) },
+      // A preview's copy of a database: once it has its URL, the preview's variables holding the original's get it.
+      { kind: 'Database', source: deps.databases, mapToOwner: (db) => (db.metadata?.labels?.[PREVIEW_OF_LABEL] ? [`${db.metadata.namespace}/${db.metadata.labels[PREVIEW_OF_LABEL]}`] : []) },
     ],
     registry: deps.registry,
     log: deps.log,
@@ -299,12 +316,17 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       const previews: SourceDeployment[] = [];
       for (const target of targets.previews) {
         const before = source.status?.previews?.find((p) => p.branch === target.branch);
-        const refused = await ensurePreview(source, app, target);
-        if (refused) {
-          previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: refused });
+        const preview = await ensurePreview(source, app, target);
+        if (preview.refused) {
+          previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: preview.refused });
           continue;
         }
-        previews.push(await deploy(source, target, await ensureBuild(source, app, target), before));
+        const deployment = await deploy(source, target, await ensureBuild(source, app, target), before);
+        previews.push({
+          ...deployment,
+          ...(preview.databases.length > 0 ? { databases: preview.databases } : {}),
+          ...(preview.note && !deployment.message ? { message: preview.note } : {}),
+        });
       }
       const nextExpiry = await retirePreviews(source, new Set(targets.previews.map((t) => t.app)));
       const deployed = new Set([production, ...previews].flatMap((d) => (d?.deployedCommit ? [buildName({ app: d.app, commit: d.deployedCommit })] : [])));

@@ -4,7 +4,7 @@ import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
 import { BranchName, RepositoryName, RepositoryOwner } from './repository.ts';
-import { EnvironmentKey } from './runtime-app.ts';
+import { EnvironmentKey, MAX_DATABASE_ENVIRONMENT_KEYS } from './runtime-app.ts';
 import { DnsLabel, Hostname, immutable, Text, Timestamp } from './strings.ts';
 
 /** Most branch patterns a source lists for previews. */
@@ -50,6 +50,13 @@ export const AppSourceSpec = Type.Object({
   ),
   rootDirectory: Type.Optional(RelativePath('Where the app lives inside the repository. Absent: the repository root.')),
   build: Type.Optional(SourceBuildSettings),
+  previewDatabases: Type.Optional(
+    Type.Union([Type.Literal('None'), Type.Literal('Fork')], {
+      default: 'None',
+      description:
+        'None (the default): preview apps get none of the app’s linked databases. Fork: each preview gets its own copy of every database the app links (point-in-time restore at the preview’s creation), linked under the same variables; a plain variable whose value is such a database’s URL gets the copy’s URL. The copies go with the preview.',
+    }),
+  ),
   environment: Type.Optional(
     Type.Object(
       {
@@ -75,6 +82,9 @@ export const SourceDeployment = Type.Object(
     deployedBuildId: Type.Optional(DnsLabel({ description: 'Its Build id.' })),
     deployedAt: Type.Optional(Timestamp({ description: 'When it was deployed.' })),
     message: Type.Optional(Text({ maxLength: 1024, description: 'Why the head is not deployed, when it is not (its build failed, the deploy was refused).' })),
+    databases: Type.Optional(
+      Type.Array(DnsLabel({ description: 'A Database.' }), { maxItems: MAX_DATABASE_ENVIRONMENT_KEYS, description: 'A preview’s own copies of the app’s databases (previewDatabases Fork).' }),
+    ),
   },
   { description: 'One branch and what it serves.' },
 );
@@ -110,6 +120,8 @@ export const AppSourceReasons = {
 /** Preview RuntimeApps carry the source's name and their branch (the full name is an annotation: labels are short). */
 export const PREVIEW_OF_LABEL = 'cloudwright.dev/preview-of';
 export const PREVIEW_BRANCH_ANNOTATION = 'cloudwright.dev/preview-branch';
+/** On a preview's copy of a database (previewDatabases Fork): the preview app it belongs to. */
+export const PREVIEW_DATABASE_OF_LABEL = 'cloudwright.dev/preview-database-of';
 /** On a preview app whose branch is gone: when it is deleted (the grace period). */
 export const PREVIEW_EXPIRES_ANNOTATION = 'cloudwright.dev/preview-expires-at';
 

@@ -14,13 +14,14 @@ const source = (status?: AppSource['status'], generation = 2): AppSource => ({
 const condition = (type: string, status: 'True' | 'False', reason: string, observedGeneration = 2) => ({ type, status, reason, message: `${reason}.`, lastTransitionTime: at, observedGeneration });
 
 describe('sourceView', () => {
-  it('fills in the defaults: main, every branch, empty environments, pending', () => {
+  it('fills in the defaults: main, every branch, empty environments, no preview databases, pending', () => {
     expect(sourceView(source())).toStrictEqual({
       app_id: 'web',
       repository: 'shop/site',
       production_branch: 'main',
       preview_branches: ['*'],
       environment: { production: {}, preview: {} },
+      preview_databases: 'none',
       state: 'pending',
       previews: [],
       created_at: at,

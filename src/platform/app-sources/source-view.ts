@@ -19,6 +19,7 @@ export interface SourceDeploymentView {
   deployed_build_id?: string;
   deployed_at?: string;
   message?: string;
+  databases?: string[];
 }
 
 export type SourceState = 'pending' | 'ready' | 'failed';
@@ -33,6 +34,7 @@ export interface SourceView {
   build_command?: string;
   output_directory?: string;
   environment: { production: Record<string, string>; preview: Record<string, string> };
+  preview_databases: 'none' | 'fork';
   /** pending until the operator has read the repository and deployed the production branch's head. */
   state: SourceState;
   reason?: string;
@@ -71,6 +73,7 @@ export function sourceView(source: AppSource): SourceView {
     ...(spec.build?.command ? { build_command: spec.build.command } : {}),
     ...(spec.build?.outputDirectory ? { output_directory: spec.build.outputDirectory } : {}),
     environment: { production: spec.environment?.production ?? {}, preview: spec.environment?.preview ?? {} },
+    preview_databases: spec.previewDatabases === 'Fork' ? 'fork' : 'none',
     state,
     ...(why?.reason ? { reason: why.reason } : {}),
     ...(why?.message ? { message: why.message } : {}),
@@ -91,6 +94,7 @@ function deploymentView(d: SourceDeployment): SourceDeploymentView {
     ...(d.deployedBuildId ? { deployed_build_id: d.deployedBuildId } : {}),
     ...(d.deployedAt ? { deployed_at: d.deployedAt } : {}),
     ...(d.message ? { message: d.message } : {}),
+    ...(d.databases?.length ? { databases: d.databases } : {}),
   };
 }
 

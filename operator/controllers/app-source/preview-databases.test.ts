@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import type { AppSource } from '../../../src/apis/v1alpha1/app-source.ts';
+import type { Database } from '../../../src/apis/v1alpha1/database.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { forkName, planPreviewDatabases } from './preview-databases.ts';
+
+const source = (previewDatabases?: 'None' | 'Fork'): AppSource => ({
+  apiVersion: 'cloudwright.dev/v1alpha1',
+  kind: 'AppSource',
+  metadata: { name: 'web', namespace: 'p' },
+  spec: { app: 'web', repository: { owner: 'p', name: 'site' }, ...(previewDatabases ? { previewDatabases } : {}) },
+});
+const app: RuntimeApp = {
+  apiVersion: 'cloudwright.dev/v1alpha1',
+  kind: 'RuntimeApp',
+  metadata: { name: 'web', namespace: 'p' },
+  spec: { displayName: 'web', databaseEnvironment: { DB_TOKEN: { database: 'orders', access: 'full' }, RO_TOKEN: { database: 'orders' } } },
+};
+const PROD_URL = 'http://db.test/v1/t-orders';
+const database = (name: string, url?: string): Database => ({
+  apiVersion: 'cloudwright.dev/v1alpha1',
+  kind: 'Database',
+  metadata: { name, namespace: 'p' },
+  spec: {},
+  ...(url ? { status: { url } } : {}),
+});
+
+describe('forkName', () => {
+  it('is <database>--<preview> when that is a DNS label', () => {
+    expect(forkName('feature-x--web', 'orders')).toBe('orders--feature-x--web');
+  });
+
+  it('stays a DNS label when cut, and keeps copies of different previews apart', () => {
+    const long = 'a-very-long-branch-name-that-fills-the-label-almost--web';
+    const names = [forkName(long, 'orders-archive'), forkName(`${long.slice(0, -5)}x--web`, 'orders-archive')];
+    for (const name of names) expect(name).toMatch(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/);
+    expect(names[0]).not.toBe(names[1]);
+  });
+});
+
+describe('planPreviewDatabases', () => {
+  const none = () => undefined;
+
+  it('links nothing when the source leaves previews without databases', () => {
+    expect(planPreviewDatabases(source(), app, 'f--web', { DB_URL: PROD_URL }, none)).toEqual({ environment: { DB_URL: PROD_URL }, forks: [] });
+    expect(planPreviewDatabases(source('None'), app, 'f--web', {}, none).forks).toEqual([]);
+  });
+
+  it('links one copy per database under the same variables, and leaves out the URL variable until the copy has one', () => {
+    const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_URL: PROD_URL, GREETING: 'hi' }, (name) => (name === 'orders' ? database('orders', PROD_URL) : undefined));
+    expect(plan.forks).toEqual([{ name: 'orders--f--web', from: 'orders' }]);
+    expect(plan.databaseEnvironment).toEqual({ DB_TOKEN: { database: 'orders--f--web', access: 'full' }, RO_TOKEN: { database: 'orders--f--web' } });
+    // Never the original's URL: the preview's code must not be pointed at production's data.
+    expect(plan.environment).toEqual({ GREETING: 'hi' });
+  });
+
+  it('gives the URL variable the copy’s URL once it has one', () => {
+    const dbs: Record<string, Database> = { orders: database('orders', PROD_URL), 'orders--f--web': database('orders--f--web', 'http://db.test/v1/t-copy') };
+    const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_URL: PROD_URL }, (name) => dbs[name]);
+    expect(plan.environment).toEqual({ DB_URL: 'http://db.test/v1/t-copy' });
+  });
+
+  it('drops a plain variable of the same name as a linked one (a variable is one or the other)', () => {
+    const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_TOKEN: 'plain' }, none);
+    expect(plan.environment).toEqual({});
+  });
+});
