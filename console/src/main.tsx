@@ -2,12 +2,14 @@
 import { render } from 'preact';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { AppPage } from './pages/app.tsx';
+import { AppSourcePage } from './pages/app-source.tsx';
 import { Audit } from './pages/audit.tsx';
 import { DatabasePage, Databases } from './pages/databases.tsx';
 import { DomainPage, Domains } from './pages/domains.tsx';
 import { Members } from './pages/members.tsx';
 import { Apps } from './pages/apps.tsx';
 import { Projects } from './pages/projects.tsx';
+import { SourceBuildPage } from './pages/source-build.tsx';
 import { SignIn } from './pages/sign-in.tsx';
 import { Tokens } from './pages/tokens.tsx';
 import { SessionProvider, useSession } from './session.tsx';
@@ -23,6 +25,8 @@ function Console() {
       <Route path="/console/tokens" component={Tokens} />
       <Route path="/console/projects/:project/apps" component={Apps} />
       <Route path="/console/projects/:project/apps/:app" component={AppPage} />
+      <Route path="/console/projects/:project/apps/:app/source" component={AppSourcePage} />
+      <Route path="/console/projects/:project/apps/:app/source/builds/:build" component={SourceBuildPage} />
       <Route path="/console/projects/:project/domains" component={Domains} />
       <Route path="/console/projects/:project/domains/:domain" component={DomainPage} />
       <Route path="/console/projects/:project/databases" component={Databases} />

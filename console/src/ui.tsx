@@ -108,3 +108,17 @@ export function Head({ columns, action }: { columns: readonly string[]; action?:
     </thead>
   );
 }
+
+/**
+ * Calls `reload` every `ms` while the page is visible and `active` holds: for pages showing what changes
+ * elsewhere (builds started by a push), which the API does not push to the page.
+ */
+export function useRefresh(reload: () => void, ms: number, active = true): void {
+  useEffect(() => {
+    if (!active) return undefined;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') reload();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [ms, active]);
+}

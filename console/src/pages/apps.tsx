@@ -20,7 +20,7 @@ export function Apps() {
       {data && data.apps.length > 0 && (
         <table>
           <caption class="visually-hidden">Apps</caption>
-          <Head columns={['App', 'Status', 'Active build']} />
+          <Head columns={['App', 'Status', 'Active build', 'Source']} />
           <tbody>
             {data.apps.map((a) => (
               <tr key={a.app_id}>
@@ -31,6 +31,9 @@ export function Apps() {
                 <td>
                   <code>{a.active_build_id || '—'}</code>
                 </td>
+                <td>
+                  <AppSource app={a} />
+                </td>
               </tr>
             ))}
           </tbody>
@@ -38,4 +41,15 @@ export function Apps() {
       )}
     </Frame>
   );
+}
+
+/** Where the app's code comes from: the app and branch a preview serves, or the repository that deploys it. */
+function AppSource({ app }: { app: { preview_of?: string; branch?: string; source?: string } }) {
+  if (app.preview_of)
+    return (
+      <>
+        Preview of {app.preview_of}, branch <code>{app.branch}</code>
+      </>
+    );
+  return app.source ? <code>{app.source}</code> : null;
 }
