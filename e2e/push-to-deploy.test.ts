@@ -94,8 +94,14 @@ describe('push to deploy', () => {
     await git.run(['push', '-q', remote, 'main'], { cwd: work });
     await servedEverywhere([runtime], host('web'), 'hello from main', 60_000);
     console.log(`push → production served: ${Date.now() - pushed} ms`);
-    const deployed = await sources.get(project, 'web');
+    const deployed = await eventually(
+      'the source says main is deployed',
+      () => sources.get(project, 'web'),
+      (s) => s?.status?.production?.deployedCommit === first,
+    );
     expect(deployed?.status?.production).toMatchObject({ branch: 'main', commit: first, deployedCommit: first, host: host('web') });
+    // What it said while building ("building …") went with the deploy.
+    expect(deployed?.status?.production).not.toHaveProperty('message');
     const build = await builds.get(project, `web-${first.slice(0, 12)}`);
     expect(build?.status).toMatchObject({ state: 'Succeeded', commitMessage: 'first', author: 'Ada <ada@example.com>', runner: 'none' });
     const log = await readBuildLog(artifacts, project, `web-${first.slice(0, 12)}`);

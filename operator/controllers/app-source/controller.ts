@@ -235,7 +235,10 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   const written = new Map<string, { uid: string | undefined; status: AppSourceStatus }>();
   const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
     if (!statusChanged(source.status, status)) return;
-    const patched = await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production: status.production ?? null } });
+    // A merge patch keeps the keys it does not name: production's are named, null when they went (a message
+    // of a build now deployed), and the whole of it null when production went.
+    const production = status.production ? { ...Object.fromEntries(Object.keys(source.status?.production ?? {}).map((k) => [k, null])), ...status.production } : null;
+    const patched = await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production } });
     written.set(keyOf(source), { uid: patched.metadata?.uid, status: patched.status ?? status });
   };
 
