@@ -74,6 +74,12 @@ describe('buildJob', () => {
     expect(container.resources).toEqual({ requests: bounds, limits: bounds });
   });
 
+  it('asks the scheduler for less CPU than its limit when the installation says so, never for more', () => {
+    const resources = (cpuRequestMillis: number) => (buildJob(spec, { ...settings, cpuRequestMillis }).spec?.template?.spec as unknown as { containers: Container[] }).containers[0]?.resources;
+    expect(resources(200)).toMatchObject({ requests: { cpu: '200m' }, limits: { cpu: '500m' } });
+    expect(resources(2000)).toMatchObject({ requests: { cpu: '500m' }, limits: { cpu: '500m' } });
+  });
+
   it("runs the builder script with the build's environment and the builder's variables, which a build's own cannot replace", () => {
     expect(container.args).toEqual(['node', '-e', BUILDER_SCRIPT]);
     expect(container.terminationMessagePolicy).toBe('FallbackToLogsOnError');

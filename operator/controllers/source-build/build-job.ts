@@ -22,6 +22,11 @@ export interface BuildJobSettings {
   readonly runAsUser: number;
   /** How long a finished Job and its pod (its log) stay before the TTL controller removes them. */
   readonly ttlSecondsAfterFinished: number;
+  /**
+   * The CPU a build pod asks the scheduler for, when less than its limit: it then runs on a node with that much
+   * free and uses idle CPU up to the limit, yielding it to the pods that asked for it. Absent: the limit.
+   */
+  readonly cpuRequestMillis?: number | undefined;
 }
 
 /** Labels every build Job and pod carries; the runner watches by the first two. */
@@ -146,7 +151,7 @@ export function buildJob(spec: BuildRunSpec, settings: BuildJobSettings): Job {
               args: ['node', '-e', BUILDER_SCRIPT],
               workingDir: WORKSPACE,
               env: environment(spec),
-              resources: { requests: bounds, limits: bounds },
+              resources: { requests: { ...bounds, cpu: `${Math.min(settings.cpuRequestMillis ?? limits.cpuMillis, limits.cpuMillis)}m` }, limits: bounds },
               // A failed run's last lines (2 KiB at most) stay on the pod's status: the reason is read from there.
               terminationMessagePolicy: 'FallbackToLogsOnError',
               securityContext: {

@@ -25,6 +25,7 @@ describe('buildJobSettingsFromEnv', () => {
         CW_BUILD_JOB_SERVICE_ACCOUNT: 'nobody',
         CW_BUILD_JOB_RUN_AS_USER: '2000',
         CW_BUILD_JOB_TTL: '1h',
+        CW_BUILD_JOB_CPU_REQUEST: '250',
       }),
     ).toEqual({
       namespace: 'b',
@@ -35,6 +36,7 @@ describe('buildJobSettingsFromEnv', () => {
       serviceAccountName: 'nobody',
       runAsUser: 2000,
       ttlSecondsAfterFinished: 3600,
+      cpuRequestMillis: 250,
     });
   });
 
@@ -42,6 +44,7 @@ describe('buildJobSettingsFromEnv', () => {
     const base = { CW_BUILD_JOB_NAMESPACE: 'b', CW_BUILD_JOB_IMAGE: 'i' };
     expect(() => buildJobSettingsFromEnv({ ...base, CW_BUILD_JOB_RUN_AS_USER: '0' })).toThrow(/^CW_BUILD_JOB_RUN_AS_USER must be/);
     expect(() => buildJobSettingsFromEnv({ ...base, CW_BUILD_JOB_IMAGE_PULL_POLICY: 'Sometimes' })).toThrow(/^CW_BUILD_JOB_IMAGE_PULL_POLICY must be one of Always, IfNotPresent, Never/);
+    expect(() => buildJobSettingsFromEnv({ ...base, CW_BUILD_JOB_CPU_REQUEST: '0.5' })).toThrow(/^CW_BUILD_JOB_CPU_REQUEST must be millicores/);
     expect(() => buildJobSettingsFromEnv({ ...base, CW_BUILD_JOB_RUNTIME_CLASS: 'G Visor' })).toThrow(/^CW_BUILD_JOB_RUNTIME_CLASS must be a RuntimeClass name/);
     expect(() => buildJobSettingsFromEnv({ CW_BUILD_JOB_NAMESPACE: 'Not_A_Namespace', CW_BUILD_JOB_IMAGE: 'i' })).toThrow(/^CW_BUILD_JOB_NAMESPACE must be a namespace name/);
   });

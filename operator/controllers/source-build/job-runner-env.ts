@@ -14,6 +14,7 @@ export function buildJobSettingsFromEnv(env: Env): BuildJobSettings | undefined 
   if (!namespace) return undefined;
   const priorityClassName = read.matching('CW_BUILD_JOB_PRIORITY_CLASS', undefined, DNS_SUBDOMAIN, 'a PriorityClass name');
   const runtimeClassName = read.matching('CW_BUILD_JOB_RUNTIME_CLASS', undefined, DNS_SUBDOMAIN, 'a RuntimeClass name');
+  const cpuRequestMillis = read.optional('CW_BUILD_JOB_CPU_REQUEST') ? read.integer('CW_BUILD_JOB_CPU_REQUEST', 0, { min: 10, max: 64_000 }, 'millicores from 10 to 64000') : undefined;
   const imagePullPolicy = read.optional('CW_BUILD_JOB_IMAGE_PULL_POLICY') ? read.oneOf('CW_BUILD_JOB_IMAGE_PULL_POLICY', ['Always', 'IfNotPresent', 'Never'], 'IfNotPresent') : undefined;
   return {
     namespace,
@@ -21,6 +22,7 @@ export function buildJobSettingsFromEnv(env: Env): BuildJobSettings | undefined 
     serviceAccountName: read.matching('CW_BUILD_JOB_SERVICE_ACCOUNT', 'cloudwright-build', DNS_SUBDOMAIN, 'a ServiceAccount name'),
     runAsUser: read.integer('CW_BUILD_JOB_RUN_AS_USER', 10001, { min: 1, max: 2 ** 31 - 1 }),
     ttlSecondsAfterFinished: read.durationMs('CW_BUILD_JOB_TTL', 600_000, { min: 0, max: 30 * 86_400_000 }) / 1000,
+    ...(cpuRequestMillis ? { cpuRequestMillis } : {}),
     ...(imagePullPolicy ? { imagePullPolicy } : {}),
     ...(priorityClassName ? { priorityClassName } : {}),
     ...(runtimeClassName ? { runtimeClassName } : {}),
