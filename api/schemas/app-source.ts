@@ -79,7 +79,7 @@ export const AppSourceView = Type.Object(
       description:
         'ready: the production branch’s head is built and deployed; failed: see reason and message (the repository is missing or unreadable, a build or its deploy failed); pending: the platform is at work, or the production branch has no commit yet (BranchNotFound).',
     }),
-    reason: Type.Optional(Type.String({ description: 'In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, …' })),
+    reason: Type.Optional(Type.String({ description: 'In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, BuildCancelled, DeployFailed, Deployed, …' })),
     message: Type.Optional(Type.String({ description: 'What the platform found, in one line.' })),
     production: Type.Optional(SourceDeployment),
     previews: Type.Array(SourceDeployment, { description: 'The preview branches and their apps.' }),

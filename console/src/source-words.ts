@@ -25,6 +25,7 @@ export const SOURCE_REASONS: Record<string, string> = {
   BranchNotFound: 'The production branch has no commit yet: push it to deploy.',
   Building: 'The production branch’s newest commit is being built; the app serves its previous build meanwhile.',
   BuildFailed: 'The production branch’s newest commit failed to build; the app keeps serving its previous build. See the build’s log.',
+  BuildCancelled: 'The build of the production branch’s newest commit was cancelled; the app keeps serving its previous build until the next push.',
   DeployFailed: 'The build succeeded but its deploy was refused; the app keeps serving its previous build.',
   Deployed: 'The production branch’s newest commit is built and served.',
 };

@@ -4874,7 +4874,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";
-                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, BuildCancelled, DeployFailed, Deployed, … */
                                 reason?: string;
                                 /** @description What the platform found, in one line. */
                                 message?: string;
@@ -5091,7 +5091,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";
-                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, BuildCancelled, DeployFailed, Deployed, … */
                                 reason?: string;
                                 /** @description What the platform found, in one line. */
                                 message?: string;
@@ -5191,7 +5191,7 @@ export interface paths {
                                  * @enum {string}
                                  */
                                 state: "pending" | "ready" | "failed";
-                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, DeployFailed, Deployed, … */
+                                /** @description In one word: RepositoryNotFound, RepositoryUnavailable, BranchNotFound, Building, BuildFailed, BuildCancelled, DeployFailed, Deployed, … */
                                 reason?: string;
                                 /** @description What the platform found, in one line. */
                                 message?: string;

@@ -3,6 +3,7 @@ import { isFinished } from '../../../src/platform/app-sources/source-view.ts';
 import {
   AppSourceConditions,
   AppSourceReasons,
+  MAX_PREVIEWS_PER_SOURCE,
   PREVIEW_BRANCH_ANNOTATION,
   PREVIEW_EXPIRES_ANNOTATION,
   PREVIEW_OF_LABEL,
@@ -13,12 +14,12 @@ import {
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import { PUSHED_SEQ_ANNOTATION, type Repository } from '../../../src/apis/v1alpha1/repository.ts';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { MAX_SOURCE_BUILDS_PER_APP, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
+import { MAX_SOURCE_BUILDS_PER_APP, SUPERSEDED_BY_ANNOTATION, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { PublicError } from '../../../src/errors.ts';
-import { isAlreadyExists, isNotFound, objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
+import { isAlreadyExists, isNotFound, objectClient, statusCodeOf, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { APP_LABEL } from '../../../src/platform/app-view.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
@@ -27,7 +28,7 @@ import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
 import { ensureForks, planPreviewDatabases } from './preview-databases.ts';
 import { projectRepository } from './project-repository.ts';
-import { buildName, buildSpec, productionBranch, targetsOf, type Target } from './targets.ts';
+import { buildName, buildSpec, productionBranch, targetsOf, type Target, type Targets } from './targets.ts';
 
 /** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
 export const DEFAULT_PREVIEW_GRACE_MS = 60 * 60 * 1000;
@@ -141,11 +142,12 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     const name = buildName(target);
     for (const stale of buildsOf(source)) {
       const superseded = stale.spec.app === target.app && stale.metadata?.name !== name && !stale.spec.cancelled && !isFinished(stale.status?.state);
-      if (superseded) await builds.patch(namespace, stale.metadata?.name ?? '', { spec: { cancelled: true } });
+      if (superseded) await builds.patch(namespace, stale.metadata?.name ?? '', { metadata: { annotations: { [SUPERSEDED_BY_ANNOTATION]: name } }, spec: { cancelled: true } });
     }
     const existing = deps.builds.get(`${namespace}/${name}`);
-    // The branch came back to a commit whose build was superseded (a force-push back): build it afresh.
-    if (existing?.status?.state === 'Cancelled') {
+    // The branch came back to a commit whose build was superseded (a force-push back): build it afresh. One a
+    // user cancelled stays cancelled until the next push.
+    if (existing?.status?.state === 'Cancelled' && existing.metadata?.annotations?.[SUPERSEDED_BY_ANNOTATION]) {
       await builds.delete(namespace, name).catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
@@ -175,7 +177,9 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       ...(before?.app === target.app && before.deployedCommit ? { deployedCommit: before.deployedCommit, deployedBuildId: before.deployedBuildId, deployedAt: before.deployedAt } : {}),
     };
     const state = build?.status?.state;
-    if (state === 'Failed') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} failed: ${build?.status?.message ?? 'no reason given'}` };
+    // By state, not spec.cancelled: a supersede can mark a build that had just succeeded, which still deploys.
+    if (state === 'Cancelled') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} was cancelled: push again to build` };
+    if (state === 'Failed') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} failed: ${build?.status?.message ?? 'no reason given'}`.slice(0, 1024) };
     if (state !== 'Succeeded' || !build?.status?.buildId) return { ...entry, message: `building ${target.commit.slice(0, 12)}` };
     if (entry.deployedCommit === target.commit) return entry;
     try {
@@ -301,15 +305,15 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
         await writeStatus(source, condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryUnavailable, message));
         return { requeueAfter: 30_000 };
       }
+      const targets = targetsOf(source, refs);
       status = condition(
         source,
         status,
         AppSourceConditions.RepositoryReady,
         true,
         'Read',
-        `refs read at seq ${repository.metadata?.annotations?.[PUSHED_SEQ_ANNOTATION] ?? repository.status?.headSeq ?? '?'}`,
+        [`refs read at seq ${repository.metadata?.annotations?.[PUSHED_SEQ_ANNOTATION] ?? repository.status?.headSeq ?? '?'}`, ...skippedBranches(targets)].join('; ').slice(0, 1024),
       );
-      const targets = targetsOf(source, refs);
 
       let production: SourceDeployment | undefined;
       if (targets.production) {
@@ -319,17 +323,24 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       const previews: SourceDeployment[] = [];
       for (const target of targets.previews) {
         const before = source.status?.previews?.find((p) => p.branch === target.branch);
-        const preview = await ensurePreview(source, app, target);
-        if (preview.refused) {
-          previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: preview.refused });
-          continue;
+        try {
+          const preview = await ensurePreview(source, app, target);
+          if (preview.refused) {
+            previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: preview.refused });
+            continue;
+          }
+          const deployment = await deploy(source, target, await ensureBuild(source, app, target), before);
+          previews.push({
+            ...deployment,
+            ...(preview.databases.length > 0 ? { databases: preview.databases } : {}),
+            ...(preview.note && !deployment.message ? { message: preview.note } : {}),
+          });
+        } catch (err) {
+          // The apiserver refusing one preview's objects (its merged environment too large, say) is that
+          // preview's failure: the others and production go on.
+          if (statusCodeOf(err) !== 422) throw err;
+          previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: `no preview: ${err instanceof Error ? err.message : String(err)}`.slice(0, 1024) });
         }
-        const deployment = await deploy(source, target, await ensureBuild(source, app, target), before);
-        previews.push({
-          ...deployment,
-          ...(preview.databases.length > 0 ? { databases: preview.databases } : {}),
-          ...(preview.note && !deployment.message ? { message: preview.note } : {}),
-        });
       }
       const nextExpiry = await retirePreviews(source, new Set(targets.previews.map((t) => t.app)));
       const deployed = new Set([production, ...previews].flatMap((d) => (d?.deployedCommit ? [buildName({ app: d.app, commit: d.deployedCommit })] : [])));
@@ -351,13 +362,24 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
                 ? AppSourceReasons.Building
                 : production.message?.includes('could not be deployed')
                   ? AppSourceReasons.DeployFailed
-                  : AppSourceReasons.BuildFailed,
+                  : production.message?.includes('was cancelled')
+                    ? AppSourceReasons.BuildCancelled
+                    : AppSourceReasons.BuildFailed,
               production.message ?? '',
             );
       await writeStatus(source, status);
       return nextExpiry === undefined ? undefined : { requeueAfter: Math.max(nextExpiry, 1000) };
     },
   });
+}
+
+/** What the status says of the preview branches that got no preview: names a build cannot carry, and past the bound. */
+function skippedBranches(targets: Targets): string[] {
+  const list = (names: readonly string[]) => (names.length > 5 ? `${names.slice(0, 5).join(', ')} and ${names.length - 5} more` : names.join(', '));
+  return [
+    ...(targets.unnamed.length > 0 ? [`no preview for ${list(targets.unnamed)}: branch names of letters, digits, '_', '-', '.' and '/' only`] : []),
+    ...(targets.leftOut.length > 0 ? [`no preview for ${list(targets.leftOut)}: a source has at most ${MAX_PREVIEWS_PER_SOURCE} previews (the first branches by name)`] : []),
+  ];
 }
 
 function ignoreNotFound(err: unknown): void {

@@ -46,18 +46,35 @@ describe('planPreviewDatabases', () => {
     expect(planPreviewDatabases(source('None'), app, 'f--web', {}, none).forks).toEqual([]);
   });
 
-  it('links one copy per database under the same variables, and leaves out the URL variable until the copy has one', () => {
+  const copyOf = (name: string, labelled: string, status: Database['status']): Database => ({
+    ...database(name),
+    metadata: { name, namespace: 'p', labels: { 'cloudwright.dev/preview-database-of': labelled } },
+    ...(status ? { status } : {}),
+  });
+
+  it('plans one copy per database, and links none until the copy exists as the preview’s', () => {
     const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_URL: PROD_URL, GREETING: 'hi' }, (name) => (name === 'orders' ? database('orders', PROD_URL) : undefined));
     expect(plan.forks).toEqual([{ name: 'orders--f--web', from: 'orders' }]);
-    expect(plan.databaseEnvironment).toEqual({ DB_TOKEN: { database: 'orders--f--web', access: 'full' }, RO_TOKEN: { database: 'orders--f--web' } });
+    expect(plan.databaseEnvironment).toBeUndefined();
     // Never the original's URL: the preview's code must not be pointed at production's data.
     expect(plan.environment).toEqual({ GREETING: 'hi' });
   });
 
-  it('gives the URL variable the copy’s URL once it has one', () => {
-    const dbs: Record<string, Database> = { orders: database('orders', PROD_URL), 'orders--f--web': database('orders--f--web', 'http://db.test/v1/t-copy') };
+  it('links the copy under the same variables, its URL in the URL variable, once it is the preview’s and ready', () => {
+    const dbs: Record<string, Database> = { orders: database('orders', PROD_URL), 'orders--f--web': copyOf('orders--f--web', 'f--web', { state: 'ready', url: 'http://db.test/v1/t-copy' }) };
     const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_URL: PROD_URL }, (name) => dbs[name]);
+    expect(plan.databaseEnvironment).toEqual({ DB_TOKEN: { database: 'orders--f--web', access: 'full' }, RO_TOKEN: { database: 'orders--f--web' } });
     expect(plan.environment).toEqual({ DB_URL: 'http://db.test/v1/t-copy' });
+  });
+
+  it.each([
+    ['a database of that name made otherwise', copyOf('orders--f--web', 'someone-else', { state: 'ready', url: 'http://db.test/v1/t-other' })],
+    ['a copy that failed', copyOf('orders--f--web', 'f--web', { state: 'failed' })],
+  ])('never links %s', (_, found) => {
+    const dbs: Record<string, Database> = { orders: database('orders', PROD_URL), 'orders--f--web': found };
+    const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_URL: PROD_URL }, (name) => dbs[name]);
+    expect(plan.databaseEnvironment).toBeUndefined();
+    expect(plan.environment).toEqual({});
   });
 
   it('drops a plain variable of the same name as a linked one (a variable is one or the other)', () => {

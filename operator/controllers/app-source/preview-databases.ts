@@ -41,9 +41,15 @@ export interface PreviewDatabasePlan {
   forks: { name: string; from: string }[];
 }
 
+/** Whether `db` is the preview's own copy, usable: made for it (its label) and not failed. */
+function isUsableCopy(db: Database | undefined, previewApp: string): boolean {
+  return db?.metadata?.labels?.[PREVIEW_DATABASE_OF_LABEL] === previewApp && db.status?.state !== 'failed' && !db.metadata.deletionTimestamp;
+}
+
 /**
  * With `previewDatabases: Fork`, each database the production app links becomes the preview's own copy under the
- * same variable. `None` (or nothing linked): the preview links nothing, and its environment is as given.
+ * same variable, linked only once the copy exists as the preview's (never a database of that name made otherwise,
+ * never one that failed). `None` (or nothing linked): the preview links nothing, and its environment is as given.
  */
 export function planPreviewDatabases(
   source: AppSource,
@@ -55,19 +61,28 @@ export function planPreviewDatabases(
   const linked = Object.entries(app.spec.databaseEnvironment ?? {});
   if (source.spec.previewDatabases !== 'Fork' || linked.length === 0) return { environment, forks: [] };
   const copies = new Map(linked.map(([, entry]) => [entry.database, forkName(previewApp, entry.database)]));
-  const databaseEnvironment = Object.fromEntries(linked.map(([key, entry]) => [key, { ...entry, database: copies.get(entry.database) ?? entry.database }]));
+  const usable = (from: string) => {
+    const name = copies.get(from) ?? '';
+    return isUsableCopy(databaseOf(name), previewApp) ? name : undefined;
+  };
+  const databaseEnvironment = Object.fromEntries(linked.flatMap(([key, entry]) => (usable(entry.database) ? [[key, { ...entry, database: usable(entry.database) ?? '' }]] : [])));
   const urls = new Map<string, string | undefined>();
   for (const [from, name] of copies) {
     const url = databaseOf(from)?.status?.url;
-    if (url) urls.set(url, databaseOf(name)?.status?.url);
+    if (url) urls.set(url, usable(from) ? databaseOf(name)?.status?.url : undefined);
   }
   const withCopies: Record<string, string> = {};
   for (const [key, value] of Object.entries(environment)) {
-    if (key in databaseEnvironment) continue; // a variable is plain or linked, never both (RuntimeApp's rule)
+    // A variable is plain or linked, never both (RuntimeApp's rule); one the app links stays out until its copy is.
+    if (key in (app.spec.databaseEnvironment ?? {})) continue;
     if (!urls.has(value)) withCopies[key] = value;
     else if (urls.get(value)) withCopies[key] = urls.get(value) ?? '';
   }
-  return { databaseEnvironment, environment: withCopies, forks: [...copies].map(([from, name]) => ({ name, from })) };
+  return {
+    ...(Object.keys(databaseEnvironment).length > 0 ? { databaseEnvironment } : {}),
+    environment: withCopies,
+    forks: [...copies].map(([from, name]) => ({ name, from })),
+  };
 }
 
 /**

@@ -32,6 +32,12 @@ describe('previewAppName', () => {
     expect(previewAppName(long1, app).endsWith(`--${app}`)).toBe(true);
     expect(previewAppName('___', 'web')).toMatch(/^[0-9a-f]{6}--web$/);
   });
+
+  it('hashed, tells apart branches of the same slug', () => {
+    const names = ['fix/login', 'fix-login', 'Fix_Login'].map((branch) => previewAppName(branch, 'web', true));
+    expect(new Set(names).size).toBe(3);
+    for (const name of names) expect(name).toMatch(/^fix-login-[0-9a-f]{6}--web$/);
+  });
 });
 
 describe('matchesPreview', () => {

@@ -13,13 +13,14 @@ export function branchSlug(branch: string): string {
 /**
  * The preview app of `branch` for the app `app`: `<branch-slug>--<app>`, so its default host is
  * `<branch-slug>--<app>.<project>.<base>` (Netlify's shape). Always a valid DNS label: when it would pass 63
- * characters, or the branch has no letter or digit, the slug is cut and a short hash of the branch keeps
- * different branches apart; the app's name is cut only when it alone leaves no room.
+ * characters, the branch has no letter or digit, or `hashed` (another branch has the same slug: `fix/a` and
+ * `fix-a`), the slug is cut and a short hash of the branch keeps different branches apart; the app's name is
+ * cut only when it alone leaves no room.
  */
-export function previewAppName(branch: string, app: string): string {
+export function previewAppName(branch: string, app: string, hashed = false): string {
   const slug = branchSlug(branch);
   const whole = `${slug}--${app}`;
-  if (slug !== '' && whole.length <= MAX_LABEL) return whole;
+  if (!hashed && slug !== '' && whole.length <= MAX_LABEL) return whole;
   const hash = createHash('sha256').update(branch).digest('hex').slice(0, 6);
   const room = MAX_LABEL - app.length - 2 - hash.length - 1;
   if (room >= 1 && slug !== '') return `${slug.slice(0, room).replace(/-+$/, '')}-${hash}--${app}`;

@@ -40,6 +40,29 @@ describe('targetsOf', () => {
     expect(targets.leftOut).toEqual(['b50', 'b51', 'b52', 'b53', 'b54']);
   });
 
+  it('gives branches of the same slug apps of their own, so their builds never supersede each other', () => {
+    const refs = new Map([
+      ['refs/heads/fix/login', A],
+      ['refs/heads/fix-login', B],
+      ['refs/heads/feature/x', C],
+    ]);
+    const apps = targetsOf(source(), refs).previews.map((t) => t.app);
+    expect(new Set(apps).size).toBe(3);
+    expect(apps.filter((app) => /^fix-login-[0-9a-f]{6}--web$/.test(app))).toHaveLength(2);
+    expect(apps).toContain('feature-x--web');
+  });
+
+  it('leaves out, and names, branches git allows but a build cannot carry', () => {
+    const refs = new Map([
+      ['refs/heads/fix#1', A],
+      ['refs/heads/größe', B],
+      ['refs/heads/feature/x', C],
+    ]);
+    const targets = targetsOf(source(), refs);
+    expect(targets.previews.map((t) => t.branch)).toEqual(['feature/x']);
+    expect(targets.unnamed).toEqual(['fix#1', 'größe']);
+  });
+
   it('names a build after its app and commit, so a force-push is a new build and the same commit is not built twice', () => {
     expect(buildName({ app: 'web', commit: A })).toBe('web-aaaaaaaaaaaa');
   });

@@ -2,6 +2,7 @@
 // to the app, each preview branch to its preview app), each with the head commit to build. Pure, so the table
 // test says what a push, a new branch, a deleted branch or a force-push leads to.
 import { MAX_PREVIEWS_PER_SOURCE, type AppSource } from '../../../src/apis/v1alpha1/app-source.ts';
+import { BRANCH_NAME_MAX, BRANCH_NAME_PATTERN } from '../../../src/apis/v1alpha1/repository.ts';
 import type { SourceBuildSpec } from '../../../src/apis/v1alpha1/source-build.ts';
 import { matchesPreview, previewAppName } from './preview-names.ts';
 
@@ -21,27 +22,36 @@ export interface Targets {
   readonly previews: readonly Target[];
   /** Preview branches left out past the bound, by name. */
   readonly leftOut: readonly string[];
+  /** Preview branches whose names a build cannot carry (git allows more than the API: `fix#1`, `größe`). */
+  readonly unnamed: readonly string[];
 }
 
 export function productionBranch(source: AppSource): string {
   return source.spec.productionBranch ?? 'main';
 }
 
+const BRANCH_NAME = new RegExp(BRANCH_NAME_PATTERN);
+
 /** The targets of `source` given the repository's refs (ref name → oid). */
 export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>): Targets {
   const app = source.spec.app;
   const main = productionBranch(source);
   const head = refs.get(`${HEADS}${main}`);
-  const previewBranches = [...refs.keys()]
+  const matching = [...refs.keys()]
     .filter((ref) => ref.startsWith(HEADS))
     .map((ref) => ref.slice(HEADS.length))
     .filter((branch) => branch !== main && matchesPreview(branch, source.spec.previewBranches))
     .sort();
-  const kept = previewBranches.slice(0, MAX_PREVIEWS_PER_SOURCE);
+  const named = matching.filter((branch) => branch.length <= BRANCH_NAME_MAX && BRANCH_NAME.test(branch));
+  const kept = named.slice(0, MAX_PREVIEWS_PER_SOURCE);
+  // Branches whose slugs meet (`fix/a`, `fix-a`) each get a hashed name, so each has an app of its own.
+  const plain = kept.map((branch) => previewAppName(branch, app));
+  const shared = new Set(plain.filter((name, i) => plain.indexOf(name) !== i));
   return {
     production: head === undefined ? undefined : { context: 'production', branch: main, app, commit: head },
-    previews: kept.map((branch) => ({ context: 'preview', branch, app: previewAppName(branch, app), commit: refs.get(`${HEADS}${branch}`) ?? '' })),
-    leftOut: previewBranches.slice(MAX_PREVIEWS_PER_SOURCE),
+    previews: kept.map((branch, i) => ({ context: 'preview', branch, app: previewAppName(branch, app, shared.has(plain[i] ?? '')), commit: refs.get(`${HEADS}${branch}`) ?? '' })),
+    leftOut: named.slice(MAX_PREVIEWS_PER_SOURCE),
+    unnamed: matching.filter((branch) => !named.includes(branch)),
   };
 }
 

@@ -9,7 +9,7 @@ import { DnsLabel, Hostname, immutable, Text, Timestamp } from './strings.ts';
 
 /** Most branch patterns a source lists for previews. */
 export const MAX_PREVIEW_PATTERNS = 20;
-/** Most previews one source keeps at once; branches beyond (newest pushes first) get none, said in the status. */
+/** Most previews one source keeps at once; branches beyond (in name order) get none, said in the status. */
 export const MAX_PREVIEWS_PER_SOURCE = 50;
 
 /** A relative path inside the repository: segments of printable characters, no `..`, no leading `/`. */
@@ -113,6 +113,8 @@ export const AppSourceReasons = {
   BranchNotFound: 'BranchNotFound',
   Building: 'Building',
   BuildFailed: 'BuildFailed',
+  /** The head's build was cancelled by a user: nothing is built until the next push. */
+  BuildCancelled: 'BuildCancelled',
   DeployFailed: 'DeployFailed',
   Deployed: 'Deployed',
 } as const;

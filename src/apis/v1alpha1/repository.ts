@@ -38,10 +38,13 @@ function identity(field: string) {
 }
 
 /** A branch short name, valid as `refs/heads/<name>` (git check-ref-format). */
+/** What BranchName takes, for code that must tell a git branch name the API cannot carry. */
+export const BRANCH_NAME_PATTERN = `^${BRANCH_SEGMENT}(/${BRANCH_SEGMENT})*$`;
+export const BRANCH_NAME_MAX = 244;
 export const BranchName = Type.String({
   minLength: 1,
-  maxLength: 244,
-  pattern: `^${BRANCH_SEGMENT}(/${BRANCH_SEGMENT})*$`,
+  maxLength: BRANCH_NAME_MAX,
+  pattern: BRANCH_NAME_PATTERN,
   description: 'Branch short name (without refs/heads/).',
 });
 

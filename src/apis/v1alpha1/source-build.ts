@@ -54,6 +54,8 @@ export type SourceBuildStatus = Static<typeof SourceBuildStatus>;
 
 export const SourceBuildReasons = {
   Superseded: 'Superseded',
+  /** Cancelled by a user (the API's cancel, or spec.cancelled set by hand). */
+  Cancelled: 'Cancelled',
   CommandFailed: 'CommandFailed',
   DeadlineExceeded: 'DeadlineExceeded',
   ResourceLimitExceeded: 'ResourceLimitExceeded',
@@ -61,6 +63,12 @@ export const SourceBuildReasons = {
   SourceUnavailable: 'SourceUnavailable',
   RunnerFailed: 'RunnerFailed',
 } as const;
+
+/**
+ * On a build the AppSource controller cancelled because a newer push superseded it: the build that did. A
+ * cancelled build without it was cancelled by a user, and its commit is not built again until the next push.
+ */
+export const SUPERSEDED_BY_ANNOTATION = 'cloudwright.dev/superseded-by';
 
 export type SourceBuild = CustomResource<'SourceBuild', SourceBuildSpec, SourceBuildStatus>;
 
