@@ -75,7 +75,8 @@ describe('buildJob', () => {
   });
 
   it('asks the scheduler for less CPU than its limit when the installation says so, never for more', () => {
-    const resources = (cpuRequestMillis: number) => (buildJob(spec, { ...settings, cpuRequestMillis }).spec?.template?.spec as unknown as { containers: Container[] }).containers[0]?.resources;
+    const resources = (cpuRequestMillis: number) =>
+      (buildJob(spec, { ...settings, cpuRequestMillis }).spec?.template?.spec as unknown as { containers: Container[] } | undefined)?.containers[0]?.resources;
     expect(resources(200)).toMatchObject({ requests: { cpu: '200m' }, limits: { cpu: '500m' } });
     expect(resources(2000)).toMatchObject({ requests: { cpu: '500m' }, limits: { cpu: '500m' } });
   });
