@@ -18,6 +18,7 @@ import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots } from './build-slots.ts';
+import { runId } from './run-id.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 
@@ -46,8 +47,6 @@ export interface SourceBuildControllerDeps {
   log: Logger;
   now?: () => Date;
 }
-
-const runId = (build: SourceBuild) => `${build.metadata?.name ?? ''}-${build.status?.attempts ?? 1}`;
 
 /**
  * Runs each SourceBuild once, through the build runner (a Job, or a local process), and is the only writer of

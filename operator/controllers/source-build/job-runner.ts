@@ -6,6 +6,7 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, jobName, type BuildJobSettings, type Job } from './build-job.ts';
 import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
 import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
+import { foreignJob, isRunJob } from './job-ownership.ts';
 
 /** How long the end of a run waits for the rest of its log once the Job has ended. */
 const LOG_DRAIN_MS = 5000;
@@ -70,16 +71,22 @@ export class JobRunner implements BuildRunner {
     await this.#start();
     const name = jobName(spec.id);
     const known = this.#runs.get(name);
-    if (known) {
+    if (known?.spec.id === spec.id) {
       // Asked again (a controller's retry): the run goes on, reporting to the newer listener.
       known.events = events;
+      return;
+    }
+    if (known) {
+      // Another run shortened to the same name (a hash collision): never shared.
+      events.finished({ outcome: 'failed', reason: 'RunnerFailed', message: `the build Job ${name} is another run's` });
       return;
     }
     if (!this.#jobs.get(this.#key(name))) {
       try {
         await this.#jobClient.create(buildJob(spec, this.#settings));
       } catch (err) {
-        // The Job of this id exists (an operator restart, or a watch that has not shown it yet): followed.
+        // A Job of this name exists (an operator restart, or a watch that has not shown it yet): followed once
+        // #check has seen it is this run's.
         if (!isAlreadyExists(err)) throw err;
       }
     }
@@ -91,8 +98,17 @@ export class JobRunner implements BuildRunner {
     const name = jobName(id);
     const run = this.#runs.get(name);
     if (run) run.stopping = true;
-    // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check).
-    const deleted = await this.#jobClient.delete(this.#settings.namespace, name, { propagationPolicy: 'Foreground' });
+    const job = this.#jobs.get(this.#key(name)) ?? (await this.#jobClient.get(this.#settings.namespace, name));
+    if (job && !isRunJob(job, id)) {
+      // The name is another run's Job (another project's, in the shared namespace): never stopped from here.
+      this.#log.warn("not stopping a build Job that is another run's", { job: name, run: id });
+      if (run) this.#end(run, { outcome: 'stopped' });
+      return;
+    }
+    // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check). The uid: only the Job
+    // checked above, not one created again under its name meanwhile.
+    const preconditions = { uid: job?.metadata?.uid };
+    const deleted = job ? await this.#jobClient.delete(this.#settings.namespace, name, { propagationPolicy: 'Foreground', preconditions }) : false;
     if (!deleted && run) this.#end(run, { outcome: 'stopped' });
   }
 
@@ -134,6 +150,12 @@ export class JobRunner implements BuildRunner {
     if (!job) {
       if (run.stopping) this.#end(run, { outcome: 'stopped' });
       else if (run.seen) this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: "the build's Job was deleted" });
+      return;
+    }
+    const foreign = foreignJob(job, run.spec);
+    if (foreign) {
+      // Never followed, stopped or deleted: its build goes on; this one fails.
+      this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: foreign });
       return;
     }
     run.seen = true;
