@@ -7,6 +7,7 @@ import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL
 import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
 import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
 import { foreignJob, isRunJob } from './job-ownership.ts';
+import { LogBudget } from './log-budget.ts';
 
 /** How long the end of a run waits for the rest of its log once the Job has ended. */
 const LOG_DRAIN_MS = 5000;
@@ -27,6 +28,8 @@ interface Run {
   /** The log being followed (or starting to be), for the pod of this uid. */
   following?: { podUid: string; follow: Promise<PodLogFollow | undefined> };
   tail: string;
+  /** What of the log is still read: none once the bucket's log is full. */
+  readonly budget: LogBudget;
   /**
    * The pod as last seen: the Job controller deletes it when the deadline passes, which the pod watch may show
    * before the Job's condition; the end is judged from what it was then.
@@ -90,7 +93,7 @@ export class JobRunner implements BuildRunner {
         if (!isAlreadyExists(err)) throw err;
       }
     }
-    this.#runs.set(name, { spec, name, events, seen: false, stopping: false, ending: false, tail: '' });
+    this.#runs.set(name, { spec, name, events, seen: false, stopping: false, ending: false, tail: '', budget: new LogBudget() });
     this.#check(name);
   }
 
@@ -180,7 +183,10 @@ export class JobRunner implements BuildRunner {
     const follow = followPodLog(this.#conn, target, (text) => {
       run.lastLogAt = new Date();
       run.tail = (run.tail + text).slice(-TAIL_BYTES);
-      run.events.log(text);
+      const kept = run.budget.take(text);
+      if (kept) run.events.log(kept);
+      // The log is full: the connection closes (and is not opened again); the end is read from the Job and pod.
+      if (run.budget.spent) void follow.then((followed) => followed?.stop());
     }).catch((err: unknown) => {
       this.#log.warn('cannot follow a build log', { job: run.name, err });
       return undefined;
@@ -196,7 +202,7 @@ export class JobRunner implements BuildRunner {
           // had ended by then (the log of an exited container ends before the pod's status says so).
           void setTimeout(() => {
             const now = this.#podOf(run.name);
-            if (this.#runs.get(run.name) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
+            if (this.#runs.get(run.name) !== run || run.ending || run.budget.spent || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
             this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
           }, REFOLLOW_DELAY_MS),
       )
