@@ -19,13 +19,12 @@ import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots } from './build-slots.ts';
 import { runId } from './run-id.ts';
+import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 
 /** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
 export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
-/** A presigned URL lives this long: enough for a slow fetch to start, never a standing credential. */
-const URL_TTL_SECONDS = 15 * 60;
 
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
@@ -116,13 +115,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     }
     const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, build.spec.rootDirectory, { key: sourceKey(namespace, name), format: 'tar.gz' });
     const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+    const urlSeconds = urlLifetimeSeconds(deps.limits);
     await deps.runner.run(
       {
         id: runId(started),
         namespace,
         build: name,
-        sourceUrl: await deps.urls.presign(source.key, 'GET', URL_TTL_SECONDS),
-        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', URL_TTL_SECONDS),
+        sourceUrl: await deps.urls.presign(source.key, 'GET', urlSeconds),
+        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', urlSeconds),
         command: build.spec.build?.command,
         outputDirectory: build.spec.build?.outputDirectory ?? '.',
         environment: build.spec.environment ?? {},
