@@ -12,7 +12,7 @@ import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
-import { BuildLogWriter, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
+import { BuildLogWriter, deleteBuildLog, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
 import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
@@ -92,10 +92,13 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
   };
 
-  const start = async (key: string, build: SourceBuild): Promise<void> => {
+  /** `resumed`: the build was Building already (an operator restart, or a retry): its run may be going, or over. */
+  const start = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
-    // A run started again (the runner lost with a restart) writes its log again from the start.
-    await deleteBuildObjects(deps.artifacts, namespace, name);
+    // A run followed or started again writes its log again from the start. Its output stays: a Job that ended
+    // while the operator was down has put it there, and is followed only to learn that.
+    if (resumed) await deleteBuildLog(deps.artifacts, namespace, name);
+    else await deleteBuildObjects(deps.artifacts, namespace, name);
     const log = new BuildLogWriter(deps.artifacts, namespace, name);
     logs.set(key, log);
     log.write(`[cloudwright] building ${build.spec.repository}@${build.spec.commit.slice(0, 12)} (${build.spec.branch}) for ${build.spec.app}\n`);
@@ -210,7 +213,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         // Building with no run in this process: the operator restarted. Follow (a Job) or run again (local).
         if (!slots.holds(key)) {
           slots.take(key, namespace, true);
-          await runOrFail(key, build);
+          await runOrFail(key, build, true);
         }
         return;
       }
@@ -227,14 +230,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         attempts: (build.status?.attempts ?? 0) + 1,
       });
       await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
-      await runOrFail(key, building);
+      await runOrFail(key, building, false);
       return;
     },
   });
 
-  const runOrFail = async (key: string, build: SourceBuild): Promise<void> => {
+  const runOrFail = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     try {
-      await start(key, build);
+      await start(key, build, resumed);
     } catch (err) {
       if (err instanceof SourceUnavailableError) return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
       slots.release(key);
