@@ -57,7 +57,10 @@ export interface SourceBuildControllerDeps {
 export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
   const now = deps.now ?? (() => new Date());
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
-  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 });
+  // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
+  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 }, () => {
+    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
+  });
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
@@ -88,8 +91,6 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     // The staged source and output served their purpose; the log stays with the build.
     await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
     if (status.state === 'Failed') await deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
-    // A slot is free: the builds waiting for one are looked at again.
-    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
   };
 
   /** `resumed`: the build was Building already (an operator restart, or a retry): its run may be going, or over. */
@@ -219,7 +220,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
       }
       if (!slots.take(key, namespace)) {
         if (!state) await write(build, { state: 'Queued', message: 'waiting for a build slot' });
-        return; // a finished build enqueues the waiting ones
+        return; // a freed slot enqueues the waiting ones
       }
       const building = await write(build, {
         ...build.status,
