@@ -22,7 +22,7 @@ import type { BuildSettings } from './build-env.ts';
 import { appSourceController } from './controllers/app-source/controller.ts';
 import type { BuildRunner } from './controllers/source-build/build-runner.ts';
 import { sourceBuildController } from './controllers/source-build/controller.ts';
-import { LocalBuildRunner } from './controllers/source-build/local-runner.ts';
+import { runnerFor } from './controllers/source-build/runner-for.ts';
 import { SourceExporter } from './controllers/source-build/source-export.ts';
 
 export interface PushToDeployOptions {
@@ -35,7 +35,7 @@ export interface PushToDeployOptions {
   readonly artifactBucket: { readonly bucket: string; readonly s3: S3Config };
   readonly baseDomain: string;
   readonly scope: { namespace?: string };
-  /** The cluster's runner (a Job per build), for `settings.runner === 'job'`. */
+  /** The cluster's runner (a Job per build), required with `settings.runner === 'job'` (runner-for.ts). */
   readonly jobRunner?: () => BuildRunner;
 }
 
@@ -47,8 +47,7 @@ export function addPushToDeploy(options: PushToDeployOptions): void {
   const catalog = new BuildCatalog(store, { baseDomain: options.baseDomain, artifacts: options.artifacts, projectUnpackedQuota: settings.projectUnpackedQuota });
   const builds = manager.informer<SourceBuild>(SOURCE_BUILDS, scope);
   const repositories = manager.informer<Repository>(REPOSITORIES, scope);
-  const runner = settings.runner === 'job' && options.jobRunner ? options.jobRunner() : new LocalBuildRunner({ workDir: settings.workDir });
-  if (settings.runner === 'job' && !options.jobRunner) manager.log.warn('CW_BUILD_RUNNER=job, but this operator has no Job runner: builds run as local processes');
+  const runner = runnerFor(settings, options.jobRunner);
   manager.add(
     appSourceController({
       ...common,

@@ -17,7 +17,7 @@ export interface BuildLimits {
 export const DEFAULT_BUILD_LIMITS: BuildLimits = { cpuMillis: 1000, memoryBytes: 2 * 1024 ** 3, diskBytes: 4 * 1024 ** 3, deadlineSeconds: 15 * 60 };
 
 export interface BuildRunSpec {
-  /** Unique per attempt (`<SourceBuild name>-<attempt>`): a Job's name, a process's key. */
+  /** Unique per attempt of one SourceBuild (`<name>-<attempt>-<uid>`, run-id.ts): a Job's name, a process's key. */
   readonly id: string;
   /** The project's namespace and the SourceBuild's name, for labels and logs. */
   readonly namespace: string;

@@ -20,4 +20,16 @@ describe('BuildSlots', () => {
     expect(slots.take('a/2', 'a', true)).toBe(true);
     expect(slots.holds('a/2')).toBe(true);
   });
+
+  it('says when a held slot is freed, whatever freed it (a finish, a deletion, a failed start)', () => {
+    let freed = 0;
+    const slots = new BuildSlots({ total: 1, perProject: 1 }, () => (freed += 1));
+    slots.take('a/1', 'a');
+    slots.release('b/1'); // not held: nothing freed
+    expect(freed).toBe(0);
+    slots.release('a/1');
+    expect(freed).toBe(1);
+    slots.release('a/1'); // released already
+    expect(freed).toBe(1);
+  });
 });

@@ -8,10 +8,13 @@ export class BuildSlots {
   readonly #perProject: number;
   /** Build key → its project. */
   readonly #held = new Map<string, string>();
+  readonly #freed: () => void;
 
-  constructor(limits: { total: number; perProject: number }) {
+  /** `freed`: called on every release of a held slot, so the builds waiting for one are looked at now, not at the next resync. */
+  constructor(limits: { total: number; perProject: number }, freed: () => void = () => {}) {
     this.#total = limits.total;
     this.#perProject = limits.perProject;
+    this.#freed = freed;
   }
 
   holds(key: string): boolean {
@@ -28,6 +31,6 @@ export class BuildSlots {
   }
 
   release(key: string): void {
-    this.#held.delete(key);
+    if (this.#held.delete(key)) this.#freed();
   }
 }

@@ -12,19 +12,19 @@ import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { ObjectUrlSigner } from '../../../src/object-store/presigned-urls.ts';
 import type { BuildCatalog } from '../../../src/platform/builds.ts';
 import { SOURCE_BUILDS } from '../../../src/platform/resources.ts';
-import { BuildLogWriter, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
+import { BuildLogWriter, deleteBuildLog, deleteBuildObjects } from '../../../src/platform/source-builds/build-log.ts';
 import { PublicError } from '../../../src/errors.ts';
 import type { BuildLimits, BuildRunner, RunResult } from './build-runner.ts';
 import { OutputInvalidError, packOutput } from './pack-output.ts';
 import { outputKey, sourceKey, SourceUnavailableError, type SourceExporter } from './source-export.ts';
 import { BuildSlots } from './build-slots.ts';
+import { runId } from './run-id.ts';
+import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
 
 /** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
 export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
-/** A presigned URL lives this long: enough for a slow fetch to start, never a standing credential. */
-const URL_TTL_SECONDS = 15 * 60;
 
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
@@ -47,8 +47,6 @@ export interface SourceBuildControllerDeps {
   now?: () => Date;
 }
 
-const runId = (build: SourceBuild) => `${build.metadata?.name ?? ''}-${build.status?.attempts ?? 1}`;
-
 /**
  * Runs each SourceBuild once, through the build runner (a Job, or a local process), and is the only writer of
  * their status: Queued until a slot is free, Building while it runs (the run is followed again after an operator
@@ -59,7 +57,10 @@ const runId = (build: SourceBuild) => `${build.metadata?.name ?? ''}-${build.sta
 export function sourceBuildController(deps: SourceBuildControllerDeps): Controller<SourceBuild> {
   const now = deps.now ?? (() => new Date());
   const client = objectClient<SourceBuild>(deps.kube, SOURCE_BUILDS);
-  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 });
+  // A slot freed (a build finished, was deleted, or could not start): the builds waiting for one are looked at again.
+  const slots = new BuildSlots(deps.concurrency ?? { total: 2, perProject: 1 }, () => {
+    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
+  });
   /** Runs that ended and await their reconcile (which packs, stores and writes the status), by object key. */
   const results = new Map<string, RunResult>();
   const logs = new Map<string, BuildLogWriter>();
@@ -90,14 +91,15 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     // The staged source and output served their purpose; the log stays with the build.
     await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
     if (status.state === 'Failed') await deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
-    // A slot is free: the builds waiting for one are looked at again.
-    for (const waiting of deps.builds.list()) if (!waiting.status?.state || waiting.status.state === 'Queued') controller.enqueue(`${waiting.metadata?.namespace}/${waiting.metadata?.name}`);
   };
 
-  const start = async (key: string, build: SourceBuild): Promise<void> => {
+  /** `resumed`: the build was Building already (an operator restart, or a retry): its run may be going, or over. */
+  const start = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
-    // A run started again (the runner lost with a restart) writes its log again from the start.
-    await deleteBuildObjects(deps.artifacts, namespace, name);
+    // A run followed or started again writes its log again from the start. Its output stays: a Job that ended
+    // while the operator was down has put it there, and is followed only to learn that.
+    if (resumed) await deleteBuildLog(deps.artifacts, namespace, name);
+    else await deleteBuildObjects(deps.artifacts, namespace, name);
     const log = new BuildLogWriter(deps.artifacts, namespace, name);
     logs.set(key, log);
     log.write(`[cloudwright] building ${build.spec.repository}@${build.spec.commit.slice(0, 12)} (${build.spec.branch}) for ${build.spec.app}\n`);
@@ -117,13 +119,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     }
     const source = await deps.exporter.export(build.spec.repository, repoId, build.spec.commit, build.spec.rootDirectory, { key: sourceKey(namespace, name), format: 'tar.gz' });
     const started = await write(build, { ...build.status, commitMessage: source.commitMessage, author: source.author });
+    const urlSeconds = urlLifetimeSeconds(deps.limits);
     await deps.runner.run(
       {
         id: runId(started),
         namespace,
         build: name,
-        sourceUrl: await deps.urls.presign(source.key, 'GET', URL_TTL_SECONDS),
-        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', URL_TTL_SECONDS),
+        sourceUrl: await deps.urls.presign(source.key, 'GET', urlSeconds),
+        outputUrl: await deps.urls.presign(outputKey(namespace, name), 'PUT', urlSeconds),
         command: build.spec.build?.command,
         outputDirectory: build.spec.build?.outputDirectory ?? '.',
         environment: build.spec.environment ?? {},
@@ -211,13 +214,13 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         // Building with no run in this process: the operator restarted. Follow (a Job) or run again (local).
         if (!slots.holds(key)) {
           slots.take(key, namespace, true);
-          await runOrFail(key, build);
+          await runOrFail(key, build, true);
         }
         return;
       }
       if (!slots.take(key, namespace)) {
         if (!state) await write(build, { state: 'Queued', message: 'waiting for a build slot' });
-        return; // a finished build enqueues the waiting ones
+        return; // a freed slot enqueues the waiting ones
       }
       const building = await write(build, {
         ...build.status,
@@ -228,14 +231,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         attempts: (build.status?.attempts ?? 0) + 1,
       });
       await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
-      await runOrFail(key, building);
+      await runOrFail(key, building, false);
       return;
     },
   });
 
-  const runOrFail = async (key: string, build: SourceBuild): Promise<void> => {
+  const runOrFail = async (key: string, build: SourceBuild, resumed: boolean): Promise<void> => {
     try {
-      await start(key, build);
+      await start(key, build, resumed);
     } catch (err) {
       if (err instanceof SourceUnavailableError) return finish(key, build, failed(build, SourceBuildReasons.SourceUnavailable, err.message));
       slots.release(key);

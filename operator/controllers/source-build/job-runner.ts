@@ -6,6 +6,8 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { BUILD_CONTAINER, BUILD_SELECTOR, buildJob, checkRunSpec, JOB_NAME_LABEL, jobName, type BuildJobSettings, type Job } from './build-job.ts';
 import type { BuildRunner, BuildRunSpec, RunEvents, RunResult } from './build-runner.ts';
 import { containerStarted, containerState, runOutcome, type BuildPod } from './job-outcome.ts';
+import { foreignJob, isRunJob } from './job-ownership.ts';
+import { LogBudget } from './log-budget.ts';
 
 /** How long the end of a run waits for the rest of its log once the Job has ended. */
 const LOG_DRAIN_MS = 5000;
@@ -26,6 +28,8 @@ interface Run {
   /** The log being followed (or starting to be), for the pod of this uid. */
   following?: { podUid: string; follow: Promise<PodLogFollow | undefined> };
   tail: string;
+  /** What of the log is still read: none once the bucket's log is full. */
+  readonly budget: LogBudget;
   /**
    * The pod as last seen: the Job controller deletes it when the deadline passes, which the pod watch may show
    * before the Job's condition; the end is judged from what it was then.
@@ -70,20 +74,26 @@ export class JobRunner implements BuildRunner {
     await this.#start();
     const name = jobName(spec.id);
     const known = this.#runs.get(name);
-    if (known) {
+    if (known?.spec.id === spec.id) {
       // Asked again (a controller's retry): the run goes on, reporting to the newer listener.
       known.events = events;
+      return;
+    }
+    if (known) {
+      // Another run shortened to the same name (a hash collision): never shared.
+      events.finished({ outcome: 'failed', reason: 'RunnerFailed', message: `the build Job ${name} is another run's` });
       return;
     }
     if (!this.#jobs.get(this.#key(name))) {
       try {
         await this.#jobClient.create(buildJob(spec, this.#settings));
       } catch (err) {
-        // The Job of this id exists (an operator restart, or a watch that has not shown it yet): followed.
+        // A Job of this name exists (an operator restart, or a watch that has not shown it yet): followed once
+        // #check has seen it is this run's.
         if (!isAlreadyExists(err)) throw err;
       }
     }
-    this.#runs.set(name, { spec, name, events, seen: false, stopping: false, ending: false, tail: '' });
+    this.#runs.set(name, { spec, name, events, seen: false, stopping: false, ending: false, tail: '', budget: new LogBudget() });
     this.#check(name);
   }
 
@@ -91,8 +101,17 @@ export class JobRunner implements BuildRunner {
     const name = jobName(id);
     const run = this.#runs.get(name);
     if (run) run.stopping = true;
-    // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check).
-    const deleted = await this.#jobClient.delete(this.#settings.namespace, name, { propagationPolicy: 'Foreground' });
+    const job = this.#jobs.get(this.#key(name)) ?? (await this.#jobClient.get(this.#settings.namespace, name));
+    if (job && !isRunJob(job, id)) {
+      // The name is another run's Job (another project's, in the shared namespace): never stopped from here.
+      this.#log.warn("not stopping a build Job that is another run's", { job: name, run: id });
+      if (run) this.#end(run, { outcome: 'stopped' });
+      return;
+    }
+    // Foreground: the Job goes once its pod has; the run then reports `stopped` (#check). The uid: only the Job
+    // checked above, not one created again under its name meanwhile.
+    const preconditions = { uid: job?.metadata?.uid };
+    const deleted = job ? await this.#jobClient.delete(this.#settings.namespace, name, { propagationPolicy: 'Foreground', preconditions }) : false;
     if (!deleted && run) this.#end(run, { outcome: 'stopped' });
   }
 
@@ -136,6 +155,12 @@ export class JobRunner implements BuildRunner {
       else if (run.seen) this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: "the build's Job was deleted" });
       return;
     }
+    const foreign = foreignJob(job, run.spec);
+    if (foreign) {
+      // Never followed, stopped or deleted: its build goes on; this one fails.
+      this.#end(run, { outcome: 'failed', reason: 'RunnerFailed', message: foreign });
+      return;
+    }
     run.seen = true;
     if (run.stopping) return;
     const pod = this.#podOf(name) ?? run.pod;
@@ -158,7 +183,10 @@ export class JobRunner implements BuildRunner {
     const follow = followPodLog(this.#conn, target, (text) => {
       run.lastLogAt = new Date();
       run.tail = (run.tail + text).slice(-TAIL_BYTES);
-      run.events.log(text);
+      const kept = run.budget.take(text);
+      if (kept) run.events.log(kept);
+      // The log is full: the connection closes (and is not opened again); the end is read from the Job and pod.
+      if (run.budget.spent) void follow.then((followed) => followed?.stop());
     }).catch((err: unknown) => {
       this.#log.warn('cannot follow a build log', { job: run.name, err });
       return undefined;
@@ -174,7 +202,7 @@ export class JobRunner implements BuildRunner {
           // had ended by then (the log of an exited container ends before the pod's status says so).
           void setTimeout(() => {
             const now = this.#podOf(run.name);
-            if (this.#runs.get(run.name) !== run || run.ending || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
+            if (this.#runs.get(run.name) !== run || run.ending || run.budget.spent || now?.metadata?.uid !== podUid || !containerState(now)?.running) return;
             this.#follow(run, now, (run.lastLogAt ?? new Date()).toISOString().replace(/\.\d+Z$/, 'Z'));
           }, REFOLLOW_DELAY_MS),
       )

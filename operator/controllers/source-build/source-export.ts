@@ -1,6 +1,9 @@
 // A commit's source for a build: the repository brought into a local bare copy from the bucket (only the packs
 // published since the last build of it are fetched), the commit's root directory archived with `git archive`,
 // and the archive put in the artifact bucket, where the build's sandbox fetches it through a presigned URL.
+// The archive goes through a temporary file (archive-file.ts), never whole through memory.
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncBareRepo } from '../../../src/git/bare-repo.ts';
 import { GitCommandError, runGit } from '../../../src/git/run-git.ts';
@@ -9,6 +12,7 @@ import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { parseRepoPath } from '../../../src/repo-store/repo-path.ts';
 import { buildObjectsPrefix } from '../../../src/platform/source-builds/build-log.ts';
+import { ArchiveTooLargeError, gitArchiveToFile } from './archive-file.ts';
 
 /** Most bytes a commit's source archive may take; a larger one fails the build (SourceUnavailable). */
 export const MAX_SOURCE_ARCHIVE_BYTES = 512 * 1024 * 1024;
@@ -54,22 +58,31 @@ export class SourceExporter {
       if (head.repoId !== repoId) throw new SourceUnavailableError(`the repository ${repo} in the bucket is not the one this project's Repository holds`);
       await syncBareRepo({ repos: this.#repos, repo, head, state: head, dir });
     });
-    const describe = await this.#git(dir, ['log', '-1', '--format=%an <%ae>%x00%s', commit], `commit ${commit} is not in the repository (force-pushed away?)`);
-    const [author = '', subject = ''] = describe.toString('utf8').trimEnd().split('\0');
+    const missingCommit = `commit ${commit} is not in the repository (force-pushed away?)`;
+    const describe = await runGit(['-C', dir, 'log', '-1', '--format=%an <%ae>%x00%s', commit]).catch((err: unknown) => Promise.reject(sourceError(err, missingCommit)));
+    const [author = '', subject = ''] = describe.stdout.toString('utf8').trimEnd().split('\0');
     const tree = path ? `${commit}:${path}` : commit;
-    const archive = await this.#git(dir, ['archive', `--format=${to.format}`, tree], `${path ?? ''} is not a directory in commit ${commit.slice(0, 12)}`);
-    await this.#artifacts.put(to.key, archive, { contentType: to.format === 'tar' ? 'application/x-tar' : 'application/gzip' });
+    await mkdir(this.#workDir, { recursive: true });
+    const work = await mkdtemp(join(this.#workDir, 'archive-'));
+    try {
+      const file = join(work, `source.${to.format}`);
+      const length = await gitArchiveToFile(dir, tree, to.format, file, MAX_SOURCE_ARCHIVE_BYTES).catch((err: unknown) =>
+        Promise.reject(sourceError(err, `${path ?? ''} is not a directory in commit ${commit.slice(0, 12)}`)),
+      );
+      await this.#artifacts.put(to.key, { length, open: () => createReadStream(file) }, { contentType: to.format === 'tar' ? 'application/x-tar' : 'application/gzip' });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
     return { key: to.key, commitMessage: subject.slice(0, 256), author: author.slice(0, 256) };
   }
+}
 
-  async #git(dir: string, args: string[], missing: string): Promise<Buffer> {
-    try {
-      return (await runGit(['-C', dir, ...args], { maxStdoutBytes: MAX_SOURCE_ARCHIVE_BYTES })).stdout;
-    } catch (err) {
-      if (err instanceof GitCommandError && /not a valid object name|bad revision|unknown revision|not a tree object|bad object/i.test(err.message + err.stderr)) {
-        throw new SourceUnavailableError(missing);
-      }
-      throw err;
-    }
+/** A failure to read the source, as the build should fail: SourceUnavailable when it is the source's, else as it was. */
+export function sourceError(err: unknown, missing: string): unknown {
+  // Over the cap is the source's size, not a passing failure: retrying would archive it again and again.
+  if (err instanceof ArchiveTooLargeError) return new SourceUnavailableError(`${err.message} (${MAX_SOURCE_ARCHIVE_BYTES / 1024 / 1024} MiB at most)`);
+  if (err instanceof GitCommandError && /not a valid object name|bad revision|unknown revision|not a tree object|bad object/i.test(err.message + err.stderr)) {
+    return new SourceUnavailableError(missing);
   }
+  return err;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../object-store/memory-object-store.ts';
-import { BuildLogWriter, deleteBuildObjects, MAX_BUILD_LOG_BYTES, readBuildLog } from './build-log.ts';
+import { BuildLogWriter, deleteBuildLog, deleteBuildObjects, MAX_BUILD_LOG_BYTES, readBuildLog } from './build-log.ts';
 
 describe('build logs', () => {
   it('are read back in order, followed from a cursor, and end with the build', async () => {
@@ -66,5 +66,16 @@ describe('build logs', () => {
     await deleteBuildObjects(store, 'p', 'b');
     expect((await store.list('source-builds/p/b/')).items).toEqual([]);
     expect((await store.list('source-builds/p/bb/')).items).toHaveLength(1);
+  });
+
+  it('can be deleted alone, leaving the output of a run that ended while the operator was down', async () => {
+    const store = new MemoryObjectStore();
+    const log = new BuildLogWriter(store, 'p', 'b');
+    log.write('x\n');
+    await log.finish({ state: 'Building' });
+    await store.put('source-builds/p/b/output.tar', 'the output');
+    await store.put('source-builds/p/b/source.tar.gz', 'the source');
+    await deleteBuildLog(store, 'p', 'b');
+    expect((await store.list('source-builds/p/b/')).items.map((i) => i.key).sort()).toEqual(['source-builds/p/b/output.tar', 'source-builds/p/b/source.tar.gz']);
   });
 });

@@ -142,7 +142,18 @@ export async function readBuildLog(store: ObjectStore, namespace: string, build:
 
 /** Deletes every object of one build (its log, staged source and artifact). */
 export async function deleteBuildObjects(store: ObjectStore, namespace: string, build: string): Promise<void> {
-  const prefix = buildObjectsPrefix(namespace, build);
+  await deletePrefix(store, buildObjectsPrefix(namespace, build));
+}
+
+/**
+ * Deletes only the build's log, for a run followed again after an operator restart: the log is read again from
+ * its start, while the output a run that ended meanwhile put in the bucket is still to be packed.
+ */
+export async function deleteBuildLog(store: ObjectStore, namespace: string, build: string): Promise<void> {
+  await deletePrefix(store, buildLogPrefix(namespace, build));
+}
+
+async function deletePrefix(store: ObjectStore, prefix: string): Promise<void> {
   for (;;) {
     const page = await store.list(prefix);
     if (page.items.length === 0) return;
