@@ -167,6 +167,47 @@ describe('push to deploy', () => {
     await servedEverywhere([runtime], host('web'), 'quick a', 60_000);
   });
 
+  it('keeps a build a user cancelled cancelled, and builds the branch again at its next push', { timeout: 120_000 }, async () => {
+    const held = await appWithRepository('held', 'held-site');
+    // A build that waits until it is stopped.
+    await sources.create({
+      metadata: { name: 'held', namespace: project },
+      spec: { app: 'held', repository: { owner: project, name: 'held-site' }, previewBranches: [], build: { command: 'while true; do sleep 0.2; done' } },
+    });
+    const first = await git.commit(held.work, 'waits', worker('never built'));
+    await git.run(['push', '-q', held.remote, 'main'], { cwd: held.work });
+    const name = `held-${first.slice(0, 12)}`;
+    await eventually(
+      'the build running',
+      () => builds.get(project, name),
+      (b) => b?.status?.state === 'Building',
+      60_000,
+    );
+    // What the API's cancel writes.
+    await builds.patch(project, name, { spec: { cancelled: true } });
+    const cancelled = await eventually(
+      'the build cancelled',
+      () => builds.get(project, name),
+      (b) => b?.status?.state === 'Cancelled',
+      30_000,
+    );
+    expect(cancelled?.status).toMatchObject({ reason: 'Cancelled' });
+    const source = await eventually(
+      'the source says the head was cancelled',
+      () => sources.get(project, 'held'),
+      (s) => findCondition(s?.status?.conditions, 'Ready')?.reason === 'BuildCancelled',
+      30_000,
+    );
+    expect(source?.status?.production?.message).toContain('was cancelled');
+    // Not deleted and built again behind the user's back.
+    expect((await builds.get(project, name))?.metadata?.uid).toBe(cancelled?.metadata?.uid);
+
+    await sources.patch(project, 'held', { spec: { build: { command: 'mkdir -p out && cp worker.js out/', outputDirectory: 'out' } } });
+    await git.commit(held.work, 'builds', worker('built at the next push'));
+    await git.run(['push', '-q', held.remote, 'main'], { cwd: held.work });
+    await servedEverywhere([runtime], host('held'), 'built at the next push', 60_000);
+  });
+
   it('loses no deploy when the operator is killed in the middle of a build', { timeout: 180_000 }, async () => {
     const slow = await appWithRepository('slow', 'slow-site');
     // The build sleeps 3 s before its output exists, so the kill lands while it runs.

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Registry } from 'prom-client';
 import { isFinished } from '../../../src/platform/app-sources/source-view.ts';
-import { SourceBuildReasons, type SourceBuild, type SourceBuildStatus } from '../../../src/apis/v1alpha1/source-build.ts';
+import { SourceBuildReasons, SUPERSEDED_BY_ANNOTATION, type SourceBuild, type SourceBuildStatus } from '../../../src/apis/v1alpha1/source-build.ts';
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
@@ -194,7 +194,14 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
 
       if (build.spec.cancelled) {
         if (state === 'Building') await deps.runner.stop(runId(build));
-        await finish(key, build, { ...build.status, state: 'Cancelled', reason: SourceBuildReasons.Superseded, message: 'a newer push to the branch superseded this build' });
+        const superseded = build.metadata?.annotations?.[SUPERSEDED_BY_ANNOTATION] !== undefined;
+        await finish(key, build, {
+          ...build.status,
+          state: 'Cancelled',
+          ...(superseded
+            ? { reason: SourceBuildReasons.Superseded, message: 'a newer push to the branch superseded this build' }
+            : { reason: SourceBuildReasons.Cancelled, message: 'cancelled by a user: the branch is built again at its next push' }),
+        });
         results.delete(key);
         return;
       }
