@@ -16,14 +16,13 @@
 //      operator's packing of its output, and a bare node start.
 //
 // Prints PASS/MISS against the target; exits non-zero only when the run itself failed. See bench/README.md.
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { GitClient } from '../e2e/harness/git-client.ts';
-import { repoRoot } from '../e2e/harness/tools.ts';
+import { copyNextjsExample, NEXTJS_BUILD_COMMAND, NEXTJS_BUILD_ENV, NEXTJS_SERVED_TEXT } from '../e2e/harness/nextjs-source.ts';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { Repository } from '../src/apis/v1alpha1/repository.ts';
@@ -152,25 +151,6 @@ async function measureWorker(stack: PushStack, c: Clients, timeline: PushTimelin
   return { push, upload: uploads };
 }
 
-/** The example's own files (tracked, or new and not ignored), as scripts/setup/nextjs-example.sh takes them. */
-function nextjsFiles(): string[] {
-  const dir = join(repoRoot, 'docs/examples/nextjs');
-  return execFileSync('git', ['ls-files', '-co', '--exclude-standard', '.'], { cwd: dir, encoding: 'utf8' }).split('\n').filter(Boolean);
-}
-
-/**
- * OpenNext's build as the AppSource's command: the layout pack-output.ts packs (.open-next/assets and the
- * bundled dist/), copied into out/ so the builder's output tar leaves node_modules and .next behind.
- */
-const NEXTJS_COMMAND = [
-  'npm install --no-audit --no-fund --prefer-offline --loglevel=error',
-  'npx opennextjs-cloudflare build',
-  'npx wrangler deploy --dry-run --outdir dist',
-  'mkdir -p out/.open-next',
-  'cp -r .open-next/assets out/.open-next/',
-  'cp -r dist out/',
-].join(' && ');
-
 interface NextjsFigure {
   readonly totalMs: number;
   readonly pushMs: number;
@@ -197,19 +177,13 @@ async function wholeLog(store: S3ObjectStore, namespace: string, build: string):
 async function measureNextjs(stack: PushStack, c: Clients, timeline: PushTimeline): Promise<NextjsFigure> {
   const git = await GitClient.create();
   const remote = await connect(stack, c, 'next-site', 'next', {
-    build: { command: NEXTJS_COMMAND, outputDirectory: 'out' },
+    build: { command: NEXTJS_BUILD_COMMAND, outputDirectory: 'out' },
     // The machine's npm cache (what a build cache of a hosted platform gives a second build); telemetry off.
-    environment: { production: { npm_config_cache: join(homedir(), '.npm'), NEXT_TELEMETRY_DISABLED: '1', WRANGLER_SEND_METRICS: 'false' } },
+    environment: { production: { npm_config_cache: join(homedir(), '.npm'), ...NEXTJS_BUILD_ENV } },
   });
   const work = await git.workdir('next-site');
   await git.run(['init', '-q'], { cwd: work });
-  const src = join(repoRoot, 'docs/examples/nextjs');
-  execFileSync('sh', [
-    '-c',
-    `tar -C "${src}" -cf - ${nextjsFiles()
-      .map((f) => `'${f}'`)
-      .join(' ')} | tar -C "${work}" -xf -`,
-  ]);
+  copyNextjsExample(work);
   await git.run(['add', '-A'], { cwd: work });
   await git.run(['commit', '-q', '-m', 'next.js example'], { cwd: work });
   const commit = await git.out(['rev-parse', 'HEAD'], work);
@@ -218,7 +192,7 @@ async function measureNextjs(stack: PushStack, c: Clients, timeline: PushTimelin
   await git.run(['push', '-q', remote, 'main'], { cwd: work });
   const pushMs = Date.now() - t0;
   const host = `next.${stack.project}.${BASE_DOMAIN}`;
-  const servedAt = await served(stack.runtimePort, host, (b) => b.includes('from Next.js on Cloudwright'), NEXTJS_TIMEOUT_MS);
+  const servedAt = await served(stack.runtimePort, host, (b) => b.includes(NEXTJS_SERVED_TEXT), NEXTJS_TIMEOUT_MS);
   const text = await wholeLog(new S3ObjectStore({ config: stack.s3, bucket: stack.artifactBucket }), stack.project, `next-${commit.slice(0, 12)}`);
   const command = /the command succeeded in ([\d.]+) s/.exec(text);
   const artifactLine = /built a Next\.js app of \d+ files/.exec(text)?.[0];

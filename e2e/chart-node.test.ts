@@ -36,6 +36,8 @@ import { hostFootprint } from './harness/kube-node-host.ts';
 import { builtImage, startKubeNode, type KubeNode } from './harness/kube-node.ts';
 import { startMinio, type MinioServer } from './harness/minio.ts';
 import { startMoto, type MotoServer } from './harness/moto.ts';
+import { copyNextjsExample, NEXTJS_BUILD_COMMAND, NEXTJS_BUILD_ENV, NEXTJS_SERVED_TEXT } from './harness/nextjs-source.ts';
+import { startNpmMirror, type NpmMirror } from './harness/npm-mirror.ts';
 import { eventually, packWorker } from './harness/runtime-stack.ts';
 import { repoRoot, toolPath } from './harness/tools.ts';
 
@@ -63,6 +65,7 @@ let node: KubeNode | undefined;
 let starting: Promise<KubeNode> | undefined;
 let minio: MinioServer;
 let moto: MotoServer;
+let npmMirror: NpmMirror;
 let member: MemberAccount;
 let stateDir: string;
 let footprintBefore: ReturnType<typeof hostFootprint>;
@@ -271,6 +274,42 @@ async function buildPod(id: string): Promise<Pod & { spec: Record<string, unknow
   return pod;
 }
 
+/**
+ * A repository `name` of the member's project on the node's cw-git, Ready, and the app `app` connected to it by an
+ * AppSource applied as kubectl would; a work tree to push from, and the remote with a write token.
+ */
+async function connectedRepository(name: string, app: string, build: object, environment?: object): Promise<{ git: GitClient; work: string; remote: string }> {
+  const conn = loadKubeConnection(theNode().kubeconfig);
+  const project = member.project;
+  const APPLY = { fieldManager: 'kubectl', force: true };
+  await objectClient<KubeObject & { spec: object }>(conn, REPOSITORIES).apply(
+    { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Repository', metadata: { name, namespace: project }, spec: { owner: project, name } },
+    APPLY,
+  );
+  await eventually(
+    'the repository Ready',
+    () => getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('repositories.cloudwright.dev', '-n', project, name),
+    (r) => r.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
+    60_000,
+  );
+  expect((await callApi('POST', `/v1/projects/${project}/apps`, { name: app })).status).toBe(201);
+  await objectClient<KubeObject & { spec: object }>(conn, APP_SOURCES).apply(
+    {
+      apiVersion: 'cloudwright.dev/v1alpha1',
+      kind: 'AppSource',
+      metadata: { name: app, namespace: project },
+      spec: { app, repository: { owner: project, name }, build, ...(environment ? { environment } : {}) },
+    },
+    APPLY,
+  );
+  const git = await GitClient.create();
+  const work = await git.workdir(name);
+  await git.run(['init', '-q'], { cwd: work });
+  const token = mintToken({ sub: 'ada', scopes: ['write'] }, 'n'.repeat(40));
+  const remote = `${(await serviceUrl('cloudwright-git')).replace('http://', `http://git:${token}@`)}/${project}/${name}`;
+  return { git, work, remote };
+}
+
 beforeAll(async () => {
   // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
@@ -280,7 +319,7 @@ beforeAll(async () => {
   starting = startKubeNode({ stateDir, images: [built.archive] });
   node = await starting;
   figures['node start (control plane, containerd, image import, kubelet Ready)'] = `${node.startMs} ms`;
-  [minio, moto] = await Promise.all([startMinio(stateDir, undefined, { host: node.address }), startMoto(stateDir, node.address)]);
+  [minio, moto, npmMirror] = await Promise.all([startMinio(stateDir, undefined, { host: node.address }), startMoto(stateDir, node.address), startNpmMirror(stateDir, node.address)]);
   for (const bucket of Object.values(BUCKETS)) await ensureBucket(minio.s3, bucket);
 
   const conn = loadKubeConnection(node.kubeconfig);
@@ -298,7 +337,7 @@ beforeAll(async () => {
   const [repository, tag] = image.split(':') as [string, string];
   // The runtime's pods reach DNS and the bucket on the node's address, as `make kube-node` writes it too.
   const policyValues = join(stateDir, 'network-policy.json');
-  writeFileSync(policyValues, JSON.stringify(chartNetworkValues(minio.endpoint)));
+  writeFileSync(policyValues, JSON.stringify(chartNetworkValues(minio.endpoint, npmMirror.port)));
   const started = performance.now();
   await helm(
     'install',
@@ -315,8 +354,9 @@ beforeAll(async () => {
     ...['objectStore.endpoint', minio.endpoint, 'objectStore.bucket', BUCKETS.artifacts, 'objectStore.credentialsSecret', 'cloudwright-s3'].flatMap(pairs),
     ...['dns.route53.endpoint', moto.endpoint, 'dns.route53.credentialsSecret', 'cloudwright-route53', 'dns.resolver', '127.0.0.1:9'].flatMap(pairs),
     ...['git.bucket', BUCKETS.git, 'database.bucket', BUCKETS.db, 'database.publicUrl', 'https://db.node.test'].flatMap(pairs),
-    // Builds small enough to be scheduled beside the platform on this node's two cores.
-    ...['builds.limits.cpu', '250m', 'builds.limits.memory', '512Mi', 'builds.limits.disk', '1Gi'].flatMap(pairs),
+    // Room for the Next.js example's build (npm install, next build), yet scheduled beside the platform, whose
+    // pods ask for 1.4 of this node's two cores: a build asks for a quarter core and bursts into idle CPU.
+    ...['builds.limits.cpu', '1500m', 'builds.requests.cpu', '250m', 'builds.limits.memory', '2Gi', 'builds.limits.disk', '3Gi'].flatMap(pairs),
   );
   installMs = Math.round(performance.now() - started);
   figures['helm install to every workload Ready'] = `${installMs} ms`;
@@ -355,7 +395,7 @@ afterAll(async () => {
     if (node) await node.stop();
     else if (starting && !stopped) await (await starting.catch(() => undefined))?.stop();
   } finally {
-    await Promise.all([minio?.service.stop(), moto?.service.stop()]);
+    await Promise.all([minio?.service.stop(), moto?.service.stop(), npmMirror?.service.stop()]);
     if (failed) console.log(`chart on a node: a test failed; the node's logs are kept in ${stateDir}/node`);
     else rmSync(stateDir, { recursive: true, force: true });
   }
@@ -655,36 +695,10 @@ describe('the chart on a real node', () => {
   });
 
   it('deploys a push to cw-git through the installed operator, its build a Job in the builds namespace', { timeout: 240_000 }, async () => {
-    const conn = loadKubeConnection(theNode().kubeconfig);
     const project = member.project;
-    const APPLY = { fieldManager: 'kubectl', force: true };
-    await objectClient<KubeObject & { spec: object }>(conn, REPOSITORIES).apply(
-      { apiVersion: 'cloudwright.dev/v1alpha1', kind: 'Repository', metadata: { name: 'site', namespace: project }, spec: { owner: project, name: 'site' } },
-      APPLY,
-    );
-    await eventually(
-      'the repository Ready',
-      () => getJson<{ status?: { conditions?: { type: string; status: string }[] } }>('repositories.cloudwright.dev', '-n', project, 'site'),
-      (r) => r.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true,
-      60_000,
-    );
-    expect((await callApi('POST', `/v1/projects/${project}/apps`, { name: 'pushed' })).status).toBe(201);
-    await objectClient<KubeObject & { spec: object }>(conn, APP_SOURCES).apply(
-      // A build command, so the build is a Job (a source without one is packed by the operator itself).
-      {
-        apiVersion: 'cloudwright.dev/v1alpha1',
-        kind: 'AppSource',
-        metadata: { name: 'pushed', namespace: project },
-        spec: { app: 'pushed', repository: { owner: project, name: 'site' }, build: { command: 'mkdir -p out && cp worker.js out/', outputDirectory: 'out' } },
-      },
-      APPLY,
-    );
-    const git = await GitClient.create();
-    const work = await git.workdir('site');
-    await git.run(['init', '-q'], { cwd: work });
+    // A build command, so the build is a Job (a source without one is packed by the operator itself).
+    const { git, work, remote } = await connectedRepository('site', 'pushed', { command: 'mkdir -p out && cp worker.js out/', outputDirectory: 'out' });
     const commit = await git.commit(work, 'first', { 'worker.js': 'export default { fetch() { return new Response("pushed to the node"); } };\n' });
-    const token = mintToken({ sub: 'ada', scopes: ['write'] }, 'n'.repeat(40));
-    const remote = `${(await serviceUrl('cloudwright-git')).replace('http://', `http://git:${token}@`)}/${project}/site`;
     const pushed = performance.now();
     await git.run(['push', '-q', remote, 'main'], { cwd: work });
     const runtime = await serviceUrl('cloudwright-runtime');
@@ -696,11 +710,54 @@ describe('the chart on a real node', () => {
       180_000,
     );
     figures['push → production served (installed operator, build Job)'] = `${Math.round(performance.now() - pushed)} ms`;
-    const build = await objectClient<SourceBuild>(conn, SOURCE_BUILDS).get(project, `pushed-${commit.slice(0, 12)}`);
+    const build = await objectClient<SourceBuild>(loadKubeConnection(theNode().kubeconfig), SOURCE_BUILDS).get(project, `pushed-${commit.slice(0, 12)}`);
     expect(build?.status).toMatchObject({ state: 'Succeeded', runner: 'job' });
     // Its Job ran in the builds namespace, labelled with the project (the TTL keeps it for a while).
     const jobs = await getJson<{ items: KubeObject[] }>('jobs', '-n', `${NAMESPACE}-builds`, '-l', `cloudwright.dev/project=${project},cloudwright.dev/build=pushed-${commit.slice(0, 12)}`);
     expect(jobs.items).toHaveLength(1);
+  });
+
+  it('builds the Next.js example pushed to cw-git in a Job on the node, its packages through the npm mirror, and serves it', { timeout: 600_000 }, async () => {
+    const project = member.project;
+    const { git, work, remote } = await connectedRepository(
+      'next-site',
+      'next',
+      { command: NEXTJS_BUILD_COMMAND, outputDirectory: 'out' },
+      // The only registry the build's NetworkPolicy lets it reach.
+      { production: { NPM_CONFIG_REGISTRY: npmMirror.url, ...NEXTJS_BUILD_ENV } },
+    );
+    copyNextjsExample(work);
+    await git.run(['add', '-A'], { cwd: work });
+    await git.run(['commit', '-q', '-m', 'the Next.js example'], { cwd: work });
+    const commit = await git.out(['rev-parse', 'HEAD'], work);
+    const pushed = performance.now();
+    await git.run(['push', '-q', remote, 'main'], { cwd: work });
+    const runtime = await serviceUrl('cloudwright-runtime');
+    const name = `next-${commit.slice(0, 12)}`;
+    const sourceBuilds = objectClient<SourceBuild>(loadKubeConnection(theNode().kubeconfig), SOURCE_BUILDS);
+    const served = await eventually(
+      'the Next.js example served, or its build failed',
+      async () => ({ page: await get(runtime, `next.${project}.${BASE_DOMAIN}`).catch(() => ({ status: 0, body: '' })), build: await sourceBuilds.get(project, name) }),
+      ({ page, build }) => (page.status === 200 && page.body.includes(NEXTJS_SERVED_TEXT)) || build?.status?.state === 'Failed',
+      540_000,
+    );
+    expect(served.build?.status, served.build?.status?.message).toMatchObject({ state: 'Succeeded', runner: 'job' });
+    figures['push → Next.js example served (build Job: npm install through the mirror, OpenNext build)'] = `${Math.round(performance.now() - pushed)} ms`;
+    // The build's pod (kept for the Job's TTL) ran with the install's bounds and no token.
+    const [pod] = (
+      await getJson<{ items: (Pod & { spec: { automountServiceAccountToken: boolean; containers: { resources: object }[] } })[] }>(
+        'pods',
+        '-n',
+        `${NAMESPACE}-builds`,
+        '-l',
+        `cloudwright.dev/build=${name}`,
+      )
+    ).items;
+    expect(pod?.spec.automountServiceAccountToken).toBe(false);
+    expect(pod?.spec.containers[0]?.resources).toEqual({
+      requests: { cpu: '250m', memory: String(2 * 2 ** 30), 'ephemeral-storage': String(3 * 2 ** 30) },
+      limits: { cpu: '1500m', memory: String(2 * 2 ** 30), 'ephemeral-storage': String(3 * 2 ** 30) },
+    });
   });
 
   it('keeps the app answering while kubectl scale takes cw-runtime to three replicas, each serving it', { timeout: 300_000 }, async () => {

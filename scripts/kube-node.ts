@@ -1,6 +1,7 @@
 // `make kube-node`: a real Kubernetes node on this machine (e2e/harness/kube-node.ts), in the foreground, with
-// Cloudwright's image imported, and MinIO and moto (the S3 and Route 53 stand-ins) where its pods reach them:
-// what `helm install` of charts/cloudwright needs, as the README's "On a cluster (Helm)" describes. Writes
+// Cloudwright's image imported, and MinIO, moto (the S3 and Route 53 stand-ins) and an npm mirror (for builds)
+// where its pods reach them: what `helm install` of charts/cloudwright needs, as the README's "On a cluster
+// (Helm)" describes. Writes
 // .kube-node/env (KUBECONFIG, the endpoints, the bucket credentials) and .kube-node/values.json (the chart's
 // network policy settings for this node); Ctrl-C stops everything and leaves the machine as it found it.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +10,7 @@ import { chartNetworkValues, NODE_NETWORK } from '../e2e/harness/kube-node-confi
 import { builtImage, startKubeNode } from '../e2e/harness/kube-node.ts';
 import { startMinio } from '../e2e/harness/minio.ts';
 import { startMoto } from '../e2e/harness/moto.ts';
+import { startNpmMirror } from '../e2e/harness/npm-mirror.ts';
 import { repoRoot } from '../e2e/harness/tools.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 
@@ -35,10 +37,11 @@ async function main(): Promise<void> {
   const starting = startKubeNode({ stateDir: dir, images: [archive] });
   stops.push(async () => (await starting.catch(() => undefined))?.stop());
   const node = await starting;
-  const [minio, moto] = await Promise.all([startMinio(dir, undefined, { host: node.address }), startMoto(dir, node.address)]);
+  const [minio, moto, npmMirror] = await Promise.all([startMinio(dir, undefined, { host: node.address }), startMoto(dir, node.address), startNpmMirror(dir, node.address)]);
   stops.push(
     () => minio.service.stop(),
     () => moto.service.stop(),
+    () => npmMirror.service.stop(),
   );
   for (const bucket of BUCKETS) await ensureBucket(minio.s3, bucket);
   // The node has no provisioner: volumes for claims to bind (cw-db's), owned by the image's user.
@@ -52,6 +55,8 @@ async function main(): Promise<void> {
     CW_S3_ACCESS_KEY_ID: minio.s3.credentials?.accessKeyId,
     CW_S3_SECRET_ACCESS_KEY: minio.s3.credentials?.secretAccessKey,
     CW_ROUTE53_ENDPOINT: moto.endpoint,
+    // For an AppSource's environment (NPM_CONFIG_REGISTRY): build pods reach no other registry.
+    CW_NPM_MIRROR: npmMirror.url,
   };
   writeFileSync(
     envFile,
@@ -60,8 +65,9 @@ async function main(): Promise<void> {
       .join(''),
     { mode: 0o600 },
   );
-  // The runtime's pods find DNS and the bucket on the node's address: `helm install -f .kube-node/values.json`.
-  writeFileSync(join(dir, 'values.json'), JSON.stringify(chartNetworkValues(minio.endpoint), null, 2));
+  // The runtime's pods find DNS and the bucket on the node's address, build pods the npm mirror:
+  // `helm install -f .kube-node/values.json`.
+  writeFileSync(join(dir, 'values.json'), JSON.stringify(chartNetworkValues(minio.endpoint, npmMirror.port), null, 2));
   say(`node cw-node Ready in ${(node.startMs / 1000).toFixed(1)} s; buckets ${BUCKETS.join(', ')} on ${minio.endpoint}; three 10Gi volumes`);
   say(`. .kube-node/env, then install the chart as the README's "On a cluster (Helm)" says. Ctrl-C stops it all.`);
 }

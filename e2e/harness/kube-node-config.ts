@@ -156,12 +156,17 @@ export function corefile(layout: NodeLayout): string {
 
 /**
  * The chart's NetworkPolicy values for this node: its pods find cluster DNS (CoreDNS) and the bucket (MinIO at
- * `s3Endpoint`) on the node's address rather than in pods. The apiserver's address the chart looks up itself.
+ * `s3Endpoint`) on the node's address rather than in pods, and build pods the npm mirror (e2e/harness/npm-mirror.ts)
+ * there too when it runs. The apiserver's address the chart looks up itself.
  */
-export function chartNetworkValues(s3Endpoint: string): object {
+export function chartNetworkValues(s3Endpoint: string, npmMirrorPort?: number): object {
   const node = [{ ipBlock: { cidr: `${NODE_NETWORK.address}/32` } }];
   // Build pods reach the bucket by its address already (the chart takes it from objectStore.endpoint).
-  return { networkPolicy: { runtime: { dns: node, extraEgress: [{ to: node, ports: [{ protocol: 'TCP', port: Number(new URL(s3Endpoint).port) }] }] } }, builds: { egress: { dns: node } } };
+  const registries = npmMirrorPort ? [{ cidr: `${NODE_NETWORK.address}/32`, port: npmMirrorPort }] : [];
+  return {
+    networkPolicy: { runtime: { dns: node, extraEgress: [{ to: node, ports: [{ protocol: 'TCP', port: Number(new URL(s3Endpoint).port) }] }] } },
+    builds: { egress: { dns: node, registries } },
+  };
 }
 
 /**

@@ -9,7 +9,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
  * Path of a tool provisioned by `make setup` into .tools/bin (links into the machine-wide cache).
  * `CW_TOOL_<NAME>` overrides it, for running against binaries built elsewhere.
  */
-export function toolPath(name: 'cw-controlplane' | 'coredns' | 'helm' | 'kube-router' | 'kubectl' | 'minio' | 'moto_server' | 'node' | 'pebble' | 'pebble-challtestsrv'): string {
+export function toolPath(name: 'cw-controlplane' | 'coredns' | 'helm' | 'kube-router' | 'kubectl' | 'minio' | 'moto_server' | 'node' | 'pebble' | 'pebble-challtestsrv' | 'verdaccio'): string {
   const override = process.env[`CW_TOOL_${name.toUpperCase().replace(/-/g, '_')}`];
   const path = override ?? join(repoRoot, '.tools', 'bin', name);
   if (!existsSync(path)) throw new Error(`${name} is not installed at ${path}: run \`make setup\``);

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # `make image`: Cloudwright's one container image, built without a container daemon. A Debian base made by
-# mmdebstrap (no registry image can be pulled here), then, with buildah: Node 24, the production
-# node_modules (workerd among them), the platform's sources and the built console, the commands cw-api,
-# cw-operator, cw-runtime, cw-git and cw-db, tini as PID 1, and a non-root user. Written as an OCI archive,
-# tagged and cached by a hash of everything that goes into it, and linked as .tools/cloudwright-image.oci.tar
-# (its name beside it, in .name).
+# mmdebstrap (no registry image can be pulled here), then, with buildah: Node 24 and npm (builds run in this
+# image too), the production node_modules (workerd among them), the platform's sources and the built console,
+# the commands cw-api, cw-operator, cw-runtime, cw-git and cw-db, tini as PID 1, and a non-root user. Written as
+# an OCI archive, tagged and cached by a hash of everything that goes into it, and linked as
+# .tools/cloudwright-image.oci.tar (its name beside it, in .name).
 source "$(dirname "$0")/lib.sh"
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
 BASE_PACKAGES=ca-certificates,git,git-lfs,tini,passwd
+# npm for builds run in this image (push to deploy's Jobs run `npm ci` and the like); the servers never use it.
+NPM_VERSION=11.21.2
 UID_GID=10001
 use_buildah_storage
 apt_install mmdebstrap buildah
@@ -41,8 +43,14 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   # The lockfile's production packages only; the CLI and console workspaces are not part of the servers.
   (cd "$app" && npm ci --omit=dev --no-audit --no-fund --ignore-scripts --workspaces=false --include-workspace-root >&2)
   install -m 0755 "$node_bin" "$stage/usr/local/bin/node"
+  mkdir -p "$stage/usr/local/lib/node_modules/npm"
+  (cd "$stage" && npm pack --silent "npm@$NPM_VERSION" >/dev/null && tar -xzf npm-*.tgz -C usr/local/lib/node_modules/npm --strip-components=1 && rm npm-*.tgz)
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$stage/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$stage/usr/local/bin/npx"
   for cmd in cw-api cw-operator cw-runtime cw-git cw-db; do
-    printf '#!/bin/sh\nexec node /opt/cloudwright/bin/%s.ts "$@"\n' "$cmd" >"$stage/usr/local/bin/$cmd"
+    # NODE_ENV for the servers only, not in the image's environment: builds run in this image too, and npm
+    # leaves devDependencies (a build's tools) out under NODE_ENV=production.
+    printf '#!/bin/sh\nexport NODE_ENV="${NODE_ENV:-production}"\nexec node /opt/cloudwright/bin/%s.ts "$@"\n' "$cmd" >"$stage/usr/local/bin/$cmd"
     chmod 0755 "$stage/usr/local/bin/$cmd"
   done
   epoch=$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || echo 0)
@@ -52,7 +60,7 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   buildah add --quiet "$c" "$stage" / >/dev/null
   buildah run --isolation chroot "$c" -- useradd --system --uid "$UID_GID" --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin cloudwright
   # PATH too: an image from scratch has none, and containerd (unlike Docker) adds no default.
-  buildah config --user "$UID_GID:$UID_GID" --workingdir /opt/cloudwright --env NODE_ENV=production \
+  buildah config --user "$UID_GID:$UID_GID" --workingdir /opt/cloudwright \
     --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     --entrypoint '["/usr/bin/tini", "--"]' --cmd cw-api \
     --label org.opencontainers.image.title=cloudwright --label dev.cloudwright.source-hash="$key" "$c"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the local Kubernetes node needs (e2e/harness/kube-node.ts): Debian's containerd, runc, CNI plugins,
 # iptables and ipset, the control plane's build (it is the node's kubelet and kube-proxy too), CoreDNS,
-# kube-router (its network-policy controller: the bridge plugins enforce no NetworkPolicy), and the pod
+# kube-router (its network-policy controller: the bridge plugins enforce no NetworkPolicy), Verdaccio (the npm
+# registry mirror its build pods install through), and the pod
 # sandbox ("pause") image, built here from e2e/pause with buildah since no registry's can be pulled. The image
 # is cached by the hash of its source and linked as .tools/pause-image.oci.tar (its name beside it, .name).
 source "$(dirname "$0")/lib.sh"
@@ -14,6 +15,7 @@ apt_install containerd runc containernetworking-plugins iptables ipset buildah
 "$(dirname "$0")/go-tools.sh" controlplane
 "$(dirname "$0")/go-tools.sh" coredns
 "$(dirname "$0")/go-tools.sh" kube-router
+"$(dirname "$0")/npm-mirror.sh"
 use_buildah_storage
 
 src=$ROOT/e2e/pause/main.go
