@@ -90,7 +90,8 @@ export async function startDevGit(options: { minio: MinioServer; stateDir: strin
     services,
     env: { CW_GIT_URL: urls[0]!, CW_GIT_URL_2: urls[1]!, CW_GIT_TOKEN: token, CW_GIT_CONFIG: configPath, ...credentials },
     // Push to deploy: builds run as limited child processes of the operator (no node to run Jobs on here).
-    operatorEnv: { CW_GIT_BUCKET: DEV_GIT_BUCKET, CW_BUILD_RUNNER: 'local', CW_BUILD_WORK_DIR: join(stateDir, 'builds') },
+    // A deleted branch's preview goes a minute later here (an hour in a cluster): soon enough to watch it go.
+    operatorEnv: { CW_GIT_BUCKET: DEV_GIT_BUCKET, CW_BUILD_RUNNER: 'local', CW_BUILD_WORK_DIR: join(stateDir, 'builds'), CW_PREVIEW_GRACE: '1m' },
   };
 }
 
