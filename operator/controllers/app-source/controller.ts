@@ -283,16 +283,22 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       const source = mine && mine.uid === cached.metadata?.uid ? { ...cached, status: mine.status } : cached;
       let status: AppSourceStatus = { ...source.status };
       const app = deps.apps.get(`${namespace}/${source.spec.app}`);
+      // Without its app or its repository a source deploys nothing: its previews go as a deleted branch's do
+      // (after the grace period), so they do not outlive it unseen. An unreadable repository keeps them.
+      const retireAll = async (): Promise<Result> => {
+        const nextExpiry = await retirePreviews(source, new Set());
+        return nextExpiry === undefined ? undefined : { requeueAfter: Math.max(nextExpiry, 1000) };
+      };
       if (!app) {
         await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.AppNotFound, `there is no app ${source.spec.app} in this project`));
-        return;
+        return retireAll();
       }
       const { owner: repoOwner, name: repoName } = source.spec.repository;
       const found = projectRepository(deps.repositories, namespace, `${repoOwner}/${repoName}`);
       if ('missing' in found) {
         status = condition(source, status, AppSourceConditions.RepositoryReady, false, AppSourceReasons.RepositoryNotFound, found.missing);
         await writeStatus(source, condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.RepositoryNotFound, found.missing));
-        return;
+        return retireAll();
       }
       const repository = found.repository;
       let refs: ReadonlyMap<string, string>;

@@ -85,6 +85,16 @@ export const SourceBuildKind: KindDescriptor<'SourceBuild', typeof SourceBuildSp
   scope: 'Namespaced',
   categories: [CATEGORY],
   description: 'A build of a Cloudwright runtime app from one commit of its connected repository.',
+  // The fields' own rules hold a value that stays; these hold one that comes or goes, so a build's record stays
+  // what was built (tenants may patch a SourceBuild, to cancel it), and a cancel is never undone.
+  objectRules: [
+    {
+      rule: 'has(self.spec.rootDirectory) == has(oldSelf.spec.rootDirectory) && has(self.spec.build) == has(oldSelf.spec.build) && has(self.spec.environment) == has(oldSelf.spec.environment)',
+      message: 'a SourceBuild is immutable but for spec.cancelled',
+    },
+    { rule: '!has(oldSelf.spec.environment) || (has(self.spec.environment) && self.spec.environment == oldSelf.spec.environment)', message: 'a SourceBuild is immutable but for spec.cancelled' },
+    { rule: '!has(oldSelf.spec.cancelled) || !oldSelf.spec.cancelled || (has(self.spec.cancelled) && self.spec.cancelled)', message: 'a cancelled SourceBuild stays cancelled' },
+  ],
   spec: SourceBuildSpec,
   status: SourceBuildStatus,
   printerColumns: [
