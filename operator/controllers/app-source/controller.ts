@@ -118,7 +118,8 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
           spec,
         });
       } catch (err) {
-        if (isAlreadyExists(err)) return { databases }; // the cache is behind: the next pass sees it
+        // The cache is behind: the next pass sees whose app it is. Nothing is deployed to it meanwhile.
+        if (isAlreadyExists(err)) return { refused: `the preview app ${target.app} is being created`, databases: [] };
         if (err instanceof Error && /exceeded quota/.test(err.message))
           return { refused: `the project has as many apps as its quota allows, so branch ${target.branch} gets no preview`, databases: [] };
         throw err;
