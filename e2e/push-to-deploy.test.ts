@@ -1,8 +1,9 @@
 // Push to deploy (issue 40) with stock git: a repository on cw-git connected to an app by an AppSource (applied
 // as kubectl would), the operator building each push with its local runner and deploying it, previews per branch,
 // a broken build leaving production as it was, and a deleted branch taking its preview with it. cw-git's events
-// role marks each push on the Repository (found by its sweep here, every second: the shared test bucket sends no
-// notifications), which wakes the operator; its own pass over the refs comes only every 30 s.
+// role (a process of its own here, so it can be stopped alone) marks each push on the Repository (found by its
+// sweep, every second: the shared test bucket sends no notifications), which wakes the operator; its own pass
+// over the refs comes only every 30 s.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppSource } from '../src/apis/v1alpha1/app-source.ts';
@@ -37,6 +38,8 @@ let project: string;
 let runtime: Runtime;
 let git: GitClient;
 let service: RunningService;
+/** cw-git's events role, in a process of its own so a test can stop it alone. */
+let events: RunningService | undefined;
 let work: string;
 let remote: string;
 let tokenSecret: string;
@@ -50,8 +53,9 @@ beforeAll(async () => {
   project = member.project;
   await createProjectNamespace(kubeconfig, project);
   tokenSecret = newTokenSecret();
-  [service, git] = await Promise.all([
-    startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['serve', 'events'], sweepInterval: '1s' }),
+  [service, events, git] = await Promise.all([
+    startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['serve'] }),
+    startEvents(),
     GitClient.create(),
   ]);
   runtime = await startRuntime('cw-runtime-push', project, running);
@@ -59,6 +63,10 @@ beforeAll(async () => {
   ({ work, remote } = await appWithRepository('web', 'site'));
   await sources.create({ metadata: { name: 'web', namespace: project }, spec: { app: 'web', repository: { owner: project, name: 'site' } } });
 }, 120_000);
+
+function startEvents(): Promise<RunningService> {
+  return startGitService({ s3: inject('s3'), bucket: inject('bucket'), tokenSecret, namespace: project, kubeconfig, roles: ['events'], sweepInterval: '1s' });
+}
 
 /** An app and a ready repository of the project, and a local clone-to-be pushing to it. */
 async function appWithRepository(app: string, repo: string): Promise<{ work: string; remote: string }> {
@@ -76,7 +84,7 @@ async function appWithRepository(app: string, repo: string): Promise<{ work: str
 }
 
 afterAll(async () => {
-  await Promise.all([service?.stop(), ...running.map((s) => s.stop(5_000))]);
+  await Promise.all([service?.stop(), events?.stop(), ...running.map((s) => s.stop(5_000))]);
 });
 
 describe('push to deploy', () => {
@@ -229,6 +237,18 @@ describe('push to deploy', () => {
     expect(findCondition(source?.status?.conditions, 'Ready')?.reason).toBe('RepositoryNotFound');
     // The production app is the user's: it stays, serving what it served.
     await servedEverywhere([runtime], host('gone'), 'gone main');
+  });
+
+  it('deploys a push made while cw-git’s events role was down, once it is back', { timeout: 120_000 }, async () => {
+    const late = await appWithRepository('late', 'late-site');
+    await sources.create({ metadata: { name: 'late', namespace: project }, spec: { app: 'late', repository: { owner: project, name: 'late-site' } } });
+    await events?.stop();
+    events = undefined;
+    await git.commit(late.work, 'while down', worker('pushed while the events role was down'));
+    await git.run(['push', '-q', late.remote, 'main'], { cwd: late.work });
+    // Nothing woke the operator: its own pass over the refs comes every 30 s, the events role's sweep at its start.
+    events = await startEvents();
+    await servedEverywhere([runtime], host('late'), 'pushed while the events role was down', 60_000);
   });
 
   it('loses no deploy when the operator is killed in the middle of a build', { timeout: 180_000 }, async () => {

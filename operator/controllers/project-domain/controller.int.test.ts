@@ -139,8 +139,8 @@ async function addRecord(d: ProjectDomain, name: string, values: string[]): Prom
   });
 }
 
-/** Polls the object from the apiserver until `ok` holds; answers it. */
-const until = async <T>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 10_000): Promise<T> =>
+/** Polls the object from the apiserver until `ok` holds; answers it. Bounds leave room for a loaded CI machine. */
+const until = async <T>(read: () => Promise<T | undefined>, ok: (o: T) => boolean, what: string, timeout = 30_000): Promise<T> =>
   (await eventually(what, read, (o) => o !== undefined && ok(o), timeout)) as T;
 
 const live = (d: ProjectDomain) => () => domainClient.get(d.metadata?.namespace ?? '', d.metadata?.name ?? '');
@@ -173,7 +173,7 @@ describe('a ProjectDomain applied with kubectl', () => {
     expect(condition(ready, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
     expect(condition(ready, 'Ready')?.message).toContain(`set the nameservers at your registrar to ${ready.status?.nameservers?.join(', ')}`);
     expect(ready.status?.observedGeneration).toBe(ready.metadata?.generation);
-    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation' })));
+    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation' })), { timeout: 30_000 });
   });
 
   it('holds records while pending (DelegationPending), and writes them once managed', async () => {
@@ -205,35 +205,38 @@ describe('the periodic re-check', () => {
 
     // Still delegated: the re-check keeps it managed and moves lastCheckedAt on (seconds resolution).
     const first = managed.status?.lastCheckedAt ?? '';
-    const rechecked = await until(live(d), (o) => (o.status?.lastCheckedAt ?? '') > first, 'lastCheckedAt advances', 5_000);
+    const rechecked = await until(live(d), (o) => (o.status?.lastCheckedAt ?? '') > first, 'lastCheckedAt advances', 15_000);
     expect(rechecked.status?.state).toBe('managed');
 
     parent.undelegate(d.spec.domain);
-    const lost = await until(live(d), (o) => o.status?.state === 'pending_delegation', 'back to pending_delegation', 5_000);
+    const lost = await until(live(d), (o) => o.status?.state === 'pending_delegation', 'back to pending_delegation', 15_000);
     expect(condition(lost, 'Delegated')).toMatchObject({ status: 'False', reason: 'NotDelegated' });
     expect(condition(lost, 'Delegated')?.message).toContain(`lists no nameservers for ${d.spec.domain}`);
     expect(condition(lost, 'Delegated')?.message).toContain('Then run the delegation check again.');
     expect(condition(lost, 'Ready')).toMatchObject({ status: 'False', reason: 'PendingDelegation' });
     expect(lost.status?.delegatedNameservers).toEqual([]);
-    await vi.waitFor(async () => {
-      // An Event when Ready changes under the controller, saying why.
-      const seen = await events(lost);
-      expect(seen).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation', message: expect.stringContaining('lists no nameservers') }));
-    });
+    await vi.waitFor(
+      async () => {
+        // An Event when Ready changes under the controller, saying why.
+        const seen = await events(lost);
+        expect(seen).toContainEqual(expect.objectContaining({ type: 'Normal', reason: 'PendingDelegation', message: expect.stringContaining('lists no nameservers') }));
+      },
+      { timeout: 30_000 },
+    );
 
     // Pending: a new record is held, deletes still happen.
     const api = await addRecord(lost, 'api', ['192.0.2.2']);
     await until(liveRecord(api), (r) => condition(r, 'Ready')?.reason === 'DelegationPending', 'held');
     await recordClient.delete(ns, www.metadata?.name ?? '');
-    await vi.waitFor(async () => expect(await zoneNames(zoneId)).not.toContain(`www.${d.spec.domain} A 192.0.2.1`), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await zoneNames(zoneId)).not.toContain(`www.${d.spec.domain} A 192.0.2.1`), { timeout: 30_000 });
     expect(await zoneNames(zoneId)).not.toContain(`api.${d.spec.domain} A 192.0.2.2`);
 
     // And it is re-checked on its own (here at the interval, the most the pending schedule backs off to): still
     // pending while the parent zone lists nothing, managed again by itself once it delegates, with no request.
-    const pendingCheck = await until(live(d), (o) => (o.status?.lastCheckedAt ?? '') > (lost.status?.lastCheckedAt ?? ''), 'a pending re-check', 5_000);
+    const pendingCheck = await until(live(d), (o) => (o.status?.lastCheckedAt ?? '') > (lost.status?.lastCheckedAt ?? ''), 'a pending re-check', 15_000);
     expect(pendingCheck.status?.state).toBe('pending_delegation');
     parent.delegate(d.spec.domain, pendingCheck.status?.nameservers ?? []);
-    const back = await until(live(d), (o) => o.status?.state === 'managed', 'managed again without a request', 5_000);
+    const back = await until(live(d), (o) => o.status?.state === 'managed', 'managed again without a request', 15_000);
     expect(back.metadata?.annotations?.[DELEGATION_CHECK_ANNOTATION]).toBe(lost.metadata?.annotations?.[DELEGATION_CHECK_ANNOTATION]); // no new request
     await until(liveRecord(api), (r) => condition(r, 'Ready')?.reason === 'Applied', 'the held record written');
   });
@@ -251,7 +254,7 @@ describe('what the controller refuses', () => {
     expect(condition(taken, 'Ready')?.message).toContain('a domain can belong to one project only');
     expect(condition(taken, 'Ready')?.message, 'the other project is not named').not.toContain(other);
     expect([...provider.backend.zones.values()].filter((z) => z.domain === domain)).toHaveLength(1);
-    await vi.waitFor(async () => expect(await events(taken)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DomainTaken' })));
+    await vi.waitFor(async () => expect(await events(taken)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DomainTaken' })), { timeout: 30_000 });
 
     // Deleted there, the name is free: the recheck gives this one its zone without any change of its own.
     await domainClient.delete(other, first.metadata?.name ?? '');
@@ -314,7 +317,7 @@ describe('what the controller refuses', () => {
     const d = await apply(newDomain('retry'));
     const ready = await until(live(d), (o) => condition(o, 'ZoneReady')?.status === 'True', 'zone after retry');
     expect(ready.status?.hostedZoneId).toMatch(/^ZMEM/);
-    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ProviderUnavailable' })));
+    await vi.waitFor(async () => expect(await events(ready)).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'ProviderUnavailable' })), { timeout: 30_000 });
   });
 
   it('keeps a provider failure retrying will not fix in the conditions, with the fixed provider message', async () => {
@@ -333,8 +336,8 @@ describe('what the controller refuses', () => {
     await domainClient.patch(d.metadata?.namespace ?? '', d.metadata?.name ?? '', { metadata: { annotations: { nudge: '1' } } });
     // The controller's cache has the edit, so its key was queued (the same event); once the queue is idle, it was looked at.
     // (Bounds of seconds, not vitest's default one: other domains of this file may keep the queue busy for a while on a loaded machine.)
-    await vi.waitFor(() => expect(informers.domains.get(`${ns}/${d.metadata?.name}`)?.metadata?.annotations?.['nudge']).toBe('1'), { timeout: 10_000, interval: 20 });
-    await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(informers.domains.get(`${ns}/${d.metadata?.name}`)?.metadata?.annotations?.['nudge']).toBe('1'), { timeout: 30_000, interval: 20 });
+    await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0), { timeout: 30_000, interval: 20 });
     expect((await live(d)())?.status?.hostedZoneId).toBeUndefined();
     expect([...provider.backend.zones.values()].some((z) => z.domain === domain)).toBe(false);
   });
@@ -359,7 +362,7 @@ describe('deletion', () => {
     const d = await apply(newDomain('hard'));
     const zoned = await until(live(d), (o) => !!o.status?.hostedZoneId && !!o.metadata?.finalizers?.includes(ZONE_FINALIZER), 'zone');
     await domainClient.delete(ns, d.metadata?.name ?? '');
-    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 30_000 });
     expect(provider.backend.zones.has(zoned.status?.hostedZoneId ?? '')).toBe(false);
   });
 
@@ -372,7 +375,7 @@ describe('deletion', () => {
     const zone = await provider.createZone(domain, d.metadata?.uid ?? '');
     await domainClient.delete(ns, name);
     await domainClient.patch(ns, name, { metadata: { labels: { [PROJECT_LABEL]: ns } } });
-    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await live(d)()).toBeUndefined(), { timeout: 30_000 });
     expect(provider.backend.zones.has(zone.zoneId)).toBe(false);
   });
 
