@@ -167,3 +167,9 @@ value existed would otherwise render port 0.
 {{- define "cloudwright.buildsNamespace" -}}
 {{- .Values.builds.namespace | default (printf "%s-builds" .Release.Namespace) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
+
+{{/* A CPU quantity (`500m`, `1`, `1.5`) in whole millicores, as the operator's CW_BUILD_CPU variables take it. */}}
+{{- define "cloudwright.millicores" -}}
+{{- $q := toString . -}}
+{{- ternary (trimSuffix "m" $q) (mulf (float64 $q) 1000 | int | toString) (hasSuffix "m" $q) -}}
+{{- end -}}
