@@ -17,6 +17,7 @@ import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../../../src/apis/v1alph
 import { MAX_SOURCE_BUILDS_PER_APP, SUPERSEDED_BY_ANNOTATION, type SourceBuild } from '../../../src/apis/v1alpha1/source-build.ts';
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
+import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { PublicError } from '../../../src/errors.ts';
 import { isAlreadyExists, isNotFound, objectClient, statusCodeOf, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
@@ -235,16 +236,15 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
 
   // A merge patch, not a replace: this controller is the status's one writer, and a reconcile woken by a build's
   // change often reads the source from a cache that has not seen the last write yet (a replace would conflict).
-  // The status each write left, by key: a reconcile starts from it rather than from a cache that may be behind it,
-  // so what was deployed is never read from before the deploy.
-  const written = new Map<string, { uid: string | undefined; status: AppSourceStatus }>();
+  // A reconcile starts from the status the last write left, so what was deployed is never read from before the deploy.
+  const written = new WrittenStatus<AppSourceStatus>();
   const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
     if (!statusChanged(source.status, status)) return;
     // A merge patch keeps the keys it does not name: production's are named, null when they went (a message
     // of a build now deployed), and the whole of it null when production went.
     const production = status.production ? { ...Object.fromEntries(Object.keys(source.status?.production ?? {}).map((k) => [k, null])), ...status.production } : null;
     const patched = await sources.patchStatus(source.metadata?.namespace ?? '', source.metadata?.name ?? '', { status: { ...status, production } });
-    written.set(keyOf(source), { uid: patched.metadata?.uid, status: patched.status ?? status });
+    written.remember(patched, status);
   };
 
   const condition = (source: AppSource, status: AppSourceStatus, type: string, ok: boolean, reason: string, message: string): AppSourceStatus => {
@@ -277,11 +277,10 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     reconcile: async (key, { namespace }): Promise<Result> => {
       const cached = deps.sources.get(key);
       if (!cached || cached.metadata?.deletionTimestamp) {
-        written.delete(key);
+        written.forget(key);
         return;
       }
-      const mine = written.get(key);
-      const source = mine && mine.uid === cached.metadata?.uid ? { ...cached, status: mine.status } : cached;
+      const source = written.latest(cached);
       let status: AppSourceStatus = { ...source.status };
       const app = deps.apps.get(`${namespace}/${source.spec.app}`);
       // Without its app or its repository a source deploys nothing: its previews go as a deleted branch's do

@@ -6,6 +6,7 @@ import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
 import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import { WrittenStatus } from '../../../src/controller-runtime/written-status.ts';
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
@@ -66,15 +67,13 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
   const logs = new Map<string, BuildLogWriter>();
 
   // Merge patches: this controller is the status's one writer, and its reconciles may read a cache behind its own writes.
-  // The status each write left, by key: a reconcile starts from it rather than from a cache that may not have seen
-  // it yet, so a later write never puts back an older field (each write sends the whole status).
-  const written = new Map<string, { uid: string | undefined; status: SourceBuildStatus }>();
+  // A reconcile starts from the status the last write left, so a later write (the whole status) never puts back an older field.
+  const written = new WrittenStatus<SourceBuildStatus>();
   const write = async (build: SourceBuild, status: SourceBuildStatus): Promise<SourceBuild> => {
     const next = withConditions(build, status, now());
     if (!statusChanged(build.status, next)) return build;
-    const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
-    const patched = await client.patchStatus(namespace, name, { status: next });
-    written.set(`${namespace}/${name}`, { uid: patched.metadata?.uid, status: patched.status ?? next });
+    const patched = await client.patchStatus(build.metadata?.namespace ?? '', build.metadata?.name ?? '', { status: next });
+    written.remember(patched, next);
     return patched;
   };
 
@@ -173,13 +172,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     log: deps.log,
     workers: 4,
     reconcile: async (key, { namespace }): Promise<Result> => {
-      let build = deps.builds.get(key);
-      if (!build) {
-        written.delete(key);
+      const cached = deps.builds.get(key);
+      if (!cached) {
+        written.forget(key);
         return;
       }
-      const mine = written.get(key);
-      if (mine && mine.uid === build.metadata?.uid) build = { ...build, status: mine.status };
+      let build = written.latest(cached);
       const cleanup = async (b: SourceBuild) => {
         await deps.runner.stop(runId(b));
         slots.release(key);
