@@ -61,15 +61,18 @@ export function planPreviewDatabases(
   const linked = Object.entries(app.spec.databaseEnvironment ?? {});
   if (source.spec.previewDatabases !== 'Fork' || linked.length === 0) return { environment, forks: [] };
   const copies = new Map(linked.map(([, entry]) => [entry.database, forkName(previewApp, entry.database)]));
-  const usable = (from: string) => {
-    const name = copies.get(from) ?? '';
-    return isUsableCopy(databaseOf(name), previewApp) ? name : undefined;
-  };
-  const databaseEnvironment = Object.fromEntries(linked.flatMap(([key, entry]) => (usable(entry.database) ? [[key, { ...entry, database: usable(entry.database) ?? '' }]] : [])));
+  // Original → copy, for the copies that may be linked now.
+  const usable = new Map([...copies].filter(([, name]) => isUsableCopy(databaseOf(name), previewApp)));
+  const databaseEnvironment = Object.fromEntries(
+    linked.flatMap(([key, entry]) => {
+      const copy = usable.get(entry.database);
+      return copy ? [[key, { ...entry, database: copy }]] : [];
+    }),
+  );
   const urls = new Map<string, string | undefined>();
   for (const [from, name] of copies) {
     const url = databaseOf(from)?.status?.url;
-    if (url) urls.set(url, usable(from) ? databaseOf(name)?.status?.url : undefined);
+    if (url) urls.set(url, usable.has(from) ? databaseOf(name)?.status?.url : undefined);
   }
   const withCopies: Record<string, string> = {};
   for (const [key, value] of Object.entries(environment)) {

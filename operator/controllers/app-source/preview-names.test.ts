@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DNS_LABEL_PATTERN } from '../../../src/apis/v1alpha1/strings.ts';
-import { matchesPreview, previewAppName } from './preview-names.ts';
+import { previewAppName, previewMatcher } from './preview-names.ts';
 
 const label = new RegExp(DNS_LABEL_PATTERN);
 
@@ -40,13 +40,13 @@ describe('previewAppName', () => {
   });
 });
 
-describe('matchesPreview', () => {
+describe('previewMatcher', () => {
   it('matches every branch without patterns, none with an empty list, and * across slashes', () => {
-    expect(matchesPreview('feature/x', undefined)).toBe(true);
-    expect(matchesPreview('feature/x', [])).toBe(false);
-    expect(matchesPreview('feature/x/y', ['feature/*'])).toBe(true);
-    expect(matchesPreview('fix/x', ['feature/*', 'release-*'])).toBe(false);
-    expect(matchesPreview('release-1.2', ['release-*'])).toBe(true);
-    expect(matchesPreview('releaseX1', ['release.1'])).toBe(false);
+    expect(previewMatcher(undefined)('feature/x')).toBe(true);
+    expect(previewMatcher([])('feature/x')).toBe(false);
+    expect(previewMatcher(['feature/*'])('feature/x/y')).toBe(true);
+    expect(previewMatcher(['feature/*', 'release-*'])('fix/x')).toBe(false);
+    expect(previewMatcher(['release-*'])('release-1.2')).toBe(true);
+    expect(previewMatcher(['release.1'])('releaseX1')).toBe(false);
   });
 });

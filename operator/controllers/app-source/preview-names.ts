@@ -28,10 +28,14 @@ export function previewAppName(branch: string, app: string, hashed = false): str
   return `${hash}--${app.slice(0, MAX_LABEL - hash.length - 2).replace(/-+$/, '')}`;
 }
 
-/** Whether `branch` matches one of the preview patterns (`*` matches any characters, `/` included). */
-export function matchesPreview(branch: string, patterns: readonly string[] | undefined): boolean {
-  if (patterns === undefined) return true;
-  return patterns.some((pattern) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`).test(branch));
+/**
+ * Whether a branch matches one of the preview patterns (`*` matches any characters, `/` included; none given:
+ * every branch), the patterns compiled once for a pass over every branch of a repository.
+ */
+export function previewMatcher(patterns: readonly string[] | undefined): (branch: string) => boolean {
+  if (patterns === undefined) return () => true;
+  const compiled = patterns.map((pattern) => new RegExp(`^${pattern.split('*').map(escape).join('.*')}$`));
+  return (branch) => compiled.some((pattern) => pattern.test(branch));
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');

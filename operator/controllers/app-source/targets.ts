@@ -4,7 +4,7 @@
 import { MAX_PREVIEWS_PER_SOURCE, type AppSource } from '../../../src/apis/v1alpha1/app-source.ts';
 import { BRANCH_NAME_MAX, BRANCH_NAME_PATTERN } from '../../../src/apis/v1alpha1/repository.ts';
 import type { SourceBuildSpec } from '../../../src/apis/v1alpha1/source-build.ts';
-import { matchesPreview, previewAppName } from './preview-names.ts';
+import { previewAppName, previewMatcher } from './preview-names.ts';
 
 const HEADS = 'refs/heads/';
 
@@ -37,12 +37,15 @@ export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>):
   const app = source.spec.app;
   const main = productionBranch(source);
   const head = refs.get(`${HEADS}${main}`);
+  const matches = previewMatcher(source.spec.previewBranches);
   const matching = [...refs.keys()]
     .filter((ref) => ref.startsWith(HEADS))
     .map((ref) => ref.slice(HEADS.length))
-    .filter((branch) => branch !== main && matchesPreview(branch, source.spec.previewBranches))
+    .filter((branch) => branch !== main && matches(branch))
     .sort();
-  const named = matching.filter((branch) => branch.length <= BRANCH_NAME_MAX && BRANCH_NAME.test(branch));
+  const named: string[] = [];
+  const unnamed: string[] = [];
+  for (const branch of matching) (branch.length <= BRANCH_NAME_MAX && BRANCH_NAME.test(branch) ? named : unnamed).push(branch);
   const kept = named.slice(0, MAX_PREVIEWS_PER_SOURCE);
   // Branches whose slugs meet (`fix/a`, `fix-a`) each get a hashed name, so each has an app of its own.
   const plain = kept.map((branch) => previewAppName(branch, app));
@@ -51,7 +54,7 @@ export function targetsOf(source: AppSource, refs: ReadonlyMap<string, string>):
     production: head === undefined ? undefined : { context: 'production', branch: main, app, commit: head },
     previews: kept.map((branch, i) => ({ context: 'preview', branch, app: previewAppName(branch, app, shared.has(plain[i] ?? '')), commit: refs.get(`${HEADS}${branch}`) ?? '' })),
     leftOut: named.slice(MAX_PREVIEWS_PER_SOURCE),
-    unnamed: matching.filter((branch) => !named.includes(branch)),
+    unnamed,
   };
 }
 
