@@ -3,6 +3,7 @@
 // (`log` parts, `dropped`, and one `end` with the build's end state). The stream starts with the whole log
 // again after a reconnect, so the first part after each open replaces what the page holds.
 import { useEffect, useState } from 'preact/hooks';
+import { ok } from './api/client.ts';
 import { ErrorNote } from './ui.tsx';
 
 export interface LogEnd {
@@ -58,14 +59,13 @@ export function BuildLog({ url, onEnd }: { url: string; onEnd: (end: LogEnd) => 
   );
 }
 
-/** Why the log could not be followed, from the API's problem details. */
+/** Why the log could not be followed: the API's problem details, worded as every other page words them (`ok`). */
 async function explain(url: string): Promise<string> {
+  const answer = fetch(url, { credentials: 'same-origin' }).then(async (response) => ({ response, error: response.ok ? undefined : await response.json().catch(() => undefined) }));
   try {
-    const res = await fetch(url, { credentials: 'same-origin' });
-    if (res.ok) return 'The log could not be followed; reload the page to try again.';
-    const problem = (await res.json()) as { detail?: string; title?: string };
-    return problem.detail ?? problem.title ?? `The server answered ${res.status}.`;
-  } catch {
-    return 'The server could not be reached; check your connection and try again.';
+    await ok(answer);
+    return 'The log could not be followed; reload the page to try again.';
+  } catch (err) {
+    return (err as Error).message;
   }
 }

@@ -46,6 +46,7 @@ export const BUILD_REASONS: Record<string, string> = {
   SourceUnavailable: 'the commit or the root directory is not in the repository',
   RunnerFailed: 'the build could not be run',
   Superseded: 'a newer push to the branch came first',
+  Cancelled: 'a user cancelled it; the branch is built again at its next push',
 };
 
 /** The builds that may still change (a cancel applies, the log grows). */
