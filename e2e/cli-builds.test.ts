@@ -96,7 +96,11 @@ describe('cw and push to deploy', () => {
     expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', `${member.project}/nothing`]), 1, /no repository/);
     expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--no-previews', '--preview-branches', 'x']), 2, /--preview-branches or --no-previews/);
     expectOneLineError(await cw(user, ['apps', 'connect', 'web']), 2, /--repo/);
-    expectOneLineError(await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--preview-databases', 'copy']), 2, /--preview-databases is none or fork, not copy/);
+    expectOneLineError(
+      await cw(user, ['apps', 'connect', 'web', '--repo', repo(), '--preview-databases', 'copy']),
+      2,
+      /--preview-databases <none\|fork>' argument 'copy' is invalid\. expected one of none, fork/,
+    );
     expectOneLineError(await cw(user, ['apps', 'source', 'nope']), 1, /no app nope/);
 
     expect((await cw(user, ['apps', 'disconnect', 'web', '--yes'])).code).toBe(0);

@@ -1,6 +1,6 @@
 // `cw apps connect | disconnect | source`: an app's repository connection (push to deploy).
 import type { Command } from 'commander';
-import { act, confirmOrExit, examples, listOption, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, examples, listOption, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { ApiError, UsageError } from '../errors.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
@@ -15,7 +15,7 @@ interface ConnectOptions {
   root?: string;
   buildCommand?: string;
   outputDir?: string;
-  previewDatabases?: string;
+  previewDatabases?: 'none' | 'fork';
 }
 
 export function registerAppSource(apps: Command): void {
@@ -35,7 +35,11 @@ export function registerAppSource(apps: Command): void {
           .option('--root <dir>', 'where the app lives in the repository (default: its root)')
           .option('--build-command <cmd>', 'the build, run in the root directory (for example "npm ci && npm run build"); default: none, the directory is deployed as it is')
           .option('--output-dir <dir>', 'what the build leaves to deploy, relative to the root directory (default: the root directory)')
-          .option('--preview-databases <none|fork>', 'fork: each preview gets its own copy of the databases the app links, taken when it is created (default none: previews link no database)'),
+          .option(
+            '--preview-databases <none|fork>',
+            'fork: each preview gets its own copy of the databases the app links, taken when it is created (default none: previews link no database)',
+            choiceOption(['none', 'fork'] as const),
+          ),
       ),
       connect,
     ),
@@ -65,8 +69,6 @@ async function getSource(ctx: Context, projectId: string, appId: string) {
 
 async function connect(ctx: Context, appId: string, options: ConnectOptions): Promise<void> {
   if (!options.previews && options.previewBranches) throw new UsageError('give --preview-branches or --no-previews, not both');
-  const previewDatabases = options.previewDatabases;
-  if (previewDatabases !== undefined && previewDatabases !== 'none' && previewDatabases !== 'fork') throw new UsageError(`--preview-databases is none or fork, not ${previewDatabases}`);
   const projectId = await ctx.project();
   // The environment per context has no flags: a connection changed from here keeps the one it has.
   let environment: SourceView['environment'] | undefined;
@@ -86,7 +88,7 @@ async function connect(ctx: Context, appId: string, options: ConnectOptions): Pr
         ...(options.root ? { root_directory: options.root } : {}),
         ...(options.buildCommand ? { build_command: options.buildCommand } : {}),
         ...(options.outputDir ? { output_directory: options.outputDir } : {}),
-        ...(previewDatabases ? { preview_databases: previewDatabases } : {}),
+        ...(options.previewDatabases ? { preview_databases: options.previewDatabases } : {}),
         ...(environment ? { environment } : {}),
       },
     }),
