@@ -38,6 +38,19 @@ export interface RuntimeAppReport {
   readonly failure?: DeployFailure;
   /** This replica does not route to the app for a while: one of its requests stopped its workerd shard. */
   readonly quarantine?: QuarantineReport;
+  /** While the replica splits the app's traffic between two releases (`servingPlan`): what it applies and has counted. */
+  readonly rollout?: RolloutReport;
+}
+
+/**
+ * A replica's side of a rollout: the new release it splits for, at which weight, and the requests and errors
+ * (5xx answers and uncaught exceptions) of each release since it began serving this split (a restart counts from zero).
+ */
+export interface RolloutReport {
+  readonly release: string;
+  readonly weight: number;
+  readonly stable: { readonly requests: number; readonly errors: number };
+  readonly canary: { readonly requests: number; readonly errors: number };
 }
 
 export interface QuarantineReport {

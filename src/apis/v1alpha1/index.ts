@@ -25,6 +25,7 @@ export * from './project.ts';
 export * from './user.ts';
 export * from './access-token.ts';
 export * from './runtime-app.ts';
+export * from './rollout.ts';
 export * from './runtime-replica.ts';
 export * from './build.ts';
 export * from './app-hostname.ts';

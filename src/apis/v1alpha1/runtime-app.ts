@@ -4,6 +4,7 @@ import { AppHttps } from './app-https.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
+import { RolloutPolicy, RolloutStatus } from './rollout.ts';
 import { DisplayName, DnsLabel, Hostname } from './strings.ts';
 
 /** A build id: a DNS label, assigned by the API server when an artifact is uploaded. */
@@ -76,6 +77,7 @@ export const RuntimeAppSpec = Type.Object(
       }),
     ),
     https: Type.Optional(AppHttps),
+    rollout: Type.Optional(RolloutPolicy),
   },
   {
     'x-kubernetes-validations': [
@@ -100,6 +102,7 @@ export const RuntimeAppStatus = Type.Object({
     }),
   ),
   servingReplicas: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' })),
+  rollout: Type.Optional(RolloutStatus),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 
@@ -108,6 +111,8 @@ export const RuntimeAppConditions = {
   Ready: 'Ready',
   /** The runtime serves spec.activeBuildId (False while rolling out or when the build cannot load). */
   Deployed: 'Deployed',
+  /** A rollout is under way (True while Progressing or Paused; False once it Succeeded or was Aborted). */
+  RolloutProgressing: 'RolloutProgressing',
 } as const;
 
 export type RuntimeApp = CustomResource<'RuntimeApp', RuntimeAppSpec, RuntimeAppStatus>;
@@ -139,6 +144,8 @@ export const RuntimeAppKind: KindDescriptor<'RuntimeApp', typeof RuntimeAppSpec,
     { name: 'Build', type: 'string', jsonPath: '.status.servingBuildId', description: 'Build being served.' },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'URL of the default host.' },
     { name: 'Replicas', type: 'integer', jsonPath: '.status.servingReplicas', description: 'Live runtime replicas serving the current spec.' },
+    { name: 'Rollout', type: 'string', jsonPath: '.status.rollout.phase', description: 'Phase of the latest rollout.' },
+    { name: 'Weight', type: 'integer', jsonPath: '.status.rollout.weight', description: 'Percent of traffic on the new release during a rollout.' },
     {
       name: 'Active Build',
       type: 'string',

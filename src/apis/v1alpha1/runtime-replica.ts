@@ -21,6 +21,16 @@ export const LimitReason = Type.Union([Type.Literal('CPULimitExceeded'), Type.Li
   description: 'CPULimitExceeded (a request ran past the CPU bound without yielding) or MemoryLimitExceeded (it ran its shard out of memory).',
 });
 
+function ReplicaRequestCounts(of: string) {
+  return Type.Object(
+    {
+      requests: Type.Integer({ minimum: 0, format: 'int64', description: `Requests answered ${of}.` }),
+      errors: Type.Integer({ minimum: 0, format: 'int64', description: `5xx answers and uncaught exceptions ${of}.` }),
+    },
+    { description: `Counts ${of}.` },
+  );
+}
+
 export const ReplicaAppReport = Type.Object({
   namespace: DnsLabel({ description: 'Namespace (project) of the RuntimeApp.' }),
   app: DnsLabel({ description: 'Name of the RuntimeApp.' }),
@@ -65,6 +75,17 @@ export const ReplicaAppReport = Type.Object({
         message: Type.String({ maxLength: MAX_FAILURE_MESSAGE, description: 'What the app did, for its owner.' }),
       },
       { description: 'The replica stopped serving the app for a while (its requests are answered 503): one of them stopped its workerd shard.' },
+    ),
+  ),
+  rollout: Type.Optional(
+    Type.Object(
+      {
+        release: Type.String({ maxLength: 64, description: 'The new release (status.rollout.canary.release) the replica splits traffic for.' }),
+        weight: Type.Integer({ minimum: 0, maximum: 100, format: 'int32', description: 'Percent of traffic the replica sends to the new release.' }),
+        stable: ReplicaRequestCounts('of the stable release'),
+        canary: ReplicaRequestCounts('of the new release'),
+      },
+      { description: 'While the replica splits the app between two releases: the split it applies and the requests and errors of each since it began (a restart counts from zero).' },
     ),
   ),
 });
