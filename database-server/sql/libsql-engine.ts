@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
+import { attachesFiles } from './attach-guard.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
-import { engineFailure, SqlError } from './sql-error.ts';
+import { engineFailure, NOT_AUTHORIZED, SqlError } from './sql-error.ts';
 import type { ExecuteOptions, SqlConnection, SqlDescription, SqlEngine, SqlResult } from './sql-engine.ts';
 import { DEFAULT_DATABASE_LIMITS, formatBytes, type DatabaseLimits } from './sql-limits.ts';
 import type { SqlValue } from './sql-value.ts';
@@ -222,11 +223,13 @@ class LibsqlConnection implements SqlConnection {
   }
 
   executeScript(sql: string): void {
+    refuseFileStatements(sql);
     this.#wrap(() => this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs }));
   }
 
   describe(sql: string): SqlDescription {
     return this.#wrap(() => {
+      refuseFileStatements(sql);
       const stmt = this.#db.prepare(sql);
       const columns = stmt.reader ? stmt.columns().map((c) => ({ name: c.name, decltype: c.type })) : [];
       // The package does not expose sqlite3_stmt_readonly; a statement that returns rows and is not DML with
@@ -311,6 +314,7 @@ class LibsqlConnection implements SqlConnection {
       // Most recently used last: a Map iterates in insertion order, so the first key is the one to evict.
       this.#statements.delete(sql);
     } else {
+      refuseFileStatements(sql);
       stmt = this.#db.prepare(sql);
       if (this.#statements.size >= STATEMENT_CACHE_SIZE) this.#statements.delete(this.#statements.keys().next().value as string);
     }
@@ -336,4 +340,9 @@ function wrap<T>(run: () => T): T {
   } catch (error) {
     throw engineFailure(error);
   }
+}
+
+/** Refuses ATTACH and DETACH whatever names the file (`attach-guard.ts`: the authorizer misses non-literal names). */
+function refuseFileStatements(sql: string): void {
+  if (attachesFiles(sql)) throw new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
 }

@@ -59,6 +59,31 @@ describe('what a tenant cannot reach', () => {
     }
   });
 
+  it('refuses ATTACH whatever expression names the file (the authorizer sees no name for these), and creates no file', async () => {
+    const attacker = connect('attacker');
+    const probes: Array<{ sql: string; args: string[] }> = [
+      { sql: 'ATTACH DATABASE ? AS v', args: [victimFile()] },
+      { sql: "ATTACH 'x' || ? AS v", args: ['y'] },
+      { sql: "ATTACH (SELECT 'made-by-attach') AS v", args: [] },
+      { sql: "/* a comment */ attach\n'x' || '2' AS v", args: [] },
+      { sql: "EXPLAIN ATTACH 'x' || '3' AS v", args: [] },
+      { sql: 'DETACH ?', args: ['main'] },
+    ];
+    for (const { sql, args } of probes) {
+      const refused = await attacker.execute({ sql, args }).then(
+        () => undefined,
+        (error: unknown) => error as LibsqlError,
+      );
+      expect([sql, refused?.code]).toEqual([sql, 'SQLITE_AUTH']);
+    }
+    await expect(attacker.executeMultiple("SELECT 1; ATTACH 'x' || '4' AS v; SELECT 2")).rejects.toMatchObject({ code: 'SQLITE_AUTH' });
+    await expect(attacker.batch([{ sql: 'ATTACH ? AS v', args: [victimFile()] }, 'SELECT * FROM v.secret'], 'write')).rejects.toMatchObject({ code: 'SQLITE_AUTH' });
+    for (const name of ['xy', 'x2', 'x3', 'x4', 'made-by-attach']) {
+      expect(existsSync(path.join(process.cwd(), name)), name).toBe(false);
+      expect(existsSync(path.join(directory, name)), name).toBe(false);
+    }
+  });
+
   it('refuses VACUUM INTO and the file functions, and writes no file', async () => {
     const attacker = connect('attacker');
     const written = path.join(directory, 'stolen.db');
