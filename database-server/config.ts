@@ -26,6 +26,10 @@ export interface DatabaseServerConfig {
   readonly retentionMs: number;
   /** A stream idle this long is closed (its transaction rolled back). */
   readonly streamIdleMs: number;
+  /** Hrana over WebSocket: a transaction open longer is rolled back; a connection idle longer (outside one) is closed; connections per database. */
+  readonly transactionTimeoutMs: number;
+  readonly webSocketIdleMs: number;
+  readonly webSocketsPerDatabase: number;
   readonly maxBodyBytes: number;
   /** Shard processes the tenants are spread over (docs/databases.md, "Limits and isolation"). */
   readonly shards: number;
@@ -65,6 +69,9 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     flushIntervalMs: read.durationMs('CW_DB_FLUSH_INTERVAL', 1000, { min: 10, max: 60_000 }),
     retentionMs: read.integer('CW_DB_RETENTION_HOURS', 168, { min: 1, max: 24 * 366 }) * 3_600_000,
     streamIdleMs: read.durationMs('CW_DB_STREAM_IDLE_TIMEOUT', 10_000, { min: 100, max: 600_000 }),
+    transactionTimeoutMs: read.durationMs('CW_DB_TRANSACTION_TIMEOUT', 300_000, { min: 100, max: 3_600_000 }),
+    webSocketIdleMs: read.durationMs('CW_DB_WEBSOCKET_IDLE_TIMEOUT', 300_000, { min: 1000, max: 3_600_000 }),
+    webSocketsPerDatabase: read.integer('CW_DB_WEBSOCKETS_PER_DATABASE', 100, { min: 1, max: 10_000 }),
     maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
     shardMemoryBytes: read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 }) * MIB,

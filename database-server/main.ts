@@ -66,6 +66,12 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     meter,
     maxBodyBytes: config.maxBodyBytes,
     authorize: (request, pathTenant) => directory.authorize(request, pathTenant),
+    websocket: {
+      authorize: (token, pathTenant) => directory.authorizeToken(token, pathTenant),
+      transactionTimeoutMs: config.transactionTimeoutMs,
+      idleTimeoutMs: config.webSocketIdleMs,
+      maxConnectionsPerDatabase: config.webSocketsPerDatabase,
+    },
     afterCommit: (tenant) => directory.afterCommit(tenant),
   });
   const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state() });

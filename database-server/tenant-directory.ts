@@ -101,12 +101,16 @@ export class TenantDirectory {
   }
 
   /** The Hrana server's gate: the bearer token names the tenant (and must match a tenant in the path). */
-  async authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
+  authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
+    const header = request.headers.authorization ?? '';
+    return this.authorizeToken(/^Bearer\s+(\S+)$/i.exec(header)?.[1], pathTenant);
+  }
+
+  /** The same gate for a token given otherwise (a WebSocket's hello). */
+  async authorizeToken(token: string | undefined, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
     // A deleted (or never created) database answers 404 whatever the token: its endpoint is gone.
     if (pathTenant !== null && !this.#tenants.has(pathTenant)) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'No such database' };
-    const header = request.headers.authorization ?? '';
-    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
-    if (token === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'A database token is required (Authorization: Bearer <database_token>)' };
+    if (token === undefined) return { status: 401, code: 'UNAUTHORIZED', message: 'A database token is required (Authorization: Bearer <database_token>, or the hello of a WebSocket)' };
     const holder = this.#tokens.find(token, this.#now());
     const deleted = holder === undefined ? this.#tokens.deletedTenant(token) : undefined;
     if (deleted !== undefined && (pathTenant === null || pathTenant === deleted)) return { status: 404, code: 'TENANT_NOT_FOUND', message: 'The database was deleted' };

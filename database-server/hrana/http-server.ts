@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { handlePipeline, type PipelineAnswer, type PipelineCaller, type PipelineContext } from './pipeline.ts';
 import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
+import { serveWebSockets, type WsOptions } from './ws-server.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -28,8 +29,10 @@ export interface HranaServerOptions {
   afterCommit?: PipelineContext['afterCommit'];
   /** The streams' registry, shared with whoever else must reach the tenants' locks (cw-db's tenant directory); default: a new one. */
   streams?: StreamRegistry;
-  /** Largest request body accepted; default 10 MiB. */
+  /** Largest request body accepted; default 10 MiB (also the largest WebSocket message). */
   maxBodyBytes?: number;
+  /** Serves Hrana over WebSocket on the same port too (`ws-server.ts`). */
+  websocket?: Omit<WsOptions, 'maxMessageBytes'>;
 }
 
 /** A running server. */
@@ -46,7 +49,8 @@ const PIPELINE = /^\/v1\/(?:([^/]+)\/)?v2\/pipeline$/;
 
 /**
  * Serves Hrana v2 over HTTP: `POST /v1/:tenant/v2/pipeline` and `POST /v1/v2/pipeline`. Anything else is a JSON
- * 404; `/v3*` is not answered with a 2xx on purpose, since a client that sees one switches to protobuf.
+ * 404; `/v3*` is not answered with a 2xx on purpose, since a client that sees one switches to protobuf. With
+ * `websocket`, Hrana 2 and 3 over WebSocket too, on the same URLs.
  */
 export async function startHranaServer(options: HranaServerOptions): Promise<HranaServer> {
   const streams = options.streams ?? new StreamRegistry();
@@ -62,6 +66,8 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   // lock (and its connection) forever.
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
+  const context = { streams, engine: options.engine, meter: options.meter, afterCommit: options.afterCommit };
+  const sockets = options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
@@ -69,7 +75,10 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   return {
     port: (server.address() as AddressInfo).port,
     streams,
-    close: () => closeServer(server, sweeper, streams),
+    close: async () => {
+      await sockets?.close();
+      await closeServer(server, sweeper, streams);
+    },
   };
 }
 

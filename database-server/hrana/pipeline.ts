@@ -36,7 +36,7 @@ export interface PipelineContext {
  * next ones), then parks the stream under a new baton, or answers a null baton when a `close` ended it.
  */
 export async function handlePipeline(request: PipelineCaller & { body: unknown }, context: PipelineContext): Promise<PipelineAnswer> {
-  const { streams, engine } = context;
+  const { streams } = context;
   const body = request.body as Partial<HranaPipelineRequest> | null;
   if (typeof body !== 'object' || body === null || !Array.isArray(body.requests)) {
     return { status: 400, body: { message: 'Expected {baton, requests: [...]}', code: 'HRANA_PROTO_ERROR' } };
@@ -56,32 +56,54 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
     stream = taken.stream;
   }
 
+  const ran = await runOnStream(stream, request, body.requests, context);
+  if (ran.kind === 'locked') return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => ran.result) } };
+  if (ran.kind === 'failed') return { status: 503, body: ran.error };
+  const baton = stream.closed ? null : streams.park(stream);
+  return { status: 200, body: { baton, base_url: null, results: ran.results } };
+}
+
+/**
+ * How requests on a stream ended: they ran (each with its result); the tenant's lock could not be had (every
+ * request gets `result`, and the stream is closed); or the engine or the durability of a commit failed (the
+ * stream is closed, `error` says why and whether to retry).
+ */
+export type StreamRun =
+  | { kind: 'ran'; results: HranaStreamResult[] }
+  | { kind: 'locked'; result: HranaStreamResult }
+  | { kind: 'failed'; error: { message: string; code: 'DATABASE_RESTARTING' | 'DURABILITY_UNAVAILABLE' } };
+
+/**
+ * Runs `requests` on `stream` under its tenant's lock, which it keeps while the stream is inside a transaction:
+ * what Hrana over HTTP (a pipeline) and over WebSocket (a request) share.
+ */
+export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, requests: unknown[], context: PipelineContext): Promise<StreamRun> {
+  const { streams, engine } = context;
   try {
-    await streams.lockFor(request.tenant).acquire(stream, streams.lockTimeoutMs, () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'));
+    await streams.lockFor(caller.tenant).acquire(stream, streams.lockTimeoutMs, () => new SqlError('SQLITE_BUSY', 'The database is locked by another transaction'));
   } catch (error) {
     // A client cannot continue a stream whose baton it did not get back: answer every request with the error and
     // end the stream (it holds no lock, so its transaction, if any, is another stream's).
     await streams.close(stream);
-    const failed: HranaStreamResult = { type: 'error', error: toHranaError(error) };
-    return { status: 200, body: { baton: null, base_url: null, results: body.requests.map(() => failed) } };
+    return { kind: 'locked', result: { type: 'error', error: toHranaError(error) } };
   }
 
   let outcome: PipelineOutcome | undefined;
   let durable: Promise<void> | undefined;
   try {
     // A read-only caller reads only, also on a stream a writer opened.
-    outcome = await engine.run({ tenant: request.tenant, stream: stream.id, mode: stream.readOnly || request.readOnly ? 'read-only' : 'read-write', requests: body.requests });
+    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode: stream.readOnly || caller.readOnly ? 'read-only' : 'read-write', requests });
     stream.inTransaction = !outcome.autocommit;
     stream.closed = outcome.closed;
-    context.meter?.record(request.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
+    context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
   } catch (error) {
     // The engine lost the stream (its shard restarted): what it had open is rolled back.
     stream.closed = true;
     stream.inTransaction = false;
     if (!(error instanceof EngineUnavailableError)) throw error;
-    return { status: 503, body: { message: error.message, code: 'DATABASE_RESTARTING' } };
+    return { kind: 'failed', error: { message: error.message, code: 'DATABASE_RESTARTING' } };
   } finally {
-    if (!stream.inTransaction) durable = context.afterCommit?.(request.tenant);
+    if (!stream.inTransaction) durable = context.afterCommit?.(caller.tenant);
     streams.releaseUnlessInTransaction(stream);
   }
   if (durable) {
@@ -90,9 +112,8 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
     } catch {
       // Committed on the local disk (and shipped later), but not yet in the bucket as the synchronous mode promised.
       await streams.close(stream);
-      return { status: 503, body: { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' } };
+      return { kind: 'failed', error: { message: 'The commit could not be copied to the object store yet; it is kept locally and shipped later', code: 'DURABILITY_UNAVAILABLE' } };
     }
   }
-  const baton = stream.closed ? null : streams.park(stream);
-  return { status: 200, body: { baton, base_url: null, results: outcome.results } };
+  return { kind: 'ran', results: outcome.results };
 }

@@ -49,6 +49,8 @@ export class StreamRegistry {
   readonly #parked = new Map<string, { stream: StreamHandle; since: number }>();
   readonly #expired = new Map<string, number>();
   readonly #locks = new Map<string, TenantLock>();
+  /** Streams a WebSocket connection holds (they have no baton): closed with their tenant, or dropped with its shard. */
+  readonly #held = new Set<StreamHandle>();
   #end: (stream: StreamHandle) => Promise<void> = async () => {};
 
   constructor(options: StreamRegistryOptions = {}) {
@@ -76,6 +78,11 @@ export class StreamRegistry {
     }
     this.#parked.delete(baton);
     return { stream: parked.stream };
+  }
+
+  /** Registers a stream a WebSocket connection keeps open between requests (until `close`). */
+  hold(stream: StreamHandle): void {
+    this.#held.add(stream);
   }
 
   /** Parks `stream` until its next request and returns its new baton. */
@@ -108,6 +115,7 @@ export class StreamRegistry {
    * it. Resolves when both are done; never rejects (an engine that lost the stream has nothing left to roll back).
    */
   async close(stream: StreamHandle): Promise<void> {
+    this.#held.delete(stream);
     if (stream.closed) return this.releaseUnlessInTransaction(stream);
     stream.closed = true;
     await this.#end(stream).catch(() => {});
@@ -136,7 +144,7 @@ export class StreamRegistry {
   }
 
   /**
-   * Closes every parked stream of the tenants `affected` picks, rolling back their transactions: the tenant is
+   * Closes every stream (parked or held) of the tenants `affected` picks, rolling back their transactions: the tenant is
    * being deleted or closed. Their batons then answer as expired.
    */
   async closeTenants(affected: (tenant: string) => boolean): Promise<void> {
@@ -148,11 +156,12 @@ export class StreamRegistry {
       closing.push(this.close(stream));
       this.#expired.set(baton, now);
     }
+    for (const stream of this.#held) if (affected(stream.tenant)) closing.push(this.close(stream));
     await Promise.all(closing);
   }
 
   /**
-   * Forgets the parked streams of the tenants `affected` picks without asking the engine: it lost them (a shard
+   * Forgets the streams (parked or held) of the tenants `affected` picks without asking the engine: it lost them (a shard
    * restarted), with their transactions. Their locks are released and their batons answer as expired.
    */
   dropTenants(affected: (tenant: string) => boolean): void {
@@ -160,10 +169,16 @@ export class StreamRegistry {
     for (const [baton, { stream }] of this.#parked) {
       if (!affected(stream.tenant)) continue;
       this.#parked.delete(baton);
-      stream.closed = true;
-      stream.inTransaction = false;
-      this.releaseUnlessInTransaction(stream);
+      this.#drop(stream);
       this.#expired.set(baton, now);
     }
+    for (const stream of this.#held) if (affected(stream.tenant)) this.#drop(stream);
+  }
+
+  #drop(stream: StreamHandle): void {
+    this.#held.delete(stream);
+    stream.closed = true;
+    stream.inTransaction = false;
+    this.releaseUnlessInTransaction(stream);
   }
 }

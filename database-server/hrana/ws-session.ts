@@ -1,0 +1,317 @@
+import type { HranaBatchStep, HranaError, HranaStmt, HranaStreamRequest, HranaStreamResult } from './hrana-types.ts';
+import type { Refusal } from './http-server.ts';
+import { runOnStream, type PipelineCaller, type PipelineContext } from './pipeline.ts';
+import type { StreamHandle } from './stream-registry.ts';
+import { cursorEntries, type CursorEntry, type WsClientMsg, type WsRequest, type WsResponse, type WsServerMsg } from './ws-protocol.ts';
+
+// What one connection may hold: streams, stored SQL texts (count and bytes), and entries of one fetch.
+const MAX_STREAMS = 128;
+const MAX_STORED_SQL = 1000;
+const MAX_STORED_SQL_BYTES = 10 * 1024 * 1024;
+const MAX_FETCH = 10_000;
+
+/** What a session needs from its server. */
+export interface WsSessionOptions {
+  context: PipelineContext;
+  /** Who the token is, for the database in the URL's path (`null`: the token names it). */
+  authorize: (token: string | undefined, pathTenant: string | null) => Promise<PipelineCaller | Refusal>;
+  pathTenant: string | null;
+  /** 2 or 3 (cursors). */
+  version: number;
+  /** A stream inside a transaction longer than this is rolled back, and its next request answers `TRANSACTION_TIMEOUT`. */
+  transactionTimeoutMs: number;
+  /** Whether the tenant may take one more connection (called at the first hello); released by `onClose`. */
+  admit: (tenant: string) => boolean;
+  send: (msg: WsServerMsg) => void;
+  /** Ends the connection: a protocol error (`1002`), or a refused hello (`4001`). */
+  close: (code: number, reason: string) => void;
+  now?: () => number;
+}
+
+interface OpenStream {
+  readonly handle: StreamHandle;
+  /** Requests on a stream run one after another; different streams' may overlap. */
+  queue: Promise<void>;
+  /** When its transaction began, while it has one. */
+  txSince?: number;
+  /** Why it was ended by the server (its transaction ran too long): what its later requests answer. */
+  ended?: HranaError;
+  cursor?: { readonly id: number; readonly entries: CursorEntry[]; next: number };
+}
+
+class ProtocolError extends Error {}
+
+/**
+ * One WebSocket connection speaking Hrana 2 or 3: the hello (a token, checked again before every request, so a
+ * rotated token stops working on open connections too), the streams it opened (held open between requests, so
+ * an interactive transaction may idle as long as its connection lives, up to the transaction time limit), the SQL
+ * texts it stored, and v3's cursors (a batch run whole, its entries handed out in pieces). Each request is run as
+ * the HTTP pipeline runs it (`runOnStream`): the same tenancy, sandbox, statement limits and tenant lock.
+ */
+export class WsSession {
+  readonly #o: WsSessionOptions;
+  readonly #now: () => number;
+  #token: string | undefined;
+  #tenant: string | undefined;
+  readonly #streams = new Map<number, OpenStream>();
+  readonly #cursors = new Map<number, number>();
+  readonly #sql = new Map<number, string>();
+  #sqlBytes = 0;
+  #closed = false;
+  /** The last hello's check: requests sent right behind it (clients do not wait for hello_ok) wait for it. */
+  #greeted: Promise<void> = Promise.resolve();
+
+  constructor(options: WsSessionOptions) {
+    this.#o = options;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The tenant once a hello was accepted. */
+  get tenant(): string | undefined {
+    return this.#tenant;
+  }
+
+  /** Handles one text message; a malformed one ends the connection, as the protocol says. */
+  async message(text: string): Promise<void> {
+    let msg: WsClientMsg;
+    try {
+      msg = JSON.parse(text) as WsClientMsg;
+      if (typeof msg !== 'object' || msg === null) throw new ProtocolError('not an object');
+    } catch {
+      return this.#protocolError('The message is not a JSON object');
+    }
+    if (msg.type === 'hello') {
+      const jwt = msg.jwt ?? undefined;
+      this.#greeted = this.#greeted.then(() => this.#hello(jwt));
+      return this.#greeted;
+    }
+    if (msg.type !== 'request' || typeof msg.request_id !== 'number' || typeof msg.request !== 'object' || msg.request === null) return this.#protocolError('Unknown message');
+    await this.#greeted;
+    if (this.#tenant === undefined) return this.#protocolError('A request before the hello');
+    try {
+      this.#dispatch(msg.request_id, msg.request);
+    } catch (err) {
+      if (err instanceof ProtocolError) return this.#protocolError(err.message);
+      throw err;
+    }
+  }
+
+  /** Rolls back and closes every stream (the connection is gone). */
+  async closed(): Promise<void> {
+    this.#closed = true;
+    const streams = [...this.#streams.values()];
+    this.#streams.clear();
+    await Promise.all(streams.map((s) => s.queue.then(() => this.#o.context.streams.close(s.handle))));
+  }
+
+  /** Ends transactions open past the limit (called on a timer); true while some stream is inside one. */
+  async expireTransactions(): Promise<boolean> {
+    const now = this.#now();
+    let open = false;
+    for (const stream of this.#streams.values()) {
+      if (stream.txSince === undefined) continue;
+      if (now - stream.txSince <= this.#o.transactionTimeoutMs) {
+        open = true;
+        continue;
+      }
+      stream.txSince = undefined;
+      stream.ended = { message: `The transaction was open longer than ${this.#o.transactionTimeoutMs / 1000} s and was rolled back`, code: 'TRANSACTION_TIMEOUT' };
+      await this.#o.context.streams.close(stream.handle);
+    }
+    return open;
+  }
+
+  async #hello(token: string | undefined): Promise<void> {
+    const caller = await this.#o.authorize(token, this.#o.pathTenant);
+    if ('status' in caller) {
+      this.#send({ type: 'hello_error', error: { message: caller.message, code: caller.code } });
+      return this.#o.close(4001, caller.code);
+    }
+    if (this.#tenant !== undefined && caller.tenant !== this.#tenant) {
+      this.#send({ type: 'hello_error', error: { message: 'A later hello must name the same database', code: 'FORBIDDEN' } });
+      return this.#o.close(4001, 'FORBIDDEN');
+    }
+    if (this.#tenant === undefined && !this.#o.admit(caller.tenant)) {
+      this.#send({ type: 'hello_error', error: { message: 'Too many WebSocket connections to this database; close some or use HTTP', code: 'TOO_MANY_CONNECTIONS' } });
+      return this.#o.close(4001, 'TOO_MANY_CONNECTIONS');
+    }
+    this.#tenant = caller.tenant;
+    this.#token = token;
+    this.#send({ type: 'hello_ok' });
+  }
+
+  #dispatch(id: number, request: WsRequest): void {
+    switch (request.type) {
+      case 'open_stream': {
+        if (this.#streams.has(request.stream_id)) throw new ProtocolError(`Stream ${request.stream_id} is already open`);
+        if (this.#streams.size >= MAX_STREAMS) return this.#fail(id, { message: `At most ${MAX_STREAMS} streams per connection`, code: 'TOO_MANY_STREAMS' });
+        const handle = this.#o.context.streams.create(this.#tenant!, false);
+        this.#o.context.streams.hold(handle);
+        this.#streams.set(request.stream_id, { handle, queue: Promise.resolve() });
+        return this.#ok(id, { type: 'open_stream' });
+      }
+      case 'close_stream': {
+        const stream = this.#streams.get(request.stream_id);
+        if (!stream) return this.#ok(id, { type: 'close_stream' });
+        this.#streams.delete(request.stream_id);
+        if (stream.cursor) this.#cursors.delete(stream.cursor.id);
+        return this.#enqueue(stream, async () => {
+          await this.#o.context.streams.close(stream.handle);
+          this.#ok(id, { type: 'close_stream' });
+        });
+      }
+      case 'store_sql': {
+        const size = Buffer.byteLength(String(request.sql));
+        if (this.#sql.has(request.sql_id)) throw new ProtocolError(`SQL text ${request.sql_id} is already stored`);
+        if (this.#sql.size >= MAX_STORED_SQL || this.#sqlBytes + size > MAX_STORED_SQL_BYTES) {
+          return this.#fail(id, { message: `At most ${MAX_STORED_SQL} SQL texts (${MAX_STORED_SQL_BYTES / 1024 / 1024} MiB) per connection`, code: 'SQL_STORE_FULL' });
+        }
+        this.#sql.set(request.sql_id, String(request.sql));
+        this.#sqlBytes += size;
+        return this.#ok(id, { type: 'store_sql' });
+      }
+      case 'close_sql': {
+        const sql = this.#sql.get(request.sql_id);
+        if (sql !== undefined) this.#sqlBytes -= Buffer.byteLength(sql);
+        this.#sql.delete(request.sql_id);
+        return this.#ok(id, { type: 'close_sql' });
+      }
+      case 'fetch_cursor':
+      case 'close_cursor':
+        return this.#cursorRequest(id, request);
+      case 'execute':
+      case 'batch':
+      case 'sequence':
+      case 'describe':
+      case 'get_autocommit':
+      case 'open_cursor': {
+        const stream = this.#streams.get(request.stream_id);
+        if (!stream) throw new ProtocolError(`Stream ${request.stream_id} is not open`);
+        if (request.type === 'open_cursor') {
+          if (this.#o.version < 3) throw new ProtocolError('Cursors need hrana3');
+          if (this.#cursors.has(request.cursor_id)) throw new ProtocolError(`Cursor ${request.cursor_id} is already open`);
+          // Known at once, so a fetch sent right behind it waits on the same stream.
+          this.#cursors.set(request.cursor_id, request.stream_id);
+        }
+        return this.#enqueue(stream, () => this.#run(id, stream, request));
+      }
+      default:
+        throw new ProtocolError(`Unknown request ${JSON.stringify((request as { type?: unknown }).type)}`);
+    }
+  }
+
+  #cursorRequest(id: number, request: Extract<WsRequest, { type: 'fetch_cursor' | 'close_cursor' }>): void {
+    const streamId = this.#cursors.get(request.cursor_id);
+    const stream = streamId === undefined ? undefined : this.#streams.get(streamId);
+    if (!stream) {
+      if (request.type === 'close_cursor') return this.#ok(id, { type: 'close_cursor' });
+      throw new ProtocolError(`Cursor ${request.cursor_id} is not open`);
+    }
+    // After the stream's earlier requests, its open_cursor among them.
+    this.#enqueue(stream, async () => this.#cursorStep(id, stream, request));
+  }
+
+  #cursorStep(id: number, stream: OpenStream, request: Extract<WsRequest, { type: 'fetch_cursor' | 'close_cursor' }>): void {
+    if (request.type === 'close_cursor') {
+      if (stream.cursor?.id === request.cursor_id) stream.cursor = undefined;
+      this.#cursors.delete(request.cursor_id);
+      return this.#ok(id, { type: 'close_cursor' });
+    }
+    const cursor = stream.cursor;
+    if (!cursor || cursor.id !== request.cursor_id) throw new ProtocolError(`Cursor ${request.cursor_id} is not open`);
+    const count = Math.max(0, Math.min(Number(request.max_count) || 0, MAX_FETCH));
+    const entries = cursor.entries.slice(cursor.next, cursor.next + count);
+    cursor.next += entries.length;
+    this.#ok(id, { type: 'fetch_cursor', entries, done: cursor.next >= cursor.entries.length });
+  }
+
+  /** Runs a statement request as a one-request pipeline on the stream, after checking the token again. */
+  async #run(id: number, stream: OpenStream, request: Extract<WsRequest, { stream_id: number }>): Promise<void> {
+    if (stream.ended) return this.#fail(id, stream.ended);
+    const caller = await this.#o.authorize(this.#token, this.#o.pathTenant);
+    if ('status' in caller || caller.tenant !== this.#tenant)
+      return this.#fail(id, 'status' in caller ? { message: caller.message, code: caller.code } : { message: 'The token names another database', code: 'FORBIDDEN' });
+    let pipelineRequest: HranaStreamRequest;
+    try {
+      pipelineRequest = this.#pipelineRequest(request);
+    } catch (err) {
+      return this.#fail(id, { message: (err as Error).message, code: 'SQL_NOT_FOUND' });
+    }
+    if (request.type === 'open_cursor' && stream.cursor) throw new ProtocolError('The stream has an open cursor');
+    const ran = await runOnStream(stream.handle, caller, [pipelineRequest], this.#o.context);
+    stream.txSince = stream.handle.inTransaction ? (stream.txSince ?? this.#now()) : undefined;
+    if (stream.handle.closed && !stream.ended) stream.ended = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
+    const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'locked' ? ran.result : { type: 'error', error: ran.error };
+    if (request.type === 'open_cursor') {
+      const entries =
+        result.type === 'ok' && result.response.type === 'batch'
+          ? cursorEntries(result.response.result)
+          : [{ type: 'error' as const, error: result.type === 'error' ? result.error : { message: 'The batch did not run' } }];
+      if (this.#cursors.get(request.cursor_id) === request.stream_id) stream.cursor = { id: request.cursor_id, entries, next: 0 };
+      return this.#ok(id, { type: 'open_cursor' });
+    }
+    if (result.type === 'error') return this.#fail(id, result.error);
+    this.#ok(id, result.response as WsResponse);
+  }
+
+  /** The HTTP pipeline's request for a WebSocket request, with stored SQL texts put in place of their ids. */
+  #pipelineRequest(request: Extract<WsRequest, { stream_id: number }>): HranaStreamRequest {
+    switch (request.type) {
+      case 'execute':
+        return { type: 'execute', stmt: this.#stmt(request.stmt) };
+      case 'batch':
+      case 'open_cursor':
+        return { type: 'batch', batch: { steps: this.#steps(request.batch?.steps) } };
+      case 'sequence':
+      case 'describe':
+        return { type: request.type, sql: this.#text(request.sql, request.sql_id) };
+      case 'get_autocommit':
+        return { type: 'get_autocommit' };
+      default:
+        throw new ProtocolError('Not a statement request');
+    }
+  }
+
+  #steps(steps: HranaBatchStep[] | undefined): HranaBatchStep[] {
+    if (!Array.isArray(steps)) throw new ProtocolError('A batch needs steps');
+    return steps.map((step) => ({ ...step, stmt: this.#stmt(step.stmt) }));
+  }
+
+  #stmt(stmt: HranaStmt): HranaStmt {
+    if (typeof stmt !== 'object' || stmt === null) throw new ProtocolError('A statement must be an object');
+    if (stmt.sql_id == null) return stmt;
+    const { sql_id: sqlId, ...rest } = stmt;
+    return { ...rest, sql: this.#text(undefined, sqlId) };
+  }
+
+  #text(sql: string | null | undefined, sqlId: number | null | undefined): string | null | undefined {
+    if (sqlId == null) return sql;
+    const stored = this.#sql.get(sqlId);
+    if (stored === undefined) throw new Error(`SQL text ${sqlId} is not stored on this connection`);
+    return stored;
+  }
+
+  #enqueue(stream: OpenStream, task: () => Promise<void>): void {
+    stream.queue = stream.queue.then(task).catch((err: unknown) => {
+      if (err instanceof ProtocolError) this.#protocolError(err.message);
+      else this.#protocolError('Internal error');
+    });
+  }
+
+  #ok(id: number, response: WsResponse): void {
+    this.#send({ type: 'response_ok', request_id: id, response });
+  }
+
+  #fail(id: number, error: HranaError): void {
+    this.#send({ type: 'response_error', request_id: id, error });
+  }
+
+  #send(msg: WsServerMsg): void {
+    if (!this.#closed) this.#o.send(msg);
+  }
+
+  #protocolError(reason: string): void {
+    if (this.#closed) return;
+    this.#o.close(1002, reason.slice(0, 120));
+  }
+}
