@@ -190,6 +190,16 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
   });
 
+  it('serves the same database over ws:// (Hrana over WebSocket) to @libsql/client: statements and an interactive transaction', async () => {
+    const client = connect(main.database_url.replace(/^http/, 'ws'), token);
+    expect(await notes(client)).toEqual(NOTES);
+    const tx = await client.transaction('write');
+    await tx.execute({ sql: 'INSERT INTO notes (n, s) VALUES (?, ?)', args: [7, 'over ws'] });
+    expect((await tx.execute('SELECT count(*) AS c FROM notes')).rows[0]?.c).toBe(4);
+    await tx.rollback();
+    expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
+  });
+
   it('runs SQL on the query route with query tokens: parameters, an all-or-nothing batch, a read-only token', async () => {
     const { query_token: queryToken } = await ok<{ query_token: string; read_only: boolean }>(201, 'POST', '/databases/notes/query-tokens', {});
     const one = await ok<QueryAnswer>(200, 'POST', '/databases/notes/query', { sql: 'SELECT id, s FROM notes WHERE n > ? ORDER BY id', params: [-1] }, queryToken);
