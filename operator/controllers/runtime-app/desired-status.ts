@@ -1,6 +1,8 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { removeCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
+import { releaseOf, servingPlan, type ServingPlan } from '../../../src/runtime-contract/releases.ts';
+import { rolloutCondition } from './rollout/condition.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
 
 /** Reasons a RuntimeApp's conditions carry (CamelCase, stable: dashboards and alerts key on them). */
@@ -35,6 +37,8 @@ export const Reasons = {
   AllHostnamesServed: 'AllHostnamesServed',
   /** HostnamesServed: some deploy host names are not routed to the app (another app asks for them too, or another project's domain holds them). */
   HostnamesRefused: 'HostnamesRefused',
+  /** Ready: the rollout of the spec's release was aborted; the stable release serves all traffic (the message says why). */
+  RolloutAborted: 'RolloutAborted',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -79,10 +83,30 @@ const SEVERITY: Record<Assessment['reason'], number> = {
   Serving: 3,
 };
 
-function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
-  if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
-    return { reason: Reasons.Serving, message: `Build ${buildId} is served.`, report };
+/** What a replica that serves what the plan asks serves (the spec; the stable release alone; or both, split at the weight); `undefined` if it does not. */
+function appliesPlan(plan: ServingPlan, buildId: string, generation: number, report: RuntimeAppReport | undefined): string | undefined {
+  if (!report) return undefined;
+  const servedSpec = (report.servedGeneration ?? -1) >= generation;
+  switch (plan.kind) {
+    case 'spec':
+      return report.servingBuildId === buildId && servedSpec ? `Build ${buildId} is served.` : undefined;
+    case 'single': {
+      // The spec's build is not served: the replica acted on this generation by serving the stable release alone.
+      const applies = report.servingBuildId === plan.release.buildId && !report.rollout && !report.failure && (report.observedGeneration ?? -1) >= generation;
+      return applies ? `Build ${plan.release.buildId} is served, the stable release of the rollout.` : undefined;
+    }
+    case 'split': {
+      const applies = report.servingBuildId === plan.canary.buildId && servedSpec && report.rollout?.release === plan.canary.release && report.rollout.weight === plan.weight;
+      return applies ? `Builds ${plan.stable.buildId} and ${plan.canary.buildId} are served, ${plan.weight} % of traffic on build ${plan.canary.buildId}.` : undefined;
+    }
   }
+}
+
+function assess(plan: ServingPlan, specBuildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
+  const applied = appliesPlan(plan, specBuildId, generation, report);
+  if (applied) return { reason: Reasons.Serving, message: applied, report };
+  // While a release is held back, the plan's build is the one to load.
+  const buildId = plan.kind === 'single' ? plan.release.buildId : specBuildId;
   const keeps = report?.servingBuildId ? ` The app keeps serving build ${report.servingBuildId}.` : '';
   const failure = report && (report.observedGeneration ?? -1) >= generation && report.failure?.buildId === buildId ? report.failure : undefined;
   if (failure?.reason === 'BuildFailed') return { reason: Reasons.BuildFailed, message: `Build ${buildId} cannot be served: ${failure.message}${keeps}`, report };
@@ -125,6 +149,13 @@ function quarantined(reports: ReadonlyArray<RuntimeAppReport | undefined>): { re
     reason: first.reason === 'CPULimitExceeded' ? Reasons.CPULimitExceeded : Reasons.MemoryLimitExceeded,
     message: `${first.message} ${held.length} of ${reports.length} runtime replicas answer its requests with 503 until its back-off ends (it doubles with each offence).`,
   };
+}
+
+/** Ready's verdict while the spec asks for a release whose rollout was aborted: the stable release serves it all. */
+function aborted(app: RuntimeApp): { reason: Reason; message: string } | undefined {
+  const rollout = app.status?.rollout;
+  if (rollout?.phase !== 'Aborted' || !app.spec.rollout || rollout.canary?.release !== releaseOf(app.spec)?.release) return undefined;
+  return { reason: Reasons.RolloutAborted, message: rollout.message ?? 'The rollout of the active release was aborted.' };
 }
 
 /**
@@ -183,7 +214,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     ];
   } else {
     const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
-    const assessments = replicas.map((report) => assess(buildId, generation ?? 0, report));
+    const plan = servingPlan(app);
+    const assessments = replicas.map((report) => assess(plan, buildId, generation ?? 0, report));
     let worst = assessments[0] as Assessment;
     for (const next of assessments.slice(1)) if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
     const serving = observation.replicas.length === 0 ? 0 : assessments.filter((a) => a.reason === Reasons.Serving).length;
@@ -193,7 +225,7 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const held = worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined;
+    const held = (worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
     const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
@@ -203,6 +235,9 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
   // Gone once the spec asks for no host names. Otherwise, until a spec is served, the condition keeps what it
   // said of an earlier generation (its observedGeneration says which).
   if (!app.spec.hostnames?.length) list = removeCondition(list, 'HostnamesServed').conditions;
+  const rollout = rolloutCondition(app.status?.rollout);
+  if (rollout) updates.push(rollout);
+  else list = removeCondition(list, 'RolloutProgressing').conditions;
   for (const update of updates) list = setCondition(list, update, generation, now).conditions;
   return {
     ...rest,
