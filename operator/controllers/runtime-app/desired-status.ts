@@ -118,6 +118,8 @@ function assess(plan: ServingPlan, specBuildId: string, generation: number, repo
   // The runtime's message names the variable and the Database (never a token); stable while nothing changes.
   if (failure?.reason === 'DatabaseNotFound' || failure?.reason === 'DatabaseNotReady') return { reason: Reasons[failure.reason], message: `${failure.message}${keeps}`, report };
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
+  // Between two steps: the replica splits for the new release at the previous weight.
+  if (plan.kind === 'split' && report?.rollout?.release === plan.canary.release) return { reason: Reasons.RollingOut, message: `Moving to ${plan.weight} % of traffic on build ${buildId}.`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }
 
