@@ -198,4 +198,33 @@ describe('the RuntimeApp controller’s build retention', () => {
       await controller.stop();
     }
   });
+
+  it('keeps the stable build of a rollout, served while the spec names the new one', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const controller = await startController(bucket, 1);
+    try {
+      const ids = buildIds(5).map((id) => id.replace('b-', 'r-'));
+      await apps.create({ metadata: { name: 'rolling', namespace: ns }, spec: { displayName: 'rolling', activeBuildId: ids[0], rollout: { steps: [{ weight: 10, pause: {} }] } } });
+      await eventually(
+        'the first build recorded as stable',
+        () => apps.get(ns, 'rolling'),
+        (a) => a?.status?.rollout?.stable.buildId === ids[0],
+      );
+      await apps.patch(ns, 'rolling', { spec: { activeBuildId: ids[1] } }, 'merge');
+      await eventually(
+        'a rollout of the second',
+        () => apps.get(ns, 'rolling'),
+        (a) => a?.status?.rollout?.phase === 'Progressing',
+      );
+      for (const [minute, id] of ids.entries()) await applyBuild('rolling', id, minute);
+      const survivors = [ids[0], ids[1], ids[4]].map(String).sort();
+      await eventually(
+        'the newest, the active and the stable build left',
+        () => recorded('rolling'),
+        (left) => JSON.stringify(left) === JSON.stringify(survivors),
+      );
+    } finally {
+      await controller.stop();
+    }
+  });
 });

@@ -16,7 +16,7 @@ import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limi
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports } from './replica-reports.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
-import { buildsToPrune, pruneBuilds } from './build-pruning.ts';
+import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
 import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
 import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
@@ -116,14 +116,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
     if (!deps.builds || !deps.artifacts) return;
     const builds = deps.builds.list().filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
-    const rollout = app.status?.rollout;
-    const kept = new Set([
-      app.spec.activeBuildId ?? '',
-      // The stable build of a rollout serves while the spec names another; the canary may be set back to.
-      rollout?.stable.buildId ?? '',
-      rollout?.canary?.buildId ?? '',
-      ...(reports?.app(namespace, name) ?? []).map((report) => report?.servingBuildId ?? ''),
-    ]);
+    const kept = keptBuilds(app, reports?.app(namespace, name) ?? []);
     const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
     if (due.length === 0) return;
     const pruned = await pruneBuilds({ apps, builds: buildClient, artifacts: deps.artifacts }, namespace, name, due);
