@@ -122,6 +122,11 @@ describe('the rollout state machine: steps', () => {
     expect(servingPlan(app('b2', rollout))).toEqual({ kind: 'spec' });
   });
 
+  it('a policy edited down to fewer steps than the current one succeeds', () => {
+    const { rollout } = nextRollout({ app: app('b2', progressing({ step: 2, weight: 100 }), { policy: { steps: [{ weight: 50 }] } }), replicas: [], now: at(1) });
+    expect(rollout).toMatchObject({ phase: 'Succeeded', stable: v2, step: 1, weight: 100 });
+  });
+
   it('a promote moves on at once, applied or not; from the last step it succeeds', () => {
     const promote = { annotations: { [ROLLOUT_PROMOTE_ANNOTATION]: 'p1' } };
     expect(nextRollout({ app: app('b2', progressing(), promote), replicas: [], now: at(1) }).rollout).toMatchObject({ phase: 'Progressing', step: 1, weight: 50, lastHandledPromote: 'p1' });

@@ -6,7 +6,7 @@ import { formatTime } from '../../../../src/kube/time.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
 import { intervalCounts, judge, NO_COUNTS, totals } from './analysis.ts';
 import { parseDuration } from './duration.ts';
-import { abort, nextStep, stepMessage } from './transitions.ts';
+import { abort, nextStep, stepMessage, succeed } from './transitions.ts';
 
 export interface Outcome {
   readonly rollout: RolloutStatus;
@@ -24,8 +24,10 @@ const failedTooOften = (r: RolloutStatus, analysis: RolloutAnalysis | undefined)
 /** The rollout after this pass: judged, paused, moved on or unchanged. */
 export function advance(r: RolloutStatus, policy: RolloutPolicy, replicas: ReadonlyArray<RuntimeAppReport | undefined>, now: Date): Outcome {
   const step = policy.steps[r.step];
+  // The policy lost steps since this one began: the rollout is past its last.
+  if (!step) return { rollout: succeed(r, policy) };
   // A failed analysis' pause waits for a promote or an abort; so does a step not applied yet, by watch.
-  if (!step || (r.phase === 'Paused' && failedTooOften(r, policy.analysis)) || !applied(replicas, r)) return { rollout: r };
+  if ((r.phase === 'Paused' && failedTooOften(r, policy.analysis)) || !applied(replicas, r)) return { rollout: r };
   const waits: number[] = [];
   let next = r;
   if (policy.analysis) {
