@@ -53,7 +53,6 @@ const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.RuntimeUnavailable,
   Reasons.CPULimitExceeded,
   Reasons.MemoryLimitExceeded,
-  Reasons.RolloutAborted,
 ]);
 
 /**

@@ -185,8 +185,10 @@ function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefine
  * table of cases is tested without a cluster; the reconciler only diffs and writes.
  *
  * `Deployed` is True when every live, ready runtime replica serves the whole current spec (its build with
- * its environment, host names and limit: the replica reports the generation it serves). `Ready` summarises
- * it. `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
+ * its environment, host names and limit: the replica reports the generation it serves), or, with a rollout,
+ * what `servingPlan` asks from status.rollout (the split at its weight, or the stable release alone). `Ready`
+ * summarises it, but says RolloutAborted while the spec asks for a release whose rollout was aborted.
+ * RolloutProgressing follows status.rollout, which the controller computes first (`rollout/machine.ts`). `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
  * while no replica runs); `servingReplicas` how many replicas serve the current spec. Nothing here asks for
  * a later look: every input that changes (a replica's report, the set of replicas, a Build) is watched.
  */
