@@ -175,6 +175,13 @@ describe('the RuntimeApp controller’s build retention', () => {
       .map((b) => b.spec.buildId)
       .sort();
 
+  const onlyLeft = (app: string, ids: string[], what: string) =>
+    eventually(
+      what,
+      () => recorded(app),
+      (left) => JSON.stringify(left) === JSON.stringify(ids),
+    );
+
   it('prunes applied Builds past the newest it keeps, Build and artifact, but never the active one', { timeout: 60_000 }, async () => {
     const ns = namespace.name;
     const controller = await startController(bucket, 2);
@@ -184,16 +191,37 @@ describe('the RuntimeApp controller’s build retention', () => {
       await apps.create({ metadata: { name: 'kept', namespace: ns }, spec: { displayName: 'kept', activeBuildId: ids[0] } });
       for (const [minute, id] of ids.entries()) await applyBuild('kept', id, minute);
       const survivors = [ids[0], ids[3], ids[4]].map(String).sort();
-      await eventually(
-        'only the newest two and the active build left',
-        () => recorded('kept'),
-        (left) => JSON.stringify(left) === JSON.stringify(survivors),
-      );
+      await onlyLeft('kept', survivors, 'only the newest two and the active build left');
       await eventually(
         'their artifacts alone stored',
         () => stored(appArtifactPrefix(ns, 'kept')),
         (keys) => JSON.stringify(keys) === JSON.stringify(survivors.map((id) => artifactKey(ns, 'kept', id)).sort()),
       );
+    } finally {
+      await controller.stop();
+    }
+  });
+
+  it('keeps the stable build of a rollout, served while the spec names the new one', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const controller = await startController(bucket, 1);
+    try {
+      const ids = buildIds(5).map((id) => id.replace('b-', 'r-'));
+      await apps.create({ metadata: { name: 'rolling', namespace: ns }, spec: { displayName: 'rolling', activeBuildId: ids[0], rollout: { steps: [{ weight: 10, pause: {} }] } } });
+      await eventually(
+        'the first build recorded as stable',
+        () => apps.get(ns, 'rolling'),
+        (a) => a?.status?.rollout?.stable.buildId === ids[0],
+      );
+      await apps.patch(ns, 'rolling', { spec: { activeBuildId: ids[1] } }, 'merge');
+      await eventually(
+        'a rollout of the second',
+        () => apps.get(ns, 'rolling'),
+        (a) => a?.status?.rollout?.phase === 'Progressing',
+      );
+      for (const [minute, id] of ids.entries()) await applyBuild('rolling', id, minute);
+      const survivors = [ids[0], ids[1], ids[4]].map(String).sort();
+      await onlyLeft('rolling', survivors, 'the newest, the active and the stable build left');
     } finally {
       await controller.stop();
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import { UPLOADED_AT_ANNOTATION } from '../../../src/platform/app-view.ts';
-import { buildsToPrune, PRUNED_PER_PASS } from './build-pruning.ts';
+import { buildsToPrune, keptBuilds, PRUNED_PER_PASS } from './build-pruning.ts';
 
 /** Builds `b0`, `b1`, … uploaded a minute apart, `b0` first. */
 function builds(n: number): Build[] {
@@ -32,5 +32,17 @@ describe('buildsToPrune', () => {
     const [b0, b1, b2] = builds(3);
     const again = { ...b0!, metadata: { ...b0!.metadata, annotations: { [UPLOADED_AT_ANNOTATION]: '2026-01-01T13:00:00.000Z' } } };
     expect(ids(buildsToPrune([again, b1!, b2!], 2, new Set()))).toEqual(['b1']);
+  });
+});
+
+describe('keptBuilds', () => {
+  it('keeps the active build, those served, and both builds of a rollout', () => {
+    const app = {
+      metadata: { name: 'app' },
+      spec: { displayName: 'app', activeBuildId: 'b3' },
+      status: { rollout: { phase: 'Aborted' as const, stable: { release: 'r1', buildId: 'b1' }, canary: { release: 'r2', buildId: 'b2' }, step: 0, weight: 0 } },
+    };
+    expect([...keptBuilds(app, [{ servingBuildId: 'b0' }, undefined, {}])].sort()).toEqual(['b0', 'b1', 'b2', 'b3']);
+    expect(ids(buildsToPrune(builds(6), 1, keptBuilds(app, [])))).toEqual(['b0', 'b4']);
   });
 });

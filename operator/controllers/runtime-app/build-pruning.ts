@@ -20,6 +20,16 @@ export function buildsToPrune(builds: readonly Build[], keep: number, kept: Read
     .slice(0, PRUNED_PER_PASS);
 }
 
+/**
+ * The builds of `app` retention never lets go: the active one, a rollout's stable one (served while the spec
+ * names another) and its new one (a retry or a set-back may name it again), and those a replica serves.
+ */
+export function keptBuilds(app: RuntimeApp, served: ReadonlyArray<{ readonly servingBuildId?: string } | undefined>): Set<string> {
+  const rollout = app.status?.rollout;
+  const ids = [app.spec.activeBuildId, rollout?.stable.buildId, rollout?.canary?.buildId, ...served.map((report) => report?.servingBuildId)];
+  return new Set(ids.filter((id): id is string => id !== undefined && id !== ''));
+}
+
 export interface PruneTargets {
   readonly apps: ObjectClient<RuntimeApp>;
   readonly builds: ObjectClient<Build>;
@@ -29,15 +39,15 @@ export interface PruneTargets {
 /**
  * Deletes each build: the Build first (only the one seen, by uid), then its artifact, so nothing names an
  * artifact that is gone (a crash in between leaves an artifact no Build names, which the app's deletion
- * removes). The app is read live before each: a rollback may have made an old build active since the cache
- * was read. Answers how many went.
+ * removes). The app is read live before each: a rollback may have made an old build active, or a rollout its
+ * stable one, since the cache was read. Answers how many went.
  */
 export async function pruneBuilds(targets: PruneTargets, namespace: string, appName: string, builds: readonly Build[]): Promise<number> {
   let pruned = 0;
   for (const build of builds) {
     const app = await targets.apps.get(namespace, appName);
     if (!app || app.metadata?.deletionTimestamp) return pruned;
-    if (app.spec.activeBuildId === build.spec.buildId) continue;
+    if (keptBuilds(app, []).has(build.spec.buildId)) continue;
     try {
       await targets.builds.delete(namespace, build.metadata?.name ?? '', { preconditions: { uid: build.metadata?.uid ?? '' } });
     } catch (err) {

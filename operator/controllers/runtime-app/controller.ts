@@ -16,7 +16,10 @@ import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limi
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
 import { ReplicaReports } from './replica-reports.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
-import { buildsToPrune, pruneBuilds } from './build-pruning.ts';
+import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
+import { nextRollout } from './rollout/machine.ts';
+import { rolloutEvents } from './rollout/events.ts';
+import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
@@ -59,7 +62,9 @@ const WARNINGS: ReadonlySet<string> = new Set([
  * report changing re-checks the apps whose report changed, a replica starting or stopping to count (its
  * Lease; the RuntimeReplica controller removes expired ones) re-checks every app, and a Build appearing
  * re-checks its app. An Event is recorded only when Ready changes, after the status write: a restart
- * re-derives the same status, finds nothing to write and so records nothing again. Deletion: the app's
+ * re-derives the same status, finds nothing to write and so records nothing again. Rollouts (status.rollout,
+ * `rollout/machine.ts`) step on the same watches, and on a requeue only when a step's pause or analysis
+ * interval runs out; their Events, too, follow a written change. Deletion: the app's
  * stored build artifacts are outside the cluster, so they are deleted under a finalizer before the app goes
  * (its Builds, AppHostnames and records go by their owner references). Retention: an app keeps its most
  * recently uploaded builds (and always the active one and those a replica serves); a Build appearing past that
@@ -110,26 +115,34 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
     if (!deps.builds || !deps.artifacts) return;
     const builds = deps.builds.list().filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
-    const kept = new Set([app.spec.activeBuildId ?? '', ...(reports?.app(namespace, name) ?? []).map((report) => report?.servingBuildId ?? '')]);
+    const kept = keptBuilds(app, reports?.app(namespace, name) ?? []);
     const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
     if (due.length === 0) return;
     const pruned = await pruneBuilds({ apps, builds: buildClient, artifacts: deps.artifacts }, namespace, name, due);
     log.info('old builds pruned', { builds: pruned });
   };
 
-  /** Writes the status the app's observation calls for, when it changed, with an Event when Ready changes. */
-  const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<void> => {
-    const status = desiredStatus(app, now(), observe(app, namespace, name));
-    if (!statusChanged(app.status, status)) return;
+  /**
+   * Writes the status the app's observation calls for, when it changed, with an Event when Ready changes and
+   * when the rollout moves; returns when a rollout's timer runs out (milliseconds).
+   */
+  const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<number | undefined> => {
+    const at = now();
+    const { rollout, requeueAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
+    const status = desiredStatus(withRollout(app, rollout), at, observe(app, namespace, name));
+    if (!statusChanged(app.status, status)) return requeueAfter;
     const before = findCondition(app.status?.conditions, 'Ready');
     const written = await apps.patchStatus(namespace, name, {
       metadata: { resourceVersion: app.metadata?.resourceVersion },
       status: statusPatch(app.status, status),
     });
     const after = findCondition(written.status?.conditions, 'Ready');
-    if (after && (before?.status !== after.status || before.reason !== after.reason)) {
+    // RolloutAborted is told by the rollout's own Event.
+    if (after && (before?.status !== after.status || before.reason !== after.reason) && after.reason !== Reasons.RolloutAborted) {
       await deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
     }
+    for (const e of rolloutEvents(app.status?.rollout, written.status?.rollout)) await deps.events.event(written, e.type, e.reason, e.message);
+    return requeueAfter;
   };
 
   return new Controller<RuntimeApp>({
@@ -152,9 +165,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       }
       // Before anything is deployed to it, when the app is new: a delete from then on always cleans up.
       if (deps.artifacts) app = await addFinalizer(apps, app, RUNTIME_APP_FINALIZER);
-      await writeStatus(app, namespace, name);
+      const requeueAfter = await writeStatus(app, namespace, name);
       // After the status: a bucket that fails the deletions retries them without holding the status back.
       await prune(app, namespace, name, log);
+      return requeueAfter === undefined ? undefined : { requeueAfter };
     },
   });
 }
@@ -164,6 +178,12 @@ export function statusPatch(before: RuntimeAppStatus | undefined, after: Runtime
   const patch: Record<string, unknown> = { ...after };
   for (const field of Object.keys(before ?? {})) if (!(field in after)) patch[field] = null;
   return patch;
+}
+
+/** The app as if its status held `rollout` (none: the field goes). */
+function withRollout(app: RuntimeApp, rollout: RolloutStatus | undefined): RuntimeApp {
+  const { rollout: _old, ...status } = app.status ?? {};
+  return { ...app, status: rollout ? { ...status, rollout } : status };
 }
 
 /** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */

@@ -1,6 +1,8 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { removeCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
+import { releaseOf, servingPlan, type ServingPlan } from '../../../src/runtime-contract/releases.ts';
+import { rolloutCondition } from './rollout/condition.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
 
 /** Reasons a RuntimeApp's conditions carry (CamelCase, stable: dashboards and alerts key on them). */
@@ -35,6 +37,8 @@ export const Reasons = {
   AllHostnamesServed: 'AllHostnamesServed',
   /** HostnamesServed: some deploy host names are not routed to the app (another app asks for them too, or another project's domain holds them). */
   HostnamesRefused: 'HostnamesRefused',
+  /** Ready: the rollout of the spec's release was aborted; the stable release serves all traffic (the message says why). */
+  RolloutAborted: 'RolloutAborted',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -79,10 +83,30 @@ const SEVERITY: Record<Assessment['reason'], number> = {
   Serving: 3,
 };
 
-function assess(buildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
-  if (report?.servingBuildId === buildId && (report.servedGeneration ?? -1) >= generation) {
-    return { reason: Reasons.Serving, message: `Build ${buildId} is served.`, report };
+/** What a replica that serves what the plan asks serves (the spec; the stable release alone; or both, split at the weight); `undefined` if it does not. */
+function appliesPlan(plan: ServingPlan, buildId: string, generation: number, report: RuntimeAppReport | undefined): string | undefined {
+  if (!report) return undefined;
+  const servedSpec = (report.servedGeneration ?? -1) >= generation;
+  switch (plan.kind) {
+    case 'spec':
+      return report.servingBuildId === buildId && servedSpec ? `Build ${buildId} is served.` : undefined;
+    case 'single': {
+      // The spec's build is not served: the replica acted on this generation by serving the stable release alone.
+      const applies = report.servingBuildId === plan.release.buildId && !report.rollout && !report.failure && (report.observedGeneration ?? -1) >= generation;
+      return applies ? `Build ${plan.release.buildId} is served, the stable release of the rollout.` : undefined;
+    }
+    case 'split': {
+      const applies = report.servingBuildId === plan.canary.buildId && servedSpec && report.rollout?.release === plan.canary.release && report.rollout.weight === plan.weight;
+      return applies ? `Builds ${plan.stable.buildId} and ${plan.canary.buildId} are served, ${plan.weight} % of traffic on build ${plan.canary.buildId}.` : undefined;
+    }
   }
+}
+
+function assess(plan: ServingPlan, specBuildId: string, generation: number, report: RuntimeAppReport | undefined): Assessment {
+  const applied = appliesPlan(plan, specBuildId, generation, report);
+  if (applied) return { reason: Reasons.Serving, message: applied, report };
+  // While a release is held back, the plan's build is the one to load.
+  const buildId = plan.kind === 'single' ? plan.release.buildId : specBuildId;
   const keeps = report?.servingBuildId ? ` The app keeps serving build ${report.servingBuildId}.` : '';
   const failure = report && (report.observedGeneration ?? -1) >= generation && report.failure?.buildId === buildId ? report.failure : undefined;
   if (failure?.reason === 'BuildFailed') return { reason: Reasons.BuildFailed, message: `Build ${buildId} cannot be served: ${failure.message}${keeps}`, report };
@@ -94,6 +118,8 @@ function assess(buildId: string, generation: number, report: RuntimeAppReport | 
   // The runtime's message names the variable and the Database (never a token); stable while nothing changes.
   if (failure?.reason === 'DatabaseNotFound' || failure?.reason === 'DatabaseNotReady') return { reason: Reasons[failure.reason], message: `${failure.message}${keeps}`, report };
   if (failure) return { reason: Reasons.RollingOut, message: `The runtime could not deploy build ${buildId} yet and is retrying.${keeps}`, report };
+  // Between two steps: the replica splits for the new release at the previous weight.
+  if (plan.kind === 'split' && report?.rollout?.release === plan.canary.release) return { reason: Reasons.RollingOut, message: `Moving to ${plan.weight} % of traffic on build ${buildId}.`, report };
   return { reason: Reasons.RollingOut, message: `Rolling out build ${buildId}.${keeps}`, report };
 }
 
@@ -127,6 +153,13 @@ function quarantined(reports: ReadonlyArray<RuntimeAppReport | undefined>): { re
   };
 }
 
+/** Ready's verdict while the spec asks for a release whose rollout was aborted: the stable release serves it all. */
+function aborted(app: RuntimeApp): { reason: Reason; message: string } | undefined {
+  const rollout = app.status?.rollout;
+  if (rollout?.phase !== 'Aborted' || !app.spec.rollout || rollout.canary?.release !== releaseOf(app.spec)?.release) return undefined;
+  return { reason: Reasons.RolloutAborted, message: rollout.message ?? 'The rollout of the active release was aborted.' };
+}
+
 /**
  * The HostnamesServed condition once the spec is served: which of its deploy host names the serving replica
  * does not route to the app. The runtime gives a name several apps ask for to none of them, and a name in
@@ -152,8 +185,10 @@ function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefine
  * table of cases is tested without a cluster; the reconciler only diffs and writes.
  *
  * `Deployed` is True when every live, ready runtime replica serves the whole current spec (its build with
- * its environment, host names and limit: the replica reports the generation it serves). `Ready` summarises
- * it. `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
+ * its environment, host names and limit: the replica reports the generation it serves), or, with a rollout,
+ * what `servingPlan` asks from status.rollout (the split at its weight, or the stable release alone). `Ready`
+ * summarises it, but says RolloutAborted while the spec asks for a release whose rollout was aborted.
+ * RolloutProgressing follows status.rollout, which the controller computes first (`rollout/machine.ts`). `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
  * while no replica runs); `servingReplicas` how many replicas serve the current spec. Nothing here asks for
  * a later look: every input that changes (a replica's report, the set of replicas, a Build) is watched.
  */
@@ -183,7 +218,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     ];
   } else {
     const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
-    const assessments = replicas.map((report) => assess(buildId, generation ?? 0, report));
+    const plan = servingPlan(app);
+    const assessments = replicas.map((report) => assess(plan, buildId, generation ?? 0, report));
     let worst = assessments[0] as Assessment;
     for (const next of assessments.slice(1)) if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
     const serving = observation.replicas.length === 0 ? 0 : assessments.filter((a) => a.reason === Reasons.Serving).length;
@@ -193,7 +229,7 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const held = worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined;
+    const held = (worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
     const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
@@ -203,6 +239,9 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
   // Gone once the spec asks for no host names. Otherwise, until a spec is served, the condition keeps what it
   // said of an earlier generation (its observedGeneration says which).
   if (!app.spec.hostnames?.length) list = removeCondition(list, 'HostnamesServed').conditions;
+  const rollout = rolloutCondition(app.status?.rollout);
+  if (rollout) updates.push(rollout);
+  else list = removeCondition(list, 'RolloutProgressing').conditions;
   for (const update of updates) list = setCondition(list, update, generation, now).conditions;
   return {
     ...rest,

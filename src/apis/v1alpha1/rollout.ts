@@ -158,6 +158,7 @@ export const RolloutStatus = Type.Object(
           /** The replicas' totals at the last judgement: the next interval's counts are taken from here. */
           baseline: Type.Object({ stable: RequestCounts, canary: RequestCounts }, { additionalProperties: false }),
           failures: Type.Integer({ minimum: 0, format: 'int32' }),
+          passes: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'Passed intervals in the current step: a step with analysis moves on after one.' })),
           checkedAt: Timestamp({ description: 'When the last interval was judged.' }),
         },
         { additionalProperties: false, description: 'Counts of the last judged interval, per build, and failed intervals so far in this rollout.' },
