@@ -33,6 +33,8 @@ import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
 import { appSourceRoutes } from './routes/app-source.ts';
+import { appRolloutRoutes } from './routes/app-rollout.ts';
+import type { AppRollouts } from './services/app-rollouts.ts';
 import { sourceBuildRoutes } from './routes/source-builds.ts';
 import { sourceBuildLogRoutes } from './routes/source-build-logs.ts';
 import { domainRoutes } from './routes/domains.ts';
@@ -86,6 +88,8 @@ export interface PlatformDependencies {
   environment: AppEnvironment;
   /** Repositories connected to apps and the builds made from them; without them those routes are not served. */
   sources?: AppSources;
+  /** Apps' rollout policies and the requests to their rollouts; without them those routes are not served. */
+  rollouts?: AppRollouts;
   /** Where build logs are (the artifact bucket); absent: the build log route answers 503. */
   buildLogs?: ObjectStore;
   /** Project domains, their DNS records and app hostnames; without them those routes are not served. */
@@ -223,6 +227,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
+    if (deps.platform.rollouts) appRolloutRoutes(app, deps.platform.rollouts);
     if (deps.platform.sources) {
       appSourceRoutes(app, deps.platform.sources);
       sourceBuildRoutes(app, deps.platform.sources);

@@ -30,6 +30,7 @@ import { UploadSpool } from '../src/platform/upload-spool.ts';
 import { startServer } from './server.ts';
 import { AuditTrail } from './audit/audit-trail.ts';
 import { startAuditPruning } from './audit/audit-pruning.ts';
+import { createAppRollouts } from './services/app-rollouts.ts';
 
 /**
  * `cw-api`: the platform API server, with the configuration `apiConfig` read from the environment before
@@ -63,6 +64,7 @@ export async function main(config: ApiConfig): Promise<void> {
     maxCompatibilityDate: await newestCompatibilityDate(config.workerdBinary),
     projectUnpackedQuota: config.projectUnpackedQuota,
   });
+  const rollouts = createAppRollouts(kube, informers);
   const baseDomain = config.runtimeBaseDomain ?? DEFAULT_RUNTIME_BASE_DOMAIN;
   const dns = createDomainServices(kube, informers, { settings: { runtimeTarget: runtimeTargetFromEnv(config.runtimeTargetEnv, baseDomain) }, baseDomain });
   const databases = config.dbUrl ? { databases: new DatabaseDirectory(kube, informers.informer<Database>(DATABASES)), dbUrl: config.dbUrl } : undefined;
@@ -114,6 +116,7 @@ export async function main(config: ApiConfig): Promise<void> {
         deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: `${config.publicUrl}/device` }),
         passwords: new KubePasswordStore(kube, { namespace: config.systemNamespace }),
         ...appServices,
+        rollouts,
         ...(artifacts ? { buildLogs: artifacts } : {}),
         dns,
         ...(databases ? { databases } : {}),

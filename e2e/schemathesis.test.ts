@@ -90,6 +90,8 @@ afterAll(async () => {
  *   not a valid grant there, so 400 counts as an answer to valid data on those two.
  * - A project domain is checked against the public suffix list, reserved names and IDNA (docs/dns.md), which
  *   no pattern can express: a well-formed string that is no registrable domain is a 400 there too.
+ * - A rollout policy's rules across fields (weights increasing, an analysis threshold, one affinity: the CRD's
+ *   CEL rules) are no JSON schema's: a well-formed policy that breaks one is a 400 there too.
  */
 function config(): string {
   const values = (items: readonly string[]) => `[${items.map((v) => JSON.stringify(v)).join(', ')}]`;
@@ -119,6 +121,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 
 [[operations]]
 include-name = "POST /v1/projects/{projectId}/domains"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+[[operations]]
+include-name = "PUT /v1/projects/{projectId}/apps/{appId}/rollout"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 [[operations]]

@@ -28,6 +28,13 @@ export interface AuditAction {
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const param = (name: string) => (request: RequestParts) => text(request.params[name]);
 /** Only the keys of `fields` that the request carries, copied as they are (names and flags, never values). */
+/** A rollout policy's steps as `weight:pause` (the CLI's spelling) and what a failure does. */
+function rolloutDetails(body: Readonly<Record<string, unknown>>): AuditDetails {
+  // The body was validated: steps of an integer weight and an optional pause string.
+  const steps = (body['steps'] as readonly { weight: number; pause?: string }[]).map((s) => (s.pause === undefined ? String(s.weight) : `${s.weight}:${s.pause}`));
+  return { steps, ...pick(body, ['on_failure']) };
+}
+
 function pick(from: Readonly<Record<string, unknown>>, fields: readonly string[]): AuditDetails {
   const out: Record<string, string | number | boolean | readonly string[]> = {};
   for (const field of fields) {
@@ -92,6 +99,11 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
     answerDetails: (answer) => pick(answer, ['build_id']),
   },
   [`POST ${P}/apps/:appId/rollbacks`]: { action: 'app.rollback', type: 'app', resource: (r) => ({ id: param('appId')(r) }), details: (r) => pick(r.body, ['build_id']) },
+  [`PUT ${P}/apps/:appId/rollout`]: { action: 'app.set_rollout', type: 'app', resource: (r) => ({ id: param('appId')(r) }), details: (r) => rolloutDetails(r.body) },
+  [`DELETE ${P}/apps/:appId/rollout`]: { action: 'app.unset_rollout', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
+  [`POST ${P}/apps/:appId/rollout/promote`]: { action: 'app.promote_rollout', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
+  [`POST ${P}/apps/:appId/rollout/abort`]: { action: 'app.abort_rollout', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
+  [`POST ${P}/apps/:appId/rollout/retry`]: { action: 'app.retry_rollout', type: 'app', resource: (r) => ({ id: param('appId')(r) }) },
 
   // Names and paths only: the build command and the environment values could hold a credential.
   [`PUT ${P}/apps/:appId/source`]: {

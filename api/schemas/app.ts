@@ -8,6 +8,7 @@ import { DEPLOY_HOSTNAMES_PATTERN, MAX_DEPLOY_HOSTNAMES } from '../../src/platfo
 import { MAX_ENVIRONMENT_KEYS } from '../../src/platform/app-environment.ts';
 import { DEFAULT_ARTIFACT_LIMITS } from '../../src/app-artifacts/artifact.ts';
 import { ProjectId } from './project.ts';
+import { RolloutSummary } from './app-rollout.ts';
 
 // Response schemas avoid `anyOf` (see project.ts): optional fields are simply absent.
 
@@ -115,6 +116,7 @@ export const App = Type.Object(
           'Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details).',
       }),
     ),
+    rollout: Type.Optional(RolloutSummary),
     https: Type.Object(
       {
         redirect_http: Type.Boolean({ description: 'Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate.' }),

@@ -14,6 +14,7 @@ import { registerHostnames } from './commands/hostnames.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerProjects } from './commands/projects.ts';
 import { registerTokens } from './commands/tokens.ts';
+import { registerRollout } from './commands/rollout.ts';
 import { paint } from './output.ts';
 import { VERSION } from './version.ts';
 
@@ -39,6 +40,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerApps(program);
   registerDeploy(program);
   registerBuilds(program);
+  registerRollout(program);
   registerLogs(program);
   registerEnv(program);
   registerHostnames(program);

@@ -1,5 +1,6 @@
 import type { Build } from '../apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
+import type { RolloutPhase } from '../apis/v1alpha1/rollout.ts';
 import { PREVIEW_BRANCH_ANNOTATION, PREVIEW_OF_LABEL } from '../apis/v1alpha1/app-source.ts';
 import { findCondition } from '../conditions/index.ts';
 import { defaultHost } from '../runtime-contract/hosts.ts';
@@ -54,6 +55,15 @@ export interface AppView {
   source?: string;
   /** Why the connected repository's latest push to the production branch is not served, when it is not (one line). */
   source_message?: string;
+  /** The latest rollout (`status.rollout`), once there was one. */
+  rollout?: RolloutSummary;
+}
+
+/** An app's latest rollout in a line: where it is and which build it brings. */
+export interface RolloutSummary {
+  phase: RolloutPhase;
+  weight: number;
+  canary_build_id: string;
 }
 
 /** What the app view says of a connected repository. */
@@ -72,6 +82,8 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
   const previewOf = app.metadata?.labels?.[PREVIEW_OF_LABEL];
   const branch = app.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION];
   const ready = findCondition(app.status?.conditions, 'Ready');
+  // Before any rollout the operator records only the stable release: there is nothing to summarise.
+  const rollout = app.status?.rollout;
   return {
     app_id: app.metadata?.name ?? '',
     name: app.spec.displayName,
@@ -89,6 +101,7 @@ export function appView(app: RuntimeApp, builds: readonly Build[], baseDomain: s
     ...(previewOf ? { preview_of: previewOf } : {}),
     ...(previewOf && branch ? { branch } : {}),
     ...(source ? { source: source.repository, ...(source.message ? { source_message: source.message } : {}) } : {}),
+    ...(rollout?.canary ? { rollout: { phase: rollout.phase, weight: rollout.weight, canary_build_id: rollout.canary.buildId } } : {}),
   };
 }
 

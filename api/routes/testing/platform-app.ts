@@ -26,6 +26,7 @@ import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { S3ObjectStore } from '../../../src/object-store/s3-object-store.ts';
 import { createAppServices, DEFAULT_RUNTIME_BASE_DOMAIN } from '../../../src/platform/app-services.ts';
 import { createDomainServices } from '../../services/domain-services.ts';
+import { createAppRollouts } from '../../services/app-rollouts.ts';
 import type { DnsSettings } from '../../../operator/dns-settings.ts';
 import { ProjectDirectory } from '../../services/projects.ts';
 import { ACCESS_TOKENS, APP_HOSTNAMES, BUILDS, DNS_RECORDS, GIT_TOKENS, PROJECT_DOMAINS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, USERS } from '../../../src/platform/resources.ts';
@@ -113,6 +114,8 @@ export interface PlatformAppOptions {
   readonly maxRecordsPerDomain?: number;
   /** How long the DNS routes wait for a controller's answer (default the API's own, 10 s). */
   readonly dnsAnswerWithinMs?: number;
+  /** How long the rollout request routes wait for the operator's echo (default the API's own, 10 s). */
+  readonly rolloutAnswerWithinMs?: number;
   /** Builds the RuntimeApp controller keeps per app (its default otherwise); needs `runtimeAppArtifacts`. */
   readonly maxBuildsPerApp?: number;
   /** A project's quota on unpacked active builds (default the API's own). */
@@ -139,6 +142,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
     projectUnpackedQuota: options.projectUnpackedQuota,
     deleteAnswerWithinMs: options.appDeleteAnswerWithinMs,
   });
+  const rollouts = createAppRollouts(conn, informers, { answerWithinMs: options.rolloutAnswerWithinMs });
   // Built before the informers start, on the same caches (the factory hands out one informer per kind).
   const dns = options.dns
     ? createDomainServices(conn, informers, { settings: options.dns, baseDomain, maxRecordsPerDomain: options.maxRecordsPerDomain, answerWithinMs: options.dnsAnswerWithinMs })
@@ -246,6 +250,7 @@ export async function platformApp(options: PlatformAppOptions = {}): Promise<Pla
       deviceFlow: createDeviceFlow({ grants, tokens, verificationUri: 'http://cw.test/device' }),
       passwords: new KubePasswordStore(conn, { namespace: grantNamespace }),
       ...appServices,
+      rollouts,
       buildLogs: artifacts,
       ...(dns ? { dns } : {}),
       gitTokens: { gitTokens, gitUrl: GIT_URL },

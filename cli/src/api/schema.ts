@@ -3206,6 +3206,18 @@ export interface paths {
                                 source?: string;
                                 /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
                                 source_message?: string;
+                                /** @description The app’s latest rollout (`…/rollout` has the details). */
+                                rollout?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Percent of traffic on the new build. */
+                                    weight: number;
+                                    /** @description The new build. */
+                                    canary_build_id: string;
+                                };
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3372,6 +3384,18 @@ export interface paths {
                                 source?: string;
                                 /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
                                 source_message?: string;
+                                /** @description The app’s latest rollout (`…/rollout` has the details). */
+                                rollout?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Percent of traffic on the new build. */
+                                    weight: number;
+                                    /** @description The new build. */
+                                    canary_build_id: string;
+                                };
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3542,6 +3566,18 @@ export interface paths {
                                 source?: string;
                                 /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
                                 source_message?: string;
+                                /** @description The app’s latest rollout (`…/rollout` has the details). */
+                                rollout?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Percent of traffic on the new build. */
+                                    weight: number;
+                                    /** @description The new build. */
+                                    canary_build_id: string;
+                                };
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -3904,6 +3940,18 @@ export interface paths {
                                 source?: string;
                                 /** @description Why the connected repository’s latest push to the production branch is not served, when it is not: its build failed (and why), or its deploy was refused (`…/source` has the details). */
                                 source_message?: string;
+                                /** @description The app’s latest rollout (`…/rollout` has the details). */
+                                rollout?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Percent of traffic on the new build. */
+                                    weight: number;
+                                    /** @description The new build. */
+                                    canary_build_id: string;
+                                };
                                 /** @description Redirect to HTTPS and HSTS. */
                                 https: {
                                     /** @description Plain-HTTP requests are redirected (308) to HTTPS on each host with a certificate. */
@@ -4803,6 +4851,1678 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/rollout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The app’s rollout policy and its latest rollout: phase, step, weight, stable and new builds, the last analysis interval’s counts (404 when the app has no policy) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the app’s rollout policy: a change of its build or environment then goes out in steps of weight and pause instead of at once
+         * @description Each step gives the new build a share of traffic (`weight`, increasing), held for `pause` (a duration, or `manual`: until a promote); an affinity cookie or header keeps a user on one build; `analysis` judges the new build every interval and fails it past a threshold (`on_failure`: abort or pause). The policy applies to the next change; docs/rollouts.md. 201 when the app had no policy, 200 when it was replaced (PUT: what the body leaves out gets its default). 400 names the field: weights 0–100 and increasing, durations such as 30s or 1h30m, at most 10 steps, analysis needs min_requests and a threshold, affinity is a cookie or a header.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The rollout policy; PUT replaces it whole. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                        steps: {
+                            /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                            weight: number;
+                            /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                            pause?: string;
+                        }[];
+                        /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                        affinity?: {
+                            /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                            cookie?: string;
+                            /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                            header?: string;
+                        };
+                        /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                        analysis?: {
+                            /** @description How often the new build is judged (default 1m). */
+                            interval?: string;
+                            /**
+                             * Format: int32
+                             * @description Requests the new build must have answered in an interval for it to be judged.
+                             */
+                            min_requests: number;
+                            /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                            max_error_percent?: number;
+                            /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                            max_percent_above_stable?: number;
+                            /**
+                             * Format: int32
+                             * @description Failed intervals tolerated before the rollout fails (default 0).
+                             */
+                            failure_limit?: number;
+                        };
+                        /**
+                         * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                         * @enum {string}
+                         */
+                        on_failure?: "abort" | "pause";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /** Remove the app’s rollout policy: later changes switch all traffic at once, and so does a rollout under way (404 when it has none) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed. */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/rollout/promote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Promote the rollout under way: end its current pause (or failed analysis) and move to the next step. 409 when no rollout is Progressing or Paused. 200 with the rollout once the operator has handled the request; 202 with the rollout as it stands when it has not within 10 s (the request stands) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/rollout/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Abort the rollout under way: all traffic goes back to the stable build. 409 when no rollout is Progressing or Paused. 200 with the rollout once the operator has handled the request; 202 with the rollout as it stands when it has not within 10 s (the request stands) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/rollout/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry an aborted rollout from its first step, with the same new build. 409 when the latest rollout is not Aborted. 200 with the rollout once the operator has handled the request; 202 with the rollout as it stands when it has not within 10 s (the request stands) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s rollout policy and its latest rollout. */
+                            rollout: {
+                                /** @description The policy; absent once removed (a rollout under way then switches at once). */
+                                policy?: {
+                                    /** @description Weights in increasing order, at most 10 steps; after the last step the new build takes all traffic. */
+                                    steps: {
+                                        /** @description Percent of requests (and of affinity keys) the new build gets at this step. */
+                                        weight: number;
+                                        /** @description How long the step holds: a duration such as 30s, 5m or 1h30m, or `manual` (until a promote). Absent: the step moves on at once (once its analysis passed, with analysis). */
+                                        pause?: string;
+                                    }[];
+                                    /** @description What keeps a user on one build as the weight rises: `cookie` or `header`, one of the two. Absent: the cookie `cw-rollout`. */
+                                    affinity?: {
+                                        /** @description Cookie holding a random key, set by the runtime on the first answer during a rollout (default `cw-rollout`). */
+                                        cookie?: string;
+                                        /** @description Request header whose value is the key (a user id set by the app’s client, or a CDN’s); requests without it are split at random. */
+                                        header?: string;
+                                    };
+                                    /** @description Judges the new build every interval from the runtime’s counts of requests and errors (5xx answers and uncaught exceptions); needs max_error_percent or max_percent_above_stable. */
+                                    analysis?: {
+                                        /** @description How often the new build is judged (default 1m). */
+                                        interval?: string;
+                                        /**
+                                         * Format: int32
+                                         * @description Requests the new build must have answered in an interval for it to be judged.
+                                         */
+                                        min_requests: number;
+                                        /** @description Most 5xx answers and uncaught exceptions of the new build in an interval, in percent of its requests. */
+                                        max_error_percent?: number;
+                                        /** @description Most the new build’s error percent may exceed the stable build’s in the same interval. */
+                                        max_percent_above_stable?: number;
+                                        /**
+                                         * Format: int32
+                                         * @description Failed intervals tolerated before the rollout fails (default 0).
+                                         */
+                                        failure_limit?: number;
+                                    };
+                                    /**
+                                     * @description What a failed analysis does: abort (the default: all traffic back to the stable build) or pause (wait for a promote or an abort).
+                                     * @enum {string}
+                                     */
+                                    on_failure?: "abort" | "pause";
+                                };
+                                /** @description The latest rollout as the operator reports it. */
+                                status?: {
+                                    /**
+                                     * @description Progressing: stepping; Paused: waiting for a promote (or for a pause to end); Succeeded: the new build serves all traffic; Aborted: the stable build does.
+                                     * @enum {string}
+                                     */
+                                    phase: "Progressing" | "Paused" | "Succeeded" | "Aborted";
+                                    /** @description Index of the current step (0-based); equals `steps` once all traffic is on the new build. */
+                                    step: number;
+                                    /** @description Steps of the policy. */
+                                    steps: number;
+                                    /** @description Percent of traffic the new build gets now. */
+                                    weight: number;
+                                    /** @description The build served before the rollout (all traffic goes back to it on an abort). */
+                                    stable_build_id: string;
+                                    /** @description The new build. */
+                                    canary_build_id?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the current step began.
+                                     */
+                                    step_started_at?: string;
+                                    /** @description The last judged interval’s counts per build. */
+                                    analysis?: {
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        stable: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Requests and errors (5xx answers and uncaught exceptions) one build answered. */
+                                        canary: {
+                                            requests: number;
+                                            errors: number;
+                                        };
+                                        /** @description Failed intervals so far in this rollout. */
+                                        failures: number;
+                                        /**
+                                         * Format: date-time
+                                         * @description When the last interval was judged.
+                                         */
+                                        checked_at: string;
+                                    };
+                                    /** @description Why the rollout is where it is (a failed analysis, a wait for a promote). */
+                                    message?: string;
+                                    /** @description The promote request the operator last handled. */
+                                    last_handled_promote?: string;
+                                    /** @description The abort request the operator last handled. */
+                                    last_handled_abort?: string;
+                                    /** @description The retry request the operator last handled. */
+                                    last_handled_retry?: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;

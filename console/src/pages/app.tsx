@@ -1,11 +1,12 @@
 // One app: what the runtime serves and why (the operator's Ready condition, explained), its builds with a
-// rollback button, where its code comes from (push to deploy), and its environment.
+// rollback button, where its code comes from (push to deploy), its gradual rollout, and its environment.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { Hostnames } from '../hostnames.tsx';
 import { ProjectNav } from '../project-nav.tsx';
 import { SourceSummary } from '../source-summary.tsx';
+import { RolloutPanel } from '../rollout-panel.tsx';
 import { ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 /** The Ready condition's reasons, in words a person acts on. */
@@ -85,6 +86,7 @@ export function AppPage() {
         </section>
       )}
       {a && <SourceSummary projectId={path.projectId} app={a} />}
+      {a && <RolloutPanel path={path} />}
       <p role="status">{message}</p>
       <section aria-labelledby="builds">
         <h2 id="builds">Builds</h2>
