@@ -20,7 +20,7 @@ import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
-import { RequestStats, type DispatcherStats } from './request-stats.ts';
+import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard } from './shard.ts';
 import { servedHostAssignment, servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
@@ -34,6 +34,7 @@ import { engineStatus } from './engine-status.ts';
 import { servedApp, type Served } from './served.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
+import { canaryDeployment, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
@@ -161,7 +162,7 @@ export class RuntimeEngine {
       const id = this.#nextId();
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, this.#s.serving);
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs);
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
@@ -292,6 +293,25 @@ export class RuntimeEngine {
     return this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
   }
 
+  /**
+   * The per-release counts of the apps served in a rollout now, since their current pair of releases began
+   * (zero before their first request), read only from the shards that serve one: nothing for the others.
+   */
+  async rolloutCounts(): Promise<Map<string, RolloutCounts>> {
+    const split = [...this.#served].flatMap(([key, s]) => (s.canary ? [{ key, tag: s.canary.tag, shard: this.shardOf(s.live.app.project) }] : []));
+    if (split.length === 0) return new Map();
+    const gens = [...new Set(split.map((a) => a.shard))].flatMap((i) => this.#shards[i]?.generations ?? []);
+    const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
+    const merged = this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
+    const zero = { requests: 0, errors: 0 };
+    return new Map(
+      split.map(({ key, tag }) => {
+        const counts = merged.get(key)?.rollout;
+        return [key, counts?.tag === tag ? counts : { tag, stable: zero, canary: zero }];
+      }),
+    );
+  }
+
   /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
   get latencyBucketsMs(): readonly number[] {
     return this.#stats.bucketsMs;
@@ -335,7 +355,11 @@ export class RuntimeEngine {
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     try {
       await this.#gate!.check(plan, this.#code);
-      for (const s of plan.next.values()) this.#code.set(s.id, s.live); // before any request can load them
+      // Before any request can load them.
+      for (const s of plan.next.values()) {
+        this.#code.set(s.id, s.live);
+        if (s.canary) this.#code.set(s.canary.id, s.canary.live);
+      }
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
       let assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
       const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
@@ -358,25 +382,40 @@ export class RuntimeEngine {
     await this.#collect();
   }
 
-  /** Unpacks the desired build of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
+  /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
   async #prepare(plan: PassPlan, key: string, app: AppDeployment): Promise<void> {
     // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
+    const tailed = this.#followers.collecting(key);
     try {
-      const build = await this.#builds!.prepare(app);
-      if (build.assetsDir && ASSETS_BINDING in app.env) {
-        throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
-      }
-      const live = { app, build };
-      const refused = this.#gate!.refusal(live);
-      if (refused) throw refused;
-      const tailed = this.#followers.collecting(key);
-      plan.next.set(key, { live, id: this.#gate!.idOf(live, tailed), tailed });
+      const live = await this.#live(app);
+      const canaryApp = canaryDeployment(app);
+      const canary = canaryApp && (await this.#live(canaryApp));
+      plan.next.set(key, {
+        live,
+        id: this.#gate!.idOf(live, tailed),
+        tailed,
+        ...(canary ? { canary: { live: canary, id: this.#gate!.idOf(canary, tailed), tag: splitTag(live, canary) } } : {}),
+      });
     } catch (err) {
       plan.failures.set(key, err);
       const served = this.#served.get(key);
-      const tailed = this.#followers.collecting(key);
-      if (served) plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed });
+      if (served) {
+        const canary = served.canary && { ...served.canary, id: this.#gate!.idOf(served.canary.live, tailed) };
+        plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed, ...(canary ? { canary } : {}) });
+      }
     }
+  }
+
+  /** One release of an app, its build unpacked; throws what keeps it from being served. */
+  async #live(app: AppDeployment): Promise<LiveApp> {
+    const build = await this.#builds!.prepare(app);
+    if (build.assetsDir && ASSETS_BINDING in app.env) {
+      throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
+    }
+    const live = { app, build };
+    const refused = this.#gate!.refusal(live);
+    if (refused) throw refused;
+    return live;
   }
 
   /** Makes `next` what is served, once the shards serve it. */
