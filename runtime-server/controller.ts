@@ -18,7 +18,7 @@ import type { AppTokenReader } from './app-token-reader.ts';
 import { linkedValues, linkSignature, type LinkProblem } from './database-links.ts';
 import { deploymentOf, linkedEntries, planSignature } from './desired.ts';
 import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
-import { classifyDeployError } from './failures.ts';
+import { classifyDeployError, failedBuildOf } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -211,13 +211,13 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
         log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts, ...(served.canary ? { canary: served.canary } : {}), ...(plan.kind === 'spec' ? {} : { plan: plan.kind }) });
         return settled();
       } catch (err) {
-        const { failure, terminal } = classifyDeployError(err, deployment.buildId);
+        const { failure, terminal } = classifyDeployError(err, failedBuildOf(err, deployment));
         records.failed(key, failure);
         stopTimer({ result: failure.reason });
         if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
         if (!same || record.failure?.reason !== failure.reason) {
           log.warn(terminal ? 'build cannot be served; not retrying this spec' : failure.reason === 'BuildNotFound' ? 'build not found; retrying' : 'no room for the build; retrying', {
-            buildId: deployment.buildId,
+            buildId: failure.buildId,
             generation,
             reason: failure.reason,
             detail: failure.message,
