@@ -86,6 +86,8 @@ export class RuntimeEngine {
   /** The one loop that converges on the desired state. */
   readonly #loop = new ConvergenceLoop(() => this.#converge());
   #stopped = false;
+  /** New releases of rollouts (by split tag) that stopped their app's shard, with how many stops: not served again on this replica. */
+  readonly #suspended = new Map<string, number>();
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -173,7 +175,12 @@ export class RuntimeEngine {
         this.#stats.retire(gen.id, final);
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
       },
-      stopped: (stop: Parameters<AppLimits['stopped']>[0]) => this.#limits.stopped(stop, (key) => this.#served.get(key)?.live.build.buildId),
+      stopped: (stop: Parameters<AppLimits['stopped']>[0]) =>
+        this.#limits.stopped(
+          stop,
+          (key) => this.#served.get(key)?.live.build.buildId,
+          (key) => this.#suspend(key),
+        ),
     };
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
     try {
@@ -298,7 +305,10 @@ export class RuntimeEngine {
    * (zero before their first request), read only from the shards that serve one: nothing for the others.
    */
   async rolloutCounts(): Promise<Map<string, RolloutCounts>> {
-    const split = [...this.#served].flatMap(([key, s]) => (s.canary ? [{ key, tag: s.canary.tag, shard: this.shardOf(s.live.app.project) }] : []));
+    const split = [...this.#served].flatMap(([key, s]) => {
+      const tag = s.canary?.tag ?? s.suspended?.tag;
+      return tag === undefined ? [] : [{ key, tag, shard: this.shardOf(s.live.app.project) }];
+    });
     if (split.length === 0) return new Map();
     const gens = [...new Set(split.map((a) => a.shard))].flatMap((i) => this.#shards[i]?.generations ?? []);
     const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
@@ -306,8 +316,11 @@ export class RuntimeEngine {
     const zero = { requests: 0, errors: 0 };
     return new Map(
       split.map(({ key, tag }) => {
-        const counts = merged.get(key)?.rollout;
-        return [key, counts?.tag === tag ? counts : { tag, stable: zero, canary: zero }];
+        const read = merged.get(key)?.rollout;
+        const counts = read?.tag === tag ? read : { tag, stable: zero, canary: zero };
+        // A stop of the shard the new release is suspended for is one of its errors (that request never answered).
+        const stops = this.#suspended.get(tag) ?? 0;
+        return [key, stops > 0 ? { ...counts, canary: { requests: counts.canary.requests + stops, errors: counts.canary.errors + stops } } : counts];
       }),
     );
   }
@@ -326,6 +339,20 @@ export class RuntimeEngine {
     const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
     return refusal ? { refusal } : { upstream: gen.upstream, app: hit.key };
   };
+
+  /**
+   * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
+   * cause: the stable release served before it) rather than being quarantined whole; answers that release's
+   * build. Every stop until the pass without it has applied is counted against it; a later stop blamed on the
+   * app, serving its stable release alone, quarantines it as usual.
+   */
+  #suspend(key: string): string | undefined {
+    const canary = this.#served.get(key)?.canary;
+    if (!canary) return undefined;
+    this.#suspended.set(canary.tag, (this.#suspended.get(canary.tag) ?? 0) + 1);
+    this.#kick();
+    return canary.live.build.buildId;
+  }
 
   #nextId(): number {
     this.#generations += 1;
@@ -390,18 +417,21 @@ export class RuntimeEngine {
       const live = await this.#live(app);
       const canaryApp = canaryDeployment(app);
       const canary = canaryApp && (await this.#live(canaryApp));
+      const tag = canary && splitTag(live, canary);
+      const suspended = canary && tag !== undefined && this.#suspended.has(tag);
       plan.next.set(key, {
         live,
         id: this.#gate!.idOf(live, tailed),
         tailed,
-        ...(canary ? { canary: { live: canary, id: this.#gate!.idOf(canary, tailed), tag: splitTag(live, canary) } } : {}),
+        ...(canary && tag !== undefined && !suspended ? { canary: { live: canary, id: this.#gate!.idOf(canary, tailed), tag } } : {}),
+        ...(canary && tag !== undefined && suspended ? { suspended: { buildId: canary.build.buildId, tag } } : {}),
       });
     } catch (err) {
       plan.failures.set(key, err);
       const served = this.#served.get(key);
       if (served) {
         const canary = served.canary && { ...served.canary, id: this.#gate!.idOf(served.canary.live, tailed) };
-        plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed, ...(canary ? { canary } : {}) });
+        plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed, ...(canary ? { canary } : {}), ...(served.suspended ? { suspended: served.suspended } : {}) });
       }
     }
   }
@@ -422,6 +452,9 @@ export class RuntimeEngine {
   #commit(next: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): void {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
+    // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
+    const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
+    for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
     this.#assignment = assignment;
     this.#router.update(assignment);
   }

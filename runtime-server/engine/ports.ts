@@ -59,6 +59,9 @@ export interface ServedApp {
   /** URL of the default host. */
   readonly url: string;
   readonly maxConcurrentRequests: number;
-  /** The rollout's new release served beside `buildId`, and its share in percent. */
-  readonly canary?: { readonly buildId: string; readonly weight: number };
+  /**
+   * The rollout's new release served beside `buildId`, and its share in percent; `suspended` (weight 0): it
+   * stopped the app's shard, and this replica serves the stable release alone while that release is asked for.
+   */
+  readonly canary?: { readonly buildId: string; readonly weight: number; readonly suspended?: true };
 }

@@ -11,6 +11,8 @@ export interface Served {
   readonly tailed: boolean;
   /** During a rollout, the new release served beside `live` (`live.app.canary` says its share). */
   readonly canary?: ServedCanary;
+  /** During a rollout whose new release stopped the app's shard: that release, no longer served here. */
+  readonly suspended?: { readonly buildId: string; readonly tag: string };
 }
 
 /** A rollout's new release: the deployment with the canary's build and environment, and its loader id. */
@@ -66,5 +68,6 @@ export function servedApp(key: string, s: Served, assignment: ReadonlyMap<string
     url: `${o.publicScheme ?? 'https'}://${host}${port}`,
     maxConcurrentRequests: concurrencyLimit(s, o),
     ...(s.canary && s.live.app.canary ? { canary: { buildId: s.canary.live.build.buildId, weight: s.live.app.canary.weight } } : {}),
+    ...(s.suspended ? { canary: { buildId: s.suspended.buildId, weight: 0, suspended: true } } : {}),
   };
 }
