@@ -18,6 +18,7 @@ function worker(version: string): string {
     const url = new URL(request.url);
     if (url.pathname === '/fail') return new Response('failed', { status: 500 });
     if (url.pathname === '/throw') throw new Error('thrown by ${version}');
+    if (url.pathname === '/echo') return new Response('${version} ' + request.method + ' ' + (await request.text()) + ' ' + request.headers.get('cw-rollout-build'));
     return Response.json({ version: ${JSON.stringify(version)}, greeting: env.GREETING ?? null, override: request.headers.get('cw-rollout-build') });
   },
 };
@@ -110,6 +111,9 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     expect(await at0('v2')).toMatchObject({ version: 'v2' });
     expect(await at0('stable')).toMatchObject({ version: 'v1' });
     expect(await at0('v9')).toEqual({ version: 'v1', greeting: 'old', override: null }); // names neither: ignored
+    // A request with a body keeps it when the header is taken off.
+    const posted = await send(port, HOST, '/echo', { method: 'POST', body: 'x'.repeat(100_000), headers: { 'cw-rollout-build': 'canary' } });
+    expect(posted.body).toBe(`v2 POST ${'x'.repeat(100_000)} null`);
     await engine.deploy(split(100));
     const at100 = async (value: string) => body(await send(port, HOST, '/', { headers: { 'cw-rollout-build': value } }));
     expect(await at100('stable')).toEqual({ version: 'v1', greeting: 'old', override: null });
