@@ -159,6 +159,26 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     expect(builds['v1']?.classes[4]).toBeGreaterThanOrEqual(1);
   });
 
+  it('sends both releases’ logs to the app’s stream, each entry with its build', async () => {
+    await engine.deploy(split(50));
+    const seen: Array<{ buildId: string; url?: string }> = [];
+    let both: () => void = () => {};
+    const arrived = new Promise<void>((resolve) => (both = resolve));
+    // Resolves once the app's isolates report to the tail worker.
+    const leave = await engine.followLogs('demo/shop', (entry) => {
+      if (entry.request?.url.endsWith('/logged')) seen.push({ buildId: entry.buildId, url: entry.request.url });
+      if (seen.length === 2) both();
+    });
+    try {
+      await send(port, HOST, '/logged', { headers: { 'cw-rollout-build': 'stable' } });
+      await send(port, HOST, '/logged', { headers: { 'cw-rollout-build': 'canary' } });
+      await arrived;
+    } finally {
+      leave();
+    }
+    expect(seen.map((e) => e.buildId).sort()).toEqual(['v1', 'v2']);
+  });
+
   it('an app without a rollout has no counts read', async () => {
     await engine.deploy(base);
     expect(engine.served('demo', 'shop')?.canary).toBeUndefined();
