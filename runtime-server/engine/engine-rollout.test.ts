@@ -25,7 +25,10 @@ function worker(version: string): string {
 `;
 }
 
-const artifacts = new MemoryArtifactSource().put('v1', artifactFromFiles({ 'worker.js': worker('v1') })).put('v2', artifactFromFiles({ 'worker.js': worker('v2') }));
+const artifacts = new MemoryArtifactSource()
+  .put('v1', artifactFromFiles({ 'worker.js': worker('v1') }))
+  .put('v2', artifactFromFiles({ 'worker.js': worker('v2') }))
+  .put('v2-assets', artifactFromFiles({ 'worker.js': worker('v2-assets'), 'assets/page.html': 'page of v2' }));
 
 const HOST = 'shop.demo.apps.test';
 const base: AppDeployment = { project: 'demo', appId: 'shop', buildId: 'v1', env: { GREETING: 'old' }, hostnames: [] };
@@ -177,6 +180,15 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
       leave();
     }
     expect(seen.map((e) => e.buildId).sort()).toEqual(['v1', 'v2']);
+  });
+
+  it('serves a new release with static assets of its own beside a stable release without', async () => {
+    await engine.deploy(split(50, { header: 'x-user' }, { buildId: 'v2-assets' }));
+    const forced = (release: string, path: string) => send(port, HOST, path, { headers: { 'cw-rollout-build': release } });
+    const page = await forced('canary', '/page');
+    expect([page.status, page.headers.location, page.body]).toEqual([200, undefined, 'page of v2']);
+    expect(body(await forced('canary', '/'))).toMatchObject({ version: 'v2-assets' }); // not an asset: its own isolate
+    expect(body(await forced('stable', '/page'))).toMatchObject({ version: 'v1' });
   });
 
   it('an app without a rollout has no counts read', async () => {
