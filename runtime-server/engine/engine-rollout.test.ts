@@ -88,6 +88,16 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
     expect(share60).toBeLessThanOrEqual(0.62);
   });
 
+  it('splits requests without a key at random, at the weight', async () => {
+    await engine.deploy(split(30));
+    const answers: string[] = [];
+    for (let i = 0; i < 600; i += 30) answers.push(...(await Promise.all(Array.from({ length: 30 }, () => send(port, HOST, '/')))).map((r) => body(r).version));
+    const share = answers.filter((v) => v === 'v2').length / answers.length;
+    // 600 draws at 30 %: a standard deviation under 2 points.
+    expect(share).toBeGreaterThan(0.22);
+    expect(share).toBeLessThan(0.38);
+  });
+
   it('sets the affinity cookie on a first answer and honours it after', async () => {
     await engine.deploy(split(50, { cookie: 'cw-rollout' }));
     const first = await send(port, HOST, '/');
