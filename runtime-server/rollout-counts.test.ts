@@ -26,4 +26,12 @@ describe('RolloutCountsReader', () => {
     expect(changes).toBe(3); // the split ended: its report loses the counts
     expect(reader.get('p/a')).toBeUndefined();
   });
+
+  it('makes one read of a burst of refreshes', async () => {
+    let reads = 0;
+    const reader = new RolloutCountsReader({ rolloutCounts: async () => ((reads += 1), new Map()) }, () => {}, silentLogger);
+    for (let i = 0; i < 100; i++) reader.refresh();
+    await reader.stop();
+    expect(reads).toBe(1);
+  });
 });

@@ -18,6 +18,7 @@ export class RolloutCountsReader {
   #counts = new Map<string, RolloutCounts>();
   #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> = Promise.resolve();
+  #queued = false;
 
   constructor(engine: Pick<RuntimeEngine, 'rolloutCounts'>, changed: () => void, log: Logger) {
     this.#engine = engine;
@@ -35,9 +36,17 @@ export class RolloutCountsReader {
     this.#timer.unref();
   }
 
-  /** Reads again soon (after a read under way): a split served or ended changes which apps have counts. */
+  /**
+   * Reads again soon (after a read under way): a split served or ended changes which apps have counts. Calls
+   * while one is waiting are one (a burst of reconciles at start is one read).
+   */
   refresh(): void {
-    this.#reading = this.#reading.then(() => this.read());
+    if (this.#queued) return;
+    this.#queued = true;
+    this.#reading = this.#reading.then(() => {
+      this.#queued = false;
+      return this.read();
+    });
   }
 
   async stop(): Promise<void> {
