@@ -21,6 +21,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     method?: string;
     servername?: string;
+    /** Replaces `[<id>]` in headers and body with a new id per request. */
+    idReplacement?: boolean;
   }
   interface Result {
     requests: Histogram;

@@ -11,6 +11,8 @@ export interface RuntimeLoadSpec {
   durationSeconds: number;
   /** The SNI server name of an https `url` (default: its host, 127.0.0.1). */
   servername?: string;
+  /** Each request carries a key of its own in `header` (autocannon's `[<id>]`): many users with their affinity keys. */
+  keys?: { header: string };
 }
 
 export interface RuntimeLoadResult {
@@ -26,7 +28,15 @@ export interface RuntimeLoadResult {
 }
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as RuntimeLoadSpec;
-const run = (duration: number) => autocannon({ url: spec.url, connections: spec.connections, duration, headers: { host: spec.host }, ...(spec.servername ? { servername: spec.servername } : {}) });
+const run = (duration: number) =>
+  autocannon({
+    url: spec.url,
+    connections: spec.connections,
+    duration,
+    headers: { host: spec.host, ...(spec.keys ? { [spec.keys.header]: '[<id>]' } : {}) },
+    ...(spec.keys ? { idReplacement: true } : {}),
+    ...(spec.servername ? { servername: spec.servername } : {}),
+  });
 
 const warmup = spec.warmupSeconds > 0 ? await run(spec.warmupSeconds) : undefined;
 const result = await run(spec.durationSeconds);

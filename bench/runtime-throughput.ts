@@ -151,7 +151,12 @@ async function measureWorker(o: ThroughputOptions, worker: BenchWorker, projects
 }
 
 /** Loads each target with its share of the connections, each by an autocannon process of its own, at once. */
-async function load(o: ThroughputOptions, label: string, targets: Array<{ url: string; host: string }>, groups: Record<string, number[]>): Promise<Measured> {
+export async function load(
+  o: Pick<ThroughputOptions, 'connections' | 'warmupSeconds' | 'durationSeconds' | 'node' | 'say'>,
+  label: string,
+  targets: Array<{ url: string; host: string; keys?: RuntimeLoadSpec['keys'] }>,
+  groups: Record<string, number[]>,
+): Promise<Measured> {
   const share = Math.max(1, Math.round(o.connections / targets.length));
   o.say(`loading ${label}: ${targets.length} × ${share} connections, ${o.warmupSeconds} s warm-up + ${o.durationSeconds} s`);
   const groupCpu = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)]));
@@ -160,7 +165,14 @@ async function load(o: ThroughputOptions, label: string, targets: Array<{ url: s
   const t0 = performance.now();
   const results = await Promise.all(
     targets.map(async (target) => {
-      const spec: RuntimeLoadSpec = { url: target.url, host: target.host, connections: share, warmupSeconds: o.warmupSeconds, durationSeconds: o.durationSeconds };
+      const spec: RuntimeLoadSpec = {
+        url: target.url,
+        host: target.host,
+        connections: share,
+        warmupSeconds: o.warmupSeconds,
+        durationSeconds: o.durationSeconds,
+        ...(target.keys ? { keys: target.keys } : {}),
+      };
       return JSON.parse(await runToCompletion(o.node, [join(repoRoot, 'bench/runtime-load.ts'), JSON.stringify(spec)])) as RuntimeLoadResult;
     }),
   );

@@ -11,6 +11,9 @@
 //      (`--rounds`, default 2, each) by autocannon processes of their own: the hello worker, and a page render of
 //      about 1 ms of CPU (`--render-rows`); CPU per request of each process from /proc; then one request at a
 //      time, direct and through the entry point (bench/runtime-throughput.ts);
+//   3b. the per-request cost of a rollout's split: the hello worker in a rollout at weight 50 against the same
+//      worker without one, on one shard, alternately (`--rollout-duration` s each, `--rollout-rounds`; or
+//      `--rollout-only` for this section alone; bench/runtime-rollout.ts);
 //   4. a replica with 1,000 apps (`--scale-apps`): first requests (each loads an isolate) and warm ones,
 //      memory per loaded app, and the start of a second replica until it is ready to serve them all;
 //   0. first, on a replica of its own with its HTTPS listener (bench/runtime-tls.ts; `--skip-tls`, or
@@ -44,6 +47,7 @@ import { agent, childrenOf, firstServed, get, percentile, upload, type Kit } fro
 import { measureTls } from './runtime-tls.ts';
 import { tlsReport } from './runtime-tls-report.ts';
 import { measureThroughput, RENDER_SOURCE, type Measured, type Throughput } from './runtime-throughput.ts';
+import { measureRolloutCost, rolloutReport } from './runtime-rollout.ts';
 
 /** The ratios compare the entry point with direct workerd on the same cores; added latency is one request at a time. */
 const TARGETS = { deployP50Ms: 100, deployP95Ms: 250, rollbackP50Ms: 50, helloRatio: 0.9, renderRatio: 0.85, addedP50Ms: 0.3 };
@@ -67,6 +71,10 @@ const { values: flags } = parseArgs({
     'scale-apps': { type: 'string', default: '1000' },
     'skip-tls': { type: 'boolean', default: false },
     'tls-only': { type: 'boolean', default: false },
+    'rollout-only': { type: 'boolean', default: false },
+    'rollout-duration': { type: 'string', default: '3' },
+    'rollout-warmup': { type: 'string', default: '1' },
+    'rollout-rounds': { type: 'string', default: '2' },
     'tls-certificates': { type: 'string', default: '1000' },
     'tls-extra': { type: 'string', default: '500' },
     'tls-connections': { type: 'string', default: '16' },
@@ -161,7 +169,7 @@ async function main(): Promise<void> {
   const bucketEnv = { kubeconfig: cluster.kubeconfig, minio, bucketName };
   const kube = loadKubeConnection(cluster.kubeconfig);
   const bucket = new S3ObjectStore({ config: minio.s3, bucket: bucketName });
-  if (!flags['skip-tls']) {
+  if (!flags['skip-tls'] && !flags['rollout-only']) {
     await runTls(bucketEnv, kube, bucket);
     if (flags['tls-only']) return;
   }
@@ -175,6 +183,10 @@ async function main(): Promise<void> {
     bucket,
   };
   say(`ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; logs in ${stateDir}`);
+  if (flags['rollout-only']) {
+    await runRollout(kit, runtime);
+    return;
+  }
 
   say(`${backgroundApps} apps served beside the one deployed`);
   await createApps(kit, 0, backgroundApps);
@@ -204,8 +216,31 @@ async function main(): Promise<void> {
     ],
     say,
   });
+  await runRollout(kit, runtime);
   const scale = scaleApps > backgroundApps ? await measureScale(kit, runtime, bucketEnv, 1 + throughput.workers.length * throughput.shards) : undefined;
   report(deployed, rolledBack, throughput, scale);
+}
+
+/** The rollout section, on the replica of the other sections, printed as soon as it is measured. */
+async function runRollout(kit: Kit, runtime: { port: number; statusPort: number; pid: number }): Promise<void> {
+  const cost = await measureRolloutCost({
+    kit,
+    port: runtime.port,
+    runtimePid: runtime.pid,
+    node,
+    connections,
+    warmupSeconds: Number(flags['rollout-warmup']),
+    durationSeconds: Number(flags['rollout-duration']),
+    rounds: Number(flags['rollout-rounds']),
+    baseDomain: BASE_DOMAIN,
+    helloSource,
+    report: async (namespace, app) => {
+      const res = await fetch(`http://127.0.0.1:${runtime.statusPort}/apps/${namespace}/${app}`, STATUS_AUTH).catch(() => undefined);
+      return res?.ok ? ((await res.json()) as { rollout?: { weight: number; stable: { requests: number }; canary: { requests: number } } }) : undefined;
+    },
+    say,
+  });
+  process.stdout.write(`${rolloutReport(cost).join('\n')}\n`);
 }
 
 /** The TLS section, on a cw-runtime of its own (stopped at its end), printed as soon as it is measured. */

@@ -23,24 +23,30 @@ export class AppRecords {
     return this.#records.has(key);
   }
 
-  /** A deploy of `generation` (with the app's `attached` host names and `linked` token generations) starts; an earlier failure no longer describes it. */
-  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = ''): void {
+  /**
+   * A deploy of `generation` (with the app's `attached` host names, `linked` token generations and serving
+   * `plan`, `planSignature`) starts; an earlier failure no longer describes it.
+   */
+  attempt(key: string, generation: number, buildId: string, attached: readonly string[] = [], linked = '', plan = 'spec'): void {
     const previous = this.#records.get(key);
     this.#records.set(key, {
       generation,
       buildId,
       ...(attached.length > 0 ? { attached } : {}),
       ...(linked ? { linked } : {}),
+      ...(plan !== 'spec' ? { plan } : {}),
       ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),
+      ...(previous?.rollout ? { rollout: previous.rollout } : {}),
     });
     this.#onChange();
   }
 
-  served(key: string, generation: number): void {
+  /** `generation` is served, with the split of a rollout (`rollout`: its new release and weight) or without one. */
+  served(key: string, generation: number, rollout?: AppRecord['rollout']): void {
     const record = this.#records.get(key);
     if (record) {
-      const { failure: _gone, ...kept } = record;
-      this.#records.set(key, { ...kept, servedGeneration: generation });
+      const { failure: _gone, rollout: _before, ...kept } = record;
+      this.#records.set(key, { ...kept, servedGeneration: generation, ...(rollout ? { rollout } : {}) });
     }
     this.#onChange();
   }

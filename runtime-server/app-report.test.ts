@@ -47,4 +47,32 @@ describe('reportFor', () => {
     expect(reportFor('p', 'a', { generation: 2, buildId: 'b-1', servedGeneration: 2 }, served, quarantine)).toMatchObject({ servingBuildId: 'b-1', quarantine });
     expect(reportFor('p', 'a', { generation: 1, buildId: 'b-1' }, undefined, quarantine)).not.toHaveProperty('quarantine');
   });
+
+  it('reports a split: the new release’s build, its digest, the weight and the counts per release', () => {
+    const split = { ...served, canary: { buildId: 'b-2', weight: 30 } };
+    const record = { generation: 4, buildId: 'b-1', servedGeneration: 4, plan: 'split …', rollout: { release: 'digest-2', weight: 30 } };
+    const counts = { stable: { requests: 70, errors: 1 }, canary: { requests: 30, errors: 3 } };
+    expect(reportFor('p', 'a', record, split, undefined, counts)).toEqual({
+      namespace: 'p',
+      app: 'a',
+      servingBuildId: 'b-2',
+      url: 'https://a.p.apps.localhost',
+      hosts: ['a.p.apps.localhost', 'www.example.com'],
+      servedGeneration: 4,
+      observedGeneration: 4,
+      rollout: { release: 'digest-2', weight: 30, ...counts },
+    });
+    // Before the first read of the counts: zero.
+    expect(reportFor('p', 'a', record, split)?.rollout).toEqual({ release: 'digest-2', weight: 30, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } });
+    // A single release served (the engine has no canary): no rollout, the stable build.
+    expect(reportFor('p', 'a', { generation: 4, buildId: 'b-1', servedGeneration: 4 }, served, undefined, counts)).toMatchObject({ servingBuildId: 'b-1' });
+    expect(reportFor('p', 'a', { generation: 4, buildId: 'b-1', servedGeneration: 4 }, served, undefined, counts)).not.toHaveProperty('rollout');
+  });
+
+  it('reports a suspended new release at weight 0, with its counts', () => {
+    const suspended = { ...served, canary: { buildId: 'b-2', weight: 0, suspended: true as const } };
+    const record = { generation: 4, buildId: 'b-1', servedGeneration: 4, rollout: { release: 'digest-2', weight: 30 } };
+    const counts = { stable: { requests: 70, errors: 0 }, canary: { requests: 5, errors: 1 } };
+    expect(reportFor('p', 'a', record, suspended, undefined, counts)).toMatchObject({ servingBuildId: 'b-2', rollout: { release: 'digest-2', weight: 0, ...counts } });
+  });
 });

@@ -1,7 +1,7 @@
 // What cw-runtime reports of one app (src/runtime-contract/report.ts), built from what it remembers of the
 // app's spec and what its engine serves.
 import type { DeployFailure, QuarantineReport, RuntimeAppReport } from '../src/runtime-contract/report.ts';
-import type { ServedApp } from './engine/index.ts';
+import type { RolloutCounts, ServedApp } from './engine/index.ts';
 
 /** What a replica remembers of one app between reconciles: in memory only, rebuilt after a restart. */
 export interface AppRecord {
@@ -13,19 +13,36 @@ export interface AppRecord {
   readonly linked?: string;
   readonly servedGeneration?: number;
   readonly failure?: DeployFailure;
+  /** The serving plan last acted on (`planSignature`); absent: the spec. */
+  readonly plan?: string;
+  /** The split of a rollout being served: the new release's digest and the weight. */
+  readonly rollout?: { readonly release: string; readonly weight: number };
 }
 
-/** The report for an app, or `undefined` when this replica neither serves nor has acted on it (404). */
-export function reportFor(namespace: string, app: string, record: AppRecord | undefined, served: ServedApp | undefined, quarantine?: QuarantineReport): RuntimeAppReport | undefined {
+/**
+ * The report for an app, or `undefined` when this replica neither serves nor has acted on it (404). While it
+ * serves a rollout's split, the build is the new release's and `counts` (the engine's, per release) go in.
+ */
+export function reportFor(
+  namespace: string,
+  app: string,
+  record: AppRecord | undefined,
+  served: ServedApp | undefined,
+  quarantine?: QuarantineReport,
+  counts?: Pick<RolloutCounts, 'stable' | 'canary'>,
+): RuntimeAppReport | undefined {
   if (!record && !served) return undefined;
+  const split = served?.canary && record?.rollout;
+  const zero = { requests: 0, errors: 0 };
   return {
     namespace,
     app,
-    ...(served ? { servingBuildId: served.buildId, url: served.url } : {}),
+    ...(served ? { servingBuildId: served.canary && split ? served.canary.buildId : served.buildId, url: served.url } : {}),
     hosts: served ? [...served.hosts] : [],
     ...(record?.servedGeneration !== undefined && served ? { servedGeneration: record.servedGeneration } : {}),
     ...(record ? { observedGeneration: record.generation } : {}),
     ...(record?.failure ? { failure: record.failure } : {}),
     ...(quarantine && served ? { quarantine } : {}),
+    ...(split && served.canary ? { rollout: { release: split.release, weight: served.canary.weight, stable: { ...(counts?.stable ?? zero) }, canary: { ...(counts?.canary ?? zero) } } } : {}),
   };
 }

@@ -1,6 +1,8 @@
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { RolloutStatus } from '../src/apis/v1alpha1/rollout.ts';
+import { releaseOf } from '../src/runtime-contract/releases.ts';
 import { BuildLoadError, type AppDeployment, type ServedApp } from './engine/index.ts';
 import type { Controller } from '../src/controller-runtime/controller.ts';
 import { silentLogger } from '../src/logging/log.ts';
@@ -28,6 +30,7 @@ class FakeEngine implements ServingEngine {
       hosts: [`${app.appId}.${app.project}.test`, ...app.hostnames],
       url: `https://${app.appId}.${app.project}.test`,
       maxConcurrentRequests: 100,
+      ...(app.canary ? { canary: { buildId: app.canary.buildId, weight: app.canary.weight } } : {}),
     };
     this.served_.set(`${app.project}/${app.appId}`, served);
     return served;
@@ -169,5 +172,41 @@ describe('servingController', () => {
     source.upsert(app('a', { activeBuildId: 'b-1' }));
     await until(() => records.get('p/a')?.servedGeneration === 1);
     expect(await registry.metrics()).toMatch(/cloudwright_runtime_deploy_duration_seconds_count\{result="Served"\} 1/);
+  });
+
+  it('follows the rollout the status records: a split, a weight change without a new generation, then the stable release alone', async () => {
+    const { source, engine, records, reconciled } = await setup();
+    const v1 = { displayName: 'a', activeBuildId: 'b-1', environment: { GREETING: 'old' } };
+    const v2 = { displayName: 'a', activeBuildId: 'b-2', environment: { GREETING: 'new' } };
+    const stable = releaseOf(v1)!;
+    const canary = releaseOf(v2)!;
+    const inRollout = (status: Partial<RolloutStatus>): RuntimeApp => ({
+      ...app('a', { ...v2, rollout: { steps: [{ weight: 10 }, { weight: 50 }], affinity: { header: 'X-User' } } }, 2),
+      status: { rollout: { phase: 'Progressing', stable, canary, step: 0, weight: 10, ...status } },
+    });
+    source.upsert(inRollout({}));
+    await until(() => records.get('p/a')?.rollout?.weight === 10);
+    expect(engine.deploys.at(-1)).toEqual({
+      project: 'p',
+      appId: 'a',
+      buildId: 'b-1',
+      env: { GREETING: 'old' },
+      hostnames: [],
+      canary: { buildId: 'b-2', env: { GREETING: 'new' }, weight: 10, affinity: { header: 'x-user' } },
+    });
+    expect(records.get('p/a')).toMatchObject({ servedGeneration: 2, rollout: { release: canary.release, weight: 10 } });
+
+    source.upsert(inRollout({ step: 1, weight: 50 })); // the operator stepped: same generation
+    await until(() => records.get('p/a')?.rollout?.weight === 50);
+    expect(engine.deploys.at(-1)?.canary?.weight).toBe(50);
+
+    source.upsert(inRollout({ phase: 'Aborted', weight: 0, step: 1 })); // all traffic back to the stable release
+    await until(() => engine.deploys.at(-1)?.canary === undefined);
+    expect(engine.deploys.at(-1)).toEqual({ project: 'p', appId: 'a', buildId: 'b-1', env: { GREETING: 'old' }, hostnames: [] });
+    await until(() => records.get('p/a')?.rollout === undefined && records.get('p/a')?.servedGeneration === 2);
+    // Converged on the plan: a resync deploys nothing.
+    const deploys = engine.deploys.length;
+    await reconciledAgain(reconciled, 'p/a', () => controller?.enqueue('p/a'));
+    expect(engine.deploys).toHaveLength(deploys);
   });
 });

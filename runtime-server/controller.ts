@@ -5,7 +5,7 @@ import type { ProjectDomain } from '../src/apis/v1alpha1/project-domain.ts';
 import type { KubeObject } from '../src/kube/index.ts';
 import { isInZone } from '../src/dns/names.ts';
 import { isActiveHostname, serveRefusal, type NameFacts } from '../src/platform/host-admission.ts';
-import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { DatabaseEnvironmentEntry, RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeEngine } from './engine/index.ts';
 import { Controller } from '../src/controller-runtime/controller.ts';
 import { factsFromClaims } from '../src/platform/claim-facts.ts';
@@ -16,8 +16,9 @@ import type { Database } from '../src/apis/v1alpha1/database.ts';
 import type { AppRecords } from './app-records.ts';
 import type { AppTokenReader } from './app-token-reader.ts';
 import { linkedValues, linkSignature, type LinkProblem } from './database-links.ts';
-import { deploymentOf } from './desired.ts';
-import { classifyDeployError } from './failures.ts';
+import { deploymentOf, linkedEntries, planSignature } from './desired.ts';
+import { servingPlan, type ServingPlan } from '../src/runtime-contract/releases.ts';
+import { classifyDeployError, failedBuildOf } from './failures.ts';
 import type { ServingMetrics } from './metrics.ts';
 
 /** The engine calls the reconciler makes (a fake in unit tests). */
@@ -92,15 +93,18 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       .sort();
   const names = deps.names;
   const facts = (): NameFacts | undefined => names && factsFromClaims({ ...names, hostnames });
-  /** Apps of `db`'s namespace with a variable linked to it. */
+  /** Apps of `db`'s namespace with a variable linked to it, in the spec or in the stable release of a rollout. */
   const appsLinkedTo = (db: KubeObject) =>
     deps.apps
       .list()
-      .filter((a) => a.metadata?.namespace === db.metadata?.namespace && Object.values(a.spec.databaseEnvironment ?? {}).some((e) => e.database === db.metadata?.name))
+      .filter(
+        (a) =>
+          a.metadata?.namespace === db.metadata?.namespace &&
+          [a.spec.databaseEnvironment, a.status?.rollout?.stable.databaseEnvironment].some((entries) => Object.values(entries ?? {}).some((e) => e.database === db.metadata?.name)),
+      )
       .map((a) => `${a.metadata?.namespace}/${a.metadata?.name}`);
-  /** The values of the app's linked variables and their signature, or why they cannot be had. */
-  const linkedEnvironment = async (app: RuntimeApp, namespace: string): Promise<{ env: Record<string, string>; signature: string } | { problem: LinkProblem }> => {
-    const entries = app.spec.databaseEnvironment;
+  /** The values of one release's linked variables and their signature, or why they cannot be had. */
+  const linkedEnvironment = async (entries: Readonly<Record<string, DatabaseEnvironmentEntry>> | undefined, namespace: string): Promise<Linked> => {
     if (!entries || Object.keys(entries).length === 0) return { env: {}, signature: '' };
     const databases = deps.databases;
     if (!databases) return { problem: { reason: 'DatabaseNotFound', message: 'This runtime does not resolve database variables.' } };
@@ -108,6 +112,12 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     if (!Array.isArray(values)) return { problem: values };
     const read = await databases.tokens.read(namespace, values);
     return 'problem' in read ? read : { env: read.env, signature: linkSignature(values) };
+  };
+  /** The linked variables of what the plan serves: the (stable) release's and, in a split, the new release's. */
+  const linkedOfPlan = async (app: RuntimeApp, plan: ServingPlan, namespace: string): Promise<{ env: Linked; canary: Linked }> => {
+    const entries = linkedEntries(app, plan);
+    const [env, canary] = await Promise.all([linkedEnvironment(entries.serving, namespace), linkedEnvironment(entries.canary, namespace)]);
+    return { env, canary };
   };
   /** Apps with a host name in `zone`: a claim on it changes which of them may be served. */
   const appsUnder = (zone: string) =>
@@ -149,8 +159,15 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       const deploy = admitted(app?.spec.hostnames ?? []);
       const refused = [...deploy.refused, ...attached.refused];
       if (app && refused.length > 0) log.warn('not serving host names the project may not serve', { refused });
-      const linked = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedEnvironment(app, namespace) : { env: {}, signature: '' };
-      const deployment = deploymentOf(app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app, attached.served, 'env' in linked ? linked.env : {});
+      const plan: ServingPlan = app ? servingPlan(app) : { kind: 'spec' };
+      const resolved = app?.spec.activeBuildId && !app.metadata?.deletionTimestamp ? await linkedOfPlan(app, plan, namespace) : undefined;
+      const linked: Linked = resolved ? bothLinked(resolved.env, resolved.canary) : { env: {}, signature: '' };
+      const deployment = deploymentOf(
+        app ? { ...app, spec: { ...app.spec, hostnames: deploy.served } } : app,
+        attached.served,
+        resolved && 'env' in resolved.env ? resolved.env.env : {},
+        resolved && 'env' in resolved.canary ? resolved.canary.env : {},
+      );
       if (!deployment) {
         if (records.has(key) || engine.served(namespace, name)) {
           await engine.remove(namespace, name);
@@ -161,39 +178,46 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
       const generation = app?.metadata?.generation ?? 0;
       const record = records.get(key);
+      // A rollout's weight, phase or stable release changes the plan without a new generation (status.rollout).
+      const signature = planSignature(plan);
       if ('problem' in linked) {
         // Not deployed without its tokens: what the app served before (if anything) stays, and the report says why.
         const failure = { reason: linked.problem.reason, buildId: deployment.buildId, message: linked.problem.message };
         if (record?.generation !== generation || record.failure?.message !== failure.message) log.warn('cannot resolve the database variables; not deploying this spec', failure);
-        if (record?.generation !== generation || record.buildId !== deployment.buildId) records.attempt(key, generation, deployment.buildId, attached.served);
+        if (record?.generation !== generation || record.buildId !== deployment.buildId || record.plan !== signature)
+          records.attempt(key, generation, deployment.buildId, attached.served, '', signature);
         if (records.get(key)?.failure?.message !== failure.message) records.failed(key, failure);
         settled();
         // A Database changing enqueues the app; a Secret does not (it is not watched), so look again with backoff.
         return { requeue: true };
       }
       const same =
-        record?.generation === generation && record.buildId === deployment.buildId && (record.attached ?? []).join(' ') === attached.served.join(' ') && (record.linked ?? '') === linked.signature;
+        record?.generation === generation &&
+        record.buildId === deployment.buildId &&
+        (record.plan ?? 'spec') === signature &&
+        (record.attached ?? []).join(' ') === attached.served.join(' ') &&
+        (record.linked ?? '') === linked.signature;
       // The engine changes only through these calls, so a converged app costs nothing on a resync or when
       // its status is written; nor does a refused build, which the engine would refuse again at once.
       if (same && record.servedGeneration === generation && engine.served(namespace, name)?.buildId === deployment.buildId) return settled();
       if (same && record.failure?.reason === 'BuildFailed') return settled();
 
-      records.attempt(key, generation, deployment.buildId, attached.served, linked.signature);
+      records.attempt(key, generation, deployment.buildId, attached.served, linked.signature, signature);
       const stopTimer = metrics.deploySeconds.startTimer();
       try {
         const served = await engine.deploy(deployment);
-        records.served(key, generation);
+        records.served(key, generation, plan.kind === 'split' ? { release: plan.canary.release, weight: plan.weight } : undefined);
         stopTimer({ result: 'Served' });
-        log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts });
+        log.info('serving', { buildId: served.buildId, generation, hosts: served.hosts, ...(served.canary ? { canary: served.canary } : {}), ...(plan.kind === 'spec' ? {} : { plan: plan.kind }) });
         return settled();
       } catch (err) {
-        const { failure, terminal } = classifyDeployError(err, deployment.buildId);
+        const { failure, terminal } = classifyDeployError(err, failedBuildOf(err, deployment));
         records.failed(key, failure);
         stopTimer({ result: failure.reason });
         if (failure.reason === 'Retrying') throw err; // an error: counted, logged and retried with backoff
         if (!same || record.failure?.reason !== failure.reason) {
           log.warn(terminal ? 'build cannot be served; not retrying this spec' : failure.reason === 'BuildNotFound' ? 'build not found; retrying' : 'no room for the build; retrying', {
-            buildId: deployment.buildId,
+            buildId: failure.buildId,
             generation,
             reason: failure.reason,
             detail: failure.message,
@@ -206,6 +230,16 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
       }
     },
   });
+}
+
+/** A release's linked variables, or why they cannot be had. */
+type Linked = { env: Record<string, string>; signature: string } | { problem: LinkProblem };
+
+/** The variables of both releases of a plan as one: the first problem, else both signatures. */
+function bothLinked(serving: Linked, canary: Linked): Linked {
+  if ('problem' in serving) return serving;
+  if ('problem' in canary) return canary;
+  return { env: serving.env, signature: canary.signature ? `${serving.signature}|${canary.signature}` : serving.signature };
 }
 
 /** An AppHostname re-checks the app it names. */

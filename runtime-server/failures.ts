@@ -1,4 +1,4 @@
-import { ArtifactError, ArtifactTooLargeError, BuildLoadError, BuildQuotaError, InsufficientStorageError } from './engine/index.ts';
+import { ArtifactError, ArtifactTooLargeError, BuildLoadError, BuildQuotaError, InsufficientStorageError, type AppDeployment } from './engine/index.ts';
 import type { DeployFailure } from '../src/runtime-contract/report.ts';
 import { ArtifactNotFoundError } from './s3-artifact-source.ts';
 
@@ -23,4 +23,15 @@ export function classifyDeployError(err: unknown, buildId: string): { failure: D
   }
   const message = err instanceof Error ? err.message : String(err);
   return { failure: { reason: 'Retrying', buildId, message }, terminal: false };
+}
+
+/**
+ * Which build a failed deploy is about: the one the error names, else, during a rollout, the new release's
+ * (the stable one was served before), else the deployment's.
+ */
+export function failedBuildOf(err: unknown, deployment: Pick<AppDeployment, 'buildId' | 'canary'>): string {
+  if (err instanceof BuildLoadError) return err.buildId;
+  const canary = deployment.canary?.buildId;
+  if (err instanceof ArtifactNotFoundError) return canary !== undefined && err.key.endsWith(`/${canary}.tar.zst`) ? canary : deployment.buildId;
+  return canary ?? deployment.buildId;
 }

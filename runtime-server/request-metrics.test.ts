@@ -32,4 +32,34 @@ describe('requestMetrics', () => {
     expect(text).toContain('cloudwright_runtime_request_duration_seconds_sum{project="p1",app="web"} 0.057');
     expect(text).toContain('cloudwright_runtime_request_duration_seconds_count{project="p1",app="web"} 10');
   });
+
+  it('labels the answers an app gave in a rollout with their build; the rest stay unlabelled, so the sums are the totals', async () => {
+    const registry = new Registry();
+    requestMetrics(registry, {
+      latencyBucketsMs: [5, 10, 25],
+      status: () => ({ ready: true, restarts: 0, workerdStarts: 1, apps: 1, loadedWorkers: 3, loadChecks: 1, shards: [] }),
+      requestStats: async () =>
+        new Map([
+          [
+            'p1/web',
+            {
+              active: 0,
+              queued: 0,
+              classes: [0, 10, 0, 0, 3],
+              buckets: [13, 0, 0],
+              count: 13,
+              sumMs: 13,
+              builds: { v1: { classes: [0, 4, 0, 0, 0], buckets: [4, 0, 0], count: 4, sumMs: 4 }, v2: { classes: [0, 3, 0, 0, 2], buckets: [5, 0, 0], count: 5, sumMs: 5 } },
+            },
+          ],
+        ]),
+    });
+    const text = await registry.metrics();
+    expect(text).toContain('cloudwright_runtime_requests_total{project="p1",app="web",build="v1",class="2xx"} 4');
+    expect(text).toContain('cloudwright_runtime_requests_total{project="p1",app="web",build="v2",class="5xx"} 2');
+    expect(text).toContain('cloudwright_runtime_requests_total{project="p1",app="web",class="2xx"} 3');
+    expect(text).toContain('cloudwright_runtime_requests_total{project="p1",app="web",class="5xx"} 1');
+    expect(text).toContain('cloudwright_runtime_request_duration_seconds_count{project="p1",app="web",build="v2"} 5');
+    expect(text).toContain('cloudwright_runtime_request_duration_seconds_count{project="p1",app="web"} 4');
+  });
 });

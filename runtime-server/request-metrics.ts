@@ -4,7 +4,8 @@ import type { RuntimeEngine } from './engine/index.ts';
 type Source = Pick<RuntimeEngine, 'requestStats' | 'latencyBucketsMs' | 'status'>;
 type Counts = Awaited<ReturnType<RuntimeEngine['requestStats']>>;
 type AppRequestCounts = Counts extends Map<string, infer C> ? C : never;
-type Labels = { project: string; app: string };
+type Labels = { project: string; app: string; build?: string };
+type BuildCounts = Pick<AppRequestCounts, 'classes' | 'buckets' | 'count' | 'sumMs'>;
 /** One line of a metric as prom-client's registry prints it (its own type for this is not exported). */
 type Sample = { metricName: string; labels: Record<string, string | number>; value: number };
 
@@ -28,12 +29,12 @@ export function requestMetrics(registry: Registry, engine: Source): void {
   };
   new Counter({
     name: 'cloudwright_runtime_requests_total',
-    help: 'Requests an app answered, by status class (1xx…5xx); 503s of the concurrency limit included',
-    labelNames: ['project', 'app', 'class'],
+    help: 'Requests an app answered, by status class (1xx…5xx); 503s of the concurrency limit included. Answers of apps in a rollout carry their build',
+    labelNames: ['project', 'app', 'class', 'build'],
     registers,
     async collect() {
       this.reset();
-      for (const [key, c] of await counts()) c.classes.forEach((n, i) => n > 0 && this.inc({ ...labels(key), class: CLASSES[i] }, n));
+      for (const [key, all] of await counts()) for (const part of byBuild(labels(key), all)) part.counts.classes.forEach((n, i) => n > 0 && this.inc({ ...part.labels, class: CLASSES[i] }, n));
     },
   });
   const perApp = (name: string, help: string, value: (c: AppRequestCounts) => number) =>
@@ -84,20 +85,39 @@ class CountedHistogram {
   async get(): Promise<{ name: string; help: string; type: string; aggregator: string; values: Sample[] }> {
     const { bucketsMs, apps } = await this.#read();
     const values: Sample[] = [];
-    for (const [key, c] of apps) {
-      const labels = this.#labels(key);
-      let cumulative = 0;
-      bucketsMs.forEach((ms, i) => {
-        cumulative += c.buckets[i] ?? 0;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: ms / 1000 }, value: cumulative });
-      });
-      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: c.count });
-      values.push({ metricName: `${this.name}_sum`, labels, value: c.sumMs / 1000 });
-      values.push({ metricName: `${this.name}_count`, labels, value: c.count });
-    }
+    for (const [key, all] of apps) for (const { labels, counts: c } of byBuild(this.#labels(key), all)) this.#series(values, bucketsMs, labels, c);
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  #series(values: Sample[], bucketsMs: readonly number[], labels: Labels, c: BuildCounts): void {
+    let cumulative = 0;
+    bucketsMs.forEach((ms, i) => {
+      cumulative += c.buckets[i] ?? 0;
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: ms / 1000 }, value: cumulative });
+    });
+    values.push({ metricName: `${this.name}_bucket`, labels: { ...labels, le: '+Inf' }, value: c.count });
+    values.push({ metricName: `${this.name}_sum`, labels, value: c.sumMs / 1000 });
+    values.push({ metricName: `${this.name}_count`, labels, value: c.count });
   }
 
   /** The registry's `resetMetrics()` calls this; the counts live in the dispatcher. */
   reset(): void {}
+}
+
+/**
+ * An app's answers as series: those it gave while in a rollout under a `build` label each, the rest (before
+ * and after rollouts, and apps never in one) without, so a sum over an app's series is its total as before.
+ */
+function byBuild(labels: Labels, c: AppRequestCounts): Array<{ labels: Labels; counts: BuildCounts }> {
+  if (!c.builds) return [{ labels, counts: c }];
+  const rest = { classes: [...c.classes], buckets: [...c.buckets], count: c.count, sumMs: c.sumMs };
+  const parts: Array<{ labels: Labels; counts: BuildCounts }> = [];
+  for (const [build, b] of Object.entries(c.builds)) {
+    parts.push({ labels: { ...labels, build }, counts: b });
+    b.classes.forEach((n, i) => (rest.classes[i] = (rest.classes[i] ?? 0) - n));
+    b.buckets.forEach((n, i) => (rest.buckets[i] = (rest.buckets[i] ?? 0) - n));
+    rest.count -= b.count;
+    rest.sumMs -= b.sumMs;
+  }
+  return rest.count > 0 ? [...parts, { labels, counts: rest }] : parts;
 }

@@ -29,6 +29,7 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
+import { RolloutCountsReader } from './rollout-counts.ts';
 import { httpsPolicy } from './tls/https-policy.ts';
 import { RuntimeTls } from './tls/runtime-tls.ts';
 
@@ -59,6 +60,7 @@ export class RuntimeServer {
   #controller: Controller<RuntimeApp> | undefined;
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
+  #rolloutCounts: RolloutCountsReader | undefined;
   #entryPort: number | undefined;
   #ownDataDir: string | undefined;
   /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
@@ -136,6 +138,7 @@ export class RuntimeServer {
       this.#records.get(`${namespace}/${app}`),
       engine?.served(namespace, app),
       quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limits.why(quarantine.reason) },
+      this.#rolloutCounts?.get(`${namespace}/${app}`),
     );
   }
 
@@ -220,6 +223,9 @@ export class RuntimeServer {
     }));
     await engine.start();
     requestMetrics(this.registry, engine);
+    // Apps in a rollout: their per-release counts reach the replica's report (the operator's analysis) as they move.
+    this.#rolloutCounts = new RolloutCountsReader(engine, () => this.#publisher?.changed(), this.#log.child({ component: 'rollout-counts' }));
+    this.#rolloutCounts.start();
     this.#entryPort = engine.address.port;
     this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
 
@@ -277,6 +283,7 @@ export class RuntimeServer {
       workers: config.workers,
       onReconciled: (key) => {
         this.#firstPass?.settled(key);
+        this.#rolloutCounts?.refresh();
         this.#publisher?.changed();
       },
     });
@@ -312,6 +319,7 @@ export class RuntimeServer {
     // First, so the operator stops counting this replica (and the API its readiness) before it goes.
     await this.#publisher?.stop().catch((err: unknown) => this.#log.warn('cannot remove the replica report', { err }));
     await this.#controller?.stop();
+    await this.#rolloutCounts?.stop();
     this.#informer?.stop();
     this.#hostnames?.stop();
     this.#domains?.stop();

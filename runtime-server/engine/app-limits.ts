@@ -99,9 +99,10 @@ export class AppLimits implements AppLimitsView {
   /**
    * A shard's workerd stopped. Called before it is torn down, while its evidence is whole. A stop of a limit
    * blames the one app that could have been running, or puts the several that could on probation; a crash
-   * blames nobody. `buildOf` names the build an app serves (for its log entry).
+   * blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
+   * the app blamed: an app in a rollout loses its new release instead of being quarantined (`RuntimeEngine`).
    */
-  stopped(stop: ShardStop, buildOf: (key: string) => string | undefined): void {
+  stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined): void {
     this.#stops.set(stop.kind, (this.#stops.get(stop.kind) ?? 0) + 1);
     const pool = stop.generation.upstream.pool;
     const verdict = attribute(pool.evidence(), this.#options.blame);
@@ -111,6 +112,22 @@ export class AppLimits implements AppLimitsView {
     if (verdict.kind === 'ambiguous') this.#probation.add(verdict.apps);
     if (verdict.kind !== 'blame') return;
     const key = verdict.app;
+    const spared = spare(key);
+    if (spared !== undefined) {
+      this.#probation.forget(key);
+      this.#options.log.warn('rollout: new release suspended', { app: key, build: spared, reason, detail: stop.detail });
+      const now = new Date().toISOString();
+      const message = `${this.#why(reason)} The app is in a rollout: its new release (build ${spared}), the likelier cause, is no longer served on this replica; the stable release serves all its traffic.`;
+      this.#options.logs.add(key, {
+        time: now,
+        buildId: spared,
+        outcome: reason === 'CPULimitExceeded' ? 'exceededCpu' : 'exceededMemory',
+        status: 503,
+        logs: [{ time: now, level: 'error', message }],
+        exceptions: [],
+      });
+      return;
+    }
     const q = this.#quarantines.impose(key, reason);
     this.#probation.forget(key);
     const message = `${this.#why(reason)} It is not served on this replica for ${Math.round((q.until - q.since) / 1000)} s (offence ${q.offences}).`;

@@ -9,11 +9,19 @@ import type { LiveApp } from './worker-code.ts';
  * served, or still loadable by id).
  */
 export function retention(desired: Iterable<AppDeployment>, served: Iterable<Served>, code: ReadonlyMap<string, LiveApp>, retiring: boolean): { unusedIds: string[]; keepBuilds: Set<string> } {
-  const keepBuilds = new Set<string>([...desired].map((app) => buildKey(app)));
+  const keepBuilds = new Set<string>();
+  for (const app of desired) {
+    keepBuilds.add(buildKey(app));
+    if (app.canary) keepBuilds.add(buildKey({ ...app, buildId: app.canary.buildId }));
+  }
   const ids = new Set<string>();
   for (const s of served) {
     keepBuilds.add(buildKey(s.live.app));
     ids.add(s.id);
+    if (s.canary) {
+      keepBuilds.add(buildKey(s.canary.live.app));
+      ids.add(s.canary.id);
+    }
   }
   const unusedIds = retiring ? [] : [...code.keys()].filter((id) => !ids.has(id));
   for (const [id, live] of code) if (!unusedIds.includes(id)) keepBuilds.add(buildKey(live.app));

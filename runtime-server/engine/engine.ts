@@ -20,7 +20,7 @@ import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
-import { RequestStats, type DispatcherStats } from './request-stats.ts';
+import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard } from './shard.ts';
 import { servedHostAssignment, servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
@@ -34,6 +34,7 @@ import { engineStatus } from './engine-status.ts';
 import { servedApp, type Served } from './served.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
+import { canaryDeployment, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
@@ -85,6 +86,8 @@ export class RuntimeEngine {
   /** The one loop that converges on the desired state. */
   readonly #loop = new ConvergenceLoop(() => this.#converge());
   #stopped = false;
+  /** New releases of rollouts (by split tag) that stopped their app's shard, with how many stops: not served again on this replica. */
+  readonly #suspended = new Map<string, number>();
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -161,7 +164,7 @@ export class RuntimeEngine {
       const id = this.#nextId();
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
-    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs, this.#s.serving);
+    this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs);
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
@@ -172,7 +175,12 @@ export class RuntimeEngine {
         this.#stats.retire(gen.id, final);
         this.#kick(); // a pass with nothing to roll out: collects the builds only the old workerd used
       },
-      stopped: (stop: Parameters<AppLimits['stopped']>[0]) => this.#limits.stopped(stop, (key) => this.#served.get(key)?.live.build.buildId),
+      stopped: (stop: Parameters<AppLimits['stopped']>[0]) =>
+        this.#limits.stopped(
+          stop,
+          (key) => this.#served.get(key)?.live.build.buildId,
+          (key) => this.#suspend(key),
+        ),
     };
     this.#shards = Array.from({ length: this.#shardCount }, (_, i) => new Shard(i, shardContext, { routes: emptyTable, assets: [] }));
     try {
@@ -292,6 +300,31 @@ export class RuntimeEngine {
     return this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
   }
 
+  /**
+   * The per-release counts of the apps served in a rollout now, since their current pair of releases began
+   * (zero before their first request), read only from the shards that serve one: nothing for the others.
+   */
+  async rolloutCounts(): Promise<Map<string, RolloutCounts>> {
+    const split = [...this.#served].flatMap(([key, s]) => {
+      const tag = s.canary?.tag ?? s.suspended?.tag;
+      return tag === undefined ? [] : [{ key, tag, shard: this.shardOf(s.live.app.project) }];
+    });
+    if (split.length === 0) return new Map();
+    const gens = [...new Set(split.map((a) => a.shard))].flatMap((i) => this.#shards[i]?.generations ?? []);
+    const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
+    const merged = this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
+    const zero = { requests: 0, errors: 0 };
+    return new Map(
+      split.map(({ key, tag }) => {
+        const read = merged.get(key)?.rollout;
+        const counts = read?.tag === tag ? read : { tag, stable: zero, canary: zero };
+        // A stop of the shard the new release is suspended for is one of its errors (that request never answered).
+        const stops = this.#suspended.get(tag) ?? 0;
+        return [key, stops > 0 ? { ...counts, canary: { requests: counts.canary.requests + stops, errors: counts.canary.errors + stops } } : counts];
+      }),
+    );
+  }
+
   /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
   get latencyBucketsMs(): readonly number[] {
     return this.#stats.bucketsMs;
@@ -306,6 +339,20 @@ export class RuntimeEngine {
     const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
     return refusal ? { refusal } : { upstream: gen.upstream, app: hit.key };
   };
+
+  /**
+   * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
+   * cause: the stable release served before it) rather than being quarantined whole; answers that release's
+   * build. Every stop until the pass without it has applied is counted against it; a later stop blamed on the
+   * app, serving its stable release alone, quarantines it as usual.
+   */
+  #suspend(key: string): string | undefined {
+    const canary = this.#served.get(key)?.canary;
+    if (!canary) return undefined;
+    this.#suspended.set(canary.tag, (this.#suspended.get(canary.tag) ?? 0) + 1);
+    this.#kick();
+    return canary.live.build.buildId;
+  }
 
   #nextId(): number {
     this.#generations += 1;
@@ -335,7 +382,11 @@ export class RuntimeEngine {
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     try {
       await this.#gate!.check(plan, this.#code);
-      for (const s of plan.next.values()) this.#code.set(s.id, s.live); // before any request can load them
+      // Before any request can load them.
+      for (const s of plan.next.values()) {
+        this.#code.set(s.id, s.live);
+        if (s.canary) this.#code.set(s.canary.id, s.canary.live);
+      }
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
       let assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
       const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
@@ -358,31 +409,52 @@ export class RuntimeEngine {
     await this.#collect();
   }
 
-  /** Unpacks the desired build of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
+  /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
   async #prepare(plan: PassPlan, key: string, app: AppDeployment): Promise<void> {
     // The tail worker is part of the isolate's code: following an app's logs loads it anew, with tails.
+    const tailed = this.#followers.collecting(key);
     try {
-      const build = await this.#builds!.prepare(app);
-      if (build.assetsDir && ASSETS_BINDING in app.env) {
-        throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
-      }
-      const live = { app, build };
-      const refused = this.#gate!.refusal(live);
-      if (refused) throw refused;
-      const tailed = this.#followers.collecting(key);
-      plan.next.set(key, { live, id: this.#gate!.idOf(live, tailed), tailed });
+      const live = await this.#live(app);
+      const canaryApp = canaryDeployment(app);
+      const canary = canaryApp && (await this.#live(canaryApp));
+      const tag = canary && splitTag(live, canary);
+      const suspended = canary && tag !== undefined && this.#suspended.has(tag);
+      plan.next.set(key, {
+        live,
+        id: this.#gate!.idOf(live, tailed),
+        tailed,
+        ...(canary && tag !== undefined && !suspended ? { canary: { live: canary, id: this.#gate!.idOf(canary, tailed), tag } } : {}),
+        ...(canary && tag !== undefined && suspended ? { suspended: { buildId: canary.build.buildId, tag } } : {}),
+      });
     } catch (err) {
       plan.failures.set(key, err);
       const served = this.#served.get(key);
-      const tailed = this.#followers.collecting(key);
-      if (served) plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed });
+      if (served) {
+        const canary = served.canary && { ...served.canary, id: this.#gate!.idOf(served.canary.live, tailed) };
+        plan.next.set(key, { live: served.live, id: this.#gate!.idOf(served.live, tailed), tailed, ...(canary ? { canary } : {}), ...(served.suspended ? { suspended: served.suspended } : {}) });
+      }
     }
+  }
+
+  /** One release of an app, its build unpacked; throws what keeps it from being served. */
+  async #live(app: AppDeployment): Promise<LiveApp> {
+    const build = await this.#builds!.prepare(app);
+    if (build.assetsDir && ASSETS_BINDING in app.env) {
+      throw new BuildLoadError(build.buildId, `the environment variable ${ASSETS_BINDING} is reserved: it is the binding of the build's static assets`);
+    }
+    const live = { app, build };
+    const refused = this.#gate!.refusal(live);
+    if (refused) throw refused;
+    return live;
   }
 
   /** Makes `next` what is served, once the shards serve it. */
   #commit(next: ReadonlyMap<string, Served>, assignment: ReadonlyMap<string, string>): void {
     this.#served.clear();
     for (const [key, s] of next) this.#served.set(key, s);
+    // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
+    const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
+    for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
     this.#assignment = assignment;
     this.#router.update(assignment);
   }

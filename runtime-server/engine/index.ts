@@ -12,6 +12,7 @@ export { ArtifactError, ArtifactTooLargeError, BuildLoadError, BuildQuotaError, 
 export type { ArtifactLimitName } from '../../src/app-artifacts/errors.ts';
 export { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
 export type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
-export type { AppDeployment, ArtifactSource, BuildRef, ServedApp } from './ports.ts';
+export type { AppDeployment, ArtifactSource, BuildRef, CanaryDeployment, ServedApp } from './ports.ts';
+export type { RolloutCounts } from './request-stats.ts';
 export type { AppLogEntry } from '../../src/runtime-contract/app-logs.ts';
 export { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';

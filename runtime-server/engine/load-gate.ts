@@ -3,7 +3,6 @@ import type { Generation } from './generation.ts';
 import { LoadChecker } from './load-checker.ts';
 import { LoadVerdicts } from './load-verdicts.ts';
 import type { PassPlan } from './pass-plan.ts';
-import { routedApp, type ServingOptions } from './served.ts';
 import { workerFingerprint, type LiveApp } from './worker-code.ts';
 
 /**
@@ -15,12 +14,10 @@ import { workerFingerprint, type LiveApp } from './worker-code.ts';
 export class LoadGate {
   readonly #verdicts = new LoadVerdicts();
   readonly #checker: LoadChecker;
-  readonly #serving: ServingOptions;
 
   /** `startChecker` starts a checker workerd with no apps; a build may take `timeoutMs` to load. */
-  constructor(startChecker: () => Promise<Generation>, timeoutMs: number, serving: ServingOptions) {
+  constructor(startChecker: () => Promise<Generation>, timeoutMs: number) {
     this.#checker = new LoadChecker(startChecker, timeoutMs);
-    this.#serving = serving;
   }
 
   /** Builds checked since start. */
@@ -44,15 +41,16 @@ export class LoadGate {
    * loads read. A refused app keeps what it served in the plan, and its id leaves `code`.
    */
   async check(plan: PassPlan, code: Map<string, LiveApp>): Promise<void> {
-    const changed = plan.changed().filter(([, s]) => !this.#verdicts.loaded(workerFingerprint(s.live)));
+    const changed = plan.changedReleases().filter(({ live }) => !this.#verdicts.loaded(workerFingerprint(live)));
     if (changed.length === 0) return;
-    for (const [, s] of changed) code.set(s.id, s.live);
-    const answers = await this.#checker.check(changed.map(([key, s]) => [key, routedApp(s, this.#serving)] as const));
-    changed.forEach(([key, s], i) => {
-      const error = this.#verdicts.record(workerFingerprint(s.live), s.live.build.buildId, key, answers[i]!);
+    for (const { id, live } of changed) code.set(id, live);
+    const answers = await this.#checker.check(changed.map(({ key, live, id }) => [key, { id, build: live.build.buildId, limit: 1, depth: 0 }] as const));
+    changed.forEach(({ key, live, id }, i) => {
+      const error = this.#verdicts.record(workerFingerprint(live), live.build.buildId, key, answers[i]!);
       if (!error) return;
-      plan.keepPrevious(key, error);
-      code.delete(s.id);
+      // Either release of a rollout refused: the app keeps what it served, both releases as they were.
+      if (!plan.failures.has(key)) plan.keepPrevious(key, error);
+      code.delete(id);
     });
   }
 

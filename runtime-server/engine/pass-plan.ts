@@ -1,4 +1,5 @@
 import type { Served } from './served.ts';
+import type { LiveApp } from './worker-code.ts';
 
 /**
  * One convergence pass's working set: what each app is to serve once the pass commits (`next`), and why a
@@ -20,6 +21,18 @@ export class PassPlan {
   /** The apps whose loader id changes in this pass (new code, environment or tail). */
   changed(): Array<[string, Served]> {
     return [...this.next].filter(([key, s]) => this.#served.get(key)?.id !== s.id);
+  }
+
+  /** The releases whose loader id is new in this pass: each app's, and the new release of a rollout. */
+  changedReleases(): Array<{ key: string; live: LiveApp; id: string }> {
+    const out: Array<{ key: string; live: LiveApp; id: string }> = [];
+    for (const [key, s] of this.next) {
+      const before = this.#served.get(key);
+      const known = new Set([before?.id, before?.canary?.id]);
+      if (!known.has(s.id)) out.push({ key, live: s.live, id: s.id });
+      if (s.canary && !known.has(s.canary.id)) out.push({ key, live: s.canary.live, id: s.canary.id });
+    }
+    return out;
   }
 
   /** `key` keeps what it served (nothing, if it served nothing); its change fails with `error`. */

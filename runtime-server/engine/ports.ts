@@ -1,3 +1,5 @@
+import type { Affinity } from '../../src/runtime-contract/releases.ts';
+
 /** Which build to fetch. The build id alone identifies it; project and app let a store scope its keys. */
 export interface BuildRef {
   readonly project: string;
@@ -31,6 +33,20 @@ export interface AppDeployment {
   readonly hostnames: readonly string[];
   /** Requests served at once before new ones queue; absent: the runtime default. */
   readonly maxConcurrentRequests?: number;
+  /**
+   * A second release served beside this one during a rollout (docs/rollouts.md): `weight` percent of the
+   * affinity keys (and of keyless requests) go to it. Both share the app's hosts and concurrency limit.
+   */
+  readonly canary?: CanaryDeployment;
+}
+
+/** The new release of a rollout: its build and environment, its share and what keeps a user on it. */
+export interface CanaryDeployment {
+  readonly buildId: string;
+  readonly env: Readonly<Record<string, string>>;
+  /** Percent, 0–100. */
+  readonly weight: number;
+  readonly affinity: Affinity;
 }
 
 /** What the runtime serves for one app. */
@@ -43,4 +59,9 @@ export interface ServedApp {
   /** URL of the default host. */
   readonly url: string;
   readonly maxConcurrentRequests: number;
+  /**
+   * The rollout's new release served beside `buildId`, and its share in percent; `suspended` (weight 0): it
+   * stopped the app's shard, and this replica serves the stable release alone while that release is asked for.
+   */
+  readonly canary?: { readonly buildId: string; readonly weight: number; readonly suspended?: true };
 }

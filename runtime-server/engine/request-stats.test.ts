@@ -27,4 +27,16 @@ describe('RequestStats', () => {
     totals.retire(3); // it crashed: no final read
     expect(totals.merged([{ generation: 4, stats: stats({ 'p/a': counts(1) }) }]).get('p/a')).toMatchObject({ count: 6 });
   });
+
+  it('adds a rollout’s counts across generations for the same pair of releases, and per build; another pair’s are replaced', () => {
+    const totals = new RequestStats();
+    const rollout = (tag: string, stable: number, canary: number) => ({ tag, stable: { requests: stable, errors: 0 }, canary: { requests: canary, errors: 1 } });
+    const build = (count: number) => ({ classes: [0, count, 0, 0, 0], buckets: [count, 0], count, sumMs: count });
+    totals.retire(1, stats({ 'p/a': { ...counts(5), rollout: rollout('t1', 3, 2), builds: { v1: build(3), v2: build(2) } } }));
+    const same = totals.merged([{ generation: 2, stats: stats({ 'p/a': { ...counts(4), rollout: rollout('t1', 1, 3), builds: { v2: build(3) } } }) }]).get('p/a');
+    expect(same?.rollout).toEqual({ tag: 't1', stable: { requests: 4, errors: 0 }, canary: { requests: 5, errors: 2 } });
+    expect(same?.builds).toEqual({ v1: build(3), v2: build(5) });
+    const next = totals.merged([{ generation: 2, stats: stats({ 'p/a': { ...counts(4), rollout: rollout('t2', 1, 3) } }) }]).get('p/a');
+    expect(next?.rollout).toEqual(rollout('t2', 1, 3));
+  });
 });

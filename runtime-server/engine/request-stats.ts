@@ -1,3 +1,24 @@
+/** Requests and errors (5xx answers, uncaught exceptions included) of one release of a rollout. */
+export interface ReleaseCounts {
+  readonly requests: number;
+  readonly errors: number;
+}
+
+/** A rollout's counts per release since this pair of releases (`tag`, `RoutedSplit.tag`) began serving. */
+export interface RolloutCounts {
+  readonly tag: string;
+  readonly stable: ReleaseCounts;
+  readonly canary: ReleaseCounts;
+}
+
+/** Answers of one build, as `AppRequestCounts` has them for the whole app. */
+export interface BuildCounts {
+  readonly classes: readonly number[];
+  readonly buckets: readonly number[];
+  readonly count: number;
+  readonly sumMs: number;
+}
+
 /** One app's requests as a dispatcher counts them (`dispatcher.js`, `GET /stats` on the control socket). */
 export interface AppRequestCounts {
   /** Requests being served now, and waiting for a slot. */
@@ -9,6 +30,10 @@ export interface AppRequestCounts {
   readonly buckets: readonly number[];
   readonly count: number;
   readonly sumMs: number;
+  /** Apps that have been in a rollout: the counts of its current (or last) pair of releases. */
+  readonly rollout?: RolloutCounts;
+  /** Apps that have been in a rollout: their answers while in one, per build (part of the totals above). */
+  readonly builds?: Readonly<Record<string, BuildCounts>>;
 }
 
 export interface DispatcherStats {
@@ -64,5 +89,30 @@ export class RequestStats {
 
 function sum(a: AppRequestCounts | undefined, b: AppRequestCounts): AppRequestCounts {
   if (!a) return b;
-  return { active: a.active + b.active, queued: a.queued + b.queued, classes: add(a.classes, b.classes), buckets: add(a.buckets, b.buckets), count: a.count + b.count, sumMs: a.sumMs + b.sumMs };
+  const rollout = sumRollout(a.rollout, b.rollout);
+  const builds = a.builds || b.builds ? sumBuilds(a.builds ?? {}, b.builds ?? {}) : undefined;
+  return {
+    active: a.active + b.active,
+    queued: a.queued + b.queued,
+    ...sumBuild(a, b),
+    ...(rollout ? { rollout } : {}),
+    ...(builds ? { builds } : {}),
+  };
+}
+
+function sumBuild(a: BuildCounts, b: BuildCounts): BuildCounts {
+  return { classes: add(a.classes, b.classes), buckets: add(a.buckets, b.buckets), count: a.count + b.count, sumMs: a.sumMs + b.sumMs };
+}
+
+function sumBuilds(a: Readonly<Record<string, BuildCounts>>, b: Readonly<Record<string, BuildCounts>>): Record<string, BuildCounts> {
+  const out: Record<string, BuildCounts> = { ...a };
+  for (const [build, c] of Object.entries(b)) out[build] = out[build] ? sumBuild(out[build], c) : c;
+  return out;
+}
+
+/** Counts of the same pair of releases add up across generations; another pair's are of an earlier rollout (the later generation's win). */
+function sumRollout(a: RolloutCounts | undefined, b: RolloutCounts | undefined): RolloutCounts | undefined {
+  if (!a || !b || a.tag !== b.tag) return b ?? a;
+  const plus = (x: ReleaseCounts, y: ReleaseCounts) => ({ requests: x.requests + y.requests, errors: x.errors + y.errors });
+  return { tag: a.tag, stable: plus(a.stable, b.stable), canary: plus(a.canary, b.canary) };
 }

@@ -9,6 +9,18 @@ export interface Served {
   readonly id: string;
   /** Reports to the tail worker (part of `id`). */
   readonly tailed: boolean;
+  /** During a rollout, the new release served beside `live` (`live.app.canary` says its share). */
+  readonly canary?: ServedCanary;
+  /** During a rollout whose new release stopped the app's shard: that release, no longer served here. */
+  readonly suspended?: { readonly buildId: string; readonly tag: string };
+}
+
+/** A rollout's new release: the deployment with the canary's build and environment, and its loader id. */
+export interface ServedCanary {
+  readonly live: LiveApp;
+  readonly id: string;
+  /** Which stable and new releases these are (fingerprints of both): the dispatcher counts per tag. */
+  readonly tag: string;
 }
 
 /** How served apps are presented: their public URL and their concurrency bounds. */
@@ -26,15 +38,20 @@ export function concurrencyLimit(s: Served, o: ServingOptions): number {
   return s.live.app.maxConcurrentRequests ?? o.defaultMaxConcurrentRequests ?? 100;
 }
 
-/** What the dispatcher's routing table says of a served app: its loader id, build, limit and queue. */
+/** What the dispatcher's routing table says of a served app: its loader id, build, limit and queue, and its split during a rollout. */
 export function routedApp(s: Served, o: ServingOptions): RoutedApp {
   const limit = concurrencyLimit(s, o);
+  const canary = s.canary;
+  const split = s.live.app.canary;
   return {
     id: s.id,
     build: s.live.build.buildId,
     limit,
     depth: Math.ceil(limit * (o.queueDepthFactor ?? 1)),
     ...(s.tailed ? { tailed: true } : {}),
+    ...(canary && split
+      ? { split: { id: canary.id, build: canary.live.build.buildId, weight: Math.round(split.weight * 100), affinity: split.affinity, tag: canary.tag, ...(s.tailed ? { tailed: true } : {}) } }
+      : {}),
   };
 }
 
@@ -50,5 +67,7 @@ export function servedApp(key: string, s: Served, assignment: ReadonlyMap<string
     hosts: hostsOf(key, assignment, host),
     url: `${o.publicScheme ?? 'https'}://${host}${port}`,
     maxConcurrentRequests: concurrencyLimit(s, o),
+    ...(s.canary && s.live.app.canary ? { canary: { buildId: s.canary.live.build.buildId, weight: s.live.app.canary.weight } } : {}),
+    ...(s.suspended ? { canary: { buildId: s.suspended.buildId, weight: 0, suspended: true } } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import type { AssetServiceConfig } from '../../src/app-artifacts/build-config.ts';
-import type { GenerationAssets } from './dispatcher/config.ts';
+import { CANARY_SUFFIX, type GenerationAssets } from './dispatcher/config.ts';
 import type { RoutedApp } from './dispatcher/routing-table.ts';
 import type { ShardTable } from './shard.ts';
 import { shardOf } from './shard-of.ts';
@@ -13,8 +13,12 @@ export interface TableApp {
   /** What the dispatcher routes to (its assets binding is added here). */
   readonly routed: Omit<RoutedApp, 'assets'>;
   /** The build's static assets, when it has some. */
-  readonly assets?: { readonly directory: string; readonly config: AssetServiceConfig };
+  readonly assets?: TableAssets;
+  /** During a rollout, the new release's static assets, when it has some. */
+  readonly canaryAssets?: TableAssets;
 }
+
+type TableAssets = { readonly directory: string; readonly config: AssetServiceConfig };
 
 /**
  * Each shard's routing table and the static assets its workerd needs, for the apps served (app key → app)
@@ -31,7 +35,13 @@ export function shardTables(apps: ReadonlyMap<string, TableApp>, assignment: Rea
       binding = `A${table.assets.length}`;
       table.assets.push({ binding, key, directory: app.assets.directory, config: app.assets.config });
     }
-    table.apps[key] = { ...app.routed, ...(binding ? { assets: binding } : {}) };
+    let canaryBinding: string | undefined;
+    if (app.canaryAssets && app.routed.split) {
+      canaryBinding = `A${table.assets.length}`;
+      table.assets.push({ binding: canaryBinding, key: `${key}${CANARY_SUFFIX}`, canary: true, directory: app.canaryAssets.directory, config: app.canaryAssets.config });
+    }
+    const split = app.routed.split && canaryBinding ? { ...app.routed.split, assets: canaryBinding } : app.routed.split;
+    table.apps[key] = { ...app.routed, ...(binding ? { assets: binding } : {}), ...(split ? { split } : {}) };
   }
   for (const [host, key] of assignment) {
     const app = apps.get(key);
@@ -45,7 +55,13 @@ export function servedTables(served: ReadonlyMap<string, Served>, assignment: Re
   const apps = new Map<string, TableApp>();
   for (const [key, s] of served) {
     const { assetsDir, assetConfig } = s.live.build;
-    apps.set(key, { project: s.live.app.project, routed: routedApp(s, serving), ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}) });
+    const canary = s.canary?.live.build;
+    apps.set(key, {
+      project: s.live.app.project,
+      routed: routedApp(s, serving),
+      ...(assetsDir !== undefined ? { assets: { directory: assetsDir, config: assetConfig } } : {}),
+      ...(canary?.assetsDir !== undefined ? { canaryAssets: { directory: canary.assetsDir, config: canary.assetConfig } } : {}),
+    });
   }
   return shardTables(apps, assignment, shards, retryAfter);
 }

@@ -7,7 +7,10 @@ import type { RoutingTable } from './routing-table.ts';
 export interface GenerationAssets {
   /** Binding prefix in the dispatcher (`A0`, `A1`, …), named in the routing table. */
   readonly binding: string;
+  /** The app's key; a rollout's new release has its own assets service, under `<key>#canary`. */
   readonly key: string;
+  /** The assets of a rollout's new release: requests they do not answer go to its isolate. */
+  readonly canary?: boolean;
   readonly directory: string;
   readonly config: AssetServiceConfig;
 }
@@ -31,6 +34,9 @@ export interface DispatcherConfigInput {
   readonly outboundAllow?: readonly string[];
 }
 
+/** What a rollout's new release adds to its app's key as the key of its assets service. */
+export const CANARY_SUFFIX = '#canary';
+
 /** The socket the entry point forwards requests to, private to the runtime process. */
 export const ENTRY_SOCKET = 'entry';
 export const CONTROL_SOCKET = 'control';
@@ -39,6 +45,7 @@ export const CONTROL_CF_HEADER = 'x-cloudwright-cf';
 export const CONTROL_CF = JSON.stringify({ cloudwrightControl: true });
 
 const DISPATCHER_SOURCE = readFileSync(new URL('./dispatcher.js', import.meta.url), 'utf8');
+const KEY_HASH_SOURCE = readFileSync(new URL('./key-hash.js', import.meta.url), 'utf8');
 
 /**
  * The `internet` service, which backs every worker's global `fetch()` and `connect()` (none sets another
@@ -61,12 +68,12 @@ export function renderDispatcherConfig(input: DispatcherConfigInput): { text: st
   for (const a of input.assets) {
     const name = `assets:${a.key}`;
     bindings.push(`(name = "${a.binding}_ROUTER", service = ${capnpString(name)})`, `(name = "${a.binding}_ASSETS", service = (name = ${capnpString(name)}, entrypoint = "AssetWorker"))`);
-    const userWorker = `(name = "cw-dispatch", entrypoint = "AppWorker", props = (json = ${capnpString(JSON.stringify({ app: a.key }))}))`;
+    const userWorker = `(name = "cw-dispatch", entrypoint = "AppWorker", props = (json = ${capnpString(JSON.stringify(a.canary ? { app: a.key.slice(0, -CANARY_SUFFIX.length), canary: true } : { app: a.key }))}))`;
     services.push(`    (name = ${capnpString(name)}, assets = (path = ${capnpString(a.directory)}, config = ${capnpString(JSON.stringify(a.config))}, userWorker = ${userWorker}))`);
   }
   const dispatcher = [
     '    (name = "cw-dispatch", worker = (',
-    `      modules = [(name = "dispatcher.js", esModule = ${capnpString(DISPATCHER_SOURCE)})],`,
+    `      modules = [(name = "dispatcher.js", esModule = ${capnpString(DISPATCHER_SOURCE)}), (name = "key-hash.js", esModule = ${capnpString(KEY_HASH_SOURCE)})],`,
     '      compatibilityDate = "2025-09-01",',
     // request.signal tells the dispatcher of a client gone away (it frees that request's slot).
     '      compatibilityFlags = ["enable_ctx_exports", "enable_request_signal"],',

@@ -8,6 +8,7 @@
 // thread makes each table swap atomic. No request waits on a promise another request created (workerd
 // forbids I/O across requests), so a queued request polls its own flag.
 import { WorkerEntrypoint } from 'cloudflare:workers';
+import { keyHash } from './key-hash.js';
 
 /** How long a request may wait for a slot, and how often it looks. */
 const QUEUE_TIMEOUT_MS = 10_000;
@@ -17,11 +18,15 @@ const BUCKETS_MS = [5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000
 /** The tail worker ships log entries at most this often. */
 const LOG_FLUSH_MS = 50;
 const MAX_QUEUED_LOG_ENTRIES = 5000;
+/** The request header that forces a release of a rollout (ROLLOUT_BUILD_HEADER), and the affinity cookie's lifetime. */
+const ROLLOUT_BUILD_HEADER = 'cw-rollout-build';
+const AFFINITY_COOKIE_MAX_AGE = 86400;
 
 /**
  * The routing table the runtime pushes: `hosts` (normalised host → app key) and `apps` (key → `{id, build,
- * limit, depth, assets?}`: the loader id of the app's code and environment, its build, its concurrency limit
- * and queue depth, and the binding prefix of its assets service when it has one).
+ * limit, depth, assets?, split?}`: the loader id of the app's code and environment, its build, its concurrency
+ * limit and queue depth, the binding prefix of its assets service when it has one, and during a rollout the new
+ * release served beside it: `{id, build, weight, affinity, tag, assets?}`, weight in hundredths of a percent).
  */
 let table;
 /** The generation starts with the table of its config (`ROUTES`); later ones arrive over the control socket. */
@@ -120,6 +125,61 @@ function record(s, status, ms) {
   }
 }
 
+/**
+ * Which release of a rollout serves `request`: the one `cw-rollout-build` names (`stable`, `canary` or either's
+ * build; ignored when it names neither), else the one its affinity key hashes to (`keyHash(key) % 10000 <
+ * weight`: a key on the new release stays there as the weight rises), else a random one. `newKey`: the cookie
+ * key made for a request that had none, to be set on its answer.
+ */
+function chooseRelease(request, app, split) {
+  const forced = request.headers.get(ROLLOUT_BUILD_HEADER);
+  if (forced === 'canary' || (forced === split.build && forced !== app.build)) return { canary: true };
+  if (forced === 'stable' || forced === app.build) return { canary: false };
+  const affinity = split.affinity;
+  if (affinity.header !== undefined) {
+    const key = request.headers.get(affinity.header);
+    if (!key) return { canary: Math.random() * 10000 < split.weight };
+    return { canary: keyHash(key) % 10000 < split.weight };
+  }
+  const key = cookieValue(request.headers.get('cookie'), affinity.cookie);
+  if (key) return { canary: keyHash(key) % 10000 < split.weight };
+  const newKey = crypto.randomUUID();
+  return { canary: keyHash(newKey) % 10000 < split.weight, newKey };
+}
+
+/** The value of cookie `name` in a `Cookie` header, if it is there and not empty. */
+function cookieValue(header, name) {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+/** The answer with the affinity cookie set (a WebSocket's handshake is passed on as it is). */
+function withAffinityCookie(response, request, name, key) {
+  if (response.status === 101) return response;
+  const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
+  const answer = new Response(response.body, response);
+  answer.headers.append('set-cookie', `${name}=${key}; Path=/; Max-Age=${AFFINITY_COOKIE_MAX_AGE}; HttpOnly; SameSite=Lax${secure}`);
+  return answer;
+}
+
+/**
+ * Counts an answer of a rollout: requests and errors (5xx, an uncaught exception included) per release since
+ * this pair of releases (`tag`) began, for the replica's report, and the app's statistics per build (`/metrics`).
+ */
+function recordRelease(s, split, canary, build, status, ms) {
+  if (s.rollout?.tag !== split.tag) s.rollout = { tag: split.tag, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } };
+  const counts = canary ? s.rollout.canary : s.rollout.stable;
+  counts.requests += 1;
+  if (status >= 500) counts.errors += 1;
+  s.builds ??= {};
+  s.builds[build] ??= { classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0 };
+  record(s.builds[build], status, ms);
+}
+
 /** Loader ids this isolate has handed code for: workerd keeps those isolates, so their code is not fetched again. */
 const loadedIds = new Set();
 
@@ -190,12 +250,28 @@ export default {
       return problem(503, 'Service Unavailable', `The app is serving its maximum of ${limits(l).limit} concurrent requests; retry later.`, { 'retry-after': table.retryAfter });
     }
     const started = Date.now();
+    const served = table.apps[key] ?? app;
+    const split = served.split;
+    let target = served;
+    let choice;
+    if (split) {
+      choice = chooseRelease(request, served, split);
+      if (choice.canary) target = split;
+      if (request.headers.has(ROLLOUT_BUILD_HEADER)) {
+        request = new Request(request);
+        request.headers.delete(ROLLOUT_BUILD_HEADER);
+      }
+    }
     let response;
     try {
-      response = await serve(env, ctx.exports, key, table.apps[key] ?? app, request);
+      response = await serve(env, ctx.exports, key, target, request);
     } catch {
       // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
       response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
+    }
+    if (split) {
+      recordRelease(s, split, choice.canary, target.build, response.status, Date.now() - started);
+      if (choice.newKey) response = withAffinityCookie(response, request, split.affinity.cookie, choice.newKey);
     }
     record(s, response.status, Date.now() - started);
     // The slot is the app's handler: it is free once the response is returned (a WebSocket once it is
@@ -234,7 +310,11 @@ async function controlRequest(request, env, ctx) {
     }
     if (pathname === '/stats') {
       const apps = {};
-      for (const [key, s] of states) apps[key] = { active: s.active, queued: s.queue.length, classes: s.classes, buckets: s.buckets, count: s.count, sumMs: s.sumMs };
+      for (const [key, s] of states) {
+        apps[key] = { active: s.active, queued: s.queue.length, classes: s.classes, buckets: s.buckets, count: s.count, sumMs: s.sumMs };
+        if (s.rollout) apps[key].rollout = s.rollout;
+        if (s.builds) apps[key].builds = s.builds;
+      }
       return Response.json({ loads, bucketsMs: BUCKETS_MS, apps });
     }
     return new Response(null, { status: 404 });
@@ -245,7 +325,9 @@ async function controlRequest(request, env, ctx) {
 export class AppWorker extends WorkerEntrypoint {
   fetch(request) {
     const key = this.ctx.props.app;
-    const app = routes(this.env).apps[key];
+    const routed = routes(this.env).apps[key];
+    // A rollout's new release has an assets service of its own, marked in its props.
+    const app = this.ctx.props.canary ? routed?.split : routed;
     if (!app) return problem(404, 'Not Found', 'The app is no longer served here.');
     return Promise.resolve(worker(this.env, this.ctx.exports, key, app)).then((entrypoint) => entrypoint.fetch(request));
   }
