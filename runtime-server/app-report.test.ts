@@ -73,6 +73,6 @@ describe('reportFor', () => {
     const suspended = { ...served, canary: { buildId: 'b-2', weight: 0, suspended: true as const } };
     const record = { generation: 4, buildId: 'b-1', servedGeneration: 4, rollout: { release: 'digest-2', weight: 30 } };
     const counts = { stable: { requests: 70, errors: 0 }, canary: { requests: 5, errors: 1 } };
-    expect(reportFor('p', 'a', record, suspended, undefined, counts)).toMatchObject({ servingBuildId: 'b-2', rollout: { release: 'digest-2', weight: 0, ...counts } });
+    expect(reportFor('p', 'a', record, suspended, undefined, counts)).toMatchObject({ servingBuildId: 'b-2', rollout: { release: 'digest-2', weight: 0, suspended: true, ...counts } });
   });
 });

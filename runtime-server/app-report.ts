@@ -43,6 +43,16 @@ export function reportFor(
     ...(record ? { observedGeneration: record.generation } : {}),
     ...(record?.failure ? { failure: record.failure } : {}),
     ...(quarantine && served ? { quarantine } : {}),
-    ...(split && served.canary ? { rollout: { release: split.release, weight: served.canary.weight, stable: { ...(counts?.stable ?? zero) }, canary: { ...(counts?.canary ?? zero) } } } : {}),
+    ...(split && served.canary
+      ? {
+          rollout: {
+            release: split.release,
+            weight: served.canary.weight,
+            ...(served.canary.suspended ? { suspended: true } : {}),
+            stable: { ...(counts?.stable ?? zero) },
+            canary: { ...(counts?.canary ?? zero) },
+          },
+        }
+      : {}),
   };
 }

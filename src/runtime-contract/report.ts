@@ -49,6 +49,11 @@ export interface RuntimeAppReport {
 export interface RolloutReport {
   readonly release: string;
   readonly weight: number;
+  /**
+   * The replica stopped sending traffic to the new release: a request stopped its workerd shard (past the CPU
+   * bound or out of memory), and the new release is blamed (weight is 0 then). The operator aborts the rollout.
+   */
+  readonly suspended?: boolean;
   readonly stable: { readonly requests: number; readonly errors: number };
   readonly canary: { readonly requests: number; readonly errors: number };
 }

@@ -98,6 +98,16 @@ describe('the rollout state machine: steps', () => {
     expect(nextRollout({ app: app('b2', before), replicas, now: at(3600) })).toEqual({ rollout: before });
   });
 
+  it('a new release a replica suspended (it stopped a runtime shard) aborts the rollout at once, whatever its step', () => {
+    const suspended: RuntimeAppReport = { ...splitting(v2.release, 0, [3, 1]), rollout: { ...splitting(v2.release, 0, [3, 1]).rollout!, suspended: true } };
+    const { rollout } = nextRollout({ app: app('b2', progressing()), replicas: [splitting(v2.release, 10), suspended], now: at(1) });
+    expect(rollout).toMatchObject({
+      phase: 'Aborted',
+      weight: 0,
+      message: 'Build b2 stopped a runtime shard (it ran past the CPU bound or out of memory) on 1 of 2 runtime replicas. Build b1 serves all traffic.',
+    });
+  });
+
   it('a timed pause waits what is left of it, then moves on', () => {
     const before = progressing();
     expect(nextRollout({ app: app('b2', before), replicas: v2at(10), now: at(10) })).toEqual({ rollout: before, requeueAfter: 20_000 });

@@ -26,6 +26,16 @@ export function advance(r: RolloutStatus, policy: RolloutPolicy, replicas: Reado
   const step = policy.steps[r.step];
   // The policy lost steps since this one began: the rollout is past its last.
   if (!step) return { rollout: succeed(r, policy) };
+  // The new release stopped a runtime shard (past the CPU bound or out of memory): its replicas send it nothing.
+  const stopped = replicas.filter((report) => report?.rollout?.release === r.canary?.release && report?.rollout?.suspended === true).length;
+  if (stopped > 0) {
+    return {
+      rollout: abort(
+        r,
+        `Build ${r.canary?.buildId ?? ''} stopped a runtime shard (it ran past the CPU bound or out of memory) on ${stopped} of ${replicas.length} runtime replicas. Build ${r.stable.buildId} serves all traffic.`,
+      ),
+    };
+  }
   // A failed analysis' pause waits for a promote or an abort; so does a step not applied yet, by watch.
   if ((r.phase === 'Paused' && failedTooOften(r, policy.analysis)) || !applied(replicas, r)) return { rollout: r };
   const waits: number[] = [];
