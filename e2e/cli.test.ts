@@ -238,6 +238,34 @@ describe('apps, deploys, environment and rollback', () => {
     expect(await served(appHost)).toMatch(/^404 /);
   });
 
+  it('rolls a deploy out in steps with the real operator and runtime: cw says so, shows the step, and a promote finishes it', { timeout: 120_000 }, async () => {
+    const dir = join(script.home, 'stepper');
+    mkdirSync(dir, { recursive: true });
+    const host = `stepper.${member.project}.${BASE_DOMAIN}`;
+    writeFileSync(join(dir, 'worker.js'), 'export default { fetch: () => new Response("v1") };\n');
+    expect((await cw(script, ['deploy', dir, '--app', 'stepper'])).code).toBe(0);
+    const set = await cw(script, ['rollout', 'set', 'stepper', '--steps', '25:manual']);
+    expect(set.code, set.stderr).toBe(0);
+    await expect.poll(async () => (await cw(script, ['rollout', 'status', 'stepper'])).stdout, { timeout: 30_000 }).toMatch(/Stable build:\s+b-[0-9a-f]{16}/);
+
+    writeFileSync(join(dir, 'worker.js'), 'export default { fetch: () => new Response("v2") };\n');
+    const deployed = await cw(script, ['deploy', dir, '--app', 'stepper']);
+    expect(deployed.code, deployed.stderr).toBe(0);
+    expect(deployed.stdout).toMatch(/Deployed build b-[0-9a-f]{16} to stepper: it is rolling out, 25% of traffic on it now/);
+    expect(deployed.stderr).toContain('Follow the rollout with `cw rollout status stepper --watch`.');
+    const status = await cw(script, ['rollout', 'status', 'stepper']);
+    expect(status.stdout).toMatch(/Phase:\s+Paused/);
+    expect(status.stdout).toMatch(/Weight:\s+25% on the new build/);
+    // Keyless requests land on both builds at the weight; forced ones on the one they name.
+    const forced = await send(runtime.port, host, '/', { headers: { 'cw-rollout-build': 'canary' } });
+    expect(forced.body).toBe('v2');
+
+    const promoted = await cw(script, ['rollout', 'promote', 'stepper']);
+    expect(promoted.code, promoted.stderr).toBe(0);
+    await expect.poll(async () => (await cw(script, ['rollout', 'status', 'stepper'])).stdout, { timeout: 30_000 }).toMatch(/Phase:\s+Succeeded/);
+    await expect.poll(() => served(host), { timeout: 30_000 }).toBe('200 v2');
+  });
+
   it('follows an app’s logs: console lines and exceptions as they happen, then the recent ones filtered, as text and JSON', { timeout: 60_000 }, async () => {
     const dir = join(script.home, 'logger');
     mkdirSync(dir, { recursive: true });

@@ -142,7 +142,8 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
   }
   const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
   if (ctx.json) return printJson(result);
-  success(`Deployed build ${result.build_id} to ${appId}${app ? ' and it is served' : ''}`);
+  success(`Deployed build ${result.build_id} to ${appId}${servedHow(app, result.build_id)}`);
+  if (app && rollingOut(app, result.build_id)) note(`Follow the rollout with \`cw rollout status ${appId} --watch\`.`);
   // Deploy options are per deploy: names the previous deploy bound and this one left out are dropped.
   const dropped = before.filter((host) => !result.hosts.includes(host));
   if (dropped.length > 0) note(`No longer served on ${dropped.join(', ')}: this deploy's --hostnames did not name ${dropped.length === 1 ? 'it' : 'them'}.`);
@@ -245,6 +246,18 @@ async function rollback(ctx: Context, buildArg: string | undefined, options: { a
   const result = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps/{appId}/rollbacks', { params: { path }, body: { build_id: buildId } }));
   const app = options.wait ? await waitUntilServed(ctx, projectId, appId, result.build_id, options.waitTimeout) : undefined;
   if (ctx.json) return printJson(result);
-  success(`Rolled back ${appId} to build ${result.build_id}${app ? ' and it is served' : ''}`);
+  success(`Rolled back ${appId} to build ${result.build_id}${servedHow(app, result.build_id)}`);
   for (const url of urlsOf(app, result.hosts)) println(`  ${paint('cyan', url)}`);
+}
+
+/** The build is the new release of a rollout under way: served to a share of the traffic only. */
+function rollingOut(app: App, buildId: string): boolean {
+  const r = app.rollout;
+  return r !== undefined && (r.phase === 'Progressing' || r.phase === 'Paused') && r.canary_build_id === buildId;
+}
+
+/** How the deployed build is served, for the success line: at once, or gradually under the app's rollout policy. */
+function servedHow(app: App | undefined, buildId: string): string {
+  if (!app) return '';
+  return rollingOut(app, buildId) ? `: it is rolling out, ${app.rollout?.weight ?? 0}% of traffic on it now` : ' and it is served';
 }

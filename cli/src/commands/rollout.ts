@@ -193,8 +193,8 @@ function printRollout(view: RolloutView): void {
   const s = view.status;
   printFields([
     ['Policy', view.policy ? stepsLine(view.policy.steps) : 'none (deploys switch at once)'],
-    ['Phase', s ? paint(phaseColour(s.phase), s.phase) : 'no rollout yet: the next deploy starts one'],
-    ...(s ? rolloutFields(s) : []),
+    ['Phase', s?.canary_build_id ? paint(phaseColour(s.phase), s.phase) : 'no rollout yet: the next deploy starts one'],
+    ...(s?.canary_build_id ? rolloutFields(s) : s ? [['Stable build', s.stable_build_id] as [string, string]] : []),
   ]);
 }
 
@@ -203,7 +203,7 @@ function rolloutFields(s: RolloutStatus): [string, string | undefined][] {
   return [
     ['Step', s.steps > 0 ? `${Math.min(s.step + 1, s.steps)} of ${s.steps}` : String(s.step)],
     ['Weight', `${s.weight}% on the new build`],
-    ['Builds', `${s.stable_build_id} → ${s.canary_build_id ?? '(none)'}`],
+    ['Builds', s.phase === 'Succeeded' ? `${s.stable_build_id} (all traffic)` : `${s.stable_build_id} → ${s.canary_build_id ?? ''}`],
     ['Last interval', a ? `stable ${countsLine(a.stable)}; new ${countsLine(a.canary)}; ${a.failures} failed interval${a.failures === 1 ? '' : 's'}` : undefined],
     ['Message', s.message],
   ];
