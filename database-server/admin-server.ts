@@ -40,7 +40,7 @@ export const TenantBody = Type.Object(
 export type TenantBody = Static<typeof TenantBody>;
 
 const Params = Type.Object({ tenant: Type.String({ pattern: TENANT }) });
-const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }) }, { additionalProperties: false });
+const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }), request: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
 /**
  * cw-db's admin API, for the operator only (its own port, a bearer token): `PUT /v1/tenants/{tenant}` creates a
@@ -83,7 +83,7 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
     // In place: the tenant keeps its tokens and endpoint; the answer names the restore point that undoes it.
     api.post<{ Params: Static<typeof Params>; Body: Static<typeof RestoreBody> }>('/v1/tenants/:tenant/restore', { schema: { params: Params, body: RestoreBody } }, async (request, reply) => {
       try {
-        const done = await options.directory.restoreInPlace(request.params.tenant, Date.parse(request.body.at));
+        const done = await options.directory.restoreInPlace(request.params.tenant, Date.parse(request.body.at), request.body.request);
         return { restored_to: new Date(done.restoredTo).toISOString(), undo_point: new Date(done.undoPoint).toISOString() };
       } catch (err) {
         if (err instanceof TenantNotFoundError) return reply.code(404).send({ code: 'TENANT_NOT_FOUND', message: err.message });

@@ -301,14 +301,18 @@ describe('TenantDirectory behind the Hrana server', () => {
     const open = await node.client('alpha', 'tok-alpha').transaction('write');
     await open.execute("INSERT INTO t VALUES ('uncommitted')");
 
-    const { restoredTo, undoPoint } = await node.directory.restoreInPlace('alpha', before);
+    const { restoredTo, undoPoint } = await node.directory.restoreInPlace('alpha', before, 'req-1');
     expect(restoredTo).toBe(before);
     expect(undoPoint).toBeGreaterThan(before);
     expect(await names(alpha)).toEqual(['kept']);
     await expect(open.execute('SELECT 1')).rejects.toThrow(/restored in place/);
     open.close();
+    // The same request again (an operator that restarted before recording the answer) restores nothing twice.
+    await alpha.execute("INSERT INTO t VALUES ('after')");
+    expect(await node.directory.restoreInPlace('alpha', before, 'req-1')).toEqual({ restoredTo, undoPoint });
+    expect(await names(alpha)).toEqual(['kept', 'after']);
 
-    await node.directory.restoreInPlace('alpha', undoPoint);
+    await node.directory.restoreInPlace('alpha', undoPoint, 'req-2');
     expect(await names(alpha)).toEqual([]);
     await expect(node.directory.restoreInPlace('alpha', before - 3_600_000)).rejects.toThrow(/outside the restore window \(\d{4}-.* to \d{4}-/);
     await expect(node.directory.restoreInPlace('alpha', Date.now() + 60_000)).rejects.toBeInstanceOf(RestorePointUnavailableError);

@@ -70,6 +70,8 @@ interface Entry {
   replica?: TenantReplicaPort;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
+  /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
+  restoring?: boolean;
 }
 
 export interface TenantDirectoryOptions {
@@ -197,13 +199,18 @@ export class TenantDirectory {
    * Requests that arrive meanwhile wait for the lock as for any transaction (5 s, then SQLITE_BUSY) and run on the
    * restored data.
    *
+   * `request` names the request (the operator's annotation value): asked again, as after an operator restart
+   * before it recorded the answer, it answers the restore already done instead of restoring a second time.
+   *
    * @throws TenantNotFoundError, RestorePointUnavailableError (outside the window; the message names it)
    */
-  restoreInPlace(tenant: string, at: number): Promise<InPlaceRestore> {
+  restoreInPlace(tenant: string, at: number, request?: string): Promise<InPlaceRestore> {
     return this.#changes.run(tenant, async () => {
       const entry = this.#tenants.get(tenant);
       if (!entry) throw new TenantNotFoundError(`No database ${tenant}`);
       await entry.ready;
+      const done = entry.meta.lastInPlaceRestore;
+      if (request !== undefined && done?.request === request) return { restoredTo: done.restoredTo, undoPoint: done.undoPoint };
       const { engine, replication } = this.#options;
       await entry.replica?.flush();
       const window = await replication.window(tenant);
@@ -213,7 +220,10 @@ export class TenantDirectory {
 
       const path = engine.databasePath(tenant);
       const staged = `${path}.in-place-${randomBytes(4).toString('hex')}`;
+      // A round of the timer still running would maintain the old replica on the new file.
+      entry.restoring = true;
       try {
+        await entry.shipping;
         // The past is immutable: it is rebuilt without the lock, while the database keeps serving.
         if ((await replication.restore(tenant, staged, at)) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
         const { undoPoint, upload } = await this.#takeOver(tenant, async () => {
@@ -233,9 +243,15 @@ export class TenantDirectory {
           return { undoPoint, upload };
         });
         await upload;
+        if (request !== undefined) {
+          const meta: TenantMeta = { ...entry.meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } };
+          await this.#options.metas.put(meta);
+          entry.meta = meta;
+        }
         this.#options.log.info('restored a tenant in place', { tenant, restoredTo: iso(at), undoPoint: iso(undoPoint) });
         return { restoredTo: at, undoPoint };
       } finally {
+        entry.restoring = false;
         await Promise.all([staged, `${staged}-wal`].map((file) => rm(file, { force: true })));
       }
     });
@@ -295,7 +311,7 @@ export class TenantDirectory {
     const running: Promise<void>[] = [];
     for (const entry of this.#tenants.values()) {
       const replica = entry.replica;
-      if (replica && !entry.shipping && replica.pendingBytes > 0) {
+      if (replica && !entry.shipping && !entry.restoring && replica.pendingBytes > 0) {
         entry.shipping = replica
           .flush()
           .then(() => replica.maintain())

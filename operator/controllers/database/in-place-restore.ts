@@ -8,7 +8,8 @@ export function pendingRestore(db: Database): string | undefined {
 }
 
 /**
- * Answers `request` by restoring the served tenant in place through cw-db. A refusal (outside the window, not a
+ * Answers `request` by restoring the served tenant in place through cw-db (which answers a request it already did
+ * again without restoring twice, should the status write after it have failed). A refusal (outside the window, not a
  * time) is an answer too: the request is echoed with it and nothing changed. EngineUnavailableError is thrown
  * (the request stays unanswered and is retried).
  */
@@ -19,7 +20,7 @@ export async function restoreInPlace(engine: DatabaseEngine, tenant: string, req
     return { request, outcome: 'InvalidRequest', message: `${RESTORE_ANNOTATION} must be an RFC 3339 time, optionally followed by #<request id>.`, handledAt };
   }
   try {
-    const done = await engine.restoreInPlace(tenant, new Date(at).toISOString());
+    const done = await engine.restoreInPlace(tenant, new Date(at).toISOString(), request);
     return {
       request,
       outcome: 'Restored',

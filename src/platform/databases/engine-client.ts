@@ -53,10 +53,11 @@ export interface DatabaseEngine {
   describe(tenant: string): Promise<EngineTenant | undefined>;
   delete(tenant: string): Promise<void>;
   /**
-   * Restores the tenant in place to its state at `at` (ISO time).
+   * Restores the tenant in place to its state at `at` (ISO time). The same `request` again answers the restore it
+   * did, without restoring twice.
    * @throws RestorePointError outside its restore window, EngineTenantNotFoundError, EngineUnavailableError
    */
-  restoreInPlace(tenant: string, at: string): Promise<EngineRestore>;
+  restoreInPlace(tenant: string, at: string, request: string): Promise<EngineRestore>;
 }
 
 /** A {@link DatabaseEngine} over HTTP: `adminUrl` is cw-db's admin listener, `token` its CW_DB_ADMIN_TOKEN. */
@@ -97,8 +98,8 @@ export function databaseEngineClient(options: { adminUrl: string; token: string;
       if (status !== 200) throw new EngineUnavailableError(`the database engine answered ${status}`);
       return json as EngineTenant;
     },
-    async restoreInPlace(tenant, at) {
-      const { status, json } = await call('POST', tenant, { at }, '/restore');
+    async restoreInPlace(tenant, at, request) {
+      const { status, json } = await call('POST', tenant, { at, request }, '/restore');
       if (status === 404) throw new EngineTenantNotFoundError(`the database engine has no tenant ${tenant}`);
       if (status === 422) throw new RestorePointError((json as { message?: string } | undefined)?.message ?? 'the restore point is not available');
       if (status !== 200) throw new EngineUnavailableError(`the database engine answered ${status}`);
