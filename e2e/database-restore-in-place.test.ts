@@ -8,34 +8,28 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RESTORE_ANNOTATION, type Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
-import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
-import { startApiServer, type ApiServer } from './harness/api-server.ts';
-import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
-import type { Service } from './harness/process.ts';
-import { eventually, startOperator } from './harness/runtime-stack.ts';
+import type { MemberAccount } from './harness/accounts.ts';
+import type { ApiServer } from './harness/api-server.ts';
+import type { DatabaseServer } from './harness/database-server.ts';
+import { startDatabaseStack, type DatabaseStack } from './harness/database-stack.ts';
+import { eventually } from './harness/runtime-stack.ts';
 import { watchUntil } from './harness/watch.ts';
 
-const kubeconfig = inject('kubeconfig');
-const conn = loadKubeConnection(kubeconfig);
-const running: Service[] = [];
+const conn = loadKubeConnection(inject('kubeconfig'));
 const clients: Client[] = [];
+let stack: DatabaseStack | undefined;
 let db: DatabaseServer | undefined;
 let api: ApiServer | undefined;
 let member: MemberAccount;
 
 beforeAll(async () => {
-  member = await createMemberAccount(kubeconfig, 'dbrestore');
-  await createProjectNamespace(kubeconfig, member.project);
-  db = await startDatabaseServer({ name: 'cw-db-restore' });
-  [api] = await Promise.all([
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }),
-    startOperator(member.project, running, { ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
-  ]);
+  stack = await startDatabaseStack({ account: 'dbrestore', dbName: 'cw-db-restore' });
+  ({ db, api, member } = stack);
 }, 120_000);
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await Promise.all([api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
+  await stack?.stop();
 });
 
 interface Restored {
