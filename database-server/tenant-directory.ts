@@ -226,7 +226,7 @@ export class TenantDirectory {
         await entry.shipping;
         // The past is immutable: it is rebuilt without the lock, while the database keeps serving.
         if ((await replication.restore(tenant, staged, at)) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
-        const { undoPoint, upload } = await this.#takeOver(tenant, async () => {
+        const { undoPoint, upload } = await this.#options.streams.takeOver(tenant, RESTORED, async () => {
           const previous = entry.replica;
           previous?.capture();
           await previous?.flush();
@@ -430,32 +430,6 @@ export class TenantDirectory {
     await this.#options.replication.delete(tenant);
     await this.#options.metas.delete(tenant);
     this.#options.meter.forget(tenant);
-  }
-
-  /**
-   * Runs `fn` holding the tenant's lock, taken ahead of every waiting request. A stream inside a transaction keeps
-   * the lock between its requests: its transaction is rolled back to hand the lock over. A request that held the
-   * lock when this asked may leave a new transaction open; the next round rolls that back too.
-   */
-  async #takeOver<T>(tenant: string, fn: () => Promise<T>): Promise<T> {
-    const { streams } = this.#options;
-    const lock = streams.lockFor(tenant);
-    const owner = {};
-    let held = false;
-    const granted = lock
-      .acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`), { first: true })
-      .then(() => {
-        held = true;
-      });
-    while (!held) {
-      await streams.endTransactions(tenant, RESTORED);
-      await Promise.race([granted, delay(20)]);
-    }
-    try {
-      return await fn();
-    } finally {
-      lock.release(owner);
-    }
   }
 
   async #locked<T>(tenant: string, fn: () => T | Promise<T>): Promise<T> {

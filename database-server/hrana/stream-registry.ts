@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { SqlError } from '../sql/sql-error.ts';
 import { TenantLock } from './tenant-lock.ts';
 
 /**
@@ -167,6 +169,32 @@ export class StreamRegistry {
    */
   endTransactions(tenant: string, endedBy: HranaEnd): Promise<void> {
     return this.#closeWhere((stream) => stream.tenant === tenant && stream.inTransaction, endedBy);
+  }
+
+  /**
+   * Runs `fn` holding `tenant`'s lock, taken ahead of every waiting request (an in-place restore). A stream inside
+   * a transaction keeps the lock between its requests: its transaction is rolled back (answering `endedBy` next)
+   * to hand the lock over. A request that held the lock when this asked may leave a new transaction open; the next
+   * round rolls that back too.
+   */
+  async takeOver<T>(tenant: string, endedBy: HranaEnd, fn: () => Promise<T>): Promise<T> {
+    const lock = this.lockFor(tenant);
+    const owner = {};
+    let held = false;
+    const granted = lock
+      .acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`), { first: true })
+      .then(() => {
+        held = true;
+      });
+    while (!held) {
+      await this.endTransactions(tenant, endedBy);
+      await Promise.race([granted, delay(20)]);
+    }
+    try {
+      return await fn();
+    } finally {
+      lock.release(owner);
+    }
   }
 
   async #closeWhere(affected: (stream: StreamHandle) => boolean, endedBy?: HranaEnd): Promise<void> {
