@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { LimitOutOfRangeError } from './limit-policy.ts';
 import type { ShardState } from './shards/shard-pool.ts';
-import { RestorePointUnavailableError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
+import { RestorePointUnavailableError, TenantNotFoundError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
@@ -40,11 +40,12 @@ export const TenantBody = Type.Object(
 export type TenantBody = Static<typeof TenantBody>;
 
 const Params = Type.Object({ tenant: Type.String({ pattern: TENANT }) });
+const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }), request: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false });
 
 /**
  * cw-db's admin API, for the operator only (its own port, a bearer token): `PUT /v1/tenants/{tenant}` creates a
  * tenant (optionally restored from another at a time) or updates its tokens and durability, `GET` describes it
- * (size, usage, restore window), `DELETE` removes it with its bucket data. `GET /readyz` answers without a token.
+ * (size, usage, restore window), `DELETE` removes it with its bucket data, `POST …/restore` restores it in place. `GET /readyz` answers without a token.
  */
 export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean }): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
@@ -75,6 +76,18 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
       } catch (err) {
         if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
         if (err instanceof LimitOutOfRangeError) return reply.code(422).send({ code: 'LIMIT_OUT_OF_RANGE', message: err.message });
+        throw err;
+      }
+    });
+
+    // In place: the tenant keeps its tokens and endpoint; the answer names the restore point that undoes it.
+    api.post<{ Params: Static<typeof Params>; Body: Static<typeof RestoreBody> }>('/v1/tenants/:tenant/restore', { schema: { params: Params, body: RestoreBody } }, async (request, reply) => {
+      try {
+        const done = await options.directory.restoreInPlace(request.params.tenant, Date.parse(request.body.at), request.body.request);
+        return { restored_to: new Date(done.restoredTo).toISOString(), undo_point: new Date(done.undoPoint).toISOString() };
+      } catch (err) {
+        if (err instanceof TenantNotFoundError) return reply.code(404).send({ code: 'TENANT_NOT_FOUND', message: err.message });
+        if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
         throw err;
       }
     });

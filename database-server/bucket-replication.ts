@@ -20,6 +20,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
           const { upload } = await host.locked(() => replica.startGeneration(checkpoint));
           await upload;
         },
+        startGenerationLocked: () => replica.startGeneration(checkpoint),
         capture: () => replica.capture(),
         flush: () => replica.flush(),
         maintain: async () => {

@@ -2,6 +2,8 @@
 export interface TenantReplicaPort {
   /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant). */
   startGeneration(): Promise<void>;
+  /** The same while the caller holds the tenant lock already (an in-place restore); `upload` settles when the base is in the bucket. */
+  startGenerationLocked(): Promise<{ upload: Promise<void> }>;
   /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed. */
   capture(): boolean;
   /** Ships everything captured so far; resolves once it is in the bucket. */

@@ -12,7 +12,7 @@ import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
-import { RestorePointUnavailableError, TenantDirectory, type DesiredTenant } from './tenant-directory.ts';
+import { RestorePointUnavailableError, TenantDirectory, TenantNotFoundError, type DesiredTenant } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { tokenSha256 } from './token-index.ts';
 
@@ -287,6 +287,36 @@ describe('TenantDirectory behind the Hrana server', () => {
     await node.client('fork-early', 'tok-early').execute("INSERT INTO t VALUES ('fork only')");
     expect(await names(source)).toEqual(['first', 'second']);
     expect(await node.directory.describe('fork-early')).toMatchObject({ restoredFrom: { tenant: 'source', at: t0 + 1500 } });
+  });
+
+  it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    const alpha = node.client('alpha', 'tok-alpha');
+    await alpha.batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('kept')"], 'write');
+    const before = Date.now();
+    // The deletion is stamped strictly after `before` (stamps are whole milliseconds).
+    await expect.poll(() => Date.now(), { timeout: 1_000 }).toBeGreaterThan(before);
+    await alpha.execute('DELETE FROM t');
+    const open = await node.client('alpha', 'tok-alpha').transaction('write');
+    await open.execute("INSERT INTO t VALUES ('uncommitted')");
+
+    const { restoredTo, undoPoint } = await node.directory.restoreInPlace('alpha', before, 'req-1');
+    expect(restoredTo).toBe(before);
+    expect(undoPoint).toBeGreaterThan(before);
+    expect(await names(alpha)).toEqual(['kept']);
+    await expect(open.execute('SELECT 1')).rejects.toThrow(/restored in place/);
+    open.close();
+    // The same request again (an operator that restarted before recording the answer) restores nothing twice.
+    await alpha.execute("INSERT INTO t VALUES ('after')");
+    expect(await node.directory.restoreInPlace('alpha', before, 'req-1')).toEqual({ restoredTo, undoPoint });
+    expect(await names(alpha)).toEqual(['kept', 'after']);
+
+    await node.directory.restoreInPlace('alpha', undoPoint, 'req-2');
+    expect(await names(alpha)).toEqual([]);
+    await expect(node.directory.restoreInPlace('alpha', before - 3_600_000)).rejects.toThrow(/outside the restore window \(\d{4}-.* to \d{4}-/);
+    await expect(node.directory.restoreInPlace('alpha', Date.now() + 60_000)).rejects.toBeInstanceOf(RestorePointUnavailableError);
+    await expect(node.directory.restoreInPlace('nobody', before)).rejects.toBeInstanceOf(TenantNotFoundError);
   });
 
   it('refuses a restore before the window, in the future or from no tenant, and leaves nothing behind', async () => {

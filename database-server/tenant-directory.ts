@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
@@ -45,6 +47,22 @@ export class RestorePointUnavailableError extends Error {
   override readonly name = 'RestorePointUnavailableError';
 }
 
+/** No tenant of that name (an in-place restore of a database that is not here). */
+export class TenantNotFoundError extends Error {
+  override readonly name = 'TenantNotFoundError';
+}
+
+/** What an in-place restore did: the state it brought back, and the restore point that undoes it. */
+export interface InPlaceRestore {
+  /** The time asked for: the database now holds what was committed up to it. */
+  restoredTo: number;
+  /** The state just before the restore, as a restore point: restoring in place to it undoes the restore. */
+  undoPoint: number;
+}
+
+/** What a transaction open across a restore answers next: it was rolled back, and why. */
+const RESTORED = { code: 'DATABASE_RESTORED', message: 'The database was restored in place to an earlier time; this transaction was rolled back. Start it again.' };
+
 interface Entry {
   meta: TenantMeta;
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
@@ -52,6 +70,8 @@ interface Entry {
   replica?: TenantReplicaPort;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
+  /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
+  restoring?: boolean;
 }
 
 export interface TenantDirectoryOptions {
@@ -171,6 +191,72 @@ export class TenantDirectory {
     });
   }
 
+  /**
+   * Restores the tenant IN PLACE to its state at `at` (within its restore window), keeping its tokens and endpoint.
+   * The past state is rebuilt beside the live file first; then, holding the tenant lock ahead of every waiting
+   * request, open transactions are rolled back (their next request answers DATABASE_RESTORED), every acknowledged
+   * commit is shipped (so the undo point holds it), the file is swapped and a new generation starts from it.
+   * Requests that arrive meanwhile wait for the lock as for any transaction (5 s, then SQLITE_BUSY) and run on the
+   * restored data.
+   *
+   * `request` names the request (the operator's annotation value): asked again, as after an operator restart
+   * before it recorded the answer, it answers the restore already done instead of restoring a second time.
+   *
+   * @throws TenantNotFoundError, RestorePointUnavailableError (outside the window; the message names it)
+   */
+  restoreInPlace(tenant: string, at: number, request?: string): Promise<InPlaceRestore> {
+    return this.#changes.run(tenant, async () => {
+      const entry = this.#tenants.get(tenant);
+      if (!entry) throw new TenantNotFoundError(`No database ${tenant}`);
+      await entry.ready;
+      const done = entry.meta.lastInPlaceRestore;
+      if (request !== undefined && done?.request === request) return { restoredTo: done.restoredTo, undoPoint: done.undoPoint };
+      const { engine, replication } = this.#options;
+      await entry.replica?.flush();
+      const window = await replication.window(tenant);
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const span = window ? `${iso(window.earliest)} to ${iso(window.latest)}` : 'none yet';
+      if (window === null || at < window.earliest || at > this.#now()) throw new RestorePointUnavailableError(`The restore time is outside the restore window (${span})`);
+
+      const path = engine.databasePath(tenant);
+      const staged = `${path}.in-place-${randomBytes(4).toString('hex')}`;
+      // A round of the timer still running would maintain the old replica on the new file.
+      entry.restoring = true;
+      try {
+        await entry.shipping;
+        // The past is immutable: it is rebuilt without the lock, while the database keeps serving.
+        if ((await replication.restore(tenant, staged, at)) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
+        const { undoPoint, upload } = await this.#options.streams.takeOver(tenant, RESTORED, async () => {
+          const previous = entry.replica;
+          previous?.capture();
+          await previous?.flush();
+          const undoPoint = Math.floor(this.#now());
+          // The new generation must start after the undo point, so a restore to it reads the old generation.
+          while (Math.floor(this.#now()) <= undoPoint) await delay(1);
+          await engine.closeTenant(tenant);
+          await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
+          await rename(staged, path);
+          await engine.open(tenant, this.#limitsOf(entry.meta));
+          const replica = this.#newReplica(tenant);
+          const { upload } = await replica.startGenerationLocked();
+          entry.replica = replica;
+          return { undoPoint, upload };
+        });
+        await upload;
+        if (request !== undefined) {
+          const meta: TenantMeta = { ...entry.meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } };
+          await this.#options.metas.put(meta);
+          entry.meta = meta;
+        }
+        this.#options.log.info('restored a tenant in place', { tenant, restoredTo: iso(at), undoPoint: iso(undoPoint) });
+        return { restoredTo: at, undoPoint };
+      } finally {
+        entry.restoring = false;
+        await Promise.all([staged, `${staged}-wal`].map((file) => rm(file, { force: true })));
+      }
+    });
+  }
+
   /** The tenant's figures, or undefined when it does not exist. */
   async describe(tenant: string): Promise<TenantDescription | undefined> {
     const entry = this.#tenants.get(tenant);
@@ -225,7 +311,7 @@ export class TenantDirectory {
     const running: Promise<void>[] = [];
     for (const entry of this.#tenants.values()) {
       const replica = entry.replica;
-      if (replica && !entry.shipping && replica.pendingBytes > 0) {
+      if (replica && !entry.shipping && !entry.restoring && replica.pendingBytes > 0) {
         entry.shipping = replica
           .flush()
           .then(() => replica.maintain())
@@ -283,14 +369,17 @@ export class TenantDirectory {
 
   /** A new replica of the tenant's file, starting a generation (a snapshot of the file as it is now). */
   async #startGeneration(entry: Entry): Promise<void> {
+    const replica = this.#newReplica(entry.meta.tenant);
+    await replica.startGeneration();
+    entry.replica = replica;
+  }
+
+  #newReplica(tenant: string): TenantReplicaPort {
     const { engine, replication } = this.#options;
-    const tenant = entry.meta.tenant;
-    const replica = replication.replica(tenant, engine.databasePath(tenant), {
+    return replication.replica(tenant, engine.databasePath(tenant), {
       locked: (fn) => this.#locked(tenant, fn),
       checkpoint: () => engine.checkpoint(tenant),
     });
-    await replica.startGeneration();
-    entry.replica = replica;
   }
 
   /**

@@ -35,6 +35,8 @@ export interface TenantMeta {
   tokens: TokenGrant[];
   restoredFrom?: RestoreSource;
   limits?: RequestedLimits;
+  /** The last in-place restore, by the request that asked for it: the same request again answers this, once. */
+  lastInPlaceRestore?: { request: string; restoredTo: number; undoPoint: number };
 }
 
 /** The usage counters, saved beside the metadata now and then so a restart does not reset them. */

@@ -540,6 +540,22 @@ describe('databases', () => {
     expect(copy.code, copy.stderr).toBe(0);
     expect((JSON.parse(copy.stdout) as { results: { rows: unknown[][] }[] }).results[0]?.rows).toEqual([[3]]);
 
+    // In place: the deleted rows come back under the same name, and the printed command undoes it.
+    const count = async (): Promise<unknown> => {
+      const res = await cw(script, ['db', 'execute', 'notes', 'select count(*) as n from notes', '--json']);
+      expect(res.code, res.stderr).toBe(0);
+      return (JSON.parse(res.stdout) as { results: { rows: unknown[][] }[] }).results[0]?.rows[0]?.[0];
+    };
+    expect((await cw(script, ['db', 'execute', 'notes', 'delete from notes'])).code).toBe(0);
+    const inPlace = await cw(script, ['db', 'restore', 'notes', '--in-place', '--to', database.restore_window?.latest ?? '', '--yes']);
+    expect(inPlace.code, inPlace.stderr).toBe(0);
+    expect(await count()).toBe(3);
+    const undo = /To undo: cw (db restore notes --in-place --to \S+)/.exec(inPlace.stdout + inPlace.stderr)?.[1];
+    expect(undo, inPlace.stdout + inPlace.stderr).toBeDefined();
+    expect(inPlace.stdout).toMatch(/Undo point: \d{4}-/);
+    expect((await cw(script, [...(undo ?? '').split(' '), '--yes'])).code).toBe(0);
+    expect(await count()).toBe(0);
+
     const rotated = await cwJson<{ database_token: string }>(script, ['db', 'rotate', 'notes', '--yes'], { method: 'POST', path: '/v1/projects/{projectId}/databases/{database}/tokens/rotate' });
     expect(rotated.database_token).toMatch(/^cwdb_/);
     expect(rotated.database_token).not.toBe(created.database_token);

@@ -1,7 +1,8 @@
 // The console's domain and database pages in headless Chromium against the real stack (cw-api, cw-operator,
 // cw-db, moto's Route 53, a parent zone for `test.`): a domain is added, its delegation explained with the
 // nameservers to copy, checked once delegated, and given a record; a database is created (its token shown
-// once), queried in the SQL console, and its usage charted. Each page passes axe-core and fits 320 px.
+// once), queried in the SQL console, its usage charted, restored in place and undone. Each page passes axe-core
+// and fits 320 px.
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -145,6 +146,8 @@ describe('the console’s domains and databases', () => {
       await page.getByRole('button', { name: 'Run' }).click();
       await page.getByRole('status').filter({ hasText: 'Done:' }).waitFor();
     }
+    // The restore below goes back to a whole second (the time input's precision) after these rows were written.
+    const withRows = Math.ceil((Date.now() + 1) / 1000) * 1000;
     await page.getByLabel('Statement').fill('select id, body from notes order by id');
     await page.getByRole('button', { name: 'Run' }).click();
     await expect.poll(() => page.getByRole('region', { name: 'SQL console' }).locator('td').allTextContents()).toEqual(['1', 'one', '2', 'two']);
@@ -164,6 +167,30 @@ describe('the console’s domains and databases', () => {
 
     // Rotate (the new token shown once), then delete: back to the list, without it.
     page.on('dialog', (dialog) => void dialog.accept());
+
+    // Restore in place: the deleted rows come back, the undo point is shown, and undoing deletes them again.
+    const rowCount = async (): Promise<string[]> => {
+      await page.getByLabel('Statement').fill('select count(*) as n from notes');
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('region', { name: 'SQL console' }).locator('td').first().waitFor();
+      return page.getByRole('region', { name: 'SQL console' }).locator('td').allTextContents();
+    };
+    await expect.poll(() => Date.now(), { timeout: 5_000 }).toBeGreaterThan(withRows);
+    await page.getByLabel('Statement').fill('delete from notes');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done: 2 rows changed' }).waitFor();
+    const local = new Date(withRows - new Date(withRows).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    await page.getByLabel(/Restore notes itself/).fill(local);
+    await page.getByRole('button', { name: 'Restore in place' }).click();
+    await page
+      .getByRole('region', { name: 'Restore in place' })
+      .getByText(/Undo point: \d{4}-/)
+      .waitFor({ timeout: 60_000 });
+    expect(await rowCount()).toEqual(['2']);
+    await checkConsolePage(page, 'database-restored');
+    await page.getByRole('button', { name: 'Undo this restore' }).click();
+    await expect.poll(rowCount, { timeout: 30_000 }).toEqual(['0']);
+
     await page.getByRole('button', { name: 'Rotate the token' }).click();
     expect((await page.locator('code.secret').textContent()) ?? '').toMatch(/^cwdb_/);
     await page.getByRole('button', { name: 'I stored it' }).click();

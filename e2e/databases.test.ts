@@ -8,36 +8,29 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection, objectClient, SECRETS, type KubeObject } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
-import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
-import { startApiServer, type ApiServer } from './harness/api-server.ts';
-import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
-import type { Service } from './harness/process.ts';
-import { eventually, startOperator } from './harness/runtime-stack.ts';
+import type { MemberAccount } from './harness/accounts.ts';
+import type { ApiServer } from './harness/api-server.ts';
+import type { DatabaseServer } from './harness/database-server.ts';
+import { startDatabaseStack, type DatabaseStack } from './harness/database-stack.ts';
+import { eventually } from './harness/runtime-stack.ts';
 import { watchUntil } from './harness/watch.ts';
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
-const running: Service[] = [];
 const clients: Client[] = [];
+let stack: DatabaseStack | undefined;
 let db: DatabaseServer | undefined;
 let api: ApiServer | undefined;
 let member: MemberAccount;
 
 beforeAll(async () => {
-  member = await createMemberAccount(kubeconfig, 'db');
-  // The operator below watches the project's namespace only, so its Project controller does not run.
-  await createProjectNamespace(kubeconfig, member.project);
-  db = await startDatabaseServer({ name: 'cw-db-journey' });
-  // Usage figures are refreshed every second rather than every 30 s, so the usage step waits on them briefly.
-  [api] = await Promise.all([
-    startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }),
-    startOperator(member.project, running, { ...db.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
-  ]);
+  stack = await startDatabaseStack({ account: 'db', dbName: 'cw-db-journey' });
+  ({ db, api, member } = stack);
 }, 120_000);
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await Promise.all([api?.stop(), db?.stop(), ...running.map((s) => s.stop(5_000))]);
+  await stack?.stop();
 });
 
 interface Created {

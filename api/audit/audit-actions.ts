@@ -164,6 +164,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
   },
   [`PATCH ${P}/databases/:database`]: { action: 'database.update', type: 'database', resource: database, details: (r) => ({ fields: Object.keys(r.body) }) },
   [`DELETE ${P}/databases/:database`]: { action: 'database.delete', type: 'database', resource: database },
+  [`POST ${P}/databases/:database/restore`]: { action: 'database.restore', type: 'database', resource: database, details: (r) => pick(r.body, ['timestamp']) },
   [`POST ${P}/databases/:database/tokens/rotate`]: { action: 'database.rotate_token', type: 'database', resource: database },
   [`POST ${P}/databases/:database/query-tokens`]: { action: 'database.create_query_token', type: 'database', resource: database, details: (r) => pick(r.body, ['read_only', 'expires_in_seconds']) },
 

@@ -4,7 +4,21 @@ import { Type } from 'typebox';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
-import { CreatedDatabase, Database, DatabaseBody, DatabaseDetail, DatabaseParams, DatabasePatch, QueryBody, QueryResults, QueryToken, RotatedToken, TokenBody } from '../schemas/database.ts';
+import {
+  CreatedDatabase,
+  Database,
+  DatabaseBody,
+  DatabaseDetail,
+  DatabaseParams,
+  DatabasePatch,
+  QueryBody,
+  QueryResults,
+  QueryToken,
+  RestoreBody,
+  RestoredDatabase,
+  RotatedToken,
+  TokenBody,
+} from '../schemas/database.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
 
@@ -94,6 +108,23 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     handler: async (request, reply) => {
       const { gone, view } = await services.databases.delete(request.params.projectId, request.params.database);
       return gone ? reply.code(204).send(null) : reply.code(202).send({ database: view });
+    },
+  });
+
+  r.post('/v1/projects/:projectId/databases/:database/restore', {
+    config: { auth: { scope: 'databases:write', project: true } },
+    schema: {
+      tags,
+      summary:
+        'Restore a database IN PLACE to its data at timestamp (within restore_window), keeping its id, URL and tokens. Open transactions are rolled back (DATABASE_RESTORED); requests arriving meanwhile wait and then run on the restored data. 200 with undo_point, the state just before: restore to it to undo. 202 when still restoring after 60 s; 409 while another restore runs; 422 outside the window',
+      params: DatabaseParams,
+      body: RestoreBody,
+      response: { 200: RestoredDatabase, 202: RestoredDatabase, ...errorResponses(400, 404, 409, 422) },
+    },
+    handler: async (request, reply) => {
+      const result = await services.databases.restoreInPlace(request.params.projectId, request.params.database, request.body.timestamp);
+      if (!result.done) return reply.code(202).send({ database: result.view });
+      return reply.code(200).send({ database: result.view, restored_to: result.restoredTo, undo_point: result.undoPoint });
     },
   });
 

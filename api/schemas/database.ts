@@ -112,6 +112,19 @@ export const DatabaseDetail = Type.Object({
     description: 'The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy.',
   }),
   restored_from: Type.Optional(Type.Object({ database: Type.String(), timestamp: Type.String() })),
+  last_restore: Type.Optional(
+    Type.Object(
+      {
+        outcome: Type.String({ description: 'Restored, RestorePointUnavailable or InvalidRequest.' }),
+        message: Type.String(),
+        restored_to: Type.Optional(Type.String({ format: 'date-time', description: 'The time whose data the database holds since.' })),
+        undo_point: Type.Optional(Type.String({ format: 'date-time', description: 'The state just before the restore: restore in place to it to undo the restore.' })),
+        handled_at: Type.String({ format: 'date-time' }),
+      },
+      { description: 'The last in-place restore and its outcome.' },
+    ),
+  ),
+  restore_pending: Type.Optional(Type.Boolean({ description: 'An in-place restore is under way.' })),
   token_secret: Type.Optional(Type.String({ description: 'The Secret with the minted token, for a database declared without tokens (kubectl, GitOps).' })),
 });
 
@@ -171,4 +184,15 @@ export const QueryResults = Type.Object({
       last_insert_id: Type.Unsafe<unknown>({ type: ['integer', 'string', 'null'] }),
     }),
   ),
+});
+
+export const RestoreBody = Type.Object(
+  { timestamp: Type.String({ format: 'date-time', description: 'Restore the data as it was at this time (RFC 3339), within the database’s restore_window.' }) },
+  { additionalProperties: false },
+);
+
+export const RestoredDatabase = Type.Object({
+  database: DatabaseDetail,
+  restored_to: Type.Optional(Type.String({ format: 'date-time', description: 'The time whose data the database now holds (absent in a 202: still restoring).' })),
+  undo_point: Type.Optional(Type.String({ format: 'date-time', description: 'The state just before this restore, as a restore point: restore in place to it to undo the restore.' })),
 });

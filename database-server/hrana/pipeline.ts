@@ -51,6 +51,7 @@ export async function handlePipeline(request: PipelineCaller & { body: unknown }
   } else {
     const taken = streams.take(body.baton, request.tenant);
     if ('missing' in taken) {
+      if (taken.endedBy) return { status: 400, body: taken.endedBy };
       return taken.missing === 'expired' ? { status: 400, body: { message: 'The stream has expired due to inactivity', code: 'STREAM_EXPIRED' } } : { status: 400, body: 'Invalid baton' };
     }
     stream = taken.stream;

@@ -1,4 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { SqlError } from '../sql/sql-error.ts';
 import { TenantLock } from './tenant-lock.ts';
 
 /**
@@ -11,6 +13,8 @@ export class StreamHandle {
   readonly readOnly: boolean;
   inTransaction = false;
   closed = false;
+  /** Why the server ended the stream (an in-place restore), for the client's next request on it. */
+  endedBy: HranaEnd | undefined;
 
   constructor(tenant: string, readOnly: boolean) {
     this.tenant = tenant;
@@ -18,8 +22,14 @@ export class StreamHandle {
   }
 }
 
-/** How a baton lookup ended: the stream, or why there is none. */
-export type TakeResult = { stream: StreamHandle } | { missing: 'unknown' | 'expired' };
+/** A Hrana error the server ends streams with: what their next request answers. */
+export interface HranaEnd {
+  message: string;
+  code: string;
+}
+
+/** How a baton lookup ended: the stream, or why there is none (`endedBy`: the server ended it, saying why). */
+export type TakeResult = { stream: StreamHandle } | { missing: 'unknown' | 'expired'; endedBy?: HranaEnd };
 
 /** Options of a `StreamRegistry`. */
 export interface StreamRegistryOptions {
@@ -47,7 +57,7 @@ export class StreamRegistry {
   readonly lockTimeoutMs: number;
   readonly #now: () => number;
   readonly #parked = new Map<string, { stream: StreamHandle; since: number }>();
-  readonly #expired = new Map<string, number>();
+  readonly #expired = new Map<string, { at: number; endedBy?: HranaEnd }>();
   readonly #locks = new Map<string, TenantLock>();
   /** Streams a WebSocket connection holds (they have no baton): closed with their tenant, or dropped with its shard. */
   readonly #held = new Set<StreamHandle>();
@@ -74,7 +84,9 @@ export class StreamRegistry {
     this.sweep();
     const parked = this.#parked.get(baton);
     if (parked === undefined || parked.stream.tenant !== tenant) {
-      return { missing: this.#expired.has(baton) ? 'expired' : 'unknown' };
+      const expired = this.#expired.get(baton);
+      if (expired === undefined) return { missing: 'unknown' };
+      return expired.endedBy ? { missing: 'expired', endedBy: expired.endedBy } : { missing: 'expired' };
     }
     this.#parked.delete(baton);
     return { stream: parked.stream };
@@ -130,9 +142,9 @@ export class StreamRegistry {
       if (now - since <= this.idleTimeoutMs) continue;
       this.#parked.delete(baton);
       void this.close(stream);
-      this.#expired.set(baton, now);
+      this.#expired.set(baton, { at: now });
     }
-    for (const [baton, at] of this.#expired) {
+    for (const [baton, { at }] of this.#expired) {
       if (now - at <= TOMBSTONE_MS && this.#expired.size <= MAX_TOMBSTONES) break;
       this.#expired.delete(baton);
     }
@@ -147,16 +159,58 @@ export class StreamRegistry {
    * Closes every stream (parked or held) of the tenants `affected` picks, rolling back their transactions: the tenant is
    * being deleted or closed. Their batons then answer as expired.
    */
-  async closeTenants(affected: (tenant: string) => boolean): Promise<void> {
+  closeTenants(affected: (tenant: string) => boolean): Promise<void> {
+    return this.#closeWhere((stream) => affected(stream.tenant));
+  }
+
+  /**
+   * Rolls back every open transaction of `tenant` (an in-place restore replaces the data under it) by closing its
+   * stream; the stream's next request answers `endedBy`. Streams outside a transaction carry on.
+   */
+  endTransactions(tenant: string, endedBy: HranaEnd): Promise<void> {
+    return this.#closeWhere((stream) => stream.tenant === tenant && stream.inTransaction, endedBy);
+  }
+
+  /**
+   * Runs `fn` holding `tenant`'s lock, taken ahead of every waiting request (an in-place restore). A stream inside
+   * a transaction keeps the lock between its requests: its transaction is rolled back (answering `endedBy` next)
+   * to hand the lock over. A request that held the lock when this asked may leave a new transaction open; the next
+   * round rolls that back too.
+   */
+  async takeOver<T>(tenant: string, endedBy: HranaEnd, fn: () => Promise<T>): Promise<T> {
+    const lock = this.lockFor(tenant);
+    const owner = {};
+    let held = false;
+    const granted = lock
+      .acquire(owner, 60_000, () => new SqlError('SQLITE_BUSY', `Tenant ${tenant} stayed locked`), { first: true })
+      .then(() => {
+        held = true;
+      });
+    while (!held) {
+      await this.endTransactions(tenant, endedBy);
+      await Promise.race([granted, delay(20)]);
+    }
+    try {
+      return await fn();
+    } finally {
+      lock.release(owner);
+    }
+  }
+
+  async #closeWhere(affected: (stream: StreamHandle) => boolean, endedBy?: HranaEnd): Promise<void> {
     const now = this.#now();
     const closing: Promise<void>[] = [];
     for (const [baton, { stream }] of this.#parked) {
-      if (!affected(stream.tenant)) continue;
+      if (!affected(stream)) continue;
       this.#parked.delete(baton);
       closing.push(this.close(stream));
-      this.#expired.set(baton, now);
+      this.#expired.set(baton, { at: now, ...(endedBy ? { endedBy } : {}) });
     }
-    for (const stream of this.#held) if (affected(stream.tenant)) closing.push(this.close(stream));
+    for (const stream of this.#held) {
+      if (!affected(stream)) continue;
+      stream.endedBy = endedBy;
+      closing.push(this.close(stream));
+    }
     await Promise.all(closing);
   }
 
@@ -170,7 +224,7 @@ export class StreamRegistry {
       if (!affected(stream.tenant)) continue;
       this.#parked.delete(baton);
       this.#drop(stream);
-      this.#expired.set(baton, now);
+      this.#expired.set(baton, { at: now });
     }
     for (const stream of this.#held) if (affected(stream.tenant)) this.#drop(stream);
   }

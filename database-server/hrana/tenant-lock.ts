@@ -16,9 +16,10 @@ export class TenantLock {
 
   /**
    * Resolves once `owner` holds the lock (at once if it already does). Rejects with `onTimeout()`'s error after
-   * `timeoutMs` without it.
+   * `timeoutMs` without it. `first` puts the owner ahead of every waiter (an in-place restore, which must not wait
+   * behind requests that would only run on data it is about to replace).
    */
-  acquire(owner: object, timeoutMs: number, onTimeout: () => Error): Promise<void> {
+  acquire(owner: object, timeoutMs: number, onTimeout: () => Error, options: { first?: boolean } = {}): Promise<void> {
     if (this.#holder === null || this.#holder === owner) {
       this.#holder = owner;
       return Promise.resolve();
@@ -35,7 +36,8 @@ export class TenantLock {
         this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
         reject(onTimeout());
       }, timeoutMs);
-      this.#waiters.push(waiter);
+      if (options.first) this.#waiters.unshift(waiter);
+      else this.#waiters.push(waiter);
     });
   }
 

@@ -227,6 +227,7 @@ export class WsSession {
 
   /** Runs a statement request as a one-request pipeline on the stream, after checking the token again. */
   async #run(id: number, stream: OpenStream, request: Extract<WsRequest, { stream_id: number }>): Promise<void> {
+    stream.ended ??= stream.handle.endedBy;
     if (stream.ended) return this.#fail(id, stream.ended);
     const caller = await this.#o.authorize(this.#token, this.#o.pathTenant);
     if ('status' in caller || caller.tenant !== this.#tenant)

@@ -1,5 +1,6 @@
-// SQL databases: create (the token is printed once), inspect usage, rotate, restore to a point in time, delete,
-// and run SQL with the official libSQL client (`cw db shell`, `cw db execute`).
+// SQL databases: create (the token is printed once), inspect usage, rotate, restore to a point in time (into a new
+// database, or in place with an undo point), delete, and run SQL with the official libSQL client (`cw db shell`,
+// `cw db execute`).
 import type { Command } from 'commander';
 import { act, choiceOption, confirmOrExit, durationOption, examples, sizeOption, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
@@ -61,17 +62,20 @@ export function registerDatabases(program: Command): void {
   examples(
     act(
       withJson(
-        db
-          .command('restore')
-          .argument('<source>', 'the database to restore from (name or id)')
-          .requiredOption('--at <time>', 'the point in time, ISO 8601 (see the restore window in `cw db get`)')
-          .requiredOption('--to <name>', 'name of the new database')
-          .option('--durability <mode>', 'async or sync', choiceOption(DURABILITY))
-          .description('Create a new database from another as it was at a point in time'),
+        withYes(
+          db
+            .command('restore')
+            .argument('<database>', 'the database to restore (name or id)')
+            .option('--at <time>', 'the point in time, ISO 8601 (see the restore window in `cw db get`)')
+            .option('--to <name|time>', 'name of the new database; with --in-place, the point in time')
+            .option('--in-place', 'restore the database itself (same id, URL and tokens); prints the undo point')
+            .option('--durability <mode>', 'async or sync (of a new database)', choiceOption(DURABILITY))
+            .description('Restore a database as it was at a point in time: into a new database, or in place (undoable)'),
+        ),
       ),
       restore,
     ),
-    ['cw db restore notes --at 2026-11-26T10:00:00Z --to notes-before-migration'],
+    ['cw db restore notes --at 2026-11-26T10:00:00Z --to notes-before-migration', 'cw db restore notes --in-place --to 2026-11-26T10:00:00Z --yes'],
   );
   examples(act(withYes(db.command('rm').alias('delete').argument('<name>', 'name or database id').description('Delete a database and every copy of it')), remove), ['cw db rm notes --yes']);
   examples(
@@ -163,8 +167,13 @@ async function get(ctx: Context, database: string): Promise<void> {
     ['Last write', d.usage.last_write_at ? `${d.usage.last_write_at} (${ago(d.usage.last_write_at)})` : 'never'],
     ['Restore window', d.restore_window ? `${d.restore_window.earliest} … ${d.restore_window.latest}` : 'none yet'],
     ['Restored from', d.restored_from ? `${d.restored_from.database} at ${d.restored_from.timestamp}` : undefined],
+    ['Last restore', d.restore_pending ? 'in progress' : d.last_restore ? lastRestoreText(d.last_restore) : undefined],
     ['Created', d.created_at],
   ]);
+}
+
+function lastRestoreText(r: { outcome: string; message: string; restored_to?: string; undo_point?: string }): string {
+  return r.outcome === 'Restored' ? `in place to ${r.restored_to ?? '?'} (undo point ${r.undo_point ?? '?'})` : `${r.outcome}: ${r.message}`;
 }
 
 async function limits(ctx: Context, database: string, options: LimitOptions): Promise<void> {
@@ -200,19 +209,53 @@ async function rotate(ctx: Context, database: string, options: { readOnly?: bool
   printCredentials(d.database_url, answer.database_token);
 }
 
-async function restore(ctx: Context, source: string, options: { at: string; to: string; durability?: 'async' | 'sync' }): Promise<void> {
-  const at = Date.parse(options.at);
-  if (Number.isNaN(at)) throw new UsageError(`--at ${JSON.stringify(options.at)} is not a time: use ISO 8601, e.g. 2026-11-26T10:00:00Z`);
+interface RestoreOptions {
+  at?: string;
+  to?: string;
+  inPlace?: boolean;
+  durability?: 'async' | 'sync';
+}
+
+async function restore(ctx: Context, source: string, options: RestoreOptions): Promise<void> {
+  if (options.inPlace) return restoreInPlace(ctx, source, options);
+  if (options.at === undefined || options.to === undefined) throw new UsageError('Give --at <time> and --to <new name> (or --in-place --to <time> to restore the database itself).');
+  const at = isoTime('--at', options.at);
   const projectId = await ctx.project();
-  const body = { name: options.to, restore_from: { database: source, timestamp: new Date(at).toISOString() }, ...(options.durability ? { durability: options.durability } : {}) };
+  const body = { name: options.to, restore_from: { database: source, timestamp: at }, ...(options.durability ? { durability: options.durability } : {}) };
   const answer = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/databases', { params: { path: { projectId } }, body }));
   if (ctx.json) return printJson(answer);
   if (!answer.created) {
     note(`${options.to} already exists; nothing was restored. Choose another --to name.`);
     return;
   }
-  success(`Restored ${source} as it was at ${body.restore_from.timestamp} into ${options.to} (${answer.status})`);
+  success(`Restored ${source} as it was at ${at} into ${options.to} (${answer.status})`);
   printCredentials(answer.database_url, answer.database_token);
+}
+
+/** `--in-place`: the database itself goes back to `--to` (or `--at`); the state before becomes its undo point. */
+async function restoreInPlace(ctx: Context, database: string, options: RestoreOptions): Promise<void> {
+  if (options.durability) throw new UsageError('--durability is for a new database; an in-place restore keeps the database’s own.');
+  if ((options.to === undefined) === (options.at === undefined)) throw new UsageError('Give the point in time once: --in-place --to <time>.');
+  const flag = options.to === undefined ? '--at' : '--to';
+  const timestamp = isoTime(flag, options.to ?? options.at ?? '');
+  const projectId = await ctx.project();
+  await confirmOrExit(ctx, `Restore ${database} in place to ${timestamp}? Its data goes back to that time (open transactions are rolled back); the restore can be undone`);
+  const request = ctx.api.POST('/v1/projects/{projectId}/databases/{database}/restore', { params: { path: { projectId, database } }, body: { timestamp } });
+  const answer = await ctx.ok(request);
+  if (ctx.json) return printJson(answer);
+  if (!answer.undo_point) {
+    note(`${database} is still being restored; \`cw db get ${database}\` shows the outcome and its undo point.`);
+    return;
+  }
+  success(`Restored ${database} in place to ${answer.restored_to ?? timestamp} (same URL and tokens)`);
+  printFields([['Undo point', answer.undo_point]]);
+  note(`To undo: cw db restore ${database} --in-place --to ${answer.undo_point}`);
+}
+
+function isoTime(flag: string, value: string): string {
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw new UsageError(`${flag} ${JSON.stringify(value)} is not a time: use ISO 8601, e.g. 2026-11-26T10:00:00Z`);
+  return new Date(at).toISOString();
 }
 
 async function remove(ctx: Context, database: string): Promise<void> {

@@ -11230,6 +11230,26 @@ export interface paths {
                                     database: string;
                                     timestamp: string;
                                 };
+                                /** @description The last in-place restore and its outcome. */
+                                last_restore?: {
+                                    /** @description Restored, RestorePointUnavailable or InvalidRequest. */
+                                    outcome: string;
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The time whose data the database holds since.
+                                     */
+                                    restored_to?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The state just before the restore: restore in place to it to undo the restore.
+                                     */
+                                    undo_point?: string;
+                                    /** Format: date-time */
+                                    handled_at: string;
+                                };
+                                /** @description An in-place restore is under way. */
+                                restore_pending?: boolean;
                                 /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
                                 token_secret?: string;
                             };
@@ -11524,6 +11544,26 @@ export interface paths {
                                     database: string;
                                     timestamp: string;
                                 };
+                                /** @description The last in-place restore and its outcome. */
+                                last_restore?: {
+                                    /** @description Restored, RestorePointUnavailable or InvalidRequest. */
+                                    outcome: string;
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The time whose data the database holds since.
+                                     */
+                                    restored_to?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The state just before the restore: restore in place to it to undo the restore.
+                                     */
+                                    undo_point?: string;
+                                    /** Format: date-time */
+                                    handled_at: string;
+                                };
+                                /** @description An in-place restore is under way. */
+                                restore_pending?: boolean;
                                 /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
                                 token_secret?: string;
                             };
@@ -11592,6 +11632,26 @@ export interface paths {
                                     database: string;
                                     timestamp: string;
                                 };
+                                /** @description The last in-place restore and its outcome. */
+                                last_restore?: {
+                                    /** @description Restored, RestorePointUnavailable or InvalidRequest. */
+                                    outcome: string;
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The time whose data the database holds since.
+                                     */
+                                    restored_to?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The state just before the restore: restore in place to it to undo the restore.
+                                     */
+                                    undo_point?: string;
+                                    /** Format: date-time */
+                                    handled_at: string;
+                                };
+                                /** @description An in-place restore is under way. */
+                                restore_pending?: boolean;
                                 /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
                                 token_secret?: string;
                             };
@@ -11690,6 +11750,343 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/databases/{database}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore a database IN PLACE to its data at timestamp (within restore_window), keeping its id, URL and tokens. Open transactions are rolled back (DATABASE_RESTORED); requests arriving meanwhile wait and then run on the restored data. 200 with undo_point, the state just before: restore to it to undo. 202 when still restoring after 60 s; 409 while another restore runs; 422 outside the window */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description The database’s name or its database_id. */
+                    database: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description Restore the data as it was at this time (RFC 3339), within the database’s restore_window.
+                         */
+                        timestamp: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                                /**
+                                 * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                                 * @enum {string}
+                                 */
+                                durability: "async" | "sync";
+                                /** @description Why the database is not ready. */
+                                status_message?: string;
+                                usage: {
+                                    /** @description Bytes on the engine’s disk (database and write-ahead log). */
+                                    size_bytes: number;
+                                    /** @description The size quota: writes past it fail (SQLITE_FULL). */
+                                    size_quota_bytes?: number;
+                                    /** @description Rows returned by statements since creation. */
+                                    rows_read: number;
+                                    /** @description Rows changed by statements since creation. */
+                                    rows_written: number;
+                                    /** @description When a statement last changed rows; null before any. */
+                                    last_write_at: string | null;
+                                };
+                                /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
+                                usage_history: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    size_bytes: number;
+                                    rows_read: number;
+                                    rows_written: number;
+                                }[];
+                                /** @description The limits the engine applies (those asked for, else its defaults); absent until it serves the database. */
+                                limits?: {
+                                    statement_timeout_ms: number;
+                                    max_size_bytes: number;
+                                };
+                                /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
+                                restore_window: {
+                                    earliest?: string;
+                                    latest?: string;
+                                } | null;
+                                restored_from?: {
+                                    database: string;
+                                    timestamp: string;
+                                };
+                                /** @description The last in-place restore and its outcome. */
+                                last_restore?: {
+                                    /** @description Restored, RestorePointUnavailable or InvalidRequest. */
+                                    outcome: string;
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The time whose data the database holds since.
+                                     */
+                                    restored_to?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The state just before the restore: restore in place to it to undo the restore.
+                                     */
+                                    undo_point?: string;
+                                    /** Format: date-time */
+                                    handled_at: string;
+                                };
+                                /** @description An in-place restore is under way. */
+                                restore_pending?: boolean;
+                                /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
+                                token_secret?: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description The time whose data the database now holds (absent in a 202: still restoring).
+                             */
+                            restored_to?: string;
+                            /**
+                             * Format: date-time
+                             * @description The state just before this restore, as a restore point: restore in place to it to undo the restore.
+                             */
+                            undo_point?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            database: {
+                                /** @description Stable identifier (also the tenant of the database_url). */
+                                database_id: string;
+                                /** @description Name given at creation. */
+                                name: string;
+                                /**
+                                 * @description provisioning until the engine serves it; restoring while a point-in-time restore copies its source; ready when it answers SQL; deleting while it and its copies are removed; failed when it cannot be provisioned (status_message says why).
+                                 * @enum {string}
+                                 */
+                                status: "provisioning" | "restoring" | "ready" | "deleting" | "failed";
+                                /** @description ISO 8601 UTC timestamp. */
+                                created_at: string;
+                                /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
+                                database_url?: string;
+                                /**
+                                 * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
+                                 * @enum {string}
+                                 */
+                                durability: "async" | "sync";
+                                /** @description Why the database is not ready. */
+                                status_message?: string;
+                                usage: {
+                                    /** @description Bytes on the engine’s disk (database and write-ahead log). */
+                                    size_bytes: number;
+                                    /** @description The size quota: writes past it fail (SQLITE_FULL). */
+                                    size_quota_bytes?: number;
+                                    /** @description Rows returned by statements since creation. */
+                                    rows_read: number;
+                                    /** @description Rows changed by statements since creation. */
+                                    rows_written: number;
+                                    /** @description When a statement last changed rows; null before any. */
+                                    last_write_at: string | null;
+                                };
+                                /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
+                                usage_history: {
+                                    /** Format: date-time */
+                                    at: string;
+                                    size_bytes: number;
+                                    rows_read: number;
+                                    rows_written: number;
+                                }[];
+                                /** @description The limits the engine applies (those asked for, else its defaults); absent until it serves the database. */
+                                limits?: {
+                                    statement_timeout_ms: number;
+                                    max_size_bytes: number;
+                                };
+                                /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
+                                restore_window: {
+                                    earliest?: string;
+                                    latest?: string;
+                                } | null;
+                                restored_from?: {
+                                    database: string;
+                                    timestamp: string;
+                                };
+                                /** @description The last in-place restore and its outcome. */
+                                last_restore?: {
+                                    /** @description Restored, RestorePointUnavailable or InvalidRequest. */
+                                    outcome: string;
+                                    message: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The time whose data the database holds since.
+                                     */
+                                    restored_to?: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description The state just before the restore: restore in place to it to undo the restore.
+                                     */
+                                    undo_point?: string;
+                                    /** Format: date-time */
+                                    handled_at: string;
+                                };
+                                /** @description An in-place restore is under way. */
+                                restore_pending?: boolean;
+                                /** @description The Secret with the minted token, for a database declared without tokens (kubectl, GitOps). */
+                                token_secret?: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description The time whose data the database now holds (absent in a 202: still restoring).
+                             */
+                            restored_to?: string;
+                            /**
+                             * Format: date-time
+                             * @description The state just before this restore, as a restore point: restore in place to it to undo the restore.
+                             */
+                            undo_point?: string;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{projectId}/databases/{database}/tokens/rotate": {

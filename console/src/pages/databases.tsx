@@ -1,10 +1,12 @@
 // Databases: create one (its token shown once, with a copy button), read its usage over time, run SQL in a
-// small console, rotate its token, restore it to a point in time, delete it.
+// small console, rotate its token, restore it to a point in time (into a new database, or in place with an undo),
+// delete it.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok, ProblemError } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
 import { UsageChart } from '../usage-chart.tsx';
+import { RestoreInPlace } from './database-restore.tsx';
 import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
 
 function Secret({ label, value, onDone }: { label: string; value: string; onDone: () => void }) {
@@ -142,6 +144,7 @@ export function DatabasePage() {
             <UsageChart samples={d.usage_history} />
           </section>
           <SqlConsole path={path} />
+          <RestoreInPlace path={path} window={d.restore_window} {...(d.last_restore ? { last: d.last_restore } : {})} pending={d.restore_pending ?? false} onRestored={db.reload} />
           <section aria-labelledby="manage">
             <h2 id="manage">Manage</h2>
             <button type="button" onClick={() => void rotate()}>

@@ -1,5 +1,5 @@
 import type { Registry } from 'prom-client';
-import { DATABASE_FINALIZER, type Database } from '../../../src/apis/v1alpha1/database.ts';
+import { DATABASE_FINALIZER, DatabaseReasons, type Database } from '../../../src/apis/v1alpha1/database.ts';
 import { findCondition, isTrue, statusChanged } from '../../../src/conditions/index.ts';
 import { objectClient, type Informer, type KubeConnection } from '../../../src/kube/index.ts';
 import { databaseIdFor } from '../../../src/platform/databases/database-token.ts';
@@ -12,6 +12,7 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
 import { AppTokenSecrets } from './app-token-secret.ts';
+import { pendingRestore, restoreInPlace } from './in-place-restore.ts';
 import { TokenSecrets } from './token-secret.ts';
 
 export interface DatabaseControllerDeps {
@@ -131,6 +132,16 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     let observation: Observation;
     try {
       observation = { kind: 'served', tenant: await deps.engine.ensure(databaseId, request) };
+      // An in-place restore asked by annotation, once the tenant is served; its answer goes into the status.
+      const asked = pendingRestore(db);
+      if (asked !== undefined) {
+        const lastRestore = await restoreInPlace(deps.engine, databaseId, asked, now());
+        log.info('in-place restore answered', { request: asked, outcome: lastRestore.outcome, undoPoint: lastRestore.undoPoint });
+        const tenant = (await deps.engine.describe(databaseId)) ?? observation.tenant;
+        observation = { kind: 'served', tenant, lastRestore };
+        const restored = lastRestore.outcome === 'Restored';
+        await deps.events.event(db, restored ? 'Normal' : 'Warning', restored ? DatabaseReasons.RestoredInPlace : DatabaseReasons.RestoreRefused, lastRestore.message);
+      }
     } catch (err) {
       if (err instanceof RestorePointError) observation = { kind: 'restore-point-unavailable', detail: err.message };
       else if (err instanceof LimitOutOfRangeError) observation = { kind: 'limit-out-of-range', detail: err.message, served: db.status?.state === 'ready' };

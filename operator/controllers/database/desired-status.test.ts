@@ -166,3 +166,22 @@ describe("the app tokens' Secret and generation in the status", () => {
     expect(status).not.toHaveProperty('appTokenGeneration');
   });
 });
+
+describe('an in-place restore in the status', () => {
+  const lastRestore = {
+    request: '2030-01-01T00:01:00.000Z#a1',
+    outcome: 'Restored' as const,
+    message: 'Restored.',
+    restoredTo: '2030-01-01T00:01:00.000Z',
+    undoPoint: '2030-01-01T00:04:59.000Z',
+    handledAt: t1.toISOString(),
+  };
+
+  it('records the answer of a restore request, and keeps it through the later refreshes and failures', () => {
+    const answered = desiredStatus(db(), identity, { kind: 'served', tenant, lastRestore }, t1);
+    expect(answered.lastRestore).toEqual(lastRestore);
+    expect(condition(answered, 'Ready')?.status).toBe('True');
+    expect(desiredStatus(db(answered), identity, { kind: 'served', tenant }, t1).lastRestore).toEqual(lastRestore);
+    expect(desiredStatus(db(answered), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1).lastRestore).toEqual(lastRestore);
+  });
+});

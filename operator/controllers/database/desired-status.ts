@@ -1,11 +1,11 @@
-import { DatabaseReasons as R, type Database, type DatabaseState, type DatabaseStatus } from '../../../src/apis/v1alpha1/database.ts';
+import { DatabaseReasons as R, type Database, type DatabaseLastRestore, type DatabaseState, type DatabaseStatus } from '../../../src/apis/v1alpha1/database.ts';
 import { setCondition, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { EngineTenant } from '../../../src/platform/databases/engine-client.ts';
 
 /** What one reconcile found out, from which the status follows. */
 export type Observation =
   /** The engine serves the tenant with this generation's tokens and durability. */
-  | { readonly kind: 'served'; readonly tenant: EngineTenant }
+  | { readonly kind: 'served'; readonly tenant: EngineTenant; readonly lastRestore?: DatabaseLastRestore }
   /** About to ask the engine (a restore can take a while: the status says so meanwhile). */
   | { readonly kind: 'provisioning'; readonly restoring: boolean }
   | { readonly kind: 'deleting' }
@@ -133,6 +133,7 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     if (t.restore_window) status.restoreWindow = t.restore_window;
     else delete status.restoreWindow;
     status.limits = { statementTimeoutMs: t.limits.statement_timeout_ms, maxSizeBytes: t.limits.max_size_bytes };
+    if (observation.lastRestore) status.lastRestore = observation.lastRestore;
   } else if (observation.kind !== 'engine-unavailable') {
     status.observedGeneration = generation;
   }

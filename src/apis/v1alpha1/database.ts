@@ -78,6 +78,27 @@ export const DatabaseState = Type.Union([Type.Literal('provisioning'), Type.Lite
 });
 export type DatabaseState = Static<typeof DatabaseState>;
 
+/** How an in-place restore request ended. */
+export const DatabaseRestoreOutcome = Type.Union([Type.Literal('Restored'), Type.Literal('RestorePointUnavailable'), Type.Literal('InvalidRequest')], {
+  description:
+    'Restored: the database holds its data as of restoredTo; RestorePointUnavailable: the time is outside the restore window (nothing changed); InvalidRequest: the annotation is not a time.',
+});
+export type DatabaseRestoreOutcome = Static<typeof DatabaseRestoreOutcome>;
+
+/** The last in-place restore request the controller answered (the RESTORE_ANNOTATION it echoes). */
+export const DatabaseLastRestore = Type.Object(
+  {
+    request: Type.String({ maxLength: 64, description: 'The value of the cloudwright.dev/restore-request annotation this answers.' }),
+    outcome: DatabaseRestoreOutcome,
+    message: Type.String({ maxLength: 1024, description: 'What happened, for people.' }),
+    restoredTo: Type.Optional(Timestamp({ description: 'The time whose data the database now holds.' })),
+    undoPoint: Type.Optional(Timestamp({ description: 'The state just before the restore, as a restore point: restore in place to it to undo the restore.' })),
+    handledAt: Timestamp({ description: 'When the controller answered.' }),
+  },
+  { description: 'The last in-place restore asked with the cloudwright.dev/restore-request annotation, and its outcome.' },
+);
+export type DatabaseLastRestore = Static<typeof DatabaseLastRestore>;
+
 export const DatabaseStatus = Type.Object({
   conditions: Type.Optional(Conditions),
   observedGeneration: Type.Optional(ObservedGeneration),
@@ -121,6 +142,7 @@ export const DatabaseStatus = Type.Object({
       { description: 'The times point-in-time restore can reach.' },
     ),
   ),
+  lastRestore: Type.Optional(DatabaseLastRestore),
 });
 export type DatabaseStatus = Static<typeof DatabaseStatus>;
 
@@ -148,7 +170,25 @@ export const DatabaseReasons = {
   TokenSecretForbidden: 'TokenSecretForbidden',
   /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
   LimitOutOfRange: 'LimitOutOfRange',
+  /** Event reasons of an in-place restore (the outcome is in status.lastRestore). */
+  RestoredInPlace: 'RestoredInPlace',
+  RestoreRefused: 'RestoreRefused',
 } as const;
+
+/**
+ * Asks for an in-place restore: `<time>` or `<time>#<request id>` (any new value asks again, so the same time can be
+ * asked twice). The controller restores the database to its state at that time, keeping its id, URL and tokens, and
+ * echoes the value in `status.lastRestore.request` with the outcome and the undo point. Set by the API's restore
+ * route, or by hand: `kubectl annotate database NAME cloudwright.dev/restore-request=2026-01-02T03:04:05Z#1 --overwrite`.
+ */
+export const RESTORE_ANNOTATION = 'cloudwright.dev/restore-request';
+
+/** The time a restore request names, or undefined when it names none. */
+export function restoreRequestTime(request: string): number | undefined {
+  const time = request.split('#', 1)[0] ?? '';
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(time) ? Date.parse(time) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
 
 /** Label on the Secrets the controller mints tokens into, naming their Database. */
 export const DATABASE_LABEL = 'cloudwright.dev/database';

@@ -99,3 +99,31 @@ describe('databaseDetailView', () => {
     }
   });
 });
+
+describe('an in-place restore in the detail view', () => {
+  const lastRestore = {
+    request: '2030-01-01T00:00:30.000Z#a',
+    outcome: 'Restored' as const,
+    message: 'Restored.',
+    restoredTo: '2030-01-01T00:00:30.000Z',
+    undoPoint: '2030-01-01T00:01:00.000Z',
+    handledAt: '2030-01-01T00:01:01Z',
+  };
+  const annotated = (request: string, status: Database['status']): Database => {
+    const db = database({ status });
+    db.metadata = { ...db.metadata, annotations: { 'cloudwright.dev/restore-request': request } };
+    return db;
+  };
+
+  it('shows the last restore with its undo point, and no restore pending once the request is answered', () => {
+    const view = databaseDetailView(annotated(lastRestore.request, { ...readyStatus, lastRestore }));
+    expect(view.last_restore).toEqual({ outcome: 'Restored', message: 'Restored.', restored_to: lastRestore.restoredTo, undo_point: lastRestore.undoPoint, handled_at: lastRestore.handledAt });
+    expect(view.restore_pending).toBeUndefined();
+  });
+
+  it('shows a restore pending while the annotation asks for one the status has not answered', () => {
+    expect(databaseDetailView(annotated('2030-01-01T00:00:40.000Z#b', { ...readyStatus, lastRestore })).restore_pending).toBe(true);
+    expect(databaseDetailView(annotated('2030-01-01T00:00:40.000Z#b', readyStatus)).restore_pending).toBe(true);
+    expect(databaseDetailView(database({ status: readyStatus })).restore_pending).toBeUndefined();
+  });
+});

@@ -1,4 +1,4 @@
-import type { Database, DatabaseState } from '../../apis/v1alpha1/database.ts';
+import { RESTORE_ANNOTATION, type Database, type DatabaseState } from '../../apis/v1alpha1/database.ts';
 import { findCondition } from '../../conditions/index.ts';
 
 /** A database as lists show it: no token, ever. */
@@ -24,6 +24,10 @@ export interface DatabaseDetailView extends DatabaseView {
   /** The times point-in-time restore can reach; null before the first copy is in the object store. */
   restore_window: { earliest: string; latest: string } | null;
   restored_from?: { database: string; timestamp: string };
+  /** The last in-place restore and its outcome (its undo point restores the state before it). */
+  last_restore?: { outcome: string; message: string; restored_to?: string; undo_point?: string; handled_at: string };
+  /** True while an in-place restore asked for has not been answered. */
+  restore_pending?: boolean;
   /** The Secret holding the token the controller minted (databases declared without tokens, as by kubectl). */
   token_secret?: string;
 }
@@ -56,6 +60,28 @@ export function databaseDetailView(db: Database): DatabaseDetailView {
     ...(db.status?.limits ? { limits: { statement_timeout_ms: db.status.limits.statementTimeoutMs, max_size_bytes: db.status.limits.maxSizeBytes } } : {}),
     restore_window: db.status?.restoreWindow ?? null,
     ...(db.spec.restoreFrom ? { restored_from: { database: db.spec.restoreFrom.database, timestamp: db.spec.restoreFrom.timestamp } } : {}),
+    ...lastRestoreField(db),
+    ...(pendingRestoreRequest(db) !== undefined ? { restore_pending: true } : {}),
     ...(db.status?.tokenSecretName ? { token_secret: db.status.tokenSecretName } : {}),
+  };
+}
+
+/** The restore annotation's value while the controller has not answered it. */
+export function pendingRestoreRequest(db: Database): string | undefined {
+  const asked = db.metadata?.annotations?.[RESTORE_ANNOTATION];
+  return asked !== undefined && asked.slice(0, 64) !== db.status?.lastRestore?.request ? asked : undefined;
+}
+
+function lastRestoreField(db: Database): Pick<DatabaseDetailView, 'last_restore'> {
+  const last = db.status?.lastRestore;
+  if (!last) return {};
+  return {
+    last_restore: {
+      outcome: last.outcome,
+      message: last.message,
+      ...(last.restoredTo ? { restored_to: last.restoredTo } : {}),
+      ...(last.undoPoint ? { undo_point: last.undoPoint } : {}),
+      handled_at: last.handledAt,
+    },
   };
 }

@@ -1,11 +1,12 @@
-import { DatabaseReasons, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
+import { randomBytes } from 'node:crypto';
+import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseDurability, type DatabaseLimitsSpec, type DatabaseTokenGrant } from '../../apis/v1alpha1/database.ts';
 import { findCondition, isTrue } from '../../conditions/index.ts';
 import { BadRequestError, ConflictError, NotFoundError, PublicError } from '../../errors.ts';
 import { isAlreadyExists, isNotFound, objectClient, retryOnConflict, isGoneFrom, objectKey, waitFor, waitForAnswer, type Informer, type KubeConnection, type ObjectClient } from '../../kube/index.ts';
 import { DNS_LABEL_PATTERN } from '../../apis/v1alpha1/strings.ts';
 import { DATABASES, PROJECT_LABEL } from '../resources.ts';
 import { databaseTokenSha256, generateDatabaseToken, newDatabaseTokenId } from './database-token.ts';
-import { databaseDetailView, databaseView, type DatabaseDetailView, type DatabaseView } from './database-view.ts';
+import { databaseDetailView, databaseView, pendingRestoreRequest, type DatabaseDetailView, type DatabaseView } from './database-view.ts';
 
 const NAME = new RegExp(DNS_LABEL_PATTERN);
 /** Databases one project may have (Turso's free plan allows 100 per organization; D1 10 per account). */
@@ -47,6 +48,9 @@ export interface MintedToken {
   /** False when the engine had not taken the token within the bound (it will, shortly). */
   applied: boolean;
 }
+
+/** What an in-place restore answers: done with its undo point, or still running when the bound passed. */
+export type InPlaceRestoreResult = { view: DatabaseDetailView; done: true; restoredTo: string; undoPoint: string } | { view: DatabaseDetailView; done: false };
 
 export interface TokenOptions {
   read_only?: boolean;
@@ -192,6 +196,38 @@ export class DatabaseDirectory {
       return [...live, minted.grant];
     });
     return { ...minted.shown, applied };
+  }
+
+  /**
+   * Restores the database IN PLACE to its data at `timestamp` (keeping its id, URL and tokens): writes the request
+   * on the Database ({@link RESTORE_ANNOTATION}) and waits, watching and at most the restore bound, for the
+   * controller to echo it in `status.lastRestore`. `undoPoint` is the state just before, to undo it with.
+   *
+   * @throws PublicError 422 outside the restore window (the detail names it); ConflictError while another restore
+   * runs, or before the database is ready or has a copy; NotFoundError
+   */
+  async restoreInPlace(project: string, ref: string, timestamp: string): Promise<InPlaceRestoreResult> {
+    const name = this.#find(project, ref).metadata?.name ?? '';
+    const at = Date.parse(timestamp);
+    if (Number.isNaN(at)) throw new BadRequestError(`timestamp ${JSON.stringify(timestamp)} is not an RFC 3339 time.`);
+    const request = `${new Date(at).toISOString()}#${randomBytes(4).toString('hex')}`;
+    const written = await retryOnConflict(async () => {
+      const current = await this.#client.get(project, name);
+      if (!current || current.metadata?.deletionTimestamp) throw new NotFoundError(`No database ${ref} in project ${project}.`);
+      if (pendingRestoreRequest(current) !== undefined) throw new ConflictError(`Database ${name} is being restored; retry once that restore is done.`);
+      if (current.status?.state !== 'ready') throw new ConflictError(`Database ${name} is ${databaseView(current).status}, not ready.`);
+      const window = current.status.restoreWindow;
+      if (!window) throw new ConflictError(`Database ${name} has no copy in the object store yet; retry in a few seconds.`);
+      if (at < Date.parse(window.earliest) || at > this.#now().getTime()) {
+        throw new PublicError(422, `timestamp ${timestamp} is outside the restore window of ${name}: ${window.earliest} to now (latest commit ${window.latest}).`);
+      }
+      return this.#client.patch(project, name, { metadata: { resourceVersion: current.metadata?.resourceVersion, annotations: { [RESTORE_ANNOTATION]: request } } });
+    });
+    const answered = await waitForAnswer(this.#cache, written, (d) => d.status?.lastRestore?.request === request, this.#restoreAnswerMs);
+    const last = answered.status?.lastRestore;
+    if (last?.request !== request) return { view: databaseDetailView(answered), done: false };
+    if (last.outcome !== 'Restored') throw new PublicError(422, `The restore was refused: ${last.message}`);
+    return { view: databaseDetailView(answered), done: true, restoredTo: last.restoredTo ?? '', undoPoint: last.undoPoint ?? '' };
   }
 
   /** Deletes the database; answers whether it is gone within the bound (the engine and the bucket data with it). */

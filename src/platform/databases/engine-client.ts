@@ -36,21 +36,38 @@ export class LimitOutOfRangeError extends Error {
   override readonly name = 'LimitOutOfRangeError';
 }
 
+/** What an in-place restore answers: the time restored to, and the restore point that undoes it (ISO times). */
+export interface EngineRestore {
+  restored_to: string;
+  undo_point: string;
+}
+
+/** cw-db has no such tenant. */
+export class EngineTenantNotFoundError extends Error {
+  override readonly name = 'EngineTenantNotFoundError';
+}
+
 /** The operator's client of cw-db's admin API: the only code that calls the database engine. */
 export interface DatabaseEngine {
   ensure(tenant: string, request: EngineTenantRequest): Promise<EngineTenant & { created: boolean }>;
   describe(tenant: string): Promise<EngineTenant | undefined>;
   delete(tenant: string): Promise<void>;
+  /**
+   * Restores the tenant in place to its state at `at` (ISO time). The same `request` again answers the restore it
+   * did, without restoring twice.
+   * @throws RestorePointError outside its restore window, EngineTenantNotFoundError, EngineUnavailableError
+   */
+  restoreInPlace(tenant: string, at: string, request: string): Promise<EngineRestore>;
 }
 
 /** A {@link DatabaseEngine} over HTTP: `adminUrl` is cw-db's admin listener, `token` its CW_DB_ADMIN_TOKEN. */
 export function databaseEngineClient(options: { adminUrl: string; token: string; timeoutMs?: number }): DatabaseEngine {
   const base = options.adminUrl.replace(/\/+$/, '');
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const call = async (method: string, tenant: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
+  const call = async (method: string, tenant: string, body?: unknown, action = ''): Promise<{ status: number; json: unknown }> => {
     let response: Response;
     try {
-      response = await fetch(`${base}/v1/tenants/${encodeURIComponent(tenant)}`, {
+      response = await fetch(`${base}/v1/tenants/${encodeURIComponent(tenant)}${action}`, {
         method,
         headers: { authorization: `Bearer ${options.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -80,6 +97,13 @@ export function databaseEngineClient(options: { adminUrl: string; token: string;
       if (status === 404) return undefined;
       if (status !== 200) throw new EngineUnavailableError(`the database engine answered ${status}`);
       return json as EngineTenant;
+    },
+    async restoreInPlace(tenant, at, request) {
+      const { status, json } = await call('POST', tenant, { at, request }, '/restore');
+      if (status === 404) throw new EngineTenantNotFoundError(`the database engine has no tenant ${tenant}`);
+      if (status === 422) throw new RestorePointError((json as { message?: string } | undefined)?.message ?? 'the restore point is not available');
+      if (status !== 200) throw new EngineUnavailableError(`the database engine answered ${status}`);
+      return json as EngineRestore;
     },
     async delete(tenant) {
       const { status } = await call('DELETE', tenant);
