@@ -15,11 +15,8 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
       const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath });
       const checkpoint = () => host.checkpoint();
       return {
-        startGeneration: async () => {
-          // The checkpoint and the copy under the lock; the upload after it is released.
-          const { upload } = await host.locked(() => replica.startGeneration(checkpoint));
-          await upload;
-        },
+        // The checkpoint and the copy under the lock; the upload goes on after it is released.
+        startGeneration: () => host.locked(() => replica.startGeneration(checkpoint)),
         startGenerationLocked: () => replica.startGeneration(checkpoint),
         capture: () => replica.capture(),
         flush: () => replica.flush(),

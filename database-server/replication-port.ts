@@ -1,7 +1,7 @@
 /** One tenant's copy in the bucket, as the tenant directory drives it (replication/ implements it). */
 export interface TenantReplicaPort {
-  /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant). */
-  startGeneration(): Promise<void>;
+  /** Starts a new generation with a snapshot of the local file as its base (on every open of the tenant): resolves once the copy is taken; `upload` settles when it is in the bucket (segments wait for it). */
+  startGeneration(): Promise<{ upload: Promise<void> }>;
   /** The same while the caller holds the tenant lock already (an in-place restore); `upload` settles when the base is in the bucket. */
   startGenerationLocked(): Promise<{ upload: Promise<void> }>;
   /** Under the tenant lock, after a pipeline that left no transaction open: queues what was committed. */

@@ -17,6 +17,9 @@ import type { Replication, TenantReplicaPort } from './replication-port.ts';
 import type { Durability, RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
 
+/** How long after a failed base snapshot upload a new generation is started. */
+const BASE_RETRY_MS = 1000;
+
 /** What the operator asks a tenant to be (the admin API's PUT). */
 export interface DesiredTenant {
   tokens: TokenGrant[];
@@ -370,8 +373,17 @@ export class TenantDirectory {
   /** A new replica of the tenant's file, starting a generation (a snapshot of the file as it is now). */
   async #startGeneration(entry: Entry): Promise<void> {
     const replica = this.#newReplica(entry.meta.tenant);
-    await replica.startGeneration();
+    const { upload } = await replica.startGeneration();
     entry.replica = replica;
+    // Served once the file is local: the base snapshot goes up meanwhile, and no segment (so no synchronous commit's
+    // answer) before it. A failed upload leaves the generation without a base: start another.
+    upload.catch((err: unknown) => {
+      this.#options.log.warn('uploading a generation base failed; starting another', { tenant: entry.meta.tenant, err });
+      setTimeout(() => {
+        if (this.#tenants.get(entry.meta.tenant) !== entry || entry.replica !== replica) return;
+        this.#startGeneration(entry).catch((e: unknown) => this.#options.log.error('starting a generation failed', { tenant: entry.meta.tenant, err: e }));
+      }, BASE_RETRY_MS).unref();
+    });
   }
 
   #newReplica(tenant: string): TenantReplicaPort {

@@ -43,8 +43,13 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
     let restoredTo = plan.snapshot.time;
     const file = await open(temp, 'r+');
     try {
-      restore: for (const ref of plan.segments) {
-        const object = await store.get(ref.key);
+      // Segments are fetched a few ahead of the one being applied: a restore is bound by the bucket's round trips.
+      const fetched = prefetched(
+        plan.segments.map((ref) => () => store.get(ref.key)),
+        SEGMENTS_AHEAD,
+      );
+      restore: for (const next of fetched) {
+        const object = await next;
         if (object?.kind !== 'object') break; // pruned or deleted meanwhile: as a gap, stop here
         const segment = await decodeSegment(object.body);
         for (const commit of segment.commits) {
@@ -64,6 +69,28 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/** Segment downloads in flight ahead of the one being applied. */
+const SEGMENTS_AHEAD = 8;
+
+/**
+ * The results of `tasks` in order, each started when the consumer is at most `ahead` places behind it (a rejected
+ * one that is never consumed is not reported as unhandled).
+ */
+function* prefetched<T>(tasks: ReadonlyArray<() => Promise<T>>, ahead: number): Generator<Promise<T>> {
+  const started: Promise<T>[] = [];
+  const start = (i: number) => {
+    const task = tasks[i];
+    if (task && started[i] === undefined) {
+      started[i] = task();
+      started[i].catch(() => {});
+    }
+  };
+  for (let i = 0; i < tasks.length; i++) {
+    for (let j = i; j < Math.min(tasks.length, i + ahead); j++) start(j);
+    yield started[i]!;
   }
 }
 
