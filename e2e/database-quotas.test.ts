@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
-import { cw, newCwUser, type CwUser } from './harness/cli.ts';
+import { cw, cwJson, newCwUser, type CwUser } from './harness/cli.ts';
 import type { MemberAccount } from './harness/accounts.ts';
 import type { ApiServer } from './harness/api-server.ts';
 import type { DatabaseServer } from './harness/database-server.ts';
@@ -139,6 +139,8 @@ describe('database quotas through cw-api, cw-operator and cw-db with @libsql/cli
     expect(shown.stdout).toMatch(/Limit reached:\s+10 rows written on .* reached the quota of 10 rows written per day/);
     expect(shown.stdout).toMatch(/Rows written\/day:\s+10 of 10 today \(\d{4}-\d{2}-\d{2} UTC\), resets at midnight UTC/);
     expect(shown.stdout).toMatch(/Rows read\/day:\s+\d+ of 100,000,000 today/);
+    const json = await cwJson<{ database: Detail }>(user, ['db', 'get', 'writes'], { method: 'GET', path: '/v1/projects/{projectId}/databases/{database}' });
+    expect(json.database.limit_reached).toMatchObject({ quota: 'rows_written_per_day' });
 
     const updated = await cw(user, ['db', 'update', 'writes', '--rows-written-per-day', '1000', '--max-size', '64MiB']);
     expect(updated.code, updated.stderr).toBe(0);
