@@ -262,6 +262,13 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
     { name: 'Status', type: 'string', jsonPath: '.status.state', description: 'provisioning, restoring, ready, deleting or failed.' },
     { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes', description: 'Bytes on disk.' },
     { name: 'Quota', type: 'integer', jsonPath: '.status.limits.maxSizeBytes', description: 'The size quota in bytes.', priority: 1 },
+    {
+      name: 'Limit',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="LimitReached")].reason',
+      description: 'WithinLimits, or the quota reached (SizeQuotaReached, RowsWrittenQuotaReached, RowsReadQuotaReached).',
+      priority: 1,
+    },
     { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.', priority: 1 },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'SQL data endpoint.', priority: 1 },
   ],
