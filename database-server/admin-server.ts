@@ -30,6 +30,8 @@ export const TenantBody = Type.Object(
         {
           statement_timeout_ms: Type.Optional(Type.Integer({ minimum: 10, maximum: 3_600_000 })),
           max_size_bytes: Type.Optional(Type.Integer({ minimum: 1_048_576 })),
+          rows_read_per_day: Type.Optional(Type.Integer({ minimum: 1 })),
+          rows_written_per_day: Type.Optional(Type.Integer({ minimum: 1 })),
         },
         { additionalProperties: false },
       ),
@@ -121,7 +123,14 @@ function wire(d: TenantDescription): EngineTenant {
     rows_written: d.rowsWritten,
     last_write_at: d.lastWriteAt === null ? null : iso(d.lastWriteAt),
     restore_window: d.restoreWindow ? { earliest: iso(d.restoreWindow.earliest), latest: iso(d.restoreWindow.latest) } : null,
-    limits: { statement_timeout_ms: d.limits.statementTimeoutMs, max_size_bytes: d.limits.maxSizeBytes },
+    limits: {
+      statement_timeout_ms: d.limits.statementTimeoutMs,
+      max_size_bytes: d.limits.maxSizeBytes,
+      rows_read_per_day: d.limits.rowsReadPerDay,
+      rows_written_per_day: d.limits.rowsWrittenPerDay,
+    },
+    today: { day: d.today.day, rows_read: d.today.rowsRead, rows_written: d.today.rowsWritten },
+    limit_reached: d.limitReached,
   };
 }
 
@@ -129,5 +138,7 @@ function requestedLimits(limits: NonNullable<TenantBody['limits']>): RequestedLi
   return {
     ...(limits.statement_timeout_ms === undefined ? {} : { statementTimeoutMs: limits.statement_timeout_ms }),
     ...(limits.max_size_bytes === undefined ? {} : { maxSizeBytes: limits.max_size_bytes }),
+    ...(limits.rows_read_per_day === undefined ? {} : { rowsReadPerDay: limits.rows_read_per_day }),
+    ...(limits.rows_written_per_day === undefined ? {} : { rowsWrittenPerDay: limits.rows_written_per_day }),
   };
 }

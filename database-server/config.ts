@@ -45,6 +45,8 @@ export interface DatabaseServerConfig {
 }
 
 const MIB = 1024 * 1024;
+/** Daily row quotas are counted in JavaScript numbers: integers stay exact far past this. */
+const MAX_ROWS_PER_DAY = 1_000_000_000_000;
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
 
@@ -91,10 +93,16 @@ function limitPolicy(read: EnvReader): LimitPolicy {
   const maxStatementTimeoutMs = read.durationMs('CW_DB_MAX_STATEMENT_TIMEOUT', 30_000, { min: 10, max: 3_600_000 });
   const sizeQuota = read.integer('CW_DB_SIZE_QUOTA_MIB', 1024, { min: 1, max: 1024 * 1024 }) * MIB;
   const maxSizeQuota = read.integer('CW_DB_MAX_SIZE_QUOTA_MIB', 10 * 1024, { min: 1, max: 1024 * 1024 }) * MIB;
+  const rowsReadPerDay = read.integer('CW_DB_ROWS_READ_PER_DAY', 100_000_000, { min: 1, max: MAX_ROWS_PER_DAY });
+  const maxRowsReadPerDay = read.integer('CW_DB_MAX_ROWS_READ_PER_DAY', 10_000_000_000, { min: 1, max: MAX_ROWS_PER_DAY });
+  const rowsWrittenPerDay = read.integer('CW_DB_ROWS_WRITTEN_PER_DAY', 10_000_000, { min: 1, max: MAX_ROWS_PER_DAY });
+  const maxRowsWrittenPerDay = read.integer('CW_DB_MAX_ROWS_WRITTEN_PER_DAY', 1_000_000_000, { min: 1, max: MAX_ROWS_PER_DAY });
   if (statementTimeoutMs > maxStatementTimeoutMs) throw new ConfigError('CW_DB_STATEMENT_TIMEOUT must not be longer than CW_DB_MAX_STATEMENT_TIMEOUT');
   if (sizeQuota > maxSizeQuota) throw new ConfigError('CW_DB_SIZE_QUOTA_MIB must not be more than CW_DB_MAX_SIZE_QUOTA_MIB');
+  if (rowsReadPerDay > maxRowsReadPerDay) throw new ConfigError('CW_DB_ROWS_READ_PER_DAY must not be more than CW_DB_MAX_ROWS_READ_PER_DAY');
+  if (rowsWrittenPerDay > maxRowsWrittenPerDay) throw new ConfigError('CW_DB_ROWS_WRITTEN_PER_DAY must not be more than CW_DB_MAX_ROWS_WRITTEN_PER_DAY');
   return {
-    defaults: { statementTimeoutMs, maxSizeBytes: sizeQuota },
-    maxima: { statementTimeoutMs: maxStatementTimeoutMs, maxSizeBytes: maxSizeQuota },
+    defaults: { statementTimeoutMs, maxSizeBytes: sizeQuota, rowsReadPerDay, rowsWrittenPerDay },
+    maxima: { statementTimeoutMs: maxStatementTimeoutMs, maxSizeBytes: maxSizeQuota, rowsReadPerDay: maxRowsReadPerDay, rowsWrittenPerDay: maxRowsWrittenPerDay },
   };
 }

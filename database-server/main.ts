@@ -73,6 +73,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       maxConnectionsPerDatabase: config.webSocketsPerDatabase,
     },
     afterCommit: (tenant) => directory.afterCommit(tenant),
+    quota: (tenant) => directory.quotaRefusal(tenant),
+    afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
   });
   const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state() });
   await admin.listen({ port: config.adminPort, host: config.adminHost });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../src/logging/log.ts';
 import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { LocalEngine } from './shards/local-engine.ts';
-import { DEFAULT_DATABASE_LIMITS } from './sql/sql-limits.ts';
+import { DEFAULT_DAILY_QUOTAS, DEFAULT_DATABASE_LIMITS } from './sql/sql-limits.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
@@ -52,7 +52,10 @@ async function startNode(store: MemoryObjectStore, options: { now?: () => number
   const meter = new UsageMeter();
   const directory = new TenantDirectory({
     engine,
-    limitPolicy: { defaults: DEFAULT_DATABASE_LIMITS, maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 ** 3 } },
+    limitPolicy: {
+      defaults: { ...DEFAULT_DATABASE_LIMITS, ...DEFAULT_DAILY_QUOTAS },
+      maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 ** 3, rowsReadPerDay: 10 ** 10, rowsWrittenPerDay: 10 ** 9 },
+    },
     streams,
     meter,
     metas: new TenantMetaStore(store),

@@ -9,10 +9,14 @@ import type { Refusal } from './hrana/http-server.ts';
 import type { PipelineCaller } from './hrana/pipeline.ts';
 import type { DatabaseEngine } from './shards/engine-port.ts';
 import { SqlError } from './sql/sql-error.ts';
-import type { DatabaseLimits } from './sql/sql-limits.ts';
+import type { TenantLimits } from './sql/sql-limits.ts';
+import type { QuotaRefusal } from './sql/quota-refusal.ts';
+import { failedOnSize, quotaRefusal, reachedQuota, type ReachedQuota } from './daily-quota.ts';
+import type { PipelineOutcome } from './shards/engine-port.ts';
+import type { DayUsage } from './tenant-meta.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
-import { cappedLimits, effectiveLimits, type LimitPolicy } from './limit-policy.ts';
+import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Replication, TenantReplicaPort } from './replication-port.ts';
 import type { Durability, RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
@@ -42,7 +46,11 @@ export interface TenantDescription {
   restoreWindow: { earliest: number; latest: number } | null;
   restoredFrom?: RestoreSource;
   /** The limits it runs under. */
-  limits: DatabaseLimits;
+  limits: TenantLimits;
+  /** The current UTC day's counts, which the daily quotas count. */
+  today: DayUsage;
+  /** The quota it reached (the most refusing one), or null. */
+  limitReached: ReachedQuota | null;
 }
 
 /** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
@@ -163,7 +171,11 @@ export class TenantDirectory {
         const { limits: _previous, ...rest } = existing.meta;
         const meta: TenantMeta = { ...rest, tokens: desired.tokens, durability: desired.durability, ...limitsField(desired.limits) };
         if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
-        if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) await this.#options.engine.open(tenant, limits);
+        if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) {
+          await this.#options.engine.open(tenant, engineLimits(limits));
+          // A new size quota is tried afresh: the next write that fails on it says so again.
+          this.#options.meter.sizeQuota(tenant, false);
+        }
         existing.meta = meta;
         this.#tokens.set(meta);
         return { created: false };
@@ -239,7 +251,7 @@ export class TenantDirectory {
           await engine.closeTenant(tenant);
           await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
           await rename(staged, path);
-          await engine.open(tenant, this.#limitsOf(entry.meta));
+          await engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
           const replica = this.#newReplica(tenant);
           const { upload } = await replica.startGenerationLocked();
           entry.replica = replica;
@@ -266,6 +278,7 @@ export class TenantDirectory {
     if (entry === undefined) return undefined;
     const path = this.#options.engine.databasePath(tenant);
     const usage = this.#options.meter.get(tenant);
+    const limits = this.#limitsOf(entry.meta);
     return {
       tenant,
       createdAt: entry.meta.createdAt,
@@ -276,8 +289,23 @@ export class TenantDirectory {
       lastWriteAt: usage.lastWriteAt,
       restoreWindow: await this.#options.replication.window(tenant),
       ...(entry.meta.restoredFrom ? { restoredFrom: entry.meta.restoredFrom } : {}),
-      limits: this.#limitsOf(entry.meta),
+      limits,
+      today: usage.today,
+      limitReached: reachedQuota(limits, usage),
     };
+  }
+
+  /** The pipeline's quota gate: what the tenant's daily quotas refuse now (nothing for a tenant not here). */
+  quotaRefusal(tenant: string): QuotaRefusal | undefined {
+    const entry = this.#tenants.get(tenant);
+    if (entry === undefined) return undefined;
+    return quotaRefusal(this.#limitsOf(entry.meta), this.#options.meter.get(tenant), this.#now());
+  }
+
+  /** The pipeline's afterRequest: a write that failed on the size quota marks it reached; one that wrote clears it. */
+  afterRequest(tenant: string, outcome: PipelineOutcome): void {
+    if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true);
+    else if (outcome.counts.rowsWritten > 0) this.#options.meter.sizeQuota(tenant, false);
   }
 
   /** Deletes the tenant: its tokens stop at once, then its streams, local files and bucket data go. */
@@ -364,7 +392,7 @@ export class TenantDirectory {
         if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString() });
       }
     }
-    await engine.open(tenant, this.#limitsOf(entry.meta));
+    await engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
     await this.#startGeneration(entry);
     const usage = await metas.getUsage(tenant);
     if (usage) meter.restore(tenant, usage);
@@ -411,7 +439,7 @@ export class TenantDirectory {
 
   async #resume(entry: Entry): Promise<void> {
     const tenant = entry.meta.tenant;
-    await this.#options.engine.open(tenant, this.#limitsOf(entry.meta));
+    await this.#options.engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
     const previous = entry.replica;
     if (previous) {
       await this.#locked(tenant, () => previous.capture()).catch((err: unknown) => this.#options.log.warn('capturing after a shard restart failed', { tenant, err }));
@@ -421,7 +449,7 @@ export class TenantDirectory {
   }
 
   /** The limits a stored tenant runs under; one that asked under a more generous configuration gets this one's maxima. */
-  #limitsOf(meta: TenantMeta): DatabaseLimits {
+  #limitsOf(meta: TenantMeta): TenantLimits {
     return cappedLimits(meta.limits, this.#options.limitPolicy);
   }
 
@@ -458,7 +486,7 @@ export class TenantDirectory {
 
 /** The `limits` field of a tenant's metadata: absent when the database asks for nothing. */
 function limitsField(limits: RequestedLimits | undefined): { limits?: RequestedLimits } {
-  return limits && (limits.maxSizeBytes !== undefined || limits.statementTimeoutMs !== undefined) ? { limits: { ...limits } } : {};
+  return limits && Object.values(limits).some((v) => v !== undefined) ? { limits: { ...limits } } : {};
 }
 
 async function fileSize(path: string): Promise<number> {

@@ -22,6 +22,8 @@ export interface RestoreSource {
 export interface RequestedLimits {
   statementTimeoutMs?: number;
   maxSizeBytes?: number;
+  rowsReadPerDay?: number;
+  rowsWrittenPerDay?: number;
 }
 
 /**
@@ -44,6 +46,17 @@ export interface StoredUsage {
   rowsRead: number;
   rowsWritten: number;
   lastWriteAt: number | null;
+  /** The counts of one UTC day (absent in usage saved before the daily quotas): the quotas count from these. */
+  today?: DayUsage;
+  /** A write failed on the size quota and none succeeded since (the LimitReached condition's SizeQuotaReached). */
+  sizeQuotaHit?: boolean;
+}
+
+/** Rows read and written during one UTC day (`day`: YYYY-MM-DD). */
+export interface DayUsage {
+  day: string;
+  rowsRead: number;
+  rowsWritten: number;
 }
 
 const META_PREFIX = 'tenants/';

@@ -2,7 +2,7 @@
 // cw-db, moto's Route 53, a parent zone for `test.`): a domain is added, its delegation explained with the
 // nameservers to copy, checked once delegated, and given a record; a database is created (its token shown
 // once), queried in the SQL console, its usage charted, restored in place and undone. Each page passes axe-core
-// and fits 320 px.
+// and fits 320 px. A database's quotas show on its page with today's counts, and a reached quota says what it refuses.
 import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -197,6 +197,50 @@ describe('the console’s domains and databases', () => {
     await page.getByRole('button', { name: 'Delete notes' }).click();
     await page.getByRole('heading', { name: /^Databases of / }).waitFor();
     await expect.poll(() => page.getByRole('link', { name: 'notes' }).count(), { timeout: 15_000 }).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a database’s quotas with today’s counts, and what a reached quota refuses', { timeout: 60_000 }, async () => {
+    if (!browser || !api) throw new Error('not started');
+    const created = await fetch(`${api.url}/v1/projects/${member.project}/databases`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${member.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'tally', limits: { rows_written_per_day: 2, rows_read_per_day: 1000 } }),
+    });
+    expect(created.status).toBe(201);
+    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const errors = pageErrors(page);
+    await signInToConsole(page, `${api.url}/console/projects/${member.project}/databases/tally`, member.user, PASSWORD);
+    const quotas = page.getByRole('region', { name: 'Quotas' });
+    await quotas.getByText('0 of 2').waitFor();
+    await quotas.getByText(/of 1,000$/).waitFor();
+
+    for (const sql of ['create table t(n)', 'insert into t values (1), (2)']) {
+      await page.getByLabel('Statement').fill(sql);
+      await page.getByRole('button', { name: 'Run' }).click();
+      await page.getByRole('status').filter({ hasText: 'Done:' }).waitFor();
+    }
+    await page.getByLabel('Statement').fill('insert into t values (3)');
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page
+      .getByRole('region', { name: 'SQL console' })
+      .getByText(/quota of 2 rows written per day/)
+      .waitFor();
+
+    // The operator refreshes the figures every second here: reload until the page says the quota is reached.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await quotas.getByText('Rows written today').waitFor();
+          return (await quotas.getByRole('alert').allTextContents()).join('');
+        },
+        { timeout: 20_000 },
+      )
+      .toMatch(/^Quota reached: 2 rows written on \d{4}-\d{2}-\d{2} \(UTC\) reached the quota of 2 rows written per day: writes are refused until/);
+    await quotas.getByText('2 of 2').waitFor();
+    await checkConsolePage(page, 'database-quotas');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -46,7 +46,7 @@ interface Detail {
   status: string;
   durability: string;
   usage: { size_bytes: number; size_quota_bytes?: number; rows_read: number; rows_written: number; last_write_at: string | null };
-  limits?: { statement_timeout_ms: number; max_size_bytes: number };
+  limits?: { statement_timeout_ms: number; max_size_bytes: number; rows_read_per_day?: number; rows_written_per_day?: number };
   restore_window: { earliest: string; latest: string } | null;
   restored_from?: { database: string; timestamp: string };
 }
@@ -343,7 +343,7 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
 
     const raised = await ok<{ database: Detail }>(200, 'PATCH', '/databases/bounded', { limits: { max_size_bytes: 8 * MIB } });
     // What the request leaves out goes back to the default (5 s).
-    expect(raised.database.limits).toEqual({ max_size_bytes: 8 * MIB, statement_timeout_ms: 5000 });
+    expect(raised.database.limits).toEqual({ max_size_bytes: 8 * MIB, statement_timeout_ms: 5000, rows_read_per_day: 100_000_000, rows_written_per_day: 10_000_000 });
     await client.execute('INSERT INTO blobs SELECT randomblob(100000) FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 40) SELECT n FROM r)');
 
     const refused = await call<{ detail: string }>('PATCH', '/databases/bounded', { limits: { max_size_bytes: 100 * 1024 * MIB } });

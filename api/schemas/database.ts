@@ -35,6 +35,22 @@ export const Limits = Type.Object(
         description: 'The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default).',
       }),
     ),
+    rows_read_per_day: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000_000,
+        description:
+          'Rows statements may return per UTC day; once reached, every statement is refused (QUOTA_EXCEEDED) until midnight UTC. Default 100,000,000; at most what the engine allows (10,000,000,000 by default).',
+      }),
+    ),
+    rows_written_per_day: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000_000,
+        description:
+          'Rows statements may change per UTC day; once reached, writes are refused (QUOTA_EXCEEDED) until midnight UTC while reads still work. Default 10,000,000; at most what the engine allows (1,000,000,000 by default).',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'Limits of the database; what is left out is the engine’s default. 422 past the engine’s maxima.' },
 );
@@ -90,6 +106,16 @@ export const DatabaseDetail = Type.Object({
     rows_read: Type.Integer({ description: 'Rows returned by statements since creation.' }),
     rows_written: Type.Integer({ description: 'Rows changed by statements since creation.' }),
     last_write_at: nullable('string', 'When a statement last changed rows; null before any.'),
+    today: Type.Optional(
+      Type.Object(
+        {
+          day: Type.String({ description: 'The UTC day, YYYY-MM-DD.' }),
+          rows_read: Type.Integer({ description: 'Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these).' }),
+          rows_written: Type.Integer({ description: 'Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these).' }),
+        },
+        { description: 'The current UTC day’s counts, as the engine last reported them.' },
+      ),
+    ),
   }),
   usage_history: Type.Array(
     Type.Object({
@@ -102,8 +128,22 @@ export const DatabaseDetail = Type.Object({
   ),
   limits: Type.Optional(
     Type.Object(
-      { statement_timeout_ms: Type.Integer(), max_size_bytes: Type.Integer() },
+      {
+        statement_timeout_ms: Type.Integer(),
+        max_size_bytes: Type.Integer(),
+        rows_read_per_day: Type.Optional(Type.Integer()),
+        rows_written_per_day: Type.Optional(Type.Integer()),
+      },
       { description: 'The limits the engine applies (those asked for, else its defaults); absent until it serves the database.' },
+    ),
+  ),
+  limit_reached: Type.Optional(
+    Type.Object(
+      {
+        quota: enumOf(['max_size_bytes', 'rows_read_per_day', 'rows_written_per_day'], 'The quota reached.'),
+        message: Type.String({ description: 'What is refused, with the figures, and until when.' }),
+      },
+      { description: 'Present while a quota refuses statements (the Database’s LimitReached condition).' },
     ),
   ),
   restore_window: Type.Unsafe<{ earliest: string; latest: string } | null>({

@@ -27,6 +27,9 @@ export interface HranaServerOptions {
   authorize: (request: IncomingMessage, pathTenant: string | null) => PipelineCaller | Refusal | Promise<PipelineCaller | Refusal>;
   meter?: PipelineContext['meter'];
   afterCommit?: PipelineContext['afterCommit'];
+  /** The daily quotas' gate and what each request did against them (cw-db's tenant directory). */
+  quota?: PipelineContext['quota'];
+  afterRequest?: PipelineContext['afterRequest'];
   /** The streams' registry, shared with whoever else must reach the tenants' locks (cw-db's tenant directory); default: a new one. */
   streams?: StreamRegistry;
   /** Largest request body accepted; default 10 MiB (also the largest WebSocket message). */
@@ -66,7 +69,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   // lock (and its connection) forever.
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
-  const context = { streams, engine: options.engine, meter: options.meter, afterCommit: options.afterCommit };
+  const context = pipelineContext(options, streams);
   const sockets = options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -106,7 +109,7 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   } catch {
     return send(response, error(400, 'HRANA_PROTO_ERROR', 'The body is not JSON'));
   }
-  const context = { streams, engine: options.engine, meter: options.meter, afterCommit: options.afterCommit };
+  const context = pipelineContext(options, streams);
   send(response, await handlePipeline({ ...caller, body }, context));
 }
 
@@ -148,4 +151,8 @@ async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: Str
   server.closeAllConnections();
   await streams.closeAll();
   await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())));
+}
+
+function pipelineContext(options: HranaServerOptions, streams: StreamRegistry): PipelineContext {
+  return { streams, engine: options.engine, meter: options.meter, quota: options.quota, afterRequest: options.afterRequest, afterCommit: options.afterCommit };
 }

@@ -1,6 +1,7 @@
 import type { HranaPipelineRequest, HranaPipelineResponse, HranaStreamResult } from './hrana-types.ts';
 import { SqlError } from '../sql/sql-error.ts';
 import type { UsageMeter } from '../sql/usage-meter.ts';
+import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
 import type { StreamHandle, StreamRegistry } from './stream-registry.ts';
@@ -22,6 +23,10 @@ export interface PipelineContext {
   streams: StreamRegistry;
   engine: DatabaseEngine;
   meter?: UsageMeter;
+  /** What the tenant's daily quotas refuse for its next request (daily-quota.ts); nothing when it is under them. */
+  quota?: (tenant: string) => QuotaRefusal | undefined;
+  /** Told after each request what it did against the quotas (a write failed on the size quota, or one succeeded). */
+  afterRequest?: (tenant: string, outcome: PipelineOutcome) => void;
   /**
    * Called under the tenant's lock after a pipeline that left no transaction open, so whatever it committed is
    * in the WAL (the replication captures it there). A returned promise is awaited after the lock is released and
@@ -93,10 +98,14 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
   let durable: Promise<void> | undefined;
   try {
     // A read-only caller reads only, also on a stream a writer opened.
-    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode: stream.readOnly || caller.readOnly ? 'read-only' : 'read-write', requests });
+    // The quota is looked at under the lock, so requests queued behind one that reached it are refused.
+    const refusal = context.quota?.(caller.tenant);
+    const mode = stream.readOnly || caller.readOnly ? 'read-only' : 'read-write';
+    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode, ...(refusal ? { refusal } : {}), requests });
     stream.inTransaction = !outcome.autocommit;
     stream.closed = outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);
+    context.afterRequest?.(caller.tenant, outcome);
   } catch (error) {
     // The engine lost the stream (its shard restarted): what it had open is rolled back.
     stream.closed = true;

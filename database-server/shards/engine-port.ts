@@ -1,5 +1,6 @@
 import type { HranaStreamResult } from '../hrana/hrana-types.ts';
 import type { StatementCounts } from '../hrana/stream.ts';
+import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import type { SqlMode } from '../sql/sandbox.ts';
 import type { DatabaseLimits } from '../sql/sql-limits.ts';
 
@@ -9,6 +10,8 @@ export interface PipelineRun {
   /** The stream's id (not its baton: batons stay in the main process). */
   stream: string;
   mode: SqlMode;
+  /** A daily quota the tenant reached: what its statements are refused (absent: nothing is). */
+  refusal?: QuotaRefusal;
   /** Hrana stream requests, as the client sent them (checked where they run). */
   requests: unknown[];
 }

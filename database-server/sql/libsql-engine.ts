@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
 import { attachesFiles } from './attach-guard.ts';
+import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
 import { engineFailure, NOT_AUTHORIZED, SqlError } from './sql-error.ts';
 import type { ExecuteOptions, SqlConnection, SqlDescription, SqlEngine, SqlResult } from './sql-engine.ts';
@@ -140,6 +141,7 @@ class LibsqlConnection implements SqlConnection {
   #queryOnly = false;
   #readonlyTransaction = false;
   #mode: SqlMode = 'read-write';
+  #refusal: QuotaRefusal | undefined;
   readonly #statements = new Map<string, Statement>();
   #countersStmt: Statement | undefined;
 
@@ -174,6 +176,7 @@ class LibsqlConnection implements SqlConnection {
   }
 
   #execute(sql: string, params: SqlValue[], options: ExecuteOptions): SqlResult {
+    if (this.#refusal && !runsUnderRefusal(this.#refusal, sql)) throw refused(this.#refusal);
     // The client's transaction('read') sends sqld's BEGIN TRANSACTION READONLY; libsql accepts it but does
     // not enforce it, so query_only does, until the transaction ends.
     if (READONLY_BEGIN.test(sql) && !this.#db.inTransaction) {
@@ -224,6 +227,7 @@ class LibsqlConnection implements SqlConnection {
 
   executeScript(sql: string): void {
     refuseFileStatements(sql);
+    if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
     this.#wrap(() => this.#db.exec(sql, { queryTimeout: this.#limits.statementTimeoutMs }));
   }
 
@@ -243,8 +247,9 @@ class LibsqlConnection implements SqlConnection {
     return !this.#db.inTransaction;
   }
 
-  setMode(mode: SqlMode): void {
+  setMode(mode: SqlMode, refusal?: QuotaRefusal): void {
     this.#mode = mode;
+    this.#refusal = refusal;
     this.#wrap(() => this.#applyQueryOnly());
   }
 
@@ -259,7 +264,7 @@ class LibsqlConnection implements SqlConnection {
   }
 
   #applyQueryOnly(): void {
-    const on = this.#readonlyTransaction || this.#mode === 'read-only';
+    const on = this.#readonlyTransaction || this.#mode === 'read-only' || this.#refusal !== undefined;
     if (on === this.#queryOnly) return;
     this.#internal(() => this.#db.pragma(`query_only = ${on ? 'ON' : 'OFF'}`));
     this.#queryOnly = on;
@@ -297,6 +302,9 @@ class LibsqlConnection implements SqlConnection {
     switch (error.code) {
       case 'SQLITE_INTERRUPT':
         return new SqlError('SQLITE_INTERRUPT', `The statement was interrupted: it ran longer than this database's statement time limit of ${this.#limits.statementTimeoutMs / 1000} s`);
+      case 'SQLITE_READONLY':
+        // Writes are refused for the quota (query_only): the client is told which, and until when.
+        return this.#refusal ? refused(this.#refusal) : error;
       case 'SQLITE_FULL':
         return new SqlError('SQLITE_FULL', `The database is full: the write would take it past its size quota of ${formatBytes(this.#limits.maxSizeBytes)}`);
       default:
@@ -327,6 +335,10 @@ class LibsqlConnection implements SqlConnection {
     const row = this.#countersStmt.get([]) as [bigint, bigint, bigint];
     return { changes: row[0], lastInsertRowid: row[1], total: row[2] };
   }
+}
+
+function refused(refusal: QuotaRefusal): SqlError {
+  return new SqlError(refusal.code, refusal.message);
 }
 
 function tooLarge(options: ExecuteOptions, rows: number, bytes: number): SqlError {

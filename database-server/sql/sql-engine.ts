@@ -1,3 +1,4 @@
+import type { QuotaRefusal } from './quota-refusal.ts';
 import type { SqlMode } from './sandbox.ts';
 import type { AnswerLimits, DatabaseLimits } from './sql-limits.ts';
 import type { SqlValue } from './sql-value.ts';
@@ -40,8 +41,11 @@ export interface SqlConnection {
   describe(sql: string): SqlDescription;
   /** False while a transaction is open (after BEGIN, before COMMIT or ROLLBACK). */
   isAutocommit(): boolean;
-  /** Sets who the next statements run for; in `read-only` every statement that would write fails, whatever came before. */
-  setMode(mode: SqlMode): void;
+  /**
+   * Sets who the next statements run for; in `read-only` every statement that would write fails, whatever came
+   * before. Under a `refusal` (a daily quota reached) what it blocks fails with its error.
+   */
+  setMode(mode: SqlMode, refusal?: QuotaRefusal): void;
   /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
   checkpoint(): void;
   /** Closes the connection; an open transaction is rolled back. Closing twice is harmless. */

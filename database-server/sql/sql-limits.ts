@@ -10,6 +10,25 @@ export interface DatabaseLimits {
   readonly maxSizeBytes: number;
 }
 
+/**
+ * A database's daily quotas (UTC days), counted and enforced by cw-db's main process (daily-quota.ts): once the
+ * day's written rows reach the first, writes are refused until midnight UTC (reads still work, as on Turso and
+ * D1); once the day's read rows reach the second, every statement is.
+ */
+export interface DailyQuotas {
+  readonly rowsReadPerDay: number;
+  readonly rowsWrittenPerDay: number;
+}
+
+/** Every limit a tenant runs under: the engine's bounds and the daily quotas. */
+export type TenantLimits = DatabaseLimits & DailyQuotas;
+
+/** The daily quotas when cw-db's configuration says nothing (docs/databases.md lists them). */
+export const DEFAULT_DAILY_QUOTAS: DailyQuotas = Object.freeze({
+  rowsReadPerDay: 100_000_000,
+  rowsWrittenPerDay: 10_000_000,
+});
+
 /** How much one statement may answer: past either bound the statement fails (RESPONSE_TOO_LARGE), never a truncated result. */
 export interface AnswerLimits {
   readonly maxRows: number;
@@ -35,4 +54,9 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024 * MIB) return `${+(bytes / (1024 * MIB)).toFixed(2)} GiB`;
   if (bytes >= MIB) return `${+(bytes / MIB).toFixed(2)} MiB`;
   return `${bytes} bytes`;
+}
+
+/** A count for people: "1,000,000". */
+export function formatCount(count: number): string {
+  return count.toLocaleString('en-US');
 }

@@ -1,16 +1,28 @@
-/** What a tenant's statements have done since the counters started. */
+import type { DayUsage } from '../tenant-meta.ts';
+
+/** What a tenant's statements have done since the counters started, and during the current UTC day. */
 export interface TenantUsage {
   rowsRead: number;
   rowsWritten: number;
   /** Epoch milliseconds of the last commit that changed the database, or null. */
   lastWriteAt: number | null;
+  /** The current UTC day's counts (zeros from midnight UTC on): what the daily quotas count. */
+  today: DayUsage;
+  /** A write failed on the size quota, and no write succeeded since. */
+  sizeQuotaHit: boolean;
+}
+
+/** The UTC day of `ms`, as YYYY-MM-DD. */
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
 }
 
 /**
- * Per-tenant statement counters behind the usage figures (`rows_read`, `rows_written`, `last_write_at`). A row
- * read is a row a statement returned and a row written one it changed (in a transaction rolled back later too,
- * as the work was done): the `libsql` package does not expose
- * SQLite's scan counters, so rows a query examined without returning them are not counted (sqld counts those).
+ * Per-tenant statement counters behind the usage figures (`rows_read`, `rows_written`, `last_write_at`) and the
+ * daily quotas. A row read is a row a statement returned and a row written one it changed (in a transaction
+ * rolled back later too, as the work was done): the `libsql` package does not expose SQLite's scan counters, so
+ * rows a query examined without returning them are not counted (sqld counts those). The day's counts start
+ * again at midnight UTC, when a tenant is next counted or read.
  */
 export class UsageMeter {
   readonly #tenants = new Map<string, TenantUsage>();
@@ -25,6 +37,8 @@ export class UsageMeter {
     const usage = this.#entry(tenant);
     usage.rowsRead += rowsRead;
     usage.rowsWritten += rowsWritten;
+    usage.today.rowsRead += rowsRead;
+    usage.today.rowsWritten += rowsWritten;
   }
 
   /** Notes a commit that changed the database (a rolled-back transaction is no write). */
@@ -32,14 +46,26 @@ export class UsageMeter {
     this.#entry(tenant).lastWriteAt = this.#now();
   }
 
-  /** The counters of `tenant` (zeros when it ran nothing). */
+  /** Notes whether the tenant's last writes failed on its size quota (true) or one succeeded (false). */
+  sizeQuota(tenant: string, hit: boolean): void {
+    this.#entry(tenant).sizeQuotaHit = hit;
+  }
+
+  /** The counters of `tenant` (zeros when it ran nothing), today's being the current UTC day's. */
   get(tenant: string): TenantUsage {
-    return { ...this.#entry(tenant) };
+    const usage = this.#entry(tenant);
+    return { ...usage, today: { ...usage.today } };
   }
 
   /** Starts `tenant` from stored counters (after a restart), keeping nothing counted before. */
-  restore(tenant: string, usage: TenantUsage): void {
-    this.#tenants.set(tenant, { ...usage });
+  restore(tenant: string, usage: Partial<TenantUsage> & Pick<TenantUsage, 'rowsRead' | 'rowsWritten' | 'lastWriteAt'>): void {
+    this.#tenants.set(tenant, {
+      rowsRead: usage.rowsRead,
+      rowsWritten: usage.rowsWritten,
+      lastWriteAt: usage.lastWriteAt,
+      today: usage.today ? { ...usage.today } : this.#freshDay(),
+      sizeQuotaHit: usage.sizeQuotaHit ?? false,
+    });
   }
 
   forget(tenant: string): void {
@@ -49,9 +75,14 @@ export class UsageMeter {
   #entry(tenant: string): TenantUsage {
     let usage = this.#tenants.get(tenant);
     if (usage === undefined) {
-      usage = { rowsRead: 0, rowsWritten: 0, lastWriteAt: null };
+      usage = { rowsRead: 0, rowsWritten: 0, lastWriteAt: null, today: this.#freshDay(), sizeQuotaHit: false };
       this.#tenants.set(tenant, usage);
     }
+    if (usage.today.day !== utcDay(this.#now())) usage.today = this.#freshDay();
     return usage;
+  }
+
+  #freshDay(): DayUsage {
+    return { day: utcDay(this.#now()), rowsRead: 0, rowsWritten: 0 };
   }
 }

@@ -2,7 +2,7 @@
 // database, or in place with an undo point), delete, and run SQL with the official libSQL client (`cw db shell`,
 // `cw db execute`).
 import type { Command } from 'commander';
-import { act, choiceOption, confirmOrExit, durationOption, examples, sizeOption, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, durationOption, examples, intOption, sizeOption, withJson, withYes } from '../command-kit.ts';
 import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
@@ -22,25 +22,30 @@ export function registerDatabases(program: Command): void {
           .option('--durability <mode>', 'async (default: commits reach object storage within a second) or sync', choiceOption(DURABILITY))
           .option('--max-size <size>', 'size quota, e.g. 2GiB (default: the engine’s, 1 GiB)', sizeOption)
           .option('--statement-timeout <duration>', 'statement time limit, e.g. 10s (default: the engine’s, 5s)', durationOption)
+          .option('--rows-read-per-day <n>', 'rows statements may return per UTC day (default: the engine’s, 100000000)', ROWS_PER_DAY)
+          .option('--rows-written-per-day <n>', 'rows statements may change per UTC day (default: the engine’s, 10000000)', ROWS_PER_DAY)
           .description('Create a database and print its URL and token (the token is shown only now)'),
       ),
       create,
     ),
-    ['cw db create notes', 'cw db create ledger --durability sync --json', 'cw db create archive --max-size 5GiB'],
+    ['cw db create notes', 'cw db create ledger --durability sync --json', 'cw db create archive --max-size 5GiB --rows-written-per-day 100000'],
   );
   examples(
     act(
       withJson(
         db
           .command('limits')
+          .alias('update')
           .argument('<name>', 'name or database id')
           .option('--max-size <size>', 'size quota, e.g. 2GiB', sizeOption)
           .option('--statement-timeout <duration>', 'statement time limit, e.g. 10s', durationOption)
-          .description('Show a database’s limits, or set them (what is not given goes back to the default)'),
+          .option('--rows-read-per-day <n>', 'rows statements may return per UTC day; past it every statement is refused until midnight UTC', ROWS_PER_DAY)
+          .option('--rows-written-per-day <n>', 'rows statements may change per UTC day; past it writes are refused until midnight UTC', ROWS_PER_DAY)
+          .description('Show a database’s limits and today’s counts, or set them (what is not given goes back to the default)'),
       ),
       limits,
     ),
-    ['cw db limits notes', 'cw db limits notes --max-size 5GiB --statement-timeout 10s'],
+    ['cw db limits notes', 'cw db update notes --max-size 5GiB --statement-timeout 10s', 'cw db update notes --rows-written-per-day 100000 --rows-read-per-day 5000000'],
   );
   examples(act(withJson(db.command('ls').alias('list').description("List the project's databases")), list), ['cw db ls']);
   examples(act(withJson(db.command('get').alias('show').argument('<name>', 'name or database id').description('Show a database with its usage and restore window')), get), ['cw db get notes']);
@@ -105,15 +110,43 @@ export function registerDatabases(program: Command): void {
   );
 }
 
+const ROWS_PER_DAY = intOption(1, 1_000_000_000_000);
+
 interface LimitOptions {
   maxSize?: number;
   statementTimeout?: number;
+  rowsReadPerDay?: number;
+  rowsWrittenPerDay?: number;
+}
+
+interface LimitsBody {
+  max_size_bytes?: number;
+  statement_timeout_ms?: number;
+  rows_read_per_day?: number;
+  rows_written_per_day?: number;
 }
 
 /** The API's `limits` for what was given; undefined when nothing was. */
-function limitsBody(options: LimitOptions): { max_size_bytes?: number; statement_timeout_ms?: number } | undefined {
-  if (options.maxSize === undefined && options.statementTimeout === undefined) return undefined;
-  return { ...(options.maxSize === undefined ? {} : { max_size_bytes: options.maxSize }), ...(options.statementTimeout === undefined ? {} : { statement_timeout_ms: options.statementTimeout }) };
+function limitsBody(options: LimitOptions): LimitsBody | undefined {
+  const body: LimitsBody = {
+    ...(options.maxSize === undefined ? {} : { max_size_bytes: options.maxSize }),
+    ...(options.statementTimeout === undefined ? {} : { statement_timeout_ms: options.statementTimeout }),
+    ...(options.rowsReadPerDay === undefined ? {} : { rows_read_per_day: options.rowsReadPerDay }),
+    ...(options.rowsWrittenPerDay === undefined ? {} : { rows_written_per_day: options.rowsWrittenPerDay }),
+  };
+  return Object.keys(body).length === 0 ? undefined : body;
+}
+
+type Detail = { limits?: { rows_read_per_day?: number; rows_written_per_day?: number }; usage: { today?: { day: string; rows_read: number; rows_written: number } } };
+
+/** "1,204 of 10,000 today (2026-11-29 UTC)": a daily count against its quota. */
+function dailyText(d: Detail, kind: 'read' | 'written'): string | undefined {
+  const quota = kind === 'read' ? d.limits?.rows_read_per_day : d.limits?.rows_written_per_day;
+  const today = d.usage.today;
+  if (quota === undefined) return undefined;
+  const count = (n: number) => n.toLocaleString('en-US');
+  const done = today ? (kind === 'read' ? today.rows_read : today.rows_written) : 0;
+  return `${count(done)} of ${count(quota)} today${today ? ` (${today.day} UTC)` : ''}, resets at midnight UTC`;
 }
 
 async function create(ctx: Context, name: string, options: { durability?: 'async' | 'sync' } & LimitOptions): Promise<void> {
@@ -162,6 +195,9 @@ async function get(ctx: Context, database: string): Promise<void> {
     ['Durability', d.durability],
     ['Size', d.usage.size_quota_bytes === undefined ? formatBytes(d.usage.size_bytes) : `${formatBytes(d.usage.size_bytes)} of ${formatBytes(d.usage.size_quota_bytes)} (quota)`],
     ['Statement limit', d.limits ? `${d.limits.statement_timeout_ms / 1000} s` : undefined],
+    ['Limit reached', d.limit_reached ? paint('red', d.limit_reached.message) : 'no'],
+    ['Rows read/day', dailyText(d, 'read')],
+    ['Rows written/day', dailyText(d, 'written')],
     ['Rows read', d.usage.rows_read],
     ['Rows written', d.usage.rows_written],
     ['Last write', d.usage.last_write_at ? `${d.usage.last_write_at} (${ago(d.usage.last_write_at)})` : 'never'],
@@ -192,6 +228,9 @@ async function limits(ctx: Context, database: string, options: LimitOptions): Pr
     ['Size quota', d.limits ? formatBytes(d.limits.max_size_bytes) : 'not known yet'],
     ['Size', formatBytes(d.usage.size_bytes)],
     ['Statement limit', d.limits ? `${d.limits.statement_timeout_ms / 1000} s` : 'not known yet'],
+    ['Rows read/day', dailyText(d, 'read') ?? 'not known yet'],
+    ['Rows written/day', dailyText(d, 'written') ?? 'not known yet'],
+    ['Limit reached', d.limit_reached ? paint('red', d.limit_reached.message) : 'no'],
   ]);
 }
 

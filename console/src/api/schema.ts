@@ -10962,6 +10962,10 @@ export interface paths {
                             statement_timeout_ms?: number;
                             /** @description The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default). */
                             max_size_bytes?: number;
+                            /** @description Rows statements may return per UTC day; once reached, every statement is refused (QUOTA_EXCEEDED) until midnight UTC. Default 100,000,000; at most what the engine allows (10,000,000,000 by default). */
+                            rows_read_per_day?: number;
+                            /** @description Rows statements may change per UTC day; once reached, writes are refused (QUOTA_EXCEEDED) until midnight UTC while reads still work. Default 10,000,000; at most what the engine allows (1,000,000,000 by default). */
+                            rows_written_per_day?: number;
                         };
                     };
                 };
@@ -11207,6 +11211,15 @@ export interface paths {
                                     rows_written: number;
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
+                                    /** @description The current UTC day’s counts, as the engine last reported them. */
+                                    today?: {
+                                        /** @description The UTC day, YYYY-MM-DD. */
+                                        day: string;
+                                        /** @description Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these). */
+                                        rows_read: number;
+                                        /** @description Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these). */
+                                        rows_written: number;
+                                    };
                                 };
                                 /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
                                 usage_history: {
@@ -11220,6 +11233,18 @@ export interface paths {
                                 limits?: {
                                     statement_timeout_ms: number;
                                     max_size_bytes: number;
+                                    rows_read_per_day?: number;
+                                    rows_written_per_day?: number;
+                                };
+                                /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
+                                limit_reached?: {
+                                    /**
+                                     * @description The quota reached.
+                                     * @enum {string}
+                                     */
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    /** @description What is refused, with the figures, and until when. */
+                                    message: string;
                                 };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
@@ -11477,6 +11502,10 @@ export interface paths {
                             statement_timeout_ms?: number;
                             /** @description The size quota: a write that would grow the database past it fails (SQLITE_FULL). Default 1 GiB; at most what the engine allows (10 GiB by default). */
                             max_size_bytes?: number;
+                            /** @description Rows statements may return per UTC day; once reached, every statement is refused (QUOTA_EXCEEDED) until midnight UTC. Default 100,000,000; at most what the engine allows (10,000,000,000 by default). */
+                            rows_read_per_day?: number;
+                            /** @description Rows statements may change per UTC day; once reached, writes are refused (QUOTA_EXCEEDED) until midnight UTC while reads still work. Default 10,000,000; at most what the engine allows (1,000,000,000 by default). */
+                            rows_written_per_day?: number;
                         };
                     };
                 };
@@ -11521,6 +11550,15 @@ export interface paths {
                                     rows_written: number;
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
+                                    /** @description The current UTC day’s counts, as the engine last reported them. */
+                                    today?: {
+                                        /** @description The UTC day, YYYY-MM-DD. */
+                                        day: string;
+                                        /** @description Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these). */
+                                        rows_read: number;
+                                        /** @description Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these). */
+                                        rows_written: number;
+                                    };
                                 };
                                 /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
                                 usage_history: {
@@ -11534,6 +11572,18 @@ export interface paths {
                                 limits?: {
                                     statement_timeout_ms: number;
                                     max_size_bytes: number;
+                                    rows_read_per_day?: number;
+                                    rows_written_per_day?: number;
+                                };
+                                /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
+                                limit_reached?: {
+                                    /**
+                                     * @description The quota reached.
+                                     * @enum {string}
+                                     */
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    /** @description What is refused, with the figures, and until when. */
+                                    message: string;
                                 };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
@@ -11609,6 +11659,15 @@ export interface paths {
                                     rows_written: number;
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
+                                    /** @description The current UTC day’s counts, as the engine last reported them. */
+                                    today?: {
+                                        /** @description The UTC day, YYYY-MM-DD. */
+                                        day: string;
+                                        /** @description Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these). */
+                                        rows_read: number;
+                                        /** @description Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these). */
+                                        rows_written: number;
+                                    };
                                 };
                                 /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
                                 usage_history: {
@@ -11622,6 +11681,18 @@ export interface paths {
                                 limits?: {
                                     statement_timeout_ms: number;
                                     max_size_bytes: number;
+                                    rows_read_per_day?: number;
+                                    rows_written_per_day?: number;
+                                };
+                                /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
+                                limit_reached?: {
+                                    /**
+                                     * @description The quota reached.
+                                     * @enum {string}
+                                     */
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    /** @description What is refused, with the figures, and until when. */
+                                    message: string;
                                 };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
@@ -11825,6 +11896,15 @@ export interface paths {
                                     rows_written: number;
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
+                                    /** @description The current UTC day’s counts, as the engine last reported them. */
+                                    today?: {
+                                        /** @description The UTC day, YYYY-MM-DD. */
+                                        day: string;
+                                        /** @description Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these). */
+                                        rows_read: number;
+                                        /** @description Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these). */
+                                        rows_written: number;
+                                    };
                                 };
                                 /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
                                 usage_history: {
@@ -11838,6 +11918,18 @@ export interface paths {
                                 limits?: {
                                     statement_timeout_ms: number;
                                     max_size_bytes: number;
+                                    rows_read_per_day?: number;
+                                    rows_written_per_day?: number;
+                                };
+                                /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
+                                limit_reached?: {
+                                    /**
+                                     * @description The quota reached.
+                                     * @enum {string}
+                                     */
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    /** @description What is refused, with the figures, and until when. */
+                                    message: string;
                                 };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {
@@ -11923,6 +12015,15 @@ export interface paths {
                                     rows_written: number;
                                     /** @description When a statement last changed rows; null before any. */
                                     last_write_at: string | null;
+                                    /** @description The current UTC day’s counts, as the engine last reported them. */
+                                    today?: {
+                                        /** @description The UTC day, YYYY-MM-DD. */
+                                        day: string;
+                                        /** @description Rows returned by statements since midnight UTC (the rows_read_per_day quota counts these). */
+                                        rows_read: number;
+                                        /** @description Rows changed by statements since midnight UTC (the rows_written_per_day quota counts these). */
+                                        rows_written: number;
+                                    };
                                 };
                                 /** @description The usage figures every five minutes over the last day, oldest first (rows are totals since creation). */
                                 usage_history: {
@@ -11936,6 +12037,18 @@ export interface paths {
                                 limits?: {
                                     statement_timeout_ms: number;
                                     max_size_bytes: number;
+                                    rows_read_per_day?: number;
+                                    rows_written_per_day?: number;
+                                };
+                                /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
+                                limit_reached?: {
+                                    /**
+                                     * @description The quota reached.
+                                     * @enum {string}
+                                     */
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    /** @description What is refused, with the figures, and until when. */
+                                    message: string;
                                 };
                                 /** @description The times point-in-time restore can reach (earliest: the oldest copy kept; latest: the newest commit shipped); null before the first copy. */
                                 restore_window: {

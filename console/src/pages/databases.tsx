@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, ok, ProblemError } from '../api/client.ts';
 import { ProjectNav } from '../project-nav.tsx';
 import { UsageChart } from '../usage-chart.tsx';
+import { DatabaseQuotas } from './database-quotas.tsx';
 import { RestoreInPlace } from './database-restore.tsx';
 import { CopyButton, ErrorNote, field, Frame, Loading, useLoad } from '../ui.tsx';
 
@@ -139,6 +140,7 @@ export function DatabasePage() {
             <dt>Restore window</dt>
             <dd>{d.restore_window ? `${new Date(d.restore_window.earliest ?? '').toLocaleString()} – ${new Date(d.restore_window.latest ?? '').toLocaleString()}` : 'none yet'}</dd>
           </dl>
+          <DatabaseQuotas d={d} />
           <section aria-labelledby="usage">
             <h2 id="usage">Usage over the last day</h2>
             <UsageChart samples={d.usage_history} />

@@ -170,11 +170,13 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
 /** spec.limits as cw-db's admin API takes them (absent: the engine's defaults). */
 function engineLimits(db: Database): Pick<EngineTenantRequest, 'limits'> {
   const limits = db.spec.limits;
-  if (limits?.statementTimeoutMs === undefined && limits?.maxSizeBytes === undefined) return {};
+  if (limits === undefined || Object.values(limits).every((v) => v === undefined)) return {};
   return {
     limits: {
       ...(limits.statementTimeoutMs === undefined ? {} : { statement_timeout_ms: limits.statementTimeoutMs }),
       ...(limits.maxSizeBytes === undefined ? {} : { max_size_bytes: limits.maxSizeBytes }),
+      ...(limits.rowsReadPerDay === undefined ? {} : { rows_read_per_day: limits.rowsReadPerDay }),
+      ...(limits.rowsWrittenPerDay === undefined ? {} : { rows_written_per_day: limits.rowsWrittenPerDay }),
     },
   };
 }

@@ -17,7 +17,9 @@ const tenant: EngineTenant = {
   created_at: '2030-01-01T00:00:00Z',
   durability: 'async',
   size_bytes: 12_288,
-  limits: { statement_timeout_ms: 5000, max_size_bytes: 1024 ** 3 },
+  limits: { statement_timeout_ms: 5000, max_size_bytes: 1024 ** 3, rows_read_per_day: 1000, rows_written_per_day: 100 },
+  today: { day: '2030-01-01', rows_read: 40, rows_written: 5 },
+  limit_reached: null,
   rows_read: 40,
   rows_written: 5,
   last_write_at: '2030-01-01T00:04:00Z',
@@ -110,7 +112,7 @@ describe('desiredStatus', () => {
       observedGeneration: 4,
     });
     expect(condition(refused, 'Ready')).toMatchObject({ status: 'True', reason: 'Ready' });
-    expect(refused.limits).toEqual({ statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3 });
+    expect(refused.limits).toEqual({ statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3, rowsReadPerDay: 1000, rowsWrittenPerDay: 100 });
   });
 
   it("copies the engine's figures when served, and drops a restore window the engine no longer reports", () => {
@@ -121,7 +123,8 @@ describe('desiredStatus', () => {
       rowsWritten: 5,
       lastWriteAt: '2030-01-01T00:04:00Z',
       restoreWindow: { earliest: '2030-01-01T00:00:00Z', latest: '2030-01-01T00:04:00Z' },
-      limits: { statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3 },
+      limits: { statementTimeoutMs: 5000, maxSizeBytes: 1024 ** 3, rowsReadPerDay: 1000, rowsWrittenPerDay: 100 },
+      today: { day: '2030-01-01', rowsRead: 40, rowsWritten: 5 },
     });
     const windowless = desiredStatus(db(served), identity, { kind: 'served', tenant: { ...tenant, restore_window: null, rows_read: 41 } }, t1);
     expect(windowless.restoreWindow).toBeUndefined();
@@ -183,5 +186,24 @@ describe('an in-place restore in the status', () => {
     expect(condition(answered, 'Ready')?.status).toBe('True');
     expect(desiredStatus(db(answered), identity, { kind: 'served', tenant }, t1).lastRestore).toEqual(lastRestore);
     expect(desiredStatus(db(answered), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1).lastRestore).toEqual(lastRestore);
+  });
+
+  it('says which quota is reached on LimitReached, with the figures, and clears it once under', () => {
+    const reached = desiredStatus(db(), identity, { kind: 'served', tenant: { ...tenant, today: { ...tenant.today, rows_written: 100 }, limit_reached: 'rows_written_per_day' } }, t0);
+    expect(condition(reached, 'LimitReached')).toMatchObject({
+      status: 'True',
+      reason: 'RowsWrittenQuotaReached',
+      message: '100 rows written on 2030-01-01 (UTC) reached the quota of 100 rows written per day: writes are refused until 2030-01-02T00:00:00Z, or until the quota is raised; reads still work.',
+    });
+    const read = desiredStatus(db(reached), identity, { kind: 'served', tenant: { ...tenant, today: { ...tenant.today, rows_read: 1000 }, limit_reached: 'rows_read_per_day' } }, t1);
+    expect(condition(read, 'LimitReached')).toMatchObject({ status: 'True', reason: 'RowsReadQuotaReached' });
+    expect(condition(read, 'LimitReached')?.message).toMatch(/^1,000 rows read on 2030-01-01 \(UTC\) reached the quota of 1,000 rows read per day: every statement is refused/);
+    const full = desiredStatus(db(read), identity, { kind: 'served', tenant: { ...tenant, limit_reached: 'max_size_bytes' } }, t1);
+    expect(condition(full, 'LimitReached')).toMatchObject({ status: 'True', reason: 'SizeQuotaReached', message: expect.stringContaining('size quota of 1 GiB') });
+    const under = desiredStatus(db(full), identity, { kind: 'served', tenant }, t1);
+    expect(condition(under, 'LimitReached')).toMatchObject({ status: 'False', reason: 'WithinLimits' });
+    // Not served: the condition stays as cw-db last reported it.
+    const unavailable = desiredStatus(db(reached), identity, { kind: 'engine-unavailable', detail: 'down', deleting: false }, t1);
+    expect(condition(unavailable, 'LimitReached')).toMatchObject({ status: 'True', reason: 'RowsWrittenQuotaReached' });
   });
 });

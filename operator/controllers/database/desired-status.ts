@@ -1,6 +1,7 @@
 import { DatabaseReasons as R, type Database, type DatabaseLastRestore, type DatabaseState, type DatabaseStatus } from '../../../src/apis/v1alpha1/database.ts';
 import { setCondition, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import type { EngineTenant } from '../../../src/platform/databases/engine-client.ts';
+import { limitReachedCondition } from './limit-reached.ts';
 
 /** What one reconcile found out, from which the status follows. */
 export type Observation =
@@ -103,6 +104,8 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
   const generation = db.metadata?.generation;
   let conditions = db.status?.conditions;
   for (const update of conditionsOf(observation)) conditions = setCondition(conditions, update, generation, now).conditions;
+  // Only what cw-db reports says whether a quota is reached: otherwise the condition stays as it was.
+  if (observation.kind === 'served') conditions = setCondition(conditions, limitReachedCondition(observation.tenant), generation, now).conditions;
   const status: DatabaseStatus = {
     ...db.status,
     conditions,
@@ -132,7 +135,13 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     status.usageHistory = withSample(db.status?.usageHistory, { at: now.toISOString(), sizeBytes: t.size_bytes, rowsRead: t.rows_read, rowsWritten: t.rows_written }, now, usageSampleMs);
     if (t.restore_window) status.restoreWindow = t.restore_window;
     else delete status.restoreWindow;
-    status.limits = { statementTimeoutMs: t.limits.statement_timeout_ms, maxSizeBytes: t.limits.max_size_bytes };
+    status.limits = {
+      statementTimeoutMs: t.limits.statement_timeout_ms,
+      maxSizeBytes: t.limits.max_size_bytes,
+      rowsReadPerDay: t.limits.rows_read_per_day,
+      rowsWrittenPerDay: t.limits.rows_written_per_day,
+    };
+    status.today = { day: t.today.day, rowsRead: t.today.rows_read, rowsWritten: t.today.rows_written };
     if (observation.lastRestore) status.lastRestore = observation.lastRestore;
   } else if (observation.kind !== 'engine-unavailable') {
     status.observedGeneration = generation;

@@ -33,10 +33,25 @@ const MaxSizeBytes = Type.Integer({
   description: 'The size quota: a write that would grow the database past it fails (SQLITE_FULL), in bytes.',
 });
 
+const RowsReadPerDay = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000_000,
+  format: 'int64',
+  description: 'Rows statements may return per UTC day; once reached every statement is refused (QUOTA_EXCEEDED) until midnight UTC.',
+});
+const RowsWrittenPerDay = Type.Integer({
+  minimum: 1,
+  maximum: 1_000_000_000_000,
+  format: 'int64',
+  description: 'Rows statements may change per UTC day; once reached writes are refused (QUOTA_EXCEEDED) until midnight UTC, reads still work.',
+});
+
 export const DatabaseLimitsSpec = Type.Object(
   {
     statementTimeoutMs: Type.Optional(StatementTimeoutMs),
     maxSizeBytes: Type.Optional(MaxSizeBytes),
+    rowsReadPerDay: Type.Optional(RowsReadPerDay),
+    rowsWrittenPerDay: Type.Optional(RowsWrittenPerDay),
   },
   {
     additionalProperties: false,
@@ -131,7 +146,25 @@ export const DatabaseStatus = Type.Object({
     ),
   ),
   limits: Type.Optional(
-    Type.Object({ statementTimeoutMs: StatementTimeoutMs, maxSizeBytes: MaxSizeBytes }, { description: 'The limits the engine applies to this database (spec.limits, else its defaults).' }),
+    Type.Object(
+      {
+        statementTimeoutMs: StatementTimeoutMs,
+        maxSizeBytes: MaxSizeBytes,
+        rowsReadPerDay: Type.Optional(RowsReadPerDay),
+        rowsWrittenPerDay: Type.Optional(RowsWrittenPerDay),
+      },
+      { description: 'The limits the engine applies to this database (spec.limits, else its defaults).' },
+    ),
+  ),
+  today: Type.Optional(
+    Type.Object(
+      {
+        day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', maxLength: 10, description: 'The UTC day (YYYY-MM-DD).' }),
+        rowsRead: Type.Integer({ minimum: 0, format: 'int64' }),
+        rowsWritten: Type.Integer({ minimum: 0, format: 'int64' }),
+      },
+      { description: 'Rows read and written during the current UTC day, as the daily quotas count them (from midnight UTC).' },
+    ),
   ),
   restoreWindow: Type.Optional(
     Type.Object(
@@ -152,6 +185,8 @@ export const DatabaseConditions = {
   Provisioned: 'Provisioned',
   /** Provisioned, and url answers SQL. */
   Ready: 'Ready',
+  /** True while a quota refuses statements: the size quota, or a daily row quota until midnight UTC. */
+  LimitReached: 'LimitReached',
 } as const;
 
 /** Reasons of a Database's conditions. */
@@ -170,6 +205,14 @@ export const DatabaseReasons = {
   TokenSecretForbidden: 'TokenSecretForbidden',
   /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
   LimitOutOfRange: 'LimitOutOfRange',
+  /** LimitReached: a write failed on the size quota (and none succeeded since). */
+  SizeQuotaReached: 'SizeQuotaReached',
+  /** LimitReached: the day's written rows reached the quota; writes are refused until midnight UTC. */
+  RowsWrittenQuotaReached: 'RowsWrittenQuotaReached',
+  /** LimitReached: the day's read rows reached the quota; every statement is refused until midnight UTC. */
+  RowsReadQuotaReached: 'RowsReadQuotaReached',
+  /** LimitReached False: under every quota. */
+  WithinLimits: 'WithinLimits',
   /** Event reasons of an in-place restore (the outcome is in status.lastRestore). */
   RestoredInPlace: 'RestoredInPlace',
   RestoreRefused: 'RestoreRefused',
@@ -219,6 +262,13 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
     { name: 'Status', type: 'string', jsonPath: '.status.state', description: 'provisioning, restoring, ready, deleting or failed.' },
     { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes', description: 'Bytes on disk.' },
     { name: 'Quota', type: 'integer', jsonPath: '.status.limits.maxSizeBytes', description: 'The size quota in bytes.', priority: 1 },
+    {
+      name: 'Limit',
+      type: 'string',
+      jsonPath: '.status.conditions[?(@.type=="LimitReached")].reason',
+      description: 'WithinLimits, or the quota reached (SizeQuotaReached, RowsWrittenQuotaReached, RowsReadQuotaReached).',
+      priority: 1,
+    },
     { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.', priority: 1 },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'SQL data endpoint.', priority: 1 },
   ],

@@ -1,4 +1,4 @@
-import { RESTORE_ANNOTATION, type Database, type DatabaseState } from '../../apis/v1alpha1/database.ts';
+import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseState } from '../../apis/v1alpha1/database.ts';
 import { findCondition } from '../../conditions/index.ts';
 
 /** A database as lists show it: no token, ever. */
@@ -16,9 +16,19 @@ export interface DatabaseDetailView extends DatabaseView {
   /** Why the status is what it is, when it is not ready (the Ready condition's message). */
   status_message?: string;
   /** `size_quota_bytes`: the size quota the engine applies (absent until it serves the database). */
-  usage: { size_bytes: number; size_quota_bytes?: number; rows_read: number; rows_written: number; last_write_at: string | null };
+  usage: {
+    size_bytes: number;
+    size_quota_bytes?: number;
+    rows_read: number;
+    rows_written: number;
+    last_write_at: string | null;
+    /** The current UTC day's counts, which the daily quotas count (as the engine last reported them). */
+    today?: { day: string; rows_read: number; rows_written: number };
+  };
   /** The limits the engine applies (spec.limits, else its defaults); absent until it serves the database. */
-  limits?: { statement_timeout_ms: number; max_size_bytes: number };
+  limits?: { statement_timeout_ms: number; max_size_bytes: number; rows_read_per_day?: number; rows_written_per_day?: number };
+  /** While a quota refuses statements: which, and the LimitReached condition's message. */
+  limit_reached?: { quota: 'max_size_bytes' | 'rows_read_per_day' | 'rows_written_per_day'; message: string };
   /** The usage figures every five minutes over the last day, oldest first. */
   usage_history: { at: string; size_bytes: number; rows_read: number; rows_written: number }[];
   /** The times point-in-time restore can reach; null before the first copy is in the object store. */
@@ -55,15 +65,47 @@ export function databaseDetailView(db: Database): DatabaseDetailView {
       rows_read: db.status?.rowsRead ?? 0,
       rows_written: db.status?.rowsWritten ?? 0,
       last_write_at: db.status?.lastWriteAt ?? null,
+      ...todayField(db),
     },
     usage_history: (db.status?.usageHistory ?? []).map((s) => ({ at: s.at, size_bytes: s.sizeBytes, rows_read: s.rowsRead, rows_written: s.rowsWritten })),
-    ...(db.status?.limits ? { limits: { statement_timeout_ms: db.status.limits.statementTimeoutMs, max_size_bytes: db.status.limits.maxSizeBytes } } : {}),
+    ...limitsField(db),
+    ...limitReachedField(db),
     restore_window: db.status?.restoreWindow ?? null,
     ...(db.spec.restoreFrom ? { restored_from: { database: db.spec.restoreFrom.database, timestamp: db.spec.restoreFrom.timestamp } } : {}),
     ...lastRestoreField(db),
     ...(pendingRestoreRequest(db) !== undefined ? { restore_pending: true } : {}),
     ...(db.status?.tokenSecretName ? { token_secret: db.status.tokenSecretName } : {}),
   };
+}
+
+function todayField(db: Database): Pick<DatabaseDetailView['usage'], 'today'> {
+  const today = db.status?.today;
+  return today ? { today: { day: today.day, rows_read: today.rowsRead, rows_written: today.rowsWritten } } : {};
+}
+
+function limitsField(db: Database): Pick<DatabaseDetailView, 'limits'> {
+  const limits = db.status?.limits;
+  if (!limits) return {};
+  return {
+    limits: {
+      statement_timeout_ms: limits.statementTimeoutMs,
+      max_size_bytes: limits.maxSizeBytes,
+      ...(limits.rowsReadPerDay === undefined ? {} : { rows_read_per_day: limits.rowsReadPerDay }),
+      ...(limits.rowsWrittenPerDay === undefined ? {} : { rows_written_per_day: limits.rowsWrittenPerDay }),
+    },
+  };
+}
+
+const QUOTA_OF_REASON = {
+  [DatabaseReasons.SizeQuotaReached]: 'max_size_bytes',
+  [DatabaseReasons.RowsReadQuotaReached]: 'rows_read_per_day',
+  [DatabaseReasons.RowsWrittenQuotaReached]: 'rows_written_per_day',
+} as const;
+
+function limitReachedField(db: Database): Pick<DatabaseDetailView, 'limit_reached'> {
+  const reached = findCondition(db.status?.conditions, 'LimitReached');
+  if (reached?.status !== 'True' || !(reached.reason in QUOTA_OF_REASON)) return {};
+  return { limit_reached: { quota: QUOTA_OF_REASON[reached.reason as keyof typeof QUOTA_OF_REASON], message: reached.message ?? '' } };
 }
 
 /** The restore annotation's value while the controller has not answered it. */

@@ -28,6 +28,8 @@ export interface CreateDatabaseInput {
 export interface LimitsInput {
   statement_timeout_ms?: number;
   max_size_bytes?: number;
+  rows_read_per_day?: number;
+  rows_written_per_day?: number;
 }
 
 /** What a create answers: the database, whether this request made it, and its token when it did. */
@@ -157,7 +159,7 @@ export class DatabaseDirectory {
       const asked = limitsSpec(limits).limits ?? {};
       return this.#client.patch(project, name, {
         metadata: { resourceVersion: current.metadata?.resourceVersion },
-        spec: { limits: { statementTimeoutMs: asked.statementTimeoutMs ?? null, maxSizeBytes: asked.maxSizeBytes ?? null } },
+        spec: { limits: mergePatch(asked) },
       });
     });
     const answered = await waitForAnswer(this.#cache, written, settled, this.#answerWithinMs);
@@ -168,7 +170,7 @@ export class DatabaseDirectory {
       await this.#client
         .patch(project, name, {
           metadata: { resourceVersion: answered.metadata?.resourceVersion },
-          spec: { limits: { statementTimeoutMs: previous?.statementTimeoutMs ?? null, maxSizeBytes: previous?.maxSizeBytes ?? null } },
+          spec: { limits: mergePatch(previous ?? {}) },
         })
         .catch(() => undefined);
       throw new PublicError(422, `The limits were refused: ${provisioned.message ?? 'more than the engine allows'}`);
@@ -297,12 +299,24 @@ export class DatabaseDirectory {
 
 /** The spec's `limits` for what a request asks (none when it asks nothing). */
 function limitsSpec(limits: LimitsInput | undefined): { limits?: DatabaseLimitsSpec } {
-  if (limits?.statement_timeout_ms === undefined && limits?.max_size_bytes === undefined) return {};
+  if (limits === undefined || Object.values(limits).every((v) => v === undefined)) return {};
   return {
     limits: {
       ...(limits.statement_timeout_ms === undefined ? {} : { statementTimeoutMs: limits.statement_timeout_ms }),
       ...(limits.max_size_bytes === undefined ? {} : { maxSizeBytes: limits.max_size_bytes }),
+      ...(limits.rows_read_per_day === undefined ? {} : { rowsReadPerDay: limits.rows_read_per_day }),
+      ...(limits.rows_written_per_day === undefined ? {} : { rowsWrittenPerDay: limits.rows_written_per_day }),
     },
+  };
+}
+
+/** Every limit as a merge patch: null removes what `limits` leaves out, so the engine's default applies to it. */
+function mergePatch(limits: DatabaseLimitsSpec): Record<keyof Required<DatabaseLimitsSpec>, number | null> {
+  return {
+    statementTimeoutMs: limits.statementTimeoutMs ?? null,
+    maxSizeBytes: limits.maxSizeBytes ?? null,
+    rowsReadPerDay: limits.rowsReadPerDay ?? null,
+    rowsWrittenPerDay: limits.rowsWrittenPerDay ?? null,
   };
 }
 

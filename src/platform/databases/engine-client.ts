@@ -9,7 +9,11 @@ export interface EngineTenant {
   last_write_at: string | null;
   restore_window: { earliest: string; latest: string } | null;
   /** The limits the tenant runs under. */
-  limits: { statement_timeout_ms: number; max_size_bytes: number };
+  limits: { statement_timeout_ms: number; max_size_bytes: number; rows_read_per_day: number; rows_written_per_day: number };
+  /** The current UTC day's counts (day: YYYY-MM-DD), which the daily quotas count. */
+  today: { day: string; rows_read: number; rows_written: number };
+  /** The quota the tenant reached (the one refusing most), or null. */
+  limit_reached: 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | null;
 }
 
 /** What the controller asks cw-db a tenant to be. */
@@ -18,7 +22,7 @@ export interface EngineTenantRequest {
   durability: 'async' | 'sync';
   restore_from?: { tenant: string; at: string };
   /** What the database asks for; cw-db's defaults for what is left out. */
-  limits?: { statement_timeout_ms?: number; max_size_bytes?: number };
+  limits?: { statement_timeout_ms?: number; max_size_bytes?: number; rows_read_per_day?: number; rows_written_per_day?: number };
 }
 
 /** cw-db could not be reached, or failed; retry later. The message names no secret. */
