@@ -36,6 +36,7 @@ afterAll(async () => {
 interface Created {
   database_id: string;
   database_url?: string;
+  database_ws_url?: string;
   created: boolean;
   status: string;
   database_token?: string;
@@ -163,14 +164,16 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
 
   it('answers the same name with created: false and no token, refuses a bad name, and lists without tokens', async () => {
     const again = await ok<Created>(200, 'POST', '/databases', { name: 'notes' });
-    expect(again).toEqual({ database_id: main.database_id, database_url: main.database_url, created: false, status: 'ready' });
+    expect(again).toEqual({ database_id: main.database_id, database_url: main.database_url, database_ws_url: main.database_url.replace(/^http/, 'ws'), created: false, status: 'ready' });
 
     const bad = await call<{ status: number; title: string; detail: string }>('POST', '/databases', { name: 'Not_A-Name' });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ status: 400, detail: 'body.name must be 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit' });
 
     const { databases } = await ok<{ databases: Record<string, unknown>[] }>(200, 'GET', '/databases');
-    expect(databases).toEqual([{ database_id: main.database_id, name: 'notes', status: 'ready', created_at: expect.any(String), database_url: main.database_url }]);
+    expect(databases).toEqual([
+      { database_id: main.database_id, name: 'notes', status: 'ready', created_at: expect.any(String), database_url: main.database_url, database_ws_url: main.database_url.replace(/^http/, 'ws') },
+    ]);
     expect(JSON.stringify(databases)).not.toContain(token);
   });
 
@@ -184,7 +187,7 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
   });
 
   it('serves the same database over ws:// (Hrana over WebSocket) to @libsql/client: statements and an interactive transaction', async () => {
-    const client = connect(main.database_url.replace(/^http/, 'ws'), token);
+    const client = connect(main.database_ws_url, token);
     expect(await notes(client)).toEqual(NOTES);
     const tx = await client.transaction('write');
     await tx.execute({ sql: 'INSERT INTO notes (n, s) VALUES (?, ?)', args: [7, 'over ws'] });

@@ -60,7 +60,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       const result = await services.databases.create(request.params.projectId, request.body);
       const body = {
         database_id: result.view.database_id,
-        ...(result.view.database_url ? { database_url: result.view.database_url } : {}),
+        ...(result.view.database_url ? { database_url: result.view.database_url, database_ws_url: result.view.database_ws_url } : {}),
         created: result.created,
         status: result.view.status,
         ...(result.token ? { database_token: result.token } : {}),

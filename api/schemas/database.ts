@@ -94,6 +94,9 @@ export const Database = Type.Object({
   status: Status,
   created_at: Type.String({ description: 'ISO 8601 UTC timestamp.' }),
   database_url: Type.Optional(Type.String({ description: 'SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token.' })),
+  database_ws_url: Type.Optional(
+    Type.String({ description: 'The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements.' }),
+  ),
 });
 
 export const DatabaseDetail = Type.Object({
@@ -171,6 +174,7 @@ export const DatabaseDetail = Type.Object({
 export const CreatedDatabase = Type.Object({
   database_id: Type.String(),
   database_url: Type.Optional(Type.String()),
+  database_ws_url: Type.Optional(Type.String({ description: 'The same endpoint over Hrana over WebSocket.' })),
   created: Type.Boolean({ description: 'True when this request provisioned it; false when a database of this name existed (no token then).' }),
   status: Status,
   database_token: Type.Optional(Type.String({ description: 'The connection token (Authorization: Bearer). Shown here once; only on creation and rotation.' })),

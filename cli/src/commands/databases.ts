@@ -192,6 +192,7 @@ async function get(ctx: Context, database: string): Promise<void> {
     ['ID', d.database_id],
     ['Status', d.status_message ? `${d.status}: ${d.status_message}` : d.status],
     ['URL', d.database_url],
+    ['WebSocket URL', d.database_ws_url],
     ['Durability', d.durability],
     ['Size', d.usage.size_quota_bytes === undefined ? formatBytes(d.usage.size_bytes) : `${formatBytes(d.usage.size_bytes)} of ${formatBytes(d.usage.size_quota_bytes)} (quota)`],
     ['Statement limit', d.limits ? `${d.limits.statement_timeout_ms / 1000} s` : undefined],

@@ -10867,6 +10867,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                             }[];
                         };
                     };
@@ -10980,6 +10982,8 @@ export interface paths {
                         "application/json": {
                             database_id: string;
                             database_url?: string;
+                            /** @description The same endpoint over Hrana over WebSocket. */
+                            database_ws_url?: string;
                             /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
                             created: boolean;
                             /**
@@ -11001,6 +11005,8 @@ export interface paths {
                         "application/json": {
                             database_id: string;
                             database_url?: string;
+                            /** @description The same endpoint over Hrana over WebSocket. */
+                            database_ws_url?: string;
                             /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
                             created: boolean;
                             /**
@@ -11022,6 +11028,8 @@ export interface paths {
                         "application/json": {
                             database_id: string;
                             database_url?: string;
+                            /** @description The same endpoint over Hrana over WebSocket. */
+                            database_ws_url?: string;
                             /** @description True when this request provisioned it; false when a database of this name existed (no token then). */
                             created: boolean;
                             /**
@@ -11193,6 +11201,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                                 /**
                                  * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
                                  * @enum {string}
@@ -11384,6 +11394,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                             };
                         };
                     };
@@ -11532,6 +11544,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                                 /**
                                  * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
                                  * @enum {string}
@@ -11641,6 +11655,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                                 /**
                                  * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
                                  * @enum {string}
@@ -11878,6 +11894,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                                 /**
                                  * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
                                  * @enum {string}
@@ -11997,6 +12015,8 @@ export interface paths {
                                 created_at: string;
                                 /** @description SQL data endpoint {db_url}/v1/<tenant_id>, for @libsql/client with a database token. */
                                 database_url?: string;
+                                /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
+                                database_ws_url?: string;
                                 /**
                                  * @description async (default): commits reach the object store within about a second, so losing the engine’s disk loses at most that; sync: a commit is acknowledged only once it is in the object store.
                                  * @enum {string}

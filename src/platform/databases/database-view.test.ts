@@ -42,6 +42,7 @@ describe('databaseView', () => {
       status: 'ready',
       created_at: '2030-01-01T00:00:00Z',
       database_url: 'https://db.example.com/v1/db-1',
+      database_ws_url: 'wss://db.example.com/v1/db-1',
     });
   });
 
@@ -64,6 +65,7 @@ describe('databaseDetailView', () => {
       status: 'ready',
       created_at: '2030-01-01T00:00:00Z',
       database_url: 'https://db.example.com/v1/db-1',
+      database_ws_url: 'wss://db.example.com/v1/db-1',
       durability: 'sync',
       usage: { size_bytes: 8192, rows_read: 7, rows_written: 3, last_write_at: '2030-01-01T00:01:00Z' },
       usage_history: [],

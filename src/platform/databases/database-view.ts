@@ -8,6 +8,8 @@ export interface DatabaseView {
   status: DatabaseState;
   created_at: string;
   database_url?: string;
+  /** The same endpoint over Hrana over WebSocket (`ws://` or `wss://`), for interactive transactions. */
+  database_ws_url?: string;
 }
 
 /** One database as `GET …/databases/{database}` shows it: the list entry plus usage and the restore window. */
@@ -48,7 +50,7 @@ export function databaseView(db: Database): DatabaseView {
     name: db.metadata?.name ?? '',
     status: db.metadata?.deletionTimestamp ? 'deleting' : (db.status?.state ?? 'provisioning'),
     created_at: db.metadata?.creationTimestamp ?? '',
-    ...(db.status?.url ? { database_url: db.status.url } : {}),
+    ...(db.status?.url ? { database_url: db.status.url, database_ws_url: webSocketUrl(db.status.url) } : {}),
   };
 }
 
@@ -126,4 +128,9 @@ function lastRestoreField(db: Database): Pick<DatabaseDetailView, 'last_restore'
       handled_at: last.handledAt,
     },
   };
+}
+
+/** cw-db serves Hrana over WebSocket on the same URL: `http` becomes `ws`, `https` becomes `wss`. */
+export function webSocketUrl(url: string): string {
+  return url.replace(/^http(s?):/, 'ws$1:');
 }
