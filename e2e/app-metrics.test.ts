@@ -216,4 +216,34 @@ describe('app metrics over two runtime replicas', () => {
     expectOneLineError(await cw(user, ['metrics', 'meter', '--since', '2d']), 2, /--since.*expected a duration up to 24h/);
     expectOneLineError(await cw(user, ['metrics', 'meter', '--step', '2m']), 2, /--step.*expected one of 1m, 5m, 15m, 1h/);
   });
+
+  it('keeps a series per build while the app is in a rollout, from the real operator’s split on both replicas', { timeout: 180_000 }, async () => {
+    const project = member.project;
+    const host = `split.${project}.${BASE_DOMAIN}`;
+    const release = (version: string) => packWorker(`export default { fetch(request) { return new Response('${version}', { status: new URL(request.url).pathname === '/fail' ? 500 : 200 }); } };\n`);
+    await ok('POST', '/apps', { name: 'split' });
+    const v1 = (await ok<{ build_id: string }>('POST', '/apps/split/deployments', release('v1'), 'application/octet-stream')).build_id;
+    await servedEverywhere(runtimes, host, 'v1');
+    await ok('PUT', '/apps/split/rollout', { steps: [{ weight: 50, pause: 'manual' }] });
+    const v2 = (await ok<{ build_id: string }>('POST', '/apps/split/deployments', release('v2'), 'application/octet-stream')).build_id;
+    // Each replica splits once it serves both releases: a request forced to the new one gets it.
+    for (const runtime of runtimes) {
+      await eventually(
+        `${runtime.name} serves the new release`,
+        () => send(runtime.port, host, '/', { headers: { 'cw-rollout-build': 'canary' } }),
+        (r) => r.body === 'v2',
+        60_000,
+      );
+    }
+    const [a, b] = runtimes as [Runtime, Runtime];
+    for (let i = 0; i < 3; i++) await send(a.port, host, '/fail', { headers: { 'cw-rollout-build': 'canary' } });
+    for (let i = 0; i < 2; i++) await send(b.port, host, '/', { headers: { 'cw-rollout-build': 'stable' } });
+    const m = await metrics('split');
+    expect(Object.keys(m.builds).sort()).toEqual([v1, v2].sort());
+    const totals = (build: string) => (m.builds[build] as { totals: Totals }).totals;
+    // The new release: the check on each replica that it serves, and three 500s; the stable one: two answers.
+    expect(totals(v2)).toMatchObject({ requests: 5, errors: 3 });
+    expect(totals(v1)).toMatchObject({ requests: 2, errors: 0 });
+    expect(m.totals.requests).toBeGreaterThanOrEqual(7); // the app's series has them too, and the answers before the split
+  });
 });
