@@ -17,6 +17,7 @@ export class MetricsSampler {
   readonly #window: MetricsWindow;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
   /** Reads run one after another, in the order asked for. */
   #chain: Promise<void> = Promise.resolve();
   /** A caller's read that has not started yet: callers meanwhile share it (it begins after they asked). */
@@ -35,6 +36,7 @@ export class MetricsSampler {
       void this.sample(mark).finally(schedule);
     };
     const schedule = () => {
+      if (this.#stopped) return; // a read under way at stop() schedules no other
       this.#timer = setTimeout(tick, intervalMs - (Date.now() % intervalMs));
       this.#timer.unref();
     };
@@ -42,6 +44,7 @@ export class MetricsSampler {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
   }
 
