@@ -29,6 +29,9 @@ import { userRoutes } from './routes/users.ts';
 import { appRoutes } from './routes/apps.ts';
 import { appLogRoutes, type LogStreamLimits } from './routes/app-logs.ts';
 import { AppLogSource } from './services/app-log-source.ts';
+import { AppMetrics } from './services/app-metrics.ts';
+import { ReplicaMetrics } from './services/replica-metrics.ts';
+import { appMetricsRoutes } from './routes/app-metrics.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
@@ -102,6 +105,8 @@ export interface PlatformDependencies {
   gitTokens?: GitTokenServices;
   /** Apps' live logs, read from the runtime replicas; absent: the route streams nothing (no replica). */
   appLogs?: AppLogSource;
+  /** Apps' requests over time, merged from the runtime replicas' windows; absent: no replica, empty series. */
+  appMetrics?: AppMetrics;
   /** Projects' audit trails (in the bucket); absent: changes are not recorded and the audit route is not served. */
   audit?: AuditTrail;
 }
@@ -223,7 +228,9 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
       sessionRoutes(app, deps.platform.tokens, deps.platform.passwords, now, { ...common, ...(openId ? { openIdName: openId.client.settings.name } : {}) });
       if (openId) openIdRoutes(app, openId.client, deps.platform.users, deps.platform.tokens, now, { ...common, createUsers: openId.createUsers });
     }
-    appRoutes(app, deps.platform.apps);
+    const appMetrics = deps.platform.appMetrics ?? new AppMetrics(new ReplicaMetrics({ live: () => [] }));
+    appRoutes(app, deps.platform.apps, appMetrics, now);
+    appMetricsRoutes(app, deps.platform.apps, appMetrics, now);
     appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);

@@ -25,6 +25,8 @@ import { startMetricsServer } from './metrics-server.ts';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppLogSource } from './services/app-log-source.ts';
+import { AppMetrics } from './services/app-metrics.ts';
+import { ReplicaMetrics } from './services/replica-metrics.ts';
 import { runtimeDependency } from './runtime-dependency.ts';
 import { UploadSpool } from '../src/platform/upload-spool.ts';
 import { startServer } from './server.ts';
@@ -122,6 +124,7 @@ export async function main(config: ApiConfig): Promise<void> {
         ...(databases ? { databases } : {}),
         gitTokens: { gitTokens, ...(config.gitPublicUrl ? { gitUrl: config.gitPublicUrl } : {}) },
         appLogs: new AppLogSource(runtimeReplicas, config.runtimeStatusToken),
+        appMetrics: new AppMetrics(new ReplicaMetrics(runtimeReplicas, config.runtimeStatusToken)),
         ...(auditTrail ? { audit: auditTrail } : {}),
       },
     },

@@ -30,6 +30,8 @@ import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import { RolloutCountsReader } from './rollout-counts.ts';
+import { MetricsWindow } from './metrics-window/metrics-window.ts';
+import { MetricsSampler } from './metrics-window/sampler.ts';
 import { httpsPolicy } from './tls/https-policy.ts';
 import { RuntimeTls } from './tls/runtime-tls.ts';
 
@@ -61,6 +63,9 @@ export class RuntimeServer {
   #status: StatusServer | undefined;
   #publisher: ReplicaPublisher | undefined;
   #rolloutCounts: RolloutCountsReader | undefined;
+  /** The apps' requests over time, since this replica started (`GET /apps/{namespace}/{app}/metrics`). */
+  readonly #metricsWindow = new MetricsWindow();
+  #sampler: MetricsSampler | undefined;
   #entryPort: number | undefined;
   #ownDataDir: string | undefined;
   /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
@@ -185,6 +190,16 @@ export class RuntimeServer {
       report: (namespace, app) => this.report(namespace, app),
       reports: () => this.reports(),
       logStreamsPerCaller: config.logStreamsPerCaller,
+      metrics: () => {
+        const sampler = this.#sampler;
+        const window = this.#metricsWindow;
+        return (
+          sampler && {
+            app: async (namespace, app, since) => (await sampler.fresh(), window.app(`${namespace}/${app}`, since)),
+            namespace: async (namespace, since) => (await sampler.fresh(), window.namespaceTotals(namespace, since)),
+          }
+        );
+      },
       ...(config.statusToken ? { token: config.statusToken } : {}),
       logs: () => {
         const engine = this.#engine;
@@ -223,6 +238,8 @@ export class RuntimeServer {
     }));
     await engine.start();
     requestMetrics(this.registry, engine);
+    this.#sampler = new MetricsSampler(engine, this.#metricsWindow, this.#log.child({ component: 'metrics-window' }));
+    this.#sampler.start();
     // Apps in a rollout: their per-release counts reach the replica's report (the operator's analysis) as they move.
     this.#rolloutCounts = new RolloutCountsReader(engine, () => this.#publisher?.changed(), this.#log.child({ component: 'rollout-counts' }));
     this.#rolloutCounts.start();
@@ -320,6 +337,7 @@ export class RuntimeServer {
     await this.#publisher?.stop().catch((err: unknown) => this.#log.warn('cannot remove the replica report', { err }));
     await this.#controller?.stop();
     await this.#rolloutCounts?.stop();
+    this.#sampler?.stop();
     this.#informer?.stop();
     this.#hostnames?.stop();
     this.#domains?.stop();

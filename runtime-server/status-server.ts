@@ -5,6 +5,13 @@ import { bearerSecretCheck } from '../src/auth/shared-secret.ts';
 import { KeyedSlots } from '../src/collections/keyed-slots.ts';
 import { streamAppLogs, type AppLogFeed } from './log-stream.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
+import type { ReplicaAppMetrics, ReplicaNamespaceTotals } from '../src/runtime-contract/app-metrics.ts';
+
+/** The apps' requests over time (`metrics-window/`), brought up to date before each answer. */
+export interface AppMetricsFeed {
+  app(namespace: string, app: string, since: number): Promise<ReplicaAppMetrics>;
+  namespace(namespace: string, since: number): Promise<ReplicaNamespaceTotals>;
+}
 
 export interface StatusServerOptions {
   port: number;
@@ -19,6 +26,8 @@ export interface StatusServerOptions {
   reports: () => RuntimeAppReport[];
   /** The apps' logs (`GET /apps/{namespace}/{app}/logs`); absent until the engine runs. */
   logs: () => AppLogFeed | undefined;
+  /** The apps' metrics window (`GET /apps/{namespace}/{app}/metrics`); absent until the engine runs. */
+  metrics?: () => AppMetricsFeed | undefined;
   /** Log streams one caller (a peer address: a cw-api pod, say) may follow at once; past it, 429 (default unbounded). */
   logStreamsPerCaller?: number;
   /**
@@ -30,7 +39,27 @@ export interface StatusServerOptions {
 
 export type StatusServer = ListeningServer;
 
-const APP_PATH = /^\/apps\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)\/([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)(\/logs)?$/;
+const LABEL = '([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)';
+const APP_PATH = new RegExp(`^/apps/${LABEL}/${LABEL}(/logs|/metrics)?$`);
+const NAMESPACE_METRICS_PATH = new RegExp(`^/namespaces/${LABEL}/app-metrics$`);
+/** What a metrics read covers when it names no `since`: the last hour. */
+const DEFAULT_SPAN_MS = 3_600_000;
+
+/** The `since` (ms since the epoch) of a metrics read, or `undefined` when it is not a number. */
+function sinceOf(url: string): number | undefined {
+  const value = new URL(url, 'http://status').searchParams.get('since');
+  if (value === null) return Date.now() - DEFAULT_SPAN_MS;
+  return /^[0-9]{1,15}$/.test(value) ? Number(value) : undefined;
+}
+
+function answerMetrics(res: ServerResponse, url: string, read: (since: number) => Promise<unknown>): void {
+  const since = sinceOf(url);
+  if (since === undefined) return problem(res, 400, 'Bad Request', 'since must be a time in ms since the epoch.');
+  read(since).then(
+    (body) => json(res, 200, body),
+    () => problem(res, 500, 'Internal Server Error', 'The metrics window could not be read.'),
+  );
+}
 
 function json(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
   res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' }).end(JSON.stringify(body));
@@ -44,7 +73,8 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
  * cw-runtime's internal HTTP port, apart from the entry point so apps can never shadow it: probes,
  * `/metrics`, what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
  * platform reads the same reports from the replica's RuntimeReplica), and each app's live logs (cw-api's logs
- * route reads them here). Not for the public: keep it off the ingress. The `/apps` routes (URLs, console
+ * route reads them here), and each app's requests over time (`/apps/{namespace}/{app}/metrics`, the
+ * namespace's totals at `/namespaces/{namespace}/app-metrics`: cw-api's metrics routes). Not for the public: keep it off the ingress. The `/apps` routes (URLs, console
  * output) answer only a caller presenting the shared token (`token`); the chart's network policy also lets
  * only cw-api's pods reach the port.
  */
@@ -68,14 +98,21 @@ export async function startStatusServer(options: StatusServerOptions): Promise<S
         (body) => res.writeHead(200, { 'content-type': options.registry.contentType }).end(body),
         () => res.writeHead(500).end(),
       );
-    } else if ((path === '/apps' || path.startsWith('/apps/')) && !authorized(req.headers.authorization)) {
+    } else if ((path === '/apps' || path.startsWith('/apps/') || path.startsWith('/namespaces/')) && !authorized(req.headers.authorization)) {
       problem(res, 401, 'Unauthorized', unauthorized, { 'www-authenticate': 'Bearer' });
     } else if (path === '/apps') {
       json(res, 200, { apps: options.reports() });
+    } else if (NAMESPACE_METRICS_PATH.test(path) || APP_PATH.exec(path)?.[5] === '/metrics') {
+      const metrics = options.metrics?.();
+      const ns = NAMESPACE_METRICS_PATH.exec(path);
+      const app = APP_PATH.exec(path);
+      if (!metrics) problem(res, 503, 'Service Unavailable', 'The runtime is starting; its metrics window is not there yet.', { 'retry-after': '1' });
+      else if (ns) answerMetrics(res, req.url ?? '', (since) => metrics.namespace(ns[1] ?? '', since));
+      else answerMetrics(res, req.url ?? '', (since) => metrics.app(app?.[1] ?? '', app?.[3] ?? '', since));
     } else {
       const match = APP_PATH.exec(path);
       const logs = options.logs();
-      if (match?.[5] && logs && req.method === 'GET') {
+      if (match?.[5] === '/logs' && logs && req.method === 'GET') {
         const slot = streams.take(req.socket.remoteAddress ?? '');
         if (!('release' in slot)) {
           problem(res, 429, 'Too Many Requests', `This address follows ${slot.held} log streams at once, the most a caller may; close one and retry.`, { 'retry-after': '10' });

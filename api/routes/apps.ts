@@ -5,21 +5,31 @@ import type { AppDirectory } from '../../src/platform/apps.ts';
 import { App, AppBody, AppDeletion, AppParams, AppUpdateBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
+import { AppTraffic } from '../schemas/app-metrics.ts';
+import type { AppMetrics } from '../services/app-metrics.ts';
 
 const tags = ['apps'];
 
-export function appRoutes(app: FastifyInstance, apps: AppDirectory): void {
+const AppWithTraffic = Type.Object({ ...App.properties, traffic: Type.Optional(AppTraffic) }, { description: 'A runtime app, with its last hour’s traffic.' });
+const NO_TRAFFIC = { requests: 0, error_ratio: null, p95_ms: null };
+
+export function appRoutes(app: FastifyInstance, apps: AppDirectory, metrics: AppMetrics, now: () => Date): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/v1/projects/:projectId/apps', {
     config: { auth: { scope: 'apps:read', project: true } },
     schema: {
       tags,
-      summary: 'List the project’s apps (an empty list when there are none)',
+      summary: 'List the project’s apps (an empty list when there are none), each with its last hour’s traffic',
       params: ProjectParams,
-      response: { 200: Type.Object({ apps: Type.Array(App) }) },
+      response: { 200: Type.Object({ apps: Type.Array(AppWithTraffic) }) },
     },
-    handler: async (request) => ({ apps: apps.list(request.params.projectId) }),
+    handler: async (request) => {
+      const list = apps.list(request.params.projectId);
+      // One read of every replica's window for the whole list, bounded in time (absent when none answers).
+      const traffic = list.length === 0 ? undefined : await metrics.lastHour(request.params.projectId, now().getTime());
+      return { apps: traffic ? list.map((a) => ({ ...a, traffic: traffic.get(a.app_id) ?? NO_TRAFFIC })) : list };
+    },
   });
 
   r.post('/v1/projects/:projectId/apps', {

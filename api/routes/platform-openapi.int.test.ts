@@ -62,6 +62,7 @@ const ROUTES: [string, string, string | null][] = [
   ['get', '/v1/projects/{projectId}/apps/{appId}', 'apps:read'],
   ['patch', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/logs', 'apps:read'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/metrics', 'apps:read'],
   ['delete', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
   ['post', '/v1/projects/{projectId}/apps/{appId}/deployments', 'deploys:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/builds', 'apps:read'],

@@ -64,6 +64,8 @@ export class RuntimeEngine {
   /** Loader id → the app it loads, for the dispatcher's `GET /code/{id}`. */
   readonly #code = new Map<string, LiveApp>();
   readonly #stats = new RequestStats();
+  /** Requests the entry point refused itself (quarantine, the shard starting), by app: never seen by a dispatcher. */
+  readonly #refusals = new Map<string, number>();
   /** An app reports to the tail worker while its logs are followed and for a while after. */
   readonly #followers: LogFollowers;
   readonly #limits: AppLimits;
@@ -325,6 +327,11 @@ export class RuntimeEngine {
     );
   }
 
+  /** Requests of each app the entry point answered 503 itself (the app quarantined, its shard starting), since the start. */
+  get entryRefusals(): ReadonlyMap<string, number> {
+    return this.#refusals;
+  }
+
   /** The latency buckets (upper bounds, ms) `requestStats` counts in. */
   get latencyBucketsMs(): readonly number[] {
     return this.#stats.bucketsMs;
@@ -335,9 +342,12 @@ export class RuntimeEngine {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) return { refusal: hit };
     const gen = this.#shards[hit.shard]?.current;
-    if (!gen) return { refusal: { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter } };
-    const refusal = this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool);
-    return refusal ? { refusal } : { upstream: gen.upstream, app: hit.key };
+    const refusal = gen
+      ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
+      : { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter };
+    if (!refusal) return { upstream: gen!.upstream, app: hit.key };
+    this.#refusals.set(hit.key, (this.#refusals.get(hit.key) ?? 0) + 1);
+    return { refusal };
   };
 
   /**

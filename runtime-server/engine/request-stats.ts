@@ -17,6 +17,10 @@ export interface BuildCounts {
   readonly buckets: readonly number[];
   readonly count: number;
   readonly sumMs: number;
+  /** Uncaught exceptions (each answered 500, so among the 5xx). */
+  readonly exceptions?: number;
+  /** 503s the dispatcher gave without calling the app: its queue was full or the wait too long. */
+  readonly refused?: number;
 }
 
 /** One app's requests as a dispatcher counts them (`dispatcher.js`, `GET /stats` on the control socket). */
@@ -30,6 +34,8 @@ export interface AppRequestCounts {
   readonly buckets: readonly number[];
   readonly count: number;
   readonly sumMs: number;
+  readonly exceptions?: number;
+  readonly refused?: number;
   /** Apps that have been in a rollout: the counts of its current (or last) pair of releases. */
   readonly rollout?: RolloutCounts;
   /** Apps that have been in a rollout: their answers while in one, per build (part of the totals above). */
@@ -101,7 +107,15 @@ function sum(a: AppRequestCounts | undefined, b: AppRequestCounts): AppRequestCo
 }
 
 function sumBuild(a: BuildCounts, b: BuildCounts): BuildCounts {
-  return { classes: add(a.classes, b.classes), buckets: add(a.buckets, b.buckets), count: a.count + b.count, sumMs: a.sumMs + b.sumMs };
+  return {
+    classes: add(a.classes, b.classes),
+    buckets: add(a.buckets, b.buckets),
+    count: a.count + b.count,
+    sumMs: a.sumMs + b.sumMs,
+    // Counted by dispatchers since the metrics window (issue 42): absent from older counts' shape.
+    ...(a.exceptions !== undefined || b.exceptions !== undefined ? { exceptions: (a.exceptions ?? 0) + (b.exceptions ?? 0) } : {}),
+    ...(a.refused !== undefined || b.refused !== undefined ? { refused: (a.refused ?? 0) + (b.refused ?? 0) } : {}),
+  };
 }
 
 function sumBuilds(a: Readonly<Record<string, BuildCounts>>, b: Readonly<Record<string, BuildCounts>>): Record<string, BuildCounts> {

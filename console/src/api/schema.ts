@@ -3155,7 +3155,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the project’s apps (an empty list when there are none) */
+        /** List the project’s apps (an empty list when there are none), each with its last hour’s traffic */
         get: {
             parameters: {
                 query?: never;
@@ -3234,6 +3234,15 @@ export interface paths {
                                  * @description ISO 8601 UTC timestamp.
                                  */
                                 created_at: string;
+                                /** @description The app’s last hour on the runtime replicas that answered; absent when none did. */
+                                traffic?: {
+                                    /** @description Answers in the last hour. */
+                                    requests: number;
+                                    /** @description 5xx answers / requests; null with no requests. */
+                                    error_ratio: number | null;
+                                    /** @description 95th percentile latency (ms); null with no requests. */
+                                    p95_ms: number | null;
+                                };
                             }[];
                         };
                     };
@@ -4055,6 +4064,263 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/projects/{projectId}/apps/{appId}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app’s requests, errors and latency over the last day, per step, merged from every runtime replica
+         * @description Each cw-runtime replica keeps a one-minute window of its apps’ answers for 24 hours (docs/runtime.md); this merges the live replicas’ windows. A replica that does not answer within 2 s is listed in `replicas.missing`.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description A duration back from now, `15m`, `1h`, `6h`, `24h` (at most 24h), or an RFC 3339 time within the last 24 hours; default `1h`. */
+                    since?: string;
+                    /** @description Each point’s span; default the smallest giving at most 120 points (1h → 1m, 6h → 5m, 24h → 15m). */
+                    step?: "1m" | "5m" | "15m" | "1h";
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description An app’s requests, errors and latency over time, from every live runtime replica. */
+                            metrics: {
+                                /**
+                                 * Format: date-time
+                                 * @description The first step’s start: the requested since, down to a step boundary.
+                                 */
+                                since: string;
+                                /**
+                                 * Format: date-time
+                                 * @description Now: the last step is the one under way.
+                                 */
+                                until: string;
+                                /** @description Each point’s span. */
+                                step_seconds: number;
+                                /** @description Each replica keeps its own window since it started: one that restarted contributes from its start. */
+                                replicas: {
+                                    /** @description Live runtime replicas whose windows are in the figures. */
+                                    answered: number;
+                                    /** @description Live runtime replicas. */
+                                    live: number;
+                                    /** @description Replicas that did not answer within 2 s: their answers are not counted. */
+                                    missing: string[];
+                                };
+                                /** @description One per step from since to until; steps without answers are zeros with null percentiles. */
+                                points: {
+                                    /**
+                                     * Format: date-time
+                                     * @description The step’s start.
+                                     */
+                                    time: string;
+                                    /** @description Answers, every status class. */
+                                    requests: number;
+                                    /** @description 5xx answers (an uncaught exception is answered 500, so it is one of them). */
+                                    errors: number;
+                                    /** @description errors / requests; null with no requests. */
+                                    error_ratio: number | null;
+                                    /** @description requests / step_seconds. */
+                                    requests_per_second: number;
+                                    /** @description Median latency (ms) from the merged latency histogram, linear inside its bucket; null with no requests. */
+                                    p50_ms: number | null;
+                                    /** @description 95th percentile latency (ms), as p50_ms. */
+                                    p95_ms: number | null;
+                                    /** @description 99th percentile latency (ms), as p50_ms. */
+                                    p99_ms: number | null;
+                                    /** @description Answers by status class. */
+                                    status: {
+                                        "1xx": number;
+                                        "2xx": number;
+                                        "3xx": number;
+                                        "4xx": number;
+                                        "5xx": number;
+                                    };
+                                    /** @description Uncaught exceptions of the app (among the errors). */
+                                    exceptions: number;
+                                    /** @description 503s the runtime gave without calling the app: its queue was full, or it was quarantined (among the errors). */
+                                    refused: number;
+                                }[];
+                                /** @description The whole span. */
+                                totals: {
+                                    /** @description Answers, every status class. */
+                                    requests: number;
+                                    /** @description 5xx answers (an uncaught exception is answered 500, so it is one of them). */
+                                    errors: number;
+                                    /** @description errors / requests; null with no requests. */
+                                    error_ratio: number | null;
+                                    /** @description Median latency (ms) from the merged latency histogram, linear inside its bucket; null with no requests. */
+                                    p50_ms: number | null;
+                                    /** @description 95th percentile latency (ms), as p50_ms. */
+                                    p95_ms: number | null;
+                                    /** @description 99th percentile latency (ms), as p50_ms. */
+                                    p99_ms: number | null;
+                                    /** @description Uncaught exceptions of the app (among the errors). */
+                                    exceptions: number;
+                                    /** @description 503s the runtime gave without calling the app: its queue was full, or it was quarantined (among the errors). */
+                                    refused: number;
+                                };
+                                /** @description Per build, the answers given while the app was in a rollout during the span (part of points); empty otherwise. */
+                                builds: {
+                                    [key: string]: {
+                                        /** @description One per step from since to until; steps without answers are zeros with null percentiles. */
+                                        points: {
+                                            /**
+                                             * Format: date-time
+                                             * @description The step’s start.
+                                             */
+                                            time: string;
+                                            /** @description Answers, every status class. */
+                                            requests: number;
+                                            /** @description 5xx answers (an uncaught exception is answered 500, so it is one of them). */
+                                            errors: number;
+                                            /** @description errors / requests; null with no requests. */
+                                            error_ratio: number | null;
+                                            /** @description requests / step_seconds. */
+                                            requests_per_second: number;
+                                            /** @description Median latency (ms) from the merged latency histogram, linear inside its bucket; null with no requests. */
+                                            p50_ms: number | null;
+                                            /** @description 95th percentile latency (ms), as p50_ms. */
+                                            p95_ms: number | null;
+                                            /** @description 99th percentile latency (ms), as p50_ms. */
+                                            p99_ms: number | null;
+                                            /** @description Answers by status class. */
+                                            status: {
+                                                "1xx": number;
+                                                "2xx": number;
+                                                "3xx": number;
+                                                "4xx": number;
+                                                "5xx": number;
+                                            };
+                                            /** @description Uncaught exceptions of the app (among the errors). */
+                                            exceptions: number;
+                                            /** @description 503s the runtime gave without calling the app: its queue was full, or it was quarantined (among the errors). */
+                                            refused: number;
+                                        }[];
+                                        /** @description The whole span. */
+                                        totals: {
+                                            /** @description Answers, every status class. */
+                                            requests: number;
+                                            /** @description 5xx answers (an uncaught exception is answered 500, so it is one of them). */
+                                            errors: number;
+                                            /** @description errors / requests; null with no requests. */
+                                            error_ratio: number | null;
+                                            /** @description Median latency (ms) from the merged latency histogram, linear inside its bucket; null with no requests. */
+                                            p50_ms: number | null;
+                                            /** @description 95th percentile latency (ms), as p50_ms. */
+                                            p95_ms: number | null;
+                                            /** @description 99th percentile latency (ms), as p50_ms. */
+                                            p99_ms: number | null;
+                                            /** @description Uncaught exceptions of the app (among the errors). */
+                                            exceptions: number;
+                                            /** @description 503s the runtime gave without calling the app: its queue was full, or it was quarantined (among the errors). */
+                                            refused: number;
+                                        };
+                                    };
+                                };
+                                /** @description Markers for the time axis: deploys, rollbacks and rollout steps. */
+                                events: {
+                                    /** Format: date-time */
+                                    time: string;
+                                    /** @description `deploy`, `rollback` or `rollout`. */
+                                    kind: string;
+                                    build_id?: string;
+                                    detail?: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/projects/{projectId}/apps/{appId}/logs": {

@@ -41,7 +41,7 @@ let loads = 0;
 function state(key) {
   let s = states.get(key);
   if (!s) {
-    s = { active: 0, queue: [], classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0 };
+    s = { active: 0, queue: [], classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, exceptions: 0, refused: 0 };
     states.set(key, s);
   }
   return s;
@@ -170,13 +170,14 @@ function withAffinityCookie(response, request, name, key) {
  * Counts an answer of a rollout: requests and errors (5xx, an uncaught exception included) per release since
  * this pair of releases (`tag`) began, for the replica's report, and the app's statistics per build (`/metrics`).
  */
-function recordRelease(s, split, canary, build, status, ms) {
+function recordRelease(s, split, canary, build, status, ms, threw) {
   if (s.rollout?.tag !== split.tag) s.rollout = { tag: split.tag, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } };
   const counts = canary ? s.rollout.canary : s.rollout.stable;
   counts.requests += 1;
   if (status >= 500) counts.errors += 1;
   s.builds ??= {};
-  s.builds[build] ??= { classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0 };
+  s.builds[build] ??= { classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, exceptions: 0, refused: 0 };
+  if (threw) s.builds[build].exceptions += 1;
   record(s.builds[build], status, ms);
 }
 
@@ -246,6 +247,7 @@ export default {
     // workerd cancels a request whose client went away, and then nothing after an await below runs.
     request.signal.addEventListener('abort', () => release(s, l));
     if (!(await acquire(s, l))) {
+      s.refused += 1;
       record(s, 503, 0);
       return problem(503, 'Service Unavailable', `The app is serving its maximum of ${limits(l).limit} concurrent requests; retry later.`, { 'retry-after': table.retryAfter });
     }
@@ -263,14 +265,17 @@ export default {
       }
     }
     let response;
+    let threw = false;
     try {
       response = await serve(env, ctx.exports, key, target, request);
     } catch {
       // The app threw (its tail has the exception) or could not be loaded: as workerd answers an uncaught exception.
       response = problem(500, 'Internal Server Error', 'The app failed to handle the request.');
+      threw = true;
+      s.exceptions += 1;
     }
     if (split) {
-      recordRelease(s, split, choice.canary, target.build, response.status, Date.now() - started);
+      recordRelease(s, split, choice.canary, target.build, response.status, Date.now() - started, threw);
       if (choice.newKey) response = withAffinityCookie(response, request, split.affinity.cookie, choice.newKey);
     }
     record(s, response.status, Date.now() - started);
@@ -311,7 +316,7 @@ async function controlRequest(request, env, ctx) {
     if (pathname === '/stats') {
       const apps = {};
       for (const [key, s] of states) {
-        apps[key] = { active: s.active, queued: s.queue.length, classes: s.classes, buckets: s.buckets, count: s.count, sumMs: s.sumMs };
+        apps[key] = { active: s.active, queued: s.queue.length, classes: s.classes, buckets: s.buckets, count: s.count, sumMs: s.sumMs, exceptions: s.exceptions, refused: s.refused };
         if (s.rollout) apps[key].rollout = s.rollout;
         if (s.builds) apps[key].builds = s.builds;
       }

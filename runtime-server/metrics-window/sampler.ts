@@ -1,0 +1,82 @@
+import type { RuntimeEngine } from '../engine/index.ts';
+import type { Logger } from '../../src/logging/log.ts';
+import type { AppCumulative, MetricsWindow } from './metrics-window.ts';
+
+/** How often the window reads the dispatchers' counts: a minute's answers land in it at most this late. */
+export const SAMPLE_INTERVAL_MS = 10_000;
+/** A read for a caller (the status port) is skipped when the last one is this recent. */
+const FRESH_MS = 1000;
+
+type Source = Pick<RuntimeEngine, 'requestStats' | 'entryRefusals'>;
+
+/**
+ * Feeds a `MetricsWindow` from the engine: the dispatchers' cumulative counts (the same read `/metrics` makes)
+ * plus the entry point's own refusals (answered 503 within the first latency bucket, as the dispatcher counts
+ * its own), every `SAMPLE_INTERVAL_MS` on the clock's ten-second marks, and before an answer of the window.
+ */
+export class MetricsSampler {
+  readonly #engine: Source;
+  readonly #window: MetricsWindow;
+  readonly #log: Logger;
+  #timer: NodeJS.Timeout | undefined;
+  #reading: Promise<void> | undefined;
+  #lastAt = 0;
+
+  constructor(engine: Source, window: MetricsWindow, log: Logger) {
+    this.#engine = engine;
+    this.#window = window;
+    this.#log = log;
+  }
+
+  start(intervalMs = SAMPLE_INTERVAL_MS): void {
+    const tick = () => {
+      // On the mark just passed, less a millisecond: what came in the ten seconds before a minute's end is that minute's.
+      const mark = Math.floor(Date.now() / intervalMs) * intervalMs - 1;
+      void this.sample(mark).finally(schedule);
+    };
+    const schedule = () => {
+      this.#timer = setTimeout(tick, intervalMs - (Date.now() % intervalMs));
+      this.#timer.unref();
+    };
+    schedule();
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** Brings the window up to date unless it was within the last second (concurrent callers share one read). */
+  async fresh(): Promise<void> {
+    if (Date.now() - this.#lastAt < FRESH_MS) return this.#reading;
+    return this.sample(Date.now());
+  }
+
+  /** Reads the counts now, attributed to the minute of `at`. */
+  sample(at: number): Promise<void> {
+    this.#lastAt = Date.now();
+    const previous = this.#reading ?? Promise.resolve();
+    const reading = previous.then(async () => {
+      try {
+        const stats = await this.#engine.requestStats();
+        this.#window.observe(withRefusals(stats, this.#engine.entryRefusals), Math.max(at, 0));
+      } catch (err) {
+        this.#log.warn('cannot read the request counts for the metrics window', { err });
+      }
+    });
+    this.#reading = reading;
+    return reading;
+  }
+}
+
+function withRefusals(stats: ReadonlyMap<string, AppCumulative>, refusals: ReadonlyMap<string, number>): Map<string, AppCumulative> {
+  const out = new Map(stats);
+  for (const [key, n] of refusals) {
+    const c = out.get(key) ?? { classes: [0, 0, 0, 0, 0], buckets: [], count: 0 };
+    const classes = [...c.classes];
+    classes[4] = (classes[4] ?? 0) + n;
+    const buckets = [...c.buckets];
+    buckets[0] = (buckets[0] ?? 0) + n;
+    out.set(key, { ...c, classes, buckets, count: c.count + n, refused: (c.refused ?? 0) + n });
+  }
+  return out;
+}
