@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { linePath, niceMax, timeTicks, xOf, yOf, type Plot } from './geometry.ts';
+import { linePath, lonePoints, niceMax, timeTicks, xOf, yOf, type Plot } from './geometry.ts';
 
 const plot: Plot = { width: 110, height: 60, left: 10, right: 0, top: 0, bottom: 10, since: 0, until: 100, yMax: 10 };
 
@@ -22,10 +22,11 @@ describe('chart geometry', () => {
     expect([yOf(plot, 0), yOf(plot, 5), yOf(plot, 10), yOf(plot, 99)]).toEqual([50, 25, 0, 0]);
   });
 
-  it('breaks a line where a step has no value, and draws a lone point as a dash', () => {
-    expect(linePath(plot, [0, 50, 100], [0, 10, 5])).toBe('M10.0 50.0L60.0 0.0L110.0 25.0');
-    expect(linePath(plot, [0, 50, 100], [0, null, 5])).toBe('M10.0 50.0L11.5 50.0M110.0 25.0L111.5 25.0');
+  it('breaks a line where a step has no value, and leaves a lone point to a dot', () => {
+    expect(linePath(plot, [0, 25, 50, 100], [0, 10, null, 5])).toBe('M10.0 50.0L35.0 0.0');
+    expect(lonePoints(plot, [0, 25, 50, 100], [0, 10, null, 5])).toEqual([{ x: 110, y: 25 }]);
     expect(linePath(plot, [0, 50], [null, null])).toBe('');
+    expect(lonePoints(plot, [0, 50], [null, null])).toEqual([]);
   });
 
   it('puts time ticks on round times: 15 minutes over an hour, 4 hours over a day', () => {

@@ -47,14 +47,14 @@ export function timeTicks(since: number, until: number): number[] {
 
 /**
  * An SVG path through the points that have a value, in order of time; a point without one (null) ends the
- * line, so an hour without traffic is a gap, not a slope drawn across it. A lone point is a short dash.
+ * line, so an hour without traffic is a gap, not a slope drawn across it. A lone point draws no line:
+ * {@link lonePoints} gives it a dot.
  */
 export function linePath(plot: Plot, times: readonly number[], values: readonly (number | null)[]): string {
   const parts: string[] = [];
   let run: string[] = [];
   const flush = () => {
-    if (run.length === 1) run.push(run[0]!.replace(/^([\d.]+)/, (x) => (Number(x) + 1.5).toFixed(1)));
-    if (run.length > 0) parts.push(`M${run.join('L')}`);
+    if (run.length > 1) parts.push(`M${run.join('L')}`);
     run = [];
   };
   times.forEach((time, i) => {
@@ -64,4 +64,10 @@ export function linePath(plot: Plot, times: readonly number[], values: readonly 
   });
   flush();
   return parts.join('');
+}
+
+/** Points with a value whose neighbours have none: a line cannot show them, a dot does. */
+export function lonePoints(plot: Plot, times: readonly number[], values: readonly (number | null)[]): { x: number; y: number }[] {
+  const has = (i: number) => values[i] !== null && values[i] !== undefined;
+  return times.flatMap((time, i) => (has(i) && !has(i - 1) && !has(i + 1) ? [{ x: xOf(plot, time), y: yOf(plot, values[i] as number) }] : []));
 }

@@ -2,7 +2,7 @@
 // axis in round numbers, the time axis in local time, lines with gaps where a step has no value, and marks
 // for deploys, rollbacks and rollout steps. Its text alternatives: a summary sentence (also the SVG's name)
 // and every figure in a table behind a disclosure. Plain SVG elements only: nothing a strict CSP refuses.
-import { linePath, niceMax, timeTicks, xOf, yOf, type Plot } from './geometry.ts';
+import { linePath, lonePoints, niceMax, timeTicks, xOf, yOf, type Plot } from './geometry.ts';
 
 export interface Series {
   readonly label: string;
@@ -61,11 +61,14 @@ export function TimeChart(props: TimeChartProps) {
             </text>
           </g>
         ))}
-        {timeTicks(since, until).map((t) => (
-          <text key={t} class="tick" x={xOf(plot, t)} y={SIZE.height - 5} text-anchor="middle">
-            {clock(t)}
-          </text>
-        ))}
+        {timeTicks(since, until)
+          // A label would overflow the chart's edge.
+          .filter((t) => xOf(plot, t) > SIZE.left + 12 && xOf(plot, t) < SIZE.width - SIZE.right - 12)
+          .map((t) => (
+            <text key={t} class="tick" x={xOf(plot, t)} y={SIZE.height - 5} text-anchor="middle">
+              {clock(t)}
+            </text>
+          ))}
         {inside.map((m) => (
           <g key={`${m.kind}-${m.time}`} class={`mark ${m.kind}`}>
             <line x1={xOf(plot, m.time)} x2={xOf(plot, m.time)} y1={SIZE.top} y2={SIZE.height - SIZE.bottom} />
@@ -75,7 +78,12 @@ export function TimeChart(props: TimeChartProps) {
           </g>
         ))}
         {series.map((s) => (
-          <path key={s.label} class={`series ${s.className}`} d={linePath(plot, times, s.values)} />
+          <g key={s.label} class={`series ${s.className}`}>
+            <path d={linePath(plot, times, s.values)} />
+            {lonePoints(plot, times, s.values).map((p) => (
+              <circle key={p.x} cx={p.x} cy={p.y} r={2.5} />
+            ))}
+          </g>
         ))}
       </svg>
       {series.length > 1 && (
