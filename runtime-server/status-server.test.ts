@@ -4,6 +4,7 @@ import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { AppLogs, type AppLogEntry } from '../src/runtime-contract/app-logs.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
+import { MetricsWindow } from './metrics-window/metrics-window.ts';
 
 const report: RuntimeAppReport = { namespace: 'p', app: 'a', servingBuildId: 'b-1', hosts: ['a.p.apps.localhost'], url: 'https://a.p.apps.localhost', servedGeneration: 1, observedGeneration: 1 };
 const logs = new AppLogs();
@@ -12,6 +13,10 @@ const TOKEN = 't'.repeat(40);
 const auth = { headers: { authorization: `Bearer ${TOKEN}` } };
 let server: StatusServer | undefined;
 afterEach(async () => server?.close());
+
+/** A window with one minute of app `p/a`: three 2xx and a 5xx. */
+const window = new MetricsWindow({ started: 1_000_000 });
+window.observe(new Map([['p/a', { classes: [0, 3, 0, 0, 1], buckets: [4], count: 4, exceptions: 1 }]]), 1_000_000);
 
 async function start(ready: boolean, logStreamsPerCaller?: number, token: string | undefined = TOKEN) {
   const registry = new Registry();
@@ -26,6 +31,7 @@ async function start(ready: boolean, logStreamsPerCaller?: number, token: string
     report: (namespace, app) => (namespace === 'p' && app === 'a' ? report : undefined),
     reports: () => [report],
     logs: () => ({ recentPerApp: logs.recentPerApp, recent: (key, limit) => logs.recent(key, limit), follow: async (key, listener) => logs.subscribe(key, listener) }),
+    metrics: () => ({ app: async (namespace, app, since) => window.app(`${namespace}/${app}`, since), namespace: async (namespace, since) => window.namespaceTotals(namespace, since) }),
   });
   return `http://127.0.0.1:${server.port}`;
 }
@@ -45,7 +51,7 @@ describe('status server', () => {
 
   it('answers its app routes (reports, logs) only to the holder of the status token: 401 otherwise, probes and metrics open', async () => {
     const url = await start(true);
-    for (const path of ['/apps', '/apps/p/a', '/apps/p/a/logs?follow=false', '/apps/p/other']) {
+    for (const path of ['/apps', '/apps/p/a', '/apps/p/a/logs?follow=false', '/apps/p/other', '/apps/p/a/metrics', '/namespaces/p/app-metrics']) {
       for (const authorization of [undefined, 'Bearer wrong', `Bearer ${TOKEN}x`, `Basic ${TOKEN}`]) {
         const res = await fetch(`${url}${path}`, authorization ? { headers: { authorization } } : {});
         expect([path, authorization, res.status, res.headers.get('www-authenticate'), res.headers.get('content-type')]).toEqual([path, authorization, 401, 'Bearer', 'application/problem+json']);
@@ -53,6 +59,20 @@ describe('status server', () => {
       }
     }
     for (const path of ['/healthz', '/readyz', '/metrics']) expect((await fetch(`${url}${path}`)).status, path).toBe(200);
+  });
+
+  it('answers an app’s minutes since a time, and a namespace’s totals; 400 for a since that is not a time', async () => {
+    const url = await start(true);
+    const app = await (await fetch(`${url}/apps/p/a/metrics?since=0`, auth)).json();
+    expect(app).toMatchObject({ started: 1_000_000, minutes: [{ start: 960_000, classes: [0, 3, 0, 0, 1], exceptions: 1, refused: 0 }], builds: {} });
+    expect(((await (await fetch(`${url}/apps/p/a/metrics?since=1020000`, auth)).json()) as { minutes: unknown[] }).minutes).toEqual([]);
+    expect(await (await fetch(`${url}/namespaces/p/app-metrics?since=0`, auth)).json()).toEqual({
+      started: 1_000_000,
+      apps: { a: { requests: 4, errors: 1, buckets: [4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] } },
+    });
+    // The app named `metrics` keeps its report route.
+    expect((await fetch(`${url}/apps/p/metrics`, auth)).status).toBe(404);
+    for (const since of ['-5', 'yesterday', '1e9']) expect((await fetch(`${url}/apps/p/a/metrics?since=${since}`, auth)).status, since).toBe(400);
   });
 
   it('answers its app routes to nobody when it has no token', async () => {

@@ -13,6 +13,7 @@ import { registerEnv } from './commands/env.ts';
 import { registerGit } from './commands/git.ts';
 import { registerHostnames } from './commands/hostnames.ts';
 import { registerLogs } from './commands/logs.ts';
+import { registerMetrics } from './commands/metrics.ts';
 import { registerProjects } from './commands/projects.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { registerRollout } from './commands/rollout.ts';
@@ -44,6 +45,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerBuilds(program);
   registerRollout(program);
   registerLogs(program);
+  registerMetrics(program);
   registerEnv(program);
   registerHostnames(program);
   registerDomains(program);

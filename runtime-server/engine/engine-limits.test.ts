@@ -143,6 +143,7 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(50);
     expect(JSON.parse(refused.body)).toMatchObject({ title: 'Service Unavailable', status: 503, reason: 'CPULimitExceeded' });
     expect(JSON.parse(refused.body).detail).toMatch(/ran for more than 300 ms without yielding/);
+    expect(engine.entryRefusals.get(key)).toBe(1); // answered by the entry point: the metrics window counts it as refused
     // The app's log (cw logs) says what happened to which request.
     expect(engine.logs.recent(key).at(-1)).toMatchObject({ outcome: 'exceededCpu', request: { method: 'GET', url: '/loop' }, status: 503 });
 

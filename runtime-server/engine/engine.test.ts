@@ -203,6 +203,7 @@ describe('RuntimeEngine with workerd', { timeout: 60_000 }, () => {
     expect(rejected.status).toBe(503);
     expect(rejected.headers['retry-after']).toBe('1');
     expect(JSON.parse(rejected.body)).toMatchObject({ title: 'Service Unavailable', status: 503 });
+    expect((await counts())?.refused).toBe((before?.refused ?? 0) + 1); // the metrics window's refusals
     expect((await send(port, 'hello.demo.apps.test')).status).toBe(200); // other apps are not limited by it
     expect((await thinking).status).toBe(200);
     // A streamed body is not counted once the app has answered: the slot is free for the next request.

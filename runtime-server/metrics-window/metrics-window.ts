@@ -98,10 +98,15 @@ export class MetricsWindow {
   /** Bytes in the series' typed arrays: the packed minutes, open minutes and last readings. */
   get bytes(): number {
     let bytes = 0;
-    for (const app of this.#apps.values()) {
-      bytes += app.all.bytes;
-      for (const series of app.builds?.values() ?? []) bytes += series.bytes;
-    }
+    for (const key of this.#apps.keys()) bytes += this.bytesOf(key);
+    return bytes;
+  }
+
+  /** Bytes in one app's typed arrays (its builds' included). */
+  bytesOf(key: string): number {
+    const app = this.#apps.get(key);
+    let bytes = app?.all.bytes ?? 0;
+    for (const series of app?.builds?.values() ?? []) bytes += series.bytes;
     return bytes;
   }
 }

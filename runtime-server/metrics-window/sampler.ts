@@ -4,8 +4,6 @@ import type { AppCumulative, MetricsWindow } from './metrics-window.ts';
 
 /** How often the window reads the dispatchers' counts: a minute's answers land in it at most this late. */
 export const SAMPLE_INTERVAL_MS = 10_000;
-/** A read for a caller (the status port) is skipped when the last one is this recent. */
-const FRESH_MS = 1000;
 
 type Source = Pick<RuntimeEngine, 'requestStats' | 'entryRefusals'>;
 
@@ -19,8 +17,10 @@ export class MetricsSampler {
   readonly #window: MetricsWindow;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
-  #reading: Promise<void> | undefined;
-  #lastAt = 0;
+  /** Reads run one after another, in the order asked for. */
+  #chain: Promise<void> = Promise.resolve();
+  /** A caller's read that has not started yet: callers meanwhile share it (it begins after they asked). */
+  #pending: Promise<void> | undefined;
 
   constructor(engine: Source, window: MetricsWindow, log: Logger) {
     this.#engine = engine;
@@ -45,25 +45,31 @@ export class MetricsSampler {
     clearTimeout(this.#timer);
   }
 
-  /** Brings the window up to date unless it was within the last second (concurrent callers share one read). */
-  async fresh(): Promise<void> {
-    if (Date.now() - this.#lastAt < FRESH_MS) return this.#reading;
-    return this.sample(Date.now());
+  /** Brings the window up to date: resolves once a read begun after this call has been taken in. */
+  fresh(): Promise<void> {
+    this.#pending ??= this.#enqueue(() => {
+      this.#pending = undefined;
+      return Date.now();
+    });
+    return this.#pending;
   }
 
-  /** Reads the counts now, attributed to the minute of `at`. */
+  /** Reads the counts, attributed to the minute of `at`. */
   sample(at: number): Promise<void> {
-    this.#lastAt = Date.now();
-    const previous = this.#reading ?? Promise.resolve();
-    const reading = previous.then(async () => {
+    return this.#enqueue(() => at);
+  }
+
+  #enqueue(at: () => number): Promise<void> {
+    const reading = this.#chain.then(async () => {
+      const time = at();
       try {
         const stats = await this.#engine.requestStats();
-        this.#window.observe(withRefusals(stats, this.#engine.entryRefusals), Math.max(at, 0));
+        this.#window.observe(withRefusals(stats, this.#engine.entryRefusals), time);
       } catch (err) {
         this.#log.warn('cannot read the request counts for the metrics window', { err });
       }
     });
-    this.#reading = reading;
+    this.#chain = reading;
     return reading;
   }
 }

@@ -5,10 +5,15 @@ import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-ht
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
 import { FOLLOW_UP_MS, pollUntil } from '../poll.ts';
+import { percent, shortCount, sparkline, trafficLine } from './metrics-format.ts';
+import { readMetrics, replicasNote } from './metrics.ts';
 
 export function registerApps(program: Command): void {
   const apps = program.command('apps').alias('app').description('List, create, inspect and delete runtime apps');
-  examples(act(withJson(apps.command('ls').alias('list').description("List the project's apps")), list), ['cw apps ls', 'cw apps ls --project shop --json']);
+  examples(act(withJson(apps.command('ls').alias('list').description("List the project's apps with their last hour's requests and error ratio, failing ones first")), list), [
+    'cw apps ls',
+    'cw apps ls --project shop --json',
+  ]);
   examples(
     act(
       withJson(apps.command('create').argument('<name>', 'app name (a DNS label is used as the id as it is)').description('Register an app (nothing is deployed yet; `cw deploy` does that)')),
@@ -52,9 +57,13 @@ async function list(ctx: Context): Promise<void> {
   const projectId = await ctx.project();
   const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
   if (ctx.json) return printJson(answer);
+  // Failing apps first: the highest error ratio of the last hour on top, then the API's order.
+  const ratio = (a: (typeof answer.apps)[number]) => a.traffic?.error_ratio ?? -1;
   printTable(
-    ['APP', 'NAME', 'BUILD', 'READY', 'URL'],
-    answer.apps.map((a) => [a.app_id, a.name, a.active_build_id, a.ready, a.url]),
+    ['APP', 'NAME', 'BUILD', 'READY', 'REQ 1H', 'ERRORS', 'URL'],
+    answer.apps
+      .toSorted((a, b) => ratio(b) - ratio(a))
+      .map((a) => [a.app_id, a.name, a.active_build_id, a.ready, a.traffic ? shortCount(a.traffic.requests) : '?', a.traffic ? percent(a.traffic.error_ratio) : '?', a.url]),
     'No apps yet: deploy one with `cw deploy DIR --app NAME`.',
   );
 }
@@ -85,7 +94,17 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['Preview of', app.preview_of ? `${app.preview_of} (branch ${app.branch ?? '?'})` : undefined],
     ...httpsFields(app.https),
     ['Created', `${app.created_at} (${ago(app.created_at)})`],
+    ['Last hour', await lastHour(ctx, app.app_id)],
   ]);
+}
+
+/** `requests 7.2k · errors 0.3 % · p95 20 ms`, and a sparkline of requests/s on a terminal. */
+async function lastHour(ctx: Context, appId: string): Promise<string> {
+  const m = await readMetrics(ctx, appId, '1h').catch(() => undefined);
+  if (!m) return 'unknown (the metrics could not be read)';
+  if (m.replicas.answered === 0) return `unknown (${replicasNote(m.replicas)})`;
+  const line = trafficLine({ requests: m.totals.requests, error_ratio: m.totals.error_ratio, p95_ms: m.totals.p95_ms });
+  return process.stdout.isTTY ? `${line}  ${sparkline(m.points.map((p) => p.requests_per_second))}` : line;
 }
 
 async function update(ctx: Context, appId: string, flags: HttpsFlags): Promise<void> {
