@@ -49,11 +49,15 @@ export function AppMetrics({ path, marks }: { path: AppPath; marks: readonly Mar
             {m.totals.p99_ms !== null && `, p99 ${ms(m.totals.p99_ms)}`}. {m.replicas.answered} of {m.replicas.live} runtime replicas answered
             {m.replicas.missing.length > 0 && ` (not ${m.replicas.missing.join(', ')})`}.
           </p>
-          <div class="charts">
-            {charts(m).map((chart) => (
-              <TimeChart key={chart.id} {...chart} since={since} until={until} times={times} marks={inWindow} />
-            ))}
-          </div>
+          {m.replicas.answered === 0 ? (
+            <p class="muted">No runtime replica answered, so there are no figures to chart: the runtime keeps them (docs/runtime.md).</p>
+          ) : (
+            <div class="charts">
+              {charts(m).map((chart) => (
+                <TimeChart key={chart.id} {...chart} since={since} until={until} times={times} marks={inWindow} />
+              ))}
+            </div>
+          )}
           <MarkList marks={inWindow} />
         </>
       )}
