@@ -74,9 +74,10 @@ function problem(res: ServerResponse, status: number, title: string, detail: str
  * `/metrics`, what this replica serves (`GET /apps/{namespace}/{app}` and `GET /apps`, for people: the
  * platform reads the same reports from the replica's RuntimeReplica), and each app's live logs (cw-api's logs
  * route reads them here), and each app's requests over time (`/apps/{namespace}/{app}/metrics`, the
- * namespace's totals at `/namespaces/{namespace}/app-metrics`: cw-api's metrics routes). Not for the public: keep it off the ingress. The `/apps` routes (URLs, console
- * output) answer only a caller presenting the shared token (`token`); the chart's network policy also lets
- * only cw-api's pods reach the port.
+ * namespace's totals at `/namespaces/{namespace}/app-metrics`: cw-api's metrics routes). Not for the public:
+ * keep it off the ingress. The `/apps` and `/namespaces` routes (URLs, console output, traffic) answer only a
+ * caller presenting the shared token (`token`); the chart's network policy also lets only cw-api's pods reach
+ * the port.
  */
 export async function startStatusServer(options: StatusServerOptions): Promise<StatusServer> {
   const streams = new KeyedSlots({ total: Number.MAX_SAFE_INTEGER, perKey: options.logStreamsPerCaller ?? Number.MAX_SAFE_INTEGER });

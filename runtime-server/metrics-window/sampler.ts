@@ -1,11 +1,14 @@
-import type { RuntimeEngine } from '../engine/index.ts';
 import type { Logger } from '../../src/logging/log.ts';
 import type { AppCumulative, MetricsWindow } from './metrics-window.ts';
 
 /** How often the window reads the dispatchers' counts: a minute's answers land in it at most this late. */
 export const SAMPLE_INTERVAL_MS = 10_000;
 
-type Source = Pick<RuntimeEngine, 'requestStats' | 'entryRefusals'>;
+/** What the sampler reads of the engine (`RuntimeEngine`): the dispatchers' counts and the entry point's refusals. */
+export interface CountsSource {
+  requestStats(): Promise<ReadonlyMap<string, AppCumulative>>;
+  readonly entryRefusals: ReadonlyMap<string, number>;
+}
 
 /**
  * Feeds a `MetricsWindow` from the engine: the dispatchers' cumulative counts (the same read `/metrics` makes)
@@ -13,16 +16,17 @@ type Source = Pick<RuntimeEngine, 'requestStats' | 'entryRefusals'>;
  * its own), every `SAMPLE_INTERVAL_MS` on the clock's ten-second marks, and before an answer of the window.
  */
 export class MetricsSampler {
-  readonly #engine: Source;
+  readonly #engine: CountsSource;
   readonly #window: MetricsWindow;
   readonly #log: Logger;
   #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
   /** Reads run one after another, in the order asked for. */
   #chain: Promise<void> = Promise.resolve();
   /** A caller's read that has not started yet: callers meanwhile share it (it begins after they asked). */
   #pending: Promise<void> | undefined;
 
-  constructor(engine: Source, window: MetricsWindow, log: Logger) {
+  constructor(engine: CountsSource, window: MetricsWindow, log: Logger) {
     this.#engine = engine;
     this.#window = window;
     this.#log = log;
@@ -35,6 +39,7 @@ export class MetricsSampler {
       void this.sample(mark).finally(schedule);
     };
     const schedule = () => {
+      if (this.#stopped) return; // a read under way at stop() schedules no other
       this.#timer = setTimeout(tick, intervalMs - (Date.now() % intervalMs));
       this.#timer.unref();
     };
@@ -42,6 +47,7 @@ export class MetricsSampler {
   }
 
   stop(): void {
+    this.#stopped = true;
     clearTimeout(this.#timer);
   }
 
