@@ -42,6 +42,15 @@ describe('nextHistory', () => {
     expect(nextHistory(app('b3', [], push), rollingOut, t1)?.[0]?.by).toBeUndefined();
   });
 
+  it('keeps a hand-written "by" within what the status schema takes', () => {
+    const odd = { 'cloudwright.dev/deployed-by': `me\nand\tyou ${'x'.repeat(300)}`, 'cloudwright.dev/deployed-build': 'b2' };
+    const by = nextHistory(app('b2', [], odd), rollingOut, t1)?.[0]?.by;
+    expect(by).toMatch(/^meandyou x+$/);
+    expect(by).toHaveLength(256);
+    const blank = { 'cloudwright.dev/deployed-by': '\n', 'cloudwright.dev/deployed-build': 'b2' };
+    expect(nextHistory(app('b2', [], blank), rollingOut, t1)?.[0]).not.toHaveProperty('by');
+  });
+
   it('marks a build active before as a rollback, newest first, and keeps at most the bound', () => {
     const many = Array.from({ length: MAX_HISTORY }, (_, i) => ({ buildId: `b${i + 1}`, activatedAt: t1.toISOString() }));
     const next = nextHistory(app('b5', many), rollingOut, t2)!;

@@ -22,15 +22,27 @@ export function nextHistory(app: RuntimeApp, status: RuntimeAppStatus, now: Date
 /** A new entry for `buildId`: who activated it, when the annotations the API and push to deploy write name this build. */
 function activation(app: RuntimeApp, buildId: string, at: string, before: readonly Activation[]): Activation {
   const annotations = app.metadata?.annotations ?? {};
-  const by = annotations[DEPLOYED_BUILD_ANNOTATION] === buildId ? annotations[DEPLOYED_BY_ANNOTATION] : undefined;
-  const commit = by?.startsWith('push:') ? by.slice(by.lastIndexOf('@') + 1) : undefined;
+  const named = annotations[DEPLOYED_BUILD_ANNOTATION] === buildId ? annotations[DEPLOYED_BY_ANNOTATION] : undefined;
+  const by = named === undefined ? '' : printable(named, 256);
+  const commit = by.startsWith('push:') ? printable(by.slice(by.lastIndexOf('@') + 1), 64) : '';
   return {
     buildId,
     activatedAt: at,
     ...(before.some((entry) => entry.buildId === buildId) ? { rollback: true } : {}),
-    ...(by ? { by: by.slice(0, 256) } : {}),
-    ...(commit ? { commit: commit.slice(0, 64) } : {}),
+    ...(by ? { by } : {}),
+    ...(commit ? { commit } : {}),
   };
+}
+
+/**
+ * An annotation's text as the status schema takes it: anyone with kubectl writes annotations, and one the
+ * schema refuses (a control character, too long) would make every status write of the app fail.
+ */
+function printable(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex -- the characters the schema's pattern refuses
+  return Array.from(text.replace(/[\x00-\x1F\x7F]/g, ''))
+    .slice(0, max)
+    .join('');
 }
 
 /** The entry with its rollout's progress and its first time served added (never changed once set). */
