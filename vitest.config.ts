@@ -21,7 +21,12 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['{src,api,git-server,database-server,operator,runtime-server,scripts,bin}/**/*.test.ts', 'cli/{src,scripts}/**/*.test.ts', 'docs/examples/events-receiver/*.test.ts'],
+          include: [
+            '{src,api,git-server,database-server,operator,runtime-server,scripts,bin}/**/*.test.ts',
+            'cli/{src,scripts}/**/*.test.ts',
+            'console/src/**/*.test.ts',
+            'docs/examples/events-receiver/*.test.ts',
+          ],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },

@@ -110,6 +110,14 @@ describe('push to deploy', () => {
     expect(deployed?.status?.production).toMatchObject({ branch: 'main', commit: first, deployedCommit: first, host: host('web') });
     // What it said while building ("building …") went with the deploy.
     expect(deployed?.status?.production).not.toHaveProperty('message');
+    // The app's deploy history says it came from this push, and when it was served.
+    const repository = deployed?.spec.repository;
+    const recorded = await eventually(
+      'the push in the app’s deploy history, served',
+      () => apps.get(project, 'web'),
+      (a) => a?.status?.history?.[0]?.commit === first && a.status.history[0].servedAt !== undefined,
+    );
+    expect(recorded?.status?.history?.[0]).toMatchObject({ by: `push:${repository?.owner}/${repository?.name}@${first}` });
     const build = await builds.get(project, `web-${first.slice(0, 12)}`);
     expect(build?.status).toMatchObject({ state: 'Succeeded', commitMessage: 'first', author: 'Ada <ada@example.com>', runner: 'none' });
     const log = await readBuildLog(artifacts, project, `web-${first.slice(0, 12)}`);

@@ -4,9 +4,10 @@ import { Type } from 'typebox';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
 import { parseDeployHostnames } from '../../src/platform/deploy-hostnames.ts';
 import { ArtifactTooLargeError } from '../../src/app-artifacts/errors.ts';
-import { AppParams, ArtifactBody, Build, DeployQuery, DeployResult, RollbackBody } from '../schemas/app.ts';
+import { AppParams, ArtifactBody, Build, DeployQuery, Deployment, DeployResult, RollbackBody } from '../schemas/app.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { byUser } from '../../src/platform/deployed-by.ts';
 import { integerQuery } from './integer-query.ts';
 import { pacedUpload } from './paced-upload.ts';
 import { DEFAULT_UPLOAD_LIMITS, UploadSlots, type UploadLimits } from './upload-slots.ts';
@@ -71,6 +72,7 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
           return await builds.deploy(projectId, appId, pacedUpload(body as Readable, uploadLimits), contentLength(request), {
             hostnames: hostnames === undefined ? undefined : parseDeployHostnames(hostnames),
             maxConcurrentRequests,
+            by: byUser(principalOf(request).userId),
           });
         } catch (err) {
           // The rest of an oversized upload is not worth reading: close the connection after the answer.
@@ -96,6 +98,20 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
     handler: async (request) => ({ builds: builds.list(request.params.projectId, request.params.appId) }),
   });
 
+  r.get('/v1/projects/:projectId/apps/:appId/deployments', {
+    config: { auth: { scope: 'apps:read', project: true } },
+    schema: {
+      tags,
+      summary: 'The app’s deploy history: its latest activations of a build, newest first',
+      description:
+        'Every change of the active build is recorded by the operator, whoever made it (a deploy, a rollback, push to deploy, kubectl), ' +
+        'with who made it, its rollout’s steps and when it was served to all traffic; at most the latest 20.',
+      params: AppParams,
+      response: { 200: Type.Object({ deployments: Type.Array(Deployment) }), ...errorResponses(404) },
+    },
+    handler: async (request) => ({ deployments: builds.history(request.params.projectId, request.params.appId) }),
+  });
+
   r.post('/v1/projects/:projectId/apps/:appId/rollbacks', {
     config: { auth: { scope: 'deploys:write', project: true } },
     schema: {
@@ -111,6 +127,6 @@ export function deploymentRoutes(app: FastifyInstance, builds: BuildCatalog, upl
       body: RollbackBody,
       response: { 200: DeployResult, ...errorResponses(404, 409, 503) },
     },
-    handler: async (request) => builds.rollback(request.params.projectId, request.params.appId, request.body.build_id),
+    handler: async (request) => builds.rollback(request.params.projectId, request.params.appId, request.body.build_id, byUser(principalOf(request).userId)),
   });
 }

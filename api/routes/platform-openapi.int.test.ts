@@ -66,6 +66,7 @@ const ROUTES: [string, string, string | null][] = [
   ['delete', '/v1/projects/{projectId}/apps/{appId}', 'apps:write'],
   ['post', '/v1/projects/{projectId}/apps/{appId}/deployments', 'deploys:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/builds', 'apps:read'],
+  ['get', '/v1/projects/{projectId}/apps/{appId}/deployments', 'apps:read'],
   ['post', '/v1/projects/{projectId}/apps/{appId}/rollbacks', 'deploys:write'],
   ['get', '/v1/projects/{projectId}/apps/{appId}/environment', 'env:read'],
   ['put', '/v1/projects/{projectId}/apps/{appId}/environment/{key}', 'env:write'],

@@ -134,6 +134,32 @@ export const App = Type.Object(
   { description: 'A runtime app.' },
 );
 
+export const Deployment = Type.Object(
+  {
+    build_id: BuildId,
+    kind: Type.Union([Type.Literal('deploy'), Type.Literal('rollback')], { description: 'rollback: the build had been active before.' }),
+    activated_at: Type.String({ format: 'date-time', description: 'When it became the app’s active build (as the operator saw the change).' }),
+    served_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'When every live runtime replica first served it to all traffic (with a rollout: when the rollout succeeded). Absent until then.' }),
+    ),
+    seconds_to_serve: Type.Optional(Type.Number({ description: 'From activated_at to served_at, in seconds.' })),
+    by: Type.Optional(
+      Type.String({
+        description: 'Who activated it: `user:<id>` (a deploy or rollback through the API) or `push:<owner>/<repository>@<commit>` (push to deploy). Absent for a change made another way (kubectl).',
+      }),
+    ),
+    commit: Type.Optional(Type.String({ description: 'The commit it was built from (push to deploy).' })),
+    rollout_steps: Type.Optional(
+      Type.Array(Type.Object({ weight: Type.Integer({ description: 'Percent of traffic.' }), at: Type.String({ format: 'date-time' }) }), {
+        description: 'The weights its rollout went through, in order (docs/rollouts.md).',
+      }),
+    ),
+    aborted_at: Type.Optional(Type.String({ format: 'date-time', description: 'When its rollout was aborted.' })),
+    active: Type.Boolean({ description: 'It is the latest activation and still the app’s active build.' }),
+  },
+  { description: 'One activation of a build (a change of the app’s active build, whoever made it).' },
+);
+
 export const Build = Type.Object(
   {
     build_id: Type.String(),

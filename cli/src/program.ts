@@ -1,6 +1,7 @@
 // The `cw` command tree. Each file under commands/ registers one group; this file holds the global options.
 import { Command } from 'commander';
 import { registerApps } from './commands/apps.ts';
+import { registerAppHistory } from './commands/app-history.ts';
 import { registerAudit } from './commands/audit.ts';
 import { registerBuilds } from './commands/builds.ts';
 import { registerAuth } from './commands/auth.ts';
@@ -39,6 +40,7 @@ Environment: CW_API_URL, CW_TOKEN, CW_PROJECT, CW_APP, NO_COLOR. Settings live i
   registerAuth(program);
   registerProjects(program);
   registerApps(program);
+  registerAppHistory(program);
   registerDeploy(program);
   registerBuilds(program);
   registerRollout(program);

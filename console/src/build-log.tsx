@@ -3,7 +3,7 @@
 // (`log` parts, `dropped`, and one `end` with the build's end state). The stream starts with the whole log
 // again after a reconnect, so the first part after each open replaces what the page holds.
 import { useEffect, useState } from 'preact/hooks';
-import { ok } from './api/client.ts';
+import { streamRefusal } from './stream-refusal.ts';
 import { ErrorNote } from './ui.tsx';
 
 export interface LogEnd {
@@ -40,7 +40,7 @@ export function BuildLog({ url, onEnd }: { url: string; onEnd: (end: LogEnd) => 
     events.addEventListener('error', () => {
       // Closed: the API refused the stream (its answer says why; EventSource does not show it), so ask once more
       // without following. Connecting: a dropped connection that EventSource opens again by itself.
-      if (events.readyState === EventSource.CLOSED) void explain(url).then(setError);
+      if (events.readyState === EventSource.CLOSED) void streamRefusal(url, 'log').then(setError);
       else setError('The connection to the log dropped; reconnecting…');
     });
     return () => events.close();
@@ -57,15 +57,4 @@ export function BuildLog({ url, onEnd }: { url: string; onEnd: (end: LogEnd) => 
       </pre>
     </section>
   );
-}
-
-/** Why the log could not be followed: the API's problem details, worded as every other page words them (`ok`). */
-async function explain(url: string): Promise<string> {
-  const answer = fetch(url, { credentials: 'same-origin' }).then(async (response) => ({ response, error: response.ok ? undefined : await response.json().catch(() => undefined) }));
-  try {
-    await ok(answer);
-    return 'The log could not be followed; reload the page to try again.';
-  } catch (err) {
-    return (err as Error).message;
-  }
 }

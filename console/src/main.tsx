@@ -2,6 +2,7 @@
 import { render } from 'preact';
 import { LocationProvider, Route, Router } from 'preact-iso';
 import { AppPage } from './pages/app.tsx';
+import { AppLogsPage } from './pages/app-logs.tsx';
 import { AppSourcePage } from './pages/app-source.tsx';
 import { Audit } from './pages/audit.tsx';
 import { DatabasePage, Databases } from './pages/databases.tsx';
@@ -25,6 +26,7 @@ function Console() {
       <Route path="/console/tokens" component={Tokens} />
       <Route path="/console/projects/:project/apps" component={Apps} />
       <Route path="/console/projects/:project/apps/:app" component={AppPage} />
+      <Route path="/console/projects/:project/apps/:app/logs" component={AppLogsPage} />
       <Route path="/console/projects/:project/apps/:app/source" component={AppSourcePage} />
       <Route path="/console/projects/:project/apps/:app/source/builds/:build" component={SourceBuildPage} />
       <Route path="/console/projects/:project/domains" component={Domains} />

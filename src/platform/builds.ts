@@ -16,6 +16,8 @@ import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
+import { withDeployedBy } from './deployed-by.ts';
+import { deployHistoryView, type DeploymentView } from './deploy-history.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
@@ -33,6 +35,8 @@ export interface DeployOptions {
   readonly hostnames?: readonly string[] | undefined;
   /** The app's concurrency bound; absent: the runtime's default. */
   readonly maxConcurrentRequests?: number | undefined;
+  /** Who deploys, for the deploy history (`deployed-by.ts`). */
+  readonly by?: string | undefined;
 }
 
 /** The spec's deploy result; a rollback answers the same shape with `uploaded: false`. */
@@ -115,6 +119,11 @@ export class BuildCatalog {
   list(project: string, appId: string): BuildView[] {
     const app = this.#store.cached(project, appId);
     return newestFirst(this.#store.buildsOf(project, appId)).map((b) => buildView(b, app.spec.activeBuildId));
+  }
+
+  /** The app's deploy history, newest first (cache). @throws NotFoundError */
+  history(project: string, appId: string): DeploymentView[] {
+    return deployHistoryView(this.#store.cached(project, appId));
   }
 
   /**
@@ -201,15 +210,16 @@ export class BuildCatalog {
       if (!activate) {
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
-      const updated = await this.#store.update(
+      const updated = await this.#store.updateObject(
         project,
         appId,
-        ({ spec }) => {
+        (live) => {
+          const { spec } = live;
           // Checked again as the write is made: another app may have taken a name, or another deploy of the
           // project some of its quota, during the upload.
           this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
-          return { ...withOptions(spec, deployOptions), activeBuildId: buildId };
+          return withDeployedBy(live, { ...withOptions(spec, deployOptions), activeBuildId: buildId }, options.by);
         },
         { uid: app.metadata?.uid },
       );
@@ -234,7 +244,7 @@ export class BuildCatalog {
    * build that recorded none keeps the app's. Attached custom domains are separate objects: untouched.
    * @throws NotFoundError, ConflictError, ForbiddenError, BadRequestError (nothing changed)
    */
-  async rollback(project: string, appId: string, buildId: string): Promise<DeployResult> {
+  async rollback(project: string, appId: string, buildId: string, by?: string): Promise<DeployResult> {
     const app = await this.#store.live(project, appId);
     const artifacts = requireArtifactStore(this.#options.artifacts);
     const build = await this.#store.builds.get(project, buildResourceName(appId, buildId));
@@ -244,17 +254,18 @@ export class BuildCatalog {
     if (!(await artifacts.head(build.spec.objectKey))) {
       throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
     }
-    const updated = await this.#store.update(
+    const updated = await this.#store.updateObject(
       project,
       appId,
-      ({ spec }) => {
+      (live) => {
+        const { spec } = live;
         const recorded = build.spec.deployOptions;
         const next = recorded ? withOptions(spec, { ...recorded, hostnames: this.#recordedHostnames(project, appId, buildId, recorded.hostnames ?? []) }) : spec;
         if (spec.activeBuildId === buildId && sameOptions(next, spec)) return undefined;
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
         }
-        return { ...next, activeBuildId: buildId };
+        return withDeployedBy(live, { ...next, activeBuildId: buildId }, by);
       },
       { uid: app.metadata?.uid },
     );

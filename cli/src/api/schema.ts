@@ -4574,6 +4574,307 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/projects/{projectId}/apps/{appId}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app’s deploy history: its latest activations of a build, newest first
+         * @description Every change of the active build is recorded by the operator, whoever made it (a deploy, a rollback, push to deploy, kubectl), with who made it, its rollout’s steps and when it was served to all traffic; at most the latest 20.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deployments: {
+                                /** @description Build id: `b-` and the first 16 hex digits of the artifact’s SHA-256. */
+                                build_id: string;
+                                /** @description rollback: the build had been active before. */
+                                kind: "deploy" | "rollback";
+                                /**
+                                 * Format: date-time
+                                 * @description When it became the app’s active build (as the operator saw the change).
+                                 */
+                                activated_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When every live runtime replica first served it to all traffic (with a rollout: when the rollout succeeded). Absent until then.
+                                 */
+                                served_at?: string;
+                                /** @description From activated_at to served_at, in seconds. */
+                                seconds_to_serve?: number;
+                                /** @description Who activated it: `user:<id>` (a deploy or rollback through the API) or `push:<owner>/<repository>@<commit>` (push to deploy). Absent for a change made another way (kubectl). */
+                                by?: string;
+                                /** @description The commit it was built from (push to deploy). */
+                                commit?: string;
+                                /** @description The weights its rollout went through, in order (docs/rollouts.md). */
+                                rollout_steps?: {
+                                    /** @description Percent of traffic. */
+                                    weight: number;
+                                    /** Format: date-time */
+                                    at: string;
+                                }[];
+                                /**
+                                 * Format: date-time
+                                 * @description When its rollout was aborted.
+                                 */
+                                aborted_at?: string;
+                                /** @description It is the latest activation and still the app’s active build. */
+                                active: boolean;
+                            }[];
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build
+         * @description The body is validated in full before anything is stored (400 names the problem; 413 names the limit; 409 or 413 names the figures when the project’s quota on unpacked builds would be passed). The artifact is stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. At most 2 uploads of one user are read at once (429 past that) and 8 in all (503), each within 120 s and at 16384 bytes/s or more on average (408 otherwise; by default: the server may set others).
+         */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
+                    hostnames?: string;
+                    /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
+                    environment?: "production";
+                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. */
+                    max_concurrent_requests?: number;
+                };
+                header?: never;
+                path: {
+                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
+                    projectId: string;
+                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
+                    appId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The build artifact: a zstd-compressed tar archive (`.tar.zst`), sent raw as `application/octet-stream`, at most 64 MiB (256 MiB unpacked, 25 MiB per file, 20000 files). Layout: see docs/runtime.md. */
+            requestBody: {
+                content: {
+                    "application/octet-stream": unknown;
+                };
+            };
+            responses: {
+                /** @description The deploy result. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description App deployed to. */
+                            app_id: string;
+                            /** @description The build; it is now the app’s `active_build_id`. */
+                            build_id: string;
+                            /** @description Host names the app is bound to after this deploy: the default host first, then the deploy’s host names and the attached custom domains it keeps. */
+                            hosts: string[];
+                            /** @description True when this request uploaded the artifact; false for a rollback. */
+                            uploaded: boolean;
+                        };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description No such resource. */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body arrived too slowly, or took too long; `detail` says which. The connection is closed. */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Conflicts with the current state; `detail` says with what. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body is larger than this route accepts; `detail` gives the limit. */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The body’s content type is not one this route accepts. */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Too many requests; retry after `Retry-After` seconds. */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
+                431: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description The server failed; nothing internal is disclosed. */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/projects/{projectId}/apps/{appId}/rollbacks": {
         parameters: {
             query?: never;
@@ -13762,179 +14063,6 @@ export interface paths {
                 };
                 /** @description The server failed; nothing internal is disclosed. */
                 500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/projects/{projectId}/apps/{appId}/deployments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Deploy: upload a build artifact (`.tar.zst`) and make it the app’s active build
-         * @description The body is validated in full before anything is stored (400 names the problem; 413 names the limit; 409 or 413 names the figures when the project’s quota on unpacked builds would be passed). The artifact is stored under its content address, so uploading the same artifact again is the same build. It becomes active only once stored. At most 2 uploads of one user are read at once (429 past that) and 8 in all (503), each within 120 s and at 16384 bytes/s or more on average (408 otherwise; by default: the server may set others).
-         */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Host names to serve the app on besides its default host, comma-separated (at most 32). A per-deployment option: they replace the app’s current deploy host names, and absent or empty means none (not the previous deploy’s); custom domains attached through `…/domains` are served either way. Recorded on the build, so a rollback to it binds them again. Case and a trailing dot are ignored. Names under the runtime’s base domain must end in `.<projectId>.<base domain>`; a name another app is bound to is a 409. */
-                    hostnames?: string;
-                    /** @description The environment the build runs with. An app has one environment, `production` (the variables of `…/environment`), so this is the only value; it is accepted so that clients may name it. */
-                    environment?: "production";
-                    /** @description Requests the app serves at once before new ones queue. A per-deployment option: absent means the runtime default (100), not the previous deploy’s bound. Recorded on the build, so a rollback to it applies it again. */
-                    max_concurrent_requests?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
-                    projectId: string;
-                    /** @description App id, as `POST …/apps` assigned it (a DNS label). */
-                    appId: string;
-                };
-                cookie?: never;
-            };
-            /** @description The build artifact: a zstd-compressed tar archive (`.tar.zst`), sent raw as `application/octet-stream`, at most 64 MiB (256 MiB unpacked, 25 MiB per file, 20000 files). Layout: see docs/runtime.md. */
-            requestBody: {
-                content: {
-                    "application/octet-stream": unknown;
-                };
-            };
-            responses: {
-                /** @description The deploy result. */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description App deployed to. */
-                            app_id: string;
-                            /** @description The build; it is now the app’s `active_build_id`. */
-                            build_id: string;
-                            /** @description Host names the app is bound to after this deploy: the default host first, then the deploy’s host names and the attached custom domains it keeps. */
-                            hosts: string[];
-                            /** @description True when this request uploaded the artifact; false for a rollback. */
-                            uploaded: boolean;
-                        };
-                    };
-                };
-                /** @description The request is invalid; `detail` names the offending field. */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The token lacks the scope this route needs, or the project is not one of the caller’s. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description No such resource. */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body arrived too slowly, or took too long; `detail` says which. The connection is closed. */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Conflicts with the current state; `detail` says with what. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body is larger than this route accepts; `detail` gives the limit. */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The body’s content type is not one this route accepts. */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description Too many requests; retry after `Retry-After` seconds. */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The request line and headers together are larger than the server accepts (a very long URL, or too many or too large headers). */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description The server failed; nothing internal is disclosed. */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description A dependency is unavailable; retry after `Retry-After` seconds. */
-                503: {
                     headers: {
                         [name: string]: unknown;
                     };

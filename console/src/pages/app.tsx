@@ -1,5 +1,6 @@
-// One app: what the runtime serves and why (the operator's Ready condition, explained), its builds with a
-// rollback button, where its code comes from (push to deploy), its gradual rollout, and its environment.
+// One app: its traffic first (requests, errors and latency over time, deploys marked), then what the runtime
+// serves and why (the operator's Ready condition, explained), its deploy history, where its code comes from
+// (push to deploy), its gradual rollout, its builds with a rollback button, and its environment.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
@@ -7,7 +8,17 @@ import { Hostnames } from '../hostnames.tsx';
 import { ProjectNav } from '../project-nav.tsx';
 import { SourceSummary } from '../source-summary.tsx';
 import { RolloutPanel } from '../rollout-panel.tsx';
-import { ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
+import { ErrorNote, field, Frame, Head, Loading, useLoad, useRefresh } from '../ui.tsx';
+import { AppMetrics } from '../app-metrics.tsx';
+import { AppNav } from '../app-nav.tsx';
+import { DeployHistory } from '../deploy-history.tsx';
+import { deployMarks } from '../deploy-marks.ts';
+import { RollbackCell, useRollback } from '../rollback.tsx';
+
+/** How often the deploy history (and so the charts' marks) is read again while the page is open. */
+const HISTORY_REFRESH_MS = 60_000;
+/** …and while its newest activation is not recorded or not served yet: the operator records it within moments. */
+const SETTLING_REFRESH_MS = 2000;
 
 /** The Ready condition's reasons, in words a person acts on. */
 const REASONS: Record<string, string> = {
@@ -28,29 +39,23 @@ export function AppPage() {
   const path = { projectId: params.project ?? '', appId: params.app ?? '' };
   const app = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path } })), [path.projectId, path.appId]);
   const builds = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path } })), [path.projectId, path.appId]);
-  const [message, setMessage] = useState<string | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
-
-  const rollback = async (buildId: string) => {
-    if (!confirm(`Serve build ${buildId} again, with the host names and concurrency bound it was deployed with?`)) return;
-    setError(undefined);
-    try {
-      await ok(api.POST('/v1/projects/{projectId}/apps/{appId}/rollbacks', { params: { path }, body: { build_id: buildId } }));
-      setMessage(`Build ${buildId} is active again; the runtime switches to it within moments.`);
-      app.reload();
-      builds.reload();
-    } catch (err) {
-      setError((err as Error).message);
-    }
+  const history = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/deployments', { params: { path } })), [path.projectId, path.appId]);
+  const latest = history.data?.deployments[0];
+  const settling = app.data !== undefined && (latest?.build_id !== (app.data.app.active_build_id || undefined) || (latest !== undefined && !latest.served_at && !latest.aborted_at));
+  useRefresh(history.reload, settling ? SETTLING_REFRESH_MS : HISTORY_REFRESH_MS);
+  const reloadAll = () => {
+    app.reload();
+    builds.reload();
+    history.reload();
   };
+  const { rollback, message, error } = useRollback(path, reloadAll);
 
   const a = app.data?.app;
   return (
     <Frame title={a ? a.name : path.appId}>
       <ProjectNav projectId={path.projectId} current="apps" />
-      <p>
-        <a href={`/console/projects/${path.projectId}/apps`}>← Apps of {path.projectId}</a>
-      </p>
+      <AppNav projectId={path.projectId} appId={path.appId} current="overview" />
+      <AppMetrics path={path} marks={deployMarks(history.data?.deployments ?? [])} />
       <ErrorNote message={app.error ?? error} />
       {!a && !app.error && <Loading what="the app" />}
       {a && (
@@ -85,6 +90,7 @@ export function AppPage() {
           </dl>
         </section>
       )}
+      <DeployHistory path={path} deployments={history.data?.deployments} error={history.error} onRollback={reloadAll} />
       {a && <SourceSummary projectId={path.projectId} app={a} />}
       {a && <RolloutPanel path={path} />}
       <p role="status">{message}</p>
@@ -108,13 +114,7 @@ export function AppPage() {
                   {/* What a rollback to the build applies again; blank for a build that recorded none. */}
                   <td>{b.deploy_options && (b.deploy_options.hostnames.join(', ') || 'no extra host names')}</td>
                   <td>{b.deploy_options && `${b.deploy_options.max_concurrent_requests ?? 'default: 100'} requests at once`}</td>
-                  <td>
-                    {!b.active && (
-                      <button type="button" onClick={() => void rollback(b.build_id)}>
-                        Roll back to {b.build_id}
-                      </button>
-                    )}
-                  </td>
+                  <RollbackCell buildId={b.build_id} active={b.active} rollback={rollback} />
                 </tr>
               ))}
             </tbody>

@@ -1,12 +1,18 @@
+// The project's overview: its apps with their last hour's traffic, the one failing most on top.
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client.ts';
+import { percent } from '../app-metrics.tsx';
+import { failingFirst } from '../failing-first.ts';
 import { ProjectNav } from '../project-nav.tsx';
-import { ErrorNote, Frame, Head, Loading, useLoad } from '../ui.tsx';
+import { ErrorNote, Frame, Head, Loading, useLoad, useRefresh } from '../ui.tsx';
+
+const REFRESH_MS = 60_000;
 
 export function Apps() {
   const { params } = useRoute();
   const projectId = params.project ?? '';
-  const { data, error } = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } })), [projectId]);
+  const { data, error, reload } = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } })), [projectId]);
+  useRefresh(reload, REFRESH_MS);
   return (
     <Frame title={`Apps of ${projectId}`}>
       <ProjectNav projectId={projectId} current="apps" />
@@ -19,15 +25,18 @@ export function Apps() {
       )}
       {data && data.apps.length > 0 && (
         <table>
-          <caption class="visually-hidden">Apps</caption>
-          <Head columns={['App', 'Status', 'Active build', 'Source']} />
+          <caption class="visually-hidden">Apps, the highest error ratio of the last hour first</caption>
+          <Head columns={['App', 'Status', 'Requests (1 h)', 'Errors (1 h)', 'p95 (1 h)', 'Active build', 'Source']} />
           <tbody>
-            {data.apps.map((a) => (
+            {failingFirst(data.apps).map((a) => (
               <tr key={a.app_id}>
                 <td>
                   <a href={`/console/projects/${projectId}/apps/${a.app_id}`}>{a.name}</a>
                 </td>
                 <td>{a.ready ? 'Serving' : (a.status_reason ?? 'Not deployed')}</td>
+                <td>{a.traffic ? a.traffic.requests.toLocaleString() : '—'}</td>
+                <td class={(a.traffic?.error_ratio ?? 0) > 0 ? 'error' : undefined}>{a.traffic?.error_ratio != null ? percent(a.traffic.error_ratio) : '—'}</td>
+                <td>{a.traffic?.p95_ms != null ? `${Math.round(a.traffic.p95_ms)} ms` : '—'}</td>
                 <td>
                   <code>{a.active_build_id || '—'}</code>
                 </td>

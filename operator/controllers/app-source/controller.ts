@@ -29,6 +29,7 @@ import type { RepoStore } from '../../../src/repo-store/repo-store.ts';
 import { defaultHost } from '../../../src/runtime-contract/hosts.ts';
 import { ensureForks, planPreviewDatabases } from './preview-databases.ts';
 import { projectRepository } from './project-repository.ts';
+import { byPush } from '../../../src/platform/deployed-by.ts';
 import { buildName, buildSpec, productionBranch, targetsOf, type Target, type Targets } from './targets.ts';
 
 /** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
@@ -185,7 +186,8 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     if (state !== 'Succeeded' || !build?.status?.buildId) return { ...entry, message: `building ${target.commit.slice(0, 12)}` };
     if (entry.deployedCommit === target.commit) return entry;
     try {
-      await deps.catalog.rollback(namespace, target.app, build.status.buildId);
+      const repository = source.spec.repository;
+      await deps.catalog.rollback(namespace, target.app, build.status.buildId, byPush(`${repository.owner}/${repository.name}`, target.commit));
     } catch (err) {
       if (!(err instanceof PublicError) || err.status >= 500) throw err;
       return { ...entry, message: `build ${build.status.buildId} could not be deployed: ${err.message}` };

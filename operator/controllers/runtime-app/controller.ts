@@ -19,6 +19,7 @@ import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
 import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
+import { nextHistory } from './history.ts';
 import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
 
 export interface RuntimeAppControllerDeps {
@@ -129,7 +130,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<number | undefined> => {
     const at = now();
     const { rollout, requeueAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
-    const status = desiredStatus(withRollout(app, rollout), at, observe(app, namespace, name));
+    const status = withHistory(app, desiredStatus(withRollout(app, rollout), at, observe(app, namespace, name)), at);
     if (!statusChanged(app.status, status)) return requeueAfter;
     const before = findCondition(app.status?.conditions, 'Ready');
     const written = await apps.patchStatus(namespace, name, {
@@ -184,6 +185,12 @@ export function statusPatch(before: RuntimeAppStatus | undefined, after: Runtime
 function withRollout(app: RuntimeApp, rollout: RolloutStatus | undefined): RuntimeApp {
   const { rollout: _old, ...status } = app.status ?? {};
   return { ...app, status: rollout ? { ...status, rollout } : status };
+}
+
+/** `status` with the deploy history it brings (`history.ts`); none before a first build. */
+function withHistory(app: RuntimeApp, status: RuntimeAppStatus, at: Date): RuntimeAppStatus {
+  const history = nextHistory(app, status, at);
+  return history ? { ...status, history } : status;
 }
 
 /** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */

@@ -5,6 +5,7 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLLOUT_ABORT_ANNOTATION, ROLLOUT_PROMOTE_ANNOTATION, ROLLOUT_RETRY_ANNOTATION, type RolloutPolicy } from '../../../src/apis/v1alpha1/rollout.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { DEPLOYED_BUILD_ANNOTATION, DEPLOYED_BY_ANNOTATION } from '../../../src/apis/v1alpha1/activation.ts';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { createInformer, EVENTS, eventWriter, LEASES, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
@@ -249,5 +250,42 @@ describe('rollouts by the RuntimeApp controller', () => {
       'RolloutPaused: Step 2 of 2: 60 % of traffic on build b2. Paused until a promote.': 1,
     });
     expect(before).toMatchObject({ 'RolloutStep: Step 1 of 2: 20 % of traffic on build b2.': 1 });
+  });
+
+  it('records each activation in status.history: who made it, its rollout’s weights, its abort, when it was served', { timeout: 60_000 }, async () => {
+    await create('history', { steps: [{ weight: 20 }, { weight: 60 }] });
+    await r.apply('history');
+    const first = await eventually('b1 recorded, served', get('history'), (a) => a?.status?.history?.[0]?.servedAt !== undefined);
+    expect(first?.status?.history).toEqual([{ buildId: 'b1', activatedAt: expect.any(String), servedAt: expect.any(String) }]);
+
+    // As the API deploys: who, with the spec, in one write. The replica applies each step as it comes.
+    await apps.patch(namespace.name, 'history', { metadata: { annotations: { [DEPLOYED_BY_ANNOTATION]: 'user:ann', [DEPLOYED_BUILD_ANNOTATION]: 'b2' } }, spec: { activeBuildId: 'b2' } }, 'merge');
+    const applyingUntil = (ok: (a: RuntimeApp | undefined) => boolean) => async () => {
+      const app = await get('history')();
+      if (!ok(app)) await r.apply('history');
+      return app;
+    };
+    const served = (buildId: string) => (a: RuntimeApp | undefined) => a?.status?.history?.[0]?.buildId === buildId && a.status.history[0].servedAt !== undefined;
+    const b2 = (await eventually('b2 rolled out and served', applyingUntil(served('b2')), served('b2')))?.status?.history?.[0];
+    expect(b2).toMatchObject({ buildId: 'b2', by: 'user:ann', steps: [{ weight: 20 }, { weight: 60 }, { weight: 100 }] });
+    expect(Date.parse(b2!.servedAt!)).toBeGreaterThanOrEqual(Date.parse(b2!.steps![2]!.at));
+
+    // kubectl (no annotations naming b3), then an abort: recorded by nobody, never served.
+    await deploy('history', 'b3');
+    await eventually('a rollout of b3', get('history'), (a) => a?.status?.rollout?.phase === 'Progressing' && a.status.rollout.canary?.buildId === 'b3');
+    await annotate('history', ROLLOUT_ABORT_ANNOTATION, 'abort-h');
+    const b3 = (await eventually('b3 aborted', get('history'), (a) => a?.status?.history?.[0]?.abortedAt !== undefined))?.status?.history?.[0];
+    expect(b3).toEqual({ buildId: 'b3', activatedAt: expect.any(String), steps: [{ weight: 20, at: expect.any(String) }], abortedAt: expect.any(String) });
+
+    // Back to b1: a rollback, newest first, the older entries kept as they were.
+    await deploy('history', 'b1');
+    const after = await eventually('b1 again, served', applyingUntil(served('b1')), served('b1'));
+    expect(after?.status?.history?.map((h) => [h.buildId, h.rollback ?? false])).toEqual([
+      ['b1', true],
+      ['b3', false],
+      ['b2', false],
+      ['b1', false],
+    ]);
+    expect(after?.status?.history?.[2]).toEqual(b2);
   });
 });

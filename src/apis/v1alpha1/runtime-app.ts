@@ -4,6 +4,7 @@ import { AppHttps } from './app-https.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
+import { Activation, MAX_HISTORY } from './activation.ts';
 import { RolloutPolicy, RolloutStatus } from './rollout.ts';
 import { DisplayName, DnsLabel, Hostname } from './strings.ts';
 
@@ -103,6 +104,12 @@ export const RuntimeAppStatus = Type.Object({
   ),
   servingReplicas: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' })),
   rollout: Type.Optional(RolloutStatus),
+  history: Type.Optional(
+    Type.Array(Activation, {
+      maxItems: MAX_HISTORY,
+      description: `The latest activations of a build (changes of spec.activeBuildId), newest first, at most ${MAX_HISTORY} (docs/console.md, "Deploy history").`,
+    }),
+  ),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 
