@@ -230,7 +230,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     }
     const appMetrics = deps.platform.appMetrics ?? new AppMetrics(new ReplicaMetrics({ live: () => [] }));
     appRoutes(app, deps.platform.apps, appMetrics, now);
-    appMetricsRoutes(app, deps.platform.apps, appMetrics, now);
+    appMetricsRoutes(app, deps.platform.apps, deps.platform.builds, appMetrics, now);
     appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);

@@ -72,7 +72,7 @@ interface Metrics {
   points: Point[];
   totals: Totals;
   builds: Record<string, unknown>;
-  events: unknown[];
+  events: Array<{ time: string; kind: string; build_id: string; detail?: string }>;
 }
 
 async function call<T>(path: string): Promise<{ status: number; body: T }> {
@@ -125,6 +125,13 @@ describe('app metrics over two runtime replicas', () => {
     expect(before.step_seconds).toBe(60);
     expect(before.points).toHaveLength(Math.ceil((Date.parse(before.until) - Date.parse(before.since)) / 60_000));
     expect(before.builds).toEqual({});
+    // The deploy is marked on the time axis, from the operator's deploy history of the app.
+    const marked = await eventually(
+      'the deploy marked',
+      () => metrics('meter'),
+      (m) => m.events.length > 0,
+    );
+    expect(marked.events).toEqual([expect.objectContaining({ kind: 'deploy', build_id: expect.stringMatching(/^b-[0-9a-f]{16}$/) as string })]);
 
     await hit(a, host, { '/': 6, '/fail': 2, '/boom': 2, '/missing': 1, '/slow': 2 });
     await hit(b, host, { '/': 4, '/boom': 1 });

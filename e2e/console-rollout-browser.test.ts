@@ -132,7 +132,8 @@ describe('rollouts in the console', () => {
 
     await Promise.all([panel.getByRole('button', { name: 'Retry' }).click(), answer(ROLLOUT_RETRY_ANNOTATION, 'lastHandledRetry', { phase: 'Progressing', step: 0, weight: 10, message: 'Retried.' })]);
     await panel.getByText('Retried.', { exact: true }).first().waitFor();
-    expect(await panel.getByRole('meter').getAttribute('value')).toBe('10');
+    // The message is the request's answer; the meter follows once the panel has read the rollout again.
+    await expect.poll(() => panel.getByRole('meter').getAttribute('value'), { timeout: 10_000 }).toBe('10');
 
     // Another page (or kubectl) aborted meanwhile, before this page read it again: Promote answers 409, shown with
     // the API's reason.

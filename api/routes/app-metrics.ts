@@ -2,13 +2,14 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppDirectory } from '../../src/platform/apps.ts';
+import type { BuildCatalog } from '../../src/platform/builds.ts';
 import { AppParams } from '../schemas/app.ts';
 import { AppMetrics as AppMetricsSchema, MetricsQuery } from '../schemas/app-metrics.ts';
 import { errorResponses } from '../schemas/problem.ts';
 import type { AppMetrics } from '../services/app-metrics.ts';
 import { metricsSpan } from '../services/metrics-span.ts';
 
-export function appMetricsRoutes(app: FastifyInstance, apps: AppDirectory, metrics: AppMetrics, now: () => Date): void {
+export function appMetricsRoutes(app: FastifyInstance, apps: AppDirectory, builds: Pick<BuildCatalog, 'history'>, metrics: AppMetrics, now: () => Date): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/v1/projects/:projectId/apps/:appId/metrics', {
@@ -26,7 +27,7 @@ export function appMetricsRoutes(app: FastifyInstance, apps: AppDirectory, metri
       const { projectId, appId } = request.params;
       const span = metricsSpan(request.query, now().getTime());
       apps.get(projectId, appId);
-      return { metrics: await metrics.series(projectId, appId, span) };
+      return { metrics: await metrics.series(projectId, appId, span, builds.history(projectId, appId)) };
     },
   });
 }

@@ -56,7 +56,7 @@ export const AppMetrics = Type.Object(
     events: Type.Array(
       Type.Object({
         time: Type.String({ format: 'date-time' }),
-        kind: Type.String({ description: '`deploy`, `rollback` or `rollout`.' }),
+        kind: Type.Union([Type.Literal('deploy'), Type.Literal('rollback'), Type.Literal('rollout')], { description: '`deploy`, `rollback` or `rollout` (a step, or an abort).' }),
         build_id: Type.Optional(Type.String()),
         detail: Type.Optional(Type.String()),
       }),

@@ -1,3 +1,4 @@
+import { historyEvents, type DeploymentView, type HistoryEvent } from '../../src/platform/deploy-history.ts';
 import type { ReplicaMetrics } from './replica-metrics.ts';
 import { mergeSeries, trafficOf, type MetricsSeries } from './metrics-series.ts';
 import type { MetricsSpan } from './metrics-span.ts';
@@ -9,7 +10,7 @@ export interface AppMetricsAnswer extends MetricsSeries {
   readonly step_seconds: number;
   readonly replicas: { readonly answered: number; readonly live: number; readonly missing: string[] };
   readonly builds: Record<string, MetricsSeries>;
-  readonly events: never[];
+  readonly events: HistoryEvent[];
 }
 
 export interface AppTraffic {
@@ -32,7 +33,8 @@ export class AppMetrics {
     this.#replicas = replicas;
   }
 
-  async series(project: string, app: string, span: MetricsSpan): Promise<AppMetricsAnswer> {
+  /** `history`: the app's deploy history, whose activations, rollout steps and aborts in the span become `events`. */
+  async series(project: string, app: string, span: MetricsSpan, history: readonly DeploymentView[] = []): Promise<AppMetricsAnswer> {
     const read = await this.#replicas.app(project, app, span.since);
     const { since, until, stepMs } = span;
     const builds: Record<string, MetricsSeries> = {};
@@ -57,7 +59,7 @@ export class AppMetrics {
         stepMs,
       ),
       builds,
-      events: [],
+      events: historyEvents(history, since, until),
     };
   }
 

@@ -174,12 +174,12 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
 
   it('sends both releases’ logs to the app’s stream, each entry with its build', async () => {
     await engine.deploy(split(50));
-    const seen: Array<{ buildId: string; url?: string }> = [];
+    const seen: Array<{ buildId: string; url?: string; requestId?: string }> = [];
     let both: () => void = () => {};
     const arrived = new Promise<void>((resolve) => (both = resolve));
     // Resolves once the app's isolates report to the tail worker.
     const leave = await engine.followLogs('demo/shop', (entry) => {
-      if (entry.request?.url.endsWith('/logged')) seen.push({ buildId: entry.buildId, url: entry.request.url });
+      if (entry.request?.url.endsWith('/logged')) seen.push({ buildId: entry.buildId, url: entry.request.url, ...(entry.requestId ? { requestId: entry.requestId } : {}) });
       if (seen.length === 2) both();
     });
     try {
@@ -190,6 +190,8 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
       leave();
     }
     expect(seen.map((e) => e.buildId).sort()).toEqual(['v1', 'v2']);
+    // Each entry names its request: the id the entry point gave it (a UUID: these requests came without one).
+    expect(seen.map((e) => e.requestId)).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/), expect.stringMatching(/^[0-9a-f-]{36}$/)]);
   });
 
   it('serves a new release with static assets of its own beside a stable release without', async () => {

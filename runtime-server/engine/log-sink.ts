@@ -23,6 +23,9 @@ export function ingestLogBatch(body: string, logs: AppLogs): void {
 
 type Raw = Record<string, unknown>;
 
+/** A request id as logs keep it: printable ASCII without spaces (the entry point's are UUIDs; a trusted ingress' may differ). */
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
 const isObject = (value: unknown): value is Raw => typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown, max: number): string => (typeof value === 'string' ? value : '').slice(0, max);
 const time = (value: unknown): string => new Date(typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : Date.now()).toISOString();
@@ -30,6 +33,7 @@ const time = (value: unknown): string => new Date(typeof value === 'number' && N
 function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefined {
   if (!isObject(raw) || typeof raw.app !== 'string' || !KEY.test(raw.app)) return undefined;
   const request = isObject(raw.request) ? { method: str(raw.request.method, 16), url: str(raw.request.url, LOG_LIMITS.urlChars) } : undefined;
+  const requestId = str(raw.requestId, 128);
   const status = typeof raw.status === 'number' && Number.isInteger(raw.status) ? raw.status : undefined;
   const logs: AppLogLine[] = (Array.isArray(raw.logs) ? raw.logs : []).slice(0, LOG_LIMITS.linesPerEntry).flatMap((line: unknown) => {
     if (!isObject(line)) return [];
@@ -46,6 +50,7 @@ function parseEntry(raw: unknown): { key: string; entry: AppLogEntry } | undefin
     buildId: str(raw.buildId, 63),
     outcome: str(raw.outcome, 32) || 'unknown',
     ...(request ? { request } : {}),
+    ...(REQUEST_ID.test(requestId) ? { requestId } : {}),
     ...(status !== undefined ? { status } : {}),
     logs,
     exceptions,

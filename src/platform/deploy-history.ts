@@ -35,3 +35,25 @@ function view(entry: Activation, active: boolean): DeploymentView {
     active,
   };
 }
+
+/** A marker on a metrics chart's time axis. */
+export interface HistoryEvent {
+  time: string;
+  kind: 'deploy' | 'rollback' | 'rollout';
+  build_id: string;
+  detail?: string;
+}
+
+/**
+ * The deploy history as markers between `since` and `until` (ms), oldest first: each activation, each rollout step
+ * (its weight) and each abort.
+ */
+export function historyEvents(history: readonly DeploymentView[], since: number, until: number): HistoryEvent[] {
+  const events: HistoryEvent[] = [];
+  for (const d of history) {
+    events.push({ time: d.activated_at, kind: d.kind, build_id: d.build_id, detail: d.by ? `by ${d.by}` : d.kind });
+    for (const step of d.rollout_steps ?? []) events.push({ time: step.at, kind: 'rollout', build_id: d.build_id, detail: `${step.weight} % of traffic` });
+    if (d.aborted_at) events.push({ time: d.aborted_at, kind: 'rollout', build_id: d.build_id, detail: 'aborted' });
+  }
+  return events.filter((e) => Date.parse(e.time) >= since && Date.parse(e.time) <= until).sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
+}

@@ -23,6 +23,8 @@ export interface AppLogEntry {
   /** workerd's verdict: `ok`, `exception`, `exceededCpu`, `exceededMemory`, `canceled`, … */
   readonly outcome: string;
   readonly request?: { readonly method: string; readonly url: string };
+  /** The request's `X-Request-Id` as the entry point passed it to the app. */
+  readonly requestId?: string;
   /** Absent when the app answered nothing (it threw, or the client went away). */
   readonly status?: number;
   readonly logs: readonly AppLogLine[];

@@ -4241,8 +4241,8 @@ export interface paths {
                                 events: {
                                     /** Format: date-time */
                                     time: string;
-                                    /** @description `deploy`, `rollback` or `rollout`. */
-                                    kind: string;
+                                    /** @description `deploy`, `rollback` or `rollout` (a step, or an abort). */
+                                    kind: "deploy" | "rollback" | "rollout";
                                     build_id?: string;
                                     detail?: string;
                                 }[];

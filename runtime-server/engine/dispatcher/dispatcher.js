@@ -363,6 +363,8 @@ function logEntry(props, item) {
     time: item.eventTimestamp ?? Date.now(),
     outcome: item.outcome ?? 'unknown',
     request: request ? { method: request.method, url: request.url } : undefined,
+    // The one header kept: the entry point's request id, which links the entry to its request (and its answer's).
+    requestId: typeof request?.headers?.['x-request-id'] === 'string' ? request.headers['x-request-id'] : undefined,
     status: response?.status,
     logs: (item.logs ?? []).map((l) => ({ time: l.timestamp, level: l.level, message: (Array.isArray(l.message) ? l.message : [l.message]).map(logText).join(' ') })),
     exceptions: (item.exceptions ?? []).map((e) => ({ time: e.timestamp, name: e.name, message: e.message, stack: e.stack })),
