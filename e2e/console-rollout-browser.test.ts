@@ -137,7 +137,8 @@ describe('rollouts in the console', () => {
 
     // Another page (or kubectl) aborted meanwhile, before this page read it again: Promote answers 409, shown with
     // the API's reason.
-    await page.clock.pauseAt(Date.now() + 100);
+    // The page's clock, not the test's: fast-forwarded above, it may be ahead of it.
+    await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 100);
     await report({ phase: 'Aborted', weight: 0, message: 'Aborted elsewhere.' });
     await expect
       .poll(async () => (await fetch(`${apiUrl}/v1/projects/${member.project}/apps/web/rollout`, { headers: { authorization: `Bearer ${member.token}` } })).json(), { timeout: 10_000 })

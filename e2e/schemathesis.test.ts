@@ -92,6 +92,8 @@ afterAll(async () => {
  *   no pattern can express: a well-formed string that is no registrable domain is a 400 there too.
  * - A rollout policy's rules across fields (weights increasing, an analysis threshold, one affinity: the CRD's
  *   CEL rules) are no JSON schema's: a well-formed policy that breaks one is a 400 there too.
+ * - An app's metrics reach back a day from now: a well-formed `since` further back (`99h`, last year's date) is a
+ *   400 that moves with the clock, which no pattern can express.
  */
 function config(): string {
   const values = (items: readonly string[]) => `[${items.map((v) => JSON.stringify(v)).join(', ')}]`;
@@ -125,6 +127,10 @@ checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403",
 
 [[operations]]
 include-name = "PUT /v1/projects/{projectId}/apps/{appId}/rollout"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
+
+[[operations]]
+include-name = "GET /v1/projects/{projectId}/apps/{appId}/metrics"
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "429", "5xx"]
 
 [[operations]]

@@ -67,7 +67,13 @@ export const AppMetrics = Type.Object(
 );
 
 export const MetricsQuery = Type.Object({
-  since: Type.Optional(Type.String({ maxLength: 40, description: 'A duration back from now, `15m`, `1h`, `6h`, `24h` (at most 24h), or an RFC 3339 time within the last 24 hours; default `1h`.' })),
+  since: Type.Optional(
+    Type.String({
+      maxLength: 40,
+      pattern: '^([1-9][0-9]{0,4}[mh]|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))$',
+      description: 'A duration back from now, `15m`, `1h`, `6h`, `24h` (at most 24h), or an RFC 3339 time within the last 24 hours; default `1h`.',
+    }),
+  ),
   step: Type.Optional(Type.String({ enum: ['1m', '5m', '15m', '1h'], description: 'Each point’s span; default the smallest giving at most 120 points (1h → 1m, 6h → 5m, 24h → 15m).' })),
 });
 
