@@ -4,11 +4,9 @@
 // cw-runtime, Route 53 from the run's moto, a real parent-zone server for `test.` that the test delegates the
 // domain at. Once everything converged, `kubectl diff` with the same field manager finds nothing: the platform
 // wrote nothing but status on the objects the user owns.
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
@@ -25,9 +23,8 @@ import { createTestNamespace } from './harness/namespace.ts';
 import { dnsTestEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, eventually, packWorker, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
-import { toolPath } from './harness/tools.ts';
+import { kubectl as runKubectl } from './harness/kubectl.ts';
 
-const run = promisify(execFile);
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
 const route53 = new Route53Provider({
@@ -65,16 +62,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `kubectl` against the test control plane, as a GitOps tool runs it; answers its exit code and output. */
-async function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(toolPath('kubectl'), args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+/** `kubectl` against the test control plane, as a GitOps tool runs it. */
+const kubectl = (...args: string[]) => runKubectl(kubeconfig, ...args);
 
 describe('a project declared in git', () => {
   it('converges with no API call — domain managed, records applied, the app answering on its hostname — and stays free of drift', { timeout: 120_000 }, async () => {
