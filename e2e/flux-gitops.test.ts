@@ -10,7 +10,7 @@
 // Kustomization with the CRD's message and nothing else; deleted files pruned (the app no longer served, its
 // build artifacts collected, the database deleted). The Argo CD health snippets of docs/argocd-health/ are run on
 // the converged objects.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -28,7 +28,6 @@ import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-
 import { loadKubeConnection, objectClient, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
 import { DATABASES, PROJECT_DOMAINS, REPOSITORY_WEBHOOKS, resourceOf, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
 import { createMemberAccount, createProjectNamespace } from './harness/accounts.ts';
@@ -36,11 +35,12 @@ import { argoHealth } from './harness/argocd-health.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
 import { startFlux, type Flux } from './harness/flux.ts';
+import { buildManifest, domainManifests, hostnameManifest, uploadBuild, type UploadedBuild } from './harness/project-manifests.ts';
 import { GitClient } from './harness/git-client.ts';
 import { newTokenSecret, startGitService } from './harness/git-service.ts';
 import { kubectl as runKubectl } from './harness/kubectl.ts';
 import type { Service } from './harness/process.ts';
-import { BASE_DOMAIN, eventually, notServedAnywhere, packWorker, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 import { watchUntil } from './harness/watch.ts';
 
 const kubeconfig = inject('kubeconfig');
@@ -173,16 +173,13 @@ async function syncNow(name: string): Promise<Kustomization> {
 }
 
 /** The project's manifests, one file per concern, as a user would lay them out (docs/gitops.md). */
-function projectFiles(options: { greeting: string; build: { id: string; digest: string; size: number; key: string }; domain: string; host: string }): Record<string, string> {
+function projectFiles(options: { greeting: string; build: UploadedBuild; domain: string; host: string }): Record<string, string> {
   const { build, domain, host } = options;
   const ns = project;
   return {
-    [`projects/${ns}/app.yaml`]: `apiVersion: cloudwright.dev/v1alpha1
-kind: Build
-metadata: { name: web-${build.id}, namespace: ${ns} }
-spec: { app: web, buildId: ${build.id}, digest: ${build.digest}, size: ${build.size}, objectKey: ${build.key} }
----
-apiVersion: cloudwright.dev/v1alpha1
+    [`projects/${ns}/app.yaml`]: [
+      buildManifest(ns, 'web', build),
+      `apiVersion: cloudwright.dev/v1alpha1
 kind: RuntimeApp
 metadata: { name: web, namespace: ${ns} }
 spec:
@@ -190,27 +187,15 @@ spec:
   activeBuildId: ${build.id}
   environment: { GREETING: ${JSON.stringify(options.greeting)} }
   databaseEnvironment: { DB_TOKEN: { database: orders, access: full } }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: AppHostname
-metadata: { name: ${host}, namespace: ${ns} }
-spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domain, finalize: true }
 `,
+      hostnameManifest(ns, 'web', host),
+    ].join('---\n'),
     [`projects/${ns}/database.yaml`]: `apiVersion: cloudwright.dev/v1alpha1
 kind: Database
 metadata: { name: orders, namespace: ${ns} }
 spec: { displayName: Orders }
 `,
-    [`projects/${ns}/domain.yaml`]: `apiVersion: cloudwright.dev/v1alpha1
-kind: ProjectDomain
-metadata: { name: shop, namespace: ${ns} }
-spec: { domain: ${domain} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: DnsRecord
-metadata: { name: api, namespace: ${ns} }
-spec: { domainRef: { name: shop }, name: api, type: A, values: [192.0.2.10], ttl: 300 }
-`,
+    [`projects/${ns}/domain.yaml`]: domainManifests(ns, domain),
     // In a real repository this Secret is encrypted (SOPS) or sealed: docs/gitops.md.
     [`projects/${ns}/webhook.yaml`]: `apiVersion: v1
 kind: Secret
@@ -262,7 +247,7 @@ describe('Flux syncing a project from cw-git', () => {
   let work: string;
   let remote: string;
   let files: Record<string, string>;
-  let build: { id: string; digest: string; size: number; key: string };
+  let build: UploadedBuild;
   let converged: Kustomization;
   let head: string;
 
@@ -277,11 +262,7 @@ describe('Flux syncing a project from cw-git', () => {
 
   it('makes the Kustomization Ready once every object converged, the app answering on its hostname', { timeout: 240_000 }, async () => {
     // The pipeline's upload: the artifact at its key in the run's bucket (the Build in git records it).
-    const artifact = packWorker(`export default { fetch: (request, env) => new Response(env.GREETING + (env.DB_TOKEN ? ' with' : ' without') + ' a database') };\n`);
-    const digest = createHash('sha256').update(artifact).digest('hex');
-    const id = buildIdFor(digest);
-    build = { id, digest, size: artifact.length, key: artifactKey(project, 'web', id) };
-    await new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }).put(build.key, artifact);
+    build = await uploadBuild(project, 'web', `export default { fetch: (request, env) => new Response(env.GREETING + (env.DB_TOKEN ? ' with' : ' without') + ' a database') };\n`);
 
     work = await git.workdir('platform');
     remote = `${gitService.url.replace('http://', `http://git:${pushToken}@`)}/${repo}`;

@@ -4,7 +4,7 @@
 // cw-runtime, Route 53 from the run's moto, a real parent-zone server for `test.` that the test delegates the
 // domain at. Once everything converged, `kubectl diff` with the same field manager finds nothing: the platform
 // wrote nothing but status on the objects the user owns.
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,14 +16,13 @@ import { findCondition } from '../src/conditions/index.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
 import { Route53Provider } from '../src/dns/route53-provider.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
-import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { createTestNamespace } from './harness/namespace.ts';
 import { dnsTestEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
-import { BASE_DOMAIN, eventually, packWorker, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 import { kubectl as runKubectl } from './harness/kubectl.ts';
+import { buildManifest, domainManifests, hostnameManifest, uploadBuild } from './harness/project-manifests.ts';
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
@@ -72,41 +71,15 @@ describe('a project declared in git', () => {
     const greeting = `hello from git ${randomBytes(2).toString('hex')}`;
 
     // The pipeline's upload: the artifact at its key in the bucket (the Build in the manifests records it).
-    const artifact = packWorker(`export default { fetch: () => new Response(${JSON.stringify(greeting)}) };\n`);
-    const digest = createHash('sha256').update(artifact).digest('hex');
-    const buildId = buildIdFor(digest);
-    const key = artifactKey(namespace, 'web', buildId);
-    await new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }).put(key, artifact);
+    const build = await uploadBuild(namespace, 'web', `export default { fetch: () => new Response(${JSON.stringify(greeting)}) };\n`);
 
     const manifests = join(dir, 'project.yaml');
-    writeFileSync(
-      manifests,
-      `apiVersion: cloudwright.dev/v1alpha1
+    const app = `apiVersion: cloudwright.dev/v1alpha1
 kind: RuntimeApp
 metadata: { name: web, namespace: ${namespace} }
-spec: { displayName: Web, activeBuildId: ${buildId} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: Build
-metadata: { name: web-${buildId}, namespace: ${namespace} }
-spec: { app: web, buildId: ${buildId}, digest: ${digest}, size: ${artifact.length}, objectKey: ${key} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: ProjectDomain
-metadata: { name: shop, namespace: ${namespace} }
-spec: { domain: ${domain} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: DnsRecord
-metadata: { name: api, namespace: ${namespace} }
-spec: { domainRef: { name: shop }, name: api, type: A, values: [192.0.2.10], ttl: 300 }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: AppHostname
-metadata: { name: ${host}, namespace: ${namespace} }
-spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domain, finalize: true }
-`,
-    );
+spec: { displayName: Web, activeBuildId: ${build.id} }
+`;
+    writeFileSync(manifests, [app, buildManifest(namespace, 'web', build), domainManifests(namespace, domain), hostnameManifest(namespace, 'web', host)].join('---\n'));
     const applied = await kubectl('apply', '--server-side', '--field-manager=argocd', '-f', manifests);
     expect(applied.code, applied.stderr).toBe(0);
 
