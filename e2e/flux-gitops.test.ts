@@ -1,15 +1,15 @@
 // Flux drives the platform from a repository on cw-git, with no API call: Flux's own source-controller and
 // kustomize-controller (the published modules, outside a cluster) against the run's control plane; a project's
-// manifests pushed with stock git (a cw-git token reaching that repository only); a GitRepository reading them over
-// plain HTTP with a basic-auth Secret and a Kustomization (`prune: true`, `wait: true`) applying them. The real
-// cw-operator, cw-runtime and cw-db, Route 53 from the run's moto, a parent-zone server for `test.`, and cw-git's
-// events role writing the RepositoryWebhook's status. What a GitOps user relies on, each seen happen: the
-// Kustomization Ready only once every Cloudwright object is (kstatus: Ready and observedGeneration), the app
-// answering on its hostname; a value changed in git served within one polling interval; a hand-made change reverted
-// at the next sync while the controllers' status writes never make Flux apply again; an invalid manifest failing the
-// Kustomization with the CRD's message and nothing else; deleted files pruned (the app no longer served, its
-// build artifacts collected, the database deleted). The Argo CD health snippets of docs/argocd-health/ are run on
-// the converged objects.
+// manifests pushed with stock git; a GitRepository reading them over plain HTTP with a basic-auth Secret (a cw-git
+// token that reads that repository only) and a Kustomization (`prune: true`, `wait: true`) applying them. The real
+// cw-operator (its Repository controller on cw-git's bucket), cw-runtime and cw-db, Route 53 from the run's moto, a
+// parent-zone server for `test.`, and cw-git's events role delivering to the RepositoryWebhook and writing its
+// status. What a GitOps user relies on, each seen happen: the Kustomization Ready only once every Cloudwright object
+// is (kstatus: Ready and observedGeneration), the app answering on its hostname; a value changed in git served
+// within one polling interval; a hand-made change reverted at the next sync while the controllers' status writes
+// never make Flux apply again; an invalid manifest failing the Kustomization with the CRD's message and nothing
+// else; deleted files pruned (the app no longer served, its build artifacts collected, the database deleted). The
+// Argo CD health snippet (docs/argocd-health/cloudwright.lua) is run on the live objects.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,7 +79,7 @@ let project: string;
 let fluxNamespace: string;
 let repo: string;
 let dir: string;
-/** cw-git tokens reaching the platform repository only: the user's to push, Flux's to read. */
+/** cw-git tokens: the user's, reaching the project's repositories (as a project git token does); Flux's, reading the platform repository only. */
 let pushToken: string;
 let fluxToken: string;
 /** cw-git's operator token (every repository), which `POST /_events/notify` needs. */
@@ -116,10 +116,11 @@ beforeAll(async () => {
   };
   [runtime, , flux] = await Promise.all([
     startRuntime('cw-runtime-flux', project, running, { CW_RUNTIME_DATABASE_URL: db.url }),
-    startOperator(project, running, { ...dns, ...db.clientEnv }),
+    // With the git bucket, the operator's Repository controller creates the repositories declared in git.
+    startOperator(project, running, { ...dns, ...db.clientEnv, CW_GIT_BUCKET: gitBucket }),
     startFlux({ kubeconfig, stateDir: dir, namespace: fluxNamespace, watchAllNamespaces: false }),
   ]);
-  pushToken = mintToken({ sub: 'ada', scopes: ['read', 'write'], repos: [repo] }, tokenSecret);
+  pushToken = mintToken({ sub: 'ada', scopes: ['read', 'write'], repos: [project] }, tokenSecret);
   fluxToken = mintToken({ sub: 'flux', scopes: ['read'], repos: [repo] }, tokenSecret);
   notifyToken = mintToken({ sub: 'notify', scopes: ['write'] }, tokenSecret);
 }, 180_000);
@@ -196,6 +197,11 @@ metadata: { name: orders, namespace: ${ns} }
 spec: { displayName: Orders }
 `,
     [`projects/${ns}/domain.yaml`]: domainManifests(ns, domain),
+    [`projects/${ns}/repositories.yaml`]: `apiVersion: cloudwright.dev/v1alpha1
+kind: Repository
+metadata: { name: site, namespace: ${ns} }
+spec: { owner: ${ns}, name: site }
+`,
     // In a real repository this Secret is encrypted (SOPS) or sealed: docs/gitops.md.
     [`projects/${ns}/webhook.yaml`]: `apiVersion: v1
 kind: Secret
@@ -292,11 +298,13 @@ describe('Flux syncing a project from cw-git', () => {
 
     // Ready meant every object converged, as kstatus reads it: Ready True at its current generation.
     const objects = await appliedObjects(converged);
-    expect(objects.map((o) => o.kind).sort()).toEqual(['AppHostname', 'Build', 'Database', 'DnsRecord', 'ProjectDomain', 'RepositoryWebhook', 'RuntimeApp']);
+    expect(objects.map((o) => o.kind).sort()).toEqual(['AppHostname', 'Build', 'Database', 'DnsRecord', 'ProjectDomain', 'Repository', 'RepositoryWebhook', 'RuntimeApp']);
     for (const object of objects.filter((o) => o.kind !== 'Build')) {
       expect(findCondition(object.status?.conditions, 'Ready')?.status, `${object.kind} Ready`).toBe('True');
       expect(object.status?.observedGeneration, `${object.kind} observedGeneration`).toBe(object.metadata?.generation);
     }
+    // The repository declared in git is served by cw-git.
+    await git.run(['ls-remote', `${gitService.url.replace('http://', `http://git:${pushToken}@`)}/${project}/site`]);
     // …and the Argo CD health snippets of docs/argocd-health/ say the same of each.
     for (const object of objects) {
       expect({ kind: object.kind, ...argoHealth(object) }).toMatchObject({ kind: object.kind, status: 'Healthy' });
@@ -385,7 +393,7 @@ spec: { displayName: Broken, maxConcurrentRequests: 0 }
   it('prunes deleted files: the app no longer served, its builds collected, the database deleted', { timeout: 120_000 }, async () => {
     const pruned = await push('retire the app and its database', (f) => Object.fromEntries(Object.entries(f).filter(([path]) => !path.endsWith('app.yaml') && !path.endsWith('database.yaml'))));
     const synced = await kustomizationUntil(`Kustomization Ready at ${pruned}`, SOURCE_INTERVAL_S * 1000 + SLACK_MS, readyAt(pruned));
-    expect((await appliedObjects(synced)).map((o) => o.kind).sort()).toEqual(['DnsRecord', 'ProjectDomain', 'RepositoryWebhook']);
+    expect((await appliedObjects(synced)).map((o) => o.kind).sort()).toEqual(['DnsRecord', 'ProjectDomain', 'Repository', 'RepositoryWebhook']);
     await notServedAnywhere([runtime], host);
     await notServedAnywhere([runtime], `web.${project}.${BASE_DOMAIN}`);
     const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
