@@ -11,7 +11,7 @@
 // else; deleted files pruned (the app no longer served, its build artifacts collected, the database deleted). The
 // Argo CD health snippet (docs/argocd-health/cloudwright.lua) is run on the live objects.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -25,7 +25,7 @@ import type { RepositoryWebhook } from '../src/apis/v1alpha1/repository-webhook.
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { findCondition } from '../src/conditions/index.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
-import { loadKubeConnection, objectClient, type KubeObject, type ResourceRef } from '../src/kube/index.ts';
+import { loadKubeConnection, objectClient, type KubeObject } from '../src/kube/index.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { DATABASES, PROJECT_DOMAINS, REPOSITORY_WEBHOOKS, resourceOf, RUNTIME_APPS } from '../src/platform/resources.ts';
@@ -34,6 +34,7 @@ import { createMemberAccount, createProjectNamespace } from './harness/accounts.
 import { argoHealth } from './harness/argocd-health.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 import { dnsTestEnv } from './harness/dns-env.ts';
+import { applyOutputs, fluxSyncManifests, kustomizationUntil as fluxKustomizationUntil, readyAt, syncNow as fluxSyncNow, type Kustomization } from './harness/flux-objects.ts';
 import { startFlux, type Flux } from './harness/flux.ts';
 import { buildManifest, domainManifests, hostnameManifest, uploadBuild, type UploadedBuild } from './harness/project-manifests.ts';
 import { GitClient } from './harness/git-client.ts';
@@ -41,7 +42,6 @@ import { newTokenSecret, startGitService } from './harness/git-service.ts';
 import { kubectl as runKubectl } from './harness/kubectl.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, eventually, notServedAnywhere, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
-import { watchUntil } from './harness/watch.ts';
 
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
@@ -50,17 +50,7 @@ const SOURCE_INTERVAL_S = 5;
 const SYNC_INTERVAL_S = 10;
 /** What a pass takes beyond its interval: fetching the artifact, applying, the operator and the runtime reacting. */
 const SLACK_MS = 15_000;
-const KUSTOMIZATIONS: ResourceRef = { group: 'kustomize.toolkit.fluxcd.io', version: 'v1', plural: 'kustomizations', kind: 'Kustomization', namespaced: true };
 
-interface Kustomization extends KubeObject {
-  status?: {
-    conditions?: Condition[];
-    lastAppliedRevision?: string;
-    lastAttemptedRevision?: string;
-    lastHandledReconcileAt?: string;
-    inventory?: { entries?: { id: string }[] };
-  };
-}
 interface Reconciled extends KubeObject {
   status?: { conditions?: Condition[]; observedGeneration?: number };
 }
@@ -132,14 +122,9 @@ afterAll(async () => {
 });
 
 const kubectl = (...args: string[]) => runKubectl(kubeconfig, ...args);
+const kustomizationUntil = (what: string, timeoutMs: number, test: (k: Kustomization) => boolean) => fluxKustomizationUntil(kubeconfig, fluxNamespace, what, timeoutMs, test);
+const syncNow = (name: string) => fluxSyncNow(kubeconfig, fluxNamespace, name);
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
-
-/** Waits on the Kustomization's watch events until `test` holds. */
-async function kustomizationUntil(what: string, timeoutMs: number, test: (k: Kustomization) => boolean): Promise<Kustomization> {
-  const seen = await watchUntil<Kustomization>(conn, KUSTOMIZATIONS, { namespace: fluxNamespace, timeoutMs, what }, (ks) => ks.some(test));
-  return seen.find(test) as Kustomization;
-}
-const readyAt = (commit: string) => (k: Kustomization) => findCondition(k.status?.conditions, 'Ready')?.status === 'True' && k.status?.lastAppliedRevision === `main@sha1:${commit}`;
 
 /** The Cloudwright objects the Kustomization applied (its inventory), read from the apiserver. */
 async function appliedObjects(k: Kustomization): Promise<Reconciled[]> {
@@ -156,22 +141,6 @@ async function appliedObjects(k: Kustomization): Promise<Reconciled[]> {
   return objects;
 }
 const generations = async (k: Kustomization) => Object.fromEntries((await appliedObjects(k)).map((o) => [`${o.kind}/${o.metadata?.name}`, o.metadata?.generation]));
-
-/** What each apply of kustomize-controller did so far, from its log: object → created, configured, unchanged… */
-function applyOutputs(): Record<string, string>[] {
-  return readFileSync(flux.kustomizeController.logPath, 'utf8')
-    .split('\n')
-    .filter((line) => line.includes('"msg":"server-side apply completed"'))
-    .map((line) => (JSON.parse(line) as { output: Record<string, string> }).output);
-}
-
-/** Asks Flux for a sync now (what `flux reconcile kustomization` does) and waits until it is handled. */
-async function syncNow(name: string): Promise<Kustomization> {
-  const at = new Date().toISOString();
-  const annotated = await kubectl('annotate', '--overwrite', '-n', fluxNamespace, 'kustomization', name, `reconcile.fluxcd.io/requestedAt=${at}`);
-  expect(annotated.code, annotated.stderr).toBe(0);
-  return kustomizationUntil(`sync requested at ${at} handled`, 60_000, (k) => k.status?.lastHandledReconcileAt === at);
-}
 
 /** The project's manifests, one file per concern, as a user would lay them out (docs/gitops.md). */
 function projectFiles(options: { greeting: string; build: UploadedBuild; domain: string; host: string }): Record<string, string> {
@@ -216,36 +185,6 @@ spec: { repository: ${repo}, url: ${receiver.url}, secretRef: { name: platform-h
   };
 }
 
-/** Flux pointed at the repository, as docs/gitops.md bootstraps it: a basic-auth Secret, a GitRepository, a Kustomization. */
-function fluxManifests(): string {
-  return `apiVersion: v1
-kind: Secret
-metadata: { name: cw-git, namespace: ${fluxNamespace} }
-stringData: { username: git, password: ${fluxToken} }
----
-apiVersion: source.toolkit.fluxcd.io/v1
-kind: GitRepository
-metadata: { name: platform, namespace: ${fluxNamespace} }
-spec:
-  url: ${gitService.url}/${repo}
-  ref: { branch: main }
-  interval: ${SOURCE_INTERVAL_S}s
-  secretRef: { name: cw-git }
----
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: { name: ${project}, namespace: ${fluxNamespace} }
-spec:
-  sourceRef: { kind: GitRepository, name: platform }
-  path: ./projects/${project}
-  interval: ${SYNC_INTERVAL_S}s
-  retryInterval: ${SOURCE_INTERVAL_S}s
-  timeout: 2m
-  prune: true
-  wait: true
-`;
-}
-
 describe('Flux syncing a project from cw-git', () => {
   const domain = `flux-${randomBytes(4).toString('hex')}.test`;
   const host = `www.${domain}`;
@@ -277,7 +216,18 @@ describe('Flux syncing a project from cw-git', () => {
     const first = await push('the project', () => projectFiles({ greeting, build, domain, host }));
 
     const bootstrap = join(dir, 'flux.yaml');
-    writeFileSync(bootstrap, fluxManifests());
+    writeFileSync(
+      bootstrap,
+      fluxSyncManifests({
+        namespace: fluxNamespace,
+        url: `${gitService.url}/${repo}`,
+        token: fluxToken,
+        name: project,
+        path: `./projects/${project}`,
+        sourceIntervalS: SOURCE_INTERVAL_S,
+        syncIntervalS: SYNC_INTERVAL_S,
+      }),
+    );
     const applied = await kubectl('apply', '-f', bootstrap);
     expect(applied.code, applied.stderr).toBe(0);
 
@@ -335,7 +285,7 @@ describe('Flux syncing a project from cw-git', () => {
     // Two more syncs while a controller writes status: cw-git's events role delivers the pushes so far to the webhook
     // declared in git and records the delivery in the RepositoryWebhook's status. Flux applies nothing.
     const settled = await generations(converged);
-    const applies = applyOutputs().length;
+    const applies = applyOutputs(flux).length;
     const notified = await fetch(`${gitService.url}/_events/notify`, {
       method: 'POST',
       headers: { authorization: `Bearer ${notifyToken}`, 'content-type': 'application/json' },
@@ -355,7 +305,7 @@ describe('Flux syncing a project from cw-git', () => {
     // kustomize-controller's own account of both syncs: every object unchanged.
     const outputs = await eventually(
       'both syncs in kustomize-controller’s log',
-      async () => applyOutputs().slice(applies),
+      async () => applyOutputs(flux).slice(applies),
       (o) => o.length >= 2,
       10_000,
     );
