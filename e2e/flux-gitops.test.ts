@@ -33,7 +33,7 @@ import { RepoStore } from '../src/repo-store/index.ts';
 import { createMemberAccount, createProjectNamespace } from './harness/accounts.ts';
 import { argoHealth } from './harness/argocd-health.ts';
 import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
-import { dnsTestEnv } from './harness/dns-env.ts';
+import { delegatingDnsEnv } from './harness/dns-env.ts';
 import { applyOutputs, fluxSyncManifests, kustomizationUntil as fluxKustomizationUntil, readyAt, syncNow as fluxSyncNow, type Kustomization } from './harness/flux-objects.ts';
 import { startFlux, type Flux } from './harness/flux.ts';
 import { buildManifest, domainManifests, hostnameManifest, uploadBuild, type UploadedBuild } from './harness/project-manifests.ts';
@@ -96,14 +96,8 @@ beforeAll(async () => {
   store = new S3ObjectStore({ config: inject('s3'), bucket: gitBucket, registry: new Registry() });
   repo = `${project}/platform`;
   await new RepoStore({ store, registry: new Registry() }).createRepo(repo);
-  const dns = {
-    ...dnsTestEnv(),
-    CW_DNS_PARENT_SERVER: parent.address,
-    CW_DNS_RESOLVER: parent.address,
-    CW_DNS_TIMEOUT_MS: '2000',
-    CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
-    CW_DNS_PENDING_RECHECK_SECONDS: '1',
-  };
+  const dns = delegatingDnsEnv(parent.address, BASE_DOMAIN);
+
   [runtime, , flux] = await Promise.all([
     startRuntime('cw-runtime-flux', project, running, { CW_RUNTIME_DATABASE_URL: db.url }),
     // With the git bucket, the operator's Repository controller creates the repositories declared in git.

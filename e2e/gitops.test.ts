@@ -18,7 +18,7 @@ import { Route53Provider } from '../src/dns/route53-provider.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { createTestNamespace } from './harness/namespace.ts';
-import { dnsTestEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
+import { delegatingDnsEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
 import { BASE_DOMAIN, eventually, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
 import { kubectl as runKubectl } from './harness/kubectl.ts';
@@ -41,15 +41,8 @@ beforeAll(async () => {
   namespace = await createTestNamespace(conn, 'gitops');
   dir = mkdtempSync(join(inject('stateDir'), 'gitops-'));
   parent = await startParentZoneServer({ suffix: 'test' });
-  const dns = {
-    ...dnsTestEnv(),
-    CW_DNS_PARENT_SERVER: parent.address,
-    CW_DNS_RESOLVER: parent.address,
-    CW_DNS_TIMEOUT_MS: '2000',
-    CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
-    // Pending domains are re-checked from this soon on (a minute by default).
-    CW_DNS_PENDING_RECHECK_SECONDS: '1',
-  };
+  const dns = delegatingDnsEnv(parent.address, BASE_DOMAIN);
+
   runtime = await startRuntime('cw-runtime-gitops', namespace, running);
   await startOperator(namespace, running, dns);
 }, 120_000);
