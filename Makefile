@@ -42,6 +42,10 @@ tools: .tools/bin/node
 dev: setup cli console ## Run the whole platform locally (foreground; Ctrl-C stops everything); writes .dev/env
 	@node scripts/dev.ts
 
+.PHONY: gitops
+gitops: setup ## With make dev running: Flux's source- and kustomize-controller against its control plane (foreground; docs/gitops.md)
+	@node scripts/gitops.ts
+
 .PHONY: image
 image: setup console ## Build the container image without a daemon (mmdebstrap + buildah, as root): .tools/cloudwright-image.oci.tar
 	@scripts/setup/image.sh

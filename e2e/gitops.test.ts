@@ -4,11 +4,9 @@
 // cw-runtime, Route 53 from the run's moto, a real parent-zone server for `test.` that the test delegates the
 // domain at. Once everything converged, `kubectl diff` with the same field manager finds nothing: the platform
 // wrote nothing but status on the objects the user owns.
-import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../src/apis/v1alpha1/dns-record.ts';
@@ -18,16 +16,14 @@ import { findCondition } from '../src/conditions/index.ts';
 import { startParentZoneServer, type ParentZoneServer } from '../src/dns/parent-zone-server.ts';
 import { Route53Provider } from '../src/dns/route53-provider.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
-import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { createTestNamespace } from './harness/namespace.ts';
-import { dnsTestEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
+import { delegatingDnsEnv, ROUTE53_TEST_CREDENTIALS } from './harness/dns-env.ts';
 import type { Service } from './harness/process.ts';
-import { BASE_DOMAIN, eventually, packWorker, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
-import { toolPath } from './harness/tools.ts';
+import { BASE_DOMAIN, eventually, servedEverywhere, startOperator, startRuntime, type Runtime } from './harness/runtime-stack.ts';
+import { kubectl as runKubectl } from './harness/kubectl.ts';
+import { buildManifest, domainManifests, hostnameManifest, uploadBuild } from './harness/project-manifests.ts';
 
-const run = promisify(execFile);
 const kubeconfig = inject('kubeconfig');
 const conn = loadKubeConnection(kubeconfig);
 const route53 = new Route53Provider({
@@ -45,15 +41,8 @@ beforeAll(async () => {
   namespace = await createTestNamespace(conn, 'gitops');
   dir = mkdtempSync(join(inject('stateDir'), 'gitops-'));
   parent = await startParentZoneServer({ suffix: 'test' });
-  const dns = {
-    ...dnsTestEnv(),
-    CW_DNS_PARENT_SERVER: parent.address,
-    CW_DNS_RESOLVER: parent.address,
-    CW_DNS_TIMEOUT_MS: '2000',
-    CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN,
-    // Pending domains are re-checked from this soon on (a minute by default).
-    CW_DNS_PENDING_RECHECK_SECONDS: '1',
-  };
+  const dns = delegatingDnsEnv(parent.address, BASE_DOMAIN);
+
   runtime = await startRuntime('cw-runtime-gitops', namespace, running);
   await startOperator(namespace, running, dns);
 }, 120_000);
@@ -65,16 +54,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** `kubectl` against the test control plane, as a GitOps tool runs it; answers its exit code and output. */
-async function kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(toolPath('kubectl'), args, { env: { ...process.env, KUBECONFIG: kubeconfig } });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const failed = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
-  }
-}
+/** `kubectl` against the test control plane, as a GitOps tool runs it. */
+const kubectl = (...args: string[]) => runKubectl(kubeconfig, ...args);
 
 describe('a project declared in git', () => {
   it('converges with no API call — domain managed, records applied, the app answering on its hostname — and stays free of drift', { timeout: 120_000 }, async () => {
@@ -83,41 +64,15 @@ describe('a project declared in git', () => {
     const greeting = `hello from git ${randomBytes(2).toString('hex')}`;
 
     // The pipeline's upload: the artifact at its key in the bucket (the Build in the manifests records it).
-    const artifact = packWorker(`export default { fetch: () => new Response(${JSON.stringify(greeting)}) };\n`);
-    const digest = createHash('sha256').update(artifact).digest('hex');
-    const buildId = buildIdFor(digest);
-    const key = artifactKey(namespace, 'web', buildId);
-    await new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') }).put(key, artifact);
+    const build = await uploadBuild(namespace, 'web', `export default { fetch: () => new Response(${JSON.stringify(greeting)}) };\n`);
 
     const manifests = join(dir, 'project.yaml');
-    writeFileSync(
-      manifests,
-      `apiVersion: cloudwright.dev/v1alpha1
+    const app = `apiVersion: cloudwright.dev/v1alpha1
 kind: RuntimeApp
 metadata: { name: web, namespace: ${namespace} }
-spec: { displayName: Web, activeBuildId: ${buildId} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: Build
-metadata: { name: web-${buildId}, namespace: ${namespace} }
-spec: { app: web, buildId: ${buildId}, digest: ${digest}, size: ${artifact.length}, objectKey: ${key} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: ProjectDomain
-metadata: { name: shop, namespace: ${namespace} }
-spec: { domain: ${domain} }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: DnsRecord
-metadata: { name: api, namespace: ${namespace} }
-spec: { domainRef: { name: shop }, name: api, type: A, values: [192.0.2.10], ttl: 300 }
----
-apiVersion: cloudwright.dev/v1alpha1
-kind: AppHostname
-metadata: { name: ${host}, namespace: ${namespace} }
-spec: { appRef: { name: web }, hostname: ${host}, dnsMode: managed_project_domain, finalize: true }
-`,
-    );
+spec: { displayName: Web, activeBuildId: ${build.id} }
+`;
+    writeFileSync(manifests, [app, buildManifest(namespace, 'web', build), domainManifests(namespace, domain), hostnameManifest(namespace, 'web', host)].join('---\n'));
     const applied = await kubectl('apply', '--server-side', '--field-manager=argocd', '-f', manifests);
     expect(applied.code, applied.stderr).toBe(0);
 

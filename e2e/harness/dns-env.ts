@@ -14,3 +14,19 @@ export function dnsTestEnv(endpoint: string = inject('route53Endpoint')): Record
     CW_DNS_TIMEOUT_MS: '300',
   };
 }
+
+/**
+ * An operator's DNS settings for delegation the test controls: lookups go to the test's parent zone server (at
+ * `parentAddress`), app hostnames point at the runtime's base domain, and pending domains are re-checked every second
+ * (a minute by default), so delegating in the parent zone is noticed at once.
+ */
+export function delegatingDnsEnv(parentAddress: string, baseDomain: string): Record<string, string> {
+  return {
+    ...dnsTestEnv(),
+    CW_DNS_PARENT_SERVER: parentAddress,
+    CW_DNS_RESOLVER: parentAddress,
+    CW_DNS_TIMEOUT_MS: '2000',
+    CW_RUNTIME_BASE_DOMAIN: baseDomain,
+    CW_DNS_PENDING_RECHECK_SECONDS: '1',
+  };
+}

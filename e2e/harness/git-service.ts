@@ -24,6 +24,8 @@ export interface GitServiceSetup {
   readonly kubeconfig?: string;
   /** `events.sweep_interval` (default 5m; `0`: one sweep at start only). */
   readonly sweepInterval?: string;
+  /** `events.allow_private_targets`: webhooks may post to a receiver on loopback. */
+  readonly allowPrivateTargets?: boolean;
   /** `kubernetes.project_tokens` against this kubeconfig: accept the platform's per-project git tokens. */
   readonly projectTokens?: { readonly kubeconfig: string };
   /** `server.cors_origins`: browser origins allowed on the `/api-browser` lane. */
@@ -81,7 +83,9 @@ export async function gitServiceConfig(setup: GitServiceSetup, port = 0): Promis
           },
         }
       : {}),
-    ...(setup.sweepInterval ? { events: { sweep_interval: setup.sweepInterval } } : {}),
+    ...(setup.sweepInterval || setup.allowPrivateTargets
+      ? { events: { ...(setup.sweepInterval ? { sweep_interval: setup.sweepInterval } : {}), ...(setup.allowPrivateTargets ? { allow_private_targets: true } : {}) } }
+      : {}),
     ...(setup.namespace || setup.projectTokens ? { kubernetes: { ...(setup.namespace ? { namespace: setup.namespace } : {}), ...(setup.projectTokens ? { project_tokens: true } : {}) } } : {}),
   };
   const text = stringify(config);

@@ -9,11 +9,10 @@ interface Crd extends KubeObject {
   status?: { conditions?: { type: string; status: string }[] };
 }
 
-/** Server-side applies every CRD in crds/ and waits until each is Established; returns how many. */
-export async function installCrds(kubeconfig: string): Promise<number> {
+/** Server-side applies every CRD in `dir` (default crds/, ours) and waits until each is Established; returns how many. */
+export async function installCrds(kubeconfig: string, dir = join(repoRoot, 'crds')): Promise<number> {
   const conn = loadKubeConnection(kubeconfig);
   const client = objectClient<Crd>(conn, CUSTOM_RESOURCE_DEFINITIONS);
-  const dir = join(repoRoot, 'crds');
   const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
   const names: string[] = [];
   for (const file of files) {

@@ -3,7 +3,8 @@
 # controllers, the scheduler, and the node's kubelet and kube-proxy, from e2e/controlplane), MinIO, Helm (the
 # chart's tests render charts/cloudwright with it), kubectl, CoreDNS (the local node's cluster DNS), kube-router
 # (its network-policy controller enforces the node's NetworkPolicies) and Pebble (a real ACME CA). Each is
-# cached by its version, the Go version and (for our own code) the source hash.
+# cached by its version, the Go version and (for our own code) the source hash. And Flux's source- and
+# kustomize-controller with their CRDs (e2e/flux), which the GitOps tests and `make gitops` run.
 source "$(dirname "$0")/lib.sh"
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c # github.com/minio/minio, 2026-02-12; conditional PUTs are atomic
 HELM_VERSION=v3.22.0
@@ -87,6 +88,29 @@ build_kubectl() {
   link kubectl "$dir/kubectl"
 }
 
+# Flux's source-controller and kustomize-controller from the wrapper module e2e/flux (its go.mod says why each
+# `replace`), with the CustomResourceDefinitions of their module zips (config/crd/bases) beside them in crds/.
+build_flux() {
+  local src=$ROOT/e2e/flux
+  local source kustomize
+  source=$(awk '$1=="github.com/fluxcd/source-controller" && $2 ~ /^v/ {print $2}' "$src/go.mod")
+  kustomize=$(awk '$1=="github.com/fluxcd/kustomize-controller" && $2 ~ /^v/ {print $2}' "$src/go.mod")
+  local hash; hash=$(cat "$src"/go.mod "$src"/go.sum | sha256sum | cut -c1-12)
+  local dir=$CACHE/flux-$source-$kustomize-$gover-$hash
+  if [[ ! -x $dir/source-controller || ! -x $dir/kustomize-controller ]]; then
+    log "building Flux source-controller $source and kustomize-controller $kustomize with $gover (15+ minutes cold, once per machine)"
+    local tmp; tmp=$(mktemp -d "$CACHE/.flux.XXXXXX")
+    (cd "$src" && go build -trimpath -buildvcs=false -o "$tmp/" github.com/fluxcd/source-controller github.com/fluxcd/kustomize-controller) >&2
+    local mods; mods=$(go env GOMODCACHE)/github.com/fluxcd
+    mkdir "$tmp/crds"
+    cp "$mods/source-controller@$source"/config/crd/bases/*.yaml "$mods/kustomize-controller@$kustomize"/config/crd/bases/*.yaml "$tmp/crds/"
+    publish "$tmp" "$dir"
+  fi
+  link source-controller "$dir/source-controller"
+  link kustomize-controller "$dir/kustomize-controller"
+  link flux-crds "$dir/crds"
+}
+
 case ${1:-all} in
   minio) build_minio ;;
   controlplane) build_controlplane ;;
@@ -95,6 +119,7 @@ case ${1:-all} in
   coredns) build_coredns ;;
   kube-router) build_kube_router ;;
   pebble) build_pebble ;;
-  all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns; build_pebble ;;
+  flux) build_flux ;;
+  all) build_controlplane; build_minio; build_helm; build_kubectl; build_coredns; build_pebble; build_flux ;;
   *) die "unknown tool: $1" ;;
 esac
