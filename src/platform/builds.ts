@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError, PublicError } from '../errors.ts';
 import { recordedOptions, sameOptions, withOptions } from './deploy-options.ts';
 import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA, unpackedSizeOf, type ActiveBuild } from './build-quota.ts';
 import { UploadSpool } from './upload-spool.ts';
+import { withActiveBuild } from './build-migrations.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
@@ -197,7 +198,15 @@ export class BuildCatalog {
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
-      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, ...(activate ? { deployOptions } : {}) });
+      recorded = await this.#record(app, {
+        buildId,
+        digest,
+        size,
+        unpackedSize: artifact.unpackedBytes,
+        objectKey: key,
+        ...(activate ? { deployOptions } : {}),
+        ...(artifact.migrations ? { migrations: artifact.migrations } : {}),
+      });
       if (!activate) {
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
@@ -209,7 +218,7 @@ export class BuildCatalog {
           // project some of its quota, during the upload.
           this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
-          return { ...withOptions(spec, deployOptions), activeBuildId: buildId };
+          return withActiveBuild(withOptions(spec, deployOptions), buildId, artifact.migrations);
         },
         { uid: app.metadata?.uid },
       );
@@ -254,7 +263,7 @@ export class BuildCatalog {
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
         }
-        return { ...next, activeBuildId: buildId };
+        return withActiveBuild(next, buildId, build.spec.migrations);
       },
       { uid: app.metadata?.uid },
     );

@@ -4,7 +4,8 @@ import { AppHttps } from './app-https.ts';
 import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
-import { RolloutPolicy, RolloutStatus } from './rollout.ts';
+import { MigrationsStatus, SpecMigrations } from './migrations.ts';
+import { RolloutPolicy, RolloutRelease, RolloutStatus } from './rollout.ts';
 import { DisplayName, DnsLabel, Hostname } from './strings.ts';
 
 /** A build id: a DNS label, assigned by the API server when an artifact is uploaded. */
@@ -78,6 +79,7 @@ export const RuntimeAppSpec = Type.Object(
     ),
     https: Type.Optional(AppHttps),
     rollout: Type.Optional(RolloutPolicy),
+    migrations: Type.Optional(SpecMigrations),
   },
   {
     'x-kubernetes-validations': [
@@ -103,6 +105,12 @@ export const RuntimeAppStatus = Type.Object({
   ),
   servingReplicas: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' })),
   rollout: Type.Optional(RolloutStatus),
+  migrations: Type.Optional(MigrationsStatus),
+  served: Type.Optional({
+    ...RolloutRelease,
+    description:
+      'The release served last with nothing held back (the spec’s, once its build’s migrations, if any, were applied): what keeps serving while the active build’s migrations are pending or failed.',
+  }),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 
