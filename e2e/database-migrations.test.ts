@@ -4,6 +4,8 @@
 // app's very first answer reads the table. A second deploy runs only its new file; a failing file fails the
 // deploy with the file, the statement and SQLite's message on the RuntimeApp (Ready False, MigrationFailed, a
 // Warning Event), nothing of it applied, and the old build keeps serving; a fixed file then proceeds.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -13,6 +15,7 @@ import { RUNTIME_APPS } from '../src/platform/resources.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import type { MemberAccount } from './harness/accounts.ts';
+import { cw, cwJson, expectOneLineError, newCwUser } from './harness/cli.ts';
 import { startDatabaseAppStack, type DatabaseAppStack } from './harness/database-app-stack.ts';
 import { projectCalls } from './harness/project-calls.ts';
 import { BASE_DOMAIN, eventually, type Runtime } from './harness/runtime-stack.ts';
@@ -88,8 +91,8 @@ function waitForApp(what: string, done: (app: RuntimeApp) => boolean): Promise<R
 }
 
 /** The database as the operator reaches it (the test is an administrator and reads the app token). */
-async function database(url: string): Promise<Client> {
-  const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, 'notes-app-tokens');
+async function database(url: string, name = 'notes'): Promise<Client> {
+  const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, `${name}-app-tokens`);
   const client = createClient({ url, authToken: Buffer.from(secret?.data?.FULL_TOKEN ?? '', 'base64').toString('utf8') });
   clients.push(client);
   return client;
@@ -134,7 +137,7 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     );
     const journal = (failed as RuntimeApp).status;
     expect(journal?.migrations).toMatchObject({ buildId: bad.build_id, phase: 'Failed', failed: { file: '0003_audit.sql', statement: 'INSERT INTO missing VALUES (1);' } });
-    expect(journal?.migrations?.failed?.message).toMatch(/no such table: missing/);
+    expect(journal?.migrations?.failed?.message).toBe('no such table: missing');
     expect(findCondition(journal?.conditions, 'Ready')).toMatchObject({ status: 'False' });
     expect(findCondition(journal?.conditions, 'Ready')?.message).toContain(`Build ${second.build_id} keeps serving`);
     expect(journal?.served?.buildId).toBe(second.build_id);
@@ -155,6 +158,45 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     await ok(200, 'POST', '/apps/journal/deployments', artifact(4, { '0001_init.sql': INIT, '0002_tags.sql': TAGS, '0003_audit.sql': FIXED }), 'application/octet-stream');
     await answersUntil(4);
     expect((await app())?.status?.migrations).toMatchObject({ phase: 'Applied', applied: ['0003_audit.sql'] });
+  });
+
+  it('cw db migrate lists the pending files (--dry-run), applies them, and a deploy then runs only what is new', async () => {
+    const { body: created } = await ok<{ database_url: string }>(201, 'POST', '/databases', { name: 'ledger' });
+    const user = newCwUser(stack?.api.url ?? '', { CW_TOKEN: member.token, CW_PROJECT: member.project });
+    const dir = mkdtempSync(join(inject('stateDir'), 'migrations-'));
+    writeFileSync(join(dir, '0001_init.sql'), INIT);
+    writeFileSync(join(dir, '0002_tags.sql'), TAGS);
+
+    const dry = await cw(user, ['db', 'migrate', 'ledger', '--dir', dir, '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.trim().split('\n')).toEqual(['0001_init.sql', '0002_tags.sql']);
+    const sql = await database(created.database_url, 'ledger');
+    expect((await sql.execute("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'notes'")).rows[0]?.n).toBe(0);
+
+    const applied = await cwJson<{ pending: string[]; applied: string[] }>(user, ['db', 'migrate', 'ledger', '--dir', dir], {
+      method: 'POST',
+      path: '/v1/projects/{projectId}/databases/{database}/migrations',
+    });
+    expect(applied).toEqual({ pending: ['0001_init.sql', '0002_tags.sql'], applied: ['0001_init.sql', '0002_tags.sql'] });
+    expect((await sql.execute('SELECT body FROM notes')).rows.map((r) => r.body)).toEqual(['first']);
+    const again = await cw(user, ['db', 'migrate', 'ledger', '--dir', dir, '--dry-run']);
+    expect(again.stdout).toMatch(/applied every migration/);
+
+    // A failing file: the run stops there, names it, keeps nothing of it, exits non-zero.
+    writeFileSync(join(dir, '0003_audit.sql'), BAD);
+    const failed = await cw(user, ['db', 'migrate', 'ledger', '--dir', dir]);
+    expectOneLineError(failed, 1, /0003_audit.sql failed at `INSERT INTO missing VALUES \(1\);`: no such table: missing/);
+    expect((await sql.execute("SELECT count(*) AS n FROM sqlite_schema WHERE name = 'audit'")).rows[0]?.n).toBe(0);
+
+    // A deploy with the same folder bound to this database applies only the file the CLI did not.
+    await ok(201, 'POST', '/apps', { name: 'books' });
+    const bound = JSON.stringify({ migrations: { directory: 'migrations', database: 'ledger' } });
+    const files = { 'worker.js': worker(1), 'cloudwright.json': bound, 'migrations/0001_init.sql': INIT, 'migrations/0002_tags.sql': TAGS, 'migrations/0003_audit.sql': FIXED };
+    await ok(200, 'POST', '/apps/books/deployments', artifactFromFiles(files), 'application/octet-stream');
+    const [books] = await watchUntil<RuntimeApp>(conn, RUNTIME_APPS, { namespace: member.project, timeoutMs: 60_000, what: 'the migrations of books applied' }, (apps) =>
+      apps.some((a) => a.metadata?.name === 'books' && a.status?.migrations?.phase === 'Applied'),
+    ).then((apps) => apps.filter((a) => a.metadata?.name === 'books'));
+    expect(books?.status?.migrations?.applied).toEqual(['0003_audit.sql']);
   });
 
   it('refuses an artifact whose migration files are misnamed, naming the file (400)', async () => {

@@ -48,23 +48,31 @@ export class SqlFileTexts {
     if (paths.some((p) => this.#dropped.has(p))) {
       throw new ArtifactTooLargeError('migrationBytes', MAX_MIGRATION_BYTES, `the .sql files come to more than ${MAX_MIGRATION_BYTES} bytes; migrations must fit in that`);
     }
-    const files: MigrationFile[] = [];
-    let previous: { name: string; number: number } | undefined;
-    for (const path of paths) {
-      const name = path.slice(prefix.length);
-      if (!NAME.test(name)) {
-        throw new ArtifactError(`${JSON.stringify(path)} is not a migration name: use a number, an underscore and a name, like 0001_init.sql (they apply in the order of their names)`);
-      }
-      const number = Number(name.slice(0, name.indexOf('_')));
-      if (previous && number <= previous.number) {
-        throw new ArtifactError(
-          `${JSON.stringify(path)} sorts after ${JSON.stringify(previous.name)} but its number is not higher: pad the numbers to one width (0002_…, 0010_…) so the names sort in the order they apply`,
-        );
-      }
-      const bytes = this.#texts.get(path) ?? Buffer.alloc(0);
-      files.push({ name, checksum: createHash('sha256').update(bytes).digest('hex'), sql: bytes.toString('utf8') });
-      previous = { name, number };
-    }
+    const files = checkedMigrations(paths.map((path) => ({ path, name: path.slice(prefix.length), bytes: this.#texts.get(path) ?? Buffer.alloc(0) })));
     return { database: config.database, files };
   }
+}
+
+/**
+ * Migration files checked and sorted for applying: names like `0001_init.sql` whose numbers rise in the order of
+ * the names (`path`: how an error names the file). Pure.
+ * @throws ArtifactError (400) naming the file
+ */
+export function checkedMigrations(entries: readonly { path: string; name: string; bytes: Buffer }[]): MigrationFile[] {
+  const files: MigrationFile[] = [];
+  let previous: { name: string; number: number } | undefined;
+  for (const { path, name, bytes } of [...entries].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (!NAME.test(name)) {
+      throw new ArtifactError(`${JSON.stringify(path)} is not a migration name: use a number, an underscore and a name, like 0001_init.sql (they apply in the order of their names)`);
+    }
+    const number = Number(name.slice(0, name.indexOf('_')));
+    if (previous && number <= previous.number) {
+      throw new ArtifactError(
+        `${JSON.stringify(path)} sorts after ${JSON.stringify(previous.name)} but its number is not higher: pad the numbers to one width (0002_…, 0010_…) so the names sort in the order they apply`,
+      );
+    }
+    files.push({ name, checksum: createHash('sha256').update(bytes).digest('hex'), sql: bytes.toString('utf8') });
+    previous = { name, number };
+  }
+  return files;
 }

@@ -120,7 +120,7 @@ function isConnectionError(err: LibsqlError): boolean {
 
 /** SQLite's own words: the client prefixes its code (`SQLITE_ERROR: no such table: x`). */
 function sqliteMessage(err: LibsqlError): string {
-  return err.message.replace(/^[A-Z_]+: /, '');
+  return err.message.replace(/^([A-Z_]+: )+/, '');
 }
 
 /** A TEXT column's value (the table holds nothing else). */
