@@ -7,6 +7,8 @@ import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
 import { APP_TOKEN_KEYS } from '../../../src/platform/databases/app-tokens.ts';
 import { MigrationChangedError, Migrator, type MigrationOutcome } from '../../../src/platform/databases/migrations/migrator.ts';
 import { DATABASES } from '../../../src/platform/resources.ts';
+import { PREVIEW_DATABASE_OF_LABEL, PREVIEW_OF_LABEL } from '../../../src/apis/v1alpha1/app-source.ts';
+import { forkName } from '../app-source/preview-databases.ts';
 
 /** Applies a build's migrations to a database reached at `url` with `token` (the Migrator; a port so tests can count calls). */
 export type ApplyMigrations = (connection: { url: string; token: string }, files: NonNullable<Build['spec']['migrations']>['files']) => Promise<MigrationOutcome>;
@@ -54,7 +56,14 @@ export function migrationsStep(deps: { kube: KubeConnection; builds?: Informer<B
     const build = deps.builds?.get(`${namespace}/${buildResourceName(app.metadata?.name ?? '', wanted.buildId)}`);
     const files = build?.spec.migrations?.files;
     if (!files) return pending(`Build ${wanted.buildId} and its migrations are not there yet.`);
-    const database = await databases.get(namespace, wanted.database);
+    // A branch's preview migrates its own copy of the database, never the production one.
+    const appName = app.metadata?.name ?? '';
+    const preview = app.metadata?.labels?.[PREVIEW_OF_LABEL] !== undefined;
+    const target = preview ? forkName(appName, wanted.database) : wanted.database;
+    const database = await databases.get(namespace, target);
+    if (preview && database?.metadata?.labels?.[PREVIEW_DATABASE_OF_LABEL] !== appName) {
+      return pending(`A preview applies its migrations only to its own copy of database ${wanted.database} (previewDatabases: Fork), and it has none yet.`, RETRY_MS);
+    }
     if (!database) return pending(`The build's migrations apply to database ${wanted.database}, which the project does not have: create it, and they are applied.`, RETRY_MS);
     const url = database.status?.url;
     const secretName = database.status?.appTokenSecretName;
