@@ -91,9 +91,13 @@ function waitForApp(what: string, done: (app: RuntimeApp) => boolean): Promise<R
 }
 
 /** The database as the operator reaches it (the test is an administrator and reads the app token). */
-async function database(url: string, name = 'notes'): Promise<Client> {
+async function appToken(name: string): Promise<{ token: string }> {
   const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, `${name}-app-tokens`);
-  const client = createClient({ url, authToken: Buffer.from(secret?.data?.FULL_TOKEN ?? '', 'base64').toString('utf8') });
+  return { token: Buffer.from(secret?.data?.FULL_TOKEN ?? '', 'base64').toString('utf8') };
+}
+
+async function database(url: string, name = 'notes'): Promise<Client> {
+  const client = createClient({ url, authToken: (await appToken(name)).token });
   clients.push(client);
   return client;
 }
@@ -179,6 +183,14 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     });
     expect(applied).toEqual({ pending: ['0001_init.sql', '0002_tags.sql'], applied: ['0001_init.sql', '0002_tags.sql'] });
     expect((await sql.execute('SELECT body FROM notes')).rows.map((r) => r.body)).toEqual(['first']);
+    // Another database's token is refused: the route applies to the database it names or to none.
+    const { token: notesToken } = await appToken('notes');
+    const crossed = await fetch(`${stack?.api.url ?? ''}/v1/projects/${member.project}/databases/ledger/migrations`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${notesToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ files: [{ name: '0009_x.sql', sql: 'CREATE TABLE crossed (x);' }] }),
+    });
+    expect(crossed.status).toBe(401);
     const again = await cw(user, ['db', 'migrate', 'ledger', '--dir', dir, '--dry-run']);
     expect(again.stdout).toMatch(/applied every migration/);
 

@@ -16,7 +16,9 @@ export interface MigrateResult extends MigrationOutcome {
  */
 export async function runMigrations(options: { dbUrl: string; tenantId: string; token: string; files: { name: string; sql: string }[]; dryRun: boolean }): Promise<MigrateResult> {
   const files = checkedMigrations(options.files.map((f) => ({ path: f.name, name: f.name, bytes: Buffer.from(f.sql) })));
-  const migrator = new Migrator({ url: `${options.dbUrl.replace(/\/+$/, '')}/v1/${options.tenantId}`, token: options.token });
+  // The trailing slash keeps the tenant in the path the client resolves `v2/pipeline` against, so cw-db checks
+  // the token is this database's (without it the token alone picks the database).
+  const migrator = new Migrator({ url: `${options.dbUrl.replace(/\/+$/, '')}/v1/${options.tenantId}/`, token: options.token });
   try {
     const pending = pendingOf(files, await migrator.applied()).map((f) => f.name);
     if (options.dryRun) return { pending, applied: [] };
@@ -24,7 +26,7 @@ export async function runMigrations(options: { dbUrl: string; tenantId: string; 
   } catch (err) {
     if (err instanceof MigrationChangedError) throw new ConflictError(err.message);
     if (err instanceof MigrationTargetError) {
-      if (/\b(401|403|404)\b/.test(err.message)) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+      if (err.refused) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
       throw new UnavailableError('The database engine cannot be reached; retry later.');
     }
     throw err;

@@ -39,6 +39,13 @@ export class MigrationChangedError extends Error {
 /** The database could not be reached or refused the connection; nothing was decided. */
 export class MigrationTargetError extends Error {
   override readonly name = 'MigrationTargetError';
+  /** The engine refused the token (unknown, rotated, another database's) or has no such database. */
+  readonly refused: boolean;
+
+  constructor(message: string, refused: boolean) {
+    super(message);
+    this.refused = refused;
+  }
 }
 
 /**
@@ -90,7 +97,7 @@ export class Migrator {
       try {
         await this.#client.batch([record, ...statements], 'write');
       } catch (err) {
-        if (!(err instanceof LibsqlError) || isConnectionError(err)) throw new MigrationTargetError(`the database cannot be reached: ${(err as Error).message}`);
+        if (!(err instanceof LibsqlError) || isConnectionError(err)) throw targetError(err);
         const index = err instanceof LibsqlBatchError ? err.statementIndex : -1;
         const statement = index <= 0 ? (index === 0 ? record.sql : '') : (statements[index - 1] ?? '');
         return { applied, failed: { file: file.name, statement: cut(statement), message: cut(sqliteMessage(err)) } };
@@ -108,14 +115,22 @@ export class Migrator {
     try {
       return await call();
     } catch (err) {
-      throw new MigrationTargetError(`the database cannot be reached or refused the connection: ${(err as Error).message}`);
+      throw targetError(err);
     }
   }
 }
 
+/** cw-db's refusals of the caller (tenant-directory.ts), and the client's code for an HTTP status it could not parse. */
+const REFUSALS = new Set(['UNAUTHORIZED', 'FORBIDDEN', 'TENANT_NOT_FOUND']);
+
 /** Errors of the transport or the token, not of a statement. */
 function isConnectionError(err: LibsqlError): boolean {
-  return /^(HRANA_WEBSOCKET_ERROR|SERVER_ERROR|HTTP|PROTOCOL|STREAM_)/.test(err.code) || /\b(401|403|404)\b/.test(err.message);
+  return REFUSALS.has(err.code) || /^(HRANA_WEBSOCKET_ERROR|SERVER_ERROR|HTTP|PROTOCOL|STREAM_)/.test(err.code) || /\b(401|403|404)\b/.test(err.message);
+}
+
+function targetError(err: unknown): MigrationTargetError {
+  const refused = err instanceof LibsqlError && (REFUSALS.has(err.code) || /\b(401|403|404)\b/.test(err.message));
+  return new MigrationTargetError(`the database ${refused ? 'refused the connection' : 'cannot be reached'}: ${(err as Error).message}`, refused);
 }
 
 /** SQLite's own words: the client prefixes its code (`SQLITE_ERROR: no such table: x`). */
