@@ -3,7 +3,9 @@
 // files (each in a transaction, recorded in _cw_migrations) before the runtime lets the build take traffic, so the
 // app's very first answer reads the table. A second deploy runs only its new file; a failing file fails the
 // deploy with the file, the statement and SQLite's message on the RuntimeApp (Ready False, MigrationFailed, a
-// Warning Event), nothing of it applied, and the old build keeps serving; a fixed file then proceeds.
+// Warning Event), nothing of it applied, and the old build keeps serving; a fixed file then proceeds, and a rollback
+// to a build whose files are all recorded runs nothing. `cw db migrate` lists (--dry-run) and applies a folder into
+// the same table, so a later deploy runs only what is new.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient, type Client } from '@libsql/client';
@@ -162,6 +164,11 @@ describe('migrations on deploy', { timeout: 240_000 }, () => {
     await ok(200, 'POST', '/apps/journal/deployments', artifact(4, { '0001_init.sql': INIT, '0002_tags.sql': TAGS, '0003_audit.sql': FIXED }), 'application/octet-stream');
     await answersUntil(4);
     expect((await app())?.status?.migrations).toMatchObject({ phase: 'Applied', applied: ['0003_audit.sql'] });
+
+    // 5. A rollback to build 2: its migrations are all recorded already, so nothing runs and it serves again.
+    await ok(200, 'POST', '/apps/journal/rollbacks', { build_id: second.build_id });
+    await answersUntil(2);
+    expect((await app())?.status?.migrations).toMatchObject({ buildId: second.build_id, phase: 'Applied', applied: [] });
   });
 
   it('cw db migrate lists the pending files (--dry-run), applies them, and a deploy then runs only what is new', async () => {
