@@ -1,5 +1,6 @@
-// What a runtime replica serves of an app with a rollout policy, read from the RuntimeApp alone (its spec and
-// the operator's status.rollout), so every replica, restarted or new, serves the same split. Pure.
+// What a runtime replica serves of an app with a rollout policy, or whose build waits for its migrations, read
+// from the RuntimeApp alone (its spec and the operator's status.rollout, status.migrations and status.served), so
+// every replica, restarted or new, serves the same. Pure.
 import { createHash } from 'node:crypto';
 import type { RuntimeApp, RuntimeAppSpec } from '../apis/v1alpha1/runtime-app.ts';
 import { DEFAULT_ROLLOUT_COOKIE, type RolloutRelease } from '../apis/v1alpha1/rollout.ts';
