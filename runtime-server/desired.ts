@@ -19,6 +19,7 @@ export function deploymentOf(app: RuntimeApp | undefined, attached: readonly str
   const appId = app?.metadata?.name;
   if (!app || !project || !appId || !app.spec.activeBuildId || app.metadata?.deletionTimestamp) return undefined;
   const plan = servingPlan(app);
+  if (plan.kind === 'held') return undefined;
   const release = plan.kind === 'spec' ? { buildId: app.spec.activeBuildId, environment: app.spec.environment } : plan.kind === 'single' ? plan.release : plan.stable;
   return {
     project,
@@ -34,6 +35,7 @@ export function deploymentOf(app: RuntimeApp | undefined, attached: readonly str
 /** The database variables of what `plan` serves: those of the (stable) release, and of the new one in a split. */
 export function linkedEntries(app: RuntimeApp, plan: ServingPlan = servingPlan(app)): { serving?: DatabaseEnvironment; canary?: DatabaseEnvironment } {
   if (plan.kind === 'spec') return app.spec.databaseEnvironment ? { serving: app.spec.databaseEnvironment } : {};
+  if (plan.kind === 'held') return {};
   const serving = plan.kind === 'single' ? plan.release.databaseEnvironment : plan.stable.databaseEnvironment;
   const canary = plan.kind === 'split' ? plan.canary.databaseEnvironment : undefined;
   return { ...(serving ? { serving } : {}), ...(canary ? { canary } : {}) };
@@ -41,7 +43,7 @@ export function linkedEntries(app: RuntimeApp, plan: ServingPlan = servingPlan(a
 
 /** What a change of the plan is, for the reconciler's "already served" check: the release(s), the weight and the affinity. */
 export function planSignature(plan: ServingPlan): string {
-  if (plan.kind === 'spec') return 'spec';
+  if (plan.kind === 'spec' || plan.kind === 'held') return plan.kind;
   if (plan.kind === 'single') return `single ${plan.release.release}`;
   return `split ${plan.stable.release} ${plan.canary.release} ${plan.weight} ${JSON.stringify(plan.affinity)}`;
 }

@@ -181,6 +181,7 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
 /** Changing routes deliberately left out of projects' trails, and why (docs/audit.md says the same). */
 export const UNAUDITED_ROUTES: Readonly<Record<string, string>> = {
   [`POST ${P}/databases/:database/query`]: 'SQL over a query token: the data plane, not a change of the project’s resources',
+  [`POST ${P}/databases/:database/migrations`]: 'migrations over a query token: the data plane (SQL), as the query route; recorded in the database’s own _cw_migrations table',
   'POST /v1/tokens': 'a person’s own access token, not a project’s',
   'DELETE /v1/tokens/:tokenId': 'a person’s own access token, not a project’s',
   'DELETE /v1/user/token': 'a person’s own access token, not a project’s',

@@ -4,6 +4,8 @@ import { Type } from 'typebox';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
+import { runMigrations } from '../services/sql-migrations.ts';
+import { MigrateAnswer, MigrateBody } from '../schemas/database-migrations.ts';
 import {
   CreatedDatabase,
   Database,
@@ -172,22 +174,43 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       response: { 200: QueryResults, ...errorResponses(400, 401, 404, 409, 429, 503) },
     },
     handler: async (request) => {
-      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
-      if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
-      let tenantId: string;
-      try {
-        ({ tenantId } = services.databases.queryTarget(request.params.projectId, request.params.database));
-      } catch (err) {
-        // Without a valid token, whether a database of that name exists is not the caller's to learn.
-        if (err instanceof NotFoundError) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
-        throw err;
-      }
+      const { token, tenantId } = queryCaller(request.headers.authorization, request.params.projectId, request.params.database);
       const { sql, params, statements } = request.body;
       if ((sql === undefined) === (statements === undefined)) throw new BadRequestError('Give either sql (one statement) or statements (several), not both.');
       const list = (statements ?? [{ sql, params }]) as QueryStatement[];
       return { results: await runQuery({ dbUrl: services.dbUrl, tenantId, token, statements: list }) };
     },
   });
+
+  r.post('/v1/projects/:projectId/databases/:database/migrations', {
+    config: { auth: false },
+    schema: {
+      tags,
+      summary:
+        'Apply a migrations folder with a query token (Authorization: Bearer <query_token>, not read-only): the files not yet recorded in the database’s _cw_migrations table, in the order of their names, each in a transaction; the first that fails stops the run and is named with its statement and SQLite’s message (nothing of it kept). dry_run only lists the pending files. The same table as deploys’ migrations: neither applies what the other did. 409 when an applied file changed',
+      security: [{ queryToken: [] }],
+      params: DatabaseParams,
+      body: MigrateBody,
+      response: { 200: MigrateAnswer, ...errorResponses(400, 401, 404, 409, 503) },
+    },
+    handler: async (request) => {
+      const { token, tenantId } = queryCaller(request.headers.authorization, request.params.projectId, request.params.database);
+      return runMigrations({ dbUrl: services.dbUrl, tenantId, token, files: request.body.files, dryRun: request.body.dry_run === true });
+    },
+  });
+
+  /** The query token of a request and the tenant of the database it names; 401 without a token or for a database that does not exist. */
+  function queryCaller(authorization: string | undefined, projectId: string, database: string): { token: string; tenantId: string } {
+    const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
+    try {
+      return { token, tenantId: services.databases.queryTarget(projectId, database).tenantId };
+    } catch (err) {
+      // Without a valid token, whether a database of that name exists is not the caller's to learn.
+      if (err instanceof NotFoundError) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });
+      throw err;
+    }
+  }
 }
 
 function tokenFields(minted: MintedToken): { token_id: string; read_only: boolean; expires_at?: string } {

@@ -1,6 +1,8 @@
 import { BUILD_CONFIG_FILE, parseBuildConfig, type AssetServiceConfig } from './build-config.ts';
 import { ArtifactError, ArtifactTooLargeError, type ArtifactLimitName } from './errors.ts';
 import { JsonSyntax, JsonSyntaxError } from './json-syntax.ts';
+import { SqlFileTexts } from './migration-files.ts';
+import type { BuildMigrations } from '../apis/v1alpha1/migrations.ts';
 import { readTarStream, TarFormatError, type ByteSource, type TarEntry } from './tar.ts';
 import { decompressZstd } from './zstd-stream.ts';
 
@@ -90,6 +92,8 @@ export interface Artifact {
   readonly assetConfig: AssetServiceConfig;
   readonly compatibilityDate: string;
   readonly compatibilityFlags: readonly string[];
+  /** The migrations `cloudwright.json` names (its `migrations`), read and checked; absent without. */
+  readonly migrations?: BuildMigrations;
 }
 
 /** Where the files of an artifact go as they are read (the runtime writes them to disk; the API only checks). */
@@ -138,6 +142,7 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
   const assets: ArtifactAsset[] = [];
   const controls: { -readonly [K in keyof AssetServiceConfig]: AssetServiceConfig[K] } = {};
   let configText: string | undefined;
+  const sqlTexts = new SqlFileTexts();
   let files = 0;
   /** What the modules cost as workerd is handed them, counted as they stream. */
   const moduleBytes = { total: 0, max: limits.maxModuleBytes };
@@ -173,7 +178,8 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
       addModuleBytes(moduleBytes, type === 'wasm' || type === 'data' ? Math.ceil(entry.size / 3) * 4 : entry.size);
       unpacked = spend(unpacked, entry.size, options.budget);
       modules.push({ name: entry.path, type, size: entry.size });
-      await deliver(options.sink, 'module', entry.path, entry.size, checkedModule(entry, type, moduleBytes));
+      const checked = checkedModule(entry, type, moduleBytes);
+      await deliver(options.sink, 'module', entry.path, entry.size, ext === '.sql' ? sqlTexts.keep(entry.path, entry.size, checked) : checked);
     }
   } catch (err) {
     if (err instanceof TarFormatError) throw new ArtifactError(`invalid artifact: ${err.message}`);
@@ -203,6 +209,7 @@ export async function readArtifact(source: ByteSource, options: ReadArtifactOpti
     assetConfig: { ...config.assets, ...controls },
     compatibilityDate: config.compatibility_date ?? options.defaultCompatibilityDate ?? DEFAULT_COMPATIBILITY_DATE,
     compatibilityFlags: config.compatibility_flags ?? [],
+    ...(config.migrations ? { migrations: sqlTexts.migrations(config.migrations) } : {}),
   };
 }
 

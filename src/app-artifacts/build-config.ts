@@ -1,4 +1,5 @@
 import { ArtifactError } from './errors.ts';
+import type { MigrationsConfig } from './migration-files.ts';
 
 /** The name of the optional config file at the root of an artifact. */
 export const BUILD_CONFIG_FILE = 'cloudwright.json';
@@ -24,9 +25,14 @@ export interface BuildConfig {
   readonly compatibility_date?: string;
   readonly compatibility_flags?: readonly string[];
   readonly assets?: AssetOptions;
+  /** The migrations folder and the Database of the project it applies to (as wrangler's d1 `migrations_dir`). */
+  readonly migrations?: MigrationsConfig;
 }
 
-const TOP_KEYS = new Set(['$schema', 'main', 'compatibility_date', 'compatibility_flags', 'assets']);
+const TOP_KEYS = new Set(['$schema', 'main', 'compatibility_date', 'compatibility_flags', 'assets', 'migrations']);
+const MIGRATION_KEYS = new Set(['directory', 'database']);
+const DIRECTORY = /^[A-Za-z0-9_-]+(\/[A-Za-z0-9_-]+)*$/;
+const DATABASE = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const ASSET_KEYS = new Set(['html_handling', 'not_found_handling', 'run_worker_first']);
 const HTML_HANDLING = ['auto-trailing-slash', 'force-trailing-slash', 'drop-trailing-slash', 'none'];
 const NOT_FOUND_HANDLING = ['none', '404-page', 'single-page-application'];
@@ -54,6 +60,7 @@ export function parseBuildConfig(text: string, maxCompatibilityDate?: string): B
   }
   if (config.compatibility_flags !== undefined) out.compatibility_flags = flags(config.compatibility_flags);
   if (config.assets !== undefined) out.assets = assets(config.assets);
+  if (config.migrations !== undefined) out.migrations = migrations(config.migrations);
   return out;
 }
 
@@ -99,6 +106,19 @@ function assets(value: unknown): AssetOptions {
     out.run_worker_first = first as boolean | string[];
   }
   return out;
+}
+
+function migrations(value: unknown): MigrationsConfig {
+  const where = `${BUILD_CONFIG_FILE}: migrations`;
+  const config = object(value, where);
+  unknownKeys(config, MIGRATION_KEYS, where);
+  const directory = config.directory ?? 'migrations';
+  if (typeof directory !== 'string' || !DIRECTORY.test(directory) || directory === 'assets' || directory.startsWith('assets/')) {
+    throw new ArtifactError(`${where}.directory must be a folder of the archive outside assets/, like "migrations"`);
+  }
+  const database = config.database;
+  if (typeof database !== 'string' || !DATABASE.test(database)) throw new ArtifactError(`${where}.database must name a database of the project (a DNS label)`);
+  return { directory, database };
 }
 
 function object(value: unknown, where: string): Record<string, unknown> {

@@ -9,7 +9,7 @@ export class ArtifactError extends PublicError {
 }
 
 /** Which artifact limit was exceeded. */
-export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files' | 'moduleBytes' | 'configBytes';
+export type ArtifactLimitName = 'compressedBytes' | 'uncompressedBytes' | 'fileBytes' | 'files' | 'moduleBytes' | 'configBytes' | 'migrationFiles' | 'migrationBytes';
 
 /** The artifact exceeds a configured limit (413); `limit` and `maximum` say which and how much. */
 export class ArtifactTooLargeError extends PublicError {

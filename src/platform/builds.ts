@@ -18,6 +18,7 @@ import { activeUnpackedBytes, checkProjectQuota, DEFAULT_PROJECT_UNPACKED_QUOTA,
 import { UploadSpool } from './upload-spool.ts';
 import { withDeployedBy } from './deployed-by.ts';
 import { deployHistoryView, type DeploymentView } from './deploy-history.ts';
+import { withActiveBuild } from './build-migrations.ts';
 
 /**
  * Builds kept per app: the most recently uploaded ones, as Cloudflare keeps a Worker's 100 most recent
@@ -206,7 +207,15 @@ export class BuildCatalog {
     const deployOptions = recordedOptions(hostnames, options.maxConcurrentRequests);
     let recorded: { build: Build; created: boolean } | undefined;
     try {
-      recorded = await this.#record(app, { buildId, digest, size, unpackedSize: artifact.unpackedBytes, objectKey: key, ...(activate ? { deployOptions } : {}) });
+      recorded = await this.#record(app, {
+        buildId,
+        digest,
+        size,
+        unpackedSize: artifact.unpackedBytes,
+        objectKey: key,
+        ...(activate ? { deployOptions } : {}),
+        ...(artifact.migrations ? { migrations: artifact.migrations } : {}),
+      });
       if (!activate) {
         return { app_id: appId, build_id: buildId, hosts: hostsOf(app, this.#options.baseDomain, this.#hosts.finalized(project, appId)), uploaded: true };
       }
@@ -219,7 +228,7 @@ export class BuildCatalog {
           // project some of its quota, during the upload.
           this.#hosts.withinLimit(project, appId, this.#hosts.check(project, appId, hostnames));
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), artifact.unpackedBytes);
-          return withDeployedBy(live, { ...withOptions(spec, deployOptions), activeBuildId: buildId }, options.by);
+          return withDeployedBy(live, withActiveBuild(withOptions(spec, deployOptions), buildId, artifact.migrations), options.by);
         },
         { uid: app.metadata?.uid },
       );
@@ -265,7 +274,7 @@ export class BuildCatalog {
         if (spec.activeBuildId !== buildId) {
           checkProjectQuota(project, this.#quota, activeUnpackedBytes(this.#activeBuilds(project), appId), unpackedSizeOf(build));
         }
-        return withDeployedBy(live, { ...next, activeBuildId: buildId }, by);
+        return withDeployedBy(live, withActiveBuild(next, buildId, build.spec.migrations), by);
       },
       { uid: app.metadata?.uid },
     );

@@ -1,5 +1,6 @@
-// What a runtime replica serves of an app with a rollout policy, read from the RuntimeApp alone (its spec and
-// the operator's status.rollout), so every replica, restarted or new, serves the same split. Pure.
+// What a runtime replica serves of an app with a rollout policy, or whose build waits for its migrations, read
+// from the RuntimeApp alone (its spec and the operator's status.rollout, status.migrations and status.served), so
+// every replica, restarted or new, serves the same. Pure.
 import { createHash } from 'node:crypto';
 import type { RuntimeApp, RuntimeAppSpec } from '../apis/v1alpha1/runtime-app.ts';
 import { DEFAULT_ROLLOUT_COOKIE, type RolloutRelease } from '../apis/v1alpha1/rollout.ts';
@@ -7,9 +8,13 @@ import { DEFAULT_ROLLOUT_COOKIE, type RolloutRelease } from '../apis/v1alpha1/ro
 /** The key of a request's affinity: a cookie the runtime sets, or a header the client sends. */
 export type Affinity = { readonly cookie: string } | { readonly header: string };
 
-/** What to serve: the spec as it is, one recorded release, or the stable release and the spec's split by weight. */
+/**
+ * What to serve: the spec as it is, one recorded release, the stable release and the spec's split by weight, or
+ * nothing yet (`held`: the spec's build waits for its migrations and no release was served before).
+ */
 export type ServingPlan =
   | { readonly kind: 'spec' }
+  | { readonly kind: 'held' }
   | { readonly kind: 'single'; readonly release: RolloutRelease }
   | { readonly kind: 'split'; readonly stable: RolloutRelease; readonly canary: RolloutRelease; readonly weight: number; readonly affinity: Affinity };
 
@@ -35,6 +40,8 @@ export function affinityOf(app: RuntimeApp): Affinity {
 
 /**
  * What the replicas serve of `app`:
+ * - a build whose migrations are not applied yet (`migrationsPending`): what served before (the rollout's stable
+ *   release, else `status.served`), or nothing when nothing did;
  * - no policy, or no rollout recorded yet: the spec, at once (as without rollouts);
  * - Progressing or Paused with the spec as the new release: the stable release and the spec, split at the weight;
  * - otherwise the release the status names (the stable one), until the operator has caught up with a changed
@@ -43,12 +50,29 @@ export function affinityOf(app: RuntimeApp): Affinity {
 export function servingPlan(app: RuntimeApp): ServingPlan {
   const rollout = app.status?.rollout;
   const spec = releaseOf(app.spec);
+  if (spec && migrationsPending(app)) {
+    // The new build takes no traffic: what served before keeps serving (a rollout's stable release first).
+    if (app.spec.rollout && rollout && rollout.stable.release !== spec.release) return { kind: 'single', release: rollout.stable };
+    const served = app.status?.served;
+    return served && served.release !== spec.release ? { kind: 'single', release: served } : { kind: 'held' };
+  }
   if (!app.spec.rollout || !rollout || !spec) return { kind: 'spec' };
   if (spec.release === rollout.stable.release) return { kind: 'spec' };
   if ((rollout.phase === 'Progressing' || rollout.phase === 'Paused') && rollout.canary?.release === spec.release) {
     return { kind: 'split', stable: rollout.stable, canary: spec, weight: rollout.weight, affinity: affinityOf(app) };
   }
   return { kind: 'single', release: rollout.stable };
+}
+
+/**
+ * Whether the spec's active build carries migrations (`spec.migrations`, written with it) that the operator has
+ * not recorded as applied in `status.migrations`: such a build is held back. An app without migrations never is.
+ */
+export function migrationsPending(app: RuntimeApp): boolean {
+  const wanted = app.spec.migrations;
+  if (!wanted || wanted.buildId !== app.spec.activeBuildId) return false;
+  const done = app.status?.migrations;
+  return !(done?.phase === 'Applied' && done.buildId === wanted.buildId && done.checksum === wanted.checksum && done.database === wanted.database);
 }
 
 /**

@@ -8,6 +8,7 @@ import { UsageError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
 import { forgetSqlConnections, isRefusedToken, sqlConnection } from './query-token.ts';
 import { cellText, executeStatements, runShell } from './sql-shell.ts';
+import { registerDbMigrate } from './db-migrate.ts';
 
 const DURABILITY = ['async', 'sync'] as const;
 
@@ -94,6 +95,7 @@ export function registerDatabases(program: Command): void {
     ),
     ['cw db shell notes', 'echo "select count(*) from notes;" | cw db shell notes'],
   );
+  registerDbMigrate(db);
   examples(
     act(
       withJson(

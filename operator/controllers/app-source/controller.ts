@@ -100,6 +100,8 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     const spec: RuntimeApp['spec'] = {
       displayName: `${app.spec.displayName} (${target.branch})`.slice(0, 128),
       ...(existing?.spec.activeBuildId ? { activeBuildId: existing.spec.activeBuildId } : {}),
+      // Written with the active build by its activation (catalog.rollback): kept with it.
+      ...(existing?.spec.migrations ? { migrations: existing.spec.migrations } : {}),
       ...(Object.keys(plan.environment).length > 0 ? { environment: plan.environment } : {}),
       ...(plan.databaseEnvironment ? { databaseEnvironment: plan.databaseEnvironment } : {}),
       ...(app.spec.https ? { https: app.spec.https } : {}),

@@ -21,6 +21,9 @@ import { nextRollout } from './rollout/machine.ts';
 import { rolloutEvents } from './rollout/events.ts';
 import { nextHistory } from './history.ts';
 import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
+import type { MigrationsStatus } from '../../../src/apis/v1alpha1/migrations.ts';
+import { migrationsPending, releaseOf } from '../../../src/runtime-contract/releases.ts';
+import { migrationsStep, type ApplyMigrations } from './migrations.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
@@ -37,6 +40,8 @@ export interface RuntimeAppControllerDeps {
   artifacts?: ObjectStore;
   /** Builds kept per app past the active one and those served (default {@link MAX_BUILDS_PER_APP}); needs `builds` and `artifacts`. */
   maxBuildsPerApp?: number;
+  /** Applies a build's migrations (default: the libSQL client, `migrations.ts`); tests pass their own. */
+  applyMigrations?: ApplyMigrations;
   events: EventRecorder;
   registry: Registry;
   log: Logger;
@@ -54,6 +59,7 @@ const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.RuntimeUnavailable,
   Reasons.CPULimitExceeded,
   Reasons.MemoryLimitExceeded,
+  Reasons.MigrationFailed,
 ]);
 
 /**
@@ -75,6 +81,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const apps = objectClient<RuntimeApp>(deps.kube, RUNTIME_APPS);
   const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
+  const migrate = migrationsStep({ kube: deps.kube, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
   const reports =
     deps.replicas &&
     new ReplicaReports(
@@ -129,8 +136,10 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
    */
   const writeStatus = async (app: RuntimeApp, namespace: string, name: string): Promise<number | undefined> => {
     const at = now();
-    const { rollout, requeueAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
-    const status = withHistory(app, desiredStatus(withRollout(app, rollout), at, observe(app, namespace, name)), at);
+    const { rollout, requeueAfter: rolloutAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
+    const migrations = await migrate(app);
+    const requeueAfter = earliest(rolloutAfter, migrations.requeueAfter);
+    const status = withHistory(app, desiredStatus(withMigrations(withRollout(app, rollout), migrations.status), at, observe(app, namespace, name)), at);
     if (!statusChanged(app.status, status)) return requeueAfter;
     const before = findCondition(app.status?.conditions, 'Ready');
     const written = await apps.patchStatus(namespace, name, {
@@ -191,6 +200,21 @@ function withRollout(app: RuntimeApp, rollout: RolloutStatus | undefined): Runti
 function withHistory(app: RuntimeApp, status: RuntimeAppStatus, at: Date): RuntimeAppStatus {
   const history = nextHistory(app, status, at);
   return history ? { ...status, history } : status;
+}
+
+/**
+ * The app as if its status held `migrations` (none: the field goes), and `served`: the spec's release unless it is
+ * held back for its migrations, when the release served before stays recorded (what keeps serving).
+ */
+function withMigrations(app: RuntimeApp, migrations: MigrationsStatus | undefined): RuntimeApp {
+  const { migrations: _old, served: _served, ...status } = app.status ?? {};
+  const next: RuntimeApp = { ...app, status: migrations ? { ...status, migrations } : status };
+  const served = migrationsPending(next) ? app.status?.served : releaseOf(app.spec);
+  return served ? { ...next, status: { ...next.status, served } } : next;
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** A Build re-checks the app it belongs to (its `spec.app`; the API also makes the app its owner). */

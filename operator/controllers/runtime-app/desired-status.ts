@@ -1,7 +1,7 @@
 import type { RuntimeApp, RuntimeAppStatus } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { removeCondition, setCondition, type ConditionStatus, type ConditionUpdate } from '../../../src/conditions/index.ts';
 import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
-import { releaseOf, servingPlan, type ServingPlan } from '../../../src/runtime-contract/releases.ts';
+import { migrationsPending, releaseOf, servingPlan, type ServingPlan } from '../../../src/runtime-contract/releases.ts';
 import { rolloutCondition } from './rollout/condition.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
 
@@ -39,6 +39,12 @@ export const Reasons = {
   HostnamesRefused: 'HostnamesRefused',
   /** Ready: the rollout of the spec's release was aborted; the stable release serves all traffic (the message says why). */
   RolloutAborted: 'RolloutAborted',
+  /** Ready and MigrationsApplied: a migration of the active build failed (rolled back); what served before keeps serving. */
+  MigrationFailed: 'MigrationFailed',
+  /** Ready and MigrationsApplied: the active build's migrations are not applied yet; the build takes no traffic until they are. */
+  MigrationsPending: 'MigrationsPending',
+  /** MigrationsApplied: every migration of the active build is recorded in its database. */
+  MigrationsApplied: 'MigrationsApplied',
 } as const;
 export type Reason = (typeof Reasons)[keyof typeof Reasons];
 
@@ -90,6 +96,9 @@ function appliesPlan(plan: ServingPlan, buildId: string, generation: number, rep
   switch (plan.kind) {
     case 'spec':
       return report.servingBuildId === buildId && servedSpec ? `Build ${buildId} is served.` : undefined;
+    case 'held':
+      // Nothing to serve yet: a replica that acted on this generation serves nothing.
+      return !report.servingBuildId && (report.observedGeneration ?? -1) >= generation ? 'Nothing is served until the build’s migrations are applied.' : undefined;
     case 'single': {
       // The spec's build is not served: the replica acted on this generation by serving the stable release alone.
       const applies = report.servingBuildId === plan.release.buildId && !report.rollout && !report.failure && (report.observedGeneration ?? -1) >= generation;
@@ -158,6 +167,29 @@ function aborted(app: RuntimeApp): { reason: Reason; message: string } | undefin
   const rollout = app.status?.rollout;
   if (rollout?.phase !== 'Aborted' || !app.spec.rollout || rollout.canary?.release !== releaseOf(app.spec)?.release) return undefined;
   return { reason: Reasons.RolloutAborted, message: rollout.message ?? 'The rollout of the active release was aborted.' };
+}
+
+/** Ready's verdict while the active build waits for its migrations or one failed: the build takes no traffic. */
+function migrationsHeld(app: RuntimeApp): { reason: Reason; message: string } | undefined {
+  const m = app.status?.migrations;
+  if (!migrationsPending(app) || !m) return undefined;
+  const served = app.status?.served;
+  const keeps = served && served.buildId !== app.spec.activeBuildId ? ` Build ${served.buildId} keeps serving.` : ' Nothing is served until then.';
+  if (m.phase === 'Failed' && m.failed) {
+    const at = m.failed.statement ? ` at statement \`${m.failed.statement}\`` : '';
+    return { reason: Reasons.MigrationFailed, message: `Migration ${m.failed.file} of build ${m.buildId} failed${at}: ${m.failed.message}. It was rolled back; deploy a fixed build.${keeps}` };
+  }
+  return { reason: Reasons.MigrationsPending, message: `The migrations of build ${m.buildId} are not applied yet${m.message ? `: ${m.message}` : '.'}${keeps}` };
+}
+
+/** MigrationsApplied, for an active build with migrations; none otherwise. */
+function migrationsCondition(app: RuntimeApp): ConditionUpdate | undefined {
+  const m = app.status?.migrations;
+  if (!m) return undefined;
+  const held = migrationsHeld(app);
+  if (held) return { type: 'MigrationsApplied', status: 'False', ...held };
+  const applied = m.applied?.length ? `applied ${m.applied.join(', ')}` : 'nothing was pending';
+  return { type: 'MigrationsApplied', status: 'True', reason: Reasons.MigrationsApplied, message: `The migrations of build ${m.buildId} are applied to database ${m.database} (${applied}).` };
 }
 
 /**
@@ -229,7 +261,7 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const held = (worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined) ?? aborted(app);
+    const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
     const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
@@ -239,6 +271,9 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
   // Gone once the spec asks for no host names. Otherwise, until a spec is served, the condition keeps what it
   // said of an earlier generation (its observedGeneration says which).
   if (!app.spec.hostnames?.length) list = removeCondition(list, 'HostnamesServed').conditions;
+  const migrations = migrationsCondition(app);
+  if (migrations) updates.push(migrations);
+  else list = removeCondition(list, 'MigrationsApplied').conditions;
   const rollout = rolloutCondition(app.status?.rollout);
   if (rollout) updates.push(rollout);
   else list = removeCondition(list, 'RolloutProgressing').conditions;

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
+import { BuildMigrations } from './migrations.ts';
 import { MAX_APP_HOSTNAMES } from './runtime-app.ts';
 import { DnsLabel, Hostname, immutable } from './strings.ts';
 
@@ -53,6 +54,7 @@ export const BuildSpec = Type.Object({
   ),
   objectKey: Type.String({ minLength: 1, maxLength: 1024, description: 'Where the artifact is stored in the object store bucket.', ...immutable('objectKey') }),
   deployOptions: Type.Optional(BuildDeployOptions),
+  migrations: Type.Optional(BuildMigrations),
 });
 export type BuildSpec = Static<typeof BuildSpec>;
 

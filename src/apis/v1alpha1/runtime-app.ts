@@ -5,7 +5,8 @@ import { Conditions, ObservedGeneration } from './conditions.ts';
 import { CATEGORY } from './group-version.ts';
 import { MapOf } from './map-of.ts';
 import { Activation, MAX_HISTORY } from './activation.ts';
-import { RolloutPolicy, RolloutStatus } from './rollout.ts';
+import { MigrationsStatus, SpecMigrations } from './migrations.ts';
+import { RolloutPolicy, RolloutRelease, RolloutStatus } from './rollout.ts';
 import { DisplayName, DnsLabel, Hostname } from './strings.ts';
 
 /** A build id: a DNS label, assigned by the API server when an artifact is uploaded. */
@@ -79,6 +80,7 @@ export const RuntimeAppSpec = Type.Object(
     ),
     https: Type.Optional(AppHttps),
     rollout: Type.Optional(RolloutPolicy),
+    migrations: Type.Optional(SpecMigrations),
   },
   {
     'x-kubernetes-validations': [
@@ -110,6 +112,12 @@ export const RuntimeAppStatus = Type.Object({
       description: `The latest activations of a build (changes of spec.activeBuildId), newest first, at most ${MAX_HISTORY} (docs/console.md, "Deploy history").`,
     }),
   ),
+  migrations: Type.Optional(MigrationsStatus),
+  served: Type.Optional({
+    ...RolloutRelease,
+    description:
+      'The release served last with nothing held back (the spec’s, once its build’s migrations, if any, were applied): what keeps serving while the active build’s migrations are pending or failed.',
+  }),
 });
 export type RuntimeAppStatus = Static<typeof RuntimeAppStatus>;
 

@@ -1,0 +1,81 @@
+import type { Build } from '../../../src/apis/v1alpha1/build.ts';
+import type { Database } from '../../../src/apis/v1alpha1/database.ts';
+import type { MigrationsStatus } from '../../../src/apis/v1alpha1/migrations.ts';
+import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
+import { objectClient, SECRETS, secretText, type Informer, type KubeConnection, type SecretObject } from '../../../src/kube/index.ts';
+import { buildResourceName } from '../../../src/platform/artifact-keys.ts';
+import { APP_TOKEN_KEYS } from '../../../src/platform/databases/app-tokens.ts';
+import { MigrationChangedError, Migrator, type MigrationOutcome } from '../../../src/platform/databases/migrations/migrator.ts';
+import { DATABASES } from '../../../src/platform/resources.ts';
+import { PREVIEW_DATABASE_OF_LABEL, PREVIEW_OF_LABEL } from '../../../src/apis/v1alpha1/app-source.ts';
+import { forkName } from '../app-source/preview-databases.ts';
+
+/** Applies a build's migrations to a database reached at `url` with `token` (the Migrator; a port so tests can count calls). */
+export type ApplyMigrations = (connection: { url: string; token: string }, files: NonNullable<Build['spec']['migrations']>['files']) => Promise<MigrationOutcome>;
+
+/** The default: the libSQL client over Hrana, one connection per run. */
+export const applyWithLibsql: ApplyMigrations = async (connection, files) => {
+  const migrator = new Migrator(connection);
+  try {
+    return await migrator.apply(files);
+  } finally {
+    migrator.close();
+  }
+};
+
+/** What the migrations step decided: the status to record (none: the app names no migrations) and when to look again. */
+export interface MigrationsStep {
+  readonly status?: MigrationsStatus;
+  readonly requeueAfter?: number;
+}
+
+/** How soon a pending migration whose Database is missing or not ready yet is looked at again (Databases are not watched here). */
+const RETRY_MS = 5_000;
+
+/**
+ * The migrations step of the RuntimeApp controller: when the active build names migrations (`spec.migrations`)
+ * and `status.migrations` does not answer them yet, applies the pending ones to the Database with its full app
+ * token (`<database>-app-tokens`, which the Database controller mints) and answers the status to record. An
+ * answered run (Applied or Failed) is not run again: a failed file is fixed by a new deploy (a new build). A
+ * database that cannot be reached throws (the controller's retry with backoff); nothing is recorded then.
+ */
+export function migrationsStep(deps: { kube: KubeConnection; builds?: Informer<Build>; apply?: ApplyMigrations }): (app: RuntimeApp) => Promise<MigrationsStep> {
+  const databases = objectClient<Database>(deps.kube, DATABASES);
+  const secrets = objectClient<SecretObject>(deps.kube, SECRETS);
+  const apply = deps.apply ?? applyWithLibsql;
+  return async (app) => {
+    const wanted = app.spec.migrations;
+    if (!wanted || wanted.buildId !== app.spec.activeBuildId) return {};
+    const current = app.status?.migrations;
+    const same = current?.buildId === wanted.buildId && current.checksum === wanted.checksum && current.database === wanted.database;
+    if (same && current.phase !== 'Pending') return { status: current };
+    const namespace = app.metadata?.namespace ?? '';
+    const base = { buildId: wanted.buildId, database: wanted.database, checksum: wanted.checksum };
+    const pending = (message: string, requeueAfter?: number): MigrationsStep => ({ status: { ...base, phase: 'Pending', message }, ...(requeueAfter ? { requeueAfter } : {}) });
+    // A Build appearing re-checks its app (the controller owns Builds): no retry needed.
+    const build = deps.builds?.get(`${namespace}/${buildResourceName(app.metadata?.name ?? '', wanted.buildId)}`);
+    const files = build?.spec.migrations?.files;
+    if (!files) return pending(`Build ${wanted.buildId} and its migrations are not there yet.`);
+    // A branch's preview migrates its own copy of the database, never the production one.
+    const appName = app.metadata?.name ?? '';
+    const preview = app.metadata?.labels?.[PREVIEW_OF_LABEL] !== undefined;
+    const target = preview ? forkName(appName, wanted.database) : wanted.database;
+    const database = await databases.get(namespace, target);
+    if (preview && database?.metadata?.labels?.[PREVIEW_DATABASE_OF_LABEL] !== appName) {
+      return pending(`A preview applies its migrations only to its own copy of database ${wanted.database} (previewDatabases: Fork), and it has none yet.`, RETRY_MS);
+    }
+    if (!database) return pending(`The build's migrations apply to database ${wanted.database}, which the project does not have: create it, and they are applied.`, RETRY_MS);
+    const url = database.status?.url;
+    const secretName = database.status?.appTokenSecretName;
+    const secret = secretName ? await secrets.get(namespace, secretName) : undefined;
+    const token = secret ? secretText(secret, APP_TOKEN_KEYS.full) : undefined;
+    if (!url || !token) return pending(`Database ${wanted.database} is not ready yet.`, RETRY_MS);
+    try {
+      const outcome = await apply({ url, token }, files);
+      return { status: { ...base, phase: outcome.failed ? 'Failed' : 'Applied', applied: outcome.applied, ...(outcome.failed ? { failed: outcome.failed } : {}) } };
+    } catch (err) {
+      if (!(err instanceof MigrationChangedError)) throw err;
+      return { status: { ...base, phase: 'Failed', applied: [], failed: { file: err.file, statement: '', message: err.message } } };
+    }
+  };
+}
