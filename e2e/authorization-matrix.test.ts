@@ -118,7 +118,10 @@ describe('authorization matrix of every project route', () => {
   });
 
   it('answers 401 on query-token routes to no token, an API token and a guessed one, without telling whether the database exists', async () => {
-    expect(queryTokenOperations.map((op) => `${op.method} ${op.path}`)).toEqual(['POST /v1/projects/{projectId}/databases/{database}/query']);
+    expect(queryTokenOperations.map((op) => `${op.method} ${op.path}`).sort()).toEqual([
+      'POST /v1/projects/{projectId}/databases/{database}/migrations',
+      'POST /v1/projects/{projectId}/databases/{database}/query',
+    ]);
     for (const op of queryTokenOperations) {
       for (const token of [undefined, `Bearer ${alice.token}`, 'Bearer cwdb_guessed']) {
         const res = await call({ ...op, scope: '' }, token);

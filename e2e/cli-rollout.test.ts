@@ -101,8 +101,10 @@ describe('cw rollout', () => {
       analysis: { stable: counts(900, 3), canary: counts(100, 1), baseline: { stable: counts(0, 0), canary: counts(0, 0) }, failures: 0, checkedAt: '2026-11-29T10:01:00Z' },
     });
     const watch = startCw(user, ['rollout', 'status', 'web', '--watch']);
-    await watch.waitFor(/Step:\s+1 of 3/);
+    // The block's last line: the output may arrive in pieces.
+    await watch.waitFor(/Last interval:.*failed intervals/);
     const first = watch.output();
+    expect(first).toMatch(/Step:\s+1 of 3/);
     expect(first).toMatch(/Phase:\s+Progressing/);
     expect(first).toMatch(/Weight:\s+10% on the new build/);
     expect(first).toMatch(/Builds:\s+b-00000000000000a1 → b-00000000000000a2/);

@@ -191,7 +191,7 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
       security: [{ queryToken: [] }],
       params: DatabaseParams,
       body: MigrateBody,
-      response: { 200: MigrateAnswer, ...errorResponses(400, 401, 404, 409, 503) },
+      response: { 200: MigrateAnswer, ...errorResponses(400, 401, 404, 409, 429, 503) },
     },
     handler: async (request) => {
       const { token, tenantId } = queryCaller(request.headers.authorization, request.params.projectId, request.params.database);

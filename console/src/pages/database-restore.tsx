@@ -1,6 +1,6 @@
 // Restore a database in place (D1's Time Travel): a time of its restore window, a confirmation, then the undo
 // point, with a button that restores to it.
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { ErrorNote, field } from '../ui.tsx';
 
@@ -17,6 +17,12 @@ function localInput(iso: string): string {
 export function RestoreInPlace({ path, window, last, pending, onRestored }: { path: Path; window: { earliest?: string } | null; last?: LastRestore; pending?: boolean; onRestored: () => void }) {
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  // A restore the API answered before the operator did (202) is still under way: read the database again until it ends.
+  useEffect(() => {
+    if (!pending) return undefined;
+    const timer = setInterval(onRestored, 2000);
+    return () => clearInterval(timer);
+  }, [pending, onRestored]);
   const restoreTo = async (timestamp: string, question: string) => {
     if (!confirm(question)) return;
     setError(undefined);
