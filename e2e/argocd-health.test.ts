@@ -9,6 +9,7 @@ import { ProjectDomainReasons } from '../src/apis/v1alpha1/project-domain.ts';
 import { RepositoryWebhookReasons } from '../src/apis/v1alpha1/repository-webhook.ts';
 import { RepositoryReasons } from '../src/apis/v1alpha1/repository.ts';
 import { Reasons as RuntimeAppReasons } from '../operator/controllers/runtime-app/desired-status.ts';
+import { STALLED_REASONS } from '../src/conditions/stalled.ts';
 import { argoHealth, snippetReasons } from './harness/argocd-health.ts';
 
 /** Each kind with a status, and the reasons its Ready condition can carry (DnsRecord shares its domain's). */
@@ -32,6 +33,10 @@ const object = (kind: string, ready: { status: string; reason: string } | undefi
 describe('the Argo CD health snippet', () => {
   it('covers every kind with a status, and no other', () => {
     expect([...snippetReasons().keys()].sort()).toEqual(Object.keys(KINDS).sort());
+  });
+
+  it('names Degraded exactly the reasons the controllers mark Stalled (src/conditions/stalled.ts)', () => {
+    for (const kind of Object.keys(KINDS)) expect([...(snippetReasons().get(kind)?.degraded ?? [])].sort(), kind).toEqual([...(STALLED_REASONS[kind] ?? [])].sort());
   });
 
   for (const [kind, reasons] of Object.entries(KINDS)) {

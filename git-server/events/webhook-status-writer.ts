@@ -15,6 +15,7 @@ import { parseRepoPath } from '../../src/repo-store/repo-path.ts';
 import type { WakeResult } from './bridge.ts';
 import type { RepositoryWebhooks, WebhookState } from './repository-webhooks.ts';
 import { SerialRuns } from './serial-runs.ts';
+import { withStalled } from '../../src/conditions/stalled.ts';
 
 export interface WebhookStatusWriterOptions {
   readonly client: Pick<ObjectClient<RepositoryWebhook>, 'patchStatus'>;
@@ -95,7 +96,9 @@ export class WebhookStatusWriter {
     // The spec and generation that were resolved, with the status as it stands now: observedGeneration never
     // claims a generation whose resolution is still under way.
     const resolved: RepositoryWebhook = { ...state.hook, ...(hook.status ? { status: hook.status } : {}) };
-    const desired = desiredWebhookStatus(resolved, { resolution: state.resolution, ...(exists !== undefined ? { repositoryExists: exists } : {}), ...(log ? { log } : {}) }, new Date());
+    const at = new Date();
+    const computed = desiredWebhookStatus(resolved, { resolution: state.resolution, ...(exists !== undefined ? { repositoryExists: exists } : {}), ...(log ? { log } : {}) }, at);
+    const desired = { ...computed, conditions: withStalled('RepositoryWebhook', computed.conditions, resolved.metadata?.generation, at) };
     if (!statusChanged(hook.status, desired)) return;
     try {
       await client.patchStatus(hook.metadata?.namespace ?? '', hook.metadata?.name ?? '', { status: desired });

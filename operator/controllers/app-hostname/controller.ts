@@ -29,6 +29,7 @@ import {
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { desiredStatus, finalizing, verificationDue, withRecords, type DnsObservation, type Failure, type Observation, type Verdict } from './desired-status.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface AppHostnameControllerDeps {
   kube: KubeConnection;
@@ -119,7 +120,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
       if (!h) return claims.releaseFor(name, { namespace, name });
       if (h.metadata?.deletionTimestamp) return;
       const at = now();
-      const { status, requeueAfter } = desiredStatus(h, await observe(h, namespace, at), at, recheck);
+      const { status: computed, requeueAfter } = desiredStatus(h, await observe(h, namespace, at), at, recheck);
+      const status = { ...computed, conditions: withStalled('AppHostname', computed.conditions, h.metadata?.generation, at) };
       if (statusChanged(h.status, status)) {
         await store.updateHostnameStatus(h, (live) => (statusChanged(live.status, status) ? status : undefined));
       }

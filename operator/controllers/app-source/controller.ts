@@ -31,6 +31,7 @@ import { ensureForks, planPreviewDatabases } from './preview-databases.ts';
 import { projectRepository } from './project-repository.ts';
 import { byPush } from '../../../src/platform/deployed-by.ts';
 import { buildName, buildSpec, productionBranch, targetsOf, type Target, type Targets } from './targets.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 /** A preview whose branch is gone is deleted this long after (a branch deleted by mistake and pushed again keeps it). */
 export const DEFAULT_PREVIEW_GRACE_MS = 60 * 60 * 1000;
@@ -242,7 +243,8 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
   // change often reads the source from a cache that has not seen the last write yet (a replace would conflict).
   // A reconcile starts from the status the last write left, so what was deployed is never read from before the deploy.
   const written = new WrittenStatus<AppSourceStatus>();
-  const writeStatus = async (source: AppSource, status: AppSourceStatus): Promise<void> => {
+  const writeStatus = async (source: AppSource, computed: AppSourceStatus): Promise<void> => {
+    const status = { ...computed, conditions: withStalled('AppSource', computed.conditions, source.metadata?.generation, now()) };
     if (!statusChanged(source.status, status)) return;
     // A merge patch keeps the keys it does not name: production's are named, null when they went (a message
     // of a build now deployed), and the whole of it null when production went.

@@ -14,6 +14,7 @@ import { desiredStatus, type Identity, type Observation } from './desired-status
 import { AppTokenSecrets } from './app-token-secret.ts';
 import { pendingRestore, restoreInPlace } from './in-place-restore.ts';
 import { TokenSecrets } from './token-secret.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface DatabaseControllerDeps {
   kube: KubeConnection;
@@ -50,7 +51,9 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
 
   /** Writes the status if it changed; answers the object as written, for the next write of this reconcile. */
   const writeStatus = async (db: Database, identity: Identity, observation: Observation): Promise<Database> => {
-    const status = desiredStatus(db, identity, observation, now(), deps.usageSampleMs);
+    const at = now();
+    const computed = desiredStatus(db, identity, observation, at, deps.usageSampleMs);
+    const status = { ...computed, conditions: withStalled('Database', computed.conditions, db.metadata?.generation, at) };
     if (!statusChanged(db.status, status)) return db;
     const { namespace = '', name = '', resourceVersion } = db.metadata ?? {};
     const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });

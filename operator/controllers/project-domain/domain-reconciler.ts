@@ -21,6 +21,7 @@ import { domainStatus, type DomainObservation, type ProviderFailure } from '../.
 import { ancestorDomains, domainRefusal, type DomainRefusal } from '../../../src/platform/domains/domain-admission.ts';
 import { syncDomainRecords } from './record-sync.ts';
 import type { NameClaims } from '../name-claims.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 /** Old history deleted at most per pass: a bound on the work of one reconcile. */
 const MAX_HISTORY_PRUNED_PER_CALL = 5;
@@ -139,7 +140,7 @@ export class DomainReconciler {
     // No zone to hold them (a name refused or taken, a zone not created): deleted records are out of DNS already.
     if (!('zone' in seen) || (seen.zone !== undefined && 'failure' in seen.zone)) await this.releaseDeletedRecords(domain);
     const written = await this.#store.updateDomainStatus(domain, (live) => {
-      const status = domainStatus(live, seen, this.#now());
+      const status = stalledDomain(live, domainStatus(live, seen, this.#now()), this.#now());
       if (options.answersRequest !== undefined) status.lastHandledDelegationCheck = options.answersRequest;
       return statusChanged(live.status, status) ? status : undefined;
     });
@@ -160,7 +161,7 @@ export class DomainReconciler {
     await this.#claims.release(domain.spec.domain, domain.metadata?.uid ?? '');
     if (domain.metadata?.deletionTimestamp) return domain;
     const retired = await this.#store.updateDomainStatus(domain, (live) => {
-      const status = domainStatus(live, { deleted: true }, this.#now());
+      const status = stalledDomain(live, domainStatus(live, { deleted: true }, this.#now()), this.#now());
       return statusChanged(live.status, status) ? status : undefined;
     });
     if (!retired.metadata?.finalizers?.includes(ZONE_FINALIZER)) return retired;
@@ -251,7 +252,7 @@ export class DomainReconciler {
     } catch (err) {
       const { failure, error } = failureOf(err);
       await this.#store.updateDomainStatus(domain, (live) => {
-        const status = domainStatus(live, { deletionFailed: failure }, this.#now());
+        const status = stalledDomain(live, domainStatus(live, { deletionFailed: failure }, this.#now()), this.#now());
         return statusChanged(live.status, status) ? status : undefined;
       });
       throw error;
@@ -300,7 +301,7 @@ export class DomainReconciler {
         ...record.status,
         observedGeneration: generation,
         ...(fqdn.length <= 253 ? { fqdn } : {}),
-        conditions: setCondition(record.status?.conditions, update, generation, now).conditions,
+        conditions: withStalled('DnsRecord', setCondition(record.status?.conditions, update, generation, now).conditions, generation, now),
       };
       if (!statusChanged(record.status, status)) return;
       try {
@@ -316,4 +317,9 @@ export class DomainReconciler {
 function ignoreGone(err: unknown): undefined {
   if (isNotFound(err) || isConflict(err)) return undefined;
   throw err;
+}
+
+/** `status` with `Stalled` following its Ready condition (src/conditions/stalled.ts). */
+function stalledDomain(live: ProjectDomain, status: NonNullable<ProjectDomain['status']>, now: Date): NonNullable<ProjectDomain['status']> {
+  return { ...status, conditions: withStalled('ProjectDomain', status.conditions, live.metadata?.generation, now) };
 }

@@ -18,6 +18,7 @@ import { desiredStatus, statusPatch, type Maintenance, type Observation } from '
 import { foreignOwnerOf, nameHolder } from './holder.ts';
 import { RepositoryPathIndex, repositoryPath } from './path-index.ts';
 import { cleanupAction, decide, type BucketState, type Decision } from './plan.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface RepositoryControllerDeps {
   kube: KubeConnection;
@@ -110,7 +111,9 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
   };
 
   const writeStatus = async (repo: Repository, observation: Observation): Promise<void> => {
-    const status = desiredStatus(repo, observation, now());
+    const at = now();
+    const computed = desiredStatus(repo, observation, at);
+    const status = { ...computed, conditions: withStalled('Repository', computed.conditions, repo.metadata?.generation, at) };
     if (!statusChanged(repo.status, status)) return;
     const { namespace = '', name = '', resourceVersion } = repo.metadata ?? {};
     const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status: statusPatch(repo.status, status) });

@@ -118,9 +118,12 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
 
     // The worst replica decides.
     b.set({ apps: [{ ...report, servingBuildId: 'b-0', servedGeneration: generation - 1, failure: { reason: 'BuildFailed', buildId: 'b-1', message: 'Uncaught SyntaxError\n  at worker.js:2' } }] });
-    await eventually('BuildFailed from replica-b', get, (x) => ready(x)?.reason === 'BuildFailed');
+    const failed = await eventually('BuildFailed from replica-b', get, (x) => ready(x)?.reason === 'BuildFailed');
+    // A build that cannot load waits for a person: Stalled, which kstatus (Flux's wait) reads as failed at once.
+    expect(failed?.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'BuildFailed' });
     b.set({ apps: [report] });
-    await eventually('Serving again', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);
+    const again = await eventually('Serving again', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);
+    expect(again?.status?.conditions?.find((c) => c.type === 'Stalled')).toBeUndefined();
 
     // A graceful stop deletes its objects: it stops counting at once.
     await b.publisher.stop();

@@ -24,6 +24,7 @@ import type { RolloutStatus } from '../../../src/apis/v1alpha1/rollout.ts';
 import type { MigrationsStatus } from '../../../src/apis/v1alpha1/migrations.ts';
 import { migrationsPending, releaseOf } from '../../../src/runtime-contract/releases.ts';
 import { migrationsStep, type ApplyMigrations } from './migrations.ts';
+import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface RuntimeAppControllerDeps {
   kube: KubeConnection;
@@ -139,7 +140,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const { rollout, requeueAfter: rolloutAfter } = nextRollout({ app, replicas: reports?.app(namespace, name) ?? [], now: at });
     const migrations = await migrate(app);
     const requeueAfter = earliest(rolloutAfter, migrations.requeueAfter);
-    const status = withHistory(app, desiredStatus(withMigrations(withRollout(app, rollout), migrations.status), at, observe(app, namespace, name)), at);
+    const computed = withHistory(app, desiredStatus(withMigrations(withRollout(app, rollout), migrations.status), at, observe(app, namespace, name)), at);
+    const status = { ...computed, conditions: withStalled('RuntimeApp', computed.conditions, app.metadata?.generation, at) };
     if (!statusChanged(app.status, status)) return requeueAfter;
     const before = findCondition(app.status?.conditions, 'Ready');
     const written = await apps.patchStatus(namespace, name, {
