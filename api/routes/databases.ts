@@ -184,6 +184,11 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
   r.post('/v1/projects/:projectId/databases/:database/migrations', {
     config: { auth: false },
+    // The query token is checked before the body, as on the query route: a caller without one learns nothing else.
+    preValidation: async (request) => {
+      const { projectId, database } = request.params as { projectId: string; database: string };
+      queryCaller(request.headers.authorization, projectId, database);
+    },
     schema: {
       tags,
       summary:
