@@ -13,7 +13,9 @@ export interface RolloutCounts {
 
 /** Answers of one build, as `AppRequestCounts` has them for the whole app. */
 export interface BuildCounts {
+  /** Answers by status class: 1xx … 5xx. */
   readonly classes: readonly number[];
+  /** Answers by latency bucket (`bucketsMs`, not cumulative). */
   readonly buckets: readonly number[];
   readonly count: number;
   readonly sumMs: number;
@@ -24,18 +26,10 @@ export interface BuildCounts {
 }
 
 /** One app's requests as a dispatcher counts them (`dispatcher.js`, `GET /stats` on the control socket). */
-export interface AppRequestCounts {
+export interface AppRequestCounts extends BuildCounts {
   /** Requests being served now, and waiting for a slot. */
   readonly active: number;
   readonly queued: number;
-  /** Answers by status class: 1xx … 5xx. */
-  readonly classes: readonly number[];
-  /** Answers by latency bucket (`bucketsMs`, not cumulative). */
-  readonly buckets: readonly number[];
-  readonly count: number;
-  readonly sumMs: number;
-  readonly exceptions?: number;
-  readonly refused?: number;
   /** Apps that have been in a rollout: the counts of its current (or last) pair of releases. */
   readonly rollout?: RolloutCounts;
   /** Apps that have been in a rollout: their answers while in one, per build (part of the totals above). */

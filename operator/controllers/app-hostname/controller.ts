@@ -12,7 +12,7 @@ import { HOSTNAME_CLAIMS, TLS_CERTIFICATES } from '../../../src/platform/resourc
 import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { ensureHostnameCertificate } from './certificate.ts';
 import { NameClaims } from '../name-claims.ts';
-import { unansweredRequest } from '../request-annotation.ts';
+import { unansweredRequest } from '../../../src/kube/request-annotation.ts';
 import type { DnsSettings } from '../../dns-settings.ts';
 import { DomainStore } from '../../../src/platform/domains/domain-store.ts';
 import { verifyExternalRecords } from './external-verification.ts';

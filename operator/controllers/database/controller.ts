@@ -12,7 +12,8 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
 import { AppTokenSecrets } from './app-token-secret.ts';
-import { pendingRestore, restoreInPlace } from './in-place-restore.ts';
+import { restoreInPlace } from './in-place-restore.ts';
+import { pendingRestoreRequest } from '../../../src/platform/databases/database-view.ts';
 import { TokenSecrets } from './token-secret.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
 
@@ -136,7 +137,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     try {
       observation = { kind: 'served', tenant: await deps.engine.ensure(databaseId, request) };
       // An in-place restore asked by annotation, once the tenant is served; its answer goes into the status.
-      const asked = pendingRestore(db);
+      const asked = pendingRestoreRequest(db);
       if (asked !== undefined) {
         const lastRestore = await restoreInPlace(deps.engine, databaseId, asked, now());
         log.info('in-place restore answered', { request: asked, outcome: lastRestore.outcome, undoPoint: lastRestore.undoPoint });

@@ -1,11 +1,5 @@
-import { RESTORE_ANNOTATION, restoreRequestTime, type Database, type DatabaseLastRestore } from '../../../src/apis/v1alpha1/database.ts';
+import { RESTORE_ANNOTATION, restoreRequestTime, type DatabaseLastRestore } from '../../../src/apis/v1alpha1/database.ts';
 import { EngineTenantNotFoundError, RestorePointError, type DatabaseEngine } from '../../../src/platform/databases/engine-client.ts';
-import { unansweredRequest } from '../request-annotation.ts';
-
-/** The restore request the status has not answered yet, if any. */
-export function pendingRestore(db: Database): string | undefined {
-  return unansweredRequest(db, RESTORE_ANNOTATION, db.status?.lastRestore?.request);
-}
 
 /**
  * Answers `request` by restoring the served tenant in place through cw-db (which answers a request it already did

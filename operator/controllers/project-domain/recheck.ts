@@ -1,6 +1,6 @@
 import { DELEGATION_CHECK_ANNOTATION, type ProjectDomain } from '../../../src/apis/v1alpha1/project-domain.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
-import { unansweredRequest } from '../request-annotation.ts';
+import { unansweredRequest } from '../../../src/kube/request-annotation.ts';
 
 /**
  * Milliseconds until a managed domain's delegation is due to be checked again: 0 when it is due now (never

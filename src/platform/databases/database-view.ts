@@ -1,5 +1,6 @@
 import { DatabaseReasons, RESTORE_ANNOTATION, type Database, type DatabaseState } from '../../apis/v1alpha1/database.ts';
 import { findCondition } from '../../conditions/index.ts';
+import { unansweredRequest } from '../../kube/request-annotation.ts';
 
 /** A database as lists show it: no token, ever. */
 export interface DatabaseView {
@@ -112,8 +113,7 @@ function limitReachedField(db: Database): Pick<DatabaseDetailView, 'limit_reache
 
 /** The restore annotation's value while the controller has not answered it. */
 export function pendingRestoreRequest(db: Database): string | undefined {
-  const asked = db.metadata?.annotations?.[RESTORE_ANNOTATION];
-  return asked !== undefined && asked.slice(0, 64) !== db.status?.lastRestore?.request ? asked : undefined;
+  return unansweredRequest(db, RESTORE_ANNOTATION, db.status?.lastRestore?.request);
 }
 
 function lastRestoreField(db: Database): Pick<DatabaseDetailView, 'last_restore'> {

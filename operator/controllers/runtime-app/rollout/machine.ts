@@ -5,7 +5,7 @@ import { ROLLOUT_ABORT_ANNOTATION, ROLLOUT_PROMOTE_ANNOTATION, ROLLOUT_RETRY_ANN
 import type { RuntimeApp } from '../../../../src/apis/v1alpha1/runtime-app.ts';
 import { releaseOf } from '../../../../src/runtime-contract/releases.ts';
 import type { RuntimeAppReport } from '../../../../src/runtime-contract/report.ts';
-import { unansweredRequest } from '../../request-annotation.ts';
+import { unansweredRequest } from '../../../../src/kube/request-annotation.ts';
 import { advance, type Outcome } from './stepping.ts';
 import { abort, nextStep, start, underWay } from './transitions.ts';
 

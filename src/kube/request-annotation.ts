@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../src/kube/index.ts';
+import type { KubeObject } from './types.ts';
 
 /** The longest request value a status echoes (the status fields' bound); longer annotations are cut to it. */
 const MAX_REQUEST_LENGTH = 64;
