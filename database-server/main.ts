@@ -51,12 +51,12 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     hangMs: hangMs(config.limits.maxima.statementTimeoutMs),
     log,
   });
-  await engine.start();
+  // The shards boot while the bucket is read and tenants are restored: a tenant's open waits for its shard.
+  const shardsStarted = engine.start();
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
   const directory = new TenantDirectory({ engine, limitPolicy: config.limits, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store), log });
-  await directory.load();
-  await directory.whenAllReady();
+  await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
   const hrana = await startHranaServer({
     port: config.port,

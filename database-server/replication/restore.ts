@@ -1,13 +1,13 @@
 // Rebuilding a database file from its replica: a snapshot, then segments' commits applied page by page, the
 // way SQLite's own checkpoint moves WAL frames into the file.
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { readGenerations, tenantRoot } from './bucket-layout.ts';
 import { planRestore } from './restore-plan.ts';
-import { decodeSegment, type SegmentCommit } from './segment-codec.ts';
+import { decodeSegment } from './segment-codec.ts';
+import { PageBatch } from './page-batch.ts';
 import { downloadSnapshot } from './snapshot-file.ts';
-import { FRAME_HEADER_BYTES } from './wal-format.ts';
 
 export interface RestoreOptions {
   readonly store: ObjectStore;
@@ -39,24 +39,32 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
   }
   const temp = `${targetPath}.restore-${randomBytes(4).toString('hex')}.tmp`;
   try {
+    // Segments are fetched and inflated a few ahead of the one being applied, the first ones while the snapshot
+    // downloads: a restore is bound by the bucket's round trips and by inflating, which runs off the main thread.
+    const fetched = prefetched(
+      plan.segments.map((ref) => async () => {
+        const object = await store.get(ref.key);
+        return object?.kind === 'object' ? decodeSegment(object.body) : undefined;
+      }),
+      SEGMENTS_AHEAD,
+    );
     await downloadSnapshot(store, plan.snapshot.key, temp);
     let restoredTo = plan.snapshot.time;
     const file = await open(temp, 'r+');
     try {
-      // Segments are fetched a few ahead of the one being applied: a restore is bound by the bucket's round trips.
-      const fetched = prefetched(
-        plan.segments.map((ref) => () => store.get(ref.key)),
-        SEGMENTS_AHEAD,
-      );
       restore: for (const next of fetched) {
-        const object = await next;
-        if (object?.kind !== 'object') break; // pruned or deleted meanwhile: as a gap, stop here
-        const segment = await decodeSegment(object.body);
+        const segment = await next;
+        if (!segment) break; // pruned or deleted meanwhile: as a gap, stop here
+        const batch = new PageBatch(segment.pageSize);
         for (const commit of segment.commits) {
-          if (at !== undefined && commit.ts > at) break restore;
-          await applyCommit(file, segment.pageSize, commit);
+          if (at !== undefined && commit.ts > at) {
+            await batch.writeTo(file);
+            break restore;
+          }
+          batch.add(commit);
           restoredTo = commit.ts;
         }
+        await batch.writeTo(file);
       }
       await file.sync();
     } finally {
@@ -76,10 +84,10 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
 const SEGMENTS_AHEAD = 8;
 
 /**
- * The results of `tasks` in order, each started when the consumer is at most `ahead` places behind it (a rejected
- * one that is never consumed is not reported as unhandled).
+ * The results of `tasks` in order. The first `ahead` start at once, each later one when the consumer is at most
+ * `ahead` places behind it (a rejected one that is never consumed is not reported as unhandled).
  */
-function* prefetched<T>(tasks: ReadonlyArray<() => Promise<T>>, ahead: number): Generator<Promise<T>> {
+function prefetched<T>(tasks: ReadonlyArray<() => Promise<T>>, ahead: number): Iterable<Promise<T>> {
   const started: Promise<T>[] = [];
   const start = (i: number) => {
     const task = tasks[i];
@@ -88,22 +96,13 @@ function* prefetched<T>(tasks: ReadonlyArray<() => Promise<T>>, ahead: number): 
       started[i].catch(() => {});
     }
   };
-  for (let i = 0; i < tasks.length; i++) {
-    for (let j = i; j < Math.min(tasks.length, i + ahead); j++) start(j);
-    yield started[i]!;
-  }
-}
-
-/** Writes each page the commit touched (its last image wins) and sets the file to the commit's database size. */
-async function applyCommit(file: FileHandle, pageSize: number, commit: SegmentCommit): Promise<void> {
-  const frameBytes = FRAME_HEADER_BYTES + pageSize;
-  const pages = new Map<number, Buffer>();
-  for (let offset = 0; offset < commit.frames.byteLength; offset += frameBytes) {
-    const pgno = commit.frames.readUInt32BE(offset);
-    pages.set(pgno, commit.frames.subarray(offset + FRAME_HEADER_BYTES, offset + frameBytes));
-  }
-  for (const [pgno, page] of pages) {
-    if (pgno <= commit.dbSize) await file.write(page, 0, pageSize, (pgno - 1) * pageSize);
-  }
-  await file.truncate(commit.dbSize * pageSize);
+  for (let j = 0; j < Math.min(tasks.length, ahead); j++) start(j);
+  return {
+    *[Symbol.iterator]() {
+      for (let i = 0; i < tasks.length; i++) {
+        for (let j = i; j < Math.min(tasks.length, i + ahead); j++) start(j);
+        yield started[i] as Promise<T>;
+      }
+    },
+  };
 }
