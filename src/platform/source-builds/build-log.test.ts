@@ -22,6 +22,31 @@ describe('build logs', () => {
     expect(again.end).toEqual({ state: 'Succeeded' });
   });
 
+  it('keeps output written while a chunk is being uploaded, and a chunk whose upload failed', async () => {
+    const store = new MemoryObjectStore();
+    const put = store.put.bind(store);
+    let uploads = 0;
+    const log = new BuildLogWriter(
+      Object.assign(store, {
+        put: async (...args: Parameters<MemoryObjectStore['put']>) => {
+          uploads += 1;
+          // The first upload fails; the second is slow enough for the build to write meanwhile.
+          if (uploads === 1) throw new Error('bucket unavailable');
+          if (uploads === 2) log.write('fetching the source\n');
+          return put(...args);
+        },
+      }),
+      'p',
+      'b',
+    );
+    log.write('[cloudwright] building\n');
+    await log.flush();
+    expect(uploads).toBe(1);
+    await log.flush();
+    await log.finish({ state: 'Succeeded' });
+    expect((await readBuildLog(store, 'p', 'b')).text).toBe('[cloudwright] building\nfetching the source\n');
+  });
+
   it('says the end only once every chunk was read', async () => {
     const store = new MemoryObjectStore();
     const log = new BuildLogWriter(store, 'p', 'b');

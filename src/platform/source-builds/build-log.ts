@@ -75,16 +75,20 @@ export class BuildLogWriter {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
+    // Taken out before the upload: output written while it is in flight goes into the next chunk.
+    const parts = this.#pending;
+    const bytes = this.#pendingBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
     try {
-      await this.#store.put(chunkKey(this.#prefix, this.#next), text, { contentType: 'text/plain; charset=utf-8' });
+      await this.#store.put(chunkKey(this.#prefix, this.#next), parts.join(''), { contentType: 'text/plain; charset=utf-8' });
     } catch {
+      this.#pending = [...parts, ...this.#pending];
+      this.#pendingBytes += bytes;
       this.#timer ??= setTimeout(() => void this.flush(), FLUSH_INTERVAL_MS);
       return; // kept, and tried again with the next flush
     }
-    this.#pending = [];
-    this.#written += this.#pendingBytes;
-    this.#pendingBytes = 0;
+    this.#written += bytes;
     this.#next += 1;
   }
 
