@@ -292,6 +292,18 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await node.directory.describe('fork-early')).toMatchObject({ restoredFrom: { tenant: 'source', at: t0 + 1500 } });
   });
 
+  it('copies a tenant as of a point a little ahead of its clock (another machine’s now): waits for it, with the commits acknowledged just before', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('source', desired(['tok-src']));
+    await node.client('source', 'tok-src').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('acknowledged')"], 'write');
+    // The operator asks for its "now" the moment after the commit, on a clock 300 ms ahead of cw-db's.
+    const at = Date.now() + 300;
+
+    expect(await node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
+    expect(Date.now()).toBeGreaterThan(at);
+    expect(await names(node.client('copy', 'tok-copy'))).toEqual(['acknowledged']);
+  });
+
   it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {
     const node = await startNode(new MemoryObjectStore());
     await node.directory.ensure('alpha', desired(['tok-alpha']));

@@ -24,6 +24,12 @@ import { TokenIndex } from './token-index.ts';
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
 
+/**
+ * How far ahead of this clock a restore point is waited for rather than refused: another machine's "now" (the
+ * operator's, copying a database for a preview as of its creation) may be a little ahead of cw-db's.
+ */
+const CLOCK_SKEW_MS = 5000;
+
 /** What the operator asks a tenant to be (the admin API's PUT). */
 export interface DesiredTenant {
   tokens: TokenGrant[];
@@ -227,6 +233,7 @@ export class TenantDirectory {
       const done = entry.meta.lastInPlaceRestore;
       if (request !== undefined && done?.request === request) return { restoredTo: done.restoredTo, undoPoint: done.undoPoint };
       const { engine, replication } = this.#options;
+      await this.#clockPassed(at);
       await entry.replica?.flush();
       const window = await replication.window(tenant);
       const iso = (ms: number) => new Date(ms).toISOString();
@@ -455,6 +462,7 @@ export class TenantDirectory {
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
     if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
+    await this.#clockPassed(source.at);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
     await this.#tenants.get(source.tenant)?.replica?.flush();
     const window = await this.#options.replication.window(source.tenant);
@@ -462,6 +470,16 @@ export class TenantDirectory {
       const earliest = window ? new Date(window.earliest).toISOString() : 'none';
       throw new RestorePointUnavailableError(`The restore time is before the earliest point kept (${earliest})`);
     }
+  }
+
+  /**
+   * Waits until this clock is past `at` when `at` is at most CLOCK_SKEW_MS ahead (a time further ahead is left to
+   * the caller's refusal). Past it, every commit stamped at or before `at` was captured, so the flush that follows
+   * ships it: a restore point "now" on a clock a little ahead holds every commit acknowledged before it.
+   */
+  async #clockPassed(at: number): Promise<void> {
+    if (at > this.#now() + CLOCK_SKEW_MS) return;
+    while (this.#now() <= at) await delay(Math.floor(at - this.#now()) + 1);
   }
 
   async #deleteEverywhere(tenant: string): Promise<void> {
