@@ -11,6 +11,9 @@ import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
+import type { GetOptions, ObjectStore } from '../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
+import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantDirectory, TenantNotFoundError, type DesiredTenant } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
@@ -46,7 +49,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: MemoryObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
+async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
   const engine = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const streams = new StreamRegistry();
   const meter = new UsageMeter();
@@ -107,10 +110,27 @@ const grant = (token: string, extra: { readOnly?: boolean; expiresAt?: number } 
 });
 const desired = (tokens: string[], extra: Partial<DesiredTenant> = {}): DesiredTenant => ({ tokens: tokens.map((t) => grant(t)), durability: 'async', ...extra });
 
-async function keys(store: MemoryObjectStore, prefix = ''): Promise<string[]> {
+async function keys(store: ObjectStore, prefix = ''): Promise<string[]> {
   const found: string[] = [];
   for await (const { key } of listAll(store, prefix)) found.push(key);
   return found;
+}
+
+/** Fails the first read of `key`, as a store that did not answer for a moment. */
+class FirstReadFails extends ForwardingObjectStore {
+  readonly #key: string;
+  #failed = false;
+
+  constructor(inner: ObjectStore, key: string) {
+    super(inner);
+    this.#key = key;
+  }
+
+  override async get(key: string, options?: GetOptions) {
+    if (key !== this.#key || this.#failed) return super.get(key, options);
+    this.#failed = true;
+    throw new Error('the store did not answer');
+  }
 }
 
 async function names(client: Client, table = 't'): Promise<unknown[]> {
@@ -211,6 +231,20 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await names(node.client('alpha-b', 'tok-beta'))).toEqual(['x']);
     // A deletion of what is already gone succeeds.
     await node.directory.delete('alpha');
+  });
+
+  it('deletes a tenant whose base snapshot is still uploading: nothing of it lands after the deletion', async () => {
+    const bucket = new MemoryObjectStore();
+    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/alpha/'));
+    const node = await startNode(gate);
+    // Served once the base copy is taken, its upload held.
+    await node.directory.ensure('alpha', desired(['tok-alpha']));
+    await gate.reached;
+
+    const deleted = node.directory.delete('alpha');
+    gate.release();
+    await Promise.all([deleted, gate.passed]);
+    expect((await keys(bucket)).filter((k) => k.startsWith('replicas/alpha/') || k.startsWith('tenants/alpha.'))).toEqual([]);
   });
 
   it("closes the tenant's open streams when it is deleted, so no transaction keeps its lock", async () => {
@@ -332,6 +366,20 @@ describe('TenantDirectory behind the Hrana server', () => {
     await expect(node.directory.restoreInPlace('alpha', before - 3_600_000)).rejects.toThrow(/outside the restore window \(\d{4}-.* to \d{4}-/);
     await expect(node.directory.restoreInPlace('alpha', Date.now() + 60_000)).rejects.toBeInstanceOf(RestorePointUnavailableError);
     await expect(node.directory.restoreInPlace('nobody', before)).rejects.toBeInstanceOf(TenantNotFoundError);
+  });
+
+  it('creates a tenant afresh after an attempt that failed once its file was open: the retry serves and ships its own file', async () => {
+    const bucket = new MemoryObjectStore();
+    // The creation's last step (reading the saved usage) fails the first time, after the file was opened.
+    const node = await startNode(new FirstReadFails(bucket, 'tenants/alpha.usage.json'));
+    await expect(node.directory.ensure('alpha', desired(['tok-alpha']))).rejects.toThrow(/did not answer/);
+    expect((await keys(bucket)).filter((k) => k.includes('alpha'))).toEqual([]);
+
+    await node.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    await node.client('alpha', 'tok-alpha').execute("CREATE TABLE t AS SELECT 'acknowledged' AS name");
+    // A cw-db on an empty disk has it from the bucket: the commit was captured from the file the tenant is served from.
+    const second = await startNode(bucket, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
   });
 
   it('refuses a restore before the window, in the future or from no tenant, and leaves nothing behind', async () => {

@@ -85,6 +85,8 @@ interface Entry {
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
   ready: Promise<void>;
   replica?: TenantReplicaPort;
+  /** The current generation's base snapshot upload (it goes on while the tenant serves); a deletion waits for it. */
+  baseUpload?: Promise<void>;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
@@ -204,6 +206,11 @@ export class TenantDirectory {
         await entry.ready;
       } catch (err) {
         this.#tenants.delete(tenant);
+        // The connection goes with the files: left open, it would serve the deleted file to the next attempt (which
+        // could then snapshot nothing, or ship nothing of what it serves). A base upload still going would land
+        // after the deletion.
+        await this.#options.engine.closeTenant(tenant).catch(() => {});
+        await entry.baseUpload?.catch(() => {});
         await this.#deleteEverywhere(tenant);
         throw err;
       }
@@ -325,8 +332,10 @@ export class TenantDirectory {
         await entry.ready.catch(() => {});
         await this.#options.streams.closeTenants((t) => t === tenant);
         await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
-        // Whatever was captured is shipped before the data is deleted, so no upload lands after the deletion.
+        // Whatever was captured is shipped, and the base snapshot is up, before the data is deleted, so no upload
+        // lands after the deletion.
         await entry.replica?.flush().catch(() => {});
+        await entry.baseUpload?.catch(() => {});
       }
       await this.#deleteEverywhere(tenant);
     });
@@ -410,6 +419,7 @@ export class TenantDirectory {
     const replica = this.#newReplica(entry.meta.tenant);
     const { upload } = await replica.startGeneration();
     entry.replica = replica;
+    entry.baseUpload = upload;
     // Served once the file is local: the base snapshot goes up meanwhile, and no segment (so no synchronous commit's
     // answer) before it. A failed upload leaves the generation without a base: start another.
     upload.catch((err: unknown) => {
