@@ -133,6 +133,16 @@ class FirstReadFails extends ForwardingObjectStore {
   }
 }
 
+/** A node where `tenant` was just created: it serves (its base copy is taken), the upload of that copy held. */
+async function createdWithBaseHeld(tenant: string, token: string): Promise<{ bucket: MemoryObjectStore; gate: GateStore; node: Node }> {
+  const bucket = new MemoryObjectStore();
+  const gate = new GateStore(bucket, (key) => key.startsWith(`replicas/${tenant}/`));
+  const node = await startNode(gate);
+  await node.directory.ensure(tenant, desired([token]));
+  await gate.reached;
+  return { bucket, gate, node };
+}
+
 async function names(client: Client, table = 't'): Promise<unknown[]> {
   return (await client.execute(`SELECT name FROM ${table} ORDER BY rowid`)).rows.map((r) => r.name);
 }
@@ -234,13 +244,7 @@ describe('TenantDirectory behind the Hrana server', () => {
   });
 
   it('deletes a tenant whose base snapshot is still uploading: nothing of it lands after the deletion', async () => {
-    const bucket = new MemoryObjectStore();
-    const gate = new GateStore(bucket, (key) => key.startsWith('replicas/alpha/'));
-    const node = await startNode(gate);
-    // Served once the base copy is taken, its upload held.
-    await node.directory.ensure('alpha', desired(['tok-alpha']));
-    await gate.reached;
-
+    const { bucket, gate, node } = await createdWithBaseHeld('alpha', 'tok-alpha');
     const deleted = node.directory.delete('alpha');
     gate.release();
     await Promise.all([deleted, gate.passed]);
@@ -336,6 +340,14 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
     expect(Date.now()).toBeGreaterThan(at);
     expect(await names(node.client('copy', 'tok-copy'))).toEqual(['acknowledged']);
+  });
+
+  it('copies a tenant created a moment ago, its base snapshot still uploading: the copy waits for it', async () => {
+    const { gate, node } = await createdWithBaseHeld('source', 'tok-src');
+    const copying = node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at: Date.now() } }));
+    gate.release();
+    expect(await copying).toEqual({ created: true });
+    expect((await node.client('copy', 'tok-copy').execute('SELECT count(*) AS n FROM sqlite_schema')).rows.map((r) => r.n)).toEqual([0]);
   });
 
   it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {

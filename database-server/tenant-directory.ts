@@ -474,7 +474,10 @@ export class TenantDirectory {
     if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
     await this.#clockPassed(source.at);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
-    await this.#tenants.get(source.tenant)?.replica?.flush();
+    const original = this.#tenants.get(source.tenant);
+    // A source created a moment ago serves before its base snapshot is up: its window starts with that upload.
+    await original?.baseUpload?.catch(() => {});
+    await original?.replica?.flush();
     const window = await this.#options.replication.window(source.tenant);
     if (window === null || source.at < window.earliest) {
       const earliest = window ? new Date(window.earliest).toISOString() : 'none';
