@@ -11,6 +11,9 @@ import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { listAll } from '../src/object-store/list-all.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
+import type { GetOptions, ObjectStore } from '../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
+import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantDirectory, TenantNotFoundError, type DesiredTenant } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
@@ -46,7 +49,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: MemoryObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
+async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
   const engine = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const streams = new StreamRegistry();
   const meter = new UsageMeter();
@@ -107,10 +110,37 @@ const grant = (token: string, extra: { readOnly?: boolean; expiresAt?: number } 
 });
 const desired = (tokens: string[], extra: Partial<DesiredTenant> = {}): DesiredTenant => ({ tokens: tokens.map((t) => grant(t)), durability: 'async', ...extra });
 
-async function keys(store: MemoryObjectStore, prefix = ''): Promise<string[]> {
+async function keys(store: ObjectStore, prefix = ''): Promise<string[]> {
   const found: string[] = [];
   for await (const { key } of listAll(store, prefix)) found.push(key);
   return found;
+}
+
+/** Fails the first read of `key`, as a store that did not answer for a moment. */
+class FirstReadFails extends ForwardingObjectStore {
+  readonly #key: string;
+  #failed = false;
+
+  constructor(inner: ObjectStore, key: string) {
+    super(inner);
+    this.#key = key;
+  }
+
+  override async get(key: string, options?: GetOptions) {
+    if (key !== this.#key || this.#failed) return super.get(key, options);
+    this.#failed = true;
+    throw new Error('the store did not answer');
+  }
+}
+
+/** A node where `tenant` was just created: it serves (its base copy is taken), the upload of that copy held. */
+async function createdWithBaseHeld(tenant: string, token: string): Promise<{ bucket: MemoryObjectStore; gate: GateStore; node: Node }> {
+  const bucket = new MemoryObjectStore();
+  const gate = new GateStore(bucket, (key) => key.startsWith(`replicas/${tenant}/`));
+  const node = await startNode(gate);
+  await node.directory.ensure(tenant, desired([token]));
+  await gate.reached;
+  return { bucket, gate, node };
 }
 
 async function names(client: Client, table = 't'): Promise<unknown[]> {
@@ -213,6 +243,14 @@ describe('TenantDirectory behind the Hrana server', () => {
     await node.directory.delete('alpha');
   });
 
+  it('deletes a tenant whose base snapshot is still uploading: nothing of it lands after the deletion', async () => {
+    const { bucket, gate, node } = await createdWithBaseHeld('alpha', 'tok-alpha');
+    const deleted = node.directory.delete('alpha');
+    gate.release();
+    await Promise.all([deleted, gate.passed]);
+    expect((await keys(bucket)).filter((k) => k.startsWith('replicas/alpha/') || k.startsWith('tenants/alpha.'))).toEqual([]);
+  });
+
   it("closes the tenant's open streams when it is deleted, so no transaction keeps its lock", async () => {
     const node = await startNode(new MemoryObjectStore());
     await node.directory.ensure('alpha', desired(['tok-alpha']));
@@ -292,6 +330,26 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(await node.directory.describe('fork-early')).toMatchObject({ restoredFrom: { tenant: 'source', at: t0 + 1500 } });
   });
 
+  it('copies a tenant as of a point a little ahead of its clock (another machine’s now): waits for it, with the commits acknowledged just before', async () => {
+    const node = await startNode(new MemoryObjectStore());
+    await node.directory.ensure('source', desired(['tok-src']));
+    await node.client('source', 'tok-src').batch(['CREATE TABLE t (name TEXT)', "INSERT INTO t VALUES ('acknowledged')"], 'write');
+    // The operator asks for its "now" the moment after the commit, on a clock 300 ms ahead of cw-db's.
+    const at = Date.now() + 300;
+
+    expect(await node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at } }))).toEqual({ created: true });
+    expect(Date.now()).toBeGreaterThan(at);
+    expect(await names(node.client('copy', 'tok-copy'))).toEqual(['acknowledged']);
+  });
+
+  it('copies a tenant created a moment ago, its base snapshot still uploading: the copy waits for it', async () => {
+    const { gate, node } = await createdWithBaseHeld('source', 'tok-src');
+    const copying = node.directory.ensure('copy', desired(['tok-copy'], { restoreFrom: { tenant: 'source', at: Date.now() } }));
+    gate.release();
+    expect(await copying).toEqual({ created: true });
+    expect((await node.client('copy', 'tok-copy').execute('SELECT count(*) AS n FROM sqlite_schema')).rows.map((r) => r.n)).toEqual([0]);
+  });
+
   it('restores a tenant in place under the same token, rolls back an open transaction, and undoes it through the undo point', async () => {
     const node = await startNode(new MemoryObjectStore());
     await node.directory.ensure('alpha', desired(['tok-alpha']));
@@ -320,6 +378,20 @@ describe('TenantDirectory behind the Hrana server', () => {
     await expect(node.directory.restoreInPlace('alpha', before - 3_600_000)).rejects.toThrow(/outside the restore window \(\d{4}-.* to \d{4}-/);
     await expect(node.directory.restoreInPlace('alpha', Date.now() + 60_000)).rejects.toBeInstanceOf(RestorePointUnavailableError);
     await expect(node.directory.restoreInPlace('nobody', before)).rejects.toBeInstanceOf(TenantNotFoundError);
+  });
+
+  it('creates a tenant afresh after an attempt that failed once its file was open: the retry serves and ships its own file', async () => {
+    const bucket = new MemoryObjectStore();
+    // The creation's last step (reading the saved usage) fails the first time, after the file was opened.
+    const node = await startNode(new FirstReadFails(bucket, 'tenants/alpha.usage.json'));
+    await expect(node.directory.ensure('alpha', desired(['tok-alpha']))).rejects.toThrow(/did not answer/);
+    expect((await keys(bucket)).filter((k) => k.includes('alpha'))).toEqual([]);
+
+    await node.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    await node.client('alpha', 'tok-alpha').execute("CREATE TABLE t AS SELECT 'acknowledged' AS name");
+    // A cw-db on an empty disk has it from the bucket: the commit was captured from the file the tenant is served from.
+    const second = await startNode(bucket, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
   });
 
   it('refuses a restore before the window, in the future or from no tenant, and leaves nothing behind', async () => {

@@ -24,6 +24,12 @@ import { TokenIndex } from './token-index.ts';
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
 
+/**
+ * How far ahead of this clock a restore point is waited for rather than refused: another machine's "now" (the
+ * operator's, copying a database for a preview as of its creation) may be a little ahead of cw-db's.
+ */
+const CLOCK_SKEW_MS = 5000;
+
 /** What the operator asks a tenant to be (the admin API's PUT). */
 export interface DesiredTenant {
   tokens: TokenGrant[];
@@ -79,6 +85,8 @@ interface Entry {
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
   ready: Promise<void>;
   replica?: TenantReplicaPort;
+  /** The current generation's base snapshot upload (it goes on while the tenant serves); a deletion waits for it. */
+  baseUpload?: Promise<void>;
   /** The timer's flush and maintain of this tenant, while it runs. */
   shipping?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
@@ -198,6 +206,11 @@ export class TenantDirectory {
         await entry.ready;
       } catch (err) {
         this.#tenants.delete(tenant);
+        // The connection goes with the files: left open, it would serve the deleted file to the next attempt (which
+        // could then snapshot nothing, or ship nothing of what it serves). A base upload still going would land
+        // after the deletion.
+        await this.#options.engine.closeTenant(tenant).catch(() => {});
+        await entry.baseUpload?.catch(() => {});
         await this.#deleteEverywhere(tenant);
         throw err;
       }
@@ -227,6 +240,7 @@ export class TenantDirectory {
       const done = entry.meta.lastInPlaceRestore;
       if (request !== undefined && done?.request === request) return { restoredTo: done.restoredTo, undoPoint: done.undoPoint };
       const { engine, replication } = this.#options;
+      await this.#clockPassed(at);
       await entry.replica?.flush();
       const window = await replication.window(tenant);
       const iso = (ms: number) => new Date(ms).toISOString();
@@ -318,8 +332,10 @@ export class TenantDirectory {
         await entry.ready.catch(() => {});
         await this.#options.streams.closeTenants((t) => t === tenant);
         await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
-        // Whatever was captured is shipped before the data is deleted, so no upload lands after the deletion.
+        // Whatever was captured is shipped, and the base snapshot is up, before the data is deleted, so no upload
+        // lands after the deletion.
         await entry.replica?.flush().catch(() => {});
+        await entry.baseUpload?.catch(() => {});
       }
       await this.#deleteEverywhere(tenant);
     });
@@ -403,6 +419,7 @@ export class TenantDirectory {
     const replica = this.#newReplica(entry.meta.tenant);
     const { upload } = await replica.startGeneration();
     entry.replica = replica;
+    entry.baseUpload = upload;
     // Served once the file is local: the base snapshot goes up meanwhile, and no segment (so no synchronous commit's
     // answer) before it. A failed upload leaves the generation without a base: start another.
     upload.catch((err: unknown) => {
@@ -455,13 +472,27 @@ export class TenantDirectory {
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
     if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
+    await this.#clockPassed(source.at);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
-    await this.#tenants.get(source.tenant)?.replica?.flush();
+    const original = this.#tenants.get(source.tenant);
+    // A source created a moment ago serves before its base snapshot is up: its window starts with that upload.
+    await original?.baseUpload?.catch(() => {});
+    await original?.replica?.flush();
     const window = await this.#options.replication.window(source.tenant);
     if (window === null || source.at < window.earliest) {
       const earliest = window ? new Date(window.earliest).toISOString() : 'none';
       throw new RestorePointUnavailableError(`The restore time is before the earliest point kept (${earliest})`);
     }
+  }
+
+  /**
+   * Waits until this clock is past `at` when `at` is at most CLOCK_SKEW_MS ahead (a time further ahead is left to
+   * the caller's refusal). Past it, every commit stamped at or before `at` was captured, so the flush that follows
+   * ships it: a restore point "now" on a clock a little ahead holds every commit acknowledged before it.
+   */
+  async #clockPassed(at: number): Promise<void> {
+    if (at > this.#now() + CLOCK_SKEW_MS) return;
+    while (this.#now() <= at) await delay(Math.floor(at - this.#now()) + 1);
   }
 
   async #deleteEverywhere(tenant: string): Promise<void> {

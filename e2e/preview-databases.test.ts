@@ -130,7 +130,8 @@ describe('preview databases', () => {
     await servedEverywhere([runtime], host('shop'), 'sql ready at a URL', 60_000);
     expect(await appQuery('shop', 'SELECT name FROM items')).toEqual(['before the branch']);
 
-    // A database seconds old has no restore point yet: the copy starts at the earliest one, once cw-db tells it.
+    // A database seconds old has no restore point until its first copy is in the bucket: the branch comes once cw-db
+    // tells the window. The copy starts at the preview's creation, a moment after production's commits.
     await eventually(
       'the database’s restore window known',
       () => databases.get(project, 'orders'),

@@ -1,9 +1,8 @@
 // Crash and pause cases of the publish protocol, on the memory store (exact, fast, deterministic).
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../object-store/memory-object-store.ts';
-import type { ObjectStore, PutBody, PutOptions } from '../object-store/object-store.ts';
 import { FaultObjectStore, SimulatedCrash } from '../object-store/testing/fault-object-store.ts';
-import { ForwardingObjectStore } from '../object-store/testing/forwarding-object-store.ts';
+import { GateStore } from '../object-store/testing/gate-object-store.ts';
 import { InvalidPublishError, PublishOutcomeUnknownError, UnsupportedSchemaError } from './errors.ts';
 import { logKey, manifestKey } from './layout.ts';
 import { encodeLogEntry } from './log-entry.ts';
@@ -11,34 +10,6 @@ import { encodeManifest } from './manifest.ts';
 import { parseRepoPath } from './repo-path.ts';
 import { RepoStore } from './repo-store.ts';
 import { newRepoName, oid, smallPack, update, Z } from './testing/repo-store-scenarios.ts';
-
-/** Holds the first put matching `match` until `release()`; `reached` resolves when it arrives. */
-class GateStore extends ForwardingObjectStore {
-  readonly #match: (key: string) => boolean;
-  #armed = true;
-  #release!: () => void;
-  readonly #opened = new Promise<void>((resolve) => (this.#release = resolve));
-  #arrive!: () => void;
-  readonly reached = new Promise<void>((resolve) => (this.#arrive = resolve));
-
-  constructor(inner: ObjectStore, match: (key: string) => boolean) {
-    super(inner);
-    this.#match = match;
-  }
-
-  release(): void {
-    this.#release();
-  }
-
-  override async put(key: string, body: PutBody, options?: PutOptions) {
-    if (this.#armed && this.#match(key)) {
-      this.#armed = false;
-      this.#arrive();
-      await this.#opened;
-    }
-    return super.put(key, body, options);
-  }
-}
 
 async function repoWithMain(bucket: MemoryObjectStore) {
   const repo = newRepoName();

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppSource } from '../../../src/apis/v1alpha1/app-source.ts';
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
-import { forkName, planPreviewDatabases } from './preview-databases.ts';
+import { copyRestorePoint, forkName, planPreviewDatabases } from './preview-databases.ts';
 
 const source = (previewDatabases?: 'None' | 'Fork'): AppSource => ({
   apiVersion: 'cloudwright.dev/v1alpha1',
@@ -80,5 +80,20 @@ describe('planPreviewDatabases', () => {
   it('drops a plain variable of the same name as a linked one (a variable is one or the other)', () => {
     const plan = planPreviewDatabases(source('Fork'), app, 'f--web', { DB_TOKEN: 'plain' }, none);
     expect(plan.environment).toEqual({});
+  });
+});
+
+describe('copyRestorePoint', () => {
+  const now = new Date('2030-01-01T00:00:10.000Z');
+  const withWindow = (earliest: string): Database => ({ ...database('orders'), status: { restoreWindow: { earliest, latest: earliest } } });
+
+  // A copy made a moment after production's first commits (a young database, a quick push) must hold them: a
+  // point before now would miss whatever was acknowledged just before the preview, all of it for a new database.
+  it.each([
+    ['now, for an original whose window began before', withWindow('2030-01-01T00:00:09.900Z'), '2030-01-01T00:00:10.000Z'],
+    ['now, for an original without a window yet', database('orders'), '2030-01-01T00:00:10.000Z'],
+    ['the window’s start, when it began after now (the operator’s clock behind cw-db’s)', withWindow('2030-01-01T00:00:10.300Z'), '2030-01-01T00:00:10.300Z'],
+  ])('is %s', (_, original, expected) => {
+    expect(copyRestorePoint(original, now)).toBe(expected);
   });
 });

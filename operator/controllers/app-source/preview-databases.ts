@@ -6,11 +6,6 @@ import { isAlreadyExists, type ObjectClient } from '../../../src/kube/index.ts';
 import { PROJECT_LABEL } from '../../../src/platform/resources.ts';
 
 const MAX_LABEL = 63;
-/**
- * How far before "now" a copy starts: the operator's clock and cw-db's differ a little, and cw-db refuses a
- * restore point in its future.
- */
-const CLOCK_SLACK_MS = 2_000;
 
 /**
  * The preview `previewApp`'s copy of `database`: `<database>--<previewApp>`, or, when that is no DNS label, as much
@@ -24,12 +19,13 @@ export function forkName(previewApp: string, database: string): string {
 }
 
 /**
- * Where a copy starts: now, less the slack, but never before the original's restore window (a database seconds
- * old has no earlier point kept).
+ * Where a copy starts: now, so it holds every commit acknowledged before the preview was made (cw-db waits for a
+ * point its clock has not reached yet, when the clocks differ a little); never before the original's restore
+ * window, which a clock behind cw-db's could ask for.
  */
-function restorePoint(original: Database, now: Date): string {
+export function copyRestorePoint(original: Database, now: Date): string {
   const earliest = Date.parse(original.status?.restoreWindow?.earliest ?? '');
-  return new Date(Math.max(now.getTime() - CLOCK_SLACK_MS, Number.isNaN(earliest) ? 0 : earliest)).toISOString();
+  return new Date(Math.max(now.getTime(), Number.isNaN(earliest) ? 0 : earliest)).toISOString();
 }
 
 /** What a preview links in place of the production app's databases. */
@@ -122,7 +118,7 @@ export async function ensureForks(
           displayName: fork.name,
           ...(original.spec.durability ? { durability: original.spec.durability } : {}),
           ...(original.spec.limits ? { limits: original.spec.limits } : {}),
-          restoreFrom: { database: fork.from, timestamp: restorePoint(original, now) },
+          restoreFrom: { database: fork.from, timestamp: copyRestorePoint(original, now) },
         },
       });
     } catch (err) {
