@@ -140,6 +140,10 @@ bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push late
 bench-push: setup ## Benchmark push to deploy: git push → production served for a plain worker (target p50 < 2 s) against an upload deploy, where the time goes, and the Next.js example built with OpenNext (BENCH_ARGS="--pushes N" or "--skip-nextjs")
 	@node bench/push-to-deploy.ts $(BENCH_ARGS)
 
+.PHONY: bench-scale
+bench-scale: setup ## Benchmark scale: 1,000, 10,000 and 100,000 RuntimeApps on the local control plane (etcd, RSS of each process, Ready, restarts, list and deploy latency; BENCH_ARGS="--sizes 1000,10000")
+	@node bench/scale.ts $(BENCH_ARGS)
+
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
 	@node bench/db.ts $(BENCH_ARGS)

@@ -1,0 +1,428 @@
+// `make bench-scale`: what an installation costs as it grows to many apps (issue 45). On a local control plane with
+// cw-operator, cw-api and one cw-runtime watching every namespace, RuntimeApps (each with a Build of one shared
+// artifact and an AppHostname) are created in projects of `--apps-per-project`, and at each size of `--sizes` the
+// bench reports: etcd's size, the control plane's RSS, the time until every app is Ready, the operator's RSS and
+// its restart to a steady state (every informer listed and every queue drained), cw-api's RSS and the p99 of
+// `GET /v1/projects/{p}/apps` for one full project, the runtime replica's RSS (workerd included) and its restart
+// to ready, and deploy → first 200 for one app. Not a test: it prints figures and the issue's targets beside them.
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { createMemberAccount, createOwnedProject } from '../e2e/harness/accounts.ts';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { Build } from '../src/apis/v1alpha1/build.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { isAlreadyExists, loadKubeConnection, objectClient, RESOURCE_QUOTAS, type KubeConnection, type KubeObject } from '../src/kube/index.ts';
+import { PROJECT_QUOTA_NAME } from '../src/platform/project-quota.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
+import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
+import type { Project } from '../src/apis/v1alpha1/project.ts';
+import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
+import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
+import { benchRun, runBench } from './run.ts';
+import { childrenOf, firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
+import { BASE_DOMAIN, rssBytes, startScaleStack, type ScaleStack } from './scale-stack.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000,100000' },
+    'apps-per-project': { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '32' },
+    deploys: { type: 'string', default: '10' },
+    'ready-timeout': { type: 'string', default: '1800' },
+  },
+});
+
+function positiveList(name: 'sizes', text: string): number[] {
+  const values = text.split(',').map(Number);
+  if (values.some((v) => !Number.isInteger(v) || v < 1) || values.some((v, i) => i > 0 && v <= (values[i - 1] as number))) {
+    process.stderr.write(`bench: --${name} must be increasing whole numbers, comma-separated, not ${JSON.stringify(text)}\n`);
+    process.exit(2);
+  }
+  return values;
+}
+function positive(name: 'apps-per-project' | 'concurrency' | 'deploys' | 'ready-timeout'): number {
+  const value = Number(flags[name]);
+  if (!Number.isInteger(value) || value < 1) {
+    process.stderr.write(`bench: --${name} must be a whole number of at least 1, not ${JSON.stringify(flags[name])}\n`);
+    process.exit(2);
+  }
+  return value;
+}
+const sizes = positiveList('sizes', flags.sizes ?? '');
+const appsPerProject = positive('apps-per-project');
+const concurrency = positive('concurrency');
+const deploys = positive('deploys');
+const readyTimeoutMs = positive('ready-timeout') * 1000;
+
+const run = benchRun();
+const say = (message: string) => process.stdout.write(`bench: ${message}\n`);
+
+/** One artifact every app serves (a few shared builds, as the issue asks): the same digest, a key per app. */
+const SHARED = artifactFromFiles({ 'worker.js': "export default { fetch() { return new Response('scale ok'); } };\n" });
+const SHARED_DIGEST = createHash('sha256').update(SHARED).digest('hex');
+const SHARED_BUILD = buildIdFor(SHARED_DIGEST);
+
+/** What the processes hold with no app at all: the per-app figures are the growth over it. */
+interface Baseline {
+  operatorRss: number;
+  runtimeRss: number;
+}
+
+interface Figures {
+  apps: number;
+  baseline: Baseline;
+  createSeconds: number;
+  etcdBytes: number;
+  controlPlaneRss: number;
+  readySeconds: number | undefined;
+  operatorRss: number;
+  operatorRestartSeconds: number | undefined;
+  apiRss: number;
+  listP50: number;
+  listP99: number;
+  runtimeRss: number;
+  runtimeRestartSeconds: number;
+  deployP50: number;
+  deployP95: number;
+}
+
+/**
+ * Runs `create`, again while the namespace's quota is still being counted (kube-controller-manager catches up) or
+ * when concurrent creates raced on its usage (the apiserver's quota admission answers a conflict then).
+ */
+async function createCounted<T>(create: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await create();
+    } catch (err) {
+      if (attempt >= 50 || !(err instanceof Error) || !/status unknown for quota|resourcequotas .* the object has been modified/.test(err.message)) throw err;
+      await sleep(200);
+    }
+  }
+}
+
+class Population {
+  readonly #conn: KubeConnection;
+  readonly #stack: ScaleStack;
+  readonly #owner: string;
+  readonly #bucket: S3ObjectStore;
+  readonly #firstProject: string;
+  readonly #projects = new Map<number, Promise<string>>();
+  #apps = 0;
+
+  /** `firstProject` (the one whose list is measured) gets the first `appsPerProject` apps. */
+  constructor(stack: ScaleStack, owner: string, firstProject: string) {
+    this.#stack = stack;
+    this.#conn = loadKubeConnection(stack.kubeconfig);
+    this.#owner = owner;
+    this.#firstProject = firstProject;
+    this.#bucket = new S3ObjectStore({ config: stack.minio.s3, bucket: stack.bucket });
+  }
+
+  get apps(): number {
+    return this.#apps;
+  }
+
+  /** Creates apps until there are `target`, `appsPerProject` to a project, `concurrency` at a time. */
+  async growTo(target: number): Promise<void> {
+    const apps = objectClient<RuntimeApp>(this.#conn, RUNTIME_APPS);
+    const builds = objectClient<Build>(this.#conn, BUILDS);
+    const hostnames = objectClient<AppHostname>(this.#conn, APP_HOSTNAMES);
+    let next = this.#apps;
+    let done = this.#apps;
+    const worker = async () => {
+      while (next < target) {
+        const i = next++;
+        const namespace = await this.#projectFor(Math.floor(i / appsPerProject));
+        const name = `app-${i}`;
+        const key = artifactKey(namespace, name, SHARED_BUILD);
+        const owner = await createCounted(() => apps.create({ metadata: { name, namespace }, spec: { displayName: name, activeBuildId: SHARED_BUILD } }));
+        await this.#bucket.put(key, SHARED);
+        await createCounted(() =>
+          builds.create({
+            metadata: {
+              name: buildResourceName(name, SHARED_BUILD),
+              namespace,
+              ownerReferences: [{ apiVersion: 'cloudwright.dev/v1alpha1', kind: 'RuntimeApp', name, uid: owner.metadata?.uid ?? '', controller: true }],
+            },
+            spec: { app: name, buildId: SHARED_BUILD, digest: SHARED_DIGEST, size: SHARED.length, objectKey: key },
+          }),
+        );
+        await createCounted(() =>
+          hostnames.create({ metadata: { name: `www.${name}.${namespace}.scale.test`, namespace }, spec: { appRef: { name }, hostname: `www.${name}.${namespace}.scale.test` } }),
+        );
+        done++;
+        if (done % 1000 === 0) say(`${done} apps created`);
+      }
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    this.#apps = target;
+  }
+
+  /** A project of its own, outside the ones apps are created in. */
+  extraProject(): Promise<string> {
+    return this.#projectFor(-1);
+  }
+
+  /** The namespace of project `index`, made on first use (a Project owned by the bench's user, and its namespace). */
+  #projectFor(index: number): Promise<string> {
+    let project = this.#projects.get(index);
+    if (!project) {
+      project = (async () => {
+        const id = index === 0 ? this.#firstProject : await createOwnedProject(this.#stack.kubeconfig, this.#owner, index < 0 ? 'scale-deploys' : `scale-${index}`);
+        const owner = await objectClient<Project>(this.#conn, PROJECTS).get('', id);
+        if (!owner) throw new Error(`no Project ${id}`);
+        await objectClient<KubeObject>(this.#conn, NAMESPACES)
+          .create(projectNamespace(owner))
+          .catch((err: unknown) => {
+            if (!isAlreadyExists(err)) throw err;
+          });
+        await this.#quotaCounted(id);
+        return id;
+      })();
+      this.#projects.set(index, project);
+    }
+    return project;
+  }
+
+  /** Until the operator's project quota exists and kube-controller-manager has counted it: creates wait for that. */
+  async #quotaCounted(namespace: string): Promise<void> {
+    type Quota = KubeObject & { spec?: { hard?: Record<string, string> }; status?: { hard?: Record<string, string>; used?: Record<string, string> } };
+    const quotas = objectClient<Quota>(this.#conn, RESOURCE_QUOTAS);
+    const deadline = performance.now() + 120_000;
+    while (performance.now() < deadline) {
+      const quota = await quotas.get(namespace, PROJECT_QUOTA_NAME);
+      const counted = Object.keys(quota?.spec?.hard ?? {});
+      if (counted.length > 0 && counted.every((resource) => quota?.status?.used?.[resource] !== undefined && quota.status.hard?.[resource] === quota.spec?.hard?.[resource])) return;
+      await sleep(200);
+    }
+    throw new Error(`the project quota of ${namespace} was not counted within 120 s`);
+  }
+
+  destroy(): void {
+    this.#bucket.destroy();
+  }
+}
+
+/** Resident memory of `pid` and all its descendants (cw-runtime's workerd shards). */
+function treeRss(pid: number): number {
+  let total = rssBytes(pid);
+  try {
+    for (const child of childrenOf(pid)) total += treeRss(child);
+  } catch {
+    // exited meanwhile
+  }
+  return total;
+}
+
+/** etcd's database file: what the quota (2 GiB by default, 8 GiB suggested at most) is measured against. */
+function etcdBytes(stack: ScaleStack): number {
+  try {
+    return statSync(join(stack.stateDir, 'cluster', 'etcd', 'member', 'snap', 'db')).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** Every RuntimeApp of the cluster, read in pages as a client should at this size: how many are Ready. */
+async function readyCount(conn: KubeConnection): Promise<{ total: number; ready: number }> {
+  let total = 0;
+  let ready = 0;
+  let token: string | undefined;
+  do {
+    const page = await conn.api.request<{ items: RuntimeApp[]; metadata?: { continue?: string } }>('GET', '/apis/cloudwright.dev/v1alpha1/runtimeapps', {
+      query: { limit: '500', ...(token ? { continue: token } : {}) },
+    });
+    for (const app of page.items) {
+      total++;
+      if (app.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ready++;
+    }
+    token = page.metadata?.continue || undefined;
+  } while (token);
+  return { total, ready };
+}
+
+/** Milliseconds until every one of `apps` RuntimeApps is Ready, or undefined past the timeout. */
+async function untilAllReady(conn: KubeConnection, apps: number, started: number): Promise<number | undefined> {
+  let last = { total: 0, ready: 0 };
+  while (performance.now() - started < readyTimeoutMs) {
+    last = await readyCount(conn);
+    if (last.total >= apps && last.ready >= apps) return performance.now() - started;
+    await sleep(2_000);
+  }
+  say(`not every app Ready within ${readyTimeoutMs / 1000} s: ${last.ready} of ${last.total}`);
+  return undefined;
+}
+
+/** The sum of a Prometheus metric's samples on `url` (every label set). */
+async function metricSum(url: string, name: string): Promise<number> {
+  const text = await (await fetch(url)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+/**
+ * Stops and starts the operator; milliseconds from its start until it is steady: ready (its informers listed),
+ * having queued at least `apps` keys, and every work queue empty.
+ */
+async function operatorRestart(stack: ScaleStack, apps: number): Promise<number | undefined> {
+  await stack.operator.stop();
+  const started = performance.now();
+  await stack.operator.start();
+  while (performance.now() - started < readyTimeoutMs) {
+    const [adds, depth] = await Promise.all([metricSum(stack.operatorMetricsUrl, 'workqueue_adds_total'), metricSum(stack.operatorMetricsUrl, 'workqueue_depth')]);
+    if (adds >= apps && depth === 0) return performance.now() - started;
+    await sleep(250);
+  }
+  return undefined;
+}
+
+/** `GET /v1/projects/{project}/apps`, one at a time: p50 and p99 in ms. */
+async function listLatency(stack: ScaleStack, project: string, token: string, rounds = 200): Promise<{ p50: number; p99: number }> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    const res = await fetch(`http://127.0.0.1:${stack.api.port}/v1/projects/${project}/apps`, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`the app list answered ${res.status}`);
+    times.push(performance.now() - t0);
+  }
+  return { p50: percentile(times, 50), p99: percentile(times, 99) };
+}
+
+/** Deploys of a fresh build of one app in `project`, each timed from the spec change to its first 200. */
+async function deployLatency(stack: ScaleStack, project: string, round: number): Promise<number[]> {
+  const conn = loadKubeConnection(stack.kubeconfig);
+  const kit: Kit = {
+    namespace: project,
+    apps: objectClient<RuntimeApp>(conn, RUNTIME_APPS),
+    builds: objectClient<Build>(conn, BUILDS),
+    bucket: new S3ObjectStore({ config: stack.minio.s3, bucket: stack.bucket }),
+  };
+  const name = `deploy-${round}`;
+  const owner = await kit.apps.create({ metadata: { name, namespace: project }, spec: { displayName: name } });
+  const times: number[] = [];
+  try {
+    for (let i = 0; i < deploys; i++) {
+      const version = `v${round}.${i}`;
+      const id = await upload(kit, name, owner, artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response('${version} ok'); } };\n` }));
+      const t0 = performance.now();
+      await kit.apps.patch(project, name, { spec: { activeBuildId: id } });
+      times.push((await firstServed(stack.runtime.port, `${name}.${project}.${BASE_DOMAIN}`, `${version} `, 120_000)) - t0);
+    }
+  } finally {
+    kit.bucket.destroy();
+  }
+  return times;
+}
+
+async function measureAt(
+  stack: ScaleStack,
+  population: Population,
+  member: { project: string; token: string },
+  deployProject: string,
+  baseline: Baseline,
+  target: number,
+  round: number,
+): Promise<Figures> {
+  const conn = loadKubeConnection(stack.kubeconfig);
+  const created = performance.now();
+  await population.growTo(target);
+  const createSeconds = (performance.now() - created) / 1000;
+  say(`${target} apps created in ${createSeconds.toFixed(0)} s; waiting until every one is Ready`);
+  const readyMs = await untilAllReady(conn, target, created);
+  const operatorRss = rssBytes(stack.operator.pid());
+  say('restarting the operator');
+  const operatorRestartMs = await operatorRestart(stack, target);
+  const apiRss = rssBytes(stack.api.pid());
+  const list = await listLatency(stack, member.project, member.token);
+  const runtimeRss = treeRss(stack.runtime.pid());
+  say('restarting the runtime replica');
+  await stack.runtime.stop();
+  const runtimeRestartMs = await stack.runtime.start();
+  say(`${deploys} deploys of one app`);
+  const deployed = await deployLatency(stack, deployProject, round);
+  return {
+    apps: target,
+    baseline,
+    createSeconds,
+    etcdBytes: etcdBytes(stack),
+    controlPlaneRss: rssBytes(stack.controlPlanePid),
+    readySeconds: readyMs === undefined ? undefined : readyMs / 1000,
+    operatorRss,
+    operatorRestartSeconds: operatorRestartMs === undefined ? undefined : operatorRestartMs / 1000,
+    apiRss,
+    listP50: list.p50,
+    listP99: list.p99,
+    runtimeRss,
+    runtimeRestartSeconds: runtimeRestartMs / 1000,
+    deployP50: percentile(deployed, 50),
+    deployP95: percentile(deployed, 95),
+  };
+}
+
+const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
+const seconds = (s: number | undefined) => (s === undefined ? 'timed out' : `${s.toFixed(1)} s`);
+
+function report(all: Figures[]): void {
+  const rows: [string, (f: Figures) => string][] = [
+    ['created in', (f) => seconds(f.createSeconds)],
+    ['etcd database', (f) => mib(f.etcdBytes)],
+    ['control plane RSS (etcd + apiserver)', (f) => mib(f.controlPlaneRss)],
+    ['until every app Ready', (f) => seconds(f.readySeconds)],
+    ['cw-operator RSS', (f) => mib(f.operatorRss)],
+    ['  per app, over its RSS with no app', (f) => `${((f.operatorRss - f.baseline.operatorRss) / f.apps / 1024).toFixed(1)} KiB`],
+    ['cw-operator restart to steady', (f) => seconds(f.operatorRestartSeconds)],
+    ['cw-api RSS', (f) => mib(f.apiRss)],
+    [`GET …/apps of a ${appsPerProject}-app project p50 / p99`, (f) => `${f.listP50.toFixed(1)} / ${f.listP99.toFixed(1)} ms`],
+    ['cw-runtime replica RSS (workerd included)', (f) => mib(f.runtimeRss)],
+    ['  per app, over its RSS with no app', (f) => `${((f.runtimeRss - f.baseline.runtimeRss) / f.apps / 1024).toFixed(1)} KiB`],
+    ['cw-runtime restart to ready', (f) => seconds(f.runtimeRestartSeconds)],
+    ['deploy → first 200 p50 / p95', (f) => `${f.deployP50.toFixed(0)} / ${f.deployP95.toFixed(0)} ms`],
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  process.stdout.write(
+    `\n${cpus().length} CPUs, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} at the end (anything else running moves these numbers)\n`,
+  );
+  process.stdout.write(`${'apps'.padEnd(width)}  ${all.map((f) => String(f.apps).padStart(14)).join('')}\n`);
+  for (const [label, value] of rows) process.stdout.write(`${label.padEnd(width)}  ${all.map((f) => value(f).padStart(14)).join('')}\n`);
+  const last = all.at(-1) as Figures;
+  process.stdout.write(`\ntargets at 100,000 apps (issue 45), against the largest size run (${last.apps}):\n`);
+  const check = (ok: boolean, what: string) => process.stdout.write(`  ${ok ? 'PASS' : 'MISS'} ${what}\n`);
+  const perApp = (last.operatorRss - last.baseline.operatorRss) / last.apps;
+  check(perApp <= 10 * 1024, `operator ≤ 10 KiB per RuntimeApp: ${(perApp / 1024).toFixed(1)} KiB`);
+  check(last.operatorRss < 1.5 * 1024 ** 3, `operator steady RSS < 1.5 GiB: ${mib(last.operatorRss)}`);
+  check((last.operatorRestartSeconds ?? Infinity) < 120, `operator restart to steady < 120 s: ${seconds(last.operatorRestartSeconds)}`);
+  check(last.listP99 < 50, `API list p99 < 50 ms: ${last.listP99.toFixed(1)} ms`);
+  check(last.deployP50 < 150, `deploy p50 < 150 ms: ${last.deployP50.toFixed(0)} ms`);
+}
+
+async function main(): Promise<void> {
+  const stack = await startScaleStack(run);
+  const member = await createMemberAccount(stack.kubeconfig, 'scale');
+  say(`starting cw-operator, cw-api and cw-runtime (logs in ${stack.stateDir})`);
+  await Promise.all([stack.operator.start(), stack.api.start(), stack.runtime.start()]);
+  const population = new Population(stack, member.user, member.project);
+  // The deployed app lives apart: the measured project holds as many apps as a project may.
+  const deployProject = await population.extraProject();
+  const baseline: Baseline = { operatorRss: rssBytes(stack.operator.pid()), runtimeRss: treeRss(stack.runtime.pid()) };
+  const all: Figures[] = [];
+  try {
+    for (const [round, size] of sizes.entries()) {
+      all.push(await measureAt(stack, population, member, deployProject, baseline, size, round));
+      report(all);
+    }
+  } finally {
+    population.destroy();
+  }
+}
+
+await runBench(run, main);
