@@ -4,7 +4,8 @@ import { Type, type Static } from 'typebox';
 import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { LimitOutOfRangeError } from './limit-policy.ts';
 import type { ShardState } from './shards/shard-pool.ts';
-import { RestorePointUnavailableError, TenantNotFoundError, type TenantDescription, type TenantDirectory } from './tenant-directory.ts';
+import { RestorePointUnavailableError, TenantNotFoundError, type TenantDescription } from './tenant-admin-types.ts';
+import type { TenantDirectory } from './tenant-directory.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';

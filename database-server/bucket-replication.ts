@@ -2,7 +2,7 @@ import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
-import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-directory.ts';
+import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-admin-types.ts';
 
 /**
  * The {@link Replication} on the bucket (database-server/replication): what must run under the tenant lock

@@ -15,7 +15,8 @@ import type { GetOptions, ObjectStore } from '../src/object-store/object-store.t
 import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
 import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
-import { RestorePointUnavailableError, TenantDirectory, TenantNotFoundError, type DesiredTenant } from './tenant-directory.ts';
+import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
+import { TenantDirectory } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { tokenSha256 } from './token-index.ts';
 

@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
-import { setTimeout as delay } from 'node:timers/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
@@ -11,76 +9,22 @@ import type { DatabaseEngine } from './shards/engine-port.ts';
 import { SqlError } from './sql/sql-error.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import type { QuotaRefusal } from './sql/quota-refusal.ts';
-import { failedOnSize, quotaRefusal, reachedQuota, type ReachedQuota } from './daily-quota.ts';
+import { failedOnSize, quotaRefusal, reachedQuota } from './daily-quota.ts';
 import type { PipelineOutcome } from './shards/engine-port.ts';
-import type { DayUsage } from './tenant-meta.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
 import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
 import type { Replication, TenantReplicaPort } from './replication-port.ts';
-import type { Durability, RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore, TokenGrant } from './tenant-meta.ts';
+import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
+import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
+import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
 
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
 
-/**
- * How far ahead of this clock a restore point is waited for rather than refused: another machine's "now" (the
- * operator's, copying a database for a preview as of its creation) may be a little ahead of cw-db's.
- */
-const CLOCK_SKEW_MS = 5000;
-
-/** What the operator asks a tenant to be (the admin API's PUT). */
-export interface DesiredTenant {
-  tokens: TokenGrant[];
-  durability: Durability;
-  /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
-  restoreFrom?: RestoreSource;
-  /** What the database asks for; cw-db's defaults for the rest. */
-  limits?: RequestedLimits;
-}
-
-/** A tenant's figures (the admin API's GET). */
-export interface TenantDescription {
-  tenant: string;
-  createdAt: number;
-  durability: Durability;
-  sizeBytes: number;
-  rowsRead: number;
-  rowsWritten: number;
-  lastWriteAt: number | null;
-  restoreWindow: { earliest: number; latest: number } | null;
-  restoredFrom?: RestoreSource;
-  /** The limits it runs under. */
-  limits: TenantLimits;
-  /** The current UTC day's counts, which the daily quotas count. */
-  today: DayUsage;
-  /** The quota it reached (the most refusing one), or null. */
-  limitReached: ReachedQuota | null;
-}
-
-/** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
-export class RestorePointUnavailableError extends Error {
-  override readonly name = 'RestorePointUnavailableError';
-}
-
-/** No tenant of that name (an in-place restore of a database that is not here). */
-export class TenantNotFoundError extends Error {
-  override readonly name = 'TenantNotFoundError';
-}
-
-/** What an in-place restore did: the state it brought back, and the restore point that undoes it. */
-export interface InPlaceRestore {
-  /** The time asked for: the database now holds what was committed up to it. */
-  restoredTo: number;
-  /** The state just before the restore, as a restore point: restoring in place to it undoes the restore. */
-  undoPoint: number;
-}
-
-/** What a transaction open across a restore answers next: it was rolled back, and why. */
-const RESTORED = { code: 'DATABASE_RESTORED', message: 'The database was restored in place to an earlier time; this transaction was rolled back. Start it again.' };
-
-interface Entry {
+/** A tenant this cw-db serves, with what is going on with it. */
+export interface Entry {
   meta: TenantMeta;
   /** Settles once the tenant's data is on disk (restored if need be) and its generation started. */
   ready: Promise<void>;
@@ -237,52 +181,17 @@ export class TenantDirectory {
       const entry = this.#tenants.get(tenant);
       if (!entry) throw new TenantNotFoundError(`No database ${tenant}`);
       await entry.ready;
-      const done = entry.meta.lastInPlaceRestore;
-      if (request !== undefined && done?.request === request) return { restoredTo: done.restoredTo, undoPoint: done.undoPoint };
-      const { engine, replication } = this.#options;
-      await this.#clockPassed(at);
-      await entry.replica?.flush();
-      const window = await replication.window(tenant);
-      const iso = (ms: number) => new Date(ms).toISOString();
-      const span = window ? `${iso(window.earliest)} to ${iso(window.latest)}` : 'none yet';
-      if (window === null || at < window.earliest || at > this.#now()) throw new RestorePointUnavailableError(`The restore time is outside the restore window (${span})`);
-
-      const path = engine.databasePath(tenant);
-      const staged = `${path}.in-place-${randomBytes(4).toString('hex')}`;
-      // A round of the timer still running would maintain the old replica on the new file.
-      entry.restoring = true;
-      try {
-        await entry.shipping;
-        // The past is immutable: it is rebuilt without the lock, while the database keeps serving.
-        if ((await replication.restore(tenant, staged, at)) === null) throw new RestorePointUnavailableError(`Nothing of ${tenant} is in the bucket`);
-        const { undoPoint, upload } = await this.#options.streams.takeOver(tenant, RESTORED, async () => {
-          const previous = entry.replica;
-          previous?.capture();
-          await previous?.flush();
-          const undoPoint = Math.floor(this.#now());
-          // The new generation must start after the undo point, so a restore to it reads the old generation.
-          while (Math.floor(this.#now()) <= undoPoint) await delay(1);
-          await engine.closeTenant(tenant);
-          await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
-          await rename(staged, path);
-          await engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
-          const replica = this.#newReplica(tenant);
-          const { upload } = await replica.startGenerationLocked();
-          entry.replica = replica;
-          return { undoPoint, upload };
-        });
-        await upload;
-        if (request !== undefined) {
-          const meta: TenantMeta = { ...entry.meta, lastInPlaceRestore: { request, restoredTo: at, undoPoint } };
-          await this.#options.metas.put(meta);
-          entry.meta = meta;
-        }
-        this.#options.log.info('restored a tenant in place', { tenant, restoredTo: iso(at), undoPoint: iso(undoPoint) });
-        return { restoredTo: at, undoPoint };
-      } finally {
-        entry.restoring = false;
-        await Promise.all([staged, `${staged}-wal`].map((file) => rm(file, { force: true })));
-      }
+      const { engine, replication, streams, metas, log } = this.#options;
+      return restoreEntryInPlace(entry, at, request, {
+        engine,
+        replication,
+        streams,
+        metas,
+        log,
+        now: this.#now,
+        limitsOf: (meta) => this.#limitsOf(meta),
+        newReplica: () => this.#newReplica(tenant),
+      });
     });
   }
 
@@ -472,7 +381,7 @@ export class TenantDirectory {
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
     if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
-    await this.#clockPassed(source.at);
+    await clockPassed(source.at, this.#now);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
     const original = this.#tenants.get(source.tenant);
     // A source created a moment ago serves before its base snapshot is up: its window starts with that upload.
@@ -483,16 +392,6 @@ export class TenantDirectory {
       const earliest = window ? new Date(window.earliest).toISOString() : 'none';
       throw new RestorePointUnavailableError(`The restore time is before the earliest point kept (${earliest})`);
     }
-  }
-
-  /**
-   * Waits until this clock is past `at` when `at` is at most CLOCK_SKEW_MS ahead (a time further ahead is left to
-   * the caller's refusal). Past it, every commit stamped at or before `at` was captured, so the flush that follows
-   * ships it: a restore point "now" on a clock a little ahead holds every commit acknowledged before it.
-   */
-  async #clockPassed(at: number): Promise<void> {
-    if (at > this.#now() + CLOCK_SKEW_MS) return;
-    while (this.#now() <= at) await delay(Math.floor(at - this.#now()) + 1);
   }
 
   async #deleteEverywhere(tenant: string): Promise<void> {

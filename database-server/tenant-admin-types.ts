@@ -1,0 +1,51 @@
+// What the admin API asks of the tenant directory, what it answers, and the refusals it names.
+import type { ReachedQuota } from './daily-quota.ts';
+import type { TenantLimits } from './sql/sql-limits.ts';
+import type { DayUsage, Durability, RequestedLimits, RestoreSource, TokenGrant } from './tenant-meta.ts';
+
+/** What the operator asks a tenant to be (the admin API's PUT). */
+export interface DesiredTenant {
+  tokens: TokenGrant[];
+  durability: Durability;
+  /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
+  restoreFrom?: RestoreSource;
+  /** What the database asks for; cw-db's defaults for the rest. */
+  limits?: RequestedLimits;
+}
+
+/** A tenant's figures (the admin API's GET). */
+export interface TenantDescription {
+  tenant: string;
+  createdAt: number;
+  durability: Durability;
+  sizeBytes: number;
+  rowsRead: number;
+  rowsWritten: number;
+  lastWriteAt: number | null;
+  restoreWindow: { earliest: number; latest: number } | null;
+  restoredFrom?: RestoreSource;
+  /** The limits it runs under. */
+  limits: TenantLimits;
+  /** The current UTC day's counts, which the daily quotas count. */
+  today: DayUsage;
+  /** The quota it reached (the most refusing one), or null. */
+  limitReached: ReachedQuota | null;
+}
+
+/** A restore was asked for a time the source's retained copies do not reach (or a source with none). */
+export class RestorePointUnavailableError extends Error {
+  override readonly name = 'RestorePointUnavailableError';
+}
+
+/** No tenant of that name (an in-place restore of a database that is not here). */
+export class TenantNotFoundError extends Error {
+  override readonly name = 'TenantNotFoundError';
+}
+
+/** What an in-place restore did: the state it brought back, and the restore point that undoes it. */
+export interface InPlaceRestore {
+  /** The time asked for: the database now holds what was committed up to it. */
+  restoredTo: number;
+  /** The state just before the restore, as a restore point: restoring in place to it undoes the restore. */
+  undoPoint: number;
+}
