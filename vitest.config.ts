@@ -9,6 +9,7 @@ const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts'
 
 const integration = {
   globalSetup: ['e2e/harness/global-setup.ts'],
+  setupFiles: ['e2e/harness/wait-defaults.ts'],
   testTimeout: 60_000,
   hookTimeout: 180_000,
 };
