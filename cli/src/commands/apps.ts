@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
 import { registerAppSource } from './app-source.ts';
+import { registerAppDatabaseBindings } from './app-database-bindings.ts';
 import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
@@ -51,6 +52,7 @@ export function registerApps(program: Command): void {
     ['cw apps rm web', 'cw apps rm web --yes --json'],
   );
   registerAppSource(apps);
+  registerAppDatabaseBindings(apps);
 }
 
 async function list(ctx: Context): Promise<void> {

@@ -162,7 +162,8 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
     <section aria-labelledby="environment">
       <h2 id="environment">Environment</h2>
       <p class="muted">
-        Plain configuration values; a change rolls out at once. Never put secrets here: link a database's token with <code>cw env set KEY --database NAME</code>.
+        Plain configuration values; a change rolls out at once. Never put secrets here: bind a database with <code>cw apps bind-db APP DATABASE</code> (the app gets <code>DATABASE_URL</code> and a
+        token the platform rotates, never shown).
       </p>
       <ErrorNote message={env.error ?? error} />
       {entries.length > 0 && (
@@ -176,7 +177,11 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
                   <code>{key}</code>
                 </td>
                 <td>
-                  {v.database ? (
+                  {v.provides === 'url' ? (
+                    <span>
+                      URL of database <code>{v.database}</code> (given by the runtime)
+                    </span>
+                  ) : v.database ? (
                     <span>
                       Linked to database <code>{v.database}</code> ({v.access ?? 'read-only'} token, not shown)
                     </span>
