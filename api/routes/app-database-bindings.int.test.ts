@@ -40,6 +40,10 @@ describe('database bindings', () => {
     expect(app?.spec.databaseEnvironment).toStrictEqual({ DB_URL: { database: 'orders', provides: 'url' }, DB_TOKEN: { database: 'orders', access: 'full' } });
 
     expect((await call('GET', `/apps/${appId}/database-bindings`)).json()).toStrictEqual({ bindings: [bound.json().binding] });
+    // Binding again as it is bound writes nothing.
+    const version = (await objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS).get(project, appId))?.metadata?.resourceVersion;
+    expect((await call('PUT', `/apps/${appId}/database-bindings/DB`, { database: 'orders', access: 'full' })).statusCode).toBe(200);
+    expect((await objectClient<RuntimeApp>(platform.conn, RUNTIME_APPS).get(project, appId))?.metadata?.resourceVersion).toBe(version);
     expect((await call('GET', `/apps/${appId}/environment`)).json()).toStrictEqual({
       environment: { DB_TOKEN: { database: 'orders', access: 'full', secret: true }, DB_URL: { database: 'orders', provides: 'url', secret: false } },
     });
@@ -47,6 +51,12 @@ describe('database bindings', () => {
     // Another project's database is not there, whatever its name.
     expect((await call('PUT', `/apps/${appId}/database-bindings/OTHER`, { database: 'theirs' })).statusCode).toBe(404);
     expect((await call('PUT', `/apps/${appId}/database-bindings/DB`, { database: 'orders', token: 'x' })).statusCode).toBe(400);
+
+    // Linking the binding's URL variable as a token is a change (it stops being the URL), and breaks the binding.
+    expect((await call('PUT', `/apps/${appId}/environment/DB_URL`, { database: 'orders' })).statusCode).toBe(200);
+    expect((await call('GET', `/apps/${appId}/database-bindings`)).json()).toStrictEqual({ bindings: [] });
+    expect((await call('DELETE', `/apps/${appId}/database-bindings/DB`)).statusCode).toBe(404);
+    expect((await call('PUT', `/apps/${appId}/database-bindings/DB`, { database: 'orders', access: 'full' })).statusCode).toBe(200);
 
     expect((await call('DELETE', `/apps/${appId}/database-bindings/DB`)).statusCode).toBe(204);
     expect((await call('DELETE', `/apps/${appId}/database-bindings/DB`)).statusCode).toBe(404);

@@ -62,7 +62,8 @@ export class AppEnvironment {
     await this.#store.update(project, appId, ({ spec }) => {
       const links = spec.databaseEnvironment ?? {};
       const current = links[key];
-      if (current?.database === database && (current.access ?? DEFAULT_DATABASE_ACCESS) === access && !Object.hasOwn(spec.environment ?? {}, key)) return undefined;
+      const same = current?.database === database && current.provides !== 'url' && (current.access ?? DEFAULT_DATABASE_ACCESS) === access;
+      if (same && !Object.hasOwn(spec.environment ?? {}, key)) return undefined;
       if (!current && Object.keys(links).length >= MAX_DATABASE_ENVIRONMENT_KEYS) {
         throw new ConflictError(`App ${appId} already has ${MAX_DATABASE_ENVIRONMENT_KEYS} database variables, the most an app may have; delete one first.`);
       }
