@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import type { SecretObject } from '../../../src/kube/index.ts';
-import { MINTED_AT, PREVIOUS_HASHES, PREVIOUS_UNTIL, previousTokens, ROTATE_REQUEST, rotatedAnnotations, rotationDue } from './app-token-rotation.ts';
+import { MINTED_AT, mintedAnnotations, PREVIOUS_HASHES, PREVIOUS_UNTIL, previousTokens, ROTATE_REQUEST, rotatedAnnotations, rotationDue } from './app-token-rotation.ts';
 
 const policy = { periodMs: 60_000, overlapMs: 10_000 };
 const at = (iso: string) => new Date(iso);
@@ -19,6 +19,12 @@ describe('rotationDue', () => {
     const minted = secret({ [MINTED_AT]: '2026-01-01T00:00:30Z' });
     expect(rotationDue(minted, db(), policy, at('2026-01-01T00:01:00Z'))).toBeUndefined();
     expect(rotationDue(minted, db(), policy, at('2026-01-01T00:01:30Z'))).toBe('period');
+  });
+
+  it('does not rotate a set just minted for a request asked before it', () => {
+    const minted = secret(mintedAnnotations(db('3'), at('2026-01-01T00:00:00Z')));
+    expect(rotationDue(minted, db('3'), policy, at('2026-01-01T00:00:01Z'))).toBeUndefined();
+    expect(rotationDue(minted, db('4'), policy, at('2026-01-01T00:00:01Z'))).toBe('request');
   });
 
   it('rotates for each new value of the request annotation, once', () => {

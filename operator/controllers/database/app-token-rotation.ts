@@ -35,6 +35,12 @@ export function rotationDue(secret: SecretObject, db: Database, policy: Rotation
   return Number.isNaN(minted) || now.getTime() - minted < policy.periodMs ? undefined : 'period';
 }
 
+/** The annotations of a Secret whose first tokens are minted at `now`: any rotation asked so far is done by that. */
+export function mintedAnnotations(db: Database, now: Date): Record<string, string> {
+  const asked = db.metadata?.annotations?.[ROTATE_REQUEST];
+  return { [MINTED_AT]: now.toISOString(), ...(asked ? { [ROTATE_REQUEST]: asked } : {}) };
+}
+
 /** The annotations of the Secret once its tokens with hashes `replaced` are rotated out at `now`. */
 export function rotatedAnnotations(secret: SecretObject, db: Database, replaced: { full: string; readOnly: string }, policy: RotationPolicy, now: Date): Record<string, string> {
   const asked = db.metadata?.annotations?.[ROTATE_REQUEST];

@@ -2,7 +2,7 @@ import type { Database } from '../../../src/apis/v1alpha1/database.ts';
 import { objectClient, SECRETS, secretText, type KubeConnection, type ObjectClient, type SecretObject } from '../../../src/kube/index.ts';
 import { APP_TOKEN_KEYS, appTokenHashes } from '../../../src/platform/databases/app-tokens.ts';
 import { generateDatabaseToken } from '../../../src/platform/databases/database-token.ts';
-import { previousTokens, rotatedAnnotations, rotationDue, type RotationPolicy } from './app-token-rotation.ts';
+import { mintedAnnotations, previousTokens, rotatedAnnotations, rotationDue, type RotationPolicy } from './app-token-rotation.ts';
 import { ensureOwnedSecret } from './owned-secret.ts';
 
 /**
@@ -48,7 +48,8 @@ export class AppTokenSecrets {
 
   async ensure(db: Database, now: Date): Promise<AppTokens> {
     const name = AppTokenSecrets.nameFor(db);
-    const found = await ensureOwnedSecret(this.#client, db, name, mint);
+    // Minted now, and for any rotation already asked on the Database: a new set needs no rotating.
+    const found = await ensureOwnedSecret(this.#client, db, name, mint, () => mintedAnnotations(db, now));
     if (found.kind === 'forbidden') return { kind: 'forbidden', name };
     let secret = found.kind === 'owned' ? found.secret : undefined;
     let hashes = secret && appTokenHashes((key) => secretText(secret, key));
