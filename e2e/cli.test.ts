@@ -584,6 +584,7 @@ describe('databases', () => {
     expect(bound.binding.variables).toStrictEqual({ url: 'DATABASE_URL', token: 'DATABASE_TOKEN' });
     const listed = await cw(script, ['apps', 'bindings', 'reader']);
     expect(listed.stdout).toMatch(/DATABASE\s+shelf\s+full\s+DATABASE_URL, DATABASE_TOKEN/);
+    expect((await cw(script, ['apps', 'get', 'reader'])).stdout).toMatch(/Databases:\s+DATABASE: shelf, full/);
     const env = await cw(script, ['env', 'ls', '--app', 'reader']);
     expect(env.stdout).toContain('(URL of database shelf)');
     expect(env.stdout).toContain('(linked: shelf, full token)');

@@ -64,3 +64,13 @@ async function list(ctx: Context, appId: string): Promise<void> {
     `${appId} has no database bindings: bind one with \`cw apps bind-db ${appId} <database>\`.`,
   );
 }
+
+/**
+ * The app's bindings in one line for `cw apps get` (`DATABASE: orders, full`), or undefined when it has none or
+ * they cannot be read (a token without env:read): the app's view does without them.
+ */
+export async function bindingsLine(ctx: Context, projectId: string, appId: string): Promise<string | undefined> {
+  const answer = await ctx.api.GET('/v1/projects/{projectId}/apps/{appId}/database-bindings', { params: { path: { projectId, appId } } }).catch(() => undefined);
+  const bindings = answer?.data?.bindings ?? [];
+  return bindings.length > 0 ? bindings.map((b) => `${b.name}: ${b.database}, ${b.access}`).join('; ') : undefined;
+}

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
 import { registerAppSource } from './app-source.ts';
-import { registerAppDatabaseBindings } from './app-database-bindings.ts';
+import { bindingsLine, registerAppDatabaseBindings } from './app-database-bindings.ts';
 import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
@@ -95,6 +95,7 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['Repository', app.source_message ? `${app.source} (${app.source_message})` : app.source],
     ['Preview of', app.preview_of ? `${app.preview_of} (branch ${app.branch ?? '?'})` : undefined],
     ...httpsFields(app.https),
+    ['Databases', await bindingsLine(ctx, projectId, app.app_id)],
     ['Created', `${app.created_at} (${ago(app.created_at)})`],
     ['Last hour', await lastHour(ctx, app.app_id)],
   ]);
