@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type DeviceFlow, type TokenStore } from '../src/auth/index.ts';
 import type { AppEnvironment } from '../src/platform/app-environment.ts';
+import type { AppDatabaseBindings } from '../src/platform/app-database-bindings.ts';
 import type { AppDirectory } from '../src/platform/apps.ts';
 import type { BuildCatalog } from '../src/platform/builds.ts';
 import type { AppSources } from '../src/platform/app-sources/app-sources.ts';
@@ -35,6 +36,7 @@ import { appMetricsRoutes } from './routes/app-metrics.ts';
 import { deploymentRoutes } from './routes/deployments.ts';
 import type { UploadLimits } from './routes/upload-slots.ts';
 import { environmentRoutes } from './routes/environment.ts';
+import { databaseBindingRoutes } from './routes/app-database-bindings.ts';
 import { appSourceRoutes } from './routes/app-source.ts';
 import { appRolloutRoutes } from './routes/app-rollout.ts';
 import type { AppRollouts } from './services/app-rollouts.ts';
@@ -89,6 +91,8 @@ export interface PlatformDependencies {
   builds: BuildCatalog;
   /** App environment variables. */
   environment: AppEnvironment;
+  /** Apps' database bindings. */
+  databaseBindings: AppDatabaseBindings;
   /** Repositories connected to apps and the builds made from them; without them those routes are not served. */
   sources?: AppSources;
   /** Apps' rollout policies and the requests to their rollouts; without them those routes are not served. */
@@ -234,6 +238,7 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     appLogRoutes(app, deps.platform.apps, deps.platform.appLogs ?? new AppLogSource({ live: () => [] }), deps.logStreamLimits);
     deploymentRoutes(app, deps.platform.builds, deps.uploadLimits);
     environmentRoutes(app, deps.platform.environment);
+    databaseBindingRoutes(app, deps.platform.databaseBindings);
     if (deps.platform.rollouts) appRolloutRoutes(app, deps.platform.rollouts);
     if (deps.platform.sources) {
       appSourceRoutes(app, deps.platform.sources);

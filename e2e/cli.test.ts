@@ -573,6 +573,27 @@ describe('databases', () => {
     expect((await cw(script, ['db', 'rm', 'notes', '--yes'])).code).toBe(0);
     expectOneLineError(await cw(script, ['db', 'get', 'notes']), 1, /notes/);
   });
+
+  it('binds a database to an app, lists the binding without a token, and unbinds it', { timeout: 60_000 }, async () => {
+    expect((await cw(script, ['db', 'create', 'shelf'])).code).toBe(0);
+    expect((await cw(script, ['apps', 'create', 'reader'])).code).toBe(0);
+    const bound = await cwJson<{ binding: { variables: { url: string; token: string } } }>(script, ['apps', 'bind-db', 'reader', 'shelf', '--full'], {
+      method: 'PUT',
+      path: '/v1/projects/{projectId}/apps/{appId}/database-bindings/{name}',
+    });
+    expect(bound.binding.variables).toStrictEqual({ url: 'DATABASE_URL', token: 'DATABASE_TOKEN' });
+    const listed = await cw(script, ['apps', 'bindings', 'reader']);
+    expect(listed.stdout).toMatch(/DATABASE\s+shelf\s+full\s+DATABASE_URL, DATABASE_TOKEN/);
+    expect((await cw(script, ['apps', 'get', 'reader'])).stdout).toMatch(/Databases:\s+DATABASE: shelf, full/);
+    const env = await cw(script, ['env', 'ls', '--app', 'reader']);
+    expect(env.stdout).toContain('(URL of database shelf)');
+    expect(env.stdout).toContain('(linked: shelf, full token)');
+    expect(env.stdout).not.toContain('cwdb_');
+    expectOneLineError(await cw(script, ['apps', 'bind-db', 'reader', 'shelf', '--full', '--read-only']), 2, /not both/);
+    expect((await cw(script, ['apps', 'unbind-db', 'reader', '--yes'])).code).toBe(0);
+    expect((await cw(script, ['apps', 'bindings', 'reader'])).stdout).toContain('reader has no database bindings');
+    expectOneLineError(await cw(script, ['apps', 'unbind-db', 'reader', '--yes']), 1, /no database binding DATABASE/);
+  });
 });
 
 describe('audit', () => {

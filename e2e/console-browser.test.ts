@@ -1,5 +1,6 @@
 // The web console in a real browser (headless Chromium): a person signs in with their password, finds their
-// project and app, rolls the app back to an earlier build, edits its environment, manages members, reads the
+// project and app, rolls the app back to an earlier build, edits its environment, binds a database to it and
+// unbinds it, manages members, reads the
 // audit trail, makes a token (shown once, and working), revokes it (and it stops working), and signs out.
 // Every page passes axe-core, fits a 320 px wide screen, runs under its strict Content-Security-Policy with no
 // error, and keeps no credential where scripts can read it. CW_UPDATE_SCREENSHOTS=1 writes the screenshots
@@ -7,7 +8,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords.ts';
-import { loadKubeConnection } from '../src/kube/index.ts';
+import type { Database } from '../src/apis/v1alpha1/database.ts';
+import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { DATABASES } from '../src/platform/resources.ts';
 import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
@@ -25,6 +28,8 @@ beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'console');
   await createProjectNamespace(kubeconfig, member.project);
   await new KubePasswordStore(loadKubeConnection(kubeconfig)).setPasswordHash(member.user, await hashPassword(PASSWORD));
+  // A Database to bind (no operator runs here: binding needs only that the project has it).
+  await objectClient<Database>(loadKubeConnection(kubeconfig), DATABASES).create({ metadata: { name: 'orders', namespace: member.project }, spec: { displayName: 'orders' } });
   [api, browser] = await Promise.all([startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: s3Env() }), launchBrowser()]);
   if ((await fetch(`${api.url}/console/`)).status !== 200) throw new Error('cw-api serves no console: build it first (make console)');
   // An app with two builds, deployed through the API as `cw deploy` would.
@@ -55,7 +60,7 @@ async function call(method: string, path: string, body?: unknown, token = member
 }
 
 describe('the console', () => {
-  it('signs in, rolls an app back, edits its environment, makes and revokes a token, and signs out', { timeout: 90_000 }, async () => {
+  it('signs in, rolls an app back, edits its environment, binds a database, makes and revokes a token, and signs out', { timeout: 90_000 }, async () => {
     if (!browser || !api) throw new Error('not started');
     const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
     const errors = pageErrors(page);
@@ -97,6 +102,21 @@ describe('the console', () => {
     await page.getByLabel('Value').fill('hello-from-the-console');
     await page.getByRole('button', { name: 'Save variable' }).click();
     await page.getByRole('button', { name: 'Remove GREETING' }).waitFor();
+
+    // A database bound from the console: listed with its variables, the token nowhere; unbound again.
+    await page.getByLabel('Database', { exact: true }).fill('orders');
+    await page.getByLabel('Token', { exact: true }).selectOption('full');
+    await page.getByRole('button', { name: 'Bind database' }).click();
+    await page.getByRole('button', { name: 'Unbind DATABASE' }).waitFor();
+    await page.getByText('URL of database orders').waitFor();
+    await page.getByText('Linked to database orders (full token, not shown)').waitFor();
+    expect((await call('GET', `/v1/projects/${member.project}/apps/shop/database-bindings`)).body).toStrictEqual({
+      bindings: [{ name: 'DATABASE', database: 'orders', access: 'full', variables: { url: 'DATABASE_URL', token: 'DATABASE_TOKEN' } }],
+    });
+    await checkConsolePage(page, 'app-bound');
+    await page.getByRole('button', { name: 'Unbind DATABASE' }).click();
+    await expect.poll(() => page.getByText('URL of database orders').count(), { timeout: 10_000 }).toBe(0);
+    expect((await call('GET', `/v1/projects/${member.project}/apps/shop/database-bindings`)).body).toStrictEqual({ bindings: [] });
 
     // Members: another user added, made an owner, removed.
     const other = await createMemberAccount(inject('kubeconfig'), 'console-peer');

@@ -41,7 +41,8 @@ beforeAll(async () => {
     // The runtime lets apps reach cw-db's SQL endpoint (and nothing else private).
     startRuntime('cw-runtime-dbenv', member.project, running, { CW_RUNTIME_DATABASE_URL: database.url }),
     // Usage (and so the Secret's GET) every second: a rotation is noticed within about a second.
-    startOperator(member.project, running, { ...database.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1' }),
+    // A replaced app token is accepted 8 s more: long enough for the runtime's rollout, short enough to see it end.
+    startOperator(member.project, running, { ...database.clientEnv, CW_DB_USAGE_REFRESH_SECONDS: '1', CW_DB_APP_TOKEN_OVERLAP_SECONDS: '8' }),
   ]);
 }, 120_000);
 
@@ -109,8 +110,8 @@ async function appQuery(app: string, sql: string): Promise<(string | undefined)[
 }
 
 /** The app tokens the Database controller minted, as the runtime reads them (the test is an administrator). */
-async function appTokens(): Promise<{ full: string }> {
-  const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, 'orders-app-tokens');
+async function appTokens(database = 'orders'): Promise<{ full: string }> {
+  const secret = await objectClient<KubeObject & { data?: Record<string, string> }>(conn, SECRETS).get(member.project, `${database}-app-tokens`);
   return { full: Buffer.from(secret?.data?.FULL_TOKEN ?? '', 'base64').toString('utf8') };
 }
 
@@ -211,5 +212,75 @@ describe('a database linked to an app', { timeout: 120_000 }, () => {
     expect(reported?.status?.conditions?.find((c) => c.type === 'Deployed')?.message).toMatch(/DB_TOKEN names Database theirs, which does not exist in the app's namespace/);
     // It keeps serving what it served, without any token.
     expect(await appTokenDigest('probe')).toBe('none');
+  });
+
+  it('binds a database as DB_URL and DB_TOKEN: the app reads and writes it, no listing shows a token, a rotation goes unnoticed, an unbind takes it away', async () => {
+    const { body: created } = await ok<{ database_url: string }>(201, 'POST', '/databases', { name: 'notes' });
+    await ok(201, 'POST', '/apps', { name: 'notebook' });
+    await ok(200, 'PUT', '/apps/notebook/database-bindings/DB', { database: 'notes', access: 'full' });
+    await ok(200, 'POST', '/apps/notebook/deployments', SQL_WORKER, 'application/octet-stream');
+    const { full: token } = await appTokens('notes');
+    await eventually(
+      'the bound app has the token',
+      () => appTokenDigest('notebook'),
+      (digest) => digest === sha256(token),
+      60_000,
+    );
+    // No URL was set by hand: the runtime gave it.
+    await appQuery('notebook', 'CREATE TABLE notes (body TEXT)');
+    await appQuery('notebook', "INSERT INTO notes VALUES ('first')");
+    expect(await appQuery('notebook', 'SELECT body FROM notes')).toEqual([['first']]);
+
+    const { text: listing, body: environment } = await ok<object>(200, 'GET', '/apps/notebook/environment');
+    expect(environment).toStrictEqual({ environment: { DB_TOKEN: { database: 'notes', access: 'full', secret: true }, DB_URL: { database: 'notes', provides: 'url', secret: false } } });
+    const { text: bindings } = await ok(200, 'GET', '/apps/notebook/database-bindings');
+    for (const text of [listing, bindings, JSON.stringify(await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'notebook'))]) expect(text).not.toContain(token);
+
+    // A rotation asked on the Database: the app keeps writing throughout, and gets the new token without a deploy.
+    const databases = objectClient<Database>(conn, DATABASES);
+    await databases.patch(member.project, 'notes', { metadata: { annotations: { 'cloudwright.dev/rotate-app-tokens': '1' } } });
+    const rotated = await eventually(
+      'new app tokens for notes',
+      () => appTokens('notes'),
+      (t) => t.full.startsWith('cwdb_') && t.full !== token,
+      30_000,
+    );
+    let writes = 0;
+    const failures: string[] = [];
+    await eventually(
+      'the app has the rotated token',
+      async () => {
+        writes += 1;
+        await appQuery('notebook', `INSERT INTO notes VALUES ('during rotation ${writes}')`).catch((err: unknown) => failures.push(String(err)));
+        return appTokenDigest('notebook');
+      },
+      (digest) => digest === sha256(rotated.full),
+      30_000,
+    );
+    expect(failures).toEqual([]);
+    expect(await appQuery('notebook', 'SELECT count(*) FROM notes')).toEqual([[String(writes + 1)]]);
+    // The replaced token is refused once its overlap is over (8 s here).
+    await eventually(
+      'the replaced token is refused',
+      () =>
+        connect(created.database_url, token)
+          .execute('SELECT 1')
+          .then(
+            () => 'accepted',
+            () => 'refused',
+          ),
+      (answer) => answer === 'refused',
+      30_000,
+    );
+    expect(await appQuery('notebook', 'SELECT count(*) FROM notes')).toEqual([[String(writes + 1)]]);
+
+    await ok(204, 'DELETE', '/apps/notebook/database-bindings/DB');
+    await eventually(
+      'the unbound app has no token',
+      () => appTokenDigest('notebook'),
+      (digest) => digest === 'none',
+      30_000,
+    );
+    await expect(appQuery('notebook', 'SELECT 1')).rejects.toThrow();
   });
 });

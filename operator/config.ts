@@ -47,7 +47,9 @@ export interface OperatorConfig {
   /**
    * cw-db: CW_DB_URL (its public Hrana address, the start of every database_url), CW_DB_ADMIN_URL, CW_DB_ADMIN_TOKEN,
    * CW_DB_USAGE_REFRESH_SECONDS (how often usage figures are read, default 30), CW_DB_USAGE_SAMPLE_SECONDS (how
-   * often a sample is added to the usage history, default 300); absent: no Database controller.
+   * often a sample is added to the usage history, default 300), CW_DB_APP_TOKEN_ROTATION_SECONDS (the age at which
+   * apps' tokens are replaced, default a day) and CW_DB_APP_TOKEN_OVERLAP_SECONDS (how long replaced ones are still
+   * accepted, default 900, less than the period); absent: no Database controller.
    */
   /** Certificates for every host (operator/acme-env.ts, CW_ACME_* and CW_TLS_SEALING_KEY); absent: no TlsCertificate controller. */
   readonly tls?: TlsSettings;
@@ -55,7 +57,14 @@ export interface OperatorConfig {
   readonly builds?: BuildSettings;
   /** With CW_BUILD_RUNNER=job: where and as what build Jobs run (CW_BUILD_JOB_*, required then). */
   readonly buildJobs?: BuildJobSettings;
-  readonly databaseEngine?: { readonly publicUrl: string; readonly adminUrl: string; readonly adminToken: string; readonly usageRefreshMs: number; readonly usageSampleMs: number };
+  readonly databaseEngine?: {
+    readonly publicUrl: string;
+    readonly adminUrl: string;
+    readonly adminToken: string;
+    readonly usageRefreshMs: number;
+    readonly usageSampleMs: number;
+    readonly appTokenRotation: { readonly periodMs: number; readonly overlapMs: number };
+  };
 }
 
 const NAMESPACE = 'a Kubernetes namespace name';
@@ -124,8 +133,17 @@ export function operatorConfig(env: Env): OperatorConfig {
             adminToken: dbAdminToken,
             usageRefreshMs: read.integer('CW_DB_USAGE_REFRESH_SECONDS', 30, { min: 1, max: 86_400 }) * 1000,
             usageSampleMs: read.integer('CW_DB_USAGE_SAMPLE_SECONDS', 300, { min: 1, max: 3600 }) * 1000,
+            appTokenRotation: appTokenRotation(read),
           }),
         }
       : {}),
   });
+}
+
+/** The app tokens' rotation: an overlap at least as long as the period would leave two replaced sets to accept. */
+function appTokenRotation(read: EnvReader): { periodMs: number; overlapMs: number } {
+  const periodMs = read.integer('CW_DB_APP_TOKEN_ROTATION_SECONDS', 86_400, { min: 2, max: 31_536_000 }) * 1000;
+  const overlapMs = read.integer('CW_DB_APP_TOKEN_OVERLAP_SECONDS', 900, { min: 1, max: 86_400 }) * 1000;
+  if (overlapMs >= periodMs) throw new ConfigError('CW_DB_APP_TOKEN_OVERLAP_SECONDS must be less than CW_DB_APP_TOKEN_ROTATION_SECONDS (one replaced set of app tokens is accepted at a time)');
+  return { periodMs, overlapMs };
 }

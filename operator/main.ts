@@ -180,6 +180,7 @@ export async function main(config: OperatorConfig): Promise<void> {
         dbUrl: engine.publicUrl,
         usageRefreshMs: engine.usageRefreshMs,
         usageSampleMs: engine.usageSampleMs,
+        appTokenRotation: engine.appTokenRotation,
         log: manager.log.child({ controller: 'database' }),
       }),
     );

@@ -14,7 +14,7 @@ function secret(full: string, readOnly: string, ownerUid = 'u-1'): SecretObject 
     data: { FULL_TOKEN: b64(full), READ_ONLY_TOKEN: b64(readOnly) },
   };
 }
-const value = (generation: string, key = 'READ_ONLY_TOKEN'): LinkedValue => ({ variable: 'DB', database: 'orders', uid: 'u-1', secret: 'orders-app-tokens', key, generation });
+const value = (generation: string, key = 'READ_ONLY_TOKEN'): LinkedValue => ({ kind: 'token', variable: 'DB', database: 'orders', uid: 'u-1', secret: 'orders-app-tokens', key, generation });
 
 /** A reader over one stored Secret (a fake of the apiserver's GET: the port is one call), counting its reads. */
 function reader(stored: () => SecretObject | undefined) {

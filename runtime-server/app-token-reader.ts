@@ -1,6 +1,6 @@
 import { isControlledBy, secretText, statusCodeOf, type SecretObject } from '../src/kube/index.ts';
 import { appTokenHashes } from '../src/platform/databases/app-tokens.ts';
-import type { LinkedValue, LinkProblem } from './database-links.ts';
+import type { LinkedToken, LinkedValue, LinkProblem } from './database-links.ts';
 
 /**
  * Reads the values of an app's linked variables from their Databases' app-token Secrets, with a GET in the
@@ -20,6 +20,10 @@ export class AppTokenReader {
   async read(namespace: string, values: readonly LinkedValue[]): Promise<{ env: Record<string, string> } | { problem: LinkProblem }> {
     const env: Record<string, string> = {};
     for (const value of values) {
+      if (value.kind === 'url') {
+        env[value.variable] = value.url;
+        continue;
+      }
       const found = await this.#secret(namespace, value);
       if ('problem' in found) return found;
       // Present: the generation of the data was checked, and it needs both tokens.
@@ -28,7 +32,7 @@ export class AppTokenReader {
     return { env };
   }
 
-  async #secret(namespace: string, value: LinkedValue): Promise<{ secret: SecretObject } | { problem: LinkProblem }> {
+  async #secret(namespace: string, value: LinkedToken): Promise<{ secret: SecretObject } | { problem: LinkProblem }> {
     const cacheKey = `${namespace}/${value.secret}`;
     const cached = this.#cache.get(cacheKey);
     if (cached?.uid === value.uid && cached.generation === value.generation) return { secret: cached.secret };
@@ -50,6 +54,6 @@ export class AppTokenReader {
   }
 }
 
-function notReady(value: LinkedValue, why: string): LinkProblem {
+function notReady(value: LinkedToken, why: string): LinkProblem {
   return { reason: 'DatabaseNotReady', message: `Variable ${value.variable} names Database ${value.database}, but ${why}.` };
 }

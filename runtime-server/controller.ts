@@ -49,7 +49,12 @@ export interface ServingControllerDeps {
    * changing (a rotation) deploys its apps again. Without them, an app with such variables is not deployed
    * (DatabaseNotFound).
    */
-  databases?: { source: Source<Database> & { get(key: string): Database | undefined }; tokens: AppTokenReader };
+  databases?: {
+    source: Source<Database> & { get(key: string): Database | undefined };
+    tokens: AppTokenReader;
+    /** The SQL endpoint apps reach (CW_RUNTIME_DATABASE_URL): a variable with `provides: url` is `{endpoint}/v1/{database id}`. */
+    endpoint?: string;
+  };
   engine: ServingEngine;
   records: AppRecords;
   metrics: ServingMetrics;
@@ -108,7 +113,7 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
     if (!entries || Object.keys(entries).length === 0) return { env: {}, signature: '' };
     const databases = deps.databases;
     if (!databases) return { problem: { reason: 'DatabaseNotFound', message: 'This runtime does not resolve database variables.' } };
-    const values = linkedValues(entries, (name) => databases.source.get(`${namespace}/${name}`));
+    const values = linkedValues(entries, (name) => databases.source.get(`${namespace}/${name}`), databases.endpoint);
     if (!Array.isArray(values)) return { problem: values };
     const read = await databases.tokens.read(namespace, values);
     return 'problem' in read ? read : { env: read.env, signature: linkSignature(values) };

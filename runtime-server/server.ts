@@ -291,7 +291,11 @@ export class RuntimeServer {
       apps: informer,
       hostnames,
       names: { domains, domainClaims, hostnameClaims, baseDomain: config.baseDomain },
-      databases: { source: databases, tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)) },
+      databases: {
+        source: databases,
+        tokens: new AppTokenReader((namespace, name) => secrets.get(namespace, name)),
+        ...(config.databaseUrl ? { endpoint: config.databaseUrl } : {}),
+      },
       engine,
       records,
       metrics: servingMetrics(this.registry, engine, records),

@@ -128,6 +128,14 @@ export const AUDITED_ROUTES: Readonly<Record<string, AuditAction>> = {
     details: (r) => pick(r.body, ['database']),
   },
   [`DELETE ${P}/apps/:appId/environment/:key`]: { action: 'environment_variable.delete', type: 'environment_variable', resource: (r) => ({ id: param('key')(r), ...app(r) }) },
+  // A binding holds no value of any kind: its name, database and access are recorded.
+  [`PUT ${P}/apps/:appId/database-bindings/:name`]: {
+    action: 'app.bind_database',
+    type: 'app',
+    resource: (r) => ({ id: param('appId')(r) }),
+    details: (r) => ({ ...pick(r.params, ['name']), ...pick(r.body, ['database', 'access']) }),
+  },
+  [`DELETE ${P}/apps/:appId/database-bindings/:name`]: { action: 'app.unbind_database', type: 'app', resource: (r) => ({ id: param('appId')(r) }), details: (r) => pick(r.params, ['name']) },
 
   [`POST ${P}/apps/:appId/domains`]: {
     action: 'hostname.attach',

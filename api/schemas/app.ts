@@ -271,8 +271,9 @@ export const VARIABLE_SHAPE_RULE = 'Give either "value" (a plain value, with "se
 const VariableValue = Type.Object({
   value: Type.Optional(Type.String({ description: 'A plain variable’s value; absent for a linked one.' })),
   database: Type.Optional(Type.String({ description: 'A linked variable’s database; its token is never shown.' })),
-  access: Type.Optional(Type.String({ description: 'A linked variable’s access: `read-only` or `full`.' })),
-  secret: Type.Boolean({ description: 'false for a plain value; true for a database link (no value shown).' }),
+  access: Type.Optional(Type.String({ description: 'A linked token’s access: `read-only` or `full`.' })),
+  provides: Type.Optional(Type.Literal('url', { description: 'Present on the `_URL` variable of a database binding: the runtime gives the database’s URL.' })),
+  secret: Type.Boolean({ description: 'false for a plain value or a database’s URL; true for a database’s token (no value shown).' }),
 });
 
 export const Environment = Type.Unsafe<Record<string, Static<typeof VariableValue>>>({

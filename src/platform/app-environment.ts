@@ -18,7 +18,8 @@ export const SECRET_VALUES_DISABLED = 'Secret app environment values are not ena
 
 /** One variable as the REST API shows it: a plain value, or a link to a database's token (its value never shown). */
 export type VariableView = { key: string; value: string; secret: false } | { key: string; database: string; access: DatabaseAccess; secret: true };
-type ShownValue = { value: string; secret: false } | { database: string; access: DatabaseAccess; secret: true };
+/** A variable as GET shows it: a plain value, a database's token (never its value), or a database's URL (a binding's `_URL`). */
+type ShownValue = { value: string; secret: false } | { database: string; access: DatabaseAccess; secret: true } | { database: string; provides: 'url'; secret: false };
 
 /**
  * The environment of an app: plain values (`RuntimeApp.spec.environment`) and variables linked to a database's
@@ -41,7 +42,10 @@ export class AppEnvironment {
     const { environment = {}, databaseEnvironment = {} } = this.#store.cached(project, appId).spec;
     const shown: [string, ShownValue][] = [
       ...Object.entries(environment).map(([key, value]): [string, ShownValue] => [key, { value, secret: false }]),
-      ...Object.entries(databaseEnvironment).map(([key, link]): [string, ShownValue] => [key, { database: link.database, access: link.access ?? DEFAULT_DATABASE_ACCESS, secret: true }]),
+      ...Object.entries(databaseEnvironment).map(([key, link]): [string, ShownValue] => [
+        key,
+        link.provides === 'url' ? { database: link.database, provides: 'url', secret: false } : { database: link.database, access: link.access ?? DEFAULT_DATABASE_ACCESS, secret: true },
+      ]),
     ];
     return Object.fromEntries(shown.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
@@ -54,13 +58,12 @@ export class AppEnvironment {
    */
   async link(project: string, appId: string, key: string, database: string, access: DatabaseAccess = DEFAULT_DATABASE_ACCESS): Promise<VariableView> {
     checkName(key);
-    const db = this.#database(project, database);
-    if (!db) throw new NotFoundError(`No database ${database} in project ${project}.`);
-    if (db.metadata?.deletionTimestamp) throw new ConflictError(`Database ${database} is being deleted.`);
+    requireDatabase(this.#database(project, database), project, database);
     await this.#store.update(project, appId, ({ spec }) => {
       const links = spec.databaseEnvironment ?? {};
       const current = links[key];
-      if (current?.database === database && (current.access ?? DEFAULT_DATABASE_ACCESS) === access && !Object.hasOwn(spec.environment ?? {}, key)) return undefined;
+      const same = current?.database === database && current.provides !== 'url' && (current.access ?? DEFAULT_DATABASE_ACCESS) === access;
+      if (same && !Object.hasOwn(spec.environment ?? {}, key)) return undefined;
       if (!current && Object.keys(links).length >= MAX_DATABASE_ENVIRONMENT_KEYS) {
         throw new ConflictError(`App ${appId} already has ${MAX_DATABASE_ENVIRONMENT_KEYS} database variables, the most an app may have; delete one first.`);
       }
@@ -113,6 +116,12 @@ export class AppEnvironment {
       return { ...rest, ...(plain.length > 0 ? { environment: Object.fromEntries(plain) } : {}), ...(links.length > 0 ? { databaseEnvironment: Object.fromEntries(links) } : {}) };
     });
   }
+}
+
+/** @throws NotFoundError when the project has no such database; ConflictError when it is being deleted */
+export function requireDatabase(db: Database | undefined, project: string, database: string): void {
+  if (!db) throw new NotFoundError(`No database ${database} in project ${project}.`);
+  if (db.metadata?.deletionTimestamp) throw new ConflictError(`Database ${database} is being deleted.`);
 }
 
 /** @throws BadRequestError for the reserved name `ASSETS` */

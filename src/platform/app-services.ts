@@ -9,6 +9,7 @@ import type { SourceBuild } from '../apis/v1alpha1/source-build.ts';
 import type { InformerFactory, KubeConnection } from '../kube/index.ts';
 import type { ObjectStore } from '../object-store/object-store.ts';
 import type { ArtifactLimits } from '../app-artifacts/artifact.ts';
+import { AppDatabaseBindings } from './app-database-bindings.ts';
 import { AppEnvironment } from './app-environment.ts';
 import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
@@ -37,6 +38,8 @@ export interface AppServices {
   apps: AppDirectory;
   builds: BuildCatalog;
   environment: AppEnvironment;
+  /** Apps' database bindings (a URL and a rotated token per binding, as `databaseEnvironment` entries). */
+  databaseBindings: AppDatabaseBindings;
   /** Repositories connected to apps, and the builds made from them. */
   sources: AppSources;
 }
@@ -82,6 +85,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
     }),
     // A variable linked to a database names one of the project's (the shared Database cache).
     environment: new AppEnvironment(store, (project, name) => databases.get(`${project}/${name}`)),
+    databaseBindings: new AppDatabaseBindings(store, (project, name) => databases.get(`${project}/${name}`)),
     sources,
   };
 }

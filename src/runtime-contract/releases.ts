@@ -27,7 +27,7 @@ export function releaseOf(spec: RuntimeAppSpec): RolloutRelease | undefined {
   const environment = spec.environment && Object.keys(spec.environment).length > 0 ? spec.environment : undefined;
   const databaseEnvironment = spec.databaseEnvironment && Object.keys(spec.databaseEnvironment).length > 0 ? spec.databaseEnvironment : undefined;
   const digest = createHash('sha256')
-    .update(JSON.stringify([buildId, sorted(environment), sorted(databaseEnvironment).map(([k, v]) => [k, v.database, v.access ?? 'read-only'])]))
+    .update(JSON.stringify([buildId, sorted(environment), sorted(databaseEnvironment).map(([k, v]) => [k, v.database, v.access ?? 'read-only', ...(v.provides === 'url' ? ['url'] : [])])]))
     .digest('hex');
   return { release: digest, buildId, ...(environment ? { environment: { ...environment } } : {}), ...(databaseEnvironment ? { databaseEnvironment: { ...databaseEnvironment } } : {}) };
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
 import { registerAppSource } from './app-source.ts';
+import { bindingsLine, registerAppDatabaseBindings } from './app-database-bindings.ts';
 import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
 import type { Context } from '../context.ts';
 import { ago, note, paint, printFields, printJson, printTable, success } from '../output.ts';
@@ -51,6 +52,7 @@ export function registerApps(program: Command): void {
     ['cw apps rm web', 'cw apps rm web --yes --json'],
   );
   registerAppSource(apps);
+  registerAppDatabaseBindings(apps);
 }
 
 async function list(ctx: Context): Promise<void> {
@@ -93,6 +95,7 @@ async function get(ctx: Context, appId: string): Promise<void> {
     ['Repository', app.source_message ? `${app.source} (${app.source_message})` : app.source],
     ['Preview of', app.preview_of ? `${app.preview_of} (branch ${app.branch ?? '?'})` : undefined],
     ...httpsFields(app.https),
+    ['Databases', await bindingsLine(ctx, projectId, app.app_id)],
     ['Created', `${app.created_at} (${ago(app.created_at)})`],
     ['Last hour', await lastHour(ctx, app.app_id)],
   ]);

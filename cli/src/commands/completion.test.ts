@@ -18,7 +18,7 @@ describe('completions', () => {
   });
 
   it("lists a group's subcommands", () => {
-    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'update', 'rm', 'connect', 'disconnect', 'source', 'history']);
+    expect(names('cw apps ')).toEqual(['ls', 'create', 'get', 'update', 'rm', 'connect', 'disconnect', 'source', 'bind-db', 'unbind-db', 'bindings', 'history']);
     expect(names('cw builds ')).toEqual(['ls', 'logs', 'cancel']);
   });
 

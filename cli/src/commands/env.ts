@@ -44,9 +44,15 @@ async function list(ctx: Context, options: { app?: string }): Promise<void> {
   if (ctx.json) return printJson(answer);
   printTable(
     ['KEY', 'VALUE'],
-    Object.entries(answer.environment).map(([key, v]) => [key, v.database ? `(linked: ${v.database}, ${v.access ?? 'read-only'} token)` : (v.value ?? '')]),
+    Object.entries(answer.environment).map(([key, v]) => [key, shown(v)]),
     `${path.appId} has no environment variables: set one with \`cw env set KEY=VALUE --app ${path.appId}\`.`,
   );
+}
+
+/** A variable's value as listed: a linked one says where it comes from (a token is never shown). */
+function shown(v: { value?: string; database?: string; access?: string; provides?: 'url' }): string {
+  if (v.provides === 'url') return `(URL of database ${v.database ?? ''})`;
+  return v.database ? `(linked: ${v.database}, ${v.access ?? 'read-only'} token)` : (v.value ?? '');
 }
 
 type SetOptions = { app?: string; database?: string; full?: boolean; readOnly?: boolean };
@@ -100,7 +106,9 @@ async function pull(ctx: Context, file: string, options: { app?: string }): Prom
   const linked = Object.entries(environment).filter(([, v]) => v.database !== undefined);
   const lines = [
     ...Object.entries(environment).flatMap(([key, v]) => (v.value === undefined || v.database !== undefined ? [] : [`${key}=${dotenvQuote(key, v.value)}`])),
-    ...linked.map(([key, v]) => `# ${key}: linked to database ${v.database ?? ''} (its token is not shown)`),
+    ...linked.map(
+      ([key, v]) => `# ${key}: ${v.provides === 'url' ? 'the URL of' : 'linked to'} database ${v.database ?? ''} (${v.provides === 'url' ? 'given by the runtime' : 'its token is not shown'})`,
+    ),
   ];
   // A new file of mode 0600 renamed over the old one: an existing file's mode (or a symlink) is not inherited.
   const tmp = `${file}.${process.pid}.tmp`;

@@ -1,10 +1,11 @@
 // One app: its traffic first (requests, errors and latency over time, deploys marked), then what the runtime
 // serves and why (the operator's Ready condition, explained), its deploy history, where its code comes from
-// (push to deploy), its gradual rollout, its builds with a rollback button, and its environment.
+// (push to deploy), its gradual rollout, its builds with a rollback button, its database bindings and its environment.
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
 import { Hostnames } from '../hostnames.tsx';
+import { DatabaseBindings } from '../database-bindings.tsx';
 import { ProjectNav } from '../project-nav.tsx';
 import { SourceSummary } from '../source-summary.tsx';
 import { RolloutPanel } from '../rollout-panel.tsx';
@@ -40,6 +41,7 @@ export function AppPage() {
   const app = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}', { params: { path } })), [path.projectId, path.appId]);
   const builds = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/builds', { params: { path } })), [path.projectId, path.appId]);
   const history = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/deployments', { params: { path } })), [path.projectId, path.appId]);
+  const [envRound, setEnvRound] = useState(0);
   const latest = history.data?.deployments[0];
   const settling = app.data !== undefined && (latest?.build_id !== (app.data.app.active_build_id || undefined) || (latest !== undefined && !latest.served_at && !latest.aborted_at));
   useRefresh(history.reload, settling ? SETTLING_REFRESH_MS : HISTORY_REFRESH_MS);
@@ -122,13 +124,15 @@ export function AppPage() {
         )}
       </section>
       <Hostnames path={path} />
-      <Environment path={path} />
+      <DatabaseBindings path={path} changed={() => setEnvRound((r) => r + 1)} />
+      <Environment path={path} round={envRound} />
     </Frame>
   );
 }
 
-function Environment({ path }: { path: { projectId: string; appId: string } }) {
-  const env = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/environment', { params: { path } })), [path.projectId, path.appId]);
+/** `round` changes when something else changed the variables (a database binding): they are read again. */
+function Environment({ path, round }: { path: { projectId: string; appId: string }; round: number }) {
+  const env = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps/{appId}/environment', { params: { path } })), [path.projectId, path.appId, round]);
   const [error, setError] = useState<string | undefined>(undefined);
   const save = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -162,7 +166,8 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
     <section aria-labelledby="environment">
       <h2 id="environment">Environment</h2>
       <p class="muted">
-        Plain configuration values; a change rolls out at once. Never put secrets here: link a database's token with <code>cw env set KEY --database NAME</code>.
+        Plain configuration values; a change rolls out at once. Never put secrets here: bind a database with <code>cw apps bind-db APP DATABASE</code> (the app gets <code>DATABASE_URL</code> and a
+        token the platform rotates, never shown).
       </p>
       <ErrorNote message={env.error ?? error} />
       {entries.length > 0 && (
@@ -176,7 +181,11 @@ function Environment({ path }: { path: { projectId: string; appId: string } }) {
                   <code>{key}</code>
                 </td>
                 <td>
-                  {v.database ? (
+                  {v.provides === 'url' ? (
+                    <span>
+                      URL of database <code>{v.database}</code> (given by the runtime)
+                    </span>
+                  ) : v.database ? (
                     <span>
                       Linked to database <code>{v.database}</code> ({v.access ?? 'read-only'} token, not shown)
                     </span>

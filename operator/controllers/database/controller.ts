@@ -12,6 +12,7 @@ import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, type Identity, type Observation } from './desired-status.ts';
 import { AppTokenSecrets } from './app-token-secret.ts';
+import { DEFAULT_ROTATION, type RotationPolicy } from './app-token-rotation.ts';
 import { restoreInPlace } from './in-place-restore.ts';
 import { pendingRestoreRequest } from '../../../src/platform/databases/database-view.ts';
 import { TokenSecrets } from './token-secret.ts';
@@ -28,6 +29,8 @@ export interface DatabaseControllerDeps {
   log: Logger;
   /** How often a ready database's usage figures are refreshed from the engine (default 30 s). */
   usageRefreshMs?: number;
+  /** When the apps' tokens are replaced and how long the replaced ones still work (default: a day, 15 minutes). */
+  appTokenRotation?: RotationPolicy;
   /** How often a sample is added to the usage history (default five minutes). */
   usageSampleMs?: number;
   now?: () => Date;
@@ -45,7 +48,7 @@ const NORMAL: ReadonlySet<string> = new Set(['Ready', 'Provisioning', 'Restoring
 export function databaseController(deps: DatabaseControllerDeps): Controller<Database> {
   const client = objectClient<Database>(deps.kube, DATABASES);
   const secrets = new TokenSecrets(deps.kube);
-  const appSecrets = new AppTokenSecrets(deps.kube);
+  const appSecrets = new AppTokenSecrets(deps.kube, deps.appTokenRotation ?? DEFAULT_ROTATION);
   const now = deps.now ?? (() => new Date());
   const usageRefreshMs = deps.usageRefreshMs ?? 30_000;
   const dbUrl = deps.dbUrl.replace(/\/+$/, '');
@@ -90,7 +93,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     db = await addFinalizer(client, db, DATABASE_FINALIZER);
     // The apps' tokens, accepted besides any other. Outside a project's namespace (no right to Secrets there)
     // the database has none: no app can be there to use them, as the runtime reads Secrets in projects only.
-    const appTokens = await appSecrets.ensure(db);
+    const appTokens = await appSecrets.ensure(db, now());
     if (appTokens.kind === 'conflict') {
       await writeStatus(db, identity, { kind: 'secret-conflict', secret: appTokens.name });
       return { requeueAfter: usageRefreshMs };
@@ -99,6 +102,14 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     if (appTokens.kind === 'minted') {
       Object.assign(identity, { appTokenSecretName: appTokens.name, appTokenGeneration: appTokens.generation });
       appTokenHashes.push({ sha256: appTokens.full }, { sha256: appTokens.readOnly, read_only: true });
+      // The replaced tokens until their overlap ends (cw-db refuses them from then on, whatever it was last told).
+      const previous = appTokens.previous;
+      if (previous) appTokenHashes.push({ sha256: previous.full, expires_at: previous.until }, { sha256: previous.readOnly, read_only: true, expires_at: previous.until });
+      if (appTokens.rotated) {
+        const why = appTokens.rotated === 'period' ? 'they were due' : 'a rotation was asked';
+        log.info('app tokens rotated', { reason: appTokens.rotated, previousUntil: previous?.until });
+        await deps.events.event(db, 'Normal', DatabaseReasons.AppTokensRotated, `App tokens replaced (${why}); the replaced ones are accepted until ${previous?.until ?? 'now'}.`);
+      }
     }
     let tokens: EngineTenantRequest['tokens'];
     if (db.spec.tokens) {

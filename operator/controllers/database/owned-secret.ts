@@ -11,10 +11,17 @@ export function ownedBy(secret: SecretObject | undefined, db: Database): boolean
 }
 
 /**
- * The Secret `name` in `db`'s namespace, created with `data()` (plain text, encoded here) when absent, owned by
- * `db` so it goes with it. Read with a GET, never watched: the operator may not list Secrets across namespaces.
+ * The Secret `name` in `db`'s namespace, created with `data()` (plain text, encoded here) and `annotations()` when
+ * absent, owned by `db` so it goes with it. Read with a GET, never watched: the operator may not list Secrets
+ * across namespaces.
  */
-export async function ensureOwnedSecret(client: ObjectClient<SecretObject>, db: Database, name: string, data: () => Record<string, string>): Promise<OwnedSecret> {
+export async function ensureOwnedSecret(
+  client: ObjectClient<SecretObject>,
+  db: Database,
+  name: string,
+  data: () => Record<string, string>,
+  annotations: () => Record<string, string> = () => ({}),
+): Promise<OwnedSecret> {
   const namespace = db.metadata?.namespace ?? '';
   let secret: SecretObject | undefined;
   try {
@@ -27,7 +34,7 @@ export async function ensureOwnedSecret(client: ObjectClient<SecretObject>, db: 
     }
     if (!secret) {
       try {
-        secret = await client.create(newSecret(db, name, data()));
+        secret = await client.create(newSecret(db, name, data(), annotations()));
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         secret = await client.get(namespace, name);
@@ -47,7 +54,7 @@ function staleFor(secret: SecretObject, db: Database): boolean {
   return ref?.kind === 'Database' && ref.name === db.metadata?.name && ref.uid !== db.metadata?.uid;
 }
 
-function newSecret(db: Database, name: string, data: Record<string, string>): SecretObject {
+function newSecret(db: Database, name: string, data: Record<string, string>, annotations: Record<string, string>): SecretObject {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -56,6 +63,7 @@ function newSecret(db: Database, name: string, data: Record<string, string>): Se
       name,
       namespace: db.metadata?.namespace ?? '',
       labels: { [DATABASE_LABEL]: db.metadata?.name ?? '' },
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
       ownerReferences: [{ apiVersion: API_VERSION, kind: 'Database', name: db.metadata?.name ?? '', uid: db.metadata?.uid ?? '', controller: true, blockOwnerDeletion: true }],
     },
     data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')])),

@@ -124,7 +124,8 @@ export const DatabaseStatus = Type.Object({
   tokenSecretName: Type.Optional(DnsSubdomain({ description: 'The Secret holding the minted token (url and token), when spec.tokens is absent.' })),
   appTokenSecretName: Type.Optional(
     DnsSubdomain({
-      description: 'The Secret holding the tokens apps get through RuntimeApp spec.databaseEnvironment (FULL_TOKEN, READ_ONLY_TOKEN); read by the runtime, never by the API. Delete it to rotate both.',
+      description:
+        'The Secret holding the tokens apps get through RuntimeApp spec.databaseEnvironment (FULL_TOKEN, READ_ONLY_TOKEN); read by the runtime, never by the API. The operator replaces them when they are a day old (CW_DB_APP_TOKEN_ROTATION_SECONDS) or the annotation cloudwright.dev/rotate-app-tokens takes a new value, and accepts the replaced ones for an overlap (CW_DB_APP_TOKEN_OVERLAP_SECONDS); deleting it revokes both at once.',
     }),
   ),
   appTokenGeneration: Type.Optional(
@@ -203,6 +204,8 @@ export const DatabaseReasons = {
   TokenSecretConflict: 'TokenSecretConflict',
   /** The operator may not write the token's Secret here: the namespace is no project's (it has no binding there). */
   TokenSecretForbidden: 'TokenSecretForbidden',
+  /** The app tokens were replaced (their period was over, or a rotation was asked); the replaced ones are accepted for the overlap. */
+  AppTokensRotated: 'AppTokensRotated',
   /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
   LimitOutOfRange: 'LimitOutOfRange',
   /** LimitReached: a write failed on the size quota (and none succeeded since). */

@@ -126,10 +126,20 @@ export const RolloutRelease = Type.Object(
     buildId: DnsLabel({ description: 'Build.' }),
     environment: Type.Optional(MapOf(Type.String({ maxLength: 4096 }), { maxProperties: 128, description: 'Plain environment of the release.' })),
     databaseEnvironment: Type.Optional(
-      MapOf(Type.Object({ database: DnsLabel({ description: 'Database.' }), access: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read-only')])) }, { additionalProperties: false }), {
-        maxProperties: 32,
-        description: 'Database variables of the release.',
-      }),
+      MapOf(
+        Type.Object(
+          {
+            database: DnsLabel({ description: 'Database.' }),
+            access: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('read-only')])),
+            provides: Type.Optional(Type.Union([Type.Literal('token'), Type.Literal('url')])),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          maxProperties: 32,
+          description: 'Database variables of the release.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },

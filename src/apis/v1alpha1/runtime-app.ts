@@ -31,11 +31,21 @@ export type DatabaseAccess = Static<typeof DatabaseAccess>;
 /** Entries of spec.databaseEnvironment an app may have. */
 export const MAX_DATABASE_ENVIRONMENT_KEYS = 32;
 
-/** A variable whose value is a Database's app token, resolved by the runtime: the spec never holds the token. */
+/** What a linked variable holds: the Database's app token (the default) or the URL apps reach it at. */
+export const DatabaseValue = Type.Union([Type.Literal('token'), Type.Literal('url')], {
+  description: "token (the default): the Database's app token of the access asked; url: the SQL URL apps reach the Database at (the runtime's endpoint and the database id).",
+});
+export type DatabaseValue = Static<typeof DatabaseValue>;
+
+/**
+ * A variable whose value the runtime resolves from a Database: its app token, minted and rotated by the platform
+ * (the spec never holds it), or its URL. A binding `DB` is the pair `DB_URL` + `DB_TOKEN`.
+ */
 export const DatabaseEnvironmentEntry = Type.Object(
   {
     database: DnsLabel({ description: 'A Database in the app’s namespace.' }),
     access: Type.Optional(DatabaseAccess),
+    provides: Type.Optional(DatabaseValue),
   },
   { additionalProperties: false },
 );
@@ -60,7 +70,7 @@ export const RuntimeAppSpec = Type.Object(
         maxProperties: MAX_DATABASE_ENVIRONMENT_KEYS,
         keys: EnvironmentKey,
         description:
-          "Variables whose value is a token of a Database in the app's namespace (access: read-only unless full), by variable name. The runtime reads the token from the Database's app-token Secret; neither this object nor the API ever holds it.",
+          "Variables whose value comes from a Database in the app's namespace, by variable name: its app token (access: read-only unless full), or its URL (provides: url). The runtime reads the token from the Database's app-token Secret, which the platform rotates; neither this object nor the API ever holds it.",
       }),
     ),
     hostnames: Type.Optional(
