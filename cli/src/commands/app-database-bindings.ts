@@ -44,7 +44,9 @@ async function bind(ctx: Context, appId: string, database: string, options: { as
   const answer = await ctx.ok(ctx.api.PUT('/v1/projects/{projectId}/apps/{appId}/database-bindings/{name}', { params: { path: await path(ctx, appId, name) }, body: { database, access } }));
   if (ctx.json) return printJson(answer);
   const { variables } = answer.binding;
-  success(`Bound database ${database} to ${appId} as ${variables.url} and ${variables.token} (${access}); the runtime rolls it out now`);
+  success(
+    `Bound database ${database} to ${appId} as ${variables.url} and ${variables.token} (${access === 'full' ? 'reads and writes' : 'reads only; bind with --full to write'}); the runtime rolls it out now`,
+  );
 }
 
 async function unbind(ctx: Context, appId: string, name: string | undefined): Promise<void> {

@@ -170,7 +170,7 @@ function printCredentials(url: string | undefined, token: string | undefined): v
     ['URL', url],
     ['Token', token],
   ]);
-  note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it before you go on (an app gets a token of its own: cw env set DATABASE_TOKEN --database NAME --app APP).`);
+  note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it before you go on (an app gets its own URL and token from a binding: cw apps bind-db APP DATABASE --full).`);
 }
 
 async function list(ctx: Context): Promise<void> {
