@@ -38,10 +38,15 @@ function routes(env) {
 const states = new Map();
 let loads = 0;
 
+/** Zeroed statistics: answers by status class, latency buckets, their count and sum, exceptions, refusals. */
+function newCounts() {
+  return { classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, exceptions: 0, refused: 0 };
+}
+
 function state(key) {
   let s = states.get(key);
   if (!s) {
-    s = { active: 0, queue: [], classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, exceptions: 0, refused: 0 };
+    s = { active: 0, queue: [], ...newCounts() };
     states.set(key, s);
   }
   return s;
@@ -176,7 +181,7 @@ function recordRelease(s, split, canary, build, status, ms, threw) {
   counts.requests += 1;
   if (status >= 500) counts.errors += 1;
   s.builds ??= {};
-  s.builds[build] ??= { classes: [0, 0, 0, 0, 0], buckets: BUCKETS_MS.map(() => 0), count: 0, sumMs: 0, exceptions: 0, refused: 0 };
+  s.builds[build] ??= newCounts();
   if (threw) s.builds[build].exceptions += 1;
   record(s.builds[build], status, ms);
 }
