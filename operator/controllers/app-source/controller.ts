@@ -171,8 +171,11 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     return undefined;
   };
 
-  /** Makes the target's build the app's active one when it succeeded and is not deployed yet; the branch's entry. */
-  const deploy = async (source: AppSource, target: Target, build: SourceBuild | undefined, before: SourceDeployment | undefined): Promise<SourceDeployment> => {
+  /**
+   * Makes the target's build the app's active one when it succeeded and is not deployed yet. Answers the branch's
+   * entry and, while its head is not deployed, why (the reason Ready gives for the production branch).
+   */
+  const deploy = async (source: AppSource, target: Target, build: SourceBuild | undefined, before: SourceDeployment | undefined): Promise<BranchDeployment> => {
     const namespace = source.metadata?.namespace ?? '';
     const entry: SourceDeployment = {
       branch: target.branch,
@@ -184,19 +187,23 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     };
     const state = build?.status?.state;
     // By state, not spec.cancelled: a supersede can mark a build that had just succeeded, which still deploys.
-    if (state === 'Cancelled') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} was cancelled: push again to build` };
-    if (state === 'Failed') return { ...entry, message: `the build of ${target.commit.slice(0, 12)} failed: ${build?.status?.message ?? 'no reason given'}`.slice(0, 1024) };
-    if (state !== 'Succeeded' || !build?.status?.buildId) return { ...entry, message: `building ${target.commit.slice(0, 12)}` };
-    if (entry.deployedCommit === target.commit) return entry;
+    if (state === 'Cancelled') return { entry: { ...entry, message: `the build of ${target.commit.slice(0, 12)} was cancelled: push again to build` }, waiting: AppSourceReasons.BuildCancelled };
+    if (state === 'Failed')
+      return {
+        entry: { ...entry, message: `the build of ${target.commit.slice(0, 12)} failed: ${build?.status?.message ?? 'no reason given'}`.slice(0, 1024) },
+        waiting: AppSourceReasons.BuildFailed,
+      };
+    if (state !== 'Succeeded' || !build?.status?.buildId) return { entry: { ...entry, message: `building ${target.commit.slice(0, 12)}` }, waiting: AppSourceReasons.Building };
+    if (entry.deployedCommit === target.commit) return { entry };
     try {
       const repository = source.spec.repository;
       await deps.catalog.rollback(namespace, target.app, build.status.buildId, byPush(`${repository.owner}/${repository.name}`, target.commit));
     } catch (err) {
       if (!(err instanceof PublicError) || err.status >= 500) throw err;
-      return { ...entry, message: `build ${build.status.buildId} could not be deployed: ${err.message}` };
+      return { entry: { ...entry, message: `build ${build.status.buildId} could not be deployed: ${err.message}` }, waiting: AppSourceReasons.DeployFailed };
     }
     await deps.events.normal(source, 'Deployed', `deployed ${target.branch}@${target.commit.slice(0, 12)} to ${target.app} (build ${build.status.buildId})`);
-    return { ...entry, deployedCommit: target.commit, deployedBuildId: build.status.buildId, deployedAt: now().toISOString() };
+    return { entry: { ...entry, deployedCommit: target.commit, deployedBuildId: build.status.buildId, deployedAt: now().toISOString() } };
   };
 
   /** Previews whose branch is gone: marked with their expiry, deleted (with their builds) once it passed. Answers the nearest expiry. */
@@ -328,9 +335,10 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       );
 
       let production: SourceDeployment | undefined;
+      let productionWaiting: BranchDeployment['waiting'];
       if (targets.production) {
         const build = await ensureBuild(source, app, targets.production);
-        production = await deploy(source, targets.production, build, source.status?.production);
+        ({ entry: production, waiting: productionWaiting } = await deploy(source, targets.production, build, source.status?.production));
       }
       const previews: SourceDeployment[] = [];
       for (const target of targets.previews) {
@@ -341,7 +349,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
             previews.push({ branch: target.branch, app: target.app, commit: target.commit, message: preview.refused });
             continue;
           }
-          const deployment = await deploy(source, target, await ensureBuild(source, app, target), before);
+          const { entry: deployment } = await deploy(source, target, await ensureBuild(source, app, target), before);
           previews.push({
             ...deployment,
             ...(preview.databases.length > 0 ? { databases: preview.databases } : {}),
@@ -365,24 +373,17 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
         ? condition(source, status, AppSourceConditions.Ready, false, AppSourceReasons.BranchNotFound, `branch ${main} has no commits yet: push to it to deploy`)
         : production.deployedCommit === production.commit
           ? condition(source, status, AppSourceConditions.Ready, true, AppSourceReasons.Deployed, `${main}@${production.commit?.slice(0, 12)} is deployed`)
-          : condition(
-              source,
-              status,
-              AppSourceConditions.Ready,
-              false,
-              production.message?.startsWith('building')
-                ? AppSourceReasons.Building
-                : production.message?.includes('could not be deployed')
-                  ? AppSourceReasons.DeployFailed
-                  : production.message?.includes('was cancelled')
-                    ? AppSourceReasons.BuildCancelled
-                    : AppSourceReasons.BuildFailed,
-              production.message ?? '',
-            );
+          : condition(source, status, AppSourceConditions.Ready, false, productionWaiting ?? AppSourceReasons.Building, production.message ?? '');
       await writeStatus(source, status);
       return nextExpiry === undefined ? undefined : { requeueAfter: Math.max(nextExpiry, 1000) };
     },
   });
+}
+
+/** A branch's entry in the status, and why its head is not deployed yet (none once it is). */
+interface BranchDeployment {
+  entry: SourceDeployment;
+  waiting?: typeof AppSourceReasons.Building | typeof AppSourceReasons.BuildFailed | typeof AppSourceReasons.BuildCancelled | typeof AppSourceReasons.DeployFailed;
 }
 
 /** What the status says of the preview branches that got no preview: names a build cannot carry, and past the bound. */
