@@ -23,7 +23,8 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
   });
 }
 
-describe('a bad variable stops each binary with one line and exit status 2', () => {
+// Each case starts a binary (its TypeScript loaded afresh): seconds on a busy machine, within the child's own 30 s.
+describe('a bad variable stops each binary with one line and exit status 2', { timeout: 30_000 }, () => {
   it.each([
     ['cw-api', ['bin/cw-api.ts'], { CW_API_PORT: '80a' }, 'cw-api: CW_API_PORT must be a port number from 1 to 65535, got "80a"'],
     ['cw-operator', ['bin/cw-operator.ts'], { CW_LEADER_ELECTION: 'no' }, 'cw-operator: CW_LEADER_ELECTION must be true or false (or 1 or 0), got "no"'],
