@@ -22,7 +22,7 @@ import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard } from './shard.ts';
-import { servedHostAssignment, servedTables } from './shard-tables.ts';
+import { hostAssignment, servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
@@ -31,7 +31,9 @@ import { PassPlan } from './pass-plan.ts';
 import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
-import { servedApp, type Served } from './served.ts';
+import { onDemandApp, servedApp, type Served } from './served.ts';
+import { evictions, OnDemand } from './on-demand.ts';
+import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
@@ -90,12 +92,15 @@ export class RuntimeEngine {
   #stopped = false;
   /** New releases of rollouts (by split tag) that stopped their app's shard, with how many stops: not served again on this replica. */
   readonly #suspended = new Map<string, number>();
+  /** Which apps are prepared, when apps are served on demand. */
+  readonly #onDemand: OnDemand | undefined;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
     this.#log = options.log ?? silentRuntimeLogger;
     const s = (this.#s = engineSettings(options));
     this.#shardCount = s.shards;
+    this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
     this.#router = new ShardRouter(this.#shardCount);
     this.#limits = new AppLimits({
       cpuLimitMs: s.cpuLimitMs,
@@ -237,6 +242,7 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     this.#desired.set(key, { app, version: ++this.#version });
+    this.#onDemand?.deployed(key);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;
@@ -248,6 +254,7 @@ export class RuntimeEngine {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
     this.#desired.delete(key);
+    this.#onDemand?.forget(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -285,9 +292,15 @@ export class RuntimeEngine {
     return this.#servedApp(`${project}/${appId}`);
   }
 
-  /** Every served app. */
+  /** Every served app (on demand: every app deployed, prepared or not). */
   list(): ServedApp[] {
-    return [...this.#served.keys()].sort().flatMap((key) => this.#servedApp(key) ?? []);
+    const keys = this.#onDemand ? new Set([...this.#served.keys(), ...this.#desired.keys()]) : this.#served.keys();
+    return [...keys].sort().flatMap((key) => this.#servedApp(key) ?? []);
+  }
+
+  /** Apps kept prepared for serving on demand (none when every app is prepared when deployed). */
+  get preparedOnDemand(): number {
+    return this.#onDemand?.size ?? 0;
   }
 
   status(): RuntimeStatus {
@@ -341,6 +354,8 @@ export class RuntimeEngine {
   readonly #route = (hostHeader: string | undefined): Route => {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) return { refusal: hit };
+    if (this.#onDemand && !this.#served.has(hit.key)) return { pending: this.#firstRequest(hit.key, hostHeader) };
+    this.#onDemand?.used(hit.key);
     const gen = this.#shards[hit.shard]?.current;
     const refusal = gen
       ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
@@ -349,6 +364,39 @@ export class RuntimeEngine {
     this.#refusals.set(hit.key, (this.#refusals.get(hit.key) ?? 0) + 1);
     return { refusal };
   };
+
+  /**
+   * Where the first request of an app not prepared on this replica goes once it is (the convergence pass that
+   * fetches, checks and loads its build; one for every request meanwhile), or its 503: preparation failed, or
+   * took longer than the first request may wait (it goes on: a retry finds it prepared).
+   */
+  async #firstRequest(key: string, hostHeader: string | undefined): Promise<Exclude<Route, { pending: unknown }>> {
+    const onDemand = this.#onDemand!;
+    const refusal = (detail: string): { refusal: Refusal } => {
+      this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
+      return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason: 'AppPreparing' } };
+    };
+    const started = performance.now();
+    const prepared = onDemand.first(key, async () => {
+      ++this.#version;
+      await this.#await(key);
+      if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), onDemand.firstRequestTimeoutMs)));
+    try {
+      const outcome = await Promise.race([prepared.then(() => 'prepared' as const), timedOut]);
+      if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
+    } catch (err) {
+      this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
+      return refusal('The app could not be prepared on this replica; retry shortly.');
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#log.info('app prepared on its first request', { app: key, ms: Math.round(performance.now() - started) });
+    const route = this.#route(hostHeader);
+    return 'pending' in route ? refusal('The app is being prepared on this replica; retry shortly.') : route;
+  }
 
   /**
    * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
@@ -387,7 +435,8 @@ export class RuntimeEngine {
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
-    const snapshot = new Map(this.#desired);
+    this.#evict();
+    const snapshot = new Map([...this.#desired].filter(([key]) => this.#prepares(key)));
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     try {
@@ -398,7 +447,7 @@ export class RuntimeEngine {
         if (s.canary) this.#code.set(s.canary.id, s.canary.live);
       }
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
-      let assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
+      let assignment = this.#assign(plan.next);
       const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
       const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
       const refused = new Map<number, unknown>();
@@ -406,7 +455,7 @@ export class RuntimeEngine {
       if (refused.size > 0) {
         for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
         plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
-        assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
+        assignment = this.#assign(plan.next);
       }
       this.#commit(plan.next, assignment);
     } catch (err) {
@@ -417,6 +466,39 @@ export class RuntimeEngine {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
     await this.#collect();
+    // Past the bounds after this pass's preparations: the next pass lets the least recently used go.
+    if (this.#onDemand && this.#evictions().length > 0) this.#kick();
+  }
+
+  /** Whether a pass prepares `key`: every desired app, or on demand, those kept prepared. */
+  #prepares(key: string): boolean {
+    return this.#onDemand?.kept(key) ?? true;
+  }
+
+  /** The apps to let go to stay within the on-demand bounds, least recently used first. */
+  #evictions(): string[] {
+    const onDemand = this.#onDemand;
+    if (!onDemand) return [];
+    const bytesOf = (key: string) => {
+      const s = this.#served.get(key);
+      return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
+    };
+    return evictions(onDemand.apps(bytesOf), onDemand);
+  }
+
+  /** Lets apps past the on-demand bounds go: this pass drops them from their shards, and their builds from disk. */
+  #evict(): void {
+    const out = this.#evictions();
+    if (out.length === 0) return;
+    this.#onDemand!.evict(out);
+    this.#log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#onDemand!.size });
+  }
+
+  /** Host → app for what `next` serves and, on demand, the apps deployed but not prepared (their first request prepares them). */
+  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
+    const apps: Array<[string, AppDeployment]> = [...next].map(([key, s]) => [key, s.live.app]);
+    if (this.#onDemand) for (const [key, { app }] of this.#desired) if (!next.has(key)) apps.push([key, app]);
+    return hostAssignment(apps, this.#o.baseDomain, this.#log);
   }
 
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
@@ -475,14 +557,16 @@ export class RuntimeEngine {
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    return s && servedApp(key, s, this.#assignment, this.#s.serving);
+    if (s) return servedApp(key, s, this.#assignment, this.#s.serving);
+    const desired = this.#onDemand && this.#desired.get(key);
+    return desired ? onDemandApp(key, desired.app, this.#assignment, this.#s.serving) : undefined;
   }
 
   /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
     const { unusedIds, keepBuilds } = retention(
-      [...this.#desired.values()].map(({ app }) => app),
+      [...this.#desired].flatMap(([key, { app }]) => (this.#prepares(key) ? [app] : [])),
       this.#served.values(),
       this.#code,
       retiring,

@@ -1,0 +1,133 @@
+/** How a replica serves apps on demand (`RuntimeEngineOptions.onDemand`): what it keeps prepared, and for how long a first request waits. */
+export interface OnDemandOptions {
+  /** Apps kept prepared (build unpacked, in their shard's routing table) at once; past it the least recently used go (default 1000). */
+  readonly maxApps?: number;
+  /** Bytes of unpacked builds the prepared apps may take together; past it the least recently used go (default 1 GiB). */
+  readonly cacheBytes?: number;
+  /** How long a first request waits for its app to be prepared before it is answered 503 (default 10 s; the preparation goes on). */
+  readonly firstRequestTimeoutMs?: number;
+  /**
+   * Whether an app is prepared when it is deployed rather than on its first request (docs/runtime.md, "Apps served
+   * on demand"): cw-runtime says yes for apps with traffic on this replica in the last hours, and for every change
+   * once the replica has settled its first list. Default: never.
+   */
+  readonly eager?: (key: string) => boolean;
+}
+
+/** An app kept prepared: when a request last reached it, and whether a first request is preparing it now. */
+interface Kept {
+  lastUsed: number;
+  preparing: boolean;
+}
+
+/** One prepared app as eviction sees it. */
+export interface KeptApp {
+  readonly key: string;
+  readonly lastUsed: number;
+  /** Bytes its unpacked build(s) take; 0 while it is being prepared. */
+  readonly bytes: number;
+  readonly preparing: boolean;
+}
+
+/**
+ * Which apps a replica keeps prepared, in a bounded LRU: the others are known (their hosts route) but have no
+ * build on disk and no place in a shard's table until a request asks for them. Concurrent first requests of
+ * one app share one preparation.
+ */
+export class OnDemand {
+  readonly maxApps: number;
+  readonly cacheBytes: number;
+  readonly firstRequestTimeoutMs: number;
+  readonly #eager: (key: string) => boolean;
+  readonly #kept = new Map<string, Kept>();
+  readonly #first = new Map<string, Promise<void>>();
+  readonly #now: () => number;
+
+  constructor(options: OnDemandOptions, now: () => number = Date.now) {
+    this.maxApps = Math.max(1, options.maxApps ?? 1000);
+    this.cacheBytes = options.cacheBytes ?? 1024 ** 3;
+    this.firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? 10_000;
+    this.#eager = options.eager ?? (() => false);
+    this.#now = now;
+  }
+
+  /** The app is to be prepared by the convergence loop. */
+  kept(key: string): boolean {
+    return this.#kept.has(key);
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  /** A deploy of `key`: kept from now on when the policy says to prepare it before any request. */
+  deployed(key: string): void {
+    if (!this.#kept.has(key) && this.#eager(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+  }
+
+  /** A request reached the prepared app (per request: a map write, nothing more). */
+  used(key: string): void {
+    const kept = this.#kept.get(key);
+    if (kept) kept.lastUsed = this.#now();
+  }
+
+  /**
+   * The first request of `key` on this replica: keeps it and runs `prepare` (the convergence pass that serves
+   * it), once for all the requests that arrive meanwhile. A preparation that fails lets the app go again, so
+   * the next request tries anew.
+   */
+  first(key: string, prepare: () => Promise<void>): Promise<void> {
+    let pending = this.#first.get(key);
+    if (pending) return pending;
+    const kept: Kept = { lastUsed: this.#now(), preparing: true };
+    this.#kept.set(key, kept);
+    pending = prepare()
+      .catch((err: unknown) => {
+        if (this.#kept.get(key) === kept) this.#kept.delete(key);
+        throw err;
+      })
+      .finally(() => {
+        kept.preparing = false;
+        this.#first.delete(key);
+      });
+    this.#first.set(key, pending);
+    return pending;
+  }
+
+  /** The app is no longer to be served at all. */
+  forget(key: string): void {
+    this.#kept.delete(key);
+  }
+
+  /** Lets the apps {@link evictions} chose go (they route still, and prepare again on their next request). */
+  evict(keys: Iterable<string>): void {
+    for (const key of keys) this.#kept.delete(key);
+  }
+
+  /** The kept apps with their last use, for {@link evictions}. */
+  apps(bytesOf: (key: string) => number): KeptApp[] {
+    return [...this.#kept].map(([key, k]) => ({ key, lastUsed: k.lastUsed, bytes: bytesOf(key), preparing: k.preparing }));
+  }
+}
+
+/**
+ * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
+ * recently used first. Never one being prepared for a waiting request, nor the most recently used (a build
+ * larger than the whole bound is still served while it is the one in use). Pure.
+ */
+export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
+  let count = apps.length;
+  let bytes = apps.reduce((sum, a) => sum + a.bytes, 0);
+  if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) return [];
+  const byUse = [...apps].sort((a, b) => a.lastUsed - b.lastUsed || (a.key < b.key ? -1 : 1));
+  const newest = byUse.at(-1)?.key;
+  const out: string[] = [];
+  for (const app of byUse) {
+    if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
+    if (app.preparing || app.key === newest) continue;
+    out.push(app.key);
+    count -= 1;
+    bytes -= app.bytes;
+  }
+  return out;
+}
