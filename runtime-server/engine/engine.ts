@@ -172,6 +172,8 @@ export class RuntimeEngine {
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
     this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs);
+    // On demand, the first check is an app's first request: it should not wait for a workerd to start.
+    if (this.#onDemand) this.#gate.warm();
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
@@ -296,6 +298,11 @@ export class RuntimeEngine {
   list(): ServedApp[] {
     const keys = this.#onDemand ? new Set([...this.#served.keys(), ...this.#desired.keys()]) : this.#served.keys();
     return [...keys].sort().flatMap((key) => this.#servedApp(key) ?? []);
+  }
+
+  /** Apps deployed: routed, whether prepared or (on demand) waiting for their first request. */
+  get deployedApps(): number {
+    return this.#desired.size;
   }
 
   /** Apps kept prepared for serving on demand (none when every app is prepared when deployed). */
