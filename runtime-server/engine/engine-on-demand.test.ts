@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RuntimeEngine } from './engine.ts';
 import type { OnDemandOptions } from './on-demand.ts';
+import type { ArtifactSource } from './ports.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
 import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
@@ -93,6 +94,23 @@ describe('RuntimeEngine serving on demand', () => {
     artifacts.put('late', hello('late'));
     expect(await send(e.address.port, 'late.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from late' });
     expect(artifacts.fetches).toBe(2);
+  });
+
+  it('answers 503 to a first request that waited its limit, and serves the next one from the preparation that went on', async () => {
+    const artifacts = new MemoryArtifactSource().put('slow', hello('slow'));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow: ArtifactSource = { fetch: async (ref) => (await released, artifacts.fetch(ref)) };
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const e = (engine = new RuntimeEngine({ artifacts: slow, dataDir, baseDomain: 'od.test', onDemand: { firstRequestTimeoutMs: 200 } }));
+    await e.start();
+    await deploy(e, 'slow');
+    const waited = await send(e.address.port, 'slow.p.od.test', '/');
+    expect([waited.status, waited.headers['retry-after'], JSON.parse(waited.body).detail]).toEqual([503, '1', 'The app is being prepared on this replica; retry shortly.']);
+    release();
+    await expect.poll(() => e.served('p', 'slow')?.onDemand, { timeout: 10_000 }).toBeUndefined();
+    expect(await send(e.address.port, 'slow.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from slow' });
+    expect(artifacts.fetches).toBe(1);
   });
 
   it('prepares at deploy the apps the policy names eager', async () => {

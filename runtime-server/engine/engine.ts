@@ -383,24 +383,35 @@ export class RuntimeEngine {
       this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
       return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason: 'AppPreparing' } };
     };
-    const started = performance.now();
     const prepared = onDemand.first(key, async () => {
-      ++this.#version;
-      await this.#await(key);
-      if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+      const started = performance.now();
+      try {
+        // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
+        const app = this.#desired.get(key)?.app;
+        const canary = app && canaryDeployment(app);
+        if (app) await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+        ++this.#version;
+        await this.#await(key);
+        if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+      } catch (err) {
+        this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
+        throw err;
+      }
+      this.#log.info('app prepared on its first request', { app: key, ms: Math.round(performance.now() - started) });
     });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), onDemand.firstRequestTimeoutMs)));
-    try {
-      const outcome = await Promise.race([prepared.then(() => 'prepared' as const), timedOut]);
-      if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
-    } catch (err) {
-      this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
-      return refusal('The app could not be prepared on this replica; retry shortly.');
-    } finally {
-      clearTimeout(timer);
-    }
-    this.#log.info('app prepared on its first request', { app: key, ms: Math.round(performance.now() - started) });
+    // Settled either way, so a preparation that fails after this request stopped waiting is no unhandled rejection.
+    const outcome = await Promise.race([
+      prepared.then(
+        () => 'prepared' as const,
+        () => 'failed' as const,
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
+    if (outcome === 'failed') return refusal('The app could not be prepared on this replica; retry shortly.');
     const route = this.#route(hostHeader);
     return 'pending' in route ? refusal('The app is being prepared on this replica; retry shortly.') : route;
   }
