@@ -84,8 +84,6 @@ export interface OnDemandConfig {
   readonly maxApps: number;
   /** Bytes their unpacked builds may take (CW_RUNTIME_BUILD_CACHE_SIZE; default {@link BUILD_CACHE_SHARE} of what builds may take). */
   readonly cacheBytes: number;
-  /** Apps with traffic on this replica this recently are prepared when deployed (CW_RUNTIME_EAGER_WINDOW). */
-  readonly eagerWindowMs: number;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -96,8 +94,6 @@ const MIN_DATA_DIR_SIZE = 1024 * 1024;
 export const BUILDS_SHARE = 0.9;
 /** The prepared apps' builds are let go past this share of what builds may take: the rest is room for those being prepared. */
 export const BUILD_CACHE_SHARE = 0.75;
-/** Apps with traffic in this window are prepared when the replica learns of them (its metrics window holds a day). */
-export const DEFAULT_EAGER_WINDOW_MS = 6 * 3_600_000;
 /**
  * Each cw-api process follows an app's logs on every replica once per reader: this bounds what one address
  * (one API pod, or anything else that reaches the status port) holds open.
@@ -161,7 +157,6 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     ? Object.freeze({
         maxApps: read.integer('CW_RUNTIME_PREPARED_APPS', 1000, { min: 1, max: 1_000_000 }),
         cacheBytes: read.bytes('CW_RUNTIME_BUILD_CACHE_SIZE', Math.floor(buildsBytes * BUILD_CACHE_SHARE), { min: 1, max: buildsBytes }),
-        eagerWindowMs: read.durationMs('CW_RUNTIME_EAGER_WINDOW', DEFAULT_EAGER_WINDOW_MS, { min: 0, max: 86_400_000 }),
       })
     : undefined;
   return Object.freeze({

@@ -136,21 +136,12 @@ export class RuntimeServer {
   }
 
   /**
-   * The on-demand policy (docs/runtime.md, "Apps served on demand"): an app is prepared when deployed if it had
-   * traffic on this replica within the eager window, or if the deploy is a change made once the first list has
-   * settled (so a broken build is reported at once and the deploy's first request is warm); the apps of the first
-   * list without recent traffic wait for their first request, so a new replica is ready in seconds.
+   * The on-demand policy (docs/runtime.md, "Apps served on demand"): the apps of the first list wait for their
+   * first request, so a new replica is ready in seconds; a new build deployed once that list has settled is
+   * prepared at once, so a broken one is reported and the deploy's first request is warm.
    */
   #onDemandOptions(config: OnDemandConfig): OnDemandOptions {
-    return {
-      maxApps: config.maxApps,
-      cacheBytes: config.cacheBytes,
-      eager: (key) => {
-        if (this.#firstPass?.done()) return true;
-        const since = Date.now() - config.eagerWindowMs;
-        return this.#metricsWindow.app(key, since).minutes.some((m) => m.classes.some((n) => n > 0));
-      },
-    };
+    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: () => this.#firstPass?.done() ?? false };
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {

@@ -113,12 +113,17 @@ describe('RuntimeEngine serving on demand', () => {
     expect(artifacts.fetches).toBe(1);
   });
 
-  it('prepares at deploy the apps the policy names eager', async () => {
-    const artifacts = new MemoryArtifactSource().put('hot', hello('hot')).put('cold', hello('cold'));
-    const e = await start(artifacts, { eager: (key) => key === 'p/hot' });
-    expect((await deploy(e, 'hot')).onDemand).toBeUndefined();
-    expect((await deploy(e, 'cold')).onDemand).toBe(true);
-    expect(artifacts.fetches).toBe(1);
-    expect(builtOnDisk('hot')).toBe(true);
+  it('prepares at deploy the new builds its policy asks for, not a new environment of an app it has not prepared', async () => {
+    const artifacts = new MemoryArtifactSource().put('first', hello('first')).put('a', hello('a')).put('b', hello('b'));
+    let eager = false;
+    const e = await start(artifacts, { eagerBuilds: () => eager });
+    expect((await deploy(e, 'a', 'first')).onDemand).toBe(true); // the first list
+    eager = true;
+    expect((await e.deploy({ project: 'p', appId: 'a', buildId: 'first', env: { ROTATED: 'token' }, hostnames: [] })).onDemand).toBe(true);
+    expect(artifacts.fetches).toBe(0);
+    expect((await deploy(e, 'a')).onDemand).toBeUndefined();
+    expect((await deploy(e, 'b')).onDemand).toBeUndefined();
+    expect(artifacts.fetches).toBe(2);
+    expect(builtOnDisk('a') && builtOnDisk('b')).toBe(true);
   });
 });

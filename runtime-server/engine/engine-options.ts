@@ -77,7 +77,7 @@ export interface RuntimeEngineOptions {
   readonly builds?: Omit<BuildStoreOptions, 'parse'>;
   /**
    * Serve apps on demand: an app deployed is routed at once, but its build is fetched, checked and loaded on its
-   * first request (concurrent ones share it), unless `onDemand.eager` says to prepare it now; prepared apps are
+   * first request (concurrent ones share it), unless it is kept prepared already or `onDemand.eagerBuilds` says to prepare a new build now; prepared apps are
    * kept in a bounded LRU (`on-demand.ts`). Absent: every app is prepared when deployed.
    */
   readonly onDemand?: OnDemandOptions;

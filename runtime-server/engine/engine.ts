@@ -243,8 +243,9 @@ export class RuntimeEngine {
     const problem = deploymentProblem(app);
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
+    const before = this.#desired.get(key)?.app;
     this.#desired.set(key, { app, version: ++this.#version });
-    this.#onDemand?.deployed(key);
+    this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;

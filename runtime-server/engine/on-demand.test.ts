@@ -34,14 +34,17 @@ describe('OnDemand', () => {
     expect([runs, onDemand.kept('p/a')]).toEqual([2, true]);
   });
 
-  it('keeps at deploy only what its policy names eager, and records each use', () => {
+  it('keeps at deploy only new builds, while its policy says so, and records each use', () => {
     let now = 100;
-    const onDemand = new OnDemand({ eager: (key) => key === 'p/hot' }, () => now);
-    onDemand.deployed('p/hot');
-    onDemand.deployed('p/cold');
+    let eager = false;
+    const onDemand = new OnDemand({ eagerBuilds: () => eager }, () => now);
+    onDemand.deployed('p/first-list', true);
+    eager = true;
+    onDemand.deployed('p/new-build', true);
+    onDemand.deployed('p/new-env', false);
     now = 200;
-    onDemand.used('p/hot');
-    onDemand.used('p/cold');
-    expect(onDemand.apps(() => 0)).toEqual([{ key: 'p/hot', lastUsed: 200, bytes: 0, preparing: false }]);
+    onDemand.used('p/new-build');
+    onDemand.used('p/new-env');
+    expect(onDemand.apps(() => 0)).toEqual([{ key: 'p/new-build', lastUsed: 200, bytes: 0, preparing: false }]);
   });
 });

@@ -7,11 +7,11 @@ export interface OnDemandOptions {
   /** How long a first request waits for its app to be prepared before it is answered 503 (default 10 s; the preparation goes on). */
   readonly firstRequestTimeoutMs?: number;
   /**
-   * Whether an app is prepared when it is deployed rather than on its first request (docs/runtime.md, "Apps served
-   * on demand"): cw-runtime says yes for apps with traffic on this replica in the last hours, and for every change
-   * once the replica has settled its first list. Default: never.
+   * Whether a new build (or a new app) deployed now is prepared at once rather than on its first request
+   * (docs/runtime.md, "Apps served on demand"): cw-runtime says yes once it has settled its first list, so a
+   * deploy is checked (a build workerd refuses fails it) and its first request is warm. Default: never.
    */
-  readonly eager?: (key: string) => boolean;
+  readonly eagerBuilds?: () => boolean;
 }
 
 /** An app kept prepared: when a request last reached it, and whether a first request is preparing it now. */
@@ -38,7 +38,7 @@ export class OnDemand {
   readonly maxApps: number;
   readonly cacheBytes: number;
   readonly firstRequestTimeoutMs: number;
-  readonly #eager: (key: string) => boolean;
+  readonly #eagerBuilds: () => boolean;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
   readonly #now: () => number;
@@ -47,7 +47,7 @@ export class OnDemand {
     this.maxApps = Math.max(1, options.maxApps ?? 1000);
     this.cacheBytes = options.cacheBytes ?? 1024 ** 3;
     this.firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? 10_000;
-    this.#eager = options.eager ?? (() => false);
+    this.#eagerBuilds = options.eagerBuilds ?? (() => false);
     this.#now = now;
   }
 
@@ -60,9 +60,13 @@ export class OnDemand {
     return this.#kept.size;
   }
 
-  /** A deploy of `key`: kept from now on when the policy says to prepare it before any request. */
-  deployed(key: string): void {
-    if (!this.#kept.has(key) && this.#eager(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+  /**
+   * A deploy of `key`, `newBuild` when its build (or its new release's) changed or the app is new: a new build is
+   * kept from now on while the policy says so; a change of environment, hosts or limits of an app not kept waits
+   * for its first request (one rotated token across thousands of idle apps prepares none of them).
+   */
+  deployed(key: string, newBuild: boolean): void {
+    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds()) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
   }
 
   /** A request reached the prepared app (per request: a map write, nothing more). */
