@@ -2,8 +2,9 @@
 // docs/runtime.md "Apps served on demand"). Starts MinIO and one runtime engine serving on demand from the bucket
 // (the `S3ArtifactSource` cw-runtime uses), with as many shards as cores, then:
 //
-//   1. a new replica: the engine's start and the deploy of `--apps` apps (default 500) until all route, with
-//      nothing fetched;
+//   1. a new replica: the engine's start and the deploy of `--apps` apps (default 500) and `--idle-apps` more
+//      (default 10,000, in 1,000 projects, never requested: what a pass and a route cost with many apps) until all
+//      route, with nothing fetched;
 //   2. first requests: each app's first request, one after another on a kept-alive connection, timed from the
 //      request to the whole answer (fetched from the bucket, checked, unpacked, load-checked, routed, its isolate
 //      loaded), then a second request of the same app (warm); `--prepared-apps` (default 100) is the LRU bound,
@@ -37,10 +38,12 @@ const { values: flags } = parseArgs({
     'prepared-apps': { type: 'string', default: '100' },
     burst: { type: 'string', default: '20' },
     'assets-apps': { type: 'string', default: '10' },
+    'idle-apps': { type: 'string', default: '10000' },
   },
 });
 const appCount = Number(flags.apps);
 const assetsCount = Number(flags['assets-apps']);
+const idleCount = Number(flags['idle-apps']);
 
 /** A small app (a few hundred bytes), distinct per app so every build is fetched and loaded anew. */
 function smallApp(name: string, assets: boolean): Uint8Array {
@@ -79,10 +82,14 @@ await runBench(run, async () => {
   await engine.start();
   run.stops.push(() => engine.stop(0));
   const started = performance.now() - t0;
-  await Promise.all(names.map((name) => engine.deploy({ project: PROJECT, appId: name, buildId: builds.get(name)!, env: {}, hostnames: [] })));
+  // Idle apps are routed and never requested (their builds need not exist): what each pass and route costs with many apps.
+  const idle = Array.from({ length: idleCount }, (_, i) => ({ project: `idle${i % 1000}`, appId: `i${i}`, buildId: 'b-idle', env: {}, hostnames: [] }));
+  await Promise.all([...names.map((name) => engine.deploy({ project: PROJECT, appId: name, buildId: builds.get(name)!, env: {}, hostnames: [] })), ...idle.map((app) => engine.deploy(app))]);
   const ready = performance.now() - t0;
   const port = engine.address.port;
-  process.stdout.write(`new replica: engine started in ${started.toFixed(0)} ms; ${names.length} apps deployed and routed after ${ready.toFixed(0)} ms, ${engine.preparedOnDemand} prepared\n`);
+  process.stdout.write(
+    `new replica: engine started in ${started.toFixed(0)} ms; ${names.length + idleCount} apps (${idleCount} idle) deployed and routed after ${ready.toFixed(0)} ms, ${engine.preparedOnDemand} prepared\n`,
+  );
 
   // 2. First and second requests, one at a time.
   const timed = async (name: string): Promise<number> => {

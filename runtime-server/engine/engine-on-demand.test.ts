@@ -54,6 +54,15 @@ describe('RuntimeEngine serving on demand', () => {
     expect(await send(e.address.port, 'nothing.p.od.test', '/')).toMatchObject({ status: 404 });
   });
 
+  it('routes the host names an app not prepared asks for now, not those it asked for before', async () => {
+    const artifacts = new MemoryArtifactSource().put('a', hello('a'));
+    const e = await start(artifacts, {});
+    await e.deploy({ project: 'p', appId: 'a', buildId: 'a', env: {}, hostnames: ['old.example'] });
+    expect((await e.deploy({ project: 'p', appId: 'a', buildId: 'a', env: {}, hostnames: ['new.example'] })).hosts).toEqual(['a.p.od.test', 'new.example']);
+    expect(await send(e.address.port, 'old.example', '/')).toMatchObject({ status: 404 });
+    expect(await send(e.address.port, 'new.example', '/')).toMatchObject({ status: 200, body: 'hello from a' });
+  });
+
   it('lets the least recently used app go past the bound on prepared apps, and prepares it again on its next request', async () => {
     const artifacts = new MemoryArtifactSource().put('a', hello('a')).put('b', hello('b')).put('c', hello('c'));
     const e = await start(artifacts, { maxApps: 2 });

@@ -32,12 +32,18 @@ import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
+import { HostIndex } from './host-index.ts';
 import { evictions, OnDemand } from './on-demand.ts';
 import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
+
+/** The host names a deployment asks for, as one comparable string; `undefined`: not deployed (its default host is none either). */
+function hostsOfDeployment(app: AppDeployment | undefined): string | undefined {
+  return app?.hostnames.join(' ');
+}
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
@@ -74,7 +80,12 @@ export class RuntimeEngine {
   /** Quarantines, probation and their counts (apps by `project/appId`). */
   readonly limits: AppLimitsView;
   readonly #shardCount: number;
-  #assignment: ReadonlyMap<string, string> = new Map();
+  /** Host → app as committed, indexed by app. */
+  #hosts = new HostIndex(new Map());
+  /** Bumped when an app's host names may have changed (deployed new, with other names, or removed). */
+  #hostsVersion = 0;
+  /** On demand: the last assignment computed, reused while no app's host names changed (a pass per first request must not cost a pass over every app). */
+  #assigned: { readonly version: number; readonly differing: string; readonly result: ReadonlyMap<string, string> } | undefined;
   /** Host → app → shard: what the entry point reads per request. */
   readonly #router: ShardRouter;
   #ctx: GenerationContext | undefined;
@@ -244,6 +255,7 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
+    if (hostsOfDeployment(before) !== hostsOfDeployment(app)) ++this.#hostsVersion;
     this.#desired.set(key, { app, version: ++this.#version });
     this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
@@ -256,7 +268,7 @@ export class RuntimeEngine {
   async remove(project: string, appId: string): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
-    this.#desired.delete(key);
+    if (this.#desired.delete(key)) ++this.#hostsVersion;
     this.#onDemand?.forget(key);
     ++this.#version;
     await this.#await(key);
@@ -386,11 +398,13 @@ export class RuntimeEngine {
     };
     const prepared = onDemand.first(key, async () => {
       const started = performance.now();
+      let fetched = started;
       try {
         // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
         const app = this.#desired.get(key)?.app;
         const canary = app && canaryDeployment(app);
         if (app) await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+        fetched = performance.now();
         ++this.#version;
         await this.#await(key);
         if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
@@ -398,7 +412,8 @@ export class RuntimeEngine {
         this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
         throw err;
       }
-      this.#log.info('app prepared on its first request', { app: key, ms: Math.round(performance.now() - started) });
+      const ms = (from: number, to: number) => Math.round(to - from);
+      this.#log.info('app prepared on its first request', { app: key, ms: ms(started, performance.now()), fetchMs: ms(started, fetched) });
     });
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), onDemand.firstRequestTimeoutMs)));
@@ -454,10 +469,10 @@ export class RuntimeEngine {
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
-    this.#evict();
     const snapshot = new Map([...this.#desired].filter(([key]) => this.#prepares(key)));
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
+    this.#evict(plan.next);
     try {
       await this.#gate!.check(plan, this.#code);
       // Before any request can load them.
@@ -485,8 +500,6 @@ export class RuntimeEngine {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
     await this.#collect();
-    // Past the bounds after this pass's preparations: the next pass lets the least recently used go.
-    if (this.#onDemand && this.#evictions().length > 0) this.#kick();
   }
 
   /** Whether a pass prepares `key`: every desired app, or on demand, those kept prepared. */
@@ -494,30 +507,39 @@ export class RuntimeEngine {
     return this.#onDemand?.kept(key) ?? true;
   }
 
-  /** The apps to let go to stay within the on-demand bounds, least recently used first. */
-  #evictions(): string[] {
+  /**
+   * Lets the least recently used apps go past the on-demand bounds, counting this pass's preparations: the pass
+   * drops them from their shards' tables (`next`), and its collection their builds from disk.
+   */
+  #evict(next: Map<string, Served>): void {
     const onDemand = this.#onDemand;
-    if (!onDemand) return [];
+    if (!onDemand) return;
     const bytesOf = (key: string) => {
-      const s = this.#served.get(key);
+      const s = next.get(key);
       return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
     };
-    return evictions(onDemand.apps(bytesOf), onDemand);
-  }
-
-  /** Lets apps past the on-demand bounds go: this pass drops them from their shards, and their builds from disk. */
-  #evict(): void {
-    const out = this.#evictions();
+    const out = evictions(onDemand.apps(bytesOf), onDemand);
     if (out.length === 0) return;
-    this.#onDemand!.evict(out);
-    this.#log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#onDemand!.size });
+    onDemand.evict(out);
+    for (const key of out) next.delete(key);
+    this.#log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: onDemand.size });
   }
 
   /** Host → app for what `next` serves and, on demand, the apps deployed but not prepared (their first request prepares them). */
   #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
     const apps: Array<[string, AppDeployment]> = [...next].map(([key, s]) => [key, s.live.app]);
-    if (this.#onDemand) for (const [key, { app }] of this.#desired) if (!next.has(key)) apps.push([key, app]);
-    return hostAssignment(apps, this.#o.baseDomain, this.#log);
+    if (!this.#onDemand) return hostAssignment(apps, this.#o.baseDomain, this.#log);
+    // A served app claims the names of what it serves: those of its desired state unless a change of them failed.
+    const differing = apps
+      .filter(([key, app]) => hostsOfDeployment(app) !== hostsOfDeployment(this.#desired.get(key)?.app))
+      .map(([key, app]) => `${key}=${hostsOfDeployment(app)}`)
+      .join('\n');
+    const cached = this.#assigned;
+    if (cached?.version === this.#hostsVersion && cached.differing === differing) return cached.result;
+    for (const [key, { app }] of this.#desired) if (!next.has(key)) apps.push([key, app]);
+    const result = hostAssignment(apps, this.#o.baseDomain, this.#log);
+    this.#assigned = { version: this.#hostsVersion, differing, result };
+    return result;
   }
 
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
@@ -566,8 +588,10 @@ export class RuntimeEngine {
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
-    this.#assignment = assignment;
-    this.#router.update(assignment);
+    if (assignment !== this.#hosts.assignment) {
+      this.#hosts = new HostIndex(assignment);
+      this.#router.update(assignment);
+    }
   }
 
   #emptyTable(): RoutingTable {
@@ -576,9 +600,9 @@ export class RuntimeEngine {
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    if (s) return servedApp(key, s, this.#assignment, this.#s.serving);
+    if (s) return servedApp(key, s, this.#hosts, this.#s.serving);
     const desired = this.#onDemand && this.#desired.get(key);
-    return desired ? onDemandApp(key, desired.app, this.#assignment, this.#s.serving) : undefined;
+    return desired ? onDemandApp(key, desired.app, this.#hosts, this.#s.serving) : undefined;
   }
 
   /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
