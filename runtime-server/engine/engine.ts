@@ -469,7 +469,7 @@ export class RuntimeEngine {
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
-    const snapshot = new Map([...this.#desired].filter(([key]) => this.#prepares(key)));
+    const snapshot = this.#toPrepare();
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
     this.#evict(plan.next);
@@ -502,9 +502,15 @@ export class RuntimeEngine {
     await this.#collect();
   }
 
-  /** Whether a pass prepares `key`: every desired app, or on demand, those kept prepared. */
-  #prepares(key: string): boolean {
-    return this.#onDemand?.kept(key) ?? true;
+  /** What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many routed). */
+  #toPrepare(): Map<string, { app: AppDeployment; version: number }> {
+    if (!this.#onDemand) return new Map(this.#desired);
+    const out = new Map<string, { app: AppDeployment; version: number }>();
+    for (const key of this.#onDemand.keys()) {
+      const desired = this.#desired.get(key);
+      if (desired) out.set(key, desired);
+    }
+    return out;
   }
 
   /**
@@ -609,7 +615,7 @@ export class RuntimeEngine {
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
     const { unusedIds, keepBuilds } = retention(
-      [...this.#desired].flatMap(([key, { app }]) => (this.#prepares(key) ? [app] : [])),
+      [...this.#toPrepare().values()].map(({ app }) => app),
       this.#served.values(),
       this.#code,
       retiring,

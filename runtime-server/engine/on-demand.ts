@@ -60,6 +60,11 @@ export class OnDemand {
     return this.#kept.size;
   }
 
+  /** The apps kept. */
+  keys(): IterableIterator<string> {
+    return this.#kept.keys();
+  }
+
   /**
    * A deploy of `key`, `newBuild` when its build (or its new release's) changed or the app is new: a new build is
    * kept from now on while the policy says so; a change of environment, hosts or limits of an app not kept waits
