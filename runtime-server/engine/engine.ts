@@ -33,17 +33,13 @@ import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostIndex } from './host-index.ts';
-import { evictions, OnDemand } from './on-demand.ts';
+import { OnDemand } from './on-demand.ts';
+import { RoutedHosts } from './routed-hosts.ts';
 import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
 import { resolveWorkerdBinary, workerdCompatibilityDate } from '../../src/app-artifacts/workerd-binary.ts';
-
-/** The host names a deployment asks for, as one comparable string; `undefined`: not deployed (its default host is none either). */
-function hostsOfDeployment(app: AppDeployment | undefined): string | undefined {
-  return app?.hostnames.join(' ');
-}
 
 /** An answer that ended this close to a shard's last sign of life was that last sign (timer granularity). */
 const LAST_ANSWER_MS = 10;
@@ -82,10 +78,8 @@ export class RuntimeEngine {
   readonly #shardCount: number;
   /** Host → app as committed, indexed by app. */
   #hosts = new HostIndex(new Map());
-  /** Bumped when an app's host names may have changed (deployed new, with other names, or removed). */
-  #hostsVersion = 0;
-  /** On demand: the last assignment computed, reused while no app's host names changed (a pass per first request must not cost a pass over every app). */
-  #assigned: { readonly version: number; readonly differing: string; readonly result: ReadonlyMap<string, string> } | undefined;
+  /** On demand: host → app for every app deployed, computed again only when host names changed. */
+  readonly #routedHosts: RoutedHosts;
   /** Host → app → shard: what the entry point reads per request. */
   readonly #router: ShardRouter;
   #ctx: GenerationContext | undefined;
@@ -112,6 +106,7 @@ export class RuntimeEngine {
     const s = (this.#s = engineSettings(options));
     this.#shardCount = s.shards;
     this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
+    this.#routedHosts = new RoutedHosts(options.baseDomain, this.#log);
     this.#router = new ShardRouter(this.#shardCount);
     this.#limits = new AppLimits({
       cpuLimitMs: s.cpuLimitMs,
@@ -255,7 +250,7 @@ export class RuntimeEngine {
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
     const before = this.#desired.get(key)?.app;
-    if (hostsOfDeployment(before) !== hostsOfDeployment(app)) ++this.#hostsVersion;
+    this.#routedHosts.changed(before, app);
     this.#desired.set(key, { app, version: ++this.#version });
     this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
@@ -268,7 +263,8 @@ export class RuntimeEngine {
   async remove(project: string, appId: string): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
-    if (this.#desired.delete(key)) ++this.#hostsVersion;
+    this.#routedHosts.changed(this.#desired.get(key)?.app, undefined);
+    this.#desired.delete(key);
     this.#onDemand?.forget(key);
     ++this.#version;
     await this.#await(key);
@@ -472,7 +468,7 @@ export class RuntimeEngine {
     const snapshot = this.#toPrepare();
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
-    this.#evict(plan.next);
+    this.#onDemand?.evictFrom(plan.next, this.#log);
     try {
       await this.#gate!.check(plan, this.#code);
       // Before any request can load them.
@@ -513,39 +509,14 @@ export class RuntimeEngine {
     return out;
   }
 
-  /**
-   * Lets the least recently used apps go past the on-demand bounds, counting this pass's preparations: the pass
-   * drops them from their shards' tables (`next`), and its collection their builds from disk.
-   */
-  #evict(next: Map<string, Served>): void {
-    const onDemand = this.#onDemand;
-    if (!onDemand) return;
-    const bytesOf = (key: string) => {
-      const s = next.get(key);
-      return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
-    };
-    const out = evictions(onDemand.apps(bytesOf), onDemand);
-    if (out.length === 0) return;
-    onDemand.evict(out);
-    for (const key of out) next.delete(key);
-    this.#log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: onDemand.size });
-  }
-
   /** Host → app for what `next` serves and, on demand, the apps deployed but not prepared (their first request prepares them). */
   #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
-    const apps: Array<[string, AppDeployment]> = [...next].map(([key, s]) => [key, s.live.app]);
-    if (!this.#onDemand) return hostAssignment(apps, this.#o.baseDomain, this.#log);
-    // A served app claims the names of what it serves: those of its desired state unless a change of them failed.
-    const differing = apps
-      .filter(([key, app]) => hostsOfDeployment(app) !== hostsOfDeployment(this.#desired.get(key)?.app))
-      .map(([key, app]) => `${key}=${hostsOfDeployment(app)}`)
-      .join('\n');
-    const cached = this.#assigned;
-    if (cached?.version === this.#hostsVersion && cached.differing === differing) return cached.result;
-    for (const [key, { app }] of this.#desired) if (!next.has(key)) apps.push([key, app]);
-    const result = hostAssignment(apps, this.#o.baseDomain, this.#log);
-    this.#assigned = { version: this.#hostsVersion, differing, result };
-    return result;
+    if (this.#onDemand) return this.#routedHosts.assign(next, this.#desired);
+    return hostAssignment(
+      [...next].map(([key, s]) => [key, s.live.app] as const),
+      this.#o.baseDomain,
+      this.#log,
+    );
   }
 
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */

@@ -1,3 +1,6 @@
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { Served } from './served.ts';
+
 /** How a replica serves apps on demand (`RuntimeEngineOptions.onDemand`): what it keeps prepared, and for how long a first request waits. */
 export interface OnDemandOptions {
   /** Apps kept prepared (build unpacked, in their shard's routing table) at once; past it the least recently used go (default 1000). */
@@ -108,9 +111,23 @@ export class OnDemand {
     this.#kept.delete(key);
   }
 
-  /** Lets the apps {@link evictions} chose go (they route still, and prepare again on their next request). */
-  evict(keys: Iterable<string>): void {
-    for (const key of keys) this.#kept.delete(key);
+  /**
+   * Lets the least recently used apps go past the bounds, counting a pass's preparations (`next`, what it will
+   * serve): they leave `next`, so the pass drops them from their shards' tables and its collection their builds
+   * from disk. They route still, and are prepared again on their next request.
+   */
+  evictFrom(next: Map<string, Served>, log: RuntimeLogger): void {
+    const bytesOf = (key: string) => {
+      const s = next.get(key);
+      return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
+    };
+    const out = evictions(this.apps(bytesOf), this);
+    if (out.length === 0) return;
+    for (const key of out) {
+      this.#kept.delete(key);
+      next.delete(key);
+    }
+    log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#kept.size });
   }
 
   /** The kept apps with their last use, for {@link evictions}. */
