@@ -582,7 +582,10 @@ export class RuntimeEngine {
     return desired ? onDemandApp(key, desired.app, this.#hosts, this.#s.serving) : undefined;
   }
 
-  /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
+  /**
+   * Deletes unpacked builds and loader ids that neither what is to be prepared nor what is served uses. Runs inside
+   * the loop, so beside no `prepare` but a first request's, whose app is kept and its build among those kept.
+   */
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
     const { unusedIds, keepBuilds } = retention(
