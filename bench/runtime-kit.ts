@@ -20,10 +20,10 @@ export interface Kit {
 /** Kept-alive connections for `get` (one at a time); destroyed when the bench stops. */
 export const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** GET through the entry point with `Host`, on one kept-alive connection. */
-export function get(port: number, host: string): Promise<{ status: number; body: string }> {
+/** GET through the entry point with `Host`, on one kept-alive connection (or a connection of its own with `via` false). */
+export function get(port: number, host: string, via: Agent | false = agent): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent }, (res) => {
+    const req = request({ host: '127.0.0.1', port, path: '/', headers: { host }, agent: via }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));

@@ -440,7 +440,7 @@ function report(deployed: { total: number[]; fromSpec: number[]; compressed: num
           `  first request of an app (loads its isolate)   p50 ${ms(percentile(scale.cold, 50))}   p95 ${ms(percentile(scale.cold, 95))}`,
           `  later requests                                p50 ${ms(percentile(scale.warm, 50))}   p95 ${ms(percentile(scale.warm, 95))}`,
           `  memory (cw-runtime + workerd): ${mb(scale.bytesBefore)} with ${backgroundApps} loaded, ${mb(scale.bytesAfter)} with ${scale.loaded} isolates loaded: ${((scale.bytesAfter - scale.bytesBefore) / Math.max(scale.loaded - backgroundApps - scale.others, 1) / 1024 / 1024).toFixed(2)} MB per loaded app`,
-          `  a second replica: ready in ${(scale.second.readyMs / 1000).toFixed(1)} s (process start to /readyz), serving all ${scale.apps} after ${(scale.second.allServedMs / 1000).toFixed(1)} s, ${mb(scale.second.bytes)} then (isolates load on first request)`,
+          `  a second replica: ready in ${(scale.second.readyMs / 1000).toFixed(1)} s (process start to /readyz), serving all ${scale.apps} after ${(scale.second.allServedMs / 1000).toFixed(1)} s, ${mb(scale.second.bytes)} then (served on demand: builds are prepared and isolates loaded on first request; bench/runtime-first-request.ts measures it)`,
         ]
       : []),
     '',

@@ -514,8 +514,12 @@ describe('the Helm chart', () => {
       CW_RUNTIME_SHARD_MEMORY_MB: '1536',
       CW_RUNTIME_QUARANTINE: '60s',
       CW_RUNTIME_QUARANTINE_MAX: '1h',
+      // Served on demand, its LRU within the default share of the data volume.
+      CW_RUNTIME_ON_DEMAND: 'true',
+      CW_RUNTIME_PREPARED_APPS: '1000',
     });
     expect(env.map((e) => e.name)).not.toContain('CW_RUNTIME_SHARDS');
+    expect(env.map((e) => e.name)).not.toContain('CW_RUNTIME_BUILD_CACHE_SIZE');
     for (const name of ['cloudwright-api', 'cloudwright-operator', 'cloudwright-runtime']) {
       expect(
         containerOf('Deployment', name).env?.map((e) => e.name),

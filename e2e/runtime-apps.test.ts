@@ -173,15 +173,20 @@ describe('runtime apps applied as custom resources', () => {
     expect((await readyReason(namespace, 'shaky', 'Serving'))?.status?.servingBuildId).toBe(lateId);
   });
 
-  it('a replica started later becomes ready only once it serves the existing apps', { timeout: 120_000 }, async () => {
+  it('a replica started later is ready having prepared nothing, and prepares an existing app on its first request', { timeout: 120_000 }, async () => {
     const app = await apps.create({ metadata: { name: 'early', namespace }, spec: { displayName: 'Early' } });
     const id = await upload(namespace, app, worker('early'));
     await apps.patch(namespace, 'early', { spec: { activeBuildId: id } });
     await servedEverywhere(runtimes, `early.${namespace}.${BASE_DOMAIN}`, 'Hello from early');
 
     const late = await startRuntime('cw-runtime-c', namespace, running); // returns once /readyz answers 200
+    const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${late.statusUrl}/metrics`)).text())?.[1]);
+    // Served on demand (docs/runtime.md): routed, not fetched, until a request asks for it.
+    expect(await gauge('cloudwright_runtime_apps_served')).toBe(0);
+    expect(await gauge('cloudwright_runtime_apps_deployed')).toBeGreaterThanOrEqual(1);
     const res = await send(late.port, `early.${namespace}.${BASE_DOMAIN}`);
     expect([res.status, res.body]).toEqual([200, 'Hello from early']);
+    expect(await gauge('cloudwright_runtime_apps_served')).toBe(1);
     await late.service.stop();
   });
 });

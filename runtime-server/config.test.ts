@@ -29,7 +29,16 @@ describe('runtimeServerConfig', () => {
       shards: 6,
       limits: { cpuLimitMs: 500, isolateHeapMb: 128, shardMemoryMb: 2048 },
       quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
+      onDemand: { maxApps: 1000, cacheBytes: Math.floor(Math.floor(2 * 1024 ** 3 * 0.9) * 0.75) },
     });
+  });
+
+  it('serves apps on demand unless told not to, within the prepared apps and build cache it is given', () => {
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_ON_DEMAND: 'false' }).onDemand).toBeUndefined();
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PREPARED_APPS: '50', CW_RUNTIME_BUILD_CACHE_SIZE: '100Mi' });
+    expect(config.onDemand).toEqual({ maxApps: 50, cacheBytes: 100 * 1024 ** 2 });
+    // A cache larger than what builds may take would never let a build go before the store refuses new ones.
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATA_DIR_SIZE: '1Gi', CW_RUNTIME_BUILD_CACHE_SIZE: '1Gi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE/);
   });
 
   it('has an HTTPS listener only with a port, on the entry host by default, with the sealing key', () => {

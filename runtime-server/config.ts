@@ -74,6 +74,16 @@ export interface RuntimeServerConfig {
   readonly databaseUrl?: string;
   /** The HTTPS listener beside the entry point (`tls/https-config.ts`); absent: HTTP only (TLS ends at an ingress). */
   readonly https?: HttpsConfig;
+  /** Apps served on demand (docs/runtime.md, "Apps served on demand"); absent (CW_RUNTIME_ON_DEMAND=false): every app prepared when deployed. */
+  readonly onDemand?: OnDemandConfig;
+}
+
+/** What a replica keeps prepared when it serves apps on demand. */
+export interface OnDemandConfig {
+  /** Apps kept prepared at once (CW_RUNTIME_PREPARED_APPS). */
+  readonly maxApps: number;
+  /** Bytes their unpacked builds may take (CW_RUNTIME_BUILD_CACHE_SIZE; default {@link BUILD_CACHE_SHARE} of what builds may take). */
+  readonly cacheBytes: number;
 }
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const satisfies readonly LogLevel[];
@@ -82,6 +92,8 @@ export const DEFAULT_DATA_DIR_SIZE = 2 * 1024 ** 3;
 const MIN_DATA_DIR_SIZE = 1024 * 1024;
 /** Builds may take this share of the data directory; workerd's configs, sockets and a build being renamed need the rest. */
 export const BUILDS_SHARE = 0.9;
+/** The prepared apps' builds are let go past this share of what builds may take: the rest is room for those being prepared. */
+export const BUILD_CACHE_SHARE = 0.75;
 /**
  * Each cw-api process follows an app's logs on every replica once per reader: this bounds what one address
  * (one API pod, or anything else that reaches the status port) holds open.
@@ -140,6 +152,13 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const entryHost = read.string('CW_RUNTIME_HOST', '0.0.0.0');
   const https = httpsConfig(read, entryHost);
   const statusURL = read.matching('CW_RUNTIME_STATUS_URL', undefined, (text) => /^https?:\/\/[^/?#@\s]+$/.test(text), 'an http(s) URL with no path, such as http://10.0.0.5:8081');
+  const buildsBytes = Math.floor(dataDirSizeBytes * BUILDS_SHARE);
+  const onDemand: OnDemandConfig | undefined = read.bool('CW_RUNTIME_ON_DEMAND', true)
+    ? Object.freeze({
+        maxApps: read.integer('CW_RUNTIME_PREPARED_APPS', 1000, { min: 1, max: 1_000_000 }),
+        cacheBytes: read.bytes('CW_RUNTIME_BUILD_CACHE_SIZE', Math.floor(buildsBytes * BUILD_CACHE_SHARE), { min: 1, max: buildsBytes }),
+      })
+    : undefined;
   return Object.freeze({
     ...(kubeconfig ? { kubeconfig } : {}),
     ...(watchNamespace ? { watchNamespace } : {}),
@@ -176,5 +195,6 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(https ? { https } : {}),
+    ...(onDemand ? { onDemand } : {}),
   });
 }

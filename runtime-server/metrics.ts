@@ -13,7 +13,7 @@ const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
  * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
  * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
  */
-export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits'>, records: AppRecords): ServingMetrics {
+export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps'>, records: AppRecords): ServingMetrics {
   const registers = [registry];
   new Gauge({
     name: 'cloudwright_runtime_ready',
@@ -25,10 +25,18 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
   });
   new Gauge({
     name: 'cloudwright_runtime_apps_served',
-    help: 'Apps the runtime serves',
+    help: 'Apps the runtime serves prepared: their build unpacked and in their shard routing table',
     registers,
     collect() {
       this.set(engine.status().apps);
+    },
+  });
+  new Gauge({
+    name: 'cloudwright_runtime_apps_deployed',
+    help: 'Apps the runtime routes, prepared or not (served on demand, an app is prepared on its first request: cloudwright_runtime_apps_served counts the prepared ones)',
+    registers,
+    collect() {
+      this.set(engine.deployedApps);
     },
   });
   new Gauge({

@@ -19,7 +19,8 @@ import type { Logger } from '../src/logging/log.ts';
 import { AppRecords } from './app-records.ts';
 import { AppTokenReader } from './app-token-reader.ts';
 import { DatabaseEgress } from './database-egress.ts';
-import { BUILDS_SHARE, type RuntimeServerConfig } from './config.ts';
+import { BUILDS_SHARE, type OnDemandConfig, type RuntimeServerConfig } from './config.ts';
+import type { OnDemandOptions } from './engine/on-demand.ts';
 import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
@@ -134,6 +135,15 @@ export class RuntimeServer {
     return true;
   }
 
+  /**
+   * The on-demand policy (docs/runtime.md, "Apps served on demand"): the apps of the first list wait for their
+   * first request, so a new replica is ready in seconds; a new build deployed once that list has settled is
+   * prepared at once, so a broken one is reported and the deploy's first request is warm.
+   */
+  #onDemandOptions(config: OnDemandConfig): OnDemandOptions {
+    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: () => this.#firstPass?.done() ?? false };
+  }
+
   report(namespace: string, app: string): RuntimeAppReport | undefined {
     const engine = this.#engine;
     const quarantine = engine?.limits.quarantine(`${namespace}/${app}`);
@@ -221,6 +231,7 @@ export class RuntimeServer {
       ...(config.workerdBinary ? { workerdBinary: config.workerdBinary } : {}),
       builds: { concurrency: config.prepareConcurrency, capacityBytes: Math.floor(config.dataDirSizeBytes * BUILDS_SHARE), projectQuotaBytes: config.projectUnpackedQuota },
       shards: config.shards,
+      ...(config.onDemand ? { onDemand: this.#onDemandOptions(config.onDemand) } : {}),
       limits: config.limits,
       quarantine: config.quarantine,
       // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.

@@ -116,7 +116,10 @@ export class BuildStore {
     return build;
   }
 
-  /** Deletes every build whose {@link buildKey} is not in `keep`, on disk and in memory. Never call it while a `prepare` runs. */
+  /**
+   * Deletes every build whose {@link buildKey} is not in `keep`, on disk and in memory. A `prepare` under way
+   * for a build not in `keep` is not stopped: it finishes into a directory the next call deletes.
+   */
   async retain(keep: ReadonlySet<string>): Promise<void> {
     for (const id of this.#builds.keys()) if (!keep.has(id)) this.#builds.delete(id);
     for (const id of this.#sizes.keys()) if (!keep.has(id)) this.#sizes.delete(id);

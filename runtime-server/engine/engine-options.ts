@@ -4,6 +4,7 @@ import type { ArtifactLimits } from '../../src/app-artifacts/artifact.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { ArtifactSource } from './ports.ts';
 import type { EntryProxyOptions } from './entry-proxy.ts';
+import type { OnDemandOptions } from './on-demand.ts';
 
 export interface RuntimeEngineOptions {
   readonly artifacts: ArtifactSource;
@@ -74,6 +75,12 @@ export interface RuntimeEngineOptions {
   readonly artifactLimits?: Partial<ArtifactLimits>;
   /** How builds are unpacked: at once at most, the room they have, a project's quota (`BuildStore`). */
   readonly builds?: Omit<BuildStoreOptions, 'parse'>;
+  /**
+   * Serve apps on demand: an app deployed is routed at once, but its build is fetched, checked and loaded on its
+   * first request (concurrent ones share it), unless it is kept prepared already or `onDemand.eagerBuilds` says to prepare a new build now; prepared apps are
+   * kept in a bounded LRU (`on-demand.ts`). Absent: every app is prepared when deployed.
+   */
+  readonly onDemand?: OnDemandOptions;
   readonly log?: RuntimeLogger;
 }
 

@@ -22,7 +22,7 @@ import { startNodeService } from './node-service.ts';
 import type { AppDeployment, ServedApp } from './ports.ts';
 import { RequestStats, type DispatcherStats, type RolloutCounts } from './request-stats.ts';
 import { Shard } from './shard.ts';
-import { servedHostAssignment, servedTables } from './shard-tables.ts';
+import { hostAssignment, servedTables } from './shard-tables.ts';
 import { shardOf } from './shard-of.ts';
 import { ShardRouter } from './shard-router.ts';
 import { Waiters } from './waiters.ts';
@@ -31,7 +31,11 @@ import { PassPlan } from './pass-plan.ts';
 import { ConvergenceLoop } from './convergence-loop.ts';
 import { deploymentProblem } from './deployment-check.ts';
 import { engineStatus } from './engine-status.ts';
-import { servedApp, type Served } from './served.ts';
+import { onDemandApp, servedApp, type Served } from './served.ts';
+import { HostIndex } from './host-index.ts';
+import { OnDemand } from './on-demand.ts';
+import { RoutedHosts } from './routed-hosts.ts';
+import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
@@ -72,7 +76,10 @@ export class RuntimeEngine {
   /** Quarantines, probation and their counts (apps by `project/appId`). */
   readonly limits: AppLimitsView;
   readonly #shardCount: number;
-  #assignment: ReadonlyMap<string, string> = new Map();
+  /** Host → app as committed, indexed by app. */
+  #hosts = new HostIndex(new Map());
+  /** On demand: host → app for every app deployed, computed again only when host names changed. */
+  readonly #routedHosts: RoutedHosts;
   /** Host → app → shard: what the entry point reads per request. */
   readonly #router: ShardRouter;
   #ctx: GenerationContext | undefined;
@@ -90,12 +97,16 @@ export class RuntimeEngine {
   #stopped = false;
   /** New releases of rollouts (by split tag) that stopped their app's shard, with how many stops: not served again on this replica. */
   readonly #suspended = new Map<string, number>();
+  /** Which apps are prepared, when apps are served on demand. */
+  readonly #onDemand: OnDemand | undefined;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
     this.#log = options.log ?? silentRuntimeLogger;
     const s = (this.#s = engineSettings(options));
     this.#shardCount = s.shards;
+    this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
+    this.#routedHosts = new RoutedHosts(options.baseDomain, this.#log);
     this.#router = new ShardRouter(this.#shardCount);
     this.#limits = new AppLimits({
       cpuLimitMs: s.cpuLimitMs,
@@ -167,6 +178,8 @@ export class RuntimeEngine {
       return startGeneration(ctx, id, -1, join(this.#runDir, `check${id}`), [], emptyTable);
     };
     this.#gate = new LoadGate(startChecker, ctx.startTimeoutMs);
+    // On demand, the first check is an app's first request: it should not wait for a workerd to start.
+    if (this.#onDemand) this.#gate.warm();
     const shardContext = {
       generation: ctx,
       runDir: this.#runDir,
@@ -236,7 +249,10 @@ export class RuntimeEngine {
     const problem = deploymentProblem(app);
     if (problem) return Promise.reject(problem);
     const key = `${app.project}/${app.appId}`;
+    const before = this.#desired.get(key)?.app;
+    this.#routedHosts.changed(before, app);
     this.#desired.set(key, { app, version: ++this.#version });
+    this.#onDemand?.deployed(key, before?.buildId !== app.buildId || before.canary?.buildId !== app.canary?.buildId);
     return this.#await(key).then((served) => {
       if (!served) throw new Error(`app ${key} was removed while it was being deployed`);
       return served;
@@ -247,7 +263,9 @@ export class RuntimeEngine {
   async remove(project: string, appId: string): Promise<void> {
     if (!this.#ctx || this.#stopped) throw new Error('the runtime engine is not running');
     const key = `${project}/${appId}`;
+    this.#routedHosts.changed(this.#desired.get(key)?.app, undefined);
     this.#desired.delete(key);
+    this.#onDemand?.forget(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -285,9 +303,20 @@ export class RuntimeEngine {
     return this.#servedApp(`${project}/${appId}`);
   }
 
-  /** Every served app. */
+  /** Every served app (on demand: every app deployed, prepared or not). */
   list(): ServedApp[] {
-    return [...this.#served.keys()].sort().flatMap((key) => this.#servedApp(key) ?? []);
+    const keys = this.#onDemand ? new Set([...this.#served.keys(), ...this.#desired.keys()]) : this.#served.keys();
+    return [...keys].sort().flatMap((key) => this.#servedApp(key) ?? []);
+  }
+
+  /** Apps deployed: routed, whether prepared or (on demand) waiting for their first request. */
+  get deployedApps(): number {
+    return this.#desired.size;
+  }
+
+  /** Apps kept prepared for serving on demand (none when every app is prepared when deployed). */
+  get preparedOnDemand(): number {
+    return this.#onDemand?.size ?? 0;
   }
 
   status(): RuntimeStatus {
@@ -341,6 +370,8 @@ export class RuntimeEngine {
   readonly #route = (hostHeader: string | undefined): Route => {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) return { refusal: hit };
+    if (this.#onDemand && !this.#served.has(hit.key)) return { pending: this.#firstRequest(hit.key, hostHeader) };
+    this.#onDemand?.used(hit.key);
     const gen = this.#shards[hit.shard]?.current;
     const refusal = gen
       ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
@@ -349,6 +380,53 @@ export class RuntimeEngine {
     this.#refusals.set(hit.key, (this.#refusals.get(hit.key) ?? 0) + 1);
     return { refusal };
   };
+
+  /**
+   * Where the first request of an app not prepared on this replica goes once it is (the convergence pass that
+   * fetches, checks and loads its build; one for every request meanwhile), or its 503: preparation failed, or
+   * took longer than the first request may wait (it goes on: a retry finds it prepared).
+   */
+  async #firstRequest(key: string, hostHeader: string | undefined): Promise<Exclude<Route, { pending: unknown }>> {
+    const onDemand = this.#onDemand!;
+    const refusal = (detail: string): { refusal: Refusal } => {
+      this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
+      return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason: 'AppPreparing' } };
+    };
+    const prepared = onDemand.first(key, async () => {
+      const started = performance.now();
+      let fetched = started;
+      try {
+        // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
+        const app = this.#desired.get(key)?.app;
+        const canary = app && canaryDeployment(app);
+        if (app) await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+        fetched = performance.now();
+        ++this.#version;
+        await this.#await(key);
+        if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+      } catch (err) {
+        this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
+        throw err;
+      }
+      const ms = (from: number, to: number) => Math.round(to - from);
+      this.#log.info('app prepared on its first request', { app: key, ms: ms(started, performance.now()), fetchMs: ms(started, fetched) });
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), onDemand.firstRequestTimeoutMs)));
+    // Settled either way, so a preparation that fails after this request stopped waiting is no unhandled rejection.
+    const outcome = await Promise.race([
+      prepared.then(
+        () => 'prepared' as const,
+        () => 'failed' as const,
+      ),
+      timedOut,
+    ]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
+    if (outcome === 'failed') return refusal('The app could not be prepared on this replica; retry shortly.');
+    const route = this.#route(hostHeader);
+    return 'pending' in route ? refusal('The app is being prepared on this replica; retry shortly.') : route;
+  }
 
   /**
    * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
@@ -387,9 +465,10 @@ export class RuntimeEngine {
   /** One pass: prepare desired builds, load changed apps, apply each shard's table (a new workerd where assets changed), settle waiters. */
   async #converge(): Promise<void> {
     const upTo = this.#version;
-    const snapshot = new Map(this.#desired);
+    const snapshot = this.#toPrepare();
     const plan = new PassPlan(this.#served, snapshot.keys());
     await Promise.all([...snapshot].map(([key, { app }]) => this.#prepare(plan, key, app)));
+    this.#onDemand?.evictFrom(plan.next, this.#log);
     try {
       await this.#gate!.check(plan, this.#code);
       // Before any request can load them.
@@ -398,7 +477,7 @@ export class RuntimeEngine {
         if (s.canary) this.#code.set(s.canary.id, s.canary.live);
       }
       // Applied first, then committed: if a shard's workerd does not take its table, that shard's apps stay as they were.
-      let assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
+      let assignment = this.#assign(plan.next);
       const tables = servedTables(plan.next, assignment, this.#shardCount, this.#s.serving, this.#s.retryAfter);
       const applied = await Promise.allSettled(this.#shards.map((shard, i) => shard.apply(tables[i]!)));
       const refused = new Map<number, unknown>();
@@ -406,7 +485,7 @@ export class RuntimeEngine {
       if (refused.size > 0) {
         for (const [i, err] of refused) this.#log.error('runtime rollout failed', { shard: i, error: err });
         plan.keepRefusedShards(refused, (key) => this.shardOf(key.slice(0, key.indexOf('/'))));
-        assignment = servedHostAssignment(plan.next, this.#o.baseDomain, this.#log);
+        assignment = this.#assign(plan.next);
       }
       this.#commit(plan.next, assignment);
     } catch (err) {
@@ -417,6 +496,27 @@ export class RuntimeEngine {
       this.#waiters.settle(key, upTo, plan.failures.has(key) ? { error: plan.failures.get(key) } : { value: () => this.#servedApp(key) });
     }
     await this.#collect();
+  }
+
+  /** What a pass prepares: every desired app, or on demand, those kept prepared (found from the few kept, not the many routed). */
+  #toPrepare(): Map<string, { app: AppDeployment; version: number }> {
+    if (!this.#onDemand) return new Map(this.#desired);
+    const out = new Map<string, { app: AppDeployment; version: number }>();
+    for (const key of this.#onDemand.keys()) {
+      const desired = this.#desired.get(key);
+      if (desired) out.set(key, desired);
+    }
+    return out;
+  }
+
+  /** Host → app for what `next` serves and, on demand, the apps deployed but not prepared (their first request prepares them). */
+  #assign(next: ReadonlyMap<string, Served>): ReadonlyMap<string, string> {
+    if (this.#onDemand) return this.#routedHosts.assign(next, this.#desired);
+    return hostAssignment(
+      [...next].map(([key, s]) => [key, s.live.app] as const),
+      this.#o.baseDomain,
+      this.#log,
+    );
   }
 
   /** Unpacks the desired build(s) of an app into `plan`; an app whose build cannot be had keeps what it served (under a new id when its tail changed). */
@@ -465,8 +565,10 @@ export class RuntimeEngine {
     // A suspension lasts while its pair of releases is asked for (a stop counted just now has its pass to come).
     const asked = new Set([...next.values()].flatMap((s) => [s.canary?.tag, s.suspended?.tag]));
     for (const tag of this.#suspended.keys()) if (!asked.has(tag)) this.#suspended.delete(tag);
-    this.#assignment = assignment;
-    this.#router.update(assignment);
+    if (assignment !== this.#hosts.assignment) {
+      this.#hosts = new HostIndex(assignment);
+      this.#router.update(assignment);
+    }
   }
 
   #emptyTable(): RoutingTable {
@@ -475,14 +577,19 @@ export class RuntimeEngine {
 
   #servedApp(key: string): ServedApp | undefined {
     const s = this.#served.get(key);
-    return s && servedApp(key, s, this.#assignment, this.#s.serving);
+    if (s) return servedApp(key, s, this.#hosts, this.#s.serving);
+    const desired = this.#onDemand && this.#desired.get(key);
+    return desired ? onDemandApp(key, desired.app, this.#hosts, this.#s.serving) : undefined;
   }
 
-  /** Deletes unpacked builds and loader ids that neither the desired state nor what is served uses. Runs inside the loop, so never beside a `prepare`. */
+  /**
+   * Deletes unpacked builds and loader ids that neither what is to be prepared nor what is served uses. Runs inside
+   * the loop, so beside no `prepare` but a first request's, whose app is kept and its build among those kept.
+   */
   async #collect(): Promise<void> {
     const retiring = this.#shards.some((shard) => shard.retiring > 0);
     const { unusedIds, keepBuilds } = retention(
-      [...this.#desired.values()].map(({ app }) => app),
+      [...this.#toPrepare().values()].map(({ app }) => app),
       this.#served.values(),
       this.#code,
       retiring,

@@ -22,7 +22,10 @@ export interface Refusal {
 }
 
 /** Where a request goes: the upstream of its app's shard (with the app, for the watchdog), or refused here. */
-export type Route = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
+export type SettledRoute = { readonly upstream: Upstream; readonly app: string; readonly refusal?: undefined } | { readonly refusal: Refusal };
+
+/** A {@link SettledRoute}, or one to wait for: the app's first request on this replica, while its build is prepared. */
+export type Route = SettledRoute | { readonly pending: Promise<SettledRoute>; readonly refusal?: undefined };
 
 export interface EntryProxyOptions {
   /** Picks the upstream of a request by its `Host` header (the engine: the app's shard), or refuses it. */
@@ -116,6 +119,16 @@ export class EntryProxy {
     }
     if (this.#answer?.(req, res)) return;
     const route = this.#route(hostOf(req));
+    if ('pending' in route) {
+      void route.pending.then((settled) => this.#routed(req, res, settled));
+      return;
+    }
+    this.#routed(req, res, route);
+  };
+
+  /** Answers a request its route refuses, redirects it by the app's HTTPS policy, or forwards it. */
+  #routed(req: IncomingMessage, res: ServerResponse, route: SettledRoute): void {
+    if (res.destroyed) return; // the client left while its app was being prepared
     if (route.refusal) {
       refuse(res, route.refusal);
       return;
@@ -128,7 +141,7 @@ export class EntryProxy {
       return;
     }
     this.#forward(req, res, route.upstream, route.app, verdict?.hsts);
-  };
+  }
 
   /** Sends the request to `app`'s upstream and streams the answer back, with `hsts` unless the app sent its own. */
   #forward(req: IncomingMessage, res: ServerResponse, upstream: Upstream, app: string, hsts?: string): void {
@@ -265,6 +278,15 @@ export class EntryProxy {
   /** WebSocket (and other) upgrades: relayed byte for byte once workerd answers 101 (the `upgrade` listener, usable on another server). */
   readonly upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     const route = this.#route(req.headers.host);
+    if ('pending' in route) {
+      socket.on('error', () => socket.destroy()); // a client gone while its app is prepared
+      void route.pending.then((settled) => !socket.destroyed && this.#upgradeRouted(req, socket, head, settled));
+      return;
+    }
+    this.#upgradeRouted(req, socket, head, route);
+  };
+
+  #upgradeRouted(req: IncomingMessage, socket: Duplex, head: Buffer, route: SettledRoute): void {
     if (route.refusal) {
       socket.end(rawRefusal(route.refusal));
       return;
@@ -309,7 +331,7 @@ export class EntryProxy {
       leave();
     });
     upstream.end();
-  };
+  }
 }
 
 /** A request over HTTP/2 (the HTTPS listener's, through Node's compatibility API). */

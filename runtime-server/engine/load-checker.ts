@@ -21,6 +21,8 @@ export class LoadChecker {
   readonly #start: () => Promise<Generation>;
   readonly #timeoutMs: number;
   #checker: Generation | undefined;
+  /** The next checker, started as the last one was retired: a pass never waits for a workerd to start or stop. */
+  #spare: Promise<Generation> | undefined;
   #checks = 0;
   /** Builds checked since start. */
   total = 0;
@@ -44,26 +46,47 @@ export class LoadChecker {
     return answers;
   }
 
+  /** Starts the checker now rather than at the first check (an app's first request on demand would wait for it). */
+  warm(): void {
+    if (!this.#checker && !this.#spare) this.#startSpare();
+  }
+
   async stop(): Promise<void> {
     const checker = this.#checker;
+    const spare = this.#spare;
     this.#checker = undefined;
-    if (!checker) return;
-    checker.proc.kill(); // nothing of its own to finish
-    await stopGeneration(checker);
+    this.#spare = undefined;
+    await Promise.all([checker && end(checker), spare?.then(end, () => {})]);
   }
 
   async #probeAll(entries: ReadonlyArray<readonly [string, RoutedApp]>): Promise<LoadCheck[]> {
-    if (this.#checker && !this.#checker.proc.running) await this.stop(); // it crashed: its directory goes too
+    if (this.#checker && !this.#checker.proc.running) this.#retire(); // it crashed: its directory goes too
     if (!this.#checker) {
-      this.#checker = await this.#start();
+      const next = this.#spare ?? this.#start();
+      this.#spare = undefined;
+      this.#checker = await next;
       this.#checks = 0;
     }
     const checker = this.#checker;
     const answers = await Promise.all(entries.map(([key, app]) => this.#probe(checker, key, app)));
     this.#checks += entries.length;
     this.total += entries.length;
-    if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) await this.stop();
+    if (answers.some((a) => a.hung) || this.#checks >= CHECKS_PER_CHECKER) this.#retire();
     return answers;
+  }
+
+  /** Ends the checker in the background and starts the next one. */
+  #retire(): void {
+    const old = this.#checker;
+    this.#checker = undefined;
+    if (old) void end(old).catch(() => {});
+    this.#startSpare();
+  }
+
+  #startSpare(): void {
+    const spare = this.#start();
+    spare.catch(() => {}); // a start that fails fails the check that takes it
+    this.#spare = spare;
   }
 
   async #probe(checker: Generation, key: string, app: RoutedApp): Promise<LoadCheck> {
@@ -75,4 +98,10 @@ export class LoadChecker {
       return { loaded: false, error: `Failed to start Worker: it did not load within ${this.#timeoutMs} ms`, hung: true };
     }
   }
+}
+
+/** Ends a checker: nothing of its own to finish. */
+function end(checker: Generation): Promise<void> {
+  checker.proc.kill();
+  return stopGeneration(checker);
 }

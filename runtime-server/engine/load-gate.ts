@@ -54,6 +54,11 @@ export class LoadGate {
     });
   }
 
+  /** Starts the checker workerd ahead of the first check. */
+  warm(): void {
+    this.#checker.warm();
+  }
+
   stop(): Promise<void> {
     return this.#checker.stop();
   }

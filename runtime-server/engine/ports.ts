@@ -64,4 +64,6 @@ export interface ServedApp {
    * stopped the app's shard, and this replica serves the stable release alone while that release is asked for.
    */
   readonly canary?: { readonly buildId: string; readonly weight: number; readonly suspended?: true };
+  /** Served on demand and not prepared on this replica yet: its first request fetches, checks and loads the build. */
+  readonly onDemand?: true;
 }

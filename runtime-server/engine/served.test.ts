@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PreparedBuild } from './build-store.ts';
 import { routedApp, servedApp, type Served } from './served.ts';
+import { HostIndex } from './host-index.ts';
 
 const build = { buildId: 'b1', digest: 'd', unpackedBytes: 1, modules: [], assetConfig: {}, compatibilityDate: '2025-01-01', compatibilityFlags: [] } as unknown as PreparedBuild;
 function served(maxConcurrentRequests?: number, tailed = false): Served {
@@ -30,7 +31,7 @@ describe('servedApp', () => {
       ['www.example.com', 'p/web'],
       ['other.example.com', 'p/other'],
     ]);
-    expect(servedApp('p/web', served(5), assignment, { baseDomain: 'apps.test', publicScheme: 'http', publicPort: 8080 })).toEqual({
+    expect(servedApp('p/web', served(5), new HostIndex(assignment), { baseDomain: 'apps.test', publicScheme: 'http', publicPort: 8080 })).toEqual({
       project: 'p',
       appId: 'web',
       buildId: 'b1',
@@ -41,6 +42,6 @@ describe('servedApp', () => {
   });
 
   it('is https without a port by default', () => {
-    expect(servedApp('p/web', served(), new Map(), { baseDomain: 'apps.test' })).toMatchObject({ url: 'https://web.p.apps.test', maxConcurrentRequests: 100 });
+    expect(servedApp('p/web', served(), new HostIndex(new Map()), { baseDomain: 'apps.test' })).toMatchObject({ url: 'https://web.p.apps.test', maxConcurrentRequests: 100 });
   });
 });

@@ -1,6 +1,7 @@
 import type { RoutedApp } from './dispatcher/routing-table.ts';
-import { defaultHost, hostsOf } from '../../src/runtime-contract/hosts.ts';
-import type { ServedApp } from './ports.ts';
+import { defaultHost } from '../../src/runtime-contract/hosts.ts';
+import type { HostIndex } from './host-index.ts';
+import type { AppDeployment, ServedApp } from './ports.ts';
 import type { LiveApp } from './worker-code.ts';
 
 /** An app as the routing table has it: what it serves and under which loader id. */
@@ -55,19 +56,34 @@ export function routedApp(s: Served, o: ServingOptions): RoutedApp {
   };
 }
 
-/** What the engine tells its callers it serves for `key`: build, hosts (those `assignment` gives it), URL, limit. */
-export function servedApp(key: string, s: Served, assignment: ReadonlyMap<string, string>, o: ServingOptions): ServedApp {
-  const { project, appId } = s.live.app;
-  const host = defaultHost(project, appId, o.baseDomain);
-  const port = o.publicPort === undefined ? '' : `:${o.publicPort}`;
+/** What the engine tells its callers it serves for `key`: build, hosts (those the assignment gives it), URL, limit. */
+export function servedApp(key: string, s: Served, hosts: HostIndex, o: ServingOptions): ServedApp {
   return {
-    project,
-    appId,
+    ...presented(key, s.live.app, hosts, o),
     buildId: s.live.build.buildId,
-    hosts: hostsOf(key, assignment, host),
-    url: `${o.publicScheme ?? 'https'}://${host}${port}`,
     maxConcurrentRequests: concurrencyLimit(s, o),
     ...(s.canary && s.live.app.canary ? { canary: { buildId: s.canary.live.build.buildId, weight: s.live.app.canary.weight } } : {}),
     ...(s.suspended ? { canary: { buildId: s.suspended.buildId, weight: 0, suspended: true } } : {}),
   };
+}
+
+/**
+ * What the engine tells its callers of an app it serves on demand and has not prepared: what it will serve on
+ * the app's first request (`onDemand: true`).
+ */
+export function onDemandApp(key: string, app: AppDeployment, hosts: HostIndex, o: ServingOptions): ServedApp {
+  return {
+    ...presented(key, app, hosts, o),
+    buildId: app.buildId,
+    maxConcurrentRequests: app.maxConcurrentRequests ?? o.defaultMaxConcurrentRequests ?? 100,
+    ...(app.canary ? { canary: { buildId: app.canary.buildId, weight: app.canary.weight } } : {}),
+    onDemand: true,
+  };
+}
+
+function presented(key: string, app: AppDeployment, hosts: HostIndex, o: ServingOptions): Pick<ServedApp, 'project' | 'appId' | 'hosts' | 'url'> {
+  const { project, appId } = app;
+  const host = defaultHost(project, appId, o.baseDomain);
+  const port = o.publicPort === undefined ? '' : `:${o.publicPort}`;
+  return { project, appId, hosts: hosts.hostsOf(key, host), url: `${o.publicScheme ?? 'https'}://${host}${port}` };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { shardOf } from './shard-of.ts';
-import { servedHostAssignment, servedTables, shardTables, type TableApp } from './shard-tables.ts';
+import { hostAssignment, servedTables, shardTables, type TableApp } from './shard-tables.ts';
 import type { Served } from './served.ts';
 import type { LiveApp } from './worker-code.ts';
+import type { AppDeployment } from './ports.ts';
 import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
 
 const config = { html_handling: 'auto-trailing-slash', not_found_handling: 'none' } as unknown as NonNullable<TableApp['assets']>['config'];
@@ -60,16 +61,13 @@ describe('shardTables', () => {
   });
 });
 
-describe('servedHostAssignment', () => {
-  const served = (project: string, appId: string, hostnames: string[]): [string, Served] => [
-    `${project}/${appId}`,
-    { id: `${appId}-id`, tailed: false, live: { app: { project, appId, buildId: 'b-1', env: {}, hostnames }, build: { buildId: 'b-1' } as LiveApp['build'] } },
-  ];
+describe('hostAssignment', () => {
+  const served = (project: string, appId: string, hostnames: string[]): [string, AppDeployment] => [`${project}/${appId}`, { project, appId, buildId: 'b-1', env: {}, hostnames }];
 
   it('gives each app its default host and the deploy host names only it asks for; a contested name to none, with a warning', () => {
     const warnings: unknown[] = [];
     const log = { ...silentRuntimeLogger, warn: (message: string, fields?: unknown) => warnings.push({ message, fields }) };
-    const assignment = servedHostAssignment(new Map([served(a, 'web', ['www.example', 'both.example']), served(b, 'shop', ['both.example'])]), 'apps.test', log);
+    const assignment = hostAssignment(new Map([served(a, 'web', ['www.example', 'both.example']), served(b, 'shop', ['both.example'])]), 'apps.test', log);
     expect(Object.fromEntries(assignment)).toEqual({
       [`web.${a}.apps.test`]: `${a}/web`,
       'www.example': `${a}/web`,

@@ -6,6 +6,7 @@ import { shardOf } from './shard-of.ts';
 import { routedApp, type Served, type ServingOptions } from './served.ts';
 import { assignHosts, contestedHosts } from '../../src/runtime-contract/hosts.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { AppDeployment } from './ports.ts';
 
 /** One served app as the shards' tables need it. */
 export interface TableApp {
@@ -67,11 +68,12 @@ export function servedTables(served: ReadonlyMap<string, Served>, assignment: Re
 }
 
 /**
- * Who gets each host name if `served` is what the engine serves: every app its default host, and each deploy
- * host name to the one app asking for it (a name several apps ask for goes to none of them, with a warning).
+ * Who gets each host name if `apps` (app key → deployment) are what the engine routes: every app its default
+ * host, and each deploy host name to the one app asking for it (a name several apps ask for goes to none of
+ * them, with a warning).
  */
-export function servedHostAssignment(served: ReadonlyMap<string, Served>, baseDomain: string, log: RuntimeLogger): ReadonlyMap<string, string> {
-  const claims = [...served].map(([key, { live }]) => ({ key, project: live.app.project, appId: live.app.appId, hostnames: live.app.hostnames }));
+export function hostAssignment(apps: Iterable<readonly [string, AppDeployment]>, baseDomain: string, log: RuntimeLogger): ReadonlyMap<string, string> {
+  const claims = [...apps].map(([key, app]) => ({ key, project: app.project, appId: app.appId, hostnames: app.hostnames }));
   const contested = contestedHosts(claims, baseDomain);
   if (contested.length > 0) log.warn('host names several apps ask for are served for none of them', { hosts: contested });
   return assignHosts(claims, baseDomain);

@@ -1,0 +1,138 @@
+// Apps served on demand, against the real workerd: an app deployed is routed but not prepared; its first request
+// fetches, checks and loads it (concurrent first requests share that), and a small bound lets the least recently
+// used go, from the shard and from disk.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { RuntimeEngine } from './engine.ts';
+import type { OnDemandOptions } from './on-demand.ts';
+import type { ArtifactSource } from './ports.ts';
+import { artifactFromFiles } from './testing/artifact-builder.ts';
+import { send } from './testing/http.ts';
+import { MemoryArtifactSource } from './testing/memory-artifacts.ts';
+
+const hello = (name: string) => artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(`hello from ${name}`)}); } };` });
+/** Unpacks to about 64 KiB: three of them do not fit a 160 KiB cache. */
+const sized = (name: string) => artifactFromFiles({ 'worker.js': `export default { fetch() { return new Response(${JSON.stringify(name)}); } };`, 'padding.txt': 'x'.repeat(64 * 1024) });
+
+let engine: RuntimeEngine | undefined;
+let dataDir: string | undefined;
+afterEach(async () => {
+  await engine?.stop(0);
+  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  engine = undefined;
+});
+
+async function start(artifacts: MemoryArtifactSource, onDemand: OnDemandOptions): Promise<RuntimeEngine> {
+  dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+  engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand });
+  await engine.start();
+  return engine;
+}
+
+const deploy = (e: RuntimeEngine, appId: string, buildId = appId) => e.deploy({ project: 'p', appId, buildId, env: {}, hostnames: [] });
+const builtOnDisk = (appId: string, buildId = appId) => existsSync(join(dataDir!, 'builds', `p.${appId}.${buildId}`));
+
+describe('RuntimeEngine serving on demand', () => {
+  it('routes a deployed app without preparing it, prepares it once for concurrent first requests, then serves it as before', async () => {
+    const artifacts = new MemoryArtifactSource().put('a', hello('a'));
+    const e = await start(artifacts, {});
+    const served = await deploy(e, 'a');
+    expect(served).toMatchObject({ buildId: 'a', hosts: ['a.p.od.test'], onDemand: true });
+    expect(artifacts.fetches).toBe(0);
+    expect(builtOnDisk('a')).toBe(false);
+
+    const first = await Promise.all(Array.from({ length: 5 }, () => send(e.address.port, 'a.p.od.test', '/')));
+    expect(first.map((r) => [r.status, r.body])).toEqual(Array.from({ length: 5 }, () => [200, 'hello from a']));
+    expect(artifacts.fetches).toBe(1);
+    expect(builtOnDisk('a')).toBe(true);
+    expect(e.served('p', 'a')?.onDemand).toBeUndefined();
+
+    expect(await send(e.address.port, 'a.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from a' });
+    expect(artifacts.fetches).toBe(1);
+    expect(await send(e.address.port, 'nothing.p.od.test', '/')).toMatchObject({ status: 404 });
+  });
+
+  it('routes the host names an app not prepared asks for now, not those it asked for before', async () => {
+    const artifacts = new MemoryArtifactSource().put('a', hello('a'));
+    const e = await start(artifacts, {});
+    await e.deploy({ project: 'p', appId: 'a', buildId: 'a', env: {}, hostnames: ['old.example'] });
+    expect((await e.deploy({ project: 'p', appId: 'a', buildId: 'a', env: {}, hostnames: ['new.example'] })).hosts).toEqual(['a.p.od.test', 'new.example']);
+    expect(await send(e.address.port, 'old.example', '/')).toMatchObject({ status: 404 });
+    expect(await send(e.address.port, 'new.example', '/')).toMatchObject({ status: 200, body: 'hello from a' });
+  });
+
+  it('lets the least recently used app go past the bound on prepared apps, and prepares it again on its next request', async () => {
+    const artifacts = new MemoryArtifactSource().put('a', hello('a')).put('b', hello('b')).put('c', hello('c'));
+    const e = await start(artifacts, { maxApps: 2 });
+    for (const app of ['a', 'b', 'c']) await deploy(e, app);
+    for (const app of ['a', 'b']) expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: `hello from ${app}` });
+    expect(await send(e.address.port, 'a.p.od.test', '/')).toMatchObject({ status: 200 }); // b is now the least recently used
+    expect(await send(e.address.port, 'c.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from c' });
+
+    await expect.poll(() => e.served('p', 'b')?.onDemand, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => builtOnDisk('b'), { timeout: 10_000 }).toBe(false);
+    expect(e.preparedOnDemand).toBe(2);
+    expect(e.served('p', 'a')?.onDemand).toBeUndefined();
+    expect(builtOnDisk('a') && builtOnDisk('c')).toBe(true);
+
+    expect(await send(e.address.port, 'b.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from b' });
+    expect(artifacts.fetches).toBe(4);
+  });
+
+  it('keeps the unpacked builds of prepared apps within the cache bound in bytes', async () => {
+    const artifacts = new MemoryArtifactSource().put('a', sized('a')).put('b', sized('b')).put('c', sized('c'));
+    const e = await start(artifacts, { cacheBytes: 160 * 1024 });
+    for (const app of ['a', 'b', 'c']) await deploy(e, app);
+    for (const app of ['a', 'b', 'c']) expect(await send(e.address.port, `${app}.p.od.test`, '/')).toMatchObject({ status: 200, body: app });
+    await expect.poll(() => builtOnDisk('a'), { timeout: 10_000 }).toBe(false);
+    expect(builtOnDisk('b') && builtOnDisk('c')).toBe(true);
+  });
+
+  it('answers 503 with Retry-After when the build cannot be had, and tries again on the next request', async () => {
+    const artifacts = new MemoryArtifactSource();
+    const e = await start(artifacts, {});
+    await deploy(e, 'late');
+    const refused = await send(e.address.port, 'late.p.od.test', '/');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(JSON.parse(refused.body)).toMatchObject({ status: 503, reason: 'AppPreparing', detail: 'The app could not be prepared on this replica; retry shortly.' });
+    expect(e.served('p', 'late')?.onDemand).toBe(true);
+
+    artifacts.put('late', hello('late'));
+    expect(await send(e.address.port, 'late.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from late' });
+    expect(artifacts.fetches).toBe(2);
+  });
+
+  it('answers 503 to a first request that waited its limit, and serves the next one from the preparation that went on', async () => {
+    const artifacts = new MemoryArtifactSource().put('slow', hello('slow'));
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow: ArtifactSource = { fetch: async (ref) => (await released, artifacts.fetch(ref)) };
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const e = (engine = new RuntimeEngine({ artifacts: slow, dataDir, baseDomain: 'od.test', onDemand: { firstRequestTimeoutMs: 200 } }));
+    await e.start();
+    await deploy(e, 'slow');
+    const waited = await send(e.address.port, 'slow.p.od.test', '/');
+    expect([waited.status, waited.headers['retry-after'], JSON.parse(waited.body).detail]).toEqual([503, '1', 'The app is being prepared on this replica; retry shortly.']);
+    release();
+    await expect.poll(() => e.served('p', 'slow')?.onDemand, { timeout: 10_000 }).toBeUndefined();
+    expect(await send(e.address.port, 'slow.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from slow' });
+    expect(artifacts.fetches).toBe(1);
+  });
+
+  it('prepares at deploy the new builds its policy asks for, not a new environment of an app it has not prepared', async () => {
+    const artifacts = new MemoryArtifactSource().put('first', hello('first')).put('a', hello('a')).put('b', hello('b'));
+    let eager = false;
+    const e = await start(artifacts, { eagerBuilds: () => eager });
+    expect((await deploy(e, 'a', 'first')).onDemand).toBe(true); // the first list
+    eager = true;
+    expect((await e.deploy({ project: 'p', appId: 'a', buildId: 'first', env: { ROTATED: 'token' }, hostnames: [] })).onDemand).toBe(true);
+    expect(artifacts.fetches).toBe(0);
+    expect((await deploy(e, 'a')).onDemand).toBeUndefined();
+    expect((await deploy(e, 'b')).onDemand).toBeUndefined();
+    expect(artifacts.fetches).toBe(2);
+    expect(builtOnDisk('a') && builtOnDisk('b')).toBe(true);
+  });
+});

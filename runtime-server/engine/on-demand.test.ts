@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { evictions, OnDemand, type KeptApp } from './on-demand.ts';
+
+const app = (key: string, lastUsed: number, bytes = 10, preparing = false): KeptApp => ({ key, lastUsed, bytes, preparing });
+
+describe('evictions', () => {
+  it.each([
+    { case: 'within both bounds: none', apps: [app('a', 1), app('b', 2)], maxApps: 2, cacheBytes: 100, out: [] },
+    { case: 'past the count: the least recently used', apps: [app('b', 2), app('a', 1), app('c', 3)], maxApps: 2, cacheBytes: 100, out: ['a'] },
+    { case: 'past the bytes: as many as it takes', apps: [app('a', 1, 40), app('b', 2, 40), app('c', 3, 40)], maxApps: 10, cacheBytes: 50, out: ['a', 'b'] },
+    { case: 'never one being prepared', apps: [app('a', 1, 0, true), app('b', 2), app('c', 3)], maxApps: 2, cacheBytes: 100, out: ['b'] },
+    { case: 'never the most recently used, even larger than the bound', apps: [app('a', 1, 10), app('big', 2, 500)], maxApps: 10, cacheBytes: 100, out: ['a'] },
+  ])('$case', ({ apps, maxApps, cacheBytes, out }) => {
+    expect(evictions(apps, { maxApps, cacheBytes })).toEqual(out);
+  });
+});
+
+describe('OnDemand', () => {
+  it('shares one preparation among concurrent first requests, and lets a failed one go so the next request tries again', async () => {
+    const onDemand = new OnDemand({});
+    let runs = 0;
+    let fail: (err: Error) => void = () => {};
+    const prepare = () => {
+      runs += 1;
+      return new Promise<void>((_, reject) => (fail = reject));
+    };
+    const both = [onDemand.first('p/a', prepare), onDemand.first('p/a', prepare)];
+    expect(runs).toBe(1);
+    expect(onDemand.kept('p/a')).toBe(true);
+    fail(new Error('no such build'));
+    for (const pending of both) await expect(pending).rejects.toThrow('no such build');
+    expect(onDemand.kept('p/a')).toBe(false);
+    await onDemand.first('p/a', async () => void (runs += 1));
+    expect([runs, onDemand.kept('p/a')]).toEqual([2, true]);
+  });
+
+  it('keeps at deploy only new builds, while its policy says so, and records each use', () => {
+    let now = 100;
+    let eager = false;
+    const onDemand = new OnDemand({ eagerBuilds: () => eager }, () => now);
+    onDemand.deployed('p/first-list', true);
+    eager = true;
+    onDemand.deployed('p/new-build', true);
+    onDemand.deployed('p/new-env', false);
+    now = 200;
+    onDemand.used('p/new-build');
+    onDemand.used('p/new-env');
+    expect(onDemand.apps(() => 0)).toEqual([{ key: 'p/new-build', lastUsed: 200, bytes: 0, preparing: false }]);
+  });
+});

@@ -1,0 +1,159 @@
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { Served } from './served.ts';
+
+/** How a replica serves apps on demand (`RuntimeEngineOptions.onDemand`): what it keeps prepared, and for how long a first request waits. */
+export interface OnDemandOptions {
+  /** Apps kept prepared (build unpacked, in their shard's routing table) at once; past it the least recently used go (default 1000). */
+  readonly maxApps?: number;
+  /** Bytes of unpacked builds the prepared apps may take together; past it the least recently used go (default 1 GiB). */
+  readonly cacheBytes?: number;
+  /** How long a first request waits for its app to be prepared before it is answered 503 (default 10 s; the preparation goes on). */
+  readonly firstRequestTimeoutMs?: number;
+  /**
+   * Whether a new build (or a new app) deployed now is prepared at once rather than on its first request
+   * (docs/runtime.md, "Apps served on demand"): cw-runtime says yes once it has settled its first list, so a
+   * deploy is checked (a build workerd refuses fails it) and its first request is warm. Default: never.
+   */
+  readonly eagerBuilds?: () => boolean;
+}
+
+/** An app kept prepared: when a request last reached it, and whether a first request is preparing it now. */
+interface Kept {
+  lastUsed: number;
+  preparing: boolean;
+}
+
+/** One prepared app as eviction sees it. */
+export interface KeptApp {
+  readonly key: string;
+  readonly lastUsed: number;
+  /** Bytes its unpacked build(s) take; 0 while it is being prepared. */
+  readonly bytes: number;
+  readonly preparing: boolean;
+}
+
+/**
+ * Which apps a replica keeps prepared, in a bounded LRU: the others are known (their hosts route) but have no
+ * build on disk and no place in a shard's table until a request asks for them. Concurrent first requests of
+ * one app share one preparation.
+ */
+export class OnDemand {
+  readonly maxApps: number;
+  readonly cacheBytes: number;
+  readonly firstRequestTimeoutMs: number;
+  readonly #eagerBuilds: () => boolean;
+  readonly #kept = new Map<string, Kept>();
+  readonly #first = new Map<string, Promise<void>>();
+  readonly #now: () => number;
+
+  constructor(options: OnDemandOptions, now: () => number = Date.now) {
+    this.maxApps = Math.max(1, options.maxApps ?? 1000);
+    this.cacheBytes = options.cacheBytes ?? 1024 ** 3;
+    this.firstRequestTimeoutMs = options.firstRequestTimeoutMs ?? 10_000;
+    this.#eagerBuilds = options.eagerBuilds ?? (() => false);
+    this.#now = now;
+  }
+
+  /** The app is to be prepared by the convergence loop. */
+  kept(key: string): boolean {
+    return this.#kept.has(key);
+  }
+
+  get size(): number {
+    return this.#kept.size;
+  }
+
+  /** The apps kept. */
+  keys(): IterableIterator<string> {
+    return this.#kept.keys();
+  }
+
+  /**
+   * A deploy of `key`, `newBuild` when its build (or its new release's) changed or the app is new: a new build is
+   * kept from now on while the policy says so; a change of environment, hosts or limits of an app not kept waits
+   * for its first request (one rotated token across thousands of idle apps prepares none of them).
+   */
+  deployed(key: string, newBuild: boolean): void {
+    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds()) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+  }
+
+  /** A request reached the prepared app (per request: a map write, nothing more). */
+  used(key: string): void {
+    const kept = this.#kept.get(key);
+    if (kept) kept.lastUsed = this.#now();
+  }
+
+  /**
+   * The first request of `key` on this replica: keeps it and runs `prepare` (the convergence pass that serves
+   * it), once for all the requests that arrive meanwhile. A preparation that fails lets the app go again, so
+   * the next request tries anew.
+   */
+  first(key: string, prepare: () => Promise<void>): Promise<void> {
+    let pending = this.#first.get(key);
+    if (pending) return pending;
+    const kept: Kept = { lastUsed: this.#now(), preparing: true };
+    this.#kept.set(key, kept);
+    pending = prepare()
+      .catch((err: unknown) => {
+        if (this.#kept.get(key) === kept) this.#kept.delete(key);
+        throw err;
+      })
+      .finally(() => {
+        kept.preparing = false;
+        this.#first.delete(key);
+      });
+    this.#first.set(key, pending);
+    return pending;
+  }
+
+  /** The app is no longer to be served at all. */
+  forget(key: string): void {
+    this.#kept.delete(key);
+  }
+
+  /**
+   * Lets the least recently used apps go past the bounds, counting a pass's preparations (`next`, what it will
+   * serve): they leave `next`, so the pass drops them from their shards' tables and its collection their builds
+   * from disk. They route still, and are prepared again on their next request.
+   */
+  evictFrom(next: Map<string, Served>, log: RuntimeLogger): void {
+    const bytesOf = (key: string) => {
+      const s = next.get(key);
+      return (s?.live.build.unpackedBytes ?? 0) + (s?.canary?.live.build.unpackedBytes ?? 0);
+    };
+    const out = evictions(this.apps(bytesOf), this);
+    if (out.length === 0) return;
+    for (const key of out) {
+      this.#kept.delete(key);
+      next.delete(key);
+    }
+    log.info('apps not used lately let go (prepared again on their next request)', { apps: out.length, kept: this.#kept.size });
+  }
+
+  /** The kept apps with their last use, for {@link evictions}. */
+  apps(bytesOf: (key: string) => number): KeptApp[] {
+    return [...this.#kept].map(([key, k]) => ({ key, lastUsed: k.lastUsed, bytes: bytesOf(key), preparing: k.preparing }));
+  }
+}
+
+/**
+ * The apps to let go so that at most `maxApps` are kept and their builds take at most `cacheBytes`: the least
+ * recently used first. Never one being prepared for a waiting request, nor the most recently used (a build
+ * larger than the whole bound is still served while it is the one in use). Pure.
+ */
+export function evictions(apps: readonly KeptApp[], bounds: { readonly maxApps: number; readonly cacheBytes: number }): string[] {
+  let count = apps.length;
+  let bytes = apps.reduce((sum, a) => sum + a.bytes, 0);
+  if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) return [];
+  const byUse = [...apps].sort((a, b) => a.lastUsed - b.lastUsed || (a.key < b.key ? -1 : 1));
+  const newest = byUse.at(-1)?.key;
+  const out: string[] = [];
+  for (const app of byUse) {
+    if (count <= bounds.maxApps && bytes <= bounds.cacheBytes) break;
+    if (app.preparing || app.key === newest) continue;
+    out.push(app.key);
+    count -= 1;
+    bytes -= app.bytes;
+  }
+  return out;
+}
