@@ -1,11 +1,19 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Histogram, type Registry } from 'prom-client';
+
+/** Records one answered request. */
+export type RequestObserver = (request: FastifyRequest, reply: FastifyReply) => void;
 
 /**
  * `cloudwright_api_request_duration_seconds{method, route, status_class}`: every answered request, by its route's
  * pattern (never the raw URL, whose ids would make a series per project) and 2xx…5xx.
+ *
+ * The observer is called where Fastify reports a finished request anyway: cw-api's log controller
+ * (plugins/access-log.ts), from the response listener Fastify keeps for an app with a logger, so the metric
+ * costs no `onResponse` hook, whose runner would be one more step on every request (bench/README.md, tenth
+ * pass). An app without a logger gets no such report: {@link observeOnResponse} is for it.
  */
-export function requestMetrics(app: FastifyInstance, registry: Registry): void {
+export function requestDurations(registry: Registry): RequestObserver {
   const duration = new Histogram({
     name: 'cloudwright_api_request_duration_seconds',
     help: 'Time from a request to the end of its response, by route pattern and status class',
@@ -13,9 +21,20 @@ export function requestMetrics(app: FastifyInstance, registry: Registry): void {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     registers: [registry],
   });
-  app.addHook('onResponse', (request, reply, done) => {
+  return (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    duration.observe({ method: request.method, route, status_class: `${Math.floor(reply.statusCode / 100)}xx` }, reply.elapsedTime / 1000);
+    duration.observe({ method: request.method, route, status_class: statusClass(reply.statusCode) }, reply.elapsedTime / 1000);
+  };
+}
+
+/** The label of each status class, made once rather than per request. */
+const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
+const statusClass = (status: number): string => STATUS_CLASSES[Math.floor(status / 100)] ?? `${Math.floor(status / 100)}xx`;
+
+/** Records every answered request with an `onResponse` hook: for an app whose log controller Fastify never calls (no logger). */
+export function observeOnResponse(app: FastifyInstance, observe: RequestObserver): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    observe(request, reply);
     done();
   });
 }
