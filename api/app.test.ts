@@ -65,6 +65,20 @@ describe('health and problem details', () => {
     expect(text).not.toContain('nothing-here');
   });
 
+  it('counts them the same with a logger, where the access log reports each request to the metrics (no hook)', async () => {
+    const logged = new Registry();
+    const lines: string[] = [];
+    const withLogger = await buildApp({ metrics: logged }, { logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } } });
+    await withLogger.inject({ method: 'GET', url: '/v1/nothing-here?x=1' });
+    await withLogger.inject({ method: 'GET', url: '/healthz' });
+    await withLogger.inject({ method: 'GET', url: '/healthz' });
+    await withLogger.close();
+    const text = await logged.getSingleMetricAsString('cloudwright_api_request_duration_seconds');
+    expect(text).toContain('cloudwright_api_request_duration_seconds_count{method="GET",route="/healthz",status_class="2xx"} 2');
+    expect(text).toContain('cloudwright_api_request_duration_seconds_count{method="GET",route="unmatched",status_class="4xx"} 1');
+    expect(lines.map((line) => (JSON.parse(line) as { path: string; status: number }).status)).toEqual([404, 200, 200]);
+  });
+
   it('answers an unknown route with a 404 problem detail', async () => {
     const res = await app.inject({ method: 'GET', url: '/v1/nothing-here?x=1' });
     expect(res.statusCode).toBe(404);

@@ -17,11 +17,12 @@ import { callerRateLimiter, rateLimit, type RateLimitOptions } from './plugins/r
 import { accessLogController } from './plugins/access-log.ts';
 import { withBufferedLogs } from './plugins/log-destination.ts';
 import { apiHttpServer } from './plugins/http-server.ts';
-import { echoRequestId, requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
+import { echoRequestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
+import { requestEntry } from './plugins/request-entry.ts';
 import { lazyRequestLoggers } from './plugins/request-logger.ts';
 import { healthRoutes } from './routes/health.ts';
 import type { DependencyReport } from './dependencies.ts';
-import { requestMetrics } from './plugins/request-metrics.ts';
+import { observeOnResponse, requestDurations } from './plugins/request-metrics.ts';
 import type { Registry } from 'prom-client';
 import { projectRoutes } from './routes/projects.ts';
 import { deviceRoutes } from './routes/device.ts';
@@ -170,7 +171,11 @@ function parsesAsJson(text: string): boolean {
 /** Builds the API: plugins first, then every route, registered explicitly. `server.ts` owns listening. */
 export async function buildApp(deps: AppDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   // A caller's own controller wins (as any option of theirs does); router errors below report to the same one.
-  const logController = options.logController ?? accessLogController();
+  const observeRequest = deps.metrics ? requestDurations(deps.metrics) : undefined;
+  const logController = options.logController ?? accessLogController(observeRequest);
+  // Fastify tells a log controller of finished requests only in an app with a logger; ours then records the
+  // request metrics too, without a hook (plugins/request-metrics.ts).
+  const metricsByController = options.logController === undefined && Boolean(options.logger || options.loggerInstance);
   const app = Fastify({
     bodyLimit: JSON_BODY_LIMIT,
     // Node's server, with bodyless requests (nearly all) skipping their stream's life cycle and repeated
@@ -200,20 +205,21 @@ export async function buildApp(deps: AppDependencies, options: FastifyServerOpti
     ...withBufferedLogs(options),
   });
   const now = deps.now ?? (() => new Date());
-  requestId(app);
   problemDetails(app);
   jsonBodiesOnly(app);
-  notFound(app, sendProblem);
+  const answerUnmatched = notFound(app, sendProblem, { earlyAnswerHook: false });
   await openapi(app, API_VERSION);
   const callerLimit = deps.rateLimit ?? { perSecond: 50, burst: 200 };
   const limiter = callerRateLimiter(callerLimit);
+  // The request id, and the limit and 404/405 of requests no route matches: one global hook for all three.
+  requestEntry(app, limiter, answerUnmatched);
   // Auth first, then the limiter (it limits by the token auth found). The requests auth refuses never reach
   // the limiter: auth charges a 403 to the caller's limit, and limits 401s by address, as much.
   const secureCookies = deps.sessions?.secureCookies ?? true;
   if (deps.platform) auth(app, deps.platform.tokens, now, { failureLimit: callerLimit, chargeRefusal: limiter.chargeRefusal, sessionCookie: sessionCookieName(secureCookies) });
   rateLimit(app, limiter);
 
-  if (deps.metrics) requestMetrics(app, deps.metrics);
+  if (observeRequest && !metricsByController) observeOnResponse(app, observeRequest);
   if (deps.platform) audit(app, { ...(deps.platform.audit ? { trail: deps.platform.audit } : {}), tokens: deps.platform.tokens, now });
   healthRoutes(app, deps.dependencies);
   if (deps.consoleDir && !consoleRoutes(app, deps.consoleDir)) app.log.warn({ dir: deps.consoleDir }, 'the web console is not built there (make console); /console/ is not served');

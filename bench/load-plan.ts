@@ -4,6 +4,8 @@
 export interface HttpTarget {
   url: string;
   token?: string;
+  /** The server's process id: its CPU time over each measured window is read from `/proc` (bench/process-cpu.ts). */
+  pid?: number;
 }
 
 /** A process run to completion again and again (its stdout read and dropped), `connections` of them at a time. */
@@ -36,6 +38,8 @@ export interface LoadResult {
   timeouts: number;
   non2xx: number;
   statusCodes: Record<string, number>;
+  /** The server's CPU time (user + system) over the window divided by the requests answered in it, when its pid was given. */
+  cpuMicrosPerRequest?: number;
 }
 
 export interface LoadWindow extends LoadResult {

@@ -8,12 +8,15 @@
 // again and again, command-load.ts) is loaded the same way, so a server and the git it wraps can be compared.
 import autocannon from 'autocannon';
 import { loadCommand } from './command-load.ts';
+import { processCpuMicros } from './process-cpu.ts';
 import { failed, type LoadPlan, type LoadResult, type LoadTarget, type LoadWindow } from './load-plan.ts';
 
 async function load(target: LoadTarget, connections: number, duration: number): Promise<LoadResult> {
   if ('command' in target) return loadCommand(target, connections, duration);
   const headers: Record<string, string> = target.token ? { authorization: `Bearer ${target.token}` } : {};
+  const cpuBefore = target.pid === undefined ? undefined : processCpuMicros(target.pid);
   const result = await autocannon({ url: target.url, connections, duration, headers });
+  const cpuAfter = target.pid === undefined ? undefined : processCpuMicros(target.pid);
   return {
     requestsPerSecond: result.requests.total / result.duration,
     p50Ms: result.latency.p50,
@@ -23,6 +26,7 @@ async function load(target: LoadTarget, connections: number, duration: number): 
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, Number(count)])),
+    ...(cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? { cpuMicrosPerRequest: (cpuAfter - cpuBefore) / result.requests.total } : {}),
   };
 }
 

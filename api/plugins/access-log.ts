@@ -3,6 +3,7 @@ import { fastAccessLineWriter, fieldsOf, type AccessLineWriter } from './access-
 import type { Socket } from 'node:net';
 import { REQUEST_ID_LOG_LABEL } from '../../src/fastify-plugins/request-id.ts';
 import { TOKEN_PREFIX } from '../../src/auth/token.ts';
+import type { RequestObserver } from './request-metrics.ts';
 
 /** A token in a path: its prefix and what follows it, percent-encoded characters included. */
 const TOKEN_IN_PATH = new RegExp(`${TOKEN_PREFIX}[A-Za-z0-9%]*`, 'g');
@@ -24,15 +25,20 @@ export const CLIENT_CLOSED_REQUEST = 499;
  * never gets a finished response, so Fastify never reports the request. Its line is written when the
  * connection closes, with status {@link CLIENT_CLOSED_REQUEST} as nginx writes it; an answer already under
  * way keeps the status it was sent with. One line per request either way.
+ *
+ * Given an observer (the request metrics, plugins/request-metrics.ts), it tells it of each request Fastify
+ * reports finished, as an `onResponse` hook would be told, without the hook.
  */
 class AccessLogController extends LogController {
+  readonly #observe: RequestObserver | undefined;
   #logger: FastifyBaseLogger | undefined;
   #write: AccessLineWriter = () => undefined;
   /** Per connection, the replies not yet finished: a connection serves one request at a time, or a few pipelined. */
   #unfinished = new WeakMap<Socket, Set<FastifyReply>>();
 
-  constructor() {
+  constructor(observe: RequestObserver | undefined) {
     super({ requestIdLogLabel: REQUEST_ID_LOG_LABEL, disableRequestLogging: true });
+    this.#observe = observe;
   }
 
   /** Notes the reply on its connection: a close listener per connection, not per request. */
@@ -59,6 +65,7 @@ class AccessLogController extends LogController {
     // Fastify reports no request whose connection closed first (its response never finishes), so the line
     // written at the close is the only one (plugins.test.ts checks it for each way of hanging up).
     this.#unfinished.get(request.raw.socket)?.delete(reply);
+    this.#observe?.(request, reply);
     this.#line(request, reply.statusCode, reply.elapsedTime);
   }
 
@@ -86,10 +93,11 @@ class AccessLogController extends LogController {
 }
 
 /**
- * Fastify's `logController` option for an app that writes the access line. Fastify does not tell it of
- * answers its router gives before any route runs (`frameworkErrors`): whoever sends those calls
- * `requestCompleted` itself.
+ * Fastify's `logController` option for an app that writes the access line (and tells `observe` of each
+ * finished request). Fastify does not tell it of answers its router gives before any route runs
+ * (`frameworkErrors`): whoever sends those calls `requestCompleted` itself. Fastify calls a log controller
+ * only in an app that has a logger.
  */
-export function accessLogController(): LogController {
-  return new AccessLogController();
+export function accessLogController(observe?: RequestObserver): LogController {
+  return new AccessLogController(observe);
 }

@@ -10,7 +10,9 @@ import { buildApp } from '../app.ts';
 import { accessLogController } from './access-log.ts';
 import { apiHttpServer } from './http-server.ts';
 import { KubeApiError } from '../../src/kube/index.ts';
-import { problemDetails } from './problem-details.ts';
+import { problemDetails, sendProblem } from './problem-details.ts';
+import { notFound } from '../../src/fastify-plugins/not-found.ts';
+import { requestEntry } from './request-entry.ts';
 import { callerRateLimiter, rateLimit, type RateLimitOptions } from './rate-limit.ts';
 import { requestIdOptions } from '../../src/fastify-plugins/request-id.ts';
 import { lazyRequestLoggers } from './request-logger.ts';
@@ -330,7 +332,10 @@ function limitedApp(options: RateLimitOptions, now: () => number) {
     const tokenId = request.headers.authorization?.slice('Bearer '.length) ?? '';
     request.principal = { userId: 'u', tokenId, scopes: [], admin: false };
   });
-  rateLimit(app, callerRateLimiter(options, now));
+  const limiter = callerRateLimiter(options, now);
+  // As cw-api registers it: its global hook limits unmatched requests (plugins/request-entry.ts).
+  requestEntry(app, limiter, notFound(app, sendProblem, { earlyAnswerHook: false }));
+  rateLimit(app, limiter);
   app.get('/x', async () => ({ ok: true }));
   app.get('/healthz', async () => ({ ok: true }));
   const call = (token: string) => app.inject({ method: 'GET', url: '/x', headers: { authorization: `Bearer ${token}` } });

@@ -22,7 +22,11 @@ declare module 'fastify' {
 /** The app's per-caller limit: the hooks that spend it, and the charge for requests auth refuses. */
 export interface CallerRateLimiter {
   readonly limitRoute: onRequestHookHandler;
-  readonly limitUnmatched: onRequestHookHandler;
+  /**
+   * Spends one request of the client address's bucket for a request no route matches (404, 405), from the
+   * app's global `onRequest` hook (plugins/request-entry.ts): `false` when it was empty and the 429 is sent.
+   */
+  readonly spendUnmatched: (request: FastifyRequest, reply: FastifyReply) => boolean;
   /**
    * Spends one request of an authenticated caller's bucket for a request auth refused (403), which never
    * reaches `limitRoute`: `false` when the bucket was empty and the 429 is sent instead.
@@ -43,7 +47,7 @@ export function callerRateLimiter(options: RateLimitOptions, nowMs: () => number
  * Past the limit: 429 with `Retry-After`. Only health and discovery routes are exempt (probes must never
  * starve); public routes that do work, such as starting a device sign-in, are limited like any other (that
  * one by a stricter limit of its own, `config.rateLimit`), and so are requests no route matches (404, 405),
- * by address.
+ * by address: the app's global hook calls `spendUnmatched` for those (one global hook for every request).
  */
 export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void {
   app.addHook('onRoute', (route) => {
@@ -51,7 +55,6 @@ export function rateLimit(app: FastifyInstance, shared: CallerRateLimiter): void
     // A route with a limit of its own gets buckets of its own: spending them spends none of the caller's others.
     appendOnRequest(route, route.config?.rateLimit ? bucketLimiter(route.config.rateLimit, shared.nowMs).limitRoute : shared.limitRoute);
   });
-  app.addHook('onRequest', shared.limitUnmatched);
 }
 
 /** One limit's buckets and the hooks spending them. */
@@ -87,9 +90,7 @@ function bucketLimiter(options: RateLimitOptions, nowMs: () => number): Omit<Cal
     limitRoute: (request, reply, done) => {
       if (spendCaller(request, reply)) done();
     },
-    limitUnmatched: (request, reply, done) => {
-      if (!request.is404 || spend(byAddress, clientAddressKey(request.ip), reply)) done();
-    },
+    spendUnmatched: (request, reply) => spend(byAddress, clientAddressKey(request.ip), reply),
     chargeRefusal: spendCaller,
   };
 }
