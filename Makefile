@@ -140,6 +140,10 @@ bench-git: setup ## Benchmark cw-git: clone vs git http-backend, small-push late
 bench-push: setup ## Benchmark push to deploy: git push → production served for a plain worker (target p50 < 2 s) against an upload deploy, where the time goes, and the Next.js example built with OpenNext (BENCH_ARGS="--pushes N" or "--skip-nextjs")
 	@node bench/push-to-deploy.ts $(BENCH_ARGS)
 
+.PHONY: bench-operator-memory
+bench-operator-memory: setup ## Measure cw-operator's memory per RuntimeApp (issue 45: at most 10 KB) and the informer cache's per object (docs/scale.md; BENCH_ARGS="--apps N" or "--root DIR" for another checkout's operator)
+	@node bench/operator-memory.ts $(BENCH_ARGS)
+
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
 	@node bench/db.ts $(BENCH_ARGS)
