@@ -231,5 +231,25 @@ describe('informer', () => {
       expect(cachedNames(informer)).toEqual(Array.from({ length: COUNT }, (_, i) => `page-${String(i).padStart(2, '0')}`));
       informer.stop();
     });
+
+    it('backs off instead of looping when the list expires again after starting over', async () => {
+      const before = listRequests().length;
+      const errors: unknown[] = [];
+      proxy.failNextContinue('gone', 2);
+      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, {
+        namespace: paged.name,
+        pageSize: PAGE,
+        backoff: { initialMs: 50, maxMs: 100 },
+        onError: (err) => void errors.push(err),
+      });
+      informers.push(informer);
+      informer.start();
+      await informer.waitForSync();
+      // Two tries of pages 1 and 2 (each 410), one failure reported, then the whole list after the backoff.
+      expect(listRequests().slice(before)).toHaveLength(4 + Math.ceil(COUNT / PAGE));
+      expect(errors).toEqual([expect.objectContaining({ code: 410 })]);
+      expect(cachedNames(informer)).toHaveLength(COUNT);
+      informer.stop();
+    });
   });
 });

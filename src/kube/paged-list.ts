@@ -18,7 +18,8 @@ export interface PagedListOptions<T extends KubeObject> {
  * leaves its progress here, so calling {@link PagedList.list} again resumes at that page instead of starting
  * over: a relist cut short by a network fault costs one page, not a second full list. A `continue` token the
  * apiserver no longer honours (410 Gone once etcd compacted past the list's revision) restarts the list from
- * its first page, still in pages: an unpaginated fallback would be the spike pagination exists to avoid.
+ * its first page, still in pages: an unpaginated fallback would be the spike pagination exists to avoid. It
+ * restarts at once only once per call, so a list slower than compaction backs off instead of looping.
  */
 export class PagedList<T extends KubeObject> {
   readonly #conn: KubeConnection;
@@ -36,6 +37,7 @@ export class PagedList<T extends KubeObject> {
   /** Resolves with every item at one resourceVersion (the first page's), with that resourceVersion. */
   async list(): Promise<KubeList<T>> {
     const { labelSelector, fieldSelector, pageSize = DEFAULT_PAGE_SIZE, project } = this.#options;
+    let restarted = false;
     for (;;) {
       let page: KubeList<KubeObject>;
       try {
@@ -45,6 +47,9 @@ export class PagedList<T extends KubeObject> {
       } catch (err) {
         if (this.#continue === undefined || !isGone(err)) throw err;
         this.#reset();
+        // A second expiry in one call means the list outlasts etcd's compaction: back off (the informer retries).
+        if (restarted) throw err;
+        restarted = true;
         continue;
       }
       for (const item of page.items) this.#items.push(project(item));

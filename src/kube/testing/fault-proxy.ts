@@ -28,9 +28,10 @@ export interface FaultProxy {
   expireNextWatch(): void;
   /**
    * Fails the next list request for a later page (one carrying `continue`): `gone` answers 410 Expired, as the
-   * apiserver does once etcd compacted past the list's revision; `reset` cuts the connection.
+   * apiserver does once etcd compacted past the list's revision; `reset` cuts the connection. `times` (default 1)
+   * such requests in a row fail so.
    */
-  failNextContinue(how: 'gone' | 'reset'): void;
+  failNextContinue(how: 'gone' | 'reset', times?: number): void;
   close(): Promise<void>;
 }
 
@@ -61,6 +62,7 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
   const sockets = new Set<Socket>();
   let nextWatch: 'gone' | 'expired' | undefined;
   let nextContinue: 'gone' | 'reset' | undefined;
+  let continueFailures = 0;
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -93,7 +95,10 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
     },
     goneOnNextWatch: () => void (nextWatch = 'gone'),
     expireNextWatch: () => void (nextWatch = 'expired'),
-    failNextContinue: (how) => void (nextContinue = how),
+    failNextContinue: (how, times = 1) => {
+      nextContinue = how;
+      continueFailures = times;
+    },
   };
 
   const server = createServer((req, res) => {
@@ -114,7 +119,7 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
     }
     if (token && nextContinue) {
       const how = nextContinue;
-      nextContinue = undefined;
+      if (--continueFailures <= 0) nextContinue = undefined;
       if (how === 'reset') return req.socket.destroy();
       return void res.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify(expiredContinueStatus));
     }
