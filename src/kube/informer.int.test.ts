@@ -192,6 +192,8 @@ describe('informer', () => {
       await informer.waitForSync();
       expect(listRequests().length - before).toBe(Math.ceil(COUNT / PAGE));
       expect(cachedNames(informer)).toHaveLength(COUNT);
+      expect(informer.list(paged.name)).toHaveLength(COUNT);
+      expect(informer.list(ns.name)).toEqual([]);
       const cached = informer.get(`${paged.name}/page-07`);
       expect(cached).toEqual({ metadata: expect.objectContaining({ name: 'page-07', resourceVersion: expect.any(String) }), data: { projected: 'yes' } });
       expect(cached?.metadata).not.toHaveProperty('managedFields');

@@ -37,7 +37,11 @@ export interface Informer<T extends KubeObject> {
   /** Calls `handler` on every change until the returned function is called. */
   onChange(handler: (obj: T) => void): () => void;
   get(key: string): T | undefined;
-  list(): readonly T[];
+  /**
+   * Every cached object, or only those of `namespace`: the cache is kept by namespace, so that is a lookup
+   * and not a walk over every object (a project's list stays cheap among thousands of projects).
+   */
+  list(namespace?: string): readonly T[];
   /**
    * How many adds, updates and deletes the cache has applied: it moves whenever what `get` and `list`
    * answer may have changed, so a reader can keep what it derived from them until it moves.
@@ -157,7 +161,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
       const { namespace, name } = splitKey(key);
       return lw.get(name, namespace || undefined) as T | undefined;
     },
-    list: () => lw.list() as readonly KubeObject[] as readonly T[],
+    list: (namespace) => lw.list(namespace) as readonly KubeObject[] as readonly T[],
     changes: () => changes,
     hasSynced: () => synced,
     waitForSync(signal) {
