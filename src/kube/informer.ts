@@ -60,10 +60,11 @@ export interface Informer<T extends KubeObject> {
 }
 
 /**
- * An informer on client-node's `ListWatch`, listing in pages ({@link PagedList}), which relists by itself after a 410 Gone (as an HTTP status or as a
- * watch `ERROR` event) and reconnects after a clean close or its inactivity timeout, but on any other failure
- * (list error, connection refused or reset, 5xx, 403) emits `error` and stops for good. This wrapper restarts
- * it with exponential backoff, from the last resourceVersion, so a watch error never stops the informer.
+ * An informer on client-node's `ListWatch`, listing in pages ({@link PagedList}). `ListWatch` relists by itself
+ * after a 410 Gone (as an HTTP status or as a watch `ERROR` event) and reconnects after a clean close or its
+ * inactivity timeout, but on any other failure (list error, connection refused or reset, 5xx, 403) emits
+ * `error` and stops for good. This wrapper restarts it with exponential backoff, from the last
+ * resourceVersion (or, for a list cut short, from the page that failed), so an error never stops the informer.
  */
 export function createInformer<T extends KubeObject>(conn: KubeConnection, resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
   const { labelSelector, fieldSelector, onError = () => {} } = options;

@@ -144,7 +144,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -2001,7 +2001,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -3193,7 +3193,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -8395,7 +8395,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -9591,7 +9591,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
@@ -11459,7 +11459,7 @@ export interface paths {
                 query?: {
                     /** @description Items per page (default 100, at most 1000). */
                     limit?: number;
-                    /** @description The `next` of the previous page, as it was: the page continues after it. */
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
                     cursor?: string;
                 };
                 header?: never;
