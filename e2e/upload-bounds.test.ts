@@ -52,8 +52,10 @@ beforeAll(async () => {
   second = await createOwnedProject(kubeconfig, member.user, 'bounds2');
   await Promise.all([createProjectNamespace(kubeconfig, member.project), createProjectNamespace(kubeconfig, second)]);
   [runtime, api] = await Promise.all([
-    // 300 MiB of data directory: builds get 90 % of it, 283 MB, so one bomb (262 MB) fits and little else.
-    startRuntime('cw-runtime-bounds', member.project, running, { CW_RUNTIME_DATA_DIR_SIZE: '300Mi' }),
+    // 300 MiB of data directory: builds get 90 % of it, 283 MB, so one bomb (262 MB) fits and little else. The
+    // cache of prepared builds may take all of it (by default 75 %, less than the bomb: every other app's
+    // first request would let the bomb go, and the bounds below are about builds the replica keeps).
+    startRuntime('cw-runtime-bounds', member.project, running, { CW_RUNTIME_DATA_DIR_SIZE: '300Mi', CW_RUNTIME_BUILD_CACHE_SIZE: '283115520' }),
     startApiServer({
       kubeconfig,
       stateDir: inject('stateDir'),
@@ -218,7 +220,10 @@ describe('bounded uploads and builds', () => {
     // Nothing crashed, nothing was evicted: the replica serves what it served.
     expect((await send(runtime.port, host(member.project, 'hello'))).body).toBe('hello');
     expect((await send(runtime.port, host(member.project, 'bomb-0'))).body).toBe('bomb');
-    expect((await send(runtime.port, host(second, 'gitops-disk'))).status).toBe(404);
+    // The refused app is routed, not served: its requests try to prepare it and answer 503 (AppPreparing).
+    const refused = await send(runtime.port, host(second, 'gitops-disk'));
+    expect(refused.status).toBe(503);
+    expect(refused.body).toContain('AppPreparing');
   });
 
   it('answers slow uploads 408 within seconds, so slow clients holding every upload slot free them quickly', { timeout: 60_000 }, async () => {
