@@ -7,8 +7,6 @@ import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
 import { AppTraffic } from '../schemas/app-metrics.ts';
 import type { AppMetrics } from '../services/app-metrics.ts';
-import { nextField, pageOf, PageQuery } from './pagination.ts';
-import { integerQuery } from './integer-query.ts';
 
 const tags = ['apps'];
 
@@ -20,19 +18,17 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory, metrics: App
 
   r.get('/v1/projects/:projectId/apps', {
     config: { auth: { scope: 'apps:read', project: true } },
-    preValidation: integerQuery('limit'),
     schema: {
       tags,
-      summary: 'List the project’s apps by app id, a page at a time (an empty list when there are none), each with its last hour’s traffic',
+      summary: 'List the project’s apps (an empty list when there are none), each with its last hour’s traffic',
       params: ProjectParams,
-      querystring: PageQuery,
-      response: { 200: Type.Object({ apps: Type.Array(AppWithTraffic), ...nextField }), ...errorResponses(400) },
+      response: { 200: Type.Object({ apps: Type.Array(AppWithTraffic) }) },
     },
     handler: async (request) => {
-      const { items, next } = pageOf(apps.list(request.params.projectId), (a) => [a.app_id], request.query);
-      // One read of every replica's window for the whole page, bounded in time (absent when none answers).
-      const traffic = items.length === 0 ? undefined : await metrics.lastHour(request.params.projectId, now().getTime());
-      return { apps: traffic ? items.map((a) => ({ ...a, traffic: traffic.get(a.app_id) ?? NO_TRAFFIC })) : items, next };
+      const list = apps.list(request.params.projectId);
+      // One read of every replica's window for the whole list, bounded in time (absent when none answers).
+      const traffic = list.length === 0 ? undefined : await metrics.lastHour(request.params.projectId, now().getTime());
+      return { apps: traffic ? list.map((a) => ({ ...a, traffic: traffic.get(a.app_id) ?? NO_TRAFFIC })) : list };
     },
   });
 

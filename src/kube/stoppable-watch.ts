@@ -1,5 +1,4 @@
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
-import type { KubeObject } from './types.ts';
+import { Watch } from '@kubernetes/client-node';
 
 type WatchArgs = Parameters<Watch['watch']>;
 
@@ -12,8 +11,7 @@ type WatchArgs = Parameters<Watch['watch']>;
  * - once stopped it opens no new watch and aborts one that was still connecting, because `ListWatch.stop()`
  *   only aborts a request it already holds;
  * - it asks for bookmarks, so the resourceVersion advances on quiet resources and a reconnect after the
- *   client's 30 s inactivity timeout seldom lands on an expired version (410);
- * - it hands `ListWatch` each object as the informer caches it (`project`), the shape its list items have.
+ *   client's 30 s inactivity timeout seldom lands on an expired version (410).
  */
 export class StoppableWatch extends Watch {
   stopped = false;
@@ -22,21 +20,13 @@ export class StoppableWatch extends Watch {
   /** Called when a watch is about to be opened: `ListWatch` has applied any list to its cache by then. */
   onOpen: () => void = () => {};
   #active: AbortController | undefined;
-  readonly #project: (obj: KubeObject) => KubeObject;
-
-  constructor(config: KubeConfig, project: (obj: KubeObject) => KubeObject) {
-    super(config);
-    this.#project = project;
-  }
 
   override async watch(path: WatchArgs[0], query: WatchArgs[1], callback: WatchArgs[2], done: WatchArgs[3]): Promise<AbortController> {
     if (this.stopped) return new AbortController();
     this.onOpen();
     const onEvent: WatchArgs[2] = (phase, obj, raw) => {
       this.onActivity();
-      // ERROR carries a Status and BOOKMARK only a resourceVersion: neither is an object to cache.
-      const objectEvent = phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
-      callback(phase, objectEvent ? this.#project(obj as KubeObject) : obj, raw);
+      callback(phase, obj, raw);
     };
     try {
       const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, onEvent, done);

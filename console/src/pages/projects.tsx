@@ -1,9 +1,8 @@
 import { api, ok } from '../api/client.ts';
-import { allPages } from '../api/pages.ts';
 import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
 
 export function Projects() {
-  const { data, error } = useLoad(() => allPages('projects', (query) => ok(api.GET('/v1/projects', { params: { query } }))));
+  const { data, error } = useLoad(() => ok(api.GET('/v1/projects')));
   return (
     <Frame title="Projects">
       <ErrorNote message={error} />
