@@ -1,7 +1,6 @@
 // The processes `make bench-scale` measures, each in a child of its own so its memory can be read from /proc: a
 // local control plane (etcd and kube-apiserver in one process), MinIO, and cw-operator, cw-api and one cw-runtime
 // watching every namespace, as the chart runs them.
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startControlPlane } from '../e2e/harness/control-plane.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
@@ -104,40 +103,10 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
     stateDir,
     minio,
     bucket,
-    controlPlanePid: controlPlanePid(stateDir),
+    controlPlanePid: cluster.pid ?? 0,
     operator,
     api,
     runtime,
     operatorMetricsUrl: `http://127.0.0.1:${operatorPort}/metrics`,
   };
-}
-
-/** The cw-controlplane process of this run: the one whose state directory is under the run's. */
-function controlPlanePid(stateDir: string): number {
-  return readdirPids().find((pid) => cmdline(pid).includes('cw-controlplane') && cmdline(pid).includes(stateDir)) ?? 0;
-}
-
-function readdirPids(): number[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number)
-    .sort((a, b) => a - b);
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-/** Resident memory of `pid` in bytes (VmRSS), 0 when it is gone. */
-export function rssBytes(pid: number): number {
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return Number(kb ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
 }

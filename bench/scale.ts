@@ -24,8 +24,9 @@ import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { benchRun, runBench } from './run.ts';
-import { childrenOf, firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
-import { BASE_DOMAIN, rssBytes, startScaleStack, type ScaleStack } from './scale-stack.ts';
+import { firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
+import { residentBytes, treeResidentBytes } from '../e2e/harness/process-memory.ts';
+import { BASE_DOMAIN, startScaleStack, type ScaleStack } from './scale-stack.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -209,17 +210,6 @@ class Population {
   }
 }
 
-/** Resident memory of `pid` and all its descendants (cw-runtime's workerd shards). */
-function treeRss(pid: number): number {
-  let total = rssBytes(pid);
-  try {
-    for (const child of childrenOf(pid)) total += treeRss(child);
-  } catch {
-    // exited meanwhile
-  }
-  return total;
-}
-
 /** etcd's database file: what the quota (2 GiB by default, 8 GiB suggested at most) is measured against. */
 function etcdBytes(stack: ScaleStack): number {
   try {
@@ -337,12 +327,12 @@ async function measureAt(
   const createSeconds = (performance.now() - created) / 1000;
   say(`${target} apps created in ${createSeconds.toFixed(0)} s; waiting until every one is Ready`);
   const readyMs = await untilAllReady(conn, target, created);
-  const operatorRss = rssBytes(stack.operator.pid());
+  const operatorRss = residentBytes(stack.operator.pid());
   say('restarting the operator');
   const operatorRestartMs = await operatorRestart(stack, target);
-  const apiRss = rssBytes(stack.api.pid());
+  const apiRss = residentBytes(stack.api.pid());
   const list = await listLatency(stack, member.project, member.token);
-  const runtimeRss = treeRss(stack.runtime.pid());
+  const runtimeRss = treeResidentBytes(stack.runtime.pid());
   say('restarting the runtime replica');
   await stack.runtime.stop();
   const runtimeRestartMs = await stack.runtime.start();
@@ -353,7 +343,7 @@ async function measureAt(
     baseline,
     createSeconds,
     etcdBytes: etcdBytes(stack),
-    controlPlaneRss: rssBytes(stack.controlPlanePid),
+    controlPlaneRss: residentBytes(stack.controlPlanePid),
     readySeconds: readyMs === undefined ? undefined : readyMs / 1000,
     operatorRss,
     operatorRestartSeconds: operatorRestartMs === undefined ? undefined : operatorRestartMs / 1000,
@@ -413,7 +403,7 @@ async function main(): Promise<void> {
   const population = new Population(stack, member.user, member.project);
   // The deployed app lives apart: the measured project holds as many apps as a project may.
   const deployProject = await population.extraProject();
-  const baseline: Baseline = { operatorRss: rssBytes(stack.operator.pid()), runtimeRss: treeRss(stack.runtime.pid()) };
+  const baseline: Baseline = { operatorRss: residentBytes(stack.operator.pid()), runtimeRss: treeResidentBytes(stack.runtime.pid()) };
   const all: Figures[] = [];
   try {
     for (const [round, size] of sizes.entries()) {

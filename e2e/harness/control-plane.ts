@@ -9,6 +9,8 @@ export interface ControlPlane {
   kubeconfig: string;
   /** `local`: our kube-apiserver + etcd binary; `existing`: $KUBECONFIG; `k3s`: testcontainers. */
   mode: 'local' | 'existing' | 'k3s';
+  /** `local`: the process holding etcd and kube-apiserver (whose memory a benchmark reads). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -46,7 +48,7 @@ async function startLocal(opts: ControlPlaneOptions): Promise<ControlPlane> {
     await service.stop();
     throw err;
   });
-  return { kubeconfig: kubeconfig as string, mode: 'local', stop: () => service.stop(opts.throwaway ? 5_000 : 30_000) };
+  return { kubeconfig: kubeconfig as string, mode: 'local', ...(service.child.pid ? { pid: service.child.pid } : {}), stop: () => service.stop(opts.throwaway ? 5_000 : 30_000) };
 }
 
 function useExisting(): ControlPlane {
