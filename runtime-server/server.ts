@@ -27,6 +27,7 @@ import { requestMetrics } from './request-metrics.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { reportFor } from './app-report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
+import { projectRuntimeApp } from './runtime-app-projection.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
@@ -259,6 +260,7 @@ export class RuntimeServer {
 
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      project: projectRuntimeApp,
       onError: (err, info) => this.#log.warn('informer error', { resource: 'runtimeapps', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
     // Custom host names are served once their AppHostname is active (nothing writes them into the app's spec).

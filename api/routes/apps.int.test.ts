@@ -78,7 +78,7 @@ describe('apps', () => {
     const empty = await platform.createProject(owner);
     const res = await platform.app.inject({ method: 'GET', url: `/v1/projects/${empty}/apps`, headers: headers() });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toStrictEqual({ apps: [] });
+    expect(res.json()).toStrictEqual({ apps: [], next: null });
   });
 
   it('registers an app without deploying it, readable and listed at once', async () => {
@@ -142,6 +142,20 @@ describe('apps', () => {
       const listed = (await platform.app.inject({ method: 'GET', url: `/v1/projects/${crowded}/apps`, headers: headers() })).json().apps;
       expect(listed).toHaveLength(MAX_APPS_PER_PROJECT);
     });
+    // Page by page, each page's `next` the following page's cursor, until it is null: every app once, by id.
+    const paged: string[] = [];
+    let next: string | null = null;
+    do {
+      const page = await platform.app.inject({ method: 'GET', url: `/v1/projects/${crowded}/apps?limit=7${next ? `&cursor=${next}` : ''}`, headers: headers() });
+      expect(page.statusCode, page.body).toBe(200);
+      const body = page.json() as { apps: { app_id: string }[]; next: string | null };
+      expect(body.apps.length).toBeLessThanOrEqual(7);
+      paged.push(...body.apps.map((a) => a.app_id));
+      next = body.next;
+    } while (next);
+    expect(paged).toEqual(Array.from({ length: MAX_APPS_PER_PROJECT }, (_, i) => `app-${i}`).sort());
+    const refused = await Promise.all(['limit=0', 'limit=1001', 'cursor=a+b'].map((q) => platform.app.inject({ method: 'GET', url: `/v1/projects/${crowded}/apps?${q}`, headers: headers() })));
+    expect(refused.map((r) => r.statusCode)).toEqual([400, 400, 400]);
     const res = await platform.app.inject({ method: 'POST', url: `/v1/projects/${crowded}/apps`, headers: headers(), payload: { name: 'one-more' } });
     expect(res.statusCode).toBe(409);
     expect(res.json().detail).toBe(`Project ${crowded} has ${MAX_APPS_PER_PROJECT} apps, the most a project may have; delete one first.`);

@@ -7,6 +7,8 @@ import { errorResponses } from '../schemas/problem.ts';
 import { ProjectParams } from '../schemas/project.ts';
 import { AppTraffic } from '../schemas/app-metrics.ts';
 import type { AppMetrics } from '../services/app-metrics.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
+import { integerQuery } from './integer-query.ts';
 
 const tags = ['apps'];
 
@@ -18,17 +20,19 @@ export function appRoutes(app: FastifyInstance, apps: AppDirectory, metrics: App
 
   r.get('/v1/projects/:projectId/apps', {
     config: { auth: { scope: 'apps:read', project: true } },
+    preValidation: integerQuery('limit'),
     schema: {
       tags,
-      summary: 'List the project’s apps (an empty list when there are none), each with its last hour’s traffic',
+      summary: 'List the project’s apps by app id, a page at a time (an empty list when there are none), each with its last hour’s traffic',
       params: ProjectParams,
-      response: { 200: Type.Object({ apps: Type.Array(AppWithTraffic) }) },
+      querystring: PageQuery,
+      response: { 200: Type.Object({ apps: Type.Array(AppWithTraffic), ...nextField }), ...errorResponses(400) },
     },
     handler: async (request) => {
-      const list = apps.list(request.params.projectId);
-      // One read of every replica's window for the whole list, bounded in time (absent when none answers).
-      const traffic = list.length === 0 ? undefined : await metrics.lastHour(request.params.projectId, now().getTime());
-      return { apps: traffic ? list.map((a) => ({ ...a, traffic: traffic.get(a.app_id) ?? NO_TRAFFIC })) : list };
+      const { items, next } = pageOf(apps.list(request.params.projectId), (a) => [a.app_id], request.query);
+      // One read of every replica's window for the whole page, bounded in time (absent when none answers).
+      const traffic = items.length === 0 ? undefined : await metrics.lastHour(request.params.projectId, now().getTime());
+      return { apps: traffic ? items.map((a) => ({ ...a, traffic: traffic.get(a.app_id) ?? NO_TRAFFIC })) : items, next };
     },
   });
 

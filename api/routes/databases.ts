@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { integerQuery } from './integer-query.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
 import { BadRequestError, NotFoundError, PublicError } from '../../src/errors.ts';
 import type { DatabaseDirectory, MintedToken } from '../../src/platform/databases/databases.ts';
 import { INVALID_QUERY_TOKEN, runQuery, type QueryStatement } from '../services/sql-query.ts';
@@ -39,13 +41,18 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
 
   r.get('/v1/projects/:projectId/databases', {
     config: { auth: { scope: 'databases:read', project: true } },
+    preValidation: integerQuery('limit'),
     schema: {
       tags,
-      summary: 'List the project’s databases (never a token; an empty list when there are none)',
+      summary: 'List the project’s databases by name, a page at a time (never a token; an empty list when there are none)',
       params: ProjectParams,
-      response: { 200: Type.Object({ databases: Type.Array(Database) }) },
+      querystring: PageQuery,
+      response: { 200: Type.Object({ databases: Type.Array(Database), ...nextField }), ...errorResponses(400) },
     },
-    handler: async (request) => ({ databases: services.databases.list(request.params.projectId) }),
+    handler: async (request) => {
+      const { items, next } = pageOf(services.databases.list(request.params.projectId), (d) => [d.name], request.query);
+      return { databases: items, next };
+    },
   });
 
   r.post('/v1/projects/:projectId/databases', {

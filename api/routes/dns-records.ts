@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { integerQuery } from './integer-query.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
 import type { DomainServices } from '../services/domain-services.ts';
 import { DnsRecord, DomainParams, RecordBody, RecordParams } from '../schemas/domain.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -15,13 +17,19 @@ export function dnsRecordRoutes(app: FastifyInstance, dns: DomainServices): void
 
   r.get('/v1/projects/:projectId/domains/:domain/records', {
     config: { auth: { scope: 'domain:read', project: true } },
+    preValidation: integerQuery('limit'),
     schema: {
       tags,
-      summary: 'List the domain’s records, platform-owned ones included',
+      summary: 'List the domain’s records, platform-owned ones included, by name, type and id, a page at a time',
       params: DomainParams,
-      response: { 200: Type.Object({ records: Type.Array(DnsRecord) }), ...errorResponses(404) },
+      querystring: PageQuery,
+      response: { 200: Type.Object({ records: Type.Array(DnsRecord), ...nextField }), ...errorResponses(400, 404) },
     },
-    handler: async (request) => ({ records: dns.records.list(request.params.projectId, request.params.domain) }),
+    handler: async (request) => {
+      const records = dns.records.list(request.params.projectId, request.params.domain);
+      const { items, next } = pageOf(records, (r) => [r.fqdn, r.type, r.record_id], request.query);
+      return { records: items, next };
+    },
   });
 
   r.post('/v1/projects/:projectId/domains/:domain/records', {

@@ -317,7 +317,7 @@ describe('scopes', () => {
     const own = await platform.createProject(reader, { namespace: true });
     const readToken = await platform.tokenFor(reader, ['domain:read']);
     const as = { project: own, token: readToken };
-    expect((await call('GET', '/domains', undefined, as)).json()).toEqual({ domains: [] });
+    expect((await call('GET', '/domains', undefined, as)).json()).toEqual({ domains: [], next: null });
     await refused(403, 'POST', '/domains', { domain: dns.domain() }, as);
   });
 });

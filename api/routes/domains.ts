@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { integerQuery } from './integer-query.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
 import type { DomainServices } from '../services/domain-services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { Domain, DomainBody, DomainParams } from '../schemas/domain.ts';
@@ -17,8 +19,18 @@ export function domainRoutes(app: FastifyInstance, dns: DomainServices): void {
 
   r.get('/v1/projects/:projectId/domains', {
     config: { auth: { scope: 'domain:read', project: true } },
-    schema: { tags, summary: 'List the project’s domains (an empty list when there are none)', params: ProjectParams, response: { 200: Type.Object({ domains: Type.Array(Domain) }) } },
-    handler: async (request) => ({ domains: dns.domains.list(request.params.projectId) }),
+    preValidation: integerQuery('limit'),
+    schema: {
+      tags,
+      summary: 'List the project’s domains by name, a page at a time (an empty list when there are none)',
+      params: ProjectParams,
+      querystring: PageQuery,
+      response: { 200: Type.Object({ domains: Type.Array(Domain), ...nextField }), ...errorResponses(400) },
+    },
+    handler: async (request) => {
+      const { items, next } = pageOf(dns.domains.list(request.params.projectId), (d) => [d.domain], request.query);
+      return { domains: items, next };
+    },
   });
 
   r.post('/v1/projects/:projectId/domains', {

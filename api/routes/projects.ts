@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { integerQuery } from './integer-query.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
 import { ForbiddenError, type Principal, type TokenStore } from '../../src/auth/index.ts';
 import type { BuildCatalog } from '../../src/platform/builds.ts';
 import type { ProjectDirectory } from '../services/projects.ts';
@@ -27,9 +29,18 @@ export function projectRoutes(app: FastifyInstance, projects: ProjectDirectory, 
 
   r.get('/v1/projects', {
     config: { auth: { scope: 'projects:read' } },
-    schema: { tags, summary: 'List the caller’s projects', response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(500) } },
+    preValidation: integerQuery('limit'),
+    schema: {
+      tags,
+      summary: 'List the caller’s projects by project id, a page at a time',
+      querystring: PageQuery,
+      response: { 200: Type.Object({ projects: Type.Array(Project), ...nextField }), ...errorResponses(400, 500) },
+    },
     // Not async: nothing here waits, and the API's most frequent read saves a promise per request.
-    handler: (request) => ({ projects: [...projects.listFor(principalOf(request))] }),
+    handler: (request) => {
+      const { items, next } = pageOf(projects.listFor(principalOf(request)), (p) => [p.project_id], request.query);
+      return { projects: items, next };
+    },
   });
 
   r.post('/v1/projects', {

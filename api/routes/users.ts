@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { integerQuery } from './integer-query.ts';
+import { nextField, pageOf, PageQuery } from './pagination.ts';
 import type { UserDirectory } from '../services/users.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/problem.ts';
@@ -33,8 +35,17 @@ export function userRoutes(app: FastifyInstance, users: UserDirectory): void {
 
   r.get('/v1/users', {
     config: admin,
-    schema: { tags, summary: 'List every user (administrators)', response: { 200: Type.Object({ users: Type.Array(User) }), ...errorResponses(500) } },
-    handler: async () => ({ users: users.list() }),
+    preValidation: integerQuery('limit'),
+    schema: {
+      tags,
+      summary: 'List every user by user id, a page at a time (administrators)',
+      querystring: PageQuery,
+      response: { 200: Type.Object({ users: Type.Array(User), ...nextField }), ...errorResponses(400, 500) },
+    },
+    handler: async (request) => {
+      const { items, next } = pageOf(users.list(), (u) => [u.user_id], request.query);
+      return { users: items, next };
+    },
   });
 
   r.post('/v1/users', {

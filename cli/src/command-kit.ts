@@ -26,6 +26,11 @@ export function withJson(command: Command): Command {
   return command.option('--json', "print the API's JSON answer (stable field names) instead of text");
 }
 
+/** `--limit` on list commands: they fetch every page of the list unless told to stop after `n` items. */
+export function withLimit(command: Command): Command {
+  return command.option('--limit <n>', 'show at most n (default: all, fetched a page at a time)', intOption(1, 1_000_000));
+}
+
 /** `--yes`: skip the confirmation prompt. */
 export function withYes(command: Command): Command {
   return command.option('-y, --yes', 'do not ask for confirmation');

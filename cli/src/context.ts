@@ -1,5 +1,6 @@
 // Where a command's API URL, token and project come from: the flag, then the environment, then the config file.
 import type { Command } from 'commander';
+import { collectPages } from './pages.ts';
 import { type Api, apiClient, expectOk } from './api/client.ts';
 import { readConfig } from './config.ts';
 import { CliError, UsageError } from './errors.ts';
@@ -52,6 +53,15 @@ export class Context {
     return expectOk(request, this.apiUrl);
   }
 
+  /** The caller's projects, every page of them or the first `limit`. */
+  async allProjects(limit?: number) {
+    const { items, next } = await collectPages(async (query) => {
+      const page = await this.ok(this.api.GET('/v1/projects', { params: { query } }));
+      return { items: page.projects, next: page.next };
+    }, limit);
+    return { projects: items, next };
+  }
+
   /**
    * `--project`, `CW_PROJECT`, the one `cw projects use` stored, else the caller's only project. With several
    * and none chosen, a usage error listing them.
@@ -59,8 +69,11 @@ export class Context {
   async project(): Promise<string> {
     const chosen = this.options.project || this.env.CW_PROJECT || readConfig(this.env).servers?.[this.apiUrl]?.project;
     if (chosen) return chosen;
-    const { projects } = await this.ok(this.api.GET('/v1/projects'));
-    const [only] = projects;
+    // Two tell whether there is only one; the message naming them all is rare enough to fetch every page.
+    const { projects: few } = await this.allProjects(2);
+    const [only] = few;
+    if (few.length === 1 && only) return only.project_id;
+    const { projects } = await this.allProjects();
     if (projects.length === 1 && only) return only.project_id;
     if (projects.length === 0) throw new UsageError('you have no project yet: create one with `cw projects create ID`');
     throw new UsageError(`choose a project with --project, CW_PROJECT or \`cw projects use ID\` (yours: ${projects.map((p) => p.project_id).join(', ')})`);

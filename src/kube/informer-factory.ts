@@ -19,8 +19,15 @@ export interface InformerFactory {
   waitForSync(signal?: AbortSignal): Promise<void>;
 }
 
-/** An {@link InformerFactory} on `conn`; `onError` hears every informer's recovered failures. */
-export function createInformerFactory(conn: KubeConnection, options: { onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void } = {}): InformerFactory {
+export interface InformerFactoryOptions {
+  /** Hears every informer's recovered failures. */
+  onError?: (resource: ResourceRef, ...args: Parameters<InformerErrorHandler>) => void;
+  /** Objects per list request for every informer (see {@link InformerOptions.pageSize}). */
+  pageSize?: number;
+}
+
+/** An {@link InformerFactory} on `conn`. */
+export function createInformerFactory(conn: KubeConnection, options: InformerFactoryOptions = {}): InformerFactory {
   const informers = new Map<string, Informer<KubeObject>>();
   let started = false;
   return {
@@ -28,9 +35,10 @@ export function createInformerFactory(conn: KubeConnection, options: { onError?:
       const id = JSON.stringify([resource.group, resource.version, resource.plural, scope.namespace ?? '', scope.labelSelector ?? '', scope.fieldSelector ?? '']);
       let informer = informers.get(id);
       if (!informer) {
-        const { onError } = options;
+        const { onError, pageSize } = options;
         informer = createInformer<KubeObject>(conn, resource, {
           ...scope,
+          ...(pageSize ? { pageSize } : {}),
           ...(onError ? { onError: (err, info) => onError(resource, err, info) } : {}),
         });
         informers.set(id, informer);

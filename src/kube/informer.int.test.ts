@@ -156,4 +156,102 @@ describe('informer', () => {
       await configMaps.delete(ns.name, 'new');
     });
   });
+
+  describe('in pages', () => {
+    const COUNT = 23;
+    const PAGE = 5;
+    let proxy: FaultProxy;
+    let paged: { name: string; remove: () => Promise<void> };
+    beforeAll(async () => {
+      proxy = await startFaultProxy(conn);
+      paged = await testNamespace(conn, 'informer-pages');
+      const names = Array.from({ length: COUNT }, (_, i) => `page-${String(i).padStart(2, '0')}`);
+      await Promise.all(names.map((name) => configMaps.create({ metadata: { namespace: paged.name, name }, data: { name } })));
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await paged?.remove();
+    });
+
+    const listRequests = () => proxy.requests.filter((r) => !r.watch && r.method === 'GET' && r.path.endsWith('/configmaps'));
+    const cachedNames = (informer: Informer<ConfigMap>) =>
+      informer
+        .list()
+        .map((o) => o.metadata?.name ?? '')
+        .sort();
+    const start = (project?: (obj: KubeObject) => ConfigMap) => {
+      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, { namespace: paged.name, pageSize: PAGE, backoff: { initialMs: 50, maxMs: 100 }, ...(project ? { project } : {}) });
+      informers.push(informer);
+      informer.start();
+      return informer;
+    };
+
+    it('lists every object page by page, caching them without managedFields and through the projection', async () => {
+      const before = listRequests().length;
+      const informer = start((obj) => ({ metadata: obj.metadata ?? {}, data: { projected: 'yes' } }));
+      await informer.waitForSync();
+      expect(listRequests().length - before).toBe(Math.ceil(COUNT / PAGE));
+      expect(cachedNames(informer)).toHaveLength(COUNT);
+      expect(informer.list(paged.name)).toHaveLength(COUNT);
+      expect(informer.list(ns.name)).toEqual([]);
+      const cached = informer.get(`${paged.name}/page-07`);
+      expect(cached).toEqual({ metadata: expect.objectContaining({ name: 'page-07', resourceVersion: expect.any(String) }), data: { projected: 'yes' } });
+      expect(cached?.metadata).not.toHaveProperty('managedFields');
+
+      // Watched objects go through the same projection as listed ones.
+      await configMaps.create({ metadata: { namespace: paged.name, name: 'watched' }, data: { v: '1' } });
+      await vi.waitFor(() => expect(informer.get(`${paged.name}/watched`)?.data).toEqual({ projected: 'yes' }));
+      expect(informer.get(`${paged.name}/watched`)?.metadata).not.toHaveProperty('managedFields');
+      informer.stop();
+      await configMaps.delete(paged.name, 'watched');
+    });
+
+    it('resumes a list cut off mid-way at the page that failed, without listing the earlier pages again', async () => {
+      const before = listRequests().length;
+      proxy.failNextContinue('reset');
+      const informer = start();
+      await informer.waitForSync();
+      const requests = listRequests().slice(before);
+      // Page 1, page 2 (cut off), page 2 again with the same token, then pages 3 to 5.
+      expect(requests).toHaveLength(Math.ceil(COUNT / PAGE) + 1);
+      expect(requests.filter((r) => !r.continue)).toHaveLength(1);
+      expect(requests[2]?.continue).toBe(requests[1]?.continue);
+      expect(cachedNames(informer)).toHaveLength(COUNT);
+      informer.stop();
+    });
+
+    it('starts the list over, still in pages, when the apiserver answers 410 Gone to an expired continue token', async () => {
+      const before = listRequests().length;
+      proxy.failNextContinue('gone');
+      const informer = start();
+      await informer.waitForSync();
+      const requests = listRequests().slice(before);
+      // Page 1, page 2 (410), then the whole list again from page 1.
+      expect(requests).toHaveLength(2 + Math.ceil(COUNT / PAGE));
+      expect(requests.filter((r) => !r.continue)).toHaveLength(2);
+      expect(requests[2]?.continue).toBeUndefined();
+      expect(cachedNames(informer)).toEqual(Array.from({ length: COUNT }, (_, i) => `page-${String(i).padStart(2, '0')}`));
+      informer.stop();
+    });
+
+    it('backs off instead of looping when the list expires again after starting over', async () => {
+      const before = listRequests().length;
+      const errors: unknown[] = [];
+      proxy.failNextContinue('gone', 2);
+      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, {
+        namespace: paged.name,
+        pageSize: PAGE,
+        backoff: { initialMs: 50, maxMs: 100 },
+        onError: (err) => void errors.push(err),
+      });
+      informers.push(informer);
+      informer.start();
+      await informer.waitForSync();
+      // Two tries of pages 1 and 2 (each 410), one failure reported, then the whole list after the backoff.
+      expect(listRequests().slice(before)).toHaveLength(4 + Math.ceil(COUNT / PAGE));
+      expect(errors).toEqual([expect.objectContaining({ code: 410 })]);
+      expect(cachedNames(informer)).toHaveLength(COUNT);
+      informer.stop();
+    });
+  });
 });

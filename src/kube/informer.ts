@@ -1,13 +1,15 @@
 import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
 import type { KubeConnection } from './kube-config.ts';
-import { apiVersionOf, resourcePath, type ResourceRef } from './resource.ts';
+import { PagedList } from './paged-list.ts';
+import { cacheProjection } from './projection.ts';
+import { resourcePath, type ResourceRef } from './resource.ts';
 import { StoppableWatch } from './stoppable-watch.ts';
-import { splitKey, type KubeList, type KubeObject } from './types.ts';
+import { splitKey, type KubeObject } from './types.ts';
 
 /** Reports a failure the informer recovered from; `retryInMs` is set when it restarts list+watch. */
 export type InformerErrorHandler = (err: unknown, info: { phase: 'list-watch' | 'handler'; retryInMs?: number }) => void;
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Watch one namespace; all namespaces when omitted. */
   namespace?: string;
   labelSelector?: string;
@@ -15,6 +17,14 @@ export interface InformerOptions {
   onError?: InformerErrorHandler;
   /** Restart backoff after a failed list or watch: doubles from `initialMs` up to `maxMs` (default 1 s → 30 s). */
   backoff?: { initialMs: number; maxMs: number };
+  /** Objects per list request (`limit`); 500 when omitted. Lists are always paginated. */
+  pageSize?: number;
+  /**
+   * What the cache keeps of each object, for a process that reads only part of it: applied to every listed
+   * and watched object, after `metadata.managedFields` (never read here, often half an object) was dropped.
+   * It must keep `metadata.name`, `namespace` and `resourceVersion`, which the cache is keyed and diffed by.
+   */
+  project?: (obj: KubeObject) => T;
 }
 
 /**
@@ -27,7 +37,11 @@ export interface Informer<T extends KubeObject> {
   /** Calls `handler` on every change until the returned function is called. */
   onChange(handler: (obj: T) => void): () => void;
   get(key: string): T | undefined;
-  list(): readonly T[];
+  /**
+   * Every cached object, or only those of `namespace`: the cache is kept by namespace, so that is a lookup
+   * and not a walk over every object (a project's list stays cheap among thousands of projects).
+   */
+  list(namespace?: string): readonly T[];
   /**
    * How many adds, updates and deletes the cache has applied: it moves whenever what `get` and `list`
    * answer may have changed, so a reader can keep what it derived from them until it moves.
@@ -46,19 +60,22 @@ export interface Informer<T extends KubeObject> {
 }
 
 /**
- * An informer on client-node's `ListWatch`, which relists by itself after a 410 Gone (as an HTTP status or as a
- * watch `ERROR` event) and reconnects after a clean close or its inactivity timeout, but on any other failure
- * (list error, connection refused or reset, 5xx, 403) emits `error` and stops for good. This wrapper restarts
- * it with exponential backoff, from the last resourceVersion, so a watch error never stops the informer.
+ * An informer on client-node's `ListWatch`, listing in pages ({@link PagedList}). `ListWatch` relists by itself
+ * after a 410 Gone (as an HTTP status or as a watch `ERROR` event) and reconnects after a clean close or its
+ * inactivity timeout, but on any other failure (list error, connection refused or reset, 5xx, 403) emits
+ * `error` and stops for good. This wrapper restarts it with exponential backoff, from the last
+ * resourceVersion (or, for a list cut short, from the page that failed), so an error never stops the informer.
  */
-export function createInformer<T extends KubeObject>(conn: KubeConnection, resource: ResourceRef, options: InformerOptions = {}): Informer<T> {
+export function createInformer<T extends KubeObject>(conn: KubeConnection, resource: ResourceRef, options: InformerOptions<T> = {}): Informer<T> {
   const { labelSelector, fieldSelector, onError = () => {} } = options;
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 1000, maxMs: 30_000 };
   const path = resourcePath(resource, options.namespace);
   const handlers = new Set<(obj: T) => void>();
   const syncWaiters = new Set<() => void>();
   const delays = new Set<NodeJS.Timeout>();
-  const watch = new StoppableWatch(conn.config);
+  const project = cacheProjection(resource, options.project);
+  const pages = new PagedList(conn, path, { labelSelector, fieldSelector, pageSize: options.pageSize, project });
+  const watch = new StoppableWatch(conn.config, project);
   let running = false;
   let stopped = false;
   let synced = false;
@@ -67,11 +84,8 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   let changes = 0;
   let restartTimer: NodeJS.Timeout | undefined;
 
-  const list = async (): Promise<KubeList<T>> => {
-    const result = await conn.api.request<KubeList<T>>('GET', path, { query: { labelSelector, fieldSelector } });
-    // List items come without apiVersion/kind, watch events with them; make the cache uniform.
-    const typeMeta = { apiVersion: apiVersionOf(resource), kind: resource.kind };
-    result.items = result.items.map((item) => ({ ...item, ...typeMeta }));
+  const list = async () => {
+    const result = await pages.list();
     listed = true;
     failures = 0;
     return result;
@@ -148,7 +162,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
       const { namespace, name } = splitKey(key);
       return lw.get(name, namespace || undefined) as T | undefined;
     },
-    list: () => lw.list() as readonly KubeObject[] as readonly T[],
+    list: (namespace) => lw.list(namespace) as readonly KubeObject[] as readonly T[],
     changes: () => changes,
     hasSynced: () => synced,
     waitForSync(signal) {

@@ -1,4 +1,5 @@
-import { Watch } from '@kubernetes/client-node';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeObject } from './types.ts';
 
 type WatchArgs = Parameters<Watch['watch']>;
 
@@ -11,7 +12,8 @@ type WatchArgs = Parameters<Watch['watch']>;
  * - once stopped it opens no new watch and aborts one that was still connecting, because `ListWatch.stop()`
  *   only aborts a request it already holds;
  * - it asks for bookmarks, so the resourceVersion advances on quiet resources and a reconnect after the
- *   client's 30 s inactivity timeout seldom lands on an expired version (410).
+ *   client's 30 s inactivity timeout seldom lands on an expired version (410);
+ * - it hands `ListWatch` each object as the informer caches it (`project`), the shape its list items have.
  */
 export class StoppableWatch extends Watch {
   stopped = false;
@@ -20,13 +22,21 @@ export class StoppableWatch extends Watch {
   /** Called when a watch is about to be opened: `ListWatch` has applied any list to its cache by then. */
   onOpen: () => void = () => {};
   #active: AbortController | undefined;
+  readonly #project: (obj: KubeObject) => KubeObject;
+
+  constructor(config: KubeConfig, project: (obj: KubeObject) => KubeObject) {
+    super(config);
+    this.#project = project;
+  }
 
   override async watch(path: WatchArgs[0], query: WatchArgs[1], callback: WatchArgs[2], done: WatchArgs[3]): Promise<AbortController> {
     if (this.stopped) return new AbortController();
     this.onOpen();
     const onEvent: WatchArgs[2] = (phase, obj, raw) => {
       this.onActivity();
-      callback(phase, obj, raw);
+      // ERROR carries a Status and BOOKMARK only a resourceVersion: neither is an object to cache.
+      const objectEvent = phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
+      callback(phase, objectEvent ? this.#project(obj as KubeObject) : obj, raw);
     };
     try {
       const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, onEvent, done);

@@ -40,7 +40,7 @@ export class AppStore {
 
   /** The project's apps (cache). */
   list(project: string): RuntimeApp[] {
-    return this.#appCache.list().filter((a) => a.metadata?.namespace === project && !a.metadata.deletionTimestamp);
+    return this.#appCache.list(project).filter((a) => a.metadata?.namespace === project && !a.metadata.deletionTimestamp);
   }
 
   /** Every app of every project (cache), for host name conflicts. */
@@ -64,13 +64,13 @@ export class AppStore {
 
   /** The app's builds (cache), in no particular order. */
   buildsOf(project: string, appId: string): Build[] {
-    return this.#buildCache.list().filter((b) => b.metadata?.namespace === project && b.spec.app === appId);
+    return this.#buildCache.list(project).filter((b) => b.metadata?.namespace === project && b.spec.app === appId);
   }
 
   /** Every build of the project (cache), keyed by app id. */
   buildsByApp(project: string): Map<string, Build[]> {
     const byApp = new Map<string, Build[]>();
-    for (const build of this.#buildCache.list()) {
+    for (const build of this.#buildCache.list(project)) {
       if (build.metadata?.namespace !== project) continue;
       const builds = byApp.get(build.spec.app);
       if (builds) builds.push(build);

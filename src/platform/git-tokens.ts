@@ -144,7 +144,7 @@ export class GitTokenDirectory {
   }
 
   #inProject(project: string): GitToken[] {
-    return this.#cache.list().filter((t) => t.metadata?.namespace === project);
+    return this.#cache.list(project).filter((t) => t.metadata?.namespace === project);
   }
 
   /** Deletes the project's oldest inactive tokens beyond those kept, a few per call; failures wait for the next call. */

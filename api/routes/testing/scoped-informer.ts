@@ -13,7 +13,7 @@ export function scopedInformer<T extends KubeObject>(informer: Informer<T>, keep
       const obj = informer.get(key);
       return obj && keep(obj) ? obj : undefined;
     },
-    list: () => informer.list().filter(keep),
+    list: (namespace) => informer.list(namespace).filter(keep),
     changes: () => informer.changes(),
     hasSynced: () => informer.hasSynced(),
     waitForSync: (signal) => informer.waitForSync(signal),

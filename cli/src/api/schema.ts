@@ -138,10 +138,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the caller’s projects */
+        /** List the caller’s projects by project id, a page at a time */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -185,7 +190,18 @@ export interface paths {
                                     active_builds_unpacked_bytes: number;
                                 };
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
@@ -1979,10 +1995,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List every user (administrators) */
+        /** List every user by user id, a page at a time (administrators) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -2013,7 +2034,18 @@ export interface paths {
                                     role: "owner" | "member";
                                 }[];
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
+                    };
+                };
+                /** @description The request is invalid; `detail` names the offending field. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
                 /** @description Missing, malformed, unknown, expired or revoked token (`WWW-Authenticate: Bearer`). */
@@ -3155,10 +3187,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the project’s apps (an empty list when there are none), each with its last hour’s traffic */
+        /** List the project’s apps by app id, a page at a time (an empty list when there are none), each with its last hour’s traffic */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
@@ -3244,6 +3281,8 @@ export interface paths {
                                     p95_ms: number | null;
                                 };
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
                     };
                 };
@@ -8739,10 +8778,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the project’s domains (an empty list when there are none) */
+        /** List the project’s domains by name, a page at a time (an empty list when there are none) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
@@ -8828,6 +8872,8 @@ export interface paths {
                                     next_attempt_at: string | null;
                                 };
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
                     };
                 };
@@ -9928,10 +9974,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the domain’s records, platform-owned ones included */
+        /** List the domain’s records, platform-owned ones included, by name, type and id, a page at a time */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
@@ -9993,6 +10044,8 @@ export interface paths {
                                  */
                                 created_at: string;
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
                     };
                 };
@@ -11789,10 +11842,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the project’s databases (never a token; an empty list when there are none) */
+        /** List the project’s databases by name, a page at a time (never a token; an empty list when there are none) */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description Items per page (default 100, at most 1000). */
+                    limit?: number;
+                    /** @description The `next` of the previous page, as it was (opaque): the page continues after the item it names. */
+                    cursor?: string;
+                };
                 header?: never;
                 path: {
                     /** @description Project id: lowercase letters, digits and dashes (a DNS label); also the name of its namespace. */
@@ -11826,6 +11884,8 @@ export interface paths {
                                 /** @description The same endpoint over Hrana over WebSocket (ws:// or wss://): what @libsql/client needs for interactive transactions that idle between statements. */
                                 database_ws_url?: string;
                             }[];
+                            /** @description An opaque cursor: pass it as `cursor` for the next page; null on the last page. */
+                            next: string | null;
                         };
                     };
                 };

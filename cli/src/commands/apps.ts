@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { act, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
+import { act, confirmOrExit, examples, intOption, withJson, withYes, withLimit } from '../command-kit.ts';
+import { collectPages } from '../pages.ts';
 import { registerAppSource } from './app-source.ts';
 import { bindingsLine, registerAppDatabaseBindings } from './app-database-bindings.ts';
 import { httpsChange, httpsFields, touchesHsts, type HttpsFlags } from './app-https.ts';
@@ -11,8 +12,9 @@ import { readMetrics, replicasNote } from './metrics.ts';
 
 export function registerApps(program: Command): void {
   const apps = program.command('apps').alias('app').description('List, create, inspect and delete runtime apps');
-  examples(act(withJson(apps.command('ls').alias('list').description("List the project's apps with their last hour's requests and error ratio, failing ones first")), list), [
+  examples(act(withLimit(withJson(apps.command('ls').alias('list').description("List the project's apps with their last hour's requests and error ratio, failing ones first"))), list), [
     'cw apps ls',
+    'cw apps ls --limit 20',
     'cw apps ls --project shop --json',
   ]);
   examples(
@@ -55,9 +57,13 @@ export function registerApps(program: Command): void {
   registerAppDatabaseBindings(apps);
 }
 
-async function list(ctx: Context): Promise<void> {
+async function list(ctx: Context, options: { limit?: number }): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
+  const { items, next } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId }, query } }));
+    return { items: page.apps, next: page.next };
+  }, options.limit);
+  const answer = { apps: items, next };
   if (ctx.json) return printJson(answer);
   // Failing apps first: the highest error ratio of the last hour on top, then the API's order.
   const ratio = (a: (typeof answer.apps)[number]) => a.traffic?.error_ratio ?? -1;

@@ -2,7 +2,8 @@
 // database, or in place with an undo point), delete, and run SQL with the official libSQL client (`cw db shell`,
 // `cw db execute`).
 import type { Command } from 'commander';
-import { act, choiceOption, confirmOrExit, durationOption, examples, intOption, sizeOption, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, durationOption, examples, intOption, sizeOption, withJson, withYes, withLimit } from '../command-kit.ts';
+import { collectPages } from '../pages.ts';
 import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, formatBytes, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
@@ -48,7 +49,7 @@ export function registerDatabases(program: Command): void {
     ),
     ['cw db limits notes', 'cw db update notes --max-size 5GiB --statement-timeout 10s', 'cw db update notes --rows-written-per-day 100000 --rows-read-per-day 5000000'],
   );
-  examples(act(withJson(db.command('ls').alias('list').description("List the project's databases")), list), ['cw db ls']);
+  examples(act(withLimit(withJson(db.command('ls').alias('list').description("List the project's databases"))), list), ['cw db ls']);
   examples(act(withJson(db.command('get').alias('show').argument('<name>', 'name or database id').description('Show a database with its usage and restore window')), get), ['cw db get notes']);
   examples(
     act(
@@ -173,9 +174,13 @@ function printCredentials(url: string | undefined, token: string | undefined): v
   note(`${paint('yellow', '!', process.stderr)} The token is shown only now: store it before you go on (an app gets its own URL and token from a binding: cw apps bind-db APP DATABASE --full).`);
 }
 
-async function list(ctx: Context): Promise<void> {
+async function list(ctx: Context, options: { limit?: number }): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases', { params: { path: { projectId } } }));
+  const { items, next } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/databases', { params: { path: { projectId }, query } }));
+    return { items: page.databases, next: page.next };
+  }, options.limit);
+  const answer = { databases: items, next };
   if (ctx.json) return printJson(answer);
   printTable(
     ['NAME', 'ID', 'STATUS', 'URL', 'CREATED'],

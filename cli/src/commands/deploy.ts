@@ -8,6 +8,7 @@ import yoctoSpinner from 'yocto-spinner';
 import { artifactFrom, nameFromPath } from '../artifact/pack.ts';
 import { uploadStream } from '../artifact/upload.ts';
 import { act, appOf, choiceOption, examples, intOption, listOption, withJson } from '../command-kit.ts';
+import { collectPages } from '../pages.ts';
 import type { Context } from '../context.ts';
 import { ApiError, CliError, UsageError } from '../errors.ts';
 import { listSourceBuilds, type SourceBuildListOptions } from './builds.ts';
@@ -152,7 +153,10 @@ async function deploy(ctx: Context, path: string, options: DeployOptions): Promi
 
 /** The app's id for `nameOrId`: an app with that id or name, else one created under that name. */
 async function ensureApp(ctx: Context, projectId: string, nameOrId: string): Promise<{ appId: string; created: boolean; hosts: string[] }> {
-  const { apps } = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } }));
+  const { items: apps } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId }, query } }));
+    return { items: page.apps, next: page.next };
+  });
   const found = apps.find((a) => a.app_id === nameOrId) ?? apps.find((a) => a.name === nameOrId);
   if (found) return { appId: found.app_id, created: false, hosts: found.hosts };
   const { app } = await ctx.ok(ctx.api.POST('/v1/projects/{projectId}/apps', { params: { path: { projectId } }, body: { name: nameOrId } }));

@@ -1,6 +1,7 @@
 // Project domains (DNS the platform hosts once the owner delegates it) and their records.
 import type { Command } from 'commander';
-import { act, choiceOption, confirmOrExit, examples, intOption, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, examples, intOption, withJson, withYes, withLimit } from '../command-kit.ts';
+import { collectPages } from '../pages.ts';
 import type { Context } from '../context.ts';
 import { UsageError } from '../errors.ts';
 import { ago, note, paint, printFields, printJson, printTable, println, success } from '../output.ts';
@@ -23,7 +24,7 @@ export function registerDomains(program: Command): void {
     ),
     ['cw domains add shop.example.com'],
   );
-  examples(act(withJson(domains.command('ls').alias('list').description("List the project's domains")), list), ['cw domains ls']);
+  examples(act(withLimit(withJson(domains.command('ls').alias('list').description("List the project's domains"))), list), ['cw domains ls']);
   examples(act(withJson(domains.command('get').alias('show').argument('<domain>').description('Show a domain: status, why it is pending, its nameservers')), get), ['cw domains get shop.example.com']);
   examples(act(withJson(domains.command('check').argument('<domain>').description('Check the delegation now: managed once the parent zone lists the nameservers')), check), [
     'cw domains check shop.example.com',
@@ -33,7 +34,7 @@ export function registerDomains(program: Command): void {
   ]);
 
   const records = program.command('records').alias('dns').description("List and change a project domain's DNS records");
-  examples(act(withJson(records.command('ls').alias('list').argument('<domain>').description('List the records')), listRecords), ['cw records ls shop.example.com']);
+  examples(act(withLimit(withJson(records.command('ls').alias('list').argument('<domain>').description('List the records'))), listRecords), ['cw records ls shop.example.com']);
   examples(
     act(
       withJson(
@@ -87,9 +88,13 @@ async function add(ctx: Context, domain: string): Promise<void> {
   delegationAdvice(answer.domain);
 }
 
-async function list(ctx: Context): Promise<void> {
+async function list(ctx: Context, options: { limit?: number }): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/domains', { params: { path: { projectId } } }));
+  const { items, next } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/domains', { params: { path: { projectId }, query } }));
+    return { items: page.domains, next: page.next };
+  }, options.limit);
+  const answer = { domains: items, next };
   if (ctx.json) return printJson(answer);
   printTable(
     ['DOMAIN', 'STATUS', 'NAMESERVERS', 'CHECKED', 'ADDED'],
@@ -152,9 +157,13 @@ function delegationAdvice(d: Domain): void {
   println(`Then run ${paint('bold', `cw domains check ${d.domain}`)}; records can be written once it is managed.`);
 }
 
-async function listRecords(ctx: Context, domain: string): Promise<void> {
+async function listRecords(ctx: Context, domain: string, options: { limit?: number }): Promise<void> {
   const projectId = await ctx.project();
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/domains/{domain}/records', { params: { path: { projectId, domain } } }));
+  const { items, next } = await collectPages(async (query) => {
+    const page = await ctx.ok(ctx.api.GET('/v1/projects/{projectId}/domains/{domain}/records', { params: { path: { projectId, domain }, query } }));
+    return { items: page.records, next: page.next };
+  }, options.limit);
+  const answer = { records: items, next };
   if (ctx.json) return printJson(answer);
   printTable(
     ['ID', 'NAME', 'TYPE', 'VALUES', 'TTL', 'STATUS', 'OWNER'],

@@ -1,12 +1,15 @@
 import type { Command } from 'commander';
-import { act, choiceOption, confirmOrExit, examples, withJson, withYes } from '../command-kit.ts';
+import { act, choiceOption, confirmOrExit, examples, withJson, withYes, withLimit } from '../command-kit.ts';
 import { updateServer } from '../config.ts';
 import type { Context } from '../context.ts';
 import { ago, printJson, printTable, success } from '../output.ts';
 
 export function registerProjects(program: Command): void {
   const projects = program.command('projects').alias('project').description('List, create and choose projects; manage members');
-  examples(act(withJson(projects.command('ls').alias('list').description('List the projects you belong to')), list), ['cw projects ls', 'cw projects ls --json | jq -r ".projects[].project_id"']);
+  examples(act(withLimit(withJson(projects.command('ls').alias('list').description('List the projects you belong to'))), list), [
+    'cw projects ls',
+    'cw projects ls --json | jq -r ".projects[].project_id"',
+  ]);
   examples(
     act(
       withJson(
@@ -41,8 +44,8 @@ export function registerProjects(program: Command): void {
   examples(act(withYes(members.command('rm').alias('remove').argument('<user>', 'user id').description('Remove a member')), removeMember), ['cw projects members rm alice']);
 }
 
-async function list(ctx: Context): Promise<void> {
-  const answer = await ctx.ok(ctx.api.GET('/v1/projects'));
+async function list(ctx: Context, options: { limit?: number }): Promise<void> {
+  const answer = await ctx.allProjects(options.limit);
   if (ctx.json) return printJson(answer);
   printTable(
     ['ID', 'NAME', 'ROLE', 'READY', 'CREATED'],

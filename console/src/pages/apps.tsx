@@ -1,6 +1,7 @@
 // The project's overview: its apps with their last hour's traffic, the one failing most on top.
 import { useRoute } from 'preact-iso';
 import { api, ok } from '../api/client.ts';
+import { allPages } from '../api/pages.ts';
 import { percent } from '../app-metrics.tsx';
 import { failingFirst } from '../failing-first.ts';
 import { ProjectNav } from '../project-nav.tsx';
@@ -11,7 +12,7 @@ const REFRESH_MS = 60_000;
 export function Apps() {
   const { params } = useRoute();
   const projectId = params.project ?? '';
-  const { data, error, reload } = useLoad(() => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId } } })), [projectId]);
+  const { data, error, reload } = useLoad(() => allPages('apps', (query) => ok(api.GET('/v1/projects/{projectId}/apps', { params: { path: { projectId }, query } }))), [projectId]);
   useRefresh(reload, REFRESH_MS);
   return (
     <Frame title={`Apps of ${projectId}`}>

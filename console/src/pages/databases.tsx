@@ -4,6 +4,7 @@
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok, ProblemError } from '../api/client.ts';
+import { allPages } from '../api/pages.ts';
 import { ProjectNav } from '../project-nav.tsx';
 import { UsageChart } from '../usage-chart.tsx';
 import { DatabaseQuotas } from './database-quotas.tsx';
@@ -25,7 +26,7 @@ function Secret({ label, value, onDone }: { label: string; value: string; onDone
 
 export function Databases() {
   const projectId = useRoute().params.project ?? '';
-  const list = useLoad(() => ok(api.GET('/v1/projects/{projectId}/databases', { params: { path: { projectId } } })), [projectId]);
+  const list = useLoad(() => allPages('databases', (query) => ok(api.GET('/v1/projects/{projectId}/databases', { params: { path: { projectId }, query } }))), [projectId]);
   const [created, setCreated] = useState<string | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const create = async (event: SubmitEvent) => {

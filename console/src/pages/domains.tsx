@@ -4,13 +4,14 @@
 import { useRoute } from 'preact-iso';
 import { useState } from 'preact/hooks';
 import { api, ok } from '../api/client.ts';
+import { allPages } from '../api/pages.ts';
 import { ProjectNav } from '../project-nav.tsx';
 import { TlsDetails } from '../tls-status.tsx';
 import { CopyButton, ErrorNote, field, Frame, Head, Loading, useLoad } from '../ui.tsx';
 
 export function Domains() {
   const projectId = useRoute().params.project ?? '';
-  const domains = useLoad(() => ok(api.GET('/v1/projects/{projectId}/domains', { params: { path: { projectId } } })), [projectId]);
+  const domains = useLoad(() => allPages('domains', (query) => ok(api.GET('/v1/projects/{projectId}/domains', { params: { path: { projectId }, query } }))), [projectId]);
   const [error, setError] = useState<string | undefined>(undefined);
   const add = async (event: SubmitEvent) => {
     event.preventDefault();
@@ -52,7 +53,7 @@ export function DomainPage() {
   const { params } = useRoute();
   const path = { projectId: params.project ?? '', domain: params.domain ?? '' };
   const domain = useLoad(() => ok(api.GET('/v1/projects/{projectId}/domains/{domain}', { params: { path } })), [path.projectId, path.domain]);
-  const records = useLoad(() => ok(api.GET('/v1/projects/{projectId}/domains/{domain}/records', { params: { path } })), [path.projectId, path.domain]);
+  const records = useLoad(() => allPages('records', (query) => ok(api.GET('/v1/projects/{projectId}/domains/{domain}/records', { params: { path, query } }))), [path.projectId, path.domain]);
   const [error, setError] = useState<string | undefined>(undefined);
   const [checking, setChecking] = useState(false);
   const check = async () => {

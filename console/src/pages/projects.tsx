@@ -1,8 +1,9 @@
 import { api, ok } from '../api/client.ts';
+import { allPages } from '../api/pages.ts';
 import { ErrorNote, Frame, Loading, useLoad } from '../ui.tsx';
 
 export function Projects() {
-  const { data, error } = useLoad(() => ok(api.GET('/v1/projects')));
+  const { data, error } = useLoad(() => allPages('projects', (query) => ok(api.GET('/v1/projects', { params: { query } }))));
   return (
     <Frame title="Projects">
       <ErrorNote message={error} />

@@ -10,6 +10,8 @@ export interface SeenRequest {
   method: string;
   path: string;
   watch: boolean;
+  /** The `continue` token of a list request for a later page. */
+  continue?: string;
 }
 
 export interface FaultProxy {
@@ -24,8 +26,24 @@ export interface FaultProxy {
   goneOnNextWatch(): void;
   /** Answers the next watch request with 200 and a single `ERROR` event carrying a 410 Status, as the apiserver does. */
   expireNextWatch(): void;
+  /**
+   * Fails the next list request for a later page (one carrying `continue`): `gone` answers 410 Expired, as the
+   * apiserver does once etcd compacted past the list's revision; `reset` cuts the connection. `times` (default 1)
+   * such requests in a row fail so.
+   */
+  failNextContinue(how: 'gone' | 'reset', times?: number): void;
   close(): Promise<void>;
 }
+
+const expiredContinueStatus = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'The provided continue parameter is too old to display a consistent list result.',
+  reason: 'Expired',
+  code: 410,
+};
 
 const expiredStatus = {
   kind: 'Status',
@@ -43,6 +61,8 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
   await upstream.config.applyToHTTPSOptions(tls);
   const sockets = new Set<Socket>();
   let nextWatch: 'gone' | 'expired' | undefined;
+  let nextContinue: 'gone' | 'reset' | undefined;
+  let continueFailures = 0;
 
   const forward = (req: IncomingMessage, res: ServerResponse) => {
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -75,12 +95,17 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
     },
     goneOnNextWatch: () => void (nextWatch = 'gone'),
     expireNextWatch: () => void (nextWatch = 'expired'),
+    failNextContinue: (how, times = 1) => {
+      nextContinue = how;
+      continueFailures = times;
+    },
   };
 
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const watch = url.searchParams.get('watch') === 'true';
-    proxy.requests.push({ method: req.method ?? 'GET', path: url.pathname, watch });
+    const token = url.searchParams.get('continue') ?? undefined;
+    proxy.requests.push({ method: req.method ?? 'GET', path: url.pathname, watch, ...(token ? { continue: token } : {}) });
     if (proxy.mode === 'reset') return req.socket.destroy();
     if (proxy.mode === 'unavailable') return void res.writeHead(503).end('{"kind":"Status","code":503}');
     if (watch && nextWatch === 'gone') {
@@ -91,6 +116,12 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
       nextWatch = undefined;
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(`${JSON.stringify({ type: 'ERROR', object: expiredStatus })}\n`);
+    }
+    if (token && nextContinue) {
+      const how = nextContinue;
+      if (--continueFailures <= 0) nextContinue = undefined;
+      if (how === 'reset') return req.socket.destroy();
+      return void res.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify(expiredContinueStatus));
     }
     forward(req, res);
   });

@@ -250,7 +250,7 @@ export class DatabaseDirectory {
   }
 
   #inProject(project: string): Database[] {
-    return this.#cache.list().filter((d) => d.metadata?.namespace === project);
+    return this.#cache.list(project).filter((d) => d.metadata?.namespace === project);
   }
 
   /** By name, else by database_id. @throws NotFoundError */

@@ -40,7 +40,7 @@ export class DomainStore {
 
   /** Every ProjectDomain of the project, soft-deleted ones included (cache). */
   allDomains(project: string): ProjectDomain[] {
-    return this.caches.domains.list().filter((d) => d.metadata?.namespace === project && live(d));
+    return this.caches.domains.list(project).filter((d) => d.metadata?.namespace === project && live(d));
   }
 
   /** The project's domains that are not soft-deleted (cache). */
@@ -88,7 +88,7 @@ export class DomainStore {
   /** The DnsRecords of a ProjectDomain (cache). */
   recordsOf(domain: ProjectDomain): DnsRecord[] {
     const { namespace, name } = domain.metadata ?? {};
-    return this.caches.records.list().filter((r) => r.metadata?.namespace === namespace && r.spec.domainRef.name === name && live(r));
+    return this.caches.records.list(namespace).filter((r) => r.metadata?.namespace === namespace && r.spec.domainRef.name === name && live(r));
   }
 
   /**
@@ -104,7 +104,7 @@ export class DomainStore {
 
   /** The project's AppHostnames (cache). */
   hostnames(project: string): AppHostname[] {
-    return this.caches.hostnames.list().filter((h) => h.metadata?.namespace === project && live(h));
+    return this.caches.hostnames.list(project).filter((h) => h.metadata?.namespace === project && live(h));
   }
 
   /** AppHostnames for `hostname` in any project (cache). */
