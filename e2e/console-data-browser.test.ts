@@ -179,8 +179,16 @@ describe('the console’s domains and databases', () => {
     await page.getByLabel('Statement').fill('delete from notes');
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByRole('status').filter({ hasText: 'Done: 2 rows changed' }).waitFor();
-    const local = new Date(withRows - new Date(withRows).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
-    await page.getByLabel(/Restore notes itself/).fill(local);
+    const localInput = (ms: number) => new Date(ms - new Date(ms).getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
+    // A time ahead of now is refused with a reason, before anything is asked of the API.
+    await page.getByLabel(/Restore notes itself/).fill(localInput(Date.now() + 3_600_000));
+    await page.getByRole('button', { name: 'Restore in place' }).click();
+    await page
+      .getByRole('region', { name: 'Restore in place' })
+      .getByText(/is in the future/)
+      .waitFor();
+    // However long ago the page last rendered, a time up to now is taken (no upper bound on the input to go stale).
+    await page.getByLabel(/Restore notes itself/).fill(localInput(withRows));
     await page.getByRole('button', { name: 'Restore in place' }).click();
     await page
       .getByRole('region', { name: 'Restore in place' })

@@ -36,9 +36,15 @@ export function RestoreInPlace({ path, window, last, pending, onRestored }: { pa
       setBusy(false);
     }
   };
+  // No `max` on the input: "now" as of the last render goes stale while the page stays open, and the browser would
+  // then refuse a recent time without a word. A time in the future is refused here instead, with a reason.
   const submit = (event: SubmitEvent) => {
     event.preventDefault();
     const at = new Date(field(new FormData(event.currentTarget as HTMLFormElement), 'at')).toISOString();
+    if (Date.parse(at) > Date.now()) {
+      setError(`${new Date(at).toLocaleString()} is in the future: a database can be restored to a time up to now.`);
+      return;
+    }
     void restoreTo(at, `Restore ${path.database} in place to ${new Date(at).toLocaleString()}? Its data goes back to that time and open transactions are rolled back. You can undo it.`);
   };
   const undoPoint = last?.outcome === 'Restored' ? last.undo_point : undefined;
@@ -48,7 +54,7 @@ export function RestoreInPlace({ path, window, last, pending, onRestored }: { pa
       {window ? (
         <form class="inline" onSubmit={submit}>
           <label for="restore-in-place-at">Restore {path.database} itself (same URL and tokens) to</label>
-          <input id="restore-in-place-at" name="at" type="datetime-local" step="1" required min={localInput(window.earliest ?? new Date().toISOString())} max={localInput(new Date().toISOString())} />
+          <input id="restore-in-place-at" name="at" type="datetime-local" step="1" required min={localInput(window.earliest ?? new Date().toISOString())} />
           <button type="submit" disabled={busy || pending}>
             {busy || pending ? 'Restoring…' : 'Restore in place'}
           </button>
