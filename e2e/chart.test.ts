@@ -754,6 +754,14 @@ describe('the Helm chart', () => {
     expect(containerOf('Deployment', 'cloudwright-api').env?.find((e) => e.name === 'CW_API_TRUST_PROXY')?.value).toBe('127.0.0.1,10.0.0.0/8');
   });
 
+  it("bounds the API's and the operator's V8 heap to three quarters of their memory limit, so they collect before the kernel kills them", () => {
+    for (const name of ['cloudwright-api', 'cloudwright-operator']) {
+      const container = containerOf('Deployment', name);
+      const limitMiB = Number.parseInt(String(container.resources?.limits?.memory).replace(/Mi$/, ''), 10);
+      expect(container.env?.find((e) => e.name === 'NODE_OPTIONS')?.value, name).toBe(`--max-old-space-size=${Math.floor(limitMiB * 0.75)}`);
+    }
+  });
+
   it("probes every container on its process's own health routes, on the ports it listens on", () => {
     const workloads = workloadsOf(complete);
     expect(workloads.map((w) => w.metadata?.name).sort()).toEqual(Object.keys(PROBES).sort());

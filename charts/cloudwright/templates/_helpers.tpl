@@ -173,3 +173,19 @@ value existed would otherwise render port 0.
 {{- $q := toString . -}}
 {{- ternary (trimSuffix "m" $q) (mulf (float64 $q) 1000 | int | toString) (hasSuffix "m" $q) -}}
 {{- end -}}
+
+{{/* NODE_OPTIONS giving V8's old space three quarters of a container's memory limit (`512Mi`, `2Gi`, `1G`), for
+processes whose memory is mostly Node's heap. Without it V8 sizes its heap from the node's memory, not the
+container's, and grows it until the kernel kills the pod instead of collecting sooner (docs/scale.md). */}}
+{{- define "cloudwright.nodeHeapEnv" -}}
+{{- $limit := toString (required "resources.limits.memory is required" .limits.memory) -}}
+{{- $units := dict "Mi" 1.0 "Gi" 1024.0 "M" 0.95367431640625 "G" 953.67431640625 -}}
+{{- $mib := 0.0 -}}
+{{- range $suffix, $factor := $units -}}
+{{- if and (eq $mib 0.0) (hasSuffix $suffix $limit) -}}
+{{- $mib = mulf (float64 (trimSuffix $suffix $limit)) $factor -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $mib 0.0 -}}{{- fail (printf "memory limit %s: give it in Mi, Gi, M or G" $limit) -}}{{- end -}}
+- { name: NODE_OPTIONS, value: "--max-old-space-size={{ mulf $mib 0.75 | floor | int }}" }
+{{- end -}}
