@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
@@ -187,6 +188,29 @@ describe('runtime apps applied as custom resources', () => {
     const res = await send(late.port, `early.${namespace}.${BASE_DOMAIN}`);
     expect([res.status, res.body]).toEqual([200, 'Hello from early']);
     expect(await gauge('cloudwright_runtime_apps_served')).toBe(1);
+    await late.service.stop();
+  });
+
+  it('a replica that finds an app’s build broken on its first request reports it BuildFailed, and does not load it again', { timeout: 120_000 }, async () => {
+    const app = await apps.create({ metadata: { name: 'fragile', namespace }, spec: { displayName: 'Fragile' } });
+    const broken = await upload(namespace, app, artifactFromFiles({ 'worker.js': 'export default { fetch( {\n' }));
+    await apps.patch(namespace, 'fragile', { spec: { activeBuildId: broken } });
+    await readyReason(namespace, 'fragile', 'BuildFailed'); // the replicas up at the deploy prepared it at once
+
+    const late = await startRuntime('cw-runtime-d', namespace, running);
+    const report = async () => {
+      const answer = await fetch(`${late.statusUrl}/apps/${namespace}/fragile`, STATUS_AUTH);
+      return answer.status === 200 ? ((await answer.json()) as RuntimeAppReport) : undefined;
+    };
+    // Routed on demand, so its report says served until a request finds out.
+    for (let i = 0; i < 2; i++) {
+      const refused = await send(late.port, `fragile.${namespace}.${BASE_DOMAIN}`);
+      expect([refused.status, JSON.parse(refused.body).reason]).toEqual([503, 'BuildFailed']);
+    }
+    const failed = await eventually('the late replica reporting the build failed', report, (r) => r?.failure?.reason === 'BuildFailed');
+    expect(failed).toMatchObject({ failure: { buildId: broken, message: expect.stringMatching(/SyntaxError/) } });
+    expect(failed?.servingBuildId).toBeUndefined();
+    expect(failed?.servedGeneration).toBeUndefined();
     await late.service.stop();
   });
 });

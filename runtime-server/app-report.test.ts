@@ -28,6 +28,15 @@ describe('reportFor', () => {
     });
   });
 
+  it('reports a build its first request found unservable as failed and not served, whatever the deploy recorded', () => {
+    const failure = { reason: 'BuildFailed' as const, buildId: 'b-2', message: 'SyntaxError' };
+    const onDemand = { ...served, buildId: 'b-2', onDemand: true as const };
+    const report = reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, onDemand, undefined, undefined, failure);
+    expect(report).toEqual({ namespace: 'p', app: 'a', hosts: [], observedGeneration: 3, failure });
+    // An older build still served beside it stays reported as served.
+    expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 3 }, served, undefined, undefined, failure)).toMatchObject({ servingBuildId: 'b-1', failure });
+  });
+
   it('reports a refused build beside the build still served', () => {
     const failure = { reason: 'BuildFailed' as const, buildId: 'b-2', message: 'SyntaxError' };
     expect(reportFor('p', 'a', { generation: 3, buildId: 'b-2', servedGeneration: 2, failure }, served)).toMatchObject({

@@ -22,6 +22,8 @@ export interface AppRecord {
 /**
  * The report for an app, or `undefined` when this replica neither serves nor has acted on it (404). While it
  * serves a rollout's split, the build is the new release's and `counts` (the engine's, per release) go in.
+ * `unservable`: the deployed build, routed here on demand, could not be loaded on its first request; the app
+ * then serves nothing of that generation, whatever the deploy's bookkeeping said.
  */
 export function reportFor(
   namespace: string,
@@ -30,7 +32,9 @@ export function reportFor(
   served: ServedApp | undefined,
   quarantine?: QuarantineReport,
   counts?: Pick<RolloutCounts, 'stable' | 'canary'>,
+  unservable?: DeployFailure,
 ): RuntimeAppReport | undefined {
+  if (unservable && record) return reportFor(namespace, app, withoutServing(record, unservable), served && withoutBuild(served, unservable.buildId), quarantine, counts);
   if (!record && !served) return undefined;
   const split = served?.canary && record?.rollout;
   const zero = { requests: 0, errors: 0 };
@@ -55,4 +59,15 @@ export function reportFor(
         }
       : {}),
   };
+}
+
+/** The record of a deploy whose build its first request found unservable: failed, its generation not served. */
+function withoutServing(record: AppRecord, failure: DeployFailure): AppRecord {
+  const { servedGeneration: _notServed, ...kept } = record;
+  return { ...kept, failure };
+}
+
+/** What is served, less the unservable build (an app prepared on demand presents its deployed build before loading it). */
+function withoutBuild(served: ServedApp, buildId: string): ServedApp | undefined {
+  return served.buildId === buildId || served.canary?.buildId === buildId ? undefined : served;
 }

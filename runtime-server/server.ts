@@ -25,6 +25,7 @@ import { servingController } from './controller.ts';
 import { servingMetrics } from './metrics.ts';
 import { requestMetrics } from './request-metrics.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
+import { classifyDeployError, failedBuildOf } from './failures.ts';
 import { reportFor } from './app-report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { projectRuntimeApp } from './runtime-app-projection.ts';
@@ -148,6 +149,8 @@ export class RuntimeServer {
   report(namespace: string, app: string): RuntimeAppReport | undefined {
     const engine = this.#engine;
     const quarantine = engine?.limits.quarantine(`${namespace}/${app}`);
+    const failed = engine?.preparationFailure(namespace, app);
+    const refused = failed && classifyDeployError(failed.error, failedBuildOf(failed.error, failed.app));
     return reportFor(
       namespace,
       app,
@@ -155,6 +158,7 @@ export class RuntimeServer {
       engine?.served(namespace, app),
       quarantine && { reason: quarantine.reason, until: new Date(quarantine.until).toISOString(), message: engine!.limits.why(quarantine.reason) },
       this.#rolloutCounts?.get(`${namespace}/${app}`),
+      refused?.terminal ? refused.failure : undefined,
     );
   }
 
@@ -237,6 +241,8 @@ export class RuntimeServer {
       quarantine: config.quarantine,
       // A quarantine starting or ending changes the app's report: the operator reports it on the RuntimeApp.
       onQuarantine: () => this.#publisher?.changed(),
+      // So is a build found broken by its first request here (an app prepared on demand).
+      onPreparationFailed: () => this.#publisher?.changed(),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).
       answer: (req, res) => this.#tls?.answer(req, res) ?? false,

@@ -105,6 +105,26 @@ describe('RuntimeEngine serving on demand', () => {
     expect(artifacts.fetches).toBe(2);
   });
 
+  it('remembers a build workerd refuses on its first request: 503 BuildFailed without trying it again, until a new deployment', async () => {
+    const artifacts = new MemoryArtifactSource().put('broken', artifactFromFiles({ 'worker.js': 'export default { fetch( { return 1 } };' })).put('fixed', hello('fixed'));
+    const failed: string[] = [];
+    dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
+    const e = (engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand: {}, onPreparationFailed: (key) => failed.push(key) }));
+    await e.start();
+    await deploy(e, 'web', 'broken');
+    for (let i = 0; i < 3; i++) {
+      const refused = await send(e.address.port, 'web.p.od.test', '/');
+      expect([refused.status, JSON.parse(refused.body).reason]).toEqual([503, 'BuildFailed']);
+    }
+    expect(artifacts.fetches).toBe(1);
+    expect(failed).toEqual(['p/web']);
+    expect(String(e.preparationFailure('p', 'web')?.error)).toMatch(/SyntaxError/);
+
+    await deploy(e, 'web', 'fixed');
+    expect(e.preparationFailure('p', 'web')).toBeUndefined();
+    expect(await send(e.address.port, 'web.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from fixed' });
+  });
+
   it('answers 503 to a first request that waited its limit, and serves the next one from the preparation that went on', async () => {
     const artifacts = new MemoryArtifactSource().put('slow', hello('slow'));
     let release: () => void = () => {};

@@ -34,6 +34,7 @@ import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostIndex } from './host-index.ts';
 import { OnDemand } from './on-demand.ts';
+import { isBuildRefusal, PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
 import { RoutedHosts } from './routed-hosts.ts';
 import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
@@ -99,6 +100,8 @@ export class RuntimeEngine {
   readonly #suspended = new Map<string, number>();
   /** Which apps are prepared, when apps are served on demand. */
   readonly #onDemand: OnDemand | undefined;
+  /** On demand: apps whose first request could not have them prepared, for that deployment. */
+  readonly #failedPreparations = new PreparationFailures();
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -266,6 +269,7 @@ export class RuntimeEngine {
     this.#routedHosts.changed(this.#desired.get(key)?.app, undefined);
     this.#desired.delete(key);
     this.#onDemand?.forget(key);
+    this.#failedPreparations.forget(key);
     ++this.#version;
     await this.#await(key);
     if (!this.#desired.has(key)) {
@@ -317,6 +321,12 @@ export class RuntimeEngine {
   /** Apps kept prepared for serving on demand (none when every app is prepared when deployed). */
   get preparedOnDemand(): number {
     return this.#onDemand?.size ?? 0;
+  }
+
+  /** Why the app's deployment could not be prepared on its first request here, while it is the one deployed. */
+  preparationFailure(project: string, appId: string): PreparationFailure | undefined {
+    const key = `${project}/${appId}`;
+    return this.#failedPreparations.of(key, this.#desired.get(key)?.app);
   }
 
   status(): RuntimeStatus {
@@ -388,24 +398,31 @@ export class RuntimeEngine {
    */
   async #firstRequest(key: string, hostHeader: string | undefined): Promise<Exclude<Route, { pending: unknown }>> {
     const onDemand = this.#onDemand!;
-    const refusal = (detail: string): { refusal: Refusal } => {
+    const refusal = (detail: string, reason = 'AppPreparing'): { refusal: Refusal } => {
       this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
-      return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason: 'AppPreparing' } };
+      return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason } };
     };
+    // A build that cannot be served is not fetched and loaded again by every request, only by a new deployment.
+    const unservable = () => isBuildRefusal(this.#failedPreparations.of(key, this.#desired.get(key)?.app)?.error);
+    const broken = () => refusal("The app's current build cannot be served; a new deployment of the app replaces it.", 'BuildFailed');
+    if (unservable()) return broken();
     const prepared = onDemand.first(key, async () => {
       const started = performance.now();
       let fetched = started;
+      // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
+      const app = this.#desired.get(key)?.app;
       try {
-        // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
-        const app = this.#desired.get(key)?.app;
         const canary = app && canaryDeployment(app);
         if (app) await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
         fetched = performance.now();
         ++this.#version;
         await this.#await(key);
         if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+        this.#failedPreparations.forget(key);
       } catch (err) {
         this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
+        if (app) this.#failedPreparations.record(key, app, err);
+        this.#o.onPreparationFailed?.(key);
         throw err;
       }
       const ms = (from: number, to: number) => Math.round(to - from);
@@ -423,7 +440,7 @@ export class RuntimeEngine {
     ]);
     clearTimeout(timer);
     if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
-    if (outcome === 'failed') return refusal('The app could not be prepared on this replica; retry shortly.');
+    if (outcome === 'failed') return unservable() ? broken() : refusal('The app could not be prepared on this replica; retry shortly.');
     const route = this.#route(hostHeader);
     return 'pending' in route ? refusal('The app is being prepared on this replica; retry shortly.') : route;
   }
