@@ -35,8 +35,10 @@ describe('runtimeServerConfig', () => {
 
   it('serves apps on demand unless told not to, within the prepared apps and build cache it is given', () => {
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_ON_DEMAND: 'false' }).onDemand).toBeUndefined();
-    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PREPARED_APPS: '50', CW_RUNTIME_BUILD_CACHE_SIZE: '100Mi' });
-    expect(config.onDemand).toEqual({ maxApps: 50, cacheBytes: 100 * 1024 ** 2 });
+    const config = runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_PREPARED_APPS: '50', CW_RUNTIME_BUILD_CACHE_SIZE: '300Mi' });
+    expect(config.onDemand).toEqual({ maxApps: 50, cacheBytes: 300 * 1024 ** 2 });
+    // A cache smaller than the largest build would let that build go and fetch it again on every other request.
+    expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_BUILD_CACHE_SIZE: '100Mi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE.*268435456/);
     // A cache larger than what builds may take would never let a build go before the store refuses new ones.
     expect(() => runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_DATA_DIR_SIZE: '1Gi', CW_RUNTIME_BUILD_CACHE_SIZE: '1Gi' })).toThrow(/CW_RUNTIME_BUILD_CACHE_SIZE/);
   });

@@ -1,5 +1,6 @@
 import { availableParallelism, hostname } from 'node:os';
 import { DNS_SUBDOMAIN_PATTERN } from '../src/apis/v1alpha1/strings.ts';
+import { DEFAULT_ARTIFACT_LIMITS } from '../src/app-artifacts/artifact.ts';
 import { isHostname, isNamespace } from '../src/config/checks.ts';
 import { EnvReader, type Env } from '../src/config/env.ts';
 import { runtimeStatusToken } from '../src/config/status-token-env.ts';
@@ -156,7 +157,12 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const onDemand: OnDemandConfig | undefined = read.bool('CW_RUNTIME_ON_DEMAND', true)
     ? Object.freeze({
         maxApps: read.integer('CW_RUNTIME_PREPARED_APPS', 1000, { min: 1, max: 1_000_000 }),
-        cacheBytes: read.bytes('CW_RUNTIME_BUILD_CACHE_SIZE', Math.floor(buildsBytes * BUILD_CACHE_SHARE), { min: 1, max: buildsBytes }),
+        // At least the largest build (what an artifact may unpack to): an app whose build alone passed the bound
+        // would be let go by the next app's first request and prepared anew by its own next one, turn after turn.
+        cacheBytes: read.bytes('CW_RUNTIME_BUILD_CACHE_SIZE', Math.floor(buildsBytes * BUILD_CACHE_SHARE), {
+          min: Math.min(DEFAULT_ARTIFACT_LIMITS.maxUncompressedBytes, buildsBytes),
+          max: buildsBytes,
+        }),
       })
     : undefined;
   return Object.freeze({
