@@ -143,7 +143,8 @@ describe('DNS-01 through the project domain’s zone', () => {
       'issued',
       () => certificates.get(ns, name),
       (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      60_000,
+      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
+      45_000,
     );
     expect(issued?.status?.lastError).toBeUndefined();
     expect(issued?.status?.state).toBe('Issued');
@@ -177,7 +178,8 @@ describe('DNS-01 through the project domain’s zone', () => {
       'issued',
       () => certificates.get(ns, 'default-hosts'),
       (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      60_000,
+      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
+      45_000,
     );
     expect(issued?.status?.lastError).toBeUndefined();
     const stored = await sealed.get<StoredCertificate>(certificateObjectKey(ns, 'default-hosts', issued!.status!.serial!));
