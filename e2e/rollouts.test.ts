@@ -130,8 +130,13 @@ describe('gradual rollouts on the real stack', () => {
     await promote('web');
     await rolloutAt('web', 'Succeeded', 100);
     await servedEverywhere([runtime], host, 'v2');
-    const steps = (await events.list(namespace)).items.filter((e) => e.involvedObject?.name === 'web' && e.reason?.startsWith('Rollout'));
-    expect(steps.map((e) => e.reason)).toEqual(expect.arrayContaining(['RolloutSucceeded']));
+    // The operator records a rollout's Event after the status write that moved it, so the status is seen first.
+    const reasons = await eventually(
+      'a RolloutSucceeded Event',
+      async () => (await events.list(namespace)).items.filter((e) => e.involvedObject?.name === 'web' && e.reason?.startsWith('Rollout')).map((e) => e.reason),
+      (r) => r.includes('RolloutSucceeded'),
+    );
+    expect(reasons.filter((r) => r === 'RolloutSucceeded')).toHaveLength(1);
   });
 
   it('aborts a build that answers 500 by its analysis: the stable build serves everything, and the RuntimeApp says why', { timeout: 180_000 }, async () => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { freePort, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, PortTakenError, startService, waitForHttp, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
 import { dnsTestEnv } from './dns-env.ts';
 import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
@@ -25,10 +25,20 @@ export interface ApiServerOptions {
 
 /**
  * Starts a real `cw-api` (`node bin/cw-api.ts`) in a child process against the given control plane, on a
- * free loopback port, and resolves once it serves: cw-api listens only after its caches have synced.
+ * free loopback port, and resolves once it serves: cw-api listens only after its caches have synced. A free
+ * port taken by another process before cw-api listened on it is given up for another one.
  */
 export async function startApiServer(opts: ApiServerOptions): Promise<ApiServer> {
-  const port = opts.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(opts, opts.port ?? (await freePort()));
+    } catch (err) {
+      if (!(err instanceof PortTakenError) || opts.port !== undefined || attempt >= 3) throw err;
+    }
+  }
+}
+
+async function startOn(opts: ApiServerOptions, port: number): Promise<ApiServer> {
   const metricsPort = await freePort();
   const service = startService({
     name: 'cw-api',

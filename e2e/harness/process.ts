@@ -3,6 +3,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch, type Dispatcher } from 'undici';
+import { portOwner } from './port-owner.ts';
 
 /** A child process started by the harness, with its output going to a log file. */
 export interface Service {
@@ -87,26 +88,39 @@ export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number
   });
 }
 
+/** The port a service was to listen on is another process's: it could not (and a new port may be tried). */
+export class PortTakenError extends Error {}
+
 /**
- * Polls `url` until it answers with a status below 500, or throws naming the service. The one polling loop of
- * the harness, shared by every service it starts: a port that is not open yet sends no event to wait on,
- * and not every service prints a line when it is ready, so asking every 100 ms is the honest wait. The
- * process exiting ends it at once.
+ * Polls `url` until the service answers it with a status below 500, or throws naming the service. The one
+ * polling loop of the harness, shared by every service it starts: a port that is not open yet sends no event
+ * to wait on, and not every service prints a line when it is ready, so asking every 100 ms is the honest wait.
+ * The process exiting ends it at once. An answer counts only from a listener of the service's own process tree
+ * (`port-owner.ts`): the port {@link freePort} picked may have been taken by another test's server since, and
+ * then the service fails to listen ({@link PortTakenError}) rather than being reported ready.
  */
 export async function waitForHttp(service: Service, url: string, timeoutMs: number, dispatcher?: Dispatcher): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const port = Number(new URL(url).port);
+  let taken = false;
   while (Date.now() < deadline) {
-    if (service.child.exitCode !== null) throw new Error(`${service.name} exited with ${service.child.exitCode} (log: ${service.logPath})`);
+    if (service.child.exitCode !== null) {
+      const exited = `${service.name} exited with ${service.child.exitCode} (log: ${service.logPath})`;
+      throw taken ? new PortTakenError(`${exited}: another process listens on port ${port}`) : new Error(exited);
+    }
     try {
       const res = await fetch(url, { signal: AbortSignal.timeout(1000), ...(dispatcher ? { dispatcher } : {}) });
       await res.body?.cancel();
-      if (res.status < 500) return;
+      if (res.status < 500) {
+        if (service.child.pid === undefined || portOwner(service.child.pid, port) !== 'another') return;
+        taken = true;
+      }
     } catch {
       // not listening yet
     }
     await sleep(100);
   }
-  throw new Error(`${service.name}: ${url} not answering within ${timeoutMs} ms (log: ${service.logPath})`);
+  throw new Error(`${service.name}: ${url} not answering within ${timeoutMs} ms${taken ? `, port ${port} being another process's` : ''} (log: ${service.logPath})`);
 }
 
 /** A TCP port on 127.0.0.1 that was free a moment ago. */

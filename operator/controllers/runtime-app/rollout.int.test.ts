@@ -218,9 +218,10 @@ describe('rollouts by the RuntimeApp controller', () => {
     await eventually('a rollout of b2', get('restart'), (a) => a?.status?.rollout?.phase === 'Progressing');
     await r.apply('restart');
     await eventually('deployed at 20 %', get('restart'), (a) => condition('Deployed')(a)?.status === 'True');
-    const before = await eventCounts('restart');
 
     await operator?.stop();
+    // Read once it stopped: an Event follows the status write that called for it, and stop() waits for that reconcile.
+    const before = await eventCounts('restart');
     operator = await startOperator();
     const registry = operator.registry;
     await eventually(

@@ -6,7 +6,8 @@ import { TLS_CERTIFICATE_FINALIZER, TlsCertificateConditions, type TlsCertificat
 import { setCondition, statusChanged } from '../../../src/conditions/index.ts';
 import { Controller, type Result } from '../../../src/controller-runtime/controller.ts';
 import type { EventRecorder } from '../../../src/controller-runtime/events.ts';
-import { addFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import { addFinalizer, hasFinalizer, runFinalizer } from '../../../src/controller-runtime/finalizers.ts';
+import { LatestWrites } from '../../../src/controller-runtime/latest-writes.ts';
 import { objectClient, type Informer, type KubeConnection, type KubeObject } from '../../../src/kube/index.ts';
 import type { Logger } from '../../../src/logging/log.ts';
 import { factsFromClaims } from '../../../src/platform/claim-facts.ts';
@@ -61,6 +62,8 @@ export interface TlsCertificateControllerDeps {
 export function tlsCertificateController(deps: TlsCertificateControllerDeps): Controller<TlsCertificate> {
   const now = deps.now ?? (() => new Date());
   const client = objectClient<TlsCertificate>(deps.kube, TLS_CERTIFICATES);
+  // An order's progress lives in the status: a pass must start from the last one written, not an older cached copy.
+  const writes = new LatestWrites<TlsCertificate>();
   let account: Promise<AcmeClient> | undefined;
   const acme = (): Promise<AcmeClient> => {
     // A failed registration is tried again at the next reconcile, not remembered.
@@ -106,7 +109,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
 
   const writeStatus = async (cert: TlsCertificate, step: Step): Promise<void> => {
     const status = withConditions(cert, step.status, now());
-    if (statusChanged(cert.status, status)) await client.replaceStatus({ ...cert, status });
+    if (statusChanged(cert.status, status)) writes.remember(await client.replaceStatus({ ...cert, status }));
     if (step.event) await deps.events.event(cert, step.event.type, step.event.reason, step.event.message);
     await step.after?.();
   };
@@ -126,10 +129,17 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
     log: deps.log,
     workers: 2,
     reconcile: async (key, { namespace }): Promise<Result> => {
-      let cert = deps.certificates.get(key);
-      if (!cert) return;
+      const cached = deps.certificates.get(key);
+      if (!cached) {
+        writes.forget(key);
+        return;
+      }
+      let cert = writes.latest(cached);
       if (await runFinalizer(client, cert, TLS_CERTIFICATE_FINALIZER, (c) => retireCertificate(c, { acme, sealed: deps.sealed, log: deps.log }))) return;
-      cert = await addFinalizer(client, cert, TLS_CERTIFICATE_FINALIZER);
+      if (!hasFinalizer(cert, TLS_CERTIFICATE_FINALIZER)) {
+        cert = await addFinalizer(client, cert, TLS_CERTIFICATE_FINALIZER);
+        writes.remember(cert);
+      }
       const at = now();
       const status = cert.status ?? {};
       const refusal = namesRefusal(namespace, cert.spec.dnsNames);

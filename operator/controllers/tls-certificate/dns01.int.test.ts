@@ -30,7 +30,10 @@ import { SealedStore } from '../../../src/tls/sealed-store.ts';
 import { testDnsSettings } from '../../testing/test-dns-settings.ts';
 import { domainCertificateName } from '../project-domain/certificate.ts';
 import { projectDomainController } from '../project-domain/controller.ts';
+import { acmeAccount } from './acme-account.ts';
 import { tlsCertificateController } from './controller.ts';
+import { Issuance } from './issuance.ts';
+import { dns01Answers, PlatformZoneTxt } from './platform-zone-txt.ts';
 
 const conn = testConnection();
 const certificates = objectClient<TlsCertificate>(conn, TLS_CERTIFICATES);
@@ -140,7 +143,8 @@ describe('DNS-01 through the project domain’s zone', () => {
       'issued',
       () => certificates.get(ns, name),
       (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      60_000,
+      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
+      45_000,
     );
     expect(issued?.status?.lastError).toBeUndefined();
     expect(issued?.status?.state).toBe('Issued');
@@ -174,7 +178,8 @@ describe('DNS-01 through the project domain’s zone', () => {
       'issued',
       () => certificates.get(ns, 'default-hosts'),
       (c) => c?.status?.state === 'Issued' || c?.status?.state === 'Failed',
-      60_000,
+      // Inside the test's 60 s, so a stall reports the certificate's last status (its order, the wait) rather than a bare timeout.
+      45_000,
     );
     expect(issued?.status?.lastError).toBeUndefined();
     const stored = await sealed.get<StoredCertificate>(certificateObjectKey(ns, 'default-hosts', issued!.status!.serial!));
@@ -185,6 +190,37 @@ describe('DNS-01 through the project domain’s zone', () => {
       (sets) => !sets.some((r) => r.name === `_acme-challenge.${ns}.${BASE}`),
       20_000,
     );
+  });
+
+  it('keeps its order when a pass starts from the status before its challenge was answered (a write refused as stale)', async () => {
+    const acme = await acmeAccount({ directoryUrl: pebble.directoryUrl, caCertificates: pebble.listenerCa }, sealed);
+    const dns01 = dns01Answers(undefined, new PlatformZoneTxt(provider, baseZoneId, BASE))!;
+    const issuance = new Issuance({ acme: () => Promise.resolve(acme), sealed, takeOrder: () => 0, dns01, now: () => new Date() });
+    const cert = (status: TlsCertificate['status']): TlsCertificate => ({
+      apiVersion: API_VERSION,
+      kind: 'TlsCertificate',
+      metadata: { namespace: ns, name: 'stale-pass', uid: 'stale-pass' },
+      spec: { dnsNames: [`*.stale.${ns}.${BASE}`], challenge: 'dns-01' },
+      ...(status ? { status } : {}),
+    });
+    try {
+      const ordered = await issuance.step(cert(undefined));
+      const url = ordered.status.order?.url;
+      expect(url).toBeDefined();
+      // The first pass publishes the TXT record, the next one (the zone has it) answers the challenge.
+      const published = await issuance.step(cert(ordered.status));
+      expect(published.status.order?.responded ?? []).toEqual([]);
+      const answered = await issuance.step(cert(published.status));
+      expect(answered.status.order?.responded).toHaveLength(1);
+      // Had that status not been written, the next pass starts from the one before: the CA (validating with a
+      // delay) has the answer, and the order goes on rather than being dropped as the CA refuses a second answer.
+      const again = await issuance.step(cert(published.status));
+      expect(again.status.lastError).toBeUndefined();
+      expect(again.status.order?.url).toBe(url);
+    } finally {
+      await dns01.remove(cert(undefined));
+      await acme.close();
+    }
   });
 
   it('orders nothing in the base zone for another project’s part of it', async () => {

@@ -150,7 +150,10 @@ export class Issuance {
       const challenge = authz.challenges.find((c) => c.type === 'dns-01');
       if (!challenge) return this.failed(cert, { reason: 'ChallengeUnavailable', message: `The CA offers no dns-01 challenge for ${authz.identifier.value}.` });
       if (challenge.status === 'invalid') return this.failed(cert, whyAuthorizationFailed(authz));
-      if (responded.has(challenge.url) || challenge.status === 'processing') wait = Math.max(wait, pollMs(authz.retryAfterSeconds));
+      // Processing: the CA has our answer already, though the status that recorded it may have been lost (a
+      // write refused as stale); answered again, the CA would refuse it as malformed and the order be dropped.
+      if (challenge.status === 'processing') responded.add(challenge.url);
+      if (responded.has(challenge.url)) wait = Math.max(wait, pollMs(authz.retryAfterSeconds));
       pending.push({ url: challenge.url, fqdn: `_acme-challenge.${authz.identifier.value}`, value: dns01Value(challenge.token, acme.accountKey) });
     }
     // A name and its wildcard share one TXT name: both values go in one record set.
