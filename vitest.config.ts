@@ -7,7 +7,13 @@ import { defineConfig } from 'vitest/config';
 // (`measured`), so their bounds are about the code under test and not about a neighbouring test file.
 const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts'];
 
+// expect.poll gives up after 1 s unless a test says otherwise; unit tests drive real workerd and SQLite
+// processes too, and on a loaded two-core CI machine a restart takes longer than that. A poll that holds is as
+// quick as before. (vi.waitFor's default is raised the same way in integration tests, by their setup file.)
+const polls = { expect: { poll: { timeout: 10_000 } } };
+
 const integration = {
+  ...polls,
   globalSetup: ['e2e/harness/global-setup.ts'],
   setupFiles: ['e2e/harness/wait-defaults.ts'],
   testTimeout: 60_000,
@@ -22,6 +28,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          ...polls,
           include: [
             '{src,api,git-server,database-server,operator,runtime-server,scripts,bin}/**/*.test.ts',
             'cli/{src,scripts}/**/*.test.ts',

@@ -80,10 +80,14 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
       },
     };
   };
+  // The heap bound the chart gives both (cloudwright.nodeHeapEnv: three quarters of their 512Mi limit).
+  const chartHeap = { NODE_OPTIONS: '--max-old-space-size=384' };
   const operator = restartable('cw-operator', 'bin/cw-operator.ts', operatorPort, `http://127.0.0.1:${operatorPort}/readyz`, {
+    ...chartHeap,
     CW_OPERATOR_PORT: String(operatorPort),
   });
   const api = restartable('cw-api', 'bin/cw-api.ts', apiPort, `http://127.0.0.1:${apiPort}/readyz`, {
+    ...chartHeap,
     CW_API_HOST: '127.0.0.1',
     CW_API_PORT: String(apiPort),
     CW_API_RATE_LIMIT: '1000000000',

@@ -34,9 +34,9 @@ import { engineStatus } from './engine-status.ts';
 import { onDemandApp, servedApp, type Served } from './served.ts';
 import { HostIndex } from './host-index.ts';
 import { OnDemand } from './on-demand.ts';
-import { isBuildRefusal, PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
+import { PreparationFailures, type PreparationFailure } from './preparation-failures.ts';
+import { firstRequest, type FirstRequestHost } from './first-request.ts';
 import { RoutedHosts } from './routed-hosts.ts';
-import type { Refusal } from './entry-proxy.ts';
 import { engineSettings, shardSettings, type EngineSettings } from './engine-settings.ts';
 import { workerCode, type LiveApp } from './worker-code.ts';
 import { canaryDeployment, splitTag } from './canary.ts';
@@ -102,6 +102,8 @@ export class RuntimeEngine {
   readonly #onDemand: OnDemand | undefined;
   /** On demand: apps whose first request could not have them prepared, for that deployment. */
   readonly #failedPreparations = new PreparationFailures();
+  /** On demand: what an app's first request needs of the engine. */
+  readonly #firstRequests: FirstRequestHost | undefined;
 
   constructor(options: RuntimeEngineOptions) {
     this.#o = options;
@@ -109,6 +111,7 @@ export class RuntimeEngine {
     const s = (this.#s = engineSettings(options));
     this.#shardCount = s.shards;
     this.#onDemand = options.onDemand && new OnDemand(options.onDemand);
+    this.#firstRequests = this.#onDemand && this.#firstRequestHost(this.#onDemand);
     this.#routedHosts = new RoutedHosts(options.baseDomain, this.#log);
     this.#router = new ShardRouter(this.#shardCount);
     this.#limits = new AppLimits({
@@ -336,7 +339,12 @@ export class RuntimeEngine {
 
   /** Per-app request counts, status classes, latency and in-flight requests, from every running workerd. */
   async requestStats(): Promise<Map<string, DispatcherStats['apps'][string]>> {
-    const gens = this.#shards.flatMap((shard) => shard.generations);
+    return this.#statsOf(this.#shards);
+  }
+
+  /** The counts of the shards' running workerd processes, merged with those they retired. */
+  async #statsOf(shards: readonly Shard[]): Promise<Map<string, DispatcherStats['apps'][string]>> {
+    const gens = shards.flatMap((shard) => shard.generations);
     const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
     return this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
   }
@@ -351,9 +359,7 @@ export class RuntimeEngine {
       return tag === undefined ? [] : [{ key, tag, shard: this.shardOf(s.live.app.project) }];
     });
     if (split.length === 0) return new Map();
-    const gens = [...new Set(split.map((a) => a.shard))].flatMap((i) => this.#shards[i]?.generations ?? []);
-    const live = await Promise.all(gens.map((gen) => dispatcherStats(gen)));
-    const merged = this.#stats.merged(gens.map((gen, i) => ({ generation: gen.id, stats: live[i] })));
+    const merged = await this.#statsOf([...new Set(split.map((a) => a.shard))].flatMap((i) => this.#shards[i] ?? []));
     const zero = { requests: 0, errors: 0 };
     return new Map(
       split.map(({ key, tag }) => {
@@ -380,7 +386,7 @@ export class RuntimeEngine {
   readonly #route = (hostHeader: string | undefined): Route => {
     const hit = this.#router.route(hostHeader);
     if ('status' in hit) return { refusal: hit };
-    if (this.#onDemand && !this.#served.has(hit.key)) return { pending: this.#firstRequest(hit.key, hostHeader) };
+    if (this.#firstRequests && !this.#served.has(hit.key)) return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader)) };
     this.#onDemand?.used(hit.key);
     const gen = this.#shards[hit.shard]?.current;
     const refusal = gen
@@ -390,60 +396,6 @@ export class RuntimeEngine {
     this.#refusals.set(hit.key, (this.#refusals.get(hit.key) ?? 0) + 1);
     return { refusal };
   };
-
-  /**
-   * Where the first request of an app not prepared on this replica goes once it is (the convergence pass that
-   * fetches, checks and loads its build; one for every request meanwhile), or its 503: preparation failed, or
-   * took longer than the first request may wait (it goes on: a retry finds it prepared).
-   */
-  async #firstRequest(key: string, hostHeader: string | undefined): Promise<Exclude<Route, { pending: unknown }>> {
-    const onDemand = this.#onDemand!;
-    const refusal = (detail: string, reason = 'AppPreparing'): { refusal: Refusal } => {
-      this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
-      return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: this.#s.retryAfter, reason } };
-    };
-    // A build that cannot be served is not fetched and loaded again by every request, only by a new deployment.
-    const unservable = () => isBuildRefusal(this.#failedPreparations.of(key, this.#desired.get(key)?.app)?.error);
-    const broken = () => refusal("The app's current build cannot be served; a new deployment of the app replaces it.", 'BuildFailed');
-    if (unservable()) return broken();
-    const prepared = onDemand.first(key, async () => {
-      const started = performance.now();
-      let fetched = started;
-      // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
-      const app = this.#desired.get(key)?.app;
-      try {
-        const canary = app && canaryDeployment(app);
-        if (app) await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
-        fetched = performance.now();
-        ++this.#version;
-        await this.#await(key);
-        if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
-        this.#failedPreparations.forget(key);
-      } catch (err) {
-        this.#log.warn('preparing an app for its first request failed', { app: key, error: err });
-        if (app) this.#failedPreparations.record(key, app, err);
-        this.#o.onPreparationFailed?.(key);
-        throw err;
-      }
-      const ms = (from: number, to: number) => Math.round(to - from);
-      this.#log.info('app prepared on its first request', { app: key, ms: ms(started, performance.now()), fetchMs: ms(started, fetched) });
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), onDemand.firstRequestTimeoutMs)));
-    // Settled either way, so a preparation that fails after this request stopped waiting is no unhandled rejection.
-    const outcome = await Promise.race([
-      prepared.then(
-        () => 'prepared' as const,
-        () => 'failed' as const,
-      ),
-      timedOut,
-    ]);
-    clearTimeout(timer);
-    if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
-    if (outcome === 'failed') return unservable() ? broken() : refusal('The app could not be prepared on this replica; retry shortly.');
-    const route = this.#route(hostHeader);
-    return 'pending' in route ? refusal('The app is being prepared on this replica; retry shortly.') : route;
-  }
 
   /**
    * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
@@ -457,6 +409,27 @@ export class RuntimeEngine {
     this.#suspended.set(canary.tag, (this.#suspended.get(canary.tag) ?? 0) + 1);
     this.#kick();
     return canary.live.build.buildId;
+  }
+
+  #firstRequestHost(onDemand: OnDemand): FirstRequestHost {
+    return {
+      onDemand,
+      failures: this.#failedPreparations,
+      log: this.#log,
+      retryAfter: this.#s.retryAfter,
+      desired: (key) => this.#desired.get(key)?.app,
+      unpack: async (app) => {
+        const canary = canaryDeployment(app);
+        await Promise.all([this.#builds!.prepare(app), canary && this.#builds!.prepare(canary)]);
+      },
+      serve: async (key) => {
+        ++this.#version;
+        await this.#await(key);
+        if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
+      },
+      refused: (key) => this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1),
+      failed: (key) => this.#o.onPreparationFailed?.(key),
+    };
   }
 
   #nextId(): number {

@@ -94,7 +94,8 @@ describe('informer', () => {
     beforeAll(async () => void (proxy = await startFaultProxy(conn)));
     afterAll(async () => proxy?.close());
 
-    const lists = () => proxy.requests.filter((r) => !r.watch && r.method === 'GET').length;
+    // A list is a GET of the collection, or a watch asking for its objects as initial events (a streamed list).
+    const lists = () => proxy.requests.filter((r) => (!r.watch || r.initialEvents) && r.method === 'GET').length;
 
     it('restarts after the connection breaks and the apiserver is unreachable for a while', async () => {
       await configMaps.create(cm('gone-while-down'));
@@ -157,6 +158,71 @@ describe('informer', () => {
     });
   });
 
+  describe('as a stream (WatchList)', () => {
+    const COUNT = 12;
+    let proxy: FaultProxy;
+    let streamed: { name: string; remove: () => Promise<void> };
+    beforeAll(async () => {
+      proxy = await startFaultProxy(conn);
+      streamed = await testNamespace(conn, 'informer-stream');
+      await Promise.all(Array.from({ length: COUNT }, (_, i) => configMaps.create({ metadata: { namespace: streamed.name, name: `s-${i}` }, data: { i: String(i) } })));
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await streamed?.remove();
+    });
+    const seen = (from: number) => proxy.requests.slice(from).filter((r) => r.method === 'GET' && r.path.endsWith('/configmaps'));
+    const start = (options: { project?: (obj: KubeObject) => ConfigMap; pageSize?: number } = {}) => {
+      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, { namespace: streamed.name, backoff: { initialMs: 50, maxMs: 100 }, ...options });
+      informers.push(informer);
+      informer.start();
+      return informer;
+    };
+
+    it('lists as the initial events of one watch, no list request, then watches on from the bookmark’s resourceVersion', async () => {
+      const before = proxy.requests.length;
+      const informer = start({ project: (obj) => ({ metadata: obj.metadata ?? {}, data: { projected: 'yes' } }) });
+      await informer.waitForSync();
+      const requests = seen(before);
+      expect(requests.filter((r) => !r.watch)).toEqual([]);
+      expect(requests[0]).toMatchObject({ watch: true, initialEvents: true });
+      expect(informer.list(streamed.name)).toHaveLength(COUNT);
+      expect(informer.get(`${streamed.name}/s-3`)).toEqual({ metadata: expect.objectContaining({ name: 's-3' }), data: { projected: 'yes' } });
+      expect(informer.get(`${streamed.name}/s-3`)?.metadata).not.toHaveProperty('managedFields');
+
+      await configMaps.create({ metadata: { namespace: streamed.name, name: 'later' }, data: {} });
+      await vi.waitFor(() => expect(informer.get(`${streamed.name}/later`)).toBeDefined());
+      // The change came through a plain watch opened after the list, not through another list.
+      expect(seen(before).filter((r) => r.initialEvents)).toHaveLength(1);
+      expect(seen(before).filter((r) => r.watch && !r.initialEvents).length).toBeGreaterThanOrEqual(1);
+      informer.stop();
+      await configMaps.delete(streamed.name, 'later');
+    });
+
+    it('lists in pages where the apiserver refuses streamed lists, and does not ask again at the next relist', async () => {
+      const before = proxy.requests.length;
+      proxy.refuseInitialEvents = true;
+      try {
+        const informer = start({ pageSize: 5 });
+        await informer.waitForSync();
+        expect(informer.list(streamed.name)).toHaveLength(COUNT);
+        const requests = seen(before);
+        expect(requests.filter((r) => r.initialEvents)).toHaveLength(1);
+        expect(requests.filter((r) => !r.watch)).toHaveLength(Math.ceil(COUNT / 5));
+
+        // A relist (the watch's resourceVersion expired) goes straight to pages.
+        const relistFrom = proxy.requests.length;
+        proxy.goneOnNextWatch();
+        proxy.dropConnections();
+        await vi.waitFor(() => expect(seen(relistFrom).filter((r) => !r.watch)).toHaveLength(Math.ceil(COUNT / 5)));
+        expect(seen(relistFrom).filter((r) => r.initialEvents)).toEqual([]);
+        informer.stop();
+      } finally {
+        proxy.refuseInitialEvents = false;
+      }
+    });
+  });
+
   describe('in pages', () => {
     const COUNT = 23;
     const PAGE = 5;
@@ -180,7 +246,13 @@ describe('informer', () => {
         .map((o) => o.metadata?.name ?? '')
         .sort();
     const start = (project?: (obj: KubeObject) => ConfigMap) => {
-      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, { namespace: paged.name, pageSize: PAGE, backoff: { initialMs: 50, maxMs: 100 }, ...(project ? { project } : {}) });
+      const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, {
+        namespace: paged.name,
+        initialList: 'pages',
+        pageSize: PAGE,
+        backoff: { initialMs: 50, maxMs: 100 },
+        ...(project ? { project } : {}),
+      });
       informers.push(informer);
       informer.start();
       return informer;
@@ -240,6 +312,7 @@ describe('informer', () => {
       proxy.failNextContinue('gone', 2);
       const informer = createInformer<ConfigMap>(proxy.connection, CONFIG_MAPS, {
         namespace: paged.name,
+        initialList: 'pages',
         pageSize: PAGE,
         backoff: { initialMs: 50, maxMs: 100 },
         onError: (err) => void errors.push(err),

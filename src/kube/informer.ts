@@ -1,6 +1,7 @@
 import { ListWatch, type KubernetesObject, type ListPromise, type Watch } from '@kubernetes/client-node';
 import type { KubeConnection } from './kube-config.ts';
 import { PagedList } from './paged-list.ts';
+import { StreamedList } from './streamed-list.ts';
 import { cacheProjection } from './projection.ts';
 import { resourcePath, type ResourceRef } from './resource.ts';
 import { StoppableWatch } from './stoppable-watch.ts';
@@ -17,8 +18,13 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   onError?: InformerErrorHandler;
   /** Restart backoff after a failed list or watch: doubles from `initialMs` up to `maxMs` (default 1 s → 30 s). */
   backoff?: { initialMs: number; maxMs: number };
-  /** Objects per list request (`limit`); 500 when omitted. Lists are always paginated. */
+  /** Objects per list request (`limit`) where lists are read in pages; 500 when omitted. */
   pageSize?: number;
+  /**
+   * How the whole list is read, at the start and after a 410: `stream` (the default) as the initial events of
+   * a watch where the apiserver offers it ({@link StreamedList}), else in pages; `pages` always in pages.
+   */
+  initialList?: 'stream' | 'pages';
   /**
    * What the cache keeps of each object, for a process that reads only part of it: applied to every listed
    * and watched object, after `metadata.managedFields` (never read here, often half an object) was dropped.
@@ -60,7 +66,8 @@ export interface Informer<T extends KubeObject> {
 }
 
 /**
- * An informer on client-node's `ListWatch`, listing in pages ({@link PagedList}). `ListWatch` relists by itself
+ * An informer on client-node's `ListWatch`, listing as a stream of watch events where the apiserver offers
+ * it ({@link StreamedList}), else in pages ({@link PagedList}). `ListWatch` relists by itself
  * after a 410 Gone (as an HTTP status or as a watch `ERROR` event) and reconnects after a clean close or its
  * inactivity timeout, but on any other failure (list error, connection refused or reset, 5xx, 403) emits
  * `error` and stops for good. This wrapper restarts it with exponential backoff, from the last
@@ -75,6 +82,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   const delays = new Set<NodeJS.Timeout>();
   const project = cacheProjection(resource, options.project);
   const pages = new PagedList(conn, path, { labelSelector, fieldSelector, pageSize: options.pageSize, project });
+  const streamed = options.initialList === 'pages' ? undefined : new StreamedList(conn, path, { labelSelector, fieldSelector, project });
   const watch = new StoppableWatch(conn.config, project);
   let running = false;
   let stopped = false;
@@ -85,7 +93,7 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   let restartTimer: NodeJS.Timeout | undefined;
 
   const list = async () => {
-    const result = await pages.list();
+    const result = (await streamed?.list()) ?? (await pages.list());
     listed = true;
     failures = 0;
     return result;

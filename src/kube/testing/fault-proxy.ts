@@ -10,6 +10,8 @@ export interface SeenRequest {
   method: string;
   path: string;
   watch: boolean;
+  /** A watch asking for the objects as initial events (`sendInitialEvents`): a streamed list. */
+  initialEvents: boolean;
   /** The `continue` token of a list request for a later page. */
   continue?: string;
 }
@@ -22,10 +24,12 @@ export interface FaultProxy {
   mode: 'pass' | 'reset' | 'unavailable';
   /** Cuts every open connection (watches included). */
   dropConnections(): void;
-  /** Answers the next watch request with HTTP 410 Gone. */
+  /** Answers the next watch request (not a streamed list) with HTTP 410 Gone. */
   goneOnNextWatch(): void;
-  /** Answers the next watch request with 200 and a single `ERROR` event carrying a 410 Status, as the apiserver does. */
+  /** Answers the next watch request (not a streamed list) with 200 and a single `ERROR` event carrying a 410 Status, as the apiserver does. */
   expireNextWatch(): void;
+  /** Answers streamed lists 422 for their parameters, as an apiserver without the WatchList feature does. */
+  refuseInitialEvents: boolean;
   /**
    * Fails the next list request for a later page (one carrying `continue`): `gone` answers 410 Expired, as the
    * apiserver does once etcd compacted past the list's revision; `reset` cuts the connection. `times` (default 1)
@@ -43,6 +47,16 @@ const expiredContinueStatus = {
   message: 'The provided continue parameter is too old to display a consistent list result.',
   reason: 'Expired',
   code: 410,
+};
+
+const watchListForbidden = {
+  kind: 'Status',
+  apiVersion: 'v1',
+  metadata: {},
+  status: 'Failure',
+  message: 'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+  reason: 'Invalid',
+  code: 422,
 };
 
 const expiredStatus = {
@@ -90,6 +104,7 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
   const proxy: Omit<FaultProxy, 'connection' | 'close'> = {
     requests: [],
     mode: 'pass',
+    refuseInitialEvents: false,
     dropConnections: () => {
       for (const socket of sockets) socket.destroy();
     },
@@ -105,14 +120,16 @@ export async function startFaultProxy(upstream: KubeConnection): Promise<FaultPr
     const url = new URL(req.url ?? '/', 'http://proxy');
     const watch = url.searchParams.get('watch') === 'true';
     const token = url.searchParams.get('continue') ?? undefined;
-    proxy.requests.push({ method: req.method ?? 'GET', path: url.pathname, watch, ...(token ? { continue: token } : {}) });
+    const initialEvents = watch && url.searchParams.get('sendInitialEvents') === 'true';
+    proxy.requests.push({ method: req.method ?? 'GET', path: url.pathname, watch, initialEvents, ...(token ? { continue: token } : {}) });
     if (proxy.mode === 'reset') return req.socket.destroy();
     if (proxy.mode === 'unavailable') return void res.writeHead(503).end('{"kind":"Status","code":503}');
-    if (watch && nextWatch === 'gone') {
+    if (initialEvents && proxy.refuseInitialEvents) return void res.writeHead(422, { 'content-type': 'application/json' }).end(JSON.stringify(watchListForbidden));
+    if (watch && !initialEvents && nextWatch === 'gone') {
       nextWatch = undefined;
       return void res.writeHead(410, { 'content-type': 'application/json' }).end(JSON.stringify(expiredStatus));
     }
-    if (watch && nextWatch === 'expired') {
+    if (watch && !initialEvents && nextWatch === 'expired') {
       nextWatch = undefined;
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(`${JSON.stringify({ type: 'ERROR', object: expiredStatus })}\n`);

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { Route } from './entry-proxy.ts';
+import { firstRequest, type FirstRequestHost } from './first-request.ts';
+import { OnDemand } from './on-demand.ts';
+import type { AppDeployment } from './ports.ts';
+import { PreparationFailures } from './preparation-failures.ts';
+import type { Upstream } from './upstream.ts';
+
+const upstream = {} as Upstream;
+const served: Route = { upstream, app: 'p/web' };
+
+/** A host whose pass serves the app or fails as `serve` says, counting what it was asked. */
+function host(serve: () => Promise<void>, options: { timeoutMs?: number } = {}) {
+  let app: AppDeployment = { project: 'p', appId: 'web', buildId: 'b1', env: {}, hostnames: [] };
+  const calls = { unpacked: 0, served: 0, refused: 0, failed: 0 };
+  const h: FirstRequestHost = {
+    onDemand: new OnDemand({ firstRequestTimeoutMs: options.timeoutMs ?? 1000 }),
+    failures: new PreparationFailures(),
+    log: silentRuntimeLogger,
+    retryAfter: '1',
+    desired: () => app,
+    unpack: async () => void calls.unpacked++,
+    serve: async () => {
+      calls.served++;
+      await serve();
+    },
+    refused: () => void calls.refused++,
+    failed: () => void calls.failed++,
+  };
+  return { h, calls, redeploy: (buildId: string) => (app = { ...app, buildId }) };
+}
+
+describe('firstRequest', () => {
+  it('routes the request once its app is prepared, with one preparation for requests that come meanwhile', async () => {
+    const { h, calls } = host(async () => {});
+    const routes = await Promise.all([1, 2, 3].map(() => firstRequest(h, 'p/web', () => served)));
+    expect(routes).toEqual([served, served, served]);
+    expect(calls).toMatchObject({ unpacked: 1, served: 1, refused: 0 });
+  });
+
+  it('answers 503 AppPreparing past its wait, while the preparation goes on', async () => {
+    let finish: () => void = () => {};
+    const { h, calls } = host(() => new Promise<void>((resolve) => (finish = resolve)), { timeoutMs: 20 });
+    const route = await firstRequest(h, 'p/web', () => served);
+    expect(route.refusal).toMatchObject({ status: 503, reason: 'AppPreparing', detail: 'The app is being prepared on this replica; retry shortly.', retryAfter: '1' });
+    expect(calls.refused).toBe(1);
+    finish();
+    await h.onDemand.first('p/web', async () => {}); // the preparation under way, settled
+  });
+
+  it('tries a passing failure again on the next request', async () => {
+    let fail = true;
+    const { h, calls } = host(async () => {
+      if (fail) throw new Error('bucket unreachable');
+    });
+    expect((await firstRequest(h, 'p/web', () => served)).refusal).toMatchObject({ reason: 'AppPreparing', detail: 'The app could not be prepared on this replica; retry shortly.' });
+    fail = false;
+    expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
+    expect(calls).toMatchObject({ served: 2, failed: 1 });
+  });
+
+  it('remembers a build that cannot be served for its deployment: BuildFailed at once, until a new deployment', async () => {
+    let ok = false;
+    const { h, calls, redeploy } = host(async () => {
+      if (!ok) throw new BuildLoadError('b1', 'SyntaxError');
+    });
+    for (let i = 0; i < 3; i++) expect((await firstRequest(h, 'p/web', () => served)).refusal).toMatchObject({ status: 503, reason: 'BuildFailed' });
+    expect(calls).toMatchObject({ served: 1, failed: 1, refused: 3 });
+    ok = true;
+    redeploy('b2');
+    expect(await firstRequest(h, 'p/web', () => served)).toBe(served);
+    expect(calls.served).toBe(2);
+  });
+});

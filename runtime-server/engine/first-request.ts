@@ -1,0 +1,79 @@
+import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
+import type { Refusal, Route, SettledRoute } from './entry-proxy.ts';
+import type { OnDemand } from './on-demand.ts';
+import type { AppDeployment } from './ports.ts';
+import { isBuildRefusal, type PreparationFailures } from './preparation-failures.ts';
+
+/** What the first request of an app served on demand needs of the engine. */
+export interface FirstRequestHost {
+  readonly onDemand: OnDemand;
+  readonly failures: PreparationFailures;
+  readonly log: RuntimeLogger;
+  /** `Retry-After` of the 503 answers. */
+  readonly retryAfter: string;
+  /** The app's deployment now. */
+  desired(key: string): AppDeployment | undefined;
+  /** Fetches and unpacks the build of a deployment (and of its rollout's new release). */
+  unpack(app: AppDeployment): Promise<void>;
+  /** Runs the convergence pass that prepares `key`; resolves once it serves it, or rejects with why it does not. */
+  serve(key: string): Promise<void>;
+  /** A request the entry point answered itself. */
+  refused(key: string): void;
+  /** The preparation failed (the engine's `onPreparationFailed`). */
+  failed(key: string): void;
+}
+
+/**
+ * Where the first request of an app not prepared on this replica goes once it is (the convergence pass that
+ * fetches, checks and loads its build; one for every request meanwhile), or its 503: preparation failed, or
+ * took longer than the first request may wait (it goes on: a retry finds it prepared). A build that cannot be
+ * served is remembered for that deployment, so later requests are answered at once instead of loading it again.
+ * `route` routes the request again once the app is prepared.
+ */
+export async function firstRequest(host: FirstRequestHost, key: string, route: () => Route): Promise<SettledRoute> {
+  const refusal = (detail: string, reason = 'AppPreparing'): { refusal: Refusal } => {
+    host.refused(key);
+    return { refusal: { status: 503, title: 'Service Unavailable', detail, retryAfter: host.retryAfter, reason } };
+  };
+  const unservable = () => isBuildRefusal(host.failures.of(key, host.desired(key))?.error);
+  const broken = () => refusal("The app's current build cannot be served; a new deployment of the app replaces it.", 'BuildFailed');
+  if (unservable()) return broken();
+
+  const prepared = host.onDemand.first(key, () => prepare(host, key));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), host.onDemand.firstRequestTimeoutMs)));
+  // Settled either way, so a preparation that fails after this request stopped waiting is no unhandled rejection.
+  const outcome = await Promise.race([
+    prepared.then(
+      () => 'prepared' as const,
+      () => 'failed' as const,
+    ),
+    timedOut,
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') return refusal('The app is being prepared on this replica; retry shortly.');
+  if (outcome === 'failed') return unservable() ? broken() : refusal('The app could not be prepared on this replica; retry shortly.');
+  const next = route();
+  return 'pending' in next ? refusal('The app is being prepared on this replica; retry shortly.') : next;
+}
+
+/** One preparation, shared by the first requests that arrive while it runs. */
+async function prepare(host: FirstRequestHost, key: string): Promise<void> {
+  const started = performance.now();
+  let fetched = started;
+  const app = host.desired(key);
+  try {
+    // Fetched and unpacked before the pass, not in it: a large artifact then delays no other app's pass.
+    if (app) await host.unpack(app);
+    fetched = performance.now();
+    await host.serve(key);
+    host.failures.forget(key);
+  } catch (err) {
+    host.log.warn('preparing an app for its first request failed', { app: key, error: err });
+    if (app) host.failures.record(key, app, err);
+    host.failed(key);
+    throw err;
+  }
+  const ms = (from: number, to: number) => Math.round(to - from);
+  host.log.info('app prepared on its first request', { app: key, ms: ms(started, performance.now()), fetchMs: ms(started, fetched) });
+}
