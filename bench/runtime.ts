@@ -42,6 +42,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { loadKubeConnection, objectClient, type KubeConnection } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { RUNTIME_NODE_FLAGS } from '../runtime-server/node-flags.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { spawnToFile } from './child.ts';
 import { agent, childrenOf, firstServed, get, percentile, upload, type Kit } from './runtime-kit.ts';
@@ -289,7 +290,7 @@ async function startRuntime(name: string, env: BucketEnv): Promise<{ port: numbe
   const runtime = spawnToFile({
     name,
     command: node,
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    args: [...RUNTIME_NODE_FLAGS, join(repoRoot, 'bin/cw-runtime.ts')],
     env: {
       ...process.env,
       KUBECONFIG: env.kubeconfig,
