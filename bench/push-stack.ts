@@ -3,6 +3,7 @@
 // the Kubernetes repository directory in the project's namespace, so a push raises its Repository's
 // `cloudwright.dev/pushed-seq`); a cw-operator building pushes with the local runner (CW_BUILD_RUNNER=local)
 // and confined to that namespace; one cw-runtime. Servers write their logs straight to files (bench/child.ts).
+import { RUNTIME_NODE_FLAGS } from '../runtime-server/node-flags.ts';
 import { join } from 'node:path';
 import { startControlPlane } from '../e2e/harness/control-plane.ts';
 import { createMemberAccount, createProjectNamespace } from '../e2e/harness/accounts.ts';
@@ -57,7 +58,7 @@ export async function startPushStack(run: BenchRun, operatorEnv: Record<string, 
   const runtime = spawnToFile({
     name: 'cw-runtime',
     command: toolPath('node'),
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    args: [...RUNTIME_NODE_FLAGS, join(repoRoot, 'bin/cw-runtime.ts')],
     env: {
       ...common,
       CW_RUNTIME_HOST: '127.0.0.1',

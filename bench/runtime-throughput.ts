@@ -54,6 +54,8 @@ export interface Measured extends RuntimeLoadResult {
 
 export interface WorkerThroughput {
   readonly worker: string;
+  /** The page render's size. */
+  readonly rows?: number;
   readonly direct: Measured[];
   readonly routed: Measured[];
 }
@@ -147,7 +149,7 @@ async function measureWorker(o: ThroughputOptions, worker: BenchWorker, projects
   } finally {
     await Promise.all(direct.map((d) => d.proc.stop()));
   }
-  return { worker: worker.name, direct: directRuns, routed: routedRuns };
+  return { worker: worker.name, ...(worker.env.ROWS ? { rows: Number(worker.env.ROWS) } : {}), direct: directRuns, routed: routedRuns };
 }
 
 /** Loads each target with its share of the connections, each by an autocannon process of its own, at once. */

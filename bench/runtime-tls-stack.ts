@@ -2,6 +2,7 @@
 // port, so the bench can read its heap after a full garbage collection), a cw-operator ordering from Pebble,
 // and the operator's part played by the bench for the certificates it loads: sealed into the bucket and named in
 // TlsCertificate statuses, as e2e/runtime-tls.test.ts does.
+import { RUNTIME_NODE_FLAGS } from '../runtime-server/node-flags.ts';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { startMinio } from '../e2e/harness/minio.ts';
@@ -51,7 +52,7 @@ export async function startHttpsRuntime(env: TlsStackEnv, namespace: string, cac
   const runtime = spawnToFile({
     name: 'cw-runtime-tls',
     command: env.node,
-    args: [`--inspect=127.0.0.1:${inspectPort}`, join(repoRoot, 'bin/cw-runtime.ts')],
+    args: [...RUNTIME_NODE_FLAGS, `--inspect=127.0.0.1:${inspectPort}`, join(repoRoot, 'bin/cw-runtime.ts')],
     env: {
       ...process.env,
       ...s3Env(env),

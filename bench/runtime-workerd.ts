@@ -7,7 +7,12 @@ import { resolveWorkerdBinary } from '../runtime-server/engine/index.ts';
 import { silentRuntimeLogger } from '../src/runtime-contract/log.ts';
 import { WorkerdProcess } from '../runtime-server/engine/workerd-process.ts';
 
-export async function workerdOnTcp(dir: string, port: number, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
+export function workerdOnTcp(dir: string, port: number, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
+  return workerdAlone(dir, `127.0.0.1:${port}`, source, env);
+}
+
+/** The worker alone in a workerd listening on `address` (`host:port`, or `unix:<path>`). */
+export async function workerdAlone(dir: string, address: string, source: string, env: Record<string, string>): Promise<WorkerdProcess> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'worker.js'), source);
   const bindings = Object.entries(env).map(([name, value]) => `(name = ${capnpString(name)}, text = ${capnpString(value)})`);
@@ -15,7 +20,7 @@ export async function workerdOnTcp(dir: string, port: number, source: string, en
     'using Workerd = import "/workerd/workerd.capnp";',
     'const config :Workerd.Config = (',
     `  services = [(name = "direct", worker = (modules = [(name = "worker.js", esModule = embed "worker.js")], compatibilityDate = "2025-09-01", bindings = [${bindings.join(', ')}]))],`,
-    `  sockets = [(name = "direct", address = "127.0.0.1:${port}", http = (), service = "direct")],`,
+    `  sockets = [(name = "direct", address = ${capnpString(address)}, http = (), service = "direct")],`,
     ');',
     '',
   ].join('\n');

@@ -9,7 +9,8 @@
 //   3. requests/s through the entry point in front of the replica's workerd shards (one per core), against as
 //      many workerd processes serving the worker alone (on TCP), on the same cores, loaded alternately
 //      (`--rounds`, default 2, each) by autocannon processes of their own: the hello worker, and a page render of
-//      about 1 ms of CPU (`--render-rows`); CPU per request of each process from /proc; then one request at a
+//      about 1 ms of CPU (`--render-micros`: its rows sized on the machine, or `--render-rows`), and the same
+//      render at 400 rows (earlier figures' size); CPU per request of each process from /proc; then one request at a
 //      time, direct and through the entry point (bench/runtime-throughput.ts);
 //   3b. the per-request cost of a rollout's split: the hello worker in a rollout at weight 50 against the same
 //      worker without one, on one shard, alternately (`--rollout-duration` s each, `--rollout-rounds`; or
@@ -41,6 +42,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { loadKubeConnection, objectClient, type KubeConnection } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { BUILDS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { RUNTIME_NODE_FLAGS } from '../runtime-server/node-flags.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { spawnToFile } from './child.ts';
 import { agent, childrenOf, firstServed, get, percentile, upload, type Kit } from './runtime-kit.ts';
@@ -48,6 +50,7 @@ import { measureTls } from './runtime-tls.ts';
 import { tlsReport } from './runtime-tls-report.ts';
 import { measureThroughput, RENDER_SOURCE, type Measured, type Throughput } from './runtime-throughput.ts';
 import { measureRolloutCost, rolloutReport } from './runtime-rollout.ts';
+import { renderRowsFor } from './runtime-render-size.ts';
 
 /** The ratios compare the entry point with direct workerd on the same cores; added latency is one request at a time. */
 const TARGETS = { deployP50Ms: 100, deployP95Ms: 250, rollbackP50Ms: 50, helloRatio: 0.9, renderRatio: 0.85, addedP50Ms: 0.3 };
@@ -64,7 +67,9 @@ const { values: flags } = parseArgs({
     duration: { type: 'string', default: '10' },
     warmup: { type: 'string', default: '3' },
     rounds: { type: 'string', default: '2' },
-    'render-rows': { type: 'string', default: '400' },
+    // Empty: sized on the machine to `--render-micros` of workerd CPU per request (bench/runtime-render-size.ts).
+    'render-rows': { type: 'string', default: '' },
+    'render-micros': { type: 'string', default: '1000' },
     'serial-requests': { type: 'string', default: '3000' },
     shards: { type: 'string', default: '' },
     apps: { type: 'string', default: '100' },
@@ -92,7 +97,9 @@ const connections = Number(flags.connections);
 const durationSeconds = Number(flags.duration);
 const warmupSeconds = Number(flags.warmup);
 const rounds = Number(flags.rounds);
-const renderRows = flags['render-rows'];
+const renderMicros = Number(flags['render-micros']);
+/** The page render of earlier figures (docs/runtime.md), measured beside the sized one so they stay comparable. */
+const FIXED_RENDER_ROWS = 400;
 const serialRequests = Number(flags['serial-requests']);
 const backgroundApps = Number(flags.apps);
 const scaleApps = Number(flags['scale-apps']);
@@ -196,6 +203,8 @@ async function main(): Promise<void> {
   const deployed = await measureDeploys(kit, port);
   say(`${rollbacks} rollbacks`);
   const rolledBack = await measureRollbacks(kit, port, deployed.builds);
+  const sized = flags['render-rows'] ? { rows: Number(flags['render-rows']), micros: NaN } : await renderRowsFor({ stateDir, node, say }, renderMicros);
+  say(`page render: ${sized.rows} rows${Number.isNaN(sized.micros) ? '' : ` (about ${sized.micros.toFixed(0)} µs of workerd CPU a request, sized to ${renderMicros})`}`);
   const throughput = await measureThroughput({
     kit,
     kube,
@@ -212,7 +221,8 @@ async function main(): Promise<void> {
     serialCount: serialRequests,
     workers: [
       { name: 'hello', source: helloSource, env: { GREETING: 'Hello' }, prefix: 'Hello, world!' },
-      { name: 'render', source: RENDER_SOURCE, env: { ROWS: renderRows }, prefix: '<!doctype html>' },
+      { name: 'render', source: RENDER_SOURCE, env: { ROWS: String(sized.rows) }, prefix: '<!doctype html>' },
+      { name: `render-${FIXED_RENDER_ROWS}`, source: RENDER_SOURCE, env: { ROWS: String(FIXED_RENDER_ROWS) }, prefix: '<!doctype html>' },
     ],
     say,
   });
@@ -280,7 +290,7 @@ async function startRuntime(name: string, env: BucketEnv): Promise<{ port: numbe
   const runtime = spawnToFile({
     name,
     command: node,
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    args: [...RUNTIME_NODE_FLAGS, join(repoRoot, 'bin/cw-runtime.ts')],
     env: {
       ...process.env,
       KUBECONFIG: env.kubeconfig,
@@ -421,11 +431,13 @@ function report(deployed: { total: number[]; fromSpec: number[]; compressed: num
     `requests/s: ${connections} connections split over ${throughput.shards} apps (one project on each of the replica's ${throughput.shards} shards), ${warmupSeconds} s warm-up + ${durationSeconds} s per run;`,
     `against ${throughput.shards} direct workerd processes (TCP), one per shard, on the same cores; runs alternate`,
     ...throughput.workers.flatMap((w) => [
-      `  ${w.worker}${w.worker === 'render' ? ` (${renderRows} rows: about ${micros(w.direct, 'workerd')} µs of workerd CPU per request direct)` : ''}`,
+      `  ${w.worker}${w.rows === undefined ? '' : ` (${w.rows} rows: about ${micros(w.direct, 'workerd')} µs of workerd CPU per request direct)`}`,
       ...w.direct.map((r, i) => `    direct workerd × ${throughput.shards}   round ${i + 1}: ${r.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`),
       ...w.routed.map((r, i) => `    entry point + shards  round ${i + 1}: ${r.requestsPerSecond.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms} ms   p99 ${r.p99Ms} ms`),
       `    ratio entry point / direct: ${ratios.get(w.worker)!.toFixed(2)} (${rate(w.routed).toFixed(0)} / ${rate(w.direct).toFixed(0)} req/s)`,
       `    CPU per request: direct workerd ${micros(w.direct, 'workerd')} µs; through the entry point: entry point (Node) ${micros(w.routed, 'router')} µs + dispatcher and app (workerd shards) ${micros(w.routed, 'workerd')} µs; load generator ${micros(w.direct, 'loader')} / ${micros(w.routed, 'loader')} µs`,
+      // The app runs the same code in a shard as alone, so the shard's CPU beyond direct workerd's is the dispatcher's and the Worker Loader hop's.
+      `    of the shards' CPU: the app about ${micros(w.direct, 'workerd')} µs (as alone), the dispatcher and the hop into the app's isolate about ${(mean(w.routed, (r) => r.cpuMicros.workerd ?? 0) - mean(w.direct, (r) => r.cpuMicros.workerd ?? 0)).toFixed(0)} µs`,
       `    cores kept busy: direct workerd ${cores(w.direct, 'workerd')}; the replica (entry point + shards) ${cores(w.routed, 'router', 'workerd')} (of which shards ${cores(w.routed, 'workerd')}); load generator ${cores(w.direct, 'loader')} / ${cores(w.routed, 'loader')}`,
     ]),
     `  one request at a time (hello, ${serialRequests} requests a run, µs timer): direct p50 ${serial.direct.map((r) => r.p50Ms.toFixed(3)).join(' / ')} ms, p99 ${serial.direct.map((r) => r.p99Ms.toFixed(2)).join(' / ')} ms; ` +

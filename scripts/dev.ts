@@ -1,5 +1,6 @@
 // `make dev`: the whole platform on this machine, in the foreground. Ctrl-C (or SIGTERM) stops everything
 // it started. State (the cluster's etcd, MinIO's data) is kept in .dev/state between runs.
+import { RUNTIME_NODE_FLAGS } from '../runtime-server/node-flags.ts';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
       startService({
         name,
         command: toolPath('node'),
-        args: [join(repoRoot, `bin/${name}.ts`)],
+        args: [...(name === 'cw-runtime' ? RUNTIME_NODE_FLAGS : []), join(repoRoot, `bin/${name}.ts`)],
         logPath: join(stateDir, `${name}.log`),
         env: { ...process.env, KUBECONFIG: cluster.kubeconfig, ...env },
       }),

@@ -1,6 +1,7 @@
 // The serving half of the platform for end-to-end tests: cw-runtime replicas and a cw-operator confined to
 // one namespace, as child processes against the test control plane and the run's bucket, plus the probes
 // that wait for the runtime entry point to answer a host.
+import { RUNTIME_NODE_FLAGS } from '../../runtime-server/node-flags.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -59,7 +60,7 @@ export async function startRuntime(name: string, namespace: string, running: Ser
   const service = startService({
     name,
     command: toolPath('node'),
-    args: [join(repoRoot, 'bin/cw-runtime.ts')],
+    args: [...RUNTIME_NODE_FLAGS, join(repoRoot, 'bin/cw-runtime.ts')],
     logPath: join(inject('stateDir'), `${name}.log`),
     env: {
       ...process.env,

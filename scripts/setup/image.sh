@@ -47,10 +47,14 @@ if [[ ! -f $out/cloudwright.oci.tar ]]; then
   (cd "$stage" && npm pack --silent "npm@$NPM_VERSION" >/dev/null && tar -xzf npm-*.tgz -C usr/local/lib/node_modules/npm --strip-components=1 && rm npm-*.tgz)
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$stage/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$stage/usr/local/bin/npx"
+  # cw-runtime's Node flags: runtime-server/node-flags.ts says why (its test keeps this line in step).
+  RUNTIME_NODE_FLAGS="--max-semi-space-size=4"
   for cmd in cw-api cw-operator cw-runtime cw-git cw-db; do
+    flags=""
+    if [[ $cmd == cw-runtime ]]; then flags="$RUNTIME_NODE_FLAGS "; fi
     # NODE_ENV for the servers only, not in the image's environment: builds run in this image too, and npm
     # leaves devDependencies (a build's tools) out under NODE_ENV=production.
-    printf '#!/bin/sh\nexport NODE_ENV="${NODE_ENV:-production}"\nexec node /opt/cloudwright/bin/%s.ts "$@"\n' "$cmd" >"$stage/usr/local/bin/$cmd"
+    printf '#!/bin/sh\nexport NODE_ENV="${NODE_ENV:-production}"\nexec node %s/opt/cloudwright/bin/%s.ts "$@"\n' "$flags" "$cmd" >"$stage/usr/local/bin/$cmd"
     chmod 0755 "$stage/usr/local/bin/$cmd"
   done
   epoch=$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || echo 0)
