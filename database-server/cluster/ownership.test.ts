@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logging/log.ts';
+import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
+import type { Fencing } from '../replication-port.ts';
+import { LeaseStore } from './lease-store.ts';
+import { Ownership } from './ownership.ts';
+
+const LEASE_MS = 3000;
+
+/** Replicas sharing one bucket and one hand-driven clock; each records what it opened and closed. */
+function cluster(names: string[], tenants: string[]) {
+  const store = new MemoryObjectStore();
+  const clock = { now: 0 };
+  const events: string[] = [];
+  const replicas = names.map((name) => {
+    const fenced = new Map<string, Fencing>();
+    const ownership = new Ownership({
+      store,
+      self: { name, nonce: `${name}-nonce`, url: `http://${name}`, adminUrl: `http://${name}-admin` },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => clock.now,
+      hooks: {
+        tenants: async () => tenants,
+        adopt: async (tenant, fencing) => {
+          fenced.set(tenant, fencing);
+          events.push(`${name} adopts ${tenant}@${fencing.epoch}`);
+          return true;
+        },
+        drop: async (tenant, reason) => {
+          events.push(`${name} drops ${tenant} (${reason})`);
+        },
+      },
+    });
+    return { name, ownership, fenced };
+  });
+  return { store, clock, events, replicas };
+}
+
+/** Every replica's round, at `at`. */
+async function round(c: ReturnType<typeof cluster>, at: number, only = c.replicas): Promise<void> {
+  c.clock.now = at;
+  for (const r of only) await r.ownership.tick();
+}
+
+function owners(c: ReturnType<typeof cluster>, tenants: string[]): Record<string, string[]> {
+  return Object.fromEntries(tenants.map((t) => [t, c.replicas.filter((r) => r.ownership.held().has(t)).map((r) => r.name)]));
+}
+
+const TENANTS = Array.from({ length: 12 }, (_, i) => `db-${i}`);
+
+describe('Ownership', () => {
+  it('gives every database exactly one owner and spreads them over the replicas', async () => {
+    const c = cluster(['a', 'b', 'c'], TENANTS);
+    for (let t = 0; t <= 10 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const byTenant = owners(c, TENANTS);
+    for (const tenant of TENANTS) expect(byTenant[tenant], tenant).toHaveLength(1);
+    for (const r of c.replicas) expect(r.ownership.held().size, r.name).toBeGreaterThan(0);
+  });
+
+  it("takes a silent replica's databases over only after its lease, at the next epoch, and the silent one stops writing first", async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const lost = [...a.ownership.held().keys()];
+    expect(lost.length).toBeGreaterThan(0);
+    const silentFrom = 6 * LEASE_MS;
+
+    // `a` beats no more. Until its lease has passed on b's clock, nothing of it is taken.
+    let t = silentFrom;
+    for (; t < silentFrom + LEASE_MS - 1; t += LEASE_MS / 3) {
+      await round(c, t, [b]);
+      for (const tenant of lost) expect(b.ownership.held().has(tenant)).toBe(false);
+    }
+    // a's own deadline came before b's takeover: by then it may no longer ship or acknowledge.
+    c.clock.now = silentFrom + LEASE_MS - 1;
+    for (const tenant of lost) expect(a.ownership.surelyHeld(tenant)).toBe(false);
+    expect(() => a.fenced.get(lost[0] ?? '')?.guard()).toThrow(/no longer held/);
+    for (; t <= silentFrom + 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    for (const tenant of lost) {
+      expect(b.ownership.held().has(tenant), tenant).toBe(true);
+      const lease = await new LeaseStore(c.store).read(tenant);
+      expect(lease?.lease.holder?.name).toBe('b');
+      expect(b.fenced.get(tenant)?.epoch).toBe((a.fenced.get(tenant)?.epoch ?? 0) + 1);
+    }
+  });
+
+  it('hands a database over when its holder stops gracefully: the lease is free at once', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const moving = [...a.ownership.held().keys()];
+    await a.ownership.stop();
+    for (const tenant of moving) expect(c.events).toContain(`a drops ${tenant} (stop)`);
+    await round(c, 6 * LEASE_MS + 1, [b]);
+    for (const tenant of moving) expect(b.ownership.held().has(tenant)).toBe(true);
+  });
+
+  it('lets exactly one of two replicas racing for a new database win it', async () => {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const c = cluster(['a', 'b'], []);
+      await round(c, 0);
+      const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+      const won = await Promise.all([a.ownership.claimNew('fresh'), b.ownership.claimNew('fresh')]);
+      expect(won.filter((f) => f !== undefined)).toHaveLength(1);
+    }
+  });
+});
