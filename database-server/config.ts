@@ -42,6 +42,20 @@ export interface DatabaseServerConfig {
   /** What one pipeline request may answer in all. */
   readonly maxResponseBytes: number;
   readonly logLevel: LogLevel;
+  /** Several replicas on one bucket (CW_DB_REPLICA_NAME set): each database owned by one at a time through a lease. */
+  readonly cluster?: ClusterConfig;
+}
+
+/** This replica among several (docs/databases.md, "Several replicas"). */
+export interface ClusterConfig {
+  /** Unique among the replicas and stable across restarts (the StatefulSet's pod name). */
+  readonly name: string;
+  /** Hrana's base URL as the other replicas reach it: requests for databases owned here are forwarded to it. */
+  readonly url: string;
+  /** The admin API's base URL as the other replicas reach it. */
+  readonly adminUrl: string;
+  /** How long a replica that stopped beating keeps its databases; it beats every third of it. */
+  readonly leaseMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -84,7 +98,23 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     },
     maxResponseBytes: read.integer('CW_DB_MAX_RESPONSE_BYTES', 16 * MIB, { min: 1024, max: 1024 * MIB }),
     logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
+    ...clusterConfig(read),
   });
+}
+
+/** Present when CW_DB_REPLICA_NAME is set; then both addresses are required. */
+function clusterConfig(read: EnvReader): { cluster?: ClusterConfig } {
+  const name = read.string('CW_DB_REPLICA_NAME', '');
+  if (name === '') return {};
+  if (!/^[a-z0-9][a-z0-9.-]{0,62}$/.test(name)) throw new ConfigError('CW_DB_REPLICA_NAME must be a DNS label (the pod name)');
+  return {
+    cluster: {
+      name,
+      url: read.required('CW_DB_REPLICA_URL', "Hrana's base URL as the other replicas reach this one"),
+      adminUrl: read.required('CW_DB_REPLICA_ADMIN_URL', "the admin API's base URL as the other replicas reach this one"),
+      leaseMs: read.durationMs('CW_DB_LEASE_DURATION', 15_000, { min: 1000, max: 300_000 }),
+    },
+  };
 }
 
 /** The databases' limits: defaults and maxima; a default above its maximum is a configuration error. */

@@ -10,6 +10,9 @@ import { bucketReplication } from './bucket-replication.ts';
 import type { DatabaseServerConfig } from './config.ts';
 import { TenantDirectory } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
+import { randomBytes } from 'node:crypto';
+import { Ownership } from './cluster/ownership.ts';
+import { adminRouter, hranaRouter } from './cluster/routes.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
@@ -55,8 +58,39 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const shardsStarted = engine.start();
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
-  const directory = new TenantDirectory({ engine, limitPolicy: config.limits, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store), log });
-  await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
+  const metas = new TenantMetaStore(store);
+  // Several replicas: each database is opened as this replica takes its lease, not all at start (cluster/).
+  const cluster = config.cluster;
+  let ownership: Ownership | undefined;
+  const directory = new TenantDirectory({
+    engine,
+    limitPolicy: config.limits,
+    streams,
+    meter,
+    metas,
+    replication: bucketReplication(store),
+    log,
+    ...(cluster
+      ? {
+          cluster: {
+            replica: cluster.name,
+            surelyHeld: (tenant: string) => ownership?.surelyHeld(tenant) ?? false,
+            claim: async (tenant: string) => ownership?.claimNew(tenant),
+            forget: async (tenant: string) => ownership?.forget(tenant),
+          },
+        }
+      : {}),
+  });
+  if (cluster) {
+    ownership = new Ownership({
+      store,
+      self: { name: cluster.name, nonce: randomBytes(8).toString('hex'), url: cluster.url, adminUrl: cluster.adminUrl },
+      leaseMs: cluster.leaseMs,
+      log: log.child({ replica: cluster.name }),
+      hooks: { tenants: () => metas.names(), adopt: (tenant, fencing) => directory.adopt(tenant, fencing), drop: (tenant, reason) => directory.release(tenant, reason) },
+    });
+    await Promise.all([shardsStarted, ownership.start()]);
+  } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
   const hrana = await startHranaServer({
     port: config.port,
@@ -75,8 +109,9 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
+    ...(ownership ? { route: hranaRouter(ownership, metas) } : {}),
   });
-  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state() });
+  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state(), ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}) });
   await admin.listen({ port: config.adminPort, host: config.adminHost });
   const adminPort = (admin.server.address() as { port: number }).port;
 
@@ -91,6 +126,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       for (const timer of timers) timer.stop();
       await admin.close();
       await hrana.close();
+      // Ships and closes every database this replica owns, and frees their leases for the others at once.
+      await ownership?.stop();
       await directory.close();
       await directory.saveUsage(savedUsage);
       store.destroy();

@@ -86,6 +86,15 @@ export class TenantMetaStore {
     return metas;
   }
 
+  /** The tenants' names, from the listing alone (read every few seconds by each replica of several). */
+  async names(): Promise<string[]> {
+    const names: string[] = [];
+    for await (const object of listAll(this.#store, META_PREFIX)) {
+      if (object.key.endsWith('.json') && !object.key.endsWith('.usage.json')) names.push(object.key.slice(META_PREFIX.length, -'.json'.length));
+    }
+    return names;
+  }
+
   get(tenant: string): Promise<TenantMeta | undefined> {
     return this.#read<TenantMeta>(tenantKeys.meta(tenant));
   }

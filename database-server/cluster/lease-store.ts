@@ -57,11 +57,11 @@ export class LeaseStore {
   }
 
   /**
-   * Writes `lease` if the object is still at `expected` (an etag), or absent (`'absent'`). Answers the new version,
+   * Writes `lease` if the object is still at `expected` (an etag), or absent (`expected` undefined). Answers the new version,
    * or undefined when another write came first: the caller lost the race and holds nothing.
    */
-  async write(lease: Lease, expected: string | 'absent'): Promise<LeaseVersion | undefined> {
-    const condition = expected === 'absent' ? { ifNoneMatch: '*' as const } : { ifMatch: expected };
+  async write(lease: Lease, expected: string | undefined): Promise<LeaseVersion | undefined> {
+    const condition = expected === undefined ? { ifNoneMatch: '*' as const } : { ifMatch: expected };
     const result = await this.#store.put(key(lease.tenant), JSON.stringify(lease), { ...condition, contentType: 'application/json' });
     return result.kind === 'written' ? { lease, etag: result.etag } : undefined;
   }

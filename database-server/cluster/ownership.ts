@@ -34,8 +34,8 @@ export interface OwnershipOptions {
   clock?: () => number;
 }
 
-/** Where a request for a database goes. */
-export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly holder: ReplicaIdentity } | { readonly kind: 'unowned' };
+/** Where a request for a database goes; `unknown`: no lease at all (no such database, or not taken yet). */
+export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly holder: ReplicaIdentity } | { readonly kind: 'unowned' } | { readonly kind: 'unknown' };
 
 const HANDOVERS_PER_ROUND = 4;
 
@@ -104,11 +104,20 @@ export class Ownership {
     };
   }
 
-  /** Where a request for `tenant` goes: served here, forwarded to the live holder, or nobody owns it right now. */
-  route(tenant: string): Route {
+  /**
+   * Where a request for `tenant` goes: served here, forwarded to the live holder, or nobody owns it right now. A
+   * lease not known alive from the last round is read again (a database created a moment ago on another replica).
+   */
+  async route(tenant: string): Promise<Route> {
     if (this.#held.has(tenant)) return { kind: 'local' };
-    const holder = this.#known.get(tenant)?.lease.holder;
-    if (holder && this.#alive(holder)) return { kind: 'forward', holder };
+    const known = this.#known.get(tenant);
+    if (known?.lease.holder && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
+    const fresh = await this.#leases.read(tenant);
+    if (this.#held.has(tenant)) return { kind: 'local' };
+    if (fresh === undefined) return { kind: 'unknown' };
+    const holder = fresh.lease.holder;
+    // A holder whose heartbeat this replica has not read yet (it started a moment ago) is taken at its word.
+    if (holder && (this.#alive(holder) || !this.#heartbeats.has(holder.name))) return { kind: 'forward', holder };
     return { kind: 'unowned' };
   }
 
@@ -202,7 +211,7 @@ export class Ownership {
 
   async #readHeartbeats(etags: Map<string, string>): Promise<void> {
     const now = this.#clock();
-    for (const name of [...this.#heartbeats.keys()]) if (!etags.has(name)) this.#heartbeats.delete(name);
+    for (const name of this.#heartbeats.keys()) if (!etags.has(name)) this.#heartbeats.delete(name);
     for (const [name, etag] of etags) {
       const previous = this.#heartbeats.get(name);
       if (previous?.sighting.etag === etag) continue;
@@ -214,7 +223,7 @@ export class Ownership {
   }
 
   async #readLeases(etags: Map<string, string>): Promise<void> {
-    for (const tenant of [...this.#known.keys()]) if (!etags.has(tenant)) this.#known.delete(tenant);
+    for (const tenant of this.#known.keys()) if (!etags.has(tenant)) this.#known.delete(tenant);
     for (const [tenant, etag] of etags) {
       if (this.#known.get(tenant)?.etag === etag) continue;
       const read = await this.#leases.read(tenant);
@@ -252,7 +261,7 @@ export class Ownership {
   /** Writes a lease naming this process at the next epoch over `current` (CAS); undefined when another write came first. */
   async #write(tenant: string, current: LeaseVersion | undefined): Promise<LeaseVersion | undefined> {
     const lease: Lease = { tenant, epoch: (current?.lease.epoch ?? 0) + 1, holder: this.#options.self, renewedAt: new Date().toISOString(), renewals: 0 };
-    const won = await this.#leases.write(lease, current?.etag ?? 'absent');
+    const won = await this.#leases.write(lease, current?.etag);
     if (won) this.#known.set(tenant, won);
     return won;
   }
@@ -271,7 +280,7 @@ export class Ownership {
 
   #checkDeadline(): void {
     if (this.#held.size === 0 || this.#clock() < this.#deadline) return;
-    for (const tenant of [...this.#held.keys()]) this.#lose(tenant, 'the heartbeat could not be renewed in time');
+    for (const tenant of this.#held.keys()) this.#lose(tenant, 'the heartbeat could not be renewed in time');
   }
 
   /** Stops serving at once, shipping nothing: a successor may take over from now on. */

@@ -5,6 +5,7 @@ import type { Refusal } from './http-server.ts';
 import type { PipelineCaller, PipelineContext } from './pipeline.ts';
 import { WS_SUBPROTOCOLS } from './ws-protocol.ts';
 import { WsSession } from './ws-session.ts';
+import { forwardUpgrade, MOVING, wasForwarded, type Router } from './forward.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
@@ -17,6 +18,8 @@ export interface WsOptions {
   maxConnectionsPerDatabase?: number;
   /** Largest message accepted (the HTTP body bound). */
   maxMessageBytes: number;
+  /** Several replicas: a connection to a database another replica owns is spliced to that replica's. */
+  route?: Router;
 }
 
 // `/`, `/v1` or `/v1/<database>`: what a `ws://` database URL names (the HTTP client appends `/v2/pipeline` to the same).
@@ -46,7 +49,16 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     if (!match) return refuse(socket, 404, 'Not found');
     if (!WS_SUBPROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, `Offer one of the subprotocols ${WS_SUBPROTOCOLS.join(', ')}`);
-    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, match[1] ?? null));
+    const tenant = match[1];
+    if (tenant === undefined || !options.route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
+    options.route(tenant, wasForwarded(request)).then(
+      (route) => {
+        if (route.kind === 'forward') forwardUpgrade(request, socket, head, route.url);
+        else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
+        else wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant));
+      },
+      () => socket.destroy(),
+    );
   });
 
   function accept(ws: WebSocket, pathTenant: string | null): void {
@@ -107,7 +119,14 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
   };
 }
 
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ message, code: status === 404 ? 'NOT_FOUND' : 'HRANA_PROTO_ERROR' });
-  socket.end(`HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+const REFUSALS: Record<number, { code: string; reason: string }> = {
+  400: { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' },
+  404: { code: 'NOT_FOUND', reason: 'Not Found' },
+  503: { code: MOVING.code, reason: 'Service Unavailable' },
+};
+
+function refuse(socket: Duplex, status: 400 | 404 | 503, message: string): void {
+  const { code, reason } = REFUSALS[status] ?? { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' };
+  const body = JSON.stringify({ message, code });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

@@ -1,0 +1,35 @@
+// Where a request for a database goes when cw-db runs as several replicas: the Hrana server's and the admin
+// API's routers over the leases (ownership.ts).
+import type { AdminRouter } from '../admin-server.ts';
+import type { RouteDecision, Router } from '../hrana/forward.ts';
+import type { TenantMetaStore } from '../tenant-meta.ts';
+import type { Ownership } from './ownership.ts';
+
+const LOCAL: RouteDecision = { kind: 'local' };
+const UNAVAILABLE: RouteDecision = { kind: 'unavailable' };
+
+/**
+ * Hrana: served here when this replica holds the lease, sent on to the live holder, else DATABASE_MOVING while a
+ * takeover is under way. A database no lease names and no metadata describes is answered here (404).
+ */
+export function hranaRouter(ownership: Ownership, metas: TenantMetaStore): Router {
+  return async (tenant, forwarded) => {
+    const route = await ownership.route(tenant);
+    if (route.kind === 'local') return LOCAL;
+    if (route.kind === 'forward') return forwarded ? UNAVAILABLE : { kind: 'forward', url: route.holder.url };
+    return (await metas.get(tenant)) === undefined ? LOCAL : UNAVAILABLE;
+  };
+}
+
+/** The admin API: as Hrana, and a database being created goes to the live replica placement prefers for it. */
+export function adminRouter(ownership: Ownership, metas: TenantMetaStore, self: string): AdminRouter {
+  return async (tenant, method, forwarded) => {
+    const route = await ownership.route(tenant);
+    if (route.kind === 'local') return LOCAL;
+    if (route.kind === 'forward') return forwarded ? UNAVAILABLE : { kind: 'forward', url: route.holder.adminUrl };
+    if ((await metas.get(tenant)) !== undefined) return UNAVAILABLE;
+    if (method !== 'PUT' || forwarded) return LOCAL;
+    const target = ownership.placeNew(tenant);
+    return target.name === self ? LOCAL : { kind: 'forward', url: target.adminUrl };
+  };
+}
