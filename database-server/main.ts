@@ -13,6 +13,7 @@ import { TenantMetaStore } from './tenant-meta.ts';
 import { randomBytes } from 'node:crypto';
 import { Ownership } from './cluster/ownership.ts';
 import { adminRouter, hranaRouter } from './cluster/routes.ts';
+import { TokenLocator } from './cluster/token-locator.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
@@ -109,7 +110,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
-    ...(ownership ? { route: hranaRouter(ownership, metas) } : {}),
+    ...(ownership ? { route: hranaRouter(ownership, metas, new TokenLocator(metas)) } : {}),
   });
   const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state(), ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}) });
   await admin.listen({ port: config.adminPort, host: config.adminHost });

@@ -88,11 +88,16 @@ export class TenantMetaStore {
 
   /** The tenants' names, from the listing alone (read every few seconds by each replica of several). */
   async names(): Promise<string[]> {
-    const names: string[] = [];
+    return [...(await this.etags()).keys()];
+  }
+
+  /** Every tenant's metadata etag, by name, from one listing (a replica re-reads only the ones that changed). */
+  async etags(): Promise<Map<string, string>> {
+    const etags = new Map<string, string>();
     for await (const object of listAll(this.#store, META_PREFIX)) {
-      if (object.key.endsWith('.json') && !object.key.endsWith('.usage.json')) names.push(object.key.slice(META_PREFIX.length, -'.json'.length));
+      if (object.key.endsWith('.json') && !object.key.endsWith('.usage.json')) etags.set(object.key.slice(META_PREFIX.length, -'.json'.length), object.etag);
     }
-    return names;
+    return etags;
   }
 
   get(tenant: string): Promise<TenantMeta | undefined> {

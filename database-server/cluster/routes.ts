@@ -4,16 +4,20 @@ import type { AdminRouter } from '../admin-server.ts';
 import type { RouteDecision, Router } from '../hrana/forward.ts';
 import type { TenantMetaStore } from '../tenant-meta.ts';
 import type { Ownership } from './ownership.ts';
+import type { TokenLocator } from './token-locator.ts';
 
 const LOCAL: RouteDecision = { kind: 'local' };
 const UNAVAILABLE: RouteDecision = { kind: 'unavailable' };
 
 /**
  * Hrana: served here when this replica holds the lease, sent on to the live holder, else DATABASE_MOVING while a
- * takeover is under way. A database no lease names and no metadata describes is answered here (404).
+ * takeover is under way. A database no lease names and no metadata describes is answered here (404). Without a
+ * database in the path, the token names it (`locator`); a token no database has is answered here (401).
  */
-export function hranaRouter(ownership: Ownership, metas: TenantMetaStore): Router {
-  return async (tenant, forwarded) => {
+export function hranaRouter(ownership: Ownership, metas: TenantMetaStore, locator: TokenLocator): Router {
+  return async (pathTenant, token, forwarded) => {
+    const tenant = pathTenant ?? (token === undefined ? undefined : await locator.tenantOf(token));
+    if (tenant === undefined) return LOCAL;
     const route = await ownership.route(tenant);
     if (route.kind === 'local') return LOCAL;
     if (route.kind === 'forward') return forwarded ? UNAVAILABLE : { kind: 'forward', url: route.holder.url };

@@ -10,8 +10,16 @@ export const FORWARDED_HEADER = 'x-cw-db-forwarded';
 /** Where a database's requests go: served here, sent on to the owner, or nowhere right now (a takeover under way). */
 export type RouteDecision = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly url: string } | { readonly kind: 'unavailable' };
 
-/** Decides for a database named in the path; `forwarded`: the request came from another replica. */
-export type Router = (tenant: string, forwarded: boolean) => Promise<RouteDecision>;
+/**
+ * Decides for a database named in the path, or else by the bearer token (the client's URL form without a trailing
+ * slash names no database); `forwarded`: the request came from another replica.
+ */
+export type Router = (pathTenant: string | null, token: string | undefined, forwarded: boolean) => Promise<RouteDecision>;
+
+/** The bearer token of a request, if any. */
+export function bearerToken(request: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+}
 
 export const MOVING = { message: 'The database is moving to another replica; retry in a moment', code: 'DATABASE_MOVING' };
 

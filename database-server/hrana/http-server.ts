@@ -4,7 +4,7 @@ import { handlePipeline, type PipelineAnswer, type PipelineCaller, type Pipeline
 import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
-import { forwardRequest, MOVING, wasForwarded, type Router } from './forward.ts';
+import { bearerToken, forwardRequest, MOVING, wasForwarded, type Router } from './forward.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -98,8 +98,8 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
   const pathTenant = match[1] ?? null;
   if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
-  if (pathTenant !== null && options.route) {
-    const route = await options.route(pathTenant, wasForwarded(request));
+  if (options.route) {
+    const route = await options.route(pathTenant, bearerToken(request), wasForwarded(request));
     if (route.kind === 'forward') return forwardRequest(request, response, route.url);
     if (route.kind === 'unavailable') {
       request.resume();

@@ -51,7 +51,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     if (!WS_SUBPROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, `Offer one of the subprotocols ${WS_SUBPROTOCOLS.join(', ')}`);
     const tenant = match[1];
     if (tenant === undefined || !options.route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
-    options.route(tenant, wasForwarded(request)).then(
+    options.route(tenant, undefined, wasForwarded(request)).then(
       (route) => {
         if (route.kind === 'forward') forwardUpgrade(request, socket, head, route.url);
         else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
