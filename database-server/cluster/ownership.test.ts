@@ -96,6 +96,24 @@ describe('Ownership', () => {
     for (const tenant of moving) expect(b.ownership.held().has(tenant)).toBe(true);
   });
 
+  it('gives a restarted replica (same name, new process) its databases back without waiting out the lease', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a] = c.replicas as [(typeof c.replicas)[0]];
+    const before = [...a.ownership.held().keys()].sort();
+    const again = new Ownership({
+      store: c.store,
+      self: { name: 'a', nonce: 'a-restarted', url: 'http://a', adminUrl: 'http://a-admin' },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => c.clock.now,
+      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {} },
+    });
+    c.clock.now += 1;
+    await again.tick();
+    expect([...again.held().keys()].sort()).toEqual(before);
+  });
+
   it('lets exactly one of two replicas racing for a new database win it', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const c = cluster(['a', 'b'], []);

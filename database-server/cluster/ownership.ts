@@ -290,9 +290,14 @@ export class Ownership {
     this.#options.hooks.drop(tenant, 'lost').catch((err: unknown) => this.#options.log.warn('closing a lost database failed', { tenant, err }));
   }
 
-  /** A holder is alive while the heartbeat of that very process (same nonce) keeps changing. */
+  /**
+   * A holder is alive while the heartbeat of that very process (same nonce) keeps changing. A lease of an earlier
+   * process of this replica's own name is not: a StatefulSet runs one pod of a name at a time, so that process is
+   * gone, and a restarted pod takes its databases back without waiting out the lease.
+   */
   #alive(holder: ReplicaIdentity): boolean {
     if (holder.nonce === this.#options.self.nonce) return true;
+    if (holder.name === this.#options.self.name) return false;
     const seen = this.#heartbeats.get(holder.name);
     return seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce && !expired(seen.sighting, this.#clock(), this.#options.leaseMs);
   }
