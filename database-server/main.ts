@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../src/logging/log.ts';
-import { startHranaServer } from './hrana/http-server.ts';
+import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
@@ -63,6 +63,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   // Several replicas: each database is opened as this replica takes its lease, not all at start (cluster/).
   const cluster = config.cluster;
   let ownership: Ownership | undefined;
+  // Known once it listens; a database released before that has no WebSocket to close.
+  let hrana: HranaServer | undefined;
   const directory = new TenantDirectory({
     engine,
     limitPolicy: config.limits,
@@ -88,12 +90,19 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       self: { name: cluster.name, nonce: randomBytes(8).toString('hex'), url: cluster.url, adminUrl: cluster.adminUrl },
       leaseMs: cluster.leaseMs,
       log: log.child({ replica: cluster.name }),
-      hooks: { tenants: () => metas.names(), adopt: (tenant, fencing) => directory.adopt(tenant, fencing), drop: (tenant, reason) => directory.release(tenant, reason) },
+      hooks: {
+        tenants: () => metas.names(),
+        adopt: (tenant, fencing) => directory.adopt(tenant, fencing),
+        drop: (tenant, reason) => {
+          hrana?.closeSockets(tenant);
+          return directory.release(tenant, reason);
+        },
+      },
     });
     await Promise.all([shardsStarted, ownership.start()]);
   } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
-  const hrana = await startHranaServer({
+  hrana = await startHranaServer({
     port: config.port,
     host: config.host,
     engine,

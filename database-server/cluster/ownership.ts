@@ -52,6 +52,8 @@ export class Ownership {
   readonly #members: MemberStore;
   readonly #clock: () => number;
   readonly #held = new Map<string, Held>();
+  /** Held, but being closed to be released: its requests wait for the next owner (DATABASE_MOVING). */
+  readonly #releasing = new Set<string>();
   /** The latest version read of every lease, and since when it was in sight. */
   readonly #known = new Map<string, LeaseVersion>();
   /** Every replica's latest heartbeat read, and since when its etag was in sight. */
@@ -109,11 +111,12 @@ export class Ownership {
    * lease not known alive from the last round is read again (a database created a moment ago on another replica).
    */
   async route(tenant: string): Promise<Route> {
+    if (this.#releasing.has(tenant)) return { kind: 'unowned' };
     if (this.#held.has(tenant)) return { kind: 'local' };
     const known = this.#known.get(tenant);
     if (known?.lease.holder && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
     const fresh = await this.#leases.read(tenant);
-    if (this.#held.has(tenant)) return { kind: 'local' };
+    if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
     if (fresh === undefined) return { kind: 'unknown' };
     const holder = fresh.lease.holder;
     // A holder whose heartbeat this replica has not read yet (it started a moment ago) is taken at its word.
@@ -269,8 +272,15 @@ export class Ownership {
   /** Closes the database (shipping first, unless lost), then frees its lease for the next owner. */
   async #release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
     const held = this.#held.get(tenant);
-    if (!held) return;
-    await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
+    if (!held || this.#releasing.has(tenant)) return;
+    this.#releasing.add(tenant);
+    try {
+      await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
+    } finally {
+      this.#releasing.delete(tenant);
+    }
+    // Lost meanwhile (the deadline passed while shipping): nothing is left to release.
+    if (this.#held.get(tenant) !== held) return;
     this.#held.delete(tenant);
     const released: Lease = { ...held.version.lease, holder: null, renewedAt: new Date().toISOString(), renewals: held.version.lease.renewals + 1 };
     const written = await this.#leases.write(released, held.version.etag).catch(() => undefined);

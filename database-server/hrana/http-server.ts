@@ -45,6 +45,8 @@ export interface HranaServerOptions {
 export interface HranaServer {
   port: number;
   streams: StreamRegistry;
+  /** Closes the WebSockets of a database that moved to another replica (they reconnect through any replica). */
+  closeSockets(tenant: string): void;
   /** Stops listening and closes every stream (rolling back open transactions). */
   close(): Promise<void>;
 }
@@ -81,6 +83,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   return {
     port: (server.address() as AddressInfo).port,
     streams,
+    closeSockets: (tenant) => sockets?.closeTenant(tenant),
     close: async () => {
       await sockets?.close();
       await closeServer(server, sweeper, streams);

@@ -32,12 +32,12 @@ const HELLO_TIMEOUT_MS = 10_000;
  * JSON subprotocol (`hrana3`, else `hrana2`; a client offering neither is refused with 400), and runs a
  * `WsSession` per connection. Returns what closing needs.
  */
-export function serveWebSockets(server: Server, context: PipelineContext, options: WsOptions): { close(): Promise<void> } {
+export function serveWebSockets(server: Server, context: PipelineContext, options: WsOptions): { close(): Promise<void>; closeTenant(tenant: string): void } {
   const transactionTimeoutMs = options.transactionTimeoutMs ?? 5 * 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
   const perDatabase = options.maxConnectionsPerDatabase ?? 100;
   const connections = new Map<string, number>();
-  const sessions = new Set<WsSession>();
+  const sessions = new Map<WsSession, WebSocket>();
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxMessageBytes,
@@ -80,7 +80,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
       send: (msg) => ws.send(JSON.stringify(msg)),
       close: (code, reason) => ws.close(code, reason),
     });
-    sessions.add(session);
+    sessions.set(session, ws);
     // Requests are handled as they arrive (a stream's run in order); the timer ends long transactions and idle connections.
     ws.on('message', (data, isBinary) => {
       lastMessage = Date.now();
@@ -111,9 +111,13 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
   }
 
   return {
+    // The database moved to another replica (several replicas): its clients reconnect, through any replica, to it.
+    closeTenant: (tenant) => {
+      for (const [session, ws] of sessions) if (session.tenant === tenant) ws.close(1012, 'The database moved to another replica; reconnect');
+    },
     close: async () => {
       for (const ws of wss.clients) ws.terminate();
-      await Promise.all([...sessions].map((s) => s.closed()));
+      await Promise.all([...sessions.keys()].map((s) => s.closed()));
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
