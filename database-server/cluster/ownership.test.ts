@@ -114,6 +114,19 @@ describe('Ownership', () => {
     expect([...again.held().keys()].sort()).toEqual(before);
   });
 
+  it('never takes a lease whose holder it has not seen beat before a whole lease has passed', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    expect(a.ownership.held().size).toBe(TENANTS.length);
+    // b finds a's leases but not a's heartbeat (a started a moment ago, or its beat is not listed yet).
+    await c.store.delete('cluster/members/a.json');
+    for (let t = 0; t < LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    expect(b.ownership.held().size).toBe(0);
+    for (let t = LEASE_MS; t <= 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    expect(b.ownership.held().size).toBe(TENANTS.length);
+  });
+
   it('lets exactly one of two replicas racing for a new database win it', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const c = cluster(['a', 'b'], []);

@@ -58,6 +58,8 @@ export class Ownership {
   readonly #known = new Map<string, LeaseVersion>();
   /** Every replica's latest heartbeat read, and since when its etag was in sight. */
   readonly #heartbeats = new Map<string, { heartbeat: Heartbeat; sighting: Sighting; firstSeen: number }>();
+  /** Since when a lease's holder (by nonce) was seen without its heartbeat. */
+  readonly #unseenHolders = new Map<string, number>();
   /** Since when a database was seen without a live holder (a fallback lets anyone take it after a lease). */
   readonly #freeSince = new Map<string, number>();
   #deadline = -Infinity;
@@ -119,8 +121,7 @@ export class Ownership {
     if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
     if (fresh === undefined) return { kind: 'unknown' };
     const holder = fresh.lease.holder;
-    // A holder whose heartbeat this replica has not read yet (it started a moment ago) is taken at its word.
-    if (holder && (this.#alive(holder) || !this.#heartbeats.has(holder.name))) return { kind: 'forward', holder };
+    if (holder && this.#alive(holder)) return { kind: 'forward', holder };
     return { kind: 'unowned' };
   }
 
@@ -135,6 +136,7 @@ export class Ownership {
    * name and not held by a live replica (its epoch + 1). Answers the fencing, or undefined when another holds it.
    */
   async claimNew(tenant: string): Promise<Fencing | undefined> {
+    if (this.#clock() >= this.#deadline) return undefined;
     const current = await this.#leases.read(tenant);
     if (current?.lease.holder && this.#alive(current.lease.holder)) return undefined;
     const won = await this.#write(tenant, current);
@@ -220,6 +222,7 @@ export class Ownership {
       if (previous?.sighting.etag === etag) continue;
       const read = await this.#members.read(name);
       if (!read) continue;
+      this.#unseenHolders.delete(read.heartbeat.replica.nonce);
       const sameProcess = previous?.heartbeat.replica.nonce === read.heartbeat.replica.nonce;
       this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting: sight(previous?.sighting, read.etag, now), firstSeen: sameProcess ? previous.firstSeen : now });
     }
@@ -309,7 +312,12 @@ export class Ownership {
     if (holder.nonce === this.#options.self.nonce) return true;
     if (holder.name === this.#options.self.name) return false;
     const seen = this.#heartbeats.get(holder.name);
-    return seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce && !expired(seen.sighting, this.#clock(), this.#options.leaseMs);
+    if (seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce) return !expired(seen.sighting, this.#clock(), this.#options.leaseMs);
+    // A holder whose heartbeat this replica has not read (it started a moment ago, or this one did) counts as alive
+    // for a whole lease from when its lease was first seen: never less than a heartbeat it could not see.
+    const since = this.#unseenHolders.get(holder.nonce) ?? this.#clock();
+    this.#unseenHolders.set(holder.nonce, since);
+    return this.#clock() - since < this.#options.leaseMs;
   }
 
   /** A replica (this very process of it) seen beating for at least a whole lease: a handover target. */
