@@ -5,15 +5,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { createClient, type Client } from '@libsql/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { listAll } from '../src/object-store/list-all.ts';
+import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { startDatabaseCluster, type DatabaseCluster, type DatabaseReplica } from './harness/database-cluster.ts';
+import { startDatabaseServer } from './harness/database-server.ts';
 
 const LEASE_MS = 3000;
 let cluster: DatabaseCluster;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  cluster = await startDatabaseCluster({ name: 'cw-db-rep', replicas: 3, env: { CW_DB_LEASE_DURATION: `${LEASE_MS}ms` } });
+  cluster = await startDatabaseCluster({ name: 'cw-db-rep', replicas: 3, env: { CW_DB_LEASE_DURATION: `${LEASE_MS}ms`, CW_DB_SHARDS: '1' } });
 }, 120_000);
 
 afterAll(async () => {
@@ -27,10 +32,10 @@ function replica(i: number): DatabaseReplica {
   return found;
 }
 
-async function admin(via: DatabaseReplica, method: string, path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+async function admin(via: { adminUrl: string }, method: string, path: string, body?: unknown, adminToken = cluster.adminToken): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${via.adminUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${cluster.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
@@ -157,3 +162,85 @@ describe('cw-db on three replicas', { timeout: 120_000 }, () => {
     await owner.start();
   });
 });
+
+describe("three cw-db replicas started at once on a single cw-db's bucket", { timeout: 180_000 }, () => {
+  it('race for every database: each is taken by exactly one, under epoch 1, with all its rows', async () => {
+    const single = await startDatabaseServer({ name: 'cw-db-before' });
+    const tenants = ['race-a', 'race-b', 'race-c', 'race-d'];
+    const tokens = new Map<string, string>();
+    try {
+      for (const tenant of tenants) {
+        const token = randomBytes(24).toString('hex');
+        const created = await admin(single, 'PUT', `/v1/tenants/${tenant}`, { tokens: [{ sha256: createHash('sha256').update(token).digest('hex') }], durability: 'async' }, single.adminToken);
+        expect(created.status).toBe(201);
+        tokens.set(tenant, token);
+        const client = connect(single.url, tenant, token);
+        await client.execute('CREATE TABLE t (v TEXT)');
+        await client.execute({ sql: 'INSERT INTO t VALUES (?)', args: [`row of ${tenant}`] });
+      }
+    } finally {
+      await single.stop();
+    }
+
+    // Three replicas, started at the same moment, each creating the (absent) leases by compare-and-swap.
+    const racing = await startDatabaseCluster({ name: 'cw-db-racing', replicas: 3, bucket: single.bucket, env: { CW_DB_LEASE_DURATION: `${LEASE_MS}ms`, CW_DB_SHARDS: '1' } });
+    const store = new S3ObjectStore({ config: inject('s3'), bucket: single.bucket, registry: new Registry() });
+    try {
+      for (const tenant of tenants) {
+        const token = tokens.get(tenant) ?? '';
+        for (const via of racing.replicas) {
+          await expect
+            .poll(
+              async () => {
+                try {
+                  return (await connect(via.url, tenant, token).execute('SELECT v FROM t')).rows.map((r) => r.v);
+                } catch (err) {
+                  return String(err);
+                }
+              },
+              { timeout: 30_000, interval: 100 },
+            )
+            .toEqual([`row of ${tenant}`]);
+        }
+        // Whatever was written under a lease was written under an epoch some replica took.
+        const keys: string[] = [];
+        for await (const { key } of listAll(store, `replicas/${tenant}/`)) keys.push(key);
+        const written = new Set(
+          keys
+            .map((k) => /\/generations\/e(\d{10})-/.exec(k)?.[1])
+            .filter((e) => e !== undefined)
+            .map(Number),
+        );
+        expect(written.size, tenant).toBeGreaterThan(0);
+        for (const epoch of written) expect(takenEpochs(racing).get(tenant), tenant).toContain(epoch);
+      }
+      // Each epoch of each database was taken by exactly one replica: of the three racing for it, one won.
+      const taken = takenEpochs(racing);
+      process.stdout.write(`database-replicas: takeovers after the racing start ${JSON.stringify(Object.fromEntries(taken))}\n`);
+      for (const tenant of tenants) {
+        const epochs = taken.get(tenant) ?? [];
+        expect(epochs[0], tenant).toBe(1);
+        expect(new Set(epochs).size, `${tenant}: an epoch taken twice`).toBe(epochs.length);
+      }
+    } finally {
+      store.destroy();
+      await racing.stop();
+    }
+  });
+});
+
+/** Every database's epochs as the replicas' logs say they took them (each (database, epoch) once per taker). */
+function takenEpochs(of: DatabaseCluster): Map<string, number[]> {
+  const taken = new Map<string, number[]>();
+  for (const replica of of.replicas) {
+    for (const line of readFileSync(replica.logPath, 'utf8').split('\n')) {
+      if (!line.includes('"took a database over"')) continue;
+      const { tenant, epoch } = JSON.parse(line) as { tenant: string; epoch: number };
+      taken.set(
+        tenant,
+        [...(taken.get(tenant) ?? []), epoch].sort((a, b) => a - b),
+      );
+    }
+  }
+  return taken;
+}

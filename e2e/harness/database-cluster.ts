@@ -17,6 +17,8 @@ export interface DatabaseReplica {
   readonly url: string;
   readonly adminUrl: string;
   readonly dataDir: string;
+  /** Its log (JSON lines). */
+  readonly logPath: string;
   readonly service: Service | undefined;
   halt(options: { signal: 'SIGKILL' | 'SIGTERM'; wipeDisk?: boolean }): Promise<void>;
   start(): Promise<void>;
@@ -29,12 +31,15 @@ export interface DatabaseCluster {
   stop(): Promise<void>;
 }
 
-/** Starts `replicas` cw-db processes sharing a new bucket and an admin token; resolves once each serves. */
-export async function startDatabaseCluster(options: { name: string; replicas: number; env?: Record<string, string> }): Promise<DatabaseCluster> {
+/**
+ * Starts `replicas` cw-db processes sharing a new bucket (or `bucket`, a single cw-db's, to take its databases
+ * over) and an admin token; all start at once and resolve once each serves.
+ */
+export async function startDatabaseCluster(options: { name: string; replicas: number; env?: Record<string, string>; bucket?: string }): Promise<DatabaseCluster> {
   const stateDir = inject('stateDir');
   const s3 = inject('s3');
   const suffix = randomBytes(4).toString('hex');
-  const bucket = `cw-db-${suffix}`;
+  const bucket = options.bucket ?? `cw-db-${suffix}`;
   await ensureBucket(s3, bucket);
   const adminToken = randomBytes(32).toString('hex');
   const replicas: DatabaseReplica[] = [];
@@ -54,9 +59,10 @@ export async function startDatabaseCluster(options: { name: string; replicas: nu
       ...options.env,
     };
     let service: Service | undefined;
+    const logPath = join(stateDir, `${name}-${suffix}.log`);
     const start = async () => {
       mkdirSync(dataDir, { recursive: true });
-      const started = startService({ name, command: toolPath('node'), args: [join(repoRoot, 'bin/cw-db.ts')], logPath: join(stateDir, `${name}-${suffix}.log`), env });
+      const started = startService({ name, command: toolPath('node'), args: [join(repoRoot, 'bin/cw-db.ts')], logPath, env });
       service = started;
       try {
         await waitForHttp(started, `${url}/health`, 60_000);
@@ -77,6 +83,7 @@ export async function startDatabaseCluster(options: { name: string; replicas: nu
       url,
       adminUrl,
       dataDir,
+      logPath,
       get service() {
         return service;
       },
