@@ -120,6 +120,12 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
       }
     });
 
+    // Several replicas: another one copies this database as of now; its commits must be in the bucket first.
+    api.post<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant/ship', { schema: { params: Params } }, async (request, reply) => {
+      if (!(await options.directory.ship(request.params.tenant))) return reply.code(404).send({ code: 'TENANT_NOT_FOUND', message: 'No such tenant' });
+      return reply.code(204).send();
+    });
+
     // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
     api.get('/v1/shards', async () => ({ shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })) }));
 

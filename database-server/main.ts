@@ -80,6 +80,13 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
             surelyHeld: (tenant: string) => ownership?.surelyHeld(tenant) ?? false,
             claim: async (tenant: string) => ownership?.claimNew(tenant),
             forget: async (tenant: string) => ownership?.forget(tenant),
+            // Through this replica's own admin API, which routes it to the owner.
+            shipElsewhere: async (tenant: string) => {
+              const answer = await fetch(`${cluster.adminUrl}/v1/tenants/${tenant}/ship`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
+              if (answer.status === 404) return false;
+              if (!answer.ok) throw new Error(`shipping ${tenant} on its replica answered ${answer.status}`);
+              return true;
+            },
           },
         }
       : {}),

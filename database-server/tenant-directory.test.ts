@@ -466,7 +466,7 @@ function lease(replica: string, epoch: number) {
       if (!held) throw new Error(`${replica} lost the lease`);
     },
   };
-  const cluster: DirectoryCluster = { replica, surelyHeld: () => held, claim: async () => (held ? fencing : undefined), forget: async () => {} };
+  const cluster: DirectoryCluster = { replica, surelyHeld: () => held, claim: async () => (held ? fencing : undefined), forget: async () => {}, shipElsewhere: async () => false };
   return { fencing, cluster, lose: () => (held = false) };
 }
 

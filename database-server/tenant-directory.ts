@@ -49,6 +49,8 @@ export interface DirectoryCluster {
   claim(tenant: string): Promise<Fencing | undefined>;
   /** The database was deleted: its lease goes too. */
   forget(tenant: string): Promise<void>;
+  /** Has the replica that owns `tenant` ship its commits (a copy of it as of now is made here); false: no such database. */
+  shipElsewhere(tenant: string): Promise<boolean>;
 }
 
 /** A database created on a replica that could not take its lease: another one holds it (retry: the admin API routes there). */
@@ -314,15 +316,30 @@ export class TenantDirectory {
       await entry.ready.catch(() => {});
       await this.#options.streams.closeTenants((t) => t === tenant);
       await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
-      if (reason !== 'lost') {
-        await entry.replica?.flush();
-        await entry.baseUpload;
-        await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
+      try {
+        if (reason !== 'lost') {
+          await entry.replica?.flush();
+          await entry.baseUpload;
+          await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
+        }
+      } finally {
+        // Even when shipping failed: the next owner restores from the bucket, what did not reach it is lost as
+        // with a lost disk (nothing acknowledged in sync mode, at most a flush interval in async mode).
+        this.#options.meter.forget(tenant);
+        const path = this.#options.engine.databasePath(tenant);
+        await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
       }
-      this.#options.meter.forget(tenant);
-      const path = this.#options.engine.databasePath(tenant);
-      await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
     });
+  }
+
+  /** Ships what the tenant committed, its base snapshot included (another replica copies it as of now); false: not here. */
+  async ship(tenant: string): Promise<boolean> {
+    const entry = this.#tenants.get(tenant);
+    if (entry === undefined) return false;
+    await entry.ready;
+    await entry.baseUpload;
+    await entry.replica?.flush();
+    return true;
   }
 
   /** The pipeline's afterCommit: queue what was committed; in sync mode the answer waits until it is shipped. */
@@ -468,9 +485,13 @@ export class TenantDirectory {
   }
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
-    if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
+    const cluster = this.#options.cluster;
+    const here = this.#tenants.has(source.tenant);
+    if (!here && !cluster) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
     await clockPassed(source.at, this.#now);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
+    // Owned by another replica: it ships the source's commits up to now (its base snapshot included) first.
+    if (!here && cluster && !(await cluster.shipElsewhere(source.tenant))) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
     const original = this.#tenants.get(source.tenant);
     // A source created a moment ago serves before its base snapshot is up: its window starts with that upload.
     await original?.baseUpload?.catch(() => {});

@@ -94,10 +94,24 @@ describe('cw-db on three replicas', { timeout: 120_000 }, () => {
     const tx = await ws.transaction('write');
     await tx.execute("INSERT INTO t VALUES ('in a transaction')");
     await tx.commit();
+    const expected = ['over http through replica 1', 'over a websocket through replica 2', 'in a transaction'];
     for (const via of cluster.replicas) {
       const rows = (await connect(via.url, tenant, token).execute('SELECT v FROM t ORDER BY rowid')).rows.map((r) => r.v);
-      expect(rows, via.name).toEqual(['over http through replica 1', 'over a websocket through replica 2', 'in a transaction']);
+      expect(rows, via.name).toEqual(expected);
     }
+
+    // A copy as of now, asked of a replica that does not own the source: made by the source's owner, which ships
+    // the source's last (async) commits first.
+    const notOwner = cluster.replicas.find((r) => r.name !== owners.get(tenant)) ?? first;
+    const copyToken = randomBytes(24).toString('hex');
+    const copied = await admin(notOwner, 'PUT', '/v1/tenants/spread-copy', {
+      tokens: [{ sha256: createHash('sha256').update(copyToken).digest('hex') }],
+      durability: 'async',
+      restore_from: { tenant, at: new Date().toISOString() },
+    });
+    expect(copied.status, JSON.stringify(copied.body)).toBe(201);
+    process.stdout.write(`database-replicas: ${tenant} (on ${owners.get(tenant)}) copied as of now on ${String(copied.body.replica)}\n`);
+    expect((await connect(notOwner.url, 'spread-copy', copyToken).execute('SELECT v FROM t ORDER BY rowid')).rows.map((r) => r.v)).toEqual(expected);
   });
 
   it('answers again through the same URL after its owner is SIGKILLed under a burst of synchronous inserts, with every acknowledged insert', async () => {
