@@ -22,7 +22,7 @@ let project: string;
 beforeAll(async () => {
   project = (await createMemberAccount(kubeconfig, 'dbrepl')).project;
   await createProjectNamespace(kubeconfig, project);
-  cluster = await startDatabaseCluster({ name: 'cw-db-op', replicas: 2, env: { CW_DB_LEASE_DURATION: '3s' } });
+  cluster = await startDatabaseCluster({ name: 'cw-db-op', replicas: 2, env: { CW_DB_LEASE_DURATION: '5s' } });
   const [front] = cluster.replicas;
   if (!front) throw new Error('no replica');
   // The operator reaches cw-db through replica 0 (the chart: a Service over every replica): it forwards.

@@ -13,7 +13,7 @@ import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { startDatabaseCluster, type DatabaseCluster, type DatabaseReplica } from './harness/database-cluster.ts';
 import { startDatabaseServer } from './harness/database-server.ts';
 
-const LEASE_MS = 3000;
+const LEASE_MS = 5000;
 let cluster: DatabaseCluster;
 const clients: Client[] = [];
 

@@ -54,8 +54,9 @@ function replica(name: string, tenants: string[], writes: { name: string; epoch:
 describe('leases on MinIO', () => {
   it('lets exactly one of two replicas creating the same database at once take its lease', async () => {
     const [a, b] = [replica('race-a', [], []), replica('race-b', [], [])];
-    await Promise.all([a.ownership.tick(), b.ownership.tick()]);
     for (let i = 0; i < 10; i++) {
+      // Both beat first: a claim is refused past the claimer's own deadline.
+      await Promise.all([a.ownership.tick(), b.ownership.tick()]);
       const tenant = `fresh-${i}`;
       const won = await Promise.all([a.ownership.claimNew(tenant), b.ownership.claimNew(tenant)]);
       expect(

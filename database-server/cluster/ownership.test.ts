@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/log.ts';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
+import type { PutBody, PutOptions } from '../../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import type { Fencing } from '../replication-port.ts';
 import { LeaseStore } from './lease-store.ts';
 import { Ownership } from './ownership.ts';
@@ -112,6 +114,49 @@ describe('Ownership', () => {
     c.clock.now += 1;
     await again.tick();
     expect([...again.held().keys()].sort()).toEqual(before);
+  });
+
+  it('takes back, at the next epoch, the databases it lost when its own heartbeat failed and nobody took', async () => {
+    const inner = new MemoryObjectStore();
+    let beatsFail = false;
+    const store = new (class extends ForwardingObjectStore {
+      override put(key: string, body: PutBody, options?: PutOptions) {
+        if (beatsFail && key.startsWith('cluster/members/')) return Promise.reject(new Error('the bucket did not answer'));
+        return super.put(key, body, options);
+      }
+    })(inner);
+    const clock = { now: 0 };
+    const events: string[] = [];
+    const epochs = new Map<string, number>();
+    const a = new Ownership({
+      store,
+      self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => clock.now,
+      hooks: {
+        tenants: async () => TENANTS,
+        adopt: async (tenant, fencing) => {
+          epochs.set(tenant, fencing.epoch);
+          return true;
+        },
+        drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
+      },
+    });
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    // The heartbeat fails past the deadline: everything is dropped, nothing written.
+    beatsFail = true;
+    clock.now = LEASE_MS;
+    await a.tick();
+    expect(events).toHaveLength(TENANTS.length);
+    expect(events.every((e) => e.endsWith(' lost'))).toBe(true);
+    expect(a.held().size).toBe(0);
+    // The bucket answers again: the same process takes them back, at the next epoch.
+    beatsFail = false;
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    expect(epochs.get('db-0')).toBe(2);
   });
 
   it('never takes a lease whose holder it has not seen beat before a whole lease has passed', async () => {

@@ -65,7 +65,9 @@ export class Ownership {
   #deadline = -Infinity;
   #beats = 0;
   #ticking: Promise<void> | undefined;
-  #timers: NodeJS.Timeout[] = [];
+  #beating: Promise<void> | undefined;
+  #roundTimer: NodeJS.Timeout | undefined;
+  #beatTimers: NodeJS.Timeout[] = [];
   #stopped = false;
 
   constructor(options: OwnershipOptions) {
@@ -75,22 +77,38 @@ export class Ownership {
     this.#clock = options.clock ?? (() => performance.now());
   }
 
-  /** Beats and looks around once (so the first requests are routed), then every third of the lease. */
+  /**
+   * Beats and looks around once (so the first requests are routed), then both every third of the lease, on
+   * separate timers: a round slow on a listing or a takeover never delays the heartbeat that keeps every lease.
+   */
   async start(): Promise<void> {
     await this.tick();
     const every = Math.max(50, Math.floor(this.#options.leaseMs / 3));
-    const loop = setInterval(() => void this.tick().catch((err: unknown) => this.#options.log.warn('a lease round failed', { err })), every);
-    // The deadline is watched apart from the round: a round stuck on the bucket must not keep a lost lease serving.
+    const round = setInterval(() => void this.#roundOnce().catch((err: unknown) => this.#options.log.warn('a lease round failed', { err })), every);
+    const beat = setInterval(() => void this.#beatOnce(), every);
+    // The deadline is watched apart from both: a beat stuck on the bucket must not keep a lost lease serving.
     const watch = setInterval(() => this.#checkDeadline(), Math.min(250, every));
-    loop.unref();
-    watch.unref();
-    this.#timers = [loop, watch];
+    for (const timer of [round, beat, watch]) timer.unref();
+    this.#roundTimer = round;
+    this.#beatTimers = [beat, watch];
   }
 
-  /** One round: beat, read the leases and heartbeats that changed, drop what is lost, take what is free, hand over one. Never two at once. */
-  tick(): Promise<void> {
+  /** A beat, then a round: read the leases and heartbeats that changed, drop what is lost, take what is free, hand some over. */
+  async tick(): Promise<void> {
+    await this.#beatOnce();
+    await this.#roundOnce();
+  }
+
+  /** Never two rounds at once. */
+  #roundOnce(): Promise<void> {
     this.#ticking ??= this.#round().finally(() => (this.#ticking = undefined));
     return this.#ticking;
+  }
+
+  /** Never two beats at once. */
+  #beatOnce(): Promise<void> {
+    this.#beating ??= this.#beat().finally(() => (this.#beating = undefined));
+    return this.#beating;
   }
 
   /** Whether this process may still write for `tenant` (ship, acknowledge a synchronous commit). */
@@ -116,12 +134,12 @@ export class Ownership {
     if (this.#releasing.has(tenant)) return { kind: 'unowned' };
     if (this.#held.has(tenant)) return { kind: 'local' };
     const known = this.#known.get(tenant);
-    if (known?.lease.holder && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
+    if (known?.lease.holder && known.lease.holder.nonce !== this.#options.self.nonce && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
     const fresh = await this.#leases.read(tenant);
     if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
     if (fresh === undefined) return { kind: 'unknown' };
     const holder = fresh.lease.holder;
-    if (holder && this.#alive(holder)) return { kind: 'forward', holder };
+    if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
     return { kind: 'unowned' };
   }
 
@@ -157,18 +175,19 @@ export class Ownership {
     return new Map([...this.#held].map(([tenant, h]) => [tenant, h.version.lease.epoch]));
   }
 
-  /** Graceful stop: ships and closes every database, releases its lease (free at once), and leaves. */
+  /** Graceful stop: ships and closes every database, releases its lease (free at once), and leaves; beating until then. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    for (const timer of this.#timers) clearInterval(timer);
+    clearInterval(this.#roundTimer);
     await this.#ticking?.catch(() => {});
     await Promise.all([...this.#held.keys()].map((tenant) => this.#release(tenant, 'stop')));
+    for (const timer of this.#beatTimers) clearInterval(timer);
+    await this.#beating?.catch(() => {});
     await this.#members.leave(this.#options.self.name).catch(() => {});
   }
 
   async #round(): Promise<void> {
     if (this.#stopped) return;
-    await this.#beat();
     const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
     await this.#readHeartbeats(memberEtags);
     await this.#readLeases(leaseEtags);
@@ -183,14 +202,17 @@ export class Ownership {
         const preferred = preferredReplica(tenant, live);
         if (handovers < HANDOVERS_PER_ROUND && preferred !== undefined && preferred !== this.#options.self.name && this.#settled(preferred)) {
           handovers++;
-          await held.ready;
-          await this.#release(tenant, 'handover');
+          // In the background: shipping a large database must not hold up the next round.
+          void held.ready.then(() => this.#release(tenant, 'handover')).catch((err: unknown) => this.#options.log.warn('a handover failed', { tenant, err }));
         }
         continue;
       }
       const known = this.#known.get(tenant);
       const holder = known?.lease.holder;
-      if (holder && this.#alive(holder)) {
+      // A lease naming this very process that it does not hold was lost at its deadline and taken by nobody: it
+      // is free (the same process takes it again at the next epoch, restoring from the bucket).
+      const mineLost = holder?.nonce === this.#options.self.nonce;
+      if (holder && !mineLost && this.#alive(holder)) {
         this.#freeSince.delete(tenant);
         continue;
       }
