@@ -49,7 +49,9 @@ const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }), requ
 /**
  * cw-db's admin API, for the operator only (its own port, a bearer token): `PUT /v1/tenants/{tenant}` creates a
  * tenant (optionally restored from another at a time) or updates its tokens and durability, `GET` describes it
- * (size, usage, restore window), `DELETE` removes it with its bucket data, `POST …/restore` restores it in place. `GET /readyz` answers without a token.
+ * (size, usage, restore window), `DELETE` removes it with its bucket data, `POST …/restore` restores it in place,
+ * `POST …/ship` ships its commits now (several replicas: before another copies it). `GET /readyz` answers without a
+ * token. With `route` (several replicas), a tenant's calls are forwarded to the replica that owns it.
  */
 export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean; route?: AdminRouter }): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
