@@ -1030,6 +1030,17 @@ describe('the Helm chart', () => {
     expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
   });
 
+  it('runs cw-db as database.replicas pods that own databases by lease, each named by its pod and reached at its pod IP', async () => {
+    const db = find<Workload>('StatefulSet', 'cloudwright-db', complete);
+    expect(db.spec.replicas).toBe(1);
+    const env = db.spec.template.spec.containers[0]?.env ?? [];
+    expect(env.find((e) => e.name === 'CW_DB_REPLICA_NAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    expect(env.find((e) => e.name === 'CW_DB_REPLICA_ADDRESS')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    expect(env.find((e) => e.name === 'CW_DB_LEASE_DURATION')?.value).toBe('15s');
+    const three = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'database.enabled': true, 'database.publicUrl': 'https://db.chart.test', 'database.replicas': 3 }));
+    expect(find<Workload>('StatefulSet', 'cloudwright-db', three).spec.replicas).toBe(3);
+  });
+
   it('gives cw-runtime and cw-api one status token from a Secret the chart makes (or the one named), never in plain text', async () => {
     const secret = find<KubeObject & { data: { token: string } }>('Secret', 'cloudwright-runtime-status');
     expect(Buffer.from(secret.data.token, 'base64').toString()).toMatch(/^[A-Za-z0-9]{48}$/);
