@@ -109,6 +109,9 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     await Promise.all([shardsStarted, ownership.start()]);
   } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
+  // Several replicas: which database a token opens, read ahead so the first request naming none does not wait.
+  const locator = new TokenLocator(metas);
+  if (ownership) locator.refresh().catch((err: unknown) => log.warn('reading the tokens of every database failed; read again on demand', { err }));
   hrana = await startHranaServer({
     port: config.port,
     host: config.host,
@@ -126,7 +129,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
-    ...(ownership ? { route: hranaRouter(ownership, metas, new TokenLocator(metas)) } : {}),
+    ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });
   const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state(), ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}) });
   await admin.listen({ port: config.adminPort, host: config.adminHost });

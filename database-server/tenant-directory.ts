@@ -112,6 +112,11 @@ export class TenantDirectory {
     return this.authorizeToken(/^Bearer\s+(\S+)$/i.exec(header)?.[1], pathTenant);
   }
 
+  /** The database a valid token of a tenant served here opens (several replicas: routing by token). */
+  tenantOfToken(token: string): string | undefined {
+    return this.#tokens.find(token, this.#now())?.tenant;
+  }
+
   /** The same gate for a token given otherwise (a WebSocket's hello). */
   async authorizeToken(token: string | undefined, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
     // A deleted (or never created) database answers 404 whatever the token: its endpoint is gone.

@@ -14,9 +14,10 @@ const UNAVAILABLE: RouteDecision = { kind: 'unavailable' };
  * takeover is under way. A database no lease names and no metadata describes is answered here (404). Without a
  * database in the path, the token names it (`locator`); a token no database has is answered here (401).
  */
-export function hranaRouter(ownership: Ownership, metas: TenantMetaStore, locator: TokenLocator): Router {
+export function hranaRouter(ownership: Ownership, metas: TenantMetaStore, locator: TokenLocator, localTenantOf: (token: string) => string | undefined): Router {
   return async (pathTenant, token, forwarded) => {
-    const tenant = pathTenant ?? (token === undefined ? undefined : await locator.tenantOf(token));
+    // A token of a database served here needs no lookup in the bucket.
+    const tenant = pathTenant ?? (token === undefined ? undefined : (localTenantOf(token) ?? (await locator.tenantOf(token))));
     if (tenant === undefined) return LOCAL;
     const route = await ownership.route(tenant);
     if (route.kind === 'local') return LOCAL;
