@@ -1,5 +1,6 @@
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
+import { deleteReplica, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
+import { tenantRoot } from './replication/bucket-layout.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
 import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-admin-types.ts';
@@ -11,8 +12,8 @@ import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-
 export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });
   return {
-    replica(tenant, databasePath, host) {
-      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath });
+    replica(tenant, databasePath, host, fencing) {
+      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
       const checkpoint = () => host.checkpoint();
       return {
         // The checkpoint and the copy under the lock; the upload goes on after it is released.
@@ -37,6 +38,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         throw err;
       }
     },
+    recordTakeover: (tenant, epoch, reached) => recordTakeover(store, tenantRoot(prefix, tenant), { epoch, follows: reached }),
     window: (tenant) => restoreWindow(at(tenant)),
     delete: (tenant) => deleteReplica(at(tenant)),
     prune: (tenant, retentionMs) => pruneReplica({ ...at(tenant), retentionMs }),
