@@ -23,7 +23,7 @@ function view(replicas: Array<{ name: string; ready: boolean; renewedMsAgo?: num
   const objects = new Cache<RuntimeReplica>();
   const leases = new Cache<ReplicaLease>();
   for (const r of replicas) {
-    objects.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { ready: r.ready, apps: [] } });
+    objects.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { ready: r.ready } });
     if (r.renewedMsAgo !== undefined) {
       const renewTime = new Date(t0 - r.renewedMsAgo).toISOString();
       leases.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { holderIdentity: r.name, leaseDurationSeconds: 40, renewTime } });

@@ -22,6 +22,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import {
   CONFIG_MAPS,
@@ -46,7 +47,7 @@ import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/jo
 import { buildSettingsFromEnv } from '../operator/build-env.ts';
 import { EnvReader } from '../src/config/env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
-import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS as REPLICA_REPORTS } from '../src/platform/resources.ts';
+import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS } from '../src/platform/resources.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
@@ -544,6 +545,10 @@ describe('the Helm chart', () => {
     // The runtime writes its own report and lease in the release's namespace, and nothing else.
     ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
     ['runtime', 'create', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicareports', 'release', true],
+    ['runtime', 'delete', 'cloudwright.dev', 'runtimereplicareports', 'release', true],
+    ['runtime', 'list', 'cloudwright.dev', 'runtimereplicareports', 'release', false],
+    ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicareports', 'other', false],
     ['runtime', 'delete', 'coordination.k8s.io', 'leases', 'release', true],
     ['runtime', 'create', 'coordination.k8s.io', 'leases', 'other', false],
     ['runtime', 'patch', 'cloudwright.dev', 'runtimereplicas', 'other', false],
@@ -555,6 +560,8 @@ describe('the Helm chart', () => {
     ['runtime', 'get', '', 'secrets', 'release', false],
     // The operator and the API read them; the operator removes an expired replica's.
     ['operator', 'watch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
+    ['operator', 'watch', 'cloudwright.dev', 'runtimereplicareports', 'release', true],
+    ['operator', 'delete', 'cloudwright.dev', 'runtimereplicareports', 'release', true],
     ['operator', 'watch', 'coordination.k8s.io', 'leases', 'release', true],
     ['operator', 'delete', 'coordination.k8s.io', 'leases', 'release', true],
     ['api', 'watch', 'cloudwright.dev', 'runtimereplicas', 'release', true],
@@ -1146,22 +1153,37 @@ describe('the Helm chart', () => {
     const asRuntime = loadKubeConnection(kubeconfigs.get('cloudwright-runtime'));
     const labels = { 'cloudwright.dev/runtime-replica': 'true' };
     const write = (name: string) =>
-      objectClient<RuntimeReplica>(asRuntime, REPLICA_REPORTS).apply(
-        { metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false, apps: [] } },
+      objectClient<RuntimeReplica>(asRuntime, REPLICA_OBJECTS).apply({ metadata: { name, namespace: releaseNamespace, labels }, spec: { ready: false } }, { fieldManager: 'cw-runtime', force: true });
+    // Its own, named after its pod, it has written already (the flow above was served and counted through it).
+    expect(await objectClient<RuntimeReplica>(conn, REPLICA_OBJECTS).get(releaseNamespace, runtimePod.name)).toBeDefined();
+    await expect(write('cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
+    // Its per-project reports: `<pod>.<project>`, saying they are its pod's, for that project; no one else's.
+    const reports = objectClient<RuntimeReplicaReport>(asRuntime, RUNTIME_REPLICA_REPORTS);
+    const report = (name: string, replica: string, project: string, label = replica) =>
+      reports.apply(
+        { metadata: { name, namespace: releaseNamespace, labels: { 'cloudwright.dev/runtime-replica': label } }, spec: { replica, project, apps: [] } },
         { fieldManager: 'cw-runtime', force: true },
       );
-    // Its own, named after its pod, it has written already (the flow above was served and counted through it).
-    expect(await objectClient<RuntimeReplica>(conn, REPLICA_REPORTS).get(releaseNamespace, runtimePod.name)).toBeDefined();
-    await expect(write('cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
+    const own = replicaReportName(runtimePod.name, 'some-project');
+    await report(own, runtimePod.name, 'some-project');
+    await expect(report(replicaReportName('cloudwright-runtime-someone-else', 'some-project'), 'cloudwright-runtime-someone-else', 'some-project')).rejects.toThrow(/writes only its own/);
+    await expect(report(replicaReportName(runtimePod.name, 'other-project'), runtimePod.name, 'some-project')).rejects.toThrow(/writes only its own/);
+    await expect(report(own, runtimePod.name, 'some-project', 'cloudwright-runtime-someone-else')).rejects.toThrow(/writes only its own/);
+    expect(await reports.delete(releaseNamespace, own)).toBe(true);
     const leader = { metadata: { name: 'cloudwright-operator', namespace: releaseNamespace }, spec: { holderIdentity: 'cw-runtime' } };
     await expect(objectClient<KubeObject>(asRuntime, LEASES).apply(leader, { fieldManager: 'cw-runtime', force: true })).rejects.toThrow(/writes only its own/);
   });
 
   it('the runtime reports as its pod, owned by it: the status counts it, and the pod takes the report with it', { timeout: 90_000 }, async () => {
-    const replicas = objectClient<RuntimeReplica>(conn, REPLICA_REPORTS);
+    const replicas = objectClient<RuntimeReplica>(conn, REPLICA_OBJECTS);
+    const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
     const leases = objectClient<KubeObject>(conn, LEASES);
-    const report = await replicas.get(releaseNamespace, runtimePod.name);
-    expect(report?.metadata?.ownerReferences).toEqual([expect.objectContaining({ kind: 'Pod', name: runtimePod.name, uid: runtimePod.uid })]);
+    const replica = await replicas.get(releaseNamespace, runtimePod.name);
+    const reportName = replicaReportName(runtimePod.name, member.project);
+    const report = await reports.get(releaseNamespace, reportName);
+    const ownedByPod = [expect.objectContaining({ kind: 'Pod', name: runtimePod.name, uid: runtimePod.uid })];
+    expect(replica?.metadata?.ownerReferences).toEqual(ownedByPod);
+    expect(report?.metadata?.ownerReferences).toEqual(ownedByPod);
     expect(report?.spec.apps.find((a) => a.namespace === member.project && a.app === 'hello')?.servingBuildId).toMatch(/^b-/);
     expect((await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'hello'))?.status?.servingReplicas).toBe(1);
 
@@ -1169,9 +1191,9 @@ describe('the Helm chart', () => {
     await killHard(runtime);
     await objectClient(conn, KINDS.Pod!).delete(releaseNamespace, runtimePod.name, { propagationPolicy: 'Background' });
     await eventually(
-      'the report and the lease gone with the pod',
-      async () => [await replicas.get(releaseNamespace, runtimePod.name), await leases.get(releaseNamespace, runtimePod.name)],
-      ([r, l]) => !r && !l,
+      'the replica, its project report and the lease gone with the pod',
+      async () => [await replicas.get(releaseNamespace, runtimePod.name), await reports.get(releaseNamespace, reportName), await leases.get(releaseNamespace, runtimePod.name)],
+      (objects) => objects.every((o) => !o),
       60_000,
     );
   });

@@ -1,14 +1,14 @@
 // The runtime's side of a rollout on the real stack: two cw-runtime replicas read a RuntimeApp whose
 // status.rollout this test writes as the operator would, split its traffic the same way, and report their
-// per-release counts in their RuntimeReplicas. (The operator's stepping and analysis are tested with it.)
+// per-release counts in their RuntimeReplicaReports. (The operator's stepping and analysis are tested with it.)
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RolloutStatus } from '../src/apis/v1alpha1/rollout.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
-import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS } from '../src/platform/resources.ts';
 import { keyOnCanary, releaseOf } from '../src/runtime-contract/releases.ts';
 import { artifactFromFiles } from '../runtime-server/engine/testing/artifact-builder.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
@@ -20,7 +20,7 @@ import { BASE_DOMAIN, eventually, servedEverywhere, startRuntime, type Runtime }
 const conn = loadKubeConnection(inject('kubeconfig'));
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const builds = objectClient<Build>(conn, BUILDS);
-const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
+const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
 const bucket = new S3ObjectStore({ config: inject('s3'), bucket: inject('bucket') });
 const running: Service[] = [];
 afterAll(async () => Promise.all(running.map((s) => s.stop(5_000))));
@@ -40,10 +40,10 @@ beforeAll(async () => {
   runtimes = await Promise.all([startRuntime('cw-runtime-ra', namespace, running), startRuntime('cw-runtime-rb', namespace, running)]);
 }, 120_000);
 
-/** The app's report in a replica's RuntimeReplica. */
+/** The app's report in a replica's RuntimeReplicaReport for the app's project. */
 async function reported(runtime: Runtime) {
-  const replica = await replicas.get(namespace, runtime.name);
-  return replica?.spec.apps.find((a) => a.namespace === namespace && a.app === 'shop');
+  const report = await reports.get(namespace, replicaReportName(runtime.name, namespace));
+  return report?.spec.apps.find((a) => a.namespace === namespace && a.app === 'shop');
 }
 
 describe('a rollout in the runtime replicas', () => {
@@ -81,12 +81,12 @@ describe('a rollout in the runtime replicas', () => {
     await send(a!.port, host, '/', { headers: { 'cw-rollout-build': 'stable' } });
     const sentAt = Date.now();
     const after = await eventually(
-      'the counts in the RuntimeReplica',
+      'the counts in the RuntimeReplicaReports',
       () => reported(a!),
       (r) => r?.rollout?.canary.requests === keyedOnCanary + 3 && r.rollout.stable.requests === keys.length - keyedOnCanary + 1,
       6_000,
     );
-    console.log(`per-release counts reached the RuntimeReplica ${Date.now() - sentAt} ms after the requests`);
+    console.log(`per-release counts reached the RuntimeReplicaReports ${Date.now() - sentAt} ms after the requests`);
     expect(after?.rollout).toMatchObject({ canary: { errors: 1 }, stable: { errors: 0 } });
     expect(after?.rollout?.release).toBe(releaseOf(app.spec)!.release);
 

@@ -78,7 +78,7 @@ export async function main(config: OperatorConfig): Promise<void> {
   // Without the artifact bucket apps get no finalizer: their deletion is not held up by what cannot be done.
   const artifacts = config.artifacts && new S3ObjectStore({ bucket: config.artifacts.bucket, registry: manager.registry, config: config.artifacts.s3 });
   if (!artifacts) manager.log.info('runtime apps get no artifact finalizer: CW_S3_BUCKET is not set, so deleting an app leaves its build artifacts in the bucket');
-  const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }));
+  const replicas = runtimeReplicaView((resource, selector) => manager.informer(resource, { namespace: config.podNamespace, labelSelector: selector }), { reports: true });
   manager.add(
     runtimeAppController({
       ...common,

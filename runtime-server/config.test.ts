@@ -161,7 +161,7 @@ describe('runtimeServerConfig', () => {
     [{ CW_S3_ENDPOINT: 'minio:9000' }, 'CW_S3_ENDPOINT must be an http:// or https:// URL, got "minio:9000"'],
     [{ CW_S3_ACCESS_KEY_ID: 'id' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ CW_RUNTIME_LEASE_DURATION_SECONDS: '1' }, 'CW_RUNTIME_LEASE_DURATION_SECONDS must be a whole number from 2 to 3600, got "1"'],
-    [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name, got "Not A Name"'],
+    [{ CW_RUNTIME_REPLICA_NAME: 'Not A Name' }, 'CW_RUNTIME_REPLICA_NAME must be a DNS subdomain name of at most 63 characters, got "Not A Name"'],
     [{ POD_NAMESPACE: 'a.b' }, 'POD_NAMESPACE must be a Kubernetes namespace name, got "a.b"'],
     [{ CW_RUNTIME_DATABASE_URL: 'cloudwright-db:80' }, 'CW_RUNTIME_DATABASE_URL must be an http:// or https:// URL, got "cloudwright-db:80"'],
     [{ CW_RUNTIME_SHARDS: '0' }, 'CW_RUNTIME_SHARDS must be a whole number from 1 to 64, got "0"'],

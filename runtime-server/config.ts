@@ -128,9 +128,11 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const fallbackName = `${host.hostname
     .toLowerCase()
     .replace(/[^-a-z0-9.]+/g, '-')
+    .slice(0, 48)
     .replace(/^[-.]+|[-.]+$/g, '')}-${host.pid}`;
-  const isReplicaName = (text: string) => text.length <= 253 && new RegExp(DNS_SUBDOMAIN_PATTERN).test(text);
-  const replicaName = podName ?? read.matching('CW_RUNTIME_REPLICA_NAME', fallbackName, isReplicaName, 'a DNS subdomain name');
+  // At most 63 characters, as a pod's: the name is a label value on the replica's RuntimeReplicaReports.
+  const isReplicaName = (text: string) => text.length <= 63 && new RegExp(DNS_SUBDOMAIN_PATTERN).test(text);
+  const replicaName = podName ?? read.matching('CW_RUNTIME_REPLICA_NAME', fallbackName, isReplicaName, 'a DNS subdomain name of at most 63 characters');
   const replicaNamespace = read.matching('POD_NAMESPACE', 'default', isNamespace, 'a Kubernetes namespace name');
   const leaseDurationSeconds = read.integer('CW_RUNTIME_LEASE_DURATION_SECONDS', DEFAULT_REPLICA_LEASE_SECONDS, { min: 2, max: 3600 });
   const bucket = read.required('CW_S3_BUCKET', 'the bucket the API server stores build artifacts in');

@@ -1,16 +1,18 @@
+import { replicaReportName, type RuntimeReplicaReport, type RuntimeReplicaReportSpec } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { inParallel } from '../src/collections/in-parallel.ts';
 import { formatMicroTime, LEASES, objectClient, type KubeConnection, type ObjectClient } from '../src/kube/index.ts';
-import { RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import { PROJECT_LABEL, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import type { ReplicaLease } from '../src/platform/runtime-replicas.ts';
 import type { Logger } from '../src/logging/log.ts';
-import { replicaSpec, type ReplicaSnapshot } from './replica-reports.ts';
+import { projectReports, replicaSpec, reportChanges, type ReplicaSnapshot } from './replica-reports.ts';
 
 export interface ReplicaIdentity {
-  /** The platform's namespace, where the replica's RuntimeReplica and Lease live. */
+  /** The platform's namespace, where the replica's RuntimeReplica, Lease and RuntimeReplicaReports live. */
   readonly namespace: string;
   /** The replica's name: its pod's in a cluster. */
   readonly name: string;
-  /** In a cluster, the pod owning both objects, so the garbage collector removes them with it. */
+  /** In a cluster, the pod owning its objects, so the garbage collector removes them with it. */
   readonly pod?: { readonly name: string; readonly uid: string };
 }
 
@@ -29,18 +31,24 @@ export interface ReplicaPublisherOptions {
 const FIELD_MANAGER = 'cw-runtime';
 
 /**
- * Publishes what this replica serves as its RuntimeReplica, and that it is alive as its Lease. It is the only
- * writer of both (server-side apply, forced). The reports are written when they change, gathered for
- * `coalesceMs` so a burst of deploys is one write; the Lease is renewed on a timer, apart from the reports,
- * so a heartbeat never rewrites (or sends to every watcher) the reports. When the operator removed an
- * expired replica's objects (this process was paused, say), the next renewal creates the Lease again and
- * the reports are written again. A graceful stop deletes both.
+ * Publishes that this replica is alive as its Lease, whether it takes traffic as its RuntimeReplica, and what
+ * it does for the apps of each project as one RuntimeReplicaReport per project. It is the only writer of all
+ * of them (server-side apply, forced). Reports are written when they change, gathered for `coalesceMs` so a
+ * burst of deploys is one pass, and only the projects whose reports changed are rewritten; a project with
+ * no reports left has its object deleted. The reports go before the RuntimeReplica, so a replica that turns
+ * ready has its reports already out. The Lease is renewed on a timer, apart from the reports, so a heartbeat
+ * never rewrites (or sends to every watcher) them. When the operator removed an expired replica's objects
+ * (this process was paused, say), the next renewal creates the Lease again and everything is written
+ * again. A graceful stop deletes them all.
  */
 export class ReplicaPublisher {
   readonly #options: ReplicaPublisherOptions;
   readonly #replicas: ObjectClient<RuntimeReplica>;
+  readonly #reports: ObjectClient<RuntimeReplicaReport>;
   readonly #leases: ObjectClient<ReplicaLease>;
   #written: string | undefined;
+  /** Each project's report as last written (JSON), by project. */
+  readonly #writtenReports = new Map<string, string>();
   #leaseUid: string | undefined;
   #heartbeat: NodeJS.Timeout | undefined;
   #scheduled: NodeJS.Timeout | undefined;
@@ -53,6 +61,7 @@ export class ReplicaPublisher {
   constructor(options: ReplicaPublisherOptions) {
     this.#options = options;
     this.#replicas = objectClient<RuntimeReplica>(options.kube, RUNTIME_REPLICAS);
+    this.#reports = objectClient<RuntimeReplicaReport>(options.kube, RUNTIME_REPLICA_REPORTS);
     this.#leases = objectClient<ReplicaLease>(options.kube, LEASES);
   }
 
@@ -89,7 +98,7 @@ export class ReplicaPublisher {
     }, this.#options.coalesceMs ?? 100);
   }
 
-  /** Stops renewing and deletes the replica's RuntimeReplica and Lease: it stops counting at once. */
+  /** Stops renewing and deletes the replica's RuntimeReplica, reports and Lease: it stops counting at once. */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#heartbeat);
@@ -97,6 +106,8 @@ export class ReplicaPublisher {
     await Promise.all([this.#writing.catch(() => {}), this.#beating]);
     const { namespace, name } = this.#options.identity;
     await this.#replicas.delete(namespace, name);
+    await inParallel([...this.#writtenReports.keys()], (project) => this.#reports.delete(namespace, replicaReportName(name, project)));
+    this.#writtenReports.clear();
     await this.#leases.delete(namespace, name);
   }
 
@@ -110,14 +121,9 @@ export class ReplicaPublisher {
     }
   }
 
-  #metadata(): NonNullable<RuntimeReplica['metadata']> {
-    const { namespace, name, pod } = this.#options.identity;
-    return {
-      namespace,
-      name,
-      labels: { [RUNTIME_REPLICA_LABEL]: 'true' },
-      ...(pod ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid }] } : {}),
-    };
+  #metadata(name = this.#options.identity.name, labels: Record<string, string> = { [RUNTIME_REPLICA_LABEL]: 'true' }): NonNullable<RuntimeReplica['metadata']> {
+    const { namespace, pod } = this.#options.identity;
+    return { namespace, name, labels, ...(pod ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: pod.name, uid: pod.uid }] } : {}) };
   }
 
   async #renew(): Promise<void> {
@@ -135,17 +141,35 @@ export class ReplicaPublisher {
       // The lease was removed (expired) and is new: so was the report, write it again.
       this.#options.log.warn('the replica lease had expired and was removed; publishing again');
       this.#written = undefined;
+      this.#writtenReports.clear();
     }
     this.#leaseUid = uid;
   }
 
   async #publish(): Promise<void> {
     if (this.#stopped) return;
-    const spec = replicaSpec(this.#options.snapshot());
+    const snapshot = this.#options.snapshot();
+    await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps));
+    const spec = replicaSpec(snapshot);
     const body = JSON.stringify(spec);
     if (body === this.#written) return;
-    if (spec.omittedApps) this.#options.log.warn('more apps than one replica report holds; the rest show RollingOut', { reported: spec.apps.length, omitted: spec.omittedApps });
     await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true });
     this.#written = body;
+  }
+
+  /** Writes the projects whose reports changed and deletes those with none left; each is recorded as it succeeds. */
+  async #publishReports(desired: ReadonlyMap<string, RuntimeReplicaReportSpec>): Promise<void> {
+    const { namespace, name } = this.#options.identity;
+    const changes = reportChanges(this.#writtenReports, desired);
+    await inParallel(changes.apply, async ({ project, spec, body }) => {
+      if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
+      const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });
+      await this.#reports.apply({ metadata, spec }, { fieldManager: FIELD_MANAGER, force: true });
+      this.#writtenReports.set(project, body);
+    });
+    await inParallel(changes.delete, async (project) => {
+      await this.#reports.delete(namespace, replicaReportName(name, project));
+      this.#writtenReports.delete(project);
+    });
   }
 }

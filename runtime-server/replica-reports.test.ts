@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
-import { replicaSpec } from './replica-reports.ts';
+import { projectReports, replicaSpec, reportChanges } from './replica-reports.ts';
 
-const report = (app: string, hosts = [`${app}.p.apps.localhost`]): RuntimeAppReport => ({
-  namespace: 'p',
+const report = (app: string, hosts = [`${app}.p.apps.localhost`], namespace = 'p'): RuntimeAppReport => ({
+  namespace,
   app,
   servingBuildId: 'b-0123456789abcdef',
   hosts,
@@ -13,37 +13,79 @@ const report = (app: string, hosts = [`${app}.p.apps.localhost`]): RuntimeAppRep
 });
 
 describe('replicaSpec', () => {
-  it('carries every report and the readiness while within bounds', () => {
-    expect(replicaSpec({ ready: true, apps: [report('a'), report('b')] })).toEqual({ ready: true, apps: [report('a'), report('b')] });
+  it('carries the readiness and the status address, and no report', () => {
+    expect(replicaSpec({ ready: true, statusURL: 'http://10.0.0.1:9090', apps: [report('a')] })).toEqual({ ready: true, statusURL: 'http://10.0.0.1:9090' });
+  });
+});
+
+describe('projectReports', () => {
+  it('splits the reports by project, each naming the replica and its project, in key order', () => {
+    const specs = projectReports('r1', [report('a', undefined, 'p'), report('b', undefined, 'p'), report('a', undefined, 'q')]);
+    expect([...specs.keys()]).toEqual(['p', 'q']);
+    expect(specs.get('p')).toEqual({ replica: 'r1', project: 'p', apps: [report('a'), report('b')] });
+    expect(specs.get('q')).toEqual({ replica: 'r1', project: 'q', apps: [report('a', undefined, 'q')] });
   });
 
-  it('keeps reports in order up to the count bound and counts the rest', () => {
-    const spec = replicaSpec({ ready: false, apps: [report('a'), report('b'), report('c')] }, 2);
-    expect(spec.apps.map((a) => a.app)).toEqual(['a', 'b']);
-    expect(spec.omittedApps).toBe(1);
+  it('keeps a project’s reports in order up to the count bound and counts the rest', () => {
+    const spec = projectReports('r1', [report('a'), report('b'), report('c')], 2).get('p');
+    expect(spec?.apps.map((a) => a.app)).toEqual(['a', 'b']);
+    expect(spec?.omittedApps).toBe(1);
   });
 
   it('stops at the byte budget, whatever the count (apps with many long host names)', () => {
     const long = Array.from({ length: 60 }, (_, i) => `h${i}-${'x'.repeat(60)}.example.com`);
     const one = Buffer.byteLength(JSON.stringify(report('a', long))) + 1;
-    const spec = replicaSpec({ ready: true, apps: ['a', 'b', 'c', 'd'].map((app) => report(app, long)) }, 4000, one * 2 + 10);
-    expect(spec.apps.map((a) => a.app)).toEqual(['a', 'b']);
-    expect(spec.omittedApps).toBe(2);
+    const spec = projectReports(
+      'r1',
+      ['a', 'b', 'c', 'd'].map((app) => report(app, long)),
+      4000,
+      one * 2 + 10,
+    ).get('p');
+    expect(spec?.apps.map((a) => a.app)).toEqual(['a', 'b']);
+    expect(spec?.omittedApps).toBe(2);
   });
 
   it('keeps a multi-line failure message (workerd output) and cuts a long one to the schema bound', () => {
     const failure = (message: string) => ({ ...report('a'), failure: { reason: 'BuildFailed' as const, buildId: 'b-1', message } });
-    expect(replicaSpec({ ready: true, apps: [failure('Uncaught SyntaxError\n  at worker.js:2')] }).apps[0]?.failure?.message).toBe('Uncaught SyntaxError\n  at worker.js:2');
-    const cut = replicaSpec({ ready: true, apps: [failure('x'.repeat(10_000))] }).apps[0]?.failure?.message ?? '';
+    expect(projectReports('r1', [failure('Uncaught SyntaxError\n  at worker.js:2')]).get('p')?.apps[0]?.failure?.message).toBe('Uncaught SyntaxError\n  at worker.js:2');
+    const cut = projectReports('r1', [failure('x'.repeat(10_000))]).get('p')?.apps[0]?.failure?.message ?? '';
     expect(cut).toHaveLength(4096);
     expect(cut.endsWith('…')).toBe(true);
   });
 
-  it('holds the documented 4000 typical reports within 1 MiB', () => {
-    const apps = Array.from({ length: 4001 }, (_, i) => report(`app-${String(i).padStart(5, '0')}`));
-    const spec = replicaSpec({ ready: true, apps });
-    expect(spec.apps).toHaveLength(4000);
-    expect(spec.omittedApps).toBe(1);
-    expect(Buffer.byteLength(JSON.stringify(spec))).toBeLessThan(1024 * 1024);
+  it('reports every one of 4100 apps over 41 projects, each object far inside etcd’s limit', () => {
+    const apps = Array.from({ length: 4100 }, (_, i) => report(`app-${String(i % 100).padStart(3, '0')}`, undefined, `p-${String(Math.floor(i / 100)).padStart(2, '0')}`));
+    const specs = projectReports('r1', apps);
+    expect(specs.size).toBe(41);
+    expect([...specs.values()].reduce((n, s) => n + s.apps.length, 0)).toBe(4100);
+    for (const spec of specs.values()) {
+      expect(spec.omittedApps).toBeUndefined();
+      expect(Buffer.byteLength(JSON.stringify(spec))).toBeLessThan(64 * 1024);
+    }
+  });
+});
+
+describe('reportChanges', () => {
+  const written = (specs: ReturnType<typeof projectReports>) => new Map([...specs].map(([project, spec]) => [project, JSON.stringify(spec)]));
+
+  it('writes every project at first', () => {
+    const changes = reportChanges(new Map(), projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q')]));
+    expect(changes.apply.map((c) => c.project)).toEqual(['p', 'q']);
+    expect(changes.delete).toEqual([]);
+  });
+
+  it('rewrites only the project whose reports changed', () => {
+    const before = projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q')]);
+    const after = projectReports('r1', [report('a', undefined, 'p'), { ...report('a', undefined, 'q'), observedGeneration: 2 }]);
+    const changes = reportChanges(written(before), after);
+    expect(changes.apply.map((c) => c.project)).toEqual(['q']);
+    expect(changes.apply[0]?.body).toBe(JSON.stringify(after.get('q')));
+    expect(changes.delete).toEqual([]);
+  });
+
+  it('deletes the object of a project with no report left, and writes nothing when nothing changed', () => {
+    const before = projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q')]);
+    expect(reportChanges(written(before), projectReports('r1', [report('a', undefined, 'p')]))).toEqual({ apply: [], delete: ['q'] });
+    expect(reportChanges(written(before), before)).toEqual({ apply: [], delete: [] });
   });
 });

@@ -1,4 +1,5 @@
-import { MAX_FAILURE_MESSAGE, MAX_REPORT_BYTES, MAX_REPORTED_APPS, type RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { MAX_FAILURE_MESSAGE, MAX_REPORT_BYTES, MAX_REPORTED_APPS, type RuntimeReplicaReportSpec } from '../src/apis/v1alpha1/runtime-replica-report.ts';
+import type { RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 
 /** What a replica publishes: whether it takes traffic, and its reports (already in key order). */
@@ -9,23 +10,55 @@ export interface ReplicaSnapshot {
   readonly apps: readonly RuntimeAppReport[];
 }
 
+/** The RuntimeReplica spec for a snapshot: readiness and the status address (the reports go per project). */
+export function replicaSpec(snapshot: ReplicaSnapshot): RuntimeReplicaSpec {
+  return { ready: snapshot.ready, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}) };
+}
+
+/** The RuntimeReplicaReport spec of each project the snapshot has reports about, by project. */
+export function projectReports(replica: string, apps: readonly RuntimeAppReport[], maxApps = MAX_REPORTED_APPS, maxBytes = MAX_REPORT_BYTES): Map<string, RuntimeReplicaReportSpec> {
+  const byProject = new Map<string, RuntimeAppReport[]>();
+  for (const report of apps) {
+    const list = byProject.get(report.namespace);
+    if (list) list.push(report);
+    else byProject.set(report.namespace, [report]);
+  }
+  return new Map([...byProject].map(([project, reports]) => [project, { replica, project, ...bounded(reports, maxApps, maxBytes) }]));
+}
+
 /**
- * The RuntimeReplica spec for a snapshot, bounded so the object stays inside etcd's limit: reports are
- * kept in key order until `maxApps` of them, or `maxBytes` of their JSON, are reached; the rest are
- * counted in `omittedApps` (the RuntimeApp controller then sees those apps as not acted on by this replica).
+ * A project's reports, bounded so the object stays inside etcd's limit: kept in key order until `maxApps`
+ * of them, or `maxBytes` of their JSON, are reached; the rest are counted in `omittedApps` (the RuntimeApp
+ * controller then sees those apps as not acted on by this replica). A project's quota keeps it far below.
  */
-export function replicaSpec(snapshot: ReplicaSnapshot, maxApps = MAX_REPORTED_APPS, maxBytes = MAX_REPORT_BYTES): RuntimeReplicaSpec {
-  const apps: RuntimeReplicaSpec['apps'] = [];
+function bounded(given: readonly RuntimeAppReport[], maxApps: number, maxBytes: number): Pick<RuntimeReplicaReportSpec, 'apps' | 'omittedApps'> {
+  const apps: RuntimeReplicaReportSpec['apps'] = [];
   let bytes = 0;
-  for (const given of snapshot.apps) {
-    const report = { ...given, hosts: [...given.hosts], ...(given.failure ? { failure: { ...given.failure, message: clip(given.failure.message) } } : {}) };
+  for (const one of given) {
+    const report = { ...one, hosts: [...one.hosts], ...(one.failure ? { failure: { ...one.failure, message: clip(one.failure.message) } } : {}) };
     const size = Buffer.byteLength(JSON.stringify(report)) + 1;
     if (apps.length >= maxApps || bytes + size > maxBytes) break;
     bytes += size;
     apps.push(report);
   }
-  const omitted = snapshot.apps.length - apps.length;
-  return { ready: snapshot.ready, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}), apps, ...(omitted > 0 ? { omittedApps: omitted } : {}) };
+  const omitted = given.length - apps.length;
+  return { apps, ...(omitted > 0 ? { omittedApps: omitted } : {}) };
+}
+
+/** The writes that take the reports from what was written (JSON by project) to what is desired. */
+export interface ReportChanges {
+  readonly apply: ReadonlyArray<{ readonly project: string; readonly spec: RuntimeReplicaReportSpec; readonly body: string }>;
+  readonly delete: readonly string[];
+}
+
+/** Only the projects whose reports changed are written, and those with none left are deleted (pure). */
+export function reportChanges(written: ReadonlyMap<string, string>, desired: ReadonlyMap<string, RuntimeReplicaReportSpec>): ReportChanges {
+  const apply: Array<ReportChanges['apply'][number]> = [];
+  for (const [project, spec] of desired) {
+    const body = JSON.stringify(spec);
+    if (written.get(project) !== body) apply.push({ project, spec, body });
+  }
+  return { apply, delete: [...written.keys()].filter((project) => !desired.has(project)) };
 }
 
 function clip(message: string): string {

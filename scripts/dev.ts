@@ -70,7 +70,7 @@ async function main(): Promise<void> {
   const runtimeStatusPort = await freePort();
   const runtimeUrl = `http://127.0.0.1:${runtimePort}`;
   const runtimeStatusUrl = `http://127.0.0.1:${runtimeStatusPort}`;
-  // The runtime reports what it serves as a RuntimeReplica in POD_NAMESPACE (default `default`), where the
+  // The runtime reports itself as a RuntimeReplica (and what it serves per project) in POD_NAMESPACE (default `default`), where the
   // operator and the API find it: no address is passed around, and a second `bin/cw-runtime.ts` started
   // with the same environment (another CW_RUNTIME_PORT) is found the same way.
   const runtimeEnv = { CW_RUNTIME_BASE_DOMAIN: RUNTIME_BASE_DOMAIN };

@@ -15,6 +15,7 @@ import {
   RepositoryWebhookKind,
   RuntimeAppKind,
   RuntimeReplicaKind,
+  RuntimeReplicaReportKind,
   SourceBuildKind,
   TlsCertificateKind,
   UserKind,
@@ -42,6 +43,7 @@ export const REPOSITORIES: ResourceRef = resourceOf(RepositoryKind);
 export const REPOSITORY_WEBHOOKS: ResourceRef = resourceOf(RepositoryWebhookKind);
 export const GIT_TOKENS: ResourceRef = resourceOf(GitTokenKind);
 export const RUNTIME_REPLICAS: ResourceRef = resourceOf(RuntimeReplicaKind);
+export const RUNTIME_REPLICA_REPORTS: ResourceRef = resourceOf(RuntimeReplicaReportKind);
 export const TLS_CERTIFICATES: ResourceRef = resourceOf(TlsCertificateKind);
 export const APP_SOURCES: ResourceRef = resourceOf(AppSourceKind);
 export const SOURCE_BUILDS: ResourceRef = resourceOf(SourceBuildKind);

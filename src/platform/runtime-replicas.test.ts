@@ -4,7 +4,7 @@ import { isLive, leaseExpiry, type ReplicaLease } from './runtime-replicas.ts';
 
 const t0 = Date.parse('2026-01-01T00:00:00Z');
 const lease = (spec: ReplicaLease['spec']): ReplicaLease => ({ metadata: { namespace: 'cw', name: 'r1' }, spec });
-const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true, apps: [] } };
+const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true } };
 
 describe('replica liveness', () => {
   it('expires the lease duration after the last renewal', () => {

@@ -1,3 +1,4 @@
+import type { RuntimeReplicaReport } from '../apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplica } from '../apis/v1alpha1/runtime-replica.ts';
 import type { Informer, KubeObject } from '../kube/index.ts';
 
@@ -38,17 +39,20 @@ export function isLive(replica: RuntimeReplica, lease: ReplicaLease | undefined,
 export type ReplicaSource<T extends KubeObject> = Pick<Informer<T>, 'get' | 'list' | 'onChange' | 'hasSynced' | 'waitForSync'>;
 
 /**
- * The live runtime replicas, read from two informers (the RuntimeReplicas and the Leases of one namespace,
- * both selected by `RUNTIME_REPLICA_LABEL`): what the operator's RuntimeApp controller and cw-api's
- * readiness count, with no address of any replica configured anywhere.
+ * The live runtime replicas, read from informers of one namespace selected by `RUNTIME_REPLICA_LABEL`: the
+ * RuntimeReplicas and the Leases, what the operator's RuntimeApp controller and cw-api's readiness count,
+ * with no address of any replica configured anywhere; and, for the operator only, the replicas'
+ * RuntimeReplicaReports (cw-api reads no app report, so it does not watch them).
  */
 export class RuntimeReplicaView {
   readonly replicas: ReplicaSource<RuntimeReplica>;
   readonly leases: ReplicaSource<ReplicaLease>;
+  readonly reports: ReplicaSource<RuntimeReplicaReport> | undefined;
 
-  constructor(replicas: ReplicaSource<RuntimeReplica>, leases: ReplicaSource<ReplicaLease>) {
+  constructor(replicas: ReplicaSource<RuntimeReplica>, leases: ReplicaSource<ReplicaLease>, reports?: ReplicaSource<RuntimeReplicaReport>) {
     this.replicas = replicas;
     this.leases = leases;
+    this.reports = reports;
   }
 
   /** The lease of a replica object (same namespace and name). */

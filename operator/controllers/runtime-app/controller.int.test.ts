@@ -7,10 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Build } from '../../../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../../../src/apis/v1alpha1/runtime-replica-report.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { createInformer, eventWriter, formatMicroTime, LEASES, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
-import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
+import { BUILDS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
 import { RuntimeReplicaView, type ReplicaLease } from '../../../src/platform/runtime-replicas.ts';
 import { eventually } from '../../../e2e/harness/runtime-stack.ts';
 import { ReplicaPublisher } from '../../../runtime-server/replica-publisher.ts';
@@ -26,6 +27,7 @@ const conn = testConnection();
 const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
 const replicaObjects = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
 const leases = objectClient<ReplicaLease>(conn, LEASES);
+const reportObjects = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
 const registry = new Registry();
 let namespace: { name: string; remove: () => Promise<void> };
 let informers: Informer<KubeObject>[] = [];
@@ -40,8 +42,9 @@ beforeAll(async () => {
   const view = new RuntimeReplicaView(
     createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
     createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+    createInformer<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
   );
-  informers = [appInformer, builds, view.replicas, view.leases] as unknown as Informer<KubeObject>[];
+  informers = [appInformer, builds, view.replicas, view.leases, view.reports] as unknown as Informer<KubeObject>[];
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-test' });
   controllers = [
     runtimeAppController({ kube: conn, apps: appInformer, builds, replicas: view, events, registry, log: silentLogger }),
@@ -132,13 +135,18 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     // A crashed replica's objects (a lease of 2 s never renewed): removed at the lease's expiry.
     const renewTime = formatMicroTime(Date.now());
     const labels = { [RUNTIME_REPLICA_LABEL]: 'true' };
+    const reportName = replicaReportName('replica-c', ns);
     await leases.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { holderIdentity: 'replica-c', leaseDurationSeconds: 2, renewTime } });
-    await replicaObjects.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { ready: true, apps: [{ ...report, hosts: [...report.hosts] }] } });
+    await reportObjects.create({
+      metadata: { name: reportName, namespace: ns, labels: { [RUNTIME_REPLICA_LABEL]: 'replica-c' } },
+      spec: { replica: 'replica-c', project: ns, apps: [{ ...report, hosts: [...report.hosts] }] },
+    });
+    await replicaObjects.create({ metadata: { name: 'replica-c', namespace: ns, labels }, spec: { ready: true } });
     await eventually('counted while its lease lasts', get, (x) => x?.status?.servingReplicas === 2);
     await eventually(
-      'its objects removed after the lease expired',
-      async () => [await replicaObjects.get(ns, 'replica-c'), await leases.get(ns, 'replica-c')],
-      ([r, l]) => !r && !l,
+      'its objects, reports included, removed after the lease expired',
+      async () => [await replicaObjects.get(ns, 'replica-c'), await leases.get(ns, 'replica-c'), await reportObjects.get(ns, reportName)],
+      (objects) => objects.every((o) => !o),
       10_000,
     );
     await eventually('counted no more', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);

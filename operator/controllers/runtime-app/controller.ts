@@ -31,7 +31,10 @@ export interface RuntimeAppControllerDeps {
   apps: Informer<RuntimeApp>;
   /** The Build resources (for BuildNotFound); without them a named build is assumed to exist. */
   builds?: Informer<Build>;
-  /** The runtime replicas' RuntimeReplicas and Leases; without them, apps with a build report RuntimeNotConfigured. */
+  /**
+   * The runtime replicas' RuntimeReplicas, Leases and RuntimeReplicaReports (the view's `reports` is
+   * required); without them, apps with a build report RuntimeNotConfigured.
+   */
   replicas?: RuntimeReplicaView;
   /**
    * The build-artifact bucket (cw-api's CW_S3_BUCKET). With it every app carries {@link RUNTIME_APP_FINALIZER}
@@ -63,9 +66,14 @@ const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.MigrationFailed,
 ]);
 
+function replicaReports(view: RuntimeReplicaView, apps: Informer<RuntimeApp>, now: () => number): ReplicaReports {
+  if (!view.reports) throw new Error('the RuntimeApp controller reads the replicas’ RuntimeReplicaReports: give the view its reports informer');
+  return new ReplicaReports(view, view.reports, () => apps.list().map(objectKey), now);
+}
+
 /**
  * Reconciles RuntimeApps' status: reads the app from the cache, reads how each live runtime replica serves
- * it (its RuntimeReplica, from a watch), computes the status and writes it only when it changed. Serving is
+ * it (its RuntimeReplicaReport for the app's project, from a watch), computes the status and writes it only when it changed. Serving is
  * cw-runtime's job, not this controller's: it watches the same RuntimeApps. Nothing is polled: a replica's
  * report changing re-checks the apps whose report changed, a replica starting or stopping to count (its
  * Lease; the RuntimeReplica controller removes expired ones) re-checks every app, and a Build appearing
@@ -83,18 +91,13 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
   const migrate = migrationsStep({ kube: deps.kube, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
-  const reports =
-    deps.replicas &&
-    new ReplicaReports(
-      deps.replicas,
-      () => deps.apps.list().map(objectKey),
-      () => now().getTime(),
-    );
+  const reports = deps.replicas && replicaReports(deps.replicas, deps.apps, () => now().getTime());
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
     ...(reports
       ? [
           { kind: 'RuntimeReplica', source: reports.view.replicas, mapToOwner: reports.onReplica },
+          { kind: 'RuntimeReplicaReport', source: reports.reports, mapToOwner: reports.onReport },
           { kind: 'Lease', source: reports.view.leases, mapToOwner: reports.onLease },
         ]
       : []),

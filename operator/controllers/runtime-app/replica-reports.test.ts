@@ -1,23 +1,91 @@
 import { describe, expect, it } from 'vitest';
+import type { RuntimeReplicaReport } from '../../../src/apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import type { KubeObject } from '../../../src/kube/index.ts';
+import { RuntimeReplicaView, type ReplicaLease, type ReplicaSource } from '../../../src/platform/runtime-replicas.ts';
 import type { RuntimeAppReport } from './replica-reports.ts';
-import { changedAppKeys, indexReports } from './replica-reports.ts';
+import { changedAppKeys, indexReports, ReplicaReports } from './replica-reports.ts';
 
 const report = (app: string, over: Partial<RuntimeAppReport> = {}): RuntimeAppReport => ({ namespace: 'p', app, hosts: [], observedGeneration: 1, ...over });
-const replica = (...apps: RuntimeAppReport[]): RuntimeReplica => ({ metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true, apps: apps.map((a) => ({ ...a, hosts: [...a.hosts] })) } });
+const reportObject = (replica: string, project: string, apps: RuntimeAppReport[], resourceVersion = '1'): RuntimeReplicaReport => ({
+  metadata: { namespace: 'cw', name: `${replica}.${project}`, uid: `${replica}.${project}`, resourceVersion },
+  spec: { replica, project, apps: apps.map((a) => ({ ...a, namespace: project, hosts: [...a.hosts] })) },
+});
+const of = (...apps: RuntimeAppReport[]) => reportObject('r1', 'p', apps);
 
 describe('changedAppKeys', () => {
   it('names the apps whose report was added, changed or dropped, and no other', () => {
-    const before = indexReports(replica(report('a'), report('b'), report('c')));
-    const after = indexReports(replica(report('a'), report('b', { servingBuildId: 'b-1', servedGeneration: 1 }), report('d')));
+    const before = indexReports(of(report('a'), report('b'), report('c')));
+    const after = indexReports(of(report('a'), report('b', { servingBuildId: 'b-1', servedGeneration: 1 }), report('d')));
     expect(changedAppKeys(before, after).sort()).toEqual(['p/b', 'p/c', 'p/d']);
   });
 
   it('is empty when nothing changed (a readiness-only rewrite)', () => {
-    expect(changedAppKeys(indexReports(replica(report('a'))), indexReports(replica(report('a'))))).toEqual([]);
+    expect(changedAppKeys(indexReports(of(report('a'))), indexReports(of(report('a'))))).toEqual([]);
   });
 
-  it('names every app of a replica that is gone', () => {
-    expect(changedAppKeys(indexReports(replica(report('a'), report('b'))), indexReports(undefined)).sort()).toEqual(['p/a', 'p/b']);
+  it('names every app of a report object that is gone', () => {
+    expect(changedAppKeys(indexReports(of(report('a'), report('b'))), indexReports(undefined)).sort()).toEqual(['p/a', 'p/b']);
+  });
+});
+
+/** An informer's cache as the view reads it, with the writes a test makes. */
+function objects<T extends KubeObject>(): ReplicaSource<T> & { upsert(obj: T): void; remove(obj: T): void } {
+  const byKey = new Map<string, T>();
+  const key = (obj: T) => `${obj.metadata?.namespace}/${obj.metadata?.name}`;
+  return {
+    upsert: (obj) => void byKey.set(key(obj), obj),
+    remove: (obj) => void byKey.delete(key(obj)),
+    get: (k) => byKey.get(k),
+    list: () => [...byKey.values()],
+    onChange: () => () => {},
+    hasSynced: () => true,
+    waitForSync: async () => {},
+  };
+}
+
+describe('ReplicaReports', () => {
+  const t0 = Date.parse('2026-01-01T00:00:00Z');
+  function world(replicaNames: string[]) {
+    const replicas = objects<RuntimeReplica>();
+    const leases = objects<ReplicaLease>();
+    const reports = objects<RuntimeReplicaReport>();
+    for (const name of replicaNames) {
+      replicas.upsert({ metadata: { namespace: 'cw', name }, spec: { ready: true } });
+      leases.upsert({ metadata: { namespace: 'cw', name }, spec: { holderIdentity: name, leaseDurationSeconds: 40, renewTime: new Date(t0).toISOString() } });
+    }
+    const view = new RuntimeReplicaView(replicas, leases, reports);
+    return {
+      reports,
+      aggregate: new ReplicaReports(
+        view,
+        reports,
+        () => ['p/a', 'p/b', 'q/a'],
+        () => t0,
+      ),
+    };
+  }
+
+  it('reads an app’s report on each counted replica from that replica’s object for the app’s project', () => {
+    const { reports, aggregate } = world(['r1', 'r2']);
+    reports.upsert(reportObject('r1', 'p', [report('a', { servedGeneration: 1 }), report('b')]));
+    reports.upsert(reportObject('r2', 'p', [report('a', { servedGeneration: 2 })]));
+    reports.upsert(reportObject('r1', 'q', [report('a', { servedGeneration: 3 })]));
+    expect(aggregate.app('p', 'a').map((r) => r?.servedGeneration)).toEqual([1, 2]);
+    // r2 has no report of p/b, nor any object for q: it has not acted on those apps.
+    expect(aggregate.app('p', 'b').map((r) => r?.app)).toEqual(['b', undefined]);
+    expect(aggregate.app('q', 'a').map((r) => r?.servedGeneration)).toEqual([3, undefined]);
+  });
+
+  it('enqueues for a report object’s change only the apps of that project whose report changed, and every one of a deleted object', () => {
+    const { reports, aggregate } = world(['r1']);
+    const first = reportObject('r1', 'p', [report('a'), report('b')]);
+    reports.upsert(first);
+    expect(aggregate.onReport(first).sort()).toEqual(['p/a', 'p/b']);
+    const second = reportObject('r1', 'p', [report('a'), report('b', { observedGeneration: 2 })], '2');
+    reports.upsert(second);
+    expect(aggregate.onReport(second)).toEqual(['p/b']);
+    reports.remove(second);
+    expect(aggregate.onReport(second).sort()).toEqual(['p/a', 'p/b']);
   });
 });

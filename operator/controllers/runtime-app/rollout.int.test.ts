@@ -7,10 +7,11 @@ import { ROLLOUT_ABORT_ANNOTATION, ROLLOUT_PROMOTE_ANNOTATION, ROLLOUT_RETRY_ANN
 import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { DEPLOYED_BUILD_ANNOTATION, DEPLOYED_BY_ANNOTATION } from '../../../src/apis/v1alpha1/activation.ts';
 import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
+import type { RuntimeReplicaReport } from '../../../src/apis/v1alpha1/runtime-replica-report.ts';
 import { findCondition } from '../../../src/conditions/index.ts';
 import { createInformer, EVENTS, eventWriter, LEASES, objectClient, type Informer, type KubeObject } from '../../../src/kube/index.ts';
 import { testConnection, testNamespace } from '../../../src/kube/testing/test-kube.ts';
-import { RUNTIME_APPS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
+import { RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../../../src/platform/resources.ts';
 import { RuntimeReplicaView, type ReplicaLease } from '../../../src/platform/runtime-replicas.ts';
 import { servingPlan } from '../../../src/runtime-contract/releases.ts';
 import type { RuntimeAppReport } from '../../../src/runtime-contract/report.ts';
@@ -38,10 +39,11 @@ async function startOperator(): Promise<{ stop: () => Promise<void>; registry: R
   const view = new RuntimeReplicaView(
     createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
     createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+    createInformer<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
   );
   const recorder = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-test' });
   const controller = runtimeAppController({ kube: conn, apps: appInformer, replicas: view, events: recorder, registry, log: silentLogger });
-  const informers = [appInformer, view.replicas, view.leases] as unknown as Informer<KubeObject>[];
+  const informers = [appInformer, view.replicas, view.leases, view.reports] as unknown as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
   await controller.start();
   return {

@@ -13,6 +13,7 @@ import { RepositoryKind } from './repository.ts';
 import { RepositoryWebhookKind } from './repository-webhook.ts';
 import { RuntimeAppKind } from './runtime-app.ts';
 import { RuntimeReplicaKind } from './runtime-replica.ts';
+import { RuntimeReplicaReportKind } from './runtime-replica-report.ts';
 import { SourceBuildKind } from './source-build.ts';
 import { TlsCertificateKind } from './tls-certificate.ts';
 import { UserKind } from './user.ts';
@@ -27,6 +28,7 @@ export * from './access-token.ts';
 export * from './runtime-app.ts';
 export * from './rollout.ts';
 export * from './runtime-replica.ts';
+export * from './runtime-replica-report.ts';
 export * from './build.ts';
 export * from './app-hostname.ts';
 export * from './project-domain.ts';
@@ -61,6 +63,7 @@ export const allKinds: readonly KindDescriptor[] = [
   RepositoryWebhookKind,
   GitTokenKind,
   RuntimeReplicaKind,
+  RuntimeReplicaReportKind,
   TlsCertificateKind,
   AppSourceKind,
   SourceBuildKind,

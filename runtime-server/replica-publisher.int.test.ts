@@ -1,0 +1,99 @@
+// The replica's report publisher against the real apiserver: one RuntimeReplicaReport per project, so a replica
+// reporting more apps than one object could hold (4100 over 41 projects; one RuntimeReplica held 4000) has every
+// app's report readable, as the operator's RuntimeApp controller reads them; a change rewrites only its
+// project's object, a project with no report left loses its object, and a graceful stop deletes them all.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
+import { createInformer, LEASES, objectClient, type Informer, type KubeObject } from '../src/kube/index.ts';
+import { testConnection, testNamespace } from '../src/kube/testing/test-kube.ts';
+import { RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import { RuntimeReplicaView, type ReplicaLease } from '../src/platform/runtime-replicas.ts';
+import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
+import { silentLogger } from '../src/logging/log.ts';
+import { eventually } from '../e2e/harness/runtime-stack.ts';
+import { ReplicaReports } from '../operator/controllers/runtime-app/replica-reports.ts';
+import { ReplicaPublisher } from './replica-publisher.ts';
+import type { ReplicaSnapshot } from './replica-reports.ts';
+
+const conn = testConnection();
+const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
+let namespace: { name: string; remove: () => Promise<void> };
+let informers: Informer<KubeObject>[] = [];
+
+beforeAll(async () => {
+  namespace = await testNamespace(conn, 'replpub');
+});
+
+afterAll(async () => {
+  for (const informer of informers) informer.stop();
+  await namespace?.remove();
+});
+
+const project = (i: number) => `proj-${String(i).padStart(2, '0')}`;
+const report = (projectName: string, app: string, generation = 1): RuntimeAppReport => ({
+  namespace: projectName,
+  app,
+  servingBuildId: 'b-0123456789abcdef',
+  hosts: [`${app}.${projectName}.apps.localhost`],
+  url: `https://${app}.${projectName}.apps.localhost`,
+  servedGeneration: generation,
+  observedGeneration: generation,
+});
+/** 100 apps in each of `projects` projects, in key order (as the runtime's snapshot is). */
+const appsOf = (projects: number) => Array.from({ length: projects * 100 }, (_, i) => report(project(Math.floor(i / 100)), `app-${String(i % 100).padStart(3, '0')}`));
+
+describe('ReplicaPublisher', () => {
+  it('publishes 4100 apps over 41 projects so that every app’s report is readable, rewrites only a changed project, and deletes what is gone', { timeout: 120_000 }, async () => {
+    const ns = namespace.name;
+    let snapshot: ReplicaSnapshot = { ready: true, apps: appsOf(41) };
+    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r1' }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
+    await publisher.start();
+
+    // Read as the operator reads: from watches, an app's report on a replica at its project's object.
+    const reportInformer = createInformer<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL });
+    const view = new RuntimeReplicaView(
+      createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+      createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
+      reportInformer,
+    );
+    informers = [view.replicas, view.leases, reportInformer] as unknown as Informer<KubeObject>[];
+    for (const informer of informers) informer.start();
+    await Promise.all(informers.map((i) => i.waitForSync()));
+    const aggregate = new ReplicaReports(view, reportInformer, () => []);
+    const unreadable = snapshot.apps.filter((a) => aggregate.app(a.namespace, a.app)[0]?.servedGeneration !== 1);
+    expect(unreadable.length).toBe(0);
+
+    const listed = (await reports.list(ns, { labelSelector: `${RUNTIME_REPLICA_LABEL}=r1` })).items;
+    expect(listed).toHaveLength(41);
+    const versions = new Map(listed.map((r) => [r.metadata?.name ?? '', r.metadata?.resourceVersion]));
+    const seven = await reports.get(ns, replicaReportName('r1', project(7)));
+    expect(seven?.metadata?.labels).toEqual({ [RUNTIME_REPLICA_LABEL]: 'r1', 'cloudwright.dev/project': project(7) });
+    expect(seven?.spec).toMatchObject({ replica: 'r1', project: project(7) });
+    expect(seven?.spec.apps).toHaveLength(100);
+
+    // One app of one project changes, and the last project has no app left.
+    snapshot = { ready: true, apps: appsOf(40).map((a) => (a.namespace === project(7) && a.app === 'app-042' ? report(project(7), 'app-042', 2) : a)) };
+    publisher.changed();
+    await eventually(
+      'the last project’s report deleted',
+      () => reports.get(ns, replicaReportName('r1', project(40))),
+      (r) => r === undefined,
+      30_000,
+    );
+    const after = (await reports.list(ns, { labelSelector: `${RUNTIME_REPLICA_LABEL}=r1` })).items;
+    const rewritten = after.filter((r) => versions.get(r.metadata?.name ?? '') !== r.metadata?.resourceVersion).map((r) => r.metadata?.name);
+    expect(rewritten).toEqual([replicaReportName('r1', project(7))]);
+    await eventually(
+      'the operator’s view shows the change',
+      async () => aggregate.app(project(7), 'app-042')[0]?.servedGeneration,
+      (g) => g === 2,
+      30_000,
+    );
+
+    // A graceful stop deletes the RuntimeReplica and every report.
+    await publisher.stop();
+    expect((await reports.list(ns)).items).toEqual([]);
+    expect(await objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS).get(ns, 'r1')).toBeUndefined();
+  });
+});
