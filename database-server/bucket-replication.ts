@@ -1,16 +1,21 @@
+import { Semaphore } from '../src/collections/semaphore.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
 import { deleteReplica, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
 import { tenantRoot } from './replication/bucket-layout.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
+import { DEFAULT_RESTORE_CONCURRENCY } from './config.ts';
 import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-admin-types.ts';
 
 /**
  * The {@link Replication} on the bucket (database-server/replication): what must run under the tenant lock
  * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
+ * At most `restores` restores run at once, the others wait their turn: a start that lost its disk, or a replica
+ * taking over a dead one's databases, restores thousands, each holding its read-ahead of segments in memory.
  */
-export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix): Replication {
+export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });
+  const restoring = new Semaphore(restores);
   return {
     replica(tenant, databasePath, host, fencing) {
       const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
@@ -31,11 +36,14 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
       };
     },
     async restore(tenant, targetPath, time) {
+      const release = await restoring.acquire();
       try {
         return await restoreDatabase({ ...at(tenant), targetPath, ...(time === undefined ? {} : { at: time }) });
       } catch (err) {
         if (err instanceof RestorePointUnavailableError) throw new DirectoryRestoreError(err.message);
         throw err;
+      } finally {
+        release();
       }
     },
     recordTakeover: (tenant, epoch, reached) => recordTakeover(store, tenantRoot(prefix, tenant), { epoch, follows: reached }),

@@ -27,6 +27,7 @@ describe('databaseServerConfig', () => {
       maxBodyBytes: 10 * 1024 * 1024,
       shards: Math.min(64, availableParallelism()),
       shardMemoryBytes: 256 * MIB,
+      restoreConcurrency: 4,
       limits: {
         defaults: { statementTimeoutMs: 5000, maxSizeBytes: 1024 * MIB, rowsReadPerDay: 100_000_000, rowsWrittenPerDay: 10_000_000 },
         maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 * MIB, rowsReadPerDay: 10_000_000_000, rowsWrittenPerDay: 1_000_000_000 },
@@ -64,6 +65,7 @@ describe('databaseServerConfig', () => {
       CW_DB_MAX_BODY_BYTES: '2048',
       CW_DB_SHARDS: '3',
       CW_DB_SHARD_MEMORY_MIB: '128',
+      CW_DB_RESTORE_CONCURRENCY: '2',
       CW_DB_STATEMENT_TIMEOUT: '2s',
       CW_DB_MAX_STATEMENT_TIMEOUT: '1m',
       CW_DB_SIZE_QUOTA_MIB: '100',
@@ -89,6 +91,7 @@ describe('databaseServerConfig', () => {
       maxBodyBytes: 2048,
       shards: 3,
       shardMemoryBytes: 128 * MIB,
+      restoreConcurrency: 2,
       limits: {
         defaults: { statementTimeoutMs: 2000, maxSizeBytes: 100 * MIB, rowsReadPerDay: 5000, rowsWrittenPerDay: 100 },
         maxima: { statementTimeoutMs: 60_000, maxSizeBytes: 200 * MIB, rowsReadPerDay: 10_000, rowsWrittenPerDay: 1000 },

@@ -7,6 +7,9 @@ import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
 import type { LogLevel } from '../src/logging/log.ts';
 
 /** cw-db's settings, all from the environment, read once at start (docs/databases.md, "Running cw-db"). */
+/** Restores from the bucket that run at once by default (`CW_DB_RESTORE_CONCURRENCY`). */
+export const DEFAULT_RESTORE_CONCURRENCY = 4;
+
 export interface DatabaseServerConfig {
   /** Hrana over HTTP: the `db_url` every database URL starts with. */
   readonly port: number;
@@ -35,6 +38,8 @@ export interface DatabaseServerConfig {
   readonly shards: number;
   /** SQLite's memory in each shard (`hard_heap_limit`). */
   readonly shardMemoryBytes: number;
+  /** Restores from the bucket that run at once (a start, a takeover); the others wait. */
+  readonly restoreConcurrency: number;
   /** Databases' default limits, and the most one may ask for. */
   readonly limits: LimitPolicy;
   /** What one statement may answer. */
@@ -93,6 +98,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
     shardMemoryBytes: read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 }) * MIB,
+    restoreConcurrency: read.integer('CW_DB_RESTORE_CONCURRENCY', DEFAULT_RESTORE_CONCURRENCY, { min: 1, max: 256 }),
     limits: limitPolicy(read),
     answer: {
       maxRows: read.integer('CW_DB_MAX_RESULT_ROWS', 1_000_000, { min: 1, max: 100_000_000 }),

@@ -71,7 +71,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     streams,
     meter,
     metas,
-    replication: bucketReplication(store),
+    replication: bucketReplication(store, undefined, config.restoreConcurrency),
     log,
     ...(cluster
       ? {
