@@ -55,7 +55,15 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const shardsStarted = engine.start();
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
-  const directory = new TenantDirectory({ engine, limitPolicy: config.limits, streams, meter, metas: new TenantMetaStore(store), replication: bucketReplication(store, undefined, config.restoreConcurrency), log });
+  const directory = new TenantDirectory({
+    engine,
+    limitPolicy: config.limits,
+    streams,
+    meter,
+    metas: new TenantMetaStore(store),
+    replication: bucketReplication(store, undefined, config.restoreConcurrency),
+    log,
+  });
   await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
   const hrana = await startHranaServer({
