@@ -31,8 +31,11 @@ const outputDirectory = take('${BUILDER_ENV.outputDirectory}') || '.';
 const workspace = take('${BUILDER_ENV.workspace}') || process.cwd();
 const say = (line) => process.stdout.write('[cloudwright] ' + line + '\\n');
 const fail = (code, line) => { say(line); process.exit(code); };
+// The child's stderr goes to this process's stdout (fd 1), the pipe the builder's own lines go to: through two
+// pipes the container runtime may log a command's last stderr lines after the builder's "exited" line, and the
+// failure's message (the command's last line) would miss them.
 const run = (cmd, args, options) => new Promise((resolve) => {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+  const child = spawn(cmd, args, { stdio: ['ignore', 1, 1], ...options });
   child.on('error', (err) => resolve({ code: -1, err }));
   child.on('close', (code, signal) => resolve({ code, signal }));
 });
