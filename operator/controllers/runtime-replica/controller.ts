@@ -48,10 +48,13 @@ export function runtimeReplicaController(deps: RuntimeReplicaControllerDeps): Co
     reconcile: async (key, { namespace, name, log }) => {
       const replica = deps.replicas.replicas.get(key);
       const lease = deps.replicas.leases.get(key);
-      const owned = reportsOf(namespace, name);
-      const plan = replicaPlan(name, replica, lease, now(), owned);
+      // With a lease the plan is the lease's, so a renewal (every few seconds per replica) scans no reports;
+      // they are looked up only without one, or to remove them.
+      const known = lease ? undefined : reportsOf(namespace, name);
+      const plan = replicaPlan(name, replica, lease, now(), known);
       if (plan.action === 'wait') return { requeueAfter: Math.max(1, plan.at - now() + 1) };
       if (plan.action === 'none') return;
+      const owned = known ?? reportsOf(namespace, name);
       try {
         const versionOf = (obj: { metadata?: { resourceVersion?: string } } | undefined) => ({ preconditions: { resourceVersion: obj?.metadata?.resourceVersion } });
         if (lease) await leases.delete(namespace, name, versionOf(lease));
