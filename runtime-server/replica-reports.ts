@@ -17,12 +17,7 @@ export function replicaSpec(snapshot: ReplicaSnapshot): RuntimeReplicaSpec {
 
 /** The RuntimeReplicaReport spec of each project the snapshot has reports about, by project. */
 export function projectReports(replica: string, apps: readonly RuntimeAppReport[], maxApps = MAX_REPORTED_APPS, maxBytes = MAX_REPORT_BYTES): Map<string, RuntimeReplicaReportSpec> {
-  const byProject = new Map<string, RuntimeAppReport[]>();
-  for (const report of apps) {
-    const list = byProject.get(report.namespace);
-    if (list) list.push(report);
-    else byProject.set(report.namespace, [report]);
-  }
+  const byProject = Map.groupBy(apps, (report) => report.namespace);
   return new Map([...byProject].map(([project, reports]) => [project, { replica, project, ...bounded(reports, maxApps, maxBytes) }]));
 }
 

@@ -4,6 +4,7 @@
 // service's. On Linux, /proc/net/tcp{,6} name the listening socket's inode and /proc/<pid>/fd the sockets each
 // process holds, so the listener can be matched to the service's process tree.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { processTree, readOr } from './process-memory.ts';
 
 /** `ours`: a process of the tree rooted at the pid listens; `another`: someone else does; `unknown`: no /proc to tell. */
 export type PortOwner = 'ours' | 'another' | 'unknown';
@@ -36,30 +37,9 @@ function listeningInodes(port: number): Set<string> | undefined {
   return readable ? inodes : undefined;
 }
 
-/** The pid and its descendants, as far as they can be read (a process may exit meanwhile). */
-function processTree(pid: number): number[] {
-  const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    const parent = tree[i]!;
-    for (const task of readOr(() => readdirSync(`/proc/${parent}/task`), [])) {
-      const children = readOr(() => readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8'), '');
-      tree.push(...children.split(/\s+/).filter(Boolean).map(Number));
-    }
-  }
-  return tree;
-}
-
 function holdsSocket(pid: number, inodes: Set<string>): boolean {
   return readOr(() => readdirSync(`/proc/${pid}/fd`), []).some((fd) => {
     const inode = /^socket:\[(\d+)\]$/.exec(readOr(() => readlinkSync(`/proc/${pid}/fd/${fd}`), ''))?.[1];
     return inode !== undefined && inodes.has(inode);
   });
-}
-
-function readOr<T>(read: () => T, otherwise: T): T {
-  try {
-    return read();
-  } catch {
-    return otherwise;
-  }
 }

@@ -1,6 +1,6 @@
 // Resident memory of the servers a test runs, read from /proc as the kernel counts it: what a pod's memory
 // limit is measured against.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** The process's resident set in bytes (VmRSS), or 0 once it has gone. */
 export function residentBytes(pid: number): number {
@@ -12,20 +12,29 @@ export function residentBytes(pid: number): number {
   }
 }
 
-/** `pid` and every process below it (cw-runtime's workerd processes, say). */
+/**
+ * `pid` and every process below it (cw-runtime's workerd processes, say), as far as they can be read (a process
+ * may exit meanwhile). Each thread lists the children it forked, so every thread of a process is asked.
+ */
 export function processTree(pid: number): number[] {
   const tree = [pid];
   for (let i = 0; i < tree.length; i++) {
     const parent = tree[i]!;
-    let tasks: string[] = [];
-    try {
-      tasks = readFileSync(`/proc/${parent}/task/${parent}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
-    } catch {
-      continue;
+    for (const task of readOr(() => readdirSync(`/proc/${parent}/task`), [])) {
+      const children = readOr(() => readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8'), '');
+      tree.push(...children.split(/\s+/).filter(Boolean).map(Number));
     }
-    tree.push(...tasks.map(Number));
   }
   return tree;
+}
+
+/** What `read` answers, or `otherwise` when it throws (a file of /proc gone with its process). */
+export function readOr<T>(read: () => T, otherwise: T): T {
+  try {
+    return read();
+  } catch {
+    return otherwise;
+  }
 }
 
 /** The resident bytes of `pid` and the processes below it, summed. */

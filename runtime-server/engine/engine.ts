@@ -393,7 +393,7 @@ export class RuntimeEngine {
       ? this.#limits.refusal(hit.key, hit.shard, gen.upstream.pool)
       : { status: 503, title: 'Service Unavailable', detail: 'The runtime is starting; retry shortly.', retryAfter: this.#s.retryAfter };
     if (!refusal) return { upstream: gen!.upstream, app: hit.key };
-    this.#refusals.set(hit.key, (this.#refusals.get(hit.key) ?? 0) + 1);
+    this.#refused(hit.key);
     return { refusal };
   };
 
@@ -427,9 +427,14 @@ export class RuntimeEngine {
         await this.#await(key);
         if (!this.#served.has(key)) throw new Error(`app ${key} is no longer served`);
       },
-      refused: (key) => this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1),
+      refused: (key) => this.#refused(key),
       failed: (key) => this.#o.onPreparationFailed?.(key),
     };
+  }
+
+  /** Counts a request of `key` the entry point answered itself. */
+  #refused(key: string): void {
+    this.#refusals.set(key, (this.#refusals.get(key) ?? 0) + 1);
   }
 
   #nextId(): number {

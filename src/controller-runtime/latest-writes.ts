@@ -1,11 +1,8 @@
 // The object a controller last wrote, per key. Its informer shows the write only once the watch event arrives,
 // and under load a reconcile (its own requeue, an owned object's event) can start before that: from the older
 // copy it would redo what the write recorded (an ACME order placed, a challenge answered) and its next write
-// would fail on the stale resourceVersion, losing what that pass did. Versions are compared as `holdsWrite`
-// compares them (src/kube/wait.ts).
-import { objectKey, type KubeObject } from '../kube/index.ts';
-
-const version = (obj: KubeObject) => Number(obj.metadata?.resourceVersion ?? 0);
+// would fail on the stale resourceVersion, losing what that pass did.
+import { holdsWrite, objectKey, type KubeObject } from '../kube/index.ts';
 
 export class LatestWrites<T extends KubeObject> {
   readonly #written = new Map<string, T>();
@@ -20,7 +17,7 @@ export class LatestWrites<T extends KubeObject> {
     const key = objectKey(cached);
     const mine = this.#written.get(key);
     if (!mine) return cached;
-    if (mine.metadata?.uid === cached.metadata?.uid && version(mine) > version(cached)) return mine;
+    if (mine.metadata?.uid === cached.metadata?.uid && !holdsWrite(mine)(cached)) return mine;
     this.#written.delete(key);
     return cached;
   }

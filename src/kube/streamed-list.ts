@@ -1,17 +1,14 @@
 import { Watch } from '@kubernetes/client-node';
 import { KubeApiError, statusCodeOf } from './api-error.ts';
 import type { KubeConnection } from './kube-config.ts';
+import type { PagedListOptions } from './paged-list.ts';
 import type { KubeList, KubeObject } from './types.ts';
 
 /** The annotation of the bookmark that ends a watch's initial events (KEP-3157). */
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
-export interface StreamedListOptions<T extends KubeObject> {
-  labelSelector?: string | undefined;
-  fieldSelector?: string | undefined;
-  /** Applied to each object as it arrives, so the list never holds a raw one longer than its event. */
-  project: (obj: KubeObject) => T;
-}
+/** As a paged list's, without pages: `project` is applied to each object as its event arrives. */
+export type StreamedListOptions<T extends KubeObject> = Omit<PagedListOptions<T>, 'pageSize'>;
 
 /**
  * One resource's full list read as a stream: the apiserver's WatchList (KEP-3157, on by default since
