@@ -10,8 +10,8 @@ import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-
 /**
  * The {@link Replication} on the bucket (database-server/replication): what must run under the tenant lock
  * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
- * At most `restores` restores run at once, the others wait their turn: a start that lost its disk restores every
- * database, each holding its read-ahead of segments in memory.
+ * At most `restores` restores run at once, the others wait their turn: a start that lost its disk, or a replica
+ * taking over a dead one's databases, restores thousands, each holding its read-ahead of segments in memory.
  */
 export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });

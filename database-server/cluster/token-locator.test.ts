@@ -1,3 +1,4 @@
+import { setTimeout } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
 import type { ListOptions } from '../../src/object-store/object-store.ts';
@@ -36,5 +37,27 @@ describe('TokenLocator', () => {
     await metas.put(meta('first', 'token-1b'));
     expect(await locator.tenantOf('token-1b')).toBe('first');
     expect(await locator.tenantOf('token-1')).toBeUndefined();
+  });
+
+  it('does not answer from a refresh that listed the bucket before the token was asked for', async () => {
+    // A slow bucket: the listing answers what the bucket held when it was asked, 1.5 s later (past the one-a-second
+    // bound, so a lookup that waited out the bound finds it still under way).
+    class SlowLists extends ForwardingObjectStore {
+      slow = false;
+      override async list(prefix: string, options?: ListOptions) {
+        const page = await super.list(prefix, options);
+        if (this.slow) await setTimeout(1500);
+        return page;
+      }
+    }
+    const store = new SlowLists(new MemoryObjectStore());
+    const metas = new TenantMetaStore(store);
+    const locator = new TokenLocator(metas);
+    store.slow = true;
+    const stale = locator.tenantOf('nobody');
+    await metas.put(meta('created-meanwhile', 'token-new'));
+    store.slow = false;
+    expect(await locator.tenantOf('token-new')).toBe('created-meanwhile');
+    expect(await stale).toBeUndefined();
   });
 });
