@@ -5,7 +5,8 @@ import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { LimitOutOfRangeError } from './limit-policy.ts';
 import type { ShardState } from './shards/shard-pool.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type TenantDescription } from './tenant-admin-types.ts';
-import type { TenantDirectory } from './tenant-directory.ts';
+import { NotOwnerError, type TenantDirectory } from './tenant-directory.ts';
+import { FORWARDED_HEADER, MOVING, type RouteDecision } from './hrana/forward.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
 
 const TENANT = '^[a-z0-9][a-z0-9-]{0,62}$';
@@ -48,9 +49,11 @@ const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }), requ
 /**
  * cw-db's admin API, for the operator only (its own port, a bearer token): `PUT /v1/tenants/{tenant}` creates a
  * tenant (optionally restored from another at a time) or updates its tokens and durability, `GET` describes it
- * (size, usage, restore window), `DELETE` removes it with its bucket data, `POST …/restore` restores it in place. `GET /readyz` answers without a token.
+ * (size, usage, restore window), `DELETE` removes it with its bucket data, `POST …/restore` restores it in place,
+ * `POST …/ship` ships its commits now (several replicas: before another copies it). `GET /readyz` answers without a
+ * token. With `route` (several replicas), a tenant's calls are forwarded to the replica that owns it.
  */
-export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean }): Promise<FastifyInstance> {
+export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean; route?: AdminRouter }): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
   const expected = Buffer.from(`Bearer ${options.token}`);
 
@@ -64,6 +67,29 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
         await reply.code(401).send({ code: 'UNAUTHORIZED', message: 'The admin token is missing or wrong' });
       }
     });
+
+    // Several replicas: a tenant's calls go to the replica that owns it (or, for a new one, to where it is placed).
+    const route = options.route;
+    if (route) {
+      api.addHook('preHandler', async (request, reply) => {
+        const tenant = (request.params as { tenant?: string } | undefined)?.tenant;
+        if (tenant === undefined) return;
+        const decision = await route(tenant, request.method, request.headers[FORWARDED_HEADER] !== undefined);
+        if (decision.kind === 'unavailable') return reply.code(503).header('retry-after', '1').send(MOVING);
+        if (decision.kind === 'forward') {
+          const answer = await fetch(new URL(request.url, decision.url), {
+            method: request.method,
+            headers: { authorization: request.headers.authorization ?? '', [FORWARDED_HEADER]: '1', ...(request.body === undefined ? {} : { 'content-type': 'application/json' }) },
+            ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+          }).catch(() => undefined);
+          if (answer === undefined) return reply.code(503).header('retry-after', '1').send(MOVING);
+          return reply
+            .code(answer.status)
+            .header('content-type', answer.headers.get('content-type') ?? 'application/json')
+            .send(answer.status === 204 ? undefined : await answer.text());
+        }
+      });
+    }
 
     api.put<{ Params: Static<typeof Params>; Body: TenantBody }>('/v1/tenants/:tenant', { schema: { params: Params, body: TenantBody } }, async (request, reply) => {
       const body = request.body;
@@ -79,6 +105,7 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
       } catch (err) {
         if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
         if (err instanceof LimitOutOfRangeError) return reply.code(422).send({ code: 'LIMIT_OUT_OF_RANGE', message: err.message });
+        if (err instanceof NotOwnerError) return reply.code(503).header('retry-after', '1').send(MOVING);
         throw err;
       }
     });
@@ -93,6 +120,12 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
         if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
         throw err;
       }
+    });
+
+    // Several replicas: another one copies this database as of now; its commits must be in the bucket first.
+    api.post<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant/ship', { schema: { params: Params } }, async (request, reply) => {
+      if (!(await options.directory.ship(request.params.tenant))) return reply.code(404).send({ code: 'TENANT_NOT_FOUND', message: 'No such tenant' });
+      return reply.code(204).send();
     });
 
     // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
@@ -132,8 +165,12 @@ function wire(d: TenantDescription): EngineTenant {
     },
     today: { day: d.today.day, rows_read: d.today.rowsRead, rows_written: d.today.rowsWritten },
     limit_reached: d.limitReached,
+    ...(d.replica === undefined ? {} : { replica: d.replica }),
   };
 }
+
+/** Where the admin API sends a tenant's call (`method`: the HTTP method; `forwarded`: it came from another replica). */
+export type AdminRouter = (tenant: string, method: string, forwarded: boolean) => Promise<RouteDecision>;
 
 function requestedLimits(limits: NonNullable<TenantBody['limits']>): RequestedLimits {
   return {

@@ -1,6 +1,7 @@
 import { Semaphore } from '../src/collections/semaphore.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
-import { deleteReplica, pruneReplica, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
+import { deleteReplica, pruneReplica, recordTakeover, restoreDatabase, RestorePointUnavailableError, restoreWindow, TenantReplica } from './replication/index.ts';
+import { tenantRoot } from './replication/bucket-layout.ts';
 import type { Replication } from './replication-port.ts';
 import { tenantKeys } from './tenant-meta.ts';
 import { DEFAULT_RESTORE_CONCURRENCY } from './config.ts';
@@ -9,15 +10,15 @@ import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-
 /**
  * The {@link Replication} on the bucket (database-server/replication): what must run under the tenant lock
  * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
- * At most `restores` restores run at once, the others wait their turn: a start that lost its disk restores every
- * database, each holding its read-ahead of segments in memory.
+ * At most `restores` restores run at once, the others wait their turn: a start that lost its disk, or a replica
+ * taking over a dead one's databases, restores thousands, each holding its read-ahead of segments in memory.
  */
 export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });
   const restoring = new Semaphore(restores);
   return {
-    replica(tenant, databasePath, host) {
-      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath });
+    replica(tenant, databasePath, host, fencing) {
+      const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
       const checkpoint = () => host.checkpoint();
       return {
         // The checkpoint and the copy under the lock; the upload goes on after it is released.
@@ -45,6 +46,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         release();
       }
     },
+    recordTakeover: (tenant, epoch, reached) => recordTakeover(store, tenantRoot(prefix, tenant), { epoch, follows: reached }),
     window: (tenant) => restoreWindow(at(tenant)),
     delete: (tenant) => deleteReplica(at(tenant)),
     prune: (tenant, retentionMs) => pruneReplica({ ...at(tenant), retentionMs }),

@@ -38,6 +38,19 @@ describe('databaseServerConfig', () => {
     });
   });
 
+  it('runs as one of several replicas with CW_DB_REPLICA_NAME, reached at its address on its two ports', () => {
+    expect(databaseServerConfig(REQUIRED).cluster).toBeUndefined();
+    const named = { ...REQUIRED, CW_DB_REPLICA_NAME: 'cloudwright-db-1', CW_DB_PORT: '8080', CW_DB_ADMIN_PORT: '8081' };
+    expect(databaseServerConfig({ ...named, CW_DB_REPLICA_ADDRESS: '10.0.0.7' }).cluster).toEqual({
+      name: 'cloudwright-db-1',
+      url: 'http://10.0.0.7:8080',
+      adminUrl: 'http://10.0.0.7:8081',
+      leaseMs: 15_000,
+    });
+    expect(databaseServerConfig({ ...named, CW_DB_REPLICA_ADDRESS: 'fd00::7', CW_DB_LEASE_DURATION: '5s' }).cluster).toMatchObject({ url: 'http://[fd00::7]:8080', leaseMs: 5000 });
+    expect(configFailure(() => databaseServerConfig(named))).toMatch(/CW_DB_REPLICA_URL or CW_DB_REPLICA_ADDRESS is required/);
+  });
+
   it('reads every variable, and freezes the answer', () => {
     const config = databaseServerConfig({
       ...REQUIRED,

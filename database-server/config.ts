@@ -47,6 +47,20 @@ export interface DatabaseServerConfig {
   /** What one pipeline request may answer in all. */
   readonly maxResponseBytes: number;
   readonly logLevel: LogLevel;
+  /** Several replicas on one bucket (CW_DB_REPLICA_NAME set): each database owned by one at a time through a lease. */
+  readonly cluster?: ClusterConfig;
+}
+
+/** This replica among several (docs/databases.md, "Several replicas"). */
+export interface ClusterConfig {
+  /** Unique among the replicas and stable across restarts (the StatefulSet's pod name). */
+  readonly name: string;
+  /** Hrana's base URL as the other replicas reach it: requests for databases owned here are forwarded to it. */
+  readonly url: string;
+  /** The admin API's base URL as the other replicas reach it. */
+  readonly adminUrl: string;
+  /** How long a replica that stopped beating keeps its databases; it beats every third of it. */
+  readonly leaseMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -64,10 +78,12 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
   const read = new EnvReader(env);
   const adminToken = read.required('CW_DB_ADMIN_TOKEN', 'the token the operator uses on the admin API');
   if (adminToken.length < 32) throw new ConfigError('CW_DB_ADMIN_TOKEN must be at least 32 characters long');
+  const port = read.port('CW_DB_PORT', 8090);
+  const adminPort = read.port('CW_DB_ADMIN_PORT', 8091);
   return Object.freeze({
-    port: read.port('CW_DB_PORT', 8090),
+    port,
     host: read.string('CW_DB_HOST', '0.0.0.0'),
-    adminPort: read.port('CW_DB_ADMIN_PORT', 8091),
+    adminPort,
     adminHost: read.string('CW_DB_ADMIN_HOST', '0.0.0.0'),
     adminToken,
     dataDir: read.required('CW_DB_DATA_DIR', "the directory of the databases' files"),
@@ -90,7 +106,33 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     },
     maxResponseBytes: read.integer('CW_DB_MAX_RESPONSE_BYTES', 16 * MIB, { min: 1024, max: 1024 * MIB }),
     logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
+    ...clusterConfig(read, { port, adminPort }),
   });
+}
+
+/**
+ * Present when CW_DB_REPLICA_NAME is set. The others reach this replica at CW_DB_REPLICA_URL and
+ * CW_DB_REPLICA_ADMIN_URL, or else at CW_DB_REPLICA_ADDRESS (a host name or an IP, the pod's) on the two ports.
+ */
+function clusterConfig(read: EnvReader, ports: { port: number; adminPort: number }): { cluster?: ClusterConfig } {
+  const name = read.string('CW_DB_REPLICA_NAME', '');
+  if (name === '') return {};
+  if (!/^[a-z0-9][a-z0-9.-]{0,62}$/.test(name)) throw new ConfigError('CW_DB_REPLICA_NAME must be a DNS label (the pod name)');
+  const address = read.string('CW_DB_REPLICA_ADDRESS', '');
+  const host = address.includes(':') ? `[${address}]` : address;
+  const at = (port: number, variable: string) => {
+    const url = read.string(variable, address === '' ? '' : `http://${host}:${port}`);
+    if (url === '') throw new ConfigError(`${variable} or CW_DB_REPLICA_ADDRESS is required with CW_DB_REPLICA_NAME`);
+    return url;
+  };
+  return {
+    cluster: {
+      name,
+      url: at(ports.port, 'CW_DB_REPLICA_URL'),
+      adminUrl: at(ports.adminPort, 'CW_DB_REPLICA_ADMIN_URL'),
+      leaseMs: read.durationMs('CW_DB_LEASE_DURATION', 15_000, { min: 1000, max: 300_000 }),
+    },
+  };
 }
 
 /** The databases' limits: defaults and maxima; a default above its maximum is a configuration error. */

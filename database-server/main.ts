@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { createLogger, type Logger } from '../src/logging/log.ts';
-import { startHranaServer } from './hrana/http-server.ts';
+import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
@@ -10,6 +10,10 @@ import { bucketReplication } from './bucket-replication.ts';
 import type { DatabaseServerConfig } from './config.ts';
 import { TenantDirectory } from './tenant-directory.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
+import { randomBytes } from 'node:crypto';
+import { Ownership } from './cluster/ownership.ts';
+import { adminRouter, hranaRouter } from './cluster/routes.ts';
+import { TokenLocator } from './cluster/token-locator.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
@@ -55,18 +59,60 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const shardsStarted = engine.start();
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
+  const metas = new TenantMetaStore(store);
+  // Several replicas: each database is opened as this replica takes its lease, not all at start (cluster/).
+  const cluster = config.cluster;
+  let ownership: Ownership | undefined;
+  // Known once it listens; a database released before that has no WebSocket to close.
+  let hrana: HranaServer | undefined;
   const directory = new TenantDirectory({
     engine,
     limitPolicy: config.limits,
     streams,
     meter,
-    metas: new TenantMetaStore(store),
+    metas,
     replication: bucketReplication(store, undefined, config.restoreConcurrency),
     log,
+    ...(cluster
+      ? {
+          cluster: {
+            replica: cluster.name,
+            surelyHeld: (tenant: string) => ownership?.surelyHeld(tenant) ?? false,
+            claim: async (tenant: string) => ownership?.claimNew(tenant),
+            forget: async (tenant: string) => ownership?.forget(tenant),
+            // Through this replica's own admin API, which routes it to the owner.
+            shipElsewhere: async (tenant: string) => {
+              const answer = await fetch(`${cluster.adminUrl}/v1/tenants/${tenant}/ship`, { method: 'POST', headers: { authorization: `Bearer ${config.adminToken}` } });
+              if (answer.status === 404) return false;
+              if (!answer.ok) throw new Error(`shipping ${tenant} on its replica answered ${answer.status}`);
+              return true;
+            },
+          },
+        }
+      : {}),
   });
-  await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
+  if (cluster) {
+    ownership = new Ownership({
+      store,
+      self: { name: cluster.name, nonce: randomBytes(8).toString('hex'), url: cluster.url, adminUrl: cluster.adminUrl },
+      leaseMs: cluster.leaseMs,
+      log: log.child({ replica: cluster.name }),
+      hooks: {
+        tenants: () => metas.names(),
+        adopt: (tenant, fencing) => directory.adopt(tenant, fencing),
+        drop: (tenant, reason) => {
+          hrana?.closeSockets(tenant);
+          return directory.release(tenant, reason);
+        },
+      },
+    });
+    await Promise.all([shardsStarted, ownership.start()]);
+  } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
-  const hrana = await startHranaServer({
+  // Several replicas: which database a token opens, read ahead so the first request naming none does not wait.
+  const locator = new TokenLocator(metas);
+  if (ownership) locator.refresh().catch((err: unknown) => log.warn('reading the tokens of every database failed; read again on demand', { err }));
+  hrana = await startHranaServer({
     port: config.port,
     host: config.host,
     engine,
@@ -83,8 +129,9 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
+    ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });
-  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state() });
+  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state(), ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}) });
   await admin.listen({ port: config.adminPort, host: config.adminHost });
   const adminPort = (admin.server.address() as { port: number }).port;
 
@@ -99,6 +146,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       for (const timer of timers) timer.stop();
       await admin.close();
       await hrana.close();
+      // Ships and closes every database this replica owns, and frees their leases for the others at once.
+      await ownership?.stop();
       await directory.close();
       await directory.saveUsage(savedUsage);
       store.destroy();

@@ -21,11 +21,26 @@ export interface ReplicaHost {
   checkpoint(): Promise<void>;
 }
 
+/** A leased owner's writes (database-server/cluster): under its epoch, and only while its lease is surely held. */
+export interface Fencing {
+  readonly epoch: number;
+  /** Throws when the lease is no longer surely held: the upload it precedes is not made. */
+  guard(): void;
+}
+
+/** Where a restore of the latest state stopped: the generation and the first of its segments not applied. */
+export interface RestoredPoint {
+  readonly generation: string;
+  readonly nextSeq: number;
+}
+
 /** The bucket side of durability: replicas, restores, windows, deletion and pruning. */
 export interface Replication {
-  replica(tenant: string, databasePath: string, host: ReplicaHost): TenantReplicaPort;
+  replica(tenant: string, databasePath: string, host: ReplicaHost, fencing?: Fencing): TenantReplicaPort;
   /** Writes `tenant`'s database as of `at` (default: the latest) to `targetPath`; null when the bucket has none. */
-  restore(tenant: string, targetPath: string, at?: number): Promise<{ restoredTo: number } | null>;
+  restore(tenant: string, targetPath: string, at?: number): Promise<{ restoredTo: number; reached: RestoredPoint } | null>;
+  /** Records that the owner of `epoch` took the tenant over from `reached` (null: from nothing), before it writes anything else. */
+  recordTakeover(tenant: string, epoch: number, reached: RestoredPoint | null): Promise<void>;
   window(tenant: string): Promise<{ earliest: number; latest: number } | null>;
   delete(tenant: string): Promise<void>;
   prune(tenant: string, retentionMs: number): Promise<void>;

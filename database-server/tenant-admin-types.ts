@@ -24,6 +24,8 @@ export interface TenantDescription {
   lastWriteAt: number | null;
   restoreWindow: { earliest: number; latest: number } | null;
   restoredFrom?: RestoreSource;
+  /** Several replicas: the one that owns it (holds its lease) and answered. */
+  replica?: string;
   /** The limits it runs under. */
   limits: TenantLimits;
   /** The current UTC day's counts, which the daily quotas count. */

@@ -16,7 +16,8 @@ import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-ob
 import { GateStore } from '../src/object-store/testing/gate-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant } from './tenant-admin-types.ts';
-import { TenantDirectory } from './tenant-directory.ts';
+import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
+import type { Fencing } from './replication-port.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { tokenSha256 } from './token-index.ts';
 
@@ -50,7 +51,7 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean } = {}): Promise<Node> {
+async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster } = {}): Promise<Node> {
   const engine = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const streams = new StreamRegistry();
   const meter = new UsageMeter();
@@ -66,6 +67,7 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
     replication: bucketReplication(store),
     log: silentLogger,
     ...(options.now ? { now: options.now } : {}),
+    ...(options.cluster ? { cluster: options.cluster } : {}),
   });
   if (options.load) {
     await directory.load();
@@ -452,5 +454,58 @@ describe('TenantDirectory behind the Hrana server', () => {
     const second = await startNode(store, { load: true });
     const after = await second.directory.describe('alpha');
     expect(after).toMatchObject({ rowsRead: 2, rowsWritten: 2, lastWriteAt: before?.lastWriteAt });
+  });
+});
+
+/** A replica's lease, held until `lose()`: what cw-db/cluster's Ownership gives the directory. */
+function lease(replica: string, epoch: number) {
+  let held = true;
+  const fencing: Fencing = {
+    epoch,
+    guard: () => {
+      if (!held) throw new Error(`${replica} lost the lease`);
+    },
+  };
+  const cluster: DirectoryCluster = { replica, surelyHeld: () => held, claim: async () => (held ? fencing : undefined), forget: async () => {}, shipElsewhere: async () => false };
+  return { fencing, cluster, lose: () => (held = false) };
+}
+
+describe('TenantDirectory under leases (several replicas)', () => {
+  it('acknowledges a sync commit only while the lease is held; the next owner restores every acknowledged one and nothing later', async () => {
+    const store = new MemoryObjectStore();
+    const first = lease('a', 1);
+    const a = await startNode(store, { cluster: first.cluster });
+    await a.directory.ensure('moving', desired(['tok'], { durability: 'sync' }));
+    expect((await a.directory.describe('moving'))?.replica).toBe('a');
+    const client = a.client('moving', 'tok');
+    await client.execute('CREATE TABLE t (v TEXT)');
+    await client.execute("INSERT INTO t VALUES ('acknowledged')");
+
+    // The lease is lost (a's deadline passed): its commit is not acknowledged, and its segment not uploaded.
+    first.lose();
+    await expect(client.execute("INSERT INTO t VALUES ('after the deadline')")).rejects.toThrow(/DURABILITY_UNAVAILABLE|copied to the object store/);
+    await a.directory.release('moving', 'lost');
+
+    const second = lease('b', 2);
+    const b = await startNode(store, { cluster: second.cluster });
+    expect(await b.directory.adopt('moving', second.fencing)).toBe(true);
+    expect((await b.client('moving', 'tok').execute('SELECT v FROM t')).rows.map((r) => r.v)).toEqual(['acknowledged']);
+    expect((await b.directory.describe('moving'))?.replica).toBe('b');
+    // Each owner recorded where it took over before writing anything (a's creation from nothing), and writes under its epoch.
+    expect(await keys(store, 'replicas/moving/epochs/')).toEqual([
+      'replicas/moving/epochs/0000000001/follows/none',
+      expect.stringMatching(/^replicas\/moving\/epochs\/0000000002\/follows\/e0000000001-\d{15}-[0-9a-f]{8}\/\d{10}$/),
+    ]);
+    await expect.poll(async () => (await keys(store, 'replicas/moving/generations/')).some((k) => k.includes('/e0000000002-')), { timeout: 5000 }).toBe(true);
+  });
+
+  it('creates a database only with its lease, and forgets a tenant adopted after its deletion', async () => {
+    const store = new MemoryObjectStore();
+    const taken = lease('a', 1);
+    taken.lose();
+    const a = await startNode(store, { cluster: taken.cluster });
+    await expect(a.directory.ensure('elsewhere', desired(['tok']))).rejects.toThrow(/Another replica owns/);
+    expect(await keys(store, 'tenants/')).toEqual([]);
+    expect(await a.directory.adopt('gone', lease('a', 2).fencing)).toBe(false);
   });
 });

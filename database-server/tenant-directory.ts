@@ -14,7 +14,7 @@ import type { PipelineOutcome } from './shards/engine-port.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
 import type { UsageMeter } from './sql/usage-meter.ts';
 import { cappedLimits, effectiveLimits, engineLimits, type LimitPolicy } from './limit-policy.ts';
-import type { Replication, TenantReplicaPort } from './replication-port.ts';
+import type { Fencing, Replication, TenantReplicaPort } from './replication-port.ts';
 import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
@@ -35,6 +35,27 @@ export interface Entry {
   shipping?: Promise<void> | undefined;
   /** While an in-place restore replaces the file: the timer leaves the tenant alone (the restore ships it itself). */
   restoring?: boolean;
+  /** Several replicas: the lease this replica owns the tenant under (what it writes carries the epoch). */
+  fencing?: Fencing;
+}
+
+/** What the directory needs of the leases when cw-db runs as several replicas (cluster/ownership.ts). */
+export interface DirectoryCluster {
+  /** This replica's name, shown as the database's owner. */
+  readonly replica: string;
+  /** Whether a synchronous commit of `tenant` may still be acknowledged (the lease is surely held). */
+  surelyHeld(tenant: string): boolean;
+  /** Takes the lease of a database being created here; undefined when another replica holds it. */
+  claim(tenant: string): Promise<Fencing | undefined>;
+  /** The database was deleted: its lease goes too. */
+  forget(tenant: string): Promise<void>;
+  /** Has the replica that owns `tenant` ship its commits (a copy of it as of now is made here); false: no such database. */
+  shipElsewhere(tenant: string): Promise<boolean>;
+}
+
+/** A database created on a replica that could not take its lease: another one holds it (retry: the admin API routes there). */
+export class NotOwnerError extends Error {
+  override readonly name = 'NotOwnerError';
 }
 
 export interface TenantDirectoryOptions {
@@ -47,6 +68,8 @@ export interface TenantDirectoryOptions {
   replication: Replication;
   log: Logger;
   now?: () => number;
+  /** Several replicas: tenants are opened as their leases are taken (`adopt`), not all at `load`. */
+  cluster?: DirectoryCluster;
 }
 
 /**
@@ -87,6 +110,11 @@ export class TenantDirectory {
   authorize(request: IncomingMessage, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
     const header = request.headers.authorization ?? '';
     return this.authorizeToken(/^Bearer\s+(\S+)$/i.exec(header)?.[1], pathTenant);
+  }
+
+  /** The database a valid token of a tenant served here opens (several replicas: routing by token). */
+  tenantOfToken(token: string): string | undefined {
+    return this.#tokens.find(token, this.#now())?.tenant;
   }
 
   /** The same gate for a token given otherwise (a WebSocket's hello). */
@@ -133,6 +161,8 @@ export class TenantDirectory {
         return { created: false };
       }
       if (desired.restoreFrom) await this.#checkRestorePoint(desired.restoreFrom);
+      const fencing = this.#options.cluster ? await this.#options.cluster.claim(tenant) : undefined;
+      if (this.#options.cluster && !fencing) throw new NotOwnerError(`Another replica owns ${tenant}`);
       const meta: TenantMeta = {
         tenant,
         createdAt: this.#now(),
@@ -143,7 +173,7 @@ export class TenantDirectory {
       };
       // The metadata first: from here on a restart knows the tenant (and restores or re-creates it).
       await this.#options.metas.put(meta);
-      const entry: Entry = { meta, ready: Promise.resolve() };
+      const entry: Entry = { meta, ready: Promise.resolve(), ...(fencing ? { fencing } : {}) };
       entry.ready = this.#open(entry, desired.restoreFrom);
       this.#tenants.set(tenant, entry);
       try {
@@ -156,6 +186,7 @@ export class TenantDirectory {
         await this.#options.engine.closeTenant(tenant).catch(() => {});
         await entry.baseUpload?.catch(() => {});
         await this.#deleteEverywhere(tenant);
+        await this.#options.cluster?.forget(tenant);
         throw err;
       }
       this.#tokens.set(meta);
@@ -212,6 +243,7 @@ export class TenantDirectory {
       lastWriteAt: usage.lastWriteAt,
       restoreWindow: await this.#options.replication.window(tenant),
       ...(entry.meta.restoredFrom ? { restoredFrom: entry.meta.restoredFrom } : {}),
+      ...(this.#options.cluster ? { replica: this.#options.cluster.replica } : {}),
       limits,
       today: usage.today,
       limitReached: reachedQuota(limits, usage),
@@ -247,7 +279,72 @@ export class TenantDirectory {
         await entry.baseUpload?.catch(() => {});
       }
       await this.#deleteEverywhere(tenant);
+      await this.#options.cluster?.forget(tenant);
     });
+  }
+
+  /**
+   * Several replicas: opens a tenant whose lease this replica just took, restored from the bucket (the local file,
+   * if any, may be older than what another replica wrote since). Answers false when the tenant no longer exists.
+   */
+  adopt(tenant: string, fencing: Fencing): Promise<boolean> {
+    return this.#changes.run(tenant, async () => {
+      const meta = await this.#options.metas.get(tenant);
+      if (meta === undefined) return false;
+      const entry: Entry = { meta, ready: Promise.resolve(), fencing };
+      entry.ready = this.#open(entry, undefined);
+      this.#tenants.set(tenant, entry);
+      this.#tokens.set(meta);
+      try {
+        await entry.ready;
+      } catch (err) {
+        this.#tenants.delete(tenant);
+        this.#tokens.remove(tenant);
+        await this.#options.engine.closeTenant(tenant).catch(() => {});
+        throw err;
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Several replicas: closes a tenant this replica no longer owns. A `handover` or `stop` ships what is pending first
+   * (the lease is still held); `lost` ships nothing (a successor may already be writing). The local files go: the
+   * next owner here restores from the bucket.
+   */
+  release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+    return this.#changes.run(tenant, async () => {
+      const entry = this.#tenants.get(tenant);
+      if (entry === undefined) return;
+      this.#tokens.remove(tenant);
+      this.#tenants.delete(tenant);
+      await entry.ready.catch(() => {});
+      await this.#options.streams.closeTenants((t) => t === tenant);
+      await this.#locked(tenant, () => this.#options.engine.closeTenant(tenant));
+      try {
+        if (reason !== 'lost') {
+          await entry.replica?.flush();
+          await entry.baseUpload;
+          await this.#options.metas.putUsage(tenant, this.#options.meter.get(tenant));
+        }
+      } finally {
+        // Even when shipping failed: the next owner restores from the bucket, what did not reach it is lost as
+        // with a lost disk (nothing acknowledged in sync mode, at most a flush interval in async mode).
+        this.#options.meter.forget(tenant);
+        const path = this.#options.engine.databasePath(tenant);
+        await Promise.all([path, `${path}-wal`, `${path}-shm`].map((file) => rm(file, { force: true })));
+      }
+    });
+  }
+
+  /** Ships what the tenant committed, its base snapshot included (another replica copies it as of now); false: not here. */
+  async ship(tenant: string): Promise<boolean> {
+    const entry = this.#tenants.get(tenant);
+    if (entry === undefined) return false;
+    await entry.ready;
+    await entry.baseUpload;
+    await entry.replica?.flush();
+    return true;
   }
 
   /** The pipeline's afterCommit: queue what was committed; in sync mode the answer waits until it is shipped. */
@@ -255,7 +352,13 @@ export class TenantDirectory {
     const entry = this.#tenants.get(tenant);
     if (!entry?.replica?.capture()) return undefined;
     this.#options.meter.committed(tenant);
-    return entry.meta.durability === 'sync' ? entry.replica.flush() : undefined;
+    if (entry.meta.durability !== 'sync') return undefined;
+    const cluster = this.#options.cluster;
+    // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores
+    // every segment acknowledged (cluster/README.md).
+    return entry.replica.flush().then(() => {
+      if (cluster && !cluster.surelyHeld(tenant)) throw new NotOwnerError(`The lease of ${tenant} was lost before the commit was acknowledged`);
+    });
   }
 
   /**
@@ -306,15 +409,23 @@ export class TenantDirectory {
     const { engine, replication, metas, meter } = this.#options;
     const tenant = entry.meta.tenant;
     const path = engine.databasePath(tenant);
-    if (restoreFrom || !existsSync(path)) {
+    const fencing = entry.fencing;
+    // Under a lease the local file is never trusted: another replica may have written the tenant since.
+    if (restoreFrom || fencing || !existsSync(path)) {
       await Promise.all([rm(`${path}-wal`, { force: true }), rm(`${path}-shm`, { force: true })]);
+      if (fencing) await rm(path, { force: true });
       if (restoreFrom) {
         await this.#tenants.get(restoreFrom.tenant)?.replica?.flush();
         const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at);
         if (restored === null) throw new RestorePointUnavailableError(`Nothing of ${restoreFrom.tenant} is in the bucket`);
+        if (fencing) await replication.recordTakeover(tenant, fencing.epoch, null);
       } else {
         const restored = await replication.restore(tenant, path);
-        if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString() });
+        if (restored) this.#options.log.info('restored a tenant from the bucket', { tenant, restoredTo: new Date(restored.restoredTo).toISOString(), ...(fencing ? { epoch: fencing.epoch } : {}) });
+        if (fencing) {
+          fencing.guard();
+          await replication.recordTakeover(tenant, fencing.epoch, restored?.reached ?? null);
+        }
       }
     }
     await engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
@@ -342,10 +453,9 @@ export class TenantDirectory {
 
   #newReplica(tenant: string): TenantReplicaPort {
     const { engine, replication } = this.#options;
-    return replication.replica(tenant, engine.databasePath(tenant), {
-      locked: (fn) => this.#locked(tenant, fn),
-      checkpoint: () => engine.checkpoint(tenant),
-    });
+    const host = { locked: <T>(fn: () => T | Promise<T>) => this.#locked(tenant, fn), checkpoint: () => engine.checkpoint(tenant) };
+    const fencing = this.#tenants.get(tenant)?.fencing;
+    return fencing ? replication.replica(tenant, engine.databasePath(tenant), host, fencing) : replication.replica(tenant, engine.databasePath(tenant), host);
   }
 
   /**
@@ -380,9 +490,13 @@ export class TenantDirectory {
   }
 
   async #checkRestorePoint(source: RestoreSource): Promise<void> {
-    if (!this.#tenants.has(source.tenant)) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
+    const cluster = this.#options.cluster;
+    const here = this.#tenants.has(source.tenant);
+    if (!here && !cluster) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
     await clockPassed(source.at, this.#now);
     if (source.at > this.#now()) throw new RestorePointUnavailableError('The restore time is in the future');
+    // Owned by another replica: it ships the source's commits up to now (its base snapshot included) first.
+    if (!here && cluster && !(await cluster.shipElsewhere(source.tenant))) throw new RestorePointUnavailableError(`No database ${source.tenant} to restore from`);
     const original = this.#tenants.get(source.tenant);
     // A source created a moment ago serves before its base snapshot is up: its window starts with that upload.
     await original?.baseUpload?.catch(() => {});

@@ -86,6 +86,20 @@ export class TenantMetaStore {
     return metas;
   }
 
+  /** The tenants' names, from the listing alone (read every few seconds by each replica of several). */
+  async names(): Promise<string[]> {
+    return [...(await this.etags()).keys()];
+  }
+
+  /** Every tenant's metadata etag, by name, from one listing (a replica re-reads only the ones that changed). */
+  async etags(): Promise<Map<string, string>> {
+    const etags = new Map<string, string>();
+    for await (const object of listAll(this.#store, META_PREFIX)) {
+      if (object.key.endsWith('.json') && !object.key.endsWith('.usage.json')) etags.set(object.key.slice(META_PREFIX.length, -'.json'.length), object.etag);
+    }
+    return etags;
+  }
+
   get(tenant: string): Promise<TenantMeta | undefined> {
     return this.#read<TenantMeta>(tenantKeys.meta(tenant));
   }

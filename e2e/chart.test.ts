@@ -968,15 +968,16 @@ describe('the Helm chart', () => {
     expect(find<DisruptionBudget>('PodDisruptionBudget', 'cloudwright-runtime', tuned).spec.maxUnavailable).toBeUndefined();
   });
 
-  it("lets only cw-api's pods reach the runtime's status port and only cw-operator's cw-db's admin port; other ports are open", async () => {
+  it("lets only cw-api's pods reach the runtime's status port and only cw-operator's and cw-db's own cw-db's admin port; other ports are open", async () => {
     const labels = new Map(workloadsOf(complete).map((w) => [w.metadata?.name ?? '', w.spec.template.metadata?.labels ?? {}]));
     const selects = (selector: Record<string, string> | undefined, of: Record<string, string>) => Object.entries(selector ?? {}).every(([key, value]) => of[key] === value);
     /** The workloads whose pods `rule` lets in (peers in the release namespace: podSelector only). */
     const admitted = (rule: PolicyRule) =>
       [...labels].filter(([, of]) => rule.from?.some((peer) => !peer.namespaceSelector && !peer.ipBlock && selects(peer.podSelector?.matchLabels, of))).map(([name]) => name);
-    const expectations: [string, string, number, number][] = [
-      ['cloudwright-runtime', 'cloudwright-api', 8081, 8080],
-      ['cloudwright-db', 'cloudwright-operator', 8081, 8080],
+    // cw-db's admin port: the operator, and cw-db's own pods (a replica forwards a database's admin calls to its owner).
+    const expectations: [string, string[], number, number][] = [
+      ['cloudwright-runtime', ['cloudwright-api'], 8081, 8080],
+      ['cloudwright-db', ['cloudwright-operator', 'cloudwright-db'], 8081, 8080],
     ];
     for (const [workload, only, guarded, open] of expectations) {
       const policy = find<NetworkPolicy>('NetworkPolicy', workload, complete);
@@ -987,8 +988,8 @@ describe('the Helm chart', () => {
       expect(rules.map((rule) => rule.ports?.map((p) => p.port))).toEqual([[open], [guarded]]);
       // The open port: from anywhere (no `from`). The guarded one: one workload's pods, in the release namespace.
       expect(rules[0]?.from).toBeUndefined();
-      expect(admitted(rules[1]!)).toEqual([only]);
-      expect(rules[1]?.from).toHaveLength(1);
+      expect(admitted(rules[1]!).sort()).toEqual([...only].sort());
+      expect(rules[1]?.from).toHaveLength(only.length);
     }
     // Only what the values add (a Prometheus, say) joins cw-api.
     const prometheus = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
@@ -1042,6 +1043,17 @@ describe('the Helm chart', () => {
     // Off: no policy at all.
     const off = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'networkPolicy.enabled': false }));
     expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+  });
+
+  it('runs cw-db as database.replicas pods that own databases by lease, each named by its pod and reached at its pod IP', async () => {
+    const db = find<Workload>('StatefulSet', 'cloudwright-db', complete);
+    expect(db.spec.replicas).toBe(1);
+    const env = db.spec.template.spec.containers[0]?.env ?? [];
+    expect(env.find((e) => e.name === 'CW_DB_REPLICA_NAME')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+    expect(env.find((e) => e.name === 'CW_DB_REPLICA_ADDRESS')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'status.podIP' } });
+    expect(env.find((e) => e.name === 'CW_DB_LEASE_DURATION')?.value).toBe('15s');
+    const three = parseRender(await helmTemplate(releaseNamespace, { ...releaseValues, 'database.enabled': true, 'database.publicUrl': 'https://db.chart.test', 'database.replicas': 3 }));
+    expect(find<Workload>('StatefulSet', 'cloudwright-db', three).spec.replicas).toBe(3);
   });
 
   it('gives cw-runtime and cw-api one status token from a Secret the chart makes (or the one named), never in plain text', async () => {

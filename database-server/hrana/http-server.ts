@@ -4,6 +4,7 @@ import { handlePipeline, type PipelineAnswer, type PipelineCaller, type Pipeline
 import type { DatabaseEngine } from '../shards/engine-port.ts';
 import { StreamRegistry } from './stream-registry.ts';
 import { serveWebSockets, type WsOptions } from './ws-server.ts';
+import { bearerToken, forwardRequest, MOVING, wasForwarded, type Router } from './forward.ts';
 
 /** Why a request may not reach a database: answered as `{message, code}` with this HTTP status. */
 export interface Refusal {
@@ -35,13 +36,17 @@ export interface HranaServerOptions {
   /** Largest request body accepted; default 10 MiB (also the largest WebSocket message). */
   maxBodyBytes?: number;
   /** Serves Hrana over WebSocket on the same port too (`ws-server.ts`). */
-  websocket?: Omit<WsOptions, 'maxMessageBytes'>;
+  websocket?: Omit<WsOptions, 'maxMessageBytes' | 'route'>;
+  /** Several replicas: where a database named in the path is served (`forward.ts`); absent: every one here. */
+  route?: Router;
 }
 
 /** A running server. */
 export interface HranaServer {
   port: number;
   streams: StreamRegistry;
+  /** Closes the WebSockets of a database that moved to another replica (they reconnect through any replica). */
+  closeSockets(tenant: string): void;
   /** Stops listening and closes every stream (rolling back open transactions). */
   close(): Promise<void>;
 }
@@ -70,7 +75,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   const sweeper = setInterval(() => streams.sweep(), Math.max(250, streams.idleTimeoutMs / 4));
   sweeper.unref();
   const context = pipelineContext(options, streams);
-  const sockets = options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes });
+  const sockets = options.websocket && serveWebSockets(server, context, { ...options.websocket, maxMessageBytes: maxBodyBytes, ...(options.route ? { route: options.route } : {}) });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
@@ -78,6 +83,7 @@ export async function startHranaServer(options: HranaServerOptions): Promise<Hra
   return {
     port: (server.address() as AddressInfo).port,
     streams,
+    closeSockets: (tenant) => sockets?.closeTenant(tenant),
     close: async () => {
       await sockets?.close();
       await closeServer(server, sweeper, streams);
@@ -95,6 +101,14 @@ async function serve(request: IncomingMessage, response: ServerResponse, options
   // Tenant ids are plain ASCII, so the segment is taken as is (no percent-decoding to get wrong).
   const pathTenant = match[1] ?? null;
   if (pathTenant !== null && RESERVED.has(pathTenant)) return send(response, error(404, 'NOT_FOUND', 'Not found'));
+  if (options.route) {
+    const route = await options.route(pathTenant, bearerToken(request), wasForwarded(request));
+    if (route.kind === 'forward') return forwardRequest(request, response, route.url);
+    if (route.kind === 'unavailable') {
+      request.resume();
+      return send(response, { status: 503, body: MOVING });
+    }
+  }
   const caller = await options.authorize(request, pathTenant);
   if ('status' in caller) {
     request.resume();

@@ -5,6 +5,7 @@ import type { Refusal } from './http-server.ts';
 import type { PipelineCaller, PipelineContext } from './pipeline.ts';
 import { WS_SUBPROTOCOLS } from './ws-protocol.ts';
 import { WsSession } from './ws-session.ts';
+import { forwardUpgrade, MOVING, wasForwarded, type Router } from './forward.ts';
 
 /** Hrana over WebSocket's settings (docs/databases.md, "Hrana over WebSocket"). */
 export interface WsOptions {
@@ -17,6 +18,8 @@ export interface WsOptions {
   maxConnectionsPerDatabase?: number;
   /** Largest message accepted (the HTTP body bound). */
   maxMessageBytes: number;
+  /** Several replicas: a connection to a database another replica owns is spliced to that replica's. */
+  route?: Router;
 }
 
 // `/`, `/v1` or `/v1/<database>`: what a `ws://` database URL names (the HTTP client appends `/v2/pipeline` to the same).
@@ -29,12 +32,12 @@ const HELLO_TIMEOUT_MS = 10_000;
  * JSON subprotocol (`hrana3`, else `hrana2`; a client offering neither is refused with 400), and runs a
  * `WsSession` per connection. Returns what closing needs.
  */
-export function serveWebSockets(server: Server, context: PipelineContext, options: WsOptions): { close(): Promise<void> } {
+export function serveWebSockets(server: Server, context: PipelineContext, options: WsOptions): { close(): Promise<void>; closeTenant(tenant: string): void } {
   const transactionTimeoutMs = options.transactionTimeoutMs ?? 5 * 60_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 5 * 60_000;
   const perDatabase = options.maxConnectionsPerDatabase ?? 100;
   const connections = new Map<string, number>();
-  const sessions = new Set<WsSession>();
+  const sessions = new Map<WsSession, WebSocket>();
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxMessageBytes,
@@ -46,7 +49,16 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
     const offered = (request.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
     if (!match) return refuse(socket, 404, 'Not found');
     if (!WS_SUBPROTOCOLS.some((p) => offered.includes(p))) return refuse(socket, 400, `Offer one of the subprotocols ${WS_SUBPROTOCOLS.join(', ')}`);
-    wss.handleUpgrade(request, socket, head, (ws) => accept(ws, match[1] ?? null));
+    const tenant = match[1];
+    if (tenant === undefined || !options.route) return wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant ?? null));
+    options.route(tenant, undefined, wasForwarded(request)).then(
+      (route) => {
+        if (route.kind === 'forward') forwardUpgrade(request, socket, head, route.url);
+        else if (route.kind === 'unavailable') refuse(socket, 503, MOVING.message);
+        else wss.handleUpgrade(request, socket, head, (ws) => accept(ws, tenant));
+      },
+      () => socket.destroy(),
+    );
   });
 
   function accept(ws: WebSocket, pathTenant: string | null): void {
@@ -68,7 +80,7 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
       send: (msg) => ws.send(JSON.stringify(msg)),
       close: (code, reason) => ws.close(code, reason),
     });
-    sessions.add(session);
+    sessions.set(session, ws);
     // Requests are handled as they arrive (a stream's run in order); the timer ends long transactions and idle connections.
     ws.on('message', (data, isBinary) => {
       lastMessage = Date.now();
@@ -99,15 +111,26 @@ export function serveWebSockets(server: Server, context: PipelineContext, option
   }
 
   return {
+    // The database moved to another replica (several replicas): its clients reconnect, through any replica, to it.
+    closeTenant: (tenant) => {
+      for (const [session, ws] of sessions) if (session.tenant === tenant) ws.close(1012, 'The database moved to another replica; reconnect');
+    },
     close: async () => {
       for (const ws of wss.clients) ws.terminate();
-      await Promise.all([...sessions].map((s) => s.closed()));
+      await Promise.all([...sessions.keys()].map((s) => s.closed()));
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
 }
 
-function refuse(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ message, code: status === 404 ? 'NOT_FOUND' : 'HRANA_PROTO_ERROR' });
-  socket.end(`HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : 'Bad Request'}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+const REFUSALS: Record<number, { code: string; reason: string }> = {
+  400: { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' },
+  404: { code: 'NOT_FOUND', reason: 'Not Found' },
+  503: { code: MOVING.code, reason: 'Service Unavailable' },
+};
+
+function refuse(socket: Duplex, status: 400 | 404 | 503, message: string): void {
+  const { code, reason } = REFUSALS[status] ?? { code: 'HRANA_PROTO_ERROR', reason: 'Bad Request' };
+  const body = JSON.stringify({ message, code });
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
 }

@@ -2,9 +2,12 @@
 //
 //   <prefix><tenant>/generations/<generation>/snapshots/<seq>-<time>.db.gz
 //   <prefix><tenant>/generations/<generation>/segments/<seq>-<first commit time>-<last commit time>.seg.gz
+//   <prefix><tenant>/epochs/<epoch>/follows/<generation>/<seq>     (or .../follows/none): see history.ts
 //
-// A generation id is `<start time>-<random>`; times and sequence numbers are zero-padded decimals, so a LIST
-// (ascending key order) gives generations in start order and, inside one, snapshots and segments in apply order.
+// A generation id is `<start time>-<random>` (one cw-db, no leases), or `e<epoch>-<start time>-<random>` when it
+// was written under a lease (database-server/cluster): times, epochs and sequence numbers are zero-padded decimals,
+// so a LIST (ascending key order) gives generations in (epoch, start) order, the unleased ones first, and, inside
+// one, snapshots and segments in apply order.
 // A snapshot's <seq> is the first segment NOT in it: it holds every segment below <seq> of its generation. The
 // times in the keys let a restore choose its snapshot and skip segments without reading them.
 import { randomBytes } from 'node:crypto';
@@ -13,6 +16,7 @@ import type { ObjectStore } from '../../src/object-store/object-store.ts';
 
 const TIME_DIGITS = 15;
 const SEQ_DIGITS = 10;
+const EPOCH_DIGITS = 10;
 
 export interface SnapshotRef {
   readonly key: string;
@@ -32,6 +36,8 @@ export interface SegmentRef {
 
 export interface Generation {
   readonly id: string;
+  /** The lease epoch it was written under; 0 for a generation written without a lease. */
+  readonly epoch: number;
   /** Ascending by seq. */
   readonly snapshots: SnapshotRef[];
   /** Ascending by seq. */
@@ -43,8 +49,31 @@ export function tenantRoot(prefix: string, tenant: string): string {
   return `${prefix}${tenant}/`;
 }
 
-export function newGenerationId(time: number): string {
-  return `${pad(time, TIME_DIGITS)}-${randomBytes(4).toString('hex')}`;
+/** A new generation's id; with `epoch` (a leased tenant), the epoch goes first so it orders generations. */
+export function newGenerationId(time: number, epoch?: number): string {
+  const id = `${pad(time, TIME_DIGITS)}-${randomBytes(4).toString('hex')}`;
+  return epoch === undefined ? id : `e${pad(epoch, EPOCH_DIGITS)}-${id}`;
+}
+
+/**
+ * The record that the owner of `epoch` restored the tenant from `follows` (a generation and the first segment it
+ * did not apply), or from nothing: written before that owner's first generation (history.ts).
+ */
+export function followsKey(root: string, epoch: number, follows: HistoryPoint | null): string {
+  const tail = follows === null ? 'none' : `${follows.generation}/${pad(follows.nextSeq, SEQ_DIGITS)}`;
+  return `${root}epochs/${pad(epoch, EPOCH_DIGITS)}/follows/${tail}`;
+}
+
+/** A point in a generation's chain: everything below segment `nextSeq` of `generation`. */
+export interface HistoryPoint {
+  readonly generation: string;
+  readonly nextSeq: number;
+}
+
+/** An epoch owner's record of where it took the tenant over; `follows` null: the bucket held nothing. */
+export interface FollowsMarker {
+  readonly epoch: number;
+  readonly follows: HistoryPoint | null;
 }
 
 export function snapshotKey(root: string, generation: string, seq: number, time: number): string {
@@ -55,19 +84,34 @@ export function segmentKey(root: string, generation: string, seq: number, firstT
   return `${root}generations/${generation}/segments/${pad(seq, SEQ_DIGITS)}-${pad(firstTs, TIME_DIGITS)}-${pad(lastTs, TIME_DIGITS)}.seg.gz`;
 }
 
-const SNAPSHOT = /^generations\/(\d{15}-[0-9a-f]{8})\/snapshots\/(\d{10})-(\d{15})\.db\.gz$/;
-const SEGMENT = /^generations\/(\d{15}-[0-9a-f]{8})\/segments\/(\d{10})-(\d{15})-(\d{15})\.seg\.gz$/;
+const GENERATION = '(?:e\\d{10}-)?\\d{15}-[0-9a-f]{8}';
+const SNAPSHOT = new RegExp(`^generations/(${GENERATION})/snapshots/(\\d{10})-(\\d{15})\\.db\\.gz$`);
+const SEGMENT = new RegExp(`^generations/(${GENERATION})/segments/(\\d{10})-(\\d{15})-(\\d{15})\\.seg\\.gz$`);
+const FOLLOWS = new RegExp(`^epochs/(\\d{10})/follows/(?:none|(${GENERATION})/(\\d{10}))$`);
 
-/** Every generation of the tenant under `root`, oldest first; keys that are not ours are ignored. */
-export async function readGenerations(store: ObjectStore, root: string): Promise<Generation[]> {
+/** What the bucket holds of a tenant: its generations, oldest first, and the epoch owners' takeover records. */
+export interface TenantListing {
+  readonly generations: Generation[];
+  readonly markers: FollowsMarker[];
+}
+
+/** Every generation of the tenant under `root` and every takeover record; keys that are not ours are ignored. */
+export async function readListing(store: ObjectStore, root: string): Promise<TenantListing> {
   const byId = new Map<string, Generation>();
+  const markers: FollowsMarker[] = [];
   const generation = (id: string): Generation => {
     let found = byId.get(id);
-    if (!found) byId.set(id, (found = { id, snapshots: [], segments: [] }));
+    if (!found) byId.set(id, (found = { id, epoch: epochOf(id), snapshots: [], segments: [] }));
     return found;
   };
   for await (const { key } of listAll(store, root)) {
     const rest = key.slice(root.length);
+    const follows = FOLLOWS.exec(rest);
+    if (follows) {
+      const [, epoch = '', id, seq] = follows;
+      markers.push({ epoch: Number(epoch), follows: id === undefined ? null : { generation: id, nextSeq: Number(seq) } });
+      continue;
+    }
     const snapshot = SNAPSHOT.exec(rest);
     if (snapshot) {
       const [, id = '', seq = '', time = ''] = snapshot;
@@ -86,7 +130,11 @@ export async function readGenerations(store: ObjectStore, root: string): Promise
     g.snapshots.sort((a, b) => a.seq - b.seq);
     g.segments.sort((a, b) => a.seq - b.seq);
   }
-  return generations;
+  return { generations, markers };
+}
+
+function epochOf(id: string): number {
+  return id.startsWith('e') ? Number(id.slice(1, 1 + EPOCH_DIGITS)) : 0;
 }
 
 function pad(value: number, digits: number): string {

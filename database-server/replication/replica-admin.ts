@@ -1,7 +1,8 @@
 // What is done to a tenant's replica as a whole: its restore window, pruning to a retention, deletion.
 import { listAll } from '../../src/object-store/list-all.ts';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { readGenerations, tenantRoot, type Generation } from './bucket-layout.ts';
+import { tenantRoot, type Generation } from './bucket-layout.ts';
+import { readHistory } from './history.ts';
 import { planRestore } from './restore-plan.ts';
 
 export interface ReplicaLocation {
@@ -18,7 +19,7 @@ const DELETE_CONCURRENCY = 16;
  * of the latest state applies. Null when the tenant has nothing in the bucket.
  */
 export async function restoreWindow(options: ReplicaLocation): Promise<{ earliest: number; latest: number } | null> {
-  const generations = await readGenerations(options.store, tenantRoot(options.prefix, options.tenant));
+  const generations = await readHistory(options.store, tenantRoot(options.prefix, options.tenant));
   const plan = planRestore(generations);
   if (!plan) return null;
   const earliest = generations.reduce((min, g) => g.snapshots.reduce((m, s) => Math.min(m, s.time), min), Infinity);
@@ -38,7 +39,7 @@ export async function deleteReplica(options: ReplicaLocation): Promise<void> {
  * always kept, with its segments. Deletes oldest first, so a prune cut short leaves a restorable replica.
  */
 export async function pruneReplica(options: ReplicaLocation & { retentionMs: number; now?: number }): Promise<void> {
-  const generations = await readGenerations(options.store, tenantRoot(options.prefix, options.tenant));
+  const generations = await readHistory(options.store, tenantRoot(options.prefix, options.tenant));
   const latest = planRestore(generations);
   const cutoff = (options.now ?? Date.now()) - options.retentionMs;
   const doomed: string[] = [];

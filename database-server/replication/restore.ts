@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
-import { readGenerations, tenantRoot } from './bucket-layout.ts';
+import { tenantRoot, type HistoryPoint } from './bucket-layout.ts';
+import { readHistory } from './history.ts';
 import { planRestore } from './restore-plan.ts';
 import { decodeSegment } from './segment-codec.ts';
 import { PageBatch } from './page-batch.ts';
@@ -24,14 +25,20 @@ export class RestorePointUnavailableError extends Error {
   override readonly name = 'RestorePointUnavailableError';
 }
 
+/** What a restore rebuilt: up to which commit's time, and the point of the chain it reached (a takeover records it). */
+export interface Restored {
+  readonly restoredTo: number;
+  readonly reached: HistoryPoint;
+}
+
 /**
  * Rebuilds `targetPath` from the bucket. Answers null when the tenant has nothing there, else the time of the last
- * commit applied (the snapshot's time when none was). Works in a temp file renamed over the target at the end,
- * so a crash never leaves half a database.
+ * commit applied (the snapshot's time when none was) and the first segment not applied. Works in a temp file
+ * renamed over the target at the end, so a crash never leaves half a database.
  */
-export async function restoreDatabase(options: RestoreOptions): Promise<{ restoredTo: number } | null> {
+export async function restoreDatabase(options: RestoreOptions): Promise<Restored | null> {
   const { store, targetPath, at } = options;
-  const generations = await readGenerations(store, tenantRoot(options.prefix, options.tenant));
+  const generations = await readHistory(store, tenantRoot(options.prefix, options.tenant));
   const plan = planRestore(generations, at);
   if (!plan) {
     if (generations.some((g) => g.snapshots.length > 0)) throw new RestorePointUnavailableError(`no snapshot of ${options.tenant} at or before ${at}`);
@@ -50,6 +57,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
     );
     await downloadSnapshot(store, plan.snapshot.key, temp);
     let restoredTo = plan.snapshot.time;
+    let nextSeq = plan.snapshot.seq;
     const file = await open(temp, 'r+');
     try {
       restore: for (const next of fetched) {
@@ -65,6 +73,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
           restoredTo = commit.ts;
         }
         await batch.writeTo(file);
+        nextSeq++;
       }
       await file.sync();
     } finally {
@@ -73,7 +82,7 @@ export async function restoreDatabase(options: RestoreOptions): Promise<{ restor
     // A WAL left beside the target would be replayed over the restored file by the next open.
     await Promise.all([rm(`${targetPath}-wal`, { force: true }), rm(`${targetPath}-shm`, { force: true })]);
     await rename(temp, targetPath);
-    return { restoredTo };
+    return { restoredTo, reached: { generation: plan.snapshot.generation, nextSeq } };
   } catch (error) {
     await rm(temp, { force: true });
     throw error;

@@ -24,6 +24,7 @@ interface Target {
 export class SegmentQueue {
   readonly #store: ObjectStore;
   readonly #maxSegmentBytes: number;
+  readonly #guard: () => void;
   #target: Target | undefined;
   #open: SegmentCommit[] = [];
   #openBytes = 0;
@@ -31,9 +32,11 @@ export class SegmentQueue {
   #batches: Batch[] = [];
   #draining: Promise<void> | undefined;
 
-  constructor(store: ObjectStore, maxSegmentBytes: number) {
+  /** `guard` runs before every upload and throws to refuse it (a lease no longer surely held). */
+  constructor(store: ObjectStore, maxSegmentBytes: number, guard: () => void = () => {}) {
     this.#store = store;
     this.#maxSegmentBytes = maxSegmentBytes;
+    this.#guard = guard;
   }
 
   /** Starts numbering from 0 in a new generation. What was queued is dropped: the new base snapshot holds it. */
@@ -101,6 +104,7 @@ export class SegmentQueue {
       if (!batch) return;
       batch.body ??= await encodeSegment({ pageSize: batch.pageSize, commits: batch.commits });
       const sha256 = createHash('sha256').update(batch.body).digest('hex');
+      this.#guard();
       const result = await this.#store.put(batch.key, batch.body, { sha256 });
       if (result.kind !== 'written') throw new Error(`segment ${batch.key} was not written`);
       // A new generation may have replaced the queue while this upload was in flight.

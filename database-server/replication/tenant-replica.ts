@@ -23,6 +23,10 @@ export interface TenantReplicaOptions {
   readonly snapshotEveryBytes?: number;
   /** A segment holds commits up to this many bytes of frames (default 8 MiB; a larger commit goes alone). */
   readonly maxSegmentBytes?: number;
+  /** The lease epoch this replica writes under (database-server/cluster): it goes first in its generations' ids. */
+  readonly epoch?: number;
+  /** Called before every upload; throws to refuse it (the lease is no longer surely held): nothing is written. */
+  readonly guard?: () => void;
 }
 
 /** Runs `PRAGMA wal_checkpoint(TRUNCATE)` on the tenant's connection (in a shard process, hence maybe async). */
@@ -49,6 +53,8 @@ export class TenantReplica {
   readonly #checkpointBytes: number;
   readonly #snapshotEveryBytes: number;
   readonly #queue: SegmentQueue;
+  readonly #epoch: number | undefined;
+  readonly #guard: () => void;
   #started = false;
   /** Undefined at the start of an empty WAL (after a TRUNCATE checkpoint). */
   #wal: WalPosition | undefined;
@@ -64,7 +70,9 @@ export class TenantReplica {
     this.#now = options.now ?? Date.now;
     this.#checkpointBytes = options.checkpointBytes ?? 4 * 1024 * 1024;
     this.#snapshotEveryBytes = options.snapshotEveryBytes ?? 64 * 1024 * 1024;
-    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024);
+    this.#epoch = options.epoch;
+    this.#guard = options.guard ?? (() => {});
+    this.#queue = new SegmentQueue(options.store, options.maxSegmentBytes ?? 8 * 1024 * 1024, this.#guard);
   }
 
   /** Captured commits not yet in the bucket, in bytes of WAL frames. */
@@ -82,7 +90,8 @@ export class TenantReplica {
     await this.#checkpoint(checkpoint);
     const copy = copyDatabaseFile(this.#dbPath);
     const time = this.#stamp();
-    const generation = newGenerationId(time);
+    const generation = newGenerationId(time, this.#epoch);
+    this.#guard();
     const base = uploadSnapshot(this.#store, snapshotKey(this.#root, generation, 0, time), copy);
     this.#queue.startGeneration(this.#root, generation, base);
     this.#started = true;
@@ -142,6 +151,7 @@ export class TenantReplica {
     const time = this.#stamp();
     const shipped = this.#bytesSinceSnapshot;
     this.#bytesSinceSnapshot = 0;
+    this.#guard();
     this.#snapshotting = uploadSnapshot(this.#store, snapshotKey(this.#root, this.#queue.generation, seq, time), copy)
       .catch((error: unknown) => {
         // Not taken after all: due again at the next maintain.

@@ -6,8 +6,10 @@ import { CountingObjectStore } from '../../../src/object-store/testing/counting-
 import { FaultObjectStore } from '../../../src/object-store/testing/fault-object-store.ts';
 import { deleteReplica, pruneReplica, restoreWindow } from '../replica-admin.ts';
 import { restoreDatabase, RestorePointUnavailableError } from '../restore.ts';
+import { recordTakeover } from '../history.ts';
+import { tenantRoot } from '../bucket-layout.ts';
 import { walSize } from '../wal-file.ts';
-import { TenantFixture } from './tenant-fixture.ts';
+import { openTenantDb, TenantFixture } from './tenant-fixture.ts';
 
 async function keysUnder(store: ObjectStore, prefix: string): Promise<string[]> {
   const keys: string[] = [];
@@ -28,6 +30,54 @@ export function describeReplicaSuite(name: string, makeStore: () => ObjectStore)
     };
     afterEach(() => {
       for (const f of fixtures.splice(0)) f.close();
+    });
+
+    it('never restores what a stale owner wrote after its successor took the tenant over', async () => {
+      const stale = await fixture({ epoch: 1 });
+      stale.run('CREATE TABLE t (v TEXT)');
+      stale.run("INSERT INTO t VALUES ('first owner')");
+      await stale.replica.flush();
+
+      // The successor restores what the bucket holds, records where it took over, and writes under epoch 2.
+      const successor = new TenantFixture(stale.store, { prefix: stale.prefix, epoch: 2 });
+      fixtures.push(successor);
+      successor.db.close();
+      const restored = await restoreDatabase({ store: stale.store, prefix: stale.prefix, tenant: stale.tenant, targetPath: successor.dbPath });
+      expect(restored?.reached.nextSeq).toBe(1);
+      await recordTakeover(stale.store, tenantRoot(stale.prefix, stale.tenant), { epoch: 2, follows: restored?.reached ?? null });
+      successor.db = openTenantDb(successor.dbPath);
+      successor.clock.time = 2_000_000;
+      await successor.startGeneration({ epoch: 2 });
+      successor.run("INSERT INTO t VALUES ('second owner')");
+      await successor.replica.flush();
+
+      // The stale owner, not knowing, goes on: a segment in its generation, then a whole new generation.
+      stale.clock.tick(60_000);
+      stale.run("INSERT INTO t VALUES ('stale segment')");
+      await stale.replica.flush();
+      await stale.startGeneration({ epoch: 1 });
+      stale.run("INSERT INTO t VALUES ('stale generation')");
+      await stale.replica.flush();
+
+      expect((await successor.restoreRows()).rows).toEqual(['first owner', 'second owner']);
+      // A time before the successor's base (and after the stale segment): the first owner's state as the successor
+      // took it over, without the stale segment.
+      expect((await successor.restoreRows({ at: 1_500_000 })).rows).toEqual(['first owner']);
+    });
+
+    it('uploads nothing once its guard refuses (a lease no longer surely held)', async () => {
+      let held = true;
+      const f = await fixture({
+        guard: () => {
+          if (!held) throw new Error('lease lost');
+        },
+      });
+      f.run('CREATE TABLE t (v TEXT)');
+      await f.replica.flush();
+      held = false;
+      f.run("INSERT INTO t VALUES ('unshipped')");
+      await expect(f.replica.flush()).rejects.toThrow('lease lost');
+      expect((await f.restoreRows()).rows).toEqual([]);
     });
 
     it('round-trips committed rows through the bucket into a fresh file', async () => {

@@ -36,7 +36,8 @@ export class TenantFixture {
   readonly dir = mkdtempSync(path.join(tmpdir(), 'cw-replica-'));
   readonly dbPath = path.join(this.dir, 'tenant.db');
   readonly tenant = 'tenant';
-  readonly prefix = `replica-test/${randomBytes(4).toString('hex')}/`;
+  /** Its own unless `options.prefix` names another fixture's (two owners of one tenant in turn). */
+  readonly prefix: string;
   readonly clock = new ManualClock();
   readonly store: ObjectStore;
   db: LibsqlDatabase;
@@ -44,6 +45,7 @@ export class TenantFixture {
 
   constructor(store: ObjectStore, options: Partial<TenantReplicaOptions> = {}) {
     this.store = store;
+    this.prefix = options.prefix ?? `replica-test/${randomBytes(4).toString('hex')}/`;
     this.db = openTenantDb(this.dbPath);
     this.replica = this.#newReplica(options);
   }
@@ -89,6 +91,6 @@ export class TenantFixture {
   }
 
   #newReplica(options: Partial<TenantReplicaOptions>): TenantReplica {
-    return new TenantReplica({ store: this.store, prefix: this.prefix, tenant: this.tenant, dbPath: this.dbPath, now: this.clock.now, ...options });
+    return new TenantReplica({ store: this.store, tenant: this.tenant, dbPath: this.dbPath, now: this.clock.now, ...options, prefix: this.prefix });
   }
 }

@@ -45,6 +45,16 @@ describe('the usage history', () => {
   });
 });
 
+describe('the owning replica', () => {
+  it('follows what cw-db answers: the replica that owns the database, none with a single cw-db', () => {
+    const owned = desiredStatus(db(), identity, { kind: 'served', tenant: { ...tenant, replica: 'cw-db-1' } }, t0);
+    expect(owned.replica).toBe('cw-db-1');
+    const moved = desiredStatus(db({ ...owned }), identity, { kind: 'served', tenant: { ...tenant, replica: 'cw-db-2' } }, t0);
+    expect(moved.replica).toBe('cw-db-2');
+    expect(desiredStatus(db({ ...owned }), identity, { kind: 'served', tenant }, t0).replica).toBeUndefined();
+  });
+});
+
 describe('desiredStatus', () => {
   it.each<[Observation, string, string, string, RegExp]>([
     [{ kind: 'served', tenant }, 'ready', 'True', 'Provisioned', /serves this database/],

@@ -129,6 +129,9 @@ export function desiredStatus(db: Database, identity: Identity, observation: Obs
     const t = observation.tenant;
     status.observedGeneration = generation;
     status.sizeBytes = t.size_bytes;
+    // Several cw-db replicas: the one that owns it now (it answered the describe); moves with a failover.
+    if (t.replica) status.replica = t.replica;
+    else delete status.replica;
     status.rowsRead = t.rows_read;
     status.rowsWritten = t.rows_written;
     if (t.last_write_at) status.lastWriteAt = t.last_write_at;

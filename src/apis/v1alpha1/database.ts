@@ -132,6 +132,7 @@ export const DatabaseStatus = Type.Object({
     Type.String({ maxLength: 64, description: 'Changes whenever the app tokens change (a digest of their hashes, not a token): the runtime re-reads the Secret then.' }),
   ),
   sizeBytes: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Bytes on the engine’s disk (database and WAL).' })),
+  replica: Type.Optional(Type.String({ maxLength: 63, description: 'The cw-db replica that owns the database (holds its lease) when cw-db runs as several replicas; absent with one.' })),
   rowsRead: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows returned by statements since creation.' })),
   rowsWritten: Type.Optional(Type.Integer({ minimum: 0, format: 'int64', description: 'Rows changed by statements since creation.' })),
   lastWriteAt: Type.Optional(Timestamp({ description: 'When a statement last changed rows.' })),
@@ -264,6 +265,7 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
   printerColumns: [
     { name: 'Status', type: 'string', jsonPath: '.status.state', description: 'provisioning, restoring, ready, deleting or failed.' },
     { name: 'Size', type: 'integer', jsonPath: '.status.sizeBytes', description: 'Bytes on disk.' },
+    { name: 'Replica', type: 'string', jsonPath: '.status.replica', description: 'The cw-db replica that owns the database (several replicas only).' },
     { name: 'Quota', type: 'integer', jsonPath: '.status.limits.maxSizeBytes', description: 'The size quota in bytes.', priority: 1 },
     {
       name: 'Limit',

@@ -14,6 +14,8 @@ export interface EngineTenant {
   today: { day: string; rows_read: number; rows_written: number };
   /** The quota the tenant reached (the one refusing most), or null. */
   limit_reached: 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | null;
+  /** With several cw-db replicas: the one that owns the database (holds its lease). */
+  replica?: string;
 }
 
 /** What the controller asks cw-db a tenant to be. */

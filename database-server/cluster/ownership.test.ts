@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/logging/log.ts';
+import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
+import type { PutBody, PutOptions } from '../../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
+import type { Fencing } from '../replication-port.ts';
+import { LeaseStore } from './lease-store.ts';
+import { Ownership } from './ownership.ts';
+
+const LEASE_MS = 3000;
+
+/** Replicas sharing one bucket and one hand-driven clock; each records what it opened and closed. */
+function cluster(names: string[], tenants: string[]) {
+  const store = new MemoryObjectStore();
+  const clock = { now: 0 };
+  const events: string[] = [];
+  const replicas = names.map((name) => {
+    const fenced = new Map<string, Fencing>();
+    const ownership = new Ownership({
+      store,
+      self: { name, nonce: `${name}-nonce`, url: `http://${name}`, adminUrl: `http://${name}-admin` },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => clock.now,
+      hooks: {
+        tenants: async () => tenants,
+        adopt: async (tenant, fencing) => {
+          fenced.set(tenant, fencing);
+          events.push(`${name} adopts ${tenant}@${fencing.epoch}`);
+          return true;
+        },
+        drop: async (tenant, reason) => {
+          events.push(`${name} drops ${tenant} (${reason})`);
+        },
+      },
+    });
+    return { name, ownership, fenced };
+  });
+  return { store, clock, events, replicas };
+}
+
+/** Every replica's round, at `at`. */
+async function round(c: ReturnType<typeof cluster>, at: number, only = c.replicas): Promise<void> {
+  c.clock.now = at;
+  for (const r of only) await r.ownership.tick();
+}
+
+function owners(c: ReturnType<typeof cluster>, tenants: string[]): Record<string, string[]> {
+  return Object.fromEntries(tenants.map((t) => [t, c.replicas.filter((r) => r.ownership.held().has(t)).map((r) => r.name)]));
+}
+
+const TENANTS = Array.from({ length: 12 }, (_, i) => `db-${i}`);
+
+describe('Ownership', () => {
+  it('gives every database exactly one owner and spreads them over the replicas', async () => {
+    const c = cluster(['a', 'b', 'c'], TENANTS);
+    for (let t = 0; t <= 10 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const byTenant = owners(c, TENANTS);
+    for (const tenant of TENANTS) expect(byTenant[tenant], tenant).toHaveLength(1);
+    for (const r of c.replicas) expect(r.ownership.held().size, r.name).toBeGreaterThan(0);
+  });
+
+  it("takes a silent replica's databases over only after its lease, at the next epoch, and the silent one stops writing first", async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const lost = [...a.ownership.held().keys()];
+    expect(lost.length).toBeGreaterThan(0);
+    const silentFrom = 6 * LEASE_MS;
+
+    // `a` beats no more. Until its lease has passed on b's clock, nothing of it is taken.
+    let t = silentFrom;
+    for (; t < silentFrom + LEASE_MS - 1; t += LEASE_MS / 3) {
+      await round(c, t, [b]);
+      for (const tenant of lost) expect(b.ownership.held().has(tenant)).toBe(false);
+    }
+    // a's own deadline came before b's takeover: by then it may no longer ship or acknowledge.
+    c.clock.now = silentFrom + LEASE_MS - 1;
+    for (const tenant of lost) expect(a.ownership.surelyHeld(tenant)).toBe(false);
+    expect(() => a.fenced.get(lost[0] ?? '')?.guard()).toThrow(/no longer held/);
+    for (; t <= silentFrom + 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    for (const tenant of lost) {
+      expect(b.ownership.held().has(tenant), tenant).toBe(true);
+      const lease = await new LeaseStore(c.store).read(tenant);
+      expect(lease?.lease.holder?.name).toBe('b');
+      expect(b.fenced.get(tenant)?.epoch).toBe((a.fenced.get(tenant)?.epoch ?? 0) + 1);
+    }
+  });
+
+  it('hands a database over when its holder stops gracefully: the lease is free at once', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const moving = [...a.ownership.held().keys()];
+    await a.ownership.stop();
+    for (const tenant of moving) expect(c.events).toContain(`a drops ${tenant} (stop)`);
+    await round(c, 6 * LEASE_MS + 1, [b]);
+    for (const tenant of moving) expect(b.ownership.held().has(tenant)).toBe(true);
+  });
+
+  it('gives a restarted replica (same name, new process) its databases back without waiting out the lease', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a] = c.replicas as [(typeof c.replicas)[0]];
+    const before = [...a.ownership.held().keys()].sort();
+    const again = new Ownership({
+      store: c.store,
+      self: { name: 'a', nonce: 'a-restarted', url: 'http://a', adminUrl: 'http://a-admin' },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => c.clock.now,
+      hooks: { tenants: async () => TENANTS, adopt: async () => true, drop: async () => {} },
+    });
+    c.clock.now += 1;
+    await again.tick();
+    expect([...again.held().keys()].sort()).toEqual(before);
+  });
+
+  it('takes back, at the next epoch, the databases it lost when its own heartbeat failed and nobody took', async () => {
+    const inner = new MemoryObjectStore();
+    let beatsFail = false;
+    const store = new (class extends ForwardingObjectStore {
+      override put(key: string, body: PutBody, options?: PutOptions) {
+        if (beatsFail && key.startsWith('cluster/members/')) return Promise.reject(new Error('the bucket did not answer'));
+        return super.put(key, body, options);
+      }
+    })(inner);
+    const clock = { now: 0 };
+    const events: string[] = [];
+    const epochs = new Map<string, number>();
+    const a = new Ownership({
+      store,
+      self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
+      leaseMs: LEASE_MS,
+      log: silentLogger,
+      clock: () => clock.now,
+      hooks: {
+        tenants: async () => TENANTS,
+        adopt: async (tenant, fencing) => {
+          epochs.set(tenant, fencing.epoch);
+          return true;
+        },
+        drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
+      },
+    });
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    // The heartbeat fails past the deadline: everything is dropped, nothing written.
+    beatsFail = true;
+    clock.now = LEASE_MS;
+    await a.tick();
+    expect(events).toHaveLength(TENANTS.length);
+    expect(events.every((e) => e.endsWith(' lost'))).toBe(true);
+    expect(a.held().size).toBe(0);
+    // The bucket answers again: the same process takes them back, at the next epoch.
+    beatsFail = false;
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    expect(epochs.get('db-0')).toBe(2);
+  });
+
+  it('never takes a lease whose holder it has not seen beat before a whole lease has passed', async () => {
+    const c = cluster(['a', 'b'], TENANTS);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    await round(c, 0, [a]);
+    expect(a.ownership.held().size).toBe(TENANTS.length);
+    // b finds a's leases but not a's heartbeat (a started a moment ago, or its beat is not listed yet).
+    await c.store.delete('cluster/members/a.json');
+    for (let t = 0; t < LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    expect(b.ownership.held().size).toBe(0);
+    for (let t = LEASE_MS; t <= 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
+    expect(b.ownership.held().size).toBe(TENANTS.length);
+  });
+
+  it('lets exactly one of two replicas racing for a new database win it', async () => {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const c = cluster(['a', 'b'], []);
+      await round(c, 0);
+      const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+      const won = await Promise.all([a.ownership.claimNew('fresh'), b.ownership.claimNew('fresh')]);
+      expect(won.filter((f) => f !== undefined)).toHaveLength(1);
+    }
+  });
+});

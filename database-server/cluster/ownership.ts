@@ -1,0 +1,363 @@
+// Which databases this cw-db replica owns, kept in the bucket: a lease per database naming its holder and epoch,
+// a heartbeat per replica keeping all its leases alive at once, takeovers of leases whose holder stopped beating,
+// and placement by rendezvous hashing over the live replicas (README.md, "Several replicas").
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../../src/logging/log.ts';
+import type { ObjectStore } from '../../src/object-store/object-store.ts';
+import type { Fencing } from '../replication-port.ts';
+import { expired, holderDeadline, sight, type Sighting } from './lease-timing.ts';
+import { LeaseStore, type Lease, type LeaseVersion, type ReplicaIdentity } from './lease-store.ts';
+import { MemberStore, type Heartbeat } from './member-store.ts';
+import { preferredReplica } from './placement.ts';
+
+/** What the ownership drives: the databases that exist, and opening and closing the ones this replica owns. */
+export interface OwnershipHooks {
+  /** The databases that exist (their metadata in the bucket). */
+  tenants(): Promise<string[]>;
+  /** Opens a database this replica now owns under `fencing` (restored from the bucket); false: it no longer exists. */
+  adopt(tenant: string, fencing: Fencing): Promise<boolean>;
+  /**
+   * Closes a database this replica no longer owns: `handover` and `stop` ship what is pending first (the lease is
+   * still held); `lost` ships nothing (the deadline passed: a successor may already be writing).
+   */
+  drop(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void>;
+}
+
+export interface OwnershipOptions {
+  store: ObjectStore;
+  self: ReplicaIdentity;
+  /** How long a holder that stopped beating keeps its leases (default 15 s); beats every third of it. */
+  leaseMs: number;
+  hooks: OwnershipHooks;
+  log: Logger;
+  /** Monotonic milliseconds (default `performance.now`). */
+  clock?: () => number;
+}
+
+/** Where a request for a database goes; `unknown`: no lease at all (no such database, or not taken yet). */
+export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly holder: ReplicaIdentity } | { readonly kind: 'unowned' } | { readonly kind: 'unknown' };
+
+const HANDOVERS_PER_ROUND = 4;
+
+/** A lease that names this process; `ready` settles when the database serves. */
+interface Held {
+  version: LeaseVersion;
+  ready: Promise<boolean>;
+}
+
+/** The databases whose leases this replica holds, and the loop that keeps, takes and hands them over. */
+export class Ownership {
+  readonly #options: OwnershipOptions;
+  readonly #leases: LeaseStore;
+  readonly #members: MemberStore;
+  readonly #clock: () => number;
+  readonly #held = new Map<string, Held>();
+  /** Held, but being closed to be released: its requests wait for the next owner (DATABASE_MOVING). */
+  readonly #releasing = new Set<string>();
+  /** The latest version read of every lease, and since when it was in sight. */
+  readonly #known = new Map<string, LeaseVersion>();
+  /** Every replica's latest heartbeat read, and since when its etag was in sight. */
+  readonly #heartbeats = new Map<string, { heartbeat: Heartbeat; sighting: Sighting; firstSeen: number }>();
+  /** Since when a lease's holder (by nonce) was seen without its heartbeat. */
+  readonly #unseenHolders = new Map<string, number>();
+  /** Since when a database was seen without a live holder (a fallback lets anyone take it after a lease). */
+  readonly #freeSince = new Map<string, number>();
+  #deadline = -Infinity;
+  #beats = 0;
+  #ticking: Promise<void> | undefined;
+  #beating: Promise<void> | undefined;
+  #roundTimer: NodeJS.Timeout | undefined;
+  #beatTimers: NodeJS.Timeout[] = [];
+  #stopped = false;
+
+  constructor(options: OwnershipOptions) {
+    this.#options = options;
+    this.#leases = new LeaseStore(options.store);
+    this.#members = new MemberStore(options.store);
+    this.#clock = options.clock ?? (() => performance.now());
+  }
+
+  /**
+   * Beats and looks around once (so the first requests are routed), then both every third of the lease, on
+   * separate timers: a round slow on a listing or a takeover never delays the heartbeat that keeps every lease.
+   */
+  async start(): Promise<void> {
+    await this.tick();
+    const every = Math.max(50, Math.floor(this.#options.leaseMs / 3));
+    const round = setInterval(() => void this.#roundOnce().catch((err: unknown) => this.#options.log.warn('a lease round failed', { err })), every);
+    const beat = setInterval(() => void this.#beatOnce(), every);
+    // The deadline is watched apart from both: a beat stuck on the bucket must not keep a lost lease serving.
+    const watch = setInterval(() => this.#checkDeadline(), Math.min(250, every));
+    for (const timer of [round, beat, watch]) timer.unref();
+    this.#roundTimer = round;
+    this.#beatTimers = [beat, watch];
+  }
+
+  /** A beat, then a round: read the leases and heartbeats that changed, drop what is lost, take what is free, hand some over. */
+  async tick(): Promise<void> {
+    await this.#beatOnce();
+    await this.#roundOnce();
+  }
+
+  /** Never two rounds at once. */
+  #roundOnce(): Promise<void> {
+    this.#ticking ??= this.#round().finally(() => (this.#ticking = undefined));
+    return this.#ticking;
+  }
+
+  /** Never two beats at once. */
+  #beatOnce(): Promise<void> {
+    this.#beating ??= this.#beat().finally(() => (this.#beating = undefined));
+    return this.#beating;
+  }
+
+  /** Whether this process may still write for `tenant` (ship, acknowledge a synchronous commit). */
+  surelyHeld(tenant: string): boolean {
+    return this.#held.has(tenant) && this.#clock() < this.#deadline;
+  }
+
+  /** What the owner of `tenant` writes under (its lease epoch, and the check before every upload). */
+  fencing(tenant: string, epoch: number): Fencing {
+    return {
+      epoch,
+      guard: () => {
+        if (!this.surelyHeld(tenant)) throw new LeaseLostError(tenant);
+      },
+    };
+  }
+
+  /**
+   * Where a request for `tenant` goes: served here, forwarded to the live holder, or nobody owns it right now. A
+   * lease not known alive from the last round is read again (a database created a moment ago on another replica).
+   */
+  async route(tenant: string): Promise<Route> {
+    if (this.#releasing.has(tenant)) return { kind: 'unowned' };
+    if (this.#held.has(tenant)) return { kind: 'local' };
+    const known = this.#known.get(tenant);
+    if (known?.lease.holder && known.lease.holder.nonce !== this.#options.self.nonce && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
+    const fresh = await this.#leases.read(tenant);
+    if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
+    if (fresh === undefined) return { kind: 'unknown' };
+    const holder = fresh.lease.holder;
+    if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
+    return { kind: 'unowned' };
+  }
+
+  /** The live replica that should own a database created now (the admin API forwards the creation to it). */
+  placeNew(tenant: string): ReplicaIdentity {
+    const name = preferredReplica(tenant, this.#liveNames());
+    return this.#heartbeats.get(name ?? '')?.heartbeat.replica ?? this.#options.self;
+  }
+
+  /**
+   * Takes the lease of a database being created here: absent (epoch 1), or left by a deleted database of the same
+   * name and not held by a live replica (its epoch + 1). Answers the fencing, or undefined when another holds it.
+   */
+  async claimNew(tenant: string): Promise<Fencing | undefined> {
+    if (this.#clock() >= this.#deadline) return undefined;
+    const current = await this.#leases.read(tenant);
+    if (current?.lease.holder && this.#alive(current.lease.holder)) return undefined;
+    const won = await this.#write(tenant, current);
+    if (!won) return undefined;
+    this.#held.set(tenant, { version: won, ready: Promise.resolve(true) });
+    return this.fencing(tenant, won.lease.epoch);
+  }
+
+  /** The database was deleted: its lease goes too. */
+  async forget(tenant: string): Promise<void> {
+    this.#held.delete(tenant);
+    this.#known.delete(tenant);
+    await this.#leases.remove(tenant);
+  }
+
+  /** Every database whose lease this process holds, with its epoch. */
+  held(): Map<string, number> {
+    return new Map([...this.#held].map(([tenant, h]) => [tenant, h.version.lease.epoch]));
+  }
+
+  /** Graceful stop: ships and closes every database, releases its lease (free at once), and leaves; beating until then. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearInterval(this.#roundTimer);
+    await this.#ticking?.catch(() => {});
+    await Promise.all([...this.#held.keys()].map((tenant) => this.#release(tenant, 'stop')));
+    for (const timer of this.#beatTimers) clearInterval(timer);
+    await this.#beating?.catch(() => {});
+    await this.#members.leave(this.#options.self.name).catch(() => {});
+  }
+
+  async #round(): Promise<void> {
+    if (this.#stopped) return;
+    const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
+    await this.#readHeartbeats(memberEtags);
+    await this.#readLeases(leaseEtags);
+    if (this.#stopped) return;
+    const now = this.#clock();
+    const live = this.#liveNames();
+    let handovers = 0;
+    for (const tenant of tenants) {
+      const held = this.#held.get(tenant);
+      if (held) {
+        // A few handovers a round, to a replica seen alive for a whole lease: placement moves slowly and never flaps.
+        const preferred = preferredReplica(tenant, live);
+        if (handovers < HANDOVERS_PER_ROUND && preferred !== undefined && preferred !== this.#options.self.name && this.#settled(preferred)) {
+          handovers++;
+          // In the background: shipping a large database must not hold up the next round.
+          void held.ready.then(() => this.#release(tenant, 'handover')).catch((err: unknown) => this.#options.log.warn('a handover failed', { tenant, err }));
+        }
+        continue;
+      }
+      const known = this.#known.get(tenant);
+      const holder = known?.lease.holder;
+      // A lease naming this very process that it does not hold was lost at its deadline and taken by nobody: it
+      // is free (the same process takes it again at the next epoch, restoring from the bucket).
+      const mineLost = holder?.nonce === this.#options.self.nonce;
+      if (holder && !mineLost && this.#alive(holder)) {
+        this.#freeSince.delete(tenant);
+        continue;
+      }
+      const freeSince = this.#freeSince.get(tenant) ?? now;
+      this.#freeSince.set(tenant, freeSince);
+      const candidates = live.filter((name) => name !== holder?.name || name === this.#options.self.name);
+      // The preferred replica takes it; anyone does once it has been free for a lease (views of who is alive differ for a moment).
+      if (preferredReplica(tenant, candidates) === this.#options.self.name || now - freeSince >= this.#options.leaseMs) await this.#acquire(tenant, known);
+    }
+  }
+
+  async #beat(): Promise<void> {
+    const sentAt = this.#clock();
+    const heartbeat: Heartbeat = { replica: this.#options.self, beats: ++this.#beats, at: new Date().toISOString() };
+    try {
+      await this.#members.beat(heartbeat);
+      this.#deadline = Math.max(this.#deadline, holderDeadline(sentAt, this.#options.leaseMs));
+    } catch (err) {
+      this.#options.log.warn('the heartbeat failed', { err });
+    }
+    this.#checkDeadline();
+  }
+
+  async #readHeartbeats(etags: Map<string, string>): Promise<void> {
+    const now = this.#clock();
+    for (const name of this.#heartbeats.keys()) if (!etags.has(name)) this.#heartbeats.delete(name);
+    for (const [name, etag] of etags) {
+      const previous = this.#heartbeats.get(name);
+      if (previous?.sighting.etag === etag) continue;
+      const read = await this.#members.read(name);
+      if (!read) continue;
+      this.#unseenHolders.delete(read.heartbeat.replica.nonce);
+      const sameProcess = previous?.heartbeat.replica.nonce === read.heartbeat.replica.nonce;
+      this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting: sight(previous?.sighting, read.etag, now), firstSeen: sameProcess ? previous.firstSeen : now });
+    }
+  }
+
+  async #readLeases(etags: Map<string, string>): Promise<void> {
+    for (const tenant of this.#known.keys()) if (!etags.has(tenant)) this.#known.delete(tenant);
+    for (const [tenant, etag] of etags) {
+      if (this.#known.get(tenant)?.etag === etag) continue;
+      const read = await this.#leases.read(tenant);
+      if (!read) continue;
+      this.#known.set(tenant, read);
+      const held = this.#held.get(tenant);
+      // Written by someone else since our write: whatever happened, it is not ours any more.
+      if (held && held.version.etag !== read.etag) this.#lose(tenant, 'its lease was taken');
+    }
+  }
+
+  /** Takes the lease (CAS on the version read, epoch + 1) and opens the database in the background. */
+  async #acquire(tenant: string, known: LeaseVersion | undefined): Promise<void> {
+    if (this.#clock() >= this.#deadline) return;
+    const won = await this.#write(tenant, known);
+    if (!won) return;
+    this.#freeSince.delete(tenant);
+    const fencing = this.fencing(tenant, won.lease.epoch);
+    const held: Held = { version: won, ready: Promise.resolve(true) };
+    this.#held.set(tenant, held);
+    this.#options.log.info('took a database over', { tenant, epoch: won.lease.epoch, from: known?.lease.holder?.name ?? null });
+    held.ready = this.#options.hooks.adopt(tenant, fencing).then(
+      async (exists) => {
+        if (!exists && this.#held.get(tenant) === held) await this.forget(tenant);
+        return exists;
+      },
+      async (err: unknown) => {
+        this.#options.log.error('opening a database taken over failed; releasing it', { tenant, err });
+        if (this.#held.get(tenant) === held) await this.#release(tenant, 'lost');
+        return false;
+      },
+    );
+  }
+
+  /** Writes a lease naming this process at the next epoch over `current` (CAS); undefined when another write came first. */
+  async #write(tenant: string, current: LeaseVersion | undefined): Promise<LeaseVersion | undefined> {
+    const lease: Lease = { tenant, epoch: (current?.lease.epoch ?? 0) + 1, holder: this.#options.self, renewedAt: new Date().toISOString(), renewals: 0 };
+    const won = await this.#leases.write(lease, current?.etag);
+    if (won) this.#known.set(tenant, won);
+    return won;
+  }
+
+  /** Closes the database (shipping first, unless lost), then frees its lease for the next owner. */
+  async #release(tenant: string, reason: 'handover' | 'stop' | 'lost'): Promise<void> {
+    const held = this.#held.get(tenant);
+    if (!held || this.#releasing.has(tenant)) return;
+    this.#releasing.add(tenant);
+    try {
+      await this.#options.hooks.drop(tenant, reason).catch((err: unknown) => this.#options.log.warn('closing a database failed', { tenant, err }));
+    } finally {
+      this.#releasing.delete(tenant);
+    }
+    // Lost meanwhile (the deadline passed while shipping): nothing is left to release.
+    if (this.#held.get(tenant) !== held) return;
+    this.#held.delete(tenant);
+    const released: Lease = { ...held.version.lease, holder: null, renewedAt: new Date().toISOString(), renewals: held.version.lease.renewals + 1 };
+    const written = await this.#leases.write(released, held.version.etag).catch(() => undefined);
+    if (written) this.#known.set(tenant, written);
+    this.#options.log.info('released a database', { tenant, reason, epoch: held.version.lease.epoch });
+  }
+
+  #checkDeadline(): void {
+    if (this.#held.size === 0 || this.#clock() < this.#deadline) return;
+    for (const tenant of this.#held.keys()) this.#lose(tenant, 'the heartbeat could not be renewed in time');
+  }
+
+  /** Stops serving at once, shipping nothing: a successor may take over from now on. */
+  #lose(tenant: string, why: string): void {
+    if (!this.#held.delete(tenant)) return;
+    this.#options.log.warn('lost a database', { tenant, why });
+    this.#options.hooks.drop(tenant, 'lost').catch((err: unknown) => this.#options.log.warn('closing a lost database failed', { tenant, err }));
+  }
+
+  /**
+   * A holder is alive while the heartbeat of that very process (same nonce) keeps changing. A lease of an earlier
+   * process of this replica's own name is not: a StatefulSet runs one pod of a name at a time, so that process is
+   * gone, and a restarted pod takes its databases back without waiting out the lease.
+   */
+  #alive(holder: ReplicaIdentity): boolean {
+    if (holder.nonce === this.#options.self.nonce) return true;
+    if (holder.name === this.#options.self.name) return false;
+    const seen = this.#heartbeats.get(holder.name);
+    if (seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce) return !expired(seen.sighting, this.#clock(), this.#options.leaseMs);
+    // A holder whose heartbeat this replica has not read (it started a moment ago, or this one did) counts as alive
+    // for a whole lease from when its lease was first seen: never less than a heartbeat it could not see.
+    const since = this.#unseenHolders.get(holder.nonce) ?? this.#clock();
+    this.#unseenHolders.set(holder.nonce, since);
+    return this.#clock() - since < this.#options.leaseMs;
+  }
+
+  /** A replica (this very process of it) seen beating for at least a whole lease: a handover target. */
+  #settled(name: string): boolean {
+    const seen = this.#heartbeats.get(name);
+    return seen !== undefined && this.#alive(seen.heartbeat.replica) && this.#clock() - seen.firstSeen >= this.#options.leaseMs;
+  }
+
+  #liveNames(): string[] {
+    const names = [...this.#heartbeats.values()].filter((h) => this.#alive(h.heartbeat.replica)).map((h) => h.heartbeat.replica.name);
+    return names.includes(this.#options.self.name) ? names : [...names, this.#options.self.name];
+  }
+}
+
+/** The lease of a database is no longer surely held by this process: nothing more is written or acknowledged for it. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(tenant: string) {
+    super(`the lease of ${tenant} is no longer held by this replica`);
+  }
+}

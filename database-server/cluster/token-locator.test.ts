@@ -1,0 +1,63 @@
+import { setTimeout } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
+import type { ListOptions } from '../../src/object-store/object-store.ts';
+import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
+import { TenantMetaStore } from '../tenant-meta.ts';
+import { tokenSha256 } from '../token-index.ts';
+import { TokenLocator } from './token-locator.ts';
+
+/** Counts the listings of the tenants' metadata. */
+class CountingLists extends ForwardingObjectStore {
+  lists = 0;
+  override list(prefix: string, options?: ListOptions) {
+    if (prefix === 'tenants/') this.lists++;
+    return super.list(prefix, options);
+  }
+}
+
+const meta = (tenant: string, token: string) => ({ tenant, createdAt: 0, durability: 'async' as const, tokens: [{ sha256: tokenSha256(token), readOnly: false }] });
+
+describe('TokenLocator', () => {
+  it('finds the database of a token created on another replica, re-reading the bucket at most once a second for unknown tokens', async () => {
+    const store = new CountingLists(new MemoryObjectStore());
+    const metas = new TenantMetaStore(store);
+    await metas.put(meta('first', 'token-1'));
+    const locator = new TokenLocator(metas);
+    expect(await locator.tenantOf('token-1')).toBe('first');
+
+    await metas.put(meta('second', 'token-2'));
+    const listsBefore = store.lists;
+    // Ten lookups of tokens nobody has, at once: they share one refresh.
+    expect(await Promise.all(Array.from({ length: 10 }, (_, i) => locator.tenantOf(`nobody-${i}`)))).toEqual(Array(10).fill(undefined));
+    expect(store.lists - listsBefore).toBe(1);
+    expect(await locator.tenantOf('token-2')).toBe('second');
+
+    // A rotation: the old token is forgotten once the tenant's metadata changed.
+    await metas.put(meta('first', 'token-1b'));
+    expect(await locator.tenantOf('token-1b')).toBe('first');
+    expect(await locator.tenantOf('token-1')).toBeUndefined();
+  });
+
+  it('does not answer from a refresh that listed the bucket before the token was asked for', async () => {
+    // A slow bucket: the listing answers what the bucket held when it was asked, 1.5 s later (past the one-a-second
+    // bound, so a lookup that waited out the bound finds it still under way).
+    class SlowLists extends ForwardingObjectStore {
+      slow = false;
+      override async list(prefix: string, options?: ListOptions) {
+        const page = await super.list(prefix, options);
+        if (this.slow) await setTimeout(1500);
+        return page;
+      }
+    }
+    const store = new SlowLists(new MemoryObjectStore());
+    const metas = new TenantMetaStore(store);
+    const locator = new TokenLocator(metas);
+    store.slow = true;
+    const stale = locator.tenantOf('nobody');
+    await metas.put(meta('created-meanwhile', 'token-new'));
+    store.slow = false;
+    expect(await locator.tenantOf('token-new')).toBe('created-meanwhile');
+    expect(await stale).toBeUndefined();
+  });
+});

@@ -1,0 +1,72 @@
+// Which database a token opens, on every replica: the client's database URL without a trailing slash sends
+// `/v1/v2/pipeline`, so the token alone names the database, and a replica that does not own it must still know
+// where to send it. Kept from the metadata in the bucket (only the hashes), re-read when a tenant's etag moves.
+import { setTimeout } from 'node:timers/promises';
+import { TokenIndex } from '../token-index.ts';
+import type { TenantMetaStore } from '../tenant-meta.ts';
+
+/** A token nobody knows triggers a refresh at most this often (a stream of bad tokens costs one listing a second). */
+const REFRESH_AT_MOST_EVERY_MS = 1000;
+
+export class TokenLocator {
+  readonly #metas: TenantMetaStore;
+  readonly #index = new TokenIndex();
+  readonly #etags = new Map<string, string>();
+  #refreshing: Promise<void> | undefined;
+  #lastRefresh = -Infinity;
+
+  constructor(metas: TenantMetaStore) {
+    this.#metas = metas;
+  }
+
+  /**
+   * The database `token` opens. One not known waits for a refresh that began after this call (a database created a
+   * moment ago on another replica), at most one a second: a stream of bad tokens waits, it does not list the bucket.
+   */
+  async tenantOf(token: string): Promise<string | undefined> {
+    const known = this.#index.find(token, Date.now())?.tenant;
+    if (known !== undefined) return known;
+    await this.#refreshSince(performance.now());
+    return this.#index.find(token, Date.now())?.tenant;
+  }
+
+  /**
+   * Waits for a refresh that began at or after `since`. One already under way does not do: it may have listed the
+   * bucket before the token's database was created, and its answer would call a valid token unknown.
+   */
+  async #refreshSince(since: number): Promise<void> {
+    while (this.#lastRefresh < since) {
+      if (this.#refreshing !== undefined) {
+        await this.#refreshing.catch(() => {});
+        continue;
+      }
+      const wait = this.#lastRefresh + REFRESH_AT_MOST_EVERY_MS - performance.now();
+      if (wait > 0) await setTimeout(wait);
+      else void this.refresh().catch(() => {});
+    }
+    await this.#refreshing?.catch(() => {});
+  }
+
+  /** Re-reads the metadata of tenants whose etag moved; forgets deleted ones. Concurrent callers share one. */
+  refresh(): Promise<void> {
+    this.#refreshing ??= this.#refresh().finally(() => (this.#refreshing = undefined));
+    return this.#refreshing;
+  }
+
+  async #refresh(): Promise<void> {
+    this.#lastRefresh = performance.now();
+    const etags = await this.#metas.etags();
+    for (const tenant of this.#etags.keys()) {
+      if (etags.has(tenant)) continue;
+      this.#etags.delete(tenant);
+      this.#index.remove(tenant);
+    }
+    for (const [tenant, etag] of etags) {
+      if (this.#etags.get(tenant) === etag) continue;
+      const meta = await this.#metas.get(tenant);
+      if (meta === undefined) continue;
+      this.#index.set(meta);
+      this.#etags.set(tenant, etag);
+    }
+  }
+}

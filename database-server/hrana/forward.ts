@@ -1,0 +1,90 @@
+// Requests for a database another replica owns, sent on to it (HTTP and WebSocket upgrades alike), so one
+// database URL works whichever replica the Service picks. A forwarded request carries a header, and a replica
+// never forwards a request it was forwarded: two replicas that disagree for a moment answer DATABASE_MOVING
+// (retryable) instead of sending it back and forth.
+import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+export const FORWARDED_HEADER = 'x-cw-db-forwarded';
+
+/** Where a database's requests go: served here, sent on to the owner, or nowhere right now (a takeover under way). */
+export type RouteDecision = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly url: string } | { readonly kind: 'unavailable' };
+
+/**
+ * Decides for a database named in the path, or else by the bearer token (the client's URL form without a trailing
+ * slash names no database); `forwarded`: the request came from another replica.
+ */
+export type Router = (pathTenant: string | null, token: string | undefined, forwarded: boolean) => Promise<RouteDecision>;
+
+/** The bearer token of a request, if any. */
+export function bearerToken(request: IncomingMessage): string | undefined {
+  return /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+export const MOVING = { message: 'The database is moving to another replica; retry in a moment', code: 'DATABASE_MOVING' };
+
+const agent = new Agent({ keepAlive: true });
+
+/** Whether the request was forwarded by another replica. */
+export function wasForwarded(request: IncomingMessage): boolean {
+  return request.headers[FORWARDED_HEADER] !== undefined;
+}
+
+/** Sends the request to the same path on `base` and streams the answer back; an unreachable owner answers 503. */
+export function forwardRequest(request: IncomingMessage, response: ServerResponse, base: string): Promise<void> {
+  return new Promise((resolve) => {
+    const target = new URL(request.url ?? '/', base);
+    const upstream = httpRequest(target, { method: request.method, agent, headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+      answer.once('end', () => resolve());
+      answer.once('error', () => {
+        response.destroy();
+        resolve();
+      });
+    });
+    upstream.once('error', () => {
+      if (response.headersSent) response.destroy();
+      else {
+        const body = JSON.stringify(MOVING);
+        response.writeHead(503, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'retry-after': '1' });
+        response.end(body);
+      }
+      resolve();
+    });
+    request.pipe(upstream);
+  });
+}
+
+/** Opens the same WebSocket on `base` and splices the two sockets together; a refusal is relayed as it came. */
+export function forwardUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, base: string): void {
+  const target = new URL(request.url ?? '/', base);
+  const upstream = httpRequest(target, { method: 'GET', headers: { ...request.headers, host: target.host, [FORWARDED_HEADER]: '1' } });
+  upstream.once('upgrade', (answer, upstreamSocket, upstreamHead) => {
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\n${rawHeaders(answer)}\r\n`);
+    if (upstreamHead.length > 0) socket.write(upstreamHead);
+    if (head.length > 0) upstreamSocket.write(head);
+    upstreamSocket.pipe(socket).pipe(upstreamSocket);
+    const end = () => {
+      socket.destroy();
+      upstreamSocket.destroy();
+    };
+    socket.once('error', end).once('close', end);
+    upstreamSocket.once('error', end).once('close', end);
+  });
+  upstream.once('response', (answer) => {
+    socket.write(`HTTP/1.1 ${answer.statusCode ?? 502} ${answer.statusMessage ?? ''}\r\n${rawHeaders(answer)}\r\n`);
+    answer.pipe(socket);
+  });
+  upstream.once('error', () => {
+    const body = JSON.stringify(MOVING);
+    socket.end(`HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+  upstream.end();
+}
+
+function rawHeaders(answer: IncomingMessage): string {
+  let text = '';
+  for (let i = 0; i + 1 < answer.rawHeaders.length; i += 2) text += `${answer.rawHeaders[i]}: ${answer.rawHeaders[i + 1]}\r\n`;
+  return text;
+}
