@@ -42,6 +42,7 @@ export async function measureFailover(o: FailoverOptions): Promise<void> {
   const victimSync = victims.filter((d) => d.durability === 'sync').length;
 
   const killedAt = performance.now();
+  const killedAtWall = Date.now();
   await victim.halt({ signal: 'SIGKILL', wipeDisk: true });
   let asked = 0;
   const answers = await firstAnswers(victims, { concurrency: o.concurrency, via: () => survivor(asked++), retryMs: o.retryMs, deadline: killedAt + o.timeoutMs });
@@ -70,6 +71,11 @@ export async function measureFailover(o: FailoverOptions): Promise<void> {
     )}`,
   );
   for (const [i, r] of survivors.entries()) say(`  ${r.name} RSS after taking them over ${rssText(memoryAfter[i])}, ${mib(o.memoryBefore[o.replicas.indexOf(r)]?.tree ?? 0)} before the kill`);
+  const steps = takeoverSteps(survivors, victim.name, killedAtWall);
+  if (steps.taken.length > 0)
+    say(
+      `  in the survivors' logs: leases taken ${seconds(Math.min(...steps.taken))} to ${seconds(Math.max(...steps.taken))} after the kill, the last restore done at ${seconds(Math.max(0, ...steps.restored))}`,
+    );
   const fromLive = takenFromLive(
     survivors,
     survivors.map((r) => r.name),
@@ -85,19 +91,35 @@ export async function measureFailover(o: FailoverOptions): Promise<void> {
   if (lost > 0) throw new Error(`acknowledged synchronous inserts LOST across the failover: ${JSON.stringify(Object.fromEntries(checked.lost))}`);
 }
 
+/** The replicas' log lines (JSON) with a message among `messages`. */
+function logged(replicas: readonly CwDbProcess[], messages: readonly string[]): { time: string; msg: string; from?: string | null }[] {
+  const lines: { time: string; msg: string; from?: string | null }[] = [];
+  for (const r of replicas) {
+    for (const line of readFileSync(r.logPath, 'utf8').split('\n')) {
+      if (messages.some((m) => line.includes(`"${m}"`))) lines.push(JSON.parse(line) as { time: string; msg: string; from?: string | null });
+    }
+  }
+  return lines;
+}
+
+/** When, after the kill (ms, by the logs' wall clock), the survivors took the dead replica's leases and finished restores. */
+function takeoverSteps(survivors: readonly CwDbProcess[], dead: string, killedAtWall: number): { taken: number[]; restored: number[] } {
+  const taken: number[] = [];
+  const restored: number[] = [];
+  for (const line of logged(survivors, ['took a database over', 'restored a tenant from the bucket'])) {
+    const after = Date.parse(line.time) - killedAtWall;
+    if (after < 0) continue;
+    if (line.msg === 'took a database over' && line.from === dead) taken.push(after);
+    if (line.msg === 'restored a tenant from the bucket') restored.push(after);
+  }
+  return { taken, restored };
+}
+
 /**
  * Takeovers, in the replicas' logs, of a database from one of `live` (a replica that did not die): each means two
  * replicas held it at once for a while, until the one taken from read its lease again. Handovers (a released lease,
  * `from` null) are not counted.
  */
 function takenFromLive(replicas: readonly CwDbProcess[], live: readonly string[]): number {
-  let taken = 0;
-  for (const r of replicas) {
-    for (const line of readFileSync(r.logPath, 'utf8').split('\n')) {
-      if (!line.includes('"took a database over"')) continue;
-      const { from } = JSON.parse(line) as { from: string | null };
-      if (from !== null && live.includes(from)) taken++;
-    }
-  }
-  return taken;
+  return logged(replicas, ['took a database over']).filter(({ from }) => typeof from === 'string' && live.includes(from)).length;
 }

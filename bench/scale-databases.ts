@@ -38,7 +38,7 @@ const { values: flags } = parseArgs({
     // The chart's values (database.leaseDuration, database.shards).
     lease: { type: 'string', default: '15s' },
     shards: { type: 'string', default: '2' },
-    'failover-timeout': { type: 'string', default: '600' },
+    'failover-timeout': { type: 'string', default: '1200' },
   },
 });
 
