@@ -152,6 +152,10 @@ bench-push: setup ## Benchmark push to deploy: git push → production served fo
 bench-scale: setup ## Benchmark scale: 1,000, 10,000 and 100,000 RuntimeApps on the local control plane (etcd, RSS of each process, Ready, restarts, list and deploy latency; BENCH_ARGS="--sizes 1000,10000")
 	@node bench/scale.ts $(BENCH_ARGS)
 
+.PHONY: bench-scale-databases
+bench-scale-databases: setup ## Benchmark 10,000 databases on 3 cw-db replicas: time to create and to answer through any replica, placement, RSS per replica, against one cw-db; then one replica SIGKILLed: failover time per database against the lease, no acknowledged sync insert lost (BENCH_ARGS="--databases N --replicas N --concurrency N --lease 15s")
+	@node bench/scale-databases.ts $(BENCH_ARGS)
+
 .PHONY: bench-operator-memory
 bench-operator-memory: setup ## Measure cw-operator's memory per RuntimeApp (issue 45: at most 10 KB) and the informer cache's per object (docs/scale.md; BENCH_ARGS="--apps N" or "--root DIR" for another checkout's operator)
 	@node bench/operator-memory.ts $(BENCH_ARGS)

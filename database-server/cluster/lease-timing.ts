@@ -27,7 +27,10 @@ export function sight(previous: Sighting | undefined, etag: string, now: number)
   return previous?.etag === etag ? previous : { etag, since: now };
 }
 
-/** Whether a version seen unchanged since `sighting.since` has expired at `now`. */
-export function expired(sighting: Sighting, now: number, leaseMs: number): boolean {
-  return now - sighting.since >= leaseMs;
+/**
+ * Whether a version seen unchanged from `sighting.since` until `seenAt`, the latest listing that showed it, has
+ * expired. Not the time now: what was not looked at since proves nothing (the holder may have beaten meanwhile).
+ */
+export function expired(sighting: Sighting, seenAt: number, leaseMs: number): boolean {
+  return seenAt - sighting.since >= leaseMs;
 }

@@ -1,23 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logging/log.ts';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
-import type { PutBody, PutOptions } from '../../src/object-store/object-store.ts';
+import type { ObjectStore, PutBody, PutOptions } from '../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import type { Fencing } from '../replication-port.ts';
-import { LeaseStore } from './lease-store.ts';
+import { LEASE_PREFIX, LeaseStore } from './lease-store.ts';
 import { Ownership } from './ownership.ts';
 
 const LEASE_MS = 3000;
 
-/** Replicas sharing one bucket and one hand-driven clock; each records what it opened and closed. */
-function cluster(names: string[], tenants: string[]) {
+/**
+ * Replicas sharing one bucket and one hand-driven clock; each records what it opened and closed. `wrap` gives a
+ * replica its own view of the bucket (a slow one, say).
+ */
+function cluster(names: string[], tenants: string[], wrap?: (name: string, store: ObjectStore, clock: { now: number }) => ObjectStore) {
   const store = new MemoryObjectStore();
   const clock = { now: 0 };
   const events: string[] = [];
   const replicas = names.map((name) => {
     const fenced = new Map<string, Fencing>();
     const ownership = new Ownership({
-      store,
+      store: wrap ? wrap(name, store, clock) : store,
       self: { name, nonce: `${name}-nonce`, url: `http://${name}`, adminUrl: `http://${name}-admin` },
       leaseMs: LEASE_MS,
       log: silentLogger,
@@ -50,6 +53,7 @@ function owners(c: ReturnType<typeof cluster>, tenants: string[]): Record<string
 }
 
 const TENANTS = Array.from({ length: 12 }, (_, i) => `db-${i}`);
+const MANY = Array.from({ length: 60 }, (_, i) => `db-${i}`);
 
 describe('Ownership', () => {
   it('gives every database exactly one owner and spreads them over the replicas', async () => {
@@ -170,6 +174,42 @@ describe('Ownership', () => {
     expect(b.ownership.held().size).toBe(0);
     for (let t = LEASE_MS; t <= 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [b]);
     expect(b.ownership.held().size).toBe(TENANTS.length);
+  });
+
+  it("never takes a live replica's databases because its own round ran long: a holder is judged by the last listing, not by the time since", async () => {
+    // b's first lease write of a round takes most of a lease on the clock (a slow bucket, many takeovers before it),
+    // and a, alive, beats meanwhile. b's own deadline still holds, so b may still acquire; it must not count a dead
+    // on the strength of a listing made before that write.
+    let slowWrites = 0;
+    const meanwhile: (() => Promise<void>)[] = [];
+    const c = cluster(['a', 'b', 'c'], MANY, (name, store, clock) =>
+      name !== 'b'
+        ? store
+        : new (class extends ForwardingObjectStore {
+            override async put(key: string, body: PutBody, options?: PutOptions) {
+              const written = await super.put(key, body, options);
+              if (slowWrites > 0 && key.startsWith(LEASE_PREFIX)) {
+                slowWrites--;
+                clock.now += 0.7 * LEASE_MS;
+                for (const run of meanwhile) await run();
+              }
+              return written;
+            }
+          })(store),
+    );
+    for (let t = 0; t <= 6 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    const ofA = [...a.ownership.held().keys()];
+    // c stops beating; a and b go on. c's last heartbeat was first listed by b at 6⅓ leases, so at 7⅓ b finds c's
+    // lease expired and takes c's databases, in a round that lists a's heartbeat of 7 leases: a's beat of 7⅓ is
+    // slow to land (a beats every third of a lease: the heartbeat b lists is at most that old).
+    for (let t = 6 * LEASE_MS + LEASE_MS / 3; t <= 7 * LEASE_MS; t += LEASE_MS / 3) await round(c, t, [a, b]);
+    meanwhile.push(() => a.ownership.tick());
+    slowWrites = 1;
+    await round(c, 7 * LEASE_MS + LEASE_MS / 3, [b]);
+    const fromC = [...b.ownership.held().keys()].filter((t) => !ofA.includes(t));
+    expect(fromC.length, "b took c's databases").toBeGreaterThan(0);
+    for (const tenant of ofA) expect(b.ownership.held().has(tenant), `${tenant} taken by b from a, alive`).toBe(false);
   });
 
   it('lets exactly one of two replicas racing for a new database win it', async () => {

@@ -56,9 +56,15 @@ export class Ownership {
   readonly #releasing = new Set<string>();
   /** The latest version read of every lease, and since when it was in sight. */
   readonly #known = new Map<string, LeaseVersion>();
-  /** Every replica's latest heartbeat read, and since when its etag was in sight. */
-  readonly #heartbeats = new Map<string, { heartbeat: Heartbeat; sighting: Sighting; firstSeen: number }>();
-  /** Since when a lease's holder (by nonce) was seen without its heartbeat. */
+  /**
+   * Every replica's latest heartbeat read, since when its etag was in sight, and when a listing last showed that
+   * etag: a holder is judged by what the last listing showed, never by the time passed since (a round that runs
+   * long, taking many databases over, has not looked meanwhile, while the holder may have beaten).
+   */
+  readonly #heartbeats = new Map<string, { heartbeat: Heartbeat; sighting: Sighting; seenAt: number; firstSeen: number }>();
+  /** When the heartbeats were last listed (the time the listing was sent: what it shows was current at or after it). */
+  #listedAt: number;
+  /** Since which listing a lease's holder (by nonce) was seen without its heartbeat. */
   readonly #unseenHolders = new Map<string, number>();
   /** Since when a database was seen without a live holder (a fallback lets anyone take it after a lease). */
   readonly #freeSince = new Map<string, number>();
@@ -75,6 +81,7 @@ export class Ownership {
     this.#leases = new LeaseStore(options.store);
     this.#members = new MemberStore(options.store);
     this.#clock = options.clock ?? (() => performance.now());
+    this.#listedAt = this.#clock();
   }
 
   /**
@@ -188,8 +195,9 @@ export class Ownership {
 
   async #round(): Promise<void> {
     if (this.#stopped) return;
+    const listedAt = this.#clock();
     const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
-    await this.#readHeartbeats(memberEtags);
+    await this.#readHeartbeats(memberEtags, listedAt);
     await this.#readLeases(leaseEtags);
     if (this.#stopped) return;
     const now = this.#clock();
@@ -236,17 +244,22 @@ export class Ownership {
     this.#checkDeadline();
   }
 
-  async #readHeartbeats(etags: Map<string, string>): Promise<void> {
+  async #readHeartbeats(etags: Map<string, string>, listedAt: number): Promise<void> {
     const now = this.#clock();
+    this.#listedAt = listedAt;
     for (const name of this.#heartbeats.keys()) if (!etags.has(name)) this.#heartbeats.delete(name);
     for (const [name, etag] of etags) {
       const previous = this.#heartbeats.get(name);
-      if (previous?.sighting.etag === etag) continue;
+      if (previous?.sighting.etag === etag) {
+        previous.seenAt = listedAt;
+        continue;
+      }
       const read = await this.#members.read(name);
       if (!read) continue;
       this.#unseenHolders.delete(read.heartbeat.replica.nonce);
       const sameProcess = previous?.heartbeat.replica.nonce === read.heartbeat.replica.nonce;
-      this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting: sight(previous?.sighting, read.etag, now), firstSeen: sameProcess ? previous.firstSeen : now });
+      const sighting = sight(previous?.sighting, read.etag, now);
+      this.#heartbeats.set(name, { heartbeat: read.heartbeat, sighting, seenAt: Math.max(listedAt, sighting.since), firstSeen: sameProcess ? previous.firstSeen : now });
     }
   }
 
@@ -334,12 +347,12 @@ export class Ownership {
     if (holder.nonce === this.#options.self.nonce) return true;
     if (holder.name === this.#options.self.name) return false;
     const seen = this.#heartbeats.get(holder.name);
-    if (seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce) return !expired(seen.sighting, this.#clock(), this.#options.leaseMs);
+    if (seen !== undefined && seen.heartbeat.replica.nonce === holder.nonce) return !expired(seen.sighting, seen.seenAt, this.#options.leaseMs);
     // A holder whose heartbeat this replica has not read (it started a moment ago, or this one did) counts as alive
-    // for a whole lease from when its lease was first seen: never less than a heartbeat it could not see.
-    const since = this.#unseenHolders.get(holder.nonce) ?? this.#clock();
+    // until listings a whole lease apart have shown no heartbeat of it: never less than a heartbeat it could not see.
+    const since = this.#unseenHolders.get(holder.nonce) ?? this.#listedAt;
     this.#unseenHolders.set(holder.nonce, since);
-    return this.#clock() - since < this.#options.leaseMs;
+    return this.#listedAt - since < this.#options.leaseMs;
   }
 
   /** A replica (this very process of it) seen beating for at least a whole lease: a handover target. */

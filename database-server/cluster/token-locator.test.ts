@@ -1,7 +1,7 @@
 import { setTimeout } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../../src/object-store/memory-object-store.ts';
-import type { ListOptions } from '../../src/object-store/object-store.ts';
+import type { GetOptions, ListOptions } from '../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import { TenantMetaStore } from '../tenant-meta.ts';
 import { tokenSha256 } from '../token-index.ts';
@@ -37,6 +37,30 @@ describe('TokenLocator', () => {
     await metas.put(meta('first', 'token-1b'));
     expect(await locator.tenantOf('token-1b')).toBe('first');
     expect(await locator.tenantOf('token-1')).toBeUndefined();
+  });
+
+  it("reads many databases' metadata several at a time, so a replica's first refresh among thousands is not one read after another", async () => {
+    class CountingReads extends ForwardingObjectStore {
+      reading = 0;
+      peak = 0;
+      override async get(key: string, options?: GetOptions) {
+        if (!key.startsWith('tenants/')) return super.get(key, options);
+        this.peak = Math.max(this.peak, ++this.reading);
+        try {
+          return await super.get(key, options);
+        } finally {
+          this.reading--;
+        }
+      }
+    }
+    const store = new CountingReads(new MemoryObjectStore());
+    const metas = new TenantMetaStore(store);
+    for (let i = 0; i < 40; i++) await metas.put(meta(`db-${i}`, `token-${i}`));
+    store.peak = 0;
+    const locator = new TokenLocator(metas);
+    expect(await locator.tenantOf('token-39')).toBe('db-39');
+    expect(store.peak).toBeGreaterThan(1);
+    expect(store.peak).toBeLessThanOrEqual(16);
   });
 
   it('does not answer from a refresh that listed the bucket before the token was asked for', async () => {

@@ -3,13 +3,10 @@
 // way a crash stops it (SIGKILL) or the way Kubernetes does (SIGTERM), its disk optionally lost, and started
 // again on the same ports: database URLs handed out before stay valid.
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { inject } from 'vitest';
-import { cwDbEnv, LOCAL_DB_SQL_HOST } from './cw-db-env.ts';
 import { ensureBucket } from '../../src/object-store/s3-buckets.ts';
-import { freePort, killHard, startService, waitForHttp, type Service } from './process.ts';
-import { repoRoot, toolPath } from './tools.ts';
+import { cwDbProcess } from './cw-db-process.ts';
+import type { Service } from './process.ts';
 
 export interface DatabaseServer {
   /** Hrana base URL (`http://127.0.0.2:<port>`, an address of its own): cw-api's, cw-operator's and cw-runtime's CW_DB_URL. */
@@ -42,66 +39,29 @@ export interface DatabaseServerOptions {
 
 /** Starts a cw-db with its own bucket and data directory; resolves once it serves. */
 export async function startDatabaseServer(options: DatabaseServerOptions): Promise<DatabaseServer> {
-  const stateDir = inject('stateDir');
   const s3 = inject('s3');
   const suffix = randomBytes(4).toString('hex');
   const bucket = `cw-db-${suffix}`;
   await ensureBucket(s3, bucket);
-  const dataDir = join(stateDir, `${options.name}-${suffix}-data`);
-  const [port, adminPort] = [await freePort(), await freePort()];
   const adminToken = randomBytes(32).toString('hex');
-  const url = `http://${LOCAL_DB_SQL_HOST}:${port}`;
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...cwDbEnv({ port, adminPort, adminToken, dataDir, bucket, s3 }),
-    CW_LOG_LEVEL: 'info',
-    ...options.env,
-  };
-  let service: Service | undefined;
-
-  const start = async () => {
-    mkdirSync(dataDir, { recursive: true });
-    const started = startService({
-      name: options.name,
-      command: toolPath('node'),
-      args: [join(repoRoot, 'bin/cw-db.ts')],
-      logPath: join(stateDir, `${options.name}-${suffix}.log`),
-      env,
-    });
-    service = started;
-    try {
-      await waitForHttp(started, `${url}/health`, 60_000);
-    } catch (err) {
-      await started.stop(1_000);
-      service = undefined;
-      throw err;
-    }
-  };
-  const halt = async ({ signal, wipeDisk = false }: { signal: 'SIGKILL' | 'SIGTERM'; wipeDisk?: boolean }) => {
-    const running = service;
-    service = undefined;
-    if (running) await (signal === 'SIGKILL' ? killHard(running) : running.stop(30_000));
-    if (wipeDisk) rmSync(dataDir, { recursive: true, force: true });
-  };
-
-  await start();
+  const db = await cwDbProcess({ stateDir: inject('stateDir'), s3, bucket, adminToken, name: options.name, suffix, ...(options.env ? { env: options.env } : {}) });
+  await db.start();
   return {
-    url,
-    adminUrl,
+    url: db.url,
+    adminUrl: db.adminUrl,
     adminToken,
-    dataDir,
+    dataDir: db.dataDir,
     bucket,
     get service() {
-      return service;
+      return db.service;
     },
-    clientEnv: { CW_DB_URL: url, CW_DB_ADMIN_URL: adminUrl, CW_DB_ADMIN_TOKEN: adminToken },
-    halt,
-    start,
+    clientEnv: { CW_DB_URL: db.url, CW_DB_ADMIN_URL: db.adminUrl, CW_DB_ADMIN_TOKEN: adminToken },
+    halt: (opts) => db.halt(opts),
+    start: () => db.start(),
     restart: async (opts) => {
-      await halt(opts);
-      await start();
+      await db.halt(opts);
+      await db.start();
     },
-    stop: () => halt({ signal: 'SIGTERM' }),
+    stop: () => db.halt({ signal: 'SIGTERM' }),
   };
 }
