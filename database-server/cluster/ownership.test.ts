@@ -52,6 +52,29 @@ function owners(c: ReturnType<typeof cluster>, tenants: string[]): Record<string
   return Object.fromEntries(tenants.map((t) => [t, c.replicas.filter((r) => r.ownership.held().has(t)).map((r) => r.name)]));
 }
 
+/** One replica `a` on `store`, alone: the epoch of each database it opened, and each drop as "<tenant> <reason>". */
+function alone(store: ObjectStore) {
+  const clock = { now: 0 };
+  const events: string[] = [];
+  const epochs = new Map<string, number>();
+  const a = new Ownership({
+    store,
+    self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
+    leaseMs: LEASE_MS,
+    log: silentLogger,
+    clock: () => clock.now,
+    hooks: {
+      tenants: async () => TENANTS,
+      adopt: async (tenant, fencing) => {
+        epochs.set(tenant, fencing.epoch);
+        return true;
+      },
+      drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
+    },
+  });
+  return { a, clock, events, epochs };
+}
+
 const TENANTS = Array.from({ length: 12 }, (_, i) => `db-${i}`);
 const MANY = Array.from({ length: 60 }, (_, i) => `db-${i}`);
 
@@ -129,24 +152,7 @@ describe('Ownership', () => {
         return super.put(key, body, options);
       }
     })(inner);
-    const clock = { now: 0 };
-    const events: string[] = [];
-    const epochs = new Map<string, number>();
-    const a = new Ownership({
-      store,
-      self: { name: 'a', nonce: 'a-nonce', url: 'http://a', adminUrl: 'http://a-admin' },
-      leaseMs: LEASE_MS,
-      log: silentLogger,
-      clock: () => clock.now,
-      hooks: {
-        tenants: async () => TENANTS,
-        adopt: async (tenant, fencing) => {
-          epochs.set(tenant, fencing.epoch);
-          return true;
-        },
-        drop: async (tenant, reason) => void events.push(`${tenant} ${reason}`),
-      },
-    });
+    const { a, clock, events, epochs } = alone(store);
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
     // The heartbeat fails past the deadline: everything is dropped, nothing written.
@@ -161,6 +167,39 @@ describe('Ownership', () => {
     await a.tick();
     expect(a.held().size).toBe(TENANTS.length);
     expect(epochs.get('db-0')).toBe(2);
+  });
+
+  it('keeps nothing a heartbeat renews only after the deadline passed: the databases are lost, not held on', async () => {
+    let slowBeat = false;
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    let landed = () => {};
+    const beatLanded = new Promise<void>((resolve) => (landed = resolve));
+    const store = new (class extends ForwardingObjectStore {
+      override async put(key: string, body: PutBody, options?: PutOptions) {
+        const written = await super.put(key, body, options);
+        // Landed in the bucket, answered late (the process stalled, or the answer did).
+        if (slowBeat && key.startsWith('cluster/members/')) {
+          landed();
+          await answered;
+        }
+        return written;
+      }
+    })(new MemoryObjectStore());
+    const { a, clock, events } = alone(store);
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    // The next beat is sent before the deadline and answered after it, with no deadline watch run meanwhile: what it
+    // renews may have been taken by then (had it landed late), so the databases are lost (and taken back at a new epoch).
+    slowBeat = true;
+    clock.now = 2000;
+    const ticking = a.tick();
+    await beatLanded;
+    // Past the deadline the first beat gave (2,400), before the one this beat would give (4,400).
+    clock.now = 3200;
+    release();
+    await ticking;
+    expect(events.filter((e) => e.endsWith(' lost'))).toHaveLength(TENANTS.length);
   });
 
   it('never takes a lease whose holder it has not seen beat before a whole lease has passed', async () => {

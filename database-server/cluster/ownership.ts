@@ -237,6 +237,8 @@ export class Ownership {
     const heartbeat: Heartbeat = { replica: this.#options.self, beats: ++this.#beats, at: new Date().toISOString() };
     try {
       await this.#members.beat(heartbeat);
+      // A beat that lands after the deadline renews nothing already lost: another replica may have taken it since.
+      this.#checkDeadline();
       this.#deadline = Math.max(this.#deadline, holderDeadline(sentAt, this.#options.leaseMs));
     } catch (err) {
       this.#options.log.warn('the heartbeat failed', { err });
