@@ -169,6 +169,27 @@ describe('Ownership', () => {
     expect(epochs.get('db-0')).toBe(2);
   });
 
+  it('writes the leases of the databases it takes several at a time, not one after another', async () => {
+    let writing = 0;
+    let peak = 0;
+    const store = new (class extends ForwardingObjectStore {
+      override async put(key: string, body: PutBody, options?: PutOptions) {
+        if (!key.startsWith(LEASE_PREFIX)) return super.put(key, body, options);
+        peak = Math.max(peak, ++writing);
+        try {
+          await new Promise((resolve) => setImmediate(resolve));
+          return await super.put(key, body, options);
+        } finally {
+          writing--;
+        }
+      }
+    })(new MemoryObjectStore());
+    const { a } = alone(store);
+    await a.tick();
+    expect(a.held().size).toBe(TENANTS.length);
+    expect(peak).toBeGreaterThan(1);
+  });
+
   it('keeps nothing a heartbeat renews only after the deadline passed: the databases are lost, not held on', async () => {
     let slowBeat = false;
     let release = () => {};
