@@ -51,6 +51,18 @@ describe('Controller', () => {
     expect(calls).toEqual(['ns/a ns a', 'ns/b ns b']);
   });
 
+  it('lets timers and I/O run between keys whose reconciles settle without any (a queue of thousands at start)', async () => {
+    let reconciled = 0;
+    const { source, controller } = setup(async () => void reconciled++);
+    for (let i = 0; i < 2000; i++) source.upsert(obj('ns', `app-${i}`));
+    let atTimer: number | undefined;
+    await controller.start();
+    setTimeout(() => (atTimer = reconciled), 0);
+    await vi.waitFor(() => expect(reconciled).toBe(2000), { timeout: 10_000 });
+    await controller.stop();
+    expect(atTimer).toBeLessThan(2000);
+  });
+
   it('maps owned objects to their controller owner', async () => {
     const seen: string[] = [];
     const configMaps = new MemorySource();
