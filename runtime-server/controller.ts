@@ -87,12 +87,12 @@ export function servingController(deps: ServingControllerDeps): Controller<Runti
   const hostnames = deps.hostnames;
   const appsIn = (namespace: string | undefined) =>
     deps.apps
-      .list()
+      .list(namespace)
       .filter((a) => a.metadata?.namespace === namespace)
       .map((a) => `${namespace}/${a.metadata?.name}`);
   /** The app's active AppHostnames, sorted (a change of the set is a change of what to serve). */
   const attachedTo = (namespace: string, name: string): string[] =>
-    (hostnames?.list() ?? [])
+    (hostnames?.list(namespace) ?? [])
       .filter((h) => h.metadata?.namespace === namespace && h.spec.appRef.name === name && isActiveHostname(h))
       .map((h) => h.spec.hostname)
       .sort();

@@ -188,7 +188,7 @@ export class AppHostnames {
     const binding = this.#store.hostnames(project).find((h) => h.spec.hostname === hostname && h.spec.appRef.name === appId);
     if (!binding) throw new NotFoundError(`${hostname} is not attached to app ${appId}.`);
     const { name = '', uid } = binding.metadata ?? {};
-    const owned = this.#store.caches.records.list().filter((r) => r.metadata?.namespace === project && controllerUid(r) === uid);
+    const owned = this.#store.caches.records.list(project).filter((r) => r.metadata?.namespace === project && controllerUid(r) === uid);
     try {
       await this.#store.hostnameClient.delete(project, name, { preconditions: { uid } });
     } catch (err) {

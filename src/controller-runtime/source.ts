@@ -7,8 +7,8 @@ import { objectKey, type KubeObject } from '../kube/types.ts';
 export interface Source<T extends KubeObject = KubeObject> {
   /** Calls `handler` with the object on every add, update and delete. */
   onChange(handler: (obj: T) => void): void;
-  /** Every cached object (for periodic resync). */
-  list(): readonly T[];
+  /** Every cached object (for periodic resync), or those of one namespace (a lookup, not a walk of every object). */
+  list(namespace?: string): readonly T[];
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
 }
@@ -28,8 +28,10 @@ export class MemorySource<T extends KubeObject = KubeObject> implements Source<T
     this.#handlers.push(handler);
   }
 
-  list(): readonly T[] {
-    return [...this.#objects.values()];
+  list(namespace?: string): readonly T[] {
+    const all = [...this.#objects.values()];
+    // As client-node's cache: no namespace (or an empty one) lists every object.
+    return namespace ? all.filter((o) => o.metadata?.namespace === namespace) : all;
   }
 
   get(key: string): T | undefined {

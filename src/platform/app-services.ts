@@ -56,7 +56,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   const hostnames = informers.informer<AppHostname>(APP_HOSTNAMES);
   const databases = informers.informer<Database>(DATABASES);
   /** The app's AppHostnames (cache) that are not being deleted. */
-  const bindingsOf = (project: string, appId: string) => hostnames.list().filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
+  const bindingsOf = (project: string, appId: string) => hostnames.list(project).filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
   const finalized = (project: string, appId: string) =>
     bindingsOf(project, appId)
       .filter((h) => h.status?.state === 'active')

@@ -3,11 +3,14 @@ import type { DomainClaim, HostnameClaim } from '../apis/v1alpha1/domain-claim.t
 import type { ProjectDomain } from '../apis/v1alpha1/project-domain.ts';
 import { isActiveHostname, type NameFacts } from './host-admission.ts';
 
-/** The caches the name claims are read from: the cluster-scoped claims, and the project objects behind them. */
+/**
+ * The caches the name claims are read from: the cluster-scoped claims, and the project objects behind them (listed by
+ * namespace: one project's, not every one's).
+ */
 export interface ClaimSources {
   readonly baseDomain: string;
-  readonly domains: { list(): readonly ProjectDomain[] };
-  readonly hostnames: { list(): readonly AppHostname[] } | undefined;
+  readonly domains: { list(namespace?: string): readonly ProjectDomain[] };
+  readonly hostnames: { list(namespace?: string): readonly AppHostname[] } | undefined;
   readonly domainClaims: { get(key: string): DomainClaim | undefined };
   readonly hostnameClaims: { get(key: string): HostnameClaim | undefined };
 }
@@ -22,7 +25,7 @@ export function factsFromClaims(sources: ClaimSources, now: Date = new Date()): 
     now,
     domainHolder: (name) => sources.domainClaims.get(name)?.spec.holder.namespace,
     hostnameHolder: (name) => sources.hostnameClaims.get(name)?.spec.holder.namespace,
-    projectDomain: (project, domain) => sources.domains.list().find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
-    hostnameActive: (project, host) => (sources.hostnames?.list() ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
+    projectDomain: (project, domain) => sources.domains.list(project).find((d) => d.metadata?.namespace === project && d.spec.domain === domain && d.spec.deleted !== true),
+    hostnameActive: (project, host) => (sources.hostnames?.list(project) ?? []).some((h) => h.metadata?.namespace === project && h.spec.hostname === host && isActiveHostname(h)),
   };
 }

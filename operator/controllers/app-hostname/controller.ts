@@ -68,7 +68,7 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
   });
   const inNamespace = (obj: KubeObject, pick: (h: AppHostname) => boolean) =>
     deps.hostnames
-      .list()
+      .list(obj.metadata?.namespace)
       .filter((h) => h.metadata?.namespace === obj.metadata?.namespace && pick(h))
       .map((h) => `${h.metadata?.namespace}/${h.metadata?.name}`);
 

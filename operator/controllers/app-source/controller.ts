@@ -84,8 +84,9 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
     controller: true,
     blockOwnerDeletion: true,
   });
-  const buildsOf = (source: AppSource) => deps.builds.list().filter((b) => b.metadata?.namespace === source.metadata?.namespace && b.spec.source === source.metadata?.name);
-  const previewsOf = (source: AppSource) => deps.apps.list().filter((a) => a.metadata?.namespace === source.metadata?.namespace && a.metadata?.labels?.[PREVIEW_OF_LABEL] === source.metadata?.name);
+  const buildsOf = (source: AppSource) => deps.builds.list(source.metadata?.namespace).filter((b) => b.metadata?.namespace === source.metadata?.namespace && b.spec.source === source.metadata?.name);
+  const previewsOf = (source: AppSource) =>
+    deps.apps.list(source.metadata?.namespace).filter((a) => a.metadata?.namespace === source.metadata?.namespace && a.metadata?.labels?.[PREVIEW_OF_LABEL] === source.metadata?.name);
 
   /**
    * The preview app of `target`, created or brought to the source's settings, with its copies of the app's
@@ -267,7 +268,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
 
   const sourcesNaming = (repository: KubeObject & Partial<Repository>) =>
     deps.sources
-      .list()
+      .list(repository.metadata?.namespace)
       .filter((s) => s.metadata?.namespace === repository.metadata?.namespace && s.spec.repository.owner === repository.spec?.owner && s.spec.repository.name === repository.spec?.name)
       .map(keyOf);
 

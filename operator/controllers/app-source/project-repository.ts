@@ -9,7 +9,7 @@ import type { Informer } from '../../../src/kube/index.ts';
  * project's. Answers the resource, or why there is none.
  */
 export function projectRepository(repositories: Informer<Repository>, namespace: string, repo: string): { repository: Repository } | { missing: string } {
-  const named = repositories.list().filter((r) => r.metadata?.namespace === namespace && `${r.spec.owner}/${r.spec.name}` === repo);
+  const named = repositories.list(namespace).filter((r) => r.metadata?.namespace === namespace && `${r.spec.owner}/${r.spec.name}` === repo);
   if (named.length === 0) return { missing: `this project has no repository ${repo}` };
   const ready = named.find((r) => r.status?.observedGeneration === r.metadata?.generation && findCondition(r.status?.conditions, 'Ready')?.status === 'True');
   if (!ready) return { missing: `the repository ${repo} is not ready in this project: ${findCondition(named[0]?.status?.conditions, 'Ready')?.message ?? 'not reconciled yet'}` };

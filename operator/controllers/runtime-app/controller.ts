@@ -126,7 +126,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   /** Retention's work: the app's builds past what it keeps go, oldest first, a bounded number per pass. */
   const prune = async (app: RuntimeApp, namespace: string, name: string, log: Logger): Promise<void> => {
     if (!deps.builds || !deps.artifacts) return;
-    const builds = deps.builds.list().filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
+    const builds = deps.builds.list(namespace).filter((build) => build.metadata?.namespace === namespace && build.spec.app === name);
     const kept = keptBuilds(app, reports?.app(namespace, name) ?? []);
     const due = buildsToPrune(builds, deps.maxBuildsPerApp ?? MAX_BUILDS_PER_APP, kept);
     if (due.length === 0) return;

@@ -32,7 +32,7 @@ export function runtimeReplicaController(deps: RuntimeReplicaControllerDeps): Co
   const reportClient = objectClient<RuntimeReplicaReport>(deps.kube, RUNTIME_REPLICA_REPORTS);
   const reports = deps.replicas.reports;
   if (!reports) throw new Error('the RuntimeReplica controller removes the replicas’ RuntimeReplicaReports: give the view its reports informer');
-  const reportsOf = (namespace: string, name: string) => reports.list().filter((r) => r.metadata?.namespace === namespace && r.spec.replica === name);
+  const reportsOf = (namespace: string, name: string) => reports.list(namespace).filter((r) => r.metadata?.namespace === namespace && r.spec.replica === name);
   const now = deps.now ?? Date.now;
   return new Controller<RuntimeReplica>({
     name: 'runtimereplica',

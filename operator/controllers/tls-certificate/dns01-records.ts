@@ -95,7 +95,7 @@ export class Dns01Records implements Dns01Answers {
   /** Deletes every TXT record of the certificate (the order ended). */
   async remove(cert: TlsCertificate): Promise<void> {
     const uid = cert.metadata?.uid;
-    for (const record of this.#records.list()) {
+    for (const record of this.#records.list(cert.metadata?.namespace)) {
       if (record.metadata?.namespace !== cert.metadata?.namespace || !record.metadata?.ownerReferences?.some((ref) => ref.uid === uid)) continue;
       await this.#client.delete(record.metadata?.namespace ?? '', record.metadata?.name ?? '').catch((err: unknown) => {
         if (!isNotFound(err)) throw err;

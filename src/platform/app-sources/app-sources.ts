@@ -80,7 +80,9 @@ export class AppSources {
     // naming another owner holds nothing (the Repository controller refuses it): connecting through one would
     // build another project's code into this one's app.
     const repository =
-      owner === project ? this.#repositoryCache.list().find((r) => r.metadata?.namespace === project && r.spec.owner === owner && r.spec.name === name && !r.metadata.deletionTimestamp) : undefined;
+      owner === project
+        ? this.#repositoryCache.list(project).find((r) => r.metadata?.namespace === project && r.spec.owner === owner && r.spec.name === name && !r.metadata.deletionTimestamp)
+        : undefined;
     if (!repository) {
       const hint = owner === project ? '' : ` (its repositories are ${project}/<name>)`;
       throw new NotFoundError(`Project ${project} has no repository ${owner}/${name}${hint}.`);
@@ -127,7 +129,7 @@ export class AppSources {
   listBuilds(project: string, appId: string, query: { branch?: string | undefined; cursor?: string | undefined; limit: number }): SourceBuildPage {
     this.#apps.cached(project, appId);
     const all = this.#buildCache
-      .list()
+      .list(project)
       .filter((b) => b.metadata?.namespace === project && belongsTo(b, appId) && (query.branch === undefined || b.spec.branch === query.branch))
       .map((b) => ({ key: sortKey(b), build: b }))
       .sort((a, b) => compareKeys(a.key, b.key));

@@ -115,7 +115,7 @@ async function ensureRecord(store: DomainStore, want: DnsRecord): Promise<DnsRec
 export async function removeStaleManagedRecords(store: DomainStore, h: AppHostname, desired: readonly DnsRecord[]): Promise<void> {
   const wanted = new Set(desired.map((r) => r.metadata?.name));
   const stale = store.caches.records
-    .list()
+    .list(h.metadata?.namespace)
     .filter((r) => r.metadata?.namespace === h.metadata?.namespace && controllerUid(r) === h.metadata?.uid && !wanted.has(r.metadata?.name) && !r.metadata?.deletionTimestamp);
   await Promise.all(
     stale.map((r) =>
