@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox';
 import type { EngineTenant } from '../src/platform/databases/engine-client.ts';
 import { LimitOutOfRangeError } from './limit-policy.ts';
 import type { ShardState } from './shards/shard-pool.ts';
-import { RestorePointUnavailableError, TenantNotFoundError, type TenantDescription } from './tenant-admin-types.ts';
+import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type TenantDescription } from './tenant-admin-types.ts';
 import { NotOwnerError, type TenantDirectory } from './tenant-directory.ts';
 import { FORWARDED_HEADER, MOVING, type RouteDecision } from './hrana/forward.ts';
 import type { RequestedLimits } from './tenant-meta.ts';
@@ -106,6 +106,7 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
         if (err instanceof RestorePointUnavailableError) return reply.code(422).send({ code: 'RESTORE_POINT_UNAVAILABLE', message: err.message });
         if (err instanceof LimitOutOfRangeError) return reply.code(422).send({ code: 'LIMIT_OUT_OF_RANGE', message: err.message });
         if (err instanceof NotOwnerError) return reply.code(503).header('retry-after', '1').send(MOVING);
+        if (err instanceof NoCapacityError) return reply.code(503).send({ code: 'NO_CAPACITY', message: err.message });
         throw err;
       }
     });

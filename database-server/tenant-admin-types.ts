@@ -39,6 +39,14 @@ export class RestorePointUnavailableError extends Error {
   override readonly name = 'RestorePointUnavailableError';
 }
 
+/**
+ * SQLite's memory in the database's shard (`CW_DB_SHARD_MEMORY_MIB`) has no room to open another database: each
+ * open one holds about 200 KiB of it (docs/scale.md). Nothing of the database is kept.
+ */
+export class NoCapacityError extends Error {
+  override readonly name = 'NoCapacityError';
+}
+
 /** No tenant of that name (an in-place restore of a database that is not here). */
 export class TenantNotFoundError extends Error {
   override readonly name = 'TenantNotFoundError';

@@ -6,7 +6,7 @@ import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
 import type { Refusal } from './hrana/http-server.ts';
 import type { PipelineCaller } from './hrana/pipeline.ts';
 import type { DatabaseEngine } from './shards/engine-port.ts';
-import { SqlError } from './sql/sql-error.ts';
+import { engineFailure, SqlError } from './sql/sql-error.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import type { QuotaRefusal } from './sql/quota-refusal.ts';
 import { failedOnSize, quotaRefusal, reachedQuota } from './daily-quota.ts';
@@ -18,7 +18,7 @@ import type { Fencing, Replication, TenantReplicaPort } from './replication-port
 import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
-import { RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
+import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
 
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
@@ -187,6 +187,10 @@ export class TenantDirectory {
         await entry.baseUpload?.catch(() => {});
         await this.#deleteEverywhere(tenant);
         await this.#options.cluster?.forget(tenant);
+        // The engine's own report of it (a code, or the package's JSON in the message) as from any statement.
+        if (engineFailure(err).code === 'SQLITE_NOMEM') {
+          throw new NoCapacityError('This cw-db has no memory left to open another database in its shard (CW_DB_SHARD_MEMORY_MIB); give it more shards, memory or replicas');
+        }
         throw err;
       }
       this.#tokens.set(meta);

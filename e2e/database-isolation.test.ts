@@ -180,6 +180,25 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     await client.execute('DROP TABLE junk');
   });
 
+  it("opens databases until its shard's memory is spent: refused 503 NO_CAPACITY, nothing of the refused one kept, the neighbour answering once they go", async () => {
+    const opened: string[] = [];
+    let refused: { tenant: string; status: number; json: Record<string, unknown> } | undefined;
+    // About 200 KiB of SQLite's memory an open database: some 300 fill the shard's 64 MiB.
+    for (let i = 0; i < 2000 && refused === undefined; i++) {
+      const tenant = tenantOn(0, `filler-${i}`);
+      const { status, json } = await admin('PUT', `/v1/tenants/${tenant}`, { tokens: [{ sha256: tokenSha256(generateDatabaseToken()) }], durability: 'async' });
+      if (status === 201) opened.push(tenant);
+      else refused = { tenant, status, json };
+    }
+    process.stdout.write(`database-isolation: ${opened.length} more databases opened on a ${SHARD_MEMORY_MIB} MiB shard before the refusal\n`);
+    expect(refused?.status, JSON.stringify(refused?.json)).toBe(503);
+    expect(refused?.json).toMatchObject({ code: 'NO_CAPACITY' });
+    expect(String(refused?.json.message)).toContain('CW_DB_SHARD_MEMORY_MIB');
+    expect((await admin('GET', `/v1/tenants/${refused?.tenant}`)).status).toBe(404);
+    for (const tenant of opened) expect((await admin('DELETE', `/v1/tenants/${tenant}`)).status).toBe(204);
+    expect((await connect(neighbour).execute('SELECT v FROM secret')).rows[0]?.v).toBe('neighbour secret');
+  });
+
   it('answers too much: the statement fails, never a cut-off result', async () => {
     const client = connect(bystander);
     await client.execute("INSERT INTO t SELECT printf('%.*c', 1000, 'x') FROM (WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 12000) SELECT n FROM r)");
