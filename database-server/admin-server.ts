@@ -129,6 +129,13 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
       return reply.code(204).send();
     });
 
+    // Several replicas: which database served here a token opens, by the token's hash (a replica asked for a
+    // database by token alone asks the others before it reads every database's metadata from the bucket).
+    api.get<{ Params: { sha256: string } }>('/v1/token-holders/:sha256', { schema: { params: Type.Object({ sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) }) } }, async (request, reply) => {
+      const tenant = options.directory.tenantOfTokenHash(request.params.sha256);
+      return tenant === undefined ? reply.code(404).send({ code: 'TOKEN_NOT_FOUND', message: 'No database served here has that token' }) : { tenant };
+    });
+
     // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
     api.get('/v1/shards', async () => ({ shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })) }));
 

@@ -13,6 +13,7 @@ import { TenantMetaStore } from './tenant-meta.ts';
 import { randomBytes } from 'node:crypto';
 import { Ownership } from './cluster/ownership.ts';
 import { adminRouter, hranaRouter } from './cluster/routes.ts';
+import { peerTokenHolders } from './cluster/peer-token-holders.ts';
 import { TokenLocator } from './cluster/token-locator.ts';
 
 const USAGE_SAVE_MS = 10_000;
@@ -109,9 +110,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     await Promise.all([shardsStarted, ownership.start()]);
   } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
-  // Several replicas: which database a token opens, read ahead so the first request naming none does not wait.
-  const locator = new TokenLocator(metas);
-  if (ownership) locator.refresh().catch((err: unknown) => log.warn('reading the tokens of every database failed; read again on demand', { err }));
+  // Several replicas: which database a token opens, asked of the other replicas, else read from the bucket.
+  const locator = new TokenLocator(metas, ownership ? peerTokenHolders(() => ownership?.peers() ?? [], config.adminToken) : undefined);
   hrana = await startHranaServer({
     port: config.port,
     host: config.host,

@@ -117,6 +117,11 @@ export class TenantDirectory {
     return this.#tokens.find(token, this.#now())?.tenant;
   }
 
+  /** The database served here that a token hashing to `sha256` opens (another replica routing a request by token). */
+  tenantOfTokenHash(sha256: string): string | undefined {
+    return this.#tokens.findHash(sha256, this.#now())?.tenant;
+  }
+
   /** The same gate for a token given otherwise (a WebSocket's hello). */
   async authorizeToken(token: string | undefined, pathTenant: string | null): Promise<PipelineCaller | Refusal> {
     // A deleted (or never created) database answers 404 whatever the token: its endpoint is gone.

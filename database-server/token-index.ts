@@ -51,7 +51,12 @@ export class TokenIndex {
 
   /** The holder of `token` if it is known and not expired at `now`. */
   find(token: string, now: number): TokenHolder | undefined {
-    const holder = this.#byHash.get(tokenSha256(token));
+    return this.findHash(tokenSha256(token), now);
+  }
+
+  /** The holder of the token hashing to `sha256`, as {@link find} (another replica asking, with the hash only). */
+  findHash(sha256: string, now: number): TokenHolder | undefined {
+    const holder = this.#byHash.get(sha256);
     if (holder === undefined || (holder.expiresAt !== undefined && holder.expiresAt <= now)) return undefined;
     return holder;
   }

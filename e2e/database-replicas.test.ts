@@ -85,6 +85,11 @@ describe('cw-db on three replicas', { timeout: 120_000 }, () => {
 
     const tenant = tenants[0] ?? '';
     const token = tokens.get(tenant) ?? '';
+    // Which database a token opens, by its hash: answered by the replica serving it, asked with the admin token.
+    const holders = `/v1/token-holders/${createHash('sha256').update(token).digest('hex')}`;
+    for (const via of cluster.replicas) expect((await admin(via, 'GET', holders)).status).toBe(via.name === owners.get(tenant) ? 200 : 404);
+    expect((await admin(cluster.replicas.find((r) => r.name === owners.get(tenant)) ?? replica(0), 'GET', holders)).body).toEqual({ tenant });
+    expect((await admin(replica(0), 'GET', holders, undefined, 'not-the-admin-token')).status).toBe(401);
     const [first, second, third] = [replica(0), replica(1), replica(2)];
     await connect(first.url, tenant, token).execute('CREATE TABLE t (v TEXT)');
     await connect(second.url, tenant, token).execute("INSERT INTO t VALUES ('over http through replica 1')");

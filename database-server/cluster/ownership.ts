@@ -156,6 +156,11 @@ export class Ownership {
     return { kind: 'unowned' };
   }
 
+  /** The other replicas alive now (by their heartbeats). */
+  peers(): ReplicaIdentity[] {
+    return [...this.#heartbeats.values()].map((h) => h.heartbeat.replica).filter((r) => r.nonce !== this.#options.self.nonce && this.#alive(r));
+  }
+
   /** The live replica that should own a database created now (the admin API forwards the creation to it). */
   placeNew(tenant: string): ReplicaIdentity {
     const name = preferredReplica(tenant, this.#liveNames());

@@ -84,4 +84,23 @@ describe('TokenLocator', () => {
     expect(await locator.tenantOf('token-new')).toBe('created-meanwhile');
     expect(await stale).toBeUndefined();
   });
+
+  it('asks the other replicas first: a token one of them serves is routed without reading the bucket, once for concurrent lookups', async () => {
+    const store = new CountingLists(new MemoryObjectStore());
+    const metas = new TenantMetaStore(store);
+    await metas.put(meta('elsewhere', 'token-e'));
+    const asked: string[] = [];
+    const locator = new TokenLocator(metas, async (sha256) => {
+      asked.push(sha256);
+      return sha256 === tokenSha256('token-e') ? 'elsewhere' : undefined;
+    });
+    expect(await Promise.all([locator.tenantOf('token-e'), locator.tenantOf('token-e')])).toEqual(['elsewhere', 'elsewhere']);
+    expect(await locator.tenantOf('token-e')).toBe('elsewhere');
+    expect(asked).toEqual([tokenSha256('token-e')]);
+    expect(store.lists).toBe(0);
+    // One no replica serves (a database being taken over, or none): the bucket decides.
+    await metas.put(meta('moving', 'token-m'));
+    expect(await locator.tenantOf('token-m')).toBe('moving');
+    expect(store.lists).toBe(1);
+  });
 });
