@@ -87,6 +87,8 @@ interface Figures {
   listP50: number;
   listP99: number;
   runtimeRss: number;
+  /** Of it, cw-runtime's own Node process (the rest is workerd's). */
+  runtimeNodeRss: number;
   runtimeRestartSeconds: number;
   deployP50: number;
   deployP95: number;
@@ -333,6 +335,7 @@ async function measureAt(
   const apiRss = residentBytes(stack.api.pid());
   const list = await listLatency(stack, member.project, member.token);
   const runtimeRss = treeResidentBytes(stack.runtime.pid());
+  const runtimeNodeRss = residentBytes(stack.runtime.pid());
   say('restarting the runtime replica');
   await stack.runtime.stop();
   const runtimeRestartMs = await stack.runtime.start();
@@ -351,6 +354,7 @@ async function measureAt(
     listP50: list.p50,
     listP99: list.p99,
     runtimeRss,
+    runtimeNodeRss,
     runtimeRestartSeconds: runtimeRestartMs / 1000,
     deployP50: percentile(deployed, 50),
     deployP95: percentile(deployed, 95),
@@ -373,6 +377,7 @@ function report(all: Figures[]): void {
     [`GET …/apps of a ${appsPerProject}-app project p50 / p99`, (f) => `${f.listP50.toFixed(1)} / ${f.listP99.toFixed(1)} ms`],
     ['cw-runtime replica RSS (workerd included)', (f) => mib(f.runtimeRss)],
     ['  per app, over its RSS with no app', (f) => `${((f.runtimeRss - f.baseline.runtimeRss) / f.apps / 1024).toFixed(1)} KiB`],
+    ['  of it cw-runtime (Node) / workerd', (f) => `${mib(f.runtimeNodeRss)} / ${mib(f.runtimeRss - f.runtimeNodeRss)}`],
     ['cw-runtime restart to ready', (f) => seconds(f.runtimeRestartSeconds)],
     ['deploy → first 200 p50 / p95', (f) => `${f.deployP50.toFixed(0)} / ${f.deployP95.toFixed(0)} ms`],
   ];
