@@ -103,4 +103,23 @@ describe('TokenLocator', () => {
     expect(await locator.tenantOf('token-m')).toBe('moving');
     expect(store.lists).toBe(1);
   });
+
+  it('asks the other replicas about at most 64 tokens at once: a flood of made-up tokens goes to the bucket path', async () => {
+    const metas = new TenantMetaStore(new MemoryObjectStore());
+    let inFlight = 0;
+    let peak = 0;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const locator = new TokenLocator(metas, async () => {
+      peak = Math.max(peak, ++inFlight);
+      await held;
+      inFlight--;
+      return undefined;
+    });
+    // Each lookup asks (or not) before its first await: all 200 have by the end of this statement.
+    const lookups = Array.from({ length: 200 }, (_, i) => locator.tenantOf(`made-up-${i}`));
+    expect(peak).toBe(64);
+    release();
+    expect(await Promise.all(lookups)).toEqual(Array(200).fill(undefined));
+  });
 });

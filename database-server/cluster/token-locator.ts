@@ -16,6 +16,11 @@ const REFRESH_AT_MOST_EVERY_MS = 1000;
 const READS_AT_ONCE = 16;
 /** Token hashes remembered from the other replicas' answers (the oldest forgotten past it). */
 const MAX_ANSWERS = 100_000;
+/**
+ * Tokens asked of the other replicas at once. Past it a token goes straight to the bucket's once-a-second path: a
+ * flood of made-up tokens must not turn into a flood of requests to every replica's admin API.
+ */
+const MAX_ASKING = 64;
 
 /** Asks the other replicas which database a token (by its hash) opens; undefined when none serves it. */
 export type AskPeers = (sha256: string) => Promise<string | undefined>;
@@ -57,6 +62,7 @@ export class TokenLocator {
     const askPeers = this.#askPeers;
     if (askPeers === undefined) return Promise.resolve(undefined);
     let asking = this.#asking.get(sha256);
+    if (asking === undefined && this.#asking.size >= MAX_ASKING) return Promise.resolve(undefined);
     if (asking === undefined) {
       asking = askPeers(sha256)
         .catch(() => undefined)
