@@ -117,7 +117,13 @@ describe('database quotas through cw-api, cw-operator and cw-db with @libsql/cli
     const condition = await limitReached('writes', 'RowsWrittenQuotaReached');
     expect(condition).toMatchObject({ status: 'True' });
     expect(condition.message).toMatch(/^10 rows written on \d{4}-\d{2}-\d{2} \(UTC\) reached the quota of 10 rows written per day: writes are refused until/);
-    const { database } = await ok<{ database: Detail }>(200, 'GET', '/databases/writes');
+    // cw-api answers from its cache of Databases, which may not hold the status the watch above saw yet.
+    const { database } = await eventually(
+      'the view with limit_reached',
+      () => ok<{ database: Detail }>(200, 'GET', '/databases/writes'),
+      (b) => b.database.limit_reached !== undefined,
+      10_000,
+    );
     expect(database).toMatchObject({
       limits: { rows_written_per_day: 10, rows_read_per_day: 100_000_000 },
       usage: { today: { rows_written: 10 } },
