@@ -4,6 +4,7 @@
 // the metadata in the bucket (only the hashes), re-read when a tenant's etag moves.
 import { setTimeout } from 'node:timers/promises';
 import { inParallel } from '../../src/collections/in-parallel.ts';
+import { RecentMap } from '../../src/collections/recent-map.ts';
 import { TokenIndex, tokenSha256 } from '../token-index.ts';
 import type { TenantMetaStore } from '../tenant-meta.ts';
 
@@ -14,7 +15,7 @@ const REFRESH_AT_MOST_EVERY_MS = 1000;
  * kept the first token-routed requests waiting 8 s (`make bench-scale-databases`), and it grows with the count.
  */
 const READS_AT_ONCE = 16;
-/** Token hashes remembered from the other replicas' answers (the oldest forgotten past it). */
+/** Token hashes remembered from the other replicas' answers (those not asked again for longest forgotten past it). */
 const MAX_ANSWERS = 100_000;
 /**
  * Tokens asked of the other replicas at once. Past it a token goes straight to the bucket's once-a-second path: a
@@ -31,7 +32,7 @@ export class TokenLocator {
   readonly #index = new TokenIndex();
   readonly #etags = new Map<string, string>();
   /** What the other replicas answered, by token hash: a token never moves to another database. */
-  readonly #answers = new Map<string, string>();
+  readonly #answers = new RecentMap<string>(MAX_ANSWERS);
   readonly #asking = new Map<string, Promise<string | undefined>>();
   #refreshing: Promise<void> | undefined;
   #lastRefresh = -Infinity;
@@ -67,21 +68,13 @@ export class TokenLocator {
       asking = askPeers(sha256)
         .catch(() => undefined)
         .then((tenant) => {
-          if (tenant !== undefined) this.#remember(sha256, tenant);
+          if (tenant !== undefined) this.#answers.set(sha256, tenant);
           return tenant;
         })
         .finally(() => this.#asking.delete(sha256));
       this.#asking.set(sha256, asking);
     }
     return asking;
-  }
-
-  #remember(sha256: string, tenant: string): void {
-    this.#answers.set(sha256, tenant);
-    for (const oldest of this.#answers.keys()) {
-      if (this.#answers.size <= MAX_ANSWERS) break;
-      this.#answers.delete(oldest);
-    }
   }
 
   /**
