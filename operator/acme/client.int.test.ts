@@ -106,6 +106,17 @@ describe('the ACME client against Pebble', () => {
     expect(new X509Certificate(chain).subjectAltName).toBe('DNS:*.apps.dns01.test');
   });
 
+  it('deactivates a valid authorization: the CA no longer counts it, and the next order for the name is validated afresh', { timeout: 60_000 }, async () => {
+    const order = await client.newOrder(['again.http01.test']);
+    await validate(order, 'http-01', async (_authz, token) => void answers.set(token, keyAuthorization(token, key)));
+    const url = order.authorizations[0]!;
+    expect((await client.deactivateAuthorization(url)).status).toBe('deactivated');
+    expect((await client.authorization(url)).status).toBe('deactivated');
+    const next = await client.newOrder(['again.http01.test']);
+    expect(next.authorizations).not.toContain(url);
+    expect((await client.authorization(next.authorizations[0]!)).status).toBe('pending');
+  });
+
   it('fails an authorization whose answer is wrong, saying why (unauthorized), and the order with it', { timeout: 60_000 }, async () => {
     const order = await client.newOrder(['wrong.http01.test']);
     const authz = await client.authorization(order.authorizations[0]!);

@@ -154,6 +154,12 @@ export class AcmeClient {
     return { ...((await this.#json(response)) as Omit<AcmeAuthorization, 'url'>), url, ...retryAfter(response) };
   }
 
+  /** Gives up a valid or pending authorization (RFC 8555 §7.5.2): the next order for its name is validated afresh. */
+  async deactivateAuthorization(url: string): Promise<AcmeAuthorization> {
+    const response = await this.#post(url, { status: 'deactivated' });
+    return { ...((await this.#json(response)) as Omit<AcmeAuthorization, 'url'>), url };
+  }
+
   /** Tells the CA the challenge is ready to be validated (an empty object, RFC 8555 §7.5.1). */
   async respond(challengeUrl: string): Promise<AcmeChallenge> {
     const response = await this.#post(challengeUrl, {});

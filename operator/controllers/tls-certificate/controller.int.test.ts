@@ -46,6 +46,8 @@ let informers: {
 let responder: Server;
 /** Names whose HTTP-01 answers the responder holds back (as a runtime that has not learnt them yet). */
 const withheld = new Set<string>();
+/** The orders whose challenges the CA fetched from the responder: their authorizations are valid. */
+const validatedOrders = new Set<string>();
 /** The controller's clock runs this far ahead of the real one (renewal). */
 let clockOffsetMs = 0;
 let controller: Controller<TlsCertificate>;
@@ -85,10 +87,9 @@ beforeAll(async () => {
   responder = createServer((req, res) => {
     const token = /^\/\.well-known\/acme-challenge\/([\w-]+)$/.exec(req.url ?? '')?.[1];
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
-    const answer = informers.certificates
-      .list()
-      .flatMap((c) => c.status?.http01 ?? [])
-      .find((c) => c.token === token && c.dnsName === host && !withheld.has(host));
+    const owner = informers.certificates.list().find((c) => c.status?.http01?.some((h) => h.token === token && h.dnsName === host) && !withheld.has(host));
+    const answer = owner?.status?.http01?.find((h) => h.token === token);
+    if (owner?.status?.order) validatedOrders.add(owner.status.order.url);
     res.writeHead(answer ? 200 : 404, { 'content-type': 'text/plain' }).end(answer?.keyAuthorization ?? '');
   });
   await new Promise<void>((resolve) => responder.listen(pebble.http01Port, '127.0.0.1', resolve));
@@ -116,6 +117,23 @@ async function until(name: string, what: string, done: (c: TlsCertificate) => bo
     throw new Error(`${(err as Error).message}; status ${JSON.stringify((await certificates.get(ns, name))?.status)}`);
   }
   return (await certificates.get(ns, name))!;
+}
+
+/**
+ * Gives up the account's valid authorizations: Pebble reuses one for a new order of the same name now and then
+ * (1 in 100 even with PEBBLE_AUTHZREUSE=0), which would let an order meant to fail validation succeed unvalidated.
+ */
+async function forgetValidations(): Promise<void> {
+  const acme = await acmeAccount(settings, sealed);
+  try {
+    for (const url of validatedOrders) {
+      for (const authz of (await acme.order(url)).authorizations) {
+        if ((await acme.authorization(authz)).status === 'valid') await acme.deactivateAuthorization(authz);
+      }
+    }
+  } finally {
+    await acme.close();
+  }
 }
 
 async function storedOf(cert: TlsCertificate): Promise<StoredCertificate> {
@@ -221,6 +239,7 @@ describe('TlsCertificate controller, against Pebble', () => {
     const name = before.dnsNames![0]!;
     // The name now resolves where nothing answers: a renewal's validation cannot connect.
     await pebble.dns.addA(name, '127.0.0.2');
+    await forgetValidations();
     const now = Date.now();
     await pebble.setRenewalWindow((await storedOf(issued)).chainPem, { start: new Date(now - 120_000), end: new Date(now - 60_000) });
     // Past the renewed certificate's next renewal-information check (6 hours after its issuance, itself 7 hours ahead).

@@ -182,16 +182,18 @@ async function refreshRenewal(cert: TlsCertificate, at: Date, acme: () => Promis
   const status = cert.status ?? {};
   let next: TlsCertificateStatus = { ...status, state: 'Issued' };
   if (status.certId && status.renewalCheckAt && Date.parse(status.renewalCheckAt) <= at.getTime()) {
-    const window = await renewalWindow(await acme(), status.certId, at);
+    const answer = await renewalWindow(await acme(), status.certId, at);
+    const window = answer?.window;
     if (window) {
       const moved = window.start.toISOString() !== status.renewalWindow?.start || window.end.toISOString() !== status.renewalWindow?.end;
       next = {
         ...next,
         renewalWindow: { start: window.start.toISOString(), end: window.end.toISOString() },
-        renewalCheckAt: window.recheckAt.toISOString(),
         ...(moved ? { renewAt: renewalTime(window, at).toISOString() } : {}),
       };
     }
+    if (answer) next = { ...next, renewalCheckAt: answer.recheckAt.toISOString() };
+    else delete next.renewalCheckAt;
   }
   await write(cert, { status: next });
   return next;

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { TlsCertificate } from '../../../src/apis/v1alpha1/tls-certificate.ts';
 import { MemoryObjectStore } from '../../../src/object-store/memory-object-store.ts';
 import { SealedStore } from '../../../src/tls/sealed-store.ts';
-import { Issuance } from './issuance.ts';
+import type { AcmeClient } from '../../acme/client.ts';
+import { Issuance, renewalWindow } from './issuance.ts';
 
 const now = new Date('2026-11-29T00:00:00Z');
 
@@ -43,5 +44,38 @@ describe('Issuance with the CA down', () => {
     const step = await issuance.step(cert());
     expect(step.requeueAfterMs).toBe(42_000);
     expect(step.status.lastError).toBeUndefined();
+  });
+});
+
+describe('renewalWindow', () => {
+  const ca = (renewalInfo: () => Promise<unknown>) => ({ renewalInfo }) as unknown as AcmeClient;
+
+  it('asks again in an hour when the CA failed to answer, so a window it moves later is still heard', async () => {
+    const answer = await renewalWindow(
+      ca(() => Promise.reject(new Error('the ACME server answered 500'))),
+      'aki.serial',
+      now,
+    );
+    expect(answer).toEqual({ recheckAt: new Date(now.getTime() + 3600_000) });
+  });
+
+  it('asks nothing more of a CA that offers no renewal information', async () => {
+    expect(
+      await renewalWindow(
+        ca(() => Promise.resolve(undefined)),
+        'aki.serial',
+        now,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('answers the window and when to ask again, as the CA says', async () => {
+    const window = { start: new Date('2027-01-01T00:00:00Z'), end: new Date('2027-01-02T00:00:00Z') };
+    const answer = await renewalWindow(
+      ca(() => Promise.resolve({ ...window, retryAfterSeconds: 7200 })),
+      'aki.serial',
+      now,
+    );
+    expect(answer).toEqual({ window, recheckAt: new Date(now.getTime() + 7200_000) });
   });
 });

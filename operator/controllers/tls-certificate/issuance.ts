@@ -8,7 +8,7 @@ import type { Http01Challenge, TlsCertificate, TlsCertificateStatus } from '../.
 import { certificateObjectKey, orderKeyObjectKey, type StoredCertificate, type StoredOrderKey } from '../../../src/tls/certificate-objects.ts';
 import type { SealedStore } from '../../../src/tls/sealed-store.ts';
 import { backoffMs, failureOf, failureOfError, type OrderFailure } from './failures.ts';
-import { lastThird, renewalInfoRecheck, renewalTime } from './renewal.ts';
+import { lastThird, RENEWAL_INFO_RETRY_MS, renewalInfoRecheck, renewalTime } from './renewal.ts';
 
 /** How soon an order in progress is looked at again when the CA names no `Retry-After`. */
 export const POLL_MS = 1000;
@@ -213,7 +213,7 @@ export class Issuance {
     const certId = safeCertId(leaf);
     const now = this.#deps.now();
     const ari = certId ? await renewalWindow(acme, certId, now) : undefined;
-    const window = ari ?? lastThird(notBefore, notAfter);
+    const window = ari?.window ?? lastThird(notBefore, notAfter);
     const previous = status.serial;
     const next: TlsCertificateStatus = {
       ...withoutOrder(status),
@@ -267,9 +267,21 @@ export class Issuance {
 }
 
 /** The CA's renewal window for the certificate (RFC 9773), or `undefined` when it offers none or fails to answer. */
-export async function renewalWindow(acme: AcmeClient, certId: string, now: Date): Promise<{ start: Date; end: Date; recheckAt: Date } | undefined> {
-  const info = await acme.renewalInfo(certId).catch(() => undefined);
-  return info && { start: info.start, end: info.end, recheckAt: renewalInfoRecheck(now, info.retryAfterSeconds) };
+export async function renewalWindow(acme: AcmeClient, certId: string, now: Date): Promise<RenewalAnswer | undefined> {
+  try {
+    const info = await acme.renewalInfo(certId);
+    return info && { window: { start: info.start, end: info.end }, recheckAt: renewalInfoRecheck(now, info.retryAfterSeconds) };
+  } catch {
+    // A CA that offers renewal information but failed to answer is asked again later: the window it may
+    // move (a revocation, a mass reissue) must not go unheard for the certificate's lifetime.
+    return { recheckAt: new Date(now.getTime() + RENEWAL_INFO_RETRY_MS) };
+  }
+}
+
+/** What the CA's renewal information said: its window and when to ask again, or only when to ask again after a failure. */
+export interface RenewalAnswer {
+  readonly window?: { readonly start: Date; readonly end: Date };
+  readonly recheckAt: Date;
 }
 
 function whyAuthorizationFailed(authz: AcmeAuthorization): OrderFailure {

@@ -24,6 +24,9 @@ export const RENEWAL_INFO_RECHECK_MS = 6 * 3600 * 1000;
 const RENEWAL_INFO_MIN_MS = 60_000;
 const RENEWAL_INFO_MAX_MS = 24 * 3600 * 1000;
 
+/** When to ask the CA's renewal information again after it failed to answer (RFC 9773 §4.3.3: retry later, not at once). */
+export const RENEWAL_INFO_RETRY_MS = 3600 * 1000;
+
 /** When to ask the CA again after an answer carrying `retryAfterSeconds`. */
 export function renewalInfoRecheck(now: Date, retryAfterSeconds: number | undefined): Date {
   const ms = retryAfterSeconds === undefined ? RENEWAL_INFO_RECHECK_MS : Math.min(Math.max(retryAfterSeconds * 1000, RENEWAL_INFO_MIN_MS), RENEWAL_INFO_MAX_MS);
