@@ -3,7 +3,7 @@
 // list answers them (managedFields included: what the informer cached before it dropped them), the informer's
 // cache as every process has it now (managedFields dropped), and cw-runtime's projection. Argument: JSON
 // {kubeconfig, namespace}; prints one JSON line.
-import { projectRuntimeApp } from '../runtime-server/runtime-app-projection.ts';
+import { projectRuntimeApp } from '../runtime-server/cache-projections.ts';
 import { createInformer, loadKubeConnection, type KubeList, type KubeObject } from '../src/kube/index.ts';
 import { RUNTIME_APPS } from '../src/platform/resources.ts';
 import { resourcePath } from '../src/kube/resource.ts';

@@ -767,6 +767,8 @@ describe('the Helm chart', () => {
       const limitMiB = Number.parseInt(String(container.resources?.limits?.memory).replace(/Mi$/, ''), 10);
       expect(container.env?.find((e) => e.name === 'NODE_OPTIONS')?.value, name).toBe(`--max-old-space-size=${Math.floor(limitMiB * 0.75)}`);
     }
+    // The runtime's Node heap has a bound of its own: the pod's memory is mostly workerd's.
+    expect(containerOf('Deployment', 'cloudwright-runtime').env?.find((e) => e.name === 'NODE_OPTIONS')?.value).toBe('--max-old-space-size=512');
   });
 
   it("probes every container on its process's own health routes, on the ports it listens on", () => {

@@ -28,7 +28,7 @@ import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 import { classifyDeployError, failedBuildOf } from './failures.ts';
 import { reportFor } from './app-report.ts';
 import { S3ArtifactSource } from './s3-artifact-source.ts';
-import { projectRuntimeApp } from './runtime-app-projection.ts';
+import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
@@ -272,6 +272,7 @@ export class RuntimeServer {
     // Custom host names are served once their AppHostname is active (nothing writes them into the app's spec).
     const hostnames = (this.#hostnames = createInformer<AppHostname>(kube, APP_HOSTNAMES, {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
+      project: projectAppHostname,
       onError: (err, info) => this.#log.warn('informer error', { resource: 'apphostnames', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
     // Which deploy host names a project may have: its part of the base domain and its managed domains.

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
+import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { isActiveHostname } from '../src/platform/host-admission.ts';
+import { releaseOf, servingPlan } from '../src/runtime-contract/releases.ts';
+import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
+
+const metadata = {
+  name: 'web',
+  namespace: 'p',
+  uid: 'u-1',
+  generation: 2,
+  resourceVersion: '7',
+  labels: { 'cloudwright.dev/project': 'p' },
+  annotations: { 'cloudwright.dev/pushed-seq': '4' },
+  finalizers: ['cloudwright.dev/runtime-app-artifacts'],
+  creationTimestamp: '2026-01-01T00:00:00Z',
+};
+
+describe('projectRuntimeApp', () => {
+  it('keeps what the serving plan reads and drops the status and metadata written for others', () => {
+    const served = releaseOf({ displayName: 'web', activeBuildId: 'b-old' })!;
+    const app: RuntimeApp = {
+      apiVersion: 'cloudwright.dev/v1alpha1',
+      kind: 'RuntimeApp',
+      metadata,
+      spec: { displayName: 'web', activeBuildId: 'b-new', migrations: { buildId: 'b-new', database: 'notes', checksum: 'a'.repeat(64) } },
+      status: {
+        served,
+        migrations: { buildId: 'b-new', database: 'notes', checksum: 'a'.repeat(64), phase: 'Pending' },
+        conditions: [{ type: 'Ready', status: 'True', reason: 'Serving', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+        history: [{ buildId: 'b-old', activatedAt: '2026-01-01T00:00:00Z' }],
+        url: 'https://web.example',
+        hosts: ['web.example'],
+        servingReplicas: 3,
+      },
+    };
+    const projected = projectRuntimeApp(app);
+    expect(servingPlan(projected)).toEqual(servingPlan(app));
+    expect(projected.metadata).toEqual({ name: 'web', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7' });
+    expect(projected.spec).toEqual(app.spec);
+    expect(Object.keys(projected.status ?? {}).sort()).toEqual(['migrations', 'served']);
+  });
+
+  it('keeps a deletion, so an app being deleted is not served', () => {
+    const deleting = projectRuntimeApp({ metadata: { ...metadata, deletionTimestamp: '2026-01-02T00:00:00Z' }, spec: { displayName: 'web' } } as RuntimeApp);
+    expect(deleting.metadata?.deletionTimestamp).toBe('2026-01-02T00:00:00Z');
+  });
+});
+
+describe('projectAppHostname', () => {
+  const hostname = (state: 'pending' | 'active', deletionTimestamp?: string): AppHostname => ({
+    apiVersion: 'cloudwright.dev/v1alpha1',
+    kind: 'AppHostname',
+    metadata: { ...metadata, name: 'shop-example-com', ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+    spec: { hostname: 'shop.example.com', appRef: { name: 'web' } },
+    status: {
+      state,
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Attached', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }],
+    } as AppHostname['status'],
+  });
+
+  it('keeps the name, the app and whether it is active, and nothing of the status besides', () => {
+    const projected = projectAppHostname(hostname('active'));
+    expect(projected.spec).toEqual({ hostname: 'shop.example.com', appRef: { name: 'web' } });
+    expect(projected.status).toEqual({ state: 'active' });
+    expect(projected.metadata).toEqual({ name: 'shop-example-com', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7' });
+  });
+
+  it('answers isActiveHostname as the whole object does', () => {
+    for (const h of [hostname('active'), hostname('pending'), hostname('active', '2026-01-02T00:00:00Z')]) expect(isActiveHostname(projectAppHostname(h))).toBe(isActiveHostname(h));
+  });
+});
