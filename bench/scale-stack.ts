@@ -78,7 +78,7 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
       stop,
       async start() {
         const started = performance.now();
-        // The inspector is how the bench reads the live heap (bench/heap-probe.ts); it costs nothing until asked.
+        // The inspector is how the bench reads the live heap (bench/inspector-probe.ts); it costs nothing until asked.
         const args = [`--inspect=127.0.0.1:${inspectPort}`, join(repoRoot, script)];
         service = spawnToFile({ name, command: toolPath('node'), args, env: { ...common, ...env }, logPath: join(stateDir, `${name}.log`) });
         await waitForHttp(service, readyUrl, 1_800_000);

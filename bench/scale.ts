@@ -5,7 +5,7 @@
 // its restart to a steady state (every informer listed and every queue drained), cw-api's RSS and the p99 of
 // `GET /v1/projects/{p}/apps` for one full project, the runtime replica's RSS (workerd included) and its restart
 // to ready, and deploy → first 200 for one app; for the operator and the runtime also the V8 heap in use after a
-// full GC (`--heap-snapshots <dir>` writes their snapshots). Not a test: it prints figures and the issue's targets beside them.
+// full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the deploys). Not a test: it prints figures and the issue's targets beside them.
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -28,7 +28,7 @@ import { benchRun, runBench } from './run.ts';
 import { firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
 import { residentBytes, treeResidentBytes } from '../e2e/harness/process-memory.ts';
 import { BASE_DOMAIN, startScaleStack, type ScaleStack } from './scale-stack.ts';
-import { liveHeap } from './heap-probe.ts';
+import { cpuProfile, liveHeap } from './inspector-probe.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -37,7 +37,7 @@ const { values: flags } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     deploys: { type: 'string', default: '10' },
     'ready-timeout': { type: 'string', default: '1800' },
-    'heap-snapshots': { type: 'string' },
+    profiles: { type: 'string' },
   },
 });
 
@@ -64,11 +64,18 @@ const deploys = positive('deploys');
 const readyTimeoutMs = positive('ready-timeout') * 1000;
 
 const run = benchRun();
-/** With --heap-snapshots <dir>, where a process's heap snapshot at `apps` goes (open it in Chrome DevTools' Memory tab). */
+/** With --profiles <dir>, where a process's heap snapshot at `apps` goes (open it in Chrome DevTools' Memory tab). */
 const snapshotPath = (process: string, apps: number): string | undefined => {
-  const dir = flags['heap-snapshots'];
+  const dir = flags.profiles;
   return dir ? join(dir, `${process}-${apps}.heapsnapshot`) : undefined;
 };
+
+/** `work`, with --profiles <dir> under a CPU profile of the operator and the runtime (`<process>-<name>.cpuprofile`). */
+function profiled<T>(stack: ScaleStack, name: string, work: () => Promise<T>): Promise<T> {
+  const dir = flags.profiles;
+  if (!dir) return work();
+  return cpuProfile(stack.runtime.inspectPort, join(dir, `cw-runtime-${name}.cpuprofile`), () => cpuProfile(stack.operator.inspectPort, join(dir, `cw-operator-${name}.cpuprofile`), work));
+}
 const say = (message: string) => process.stdout.write(`bench: ${message}\n`);
 
 /** One artifact every app serves (a few shared builds, as the issue asks): the same digest, a key per app. */
@@ -325,6 +332,7 @@ async function deployLatency(stack: ScaleStack, project: string, round: number):
       await kit.apps.patch(project, name, { spec: { activeBuildId: id } });
       times.push((await firstServed(stack.runtime.port, `${name}.${project}.${BASE_DOMAIN}`, `${version} `, 120_000)) - t0);
     }
+    say(`deploys → first 200, in order: ${times.map((t) => t.toFixed(0)).join(', ')} ms`);
   } finally {
     kit.bucket.destroy();
   }
@@ -361,7 +369,7 @@ async function measureAt(
   const runtimeFreshRss = treeResidentBytes(stack.runtime.pid());
   const runtimeFreshNodeRss = residentBytes(stack.runtime.pid());
   say(`${deploys} deploys of one app`);
-  const deployed = await deployLatency(stack, deployProject, round);
+  const deployed = await profiled(stack, `deploys-${target}`, () => deployLatency(stack, deployProject, round));
   return {
     apps: target,
     baseline,

@@ -53,7 +53,15 @@ const RestoreBody = Type.Object({ at: Type.String({ format: 'date-time' }), requ
  * `POST …/ship` ships its commits now (several replicas: before another copies it). `GET /readyz` answers without a
  * token. With `route` (several replicas), a tenant's calls are forwarded to the replica that owns it.
  */
-export async function adminServer(options: { directory: TenantDirectory; token: string; shards?: () => ShardState[]; logger?: boolean; route?: AdminRouter }): Promise<FastifyInstance> {
+export async function adminServer(options: {
+  directory: TenantDirectory;
+  token: string;
+  shards?: () => ShardState[];
+  /** How many databases have their connection open now (idle ones are closed). */
+  openDatabases?: () => number;
+  logger?: boolean;
+  route?: AdminRouter;
+}): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: 1024 * 1024 });
   const expected = Buffer.from(`Bearer ${options.token}`);
 
@@ -137,7 +145,10 @@ export async function adminServer(options: { directory: TenantDirectory; token: 
     });
 
     // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
-    api.get('/v1/shards', async () => ({ shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })) }));
+    api.get('/v1/shards', async () => ({
+      shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })),
+      ...(options.openDatabases ? { open_databases: options.openDatabases() } : {}),
+    }));
 
     api.get<{ Params: Static<typeof Params> }>('/v1/tenants/:tenant', { schema: { params: Params } }, async (request, reply) => {
       const description = await options.directory.describe(request.params.tenant);
@@ -174,6 +185,7 @@ function wire(d: TenantDescription): EngineTenant {
     today: { day: d.today.day, rows_read: d.today.rowsRead, rows_written: d.today.rowsWritten },
     limit_reached: d.limitReached,
     ...(d.replica === undefined ? {} : { replica: d.replica }),
+    ...(d.open === undefined ? {} : { open: d.open }),
   };
 }
 

@@ -30,6 +30,7 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
           const { upload } = await host.locked(() => replica.maintain(checkpoint));
           await upload;
         },
+        restLocked: () => replica.rest(checkpoint),
         get pendingBytes() {
           return replica.pendingBytes;
         },

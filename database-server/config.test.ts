@@ -28,6 +28,7 @@ describe('databaseServerConfig', () => {
       shards: Math.min(64, availableParallelism()),
       shardMemoryBytes: 256 * MIB,
       restoreConcurrency: 4,
+      idleCloseMs: 300_000,
       limits: {
         defaults: { statementTimeoutMs: 5000, maxSizeBytes: 1024 * MIB, rowsReadPerDay: 100_000_000, rowsWrittenPerDay: 10_000_000 },
         maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 * MIB, rowsReadPerDay: 10_000_000_000, rowsWrittenPerDay: 1_000_000_000 },
@@ -66,6 +67,7 @@ describe('databaseServerConfig', () => {
       CW_DB_SHARDS: '3',
       CW_DB_SHARD_MEMORY_MIB: '128',
       CW_DB_RESTORE_CONCURRENCY: '2',
+      CW_DB_IDLE_CLOSE_TIMEOUT: '90s',
       CW_DB_STATEMENT_TIMEOUT: '2s',
       CW_DB_MAX_STATEMENT_TIMEOUT: '1m',
       CW_DB_SIZE_QUOTA_MIB: '100',
@@ -92,6 +94,7 @@ describe('databaseServerConfig', () => {
       shards: 3,
       shardMemoryBytes: 128 * MIB,
       restoreConcurrency: 2,
+      idleCloseMs: 90_000,
       limits: {
         defaults: { statementTimeoutMs: 2000, maxSizeBytes: 100 * MIB, rowsReadPerDay: 5000, rowsWrittenPerDay: 100 },
         maxima: { statementTimeoutMs: 60_000, maxSizeBytes: 200 * MIB, rowsReadPerDay: 10_000, rowsWrittenPerDay: 1000 },

@@ -40,6 +40,8 @@ export interface DatabaseServerConfig {
   readonly shardMemoryBytes: number;
   /** Restores from the bucket that run at once (a start, a takeover); the others wait. */
   readonly restoreConcurrency: number;
+  /** A database no request used for this long is closed until its next request (`CW_DB_IDLE_CLOSE_TIMEOUT`). */
+  readonly idleCloseMs: number;
   /** Databases' default limits, and the most one may ask for. */
   readonly limits: LimitPolicy;
   /** What one statement may answer. */
@@ -99,6 +101,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
     shardMemoryBytes: read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 }) * MIB,
     restoreConcurrency: read.integer('CW_DB_RESTORE_CONCURRENCY', DEFAULT_RESTORE_CONCURRENCY, { min: 1, max: 256 }),
+    idleCloseMs: read.durationMs('CW_DB_IDLE_CLOSE_TIMEOUT', 300_000, { min: 1000, max: 86_400_000 }),
     limits: limitPolicy(read),
     answer: {
       maxRows: read.integer('CW_DB_MAX_RESULT_ROWS', 1_000_000, { min: 1, max: 100_000_000 }),

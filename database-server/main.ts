@@ -3,6 +3,7 @@ import { createLogger, type Logger } from '../src/logging/log.ts';
 import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
+import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { adminServer } from './admin-server.ts';
@@ -41,7 +42,7 @@ const hangMs = (maxStatementMs: number) => 2 * maxStatementMs + 2000;
  */
 export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
   const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
-  const engine = new ShardPool({
+  const pool = new ShardPool({
     shards: config.shards,
     config: {
       directory: config.dataDir,
@@ -57,7 +58,10 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     log,
   });
   // The shards boot while the bucket is read and tenants are restored: a tenant's open waits for its shard.
-  const shardsStarted = engine.start();
+  const shardsStarted = pool.start();
+  // Every call to the engine passes through what tracks open connections, so idle ones can be closed.
+  const openDatabases = new OpenDatabases();
+  const engine = trackOpenDatabases(pool, openDatabases);
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
   const metas = new TenantMetaStore(store);
@@ -74,6 +78,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     metas,
     replication: bucketReplication(store, undefined, config.restoreConcurrency),
     log,
+    openDatabases,
     ...(cluster
       ? {
           cluster: {
@@ -131,12 +136,24 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
     ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });
-  const admin = await adminServer({ directory, token: config.adminToken, shards: () => engine.state(), ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}) });
+  const admin = await adminServer({
+    directory,
+    token: config.adminToken,
+    shards: () => pool.state(),
+    openDatabases: () => openDatabases.count,
+    ...(ownership && cluster ? { route: adminRouter(ownership, metas, cluster.name) } : {}),
+  });
   await admin.listen({ port: config.adminPort, host: config.adminHost });
   const adminPort = (admin.server.address() as { port: number }).port;
 
   const savedUsage = new Map<string, string>();
-  const timers = [every(config.flushIntervalMs, () => directory.flushAll()), every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)), every(PRUNE_MS, () => directory.prune(config.retentionMs))];
+  const timers = [
+    every(config.flushIntervalMs, () => directory.flushAll()),
+    every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
+    every(PRUNE_MS, () => directory.prune(config.retentionMs)),
+    // Looked at a few times per idle period, so a database closes at most a quarter of it late.
+    every(Math.min(Math.max(config.idleCloseMs / 4, 250), 60_000), async () => void (await directory.closeIdle(config.idleCloseMs))),
+  ];
   log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket, shards: config.shards });
 
   return {

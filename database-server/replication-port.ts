@@ -10,6 +10,8 @@ export interface TenantReplicaPort {
   flush(): Promise<void>;
   /** Checkpoints a large WAL and takes snapshots now and then (takes the tenant lock itself when it must). */
   maintain(): Promise<void>;
+  /** Under the tenant lock, before an idle database's connection closes: seals what was captured and empties the WAL. */
+  restLocked(): Promise<void>;
   readonly pendingBytes: number;
 }
 

@@ -32,6 +32,8 @@ export interface TenantDescription {
   today: DayUsage;
   /** The quota it reached (the most refusing one), or null. */
   limitReached: ReachedQuota | null;
+  /** Whether its connection is open now: one idle for `CW_DB_IDLE_CLOSE_TIMEOUT` is closed until its next request. */
+  open?: boolean;
 }
 
 /** A restore was asked for a time the source's retained copies do not reach (or a source with none). */

@@ -20,6 +20,8 @@ import { TenantDirectory, type DirectoryCluster } from './tenant-directory.ts';
 import type { Fencing } from './replication-port.ts';
 import { TenantMetaStore } from './tenant-meta.ts';
 import { tokenSha256 } from './token-index.ts';
+import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
+import type { DatabaseEngine } from './shards/engine-port.ts';
 
 // cw-db as main.ts wires it, minus S3 and the timers: a TenantDirectory on a MemoryObjectStore, real SQLite files
 // through LibsqlEngine, and the real Hrana server, driven with the official client.
@@ -39,7 +41,7 @@ interface Node {
   directory: TenantDirectory;
   server: HranaServer;
   streams: StreamRegistry;
-  engine: LocalEngine;
+  engine: DatabaseEngine;
   client(tenant: string, token: string, options?: { trailingSlash?: boolean }): Client;
   post(pathTenant: string | null, token: string | undefined, sql?: string): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
@@ -51,8 +53,9 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster } = {}): Promise<Node> {
-  const engine = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
+async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases } = {}): Promise<Node> {
+  const local = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
+  const engine = options.openDatabases ? trackOpenDatabases(local, options.openDatabases) : local;
   const streams = new StreamRegistry();
   const meter = new UsageMeter();
   const directory = new TenantDirectory({
@@ -68,6 +71,7 @@ async function startNode(store: ObjectStore, options: { now?: () => number; load
     log: silentLogger,
     ...(options.now ? { now: options.now } : {}),
     ...(options.cluster ? { cluster: options.cluster } : {}),
+    ...(options.openDatabases ? { openDatabases: options.openDatabases } : {}),
   });
   if (options.load) {
     await directory.load();
@@ -296,6 +300,56 @@ describe('TenantDirectory behind the Hrana server', () => {
     const second = await startNode(store, { load: true });
     expect(await second.post('alpha', 'tok-alpha')).toEqual({ status: 503, body: expect.objectContaining({ code: 'DATABASE_UNAVAILABLE' }) });
     expect(await names(second.client('beta', 'tok-beta'))).toEqual(['beta']);
+  });
+
+  it('closes a database idle past the bound, opens it again on its next request, and goes on with the same generation', async () => {
+    let clock = Date.now();
+    const now = () => clock;
+    const store = new MemoryObjectStore();
+    const first = await startNode(store, { now, openDatabases: new OpenDatabases(now) });
+    await first.directory.ensure('alpha', desired(['tok-alpha']));
+    await first.directory.ensure('beta', desired(['tok-beta']));
+    const alpha = first.client('alpha', 'tok-alpha');
+    await alpha.execute('CREATE TABLE t (name TEXT)');
+    await alpha.execute("INSERT INTO t VALUES ('one')");
+    // beta is inside a transaction: its stream holds the connection, so it is never closed under it.
+    const transaction = await first.client('beta', 'tok-beta').transaction('write');
+    await transaction.execute('CREATE TABLE t (name TEXT)');
+    await first.directory.flushAll();
+    clock += 10 * 60_000;
+
+    expect(await first.directory.closeIdle(5 * 60_000)).toBe(1);
+    expect((await first.directory.describe('alpha'))?.open).toBe(false);
+    expect((await first.directory.describe('beta'))?.open).toBe(true);
+    await transaction.execute("INSERT INTO t VALUES ('kept')");
+    await transaction.commit();
+
+    await alpha.execute("INSERT INTO t VALUES ('two')");
+    expect((await first.directory.describe('alpha'))?.open).toBe(true);
+    expect(await names(alpha)).toEqual(['one', 'two']);
+    await first.directory.flushAll();
+    // One generation, one base snapshot: reopening took no new one.
+    expect((await keys(store, 'replicas/alpha/')).filter((k) => k.endsWith('.db.gz'))).toHaveLength(1);
+
+    const second = await startNode(store, { load: true });
+    expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['one', 'two']);
+    expect(await names(second.client('beta', 'tok-beta'))).toEqual(['kept']);
+  });
+
+  it('on a start, opens each database only to start its generation and closes it again; a request opens it', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    for (const tenant of ['alpha', 'beta', 'gamma']) {
+      await first.directory.ensure(tenant, desired([`tok-${tenant}`]));
+      await first.client(tenant, `tok-${tenant}`).execute(`CREATE TABLE t AS SELECT '${tenant}' AS name`);
+    }
+    await first.directory.flushAll();
+
+    const open = new OpenDatabases();
+    const second = await startNode(store, { load: true, openDatabases: open });
+    expect(open.count).toBe(0);
+    expect(await names(second.client('beta', 'tok-beta'))).toEqual(['beta']);
+    expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['beta']);
   });
 
   it("ships a sync tenant's commit before acknowledging it: restorable without flushAll", async () => {

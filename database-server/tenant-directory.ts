@@ -3,6 +3,7 @@ import { rm, stat } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
+import { Semaphore } from '../src/collections/semaphore.ts';
 import type { Refusal } from './hrana/http-server.ts';
 import type { PipelineCaller } from './hrana/pipeline.ts';
 import type { DatabaseEngine } from './shards/engine-port.ts';
@@ -18,10 +19,14 @@ import type { Fencing, Replication, TenantReplicaPort } from './replication-port
 import type { RequestedLimits, RestoreSource, TenantMeta, TenantMetaStore } from './tenant-meta.ts';
 import { TokenIndex } from './token-index.ts';
 import { clockPassed, restoreEntryInPlace } from './in-place-restore.ts';
+import type { OpenDatabases } from './open-databases.ts';
 import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, type DesiredTenant, type InPlaceRestore, type TenantDescription } from './tenant-admin-types.ts';
 
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
+
+/** Databases opened at once without a request (a start, a takeover, a shard's restart): each is closed again after. */
+const OPENING_AT_ONCE = 32;
 
 /** A tenant this cw-db serves, with what is going on with it. */
 export interface Entry {
@@ -70,6 +75,8 @@ export interface TenantDirectoryOptions {
   now?: () => number;
   /** Several replicas: tenants are opened as their leases are taken (`adopt`), not all at `load`. */
   cluster?: DirectoryCluster;
+  /** The engine's open connections (open-databases.ts), when idle ones are to be closed (`closeIdle`). */
+  openDatabases?: OpenDatabases;
 }
 
 /**
@@ -83,6 +90,7 @@ export class TenantDirectory {
   readonly #tenants = new Map<string, Entry>();
   readonly #tokens = new TokenIndex();
   readonly #changes = new KeyedMutex();
+  readonly #opening = new Semaphore(OPENING_AT_ONCE);
 
   constructor(options: TenantDirectoryOptions) {
     this.#options = options;
@@ -94,7 +102,7 @@ export class TenantDirectory {
   async load(): Promise<void> {
     for (const meta of await this.#options.metas.list()) {
       const entry: Entry = { meta, ready: Promise.resolve() };
-      entry.ready = this.#open(entry, undefined);
+      entry.ready = this.#open(entry, undefined, { rest: true });
       entry.ready.catch((err: unknown) => this.#options.log.error('opening a tenant failed', { tenant: meta.tenant, err }));
       this.#tenants.set(meta.tenant, entry);
       this.#tokens.set(meta);
@@ -256,6 +264,7 @@ export class TenantDirectory {
       limits,
       today: usage.today,
       limitReached: reachedQuota(limits, usage),
+      ...(this.#options.openDatabases ? { open: this.#options.openDatabases.isOpen(tenant) } : {}),
     };
   }
 
@@ -301,7 +310,7 @@ export class TenantDirectory {
       const meta = await this.#options.metas.get(tenant);
       if (meta === undefined) return false;
       const entry: Entry = { meta, ready: Promise.resolve(), fencing };
-      entry.ready = this.#open(entry, undefined);
+      entry.ready = this.#open(entry, undefined, { rest: true });
       this.#tenants.set(tenant, entry);
       this.#tokens.set(meta);
       try {
@@ -391,6 +400,41 @@ export class TenantDirectory {
     return Promise.all(running).then(() => undefined);
   }
 
+  /**
+   * Closes the connections of databases no request used since `idleMs` ago and no stream holds, least recently used
+   * first, so a replica's memory follows the databases in use rather than every one it owns; the next request opens
+   * one again. Each closes under its lock once its replica sealed what it captured and emptied the WAL, so the
+   * generation goes on from the file (no new snapshot when it opens again). Answers how many were closed.
+   */
+  async closeIdle(idleMs: number): Promise<number> {
+    const open = this.#options.openDatabases;
+    if (!open) return 0;
+    const before = this.#now() - idleMs;
+    let closed = 0;
+    for (const tenant of open.idleSince(before)) {
+      const entry = this.#tenants.get(tenant);
+      const replica = entry?.replica;
+      if (!entry || !replica || entry.shipping || entry.restoring || replica.pendingBytes > 0 || this.#options.streams.hasStreams(tenant)) continue;
+      const done = await this.#changes
+        .run(tenant, () =>
+          this.#locked(tenant, async () => {
+            // Looked at again under the lock: a request may have come, or the tenant gone, meanwhile.
+            const used = open.lastUsedAt(tenant);
+            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || used === undefined || used > before || this.#options.streams.hasStreams(tenant)) return false;
+            await replica.restLocked();
+            await this.#options.engine.closeTenant(tenant);
+            return true;
+          }),
+        )
+        .catch((err: unknown) => {
+          this.#options.log.warn('closing an idle database failed; it stays open', { tenant, err });
+          return false;
+        });
+      if (done) closed++;
+    }
+    return closed;
+  }
+
   /** Saves the usage counters of tenants that ran statements since the last save. */
   async saveUsage(saved: Map<string, string>): Promise<void> {
     for (const tenant of this.#tenants.keys()) {
@@ -414,7 +458,12 @@ export class TenantDirectory {
     await this.#options.engine.close();
   }
 
-  async #open(entry: Entry, restoreFrom: RestoreSource | undefined): Promise<void> {
+  /**
+   * Brings the tenant's file to the local disk (restored if need be), opens it and starts its generation. With `rest`
+   * (a start, a takeover: no request is waiting) its connection is closed again right after, as an idle one is, at
+   * most OPENING_AT_ONCE at a time: a replica may own more databases than its shards' memory could hold open at once.
+   */
+  async #open(entry: Entry, restoreFrom: RestoreSource | undefined, options: { rest?: boolean } = {}): Promise<void> {
     const { engine, replication, metas, meter } = this.#options;
     const tenant = entry.meta.tenant;
     const path = engine.databasePath(tenant);
@@ -437,10 +486,28 @@ export class TenantDirectory {
         }
       }
     }
-    await engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
-    await this.#startGeneration(entry);
+    await this.#openAndStart(entry, options.rest ?? false);
     const usage = await metas.getUsage(tenant);
     if (usage) meter.restore(tenant, usage);
+  }
+
+  /** Opens the tenant's connection and starts a generation; with `rest`, closes the connection after, bounded. */
+  async #openAndStart(entry: Entry, rest: boolean): Promise<void> {
+    const tenant = entry.meta.tenant;
+    const release = rest ? await this.#opening.acquire() : undefined;
+    try {
+      await this.#options.engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
+      await this.#startGeneration(entry);
+      const replica = entry.replica;
+      if (rest && replica && this.#options.openDatabases) {
+        await this.#locked(tenant, async () => {
+          await replica.restLocked();
+          await this.#options.engine.closeTenant(tenant);
+        }).catch((err: unknown) => this.#options.log.warn('closing a database opened without a request failed; it stays open', { tenant, err }));
+      }
+    } finally {
+      release?.();
+    }
   }
 
   /** A new replica of the tenant's file, starting a generation (a snapshot of the file as it is now). */
@@ -484,13 +551,12 @@ export class TenantDirectory {
 
   async #resume(entry: Entry): Promise<void> {
     const tenant = entry.meta.tenant;
-    await this.#options.engine.open(tenant, engineLimits(this.#limitsOf(entry.meta)));
     const previous = entry.replica;
     if (previous) {
       await this.#locked(tenant, () => previous.capture()).catch((err: unknown) => this.#options.log.warn('capturing after a shard restart failed', { tenant, err }));
       await previous.flush().catch(() => {});
     }
-    await this.#startGeneration(entry);
+    await this.#openAndStart(entry, true);
   }
 
   /** The limits a stored tenant runs under; one that asked under a more generous configuration gets this one's maxima. */

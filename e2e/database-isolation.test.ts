@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDatabaseToken } from '../src/platform/databases/database-token.ts';
 import { shardIndex } from '../database-server/shards/shard-index.ts';
 import { tokenSha256 } from '../database-server/token-index.ts';
-import { startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
+import { adminCall, startDatabaseServer, type DatabaseServer } from './harness/database-server.ts';
 
 const SHARDS = 2;
 const STATEMENT_LIMIT_MS = 1000;
@@ -26,15 +26,7 @@ const attacker = tenantOn(0, 'attacker');
 const neighbour = tenantOn(0, 'neighbour'); // the attacker's shard
 const bystander = tenantOn(1, 'bystander'); // the other shard
 
-async function admin(method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${db.adminUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${db.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const admin = (method: string, path: string, body?: unknown) => adminCall(db, method, path, body);
 
 async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }): Promise<void> {
   const token = tokens.get(tenant) ?? generateDatabaseToken();

@@ -104,6 +104,13 @@ export class StreamRegistry {
     return baton;
   }
 
+  /** Whether some stream of `tenant` is alive: parked between requests, or held by a WebSocket connection. */
+  hasStreams(tenant: string): boolean {
+    for (const { stream } of this.#parked.values()) if (stream.tenant === tenant) return true;
+    for (const stream of this.#held) if (stream.tenant === tenant) return true;
+    return false;
+  }
+
   /** The lock that serialises `tenant`'s streams. */
   lockFor(tenant: string): TenantLock {
     let lock = this.#locks.get(tenant);

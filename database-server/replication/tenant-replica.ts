@@ -164,6 +164,17 @@ export class TenantReplica {
     return { upload: this.#snapshotting };
   }
 
+  /**
+   * Under the tenant lock, before its connection closes (an idle database): captures and seals what was committed and
+   * empties the WAL, so closing changes nothing SQLite has not checkpointed already and the generation goes on from
+   * the file, with a new WAL, when the connection opens again.
+   */
+  async rest(checkpoint: Checkpoint): Promise<void> {
+    this.capture();
+    this.#queue.seal();
+    await this.#checkpoint(checkpoint);
+  }
+
   async #checkpoint(checkpoint: Checkpoint): Promise<void> {
     await checkpoint();
     const left = walSize(this.#walPath);

@@ -6,6 +6,9 @@ import { DEFAULT_ANSWER_LIMITS, type AnswerLimits, type DatabaseLimits } from '.
 import type { DatabaseEngine, PipelineOutcome, PipelineRun } from './engine-port.ts';
 import { FairTurns } from './fair-turns.ts';
 
+/** How long after a close the shard collects, so a round of idle databases closing costs one collection. */
+const COLLECT_AFTER_CLOSE_MS = 100;
+
 /** Options of a `LocalEngine`: the SQL engine's, and how much one pipeline request may answer. */
 export interface LocalEngineOptions extends LibsqlEngineOptions {
   /** Each statement's result at most; default 10 MiB and a million rows. */
@@ -26,6 +29,7 @@ export class LocalEngine implements DatabaseEngine {
   readonly #answer: AnswerLimits;
   readonly #maxPipelineAnswerBytes: number;
   readonly #turns = new FairTurns();
+  #collecting: NodeJS.Timeout | undefined;
 
   constructor(options: LocalEngineOptions) {
     this.#sql = new LibsqlEngine(options);
@@ -96,6 +100,22 @@ export class LocalEngine implements DatabaseEngine {
     for (const [id, stream] of this.#streams) if (stream.tenant === tenant) this.#end(id, stream);
     this.#sql.closeTenant(tenant);
     this.#turns.forget(tenant);
+    this.#collectSoon();
+  }
+
+  /**
+   * A closed connection is finalized by the addon only when its statements are garbage-collected, which an idle
+   * shard might not do for a long while: its SQLite memory would stay taken. Where the process may ask for a
+   * collection (a shard runs with --expose-gc), one runs shortly after closes, one for any number of them.
+   */
+  #collectSoon(): void {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (!gc || this.#collecting) return;
+    this.#collecting = setTimeout(() => {
+      this.#collecting = undefined;
+      gc();
+    }, COLLECT_AFTER_CLOSE_MS);
+    this.#collecting.unref();
   }
 
   onRestart(): void {

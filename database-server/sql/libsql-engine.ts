@@ -261,6 +261,10 @@ class LibsqlConnection implements SqlConnection {
     if (this.#closed) return;
     this.#closed = true;
     this.#db.close();
+    // The addon's statements hold the SQLite connection: it is closed (its memory freed, its WAL checkpointed and
+    // removed) once they are collected, so none is kept from the collector here (local-engine.ts collects).
+    this.#statements.clear();
+    this.#countersStmt = undefined;
   }
 
   #applyQueryOnly(): void {

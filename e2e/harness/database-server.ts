@@ -65,3 +65,14 @@ export async function startDatabaseServer(options: DatabaseServerOptions): Promi
     stop: () => db.halt({ signal: 'SIGTERM' }),
   };
 }
+
+/** A call to `db`'s admin API with its token: the status, and the JSON answered (`{}` for none). */
+export async function adminCall(db: DatabaseServer, method: string, path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const response = await fetch(`${db.adminUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${db.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}

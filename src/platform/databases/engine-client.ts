@@ -16,6 +16,8 @@ export interface EngineTenant {
   limit_reached: 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | null;
   /** With several cw-db replicas: the one that owns the database (holds its lease). */
   replica?: string;
+  /** Whether its connection is open now: an idle database is closed until its next request. */
+  open?: boolean;
 }
 
 /** What the controller asks cw-db a tenant to be. */

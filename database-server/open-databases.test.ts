@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
+import type { DatabaseEngine, PipelineOutcome } from './shards/engine-port.ts';
+
+/** An engine that does nothing but let the tracker see its calls, and its restart listener be called. */
+function quietEngine(): DatabaseEngine & { restart(affected: (tenant: string) => boolean): void } {
+  let listener: ((affected: (tenant: string) => boolean) => void) | undefined;
+  const outcome: PipelineOutcome = { results: [], autocommit: true, closed: false, counts: { rowsRead: 0, rowsWritten: 0 } };
+  return {
+    databasePath: (tenant) => `/data/${tenant}.db`,
+    open: async () => {},
+    run: async () => outcome,
+    closeStream: async () => {},
+    checkpoint: async () => {},
+    closeTenant: async () => {},
+    onRestart: (l) => void (listener = l),
+    close: async () => {},
+    restart: (affected) => listener?.(affected),
+  };
+}
+
+describe('OpenDatabases', () => {
+  it('answers the databases idle since a time, least recently used first; a use moves one to the end', () => {
+    let clock = 0;
+    const open = new OpenDatabases(() => clock);
+    for (const tenant of ['a', 'b', 'c']) {
+      open.used(tenant);
+      clock += 10;
+    }
+    open.used('a'); // at 30
+    expect(open.idleSince(15)).toEqual(['b']);
+    expect(open.idleSince(30)).toEqual(['b', 'c', 'a']);
+    open.closed('b');
+    expect(open.idleSince(30)).toEqual(['c', 'a']);
+    expect(open.count).toBe(2);
+  });
+
+  it('is told of every open, run, checkpoint and close through the engine, and of connections a restart lost', async () => {
+    let clock = 0;
+    const open = new OpenDatabases(() => clock);
+    const inner = quietEngine();
+    const engine = trackOpenDatabases(inner, open);
+    const lost: string[] = [];
+    engine.onRestart((affected) => lost.push(...['a', 'b', 'c'].filter(affected)));
+    await engine.open('a', {} as never);
+    clock = 5;
+    await engine.run({ tenant: 'b', stream: 's', mode: 'read-write', requests: [] });
+    clock = 7;
+    await engine.checkpoint('c');
+    expect(open.idleSince(7)).toEqual(['a', 'b', 'c']);
+    await engine.closeTenant('a');
+    expect(open.isOpen('a')).toBe(false);
+    inner.restart((tenant) => tenant === 'b');
+    expect(open.isOpen('b')).toBe(false);
+    expect(open.isOpen('c')).toBe(true);
+    expect(lost).toEqual(['b']);
+  });
+});

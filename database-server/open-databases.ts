@@ -1,0 +1,82 @@
+import type { DatabaseEngine } from './shards/engine-port.ts';
+
+/**
+ * Which databases have a connection open in the engine, and when each was last used, least recently used first
+ * (a Map keeps insertion order, and a use moves the tenant to the end): what closing idle databases walks.
+ */
+export class OpenDatabases {
+  readonly #lastUsed = new Map<string, number>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /** The engine opened or ran something on `tenant`'s connection. */
+  used(tenant: string): void {
+    this.#lastUsed.delete(tenant);
+    this.#lastUsed.set(tenant, this.#now());
+  }
+
+  closed(tenant: string): void {
+    this.#lastUsed.delete(tenant);
+  }
+
+  isOpen(tenant: string): boolean {
+    return this.#lastUsed.has(tenant);
+  }
+
+  /** When `tenant` was last used, if it is open. */
+  lastUsedAt(tenant: string): number | undefined {
+    return this.#lastUsed.get(tenant);
+  }
+
+  /** The open databases not used since `time`, least recently used first. */
+  idleSince(time: number): string[] {
+    const idle: string[] = [];
+    for (const [tenant, at] of this.#lastUsed) {
+      if (at > time) break;
+      idle.push(tenant);
+    }
+    return idle;
+  }
+
+  get count(): number {
+    return this.#lastUsed.size;
+  }
+}
+
+/**
+ * `engine`, telling `open` of every connection it opens, uses or loses. Every call but a stream's close may open
+ * the connection (the engine opens a closed one on demand), so each counts as a use; a shard that died lost its
+ * tenants' connections.
+ */
+export function trackOpenDatabases(engine: DatabaseEngine, open: OpenDatabases): DatabaseEngine {
+  return {
+    databasePath: (tenant) => engine.databasePath(tenant),
+    async open(tenant, limits) {
+      await engine.open(tenant, limits);
+      open.used(tenant);
+    },
+    async run(run) {
+      open.used(run.tenant);
+      return engine.run(run);
+    },
+    closeStream: (tenant, stream) => engine.closeStream(tenant, stream),
+    async checkpoint(tenant) {
+      await engine.checkpoint(tenant);
+      open.used(tenant);
+    },
+    async closeTenant(tenant) {
+      await engine.closeTenant(tenant);
+      open.closed(tenant);
+    },
+    onRestart(listener) {
+      engine.onRestart((affected) => {
+        for (const tenant of open.idleSince(Number.POSITIVE_INFINITY)) if (affected(tenant)) open.closed(tenant);
+        listener(affected);
+      });
+    },
+    close: () => engine.close(),
+  };
+}
