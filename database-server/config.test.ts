@@ -29,6 +29,7 @@ describe('databaseServerConfig', () => {
       shardMemoryBytes: 256 * MIB,
       restoreConcurrency: 4,
       idleCloseMs: 300_000,
+      maxOpenPerShard: 819,
       limits: {
         defaults: { statementTimeoutMs: 5000, maxSizeBytes: 1024 * MIB, rowsReadPerDay: 100_000_000, rowsWrittenPerDay: 10_000_000 },
         maxima: { statementTimeoutMs: 30_000, maxSizeBytes: 10 * 1024 * MIB, rowsReadPerDay: 10_000_000_000, rowsWrittenPerDay: 1_000_000_000 },
@@ -68,6 +69,7 @@ describe('databaseServerConfig', () => {
       CW_DB_SHARD_MEMORY_MIB: '128',
       CW_DB_RESTORE_CONCURRENCY: '2',
       CW_DB_IDLE_CLOSE_TIMEOUT: '90s',
+      CW_DB_MAX_OPEN_PER_SHARD: '500',
       CW_DB_STATEMENT_TIMEOUT: '2s',
       CW_DB_MAX_STATEMENT_TIMEOUT: '1m',
       CW_DB_SIZE_QUOTA_MIB: '100',
@@ -95,6 +97,7 @@ describe('databaseServerConfig', () => {
       shardMemoryBytes: 128 * MIB,
       restoreConcurrency: 2,
       idleCloseMs: 90_000,
+      maxOpenPerShard: 500,
       limits: {
         defaults: { statementTimeoutMs: 2000, maxSizeBytes: 100 * MIB, rowsReadPerDay: 5000, rowsWrittenPerDay: 100 },
         maxima: { statementTimeoutMs: 60_000, maxSizeBytes: 200 * MIB, rowsReadPerDay: 10_000, rowsWrittenPerDay: 1000 },

@@ -42,6 +42,8 @@ export interface DatabaseServerConfig {
   readonly restoreConcurrency: number;
   /** A database no request used for this long is closed until its next request (`CW_DB_IDLE_CLOSE_TIMEOUT`). */
   readonly idleCloseMs: number;
+  /** Past this many open in a shard, the least recently used are closed too (`CW_DB_MAX_OPEN_PER_SHARD`). */
+  readonly maxOpenPerShard: number;
   /** Databases' default limits, and the most one may ask for. */
   readonly limits: LimitPolicy;
   /** What one statement may answer. */
@@ -82,6 +84,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
   if (adminToken.length < 32) throw new ConfigError('CW_DB_ADMIN_TOKEN must be at least 32 characters long');
   const port = read.port('CW_DB_PORT', 8090);
   const adminPort = read.port('CW_DB_ADMIN_PORT', 8091);
+  const shardMemoryMiB = read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 });
   return Object.freeze({
     port,
     host: read.string('CW_DB_HOST', '0.0.0.0'),
@@ -99,9 +102,11 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     webSocketsPerDatabase: read.integer('CW_DB_WEBSOCKETS_PER_DATABASE', 100, { min: 1, max: 10_000 }),
     maxBodyBytes: read.integer('CW_DB_MAX_BODY_BYTES', 10 * 1024 * 1024, { min: 1024, max: 256 * 1024 * 1024 }),
     shards: read.integer('CW_DB_SHARDS', Math.min(64, availableParallelism()), { min: 1, max: 64 }),
-    shardMemoryBytes: read.integer('CW_DB_SHARD_MEMORY_MIB', 256, { min: 16, max: 64 * 1024 }) * MIB,
+    shardMemoryBytes: shardMemoryMiB * MIB,
     restoreConcurrency: read.integer('CW_DB_RESTORE_CONCURRENCY', DEFAULT_RESTORE_CONCURRENCY, { min: 1, max: 256 }),
     idleCloseMs: read.durationMs('CW_DB_IDLE_CLOSE_TIMEOUT', 300_000, { min: 1000, max: 86_400_000 }),
+    // An open database takes 165–200 KiB of its shard's SQLite memory: the default leaves a third of it to statements.
+    maxOpenPerShard: read.integer('CW_DB_MAX_OPEN_PER_SHARD', Math.max(1, Math.floor((shardMemoryMiB * 1024) / 320)), { min: 1, max: 1_000_000 }),
     limits: limitPolicy(read),
     answer: {
       maxRows: read.integer('CW_DB_MAX_RESULT_ROWS', 1_000_000, { min: 1, max: 100_000_000 }),

@@ -4,6 +4,7 @@ import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
 import { ShardPool } from './shards/shard-pool.ts';
 import { StreamRegistry } from './hrana/stream-registry.ts';
 import { OpenDatabases, trackOpenDatabases } from './open-databases.ts';
+import { shardIndex } from './shards/shard-index.ts';
 import { UsageMeter } from './sql/usage-meter.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { adminServer } from './admin-server.ts';
@@ -19,6 +20,8 @@ import { TokenLocator } from './cluster/token-locator.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
+/** A database used this recently is not closed to bring its shard under its bound of open ones. */
+const OPEN_GRACE_MS = 2_000;
 
 /** A running cw-db. */
 export interface DatabaseServer {
@@ -60,7 +63,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   // The shards boot while the bucket is read and tenants are restored: a tenant's open waits for its shard.
   const shardsStarted = pool.start();
   // Every call to the engine passes through what tracks open connections, so idle ones can be closed.
-  const openDatabases = new OpenDatabases();
+  const openDatabases = new OpenDatabases({ shardOf: (tenant) => shardIndex(tenant, config.shards) });
   const engine = trackOpenDatabases(pool, openDatabases);
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
@@ -151,8 +154,10 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     every(config.flushIntervalMs, () => directory.flushAll()),
     every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
     every(PRUNE_MS, () => directory.prune(config.retentionMs)),
-    // Looked at a few times per idle period, so a database closes at most a quarter of it late.
-    every(Math.min(Math.max(config.idleCloseMs / 4, 250), 60_000), async () => void (await directory.closeIdle(config.idleCloseMs))),
+    // Every second at most, so a shard past its bound of open databases is brought back under it within about one.
+    every(Math.min(Math.max(config.idleCloseMs / 4, 250), 1000), async () => {
+      await directory.closeIdle({ idleMs: config.idleCloseMs, maxOpenPerShard: config.maxOpenPerShard, graceMs: OPEN_GRACE_MS });
+    }),
   ];
   log.info('cw-db serving', { port: hrana.port, adminPort, dataDir: config.dataDir, bucket: config.bucket, shards: config.shards });
 

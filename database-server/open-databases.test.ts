@@ -22,7 +22,7 @@ function quietEngine(): DatabaseEngine & { restart(affected: (tenant: string) =>
 describe('OpenDatabases', () => {
   it('answers the databases idle since a time, least recently used first; a use moves one to the end', () => {
     let clock = 0;
-    const open = new OpenDatabases(() => clock);
+    const open = new OpenDatabases({ now: () => clock });
     for (const tenant of ['a', 'b', 'c']) {
       open.used(tenant);
       clock += 10;
@@ -35,9 +35,26 @@ describe('OpenDatabases', () => {
     expect(open.count).toBe(2);
   });
 
+  it('answers, in each shard over the bound, the least recently used past it among those idle long enough', () => {
+    let clock = 0;
+    const shardOf = (tenant: string) => (tenant.startsWith('x') ? 1 : 0);
+    const open = new OpenDatabases({ now: () => clock, shardOf });
+    for (const tenant of ['a1', 'x1', 'a2', 'a3', 'x2', 'a4']) {
+      open.used(tenant);
+      clock += 10;
+    }
+    // Shard 0 holds a1..a4 (used at 0, 20, 30, 50), shard 1 x1, x2: a bound of 2 closes a1 and a2 only.
+    expect(open.overBound(2, 100)).toEqual(['a1', 'a2']);
+    // Used too recently to be closed for the bound: a2 (at 20) is not idle since 15.
+    expect(open.overBound(2, 15)).toEqual(['a1']);
+    open.used('a1');
+    expect(open.overBound(2, 100)).toEqual(['a2', 'a3']);
+    expect(open.overBound(4, 100)).toEqual([]);
+  });
+
   it('is told of every open, run, checkpoint and close through the engine, and of connections a restart lost', async () => {
     let clock = 0;
-    const open = new OpenDatabases(() => clock);
+    const open = new OpenDatabases({ now: () => clock });
     const inner = quietEngine();
     const engine = trackOpenDatabases(inner, open);
     const lost: string[] = [];

@@ -2,24 +2,55 @@ import type { DatabaseEngine } from './shards/engine-port.ts';
 
 /**
  * Which databases have a connection open in the engine, and when each was last used, least recently used first
- * (a Map keeps insertion order, and a use moves the tenant to the end): what closing idle databases walks.
+ * (a Map keeps insertion order, and a use moves the tenant to the end), with how many are open in each shard:
+ * what closing idle databases walks.
  */
 export class OpenDatabases {
   readonly #lastUsed = new Map<string, number>();
+  readonly #perShard = new Map<number, number>();
   readonly #now: () => number;
+  readonly #shardOf: (tenant: string) => number;
 
-  constructor(now: () => number = Date.now) {
-    this.#now = now;
+  constructor(options: { readonly now?: () => number; readonly shardOf?: (tenant: string) => number } = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#shardOf = options.shardOf ?? (() => 0);
   }
 
   /** The engine opened or ran something on `tenant`'s connection. */
   used(tenant: string): void {
-    this.#lastUsed.delete(tenant);
+    if (!this.#lastUsed.delete(tenant)) this.#count(tenant, 1);
     this.#lastUsed.set(tenant, this.#now());
   }
 
   closed(tenant: string): void {
-    this.#lastUsed.delete(tenant);
+    if (this.#lastUsed.delete(tenant)) this.#count(tenant, -1);
+  }
+
+  /**
+   * In each shard with more than `max` open, the least recently used past the number over it, among those not used
+   * since `before`: an LRU bound, so databases opened and left by some tenants cannot keep another's from opening.
+   */
+  overBound(max: number, before: number): string[] {
+    const over = new Map<number, number>();
+    for (const [shard, count] of this.#perShard) if (count > max) over.set(shard, count - max);
+    if (over.size === 0) return [];
+    const picked: string[] = [];
+    for (const [tenant, at] of this.#lastUsed) {
+      if (at > before) break;
+      const shard = this.#shardOf(tenant);
+      const left = over.get(shard) ?? 0;
+      if (left === 0) continue;
+      picked.push(tenant);
+      over.set(shard, left - 1);
+    }
+    return picked;
+  }
+
+  #count(tenant: string, delta: number): void {
+    const shard = this.#shardOf(tenant);
+    const count = (this.#perShard.get(shard) ?? 0) + delta;
+    if (count === 0) this.#perShard.delete(shard);
+    else this.#perShard.set(shard, count);
   }
 
   isOpen(tenant: string): boolean {

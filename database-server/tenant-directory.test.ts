@@ -306,7 +306,7 @@ describe('TenantDirectory behind the Hrana server', () => {
     let clock = Date.now();
     const now = () => clock;
     const store = new MemoryObjectStore();
-    const first = await startNode(store, { now, openDatabases: new OpenDatabases(now) });
+    const first = await startNode(store, { now, openDatabases: new OpenDatabases({ now }) });
     await first.directory.ensure('alpha', desired(['tok-alpha']));
     await first.directory.ensure('beta', desired(['tok-beta']));
     const alpha = first.client('alpha', 'tok-alpha');
@@ -318,7 +318,7 @@ describe('TenantDirectory behind the Hrana server', () => {
     await first.directory.flushAll();
     clock += 10 * 60_000;
 
-    expect(await first.directory.closeIdle(5 * 60_000)).toBe(1);
+    expect(await first.directory.closeIdle({ idleMs: 5 * 60_000, graceMs: 10_000 })).toBe(1);
     expect((await first.directory.describe('alpha'))?.open).toBe(false);
     expect((await first.directory.describe('beta'))?.open).toBe(true);
     await transaction.execute("INSERT INTO t VALUES ('kept')");
@@ -334,6 +334,24 @@ describe('TenantDirectory behind the Hrana server', () => {
     const second = await startNode(store, { load: true });
     expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['one', 'two']);
     expect(await names(second.client('beta', 'tok-beta'))).toEqual(['kept']);
+  });
+
+  it('closes the least recently used past the bound of open databases, not one used within the grace', async () => {
+    let clock = Date.now();
+    const now = () => clock;
+    const open = new OpenDatabases({ now });
+    const node = await startNode(new MemoryObjectStore(), { now, openDatabases: open });
+    for (const tenant of ['alpha', 'beta', 'gamma']) {
+      await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
+      await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
+      clock += 20_000;
+    }
+    // gamma was used last, at the time of the round: within the grace, so over a bound of 1 only alpha and beta go.
+    clock -= 20_000;
+    expect(await node.directory.closeIdle({ idleMs: 3_600_000, maxOpenPerShard: 1, graceMs: 10_000 })).toBe(2);
+    expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['gamma']);
+    expect((await node.client('alpha', 'tok-alpha').execute('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+    expect(open.isOpen('alpha')).toBe(true);
   });
 
   it('on a start, opens each database only to start its generation and closes it again; a request opens it', async () => {

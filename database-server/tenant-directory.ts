@@ -25,6 +25,13 @@ import { NoCapacityError, RestorePointUnavailableError, TenantNotFoundError, typ
 /** How long after a failed base snapshot upload a new generation is started. */
 const BASE_RETRY_MS = 1000;
 
+/** When `closeIdle` closes a database: idle this long, or over the bound of open ones in its shard and idle `graceMs`. */
+export interface IdlePolicy {
+  readonly idleMs: number;
+  readonly maxOpenPerShard?: number;
+  readonly graceMs: number;
+}
+
 /** Databases opened at once without a request (a start, a takeover, a shard's restart): each is closed again after. */
 const OPENING_AT_ONCE = 32;
 
@@ -401,17 +408,23 @@ export class TenantDirectory {
   }
 
   /**
-   * Closes the connections of databases no request used since `idleMs` ago and no stream holds, least recently used
-   * first, so a replica's memory follows the databases in use rather than every one it owns; the next request opens
-   * one again. Each closes under its lock once its replica sealed what it captured and emptied the WAL, so the
-   * generation goes on from the file (no new snapshot when it opens again). Answers how many were closed.
+   * Closes the connections of databases no request used for `policy.idleMs`, and in a shard with more than
+   * `policy.maxOpenPerShard` open the least recently used past that (not used for `graceMs`), so a replica's memory
+   * follows the databases in use rather than every one it owns, and one tenant's many databases cannot keep
+   * another's from opening; the next request opens one again. A database a stream holds stays open. Each closes under
+   * its lock once its replica sealed what it captured and emptied the WAL, so the generation goes on from the file
+   * (no new snapshot when it opens again). Answers how many were closed.
    */
-  async closeIdle(idleMs: number): Promise<number> {
+  async closeIdle(policy: IdlePolicy): Promise<number> {
     const open = this.#options.openDatabases;
     if (!open) return 0;
-    const before = this.#now() - idleMs;
+    const now = this.#now();
+    // Each candidate with the last use that still lets it close (looked at again under its lock).
+    const candidates = new Map<string, number>();
+    if (policy.maxOpenPerShard !== undefined) for (const tenant of open.overBound(policy.maxOpenPerShard, now - policy.graceMs)) candidates.set(tenant, now - policy.graceMs);
+    for (const tenant of open.idleSince(now - policy.idleMs)) candidates.set(tenant, now - policy.idleMs);
     let closed = 0;
-    for (const tenant of open.idleSince(before)) {
+    for (const [tenant, before] of candidates) {
       const entry = this.#tenants.get(tenant);
       const replica = entry?.replica;
       if (!entry || !replica || entry.shipping || entry.restoring || replica.pendingBytes > 0 || this.#options.streams.hasStreams(tenant)) continue;

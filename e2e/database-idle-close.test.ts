@@ -67,9 +67,9 @@ describe('cw-db closing idle databases', () => {
   });
 
   it("serves more databases than its shard's memory could hold open at once", async () => {
-    // An open database takes about 165 KiB of SQLite's memory: about 100 fill the 16 MiB shard, and 160 are made
+    // An open database takes about 165 KiB of SQLite's memory: about 100 fill the 16 MiB shard, and 120 are made
     // and used here, 40 at a time, each batch once the ones before it were closed.
-    const tenants = Array.from({ length: 160 }, (_, i) => `many-${i}`);
+    const tenants = Array.from({ length: 120 }, (_, i) => `many-${i}`);
     for (let i = 0; i < tenants.length; i += 40) {
       for (const tenant of tenants.slice(i, i + 40)) await provision(tenant);
       await eventually('the batch closed', openDatabases, (n) => n <= 1, 10_000);
@@ -80,5 +80,51 @@ describe('cw-db closing idle databases', () => {
       expect(answers.map((a) => a.rows[0]?.name)).toEqual(batch);
       await eventually('the batch closed', openDatabases, (n) => n <= 1, 10_000);
     }
+  });
+});
+
+describe('cw-db bounding the open databases of a shard', () => {
+  let bounded: DatabaseServer;
+  const call = (method: string, path: string, body?: unknown) => adminCall(bounded, method, path, body);
+
+  beforeAll(async () => {
+    // Idle databases are never closed here (1 h): only the bound (30 open in the shard) closes them.
+    bounded = await startDatabaseServer({
+      name: 'bounded',
+      env: { CW_DB_SHARDS: '1', CW_DB_SHARD_MEMORY_MIB: String(SHARD_MEMORY_MIB), CW_DB_IDLE_CLOSE_TIMEOUT: '1h', CW_DB_MAX_OPEN_PER_SHARD: '30' },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await bounded?.stop();
+  });
+
+  it("keeps one tenant's many opened databases from holding the shard's memory: another's closed one opens", async () => {
+    const token = (tenant: string) => tokens.get(`bounded/${tenant}`) ?? '';
+    const make = async (tenant: string) => {
+      tokens.set(`bounded/${tenant}`, generateDatabaseToken());
+      expect((await call('PUT', `/v1/tenants/${tenant}`, { tokens: [{ sha256: tokenSha256(token(tenant)) }], durability: 'async' })).status).toBe(201);
+    };
+    const use = (tenant: string) => {
+      const client = createClient({ url: `${bounded.url}/v1/${tenant}`, authToken: token(tenant) });
+      clients.push(client);
+      return client.execute(`SELECT '${tenant}' AS name`);
+    };
+    await make('victim');
+    await use('victim');
+    // 120 databases opened and left open, 30 at a time: past ~100 open, the 16 MiB shard would refuse any open.
+    for (let i = 0; i < 120; i += 30) {
+      const batch = Array.from({ length: 30 }, (_, j) => `hoard-${i + j}`);
+      for (const tenant of batch) await make(tenant);
+      await Promise.all(batch.map(use));
+      await eventually(
+        'the shard back under its bound',
+        async () => (await call('GET', '/v1/shards')).json.open_databases as number,
+        (n) => n <= 30,
+        15_000,
+      );
+    }
+    expect((await call('GET', '/v1/tenants/victim')).json.open).toBe(false);
+    expect((await use('victim')).rows[0]?.name).toBe('victim');
   });
 });
