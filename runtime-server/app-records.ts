@@ -8,10 +8,10 @@ import type { AppRecord } from './app-report.ts';
  */
 export class AppRecords {
   readonly #records = new Map<string, AppRecord>();
-  readonly #onChange: () => void;
+  readonly #onChange: (key: string) => void;
 
-  /** `onChange` hears every write (the replica publishes its reports from them, coalesced). */
-  constructor(onChange: () => void = () => {}) {
+  /** `onChange` hears every write, with the app's key (the replica publishes its reports from them, coalesced). */
+  constructor(onChange: (key: string) => void = () => {}) {
     this.#onChange = onChange;
   }
 
@@ -38,7 +38,7 @@ export class AppRecords {
       ...(previous?.servedGeneration !== undefined ? { servedGeneration: previous.servedGeneration } : {}),
       ...(previous?.rollout ? { rollout: previous.rollout } : {}),
     });
-    this.#onChange();
+    this.#onChange(key);
   }
 
   /** `generation` is served, with the split of a rollout (`rollout`: its new release and weight) or without one. */
@@ -48,17 +48,17 @@ export class AppRecords {
       const { failure: _gone, rollout: _before, ...kept } = record;
       this.#records.set(key, { ...kept, servedGeneration: generation, ...(rollout ? { rollout } : {}) });
     }
-    this.#onChange();
+    this.#onChange(key);
   }
 
   failed(key: string, failure: DeployFailure): void {
     const record = this.#records.get(key);
     if (record) this.#records.set(key, { ...record, failure });
-    this.#onChange();
+    this.#onChange(key);
   }
 
   delete(key: string): void {
-    if (this.#records.delete(key)) this.#onChange();
+    if (this.#records.delete(key)) this.#onChange(key);
   }
 
   /** How many apps have a failed deploy, by reason (for metrics). */

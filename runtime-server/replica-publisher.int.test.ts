@@ -44,10 +44,16 @@ const report = (projectName: string, app: string, generation = 1): RuntimeAppRep
 const appsOf = (projects: number) => Array.from({ length: projects * 100 }, (_, i) => report(project(Math.floor(i / 100)), `app-${String(i % 100).padStart(3, '0')}`));
 
 describe('ReplicaPublisher', () => {
-  it('publishes 4100 apps over 41 projects so that every app’s report is readable, rewrites only a changed project, and deletes what is gone', { timeout: 120_000 }, async () => {
+  it('publishes 4100 apps over 41 projects so that every app’s report is readable, rebuilds and rewrites only a changed project, and deletes what is gone', { timeout: 120_000 }, async () => {
     const ns = namespace.name;
     let snapshot: ReplicaSnapshot = { ready: true, apps: appsOf(41) };
-    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r1' }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
+    // As the runtime answers: asked for some projects, the reports of those only.
+    const asked: (string[] | 'all')[] = [];
+    const snapshotOf = (projects?: ReadonlySet<string>): ReplicaSnapshot => {
+      asked.push(projects ? [...projects].sort() : 'all');
+      return projects ? { ...snapshot, apps: snapshot.apps.filter((a) => projects.has(a.namespace)) } : snapshot;
+    };
+    const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: ns, name: 'r1' }, leaseDurationSeconds: 40, snapshot: snapshotOf, log: silentLogger, coalesceMs: 10 });
     await publisher.start();
 
     // Read as the operator reads: from watches, an app's report on a replica at its project's object.
@@ -74,7 +80,8 @@ describe('ReplicaPublisher', () => {
 
     // One app of one project changes, and the last project has no app left.
     snapshot = { ready: true, apps: appsOf(40).map((a) => (a.namespace === project(7) && a.app === 'app-042' ? report(project(7), 'app-042', 2) : a)) };
-    publisher.changed();
+    publisher.changed(project(7));
+    publisher.changed(project(40));
     await eventually(
       'the last project’s report deleted',
       () => reports.get(ns, replicaReportName('r1', project(40))),
@@ -84,6 +91,8 @@ describe('ReplicaPublisher', () => {
     const after = (await reports.list(ns, { labelSelector: `${RUNTIME_REPLICA_LABEL}=r1` })).items;
     const rewritten = after.filter((r) => versions.get(r.metadata?.name ?? '') !== r.metadata?.resourceVersion).map((r) => r.metadata?.name);
     expect(rewritten).toEqual([replicaReportName('r1', project(7))]);
+    // Only the two projects named were rebuilt, not the 4,000 reports of the others.
+    expect(asked).toEqual(['all', [project(40), project(7)].sort()]);
     await eventually(
       'the operator’s view shows the change',
       async () => aggregate.app(project(7), 'app-042')[0]?.servedGeneration,

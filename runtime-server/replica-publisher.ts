@@ -21,14 +21,16 @@ export interface ReplicaPublisherOptions {
   identity: ReplicaIdentity;
   /** Lease duration; the lease is renewed every quarter of it (40 s → every 10 s, as kubelet's node lease). */
   leaseDurationSeconds: number;
-  /** What to publish now (read from memory; cheap). */
-  snapshot: () => ReplicaSnapshot;
+  /** What to publish now (read from memory): with `projects`, the reports of those projects only. */
+  snapshot: (projects?: ReadonlySet<string>) => ReplicaSnapshot;
   log: Logger;
   /** How long changes are gathered before one write (default 100 ms): reports change per deploy, not per request. */
   coalesceMs?: number;
 }
 
 const FIELD_MANAGER = 'cw-runtime';
+/** Every report is rebuilt at every this many heartbeats (every 5 minutes with the default 40 s lease). */
+const FULL_PUBLISH_BEATS = 30;
 
 /**
  * Publishes that this replica is alive as its Lease, whether it takes traffic as its RuntimeReplica, and what
@@ -55,6 +57,10 @@ export class ReplicaPublisher {
   #writing: Promise<void> = Promise.resolve();
   #beating: Promise<void> = Promise.resolve();
   #stopped = false;
+  /** Projects whose reports may have changed since the last publish; `#everything`: every project's may have. */
+  #dirty = new Set<string>();
+  #everything = true;
+  #beats = 0;
   /** Wait before retrying a failed write: from 1 s, doubling to 30 s, reset by a write that succeeds. */
   #retryMs = 1000;
 
@@ -80,8 +86,18 @@ export class ReplicaPublisher {
     }, every);
   }
 
-  /** Something a report depends on changed: write the reports soon (coalesced). */
-  changed(): void {
+  /**
+   * Something a report of `project` depends on changed (no project: any report may have): write it soon, coalesced.
+   * A publish rebuilds only the reports of the projects named since the last, so one deploy costs its project's
+   * apps, not every app of the installation.
+   */
+  changed(project?: string): void {
+    if (project === undefined) this.#everything = true;
+    else this.#dirty.add(project);
+    this.#schedule();
+  }
+
+  #schedule(): void {
     if (this.#stopped || this.#scheduled) return;
     this.#scheduled = setTimeout(() => {
       this.#scheduled = undefined;
@@ -114,8 +130,10 @@ export class ReplicaPublisher {
   async #beat(): Promise<void> {
     try {
       await this.#renew();
-      // Also publishes what changed without a signal (readiness after the first pass's time limit).
-      this.changed();
+      // Also publishes what changed without a signal: readiness after the first pass's time limit at every beat,
+      // and every report once in a while, in case something a report shows changed without saying so.
+      if (++this.#beats % FULL_PUBLISH_BEATS === 0) this.changed();
+      else this.#schedule();
     } catch (err) {
       this.#options.log.warn('cannot renew the replica lease', { err });
     }
@@ -142,14 +160,28 @@ export class ReplicaPublisher {
       this.#options.log.warn('the replica lease had expired and was removed; publishing again');
       this.#written = undefined;
       this.#writtenReports.clear();
+      this.#everything = true;
     }
     this.#leaseUid = uid;
   }
 
   async #publish(): Promise<void> {
     if (this.#stopped) return;
-    const snapshot = this.#options.snapshot();
-    await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps));
+    const projects = this.#everything ? undefined : this.#dirty;
+    this.#everything = false;
+    this.#dirty = new Set();
+    try {
+      const snapshot = this.#options.snapshot(projects);
+      await this.#publishReports(projectReports(this.#options.identity.name, snapshot.apps), projects);
+      await this.#publishReplica(snapshot);
+    } catch (err) {
+      // Whatever was not written is written by the retry, which rebuilds every report.
+      this.#everything = true;
+      throw err;
+    }
+  }
+
+  async #publishReplica(snapshot: ReplicaSnapshot): Promise<void> {
     const spec = replicaSpec(snapshot);
     const body = JSON.stringify(spec);
     if (body === this.#written) return;
@@ -157,10 +189,13 @@ export class ReplicaPublisher {
     this.#written = body;
   }
 
-  /** Writes the projects whose reports changed and deletes those with none left; each is recorded as it succeeds. */
-  async #publishReports(desired: ReadonlyMap<string, RuntimeReplicaReportSpec>): Promise<void> {
+  /**
+   * Writes the projects whose reports changed and deletes those with none left (of `projects` only, when given); each
+   * is recorded as it succeeds.
+   */
+  async #publishReports(desired: ReadonlyMap<string, RuntimeReplicaReportSpec>, projects?: ReadonlySet<string>): Promise<void> {
     const { namespace, name } = this.#options.identity;
-    const changes = reportChanges(this.#writtenReports, desired);
+    const changes = reportChanges(this.#writtenReports, desired, projects);
     await inParallel(changes.apply, async ({ project, spec, body }) => {
       if (spec.omittedApps) this.#options.log.warn('more apps in one project than its report holds; the rest show RollingOut', { project, reported: spec.apps.length, omitted: spec.omittedApps });
       const metadata = this.#metadata(replicaReportName(name, project), { [RUNTIME_REPLICA_LABEL]: name, [PROJECT_LABEL]: project });

@@ -83,6 +83,14 @@ describe('reportChanges', () => {
     expect(changes.delete).toEqual([]);
   });
 
+  it('given the projects looked at, deletes none of the others', () => {
+    const before = projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q'), report('a', undefined, 'r')]);
+    const onlyP = projectReports('r1', [{ ...report('a', undefined, 'p'), observedGeneration: 2 }]);
+    const changes = reportChanges(written(before), onlyP, new Set(['p', 'r']));
+    expect(changes.apply.map((c) => c.project)).toEqual(['p']);
+    expect(changes.delete).toEqual(['r']);
+  });
+
   it('deletes the object of a project with no report left, and writes nothing when nothing changed', () => {
     const before = projectReports('r1', [report('a', undefined, 'p'), report('a', undefined, 'q')]);
     expect(reportChanges(written(before), projectReports('r1', [report('a', undefined, 'p')]))).toEqual({ apply: [], delete: ['q'] });

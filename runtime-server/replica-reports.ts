@@ -46,14 +46,18 @@ export interface ReportChanges {
   readonly delete: readonly string[];
 }
 
-/** Only the projects whose reports changed are written, and those with none left are deleted (pure). */
-export function reportChanges(written: ReadonlyMap<string, string>, desired: ReadonlyMap<string, RuntimeReplicaReportSpec>): ReportChanges {
+/**
+ * Only the projects whose reports changed are written, and those with none left are deleted (pure). With
+ * `considered`, `desired` holds those projects' reports only, and only they may be deleted.
+ */
+export function reportChanges(written: ReadonlyMap<string, string>, desired: ReadonlyMap<string, RuntimeReplicaReportSpec>, considered?: ReadonlySet<string>): ReportChanges {
   const apply: Array<ReportChanges['apply'][number]> = [];
   for (const [project, spec] of desired) {
     const body = JSON.stringify(spec);
     if (written.get(project) !== body) apply.push({ project, spec, body });
   }
-  return { apply, delete: [...written.keys()].filter((project) => !desired.has(project)) };
+  const gone = (project: string) => !desired.has(project) && (considered === undefined || considered.has(project));
+  return { apply, delete: [...written.keys()].filter(gone) };
 }
 
 function clip(message: string): string {

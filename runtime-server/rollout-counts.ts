@@ -13,14 +13,14 @@ export const ROLLOUT_COUNTS_INTERVAL_MS = 2500;
  */
 export class RolloutCountsReader {
   readonly #engine: Pick<RuntimeEngine, 'rolloutCounts'>;
-  readonly #changed: () => void;
+  readonly #changed: (key: string) => void;
   readonly #log: Logger;
   #counts = new Map<string, RolloutCounts>();
   #timer: NodeJS.Timeout | undefined;
   #reading: Promise<void> = Promise.resolve();
   #queued = false;
 
-  constructor(engine: Pick<RuntimeEngine, 'rolloutCounts'>, changed: () => void, log: Logger) {
+  constructor(engine: Pick<RuntimeEngine, 'rolloutCounts'>, changed: (key: string) => void, log: Logger) {
     this.#engine = engine;
     this.#changed = changed;
     this.#log = log;
@@ -58,9 +58,9 @@ export class RolloutCountsReader {
   async read(): Promise<void> {
     try {
       const counts = await this.#engine.rolloutCounts();
-      const moved = counts.size !== this.#counts.size || [...counts].some(([key, c]) => JSON.stringify(c) !== JSON.stringify(this.#counts.get(key)));
+      const moved = new Set([...counts.keys(), ...this.#counts.keys()].filter((key) => JSON.stringify(counts.get(key)) !== JSON.stringify(this.#counts.get(key))));
       this.#counts = counts;
-      if (moved) this.#changed();
+      for (const key of moved) this.#changed(key);
     } catch (err) {
       this.#log.warn('cannot read the rollout counts', { err });
     }

@@ -316,6 +316,15 @@ export class RuntimeEngine {
     return [...keys].sort().flatMap((key) => this.#servedApp(key) ?? []);
   }
 
+  /** The keys of `project`'s served apps (on demand: deployed, prepared or not), without building their views. */
+  keysIn(project: string): string[] {
+    const prefix = `${project}/`;
+    const keys = new Set<string>();
+    for (const key of this.#served.keys()) if (key.startsWith(prefix)) keys.add(key);
+    if (this.#onDemand) for (const key of this.#desired.keys()) if (key.startsWith(prefix)) keys.add(key);
+    return [...keys];
+  }
+
   /** Apps deployed: routed, whether prepared or (on demand) waiting for their first request. */
   get deployedApps(): number {
     return this.#desired.size;
