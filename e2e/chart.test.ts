@@ -646,7 +646,12 @@ describe('the Helm chart', () => {
     expect(containerOf('Deployment', 'cloudwright-operator').env?.find((e) => e.name === 'CW_RUNTIME_PROJECT_ROLE')?.value).toBe(runtimeAccess.runtime.clusterRole);
     const [, runtimeBinding] = projectRoleBindings(member.project, runtimeAccess);
     await bindings.apply(runtimeBinding!, APPLY);
-    expect(await mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: member.project })).toBe(true);
+    // The apiserver's authorizer sees a new binding through its own cache, a moment after the write.
+    await eventually(
+      'the runtime binding in force',
+      () => mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: member.project }),
+      (ok) => ok,
+    );
     expect(await mayDo(conn, runtime, { verb: 'list', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
     expect(await mayDo(conn, runtime, { verb: 'watch', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
     expect(await mayDo(conn, runtime, { verb: 'get', group: '', resource: 'secrets', namespace: releaseNamespace })).toBe(false);
@@ -694,6 +699,12 @@ describe('the Helm chart', () => {
     await apply(binding as KubeObject);
     const alice = person('alice');
     const may = (verb: string, group: string, resource: string, namespace?: string) => mayDo(conn, alice, { verb, group, resource, ...(namespace ? { namespace } : {}) });
+    // The apiserver's authorizer sees a new binding through its own cache, a moment after the write.
+    await eventually(
+      'the tenant binding in force',
+      () => may('get', 'cloudwright.dev', 'runtimeapps', member.project),
+      (ok) => ok,
+    );
     for (const kind of ['runtimeapps', 'builds', 'apphostnames', 'projectdomains', 'dnsrecords', 'databases', 'repositories']) {
       for (const verb of ['get', 'list', 'watch', 'create', 'patch', 'delete']) expect(await may(verb, 'cloudwright.dev', kind, member.project), `${verb} ${kind}`).toBe(true);
       expect(await may('patch', 'cloudwright.dev', `${kind}/status`, member.project), `${kind}/status`).toBe(false);

@@ -150,6 +150,8 @@ describe('SIGTERM during a compaction', () => {
     const second = await spawnGitService({ ...setup, roles: ['serve', 'maintain'], maintenance: { interval: '1h' } });
     try {
       await waitFor(async () => (await repos.readHead(repo, { fresh: true })).packs.length === 1, 120_000);
+      // The status is written after the compaction is published: its outcome follows a moment later.
+      await waitFor(async () => (await readStatus(store, parseRepoPath(repo), before.repoId)).compaction?.outcome === 'succeeded', 30_000);
       expect((await readStatus(store, parseRepoPath(repo), before.repoId)).compaction).toMatchObject({ outcome: 'succeeded', packsBefore: 32, packsAfter: 1 });
       const refs = await git.out(['ls-remote', `${second.url.replace('http://', `http://git:${token}@`)}/${repo}`]);
       expect(refs).toContain(`${before.refs.get('refs/heads/main')}\trefs/heads/main`);

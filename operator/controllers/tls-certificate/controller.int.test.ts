@@ -252,8 +252,13 @@ describe('TlsCertificate controller, against Pebble', () => {
     expect(findCondition(failing.status?.conditions, 'Ready')?.status).toBe('True');
     expect(failing.status?.lastError?.reason).toMatch(/DnsNotPointingHere|ChallengeFailed/);
     expect(findCondition(failing.status?.conditions, 'RenewalFailing')?.message).toContain(`expires at ${before.notAfter}`);
-    const events = await objectClient<KubeObject & { involvedObject: { name?: string }; type: string; reason: string }>(conn, EVENTS).list(ns);
-    expect(events.items.some((e) => e.involvedObject.name === 'shop' && e.type === 'Warning' && e.reason === failing.status?.lastError?.reason)).toBe(true);
+    // The Event is recorded after the status is written.
+    const events = objectClient<KubeObject & { involvedObject: { name?: string }; type: string; reason: string }>(conn, EVENTS);
+    await eventually(
+      'the Warning Event',
+      async () => (await events.list(ns)).items,
+      (items) => items.some((e) => e.involvedObject.name === 'shop' && e.type === 'Warning' && e.reason === failing.status?.lastError?.reason),
+    );
   });
 
   it('revokes the certificate and deletes its key when the TlsCertificate is deleted', async () => {
