@@ -17,7 +17,7 @@ export const BASE_DOMAIN = 'apps.localhost';
 export interface Restartable {
   readonly name: string;
   readonly port: number;
-  /** Its DevTools inspector port on 127.0.0.1, for {@link liveHeap}. */
+  /** Its DevTools inspector port on 127.0.0.1 (a new one at each start), for `liveHeap`. */
   readonly inspectPort: number;
   /** Where it answers `/readyz` (the runtime: its status port). */
   readonly readyUrl: string;
@@ -61,9 +61,9 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
     CW_LOG_LEVEL: 'warn',
   };
   const [operatorPort, apiPort, runtimePort, statusPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
-  const [operatorInspect, apiInspect, runtimeInspect] = [await freePort(), await freePort(), await freePort()];
-  const restartable = (name: string, script: string, port: number, readyUrl: string, env: NodeJS.ProcessEnv, inspectPort: number): Restartable => {
+  const restartable = (name: string, script: string, port: number, readyUrl: string, env: NodeJS.ProcessEnv): Restartable => {
     let service: Service | undefined;
+    let inspectPort = 0;
     const stop = async () => {
       await service?.stop(30_000);
       service = undefined;
@@ -73,11 +73,14 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
       name,
       port,
       readyUrl,
-      inspectPort,
+      get inspectPort() {
+        return inspectPort;
+      },
       pid: () => service?.child.pid ?? 0,
       stop,
       async start() {
         const started = performance.now();
+        inspectPort = await freePort();
         // The inspector is how the bench reads the live heap (bench/inspector-probe.ts); it costs nothing until asked.
         const args = [`--inspect=127.0.0.1:${inspectPort}`, join(repoRoot, script)];
         service = spawnToFile({ name, command: toolPath('node'), args, env: { ...common, ...env }, logPath: join(stateDir, `${name}.log`) });
@@ -88,49 +91,28 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
   };
   // The heap bound the chart gives both (cloudwright.nodeHeapEnv: three quarters of their 512Mi limit).
   const chartHeap = { NODE_OPTIONS: '--max-old-space-size=384' };
-  const operator = restartable(
-    'cw-operator',
-    'bin/cw-operator.ts',
-    operatorPort,
-    `http://127.0.0.1:${operatorPort}/readyz`,
-    {
-      ...chartHeap,
-      CW_OPERATOR_PORT: String(operatorPort),
-    },
-    operatorInspect,
-  );
-  const api = restartable(
-    'cw-api',
-    'bin/cw-api.ts',
-    apiPort,
-    `http://127.0.0.1:${apiPort}/readyz`,
-    {
-      ...chartHeap,
-      CW_API_HOST: '127.0.0.1',
-      CW_API_PORT: String(apiPort),
-      CW_API_RATE_LIMIT: '1000000000',
-      CW_API_RATE_BURST: '1000000000',
-    },
-    apiInspect,
-  );
-  const runtime = restartable(
-    'cw-runtime',
-    'bin/cw-runtime.ts',
-    runtimePort,
-    `http://127.0.0.1:${statusPort}/readyz`,
-    {
-      CW_RUNTIME_HOST: '127.0.0.1',
-      CW_RUNTIME_PORT: String(runtimePort),
-      CW_RUNTIME_STATUS_HOST: '127.0.0.1',
-      CW_RUNTIME_STATUS_PORT: String(statusPort),
-      CW_RUNTIME_PUBLIC_SCHEME: 'http',
-      CW_RUNTIME_REPLICA_NAME: 'cw-runtime-scale',
-      CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
-      // The chart's bound on cw-runtime's own heap (runtime.nodeHeapMiB).
-      NODE_OPTIONS: '--max-old-space-size=512',
-    },
-    runtimeInspect,
-  );
+  const operator = restartable('cw-operator', 'bin/cw-operator.ts', operatorPort, `http://127.0.0.1:${operatorPort}/readyz`, {
+    ...chartHeap,
+    CW_OPERATOR_PORT: String(operatorPort),
+  });
+  const api = restartable('cw-api', 'bin/cw-api.ts', apiPort, `http://127.0.0.1:${apiPort}/readyz`, {
+    ...chartHeap,
+    CW_API_HOST: '127.0.0.1',
+    CW_API_PORT: String(apiPort),
+    CW_API_RATE_LIMIT: '1000000000',
+    CW_API_RATE_BURST: '1000000000',
+  });
+  const runtime = restartable('cw-runtime', 'bin/cw-runtime.ts', runtimePort, `http://127.0.0.1:${statusPort}/readyz`, {
+    CW_RUNTIME_HOST: '127.0.0.1',
+    CW_RUNTIME_PORT: String(runtimePort),
+    CW_RUNTIME_STATUS_HOST: '127.0.0.1',
+    CW_RUNTIME_STATUS_PORT: String(statusPort),
+    CW_RUNTIME_PUBLIC_SCHEME: 'http',
+    CW_RUNTIME_REPLICA_NAME: 'cw-runtime-scale',
+    CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
+    // The chart's bound on cw-runtime's own heap (runtime.nodeHeapMiB).
+    NODE_OPTIONS: '--max-old-space-size=512',
+  });
   return {
     kubeconfig: cluster.kubeconfig,
     stateDir,
