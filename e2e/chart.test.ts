@@ -627,7 +627,12 @@ describe('the Helm chart', () => {
     // In the member's project namespace (labelled as the Project controller labels it), the binding is the
     // operator's to write, and it then reads that namespace's Secrets, and no other namespace's.
     await bindings.apply(operatorRoleBinding(member.project, access), APPLY);
-    expect(await mayDo(conn, operator, { verb: 'get', group: '', resource: 'secrets', namespace: member.project })).toBe(true);
+    // The apiserver's authorizer sees a new binding through its own cache, a moment after the write.
+    await eventually(
+      'the operator binding in force',
+      () => mayDo(conn, operator, { verb: 'get', group: '', resource: 'secrets', namespace: member.project }),
+      (ok) => ok,
+    );
     expect(await mayDo(conn, operator, { verb: 'list', group: '', resource: 'secrets', namespace: member.project })).toBe(false);
     expect(await mayDo(conn, operator, { verb: 'get', group: '', resource: 'secrets', namespace: releaseNamespace })).toBe(false);
     // The same binding in the release namespace would reach cw-db's admin token and the cloud credentials.
