@@ -260,7 +260,7 @@ export class BuildCatalog {
     if (!build || build.spec.app !== appId || build.spec.buildId !== buildId) {
       throw new NotFoundError(`App ${appId} has no build ${buildId}; GET …/apps/${appId}/builds lists its builds.`);
     }
-    if (!(await artifacts.head(build.spec.objectKey))) {
+    if (!(await artifacts.head(artifactKey(project, appId, buildId)))) {
       throw new ConflictError(`The artifact of build ${buildId} is missing from storage; deploy it again instead.`);
     }
     const updated = await this.#store.updateObject(

@@ -159,10 +159,9 @@ describe('the RuntimeApp controller’s artifact finalizer', () => {
 
 describe('the RuntimeApp controller’s build retention', () => {
   /** A Build as `kubectl apply` writes one (uploaded at `minute` past noon), with its artifact stored. */
-  async function applyBuild(app: string, buildId: string, minute: number): Promise<void> {
+  async function applyBuild(app: string, buildId: string, minute: number, objectKey = artifactKey(namespace.name, app, buildId)): Promise<void> {
     const ns = namespace.name;
-    const objectKey = artifactKey(ns, app, buildId);
-    await bucket.put(objectKey, new TextEncoder().encode(buildId));
+    await bucket.put(artifactKey(ns, app, buildId), new TextEncoder().encode(buildId));
     await buildClient.create({
       metadata: { name: buildResourceName(app, buildId), namespace: ns, annotations: { [UPLOADED_AT_ANNOTATION]: `2026-01-01T12:${String(minute).padStart(2, '0')}:00Z` } },
       spec: { app, buildId, digest: buildId.slice(2).padEnd(64, '0'), size: buildId.length, objectKey },
@@ -199,6 +198,30 @@ describe('the RuntimeApp controller’s build retention', () => {
       );
     } finally {
       await controller.stop();
+    }
+  });
+
+  it("deletes a pruned build's artifact where builds are stored, never where its Build's objectKey points (a hand-written Build may name another tenant's object)", { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const victim = `tls/certificates/another-project/default-hosts/${ns}`;
+    await bucket.put(victim, new TextEncoder().encode('sealed'));
+    const controller = await startController(bucket, 1);
+    try {
+      const ids = buildIds(3);
+      await apps.create({ metadata: { name: 'pointer', namespace: ns }, spec: { displayName: 'pointer', activeBuildId: ids[2] } });
+      await applyBuild('pointer', ids[0]!, 0, victim);
+      await applyBuild('pointer', ids[1]!, 1);
+      await applyBuild('pointer', ids[2]!, 2);
+      await onlyLeft('pointer', [ids[2]!], 'only the newest build left');
+      await eventually(
+        'its own artifacts deleted',
+        () => stored(appArtifactPrefix(ns, 'pointer')),
+        (keys) => JSON.stringify(keys) === JSON.stringify([artifactKey(ns, 'pointer', ids[2]!)]),
+      );
+      expect(await bucket.head(victim)).toBeTruthy();
+    } finally {
+      await controller.stop();
+      await bucket.delete(victim);
     }
   });
 

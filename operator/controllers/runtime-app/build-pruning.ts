@@ -3,6 +3,7 @@ import type { RuntimeApp } from '../../../src/apis/v1alpha1/runtime-app.ts';
 import { isConflict, isNotFound, type ObjectClient } from '../../../src/kube/index.ts';
 import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { newestFirst } from '../../../src/platform/app-view.ts';
+import { artifactKey } from '../../../src/platform/artifact-keys.ts';
 
 /** Builds one pass deletes at most (oldest first): each deletion re-checks the app, which takes the next ones. */
 export const PRUNED_PER_PASS = 10;
@@ -55,7 +56,9 @@ export async function pruneBuilds(targets: PruneTargets, namespace: string, appN
       if (isNotFound(err) || isConflict(err)) continue;
       throw err;
     }
-    await targets.artifacts.delete(build.spec.objectKey);
+    // Where the API stores the build and the runtime reads it, never the Build's own `objectKey`: a tenant may
+    // write a Build by hand, and its objectKey could name any object of the bucket (another tenant's).
+    await targets.artifacts.delete(artifactKey(namespace, appName, build.spec.buildId));
     pruned++;
   }
   return pruned;

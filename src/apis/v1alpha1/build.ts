@@ -52,7 +52,13 @@ export const BuildSpec = Type.Object({
       ...immutable('unpackedSize'),
     }),
   ),
-  objectKey: Type.String({ minLength: 1, maxLength: 1024, description: 'Where the artifact is stored in the object store bucket.', ...immutable('objectKey') }),
+  objectKey: Type.String({
+    minLength: 1,
+    maxLength: 1024,
+    description:
+      'Where the API stored the artifact in the object store bucket, for reading. The platform itself reads and deletes a build only at apps/<namespace>/<app>/builds/<buildId>.tar.zst, whatever this says.',
+    ...immutable('objectKey'),
+  }),
   deployOptions: Type.Optional(BuildDeployOptions),
   migrations: Type.Optional(BuildMigrations),
 });
