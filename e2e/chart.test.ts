@@ -47,7 +47,9 @@ import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/jo
 import { buildSettingsFromEnv } from '../operator/build-env.ts';
 import { EnvReader } from '../src/config/env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
-import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS } from '../src/platform/resources.ts';
+import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS, SOURCE_BUILDS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import { SOURCE_BUILD_FINALIZER } from '../src/apis/v1alpha1/source-build.ts';
+import { TLS_CERTIFICATE_FINALIZER } from '../src/apis/v1alpha1/tls-certificate.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { EventStream } from '../git-server/api/testing/event-stream-client.ts';
@@ -771,6 +773,23 @@ describe('the Helm chart', () => {
       () => apps.get(member.project, 'held'),
       (app) => app === undefined,
     );
+    // A source build's finalizer frees its build slot (a stripped one held a slot every project shares); a
+    // certificate's revokes it and deletes its sealed key.
+    const held = [
+      {
+        ref: SOURCE_BUILDS,
+        finalizer: SOURCE_BUILD_FINALIZER,
+        spec: { app: 'held', source: 'held', context: 'production', repository: `${member.project}/site`, branch: 'main', commit: 'a'.repeat(40) },
+      },
+      { ref: TLS_CERTIFICATES, finalizer: TLS_CERTIFICATE_FINALIZER, spec: { dnsNames: [`held.${member.project}.apps.example.test`] } },
+    ];
+    for (const { ref, finalizer, spec } of held) {
+      await objectClient(conn, ref).create({ metadata: { name: 'held', namespace: member.project, finalizers: [finalizer] }, spec } as KubeObject);
+      await expect(objectClient(impersonating('alice'), ref).patch(member.project, 'held', { metadata: { finalizers: null } }), ref.plural).rejects.toThrow(/only cw-operator removes/);
+      // As a cluster admin may, when no operator runs.
+      await objectClient(conn, ref).patch(member.project, 'held', { metadata: { finalizers: null } });
+      await objectClient(conn, ref).delete(member.project, 'held');
+    }
   });
 
   it('gives the API the proxies to trust', () => {

@@ -23,9 +23,7 @@ import { runId } from './run-id.ts';
 import { urlLifetimeSeconds } from './url-lifetime.ts';
 import { projectRepository } from '../app-source/project-repository.ts';
 import type { Repository } from '../../../src/apis/v1alpha1/repository.ts';
-
-/** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
-export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
+import { SOURCE_BUILD_FINALIZER } from '../../../src/apis/v1alpha1/source-build.ts';
 
 export interface SourceBuildControllerDeps {
   kube: KubeConnection;
@@ -174,7 +172,12 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     reconcile: async (key, { namespace }): Promise<Result> => {
       const cached = deps.builds.get(key);
       if (!cached) {
+        // Gone without the finalizer's cleanup (a cluster admin let it go): its slot, or its place in the queue,
+        // would otherwise be held until the operator restarts, and every project's builds wait behind it.
         written.forget(key);
+        slots.release(key);
+        logs.get(key)?.abandon();
+        logs.delete(key);
         return;
       }
       let build = written.latest(cached);

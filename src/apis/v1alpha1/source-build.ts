@@ -11,6 +11,9 @@ import { DnsLabel, immutable, Text, Timestamp } from './strings.ts';
 /** SourceBuilds kept per app: the newest, as deploy history; the AppSource controller deletes older finished ones. */
 export const MAX_SOURCE_BUILDS_PER_APP = 20;
 
+/** Removed once a deleted build's run is stopped and its objects (log, source, output) are gone from the bucket. */
+export const SOURCE_BUILD_FINALIZER = 'cloudwright.dev/source-build';
+
 export const SourceBuildSpec = Type.Object({
   app: DnsLabel({ description: 'The RuntimeApp the build deploys to (the production app or a preview app).', ...immutable('app') }),
   source: DnsLabel({ description: 'The AppSource it was derived from.', ...immutable('source') }),
