@@ -74,16 +74,18 @@ describe('a rollout in the runtime replicas', () => {
     expect(onA).toEqual(onB); // every replica puts a key where the others do
     expect(keys.filter((key, i) => onA![i] !== (keyOnCanary(key, 30) ? 'Hi from v2' : 'Hi from v1'))).toEqual([]);
 
-    // Every request since the split, keyed or forced to a release, reaches the replica's report within seconds (a 500 is an error).
+    // Every request the split assigned reaches the replica's report within seconds (a 500 is an error); those
+    // forced to a release by the header are served but not counted (anyone may send it).
     const [a] = runtimes;
     const keyedOnCanary = onA!.filter((body) => body === 'Hi from v2').length;
     for (const path of ['/', '/', '/fail']) await send(a!.port, host, path, { headers: { 'cw-rollout-build': 'canary' } });
-    await send(a!.port, host, '/', { headers: { 'cw-rollout-build': 'stable' } });
+    await send(a!.port, host, '/fail', { headers: { 'cw-rollout-build': 'stable' } });
+    await send(a!.port, host, '/fail', { headers: { 'x-user': keys.find((key) => keyOnCanary(key, 30))! } });
     const sentAt = Date.now();
     const after = await eventually(
       'the counts in the RuntimeReplicaReports',
       () => reported(a!),
-      (r) => r?.rollout?.canary.requests === keyedOnCanary + 3 && r.rollout.stable.requests === keys.length - keyedOnCanary + 1,
+      (r) => r?.rollout?.canary.requests === keyedOnCanary + 1 && r.rollout.stable.requests === keys.length - keyedOnCanary,
       6_000,
     );
     console.log(`per-release counts reached the RuntimeReplicaReports ${Date.now() - sentAt} ms after the requests`);
@@ -102,9 +104,9 @@ describe('a rollout in the runtime replicas', () => {
     const at60 = await versions(runtimes[1]!);
     expect(keys.filter((_, i) => onA![i] === 'Hi from v2' && at60[i] !== 'Hi from v2')).toEqual([]);
 
-    // The Prometheus metrics carry the build of the app's answers during the rollout.
+    // The Prometheus metrics carry the build of the app's answers during the rollout, forced ones too.
     const metrics = await (await fetch(`${a!.statusUrl}/metrics`)).text();
-    expect(metrics).toMatch(new RegExp(`cloudwright_runtime_requests_total\\{project="${namespace}",app="shop",build="${v2}",class="5xx"\\} 1`));
+    expect(metrics).toMatch(new RegExp(`cloudwright_runtime_requests_total\\{project="${namespace}",app="shop",build="${v2}",class="5xx"\\} 2`));
 
     // Aborted: the stable release alone, everywhere, and no rollout in the reports.
     await apps.patchStatus(namespace, 'shop', { status: { rollout: rollout(60, 'Aborted') } });

@@ -152,19 +152,25 @@ describe('RuntimeEngine rollouts with workerd', { timeout: 120_000 }, () => {
   it('counts requests and errors per release since the split began, 500s and exceptions as errors', async () => {
     await engine.deploy(split(40, { header: 'x-user' }, { env: { GREETING: 'counted' } })); // a new pair of releases: counts from zero
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } });
-    const force = (release: string, path: string) => send(port, HOST, path, { headers: { 'cw-rollout-build': release } });
+    // Users whose key the split sends to each release.
+    const onStable = keys.filter((k) => !keyOnCanary(k, 40)).slice(0, 8);
+    const onCanary = keys.filter((k) => keyOnCanary(k, 40)).slice(0, 9);
+    const as = (user: string, path: string) => send(port, HOST, path, { headers: { 'x-user': user } });
     const sent: Array<Promise<TestResponse>> = [];
-    for (let i = 0; i < 7; i++) sent.push(force('stable', '/'));
-    sent.push(force('stable', '/fail'));
-    for (let i = 0; i < 5; i++) sent.push(force('canary', '/'));
-    for (let i = 0; i < 3; i++) sent.push(force('canary', '/fail'));
-    sent.push(force('canary', '/throw'));
+    onStable.forEach((user, i) => sent.push(as(user, i === 7 ? '/fail' : '/')));
+    onCanary.forEach((user, i) => sent.push(as(user, i < 5 ? '/' : i < 8 ? '/fail' : '/throw')));
     const statuses = (await Promise.all(sent)).map((r) => r.status);
     expect(statuses.filter((s) => s === 500)).toHaveLength(5);
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 8, errors: 1 }, canary: { requests: 9, errors: 4 } });
+    // A request that names its release is served by it, but not counted: anyone may send the header, and its
+    // answers would sway the analysis (a flood of good answers hiding a broken release, or of failures aborting a good one).
+    const force = (release: string, path: string) => send(port, HOST, path, { headers: { 'cw-rollout-build': release } });
+    const forced = await Promise.all([force('canary', '/'), force('canary', '/fail'), force('stable', '/fail')]);
+    expect(forced.map((r) => r.status)).toEqual([200, 500, 500]);
+    expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 8, errors: 1 }, canary: { requests: 9, errors: 4 } });
     // A weight change is the same pair of releases: the counts go on.
     await engine.deploy(split(45, { header: 'x-user' }, { env: { GREETING: 'counted' } }));
-    await force('canary', '/');
+    await as(onCanary[0]!, '/');
     expect((await engine.rolloutCounts()).get('demo/shop')).toMatchObject({ stable: { requests: 8, errors: 1 }, canary: { requests: 10, errors: 4 } });
     // The metrics' per-build answers of the app.
     const builds = (await engine.requestStats()).get('demo/shop')?.builds ?? {};

@@ -138,8 +138,8 @@ function record(s, status, ms) {
  */
 function chooseRelease(request, app, split) {
   const forced = request.headers.get(ROLLOUT_BUILD_HEADER);
-  if (forced === 'canary' || (forced === split.build && forced !== app.build)) return { canary: true };
-  if (forced === 'stable' || forced === app.build) return { canary: false };
+  if (forced === 'canary' || (forced === split.build && forced !== app.build)) return { canary: true, forced: true };
+  if (forced === 'stable' || forced === app.build) return { canary: false, forced: true };
   const affinity = split.affinity;
   if (affinity.header !== undefined) {
     const key = request.headers.get(affinity.header);
@@ -174,12 +174,16 @@ function withAffinityCookie(response, request, name, key) {
 /**
  * Counts an answer of a rollout: requests and errors (5xx, an uncaught exception included) per release since
  * this pair of releases (`tag`) began, for the replica's report, and the app's statistics per build (`/metrics`).
+ * A request that chose its release (`cw-rollout-build`) counts in the statistics only: anyone may send the
+ * header, and its answers would let them sway the analysis that promotes or aborts the rollout.
  */
-function recordRelease(s, split, canary, build, status, ms, threw) {
+function recordRelease(s, split, choice, build, status, ms, threw) {
   if (s.rollout?.tag !== split.tag) s.rollout = { tag: split.tag, stable: { requests: 0, errors: 0 }, canary: { requests: 0, errors: 0 } };
-  const counts = canary ? s.rollout.canary : s.rollout.stable;
-  counts.requests += 1;
-  if (status >= 500) counts.errors += 1;
+  if (!choice.forced) {
+    const counts = choice.canary ? s.rollout.canary : s.rollout.stable;
+    counts.requests += 1;
+    if (status >= 500) counts.errors += 1;
+  }
   s.builds ??= {};
   s.builds[build] ??= newCounts();
   if (threw) s.builds[build].exceptions += 1;
@@ -280,7 +284,7 @@ export default {
       s.exceptions += 1;
     }
     if (split) {
-      recordRelease(s, split, choice.canary, target.build, response.status, Date.now() - started, threw);
+      recordRelease(s, split, choice, target.build, response.status, Date.now() - started, threw);
       if (choice.newKey) response = withAffinityCookie(response, request, split.affinity.cookie, choice.newKey);
     }
     record(s, response.status, Date.now() - started);
