@@ -28,9 +28,11 @@ export class OpenDatabases {
 
   /**
    * In each shard with more than `max` open, the least recently used past the number over it, among those not used
-   * since `before`: an LRU bound, so databases opened and left by some tenants cannot keep another's from opening.
+   * since `before` that `closable` lets go: an LRU bound, so databases opened and left by some tenants cannot keep
+   * another's from opening. One that cannot close now (a stream holds it) is passed over for the next, or it would
+   * take a place in every round and the shard would stay over the bound.
    */
-  overBound(max: number, before: number): string[] {
+  overBound(max: number, before: number, closable: (tenant: string) => boolean = () => true): string[] {
     const over = new Map<number, number>();
     for (const [shard, count] of this.#perShard) if (count > max) over.set(shard, count - max);
     if (over.size === 0) return [];
@@ -39,7 +41,7 @@ export class OpenDatabases {
       if (at > before) break;
       const shard = this.#shardOf(tenant);
       const left = over.get(shard) ?? 0;
-      if (left === 0) continue;
+      if (left === 0 || !closable(tenant)) continue;
       picked.push(tenant);
       over.set(shard, left - 1);
     }

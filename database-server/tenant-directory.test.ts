@@ -354,6 +354,45 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(open.isOpen('alpha')).toBe(true);
   });
 
+  it('passes over a database a stream holds for the next over the bound, so the shard comes down to the bound', async () => {
+    let clock = Date.now();
+    const now = () => clock;
+    const open = new OpenDatabases({ now });
+    const node = await startNode(new MemoryObjectStore(), { now, openDatabases: open });
+    for (const tenant of ['alpha', 'beta', 'gamma']) await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
+    // alpha, used first, is held by a stream inside a transaction: it cannot close, and must not take beta's place.
+    const transaction = await node.client('alpha', 'tok-alpha').transaction('write');
+    await transaction.execute('SELECT 1');
+    clock += 20_000;
+    for (const tenant of ['beta', 'gamma']) await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
+    clock += 20_000;
+    expect(await node.directory.closeIdle({ idleMs: 3_600_000, maxOpenPerShard: 1, graceMs: 10_000 })).toBe(2);
+    expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['alpha']);
+    await transaction.commit();
+  });
+
+  it('never waits on a database whose request is still running: the round closes the others at once', async () => {
+    let clock = Date.now();
+    const now = () => clock;
+    const open = new OpenDatabases({ now });
+    const node = await startNode(new MemoryObjectStore(), { now, openDatabases: open });
+    for (const tenant of ['alpha', 'beta']) {
+      await node.directory.ensure(tenant, desired([`tok-${tenant}`]));
+      await node.client(tenant, `tok-${tenant}`).execute('SELECT 1');
+    }
+    // A request of alpha began long ago and still runs: it holds alpha's lock, as a pipeline request does.
+    const request = {};
+    await node.streams.lockFor('alpha').acquire(request, 1_000, () => new Error('not free'));
+    clock += 10 * 60_000;
+    const started = performance.now();
+    expect(await node.directory.closeIdle({ idleMs: 5 * 60_000, maxOpenPerShard: 1, graceMs: 10_000 })).toBe(1);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(open.idleSince(Number.POSITIVE_INFINITY)).toEqual(['alpha']);
+    node.streams.lockFor('alpha').release(request);
+    expect(await node.directory.closeIdle({ idleMs: 5 * 60_000, graceMs: 10_000 })).toBe(1);
+    expect(open.count).toBe(0);
+  });
+
   it('on a start, opens each database only to start its generation and closes it again; a request opens it', async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

@@ -420,25 +420,32 @@ export class TenantDirectory {
     if (!open) return 0;
     const now = this.#now();
     // Each candidate with the last use that still lets it close (looked at again under its lock).
+    const streams = this.#options.streams;
+    // A request in progress (it holds the lock) is a use, though its last use was when it began: one running past the
+    // idle time is passed over, never waited for, so it cannot hold up the round's other closes.
+    const inUse = (tenant: string) => streams.hasStreams(tenant) || streams.isBusy(tenant);
     const candidates = new Map<string, number>();
-    if (policy.maxOpenPerShard !== undefined) for (const tenant of open.overBound(policy.maxOpenPerShard, now - policy.graceMs)) candidates.set(tenant, now - policy.graceMs);
+    if (policy.maxOpenPerShard !== undefined) {
+      for (const tenant of open.overBound(policy.maxOpenPerShard, now - policy.graceMs, (t) => !inUse(t))) candidates.set(tenant, now - policy.graceMs);
+    }
     for (const tenant of open.idleSince(now - policy.idleMs)) candidates.set(tenant, now - policy.idleMs);
     let closed = 0;
     for (const [tenant, before] of candidates) {
       const entry = this.#tenants.get(tenant);
       const replica = entry?.replica;
-      if (!entry || !replica || entry.shipping || entry.restoring || replica.pendingBytes > 0 || this.#options.streams.hasStreams(tenant)) continue;
+      if (!entry || !replica || entry.shipping || entry.restoring || replica.pendingBytes > 0 || inUse(tenant)) continue;
       const done = await this.#changes
-        .run(tenant, () =>
-          this.#locked(tenant, async () => {
+        .run(tenant, async () => {
+          if (streams.isBusy(tenant)) return false;
+          return this.#locked(tenant, async () => {
             // Looked at again under the lock: a request may have come, or the tenant gone, meanwhile.
             const used = open.lastUsedAt(tenant);
-            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || used === undefined || used > before || this.#options.streams.hasStreams(tenant)) return false;
+            if (this.#tenants.get(tenant) !== entry || entry.replica !== replica || used === undefined || used > before || streams.hasStreams(tenant)) return false;
             await replica.restLocked();
             await this.#options.engine.closeTenant(tenant);
             return true;
-          }),
-        )
+          });
+        })
         .catch((err: unknown) => {
           this.#options.log.warn('closing an idle database failed; it stays open', { tenant, err });
           return false;

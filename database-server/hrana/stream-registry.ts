@@ -111,6 +111,12 @@ export class StreamRegistry {
     return false;
   }
 
+  /** Whether a request or a stream of `tenant` holds its lock now, or waits for it: the database is in use. */
+  isBusy(tenant: string): boolean {
+    const lock = this.#locks.get(tenant);
+    return lock !== undefined && !lock.idle;
+  }
+
   /** The lock that serialises `tenant`'s streams. */
   lockFor(tenant: string): TenantLock {
     let lock = this.#locks.get(tenant);
