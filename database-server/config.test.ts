@@ -36,6 +36,7 @@ describe('databaseServerConfig', () => {
       },
       answer: { maxRows: 1_000_000, maxBytes: 10 * MIB },
       maxResponseBytes: 16 * MIB,
+      maxRequestMs: 30_000,
       logLevel: 'info',
     });
   });
@@ -81,6 +82,7 @@ describe('databaseServerConfig', () => {
       CW_DB_MAX_RESULT_ROWS: '500',
       CW_DB_MAX_RESULT_BYTES: '4096',
       CW_DB_MAX_RESPONSE_BYTES: '8192',
+      CW_DB_MAX_REQUEST_TIME: '45s',
       CW_LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -104,6 +106,7 @@ describe('databaseServerConfig', () => {
       },
       answer: { maxRows: 500, maxBytes: 4096 },
       maxResponseBytes: 8192,
+      maxRequestMs: 45_000,
       logLevel: 'debug',
     });
     expect(Object.isFrozen(config)).toBe(true);

@@ -50,6 +50,8 @@ export interface DatabaseServerConfig {
   readonly answer: AnswerLimits;
   /** What one pipeline request may answer in all. */
   readonly maxResponseBytes: number;
+  /** After this long, one pipeline request starts no more statements (`CW_DB_MAX_REQUEST_TIME`): it holds one of its shard's slots. */
+  readonly maxRequestMs: number;
   readonly logLevel: LogLevel;
   /** Several replicas on one bucket (CW_DB_REPLICA_NAME set): each database owned by one at a time through a lease. */
   readonly cluster?: ClusterConfig;
@@ -113,6 +115,7 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
       maxBytes: read.integer('CW_DB_MAX_RESULT_BYTES', 10 * MIB, { min: 1024, max: 1024 * MIB }),
     },
     maxResponseBytes: read.integer('CW_DB_MAX_RESPONSE_BYTES', 16 * MIB, { min: 1024, max: 1024 * MIB }),
+    maxRequestMs: read.durationMs('CW_DB_MAX_REQUEST_TIME', 30_000, { min: 100, max: 3_600_000 }),
     logLevel: read.oneOf('CW_LOG_LEVEL', LOG_LEVELS, 'info'),
     ...clusterConfig(read, { port, adminPort }),
   });

@@ -54,6 +54,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
       memoryLimitBytes: config.shardMemoryBytes,
       answer: config.answer,
       maxPipelineAnswerBytes: config.maxResponseBytes,
+      maxPipelineMs: config.maxRequestMs,
     },
     heapMiB: SHARD_HEAP_MIB,
     pipelinesPerShard: PIPELINES_PER_SHARD,

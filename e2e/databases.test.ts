@@ -3,6 +3,7 @@
 // REST API, used over Hrana, its token rotated, queried through the query route with query tokens, survives
 // cw-db losing its disk, is restored to a point in time and deleted; two databases stay apart; a Database
 // applied kubectl-style gets its token in a Secret.
+import { createHash } from 'node:crypto';
 import { createClient, type Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
@@ -234,6 +235,32 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     expect(await notes(connect(main.database_url, token))).toEqual(NOTES);
 
     expect((await call('POST', '/databases/notes/query', { sql: 'SELECT 1' }, member.token)).status).toBe(401);
+  });
+
+  it("tells a not-ready database's state on the query route only to a holder of one of its tokens; anyone else gets the 401 of a database that does not exist", async () => {
+    // Stuck provisioning: the copy it asks for has no source.
+    const held = 'cwdb_held-by-the-test';
+    const databases = objectClient<Database>(conn, DATABASES);
+    await databases.create({
+      metadata: { name: 'stuck', namespace: member.project },
+      spec: { restoreFrom: { database: 'nowhere', timestamp: new Date().toISOString() }, tokens: [{ id: 'dbt-0123456789abcdef', sha256: createHash('sha256').update(held).digest('hex') }] },
+    });
+    try {
+      await eventually(
+        'the controller saying why it waits',
+        () => databases.get(member.project, 'stuck'),
+        (d) => d?.status?.state !== undefined && d.status.state !== 'ready',
+      );
+      const query = (token: string) => call<{ detail?: string }>('POST', '/databases/stuck/query', { sql: 'SELECT 1' }, token);
+      const missing = await call<{ detail?: string }>('POST', '/databases/no-such-database/query', { sql: 'SELECT 1' }, 'cwdb_guess');
+      expect(missing.status).toBe(401);
+      const guessed = await query('cwdb_guess');
+      expect([guessed.status, guessed.body.detail]).toEqual([401, missing.body.detail]);
+      const holder = await query(held);
+      expect([holder.status, holder.body.detail]).toEqual([409, expect.stringMatching(/not ready/)]);
+    } finally {
+      await databases.delete(member.project, 'stuck');
+    }
   });
 
   it('shows usage and a restore window', async () => {

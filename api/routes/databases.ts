@@ -211,12 +211,12 @@ export function databaseRoutes(app: FastifyInstance, services: DatabaseServices)
     },
   });
 
-  /** The query token of a request and the tenant of the database it names; 401 without a token or for a database that does not exist. */
+  /** The query token of a request and the tenant of the database it names; 401 without a token, for a database that does not exist, or for one not ready that the token is not for. */
   function queryCaller(authorization: string | undefined, projectId: string, database: string): { token: string; tenantId: string } {
     const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')?.[1];
     if (!token) throw new PublicError(401, 'A query token is required: Authorization: Bearer <query_token>.', { 'www-authenticate': 'Bearer' });
     try {
-      return { token, tenantId: services.databases.queryTarget(projectId, database).tenantId };
+      return { token, tenantId: services.databases.queryTarget(projectId, database, token).tenantId };
     } catch (err) {
       // Without a valid token, whether a database of that name exists is not the caller's to learn.
       if (err instanceof NotFoundError) throw new PublicError(401, INVALID_QUERY_TOKEN, { 'www-authenticate': 'Bearer' });

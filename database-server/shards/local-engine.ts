@@ -15,6 +15,8 @@ export interface LocalEngineOptions extends LibsqlEngineOptions {
   answer?: AnswerLimits;
   /** All the results of one pipeline request together at most; default 16 MiB. */
   maxPipelineAnswerBytes?: number;
+  /** After this long, one pipeline request starts no more statements; default 30 s. */
+  maxPipelineMs?: number;
 }
 
 /**
@@ -28,6 +30,7 @@ export class LocalEngine implements DatabaseEngine {
   readonly #streams = new Map<string, Stream>();
   readonly #answer: AnswerLimits;
   readonly #maxPipelineAnswerBytes: number;
+  readonly #maxPipelineMs: number;
   readonly #turns = new FairTurns();
   #collecting: NodeJS.Timeout | undefined;
 
@@ -35,6 +38,7 @@ export class LocalEngine implements DatabaseEngine {
     this.#sql = new LibsqlEngine(options);
     this.#answer = options.answer ?? DEFAULT_ANSWER_LIMITS;
     this.#maxPipelineAnswerBytes = options.maxPipelineAnswerBytes ?? 16 * 1024 * 1024;
+    this.#maxPipelineMs = options.maxPipelineMs ?? 30_000;
   }
 
   databasePath(tenant: string): string {
@@ -65,20 +69,34 @@ export class LocalEngine implements DatabaseEngine {
     }
     const budget: AnswerBudget = { statement: this.#answer, totalBytes: this.#maxPipelineAnswerBytes, usedBytes: 0 };
     const results: HranaStreamResult[] = [];
+    // A request holds one of its shard's few slots while it runs (shard-pool.ts): past its time it starts no more
+    // statements, so many long batches cannot keep every other database of the shard waiting for a slot.
+    const deadline = Date.now() + this.#maxPipelineMs;
+    let overran: SqlError | undefined;
     const turn = async () => {
+      if (Date.now() > deadline) {
+        overran ??= new SqlError(
+          'SQLITE_INTERRUPT',
+          `The request ran past the ${this.#maxPipelineMs / 1000} s one request may run: its stream was closed (an open transaction rolled back); send the rest in another request`,
+        );
+        throw overran;
+      }
       this.#turns.release();
       await this.#turns.acquire(run.tenant);
     };
     await this.#turns.acquire(run.tenant);
     try {
       for (const [i, request] of run.requests.entries()) {
-        if (i > 0) await turn();
         try {
+          if (overran) throw overran;
+          if (i > 0) await turn();
           results.push({ type: 'ok', response: await stream.run(request as HranaStreamRequest, { budget, counts, turn }) });
         } catch (error) {
           results.push({ type: 'error', error: toHranaError(error) });
         }
       }
+      // What the request left half done (a batch's transaction) is undone, as a stream that expired is.
+      if (overran) this.#end(run.stream, stream);
     } finally {
       this.#turns.release();
     }

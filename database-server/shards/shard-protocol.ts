@@ -10,6 +10,7 @@ export interface ShardConfig {
   memoryLimitBytes: number;
   answer: AnswerLimits;
   maxPipelineAnswerBytes: number;
+  maxPipelineMs: number;
 }
 
 export const SHARD_CONFIG_VARIABLE = 'CW_DB_SHARD_CONFIG';

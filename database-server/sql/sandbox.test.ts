@@ -197,3 +197,42 @@ describe('bounded statements', () => {
     expect((await connect('victim').execute('SELECT v FROM secret')).rows[0]?.v).toBe('s3cr3t');
   });
 });
+
+describe('what one request may hold', () => {
+  it('starts no statement once the request has run its time, and undoes the transaction it left open', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'cw-request-time-'));
+    const bounded = new LocalEngine({ directory: dir, defaultLimits: { statementTimeoutMs: 200, maxSizeBytes: 64 * 1024 * 1024 }, maxPipelineMs: 500 });
+    const hrana = await startHranaServer({ port: 0, engine: bounded, authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default', readOnly: false }) });
+    type Result = { type: 'ok'; response: { result?: { rows: { value: string }[][] } } } | { type: 'error'; error: { code: string; message: string } };
+    const pipeline = async (requests: unknown[], baton: string | null = null) => {
+      const response = await fetch(`http://127.0.0.1:${hrana.port}/v1/long/v2/pipeline`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer rw-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ baton, requests }),
+      });
+      return (await response.json()) as { baton: string | null; results: Result[] };
+    };
+    const execute = (sql: string) => ({ type: 'execute', stmt: { sql } });
+    try {
+      await pipeline([execute('CREATE TABLE t (v INTEGER)'), { type: 'close' }]);
+      // Each of these runs its whole 200 ms limit: ten of them would hold the request (and a slot of its shard) for 2 s.
+      const slow = execute('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r');
+      const answer = await pipeline([execute('BEGIN'), execute('INSERT INTO t VALUES (1)'), ...Array.from({ length: 10 }, () => slow), execute('COMMIT')]);
+      const outcomes = answer.results.map((r) => (r.type === 'ok' ? 'ok' : /one request may run/.test(r.error.message) ? 'cut' : r.error.code));
+      expect(outcomes.slice(0, 2)).toEqual(['ok', 'ok']);
+      // Started at 0, 200 and 400 ms at the soonest: at most three before the 500 ms were up; the rest, COMMIT included, cut.
+      const interrupted = outcomes.filter((o) => o === 'SQLITE_INTERRUPT').length;
+      expect(interrupted).toBeGreaterThanOrEqual(1);
+      expect(interrupted).toBeLessThanOrEqual(3);
+      expect(outcomes.slice(2 + interrupted)).toEqual(Array.from({ length: 11 - interrupted }, () => 'cut'));
+      // Its stream is closed, and the transaction it opened rolled back.
+      expect(answer.baton).toBeNull();
+      const count = await pipeline([execute('SELECT count(*) FROM t'), { type: 'close' }]);
+      expect(count.results[0]).toMatchObject({ type: 'ok', response: { result: { rows: [[{ value: '0' }]] } } });
+    } finally {
+      await hrana.close();
+      await bounded.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

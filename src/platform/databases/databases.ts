@@ -243,10 +243,14 @@ export class DatabaseDirectory {
   }
 
   /** The database the query route runs SQL on: its tenant id (the query token is checked by the engine). */
-  queryTarget(project: string, ref: string): { tenantId: string } {
+  queryTarget(project: string, ref: string, token: string): { tenantId: string } {
     const db = this.#find(project, ref);
-    if (db.status?.state !== 'ready' || !db.status.tenantId) throw new ConflictError(`Database ${db.metadata?.name ?? ref} is ${databaseView(db).status}, not ready.`);
-    return { tenantId: db.status.tenantId };
+    if (db.status?.state === 'ready' && db.status.tenantId) return { tenantId: db.status.tenantId };
+    // cw-db checks the token of a ready database; of one not ready, only a caller holding one of its tokens may
+    // learn its state (anyone else would learn that a database of that name exists in another project).
+    const sha256 = databaseTokenSha256(token);
+    if (!(db.spec.tokens ?? []).some((t) => t.sha256 === sha256)) throw new NotFoundError(`No database ${ref} in project ${project}.`);
+    throw new ConflictError(`Database ${db.metadata?.name ?? ref} is ${databaseView(db).status}, not ready.`);
   }
 
   #inProject(project: string): Database[] {
