@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { ListOptions } from '../src/object-store/object-store.ts';
+import type { ListOptions, ObjectStore } from '../src/object-store/object-store.ts';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { ForwardingObjectStore } from '../src/object-store/testing/forwarding-object-store.ts';
 import { bucketReplication } from './bucket-replication.ts';
 
-/** A store whose listings wait for `open()`, counting how many wait at once. */
+/** A store whose listings (those under a prefix `held` picks) wait for `open()`, counting how many wait at once. */
 class HeldListings extends ForwardingObjectStore {
   inFlight = 0;
   most = 0;
   #open: () => void = () => {};
   readonly #opened = new Promise<void>((resolve) => (this.#open = resolve));
+  readonly #held: (prefix: string) => boolean;
+
+  constructor(inner: ObjectStore, held: (prefix: string) => boolean = () => true) {
+    super(inner);
+    this.#held = held;
+  }
 
   override async list(prefix: string, options?: ListOptions) {
+    if (!this.#held(prefix)) return super.list(prefix, options);
     this.inFlight++;
     this.most = Math.max(this.most, this.inFlight);
     try {
@@ -38,5 +45,17 @@ describe('bucketReplication', () => {
     store.open();
     expect(await Promise.all(restores)).toEqual(Array.from({ length: 10 }, () => null)); // nothing of them in the bucket
     expect(store.most).toBe(2);
+  });
+
+  it('keeps restores a tenant asked for (copies, in-place restores) in a queue of their own: they never hold up a database coming back', async () => {
+    const store = new HeldListings(new MemoryObjectStore(), (prefix) => prefix.includes('copy-'));
+    const replication = bucketReplication(store, 'replicas/', 2);
+    const copies = Array.from({ length: 6 }, (_, i) => replication.restore(`copy-${i}`, `/nonexistent/c${i}.db`, Date.now(), { asked: true }));
+    await expect.poll(() => store.inFlight).toBe(1); // half the width
+    // A takeover's restore runs at once, though six copies wait.
+    expect(await replication.restore('taken-over', '/nonexistent/t.db')).toBeNull();
+    store.open();
+    expect(await Promise.all(copies)).toEqual(Array.from({ length: 6 }, () => null));
+    expect(store.most).toBe(1);
   });
 });

@@ -12,10 +12,13 @@ import { RestorePointUnavailableError as DirectoryRestoreError } from './tenant-
  * (a generation's checkpoint and copy, maintain's seal and checkpoint) does, and the uploads run after it.
  * At most `restores` restores run at once, the others wait their turn: a start that lost its disk, or a replica
  * taking over a dead one's databases, restores thousands, each holding its read-ahead of segments in memory.
+ * Restores a tenant asked for (a copy, an in-place restore) wait in a queue of their own, half as wide: however
+ * many a tenant asks for, they never hold up databases coming back after a failover.
  */
 export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replicaPrefix, restores = DEFAULT_RESTORE_CONCURRENCY): Replication {
   const at = (tenant: string) => ({ store, prefix, tenant });
   const restoring = new Semaphore(restores);
+  const asked = new Semaphore(Math.max(1, Math.floor(restores / 2)));
   return {
     replica(tenant, databasePath, host, fencing) {
       const replica = new TenantReplica({ store, prefix, tenant, dbPath: databasePath, ...(fencing ? { epoch: fencing.epoch, guard: () => fencing.guard() } : {}) });
@@ -36,8 +39,8 @@ export function bucketReplication(store: ObjectStore, prefix = tenantKeys.replic
         },
       };
     },
-    async restore(tenant, targetPath, time) {
-      const release = await restoring.acquire();
+    async restore(tenant, targetPath, time, options = {}) {
+      const release = await (options.asked ? asked : restoring).acquire();
       try {
         return await restoreDatabase({ ...at(tenant), targetPath, ...(time === undefined ? {} : { at: time }) });
       } catch (err) {

@@ -39,8 +39,11 @@ export interface RestoredPoint {
 /** The bucket side of durability: replicas, restores, windows, deletion and pruning. */
 export interface Replication {
   replica(tenant: string, databasePath: string, host: ReplicaHost, fencing?: Fencing): TenantReplicaPort;
-  /** Writes `tenant`'s database as of `at` (default: the latest) to `targetPath`; null when the bucket has none. */
-  restore(tenant: string, targetPath: string, at?: number): Promise<{ restoredTo: number; reached: RestoredPoint } | null>;
+  /**
+   * Writes `tenant`'s database as of `at` (default: the latest) to `targetPath`; null when the bucket has none.
+   * `asked`: a tenant asked for it (a copy, an in-place restore), not a database coming back to serve.
+   */
+  restore(tenant: string, targetPath: string, at?: number, options?: { asked?: boolean }): Promise<{ restoredTo: number; reached: RestoredPoint } | null>;
   /** Records that the owner of `epoch` took the tenant over from `reached` (null: from nothing), before it writes anything else. */
   recordTakeover(tenant: string, epoch: number, reached: RestoredPoint | null): Promise<void>;
   window(tenant: string): Promise<{ earliest: number; latest: number } | null>;

@@ -494,7 +494,7 @@ export class TenantDirectory {
       if (fencing) await rm(path, { force: true });
       if (restoreFrom) {
         await this.#tenants.get(restoreFrom.tenant)?.replica?.flush();
-        const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at);
+        const restored = await replication.restore(restoreFrom.tenant, path, restoreFrom.at, { asked: true });
         if (restored === null) throw new RestorePointUnavailableError(`Nothing of ${restoreFrom.tenant} is in the bucket`);
         if (fencing) await replication.recordTakeover(tenant, fencing.epoch, null);
       } else {
