@@ -26,6 +26,8 @@ export const TenantBody = Type.Object(
       { maxItems: 64 },
     ),
     durability: Type.Union([Type.Literal('async'), Type.Literal('sync')]),
+    /** The project the database is in: requests and open databases are shared out fairly between projects. */
+    project: Type.Optional(Type.String({ pattern: TENANT })),
     restore_from: Type.Optional(Type.Object({ tenant: Type.String({ pattern: TENANT }), at: Type.String({ format: 'date-time' }) }, { additionalProperties: false })),
     limits: Type.Optional(
       Type.Object(
@@ -105,6 +107,7 @@ export async function adminServer(options: {
         const { created } = await options.directory.ensure(request.params.tenant, {
           durability: body.durability,
           tokens: body.tokens.map((t) => ({ sha256: t.sha256, readOnly: t.read_only ?? false, ...(t.expires_at ? { expiresAt: Date.parse(t.expires_at) } : {}) })),
+          ...(body.project ? { project: body.project } : {}),
           ...(body.restore_from ? { restoreFrom: { tenant: body.restore_from.tenant, at: Date.parse(body.restore_from.at) } } : {}),
           ...(body.limits ? { limits: requestedLimits(body.limits) } : {}),
         });
@@ -144,9 +147,10 @@ export async function adminServer(options: {
       return tenant === undefined ? reply.code(404).send({ code: 'TOKEN_NOT_FOUND', message: 'No database served here has that token' }) : { tenant };
     });
 
-    // The shard processes: which are up and how often each restarted (a restart loses its databases' transactions).
+    // The shard processes: which are up, how often each restarted (a restart loses its databases' transactions), and
+    // the requests running in each and waiting for one of its slots.
     api.get('/v1/shards', async () => ({
-      shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts })),
+      shards: (options.shards?.() ?? []).map((s) => ({ index: s.index, pid: s.pid ?? null, restarts: s.restarts, running: s.running, waiting: s.waiting })),
       ...(options.openDatabases ? { open_databases: options.openDatabases() } : {}),
     }));
 

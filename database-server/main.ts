@@ -45,6 +45,10 @@ const hangMs = (maxStatementMs: number) => 2 * maxStatementMs + 2000;
  */
 export async function startDatabaseServer(config: DatabaseServerConfig, log: Logger = createLogger({ level: config.logLevel })): Promise<DatabaseServer> {
   const store = new S3ObjectStore({ config: config.s3, bucket: config.bucket, registry: new Registry() });
+  // A database's project, from its metadata: the shards' slots and open databases are shared out by project. Asked
+  // only once requests run, after the directory below exists.
+  let directory: TenantDirectory | undefined;
+  const projectOf = (tenant: string) => directory?.projectOf(tenant) ?? tenant;
   const pool = new ShardPool({
     shards: config.shards,
     config: {
@@ -58,13 +62,14 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     },
     heapMiB: SHARD_HEAP_MIB,
     pipelinesPerShard: PIPELINES_PER_SHARD,
+    projectOf,
     hangMs: hangMs(config.limits.maxima.statementTimeoutMs),
     log,
   });
   // The shards boot while the bucket is read and tenants are restored: a tenant's open waits for its shard.
   const shardsStarted = pool.start();
   // Every call to the engine passes through what tracks open connections, so idle ones can be closed.
-  const openDatabases = new OpenDatabases({ shardOf: (tenant) => shardIndex(tenant, config.shards) });
+  const openDatabases = new OpenDatabases({ shardOf: (tenant) => shardIndex(tenant, config.shards), projectOf });
   const engine = trackOpenDatabases(pool, openDatabases);
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
@@ -74,7 +79,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   let ownership: Ownership | undefined;
   // Known once it listens; a database released before that has no WebSocket to close.
   let hrana: HranaServer | undefined;
-  const directory = new TenantDirectory({
+  directory = new TenantDirectory({
     engine,
     limitPolicy: config.limits,
     streams,

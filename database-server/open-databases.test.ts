@@ -52,6 +52,20 @@ describe('OpenDatabases', () => {
     expect(open.overBound(4, 100)).toEqual([]);
   });
 
+  it("closes over the bound from the project with the most open first, however recently it used them: one project's many cannot push another's out", () => {
+    let clock = 0;
+    const open = new OpenDatabases({ now: () => clock, projectOf: (tenant) => tenant.split('.')[0]! });
+    // q's two databases are the least recently used; p opened six after them and keeps using them.
+    for (const tenant of ['q.1', 'q.2', 'p.1', 'p.2', 'p.3', 'p.4', 'p.5', 'p.6']) {
+      open.used(tenant);
+      clock += 10;
+    }
+    // Over a bound of 4 by 4: all of them p's, its least recently used first.
+    expect(open.overBound(4, 1000)).toEqual(['p.1', 'p.2', 'p.3', 'p.4']);
+    // Over a bound of 2 by 6: p's down to q's two, then one each (at a tie, the project with the older one first).
+    expect(open.overBound(2, 1000)).toEqual(['p.1', 'p.2', 'p.3', 'p.4', 'q.1', 'p.5']);
+  });
+
   it('is told of every open, run, checkpoint and close through the engine, and of connections a restart lost', async () => {
     let clock = 0;
     const open = new OpenDatabases({ now: () => clock });

@@ -10,10 +10,12 @@ export class OpenDatabases {
   readonly #perShard = new Map<number, number>();
   readonly #now: () => number;
   readonly #shardOf: (tenant: string) => number;
+  readonly #projectOf: (tenant: string) => string;
 
-  constructor(options: { readonly now?: () => number; readonly shardOf?: (tenant: string) => number } = {}) {
+  constructor(options: { readonly now?: () => number; readonly shardOf?: (tenant: string) => number; readonly projectOf?: (tenant: string) => string } = {}) {
     this.#now = options.now ?? Date.now;
     this.#shardOf = options.shardOf ?? (() => 0);
+    this.#projectOf = options.projectOf ?? ((tenant) => tenant);
   }
 
   /** The engine opened or ran something on `tenant`'s connection. */
@@ -27,23 +29,40 @@ export class OpenDatabases {
   }
 
   /**
-   * In each shard with more than `max` open, the least recently used past the number over it, among those not used
-   * since `before` that `closable` lets go: an LRU bound, so databases opened and left by some tenants cannot keep
-   * another's from opening. One that cannot close now (a stream holds it) is passed over for the next, or it would
-   * take a place in every round and the shard would stay over the bound.
+   * In each shard with more than `max` open, as many as it is over, among those not used since `before` that
+   * `closable` lets go: each taken from the project with the most open in the shard, its least recently used. So
+   * one project's many databases, opened and left or kept busy, close their own first and cannot push another
+   * project's out. One that cannot close now (a stream holds it) is passed over for the next.
    */
   overBound(max: number, before: number, closable: (tenant: string) => boolean = () => true): string[] {
     const over = new Map<number, number>();
     for (const [shard, count] of this.#perShard) if (count > max) over.set(shard, count - max);
     if (over.size === 0) return [];
-    const picked: string[] = [];
+    // Per shard over its bound: every project's open count, and its candidates least recently used first.
+    const shards = new Map<number, { open: Map<string, number>; candidates: Map<string, string[]> }>();
     for (const [tenant, at] of this.#lastUsed) {
-      if (at > before) break;
       const shard = this.#shardOf(tenant);
-      const left = over.get(shard) ?? 0;
-      if (left === 0 || !closable(tenant)) continue;
-      picked.push(tenant);
-      over.set(shard, left - 1);
+      if (!over.has(shard)) continue;
+      let found = shards.get(shard);
+      if (!found) shards.set(shard, (found = { open: new Map(), candidates: new Map() }));
+      const project = this.#projectOf(tenant);
+      found.open.set(project, (found.open.get(project) ?? 0) + 1);
+      if (at > before || !closable(tenant)) continue;
+      const list = found.candidates.get(project);
+      if (list) list.push(tenant);
+      else found.candidates.set(project, [tenant]);
+    }
+    const picked: string[] = [];
+    for (const [shard, { open, candidates }] of shards) {
+      for (let left = over.get(shard) ?? 0; left > 0; left--) {
+        let most: string | undefined;
+        for (const project of candidates.keys()) if (most === undefined || open.get(project)! > open.get(most)!) most = project;
+        if (most === undefined) break;
+        const list = candidates.get(most)!;
+        picked.push(list.shift()!);
+        open.set(most, open.get(most)! - 1);
+        if (list.length === 0) candidates.delete(most);
+      }
     }
     return picked;
   }

@@ -7,6 +7,8 @@ import type { DayUsage, Durability, RequestedLimits, RestoreSource, TokenGrant }
 export interface DesiredTenant {
   tokens: TokenGrant[];
   durability: Durability;
+  /** The project it is in (a Database's namespace): shard slots and open databases are shared out by project. */
+  project?: string;
   /** Only for a tenant that does not exist yet: start from another tenant's data as it was at a time. */
   restoreFrom?: RestoreSource;
   /** What the database asks for; cw-db's defaults for the rest. */

@@ -393,6 +393,20 @@ describe('TenantDirectory behind the Hrana server', () => {
     expect(open.count).toBe(0);
   });
 
+  it('keeps the project each database is in, across a restart, for sharing a shard out; one never told is a project of its own', async () => {
+    const store = new MemoryObjectStore();
+    const first = await startNode(store);
+    await first.directory.ensure('alpha', desired(['tok-alpha'], { project: 'shop' }));
+    await first.directory.ensure('beta', desired(['tok-beta']));
+    // Asked again without it (an older operator): the project stays.
+    await first.directory.ensure('alpha', desired(['tok-alpha']));
+    expect([first.directory.projectOf('alpha'), first.directory.projectOf('beta'), first.directory.projectOf('nobody')]).toEqual(['shop', 'beta', 'nobody']);
+    await first.directory.ensure('beta', desired(['tok-beta'], { project: 'blog' }));
+    await first.close();
+    const second = await startNode(store, { load: true });
+    expect([second.directory.projectOf('alpha'), second.directory.projectOf('beta')]).toEqual(['shop', 'blog']);
+  });
+
   it('on a start, opens each database only to start its generation and closes it again; a request opens it', async () => {
     const store = new MemoryObjectStore();
     const first = await startNode(store);

@@ -169,7 +169,7 @@ export class TenantDirectory {
       if (existing) {
         await existing.ready;
         const { limits: _previous, ...rest } = existing.meta;
-        const meta: TenantMeta = { ...rest, tokens: desired.tokens, durability: desired.durability, ...limitsField(desired.limits) };
+        const meta: TenantMeta = { ...rest, tokens: desired.tokens, durability: desired.durability, ...projectField(desired.project ?? rest.project), ...limitsField(desired.limits) };
         if (JSON.stringify(meta) !== JSON.stringify(existing.meta)) await this.#options.metas.put(meta);
         if (JSON.stringify(meta.limits) !== JSON.stringify(existing.meta.limits)) {
           await this.#options.engine.open(tenant, engineLimits(limits));
@@ -188,6 +188,7 @@ export class TenantDirectory {
         createdAt: this.#now(),
         durability: desired.durability,
         tokens: desired.tokens,
+        ...projectField(desired.project),
         ...(desired.restoreFrom ? { restoredFrom: desired.restoreFrom } : {}),
         ...limitsField(desired.limits),
       };
@@ -248,6 +249,14 @@ export class TenantDirectory {
         newReplica: () => this.#newReplica(tenant),
       });
     });
+  }
+
+  /**
+   * The project `tenant` is in, for sharing a shard out between projects; a tenant created before cw-db knew
+   * projects, or not known here, is a project of its own.
+   */
+  projectOf(tenant: string): string {
+    return this.#tenants.get(tenant)?.meta.project ?? tenant;
   }
 
   /** The tenant's figures, or undefined when it does not exist. */
@@ -621,6 +630,11 @@ export class TenantDirectory {
       lock.release(owner);
     }
   }
+}
+
+/** The `project` field of a tenant's metadata: absent when it was never told. */
+function projectField(project: string | undefined): { project?: string } {
+  return project === undefined ? {} : { project };
 }
 
 /** The `limits` field of a tenant's metadata: absent when the database asks for nothing. */

@@ -35,6 +35,8 @@ export interface TenantMeta {
   createdAt: number;
   durability: Durability;
   tokens: TokenGrant[];
+  /** The project it is in; absent (created before cw-db knew projects): a project of its own. */
+  project?: string;
   restoredFrom?: RestoreSource;
   limits?: RequestedLimits;
   /** The last in-place restore, by the request that asked for it: the same request again answers this, once. */

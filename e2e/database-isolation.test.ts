@@ -12,6 +12,7 @@ import { adminCall, startDatabaseServer, type DatabaseServer } from './harness/d
 const SHARDS = 2;
 const STATEMENT_LIMIT_MS = 1000;
 const SHARD_MEMORY_MIB = 64;
+const REQUEST_LIMIT_MS = 3000;
 const LOOP = 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r';
 
 let db: DatabaseServer;
@@ -28,10 +29,15 @@ const bystander = tenantOn(1, 'bystander'); // the other shard
 
 const admin = (method: string, path: string, body?: unknown) => adminCall(db, method, path, body);
 
-async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }): Promise<void> {
+async function provision(tenant: string, limits?: { statement_timeout_ms?: number; max_size_bytes?: number }, project?: string): Promise<void> {
   const token = tokens.get(tenant) ?? generateDatabaseToken();
   tokens.set(tenant, token);
-  const { status, json } = await admin('PUT', `/v1/tenants/${tenant}`, { tokens: [{ sha256: tokenSha256(token) }], durability: 'async', ...(limits ? { limits } : {}) });
+  const { status, json } = await admin('PUT', `/v1/tenants/${tenant}`, {
+    tokens: [{ sha256: tokenSha256(token) }],
+    durability: 'async',
+    ...(project ? { project } : {}),
+    ...(limits ? { limits } : {}),
+  });
   expect([200, 201], JSON.stringify(json)).toContain(status);
 }
 
@@ -81,6 +87,7 @@ beforeAll(async () => {
       CW_DB_STATEMENT_TIMEOUT: `${STATEMENT_LIMIT_MS}ms`,
       // The watchdog waits twice this plus 2 s for a shard that stopped answering.
       CW_DB_MAX_STATEMENT_TIMEOUT: '2s',
+      CW_DB_MAX_REQUEST_TIME: `${REQUEST_LIMIT_MS}ms`,
       CW_DB_SHARD_MEMORY_MIB: String(SHARD_MEMORY_MIB),
       CW_DB_SIZE_QUOTA_MIB: '50',
       CW_DB_MAX_SIZE_QUOTA_MIB: '100',
@@ -200,6 +207,28 @@ describe('one tenant on a shared cw-db', { timeout: 60_000 }, () => {
     await expect(client.execute('SELECT v FROM t')).rejects.toMatchObject({ code: 'RESPONSE_TOO_LARGE' });
     expect((await client.execute('SELECT count(*) AS n FROM t')).rows[0]?.n).toBe(12000);
     await client.execute('DELETE FROM t');
+  });
+
+  it("takes every request slot of its shard with long batches from eight databases of one project: another project's request waits for one of them to run its time, no more", async () => {
+    const batchers = Array.from({ length: 8 }, (_, i) => tenantOn(0, `batcher${i}`));
+    for (const tenant of batchers) await provision(tenant, undefined, 'batchers');
+    // Six statements each running to its 1 s limit, taking turns with the seven others' in the shard: some 50 s a request.
+    const batch = (tenant: string) =>
+      fetch(`${db.url}/v1/${tenant}/v2/pipeline`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.get(tenant)}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ baton: null, requests: [...Array.from({ length: 6 }, () => ({ type: 'execute', stmt: { sql: LOOP } })), { type: 'close' }] }),
+      }).then((r) => r.json() as Promise<{ results: { type: string; error?: { message: string } }[] }>);
+    const attack = Promise.all(batchers.map(batch));
+    // The neighbour asks once all eight run, every slot of the shard taken.
+    await expect.poll(async () => ((await admin('GET', '/v1/shards')).json.shards as { running: number }[])[0]?.running, { timeout: 10_000 }).toBe(8);
+    const started = performance.now();
+    await connect(neighbour).execute('SELECT count(*) FROM secret');
+    const waited = performance.now() - started;
+    process.stdout.write(`database-isolation: a request behind 8 long batches of one project: ${waited.toFixed(0)} ms\n`);
+    // At most one batch's time plus a round of the shard's turns (a statement each) and its own statement.
+    expect(waited).toBeLessThan(REQUEST_LIMIT_MS + 10 * STATEMENT_LIMIT_MS);
+    for (const answer of await attack) expect(answer.results.some((r) => r.type === 'error' && /one request may run/.test(r.error?.message ?? ''))).toBe(true);
   });
 
   it('stalls its shard beyond every limit: the watchdog kills and restarts that shard only, and its databases come back', async () => {

@@ -7,7 +7,7 @@ import type { DatabaseLimits } from '../sql/sql-limits.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome, type PipelineRun } from './engine-port.ts';
 import { SHARD_CONFIG_VARIABLE, type ShardCall, type ShardConfig, type ShardReply } from './shard-protocol.ts';
 import { shardIndex } from './shard-index.ts';
-import { Semaphore } from '../../src/collections/semaphore.ts';
+import { ProjectSlots } from './project-slots.ts';
 
 const SHARD_ENTRY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'shard-process.ts');
 
@@ -17,8 +17,10 @@ export interface ShardPoolOptions {
   config: ShardConfig;
   /** The JavaScript heap of each shard process (`--max-old-space-size`), in MiB. */
   heapMiB: number;
-  /** Pipelines a shard runs at once (they take turns a statement at a time); more wait in this process. */
+  /** Pipelines a shard runs at once (they take turns a statement at a time); more wait in this process, shared out by project. */
   pipelinesPerShard: number;
+  /** The project a tenant is in (default: a project of its own), by which a shard's slots are shared out. */
+  projectOf?: (tenant: string) => string;
   /** A shard that has not answered a ping for this long is killed and started again (a statement stuck past its limit). */
   hangMs: number;
   log: Logger;
@@ -32,6 +34,9 @@ export interface ShardState {
   pid: number | undefined;
   /** Times it was started again since cw-db started. */
   restarts: number;
+  /** Requests running in it now (at most its slots), and waiting for a slot. */
+  running: number;
+  waiting: number;
 }
 
 interface Pending {
@@ -45,7 +50,7 @@ class Shard {
   /** Settles when the current process can take calls. */
   ready: Promise<void> = Promise.resolve();
   readonly pending = new Map<number, Pending>();
-  readonly slots: Semaphore;
+  readonly slots: ProjectSlots;
   pingSince: number | undefined;
   /** Restarts in a row (for the back-off); `restartsTotal` counts them all. */
   restarts = 0;
@@ -56,7 +61,7 @@ class Shard {
 
   constructor(index: number, pipelines: number) {
     this.index = index;
-    this.slots = new Semaphore(pipelines);
+    this.slots = new ProjectSlots(pipelines);
   }
 }
 
@@ -93,7 +98,7 @@ export class ShardPool implements DatabaseEngine {
 
   /** The shard processes: pid and restarts (the admin API's `GET /v1/shards`). */
   state(): ShardState[] {
-    return this.#shards.map((s) => ({ index: s.index, pid: s.child?.pid, restarts: s.restartsTotal }));
+    return this.#shards.map((s) => ({ index: s.index, pid: s.child?.pid, restarts: s.restartsTotal, running: s.slots.running, waiting: s.slots.waiting }));
   }
 
   databasePath(tenant: string): string {
@@ -106,8 +111,8 @@ export class ShardPool implements DatabaseEngine {
 
   async run(run: PipelineRun): Promise<PipelineOutcome> {
     const shard = this.#shards[this.shardOf(run.tenant)]!;
-    // At most so many pipelines in a shard at once; the others wait here, in arrival order.
-    const release = await shard.slots.acquire();
+    // At most so many pipelines in a shard at once; the others wait here, a project's beyond its share behind others'.
+    const release = await shard.slots.acquire(this.#options.projectOf?.(run.tenant) ?? run.tenant);
     try {
       return (await this.#call(run.tenant, { op: 'run', run })) as PipelineOutcome;
     } finally {

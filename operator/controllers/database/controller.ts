@@ -131,7 +131,12 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       tokens = [{ sha256: minted.sha256 }];
     }
 
-    const request: EngineTenantRequest = { tokens: [...tokens, ...appTokenHashes], durability: db.spec.durability ?? 'async', ...engineLimits(db) };
+    const request: EngineTenantRequest = {
+      tokens: [...tokens, ...appTokenHashes],
+      durability: db.spec.durability ?? 'async',
+      ...(db.metadata?.namespace ? { project: db.metadata.namespace } : {}),
+      ...engineLimits(db),
+    };
     const restore = db.spec.restoreFrom;
     // A restore happens once, when the tenant is created; afterwards the source may go.
     if (restore && !isTrue(db.status?.conditions, 'Provisioned') && db.status?.state !== 'ready') {

@@ -24,6 +24,8 @@ export interface EngineTenant {
 export interface EngineTenantRequest {
   tokens: { sha256: string; read_only?: boolean; expires_at?: string }[];
   durability: 'async' | 'sync';
+  /** The project the database is in: cw-db shares its shards out between projects. */
+  project?: string;
   restore_from?: { tenant: string; at: string };
   /** What the database asks for; cw-db's defaults for what is left out. */
   limits?: { statement_timeout_ms?: number; max_size_bytes?: number; rows_read_per_day?: number; rows_written_per_day?: number };

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { ProjectSlots } from './project-slots.ts';
+
+/** Whether `promise` has settled by the next turn of the event loop's microtasks. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(() => (done = true));
+  await Promise.resolve();
+  await Promise.resolve();
+  return done;
+}
+
+describe('ProjectSlots', () => {
+  it('lets one project take every slot while nobody else waits', async () => {
+    const slots = new ProjectSlots(4);
+    const held = await Promise.all([1, 2, 3, 4].map(() => slots.acquire('greedy')));
+    expect(slots.heldBy('greedy')).toBe(4);
+    const fifth = slots.acquire('greedy');
+    expect(await settled(fifth)).toBe(false);
+    held[0]!();
+    expect(await settled(fifth)).toBe(true);
+  });
+
+  it("gives a freed slot to another project's request before the holder's own queue, until the holder is down to half", async () => {
+    const slots = new ProjectSlots(4);
+    const greedy = await Promise.all([1, 2, 3, 4].map(() => slots.acquire('greedy')));
+    const moreGreedy = [slots.acquire('greedy'), slots.acquire('greedy')];
+    const victim = slots.acquire('victim');
+    greedy[0]!();
+    // The victim came after the holder's own queued requests, and goes first.
+    expect(await settled(victim)).toBe(true);
+    expect(await Promise.all(moreGreedy.map(settled))).toEqual([false, false]);
+    expect(slots.heldBy('victim')).toBe(1);
+    // With nobody else waiting, the holder's queue goes on.
+    greedy[1]!();
+    expect(await settled(moreGreedy[0]!)).toBe(true);
+  });
+
+  it('passes over a project at its share for one under it, even one that asked later, and serves it next when nobody else is under', async () => {
+    const slots = new ProjectSlots(4);
+    const a = await Promise.all([1, 2, 3].map(() => slots.acquire('a')));
+    const b = await slots.acquire('b'); // the last free slot
+    const aWaits = slots.acquire('a');
+    const bWaits = slots.acquire('b');
+    a[0]!(); // a is down to 2, its share; b holds 1: the slot is b's, though a asked first
+    expect(await settled(bWaits)).toBe(true);
+    expect(await settled(aWaits)).toBe(false);
+    b(); // b is down to 1; the one waiting, a, is at its share, but nobody under it waits
+    expect(await settled(aWaits)).toBe(true);
+  });
+});

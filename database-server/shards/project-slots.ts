@@ -1,0 +1,71 @@
+/**
+ * A shard's slots for running requests, shared out between projects: while requests of other projects wait, a
+ * project holds at most half of them, and a freed slot goes to the longest-waiting request of a project under that
+ * share. A project may take more when nobody else waits (a free slot never idles), so one project's many
+ * databases delay another project's request by at most the time one of its requests runs (CW_DB_MAX_REQUEST_TIME),
+ * not by the queue of its own requests.
+ */
+export class ProjectSlots {
+  readonly #share: number;
+  #free: number;
+  readonly #held = new Map<string, number>();
+  readonly #waiting: { project: string; grant: () => void }[] = [];
+
+  constructor(slots: number) {
+    if (!Number.isInteger(slots) || slots < 1) throw new RangeError(`slots must be a positive integer, got ${slots}`);
+    this.#free = slots;
+    this.#share = Math.max(1, Math.floor(slots / 2));
+  }
+
+  /** Resolves with the release function once a slot is held for `project`; call it exactly once. */
+  async acquire(project: string): Promise<() => void> {
+    if (this.#free > 0 && (this.#underShare(project) || this.#waiting.length === 0)) this.#take(project);
+    else await new Promise<void>((grant) => this.#waiting.push({ project, grant }));
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#release(project);
+    };
+  }
+
+  /** Requests holding a slot now. */
+  get running(): number {
+    let running = 0;
+    for (const held of this.#held.values()) running += held;
+    return running;
+  }
+
+  /** Requests waiting for a slot now. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
+  /** Slots `project` holds now. */
+  heldBy(project: string): number {
+    return this.#held.get(project) ?? 0;
+  }
+
+  #underShare(project: string): boolean {
+    return this.heldBy(project) < this.#share;
+  }
+
+  #take(project: string): void {
+    this.#free -= 1;
+    this.#held.set(project, this.heldBy(project) + 1);
+  }
+
+  #release(project: string): void {
+    const held = this.heldBy(project) - 1;
+    if (held === 0) this.#held.delete(project);
+    else this.#held.set(project, held);
+    this.#free += 1;
+    // The longest-waiting request of a project under its share, else (all waiting projects are over it) the longest-waiting.
+    let next = this.#waiting.findIndex((w) => this.#underShare(w.project));
+    if (next === -1 && this.#waiting.length > 0) next = 0;
+    if (next === -1) return;
+    const [waiter] = this.#waiting.splice(next, 1);
+    this.#take(waiter!.project);
+    waiter!.grant();
+  }
+}
