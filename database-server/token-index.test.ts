@@ -81,4 +81,18 @@ describe('TokenIndex', () => {
     expect(index.deletedTenant('t1')).toBe('db-many');
     expect(index.deletedTenant('t10000')).toBe('db-many');
   });
+
+  it('gives a hash two tenants name to the one created first, whatever order they were set in, and to the other once the first lets it go', () => {
+    for (const order of [
+      ['victim', 'copycat'],
+      ['copycat', 'victim'],
+    ]) {
+      const index = new TokenIndex();
+      const created = { victim: 1000, copycat: 2000 } as const;
+      for (const tenant of order as (keyof typeof created)[]) index.set({ tenant, tokens: [grant('shared')], createdAt: created[tenant] });
+      expect(index.find('shared', 0)?.tenant, order.join(' then ')).toBe('victim');
+      index.set({ tenant: 'victim', tokens: [grant('rotated')], createdAt: 1000 });
+      expect(index.find('shared', 0)?.tenant).toBe('copycat');
+    }
+  });
 });

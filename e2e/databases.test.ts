@@ -163,6 +163,30 @@ describe('SQL databases through cw-api, cw-operator and cw-db with @libsql/clien
     await client.execute('DROP TABLE big');
   });
 
+  it("refuses a Database another's token hash, copied into its spec.tokens: the first keeps its token and its requests", async () => {
+    const original = await createDatabase('original');
+    const databases = objectClient<Database>(conn, DATABASES);
+    const copied = (await databases.get(member.project, 'original'))?.spec.tokens?.[0]?.sha256;
+    expect(copied).toMatch(/^[0-9a-f]{64}$/);
+    await databases.create({ metadata: { name: 'copycat', namespace: member.project }, spec: { tokens: [{ id: 'dbt-00000000000000aa', sha256: copied! }] } });
+    try {
+      const refused = await eventually(
+        'the copy refused',
+        () => databases.get(member.project, 'copycat'),
+        (d) => d?.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'TokenInUse') === true,
+      );
+      expect(JSON.stringify(refused?.status)).not.toContain('original');
+      // The token still opens the first database, by token alone (the URL names no database's path segment).
+      const client = connect(original.database_url, original.database_token);
+      await client.execute('CREATE TABLE mine (v TEXT)');
+      await client.execute("INSERT INTO mine VALUES ('kept')");
+      expect((await client.execute('SELECT v FROM mine')).rows.map((r) => r.v)).toEqual(['kept']);
+    } finally {
+      await databases.delete(member.project, 'copycat');
+      await ok(204, 'DELETE', '/databases/original');
+    }
+  });
+
   it('answers the same name with created: false and no token, refuses a bad name, and lists without tokens', async () => {
     const again = await ok<Created>(200, 'POST', '/databases', { name: 'notes' });
     expect(again).toEqual({ database_id: main.database_id, database_url: main.database_url, database_ws_url: main.database_url.replace(/^http/, 'ws'), created: false, status: 'ready' });

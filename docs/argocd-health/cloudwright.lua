@@ -5,7 +5,7 @@
 -- whatever it says, as kstatus (Flux's wait) reads it. Lua 5.1 (Argo CD's gopher-lua), no library calls.
 local reasons = {
   RuntimeApp = { degraded = { BuildFailed = true, BuildNotFound = true, CPULimitExceeded = true, MemoryLimitExceeded = true, DatabaseNotFound = true, QuotaExceeded = true, RolloutAborted = true, HostnamesRefused = true, InsufficientStorage = true }, suspended = { NoBuild = true } },
-  Database = { degraded = { RestoreSourceNotFound = true, RestorePointUnavailable = true, TokenSecretConflict = true, TokenSecretForbidden = true, LimitOutOfRange = true }, suspended = {} },
+  Database = { degraded = { RestoreSourceNotFound = true, RestorePointUnavailable = true, TokenSecretConflict = true, TokenSecretForbidden = true, TokenInUse = true, LimitOutOfRange = true }, suspended = {} },
   ProjectDomain = { degraded = { InvalidDomain = true, DomainTaken = true, ReservedDomain = true, UnderAnotherProject = true, TooManyDomains = true, ZoneDeletionFailed = true, ProviderNotOwned = true, ProviderRejected = true, ProviderLimitExceeded = true, ProviderAccessDenied = true, ProviderInvalid = true }, suspended = {} },
   DnsRecord = { degraded = { RecordConflicts = true, ProviderNotOwned = true, ProviderRejected = true, ProviderLimitExceeded = true, ProviderAccessDenied = true, ProviderInvalid = true }, suspended = {} },
   AppHostname = { degraded = { AppNotFound = true, TooManyHostnames = true, HostnameTaken = true, NoRuntimeTarget = true }, suspended = { AwaitingFinalize = true } },

@@ -8,7 +8,7 @@ import { findCondition, removeCondition, setCondition, type Condition } from './
  */
 export const STALLED_REASONS: Readonly<Record<string, readonly string[]>> = {
   RuntimeApp: ['BuildFailed', 'BuildNotFound', 'CPULimitExceeded', 'MemoryLimitExceeded', 'DatabaseNotFound', 'QuotaExceeded', 'RolloutAborted', 'HostnamesRefused', 'InsufficientStorage'],
-  Database: ['RestoreSourceNotFound', 'RestorePointUnavailable', 'TokenSecretConflict', 'TokenSecretForbidden', 'LimitOutOfRange'],
+  Database: ['RestoreSourceNotFound', 'RestorePointUnavailable', 'TokenSecretConflict', 'TokenSecretForbidden', 'TokenInUse', 'LimitOutOfRange'],
   ProjectDomain: [
     'InvalidDomain',
     'DomainTaken',

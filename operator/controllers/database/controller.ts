@@ -16,6 +16,7 @@ import { DEFAULT_ROTATION, type RotationPolicy } from './app-token-rotation.ts';
 import { restoreInPlace } from './in-place-restore.ts';
 import { pendingRestoreRequest } from '../../../src/platform/databases/database-view.ts';
 import { TokenSecrets } from './token-secret.ts';
+import { TokenClaims } from './token-claims.ts';
 import { withStalled } from '../../../src/conditions/stalled.ts';
 
 export interface DatabaseControllerDeps {
@@ -49,6 +50,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
   const client = objectClient<Database>(deps.kube, DATABASES);
   const secrets = new TokenSecrets(deps.kube);
   const appSecrets = new AppTokenSecrets(deps.kube, deps.appTokenRotation ?? DEFAULT_ROTATION);
+  const claims = new TokenClaims(deps.databases);
   const now = deps.now ?? (() => new Date());
   const usageRefreshMs = deps.usageRefreshMs ?? 30_000;
   const dbUrl = deps.dbUrl.replace(/\/+$/, '');
@@ -112,6 +114,13 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       }
     }
     let tokens: EngineTenantRequest['tokens'];
+    const taken = claims.takenFrom(db);
+    if (taken) {
+      // cw-db keeps what it was last told (the tokens it had, or no tenant): never another database's token.
+      log.warn('a token of spec.tokens is another database’s', { other: taken.by });
+      await writeStatus(db, identity, { kind: 'token-in-use' });
+      return { requeueAfter: usageRefreshMs };
+    }
     if (db.spec.tokens) {
       // Tokens given in the spec (by the API's rotation, say) replace a minted one: its Secret would only mislead.
       await secrets.removeMinted(db);

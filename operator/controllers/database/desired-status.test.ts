@@ -72,6 +72,7 @@ describe('desiredStatus', () => {
       /^The restore time is before the earliest point kept$/,
     ],
     [{ kind: 'secret-conflict', secret: 'orders-db' }, 'failed', 'False', 'TokenSecretConflict', /Secret orders-db exists and does not belong/],
+    [{ kind: 'token-in-use' }, 'failed', 'False', 'TokenInUse', /is another database’s/],
     [{ kind: 'secret-forbidden', secret: 'orders-db', namespace: 'default' }, 'failed', 'False', 'TokenSecretForbidden', /only in project namespaces, and default is none/],
     [{ kind: 'limit-out-of-range', detail: 'The size quota may be at most 10 GiB', served: false }, 'failed', 'False', 'LimitOutOfRange', /^The size quota may be at most 10 GiB$/],
   ])('%j → %s, Provisioned %s (%s)', (observation, state, status, reason, message) => {

@@ -16,6 +16,8 @@ export type Observation =
   /** The engine refused spec.limits; `served`: the tenant exists and keeps serving under the limits it had. */
   | { readonly kind: 'limit-out-of-range'; readonly detail: string; readonly served: boolean }
   | { readonly kind: 'secret-conflict'; readonly secret: string }
+  /** A hash of spec.tokens another Database named first: the engine is not told this Database's tokens. */
+  | { readonly kind: 'token-in-use' }
   /** The operator may not read or write Secrets in the Database's namespace (no project's: no binding there). */
   | { readonly kind: 'secret-forbidden'; readonly secret: string; readonly namespace: string };
 
@@ -75,6 +77,8 @@ function conditionsOf(observation: Observation): [ConditionUpdate, ConditionUpda
             { type: 'Ready', status: 'True', reason: R.Ready, message: 'The database answers SQL at its url.' },
           ]
         : both('False', R.LimitOutOfRange, observation.detail);
+    case 'token-in-use':
+      return both('False', R.TokenInUse, 'A token of spec.tokens is another database’s (its SHA-256 is named there first); tokens are random, so mint a new one for this database.');
     case 'secret-conflict':
       return both('False', R.TokenSecretConflict, `Secret ${observation.secret} exists and does not belong to this Database; delete it or set spec.tokens.`);
     case 'secret-forbidden':

@@ -205,6 +205,8 @@ export const DatabaseReasons = {
   TokenSecretConflict: 'TokenSecretConflict',
   /** The operator may not write the token's Secret here: the namespace is no project's (it has no binding there). */
   TokenSecretForbidden: 'TokenSecretForbidden',
+  /** A hash of spec.tokens is another Database's, named there first: this one is refused it. */
+  TokenInUse: 'TokenInUse',
   /** The app tokens were replaced (their period was over, or a rotation was asked); the replaced ones are accepted for the overlap. */
   AppTokensRotated: 'AppTokensRotated',
   /** spec.limits asks for more than the engine allows; the database keeps the limits it had. */
