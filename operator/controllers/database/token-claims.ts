@@ -26,10 +26,21 @@ export class TokenClaims {
     const created = createdAt(db);
     for (const { sha256 } of db.spec.tokens ?? []) {
       for (const [other, otherCreated] of this.#byHash.get(sha256) ?? []) {
-        if (other !== key && (otherCreated < created || (otherCreated === created && other < key))) return { sha256, by: other };
+        if (other !== key && (otherCreated < created || (otherCreated === created && this.#firstOfSameSecond(other, db)))) return { sha256, by: other };
       }
     }
     return undefined;
+  }
+
+  /**
+   * Of two Databases created in the same second (the resolution of creationTimestamp), whether `other` came first:
+   * one already served did (a copy can only be made once the first was applied), else the first by key.
+   */
+  #firstOfSameSecond(other: string, db: Database): boolean {
+    const served = (d: Database | undefined) => d?.status?.state === 'ready';
+    const otherServed = served(this.#databases.get(other));
+    if (otherServed !== served(db)) return otherServed;
+    return other < objectKey(db);
   }
 
   #refresh(key: string): void {
