@@ -217,18 +217,30 @@ class Population {
     return project;
   }
 
-  /** Until the operator's project quota exists and kube-controller-manager has counted it: creates wait for that. */
+  /**
+   * Until the operator's project quota exists and kube-controller-manager has counted it: creates wait for that. At
+   * 75,000 apps on this machine it took over 2 minutes for a new project (the quota controller recounts every
+   * namespace's objects as they change), so the wait is the ready timeout's, and said every minute.
+   */
   async #quotaCounted(namespace: string): Promise<void> {
     type Quota = KubeObject & { spec?: { hard?: Record<string, string> }; status?: { hard?: Record<string, string>; used?: Record<string, string> } };
     const quotas = objectClient<Quota>(this.#conn, RESOURCE_QUOTAS);
-    const deadline = performance.now() + 120_000;
-    while (performance.now() < deadline) {
+    const started = performance.now();
+    let said = started;
+    while (performance.now() - started < readyTimeoutMs) {
       const quota = await quotas.get(namespace, PROJECT_QUOTA_NAME);
       const counted = Object.keys(quota?.spec?.hard ?? {});
-      if (counted.length > 0 && counted.every((resource) => quota?.status?.used?.[resource] !== undefined && quota.status.hard?.[resource] === quota.spec?.hard?.[resource])) return;
+      if (counted.length > 0 && counted.every((resource) => quota?.status?.used?.[resource] !== undefined && quota.status.hard?.[resource] === quota.spec?.hard?.[resource])) {
+        if (performance.now() - started > 10_000) say(`the project quota of ${namespace} was counted after ${seconds((performance.now() - started) / 1000)}`);
+        return;
+      }
+      if (performance.now() - said > 60_000) {
+        said = performance.now();
+        say(`still waiting for kube-controller-manager to count the project quota of ${namespace} (${seconds((said - started) / 1000)})`);
+      }
       await sleep(200);
     }
-    throw new Error(`the project quota of ${namespace} was not counted within 120 s`);
+    throw new Error(`the project quota of ${namespace} was not counted within ${readyTimeoutMs / 1000} s`);
   }
 
   destroy(): void {
