@@ -89,8 +89,8 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
       },
     };
   };
-  // The heap bound the chart gives both (cloudwright.nodeHeapEnv: three quarters of their 512Mi limit).
-  const chartHeap = { NODE_OPTIONS: '--max-old-space-size=384' };
+  // The heap bound the chart gives both (cloudwright.nodeHeapEnv: three quarters of their 1Gi limit).
+  const chartHeap = { NODE_OPTIONS: '--max-old-space-size=768' };
   const operator = restartable('cw-operator', 'bin/cw-operator.ts', operatorPort, `http://127.0.0.1:${operatorPort}/readyz`, {
     ...chartHeap,
     CW_OPERATOR_PORT: String(operatorPort),

@@ -799,7 +799,8 @@ describe('the Helm chart', () => {
   it("bounds the API's and the operator's V8 heap to three quarters of their memory limit, so they collect before the kernel kills them", () => {
     for (const name of ['cloudwright-api', 'cloudwright-operator']) {
       const container = containerOf('Deployment', name);
-      const limitMiB = Number.parseInt(String(container.resources?.limits?.memory).replace(/Mi$/, ''), 10);
+      const limit = String(container.resources?.limits?.memory);
+      const limitMiB = Number.parseInt(limit, 10) * (limit.endsWith('Gi') ? 1024 : 1);
       expect(container.env?.find((e) => e.name === 'NODE_OPTIONS')?.value, name).toBe(`--max-old-space-size=${Math.floor(limitMiB * 0.75)}`);
     }
     // The runtime's Node heap has a bound of its own: the pod's memory is mostly workerd's.

@@ -158,3 +158,13 @@ export async function killHard(service: Service): Promise<void> {
   }
   await service.stop();
 }
+
+/** Whether process `pid` still runs (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,6 @@
 // The runtime engine against the real workerd: no other server is needed, so these run as unit tests.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { processAlive } from '../../e2e/harness/process.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -408,15 +409,6 @@ describe('RuntimeEngine when workerd cannot start for reasons of its own', { tim
     }
   });
 });
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('RuntimeEngine past its maximum of loaded isolates', { timeout: 60_000 }, () => {
   it('starts a fresh workerd, loads apps again on demand, and keeps the request counts', async () => {
