@@ -81,11 +81,10 @@ export class UpstreamPool {
     this.#lastOutput = Date.now();
   }
 
-  /** Whether an app of `project` has a request in flight here, or finished one within `graceMs` (probation's turns). */
-  busy(project: string, graceMs: number, now = Date.now()): boolean {
-    const prefix = `${project}/`;
-    for (const flight of this.#open) if (flight.app.startsWith(prefix)) return true;
-    for (const [app, at] of this.#ended) if (at >= now - graceMs && app.startsWith(prefix)) return true;
+  /** Whether `app` has a request in flight here, or finished one within `graceMs`. */
+  busy(app: string, graceMs: number, now = Date.now()): boolean {
+    if ((this.#ended.get(app) ?? -Infinity) >= now - graceMs) return true;
+    for (const flight of this.#open) if (flight.app === app) return true;
     return false;
   }
 
