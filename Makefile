@@ -72,7 +72,7 @@ dns-publish: ## With make dev running: publish NAME TYPE VALUE in the local pare
 
 .PHONY: test
 test: setup typecheck lint example-nextjs cli console image kube-node-tools ## Run every test: typecheck, lint, unit, integration and end-to-end
-	@vitest run $(VITEST_ARGS)
+	@scripts/with-scratch-tmpdir.sh vitest run $(VITEST_ARGS)
 
 .PHONY: console
 console: setup console/dist/index.html ## Build the web console (console/dist, served by cw-api under /console/; Vite, under a second)
@@ -96,7 +96,7 @@ example-nextjs: setup ## Build the Next.js example (OpenNext) into a runtime art
 
 .PHONY: test-unit
 test-unit: setup ## Run only the unit tests (no servers)
-	@vitest run --project unit $(VITEST_ARGS)
+	@scripts/with-scratch-tmpdir.sh vitest run --project unit $(VITEST_ARGS)
 
 .PHONY: typecheck
 typecheck: setup ## Type-check every TypeScript file (strict)

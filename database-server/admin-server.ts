@@ -188,6 +188,7 @@ function wire(d: TenantDescription): EngineTenant {
     },
     today: { day: d.today.day, rows_read: d.today.rowsRead, rows_written: d.today.rowsWritten },
     limit_reached: d.limitReached,
+    ...(d.growthFreeze ? { growth_frozen: { reason: d.growthFreeze.reason, message: d.growthFreeze.message } } : {}),
     ...(d.replica === undefined ? {} : { replica: d.replica }),
     ...(d.open === undefined ? {} : { open: d.open }),
   };

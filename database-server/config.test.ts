@@ -37,6 +37,7 @@ describe('databaseServerConfig', () => {
       answer: { maxRows: 1_000_000, maxBytes: 10 * MIB },
       maxResponseBytes: 16 * MIB,
       maxRequestMs: 30_000,
+      storage: { projectQuotaBytes: 10 * 1024 * MIB, diskReserveBytes: 1024 * MIB },
       logLevel: 'info',
     });
   });
@@ -83,6 +84,8 @@ describe('databaseServerConfig', () => {
       CW_DB_MAX_RESULT_BYTES: '4096',
       CW_DB_MAX_RESPONSE_BYTES: '8192',
       CW_DB_MAX_REQUEST_TIME: '45s',
+      CW_DB_PROJECT_STORAGE_QUOTA_MIB: '2048',
+      CW_DB_DISK_RESERVE_MIB: '0',
       CW_LOG_LEVEL: 'debug',
     });
     expect(config).toMatchObject({
@@ -107,6 +110,7 @@ describe('databaseServerConfig', () => {
       answer: { maxRows: 500, maxBytes: 4096 },
       maxResponseBytes: 8192,
       maxRequestMs: 45_000,
+      storage: { projectQuotaBytes: 2048 * MIB, diskReserveBytes: 0 },
       logLevel: 'debug',
     });
     expect(Object.isFrozen(config)).toBe(true);

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { ConfigError, EnvReader, type Env } from '../src/config/env.ts';
 import type { LimitPolicy } from './limit-policy.ts';
+import type { StorageBounds } from './storage-budget.ts';
 import type { AnswerLimits } from './sql/sql-limits.ts';
 import type { S3Config } from '../src/object-store/s3-config.ts';
 import { s3ConfigFromEnv } from '../src/object-store/s3-env.ts';
@@ -46,6 +47,8 @@ export interface DatabaseServerConfig {
   readonly maxOpenPerShard: number;
   /** Databases' default limits, and the most one may ask for. */
   readonly limits: LimitPolicy;
+  /** What one project's databases may hold together on this replica, and the free space kept on its volume. */
+  readonly storage: StorageBounds;
   /** What one statement may answer. */
   readonly answer: AnswerLimits;
   /** What one pipeline request may answer in all. */
@@ -110,6 +113,10 @@ export function databaseServerConfig(env: Env): DatabaseServerConfig {
     // An open database takes 165–200 KiB of its shard's SQLite memory: the default leaves a third of it to statements.
     maxOpenPerShard: read.integer('CW_DB_MAX_OPEN_PER_SHARD', Math.max(1, Math.floor((shardMemoryMiB * 1024) / 320)), { min: 1, max: 1_000_000 }),
     limits: limitPolicy(read),
+    storage: {
+      projectQuotaBytes: read.integer('CW_DB_PROJECT_STORAGE_QUOTA_MIB', 10 * 1024, { min: 1, max: 1024 * 1024 * 1024 }) * MIB,
+      diskReserveBytes: read.integer('CW_DB_DISK_RESERVE_MIB', 1024, { min: 0, max: 1024 * 1024 }) * MIB,
+    },
     answer: {
       maxRows: read.integer('CW_DB_MAX_RESULT_ROWS', 1_000_000, { min: 1, max: 100_000_000 }),
       maxBytes: read.integer('CW_DB_MAX_RESULT_BYTES', 10 * MIB, { min: 1024, max: 1024 * MIB }),

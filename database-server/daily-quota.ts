@@ -1,10 +1,14 @@
 import type { HranaStreamResult } from './hrana/hrana-types.ts';
+import type { GrowthFreeze } from './sql/growth-freeze.ts';
 import { QUOTA_EXCEEDED, type QuotaRefusal } from './sql/quota-refusal.ts';
 import { formatCount, type TenantLimits } from './sql/sql-limits.ts';
 import type { TenantUsage } from './sql/usage-meter.ts';
 
-/** A quota a database reached, by its name in `limits` (the admin API's `limit_reached.quota`). */
-export type ReachedQuota = 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes';
+/**
+ * A quota a database reached, by its name in `limits` (the admin API's `limit_reached.quota`), or the storage
+ * bound of its project or of the disk that stopped it growing (storage-budget.ts).
+ */
+export type ReachedQuota = 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | GrowthFreeze['reason'];
 
 /** The next midnight UTC after `now`: when the day's counts start again. */
 export function nextUtcMidnight(now: number): number {
@@ -14,12 +18,13 @@ export function nextUtcMidnight(now: number): number {
 
 /**
  * The quota the database has reached, the one that refuses most first: rows read (every statement), then rows
- * written (writes), then size (a write failed on it and none succeeded since); null when none.
+ * written (writes), then size (a write failed on it and none succeeded since: on the storage bound that freezes
+ * the database now, if one does, else on its own size quota); null when none.
  */
-export function reachedQuota(limits: TenantLimits, usage: TenantUsage): ReachedQuota | null {
+export function reachedQuota(limits: TenantLimits, usage: TenantUsage, freeze?: GrowthFreeze): ReachedQuota | null {
   if (usage.today.rowsRead >= limits.rowsReadPerDay) return 'rows_read_per_day';
   if (usage.today.rowsWritten >= limits.rowsWrittenPerDay) return 'rows_written_per_day';
-  if (usage.sizeQuotaHit) return 'max_size_bytes';
+  if (usage.sizeQuotaHit) return freeze?.reason ?? 'max_size_bytes';
   return null;
 }
 

@@ -17,9 +17,12 @@ import { Ownership } from './cluster/ownership.ts';
 import { adminRouter, hranaRouter } from './cluster/routes.ts';
 import { peerTokenHolders } from './cluster/peer-token-holders.ts';
 import { TokenLocator } from './cluster/token-locator.ts';
+import { StorageBudget } from './storage-budget.ts';
 
 const USAGE_SAVE_MS = 10_000;
 const PRUNE_MS = 3_600_000;
+/** How often the storage each project holds and the disk's free space are measured: how long a burst goes unseen. */
+const STORAGE_ROUND_MS = 2_000;
 /** A database used this recently is not closed to bring its shard under its bound of open ones. */
 const OPEN_GRACE_MS = 2_000;
 
@@ -73,6 +76,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
   const engine = trackOpenDatabases(pool, openDatabases);
   const streams = new StreamRegistry({ idleTimeoutMs: config.streamIdleMs });
   const meter = new UsageMeter();
+  const storage = new StorageBudget({ bounds: config.storage, dataDir: config.dataDir, databasePath: (tenant) => engine.databasePath(tenant), projectOf });
   const metas = new TenantMetaStore(store);
   // Several replicas: each database is opened as this replica takes its lease, not all at start (cluster/).
   const cluster = config.cluster;
@@ -88,6 +92,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     replication: bucketReplication(store, undefined, config.restoreConcurrency),
     log,
     openDatabases,
+    storage,
     ...(cluster
       ? {
           cluster: {
@@ -124,6 +129,8 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     await Promise.all([shardsStarted, ownership.start()]);
   } else await Promise.all([shardsStarted, directory.load().then(() => directory.whenAllReady())]);
 
+  // The storage bounds hold from the first request: what the disk already holds is measured before serving.
+  await storage.measure(directory.tenantNames());
   // Several replicas: which database a token opens, asked of the other replicas, else read from the bucket.
   const locator = new TokenLocator(metas, ownership ? peerTokenHolders(() => ownership?.peers() ?? [], config.adminToken) : undefined);
   hrana = await startHranaServer({
@@ -142,6 +149,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     },
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
+    growth: (tenant) => storage.freezeOf(tenant),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
     ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });
@@ -160,6 +168,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     every(config.flushIntervalMs, () => directory.flushAll()),
     every(USAGE_SAVE_MS, () => directory.saveUsage(savedUsage)),
     every(PRUNE_MS, () => directory.prune(config.retentionMs)),
+    every(STORAGE_ROUND_MS, () => storage.measure(directory.tenantNames())),
     // Every second at most, so a shard past its bound of open databases is brought back under it within about one.
     every(Math.min(Math.max(config.idleCloseMs / 4, 250), 1000), async () => {
       await directory.closeIdle({ idleMs: config.idleCloseMs, maxOpenPerShard: config.maxOpenPerShard, graceMs: OPEN_GRACE_MS });

@@ -1,5 +1,6 @@
 // What the admin API asks of the tenant directory, what it answers, and the refusals it names.
 import type { ReachedQuota } from './daily-quota.ts';
+import type { GrowthFreeze } from './sql/growth-freeze.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import type { DayUsage, Durability, RequestedLimits, RestoreSource, TokenGrant } from './tenant-meta.ts';
 
@@ -34,6 +35,8 @@ export interface TenantDescription {
   today: DayUsage;
   /** The quota it reached (the most refusing one), or null. */
   limitReached: ReachedQuota | null;
+  /** Why it may not grow now though under its own size quota: its project's or the disk's storage bound. */
+  growthFreeze?: GrowthFreeze;
   /** Whether its connection is open now: one idle for `CW_DB_IDLE_CLOSE_TIMEOUT` is closed until its next request. */
   open?: boolean;
 }

@@ -10,6 +10,7 @@ import type { DatabaseEngine } from './shards/engine-port.ts';
 import { engineFailure, SqlError } from './sql/sql-error.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import type { QuotaRefusal } from './sql/quota-refusal.ts';
+import type { StorageBudget } from './storage-budget.ts';
 import { failedOnSize, quotaRefusal, reachedQuota } from './daily-quota.ts';
 import type { PipelineOutcome } from './shards/engine-port.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
@@ -84,6 +85,8 @@ export interface TenantDirectoryOptions {
   cluster?: DirectoryCluster;
   /** The engine's open connections (open-databases.ts), when idle ones are to be closed (`closeIdle`). */
   openDatabases?: OpenDatabases;
+  /** What each project holds on this replica, when databases stop growing at its bounds (storage-budget.ts). */
+  storage?: Pick<StorageBudget, 'freezeOf' | 'wrote'>;
 }
 
 /**
@@ -259,6 +262,11 @@ export class TenantDirectory {
     return this.#tenants.get(tenant)?.meta.project ?? tenant;
   }
 
+  /** The tenants this replica serves (for the storage budget's rounds). */
+  tenantNames(): IterableIterator<string> {
+    return this.#tenants.keys();
+  }
+
   /** The tenant's figures, or undefined when it does not exist. */
   async describe(tenant: string): Promise<TenantDescription | undefined> {
     const entry = this.#tenants.get(tenant);
@@ -266,6 +274,7 @@ export class TenantDirectory {
     const path = this.#options.engine.databasePath(tenant);
     const usage = this.#options.meter.get(tenant);
     const limits = this.#limitsOf(entry.meta);
+    const freeze = this.#options.storage?.freezeOf(tenant);
     return {
       tenant,
       createdAt: entry.meta.createdAt,
@@ -279,7 +288,8 @@ export class TenantDirectory {
       ...(this.#options.cluster ? { replica: this.#options.cluster.replica } : {}),
       limits,
       today: usage.today,
-      limitReached: reachedQuota(limits, usage),
+      limitReached: reachedQuota(limits, usage, freeze),
+      ...(freeze ? { growthFreeze: freeze } : {}),
       ...(this.#options.openDatabases ? { open: this.#options.openDatabases.isOpen(tenant) } : {}),
     };
   }
@@ -291,10 +301,15 @@ export class TenantDirectory {
     return quotaRefusal(this.#limitsOf(entry.meta), this.#options.meter.get(tenant), this.#now());
   }
 
-  /** The pipeline's afterRequest: a write that failed on the size quota marks it reached; one that wrote clears it. */
+  /**
+   * The pipeline's afterRequest: a write that failed on the size quota marks it reached; one that wrote clears it.
+   * Either way the database's files may have changed size, which the storage budget measures at its next round.
+   */
   afterRequest(tenant: string, outcome: PipelineOutcome): void {
-    if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true);
+    const full = failedOnSize(outcome.results);
+    if (full) this.#options.meter.sizeQuota(tenant, true);
     else if (outcome.counts.rowsWritten > 0) this.#options.meter.sizeQuota(tenant, false);
+    if (full || outcome.counts.rowsWritten > 0) this.#options.storage?.wrote(tenant);
   }
 
   /** Deletes the tenant: its tokens stop at once, then its streams, local files and bucket data go. */

@@ -2,9 +2,10 @@
 // and MinIO, used with the official @libsql/client and the real `cw`. A database's daily quotas of rows written
 // and read refuse, once reached, what the peers refuse (writes; then everything), with an error naming the quota
 // and when it resets; the counts survive a cw-db restart; the Database's LimitReached condition says which quota,
-// and clears when the quota is raised.
+// and clears when the quota is raised. The project's databases together stop growing at cw-db's project storage
+// quota (small here), and grow again once the project frees room.
 import { createClient, type Client } from '@libsql/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import type { Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
@@ -17,6 +18,8 @@ import { eventually } from './harness/runtime-stack.ts';
 import { watchUntil } from './harness/watch.ts';
 
 const conn = loadKubeConnection(inject('kubeconfig'));
+/** What the project's databases may hold together on this test's cw-db (its other databases hold about 2 MiB). */
+const PROJECT_STORAGE_MIB = 8;
 const clients: Client[] = [];
 let stack: DatabaseStack | undefined;
 let db: DatabaseServer | undefined;
@@ -25,7 +28,7 @@ let member: MemberAccount;
 let user: CwUser;
 
 beforeAll(async () => {
-  stack = await startDatabaseStack({ account: 'dbquota', dbName: 'cw-db-quotas' });
+  stack = await startDatabaseStack({ account: 'dbquota', dbName: 'cw-db-quotas', dbEnv: { CW_DB_PROJECT_STORAGE_QUOTA_MIB: String(PROJECT_STORAGE_MIB) } });
   ({ db, api, member } = stack);
   user = newCwUser(api.url, { CW_TOKEN: member.token, CW_PROJECT: member.project, NO_COLOR: '1' });
 }, 120_000);
@@ -205,5 +208,37 @@ describe('database quotas through cw-api, cw-operator and cw-db with @libsql/cli
       (b) => b.database.limit_reached === undefined,
       10_000,
     );
+  });
+
+  it("stops every database of the project growing at the project's storage quota, and lets them grow once it frees room", async () => {
+    const hoard = await createDatabase('hoard', { max_size_bytes: 256 * 1024 * 1024 });
+    const neighbour = connect(tokens.get('neighbour')?.database_url ?? '', tokens.get('neighbour')?.database_token ?? '');
+    await hoard.execute('CREATE TABLE blobs (b BLOB)');
+    // cw-db measures the project's files every 2 s: writes go on until it sees the quota passed, then fail.
+    let refused: Error | undefined;
+    for (let i = 0; i < 400 && !refused; i++)
+      refused = await hoard.execute('INSERT INTO blobs VALUES (randomblob(512 * 1024))').then(
+        () => undefined,
+        (err: Error) => err,
+      );
+    expect(refused).toMatchObject({ code: 'SQLITE_FULL', message: expect.stringContaining(`at its storage quota of ${PROJECT_STORAGE_MIB} MiB`) });
+    // The project's other databases cannot grow either; they still read, delete and write into pages they have.
+    await expect(neighbour.execute('INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1)')).rejects.toMatchObject({ code: 'SQLITE_FULL' });
+    expect((await neighbour.execute('SELECT count(*) AS c FROM t')).rows[0]?.c).toBe(50);
+    await neighbour.execute('UPDATE t SET n = n + 1');
+
+    const condition = await limitReached('hoard', 'ProjectStorageQuotaReached');
+    expect(condition.message).toMatch(/^The database cannot grow: the project's databases on this server hold [\d.]+ MiB, at its storage quota of 8 MiB/);
+    const { database } = await eventually(
+      'the view with limit_reached',
+      () => ok<{ database: Detail }>(200, 'GET', '/databases/hoard'),
+      (b) => b.database.limit_reached !== undefined,
+      10_000,
+    );
+    expect(database.limit_reached).toEqual({ quota: 'project_storage_quota', message: condition.message });
+
+    // Deleting the database that holds most frees the project's room: the others grow again at the next round.
+    await ok(204, 'DELETE', '/databases/hoard');
+    await vi.waitFor(() => neighbour.execute('INSERT INTO t SELECT randomblob(200000) FROM (SELECT 1)'), { timeout: 30_000, interval: 500 });
   });
 });

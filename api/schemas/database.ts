@@ -143,7 +143,10 @@ export const DatabaseDetail = Type.Object({
   limit_reached: Type.Optional(
     Type.Object(
       {
-        quota: enumOf(['max_size_bytes', 'rows_read_per_day', 'rows_written_per_day'], 'The quota reached.'),
+        quota: enumOf(
+          ['max_size_bytes', 'rows_read_per_day', 'rows_written_per_day', 'project_storage_quota', 'disk_reserve'],
+          "The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).",
+        ),
         message: Type.String({ description: 'What is refused, with the figures, and until when.' }),
       },
       { description: 'Present while a quota refuses statements (the Database’s LimitReached condition).' },

@@ -30,6 +30,8 @@ export interface HranaServerOptions {
   afterCommit?: PipelineContext['afterCommit'];
   /** The daily quotas' gate and what each request did against them (cw-db's tenant directory). */
   quota?: PipelineContext['quota'];
+  /** The storage budget's gate: why a database may not grow now (cw-db's storage-budget.ts). */
+  growth?: PipelineContext['growth'];
   afterRequest?: PipelineContext['afterRequest'];
   /** The streams' registry, shared with whoever else must reach the tenants' locks (cw-db's tenant directory); default: a new one. */
   streams?: StreamRegistry;
@@ -168,5 +170,5 @@ async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: Str
 }
 
 function pipelineContext(options: HranaServerOptions, streams: StreamRegistry): PipelineContext {
-  return { streams, engine: options.engine, meter: options.meter, quota: options.quota, afterRequest: options.afterRequest, afterCommit: options.afterCommit };
+  return { streams, engine: options.engine, meter: options.meter, quota: options.quota, growth: options.growth, afterRequest: options.afterRequest, afterCommit: options.afterCommit };
 }

@@ -1,6 +1,7 @@
 import type { HranaPipelineRequest, HranaPipelineResponse, HranaStreamResult } from './hrana-types.ts';
 import { SqlError } from '../sql/sql-error.ts';
 import type { UsageMeter } from '../sql/usage-meter.ts';
+import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import { EngineUnavailableError, type DatabaseEngine, type PipelineOutcome } from '../shards/engine-port.ts';
 import { toHranaError } from './stream.ts';
@@ -25,6 +26,8 @@ export interface PipelineContext {
   meter?: UsageMeter;
   /** What the tenant's daily quotas refuse for its next request (daily-quota.ts); nothing when it is under them. */
   quota?: (tenant: string) => QuotaRefusal | undefined;
+  /** Why the tenant's database may not grow for its next request (storage-budget.ts); nothing when it may. */
+  growth?: (tenant: string) => GrowthFreeze | undefined;
   /** Told after each request what it did against the quotas (a write failed on the size quota, or one succeeded). */
   afterRequest?: (tenant: string, outcome: PipelineOutcome) => void;
   /**
@@ -100,8 +103,9 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     // A read-only caller reads only, also on a stream a writer opened.
     // The quota is looked at under the lock, so requests queued behind one that reached it are refused.
     const refusal = context.quota?.(caller.tenant);
+    const freeze = context.growth?.(caller.tenant);
     const mode = stream.readOnly || caller.readOnly ? 'read-only' : 'read-write';
-    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode, ...(refusal ? { refusal } : {}), requests });
+    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode, ...(refusal ? { refusal } : {}), ...(freeze ? { freeze } : {}), requests });
     stream.inTransaction = !outcome.autocommit;
     stream.closed = outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);

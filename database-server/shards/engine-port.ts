@@ -1,5 +1,6 @@
 import type { HranaStreamResult } from '../hrana/hrana-types.ts';
 import type { StatementCounts } from '../hrana/stream.ts';
+import type { GrowthFreeze } from '../sql/growth-freeze.ts';
 import type { QuotaRefusal } from '../sql/quota-refusal.ts';
 import type { SqlMode } from '../sql/sandbox.ts';
 import type { DatabaseLimits } from '../sql/sql-limits.ts';
@@ -12,6 +13,8 @@ export interface PipelineRun {
   mode: SqlMode;
   /** A daily quota the tenant reached: what its statements are refused (absent: nothing is). */
   refusal?: QuotaRefusal;
+  /** Why the tenant's database may not grow now (absent: it may, up to its size quota). */
+  freeze?: GrowthFreeze;
   /** Hrana stream requests, as the client sent them (checked where they run). */
   requests: unknown[];
 }

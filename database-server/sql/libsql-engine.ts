@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Action, Authorization, Connection, type Statement } from './libsql-native.ts';
 import { answerBytes } from './answer-size.ts';
 import { attachesFiles } from './attach-guard.ts';
+import type { GrowthFreeze } from './growth-freeze.ts';
 import { runsUnderRefusal, type QuotaRefusal } from './quota-refusal.ts';
 import { ALLOWED_PRAGMAS, ALLOWED_VIRTUAL_TABLE_MODULES, DENIED_FUNCTIONS, DENIED_TABLES, type SqlMode } from './sandbox.ts';
 import { engineFailure, NOT_AUTHORIZED, SqlError } from './sql-error.ts';
@@ -11,6 +12,9 @@ import { DEFAULT_DATABASE_LIMITS, formatBytes, type DatabaseLimits } from './sql
 import type { SqlValue } from './sql-value.ts';
 
 const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
+
+/** A plain VACUUM of the tenant's own database (not VACUUM INTO a file, not of another schema). */
+const OWN_VACUUM = /^\s*VACUUM(?:\s+main)?\s*;?\s*$/i;
 
 /** Prepared statements kept per connection (by SQL text). */
 const STATEMENT_CACHE_SIZE = 128;
@@ -142,6 +146,10 @@ class LibsqlConnection implements SqlConnection {
   #readonlyTransaction = false;
   #mode: SqlMode = 'read-write';
   #refusal: QuotaRefusal | undefined;
+  #freeze: GrowthFreeze | undefined;
+  // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
+  // changes, since the engine's PRAGMAs expire the prepared statements.
+  #frozen = false;
   readonly #statements = new Map<string, Statement>();
   #countersStmt: Statement | undefined;
 
@@ -183,6 +191,7 @@ class LibsqlConnection implements SqlConnection {
       this.#readonlyTransaction = true;
       this.#applyQueryOnly();
     }
+    if (OWN_VACUUM.test(sql)) return this.#vacuum();
     const before = this.#counters();
     const stmt = this.#prepare(sql);
     const timeout = { queryTimeout: this.#limits.statementTimeoutMs };
@@ -225,6 +234,18 @@ class LibsqlConnection implements SqlConnection {
     };
   }
 
+  /**
+   * VACUUM gives the pages rows freed back to the disk: the way a tenant frozen by a storage bound makes room. The
+   * sandbox would refuse it, since SQLite runs it through an ATTACH of a temporary database (in memory here, so
+   * bounded by the shard's SQLite memory), so the engine runs it with the authorizer off; query_only and the
+   * statement time limit still hold.
+   */
+  #vacuum(): SqlResult {
+    if (this.#refusal) throw refused(this.#refusal);
+    this.#internal(() => this.#db.exec('VACUUM', { queryTimeout: this.#limits.statementTimeoutMs }));
+    return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, answerBytes: 0, lastInsertRowid: null };
+  }
+
   executeScript(sql: string): void {
     refuseFileStatements(sql);
     if (this.#refusal?.blocks === 'all') throw refused(this.#refusal);
@@ -247,10 +268,14 @@ class LibsqlConnection implements SqlConnection {
     return !this.#db.inTransaction;
   }
 
-  setMode(mode: SqlMode, refusal?: QuotaRefusal): void {
+  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze): void {
     this.#mode = mode;
     this.#refusal = refusal;
-    this.#wrap(() => this.#applyQueryOnly());
+    this.#freeze = freeze;
+    this.#wrap(() => {
+      this.#applyQueryOnly();
+      if ((freeze !== undefined) !== this.#frozen) this.#applySizeQuota();
+    });
   }
 
   checkpoint(): void {
@@ -274,9 +299,13 @@ class LibsqlConnection implements SqlConnection {
     this.#queryOnly = on;
   }
 
-  /** The quota as SQLite's page limit: a write that would grow the database past it fails with SQLITE_FULL. */
+  /**
+   * The quota as SQLite's page limit: a write that would grow the database past it fails with SQLITE_FULL. Under
+   * a freeze the limit is 1 page, which SQLite raises to the pages the database has: it cannot grow at all.
+   */
   #applySizeQuota(): void {
-    const pages = Math.max(1, Math.floor(this.#limits.maxSizeBytes / this.#pageSize));
+    this.#frozen = this.#freeze !== undefined;
+    const pages = this.#frozen ? 1 : Math.max(1, Math.floor(this.#limits.maxSizeBytes / this.#pageSize));
     this.#internal(() => this.#db.pragma(`max_page_count = ${pages}`));
   }
 
@@ -310,6 +339,7 @@ class LibsqlConnection implements SqlConnection {
         // Writes are refused for the quota (query_only): the client is told which, and until when.
         return this.#refusal ? refused(this.#refusal) : error;
       case 'SQLITE_FULL':
+        if (this.#freeze) return new SqlError('SQLITE_FULL', this.#freeze.message);
         return new SqlError('SQLITE_FULL', `The database is full: the write would take it past its size quota of ${formatBytes(this.#limits.maxSizeBytes)}`);
       default:
         return error;

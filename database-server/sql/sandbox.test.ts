@@ -88,6 +88,7 @@ describe('what a tenant cannot reach', () => {
     const attacker = connect('attacker');
     const written = path.join(directory, 'stolen.db');
     expect((await failure(attacker, `VACUUM INTO '${written}'`)).code).toBe('SQLITE_AUTH');
+    expect((await failure(attacker, `VACUUM main INTO '${written}'`)).code).toBe('SQLITE_AUTH');
     expect((await failure(attacker, `SELECT writefile('${written}', 'x')`)).message).toMatch(/not authorized to use function: writefile/);
     expect(existsSync(written)).toBe(false);
     expect((await failure(attacker, `SELECT readfile('${victimFile()}')`)).message).toMatch(/not authorized to use function: readfile/);
@@ -151,6 +152,9 @@ describe('read-only callers', () => {
     expect((await failure(reader, 'PRAGMA user_version = 99')).code).toBe('SQLITE_READONLY');
     await writer.execute('INSERT INTO entries VALUES (2)');
     expect((await failure(reader, 'DELETE FROM entries')).code).toBe('SQLITE_READONLY');
+    // VACUUM is the engine's to run for a writer (the sandbox would refuse its internal ATTACH): never a reader's.
+    expect((await failure(reader, 'VACUUM')).code).toBe('SQLITE_READONLY');
+    await writer.execute('VACUUM');
     expect((await reader.execute('SELECT v FROM entries')).rows.map((r) => r.v)).toEqual([2]);
   });
 

@@ -1,3 +1,4 @@
+import type { GrowthFreeze } from './growth-freeze.ts';
 import type { QuotaRefusal } from './quota-refusal.ts';
 import type { SqlMode } from './sandbox.ts';
 import type { AnswerLimits, DatabaseLimits } from './sql-limits.ts';
@@ -43,9 +44,10 @@ export interface SqlConnection {
   isAutocommit(): boolean;
   /**
    * Sets who the next statements run for; in `read-only` every statement that would write fails, whatever came
-   * before. Under a `refusal` (a daily quota reached) what it blocks fails with its error.
+   * before. Under a `refusal` (a daily quota reached) what it blocks fails with its error; under a `freeze` a
+   * write that needs new pages fails with SQLITE_FULL and the freeze's message.
    */
-  setMode(mode: SqlMode, refusal?: QuotaRefusal): void;
+  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze): void;
   /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
   checkpoint(): void;
   /** Closes the connection; an open transaction is rolled back. Closing twice is harmless. */

@@ -17,11 +17,11 @@ export interface DatabaseStack {
  * Starts what the database tests use. The operator watches the project's namespace only, so its Project
  * controller does not run; the usage figures are refreshed every second rather than every 30 s.
  */
-export async function startDatabaseStack(options: { account: string; dbName: string }): Promise<DatabaseStack> {
+export async function startDatabaseStack(options: { account: string; dbName: string; dbEnv?: Record<string, string> }): Promise<DatabaseStack> {
   const kubeconfig = inject('kubeconfig');
   const member = await createMemberAccount(kubeconfig, options.account);
   await createProjectNamespace(kubeconfig, member.project);
-  const db = await startDatabaseServer({ name: options.dbName });
+  const db = await startDatabaseServer({ name: options.dbName, ...(options.dbEnv ? { env: options.dbEnv } : {}) });
   const running: Service[] = [];
   const [api] = await Promise.all([
     startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { CW_DB_URL: db.url } }),

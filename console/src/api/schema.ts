@@ -12265,10 +12265,10 @@ export interface paths {
                                 /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
                                 limit_reached?: {
                                     /**
-                                     * @description The quota reached.
+                                     * @description The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).
                                      * @enum {string}
                                      */
-                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day" | "project_storage_quota" | "disk_reserve";
                                     /** @description What is refused, with the figures, and until when. */
                                     message: string;
                                 };
@@ -12608,10 +12608,10 @@ export interface paths {
                                 /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
                                 limit_reached?: {
                                     /**
-                                     * @description The quota reached.
+                                     * @description The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).
                                      * @enum {string}
                                      */
-                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day" | "project_storage_quota" | "disk_reserve";
                                     /** @description What is refused, with the figures, and until when. */
                                     message: string;
                                 };
@@ -12719,10 +12719,10 @@ export interface paths {
                                 /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
                                 limit_reached?: {
                                     /**
-                                     * @description The quota reached.
+                                     * @description The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).
                                      * @enum {string}
                                      */
-                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day" | "project_storage_quota" | "disk_reserve";
                                     /** @description What is refused, with the figures, and until when. */
                                     message: string;
                                 };
@@ -12958,10 +12958,10 @@ export interface paths {
                                 /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
                                 limit_reached?: {
                                     /**
-                                     * @description The quota reached.
+                                     * @description The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).
                                      * @enum {string}
                                      */
-                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day" | "project_storage_quota" | "disk_reserve";
                                     /** @description What is refused, with the figures, and until when. */
                                     message: string;
                                 };
@@ -13079,10 +13079,10 @@ export interface paths {
                                 /** @description Present while a quota refuses statements (the Database’s LimitReached condition). */
                                 limit_reached?: {
                                     /**
-                                     * @description The quota reached.
+                                     * @description The quota reached: the database's own, or the storage its project's databases may hold together on their cw-db server (project_storage_quota), or the free space that server keeps (disk_reserve).
                                      * @enum {string}
                                      */
-                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day";
+                                    quota: "max_size_bytes" | "rows_read_per_day" | "rows_written_per_day" | "project_storage_quota" | "disk_reserve";
                                     /** @description What is refused, with the figures, and until when. */
                                     message: string;
                                 };

@@ -46,6 +46,14 @@ export function limitReachedCondition(t: EngineTenant): ConditionUpdate {
         reason: R.SizeQuotaReached,
         message: `A write failed on the size quota of ${bytes(limits.max_size_bytes)}: writes that would grow the database fail (SQLITE_FULL); delete rows or raise the quota.`,
       };
+    case 'project_storage_quota':
+    case 'disk_reserve':
+      return {
+        type,
+        status: 'True',
+        reason: t.limit_reached === 'disk_reserve' ? R.DiskReserveReached : R.ProjectStorageQuotaReached,
+        message: `${t.growth_frozen?.message ?? 'The database cannot grow: a storage bound of cw-db holds it'} (writes that need room fail with SQLITE_FULL).`,
+      };
     default:
       return { type, status: 'False', reason: R.WithinLimits, message: 'The database is under its size quota and its daily row quotas.' };
   }

@@ -217,6 +217,10 @@ export const DatabaseReasons = {
   RowsWrittenQuotaReached: 'RowsWrittenQuotaReached',
   /** LimitReached: the day's read rows reached the quota; every statement is refused until midnight UTC. */
   RowsReadQuotaReached: 'RowsReadQuotaReached',
+  /** LimitReached: a write failed because the project's databases on its cw-db replica hold their storage quota. */
+  ProjectStorageQuotaReached: 'ProjectStorageQuotaReached',
+  /** LimitReached: a write failed because the cw-db replica's disk is down to its reserve (the heaviest projects stop growing first). */
+  DiskReserveReached: 'DiskReserveReached',
   /** LimitReached False: under every quota. */
   WithinLimits: 'WithinLimits',
   /** Event reasons of an in-place restore (the outcome is in status.lastRestore). */
@@ -273,7 +277,7 @@ export const DatabaseKind: KindDescriptor<'Database', typeof DatabaseSpec, typeo
       name: 'Limit',
       type: 'string',
       jsonPath: '.status.conditions[?(@.type=="LimitReached")].reason',
-      description: 'WithinLimits, or the quota reached (SizeQuotaReached, RowsWrittenQuotaReached, RowsReadQuotaReached).',
+      description: 'WithinLimits, or the quota reached (SizeQuotaReached, RowsWrittenQuotaReached, RowsReadQuotaReached, ProjectStorageQuotaReached, DiskReserveReached).',
       priority: 1,
     },
     { name: 'Database ID', type: 'string', jsonPath: '.status.databaseId', description: 'Public database id.', priority: 1 },

@@ -31,7 +31,7 @@ export interface DatabaseDetailView extends DatabaseView {
   /** The limits the engine applies (spec.limits, else its defaults); absent until it serves the database. */
   limits?: { statement_timeout_ms: number; max_size_bytes: number; rows_read_per_day?: number; rows_written_per_day?: number };
   /** While a quota refuses statements: which, and the LimitReached condition's message. */
-  limit_reached?: { quota: 'max_size_bytes' | 'rows_read_per_day' | 'rows_written_per_day'; message: string };
+  limit_reached?: { quota: 'max_size_bytes' | 'rows_read_per_day' | 'rows_written_per_day' | 'project_storage_quota' | 'disk_reserve'; message: string };
   /** The usage figures every five minutes over the last day, oldest first. */
   usage_history: { at: string; size_bytes: number; rows_read: number; rows_written: number }[];
   /** The times point-in-time restore can reach; null before the first copy is in the object store. */
@@ -103,6 +103,8 @@ const QUOTA_OF_REASON = {
   [DatabaseReasons.SizeQuotaReached]: 'max_size_bytes',
   [DatabaseReasons.RowsReadQuotaReached]: 'rows_read_per_day',
   [DatabaseReasons.RowsWrittenQuotaReached]: 'rows_written_per_day',
+  [DatabaseReasons.ProjectStorageQuotaReached]: 'project_storage_quota',
+  [DatabaseReasons.DiskReserveReached]: 'disk_reserve',
 } as const;
 
 function limitReachedField(db: Database): Pick<DatabaseDetailView, 'limit_reached'> {

@@ -12,8 +12,13 @@ export interface EngineTenant {
   limits: { statement_timeout_ms: number; max_size_bytes: number; rows_read_per_day: number; rows_written_per_day: number };
   /** The current UTC day's counts (day: YYYY-MM-DD), which the daily quotas count. */
   today: { day: string; rows_read: number; rows_written: number };
-  /** The quota the tenant reached (the one refusing most), or null. */
-  limit_reached: 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | null;
+  /**
+   * The quota the tenant reached (the one refusing most), or null: its own, or the storage bound of its project
+   * on the replica or of the replica's disk, which stopped it growing (then `growth_frozen` says why).
+   */
+  limit_reached: 'rows_read_per_day' | 'rows_written_per_day' | 'max_size_bytes' | 'project_storage_quota' | 'disk_reserve' | null;
+  /** Why the database may not grow now, though under its own size quota (its writes that need room fail with this message). */
+  growth_frozen?: { reason: 'project_storage_quota' | 'disk_reserve'; message: string };
   /** With several cw-db replicas: the one that owns the database (holds its lease). */
   replica?: string;
   /** Whether its connection is open now: an idle database is closed until its next request. */

@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createClient, LibsqlError, type Client } from '@libsql/client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
+import { LocalEngine } from './shards/local-engine.ts';
+import { growthFreeze, StorageBudget } from './storage-budget.ts';
+
+const MIB = 1024 * 1024;
+
+describe('growthFreeze', () => {
+  const bounds = { projectQuotaBytes: 100 * MIB, diskReserveBytes: 10 * MIB };
+  const roomy = { meanProjectBytes: 50 * MIB, diskFreeBytes: 1024 * MIB };
+
+  it('lets a project under its quota grow while the disk has room', () => {
+    expect(growthFreeze(bounds, { ...roomy, projectBytes: 99 * MIB })).toBeUndefined();
+  });
+
+  it("stops a project's databases at the project quota, with the figures", () => {
+    expect(growthFreeze(bounds, { ...roomy, projectBytes: 100 * MIB })).toEqual({
+      reason: 'project_storage_quota',
+      message: expect.stringContaining("the project's databases on this server hold 100 MiB, at its storage quota of 100 MiB"),
+    });
+  });
+
+  it('below the reserve stops the projects holding the mean or more, and lets the lighter ones use the reserve', () => {
+    const low = { meanProjectBytes: 40 * MIB, diskFreeBytes: 8 * MIB };
+    expect(growthFreeze(bounds, { ...low, projectBytes: 40 * MIB })?.reason).toBe('disk_reserve');
+    expect(growthFreeze(bounds, { ...low, projectBytes: 39 * MIB })).toBeUndefined();
+    expect(growthFreeze(bounds, { ...low, projectBytes: 0 })).toBeUndefined();
+  });
+
+  it('below half the reserve stops every project', () => {
+    const full = { meanProjectBytes: 40 * MIB, diskFreeBytes: 4 * MIB };
+    expect(growthFreeze(bounds, { ...full, projectBytes: 0 })?.message).toContain("the server's disk is nearly full (4 MiB free)");
+  });
+});
+
+// The bounds as a tenant meets them: the official client on the real Hrana server and engine, with the budget
+// measuring the real files; only the volume's free space is set by the test.
+describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
+  let directory: string;
+  let server: HranaServer;
+  let engine: LocalEngine;
+  let budget: StorageBudget;
+  let freeBytes = 1024 * MIB;
+  const clients: Client[] = [];
+  // Databases "a1" and "a2" are project a's; "b1" is project b's.
+  const projectOf = (tenant: string) => tenant.slice(0, 1);
+  const tenants = ['a1', 'a2', 'b1'];
+
+  beforeAll(async () => {
+    directory = mkdtempSync(path.join(tmpdir(), 'cw-storage-budget-'));
+    engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 5000, maxSizeBytes: 64 * MIB } });
+    budget = new StorageBudget({
+      bounds: { projectQuotaBytes: 2 * MIB, diskReserveBytes: 100 * MIB },
+      dataDir: directory,
+      databasePath: (tenant) => engine.databasePath(tenant),
+      projectOf,
+      freeBytes: async () => freeBytes,
+    });
+    server = await startHranaServer({
+      port: 0,
+      engine,
+      authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }),
+      growth: (tenant) => budget.freezeOf(tenant),
+      afterRequest: (tenant) => budget.wrote(tenant),
+    });
+    for (const tenant of tenants) await connect(tenant).execute('CREATE TABLE blobs (b BLOB)');
+  });
+
+  beforeEach(() => {
+    freeBytes = 1024 * MIB;
+  });
+
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await server.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  function connect(tenant: string): Client {
+    const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/`, authToken: 'token' });
+    clients.push(client);
+    return client;
+  }
+
+  async function failure(client: Client, sql: string): Promise<LibsqlError> {
+    const outcome = await client.execute(sql).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(outcome, `${sql} should have failed`).toBeInstanceOf(LibsqlError);
+    return outcome as LibsqlError;
+  }
+
+  const insert = (kib: number) => `INSERT INTO blobs VALUES (randomblob(${kib * 1024}))`;
+
+  it("stops a project's databases growing at its quota, lets them make room, and keeps other projects writing", async () => {
+    const [a1, a2, b1] = tenants.map((tenant) => connect(tenant));
+    // Each of project a's databases is well under its own 64 MiB quota; together they pass the project's 2 MiB.
+    await a1!.execute(insert(1200));
+    await a2!.execute(insert(1200));
+    await budget.measure(tenants);
+    const full = await failure(a1!, insert(100));
+    expect([full.code, full.message]).toEqual(['SQLITE_FULL', expect.stringContaining("the project's databases on this server hold")]);
+    expect((await failure(a2!, insert(100))).code).toBe('SQLITE_FULL');
+    // Another project is not held back by a's.
+    await b1!.execute(insert(100));
+
+    // A frozen database may delete, and reuse the pages it freed for new rows.
+    await a1!.execute('DELETE FROM blobs');
+    await a1!.execute(insert(100));
+    // VACUUM gives the freed pages back to the disk (once the WAL is checkpointed, as cw-db's replication does
+    // after shipping it): the project is under its quota again at the next round.
+    await a1!.execute('DELETE FROM blobs');
+    await a1!.execute('VACUUM');
+    await engine.checkpoint('a1');
+    await budget.measure(tenants);
+    await a1!.execute(insert(100));
+    await a2!.execute(insert(100));
+  });
+
+  it('below the disk reserve stops the heaviest project first, and everyone below half of it', async () => {
+    await budget.measure(tenants);
+    const [a1, , b1] = tenants.map((tenant) => connect(tenant));
+    freeBytes = 60 * MIB;
+    await budget.measure(tenants);
+    // Project a holds more than the mean of the two projects: it stops; b, the lighter one, writes into the reserve.
+    const heavy = await failure(a1!, insert(100));
+    expect([heavy.code, heavy.message]).toEqual(['SQLITE_FULL', expect.stringContaining("the server's disk is nearly full (60 MiB free)")]);
+    await b1!.execute(insert(10));
+    freeBytes = 40 * MIB;
+    await budget.measure(tenants);
+    expect((await failure(b1!, insert(10))).code).toBe('SQLITE_FULL');
+    freeBytes = 1024 * MIB;
+    await budget.measure(tenants);
+    await a1!.execute(insert(10));
+    await b1!.execute(insert(10));
+  });
+});
