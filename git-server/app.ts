@@ -1,5 +1,6 @@
 // The `cw-git` HTTP surface: plugins first, then every route, registered explicitly. `serve.ts` builds the
 // dependencies from the configuration and owns listening and drain.
+import { SpoolBudget, type SpoolBounds } from './plumbing/spool-budget.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestId, requestIdOptions } from '../src/fastify-plugins/request-id.ts';
 import type { ObjectStore } from '../src/object-store/object-store.ts';
@@ -77,12 +78,21 @@ export interface GitServerLimits {
   maxLfsObjectBytes: number;
   /** A push silent this long starts its answer and sends side-band keepalives (git's receive.keepAlive). Default 5 s. */
   keepaliveMs: number;
+  /** What pushes and LFS uploads being received may hold on the cache's disk, per owner and in all. Default 5 GiB and 8 GiB. */
+  spool: SpoolBounds;
 }
 
-const DEFAULT_LIMITS: GitServerLimits = { maxPackBytes: 2 * 1024 ** 3, maxFetchRequestBytes: 64 * 1024 ** 2, maxLfsObjectBytes: 5 * 1024 ** 3, keepaliveMs: 5000 };
+const DEFAULT_LIMITS: GitServerLimits = {
+  maxPackBytes: 2 * 1024 ** 3,
+  maxFetchRequestBytes: 64 * 1024 ** 2,
+  maxLfsObjectBytes: 5 * 1024 ** 3,
+  keepaliveMs: 5000,
+  spool: { perOwnerBytes: 5 * 1024 ** 3, totalBytes: 8 * 1024 ** 3 },
+};
 
 export async function buildGitServer(deps: GitServerDependencies, options: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const spool = new SpoolBudget(limits.spool);
   const app = Fastify({
     bodyLimit: 64 * 1024,
     // A connection silent this long is dropped, so a client that stalls mid-push cannot hold an index-pack
@@ -109,7 +119,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
   const serving = deps.serve ?? true;
   if (serving) repositoryRoutes(app, deps);
   eventsNotifyRoute(app, deps.events);
-  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs });
+  if (serving) gitHttpRoutes(app, { ...deps, maxPackBytes: limits.maxPackBytes, maxFetchRequestBytes: limits.maxFetchRequestBytes, keepaliveMs: limits.keepaliveMs, spool });
   repoApiRoutes(
     app,
     {
@@ -139,6 +149,7 @@ export async function buildGitServer(deps: GitServerDependencies, options: Fasti
       ...(deps.publicUrl ? { publicUrl: deps.publicUrl } : {}),
       maxObjectBytes: limits.maxLfsObjectBytes,
       spoolDir: deps.cache.tmpDir,
+      spool,
     });
   }
   return app;

@@ -85,7 +85,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
       ...(events.waker ? { events: events.waker } : {}),
       ...(events.webhooks ? { webhooks: events.webhooks } : {}),
       ...(config.server.publicUrl ? { publicUrl: config.server.publicUrl } : {}),
-      ...(options.limits ? { limits: options.limits } : {}),
+      limits: { spool: { totalBytes: config.cache.spoolMaxBytes, perOwnerBytes: config.cache.spoolMaxBytesPerOwner }, ...options.limits },
     },
     { logger: { level: options.logLevel ?? config.environment.logLevel, redact: ['req.headers.authorization'] } },
   );

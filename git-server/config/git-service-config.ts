@@ -64,6 +64,9 @@ export interface GitServiceConfig {
     dir: string;
     diskHighWatermark: number;
     evictIntervalMs: number;
+    /** What pushes and LFS uploads being received may hold in the cache directory at once, in all and per owner. */
+    spoolMaxBytes: number;
+    spoolMaxBytesPerOwner: number;
   };
   maintenance: {
     intervalMs: number;

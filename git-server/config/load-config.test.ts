@@ -62,7 +62,7 @@ describe('loadConfig', () => {
       api: { initializeSources: ['templates/next-app'], importSources: ['https://github.com/acme/*'], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false },
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: ['169.254.169.254/32'] },
       wal: { freshnessTtlMs: 0 },
-      cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000 },
+      cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
       kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },
@@ -83,7 +83,13 @@ describe('loadConfig', () => {
     expect(config.api).toEqual({ initializeSources: [], importSources: [], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false });
     expect(config.events).toEqual({ webhookUrl: undefined, webhookSecret: undefined, sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: [] });
     expect(config.wal.freshnessTtlMs).toBe(0);
-    expect(config.cache).toEqual({ dir: join(tmpdir(), 'cw-git', 'repos', '8090'), diskHighWatermark: 0.85, evictIntervalMs: 60_000 });
+    expect(config.cache).toEqual({
+      dir: join(tmpdir(), 'cw-git', 'repos', '8090'),
+      diskHighWatermark: 0.85,
+      evictIntervalMs: 60_000,
+      spoolMaxBytes: 8 * 1024 ** 3,
+      spoolMaxBytesPerOwner: 5 * 1024 ** 3,
+    });
     expect(config.kubernetes).toEqual({ namespace: undefined, webhookNamespace: undefined, projectTokens: false });
   });
 

@@ -152,6 +152,8 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       dir: resolve(baseDir, v['cache.dir'] ?? join(tmpdir(), 'cw-git', v['store.bucket'], String(listen.port))),
       diskHighWatermark: v['cache.disk_high_watermark'],
       evictIntervalMs: v['cache.evict_interval'],
+      spoolMaxBytes: v['cache.spool_max_size'],
+      spoolMaxBytesPerOwner: v['cache.spool_max_size_per_owner'],
     },
     maintenance: { intervalMs: v['maintenance.interval'], logRetentionMs: v['maintenance.log_retention'], gracePeriodMs: v['maintenance.grace_period'] },
     kubernetes: { namespace: v['kubernetes.namespace'], webhookNamespace: v['kubernetes.webhook_namespace'] ?? v['kubernetes.namespace'], projectTokens: v['kubernetes.project_tokens'] },

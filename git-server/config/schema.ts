@@ -86,6 +86,8 @@ export const FIELDS = {
   'cache.dir': text(undefined),
   'cache.disk_high_watermark': fraction(0.85),
   'cache.evict_interval': duration('1m'),
+  'cache.spool_max_size': byteSize('8GiB'),
+  'cache.spool_max_size_per_owner': byteSize('5GiB'),
   'maintenance.interval': duration('1m'),
   'maintenance.log_retention': duration('7d'),
   'maintenance.grace_period': duration('1h'),

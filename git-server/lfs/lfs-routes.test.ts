@@ -5,6 +5,7 @@ import { StoreUnavailableError } from '../../src/object-store/object-store.ts';
 import { ForwardingObjectStore } from '../../src/object-store/testing/forwarding-object-store.ts';
 import { lfsObjectKey, parseRepoPath } from '../../src/repo-store/index.ts';
 import { mintToken } from '../auth/index.ts';
+import { SpoolBudget } from '../plumbing/spool-budget.ts';
 import { lfsTestServer, TEST_TOKEN_SECRET, type LfsTestServer } from './testing/lfs-test-server.ts';
 
 const LFS = 'application/vnd.git-lfs+json';
@@ -286,5 +287,29 @@ describe('LFS with the object store down', () => {
     expect(actions.upload.href).toMatch(/objects\/a{64}\?size=3$/);
     expect(actions.upload.header).toBeUndefined();
     expect(res.body).not.toContain(proxied.writeToken);
+  });
+});
+
+describe('LFS uploads and the spool budget', () => {
+  it("refuses an upload past its owner's share of the spool with 429 and Retry-After, reading none of it, and counts nothing once done", async () => {
+    const spool = new SpoolBudget({ perOwnerBytes: 10_000, totalBytes: 100_000 });
+    await start({ spool });
+    // Another upload of acme's is being received: 8,000 bytes of its 10,000 are taken.
+    const inFlight = spool.open('acme');
+    inFlight.reach(8000);
+    const bytes = randomBytes(5000);
+    const refused = await put(sha256(bytes), bytes);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.headers['retry-after']).toBe('10');
+    expect(refused.json()).toMatchObject({
+      error: 'owner_uploads_limit',
+      retryable: true,
+      message: expect.stringContaining("acme's pushes and LFS uploads being received hold 7.8 KiB of the 9.8 KiB"),
+    });
+    expect(await stored(sha256(bytes))).toBeUndefined();
+    inFlight.release();
+    expect((await put(sha256(bytes), bytes)).statusCode).toBe(200);
+    expect(await stored(sha256(bytes))).toEqual(bytes);
+    expect(spool.heldBytes).toBe(0);
   });
 });

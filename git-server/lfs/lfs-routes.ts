@@ -13,6 +13,7 @@ import { LfsError, invalidOid, objectNotFound, tooLarge } from './lfs-errors.ts'
 import { actionLinks } from './links.ts';
 import { isOid } from './oid.ts';
 import { receiveObject } from './receive-object.ts';
+import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 
 /** What the LFS routes need. */
 export interface LfsDependencies {
@@ -24,6 +25,8 @@ export interface LfsDependencies {
   readonly maxObjectBytes?: number;
   /** Where uploads are spooled while they are checked. Default the OS temporary directory. */
   readonly spoolDir?: string;
+  /** What uploads being received may hold on the disk, per owner and in all (shared with pushes). */
+  readonly spool: SpoolBudget;
 }
 
 /** The media type of LFS API requests and answers. */
@@ -126,14 +129,22 @@ export function lfsRoutes(app: FastifyInstance, deps: LfsDependencies): void {
         const size = request.query.size;
         if (size !== undefined && !/^\d{1,16}$/.test(size)) throw new LfsError(422, 'invalid_request', 'The size parameter must be a whole number of bytes.');
         const body = request.body instanceof Readable ? request.body : Readable.from([]);
-        await receiveObject(deps.objects, {
-          repo,
-          oid: request.params.oid,
-          body,
-          maxBytes: maxObjectBytes,
-          spoolDir,
-          ...(size === undefined ? {} : { expectedSize: Number(size) }),
-        });
+        // The announced size is counted before a byte is read, so an upload past the budget is refused at once.
+        const spool = deps.spool.open(repo.owner);
+        try {
+          spool.reach(declared);
+          await receiveObject(deps.objects, {
+            repo,
+            oid: request.params.oid,
+            body,
+            maxBytes: maxObjectBytes,
+            spoolDir,
+            spool,
+            ...(size === undefined ? {} : { expectedSize: Number(size) }),
+          });
+        } finally {
+          spool.release();
+        }
         return reply.code(200).send();
       });
     });

@@ -9,6 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { lfsObjectKey, type RepoPath } from '../../src/repo-store/index.ts';
 import { LfsError, tooLarge } from './lfs-errors.ts';
+import type { SpoolMeter } from '../plumbing/spool-budget.ts';
 
 export interface ReceiveObject {
   repo: RepoPath;
@@ -19,6 +20,8 @@ export interface ReceiveObject {
   maxBytes: number;
   /** Where the body is spooled (a disk, not tmpfs, for big objects). */
   spoolDir: string;
+  /** Counts the spooled bytes against what the owner's and every receive may hold at once (spool-budget.ts). */
+  spool?: SpoolMeter;
 }
 
 /**
@@ -34,6 +37,11 @@ export async function receiveObject(objects: ObjectStore, input: ReceiveObject):
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
       if (size > input.maxBytes) return done(tooLarge(input.maxBytes));
+      try {
+        input.spool?.reach(size);
+      } catch (error) {
+        return done(error as Error);
+      }
       hash.update(chunk);
       done(null, chunk);
     },

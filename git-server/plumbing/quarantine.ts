@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { runGit } from '../../src/git/run-git.ts';
+import type { SpoolMeter } from './spool-budget.ts';
 
 export interface IndexedPack {
   readonly packPath: string;
@@ -59,13 +60,18 @@ export class Quarantine {
    * others' clones fail their own checks. Not `--strict`, which also fails the whole pack for a link to an object
    * it lacks: which refs such a push may still update is the connectivity check's to say, per ref, as git does.
    */
-  async indexPack(pack: Readable, maxBytes: number, signal?: AbortSignal): Promise<IndexedPack> {
+  async indexPack(pack: Readable, maxBytes: number, signal?: AbortSignal, spool?: SpoolMeter): Promise<IndexedPack> {
     let received = 0;
     const limit = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         received += chunk.length;
-        if (received > maxBytes) done(new PackTooLargeError(`the pack is larger than ${maxBytes} bytes`));
-        else done(null, chunk);
+        if (received > maxBytes) return done(new PackTooLargeError(`the pack is larger than ${maxBytes} bytes`));
+        try {
+          spool?.reach(received);
+        } catch (error) {
+          return done(error as Error);
+        }
+        done(null, chunk);
       },
     });
     let tooLarge: Error | undefined;

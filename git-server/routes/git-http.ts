@@ -13,6 +13,7 @@ import { gitProtocol, uploadPack, uploadPackAdvertisement } from '../plumbing/up
 import { sendError } from '../errors.ts';
 import type { ServiceMetrics } from '../metrics.ts';
 import { PushResponse } from './push-response.ts';
+import type { SpoolBudget } from '../plumbing/spool-budget.ts';
 import { principalOf, requireScope } from '../auth/index.ts';
 
 export interface GitHttpDependencies {
@@ -25,6 +26,8 @@ export interface GitHttpDependencies {
   readonly maxFetchRequestBytes: number;
   /** How long a push may run silent before its answer starts with side-band keepalives. */
   readonly keepaliveMs: number;
+  /** What pushes and LFS uploads being received may hold on the disk, per owner and in all. */
+  readonly spool: SpoolBudget;
 }
 
 interface RepoParams {
@@ -99,6 +102,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
       const abort = abortOnClose(request, reply);
       reply.raw.once('close', deps.cache.hold(repo));
       const response = new PushResponse(reply, deps.keepaliveMs);
+      const spool = deps.spool.open(request.params.owner);
       try {
         const outcome = await receivePack(
           {
@@ -113,6 +117,7 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
             repos: deps.repos,
             cache: deps.cache,
             maxPackBytes: deps.maxPackBytes,
+            spool,
             onRefused: (reason) => deps.metrics.pushRefused.inc({ reason }),
             onLocalApplyFailed: (error) => {
               deps.metrics.publishLocalApplyFailed.inc();
@@ -126,6 +131,8 @@ export function gitHttpRoutes(app: FastifyInstance, deps: GitHttpDependencies): 
         if (!response.streaming) throw error;
         request.log.error({ err: error, repo }, 'push failed after its answer started');
         return response.failStreaming(error);
+      } finally {
+        spool.release();
       }
     });
   });

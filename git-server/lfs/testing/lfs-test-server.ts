@@ -5,6 +5,7 @@ import type { ObjectStore } from '../../../src/object-store/object-store.ts';
 import { gitAuth, mintToken } from '../../auth/index.ts';
 import { errorHandler } from '../../errors.ts';
 import { lfsRoutes, type LfsDependencies } from '../lfs-routes.ts';
+import { SpoolBudget } from '../../plumbing/spool-budget.ts';
 
 export const TEST_TOKEN_SECRET = 'lfs-test-secret-of-at-least-32-bytes';
 
@@ -27,7 +28,7 @@ export async function lfsTestServer(objects: ObjectStore, repos: string[], optio
   });
   errorHandler(app);
   gitAuth(app, { tokenSecret: TEST_TOKEN_SECRET, ...auth });
-  lfsRoutes(app, { objects, repos: { exists: async (repo) => repos.includes(repo.full) }, ...options });
+  lfsRoutes(app, { objects, repos: { exists: async (repo) => repos.includes(repo.full) }, spool: new SpoolBudget({ totalBytes: 1024 ** 3, perOwnerBytes: 1024 ** 3 }), ...options });
   await app.ready();
   return {
     app,

@@ -10,6 +10,7 @@ import { FLUSH, PktReader, pktLine, pktText } from '../pkt-line.ts';
 import { RepoCache } from '../repo-cache.ts';
 import { runGit } from '../../../src/git/run-git.ts';
 import { receivePack, type RefusalReason } from './receive-pack.ts';
+import { SpoolBudget, type SpoolMeter } from '../spool-budget.ts';
 
 const Z = zeroOid('sha1');
 const ENV = { GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b', GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() };
@@ -34,7 +35,7 @@ async function* body(...parts: Buffer[]): AsyncGenerator<Buffer> {
   yield Buffer.concat(parts);
 }
 
-async function setup() {
+async function setup(spool?: SpoolMeter) {
   const repos = new RepoStore({ store: new MemoryObjectStore() });
   await repos.createRepo('acme/site');
   const cache = new RepoCache({ repos, dir: await mkdtemp(join(tmpdir(), 'cw-rp-cache-')) });
@@ -42,7 +43,7 @@ async function setup() {
   const push = async (...parts: Buffer[]) => {
     const outcome = await receivePack(
       { repo: 'acme/site', body: body(...parts), pusher: 'ada', requestId: 'r1' },
-      { repos, cache, maxPackBytes: 1 << 20, onRefused: (reason) => refused.push(reason) },
+      { repos, cache, maxPackBytes: 1 << 20, onRefused: (reason) => refused.push(reason), ...(spool ? { spool } : {}) },
     );
     const lines: string[] = [];
     const reader = new PktReader(body(outcome.body));
@@ -102,6 +103,16 @@ describe('receivePack', () => {
     expect(refused).toEqual(['connectivity']);
     const head = await repos.readHead('acme/site');
     expect([...head.refs.keys()]).toEqual(['refs/heads/main']);
+  });
+
+  it("refuses a push whose pack would pass its owner's share of the spool, naming it, and publishes nothing", async () => {
+    const budget = new SpoolBudget({ perOwnerBytes: 100, totalBytes: 1 << 20 });
+    const { repos, push, refused } = await setup(budget.open('acme'));
+    const { commit, pack } = await scratch();
+    const result = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
+    expect(result.lines).toEqual([expect.stringMatching(/^unpack acme's pushes and LFS uploads being received hold 0 B of the 100 B they may hold at once/), 'ng refs/heads/main unpacker error']);
+    expect(refused).toEqual(['spool']);
+    expect((await repos.readHead('acme/site')).seq).toBe(0);
   });
 
   it('with atomic, one refused ref refuses all; a corrupt pack is an unpack error', async () => {

@@ -7,6 +7,7 @@ import { isValidRefName, zeroOid } from '../../../src/repo-store/index.ts';
 import { isOid } from '../../../src/repo-store/refs.ts';
 import { PktReader } from '../pkt-line.ts';
 import { PackTooLargeError, Quarantine, type IndexedPack } from '../quarantine.ts';
+import { SpoolFullError, type SpoolMeter } from '../spool-budget.ts';
 import type { RepoCache } from '../repo-cache.ts';
 import { GitCommandError } from '../../../src/git/run-git.ts';
 import { isConnected, objectTypes } from './connectivity.ts';
@@ -17,13 +18,15 @@ import { readReceivePackRequest, type RefCommand } from './request.ts';
 const HEAD_MAX_AGE_MS = 30_000;
 
 /** Why a push (or part of one) was refused: the `reason` label of `service_push_refused_total`. */
-export type RefusalReason = 'body' | 'unpack' | 'connectivity' | 'invalid' | 'stale';
+export type RefusalReason = 'body' | 'spool' | 'unpack' | 'connectivity' | 'invalid' | 'stale';
 
 export interface ReceivePackOptions {
   readonly repos: RepoStore;
   readonly cache: RepoCache;
   /** The largest pack a push may send. */
   readonly maxPackBytes: number;
+  /** Counts the pack against what the owner's and every receive may hold on the disk at once (spool-budget.ts). */
+  readonly spool?: SpoolMeter;
   readonly onRefused?: (reason: RefusalReason) => void;
   /** A published pack could not be moved into the cached copy (`service_publish_local_apply_failed_total`). */
   readonly onLocalApplyFailed?: (error: unknown) => void;
@@ -76,10 +79,10 @@ export async function receivePack(input: PushInput, options: ReceivePackOptions)
     if (request.commands.some((c) => c.new !== zero)) {
       quarantine = await Quarantine.create(options.cache.tmpDir, dir);
       try {
-        pack = await quarantine.indexPack(Readable.from(reader.rest()), options.maxPackBytes, input.signal);
+        pack = await quarantine.indexPack(Readable.from(reader.rest()), options.maxPackBytes, input.signal, options.spool);
       } catch (error) {
-        const label = error instanceof PackTooLargeError ? 'body' : 'unpack';
-        const message = error instanceof PackTooLargeError ? error.message : unpackFailure(error);
+        const label = error instanceof PackTooLargeError ? 'body' : error instanceof SpoolFullError ? 'spool' : 'unpack';
+        const message = error instanceof PackTooLargeError || error instanceof SpoolFullError ? error.message : unpackFailure(error);
         for (const command of request.commands) refuse(command.ref, 'unpacker error', label);
         return { body: report(message) };
       }

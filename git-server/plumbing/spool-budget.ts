@@ -1,0 +1,86 @@
+// Pushes and LFS uploads are received onto the cache's disk (a push's quarantine, an upload's spool file) before
+// the bucket has them. Each is bounded in size, but not in number: one owner's many parallel uploads of large
+// objects could fill the volume every repository copy and every other tenant's push needs (on Kubernetes, past
+// the cache's emptyDir limit the pod is evicted). So the bytes being received are counted, per owner and in all.
+import { PublicError } from '../../src/errors.ts';
+import { formatBytes } from '../cli/format.ts';
+
+export interface SpoolBounds {
+  /** What every push and upload being received may hold on the disk at once (`cache.spool_max_size`). */
+  readonly totalBytes: number;
+  /** What one owner's may hold at once (`cache.spool_max_size_per_owner`). */
+  readonly perOwnerBytes: number;
+}
+
+/** A receive would pass a bound: 429 for the owner's own (retry once one of its uploads ends), 503 for the instance's. */
+export class SpoolFullError extends PublicError {
+  override readonly name = 'SpoolFullError';
+  readonly code: 'owner_uploads_limit' | 'spool_full';
+
+  constructor(scope: 'owner' | 'instance', message: string) {
+    super(scope === 'owner' ? 429 : 503, message, { 'retry-after': '10' });
+    this.code = scope === 'owner' ? 'owner_uploads_limit' : 'spool_full';
+  }
+}
+
+/** One receive's count against the budget: `reach` as bytes arrive, `release` once they are in the bucket or gone. */
+export interface SpoolMeter {
+  /** Counts the receive as holding `bytes` in all (never less than before); throws `SpoolFullError` past a bound. */
+  reach(bytes: number): void;
+  release(): void;
+}
+
+export class SpoolBudget {
+  readonly #bounds: SpoolBounds;
+  readonly #owners = new Map<string, number>();
+  #total = 0;
+
+  constructor(bounds: SpoolBounds) {
+    this.#bounds = bounds;
+  }
+
+  /** Bytes being received now, in all. */
+  get heldBytes(): number {
+    return this.#total;
+  }
+
+  open(owner: string): SpoolMeter {
+    let counted = 0;
+    let released = false;
+    return {
+      reach: (bytes) => {
+        const more = bytes - counted;
+        if (more <= 0 || released) return;
+        this.#take(owner, more);
+        counted = bytes;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#give(owner, counted);
+      },
+    };
+  }
+
+  #take(owner: string, bytes: number): void {
+    const held = this.#owners.get(owner) ?? 0;
+    if (held + bytes > this.#bounds.perOwnerBytes) {
+      throw new SpoolFullError(
+        'owner',
+        `${owner}'s pushes and LFS uploads being received hold ${formatBytes(held)} of the ${formatBytes(this.#bounds.perOwnerBytes)} they may hold at once; retry when one of them has finished.`,
+      );
+    }
+    if (this.#total + bytes > this.#bounds.totalBytes) {
+      throw new SpoolFullError('instance', `This server is receiving as many pushes and LFS uploads as its disk allows (${formatBytes(this.#bounds.totalBytes)}); retry shortly.`);
+    }
+    this.#owners.set(owner, held + bytes);
+    this.#total += bytes;
+  }
+
+  #give(owner: string, bytes: number): void {
+    const held = (this.#owners.get(owner) ?? 0) - bytes;
+    if (held > 0) this.#owners.set(owner, held);
+    else this.#owners.delete(owner);
+    this.#total -= bytes;
+  }
+}
