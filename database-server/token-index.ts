@@ -11,7 +11,7 @@ export interface TokenHolder {
 }
 
 /** A tenant that names the hash, with when it was created: the oldest of them holds it. */
-export type Claim = TokenHolder & { createdAt: number };
+type Claim = TokenHolder & { createdAt: number };
 
 /** Lowercase hex SHA-256: the only form of a connection token cw-db holds (the platform hashes tokens the same way). */
 export const tokenSha256 = databaseTokenSha256;
@@ -69,14 +69,14 @@ export class TokenIndex {
 
   /** The holder of the token hashing to `sha256`, as {@link find} (another replica asking, with the hash only). */
   findHash(sha256: string, now: number): TokenHolder | undefined {
-    const claim = this.claimOf(sha256, now);
+    const claim = this.#claimOf(sha256, now);
     if (claim === undefined) return undefined;
     const { createdAt: _createdAt, ...holder } = claim;
     return holder;
   }
 
-  /** The holder of the hash as {@link findHash}, with when its tenant was created (replicas compare their holders by it). */
-  claimOf(sha256: string, now: number): Claim | undefined {
+  /** The holder of the hash as {@link findHash}, with when its tenant was created. */
+  #claimOf(sha256: string, now: number): Claim | undefined {
     const claim = this.#byHash.get(sha256)?.[0];
     if (claim === undefined || (claim.expiresAt !== undefined && claim.expiresAt <= now)) return undefined;
     return claim;
