@@ -140,3 +140,27 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
     await b1!.execute(insert(10));
   });
 });
+
+// Making room must work for any database, not only those that fit in SQLite's memory: VACUUM's copy goes to a file.
+describe('VACUUM', () => {
+  it("shrinks a database larger than the engine's SQLite memory", { timeout: 60_000 }, async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'cw-vacuum-'));
+    const engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 30_000, maxSizeBytes: 64 * MIB }, memoryLimitBytes: 16 * MIB });
+    const server = await startHranaServer({ port: 0, engine, authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }) });
+    const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/big/`, authToken: 'token' });
+    try {
+      await client.execute('CREATE TABLE blobs (b BLOB)');
+      for (let i = 0; i < 40; i++) await client.execute('INSERT INTO blobs VALUES (randomblob(1000000))');
+      await client.execute('DELETE FROM blobs WHERE rowid % 2 = 0');
+      const pages = async () => Number((await client.execute('PRAGMA page_count')).rows[0]?.page_count);
+      const before = await pages();
+      await client.execute('VACUUM');
+      expect(await pages()).toBeLessThan(before * 0.6);
+      expect((await client.execute('SELECT count(*) AS n FROM blobs')).rows[0]?.n).toBe(20);
+    } finally {
+      client.close();
+      await server.close();
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../src/logging/log.ts';
@@ -173,8 +174,9 @@ export class ShardPool implements DatabaseEngine {
   #spawn(shard: Shard): Promise<void> {
     const { config, heapMiB, log } = this.#options;
     const child = fork(SHARD_ENTRY, [], {
-      // Only what the shard needs: no bucket keys, no tokens, no service account.
-      env: { [SHARD_CONFIG_VARIABLE]: JSON.stringify(config) },
+      // Only what the shard needs: no bucket keys, no tokens, no service account. SQLite's temporary files (a
+      // VACUUM's copy) go on the databases' volume, sized for them, not to /tmp.
+      env: { [SHARD_CONFIG_VARIABLE]: JSON.stringify(config), SQLITE_TMPDIR: sqliteTempDir(config.directory) },
       // --expose-gc: a closed database's connection is finalized with its statements, which the shard collects at once.
       execArgv: [`--max-old-space-size=${heapMiB}`, '--expose-gc', '--disable-warning=ExperimentalWarning'],
       serialization: 'advanced',
@@ -259,4 +261,11 @@ export class ShardPool implements DatabaseEngine {
       );
     }
   }
+}
+
+/** Where a shard's SQLite writes its temporary files: a directory beside the databases (no tenant id starts with a dot). */
+function sqliteTempDir(directory: string): string {
+  const dir = path.join(directory, '.sqlite-tmp');
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }

@@ -236,13 +236,21 @@ class LibsqlConnection implements SqlConnection {
 
   /**
    * VACUUM gives the pages rows freed back to the disk: the way a tenant frozen by a storage bound makes room. The
-   * sandbox would refuse it, since SQLite runs it through an ATTACH of a temporary database (in memory here, so
-   * bounded by the shard's SQLite memory), so the engine runs it with the authorizer off; query_only and the
-   * statement time limit still hold.
+   * sandbox would refuse it, since SQLite runs it through an ATTACH of a temporary database, so the engine runs it
+   * with the authorizer off; query_only and the statement time limit still hold. That temporary copy goes to a
+   * file (in memory, the shard's SQLite memory would bound the databases that can be vacuumed to a few hundred
+   * MiB): on the data volume in a shard (SQLITE_TMPDIR), deleted as SQLite closes it.
    */
   #vacuum(): SqlResult {
     if (this.#refusal) throw refused(this.#refusal);
-    this.#internal(() => this.#db.exec('VACUUM', { queryTimeout: this.#limits.statementTimeoutMs }));
+    this.#internal(() => {
+      this.#db.pragma('temp_store = FILE');
+      try {
+        this.#db.exec('VACUUM', { queryTimeout: this.#limits.statementTimeoutMs });
+      } finally {
+        this.#db.pragma('temp_store = MEMORY');
+      }
+    });
     return { columns: [], rows: [], rowsReturned: 0, affectedRowCount: 0, answerBytes: 0, lastInsertRowid: null };
   }
 
