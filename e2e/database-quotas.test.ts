@@ -228,14 +228,16 @@ describe('database quotas through cw-api, cw-operator and cw-db with @libsql/cli
     await neighbour.execute('UPDATE t SET n = n + 1');
 
     const condition = await limitReached('hoard', 'ProjectStorageQuotaReached');
-    expect(condition.message).toMatch(/^The database cannot grow: the project's databases on this server hold [\d.]+ MiB, at its storage quota of 8 MiB/);
+    const held = /^The database cannot grow: the project's databases on this server hold [\d.]+ MiB, at its storage quota of 8 MiB/;
+    expect(condition.message).toMatch(held);
     const { database } = await eventually(
       'the view with limit_reached',
       () => ok<{ database: Detail }>(200, 'GET', '/databases/hoard'),
       (b) => b.database.limit_reached !== undefined,
       10_000,
     );
-    expect(database.limit_reached).toEqual({ quota: 'project_storage_quota', message: condition.message });
+    // The figure in the message follows the files (a WAL emptied after shipping), so only its form is compared.
+    expect(database.limit_reached).toEqual({ quota: 'project_storage_quota', message: expect.stringMatching(held) });
 
     // Deleting the database that holds most frees the project's room: the others grow again at the next round.
     await ok(204, 'DELETE', '/databases/hoard');
