@@ -373,28 +373,36 @@ async function measureAt(
   const createSeconds = (performance.now() - created) / 1000;
   say(`${target} apps created in ${createSeconds.toFixed(0)} s; waiting until every one is Ready`);
   const readyMs = await untilAllReady(conn, target, created);
+  // Each figure is said as it is read, so a run that fails later (at 100,000 apps it can take hours) keeps them.
+  const etcd = etcdBytes(stack);
+  const controlPlaneRss = residentBytes(stack.controlPlanePid);
   const operatorRss = residentBytes(stack.operator.pid());
   const operatorHeap = await liveHeap(stack.operator.inspectPort, snapshotPath('cw-operator', target));
+  say(`etcd ${mib(etcd)}, control plane RSS ${mib(controlPlaneRss)}, cw-operator RSS ${mib(operatorRss)} (live heap ${mib(operatorHeap)})`);
   say('restarting the operator');
   const operatorRestartMs = await operatorRestart(stack, target);
+  say(`cw-operator steady ${operatorRestartMs === undefined ? 'not within the timeout' : `after ${(operatorRestartMs / 1000).toFixed(1)} s`}`);
   const apiRss = residentBytes(stack.api.pid());
   const list = await listLatency(stack, member.project, member.token);
+  say(`cw-api RSS ${mib(apiRss)}; GET …/apps of a 100-app project p50 ${list.p50.toFixed(1)} ms, p99 ${list.p99.toFixed(1)} ms`);
   const runtimeRss = treeResidentBytes(stack.runtime.pid());
   const runtimeNodeRss = residentBytes(stack.runtime.pid());
   const runtimeHeap = await liveHeap(stack.runtime.inspectPort, snapshotPath('cw-runtime', target));
+  say(`cw-runtime RSS ${mib(runtimeRss)} (Node ${mib(runtimeNodeRss)}, live heap ${mib(runtimeHeap)})`);
   say('restarting the runtime replica');
   await stack.runtime.stop();
   const runtimeRestartMs = await stack.runtime.start();
   const runtimeFreshRss = treeResidentBytes(stack.runtime.pid());
   const runtimeFreshNodeRss = residentBytes(stack.runtime.pid());
+  say(`cw-runtime ready again after ${(runtimeRestartMs / 1000).toFixed(1)} s (RSS ${mib(runtimeFreshRss)})`);
   say(`${deploys} deploys of one app`);
   const deployed = await profiled(stack, `deploys-${target}`, () => deployLatency(stack, deployProject, round));
   return {
     apps: target,
     baseline,
     createSeconds,
-    etcdBytes: etcdBytes(stack),
-    controlPlaneRss: residentBytes(stack.controlPlanePid),
+    etcdBytes: etcd,
+    controlPlaneRss,
     readySeconds: readyMs === undefined ? undefined : readyMs / 1000,
     operatorRss,
     operatorRestartSeconds: operatorRestartMs === undefined ? undefined : operatorRestartMs / 1000,
