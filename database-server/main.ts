@@ -150,6 +150,7 @@ export async function startDatabaseServer(config: DatabaseServerConfig, log: Log
     afterCommit: (tenant) => directory.afterCommit(tenant),
     quota: (tenant) => directory.quotaRefusal(tenant),
     growth: (tenant) => storage.freezeOf(tenant),
+    vacuumRoom: () => storage.vacuumRoom(),
     afterRequest: (tenant, outcome) => directory.afterRequest(tenant, outcome),
     ...(ownership ? { route: hranaRouter(ownership, metas, locator, (token) => directory.tenantOfToken(token)) } : {}),
   });

@@ -33,7 +33,7 @@ describe('growthFreeze', () => {
 
   it('below half the reserve stops every project', () => {
     const full = { meanProjectBytes: 40 * MIB, diskFreeBytes: 4 * MIB };
-    expect(growthFreeze(bounds, { ...full, projectBytes: 0 })?.message).toContain("the server's disk is nearly full (4 MiB free)");
+    expect(growthFreeze(bounds, { ...full, projectBytes: 0 })?.message).toContain("the server's disk is nearly full and");
   });
 });
 
@@ -65,7 +65,8 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
       engine,
       authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }),
       growth: (tenant) => budget.freezeOf(tenant),
-      afterRequest: (tenant) => budget.wrote(tenant),
+      vacuumRoom: () => budget.vacuumRoom(),
+      afterRequest: (tenant) => budget.touched(tenant),
     });
     for (const tenant of tenants) await connect(tenant).execute('CREATE TABLE blobs (b BLOB)');
   });
@@ -129,11 +130,16 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
     await budget.measure(tenants);
     // Project a holds more than the mean of the two projects: it stops; b, the lighter one, writes into the reserve.
     const heavy = await failure(a1!, insert(100));
-    expect([heavy.code, heavy.message]).toEqual(['SQLITE_FULL', expect.stringContaining("the server's disk is nearly full (60 MiB free)")]);
+    expect([heavy.code, heavy.message]).toEqual(['SQLITE_FULL', expect.stringContaining("the server's disk is nearly full and")]);
     await b1!.execute(insert(10));
     freeBytes = 40 * MIB;
     await budget.measure(tenants);
     expect((await failure(b1!, insert(10))).code).toBe('SQLITE_FULL');
+    // A VACUUM writes up to two copies of the database: refused when the disk cannot spare them above half the reserve.
+    freeBytes = 50 * MIB;
+    await budget.measure(tenants);
+    const vacuum = await failure(a1!, 'VACUUM');
+    expect([vacuum.code, vacuum.message]).toEqual(['SQLITE_FULL', expect.stringContaining('VACUUM needs room for two copies of the database')]);
     freeBytes = 1024 * MIB;
     await budget.measure(tenants);
     await a1!.execute(insert(10));

@@ -37,11 +37,15 @@ export function growthFreeze(bounds: StorageBounds, figures: StorageFigures): Gr
   if (diskFreeBytes < bounds.diskReserveBytes / 2 || (diskFreeBytes < bounds.diskReserveBytes && heavy)) {
     return {
       reason: 'disk_reserve',
-      message: `The database cannot grow: the server's disk is nearly full (${formatBytes(diskFreeBytes)} free) and the projects holding the most on it stop growing first; delete rows or databases to write more, or ask the operator for room`,
+      message:
+        "The database cannot grow: the server's disk is nearly full and the projects holding the most on it stop growing first; delete rows or databases to write more, or ask the operator for room",
     };
   }
   return undefined;
 }
+
+/** Rounds between two that measure every database, not only those requests touched. */
+const FULL_ROUND_EVERY = 15;
 
 export interface StorageBudgetOptions {
   readonly bounds: StorageBounds;
@@ -56,7 +60,7 @@ export interface StorageBudgetOptions {
 
 /**
  * The storage each project holds on this replica, kept from the sizes of its databases' files: each measured when
- * first seen and again after a request that wrote (marked by `wrote`, measured at the next `measure` round), so a
+ * first seen and again after a request touched it (marked by `touched`, measured at the next `measure` round), so a
  * request costs no `stat`. The gate (`freezeOf`) answers from these figures, at most a round old: a burst can pass
  * a bound by what it writes in that time (a database's own size quota still holds exactly).
  */
@@ -66,6 +70,7 @@ export class StorageBudget {
   readonly #dirty = new Set<string>();
   #projects = new Map<string, number>();
   #meanProjectBytes = 0;
+  #rounds = 0;
   #diskFreeBytes = Number.POSITIVE_INFINITY;
 
   constructor(options: StorageBudgetOptions) {
@@ -73,18 +78,21 @@ export class StorageBudget {
   }
 
   /** Notes that `tenant`'s files may have grown (or shrunk): measured at the next round. */
-  wrote(tenant: string): void {
+  touched(tenant: string): void {
     this.#dirty.add(tenant);
   }
 
   /**
-   * One round: measures the tenants written since the last (and those of `tenants` not measured yet), forgets the
-   * ones no longer in `tenants`, sums them by project and reads the volume's free space.
+   * One round: measures the tenants a request touched since the last (and those of `tenants` not measured yet;
+   * every one each {@link FULL_ROUND_EVERY}th round, for what changes sizes outside requests: checkpoints after
+   * shipping, restores), forgets the ones no longer in `tenants`, sums them by project and reads the volume's
+   * free space.
    */
   async measure(tenants: Iterable<string>): Promise<void> {
     const present = new Set(tenants);
     for (const tenant of this.#sizes.keys()) if (!present.has(tenant)) this.#sizes.delete(tenant);
-    const due = [...present].filter((tenant) => this.#dirty.has(tenant) || !this.#sizes.has(tenant));
+    const all = ++this.#rounds % FULL_ROUND_EVERY === 0;
+    const due = [...present].filter((tenant) => all || this.#dirty.has(tenant) || !this.#sizes.has(tenant));
     this.#dirty.clear();
     for (const tenant of due) this.#sizes.set(tenant, await this.#sizeOf(tenant));
     const projects = new Map<string, number>();
@@ -102,6 +110,15 @@ export class StorageBudget {
   /** The gate of a request: why `tenant`'s database may not grow now, or nothing. */
   freezeOf(tenant: string): GrowthFreeze | undefined {
     return growthFreeze(this.#options.bounds, this.figuresOf(tenant));
+  }
+
+  /**
+   * What a VACUUM may write now: the volume's free space above half the reserve (its temporary copy and its WAL
+   * each take up to the database's size); undefined before the first round.
+   */
+  vacuumRoom(): number | undefined {
+    if (this.#diskFreeBytes === Number.POSITIVE_INFINITY) return undefined;
+    return Math.max(0, this.#diskFreeBytes - this.#options.bounds.diskReserveBytes / 2);
   }
 
   /** The figures `tenant`'s freeze is decided on (for its description). */

@@ -86,7 +86,7 @@ export interface TenantDirectoryOptions {
   /** The engine's open connections (open-databases.ts), when idle ones are to be closed (`closeIdle`). */
   openDatabases?: OpenDatabases;
   /** What each project holds on this replica, when databases stop growing at its bounds (storage-budget.ts). */
-  storage?: Pick<StorageBudget, 'freezeOf' | 'wrote'>;
+  storage?: Pick<StorageBudget, 'freezeOf' | 'touched'>;
 }
 
 /**
@@ -303,13 +303,13 @@ export class TenantDirectory {
 
   /**
    * The pipeline's afterRequest: a write that failed on the size quota marks it reached; one that wrote clears it.
-   * Either way the database's files may have changed size, which the storage budget measures at its next round.
+   * Any request may have changed the size of the database's files (DDL, `CREATE TABLE … AS`, VACUUM and script
+   * requests report no rows), which the storage budget measures at its next round.
    */
   afterRequest(tenant: string, outcome: PipelineOutcome): void {
-    const full = failedOnSize(outcome.results);
-    if (full) this.#options.meter.sizeQuota(tenant, true);
+    if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true);
     else if (outcome.counts.rowsWritten > 0) this.#options.meter.sizeQuota(tenant, false);
-    if (full || outcome.counts.rowsWritten > 0) this.#options.storage?.wrote(tenant);
+    this.#options.storage?.touched(tenant);
   }
 
   /** Deletes the tenant: its tokens stop at once, then its streams, local files and bucket data go. */

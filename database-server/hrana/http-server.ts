@@ -32,6 +32,7 @@ export interface HranaServerOptions {
   quota?: PipelineContext['quota'];
   /** The storage budget's gate: why a database may not grow now (cw-db's storage-budget.ts). */
   growth?: PipelineContext['growth'];
+  vacuumRoom?: PipelineContext['vacuumRoom'];
   afterRequest?: PipelineContext['afterRequest'];
   /** The streams' registry, shared with whoever else must reach the tenants' locks (cw-db's tenant directory); default: a new one. */
   streams?: StreamRegistry;
@@ -170,5 +171,14 @@ async function closeServer(server: Server, sweeper: NodeJS.Timeout, streams: Str
 }
 
 function pipelineContext(options: HranaServerOptions, streams: StreamRegistry): PipelineContext {
-  return { streams, engine: options.engine, meter: options.meter, quota: options.quota, growth: options.growth, afterRequest: options.afterRequest, afterCommit: options.afterCommit };
+  return {
+    streams,
+    engine: options.engine,
+    meter: options.meter,
+    quota: options.quota,
+    growth: options.growth,
+    vacuumRoom: options.vacuumRoom,
+    afterRequest: options.afterRequest,
+    afterCommit: options.afterCommit,
+  };
 }

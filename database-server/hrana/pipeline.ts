@@ -28,6 +28,8 @@ export interface PipelineContext {
   quota?: (tenant: string) => QuotaRefusal | undefined;
   /** Why the tenant's database may not grow for its next request (storage-budget.ts); nothing when it may. */
   growth?: (tenant: string) => GrowthFreeze | undefined;
+  /** What a VACUUM may write on the volume now (storage-budget.ts); absent: not bounded. */
+  vacuumRoom?: () => number | undefined;
   /** Told after each request what it did against the quotas (a write failed on the size quota, or one succeeded). */
   afterRequest?: (tenant: string, outcome: PipelineOutcome) => void;
   /**
@@ -104,8 +106,17 @@ export async function runOnStream(stream: StreamHandle, caller: PipelineCaller, 
     // The quota is looked at under the lock, so requests queued behind one that reached it are refused.
     const refusal = context.quota?.(caller.tenant);
     const freeze = context.growth?.(caller.tenant);
+    const vacuumRoomBytes = context.vacuumRoom?.();
     const mode = stream.readOnly || caller.readOnly ? 'read-only' : 'read-write';
-    outcome = await engine.run({ tenant: caller.tenant, stream: stream.id, mode, ...(refusal ? { refusal } : {}), ...(freeze ? { freeze } : {}), requests });
+    outcome = await engine.run({
+      tenant: caller.tenant,
+      stream: stream.id,
+      mode,
+      ...(refusal ? { refusal } : {}),
+      ...(freeze ? { freeze } : {}),
+      ...(vacuumRoomBytes === undefined ? {} : { vacuumRoomBytes }),
+      requests,
+    });
     stream.inTransaction = !outcome.autocommit;
     stream.closed = outcome.closed;
     context.meter?.record(caller.tenant, outcome.counts.rowsRead, outcome.counts.rowsWritten);

@@ -15,6 +15,8 @@ export interface PipelineRun {
   refusal?: QuotaRefusal;
   /** Why the tenant's database may not grow now (absent: it may, up to its size quota). */
   freeze?: GrowthFreeze;
+  /** What a VACUUM may write on the volume (a temporary copy and the WAL, each up to the database's size); absent: unbounded. */
+  vacuumRoomBytes?: number;
   /** Hrana stream requests, as the client sent them (checked where they run). */
   requests: unknown[];
 }

@@ -60,7 +60,7 @@ export class LocalEngine implements DatabaseEngine {
       throw new SqlError('HRANA_PROTO_ERROR', 'The stream belongs to another database');
     }
     try {
-      this.#sql.connection(run.tenant).setMode(run.mode, run.refusal, run.freeze);
+      this.#sql.connection(run.tenant).setMode(run.mode, run.refusal, run.freeze, run.vacuumRoomBytes);
     } catch (error) {
       // The database could not even be opened: every request gets that error, and the stream ends.
       this.#end(run.stream, stream);

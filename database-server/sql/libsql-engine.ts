@@ -147,6 +147,7 @@ class LibsqlConnection implements SqlConnection {
   #mode: SqlMode = 'read-write';
   #refusal: QuotaRefusal | undefined;
   #freeze: GrowthFreeze | undefined;
+  #vacuumRoomBytes: number | undefined;
   // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
   // changes, since the engine's PRAGMAs expire the prepared statements.
   #frozen = false;
@@ -243,6 +244,13 @@ class LibsqlConnection implements SqlConnection {
    */
   #vacuum(): SqlResult {
     if (this.#refusal) throw refused(this.#refusal);
+    const needs = 2 * Number(this.#internal(() => this.#db.pragma('page_count'))) * this.#pageSize;
+    if (this.#vacuumRoomBytes !== undefined && needs > this.#vacuumRoomBytes) {
+      throw new SqlError(
+        'SQLITE_FULL',
+        `VACUUM needs room for two copies of the database (${formatBytes(needs)}) and the server's disk has not that much to spare: delete rows (their pages are reused) or whole databases instead`,
+      );
+    }
     this.#internal(() => {
       this.#db.pragma('temp_store = FILE');
       try {
@@ -276,10 +284,11 @@ class LibsqlConnection implements SqlConnection {
     return !this.#db.inTransaction;
   }
 
-  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze): void {
+  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze, vacuumRoomBytes?: number): void {
     this.#mode = mode;
     this.#refusal = refusal;
     this.#freeze = freeze;
+    this.#vacuumRoomBytes = vacuumRoomBytes;
     this.#wrap(() => {
       this.#applyQueryOnly();
       if ((freeze !== undefined) !== this.#frozen) this.#applySizeQuota();
@@ -312,9 +321,11 @@ class LibsqlConnection implements SqlConnection {
    * a freeze the limit is 1 page, which SQLite raises to the pages the database has: it cannot grow at all.
    */
   #applySizeQuota(): void {
-    this.#frozen = this.#freeze !== undefined;
-    const pages = this.#frozen ? 1 : Math.max(1, Math.floor(this.#limits.maxSizeBytes / this.#pageSize));
+    const frozen = this.#freeze !== undefined;
+    const pages = frozen ? 1 : Math.max(1, Math.floor(this.#limits.maxSizeBytes / this.#pageSize));
     this.#internal(() => this.#db.pragma(`max_page_count = ${pages}`));
+    // Only once it holds: a PRAGMA that failed (out of memory) is tried again at the next request.
+    this.#frozen = frozen;
   }
 
   /**
@@ -335,6 +346,8 @@ class LibsqlConnection implements SqlConnection {
     try {
       return run();
     } catch (error) {
+      // The engine's own refusals say what they mean already; only SQLite's errors are worded with the limits.
+      if (error instanceof SqlError) throw error;
       throw this.#explain(engineFailure(error));
     }
   }

@@ -45,9 +45,10 @@ export interface SqlConnection {
   /**
    * Sets who the next statements run for; in `read-only` every statement that would write fails, whatever came
    * before. Under a `refusal` (a daily quota reached) what it blocks fails with its error; under a `freeze` a
-   * write that needs new pages fails with SQLITE_FULL and the freeze's message.
+   * write that needs new pages fails with SQLITE_FULL and the freeze's message; a VACUUM that would need more than
+   * `vacuumRoomBytes` of the disk is refused.
    */
-  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze): void;
+  setMode(mode: SqlMode, refusal?: QuotaRefusal, freeze?: GrowthFreeze, vacuumRoomBytes?: number): void;
   /** Moves every WAL frame into the database file and empties the WAL (`wal_checkpoint(TRUNCATE)`). */
   checkpoint(): void;
   /** Closes the connection; an open transaction is rolled back. Closing twice is harmless. */

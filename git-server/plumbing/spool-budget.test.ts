@@ -21,6 +21,12 @@ describe('SpoolBudget', () => {
     expect(budget.heldBytes).toBe(200);
   });
 
+  it('refuses a receive larger than a bound by itself with 413, which no retry helps', () => {
+    const budget = new SpoolBudget({ perOwnerBytes: 100, totalBytes: 1000 });
+    expect(() => budget.open('a').reach(101)).toThrow(expect.objectContaining({ status: 413, code: 'spool_too_large', headers: {} }));
+    expect(budget.heldBytes).toBe(0);
+  });
+
   it('refuses any receive past the instance bound with 503', () => {
     const budget = new SpoolBudget({ perOwnerBytes: 100, totalBytes: 150 });
     budget.open('a').reach(100);

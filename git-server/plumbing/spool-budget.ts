@@ -12,14 +12,17 @@ export interface SpoolBounds {
   readonly perOwnerBytes: number;
 }
 
-/** A receive would pass a bound: 429 for the owner's own (retry once one of its uploads ends), 503 for the instance's. */
+/**
+ * A receive would pass a bound: 429 for the owner's own (retry once one of its uploads ends), 503 for the
+ * instance's; 413 when the receive alone is larger than a bound, which no retry can help.
+ */
 export class SpoolFullError extends PublicError {
   override readonly name = 'SpoolFullError';
-  readonly code: 'owner_uploads_limit' | 'spool_full';
+  readonly code: 'owner_uploads_limit' | 'spool_full' | 'spool_too_large';
 
-  constructor(scope: 'owner' | 'instance', message: string) {
-    super(scope === 'owner' ? 429 : 503, message, { 'retry-after': '10' });
-    this.code = scope === 'owner' ? 'owner_uploads_limit' : 'spool_full';
+  constructor(scope: 'owner' | 'instance' | 'receive', message: string) {
+    super(scope === 'owner' ? 429 : scope === 'instance' ? 503 : 413, message, scope === 'receive' ? {} : { 'retry-after': '10' });
+    this.code = scope === 'owner' ? 'owner_uploads_limit' : scope === 'instance' ? 'spool_full' : 'spool_too_large';
   }
 }
 
@@ -51,6 +54,8 @@ export class SpoolBudget {
       reach: (bytes) => {
         const more = bytes - counted;
         if (more <= 0 || released) return;
+        const bound = Math.min(this.#bounds.perOwnerBytes, this.#bounds.totalBytes);
+        if (bytes > bound) throw new SpoolFullError('receive', `The upload is larger than this server receives at once (${formatBytes(bound)}).`);
         this.#take(owner, more);
         counted = bytes;
       },
