@@ -27,6 +27,20 @@ describe('engine failures', () => {
     expect(engineFailure(error)).toMatchObject({ code: 'SQLITE_AUTH', message: NOT_AUTHORIZED });
   });
 
+  it('reads the result code of a connection the package could not open, and names no path', () => {
+    const nomem = engineFailure(Object.assign(new Error('Failed to connect to database: `Unable to open connection to local database /var/lib/cw-db/a.db: 7`'), { code: 'GenericFailure' }));
+    expect([nomem.code, nomem.message]).toEqual(['SQLITE_NOMEM', 'The statement needs more memory than a database may use on this engine: select or build smaller values']);
+    // As the package reports it: its JSON, code SQLITE_ERROR, the result code only at the end of the text.
+    const reported = engineFailure(
+      Object.assign(new Error('{"code":"SQLITE_ERROR","libsqlError":true,"message":"Failed to connect to database: `Unable to open connection to local database /tmp/d14.db: 7`","rawCode":1}'), {
+        code: 'GenericFailure',
+      }),
+    );
+    expect(reported.code).toBe('SQLITE_NOMEM');
+    const cantopen = engineFailure(new Error('Failed to connect to database: `Unable to open connection to local database /var/lib/cw-db/a.db: 14`'));
+    expect([cantopen.code, cantopen.message]).toEqual(['SQLITE_CANTOPEN', 'The database could not be opened (SQLITE_CANTOPEN)']);
+  });
+
   it('keeps an error with a code and a plain message', () => {
     const error = Object.assign(new Error('UNIQUE constraint failed: t.a'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
     expect(engineFailure(error)).toMatchObject({ code: 'SQLITE_CONSTRAINT', message: 'UNIQUE constraint failed: t.a' });

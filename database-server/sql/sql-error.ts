@@ -68,9 +68,23 @@ export function engineFailure(error: unknown): SqlError {
   let code = typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
   const reported = parseReported(message);
   if (reported) ({ code, message } = reported);
+  const opened = failedOpen(message);
+  if (opened) ({ code, message } = opened);
   if (code === 'SQLITE_AUTH') return new SqlError('SQLITE_AUTH', NOT_AUTHORIZED);
   if (code === 'SQLITE_NOMEM') return new SqlError('SQLITE_NOMEM', 'The statement needs more memory than a database may use on this engine: select or build smaller values');
   return new SqlError(hranaErrorCode(code, message), message);
+}
+
+/**
+ * The package reports a connection SQLite could not open as text ending in SQLite's result code ("Failed to connect
+ * to database: `Unable to open connection to local database <path>: 7`"): its primary code, and a message without
+ * the server's path. Out of memory there (7) is a shard with no room for another database, as anywhere else.
+ */
+function failedOpen(message: string): { code: string; message: string } | undefined {
+  const result = /Unable to open connection to local database .*: (\d+)`?\s*$/s.exec(message);
+  if (!result) return undefined;
+  const code = PRIMARY_CODES[(Number(result[1]) & 0xff) - 1] ?? 'SQLITE_ERROR';
+  return { code, message: `The database could not be opened (${code})` };
 }
 
 function parseReported(message: string): { code: string; message: string } | undefined {
