@@ -106,11 +106,16 @@ describe('receivePack', () => {
   });
 
   it("refuses a push whose pack would pass its owner's share of the spool, naming it, and publishes nothing", async () => {
-    const budget = new SpoolBudget({ perOwnerBytes: 100, totalBytes: 1 << 20 });
+    const budget = new SpoolBudget({ perOwnerBytes: 1 << 20, totalBytes: 1 << 30 });
+    // Another push of acme's is being received: all but 100 bytes of its share are taken.
+    budget.open('acme').reach((1 << 20) - 100);
     const { repos, push, refused } = await setup(budget.open('acme'));
     const { commit, pack } = await scratch();
     const result = await push(pktLine(`${Z} ${commit} refs/heads/main\0report-status\n`), FLUSH, pack);
-    expect(result.lines).toEqual([expect.stringMatching(/^unpack acme's pushes and LFS uploads being received hold 0 B of the 100 B they may hold at once/), 'ng refs/heads/main unpacker error']);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^unpack acme's pushes and LFS uploads being received hold 1023\.9 KiB of the 1\.0 MiB they may hold at once/),
+      'ng refs/heads/main unpacker error',
+    ]);
     expect(refused).toEqual(['spool']);
     expect((await repos.readHead('acme/site')).seq).toBe(0);
   });
