@@ -1,10 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createClient, LibsqlError, type Client } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHranaServer, type HranaServer } from './hrana/http-server.ts';
-import { LocalEngine } from './shards/local-engine.ts';
+import { failure, startEngineTestbed, type EngineTestbed } from './hrana/testing/engine-testbed.ts';
 import { growthFreeze, StorageBudget } from './storage-budget.ts';
 
 const MIB = 1024 * 1024;
@@ -40,33 +36,30 @@ describe('growthFreeze', () => {
 // The bounds as a tenant meets them: the official client on the real Hrana server and engine, with the budget
 // measuring the real files; only the volume's free space is set by the test.
 describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
-  let directory: string;
-  let server: HranaServer;
-  let engine: LocalEngine;
+  let testbed: EngineTestbed;
   let budget: StorageBudget;
   let freeBytes = 1024 * MIB;
-  const clients: Client[] = [];
   // Databases "a1" and "a2" are project a's; "b1" is project b's.
   const projectOf = (tenant: string) => tenant.slice(0, 1);
   const tenants = ['a1', 'a2', 'b1'];
+  const connect = (tenant: string): Client => testbed.connect(tenant);
 
   beforeAll(async () => {
-    directory = mkdtempSync(path.join(tmpdir(), 'cw-storage-budget-'));
-    engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 5000, maxSizeBytes: 64 * MIB } });
+    testbed = await startEngineTestbed({
+      prefix: 'cw-storage-budget-',
+      engine: { defaultLimits: { statementTimeoutMs: 5000, maxSizeBytes: 64 * MIB } },
+      server: {
+        growth: (tenant) => budget.freezeOf(tenant),
+        vacuumRoom: () => budget.vacuumRoom(),
+        afterRequest: (tenant) => budget.touched(tenant),
+      },
+    });
     budget = new StorageBudget({
       bounds: { projectQuotaBytes: 2 * MIB, diskReserveBytes: 100 * MIB },
-      dataDir: directory,
-      databasePath: (tenant) => engine.databasePath(tenant),
+      dataDir: testbed.directory,
+      databasePath: (tenant) => testbed.engine.databasePath(tenant),
       projectOf,
       freeBytes: async () => freeBytes,
-    });
-    server = await startHranaServer({
-      port: 0,
-      engine,
-      authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }),
-      growth: (tenant) => budget.freezeOf(tenant),
-      vacuumRoom: () => budget.vacuumRoom(),
-      afterRequest: (tenant) => budget.touched(tenant),
     });
     for (const tenant of tenants) await connect(tenant).execute('CREATE TABLE blobs (b BLOB)');
   });
@@ -75,26 +68,7 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
     freeBytes = 1024 * MIB;
   });
 
-  afterAll(async () => {
-    for (const client of clients) client.close();
-    await server.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
-
-  function connect(tenant: string): Client {
-    const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/`, authToken: 'token' });
-    clients.push(client);
-    return client;
-  }
-
-  async function failure(client: Client, sql: string): Promise<LibsqlError> {
-    const outcome = await client.execute(sql).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(outcome, `${sql} should have failed`).toBeInstanceOf(LibsqlError);
-    return outcome as LibsqlError;
-  }
+  afterAll(() => testbed.close());
 
   const insert = (kib: number) => `INSERT INTO blobs VALUES (randomblob(${kib * 1024}))`;
 
@@ -117,7 +91,7 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
     // after shipping it): the project is under its quota again at the next round.
     await a1!.execute('DELETE FROM blobs');
     await a1!.execute('VACUUM');
-    await engine.checkpoint('a1');
+    await testbed.engine.checkpoint('a1');
     await budget.measure(tenants);
     await a1!.execute(insert(100));
     await a2!.execute(insert(100));
@@ -150,10 +124,8 @@ describe('a storage budget on the real engine', { timeout: 30_000 }, () => {
 // Making room must work for any database, not only those that fit in SQLite's memory: VACUUM's copy goes to a file.
 describe('VACUUM', () => {
   it("shrinks a database larger than the engine's SQLite memory", { timeout: 60_000 }, async () => {
-    const directory = mkdtempSync(path.join(tmpdir(), 'cw-vacuum-'));
-    const engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 30_000, maxSizeBytes: 64 * MIB }, memoryLimitBytes: 16 * MIB });
-    const server = await startHranaServer({ port: 0, engine, authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }) });
-    const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/big/`, authToken: 'token' });
+    const testbed = await startEngineTestbed({ prefix: 'cw-vacuum-', engine: { defaultLimits: { statementTimeoutMs: 30_000, maxSizeBytes: 64 * MIB }, memoryLimitBytes: 16 * MIB } });
+    const client = testbed.connect('big');
     try {
       await client.execute('CREATE TABLE blobs (b BLOB)');
       for (let i = 0; i < 40; i++) await client.execute('INSERT INTO blobs VALUES (randomblob(1000000))');
@@ -164,9 +136,7 @@ describe('VACUUM', () => {
       expect(await pages()).toBeLessThan(before * 0.6);
       expect((await client.execute('SELECT count(*) AS n FROM blobs')).rows[0]?.n).toBe(20);
     } finally {
-      client.close();
-      await server.close();
-      rmSync(directory, { recursive: true, force: true });
+      await testbed.close();
     }
   });
 });

@@ -109,7 +109,7 @@ export class StorageBudget {
 
   /** The gate of a request: why `tenant`'s database may not grow now, or nothing. */
   freezeOf(tenant: string): GrowthFreeze | undefined {
-    return growthFreeze(this.#options.bounds, this.figuresOf(tenant));
+    return growthFreeze(this.#options.bounds, this.#figuresOf(tenant));
   }
 
   /**
@@ -121,16 +121,20 @@ export class StorageBudget {
     return Math.max(0, this.#diskFreeBytes - this.#options.bounds.diskReserveBytes / 2);
   }
 
-  /** The figures `tenant`'s freeze is decided on (for its description). */
-  figuresOf(tenant: string): StorageFigures {
+  /** The figures `tenant`'s freeze is decided on. */
+  #figuresOf(tenant: string): StorageFigures {
     const projectBytes = this.#projects.get(this.#options.projectOf(tenant)) ?? 0;
     return { projectBytes, meanProjectBytes: this.#meanProjectBytes, diskFreeBytes: this.#diskFreeBytes };
   }
 
   async #sizeOf(tenant: string): Promise<number> {
-    const path = this.#options.databasePath(tenant);
-    return (await fileBytes(path)) + (await fileBytes(`${path}-wal`));
+    return databaseBytes(this.#options.databasePath(tenant));
   }
+}
+
+/** What a database takes on the disk: its file and its WAL (0 for what is missing). */
+export async function databaseBytes(path: string): Promise<number> {
+  return (await fileBytes(path)) + (await fileBytes(`${path}-wal`));
 }
 
 async function fileBytes(path: string): Promise<number> {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../src/logging/log.ts';
 import { KeyedMutex } from '../src/collections/keyed-mutex.ts';
@@ -10,7 +10,7 @@ import type { DatabaseEngine } from './shards/engine-port.ts';
 import { engineFailure, SqlError } from './sql/sql-error.ts';
 import type { TenantLimits } from './sql/sql-limits.ts';
 import type { QuotaRefusal } from './sql/quota-refusal.ts';
-import type { StorageBudget } from './storage-budget.ts';
+import { databaseBytes, type StorageBudget } from './storage-budget.ts';
 import { failedOnSize, quotaRefusal, reachedQuota } from './daily-quota.ts';
 import type { PipelineOutcome } from './shards/engine-port.ts';
 import type { StreamRegistry } from './hrana/stream-registry.ts';
@@ -279,7 +279,7 @@ export class TenantDirectory {
       tenant,
       createdAt: entry.meta.createdAt,
       durability: entry.meta.durability,
-      sizeBytes: (await fileSize(path)) + (await fileSize(`${path}-wal`)),
+      sizeBytes: await databaseBytes(path),
       rowsRead: usage.rowsRead,
       rowsWritten: usage.rowsWritten,
       lastWriteAt: usage.lastWriteAt,
@@ -655,12 +655,4 @@ function projectField(project: string | undefined): { project?: string } {
 /** The `limits` field of a tenant's metadata: absent when the database asks for nothing. */
 function limitsField(limits: RequestedLimits | undefined): { limits?: RequestedLimits } {
   return limits && Object.values(limits).some((v) => v !== undefined) ? { limits: { ...limits } } : {};
-}
-
-async function fileSize(path: string): Promise<number> {
-  try {
-    return (await stat(path)).size;
-  } catch {
-    return 0;
-  }
 }

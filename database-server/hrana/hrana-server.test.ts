@@ -1,25 +1,21 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { createClient, LibsqlError, type Client } from '@libsql/client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startHranaServer, type HranaServer } from './http-server.ts';
-import { LocalEngine } from '../shards/local-engine.ts';
+import type { HranaServer } from './http-server.ts';
 import { StreamRegistry } from './stream-registry.ts';
+import { startEngineTestbed, type EngineTestbed } from './testing/engine-testbed.ts';
 
 // The official client against the real server on a real engine: this is the compatibility contract.
-let directory: string;
+let testbed: EngineTestbed;
 let server: HranaServer;
+/** Clients made here with options of their own (the testbed closes those of `connect`). */
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'cw-db-'));
-  server = await startHranaServer({
-    port: 0,
-    engine: new LocalEngine({ directory }),
-    authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }),
-    streams: new StreamRegistry({ lockTimeoutMs: 2_000 }),
+  testbed = await startEngineTestbed({
+    prefix: 'cw-db-',
+    server: { authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default-tenant' }), streams: new StreamRegistry({ lockTimeoutMs: 2_000 }) },
   });
+  ({ server } = testbed);
 });
 
 afterEach(() => {
@@ -28,15 +24,10 @@ afterEach(() => {
 
 afterAll(async () => {
   for (const client of clients) client.close();
-  await server.close();
-  rmSync(directory, { recursive: true, force: true });
+  await testbed.close();
 });
 
-function connect(tenant: string): Client {
-  const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/` });
-  clients.push(client);
-  return client;
-}
+const connect = (tenant: string): Client => testbed.connect(tenant);
 
 async function pipeline(tenant: string, body: unknown): Promise<Response> {
   return fetch(`http://127.0.0.1:${server.port}/v1/${tenant}/v2/pipeline`, {

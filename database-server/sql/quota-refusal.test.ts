@@ -1,36 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createClient, type Client } from '@libsql/client';
+import type { Client } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHranaServer, type HranaServer } from '../hrana/http-server.ts';
-import { LocalEngine } from '../shards/local-engine.ts';
+import { startEngineTestbed, type EngineTestbed } from '../hrana/testing/engine-testbed.ts';
 import { QUOTA_EXCEEDED, type QuotaRefusal } from './quota-refusal.ts';
 
 // What a reached daily quota refuses, as the official client meets it on the real Hrana server and engine: the
 // refusal the main process would compute is set here by hand, per tenant.
-let directory: string;
-let server: HranaServer;
+let testbed: EngineTestbed;
 const refusals = new Map<string, QuotaRefusal>();
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'cw-quota-'));
-  const engine = new LocalEngine({ directory });
-  server = await startHranaServer({ port: 0, engine, authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default' }), quota: (tenant) => refusals.get(tenant) });
+  testbed = await startEngineTestbed({ prefix: 'cw-quota-', server: { quota: (tenant) => refusals.get(tenant) } });
 });
 
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await server.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => testbed.close());
 
-function connect(tenant: string): Client {
-  const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/`, authToken: 'token' });
-  clients.push(client);
-  return client;
-}
+const connect = (tenant: string): Client => testbed.connect(tenant);
 
 describe('a reached daily quota', () => {
   it('of rows written refuses every kind of write with its message, while reads run', async () => {

@@ -1,52 +1,31 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createClient, LibsqlError, type Client } from '@libsql/client';
+import type { Client, LibsqlError } from '@libsql/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHranaServer, type HranaServer } from '../hrana/http-server.ts';
-import { LocalEngine } from '../shards/local-engine.ts';
+import { failure, startEngineTestbed, type EngineTestbed } from '../hrana/testing/engine-testbed.ts';
+import type { LocalEngine } from '../shards/local-engine.ts';
 import { NOT_AUTHORIZED } from './sql-error.ts';
 
 // The sandbox as a hostile tenant meets it: the official client against the real Hrana server on the real engine.
 // A token "ro-…" is read-only; the tenant is the path's. The engine's limits are small so they are reached fast.
+let testbed: EngineTestbed;
 let directory: string;
 let engine: LocalEngine;
-let server: HranaServer;
-const clients: Client[] = [];
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'cw-sandbox-'));
-  engine = new LocalEngine({ directory, defaultLimits: { statementTimeoutMs: 300, maxSizeBytes: 64 * 1024 * 1024 }, memoryLimitBytes: 64 * 1024 * 1024 });
-  server = await startHranaServer({
-    port: 0,
-    engine,
-    authorize: (request, pathTenant) => ({ tenant: pathTenant ?? 'default', readOnly: /Bearer ro-/.test(request.headers.authorization ?? '') }),
+  testbed = await startEngineTestbed({
+    prefix: 'cw-sandbox-',
+    engine: { defaultLimits: { statementTimeoutMs: 300, maxSizeBytes: 64 * 1024 * 1024 }, memoryLimitBytes: 64 * 1024 * 1024 },
+    server: { authorize: (request, pathTenant) => ({ tenant: pathTenant ?? 'default', readOnly: /Bearer ro-/.test(request.headers.authorization ?? '') }) },
   });
+  ({ directory, engine } = testbed);
   const victim = connect('victim');
   await victim.batch(['CREATE TABLE secret (v TEXT)', "INSERT INTO secret VALUES ('s3cr3t')"], 'write');
 });
 
-afterAll(async () => {
-  for (const client of clients) client.close();
-  await server.close();
-  rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => testbed.close());
 
-function connect(tenant: string, token = 'rw-token'): Client {
-  const client = createClient({ url: `http://127.0.0.1:${server.port}/v1/${tenant}/`, authToken: token });
-  clients.push(client);
-  return client;
-}
-
-/** The error a statement fails with (as the client exposes it), or the rows when it did not fail. */
-async function failure(client: Client, sql: string): Promise<LibsqlError> {
-  const outcome = await client.execute(sql).then(
-    (result) => result.rows,
-    (error: unknown) => error,
-  );
-  expect(outcome, `${sql} should have failed`).toBeInstanceOf(LibsqlError);
-  return outcome as LibsqlError;
-}
+const connect = (tenant: string, token = 'rw-token'): Client => testbed.connect(tenant, token);
 
 describe('what a tenant cannot reach', () => {
   const victimFile = () => engine.databasePath('victim');
@@ -204,12 +183,10 @@ describe('bounded statements', () => {
 
 describe('what one request may hold', () => {
   it('starts no statement once the request has run its time, and undoes the transaction it left open', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'cw-request-time-'));
-    const bounded = new LocalEngine({ directory: dir, defaultLimits: { statementTimeoutMs: 200, maxSizeBytes: 64 * 1024 * 1024 }, maxPipelineMs: 500 });
-    const hrana = await startHranaServer({ port: 0, engine: bounded, authorize: (_request, pathTenant) => ({ tenant: pathTenant ?? 'default', readOnly: false }) });
+    const bounded = await startEngineTestbed({ prefix: 'cw-request-time-', engine: { defaultLimits: { statementTimeoutMs: 200, maxSizeBytes: 64 * 1024 * 1024 }, maxPipelineMs: 500 } });
     type Result = { type: 'ok'; response: { result?: { rows: { value: string }[][] } } } | { type: 'error'; error: { code: string; message: string } };
     const pipeline = async (requests: unknown[], baton: string | null = null) => {
-      const response = await fetch(`http://127.0.0.1:${hrana.port}/v1/long/v2/pipeline`, {
+      const response = await fetch(`http://127.0.0.1:${bounded.server.port}/v1/long/v2/pipeline`, {
         method: 'POST',
         headers: { authorization: 'Bearer rw-token', 'content-type': 'application/json' },
         body: JSON.stringify({ baton, requests }),
@@ -234,9 +211,7 @@ describe('what one request may hold', () => {
       const count = await pipeline([execute('SELECT count(*) FROM t'), { type: 'close' }]);
       expect(count.results[0]).toMatchObject({ type: 'ok', response: { result: { rows: [[{ value: '0' }]] } } });
     } finally {
-      await hrana.close();
       await bounded.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
