@@ -4,7 +4,8 @@
 // lost once acknowledged, open transactions are rolled back with DATABASE_RESTORED, a time outside the window
 // is refused, and a restore asked with kubectl (the annotation) works the same.
 import { createClient, type Client } from '@libsql/client';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { setImmediate } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { RESTORE_ANNOTATION, type Database } from '../src/apis/v1alpha1/database.ts';
 import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
 import { DATABASES } from '../src/platform/resources.ts';
@@ -131,6 +132,11 @@ describe('in-place restore with undo', () => {
     const acknowledged: number[] = [];
     const refused: string[] = [];
     let stop = false;
+    // Also when the test fails before it says stop: a closed client rejects at once, and a loop of rejections that
+    // never yields to the timers would hold the worker, and the whole run, for good.
+    onTestFinished(() => {
+      stop = true;
+    });
     let next = 1000;
     const writing = (async () => {
       while (!stop) {
@@ -140,6 +146,7 @@ describe('in-place restore with undo', () => {
           acknowledged.push(id);
         } catch (err) {
           refused.push(String((err as { code?: string }).code ?? err));
+          await setImmediate();
         }
       }
     })();
