@@ -1,4 +1,4 @@
-import type { Reporter, TestCase, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestCase, TestModule, TestRunEndReason, TestSuite } from 'vitest/node';
 
 /** How many of the slowest test files the closing lines name. */
 const SLOWEST_FILES = 12;
@@ -7,12 +7,14 @@ const SLOWEST_FILES = 12;
 const ERROR_CHARS = 300;
 
 /**
- * Prints the slowest test files, each failed test with the first line of its error, and one plain closing line,
+ * Prints the slowest test files, every failure with the first line of its error, and one plain closing line,
  * `tests: N passed, N failed, N skipped`, after vitest's own summary: a CI log is often read from its tail only,
- * so what failed must be there and not only hundreds of lines above.
+ * so what failed must be there and not only hundreds of lines above. A run fails on more than failed tests (a
+ * hook of a file or suite that threw, an error no test awaited), and those are named too: otherwise the tail
+ * says "0 failed" above a failed run.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason): void {
     const counts = { passed: 0, failed: 0, skipped: 0 };
     const failures: string[] = [];
     for (const module of testModules) {
@@ -24,24 +26,31 @@ export default class SummaryReporter implements Reporter {
           failures.push(describeFailure(module, test));
         } else counts.skipped++;
       }
-      if (module.state() === 'failed' && module.children.size === 0) {
-        counts.failed++;
-        failures.push(`${module.relativeModuleId}: ${firstLine(module.errors()[0]?.message)}`);
+      // Errors of the file itself (collection, its own beforeAll/afterAll) and of its suites' hooks.
+      for (const error of module.errors()) failures.push(`${module.relativeModuleId}: ${firstLine(error.message)}`);
+      for (const suite of module.children.allSuites()) {
+        for (const error of suite.errors()) failures.push(`${module.relativeModuleId} > ${suiteName(suite)}: ${firstLine(error.message)}`);
       }
     }
+    for (const error of unhandledErrors) failures.push(`unhandled ${error.name ?? 'error'}: ${firstLine(error.message)}`);
     const slowest = testModules
       .map((module) => ({ file: module.relativeModuleId, ms: module.diagnostic().duration }))
       .sort((a, b) => b.ms - a.ms)
       .slice(0, SLOWEST_FILES);
     process.stdout.write(`\nslowest files:\n${slowest.map(({ file, ms }) => `  ${(ms / 1000).toFixed(1).padStart(7)} s  ${file}`).join('\n')}\n`);
     if (failures.length > 0) process.stdout.write(`\nfailed:\n${failures.map((line) => `  ${line}`).join('\n')}\n`);
-    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`);
+    const extra = failures.length > counts.failed ? `, ${failures.length - counts.failed} other errors` : '';
+    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped${extra} (run ${reason})\n`);
   }
 }
 
 function describeFailure(module: TestModule, test: TestCase): string {
   const error = test.result().errors?.[0];
   return `${module.relativeModuleId} > ${test.fullName}: ${firstLine(error?.message)}`;
+}
+
+function suiteName(suite: TestSuite): string {
+  return `${suite.fullName} (a hook of the suite)`;
 }
 
 function firstLine(message: string | undefined): string {
