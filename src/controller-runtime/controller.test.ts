@@ -236,6 +236,58 @@ describe('Controller', () => {
     expect(finished).toEqual(['ns/a']); // 'b' was queued, never started
   });
 
+  it('with ignoreStatusOnlyChanges, its own status writes do not wake it; spec, metadata and deletes do', async () => {
+    const reconciled: string[] = [];
+    const { source, controller } = setup(async (key) => void reconciled.push(key), { ignoreStatusOnlyChanges: true });
+    const at = (generation: number, extra: Partial<KubeObject['metadata']> = {}, status?: unknown) => ({ ...obj('ns', 'a', { uid: 'u1', generation, ...extra }), status });
+    await controller.start();
+    const settled = async (count: number) => {
+      await vi.waitFor(() => expect(reconciled).toHaveLength(count));
+      await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0));
+    };
+    source.upsert(at(1));
+    await settled(1);
+    for (let i = 0; i < 5; i++) source.upsert(at(1, { resourceVersion: String(10 + i) }, { lastWriteAt: i }));
+    expect(controller.queue.len() + controller.queue.processing()).toBe(0); // a source tells its handlers at once: nothing was queued
+    source.upsert(at(2, {}, { lastWriteAt: 9 })); // the spec changed
+    await settled(2);
+    source.upsert(at(2, { annotations: { 'cloudwright.dev/restore-request': 'x' } }));
+    await settled(3);
+    source.upsert(at(2, { annotations: { 'cloudwright.dev/restore-request': 'x' }, deletionTimestamp: '2026-11-30T00:00:00Z' }));
+    await settled(4);
+    source.delete(at(2, { annotations: { 'cloudwright.dev/restore-request': 'x' }, deletionTimestamp: '2026-11-30T00:00:00Z' }));
+    await settled(5);
+    await controller.stop();
+    expect(reconciled).toEqual(Array(5).fill('ns/a'));
+  });
+
+  it('without it, every update wakes the controller (a status written by someone else is news)', async () => {
+    const reconciled: string[] = [];
+    const { source, controller } = setup(async (key) => void reconciled.push(key));
+    await controller.start();
+    source.upsert(obj('ns', 'a', { uid: 'u1', generation: 1 }));
+    await vi.waitFor(() => expect(reconciled).toHaveLength(1));
+    await vi.waitFor(() => expect(controller.queue.len() + controller.queue.processing()).toBe(0));
+    source.upsert({ ...obj('ns', 'a', { uid: 'u1', generation: 1 }), status: { seen: true } } as KubeObject);
+    expect(controller.queue.len() + controller.queue.processing()).toBe(1); // queued, or handed out at once
+    await vi.waitFor(() => expect(reconciled).toHaveLength(2));
+    await controller.stop();
+  });
+
+  it('acts on a change made after the first list before the rest of that list (a deploy while starting with many apps)', async () => {
+    const reconciled: string[] = [];
+    const source = new MemorySource({ synced: false });
+    const controller = new Controller({ name: 'app', kind: 'RuntimeApp', source, reconcile: async (key) => void reconciled.push(key), registry: new Registry() });
+    for (const name of ['a', 'b', 'c']) source.upsert(obj('ns', name));
+    source.markSynced();
+    source.upsert(obj('ns', 'c', { generation: 2 })); // moves up, ahead of a and b
+    source.upsert(obj('ns', 'd'));
+    await controller.start();
+    await vi.waitFor(() => expect(reconciled).toHaveLength(4));
+    await controller.stop();
+    expect(reconciled).toEqual(['ns/c', 'ns/d', 'ns/a', 'ns/b']);
+  });
+
   it('controllerOwnerKeys handles cluster-scoped owned objects', () => {
     const o: KubeObject = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v', kind: 'K', name: 'o', uid: 'u', controller: true }] } };
     expect(controllerOwnerKeys('K', o)).toEqual(['o']);

@@ -6,7 +6,8 @@ import { silentLogger, type Logger } from '../logging/log.ts';
 import { runtimeMetrics, type ReconcileResult, type RuntimeMetrics } from './metrics.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { Source } from './source.ts';
-import { MAX_TIMER_MS, WorkQueue } from './work-queue.ts';
+import { StatusOnlyChanges } from './status-only-changes.ts';
+import { MAX_TIMER_MS, WorkQueue, type Priority } from './work-queue.ts';
 
 /**
  * What a reconcile asks for next (controller-runtime's `Result`): nothing (converged), `requeueAfter` ms
@@ -47,9 +48,20 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Re-enqueue every cached object this often (default 10 h, controller-runtime's SyncPeriod); 0 disables. */
   resyncPeriodMs?: number;
   owns?: OwnsSpec[];
+  /**
+   * Skip updates of the primary that changed only its status ({@link StatusOnlyChanges}). Only for a controller
+   * that is its kind's one status writer and paces itself with `requeueAfter`: a status someone else writes
+   * would no longer wake it.
+   */
+  ignoreStatusOnlyChanges?: boolean;
   registry?: Registry;
   log?: Logger;
   rateLimiter?: RateLimiter<string>;
+}
+
+/** An event of a source's first list is backlog; one after it is a change, handed out before the backlog. */
+function priorityOf(source: Source): Priority {
+  return source.hasSynced() ? 'changed' : 'backlog';
 }
 
 /** The owner keys of `obj` for owner kind `kind`: only its controller reference, like controller-runtime's `Owns`. */
@@ -88,18 +100,25 @@ export class Controller<T extends KubeObject = KubeObject> {
     this.#metrics.activeWorkers.set({ controller: this.name }, 0);
 
     // Subscribing now, before informers start, means the initial list fills the queue.
-    options.source.onChange((obj) => this.enqueue(objectKey(obj)));
+    const statusOnly = options.ignoreStatusOnlyChanges ? new StatusOnlyChanges() : undefined;
+    options.source.onChange((obj) => {
+      const key = objectKey(obj);
+      // The cache has applied the change before it tells us: an object it no longer holds was deleted.
+      if (statusOnly?.onlyStatus(key, obj, options.source.get(key) !== undefined)) return;
+      this.enqueue(key, priorityOf(options.source));
+    });
     for (const owned of options.owns ?? []) {
       const map = owned.mapToOwner ?? ((obj: KubeObject) => controllerOwnerKeys(options.kind, obj));
       owned.source.onChange((obj) => {
-        for (const key of map(obj)) this.enqueue(key);
+        const priority = priorityOf(owned.source);
+        for (const key of map(obj)) this.enqueue(key, priority);
       });
     }
   }
 
-  /** Queues a reconcile of `key`. */
-  enqueue(key: string): void {
-    this.queue.add(key);
+  /** Queues a reconcile of `key`: `urgent` when someone waits on it now, `backlog` for a walk over every object. */
+  enqueue(key: string, priority: Priority = 'changed'): void {
+    this.queue.add(key, priority);
   }
 
   /** Waits for every source to sync, then starts the workers and the resync timer. */
@@ -126,7 +145,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   }
 
   #enqueueAll(): void {
-    for (const obj of this.#options.source.list()) this.enqueue(objectKey(obj));
+    for (const obj of this.#options.source.list()) this.enqueue(objectKey(obj), 'backlog');
   }
 
   async #work(): Promise<void> {

@@ -9,6 +9,8 @@ export interface Source<T extends KubeObject = KubeObject> {
   onChange(handler: (obj: T) => void): void;
   /** Every cached object (for periodic resync), or those of one namespace (a lookup, not a walk of every object). */
   list(namespace?: string): readonly T[];
+  /** The cached object of a `namespace/name` key (after a delete, none). */
+  get(key: string): T | undefined;
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
 }

@@ -63,6 +63,50 @@ describe('WorkQueue', () => {
     expect(runs).toBeLessThan(200); // de-duplicated
   });
 
+  it('hands out urgent keys, then changes, then the backlog, each in arrival order', async () => {
+    const queue = new WorkQueue<string>();
+    for (const key of ['b1', 'b2', 'b3']) queue.add(key, 'backlog');
+    queue.add('c1');
+    queue.add('u1', 'urgent');
+    queue.add('c2', 'changed');
+    const order: string[] = [];
+    while (queue.len() > 0) order.push((await queue.get()) as string);
+    expect(order).toEqual(['u1', 'c1', 'c2', 'b1', 'b2', 'b3']);
+  });
+
+  it('moves a waiting key up when it is added with a higher priority, never down, and hands it out once', async () => {
+    const queue = new WorkQueue<string>();
+    for (const key of ['b1', 'b2', 'b3']) queue.add(key, 'backlog');
+    queue.add('c1');
+    queue.add('b3'); // a change to an object of the first list: before the rest of the backlog
+    queue.add('c1', 'backlog'); // a resync does not push a change back
+    queue.add('b2', 'urgent');
+    expect(queue.len()).toBe(4);
+    const order: string[] = [];
+    while (queue.len() > 0) {
+      const key = (await queue.get()) as string;
+      order.push(key);
+      queue.done(key);
+    }
+    expect(order).toEqual(['b2', 'c1', 'b3', 'b1']);
+  });
+
+  it('a key added while processing goes back in with the highest priority asked meanwhile', async () => {
+    const queue = new WorkQueue<string>();
+    queue.add('a', 'backlog');
+    queue.add('x', 'changed');
+    queue.add('y', 'changed');
+    expect(await queue.get()).toBe('x');
+    const a = await queue.get();
+    expect(a).toBe('y');
+    queue.add('y', 'backlog'); // while 'y' runs
+    queue.add('y', 'urgent');
+    queue.done('y');
+    expect(await queue.get()).toBe('y'); // before 'a', which waited in the backlog
+    queue.done('y');
+    expect(await queue.get()).toBe('a');
+  });
+
   it('wakes a waiting getter when a key arrives', async () => {
     const queue = new WorkQueue<string>();
     const pending = queue.get();

@@ -16,13 +16,27 @@ export interface WorkQueueOptions<K> {
 }
 
 /**
+ * Which keys are handed out first: `urgent` (someone waits on the key now: a request for an app a replica has not
+ * acted on yet), then `changed` (a watch event, a timed or backed-off retry), then `backlog` (an informer's first
+ * list and periodic resyncs). As controller-runtime's priority queue gives the initial list a low priority: a
+ * process starting with 100,000 objects to go through acts on a change made meanwhile (a deploy) at once, not
+ * after the whole list.
+ */
+export type Priority = 'urgent' | 'changed' | 'backlog';
+
+const PRIORITIES: readonly Priority[] = ['urgent', 'changed', 'backlog'];
+const RANK: Readonly<Record<Priority, number>> = { urgent: 0, changed: 1, backlog: 2 };
+
+/**
  * A keyed, de-duplicating work queue with client-go's semantics:
  *
  * - a key added several times before a worker takes it is handed out once (the "dirty" set);
  * - a key is never handed to two workers at once: re-added while processing, it waits and is queued again
  *   when {@link done} is called (the "processing" set);
  * - {@link addAfter} delays a key, keeping the earliest deadline when delayed twice;
- * - {@link addRateLimited} delays it by the per-key backoff, {@link forget} resets that backoff.
+ * - {@link addRateLimited} delays it by the per-key backoff, {@link forget} resets that backoff;
+ * - keys wait in {@link Priority} order, first in first out within one; a key added again with a higher priority
+ *   moves up (an entry it left behind is skipped).
  *
  * Unlike client-go's `ShutDown`, {@link shutDown} drops keys not yet handed out: a controller that stops is
  * giving up leadership, and the next leader relists everything anyway.
@@ -31,7 +45,12 @@ export interface WorkQueueOptions<K> {
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class WorkQueue<K = string> {
-  readonly #queue: K[] = [];
+  /** Per priority, keys in arrival order; an entry whose key now waits at another priority (or not at all) is stale. */
+  readonly #lanes: Record<Priority, K[]> = { urgent: [], changed: [], backlog: [] };
+  /** The keys waiting in a lane, and at which priority. */
+  readonly #queued = new Map<K, Priority>();
+  /** Keys added again while processing, and the priority they go back in with when done. */
+  readonly #requeued = new Map<K, Priority>();
   readonly #dirty = new Set<K>();
   readonly #processing = new Set<K>();
   readonly #waiting = new Map<K, { readyAt: number; timer: NodeJS.Timeout }>();
@@ -46,14 +65,24 @@ export class WorkQueue<K = string> {
     this.#metrics = options.metrics;
   }
 
-  /** Queues `key` unless it is already waiting; ignored after shutdown. */
-  add(key: K): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+  /** Queues `key` unless it is already waiting (then it only moves up to `priority`); ignored after shutdown. */
+  add(key: K, priority: Priority = 'changed'): void {
+    if (this.#shuttingDown) return;
+    if (this.#dirty.has(key)) {
+      const waiting = this.#queued.get(key);
+      if (waiting !== undefined && RANK[priority] < RANK[waiting]) this.#push(key, priority);
+      const again = this.#requeued.get(key);
+      if (again !== undefined && RANK[priority] < RANK[again]) this.#requeued.set(key, priority);
+      return;
+    }
     this.#dirty.add(key);
     this.#metrics?.added();
     this.#metrics?.depth(this.#dirty.size);
-    if (this.#processing.has(key)) return; // done() queues it again
-    this.#push(key);
+    if (this.#processing.has(key)) {
+      this.#requeued.set(key, priority); // done() queues it again
+      return;
+    }
+    this.#push(key, priority);
   }
 
   /** Queues `key` after `delayMs`; a key already delayed keeps the earlier of the two deadlines. */
@@ -101,7 +130,7 @@ export class WorkQueue<K = string> {
    * The caller owns the key until it calls {@link done}.
    */
   get(): Promise<K | undefined> {
-    if (this.#queue.length > 0) return Promise.resolve(this.#take());
+    if (this.#queued.size > 0) return Promise.resolve(this.#take());
     if (this.#shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.#getters.push(resolve));
   }
@@ -109,7 +138,9 @@ export class WorkQueue<K = string> {
   /** Marks `key` processed; if it was re-added meanwhile it is queued again now. */
   done(key: K): void {
     this.#processing.delete(key);
-    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key);
+    const again = this.#requeued.get(key);
+    this.#requeued.delete(key);
+    if (this.#dirty.has(key) && !this.#shuttingDown) this.#push(key, again ?? 'changed');
     if (this.#processing.size === 0 && this.#shuttingDown) {
       for (const resolve of this.#drained.splice(0)) resolve();
     }
@@ -117,7 +148,7 @@ export class WorkQueue<K = string> {
 
   /** Keys waiting to be handed out (excluding delayed ones). */
   len(): number {
-    return this.#queue.length;
+    return this.#queued.size;
   }
 
   /** Keys currently handed out and not yet done. */
@@ -137,7 +168,9 @@ export class WorkQueue<K = string> {
     this.#shuttingDown = true;
     for (const { timer } of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
-    this.#queue.length = 0;
+    for (const priority of PRIORITIES) this.#lanes[priority].length = 0;
+    this.#queued.clear();
+    this.#requeued.clear();
     this.#dirty.clear();
     this.#metrics?.depth(0);
     for (const resolve of this.#getters.splice(0)) resolve(undefined);
@@ -145,14 +178,26 @@ export class WorkQueue<K = string> {
     return new Promise((resolve) => this.#drained.push(resolve));
   }
 
-  #push(key: K): void {
-    this.#queue.push(key);
+  #push(key: K, priority: Priority): void {
+    this.#lanes[priority].push(key);
+    this.#queued.set(key, priority);
     const getter = this.#getters.shift();
     if (getter) getter(this.#take());
   }
 
+  /** The first waiting key of the highest priority; only called while one waits. */
   #take(): K {
-    const key = this.#queue.shift() as K;
+    let key: K | undefined;
+    for (const priority of PRIORITIES) {
+      const lane = this.#lanes[priority];
+      while (lane.length > 0 && key === undefined) {
+        const next = lane.shift() as K;
+        if (this.#queued.get(next) === priority) key = next;
+      }
+      if (key !== undefined) break;
+    }
+    if (key === undefined) throw new Error('WorkQueue: no waiting key to take');
+    this.#queued.delete(key);
     this.#processing.add(key);
     this.#dirty.delete(key);
     this.#metrics?.depth(this.#dirty.size);

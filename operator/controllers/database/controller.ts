@@ -190,6 +190,10 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     registry: deps.registry,
     log: deps.log,
     workers: 4,
+    // Its status is its own, refreshed every usageRefreshMs: a write of it must not wake it again (a database
+    // written to all the time would have its lastWriteAt rewritten back to back, and the API's restore annotation
+    // meet a new resourceVersion on each try).
+    ignoreStatusOnlyChanges: true,
     // While the engine is unreachable, retry with client-go's default backoff, capped at a minute per item.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
     reconcile: (key, { log }) => reconcile(key, log),
