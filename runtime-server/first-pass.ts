@@ -10,6 +10,8 @@ export const FIRST_PASS_WAIT_MS = 2 * 60 * 1000;
  */
 export class FirstPass {
   readonly #pending: Set<string>;
+  /** One promise per pending app someone waits on (a request for it), resolved when it settles. */
+  readonly #waiting = new Map<string, { settled: Promise<void>; resolve: () => void }>();
   readonly #deadlineMs: number;
   readonly #now: () => number;
 
@@ -21,6 +23,34 @@ export class FirstPass {
 
   settled(key: string): void {
     this.#pending.delete(key);
+    this.#waiting.get(key)?.resolve();
+    this.#waiting.delete(key);
+  }
+
+  /** Whether `key` is an app of the first list not settled yet. */
+  has(key: string): boolean {
+    return this.#pending.has(key);
+  }
+
+  /** Resolves once every app of `keys` has settled (at once for those not pending); `false` when `waitMs` passed first. */
+  async whenSettled(keys: readonly string[], waitMs: number): Promise<boolean> {
+    const all = Promise.all(keys.filter((key) => this.#pending.has(key)).map((key) => this.#settledPromise(key)));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    try {
+      return await Promise.race([all.then(() => true as const), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #settledPromise(key: string): Promise<void> {
+    const existing = this.#waiting.get(key);
+    if (existing) return existing.settled;
+    let resolve = () => {};
+    const settled = new Promise<void>((r) => (resolve = r));
+    this.#waiting.set(key, { settled, resolve });
+    return settled;
   }
 
   /** Every app settled, or the wait is over. */

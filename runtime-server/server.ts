@@ -31,12 +31,16 @@ import { S3ArtifactSource } from './s3-artifact-source.ts';
 import { projectAppHostname, projectRuntimeApp } from './cache-projections.ts';
 import { startStatusServer, type StatusServer } from './status-server.ts';
 import { FirstPass } from './first-pass.ts';
+import { AppHosts } from './app-hosts.ts';
 import { ReplicaPublisher } from './replica-publisher.ts';
 import { RolloutCountsReader } from './rollout-counts.ts';
 import { MetricsWindow } from './metrics-window/metrics-window.ts';
 import { MetricsSampler } from './metrics-window/sampler.ts';
 import { httpsPolicy } from './tls/https-policy.ts';
 import { RuntimeTls } from './tls/runtime-tls.ts';
+
+/** How long a request for an app of the first list not reached yet waits for its deploy (as a first request on demand). */
+const UNROUTED_WAIT_MS = 10_000;
 
 /** How long stopping lets workerd finish the requests in flight. */
 const STOP_DRAIN_MS = 10_000;
@@ -73,6 +77,8 @@ export class RuntimeServer {
   #ownDataDir: string | undefined;
   /** The apps of the first list not settled yet; `undefined` until the informer has synced. */
   #firstPass: FirstPass | undefined;
+  /** Which apps a host names, by the informers: a request for an app of the first list not reached yet deploys it first. */
+  #appHosts: AppHosts | undefined;
   #firstPassOverdueLogged = false;
   #stopping: Promise<void> | undefined;
   /** What `notReady` answered last (`null` before its first call), to log each change once. */
@@ -144,6 +150,22 @@ export class RuntimeServer {
    */
   #onDemandOptions(config: OnDemandConfig): OnDemandOptions {
     return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: () => this.#firstPass?.done() ?? false };
+  }
+
+  /**
+   * A request for a host no deployed app has, while the first list is being gone through: the apps of that list
+   * the host may name are reconciled before the rest, and the request waits for them (at most the on-demand
+   * first request's wait), so a replica that took traffic before the end of its first list (`FIRST_PASS_WAIT_MS`)
+   * or a client that reached it directly does not answer 404 for an app it simply has not got to.
+   */
+  #unrouted(host: string): Promise<boolean> | undefined {
+    const pass = this.#firstPass;
+    const controller = this.#controller;
+    if (!pass || !controller || !this.#appHosts) return undefined;
+    const waiting = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
+    if (waiting.length === 0) return undefined;
+    for (const key of waiting) controller.enqueue(key, 'urgent');
+    return pass.whenSettled(waiting, UNROUTED_WAIT_MS);
   }
 
   report(namespace: string, app: string): RuntimeAppReport | undefined {
@@ -250,6 +272,7 @@ export class RuntimeServer {
       // So is a build found broken by its first request here (an app prepared on demand).
       onPreparationFailed: (key) => this.#publisher?.changed(projectOfKey(key)),
       ...(databaseEgress ? { outboundAllow: () => databaseEgress.allow() } : {}),
+      unrouted: (host) => this.#unrouted(host),
       // ACME HTTP-01 challenges are answered before routing (the TLS part exists once the informers do).
       answer: (req, res) => this.#tls?.answer(req, res) ?? false,
       // Each app's redirect and HSTS, from its RuntimeApp as the informer has it now (no reload needed).
@@ -304,6 +327,8 @@ export class RuntimeServer {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
       onError: (err, info) => this.#log.warn('informer error', { resource: 'tlscertificates', phase: info.phase, retryInMs: info.retryInMs, err }),
     }));
+    const appHosts = (this.#appHosts = new AppHosts(config.baseDomain));
+    appHosts.follow(informer, hostnames);
     const claimSources = { baseDomain: config.baseDomain, domains, hostnames, domainClaims, hostnameClaims };
     const tls = (this.#tls = new RuntimeTls({
       certificates,

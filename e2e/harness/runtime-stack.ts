@@ -56,6 +56,13 @@ export function packWorker(source: string): Buffer {
  * `running` gets its service. Nobody is told its address: the operator finds it by its RuntimeReplica.
  */
 export async function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
+  const runtime = await launchRuntime(name, namespace, running, env);
+  await waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000);
+  return runtime;
+}
+
+/** As {@link startRuntime}, without waiting for it to be ready (a test of how it starts). */
+export async function launchRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
   const [port, statusPort] = [await freePort(), await freePort()];
   const service = startService({
     name,
@@ -80,9 +87,7 @@ export async function startRuntime(name: string, namespace: string, running: Ser
     },
   });
   running.push(service);
-  const statusUrl = `http://127.0.0.1:${statusPort}`;
-  await waitForHttp(service, `${statusUrl}/readyz`, 60_000);
-  return { name, service, port, statusUrl };
+  return { name, service, port, statusUrl: `http://127.0.0.1:${statusPort}` };
 }
 
 /**

@@ -24,9 +24,9 @@ afterEach(async () => {
   engine = undefined;
 });
 
-async function start(artifacts: MemoryArtifactSource, onDemand: OnDemandOptions): Promise<RuntimeEngine> {
+async function start(artifacts: MemoryArtifactSource, onDemand: OnDemandOptions, unrouted?: (host: string) => Promise<boolean> | undefined): Promise<RuntimeEngine> {
   dataDir = mkdtempSync(join(tmpdir(), 'cw-od-'));
-  engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand });
+  engine = new RuntimeEngine({ artifacts, dataDir, baseDomain: 'od.test', onDemand, ...(unrouted ? { unrouted } : {}) });
   await engine.start();
   return engine;
 }
@@ -52,6 +52,29 @@ describe('RuntimeEngine serving on demand', () => {
     expect(await send(e.address.port, 'a.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from a' });
     expect(artifacts.fetches).toBe(1);
     expect(await send(e.address.port, 'nothing.p.od.test', '/')).toMatchObject({ status: 404 });
+  });
+
+  it('a request for a host its owner is still deploying waits for that deploy, once, and is answered by the app', async () => {
+    const artifacts = new MemoryArtifactSource().put('late', hello('late'));
+    const asked: string[] = [];
+    const e = await start(artifacts, {}, (host) => {
+      asked.push(host);
+      // The owner knows of an app at late.p.od.test that it has not deployed yet: it does so now.
+      return host === 'late.p.od.test' ? deploy(engine!, 'late').then(() => true) : undefined;
+    });
+    expect(await send(e.address.port, 'LATE.p.od.test:8080', '/')).toMatchObject({ status: 200, body: 'hello from late' });
+    expect(await send(e.address.port, 'late.p.od.test', '/')).toMatchObject({ status: 200, body: 'hello from late' });
+    expect(await send(e.address.port, 'unknown.p.od.test', '/')).toMatchObject({ status: 404 });
+    expect(asked).toEqual(['late.p.od.test', 'unknown.p.od.test']); // routed once deployed: not asked again
+  });
+
+  it('answers 503 to retry when the owner took too long, and 404 when the deploy did not give the host an app', async () => {
+    const e = await start(new MemoryArtifactSource(), {}, (host) => Promise.resolve(host === 'slow.p.od.test' ? false : true));
+    const slow = await send(e.address.port, 'slow.p.od.test', '/');
+    expect(slow).toMatchObject({ status: 503 });
+    expect(slow.headers['retry-after']).toBeDefined();
+    expect(JSON.parse(slow.body)).toMatchObject({ reason: 'AppPreparing' });
+    expect(await send(e.address.port, 'refused.p.od.test', '/')).toMatchObject({ status: 404 });
   });
 
   it('routes the host names an app not prepared asks for now, not those it asked for before', async () => {

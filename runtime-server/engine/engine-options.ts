@@ -27,6 +27,13 @@ export interface RuntimeEngineOptions {
   readonly retryAfterSeconds?: number;
   /** Answers a request before it is routed to an app, or returns false (`EntryProxyOptions.answer`). */
   readonly answer?: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /**
+   * A request for a host no deployed app has: the engine's owner may not have deployed the app yet (cw-runtime
+   * going through its first list). Answers a promise when it knows of an app at `host` that it is deploying
+   * now, resolving `true` once it has acted on it (the request is routed again) or `false` when that took too
+   * long (a 503 to retry); `undefined` when it knows of none (404).
+   */
+  readonly unrouted?: (host: string) => Promise<boolean> | undefined;
   /** The redirect and HSTS of the app a request is routed to (`EntryProxyOptions.https`). */
   readonly https?: EntryProxyOptions['https'];
   /** Default: the installed `@cloudflare/workerd-*` package's binary. */

@@ -11,10 +11,10 @@ import { retention } from './build-retention.ts';
 import { ASSETS_BINDING } from '../../src/app-artifacts/compatibility.ts';
 import type { RoutingTable } from './dispatcher/routing-table.ts';
 import type { RuntimeEngineOptions, RuntimeStatus } from './engine-options.ts';
-import { EntryProxy, type Route } from './entry-proxy.ts';
+import { EntryProxy, type Route, type SettledRoute } from './entry-proxy.ts';
 import { BuildLoadError } from '../../src/app-artifacts/errors.ts';
 import { dispatcherStats, startGeneration, type GenerationContext } from './generation.ts';
-import { defaultHost } from '../../src/runtime-contract/hosts.ts';
+import { defaultHost, normalizeHost } from '../../src/runtime-contract/hosts.ts';
 import { LoadGate } from './load-gate.ts';
 import { LogFollowers } from './log-followers.ts';
 import { silentRuntimeLogger, type RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -391,10 +391,24 @@ export class RuntimeEngine {
     return this.#stats.bucketsMs;
   }
 
-  /** Where the entry point sends a request: its app's shard, unless the app is unknown or held back. */
-  readonly #route = (hostHeader: string | undefined): Route => {
+  /**
+   * Where the entry point sends a request: its app's shard, unless the app is unknown or held back. An unknown
+   * host the owner is deploying an app for (`unrouted`) waits for that deploy, once.
+   */
+  readonly #route = (hostHeader: string | undefined, mayWait = true): Route => {
     const hit = this.#router.route(hostHeader);
-    if ('status' in hit) return { refusal: hit };
+    if ('status' in hit) {
+      const host = mayWait && hit.status === 404 ? normalizeHost(hostHeader) : undefined;
+      const deploying = host === undefined ? undefined : this.#o.unrouted?.(host);
+      if (!deploying) return { refusal: hit };
+      // Never rejects: the entry point does not expect a pending route to fail.
+      return {
+        pending: deploying.then(
+          (done) => this.#routeAfterDeploy(hostHeader, done),
+          () => this.#routeAfterDeploy(hostHeader, false),
+        ),
+      };
+    }
     if (this.#firstRequests && !this.#served.has(hit.key)) return { pending: firstRequest(this.#firstRequests, hit.key, () => this.#route(hostHeader)) };
     this.#onDemand?.used(hit.key);
     const gen = this.#shards[hit.shard]?.current;
@@ -405,6 +419,16 @@ export class RuntimeEngine {
     this.#refused(hit.key);
     return { refusal };
   };
+
+  /** The route of a request that waited for its app's deploy: routed again (its first request may prepare it), or a 503 to retry. */
+  #routeAfterDeploy(hostHeader: string | undefined, done: boolean): Promise<SettledRoute> {
+    if (!done)
+      return Promise.resolve({
+        refusal: { status: 503, title: 'Service Unavailable', detail: 'The app is being deployed on this replica; retry shortly.', retryAfter: this.#s.retryAfter, reason: 'AppPreparing' },
+      });
+    const route = this.#route(hostHeader, false);
+    return 'pending' in route ? route.pending : Promise.resolve(route);
+  }
 
   /**
    * An app blamed for stopping its shard while in a rollout loses its new release on this replica (the likelier
