@@ -1,4 +1,5 @@
 import type { AppLogs } from '../../src/runtime-contract/app-logs.ts';
+import { splitKey } from '../../src/kube/types.ts';
 import { attribute, type BlameBounds } from './blame.ts';
 import type { Refusal } from './entry-proxy.ts';
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
@@ -21,35 +22,52 @@ export interface AppLimitsOptions {
   readonly onChange?: (key: string) => void;
 }
 
+/** An app's quarantine: its own, or (`project`) the one its whole project is under on this replica. */
+export type AppQuarantine = Quarantine & { readonly project?: true };
+
 /** Stops of a shard's workerd by kind (`cpu`, `memory`, `heap`, `crash`), and the apps quarantined by reason, for metrics. */
 export interface LimitCounts {
   readonly stops: ReadonlyMap<ShardStop['kind'], number>;
   readonly quarantined: ReadonlyMap<LimitReason, number>;
 }
 
-/**
- * What the runtime does when an app's code stops its shard: judges which app it was (`blame.ts`), quarantines
- * that app (its requests are answered 503 here for a back-off that doubles with each offence, and its log
- * says why), or puts the suspects on probation when several could have been running; and, for each request,
- * whether it is refused for one of those reasons.
- */
 /** What callers of the engine read of its limits: quarantines, probation, the counts, and what each reason means. */
 export interface AppLimitsView {
-  /** The app's quarantine on this replica (its requests are answered 503 until `until`), if it is quarantined. */
-  quarantine(key: string): Quarantine | undefined;
+  /** The app's quarantine on this replica, or its project's (its requests are answered 503 until `until`), if it is quarantined. */
+  quarantine(key: string): AppQuarantine | undefined;
   /** Apps on probation now (suspected together of stopping their shard; they take turns). */
   onProbation(): string[];
   /** Shards stopped at a limit or crashed, by kind, and apps quarantined now, by reason. */
   counts(): LimitCounts;
-  /** What an app quarantined for `reason` did, for its owner (stable while it lasts). */
-  why(reason: LimitReason): string;
+  /** What an app quarantined for `reason` did, or its project (`project`), for its owner (stable while it lasts). */
+  why(reason: LimitReason, project?: boolean): string;
 }
 
+/** Stops that quarantined apps of one project within {@link PROJECT_STOPS_WINDOW_MS} before all its apps are held back on the replica. */
+export const PROJECT_STOPS = 3;
+/** New releases of one project's rollouts suspended for stopping a shard within the window before the same. */
+export const PROJECT_RELEASE_STOPS = 5;
+export const PROJECT_STOPS_WINDOW_MS = 10 * 60_000;
+
+/** Where a project's own quarantine is kept among the apps': `<project>/*` (no app is named `*`). */
+function projectQuarantineKey(project: string): string {
+  return `${project}/*`;
+}
+
+/**
+ * What the runtime does when an app's code stops its shard: judges which apps could have done it (`blame.ts`),
+ * quarantines them when they are one project's (their requests are answered 503 here for a back-off that doubles
+ * with each offence, and their log says why), or puts them and their projects on probation when several
+ * projects' could have been running; holds back a whole project whose apps keep doing it; and, for each request,
+ * whether it is refused for one of those reasons.
+ */
 export class AppLimits implements AppLimitsView {
   readonly #options: AppLimitsOptions;
   readonly #quarantines: Quarantines;
   readonly #probation: Probation;
   readonly #stops = new Map<ShardStop['kind'], number>();
+  /** Project → the stops laid on it lately (a quarantining stop, or a release suspended) and when. */
+  readonly #projectStops = new Map<string, Map<string, number>>();
 
   constructor(options: AppLimitsOptions) {
     this.#options = options;
@@ -57,9 +75,13 @@ export class AppLimits implements AppLimitsView {
     this.#probation = new Probation(options.probationMs);
   }
 
-  /** The app's quarantine on this replica, while it lasts. */
-  quarantine(key: string): Quarantine | undefined {
-    return this.#quarantines.get(key);
+  /** The app's quarantine on this replica, or its project's (`project: true`), while it lasts. */
+  quarantine(key: string): AppQuarantine | undefined {
+    if (this.#quarantines.size === 0) return undefined;
+    const own = this.#quarantines.get(key);
+    if (own) return own;
+    const project = this.#quarantines.get(projectQuarantineKey(splitKey(key).namespace));
+    return project && { ...project, project: true };
   }
 
   /** Apps on probation now. */
@@ -76,18 +98,19 @@ export class AppLimits implements AppLimitsView {
   /** Why a request of `key` (served by `shard`, through `pool`) is refused here now, if it is. Cheap when no app is held back. */
   refusal(key: string, shard: number, pool: UpstreamPool): Refusal | undefined {
     if (this.#quarantines.size > 0) {
-      const q = this.#quarantines.get(key);
+      const q = this.quarantine(key);
       if (q) {
         const seconds = Math.max(1, Math.ceil((q.until - Date.now()) / 1000));
-        return { status: 503, title: 'Service Unavailable', detail: `${this.#why(q.reason)} It is served again in ${seconds} s.`, retryAfter: String(seconds), reason: q.reason };
+        return { status: 503, title: 'Service Unavailable', detail: `${this.why(q.reason, q.project)} It is served again in ${seconds} s.`, retryAfter: String(seconds), reason: q.reason };
       }
     }
-    if (this.#probation.size > 0 && this.#probation.has(key)) {
-      if (!this.#probation.admit(shard, key, (app) => pool.busy(app, this.#options.blame.endedGraceMs))) {
+    if (this.#probation.size > 0) {
+      const project = splitKey(key).namespace;
+      if (this.#probation.covers(project) && !this.#probation.admit(shard, project, (other) => pool.busy(other, this.#options.blame.endedGraceMs))) {
         return {
           status: 503,
           title: 'Service Unavailable',
-          detail: 'The app is one of several that may have stopped the runtime shard serving them; they take turns for a while. Retry shortly.',
+          detail: "The app's project is one of several whose apps may have stopped the runtime shard serving them; they take turns for a while. Retry shortly.",
           retryAfter: '1',
           reason: 'Probation',
         };
@@ -98,8 +121,8 @@ export class AppLimits implements AppLimitsView {
 
   /**
    * A shard's workerd stopped. Called before it is torn down, while its evidence is whole. A stop of a limit
-   * blames the one app that could have been running, or puts the several that could on probation; a crash
-   * blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
+   * holds the apps that could have been running to it when they are one project's, or puts them on probation
+   * when they are several projects'; a crash blames nobody. `buildOf` names the build an app serves (for its log entry). `spare` is asked first of
    * the app blamed: an app in a rollout loses its new release instead of being quarantined (`RuntimeEngine`).
    */
   stopped(stop: ShardStop, buildOf: (key: string) => string | undefined, spare: (key: string) => string | undefined = () => undefined): void {
@@ -109,25 +132,53 @@ export class AppLimits implements AppLimitsView {
     const reason: LimitReason | undefined = stop.kind === 'cpu' ? 'CPULimitExceeded' : stop.kind === 'crash' ? undefined : 'MemoryLimitExceeded';
     this.#options.log.warn(reason ? 'workerd shard stopped at a limit' : 'workerd shard crashed', { shard: stop.generation.shard, kind: stop.kind, detail: stop.detail, verdict });
     if (!reason) return;
-    if (verdict.kind === 'ambiguous') this.#probation.add(verdict.apps);
-    if (verdict.kind !== 'blame') return;
-    const key = verdict.app;
-    const spared = spare(key);
-    if (spared !== undefined) {
-      this.#probation.forget(key);
-      this.#options.log.warn('rollout: new release suspended', { app: key, build: spared, reason, detail: stop.detail });
-      const now = new Date().toISOString();
-      const message = `${this.#why(reason)} The app is in a rollout: its new release (build ${spared}), the likelier cause, is no longer served on this replica; the stable release serves all its traffic.`;
-      this.#options.logs.add(key, {
-        time: now,
-        buildId: spared,
-        outcome: reason === 'CPULimitExceeded' ? 'exceededCpu' : 'exceededMemory',
-        status: 503,
-        logs: [{ time: now, level: 'error', message }],
-        exceptions: [],
-      });
+    if (verdict.kind === 'unattributed') return;
+    const apps = verdict.kind === 'blame' ? [verdict.app] : verdict.apps;
+    const projects = new Set(apps.map((app) => splitKey(app).namespace));
+    if (projects.size > 1) {
+      this.#probation.add(apps);
       return;
     }
+    // One project's apps alone could have been running: the stop is that project's. An app of it in a rollout
+    // loses its new release for it, the likelier cause: then no sibling is quarantined and the stop counts only
+    // as that release's, so a rollout that trips the bound (however often before the pass without the release
+    // applies) never holds back its stable release. Otherwise each suspect is quarantined (no other tenant's app
+    // is touched), and a project whose apps keep being quarantined, or keep bringing new releases that stop
+    // shards, is held back whole.
+    const project = splitKey(apps[0]!).namespace;
+    const spared = apps.flatMap((key) => {
+      const build = spare(key);
+      if (build === undefined) return [];
+      this.#suspended(key, build, reason, stop);
+      return [build];
+    });
+    if (spared.length > 0) {
+      for (const build of spared) this.#countStop(project, `release ${build}`, reason, stop);
+      return;
+    }
+    for (const key of apps) this.#quarantine(key, reason, stop, buildOf);
+    this.#countStop(project, undefined, reason, stop);
+  }
+
+  /** An app in a rollout whose new release (`build`) may have stopped its shard: that release is suspended (`RuntimeEngine`), the app not quarantined. */
+  #suspended(key: string, build: string, reason: LimitReason, stop: ShardStop): void {
+    this.#probation.forget(key);
+    this.#options.log.warn('rollout: new release suspended', { app: key, build, reason, detail: stop.detail });
+    const now = new Date().toISOString();
+    const message = `${this.#why(reason)} The app is in a rollout: its new release (build ${build}), the likelier cause, is no longer served on this replica; the stable release serves all its traffic.`;
+    this.#options.logs.add(key, {
+      time: now,
+      buildId: build,
+      outcome: reason === 'CPULimitExceeded' ? 'exceededCpu' : 'exceededMemory',
+      status: 503,
+      logs: [{ time: now, level: 'error', message }],
+      exceptions: [],
+    });
+  }
+
+  /** An app that may have stopped its shard, not in a rollout: quarantined. */
+  #quarantine(key: string, reason: LimitReason, stop: ShardStop, buildOf: (key: string) => string | undefined): void {
+    const pool = stop.generation.upstream.pool;
     const q = this.#quarantines.impose(key, reason);
     this.#probation.forget(key);
     const message = `${this.#why(reason)} It is not served on this replica for ${Math.round((q.until - q.since) / 1000)} s (offence ${q.offences}).`;
@@ -144,7 +195,28 @@ export class AppLimits implements AppLimitsView {
     });
   }
 
-  /** The app is no longer served: nothing is held against it. */
+  /**
+   * Counts a stop against `project`: a quarantining one (`release` undefined), or one its new release `release` was
+   * suspended for (counted once per release: a rollout tripping the bound again before its pass applies is one
+   * release). Past {@link PROJECT_STOPS} quarantining stops, or {@link PROJECT_RELEASE_STOPS} releases, within
+   * {@link PROJECT_STOPS_WINDOW_MS}, none of its apps is served on this replica for a back-off of its own: an app's
+   * quarantine ends with the app, and a suspension with the rollout, so a tenant could otherwise go on stopping
+   * shards with apps or releases it makes for the purpose.
+   */
+  #countStop(project: string, release: string | undefined, reason: LimitReason, stop: ShardStop): void {
+    const now = Date.now();
+    const recent = new Map([...(this.#projectStops.get(project) ?? [])].filter(([, at]) => at > now - PROJECT_STOPS_WINDOW_MS));
+    if (release !== undefined && recent.has(release)) return;
+    recent.set(release ?? `stop ${now} ${recent.size}`, now);
+    this.#projectStops.set(project, recent);
+    const releases = [...recent.keys()].filter((what) => what.startsWith('release ')).length;
+    if (recent.size - releases < PROJECT_STOPS && releases < PROJECT_RELEASE_STOPS) return;
+    this.#projectStops.delete(project);
+    const q = this.#quarantines.impose(projectQuarantineKey(project), reason);
+    this.#options.log.warn('project quarantined', { project, reason, stops: recent.size - releases, releases, until: new Date(q.until).toISOString(), offences: q.offences, detail: stop.detail });
+  }
+
+  /** The app is no longer served: nothing is held against it (its project's record stays). */
   forget(key: string): void {
     this.#quarantines.forget(key);
     this.#probation.forget(key);
@@ -154,14 +226,19 @@ export class AppLimits implements AppLimitsView {
     this.#quarantines.clear();
   }
 
-  /** What an app quarantined for `reason` did, for its owner (stable: no times or counts). */
-  why(reason: LimitReason): string {
-    return this.#why(reason);
+  /** What an app quarantined for `reason` did, or its project (`project`), for its owner (stable: no times or counts). */
+  why(reason: LimitReason, project = false): string {
+    return project ? this.#whyProject(reason) : this.#why(reason);
   }
 
   #why(reason: LimitReason): string {
     return reason === 'CPULimitExceeded'
       ? `The app was stopped: one of its requests ran for more than ${this.#options.cpuLimitMs} ms without yielding, which stalls every app of its runtime shard.`
       : 'The app was stopped: it ran its runtime shard out of memory.';
+  }
+
+  #whyProject(reason: LimitReason): string {
+    const what = reason === 'CPULimitExceeded' ? `ran for more than ${this.#options.cpuLimitMs} ms without yielding` : 'ran their runtime shard out of memory';
+    return `The app's project is held back: its apps (or new releases of them) ${what} again and again within ${PROJECT_STOPS_WINDOW_MS / 60_000} minutes, stalling every app of their runtime shards, so none of its apps is served on this replica for a while.`;
   }
 }

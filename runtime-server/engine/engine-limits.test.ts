@@ -53,10 +53,10 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     quarantine: { initialMs: 60_000 },
   });
   let port = 0;
-  /** Project names: two on the shard the attacks hit, one on the other shard. */
+  /** Project names: three on the shard the attacks hit, one on the other shard. */
   const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
   let attacked = -1;
-  const projects = { tenant: '', neighbour: '', victim: '' };
+  const projects = { tenant: '', neighbour: '', sly: '', victim: '' };
 
   beforeAll(async () => {
     await engine.start();
@@ -64,6 +64,7 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     attacked = engine.shardOf('alpha');
     projects.tenant = 'alpha';
     projects.neighbour = names.find((p) => p !== 'alpha' && engine.shardOf(p) === attacked)!;
+    projects.sly = names.find((p) => p !== 'alpha' && p !== projects.neighbour && engine.shardOf(p) === attacked)!;
     projects.victim = names.find((p) => engine.shardOf(p) !== attacked)!;
     await engine.deploy({ project: projects.victim, appId: 'victim', buildId: 'calm', env: {}, hostnames: [] });
     await engine.deploy({ project: projects.neighbour, appId: 'neighbour', buildId: 'calm', env: {}, hostnames: [] });
@@ -163,32 +164,43 @@ describe('RuntimeEngine bounding apps', { timeout: 60_000 }, () => {
     );
   });
 
+  it('holds back a project whose apps were quarantined three times: a fresh app of it is not served either', async () => {
+    // The tests above quarantined three of the tenant's apps (heap, memory, loop).
+    await engine.deploy({ project: projects.tenant, appId: 'fresh', buildId: 'hostile', env: {}, hostnames: [] });
+    const fresh = await send(port, `fresh.${projects.tenant}.apps.test`, '/loop');
+    expect(fresh.status).toBe(503);
+    expect(JSON.parse(fresh.body)).toMatchObject({ reason: expect.stringMatching(/LimitExceeded$/), detail: expect.stringContaining('project is held back') });
+    expect(engine.limits.quarantine(`${projects.tenant}/fresh`)).toMatchObject({ project: true });
+    expect((await send(port, `neighbour.${projects.neighbour}.apps.test`)).status).toBe(200);
+  });
+
   it('does not quarantine an app that merely had a request in flight on the stuck shard: suspects take turns until one is alone', async () => {
-    await engine.deploy({ project: projects.tenant, appId: 'sly', buildId: 'hostile', env: {}, hostnames: [] });
+    // Another tenant than the one held back above.
+    await engine.deploy({ project: projects.sly, appId: 'sly', buildId: 'hostile', env: {}, hostnames: [] });
     const neighbour = `neighbour.${projects.neighbour}.apps.test`;
     // The neighbour (another project, same shard) awaits a timer: from outside it looks like the looper.
     const waiting = send(port, neighbour, '/think?ms=5000');
     await expect.poll(async () => (await engine.requestStats()).get(`${projects.neighbour}/neighbour`)?.active).toBe(1);
     const { pid } = engine.status().shards[attacked]!;
-    expect((await send(port, `sly.${projects.tenant}.apps.test`, '/loop')).status).toBe(503);
+    expect((await send(port, `sly.${projects.sly}.apps.test`, '/loop')).status).toBe(503);
     expect((await waiting).status).toBe(503); // its shard was restarted under it
-    expect(engine.limits.quarantine(`${projects.tenant}/sly`)).toBeUndefined();
+    expect(engine.limits.quarantine(`${projects.sly}/sly`)).toBeUndefined();
     expect(engine.limits.quarantine(`${projects.neighbour}/neighbour`)).toBeUndefined();
-    expect(engine.limits.onProbation().sort()).toEqual([`${projects.neighbour}/neighbour`, `${projects.tenant}/sly`].sort());
+    expect(engine.limits.onProbation().sort()).toEqual([`${projects.neighbour}/neighbour`, `${projects.sly}/sly`].sort());
 
     // On probation they take turns: while the looper's request is in flight (waiting, then looping), the
     // neighbour is told to retry, so the next stall has one suspect.
     await restarted(pid);
     // Long enough for the test to see it in flight on a busy machine.
-    const looping = send(port, `sly.${projects.tenant}.apps.test`, '/later?ms=1500');
-    await expect.poll(async () => (await engine.requestStats()).get(`${projects.tenant}/sly`)?.active).toBe(1);
+    const looping = send(port, `sly.${projects.sly}.apps.test`, '/later?ms=1500');
+    await expect.poll(async () => (await engine.requestStats()).get(`${projects.sly}/sly`)?.active).toBe(1);
     const turn = await send(port, neighbour);
     expect(turn.status).toBe(503);
     expect(turn.headers['retry-after']).toBe('1');
     expect(JSON.parse(turn.body)).toMatchObject({ reason: 'Probation' });
     expect((await looping).status).toBe(503);
     // The looper was alone this time: it is blamed, and the neighbour is served again.
-    expect(engine.limits.quarantine(`${projects.tenant}/sly`)).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(engine.limits.quarantine(`${projects.sly}/sly`)).toMatchObject({ reason: 'CPULimitExceeded' });
     expect(engine.limits.quarantine(`${projects.neighbour}/neighbour`)).toBeUndefined();
     await expect.poll(async () => (await send(port, neighbour)).status).toBe(200);
   });

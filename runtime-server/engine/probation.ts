@@ -1,15 +1,19 @@
+import { splitKey } from '../../src/kube/types.ts';
+
 /**
- * Apps suspected together of stopping a shard (several could have been running; see `blame.ts`), for a while.
- * On their shard they take turns: while one of them has a request in flight there (or finished one within the
- * grace in which work after an answer still runs), requests of the others are refused with 503, so the next
- * stall has at most one of them among its suspects and blames it alone. An app that waits for its turn makes
- * the one holding it give way once its requests are done. Nobody is quarantined on suspicion.
+ * Apps suspected together of stopping a shard (several could have been running; see `blame.ts`), for a while,
+ * and with them their projects. On their shard the projects take turns: while an app of one has a request in
+ * flight there (or finished one within the grace in which work after an answer still runs), requests of the
+ * other projects' apps are refused with 503, so the next stall has suspects of at most one of them, and the
+ * stop is that project's. By project, not by app: a project's other apps (one it creates for the purpose) share
+ * its turn, so a tenant cannot pair each stall with a fresh app to keep every verdict shared. A project waiting
+ * for its turn makes the one holding it give way once its requests are done. Nobody is quarantined on suspicion.
  */
 export class Probation {
   readonly #periodMs: number;
   /** App key → when its probation ends. */
   readonly #until = new Map<string, number>();
-  /** Shard → the suspect whose turn it is, and whether another is waiting for it. */
+  /** Shard → the project whose turn it is, and whether another is waiting for it. */
   readonly #lanes = new Map<number, { holder?: string; waiting: boolean }>();
 
   constructor(periodMs: number) {
@@ -25,12 +29,18 @@ export class Probation {
     for (const app of apps) this.#until.set(app, now + this.#periodMs);
   }
 
-  /** Whether `app` is on probation now. */
+  /** Whether `app` itself is on probation now. */
   has(app: string, now = Date.now()): boolean {
     const until = this.#until.get(app);
     if (until === undefined) return false;
     if (until > now) return true;
     this.#until.delete(app);
+    return false;
+  }
+
+  /** Whether `project` has an app on probation now: each of its apps then waits for the project's turn. */
+  covers(project: string, now = Date.now()): boolean {
+    for (const app of this.#until.keys()) if (splitKey(app).namespace === project && this.has(app, now)) return true;
     return false;
   }
 
@@ -40,23 +50,23 @@ export class Probation {
   }
 
   /**
-   * May a request of `app` (on probation, served by `shard`) go to its shard now? `busy(other)` says whether
-   * another app has a request there in flight or just finished one.
+   * May a request of an app of `project` (on probation, served by `shard`) go to its shard now? `busy(other)` says
+   * whether an app of another project has a request there in flight or just finished one.
    */
-  admit(shard: number, app: string, busy: (app: string) => boolean, now = Date.now()): boolean {
+  admit(shard: number, project: string, busy: (project: string) => boolean, now = Date.now()): boolean {
     let lane = this.#lanes.get(shard);
     if (!lane) this.#lanes.set(shard, (lane = { waiting: false }));
     const holder = lane.holder;
-    if (holder === app) {
+    if (holder === project) {
       if (!lane.waiting) return true;
-      if (!busy(app)) lane.holder = undefined; // done: the turn passes to the app that waited
+      if (!busy(project)) lane.holder = undefined; // done: the turn passes to the project that waited
       return false;
     }
-    if (holder !== undefined && this.has(holder, now) && busy(holder)) {
+    if (holder !== undefined && this.covers(holder, now) && busy(holder)) {
       lane.waiting = true;
       return false;
     }
-    lane.holder = app;
+    lane.holder = project;
     lane.waiting = false;
     return true;
   }

@@ -81,10 +81,11 @@ export class UpstreamPool {
     this.#lastOutput = Date.now();
   }
 
-  /** Whether `app` has a request in flight here, or finished one within `graceMs`. */
-  busy(app: string, graceMs: number, now = Date.now()): boolean {
-    if ((this.#ended.get(app) ?? -Infinity) >= now - graceMs) return true;
-    for (const flight of this.#open) if (flight.app === app) return true;
+  /** Whether an app of `project` has a request in flight here, or finished one within `graceMs` (probation's turns). */
+  busy(project: string, graceMs: number, now = Date.now()): boolean {
+    const prefix = `${project}/`;
+    for (const flight of this.#open) if (flight.app.startsWith(prefix)) return true;
+    for (const [app, at] of this.#ended) if (at >= now - graceMs && app.startsWith(prefix)) return true;
     return false;
   }
 

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { AppLogs } from '../../src/runtime-contract/app-logs.ts';
+import { silentRuntimeLogger } from '../../src/runtime-contract/log.ts';
+import { AppLimits, PROJECT_RELEASE_STOPS, PROJECT_STOPS } from './app-limits.ts';
+import type { Generation } from './generation.ts';
+import type { ShardStop } from './shard.ts';
+import { UpstreamPool } from './upstream.ts';
+
+const limits = () =>
+  new AppLimits({
+    cpuLimitMs: 500,
+    quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
+    probationMs: 60_000,
+    blame: { lateMs: 1_000, endedGraceMs: 100 },
+    log: silentRuntimeLogger,
+    logs: new AppLogs(),
+  });
+
+/** A CPU stop of shard 0 while `apps` each had a request in flight there. */
+function stopWhile(apps: string[]): ShardStop {
+  const pool = new UpstreamPool();
+  for (const app of apps) pool.enter(app, 'GET', '/');
+  return { kind: 'cpu', detail: 'stuck', generation: { shard: 0, upstream: { pool } } as unknown as Generation };
+}
+
+describe('AppLimits: who is held to a stopped shard', () => {
+  it('quarantines the one suspect, and puts suspects of several projects on probation, project by project', () => {
+    const l = limits();
+    l.stopped(stopWhile(['p/looper']), () => 'b1');
+    expect(l.quarantine('p/looper')).toMatchObject({ reason: 'CPULimitExceeded' });
+    l.stopped(stopWhile(['q/a', 'r/b']), () => 'b1');
+    expect([l.quarantine('q/a'), l.quarantine('r/b')]).toEqual([undefined, undefined]);
+    expect(l.onProbation()).toEqual(['q/a', 'r/b']);
+    // An app q makes afterwards shares q's turn: it cannot run beside r's suspect to keep the next verdict shared.
+    const pool = new UpstreamPool();
+    expect(l.refusal('r/b', 0, pool)).toBeUndefined(); // r takes the shard's turn
+    const done = pool.enter('r/b', 'GET', '/');
+    expect(l.refusal('q/fresh', 0, pool)).toMatchObject({ status: 503, reason: 'Probation' });
+    done();
+    expect(l.refusal('t/unrelated', 0, pool)).toBeUndefined();
+  });
+
+  it("holds each suspect to a stop only one project's apps could have made, and never another project's app", () => {
+    const l = limits();
+    l.stopped(stopWhile(['p/holder', 'p/spinner']), () => 'b1');
+    expect(l.quarantine('p/holder')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(l.quarantine('p/spinner')).toMatchObject({ reason: 'CPULimitExceeded' });
+    expect(l.quarantine('q/neighbour')).toBeUndefined();
+  });
+
+  it('holds a whole project back after it stopped shards with fresh apps, an app deleted and made again included', () => {
+    const l = limits();
+    for (let i = 0; i < PROJECT_STOPS - 1; i++) {
+      l.stopped(stopWhile([`p/spin-${i}`]), () => 'b1');
+      l.forget(`p/spin-${i}`); // deleted: its own quarantine goes with it
+    }
+    expect(l.quarantine('p/next')).toBeUndefined();
+    l.stopped(stopWhile(['p/spin-last']), () => 'b1');
+    const held = l.quarantine('p/next');
+    expect(held).toMatchObject({ reason: 'CPULimitExceeded', project: true });
+    expect(l.refusal('p/next', 0, new UpstreamPool())).toMatchObject({ status: 503, reason: 'CPULimitExceeded', detail: expect.stringContaining('project is held back') });
+    expect(l.quarantine('q/neighbour')).toBeUndefined();
+  });
+
+  it('a rollout whose new release stops the shard again and again loses that release only: no quarantine, no hold', () => {
+    const l = limits();
+    for (let i = 0; i < PROJECT_STOPS + 2; i++)
+      l.stopped(
+        stopWhile(['p/rolling']),
+        () => 'b1',
+        () => 'b-new',
+      );
+    expect(l.quarantine('p/rolling')).toBeUndefined();
+    expect(l.quarantine('p/other')).toBeUndefined();
+  });
+
+  it('a stop one suspect of the project is spared for spares its siblings too, and counts for nothing but that release', () => {
+    const l = limits();
+    l.stopped(stopWhile(['p/a']), () => 'b1');
+    l.stopped(stopWhile(['p/b']), () => 'b1'); // two quarantining stops
+    l.stopped(
+      stopWhile(['p/rolling', 'p/sibling']),
+      () => 'b1',
+      (key) => (key === 'p/rolling' ? 'b-new' : undefined),
+    );
+    expect(l.quarantine('p/sibling')).toBeUndefined();
+    expect(l.quarantine('p/rolling')).toBeUndefined();
+    expect(l.quarantine('p/next')).toBeUndefined(); // not held: the third stop was the release's
+  });
+
+  it('holds a project back that keeps bringing new releases that stop shards', () => {
+    const l = limits();
+    for (let i = 0; i < PROJECT_RELEASE_STOPS - 1; i++)
+      l.stopped(
+        stopWhile(['p/rolling']),
+        () => 'b1',
+        () => `b-new-${i}`,
+      );
+    expect(l.quarantine('p/rolling')).toBeUndefined();
+    l.stopped(
+      stopWhile(['p/rolling']),
+      () => 'b1',
+      () => 'b-new-last',
+    );
+    expect(l.quarantine('p/rolling')).toMatchObject({ project: true });
+    expect(l.quarantine('q/neighbour')).toBeUndefined();
+  });
+});
