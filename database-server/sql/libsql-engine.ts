@@ -15,6 +15,11 @@ const READONLY_BEGIN = /^\s*BEGIN\s+(?:TRANSACTION\s+)?READONLY\b/i;
 
 /** A plain VACUUM of the tenant's own database (not VACUUM INTO a file, not of another schema). */
 const OWN_VACUUM = /^\s*VACUUM(?:\s+main)?\s*;?\s*$/i;
+/**
+ * How often a database may be vacuumed: each VACUUM rewrites the whole database, which its replication then ships
+ * to the bucket, and is counted as no rows written; one a minute is plenty to make room, a loop of them is not.
+ */
+export const VACUUM_INTERVAL_MS = 60_000;
 
 /** Prepared statements kept per connection (by SQL text). */
 const STATEMENT_CACHE_SIZE = 128;
@@ -148,6 +153,7 @@ class LibsqlConnection implements SqlConnection {
   #refusal: QuotaRefusal | undefined;
   #freeze: GrowthFreeze | undefined;
   #vacuumRoomBytes: number | undefined;
+  #lastVacuumAt = -Infinity;
   // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
   // changes, since the engine's PRAGMAs expire the prepared statements.
   #frozen = false;
@@ -251,6 +257,10 @@ class LibsqlConnection implements SqlConnection {
         `VACUUM needs room for two copies of the database (${formatBytes(needs)}) and the server's disk has not that much to spare: delete rows (their pages are reused) or whole databases instead`,
       );
     }
+    const wait = this.#lastVacuumAt + VACUUM_INTERVAL_MS - Date.now();
+    if (wait > 0) throw new SqlError('SQLITE_BUSY', `This database was vacuumed less than ${VACUUM_INTERVAL_MS / 1000} s ago; run VACUUM again in ${Math.ceil(wait / 1000)} s`);
+    // A read-only caller's VACUUM is refused by SQLite (query_only) and rewrites nothing.
+    if (!this.#queryOnly) this.#lastVacuumAt = Date.now();
     this.#internal(() => {
       this.#db.pragma('temp_store = FILE');
       try {
