@@ -37,6 +37,17 @@ describe('the daily quotas', () => {
     expect(reachedQuota(limits, usage(0, 0, true))).toBe('max_size_bytes');
   });
 
+  it('say a write failed on a storage bound while it freezes the database, and nothing once it lifts', () => {
+    const meter = new UsageMeter();
+    meter.sizeQuota('t', true, true);
+    const frozenAtHit = meter.get('t');
+    const freeze = { reason: 'project_storage_quota', message: 'the project is over its storage quota' } as const;
+    expect(reachedQuota(limits, frozenAtHit, freeze)).toBe('project_storage_quota');
+    expect(reachedQuota(limits, frozenAtHit)).toBeNull(); // lifted: the database's own quota was never reached
+    meter.sizeQuota('t', true); // a write failed on the database's own size quota
+    expect(reachedQuota(limits, meter.get('t'))).toBe('max_size_bytes');
+  });
+
   it('reset at midnight UTC', () => {
     expect(new Date(nextUtcMidnight(Date.parse('2030-12-31T23:59:59.999Z'))).toISOString()).toBe('2031-01-01T00:00:00.000Z');
     let now = Date.parse('2030-01-01T23:59:00Z');

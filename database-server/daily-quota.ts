@@ -19,12 +19,17 @@ export function nextUtcMidnight(now: number): number {
 /**
  * The quota the database has reached, the one that refuses most first: rows read (every statement), then rows
  * written (writes), then size (a write failed on it and none succeeded since: on the storage bound that freezes
- * the database now, if one does, else on its own size quota); null when none.
+ * the database now, if one does, else on its own size quota, unless that write failed on a freeze lifted since);
+ * null when none.
  */
 export function reachedQuota(limits: TenantLimits, usage: TenantUsage, freeze?: GrowthFreeze): ReachedQuota | null {
   if (usage.today.rowsRead >= limits.rowsReadPerDay) return 'rows_read_per_day';
   if (usage.today.rowsWritten >= limits.rowsWrittenPerDay) return 'rows_written_per_day';
-  if (usage.sizeQuotaHit) return freeze?.reason ?? 'max_size_bytes';
+  if (usage.sizeQuotaHit) {
+    if (freeze) return freeze.reason;
+    // Refused while frozen, and the freeze has lifted since: nothing is reached until a write says so again.
+    if (!usage.sizeQuotaHitFrozen) return 'max_size_bytes';
+  }
   return null;
 }
 

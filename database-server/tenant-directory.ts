@@ -307,7 +307,7 @@ export class TenantDirectory {
    * requests report no rows), which the storage budget measures at its next round.
    */
   afterRequest(tenant: string, outcome: PipelineOutcome): void {
-    if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true);
+    if (failedOnSize(outcome.results)) this.#options.meter.sizeQuota(tenant, true, this.#options.storage?.freezeOf(tenant) !== undefined);
     else if (outcome.counts.rowsWritten > 0) this.#options.meter.sizeQuota(tenant, false);
     this.#options.storage?.touched(tenant);
   }

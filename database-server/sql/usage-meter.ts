@@ -10,6 +10,8 @@ export interface TenantUsage {
   today: DayUsage;
   /** A write failed on the size quota, and no write succeeded since. */
   sizeQuotaHit: boolean;
+  /** That write failed while a storage bound froze the database (not on its own size quota). */
+  sizeQuotaHitFrozen?: boolean;
 }
 
 /** The UTC day of `ms`, as YYYY-MM-DD. */
@@ -46,9 +48,12 @@ export class UsageMeter {
     this.#entry(tenant).lastWriteAt = this.#now();
   }
 
-  /** Notes whether the tenant's last writes failed on its size quota (true) or one succeeded (false). */
-  sizeQuota(tenant: string, hit: boolean): void {
-    this.#entry(tenant).sizeQuotaHit = hit;
+  /** Notes whether the tenant's last writes failed on its size quota (true; `frozen` when a storage bound froze it) or one succeeded (false). */
+  sizeQuota(tenant: string, hit: boolean, frozen = false): void {
+    const usage = this.#entry(tenant);
+    usage.sizeQuotaHit = hit;
+    if (hit && frozen) usage.sizeQuotaHitFrozen = true;
+    else delete usage.sizeQuotaHitFrozen;
   }
 
   /** The counters of `tenant` (zeros when it ran nothing), today's being the current UTC day's. */
