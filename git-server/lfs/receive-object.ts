@@ -4,12 +4,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from '../../src/object-store/object-store.ts';
 import { lfsObjectKey, type RepoPath } from '../../src/repo-store/index.ts';
 import { LfsError, tooLarge } from './lfs-errors.ts';
-import type { SpoolMeter } from '../plumbing/spool-budget.ts';
+import { receiveMeter, type SpoolMeter } from '../plumbing/spool-budget.ts';
 
 export interface ReceiveObject {
   repo: RepoPath;
@@ -32,22 +32,10 @@ export interface ReceiveObject {
 export async function receiveObject(objects: ObjectStore, input: ReceiveObject): Promise<void> {
   const spool = join(input.spoolDir, `cw-git-lfs-${randomBytes(8).toString('hex')}.tmp`);
   const hash = createHash('sha256');
-  let size = 0;
-  const measure = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      size += chunk.length;
-      if (size > input.maxBytes) return done(tooLarge(input.maxBytes));
-      try {
-        input.spool?.reach(size);
-      } catch (error) {
-        return done(error as Error);
-      }
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
+  const measure = receiveMeter(input.maxBytes, tooLarge, input.spool, (chunk) => hash.update(chunk));
   try {
     await pipeline(input.body, measure, createWriteStream(spool, { flags: 'wx', mode: 0o600 }));
+    const size = measure.received;
     if (input.expectedSize !== undefined && size !== input.expectedSize) {
       throw new LfsError(422, 'size_mismatch', `The upload has ${size} bytes; the object was announced with ${input.expectedSize}.`);
     }

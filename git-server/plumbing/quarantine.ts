@@ -4,9 +4,8 @@
 import { mkdir, mkdtemp, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
 import { runGit } from '../../src/git/run-git.ts';
-import type { SpoolMeter } from './spool-budget.ts';
+import { receiveMeter, type SpoolMeter } from './spool-budget.ts';
 
 export interface IndexedPack {
   readonly packPath: string;
@@ -61,19 +60,7 @@ export class Quarantine {
    * it lacks: which refs such a push may still update is the connectivity check's to say, per ref, as git does.
    */
   async indexPack(pack: Readable, maxBytes: number, signal?: AbortSignal, spool?: SpoolMeter): Promise<IndexedPack> {
-    let received = 0;
-    const limit = new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        received += chunk.length;
-        if (received > maxBytes) return done(new PackTooLargeError(`the pack is larger than ${maxBytes} bytes`));
-        try {
-          spool?.reach(received);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done(null, chunk);
-      },
-    });
+    const limit = receiveMeter(maxBytes, (max) => new PackTooLargeError(`the pack is larger than ${max} bytes`), spool);
     let tooLarge: Error | undefined;
     limit.on('error', (error) => (tooLarge = error));
     const indexed = runGit(['index-pack', '--stdin', '--fix-thin', '--fsck-objects'], { env: this.env, stdin: pack.pipe(limit), signal }).catch((error: unknown) => {

@@ -2,6 +2,7 @@
 // the bucket has them. Each is bounded in size, but not in number: one owner's many parallel uploads of large
 // objects could fill the volume every repository copy and every other tenant's push needs (on Kubernetes, past
 // the cache's emptyDir limit the pod is evicted). So the bytes being received are counted, per owner and in all.
+import { Transform } from 'node:stream';
 import { PublicError } from '../../src/errors.ts';
 import { formatBytes } from '../cli/format.ts';
 
@@ -31,6 +32,28 @@ export interface SpoolMeter {
   /** Counts the receive as holding `bytes` in all (never less than before); throws `SpoolFullError` past a bound. */
   reach(bytes: number): void;
   release(): void;
+}
+
+/**
+ * A pass-through that counts what is received: past `maxBytes` it fails with `tooLarge(maxBytes)`, past a bound of
+ * `spool` with its `SpoolFullError`; `onChunk` sees each chunk let through (a digest, say).
+ */
+export function receiveMeter(maxBytes: number, tooLarge: (maxBytes: number) => Error, spool?: SpoolMeter, onChunk?: (chunk: Buffer) => void): Transform & { readonly received: number } {
+  let received = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      received += chunk.length;
+      if (received > maxBytes) return done(tooLarge(maxBytes));
+      try {
+        spool?.reach(received);
+      } catch (error) {
+        return done(error as Error);
+      }
+      onChunk?.(chunk);
+      done(null, chunk);
+    },
+  });
+  return Object.defineProperty(meter, 'received', { get: () => received }) as Transform & { readonly received: number };
 }
 
 export class SpoolBudget {
