@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../src/object-store/memory-object-store.ts';
 import { RepoCache } from './plumbing/repo-cache.ts';
 import { RepoStore } from '../src/repo-store/index.ts';
-import { CacheEvictor } from './cache-evictor.ts';
+import { bytesUnder, CacheEvictor } from './cache-evictor.ts';
 
 const silent = { info() {}, warn() {} };
 const NOW = Date.parse('2026-11-21T12:00:00Z');
@@ -56,5 +56,22 @@ describe('CacheEvictor', () => {
     const evictor = new CacheEvictor({ cache, highWatermark: 0.9, intervalMs: 60_000, registry: new Registry(), log: silent, usedFraction: async () => 0.4, now: () => NOW });
     expect(await evictor.runOnce()).toEqual([]);
     expect(await readdir(join(root, 'repos', 'a'))).toEqual(['old.git']);
+  });
+
+  it('with a size for the directory (an emptyDir limit), evicts by the bytes under it though the disk is nearly empty', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'cw-evict-'));
+    const cache = new RepoCache({ repos: new RepoStore({ store: new MemoryObjectStore() }), dir: root });
+    for (const [repo, age] of [
+      ['a/old', 7_200_000],
+      ['a/newer', 3_600_000],
+      ['b/newest', 600_000],
+    ] as const) {
+      await copy(root, repo, age);
+      await writeFile(join(root, 'repos', `${repo}.git`, 'pack'), Buffer.alloc(100_000));
+    }
+    expect(await bytesUnder(root)).toBe(300_003);
+    // 300 KB under a 320 KB limit is above a 0.85 mark; one copy fewer is below it.
+    const evictor = new CacheEvictor({ cache, highWatermark: 0.85, maxBytes: 320_000, intervalMs: 60_000, registry: new Registry(), log: silent, now: () => NOW });
+    expect(await evictor.runOnce()).toEqual(['a/old']);
   });
 });

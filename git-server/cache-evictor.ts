@@ -1,8 +1,10 @@
 // Keeps the cache's disk below `cache.disk_high_watermark`: every `cache.evict_interval` it measures the file
-// system holding `cache.dir` and, above the mark, deletes the least recently used repository copies (the
-// bucket holds everything; a copy is fetched again on its next use). Copies a request is using right now, or
-// used within the last minute, are kept.
-import { statfs } from 'node:fs/promises';
+// system holding `cache.dir` and, with `cache.max_size`, the bytes under the directory against it (an emptyDir's
+// limit is not its file system's: that is the node's disk, and a pod past the limit is evicted), and above the
+// mark deletes the least recently used repository copies (the bucket holds everything; a copy is fetched again on
+// its next use). Copies a request is using right now, or used within the last minute, are kept.
+import { lstat, readdir, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Gauge, type Registry } from 'prom-client';
 import type { RepoCache } from './plumbing/repo-cache.ts';
 
@@ -11,10 +13,12 @@ const RECENTLY_USED_MS = 60_000;
 export interface CacheEvictorOptions {
   readonly cache: RepoCache;
   readonly highWatermark: number;
+  /** What the cache directory may hold (an emptyDir's limit); without it, only the disk's used fraction counts. */
+  readonly maxBytes?: number;
   readonly intervalMs: number;
   readonly registry: Registry;
   readonly log: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void };
-  /** The disk's used fraction (tests); default from statfs of the cache directory. */
+  /** The used fraction (tests); default the larger of the disk's (statfs) and the directory's bytes over `maxBytes`. */
   readonly usedFraction?: () => Promise<number>;
   readonly now?: () => number;
 }
@@ -43,7 +47,8 @@ export class CacheEvictor {
   /** One pass; answers the repositories evicted. */
   async runOnce(): Promise<string[]> {
     const { cache, highWatermark } = this.#options;
-    const measure = this.#options.usedFraction ?? (() => diskUsedFraction(cache.root));
+    const { maxBytes } = this.#options;
+    const measure = this.#options.usedFraction ?? (async () => Math.max(await diskUsedFraction(cache.root), maxBytes ? (await bytesUnder(cache.root)) / maxBytes : 0));
     const now = (this.#options.now ?? Date.now)();
     let used = await measure();
     this.#gauge.set(used);
@@ -65,4 +70,18 @@ export class CacheEvictor {
 async function diskUsedFraction(dir: string): Promise<number> {
   const fs = await statfs(dir);
   return fs.blocks === 0 ? 0 : 1 - fs.bavail / fs.blocks;
+}
+
+/** Bytes of the files under `dir` (a file removed while walked counts nothing). */
+export async function bytesUnder(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    total += await lstat(join(entry.parentPath, entry.name)).then(
+      (s) => s.size,
+      () => 0,
+    );
+  }
+  return total;
 }

@@ -92,6 +92,7 @@ export async function startService(config: GitServiceConfig, options: StartOptio
   const evictor = new CacheEvictor({
     cache,
     highWatermark: config.cache.diskHighWatermark,
+    ...(config.cache.maxBytes !== undefined ? { maxBytes: config.cache.maxBytes } : {}),
     intervalMs: config.cache.evictIntervalMs,
     registry,
     log: app.log,

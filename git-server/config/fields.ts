@@ -117,14 +117,21 @@ export function fraction(fallback: number): Field<number> {
 
 const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
 
-/** A size in bytes: a whole number with an optional binary unit (`512MiB`, `1GiB`, `65536`). */
-export function byteSize(fallback: string): Field<number> {
+/**
+ * A size in bytes: a whole number with an optional binary unit (`512MiB`, `1GiB`, `65536`; Kubernetes' `512Mi`
+ * and `20Gi` too, so a chart value that is a volume's size reads as it is). `undefined` as the fallback makes
+ * the key optional.
+ */
+export function byteSize<D extends string | undefined>(fallback: D): Field<number | (D extends string ? never : undefined)> {
+  type Value = number | (D extends string ? never : undefined);
   const parse = (value: string): number => {
-    const match = /^(\d{1,16})\s*([KMGT]iB|B)?$/i.exec(value.trim());
-    const bytes = match ? Number(match[1]) * (SIZE_UNITS[(match[2] ?? '').toLowerCase()] ?? NaN) : NaN;
+    const match = /^(\d{1,16})\s*(?:([KMGT]i)B?|(B))?$/i.exec(value.trim());
+    const unit = match ? (match[2] ? `${match[2]}b` : (match[3] ?? '')).toLowerCase() : '';
+    const bytes = match ? Number(match[1]) * (SIZE_UNITS[unit] ?? NaN) : NaN;
     if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new FieldError(`"${value}" is not a size (examples: 65536, 512MiB, 1GiB)`);
     return bytes;
   };
+  const orFallback = (): Value => (fallback === undefined ? undefined : parse(fallback)) as Value;
   return {
     secret: false,
     fromYaml: (value) => {
@@ -132,8 +139,8 @@ export function byteSize(fallback: string): Field<number> {
       if (typeof value !== 'string') throw new FieldError(`expected a size such as "1GiB", got ${describe(value)}`);
       return parse(value);
     },
-    fromEnv: (value) => parse(value === '' ? fallback : value),
-    absent: () => parse(fallback),
+    fromEnv: (value) => (value === '' ? orFallback() : parse(value)),
+    absent: orFallback,
   };
 }
 

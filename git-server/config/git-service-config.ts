@@ -63,6 +63,11 @@ export interface GitServiceConfig {
     /** Absolute path of this instance's cache directory. */
     dir: string;
     diskHighWatermark: number;
+    /**
+     * What the cache directory may hold (`cache.max_size`: the chart's emptyDir limit, which its file system does
+     * not show): the watermark then applies to the bytes under it too, not only to the disk's used fraction.
+     */
+    maxBytes?: number;
     evictIntervalMs: number;
     /** What pushes and LFS uploads being received may hold in the cache directory at once, in all and per owner. */
     spoolMaxBytes: number;

@@ -62,7 +62,7 @@ describe('loadConfig', () => {
       api: { initializeSources: ['templates/next-app'], importSources: ['https://github.com/acme/*'], importTimeoutMs: 300_000, importMaxBytes: 1024 ** 3, importAllowPrivateTargets: false },
       events: { webhookUrl: 'https://hooks.example.com/cw-git', webhookSecret: 'change-me-too', sweepIntervalMs: 300_000, allowPrivateTargets: false, deniedTargetRanges: ['169.254.169.254/32'] },
       wal: { freshnessTtlMs: 0 },
-      cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
+      cache: { dir: '/var/cache/cw-git', diskHighWatermark: 0.85, maxBytes: 20 * 1024 ** 3, evictIntervalMs: 60_000, spoolMaxBytes: 8 * 1024 ** 3, spoolMaxBytesPerOwner: 5 * 1024 ** 3 },
       maintenance: { intervalMs: 60_000, logRetentionMs: 7 * 24 * 60 * 60 * 1000, gracePeriodMs: 60 * 60 * 1000 },
       kubernetes: { namespace: 'cloudwright-system', webhookNamespace: 'cloudwright-system-webhooks', projectTokens: true },
       environment: { logLevel: 'info' },
@@ -123,6 +123,7 @@ describe('loadConfig', () => {
       SERVICE__SERVER__ROLES: 'maintain, events',
       SERVICE__SERVER__DRAIN_TIMEOUT: '1m30s',
       SERVICE__CACHE__DISK_HIGH_WATERMARK: '0.5',
+      SERVICE__CACHE__MAX_SIZE: '512Mi',
       SERVICE__AUTH__TRUSTED_PROXIES: '10.1.2.3,fd00::/8',
       SERVICE__AUTH__PRINCIPAL_HEADER: 'X-Remote-User',
       SERVICE__AUTH__TOKEN_SECRET: `${SECRET}-from-env`,
@@ -137,6 +138,7 @@ describe('loadConfig', () => {
     expect(config.server.publicUrl).toBe('https://git.example.com');
     expect(config.server.drainTimeoutMs).toBe(90_000);
     expect(config.cache.diskHighWatermark).toBe(0.5);
+    expect(config.cache.maxBytes).toBe(512 * 1024 ** 2); // a Kubernetes quantity, as the chart's cacheSize
     expect(config.auth.trustedProxies).toEqual(['10.1.2.3', 'fd00::/8']);
     expect(config.auth.principalHeader).toBe('x-remote-user');
     expect(config.auth.tokenSecret).toBe(`${SECRET}-from-env`);

@@ -151,6 +151,7 @@ function shape(v: ConfigValues, env: EnvReader, baseDir: string): GitServiceConf
       // The default is per bucket and port, so two instances on one machine never share a cache.
       dir: resolve(baseDir, v['cache.dir'] ?? join(tmpdir(), 'cw-git', v['store.bucket'], String(listen.port))),
       diskHighWatermark: v['cache.disk_high_watermark'],
+      ...(v['cache.max_size'] !== undefined ? { maxBytes: v['cache.max_size'] } : {}),
       evictIntervalMs: v['cache.evict_interval'],
       spoolMaxBytes: v['cache.spool_max_size'],
       spoolMaxBytesPerOwner: v['cache.spool_max_size_per_owner'],

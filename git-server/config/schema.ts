@@ -85,6 +85,7 @@ export const FIELDS = {
   'wal.freshness_ttl': duration('0s'),
   'cache.dir': text(undefined),
   'cache.disk_high_watermark': fraction(0.85),
+  'cache.max_size': byteSize(undefined),
   'cache.evict_interval': duration('1m'),
   'cache.spool_max_size': byteSize('8GiB'),
   'cache.spool_max_size_per_owner': byteSize('5GiB'),
