@@ -288,6 +288,28 @@ describe('Controller', () => {
     expect(reconciled).toEqual(['ns/c', 'ns/d', 'ns/a', 'ns/b']);
   });
 
+  it("queues the keys of an owned object's event that touches many objects behind the changes", async () => {
+    const reconciled: string[] = [];
+    const source = new MemorySource();
+    const owned = new MemorySource();
+    const apps = Array.from({ length: 150 }, (_, i) => `ns/app-${i}`);
+    const controller = new Controller({
+      name: 'app',
+      kind: 'RuntimeApp',
+      source,
+      owns: [{ kind: 'RuntimeReplica', source: owned, mapToOwner: () => apps }],
+      reconcile: async (key) => void reconciled.push(key),
+      registry: new Registry(),
+    });
+    owned.upsert(obj('ns', 'replica-a')); // every app: backlog
+    source.upsert(obj('ns', 'app-149')); // a change to one of them moves it up
+    source.upsert(obj('ns', 'new'));
+    await controller.start();
+    await vi.waitFor(() => expect(reconciled).toHaveLength(151));
+    await controller.stop();
+    expect(reconciled.slice(0, 3)).toEqual(['ns/app-149', 'ns/new', 'ns/app-0']);
+  });
+
   it('controllerOwnerKeys handles cluster-scoped owned objects', () => {
     const o: KubeObject = { metadata: { name: 'x', ownerReferences: [{ apiVersion: 'v', kind: 'K', name: 'o', uid: 'u', controller: true }] } };
     expect(controllerOwnerKeys('K', o)).toEqual(['o']);

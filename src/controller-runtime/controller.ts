@@ -59,6 +59,9 @@ export interface ControllerOptions<T extends KubeObject = KubeObject> {
   rateLimiter?: RateLimiter<string>;
 }
 
+/** More keys than this from one owned object's event are queued as backlog, behind the changes. */
+const FAN_OUT = 100;
+
 /** An event of a source's first list is backlog; one after it is a change, handed out before the backlog. */
 function priorityOf(source: Source): Priority {
   return source.hasSynced() ? 'changed' : 'backlog';
@@ -110,8 +113,10 @@ export class Controller<T extends KubeObject = KubeObject> {
     for (const owned of options.owns ?? []) {
       const map = owned.mapToOwner ?? ((obj: KubeObject) => controllerOwnerKeys(options.kind, obj));
       owned.source.onChange((obj) => {
-        const priority = priorityOf(owned.source);
-        for (const key of map(obj)) this.enqueue(key, priority);
+        const keys = map(obj);
+        // One event that touches many objects (a runtime replica joining: every app) is a walk over them, like a resync.
+        const priority = keys.length > FAN_OUT ? 'backlog' : priorityOf(owned.source);
+        for (const key of keys) this.enqueue(key, priority);
       });
     }
   }
