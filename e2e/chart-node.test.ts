@@ -310,7 +310,18 @@ async function connectedRepository(name: string, app: string, build: object, env
   return { git, work, remote };
 }
 
-beforeAll(async () => {
+// A failed start keeps the node's logs too (afterAll says where): a run whose tests were all skipped for it said nothing.
+beforeAll(
+  () =>
+    installOnNode().catch((err: unknown) => {
+      failed = true;
+      throw err;
+    }),
+  900_000,
+);
+
+/** Starts the node, the bucket, the DNS API and the npm mirror beside it, and installs the chart. */
+async function installOnNode(): Promise<void> {
   // Apart from the run's directory, so that the node's logs outlive a failed run (afterAll says where).
   stateDir = mkdtempSync(join(tmpdir(), 'cw-chart-node-'));
   const built = builtImage('cloudwright-image');
@@ -362,7 +373,7 @@ beforeAll(async () => {
   installMs = Math.round(performance.now() - started);
   figures['helm install to every workload Ready'] = `${installMs} ms`;
   member = await createMemberAccount(node.kubeconfig, 'node');
-}, 900_000);
+}
 
 function pairs(value: string, index: number, all: string[]): string[] {
   return index % 2 === 0 ? ['--set-string', `${value}=${all[index + 1]}`] : [];
