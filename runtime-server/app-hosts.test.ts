@@ -30,5 +30,13 @@ describe('AppHosts', () => {
     hostnames.delete(attached('p', 'h1', 'www.example', 'a'));
     apps.delete(app('q', 'b', ['both.example']));
     expect([hosts.appsAt('shop.example'), hosts.appsAt('both.example'), hosts.appsAt('www.example'), hosts.appsAt('new.example')]).toEqual([[], [], [], ['p/a']]);
+
+    // Two projects attaching one name (a contest the reconcile decides), and an AppHostname moved to another app.
+    hostnames.upsert(attached('p', 'shared.example', 'shared.example', 'a'));
+    hostnames.upsert(attached('q', 'shared.example', 'shared.example', 'c'));
+    hostnames.upsert(attached('p', 'shared.example', 'shared.example', 'd'));
+    expect(hosts.appsAt('shared.example').sort()).toEqual(['p/d', 'q/c']);
+    hostnames.delete(attached('q', 'shared.example', 'shared.example', 'c'));
+    expect(hosts.appsAt('shared.example')).toEqual(['p/d']);
   });
 });
