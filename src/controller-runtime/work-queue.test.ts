@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ItemExponentialRateLimiter } from './rate-limiter.ts';
 import { WorkQueue, type QueueMetrics } from './work-queue.ts';
 
 describe('WorkQueue', () => {
@@ -97,14 +98,40 @@ describe('WorkQueue', () => {
     queue.add('x', 'changed');
     queue.add('y', 'changed');
     expect(await queue.get()).toBe('x');
-    const a = await queue.get();
-    expect(a).toBe('y');
+    expect(await queue.get()).toBe('y');
     queue.add('y', 'backlog'); // while 'y' runs
     queue.add('y', 'urgent');
     queue.done('y');
     expect(await queue.get()).toBe('y'); // before 'a', which waited in the backlog
     queue.done('y');
     expect(await queue.get()).toBe('a');
+  });
+
+  it('gives the backlog every eighth turn, so a steady stream of changes cannot starve it', async () => {
+    const queue = new WorkQueue<string>();
+    queue.add('b1', 'backlog');
+    for (let i = 0; i < 20; i++) queue.add(`c${i}`);
+    const order: string[] = [];
+    for (let i = 0; i < 9; i++) order.push((await queue.get()) as string);
+    expect(order).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6', 'b1', 'c7']);
+  });
+
+  it('brings a delayed or backed-off key back at the priority it was handed out with', async () => {
+    const queue = new WorkQueue<string>({ rateLimiter: new ItemExponentialRateLimiter<string>(1, 1) });
+    queue.add('polled', 'backlog');
+    expect(await queue.get()).toBe('polled');
+    queue.addAfter('polled', 1); // its reconcile asks to run again: a poll of the backlog stays backlog
+    queue.done('polled');
+    queue.add('failing');
+    expect(await queue.get()).toBe('failing');
+    queue.addRateLimited('failing'); // a change that failed comes back as a change
+    queue.done('failing');
+    await vi.waitFor(() => expect(queue.len()).toBe(2));
+    queue.add('b2', 'backlog');
+    queue.add('c2');
+    const order: string[] = [];
+    while (queue.len() > 0) order.push((await queue.get()) as string);
+    expect(order).toEqual(['failing', 'c2', 'polled', 'b2']);
   });
 
   it('wakes a waiting getter when a key arrives', async () => {

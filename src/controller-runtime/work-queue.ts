@@ -26,6 +26,8 @@ export type Priority = 'urgent' | 'changed' | 'backlog';
 
 const PRIORITIES: readonly Priority[] = ['urgent', 'changed', 'backlog'];
 const RANK: Readonly<Record<Priority, number>> = { urgent: 0, changed: 1, backlog: 2 };
+/** Every this many hand-outs, the backlog's oldest key goes first, so a steady stream of changes cannot starve it. */
+const BACKLOG_TURN = 8;
 
 /**
  * A keyed, de-duplicating work queue with client-go's semantics:
@@ -35,8 +37,9 @@ const RANK: Readonly<Record<Priority, number>> = { urgent: 0, changed: 1, backlo
  *   when {@link done} is called (the "processing" set);
  * - {@link addAfter} delays a key, keeping the earliest deadline when delayed twice;
  * - {@link addRateLimited} delays it by the per-key backoff, {@link forget} resets that backoff;
- * - keys wait in {@link Priority} order, first in first out within one; a key added again with a higher priority
- *   moves up (an entry it left behind is skipped).
+ * - keys wait in {@link Priority} order, first in first out within one (and the backlog gets every
+ *   {@link BACKLOG_TURN}th turn); a key added again with a higher priority moves up, never down; a delayed or
+ *   backed-off key comes back at the priority it was handed out with (as controller-runtime's priority queue).
  *
  * Unlike client-go's `ShutDown`, {@link shutDown} drops keys not yet handed out: a controller that stops is
  * giving up leadership, and the next leader relists everything anyway.
@@ -45,15 +48,17 @@ const RANK: Readonly<Record<Priority, number>> = { urgent: 0, changed: 1, backlo
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export class WorkQueue<K = string> {
-  /** Per priority, keys in arrival order; an entry whose key now waits at another priority (or not at all) is stale. */
-  readonly #lanes: Record<Priority, K[]> = { urgent: [], changed: [], backlog: [] };
+  /** Per priority, the keys waiting there, in arrival order (a Set keeps it, and a key moving up leaves at once). */
+  readonly #lanes: Record<Priority, Set<K>> = { urgent: new Set(), changed: new Set(), backlog: new Set() };
   /** The keys waiting in a lane, and at which priority. */
   readonly #queued = new Map<K, Priority>();
   /** Keys added again while processing, and the priority they go back in with when done. */
   readonly #requeued = new Map<K, Priority>();
   readonly #dirty = new Set<K>();
-  readonly #processing = new Set<K>();
-  readonly #waiting = new Map<K, { readyAt: number; timer: NodeJS.Timeout }>();
+  /** Keys handed out and not done, with the priority they were handed out with. */
+  readonly #processing = new Map<K, Priority>();
+  readonly #waiting = new Map<K, { readyAt: number; timer: NodeJS.Timeout; priority: Priority }>();
+  #handedOut = 0;
   readonly #getters: Array<(key: K | undefined) => void> = [];
   readonly #drained: Array<() => void> = [];
   readonly #limiter: RateLimiter<K>;
@@ -70,7 +75,10 @@ export class WorkQueue<K = string> {
     if (this.#shuttingDown) return;
     if (this.#dirty.has(key)) {
       const waiting = this.#queued.get(key);
-      if (waiting !== undefined && RANK[priority] < RANK[waiting]) this.#push(key, priority);
+      if (waiting !== undefined && RANK[priority] < RANK[waiting]) {
+        this.#lanes[waiting].delete(key);
+        this.#push(key, priority);
+      }
       const again = this.#requeued.get(key);
       if (again !== undefined && RANK[priority] < RANK[again]) this.#requeued.set(key, priority);
       return;
@@ -85,28 +93,32 @@ export class WorkQueue<K = string> {
     this.#push(key, priority);
   }
 
-  /** Queues `key` after `delayMs`; a key already delayed keeps the earlier of the two deadlines. */
-  addAfter(key: K, delayMs: number): void {
+  /**
+   * Queues `key` after `delayMs`; a key already delayed keeps the earlier of the two deadlines. It comes back at
+   * `priority`, by default the one it was handed out with if it is being processed (a reconcile asking to be
+   * run again), else `changed`.
+   */
+  addAfter(key: K, delayMs: number, priority: Priority = this.#processing.get(key) ?? 'changed'): void {
     if (this.#shuttingDown) return;
-    if (delayMs <= 0) return this.add(key);
+    if (delayMs <= 0) return this.add(key, priority);
     const readyAt = Date.now() + delayMs;
     const pending = this.#waiting.get(key);
     if (pending && pending.readyAt <= readyAt) return;
     if (pending) clearTimeout(pending.timer);
-    this.#arm(key, readyAt);
+    this.#arm(key, readyAt, pending && RANK[pending.priority] < RANK[priority] ? pending.priority : priority);
   }
 
   /** Queues `key` at `readyAt`; a delay past Node's longest timer is waited for in steps (else it fires at once). */
-  #arm(key: K, readyAt: number): void {
+  #arm(key: K, readyAt: number, priority: Priority): void {
     const timer = setTimeout(
       () => {
-        if (Date.now() < readyAt) return this.#arm(key, readyAt);
+        if (Date.now() < readyAt) return this.#arm(key, readyAt, priority);
         this.#waiting.delete(key);
-        this.add(key);
+        this.add(key, priority);
       },
       Math.min(readyAt - Date.now(), MAX_TIMER_MS),
     );
-    this.#waiting.set(key, { readyAt, timer });
+    this.#waiting.set(key, { readyAt, timer, priority });
   }
 
   /** Queues `key` after its exponential backoff, and counts one more failure for it. */
@@ -168,7 +180,7 @@ export class WorkQueue<K = string> {
     this.#shuttingDown = true;
     for (const { timer } of this.#waiting.values()) clearTimeout(timer);
     this.#waiting.clear();
-    for (const priority of PRIORITIES) this.#lanes[priority].length = 0;
+    for (const priority of PRIORITIES) this.#lanes[priority].clear();
     this.#queued.clear();
     this.#requeued.clear();
     this.#dirty.clear();
@@ -179,26 +191,24 @@ export class WorkQueue<K = string> {
   }
 
   #push(key: K, priority: Priority): void {
-    this.#lanes[priority].push(key);
+    this.#lanes[priority].add(key);
     this.#queued.set(key, priority);
     const getter = this.#getters.shift();
     if (getter) getter(this.#take());
   }
 
-  /** The first waiting key of the highest priority; only called while one waits. */
+  /** The first waiting key of the highest priority (the backlog's, every {@link BACKLOG_TURN}th time); only called while one waits. */
   #take(): K {
-    let key: K | undefined;
-    for (const priority of PRIORITIES) {
-      const lane = this.#lanes[priority];
-      while (lane.length > 0 && key === undefined) {
-        const next = lane.shift() as K;
-        if (this.#queued.get(next) === priority) key = next;
-      }
-      if (key !== undefined) break;
-    }
-    if (key === undefined) throw new Error('WorkQueue: no waiting key to take');
+    this.#handedOut++;
+    const backlogTurn = this.#handedOut % BACKLOG_TURN === 0 && this.#lanes.backlog.size > 0;
+    const lane = backlogTurn ? this.#lanes.backlog : (PRIORITIES.map((p) => this.#lanes[p]).find((l) => l.size > 0) ?? this.#lanes.backlog);
+    const first = lane.values().next();
+    if (first.done) throw new Error('WorkQueue: no waiting key to take');
+    const key = first.value;
+    lane.delete(key);
+    const priority = this.#queued.get(key) ?? 'changed';
     this.#queued.delete(key);
-    this.#processing.add(key);
+    this.#processing.set(key, priority);
     this.#dirty.delete(key);
     this.#metrics?.depth(this.#dirty.size);
     return key;
