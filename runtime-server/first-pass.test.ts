@@ -16,17 +16,25 @@ describe('FirstPass', () => {
     expect(new FirstPass([]).done()).toBe(true);
   });
 
-  it('tells a waiter when the apps it waits on have settled, or that its wait ran out', async () => {
+  it('wakes a waiter when one of the apps it waits on settles, or tells it its wait ran out, leaving nothing behind', async () => {
     const pass = new FirstPass(['p/a', 'p/b', 'p/c']);
     expect(pass.has('p/a')).toBe(true);
-    const both = pass.whenSettled(['p/a', 'p/b', 'p/new'], 5_000); // p/new is no app of the list: nothing to wait for
-    const again = pass.whenSettled(['p/a'], 5_000);
-    pass.settled('p/a');
-    expect(await again).toBe(true);
+    expect(await pass.whenSettled(['p/a', 'p/new'], 5_000)).toBe(true); // p/new is no app of the list: at once
+    const either = pass.whenSettled(['p/a', 'p/b'], 5_000);
+    const onlyA = pass.whenSettled(['p/a'], 5_000);
     pass.settled('p/b');
-    expect(await both).toBe(true);
+    expect(await either).toBe(true);
+    pass.settled('p/a');
+    expect(await onlyA).toBe(true);
     expect(pass.has('p/a')).toBe(false);
     expect(await pass.whenSettled(['p/c'], 10)).toBe(false);
-    expect(await pass.whenSettled([], 10)).toBe(true);
+    pass.settled('p/c'); // the waiter that gave up is not woken again, and nothing of it is kept
+  });
+
+  it('moves a pending app up once, not at every request for it', () => {
+    const pass = new FirstPass(['p/a']);
+    expect([pass.promote('p/a'), pass.promote('p/a'), pass.promote('p/other')]).toEqual([true, false, false]);
+    pass.settled('p/a');
+    expect(pass.promote('p/a')).toBe(false);
   });
 });

@@ -10,8 +10,10 @@ export const FIRST_PASS_WAIT_MS = 2 * 60 * 1000;
  */
 export class FirstPass {
   readonly #pending: Set<string>;
-  /** One promise per pending app someone waits on (a request for it), resolved when it settles. */
-  readonly #waiting = new Map<string, { settled: Promise<void>; resolve: () => void }>();
+  /** Requests waiting on pending apps, each woken when one of the apps it waits on settles. */
+  readonly #waiting = new Map<string, Set<() => void>>();
+  /** Pending apps a request has had moved up already (once is enough: the queue keeps it there). */
+  readonly #promoted = new Set<string>();
   readonly #deadlineMs: number;
   readonly #now: () => number;
 
@@ -23,7 +25,8 @@ export class FirstPass {
 
   settled(key: string): void {
     this.#pending.delete(key);
-    this.#waiting.get(key)?.resolve();
+    this.#promoted.delete(key);
+    for (const wake of this.#waiting.get(key) ?? []) wake();
     this.#waiting.delete(key);
   }
 
@@ -32,25 +35,33 @@ export class FirstPass {
     return this.#pending.has(key);
   }
 
-  /** Resolves once every app of `keys` has settled (at once for those not pending); `false` when `waitMs` passed first. */
-  async whenSettled(keys: readonly string[], waitMs: number): Promise<boolean> {
-    const all = Promise.all(keys.filter((key) => this.#pending.has(key)).map((key) => this.#settledPromise(key)));
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
-    try {
-      return await Promise.race([all.then(() => true as const), late]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** True the first time it is asked for a pending `key`: whether to move it up now. */
+  promote(key: string): boolean {
+    if (!this.#pending.has(key) || this.#promoted.has(key)) return false;
+    this.#promoted.add(key);
+    return true;
   }
 
-  #settledPromise(key: string): Promise<void> {
-    const existing = this.#waiting.get(key);
-    if (existing) return existing.settled;
-    let resolve = () => {};
-    const settled = new Promise<void>((r) => (resolve = r));
-    this.#waiting.set(key, { settled, resolve });
-    return settled;
+  /**
+   * Resolves `true` once one app of `keys` has settled (at once when one is not pending), `false` when `waitMs`
+   * passed first. A waiter that gives up leaves nothing behind.
+   */
+  whenSettled(keys: readonly string[], waitMs: number): Promise<boolean> {
+    if (keys.some((key) => !this.#pending.has(key))) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const finish = (settled: boolean) => {
+        clearTimeout(timer);
+        for (const key of keys) this.#waiting.get(key)?.delete(wake);
+        resolve(settled);
+      };
+      const wake = () => finish(true);
+      const timer = setTimeout(() => finish(false), waitMs);
+      for (const key of keys) {
+        const waiters = this.#waiting.get(key) ?? new Set<() => void>();
+        waiters.add(wake);
+        this.#waiting.set(key, waiters);
+      }
+    });
   }
 
   /** Every app settled, or the wait is over. */

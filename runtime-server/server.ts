@@ -161,10 +161,11 @@ export class RuntimeServer {
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
     const controller = this.#controller;
-    if (!pass || !controller || !this.#appHosts) return undefined;
-    const waiting = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
+    if (!pass || pass.done() || !controller || !this.#appHosts) return undefined;
+    // An app whose deploy is failing waits its backoff like any other: a request neither skips it nor waits on it.
+    const waiting = this.#appHosts.appsAt(host).filter((key) => pass.has(key) && controller.queue.numRequeues(key) === 0);
     if (waiting.length === 0) return undefined;
-    for (const key of waiting) controller.enqueue(key, 'urgent');
+    for (const key of waiting) if (pass.promote(key)) controller.enqueue(key, 'urgent');
     return pass.whenSettled(waiting, UNROUTED_WAIT_MS);
   }
 

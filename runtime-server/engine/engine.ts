@@ -124,6 +124,7 @@ export class RuntimeEngine {
       log: this.#log,
       logs: this.logs,
       ...(options.onQuarantine ? { onChange: options.onQuarantine } : {}),
+      createdAt: (key) => this.#desired.get(key)?.app.createdAt,
     });
     this.limits = this.#limits;
     this.#followers = new LogFollowers(s.logLingerMs, (key) => this.#desired.has(key) && this.#kick());
@@ -422,11 +423,13 @@ export class RuntimeEngine {
 
   /** The route of a request that waited for its app's deploy: routed again (its first request may prepare it), or a 503 to retry. */
   #routeAfterDeploy(hostHeader: string | undefined, done: boolean): Promise<SettledRoute> {
-    if (!done)
+    const route = this.#route(hostHeader, false);
+    // Out of time and still no app at the host: a 503 to retry (the deploy goes on). Routed meanwhile after all: go on.
+    if (!done && 'refusal' in route && route.refusal?.status === 404) {
       return Promise.resolve({
         refusal: { status: 503, title: 'Service Unavailable', detail: 'The app is being deployed on this replica; retry shortly.', retryAfter: this.#s.retryAfter, reason: 'AppPreparing' },
       });
-    const route = this.#route(hostHeader, false);
+    }
     return 'pending' in route ? route.pending : Promise.resolve(route);
   }
 
