@@ -37,7 +37,8 @@ describe('projectRuntimeApp', () => {
     };
     const projected = projectRuntimeApp(app);
     expect(servingPlan(projected)).toEqual(servingPlan(app));
-    expect(projected.metadata).toEqual({ name: 'web', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7' });
+    // Its creation too: only a project's fresh apps count toward holding it back (engine/app-limits.ts).
+    expect(projected.metadata).toEqual({ name: 'web', namespace: 'p', uid: 'u-1', generation: 2, resourceVersion: '7', creationTimestamp: '2026-01-01T00:00:00Z' });
     expect(projected.spec).toEqual(app.spec);
     expect(Object.keys(projected.status ?? {}).sort()).toEqual(['migrations', 'served']);
   });

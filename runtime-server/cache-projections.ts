@@ -6,10 +6,11 @@ import type { KubeObject } from '../src/kube/index.ts';
 // these projections keep what the runtime reads and nothing written for people, the operator or the API. The
 // runtime never writes these objects, so nothing it caches is ever written back without the dropped fields.
 
-/** The metadata the runtime reads: identity, version, generation (its reports), deletion. Not labels, annotations, finalizers, owners. */
-function servingMetadata(obj: KubeObject): KubeObject['metadata'] {
-  const { name, namespace, uid, resourceVersion, generation, deletionTimestamp } = obj.metadata ?? {};
+/** The metadata the runtime reads: identity, version, generation (its reports), deletion, and of an app its creation (quarantine). Not labels, annotations, finalizers, owners. */
+function servingMetadata(obj: KubeObject, withCreation = false): KubeObject['metadata'] {
+  const { name, namespace, uid, resourceVersion, generation, creationTimestamp, deletionTimestamp } = obj.metadata ?? {};
   return {
+    ...(withCreation && creationTimestamp !== undefined ? { creationTimestamp } : {}),
     ...(name !== undefined ? { name } : {}),
     ...(namespace !== undefined ? { namespace } : {}),
     ...(uid !== undefined ? { uid } : {}),
@@ -26,7 +27,7 @@ function servingMetadata(obj: KubeObject): KubeObject['metadata'] {
  */
 export function projectRuntimeApp(obj: KubeObject): RuntimeApp {
   const { status, spec, apiVersion, kind } = obj as RuntimeApp;
-  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj), spec };
+  const app: RuntimeApp = { apiVersion, kind, metadata: servingMetadata(obj, true), spec };
   if (!status) return app;
   const { rollout, served, migrations } = status;
   return { ...app, status: { ...(rollout ? { rollout } : {}), ...(served ? { served } : {}), ...(migrations ? { migrations } : {}) } };

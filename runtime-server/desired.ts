@@ -28,6 +28,7 @@ export function deploymentOf(app: RuntimeApp | undefined, attached: readonly str
     env: { ...release.environment, ...linked },
     hostnames: [...new Set([...(app.spec.hostnames ?? []), ...attached])],
     ...(app.spec.maxConcurrentRequests !== undefined ? { maxConcurrentRequests: app.spec.maxConcurrentRequests } : {}),
+    ...(app.metadata?.creationTimestamp ? { createdAt: Date.parse(app.metadata.creationTimestamp) } : {}),
     ...(plan.kind === 'split' ? { canary: { buildId: plan.canary.buildId, env: { ...plan.canary.environment, ...canaryLinked }, weight: plan.weight, affinity: plan.affinity } } : {}),
   };
 }

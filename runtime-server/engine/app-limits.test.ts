@@ -6,8 +6,9 @@ import type { Generation } from './generation.ts';
 import type { ShardStop } from './shard.ts';
 import { UpstreamPool } from './upstream.ts';
 
-const limits = () =>
+const limits = (createdAt?: (key: string) => number | undefined) =>
   new AppLimits({
+    ...(createdAt ? { createdAt } : {}),
     cpuLimitMs: 500,
     quarantine: { initialMs: 60_000, maxMs: 3_600_000 },
     probationMs: 60_000,
@@ -48,7 +49,7 @@ describe('AppLimits: who is held to a stopped shard', () => {
     expect(l.quarantine('q/neighbour')).toBeUndefined();
   });
 
-  it('holds a whole project back after it stopped shards with fresh apps, an app deleted and made again included', () => {
+  it('holds a whole project back after it stopped shards with fresh apps', () => {
     const l = limits();
     for (let i = 0; i < PROJECT_STOPS - 1; i++) {
       l.stopped(stopWhile([`p/spin-${i}`]), () => 'b1');
@@ -104,5 +105,15 @@ describe('AppLimits: who is held to a stopped shard', () => {
     );
     expect(l.quarantine('p/rolling')).toMatchObject({ project: true });
     expect(l.quarantine('q/neighbour')).toBeUndefined();
+  });
+
+  it('counts toward the hold only apps made within the window: an old app blamed for stalls costs its project no more than its own quarantine', () => {
+    const now = Date.now();
+    const l = limits((key) => (key.startsWith('victim/') ? now - 30 * 24 * 3_600_000 : now - 60_000));
+    for (let i = 0; i < PROJECT_STOPS + 1; i++) l.stopped(stopWhile(['victim/shop']), () => 'b1');
+    expect(l.quarantine('victim/shop')).toMatchObject({ reason: 'CPULimitExceeded', offences: PROJECT_STOPS + 1 });
+    expect(l.quarantine('victim/blog')).toBeUndefined(); // the project's other apps are served
+    for (let i = 0; i < PROJECT_STOPS; i++) l.stopped(stopWhile([`attacker/fresh-${i}`]), () => 'b1');
+    expect(l.quarantine('attacker/next')).toMatchObject({ project: true });
   });
 });

@@ -20,6 +20,8 @@ export interface AppLimitsOptions {
   readonly logs: AppLogs;
   /** An app's quarantine started or ended: its report changed. */
   readonly onChange?: (key: string) => void;
+  /** When an app was created (epoch ms), if known: only a project's fresh apps count toward holding it back. */
+  readonly createdAt?: (key: string) => number | undefined;
 }
 
 /** An app's quarantine: its own, or (`project`) the one its whole project is under on this replica. */
@@ -157,7 +159,11 @@ export class AppLimits implements AppLimitsView {
       return;
     }
     for (const key of apps) this.#quarantine(key, reason, stop, buildOf);
-    this.#countStop(project, undefined, reason, stop);
+    // Only apps made within the window count toward the hold: that is the dodge it closes (an app made for each
+    // stall), and an old app blamed for another's stall (docs/runtime.md, the rule's known limit) then costs its
+    // project no more than its own quarantine.
+    const now = Date.now();
+    if (apps.some((key) => (this.#options.createdAt?.(key) ?? now) > now - PROJECT_STOPS_WINDOW_MS)) this.#countStop(project, undefined, reason, stop);
   }
 
   /** An app in a rollout whose new release (`build`) may have stopped its shard: that release is suspended (`RuntimeEngine`), the app not quarantined. */

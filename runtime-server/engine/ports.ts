@@ -33,6 +33,8 @@ export interface AppDeployment {
   readonly hostnames: readonly string[];
   /** Requests served at once before new ones queue; absent: the runtime default. */
   readonly maxConcurrentRequests?: number;
+  /** When the app was created (epoch ms; its RuntimeApp's creationTimestamp): how a project's fresh apps are told. */
+  readonly createdAt?: number;
   /**
    * A second release served beside this one during a rollout (docs/rollouts.md): `weight` percent of the
    * affinity keys (and of keyless requests) go to it. Both share the app's hosts and concurrency limit.

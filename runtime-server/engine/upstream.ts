@@ -33,6 +33,9 @@ export class UpstreamPool {
   readonly #lost: Flight[] = [];
   /** App key → when its last request here finished. */
   readonly #ended = new Map<string, number>();
+  /** Per project (probation's turns ask per request): requests in flight, and when the last one finished. */
+  readonly #openByProject = new Map<string, number>();
+  readonly #endedByProject = new Map<string, number>();
   /** The last moment this workerd showed it runs: a byte of an answer, a health answer. */
   #lastOutput = Date.now();
   #idleWaiters: Array<() => void> = [];
@@ -62,12 +65,18 @@ export class UpstreamPool {
    */
   enter(app = '', method = '', url = ''): (lost?: boolean) => void {
     const flight: Flight = { app, method, url, sentAt: Date.now() };
+    const project = app.slice(0, Math.max(0, app.indexOf('/')));
     this.#open.add(flight);
+    this.#openByProject.set(project, (this.#openByProject.get(project) ?? 0) + 1);
     let left = false;
     return (lost = false) => {
       if (left) return;
       left = true;
       this.#open.delete(flight);
+      const open = (this.#openByProject.get(project) ?? 1) - 1;
+      if (open > 0) this.#openByProject.set(project, open);
+      else this.#openByProject.delete(project);
+      if (!lost && app) this.#endedByProject.set(project, Date.now());
       if (lost) {
         this.#lost.push(flight);
         if (this.#lost.length > MAX_LOST) this.#lost.shift();
@@ -83,10 +92,8 @@ export class UpstreamPool {
 
   /** Whether an app of `project` has a request in flight here, or finished one within `graceMs` (probation's turns). */
   busy(project: string, graceMs: number, now = Date.now()): boolean {
-    const prefix = `${project}/`;
-    for (const flight of this.#open) if (flight.app.startsWith(prefix)) return true;
-    for (const [app, at] of this.#ended) if (at >= now - graceMs && app.startsWith(prefix)) return true;
-    return false;
+    if ((this.#openByProject.get(project) ?? 0) > 0) return true;
+    return (this.#endedByProject.get(project) ?? -Infinity) >= now - graceMs;
   }
 
   /** What was seen of this workerd, for blaming the app that stopped it. */
