@@ -74,6 +74,8 @@ export class LibsqlEngine implements SqlEngine {
   readonly #options: LibsqlEngineOptions;
   readonly #connections = new Map<string, LibsqlConnection>();
   readonly #limits = new Map<string, DatabaseLimits>();
+  /** When each database was last vacuumed, kept by the engine: a connection closed and opened again starts afresh. */
+  readonly #vacuumed = new Map<string, number>();
   #memoryLimitSet = false;
 
   constructor(options: LibsqlEngineOptions) {
@@ -89,7 +91,7 @@ export class LibsqlEngine implements SqlEngine {
   connection(tenant: string): SqlConnection {
     let connection = this.#connections.get(tenant);
     if (connection === undefined || connection.closed) {
-      connection = new LibsqlConnection(this.#open(tenant), this.#limitsOf(tenant));
+      connection = new LibsqlConnection(this.#open(tenant), this.#limitsOf(tenant), this.#vacuumClock(tenant));
       this.#connections.set(tenant, connection);
     }
     return connection;
@@ -107,6 +109,16 @@ export class LibsqlEngine implements SqlEngine {
 
   closeAll(): void {
     for (const tenant of this.#connections.keys()) this.closeTenant(tenant);
+  }
+
+  #vacuumClock(tenant: string): VacuumClock {
+    return {
+      last: () => this.#vacuumed.get(tenant) ?? -Infinity,
+      ran: (at) => {
+        for (const [other, when] of this.#vacuumed) if (when <= at - VACUUM_INTERVAL_MS) this.#vacuumed.delete(other);
+        this.#vacuumed.set(tenant, at);
+      },
+    };
   }
 
   #limitsOf(tenant: string): DatabaseLimits {
@@ -141,6 +153,12 @@ export class LibsqlEngine implements SqlEngine {
   }
 }
 
+/** When a database was last vacuumed, across its connections. */
+interface VacuumClock {
+  last(): number;
+  ran(at: number): void;
+}
+
 class LibsqlConnection implements SqlConnection {
   readonly #db: Connection;
   #limits: DatabaseLimits;
@@ -153,16 +171,17 @@ class LibsqlConnection implements SqlConnection {
   #refusal: QuotaRefusal | undefined;
   #freeze: GrowthFreeze | undefined;
   #vacuumRoomBytes: number | undefined;
-  #lastVacuumAt = -Infinity;
+  readonly #vacuumClock: VacuumClock;
   // Whether max_page_count is now the database's size (a freeze) rather than its quota: set only when that
   // changes, since the engine's PRAGMAs expire the prepared statements.
   #frozen = false;
   readonly #statements = new Map<string, Statement>();
   #countersStmt: Statement | undefined;
 
-  constructor(db: Connection, limits: DatabaseLimits) {
+  constructor(db: Connection, limits: DatabaseLimits, vacuumClock: VacuumClock) {
     this.#db = db;
     this.#limits = limits;
+    this.#vacuumClock = vacuumClock;
     this.#pageSize = Number(this.#internal(() => db.pragma('page_size')));
     this.#applySizeQuota();
   }
@@ -257,10 +276,10 @@ class LibsqlConnection implements SqlConnection {
         `VACUUM needs room for two copies of the database (${formatBytes(needs)}) and the server's disk has not that much to spare: delete rows (their pages are reused) or whole databases instead`,
       );
     }
-    const wait = this.#lastVacuumAt + VACUUM_INTERVAL_MS - Date.now();
+    const wait = this.#vacuumClock.last() + VACUUM_INTERVAL_MS - Date.now();
     if (wait > 0) throw new SqlError('SQLITE_BUSY', `This database was vacuumed less than ${VACUUM_INTERVAL_MS / 1000} s ago; run VACUUM again in ${Math.ceil(wait / 1000)} s`);
-    // A read-only caller's VACUUM is refused by SQLite (query_only) and rewrites nothing.
-    if (!this.#queryOnly) this.#lastVacuumAt = Date.now();
+    // A read-only caller's VACUUM is refused by SQLite (query_only), as is one inside a transaction: nothing rewritten.
+    if (!this.#queryOnly && !this.#db.inTransaction) this.#vacuumClock.ran(Date.now());
     this.#internal(() => {
       this.#db.pragma('temp_store = FILE');
       try {
