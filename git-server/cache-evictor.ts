@@ -3,7 +3,7 @@
 // limit is not its file system's: that is the node's disk, and a pod past the limit is evicted), and above the
 // mark deletes the least recently used repository copies (the bucket holds everything; a copy is fetched again on
 // its next use). Copies a request is using right now, or used within the last minute, are kept.
-import { lstat, readdir, statfs } from 'node:fs/promises';
+import { lstat, opendir, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Gauge, type Registry } from 'prom-client';
 import type { RepoCache } from './plumbing/repo-cache.ts';
@@ -46,18 +46,21 @@ export class CacheEvictor {
 
   /** One pass; answers the repositories evicted. */
   async runOnce(): Promise<string[]> {
-    const { cache, highWatermark } = this.#options;
-    const { maxBytes } = this.#options;
-    const measure = this.#options.usedFraction ?? (async () => Math.max(await diskUsedFraction(cache.root), maxBytes ? (await bytesUnder(cache.root)) / maxBytes : 0));
+    const { cache, highWatermark, maxBytes } = this.#options;
     const now = (this.#options.now ?? Date.now)();
+    // The directory is walked once a pass: each eviction takes what it measured of that copy off the total.
+    let bytes = maxBytes ? await bytesUnder(cache.root) : 0;
+    const measure = this.#options.usedFraction ?? (async () => Math.max(await diskUsedFraction(cache.root), maxBytes ? bytes / maxBytes : 0));
     let used = await measure();
     this.#gauge.set(used);
     const evicted: string[] = [];
     if (used <= highWatermark) return evicted;
     const candidates = (await cache.cached()).filter((c) => now - c.lastUsedMs > RECENTLY_USED_MS).sort((a, b) => a.lastUsedMs - b.lastUsedMs);
     for (const { repo } of candidates) {
+      const size = maxBytes ? await bytesUnder(cache.dirOf(repo)) : 0;
       if (!(await cache.evictIfIdle(repo))) continue;
       evicted.push(repo);
+      bytes = Math.max(0, bytes - size);
       used = await measure();
       this.#gauge.set(used);
       if (used <= highWatermark) break;
@@ -72,16 +75,30 @@ async function diskUsedFraction(dir: string): Promise<number> {
   return fs.blocks === 0 ? 0 : 1 - fs.bavail / fs.blocks;
 }
 
-/** Bytes of the files under `dir` (a file removed while walked counts nothing). */
+/**
+ * The disk space the files under `dir` take (blocks, as the kubelet counts an emptyDir, so small files count whole
+ * blocks). A directory or file that goes while it is walked (a push's quarantine, git's temporary files) counts
+ * nothing; the rest of the walk goes on.
+ */
 export async function bytesUnder(dir: string): Promise<number> {
   let total = 0;
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    if (!entry.isFile()) continue;
-    total += await lstat(join(entry.parentPath, entry.name)).then(
-      (s) => s.size,
-      () => 0,
-    );
+  const pending = [dir];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const entries = await opendir(next).catch(() => undefined);
+    if (!entries) continue;
+    try {
+      for await (const entry of entries) {
+        const path = join(next, entry.name);
+        if (entry.isDirectory()) pending.push(path);
+        else if (entry.isFile())
+          total += await lstat(path).then(
+            (s) => s.blocks * 512,
+            () => 0,
+          );
+      }
+    } catch {
+      // The directory went while it was read: what was counted of it stays, the rest of it is gone.
+    }
   }
   return total;
 }

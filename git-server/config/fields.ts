@@ -115,18 +115,19 @@ export function fraction(fallback: number): Field<number> {
   };
 }
 
-const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+// Binary units, and Kubernetes' decimal ones (`20G`, as a chart value may be written).
+const SIZE_UNITS: Readonly<Record<string, number>> = { '': 1, b: 1, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4, k: 1e3, m: 1e6, g: 1e9, t: 1e12 };
 
 /**
- * A size in bytes: a whole number with an optional binary unit (`512MiB`, `1GiB`, `65536`; Kubernetes' `512Mi`
- * and `20Gi` too, so a chart value that is a volume's size reads as it is). `undefined` as the fallback makes
- * the key optional.
+ * A size in bytes: a whole number with an optional binary unit (`512MiB`, `1GiB`, `65536`; Kubernetes' `512Mi`,
+ * `20Gi` and decimal `20G` too, so a chart value that is a volume's size reads as it is). `undefined` as the
+ * fallback makes the key optional.
  */
 export function byteSize<D extends string | undefined>(fallback: D): Field<number | (D extends string ? never : undefined)> {
   type Value = number | (D extends string ? never : undefined);
   const parse = (value: string): number => {
-    const match = /^(\d{1,16})\s*(?:([KMGT]i)B?|(B))?$/i.exec(value.trim());
-    const unit = match ? (match[2] ? `${match[2]}b` : (match[3] ?? '')).toLowerCase() : '';
+    const match = /^(\d{1,16})\s*(?:([KMGT]i)B?|([KMGT])|(B))?$/i.exec(value.trim());
+    const unit = match ? (match[2] ? `${match[2]}b` : (match[3] ?? match[4] ?? '')).toLowerCase() : '';
     const bytes = match ? Number(match[1]) * (SIZE_UNITS[unit] ?? NaN) : NaN;
     if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new FieldError(`"${value}" is not a size (examples: 65536, 512MiB, 1GiB)`);
     return bytes;

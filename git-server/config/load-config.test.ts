@@ -139,6 +139,7 @@ describe('loadConfig', () => {
     expect(config.server.drainTimeoutMs).toBe(90_000);
     expect(config.cache.diskHighWatermark).toBe(0.5);
     expect(config.cache.maxBytes).toBe(512 * 1024 ** 2); // a Kubernetes quantity, as the chart's cacheSize
+    expect(loadConfig(file(minimal), { ...KEYS, SERVICE__CACHE__MAX_SIZE: '20G' }).cache.maxBytes).toBe(20e9);
     expect(config.auth.trustedProxies).toEqual(['10.1.2.3', 'fd00::/8']);
     expect(config.auth.principalHeader).toBe('x-remote-user');
     expect(config.auth.tokenSecret).toBe(`${SECRET}-from-env`);
