@@ -194,7 +194,6 @@ class Population {
     this.#apps = target;
   }
 
-  /** A project of its own, outside the ones apps are created in. */
   /** The default host of the app a list of every RuntimeApp names last (by namespace, then name, as etcd keeps them). */
   async lastListedHost(): Promise<string> {
     let last = '';
@@ -208,6 +207,7 @@ class Population {
     return `${name}.${namespace}.${BASE_DOMAIN}`;
   }
 
+  /** A project of its own, outside the ones apps are created in. */
   extraProject(): Promise<string> {
     return this.#projectFor(-1);
   }
@@ -410,6 +410,7 @@ async function measureAt(
   // Asked from the restart on: the replica deploys that app first when a request names it, not at its turn.
   const restarted = performance.now();
   const lastApp = firstServed(stack.runtime.port, lastHost, '', readyTimeoutMs).then((at) => at - restarted);
+  lastApp.catch(() => {}); // awaited below; said there if it failed
   const runtimeRestartMs = await stack.runtime.start();
   const runtimeLastAppMs = await lastApp;
   say(`the last app of its first list answered ${(runtimeLastAppMs / 1000).toFixed(1)} s after the runtime's restart`);

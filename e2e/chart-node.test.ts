@@ -310,15 +310,13 @@ async function connectedRepository(name: string, app: string, build: object, env
   return { git, work, remote };
 }
 
-// A failed start keeps the node's logs too (afterAll says where): a run whose tests were all skipped for it said nothing.
-beforeAll(
-  () =>
-    installOnNode().catch((err: unknown) => {
-      failed = true;
-      throw err;
-    }),
-  900_000,
-);
+// A start that failed or timed out keeps the node's logs too (afterAll says where): a run whose tests were all
+// skipped for it said nothing. (A hook timing out does not reject the hook's promise: hence a flag set at the end.)
+let installed = false;
+beforeAll(async () => {
+  await installOnNode();
+  installed = true;
+}, 900_000);
 
 /** Starts the node, the bucket, the DNS API and the npm mirror beside it, and installs the chart. */
 async function installOnNode(): Promise<void> {
@@ -403,12 +401,13 @@ afterAll(async () => {
   );
   try {
     // The cluster's Events (probe failures, kills) go with the logs a failed run keeps.
+    if (!installed) failed = true;
     if (failed && node) writeFileSync(join(stateDir, 'node', 'events.txt'), await node.kubectl('get', 'events', '--all-namespaces', '--sort-by=.lastTimestamp').catch((err: Error) => err.message));
     if (node) await node.stop();
     else if (starting && !stopped) await (await starting.catch(() => undefined))?.stop();
   } finally {
     await Promise.all([minio?.service.stop(), moto?.service.stop(), npmMirror?.service.stop()]);
-    if (failed) console.log(`chart on a node: a test failed; the node's logs are kept in ${stateDir}/node`);
+    if (failed) console.log(`chart on a node: ${installed ? 'a test failed' : 'the start failed'}; the node's logs are kept in ${stateDir}/node`);
     else rmSync(stateDir, { recursive: true, force: true });
   }
 });
