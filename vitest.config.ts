@@ -3,9 +3,10 @@ import { defineConfig } from 'vitest/config';
 // `unit` needs nothing running; `integration` (files named *.int.test.ts beside the code, and everything under
 // e2e/) runs against the real local control plane, MinIO and moto, started once per run by
 // e2e/harness/global-setup.ts. Most integration tests wait on processes more than they compute, so files run
-// two at a time; the few that measure one tenant's effect on another's latency run afterwards, alone
-// (`measured`), so their bounds are about the code under test and not about a neighbouring test file.
-const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts'];
+// two at a time; the few that measure one tenant's effect on another's latency, or time a replica's start among
+// a thousand apps (which every other test's runtime, watching every namespace, would have to go through too), run
+// afterwards, alone (`measured`), so their bounds are about the code under test and not about a neighbouring file.
+const MEASURED = ['e2e/database-isolation.test.ts', 'e2e/runtime-limits.test.ts', 'e2e/runtime-first-list.test.ts'];
 
 // expect.poll gives up after 1 s unless a test says otherwise; unit tests drive real workerd and SQLite
 // processes too, and on a loaded two-core CI machine a restart takes longer than that. A poll that holds is as
