@@ -45,7 +45,12 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
       client.pipe(upstream).pipe(client);
       client.once('error', () => upstream.destroy());
       client.once('close', () => upstream.destroy());
-      upstream.once('close', () => client.destroy());
+      // A backend closing after its answer (the client asked for Connection: close) ends the client's side once
+      // the answer is written: pipe() does that. destroy() here dropped answer bytes still being written under
+      // load, which the client saw as ECONNRESET. Only a backend that failed takes the client down at once.
+      upstream.once('close', (hadError) => {
+        if (hadError) client.destroy();
+      });
       client.resume();
     });
   };
