@@ -3,12 +3,12 @@
 // that wait for the runtime entry point to answer a host.
 import { RUNTIME_NODE_FLAGS } from '../../runtime-server/node-flags.ts';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { send } from '../../runtime-server/engine/testing/http.ts';
-import { freePort, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, PortTakenError, startService, waitForHttp, type Service } from './process.ts';
 import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
@@ -56,9 +56,19 @@ export function packWorker(source: string): Buffer {
  * `running` gets its service. Nobody is told its address: the operator finds it by its RuntimeReplica.
  */
 export async function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
-  const runtime = await launchRuntime(name, namespace, running, env);
-  await waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000);
-  return runtime;
+  for (let attempt = 1; ; attempt++) {
+    const runtime = await launchRuntime(name, namespace, running, env);
+    try {
+      await waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000);
+      return runtime;
+    } catch (err) {
+      // A free port taken by another test's process before this one listened (its status port, or the entry
+      // port: EADDRINUSE in its log) is given up for new ones, as startApiServer does.
+      const taken = err instanceof PortTakenError || (runtime.service.child.exitCode !== null && readFileSync(runtime.service.logPath, 'utf8').includes('EADDRINUSE'));
+      if (!taken || attempt >= 3) throw err;
+      running.splice(running.indexOf(runtime.service), 1);
+    }
+  }
 }
 
 /** As {@link startRuntime}, without waiting for it to be ready (a test of how it starts). */
