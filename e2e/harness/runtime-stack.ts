@@ -55,18 +55,29 @@ export function packWorker(source: string): Buffer {
  * stack's operator looks for replicas (as the release namespace in a cluster); resolves once it is ready.
  * `running` gets its service. Nobody is told its address: the operator finds it by its RuntimeReplica.
  */
-export async function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
+export function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
+  return onFreePorts(
+    running,
+    () => launchRuntime(name, namespace, running, env),
+    (runtime) => waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000),
+  );
+}
+
+/**
+ * Launches a service on ports `freePort` picked and waits for it; a port another test's process took before the
+ * service listened (PortTakenError, or EADDRINUSE in the log of a service that exited) is given up for new ones,
+ * twice at most, as startApiServer does.
+ */
+async function onFreePorts<T extends { service: Service }>(running: Service[], launch: () => Promise<T>, ready: (started: T) => Promise<void>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const runtime = await launchRuntime(name, namespace, running, env);
+    const started = await launch();
     try {
-      await waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000);
-      return runtime;
+      await ready(started);
+      return started;
     } catch (err) {
-      // A free port taken by another test's process before this one listened (its status port, or the entry
-      // port: EADDRINUSE in its log) is given up for new ones, as startApiServer does.
-      const taken = err instanceof PortTakenError || (runtime.service.child.exitCode !== null && readFileSync(runtime.service.logPath, 'utf8').includes('EADDRINUSE'));
+      const taken = err instanceof PortTakenError || (started.service.child.exitCode !== null && readFileSync(started.service.logPath, 'utf8').includes('EADDRINUSE'));
       if (!taken || attempt >= 3) throw err;
-      running.splice(running.indexOf(runtime.service), 1);
+      running.splice(running.indexOf(started.service), 1);
     }
   }
 }
@@ -107,24 +118,27 @@ export async function launchRuntime(name: string, namespace: string, running: Se
  * a deleted app's artifacts are its RuntimeApp controller's to delete.
  */
 export async function startOperator(namespace: string, running: Service[], env: Record<string, string> = {}): Promise<void> {
-  const port = await freePort();
-  const service = startService({
-    name: `operator-${namespace}`,
-    command: toolPath('node'),
-    args: [join(repoRoot, 'bin/cw-operator.ts')],
-    logPath: join(inject('stateDir'), `operator-${namespace}.log`),
-    env: {
-      ...process.env,
-      KUBECONFIG: inject('kubeconfig'),
-      CW_OPERATOR_PORT: String(port),
-      POD_NAMESPACE: namespace,
-      CW_WATCH_NAMESPACE: namespace,
-      ...s3Env(),
-      ...env,
-    },
-  });
-  running.push(service);
-  await waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000);
+  const launch = async () => {
+    const port = await freePort();
+    const service = startService({
+      name: `operator-${namespace}`,
+      command: toolPath('node'),
+      args: [join(repoRoot, 'bin/cw-operator.ts')],
+      logPath: join(inject('stateDir'), `operator-${namespace}.log`),
+      env: {
+        ...process.env,
+        KUBECONFIG: inject('kubeconfig'),
+        CW_OPERATOR_PORT: String(port),
+        POD_NAMESPACE: namespace,
+        CW_WATCH_NAMESPACE: namespace,
+        ...s3Env(),
+        ...env,
+      },
+    });
+    running.push(service);
+    return { service, port };
+  };
+  await onFreePorts(running, launch, ({ service, port }) => waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000));
 }
 
 /** Polls `probe` every 50 ms until `ok` holds; throws with the last value (or error) after `timeoutMs`. */
