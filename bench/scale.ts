@@ -17,7 +17,7 @@ import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, loadKubeConnection, objectClient, RESOURCE_QUOTAS, type KubeConnection, type KubeObject } from '../src/kube/index.ts';
-import { PROJECT_QUOTA_NAME } from '../src/platform/project-quota.ts';
+import { PROJECT_QUOTA_NAME, quotaCounted, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
@@ -239,14 +239,11 @@ class Population {
    * chart's former 384 MiB bound, and the run waited here); a slow count is said every minute.
    */
   async #quotaCounted(namespace: string): Promise<void> {
-    type Quota = KubeObject & { spec?: { hard?: Record<string, string> }; status?: { hard?: Record<string, string>; used?: Record<string, string> } };
-    const quotas = objectClient<Quota>(this.#conn, RESOURCE_QUOTAS);
+    const quotas = objectClient<ResourceQuota>(this.#conn, RESOURCE_QUOTAS);
     const started = performance.now();
     let said = started;
     while (performance.now() - started < readyTimeoutMs) {
-      const quota = await quotas.get(namespace, PROJECT_QUOTA_NAME);
-      const counted = Object.keys(quota?.spec?.hard ?? {});
-      if (counted.length > 0 && counted.every((resource) => quota?.status?.used?.[resource] !== undefined && quota.status.hard?.[resource] === quota.spec?.hard?.[resource])) {
+      if (quotaCounted(await quotas.get(namespace, PROJECT_QUOTA_NAME))) {
         if (performance.now() - started > 10_000) say(`the project quota of ${namespace} was counted after ${seconds((performance.now() - started) / 1000)}`);
         return;
       }

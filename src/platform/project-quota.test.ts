@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countedPlural, countResource, PROJECT_OBJECT_COUNTS, projectQuotaDrifted, projectResourceQuota, quotaRefusalDetail } from './project-quota.ts';
+import { countedPlural, countResource, PROJECT_OBJECT_COUNTS, projectQuotaDrifted, projectResourceQuota, quotaCounted, quotaRefusalDetail } from './project-quota.ts';
 
 describe('the project quota', () => {
   it('counts each Cloudwright kind a project namespace holds, with the API’s numbers', () => {
@@ -60,3 +60,15 @@ function canonical(changes: Record<string, string>): { spec: { hard: Record<stri
   const hard = { ...projectResourceQuota('p1').spec.hard, 'count/dnsrecords.cloudwright.dev': '50k' };
   return { spec: { hard: { ...hard, ...changes } } };
 }
+
+describe('quotaCounted', () => {
+  it('holds once the controller manager has counted every resource of the spec as it reads now', () => {
+    const spec = { hard: { 'count/runtimeapps.cloudwright.dev': '100', 'count/builds.cloudwright.dev': '2100' } };
+    expect(quotaCounted(undefined)).toBe(false);
+    expect(quotaCounted({ spec })).toBe(false); // written, not counted yet
+    expect(quotaCounted({ spec, status: { hard: { 'count/runtimeapps.cloudwright.dev': '100' }, used: { 'count/runtimeapps.cloudwright.dev': '0' } } })).toBe(false);
+    const counted = { hard: spec.hard, used: { 'count/runtimeapps.cloudwright.dev': '0', 'count/builds.cloudwright.dev': '0' } };
+    expect(quotaCounted({ spec, status: counted })).toBe(true);
+    expect(quotaCounted({ spec: { hard: { ...spec.hard, 'count/builds.cloudwright.dev': '2200' } }, status: counted })).toBe(false); // the spec changed since
+  });
+});

@@ -18,6 +18,16 @@ import { PROJECT_LABEL } from './resources.ts';
 /** A ResourceQuota as far as the project quota needs it. */
 export interface ResourceQuota extends KubeObject {
   spec?: { hard?: Record<string, string> };
+  status?: { hard?: Record<string, string>; used?: Record<string, string> };
+}
+
+/**
+ * Whether kube-controller-manager has counted `quota` as its spec now reads: until then the apiserver refuses
+ * creates of the kinds it counts ("status unknown for quota"), which the API answers 503 to retry.
+ */
+export function quotaCounted(quota: ResourceQuota | undefined): boolean {
+  const counted = Object.keys(quota?.spec?.hard ?? {});
+  return counted.length > 0 && counted.every((resource) => quota?.status?.used?.[resource] !== undefined && quota.status.hard?.[resource] === quota.spec?.hard?.[resource]);
 }
 
 /** The ResourceQuota's name in each project namespace. */
