@@ -8,7 +8,9 @@ import { hashPassword } from '../src/auth/passwords.ts';
 import { KubePasswordStore } from '../api/stores/kube-password-store.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import type { User } from '../src/apis/v1alpha1/user.ts';
-import { loadKubeConnection, objectClient } from '../src/kube/index.ts';
+import { setTimeout } from 'node:timers/promises';
+import { loadKubeConnection, objectClient, RESOURCE_QUOTAS } from '../src/kube/index.ts';
+import { PROJECT_QUOTA_NAME, quotaCounted, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { PROJECTS, USERS } from '../src/platform/resources.ts';
 import { KubeTokenStore } from '../api/stores/index.ts';
 
@@ -50,4 +52,19 @@ export async function bootstrapAccounts(kubeconfig: string): Promise<DevAccounts
   } finally {
     store.stop();
   }
+}
+
+/**
+ * Waits until kube-controller-manager has counted the project's quota (the operator writes it with the project's
+ * namespace), at most `timeoutMs`; answers whether it has. Until then every create in the project answers 503 to
+ * retry, about half a minute after a fresh control plane starts: a newcomer's first `POST …/apps` met that.
+ */
+export async function projectQuotaCounted(kubeconfig: string, project: string, timeoutMs: number): Promise<boolean> {
+  const quotas = objectClient<ResourceQuota>(loadKubeConnection(kubeconfig), RESOURCE_QUOTAS);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (quotaCounted(await quotas.get(project, PROJECT_QUOTA_NAME).catch(() => undefined))) return true;
+    await setTimeout(250);
+  }
+  return false;
 }

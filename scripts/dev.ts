@@ -12,7 +12,7 @@ import { freePort, startService, waitForHttp, type Service } from '../e2e/harnes
 import { repoRoot, toolPath } from '../e2e/harness/tools.ts';
 import { installCrds } from '../e2e/harness/install-crds.ts';
 import { ensureBucket } from '../src/object-store/s3-buckets.ts';
-import { bootstrapAccounts } from './dev-bootstrap.ts';
+import { bootstrapAccounts, projectQuotaCounted } from './dev-bootstrap.ts';
 import { planDevGit, startDevGit } from './dev-git.ts';
 import { startDevDns } from './dev-dns-zone.ts';
 import { devDbUrl, startDevDb } from './dev-db.ts';
@@ -125,6 +125,10 @@ async function main(): Promise<void> {
   ]);
 
   const accounts = await bootstrapAccounts(cluster.kubeconfig);
+  // Ready means the project takes creates: until its quota is counted they answer 503.
+  if (!(await projectQuotaCounted(cluster.kubeconfig, accounts.project, 120_000))) {
+    say(`the quota of project ${accounts.project} is not counted after 120 s: creates in it answer 503 until kube-controller-manager counts it`);
+  }
   const env: Record<string, string> = {
     KUBECONFIG: cluster.kubeconfig,
     CW_API_URL: apiUrl,
