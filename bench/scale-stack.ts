@@ -40,6 +40,9 @@ export interface ScaleStack {
   readonly operatorMetricsUrl: string;
 }
 
+/** The runtime replica's name (its RuntimeReplica in the default namespace). */
+export const RUNTIME_REPLICA_NAME = 'cw-runtime-scale';
+
 export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
   const { stateDir, stops } = run;
   const [cluster, minio] = await Promise.all([startControlPlane({ stateDir, throwaway: true }), startMinio(stateDir)]);
@@ -108,7 +111,7 @@ export async function startScaleStack(run: BenchRun): Promise<ScaleStack> {
     CW_RUNTIME_STATUS_HOST: '127.0.0.1',
     CW_RUNTIME_STATUS_PORT: String(statusPort),
     CW_RUNTIME_PUBLIC_SCHEME: 'http',
-    CW_RUNTIME_REPLICA_NAME: 'cw-runtime-scale',
+    CW_RUNTIME_REPLICA_NAME: RUNTIME_REPLICA_NAME,
     CW_RUNTIME_STATUS_TOKEN: RUNTIME_STATUS_TOKEN,
     // The chart's bound on cw-runtime's own heap (runtime.nodeHeapMiB).
     NODE_OPTIONS: '--max-old-space-size=512',

@@ -19,7 +19,8 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import { isAlreadyExists, loadKubeConnection, objectClient, RESOURCE_QUOTAS, type KubeConnection, type KubeObject } from '../src/kube/index.ts';
 import { PROJECT_QUOTA_NAME, quotaCounted, type ResourceQuota } from '../src/platform/project-quota.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
-import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS } from '../src/platform/resources.ts';
+import { APP_HOSTNAMES, BUILDS, NAMESPACES, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { projectNamespace } from '../operator/controllers/project/project-namespace.ts';
 import type { Project } from '../src/apis/v1alpha1/project.ts';
 import { artifactKey, buildIdFor, buildResourceName } from '../src/platform/artifact-keys.ts';
@@ -28,7 +29,7 @@ import { benchRun, runBench } from './run.ts';
 import { firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
 import { residentBytes, treeResidentBytes } from '../e2e/harness/process-memory.ts';
 import { processAlive } from '../e2e/harness/process.ts';
-import { BASE_DOMAIN, startScaleStack, type ScaleStack } from './scale-stack.ts';
+import { BASE_DOMAIN, RUNTIME_REPLICA_NAME, startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { cpuProfile, liveHeap } from './inspector-probe.ts';
 
 const { values: flags } = parseArgs({
@@ -112,6 +113,8 @@ interface Figures {
   /** cw-runtime's V8 heap in use after a full GC. */
   runtimeHeap: number;
   runtimeRestartSeconds: number;
+  /** From the restart until its RuntimeReplica says its reports are complete (the operator counts it again). */
+  runtimeReportsSeconds: number;
   /** From the restart to the first 200 of the app its first list names last. */
   runtimeLastAppSeconds: number;
   /** The replica's RSS (workerd included) and its Node process's, just after the restart: a fresh replica at this size. */
@@ -370,6 +373,18 @@ async function deployLatency(stack: ScaleStack, project: string, round: number):
   return times;
 }
 
+/** When the runtime replica's RuntimeReplica next says its reports are complete (its first list settled). */
+async function reportsComplete(conn: KubeConnection, timeoutMs: number): Promise<number> {
+  const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const replica = await replicas.get('default', RUNTIME_REPLICA_NAME).catch(() => undefined);
+    if (replica?.spec.ready && replica.spec.reportsComplete) return performance.now();
+    await sleep(100);
+  }
+  throw new Error(`the runtime replica's reports did not count within ${timeoutMs} ms`);
+}
+
 async function measureAt(
   stack: ScaleStack,
   population: Population,
@@ -411,6 +426,8 @@ async function measureAt(
   const runtimeRestartMs = await stack.runtime.start();
   const runtimeLastAppMs = await lastApp;
   say(`the last app of its first list answered ${(runtimeLastAppMs / 1000).toFixed(1)} s after the runtime's restart`);
+  const reportsMs = await reportsComplete(conn, readyTimeoutMs).then((at) => at - restarted);
+  say(`its reports count (first list settled) ${(reportsMs / 1000).toFixed(1)} s after the restart`);
   const runtimeFreshRss = treeResidentBytes(stack.runtime.pid());
   const runtimeFreshNodeRss = residentBytes(stack.runtime.pid());
   say(`cw-runtime ready again after ${(runtimeRestartMs / 1000).toFixed(1)} s (RSS ${mib(runtimeFreshRss)})`);
@@ -434,6 +451,7 @@ async function measureAt(
     runtimeHeap,
     runtimeRestartSeconds: runtimeRestartMs / 1000,
     runtimeLastAppSeconds: runtimeLastAppMs / 1000,
+    runtimeReportsSeconds: reportsMs / 1000,
     runtimeFreshRss,
     runtimeFreshNodeRss,
     deployP50: percentile(deployed, 50),
@@ -465,6 +483,7 @@ function report(all: Figures[]): void {
     ['cw-runtime restart to ready', (f) => seconds(f.runtimeRestartSeconds)],
     ['  RSS then, Node / workerd', (f) => `${mib(f.runtimeFreshNodeRss)} / ${mib(f.runtimeFreshRss - f.runtimeFreshNodeRss)}`],
     ['  the last app of its first list: first 200 after', (f) => seconds(f.runtimeLastAppSeconds)],
+    ['  its reports count (first list settled) after', (f) => seconds(f.runtimeReportsSeconds)],
     ['deploy → first 200 p50 / p95', (f) => `${f.deployP50.toFixed(0)} / ${f.deployP95.toFixed(0)} ms`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

@@ -182,6 +182,12 @@ describe('runtime apps applied as custom resources', () => {
 
     const late = await startRuntime('cw-runtime-c', namespace, running); // returns once /readyz answers 200
     const gauge = async (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(await (await fetch(`${late.statusUrl}/metrics`)).text())?.[1]);
+    // It takes traffic before it has gone through its first list; once through, nothing was prepared.
+    await eventually(
+      'the first list settled',
+      () => gauge('cloudwright_runtime_first_list_pending'),
+      (pending) => pending === 0,
+    );
     // Served on demand (docs/runtime.md): routed, not fetched, until a request asks for it.
     expect(await gauge('cloudwright_runtime_apps_served')).toBe(0);
     expect(await gauge('cloudwright_runtime_apps_deployed')).toBeGreaterThanOrEqual(1);

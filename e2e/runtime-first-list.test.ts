@@ -1,16 +1,18 @@
-// A cw-runtime replica starting among many apps (1,000 here) goes through them one by one (its first list), and is ready once
-// it has. A request for an app it has not got to yet does not wait for the rest: that app is deployed first, and
-// the request answered by it, while the replica is still going through the list (its /readyz says how far).
+// A cw-runtime replica starting among many apps (1,000 here) takes traffic as soon as its informers have listed them,
+// and goes through them one by one (its first list). A request for an app it has not got to yet does not wait for the
+// rest: that app is deployed first and the request answered by it; the replica's reports count (its RuntimeReplica's
+// reportsComplete, what the operator reads) only once the whole list has settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { loadKubeConnection, NAMESPACES, objectClient, type KubeObject } from '../src/kube/index.ts';
 import { S3ObjectStore } from '../src/object-store/s3-object-store.ts';
 import { artifactKey, buildIdFor } from '../src/platform/artifact-keys.ts';
-import { RUNTIME_APPS } from '../src/platform/resources.ts';
+import { RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { waitForLine, type Service } from './harness/process.ts';
-import { BASE_DOMAIN, launchRuntime, packWorker } from './harness/runtime-stack.ts';
+import { BASE_DOMAIN, eventually, launchRuntime, packWorker } from './harness/runtime-stack.ts';
 
 const APPS = 1000;
 const conn = loadKubeConnection(inject('kubeconfig'));
@@ -41,22 +43,39 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('cw-runtime starting among many apps', () => {
-  it('answers a request for the last app of its first list before it has gone through the rest', { timeout: 120_000 }, async () => {
+  it('takes traffic once it has listed them, and answers the last app of its first list before it has gone through the rest', { timeout: 120_000 }, async () => {
     // One app at a time, so the list takes long enough to be caught in the middle of; this test's namespace only.
-    const { service, port, statusUrl } = await launchRuntime('cw-runtime-first-list', namespace, running, { CW_RUNTIME_WORKERS: '1', CW_WATCH_NAMESPACE: namespace });
+    const name = 'cw-runtime-first-list';
+    const { service, port, statusUrl } = await launchRuntime(name, namespace, running, { CW_RUNTIME_WORKERS: '1', CW_WATCH_NAMESPACE: namespace });
     await waitForLine(service, /informer synced/, 60_000);
+    const pendingApps = async () => Number(/^cloudwright_runtime_first_list_pending (\d+)$/m.exec(await (await fetch(`${statusUrl}/metrics`)).text())?.[1]);
+    // Ready for traffic with most of the list still to go (readiness waits on nothing but the listing and workerd).
+    const readiness = await fetch(`${statusUrl}/readyz`);
+    expect([readiness.status, await readiness.text()]).toEqual([200, 'ok']);
     const last = names.at(-1) ?? '';
     const answered = await send(port, `${last}.${namespace}.${BASE_DOMAIN}`, '/');
-    const readiness = await fetch(`${statusUrl}/readyz`);
-    const why = await readiness.text();
     expect([answered.status, answered.body]).toEqual([200, last]);
     // Still going through the list when the last app answered: it was not served in list order.
-    expect(readiness.status, why).toBe(503);
-    const pending = Number(/(\d+) apps of the first list are not served yet/.exec(why)?.[1]);
-    expect(pending).toBeGreaterThan(APPS / 4);
+    expect(await pendingApps()).toBeGreaterThan(APPS / 4);
+    // Its reports do not count yet: the operator would read the apps not reached as not served by it.
+    const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
+    const replica = await eventually(
+      'the RuntimeReplica published',
+      () => replicas.get(namespace, name),
+      (r) => r !== undefined,
+    );
+    expect(replica?.spec).toMatchObject({ ready: true, reportsComplete: false });
     // A host naming no app at all: 404 at once, nothing waited for.
     const asked = performance.now();
     expect(await send(port, `nothing.${namespace}.${BASE_DOMAIN}`, '/')).toMatchObject({ status: 404 });
     expect(performance.now() - asked).toBeLessThan(2_000);
+    // Once the list has settled, its reports count.
+    await eventually(
+      'reports complete',
+      () => replicas.get(namespace, name),
+      (r) => r?.spec.reportsComplete === true,
+      100_000,
+    );
+    expect(await pendingApps()).toBe(0);
   });
 });

@@ -68,8 +68,8 @@ export interface ServingControllerDeps {
   /**
    * Called once `key` has settled: served, not to be served, or refused for good (a build that cannot load
    * or is not stored). Not after a failure that is retried (the object store or workerd unreachable): a
-   * replica is ready only when every app of its first pass has settled, so a new replica does not take
-   * traffic for an app it cannot serve yet while the old ones are being replaced.
+   * replica's reports count only when every app of its first pass has settled, so the operator does not read
+   * an app a new replica cannot serve yet as served by it.
    */
   onReconciled?: (key: string) => void;
 }

@@ -1,12 +1,13 @@
-/** How long a new replica waits at most for the apps of its first list before it reports ready anyway. */
+/** How long a new replica waits at most for the apps of its first list before its reports count anyway. */
 export const FIRST_PASS_WAIT_MS = 2 * 60 * 1000;
 
 /**
- * The apps of the informer's first list that have not settled yet (served, or refused for good). A replica
- * is ready once all have, so that behind a load balancer it never answers 404 for an app it is still
- * loading; but not later than `waitMs` after the list: one app whose deploy keeps failing (its artifact
- * unreadable, say) must not keep every new replica, and so every other app, out of service. The apps left
- * then are served as soon as they settle, like any change.
+ * The apps of the informer's first list that have not settled yet (served, or refused for good). The replica
+ * takes traffic meanwhile (a request for one of them has it deployed next and waits on it), and its reports
+ * count once all have settled, so the operator never reads an app not reached yet as not served; but not later
+ * than `waitMs` after the list: one app whose deploy keeps failing (its artifact unreadable, say) must not keep
+ * every new replica's reports, and so every app's rollout across replicas, from counting. The apps left then are
+ * served as soon as they settle, like any change.
  */
 export class FirstPass {
   readonly #pending: Set<string>;
@@ -67,6 +68,11 @@ export class FirstPass {
   /** Every app settled, or the wait is over. */
   done(): boolean {
     return this.#pending.size === 0 || this.#now() >= this.#deadlineMs;
+  }
+
+  /** How many apps are not settled yet. */
+  get pendingCount(): number {
+    return this.#pending.size;
   }
 
   /** The apps not settled yet (for the log once the wait is over). */

@@ -13,8 +13,16 @@ const deployBuckets = [0.05, 0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 10, 30, 60];
  * cw-runtime's own metrics, beside the controller runtime's `controller_runtime_*` and `workqueue_*` and the
  * object store's `service_store_*`: the engine's state is read at scrape time, so it is never stale.
  */
-export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps'>, records: AppRecords): ServingMetrics {
+export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, 'status' | 'limits' | 'deployedApps'>, records: AppRecords, firstListPending: () => number = () => 0): ServingMetrics {
   const registers = [registry];
+  new Gauge({
+    name: 'cloudwright_runtime_first_list_pending',
+    help: 'Apps of the first list this replica has not settled yet (it takes traffic meanwhile: a request for one has it deployed next); its reports count once none are left, or after two minutes',
+    registers,
+    collect() {
+      this.set(firstListPending());
+    },
+  });
   new Gauge({
     name: 'cloudwright_runtime_ready',
     help: '1 when workerd runs and answered its last health check',

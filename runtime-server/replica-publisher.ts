@@ -130,7 +130,7 @@ export class ReplicaPublisher {
   async #beat(): Promise<void> {
     try {
       await this.#renew();
-      // Also publishes what changed without a signal: readiness after the first pass's time limit at every beat,
+      // Also publishes what changed without a signal: whether the reports count after the first pass's time limit, at every beat,
       // and every report once in a while, in case something a report shows changed without saying so.
       if (++this.#beats % FULL_PUBLISH_BEATS === 0) this.changed();
       else this.#schedule();

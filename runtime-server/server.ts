@@ -103,9 +103,9 @@ export class RuntimeServer {
   }
 
   /**
-   * Ready to take traffic: workerd answers on the entry socket, and every app of the informer's first list
-   * has settled (served, or refused for good), so a new replica behind a load balancer never answers 404 for
-   * apps it has not loaded yet; or the first pass has waited its limit (`FirstPass`).
+   * Ready to take traffic (`/readyz`): workerd answers on the entry socket and the informers have listed. An app
+   * of the first list not reached yet is deployed when a request asks for it (`#unrouted`), so a new replica takes
+   * traffic in seconds whatever the number of apps, and never answers 404 for an app it simply has not got to.
    */
   ready(): boolean {
     return this.notReady() === undefined;
@@ -116,7 +116,7 @@ export class RuntimeServer {
     const reason = this.#notReadyReason();
     // Each change is logged once: a replica leaving its Service says why in its own log.
     if (reason !== this.#lastNotReady) {
-      if (reason === undefined) this.#log.info('ready: taking traffic');
+      if (reason === undefined) this.#log.info('ready: taking traffic', { firstListPending: this.#firstPass?.pendingCount ?? 0 });
       else this.#log.warn('not ready', { reason });
       this.#lastNotReady = reason;
     }
@@ -126,19 +126,28 @@ export class RuntimeServer {
   #notReadyReason(): string | undefined {
     if (this.#stopping) return 'stopping: finishing the requests in flight';
     if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
-    if (!this.#firstPassDone()) return `starting: ${this.#firstPass?.pending.length ?? 0} apps of the first list are not served yet`;
+    if (!this.#firstPass) return 'starting: the informers have not listed the apps yet';
     const status = this.#engine.status();
     if (status.ready) return undefined;
     const shards = status.shards.filter((shard) => !shard.ready).map((shard) => `shard ${shard.index} (workerd generation ${shard.generation}, ${shard.restarts} restarts)`);
     return `workerd not healthy: ${shards.join(', ') || 'no shard running'}`;
   }
 
+  /**
+   * Whether this replica's reports cover every app (the RuntimeReplica's `ready`: what the operator counts). Not
+   * before every app of the first list has settled (or the first pass has waited its limit): an app not reached
+   * yet has no report, and counting the replica then would take every such app back to `RollingOut`.
+   */
+  #reportsComplete(): boolean {
+    return this.ready() && this.#firstPassDone();
+  }
+
   #firstPassDone(): boolean {
     const pass = this.#firstPass;
     if (!pass?.done()) return false;
-    if (pass.pending.length > 0 && !this.#firstPassOverdueLogged) {
+    if (pass.pendingCount > 0 && !this.#firstPassOverdueLogged) {
       this.#firstPassOverdueLogged = true;
-      this.#log.warn('ready with apps of the first list not served yet: their deploys keep failing', { apps: pass.pending.slice(0, 20), count: pass.pending.length });
+      this.#log.warn('the first list waited its limit with apps not served yet: their deploys keep failing', { apps: pass.pending.slice(0, 20), count: pass.pendingCount });
     }
     return true;
   }
@@ -155,16 +164,19 @@ export class RuntimeServer {
   /**
    * A request for a host no deployed app has, while the first list is being gone through: the apps of that list
    * the host may name are reconciled before the rest, and the request waits for them (at most the on-demand
-   * first request's wait), so a replica that took traffic before the end of its first list (`FIRST_PASS_WAIT_MS`)
-   * or a client that reached it directly does not answer 404 for an app it simply has not got to.
+   * first request's wait), so a replica, which takes traffic as soon as its informers have listed, does not
+   * answer 404 for an app it simply has not got to.
    */
   #unrouted(host: string): Promise<boolean> | undefined {
     const pass = this.#firstPass;
     const controller = this.#controller;
     if (!pass || pass.done() || !controller || !this.#appHosts) return undefined;
-    // An app whose deploy is failing waits its backoff like any other: a request neither skips it nor waits on it.
-    const waiting = this.#appHosts.appsAt(host).filter((key) => pass.has(key) && controller.queue.numRequeues(key) === 0);
-    if (waiting.length === 0) return undefined;
+    const pending = this.#appHosts.appsAt(host).filter((key) => pass.has(key));
+    if (pending.length === 0) return undefined;
+    // An app whose deploy is failing waits its backoff like any other: a request neither skips it nor waits on
+    // it, and is answered 503 to retry (the replica takes traffic during its first list: not a 404 for an app it has).
+    const waiting = pending.filter((key) => controller.queue.numRequeues(key) === 0);
+    if (waiting.length === 0) return Promise.resolve(false);
     for (const key of waiting) if (pass.promote(key)) controller.enqueue(key, 'urgent');
     return pass.whenSettled(waiting, UNROUTED_WAIT_MS);
   }
@@ -350,7 +362,7 @@ export class RuntimeServer {
       },
       engine,
       records,
-      metrics: servingMetrics(this.registry, engine, records),
+      metrics: servingMetrics(this.registry, engine, records, () => this.#firstPass?.pendingCount ?? 0),
       registry: this.registry,
       log: this.#log,
       workers: config.workers,
@@ -367,13 +379,13 @@ export class RuntimeServer {
     if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
     // Before the controller's workers start, so no reconcile can finish before its key is counted.
     this.#firstPass = new FirstPass(informer.list().map(objectKey));
-    this.#log.info('informer synced', { apps: this.#firstPass.pending.length });
+    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount });
     // Found by the operator and the API through this object and its Lease: nobody configures an address.
     const publisher = (this.#publisher = new ReplicaPublisher({
       kube,
       identity: config.replica,
       leaseDurationSeconds: config.leaseDurationSeconds,
-      snapshot: (projects) => ({ ready: this.ready(), statusURL: this.#statusURL(), apps: this.reports(projects) }),
+      snapshot: (projects) => ({ ready: this.ready(), reportsComplete: this.#reportsComplete(), statusURL: this.#statusURL(), apps: this.reports(projects) }),
       log: this.#log.child({ component: 'replica' }),
     }));
     await publisher.start();

@@ -62,8 +62,11 @@ afterAll(async () => {
 });
 
 /** A runtime replica as cw-runtime publishes it; `state` is what it would read from its own memory. */
-async function replica(name: string, state: { ready: boolean; apps: RuntimeAppReport[] }): Promise<{ set(next: Partial<ReplicaSnapshot>): void; publisher: ReplicaPublisher }> {
-  let snapshot: ReplicaSnapshot = state;
+async function replica(
+  name: string,
+  state: { ready: boolean; reportsComplete?: boolean; apps: RuntimeAppReport[] },
+): Promise<{ set(next: Partial<ReplicaSnapshot>): void; publisher: ReplicaPublisher }> {
+  let snapshot: ReplicaSnapshot = { reportsComplete: state.ready, ...state };
   const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: namespace.name, name }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
   publishers.push(publisher);
   await publisher.start();
@@ -108,13 +111,25 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     // Without an artifact bucket the controller holds no deletion up: no finalizer.
     expect((await get())?.metadata?.finalizers).toBeUndefined();
 
-    const a = await replica('replica-a', { ready: true, apps: [report] });
+    // A replica taking traffic while it goes through its first list: the app is not said unavailable, nor served.
+    const a = await replica('replica-a', { ready: true, reportsComplete: false, apps: [] });
+    await eventually('RollingOut while the only replica starts', get, (x) => ready(x)?.reason === 'RollingOut' && /replicas are starting/.test(ready(x)?.message ?? ''));
+    a.set({ reportsComplete: true, apps: [report] });
     await eventually('Serving on one replica', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
 
-    // A starting replica does not count; once ready without the app it holds the rollout back; then it serves.
+    // A starting replica does not count; nor does one taking traffic before its first list has settled; once its
+    // reports count, without the app, it holds the rollout back; then it serves.
     const b = await replica('replica-b', { ready: false, apps: [] });
     expect((await replicaObjects.get(ns, 'replica-b'))?.spec.ready).toBe(false);
     b.set({ ready: true });
+    await eventually(
+      'replica-b takes traffic',
+      async () => replicaObjects.get(ns, 'replica-b'),
+      (r) => r?.spec.ready === true && r.spec.reportsComplete === false,
+    );
+    expect(ready(await get())).toMatchObject({ status: 'True', reason: 'Serving' });
+    expect((await get())?.status?.servingReplicas).toBe(1);
+    b.set({ reportsComplete: true });
     await eventually('RollingOut while replica-b has not acted', get, (x) => ready(x)?.reason === 'RollingOut' && x?.status?.servingReplicas === 1);
     b.set({ apps: [report] });
     await eventually('Serving on two replicas', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);

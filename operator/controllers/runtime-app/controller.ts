@@ -109,7 +109,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     if (!buildId) return { kind: 'observed', replicas: [], buildExists: false };
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name);
-    return replicas.length === 0 ? { kind: 'unavailable' } : { kind: 'observed', replicas, buildExists };
+    if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
+    return reports.view.ready().length > 0 ? { kind: 'starting' } : { kind: 'unavailable' };
   };
 
   /** The finalizer's work: the artifacts go (idempotent: a restart part way lists what is left), then the finalizer. */

@@ -129,6 +129,24 @@ describe('desiredStatus with a runtime', () => {
     expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', servingReplicas: 0 });
   });
 
+  it('keeps what it said of the spec while the replicas taking traffic go through their first list', () => {
+    const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served(), served()]));
+    const status = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, { kind: 'starting' });
+    expect(status.conditions).toEqual(before.conditions);
+    expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', servingReplicas: 2 });
+  });
+
+  it('says a newer spec, or an app said unavailable, is not known to be served while the replicas start', () => {
+    const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    const newer = desiredStatus(app({ activeBuildId: 'b3' }, 3, before), t2, { kind: 'starting' });
+    expect(findCondition(newer.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut', observedGeneration: 3 });
+    expect(findCondition(newer.conditions, 'Deployed')?.message).toMatch(/first list/);
+    expect(newer.servingBuildId).toBe('b2');
+    const unavailable = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, { kind: 'unavailable' });
+    const starting = desiredStatus(app({ activeBuildId: 'b2' }, 2, unavailable), t2, { kind: 'starting' });
+    expect(findCondition(starting.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+  });
+
   it('forgets what was served once the app has no build', () => {
     const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
     const status = desiredStatus(app({}, 3, before), t2, observed([]));

@@ -52,6 +52,8 @@ export type Reason = (typeof Reasons)[keyof typeof Reasons];
 export type RuntimeObservation =
   | { readonly kind: 'not-configured' }
   | { readonly kind: 'unavailable' }
+  /** Replicas take traffic, but none has gone through its first list yet: none's reports count so far. */
+  | { readonly kind: 'starting' }
   | {
       readonly kind: 'observed';
       /** One per live, ready runtime replica; `undefined` for a replica that has not acted on the app. */
@@ -227,7 +229,7 @@ function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefine
 export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeObservation = NOT_CONFIGURED): RuntimeAppStatus {
   const generation = app.metadata?.generation;
   const buildId = app.spec.activeBuildId;
-  const { servingBuildId, hosts, url, servingReplicas: _replicas, ...rest } = app.status ?? {};
+  const { servingBuildId, hosts, url, servingReplicas, ...rest } = app.status ?? {};
   const unchanged = { servingBuildId, hosts, url };
   let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> = {};
   let updates: ConditionUpdate[];
@@ -248,6 +250,18 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: no runtime replica is running.` },
       { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'No runtime replica is running.' },
     ];
+  } else if (observation.kind === 'starting') {
+    // A replica serves an app of its first list when a request asks for it: what the status said of this spec
+    // stands. Of a newer spec (or while it said no replica runs) nothing is known until a replica's reports count.
+    fields = { ...unchanged, servingReplicas };
+    const deployed = app.status?.conditions?.find((c) => c.type === 'Deployed');
+    updates =
+      deployed && deployed.observedGeneration === generation && deployed.reason !== Reasons.RuntimeUnavailable
+        ? []
+        : conditions(
+            { status: 'False', reason: Reasons.RollingOut, message: `Whether build ${buildId} is served is not known yet: the runtime replicas are going through their first list of apps.` },
+            'The runtime replicas are starting; the app is served when a request asks for it.',
+          );
   } else {
     const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
     const plan = servingPlan(app);

@@ -29,8 +29,9 @@ export function changedAppKeys(before: ReportIndex, after: ReportIndex): string[
  * and which app keys to reconcile when a replica, its lease or one of its reports changes. An app's report
  * on a replica is in that replica's RuntimeReplicaReport for the app's project, whose name is known
  * (`<replica>.<project>`): a lookup by key per replica, no scan and no index. A report object's change
- * enqueues only the apps whose report changed; a replica starting or stopping to count (ready, lease renewed
- * for the first time, expired and removed, deleted) enqueues every app, whose replica count changed.
+ * enqueues only the apps whose report changed; a replica starting or stopping to count (ready, its reports
+ * complete, lease renewed for the first time, expired and removed, deleted) enqueues every app, whose replica
+ * count changed. Only replicas whose reports are complete (their first list settled) count.
  */
 export class ReplicaReports {
   readonly view: RuntimeReplicaView;
@@ -51,7 +52,7 @@ export class ReplicaReports {
 
   /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
   app(namespace: string, name: string): Array<RuntimeAppReport | undefined> {
-    return this.view.ready(this.#now()).map((replica) => {
+    return this.view.reporting(this.#now()).map((replica) => {
       const key = `${replica.metadata?.namespace ?? ''}/${replicaReportName(replica.metadata?.name ?? '', namespace)}`;
       const report = this.reports.get(key);
       return report && this.#index(key, report).get(`${namespace}/${name}`);
@@ -78,10 +79,11 @@ export class ReplicaReports {
   /** The app keys a Lease event affects: every app when the set of counted replicas changed, else none. */
   onLease = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
+  /** Whether the replicas taking traffic, or which of them count, changed (an app's observation depends on both). */
   #countedChanged(): boolean {
     const counted = this.view
       .ready(this.#now())
-      .map((r) => r.metadata?.name ?? '')
+      .map((r) => `${r.metadata?.name ?? ''}${(r.spec.reportsComplete ?? true) ? '' : ' (starting)'}`)
       .join(',');
     if (counted === this.#counted) return false;
     this.#counted = counted;

@@ -3,7 +3,13 @@ import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
 
 export const RuntimeReplicaSpec = Type.Object({
-  ready: Type.Boolean({ description: 'The replica takes traffic: workerd answers and the apps of its first list have settled.' }),
+  ready: Type.Boolean({ description: 'The replica takes traffic: workerd answers and its informers have listed the apps (one it has not reached yet is deployed when a request asks for it).' }),
+  reportsComplete: Type.Optional(
+    Type.Boolean({
+      description:
+        'Its reports cover every app, so the operator counts them: the apps of its first list have settled, or it waited two minutes for them. Absent: the same as ready (a replica of an earlier version).',
+    }),
+  ),
   statusURL: Type.Optional(
     Type.String({
       maxLength: 2048,
@@ -40,5 +46,8 @@ export const RuntimeReplicaKind: KindDescriptor<'RuntimeReplica', typeof Runtime
   description: 'One cw-runtime replica: whether it takes traffic, and its status address; written by that replica.',
   spec: RuntimeReplicaSpec,
   status: undefined,
-  printerColumns: [{ name: 'Ready', type: 'boolean', jsonPath: '.spec.ready', description: 'The replica takes traffic.' }],
+  printerColumns: [
+    { name: 'Ready', type: 'boolean', jsonPath: '.spec.ready', description: 'The replica takes traffic.' },
+    { name: 'Reports', type: 'boolean', jsonPath: '.spec.reportsComplete', description: 'Its reports cover every app (its first list has settled): the operator counts them.' },
+  ],
 };
