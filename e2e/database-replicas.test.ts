@@ -119,6 +119,24 @@ describe('cw-db on three replicas', { timeout: 120_000 }, () => {
     expect((await connect(notOwner.url, 'spread-copy', copyToken).execute('SELECT v FROM t ORDER BY rowid')).rows.map((r) => r.v)).toEqual(expected);
   });
 
+  it('answers a flood of made-up database ids 404 through any replica, and still finds a database created a moment before', async () => {
+    // Created through replica 0: the other replicas' last round may not have listed it yet.
+    const token = await createDatabase('flooded-fresh', 'async', replica(0));
+    const via = replica(1);
+    const pipeline = (tenant: string) =>
+      fetch(`${via.url}/v1/${tenant}/v2/pipeline`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${randomBytes(24).toString('hex')}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ requests: [{ type: 'execute', stmt: { sql: 'SELECT 1' } }, { type: 'close' }] }),
+      });
+    const made = Array.from({ length: 200 }, (_, i) => pipeline(`made-up-${i}-${randomBytes(4).toString('hex')}`));
+    const real = connect(via.url, 'flooded-fresh', token).execute('SELECT 1 AS one');
+    const answers = await Promise.all(made);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
+    expect(await answers[0]?.text()).toContain('TENANT_NOT_FOUND');
+    expect((await real).rows[0]?.one).toBe(1);
+  });
+
   it('answers again through the same URL after its owner is SIGKILLed under a burst of synchronous inserts, with every acknowledged insert', async () => {
     const tenant = 'failover-sync';
     const token = await createDatabase(tenant, 'sync', replica(0));

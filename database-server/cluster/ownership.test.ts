@@ -272,6 +272,43 @@ describe('Ownership', () => {
     for (const tenant of ofA) expect(b.ownership.held().has(tenant), `${tenant} taken by b from a, alive`).toBe(false);
   });
 
+  it('reads the bucket for ids the last round did not list only within a budget: past it, requests wait for the next listing', async () => {
+    let leaseReads = 0;
+    const c = cluster(['a', 'b'], TENANTS, (name, store) =>
+      name === 'a'
+        ? store
+        : new (class extends ForwardingObjectStore {
+            override get(key: string, options?: Parameters<ObjectStore['get']>[1]) {
+              if (key.startsWith(LEASE_PREFIX)) leaseReads++;
+              return super.get(key, options);
+            }
+          })(store),
+    );
+    for (let t = 0; t <= 3 * LEASE_MS; t += LEASE_MS / 3) await round(c, t);
+    const [a, b] = c.replicas as [(typeof c.replicas)[0], (typeof c.replicas)[0]];
+    // A database a creates now, which b's last round has not listed.
+    expect(await a.ownership.claimNew('fresh')).toBeDefined();
+    leaseReads = 0;
+    // A flood of made-up ids within one second: a budget of reads, the rest wait for b's next round.
+    const made = Array.from({ length: 100 }, (_, i) => b.ownership.route(`made-up-${i}`, { budgeted: true }));
+    const fresh = b.ownership.route('fresh', { budgeted: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(leaseReads).toBeLessThanOrEqual(20);
+    const listedBefore = leaseReads;
+    await round(c, c.clock.now, [b]);
+    const routes = await Promise.all(made);
+    expect(routes.filter((r) => r.kind === 'absent').length).toBeGreaterThanOrEqual(80);
+    expect(routes.every((r) => r.kind === 'absent' || r.kind === 'unknown')).toBe(true);
+    // The real new database is found either way: by the read, or by the listing it waited for.
+    expect(await fresh).toMatchObject({ kind: 'forward', holder: { name: 'a' } });
+    // The round read the new lease once; the waiting requests read nothing.
+    expect(leaseReads - listedBefore).toBeLessThanOrEqual(1);
+    // Not budgeted (the admin API, the operator's calls): always read.
+    leaseReads = 0;
+    await b.ownership.route('made-up-admin');
+    expect(leaseReads).toBe(1);
+  });
+
   it('lets exactly one of two replicas racing for a new database win it', async () => {
     for (let attempt = 0; attempt < 10; attempt++) {
       const c = cluster(['a', 'b'], []);

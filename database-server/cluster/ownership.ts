@@ -35,8 +35,23 @@ export interface OwnershipOptions {
   clock?: () => number;
 }
 
-/** Where a request for a database goes; `unknown`: no lease at all (no such database, or not taken yet). */
-export type Route = { readonly kind: 'local' } | { readonly kind: 'forward'; readonly holder: ReplicaIdentity } | { readonly kind: 'unowned' } | { readonly kind: 'unknown' };
+/**
+ * Where a request for a database goes; `unknown`: no lease at all (no such database, or not taken yet); `absent`:
+ * neither a lease nor metadata in a listing of the bucket made after the request (no such database, nothing read).
+ */
+export type Route =
+  | { readonly kind: 'local' }
+  | { readonly kind: 'forward'; readonly holder: ReplicaIdentity }
+  | { readonly kind: 'unowned' }
+  | { readonly kind: 'unknown' }
+  | { readonly kind: 'absent' };
+
+/**
+ * Bucket reads a second for databases the last round did not list (one created a moment ago on another replica):
+ * past it, a request waits for the next round's listing instead, so a flood of made-up database ids costs the
+ * bucket nothing beyond the rounds, not two reads a request.
+ */
+const UNLISTED_READS_PER_SECOND = 20;
 
 const HANDOVERS_PER_ROUND = 4;
 /**
@@ -62,6 +77,12 @@ export class Ownership {
   readonly #releasing = new Set<string>();
   /** The latest version read of every lease, and since when it was in sight. */
   readonly #known = new Map<string, LeaseVersion>();
+  /** The databases with metadata in the bucket, as the last round listed them. */
+  #listed = new Set<string>();
+  /** Requests waiting for a round to list the bucket after they asked: since when each waits. */
+  readonly #listingWaiters = new Set<{ since: number; resolve: () => void }>();
+  /** The unlisted reads made in the current second. */
+  #unlistedReads = { second: -1, count: 0 };
   /**
    * Every replica's latest heartbeat read, since when its etag was in sight, and when a listing last showed that
    * etag: a holder is judged by what the last listing showed, never by the time passed since (a round that runs
@@ -96,7 +117,7 @@ export class Ownership {
    */
   async start(): Promise<void> {
     await this.tick();
-    const every = Math.max(50, Math.floor(this.#options.leaseMs / 3));
+    const every = this.#roundEveryMs();
     const round = setInterval(() => void this.#roundOnce().catch((err: unknown) => this.#options.log.warn('a lease round failed', { err })), every);
     const beat = setInterval(() => void this.#beatOnce(), every);
     // The deadline is watched apart from both: a beat stuck on the bucket must not keep a lost lease serving.
@@ -143,17 +164,55 @@ export class Ownership {
    * Where a request for `tenant` goes: served here, forwarded to the live holder, or nobody owns it right now. A
    * lease not known alive from the last round is read again (a database created a moment ago on another replica).
    */
-  async route(tenant: string): Promise<Route> {
+  async route(tenant: string, options: { budgeted?: boolean } = {}): Promise<Route> {
     if (this.#releasing.has(tenant)) return { kind: 'unowned' };
     if (this.#held.has(tenant)) return { kind: 'local' };
     const known = this.#known.get(tenant);
     if (known?.lease.holder && known.lease.holder.nonce !== this.#options.self.nonce && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
+    // Anyone may send any id: one the last round did not list is read from the bucket only within a budget.
+    if (options.budgeted && known === undefined && !this.#listed.has(tenant) && !this.#spendUnlistedRead()) {
+      await this.#nextListing();
+      return this.#routeAsListed(tenant);
+    }
     const fresh = await this.#leases.read(tenant);
     if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
     if (fresh === undefined) return { kind: 'unknown' };
     const holder = fresh.lease.holder;
     if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
     return { kind: 'unowned' };
+  }
+
+  /** Where `tenant` goes by what the rounds read, with no read of its own. */
+  #routeAsListed(tenant: string): Route {
+    if (this.#releasing.has(tenant)) return { kind: 'unowned' };
+    if (this.#held.has(tenant)) return { kind: 'local' };
+    const holder = this.#known.get(tenant)?.lease.holder;
+    if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
+    return this.#known.has(tenant) || this.#listed.has(tenant) ? { kind: 'unowned' } : { kind: 'absent' };
+  }
+
+  #spendUnlistedRead(): boolean {
+    const second = Math.floor(this.#clock() / 1000);
+    if (this.#unlistedReads.second !== second) this.#unlistedReads = { second, count: 0 };
+    return ++this.#unlistedReads.count <= UNLISTED_READS_PER_SECOND;
+  }
+
+  /** Resolves once a round that began after this call has listed the bucket, or after two rounds' time (a bucket down). */
+  #nextListing(): Promise<void> {
+    return new Promise((resolve) => {
+      const waiter = { since: this.#clock(), resolve: () => done() };
+      const timer = setTimeout(() => done(), 2 * this.#roundEveryMs());
+      const done = () => {
+        clearTimeout(timer);
+        this.#listingWaiters.delete(waiter);
+        resolve();
+      };
+      this.#listingWaiters.add(waiter);
+    });
+  }
+
+  #roundEveryMs(): number {
+    return Math.max(50, Math.floor(this.#options.leaseMs / 3));
   }
 
   /** The other replicas alive now (by their heartbeats). */
@@ -197,6 +256,7 @@ export class Ownership {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#roundTimer);
+    for (const waiter of this.#listingWaiters) waiter.resolve();
     await this.#ticking?.catch(() => {});
     await Promise.all([...this.#held.keys()].map((tenant) => this.#release(tenant, 'stop')));
     for (const timer of this.#beatTimers) clearInterval(timer);
@@ -210,6 +270,8 @@ export class Ownership {
     const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
     await this.#readHeartbeats(memberEtags, listedAt);
     await this.#readLeases(leaseEtags);
+    this.#listed = new Set(tenants);
+    for (const waiter of this.#listingWaiters) if (waiter.since <= listedAt) waiter.resolve();
     if (this.#stopped) return;
     const now = this.#clock();
     const live = this.#liveNames();
