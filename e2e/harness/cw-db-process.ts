@@ -6,7 +6,7 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { cwDbEnv, LOCAL_DB_SQL_HOST } from './cw-db-env.ts';
-import { freePort, killHard, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, killHard, portTaken, startService, waitForHttp, type Service } from './process.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
 export interface CwDbProcess {
@@ -41,26 +41,36 @@ export interface CwDbProcessOptions {
   env?: Record<string, string>;
 }
 
-/** Picks the ports and paths of a cw-db; `start()` starts it. */
+/** Picks the ports and paths of a cw-db; `start()` starts it (its first start on new ports if another process took one). */
 export async function cwDbProcess(options: CwDbProcessOptions): Promise<CwDbProcess> {
   const { stateDir, name, suffix } = options;
-  const [port, adminPort] = [await freePort(), await freePort()];
   const dataDir = join(stateDir, `${name}-${suffix}-data`);
   const logPath = join(stateDir, `${name}-${suffix}.log`);
-  const url = `http://${LOCAL_DB_SQL_HOST}:${port}`;
-  const adminUrl = `http://127.0.0.1:${adminPort}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    ...cwDbEnv({ port, adminPort, adminToken: options.adminToken, dataDir, bucket: options.bucket, s3: options.s3 }),
-    CW_LOG_LEVEL: 'info',
-    ...(options.replica ? { CW_DB_REPLICA_NAME: name, CW_DB_REPLICA_URL: url, CW_DB_REPLICA_ADMIN_URL: adminUrl } : {}),
-    ...options.env,
+  const listen = async () => {
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const url = `http://${LOCAL_DB_SQL_HOST}:${port}`;
+    const adminUrl = `http://127.0.0.1:${adminPort}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...cwDbEnv({ port, adminPort, adminToken: options.adminToken, dataDir, bucket: options.bucket, s3: options.s3 }),
+      CW_LOG_LEVEL: 'info',
+      ...(options.replica ? { CW_DB_REPLICA_NAME: name, CW_DB_REPLICA_URL: url, CW_DB_REPLICA_ADMIN_URL: adminUrl } : {}),
+      ...options.env,
+    };
+    return { url, adminUrl, env };
   };
+  let at = await listen();
   let service: Service | undefined;
+  /** Once it has served, a restart keeps its URLs (whoever holds them must still reach it): only a first start moves. */
+  let served = false;
   return {
     name,
-    url,
-    adminUrl,
+    get url() {
+      return at.url;
+    },
+    get adminUrl() {
+      return at.adminUrl;
+    },
     dataDir,
     logPath,
     get service() {
@@ -68,14 +78,19 @@ export async function cwDbProcess(options: CwDbProcessOptions): Promise<CwDbProc
     },
     async start() {
       mkdirSync(dataDir, { recursive: true });
-      const started = startService({ name, command: toolPath('node'), args: [join(repoRoot, 'bin/cw-db.ts')], logPath, env });
-      service = started;
-      try {
-        await waitForHttp(started, `${url}/health`, 60_000);
-      } catch (err) {
-        await started.stop(1_000);
-        service = undefined;
-        throw err;
+      for (let attempt = 1; ; attempt++) {
+        const started = startService({ name, command: toolPath('node'), args: [join(repoRoot, 'bin/cw-db.ts')], logPath, env: at.env });
+        service = started;
+        try {
+          await waitForHttp(started, `${at.url}/health`, 60_000);
+          served = true;
+          return;
+        } catch (err) {
+          await started.stop(1_000);
+          service = undefined;
+          if (served || !portTaken(err, started) || attempt >= 3) throw err;
+          at = await listen();
+        }
       }
     },
     async halt({ signal, wipeDisk = false }) {

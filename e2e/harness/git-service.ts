@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { parseConfig } from '../../git-server/config/index.ts';
 import { startService as startGitServer, type RunningService } from '../../git-server/serve.ts';
-import { freePort, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, portTaken, startService, waitForHttp, type Service } from './process.ts';
 
 export interface GitServiceSetup {
   readonly s3: S3Config;
@@ -106,18 +106,25 @@ export async function startGitService(setup: GitServiceSetup, options: { now?: (
   return startGitServer(config, { logLevel: 'warn', ...(options.now ? { now: options.now } : {}) });
 }
 
-/** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`). */
+/** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`), on a new port if another process took the first. */
 export async function spawnGitService(setup: GitServiceSetup): Promise<{ service: Service; url: string; dir: string }> {
-  const port = await freePort();
-  const { path, env, dir } = await gitServiceConfig(setup, port);
-  const service = startService({
-    name: 'cw-git',
-    command: process.execPath,
-    args: ['bin/cw-git.ts', 'serve', '--config', path],
-    logPath: join(dir, 'cw-git.log'),
-    env: { ...process.env, ...env, CW_LOG_LEVEL: 'warn' },
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(service, `${url}/healthz`, 30_000);
-  return { service, url, dir };
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const { path, env, dir } = await gitServiceConfig(setup, port);
+    const service = startService({
+      name: 'cw-git',
+      command: process.execPath,
+      args: ['bin/cw-git.ts', 'serve', '--config', path],
+      logPath: join(dir, 'cw-git.log'),
+      env: { ...process.env, ...env, CW_LOG_LEVEL: 'warn' },
+    });
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      await waitForHttp(service, `${url}/healthz`, 30_000);
+      return { service, url, dir };
+    } catch (err) {
+      await service.stop(1_000);
+      if (!portTaken(err, service) || attempt >= 3) throw err;
+    }
+  }
 }

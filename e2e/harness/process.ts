@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch, type Dispatcher } from 'undici';
@@ -90,6 +90,14 @@ export function waitForLine(service: Service, pattern: RegExp, timeoutMs: number
 
 /** The port a service was to listen on is another process's: it could not (and a new port may be tried). */
 export class PortTakenError extends Error {}
+
+/**
+ * Whether `service` failed to start because a port `freePort` picked was taken by another test's process before it
+ * listened: PortTakenError from {@link waitForHttp}, or EADDRINUSE in the log of a service that exited.
+ */
+export function portTaken(err: unknown, service: Service): boolean {
+  return err instanceof PortTakenError || (service.child.exitCode !== null && existsSync(service.logPath) && readFileSync(service.logPath, 'utf8').includes('EADDRINUSE'));
+}
 
 /**
  * Polls `url` until the service answers it with a status below 500, or throws naming the service. The one

@@ -3,12 +3,12 @@
 // that wait for the runtime entry point to answer a host.
 import { RUNTIME_NODE_FLAGS } from '../../runtime-server/node-flags.ts';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { send } from '../../runtime-server/engine/testing/http.ts';
-import { freePort, PortTakenError, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, portTaken, startService, waitForHttp, type Service } from './process.ts';
 import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
@@ -75,8 +75,7 @@ async function onFreePorts<T extends { service: Service }>(running: Service[], l
       await ready(started);
       return started;
     } catch (err) {
-      const taken = err instanceof PortTakenError || (started.service.child.exitCode !== null && readFileSync(started.service.logPath, 'utf8').includes('EADDRINUSE'));
-      if (!taken || attempt >= 3) throw err;
+      if (!portTaken(err, started.service) || attempt >= 3) throw err;
       running.splice(running.indexOf(started.service), 1);
     }
   }
