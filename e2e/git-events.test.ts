@@ -4,7 +4,6 @@
 // webhook on an internal address is refused. A bucket of its own: a bridge delivers every repository of its bucket.
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -18,8 +17,8 @@ import { readCursor } from '../git-server/events/cursor.ts';
 import { ANSWER_TIMEOUT_MS } from '../git-server/events/delivery-client.ts';
 import { eventsCursorKey, parseRepoPath, RepoStore, zeroOid } from '../src/repo-store/index.ts';
 import { GitClient } from './harness/git-client.ts';
-import { gitServiceConfig, newTokenSecret, type GitServiceSetup } from './harness/git-service.ts';
-import { freePort, killHard, startService, waitForHttp, type Service } from './harness/process.ts';
+import { gitServiceConfig, newTokenSecret, spawnCwGit, type GitServiceSetup } from './harness/git-service.ts';
+import { killHard, type Service } from './harness/process.ts';
 
 const WEBHOOK_SECRET = `hook-${randomBytes(8).toString('hex')}`;
 const setup: GitServiceSetup = { s3: inject('s3'), bucket: `${inject('bucket')}-events-e2e`.slice(0, 63), tokenSecret: newTokenSecret(), roles: ['serve', 'events'] };
@@ -61,18 +60,8 @@ async function startInProcess(events: Record<string, unknown>): Promise<RunningS
 }
 
 async function spawnBridge(): Promise<{ service: Service; url: string }> {
-  const port = await freePort();
-  const { path, env, dir } = await eventsConfig({ webhook_url: receiver.url, allow_private_targets: true }, port);
-  const service = startService({
-    name: 'cw-git-events',
-    command: process.execPath,
-    args: ['bin/cw-git.ts', 'serve', '--config', path],
-    logPath: join(dir, 'cw-git.log'),
-    env: { ...process.env, ...env, CW_LOG_LEVEL: 'info' },
-  });
+  const { service, url } = await spawnCwGit('cw-git-events', (port) => eventsConfig({ webhook_url: receiver.url, allow_private_targets: true }, port), 'info');
   cleanups.push(() => service.stop());
-  const url = `http://127.0.0.1:${port}`;
-  await waitForHttp(service, `${url}/healthz`, 30_000);
   return { service, url };
 }
 

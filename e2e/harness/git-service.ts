@@ -106,17 +106,29 @@ export async function startGitService(setup: GitServiceSetup, options: { now?: (
   return startGitServer(config, { logLevel: 'warn', ...(options.now ? { now: options.now } : {}) });
 }
 
-/** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`), on a new port if another process took the first. */
-export async function spawnGitService(setup: GitServiceSetup): Promise<{ service: Service; url: string; dir: string }> {
+/** One cw-git instance as a child process (`node bin/cw-git.ts serve --config …`). */
+export function spawnGitService(setup: GitServiceSetup): Promise<{ service: Service; url: string; dir: string }> {
+  return spawnCwGit('cw-git', (port) => gitServiceConfig(setup, port), 'warn');
+}
+
+/**
+ * `node bin/cw-git.ts serve` with the configuration `configFor` writes for a port `freePort` picked; on a new port
+ * if another process took that one before cw-git listened.
+ */
+export async function spawnCwGit(
+  name: string,
+  configFor: (port: number) => Promise<{ path: string; env: Record<string, string>; dir: string }>,
+  logLevel: 'warn' | 'info',
+): Promise<{ service: Service; url: string; dir: string }> {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const { path, env, dir } = await gitServiceConfig(setup, port);
+    const { path, env, dir } = await configFor(port);
     const service = startService({
-      name: 'cw-git',
+      name,
       command: process.execPath,
       args: ['bin/cw-git.ts', 'serve', '--config', path],
       logPath: join(dir, 'cw-git.log'),
-      env: { ...process.env, ...env, CW_LOG_LEVEL: 'warn' },
+      env: { ...process.env, ...env, CW_LOG_LEVEL: logLevel },
     });
     const url = `http://127.0.0.1:${port}`;
     try {
