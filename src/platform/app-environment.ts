@@ -1,17 +1,11 @@
 import type { Database } from '../apis/v1alpha1/database.ts';
-import { MAX_DATABASE_ENVIRONMENT_KEYS, type DatabaseAccess } from '../apis/v1alpha1/runtime-app.ts';
+import { MAX_DATABASE_ENVIRONMENT_KEYS, MAX_ENVIRONMENT_BYTES, MAX_ENVIRONMENT_KEYS, type DatabaseAccess } from '../apis/v1alpha1/runtime-app.ts';
+
+export { MAX_ENVIRONMENT_BYTES, MAX_ENVIRONMENT_KEYS };
 import { ASSETS_BINDING } from '../app-artifacts/compatibility.ts';
 import type { AppStore } from './app-store.ts';
 import { DEFAULT_DATABASE_ACCESS } from './databases/app-tokens.ts';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.ts';
-
-/** Variables an app may have (the RuntimeApp schema's bound). */
-export const MAX_ENVIRONMENT_KEYS = 128;
-/**
- * Bytes (UTF-8) of all names and values of an app together, as Vercel bounds a deployment's environment at
- * 64 KB: 128 values of 4096 characters could otherwise exceed what the apiserver stores in one object.
- */
-export const MAX_ENVIRONMENT_BYTES = 64 * 1024;
 
 /** The spec's wording for `secret: true` (Errors table): a typed value is plain; a secret comes from a database link. */
 export const SECRET_VALUES_DISABLED = 'Secret app environment values are not enabled; only plain values are stored. Send "secret": false, or link a database token with {"database": "<name>"}.';

@@ -6,6 +6,8 @@ export interface MapOptions {
   readonly maxProperties: number;
   /** Key syntax (length and pattern only); the CRD emitter turns it into a CEL rule over the keys. */
   readonly keys?: TString;
+  /** CEL rules over the whole map (the kube-apiserver checks them; TypeBox does not). */
+  readonly rules?: readonly { readonly rule: string; readonly message: string }[];
 }
 
 /**
@@ -14,11 +16,12 @@ export interface MapOptions {
  * CRDs reject.
  */
 export function MapOf<V extends TSchema>(value: V, options: MapOptions): TUnsafe<Record<string, Static<V>>> {
-  const { keys, ...rest } = options;
+  const { keys, rules, ...rest } = options;
   return Type.Unsafe<Record<string, Static<V>>>({
     type: 'object',
     additionalProperties: value,
     ...(keys === undefined ? {} : { propertyNames: keys }),
+    ...(rules === undefined ? {} : { 'x-kubernetes-validations': rules }),
     ...rest,
   });
 }

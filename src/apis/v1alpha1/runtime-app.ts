@@ -54,14 +54,30 @@ export type DatabaseEnvironmentEntry = Static<typeof DatabaseEnvironmentEntry>;
 /** Host names an app is served on besides its default host: deploy host names and attached custom domains. */
 export const MAX_APP_HOSTNAMES = 32;
 
+/** Variables an app may have. */
+export const MAX_ENVIRONMENT_KEYS = 128;
+/**
+ * Bytes (UTF-8) of all names and values of an app together, as Vercel bounds a deployment's environment at
+ * 64 KB: 128 values of 4096 characters could otherwise exceed what the apiserver stores in one object, and every
+ * runtime replica keeps every app's environment in memory.
+ */
+export const MAX_ENVIRONMENT_BYTES = 64 * 1024;
+
 export const RuntimeAppSpec = Type.Object(
   {
     displayName: DisplayName({ description: 'The name the app was created with.' }),
     activeBuildId: Type.Optional(BuildId('The build to serve; absent until the first deploy. A deploy or a rollback changes it.')),
     environment: Type.Optional(
       MapOf(Type.String({ maxLength: 4096, description: 'Plain configuration value.' }), {
-        maxProperties: 128,
+        maxProperties: MAX_ENVIRONMENT_KEYS,
         keys: EnvironmentKey,
+        // However the app is written (kubectl, GitOps), as the API bounds it.
+        rules: [
+          {
+            rule: `self.map(k, size(bytes(k)) + size(bytes(self[k]))).sum() <= ${MAX_ENVIRONMENT_BYTES}`,
+            message: `the environment may take at most ${MAX_ENVIRONMENT_BYTES} bytes (names and values, UTF-8)`,
+          },
+        ],
         description: 'Plain environment of the app, by variable name (stored here and shown by the API: no secrets).',
       }),
     ),
