@@ -47,7 +47,7 @@ import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/jo
 import { buildSettingsFromEnv } from '../operator/build-env.ts';
 import { EnvReader } from '../src/config/env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
-import { PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS, SOURCE_BUILDS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import { DNS_RECORDS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS, SOURCE_BUILDS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
 import { SOURCE_BUILD_FINALIZER } from '../src/apis/v1alpha1/source-build.ts';
 import { TLS_CERTIFICATE_FINALIZER } from '../src/apis/v1alpha1/tls-certificate.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
@@ -790,6 +790,34 @@ describe('the Helm chart', () => {
       await objectClient(conn, ref).patch(member.project, 'held', { metadata: { finalizers: null } });
       await objectClient(conn, ref).delete(member.project, 'held');
     }
+  });
+
+  it("bounds the labels and annotations a tenant writes on Cloudwright's objects (admission policy)", { timeout: 60_000 }, async () => {
+    await apply({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name: 'alice', namespace: member.project },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${RELEASE}-tenant` },
+      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
+    } as KubeObject);
+    const records = objectClient<KubeObject>(impersonating('alice'), DNS_RECORDS);
+    const record = (name: string, note: string) =>
+      ({ metadata: { name, namespace: member.project, annotations: { note } }, spec: { domainRef: { name: 'bounded.example' }, name: 'www', type: 'A', values: ['192.0.2.1'] } }) as KubeObject;
+    // A few kilobytes, as GitOps tools and kubectl's client-side apply write: accepted.
+    await records.create(record('small', 'x'.repeat(4000)));
+    // 200 KB on each of a project's 50,000 records would be 10 GB of etcd: refused, whoever writes it after creation too.
+    await expect(records.create(record('large', 'x'.repeat(200_000)))).rejects.toThrow(/labels and annotations may take at most 8192 characters together .* on a DnsRecord; this one has 2000\d\d/);
+    await expect(records.patch(member.project, 'small', { metadata: { annotations: { more: 'y'.repeat(9000) } } })).rejects.toThrow(/at most 8192 characters/);
+    // A RuntimeApp's whole spec may be copied into an annotation by kubectl apply: it gets more room.
+    const apps = objectClient<RuntimeApp>(impersonating('alice'), RUNTIME_APPS);
+    await apps.create({ metadata: { name: 'annotated', namespace: member.project, annotations: { applied: 'z'.repeat(100_000) } }, spec: { displayName: 'annotated' } });
+    await expect(apps.create({ metadata: { name: 'too-annotated', namespace: member.project, annotations: { applied: 'z'.repeat(140_000) } }, spec: { displayName: 'x' } })).rejects.toThrow(
+      /at most 131072 characters/,
+    );
+    // The platform's own writes (a cluster admin here) are not bounded by it.
+    await objectClient<KubeObject>(conn, DNS_RECORDS).patch(member.project, 'small', { metadata: { annotations: { more: 'y'.repeat(9000) } } });
+    await records.delete(member.project, 'small');
+    await apps.delete(member.project, 'annotated');
   });
 
   it('gives the API the proxies to trust', () => {

@@ -49,9 +49,14 @@ describe('cw-runtime starting among many apps', () => {
     const { service, port, statusUrl } = await launchRuntime(name, namespace, running, { CW_RUNTIME_WORKERS: '1', CW_WATCH_NAMESPACE: namespace });
     await waitForLine(service, /informer synced/, 60_000);
     const pendingApps = async () => Number(/^cloudwright_runtime_first_list_pending (\d+)$/m.exec(await (await fetch(`${statusUrl}/metrics`)).text())?.[1]);
-    // Ready for traffic with most of the list still to go (readiness waits on nothing but the listing and workerd).
-    const readiness = await fetch(`${statusUrl}/readyz`);
-    expect([readiness.status, await readiness.text()]).toEqual([200, 'ok']);
+    // Ready for traffic with most of the list still to go (readiness waits on nothing but the listing, workerd and
+    // its RuntimeReplica being written).
+    const readiness = await eventually(
+      'ready',
+      () => fetch(`${statusUrl}/readyz`).then(async (r) => [r.status, await r.text()]),
+      ([status]) => status === 200,
+    );
+    expect(readiness).toEqual([200, 'ok']);
     const last = names.at(-1) ?? '';
     const answered = await send(port, `${last}.${namespace}.${BASE_DOMAIN}`, '/');
     expect([answered.status, answered.body]).toEqual([200, last]);

@@ -80,6 +80,8 @@ export class RuntimeServer {
   /** Which apps a host names, by the informers: a request for an app of the first list not reached yet deploys it first. */
   #appHosts: AppHosts | undefined;
   #firstPassOverdueLogged = false;
+  /** Its RuntimeReplica has been written once (with its readiness): `/readyz` waits for it. */
+  #published = false;
   #stopping: Promise<void> | undefined;
   /** What `notReady` answered last (`null` before its first call), to log each change once. */
   #lastNotReady: string | undefined | null = null;
@@ -124,6 +126,12 @@ export class RuntimeServer {
   }
 
   #notReadyReason(): string | undefined {
+    // Only once its RuntimeReplica says it serves: cw-api and the operator find replicas there, not by probes.
+    return this.#notServingReason() ?? (this.#published ? undefined : 'starting: publishing its RuntimeReplica');
+  }
+
+  /** Why this replica cannot serve now (what its RuntimeReplica's `ready` says), or `undefined`. */
+  #notServingReason(): string | undefined {
     if (this.#stopping) return 'stopping: finishing the requests in flight';
     if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
     if (!this.#firstPass) return 'starting: the informers have not listed the apps yet';
@@ -139,7 +147,7 @@ export class RuntimeServer {
    * yet has no report, and counting the replica then would take every such app back to `RollingOut`.
    */
   #reportsComplete(): boolean {
-    return this.ready() && this.#firstPassDone();
+    return this.#notServingReason() === undefined && this.#firstPassDone();
   }
 
   #firstPassDone(): boolean {
@@ -385,10 +393,11 @@ export class RuntimeServer {
       kube,
       identity: config.replica,
       leaseDurationSeconds: config.leaseDurationSeconds,
-      snapshot: (projects) => ({ ready: this.ready(), reportsComplete: this.#reportsComplete(), statusURL: this.#statusURL(), apps: this.reports(projects) }),
+      snapshot: (projects) => ({ ready: this.#notServingReason() === undefined, reportsComplete: this.#reportsComplete(), statusURL: this.#statusURL(), apps: this.reports(projects) }),
       log: this.#log.child({ component: 'replica' }),
     }));
     await publisher.start();
+    this.#published = true;
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
     await this.#controller.start(this.#abort.signal);
   }
