@@ -308,6 +308,17 @@ async function serviceAccountKubeconfig(serviceAccount: string, pod?: { name: st
   return file;
 }
 
+/** Binds `user` the chart's tenant role in `namespace`, as an administrator does (docs/security-model.md). */
+async function bindTenant(user: string, namespace: string): Promise<void> {
+  await apply({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: user, namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${RELEASE}-tenant` },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+  } as KubeObject);
+}
+
 /** The test's admin connection acting as `user` (impersonation: the user's own RBAC and no admin group apply). */
 function impersonating(user: string): KubeConnection {
   const admin = new KubeConfig();
@@ -747,13 +758,7 @@ describe('the Helm chart', () => {
   });
 
   it("lets a tenant delete Cloudwright's objects but not strip the finalizers the operator's cleanup needs (admission policy)", { timeout: 60_000 }, async () => {
-    await apply({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'alice', namespace: member.project },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${RELEASE}-tenant` },
-      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
-    } as KubeObject);
+    await bindTenant('alice', member.project);
     const asAlice = objectClient<RuntimeApp>(impersonating('alice'), RUNTIME_APPS);
     const apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
     await asAlice.create({ metadata: { name: 'held', namespace: member.project }, spec: { displayName: 'held' } });
@@ -793,13 +798,7 @@ describe('the Helm chart', () => {
   });
 
   it("bounds the labels and annotations a tenant writes on Cloudwright's objects (admission policy)", { timeout: 60_000 }, async () => {
-    await apply({
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: 'alice', namespace: member.project },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${RELEASE}-tenant` },
-      subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'alice' }],
-    } as KubeObject);
+    await bindTenant('alice', member.project);
     const records = objectClient<KubeObject>(impersonating('alice'), DNS_RECORDS);
     const record = (name: string, note: string) =>
       ({ metadata: { name, namespace: member.project, annotations: { note } }, spec: { domainRef: { name: 'bounded.example' }, name: 'www', type: 'A', values: ['192.0.2.1'] } }) as KubeObject;
