@@ -19,11 +19,11 @@ class Cache<T extends KubeObject> implements ReplicaSource<T> {
   waitForSync = async () => {};
 }
 
-function view(replicas: Array<{ name: string; ready: boolean; renewedMsAgo?: number }>): RuntimeReplicaView {
+function view(replicas: Array<{ name: string; ready: boolean; takesTraffic?: boolean; renewedMsAgo?: number }>): RuntimeReplicaView {
   const objects = new Cache<RuntimeReplica>();
   const leases = new Cache<ReplicaLease>();
   for (const r of replicas) {
-    objects.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { ready: r.ready } });
+    objects.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { ready: r.ready, ...(r.takesTraffic === undefined ? {} : { takesTraffic: r.takesTraffic }) } });
     if (r.renewedMsAgo !== undefined) {
       const renewTime = new Date(t0 - r.renewedMsAgo).toISOString();
       leases.upsert({ metadata: { namespace: 'cw', name: r.name }, spec: { holderIdentity: r.name, leaseDurationSeconds: 40, renewTime } });
@@ -46,6 +46,11 @@ describe('runtimeDependency', () => {
         ]),
       ),
     ).resolves.toBeUndefined();
+  });
+
+  it('passes for a replica that takes traffic while it goes through its first list (not ready yet)', async () => {
+    await expect(check(view([{ name: 'a', ready: false, takesTraffic: true, renewedMsAgo: 0 }]))).resolves.toBeUndefined();
+    await expect(check(view([{ name: 'a', ready: false, takesTraffic: false, renewedMsAgo: 0 }]))).rejects.toThrow(/takes traffic/);
   });
 
   it('fails when no replica is live and ready: none, starting, expired or without a lease', async () => {

@@ -6,11 +6,11 @@ import type { DependencyCheck } from './dependencies.ts';
  * cw-runtime replica is live (its Lease unexpired) and takes traffic, as its RuntimeReplica says. Read from the
  * watch caches, never from the replicas over HTTP: no address is configured.
  */
-export function runtimeDependency(replicas: Pick<RuntimeReplicaView, 'ready'>, now: () => number = Date.now): DependencyCheck {
+export function runtimeDependency(replicas: Pick<RuntimeReplicaView, 'serving'>, now: () => number = Date.now): DependencyCheck {
   return {
     name: 'runtime engine',
     check: async () => {
-      if (replicas.ready(now()).length === 0) throw new Error('no cw-runtime replica is live and ready');
+      if (replicas.serving(now()).length === 0) throw new Error('no cw-runtime replica is live and takes traffic');
     },
   };
 }

@@ -47,7 +47,17 @@ import { buildJobSettingsFromEnv } from '../operator/controllers/source-build/jo
 import { buildSettingsFromEnv } from '../operator/build-env.ts';
 import { EnvReader } from '../src/config/env.ts';
 import { projectResourceQuota } from '../src/platform/project-quota.ts';
-import { DNS_RECORDS, PROJECT_LABEL, PROJECTS, RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS as REPLICA_OBJECTS, SOURCE_BUILDS, TLS_CERTIFICATES } from '../src/platform/resources.ts';
+import {
+  APP_HOSTNAMES,
+  DNS_RECORDS,
+  PROJECT_LABEL,
+  PROJECTS,
+  RUNTIME_APPS,
+  RUNTIME_REPLICA_REPORTS,
+  RUNTIME_REPLICAS as REPLICA_OBJECTS,
+  SOURCE_BUILDS,
+  TLS_CERTIFICATES,
+} from '../src/platform/resources.ts';
 import { SOURCE_BUILD_FINALIZER } from '../src/apis/v1alpha1/source-build.ts';
 import { TLS_CERTIFICATE_FINALIZER } from '../src/apis/v1alpha1/tls-certificate.ts';
 import { operatorRoleBinding, projectRoleBindings, type RoleBinding } from '../operator/controllers/project/operator-access.ts';
@@ -802,19 +812,28 @@ describe('the Helm chart', () => {
     const records = objectClient<KubeObject>(impersonating('alice'), DNS_RECORDS);
     const record = (name: string, note: string) =>
       ({ metadata: { name, namespace: member.project, annotations: { note } }, spec: { domainRef: { name: 'bounded.example' }, name: 'www', type: 'A', values: ['192.0.2.1'] } }) as KubeObject;
-    // A few kilobytes, as GitOps tools and kubectl's client-side apply write: accepted.
+    // A few kilobytes, as GitOps tools write: accepted.
     await records.create(record('small', 'x'.repeat(4000)));
-    // 200 KB on each of a project's 50,000 records would be 10 GB of etcd: refused, whoever writes it after creation too.
-    await expect(records.create(record('large', 'x'.repeat(200_000)))).rejects.toThrow(/labels and annotations may take at most 8192 characters together .* on a DnsRecord; this one has 2000\d\d/);
-    await expect(records.patch(member.project, 'small', { metadata: { annotations: { more: 'y'.repeat(9000) } } })).rejects.toThrow(/at most 8192 characters/);
-    // A RuntimeApp's whole spec may be copied into an annotation by kubectl apply: it gets more room.
+    // 200 KB on each of a project's records would be gigabytes of etcd: refused, on create and on a later patch.
+    await expect(records.create(record('large', 'x'.repeat(200_000)))).rejects.toThrow(/labels and annotations may take at most 8192 bytes together .* on this DnsRecord; this one has 2000\d\d/);
+    await expect(records.patch(member.project, 'small', { metadata: { annotations: { more: 'y'.repeat(9000) } } })).rejects.toThrow(/at most 8192 bytes/);
+    // Bytes, not characters: 3,000 three-byte characters are 9,000 bytes.
+    await expect(records.patch(member.project, 'small', { metadata: { annotations: { more: '€'.repeat(3000) } } })).rejects.toThrow(/at most 8192 bytes/);
+    await expect(records.patch(member.project, 'small', { metadata: { finalizers: Array.from({ length: 17 }, (_, i) => `example.com/f${i}`) } })).rejects.toThrow(/at most 16 finalizers/);
+    // kubectl's client-side apply copies the object into an annotation: counted apart, as large as the spec may be on
+    // a kind whose spec is large (a RuntimeApp's environment), 16 KiB on one whose spec is small (an AppHostname).
+    const lastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
     const apps = objectClient<RuntimeApp>(impersonating('alice'), RUNTIME_APPS);
-    await apps.create({ metadata: { name: 'annotated', namespace: member.project, annotations: { applied: 'z'.repeat(100_000) } }, spec: { displayName: 'annotated' } });
-    await expect(apps.create({ metadata: { name: 'too-annotated', namespace: member.project, annotations: { applied: 'z'.repeat(140_000) } }, spec: { displayName: 'x' } })).rejects.toThrow(
-      /at most 131072 characters/,
-    );
+    await apps.create({ metadata: { name: 'annotated', namespace: member.project, annotations: { [lastApplied]: 'z'.repeat(100_000) } }, spec: { displayName: 'annotated' } });
+    const hostnames = objectClient<KubeObject>(impersonating('alice'), APP_HOSTNAMES);
+    // An AppHostname is named after its host name.
+    const hostname = (host: string, size: number) =>
+      ({ metadata: { name: host, namespace: member.project, annotations: { [lastApplied]: 'z'.repeat(size) } }, spec: { hostname: host, appRef: { name: 'annotated' } } }) as KubeObject;
+    await hostnames.create(hostname('applied.bounded.example', 10_000));
+    await expect(hostnames.create(hostname('too-applied.bounded.example', 20_000))).rejects.toThrow(/last-applied-configuration may take at most 16384 bytes on this AppHostname/);
     // The platform's own writes (a cluster admin here) are not bounded by it.
     await objectClient<KubeObject>(conn, DNS_RECORDS).patch(member.project, 'small', { metadata: { annotations: { more: 'y'.repeat(9000) } } });
+    await hostnames.delete(member.project, 'applied.bounded.example');
     await records.delete(member.project, 'small');
     await apps.delete(member.project, 'annotated');
   });

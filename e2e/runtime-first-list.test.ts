@@ -1,7 +1,7 @@
 // A cw-runtime replica starting among many apps (1,000 here) takes traffic as soon as its informers have listed them,
 // and goes through them one by one (its first list). A request for an app it has not got to yet does not wait for the
 // rest: that app is deployed first and the request answered by it; the replica's reports count (its RuntimeReplica's
-// reportsComplete, what the operator reads) only once the whole list has settled.
+// ready, what the operator reads; takesTraffic before it) only once the whole list has settled.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
@@ -69,7 +69,7 @@ describe('cw-runtime starting among many apps', () => {
       () => replicas.get(namespace, name),
       (r) => r !== undefined,
     );
-    expect(replica?.spec).toMatchObject({ ready: true, reportsComplete: false });
+    expect(replica?.spec).toMatchObject({ takesTraffic: true, ready: false });
     // A host naming no app at all: 404 at once, nothing waited for.
     const asked = performance.now();
     expect(await send(port, `nothing.${namespace}.${BASE_DOMAIN}`, '/')).toMatchObject({ status: 404 });
@@ -78,7 +78,7 @@ describe('cw-runtime starting among many apps', () => {
     await eventually(
       'reports complete',
       () => replicas.get(namespace, name),
-      (r) => r?.spec.reportsComplete === true,
+      (r) => r?.spec.ready === true,
       100_000,
     );
     expect(await pendingApps()).toBe(0);

@@ -46,7 +46,7 @@ const appsOf = (projects: number) => Array.from({ length: projects * 100 }, (_, 
 describe('ReplicaPublisher', () => {
   it('publishes 4100 apps over 41 projects so that every app’s report is readable, rebuilds and rewrites only a changed project, and deletes what is gone', { timeout: 120_000 }, async () => {
     const ns = namespace.name;
-    let snapshot: ReplicaSnapshot = { ready: true, reportsComplete: true, apps: appsOf(41) };
+    let snapshot: ReplicaSnapshot = { ready: true, takesTraffic: true, apps: appsOf(41) };
     // As the runtime answers: asked for some projects, the reports of those only.
     const asked: (string[] | 'all')[] = [];
     const snapshotOf = (projects?: ReadonlySet<string>): ReplicaSnapshot => {
@@ -79,7 +79,7 @@ describe('ReplicaPublisher', () => {
     expect(seven?.spec.apps).toHaveLength(100);
 
     // One app of one project changes, and the last project has no app left.
-    snapshot = { ready: true, reportsComplete: true, apps: appsOf(40).map((a) => (a.namespace === project(7) && a.app === 'app-042' ? report(project(7), 'app-042', 2) : a)) };
+    snapshot = { ready: true, takesTraffic: true, apps: appsOf(40).map((a) => (a.namespace === project(7) && a.app === 'app-042' ? report(project(7), 'app-042', 2) : a)) };
     publisher.changed(project(7));
     publisher.changed(project(40));
     await eventually(

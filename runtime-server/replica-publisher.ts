@@ -1,5 +1,5 @@
 import { replicaReportName, type RuntimeReplicaReport, type RuntimeReplicaReportSpec } from '../src/apis/v1alpha1/runtime-replica-report.ts';
-import { RUNTIME_REPLICA_LABEL, type RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { RUNTIME_REPLICA_LABEL, type RuntimeReplica, type RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
 import { inParallel } from '../src/collections/in-parallel.ts';
 import { formatMicroTime, LEASES, objectClient, type KubeConnection, type ObjectClient } from '../src/kube/index.ts';
 import { PROJECT_LABEL, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
@@ -49,6 +49,8 @@ export class ReplicaPublisher {
   readonly #reports: ObjectClient<RuntimeReplicaReport>;
   readonly #leases: ObjectClient<ReplicaLease>;
   #written: string | undefined;
+  /** The RuntimeReplica spec last written (what the operator and cw-api read of this replica). */
+  #writtenSpec: RuntimeReplicaSpec | undefined;
   /** Each project's report as last written (JSON), by project. */
   readonly #writtenReports = new Map<string, string>();
   #leaseUid: string | undefined;
@@ -94,6 +96,11 @@ export class ReplicaPublisher {
   changed(project?: string): void {
     if (project === undefined) this.#everything = true;
     else this.#dirty.add(project);
+    this.#schedule();
+  }
+
+  /** Only the RuntimeReplica may have changed (its readiness): write it soon, no report rebuilt. */
+  replicaChanged(): void {
     this.#schedule();
   }
 
@@ -187,6 +194,12 @@ export class ReplicaPublisher {
     if (body === this.#written) return;
     await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true });
     this.#written = body;
+    this.#writtenSpec = spec;
+  }
+
+  /** The RuntimeReplica spec as last written; undefined before the first write. */
+  get written(): RuntimeReplicaSpec | undefined {
+    return this.#writtenSpec;
   }
 
   /**

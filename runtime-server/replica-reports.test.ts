@@ -14,9 +14,9 @@ const report = (app: string, hosts = [`${app}.p.apps.localhost`], namespace = 'p
 
 describe('replicaSpec', () => {
   it('carries the readiness, whether the reports count and the status address, and no report', () => {
-    expect(replicaSpec({ ready: true, reportsComplete: false, statusURL: 'http://10.0.0.1:9090', apps: [report('a')] })).toEqual({
-      ready: true,
-      reportsComplete: false,
+    expect(replicaSpec({ ready: false, takesTraffic: true, statusURL: 'http://10.0.0.1:9090', apps: [report('a')] })).toEqual({
+      ready: false,
+      takesTraffic: true,
       statusURL: 'http://10.0.0.1:9090',
     });
   });

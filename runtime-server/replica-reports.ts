@@ -2,10 +2,10 @@ import { MAX_FAILURE_MESSAGE, MAX_REPORT_BYTES, MAX_REPORTED_APPS, type RuntimeR
 import type { RuntimeReplicaSpec } from '../src/apis/v1alpha1/runtime-replica.ts';
 import type { RuntimeAppReport } from '../src/runtime-contract/report.ts';
 
-/** What a replica publishes: whether it takes traffic, whether its reports cover every app, and its reports (already in key order). */
+/** What a replica publishes: whether it takes traffic, whether its reports also cover every app (ready), and its reports (already in key order). */
 export interface ReplicaSnapshot {
   readonly ready: boolean;
-  readonly reportsComplete: boolean;
+  readonly takesTraffic: boolean;
   /** Where cw-api reaches this replica's status port (app logs). */
   readonly statusURL?: string;
   readonly apps: readonly RuntimeAppReport[];
@@ -13,7 +13,7 @@ export interface ReplicaSnapshot {
 
 /** The RuntimeReplica spec for a snapshot: readiness, whether its reports count, the status address (the reports go per project). */
 export function replicaSpec(snapshot: ReplicaSnapshot): RuntimeReplicaSpec {
-  return { ready: snapshot.ready, reportsComplete: snapshot.reportsComplete, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}) };
+  return { ready: snapshot.ready, takesTraffic: snapshot.takesTraffic, ...(snapshot.statusURL ? { statusURL: snapshot.statusURL } : {}) };
 }
 
 /** The RuntimeReplicaReport spec of each project the snapshot has reports about, by project. */

@@ -80,8 +80,6 @@ export class RuntimeServer {
   /** Which apps a host names, by the informers: a request for an app of the first list not reached yet deploys it first. */
   #appHosts: AppHosts | undefined;
   #firstPassOverdueLogged = false;
-  /** Its RuntimeReplica has been written once (with its readiness): `/readyz` waits for it. */
-  #published = false;
   #stopping: Promise<void> | undefined;
   /** What `notReady` answered last (`null` before its first call), to log each change once. */
   #lastNotReady: string | undefined | null = null;
@@ -118,6 +116,8 @@ export class RuntimeServer {
     const reason = this.#notReadyReason();
     // Each change is logged once: a replica leaving its Service says why in its own log.
     if (reason !== this.#lastNotReady) {
+      // What its RuntimeReplica says follows at once (the publisher writes only what changed).
+      this.#publisher?.replicaChanged();
       if (reason === undefined) this.#log.info('ready: taking traffic', { firstListPending: this.#firstPass?.pendingCount ?? 0 });
       else this.#log.warn('not ready', { reason });
       this.#lastNotReady = reason;
@@ -126,15 +126,17 @@ export class RuntimeServer {
   }
 
   #notReadyReason(): string | undefined {
-    // Only once its RuntimeReplica says it serves: cw-api and the operator find replicas there, not by probes.
-    return this.#notServingReason() ?? (this.#published ? undefined : 'starting: publishing its RuntimeReplica');
+    // Only once its RuntimeReplica says it takes traffic: cw-api and the operator find replicas there, not by probes.
+    return this.#notServingReason() ?? (this.#publisher?.written?.takesTraffic ? undefined : 'starting: publishing its RuntimeReplica');
   }
 
-  /** Why this replica cannot serve now (what its RuntimeReplica's `ready` says), or `undefined`. */
+  /** Why this replica cannot serve now (what its RuntimeReplica's `takesTraffic` says), or `undefined`. */
   #notServingReason(): string | undefined {
     if (this.#stopping) return 'stopping: finishing the requests in flight';
     if (this.#entryPort === undefined || !this.#engine) return 'starting: the entry point does not listen yet';
     if (!this.#firstPass) return 'starting: the informers have not listed the apps yet';
+    // Without on-demand serving every app is prepared as it is reached: one not reached yet cannot be asked for.
+    if (!this.#config.onDemand && !this.#firstPassDone()) return `starting: ${this.#firstPass.pendingCount} apps of the first list are not served yet`;
     const status = this.#engine.status();
     if (status.ready) return undefined;
     const shards = status.shards.filter((shard) => !shard.ready).map((shard) => `shard ${shard.index} (workerd generation ${shard.generation}, ${shard.restarts} restarts)`);
@@ -162,11 +164,12 @@ export class RuntimeServer {
 
   /**
    * The on-demand policy (docs/runtime.md, "Apps served on demand"): the apps of the first list wait for their
-   * first request, so a new replica is ready in seconds; a new build deployed once that list has settled is
-   * prepared at once, so a broken one is reported and the deploy's first request is warm.
+   * first request, so a new replica goes through them quickly; a new build or app deployed otherwise (after the
+   * list, or to an app of it already reached) is prepared at once, so a broken one is reported and the deploy's
+   * first request is warm, even while the rest of the list is gone through.
    */
   #onDemandOptions(config: OnDemandConfig): OnDemandOptions {
-    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: () => this.#firstPass?.done() ?? false };
+    return { maxApps: config.maxApps, cacheBytes: config.cacheBytes, eagerBuilds: (key) => this.#firstPass !== undefined && !this.#firstPass.has(key) };
   }
 
   /**
@@ -393,11 +396,10 @@ export class RuntimeServer {
       kube,
       identity: config.replica,
       leaseDurationSeconds: config.leaseDurationSeconds,
-      snapshot: (projects) => ({ ready: this.#notServingReason() === undefined, reportsComplete: this.#reportsComplete(), statusURL: this.#statusURL(), apps: this.reports(projects) }),
+      snapshot: (projects) => ({ ready: this.#reportsComplete(), takesTraffic: this.#notServingReason() === undefined, statusURL: this.#statusURL(), apps: this.reports(projects) }),
       log: this.#log.child({ component: 'replica' }),
     }));
     await publisher.start();
-    this.#published = true;
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
     await this.#controller.start(this.#abort.signal);
   }

@@ -77,10 +77,10 @@ export class Ownership {
   readonly #releasing = new Set<string>();
   /** The latest version read of every lease, and since when it was in sight. */
   readonly #known = new Map<string, LeaseVersion>();
-  /** The databases with metadata in the bucket, as the last round listed them. */
+  /** The databases with metadata or a lease in the bucket, as the last round listed them. */
   #listed = new Set<string>();
   /** Requests waiting for a round to list the bucket after they asked: since when each waits. */
-  readonly #listingWaiters = new Set<{ since: number; resolve: () => void }>();
+  readonly #listingWaiters = new Set<{ since: number; resolve: (listed: boolean) => void }>();
   /** The unlisted reads made in the current second. */
   #unlistedReads = { second: -1, count: 0 };
   /**
@@ -162,17 +162,22 @@ export class Ownership {
 
   /**
    * Where a request for `tenant` goes: served here, forwarded to the live holder, or nobody owns it right now. A
-   * lease not known alive from the last round is read again (a database created a moment ago on another replica).
+   * lease not known alive from the last round is read again (a database created a moment ago on another replica);
+   * `budgeted` (a request anyone may send), only within {@link UNLISTED_READS_PER_SECOND} for ids the last round did
+   * not list at all, the rest waiting for the next listing.
    */
   async route(tenant: string, options: { budgeted?: boolean } = {}): Promise<Route> {
     if (this.#releasing.has(tenant)) return { kind: 'unowned' };
     if (this.#held.has(tenant)) return { kind: 'local' };
     const known = this.#known.get(tenant);
     if (known?.lease.holder && known.lease.holder.nonce !== this.#options.self.nonce && this.#alive(known.lease.holder)) return { kind: 'forward', holder: known.lease.holder };
-    // Anyone may send any id: one the last round did not list is read from the bucket only within a budget.
+    // Anyone may send any id: one the last round did not list is read from the bucket only within a budget; past
+    // it, an id the next listing does not show either is answered from that listing. Should no listing come (the
+    // bucket failing), it is read after all: never a 404 for a database that exists.
     if (options.budgeted && known === undefined && !this.#listed.has(tenant) && !this.#spendUnlistedRead()) {
-      await this.#nextListing();
-      return this.#routeAsListed(tenant);
+      const listed = await this.#nextListing();
+      if (listed && !this.#listed.has(tenant) && !this.#known.has(tenant) && !this.#held.has(tenant)) return { kind: 'absent' };
+      return this.route(tenant);
     }
     const fresh = await this.#leases.read(tenant);
     if (this.#held.has(tenant) && !this.#releasing.has(tenant)) return { kind: 'local' };
@@ -182,30 +187,24 @@ export class Ownership {
     return { kind: 'unowned' };
   }
 
-  /** Where `tenant` goes by what the rounds read, with no read of its own. */
-  #routeAsListed(tenant: string): Route {
-    if (this.#releasing.has(tenant)) return { kind: 'unowned' };
-    if (this.#held.has(tenant)) return { kind: 'local' };
-    const holder = this.#known.get(tenant)?.lease.holder;
-    if (holder && holder.nonce !== this.#options.self.nonce && this.#alive(holder)) return { kind: 'forward', holder };
-    return this.#known.has(tenant) || this.#listed.has(tenant) ? { kind: 'unowned' } : { kind: 'absent' };
-  }
-
   #spendUnlistedRead(): boolean {
     const second = Math.floor(this.#clock() / 1000);
     if (this.#unlistedReads.second !== second) this.#unlistedReads = { second, count: 0 };
     return ++this.#unlistedReads.count <= UNLISTED_READS_PER_SECOND;
   }
 
-  /** Resolves once a round that began after this call has listed the bucket, or after two rounds' time (a bucket down). */
-  #nextListing(): Promise<void> {
+  /**
+   * Resolves `true` once a round that began after this call has listed the bucket; `false` after two rounds' time
+   * without one (a bucket failing) or when stopping.
+   */
+  #nextListing(): Promise<boolean> {
     return new Promise((resolve) => {
-      const waiter = { since: this.#clock(), resolve: () => done() };
-      const timer = setTimeout(() => done(), 2 * this.#roundEveryMs());
-      const done = () => {
+      const waiter = { since: this.#clock(), resolve: (listed: boolean) => done(listed) };
+      const timer = setTimeout(() => done(false), 2 * this.#roundEveryMs());
+      const done = (listed: boolean) => {
         clearTimeout(timer);
         this.#listingWaiters.delete(waiter);
-        resolve();
+        resolve(listed);
       };
       this.#listingWaiters.add(waiter);
     });
@@ -256,7 +255,7 @@ export class Ownership {
   async stop(): Promise<void> {
     this.#stopped = true;
     clearInterval(this.#roundTimer);
-    for (const waiter of this.#listingWaiters) waiter.resolve();
+    for (const waiter of this.#listingWaiters) waiter.resolve(false);
     await this.#ticking?.catch(() => {});
     await Promise.all([...this.#held.keys()].map((tenant) => this.#release(tenant, 'stop')));
     for (const timer of this.#beatTimers) clearInterval(timer);
@@ -268,10 +267,12 @@ export class Ownership {
     if (this.#stopped) return;
     const listedAt = this.#clock();
     const [memberEtags, leaseEtags, tenants] = await Promise.all([this.#members.etags(), this.#leases.etags(), this.#options.hooks.tenants()]);
+    // Every database with metadata or a lease, as listed: requests waiting on a listing made after they asked are
+    // answered before the leases that changed are read (a round taking many over can take long).
+    this.#listed = new Set([...tenants, ...leaseEtags.keys()]);
+    for (const waiter of this.#listingWaiters) if (waiter.since < listedAt) waiter.resolve(true);
     await this.#readHeartbeats(memberEtags, listedAt);
     await this.#readLeases(leaseEtags);
-    this.#listed = new Set(tenants);
-    for (const waiter of this.#listingWaiters) if (waiter.since <= listedAt) waiter.resolve();
     if (this.#stopped) return;
     const now = this.#clock();
     const live = this.#liveNames();

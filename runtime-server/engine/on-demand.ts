@@ -10,11 +10,12 @@ export interface OnDemandOptions {
   /** How long a first request waits for its app to be prepared before it is answered 503 (default 10 s; the preparation goes on). */
   readonly firstRequestTimeoutMs?: number;
   /**
-   * Whether a new build (or a new app) deployed now is prepared at once rather than on its first request
-   * (docs/runtime.md, "Apps served on demand"): cw-runtime says yes once it has settled its first list, so a
-   * deploy is checked (a build workerd refuses fails it) and its first request is warm. Default: never.
+   * Whether a new build (or a new app) of `key` deployed now is prepared at once rather than on its first request
+   * (docs/runtime.md, "Apps served on demand"): cw-runtime says yes for any app but those of its first list not
+   * reached yet, so a deploy is checked (a build workerd refuses fails it) and its first request is warm. Default:
+   * never.
    */
-  readonly eagerBuilds?: () => boolean;
+  readonly eagerBuilds?: (key: string) => boolean;
 }
 
 /** An app kept prepared: when a request last reached it, and whether a first request is preparing it now. */
@@ -41,7 +42,7 @@ export class OnDemand {
   readonly maxApps: number;
   readonly cacheBytes: number;
   readonly firstRequestTimeoutMs: number;
-  readonly #eagerBuilds: () => boolean;
+  readonly #eagerBuilds: (key: string) => boolean;
   readonly #kept = new Map<string, Kept>();
   readonly #first = new Map<string, Promise<void>>();
   readonly #now: () => number;
@@ -74,7 +75,7 @@ export class OnDemand {
    * for its first request (one rotated token across thousands of idle apps prepares none of them).
    */
   deployed(key: string, newBuild: boolean): void {
-    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds()) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
+    if (!this.#kept.has(key) && newBuild && this.#eagerBuilds(key)) this.#kept.set(key, { lastUsed: this.#now(), preparing: false });
   }
 
   /** A request reached the prepared app (per request: a map write, nothing more). */

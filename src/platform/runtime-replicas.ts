@@ -68,13 +68,13 @@ export class RuntimeReplicaView {
       .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   }
 
-  /** Live replicas that take traffic. */
+  /** Live replicas that take traffic and whose reports cover every app (their first list has settled): those whose reports count. */
   ready(now: number = Date.now()): RuntimeReplica[] {
     return this.live(now).filter((replica) => replica.spec.ready);
   }
 
-  /** Live replicas that take traffic and whose reports cover every app (their first list has settled): those whose reports count. */
-  reporting(now: number = Date.now()): RuntimeReplica[] {
-    return this.ready(now).filter((replica) => replica.spec.reportsComplete ?? true);
+  /** Live replicas that take traffic, whether or not their first list has settled (`takesTraffic`; absent: `ready`). */
+  serving(now: number = Date.now()): RuntimeReplica[] {
+    return this.live(now).filter((replica) => replica.spec.takesTraffic ?? replica.spec.ready);
   }
 }

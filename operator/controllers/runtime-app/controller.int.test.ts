@@ -62,11 +62,8 @@ afterAll(async () => {
 });
 
 /** A runtime replica as cw-runtime publishes it; `state` is what it would read from its own memory. */
-async function replica(
-  name: string,
-  state: { ready: boolean; reportsComplete?: boolean; apps: RuntimeAppReport[] },
-): Promise<{ set(next: Partial<ReplicaSnapshot>): void; publisher: ReplicaPublisher }> {
-  let snapshot: ReplicaSnapshot = { reportsComplete: state.ready, ...state };
+async function replica(name: string, state: { ready: boolean; takesTraffic?: boolean; apps: RuntimeAppReport[] }): Promise<{ set(next: Partial<ReplicaSnapshot>): void; publisher: ReplicaPublisher }> {
+  let snapshot: ReplicaSnapshot = { takesTraffic: state.ready, ...state };
   const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: namespace.name, name }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
   publishers.push(publisher);
   await publisher.start();
@@ -112,24 +109,29 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     expect((await get())?.metadata?.finalizers).toBeUndefined();
 
     // A replica taking traffic while it goes through its first list: the app is not said unavailable, nor served.
-    const a = await replica('replica-a', { ready: true, reportsComplete: false, apps: [] });
+    const a = await replica('replica-a', { ready: false, takesTraffic: true, apps: [] });
     await eventually('RollingOut while the only replica starts', get, (x) => ready(x)?.reason === 'RollingOut' && /replicas are starting/.test(ready(x)?.message ?? ''));
-    a.set({ reportsComplete: true, apps: [report] });
+    a.set({ ready: true, apps: [report] });
     await eventually('Serving on one replica', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 1);
 
     // A starting replica does not count; nor does one taking traffic before its first list has settled; once its
     // reports count, without the app, it holds the rollout back; then it serves.
     const b = await replica('replica-b', { ready: false, apps: [] });
     expect((await replicaObjects.get(ns, 'replica-b'))?.spec.ready).toBe(false);
-    b.set({ ready: true });
+    const reconciles = async () =>
+      ((await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? []).filter((v) => v.labels.controller === 'runtimeapp').reduce((sum, v) => sum + v.value, 0);
+    const before = await reconciles();
+    b.set({ takesTraffic: true });
     await eventually(
       'replica-b takes traffic',
       async () => replicaObjects.get(ns, 'replica-b'),
-      (r) => r?.spec.ready === true && r.spec.reportsComplete === false,
+      (r) => r?.spec.takesTraffic === true && r.spec.ready === false,
     );
+    // The operator re-checked the app (the replicas taking traffic changed) and still counts one replica.
+    await eventually('the app re-checked', reconciles, (count) => count > before);
     expect(ready(await get())).toMatchObject({ status: 'True', reason: 'Serving' });
     expect((await get())?.status?.servingReplicas).toBe(1);
-    b.set({ reportsComplete: true });
+    b.set({ ready: true });
     await eventually('RollingOut while replica-b has not acted', get, (x) => ready(x)?.reason === 'RollingOut' && x?.status?.servingReplicas === 1);
     b.set({ apps: [report] });
     await eventually('Serving on two replicas', get, (x) => ready(x)?.status === 'True' && x?.status?.servingReplicas === 2);

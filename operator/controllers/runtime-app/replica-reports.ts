@@ -52,7 +52,7 @@ export class ReplicaReports {
 
   /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
   app(namespace: string, name: string): Array<RuntimeAppReport | undefined> {
-    return this.view.reporting(this.#now()).map((replica) => {
+    return this.view.ready(this.#now()).map((replica) => {
       const key = `${replica.metadata?.namespace ?? ''}/${replicaReportName(replica.metadata?.name ?? '', namespace)}`;
       const report = this.reports.get(key);
       return report && this.#index(key, report).get(`${namespace}/${name}`);
@@ -82,8 +82,8 @@ export class ReplicaReports {
   /** Whether the replicas taking traffic, or which of them count, changed (an app's observation depends on both). */
   #countedChanged(): boolean {
     const counted = this.view
-      .ready(this.#now())
-      .map((r) => `${r.metadata?.name ?? ''}${(r.spec.reportsComplete ?? true) ? '' : ' (starting)'}`)
+      .serving(this.#now())
+      .map((r) => `${r.metadata?.name ?? ''}${r.spec.ready ? '' : ' (starting)'}`)
       .join(',');
     if (counted === this.#counted) return false;
     this.#counted = counted;

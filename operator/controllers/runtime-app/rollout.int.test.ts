@@ -72,7 +72,7 @@ afterAll(async () => {
  * app as it is now (the split at its weight, or one build), with the counts given per build.
  */
 async function replica(name: string) {
-  let snapshot: ReplicaSnapshot = { ready: true, reportsComplete: true, apps: [] };
+  let snapshot: ReplicaSnapshot = { ready: true, takesTraffic: true, apps: [] };
   const publisher = new ReplicaPublisher({ kube: conn, identity: { namespace: namespace.name, name }, leaseDurationSeconds: 40, snapshot: () => snapshot, log: silentLogger, coalesceMs: 10 });
   publishers.push(publisher);
   await publisher.start();

@@ -3,11 +3,14 @@ import type { CustomResource, KindDescriptor } from '../kind-descriptor.ts';
 import { CATEGORY } from './group-version.ts';
 
 export const RuntimeReplicaSpec = Type.Object({
-  ready: Type.Boolean({ description: 'The replica takes traffic: workerd answers and its informers have listed the apps (one it has not reached yet is deployed when a request asks for it).' }),
-  reportsComplete: Type.Optional(
+  ready: Type.Boolean({
+    description:
+      'The replica takes traffic and its reports cover every app, so the operator counts them: workerd answers and the apps of its first list have settled (or it waited two minutes for them).',
+  }),
+  takesTraffic: Type.Optional(
     Type.Boolean({
       description:
-        'Its reports cover every app, so the operator counts them: the apps of its first list have settled, or it waited two minutes for them. Absent: the same as ready (a replica of an earlier version).',
+        'The replica takes traffic (its /readyz): workerd answers and its informers have listed the apps, one it has not reached yet being deployed when a request asks for it; true before ready while it goes through its first list. Absent: the same as ready (a replica of an earlier version, or a CRD not upgraded).',
     }),
   ),
   statusURL: Type.Optional(
@@ -47,7 +50,7 @@ export const RuntimeReplicaKind: KindDescriptor<'RuntimeReplica', typeof Runtime
   spec: RuntimeReplicaSpec,
   status: undefined,
   printerColumns: [
-    { name: 'Ready', type: 'boolean', jsonPath: '.spec.ready', description: 'The replica takes traffic.' },
-    { name: 'Reports', type: 'boolean', jsonPath: '.spec.reportsComplete', description: 'Its reports cover every app (its first list has settled): the operator counts them.' },
+    { name: 'Traffic', type: 'boolean', jsonPath: '.spec.takesTraffic', description: 'The replica takes traffic.' },
+    { name: 'Ready', type: 'boolean', jsonPath: '.spec.ready', description: 'It takes traffic and its reports cover every app (its first list has settled): the operator counts them.' },
   ],
 };
