@@ -86,8 +86,8 @@ export class AppEnvironment {
       }
       const next = Object.fromEntries([...Object.entries(environment).filter(([k]) => k !== key), [key, value]]);
       const bytes = environmentBytes(next);
-      // A write that does not grow an environment already over the bound (from before it existed) is allowed.
-      if (bytes > MAX_ENVIRONMENT_BYTES && bytes > environmentBytes(environment)) {
+      // The RuntimeApp CRD holds every app to the same bound, however written: no stored environment is over it.
+      if (bytes > MAX_ENVIRONMENT_BYTES) {
         throw new ConflictError(
           `App ${appId}'s environment would take ${bytes} bytes, more than the ${MAX_ENVIRONMENT_BYTES} an app may have (names and values, UTF-8); shorten or delete variables first.`,
         );
