@@ -48,9 +48,8 @@ export class ReplicaPublisher {
   readonly #replicas: ObjectClient<RuntimeReplica>;
   readonly #reports: ObjectClient<RuntimeReplicaReport>;
   readonly #leases: ObjectClient<ReplicaLease>;
+  /** The RuntimeReplica spec last written, as JSON (what the operator and cw-api read of this replica). */
   #written: string | undefined;
-  /** The RuntimeReplica spec last written (what the operator and cw-api read of this replica). */
-  #writtenSpec: RuntimeReplicaSpec | undefined;
   /** Each project's report as last written (JSON), by project. */
   readonly #writtenReports = new Map<string, string>();
   #leaseUid: string | undefined;
@@ -194,12 +193,11 @@ export class ReplicaPublisher {
     if (body === this.#written) return;
     await this.#replicas.apply({ metadata: this.#metadata(), spec }, { fieldManager: FIELD_MANAGER, force: true });
     this.#written = body;
-    this.#writtenSpec = spec;
   }
 
-  /** The RuntimeReplica spec as last written; undefined before the first write. */
+  /** The RuntimeReplica spec as last written; undefined before the first write, and after its Lease expired and it was removed. */
   get written(): RuntimeReplicaSpec | undefined {
-    return this.#writtenSpec;
+    return this.#written === undefined ? undefined : (JSON.parse(this.#written) as RuntimeReplicaSpec);
   }
 
   /**

@@ -8,7 +8,7 @@ import { stringify } from 'yaml';
 import type { S3Config } from '../../src/object-store/s3-config.ts';
 import { parseConfig } from '../../git-server/config/index.ts';
 import { startService as startGitServer, type RunningService } from '../../git-server/serve.ts';
-import { freePort, portTaken, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, onFreePorts, startService, waitForHttp, type Service } from './process.ts';
 
 export interface GitServiceSetup {
   readonly s3: S3Config;
@@ -120,23 +120,27 @@ export async function spawnCwGit(
   configFor: (port: number) => Promise<{ path: string; env: Record<string, string>; dir: string }>,
   logLevel: 'warn' | 'info',
 ): Promise<{ service: Service; url: string; dir: string }> {
-  for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
-    const { path, env, dir } = await configFor(port);
-    const service = startService({
-      name,
-      command: process.execPath,
-      args: ['bin/cw-git.ts', 'serve', '--config', path],
-      logPath: join(dir, 'cw-git.log'),
-      env: { ...process.env, ...env, CW_LOG_LEVEL: logLevel },
-    });
-    const url = `http://127.0.0.1:${port}`;
-    try {
-      await waitForHttp(service, `${url}/healthz`, 30_000);
-      return { service, url, dir };
-    } catch (err) {
-      await service.stop(1_000);
-      if (!portTaken(err, service) || attempt >= 3) throw err;
-    }
-  }
+  return onFreePorts(
+    async () => {
+      const port = await freePort();
+      const { path, env, dir } = await configFor(port);
+      const service = startService({
+        name,
+        command: process.execPath,
+        args: ['bin/cw-git.ts', 'serve', '--config', path],
+        logPath: join(dir, 'cw-git.log'),
+        env: { ...process.env, ...env, CW_LOG_LEVEL: logLevel },
+      });
+      return { service, url: `http://127.0.0.1:${port}`, dir };
+    },
+    async ({ service, url }) => {
+      try {
+        await waitForHttp(service, `${url}/healthz`, 30_000);
+      } catch (err) {
+        await service.stop(1_000);
+        throw err;
+      }
+    },
+    () => {},
+  );
 }

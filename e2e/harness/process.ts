@@ -100,6 +100,24 @@ export function portTaken(err: unknown, service: Service): boolean {
 }
 
 /**
+ * Launches a service on ports `freePort` picked and waits for it (`ready`); a port another test's process took before
+ * the service listened ({@link portTaken}) is given up for new ones, twice at most: `discard` forgets the attempt that
+ * failed, and `launch` picks new ports. Any other failure is thrown as it is.
+ */
+export async function onFreePorts<T extends { service: Service }>(launch: () => Promise<T>, ready: (started: T) => Promise<void>, discard: (failed: T) => void | Promise<void>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const started = await launch();
+    try {
+      await ready(started);
+      return started;
+    } catch (err) {
+      if (!portTaken(err, started.service) || attempt >= 3) throw err;
+      await discard(started);
+    }
+  }
+}
+
+/**
  * Polls `url` until the service answers it with a status below 500, or throws naming the service. The one
  * polling loop of the harness, shared by every service it starts: a port that is not open yet sends no event
  * to wait on, and not every service prints a line when it is ready, so asking every 100 ms is the honest wait.

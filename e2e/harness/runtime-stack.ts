@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { send } from '../../runtime-server/engine/testing/http.ts';
-import { freePort, portTaken, startService, waitForHttp, type Service } from './process.ts';
+import { freePort, onFreePorts, startService, waitForHttp, type Service } from './process.ts';
 import { RUNTIME_STATUS_TOKEN } from './runtime-status-token.ts';
 import { repoRoot, toolPath } from './tools.ts';
 
@@ -57,28 +57,10 @@ export function packWorker(source: string): Buffer {
  */
 export function startRuntime(name: string, namespace: string, running: Service[], env: Record<string, string> = {}): Promise<Runtime> {
   return onFreePorts(
-    running,
     () => launchRuntime(name, namespace, running, env),
     (runtime) => waitForHttp(runtime.service, `${runtime.statusUrl}/readyz`, 60_000),
+    ({ service }) => void running.splice(running.indexOf(service), 1),
   );
-}
-
-/**
- * Launches a service on ports `freePort` picked and waits for it; a port another test's process took before the
- * service listened (PortTakenError, or EADDRINUSE in the log of a service that exited) is given up for new ones,
- * twice at most, as startApiServer does.
- */
-async function onFreePorts<T extends { service: Service }>(running: Service[], launch: () => Promise<T>, ready: (started: T) => Promise<void>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    const started = await launch();
-    try {
-      await ready(started);
-      return started;
-    } catch (err) {
-      if (!portTaken(err, started.service) || attempt >= 3) throw err;
-      running.splice(running.indexOf(started.service), 1);
-    }
-  }
 }
 
 /** As {@link startRuntime}, without waiting for it to be ready (a test of how it starts). */
@@ -137,7 +119,11 @@ export async function startOperator(namespace: string, running: Service[], env: 
     running.push(service);
     return { service, port };
   };
-  await onFreePorts(running, launch, ({ service, port }) => waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000));
+  await onFreePorts(
+    launch,
+    ({ service, port }) => waitForHttp(service, `http://127.0.0.1:${port}/healthz`, 30_000),
+    ({ service }) => void running.splice(running.indexOf(service), 1),
+  );
 }
 
 /** Polls `probe` every 50 ms until `ok` holds; throws with the last value (or error) after `timeoutMs`. */
