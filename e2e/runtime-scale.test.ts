@@ -82,11 +82,13 @@ describe('cw-runtime scaled out and in', () => {
     const failures: string[] = [];
     let answered = 0;
     let loading = true;
+    /** The step under way, named in a failure so it says when it happened. */
+    let step = 'scaling out';
     const load = (async () => {
       while (loading) {
         const res = await send(proxy!.port, host).catch((err: unknown) => ({ status: 0, body: String(err) }));
         if (res.status === 200 && res.body === 'Hello from every replica') answered++;
-        else failures.push(`${res.status} ${res.body}`);
+        else failures.push(`${step}: ${res.status} ${res.body}`);
         await new Promise((resolve) => setTimeout(resolve, 10)); // pacing, not synchronisation
       }
     })();
@@ -99,6 +101,7 @@ describe('cw-runtime scaled out and in', () => {
     expect((await replicas.list(ns)).items.map((r) => r.metadata?.name).sort()).toEqual(['cw-runtime-scale-a', 'cw-runtime-scale-b', 'cw-runtime-scale-c']);
 
     // Scale in, gracefully: the Service drops the pod, which deletes its report and lease as it stops.
+    step = 'scaling in';
     proxy!.backends = [first.port, third.port];
     await proxy!.drained(second.port);
     await second.service.stop();
@@ -110,9 +113,11 @@ describe('cw-runtime scaled out and in', () => {
     // A request inside a process when it is killed is lost whatever the design, so it is killed between two of
     // its requests; then it stays among the proxy's backends (the Service has not noticed yet): connections to
     // it are refused and go to the others.
+    step = 'killing a replica';
     proxy!.backends = [first.port];
     await proxy!.drained(third.port);
     await killHard(third.service);
+    step = 'a replica killed';
     proxy!.backends = [first.port, third.port];
     const killedAt = performance.now();
     await eventually(
@@ -127,7 +132,7 @@ describe('cw-runtime scaled out and in', () => {
 
     loading = false;
     await load;
-    expect(failures).toEqual([]);
+    expect(failures, `the proxy cut off: ${proxy!.cutOff.join('; ') || 'nobody'}`).toEqual([]);
     expect(answered).toBeGreaterThan(0);
     expect(notReady).toEqual([]);
     // Within the lease (3 s) and a little: a requeue at the expiry, not a poll.

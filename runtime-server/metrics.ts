@@ -107,6 +107,16 @@ export function servingMetrics(registry: Registry, engine: Pick<RuntimeEngine, '
     },
   });
   new Counter({
+    name: 'cloudwright_runtime_workerd_recycles_total',
+    help: 'Fresh workerd started in place of a healthy one (blue/green, no request lost), by reason: isolates, memory',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset();
+      for (const shard of engine.status().shards) for (const [reason, count] of Object.entries(shard.recycles)) this.inc({ reason }, count);
+    },
+  });
+  new Counter({
     name: 'cloudwright_runtime_workerd_starts_total',
     help: 'workerd processes launched: generations, failed attempts and the checker that loads new builds first',
     registers,

@@ -10,6 +10,8 @@ export interface RoundRobinProxy {
   backends: number[];
   /** Resolves once no connection to `port` is open (after taking it out of `backends`: its requests have finished). */
   drained(port: number): Promise<void>;
+  /** Why the proxy cut clients off, oldest first (a backend's error, or every backend refusing): a failure's cause. */
+  readonly cutOff: string[];
   close(): Promise<void>;
 }
 
@@ -18,6 +20,11 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const sockets = new Set<Socket>();
   const openCount = new Map<number, number>();
   const waiters = new Map<number, Array<() => void>>();
+  const cutOff: string[] = [];
+  const cut = (client: Socket, why: string) => {
+    cutOff.push(`${new Date().toISOString()} ${why}`);
+    client.destroy();
+  };
   const opened = (port: number, delta: number) => {
     const count = (openCount.get(port) ?? 0) + delta;
     openCount.set(port, count);
@@ -26,7 +33,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const open = (client: Socket, attempts: number): void => {
     const ports = proxy.backends;
     if (attempts >= ports.length || ports.length === 0) {
-      client.destroy();
+      cut(client, `every backend refused (${ports.join(', ')})`);
       return;
     }
     const port = ports[next++ % ports.length]!;
@@ -39,7 +46,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
     });
     upstream.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, attempts + 1);
-      else client.destroy();
+      else cut(client, `backend ${port}: ${err.code ?? err.message}${upstream.bytesWritten ? ' after the request was sent' : ''}`);
     });
     upstream.once('connect', () => {
       client.pipe(upstream).pipe(client);
@@ -49,7 +56,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
       // the answer is written: pipe() does that. destroy() here dropped answer bytes still being written under
       // load, which the client saw as ECONNRESET. Only a backend that failed takes the client down at once.
       upstream.once('close', (hadError) => {
-        if (hadError) client.destroy();
+        if (hadError && !client.destroyed) cut(client, `backend ${port} closed with an error after ${upstream.bytesRead} bytes of its answer`);
       });
       client.resume();
     });
@@ -63,6 +70,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const proxy: RoundRobinProxy = {
     port: (server.address() as AddressInfo).port,
     backends,
+    cutOff,
     drained: (port) => ((openCount.get(port) ?? 0) === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(port, [...(waiters.get(port) ?? []), resolve]))),
     close: () =>
       new Promise((resolve) => {

@@ -63,9 +63,18 @@ export interface RuntimeEngineOptions {
    * (one request computing without yielding) is killed and restarted, and the app blamed is quarantined;
    * checked every `intervalMs` (default a fifth of it). `isolateHeapMb` (default 128): V8's heap bound of each
    * isolate (an isolate past it ends its shard). `shardMemoryMb` (default 0, none): a shard whose resident
-   * memory passes it is ended the same way.
+   * memory passes it is ended the same way. `shardRecycleMb` (default three quarters of `shardMemoryMb`): a healthy
+   * shard past it is replaced by a fresh workerd, blue/green, losing no request; not sooner than `recycleMinAgeMs`
+   * (default 30 s) after its workerd started.
    */
-  readonly limits?: { readonly cpuLimitMs?: number; readonly intervalMs?: number; readonly isolateHeapMb?: number; readonly shardMemoryMb?: number };
+  readonly limits?: {
+    readonly cpuLimitMs?: number;
+    readonly intervalMs?: number;
+    readonly isolateHeapMb?: number;
+    readonly shardMemoryMb?: number;
+    readonly shardRecycleMb?: number;
+    readonly recycleMinAgeMs?: number;
+  };
   /** How long a quarantine lasts: `initialMs` (default 60 s), doubling with each offence up to `maxMs` (default an hour). `probationMs`: how long suspects take turns (default 60 s). */
   readonly quarantine?: { readonly initialMs?: number; readonly maxMs?: number; readonly probationMs?: number };
   /**
@@ -103,6 +112,8 @@ export interface ShardStatus {
   readonly pid: number;
   /** Restarts after a crash or a stop by the watchdog. */
   readonly restarts: number;
+  /** Fresh workerd started in place of a healthy one: past its isolates' bound, past its memory's recycle point. */
+  readonly recycles: { readonly isolates: number; readonly memory: number };
   /** App isolates it has loaded. */
   readonly loadedWorkers: number;
   /** Apps it serves. */

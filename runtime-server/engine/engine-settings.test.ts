@@ -19,6 +19,7 @@ describe('engineSettings', () => {
       drainTimeoutMs: 30_000,
       restartBackoff: { initialMs: 100, maxMs: 10_000 },
       maxLoadedWorkers: 2000,
+      memoryRecycle: { bytes: 0, minAgeMs: 30_000 },
       retryAfter: '1',
       listen: { port: 0, host: '127.0.0.1' },
       serving: { baseDomain: 'apps.test' },
@@ -46,6 +47,9 @@ describe('engineSettings', () => {
       listen: { port: 9000 },
     });
     expect(s).toMatchObject({ shards: 1, shardMemoryBytes: 2 * 1048576, retryAfter: '5', listen: { port: 9000, host: '127.0.0.1' } });
+    // A fresh workerd at three quarters of the shard's memory bound, unless a recycle point is set.
+    expect(s.memoryRecycle).toEqual({ bytes: 1572864, minAgeMs: 30_000 });
+    expect(engineSettings({ ...base, limits: { shardMemoryMb: 2, shardRecycleMb: 1, recycleMinAgeMs: 5 } }).memoryRecycle).toEqual({ bytes: 1048576, minAgeMs: 5 });
     expect(s.serving).toEqual({ baseDomain: 'apps.test', publicScheme: 'http', publicPort: 8080, defaultMaxConcurrentRequests: 3, queueDepthFactor: 0 });
   });
 });

@@ -18,6 +18,8 @@ export interface EngineSettings {
   readonly drainTimeoutMs: number;
   readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
   readonly maxLoadedWorkers: number;
+  /** A shard's fresh start past this much resident memory: three quarters of the bound unless set (0: never). */
+  readonly memoryRecycle: { readonly bytes: number; readonly minAgeMs: number };
   /** The `Retry-After` value of the runtime's own 503 answers. */
   readonly retryAfter: string;
   readonly listen: { readonly port: number; readonly host: string };
@@ -39,6 +41,10 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
     drainTimeoutMs: o.drainTimeoutMs ?? 30_000,
     restartBackoff: { initialMs: o.restartBackoff?.initialMs ?? 100, maxMs: o.restartBackoff?.maxMs ?? 10_000 },
     maxLoadedWorkers: o.maxLoadedWorkers ?? 2000,
+    memoryRecycle: {
+      bytes: o.limits?.shardRecycleMb !== undefined ? o.limits.shardRecycleMb * 1048576 : Math.floor(((o.limits?.shardMemoryMb ?? 0) * 1048576 * 3) / 4),
+      minAgeMs: o.limits?.recycleMinAgeMs ?? 30_000,
+    },
     retryAfter: String(o.retryAfterSeconds ?? 1),
     listen: { port: o.listen?.port ?? 0, host: o.listen?.host ?? '127.0.0.1' },
     serving: {
@@ -52,11 +58,12 @@ export function engineSettings(o: RuntimeEngineOptions): EngineSettings {
 }
 
 /** What every shard is run with, of the settings: drain, restart backoff, watchdog bounds, isolates per workerd. */
-export function shardSettings(s: EngineSettings): Pick<ShardContext, 'drainTimeoutMs' | 'restartBackoff' | 'watchdog' | 'maxLoadedWorkers'> {
+export function shardSettings(s: EngineSettings): Pick<ShardContext, 'drainTimeoutMs' | 'restartBackoff' | 'watchdog' | 'maxLoadedWorkers' | 'memoryRecycle'> {
   return {
     drainTimeoutMs: s.drainTimeoutMs,
     restartBackoff: s.restartBackoff,
     watchdog: { intervalMs: s.intervalMs, cpuLimitMs: s.cpuLimitMs, memoryLimitBytes: s.shardMemoryBytes },
     maxLoadedWorkers: s.maxLoadedWorkers,
+    memoryRecycle: s.memoryRecycle,
   };
 }

@@ -7,13 +7,14 @@ const shard = (index: number, over: Partial<ShardView> = {}): ShardView => ({
   ready: true,
   current: { id: index + 1, proc: { pid: 100 + index } },
   restarts: 0,
+  recycles: { isolates: 0, memory: 0 },
   loaded: 0,
   ...over,
 });
 
 describe('engineStatus', () => {
   it('counts apps per shard and sums restarts and isolates', () => {
-    const status = engineStatus([shard(0, { restarts: 2, loaded: 3 }), shard(1, { restarts: 1, loaded: 4 })], [0, 1, 1], { workerdStarts: 6, loadChecks: 2 });
+    const status = engineStatus([shard(0, { restarts: 2, loaded: 3 }), shard(1, { restarts: 1, recycles: { isolates: 1, memory: 2 }, loaded: 4 })], [0, 1, 1], { workerdStarts: 6, loadChecks: 2 });
     expect(status).toEqual({
       ready: true,
       restarts: 3,
@@ -22,8 +23,8 @@ describe('engineStatus', () => {
       loadedWorkers: 7,
       loadChecks: 2,
       shards: [
-        { index: 0, ready: true, generation: 1, pid: 100, restarts: 2, loadedWorkers: 3, apps: 1 },
-        { index: 1, ready: true, generation: 2, pid: 101, restarts: 1, loadedWorkers: 4, apps: 2 },
+        { index: 0, ready: true, generation: 1, pid: 100, restarts: 2, recycles: { isolates: 0, memory: 0 }, loadedWorkers: 3, apps: 1 },
+        { index: 1, ready: true, generation: 2, pid: 101, restarts: 1, recycles: { isolates: 1, memory: 2 }, loadedWorkers: 4, apps: 2 },
       ],
     });
   });

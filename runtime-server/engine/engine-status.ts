@@ -7,6 +7,7 @@ export interface ShardView {
   readonly ready: boolean;
   readonly current: { readonly id: number; readonly proc: { readonly pid: number } } | undefined;
   readonly restarts: number;
+  readonly recycles: { readonly isolates: number; readonly memory: number };
   readonly loaded: number;
 }
 
@@ -23,6 +24,7 @@ export function engineStatus(shards: readonly ShardView[], appShards: readonly n
     generation: shard.current?.id ?? 0,
     pid: shard.current?.proc.pid ?? 0,
     restarts: shard.restarts,
+    recycles: { ...shard.recycles },
     loadedWorkers: shard.loaded,
     apps: perShard[shard.index] ?? 0,
   }));

@@ -33,6 +33,13 @@ export interface ShardContext {
   readonly watchdog: WatchdogOptions;
   /** Isolates a workerd may load before it is replaced by a fresh one (workerd never unloads). */
   readonly maxLoadedWorkers: number;
+  /**
+   * Resident memory past which a healthy workerd is replaced by a fresh one, blue/green, losing no request
+   * (0: never): below the watchdog's bound, so isolates loaded over time and memory a busy hour left behind
+   * are let go before the bound ends the workerd and loses its requests. Not sooner than `minAgeMs` after
+   * the workerd started, so a working set that does not fit costs a fresh start at that pace, not a loop.
+   */
+  readonly memoryRecycle: { readonly bytes: number; readonly minAgeMs: number };
   readonly log: RuntimeLogger;
   /** The id of the next workerd the engine starts (every one has its own). */
   nextId(): number;
@@ -62,7 +69,11 @@ export class Shard {
   /** What it serves: what a restart starts again with. */
   #applied: ShardTable;
   #lock: Promise<unknown> = Promise.resolve();
-  #watchdog: Watchdog | undefined;
+  /**
+   * A watchdog per workerd still running, the retiring ones included: one finishing its requests is bounded as
+   * the serving one is (an app growing without bound there would otherwise have the whole drain time).
+   */
+  readonly #watchdogs = new Map<Generation, Watchdog>();
   #backoffMs: number;
   #restartTimer: NodeJS.Timeout | undefined;
   #unhealthy = 0;
@@ -72,6 +83,8 @@ export class Shard {
   #stopped = false;
   /** Restarts of a workerd that crashed or was ended by its watchdog. */
   restarts = 0;
+  /** Fresh workerd started in place of a healthy one, by why: too many isolates, too much memory. */
+  readonly recycles = { isolates: 0, memory: 0 };
   /** Isolates its workerd reported loaded at the last health check. */
   loaded = 0;
 
@@ -131,7 +144,7 @@ export class Shard {
   async stop(drainMs: number): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#restartTimer);
-    this.#watchdog?.stop();
+    for (const dog of this.#watchdogs.values()) dog.stop();
     await this.#lock.catch(() => {});
     const cutoff = setTimeout(() => {
       for (const gen of this.#retiring.keys()) gen.proc.kill();
@@ -168,7 +181,6 @@ export class Shard {
   }
 
   #watch(gen: Generation): void {
-    this.#watchdog?.stop();
     const pool = gen.upstream.pool;
     const dog = new Watchdog(
       {
@@ -181,12 +193,17 @@ export class Shard {
       this.#ctx.watchdog,
       {
         stuck: (kind, detail) => this.#stuck(gen, kind, detail),
-        healthy: (loads) => {
+        healthy: (loads, rss) => {
           if (gen !== this.#current) return;
           this.#unhealthy = 0;
           this.loaded = loads;
-          if (Date.now() - gen.startedAt > 60_000) this.#backoffMs = this.#ctx.restartBackoff.initialMs;
-          if (loads > this.#ctx.maxLoadedWorkers) this.#recycle(gen, loads);
+          const age = Date.now() - gen.startedAt;
+          if (age > 60_000) this.#backoffMs = this.#ctx.restartBackoff.initialMs;
+          const recycle = this.#ctx.memoryRecycle;
+          if (loads > this.#ctx.maxLoadedWorkers) this.#recycle(gen, 'isolates', { loaded: loads });
+          else if (recycle.bytes > 0 && rss !== undefined && rss > recycle.bytes && age >= recycle.minAgeMs) {
+            this.#recycle(gen, 'memory', { loaded: loads, residentMiB: Math.round(rss / 1048576), recycleAtMiB: Math.round(recycle.bytes / 1048576) });
+          }
         },
         unhealthy: () => {
           if (gen !== this.#current || !gen.proc.running) return; // an exit is handled as such
@@ -199,12 +216,25 @@ export class Shard {
       },
     );
     dog.start();
-    this.#watchdog = dog;
+    this.#watchdogs.set(gen, dog);
+    void gen.proc.exited.then(() => {
+      dog.stop();
+      this.#watchdogs.delete(gen);
+    });
   }
 
-  /** Its watchdog found the workerd stuck or too big: the app to blame is judged now, then it is killed and started again at once. */
+  /**
+   * Its watchdog found the workerd stuck or too big: the app to blame is judged now, then it is killed and, if it
+   * was serving, started again at once (a retiring one has a successor already: its requests in flight are lost).
+   */
   #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string): void {
-    if (gen !== this.#current || gen.retiring || this.#stopped) return;
+    if (this.#stopped || gen.killedFor) return;
+    if (gen !== this.#current) {
+      gen.killedFor = kind;
+      this.#ctx.stopped({ kind, detail, generation: gen });
+      gen.proc.kill();
+      return;
+    }
     gen.killedFor = kind;
     this.#limitRestart = true;
     this.#ctx.stopped({ kind, detail, generation: gen });
@@ -256,11 +286,16 @@ export class Shard {
     this.#restartTimer.unref();
   }
 
-  /** A fresh workerd with the same table: apps load again on demand, and the isolates of the old one go with it. */
-  #recycle(gen: Generation, loads: number): void {
+  /**
+   * A fresh workerd with the same table: apps load again on demand, and the isolates of the old one (and the
+   * memory they hold) go with it once its requests are done.
+   */
+  #recycle(gen: Generation, why: 'isolates' | 'memory', detail: Record<string, number>): void {
     if (this.#recycling) return;
     this.#recycling = true;
-    this.#ctx.log.info('workerd holds too many isolates; starting a fresh one (apps load again on demand)', { shard: this.index, loaded: loads });
+    this.recycles[why] += 1;
+    const message = why === 'isolates' ? 'workerd holds too many isolates' : 'workerd holds too much memory';
+    this.#ctx.log.info(`${message}; starting a fresh one (apps load again on demand)`, { shard: this.index, ...detail });
     this.#exclusive(() => (gen === this.#current ? this.#replace(this.#applied) : Promise.resolve()))
       .catch((err: unknown) => this.#ctx.log.error('replacing workerd failed', { shard: this.index, error: err }))
       .finally(() => (this.#recycling = false));

@@ -24,8 +24,8 @@ export interface WatchdogOptions {
 export interface WatchdogHandlers {
   /** The shard is stuck (`cpu`: its thread has not come back for `cpuLimitMs`) or past its memory bound. Called once. */
   stuck(kind: 'cpu' | 'memory', detail: string): void;
-  /** It answered healthy, with this many isolates loaded. */
-  healthy(loads: number): void;
+  /** It answered healthy, with this many isolates loaded, and its resident memory as read at the tick (when bounded). */
+  healthy(loads: number, rssBytes: number | undefined): void;
   /** It answered, but not healthy, or the ping failed (a crash shows as its exit). */
   unhealthy(): void;
 }
@@ -102,7 +102,7 @@ export class Watchdog {
         this.#pendingSince = undefined;
         this.#target.answered();
         if (loads === undefined) this.#handlers.unhealthy();
-        else this.#handlers.healthy(loads);
+        else this.#handlers.healthy(loads, rss);
       },
       () => {
         this.#pendingSince = undefined;

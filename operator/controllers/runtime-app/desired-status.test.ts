@@ -136,6 +136,24 @@ describe('desiredStatus with a runtime', () => {
     expect(status).toMatchObject({ servingBuildId: 'b2', url: 'https://hello.p.apps.localhost', servingReplicas: 2 });
   });
 
+  it('keeps a served spec served while a newly ready replica has not reported yet, and counts it once it has', () => {
+    const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    const seenReady = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, observed([served(), undefined]));
+    expect(seenReady.conditions).toEqual(before.conditions);
+    expect(seenReady.servingReplicas).toBe(1);
+    const reported = desiredStatus(app({ activeBuildId: 'b2' }, 2, seenReady), t2, observed([served(), served()]));
+    expect(reported.servingReplicas).toBe(2);
+    // Even with no report seen at all (the only replica restarted): what was said of the spec stands.
+    const none = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, observed([undefined]));
+    expect(none.conditions).toEqual(before.conditions);
+    expect(none.servingReplicas).toBe(1);
+    // A replica that reports something else is heard, and a spec not served yet waits for every replica.
+    const stale = desiredStatus(app({ activeBuildId: 'b2' }, 2, before), t2, observed([served(), old]));
+    expect(findCondition(stale.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+    const newer = desiredStatus(app({ activeBuildId: 'b3' }, 3, before), t2, observed([served({ servingBuildId: 'b3', servedGeneration: 3 }), undefined]));
+    expect(findCondition(newer.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut' });
+  });
+
   it('says a newer spec, or an app said unavailable, is not known to be served while the replicas start', () => {
     const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
     const newer = desiredStatus(app({ activeBuildId: 'b3' }, 3, before), t2, { kind: 'starting' });

@@ -231,6 +231,9 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
   const buildId = app.spec.activeBuildId;
   const { servingBuildId, hosts, url, servingReplicas, ...rest } = app.status ?? {};
   const unchanged = { servingBuildId, hosts, url };
+  const deployed = app.status?.conditions?.find((c) => c.type === 'Deployed');
+  /** Every ready replica was serving the current spec when the status was last written. */
+  const servedAlready = deployed?.status === 'True' && deployed.observedGeneration === generation;
   let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> = {};
   let updates: ConditionUpdate[];
   if (!buildId) {
@@ -254,7 +257,6 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     // A replica serves an app of its first list when a request asks for it: what the status said of this spec
     // stands. Of a newer spec (or while it said no replica runs) nothing is known until a replica's reports count.
     fields = { ...unchanged, servingReplicas };
-    const deployed = app.status?.conditions?.find((c) => c.type === 'Deployed');
     updates =
       deployed && deployed.observedGeneration === generation && deployed.reason !== Reasons.RuntimeUnavailable
         ? []
@@ -262,20 +264,28 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
             { status: 'False', reason: Reasons.RollingOut, message: `Whether build ${buildId} is served is not known yet: the runtime replicas are going through their first list of apps.` },
             'The runtime replicas are starting; the app is served when a request asks for it.',
           );
+  } else if (servedAlready && observation.replicas.every((r) => r === undefined) && observation.replicas.length > 0) {
+    // Ready replicas, none of whose reports has reached the operator yet (see `reporting` below): as above.
+    fields = { ...unchanged, servingReplicas };
+    updates = [];
   } else {
-    const replicas = observation.replicas.length > 0 ? observation.replicas : [undefined];
+    // A ready replica's report comes on another watch than its RuntimeReplica, so the operator may see it ready
+    // before it sees what it reported. It takes nothing from a spec already served (it serves the app when a
+    // request asks): it counts once its report arrives. Of a spec not served yet, it is one not acted on.
+    const reporting = servedAlready ? observation.replicas.filter((r) => r !== undefined) : observation.replicas;
+    const replicas = reporting.length > 0 ? reporting : [undefined];
     const plan = servingPlan(app);
     const assessments = replicas.map((report) => assess(plan, buildId, generation ?? 0, report));
     let worst = assessments[0] as Assessment;
     for (const next of assessments.slice(1)) if (SEVERITY[next.reason] < SEVERITY[worst.reason]) worst = next;
-    const serving = observation.replicas.length === 0 ? 0 : assessments.filter((a) => a.reason === Reasons.Serving).length;
+    const serving = reporting.length === 0 ? 0 : assessments.filter((a) => a.reason === Reasons.Serving).length;
     if (worst.reason !== Reasons.Serving && !observation.buildExists) {
       const keeps = worst.report?.servingBuildId ? ` The app keeps serving build ${worst.report.servingBuildId}.` : '';
       const name = buildResourceName(app.metadata?.name ?? '', buildId);
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
     fields = { ...servingFields(worst.report), servingReplicas: serving };
-    const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(observation.replicas) : undefined) ?? aborted(app);
+    const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(reporting) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);
     const hostnames = worst.reason === Reasons.Serving ? hostnamesCondition(app, worst.report) : undefined;
