@@ -113,7 +113,8 @@ export function appHostnameController(deps: AppHostnameControllerDeps): Controll
     ],
     registry: deps.registry,
     log: deps.log,
-    workers: 2,
+    // As many as the RuntimeApp controller's: an app's default hostname comes with it (docs/scale.md).
+    workers: 8,
     reconcile: async (key, { namespace, name }): Promise<Result> => {
       const h = deps.hostnames.get(key);
       // Gone: the name it may have claimed is free again (an AppHostname is named after its hostname).

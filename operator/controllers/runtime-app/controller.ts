@@ -168,7 +168,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     owns,
     registry: deps.registry,
     log: deps.log,
-    workers: 2,
+    // A reconcile waits on the apiserver (finalizer, status, Event): with thousands of apps applied at once the
+    // workers' round trips, not the CPU, bound how fast they become Ready (docs/scale.md: 2 → 8 workers).
+    workers: 8,
     // client-go's default backoff, capped at a minute per key, for failed status writes and prunes only: a missing build
     // or runtime is waited for by watch, not re-checked.
     rateLimiter: controllerRateLimiter<string>({ maxMs: 60_000 }),
