@@ -437,6 +437,21 @@ describe('the chart on a real node', () => {
     );
   });
 
+  it("fits each runtime shard's memory bound to the container: every shard at its bound and cw-runtime's heap within the pod's limit", async () => {
+    const logs = await theNode().kubectl('logs', '-n', NAMESPACE, '-l', 'app.kubernetes.io/component=runtime', '--tail=-1');
+    const serving = logs
+      .split('\n')
+      .filter((line) => line.includes('"msg":"serving apps"'))
+      .map((line) => JSON.parse(line) as { shards: number; limits: { shardMemoryMb: number; configuredShardMemoryMb?: number } });
+    expect(serving.length).toBeGreaterThan(0);
+    for (const { shards, limits } of serving) {
+      // The chart's 1536 MiB a shard, 2 GiB a pod and a 512 MiB heap: lowered, with room for the heap left.
+      expect(limits.configuredShardMemoryMb).toBe(1536);
+      expect(shards * limits.shardMemoryMb).toBeLessThanOrEqual(2048 - 512);
+    }
+    expect(logs).toContain("each shard's memory bound lowered so that every shard at its bound fits the container's memory limit");
+  });
+
   it('holds each ServiceAccount to its work (SubjectAccessReviews): Secrets only in project namespaces for the operator and the runtime, only webhook keys for cw-git', async () => {
     const conn = loadKubeConnection(theNode().kubeconfig);
     // The Project controller bound the operator's project role in the member's namespace and wrote its quota,

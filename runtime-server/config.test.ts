@@ -75,6 +75,15 @@ describe('runtimeServerConfig', () => {
       CW_RUNTIME_QUARANTINE_MAX: '6h',
     });
     expect(config).toMatchObject({ shards: 3, limits: { cpuLimitMs: 250, isolateHeapMb: 64, shardMemoryMb: 0 }, quarantine: { initialMs: 120_000, maxMs: 21_600_000 } });
+    // In a container whose limit cannot hold every shard at its bound, the bound is lowered to fit, and says so.
+    const host = { hostname: 'node', pid: 1, cores: 2, memory: { limitBytes: 2048 * 1048576, reserveBytes: 640 * 1048576 } };
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_SHARD_MEMORY_MB: '1536' }, host).limits).toEqual({
+      cpuLimitMs: 500,
+      isolateHeapMb: 128,
+      shardMemoryMb: 704,
+      configuredShardMemoryMb: 1536,
+    });
+    expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_SHARD_MEMORY_MB: '512' }, host).limits).toEqual({ cpuLimitMs: 500, isolateHeapMb: 128, shardMemoryMb: 512 });
     // A first quarantine longer than the default maximum raises the maximum with it.
     expect(runtimeServerConfig({ CW_S3_BUCKET: 'b', CW_RUNTIME_QUARANTINE: '2h' }).quarantine).toEqual({ initialMs: 7_200_000, maxMs: 7_200_000 });
   });

@@ -12,6 +12,7 @@ import { DEFAULT_PREPARE_CONCURRENCY } from './engine/build-store.ts';
 import type { LogLevel } from '../src/logging/log.ts';
 import type { ReplicaIdentity } from './replica-publisher.ts';
 import { httpsConfig, type HttpsConfig } from './tls/https-config.ts';
+import { containerMemoryLimit, fittedShardMemoryMb, ownReserveBytes } from './memory-budget.ts';
 
 /** cw-runtime's settings, all from the environment, read once at start (see `docs/runtime.md`, "Running the runtime"). */
 export interface RuntimeServerConfig {
@@ -65,7 +66,8 @@ export interface RuntimeServerConfig {
   /** workerd processes serving apps, the projects spread over them (default: one per core). */
   readonly shards: number;
   /** The bounds on apps' code (docs/runtime.md, "Bounded user code"). */
-  readonly limits: { readonly cpuLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number };
+  /** `shardMemoryMb` as it applies; `configuredShardMemoryMb` when that is lower than configured, to fit the container. */
+  readonly limits: { readonly cpuLimitMs: number; readonly isolateHeapMb: number; readonly shardMemoryMb: number; readonly configuredShardMemoryMb?: number };
   /** An app's first quarantine, doubling with each offence up to `maxMs`. */
   readonly quarantine: { readonly initialMs: number; readonly maxMs: number };
   /**
@@ -101,13 +103,25 @@ export const BUILD_CACHE_SHARE = 0.75;
  */
 export const DEFAULT_LOG_STREAMS_PER_CALLER = 256;
 
+/** What the configuration reads of the machine: the replica's name outside a cluster, its cores and memory. */
+export interface RuntimeHost {
+  readonly hostname: string;
+  readonly pid: number;
+  /** Cores: the default shard count. */
+  readonly cores?: number;
+  /** The container's memory limit (none: unbounded), and what this process keeps of it: the shards' bound fits the rest. */
+  readonly memory?: { readonly limitBytes: number | undefined; readonly reserveBytes: number };
+}
+
 /**
- * Reads the configuration; the answer is frozen. `host` names the replica outside a cluster and says how many
- * cores it has (the default shard count).
+ * Reads the configuration; the answer is frozen. `host` is what it reads of the machine ({@link RuntimeHost}).
  *
  * @throws ConfigError naming the first variable with a bad value.
  */
-export function runtimeServerConfig(env: Env, host: { hostname: string; pid: number; cores?: number } = { hostname: hostname(), pid: process.pid }): RuntimeServerConfig {
+export function runtimeServerConfig(
+  env: Env,
+  host: RuntimeHost = { hostname: hostname(), pid: process.pid, memory: { limitBytes: containerMemoryLimit(), reserveBytes: ownReserveBytes() } },
+): RuntimeServerConfig {
   const read = new EnvReader(env);
   const kubeconfig = read.optional('KUBECONFIG');
   const watchNamespace = read.matching('CW_WATCH_NAMESPACE', undefined, isNamespace, 'a Kubernetes namespace name');
@@ -147,7 +161,8 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
   const shards = read.integer('CW_RUNTIME_SHARDS', Math.min(host.cores ?? availableParallelism(), 64), { min: 1, max: 64 });
   const cpuLimitMs = read.durationMs('CW_RUNTIME_CPU_LIMIT', 500, { min: 50, max: 60_000 });
   const isolateHeapMb = read.integer('CW_RUNTIME_ISOLATE_HEAP_MB', 128, { min: 16, max: 16_384 });
-  const shardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
+  const configuredShardMemoryMb = read.integer('CW_RUNTIME_SHARD_MEMORY_MB', 2048, { min: 0, max: 1_048_576 });
+  const shardMemoryMb = host.memory ? fittedShardMemoryMb({ configuredMb: configuredShardMemoryMb, shards, ...host.memory }) : configuredShardMemoryMb;
   const quarantineMs = read.durationMs('CW_RUNTIME_QUARANTINE', 60_000, { min: 1000, max: 86_400_000 });
   const quarantineMaxMs = read.durationMs('CW_RUNTIME_QUARANTINE_MAX', Math.max(3_600_000, quarantineMs), { min: quarantineMs, max: 7 * 86_400_000 });
   const statusToken = runtimeStatusToken(read);
@@ -199,7 +214,7 @@ export function runtimeServerConfig(env: Env, host: { hostname: string; pid: num
     }),
     leaseDurationSeconds,
     shards,
-    limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb }),
+    limits: Object.freeze({ cpuLimitMs, isolateHeapMb, shardMemoryMb, ...(shardMemoryMb !== configuredShardMemoryMb ? { configuredShardMemoryMb } : {}) }),
     quarantine: Object.freeze({ initialMs: quarantineMs, maxMs: quarantineMaxMs }),
     ...(databaseUrl ? { databaseUrl } : {}),
     ...(https ? { https } : {}),

@@ -316,6 +316,13 @@ export class RuntimeServer {
     this.#rolloutCounts.start();
     this.#entryPort = engine.address.port;
     this.#log.info('serving apps', { port: this.#entryPort, baseDomain: config.baseDomain, dataDir, shards: config.shards, limits: config.limits });
+    if (config.limits.configuredShardMemoryMb !== undefined) {
+      this.#log.warn("each shard's memory bound lowered so that every shard at its bound fits the container's memory limit", {
+        shardMemoryMb: config.limits.shardMemoryMb,
+        configuredShardMemoryMb: config.limits.configuredShardMemoryMb,
+        shards: config.shards,
+      });
+    }
 
     const informer = (this.#informer = createInformer<RuntimeApp>(kube, RUNTIME_APPS, {
       ...(config.watchNamespace ? { namespace: config.watchNamespace } : {}),
