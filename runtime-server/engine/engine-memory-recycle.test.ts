@@ -2,10 +2,11 @@
 // fresh workerd, blue/green, against the real workerd: no request is lost, nobody is blamed or quarantined, and
 // the memory goes with the old process. What an installation needs when isolates loaded over a busy hour, not
 // one app, fill the shard: before, the bound ended the workerd and quarantined whichever app was in flight.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveWorkerdBinary } from '../../src/app-artifacts/workerd-binary.ts';
 import { RuntimeEngine } from './engine.ts';
 import { artifactFromFiles } from './testing/artifact-builder.ts';
 import { send } from './testing/http.ts';
@@ -85,5 +86,56 @@ describe('RuntimeEngine recycling a shard past its memory recycle point', { time
     expect(after.recycles.memory).toBe(before.recycles.memory + 1);
     expect(after.restarts).toBe(0);
     expect(await send(port, 'slow.bravo.apps.test', '/kept')).toMatchObject({ status: 200 });
+  });
+});
+
+describe('RuntimeEngine when a fresh workerd cannot start', { timeout: 60_000 }, () => {
+  it('backs off between attempts, the workerd serving carrying on meanwhile', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cw-rt-recycle-fail-'));
+    // A workerd that exits at once while the flag file exists, as one that cannot get the memory it needs.
+    const flag = join(dir, 'refuse');
+    const wrapper = join(dir, 'workerd');
+    writeFileSync(wrapper, `#!/bin/sh\nif [ -e '${flag}' ] && [ "$1" = serve ]; then exit 1; fi\nexec '${resolveWorkerdBinary()}' "$@"\n`, { mode: 0o755 });
+    const engine = new RuntimeEngine({
+      artifacts: new MemoryArtifactSource().put('keeper', artifactFromFiles({ 'worker.js': KEEPER })),
+      dataDir: join(dir, 'data'),
+      baseDomain: 'apps.test',
+      workerdBinary: wrapper,
+      shards: 1,
+      startTimeoutMs: 5000,
+      // Past its recycle point from the start: a fresh workerd is due at every health check 5 s after it started,
+      // time enough to start and deploy before the flag makes every later start fail.
+      limits: { shardMemoryMb: 4096, shardRecycleMb: 1, recycleMinAgeMs: 5000 },
+    });
+    await engine.start();
+    try {
+      await engine.deploy({ project: 'alpha', appId: 'keeper', buildId: 'keeper', env: {}, hostnames: [] });
+      const host = 'keeper.alpha.apps.test';
+      writeFileSync(flag, '');
+      const serving = engine.status().shards[0]!;
+      expect(serving.recycles.memory).toBe(0);
+      const startsBefore = engine.status().workerdStarts;
+      const attempts: number[] = [];
+      await expect
+        .poll(
+          () => {
+            const starts = engine.status().workerdStarts - startsBefore;
+            if (starts > attempts.length) attempts.push(performance.now());
+            return starts;
+          },
+          { timeout: 15_000, interval: 20 },
+        )
+        .toBeGreaterThanOrEqual(3);
+      // A health check every 100 ms would try at each; the attempts wait 1 s, then 2 s.
+      expect(attempts[2]! - attempts[1]!).toBeGreaterThan(900);
+      const now = engine.status().shards[0]!;
+      expect(now.pid).toBe(serving.pid);
+      expect(now.recycles.memory).toBe(serving.recycles.memory);
+      expect(now.restarts).toBe(0);
+      expect(await send(engine.address.port, host)).toMatchObject({ status: 200 });
+    } finally {
+      await engine.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

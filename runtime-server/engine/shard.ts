@@ -49,6 +49,8 @@ export interface ShardContext {
   stopped(stop: ShardStop): void;
 }
 
+/** The wait before trying a fresh workerd again after one failed to start: doubles from 1 s to a minute. */
+const RECYCLE_BACKOFF = { initialMs: 1000, maxMs: 60_000 };
 /** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
 const UNHEALTHY_LIMIT = 3;
 /** What V8 prints when an isolate passes its heap bound (`--max-old-space-size`) and it ends the process. */
@@ -78,6 +80,9 @@ export class Shard {
   #restartTimer: NodeJS.Timeout | undefined;
   #unhealthy = 0;
   #recycling = false;
+  /** A fresh workerd that failed to start is not tried again before this (the serving one carries on meanwhile). */
+  #recycleAfter = 0;
+  #recycleBackoffMs = RECYCLE_BACKOFF.initialMs;
   /** Its workerd was ended at a limit and is being started again: a moment, not a failing replica. */
   #limitRestart = false;
   #stopped = false;
@@ -291,13 +296,21 @@ export class Shard {
    * memory they hold) go with it once its requests are done.
    */
   #recycle(gen: Generation, why: 'isolates' | 'memory', detail: Record<string, number>): void {
-    if (this.#recycling) return;
+    if (this.#recycling || Date.now() < this.#recycleAfter) return;
     this.#recycling = true;
-    this.recycles[why] += 1;
     const message = why === 'isolates' ? 'workerd holds too many isolates' : 'workerd holds too much memory';
     this.#ctx.log.info(`${message}; starting a fresh one (apps load again on demand)`, { shard: this.index, ...detail });
-    this.#exclusive(() => (gen === this.#current ? this.#replace(this.#applied) : Promise.resolve()))
-      .catch((err: unknown) => this.#ctx.log.error('replacing workerd failed', { shard: this.index, error: err }))
+    this.#exclusive(async () => {
+      if (gen !== this.#current) return;
+      await this.#replace(this.#applied);
+      this.recycles[why] += 1;
+      this.#recycleBackoffMs = RECYCLE_BACKOFF.initialMs;
+    })
+      .catch((err: unknown) => {
+        this.#recycleAfter = Date.now() + this.#recycleBackoffMs;
+        this.#ctx.log.error('starting a fresh workerd failed; the one serving carries on', { shard: this.index, error: err, retryInMs: this.#recycleBackoffMs });
+        this.#recycleBackoffMs = Math.min(this.#recycleBackoffMs * 2, RECYCLE_BACKOFF.maxMs);
+      })
       .finally(() => (this.#recycling = false));
   }
 
