@@ -7,6 +7,7 @@ import { assetsChanged, dispatcherStats, drained, health, startGeneration, stopG
 import type { RuntimeLogger } from '../../src/runtime-contract/log.ts';
 import type { DispatcherStats } from './request-stats.ts';
 import { mainThreadCpuMs, residentBytes, Watchdog, type WatchdogOptions } from './watchdog.ts';
+import { ItemExponentialRateLimiter } from '../../src/controller-runtime/rate-limiter.ts';
 
 /** What one shard serves: its apps' routing table and the static assets its workerd needs. */
 export interface ShardTable {
@@ -49,8 +50,6 @@ export interface ShardContext {
   stopped(stop: ShardStop): void;
 }
 
-/** The wait before trying a fresh workerd again after one failed to start: doubles from 1 s to a minute. */
-const RECYCLE_BACKOFF = { initialMs: 1000, maxMs: 60_000 };
 /** How many health checks in a row may fail (answered, but not healthy) before the workerd is replaced. */
 const UNHEALTHY_LIMIT = 3;
 /** What V8 prints when an isolate passes its heap bound (`--max-old-space-size`) and it ends the process. */
@@ -82,7 +81,8 @@ export class Shard {
   #recycling = false;
   /** A fresh workerd that failed to start is not tried again before this (the serving one carries on meanwhile). */
   #recycleAfter = 0;
-  #recycleBackoffMs = RECYCLE_BACKOFF.initialMs;
+  /** The wait before that next try: doubles from 1 s to a minute with each failure, forgotten at a success. */
+  readonly #recycleBackoff = new ItemExponentialRateLimiter<'recycle'>(1000, 60_000);
   /** Its workerd was ended at a limit and is being started again: a moment, not a failing replica. */
   #limitRestart = false;
   #stopped = false;
@@ -234,17 +234,12 @@ export class Shard {
    */
   #stuck(gen: Generation, kind: 'cpu' | 'memory', detail: string): void {
     if (this.#stopped || gen.killedFor) return;
-    if (gen !== this.#current) {
-      gen.killedFor = kind;
-      this.#ctx.stopped({ kind, detail, generation: gen });
-      gen.proc.kill();
-      return;
-    }
+    const serving = gen === this.#current;
     gen.killedFor = kind;
-    this.#limitRestart = true;
+    if (serving) this.#limitRestart = true;
     this.#ctx.stopped({ kind, detail, generation: gen });
     gen.proc.kill();
-    this.#restart(gen, 0);
+    if (serving) this.#restart(gen, 0);
   }
 
   #exited(gen: Generation, code: number | null, signal: NodeJS.Signals | null): void {
@@ -304,12 +299,12 @@ export class Shard {
       if (gen !== this.#current) return;
       await this.#replace(this.#applied);
       this.recycles[why] += 1;
-      this.#recycleBackoffMs = RECYCLE_BACKOFF.initialMs;
+      this.#recycleBackoff.forget('recycle');
     })
       .catch((err: unknown) => {
-        this.#recycleAfter = Date.now() + this.#recycleBackoffMs;
-        this.#ctx.log.error('starting a fresh workerd failed; the one serving carries on', { shard: this.index, error: err, retryInMs: this.#recycleBackoffMs });
-        this.#recycleBackoffMs = Math.min(this.#recycleBackoffMs * 2, RECYCLE_BACKOFF.maxMs);
+        const retryInMs = this.#recycleBackoff.when('recycle');
+        this.#recycleAfter = Date.now() + retryInMs;
+        this.#ctx.log.error('starting a fresh workerd failed; the one serving carries on', { shard: this.index, error: err, retryInMs });
       })
       .finally(() => (this.#recycling = false));
   }

@@ -253,9 +253,11 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: no runtime replica is running.` },
       { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'No runtime replica is running.' },
     ];
-  } else if (observation.kind === 'starting') {
+  } else if (observation.kind === 'starting' || (servedAlready && observation.replicas.length > 0 && observation.replicas.every((r) => r === undefined))) {
     // A replica serves an app of its first list when a request asks for it: what the status said of this spec
     // stands. Of a newer spec (or while it said no replica runs) nothing is known until a replica's reports count.
+    // So too while ready replicas serve a spec already served and none's report has reached the operator yet
+    // (`reporting` below).
     fields = { ...unchanged, servingReplicas };
     updates =
       deployed && deployed.observedGeneration === generation && deployed.reason !== Reasons.RuntimeUnavailable
@@ -264,10 +266,6 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
             { status: 'False', reason: Reasons.RollingOut, message: `Whether build ${buildId} is served is not known yet: the runtime replicas are going through their first list of apps.` },
             'The runtime replicas are starting; the app is served when a request asks for it.',
           );
-  } else if (servedAlready && observation.replicas.every((r) => r === undefined) && observation.replicas.length > 0) {
-    // Ready replicas, none of whose reports has reached the operator yet (see `reporting` below): as above.
-    fields = { ...unchanged, servingReplicas };
-    updates = [];
   } else {
     // A ready replica's report comes on another watch than its RuntimeReplica, so the operator may see it ready
     // before it sees what it reported. It takes nothing from a spec already served (it serves the app when a
