@@ -53,11 +53,11 @@ function tempDir(): string {
   return dir;
 }
 
-async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases } = {}): Promise<Node> {
+async function startNode(store: ObjectStore, options: { now?: () => number; load?: boolean; cluster?: DirectoryCluster; openDatabases?: OpenDatabases; meter?: UsageMeter } = {}): Promise<Node> {
   const local = new LocalEngine({ directory: tempDir(), manualCheckpoints: true });
   const engine = options.openDatabases ? trackOpenDatabases(local, options.openDatabases) : local;
   const streams = new StreamRegistry();
-  const meter = new UsageMeter();
+  const meter = options.meter ?? new UsageMeter();
   const directory = new TenantDirectory({
     engine,
     limitPolicy: {
@@ -433,6 +433,20 @@ describe('TenantDirectory behind the Hrana server', () => {
 
     const second = await startNode(store, { load: true });
     expect(await names(second.client('alpha', 'tok-alpha'))).toEqual(['acknowledged']);
+  });
+
+  it('reports as its last write the time its restore window reaches once shipped, whatever the clock reads after the commit', async () => {
+    // The meter's clock a few milliseconds ahead stands for a millisecond passing between the capture and the
+    // count on a loaded machine: the last write must not then sit past the newest restorable instant for good.
+    const node = await startNode(new MemoryObjectStore(), { meter: new UsageMeter({ now: () => Date.now() + 5 }) });
+    await node.directory.ensure('alpha', desired(['tok-alpha'], { durability: 'sync' }));
+    const writer = node.client('alpha', 'tok-alpha');
+    await writer.execute('CREATE TABLE t (name TEXT)');
+    await writer.execute("INSERT INTO t VALUES ('last')");
+
+    const description = await node.directory.describe('alpha');
+    expect(description?.lastWriteAt).toBeTypeOf('number');
+    expect(description?.restoreWindow?.latest).toBe(description?.lastWriteAt);
   });
 
   it('forks a tenant as it was at a time between two writes', async () => {

@@ -399,8 +399,9 @@ export class TenantDirectory {
   /** The pipeline's afterCommit: queue what was committed; in sync mode the answer waits until it is shipped. */
   afterCommit(tenant: string): Promise<void> | undefined {
     const entry = this.#tenants.get(tenant);
-    if (!entry?.replica?.capture()) return undefined;
-    this.#options.meter.committed(tenant);
+    const stamp = entry?.replica?.capture();
+    if (entry?.replica === undefined || stamp === undefined) return undefined;
+    this.#options.meter.committed(tenant, stamp);
     if (entry.meta.durability !== 'sync') return undefined;
     const cluster = this.#options.cluster;
     // Acknowledged only while the lease is surely held: a successor lists the bucket after that, so it restores

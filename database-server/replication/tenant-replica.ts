@@ -101,23 +101,24 @@ export class TenantReplica {
 
   /**
    * Queues the transactions committed since the last capture, stamped with now(). Synchronous, under the tenant
-   * lock, with the connection in autocommit; a stat when nothing was written. Answers whether it found any.
+   * lock, with the connection in autocommit; a stat when nothing was written. Answers the stamp, or undefined when
+   * it found nothing: the last write a user sees must be the time the restore window reaches, not a later reading.
    */
-  capture(): boolean {
+  capture(): number | undefined {
     if (!this.#started) throw new Error('capture before startGeneration');
     const size = walSize(this.#walPath);
     const offset = this.#wal?.offset ?? 0;
     if (size < offset) throw new Error(`the WAL of ${this.#dbPath} shrank behind the replica: it was checkpointed outside maintain()`);
-    if (size === offset) return false;
+    if (size === offset) return undefined;
     const wal = this.#wal ?? this.#readHeader(size);
-    if (!wal) return false;
+    if (!wal) return undefined;
     const frameBytes = FRAME_HEADER_BYTES + wal.header.pageSize;
     const whole = Math.floor((size - wal.offset) / frameBytes) * frameBytes;
-    if (whole === 0) return false;
+    if (whole === 0) return undefined;
     const scan = scanCommits(readWal(this.#walPath, wal.offset, whole), wal.header, wal.checksum);
     if (scan.commits.length === 0) {
       this.#checkSameWal(wal.header);
-      return false;
+      return undefined;
     }
     const ts = this.#stamp();
     this.#queue.push(
@@ -126,7 +127,7 @@ export class TenantReplica {
     );
     this.#bytesSinceSnapshot += scan.consumed;
     this.#wal = { header: wal.header, offset: wal.offset + scan.consumed, checksum: scan.checksum };
-    return true;
+    return ts;
   }
 
   /** Resolves when every commit captured before the call is in the bucket. Needs no lock. */

@@ -43,9 +43,9 @@ export class UsageMeter {
     usage.today.rowsWritten += rowsWritten;
   }
 
-  /** Notes a commit that changed the database (a rolled-back transaction is no write). */
-  committed(tenant: string): void {
-    this.#entry(tenant).lastWriteAt = this.#now();
+  /** Notes a commit that changed the database (a rolled-back transaction is no write), at the replica's stamp. */
+  committed(tenant: string, at = this.#now()): void {
+    this.#entry(tenant).lastWriteAt = at;
   }
 
   /** Notes whether the tenant's last writes failed on its size quota (true; `frozen` when a storage bound froze it) or one succeeded (false). */

@@ -65,7 +65,7 @@ export class TenantFixture {
   /** Runs SQL as one pipeline would, then captures as the lock holder does after it. */
   run(sql: string): boolean {
     this.db.exec(sql);
-    return this.replica.capture();
+    return this.replica.capture() !== undefined;
   }
 
   /** Restores into a fresh file of this fixture's directory and answers its rows of `table`, checked by SQLite. */
