@@ -76,6 +76,31 @@ describe('EventRecorder', () => {
     expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({ level: 'warn', namespace: 'p1', name: 'web', reason: 'BuildFailed', err: { code: 403 } });
   });
 
+  it('drops events past its bound on pending writes, logs it once, and writes again once they are done', async () => {
+    const { writer, events } = memoryWriter();
+    const release = Promise.withResolvers<void>();
+    const slow: EventWriter = {
+      create: async (e) => {
+        await release.promise;
+        return writer.create(e);
+      },
+      bump: (...args) => writer.bump(...args),
+    };
+    const lines: string[] = [];
+    const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 2, log: createLogger({ write: (l) => void lines.push(l) }) });
+    const written = [recorder.normal(app, 'A', 'one'), recorder.normal(app, 'B', 'two')];
+    await recorder.normal(app, 'C', 'three');
+    await recorder.normal(app, 'D', 'four');
+    expect(recorder.pending).toBe(2);
+    expect(lines.map((l) => JSON.parse(l) as { msg: string; dropped: number })).toEqual([expect.objectContaining({ msg: 'dropping events: too many writes pending', dropped: 1 })]);
+
+    release.resolve();
+    await Promise.all(written);
+    expect(recorder.pending).toBe(0);
+    await recorder.normal(app, 'E', 'five');
+    expect([...events.values()].map((e) => e.reason)).toEqual(['A', 'B', 'E']);
+  });
+
   it('truncates long messages', async () => {
     const { writer, events } = memoryWriter();
     const recorder = new EventRecorder({ writer, component: 'cw' });

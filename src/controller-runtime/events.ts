@@ -15,16 +15,24 @@ export interface EventRecorderOptions {
   now?: () => number;
   /** How many distinct events are remembered for aggregation (client-go keeps 4096). */
   cacheSize?: number;
+  /** Writes waiting or under way past which a new event is dropped (client-go's broadcaster queues 1000). */
+  maxPending?: number;
 }
 
 // events.k8s.io caps `note` at 1 kB; keep core/v1 messages as short so both views agree.
 const MAX_MESSAGE = 1024;
 
+/** Dropped events are logged at most this often, with how many were dropped since. */
+const DROP_LOG_INTERVAL_MS = 60_000;
+
 /**
  * Records Kubernetes Events about our objects, like client-go's EventRecorder: a repeat of the same
  * (object, type, reason, message) bumps `count` and `lastTimestamp` on the existing Event instead of creating
  * another. It never throws into the reconciler: a failed write is logged and dropped, because an Event is
- * commentary, never state.
+ * commentary, never state. For the same reason reconcilers do not wait for it (`void recorder.normal(…)`): a
+ * worker waiting a round trip per Event on a loaded apiserver is a worker not converging the next object. What
+ * that leaves unbounded, the writes in flight, is bounded by `maxPending`: past it events are dropped, as
+ * client-go's broadcaster drops them when its queue is full.
  */
 export class EventRecorder {
   readonly #writer: EventWriter;
@@ -37,6 +45,10 @@ export class EventRecorder {
   readonly #seen = new Map<string, { namespace: string; name: string; count: number }>();
   /** Writes for one key run one after another, so a burst bumps one Event rather than racing creates. */
   readonly #tails = new Map<string, Promise<void>>();
+  readonly #maxPending: number;
+  #pending = 0;
+  #dropped = 0;
+  #droppedLoggedAt = -Infinity;
 
   constructor(options: EventRecorderOptions) {
     this.#writer = options.writer;
@@ -45,10 +57,16 @@ export class EventRecorder {
     this.#log = options.log ?? silentLogger;
     this.#now = options.now ?? Date.now;
     this.#cacheSize = options.cacheSize ?? 4096;
+    this.#maxPending = options.maxPending ?? 1000;
   }
 
   /** Records an event; the promise resolves when it is written (or dropped) and never rejects. */
   event(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
+    if (this.#pending >= this.#maxPending) {
+      this.#drop(obj, reason);
+      return Promise.resolve();
+    }
+    this.#pending++;
     const involved = involvedObject(obj);
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
     const key = JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, type, reason, text]);
@@ -56,9 +74,24 @@ export class EventRecorder {
     const next = previous.then(() => this.#write(key, involved, type, reason, text));
     this.#tails.set(key, next);
     void next.then(() => {
+      this.#pending--;
       if (this.#tails.get(key) === next) this.#tails.delete(key);
     });
     return next;
+  }
+
+  /** Writes waiting or under way. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  #drop(obj: KubeObject, reason: string): void {
+    this.#dropped++;
+    const now = this.#now();
+    if (now - this.#droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
+    this.#droppedLoggedAt = now;
+    this.#log.warn('dropping events: too many writes pending', { pending: this.#pending, dropped: this.#dropped, kind: obj.kind, name: obj.metadata?.name, reason });
+    this.#dropped = 0;
   }
 
   normal(obj: KubeObject, reason: string, message: string): Promise<void> {

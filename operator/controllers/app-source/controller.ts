@@ -203,7 +203,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       if (!(err instanceof PublicError) || err.status >= 500) throw err;
       return { entry: { ...entry, message: `build ${build.status.buildId} could not be deployed: ${err.message}` }, waiting: AppSourceReasons.DeployFailed };
     }
-    await deps.events.normal(source, 'Deployed', `deployed ${target.branch}@${target.commit.slice(0, 12)} to ${target.app} (build ${build.status.buildId})`);
+    void deps.events.normal(source, 'Deployed', `deployed ${target.branch}@${target.commit.slice(0, 12)} to ${target.app} (build ${build.status.buildId})`);
     return { entry: { ...entry, deployedCommit: target.commit, deployedBuildId: build.status.buildId, deployedAt: now().toISOString() } };
   };
 
@@ -228,7 +228,7 @@ export function appSourceController(deps: AppSourceControllerDeps): Controller<A
       }
       for (const b of buildsOf(source).filter((b) => b.spec.app === name)) await builds.delete(namespace, b.metadata?.name ?? '').catch(ignoreNotFound);
       await apps.delete(namespace, name).catch(ignoreNotFound);
-      await deps.events.normal(source, 'PreviewDeleted', `deleted the preview ${name}: its branch ${preview.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION] ?? ''} is gone`);
+      void deps.events.normal(source, 'PreviewDeleted', `deleted the preview ${name}: its branch ${preview.metadata?.annotations?.[PREVIEW_BRANCH_ANNOTATION] ?? ''} is gone`);
     }
     return next;
   };

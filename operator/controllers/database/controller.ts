@@ -65,7 +65,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
     const written = await client.patchStatus(namespace, name, { metadata: { resourceVersion }, status });
     const [before, after] = [findCondition(db.status?.conditions, 'Ready'), findCondition(written.status?.conditions, 'Ready')];
     if (after && (before?.status !== after.status || before.reason !== after.reason)) {
-      await deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
+      void deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
     }
     return written;
   };
@@ -110,7 +110,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
       if (appTokens.rotated) {
         const why = appTokens.rotated === 'period' ? 'they were due' : 'a rotation was asked';
         log.info('app tokens rotated', { reason: appTokens.rotated, previousUntil: previous?.until });
-        await deps.events.event(db, 'Normal', DatabaseReasons.AppTokensRotated, `App tokens replaced (${why}); the replaced ones are accepted until ${previous?.until ?? 'now'}.`);
+        void deps.events.event(db, 'Normal', DatabaseReasons.AppTokensRotated, `App tokens replaced (${why}); the replaced ones are accepted until ${previous?.until ?? 'now'}.`);
       }
     }
     let tokens: EngineTenantRequest['tokens'];
@@ -169,7 +169,7 @@ export function databaseController(deps: DatabaseControllerDeps): Controller<Dat
         const tenant = (await deps.engine.describe(databaseId)) ?? observation.tenant;
         observation = { kind: 'served', tenant, lastRestore };
         const restored = lastRestore.outcome === 'Restored';
-        await deps.events.event(db, restored ? 'Normal' : 'Warning', restored ? DatabaseReasons.RestoredInPlace : DatabaseReasons.RestoreRefused, lastRestore.message);
+        void deps.events.event(db, restored ? 'Normal' : 'Warning', restored ? DatabaseReasons.RestoredInPlace : DatabaseReasons.RestoreRefused, lastRestore.message);
       }
     } catch (err) {
       if (err instanceof RestorePointError) observation = { kind: 'restore-point-unavailable', detail: err.message };

@@ -139,7 +139,7 @@ export function projectDomainController(deps: ProjectDomainControllerDeps): Cont
     const was = findCondition(before.status?.conditions, 'Ready');
     const is = findCondition(after.status?.conditions, 'Ready');
     if (!is || (was?.status === is.status && was.reason === is.reason)) return;
-    await deps.events.event(after, NORMAL.has(is.reason) ? 'Normal' : 'Warning', is.reason, is.message);
+    void deps.events.event(after, NORMAL.has(is.reason) ? 'Normal' : 'Warning', is.reason, is.message);
   }
 }
 

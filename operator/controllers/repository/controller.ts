@@ -125,7 +125,7 @@ export function repositoryController(deps: RepositoryControllerDeps): Controller
       const [before, after] = [findCondition(repo.status?.conditions, type), findCondition(written.status?.conditions, type)];
       if (!after || (before?.status === after.status && before.reason === after.reason)) continue;
       if (type === 'Healthy' && after.status === 'Unknown') continue; // not being able to look is Ready's Event, or the log's
-      await deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
+      void deps.events.event(written, NORMAL.has(after.reason) ? 'Normal' : 'Warning', after.reason, after.message);
     }
   };
 

@@ -119,7 +119,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       const deleted = await deleteAppArtifacts(deps.artifacts, namespace, name);
       log.info('build artifacts deleted', { artifacts: deleted });
     } else {
-      await deps.events.event(app, 'Warning', 'ArtifactsNotDeleted', 'The operator has no artifact bucket (CW_S3_BUCKET): stored builds of this app, if any, were left in the object store.');
+      void deps.events.event(app, 'Warning', 'ArtifactsNotDeleted', 'The operator has no artifact bucket (CW_S3_BUCKET): stored builds of this app, if any, were left in the object store.');
     }
     await removeFinalizer(apps, app, RUNTIME_APP_FINALIZER);
   };
@@ -155,9 +155,9 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const after = findCondition(written.status?.conditions, 'Ready');
     // RolloutAborted is told by the rollout's own Event.
     if (after && (before?.status !== after.status || before.reason !== after.reason) && after.reason !== Reasons.RolloutAborted) {
-      await deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
+      void deps.events.event(written, WARNINGS.has(after.reason) ? 'Warning' : 'Normal', after.reason, after.message ?? '');
     }
-    for (const e of rolloutEvents(app.status?.rollout, written.status?.rollout)) await deps.events.event(written, e.type, e.reason, e.message);
+    for (const e of rolloutEvents(app.status?.rollout, written.status?.rollout)) void deps.events.event(written, e.type, e.reason, e.message);
     return requeueAfter;
   };
 

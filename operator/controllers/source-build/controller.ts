@@ -87,7 +87,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
     const [namespace, name] = [build.metadata?.namespace ?? '', build.metadata?.name ?? ''];
     // The staged source and output served their purpose; the log stays with the build.
     await Promise.all([deps.artifacts.delete(outputKey(namespace, name)), deps.artifacts.delete(sourceKey(namespace, name))]);
-    if (status.state === 'Failed') await deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
+    if (status.state === 'Failed') void deps.events.warning(build, status.reason ?? 'BuildFailed', status.message ?? 'the build failed');
   };
 
   /** `resumed`: the build was Building already (an operator restart, or a retry): its run may be going, or over. */
@@ -238,7 +238,7 @@ export function sourceBuildController(deps: SourceBuildControllerDeps): Controll
         runner: build.spec.build?.command ? deps.runner.kind : 'none',
         attempts: (build.status?.attempts ?? 0) + 1,
       });
-      await deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
+      void deps.events.normal(building, 'Building', `building commit ${build.spec.commit.slice(0, 12)} of ${build.spec.branch}`);
       await runOrFail(key, building, false);
       return;
     },

@@ -110,7 +110,7 @@ export function tlsCertificateController(deps: TlsCertificateControllerDeps): Co
   const writeStatus = async (cert: TlsCertificate, step: Step): Promise<void> => {
     const status = withConditions(cert, step.status, now());
     if (statusChanged(cert.status, status)) writes.remember(await client.replaceStatus({ ...cert, status }));
-    if (step.event) await deps.events.event(cert, step.event.type, step.event.reason, step.event.message);
+    if (step.event) void deps.events.event(cert, step.event.type, step.event.reason, step.event.message);
     await step.after?.();
   };
 
