@@ -252,7 +252,7 @@ export class AppHostnames {
   #refuseTaken(project: string, appId: string, hostname: string): void {
     const verified = this.#store.hostnamesNamed(hostname).find((h) => h.metadata?.namespace !== project && h.status?.state === 'active');
     if (verified) throw new ConflictError(`${hostname} is verified and served by another project; it cannot be attached here.`);
-    const other = this.#apps.all().find((a) => (a.spec.hostnames ?? []).includes(hostname) && !(a.metadata?.namespace === project && a.metadata?.name === appId));
+    const other = this.#apps.listing(hostname).find((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
     if (other) throw new ConflictError(`${hostname} is already bound to another app${other.metadata?.namespace === project ? ` (${other.metadata?.name})` : ''}.`);
     const served = this.#store.hostnames(project).find((h) => h.spec.hostname === hostname && h.spec.appRef.name !== appId && h.status?.state === 'active');
     if (served) throw new ConflictError(`${hostname} is already bound to another app (${served.spec.appRef.name}).`);

@@ -5,6 +5,8 @@ import { isConflict, isGoneFrom, isNotFound, objectClient, retryOnConflict, wait
 import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
+import { normalizeHost } from '../runtime-contract/hosts.ts';
+import { ListedHosts } from '../runtime-contract/listed-hosts.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
@@ -29,6 +31,8 @@ export class AppStore {
   readonly #appCache: Informer<RuntimeApp>;
   readonly #buildCache: Informer<Build>;
   readonly #cacheWaitMs: number;
+  /** Host → the apps whose spec lists it; built on first use (not every store is asked). */
+  #listed: ListedHosts | undefined;
 
   constructor(conn: KubeConnection, appCache: Informer<RuntimeApp>, buildCache: Informer<Build>, options: AppStoreOptions = {}) {
     this.apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
@@ -43,9 +47,25 @@ export class AppStore {
     return this.#appCache.list(project).filter((a) => a.metadata?.namespace === project && !a.metadata.deletionTimestamp);
   }
 
-  /** Every app of every project (cache), for host name conflicts. */
-  all(): readonly RuntimeApp[] {
-    return this.#appCache.list().filter((a) => !a.metadata?.deletionTimestamp);
+  /**
+   * The apps of any project whose spec lists `hostname` (cache), for host name conflicts: a lookup, where a walk
+   * over every app of the cluster took a deploy tens of milliseconds at 100,000 apps.
+   */
+  listing(hostname: string): RuntimeApp[] {
+    if (this.#listed === undefined) {
+      this.#listed = new ListedHosts();
+      this.#listed.follow(this.#appCache, { counts: (a) => !a.metadata?.deletionTimestamp, current: this.#appCache.list() });
+    }
+    return this.#listed
+      .appsListing(normalizeHost(hostname) ?? hostname)
+      .map((key) => this.#appCache.get(key))
+      .filter((a): a is RuntimeApp => a !== undefined && !a.metadata?.deletionTimestamp);
+  }
+
+  /** The app `project/appId` (cache), or undefined when there is none or its deletion has begun. */
+  find(project: string, appId: string): RuntimeApp | undefined {
+    const app = this.#appCache.get(`${project}/${appId}`);
+    return app?.metadata?.deletionTimestamp ? undefined : app;
   }
 
   /** @throws NotFoundError */

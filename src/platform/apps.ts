@@ -69,7 +69,7 @@ export class AppDirectory {
   async create(project: string, name: string, https: HttpsChange = {}): Promise<AppView> {
     const appId = appIdFor(name);
     const settings = applyHttpsChange(undefined, https);
-    const apps = this.#store.all().filter((a) => a.metadata?.namespace === project);
+    const apps = this.#store.list(project);
     if (apps.length >= MAX_APPS_PER_PROJECT) throw new ConflictError(`Project ${project} has ${apps.length} apps, the most a project may have; delete one first.`);
     // Its default host may already be another app's deploy host name (the runtime would keep it there).
     const host = defaultHost(project, appId, this.#options.baseDomain);

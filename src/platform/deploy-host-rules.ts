@@ -1,8 +1,8 @@
-import { MAX_APP_HOSTNAMES } from '../apis/v1alpha1/runtime-app.ts';
+import { MAX_APP_HOSTNAMES, type RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { ForbiddenError } from '../auth/index.ts';
 import { isInZone } from '../dns/names.ts';
 import { BadRequestError, ConflictError } from '../errors.ts';
-import { defaultHost } from '../runtime-contract/hosts.ts';
+import { defaultHost, defaultHostOwner } from '../runtime-contract/hosts.ts';
 import type { AppStore } from './app-store.ts';
 import { customHostnameProblem } from './custom-hostnames.ts';
 import { foreignBaseDomainHost } from './deploy-hostnames.ts';
@@ -53,13 +53,20 @@ export class DeployHostRules {
   check(project: string, appId: string, hostnames: readonly string[]): string[] {
     const { baseDomain } = this.#options;
     const own = defaultHost(project, appId, baseDomain);
-    const others = this.#store.all().filter((a) => !(a.metadata?.namespace === project && a.metadata?.name === appId));
-    const taken = new Set(
-      others.flatMap((a) => {
-        const [namespace, name] = [a.metadata?.namespace ?? '', a.metadata?.name ?? ''];
-        return [defaultHost(namespace, name, baseDomain), ...(a.spec.hostnames ?? []), ...(namespace === project ? this.finalized(namespace, name) : [])];
-      }),
+    const isOther = (a: RuntimeApp): boolean => !(a.metadata?.namespace === project && a.metadata?.name === appId);
+    // Looked up by host, not gathered from every app of the cluster: another app's default host, a name another
+    // app's spec lists, a name another app of this project has attached.
+    const finalizedByOthers = new Set(
+      this.#store
+        .list(project)
+        .filter(isOther)
+        .flatMap((a) => this.finalized(project, a.metadata?.name ?? '')),
     );
+    const taken = (hostname: string): boolean => {
+      const owner = defaultHostOwner(hostname, baseDomain);
+      if (owner && this.#store.find(owner.project, owner.appId) && !(owner.project === project && owner.appId === appId)) return true;
+      return this.#store.listing(hostname).some(isOther) || finalizedByOthers.has(hostname);
+    };
     // Names bound by attaching and finalizing them: a name the app has only because an earlier deploy bound
     // it proves nothing (the domain it was under may have been deleted, or handed to another project, since),
     // and neither does an attach whose proof is still pending.
@@ -73,7 +80,7 @@ export class DeployHostRules {
         const problem = customHostnameProblem(hostname, { project, appId, bound: finalized }, this.#options.nameFacts?.() ?? NO_NAMES);
         if (problem) throw new ForbiddenError(problem);
       }
-      if (taken.has(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
+      if (taken(hostname)) throw new ConflictError(`hostnames: ${hostname} is already bound to another app.`);
       kept.push(hostname);
     }
     return kept;

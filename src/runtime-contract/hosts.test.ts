@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { assignHosts, contestedHosts, defaultHost, hostsOf, normalizeHost, type HostClaim } from './hosts.ts';
+import { assignHosts, contestedHosts, defaultHost, defaultHostOwner, hostsOf, normalizeHost, type HostClaim } from './hosts.ts';
 
 const app = (project: string, appId: string, hostnames: string[] = []): HostClaim => ({ key: `${project}/${appId}`, project, appId, hostnames });
+
+describe('defaultHostOwner', () => {
+  it('names the app of a default host and nothing else', () => {
+    expect(defaultHostOwner(defaultHost('demo', 'web', 'Apps.Example'), 'Apps.Example')).toEqual({ project: 'demo', appId: 'web' });
+    expect(defaultHostOwner('x.web.demo.apps.example', 'apps.example')).toBeUndefined();
+    expect(defaultHostOwner('demo.apps.example', 'apps.example')).toBeUndefined();
+    expect(defaultHostOwner('.demo.apps.example', 'apps.example')).toBeUndefined();
+    expect(defaultHostOwner('web.demo.other.example', 'apps.example')).toBeUndefined();
+  });
+});
 
 describe('normalizeHost', () => {
   it.each([

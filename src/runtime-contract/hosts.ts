@@ -15,6 +15,15 @@ export function defaultHost(project: string, appId: string, baseDomain: string):
   return `${appId}.${project}.${baseDomain}`.toLowerCase();
 }
 
+/** The app whose default host `host` is (lowercase, as {@link defaultHost} makes them), if it is one. */
+export function defaultHostOwner(host: string, baseDomain: string): { project: string; appId: string } | undefined {
+  const suffix = `.${baseDomain.toLowerCase()}`;
+  if (!host.endsWith(suffix)) return undefined;
+  const labels = host.slice(0, -suffix.length).split('.');
+  const [appId, project] = labels;
+  return labels.length === 2 && appId && project ? { project, appId } : undefined;
+}
+
 /**
  * The host of a `Host` header as routed: lowercase, without port or trailing dot. `undefined` when there
  * is no usable host (a missing header, or an IPv6 literal, which never names an app).
