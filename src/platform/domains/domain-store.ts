@@ -127,14 +127,25 @@ export class DomainStore {
   }
 
   #updateStatus<T extends KubeObject & { status?: unknown }>(client: ObjectClient<T>, cache: Informer<T>, obj: T, gone: string, change: (live: T) => T['status'] | undefined): Promise<T> {
-    return retryOnConflict(async () => {
-      const current = await client.get(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
-      if (!current || current.metadata?.uid !== obj.metadata?.uid) throw new NotFoundError(gone);
-      const status = change(current);
-      if (status === undefined) return current;
+    const write = async (current: T, status: NonNullable<T['status']>): Promise<T> => {
       const written = await client.replaceStatus({ ...current, status });
       await this.settleObject(cache, written);
       return written;
+    };
+    // The first try writes on the caller's copy (the cache's, as a rule) at its resourceVersion, a read saved per
+    // write at scale: a conflict says it was stale. Only a write is taken from it: "nothing to change" is decided
+    // on the object as it is now, read afresh, as every retry is.
+    let first = obj.metadata?.resourceVersion !== undefined;
+    return retryOnConflict(async () => {
+      if (first) {
+        first = false;
+        const status = change(obj);
+        if (status !== undefined && status !== null) return write(obj, status);
+      }
+      const current = await client.get(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+      if (!current || current.metadata?.uid !== obj.metadata?.uid) throw new NotFoundError(gone);
+      const status = change(current);
+      return status === undefined || status === null ? current : write(current, status);
     });
   }
 

@@ -1,6 +1,6 @@
 // ensureManagedRecords against the real apiserver when its cache is behind: the operator writes the same
 // records, so the version a request read can be stale by the time it writes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { AppHostname } from '../../apis/v1alpha1/app-hostname.ts';
 import type { DnsRecord } from '../../apis/v1alpha1/dns-record.ts';
 import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
@@ -53,5 +53,33 @@ describe('ensureManagedRecords', () => {
     const [written] = await ensureManagedRecords(store, [want]);
     expect(written?.spec).toEqual(want.spec);
     expect((await store.recordClient.get(ns.name, want.metadata?.name ?? ''))?.spec).toEqual(want.spec);
+  });
+});
+
+describe('DomainStore status writes', () => {
+  it("writes a status on the caller's copy without reading the object first, and reads it afresh when that copy was stale", async () => {
+    const hostname = (name: string): AppHostname => ({
+      apiVersion: 'cloudwright.dev/v1alpha1',
+      kind: 'AppHostname',
+      metadata: { name, namespace: ns.name },
+      spec: { appRef: { name: 'web' }, hostname: name, dnsMode: 'external_records' },
+    });
+    const store = new DomainStore(conn, { domains: frozenCache([]), records: frozenCache([]), hostnames: frozenCache([]) }, { cacheWaitMs: 10 });
+    const reads = vi.spyOn(store.hostnameClient, 'get');
+    const current = await store.hostnameClient.create(hostname('fresh.status.test'));
+    reads.mockClear();
+    const written = await store.updateHostnameStatus(current, () => ({ state: 'pending' }));
+    expect(written.status?.state).toBe('pending');
+    expect(reads).not.toHaveBeenCalled();
+
+    // Changed since this copy was taken (another writer): the write conflicts, then builds on a fresh read.
+    const moved = await store.updateHostnameStatus(written, () => ({ state: 'active' }));
+    reads.mockClear();
+    const again = await store.updateHostnameStatus(written, () => ({ state: 'pending' }));
+    expect([again.status?.state, reads.mock.calls.length]).toEqual(['pending', 1]);
+    // Nothing to change by that stale copy is not taken on its word: the object as it is now decides.
+    reads.mockClear();
+    const decided = await store.updateHostnameStatus(moved, (live) => (live.status?.state === 'active' ? undefined : { state: 'active' }));
+    expect([decided.status?.state, reads.mock.calls.length]).toEqual(['active', 1]);
   });
 });
