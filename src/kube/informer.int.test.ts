@@ -89,6 +89,39 @@ describe('informer', () => {
     await configMaps.delete(ns.name, 'before');
   });
 
+  it('caches a change its projection hides without waking its handlers, and passes on one it shows', async () => {
+    // What it keeps of a ConfigMap: its identity and data, not its labels (as cw-runtime keeps no app's conditions).
+    const informer = createInformer<ConfigMap>(conn, CONFIG_MAPS, {
+      namespace: ns.name,
+      project: (obj) => {
+        const { name, namespace, resourceVersion } = obj.metadata ?? {};
+        return { metadata: { name, namespace, resourceVersion }, data: (obj as ConfigMap).data ?? {} };
+      },
+    });
+    const seen: string[] = [];
+    informer.onChange((obj) => void seen.push(`${obj.metadata?.name}:${JSON.stringify(obj.data)}`));
+    informers.push(informer);
+    informer.start();
+    await informer.waitForSync();
+    await configMaps.create(cm('quiet', { v: '1' }));
+    await configMaps.create(cm('marker', { v: '1' }));
+    await vi.waitFor(() => expect(seen).toEqual(['quiet:{"v":"1"}', 'marker:{"v":"1"}']));
+    const changes = informer.changes();
+
+    const relabelled = await configMaps.patch(ns.name, 'quiet', { metadata: { labels: { seen: 'no' } } });
+    // Watch events come in order: once the marker's change is in, the label's was handled before it.
+    await configMaps.patch(ns.name, 'marker', { data: { v: '2' } });
+    await vi.waitFor(() => expect(seen).toContain('marker:{"v":"2"}'));
+    expect(seen.filter((s) => s.startsWith('quiet'))).toEqual(['quiet:{"v":"1"}']);
+    expect(informer.get(`${ns.name}/quiet`)?.metadata?.resourceVersion).toBe(relabelled.metadata?.resourceVersion);
+    expect(informer.changes() - changes).toBe(1);
+
+    await configMaps.patch(ns.name, 'quiet', { data: { v: '3' } });
+    await vi.waitFor(() => expect(seen).toContain('quiet:{"v":"3"}'));
+    informer.stop();
+    await Promise.all([configMaps.delete(ns.name, 'quiet'), configMaps.delete(ns.name, 'marker')]);
+  });
+
   describe('through a faulty network', () => {
     let proxy: FaultProxy;
     beforeAll(async () => void (proxy = await startFaultProxy(conn)));

@@ -84,6 +84,13 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
   const pages = new PagedList(conn, path, { labelSelector, fieldSelector, pageSize: options.pageSize, project });
   const streamed = options.initialList === 'pages' ? undefined : new StreamedList(conn, path, { labelSelector, fieldSelector, project });
   const watch = new StoppableWatch(conn.config, project);
+  if (options.project) {
+    watch.hidden = (projected) => {
+      const { namespace, name } = projected.metadata ?? {};
+      const cached = lw.get(name ?? '', namespace || undefined) as KubeObject | undefined;
+      return cached !== undefined && sameButVersion(cached, projected);
+    };
+  }
   let running = false;
   let stopped = false;
   let synced = false;
@@ -120,8 +127,11 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
       // A broken error reporter must not stop the informer.
     }
   };
-  // ListWatch has applied the change to its cache before it calls this.
+  // ListWatch has applied the change to its cache before it calls this. A change the projection hides (only
+  // dropped fields moved: the operator rewriting every app's status, for a runtime replica that reads none of it)
+  // is cached, its resourceVersion with it, but wakes nobody: each would be a reconcile queued ahead of a deploy.
   const emit = (obj: KubernetesObject) => {
+    if (watch.quiet) return;
     changes++;
     for (const handler of handlers) {
       // ListWatch runs handlers inside an async callback: a throw would be an unhandled rejection.
@@ -209,4 +219,10 @@ export function createInformer<T extends KubeObject>(conn: KubeConnection, resou
       void lw.stop();
     },
   };
+}
+
+/** The two are the same object but for `metadata.resourceVersion` (projections build their keys in one order). */
+function sameButVersion(a: KubeObject, b: KubeObject): boolean {
+  const unversioned = (o: KubeObject): string => JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  return unversioned(a) === unversioned(b);
 }

@@ -13,7 +13,8 @@ type WatchArgs = Parameters<Watch['watch']>;
  *   only aborts a request it already holds;
  * - it asks for bookmarks, so the resourceVersion advances on quiet resources and a reconnect after the
  *   client's 30 s inactivity timeout seldom lands on an expired version (410);
- * - it hands `ListWatch` each object as the informer caches it (`project`), the shape its list items have.
+ * - it hands `ListWatch` each object as the informer caches it (`project`), the shape its list items have, and
+ *   says while it hands over a change its projection hides (`quiet`; see `hidden`).
  */
 export class StoppableWatch extends Watch {
   stopped = false;
@@ -21,6 +22,10 @@ export class StoppableWatch extends Watch {
   onActivity: () => void = () => {};
   /** Called when a watch is about to be opened: `ListWatch` has applied any list to its cache by then. */
   onOpen: () => void = () => {};
+  /** Whether a modified object, as projected, is what the cache holds already but for its resourceVersion. */
+  hidden: (projected: KubeObject) => boolean = () => false;
+  /** True while `ListWatch` is handed a change `hidden` found: it applies it synchronously, calling its handlers. */
+  quiet = false;
   #active: AbortController | undefined;
   readonly #project: (obj: KubeObject) => KubeObject;
 
@@ -36,7 +41,13 @@ export class StoppableWatch extends Watch {
       this.onActivity();
       // ERROR carries a Status and BOOKMARK only a resourceVersion: neither is an object to cache.
       const objectEvent = phase === 'ADDED' || phase === 'MODIFIED' || phase === 'DELETED';
-      callback(phase, objectEvent ? this.#project(obj as KubeObject) : obj, raw);
+      const cached = objectEvent ? this.#project(obj as KubeObject) : obj;
+      this.quiet = phase === 'MODIFIED' && this.hidden(cached as KubeObject);
+      try {
+        callback(phase, cached, raw);
+      } finally {
+        this.quiet = false;
+      }
     };
     try {
       const controller = await super.watch(path, { ...query, allowWatchBookmarks: true }, onEvent, done);
