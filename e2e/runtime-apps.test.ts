@@ -108,7 +108,8 @@ describe('runtime apps applied as custom resources', () => {
       expect(metrics).toMatch(new RegExp(`cloudwright_runtime_request_duration_seconds_bucket\\{project="${namespace}",app="hello",le="\\+Inf"\\} ${served?.[1]}`));
       expect(metrics).toMatch(new RegExp(`cloudwright_runtime_request_duration_seconds_count\\{project="${namespace}",app="hello"\\} ${served?.[1]}`));
       expect(metrics).toMatch(new RegExp(`cloudwright_runtime_requests_in_flight\\{project="${namespace}",app="hello"\\} 0`));
-      expect(metrics).toMatch(/cloudwright_runtime_isolates_loaded [1-9]/);
+      // Each shard reports the isolates it loaded at its next health check: read until one has.
+      await expect.poll(async () => (await (await fetch(`${runtime.statusUrl}/metrics`)).text()).match(/^cloudwright_runtime_isolates_loaded (\d+)$/m)?.[1], { timeout: 10_000 }).toMatch(/^[1-9]/);
     }
 
     await apps.patch(namespace, 'hello', { spec: { environment: { GREETING: 'Howdy' } } });
