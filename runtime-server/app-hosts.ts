@@ -1,9 +1,9 @@
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
-import { objectKey } from '../src/kube/index.ts';
+import { InformerIndex } from '../src/kube/informer-index.ts';
 import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.ts';
-import { HostKeys, ListedHosts } from '../src/runtime-contract/listed-hosts.ts';
+import { listedHosts } from '../src/runtime-contract/listed-hosts.ts';
 
 /**
  * Which apps a host may name, read from the informers rather than from what this replica has deployed: the
@@ -14,10 +14,10 @@ import { HostKeys, ListedHosts } from '../src/runtime-contract/listed-hosts.ts';
  */
 export class AppHosts {
   readonly #baseDomain: string;
-  /** Host → the apps its AppHostnames name. An AppHostname is named after its host, which never changes. */
-  readonly #attached = new HostKeys();
-  /** Host → the apps whose spec lists it. */
-  readonly #listed = new ListedHosts();
+  /** The AppHostnames by their host (an AppHostname is named after its host, which never changes). */
+  #attached: InformerIndex<AppHostname> | undefined;
+  /** The apps by the hosts their spec lists. */
+  #listed: InformerIndex<RuntimeApp> | undefined;
 
   constructor(baseDomain: string) {
     this.#baseDomain = baseDomain.toLowerCase().replace(/\.$/, '');
@@ -25,20 +25,19 @@ export class AppHosts {
 
   /** Keeps the indexes from these sources' events (subscribe before they list, so their first list is indexed). */
   follow(apps: Source<RuntimeApp>, hostnames?: Source<AppHostname>): void {
-    this.#listed.follow(apps);
-    hostnames?.onChange((hostname) => {
-      const host = normalizeHost(hostname.spec?.hostname);
-      const namespace = hostname.metadata?.namespace ?? '';
-      if (host === undefined) return;
-      const others = this.#attached.keys(host).filter((key) => !key.startsWith(`${namespace}/`));
-      const present = hostnames.get(objectKey(hostname));
-      this.#attached.set(host, present ? [...others, `${namespace}/${present.spec.appRef.name}`] : others);
-    });
+    this.#listed = listedHosts(apps);
+    if (hostnames) {
+      this.#attached = new InformerIndex(hostnames, (h) => {
+        const host = normalizeHost(h.spec?.hostname);
+        return host === undefined ? [] : [host];
+      });
+    }
   }
 
   /** The app keys `host` (normalised) may name. */
   appsAt(host: string): string[] {
-    const keys = new Set([...this.#attached.keys(host), ...this.#listed.appsListing(host)]);
+    const attached = (this.#attached?.objects(host) ?? []).map((h) => `${h.metadata?.namespace ?? ''}/${h.spec.appRef.name}`);
+    const keys = new Set([...attached, ...(this.#listed?.keys(host) ?? [])]);
     const owner = defaultHostOwner(host, this.#baseDomain);
     if (owner) keys.add(`${owner.project}/${owner.appId}`);
     return [...keys];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { MemorySource } from '../controller-runtime/source.ts';
-import { ListedHosts } from './listed-hosts.ts';
+import { listedHosts } from '../runtime-contract/listed-hosts.ts';
 
 const app = (namespace: string, name: string, hostnames: string[], deleting = false): RuntimeApp =>
   ({
@@ -11,21 +11,21 @@ const app = (namespace: string, name: string, hostnames: string[], deleting = fa
     spec: { hostnames },
   }) as unknown as RuntimeApp;
 
-describe('ListedHosts', () => {
-  it('indexes the apps it is given at start and follows their changes, leaving out apps that do not count', () => {
+describe('InformerIndex (apps by the host names they list)', () => {
+  it('indexes what the cache holds at start and follows its changes, leaving out objects that give no value', () => {
     const apps = new MemorySource<RuntimeApp>();
     apps.upsert(app('p', 'a', ['Shop.Example.']));
-    const listed = new ListedHosts();
-    listed.follow(apps, { current: [app('p', 'a', ['Shop.Example.'])], counts: (a) => !a.metadata?.deletionTimestamp });
-    expect(listed.appsListing('shop.example')).toEqual(['p/a']);
+    const index = listedHosts(apps, { current: [app('p', 'a', ['Shop.Example.'])], counts: (a) => !a.metadata?.deletionTimestamp });
+    expect(index.keys('shop.example')).toEqual(['p/a']);
 
     apps.upsert(app('q', 'b', ['shop.example', 'b.example']));
-    expect(listed.appsListing('shop.example')).toEqual(['p/a', 'q/b']);
+    expect(index.keys('shop.example')).toEqual(['p/a', 'q/b']);
+    expect(index.objects('b.example').map((a) => a.metadata?.name)).toEqual(['b']);
     apps.upsert(app('p', 'a', ['moved.example']));
-    expect([listed.appsListing('shop.example'), listed.appsListing('moved.example')]).toEqual([['q/b'], ['p/a']]);
+    expect([index.keys('shop.example'), index.keys('moved.example')]).toEqual([['q/b'], ['p/a']]);
     apps.upsert(app('q', 'b', ['shop.example', 'b.example'], true));
-    expect([listed.appsListing('shop.example'), listed.appsListing('b.example')]).toEqual([[], []]);
+    expect([index.keys('shop.example'), index.keys('b.example')]).toEqual([[], []]);
     apps.delete(app('p', 'a', []));
-    expect(listed.appsListing('moved.example')).toEqual([]);
+    expect([index.keys('moved.example'), index.objects('moved.example')]).toEqual([[], []]);
   });
 });

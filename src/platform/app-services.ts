@@ -14,6 +14,7 @@ import { AppEnvironment } from './app-environment.ts';
 import { AppStore } from './app-store.ts';
 import { AppDirectory } from './apps.ts';
 import { BuildCatalog } from './builds.ts';
+import { hostnamesByName } from './domains/domain-store.ts';
 import { factsFromObjects } from './host-admission.ts';
 import { APP_HOSTNAMES, APP_SOURCES, BUILDS, DATABASES, PROJECT_DOMAINS, REPOSITORIES, RUNTIME_APPS, SOURCE_BUILDS } from './resources.ts';
 import { AppSources } from './app-sources/app-sources.ts';
@@ -55,6 +56,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
   const domains = informers.informer<ProjectDomain>(PROJECT_DOMAINS);
   const hostnames = informers.informer<AppHostname>(APP_HOSTNAMES);
   const databases = informers.informer<Database>(DATABASES);
+  const hostnamesNamed = hostnamesByName(hostnames);
   /** The app's AppHostnames (cache) that are not being deleted. */
   const bindingsOf = (project: string, appId: string) => hostnames.list(project).filter((h) => h.metadata?.namespace === project && h.spec.appRef.name === appId && !h.metadata?.deletionTimestamp);
   const finalized = (project: string, appId: string) =>
@@ -80,7 +82,7 @@ export function createAppServices(conn: KubeConnection, informers: InformerFacto
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.projectUnpackedQuota !== undefined ? { projectUnpackedQuota: options.projectUnpackedQuota } : {}),
       maxCompatibilityDate: options.maxCompatibilityDate,
-      nameFacts: () => factsFromObjects(domains.list(), hostnames.list(), baseDomain, new Date()),
+      nameFacts: () => factsFromObjects(domains.list(), hostnamesNamed, baseDomain, new Date()),
       finalizedHostnames: finalized,
     }),
     // A variable linked to a database names one of the project's (the shared Database cache).

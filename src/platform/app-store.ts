@@ -6,7 +6,8 @@ import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { normalizeHost } from '../runtime-contract/hosts.ts';
-import { ListedHosts } from '../runtime-contract/listed-hosts.ts';
+import type { InformerIndex } from '../kube/informer-index.ts';
+import { listedHosts } from '../runtime-contract/listed-hosts.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
@@ -32,7 +33,7 @@ export class AppStore {
   readonly #buildCache: Informer<Build>;
   readonly #cacheWaitMs: number;
   /** Host → the apps whose spec lists it; built on first use (not every store is asked). */
-  #listed: ListedHosts | undefined;
+  #listed: InformerIndex<RuntimeApp> | undefined;
 
   constructor(conn: KubeConnection, appCache: Informer<RuntimeApp>, buildCache: Informer<Build>, options: AppStoreOptions = {}) {
     this.apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
@@ -52,14 +53,8 @@ export class AppStore {
    * over every app of the cluster took a deploy tens of milliseconds at 100,000 apps.
    */
   listing(hostname: string): RuntimeApp[] {
-    if (this.#listed === undefined) {
-      this.#listed = new ListedHosts();
-      this.#listed.follow(this.#appCache, { counts: (a) => !a.metadata?.deletionTimestamp, current: this.#appCache.list() });
-    }
-    return this.#listed
-      .appsListing(normalizeHost(hostname) ?? hostname)
-      .map((key) => this.#appCache.get(key))
-      .filter((a): a is RuntimeApp => a !== undefined && !a.metadata?.deletionTimestamp);
+    this.#listed ??= listedHosts(this.#appCache, { counts: (a) => !a.metadata?.deletionTimestamp, current: this.#appCache.list() });
+    return this.#listed.objects(normalizeHost(hostname) ?? hostname).filter((a) => !a.metadata?.deletionTimestamp);
   }
 
   /** The app `project/appId` (cache), or undefined when there is none or its deletion has begun. */

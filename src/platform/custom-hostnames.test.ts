@@ -14,7 +14,7 @@ const domain = (name: string, project: string, state: 'managed' | 'pending_deleg
 describe('custom host names on deploy', () => {
   const facts = factsFromObjects(
     [domain('shop.example', 'p1', 'managed'), domain('pending.example', 'p1', 'pending_delegation'), domain('gone.example', 'p1', 'managed', true), domain('theirs.example', 'p2', 'managed')],
-    [],
+    () => [],
     'apps.example.com',
     new Date('2030-01-02T00:00:00Z'),
   );

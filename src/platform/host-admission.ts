@@ -71,18 +71,18 @@ export function isActiveHostname(h: AppHostname): boolean {
  * domain has a zone and was not refused the name (its claim), a custom host name's the project whose AppHostname
  * is active (activation follows the claim). The runtime and the controllers read the claims.
  */
-export function factsFromObjects(domains: readonly ProjectDomain[], hostnames: readonly AppHostname[], baseDomain: string, now: Date): NameFacts {
+export function factsFromObjects(domains: readonly ProjectDomain[], hostnamesNamed: (name: string) => readonly AppHostname[], baseDomain: string, now: Date): NameFacts {
   const NOT_HELD = new Set(['DomainTaken', 'UnderAnotherProject', 'ReservedDomain']);
   const holding = domains.filter(
     (d) => d.spec.deleted !== true && !d.metadata?.deletionTimestamp && d.status?.hostedZoneId && !NOT_HELD.has(findCondition(d.status.conditions, 'Ready')?.reason ?? ''),
   );
-  const active = hostnames.filter(isActiveHostname);
+  const active = (name: string) => hostnamesNamed(name).filter(isActiveHostname);
   return {
     baseDomain,
     now,
     domainHolder: (name) => holding.find((d) => d.spec.domain === name)?.metadata?.namespace,
-    hostnameHolder: (name) => active.find((h) => h.spec.hostname === name)?.metadata?.namespace,
+    hostnameHolder: (name) => active(name)[0]?.metadata?.namespace,
     projectDomain: (project, domain) => holding.find((d) => d.metadata?.namespace === project && d.spec.domain === domain),
-    hostnameActive: (project, host) => active.some((h) => h.metadata?.namespace === project && h.spec.hostname === host),
+    hostnameActive: (project, host) => active(host).some((h) => h.metadata?.namespace === project),
   };
 }
