@@ -3,7 +3,7 @@ import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { Source } from '../src/controller-runtime/source.ts';
 import { InformerIndex } from '../src/kube/informer-index.ts';
 import { defaultHostOwner, normalizeHost } from '../src/runtime-contract/hosts.ts';
-import { listedHosts } from '../src/runtime-contract/listed-hosts.ts';
+import { listedHostsOf } from '../src/runtime-contract/listed-hosts.ts';
 
 /**
  * Which apps a host may name, read from the informers rather than from what this replica has deployed: the
@@ -25,7 +25,7 @@ export class AppHosts {
 
   /** Keeps the indexes from these sources' events (subscribe before they list, so their first list is indexed). */
   follow(apps: Source<RuntimeApp>, hostnames?: Source<AppHostname>): void {
-    this.#listed = listedHosts(apps);
+    this.#listed = new InformerIndex(apps, listedHostsOf);
     if (hostnames) {
       this.#attached = new InformerIndex(hostnames, (h) => {
         const host = normalizeHost(h.spec?.hostname);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RuntimeApp } from '../apis/v1alpha1/runtime-app.ts';
 import { MemorySource } from '../controller-runtime/source.ts';
-import { listedHosts } from '../runtime-contract/listed-hosts.ts';
+import { listedHostsOf } from '../runtime-contract/listed-hosts.ts';
+import { InformerIndex, sharedIndex } from './informer-index.ts';
 
 const app = (namespace: string, name: string, hostnames: string[], deleting = false): RuntimeApp =>
   ({
@@ -15,7 +16,7 @@ describe('InformerIndex (apps by the host names they list)', () => {
   it('indexes what the cache holds at start and follows its changes, leaving out objects that give no value', () => {
     const apps = new MemorySource<RuntimeApp>();
     apps.upsert(app('p', 'a', ['Shop.Example.']));
-    const index = listedHosts(apps, { current: [app('p', 'a', ['Shop.Example.'])], counts: (a) => !a.metadata?.deletionTimestamp });
+    const index = new InformerIndex(apps, (a) => (a.metadata?.deletionTimestamp ? [] : listedHostsOf(a)), [app('p', 'a', ['Shop.Example.'])]);
     expect(index.keys('shop.example')).toEqual(['p/a']);
 
     apps.upsert(app('q', 'b', ['shop.example', 'b.example']));
@@ -27,5 +28,14 @@ describe('InformerIndex (apps by the host names they list)', () => {
     expect([index.keys('shop.example'), index.keys('b.example')]).toEqual([[], []]);
     apps.delete(app('p', 'a', []));
     expect([index.keys('moved.example'), index.objects('moved.example')]).toEqual([[], []]);
+  });
+
+  it('is one index per cache and name, whoever asks for it', () => {
+    const apps = new MemorySource<RuntimeApp>();
+    apps.upsert(app('p', 'a', ['shop.example']));
+    const first = sharedIndex(apps, 'listed-hosts', listedHostsOf);
+    expect(sharedIndex(apps, 'listed-hosts', listedHostsOf)).toBe(first);
+    expect(sharedIndex(new MemorySource<RuntimeApp>(), 'listed-hosts', listedHostsOf)).not.toBe(first);
+    expect(first.keys('shop.example')).toEqual(['p/a']);
   });
 });

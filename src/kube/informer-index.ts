@@ -64,3 +64,21 @@ export class InformerIndex<T extends KubeObject> {
     else this.#byValue.set(value, keys.length === 1 ? (keys[0] ?? '') : [...keys]);
   }
 }
+
+/** Indexes kept with their cache, by name (client-go's `AddIndexers`): every reader of one cache shares each. */
+const shared = new WeakMap<object, Map<string, InformerIndex<KubeObject>>>();
+
+/**
+ * The index `name` of `cache`, built on first use from what the cache holds and kept by its events from then on,
+ * one for every caller that asks for it by that name (so for the same `valuesOf`).
+ */
+export function sharedIndex<T extends KubeObject>(cache: IndexedSource<T> & { list(): readonly T[] }, name: string, valuesOf: (obj: T) => readonly string[]): InformerIndex<T> {
+  let byName = shared.get(cache);
+  if (!byName) shared.set(cache, (byName = new Map()));
+  let index = byName.get(name) as InformerIndex<T> | undefined;
+  if (!index) {
+    index = new InformerIndex(cache, valuesOf, cache.list());
+    byName.set(name, index as unknown as InformerIndex<KubeObject>);
+  }
+  return index;
+}

@@ -6,8 +6,8 @@ import { BUILDS, RUNTIME_APPS } from './resources.ts';
 import { uploadedAtOf } from './app-view.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { normalizeHost } from '../runtime-contract/hosts.ts';
-import type { InformerIndex } from '../kube/informer-index.ts';
-import { listedHosts } from '../runtime-contract/listed-hosts.ts';
+import { sharedIndex } from '../kube/informer-index.ts';
+import { listedHostsOf } from '../runtime-contract/listed-hosts.ts';
 
 /**
  * How often a write is tried while it keeps losing optimistic-concurrency races. Each race has a winner,
@@ -32,8 +32,6 @@ export class AppStore {
   readonly #appCache: Informer<RuntimeApp>;
   readonly #buildCache: Informer<Build>;
   readonly #cacheWaitMs: number;
-  /** Host → the apps whose spec lists it; built on first use (not every store is asked). */
-  #listed: InformerIndex<RuntimeApp> | undefined;
 
   constructor(conn: KubeConnection, appCache: Informer<RuntimeApp>, buildCache: Informer<Build>, options: AppStoreOptions = {}) {
     this.apps = objectClient<RuntimeApp>(conn, RUNTIME_APPS);
@@ -53,8 +51,9 @@ export class AppStore {
    * over every app of the cluster took a deploy tens of milliseconds at 100,000 apps.
    */
   listing(hostname: string): RuntimeApp[] {
-    this.#listed ??= listedHosts(this.#appCache, { counts: (a) => !a.metadata?.deletionTimestamp, current: this.#appCache.list() });
-    return this.#listed.objects(normalizeHost(hostname) ?? hostname).filter((a) => !a.metadata?.deletionTimestamp);
+    // Built on first use and shared by every store on this cache (not every process asks).
+    const listed = sharedIndex(this.#appCache, 'listed-hosts', (a) => (a.metadata?.deletionTimestamp ? [] : listedHostsOf(a)));
+    return listed.objects(normalizeHost(hostname) ?? hostname).filter((a) => !a.metadata?.deletionTimestamp);
   }
 
   /** The app `project/appId` (cache), or undefined when there is none or its deletion has begun. */

@@ -4,7 +4,7 @@ import type { ProjectDomain } from '../../apis/v1alpha1/project-domain.ts';
 import type { RuntimeApp } from '../../apis/v1alpha1/runtime-app.ts';
 import { holdsWrite, objectClient, objectKey, retryOnConflict, type Informer, type KubeConnection, type KubeObject, type ObjectClient } from '../../kube/index.ts';
 import { containingDomain } from '../../dns/app-records.ts';
-import { InformerIndex } from '../../kube/informer-index.ts';
+import { sharedIndex } from '../../kube/informer-index.ts';
 import { normalizeName } from '../../dns/names.ts';
 import { APP_HOSTNAMES, DNS_RECORDS, PROJECT_DOMAINS } from '../resources.ts';
 import { DEFAULT_CACHE_WAIT_MS, settle } from '../settle.ts';
@@ -30,7 +30,6 @@ export class DomainStore {
   readonly hostnameClient: ObjectClient<AppHostname>;
   readonly caches: DomainCaches;
   readonly #cacheWaitMs: number;
-  #byHostname: ((hostname: string) => AppHostname[]) | undefined;
 
   constructor(conn: KubeConnection, caches: DomainCaches, options: { cacheWaitMs?: number } = {}) {
     this.domainClient = objectClient<ProjectDomain>(conn, PROJECT_DOMAINS);
@@ -111,8 +110,7 @@ export class DomainStore {
 
   /** AppHostnames for `hostname` in any project (cache). */
   hostnamesNamed(hostname: string): AppHostname[] {
-    this.#byHostname ??= hostnamesByName(this.caches.hostnames);
-    return this.#byHostname(hostname).filter(live);
+    return hostnamesByName(this.caches.hostnames)(hostname).filter(live);
   }
 
   /**
@@ -159,13 +157,12 @@ export class DomainStore {
 }
 
 /**
- * AppHostnames by host name across every project, from an index of `cache` built on first use and kept by its
- * events: an attach or a deploy naming a custom host asks it, where a walk over every AppHostname of the
+ * AppHostnames by host name across every project, from the cache's shared index (built on first use, kept by its
+ * events): an attach or a deploy naming a custom host asks it, where a walk over every AppHostname of the
  * cluster (one an app at the scale bench's 100,000) grew with the installation.
  */
 export function hostnamesByName(cache: Informer<AppHostname>): (hostname: string) => AppHostname[] {
-  let index: InformerIndex<AppHostname> | undefined;
-  return (hostname) => (index ??= new InformerIndex(cache, (h) => [h.spec.hostname], cache.list())).objects(hostname);
+  return (hostname) => sharedIndex(cache, 'spec.hostname', (h) => [h.spec.hostname]).objects(hostname);
 }
 
 /** Not soft-deleted. */
