@@ -47,7 +47,11 @@ describe('cw-runtime starting among many apps', () => {
     // One app at a time, so the list takes long enough to be caught in the middle of; this test's namespace only.
     const name = 'cw-runtime-first-list';
     const { service, port, statusUrl } = await launchRuntime(name, namespace, running, { CW_RUNTIME_WORKERS: '1', CW_WATCH_NAMESPACE: namespace });
-    await waitForLine(service, /informer synced/, 60_000);
+    // Its RuntimeReplica is written before its informers list (taking no traffic yet), so the operator knows a
+    // replica is on its way meanwhile; the two log lines' times say which came first.
+    const timeOf = (line: RegExpMatchArray) => Date.parse((JSON.parse(line[0]) as { time: string }).time);
+    const [published, synced] = await Promise.all([waitForLine(service, /^\{.*"publishing replica report".*$/, 60_000), waitForLine(service, /^\{.*"informer synced".*$/, 60_000)]);
+    expect(timeOf(published)).toBeLessThan(timeOf(synced));
     const pendingApps = async () => Number(/^cloudwright_runtime_first_list_pending (\d+)$/m.exec(await (await fetch(`${statusUrl}/metrics`)).text())?.[1]);
     // Ready for traffic with most of the list still to go (readiness waits on nothing but the listing, workerd and
     // its RuntimeReplica being written).

@@ -33,6 +33,9 @@ afterAll(async () => {
   await Promise.all([api?.stop(), ...running.map((s) => s.stop(5_000))]);
 });
 
+/** The operator's CW_RUNTIME_UNAVAILABLE_GRACE here: short, as its default (30 s) would only slow the test down. */
+const UNAVAILABLE_GRACE_MS = 3000;
+
 beforeAll(async () => {
   member = await createMemberAccount(kubeconfig, 'scale');
   await createProjectNamespace(kubeconfig, member.project);
@@ -42,7 +45,7 @@ beforeAll(async () => {
     startApiServer({ kubeconfig, stateDir: inject('stateDir'), env: { ...s3Env(), CW_RUNTIME_BASE_DOMAIN: BASE_DOMAIN, POD_NAMESPACE: member.project } }),
   ]);
   [first, api] = started;
-  await startOperator(member.project, running);
+  await startOperator(member.project, running, { CW_RUNTIME_UNAVAILABLE_GRACE: `${UNAVAILABLE_GRACE_MS}ms` });
   proxy = await startRoundRobinProxy([first.port]);
 }, 120_000);
 
@@ -148,7 +151,10 @@ describe('cw-runtime scaled out and in', () => {
     };
     await eventually('the runtime reported up', runtimeEngine, (up) => up === true);
     await first.service.stop();
+    const lastStoppedAt = performance.now();
+    // The apps keep what they said for the grace (a replica could be restarting), then say the runtime is gone.
     await eventually('RuntimeUnavailable with no replica', app, (a) => findCondition(a?.status?.conditions, 'Ready')?.reason === 'RuntimeUnavailable' && a?.status?.servingReplicas === 0);
+    expect(performance.now() - lastStoppedAt).toBeGreaterThanOrEqual(UNAVAILABLE_GRACE_MS - 100);
     await eventually('the runtime reported down', runtimeEngine, (up) => up === false);
   });
 });

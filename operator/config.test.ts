@@ -36,7 +36,7 @@ describe('operatorConfig', () => {
 
   it("has today's defaults, frozen", () => {
     const config = operatorConfig({});
-    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', dnsEnv: {} });
+    expect(config).toEqual({ port: 8080, leaderElection: { namespace: 'default' }, podNamespace: 'default', instance: '', runtimeUnavailableGraceMs: 30_000, dnsEnv: {} });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
@@ -51,6 +51,7 @@ describe('operatorConfig', () => {
         CW_PROJECT_ROLE: 'cloudwright-operator-project',
         CW_SERVICE_ACCOUNT: 'cw-operator',
         CW_RUNTIME_BASE_DOMAIN: 'apps.example.com',
+        CW_RUNTIME_UNAVAILABLE_GRACE: '2m',
         CW_DNS_RECHECK_INTERVAL_SECONDS: '60',
         CW_GIT_BUCKET: 'git',
         CW_S3_BUCKET: 'artifacts',
@@ -67,6 +68,7 @@ describe('operatorConfig', () => {
       podNamespace: 'cloudwright',
       projectAccess: { clusterRole: 'cloudwright-operator-project', serviceAccount: { namespace: 'cloudwright', name: 'cw-operator' } },
       runtimeBaseDomain: 'apps.example.com',
+      runtimeUnavailableGraceMs: 120_000,
       dnsEnv: { CW_DNS_RECHECK_INTERVAL_SECONDS: '60' },
       git: { bucket: 'git', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
       artifacts: { bucket: 'artifacts', s3: { endpoint: 'http://127.0.0.1:9000', region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'id', secretAccessKey: 'secret' } } },
@@ -87,6 +89,7 @@ describe('operatorConfig', () => {
     [{ CW_PROJECT_ROLE: 'Cloudwright/Project' }, 'CW_PROJECT_ROLE must be a ClusterRole name, got "Cloudwright/Project"'],
     [{ CW_PROJECT_ROLE: 'r', CW_SERVICE_ACCOUNT: 'a b' }, 'CW_SERVICE_ACCOUNT must be a ServiceAccount name, got "a b"'],
     [{ CW_RUNTIME_BASE_DOMAIN: 'apps example' }, 'CW_RUNTIME_BASE_DOMAIN must be a host name (such as apps.example.com), got "apps example"'],
+    [{ CW_RUNTIME_UNAVAILABLE_GRACE: '1h' }, 'CW_RUNTIME_UNAVAILABLE_GRACE must be a duration (milliseconds, or with a unit: 500ms, 20s, 5m, 1h) from 0 ms to 600000 ms, got "1h"'],
     [{ CW_DNS_PROVIDER: 'bind' }, 'CW_DNS_PROVIDER must be one of route53, memory, got "bind"'],
     [{ CW_GIT_BUCKET: 'git', CW_S3_SECRET_ACCESS_KEY: 'do-not-print-me' }, 'CW_S3_ACCESS_KEY_ID and CW_S3_SECRET_ACCESS_KEY go together (or neither: the default AWS credential chain)'],
     [{ CW_S3_ACCESS_KEY_ID: 'AKIA-NOT-SHOWN', CW_S3_SECRET_ACCESS_KEY: 's', CW_S3_FORCE_PATH_STYLE: 'yes' }, 'CW_S3_FORCE_PATH_STYLE must be true or false (or 1 or 0), got "yes"'],

@@ -34,6 +34,11 @@ export interface OperatorConfig {
   readonly projectAccess?: ProjectAccess;
   /** CW_RUNTIME_BASE_DOMAIN as given; absent: the platform's default. */
   readonly runtimeBaseDomain?: string;
+  /**
+   * CW_RUNTIME_UNAVAILABLE_GRACE: how long after the last runtime replica went (stopped, or its Lease expired and
+   * was removed) apps keep their status before they say RuntimeUnavailable (default 30s; 0: at once).
+   */
+  readonly runtimeUnavailableGraceMs: number;
   /** The DNS variables (CW_DNS_*, CW_ROUTE53_*, CW_RUNTIME_DNS_*), checked, for `dnsSettingsFromEnv`. */
   readonly dnsEnv: DnsEnv;
   /** CW_GIT_BUCKET with the CW_S3_* settings: the repositories' bucket; absent: no Repository controller. */
@@ -88,6 +93,7 @@ export function operatorConfig(env: Env): OperatorConfig {
   const runtimeRole = read.matching('CW_RUNTIME_PROJECT_ROLE', undefined, isObjectName, 'a ClusterRole name');
   const runtimeAccount = read.matching('CW_RUNTIME_SERVICE_ACCOUNT', 'cloudwright-runtime', isObjectName, 'a ServiceAccount name');
   const runtimeBaseDomain = read.matching('CW_RUNTIME_BASE_DOMAIN', undefined, isHostname, 'a host name (such as apps.example.com)');
+  const runtimeUnavailableGraceMs = read.durationMs('CW_RUNTIME_UNAVAILABLE_GRACE', 30_000, { min: 0, max: 600_000 });
   const dns = dnsEnv(read);
   const bucket = read.optional('CW_GIT_BUCKET');
   const artifactBucket = read.optional('CW_S3_BUCKET');
@@ -119,6 +125,7 @@ export function operatorConfig(env: Env): OperatorConfig {
         }
       : {}),
     ...(runtimeBaseDomain ? { runtimeBaseDomain } : {}),
+    runtimeUnavailableGraceMs,
     dnsEnv: dns,
     ...(bucket ? { git: Object.freeze({ bucket, s3 }) } : {}),
     ...(artifactBucket ? { artifacts: Object.freeze({ bucket: artifactBucket, s3 }) } : {}),

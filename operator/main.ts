@@ -84,6 +84,7 @@ export async function main(config: OperatorConfig): Promise<void> {
       ...common,
       apps: manager.informer<RuntimeApp>(RUNTIME_APPS, scope),
       replicas,
+      unavailableGraceMs: config.runtimeUnavailableGraceMs,
       builds: manager.informer<Build>(BUILDS, scope),
       ...(artifacts ? { artifacts } : {}),
       log: manager.log.child({ controller: 'runtimeapp' }),

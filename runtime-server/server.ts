@@ -390,15 +390,9 @@ export class RuntimeServer {
         this.#publisher?.changed(projectOfKey(key));
       },
     });
-    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
-    for (const i of watched) i.start();
-    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
-    // Once the certificates are known, so the first handshakes find theirs.
-    if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
-    // Before the controller's workers start, so no reconcile can finish before its key is counted.
-    this.#firstPass = new FirstPass(informer.list().map(objectKey));
-    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount });
-    // Found by the operator and the API through this object and its Lease: nobody configures an address.
+    // Found by the operator and the API through this object and its Lease: nobody configures an address. Written
+    // before the informers list (taking no traffic, its reports not counted yet), so the operator knows a replica
+    // is on its way and the apps keep their status (a lone replica's restart rewrites none; docs/runtime.md).
     const publisher = (this.#publisher = new ReplicaPublisher({
       kube,
       identity: config.replica,
@@ -408,6 +402,16 @@ export class RuntimeServer {
     }));
     await publisher.start();
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
+    const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
+    for (const i of watched) i.start();
+    await Promise.all(watched.map((i) => i.waitForSync(this.#abort.signal)));
+    // Once the certificates are known, so the first handshakes find theirs.
+    if (config.https) await tls.listen(config.https, store, (server) => engine.serveOn(server));
+    // Before the controller's workers start, so no reconcile can finish before its key is counted.
+    this.#firstPass = new FirstPass(informer.list().map(objectKey));
+    this.#log.info('informer synced', { apps: this.#firstPass.pendingCount });
+    // Now that its first list is known, every report may have changed, and whether it takes traffic.
+    this.#publisher?.changed();
     await this.#controller.start(this.#abort.signal);
   }
 

@@ -32,6 +32,9 @@ const registry = new Registry();
 let namespace: { name: string; remove: () => Promise<void> };
 let informers: Informer<KubeObject>[] = [];
 let controllers: Controller<KubeObject>[] = [];
+let view: RuntimeReplicaView;
+/** Short, so the tests see both sides of it. */
+const GRACE_MS = 2000;
 const publishers: ReplicaPublisher[] = [];
 
 beforeAll(async () => {
@@ -39,7 +42,7 @@ beforeAll(async () => {
   const ns = namespace.name;
   const appInformer = createInformer<RuntimeApp>(conn, RUNTIME_APPS, { namespace: ns });
   const builds = createInformer<Build>(conn, BUILDS, { namespace: ns });
-  const view = new RuntimeReplicaView(
+  view = new RuntimeReplicaView(
     createInformer<RuntimeReplica>(conn, RUNTIME_REPLICAS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
     createInformer<ReplicaLease>(conn, LEASES, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
     createInformer<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS, { namespace: ns, labelSelector: RUNTIME_REPLICA_LABEL }),
@@ -47,7 +50,7 @@ beforeAll(async () => {
   informers = [appInformer, builds, view.replicas, view.leases, view.reports] as unknown as Informer<KubeObject>[];
   const events = new EventRecorder({ writer: eventWriter(conn), component: 'runtimeapp-test' });
   controllers = [
-    runtimeAppController({ kube: conn, apps: appInformer, builds, replicas: view, events, registry, log: silentLogger }),
+    runtimeAppController({ kube: conn, apps: appInformer, builds, replicas: view, events, registry, log: silentLogger, unavailableGraceMs: GRACE_MS }),
     runtimeReplicaController({ kube: conn, replicas: view, registry, log: silentLogger }),
   ] as unknown as Controller<KubeObject>[];
   for (const informer of informers) informer.start();
@@ -121,15 +124,14 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
     expect((await replicaObjects.get(ns, 'replica-b'))?.spec.ready).toBe(false);
     const reconciles = async () =>
       ((await registry.getSingleMetric('controller_runtime_reconcile_total')?.get())?.values ?? []).filter((v) => v.labels.controller === 'runtimeapp').reduce((sum, v) => sum + v.value, 0);
-    const before = await reconciles();
     b.set({ takesTraffic: true });
+    // Nothing an app's status says depends on it (a live replica was starting already): the app stays served.
+    const runtimeApps = controllers[0]!;
     await eventually(
-      'replica-b takes traffic',
-      async () => replicaObjects.get(ns, 'replica-b'),
-      (r) => r?.spec.takesTraffic === true && r.spec.ready === false,
+      'replica-b seen taking traffic, every re-check done',
+      async () => ({ serving: view.serving().length, idle: runtimeApps.queue.len() + runtimeApps.queue.processing() === 0 }),
+      (s) => s.serving === 2 && s.idle,
     );
-    // The operator re-checked the app (the replicas taking traffic changed) and still counts one replica.
-    await eventually('the app re-checked', reconciles, (count) => count > before);
     expect(ready(await get())).toMatchObject({ status: 'True', reason: 'Serving' });
     expect((await get())?.status?.servingReplicas).toBe(1);
     const beforeReady = await reconciles();
@@ -174,7 +176,43 @@ describe('the RuntimeApp controller on runtime replicas’ reports', () => {
 
     // The app's status was never re-checked on a timer.
     expect(await timedRequeues()).toBe(0);
-    await a.publisher.stop();
-    await eventually('RuntimeUnavailable once the last replica stops', get, (x) => ready(x)?.reason === 'RuntimeUnavailable');
+  });
+
+  it('writes nothing when the lone replica restarts within the grace, and RuntimeUnavailable once it has passed', { timeout: 60_000 }, async () => {
+    const ns = namespace.name;
+    const get = () => apps.get(ns, 'hello');
+    const report = { ...served((await get())?.metadata?.generation ?? 1), namespace: ns };
+    const [old] = publishers.filter((p) => p.identity.name === 'replica-a');
+    const before = (await get())?.metadata?.resourceVersion;
+    expect(ready(await get())).toMatchObject({ status: 'True', reason: 'Serving' });
+
+    // The lone replica stops; its successor publishes its RuntimeReplica as soon as it starts (before it has listed
+    // anything), then takes traffic, then counts with its report.
+    await old!.stop();
+    const runtimeApps = controllers[0]!;
+    const idle = () => runtimeApps.queue.len() + runtimeApps.queue.processing() === 0;
+    await eventually(
+      'the operator without a replica, every re-check done',
+      async () => ({ live: view.live().length, idle: idle() }),
+      (s) => s.live === 0 && s.idle,
+    );
+    const next = await replica('replica-d', { ready: false, takesTraffic: false, apps: [] });
+    next.set({ takesTraffic: true });
+    next.set({ ready: true, apps: [report] });
+    const reportKey = `${ns}/${replicaReportName('replica-d', ns)}`;
+    await eventually(
+      'replica-d counted, its report read and every re-check done',
+      async () => ({ ready: view.ready().map((r) => r.metadata?.name), report: view.reports?.get(reportKey), idle: idle() }),
+      (s) => s.ready.join() === 'replica-d' && s.report?.spec.apps.length === 1 && s.idle,
+    );
+    // Not "unavailable", then "starting", then served again: the same object throughout.
+    expect((await get())?.metadata?.resourceVersion).toBe(before);
+
+    // The last replica goes and none follows: the status keeps what it said for the grace, then says so.
+    await next.publisher.stop();
+    const stoppedAt = performance.now();
+    const unavailable = await eventually('RuntimeUnavailable once the grace has passed', get, (x) => ready(x)?.reason === 'RuntimeUnavailable');
+    expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(GRACE_MS - 100);
+    expect(unavailable?.status?.servingReplicas).toBe(0);
   });
 });

@@ -14,7 +14,7 @@ import { addFinalizer, hasFinalizer, removeFinalizer } from '../../../src/contro
 import type { Logger } from '../../../src/logging/log.ts';
 import { controllerRateLimiter } from '../../../src/controller-runtime/rate-limiter.ts';
 import { desiredStatus, Reasons, type RuntimeObservation } from './desired-status.ts';
-import { ReplicaReports } from './replica-reports.ts';
+import { ReplicaReports, type ReplicaReportsOptions } from './replica-reports.ts';
 import { deleteAppArtifacts } from './artifact-teardown.ts';
 import { buildsToPrune, keptBuilds, pruneBuilds } from './build-pruning.ts';
 import { nextRollout } from './rollout/machine.ts';
@@ -50,6 +50,8 @@ export interface RuntimeAppControllerDeps {
   registry: Registry;
   log: Logger;
   now?: () => Date;
+  /** How long after the last runtime replica went apps still keep their status (default 30 s, `CW_RUNTIME_UNAVAILABLE_GRACE`). */
+  unavailableGraceMs?: number;
 }
 
 /** Ready reasons that need someone's attention (Event type Warning). */
@@ -66,9 +68,9 @@ const WARNINGS: ReadonlySet<string> = new Set([
   Reasons.MigrationFailed,
 ]);
 
-function replicaReports(view: RuntimeReplicaView, apps: Informer<RuntimeApp>, now: () => number): ReplicaReports {
+function replicaReports(view: RuntimeReplicaView, apps: Informer<RuntimeApp>, now: () => number, options: ReplicaReportsOptions): ReplicaReports {
   if (!view.reports) throw new Error('the RuntimeApp controller reads the replicas’ RuntimeReplicaReports: give the view its reports informer');
-  return new ReplicaReports(view, view.reports, () => apps.list().map(objectKey), now);
+  return new ReplicaReports(view, view.reports, () => apps.list().map(objectKey), now, options);
 }
 
 /**
@@ -91,7 +93,14 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
   const buildClient = objectClient<Build>(deps.kube, BUILDS);
   const now = deps.now ?? (() => new Date());
   const migrate = migrationsStep({ kube: deps.kube, ...(deps.builds ? { builds: deps.builds } : {}), ...(deps.applyMigrations ? { apply: deps.applyMigrations } : {}) });
-  const reports = deps.replicas && replicaReports(deps.replicas, deps.apps, () => now().getTime());
+  // Set once the controller exists: the grace's end re-checks every app, as a replica event would.
+  let enqueue: (key: string) => void = () => {};
+  const reports =
+    deps.replicas &&
+    replicaReports(deps.replicas, deps.apps, () => now().getTime(), {
+      ...(deps.unavailableGraceMs !== undefined ? { unavailableGraceMs: deps.unavailableGraceMs } : {}),
+      onGraceEnded: (keys) => keys.forEach((key) => enqueue(key)),
+    });
   const owns: OwnsSpec[] = [
     ...(deps.builds ? [{ kind: 'Build', source: deps.builds, mapToOwner: (build: KubeObject) => buildOwnerKeys(build as Build) }] : []),
     ...(reports
@@ -110,7 +119,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name);
     if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
-    return reports.view.serving().length > 0 ? { kind: 'starting' } : { kind: 'unavailable' };
+    return reports.starting() ? { kind: 'starting' } : { kind: 'unavailable' };
   };
 
   /** The finalizer's work: the artifacts go (idempotent: a restart part way lists what is left), then the finalizer. */
@@ -161,7 +170,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     return requeueAfter;
   };
 
-  return new Controller<RuntimeApp>({
+  const controller = new Controller<RuntimeApp>({
     name: 'runtimeapp',
     kind: 'RuntimeApp',
     source: deps.apps,
@@ -189,6 +198,8 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
       return requeueAfter === undefined ? undefined : { requeueAfter };
     },
   });
+  enqueue = (key) => controller.enqueue(key, 'backlog');
+  return controller;
 }
 
 /** A merge patch turning `before` into `after`: fields `after` drops are set to null (a merge patch keeps what it does not mention). */

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RuntimeReplicaReport } from '../../../src/apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplica } from '../../../src/apis/v1alpha1/runtime-replica.ts';
 import type { KubeObject } from '../../../src/kube/index.ts';
@@ -87,5 +87,70 @@ describe('ReplicaReports', () => {
     expect(aggregate.onReport(second)).toEqual(['p/b']);
     reports.remove(second);
     expect(aggregate.onReport(second).sort()).toEqual(['p/a', 'p/b']);
+  });
+
+  describe('while no replica counts', () => {
+    afterEach(() => void vi.useRealTimers());
+
+    it('is starting while a replica is live, even one still listing; after the last one goes, for the grace only, then re-checks every app', () => {
+      vi.useFakeTimers({ now: t0 });
+      const replicas = objects<RuntimeReplica>();
+      const leases = objects<ReplicaLease>();
+      const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: false, takesTraffic: false } };
+      replicas.upsert(replica);
+      leases.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { holderIdentity: 'r1', leaseDurationSeconds: 40, renewTime: new Date(t0).toISOString() } });
+      const rechecked: string[][] = [];
+      const aggregate = new ReplicaReports(new RuntimeReplicaView(replicas, leases, objects()), objects(), () => ['p/a', 'q/b'], Date.now, {
+        unavailableGraceMs: 30_000,
+        onGraceEnded: (keys) => rechecked.push(keys),
+      });
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
+      expect(aggregate.starting()).toBe(true);
+
+      // It stops: what the apps observe is unchanged (starting), so nothing is re-checked, until the grace has passed.
+      replicas.remove(replica);
+      expect(aggregate.onReplica()).toEqual([]);
+      vi.advanceTimersByTime(29_999);
+      expect(aggregate.starting()).toBe(true);
+      expect(rechecked).toEqual([]);
+      vi.advanceTimersByTime(1);
+      expect(aggregate.starting()).toBe(false);
+      expect(rechecked).toEqual([['p/a', 'q/b']]);
+
+      // A replica live again: starting at once, and every app re-checked as for any change of what they observe.
+      replicas.upsert(replica);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
+      expect(aggregate.starting()).toBe(true);
+    });
+
+    it('counts the grace from when the last replica went, not from an earlier time without one', () => {
+      vi.useFakeTimers({ now: t0 });
+      const replicas = objects<RuntimeReplica>();
+      const leases = objects<ReplicaLease>();
+      const aggregate = new ReplicaReports(new RuntimeReplicaView(replicas, leases, objects()), objects(), () => ['p/a'], Date.now, { unavailableGraceMs: 30_000 });
+      // None at first (the operator started before any replica).
+      expect(aggregate.starting()).toBe(true);
+      const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true } };
+      replicas.upsert(replica);
+      leases.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { holderIdentity: 'r1', leaseDurationSeconds: 3600, renewTime: new Date(t0).toISOString() } });
+      expect(aggregate.onReplica()).toEqual(['p/a']);
+      vi.advanceTimersByTime(60_000);
+      replicas.remove(replica);
+      expect(aggregate.onReplica()).toEqual(['p/a']);
+      expect(aggregate.starting()).toBe(true);
+      vi.advanceTimersByTime(30_000);
+      expect(aggregate.starting()).toBe(false);
+    });
+
+    it('with no grace, is unavailable as soon as no replica is live', () => {
+      const aggregate = new ReplicaReports(
+        new RuntimeReplicaView(objects(), objects(), objects()),
+        objects(),
+        () => ['p/a'],
+        () => t0,
+        { unavailableGraceMs: 0 },
+      );
+      expect(aggregate.starting()).toBe(false);
+    });
   });
 });

@@ -24,14 +24,30 @@ export function changedAppKeys(before: ReportIndex, after: ReportIndex): string[
   return keys;
 }
 
+/** How long no replica may run before every app says RuntimeUnavailable (`CW_RUNTIME_UNAVAILABLE_GRACE`). */
+export const DEFAULT_UNAVAILABLE_GRACE_MS = 30_000;
+
+export interface ReplicaReportsOptions {
+  /** Apps keep what their status says this long after the last replica went ({@link DEFAULT_UNAVAILABLE_GRACE_MS}; 0: at once). */
+  unavailableGraceMs?: number;
+  /** Told the app keys to re-check when the grace runs out with still no replica (the controller enqueues them). */
+  onGraceEnded?: (keys: string[]) => void;
+}
+
 /**
  * What the RuntimeApp controller reads of the runtime: the reports of the live replicas that take traffic,
  * and which app keys to reconcile when a replica, its lease or one of its reports changes. An app's report
  * on a replica is in that replica's RuntimeReplicaReport for the app's project, whose name is known
  * (`<replica>.<project>`): a lookup by key per replica, no scan and no index. A report object's change
- * enqueues only the apps whose report changed; a replica starting or stopping to count (ready, its reports
- * complete, lease renewed for the first time, expired and removed, deleted) enqueues every app, whose replica
- * count changed. Only replicas whose reports are complete (their first list settled) count.
+ * enqueues only the apps whose report changed; a change in which replicas count (ready, its reports
+ * complete, lease renewed for the first time, expired and removed, deleted) enqueues every app. Only replicas
+ * whose reports are complete (their first list settled) count.
+ *
+ * While no replica counts, an app is `starting` (its status keeps what it said of a spec already served)
+ * as long as some replica is live, even one still listing, or the last one went less than the grace ago; only
+ * then `unavailable`. So a lone replica's restart, the next one live within the grace, rewrites no app's
+ * status, where saying "unavailable" and then "starting" would be two writes an app of the installation (as
+ * the node lifecycle controller waits `node-monitor-grace-period` before it marks a node's pods not ready).
  */
 export class ReplicaReports {
   readonly view: RuntimeReplicaView;
@@ -41,13 +57,20 @@ export class ReplicaReports {
   readonly #indexes = new Map<string, { version: string; index: ReportIndex }>();
   /** Each report object's reports as the last event showed them: what the next event is compared with. */
   readonly #seen = new Map<string, ReportIndex>();
+  readonly #graceMs: number;
+  readonly #onGraceEnded: ((keys: string[]) => void) | undefined;
   #counted = '';
+  /** Since when no replica has been live (epoch ms), as first noticed; `undefined` while one is. */
+  #noneSince: number | undefined;
+  #graceTimer: NodeJS.Timeout | undefined;
 
-  constructor(view: RuntimeReplicaView, reports: ReplicaSource<RuntimeReplicaReport>, allApps: () => string[], now: () => number = Date.now) {
+  constructor(view: RuntimeReplicaView, reports: ReplicaSource<RuntimeReplicaReport>, allApps: () => string[], now: () => number = Date.now, options: ReplicaReportsOptions = {}) {
     this.view = view;
     this.reports = reports;
     this.#allApps = allApps;
     this.#now = now;
+    this.#graceMs = options.unavailableGraceMs ?? DEFAULT_UNAVAILABLE_GRACE_MS;
+    this.#onGraceEnded = options.onGraceEnded;
   }
 
   /** One entry per counted replica: its report of the app, or `undefined` when it has not acted on it. `[]`: no replica counts. */
@@ -57,6 +80,28 @@ export class ReplicaReports {
       const report = this.reports.get(key);
       return report && this.#index(key, report).get(`${namespace}/${name}`);
     });
+  }
+
+  /**
+   * While no replica counts: whether a replica is on its way (live, perhaps still listing, or the last one went
+   * less than the grace ago), so an app keeps what its status said, rather than the runtime being unavailable.
+   */
+  starting(): boolean {
+    const now = this.#now();
+    if (this.view.live(now).length > 0) {
+      this.#noneSince = undefined;
+      return true;
+    }
+    this.#noneSince ??= now;
+    const left = this.#noneSince + this.#graceMs - now;
+    if (left <= 0) return false;
+    if (!this.#graceTimer) {
+      this.#graceTimer = setTimeout(() => {
+        this.#graceTimer = undefined;
+        if (this.#countedChanged()) this.#onGraceEnded?.(this.#allApps());
+      }, left).unref();
+    }
+    return true;
   }
 
   /** The app keys a RuntimeReplica event affects: its readiness only, so every app when the counted replicas changed. */
@@ -79,12 +124,12 @@ export class ReplicaReports {
   /** The app keys a Lease event affects: every app when the set of counted replicas changed, else none. */
   onLease = (): string[] => (this.#countedChanged() ? this.#allApps() : []);
 
-  /** Whether the replicas taking traffic, or which of them count, changed (an app's observation depends on both). */
+  /** Whether what an app's observation depends on changed: which replicas count, or, with none, whether one is on its way. */
   #countedChanged(): boolean {
-    const counted = this.view
-      .serving(this.#now())
-      .map((r) => `${r.metadata?.name ?? ''}${r.spec.ready ? '' : ' (starting)'}`)
-      .join(',');
+    const ready = this.view.ready(this.#now()).map((r) => r.metadata?.name ?? '');
+    // Asked even while replicas count, so the grace starts when the last one goes, not when none was seen before.
+    const starting = this.starting();
+    const counted = ready.length > 0 ? ready.join(',') : starting ? '(starting)' : '(unavailable)';
     if (counted === this.#counted) return false;
     this.#counted = counted;
     return true;
