@@ -7,11 +7,12 @@
 // to ready, and deploy → first 200 for one app; for the operator and the runtime also the V8 heap in use after a
 // full GC (`--profiles <dir>` writes their heap snapshots, and CPU profiles of the deploys). Not a test: it prints figures and the issue's targets beside them.
 import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { createMemberAccount, createOwnedProject } from '../e2e/harness/accounts.ts';
 import type { AppHostname } from '../src/apis/v1alpha1/app-hostname.ts';
 import type { Build } from '../src/apis/v1alpha1/build.ts';
@@ -29,6 +30,7 @@ import { benchRun, runBench } from './run.ts';
 import { firstServed, percentile, upload, type Kit } from './runtime-kit.ts';
 import { residentBytes, treeResidentBytes } from '../e2e/harness/process-memory.ts';
 import { processAlive } from '../e2e/harness/process.ts';
+import { toolPath } from '../e2e/harness/tools.ts';
 import { BASE_DOMAIN, RUNTIME_REPLICA_NAME, startScaleStack, type ScaleStack } from './scale-stack.ts';
 import { cpuProfile, liveHeap } from './inspector-probe.ts';
 
@@ -115,6 +117,8 @@ interface Figures {
   runtimeRestartSeconds: number;
   /** From the restart until its RuntimeReplica says it is ready: its reports are complete (the operator counts it again). */
   runtimeReportsSeconds: number;
+  /** RuntimeApp status writes from the runtime's stop until its reports count and the operator's queues are empty. */
+  runtimeRestartStatusWrites: number;
   /** From the restart to the first 200 of the app its first list names last. */
   runtimeLastAppSeconds: number;
   /** The replica's RSS (workerd included) and its Node process's, just after the restart: a fresh replica at this size. */
@@ -374,6 +378,22 @@ async function deployLatency(stack: ScaleStack, project: string, round: number):
 }
 
 /** When the runtime replica's RuntimeReplica next says it is ready: its reports cover every app (its first list settled). */
+/** RuntimeApp status writes the apiserver has answered (its `apiserver_request_total`), to count what a change costs. */
+async function appStatusWrites(stack: ScaleStack): Promise<number> {
+  const { stdout } = await promisify(execFile)(toolPath('kubectl'), ['--kubeconfig', stack.kubeconfig, 'get', '--raw', '/metrics'], { maxBuffer: 256 * 1024 * 1024 });
+  let sum = 0;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{') || !line.includes('resource="runtimeapps"') || !line.includes('subresource="status"')) continue;
+    if (/verb="(PATCH|APPLY|UPDATE)"/.test(line)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+/** Until the operator's work queues are empty (its reconciles of what just changed done). */
+async function operatorQuiet(stack: ScaleStack): Promise<void> {
+  while ((await metricSum(stack.operatorMetricsUrl, 'workqueue_depth')) > 0) await sleep(250);
+}
+
 async function reportsComplete(conn: KubeConnection, timeoutMs: number): Promise<number> {
   const replicas = objectClient<RuntimeReplica>(conn, RUNTIME_REPLICAS);
   const deadline = performance.now() + timeoutMs;
@@ -418,6 +438,7 @@ async function measureAt(
   say(`cw-runtime RSS ${mib(runtimeRss)} (Node ${mib(runtimeNodeRss)}, live heap ${mib(runtimeHeap)})`);
   say('restarting the runtime replica');
   const lastHost = await population.lastListedHost();
+  const writesBefore = await appStatusWrites(stack);
   await stack.runtime.stop();
   // Asked from the restart on: the replica deploys that app first when a request names it, not at its turn.
   const restarted = performance.now();
@@ -428,6 +449,9 @@ async function measureAt(
   say(`the last app of its first list answered ${(runtimeLastAppMs / 1000).toFixed(1)} s after the runtime's restart`);
   const reportsMs = await reportsComplete(conn, readyTimeoutMs).then((at) => at - restarted);
   say(`its reports count (first list settled) ${(reportsMs / 1000).toFixed(1)} s after the restart`);
+  await operatorQuiet(stack);
+  const restartWrites = (await appStatusWrites(stack)) - writesBefore;
+  say(`RuntimeApp status writes over the runtime's restart: ${restartWrites}`);
   const runtimeFreshRss = treeResidentBytes(stack.runtime.pid());
   const runtimeFreshNodeRss = residentBytes(stack.runtime.pid());
   say(`cw-runtime ready again after ${(runtimeRestartMs / 1000).toFixed(1)} s (RSS ${mib(runtimeFreshRss)})`);
@@ -452,6 +476,7 @@ async function measureAt(
     runtimeRestartSeconds: runtimeRestartMs / 1000,
     runtimeLastAppSeconds: runtimeLastAppMs / 1000,
     runtimeReportsSeconds: reportsMs / 1000,
+    runtimeRestartStatusWrites: restartWrites,
     runtimeFreshRss,
     runtimeFreshNodeRss,
     deployP50: percentile(deployed, 50),
@@ -484,6 +509,7 @@ function report(all: Figures[]): void {
     ['  RSS then, Node / workerd', (f) => `${mib(f.runtimeFreshNodeRss)} / ${mib(f.runtimeFreshRss - f.runtimeFreshNodeRss)}`],
     ['  the last app of its first list: first 200 after', (f) => seconds(f.runtimeLastAppSeconds)],
     ['  its reports count (first list settled) after', (f) => seconds(f.runtimeReportsSeconds)],
+    ['  RuntimeApp status writes over it', (f) => String(f.runtimeRestartStatusWrites)],
     ['deploy → first 200 p50 / p95', (f) => `${f.deployP50.toFixed(0)} / ${f.deployP95.toFixed(0)} ms`],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));
