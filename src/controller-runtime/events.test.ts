@@ -87,7 +87,7 @@ describe('EventRecorder', () => {
       bump: (...args) => writer.bump(...args),
     };
     const lines: string[] = [];
-    const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 2, log: createLogger({ write: (l) => void lines.push(l) }) });
+    const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 2, maxPendingPerNamespace: 2, log: createLogger({ write: (l) => void lines.push(l) }) });
     const written = [recorder.normal(app, 'A', 'one'), recorder.normal(app, 'B', 'two')];
     await recorder.normal(app, 'C', 'three');
     await recorder.normal(app, 'D', 'four');
@@ -99,6 +99,31 @@ describe('EventRecorder', () => {
     expect(recorder.pending).toBe(0);
     await recorder.normal(app, 'E', 'five');
     expect([...events.values()].map((e) => e.reason)).toEqual(['A', 'B', 'E']);
+  });
+
+  it('gives each namespace a share of the bound: a tenant’s burst drops its own events, not another’s', async () => {
+    const { writer, events } = memoryWriter();
+    const release = Promise.withResolvers<void>();
+    const slow: EventWriter = {
+      create: async (e) => {
+        await release.promise;
+        return writer.create(e);
+      },
+      bump: (...args) => writer.bump(...args),
+    };
+    const recorder = new EventRecorder({ writer: slow, component: 'cw', maxPending: 10 });
+    const inNamespace = (namespace: string, name: string) => ({ ...app, metadata: { ...app.metadata, namespace, name, uid: `${namespace}-${name}` } });
+    // The default share is a tenth of the bound: one write in flight per namespace here.
+    const written = [recorder.normal(inNamespace('busy', 'a'), 'Burst', 'one')];
+    await recorder.normal(inNamespace('busy', 'b'), 'Burst', 'two');
+    written.push(recorder.normal(inNamespace('quiet', 'c'), 'Deployed', 'three'));
+    expect(recorder.pending).toBe(2);
+    release.resolve();
+    await Promise.all(written);
+    expect([...events.values()].map((e) => `${e.namespace}/${e.reason}`)).toEqual(['busy/Burst', 'quiet/Deployed']);
+    // Its writes done, the busy namespace writes again.
+    await recorder.normal(inNamespace('busy', 'd'), 'Burst', 'four');
+    expect(events.size).toBe(3);
   });
 
   it('truncates long messages', async () => {

@@ -17,6 +17,8 @@ export interface EventRecorderOptions {
   cacheSize?: number;
   /** Writes waiting or under way past which a new event is dropped (client-go's broadcaster queues 1000). */
   maxPending?: number;
+  /** The same, per namespace (a project's share: default a tenth of `maxPending`), so one tenant's burst drops only its own. */
+  maxPendingPerNamespace?: number;
 }
 
 // events.k8s.io caps `note` at 1 kB; keep core/v1 messages as short so both views agree.
@@ -32,7 +34,9 @@ const DROP_LOG_INTERVAL_MS = 60_000;
  * commentary, never state. For the same reason reconcilers do not wait for it (`void recorder.normal(…)`): a
  * worker waiting a round trip per Event on a loaded apiserver is a worker not converging the next object. What
  * that leaves unbounded, the writes in flight, is bounded by `maxPending`: past it events are dropped, as
- * client-go's broadcaster drops them when its queue is full.
+ * client-go's broadcaster drops them when its queue is full. A namespace (a project) has a share of it,
+ * `maxPendingPerNamespace`, so a tenant changing thousands of objects at once drops its own Events, not
+ * everyone's (client-go's spam filter is per object for the same reason).
  */
 export class EventRecorder {
   readonly #writer: EventWriter;
@@ -46,7 +50,9 @@ export class EventRecorder {
   /** Writes for one key run one after another, so a burst bumps one Event rather than racing creates. */
   readonly #tails = new Map<string, Promise<void>>();
   readonly #maxPending: number;
+  readonly #maxPendingPerNamespace: number;
   #pending = 0;
+  readonly #pendingIn = new Map<string, number>();
   #dropped = 0;
   #droppedLoggedAt = -Infinity;
 
@@ -58,16 +64,20 @@ export class EventRecorder {
     this.#now = options.now ?? Date.now;
     this.#cacheSize = options.cacheSize ?? 4096;
     this.#maxPending = options.maxPending ?? 1000;
+    this.#maxPendingPerNamespace = options.maxPendingPerNamespace ?? Math.max(1, Math.floor(this.#maxPending / 10));
   }
 
   /** Records an event; the promise resolves when it is written (or dropped) and never rejects. */
   event(obj: KubeObject, type: EventType, reason: string, message: string): Promise<void> {
-    if (this.#pending >= this.#maxPending) {
+    const involved = involvedObject(obj);
+    const namespace = involved.namespace ?? '';
+    const inNamespace = this.#pendingIn.get(namespace) ?? 0;
+    if (this.#pending >= this.#maxPending || inNamespace >= this.#maxPendingPerNamespace) {
       this.#drop(obj, reason);
       return Promise.resolve();
     }
     this.#pending++;
-    const involved = involvedObject(obj);
+    this.#pendingIn.set(namespace, inNamespace + 1);
     const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 3)}...` : message;
     const key = JSON.stringify([involved.apiVersion, involved.kind, involved.namespace, involved.name, involved.uid, type, reason, text]);
     const previous = this.#tails.get(key) ?? Promise.resolve();
@@ -75,6 +85,9 @@ export class EventRecorder {
     this.#tails.set(key, next);
     void next.then(() => {
       this.#pending--;
+      const left = (this.#pendingIn.get(namespace) ?? 1) - 1;
+      if (left > 0) this.#pendingIn.set(namespace, left);
+      else this.#pendingIn.delete(namespace);
       if (this.#tails.get(key) === next) this.#tails.delete(key);
     });
     return next;
@@ -90,7 +103,16 @@ export class EventRecorder {
     const now = this.#now();
     if (now - this.#droppedLoggedAt < DROP_LOG_INTERVAL_MS) return;
     this.#droppedLoggedAt = now;
-    this.#log.warn('dropping events: too many writes pending', { pending: this.#pending, dropped: this.#dropped, kind: obj.kind, name: obj.metadata?.name, reason });
+    const namespace = obj.metadata?.namespace ?? '';
+    this.#log.warn('dropping events: too many writes pending', {
+      pending: this.#pending,
+      pendingInNamespace: this.#pendingIn.get(namespace) ?? 0,
+      dropped: this.#dropped,
+      kind: obj.kind,
+      namespace,
+      name: obj.metadata?.name,
+      reason,
+    });
     this.#dropped = 0;
   }
 
