@@ -22,6 +22,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { RUNTIME_APP_FINALIZER, type RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
+import { findCondition } from '../src/conditions/index.ts';
 import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
 import {
@@ -1270,7 +1271,7 @@ describe('the Helm chart', () => {
     expect(replica?.metadata?.ownerReferences).toEqual(ownedByPod);
     expect(report?.metadata?.ownerReferences).toEqual(ownedByPod);
     expect(report?.spec.apps.find((a) => a.namespace === member.project && a.app === 'hello')?.servingBuildId).toMatch(/^b-/);
-    expect((await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'hello'))?.status?.servingReplicas).toBe(1);
+    expect(findCondition((await objectClient<RuntimeApp>(conn, RUNTIME_APPS).get(member.project, 'hello'))?.status?.conditions, 'Ready')?.status).toBe('True');
 
     // The pod is deleted while its process hangs (killed: it cannot clean up): the garbage collector does.
     await killHard(runtime);

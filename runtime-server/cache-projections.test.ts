@@ -32,7 +32,6 @@ describe('projectRuntimeApp', () => {
         history: [{ buildId: 'b-old', activatedAt: '2026-01-01T00:00:00Z' }],
         url: 'https://web.example',
         hosts: ['web.example'],
-        servingReplicas: 3,
       },
     };
     const projected = projectRuntimeApp(app);

@@ -29,10 +29,17 @@ const aborted: RolloutStatus = {
 describe('desiredStatus during a rollout', () => {
   it.each<[string, RolloutStatus, RuntimeAppReport[], string, string, string]>([
     ['every replica splits at the weight', progressing, [split(10), split(10)], 'True', 'Serving', 'Builds b1 and b2 are served, 10 % of traffic on build b2.'],
-    ['a replica at another weight', progressing, [split(10), split(0)], 'False', 'RollingOut', 'Moving to 10 % of traffic on build b2.'],
-    ['a replica serving the stable build alone yet', progressing, [split(10), single], 'False', 'RollingOut', 'Rolling out build b2. The app keeps serving build b1.'],
+    ['a replica at another weight', progressing, [split(10), split(0)], 'False', 'RollingOut', 'Moving to 10 % of traffic on build b2. 1 of 2 runtime replicas serve it.'],
+    [
+      'a replica serving the stable build alone yet',
+      progressing,
+      [split(10), single],
+      'False',
+      'RollingOut',
+      'Rolling out build b2. The app keeps serving build b1. 1 of 2 runtime replicas serve it.',
+    ],
     ['aborted: every replica serves the stable release alone', aborted, [single], 'True', 'Serving', 'Build b1 is served, the stable release of the rollout.'],
-    ['aborted: a replica still splits', aborted, [single, split(10)], 'False', 'RollingOut', 'Rolling out build b1. The app keeps serving build b2.'],
+    ['aborted: a replica still splits', aborted, [single, split(10)], 'False', 'RollingOut', 'Rolling out build b1. The app keeps serving build b2. 1 of 2 runtime replicas serve it.'],
   ])('%s → Deployed=%s %s', (_name, rollout, replicas, status, reason, message) => {
     const result = desiredStatus(app(rollout), t1, { kind: 'observed', replicas, buildExists: true });
     expect(findCondition(result.conditions, 'Deployed')).toMatchObject({ status, reason, message });

@@ -135,7 +135,7 @@ function assess(plan: ServingPlan, specBuildId: string, generation: number, repo
 }
 
 /** The status fields that describe what is served, taken from one replica's report (none: nothing served). */
-function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> {
+function servingFields(report: RuntimeAppReport | undefined): Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> {
   if (!report?.servingBuildId) return {};
   return { servingBuildId: report.servingBuildId, ...(report.hosts.length > 0 ? { hosts: [...report.hosts] } : {}), ...(report.url ? { url: report.url } : {}) };
 }
@@ -223,18 +223,20 @@ function hostnamesCondition(app: RuntimeApp, report: RuntimeAppReport | undefine
  * what `servingPlan` asks from status.rollout (the split at its weight, or the stable release alone). `Ready`
  * summarises it, but says RolloutAborted while the spec asks for a release whose rollout was aborted.
  * RolloutProgressing follows status.rollout, which the controller computes first (`rollout/machine.ts`). `servingBuildId`, `hosts` and `url` say what the least converged replica serves (kept as they were
- * while no replica runs); `servingReplicas` how many replicas serve the current spec. Nothing here asks for
- * a later look: every input that changes (a replica's report, the set of replicas, a Build) is watched.
+ * while no replica runs). How many replicas serve the app is said only while they disagree (a RollingOut
+ * message), never counted in a field: a replica coming or going would otherwise rewrite every app's status
+ * (docs/scale.md). Nothing here asks for a later look: every input that changes (a replica's report, the set of
+ * replicas, a Build) is watched.
  */
 export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeObservation = NOT_CONFIGURED): RuntimeAppStatus {
   const generation = app.metadata?.generation;
   const buildId = app.spec.activeBuildId;
-  const { servingBuildId, hosts, url, servingReplicas, ...rest } = app.status ?? {};
+  const { servingBuildId, hosts, url, ...rest } = app.status ?? {};
   const unchanged = { servingBuildId, hosts, url };
   const deployed = app.status?.conditions?.find((c) => c.type === 'Deployed');
   /** Every ready replica was serving the current spec when the status was last written. */
   const servedAlready = deployed?.status === 'True' && deployed.observedGeneration === generation;
-  let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url' | 'servingReplicas'> = {};
+  let fields: Pick<RuntimeAppStatus, 'servingBuildId' | 'hosts' | 'url'> = {};
   let updates: ConditionUpdate[];
   if (!buildId) {
     updates = conditions(
@@ -248,7 +250,7 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       'The app is not served: no runtime engine is configured.',
     );
   } else if (observation.kind === 'unavailable') {
-    fields = { ...unchanged, servingReplicas: 0 };
+    fields = unchanged;
     updates = [
       { type: 'Deployed', status: 'Unknown', reason: Reasons.RuntimeUnavailable, message: `Whether build ${buildId} is served is unknown: no runtime replica is running.` },
       { type: 'Ready', status: 'False', reason: Reasons.RuntimeUnavailable, message: 'No runtime replica is running.' },
@@ -258,7 +260,7 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
     // stands. Of a newer spec (or while it said no replica runs) nothing is known until a replica's reports count.
     // So too while ready replicas serve a spec already served and none's report has reached the operator yet
     // (`reporting` below).
-    fields = { ...unchanged, servingReplicas };
+    fields = unchanged;
     updates =
       deployed && deployed.observedGeneration === generation && deployed.reason !== Reasons.RuntimeUnavailable
         ? []
@@ -282,7 +284,8 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       const name = buildResourceName(app.metadata?.name ?? '', buildId);
       worst = { reason: Reasons.BuildNotFound, message: `Build ${buildId} does not exist: there is no Build ${name} in namespace ${app.metadata?.namespace ?? ''}.${keeps}`, report: worst.report };
     }
-    fields = { ...servingFields(worst.report), servingReplicas: serving };
+    if (worst.reason === Reasons.RollingOut && reporting.length > 1) worst = { ...worst, message: `${worst.message} ${serving} of ${reporting.length} runtime replicas serve it.` };
+    fields = servingFields(worst.report);
     const held = migrationsHeld(app) ?? (worst.reason === Reasons.Serving ? quarantined(reporting) : undefined) ?? aborted(app);
     const ready = held ?? (worst.reason === Reasons.Serving ? `The app is served${fields.url ? ` at ${fields.url}` : ''}.` : worst.message);
     updates = conditions({ status: worst.reason === Reasons.Serving ? 'True' : 'False', reason: worst.reason, message: worst.message }, ready);

@@ -130,7 +130,6 @@ export const RuntimeAppStatus = Type.Object({
       description: 'Every host name the runtime routes to the app, the default host first.',
     }),
   ),
-  servingReplicas: Type.Optional(Type.Integer({ minimum: 0, format: 'int32', description: 'How many live runtime replicas serve the current spec.' })),
   rollout: Type.Optional(RolloutStatus),
   history: Type.Optional(
     Type.Array(Activation, {
@@ -184,7 +183,6 @@ export const RuntimeAppKind: KindDescriptor<'RuntimeApp', typeof RuntimeAppSpec,
   printerColumns: [
     { name: 'Build', type: 'string', jsonPath: '.status.servingBuildId', description: 'Build being served.' },
     { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'URL of the default host.' },
-    { name: 'Replicas', type: 'integer', jsonPath: '.status.servingReplicas', description: 'Live runtime replicas serving the current spec.' },
     { name: 'Rollout', type: 'string', jsonPath: '.status.rollout.phase', description: 'Phase of the latest rollout.' },
     { name: 'Weight', type: 'integer', jsonPath: '.status.rollout.weight', description: 'Percent of traffic on the new release during a rollout.' },
     {
