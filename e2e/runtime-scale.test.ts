@@ -6,9 +6,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RuntimeApp } from '../src/apis/v1alpha1/runtime-app.ts';
 import type { RuntimeReplica } from '../src/apis/v1alpha1/runtime-replica.ts';
+import { replicaReportName, type RuntimeReplicaReport } from '../src/apis/v1alpha1/runtime-replica-report.ts';
 import { findCondition } from '../src/conditions/index.ts';
 import { createInformer, LEASES, loadKubeConnection, objectClient, type Informer, type KubeObject } from '../src/kube/index.ts';
-import { RUNTIME_APPS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
+import { RUNTIME_APPS, RUNTIME_REPLICA_REPORTS, RUNTIME_REPLICAS } from '../src/platform/resources.ts';
 import { send } from '../runtime-server/engine/testing/http.ts';
 import { createMemberAccount, createProjectNamespace, type MemberAccount } from './harness/accounts.ts';
 import { startApiServer, type ApiServer } from './harness/api-server.ts';
@@ -100,6 +101,16 @@ describe('cw-runtime scaled out and in', () => {
     const [second, third] = await Promise.all([startRuntime('cw-runtime-scale-b', ns, running, REPLICA_ENV), startRuntime('cw-runtime-scale-c', ns, running, REPLICA_ENV)]);
     proxy!.backends = [first.port, second.port, third.port];
     for (const replica of [second, third]) expect(await send(replica.port, host)).toMatchObject({ status: 200, body: 'Hello from every replica' });
+    // Each new replica's reports count (ready) and say it serves the app's spec: what the operator counts.
+    const reports = objectClient<RuntimeReplicaReport>(conn, RUNTIME_REPLICA_REPORTS);
+    const generation = (await app())?.metadata?.generation;
+    for (const name of [second.name, third.name]) {
+      await eventually(
+        `${name} counts, serving the app's spec`,
+        async () => [await replicas.get(ns, name), (await reports.get(ns, replicaReportName(name, ns)))?.spec.apps.find((a) => a.app === 'hello')] as const,
+        ([replica, report]) => replica?.spec.ready === true && report?.servedGeneration === generation,
+      );
+    }
     await eventually('Ready, served by three replicas', app, readyNow);
     expect((await replicas.list(ns)).items.map((r) => r.metadata?.name).sort()).toEqual(['cw-runtime-scale-a', 'cw-runtime-scale-b', 'cw-runtime-scale-c']);
 

@@ -80,6 +80,7 @@ export class ReplicaPublisher {
   async start(): Promise<void> {
     await this.#renew();
     await this.#publish();
+    if (this.#stopped) return; // stopped while starting: no heartbeat after stop() has run
     const every = (this.#options.leaseDurationSeconds * 1000) / 4;
     // #beat catches its own errors; the promise is kept so stop() waits for a renewal in flight.
     this.#heartbeat = setInterval(() => {

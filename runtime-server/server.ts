@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
@@ -400,7 +401,7 @@ export class RuntimeServer {
       snapshot: (projects) => ({ ready: this.#reportsComplete(), takesTraffic: this.#notServingReason() === undefined, statusURL: this.#statusURL(), apps: this.reports(projects) }),
       log: this.#log.child({ component: 'replica' }),
     }));
-    await publisher.start();
+    await this.#startPublishing(publisher);
     this.#log.info('publishing replica report', { namespace: config.replica.namespace, replica: config.replica.name });
     const watched = [informer, hostnames, domains, domainClaims, hostnameClaims, databases, certificates];
     for (const i of watched) i.start();
@@ -413,6 +414,25 @@ export class RuntimeServer {
     // Now that its first list is known, every report may have changed, and whether it takes traffic.
     this.#publisher?.changed();
     await this.#controller.start(this.#abort.signal);
+  }
+
+  /**
+   * The publisher's first writes, retried (1 s doubling to 30 s) until they land or the replica stops: they are the
+   * process's first writes to the apiserver, and a busy apiserver or RBAC not bound yet on a fresh install is
+   * something to wait out, as the informers do, not a crash.
+   */
+  async #startPublishing(publisher: ReplicaPublisher): Promise<void> {
+    for (let waitMs = 1000; ; waitMs = Math.min(waitMs * 2, 30_000)) {
+      try {
+        await publisher.start();
+        return;
+      } catch (err) {
+        if (this.#abort.signal.aborted) throw err;
+        this.#log.warn('cannot publish the replica yet; retrying', { err, retryInMs: waitMs });
+        await sleep(waitMs, undefined, { signal: this.#abort.signal }).catch(() => {});
+        if (this.#abort.signal.aborted) throw err;
+      }
+    }
   }
 
   /** Stops reconciling, lets requests in flight finish (bounded), then stops workerd. Idempotent. */

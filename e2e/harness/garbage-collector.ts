@@ -1,25 +1,35 @@
 import { randomBytes } from 'node:crypto';
-import { CONFIG_MAPS, loadKubeConnection, objectClient, type KubeObject } from '../../src/kube/index.ts';
-import { RUNTIME_REPLICAS } from '../../src/platform/resources.ts';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadKubeConnection, objectClient, type KubeObject, type ResourceRef } from '../../src/kube/index.ts';
+import { USERS } from '../../src/platform/resources.ts';
+import { repoRoot } from './tools.ts';
 import { watchUntil } from './watch.ts';
 
+const CLUSTER_ROLES: ResourceRef = { group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'clusterroles', kind: 'ClusterRole', namespaced: false };
+/** The CRD `installCrds` applies last (it goes in name order). */
+const LAST_CRD = 'users.cloudwright.dev.yaml';
+
 /**
- * Waits until the control plane's garbage collector deletes an owned object of one of our kinds whose owner is
- * gone. It learns of new resources on a resync (kube-controller-manager's, every 30 s), so right after the CRDs
- * are installed an owned custom object outlives its owner until then: a test that deletes an owner and waits for
- * its dependents (an AppHostname's DnsRecords) would time out if it ran first. Every CRD is installed at once
- * and found by the same resync, so one kind stands for all.
+ * Waits until the control plane's garbage collector deletes an owned object of our kinds whose owner is gone. It
+ * learns of new resources on a resync (kube-controller-manager's, every 30 s), so right after the CRDs are
+ * installed an owned custom object outlives its owner until then: a test that deletes an owner and waits for its
+ * dependents (an AppHostname's DnsRecords) would time out if it ran first. The probe is a User, the kind whose
+ * CRD was applied last: a resync that found it found every one before it.
  */
 export async function waitForGarbageCollector(kubeconfig: string, timeoutMs = 90_000): Promise<void> {
+  const last = readdirSync(join(repoRoot, 'crds'))
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .at(-1);
+  if (last !== LAST_CRD) throw new Error(`the garbage collector's probe uses the last CRD installed, ${LAST_CRD}, but that is now ${last}: probe that kind instead`);
   const conn = loadKubeConnection(kubeconfig);
   const name = `gc-probe-${randomBytes(4).toString('hex')}`;
-  const namespace = 'default';
-  const owner = await objectClient<KubeObject>(conn, CONFIG_MAPS).create({ metadata: { name, namespace } });
-  // No runtime-replica label: no view of replicas reads it.
-  await objectClient<KubeObject & { spec: { ready: boolean } }>(conn, RUNTIME_REPLICAS).create({
-    metadata: { name, namespace, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name, uid: owner.metadata?.uid ?? '' }] },
-    spec: { ready: false },
+  const owner = await objectClient<KubeObject>(conn, CLUSTER_ROLES).create({ metadata: { name } });
+  await objectClient<KubeObject & { spec: Record<string, never> }>(conn, USERS).create({
+    metadata: { name, ownerReferences: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', name, uid: owner.metadata?.uid ?? '' }] },
+    spec: {},
   });
-  await objectClient<KubeObject>(conn, CONFIG_MAPS).delete(namespace, name);
-  await watchUntil(conn, RUNTIME_REPLICAS, { namespace, timeoutMs, what: 'the garbage collector deleting an owned RuntimeReplica' }, (replicas) => !replicas.some((r) => r.metadata?.name === name));
+  await objectClient<KubeObject>(conn, CLUSTER_ROLES).delete('', name);
+  await watchUntil(conn, USERS, { timeoutMs, what: 'the garbage collector deleting an owned User' }, (users) => !users.some((u) => u.metadata?.name === name));
 }

@@ -13,7 +13,10 @@ interface Crd extends KubeObject {
 export async function installCrds(kubeconfig: string, dir = join(repoRoot, 'crds')): Promise<number> {
   const conn = loadKubeConnection(kubeconfig);
   const client = objectClient<Crd>(conn, CUSTOM_RESOURCE_DEFINITIONS);
-  const files = readdirSync(dir).filter((f) => f.endsWith('.yaml'));
+  // In name order: the garbage collector's probe (garbage-collector.ts) relies on which comes last.
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort();
   const names: string[] = [];
   for (const file of files) {
     const crd = parse(readFileSync(join(dir, file), 'utf8')) as Crd;

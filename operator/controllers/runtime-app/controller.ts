@@ -119,7 +119,7 @@ export function runtimeAppController(deps: RuntimeAppControllerDeps): Controller
     const buildExists = !deps.builds || deps.builds.get(`${namespace}/${buildResourceName(name, buildId)}`) !== undefined;
     const replicas = reports.app(namespace, name);
     if (replicas.length > 0) return { kind: 'observed', replicas, buildExists };
-    return reports.starting() ? { kind: 'starting' } : { kind: 'unavailable' };
+    return { kind: reports.availability() };
   };
 
   /** The finalizer's work: the artifacts go (idempotent: a restart part way lists what is left), then the finalizer. */

@@ -152,6 +152,23 @@ describe('desiredStatus with a runtime', () => {
     expect(findCondition(newer.conditions, 'Ready')).toMatchObject({ status: 'False', reason: 'RollingOut' });
   });
 
+  it('changes nothing of a spec it spoke of while no replica runs within the grace, not even RuntimeUnavailable', () => {
+    const served2 = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
+    expect(desiredStatus(app({ activeBuildId: 'b2' }, 2, served2), t2, { kind: 'waiting' })).toEqual(served2);
+    // An operator restarting while the runtime is down: it does not say the replicas are starting.
+    const unavailable = desiredStatus(app({ activeBuildId: 'b2' }, 2, served2), t2, { kind: 'unavailable' });
+    expect(desiredStatus(app({ activeBuildId: 'b2' }, 2, unavailable), t2, { kind: 'waiting' })).toEqual(unavailable);
+    // Of a newer spec nothing is known.
+    const newer = desiredStatus(app({ activeBuildId: 'b3' }, 3, served2), t2, { kind: 'waiting' });
+    expect(findCondition(newer.conditions, 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'RollingOut',
+      message: 'No runtime replica is running; the app is served once one is.',
+      observedGeneration: 3,
+    });
+    expect(newer.servingBuildId).toBe('b2');
+  });
+
   it('says a newer spec, or an app said unavailable, is not known to be served while the replicas start', () => {
     const before = desiredStatus(app({ activeBuildId: 'b2' }, 2), t1, observed([served()]));
     const newer = desiredStatus(app({ activeBuildId: 'b3' }, 3, before), t2, { kind: 'starting' });

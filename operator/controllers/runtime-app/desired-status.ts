@@ -27,7 +27,7 @@ export const Reasons = {
   DatabaseNotFound: 'DatabaseNotFound',
   /** A `spec.databaseEnvironment` entry names a Database whose app tokens are not there yet. */
   DatabaseNotReady: 'DatabaseNotReady',
-  /** No runtime replica is live and ready (none running, or every lease expired). */
+  /** No runtime replica is live (none running, none starting, every lease expired) for longer than the grace (`replica-reports.ts`). */
   RuntimeUnavailable: 'RuntimeUnavailable',
   /** Served, but some replica quarantines the app: one of its requests ran past the CPU bound without yielding. */
   CPULimitExceeded: 'CPULimitExceeded',
@@ -52,8 +52,10 @@ export type Reason = (typeof Reasons)[keyof typeof Reasons];
 export type RuntimeObservation =
   | { readonly kind: 'not-configured' }
   | { readonly kind: 'unavailable' }
-  /** Replicas take traffic, but none has gone through its first list yet: none's reports count so far. */
+  /** Replicas are live (taking traffic or starting), but none has gone through its first list yet: none's reports count so far. */
   | { readonly kind: 'starting' }
+  /** No replica is live, but the last one went less than the grace ago (one may be restarting): nothing to say yet. */
+  | { readonly kind: 'waiting' }
   | {
       readonly kind: 'observed';
       /** One per live, ready runtime replica; `undefined` for a replica that has not acted on the app. */
@@ -249,6 +251,17 @@ export function desiredStatus(app: RuntimeApp, now: Date, observation: RuntimeOb
       { status: 'False', reason: Reasons.RuntimeNotConfigured, message: `Build ${buildId} is selected, but no runtime engine is configured to serve it.` },
       'The app is not served: no runtime engine is configured.',
     );
+  } else if (observation.kind === 'waiting') {
+    // What the status said of this spec stands, RuntimeUnavailable included: a replica's restart within the grace
+    // writes nothing, nor does a restart of the operator while the runtime is down. Of a newer spec nothing is known.
+    fields = unchanged;
+    updates =
+      deployed?.observedGeneration === generation
+        ? []
+        : conditions(
+            { status: 'False', reason: Reasons.RollingOut, message: `Whether build ${buildId} is served is not known yet: no runtime replica is running.` },
+            'No runtime replica is running; the app is served once one is.',
+          );
   } else if (observation.kind === 'unavailable') {
     fields = unchanged;
     updates = [

@@ -92,65 +92,79 @@ describe('ReplicaReports', () => {
   describe('while no replica counts', () => {
     afterEach(() => void vi.useRealTimers());
 
-    it('is starting while a replica is live, even one still listing; after the last one goes, for the grace only, then re-checks every app', () => {
-      vi.useFakeTimers({ now: t0 });
+    function fleet(options: { unavailableGraceMs?: number; startingLimitMs?: number } = {}) {
       const replicas = objects<RuntimeReplica>();
       const leases = objects<ReplicaLease>();
-      const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: false, takesTraffic: false } };
-      replicas.upsert(replica);
-      leases.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { holderIdentity: 'r1', leaseDurationSeconds: 40, renewTime: new Date(t0).toISOString() } });
       const rechecked: string[][] = [];
       const aggregate = new ReplicaReports(new RuntimeReplicaView(replicas, leases, objects()), objects(), () => ['p/a', 'q/b'], Date.now, {
         unavailableGraceMs: 30_000,
+        startingLimitMs: 300_000,
+        ...options,
         onGraceEnded: (keys) => rechecked.push(keys),
       });
-      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
-      expect(aggregate.starting()).toBe(true);
+      const add = (name: string, spec: RuntimeReplica['spec']): RuntimeReplica => {
+        const replica: RuntimeReplica = { metadata: { namespace: 'cw', name, creationTimestamp: new Date(Date.now()).toISOString() }, spec };
+        replicas.upsert(replica);
+        leases.upsert({ metadata: { namespace: 'cw', name }, spec: { holderIdentity: name, leaseDurationSeconds: 3600, renewTime: new Date(Date.now()).toISOString() } });
+        return replica;
+      };
+      return { replicas, aggregate, rechecked, add };
+    }
 
-      // It stops: what the apps observe is unchanged (starting), so nothing is re-checked, until the grace has passed.
+    it('is starting while a replica takes traffic or has just been created, waiting for the grace once none is, then unavailable, re-checking every app at each change', () => {
+      vi.useFakeTimers({ now: t0 });
+      const { replicas, aggregate, rechecked, add } = fleet();
+      const replica = add('r1', { ready: false, takesTraffic: false });
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
+      expect(aggregate.availability()).toBe('starting');
+
+      // It stops: what the apps observe changes (waiting), and nothing more until the grace has passed.
       replicas.remove(replica);
-      expect(aggregate.onReplica()).toEqual([]);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       vi.advanceTimersByTime(29_999);
-      expect(aggregate.starting()).toBe(true);
+      expect(aggregate.availability()).toBe('waiting');
       expect(rechecked).toEqual([]);
       vi.advanceTimersByTime(1);
-      expect(aggregate.starting()).toBe(false);
+      expect(aggregate.availability()).toBe('unavailable');
       expect(rechecked).toEqual([['p/a', 'q/b']]);
 
       // A replica live again: starting at once, and every app re-checked as for any change of what they observe.
-      replicas.upsert(replica);
+      add('r2', { ready: false, takesTraffic: true });
       expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
-      expect(aggregate.starting()).toBe(true);
+      expect(aggregate.availability()).toBe('starting');
+    });
+
+    it('counts a replica that never comes to take traffic as starting for the starting limit only, then waits the grace', () => {
+      vi.useFakeTimers({ now: t0 });
+      const { aggregate, rechecked, add } = fleet();
+      add('stuck', { ready: false, takesTraffic: false });
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
+      vi.advanceTimersByTime(300_000);
+      expect(rechecked).toEqual([['p/a', 'q/b']]);
+      expect(aggregate.availability()).toBe('waiting');
+      vi.advanceTimersByTime(30_000);
+      expect(rechecked).toHaveLength(2);
+      expect(aggregate.availability()).toBe('unavailable');
     });
 
     it('counts the grace from when the last replica went, not from an earlier time without one', () => {
       vi.useFakeTimers({ now: t0 });
-      const replicas = objects<RuntimeReplica>();
-      const leases = objects<ReplicaLease>();
-      const aggregate = new ReplicaReports(new RuntimeReplicaView(replicas, leases, objects()), objects(), () => ['p/a'], Date.now, { unavailableGraceMs: 30_000 });
+      const { replicas, aggregate, add } = fleet();
       // None at first (the operator started before any replica).
-      expect(aggregate.starting()).toBe(true);
-      const replica: RuntimeReplica = { metadata: { namespace: 'cw', name: 'r1' }, spec: { ready: true } };
-      replicas.upsert(replica);
-      leases.upsert({ metadata: { namespace: 'cw', name: 'r1' }, spec: { holderIdentity: 'r1', leaseDurationSeconds: 3600, renewTime: new Date(t0).toISOString() } });
-      expect(aggregate.onReplica()).toEqual(['p/a']);
+      expect(aggregate.availability()).toBe('waiting');
+      const replica = add('r1', { ready: true });
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
       vi.advanceTimersByTime(60_000);
       replicas.remove(replica);
-      expect(aggregate.onReplica()).toEqual(['p/a']);
-      expect(aggregate.starting()).toBe(true);
+      expect(aggregate.onReplica()).toEqual(['p/a', 'q/b']);
+      expect(aggregate.availability()).toBe('waiting');
       vi.advanceTimersByTime(30_000);
-      expect(aggregate.starting()).toBe(false);
+      expect(aggregate.availability()).toBe('unavailable');
     });
 
-    it('with no grace, is unavailable as soon as no replica is live', () => {
-      const aggregate = new ReplicaReports(
-        new RuntimeReplicaView(objects(), objects(), objects()),
-        objects(),
-        () => ['p/a'],
-        () => t0,
-        { unavailableGraceMs: 0 },
-      );
-      expect(aggregate.starting()).toBe(false);
+    it('with no grace, is unavailable as soon as no replica is on its way', () => {
+      const { aggregate } = fleet({ unavailableGraceMs: 0 });
+      expect(aggregate.availability()).toBe('unavailable');
     });
   });
 });

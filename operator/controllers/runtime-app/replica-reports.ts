@@ -26,13 +26,20 @@ export function changedAppKeys(before: ReportIndex, after: ReportIndex): string[
 
 /** How long no replica may run before every app says RuntimeUnavailable (`CW_RUNTIME_UNAVAILABLE_GRACE`). */
 export const DEFAULT_UNAVAILABLE_GRACE_MS = 30_000;
+/** How long a replica that takes no traffic yet counts as starting (from its RuntimeReplica's creation). */
+export const DEFAULT_STARTING_LIMIT_MS = 5 * 60_000;
 
 export interface ReplicaReportsOptions {
   /** Apps keep what their status says this long after the last replica went ({@link DEFAULT_UNAVAILABLE_GRACE_MS}; 0: at once). */
   unavailableGraceMs?: number;
-  /** Told the app keys to re-check when the grace runs out with still no replica (the controller enqueues them). */
+  /** A replica taking no traffic is starting this long after its creation, then no more ({@link DEFAULT_STARTING_LIMIT_MS}). */
+  startingLimitMs?: number;
+  /** Told the app keys to re-check when one of those times runs out (the controller enqueues them). */
   onGraceEnded?: (keys: string[]) => void;
 }
+
+/** While no replica counts: one is on its way, or none is but the last went less than the grace ago, or none at all. */
+export type Availability = 'starting' | 'waiting' | 'unavailable';
 
 /**
  * What the RuntimeApp controller reads of the runtime: the reports of the live replicas that take traffic,
@@ -43,11 +50,13 @@ export interface ReplicaReportsOptions {
  * complete, lease renewed for the first time, expired and removed, deleted) enqueues every app. Only replicas
  * whose reports are complete (their first list settled) count.
  *
- * While no replica counts, an app is `starting` (its status keeps what it said of a spec already served)
- * as long as some replica is live, even one still listing, or the last one went less than the grace ago; only
- * then `unavailable`. So a lone replica's restart, the next one live within the grace, rewrites no app's
- * status, where saying "unavailable" and then "starting" would be two writes an app of the installation (as
- * the node lifecycle controller waits `node-monitor-grace-period` before it marks a node's pods not ready).
+ * While no replica counts, the runtime is `starting` as long as a live replica takes traffic or was created
+ * less than the starting limit ago (it is listing), `waiting` (an app's status keeps what it said) while none is
+ * but the last went less than the grace ago, and `unavailable` after that. So a lone replica's restart, the
+ * next one live within the grace, rewrites no app's status, where saying "unavailable" and then "starting" would
+ * be two writes an app of the installation (as the node lifecycle controller waits `node-monitor-grace-period`
+ * before it marks a node's pods not ready); and a replica that never comes to take traffic does not hold the
+ * apps' status for ever.
  */
 export class ReplicaReports {
   readonly view: RuntimeReplicaView;
@@ -58,11 +67,12 @@ export class ReplicaReports {
   /** Each report object's reports as the last event showed them: what the next event is compared with. */
   readonly #seen = new Map<string, ReportIndex>();
   readonly #graceMs: number;
+  readonly #startingLimitMs: number;
   readonly #onGraceEnded: ((keys: string[]) => void) | undefined;
   #counted = '';
-  /** Since when no replica has been live (epoch ms), as first noticed; `undefined` while one is. */
+  /** Since when no replica has been on its way (epoch ms), as first noticed; `undefined` while one is. */
   #noneSince: number | undefined;
-  #graceTimer: NodeJS.Timeout | undefined;
+  #recheck: { at: number; timer: NodeJS.Timeout } | undefined;
 
   constructor(view: RuntimeReplicaView, reports: ReplicaSource<RuntimeReplicaReport>, allApps: () => string[], now: () => number = Date.now, options: ReplicaReportsOptions = {}) {
     this.view = view;
@@ -70,6 +80,7 @@ export class ReplicaReports {
     this.#allApps = allApps;
     this.#now = now;
     this.#graceMs = options.unavailableGraceMs ?? DEFAULT_UNAVAILABLE_GRACE_MS;
+    this.#startingLimitMs = options.startingLimitMs ?? DEFAULT_STARTING_LIMIT_MS;
     this.#onGraceEnded = options.onGraceEnded;
   }
 
@@ -82,26 +93,37 @@ export class ReplicaReports {
     });
   }
 
-  /**
-   * While no replica counts: whether a replica is on its way (live, perhaps still listing, or the last one went
-   * less than the grace ago), so an app keeps what its status said, rather than the runtime being unavailable.
-   */
-  starting(): boolean {
+  /** While no replica counts, what the apps say: {@link Availability}. Asked again when a time it depends on runs out. */
+  availability(): Availability {
     const now = this.#now();
-    if (this.view.live(now).length > 0) {
+    const live = this.view.live(now);
+    if (live.some((replica) => replica.spec.takesTraffic ?? replica.spec.ready)) {
       this.#noneSince = undefined;
-      return true;
+      return 'starting';
+    }
+    const startingUntil = Math.max(...live.map((replica) => Date.parse(replica.metadata?.creationTimestamp ?? '') + this.#startingLimitMs).filter((t) => !Number.isNaN(t)));
+    if (startingUntil > now) {
+      this.#noneSince = undefined;
+      this.#recheckIn(startingUntil - now);
+      return 'starting';
     }
     this.#noneSince ??= now;
     const left = this.#noneSince + this.#graceMs - now;
-    if (left <= 0) return false;
-    if (!this.#graceTimer) {
-      this.#graceTimer = setTimeout(() => {
-        this.#graceTimer = undefined;
-        if (this.#countedChanged()) this.#onGraceEnded?.(this.#allApps());
-      }, left).unref();
-    }
-    return true;
+    if (left <= 0) return 'unavailable';
+    this.#recheckIn(left);
+    return 'waiting';
+  }
+
+  /** Re-checks every app, if what they observe changed, once `ms` have passed (one timer: the earliest asked for). */
+  #recheckIn(ms: number): void {
+    const at = this.#now() + ms;
+    if (this.#recheck && this.#recheck.at <= at) return;
+    clearTimeout(this.#recheck?.timer);
+    const timer = setTimeout(() => {
+      this.#recheck = undefined;
+      if (this.#countedChanged()) this.#onGraceEnded?.(this.#allApps());
+    }, ms).unref();
+    this.#recheck = { at, timer };
   }
 
   /** The app keys a RuntimeReplica event affects: its readiness only, so every app when the counted replicas changed. */
@@ -128,8 +150,8 @@ export class ReplicaReports {
   #countedChanged(): boolean {
     const ready = this.view.ready(this.#now()).map((r) => r.metadata?.name ?? '');
     // Asked even while replicas count, so the grace starts when the last one goes, not when none was seen before.
-    const starting = this.starting();
-    const counted = ready.length > 0 ? ready.join(',') : starting ? '(starting)' : '(unavailable)';
+    const availability = this.availability();
+    const counted = ready.length > 0 ? ready.join(',') : `(${availability})`;
     if (counted === this.#counted) return false;
     this.#counted = counted;
     return true;
