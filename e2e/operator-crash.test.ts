@@ -64,6 +64,13 @@ describe('cw-operator killed mid-reconcile', () => {
       // Apps finished before the kill were not written again: same resourceVersion, same transition times.
       if (earlier) expect(app.metadata?.resourceVersion).toBe(earlier.metadata?.resourceVersion);
     }
+    // Events are written behind the status (reconcilers do not wait for them): wait for those of the apps the second
+    // operator handled, then count every app's.
+    type Event = KubeObject & { reason?: string; involvedObject?: { name?: string } };
+    const handled = Array.from({ length: 20 }, (_, i) => `app-${40 + i}`);
+    await watchUntil<Event>(conn, EVENTS, { namespace, timeoutMs: 30_000, what: 'the NoBuild Events of the apps created while no operator ran' }, (seen) =>
+      handled.every((name) => seen.some((e) => e.reason === 'NoBuild' && e.involvedObject?.name === name)),
+    ).catch(() => undefined);
     const noBuildEvents = (await events.list(namespace)).items.filter((e) => e.reason === 'NoBuild');
     const perApp = new Map<string, number>();
     for (const e of noBuildEvents) perApp.set(e.involvedObject?.name ?? '', (perApp.get(e.involvedObject?.name ?? '') ?? 0) + (e.count ?? 1));
