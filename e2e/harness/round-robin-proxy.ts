@@ -30,10 +30,12 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
     openCount.set(port, count);
     if (count === 0) for (const wake of waiters.get(port)?.splice(0) ?? []) wake();
   };
-  const open = (client: Socket, attempts: number): void => {
-    const ports = proxy.backends;
-    if (attempts >= ports.length || ports.length === 0) {
-      cut(client, `every backend refused (${ports.join(', ')})`);
+  // The ports a client's connection was refused by: the backends may change between two attempts (a test taking
+  // a killed replica out), so a count of attempts against the list as it is now could give up untried.
+  const open = (client: Socket, refused: ReadonlySet<number>): void => {
+    const ports = proxy.backends.filter((port) => !refused.has(port));
+    if (ports.length === 0) {
+      cut(client, `every backend refused (${[...refused].join(', ')})`);
       return;
     }
     const port = ports[next++ % ports.length]!;
@@ -45,7 +47,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
       opened(port, -1);
     });
     upstream.once('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, attempts + 1);
+      if (err.code === 'ECONNREFUSED' && !upstream.bytesWritten) open(client, new Set([...refused, port]));
       else cut(client, `backend ${port}: ${err.code ?? err.message}${upstream.bytesWritten ? ' after the request was sent' : ''}`);
     });
     upstream.once('connect', () => {
@@ -64,7 +66,7 @@ export async function startRoundRobinProxy(backends: number[]): Promise<RoundRob
   const server: Server = createServer({ pauseOnConnect: true }, (client) => {
     sockets.add(client);
     client.once('close', () => sockets.delete(client));
-    open(client, 0);
+    open(client, new Set());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const proxy: RoundRobinProxy = {
